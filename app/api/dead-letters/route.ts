@@ -1,0 +1,17 @@
+import { defineRoute } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { ListQuerySchema } from "@/lib/dead-letters/filters";
+import { ingestResponse } from "@/lib/dead-letters/ingest/http";
+import { listDeadLetters } from "@/lib/dead-letters/list";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/dead-letters — one keyset page of the list, filtered. */
+export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: ListQuerySchema }, async ({ query }) =>
+  listDeadLetters(getDb().pool, query),
+);
+
+/** POST /api/dead-letters — ingest one envelope, a JSON array or NDJSON; results in input order. */
+export const POST = defineRoute({ access: { permission: "dead_letters:ingest" } }, async ({ req, principal, requestId }) =>
+  ingestResponse(req, getDb().pool, principal!, requestId),
+);

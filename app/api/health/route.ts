@@ -1,0 +1,11 @@
+import { defineRoute } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { databaseHealth } from "@/lib/db/health";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/health — database reachability and migration state; 503 when not ok. */
+export const GET = defineRoute({ access: { public: true } }, async () => {
+  const health = await databaseHealth(getDb().pool);
+  return Response.json(health, { status: health.status === "ok" ? 200 : 503 });
+});

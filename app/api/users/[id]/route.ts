@@ -1,0 +1,15 @@
+import { defineRoute } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { IdParams, PatchUserBody } from "@/lib/auth/schemas";
+import { updateUser } from "@/lib/auth/users";
+import { getDb } from "@/lib/db/client";
+
+export const dynamic = "force-dynamic";
+
+/** PATCH /api/users/{id} {role?, disabled?} — change a role, disable or enable (admins); audited with before/after. */
+export const PATCH = defineRoute(
+  { access: { permission: "users:manage" }, params: IdParams, body: PatchUserBody },
+  async ({ params, body, principal, now, requestId }) => ({
+    user: await updateUser(getDb().pool, params.id, body, { actor: actorOf(principal!), now, requestId }),
+  }),
+);

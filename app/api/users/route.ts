@@ -1,0 +1,17 @@
+import { defineRoute } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { CreateUserBody, type CreatedUser } from "@/lib/auth/schemas";
+import { createUser, listUsers } from "@/lib/auth/users";
+import { getDb } from "@/lib/db/client";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/users — every account (admins). */
+export const GET = defineRoute({ access: { permission: "users:manage" } }, async () => ({ users: await listUsers(getDb().pool) }));
+
+/** POST /api/users {email, name?, role, password?} — create an account; a generated password is returned once. */
+export const POST = defineRoute({ access: { permission: "users:manage" }, body: CreateUserBody }, async ({ body, principal, now, requestId }) => {
+  const created = await createUser(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
+  const out: CreatedUser = created.generated ? { user: created.user, password: created.password } : { user: created.user };
+  return Response.json(out, { status: 201, headers: { "cache-control": "no-store" } });
+});

@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Redrive", template: "%s · Redrive" },
+  description: "Triage and paced replay of dead-lettered spatial and AFC events",
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen font-sans">
+        <header className="border-b border-slate-200 bg-white">
+          <nav aria-label="Main" className="mx-auto flex h-12 max-w-[1600px] items-center gap-6 px-4 text-sm">
+            <Link href="/" className="font-semibold tracking-tight text-slate-900">
+              Redrive
+            </Link>
+            <Link href="/dead-letters" className="text-slate-600 hover:text-slate-900">
+              Dead letters
+            </Link>
+          </nav>
+        </header>
+        <main className="mx-auto max-w-[1600px] px-4 py-4">{children}</main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,36 @@
+// Grouping key for failure reasons on the dead-letter list: reasons that differ only in concrete values
+// (coordinates, ids, counts, quoted input) belong to one group. Used for every kind of reason (GEOS-style
+// spatial reasons as well as AFC schema reasons), so it knows nothing about either. Framework-free and
+// dependency-free so the list page can also run it in the browser.
+
+export const PLACEHOLDER = "…";
+
+// Order matters: timestamps, UUIDs and hex runs contain digits and must be taken whole before numbers are.
+const RULES: readonly (readonly [RegExp, string])[] = [
+  // RFC 3339 / ISO 8601 timestamps and dates
+  [/\b\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?\b/g, PLACEHOLDER],
+  // UUIDs
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, PLACEHOLDER],
+  // hex hashes / ids: 8+ hex characters with at least one digit (so plain words like "deadbeef" survive)
+  [/\b(?:0x)?(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, PLACEHOLDER],
+  // quoted strings: "…" and '…' (a quote inside a word, as in "can't", is not an opening quote)
+  [/"(?:[^"\\]|\\.)*"/g, `"${PLACEHOLDER}"`],
+  [/(?<![\p{L}\p{N}])'[^'\n]*'(?![\p{L}\p{N}])/gu, `'${PLACEHOLDER}'`],
+  // numbers not glued to a word ("v2", "utf8", "EPSG:4326" keeps its prefix but loses the code)
+  [/(?<![\p{L}\d_])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\p{L}\d_])/gu, PLACEHOLDER],
+];
+
+// After substitution a coordinate tuple reads "(…, …)" or "(… …)": one placeholder stands for the whole tuple.
+const TUPLE = new RegExp(`([([])${PLACEHOLDER}(?:[\\s,;]+${PLACEHOLDER})+([)\\]])`, "g");
+
+/**
+ * The grouping pattern of a failure reason, e.g.
+ * "Self-intersection at or near point (1.5, 2)" → "Self-intersection at or near point (…)",
+ * "exhausted retries: 4 errors" → "exhausted retries: … errors".
+ * Reasons without concrete values (most AFC schema reasons) come back unchanged apart from whitespace.
+ */
+export function reasonGroup(reason: string): string {
+  let out = reason;
+  for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement);
+  return out.replace(TUPLE, `$1${PLACEHOLDER}$2`).replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,69 @@
+// The AFC tap gate: what a fare-collection tap must look like before it may reach the ledger. A tap that fails
+// here is dead-lettered with the reason string this module builds.
+import * as z from "zod";
+import type { FieldError } from "@/lib/dead-letters/types";
+import { isJsonObject, isLosslessNumber, setOwn } from "./json";
+import { NOT_BLANK, NOT_INTEGER, formatReason, issuesToFieldErrors } from "./issue-messages";
+import { runSchema } from "./run-schema";
+
+export const TAP_FIELDS = ["event_id", "device_id", "fare_amount_cents", "tap_timestamp"] as const;
+
+// Whitespace-only ids are rejected too: they cannot deduplicate or trace a tap any better than "" can, and
+// classify.ts would call such a record poison, so letting it through the gate would be inconsistent.
+const idString = z
+  .string()
+  .min(1)
+  .refine((s) => s.trim().length > 0, { params: { afc: NOT_BLANK } });
+
+export const tapSchema = z.strictObject({
+  event_id: idString,
+  device_id: idString,
+  // z.number().int() in zod 4 also caps at 2^53-1; producers (pydantic int) accept any integer, so the integer
+  // rule is a refine. 275.0 counts as an integer (pydantic lax mode and zod 3 both accept it); the hash still
+  // tells 275.0 from 275 because it works on the lexeme.
+  fare_amount_cents: z
+    .number()
+    .refine(Number.isInteger, { params: { afc: NOT_INTEGER } })
+    .min(0),
+  // RFC 3339 with a mandatory offset ("Z" or ±hh:mm), seconds required, calendar-checked by zod's pattern.
+  tap_timestamp: z.iso.datetime({ offset: true }),
+});
+
+export type AfcTap = z.infer<typeof tapSchema>;
+
+export type TapValidation =
+  | { ok: true; tap: AfcTap }
+  | { ok: false; errors: FieldError[]; reason: string };
+
+const TAP_ISSUE_OPTIONS = {
+  fieldOrder: TAP_FIELDS,
+  expectedLabel: { fare_amount_cents: "integer" },
+} as const;
+
+/**
+ * Validate a tap as parsed by `parseLossless` (or plain JSON). The failure reason is
+ * `<path>: <message>` per field joined with "; ", e.g.
+ * "fare_amount_cents: Expected integer, received string; battery_pct: Unrecognized key".
+ */
+export function validateTap(value: unknown): TapValidation {
+  const result = runSchema(tapSchema, withPlainNumbers(value));
+  if (result.ok) return { ok: true, tap: result.data };
+  const errors = issuesToFieldErrors(result.issues, value, TAP_ISSUE_OPTIONS);
+  return { ok: false, errors, reason: formatReason(errors) };
+}
+
+/**
+ * zod sees numbers, not LosslessNumber objects: convert the top level (the only level the tap schema reads;
+ * nested values can only appear under unrecognized keys or as wrong types, which zod reports by type name).
+ * parseFloat of an overflowing lexeme gives Infinity, which the fare rule reports as a float.
+ */
+export function withPlainNumbers(value: unknown): unknown {
+  if (isLosslessNumber(value)) return Number.parseFloat(value.value);
+  if (!isJsonObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    setOwn(out, key, isLosslessNumber(v) ? Number.parseFloat(v.value) : v);
+  }
+  return out;
+}

@@ -1,0 +1,75 @@
+import type { z } from "zod";
+
+// One typed error for the whole product; lib/api/handler.ts maps it to HTTP in one place. 4xx bodies name
+// the field and the rule; anything else becomes a generic 500 whose details go to the server log only.
+
+export type ErrorCode =
+  | "bad_request"
+  | "invalid_json"
+  | "validation_failed"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "rate_limited"
+  | "internal";
+
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  invalid_json: 400,
+  validation_failed: 422,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+};
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly issues: FieldIssue[];
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, opts: { issues?: FieldIssue[]; details?: Record<string, unknown> } = {}) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.issues = opts.issues ?? [];
+    this.details = opts.details;
+  }
+
+  get status(): number {
+    return STATUS[this.code];
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      error: { code: this.code, message: this.message, ...(this.issues.length ? { issues: this.issues } : {}), ...this.details },
+    };
+  }
+}
+
+export function zodIssues(error: z.ZodError, prefix = ""): FieldIssue[] {
+  return error.issues.map((i) => ({
+    path: [prefix, ...i.path.map(String)].filter(Boolean).join(".") || "(root)",
+    message: i.message,
+  }));
+}
+
+export function validationError(where: string, error: z.ZodError, prefix = ""): AppError {
+  const issues = zodIssues(error, prefix);
+  const first = issues[0];
+  return new AppError("validation_failed", first ? `${where}: ${first.path}: ${first.message}` : `${where} is invalid`, {
+    issues,
+  });
+}

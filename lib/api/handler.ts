@@ -1,0 +1,123 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { authenticate, type Principal } from "../auth/principal";
+import { can, type Permission } from "../auth/permissions";
+import { AppError, validationError } from "./errors";
+import { searchParamsToObject } from "./search-params";
+
+// Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
+// parsing of params/query/body with zod, and the mapping of errors to HTTP happen here and nowhere else.
+
+type Access = { public: true } | { permission: Permission };
+
+export interface RouteContext<P, Q, B> {
+  req: Request;
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal | null;
+  requestId: string;
+  now: Date;
+}
+
+export interface RouteSpec<P, Q, B> {
+  access: Access;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  /** JSON body schema; omit for routes that read the body themselves (streams) */
+  body?: z.ZodType<B>;
+}
+
+export interface RouteMeta {
+  access: Access;
+}
+
+type NextCtx = { params: Promise<Record<string, string | string[]>> };
+export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) & { meta: RouteMeta };
+
+const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** Browsers send Origin on cross-site mutations; a cookie-authenticated mutation must come from our origin. */
+function checkOrigin(req: Request, principal: Principal | null): void {
+  if (!MUTATING.has(req.method) || principal?.via !== "session") return;
+  const origin = req.headers.get("origin");
+  if (origin === null) return; // same-origin fetches from old browsers / non-browser clients with cookies
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    throw new AppError("forbidden", "cross-site request refused (bad Origin header)");
+  }
+  if (!host || originHost !== host) throw new AppError("forbidden", "cross-site request refused (Origin does not match)");
+}
+
+export function json(data: unknown, init: ResponseInit = {}): Response {
+  return Response.json(data, init);
+}
+
+export function errorResponse(err: unknown, requestId: string): Response {
+  if (err instanceof AppError) {
+    const headers: Record<string, string> = { "x-request-id": requestId };
+    if (err.code === "unauthenticated") headers["www-authenticate"] = 'Bearer realm="redrive"';
+    return Response.json(err.toJSON(), { status: err.status, headers });
+  }
+  console.error(`[api] ${requestId} unhandled error`, err);
+  return Response.json(
+    { error: { code: "internal", message: "Internal server error", requestId } },
+    { status: 500, headers: { "x-request-id": requestId } },
+  );
+}
+
+export async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === "") throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, {
+      issues: [{ path: "body", message: "not valid JSON" }],
+    });
+  }
+}
+
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  spec: RouteSpec<P, Q, B>,
+  fn: (ctx: RouteContext<P, Q, B>) => Promise<Response | unknown>,
+): RouteHandler {
+  const handler = async (req: Request, nextCtx: NextCtx): Promise<Response> => {
+    const requestId = req.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
+    try {
+      const principal = await authenticate(req);
+      if ("permission" in spec.access) {
+        if (!principal) throw new AppError("unauthenticated", "sign in or send Authorization: Bearer <token>");
+        if (!can(principal.role, spec.access.permission)) {
+          throw new AppError("forbidden", `role ${principal.role} lacks permission ${spec.access.permission}`, {
+            details: { permission: spec.access.permission },
+          });
+        }
+      }
+      checkOrigin(req, principal);
+      const rawParams = nextCtx?.params ? await nextCtx.params : {};
+      const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);
+      const url = new URL(req.url);
+      const query = spec.query ? parse(spec.query, searchParamsToObject(url.searchParams), "query") : ({} as Q);
+      const body = spec.body ? parse(spec.body, await readJson(req), "body") : (undefined as B);
+      const out = await fn({ req, params, query, body, principal, requestId, now: new Date() });
+      if (out instanceof Response) {
+        out.headers.set("x-request-id", requestId);
+        return out;
+      }
+      return Response.json(out, { headers: { "x-request-id": requestId } });
+    } catch (err) {
+      return errorResponse(err, requestId);
+    }
+  };
+  return Object.assign(handler, { meta: { access: spec.access } });
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw validationError(where, r.error);
+  return r.data;
+}

@@ -1,0 +1,177 @@
+import { betterAuth } from "better-auth/minimal";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError, createAuthMiddleware, getIP, isAPIError } from "better-auth/api";
+import { nextCookies } from "better-auth/next-js";
+import { getDb, type Db } from "../db/client";
+import { getEnv } from "../env";
+import { appendAudit, type AuditInput } from "../audit/append";
+import { inTransaction } from "../db/transaction";
+import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
+import { isRole, ROLES } from "./permissions";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./schemas";
+import { resolveAuthSecret } from "./secret";
+
+// better-auth owns sign-in, sign-out and sessions (database sessions in an httpOnly SameSite=lax cookie);
+// Redrive owns accounts: there is no sign-up, users come from the CLI or an admin (lib/auth/users.ts).
+
+const SESSION_HOURS = 8;
+
+function createAuth(db: Db) {
+  const env = getEnv();
+  return betterAuth({
+    appName: "Redrive",
+    // Unset: better-auth takes the origin of each request, so `npm start` on :3000 and the e2e server on
+    // another port both work without configuration.
+    baseURL: env.BETTER_AUTH_URL,
+    secret: resolveAuthSecret(env),
+    database: prismaAdapter(db.prisma, { provider: "postgresql" }),
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
+    },
+    // Flows that would change an account outside lib/auth/users.ts (and so outside the audit trail), or
+    // need e-mail, which Redrive does not send.
+    disabledPaths: [
+      "/sign-up/email",
+      "/update-user",
+      "/delete-user",
+      "/change-email",
+      "/request-password-reset",
+      "/reset-password",
+      "/send-verification-email",
+      "/verify-email",
+    ],
+    session: {
+      expiresIn: SESSION_HOURS * 60 * 60,
+      // Sliding: a session used after 15 minutes is extended to another 8 hours from then.
+      updateAge: 15 * 60,
+    },
+    user: {
+      additionalFields: {
+        role: { type: [...ROLES], required: false, defaultValue: "analyst", input: false },
+        disabled: { type: "boolean", required: false, defaultValue: false, input: false },
+        demo: { type: "boolean", required: false, defaultValue: false, input: false },
+      },
+    },
+    // On in every environment (better-auth enables it only in production by default): 5 sign-in attempts
+    // per minute per client IP.
+    rateLimit: {
+      enabled: true,
+      storage: "memory",
+      window: 60,
+      max: 100,
+      customRules: { "/sign-in/email": { window: 60, max: 5 } },
+    },
+    // Same-origin requests on whatever host and port the app is served from are trusted, as in defineRoute's
+    // own Origin check; cross-site ones are not.
+    trustedOrigins: (request) => (request ? [new URL(request.url).origin] : []),
+    telemetry: { enabled: false },
+    // Explicit so tests exercise the same Origin/CSRF checks as production (better-auth skips them when
+    // NODE_ENV=test unless told otherwise).
+    advanced: { cookiePrefix: "redrive", disableOriginCheck: false, disableCSRFCheck: false },
+    logger: { log: authLog },
+    databaseHooks: {
+      session: {
+        create: {
+          // After the password has been verified, so a wrong password never learns whether the account is
+          // disabled. Throwing here makes the sign-in fail with this message.
+          before: async (session) => {
+            const user = await db.prisma.user.findUnique({
+              where: { id: session.userId },
+              select: { disabled: true, demo: true },
+            });
+            const refusal = user ? accountRefusal(user, getEnv()) : "account_disabled";
+            if (refusal) throw APIError.from("FORBIDDEN", { code: refusal.toUpperCase(), message: REFUSAL_MESSAGES[refusal] });
+          },
+        },
+      },
+    },
+    hooks: {
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-in/email" && ctx.path !== "/change-password") return;
+        const requestId = ctx.request?.headers.get("x-request-id")?.slice(0, 100) ?? null;
+        const ip = ctx.request ? getIP(ctx.request, ctx.context.options) : null;
+        const returned: unknown = ctx.context.returned;
+        const events: AuditInput[] = [];
+        if (ctx.path === "/sign-in/email") {
+          const newSession = ctx.context.newSession;
+          if (isAPIError(returned)) {
+            events.push({
+              actorEmail: attemptedEmail(ctx.body),
+              action: "auth.sign_in_failed",
+              targetType: "user",
+              reason: typeof returned.body?.code === "string" ? returned.body.code : String(returned.status),
+              after: { ip },
+              requestId,
+            });
+          } else if (newSession) {
+            const { user, session } = newSession;
+            events.push({
+              actorId: user.id,
+              actorEmail: user.email,
+              actorRole: isRole(user.role) ? user.role : null,
+              action: "auth.sign_in",
+              targetType: "user",
+              targetId: user.id,
+              after: { sessionId: session.id, ip, expiresAt: session.expiresAt.toISOString() },
+              requestId,
+            });
+          }
+        } else if (!isAPIError(returned) && ctx.context.session) {
+          const { user } = ctx.context.session;
+          events.push({
+            actorId: user.id,
+            actorEmail: user.email,
+            actorRole: isRole(user.role) ? user.role : null,
+            action: "user.password_changed",
+            targetType: "user",
+            targetId: user.id,
+            after: { ip },
+            requestId,
+          });
+        }
+        if (events.length) await inTransaction(db.pool, (client) => appendAudit(client, events, new Date()));
+      }),
+    },
+    // Last: lets auth.api calls made inside route handlers and server actions set the refreshed cookie.
+    plugins: [nextCookies()],
+  });
+}
+
+function attemptedEmail(body: unknown): string | null {
+  if (typeof body !== "object" || body === null || !("email" in body) || typeof body.email !== "string") return null;
+  return body.email.trim().toLowerCase().slice(0, 254);
+}
+
+function authLog(level: "debug" | "info" | "warn" | "error", message: string, ...args: unknown[]): void {
+  if (level === "debug") return;
+  // Leaving baseURL unset is deliberate (see createAuth); the warning about it would print on every start.
+  if (message.includes("Base URL is not set")) return;
+  const write = level === "error" ? console.error : level === "warn" ? console.warn : console.info;
+  write(`[auth] ${message}`, ...args);
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+const globalForAuth = globalThis as unknown as { __redriveAuth?: { db: Db; auth: Auth } };
+
+/** The process-wide better-auth instance, created on first use on the process-wide database (getDb()). */
+export function getAuth(): Auth {
+  const db = getDb();
+  const cached = globalForAuth.__redriveAuth;
+  if (cached?.db === db) return cached.auth;
+  const auth = createAuth(db);
+  globalForAuth.__redriveAuth = { db, auth };
+  return auth;
+}
+
+/** Hashes a password the way sign-in verifies it (better-auth's scrypt, through its context). */
+export async function hashPassword(password: string): Promise<string> {
+  return (await getAuth().$context).password.hash(password);
+}
+
+export async function verifyPassword(password: string, hash: string): Promise<boolean> {
+  return (await getAuth().$context).password.verify({ password, hash });
+}

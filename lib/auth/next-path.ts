@@ -1,0 +1,9 @@
+// Where to go after signing in. Only same-site paths are accepted, so /sign-in?next=… cannot be used as an
+// open redirect: "/x?y" yes; "//evil.example", "/\evil.example", "https://…" no.
+
+export function safeNextPath(value: string | null | undefined): string {
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) < 0x20 || value.charCodeAt(i) === 0x7f) return "/";
+  if (value === "/sign-in" || value.startsWith("/sign-in?") || value.startsWith("/sign-in/")) return "/";
+  return value;
+}

@@ -1,0 +1,73 @@
+import type { Actor } from "../audit/append";
+import { getDb } from "../db/client";
+import { getEnv } from "../env";
+import { accountRefusal } from "./account-policy";
+import { getAuth } from "./auth";
+import { can, isRole, type Permission, type Role } from "./permissions";
+import { safeNextPath } from "./next-path";
+import { bearerToken } from "./token-format";
+import { authenticateToken } from "./tokens";
+
+// Who is calling: an API token (Authorization: Bearer rdv_…) or a better-auth session cookie. Role,
+// disabled and demo are read from the database on every request, so a change takes effect at once.
+
+export interface Principal {
+  userId: string;
+  email: string;
+  name: string;
+  role: Role;
+  via: "session" | "token";
+  tokenId?: string;
+}
+
+/** For route handlers (through defineRoute). Bearer credentials, when sent, are the only ones considered. */
+export async function authenticate(req: Request): Promise<Principal | null> {
+  return authenticateHeaders(req.headers);
+}
+
+export async function authenticateHeaders(headers: Headers): Promise<Principal | null> {
+  const token = bearerToken(headers.get("authorization"));
+  if (token === null) return null; // "Bearer" with a malformed token: refuse rather than fall back to a cookie
+  if (token !== undefined) return authenticateToken(getDb().pool, token, new Date());
+  if (!headers.has("cookie")) return null;
+  return sessionPrincipal(headers);
+}
+
+async function sessionPrincipal(headers: Headers): Promise<Principal | null> {
+  const result = await getAuth().api.getSession({ headers });
+  if (!result) return null;
+  const { user } = result;
+  if (!isRole(user.role)) return null;
+  if (accountRefusal({ disabled: user.disabled === true, demo: user.demo === true }, getEnv())) return null;
+  return { userId: user.id, email: user.email, name: user.name, role: user.role, via: "session" };
+}
+
+/** The audit trail's actor for a principal. */
+export function actorOf(principal: Principal): Actor {
+  return { id: principal.userId, email: principal.email, role: principal.role };
+}
+
+/** The header proxy.ts sets on page requests so server components know the path to come back to. */
+export const PATH_HEADER = "x-redrive-path";
+
+/** For server components: the signed-in user, or null. */
+export async function getPagePrincipal(): Promise<Principal | null> {
+  const { headers } = await import("next/headers");
+  return authenticateHeaders(new Headers(await headers()));
+}
+
+/**
+ * For server components: the signed-in user. Signed out → redirect to /sign-in?next=<this page>; signed in
+ * without `permission` → redirect to /forbidden, which says which permission is missing.
+ */
+export async function requirePagePrincipal(permission?: Permission, opts: { next?: string } = {}): Promise<Principal> {
+  const [{ headers }, { redirect }] = await Promise.all([import("next/headers"), import("next/navigation")]);
+  const h = await headers();
+  const principal = await authenticateHeaders(new Headers(h));
+  if (!principal) {
+    const next = safeNextPath(opts.next ?? h.get(PATH_HEADER));
+    return redirect(next === "/" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(next)}`);
+  }
+  if (permission && !can(principal.role, permission)) return redirect(`/forbidden?permission=${encodeURIComponent(permission)}`);
+  return principal;
+}

@@ -1,0 +1,13 @@
+import type { Db } from "../db/client";
+import { bootstrap } from "../db/bootstrap";
+
+/** Connects a CLI command to the same database the app uses (DATABASE_URL or the embedded server). */
+export async function connectCli(opts: { migrate?: boolean } = {}): Promise<{ db: Db; close(): Promise<void> }> {
+  const { db, stop } = await bootstrap({ log: (m) => process.stderr.write(`${m}\n`), migrate: opts.migrate ?? true });
+  return { db, close: stop };
+}
+
+/** A failure the user caused: printed without a stack trace, exit status 2. */
+export class CliUsageError extends Error {
+  override name = "CliUsageError";
+}

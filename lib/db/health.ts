@@ -1,0 +1,31 @@
+import type pg from "pg";
+import { migrationStatus } from "./migration-files";
+
+export interface Health {
+  status: "ok" | "degraded" | "down";
+  database: { ok: boolean; latencyMs: number | null; version: string | null; embedded: boolean; error?: string };
+  migrations: { applied: number; pending: string[]; failed: string[] } | null;
+}
+
+export async function databaseHealth(pool: pg.Pool): Promise<Health> {
+  const embedded = process.env.REDRIVE_DB_MODE === "embedded";
+  const t0 = performance.now();
+  try {
+    const { rows } = await pool.query<{ v: string }>("SELECT current_setting('server_version') AS v");
+    const latencyMs = Math.round((performance.now() - t0) * 10) / 10;
+    const migrations = await migrationStatus(async (sql) => (await pool.query(sql)).rows);
+    const ok = migrations.pending.length === 0 && migrations.failed.length === 0;
+    return {
+      status: ok ? "ok" : "degraded",
+      database: { ok: true, latencyMs, version: rows[0]?.v ?? null, embedded },
+      migrations,
+    };
+  } catch (err) {
+    console.error(`[health] database check failed: ${(err as Error).message}`);
+    return {
+      status: "down",
+      database: { ok: false, latencyMs: null, version: null, embedded, error: "database unreachable" },
+      migrations: null,
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import { readFile, readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { MigrationDirectory, MigrationList } from "@prisma/schema-engine-wasm";
+
+// Reading prisma/ from disk, apart from the engine itself so the web server's health check can list
+// migrations without bundling the WebAssembly engine.
+
+export const PRISMA_DIR = resolve(process.cwd(), "prisma");
+export const SCHEMA_PATH = join(PRISMA_DIR, "schema.prisma");
+export const MIGRATIONS_DIR = join(PRISMA_DIR, "migrations");
+
+export async function readSchema(): Promise<{ path: string; content: string }> {
+  return { path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, "utf8") };
+}
+
+export async function readMigrationList(): Promise<MigrationList> {
+  const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true }).catch(() => []);
+  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const migrationDirectories: MigrationDirectory[] = await Promise.all(
+    dirs.map(async (name) => {
+      const file = join(MIGRATIONS_DIR, name, "migration.sql");
+      const content = await readFile(file, "utf8").then(
+        (value) => ({ tag: "ok" as const, value }),
+        (err: Error) => ({ tag: "error" as const, value: err.message }),
+      );
+      return { path: name, migrationFile: { path: "migration.sql", content } };
+    }),
+  );
+  const lockPath = join(MIGRATIONS_DIR, "migration_lock.toml");
+  const lockContent = await readFile(lockPath, "utf8").catch(() => null);
+  return {
+    baseDir: MIGRATIONS_DIR,
+    lockfile: { path: "migration_lock.toml", content: lockContent },
+    shadowDbInitScript: "",
+    migrationDirectories,
+  };
+}
+
+
+/** Migration state for /api/health: applied vs on disk, and whether any failed. */
+export async function migrationStatus(
+  query: (sql: string) => Promise<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]>,
+): Promise<{ applied: number; pending: string[]; failed: string[] }> {
+  const onDisk = (await readMigrationList()).migrationDirectories.map((d) => d.path);
+  const rows = await query(
+    "SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at",
+  ).catch(() => []);
+  const done = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name));
+  return {
+    applied: done.size,
+    pending: onDisk.filter((m) => !done.has(m)),
+    failed: rows.filter((r) => !r.finished_at && !r.rolled_back_at).map((r) => r.migration_name),
+  };
+}

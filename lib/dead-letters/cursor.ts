@@ -1,0 +1,33 @@
+import { AppError } from "../api/errors";
+
+// Keyset cursor over (observed_at, id): stable under inserts, index-only, never OFFSET.
+
+export interface Cursor {
+  observedAt: string;
+  id: string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.observedAt, c.id])).toString("base64url");
+}
+
+export function decodeCursor(raw: string): Cursor {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === "string" &&
+      !Number.isNaN(Date.parse(parsed[0])) &&
+      typeof parsed[1] === "string" &&
+      /^\d{1,19}$/.test(parsed[1])
+    ) {
+      return { observedAt: parsed[0], id: parsed[1] };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new AppError("validation_failed", "cursor: not a cursor returned by this API", {
+    issues: [{ path: "cursor", message: "not a cursor returned by this API" }],
+  });
+}

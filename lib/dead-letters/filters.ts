@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+// The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
+
+export const KINDS = ["spatial", "afc"] as const;
+export const STATUSES = ["pending", "approved", "quarantined", "replayed", "purged"] as const;
+export const CLASSES = ["transient", "transient_schema", "poison"] as const;
+
+/** "a,b" or ["a","b"] (a repeated query parameter) → ["a","b"] */
+function listOf<T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess(
+    (v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v),
+    z.array(z.enum(values)).min(1),
+  );
+}
+
+const isoDate = z.preprocess(
+  (v) => (typeof v === "string" && /^\d+(\.\d+)?$/.test(v) ? new Date(Number(v) * 1000) : v),
+  z.coerce.date({ error: "must be an RFC 3339 time or epoch seconds" }),
+);
+
+export const BboxSchema = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((n) => (n.trim() === "" ? NaN : Number(n))) : v),
+  z
+    .tuple([z.number().finite(), z.number().finite(), z.number().finite(), z.number().finite()], {
+      error: "must be minLon,minLat,maxLon,maxLat",
+    })
+    .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, "min must not exceed max")
+    .refine(([x1, y1, x2, y2]) => x1 >= -540 && x2 <= 540 && y1 >= -90 && y2 <= 90, "out of range for EPSG:4326"),
+);
+
+export const ListFilterSchema = z.object({
+  kind: listOf(KINDS).optional(),
+  status: listOf(STATUSES).optional(),
+  class: listOf(CLASSES).optional(),
+  source: z.preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string().min(1).max(200)).min(1)).optional(),
+  /** a reason group (see reasonGroup): every record whose reason has this pattern */
+  reason: z.string().min(1).max(1000).optional(),
+  from: isoDate.optional(),
+  to: isoDate.optional(),
+  /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
+  q: z.string().trim().min(1).max(300).optional(),
+  bbox: BboxSchema.optional(),
+});
+export type ListFilter = z.infer<typeof ListFilterSchema>;
+
+export const ListQuerySchema = ListFilterSchema.extend({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  order: z.enum(["asc", "desc"]).default("desc"),
+});
+export type ListQuery = z.infer<typeof ListQuerySchema>;

@@ -1,0 +1,53 @@
+import type pg from "pg";
+import { AppError } from "../../api/errors";
+import type { Principal } from "../../auth/principal";
+import { ingestStream, loadSourceSettings } from "./pipeline";
+import { decodeUtf8, splitBody, type BodyFormat } from "./split";
+
+const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
+const JSON_TYPES = new Set(["application/json", "text/json"]);
+
+export function bodyFormat(contentType: string | null): BodyFormat {
+  const type = (contentType ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (NDJSON_TYPES.has(type)) return "ndjson";
+  if (JSON_TYPES.has(type) || type === "") return "json";
+  throw new AppError("unsupported_media_type", `content-type: ${type} is not accepted; send application/json (one envelope or an array) or application/x-ndjson`, {
+    issues: [{ path: "content-type", message: "must be application/json or application/x-ndjson" }],
+  });
+}
+
+/**
+ * Streams `{"results":[…]}` while the body is still arriving: results are written per stored batch, so
+ * neither the request nor the reply is ever held whole. A failure after the first byte (database gone) ends
+ * the array and adds an "error" member naming the first index that was not stored.
+ */
+export function ingestResponse(req: Request, pool: pg.Pool, principal: Principal, requestId: string): Response {
+  const format = bodyFormat(req.headers.get("content-type"));
+  if (!req.body) throw new AppError("bad_request", "body: empty; send one envelope, a JSON array or NDJSON", { issues: [{ path: "body", message: "required" }] });
+  const body = req.body;
+  const encoder = new TextEncoder();
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(encoder.encode('{"results":['));
+      let first = true;
+      try {
+        const sources = await loadSourceSettings(pool);
+        const records = splitBody(format, decodeUtf8(body as unknown as AsyncIterable<Uint8Array>));
+        const actor = { id: principal.userId, email: principal.email, role: principal.role };
+        for await (const results of ingestStream(pool, records, { actor, requestId, sources })) {
+          const text = results.map((r) => JSON.stringify(r)).join(",");
+          controller.enqueue(encoder.encode((first ? "" : ",") + text));
+          first = false;
+          next += results.length;
+        }
+        controller.enqueue(encoder.encode("]}"));
+      } catch (err) {
+        console.error(`[ingest] ${requestId} failed after ${next} records`, err);
+        controller.enqueue(encoder.encode(`],"error":${JSON.stringify({ code: "internal", message: `ingest stopped: records from index ${next} on were not stored`, requestId })}}`));
+      }
+      controller.close();
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "application/json; charset=utf-8" } });
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { splitJson, splitNdjson, decodeUtf8 } from "./split";
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+async function* chunked(text: string, size: number): AsyncGenerator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+}
+
+describe("splitJson", () => {
+  const array = '[ {"a":1,"s":"x,]}"} , {"b":[1,2,{"c":"\\"}"}]},\n{"n":275.0} ]';
+
+  it.each([1, 2, 3, 7, 1000])("splits array elements whatever the chunk size (%i)", async (size) => {
+    const recs = await collect(splitJson(chunked(array, size)));
+    expect(recs.map((r) => r.text)).toEqual(['{"a":1,"s":"x,]}"}', '{"b":[1,2,{"c":"\\"}"}]}', '{"n":275.0}']);
+    expect(recs.map((r) => r.index)).toEqual([0, 1, 2]);
+  });
+
+  it("takes a single object, and concatenated objects, as records", async () => {
+    expect((await collect(splitJson(chunked('{"a":{"b":1}}', 3)))).map((r) => r.text)).toEqual(['{"a":{"b":1}}']);
+    expect((await collect(splitJson(chunked('{"a":1}\n{"b":2}\n', 4)))).map((r) => r.text)).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  it("keeps a malformed element as its own record text", async () => {
+    const recs = await collect(splitJson(chunked('[{"a":1}, nope, {"b":2}]', 5)));
+    expect(recs.map((r) => r.text)).toEqual(['{"a":1}', "nope", '{"b":2}']);
+  });
+
+  it("yields nothing for an empty array", async () => {
+    expect(await collect(splitJson(chunked("  [ ]  ", 2)))).toEqual([]);
+  });
+});
+
+describe("splitNdjson", () => {
+  it("splits lines, skips blanks, handles CRLF and a missing final newline", async () => {
+    const recs = await collect(splitNdjson(chunked('{"a":1}\r\n\n{"b":2}\n{"c":3}', 3)));
+    expect(recs).toEqual([
+      { index: 0, text: '{"a":1}' },
+      { index: 1, text: '{"b":2}' },
+      { index: 2, text: '{"c":3}' },
+    ]);
+  });
+});
+
+describe("decodeUtf8", () => {
+  it("joins multi-byte characters split across chunks", async () => {
+    const bytes = new TextEncoder().encode('{"s":"Zürich €"}');
+    async function* parts() {
+      for (let i = 0; i < bytes.length; i += 1) yield bytes.slice(i, i + 1);
+    }
+    expect((await collect(decodeUtf8(parts()))).join("")).toBe('{"s":"Zürich €"}');
+  });
+});

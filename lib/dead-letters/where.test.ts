@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ListFilterSchema } from "./filters";
+import { buildWhere, prefixUpperBound } from "./where";
+
+describe("buildWhere", () => {
+  it("is TRUE without filters", () => {
+    expect(buildWhere({})).toEqual({ text: "TRUE", values: [] });
+  });
+
+  it("parameterises every value, never interpolates", () => {
+    const filter = ListFilterSchema.parse({ kind: "afc", status: "pending,approved", source: "x'; drop table y; --" });
+    const { text, values } = buildWhere(filter);
+    expect(text).not.toContain("drop table");
+    expect(values).toEqual([["afc"], ["pending", "approved"], ["x'; drop table y; --"]]);
+    expect(text).toBe(
+      'd.kind = ANY($1::"DeadLetterKind"[]) AND d.status = ANY($2::"DeadLetterStatus"[]) AND d.source = ANY($3::text[])',
+    );
+  });
+
+  it("searches a hex prefix with an index range", () => {
+    const { text, values } = buildWhere({ q: "ABCDEF12" });
+    expect(text).toContain("d.idempotency_key >= $2 AND d.idempotency_key < $3");
+    expect(values).toEqual(["ABCDEF12", "abcdef12", "abcdef13"]);
+  });
+
+  it("does not treat short or non-hex text as a hash prefix", () => {
+    expect(buildWhere({ q: "abc" }).values).toEqual(["abc"]);
+    expect(buildWhere({ q: "device-17" }).values).toEqual(["device-17"]);
+  });
+
+  it("filters the viewport by box overlap", () => {
+    const filter = ListFilterSchema.parse({ bbox: "-10,40,5.5,52" });
+    expect(buildWhere(filter)).toEqual({
+      text: "d.bbox && box(point($1, $2), point($3, $4))",
+      values: [-10, 40, 5.5, 52],
+    });
+  });
+
+  it("rejects a malformed bbox with a message", () => {
+    const r = ListFilterSchema.safeParse({ bbox: "1,2,3" });
+    expect(r.success).toBe(false);
+    const r2 = ListFilterSchema.safeParse({ bbox: "10,0,5,1" });
+    expect(r2.success).toBe(false);
+  });
+});
+
+describe("prefixUpperBound", () => {
+  it("increments the last character", () => {
+    expect(prefixUpperBound("00ff")).toBe("00fg");
+    expect(prefixUpperBound("a")).toBe("b");
+  });
+});

@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+// One parse of the environment for every entry point (server, CLI, worker, tests), so a typo in a variable
+// fails loudly at start-up instead of deep inside a request.
+const EnvSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .url()
+    .refine((u) => /^postgres(ql)?:\/\//.test(u), "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /** where the embedded PostgreSQL keeps its data when DATABASE_URL is unset */
+  REDRIVE_DATA_DIR: z.string().default(".data"),
+  REDRIVE_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  /** "1" to allow the seeded demo accounts in production */
+  REDRIVE_DEMO: z.string().optional(),
+  /** number of demo records `npm start` seeds into an empty database */
+  REDRIVE_SEED_COUNT: z.coerce.number().int().min(0).default(2000),
+  /** "0" disables the in-process replay worker of the web server */
+  REDRIVE_WORKER: z.enum(["0", "1"]).default("1"),
+  REDRIVE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** signs session cookies; required in production, generated into REDRIVE_DATA_DIR/auth-secret otherwise */
+  BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),
+  /** the public URL of the dashboard; unset: taken from each request (so any port works) */
+  BETTER_AUTH_URL: z.string().url().optional(),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+let cached: Env | undefined;
+
+export function getEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  if (source === process.env && cached) return cached;
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid environment: ${detail}`);
+  }
+  if (source === process.env) cached = parsed.data;
+  return parsed.data;
+}

@@ -1,0 +1,119 @@
+// Declared CRS -> EPSG:4326. Pure functions; proj4 does the projection math.
+import proj4 from "proj4";
+import { forEachPath, type Geometry } from "./geojson";
+
+export type CanonicalCrs = "EPSG:4326" | "EPSG:3857";
+export const DEFAULT_CRS: CanonicalCrs = "EPSG:4326";
+
+/** Accepted spellings (compared case-insensitively). CRS84 is lon/lat WGS 84, i.e. what GeoJSON means by 4326. */
+const ALIASES: ReadonlyMap<string, CanonicalCrs> = new Map<string, CanonicalCrs>([
+  ["epsg:4326", "EPSG:4326"],
+  ["urn:ogc:def:crs:epsg::4326", "EPSG:4326"],
+  ["urn:ogc:def:crs:ogc:1.3:crs84", "EPSG:4326"],
+  ["urn:ogc:def:crs:ogc::crs84", "EPSG:4326"],
+  ["crs84", "EPSG:4326"],
+  ["epsg:3857", "EPSG:3857"],
+  ["epsg:900913", "EPSG:3857"],
+  ["epsg:3785", "EPSG:3857"],
+  ["urn:ogc:def:crs:epsg::3857", "EPSG:3857"],
+]);
+
+export const SUPPORTED_CRS_NAMES: readonly string[] = [
+  "EPSG:4326", "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:3857", "EPSG:900913", "urn:ogc:def:crs:EPSG::3857",
+];
+
+export type CrsResult = { ok: true; crs: CanonicalCrs; declared: string } | { ok: false; message: string };
+
+/**
+ * Resolves a declared CRS: undefined/null means the default, a string is looked up among the aliases, and a
+ * GeoJSON-2008 named-CRS object ({ type: "name", properties: { name } }) is unwrapped first because older
+ * producers still emit it.
+ */
+export function resolveCrs(declared: unknown): CrsResult {
+  if (declared === undefined || declared === null) return { ok: true, crs: DEFAULT_CRS, declared: DEFAULT_CRS };
+  let name: unknown = declared;
+  if (typeof declared === "object" && !Array.isArray(declared)) {
+    const properties = (declared as { properties?: unknown }).properties;
+    name = typeof properties === "object" && properties !== null ? (properties as { name?: unknown }).name : undefined;
+  }
+  if (typeof name !== "string") {
+    return { ok: false, message: "crs must be a string such as \"EPSG:4326\" or a named CRS object" };
+  }
+  const crs = ALIASES.get(name.trim().toLowerCase());
+  if (!crs) {
+    return { ok: false, message: `unsupported CRS ${JSON.stringify(name)}; supported: ${SUPPORTED_CRS_NAMES.join(", ")}` };
+  }
+  return { ok: true, crs, declared: name };
+}
+
+/** Web Mercator's world square: ±π·6378137 m. */
+const MERCATOR_X_MAX = 20037508.342789244;
+/**
+ * Producers clamp latitude at ±85.06° rather than the square's ±85.0511°, which puts y at up to ~20048966 m;
+ * those values project back to sane latitudes, so they are accepted.
+ */
+const MERCATOR_Y_MAX = 20048966.11;
+/** Absorbs floating-point noise at the edge (1 µm in 3857, ~1e-9° in 4326). */
+const EPS_METERS = 1e-6;
+const EPS_DEGREES = 1e-9;
+
+export interface RangeProblem {
+  reason: string;
+  location: [number, number];
+}
+
+/** The first finite coordinate outside the valid range of the CRS, or null. Non-finite ones are validate.ts's. */
+export function findOutOfRange(geometry: Geometry, crs: CanonicalCrs): RangeProblem | null {
+  const [maxX, maxY, eps, unit] = crs === "EPSG:4326"
+    ? [180, 90, EPS_DEGREES, "°"]
+    : [MERCATOR_X_MAX, MERCATOR_Y_MAX, EPS_METERS, " m"];
+  let problem: RangeProblem | null = null;
+  forEachPath(geometry, (path) => {
+    if (problem) return;
+    for (const p of path) {
+      const x = p[0]!, y = p[1]!;
+      if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+      if (Math.abs(x) > maxX + eps || Math.abs(y) > maxY + eps) {
+        const axis = crs === "EPSG:4326" ? "longitude/latitude" : "x/y";
+        problem = {
+          reason: `Coordinate (${x}, ${y}) is out of range for ${crs} (${axis} limits ±${maxX}${unit}, ±${maxY}${unit})`,
+          location: [x, y],
+        };
+        return;
+      }
+    }
+  });
+  return problem;
+}
+
+type Forward = (xy: [number, number]) => [number, number];
+let mercatorToWgs84: Forward | null = null;
+
+function mercatorConverter(): Forward {
+  if (!mercatorToWgs84) {
+    const converter = proj4("EPSG:3857", "EPSG:4326");
+    mercatorToWgs84 = (xy) => converter.forward(xy);
+  }
+  return mercatorToWgs84;
+}
+
+const clamp = (value: number, limit: number): number => Math.max(-limit, Math.min(limit, value));
+
+/**
+ * Reprojects the geometry to EPSG:4326 in place (the parser hands out fresh arrays) and returns it.
+ * Call findOutOfRange first; non-finite coordinates are left untouched for validate.ts to report.
+ * Results are clamped to ±180/±90 because x = ±20037508.342789244 comes back as ±180.00000000000003.
+ */
+export function toWgs84(geometry: Geometry, crs: CanonicalCrs): Geometry {
+  if (crs === "EPSG:4326") return geometry;
+  const forward = mercatorConverter();
+  forEachPath(geometry, (path) => {
+    for (const p of path) {
+      if (!Number.isFinite(p[0]!) || !Number.isFinite(p[1]!)) continue;
+      const [lon, lat] = forward([p[0]!, p[1]!]);
+      p[0] = clamp(lon, 180);
+      p[1] = clamp(lat, 90);
+    }
+  });
+  return geometry;
+}

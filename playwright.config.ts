@@ -1,0 +1,49 @@
+import { defineConfig, devices } from "@playwright/test";
+
+// End-to-end tests run against the production build (`next start`) in Debian's Chromium; never a downloaded
+// browser. scripts/e2e.ts prepares a fresh seeded database and the build, then runs `playwright test`.
+const port = Number(process.env.E2E_PORT ?? 3100);
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  outputDir: "test-results",
+  forbidOnly: !!process.env.CI,
+  retries: process.env.CI ? 1 : 0,
+  workers: 1,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: {
+    command: `node node_modules/next/dist/bin/next start -p ${port}`,
+    url: `http://127.0.0.1:${port}/api/health`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    env: {
+      DATABASE_URL: process.env.E2E_DATABASE_URL ?? "",
+      REDRIVE_DB_MODE: process.env.REDRIVE_DB_MODE ?? "",
+      NODE_ENV: "production",
+      REDRIVE_DEMO: "1",
+      NEXT_TELEMETRY_DISABLED: "1",
+      REDRIVE_WORKER: "0",
+    },
+  },
+});

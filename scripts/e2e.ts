@@ -1,0 +1,70 @@
+// `npm run test:e2e`: a fresh, migrated, seeded database, a production build that is up to date with the
+// sources, then Playwright against `next start` in Debian's Chromium. Extra arguments go to Playwright.
+import { spawn } from "node:child_process";
+import { readdirSync, statSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { createDb } from "../lib/db/client";
+import { applyMigrations } from "../lib/db/migrate";
+import { connectionFields } from "../lib/db/pg-adapter";
+import { resolveDatabase } from "../lib/db/resolve";
+import { seedDemo } from "../lib/seed/seed";
+
+const root = process.cwd();
+const say = (m: string) => console.log(`[e2e] ${m}`);
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "generated" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    spawn(cmd, args, { stdio: "inherit", env }).on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const handle = await resolveDatabase();
+const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
+await admin.connect();
+const name = `redrive_e2e_${Date.now().toString(36)}`;
+await admin.query(`CREATE DATABASE "${name}"`);
+const url = new URL(handle.url);
+url.pathname = `/${name}`;
+const dbUrl = url.toString();
+let code = 1;
+try {
+  await applyMigrations(dbUrl);
+  const db = createDb(dbUrl, 4);
+  await seedDemo(db, { count: 400, seed: 7, log: say });
+  await db.pool.end();
+
+  const buildId = join(root, ".next", "BUILD_ID");
+  const sources = Math.max(...["app", "components", "lib", "public"].filter((d) => existsSync(d)).map((d) => newestMtime(join(root, d))),
+    statSync(join(root, "next.config.ts")).mtimeMs);
+  if (!existsSync(buildId) || statSync(buildId).mtimeMs < sources || process.env.E2E_REBUILD === "1") {
+    say("building the app (next build)");
+    code = await run(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
+      ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1",
+    });
+    if (code !== 0) throw new Error(`next build failed with ${code}`);
+  }
+  code = await run(process.execPath, [join(root, "node_modules/@playwright/test/cli.js"), "test", ...process.argv.slice(2)], {
+    ...process.env,
+    E2E_DATABASE_URL: dbUrl,
+    REDRIVE_DB_MODE: handle.embedded ? "embedded" : "external",
+  });
+} catch (err) {
+  console.error(err);
+  code = code || 1;
+} finally {
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+  await admin.end();
+  await handle.stop();
+}
+process.exit(code);

@@ -1,0 +1,62 @@
+// `npm start`: one command from a fresh clone to a running dashboard. Resolves the database (DATABASE_URL or
+// the embedded PostgreSQL), applies migrations, seeds demo data into an empty database, builds the app when
+// no production build exists, then serves it and runs one replay worker in this process.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { getEnv } from "../lib/env";
+import { bootstrap } from "../lib/db/bootstrap";
+
+const dev = process.argv.includes("--dev");
+const env = getEnv();
+const started = Date.now();
+const say = (msg: string) => console.log(`[redrive] ${msg}`);
+
+const { db, stop } = await bootstrap({ log: say, seedIfEmpty: true });
+
+const nextBin = join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
+const childEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1" };
+
+if (!dev && !existsSync(join(process.cwd(), ".next", "BUILD_ID"))) {
+  say("no production build yet: running `next build` (once; takes a minute or two)");
+  const code = await new Promise<number>((resolve) => {
+    spawn(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...childEnv, NODE_ENV: "production" } }).on(
+      "exit",
+      (c) => resolve(c ?? 1),
+    );
+  });
+  if (code !== 0) {
+    await stop();
+    process.exit(code);
+  }
+}
+
+const server = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
+  stdio: ["ignore", "pipe", "inherit"],
+  env: { ...childEnv, NODE_ENV: dev ? "development" : "production" },
+});
+server.stdout?.on("data", (chunk: Buffer) => {
+  process.stdout.write(chunk);
+  if (/Ready in|ready started|✓ Ready/i.test(chunk.toString())) {
+    say(`dashboard at http://localhost:${env.PORT} (start-up took ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
+});
+
+let stopping = false;
+async function shutdown(signal: NodeJS.Signals) {
+  if (stopping) return;
+  stopping = true;
+  say(`${signal}: stopping`);
+  server.kill("SIGTERM");
+  await new Promise((r) => server.once("exit", r));
+  await stop();
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+server.on("exit", async (code) => {
+  if (stopping) return;
+  say(`server exited with ${code}`);
+  await stop();
+  process.exit(code ?? 1);
+});

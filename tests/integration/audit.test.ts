@@ -1,0 +1,124 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { appendAudit } from "../../lib/audit/append";
+import { verifyAuditTrail } from "../../lib/audit/verify";
+import { closeDb, type Db } from "../../lib/db/client";
+import { inTransaction } from "../../lib/db/transaction";
+import { useTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+useTestAuthEnv();
+
+const run = promisify(execFile);
+let db: Db;
+
+beforeAll(async () => {
+  db = await testDb();
+  const events = Array.from({ length: 12 }, (_, i) => ({
+    actorId: "u-audit", actorEmail: "audit@test.local", actorRole: "admin", action: "test.event", targetType: "test",
+    targetId: String(i), after: { i, nested: { z: 1, a: [true, null, "x"] } }, requestId: `r${i}`,
+  }));
+  // Three transactions, so the chain crosses transaction boundaries as it does in production.
+  for (const slice of [events.slice(0, 4), events.slice(4, 9), events.slice(9)]) {
+    await inTransaction(db.pool, (c) => appendAudit(c, slice, new Date()));
+  }
+});
+
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+/** Changes a stored event behind the trigger's back, as only a superuser could, and puts it back after `fn`. */
+async function withTamperedEvent(id: string, fn: () => Promise<void>): Promise<void> {
+  const client = await db.pool.connect();
+  const original = await client.query(`SELECT actor_role FROM audit_event WHERE id = $1`, [id]);
+  try {
+    await client.query(`ALTER TABLE audit_event DISABLE TRIGGER audit_event_no_update`);
+    await client.query(`UPDATE audit_event SET actor_role = 'supervisor' WHERE id = $1`, [id]);
+    await client.query(`ALTER TABLE audit_event ENABLE TRIGGER audit_event_no_update`);
+    await fn();
+  } finally {
+    // Other test files share this run's database: leave the chain intact again.
+    await client.query(`ALTER TABLE audit_event DISABLE TRIGGER audit_event_no_update`);
+    await client.query(`UPDATE audit_event SET actor_role = $2 WHERE id = $1`, [id, original.rows[0].actor_role]);
+    await client.query(`ALTER TABLE audit_event ENABLE TRIGGER audit_event_no_update`);
+    client.release();
+  }
+}
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
+      env: { ...process.env, DATABASE_URL: inject("databaseUrl") },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+describe("the audit trail is append-only in the database", () => {
+  it("refuses UPDATE, DELETE and TRUNCATE", async () => {
+    await expect(db.pool.query(`UPDATE audit_event SET reason = 'x' WHERE id = (SELECT min(id) FROM audit_event)`)).rejects.toThrow(/append-only/);
+    await expect(db.pool.query(`DELETE FROM audit_event WHERE id = (SELECT min(id) FROM audit_event)`)).rejects.toThrow(/append-only/);
+    await expect(db.pool.query(`TRUNCATE audit_event`)).rejects.toThrow(/append-only/);
+  });
+});
+
+describe("verifying the chain", () => {
+  it("accepts the intact chain, in batches", async () => {
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM audit_event`);
+    expect(await verifyAuditTrail(db.pool, { batchSize: 5 })).toEqual({ ok: true, verified: rows[0].n });
+    expect(await verifyAuditTrail(db.pool)).toEqual({ ok: true, verified: rows[0].n });
+  });
+
+  it("reports the first broken link, across batch boundaries", async () => {
+    const { rows } = await db.pool.query(`SELECT id::text AS id FROM audit_event WHERE action = 'test.event' ORDER BY id OFFSET 6 LIMIT 1`);
+    const id: string = rows[0].id;
+    await withTamperedEvent(id, async () => {
+      const result = await verifyAuditTrail(db.pool, { batchSize: 5 });
+      expect(result).toMatchObject({ ok: false, broken: { id, problem: expect.stringContaining("content does not match its hash") } });
+    });
+    expect((await verifyAuditTrail(db.pool)).ok).toBe(true);
+  });
+
+  it("`redrive audit verify` prints ok, or the broken event and exits 1", async () => {
+    const ok = await cli(["audit", "verify"]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ok: \d+ events verified\n$/);
+
+    const { rows } = await db.pool.query(`SELECT id::text AS id FROM audit_event WHERE action = 'test.event' ORDER BY id OFFSET 2 LIMIT 1`);
+    await withTamperedEvent(rows[0].id, async () => {
+      const broken = await cli(["audit", "verify"]);
+      expect(broken.code).toBe(1);
+      expect(broken.stdout).toMatch(new RegExp(`^broken at event ${rows[0].id}: content does not match its hash`));
+    });
+  });
+});
+
+describe("account CLI", () => {
+  it("`token create` prints only the token on stdout; bad input exits non-zero with a message", async () => {
+    const email = `cli-${Date.now()}@test.local`;
+    const add = await cli(["user", "add", "--email", email, "--role", "producer"]);
+    expect(add.code).toBe(0);
+    expect(add.stdout).toMatch(/^[A-Za-z0-9_-]{24}\n$/); // the generated password, alone
+    expect(add.stderr).toContain(`created producer ${email}`);
+
+    const token = await cli(["token", "create", "--user", email, "--name", "ci"]);
+    expect(token.code).toBe(0);
+    expect(token.stdout).toMatch(/^rdv_[A-Za-z0-9_-]{43}\n$/);
+
+    const bad = await cli(["user", "add", "--email", "not-an-email", "--role", "root"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--email: must be an email address/);
+    expect(bad.stdout).toBe("");
+
+    const unknown = await cli(["token", "create", "--user", "nobody@test.local"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/no user with e-mail nobody@test.local/);
+  });
+});

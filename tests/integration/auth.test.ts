@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDb, getDb, type Db } from "../../lib/db/client";
+import { authRequest, cookieFrom, makeToken, makeUser, PASSWORD, randomIp, signIn, TEST_CTX, useTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+useTestAuthEnv();
+
+const { authenticate } = await import("../../lib/auth/principal");
+const { authenticateToken, revokeApiToken } = await import("../../lib/auth/tokens");
+const { updateUser, setPassword } = await import("../../lib/auth/users");
+
+let db: Db;
+
+beforeAll(async () => {
+  db = await testDb({ truncate: ["user"] });
+});
+
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+const req = (headers: Record<string, string>) => new Request("http://localhost:3000/api/anything", { headers });
+
+async function lastAudit(action: string) {
+  const { rows } = await db.pool.query(`SELECT * FROM audit_event WHERE action = $1 ORDER BY id DESC LIMIT 1`, [action]);
+  return rows[0];
+}
+
+describe("sign-in with e-mail and password (better-auth)", () => {
+  it("sets an httpOnly SameSite=Lax session cookie valid for 8 hours and audits the sign-in", async () => {
+    const user = await makeUser(db, "supervisor");
+    const { res, cookie } = await signIn(user.email.toUpperCase());
+    expect(res.status).toBe(200);
+    const setCookie = res.headers.getSetCookie().find((c) => c.startsWith("redrive.session_token="));
+    expect(setCookie).toBeDefined();
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    expect(setCookie).toMatch(/Max-Age=28800/);
+
+    const principal = await authenticate(req({ cookie }));
+    expect(principal).toEqual({ userId: user.id, email: user.email, name: user.name, role: "supervisor", via: "session" });
+
+    const event = await lastAudit("auth.sign_in");
+    expect(event).toMatchObject({ actor_id: user.id, actor_email: user.email, actor_role: "supervisor", target_id: user.id });
+    const { rows } = await db.pool.query(`SELECT expires_at FROM session WHERE user_id = $1`, [user.id]);
+    const hours = (rows[0].expires_at.getTime() - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(7.9);
+    expect(hours).toBeLessThanOrEqual(8);
+  });
+
+  it("refuses a wrong password and audits the failure with the e-mail that was tried", async () => {
+    const user = await makeUser(db, "analyst");
+    const { res, cookie } = await signIn(user.email, "not-the-password");
+    expect(res.status).toBe(401);
+    expect(cookie).toBe("");
+    const event = await lastAudit("auth.sign_in_failed");
+    expect(event).toMatchObject({ actor_id: null, actor_email: user.email, reason: "INVALID_EMAIL_OR_PASSWORD" });
+  });
+
+  it("has no sign-up", async () => {
+    const res = await authRequest("/sign-up/email", { body: { email: "new@test.local", password: "long-enough-password", name: "x" } });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    const { rows } = await db.pool.query(`SELECT 1 FROM "user" WHERE email = 'new@test.local'`);
+    expect(rows).toHaveLength(0);
+  });
+
+  it("refuses a disabled account at sign-in (after the password check) and ends its sessions when disabled", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    expect(await authenticate(req({ cookie }))).not.toBeNull();
+
+    await updateUser(db.pool, user.id, { disabled: true }, TEST_CTX());
+    expect(await authenticate(req({ cookie }))).toBeNull();
+
+    const again = await signIn(user.email);
+    expect(again.res.status).toBe(403);
+    expect(await again.res.json()).toMatchObject({ code: "ACCOUNT_DISABLED" });
+    expect(await lastAudit("auth.sign_in_failed")).toMatchObject({ actor_email: user.email, reason: "ACCOUNT_DISABLED" });
+
+    const wrong = await signIn(user.email, "wrong-password-here");
+    expect(wrong.res.status).toBe(401); // a wrong password does not learn that the account is disabled
+  });
+
+  it("refuses a session whose user was disabled directly in the database", async () => {
+    const user = await makeUser(db, "auditor");
+    const { cookie } = await signIn(user.email);
+    await db.pool.query(`UPDATE "user" SET disabled = true WHERE id = $1`, [user.id]);
+    expect(await authenticate(req({ cookie }))).toBeNull();
+  });
+
+  it("signs out: the session is deleted and the cookie no longer authenticates", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    const out = await authRequest("/sign-out", { cookie, body: {} });
+    expect(out.status).toBe(200);
+    expect(await authenticate(req({ cookie }))).toBeNull();
+    const { rows } = await db.pool.query(`SELECT 1 FROM session WHERE user_id = $1`, [user.id]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it("a password set by an admin replaces the old one and ends existing sessions", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    await setPassword(db.pool, user.id, "a-brand-new-password", TEST_CTX());
+    expect(await authenticate(req({ cookie }))).toBeNull();
+    expect((await signIn(user.email, PASSWORD)).res.status).toBe(401);
+    expect((await signIn(user.email, "a-brand-new-password")).res.status).toBe(200);
+    expect(await lastAudit("user.password_set")).toMatchObject({ target_id: user.id, after: { sessionsRevoked: 1, passwordGenerated: false } });
+  });
+
+  it("rate-limits sign-in attempts: 5 per minute per client address", async () => {
+    const user = await makeUser(db, "analyst");
+    const ip = randomIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await signIn(user.email, "wrong-password-here", ip)).res.status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    expect((await signIn(user.email, PASSWORD, randomIp())).res.status).toBe(200);
+  });
+
+  it("refuses a cross-site sign-out (Origin check)", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    const { getAuth } = await import("../../lib/auth/auth");
+    const res = await getAuth().handler(
+      new Request("http://localhost:3000/api/auth/sign-out", {
+        method: "POST",
+        headers: { origin: "https://evil.example", cookie, "content-type": "application/json", "x-forwarded-for": randomIp() },
+        body: "{}",
+      }),
+    );
+    expect(res.status).toBe(403);
+    expect(await authenticate(req({ cookie }))).not.toBeNull();
+  });
+
+  it("trusts the origin the request came to, whatever the port (e2e runs on another one)", async () => {
+    const user = await makeUser(db, "analyst");
+    const { getAuth } = await import("../../lib/auth/auth");
+    const res = await getAuth().handler(
+      new Request("http://127.0.0.1:3999/api/auth/sign-in/email", {
+        method: "POST",
+        headers: { origin: "http://127.0.0.1:3999", "content-type": "application/json", "x-forwarded-for": randomIp() },
+        body: JSON.stringify({ email: user.email, password: PASSWORD }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(cookieFrom(res)).toContain("redrive.session_token=");
+  });
+});
+
+describe("authenticate with an API token", () => {
+  it("accepts a valid token and says so in the principal", async () => {
+    const user = await makeUser(db, "producer");
+    const token = await makeToken(db, user.id);
+    const p = await authenticate(req({ authorization: `Bearer ${token}` }));
+    expect(p).toMatchObject({ userId: user.id, email: user.email, role: "producer", via: "token" });
+    expect(p?.tokenId).toEqual(expect.any(String));
+  });
+
+  it("refuses a revoked token", async () => {
+    const user = await makeUser(db, "analyst");
+    const token = await makeToken(db, user.id);
+    const p = await authenticate(req({ authorization: `Bearer ${token}` }));
+    await revokeApiToken(db.pool, { id: p!.tokenId!, ownerId: user.id }, TEST_CTX());
+    expect(await authenticate(req({ authorization: `Bearer ${token}` }))).toBeNull();
+  });
+
+  it("refuses the token of a disabled user", async () => {
+    const user = await makeUser(db, "supervisor");
+    const token = await makeToken(db, user.id);
+    await updateUser(db.pool, user.id, { disabled: true }, TEST_CTX());
+    expect(await authenticate(req({ authorization: `Bearer ${token}` }))).toBeNull();
+    await updateUser(db.pool, user.id, { disabled: false }, TEST_CTX());
+    expect(await authenticate(req({ authorization: `Bearer ${token}` }))).not.toBeNull();
+  });
+
+  it("refuses unknown and malformed tokens, and does not fall back to the cookie when a bearer token is sent", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    expect(await authenticate(req({ authorization: `Bearer rdv_${"A".repeat(43)}` }))).toBeNull();
+    expect(await authenticate(req({ authorization: "Bearer nonsense", cookie }))).toBeNull();
+    expect(await authenticate(req({}))).toBeNull();
+  });
+
+  it("records last use at most once a minute", async () => {
+    const user = await makeUser(db, "analyst");
+    const token = await makeToken(db, user.id);
+    const t0 = new Date("2030-01-01T00:00:00.000Z");
+    const lastUsed = async () =>
+      (await db.pool.query(`SELECT last_used_at FROM api_token WHERE user_id = $1`, [user.id])).rows[0].last_used_at.toISOString();
+    await authenticateToken(getDb().pool, token, t0);
+    expect(await lastUsed()).toBe(t0.toISOString());
+    await authenticateToken(getDb().pool, token, new Date(t0.getTime() + 30_000));
+    expect(await lastUsed()).toBe(t0.toISOString());
+    const t2 = new Date(t0.getTime() + 61_000);
+    await authenticateToken(getDb().pool, token, t2);
+    expect(await lastUsed()).toBe(t2.toISOString());
+  });
+});
