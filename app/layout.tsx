@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { UserMenu } from "@/components/auth/user-menu";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -19,6 +20,9 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/dead-letters" className="text-slate-600 hover:text-slate-900">
               Dead letters
             </Link>
+            <div className="ml-auto">
+              <UserMenu />
+            </div>
           </nav>
         </header>
         <main className="mx-auto max-w-[1600px] px-4 py-4">{children}</main>

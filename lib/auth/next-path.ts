@@ -7,3 +7,6 @@ export function safeNextPath(value: string | null | undefined): string {
   if (value === "/sign-in" || value.startsWith("/sign-in?") || value.startsWith("/sign-in/")) return "/";
   return value;
 }
+
+/** Set by proxy.ts on page requests: the path and query, so a server component can send the user back to it. */
+export const PATH_HEADER = "x-redrive-path";

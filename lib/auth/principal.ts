@@ -4,7 +4,7 @@ import { getEnv } from "../env";
 import { accountRefusal } from "./account-policy";
 import { getAuth } from "./auth";
 import { can, isRole, type Permission, type Role } from "./permissions";
-import { safeNextPath } from "./next-path";
+import { PATH_HEADER, safeNextPath } from "./next-path";
 import { bearerToken } from "./token-format";
 import { authenticateToken } from "./tokens";
 
@@ -46,9 +46,6 @@ async function sessionPrincipal(headers: Headers): Promise<Principal | null> {
 export function actorOf(principal: Principal): Actor {
   return { id: principal.userId, email: principal.email, role: principal.role };
 }
-
-/** The header proxy.ts sets on page requests so server components know the path to come back to. */
-export const PATH_HEADER = "x-redrive-path";
 
 /** For server components: the signed-in user, or null. */
 export async function getPagePrincipal(): Promise<Principal | null> {

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerAccountCommands } from "./commands/accounts";
 import { registerAfcCommands } from "./commands/afc";
 import { registerDbCommands } from "./commands/db";
+import { registerImportCommands } from "./commands/import";
 import { registerGeometryCommands } from "./commands/geometry";
 import { CliUsageError } from "./context";
 
@@ -11,6 +12,7 @@ const program = new Command("redrive")
   .exitOverride();
 
 registerDbCommands(program);
+registerImportCommands(program);
 registerAfcCommands(program);
 registerGeometryCommands(program);
 registerAccountCommands(program);

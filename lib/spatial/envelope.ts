@@ -34,19 +34,33 @@ const epochSeconds = numberLike.pipe(z.number()
   .transform((n) => new Date(Math.round(n * 1000)));
 
 // RFC 3339 with an offset; a timestamp without one (Python's naive datetime.isoformat()) is read as UTC.
-const rfc3339 = z.iso.datetime({ offset: true, local: true })
+const rfc3339 = z.iso.datetime({ offset: true, local: true, error: "must be an RFC 3339 timestamp such as 2025-11-29T12:00:00Z" })
   .transform((s) => new Date(/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(s) ? s : `${s}Z`))
   .refine((d) => !Number.isNaN(d.getTime()), "is not a valid date");
+
+/** Picks the branch by JSON type so the message says what is wrong with the value given, not with both forms. */
+const observedAt = z.unknown().transform((value, ctx): Date => {
+  const branch = typeof value === "string" ? rfc3339
+    : typeof value === "number" || isLosslessNumber(value) ? epochSeconds
+    : null;
+  if (!branch) {
+    ctx.addIssue({
+      code: "custom",
+      message: value === undefined ? "is required" : "must be epoch seconds (number) or an RFC 3339 timestamp (string)",
+    });
+    return z.NEVER;
+  }
+  const parsed = branch.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message });
+  return z.NEVER;
+});
 
 export const spatialEnvelopeSchema = z.looseObject({
   kind: z.literal("spatial"),
   source: z.unknown().optional(),
   idempotency_key: z.unknown().optional(),
-  observed_at: z.union([epochSeconds, rfc3339], {
-    error: (issue) => (issue.input === undefined
-      ? "is required"
-      : "must be epoch seconds (number) or an RFC 3339 timestamp"),
-  }),
+  observed_at: observedAt,
   feature: z.custom<Record<string, unknown>>(isJsonObject, "must be a GeoJSON Feature object"),
   dead_letter_reason: z.unknown().optional(),
   replay_count: z.unknown().optional(),

@@ -5,10 +5,10 @@ import { appendAudit } from "../../lib/audit/append";
 import { verifyAuditTrail } from "../../lib/audit/verify";
 import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
-import { useTestAuthEnv } from "./auth-helpers";
+import { setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
-useTestAuthEnv();
+setTestAuthEnv();
 
 const run = promisify(execFile);
 let db: Db;

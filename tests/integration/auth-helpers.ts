@@ -3,10 +3,10 @@ import type { Db } from "../../lib/db/client";
 import type { AuditContext } from "../../lib/auth/audit-context";
 import type { Role } from "../../lib/auth/permissions";
 
-// Accounts, tokens and signed-in sessions for integration tests. Call useTestAuthEnv() at the top of a test
+// Accounts, tokens and signed-in sessions for integration tests. Call setTestAuthEnv() at the top of a test
 // file, before anything reads the environment (lib/env.ts caches it), so no secret file is written to .data.
 
-export function useTestAuthEnv(): void {
+export function setTestAuthEnv(): void {
   process.env.BETTER_AUTH_SECRET ??= "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 }
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb, type Db } from "../../lib/db/client";
-import { authRequest, cookieFrom, makeToken, makeUser, PASSWORD, randomIp, signIn, TEST_CTX, useTestAuthEnv } from "./auth-helpers";
+import { authRequest, cookieFrom, makeToken, makeUser, PASSWORD, randomIp, signIn, TEST_CTX, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
-useTestAuthEnv();
+setTestAuthEnv();
 
 const { authenticate } = await import("../../lib/auth/principal");
 const { authenticateToken, revokeApiToken } = await import("../../lib/auth/tokens");

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RouteHandler } from "../../lib/api/handler";
 import { can, ROLES, type Permission, type Role } from "../../lib/auth/permissions";
 import { closeDb, type Db } from "../../lib/db/client";
-import { makeToken, makeUser, useTestAuthEnv } from "./auth-helpers";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
 // Every route handler on disk, checked against the permission table: a route added without defineRoute, or
@@ -12,7 +12,7 @@ import { testDb } from "./helpers";
 // meant to be public (PUBLIC below) or are not ours (NOT_DEFINE_ROUTE).
 
 vi.mock("server-only", () => ({}));
-useTestAuthEnv();
+setTestAuthEnv();
 
 /** Routes anyone may call, as "METHOD /api/path". Adding one here is a security decision: say why. */
 const PUBLIC = new Set([

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import type { CreatedToken, CreatedUser, TokenView, UserView } from "../../lib/auth/schemas";
-import { makeToken, makeUser, signIn, TEST_CTX, useTestAuthEnv } from "./auth-helpers";
+import { makeToken, makeUser, signIn, TEST_CTX, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
-useTestAuthEnv();
+setTestAuthEnv();
 
 const tokens = await import("../../app/api/tokens/route");
 const tokenById = await import("../../app/api/tokens/[id]/route");

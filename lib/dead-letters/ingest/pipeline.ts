@@ -94,7 +94,11 @@ export async function storeBatch(pool: pg.Pool, batch: Normalized[], now: Date, 
   return batch.map((n) => (n.ok ? (stored.get(n.index) as IngestResult) : { index: n.index, status: "rejected" as const, errors: n.errors }));
 }
 
-/** Normalizes and stores a stream of records, yielding each stored batch's results in input order. */
+/**
+ * Normalizes and stores a stream of records, yielding each stored batch's results in input order. Storing a
+ * batch is mostly waiting on PostgreSQL (another core), so the next batch is normalized meanwhile: one store
+ * in flight at a time keeps batches in order and memory bounded.
+ */
 export async function* ingestStream(
   pool: pg.Pool,
   records: AsyncIterable<RecordText>,
@@ -103,12 +107,17 @@ export async function* ingestStream(
   const clock = opts.clock ?? (() => new Date());
   const size = opts.batchSize ?? 500;
   let batch: Normalized[] = [];
+  let inFlight: Promise<IngestResult[]> | null = null;
   for await (const rec of records) {
     batch.push(await normalizeRecord(rec, clock(), opts));
     if (batch.length >= size) {
-      yield await storeBatch(pool, batch, clock(), opts);
+      if (inFlight) yield await inFlight;
+      inFlight = storeBatch(pool, batch, clock(), opts);
+      // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
+      inFlight.catch(() => {});
       batch = [];
     }
   }
+  if (inFlight) yield await inFlight;
   if (batch.length) yield await storeBatch(pool, batch, clock(), opts);
 }

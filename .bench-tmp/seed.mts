@@ -1,0 +1,10 @@
+import pg from "pg";
+import { applyMigrations } from "../lib/db/migrate";
+import { seedBulk } from "../scripts/bench/seed-bulk";
+const url = "postgresql://postgres@127.0.0.1:5432/redrive_bench";
+await applyMigrations(url);
+const c = new pg.Client({ connectionString: url });
+await c.connect();
+await seedBulk(c, Number(process.argv[2] ?? 1000000), (m) => console.log(m));
+await c.end();
+process.exit(0);

@@ -1,0 +1,14 @@
+import { readFile } from "node:fs/promises";
+import { withSchemaEngine } from "../lib/db/schema-engine";
+import { readMigrationList } from "../lib/db/migration-files";
+import { NO_FILTER } from "../lib/db/schema-engine";
+let schema = await readFile("prisma/schema.prisma", "utf8");
+schema = schema.replace('moduleFormat = "esm"', 'moduleFormat = "esm"\n  previewFeatures = ["partialIndexes"]');
+schema = schema.replace('@@index([batchId, status, seq], map: "replay_item_claim_idx")', '@@index([batchId, seq], map: "replay_item_ready_idx", where: raw("status IN (\'pending\', \'retry\')"))');
+const url = "postgresql://postgres@127.0.0.1:5432/redrive_dev";
+const list = await readMigrationList();
+const out = await withSchemaEngine(url, (engine) => engine.diff({ from: { tag: "migrations", ...list }, to: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: schema }] }, script: true, exitCode: null, filters: NO_FILTER }));
+console.log(out.stdout);
+list.migrationDirectories.push({ path: "20991231000000_x", migrationFile: { path: "migration.sql", content: out.stdout } });
+const out2 = await withSchemaEngine(url, (engine) => engine.diff({ from: { tag: "migrations", ...list }, to: { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: schema }] }, script: true, exitCode: null, filters: NO_FILTER }));
+console.log("SECOND:", JSON.stringify(out2.stdout));

@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import { Badge } from "@/components/ui/badge";
+import { ChangePasswordForm } from "@/components/settings/change-password-form";
+import { TokensPanel } from "@/components/settings/tokens-panel";
+import { UsersPanel } from "@/components/settings/users-panel";
+import { can, ROLE_PERMISSIONS } from "@/lib/auth/permissions";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { listApiTokens } from "@/lib/auth/tokens";
+import { listUsers } from "@/lib/auth/users";
+import { getDb } from "@/lib/db/client";
+
+export const metadata: Metadata = { title: "Settings" };
+export const dynamic = "force-dynamic";
+
+export default async function SettingsPage() {
+  const me = await requirePagePrincipal(undefined, { next: "/settings" });
+  const isAdmin = can(me.role, "users:manage");
+  const { pool } = getDb();
+  const [tokens, users] = await Promise.all([listApiTokens(pool, me.userId), isAdmin ? listUsers(pool) : Promise.resolve(null)]);
+
+  return (
+    <div className="max-w-5xl space-y-4">
+      <h1 className="text-lg font-semibold">Settings</h1>
+
+      <section aria-labelledby="account-heading" className="rounded border border-slate-200 bg-white p-4">
+        <h2 id="account-heading" className="mb-2 text-sm font-semibold">
+          Your account
+        </h2>
+        <dl className="grid grid-cols-[8rem_1fr] gap-x-4 gap-y-1 text-sm">
+          <dt className="text-slate-500">E-mail</dt>
+          <dd>{me.email}</dd>
+          <dt className="text-slate-500">Name</dt>
+          <dd>{me.name}</dd>
+          <dt className="text-slate-500">Role</dt>
+          <dd>
+            <Badge>{me.role}</Badge>
+          </dd>
+          <dt className="text-slate-500">Permissions</dt>
+          <dd className="flex flex-wrap gap-1">
+            {[...ROLE_PERMISSIONS[me.role]].sort().map((p) => (
+              <code key={p} className="rounded bg-slate-100 px-1 text-xs text-slate-700">
+                {p}
+              </code>
+            ))}
+          </dd>
+        </dl>
+      </section>
+
+      <TokensPanel initialTokens={tokens} />
+      {me.via === "session" && <ChangePasswordForm />}
+      {users && <UsersPanel initialUsers={users} currentUserId={me.userId} />}
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+import Link from "next/link";
+import { unstable_rethrow } from "next/navigation";
+import { Badge } from "@/components/ui/badge";
+import { getPagePrincipal, type Principal } from "@/lib/auth/principal";
+import { SignOutButton } from "./sign-out-button";
+
+// The header's right-hand side: who is signed in (e-mail, role), settings and sign-out; or a sign-in link.
+
+export async function UserMenu() {
+  let principal: Principal | null = null;
+  try {
+    principal = await getPagePrincipal();
+  } catch (err) {
+    unstable_rethrow(err); // Next's own control flow (dynamic rendering, redirects) must pass through
+    // The header must not take the page down (database restarting); the page's own check still applies.
+    console.error("[auth] user menu: could not read the session", err);
+  }
+  if (!principal) {
+    return (
+      <Link href="/sign-in" className="text-slate-600 hover:text-slate-900">
+        Sign in
+      </Link>
+    );
+  }
+  return (
+    <div className="flex items-center gap-3">
+      <Link href="/settings" className="text-slate-700 hover:text-slate-900" title="Your account and API tokens">
+        {principal.email}
+      </Link>
+      <Badge tone="slate">{principal.role}</Badge>
+      <SignOutButton />
+    </div>
+  );
+}

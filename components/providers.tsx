@@ -1,0 +1,25 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useState } from "react";
+import { HttpError } from "@/lib/api/client";
+
+// One QueryClient per browser tab, and one per server render (useState runs per mount, so requests never
+// share a cache). Mount once in app/layout.tsx around {children}.
+
+function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 30_000,
+        // A 4xx will not get better by asking again.
+        retry: (failures, error) => !(error instanceof HttpError && error.status < 500) && failures < 2,
+      },
+    },
+  });
+}
+
+export function Providers({ children }: { children: React.ReactNode }) {
+  const [client] = useState(makeQueryClient);
+  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+}

@@ -1,0 +1,78 @@
+"use client";
+
+import { useState } from "react";
+import { errorMessage } from "@/lib/api/client";
+import { PASSWORD_MIN_LENGTH } from "@/lib/auth/schemas";
+
+const inputClass = "block w-full rounded border border-slate-300 px-2 py-1 text-sm";
+
+/** better-auth's /change-password; other sessions are ended. Audited as user.password_changed. */
+export function ChangePasswordForm() {
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const formEl = event.currentTarget;
+    const form = new FormData(formEl);
+    const newPassword = String(form.get("newPassword") ?? "");
+    if (newPassword !== String(form.get("confirmPassword") ?? "")) {
+      setMessage({ ok: false, text: "The new passwords do not match." });
+      return;
+    }
+    setPending(true);
+    setMessage(null);
+    try {
+      const res = await fetch("/api/auth/change-password", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ currentPassword: String(form.get("currentPassword") ?? ""), newPassword, revokeOtherSessions: true }),
+      });
+      if (res.ok) {
+        formEl.reset();
+        setMessage({ ok: true, text: "Password changed. Your other sessions were signed out." });
+      } else {
+        const body: unknown = await res.json().catch(() => null);
+        setMessage({ ok: false, text: errorMessage(res.status, body) });
+      }
+    } catch {
+      setMessage({ ok: false, text: "Could not reach the server." });
+    }
+    setPending(false);
+  }
+
+  return (
+    <section aria-labelledby="password-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+      <h2 id="password-heading" className="text-sm font-semibold">
+        Change password
+      </h2>
+      <form onSubmit={onSubmit} className="grid max-w-md gap-2">
+        <div className="space-y-1">
+          <label htmlFor="currentPassword" className="block text-xs font-medium text-slate-700">Current password</label>
+          <input id="currentPassword" name="currentPassword" type="password" autoComplete="current-password" required className={inputClass} />
+        </div>
+        <div className="space-y-1">
+          <label htmlFor="newPassword" className="block text-xs font-medium text-slate-700">
+            New password (at least {PASSWORD_MIN_LENGTH} characters)
+          </label>
+          <input id="newPassword" name="newPassword" type="password" autoComplete="new-password" minLength={PASSWORD_MIN_LENGTH} required className={inputClass} />
+        </div>
+        <div className="space-y-1">
+          <label htmlFor="confirmPassword" className="block text-xs font-medium text-slate-700">Repeat the new password</label>
+          <input id="confirmPassword" name="confirmPassword" type="password" autoComplete="new-password" required className={inputClass} />
+        </div>
+        <div>
+          <button type="submit" disabled={pending} className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+            {pending ? "Changing…" : "Change password"}
+          </button>
+        </div>
+        {message && (
+          <p role={message.ok ? "status" : "alert"} className={message.ok ? "text-sm text-emerald-700" : "rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"}>
+            {message.text}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { CreatedToken, CreatedUser, CreateTokenBody, CreateUserBody, PatchUserBody, TokenView, UserView } from "@/lib/auth/schemas";
+import { fetchJson } from "@/lib/api/client";
+
+// One hook per resource of the settings page; mutations invalidate by key.
+
+export const accountKeys = {
+  all: ["account"] as const,
+  tokens: () => [...accountKeys.all, "tokens"] as const,
+  users: () => [...accountKeys.all, "users"] as const,
+};
+
+export function useTokens(initialData?: TokenView[]) {
+  return useQuery({
+    queryKey: accountKeys.tokens(),
+    queryFn: async () => (await fetchJson<{ tokens: TokenView[] }>("/api/tokens")).tokens,
+    initialData,
+  });
+}
+
+export function useCreateToken() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateTokenBody) => fetchJson<CreatedToken>("/api/tokens", { method: "POST", body }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.tokens() }),
+  });
+}
+
+export function useRevokeToken() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => fetchJson<{ token: TokenView }>(`/api/tokens/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.tokens() }),
+  });
+}
+
+export function useUsers(initialData?: UserView[]) {
+  return useQuery({
+    queryKey: accountKeys.users(),
+    queryFn: async () => (await fetchJson<{ users: UserView[] }>("/api/users")).users,
+    initialData,
+  });
+}
+
+export function useCreateUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateUserBody) => fetchJson<CreatedUser>("/api/users", { method: "POST", body }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.users() }),
+  });
+}
+
+export function usePatchUser() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, patch }: { id: string; patch: PatchUserBody }) =>
+      fetchJson<{ user: UserView }>(`/api/users/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.users() }),
+  });
+}

@@ -1,0 +1,128 @@
+"use client";
+
+import { useState } from "react";
+import type { CreatedToken, TokenView } from "@/lib/auth/schemas";
+import { useCreateToken, useRevokeToken, useTokens } from "./queries";
+import { SecretOnce } from "./secret-once";
+
+const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");
+
+export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
+  const tokens = useTokens(initialTokens);
+  const create = useCreateToken();
+  const revoke = useRevokeToken();
+  const [name, setName] = useState("");
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+
+  function onCreate(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setStatus(null);
+    create.mutate(
+      { name },
+      {
+        onSuccess: (token) => {
+          setCreated(token);
+          setName("");
+        },
+      },
+    );
+  }
+
+  function onRevoke(token: TokenView) {
+    if (!window.confirm(`Revoke the token "${token.name}" (${token.prefix}…)? Scripts using it stop working at once.`)) return;
+    revoke.mutate(token.id, { onSuccess: () => setStatus(`Token "${token.name}" revoked.`) });
+  }
+
+  const error = create.error ?? revoke.error ?? tokens.error;
+
+  return (
+    <section aria-labelledby="tokens-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+      <div>
+        <h2 id="tokens-heading" className="text-sm font-semibold">
+          API tokens
+        </h2>
+        <p className="text-xs text-slate-500">
+          For scripts and producers: send <code>Authorization: Bearer rdv_…</code>. A token acts with your role.
+        </p>
+      </div>
+
+      <form onSubmit={onCreate} className="flex items-end gap-2">
+        <div className="flex-1 space-y-1">
+          <label htmlFor="token-name" className="block text-xs font-medium text-slate-700">
+            New token name
+          </label>
+          <input
+            id="token-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={100}
+            placeholder="e.g. nightly export"
+            className="block w-full rounded border border-slate-300 px-2 py-1 text-sm"
+          />
+        </div>
+        <button
+          type="submit"
+          disabled={create.isPending || name.trim() === ""}
+          className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
+        >
+          {create.isPending ? "Creating…" : "Create token"}
+        </button>
+      </form>
+
+      {created && <SecretOnce label={`Token "${created.name}"`} value={created.token} onDismiss={() => setCreated(null)} />}
+      {error && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {error.message}
+        </p>
+      )}
+      {status && (
+        <p role="status" className="text-sm text-slate-600">
+          {status}
+        </p>
+      )}
+
+      {tokens.data && tokens.data.length > 0 ? (
+        <table className="w-full text-left text-sm">
+          <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th scope="col" className="py-1.5 pr-3">Name</th>
+              <th scope="col" className="py-1.5 pr-3">Token</th>
+              <th scope="col" className="py-1.5 pr-3">Created</th>
+              <th scope="col" className="py-1.5 pr-3">Last used</th>
+              <th scope="col" className="py-1.5 pr-3">Status</th>
+              <th scope="col" className="py-1.5"><span className="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {tokens.data.map((t) => (
+              <tr key={t.id} className={t.revokedAt ? "text-slate-400" : undefined}>
+                <td className="py-1.5 pr-3">{t.name}</td>
+                <td className="py-1.5 pr-3 font-mono text-xs">{t.prefix}…</td>
+                <td className="whitespace-nowrap py-1.5 pr-3">{when(t.createdAt)}</td>
+                <td className="whitespace-nowrap py-1.5 pr-3">{when(t.lastUsedAt)}</td>
+                <td className="py-1.5 pr-3">{t.revokedAt ? `revoked ${when(t.revokedAt)}` : "active"}</td>
+                <td className="py-1.5 text-right">
+                  {!t.revokedAt && (
+                    <button
+                      type="button"
+                      onClick={() => onRevoke(t)}
+                      disabled={revoke.isPending}
+                      className="rounded border border-red-200 px-2 py-0.5 text-xs text-red-700 hover:bg-red-50 disabled:opacity-50"
+                      aria-label={`Revoke token ${t.name}`}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="text-sm text-slate-500">No tokens yet.</p>
+      )}
+    </section>
+  );
+}

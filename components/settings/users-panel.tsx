@@ -1,0 +1,185 @@
+"use client";
+
+import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { ROLES, type Role } from "@/lib/auth/permissions";
+import type { CreatedUser, UserView } from "@/lib/auth/schemas";
+import { useCreateUser, usePatchUser, useUsers } from "./queries";
+import { SecretOnce } from "./secret-once";
+
+const inputClass = "block w-full rounded border border-slate-300 px-2 py-1 text-sm";
+
+export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: UserView[]; currentUserId: string }) {
+  const users = useUsers(initialUsers);
+  const patch = usePatchUser();
+  const [status, setStatus] = useState<string | null>(null);
+
+  function changeRole(user: UserView, role: Role) {
+    if (role === user.role) return;
+    const self = user.id === currentUserId ? " This is your own account." : "";
+    if (!window.confirm(`Change ${user.email} from ${user.role} to ${role}?${self}`)) return;
+    patch.mutate({ id: user.id, patch: { role } }, { onSuccess: () => setStatus(`${user.email} is now ${role}.`) });
+  }
+
+  function toggleDisabled(user: UserView) {
+    const disabled = !user.disabled;
+    const what = disabled ? "Disable" : "Enable";
+    const effect = disabled ? " They are signed out and their API tokens stop working." : "";
+    if (!window.confirm(`${what} ${user.email}?${effect}`)) return;
+    patch.mutate({ id: user.id, patch: { disabled } }, { onSuccess: () => setStatus(`${user.email} ${disabled ? "disabled" : "enabled"}.`) });
+  }
+
+  const error = patch.error ?? users.error;
+
+  return (
+    <section aria-labelledby="users-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+      <div>
+        <h2 id="users-heading" className="text-sm font-semibold">
+          Users
+        </h2>
+        <p className="text-xs text-slate-500">Role changes and disabling take effect on the user&apos;s next request and are audited.</p>
+      </div>
+
+      <CreateUserForm />
+
+      {error && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {error.message}
+        </p>
+      )}
+      {status && (
+        <p role="status" className="text-sm text-slate-600">
+          {status}
+        </p>
+      )}
+
+      <table className="w-full text-left text-sm">
+        <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
+          <tr>
+            <th scope="col" className="py-1.5 pr-3">E-mail</th>
+            <th scope="col" className="py-1.5 pr-3">Name</th>
+            <th scope="col" className="py-1.5 pr-3">Role</th>
+            <th scope="col" className="py-1.5 pr-3">Status</th>
+            <th scope="col" className="py-1.5"><span className="sr-only">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {(users.data ?? []).map((u) => (
+            <tr key={u.id} className={u.disabled ? "text-slate-400" : undefined}>
+              <td className="py-1.5 pr-3">
+                {u.email}
+                {u.id === currentUserId && <span className="ml-1 text-xs text-slate-500">(you)</span>}
+                {u.demo && (
+                  <span className="ml-1">
+                    <Badge tone="violet" title="Seeded demo account: refused in production unless REDRIVE_DEMO=1">demo</Badge>
+                  </span>
+                )}
+              </td>
+              <td className="py-1.5 pr-3">{u.name}</td>
+              <td className="py-1.5 pr-3">
+                <label className="sr-only" htmlFor={`role-${u.id}`}>
+                  Role of {u.email}
+                </label>
+                <select
+                  id={`role-${u.id}`}
+                  value={u.role}
+                  disabled={patch.isPending}
+                  onChange={(e) => changeRole(u, e.target.value as Role)}
+                  className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-sm"
+                >
+                  {ROLES.map((r) => (
+                    <option key={r} value={r}>
+                      {r}
+                    </option>
+                  ))}
+                </select>
+              </td>
+              <td className="py-1.5 pr-3">{u.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">enabled</Badge>}</td>
+              <td className="py-1.5 text-right">
+                <button
+                  type="button"
+                  onClick={() => toggleDisabled(u)}
+                  disabled={patch.isPending}
+                  className="rounded border border-slate-300 px-2 py-0.5 text-xs hover:bg-slate-100 disabled:opacity-50"
+                  aria-label={`${u.disabled ? "Enable" : "Disable"} ${u.email}`}
+                >
+                  {u.disabled ? "Enable" : "Disable"}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function CreateUserForm() {
+  const create = useCreateUser();
+  const [created, setCreated] = useState<CreatedUser | null>(null);
+  const [form, setForm] = useState({ email: "", name: "", role: "analyst" as Role, password: "" });
+
+  function onSubmit(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    create.mutate(
+      { email: form.email, role: form.role, ...(form.name.trim() ? { name: form.name } : {}), ...(form.password ? { password: form.password } : {}) },
+      {
+        onSuccess: (result) => {
+          setCreated(result);
+          setForm({ email: "", name: "", role: "analyst", password: "" });
+        },
+      },
+    );
+  }
+
+  return (
+    <div className="space-y-2">
+      <form onSubmit={onSubmit} className="grid grid-cols-1 items-end gap-2 sm:grid-cols-[2fr_1.5fr_1fr_1.5fr_auto]" aria-label="Add a user">
+        <div className="space-y-1">
+          <label htmlFor="new-user-email" className="block text-xs font-medium text-slate-700">E-mail</label>
+          <input id="new-user-email" type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} className={inputClass} />
+        </div>
+        <div className="space-y-1">
+          <label htmlFor="new-user-name" className="block text-xs font-medium text-slate-700">Name (optional)</label>
+          <input id="new-user-name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
+        </div>
+        <div className="space-y-1">
+          <label htmlFor="new-user-role" className="block text-xs font-medium text-slate-700">Role</label>
+          <select id="new-user-role" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })} className={`${inputClass} bg-white`}>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>{r}</option>
+            ))}
+          </select>
+        </div>
+        <div className="space-y-1">
+          <label htmlFor="new-user-password" className="block text-xs font-medium text-slate-700">Password (blank: generate)</label>
+          <input
+            id="new-user-password"
+            type="password"
+            autoComplete="new-password"
+            minLength={12}
+            value={form.password}
+            onChange={(e) => setForm({ ...form, password: e.target.value })}
+            className={inputClass}
+          />
+        </div>
+        <button type="submit" disabled={create.isPending} className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+          {create.isPending ? "Adding…" : "Add user"}
+        </button>
+      </form>
+      {create.error && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {create.error.message}
+        </p>
+      )}
+      {created && !created.password && (
+        <p role="status" className="text-sm text-slate-600">
+          {created.user.email} added as {created.user.role}.
+        </p>
+      )}
+      {created?.password && (
+        <SecretOnce label={`Password for ${created.user.email}`} value={created.password} onDismiss={() => setCreated(null)} />
+      )}
+    </div>
+  );
+}

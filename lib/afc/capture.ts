@@ -1,0 +1,93 @@
+import { stringify } from "lossless-json";
+import type pg from "pg";
+import { AppError } from "../api/errors";
+import type { Actor } from "../audit/append";
+import { storeDeadLetters } from "../dead-letters/store";
+import type { NewDeadLetter } from "../dead-letters/types";
+import { normalizeCapturedTap } from "./envelope";
+import { eventHash } from "./hash";
+import { isJsonObject, parseLossless } from "./json";
+
+// The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
+// fail become dead letters with the gate's reason, class and identity hash. All captures of one request
+// commit in one transaction: either every failing tap is in the DLQ or none is and the producer retries.
+
+export const MAX_TAPS_PER_REQUEST = 10_000;
+
+export type TapResult =
+  | { index: number; status: "passed"; event_hash: string | null }
+  | { index: number; status: "captured" | "duplicate"; id: string; reason: string; failure_class: string; event_hash: string | null };
+
+export interface CaptureBody {
+  source: string | undefined;
+  taps: unknown[];
+}
+
+/** Parses `[tap, …]`, `{ "source", "taps": [...] }` or one tap object, keeping number lexemes. */
+export function parseCaptureBody(text: string): CaptureBody {
+  let value: unknown;
+  try {
+    value = parseLossless(text);
+  } catch (e) {
+    throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, { issues: [{ path: "body", message: "not valid JSON" }] });
+  }
+  if (Array.isArray(value)) return { source: undefined, taps: value };
+  if (isJsonObject(value) && Array.isArray(value.taps)) {
+    if (value.source !== undefined && typeof value.source !== "string") {
+      throw new AppError("validation_failed", "source: must be a string", { issues: [{ path: "source", message: "must be a string" }] });
+    }
+    return { source: value.source as string | undefined, taps: value.taps };
+  }
+  if (isJsonObject(value)) return { source: undefined, taps: [value] };
+  throw new AppError("validation_failed", "body: must be a tap, an array of taps or {\"source\", \"taps\": [...]}", {
+    issues: [{ path: "body", message: "must be a tap object, an array of taps or an object with taps" }],
+  });
+}
+
+export async function captureTaps(
+  pool: pg.Pool,
+  body: CaptureBody,
+  ctx: { now: Date; actor: Actor; requestId: string; source?: string | undefined },
+): Promise<{ passed: number; captured: number; duplicates: number; results: TapResult[] }> {
+  if (body.taps.length > MAX_TAPS_PER_REQUEST) {
+    throw new AppError("payload_too_large", `taps: at most ${MAX_TAPS_PER_REQUEST} per request, got ${body.taps.length}`, {
+      issues: [{ path: "taps", message: `at most ${MAX_TAPS_PER_REQUEST} per request` }],
+    });
+  }
+  const source = body.source ?? ctx.source;
+  const failing: { index: number; record: NewDeadLetter }[] = [];
+  const results: (TapResult | undefined)[] = body.taps.map((tap, index) => {
+    const outcome = normalizeCapturedTap(tap, stringify(tap) ?? "null", { now: ctx.now, ...(source ? { source } : {}) });
+    if (outcome.passed) return { index, status: "passed", event_hash: eventHash(tap) };
+    failing.push({ index, record: outcome.record });
+    return undefined;
+  });
+  let captured = 0;
+  let duplicates = 0;
+  if (failing.length) {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const stored = await storeDeadLetters(client, failing.map((f) => f.record), {
+        now: ctx.now, actor: ctx.actor, requestId: ctx.requestId, origin: "capture",
+      });
+      await client.query("COMMIT");
+      failing.forEach((f, i) => {
+        const s = stored[i];
+        if (!s) return;
+        if (s.status === "created") captured++;
+        else duplicates++;
+        results[f.index] = {
+          index: f.index, status: s.status === "created" ? "captured" : "duplicate", id: s.id,
+          reason: f.record.failureReason, failure_class: f.record.failureClass, event_hash: f.record.idempotencyKey,
+        };
+      });
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+  return { passed: body.taps.length - failing.length, captured, duplicates, results: results as TapResult[] };
+}

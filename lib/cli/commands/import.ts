@@ -1,0 +1,68 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { userInfo } from "node:os";
+import { SingleBar, Presets } from "cli-progress";
+import type { Command } from "commander";
+import { ingestStream, loadSourceSettings, type IngestResult } from "../../dead-letters/ingest/pipeline";
+import { decodeUtf8, splitNdjson } from "../../dead-letters/ingest/split";
+import { CliUsageError, connectCli } from "../context";
+
+/** Counts bytes as they stream past, for the progress bar. */
+async function* counted(stream: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of stream) {
+    onBytes(chunk.length);
+    yield chunk;
+  }
+}
+
+export function registerImportCommands(program: Command): void {
+  program
+    .command("import")
+    .argument("<file>", "NDJSON file of envelopes (spatial or AFC), or - for stdin")
+    .description("ingest dead letters from NDJSON, exactly as POST /api/dead-letters does")
+    .option("--results", "print every record's result as NDJSON on stdout (default: only rejected ones)")
+    .option("--batch-size <n>", "records per transaction", "500")
+    .action(async (file: string, opts: { results?: boolean; batchSize: string }) => {
+      const batchSize = Number(opts.batchSize);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new CliUsageError("--batch-size must be an integer from 1 to 10000");
+      let total: number | null = null;
+      if (file !== "-") {
+        const info = await stat(file).catch(() => null);
+        if (!info?.isFile()) throw new CliUsageError(`${file}: no such file`);
+        total = info.size;
+      }
+      const { db, close } = await connectCli();
+      const input = file === "-" ? process.stdin : createReadStream(file);
+      // A progress bar only on a terminal, so piped stderr stays clean for logs.
+      const bar = process.stderr.isTTY
+        ? new SingleBar({ format: total ? "importing {bar} {percentage}% | {records} records | {rate}/s" : "importing {records} records | {rate}/s", hideCursor: true }, Presets.shades_classic)
+        : null;
+      const started = performance.now();
+      const counts = { created: 0, duplicate: 0, rejected: 0 };
+      let bytes = 0;
+      bar?.start(total ?? 1, 0, { records: 0, rate: 0 });
+      try {
+        const sources = await loadSourceSettings(db.pool);
+        const actor = { id: null, email: `cli:${userInfo().username}`, role: "operator" };
+        const records = splitNdjson(decodeUtf8(counted(input, (n) => (bytes += n))));
+        for await (const results of ingestStream(db.pool, records, { actor, requestId: `import-${Date.now()}`, sources, batchSize })) {
+          for (const r of results) {
+            counts[r.status]++;
+            if (opts.results || r.status === "rejected") process.stdout.write(`${JSON.stringify(r satisfies IngestResult)}\n`);
+          }
+          const done = counts.created + counts.duplicate + counts.rejected;
+          bar?.update(total ? bytes : 1, { records: done, rate: Math.round(done / ((performance.now() - started) / 1000)) });
+        }
+      } finally {
+        bar?.stop();
+        await close();
+      }
+      const secs = (performance.now() - started) / 1000;
+      const done = counts.created + counts.duplicate + counts.rejected;
+      process.stderr.write(
+        `imported ${done} records in ${secs.toFixed(1)} s (${Math.round(done / Math.max(secs, 1e-3))}/s): ` +
+          `${counts.created} created, ${counts.duplicate} duplicate, ${counts.rejected} rejected\n`,
+      );
+      if (counts.rejected > 0) process.exitCode = 1;
+    });
+}

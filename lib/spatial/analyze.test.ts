@@ -1,0 +1,68 @@
+import { parse } from "lossless-json";
+import { beforeAll, describe, expect, it } from "vitest";
+import { analyzeGeometry } from "./analyze";
+import { noisyPolygon } from "./corpus";
+import { getGeos, type Geos } from "./geos";
+
+let geos: Geos;
+beforeAll(async () => {
+  geos = await getGeos();
+});
+
+const square = { type: "Polygon", coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] };
+
+describe("analyzeGeometry", () => {
+  it("returns a valid input as given, with its area and bbox", () => {
+    const input = structuredClone(square);
+    const result = analyzeGeometry(geos, input, { method: "linework", policy: "accept" });
+    expect(result.analysis).toEqual({
+      method: "linework", policy: "accept", crs: "EPSG:4326",
+      valid_before: true, reason: null, location: null, outcome: "valid", valid_after: true, type_changed: false,
+      type_before: "Polygon", type_after: "Polygon", area_before: 1, area_after: 1, dropped_parts: 0,
+      drop_reason: null, crosses_antimeridian: false,
+    });
+    expect(result.repaired).toEqual(square);
+    expect(result.bbox).toEqual([0, 0, 1, 1]);
+    expect(input).toEqual(square);
+  });
+
+  it("reads lossless-json numbers like plain ones", () => {
+    const text = '{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}';
+    const a = analyzeGeometry(geos, parse(text), { method: "linework", policy: "accept" });
+    const b = analyzeGeometry(geos, JSON.parse(text), { method: "linework", policy: "accept" });
+    expect(a).toEqual(b);
+  });
+
+  it("reprojects EPSG:3857 before validating and records the declared CRS", () => {
+    const result = analyzeGeometry(geos, { type: "Point", coordinates: [1e7, 5e6] }, {
+      method: "linework", policy: "accept", crs: "urn:ogc:def:crs:EPSG::3857",
+    });
+    expect(result.analysis).toMatchObject({ outcome: "valid", crs: "urn:ogc:def:crs:EPSG::3857" });
+    expect(result.repaired).toEqual({ type: "Point", coordinates: [89.83152841195215, 40.91627447067577] });
+  });
+
+  it("drops out-of-range coordinates and unknown CRSs with a reason instead of throwing", () => {
+    const far = analyzeGeometry(geos, { type: "Point", coordinates: [200, 0] }, { method: "linework", policy: "accept" });
+    expect(far.analysis).toMatchObject({ outcome: "dropped", valid_before: null, location: [200, 0] });
+    expect(far.analysis.drop_reason).toContain("out of range for EPSG:4326");
+    const crs = analyzeGeometry(geos, square, { method: "linework", policy: "accept", crs: "EPSG:2154" });
+    expect(crs.analysis.drop_reason).toContain('unsupported CRS "EPSG:2154"');
+  });
+
+  it("keeps z through a repair", () => {
+    const { repaired } = analyzeGeometry(geos, {
+      type: "Polygon", coordinates: [[[10, 90, 1], [90, 10, 9], [90, 90, 9], [10, 10, 1], [10, 90, 1]]],
+    }, { method: "structure", policy: "accept" });
+    expect(repaired?.type).toBe("MultiPolygon");
+    if (repaired?.type === "MultiPolygon") expect(repaired.coordinates[0]![0]![0]).toHaveLength(3);
+  });
+
+  it("repairs a 100k-vertex self-intersecting polygon with both methods", () => {
+    const big = noisyPolygon(100_000, 25);
+    for (const method of ["linework", "structure"] as const) {
+      const { analysis } = analyzeGeometry(geos, big, { method, policy: "accept" });
+      expect(analysis).toMatchObject({ valid_before: false, outcome: "repaired", valid_after: true });
+      expect(analysis.reason).toContain("Self-intersection");
+    }
+  }, 60_000);
+});

@@ -1,0 +1,115 @@
+// `npm run bench:ingest`: records/s for 100,000 spatial and 100,000 AFC envelopes through the API
+// (POST /api/dead-letters, NDJSON streamed, 50,000 per request) and through `redrive import`, including
+// validation, repair, hashing, storage and audit. Each path gets a fresh database so none sees duplicates.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { createApiToken } from "../lib/auth/tokens";
+import { createUser } from "../lib/auth/users";
+import { generateAfc } from "../lib/seed/generate-afc";
+import { generateSpatial } from "../lib/seed/generate-spatial";
+import { Rng } from "../lib/seed/rng";
+import { DEMO_BASE } from "../lib/seed/seed";
+import { benchDatabase, fmt, startServer } from "./bench-support";
+
+const N = Number(process.env.BENCH_INGEST_COUNT ?? 100_000);
+const PER_REQUEST = 50_000;
+const PORT = Number(process.env.BENCH_PORT ?? 3300);
+
+async function writeNdjson(file: string, kind: "spatial" | "afc", offset: number): Promise<void> {
+  const out = createWriteStream(file);
+  const rng = new Rng(kind === "spatial" ? 11 : 13);
+  for (let i = 0; i < N; i++) {
+    const line = kind === "spatial" ? JSON.stringify(generateSpatial(rng, offset + i, DEMO_BASE, 28 * 864e5).envelope) : generateAfc(rng, offset + i, DEMO_BASE, 28 * 864e5).text;
+    if (!out.write(`${line}\n`)) await once(out, "drain");
+  }
+  await new Promise<void>((r) => out.end(() => r()));
+}
+
+/** Splits the file into requests of PER_REQUEST lines, each body streamed from disk. */
+async function* requestBodies(file: string): AsyncGenerator<string[]> {
+  let lines: string[] = [];
+  let carry = "";
+  for await (const chunk of createReadStream(file, { encoding: "utf8" })) {
+    const parts = (carry + chunk).split("\n");
+    carry = parts.pop() ?? "";
+    for (const l of parts) {
+      if (!l) continue;
+      lines.push(l);
+      if (lines.length === PER_REQUEST) {
+        yield lines;
+        lines = [];
+      }
+    }
+  }
+  if (carry) lines.push(carry);
+  if (lines.length) yield lines;
+}
+
+async function viaApi(file: string, kind: string): Promise<number> {
+  const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}`);
+  const server = await startServer(bench.url, PORT);
+  try {
+    const ctx = { actor: { id: null, email: "bench", role: "system" }, now: new Date() };
+    const { user } = await createUser(bench.db.pool, { email: "bench-producer@local", role: "producer", password: "bench-producer-pass" }, ctx);
+    const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "bench" }, ctx);
+    const t0 = performance.now();
+    let stored = 0;
+    for await (const lines of requestBodies(file)) {
+      const body = Readable.toWeb(Readable.from(lines.map((l) => `${l}\n`))) as ReadableStream<Uint8Array>;
+      const res = await fetch(`http://127.0.0.1:${PORT}/api/dead-letters`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      const json = (await res.json()) as { results: { status: string }[]; error?: unknown };
+      if (!res.ok || json.error) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(json.error ?? "")}`);
+      stored += json.results.filter((r) => r.status !== "rejected").length;
+    }
+    const secs = (performance.now() - t0) / 1000;
+    console.log(`  API     ${kind.padEnd(8)} ${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s`);
+    return N / secs;
+  } finally {
+    server.kill("SIGTERM");
+    await bench.drop();
+  }
+}
+
+async function viaCli(file: string, kind: string): Promise<number> {
+  const bench = await benchDatabase(`redrive_bench_ingest_cli_${kind}`);
+  try {
+    const t0 = performance.now();
+    const code = await new Promise<number>((resolve) =>
+      spawn(process.execPath, ["bin/redrive.mjs", "import", file], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DATABASE_URL: bench.url } }).on("exit", (c) => resolve(c ?? 1)),
+    );
+    const secs = (performance.now() - t0) / 1000;
+    console.log(`  import  ${kind.padEnd(8)} ${fmt(N)} records in ${secs.toFixed(1)} s (incl. process start) → ${fmt(N / secs)} records/s (exit ${code})`);
+    return N / secs;
+  } finally {
+    await bench.drop();
+  }
+}
+
+const dir = await mkdtemp(join(tmpdir(), "redrive-bench-"));
+try {
+  const spatialFile = join(dir, "spatial.ndjson");
+  const afcFile = join(dir, "afc.ndjson");
+  await writeNdjson(spatialFile, "spatial", 0);
+  await writeNdjson(afcFile, "afc", N);
+  console.log(`bench:ingest — ${fmt(N)} envelopes per kind (${((await stat(spatialFile)).size / 1e6).toFixed(1)} MB spatial, ${((await stat(afcFile)).size / 1e6).toFixed(1)} MB AFC), ${PER_REQUEST.toLocaleString("en")} per request`);
+  const results = {
+    spatialApi: await viaApi(spatialFile, "spatial"),
+    afcApi: await viaApi(afcFile, "afc"),
+    spatialCli: await viaCli(spatialFile, "spatial"),
+    afcCli: await viaCli(afcFile, "afc"),
+  };
+  console.log(`goals: spatial ≥ 5,000/s (API ${results.spatialApi >= 5000 ? "met" : "NOT met"}), AFC ≥ 10,000/s (API ${results.afcApi >= 10000 ? "met" : "NOT met"})`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+process.exit(0);

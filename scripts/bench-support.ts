@@ -1,0 +1,66 @@
+// Shared set-up for the benchmark scripts: a dedicated, migrated database on the resolved server and a
+// production server started against it. Each benchmark drops its database at the end.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { createDb, type Db } from "../lib/db/client";
+import { applyMigrations } from "../lib/db/migrate";
+import { connectionFields } from "../lib/db/pg-adapter";
+import { resolveDatabase } from "../lib/db/resolve";
+
+export interface BenchDb {
+  db: Db;
+  url: string;
+  embedded: boolean;
+  drop(): Promise<void>;
+}
+
+export async function benchDatabase(prefix: string): Promise<BenchDb> {
+  const handle = await resolveDatabase();
+  const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
+  await admin.connect();
+  const name = `${prefix}_${Date.now().toString(36)}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(handle.url);
+  url.pathname = `/${name}`;
+  await applyMigrations(url.toString());
+  // Modules that use the process-wide database (auth) must see this one.
+  process.env.DATABASE_URL = url.toString();
+  const db = createDb(url.toString(), 20);
+  return {
+    db,
+    url: url.toString(),
+    embedded: handle.embedded,
+    drop: async () => {
+      await db.pool.end().catch(() => {});
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+      await admin.end();
+      await handle.stop();
+    },
+  };
+}
+
+/** `next start` on `port` against `url`; builds first when there is no production build. */
+export async function startServer(url: string, port: number): Promise<ChildProcess> {
+  const next = join(process.cwd(), "node_modules/next/dist/bin/next");
+  const env = { ...process.env, DATABASE_URL: url, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", REDRIVE_WORKER: "0" };
+  if (!existsSync(join(process.cwd(), ".next/BUILD_ID"))) {
+    await new Promise<void>((resolve, reject) =>
+      spawn(process.execPath, [next, "build"], { stdio: "inherit", env }).on("exit", (c) => (c === 0 ? resolve() : reject(new Error(`next build: ${c}`)))),
+    );
+  }
+  const child = spawn(process.execPath, [next, "start", "-p", String(port)], { stdio: ["ignore", "ignore", "inherit"], env });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  child.kill();
+  throw new Error("server did not become healthy within 60 s");
+}
+
+export function fmt(n: number): string {
+  return Math.round(n).toLocaleString("en");
+}

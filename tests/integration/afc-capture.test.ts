@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { closeDb, getDb, type Db } from "../../lib/db/client";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+vi.mock("server-only", () => ({}));
+setTestAuthEnv();
+
+let db: Db;
+let token: string;
+
+beforeAll(async () => {
+  db = await testDb({ truncate: ["dead_letter", "failure_attempt"] });
+  process.env.DATABASE_URL = db.url;
+  token = await makeToken(getDb(), (await makeUser(getDb(), "producer")).id);
+});
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+async function capture(body: string, query = ""): Promise<Response> {
+  const { POST } = await import("../../app/api/afc/taps/route");
+  return POST(
+    new Request(`http://localhost/api/afc/taps${query}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body }),
+    { params: Promise.resolve({}) },
+  );
+}
+
+const good = '{"event_id":"ok-1","device_id":"d-1","fare_amount_cents":275,"tap_timestamp":"2026-11-01T08:00:00Z"}';
+const extra = '{"event_id":"bad-1","device_id":"d-1","fare_amount_cents":275,"tap_timestamp":"2026-11-01T08:00:00Z","battery_pct":12}';
+const noId = '{"device_id":"d-2","fare_amount_cents":"275.0","tap_timestamp":"2026-11-01T08:00:00Z"}';
+
+describe("POST /api/afc/taps", () => {
+  it("answers which passed and captures the failing ones with reason, class and hash", async () => {
+    const res = await capture(`[${good}, ${extra}, ${noId}]`, "?source=gates.metro");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ passed: 1, captured: 2, duplicates: 0 });
+    expect(body.results[0]).toMatchObject({ index: 0, status: "passed" });
+    expect(body.results[0].event_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(body.results[1]).toMatchObject({ status: "captured", reason: "battery_pct: Unrecognized key", failure_class: "transient_schema" });
+    expect(body.results[2]).toMatchObject({ status: "captured", failure_class: "poison" });
+    const { rows } = await db.pool.query("SELECT source, status, idempotency_key FROM dead_letter WHERE event_id = 'bad-1'");
+    expect(rows[0]).toMatchObject({ source: "gates.metro", status: "pending", idempotency_key: body.results[1].event_hash });
+  });
+
+  it("records a repeated capture as one more failure on the same record", async () => {
+    const body = await (await capture(`{"source":"gates.metro","taps":[${extra}]}`)).json();
+    expect(body.results[0]).toMatchObject({ status: "duplicate" });
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n, max(failure_count) AS f FROM dead_letter WHERE event_id = 'bad-1'");
+    expect(rows[0]).toEqual({ n: 1, f: 2 });
+  });
+
+  it("refuses bad JSON with a 400 and stores nothing", async () => {
+    const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
+    const res = await capture(`[${extra.replace("bad-1", "bad-2")}, {"event_id": `);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body" }] } });
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
+  });
+});

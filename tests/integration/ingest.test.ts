@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { closeDb, getDb, type Db } from "../../lib/db/client";
+import { ingestStream, type IngestResult } from "../../lib/dead-letters/ingest/pipeline";
+import type { RecordText } from "../../lib/dead-letters/ingest/split";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+vi.mock("server-only", () => ({}));
+setTestAuthEnv();
+
+const actor = { id: null, email: "test", role: "system" };
+
+async function* texts(lines: string[]): AsyncGenerator<RecordText> {
+  let index = 0;
+  for (const text of lines) yield { index: index++, text };
+}
+
+async function ingest(db: Db, lines: string[], batchSize = 500): Promise<IngestResult[]> {
+  const out: IngestResult[] = [];
+  for await (const r of ingestStream(db.pool, texts(lines), { actor, requestId: "t", batchSize })) out.push(...r);
+  return out;
+}
+
+const square = [[[2.35, 48.85], [2.36, 48.85], [2.36, 48.86], [2.35, 48.86], [2.35, 48.85]]];
+const bowtie = [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]];
+
+function spatial(key: string | null, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    kind: "spatial",
+    source: "parcels",
+    ...(key ? { idempotency_key: key } : {}),
+    observed_at: 1_700_000_000,
+    feature: { type: "Feature", id: "parcel-1", geometry: { type: "Polygon", coordinates: square }, properties: {} },
+    dead_letter_reason: "HTTP 503",
+    replay_count: 0,
+    ...extra,
+  });
+}
+
+const afc = (tap: string, extra = "") => `{"kind":"afc","source":"gates","raw_payload":${tap}${extra}}`;
+const TAP = '{"event_id":"e-1","device_id":"d-1","fare_amount_cents":"275","tap_timestamp":"2026-11-01T08:00:00Z"}';
+
+let db: Db;
+beforeAll(async () => {
+  db = await testDb({ truncate: ["dead_letter", "failure_attempt"] });
+});
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+describe("ingest pipeline", () => {
+  it("answers in input order: created, duplicate, rejected — one row per key", async () => {
+    const results = await ingest(db, [
+      spatial("k-1"),
+      "{not json",
+      spatial("k-1", { dead_letter_reason: "again" }),
+      JSON.stringify({ kind: "other" }),
+      afc(TAP),
+    ]);
+    expect(results.map((r) => [r.index, r.status])).toEqual([
+      [0, "created"], [1, "rejected"], [2, "duplicate"], [3, "rejected"], [4, "created"],
+    ]);
+    expect(results[2]).toMatchObject({ id: (results[0] as { id: string }).id });
+    expect(results[3]).toMatchObject({ errors: [{ path: "kind" }] });
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM dead_letter WHERE idempotency_key = 'k-1'");
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("keeps the first failure reason and appends every later one to the history", async () => {
+    await ingest(db, [spatial("k-2", { dead_letter_reason: "first" })]);
+    await ingest(db, [spatial("k-2", { dead_letter_reason: "second" })]);
+    await ingest(db, [spatial("k-2", { dead_letter_reason: "third" })]);
+    const { rows } = await db.pool.query(
+      `SELECT d.first_failure_reason, d.reason, d.failure_count, array_agg(f.reason ORDER BY f.attempt) AS history
+       FROM dead_letter d JOIN failure_attempt f ON f.dead_letter_id = d.id WHERE d.idempotency_key = 'k-2'
+       GROUP BY d.id`,
+    );
+    expect(rows[0]).toEqual({ first_failure_reason: "first", reason: "third", failure_count: 3, history: ["first", "second", "third"] });
+  });
+
+  it("turns an AFC record into poison when its retries are exhausted, in quarantine", async () => {
+    const tap = TAP.replace("e-1", "e-exhaust");
+    for (let i = 0; i < 4; i++) await ingest(db, [afc(tap)]);
+    const { rows } = await db.pool.query(
+      `SELECT failure_class, status, class_reason, first_failure_reason, failure_count FROM dead_letter WHERE event_id = 'e-exhaust'`,
+    );
+    expect(rows[0]).toMatchObject({ failure_class: "poison", status: "quarantined", failure_count: 4 });
+    expect(rows[0].class_reason).toMatch(/^exhausted retries: \d+ errors$/);
+    expect(rows[0].first_failure_reason).toBe("fare_amount_cents: Expected integer, received string");
+  });
+
+  it("stores a spatial record without a key as poison, and an invalid geometry with its validity", async () => {
+    const [noKey, invalid] = await ingest(db, [
+      spatial(null),
+      spatial("k-bowtie", { feature: { type: "Feature", geometry: { type: "Polygon", coordinates: bowtie }, properties: {} } }),
+    ]);
+    const rows = await db.pool.query(
+      `SELECT id::text, failure_class, status, class_reason, analysis, bbox IS NOT NULL AS has_bbox FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id`,
+      [[(noKey as { id: string }).id, (invalid as { id: string }).id]],
+    );
+    expect(rows.rows[0]).toMatchObject({ failure_class: "poison", status: "quarantined", class_reason: "missing idempotency key" });
+    expect(rows.rows[1].analysis).toMatchObject({ valid_before: false, outcome: "repaired" });
+    expect(rows.rows[1].analysis.reason).toMatch(/Self-intersection/);
+    expect(rows.rows[1].has_bbox).toBe(true);
+  });
+
+  it("refuses to rewrite what was received", async () => {
+    await expect(db.pool.query("UPDATE dead_letter SET raw_envelope = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
+    await expect(db.pool.query("UPDATE dead_letter SET first_failure_reason = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
+  });
+
+  it("audits every ingest", async () => {
+    const { rows } = await db.pool.query(
+      `SELECT count(*)::int AS n FROM audit_event WHERE action = 'dead_letter.ingested' AND target_id IN (SELECT id::text FROM dead_letter)`,
+    );
+    const total = await db.pool.query("SELECT count(*)::int AS n FROM dead_letter");
+    expect(rows[0].n).toBe(total.rows[0].n);
+  });
+});
+
+describe("POST /api/dead-letters", () => {
+  let token: string;
+  beforeAll(async () => {
+    process.env.DATABASE_URL = db.url;
+    const producer = await makeUser(getDb(), "producer");
+    token = await makeToken(getDb(), producer.id);
+  });
+
+  async function post(body: string, contentType = "application/json", auth = true): Promise<Response> {
+    const { POST } = await import("../../app/api/dead-letters/route");
+    const headers: Record<string, string> = { "content-type": contentType };
+    if (auth) headers.authorization = `Bearer ${token}`;
+    return POST(new Request("http://localhost/api/dead-letters", { method: "POST", headers, body }), { params: Promise.resolve({}) });
+  }
+
+  it("takes a JSON array and answers results in input order", async () => {
+    const res = await post(`[${spatial("http-1")}, {"kind":"afc"}, ${spatial("http-1")}]`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { results: IngestResult[] };
+    expect(body.results.map((r) => r.status)).toEqual(["created", "rejected", "duplicate"]);
+    expect(body.results[1]).toMatchObject({ errors: [{ path: "raw_payload" }] });
+  });
+
+  it("takes NDJSON and a single envelope", async () => {
+    const nd = await post(`${spatial("http-2")}\n${afc(TAP.replace("e-1", "e-http"))}\n`, "application/x-ndjson");
+    expect(((await nd.json()) as { results: IngestResult[] }).results.map((r) => r.status)).toEqual(["created", "created"]);
+    const one = await post(spatial("http-3"));
+    expect(((await one.json()) as { results: IngestResult[] }).results).toEqual([expect.objectContaining({ index: 0, status: "created" })]);
+  });
+
+  it("refuses an unknown content type and a missing token with JSON errors", async () => {
+    const res = await post("a=b", "application/x-www-form-urlencoded");
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ error: { issues: [{ path: "content-type" }] } });
+    expect((await post(spatial("x"), "application/json", false)).status).toBe(401);
+  });
+});
