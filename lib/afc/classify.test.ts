@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_RETRIES, NO_FAILURES, classifyTap, recordFailure, type FailureState } from "./classify";
+import { MAX_RETRIES, NO_FAILURES, classifyTap, recordFailure, type FailureState, reasonErrorCount } from "./classify";
 import { parseLossless } from "./json";
 
 describe("classifyTap", () => {
@@ -56,7 +56,8 @@ describe("recordFailure", () => {
       ],
       retryCount: MAX_RETRIES,
       failureClass: "poison",
-      classReason: "exhausted retries: 4 errors",
+      // n counts the validation errors of the failure that used up the budget ("r4" is one reason)
+      classReason: "exhausted retries: 1 errors",
     });
   });
 
@@ -77,10 +78,11 @@ describe("recordFailure", () => {
 
   it("continues from a producer's retry_count", () => {
     const fromProducer: FailureState = { ...NO_FAILURES, firstReason: "given", retryCount: 2 };
-    const s = recordFailure(fromProducer, { reason: "again", at: t(9) }, 3);
+    const reason = "fare_amount_cents: Expected integer, received string; battery_pct: Unrecognized key";
+    const s = recordFailure(fromProducer, { reason, at: t(9) }, 3);
     expect(s.retryCount).toBe(3);
-    expect(s.history).toEqual([{ at: t(9), reason: "again", attempt: 4 }]);
-    expect(s.classReason).toBe("exhausted retries: 4 errors");
+    expect(s.history).toEqual([{ at: t(9), reason, attempt: 4 }]);
+    expect(s.classReason).toBe("exhausted retries: 2 errors");
   });
 
   it("with maxRetries 0 the first failure is already poison", () => {
@@ -100,5 +102,14 @@ describe("recordFailure", () => {
   it("rejects a nonsensical budget", () => {
     expect(() => recordFailure(NO_FAILURES, { reason: "r", at: t(0) }, -1)).toThrow(RangeError);
     expect(() => recordFailure(NO_FAILURES, { reason: "r", at: t(0) }, 1.5)).toThrow(RangeError);
+  });
+});
+
+describe("reasonErrorCount", () => {
+  it("counts the field errors of a gate reason, and any other reason as one", () => {
+    expect(reasonErrorCount("fare_amount_cents: Expected integer, received string; battery_pct: Unrecognized key")).toBe(2);
+    expect(reasonErrorCount("event_id: Required")).toBe(1);
+    expect(reasonErrorCount("HTTP 503 from sink; retry later")).toBe(1);
+    expect(reasonErrorCount("")).toBe(0);
   });
 });

@@ -45,8 +45,18 @@ export function failureCount(retryCount: number): number {
   return retryCount + 1;
 }
 
-export function exhaustedReason(retryCount: number): string {
-  return `exhausted retries: ${failureCount(retryCount)} errors`;
+/**
+ * The reason a record turns poison with. As the producers' Python handler words it, n is the number of
+ * validation errors of the failure that used up the budget (`len(exc.errors())`), not the number of attempts.
+ */
+export function exhaustedReason(errorCount: number): string {
+  return `exhausted retries: ${errorCount} errors`;
+}
+
+/** How many field errors a gate reason lists ("a: …; b: …" → 2); any other non-empty reason counts as one. */
+export function reasonErrorCount(reason: string): number {
+  const parts = reason.split("; ").filter((p) => p.trim() !== "");
+  return parts.length === 0 ? 0 : parts.every((p) => /^[^:]+: /.test(p)) ? parts.length : 1;
 }
 
 export function isExhausted(retryCount: number, maxRetries: number): boolean {
@@ -105,6 +115,6 @@ export function recordFailure(
     history,
     retryCount,
     failureClass: becomesPoison ? "poison" : state.failureClass,
-    classReason: becomesPoison ? exhaustedReason(retryCount) : state.classReason,
+    classReason: becomesPoison ? exhaustedReason(reasonErrorCount(failure.reason)) : state.classReason,
   };
 }

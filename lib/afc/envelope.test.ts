@@ -115,12 +115,14 @@ describe("normalizeAfcRecord: computes what is missing", () => {
   it("exhausts at retry_count >= maxRetries", () => {
     const r3 = okRecord(record(`"raw_payload":${BAD_TAP},"retry_count":3,"failure_class":"transient_schema"`));
     expect(r3.failureClass).toBe("poison");
-    expect(r3.classReason).toBe("exhausted retries: 4 errors");
+    // n = validation errors of the failing payload (BAD_TAP has one: the string fare)
+    expect(r3.classReason).toBe("exhausted retries: 1 errors");
     expect(r3.replayCount).toBe(3);
     const r2 = okRecord(record(`"raw_payload":${BAD_TAP},"retry_count":2`));
     expect(r2.failureClass).toBe("transient_schema");
-    expect(okRecord(record(`"raw_payload":${BAD_TAP},"retry_count":2`), 2).classReason).toBe(
-      "exhausted retries: 3 errors",
+    const twoErrors = BAD_TAP.replace("}", ',"battery_pct":3}');
+    expect(okRecord(record(`"raw_payload":${twoErrors},"retry_count":2`), 2).classReason).toBe(
+      "exhausted retries: 2 errors",
     );
   });
 

@@ -10,6 +10,7 @@ import {
   classifyTap,
   exhaustedReason,
   isExhausted,
+  reasonErrorCount,
   type AfcFailureClass,
   type Classification,
 } from "./classify";
@@ -94,15 +95,16 @@ export function normalizeAfcRecord(value: unknown, rawText: string, ctx: AfcReco
   const tap = resolvePayload(value["raw_payload"]);
   const retryCount = record.retry_count ?? 0;
   const firstSeenAt = record.first_seen_utc ? new Date(record.first_seen_utc) : ctx.now;
-  const classification = classifyRecord(tap, retryCount, maxRetries, record.failure_class ?? null);
   const givenReason = record.failure_reason?.trim() ? record.failure_reason : undefined;
+  const failureReason = givenReason ?? gateReason(tap);
+  const classification = classifyRecord(tap, retryCount, maxRetries, record.failure_class ?? null, failureReason);
   return {
     ok: true,
     record: buildRecord({
       tap,
       rawText,
       source: record.source?.trim() ? record.source : DEFAULT_SOURCE,
-      failureReason: givenReason ?? gateReason(tap),
+      failureReason,
       classification,
       idempotencyKey: record.event_hash ?? eventHash(tap),
       replayCount: retryCount,
@@ -209,10 +211,13 @@ function classifyRecord(
   retryCount: number,
   maxRetries: number,
   reported: AfcFailureClass | null,
+  failureReason: string,
 ): Classification {
   const identity = classifyTap(tap);
   if (identity.failureClass === "poison") return identity;
-  if (isExhausted(retryCount, maxRetries)) return { failureClass: "poison", classReason: exhaustedReason(retryCount) };
+  if (isExhausted(retryCount, maxRetries)) {
+    return { failureClass: "poison", classReason: exhaustedReason(reasonErrorCount(failureReason)) };
+  }
   if (reported !== null) return { failureClass: reported, classReason: "reported by producer" };
   return identity;
 }

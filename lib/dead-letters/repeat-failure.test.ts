@@ -10,20 +10,20 @@ describe("applyRepeatFailure", () => {
     expect(second).toMatchObject({ failureCount: 2, failureClass: "transient_schema", status: "pending", reason: "r2" });
     const third = applyRepeatFailure(second, { reason: "r3", at });
     expect(third.failureClass).toBe("transient_schema");
-    const fourth = applyRepeatFailure(third, { reason: "r4", at });
+    const fourth = applyRepeatFailure(third, { reason: "fare_amount_cents: Expected integer, received string; battery_pct: Unrecognized key", at });
     expect(fourth).toMatchObject({
       failureCount: 4,
       failureClass: "poison",
-      classReason: "exhausted retries: 4 errors",
+      classReason: "exhausted retries: 2 errors",
       status: "quarantined",
-      reason: "exhausted retries: 4 errors",
+      reason: "exhausted retries: 2 errors",
     });
   });
 
   it("honours a smaller budget", () => {
     expect(applyRepeatFailure(afc, { reason: "again", at }, 1)).toMatchObject({
       failureClass: "poison",
-      classReason: "exhausted retries: 2 errors",
+      classReason: "exhausted retries: 1 errors",
     });
   });
 
