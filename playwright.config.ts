@@ -42,6 +42,7 @@ export default defineConfig({
       REDRIVE_DB_MODE: process.env.REDRIVE_DB_MODE ?? "",
       NODE_ENV: "production",
       REDRIVE_DEMO: "1",
+      BETTER_AUTH_SECRET: "e2e-secret-0123456789abcdefghijklmnopqrstuvwxyz",
       NEXT_TELEMETRY_DISABLED: "1",
       REDRIVE_WORKER: "0",
     },

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { UserMenu } from "@/components/auth/user-menu";
+import { Providers } from "@/components/providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -25,7 +26,9 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             </div>
           </nav>
         </header>
-        <main className="mx-auto max-w-[1600px] px-4 py-4">{children}</main>
+        <main className="mx-auto max-w-[1600px] px-4 py-4">
+          <Providers>{children}</Providers>
+        </main>
       </body>
     </html>
   );

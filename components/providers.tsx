@@ -2,6 +2,7 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
+import { Toaster } from "sonner";
 import { HttpError } from "@/lib/api/client";
 
 // One QueryClient per browser tab, and one per server render (useState runs per mount, so requests never
@@ -21,5 +22,10 @@ function makeQueryClient(): QueryClient {
 
 export function Providers({ children }: { children: React.ReactNode }) {
   const [client] = useState(makeQueryClient);
-  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  return (
+    <QueryClientProvider client={client}>
+      {children}
+      <Toaster position="bottom-right" richColors closeButton />
+    </QueryClientProvider>
+  );
 }

@@ -40,6 +40,7 @@ const dbUrl = url.toString();
 let code = 1;
 try {
   await applyMigrations(dbUrl);
+  process.env.DATABASE_URL = dbUrl; // auth helpers use the process-wide database
   const db = createDb(dbUrl, 4);
   await seedDemo(db, { count: 400, seed: 7, log: say });
   await db.pool.end();

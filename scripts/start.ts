@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { getEnv } from "../lib/env";
+import { resolveAuthSecret } from "../lib/auth/secret";
 import { bootstrap } from "../lib/db/bootstrap";
 
 const dev = process.argv.includes("--dev");
@@ -15,7 +16,14 @@ const say = (msg: string) => console.log(`[redrive] ${msg}`);
 const { db, stop } = await bootstrap({ log: say, seedIfEmpty: true });
 
 const nextBin = join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
-const childEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1" };
+const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1" };
+// The server always runs a production build. Unless the operator said NODE_ENV=production themselves, this
+// is the quick start: demo accounts work and a session secret is generated into REDRIVE_DATA_DIR. A real
+// deployment sets NODE_ENV=production and BETTER_AUTH_SECRET, and the demo passwords stop working.
+if (process.env.NODE_ENV !== "production") {
+  childEnv.REDRIVE_DEMO ??= "1";
+  childEnv.BETTER_AUTH_SECRET ??= resolveAuthSecret({ ...env, NODE_ENV: "development" });
+}
 
 if (!dev && !existsSync(join(process.cwd(), ".next", "BUILD_ID"))) {
   say("no production build yet: running `next build` (once; takes a minute or two)");

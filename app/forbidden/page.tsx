@@ -29,8 +29,8 @@ export default async function ForbiddenPage({ searchParams }: { searchParams: Pr
         . Ask an administrator if you need it.
       </p>
       <p className="mt-4 text-sm">
-        <Link href="/" className="text-slate-700 underline hover:text-slate-900">
-          Back to the dashboard
+        <Link href="/settings" className="text-slate-700 underline hover:text-slate-900">
+          Your account and API tokens
         </Link>
       </p>
     </section>

@@ -66,7 +66,7 @@ function createAuth(db: Db) {
     },
     // Same-origin requests on whatever host and port the app is served from are trusted, as in defineRoute's
     // own Origin check; cross-site ones are not.
-    trustedOrigins: (request) => (request ? [new URL(request.url).origin] : []),
+    trustedOrigins: (request) => (request ? [requestOrigin(request)] : []),
     telemetry: { enabled: false },
     // Explicit so tests exercise the same Origin/CSRF checks as production (better-auth skips them when
     // NODE_ENV=test unless told otherwise).
@@ -138,6 +138,18 @@ function createAuth(db: Db) {
     // Last: lets auth.api calls made inside route handlers and server actions set the refreshed cookie.
     plugins: [nextCookies()],
   });
+}
+
+/**
+ * The origin the browser addressed: from the Host header (x-forwarded-host behind a proxy), not from
+ * request.url, which `next start` builds from its own hostname ("localhost") whatever the client used
+ * (127.0.0.1 in the e2e tests). A cross-site page cannot set these headers, so this stays a CSRF check.
+ */
+export function requestOrigin(request: Request): string {
+  const url = new URL(request.url);
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host") ?? url.host;
+  const proto = request.headers.get("x-forwarded-proto") ?? url.protocol.replace(/:$/, "");
+  return `${proto}://${host}`;
 }
 
 function attemptedEmail(body: unknown): string | null {

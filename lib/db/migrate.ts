@@ -27,9 +27,24 @@ export async function migrationDrift(url: string): Promise<string> {
       exitCode: null,
       filters: NO_FILTER,
     });
-    const script = (out.stdout ?? "").trim();
+    const script = withoutSqlOnlyIndexes((out.stdout ?? "").trim());
     return script === "-- This is an empty migration." ? "" : script;
   });
+}
+
+/**
+ * Indexes created by hand-written migration SQL because schema.prisma cannot express them (GiST with INCLUDE
+ * columns). The engine sees them in the migrated database but not in the schema and would drop them; the
+ * drift script's statements about them are removed here, so they are neither drift nor dropped by a migration.
+ */
+export const SQL_ONLY_INDEXES: readonly string[] = [
+  "dead_letter_view_idx", // prisma/migrations/*_triage_facets: the viewport filter's covering index
+];
+
+export function withoutSqlOnlyIndexes(script: string): string {
+  const blocks = script.split(/\n\s*\n/);
+  const kept = blocks.filter((block) => !SQL_ONLY_INDEXES.some((name) => block.includes(`"${name}"`)));
+  return kept.length === blocks.length ? script : kept.join("\n\n").trim() || "-- This is an empty migration.";
 }
 
 /** Writes a new migration folder for the difference between the migrations and schema.prisma. */

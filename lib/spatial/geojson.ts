@@ -1,6 +1,6 @@
 // GeoJSON geometry types and a structural parser for untrusted input.
 // The parser only checks shape (types, nesting, numbers); geometric validity is validate.ts's job. It always
-// returns fresh arrays, so later stages (reprojection, ring closing, unwrapping) may mutate them in place.
+// returns fresh arrays, so later stages (reprojection) may mutate them in place.
 import { isLosslessNumber } from "lossless-json";
 import type { JsonValue } from "@/lib/dead-letters/types";
 

@@ -49,6 +49,23 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(hours).toBeLessThanOrEqual(8);
   });
 
+  it("slides: a session used after the refresh interval is extended to 8 hours from then", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    // As if signed in an hour ago: 7 hours left.
+    await db.pool.query(`UPDATE session SET expires_at = now() + interval '7 hours', updated_at = now() - interval '1 hour' WHERE user_id = $1`, [user.id]);
+    expect(await authenticate(req({ cookie }))).not.toBeNull();
+    const { rows } = await db.pool.query(`SELECT expires_at FROM session WHERE user_id = $1`, [user.id]);
+    expect((rows[0].expires_at.getTime() - Date.now()) / 3_600_000).toBeGreaterThan(7.9);
+  });
+
+  it("refuses an expired session", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    await db.pool.query(`UPDATE session SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.id]);
+    expect(await authenticate(req({ cookie }))).toBeNull();
+  });
+
   it("refuses a wrong password and audits the failure with the e-mail that was tried", async () => {
     const user = await makeUser(db, "analyst");
     const { res, cookie } = await signIn(user.email, "not-the-password");
@@ -109,6 +126,21 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(await lastAudit("user.password_set")).toMatchObject({ target_id: user.id, after: { sessionsRevoked: 1, passwordGenerated: false } });
   });
 
+  it("lets a signed-in user change their own password (audited, other sessions ended)", async () => {
+    const user = await makeUser(db, "auditor");
+    const other = await signIn(user.email);
+    const { cookie } = await signIn(user.email);
+    const res = await authRequest("/change-password", {
+      cookie,
+      body: { currentPassword: PASSWORD, newPassword: "my-own-new-password", revokeOtherSessions: true },
+    });
+    expect(res.status).toBe(200);
+    expect(await authenticate(req({ cookie: other.cookie }))).toBeNull();
+    expect(await authenticate(req({ cookie: cookieFrom(res) }))).toMatchObject({ userId: user.id });
+    expect(await lastAudit("user.password_changed")).toMatchObject({ actor_id: user.id, target_id: user.id });
+    expect((await signIn(user.email, "my-own-new-password")).res.status).toBe(200);
+  });
+
   it("rate-limits sign-in attempts: 5 per minute per client address", async () => {
     const user = await makeUser(db, "analyst");
     const ip = randomIp();
@@ -133,18 +165,24 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(await authenticate(req({ cookie }))).not.toBeNull();
   });
 
-  it("trusts the origin the request came to, whatever the port (e2e runs on another one)", async () => {
+  it("trusts the origin the browser addressed, whatever the host and port (e2e uses 127.0.0.1 on another port)", async () => {
     const user = await makeUser(db, "analyst");
     const { getAuth } = await import("../../lib/auth/auth");
-    const res = await getAuth().handler(
-      new Request("http://127.0.0.1:3999/api/auth/sign-in/email", {
-        method: "POST",
-        headers: { origin: "http://127.0.0.1:3999", "content-type": "application/json", "x-forwarded-for": randomIp() },
-        body: JSON.stringify({ email: user.email, password: PASSWORD }),
-      }),
-    );
-    expect(res.status).toBe(200);
-    expect(cookieFrom(res)).toContain("redrive.session_token=");
+    // `next start` builds request.url from its own hostname; the Host header is what the browser used.
+    const attempt = (origin: string) =>
+      getAuth().handler(
+        new Request("http://localhost:3999/api/auth/sign-in/email", {
+          method: "POST",
+          headers: { host: "127.0.0.1:3999", origin, "content-type": "application/json", "x-forwarded-for": randomIp() },
+          body: JSON.stringify({ email: user.email, password: PASSWORD }),
+        }),
+      );
+    const ok = await attempt("http://127.0.0.1:3999");
+    expect(ok.status).toBe(200);
+    expect(cookieFrom(ok)).toContain("redrive.session_token=");
+    const crossSite = await attempt("https://evil.example");
+    expect(crossSite.status).toBe(403); // login CSRF: a foreign page cannot sign the browser in
+    expect(cookieFrom(crossSite)).toBe("");
   });
 });
 

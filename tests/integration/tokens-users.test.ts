@@ -11,7 +11,7 @@ const tokenById = await import("../../app/api/tokens/[id]/route");
 const users = await import("../../app/api/users/route");
 const userById = await import("../../app/api/users/[id]/route");
 const { authenticate } = await import("../../lib/auth/principal");
-const { updateUser } = await import("../../lib/auth/users");
+const { updateUser, seedDemoAccounts, DEMO_ACCOUNTS } = await import("../../lib/auth/users");
 
 let db: Db;
 
@@ -182,5 +182,25 @@ describe("users through /api/users (admins)", () => {
     const res = await call(users.GET, "GET", "/users", { token: await makeToken(db, sup.id) });
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: "forbidden", permission: "users:manage" });
+  });
+});
+
+describe("demo accounts", () => {
+  it("seeds one demo user per role plus a second supervisor, idempotently, and they can sign in outside production", async () => {
+    const first = await seedDemoAccounts(db);
+    expect(first.map((a) => a.role).sort()).toEqual(["admin", "analyst", "auditor", "producer", "supervisor", "supervisor"]);
+    const count = async () => (await db.pool.query(`SELECT count(*)::int AS n FROM audit_event WHERE actor_email = 'demo-seed'`)).rows[0].n as number;
+    const eventsAfterFirst = await count();
+
+    // An admin demoted a demo account in the meantime: seeding again restores it and changes nothing else.
+    const analyst = DEMO_ACCOUNTS.find((a) => a.role === "analyst")!;
+    await db.pool.query(`UPDATE "user" SET role = 'auditor' WHERE email = $1`, [analyst.email]);
+    expect(await seedDemoAccounts(db)).toEqual(first);
+    expect(await count()).toBe(eventsAfterFirst + 1);
+    const { rows } = await db.pool.query(`SELECT email, role::text AS role, demo FROM "user" WHERE email LIKE '%@demo.redrive.local' ORDER BY email`);
+    expect(rows).toHaveLength(6);
+    expect(rows.every((r) => r.demo === true)).toBe(true);
+
+    for (const a of first) expect((await signIn(a.email, a.password)).res.status, a.email).toBe(200);
   });
 });

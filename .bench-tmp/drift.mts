@@ -1,0 +1,12 @@
+import pg from "pg";
+import { applyMigrations, migrationDrift } from "../lib/db/migrate";
+const admin = new pg.Client({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres" });
+await admin.connect();
+await admin.query("DROP DATABASE IF EXISTS redrive_ui_drift");
+await admin.query("CREATE DATABASE redrive_ui_drift");
+const url = "postgresql://postgres@127.0.0.1:5432/redrive_ui_drift";
+console.log(await applyMigrations(url));
+console.log("drift:", JSON.stringify(await migrationDrift(url)));
+await admin.query("DROP DATABASE redrive_ui_drift WITH (FORCE)");
+await admin.end();
+process.exit(0);

@@ -1,0 +1,116 @@
+import type { ListFilter } from "./filters";
+import type { FacetBucket, Facets } from "./schemas";
+
+// Facet counts from a "cube": counts per (kind, status, class, source, reason group) for the records matching
+// the filter's non-facet parts (time, search, viewport). Each facet is counted with every other facet's
+// selection applied but not its own (disjunctive faceting), so with status=pending selected the status facet
+// still shows how many are approved or quarantined. Pure: the SQL that fills the cube is in facets.ts.
+
+export interface CubeCell {
+  kind: string;
+  status: string;
+  failure_class: string;
+  source: string;
+  reason_group: string;
+  n: number;
+}
+
+export const FACET_DIMS = ["kind", "status", "class", "source", "reason"] as const;
+export type FacetDim = (typeof FACET_DIMS)[number];
+
+const COLUMN: Record<FacetDim, keyof Omit<CubeCell, "n">> = {
+  kind: "kind",
+  status: "status",
+  class: "failure_class",
+  source: "source",
+  reason: "reason_group",
+};
+
+export const REASON_FACET_LIMIT = 50;
+
+/** The filter's selection per facet dimension, as sets (undefined: no selection). */
+function selections(filter: ListFilter): Record<FacetDim, Set<string> | undefined> {
+  return {
+    kind: filter.kind ? new Set(filter.kind) : undefined,
+    status: filter.status ? new Set(filter.status) : undefined,
+    class: filter.class ? new Set(filter.class) : undefined,
+    source: filter.source ? new Set(filter.source) : undefined,
+    reason: filter.reason ? new Set([filter.reason]) : undefined,
+  };
+}
+
+/** The filter without its facet dimensions: what the cube's SQL must apply. */
+export function nonFacetFilter(filter: ListFilter): ListFilter {
+  const { kind: _k, status: _s, class: _c, source: _so, reason: _r, ...rest } = filter;
+  return rest;
+}
+
+function sorted(counts: Map<string, number>, limit = Infinity, keep?: Set<string>): FacetBucket[] {
+  const all = [...counts.entries()].map(([value, count]) => ({ value, count }));
+  all.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+  const top = all.slice(0, limit);
+  // A selected value stays visible (with its count) even when it is not among the largest.
+  for (const value of keep ?? []) {
+    if (!top.some((b) => b.value === value)) top.push({ value, count: counts.get(value) ?? 0 });
+  }
+  return top;
+}
+
+export function facetsFromCube(cells: readonly CubeCell[], filter: ListFilter, exact: boolean, scale = 1): Facets {
+  const sel = selections(filter);
+  const matches = (cell: CubeCell, except: FacetDim | null) =>
+    FACET_DIMS.every((dim) => dim === except || !sel[dim] || sel[dim].has(cell[COLUMN[dim]]));
+  const counts = Object.fromEntries(FACET_DIMS.map((d) => [d, new Map<string, number>()])) as Record<FacetDim, Map<string, number>>;
+  let total = 0;
+  for (const cell of cells) {
+    const n = Math.round(cell.n * scale);
+    if (n <= 0) continue;
+    if (matches(cell, null)) total += n;
+    for (const dim of FACET_DIMS) {
+      if (!matches(cell, dim)) continue;
+      const value = cell[COLUMN[dim]];
+      counts[dim].set(value, (counts[dim].get(value) ?? 0) + n);
+    }
+  }
+  return {
+    total,
+    exact,
+    kind: sorted(counts.kind, Infinity, sel.kind),
+    status: sorted(counts.status, Infinity, sel.status),
+    class: sorted(counts.class, Infinity, sel.class),
+    source: sorted(counts.source, Infinity, sel.source),
+    reason: sorted(counts.reason, REASON_FACET_LIMIT, sel.reason),
+  };
+}
+
+export interface DaySplit {
+  /** first and last whole UTC day inside [from, to] (YYYY-MM-DD), null when that side is open */
+  firstDay: string | null;
+  lastDay: string | null;
+  /** false when [from, to] contains no whole day */
+  anyDay: boolean;
+  /** partial days at the ends, to be counted from dead_letter itself */
+  edges: { from: Date; to: Date }[];
+}
+
+const DAY = 86_400_000;
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** Splits an inclusive [from, to] (millisecond precision) into whole UTC days and partial edges. */
+export function splitByDay(from: Date | undefined, to: Date | undefined): DaySplit {
+  const start = from ? Math.ceil(from.getTime() / DAY) * DAY : null; // first midnight at or after `from`
+  const end = to ? Math.floor((to.getTime() + 1) / DAY) * DAY : null; // the midnight ending the last whole day
+  if (from && to && from > to) return { firstDay: null, lastDay: null, anyDay: false, edges: [] };
+  if (start !== null && end !== null && start >= end) {
+    return { firstDay: null, lastDay: null, anyDay: false, edges: from && to ? [{ from, to }] : [] };
+  }
+  const edges: { from: Date; to: Date }[] = [];
+  if (from && start !== null && start !== from.getTime()) edges.push({ from, to: new Date(start - 1) });
+  if (to && end !== null && end !== to.getTime() + 1) edges.push({ from: new Date(end), to });
+  return {
+    firstDay: start === null ? null : isoDay(start),
+    lastDay: end === null ? null : isoDay(end - DAY),
+    anyDay: true,
+    edges,
+  };
+}

@@ -1,0 +1,197 @@
+import { z } from "zod";
+import { CLASSES, KINDS, ListFilterSchema, STATUSES } from "./filters";
+import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./state";
+import type { JsonValue } from "./types";
+
+// Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
+// with them and lib/api/openapi.ts documents them. Client-safe: nothing here may import server code.
+
+export const IdSchema = z.string().regex(/^\d{1,19}$/, "must be a dead letter id (digits)");
+export const IdParamsSchema = z.object({ id: IdSchema });
+
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+).meta({ id: "JsonValue", description: "Any JSON value" });
+
+const ReasonSchema = z.string().trim().min(1, "must not be blank").max(MAX_REASON_LENGTH);
+const VersionSchema = z.number().int().min(1).describe("the record's version as last read (optimistic concurrency)");
+
+export const ActionBodySchema = z
+  .discriminatedUnion("action", [
+    z.strictObject({ action: z.literal("approve"), version: VersionSchema, reason: ReasonSchema.optional() }),
+    z.strictObject({ action: z.literal("quarantine"), version: VersionSchema, reason: ReasonSchema }),
+    z.strictObject({ action: z.literal("reopen"), version: VersionSchema, reason: ReasonSchema.optional() }),
+    z.strictObject({
+      action: z.literal("edit"),
+      version: VersionSchema,
+      payload: JsonValueSchema,
+      /** the edit's note; required with overrideIdentity (the override's justification) */
+      reason: ReasonSchema.optional(),
+      overrideIdentity: z.boolean().optional().describe("AFC: allow changing identity fields (supervisors only; needs reason)"),
+    }),
+  ], { error: `action: must be one of ${TRIAGE_ACTIONS.join(", ")}` })
+  .refine((b) => !(b.action === "edit" && b.overrideIdentity && !b.reason), {
+    path: ["reason"],
+    message: "is required when overriding identity fields",
+  })
+  .meta({ id: "ActionBody" });
+export type ActionBody = z.infer<typeof ActionBodySchema>;
+
+export const BULK_ACTIONS = ["approve", "quarantine", "reopen"] as const;
+export const MAX_BULK_IDS = 10_000;
+
+export const BulkBodySchema = z
+  .strictObject({
+    action: z.enum(BULK_ACTIONS),
+    reason: ReasonSchema.optional(),
+    ids: z.array(IdSchema).min(1).max(MAX_BULK_IDS).optional(),
+    filter: ListFilterSchema.optional().describe("every record matching this list filter, applied on the server"),
+    expectedCount: z.number().int().min(0).optional().describe("the count the user confirmed; a different count answers 409"),
+  })
+  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
+  .refine((b) => b.action !== "quarantine" || !!b.reason, { path: ["reason"], message: "is required to quarantine" })
+  .meta({ id: "BulkBody" });
+export type BulkBody = z.infer<typeof BulkBodySchema>;
+
+export const BulkResultSchema = z
+  .object({
+    matched: z.number().int().describe("records the selection named"),
+    updated: z.number().int(),
+    skipped: z.number().int(),
+    /** why records were skipped, with counts ("cannot approve a replayed record": 12) */
+    skippedReasons: z.record(z.string(), z.number().int()),
+  })
+  .meta({ id: "BulkResult" });
+export type BulkResult = z.infer<typeof BulkResultSchema>;
+
+export const DeadLetterSummarySchema = z
+  .object({
+    id: IdSchema,
+    kind: z.enum(KINDS),
+    source: z.string(),
+    idempotencyKey: z.string().nullable(),
+    eventId: z.string().nullable(),
+    deviceId: z.string().nullable(),
+    reason: z.string(),
+    reasonGroup: z.string(),
+    failureClass: z.enum(CLASSES),
+    classReason: z.string().nullable(),
+    status: z.enum(STATUSES),
+    observedAt: z.string(),
+    replayCount: z.number().int(),
+    failureCount: z.number().int(),
+    version: z.number().int(),
+    outcome: z.string().nullable(),
+  })
+  .meta({ id: "DeadLetterSummary" });
+
+export const ListPageSchema = z
+  .object({ items: z.array(DeadLetterSummarySchema), nextCursor: z.string().nullable() })
+  .meta({ id: "ListPage" });
+
+export const SpatialAnalysisSchema = z
+  .object({
+    valid_before: z.boolean().nullable(),
+    reason: z.string().nullable(),
+    location: z.tuple([z.number(), z.number()]).nullable(),
+    outcome: z.enum(["valid", "repaired", "dropped"]),
+    valid_after: z.boolean().nullable(),
+    type_changed: z.boolean(),
+    type_before: z.string().nullable(),
+    type_after: z.string().nullable(),
+    area_before: z.number().nullable(),
+    area_after: z.number().nullable(),
+    dropped_parts: z.number().int(),
+    drop_reason: z.string().nullable(),
+    method: z.enum(["linework", "structure"]),
+    policy: z.enum(["accept", "largest-part", "drop"]),
+    crs: z.string(),
+    crosses_antimeridian: z.boolean(),
+  })
+  .meta({ id: "SpatialAnalysis" });
+
+export const FailureAttemptSchema = z.object({
+  attempt: z.number().int(),
+  at: z.string(),
+  reason: z.string(),
+  origin: z.string(),
+  batchId: z.string().nullable(),
+});
+
+export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
+  entityKey: z.string().nullable(),
+  sourceMessageId: z.string().nullable(),
+  firstSeenAt: z.string(),
+  lastFailedAt: z.string(),
+  updatedAt: z.string(),
+  firstFailureReason: z.string(),
+  /** the envelope exactly as received; null once retention cleared it */
+  rawEnvelope: z.string().nullable(),
+  payload: JsonValueSchema.nullable(),
+  /** spatial: validity, reason, location and repair outcome of the current payload */
+  analysis: SpatialAnalysisSchema.nullable(),
+  repairedGeometry: JsonValueSchema.nullable(),
+  failures: z.array(FailureAttemptSchema),
+  /** keyset cursor positioned at this record: list with it to get the next (desc) or previous (asc) record */
+  cursor: z.string(),
+}).meta({ id: "DeadLetterDetail" });
+export type DeadLetterDetail = z.infer<typeof DeadLetterDetailSchema>;
+
+export const FacetBucketSchema = z.object({ value: z.string(), count: z.number().int() });
+export type FacetBucket = z.infer<typeof FacetBucketSchema>;
+
+export const FacetsSchema = z
+  .object({
+    total: z.number().int(),
+    /** false when counts were estimated from a sample (very large matches); bulk actions recount exactly */
+    exact: z.boolean(),
+    kind: z.array(FacetBucketSchema),
+    status: z.array(FacetBucketSchema),
+    class: z.array(FacetBucketSchema),
+    source: z.array(FacetBucketSchema),
+    /** reason groups, largest first (top 50) */
+    reason: z.array(FacetBucketSchema),
+  })
+  .meta({ id: "Facets" });
+export type Facets = z.infer<typeof FacetsSchema>;
+
+export const MapPointsQuerySchema = ListFilterSchema.extend({
+  zoom: z.coerce.number().min(0).max(24).default(2).describe("the map's zoom: decides the aggregation grid"),
+});
+
+export const MapPointsSchema = z
+  .object({
+    type: z.literal("FeatureCollection"),
+    /** points: one feature per record (id set); grid: one per occupied cell, `n` records, at their mean position */
+    mode: z.enum(["points", "grid"]),
+    total: z.number().int(),
+    features: z.array(
+      z.object({
+        type: z.literal("Feature"),
+        geometry: z.object({ type: z.literal("Point"), coordinates: z.tuple([z.number(), z.number()]) }),
+        properties: z.object({ n: z.number().int(), id: IdSchema.optional() }),
+      }),
+    ),
+  })
+  .meta({ id: "MapPoints" });
+export type MapPoints = z.infer<typeof MapPointsSchema>;
+
+export const ErrorBodySchema = z
+  .object({
+    error: z.looseObject({
+      code: z.string(),
+      message: z.string(),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export const ConflictBodySchema = z
+  .object({
+    error: z.looseObject({
+      code: z.literal("conflict"),
+      message: z.string(),
+      current: DeadLetterDetailSchema.optional().describe("the record as it is now, when it changed under you"),
+    }),
+  })
+  .meta({ id: "Conflict" });

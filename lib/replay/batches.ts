@@ -1,0 +1,157 @@
+import type pg from "pg";
+import { AppError } from "../api/errors";
+import { appendAudit } from "../audit/append";
+import { inTransaction } from "../db/transaction";
+import { buildWhere } from "../dead-letters/where";
+import type { ActingUser } from "./control";
+import type { BatchPreview, CreateBatchInput, Selection } from "./schemas";
+import { maskSink } from "./views";
+
+// Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
+// order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
+//
+// Only records that are `approved`, carry an idempotency key and are not in another active batch go in.
+// Explicit ids that do not qualify are refused with 422 naming each one (the supervisor picked them, so a
+// silent skip would be a surprise); a filter takes what qualifies and reports how many it left out.
+
+export const MAX_BATCH_RECORDS = 1_000_000;
+/** Serialises batch creation, so two batches created at the same moment cannot take the same record. */
+const CREATE_LOCK = 0x5245_4432; // "RED2"
+
+const BUSY = `EXISTS (SELECT 1 FROM replay_item ri JOIN replay_batch rb ON rb.id = ri.batch_id
+  WHERE ri.dead_letter_id = d.id AND rb.status IN ('draft', 'approved', 'running', 'paused')
+    AND ri.status IN ('pending', 'running', 'retry'))`;
+const ELIGIBLE = `d.status = 'approved' AND d.idempotency_key IS NOT NULL AND NOT ${BUSY}`;
+
+function selectionWhere(sel: Selection, values: unknown[]): string {
+  if ("ids" in sel) {
+    values.push(sel.ids);
+    return `d.id = ANY($${values.length}::bigint[])`;
+  }
+  const { status: _status, ...rest } = sel.filter; // status is the engine's rule, not the filter's
+  return buildWhere(rest, values).text;
+}
+
+function checkFilterStatus(sel: Selection): void {
+  if ("filter" in sel && sel.filter.status && !sel.filter.status.includes("approved")) {
+    throw new AppError("validation_failed", "filter.status: a replay batch takes approved records only", {
+      issues: [{ path: "filter.status", message: "must include approved (only approved records are replayed)" }],
+    });
+  }
+}
+
+/** Ids that cannot go into a batch, with why (422 with one issue per id). */
+async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<void> {
+  const { rows } = await db.query<{ id: string; status: string | null; has_key: boolean | null; busy: boolean | null }>(
+    `SELECT w.id::text AS id, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy
+     FROM unnest($1::bigint[]) AS w(id) LEFT JOIN dead_letter d ON d.id = w.id`,
+    [ids],
+  );
+  const issues = rows.flatMap((r) => {
+    const why = r.status === null ? "no such record" : r.status !== "approved" ? `is ${r.status}, not approved`
+      : !r.has_key ? "has no idempotency key" : r.busy ? "is already in an active replay batch" : null;
+    return why ? [{ path: `ids.${r.id}`, message: `record ${r.id} ${why}` }] : [];
+  });
+  if (issues.length > 0) {
+    throw new AppError("validation_failed", `${issues.length} selected record(s) cannot be replayed: ${issues.slice(0, 5).map((i) => i.message).join("; ")}${issues.length > 5 ? "; …" : ""}`, { issues });
+  }
+}
+
+export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<BatchPreview> {
+  checkFilterStatus(sel);
+  const values: unknown[] = [];
+  const where = selectionWhere(sel, values);
+  const { rows } = await db.query<{
+    count: number; spatial: number; afc: number; first: Date | null; last: Date | null; entities: number;
+    not_approved: number; no_key: number; busy: number;
+  }>(
+    `WITH m AS (
+       SELECT d.id, d.kind, d.status, d.idempotency_key, d.entity_key, d.observed_at,
+         d.status = 'approved' AND d.idempotency_key IS NOT NULL AND ${BUSY} AS busy
+       FROM dead_letter d WHERE ${where}
+     ), e AS (SELECT * FROM m WHERE status = 'approved' AND idempotency_key IS NOT NULL AND NOT busy)
+     SELECT (SELECT count(*)::int FROM e) AS count,
+       (SELECT count(*)::int FROM e WHERE kind = 'spatial') AS spatial, (SELECT count(*)::int FROM e WHERE kind = 'afc') AS afc,
+       (SELECT min(observed_at) FROM e) AS first, (SELECT max(observed_at) FROM e) AS last,
+       (SELECT count(DISTINCT (kind, entity_key))::int FROM e WHERE entity_key IS NOT NULL) AS entities,
+       (SELECT count(*)::int FROM m WHERE status <> 'approved') AS not_approved,
+       (SELECT count(*)::int FROM m WHERE status = 'approved' AND idempotency_key IS NULL) AS no_key,
+       (SELECT count(*)::int FROM m WHERE busy) AS busy`,
+    values,
+  );
+  const sample = await db.query<{ id: string; kind: "spatial" | "afc"; idempotency_key: string; entity_key: string | null; observed_at: Date }>(
+    `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.entity_key, d.observed_at
+     FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} ORDER BY d.observed_at, d.id LIMIT 10`,
+    values,
+  );
+  const r = rows[0];
+  return {
+    count: r?.count ?? 0,
+    byKind: { spatial: r?.spatial ?? 0, afc: r?.afc ?? 0 },
+    firstObservedAt: r?.first?.toISOString() ?? null,
+    lastObservedAt: r?.last?.toISOString() ?? null,
+    entities: r?.entities ?? 0,
+    sample: sample.rows.map((s) => ({ id: s.id, kind: s.kind, idempotencyKey: s.idempotency_key, entityKey: s.entity_key, observedAt: s.observed_at.toISOString() })),
+    skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0 },
+  };
+}
+
+export interface CreatedBatch {
+  id: string;
+  total: number;
+  skipped: BatchPreview["skipped"];
+}
+
+export async function createBatch(
+  pool: pg.Pool,
+  input: CreateBatchInput,
+  user: ActingUser,
+  ctx: { now: Date; requestId?: string | null },
+): Promise<CreatedBatch> {
+  const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
+  checkFilterStatus(selection);
+  return inTransaction(pool, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
+    if ("ids" in selection) await refuseIneligibleIds(client, selection.ids);
+    const preview = await previewBatch(client, selection);
+    if (preview.count === 0) {
+      throw new AppError("validation_failed", "selection: no approved record matches (nothing to replay)", {
+        issues: [{ path: "filter", message: "matches no approved record that is free to replay" }],
+      });
+    }
+    if (preview.count > MAX_BATCH_RECORDS) {
+      throw new AppError("validation_failed", `selection: ${preview.count} records; a batch takes at most ${MAX_BATCH_RECORDS}`);
+    }
+    const batch = await client.query<{ id: string }>(
+      `INSERT INTO replay_batch (status, created_by_id, sink, selection, rate_per_second, page_size, max_replays, repair_method,
+         repair_policy, max_attempts, failure_threshold, created_at, updated_at)
+       VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id::text AS id`,
+      [user.userId, JSON.stringify(input.sink), JSON.stringify(selection), input.ratePerSecond, input.pageSize, input.maxReplays,
+        input.repair.method, input.repair.policy, input.maxAttempts, input.failureThreshold, ctx.now],
+    );
+    const id = batch.rows[0]?.id as string;
+    const values: unknown[] = [id, ctx.now];
+    const where = selectionWhere(selection, values);
+    const items = await client.query(
+      `INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, entity_key, observed_at, snapshot, run_at)
+       SELECT $1, d.id, row_number() OVER (ORDER BY d.observed_at, d.id), d.kind, d.idempotency_key, d.entity_key, d.observed_at,
+         jsonb_build_object('payload', d.payload, 'version', d.version, 'source', d.source, 'replayCount', d.replay_count), $2
+       FROM dead_letter d WHERE ${where} AND ${ELIGIBLE}
+       ORDER BY d.observed_at, d.id`,
+      values,
+    );
+    const total = items.rowCount ?? 0;
+    await client.query(`UPDATE replay_batch SET total = $2 WHERE id = $1`, [id, total]);
+    await appendAudit(client, [{
+      actorId: user.userId, actorEmail: user.email, actorRole: user.role, requestId: ctx.requestId ?? null,
+      action: "replay_batch.create", targetType: "replay_batch", targetId: id,
+      after: {
+        status: "draft", total, skipped: preview.skipped, selection, sink: maskSink(input.sink), ratePerSecond: input.ratePerSecond,
+        pageSize: input.pageSize, maxReplays: input.maxReplays, maxAttempts: input.maxAttempts, repair: input.repair,
+        failureThreshold: input.failureThreshold,
+      },
+    }], ctx.now);
+    return { id, total, skipped: preview.skipped };
+  });
+}
+

@@ -1,0 +1,133 @@
+import type pg from "pg";
+import { AppError } from "../api/errors";
+import { appendAudit, type Actor } from "../audit/append";
+import { assertFourEyes } from "../auth/four-eyes";
+import { inTransaction } from "../db/transaction";
+import { allowedFrom, nextStatus, type BatchAction } from "./state";
+import type { BatchStatus } from "./schemas";
+
+// Batch life-cycle changes: one transaction each, on the batch row locked FOR UPDATE, with the transition
+// checked against lib/replay/state.ts under that lock and the audit event in the same commit. Workers
+// notice within ~200 ms (they poll the status and re-check it in every claim and outcome transaction).
+
+/** Who acts: a signed-in user (API) or the user named by the CLI's --as. */
+export interface ActingUser {
+  userId: string;
+  email: string;
+  role: string;
+}
+
+export const actorOfUser = (u: ActingUser): Actor => ({ id: u.userId, email: u.email, role: u.role });
+
+interface LockedBatch {
+  status: BatchStatus;
+  created_by_id: string;
+}
+
+export async function applyBatchAction(
+  pool: pg.Pool,
+  batchId: string,
+  action: BatchAction,
+  user: ActingUser,
+  ctx: { now: Date; requestId?: string | null },
+): Promise<{ status: BatchStatus; cancelledItems: number }> {
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<LockedBatch>(
+      `SELECT status::text AS status, created_by_id FROM replay_batch WHERE id = $1 FOR UPDATE`,
+      [batchId],
+    );
+    const batch = rows[0];
+    if (!batch) throw new AppError("not_found", `replay batch ${batchId} not found`);
+    if (action === "approve") assertFourEyes({ createdById: batch.created_by_id }, user);
+    const to = nextStatus(batch.status, action);
+    if (!to) {
+      throw new AppError("conflict", `cannot ${action} a ${batch.status} batch (needs ${allowedFrom(action).join(" or ")})`, {
+        details: { status: batch.status, action },
+      });
+    }
+    const sets: Record<BatchAction, string> = {
+      approve: `approved_by_id = $3, approved_at = $2`,
+      // A fresh schedule: tat from now, failures counted from now.
+      start: `started_at = coalesce(started_at, $2), tat = NULL, window_from = $2, status_reason = NULL`,
+      pause: `status_reason = 'paused by ' || $4`,
+      resume: `tat = NULL, window_from = $2, status_reason = NULL`,
+      cancel: `finished_at = $2, status_reason = 'cancelled by ' || $4`,
+    };
+    let cancelledItems = 0;
+    if (action === "cancel") {
+      // Items waiting in the queue end here; claimed ones are finished by their workers (delivered ones keep
+      // their outcome, undelivered ones become cancelled) or, if their worker died, by the sweeper.
+      const r = await client.query(
+        `UPDATE replay_item SET status = 'cancelled', finished_at = $2, last_error = 'batch cancelled'
+         WHERE batch_id = $1 AND status IN ('pending', 'retry')`,
+        [batchId, ctx.now],
+      );
+      cancelledItems = r.rowCount ?? 0;
+    }
+    await client.query(
+      `UPDATE replay_batch SET status = $5::"ReplayBatchStatus", updated_at = $2, cancelled_count = cancelled_count + $6,
+         ${sets[action]}
+       WHERE id = $1`,
+      [batchId, ctx.now, user.userId, user.email, to, cancelledItems],
+    );
+    await appendAudit(client, [{
+      actorId: user.userId, actorEmail: user.email, actorRole: user.role, requestId: ctx.requestId ?? null,
+      action: `replay_batch.${action}`, targetType: "replay_batch", targetId: batchId,
+      before: { status: batch.status }, after: { status: to, ...(action === "cancel" ? { cancelledItems } : {}) },
+    }], ctx.now);
+    return { status: to, cancelledItems };
+  });
+}
+
+/** A worker pauses a batch whose sink keeps failing (lib/replay/rules.ts failureVerdict). */
+export async function selfPause(pool: pg.Pool, batchId: string, reason: string, actor: Actor, now: Date): Promise<boolean> {
+  return stopBatch(pool, batchId, "paused", reason, actor, now);
+}
+
+/** A worker gives up on a batch it cannot run (unusable configuration, repeated engine errors). */
+export async function failBatch(pool: pg.Pool, batchId: string, reason: string, actor: Actor, now: Date): Promise<boolean> {
+  return stopBatch(pool, batchId, "failed", reason, actor, now);
+}
+
+async function stopBatch(pool: pg.Pool, batchId: string, to: "paused" | "failed", reason: string, actor: Actor, now: Date): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query(
+      `UPDATE replay_batch SET status = $2::"ReplayBatchStatus", status_reason = $3, updated_at = $4,
+         finished_at = CASE WHEN $2 = 'failed' THEN $4::timestamptz ELSE finished_at END
+       WHERE id = $1 AND status = 'running' RETURNING id`,
+      [batchId, to, reason, now],
+    );
+    if (rows.length === 0) return false;
+    let cancelledItems = 0;
+    if (to === "failed") {
+      const r = await client.query(
+        `UPDATE replay_item SET status = 'cancelled', finished_at = $2, last_error = 'batch failed'
+         WHERE batch_id = $1 AND status IN ('pending', 'retry')`,
+        [batchId, now],
+      );
+      cancelledItems = r.rowCount ?? 0;
+      await client.query(`UPDATE replay_batch SET cancelled_count = cancelled_count + $2 WHERE id = $1`, [batchId, cancelledItems]);
+    }
+    await appendAudit(client, [{
+      actorId: actor.id, actorEmail: actor.email, actorRole: actor.role,
+      action: to === "paused" ? "replay_batch.pause" : "replay_batch.fail", targetType: "replay_batch", targetId: batchId,
+      before: { status: "running" }, after: { status: to, ...(cancelledItems ? { cancelledItems } : {}) }, reason,
+    }], now);
+    return true;
+  });
+}
+
+/** Statuses of the batch's most recently submitted items since the failure window opened (newest first). */
+export async function recentSubmissions(pool: pg.Pool, batchId: string): Promise<{ statuses: string[]; threshold: number }> {
+  const { rows } = await pool.query<{ status: string; failure_threshold: number }>(
+    `SELECT i.status::text AS status, b.failure_threshold
+     FROM replay_batch b JOIN LATERAL (
+       SELECT status FROM replay_item
+       WHERE batch_id = b.id AND submitted_at IS NOT NULL AND submitted_at >= coalesce(b.window_from, '-infinity')
+       ORDER BY submitted_at DESC LIMIT 100
+     ) i ON true
+     WHERE b.id = $1`,
+    [batchId],
+  );
+  return { statuses: rows.map((r) => r.status), threshold: rows[0]?.failure_threshold ?? 0.5 };
+}

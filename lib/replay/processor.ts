@@ -1,0 +1,150 @@
+import type pg from "pg";
+import type { Actor } from "../audit/append";
+import type { RepairMethod, RepairPolicy } from "../dead-letters/types";
+import type { Geos } from "../spatial/geos";
+import type { BackoffOptions } from "./backoff";
+import type { ClaimedItem } from "./claim";
+import { releaseItems } from "./claim";
+import { errorMessage } from "./db-errors";
+import { pacingFor } from "./gcra";
+import { GroupWriter } from "./group-writer";
+import type { FlushCounts, Resolution } from "./outcomes";
+import { reserveSlots, slowDown } from "./pacer";
+import { revalidate } from "./revalidate";
+import { sleep } from "./sleep";
+import { poisonReason } from "./rules";
+import type { Sink, Submission } from "./sinks/types";
+
+// One claimed page, per item in this order: still replayable? → re-validate → already settled? → poison
+// check → wait for the batch's rate limiter → submit under the stored key → record the outcome (group
+// commits, group-writer.ts). Whatever is not submitted when the batch pauses, is cancelled, the sink asks us
+// to slow down or the worker stops goes back to the queue: a page always ends with every item finalized or
+// released.
+
+export interface BatchConfig {
+  id: string;
+  sink: Sink;
+  ratePerSecond: number;
+  pageSize: number;
+  maxReplays: number;
+  maxAttempts: number;
+  repairMethod: RepairMethod;
+  repairPolicy: RepairPolicy;
+}
+
+export interface PageContext {
+  pool: pg.Pool;
+  batch: BatchConfig;
+  workerId: string;
+  actor: Actor;
+  geos: Geos | null;
+  random: () => number;
+  clock: () => Date;
+  log: (msg: string) => void;
+  /** the worker is stopping: submit nothing new */
+  stopping: AbortSignal;
+  /** aborts requests in flight (only when a stop takes too long) */
+  hardStop: AbortSignal;
+  /** the batch is still running, per the worker's status cache (refreshed every ~200 ms) */
+  isRunning: () => boolean;
+  backoff?: BackoffOptions;
+  onFlushed?: (counts: FlushCounts) => void;
+}
+
+/** Step 1–3 and the poison check: what to do with an item before the rate limiter. */
+export function prepare(item: ClaimedItem, ctx: Pick<PageContext, "batch" | "geos">): Resolution | Submission {
+  const decided = (outcome: "deduped" | "dropped" | "poison" | "cancelled", reason: string | null): Resolution =>
+    ({ item, type: "decided", outcome, reason });
+  if (item.recordStatus !== "approved") return decided("cancelled", `the record is ${item.recordStatus} now (approved when batched)`);
+  if (item.edited) return decided("cancelled", "the record was edited after the batch was created: replay it in a new batch");
+  // Settled downstream already (earlier replay, or an imported external ledger): deduped without sending.
+  if (item.settled) return decided("deduped", null);
+  let checked;
+  try {
+    checked = revalidate(item.kind, item.payload, { geos: ctx.geos, method: ctx.batch.repairMethod, policy: ctx.batch.repairPolicy });
+  } catch (err) {
+    checked = { ok: false as const, reason: `re-validation failed: ${errorMessage(err)}` };
+  }
+  if (!checked.ok) return decided("dropped", checked.reason);
+  const poison = poisonReason(item, ctx.batch.maxReplays);
+  if (poison) return decided("poison", poison);
+  return {
+    itemId: item.id, batchId: item.batchId, deadLetterId: item.deadLetterId, kind: item.kind, idempotencyKey: item.idempotencyKey,
+    entityKey: item.entityKey, observedAt: item.observedAt, payload: checked.payload,
+  };
+}
+
+/** Longest sleep between looks at the batch's status, so a pause lands within a second. */
+const CHECK_EVERY_MS = 200;
+
+export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promise<void> {
+  const { batch, pool } = ctx;
+  const writer = new GroupWriter({
+    pool, clock: ctx.clock, log: ctx.log, onFlushed: ctx.onFlushed,
+    context: (now) => ({
+      batchId: batch.id, workerId: ctx.workerId, actor: ctx.actor, sink: batch.sink, maxAttempts: batch.maxAttempts,
+      random: ctx.random, now, backoff: ctx.backoff,
+    }),
+  });
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const subs: Submission[] = [];
+  for (const item of items) {
+    const r = prepare(item, ctx);
+    if ("type" in r) writer.add(r);
+    else subs.push(r);
+  }
+
+  const pacing = pacingFor(batch.ratePerSecond);
+  const inFlight = new Set<Promise<void>>();
+  let next = 0;
+  let slowedDown = false;
+  const go = () => !ctx.stopping.aborted && ctx.isRunning() && !slowedDown;
+  try {
+    while (next < subs.length && go()) {
+      const grant = await reserveSlots(pool, batch.id, subs.length - next, pacing);
+      if (grant.stopped) break;
+      if (grant.granted === 0) {
+        await sleep(Math.min(grant.retryInMs, CHECK_EVERY_MS), ctx.stopping);
+        continue;
+      }
+      const t0 = performance.now();
+      for (let i = 0; i < grant.granted && next < subs.length; i++) {
+        // Wait for the slot, looking at the batch's status at least every CHECK_EVERY_MS.
+        for (let wait = t0 + grant.startInMs + i * grant.intervalMs - performance.now(); wait > 0 && go();
+          wait = t0 + grant.startInMs + i * grant.intervalMs - performance.now()) {
+          await sleep(Math.min(wait, CHECK_EVERY_MS), ctx.stopping);
+        }
+        if (!go()) break;
+        const sub = subs[next++] as Submission;
+        const item = byId.get(sub.itemId) as ClaimedItem;
+        if (batch.sink.mode === "in-transaction") {
+          writer.add({ item, type: "deliver", submission: sub, submittedAt: ctx.clock() });
+          continue;
+        }
+        while (inFlight.size >= batch.sink.concurrency) await Promise.race(inFlight);
+        const sink = batch.sink;
+        const submittedAt = ctx.clock();
+        const request: Promise<void> = sink.submit(sub, ctx.hardStop).then(async (result) => {
+          writer.add({ item, type: "answered", submission: sub, submittedAt, result });
+          if (result.outcome === "retry" && result.slowDown) {
+            // Stop using this page's slots: the rest is re-queued and re-paced at the lowered rate.
+            slowedDown = true;
+            await slowDown(pool, batch.id, result.retryAfterMs).catch((e: unknown) => ctx.log(`replay: slow-down not recorded: ${errorMessage(e)}`));
+          }
+        }).finally(() => inFlight.delete(request));
+        inFlight.add(request);
+      }
+    }
+  } finally {
+    await Promise.allSettled(inFlight);
+    const unsent = subs.slice(next).map((s) => byId.get(s.itemId) as ClaimedItem);
+    writer.add(...unsent.map((item): Resolution => ({ item, type: "release" })));
+    try {
+      await writer.drain();
+    } catch (err) {
+      // Outcomes that could not be written: give the rest back so nothing waits for a lease to expire.
+      await releaseItems(pool, ctx.workerId, items.map((i) => i.id)).catch(() => 0);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,212 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Actor } from "../audit/append";
+import type { Db } from "../db/client";
+import type { RepairMethod, RepairPolicy } from "../dead-letters/types";
+import { getGeos, type Geos } from "../spatial/geos";
+import type { BackoffOptions } from "./backoff";
+import { claimItems, completeIfDone, heartbeat, runningBatchesToComplete, sweepExpired } from "./claim";
+import { failBatch, recentSubmissions, selfPause } from "./control";
+import { errorMessage, isTransientDbError } from "./db-errors";
+import { claimSizeFor } from "./gcra";
+import type { FlushCounts } from "./outcomes";
+import { processPage, type BatchConfig } from "./processor";
+import { failureVerdict } from "./rules";
+import { SinkSchema, type ItemStatus } from "./schemas";
+import { makeSink } from "./sinks";
+import { sleep } from "./sleep";
+
+// A replay worker: `concurrency` lanes that each claim a page of a running batch, process it and come back;
+// a heartbeat that renews this worker's leases; a sweeper that returns the items of dead workers and
+// completes batches whose last worker died. Any number of workers, in this process or others, on this machine
+// or others, share the same PostgreSQL. stop() (or aborting `signal`, e.g. on SIGTERM) lets every lane finish
+// its page — in-flight submissions complete, the rest goes back to the queue — and then returns.
+
+export interface WorkerOptions {
+  db: Db;
+  workerId?: string;
+  signal?: AbortSignal;
+  log: (msg: string) => void;
+  /** pages processed at once (default 2: one commits while the other claims or waits for slots) */
+  concurrency?: number;
+  /** how long a claim stays ours without a heartbeat (default 30 s) */
+  leaseMs?: number;
+  /** how often batch statuses are read, and the idle poll (default 200 ms: pause lands within a second) */
+  pollMs?: number;
+  backoff?: BackoffOptions;
+  random?: () => number;
+  clock?: () => Date;
+}
+
+export interface WorkerHandle {
+  id: string;
+  stop(): Promise<void>;
+  /** resolves when the worker has stopped */
+  done: Promise<void>;
+}
+
+/** Requests in flight get this long after stop() before they are aborted. */
+const STOP_GRACE_MS = 15_000;
+/** Non-transient errors in a row after which a batch is failed (a bug or a broken batch must not spin). */
+const MAX_ENGINE_ERRORS = 3;
+
+export function startWorker(opts: WorkerOptions): WorkerHandle {
+  const id = opts.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const pool = opts.db.pool;
+  const leaseMs = opts.leaseMs ?? 30_000;
+  const pollMs = opts.pollMs ?? 200;
+  const clock = opts.clock ?? (() => new Date());
+  const random = opts.random ?? Math.random;
+  const actor: Actor = { id: null, email: `worker:${id}`, role: "system" };
+  const stopping = new AbortController();
+  const hardStop = new AbortController();
+  const running = new Map<string, BatchConfig>();
+  const idleUntil = new Map<string, number>();
+  const engineErrors = new Map<string, number>();
+  let geos: Geos | null = null;
+  let turn = 0;
+
+  const log = (msg: string) => opts.log(`[worker ${id}] ${msg}`);
+
+  async function refresh(): Promise<void> {
+    const { rows } = await pool.query<{ id: string; sink: unknown; rate_per_second: number; page_size: number; max_replays: number;
+      max_attempts: number; repair_method: string; repair_policy: string }>(
+      `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy
+       FROM replay_batch WHERE status = 'running' ORDER BY id`,
+    );
+    const seen = new Set<string>();
+    for (const r of rows) {
+      seen.add(r.id);
+      if (running.has(r.id)) continue;
+      const sink = SinkSchema.safeParse(r.sink);
+      if (!sink.success) {
+        await failBatch(pool, r.id, `unusable sink configuration: ${sink.error.issues[0]?.message ?? "invalid"}`, actor, clock());
+        continue;
+      }
+      running.set(r.id, {
+        id: r.id, sink: makeSink(sink.data), ratePerSecond: r.rate_per_second, pageSize: r.page_size, maxReplays: r.max_replays,
+        maxAttempts: r.max_attempts, repairMethod: r.repair_method as RepairMethod, repairPolicy: r.repair_policy as RepairPolicy,
+      });
+    }
+    for (const key of running.keys()) if (!seen.has(key)) running.delete(key);
+  }
+
+  function pick(): BatchConfig | null {
+    const now = Date.now();
+    const ready = [...running.values()].filter((b) => (idleUntil.get(b.id) ?? 0) <= now);
+    if (ready.length === 0) return null;
+    return ready[turn++ % ready.length] ?? null;
+  }
+
+  async function checkFailures(batchId: string, counts: FlushCounts): Promise<void> {
+    if (counts.retry + counts.failed + counts.poison === 0) return;
+    const recent = await recentSubmissions(pool, batchId);
+    const verdict = failureVerdict(recent.statuses as ItemStatus[], recent.threshold);
+    if (verdict.pause && verdict.reason && (await selfPause(pool, batchId, verdict.reason, actor, clock()))) {
+      log(`batch ${batchId}: ${verdict.reason}`);
+    }
+  }
+
+  async function lane(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      const batch = pick();
+      if (!batch) {
+        await sleep(pollMs, stopping.signal);
+        continue;
+      }
+      try {
+        const items = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
+        if (items.length === 0) {
+          idleUntil.set(batch.id, Date.now() + pollMs);
+          if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
+          continue;
+        }
+        if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
+        await processPage({
+          pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal,
+          isRunning: () => running.has(batch.id), backoff: opts.backoff,
+          onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
+        }, items);
+        engineErrors.delete(batch.id);
+      } catch (err) {
+        if (isTransientDbError(err)) {
+          log(`database unavailable (${errorMessage(err)}); retrying`);
+          await sleep(500 + random() * 1000, stopping.signal);
+          continue;
+        }
+        const n = (engineErrors.get(batch.id) ?? 0) + 1;
+        engineErrors.set(batch.id, n);
+        log(`batch ${batch.id}: engine error ${n}/${MAX_ENGINE_ERRORS}: ${errorMessage(err)}`);
+        if (n >= MAX_ENGINE_ERRORS) {
+          await failBatch(pool, batch.id, `engine error: ${errorMessage(err)}`, actor, clock()).catch(() => false);
+          engineErrors.delete(batch.id);
+        }
+        await sleep(1000, stopping.signal);
+      }
+    }
+  }
+
+  /** Runs `fn` every `everyMs` (jittered, so workers do not sweep in step) until the worker stops. */
+  async function every(everyMs: number, what: string, fn: () => Promise<unknown>): Promise<void> {
+    while (!stopping.signal.aborted) {
+      await fn().catch((err: unknown) => {
+        if (!isTransientDbError(err)) log(`${what}: ${errorMessage(err)}`);
+      });
+      await sleep(everyMs * (0.8 + random() * 0.4), stopping.signal);
+    }
+  }
+
+  async function sweep(): Promise<void> {
+    const swept = await sweepExpired(pool);
+    if (swept > 0) log(`returned ${swept} item(s) whose worker stopped renewing its lease`);
+    for (const batchId of await runningBatchesToComplete(pool)) {
+      if (await completeIfDone(pool, batchId, actor, clock())) log(`batch ${batchId} completed`);
+    }
+    await pool.query(`DELETE FROM worker WHERE heartbeat_at < now() - $1 * interval '1 millisecond'`, [leaseMs * 10]);
+  }
+
+  async function run(): Promise<void> {
+    for (;;) {
+      try {
+        await pool.query(
+          `INSERT INTO worker (id, hostname, pid) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
+          [id, hostname(), process.pid],
+        );
+        await refresh();
+        break;
+      } catch (err) {
+        if (stopping.signal.aborted) return;
+        log(`cannot register yet: ${errorMessage(err)}`);
+        await sleep(1000, stopping.signal);
+      }
+    }
+    log(`started (${opts.concurrency ?? 2} lane(s), lease ${leaseMs} ms)`);
+    const background = [
+      every(pollMs, "status poll", refresh),
+      every(Math.max(100, leaseMs / 3), "heartbeat", () => heartbeat(pool, id, leaseMs)),
+      every(Math.max(250, Math.min(5000, leaseMs / 4)), "sweeper", sweep),
+    ];
+    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, () => lane()));
+    await Promise.all(background);
+    await pool.query(`DELETE FROM worker WHERE id = $1`, [id]).catch(() => undefined);
+    log("stopped");
+  }
+
+  const done = run();
+  const handle: WorkerHandle = {
+    id,
+    done,
+    stop: async () => {
+      stopping.abort();
+      const t = setTimeout(() => hardStop.abort(), STOP_GRACE_MS);
+      try {
+        await done;
+      } finally {
+        clearTimeout(t);
+      }
+    },
+  };
+  opts.signal?.addEventListener("abort", () => void handle.stop(), { once: true });
+  if (opts.signal?.aborted) void handle.stop();
+  return handle;
+}
