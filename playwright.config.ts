@@ -42,6 +42,8 @@ export default defineConfig({
       REDRIVE_DB_MODE: process.env.REDRIVE_DB_MODE ?? "",
       NODE_ENV: "production",
       REDRIVE_DEMO: "1",
+      // every test signs in from 127.0.0.1; the limiter itself is tested in tests/integration/auth.test.ts
+      REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: "1000",
       BETTER_AUTH_SECRET: "e2e-secret-0123456789abcdefghijklmnopqrstuvwxyz",
       NEXT_TELEMETRY_DISABLED: "1",
       REDRIVE_WORKER: "0",

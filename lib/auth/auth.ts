@@ -62,7 +62,7 @@ function createAuth(db: Db) {
       storage: "memory",
       window: 60,
       max: 100,
-      customRules: { "/sign-in/email": { window: 60, max: 5 } },
+      customRules: { "/sign-in/email": { window: 60, max: env.REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE } },
     },
     // Same-origin requests on whatever host and port the app is served from are trusted, as in defineRoute's
     // own Origin check; cross-site ones are not.

@@ -1,0 +1,39 @@
+import { expect, test } from "@playwright/test";
+import { signIn, type DemoRole } from "./fixtures";
+
+// Each demo role signs in through the form and sees only what it may do. The server enforces the same
+// rules on every route (tests/integration/route-access.test.ts); this checks what a person actually meets.
+
+const CAN_READ_LIST: Record<DemoRole, boolean> = {
+  analyst: true,
+  supervisor: true,
+  supervisor2: true,
+  auditor: true,
+  admin: true,
+  producer: false,
+};
+
+for (const role of Object.keys(CAN_READ_LIST) as DemoRole[]) {
+  test(`${role} sees exactly what the role allows`, async ({ page }) => {
+    await signIn(page, role, "/settings");
+    await expect(page.getByRole("heading", { name: "Settings" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "API tokens" })).toBeVisible();
+    // only admins manage users
+    await expect(page.getByRole("heading", { name: "Users" })).toHaveCount(role === "admin" ? 1 : 0);
+
+    await page.goto("/dead-letters");
+    if (CAN_READ_LIST[role]) {
+      await expect(page.getByRole("heading", { name: "Dead letters" })).toBeVisible();
+    } else {
+      await expect(page.getByRole("heading", { name: /403/ })).toBeVisible();
+      await expect(page.getByText("dead_letters:read")).toBeVisible();
+    }
+
+    // the API agrees with the page: a producer's session cannot read the list either
+    const res = await page.request.get("/api/dead-letters?limit=1");
+    expect(res.status()).toBe(CAN_READ_LIST[role] ? 200 : 403);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/sign-in/);
+  });
+}
