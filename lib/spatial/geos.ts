@@ -147,15 +147,21 @@ async function createGeos(): Promise<Geos> {
   return geos;
 }
 
-let instance: Promise<Geos> | null = null;
+// Kept on globalThis rather than in a module variable: Next.js dev re-evaluates modules on every edit, and each
+// evaluation would otherwise create (and never free) another GEOS context.
+const KEY = Symbol.for("redrive.spatial.geos");
+type GeosHolder = { [KEY]?: Promise<Geos> };
+const holder = globalThis as GeosHolder;
 
 /** The process-wide GEOS; the first call compiles the wasm module (~60 ms), later calls are free. */
 export function getGeos(): Promise<Geos> {
+  let instance = holder[KEY];
   if (!instance) {
     instance = createGeos().catch((error: unknown) => {
-      instance = null; // let a later call retry instead of caching the failure forever
+      delete holder[KEY]; // let a later call retry instead of caching the failure forever
       throw error;
     });
+    holder[KEY] = instance;
   }
   return instance;
 }

@@ -1,6 +1,12 @@
 // Validity with an explanation. Our own checks run first, on the GeoJSON, for the problems GEOS cannot even
 // represent (its constructors refuse unclosed or too-short rings) or reports without saying where; GEOS's
 // IsValidOp (GEOSisValidDetail) then explains the topological problems.
+//
+// Decisions: an unclosed ring is reported ("Unclosed ring …", so the record counts as invalid) and repaired by
+// appending its first point — what shapely does silently when it builds a Polygon, so the linework repair of
+// the closed ring matches native make_valid exactly. A ring under 4 points or a line under 2 is removed (GEOS
+// cannot build it; JTS GeometryFixer with keepCollapsed=false drops it too); if nothing is left the record is
+// dropped. NaN/±Infinity positions are removed, as GeometryFixer and PostGIS #4813 do.
 import type { Geos } from "./geos";
 import type { Geometry, Position } from "./geojson";
 
