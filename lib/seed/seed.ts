@@ -1,44 +1,34 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import type { Db } from "../db/client";
-import { ingestStream } from "../dead-letters/ingest/pipeline";
-import type { RecordText } from "../dead-letters/ingest/split";
-import { generateAfc } from "./generate-afc";
-import { generateSpatial } from "./generate-spatial";
-import { Rng } from "./rng";
+import { seedChunks, type ChunkResult } from "./seed-chunks";
+
+export { DEMO_BASE } from "./seed-chunks";
 
 // Deterministic demo data: the same --seed and --count give the same records. Records go through the real
 // ingest pipeline (validation, repair, classification, hashing, audit), so the demo shows what production
 // would store. Chunks have their own RNG stream, so a record does not depend on how many came before it in
 // other chunks.
 
-export const DEMO_BASE = Date.UTC(2026, 10, 1); // 2026-11-01
-const SPAN_MS = 28 * 24 * 3600 * 1000;
-const CHUNK = 10_000;
-
 export interface SeedOptions {
   count: number;
   seed: number;
   reset?: boolean;
+  /** worker threads generating and normalizing in parallel (default: one per core for large counts) */
+  threads?: number;
   log: (msg: string) => void;
 }
 
-function* demoRecords(seed: number, count: number, applied: string[]): Generator<RecordText> {
-  for (let chunk = 0; chunk * CHUNK < count; chunk++) {
-    const rng = new Rng(seed * 1_000_003 + chunk);
-    const end = Math.min(count, (chunk + 1) * CHUNK);
-    for (let i = chunk * CHUNK; i < end; i++) {
-      if (rng.chance(0.55)) {
-        const g = generateSpatial(rng, i, DEMO_BASE, SPAN_MS);
-        if (g.applied) applied.push(g.envelope.idempotency_key as string);
-        yield { index: i, text: JSON.stringify(g.envelope) };
-      } else {
-        yield { index: i, text: generateAfc(rng, i, DEMO_BASE, SPAN_MS).text };
-      }
-    }
-  }
-}
+/** Below this many records, threads cost more to start than they save. */
+const PARALLEL_FROM = 20_000;
 
-async function* asAsync<T>(it: Iterable<T>): AsyncGenerator<T> {
-  yield* it;
+function runWorker(job: Parameters<typeof seedChunks>[0]): Promise<ChunkResult> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL("./seed-worker.mjs", import.meta.url), { workerData: job });
+    w.once("message", (r: ChunkResult) => resolve(r));
+    w.once("error", reject);
+    w.once("exit", (code) => code !== 0 && reject(new Error(`seed worker exited with ${code}`)));
+  });
 }
 
 export async function seedDemo(db: Db, opts: SeedOptions): Promise<{ created: number; duplicates: number; rejected: number }> {
@@ -51,25 +41,29 @@ export async function seedDemo(db: Db, opts: SeedOptions): Promise<{ created: nu
   const accounts = await seedDemoAccounts(db);
 
   const started = performance.now();
-  const applied: string[] = [];
-  const totals = { created: 0, duplicates: 0, rejected: 0 };
-  let lastLog = started;
-  const actor = { id: null, email: "demo-seed", role: "system" };
-  for await (const results of ingestStream(pool, asAsync(demoRecords(opts.seed, opts.count, applied)), {
-    actor, requestId: `seed-${opts.seed}`, batchSize: 1000,
-  })) {
-    for (const r of results) {
-      if (r.status === "created") totals.created++;
-      else if (r.status === "duplicate") totals.duplicates++;
-      else totals.rejected++;
-    }
-    const now = performance.now();
-    if (now - lastLog > 5000) {
-      const done = totals.created + totals.duplicates + totals.rejected;
-      opts.log(`seed: ${done.toLocaleString("en")} / ${opts.count.toLocaleString("en")} records (${Math.round(done / ((now - started) / 1000))}/s)`);
-      lastLog = now;
-    }
+  const threads = opts.threads ?? (opts.count >= PARALLEL_FROM ? Math.min(availableParallelism(), 4) : 1);
+  const job = { url: db.url, seed: opts.seed, count: opts.count };
+  // Workers report nothing until they finish; the row count is the progress.
+  const progress = setInterval(() => {
+    void pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter").then(({ rows }) => {
+      const n = rows[0]?.n ?? 0;
+      opts.log(`seed: ${n.toLocaleString("en")} records stored (${Math.round(n / ((performance.now() - started) / 1000))}/s)`);
+    }, () => {});
+  }, 10_000);
+  let parts: ChunkResult[];
+  try {
+    parts = threads > 1
+      ? await Promise.all(Array.from({ length: threads }, (_, offset) => runWorker({ ...job, offset, stride: threads })))
+      : [await seedChunks({ ...job, offset: 0, stride: 1 })];
+  } finally {
+    clearInterval(progress);
   }
+  const totals = {
+    created: parts.reduce((a, p) => a + p.created, 0),
+    duplicates: parts.reduce((a, p) => a + p.duplicates, 0),
+    rejected: parts.reduce((a, p) => a + p.rejected, 0),
+  };
+  const applied = parts.flatMap((p) => p.applied);
   // "Events whose key was already applied": the downstream store has them, so a replay must dedupe them.
   for (let i = 0; i < applied.length; i += 5000) {
     const keys = applied.slice(i, i + 5000);
