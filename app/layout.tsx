@@ -21,6 +21,15 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/dead-letters" className="text-slate-600 hover:text-slate-900">
               Dead letters
             </Link>
+            <Link href="/lookup" className="text-slate-600 hover:text-slate-900">
+              Lookup
+            </Link>
+            <Link href="/quarantine" className="text-slate-600 hover:text-slate-900">
+              Quarantine
+            </Link>
+            <Link href="/alerts" className="text-slate-600 hover:text-slate-900">
+              Alerts
+            </Link>
             <div className="ml-auto">
               <UserMenu />
             </div>

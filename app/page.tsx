@@ -1,5 +1,19 @@
-import { redirect } from "next/navigation";
+import type { Metadata } from "next";
+import { OverviewDashboard } from "@/components/forensics/overview-dashboard";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { healthOverview } from "@/lib/forensics/overview";
 
-export default function Home() {
-  redirect("/dead-letters");
+export const metadata: Metadata = { title: "DLQ health" };
+export const dynamic = "force-dynamic";
+
+export default async function Home() {
+  await requirePagePrincipal("dead_letters:read");
+  const overview = await healthOverview(getDb().pool, new Date());
+  return (
+    <section aria-labelledby="health-heading" className="space-y-3">
+      <h1 id="health-heading" className="text-lg font-semibold">DLQ health</h1>
+      <OverviewDashboard initial={JSON.parse(JSON.stringify(overview)) as typeof overview} />
+    </section>
+  );
 }

@@ -26,6 +26,12 @@ const EnvSchema = z.object({
   BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),
   /** the public URL of the dashboard; unset: taken from each request (so any port works) */
   BETTER_AUTH_URL: z.string().url().optional(),
+  /** forensics: key globs whose values are masked (comma-separated; default card*,pan,token,account*) */
+  REDRIVE_MASK_KEYS: z.string().optional(),
+  /** forensics: days a replayed or purged record keeps its payload and raw envelope */
+  REDRIVE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  /** forensics: where alerts are POSTed when their rule names no webhook */
+  REDRIVE_ALERT_WEBHOOK_URL: z.string().url().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

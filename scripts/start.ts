@@ -50,13 +50,31 @@ server.stdout?.on("data", (chunk: Buffer) => {
   }
 });
 
+// One replay worker and the housekeeping loop (retention, alerts) run in this process by default; more
+// workers run anywhere with `npx redrive worker` against the same database.
+const background = new AbortController();
+const worker = env.REDRIVE_WORKER === "1"
+  ? (await import("../lib/replay/worker")).startWorker({ db, signal: background.signal, log: (m) => say(`worker: ${m}`) })
+  : null;
+const maintenance = env.REDRIVE_WORKER === "1"
+  ? (await import("../lib/forensics/maintenance")).startMaintenance({
+      pool: db.pool,
+      signal: background.signal,
+      retentionDays: env.REDRIVE_RETENTION_DAYS,
+      webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
+      log: (m) => say(`maintenance: ${m}`),
+    })
+  : null;
+if (worker) say(`replay worker ${worker.id} running in-process (REDRIVE_WORKER=0 to disable)`);
+
 let stopping = false;
 async function shutdown(signal: NodeJS.Signals) {
   if (stopping) return;
   stopping = true;
   say(`${signal}: stopping`);
+  background.abort();
   server.kill("SIGTERM");
-  await new Promise((r) => server.once("exit", r));
+  await Promise.all([new Promise((r) => server.once("exit", r)), worker?.stop(), maintenance?.done]);
   await stop();
   process.exit(0);
 }
@@ -65,6 +83,8 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 server.on("exit", async (code) => {
   if (stopping) return;
   say(`server exited with ${code}`);
+  background.abort();
+  await worker?.stop();
   await stop();
   process.exit(code ?? 1);
 });

@@ -14,10 +14,11 @@ export class HttpError extends Error {
   }
 }
 
-export async function fetchJson<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+export async function fetchJson<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   const res = await fetch(path, {
     method: init.method ?? "GET",
     credentials: "same-origin",
+    signal: init.signal,
     headers: init.body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });

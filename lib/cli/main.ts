@@ -2,8 +2,10 @@ import { Command, CommanderError } from "commander";
 import { registerAccountCommands } from "./commands/accounts";
 import { registerAfcCommands } from "./commands/afc";
 import { registerDbCommands } from "./commands/db";
+import { registerForensicsCommands } from "./commands/forensics";
 import { registerImportCommands } from "./commands/import";
 import { registerGeometryCommands } from "./commands/geometry";
+import { registerReplayCommands } from "./commands/replay";
 import { CliUsageError } from "./context";
 
 const program = new Command("redrive")
@@ -16,6 +18,8 @@ registerImportCommands(program);
 registerAfcCommands(program);
 registerGeometryCommands(program);
 registerAccountCommands(program);
+registerForensicsCommands(program);
+registerReplayCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -31,21 +31,22 @@ const toCells = (rows: CubeRow[]): CubeCell[] => rows.map((r) => ({ ...r, n: Num
 
 async function rollupCube(db: Db, filter: ListFilter): Promise<CubeCell[]> {
   const split = splitByDay(filter.from, filter.to);
-  const cells: CubeCell[] = [];
+  const parts: Promise<CubeCell[]>[] = [];
   if (split.anyDay) {
     const values: unknown[] = [];
     const where: string[] = [];
     if (split.firstDay) where.push(`day >= $${values.push(split.firstDay)}::date`);
     if (split.lastDay) where.push(`day <= $${values.push(split.lastDay)}::date`);
-    const { rows } = await db.query<CubeRow>(
+    parts.push(db.query<CubeRow>(
       `SELECT ${CUBE_COLUMNS}, sum(n)::text AS n FROM dead_letter_stat ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
        ${GROUP} HAVING sum(n) <> 0`,
       values,
-    );
-    cells.push(...toCells(rows));
+    ).then((r) => toCells(r.rows)));
   }
-  for (const edge of split.edges) cells.push(...(await directCube(db, { from: edge.from, to: edge.to }, Infinity)).cells);
-  return cells;
+  // Partial days (only API callers send them; the UI's range is whole days) are counted from dead_letter, each
+  // on its own pooled connection when there is a pool: ~36k rows a day at 1M records, with a heap fetch each.
+  for (const edge of split.edges) parts.push(directCube(db, { from: edge.from, to: edge.to }, Infinity).then((r) => r.cells));
+  return (await Promise.all(parts)).flat();
 }
 
 async function directCube(db: Db, filter: ListFilter, cap: number): Promise<{ cells: CubeCell[]; capped: boolean }> {

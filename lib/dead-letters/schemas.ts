@@ -47,6 +47,7 @@ export const BulkBodySchema = z
     ids: z.array(IdSchema).min(1).max(MAX_BULK_IDS).optional(),
     filter: ListFilterSchema.optional().describe("every record matching this list filter, applied on the server"),
     expectedCount: z.number().int().min(0).optional().describe("the count the user confirmed; a different count answers 409"),
+    dryRun: z.boolean().optional().describe("only count the matching records (exactly) and change nothing"),
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
   .refine((b) => b.action !== "quarantine" || !!b.reason, { path: ["reason"], message: "is required to quarantine" })
@@ -165,6 +166,8 @@ export const MapPointsSchema = z
     /** points: one feature per record (id set); grid: one per occupied cell, `n` records, at their mean position */
     mode: z.enum(["points", "grid"]),
     total: z.number().int(),
+    /** false when counted from a sample (a crowded view); counts are then estimates */
+    exact: z.boolean(),
     features: z.array(
       z.object({
         type: z.literal("Feature"),
@@ -175,16 +178,6 @@ export const MapPointsSchema = z
   })
   .meta({ id: "MapPoints" });
 export type MapPoints = z.infer<typeof MapPointsSchema>;
-
-export const ErrorBodySchema = z
-  .object({
-    error: z.looseObject({
-      code: z.string(),
-      message: z.string(),
-      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    }),
-  })
-  .meta({ id: "Error" });
 
 export const ConflictBodySchema = z
   .object({

@@ -99,16 +99,33 @@ export async function claimItems(
     .sort((a, b) => a.seq - b.seq);
 }
 
-/** Gives claimed, unsubmitted items back to the queue (pause, shutdown, a slow-down signal). */
+/**
+ * Gives claimed, unsubmitted items back to the queue (the error path; pages normally release through their
+ * outcome transaction). Items of a batch that ended meanwhile are cancelled instead, and counted.
+ */
 export async function releaseItems(db: pg.Pool | pg.PoolClient, workerId: string, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const r = await db.query(
-    `UPDATE replay_item SET status = CASE WHEN attempts > 0 THEN 'retry'::"ReplayItemStatus" ELSE 'pending'::"ReplayItemStatus" END,
-       locked_by = NULL, locked_until = NULL
-     WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'`,
+  const { rows } = await db.query<{ n: number }>(
+    `WITH mine AS (
+       SELECT i.id FROM replay_item i WHERE i.id = ANY($1::bigint[]) AND i.locked_by = $2 AND i.status = 'running'
+       ORDER BY i.id FOR UPDATE
+     ), released AS (
+       UPDATE replay_item i SET
+         status = CASE WHEN b.status IN ('cancelled', 'failed') THEN 'cancelled'::"ReplayItemStatus"
+                       WHEN i.attempts > 0 THEN 'retry'::"ReplayItemStatus" ELSE 'pending'::"ReplayItemStatus" END,
+         finished_at = CASE WHEN b.status IN ('cancelled', 'failed') THEN now() END,
+         locked_by = NULL, locked_until = NULL
+       FROM mine, replay_batch b WHERE i.id = mine.id AND b.id = i.batch_id
+       RETURNING i.batch_id, i.status
+     ), counted AS (
+       UPDATE replay_batch b SET cancelled_count = b.cancelled_count + c.n
+       FROM (SELECT batch_id, count(*)::int AS n FROM released WHERE status = 'cancelled' GROUP BY batch_id) c
+       WHERE b.id = c.batch_id
+     )
+     SELECT count(*)::int AS n FROM released`,
     [ids, workerId],
   );
-  return r.rowCount ?? 0;
+  return rows[0]?.n ?? 0;
 }
 
 /** Extends this worker's leases and marks it alive. Items being finished right now are skipped, not waited for. */

@@ -45,13 +45,14 @@ export async function applyBatchAction(
         details: { status: batch.status, action },
       });
     }
-    const sets: Record<BatchAction, string> = {
-      approve: `approved_by_id = $3, approved_at = $2`,
+    // $1 batch, $2 now, $3 new status, $4 items cancelled, $5 the action's own value
+    const sets: Record<BatchAction, { set: string; value?: string }> = {
+      approve: { set: `approved_by_id = $5, approved_at = $2`, value: user.userId },
       // A fresh schedule: tat from now, failures counted from now.
-      start: `started_at = coalesce(started_at, $2), tat = NULL, window_from = $2, status_reason = NULL`,
-      pause: `status_reason = 'paused by ' || $4`,
-      resume: `tat = NULL, window_from = $2, status_reason = NULL`,
-      cancel: `finished_at = $2, status_reason = 'cancelled by ' || $4`,
+      start: { set: `started_at = coalesce(started_at, $2), tat = NULL, window_from = $2, status_reason = NULL` },
+      pause: { set: `status_reason = $5`, value: `paused by ${user.email}` },
+      resume: { set: `tat = NULL, window_from = $2, status_reason = NULL` },
+      cancel: { set: `finished_at = $2, status_reason = $5`, value: `cancelled by ${user.email}` },
     };
     let cancelledItems = 0;
     if (action === "cancel") {
@@ -64,11 +65,11 @@ export async function applyBatchAction(
       );
       cancelledItems = r.rowCount ?? 0;
     }
+    const { set, value } = sets[action];
     await client.query(
-      `UPDATE replay_batch SET status = $5::"ReplayBatchStatus", updated_at = $2, cancelled_count = cancelled_count + $6,
-         ${sets[action]}
+      `UPDATE replay_batch SET status = $3::"ReplayBatchStatus", updated_at = $2, cancelled_count = cancelled_count + $4, ${set}
        WHERE id = $1`,
-      [batchId, ctx.now, user.userId, user.email, to, cancelledItems],
+      value === undefined ? [batchId, ctx.now, to, cancelledItems] : [batchId, ctx.now, to, cancelledItems, value],
     );
     await appendAudit(client, [{
       actorId: user.userId, actorEmail: user.email, actorRole: user.role, requestId: ctx.requestId ?? null,

@@ -72,8 +72,8 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
     case "answered": {
       const res = r.result;
       const sent = { ...base, submittedAt: r.submittedAt };
-      if (res.outcome === "applied" || res.outcome === "deduped") return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
       if (res.outcome === "failed") return { ...sent, status: "failed", error: res.reason, touch: touch("failed", res.reason, true) };
+      if (res.outcome !== "retry") return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
       const attempts = item.attempts + 1;
       if (attempts >= ctx.maxAttempts) {
         const reason = `gave up after ${attempts} attempts: ${res.reason}`;
@@ -97,12 +97,15 @@ export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], 
   counts.lost = group.length - mine.size;
   const batch = await client.query<{ status: string }>(`SELECT status::text AS status FROM replay_batch WHERE id = $1`, [ctx.batchId]);
   const batchStatus = batch.rows[0]?.status ?? "cancelled";
-  // A pause or cancel that committed since these items were scheduled stops what has not been delivered yet.
+  // A pause or cancel that committed since these items were scheduled stops what has not been delivered yet;
+  // in a cancelled (or failed) batch nothing goes back to the queue.
+  const ended = batchStatus === "cancelled" || batchStatus === "failed";
   const resolutions = group.filter((r) => mine.has(r.item.id)).map((r): Resolution => {
-    if (r.type !== "deliver" || batchStatus === "running") return r;
-    return batchStatus === "paused"
-      ? { item: r.item, type: "release" }
-      : { item: r.item, type: "decided", outcome: "cancelled", reason: `batch ${batchStatus} before delivery` };
+    const undelivered = r.type === "release" || (r.type === "deliver" && batchStatus !== "running");
+    if (!undelivered) return r;
+    return ended
+      ? { item: r.item, type: "decided", outcome: "cancelled", reason: `batch ${batchStatus} before delivery` }
+      : { item: r.item, type: "release" };
   });
 
   const toDeliver = resolutions.flatMap((r) => (r.type === "deliver" ? [r.submission] : []));

@@ -47,6 +47,10 @@ export interface PageContext {
   hardStop: AbortSignal;
   /** the batch is still running, per the worker's status cache (refreshed every ~200 ms) */
   isRunning: () => boolean;
+  /** epoch ms before which nothing may be submitted (a Retry-After seen by any lane or worker) */
+  holdUntil: () => number;
+  /** a slow-down signal with this Retry-After (ms, or null) arrived: hold every lane of this worker */
+  onSlowDown: (retryAfterMs: number | null) => void;
   backoff?: BackoffOptions;
   onFlushed?: (counts: FlushCounts) => void;
 }
@@ -98,7 +102,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
   const inFlight = new Set<Promise<void>>();
   let next = 0;
   let slowedDown = false;
-  const go = () => !ctx.stopping.aborted && ctx.isRunning() && !slowedDown;
+  const go = () => !ctx.stopping.aborted && ctx.isRunning() && !slowedDown && Date.now() >= ctx.holdUntil();
   try {
     while (next < subs.length && go()) {
       const grant = await reserveSlots(pool, batch.id, subs.length - next, pacing);
@@ -114,6 +118,10 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
           wait = t0 + grant.startInMs + i * grant.intervalMs - performance.now()) {
           await sleep(Math.min(wait, CHECK_EVERY_MS), ctx.stopping);
         }
+        if (batch.sink.mode === "remote") {
+          while (inFlight.size >= batch.sink.concurrency) await Promise.race(inFlight);
+        }
+        // Checked after waiting for a free request slot too: an answer that arrived meanwhile may say stop.
         if (!go()) break;
         const sub = subs[next++] as Submission;
         const item = byId.get(sub.itemId) as ClaimedItem;
@@ -121,7 +129,6 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
           writer.add({ item, type: "deliver", submission: sub, submittedAt: ctx.clock() });
           continue;
         }
-        while (inFlight.size >= batch.sink.concurrency) await Promise.race(inFlight);
         const sink = batch.sink;
         const submittedAt = ctx.clock();
         const request: Promise<void> = sink.submit(sub, ctx.hardStop).then(async (result) => {
@@ -129,6 +136,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
           if (result.outcome === "retry" && result.slowDown) {
             // Stop using this page's slots: the rest is re-queued and re-paced at the lowered rate.
             slowedDown = true;
+            ctx.onSlowDown(result.retryAfterMs);
             await slowDown(pool, batch.id, result.retryAfterMs).catch((e: unknown) => ctx.log(`replay: slow-down not recorded: ${errorMessage(e)}`));
           }
         }).finally(() => inFlight.delete(request));

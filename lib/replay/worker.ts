@@ -63,6 +63,9 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   const running = new Map<string, BatchConfig>();
   const idleUntil = new Map<string, number>();
   const engineErrors = new Map<string, number>();
+  /** batch → epoch ms before which this worker submits nothing (Retry-After); see refresh() and lanes */
+  const holds = new Map<string, number>();
+  const lastThrottle = new Map<string, number>();
   let geos: Geos | null = null;
   let turn = 0;
 
@@ -70,13 +73,21 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
 
   async function refresh(): Promise<void> {
     const { rows } = await pool.query<{ id: string; sink: unknown; rate_per_second: number; page_size: number; max_replays: number;
-      max_attempts: number; repair_method: string; repair_policy: string }>(
-      `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy
+      max_attempts: number; repair_method: string; repair_policy: string; throttled_ms: number | null; tat_in_ms: number | null }>(
+      `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy,
+         (extract(epoch FROM throttled_at) * 1000)::float8 AS throttled_ms, (extract(epoch FROM tat - now()) * 1000)::float8 AS tat_in_ms
        FROM replay_batch WHERE status = 'running' ORDER BY id`,
     );
     const seen = new Set<string>();
     for (const r of rows) {
       seen.add(r.id);
+      // Another worker hit a 429/503: its Retry-After pushed tat; hold our lanes until then too.
+      if (r.throttled_ms !== null && r.throttled_ms !== lastThrottle.get(r.id)) {
+        if (lastThrottle.has(r.id) && r.tat_in_ms !== null && r.tat_in_ms > 0) {
+          holds.set(r.id, Math.max(holds.get(r.id) ?? 0, Date.now() + r.tat_in_ms));
+        }
+        lastThrottle.set(r.id, r.throttled_ms);
+      }
       if (running.has(r.id)) continue;
       const sink = SinkSchema.safeParse(r.sink);
       if (!sink.success) {
@@ -93,7 +104,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
 
   function pick(): BatchConfig | null {
     const now = Date.now();
-    const ready = [...running.values()].filter((b) => (idleUntil.get(b.id) ?? 0) <= now);
+    const ready = [...running.values()].filter((b) => (idleUntil.get(b.id) ?? 0) <= now && (holds.get(b.id) ?? 0) <= now);
     if (ready.length === 0) return null;
     return ready[turn++ % ready.length] ?? null;
   }
@@ -125,6 +136,10 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         await processPage({
           pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal,
           isRunning: () => running.has(batch.id), backoff: opts.backoff,
+          holdUntil: () => holds.get(batch.id) ?? 0,
+          onSlowDown: (retryAfterMs) => {
+            if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));
+          },
           onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
         }, items);
         engineErrors.delete(batch.id);

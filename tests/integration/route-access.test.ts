@@ -17,6 +17,7 @@ setTestAuthEnv();
 /** Routes anyone may call, as "METHOD /api/path". Adding one here is a security decision: say why. */
 const PUBLIC = new Set([
   "GET /api/health", // load balancers and the launcher probe it without credentials
+  "GET /api/openapi.json", // the API's description (no data): client generators and docs viewers fetch it unauthenticated
 ]);
 
 /** Route files that are not built with defineRoute, and why. */

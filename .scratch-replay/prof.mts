@@ -1,0 +1,36 @@
+import pg from "pg";
+import { createDb } from "../lib/db/client";
+import { applyMigrations } from "../lib/db/migrate";
+import { bulkApproved, runningBatch } from "../tests/replay/fixtures";
+import { startWorker } from "../lib/replay/worker";
+const N = Number(process.argv[2] ?? 20000);
+const KIND = process.argv[3] ?? "mix";
+const admin = new pg.Client({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres" });
+await admin.connect();
+await admin.query("DROP DATABASE IF EXISTS rd_prof WITH (FORCE)"); await admin.query("CREATE DATABASE rd_prof");
+const url = "postgresql://postgres@127.0.0.1:5432/rd_prof";
+await applyMigrations(url);
+const db = createDb(url, 10);
+await db.pool.query(`INSERT INTO "user" (id, name, email, role) VALUES ('a','A','a@x','supervisor'),('b','B','b@x','supervisor')`);
+if (KIND !== "spatial") await bulkApproved(db.pool, { count: KIND === "mix" ? N/2 : N, prefix: "afc", kind: "afc", devices: 5000 });
+if (KIND !== "afc") await bulkApproved(db.pool, { count: KIND === "mix" ? N/2 : N, prefix: "geo", kind: "spatial" });
+await db.pool.query("VACUUM ANALYZE dead_letter");
+// instrument
+const stats = new Map<string, { n: number; ms: number }>();
+const wrap = (obj: any) => { const q = obj.query.bind(obj); obj.query = async (...a: any[]) => { const t = performance.now(); try { return await q(...a); } finally { const k = String(typeof a[0] === "string" ? a[0] : a[0]?.text).replace(/\s+/g, " ").slice(0, 60); const s = stats.get(k) ?? { n: 0, ms: 0 }; s.n++; s.ms += performance.now() - t; stats.set(k, s); } }; };
+wrap(db.pool);
+const origConnect = db.pool.connect.bind(db.pool);
+(db.pool as any).connect = async () => { const c = await origConnect(); if (!(c as any).__w) { wrap(c); (c as any).__w = true; } return c; };
+const users = { creator: { userId: "a", email: "a@x", role: "supervisor" }, approver: { userId: "b", email: "b@x", role: "supervisor" } };
+const w = startWorker({ db, log: () => {}, concurrency: Number(process.argv[4] ?? 2) });
+await new Promise(r => setTimeout(r, 500));
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+const id = await runningBatch(db, users, { filter: {}, sink: { type: "ledger" }, ratePerSecond: 1000000, pageSize: 500 });
+for (;;) { const { rows } = await db.pool.query(`SELECT status::text s FROM replay_batch WHERE id=$1`, [id]); if (rows[0].s === "completed") break; await new Promise(r => setTimeout(r, 50)); }
+const secs = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
+console.log(`${N} in ${secs.toFixed(2)}s = ${Math.round(N / secs)}/s; node cpu user ${(cpu.user/1e6).toFixed(2)}s sys ${(cpu.system/1e6).toFixed(2)}s`);
+await w.stop();
+for (const [k, v] of [...stats.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 18)) console.log(v.ms.toFixed(0).padStart(7), String(v.n).padStart(6), k);
+await db.pool.end(); await admin.query("DROP DATABASE rd_prof WITH (FORCE)"); await admin.end();

@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { AlertRules } from "@/components/forensics/alert-rules";
+import { can } from "@/lib/auth/permissions";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { listAlertRules, recentAlertEvents } from "@/lib/forensics/alerts/rules";
+
+export const metadata: Metadata = { title: "Alerts" };
+export const dynamic = "force-dynamic";
+
+export default async function AlertsPage() {
+  const principal = await requirePagePrincipal("dead_letters:read");
+  const pool = getDb().pool;
+  const [rules, events] = await Promise.all([listAlertRules(pool), recentAlertEvents(pool)]);
+  return (
+    <section aria-labelledby="alerts-heading" className="space-y-3">
+      <h1 id="alerts-heading" className="text-lg font-semibold">Alerts</h1>
+      <p className="text-sm text-slate-600">
+        Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the value is back at or below it.
+      </p>
+      <AlertRules initial={{ rules, events }} canManage={can(principal.role, "alerts:manage")} />
+    </section>
+  );
+}

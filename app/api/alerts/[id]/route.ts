@@ -1,0 +1,13 @@
+import { defineRoute } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { updateAlertRule } from "@/lib/forensics/alerts/rules";
+import { AlertRuleParamsSchema, AlertRuleUpdateSchema } from "@/lib/forensics/schemas";
+
+export const dynamic = "force-dynamic";
+
+/** PATCH /api/alerts/{id} {name?, threshold?, windowMinutes?, enabled?, webhookUrl?} — supervisors edit a rule (audited). */
+export const PATCH = defineRoute(
+  { access: { permission: "alerts:manage" }, params: AlertRuleParamsSchema, body: AlertRuleUpdateSchema },
+  async ({ params, body, principal, requestId, now }) => updateAlertRule(getDb().pool, params.id, body, { actor: actorOf(principal!), requestId, now }),
+);

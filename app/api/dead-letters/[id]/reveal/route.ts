@@ -1,0 +1,15 @@
+import { defineRoute } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { IdParamsSchema } from "@/lib/dead-letters/schemas";
+import { revealField } from "@/lib/forensics/reveal";
+import { RevealBodySchema } from "@/lib/forensics/schemas";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/dead-letters/{id}/reveal {path} — one masked field in clear, audited as dead_letter.field_revealed. */
+export const POST = defineRoute(
+  { access: { permission: "dead_letters:unmask" }, params: IdParamsSchema, body: RevealBodySchema },
+  async ({ params, body, principal, requestId, now }) =>
+    revealField(getDb().pool, params.id, body.path, { actor: actorOf(principal!), requestId, now }),
+);

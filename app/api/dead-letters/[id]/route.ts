@@ -1,0 +1,25 @@
+import { defineRoute } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { getDeadLetter } from "@/lib/dead-letters/detail";
+import { IdParamsSchema } from "@/lib/dead-letters/schemas";
+import { maskFor } from "@/lib/forensics/access";
+import { auditUnmaskedRead } from "@/lib/forensics/reveal";
+import { UnmaskQuerySchema } from "@/lib/forensics/schemas";
+import { maskDetail } from "@/lib/masking/detail";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/dead-letters/{id}[?unmask=1] — the record: raw envelope, payload, analysis, repaired geometry, failure
+ * history. Card data is masked (lib/masking); holders of dead_letters:unmask get it in clear with unmask=1, audited.
+ */
+export const GET = defineRoute(
+  { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: UnmaskQuerySchema },
+  async ({ params, query, principal, requestId, now }) => {
+    const mask = maskFor(principal, query.unmask);
+    const detail = maskDetail(await getDeadLetter(getDb().pool, params.id), mask);
+    if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "detail", { actor: actorOf(principal!), requestId, now });
+    return detail;
+  },
+);

@@ -1,0 +1,12 @@
+import { defineRoute } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { maskFor } from "@/lib/forensics/access";
+import { lookup } from "@/lib/forensics/lookup";
+import { LookupQuerySchema } from "@/lib/forensics/schemas";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/lookup?q=&bbox=&near=&radiusKm=&from=&to=&limit= — records by any identifier or place, and settled keys. */
+export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: LookupQuerySchema }, async ({ query, principal }) =>
+  lookup(getDb().pool, query, maskFor(principal, false)),
+);

@@ -1,0 +1,14 @@
+import { defineRoute } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { prometheusMetrics } from "@/lib/forensics/metrics";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/metrics — Prometheus text format. Token-protected, not public: queue sizes and reason patterns say
+ * a lot about the fare system. Scrape with an API token of any role that reads dead letters
+ * (`authorization: { credentials: rdv_… }` in the scrape config).
+ */
+export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) =>
+  new Response(await prometheusMetrics(getDb().pool, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+);

@@ -1,0 +1,13 @@
+import { defineRoute } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { purgeQuarantined } from "@/lib/forensics/quarantine-actions";
+import { QuarantineBodySchema } from "@/lib/forensics/schemas";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/quarantine/purge {ids | filter, reason} — supervisors: payloads removed, status purged; {purged, skipped}. */
+export const POST = defineRoute({ access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema }, async ({ body, principal, requestId, now }) =>
+  purgeQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
+);

@@ -1,0 +1,12 @@
+import { defineRoute } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { releaseQuarantined } from "@/lib/forensics/quarantine-actions";
+import { QuarantineBodySchema } from "@/lib/forensics/schemas";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/quarantine/release {ids | filter, reason} — quarantined → pending; answers {released, skipped}. */
+export const POST = defineRoute({ access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema }, async ({ body, principal, requestId, now }) =>
+  releaseQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now }),
+);

@@ -1,0 +1,11 @@
+import { defineRoute } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { BatchIdParams } from "@/lib/replay/schemas";
+import { getBatch } from "@/lib/replay/views";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/replays/{id} — status, counts per outcome, configured and achieved rate, ETA. */
+export const GET = defineRoute({ access: { permission: "replays:read" }, params: BatchIdParams }, async ({ params, now }) =>
+  getBatch(getDb().pool, params.id, now),
+);

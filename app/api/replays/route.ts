@@ -1,0 +1,23 @@
+import { defineRoute, json } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { actingUser } from "@/lib/replay/api";
+import { createBatch } from "@/lib/replay/batches";
+import { CreateBatchBody, ListBatchesQuery } from "@/lib/replay/schemas";
+import { getBatch, listBatches } from "@/lib/replay/views";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/replays — replay batches, newest first. */
+export const GET = defineRoute({ access: { permission: "replays:read" }, query: ListBatchesQuery }, async ({ query, now }) => ({
+  batches: await listBatches(getDb().pool, query, now),
+}));
+
+/** POST /api/replays — a draft batch from approved records (ids or a list filter); 201 with the batch. */
+export const POST = defineRoute(
+  { access: { permission: "replays:manage" }, body: CreateBatchBody },
+  async ({ body, principal, now, requestId }) => {
+    const pool = getDb().pool;
+    const created = await createBatch(pool, body, actingUser(principal), { now, requestId });
+    return json({ ...(await getBatch(pool, created.id, now)), skipped: created.skipped }, { status: 201 });
+  },
+);

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { DetailView } from "@/components/dead-letters/detail/detail-view";
+import { AppError } from "@/lib/api/errors";
+import { can } from "@/lib/auth/permissions";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { getDeadLetter } from "@/lib/dead-letters/detail";
+import { IdSchema } from "@/lib/dead-letters/schemas";
+
+export const dynamic = "force-dynamic";
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return { title: `Dead letter #${(await params).id}` };
+}
+
+export default async function DeadLetterPage({ params }: { params: Promise<{ id: string }> }) {
+  const principal = await requirePagePrincipal("dead_letters:read");
+  const id = IdSchema.safeParse((await params).id);
+  if (!id.success) notFound();
+  const record = await getDeadLetter(getDb().pool, id.data).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === "not_found") notFound();
+    throw err;
+  });
+  return (
+    <DetailView
+      key={record.id}
+      initial={record}
+      permissions={{ triage: can(principal.role, "dead_letters:triage"), overrideIdentity: can(principal.role, "dead_letters:override_identity") }}
+    />
+  );
+}

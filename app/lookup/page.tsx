@@ -1,0 +1,116 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
+import { LookupForm } from "@/components/forensics/lookup-form";
+import { searchParamsToObject } from "@/lib/api/search-params";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { maskFor } from "@/lib/forensics/access";
+import { lookup } from "@/lib/forensics/lookup";
+import { LookupQuerySchema, type LookupResult } from "@/lib/forensics/schemas";
+
+export const metadata: Metadata = { title: "Lookup" };
+export const dynamic = "force-dynamic";
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
+/** "2026-11-05T08:00:00.000Z" → "2026-11-05T08:00" for <input type="datetime-local">, shown as UTC. */
+const toLocalInput = (iso: string) => (iso ? new Date(iso).toISOString().slice(0, 16) : "");
+const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
+
+function Results({ result }: { result: LookupResult }) {
+  return (
+    <div className="space-y-4">
+      <section aria-labelledby="records-heading" className="space-y-2">
+        <h2 id="records-heading" className="text-sm font-semibold">
+          Records <span className="font-normal text-slate-500">({result.records.length}{result.truncated ? "+, narrow the search" : ""})</span>
+        </h2>
+        {result.records.length === 0 ? (
+          <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">No record in the DLQ matches.</p>
+        ) : (
+          <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+            <table className="w-full text-left text-sm">
+              <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+                <tr>
+                  <th scope="col" className="px-3 py-2">Record</th>
+                  <th scope="col" className="px-3 py-2">Matched on</th>
+                  <th scope="col" className="px-3 py-2">Key / device</th>
+                  <th scope="col" className="px-3 py-2">Reason</th>
+                  <th scope="col" className="px-3 py-2">Class</th>
+                  <th scope="col" className="px-3 py-2">Status</th>
+                  <th scope="col" className="px-3 py-2">Observed (UTC)</th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {result.records.map((r) => (
+                  <tr key={r.id} className="hover:bg-slate-50">
+                    <td className="whitespace-nowrap px-3 py-1.5">
+                      <KindBadge kind={r.kind} />{" "}
+                      <Link href={`/lookup/timeline/${r.id}`} className="font-medium underline" aria-label={`Timeline of record ${r.id}`}>#{r.id}</Link>
+                    </td>
+                    <td className="px-3 py-1.5 text-xs text-slate-600">{r.matchedOn.join(", ").replaceAll("_", " ")}</td>
+                    <td className="px-3 py-1.5 font-mono text-xs">
+                      <span title={r.idempotencyKey ?? "no key"}>{r.idempotencyKey ? r.idempotencyKey.slice(0, 16) : <span className="text-red-600">no key</span>}</span>
+                      {r.deviceId && <span className="block text-slate-500">{r.deviceId}</span>}
+                    </td>
+                    <td className="max-w-md truncate px-3 py-1.5" title={r.reason}>{r.reason}</td>
+                    <td className="px-3 py-1.5"><ClassBadge failureClass={r.failureClass} /></td>
+                    <td className="px-3 py-1.5"><StatusBadge status={r.status} /></td>
+                    <td className="whitespace-nowrap px-3 py-1.5 text-slate-600"><time dateTime={r.observedAt}>{time(r.observedAt)}</time></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {result.ledger.length > 0 && (
+        <section aria-labelledby="ledger-heading" className="space-y-2">
+          <h2 id="ledger-heading" className="text-sm font-semibold">Settled in the ledger</h2>
+          <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white text-sm">
+            {result.ledger.map((l) => (
+              <li key={l.idempotencyKey} className="flex flex-wrap gap-x-4 px-3 py-1.5">
+                <span className="font-mono text-xs">{l.idempotencyKey}</span>
+                <span>applied {time(l.appliedAt)} UTC</span>
+                <span>{l.origin === "import" ? "imported from an external ledger" : l.batchId ? `by replay batch ${l.batchId}` : l.origin}</span>
+                {l.deadLetterId && <Link className="underline" href={`/lookup/timeline/${l.deadLetterId}`}>record #{l.deadLetterId}</Link>}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </div>
+  );
+}
+
+export default async function LookupPage({ searchParams }: { searchParams: SearchParams }) {
+  const principal = await requirePagePrincipal("dead_letters:read");
+  const sp = await searchParams;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v ? [v] : []) params.append(k, x);
+  const asked = ["q", "bbox", "near"].some((k) => params.has(k));
+  const parsed = asked ? LookupQuerySchema.safeParse(searchParamsToObject(params)) : null;
+  const result = parsed?.success ? await lookup(getDb().pool, parsed.data, maskFor(principal, false)) : null;
+  return (
+    <section aria-labelledby="lookup-heading" className="space-y-3">
+      <h1 id="lookup-heading" className="text-lg font-semibold">Lookup</h1>
+      <LookupForm
+        initial={{
+          q: one(sp.q), from: toLocalInput(one(sp.from)), to: toLocalInput(one(sp.to)), bbox: one(sp.bbox), near: one(sp.near),
+          radiusKm: one(sp.radiusKm) || "1",
+        }}
+      />
+      {parsed && !parsed.success && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+          {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
+        </p>
+      )}
+      {result ? <Results result={result} /> : !parsed && (
+        <p className="text-sm text-slate-500">
+          Paste any identifier of a tap or feature, or give a place and a time window. Settled keys are found even after their record left the DLQ.
+        </p>
+      )}
+    </section>
+  );
+}

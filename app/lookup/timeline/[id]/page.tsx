@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { KindBadge, StatusBadge } from "@/components/dead-letters/badges";
+import { RevealFields } from "@/components/forensics/reveal-fields";
+import { TimelineEvents } from "@/components/forensics/timeline-events";
+import { AppError } from "@/lib/api/errors";
+import { can } from "@/lib/auth/permissions";
+import { actorOf, requirePagePrincipal, type Principal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { maskFor } from "@/lib/forensics/access";
+import { recordEvidence } from "@/lib/forensics/evidence";
+import { auditUnmaskedRead } from "@/lib/forensics/reveal";
+import { recordTimeline } from "@/lib/forensics/timeline";
+
+export const metadata: Metadata = { title: "Timeline" };
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** The timeline and the evidence; a clear read by an auditor is audited before anything is shown. */
+async function load(id: string, principal: Principal, unmask: boolean) {
+  const mask = maskFor(principal, unmask);
+  const pool = getDb().pool;
+  try {
+    const timeline = await recordTimeline(pool, id, mask);
+    const evidence = await recordEvidence(pool, id, mask);
+    if (unmask) await auditUnmaskedRead(pool, id, "timeline page", { actor: actorOf(principal), requestId: `page-${randomUUID()}`, now: new Date() });
+    return { timeline, evidence, mask };
+  } catch (err) {
+    if (err instanceof AppError && err.code === "not_found") return null;
+    throw err;
+  }
+}
+
+export default async function TimelinePage({ params, searchParams }: Props) {
+  const principal = await requirePagePrincipal("dead_letters:read");
+  const { id } = await params;
+  if (!/^\d{1,19}$/.test(id)) notFound();
+  const canUnmask = can(principal.role, "dead_letters:unmask");
+  const unmask = canUnmask && (await searchParams).unmask === "1";
+  const loaded = await load(id, principal, unmask);
+  if (!loaded) notFound();
+  const { timeline, evidence, mask } = loaded;
+  const apiUrl = `/api/dead-letters/${id}/timeline?download=1${unmask ? "&unmask=1" : ""}`;
+  return (
+    <section aria-labelledby="tl-heading" className="space-y-4">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 id="tl-heading" className="text-lg font-semibold">
+          Timeline of record #{id} <KindBadge kind={timeline.kind} /> <StatusBadge status={timeline.status} />
+        </h1>
+        <div className="flex gap-3 text-sm">
+          <Link className="underline" href={`/dead-letters/${id}`}>Open in triage</Link>
+          <a className="underline" href={apiUrl} download>Download JSON</a>
+          {canUnmask && (unmask
+            ? <Link className="underline" href={`/lookup/timeline/${id}`}>Mask card data</Link>
+            : <Link className="underline" href={`/lookup/timeline/${id}?unmask=1`}>Show card data (audited)</Link>)}
+        </div>
+      </div>
+      <p className="font-mono text-xs text-slate-600">key {timeline.idempotencyKey ?? "(none)"}</p>
+      <TimelineEvents events={timeline.events} />
+      {evidence && (
+        <section aria-labelledby="evidence-heading" className="space-y-2 rounded border border-slate-200 bg-white p-3">
+          <h2 id="evidence-heading" className="text-sm font-semibold">Evidence{mask ? " (card data masked)" : ""}</h2>
+          {evidence.rawEnvelope === null && evidence.payload === null ? (
+            <p className="text-sm text-slate-500">Payload and raw envelope removed (purge or retention); identity and timeline are kept.</p>
+          ) : (
+            <>
+              <RevealFields id={id} paths={evidence.masked} canReveal={canUnmask} />
+              <p className="text-xs font-medium text-slate-500">Raw envelope as received</p>
+              <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 text-xs">{evidence.rawEnvelope ?? "(removed)"}</pre>
+            </>
+          )}
+        </section>
+      )}
+    </section>
+  );
+}

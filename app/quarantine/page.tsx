@@ -1,0 +1,25 @@
+import type { Metadata } from "next";
+import { QuarantineGroups } from "@/components/forensics/quarantine-groups";
+import { can } from "@/lib/auth/permissions";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { quarantineGroups } from "@/lib/forensics/quarantine";
+
+export const metadata: Metadata = { title: "Quarantine" };
+export const dynamic = "force-dynamic";
+
+export default async function QuarantinePage() {
+  const principal = await requirePagePrincipal("dead_letters:read");
+  const groups = await quarantineGroups(getDb().pool, new Date());
+  return (
+    <section aria-labelledby="q-heading" className="space-y-3">
+      <h1 id="q-heading" className="text-lg font-semibold">Quarantine</h1>
+      <QuarantineGroups
+        initial={groups}
+        canTriage={can(principal.role, "dead_letters:triage")}
+        canPurge={can(principal.role, "dead_letters:purge")}
+        canUnmask={can(principal.role, "dead_letters:unmask")}
+      />
+    </section>
+  );
+}

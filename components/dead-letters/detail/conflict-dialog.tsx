@@ -1,0 +1,57 @@
+"use client";
+
+import { useMemo } from "react";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { payloadChanges } from "@/lib/dead-letters/payload-diff";
+import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { ChangeList } from "./change-list";
+
+// A decision answered 409: someone else changed the record since it was loaded. Nothing was overwritten; this
+// shows what changed between the version the analyst saw and the current one, so they can decide again.
+
+export interface Conflict {
+  attempted: string;
+  seen: DeadLetterDetail;
+  current: DeadLetterDetail;
+}
+
+function Field({ name, before, after }: { name: string; before: string; after: string }) {
+  const changed = before !== after;
+  return (
+    <tr className={changed ? "bg-amber-50" : undefined}>
+      <th scope="row" className="py-1 pr-3 text-left text-xs font-medium text-slate-500">{name}</th>
+      <td className="py-1 pr-3 text-sm">{before}</td>
+      <td className={`py-1 text-sm ${changed ? "font-semibold text-amber-900" : ""}`}>{after}</td>
+    </tr>
+  );
+}
+
+export function ConflictDialog({ conflict, onClose }: { conflict: Conflict | null; onClose: () => void }) {
+  const diff = useMemo(() => (conflict ? payloadChanges(conflict.seen.payload, conflict.current.payload) : null), [conflict]);
+  if (!conflict) return null;
+  const { seen, current } = conflict;
+  return (
+    <Dialog open onClose={onClose} title={`#${current.id} changed while you were looking at it`} wide>
+      <p className="text-sm text-slate-700">
+        Your <strong>{conflict.attempted}</strong> was not applied: someone saved version {current.version} after you loaded version {seen.version}. Nothing was overwritten.
+      </p>
+      <table className="w-full">
+        <thead><tr className="text-left text-xs text-slate-500"><th /><th className="font-medium">You saw</th><th className="font-medium">Now</th></tr></thead>
+        <tbody>
+          <Field name="Status" before={seen.status} after={current.status} />
+          <Field name="Class" before={seen.failureClass} after={current.failureClass} />
+          <Field name="Version" before={String(seen.version)} after={String(current.version)} />
+          <Field name="Updated" before={seen.updatedAt.replace("T", " ").slice(0, 19)} after={current.updatedAt.replace("T", " ").slice(0, 19)} />
+        </tbody>
+      </table>
+      <div>
+        <h3 className="mb-1 text-xs font-semibold text-slate-700">Payload changes</h3>
+        {diff && <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload did not change." />}
+      </div>
+      <div className="flex justify-end">
+        <Button variant="primary" onClick={onClose} autoFocus>Show the current version</Button>
+      </div>
+    </Dialog>
+  );
+}

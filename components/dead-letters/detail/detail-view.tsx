@@ -1,0 +1,153 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import Link from "next/link";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useMemo, useState } from "react";
+import { toast } from "sonner";
+import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
+import { KeyboardHelp, DETAIL_KEYS } from "@/components/dead-letters/keyboard-help";
+import { conflictCurrent, deadLetterKeys, useDeadLetter, useDeadLetterAction, useNeighbor } from "@/components/dead-letters/queries";
+import { useHotkeys } from "@/components/dead-letters/use-hotkeys";
+import { Button, Kbd } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import { filterFromParams, filterToParams } from "@/lib/dead-letters/filter-url";
+import type { ActionBody, DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { decide, type TriageAction } from "@/lib/dead-letters/state";
+import { ConflictDialog, type Conflict } from "./conflict-dialog";
+import { DecisionBar } from "./decision-bar";
+import { ExplainPanel } from "./explain-panel";
+import { PayloadTabs } from "./payload-tabs";
+import { ReasonDialog } from "./quarantine-dialog";
+
+// The maps pull in MapLibre and the editor CodeMirror: both load with the parts of the page that show them.
+const MapsPanel = dynamic(() => import("./maps-panel").then((m) => m.MapsPanel), {
+  ssr: false,
+  loading: () => <div className="h-[21rem] animate-pulse rounded border border-slate-200 bg-slate-100" aria-label="Loading maps" />,
+});
+const EditPanel = dynamic(() => import("./edit-panel").then((m) => m.EditPanel), {
+  ssr: false,
+  loading: () => <div className="h-96 animate-pulse rounded border border-slate-200 bg-slate-100" />,
+});
+
+export interface Permissions {
+  triage: boolean;
+  overrideIdentity: boolean;
+}
+
+export function DetailView({ initial, permissions }: { initial: DeadLetterDetail; permissions: Permissions }) {
+  const router = useRouter();
+  const qc = useQueryClient();
+  const params = useSearchParams();
+  const filter = useMemo(() => filterFromParams(params).filter, [params]);
+  const listQuery = filterToParams(filter).toString();
+  const listHref = `/dead-letters${listQuery ? `?${listQuery}` : ""}`;
+  const record = useDeadLetter(initial.id, initial).data ?? initial;
+  const next = useNeighbor(filter, record.cursor, "next");
+  const prev = useNeighbor(filter, record.cursor, "prev");
+  const mutation = useDeadLetterAction(record.id);
+  const [dialog, setDialog] = useState<"quarantine" | "help" | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
+
+  const open = (id: string | null | undefined, dir: string) => {
+    if (id) router.push(`/dead-letters/${id}${listQuery ? `?${listQuery}` : ""}`);
+    else toast.info(`No ${dir} record under this filter`);
+  };
+
+  /** After a decision the next record opens; at the end of the list, the list. */
+  const advance = () => {
+    if (next.data) open(next.data, "next");
+    else {
+      toast.info("That was the last record under this filter");
+      router.push(listHref);
+    }
+  };
+
+  const submit = (body: ActionBody, then: () => void) => {
+    mutation.mutate(body, {
+      onSuccess: then,
+      onError: (err) => {
+        const current = conflictCurrent(err);
+        if (current) {
+          setConflict({ attempted: body.action, seen: record, current });
+          qc.setQueryData(deadLetterKeys.detail(record.id), current);
+        }
+      },
+    });
+  };
+
+  const act = (action: TriageAction) => {
+    if (!permissions.triage || mutation.isPending) return;
+    const check = decide(record, action, { reason: "(asked next)" });
+    if (!check.ok) {
+      toast.error(`Cannot ${action} #${record.id}`, { description: check.message });
+      return;
+    }
+    if (action === "edit") setEditing(true);
+    else if (action === "quarantine") setDialog("quarantine");
+    else submit({ action, version: record.version }, action === "approve" ? advance : () => {});
+  };
+
+  useHotkeys({
+    j: () => open(next.data, "next"),
+    k: () => open(prev.data, "previous"),
+    a: () => act("approve"),
+    q: () => act("quarantine"),
+    r: () => act("reopen"),
+    e: () => act("edit"),
+    "?": () => setDialog("help"),
+    Escape: () => router.push(listHref),
+  }, !editing);
+
+  return (
+    <article aria-labelledby="record-heading" className="space-y-3">
+      <nav aria-label="Record navigation" className="flex items-center gap-2 text-sm">
+        <Link href={listHref} className="text-slate-600 hover:text-slate-900">← Dead letters</Link>
+        <span className="ml-auto flex items-center gap-1">
+          <Button size="sm" onClick={() => open(prev.data, "previous")} disabled={!prev.data} aria-label="Previous record">↑ Newer <Kbd>k</Kbd></Button>
+          <Button size="sm" onClick={() => open(next.data, "next")} disabled={!next.data} aria-label="Next record">↓ Older <Kbd>j</Kbd></Button>
+          <Button size="sm" variant="ghost" onClick={() => setDialog("help")} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
+        </span>
+      </nav>
+      <header className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded border border-slate-200 bg-white p-3">
+        <h1 id="record-heading" className="text-lg font-semibold">Dead letter #{record.id}</h1>
+        <KindBadge kind={record.kind} />
+        <StatusBadge status={record.status} />
+        <ClassBadge failureClass={record.failureClass} title={record.classReason} />
+        <span className="text-xs text-slate-500">{record.source} · v{record.version} · observed <time dateTime={record.observedAt}>{record.observedAt.replace("T", " ").slice(0, 19)}</time></span>
+        <span className="flex items-center font-mono text-xs text-slate-600" title={record.idempotencyKey ?? "no key"}>
+          {record.kind === "afc" ? "hash" : "key"} {record.idempotencyKey ? `${record.idempotencyKey.slice(0, 16)}${record.idempotencyKey.length > 16 ? "…" : ""}` : <span className="text-red-600">none</span>}
+          {record.idempotencyKey && <CopyButton text={record.idempotencyKey} label="Copy key" />}
+        </span>
+        <div className="w-full">
+          <DecisionBar record={record} canTriage={permissions.triage} busy={mutation.isPending} editing={editing} onAction={act} />
+        </div>
+      </header>
+      <div className={record.kind === "spatial" ? "grid gap-3 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]" : "space-y-3"}>
+        <ExplainPanel record={record} />
+        {record.kind === "spatial" && <MapsPanel key={`${record.id}:${record.version}`} record={record} />}
+      </div>
+      {editing ? (
+        <EditPanel
+          record={record}
+          canOverrideIdentity={permissions.overrideIdentity}
+          busy={mutation.isPending}
+          onCancel={() => setEditing(false)}
+          onSave={(payload, extra) => submit({ action: "edit", version: record.version, payload, ...extra }, () => setEditing(false))}
+        />
+      ) : (
+        <PayloadTabs record={record} />
+      )}
+      <ReasonDialog key={`q-${record.id}-${dialog === "quarantine"}`} open={dialog === "quarantine"} title={`Quarantine #${record.id}`} confirmLabel="Quarantine"
+        busy={mutation.isPending} onCancel={() => setDialog(null)}
+        onConfirm={(reason) => {
+          setDialog(null);
+          submit({ action: "quarantine", version: record.version, reason }, advance);
+        }} />
+      <KeyboardHelp open={dialog === "help"} onClose={() => setDialog(null)} keys={DETAIL_KEYS} />
+      <ConflictDialog conflict={conflict} onClose={() => setConflict(null)} />
+    </article>
+  );
+}

@@ -1,0 +1,128 @@
+"use client";
+
+import type { Diagnostic } from "@codemirror/lint";
+import dynamic from "next/dynamic";
+import { useCallback, useMemo, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { checkDraft } from "@/lib/dead-letters/edit-check";
+import { locateMembers, rangeOf } from "@/lib/dead-letters/json-paths";
+import { payloadChanges } from "@/lib/dead-letters/payload-diff";
+import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import type { JsonValue } from "@/lib/dead-letters/types";
+import { readDisplayGeometry } from "@/lib/spatial/display";
+import type { Geometry } from "@/lib/spatial/geojson";
+import { ChangeList } from "./change-list";
+import { JsonEditor } from "./json-editor";
+
+// Editing the working payload: CodeMirror checks it against the record's schema as you type; spatial records
+// can also be edited on the map, with validity and its reason updating live. Saving sends the payload with
+// the version it was based on; the server re-validates (GEOS) and the raw envelope is never touched.
+
+const GeometryEditor = dynamic(() => import("./geometry-editor").then((m) => m.GeometryEditor), { ssr: false });
+
+export interface SaveExtra {
+  reason?: string;
+  overrideIdentity?: boolean;
+}
+
+export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave }: {
+  record: DeadLetterDetail;
+  canOverrideIdentity: boolean;
+  busy: boolean;
+  onCancel: () => void;
+  onSave: (payload: JsonValue, extra: SaveExtra) => void;
+}) {
+  const [text, setText] = useState(() => JSON.stringify(record.payload, null, 2));
+  const [override, setOverride] = useState(false);
+  const [reason, setReason] = useState("");
+  const check = useMemo(() => checkDraft(record.kind, record.payload, text, { key: record.idempotencyKey, override }), [record, text, override]);
+  const changes = useMemo(() => (check.value === null ? null : payloadChanges(record.payload, check.value, 50)), [record.payload, check.value]);
+  const geometry = useMemo(() => {
+    if (record.kind !== "spatial" || check.value === null) return null;
+    const g = readDisplayGeometry(check.value);
+    return g.ok ? g.geometry : null;
+  }, [record.kind, check.value]);
+
+  const lint = useCallback((doc: string): Diagnostic[] => {
+    const result = checkDraft(record.kind, record.payload, doc, { key: record.idempotencyKey, override });
+    const members = locateMembers(doc);
+    return result.findings.map((f) => ({ ...rangeOf(members, f.path, doc.length), severity: f.severity, message: f.message }));
+  }, [record.kind, record.payload, record.idempotencyKey, override]);
+
+  const onGeometry = useCallback((g: Geometry) => {
+    setText((prev) => {
+      try {
+        const feature = JSON.parse(prev) as Record<string, unknown>;
+        return JSON.stringify({ ...feature, geometry: g }, null, 2);
+      } catch {
+        return prev;
+      }
+    });
+  }, []);
+
+  const needsReason = check.identity.length > 0 && override;
+  const unchanged = changes !== null && changes.changes.length === 0;
+  const canSave = check.savable && !unchanged && !busy && (!needsReason || reason.trim() !== "");
+  const validity = check.validity;
+
+  return (
+    <section aria-labelledby="edit-heading" className="space-y-3 rounded border border-sky-200 bg-white p-3">
+      <div className="flex items-center gap-2">
+        <h2 id="edit-heading" className="text-sm font-semibold">Edit payload</h2>
+        <span className="text-xs text-slate-500">based on version {record.version}; the raw envelope stays as received</span>
+      </div>
+      <div className={record.kind === "spatial" ? "grid gap-3 lg:grid-cols-2" : ""}>
+        <JsonEditor value={text} onChange={setText} check={lint} label="Payload JSON" />
+        {record.kind === "spatial" && (
+          geometry ? (
+            <GeometryEditor geometry={geometry} location={validity?.location ?? null} onChange={onGeometry} />
+          ) : (
+            <p className="grid place-items-center rounded border border-dashed border-slate-300 p-4 text-xs text-slate-500">No drawable geometry in the draft: fix it in the JSON.</p>
+          )
+        )}
+      </div>
+      <div role="status" aria-live="polite" className="text-sm">
+        {validity && (validity.valid ? (
+          <p className="text-emerald-800">✓ Valid geometry</p>
+        ) : (
+          <p className="text-amber-800">✗ {validity.reason}</p>
+        ))}
+        {check.findings.filter((f) => f.severity === "error").map((f) => (
+          <p key={f.path + f.message} className="text-red-700">{f.path ? <code className="text-xs">{f.path}</code> : null}{f.path ? ": " : ""}{f.message}</p>
+        ))}
+      </div>
+      {check.identity.length > 0 && (
+        canOverrideIdentity ? (
+          <fieldset className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2">
+            <label className="flex items-center gap-2 text-sm">
+              <input type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} />
+              Override the identity rule (supervisor): change {check.identity.join(", ")} and keep the stored key
+            </label>
+            {override && (
+              <div>
+                <label htmlFor="override-reason" className="block text-xs font-medium text-slate-700">Why (required, audited)</label>
+                <input id="override-reason" value={reason} onChange={(e) => setReason(e.target.value)} className="w-full rounded border border-slate-300 px-2 py-1 text-sm" />
+              </div>
+            )}
+          </fieldset>
+        ) : (
+          <p className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
+            Changing {check.identity.join(", ")} makes this a different tap. Only a supervisor can override that; undo the change to save.
+          </p>
+        )
+      )}
+      {changes && (
+        <details open className="text-sm">
+          <summary className="cursor-pointer text-xs font-medium text-slate-600">Your changes ({changes.changes.length}{changes.truncated ? "+" : ""})</summary>
+          <ChangeList changes={changes.changes} truncated={changes.truncated} empty="No changes yet." />
+        </details>
+      )}
+      <div className="flex justify-end gap-2">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button variant="primary" disabled={!canSave} onClick={() => check.value !== null && onSave(check.value, needsReason ? { overrideIdentity: true, reason: reason.trim() } : {})}>
+          {busy ? "Saving…" : "Save"}
+        </Button>
+      </div>
+    </section>
+  );
+}

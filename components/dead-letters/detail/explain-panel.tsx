@@ -1,0 +1,63 @@
+"use client";
+
+import { useMemo } from "react";
+import { validateTap } from "@/lib/afc/tap-schema";
+import { explainAnalysis } from "@/lib/dead-letters/explain";
+import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { partsOf, readDisplayGeometry } from "@/lib/spatial/display";
+
+// Why the record failed and what was done about it, in sentences: the first failure (kept forever), the
+// current one, the class and why, and for spatial records the validity reason and the repair result.
+
+function Row({ term, children }: { term: string; children: React.ReactNode }) {
+  return (
+    <div className="grid grid-cols-[9rem_1fr] gap-2 py-1">
+      <dt className="text-xs font-medium text-slate-500">{term}</dt>
+      <dd className="text-sm text-slate-800">{children}</dd>
+    </div>
+  );
+}
+
+export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
+  const spatial = useMemo(() => {
+    if (!record.analysis) return null;
+    const repaired = record.repairedGeometry ? readDisplayGeometry(record.repairedGeometry) : null;
+    return explainAnalysis(record.analysis, repaired?.ok ? partsOf(repaired.geometry).features.length : null);
+  }, [record.analysis, record.repairedGeometry]);
+  const tap = useMemo(() => (record.kind === "afc" ? validateTap(record.payload) : null), [record.kind, record.payload]);
+  const failures = record.failureCount;
+  return (
+    <section aria-labelledby="why-heading" className="rounded border border-slate-200 bg-white p-3">
+      <h2 id="why-heading" className="mb-1 text-sm font-semibold">Why it failed</h2>
+      <dl className="divide-y divide-slate-100">
+        <Row term="First failure">{record.firstFailureReason}</Row>
+        {record.reason !== record.firstFailureReason && <Row term="Latest failure">{record.reason}</Row>}
+        <Row term="Failures">{failures} {failures === 1 ? "attempt" : "attempts"}; replayed {record.replayCount} {record.replayCount === 1 ? "time" : "times"}</Row>
+        <Row term="Class">
+          <span className="font-medium">{record.failureClass.replace("_", " ")}</span>
+          {record.classReason && <span className="text-slate-600"> — {record.classReason}</span>}
+          {record.failureClass === "poison" && <span className="block text-xs text-red-700">Poison records cannot be approved until the payload is edited into validity.</span>}
+        </Row>
+        {spatial && (
+          <>
+            <Row term="Validity">{spatial.validity}</Row>
+            <Row term="Repair">
+              <ul className="list-disc space-y-0.5 pl-4">
+                {spatial.repair.map((line) => <li key={line} className={line === spatial.warning ? "text-amber-800" : undefined}>{line}</li>)}
+              </ul>
+            </Row>
+          </>
+        )}
+        {tap && (
+          <Row term="Tap schema now">
+            {tap.ok ? (
+              <span className="text-emerald-800">The current payload passes the tap schema.</span>
+            ) : (
+              <ul className="list-disc pl-4">{tap.errors.map((e) => <li key={e.path + e.message}><code className="text-xs">{e.path}</code>: {e.message}</li>)}</ul>
+            )}
+          </Row>
+        )}
+      </dl>
+    </section>
+  );
+}

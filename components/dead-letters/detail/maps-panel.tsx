@@ -1,0 +1,110 @@
+"use client";
+
+import { useMemo, useState } from "react";
+import { receivedLayers, receivedSources, repairedLayers, repairedSources } from "@/components/map/geometry-layers";
+import { MapView, type Camera } from "@/components/map/map-view";
+import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { displayBBox, fitBox, partsOf, readDisplayGeometry, referenceLongitude, unwrapForDisplay, type Displayable } from "@/lib/spatial/display";
+import type { Geometry } from "@/lib/spatial/geojson";
+
+// The geometry as received (left) and as repaired (right), cameras synchronized, both fitted to the feature; or
+// both overlaid on one map. A null or unparseable geometry gets a plain explanation instead of a map.
+
+interface Prepared {
+  received: Displayable;
+  repaired: Displayable | null;
+  receivedGeom: Geometry | null;
+  repairedGeom: Geometry | null;
+  ref: number | null;
+  fit: [[number, number], [number, number]] | null;
+  parts: number;
+}
+
+function prepare(record: DeadLetterDetail): Prepared {
+  const received = readDisplayGeometry(record.payload);
+  const outcome = record.analysis?.outcome;
+  const repaired: Displayable | null =
+    record.repairedGeometry !== null ? readDisplayGeometry(record.repairedGeometry)
+      : outcome === "valid" ? received
+        : null;
+  const ref = (received.ok ? referenceLongitude(received.geometry) : null) ?? (repaired?.ok ? referenceLongitude(repaired.geometry) : null);
+  const receivedGeom = received.ok ? unwrapForDisplay(received.geometry, ref) : null;
+  const repairedGeom = repaired?.ok ? unwrapForDisplay(repaired.geometry, ref) : null;
+  const box = displayBBox([receivedGeom, repairedGeom]);
+  return { received, repaired, receivedGeom, repairedGeom, ref, fit: box ? fitBox(box) : null, parts: repairedGeom ? partsOf(repairedGeom).features.length : 0 };
+}
+
+function Empty({ title, reason }: { title: string; reason: string }) {
+  return (
+    <div role="region" aria-label={title} className="grid h-full place-items-center rounded border border-dashed border-slate-300 bg-slate-50 p-4 text-center">
+      <div>
+        <p className="text-sm font-medium text-slate-700">Nothing to draw</p>
+        <p className="mt-1 text-xs text-slate-500">{reason}</p>
+      </div>
+    </div>
+  );
+}
+
+export function MapsPanel({ record }: { record: DeadLetterDetail }) {
+  const [mode, setMode] = useState<"side" | "overlay">("side");
+  const [camera, setCamera] = useState<Camera | null>(null);
+  const p = useMemo(() => prepare(record), [record]);
+  const location = record.analysis?.location ?? null;
+  const leftSources = useMemo(() => receivedSources(p.receivedGeom, location, p.ref), [p, location]);
+  const rightSources = useMemo(() => repairedSources(p.repairedGeom), [p]);
+  const overlaySources = useMemo(() => ({ ...rightSources, ...leftSources }), [leftSources, rightSources]);
+  const leftLayers = useMemo(() => receivedLayers(), []);
+  const rightLayers = useMemo(() => repairedLayers(), []);
+  const overlayLayers = useMemo(() => [...repairedLayers(), ...receivedLayers({ dashed: true })], []);
+  const follow = (c: Camera, _v: unknown, byUser: boolean) => {
+    if (byUser) setCamera(c);
+  };
+  const analysis = record.analysis;
+  const repairedTitle = analysis?.outcome === "valid" ? "Valid as received (no repair)" : analysis?.outcome === "dropped" ? "Dropped by the repair" : "Repaired";
+  const rightReason = p.repaired && !p.repaired.ok ? p.repaired.reason : `The repair dropped this geometry: ${analysis?.drop_reason ?? analysis?.reason ?? "unusable"}`;
+
+  return (
+    <section aria-labelledby="maps-heading" className="space-y-2">
+      <div className="flex items-center gap-3">
+        <h2 id="maps-heading" className="text-sm font-semibold">Geometry</h2>
+        <div role="radiogroup" aria-label="Map layout" className="flex overflow-hidden rounded border border-slate-300 text-xs">
+          {(["side", "overlay"] as const).map((m) => (
+            <button key={m} type="button" role="radio" aria-checked={mode === m} onClick={() => setMode(m)}
+              className={`px-2 py-0.5 ${mode === m ? "bg-slate-800 text-white" : "bg-white text-slate-700 hover:bg-slate-50"}`}>
+              {m === "side" ? "Side by side" : "Overlay"}
+            </button>
+          ))}
+        </div>
+        {analysis?.type_changed && (
+          <span role="status" className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 ring-1 ring-amber-300">
+            ⚠ Type changed: {analysis.type_before} → {analysis.type_after}
+          </span>
+        )}
+      </div>
+      {mode === "side" ? (
+        <div className="grid h-80 grid-cols-2 gap-2">
+          <div className="flex min-h-0 flex-col">
+            <p className="mb-1 text-xs text-slate-500">As received — rings as lines, vertices as dots{location ? ", error location ringed" : ""}</p>
+            {p.received.ok ? (
+              <MapView label="Geometry as received" className="flex-1" sources={leftSources} layers={leftLayers} fit={p.fit} camera={camera} onCameraChange={follow} />
+            ) : (
+              <Empty title="Geometry as received" reason={p.received.reason} />
+            )}
+          </div>
+          <div className="flex min-h-0 flex-col">
+            <p className="mb-1 text-xs text-slate-500">{repairedTitle}{p.parts > 1 ? ` — ${p.parts} parts, one colour each` : ""}</p>
+            {p.repaired?.ok ? (
+              <MapView label="Geometry repaired" className="flex-1" sources={rightSources} layers={rightLayers} fit={p.fit} camera={camera} onCameraChange={follow} />
+            ) : (
+              <Empty title="Geometry repaired" reason={rightReason} />
+            )}
+          </div>
+        </div>
+      ) : p.receivedGeom || p.repairedGeom ? (
+        <MapView label="Geometry overlay" className="h-80" sources={overlaySources} layers={overlayLayers} fit={p.fit} />
+      ) : (
+        <div className="h-80"><Empty title="Geometry overlay" reason={p.received.ok ? "" : p.received.reason} /></div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+"use client";
+
+import { useState } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { HttpError } from "@/lib/api/client";
+import type { ListFilter } from "@/lib/dead-letters/filters";
+import type { BulkBody, BulkResult } from "@/lib/dead-letters/schemas";
+import { ReasonDialog } from "../detail/quarantine-dialog";
+import { useBulkAction } from "../queries";
+
+// A decision on a selection: the ticked rows, or every record matching the filter — sent as the filter, so the
+// server applies it in pages without the browser loading N rows. The user confirms the exact count, and the
+// server refuses (409) when the count changed in between.
+
+export type Selection = { mode: "ids"; ids: Set<string> } | { mode: "filter"; filter: ListFilter; count: number; exact: boolean };
+
+type Action = BulkBody["action"];
+const VERB: Record<Action, string> = { approve: "Approve", quarantine: "Quarantine", reopen: "Reopen" };
+
+export function selectionSize(s: Selection): number {
+  return s.mode === "ids" ? s.ids.size : s.count;
+}
+
+function summarize(result: BulkResult, action: Action): string {
+  const reasons = Object.entries(result.skippedReasons).map(([why, n]) => `${n.toLocaleString("en")} × ${why}`).join("; ");
+  return `${VERB[action]}d ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}`;
+}
+
+export function BulkBar({ selection, onClear }: { selection: Selection; onClear: () => void }) {
+  const bulk = useBulkAction();
+  const [pending, setPending] = useState<{ action: Action; count: number } | null>(null);
+  const size = selectionSize(selection);
+  const target = selection.mode === "ids" ? { ids: [...selection.ids] } : { filter: selection.filter };
+
+  async function ask(action: Action) {
+    let count = size;
+    if (selection.mode === "filter" && !selection.exact) {
+      // The facet count was an estimate: confirm the exact number.
+      const dry = await bulk.mutateAsync({ action, ...target, dryRun: true, ...(action === "quarantine" ? { reason: "(count)" } : {}) }).catch(() => null);
+      if (!dry) return;
+      count = dry.matched;
+    }
+    setPending({ action, count });
+  }
+
+  function run(action: Action, count: number, reason?: string) {
+    bulk.mutate({ action, ...target, expectedCount: count, ...(reason ? { reason } : {}) }, {
+      onSuccess: (result) => {
+        setPending(null);
+        toast.success(summarize(result, action));
+        onClear();
+      },
+      onError: (err) => {
+        const matched = err instanceof HttpError ? (err.body as { error?: { matched?: number } } | null)?.error?.matched : undefined;
+        if (matched !== undefined) setPending({ action, count: matched });
+      },
+    });
+  }
+
+  const what = selection.mode === "ids" ? `${size.toLocaleString("en")} selected record${size === 1 ? "" : "s"}` : `all ${size.toLocaleString("en")} records matching the filters`;
+  return (
+    <div role="toolbar" aria-label="Bulk actions" className="flex flex-wrap items-center gap-2 rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm">
+      <span className="font-medium">{selection.mode === "filter" && !selection.exact ? "≈" : ""}{what}</span>
+      <Button size="sm" variant="approve" disabled={bulk.isPending} onClick={() => void ask("approve")}>Approve…</Button>
+      <Button size="sm" variant="danger" disabled={bulk.isPending} onClick={() => void ask("quarantine")}>Quarantine…</Button>
+      <Button size="sm" disabled={bulk.isPending} onClick={() => void ask("reopen")}>Reopen…</Button>
+      <Button size="sm" variant="ghost" onClick={onClear}>Clear selection</Button>
+      {pending && pending.action === "quarantine" ? (
+        <ReasonDialog open title={`Quarantine ${pending.count.toLocaleString("en")} records`} confirmLabel={`Quarantine ${pending.count.toLocaleString("en")}`}
+          busy={bulk.isPending} onCancel={() => setPending(null)} onConfirm={(reason) => run("quarantine", pending.count, reason)}>
+          <p className="text-sm text-slate-700">Quarantine {what.replace(/^all [\d,]+/, `all ${pending.count.toLocaleString("en")}`)}? Records that cannot be quarantined (already quarantined, replayed) are skipped and counted.</p>
+        </ReasonDialog>
+      ) : pending ? (
+        <Dialog open title={`${VERB[pending.action]} ${pending.count.toLocaleString("en")} records`} onClose={() => setPending(null)}>
+          <p className="text-sm text-slate-700">
+            {VERB[pending.action]} {pending.count.toLocaleString("en")} record{pending.count === 1 ? "" : "s"}? Records the state machine refuses (poison, already decided) are skipped and counted.
+          </p>
+          <div className="flex justify-end gap-2">
+            <Button onClick={() => setPending(null)}>Cancel</Button>
+            <Button variant={pending.action === "approve" ? "approve" : "primary"} disabled={bulk.isPending} onClick={() => run(pending.action, pending.count)}>
+              {VERB[pending.action]} {pending.count.toLocaleString("en")}
+            </Button>
+          </div>
+        </Dialog>
+      ) : null}
+    </div>
+  );
+}

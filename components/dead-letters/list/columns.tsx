@@ -1,0 +1,79 @@
+"use client";
+
+import { createColumnHelper, tableFeatures } from "@tanstack/react-table";
+import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
+import { CopyButton } from "@/components/ui/copy-button";
+import type { DeadLetterSummary } from "@/lib/dead-letters/list";
+
+// The list's columns (TanStack Table v9: features and columns are module constants so row models are not
+// rebuilt on every render). Widths live in column meta and are applied by the renderer as grid tracks.
+
+export interface RowSelectionMeta {
+  isSelected: (id: string) => boolean;
+  toggle: (id: string) => void;
+}
+
+export const features = tableFeatures({
+  tableMeta: {} as RowSelectionMeta,
+  columnMeta: {} as { width: string; align?: "right" },
+});
+
+const helper = createColumnHelper<typeof features, DeadLetterSummary>();
+
+const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
+
+export const columns = helper.columns([
+  helper.display({
+    id: "select",
+    header: () => null,
+    cell: ({ row, table }) => (
+      <input
+        type="checkbox"
+        aria-label={`Select #${row.original.id}`}
+        checked={table.options.meta?.isSelected(row.original.id) ?? false}
+        onClick={(e) => e.stopPropagation()}
+        onChange={() => table.options.meta?.toggle(row.original.id)}
+      />
+    ),
+    meta: { width: "2rem" },
+  }),
+  helper.accessor("kind", { header: "Kind", cell: (c) => <KindBadge kind={c.getValue()} />, meta: { width: "4.25rem" } }),
+  helper.accessor("source", { header: "Source", cell: (c) => <span className="truncate text-xs text-slate-600">{c.getValue()}</span>, meta: { width: "6.75rem" } }),
+  helper.accessor("idempotencyKey", {
+    header: "Key / hash",
+    cell: (c) => {
+      const key = c.getValue();
+      if (!key) return <span className="text-xs text-red-600">none</span>;
+      return (
+        <span className="flex min-w-0 items-center font-mono text-xs" title={key}>
+          <span className="truncate">{key.slice(0, 10)}</span>
+          <CopyButton text={key} label={`Copy key of #${c.row.original.id}`} />
+        </span>
+      );
+    },
+    meta: { width: "7.75rem" },
+  }),
+  helper.accessor("reason", {
+    header: "Failure reason",
+    cell: (c) => <span className="truncate" title={c.getValue()}>{c.getValue()}</span>,
+    meta: { width: "minmax(10rem, 1fr)" },
+  }),
+  helper.accessor("failureClass", {
+    header: "Class",
+    cell: (c) => <ClassBadge failureClass={c.getValue()} title={c.row.original.classReason} />,
+    meta: { width: "7rem" },
+  }),
+  helper.accessor("status", { header: "Status", cell: (c) => <StatusBadge status={c.getValue()} />, meta: { width: "5.75rem" } }),
+  helper.accessor("observedAt", {
+    header: "Observed (UTC)",
+    cell: (c) => <time dateTime={c.getValue()} title={c.getValue()} className="whitespace-nowrap text-xs tabular-nums text-slate-600">{time(c.getValue())}</time>,
+    meta: { width: "8.5rem" },
+  }),
+  helper.accessor("replayCount", {
+    header: "Replays",
+    cell: (c) => <span className="tabular-nums">{c.getValue()}</span>,
+    meta: { width: "3.5rem", align: "right" },
+  }),
+]);
+
+export const GRID_TEMPLATE = columns.map((c) => c.meta?.width ?? "1fr").join(" ");

@@ -1,0 +1,107 @@
+"use client";
+
+import { useTable } from "@tanstack/react-table";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useMemo, useRef } from "react";
+import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/list";
+import type { ListFilter } from "@/lib/dead-letters/filters";
+import { useDeadLetterList } from "../queries";
+import { columns, features, GRID_TEMPLATE, type RowSelectionMeta } from "./columns";
+
+// The list: TanStack Table for the column model, TanStack Virtual for the rows (only the ~40 visible rows are
+// in the DOM, so 100k loaded rows scroll like 100), keyset pages from the server appended as the end nears.
+// Rows are real table rows (role row/cell) laid out on a CSS grid so they can be absolutely positioned.
+
+const ROW_HEIGHT = 36;
+const EMPTY: DeadLetterSummary[] = [];
+
+export interface ResultsTableProps {
+  filter: ListFilter;
+  initialPage?: ListPage;
+  selection: RowSelectionMeta;
+  focused: number;
+  onFocus: (index: number) => void;
+  onOpen: (row: DeadLetterSummary) => void;
+  onRows: (rows: DeadLetterSummary[], complete: boolean) => void;
+}
+
+export function ResultsTable({ filter, initialPage, selection, focused, onFocus, onOpen, onRows }: ResultsTableProps) {
+  const list = useDeadLetterList(filter, initialPage);
+  const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? EMPTY, [list.data]);
+  const table = useTable({ features, columns, data: rows, getRowId: (r) => r.id, meta: selection });
+  const scroller = useRef<HTMLDivElement>(null);
+  const model = table.getRowModel().rows;
+  // The virtualizer hands back functions React Compiler must not memoize; it is the documented usage.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: model.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    getItemKey: (i) => model[i]?.id ?? i,
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items.at(-1)?.index ?? 0;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
+
+  useEffect(() => {
+    if (hasNextPage && !isFetchingNextPage && lastIndex >= rows.length - 60) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage, lastIndex, rows.length]);
+
+  useEffect(() => onRows(rows, !hasNextPage), [rows, hasNextPage, onRows]);
+
+  useEffect(() => {
+    if (focused >= 0 && focused < model.length) virtualizer.scrollToIndex(focused, { align: "auto" });
+  }, [focused, model.length, virtualizer]);
+
+  const header = table.getHeaderGroups()[0];
+  return (
+    <div ref={scroller} className="h-full overflow-auto rounded border border-slate-200 bg-white" data-testid="results-scroller">
+      <table className="grid w-full text-left text-sm" aria-rowcount={list.hasNextPage ? -1 : rows.length + 1} aria-label="Dead letters">
+        <thead className="sticky top-0 z-10 grid border-b border-slate-200 bg-slate-50">
+          <tr className="grid items-center" style={{ gridTemplateColumns: GRID_TEMPLATE }}>
+            {header?.headers.map((h) => (
+              <th key={h.id} scope="col" className={`truncate px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 ${h.column.columnDef.meta?.align === "right" ? "text-right" : ""}`}>
+                {h.isPlaceholder ? null : <table.FlexRender header={h} />}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="relative grid" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const row = model[item.index];
+            if (!row) return null;
+            const isFocused = item.index === focused;
+            const isSelected = selection.isSelected(row.id);
+            return (
+              <tr
+                key={row.id}
+                aria-rowindex={item.index + 2}
+                aria-selected={isSelected}
+                data-focused={isFocused || undefined}
+                onClick={() => {
+                  onFocus(item.index);
+                  onOpen(row.original);
+                }}
+                className={`absolute left-0 grid w-full cursor-pointer items-center border-b border-slate-100 ${isFocused ? "bg-sky-50 outline outline-2 -outline-offset-2 outline-sky-400" : isSelected ? "bg-amber-50" : "hover:bg-slate-50"}`}
+                style={{ gridTemplateColumns: GRID_TEMPLATE, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+              >
+                {row.getAllCells().map((cell) => (
+                  <td key={cell.id} className={`flex min-w-0 px-2 ${cell.column.columnDef.meta?.align === "right" ? "justify-end" : ""}`}>
+                    <table.FlexRender cell={cell} />
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {list.isError && <p role="alert" className="p-4 text-sm text-red-700">Could not load the list: {list.error.message}</p>}
+      {!list.isPending && rows.length === 0 && !list.isError && (
+        <p className="p-8 text-center text-sm text-slate-500">No dead letters match these filters.</p>
+      )}
+      {list.isPending && <p className="p-8 text-center text-sm text-slate-500">Loading…</p>}
+      {isFetchingNextPage && <p className="sticky bottom-0 bg-white/90 p-2 text-center text-xs text-slate-500">Loading more…</p>}
+    </div>
+  );
+}

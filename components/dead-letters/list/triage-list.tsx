@@ -1,0 +1,133 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { Button, Kbd } from "@/components/ui/button";
+import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/filters";
+import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/list";
+import type { Facets } from "@/lib/dead-letters/schemas";
+import { KeyboardHelp, LIST_KEYS } from "../keyboard-help";
+import { useFacets } from "../queries";
+import { useHotkeys } from "../use-hotkeys";
+import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
+import { FacetPanel } from "./facet-panel";
+import { FilterBar } from "./filter-bar";
+import { ResultsTable } from "./results-table";
+
+// The triage list: filters in the URL (shareable; replaced in place, so filtering costs no server render),
+// facet counts, the virtualized table and the map of matching spatial records. MapLibre loads after the page
+// is interactive, only when the map is shown.
+
+const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMap), {
+  ssr: false,
+  loading: () => <div className="h-full animate-pulse rounded border border-slate-200 bg-slate-100" />,
+});
+
+const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
+
+export function TriageList({ initial, canTriage }: { initial: { key: string; page: ListPage; facets: Facets }; canTriage: boolean }) {
+  const router = useRouter();
+  const params = useSearchParams();
+  const { filter, error } = useMemo(() => filterFromParams(params), [params]);
+  const key = filterKey(filter);
+  const facets = useFacets(filter, key === initial.key ? initial.facets : undefined);
+  const [selection, setSelection] = useState<Selection>(NO_SELECTION);
+  const [focused, setFocused] = useState(-1);
+  const [help, setHelp] = useState(false);
+  const [showMap, setShowMap] = useState(true);
+  const rows = useRef<{ rows: DeadLetterSummary[]; complete: boolean }>({ rows: [], complete: false });
+  const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
+  const search = useRef<HTMLInputElement>(null);
+
+  const setFilter = useCallback((next: ListFilter) => {
+    const qs = filterToParams(next).toString();
+    window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
+    setSelection(NO_SELECTION);
+    setFocused(-1);
+  }, []);
+
+  const open = useCallback((row: DeadLetterSummary) => {
+    const qs = filterToParams(filter).toString();
+    router.push(`/dead-letters/${row.id}${qs ? `?${qs}` : ""}`);
+  }, [router, filter]);
+
+  const selectionMeta = useMemo(() => ({
+    isSelected: (id: string) => selection.mode === "filter" || selection.ids.has(id),
+    toggle: (id: string) => setSelection((s) => {
+      const ids = new Set(s.mode === "ids" ? s.ids : []);
+      if (ids.has(id)) ids.delete(id);
+      else ids.add(id);
+      return { mode: "ids", ids };
+    }),
+  }), [selection]);
+
+  const onRows = useCallback((list: DeadLetterSummary[], complete: boolean) => {
+    rows.current = { rows: list, complete };
+    setLoaded((prev) => (prev.count === list.length && prev.complete === complete ? prev : { count: list.length, complete }));
+  }, []);
+
+  useHotkeys({
+    j: () => setFocused((i) => Math.min(i + 1, rows.current.rows.length - 1)),
+    k: () => setFocused((i) => Math.max(i - 1, 0)),
+    Enter: () => { const r = rows.current.rows[focused]; if (r) open(r); },
+    o: () => { const r = rows.current.rows[focused]; if (r) open(r); },
+    x: () => { const r = rows.current.rows[focused]; if (r && canTriage) selectionMeta.toggle(r.id); },
+    "/": () => search.current?.focus(),
+    "?": () => setHelp(true),
+  });
+
+  const total = facets.data?.total;
+  const approx = facets.data ? !facets.data.exact : false;
+  const allLoadedSelected = selection.mode === "ids" && selection.ids.size > 0 && selection.ids.size === loaded.count;
+
+  return (
+    <section aria-labelledby="dl-heading" className="flex h-[calc(100vh-5.5rem)] flex-col gap-2">
+      <div className="flex items-baseline gap-3">
+        <h1 id="dl-heading" className="text-lg font-semibold">Dead letters</h1>
+        <p className="text-sm text-slate-600" aria-live="polite">
+          {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")} loaded · newest observation first
+        </p>
+        <span className="ml-auto flex items-center gap-2">
+          <Button size="sm" variant="ghost" onClick={() => setShowMap((v) => !v)} aria-pressed={showMap}>{showMap ? "Hide map" : "Show map"}</Button>
+          <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
+        </span>
+      </div>
+      {error && <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">The filter in the URL is invalid ({error}); showing everything.</p>}
+      <FilterBar filter={filter} onChange={setFilter} searchRef={search} />
+      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} onClear={() => setSelection(NO_SELECTION)} />}
+      {canTriage && allLoadedSelected && !loaded.complete && total !== undefined && (
+        <p className="text-sm text-slate-700">
+          All {loaded.count.toLocaleString("en")} loaded rows are selected.{" "}
+          <button type="button" className="font-medium text-sky-700 underline" onClick={() => setSelection({ mode: "filter", filter, count: total, exact: !approx })}>
+            Select all {approx ? "≈" : ""}{total.toLocaleString("en")} matching this filter
+          </button>
+        </p>
+      )}
+      <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? "grid-cols-[12rem_minmax(0,1fr)_20rem]" : "grid-cols-[12rem_minmax(0,1fr)]"}`}>
+        <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} />
+        <div className="flex min-h-0 flex-col gap-1">
+          {canTriage && (
+            <label className="flex items-center gap-2 text-xs text-slate-600">
+              <input type="checkbox" checked={allLoadedSelected || selection.mode === "filter"}
+                onChange={(e) => setSelection(e.target.checked ? { mode: "ids", ids: new Set(rows.current.rows.map((r) => r.id)) } : NO_SELECTION)} />
+              Select all loaded rows
+            </label>
+          )}
+          <div className="min-h-0 flex-1">
+            <ResultsTable key={key} filter={filter} initialPage={key === initial.key ? initial.page : undefined} selection={selectionMeta}
+              focused={focused} onFocus={setFocused} onOpen={open} onRows={onRows} />
+          </div>
+        </div>
+        {showMap && (
+          <ClusterMap filter={filter} follow={filter.bbox !== undefined}
+            onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
+            onView={(view) => setFilter({ ...filter, bbox: view })}
+            onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
+        )}
+      </div>
+      <KeyboardHelp open={help} onClose={() => setHelp(false)} keys={LIST_KEYS} />
+    </section>
+  );
+}

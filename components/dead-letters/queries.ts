@@ -1,0 +1,138 @@
+"use client";
+
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from "@tanstack/react-query";
+import { toast } from "sonner";
+import { fetchJson, HttpError } from "@/lib/api/client";
+import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/filters";
+import type { ActionBody, BulkBody, BulkResult, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
+import type { ListPage } from "@/lib/dead-letters/list";
+
+// One hook per resource of the triage UI, keyed by a factory so mutations invalidate exactly what they change
+// (bull-board's hooks/queryKeys.ts pattern). Filters are keyed by their canonical query string.
+
+export const deadLetterKeys = {
+  all: ["dead-letters"] as const,
+  lists: () => [...deadLetterKeys.all, "list"] as const,
+  list: (filter: ListFilter) => [...deadLetterKeys.lists(), filterKey(filter)] as const,
+  facets: (filter: ListFilter) => [...deadLetterKeys.all, "facets", filterKey(filter)] as const,
+  mapPoints: (filter: ListFilter, view: string, zoom: number) => [...deadLetterKeys.all, "map", filterKey(filter), view, zoom] as const,
+  details: () => [...deadLetterKeys.all, "detail"] as const,
+  detail: (id: string) => [...deadLetterKeys.details(), id] as const,
+  neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") => [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
+};
+
+
+
+const qs = (filter: ListFilter, extra: Record<string, string> = {}) => {
+  const p = filterToParams(filter);
+  for (const [k, v] of Object.entries(extra)) p.set(k, v);
+  return p.toString();
+};
+
+export function useDeadLetterList(filter: ListFilter, initial?: ListPage) {
+  return useInfiniteQuery({
+    queryKey: deadLetterKeys.list(filter),
+    queryFn: ({ pageParam, signal }) =>
+      fetchJson<ListPage>(`/api/dead-letters?${qs(filter, { limit: String(LIST_PAGE_SIZE), ...(pageParam ? { cursor: pageParam } : {}) })}`, { signal }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    initialData: initial ? ({ pages: [initial], pageParams: [null] } satisfies InfiniteData<ListPage, string | null>) : undefined,
+    placeholderData: keepPreviousData,
+    staleTime: 10_000,
+  });
+}
+
+export function useFacets(filter: ListFilter, initial?: Facets) {
+  return useQuery({
+    queryKey: deadLetterKeys.facets(filter),
+    queryFn: ({ signal }) => fetchJson<Facets>(`/api/dead-letters/facets?${qs(filter)}`, { signal }),
+    initialData: initial,
+    placeholderData: keepPreviousData,
+    staleTime: 10_000,
+  });
+}
+
+export function useMapPoints(filter: ListFilter, view: [number, number, number, number] | null, zoom: number) {
+  const viewKey = view ? view.map((v) => v.toFixed(3)).join(",") : "";
+  return useQuery({
+    queryKey: deadLetterKeys.mapPoints(filter, viewKey, Math.round(zoom)),
+    queryFn: ({ signal }) => fetchJson<MapPoints>(`/api/dead-letters/map-points?${qs({ ...filter, bbox: view ?? undefined }, { zoom: String(Math.round(zoom)) })}`, { signal }),
+    enabled: view !== null,
+    placeholderData: keepPreviousData,
+    staleTime: 30_000,
+  });
+}
+
+export function useDeadLetter(id: string, initial?: DeadLetterDetail) {
+  return useQuery({
+    queryKey: deadLetterKeys.detail(id),
+    queryFn: ({ signal }) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}`, { signal }),
+    initialData: initial,
+    staleTime: 5_000,
+  });
+}
+
+/** The record after (next: older) or before (prev: newer) `cursor` under the list's filter and order. */
+export function useNeighbor(filter: ListFilter, cursor: string | null, dir: "next" | "prev") {
+  return useQuery({
+    queryKey: deadLetterKeys.neighbor(filter, cursor ?? "", dir),
+    queryFn: async ({ signal }) => {
+      const page = await fetchJson<ListPage>(`/api/dead-letters?${qs(filter, { cursor: cursor!, limit: "1", order: dir === "next" ? "desc" : "asc" })}`, { signal });
+      return page.items[0]?.id ?? null;
+    },
+    enabled: cursor !== null,
+    staleTime: 5_000,
+  });
+}
+
+const VERB: Record<ActionBody["action"], string> = { approve: "Approved", quarantine: "Quarantined", reopen: "Reopened", edit: "Saved" };
+
+/** An API error in words that name the field and the rule, for toasts. */
+export function describeError(err: unknown): string {
+  if (err instanceof HttpError) {
+    const body = err.body as { error?: { issues?: { path: string; message: string }[] } } | null;
+    const issues = body?.error?.issues;
+    if (issues?.length) return issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+    return err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The record as it is now, when a decision answered 409 because someone else changed it. */
+export function conflictCurrent(err: unknown): DeadLetterDetail | null {
+  if (!(err instanceof HttpError) || err.status !== 409) return null;
+  const current = (err.body as { error?: { current?: DeadLetterDetail } } | null)?.error?.current;
+  return current ?? null;
+}
+
+export function useDeadLetterAction(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ActionBody) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
+    onSuccess: (record, body) => {
+      qc.setQueryData(deadLetterKeys.detail(id), record);
+      toast.success(`${VERB[body.action]} #${id}`, { description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined });
+    },
+    onError: (err) => {
+      // A 409 with the current record is shown by the page (what changed), not as a toast only.
+      if (conflictCurrent(err)) toast.warning(`#${id} changed under you`, { description: "Review what changed, then decide again." });
+      else toast.error(`Could not save #${id}`, { description: describeError(err) });
+    },
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: deadLetterKeys.lists() });
+      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "facets"] });
+      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] });
+      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "neighbor"] });
+    },
+  });
+}
+
+export function useBulkAction() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: BulkBody) => fetchJson<BulkResult>("/api/dead-letters/bulk", { method: "POST", body }),
+    onError: (err) => toast.error("Bulk action failed", { description: describeError(err) }),
+    onSettled: () => void qc.invalidateQueries({ queryKey: deadLetterKeys.all }),
+  });
+}

@@ -1,0 +1,107 @@
+"use client";
+
+import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import type { AlertEventView, AlertRuleView } from "@/lib/forensics/alerts/rules";
+import { useAlerts, useUpdateAlertRule } from "./queries";
+
+// Alert rules (editable by supervisors) and the latest alert events. Thresholds are in the metric's unit:
+// poison records per window, unresolved records, hours.
+
+const UNIT: Record<AlertRuleView["metric"], string> = {
+  poison_growth: "poison records in the window",
+  dlq_size: "unresolved records",
+  oldest_age: "hours",
+};
+
+function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean }) {
+  const update = useUpdateAlertRule();
+  const [threshold, setThreshold] = useState(String(rule.threshold));
+  const [windowMinutes, setWindowMinutes] = useState(String(rule.windowMinutes));
+  const [webhookUrl, setWebhookUrl] = useState(rule.webhookUrl ?? "");
+  const save = () =>
+    update.mutate({
+      id: rule.id,
+      patch: { threshold: Number(threshold), windowMinutes: Number(windowMinutes), webhookUrl: webhookUrl.trim() === "" ? null : webhookUrl.trim() },
+    });
+  const input = "w-24 rounded border border-slate-300 px-1.5 py-0.5 text-sm disabled:bg-slate-50";
+  return (
+    <tr>
+      <td className="px-3 py-2">
+        <p className="font-medium">{rule.name || rule.id}</p>
+        <p className="text-xs text-slate-500">{rule.metric}</p>
+      </td>
+      <td className="px-3 py-2">
+        {rule.firing ? <Badge tone="red">firing</Badge> : rule.enabled ? <Badge tone="green">ok</Badge> : <Badge tone="slate">off</Badge>}
+        <p className="text-xs text-slate-500 tabular-nums">now {rule.lastValue === null ? "—" : Math.round(rule.lastValue * 10) / 10}</p>
+      </td>
+      <td className="px-3 py-2">
+        <label className="text-xs text-slate-500">
+          <input aria-label={`${rule.id} threshold`} className={input} disabled={!canManage} value={threshold} onChange={(e) => setThreshold(e.target.value)} inputMode="decimal" /> {UNIT[rule.metric]}
+        </label>
+      </td>
+      <td className="px-3 py-2">
+        <input aria-label={`${rule.id} window minutes`} className={input} disabled={!canManage || rule.metric !== "poison_growth"} value={windowMinutes} onChange={(e) => setWindowMinutes(e.target.value)} inputMode="numeric" />
+      </td>
+      <td className="px-3 py-2">
+        <input aria-label={`${rule.id} webhook`} className={`${input} w-64`} disabled={!canManage} placeholder="default (REDRIVE_ALERT_WEBHOOK_URL)" value={webhookUrl} onChange={(e) => setWebhookUrl(e.target.value)} />
+      </td>
+      <td className="space-x-1 whitespace-nowrap px-3 py-2 text-right">
+        {canManage && (
+          <>
+            <Button size="sm" onClick={save} disabled={update.isPending}>Save</Button>
+            <Button size="sm" variant="ghost" onClick={() => update.mutate({ id: rule.id, patch: { enabled: !rule.enabled } })}>{rule.enabled ? "Disable" : "Enable"}</Button>
+          </>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function Events({ events }: { events: AlertEventView[] }) {
+  if (events.length === 0) return <p className="text-sm text-slate-500">No alert has fired yet.</p>;
+  return (
+    <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white text-sm">
+      {events.map((e) => (
+        <li key={e.id} className="flex flex-wrap items-baseline gap-x-3 px-3 py-1.5">
+          <time className="text-xs text-slate-500" dateTime={e.firedAt}>{e.firedAt.replace("T", " ").slice(0, 16)}</time>
+          <span>{e.message}</span>
+          {e.resolvedAt ? <Badge tone="green">resolved {e.resolvedAt.replace("T", " ").slice(0, 16)}</Badge> : <Badge tone="red">open</Badge>}
+          <span className="text-xs text-slate-500">
+            {e.deliveredAt ? "webhook delivered" : e.deliveryError ? `webhook failed (${e.deliveryAttempts}×): ${e.deliveryError}` : "no webhook delivery"}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function AlertRules({ initial, canManage }: { initial: { rules: AlertRuleView[]; events: AlertEventView[] }; canManage: boolean }) {
+  const { data } = useAlerts(initial);
+  return (
+    <div className="space-y-4">
+      <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+        <table className="w-full text-left text-sm">
+          <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th scope="col" className="px-3 py-2">Rule</th>
+              <th scope="col" className="px-3 py-2">State</th>
+              <th scope="col" className="px-3 py-2">Fires above</th>
+              <th scope="col" className="px-3 py-2">Window (min)</th>
+              <th scope="col" className="px-3 py-2">Webhook</th>
+              <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {data.rules.map((r) => <RuleRow key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`} rule={r} canManage={canManage} />)}
+          </tbody>
+        </table>
+      </div>
+      <section aria-labelledby="events-heading" className="space-y-2">
+        <h2 id="events-heading" className="text-sm font-semibold">Recent alerts</h2>
+        <Events events={data.events} />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,121 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { errorMessage } from "@/lib/api/client";
+import { filterToParams } from "@/lib/dead-letters/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/filters";
+import type { ExportFormat } from "@/lib/forensics/schemas";
+
+// "Export ▾" for the list and quarantine pages: the current filter as NDJSON, CSV or GeoJSON from
+// GET /api/export. Read through fetch + a reader rather than a plain link so the page can show what has
+// arrived (records by newline for NDJSON/CSV, bytes always) and cancel; the server streams from a cursor, so
+// the first bytes arrive at once whatever the export's size.
+
+const FORMATS: { format: ExportFormat; label: string; hint: string }[] = [
+  { format: "ndjson", label: "NDJSON", hint: "envelopes as ingested: re-importable with redrive import" },
+  { format: "csv", label: "CSV", hint: "one row per record, payload as JSON" },
+  { format: "geojson", label: "GeoJSON", hint: "spatial records: original and repaired geometries" },
+];
+
+interface Progress {
+  format: ExportFormat;
+  bytes: number;
+  records: number;
+  estimate: number | null;
+}
+
+const fmtBytes = (n: number) => (n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`);
+
+export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; canUnmask?: boolean }) {
+  const [open, setOpen] = useState(false);
+  const [unmask, setUnmask] = useState(false);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const abort = useRef<AbortController | null>(null);
+
+  async function run(format: ExportFormat) {
+    setOpen(false);
+    const params = filterToParams(filter);
+    params.set("format", format);
+    if (unmask) params.set("unmask", "1");
+    const controller = new AbortController();
+    abort.current = controller;
+    try {
+      const res = await fetch(`/api/export?${params.toString()}`, { credentials: "same-origin", signal: controller.signal });
+      if (!res.ok || !res.body) {
+        const body: unknown = await res.json().catch(() => null);
+        throw new Error(errorMessage(res.status, body));
+      }
+      const estimate = Number(res.headers.get("x-redrive-estimated-count") ?? "NaN");
+      const state: Progress = { format, bytes: 0, records: 0, estimate: Number.isFinite(estimate) ? estimate : null };
+      setProgress({ ...state });
+      const reader = res.body.getReader();
+      const chunks: Uint8Array<ArrayBuffer>[] = [];
+      let lastPaint = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        state.bytes += value.length;
+        // NDJSON and CSV: one record per line (CSV quotes newlines inside cells only in payloads, close enough
+        // for a progress figure); GeoJSON: one feature per line.
+        for (let i = 0; i < value.length; i++) if (value[i] === 10) state.records++;
+        if (performance.now() - lastPaint > 100) {
+          lastPaint = performance.now();
+          setProgress({ ...state });
+        }
+      }
+      const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? `dead-letters.${format}`;
+      const url = URL.createObjectURL(new Blob(chunks, { type: res.headers.get("content-type") ?? "application/octet-stream" }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      toast.success(`Exported ${fmtBytes(state.bytes)} as ${format.toUpperCase()}`);
+    } catch (err) {
+      if (controller.signal.aborted) toast.info("Export cancelled");
+      else toast.error(`Export failed: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      abort.current = null;
+      setProgress(null);
+    }
+  }
+
+  const lines = progress ? (progress.format === "csv" ? Math.max(0, progress.records - 1) : progress.records) : 0;
+  return (
+    <div className="relative inline-block text-sm">
+      {progress ? (
+        <div role="status" aria-live="polite" className="flex items-center gap-2 rounded border border-slate-300 bg-white px-3 py-1.5">
+          <span>
+            Exporting {progress.format.toUpperCase()}: {lines.toLocaleString("en")}
+            {progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} {progress.format === "geojson" ? "features" : "records"},{" "}
+            {fmtBytes(progress.bytes)}
+          </span>
+          <Button size="sm" variant="ghost" onClick={() => abort.current?.abort()}>Cancel</Button>
+        </div>
+      ) : (
+        <Button aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+          Export ▾
+        </Button>
+      )}
+      {open && (
+        <div role="menu" className="absolute right-0 z-20 mt-1 w-72 rounded border border-slate-200 bg-white p-1 shadow-lg">
+          {FORMATS.map((f) => (
+            <button key={f.format} role="menuitem" type="button" onClick={() => void run(f.format)} className="block w-full rounded px-2 py-1.5 text-left hover:bg-slate-100">
+              <span className="font-medium">{f.label}</span>
+              <span className="block text-xs text-slate-500">{f.hint}</span>
+            </button>
+          ))}
+          {canUnmask && (
+            <label className="flex items-center gap-2 border-t border-slate-100 px-2 py-1.5 text-xs text-slate-600">
+              <input type="checkbox" checked={unmask} onChange={(e) => setUnmask(e.target.checked)} />
+              Card data in clear (audited)
+            </label>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import { useRouter } from "next/navigation";
+import { useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+
+// The lookup's one search box, plus a place (a box typed or taken from the map's view, or a point and a radius)
+// and a time window in UTC. Submitting puts everything in the URL, so a lookup is a link an investigator can
+// paste into a ticket; the page renders the answer on the server.
+
+// MapLibre only in the browser, and only when asked for: the lookup itself never waits for a map.
+const MapView = dynamic(() => import("@/components/map/map-view").then((m) => m.MapView), { ssr: false });
+
+export interface LookupFormValues {
+  q: string;
+  from: string;
+  to: string;
+  bbox: string;
+  near: string;
+  radiusKm: string;
+}
+
+/** "2026-11-05T08:00" from <input type="datetime-local">, read as UTC → RFC 3339. */
+const fromLocalInput = (v: string) => (v ? `${v}:00Z` : "");
+
+const EMPTY_SOURCES = {};
+const NO_LAYERS: never[] = [];
+
+export function LookupForm({ initial }: { initial: LookupFormValues }) {
+  const router = useRouter();
+  const [v, setV] = useState(initial);
+  const [showMap, setShowMap] = useState(false);
+  const view = useRef<[number, number, number, number] | null>(null);
+  const set = (k: keyof LookupFormValues) => (e: React.ChangeEvent<HTMLInputElement>) => setV({ ...v, [k]: e.target.value });
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    const p = new URLSearchParams();
+    if (v.q.trim()) p.set("q", v.q.trim());
+    if (v.from) p.set("from", fromLocalInput(v.from));
+    if (v.to) p.set("to", fromLocalInput(v.to));
+    if (v.bbox.trim()) p.set("bbox", v.bbox.replace(/\s+/g, ""));
+    else if (v.near.trim()) {
+      p.set("near", v.near.replace(/\s+/g, ""));
+      if (v.radiusKm) p.set("radiusKm", v.radiusKm);
+    }
+    router.push(`/lookup?${p.toString()}`);
+  };
+
+  const input = "rounded border border-slate-300 px-2 py-1.5 text-sm";
+  return (
+    <form role="search" aria-label="Lookup" onSubmit={submit} className="space-y-2 rounded border border-slate-200 bg-white p-3">
+      <div className="flex gap-2">
+        <input
+          aria-label="Key, hash, event id, device id or message id"
+          placeholder="idempotency key, event hash (≥ 8 characters), event_id, device_id, source message id"
+          className={`${input} flex-1 font-mono`}
+          value={v.q}
+          onChange={set("q")}
+          autoFocus
+        />
+        <Button type="submit" variant="primary">Look up</Button>
+      </div>
+      <div className="flex flex-wrap items-end gap-3 text-xs text-slate-600">
+        <label className="flex flex-col">From (UTC)<input type="datetime-local" aria-label="From (UTC)" className={input} value={v.from} onChange={set("from")} /></label>
+        <label className="flex flex-col">To (UTC)<input type="datetime-local" aria-label="To (UTC)" className={input} value={v.to} onChange={set("to")} /></label>
+        <label className="flex flex-col">Box<input aria-label="Box (minLon,minLat,maxLon,maxLat)" placeholder="minLon,minLat,maxLon,maxLat" className={`${input} w-64 font-mono`} value={v.bbox} onChange={set("bbox")} /></label>
+        <label className="flex flex-col">or near<input aria-label="Near (lon,lat)" placeholder="lon,lat" className={`${input} w-40 font-mono`} value={v.near} onChange={set("near")} /></label>
+        <label className="flex flex-col">radius km<input aria-label="Radius (km)" className={`${input} w-20`} value={v.radiusKm} onChange={set("radiusKm")} inputMode="decimal" /></label>
+        <Button onClick={() => setShowMap((s) => !s)} aria-pressed={showMap}>{showMap ? "Hide map" : "Pick on map"}</Button>
+      </div>
+      {showMap && (
+        <div className="space-y-1">
+          <MapView
+            label="Pick a place: pan and zoom, then use the map area"
+            sources={EMPTY_SOURCES}
+            layers={NO_LAYERS}
+            className="h-72 rounded border border-slate-200"
+            onCameraChange={(_camera, bounds) => (view.current = bounds)}
+          />
+          <Button
+            size="sm"
+            onClick={() => view.current && setV({ ...v, bbox: view.current.map((n) => n.toFixed(5)).join(","), near: "" })}
+          >
+            Use this map area as the box
+          </Button>
+        </div>
+      )}
+    </form>
+  );
+}

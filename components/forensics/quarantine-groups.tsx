@@ -1,0 +1,106 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import type { QuarantineGroup } from "@/lib/forensics/schemas";
+import { ExportMenu } from "./export-menu";
+import { useQuarantineAction, useQuarantineGroups } from "./queries";
+
+// Quarantined records by reason pattern: how many, and whether the pattern is still arriving (14-day trend by
+// observation day). Each group can be released back to triage (the producer fixed it, or an analyst will) or
+// purged by a supervisor (the payload must not be kept), always with a reason, after a confirmation.
+
+function Trend({ trend }: { trend: QuarantineGroup["trend"] }) {
+  const max = Math.max(1, ...trend.map((t) => t.count));
+  return (
+    <div className="flex h-6 items-end gap-px" aria-label={`last 14 days: ${trend.map((t) => t.count).join(", ")}`} role="img">
+      {trend.map((t) => (
+        <div key={t.day} title={`${t.day}: ${t.count}`} className={t.count ? "w-1.5 bg-red-600" : "w-1.5 bg-slate-200"} style={{ height: `${Math.max(8, (100 * t.count) / max)}%` }} />
+      ))}
+    </div>
+  );
+}
+
+type Pending = { action: "release" | "purge"; group: QuarantineGroup };
+
+export function QuarantineGroups({ initial, canTriage, canPurge, canUnmask }: { initial: QuarantineGroup[]; canTriage: boolean; canPurge: boolean; canUnmask: boolean }) {
+  const { data: groups } = useQuarantineGroups(initial);
+  const release = useQuarantineAction("release");
+  const purge = useQuarantineAction("purge");
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [reason, setReason] = useState("");
+
+  const confirm = () => {
+    if (!pending || !reason.trim()) return;
+    const body = { filter: { reason: pending.group.reasonGroup, kind: [pending.group.kind] }, reason: reason.trim() };
+    (pending.action === "release" ? release : purge).mutate(body, { onSettled: () => setPending(null) });
+    setReason("");
+  };
+  const total = groups.reduce((n, g) => n + g.count, 0);
+
+  return (
+    <div className="space-y-3">
+      <div className="flex items-baseline justify-between">
+        <p className="text-sm text-slate-600">{total.toLocaleString("en")} quarantined records in {groups.length} reason patterns</p>
+        <ExportMenu filter={{ status: ["quarantined"] }} canUnmask={canUnmask} />
+      </div>
+      {groups.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">Nothing in quarantine.</p>
+      ) : (
+        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+          <table className="w-full text-left text-sm">
+            <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+              <tr>
+                <th scope="col" className="px-3 py-2">Kind</th>
+                <th scope="col" className="px-3 py-2">Reason pattern</th>
+                <th scope="col" className="px-3 py-2 text-right">Records</th>
+                <th scope="col" className="px-3 py-2">Last 14 days</th>
+                <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {groups.map((g) => (
+                <tr key={`${g.kind}:${g.reasonGroup}`}>
+                  <td className="px-3 py-1.5 text-xs text-slate-500">{g.kind}</td>
+                  <td className="max-w-xl truncate px-3 py-1.5" title={g.reasonGroup}>
+                    <Link className="hover:underline" href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}>{g.reasonGroup}</Link>
+                  </td>
+                  <td className="px-3 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
+                  <td className="px-3 py-1.5"><Trend trend={g.trend} /></td>
+                  <td className="space-x-1 whitespace-nowrap px-3 py-1.5 text-right">
+                    {canTriage && <Button size="sm" onClick={() => setPending({ action: "release", group: g })}>Release</Button>}
+                    {canPurge && <Button size="sm" variant="danger" onClick={() => setPending({ action: "purge", group: g })}>Purge</Button>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Dialog open={pending !== null} onClose={() => setPending(null)} title={pending?.action === "purge" ? "Purge quarantined records" : "Release to triage"}>
+        {pending && (
+          <form onSubmit={(e) => { e.preventDefault(); confirm(); }} className="space-y-3 text-sm">
+            <p>
+              {pending.action === "purge"
+                ? `Removes the payload and raw envelope of ${pending.group.count.toLocaleString("en")} records for good; their identity, hash and timeline stay, and the audit trail keeps a masked copy.`
+                : `Sends ${pending.group.count.toLocaleString("en")} records back to triage as pending.`}
+            </p>
+            <p className="truncate text-xs text-slate-500" title={pending.group.reasonGroup}>{pending.group.reasonGroup}</p>
+            <label className="block">
+              <span className="text-xs font-medium text-slate-700">Reason (audited)</span>
+              <textarea required value={reason} onChange={(e) => setReason(e.target.value)} rows={2} className="mt-1 w-full rounded border border-slate-300 p-1.5" />
+            </label>
+            <div className="flex justify-end gap-2">
+              <Button onClick={() => setPending(null)}>Cancel</Button>
+              <Button type="submit" variant={pending.action === "purge" ? "danger" : "primary"} disabled={!reason.trim() || release.isPending || purge.isPending}>
+                {pending.action === "purge" ? "Purge" : "Release"}
+              </Button>
+            </div>
+          </form>
+        )}
+      </Dialog>
+    </div>
+  );
+}

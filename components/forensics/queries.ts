@@ -1,0 +1,59 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "sonner";
+import { fetchJson } from "@/lib/api/client";
+import type { AlertEventView, AlertRuleView } from "@/lib/forensics/alerts/rules";
+import type { AlertRuleUpdate, QuarantineBody, QuarantineGroup } from "@/lib/forensics/schemas";
+
+// One hook per forensics resource, keyed by a factory so mutations invalidate exactly what they change.
+
+export const forensicsKeys = {
+  all: ["forensics"] as const,
+  overview: () => [...forensicsKeys.all, "overview"] as const,
+  quarantine: () => [...forensicsKeys.all, "quarantine"] as const,
+  alerts: () => [...forensicsKeys.all, "alerts"] as const,
+};
+
+export function useQuarantineGroups(initial: QuarantineGroup[]) {
+  return useQuery({
+    queryKey: forensicsKeys.quarantine(),
+    queryFn: ({ signal }) => fetchJson<{ groups: QuarantineGroup[] }>("/api/quarantine/groups", { signal }).then((r) => r.groups),
+    initialData: initial,
+  });
+}
+
+export function useQuarantineAction(action: "release" | "purge") {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: QuarantineBody) => fetchJson<{ released?: number; purged?: number; skipped: number }>(`/api/quarantine/${action}`, { method: "POST", body }),
+    onSuccess: (r) => {
+      const n = r.released ?? r.purged ?? 0;
+      toast.success(`${action === "release" ? "Released" : "Purged"} ${n.toLocaleString("en")} records${r.skipped ? `, ${r.skipped} skipped` : ""}`);
+      void qc.invalidateQueries({ queryKey: forensicsKeys.all });
+      void qc.invalidateQueries({ queryKey: ["dead-letters"] });
+    },
+    onError: (err) => toast.error(err.message),
+  });
+}
+
+export function useAlerts(initial: { rules: AlertRuleView[]; events: AlertEventView[] }) {
+  return useQuery({
+    queryKey: forensicsKeys.alerts(),
+    queryFn: ({ signal }) => fetchJson<{ rules: AlertRuleView[]; events: AlertEventView[] }>("/api/alerts", { signal }),
+    initialData: initial,
+    refetchInterval: 30_000,
+  });
+}
+
+export function useUpdateAlertRule() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, patch }: { id: string; patch: AlertRuleUpdate }) => fetchJson<AlertRuleView>(`/api/alerts/${id}`, { method: "PATCH", body: patch }),
+    onSuccess: (r) => {
+      toast.success(`Saved rule ${r.name || r.id}`);
+      void qc.invalidateQueries({ queryKey: forensicsKeys.all });
+    },
+    onError: (err) => toast.error(err.message),
+  });
+}

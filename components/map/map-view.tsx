@@ -1,0 +1,212 @@
+"use client";
+
+import "maplibre-gl/dist/maplibre-gl.css";
+import type { GeoJSON } from "geojson";
+import type { AllLayoutProperties, AllPaintProperties, GeoJSONSource, LayerSpecification, Map as MapLibreMap, MapGeoJSONFeature } from "maplibre-gl";
+import { useEffect, useRef, useState } from "react";
+import { BASEMAP_LAYER_IDS, baseStyle } from "./basemap";
+import { loadMapLibre } from "./load-maplibre";
+
+// The one MapLibre wrapper (react-map-gl's pattern): the map is created once in an effect from a dynamically
+// imported maplibre-gl, sources are updated with setData when their data object changes, layers are diffed by
+// id (added, removed, paint/layout/filter updated) instead of being re-added, and map.remove() runs on unmount.
+// Everything drawn comes from GeoJSON sources; geometry math happens in lib/spatial/display.ts, not here.
+
+export interface SourceDef {
+  data: GeoJSON;
+  cluster?: { radius: number; maxZoom: number; properties?: Record<string, unknown> };
+}
+
+export interface Camera {
+  center: [number, number];
+  zoom: number;
+}
+
+export type Bounds = [[number, number], [number, number]];
+
+export interface MapViewProps {
+  label: string;
+  sources: Record<string, SourceDef>;
+  layers: LayerSpecification[];
+  /** fitted whenever its value changes */
+  fit?: Bounds | null;
+  fitMaxZoom?: number;
+  /** a camera to follow (synchronized maps); jumped to when it differs from the map's own */
+  camera?: Camera | null;
+  /** every camera change; `byUser` when it came from a gesture rather than from props */
+  onCameraChange?: (camera: Camera, view: [number, number, number, number], byUser: boolean) => void;
+  onReady?: (map: MapLibreMap) => void;
+  clickableLayers?: string[];
+  onFeatureClick?: (feature: MapGeoJSONFeature, map: MapLibreMap) => void;
+  basemap?: boolean;
+  className?: string;
+  children?: React.ReactNode;
+}
+
+type State = "loading" | "ready" | "error";
+
+function setLayer(map: MapLibreMap, spec: LayerSpecification, previous: LayerSpecification | undefined): void {
+  if (!previous || previous.type !== spec.type || ("source" in previous && "source" in spec && previous.source !== spec.source)) {
+    if (previous) map.removeLayer(spec.id);
+    map.addLayer(spec);
+    return;
+  }
+  const prevPaint = (previous.paint ?? {}) as Partial<AllPaintProperties>;
+  const nextPaint = (spec.paint ?? {}) as Partial<AllPaintProperties>;
+  for (const key of Object.keys({ ...prevPaint, ...nextPaint }) as (keyof AllPaintProperties)[]) {
+    if (JSON.stringify(nextPaint[key]) !== JSON.stringify(prevPaint[key])) map.setPaintProperty(spec.id, key, nextPaint[key]);
+  }
+  const prevLayout = (previous.layout ?? {}) as Partial<AllLayoutProperties>;
+  const nextLayout = (spec.layout ?? {}) as Partial<AllLayoutProperties>;
+  for (const key of Object.keys({ ...prevLayout, ...nextLayout }) as (keyof AllLayoutProperties)[]) {
+    if (JSON.stringify(nextLayout[key]) !== JSON.stringify(prevLayout[key])) map.setLayoutProperty(spec.id, key, nextLayout[key]);
+  }
+  const prevFilter = "filter" in previous ? previous.filter : undefined;
+  const nextFilter = "filter" in spec ? spec.filter : undefined;
+  if (JSON.stringify(prevFilter) !== JSON.stringify(nextFilter)) map.setFilter(spec.id, nextFilter ?? null);
+}
+
+export function MapView(props: MapViewProps) {
+  const { label, sources, layers, fit, fitMaxZoom = 17, camera, basemap = true, className = "", children } = props;
+  const container = useRef<HTMLDivElement>(null);
+  const [map, setMap] = useState<MapLibreMap | null>(null);
+  const [state, setState] = useState<State>("loading");
+  // The sources object the map last finished drawing (set on "idle"): drawn = that is the current one.
+  const [drawnFor, setDrawnFor] = useState<Record<string, SourceDef> | null>(null);
+  // Latest callbacks without re-running effects (the map's listeners are attached once).
+  const latest = useRef(props);
+  useEffect(() => {
+    latest.current = props;
+  });
+  const applied = useRef({ data: new Map<string, GeoJSON>(), layers: new Map<string, LayerSpecification>() });
+  const jumping = useRef(false);
+
+  useEffect(() => {
+    let cancelled = false;
+    let created: MapLibreMap | null = null;
+    Promise.all([loadMapLibre(), baseStyle(basemap)])
+      .then(([ml, style]) => {
+        if (cancelled || !container.current) return;
+        created = new ml.Map({
+          container: container.current,
+          style,
+          center: [0, 20],
+          zoom: 0.8,
+          attributionControl: false,
+          dragRotate: false,
+          pitchWithRotate: false,
+          touchPitch: false,
+          fadeDuration: 0,
+          maxPitch: 0,
+        });
+        const m = created;
+        m.touchZoomRotate.disableRotation();
+        m.on("error", (e) => console.error("[map]", e.error));
+        m.on("move", (e) => {
+          const c = m.getCenter();
+          const b = m.getBounds();
+          const byUser = !jumping.current && "originalEvent" in e && e.originalEvent !== undefined;
+          latest.current.onCameraChange?.({ center: [c.lng, c.lat], zoom: m.getZoom() }, [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], byUser);
+        });
+        m.on("click", (e) => {
+          const ids = (latest.current.clickableLayers ?? []).filter((id) => m.getLayer(id));
+          if (!ids.length || !latest.current.onFeatureClick) return;
+          const hit = m.queryRenderedFeatures(e.point, { layers: ids })[0];
+          if (hit) latest.current.onFeatureClick(hit, m);
+        });
+        m.once("load", () => {
+          if (cancelled) return;
+          setMap(m);
+          setState("ready");
+          latest.current.onReady?.(m);
+        });
+      })
+      .catch((err: unknown) => {
+        console.error("[map] could not start", err);
+        if (!cancelled) setState("error");
+      });
+    const resize = new ResizeObserver(() => created?.resize());
+    if (container.current) resize.observe(container.current);
+    return () => {
+      cancelled = true;
+      resize.disconnect();
+      created?.remove();
+      applied.current = { data: new Map(), layers: new Map() };
+    };
+    // The map is created once per mount; later prop changes are applied by the effects below.
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Sources first (layers need them), then layers in order; only what changed is touched.
+  useEffect(() => {
+    if (!map) return;
+    const seen = applied.current;
+    for (const [id, def] of Object.entries(sources)) {
+      const source = map.getSource(id) as GeoJSONSource | undefined;
+      if (!source) {
+        map.addSource(id, {
+          type: "geojson",
+          data: def.data,
+          ...(def.cluster ? { cluster: true, clusterRadius: def.cluster.radius, clusterMaxZoom: def.cluster.maxZoom, clusterProperties: def.cluster.properties } : {}),
+        });
+      } else if (seen.data.get(id) !== def.data) {
+        void source.setData(def.data);
+      }
+      seen.data.set(id, def.data);
+    }
+    const wanted = new Set(layers.map((l) => l.id));
+    for (const id of [...seen.layers.keys()]) {
+      if (!wanted.has(id) && map.getLayer(id)) map.removeLayer(id);
+      if (!wanted.has(id)) seen.layers.delete(id);
+    }
+    for (const spec of layers) {
+      if (BASEMAP_LAYER_IDS.has(spec.id)) continue;
+      setLayer(map, spec, map.getLayer(spec.id) ? seen.layers.get(spec.id) : undefined);
+      seen.layers.set(spec.id, spec);
+    }
+    for (const id of [...seen.data.keys()]) {
+      if (!(id in sources) && map.getSource(id)) {
+        map.removeSource(id);
+        seen.data.delete(id);
+      }
+    }
+    map.once("idle", () => setDrawnFor(sources));
+  }, [map, sources, layers]);
+
+  const fitKey = fit ? JSON.stringify(fit) : null;
+  useEffect(() => {
+    if (!map || !fit) return;
+    jumping.current = true;
+    map.fitBounds(fit, { padding: 28, animate: false, maxZoom: fitMaxZoom });
+    jumping.current = false;
+    // fitKey stands for fit's value; the array itself is a new object on every render.
+  }, [map, fitKey, fitMaxZoom]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  useEffect(() => {
+    if (!map || !camera) return;
+    const c = map.getCenter();
+    if (Math.abs(c.lng - camera.center[0]) < 1e-9 && Math.abs(c.lat - camera.center[1]) < 1e-9 && Math.abs(map.getZoom() - camera.zoom) < 1e-6) return;
+    jumping.current = true;
+    map.jumpTo({ center: camera.center, zoom: camera.zoom });
+    jumping.current = false;
+  }, [map, camera]);
+
+  return (
+    <div
+      role="region"
+      aria-label={label}
+      data-map-state={state}
+      data-drawn={map !== null && drawnFor === sources ? "true" : "false"}
+      className={`relative overflow-hidden rounded border border-slate-200 bg-[#dbe7ef] ${className}`}
+    >
+      {/* Inline style: maplibre-gl.css gives the container `position: relative`, which would collapse it. */}
+      <div ref={container} style={{ position: "absolute", inset: 0 }} />
+      {state === "loading" && <p className="absolute inset-0 grid place-items-center text-xs text-slate-500">Loading map…</p>}
+      {state === "error" && (
+        <p role="alert" className="absolute inset-0 grid place-items-center p-4 text-center text-xs text-red-700">
+          The map could not start (WebGL unavailable?). The geometry is still in the payload below.
+        </p>
+      )}
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { CreateTokenBody, CreateUserBody, IdParams, PatchUserBody } from "../auth/schemas";
+import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
+import {
+  ActionBodySchema, BulkBodySchema, BulkResultSchema, ConflictBodySchema, DeadLetterDetailSchema, FacetsSchema,
+  IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
+} from "../dead-letters/schemas";
+import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/schemas";
+import { buildOpenApi, type Operation } from "./openapi";
+
+// Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when
+// a route file or method is missing here or its permission differs from the handler's: add new routes here.
+
+const ok = (description: string, schema?: z.ZodType) => ({ 200: { description, ...(schema ? { schema } : {}) } });
+const conflict = { 409: { description: "The record changed under you or its status forbids this: `current` is the record now", schema: ConflictBodySchema } };
+const notFound = { 404: { description: "No such record" } };
+const untyped = (description: string) => z.looseObject({}).describe(description);
+
+const DEAD_LETTERS: Operation[] = [
+  {
+    method: "get", path: "/api/dead-letters", tag: "dead letters", summary: "One keyset page of the list, filtered",
+    description: "Newest observation first (order=asc for oldest). Pass nextCursor back as cursor for the next page.",
+    access: { permission: "dead_letters:read" }, query: ListQuerySchema, responses: ok("A page", ListPageSchema),
+  },
+  {
+    method: "post", path: "/api/dead-letters", tag: "ingest", summary: "Ingest dead letters (one envelope, a JSON array or NDJSON)",
+    access: { permission: "dead_letters:ingest" },
+    body: { contentTypes: ["application/json", "application/x-ndjson"], description: "Spatial or AFC envelopes; streamed, results in input order" },
+    responses: ok("Per-record results: created, duplicate or rejected with field errors"),
+  },
+  {
+    method: "get", path: "/api/dead-letters/{id}", tag: "dead letters", summary: "One record: raw envelope, payload, analysis, failure history",
+    access: { permission: "dead_letters:read" }, params: IdParamsSchema, responses: { ...ok("The record", DeadLetterDetailSchema), ...notFound },
+  },
+  {
+    method: "post", path: "/api/dead-letters/{id}/actions", tag: "triage", summary: "Approve, edit, quarantine or reopen one record",
+    description:
+      "Optimistic concurrency: send the version you read. Quarantine needs a reason. Poison records cannot be approved until edited into validity. " +
+      "AFC identity fields (event_id, device_id, tap_timestamp, fare_amount_cents) may only change with overrideIdentity and a reason, by a supervisor; the stored key never changes.",
+    access: { permission: "dead_letters:triage" }, params: IdParamsSchema, body: ActionBodySchema,
+    responses: { ...ok("The record after the decision", DeadLetterDetailSchema), ...notFound, ...conflict },
+  },
+  {
+    method: "post", path: "/api/dead-letters/bulk", tag: "triage", summary: "One decision on many records (ids, or everything matching a filter)",
+    description: "Applied on the server in pages of 500 rows locked in id order; records the state machine refuses are skipped and counted by reason. expectedCount guards against the selection having changed since it was confirmed (409 with `matched`).",
+    access: { permission: "dead_letters:triage" }, body: BulkBodySchema,
+    responses: { ...ok("What was done", BulkResultSchema), 409: { description: "The number of matching records changed: confirm again", schema: ConflictBodySchema } },
+  },
+  {
+    method: "get", path: "/api/dead-letters/facets", tag: "dead letters", summary: "Counts by kind, status, class, source and reason group",
+    description: "Each facet is counted with the other facets' selections applied, not its own. `exact` is false when a very large viewport or search was estimated from a sample.",
+    access: { permission: "dead_letters:read" }, query: ListFilterSchema, responses: ok("Facet counts", FacetsSchema),
+  },
+  {
+    method: "get", path: "/api/dead-letters/map-points", tag: "dead letters", summary: "Record positions for the map, or grid cells when many",
+    description: "bbox is the map's view. Up to 2,000 records come as points with their id; more as grid cells (count n at the cells' mean position) sized for the zoom.",
+    access: { permission: "dead_letters:read" }, query: MapPointsQuerySchema, responses: ok("A GeoJSON FeatureCollection", MapPointsSchema),
+  },
+  {
+    method: "post", path: "/api/afc/taps", tag: "ingest", summary: "The AFC capture boundary: validate taps, capture the failing ones",
+    access: { permission: "dead_letters:ingest" }, query: z.object({ source: z.string().min(1).max(200).optional() }),
+    body: { contentTypes: ["application/json"], description: "`[tap, …]`, `{source, taps}` or one tap; number lexemes are kept" },
+    responses: ok("Per-tap results: passed, captured or duplicate"),
+  },
+];
+
+const REPLAYS: Operation[] = [
+  { method: "get", path: "/api/replays", tag: "replays", summary: "Replay batches, newest first", access: { permission: "replays:read" }, query: ListBatchesQuery, responses: ok("{ batches }", untyped("batches")) },
+  { method: "post", path: "/api/replays", tag: "replays", summary: "A draft batch from approved records (ids or a list filter)", access: { permission: "replays:manage" }, body: CreateBatchBody, responses: { 201: { description: "The batch" } } },
+  { method: "get", path: "/api/replays/{id}", tag: "replays", summary: "A batch: status, outcome counts, rates, ETA", access: { permission: "replays:read" }, params: BatchIdParams, responses: ok("The batch") },
+  { method: "get", path: "/api/replays/{id}/items", tag: "replays", summary: "A batch's items in replay order", access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery, responses: ok("A page of items") },
+  { method: "get", path: "/api/replays/{id}/rate", tag: "replays", summary: "Submissions per second over a window", access: { permission: "replays:read" }, params: BatchIdParams, query: RateQuery, responses: ok("The series") },
+  ...(["approve", "start", "pause", "resume", "cancel"] as const).map((action): Operation => ({
+    method: "post", path: `/api/replays/{id}/${action}`, tag: "replays", summary: `${action[0]!.toUpperCase()}${action.slice(1)} a batch`,
+    access: { permission: action === "approve" ? "replays:approve" : "replays:manage" }, params: BatchIdParams,
+    responses: { ...ok("The batch after the transition"), 409: { description: "The batch's status forbids it" } },
+  })),
+];
+
+const ACCOUNTS: Operation[] = [
+  { method: "get", path: "/api/tokens", tag: "accounts", summary: "The caller's API tokens", access: { permission: "tokens:own" }, responses: ok("{ tokens }") },
+  { method: "post", path: "/api/tokens", tag: "accounts", summary: "Create an API token (shown once)", access: { permission: "tokens:own" }, body: CreateTokenBody, responses: { 201: { description: "The token" } } },
+  { method: "delete", path: "/api/tokens/{id}", tag: "accounts", summary: "Revoke a token", access: { permission: "tokens:own" }, params: IdParams, responses: ok("The revoked token") },
+  { method: "get", path: "/api/users", tag: "accounts", summary: "Every account", access: { permission: "users:manage" }, responses: ok("{ users }") },
+  { method: "post", path: "/api/users", tag: "accounts", summary: "Create an account", access: { permission: "users:manage" }, body: CreateUserBody, responses: { 201: { description: "The account (and a generated password, once)" } } },
+  { method: "patch", path: "/api/users/{id}", tag: "accounts", summary: "Change a role, disable or enable", access: { permission: "users:manage" }, params: IdParams, body: PatchUserBody, responses: ok("The account") },
+  {
+    method: "post", path: "/api/auth/sign-in/email", tag: "accounts", summary: "Sign in (better-auth); sets the session cookie", access: { public: true },
+    body: z.object({ email: z.string(), password: z.string(), rememberMe: z.boolean().optional() }),
+    responses: { ...ok("Signed in"), 401: { description: "Wrong e-mail or password" }, 429: { description: "Too many attempts" } },
+  },
+  { method: "post", path: "/api/auth/sign-out", tag: "accounts", summary: "Sign out (better-auth)", access: { public: true }, responses: ok("Signed out") },
+  { method: "get", path: "/api/auth/get-session", tag: "accounts", summary: "The current session (better-auth)", access: { public: true }, responses: ok("The session, or null") },
+];
+
+const META: Operation[] = [
+  { method: "get", path: "/api/health", tag: "meta", summary: "Database reachability and migration state", access: { public: true }, responses: { ...ok("ok"), 503: { description: "Not ok" } } },
+  { method: "get", path: "/api/openapi.json", tag: "meta", summary: "This document", access: { public: true }, responses: ok("OpenAPI 3.1") },
+];
+
+export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...ACCOUNTS, ...META];
+
+let cached: ReturnType<typeof buildOpenApi> | null = null;
+
+export function openApiDocument(): ReturnType<typeof buildOpenApi> {
+  cached ??= buildOpenApi(OPERATIONS, {
+    title: "Redrive API",
+    version: "1",
+    description:
+      "Triage and paced replay of dead-lettered spatial (GeoJSON) and AFC (fare tap) events. Authenticate with `Authorization: Bearer <API token>` " +
+      "or the browser session. Errors answer `{ error: { code, message, issues? } }`; 4xx messages name the field and the rule.",
+  });
+  return cached;
+}

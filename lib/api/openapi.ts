@@ -1,0 +1,152 @@
+import { z } from "zod";
+import type { Permission } from "../auth/permissions";
+
+// OpenAPI 3.1 from the same zod schemas the route handlers parse with (z.toJSONSchema): a schema change changes
+// the document, there is no second description to forget. 3.1 uses JSON Schema 2020-12, which is what zod
+// emits, so the only rewriting is moving each schema's $defs into components.schemas.
+// The operations themselves are listed in lib/api/openapi-routes.ts.
+
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+
+export interface RawBody {
+  /** content type → description, for bodies a route reads itself (streams, NDJSON) */
+  contentTypes: string[];
+  description: string;
+  schema?: z.ZodType;
+}
+
+export interface Operation {
+  method: HttpMethod;
+  /** OpenAPI path, e.g. /api/dead-letters/{id} */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  access: { public: true } | { permission: Permission };
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType | RawBody;
+  /** status → description and optional body schema */
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/** The body of every 4xx/5xx answer (lib/api/errors.ts AppError.toJSON). */
+export const ErrorBodySchema = z
+  .object({
+    error: z.looseObject({
+      code: z.string(),
+      message: z.string(),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("each field and the rule it broke"),
+    }),
+  })
+  .meta({ id: "Error" });
+
+const ERROR_REF = { $ref: "#/components/schemas/Error" };
+
+class SchemaSink {
+  readonly components: Record<string, JsonSchema> = {};
+  private anonymous = 0;
+
+  /** JSON Schema for `schema`, its named parts moved to components.schemas. */
+  convert(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+    const json = z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline" }) as JsonSchema;
+    const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+    delete json.$defs;
+    delete json.$schema;
+    const rename = new Map<string, string>();
+    const fix = (value: JsonSchema): JsonSchema =>
+      JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, (_, id: string) => `"#/components/schemas/${rename.get(id) ?? id}"`));
+    for (const id of Object.keys(defs)) rename.set(id, id.startsWith("__schema") ? `Anonymous${++this.anonymous}` : id);
+    // The same named schema can differ between request (input) and response (output) forms: keep both.
+    for (const [id, def] of Object.entries(defs)) {
+      const name = rename.get(id)!;
+      const existing = this.components[name];
+      if (existing && JSON.stringify(existing) !== JSON.stringify(fix(def))) rename.set(id, `${name}${io === "input" ? "Input" : "Output"}`);
+    }
+    for (const [id, def] of Object.entries(defs)) this.components[rename.get(id) ?? id] = fix(def);
+    return fix(json);
+  }
+}
+
+function isRawBody(body: Operation["body"]): body is RawBody {
+  return typeof body === "object" && body !== null && "contentTypes" in body;
+}
+
+/** zod's date coercion has no JSON Schema; say what the query string accepts instead. */
+function parameterSchema(sink: SchemaSink, schema: z.ZodType): JsonSchema {
+  const json = sink.convert(schema, "output");
+  return Object.keys(json).length === 0 ? { type: "string", description: "RFC 3339 time or epoch seconds" } : json;
+}
+
+function parameters(sink: SchemaSink, where: "path" | "query", schema: z.ZodObject | undefined): JsonSchema[] {
+  if (!schema) return [];
+  return Object.entries(schema.shape).map(([name, prop]) => {
+    const s = parameterSchema(sink, prop as z.ZodType);
+    const isArray = s.type === "array";
+    return {
+      name,
+      in: where,
+      required: where === "path" || !(prop as z.ZodType).safeParse(undefined).success,
+      schema: s,
+      ...(typeof s.description === "string" ? { description: s.description } : {}),
+      // Lists are comma-separated (kind=spatial,afc) or repeated (kind=spatial&kind=afc); both are accepted.
+      ...(isArray ? { style: "form", explode: false } : {}),
+    };
+  });
+}
+
+export function buildOpenApi(operations: readonly Operation[], info: { title: string; version: string; description: string }) {
+  const sink = new SchemaSink();
+  sink.convert(ErrorBodySchema, "output");
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(op.responses)) {
+      responses[status] = { description: r.description, ...(r.schema ? { content: { "application/json": { schema: sink.convert(r.schema, "output") } } } : {}) };
+    }
+    const standard: [number, string, boolean][] = [
+      [400, "Malformed request (bad JSON)", op.body !== undefined],
+      [401, "Not signed in and no bearer token", !("public" in op.access)],
+      [403, "The role lacks the permission (named in the body)", !("public" in op.access)],
+      [422, "Validation failed: `issues` names each field and rule", op.body !== undefined || op.query !== undefined || op.params !== undefined],
+    ];
+    for (const [status, description, applies] of standard) {
+      if (applies && !responses[status]) responses[status] = { description, content: { "application/json": { schema: ERROR_REF } } };
+    }
+    let requestBody: unknown;
+    if (isRawBody(op.body)) {
+      const schema = op.body.schema ? sink.convert(op.body.schema, "input") : {};
+      requestBody = { required: true, description: op.body.description, content: Object.fromEntries(op.body.contentTypes.map((t) => [t, { schema }])) };
+    } else if (op.body) {
+      requestBody = { required: true, content: { "application/json": { schema: sink.convert(op.body, "input") } } };
+    }
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
+      tags: [op.tag],
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      operationId: `${op.method}${op.path.replace(/[{}]/g, "").replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
+      security: "public" in op.access ? [] : [{ bearer: [] }, { session: [] }],
+      ...("permission" in op.access ? { "x-permission": op.access.permission } : {}),
+      parameters: [...parameters(sink, "path", op.params), ...parameters(sink, "query", op.query)],
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info,
+    servers: [{ url: "/" }],
+    tags: [...new Set(operations.map((o) => o.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: sink.components,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An API token (rdv_…) from Settings → API tokens" },
+        session: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "The browser session after sign-in" },
+      },
+    },
+  };
+}

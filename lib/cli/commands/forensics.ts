@@ -1,0 +1,142 @@
+// `redrive lookup <q>`, `redrive export --format …`, `redrive maintenance`: the forensics API for operators.
+// Results go to stdout (export: the file itself, so `redrive export --format ndjson > dlq.ndjson`); progress and
+// summaries to stderr. Card data is masked unless --unmask names (--as) a user allowed to see it; that export
+// is audited under their name.
+import { userInfo } from "node:os";
+import type { Command } from "commander";
+import { can, isRole } from "../../auth/permissions";
+import { findUserByEmail } from "../../auth/users";
+import type { Actor } from "../../audit/append";
+import { getEnv } from "../../env";
+import { auditedExport } from "../../forensics/export/audited";
+import { lookup } from "../../forensics/lookup";
+import { maintenanceRound, startMaintenance } from "../../forensics/maintenance";
+import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/schemas";
+import { configuredMaskRules } from "../../masking/config";
+import { CliUsageError, connectCli } from "../context";
+
+const say = (msg: string) => process.stderr.write(`${msg}\n`);
+const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+
+function parseOrExit<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, raw: unknown): T {
+  const r = schema.safeParse(JSON.parse(JSON.stringify(raw)));
+  if (r.success) return r.data;
+  throw new CliUsageError(r.error.issues.map((i) => `--${i.path.map(String).join(".") || "options"}: ${i.message}`).join("; "));
+}
+
+async function writeOut(chunk: Uint8Array): Promise<void> {
+  if (!process.stdout.write(chunk)) await new Promise<void>((resolve) => process.stdout.once("drain", () => resolve()));
+}
+
+export function registerForensicsCommands(program: Command): void {
+  program
+    .command("lookup")
+    .argument("[q]", "idempotency key, event hash (≥ 8 hex characters), event_id, device_id or source message id")
+    .description("find records by any identifier and/or place, and settled ledger keys")
+    .option("--bbox <minLon,minLat,maxLon,maxLat>", "records whose geometry overlaps this box")
+    .option("--near <lon,lat>", "records within --radius-km of this point")
+    .option("--radius-km <km>", "radius for --near", "1")
+    .option("--from <time>", "observed at or after (RFC 3339)")
+    .option("--to <time>", "observed at or before (RFC 3339)")
+    .option("--limit <n>", "at most this many records", "50")
+    .option("--json", "print the result as JSON")
+    .action(async (q: string | undefined, o: Record<string, string | boolean | undefined>) => {
+      const query = parseOrExit(LookupQuerySchema, { q, bbox: o.bbox, near: o.near, radiusKm: o.radiusKm, from: o.from, to: o.to, limit: o.limit });
+      const { db, close } = await connectCli();
+      try {
+        const result = await lookup(db.pool, query, configuredMaskRules());
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+          return;
+        }
+        for (const r of result.records) {
+          process.stdout.write(`${r.id}\t${r.kind}\t${r.status}\t${r.observedAt}\t${r.idempotencyKey ?? "-"}\t${r.matchedOn.join(",")}\t${r.reason}\n`);
+        }
+        for (const l of result.ledger) {
+          process.stdout.write(`ledger\t${l.idempotencyKey}\tapplied ${l.appliedAt}\tbatch ${l.batchId ?? "-"}\t${l.origin}\n`);
+        }
+        say(`${result.records.length} records, ${result.ledger.length} ledger entries${result.truncated ? " (more match: narrow the query)" : ""}`);
+        if (result.records.length === 0 && result.ledger.length === 0) process.exitCode = 1;
+      } finally {
+        await close();
+      }
+    });
+
+  program
+    .command("export")
+    .description("stream the records matching a filter to stdout as NDJSON (re-importable), CSV or GeoJSON")
+    .option("--format <format>", "ndjson | csv | geojson", "ndjson")
+    .option("--kind <kinds>", "spatial,afc", list)
+    .option("--status <statuses>", "pending,approved,quarantined,replayed,purged", list)
+    .option("--class <classes>", "transient,transient_schema,poison", list)
+    .option("--source <sources>", "source names", list)
+    .option("--reason <group>", "a reason group")
+    .option("--from <time>", "observed at or after")
+    .option("--to <time>", "observed at or before")
+    .option("--q <key>", "an identifier, as in lookup")
+    .option("--bbox <box>", "minLon,minLat,maxLon,maxLat")
+    .option("--unmask", "card data in clear (needs --as a user with dead_letters:unmask)")
+    .option("--as <email>", "the user this export is done (and audited) as")
+    .action(async (o: Record<string, string | string[] | boolean | undefined>) => {
+      const query = parseOrExit(ExportQuerySchema, {
+        format: o.format, kind: o.kind, status: o.status, class: o.class, source: o.source, reason: o.reason, from: o.from, to: o.to,
+        q: o.q, bbox: o.bbox,
+      });
+      const { format, unmask: _unmask, ...filter } = query;
+      const { db, close } = await connectCli();
+      try {
+        let actor: Actor = { id: null, email: `cli:${userInfo().username}`, role: "operator" };
+        if (typeof o.as === "string" || o.unmask) {
+          if (typeof o.as !== "string") throw new CliUsageError("--unmask needs --as <email>: a user with dead_letters:unmask, audited as the reader");
+          const user = await findUserByEmail(db.pool, o.as);
+          if (!user || user.disabled || !isRole(user.role)) throw new CliUsageError(`--as: no active user with e-mail ${o.as}`);
+          if (o.unmask && !can(user.role, "dead_letters:unmask")) throw new CliUsageError(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`);
+          actor = { id: user.id, email: user.email, role: user.role };
+        }
+        const started = performance.now();
+        const { stream, stats, audited } = auditedExport(
+          db.pool, { format, filter, mask: o.unmask ? null : configuredMaskRules() },
+          { actor, requestId: `export-${Date.now()}`, now: new Date() },
+        );
+        const reader = stream.getReader();
+        let lastLog = started;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          await writeOut(value);
+          if (process.stderr.isTTY && performance.now() - lastLog > 1000) {
+            lastLog = performance.now();
+            process.stderr.write(`\rexported ${stats.records.toLocaleString("en")} records, ${(stats.bytes / 1e6).toFixed(1)} MB`);
+          }
+        }
+        await audited;
+        const secs = (performance.now() - started) / 1000;
+        say(`${process.stderr.isTTY ? "\n" : ""}exported ${stats.records} records (${stats.skipped} without an envelope skipped), ` +
+          `${stats.bytes} bytes in ${secs.toFixed(1)} s (${Math.round(stats.records / Math.max(secs, 1e-3))}/s)`);
+      } finally {
+        await close();
+      }
+    });
+
+  program
+    .command("maintenance")
+    .description("retention and alert evaluation: one round (--once) or every minute until SIGTERM/SIGINT")
+    .option("--once", "run one round and exit")
+    .action(async (o: { once?: boolean }) => {
+      const env = getEnv();
+      const { db, close } = await connectCli({ migrate: false });
+      const opts = { pool: db.pool, retentionDays: env.REDRIVE_RETENTION_DAYS, webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null, log: say };
+      try {
+        if (o.once) {
+          say(JSON.stringify(await maintenanceRound(opts)));
+          return;
+        }
+        const stop = new AbortController();
+        process.once("SIGTERM", () => stop.abort());
+        process.once("SIGINT", () => stop.abort());
+        await startMaintenance({ ...opts, signal: stop.signal }).done;
+      } finally {
+        await close();
+      }
+    });
+}

@@ -1,0 +1,192 @@
+// `redrive replay create|approve|start|pause|resume|cancel|status|list`: the replay API for operators. The
+// CLI talks to the database directly, so it acts as a named user (--as <email>): that user's role must allow
+// the action, the audit trail records them as the actor, and four-eyes still applies (the creator cannot
+// approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
+import type { Command } from "commander";
+import { z } from "zod";
+import { AppError } from "../../api/errors";
+import { can, isRole, type Permission } from "../../auth/permissions";
+import { findUserByEmail } from "../../auth/users";
+import type { Db } from "../../db/client";
+import { createBatch, previewBatch } from "../../replay/batches";
+import { applyBatchAction, type ActingUser } from "../../replay/control";
+import { BATCH_STATUSES, CreateBatchBody, type BatchView } from "../../replay/schemas";
+import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/state";
+import { getBatch, listBatches } from "../../replay/views";
+import { CliUsageError, connectCli } from "../context";
+import { formatBatch, formatDuration } from "./replay-format";
+import { registerWorkerCommands } from "./worker";
+
+const say = (msg: string) => process.stderr.write(`${msg}\n`);
+
+async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const { db, close } = await connectCli();
+  try {
+    return await fn(db);
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) {
+      const issues = err.issues.length > 1 ? `\n${err.issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}` : "";
+      throw new CliUsageError(`${err.message}${issues}`);
+    }
+    throw err;
+  } finally {
+    await close();
+  }
+}
+
+/** The user named by --as, checked like the API checks a signed-in user. */
+async function actingAs(db: Db, email: string | undefined, permission: Permission): Promise<ActingUser> {
+  if (!email) throw new CliUsageError("--as <email> is required: the supervisor on whose behalf this is done (and audited)");
+  const user = await findUserByEmail(db.pool, email);
+  if (!user) throw new CliUsageError(`--as: no user with e-mail ${email}`);
+  if (user.disabled) throw new CliUsageError(`--as: ${email} is disabled`);
+  if (!isRole(user.role) || !can(user.role, permission)) throw new CliUsageError(`--as: ${email} (${user.role}) lacks permission ${permission}`);
+  return { userId: user.id, email: user.email, role: user.role };
+}
+
+const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+const header = (v: string, prev: Record<string, string> = {}) => {
+  const at = v.indexOf(":");
+  if (at < 1) throw new CliUsageError(`--header ${v}: expected "Name: value"`);
+  return { ...prev, [v.slice(0, at).trim()]: v.slice(at + 1).trim() };
+};
+
+interface CreateOptions {
+  ids?: string[]; filterStatus?: string[]; kind?: string[]; class?: string[]; source?: string[]; reason?: string; from?: string;
+  to?: string; q?: string; bbox?: string; rate: string; sink: string; url?: string; header?: Record<string, string>;
+  timeoutMs?: string; concurrency?: string; pageSize?: string; maxReplays?: string; maxAttempts?: string;
+  failureThreshold?: string; repairMethod?: string; repairPolicy?: string; as?: string; preview?: boolean; json?: boolean;
+}
+
+function createBody(o: CreateOptions): unknown {
+  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  const filter = Object.fromEntries(Object.entries({
+    status: o.filterStatus, kind: o.kind, class: o.class, source: o.source, reason: o.reason, from: o.from, to: o.to, q: o.q, bbox: o.bbox,
+  }).filter(([, v]) => v !== undefined));
+  const sink = o.sink === "http"
+    ? { type: "http", url: o.url, headers: o.header, timeoutMs: num(o.timeoutMs), concurrency: num(o.concurrency) }
+    : { type: o.sink };
+  return {
+    ...(o.ids ? { ids: o.ids } : { filter }),
+    sink: JSON.parse(JSON.stringify(sink)), // drops undefined fields, so defaults apply
+    ratePerSecond: num(o.rate), pageSize: num(o.pageSize), maxReplays: num(o.maxReplays), maxAttempts: num(o.maxAttempts),
+    failureThreshold: num(o.failureThreshold), repair: { method: o.repairMethod, policy: o.repairPolicy },
+  };
+}
+
+function parseBody(raw: unknown) {
+  const r = CreateBatchBody.safeParse(JSON.parse(JSON.stringify(raw)));
+  if (r.success) return r.data;
+  throw new CliUsageError(r.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; "));
+}
+
+function print(view: BatchView, json: boolean | undefined): void {
+  process.stdout.write(json ? `${JSON.stringify(view, null, 2)}\n` : `${formatBatch(view)}\n`);
+}
+
+/** `replay …`, `worker` and `ledger import`. */
+export function registerReplayCommands(program: Command): void {
+  registerWorkerCommands(program);
+  const replay = program.command("replay").description("paced, idempotent replay batches of approved dead letters");
+
+  replay
+    .command("create")
+    .description("create a draft batch from approved records (--ids, or a filter); prints its id")
+    .option("--ids <ids>", "record ids, comma-separated (repeatable)", list)
+    .option("--filter-status <s>", "filter: status (must include approved)", list)
+    .option("--kind <k>", "filter: spatial | afc", list)
+    .option("--class <c>", "filter: failure class", list)
+    .option("--source <s>", "filter: source", list)
+    .option("--reason <group>", "filter: reason group")
+    .option("--from <t>", "filter: observed at or after (RFC 3339)")
+    .option("--to <t>", "filter: observed at or before (RFC 3339)")
+    .option("--q <text>", "filter: key, hash prefix, event id, device id or message id")
+    .option("--bbox <minLon,minLat,maxLon,maxLat>", "filter: bounding box")
+    .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
+    .option("--sink <type>", "ledger (built-in) | http", "ledger")
+    .option("--url <url>", "http sink: where to POST")
+    .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
+    .option("--timeout-ms <ms>", "http sink: request timeout")
+    .option("--concurrency <n>", "http sink: requests in flight per worker lane")
+    .option("--page-size <n>", "items claimed at once")
+    .option("--max-replays <n>", "poison when a record was replayed this often")
+    .option("--max-attempts <n>", "failed submissions before an item becomes poison")
+    .option("--failure-threshold <0..1>", "pause the batch when this share of the last 100 items fails")
+    .option("--repair-method <m>", "spatial: linework | structure")
+    .option("--repair-policy <p>", "spatial: accept | largest-part | drop")
+    .option("--as <email>", "the supervisor creating the batch")
+    .option("--preview", "show what would be replayed, in which order and how long it takes; create nothing")
+    .option("--json", "print the batch as JSON")
+    .action(async (o: CreateOptions) => {
+      const body = parseBody(createBody(o));
+      await withDb(async (db) => {
+        const selection = body.ids ? { ids: body.ids } : { filter: body.filter ?? {} };
+        if (o.preview) {
+          const p = await previewBatch(db.pool, selection);
+          process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
+          say(`${p.count} records, oldest observation first; about ${formatDuration(p.count / body.ratePerSecond)} at ${body.ratePerSecond}/s`);
+          return;
+        }
+        const user = await actingAs(db, o.as, "replays:manage");
+        const created = await createBatch(db.pool, body, user, { now: new Date() });
+        const skipped = Object.entries(created.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+        say(`created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
+          `about ${formatDuration(created.total / body.ratePerSecond)} at ${body.ratePerSecond}/s; another supervisor must approve it`);
+        if (o.json) print(await getBatch(db.pool, created.id, new Date()), true);
+        else process.stdout.write(`${created.id}\n`);
+      });
+    });
+
+  for (const action of BATCH_ACTIONS) {
+    replay
+      .command(action)
+      .argument("<id>", "batch id")
+      .requiredOption("--as <email>", action === "approve" ? "the approving supervisor (not the creator)" : "the supervisor doing it")
+      .option("--json", "print the batch as JSON")
+      .description(`${action} a batch`)
+      .action(async (id: string, o: { as: string; json?: boolean }) => {
+        const batchId = z.string().regex(/^\d{1,19}$/).safeParse(id);
+        if (!batchId.success) throw new CliUsageError(`${id}: not a batch id`);
+        await withDb(async (db) => {
+          const user = await actingAs(db, o.as, ACTION_PERMISSION[action as BatchAction]);
+          const r = await applyBatchAction(db.pool, batchId.data, action, user, { now: new Date() });
+          say(`batch ${id}: ${r.status}${r.cancelledItems ? ` (${r.cancelledItems} waiting items cancelled)` : ""}`);
+          if (o.json) print(await getBatch(db.pool, batchId.data, new Date()), true);
+        });
+      });
+  }
+
+  replay
+    .command("status")
+    .argument("<id>", "batch id")
+    .option("--json", "print as JSON")
+    .option("--watch", "print every second until the batch finishes")
+    .description("a batch's progress: counts per outcome, rate, ETA")
+    .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
+      if (!/^\d{1,19}$/.test(id)) throw new CliUsageError(`${id}: not a batch id`);
+      await withDb(async (db) => {
+        for (;;) {
+          const view = await getBatch(db.pool, id, new Date());
+          print(view, o.json);
+          if (!o.watch || ["completed", "cancelled", "failed"].includes(view.status)) return;
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      });
+    });
+
+  replay
+    .command("list")
+    .option("--status <s>", `only batches in this status (${BATCH_STATUSES.join(", ")})`)
+    .option("--limit <n>", "at most this many", "50")
+    .option("--json", "print as JSON")
+    .description("replay batches, newest first")
+    .action(async (o: { status?: string; limit: string; json?: boolean }) => {
+      const q = z.object({ status: z.enum(BATCH_STATUSES).optional(), limit: z.coerce.number().int().min(1).max(500) }).safeParse(o);
+      if (!q.success) throw new CliUsageError(q.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+      await withDb(async (db) => {
+        const batches = await listBatches(db.pool, q.data, new Date());
+        if (o.json) process.stdout.write(`${JSON.stringify(batches, null, 2)}\n`);
+        else process.stdout.write(batches.map((b) => formatBatch(b, { oneLine: true })).join("\n") + (batches.length ? "\n" : ""));
+      });
+    });
+}

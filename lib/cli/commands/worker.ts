@@ -1,0 +1,75 @@
+// `redrive worker`: more replay workers, on this machine or others, against the same PostgreSQL.
+// `redrive ledger import`: settled keys from an external ledger, so a replay dedupes them without sending.
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { userInfo } from "node:os";
+import type { Command } from "commander";
+import { z } from "zod";
+import { importLedger } from "../../replay/ledger-import";
+import { startWorker } from "../../replay/worker";
+import { CliUsageError, connectCli } from "../context";
+
+const WorkerOptions = z.object({
+  concurrency: z.coerce.number().int().min(1).max(64),
+  leaseMs: z.coerce.number().int().min(500).max(3_600_000),
+  backoffBaseMs: z.coerce.number().int().min(1).max(600_000),
+});
+
+export function registerWorkerCommands(program: Command): void {
+  program
+    .command("worker")
+    .description("run a replay worker until SIGTERM/SIGINT (finishes the pages it holds, then exits)")
+    .option("--concurrency <n>", "pages processed at once", "2")
+    .option("--lease-ms <ms>", "how long claimed items stay this worker's without a heartbeat", "30000")
+    .option("--backoff-base-ms <ms>", "first retry delay after a failed submission (doubles per attempt, jittered)", "1000")
+    .action(async (raw: Record<string, unknown>) => {
+      const parsed = WorkerOptions.safeParse(raw);
+      if (!parsed.success) throw new CliUsageError(parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+      const { concurrency, leaseMs, backoffBaseMs } = parsed.data;
+      // Workers never migrate: on other machines they must not change the schema under the app.
+      const { db, close } = await connectCli({ migrate: false });
+      try {
+        await db.pool.query("SELECT lease_losses FROM replay_item LIMIT 0");
+      } catch {
+        await close();
+        throw new CliUsageError("the database schema is older than this worker: run `redrive db migrate` first");
+      }
+      const stop = new AbortController();
+      process.once("SIGTERM", () => stop.abort());
+      process.once("SIGINT", () => stop.abort());
+      const worker = startWorker({
+        db, signal: stop.signal, concurrency, leaseMs, backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, 300_000) },
+        log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
+      });
+      await worker.done;
+      await close();
+    });
+
+  const ledger = program.command("ledger").description("the ledger of settled idempotency keys");
+  ledger
+    .command("import")
+    .argument("<file>", "NDJSON lines {\"idempotency_key\", \"kind\"?, \"applied_at\"?}, or - for stdin")
+    .description("load keys an external system already settled: replays count them as deduped without sending")
+    .action(async (file: string) => {
+      if (file !== "-" && !(await stat(file).catch(() => null))?.isFile()) throw new CliUsageError(`${file}: no such file`);
+      const input = file === "-" ? process.stdin : createReadStream(file);
+      const { db, close } = await connectCli();
+      try {
+        let name = "unknown";
+        try {
+          name = userInfo().username;
+        } catch {
+          // no passwd entry in some containers
+        }
+        const result = await importLedger(db.pool, createInterface({ input, crlfDelay: Infinity }), {
+          actor: { id: null, email: `cli:${name}`, role: "operator" }, now: new Date(), source: file === "-" ? "stdin" : file,
+        });
+        for (const bad of result.invalid) process.stderr.write(`line ${bad.line}: ${bad.message}\n`);
+        process.stdout.write(`${JSON.stringify({ imported: result.imported, alreadyKnown: result.alreadyKnown, invalid: result.invalid.length })}\n`);
+        if (result.invalid.length > 0) process.exitCode = 1;
+      } finally {
+        await close();
+      }
+    });
+}

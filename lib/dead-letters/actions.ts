@@ -1,0 +1,111 @@
+import type pg from "pg";
+import { AppError } from "../api/errors";
+import { appendAudit, type Actor, type AuditInput } from "../audit/append";
+import { inTransaction } from "../db/transaction";
+import { notFound, readDetailRow, readFailures, toDetail, type DetailRow } from "./detail";
+import { evaluateEdit, type EditOutcome } from "./edit";
+import { payloadDelta } from "./payload-diff";
+import type { ActionBody, DeadLetterDetail } from "./schemas";
+import { AUDIT_ACTION, decide } from "./state";
+
+// One triage decision on one record (POST /api/dead-letters/{id}/actions): lock the row, check the version the
+// analyst saw and the state machine under the lock, write the change and its audit event in one transaction.
+// A stale version answers 409 with the record as it is now, so the UI can show what changed instead of
+// overwriting someone else's decision. raw_envelope is never written (a trigger would refuse it anyway).
+
+export interface ActionContext {
+  actor: Actor;
+  requestId: string;
+  now: Date;
+  /** the caller holds dead_letters:override_identity */
+  canOverrideIdentity: boolean;
+}
+
+async function current(client: pg.PoolClient, row: DetailRow): Promise<DeadLetterDetail> {
+  return toDetail(row, await readFailures(client, row.id));
+}
+
+export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, ctx: ActionContext): Promise<DeadLetterDetail> {
+  return inTransaction(pool, async (client) => {
+    const row = await readDetailRow(client, id, true);
+    if (!row) throw notFound(id);
+    if (row.version !== body.version) {
+      throw new AppError(
+        "conflict",
+        `dead letter ${id} changed since you loaded it (your version ${body.version}, now ${row.version}): review the changes and decide again`,
+        { issues: [{ path: "version", message: `is ${row.version} now` }], details: { current: await current(client, row) } },
+      );
+    }
+    const subject = { status: row.status, failureClass: row.failure_class, classReason: row.class_reason };
+    const decision = decide(subject, body.action, { reason: body.reason });
+    if (!decision.ok) {
+      throw new AppError(decision.code, `${decision.field}: ${decision.message}`, {
+        issues: [{ path: decision.field, message: decision.message }],
+        ...(decision.code === "conflict" ? { details: { current: await current(client, row) } } : {}),
+      });
+    }
+    const audit: AuditInput[] = [];
+    const base = {
+      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
+      targetType: "dead_letter", targetId: id,
+    };
+    const before = { status: row.status, version: row.version, failureClass: row.failure_class };
+    const after = { status: decision.next, version: row.version + 1 };
+    if (body.action === "edit") {
+      const outcome = await evaluateEdit(
+        client,
+        { kind: row.kind, source: row.source, idempotencyKey: row.idempotency_key, payload: row.payload, failureClass: row.failure_class, classReason: row.class_reason },
+        body.payload,
+        { overrideIdentity: body.overrideIdentity === true, canOverrideIdentity: ctx.canOverrideIdentity },
+      );
+      const delta = payloadDelta(row.payload, body.payload);
+      if (delta === undefined) {
+        throw new AppError("validation_failed", "payload: is unchanged", { issues: [{ path: "payload", message: "is unchanged" }] });
+      }
+      await writeEdit(client, id, body.payload, decision.next, outcome, ctx.now);
+      audit.push({
+        ...base, action: AUDIT_ACTION.edit, reason: body.reason ?? null, diff: delta,
+        before: { ...before, classReason: row.class_reason, ...(row.analysis ? { outcome: row.analysis.outcome } : {}) },
+        after: { ...after, failureClass: outcome.failureClass, classReason: outcome.classReason, ...(outcome.spatial ? { outcome: outcome.spatial.analysis.outcome } : {}) },
+      });
+      if (outcome.overridden.length > 0) {
+        audit.push({
+          ...base, action: "dead_letter.identity_overridden", reason: body.reason ?? null,
+          after: { fields: outcome.overridden, idempotencyKey: row.idempotency_key },
+        });
+      }
+    } else {
+      await client.query(
+        "UPDATE dead_letter SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1",
+        [id, decision.next, ctx.now],
+      );
+      audit.push({ ...base, action: AUDIT_ACTION[body.action], reason: body.reason ?? null, before, after });
+    }
+    await appendAudit(client, audit, ctx.now);
+    const updated = await readDetailRow(client, id);
+    if (!updated) throw notFound(id);
+    return current(client, updated);
+  });
+}
+
+async function writeEdit(client: pg.PoolClient, id: string, payload: unknown, status: string, o: EditOutcome, now: Date): Promise<void> {
+  const box = o.spatial?.bbox ?? null;
+  await client.query(
+    `UPDATE dead_letter SET payload = $2, status = $3, failure_class = $4, class_reason = $5,
+       event_id = CASE WHEN kind = 'afc' THEN $6 ELSE event_id END,
+       device_id = CASE WHEN kind = 'afc' THEN $7 ELSE device_id END,
+       entity_key = CASE WHEN kind = 'afc' THEN $7 ELSE entity_key END,
+       analysis = CASE WHEN kind = 'spatial' THEN $8::jsonb ELSE analysis END,
+       repaired_geometry = CASE WHEN kind = 'spatial' THEN $9::jsonb ELSE repaired_geometry END,
+       bbox = CASE WHEN kind <> 'spatial' THEN bbox WHEN $10::float8 IS NULL THEN NULL
+                   ELSE box(point($10, $11), point($12, $13)) END,
+       version = version + 1, updated_at = $14
+     WHERE id = $1`,
+    [
+      id, JSON.stringify(payload), status, o.failureClass, o.classReason, o.eventId ?? null, o.deviceId ?? null,
+      o.spatial ? JSON.stringify(o.spatial.analysis) : null,
+      o.spatial?.repairedGeometry == null ? null : JSON.stringify(o.spatial.repairedGeometry),
+      box?.[0] ?? null, box?.[1] ?? null, box?.[2] ?? null, box?.[3] ?? null, now,
+    ],
+  );
+}

@@ -1,0 +1,99 @@
+import type pg from "pg";
+import { AppError } from "../api/errors";
+import { appendAudit, type Actor, type AuditInput } from "../audit/append";
+import { inTransaction } from "../db/transaction";
+import { countMatching } from "./facets";
+import type { BulkBody, BulkResult } from "./schemas";
+import { AUDIT_ACTION, decide, type DeadLetterStatus } from "./state";
+import type { FailureClass } from "./types";
+import { buildWhere } from "./where";
+
+// A decision on many records (POST /api/dead-letters/bulk): explicit ids, or every record matching a list filter
+// — evaluated on the server, never by loading the rows into the browser. Applied in pages of PAGE rows, each its
+// own transaction: lock the page's rows in id order (the same order everywhere, so two bulk runs cannot
+// deadlock), re-check every row against the state machine under the lock, update the eligible ones and audit
+// each. A record that is not eligible (already replayed, poison for approve…) is skipped and counted by reason.
+
+export const PAGE = 500;
+
+export interface BulkContext {
+  actor: Actor;
+  requestId: string;
+  now: Date;
+}
+
+interface LockedRow { id: string; status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; version: number }
+
+export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: boolean }, ctx: BulkContext): Promise<BulkResult> {
+  const ids = body.ids ? [...new Set(body.ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : null;
+  const matched = ids ? ids.length : await countMatching(pool, body.filter ?? {});
+  if (body.expectedCount !== undefined && body.expectedCount !== matched) {
+    throw new AppError("conflict", `${matched.toLocaleString("en")} records match now, not ${body.expectedCount.toLocaleString("en")}: confirm again`, {
+      issues: [{ path: "expectedCount", message: `is ${matched} now` }],
+      details: { matched },
+    });
+  }
+  const result: BulkResult = { matched, updated: 0, skipped: 0, skippedReasons: {} };
+  if (body.dryRun || matched === 0) return result;
+  const skip = (reason: string, n = 1) => {
+    result.skipped += n;
+    result.skippedReasons[reason] = (result.skippedReasons[reason] ?? 0) + n;
+  };
+  // Records ingested after the request started are not part of what the user confirmed.
+  const ceiling = (await pool.query<{ max: string | null }>("SELECT max(id)::text AS max FROM dead_letter")).rows[0]?.max ?? "0";
+  let after = "0";
+  for (;;) {
+    const page = await inTransaction(pool, async (client) => {
+      const rows = await lockPage(client, body, ids, after, ceiling);
+      const updates: { id: string; next: DeadLetterStatus }[] = [];
+      const audit: AuditInput[] = [];
+      for (const row of rows) {
+        const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, body.action, { reason: body.reason });
+        if (!d.ok) {
+          skip(d.message);
+          continue;
+        }
+        updates.push({ id: row.id, next: d.next });
+        audit.push({
+          actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
+          action: AUDIT_ACTION[body.action], targetType: "dead_letter", targetId: row.id, reason: body.reason ?? null,
+          before: { status: row.status, version: row.version },
+          after: { status: d.next, version: row.version + 1, bulk: true },
+        });
+      }
+      if (updates.length) {
+        await client.query(
+          `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3
+           FROM unnest($1::bigint[], $2::"DeadLetterStatus"[]) AS u(id, status) WHERE d.id = u.id`,
+          [updates.map((u) => u.id), updates.map((u) => u.next), ctx.now],
+        );
+        await appendAudit(client, audit, ctx.now);
+      }
+      result.updated += updates.length;
+      return rows;
+    });
+    if (ids) {
+      // Ids in this page's range that were not found (or not locked because they vanished).
+      const upto = page.length < PAGE ? null : page.at(-1)!.id;
+      const expected = ids.filter((id) => BigInt(id) > BigInt(after) && (upto === null || BigInt(id) <= BigInt(upto)));
+      const found = new Set(page.map((r) => r.id));
+      const missing = expected.filter((id) => !found.has(id)).length;
+      if (missing) skip("no such dead letter", missing);
+    }
+    if (page.length < PAGE) break;
+    after = page.at(-1)!.id;
+  }
+  return result;
+}
+
+async function lockPage(client: pg.PoolClient, body: BulkBody, ids: string[] | null, after: string, ceiling: string): Promise<LockedRow[]> {
+  const values: unknown[] = [];
+  const where = ids ? `d.id = ANY($${values.push(ids)}::bigint[])` : buildWhere(body.filter ?? {}, values).text;
+  const { rows } = await client.query<LockedRow>(
+    `SELECT d.id::text AS id, d.status, d.failure_class, d.class_reason, d.version FROM dead_letter d
+     WHERE ${where} AND d.id > $${values.push(after)}::bigint AND d.id <= $${values.push(ceiling)}::bigint
+     ORDER BY d.id LIMIT ${PAGE} FOR UPDATE`,
+    values,
+  );
+  return rows;
+}

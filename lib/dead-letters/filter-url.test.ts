@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { dayOf, dayRange, filterFromParams, filterKey, filterToParams, toggleValue } from "./filter-url";
+
+describe("filter ↔ URL", () => {
+  it("round-trips every filter", () => {
+    const url = "kind=spatial,afc&status=pending&class=poison&source=gates.metro&reason=tap_timestamp%3A+Invalid+datetime" +
+      "&from=2026-11-05T00:00:00.000Z&to=2026-11-06T23:59:59.999Z&q=abc12345&bbox=2.2,48.7,2.5,48.95";
+    const { filter, error } = filterFromParams(new URLSearchParams(url));
+    expect(error).toBeNull();
+    expect(filter).toMatchObject({ kind: ["spatial", "afc"], status: ["pending"], reason: "tap_timestamp: Invalid datetime", bbox: [2.2, 48.7, 2.5, 48.95] });
+    expect(filterFromParams(filterToParams(filter)).filter).toEqual(filter);
+  });
+
+  it("ignores unrelated parameters and reports invalid ones", () => {
+    expect(filterFromParams(new URLSearchParams("cursor=x&map=0")).filter).toEqual({});
+    const bad = filterFromParams(new URLSearchParams("status=nope"));
+    expect(bad.filter).toEqual({});
+    expect(bad.error).toContain("status");
+  });
+
+  it("gives equal filters equal keys whatever the spelling", () => {
+    const a = filterFromParams(new URLSearchParams("status=pending&kind=afc")).filter;
+    const b = filterFromParams(new URLSearchParams("kind=afc&status=pending")).filter;
+    expect(filterKey(a)).toBe(filterKey(b));
+  });
+
+  it("toggles facet values and drops empty lists", () => {
+    const f = toggleValue({}, "status", "pending");
+    expect(f.status).toEqual(["pending"]);
+    expect(toggleValue(toggleValue(f, "status", "approved"), "status", "pending").status).toEqual(["approved"]);
+    expect(toggleValue(f, "status", "pending").status).toBeUndefined();
+  });
+
+  it("turns date inputs into whole UTC days", () => {
+    const r = dayRange("2026-11-05", "2026-11-06");
+    expect(r.from?.toISOString()).toBe("2026-11-05T00:00:00.000Z");
+    expect(r.to?.toISOString()).toBe("2026-11-06T23:59:59.999Z");
+    expect(dayRange("", "garbage")).toEqual({ from: undefined, to: undefined });
+    expect(dayOf(r.to)).toBe("2026-11-06");
+  });
+});

@@ -1,0 +1,92 @@
+import type pg from "pg";
+import type { AlertNotice } from "./evaluate";
+
+// Delivering alerts to a webhook: POST JSON, 2xx = delivered. A firing notice is retried by each evaluation
+// round (once a minute) until delivered or MAX_ATTEMPTS are spent; each attempt is claimed with a conditional
+// UPDATE first, so two processes never post the same notice. Resolution notices are sent once, best effort:
+// the next firing says more than a lost "resolved".
+
+export const MAX_ATTEMPTS = 10;
+export const TIMEOUT_MS = 5_000;
+
+export type Poster = (url: string, body: unknown) => Promise<{ ok: boolean; status: number }>;
+
+export const fetchPoster: Poster = async (url, body) => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "user-agent": "redrive-alerts" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+    redirect: "error",
+  });
+  await res.body?.cancel();
+  return { ok: res.ok, status: res.status };
+};
+
+export function webhookBody(type: "alert.fired" | "alert.resolved", n: AlertNotice) {
+  return {
+    type,
+    alert: {
+      id: n.eventId, ruleId: n.ruleId, name: n.name, metric: n.metric, threshold: n.threshold, value: n.value,
+      message: n.message, firedAt: n.firedAt, resolvedAt: n.resolvedAt,
+    },
+  };
+}
+
+interface PendingRow {
+  id: string;
+  rule_id: string;
+  name: string;
+  metric: AlertNotice["metric"];
+  threshold: number;
+  value: number;
+  message: string;
+  fired_at: Date;
+  delivery_attempts: number;
+  url: string | null;
+}
+
+/** Posts every undelivered firing notice of a still-open alert; returns how many were delivered. */
+export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?: string | null; post?: Poster } = {}): Promise<number> {
+  const post = opts.post ?? fetchPoster;
+  const { rows } = await pool.query<PendingRow>(
+    `SELECT e.id::text AS id, e.rule_id, r.name, r.metric, r.threshold, e.value, e.message, e.fired_at, e.delivery_attempts,
+       coalesce(r.webhook_url, $1) AS url
+     FROM alert_event e JOIN alert_rule r ON r.id = e.rule_id
+     WHERE e.delivered_at IS NULL AND e.resolved_at IS NULL AND e.delivery_attempts < $2
+     ORDER BY e.id`,
+    [opts.defaultUrl ?? null, MAX_ATTEMPTS],
+  );
+  let delivered = 0;
+  for (const r of rows) {
+    if (!r.url) continue;
+    const claim = await pool.query(
+      "UPDATE alert_event SET delivery_attempts = delivery_attempts + 1 WHERE id = $1 AND delivered_at IS NULL AND delivery_attempts = $2",
+      [r.id, r.delivery_attempts],
+    );
+    if (claim.rowCount !== 1) continue;
+    const notice: AlertNotice = {
+      eventId: r.id, ruleId: r.rule_id, name: r.name, metric: r.metric, threshold: r.threshold, value: r.value,
+      message: r.message, firedAt: r.fired_at.toISOString(), resolvedAt: null, webhookUrl: r.url,
+    };
+    let error: string | null = null;
+    try {
+      const res = await post(r.url, webhookBody("alert.fired", notice));
+      if (!res.ok) error = `HTTP ${res.status}`;
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+    await pool.query("UPDATE alert_event SET delivered_at = $2, delivery_error = $3 WHERE id = $1", [r.id, error ? null : now, error]);
+    if (!error) delivered++;
+  }
+  return delivered;
+}
+
+/** Resolution notices, one try each. */
+export async function deliverResolved(notices: AlertNotice[], opts: { defaultUrl?: string | null; post?: Poster } = {}): Promise<void> {
+  const post = opts.post ?? fetchPoster;
+  await Promise.all(notices.map(async (n) => {
+    const url = n.webhookUrl ?? opts.defaultUrl;
+    if (url) await post(url, webhookBody("alert.resolved", n)).catch(() => undefined);
+  }));
+}

@@ -1,0 +1,51 @@
+import type pg from "pg";
+import { appendAudit, type Actor } from "../../audit/append";
+import { inTransaction } from "../../db/transaction";
+import type { ListFilter } from "../../dead-letters/filters";
+import type { MaskRules } from "../../masking/rules";
+import type { ExportFormat } from "../schemas";
+import { exportStream, type ExportStats } from "./stream";
+
+// An export and its audit event: one event per export, written when the stream ends — completed, failed or
+// abandoned by the client — with the filter, the format, what was written and whether it was masked. Written
+// at the end because only then is the count known; an export cut short is audited as such, since whatever
+// reached the client has left the building.
+
+export interface AuditedExportContext {
+  actor: Actor;
+  requestId: string;
+  now: Date;
+}
+
+export function auditedExport(
+  pool: pg.Pool,
+  args: { format: ExportFormat; filter: ListFilter; mask: MaskRules | null },
+  ctx: AuditedExportContext,
+  log: (msg: string, err: unknown) => void = (m, e) => console.error(m, e),
+): { stream: ReadableStream<Uint8Array>; stats: ExportStats; audited: Promise<void> } {
+  let settle: () => void = () => {};
+  const audited = new Promise<void>((resolve) => (settle = resolve));
+  const { stream, stats } = exportStream(pool, {
+    ...args,
+    onEnd: async (s, error) => {
+      try {
+        await inTransaction(pool, (client) =>
+          appendAudit(client, [{
+            actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
+            action: "dead_letters.exported", targetType: "export", targetId: null,
+            after: {
+              format: args.format, filter: JSON.parse(JSON.stringify(args.filter)) as unknown, count: s.records, skipped: s.skipped,
+              bytes: s.bytes, masked: args.mask !== null, completed: s.completed,
+              ...(error === null ? {} : { error: error instanceof Error ? error.message : String(error) }),
+            },
+          }], ctx.now),
+        );
+      } catch (err) {
+        log(`[export] ${ctx.requestId}: could not audit the export`, err);
+      } finally {
+        settle();
+      }
+    },
+  });
+  return { stream, stats, audited };
+}

@@ -1,0 +1,122 @@
+import { maskFreeText, maskText } from "../../masking/mask";
+import type { MaskRules } from "../../masking/rules";
+import type { ExportFormat } from "../schemas";
+
+// Pure formatters for exports: one record row in, the text for it out. Built by string concatenation over the
+// stored texts (raw envelope, payload::text) instead of parse-and-stringify: it keeps the envelope as received
+// (number lexemes matter to AFC hashes) and it is what lets 1M records stream at > 20,000/s.
+
+export interface ExportRow {
+  id: string;
+  kind: "spatial" | "afc";
+  source: string;
+  idempotency_key: string | null;
+  entity_key: string | null;
+  event_id: string | null;
+  device_id: string | null;
+  source_message_id: string | null;
+  observed_at: Date;
+  first_seen_at: Date;
+  status: string;
+  failure_class: string;
+  class_reason: string | null;
+  first_failure_reason: string;
+  reason: string;
+  reason_group: string;
+  replay_count: number;
+  failure_count: number;
+  raw_envelope: string | null;
+  /** AFC: the record was captured at our tap boundary, so raw_envelope is the bare tap */
+  captured: boolean | null;
+  payload: string | null;
+  geometry: string | null;
+  properties: string | null;
+  repaired_geometry: string | null;
+  outcome: string | null;
+}
+
+const EVENT_HASH = /^[0-9a-f]{64}$/;
+const q = (s: string) => JSON.stringify(s);
+const masked = (text: string, mask: MaskRules | null) => (mask ? maskText(text, mask) : text);
+const free = (text: string, mask: MaskRules | null) => (mask ? maskFreeText(text, mask) : text);
+
+/**
+ * One NDJSON line that `POST /api/dead-letters` / `redrive import` ingest back into the same record (same kind,
+ * source, key, identifiers, payload, first reason and class), or null when the record has no envelope left
+ * (purged, or past retention): there is nothing to re-ingest.
+ *
+ * A record posted by a producer is its raw envelope as received. A tap captured at our boundary was stored
+ * bare, so it is wrapped the way an AFC producer would have dead-lettered it; the stored hash goes in as
+ * event_hash so the key is never recomputed, and retry_count is the failed retries after the first failure
+ * (what the producers count), so an exhausted tap re-imports as exhausted.
+ */
+export function ndjsonLine(r: ExportRow, mask: MaskRules | null): string | null {
+  if (r.raw_envelope === null) return null;
+  // Newlines can only be whitespace between tokens in JSON (inside strings they are escaped): an envelope that
+  // arrived pretty-printed becomes one line, its content unchanged.
+  const raw = masked(r.raw_envelope, mask).replace(/\r\n|\r|\n/g, " ");
+  if (r.kind !== "afc" || !r.captured) return raw;
+  const cls = r.failure_class === "poison" || r.failure_class === "transient_schema" ? `,"failure_class":${q(r.failure_class)}` : "";
+  const hash = r.idempotency_key !== null && EVENT_HASH.test(r.idempotency_key) ? `,"event_hash":${q(r.idempotency_key)}` : "";
+  return `{"kind":"afc","source":${q(r.source)},"raw_payload":${raw},"failure_reason":${q(free(r.first_failure_reason, mask))}` +
+    `${cls}${hash},"retry_count":${Math.max(0, r.failure_count - 1)},"first_seen_utc":${q(r.first_seen_at.toISOString())}}`;
+}
+
+export const CSV_COLUMNS = [
+  "id", "kind", "source", "idempotency_key", "event_id", "device_id", "source_message_id", "entity_key", "observed_at",
+  "first_seen_at", "status", "failure_class", "class_reason", "reason_group", "reason", "first_failure_reason",
+  "replay_count", "failure_count", "repair_outcome", "payload",
+] as const;
+
+/**
+ * RFC 4180 quoting, and a leading apostrophe on text that a spreadsheet would run as a formula (=, +, -, @,
+ * tab, CR): an export opened in Excel must not execute what a producer put in a reason or payload.
+ */
+export function csvCell(value: string | number | null): string {
+  if (value === null) return "";
+  if (typeof value === "number") return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+export function csvHeader(): string {
+  return `${CSV_COLUMNS.join(",")}\r\n`;
+}
+
+export function csvLine(r: ExportRow, mask: MaskRules | null): string {
+  const cells: (string | number | null)[] = [
+    r.id, r.kind, r.source, r.idempotency_key, r.event_id, r.device_id, r.source_message_id, r.entity_key,
+    r.observed_at.toISOString(), r.first_seen_at.toISOString(), r.status, r.failure_class, r.class_reason, r.reason_group,
+    free(r.reason, mask), free(r.first_failure_reason, mask), r.replay_count, r.failure_count, r.outcome,
+    r.payload === null ? null : masked(r.payload, mask),
+  ];
+  return `${cells.map(csvCell).join(",")}\r\n`;
+}
+
+export const GEOJSON_HEAD = '{"type":"FeatureCollection","features":[\n';
+export const GEOJSON_TAIL = "\n]}\n";
+
+function feature(r: ExportRow, role: "original" | "repaired", geometry: string | null, mask: MaskRules | null): string {
+  const props =
+    `{"dead_letter_id":${q(r.id)},"role":${q(role)},"source":${q(r.source)},"idempotency_key":${r.idempotency_key === null ? "null" : q(r.idempotency_key)},` +
+    `"status":${q(r.status)},"failure_class":${q(r.failure_class)},"reason":${q(free(r.reason, mask))},` +
+    `"observed_at":${q(r.observed_at.toISOString())},"repair_outcome":${r.outcome === null ? "null" : q(r.outcome)},` +
+    `"feature_properties":${r.properties === null ? "null" : masked(r.properties, mask)}}`;
+  return `{"type":"Feature","id":${q(`${r.id}:${role}`)},"geometry":${geometry ?? "null"},"properties":${props}}`;
+}
+
+/** The record's features: its geometry as stored (EPSG:4326) and, when repair produced one, the repaired one. */
+export function geojsonFeatures(r: ExportRow, mask: MaskRules | null): string[] {
+  if (r.kind !== "spatial") return [];
+  const out = [feature(r, "original", r.geometry, mask)];
+  if (r.repaired_geometry !== null) out.push(feature(r, "repaired", r.repaired_geometry, mask));
+  return out;
+}
+
+export const CONTENT_TYPES: Record<ExportFormat, string> = {
+  ndjson: "application/x-ndjson; charset=utf-8",
+  csv: "text/csv; charset=utf-8",
+  geojson: "application/geo+json; charset=utf-8",
+};
+
+export const EXTENSIONS: Record<ExportFormat, string> = { ndjson: "ndjson", csv: "csv", geojson: "geojson" };

@@ -1,0 +1,197 @@
+import type pg from "pg";
+import { prefixUpperBound } from "../dead-letters/where";
+import { maskFreeText } from "../masking/mask";
+import type { MaskRules } from "../masking/rules";
+import { placeBox, placeClause, type Place } from "./place";
+import type { LedgerHit, LookupQuery, LookupRecord, LookupResult, MatchField } from "./schemas";
+
+// "What happened to this tap / this feature?": one search over every identifier a record has, a place and a
+// time window, plus the ledger, so a key that was settled (and whose record has since left the DLQ, or was
+// never in it) still answers "applied when, by which batch".
+//
+// Each identifier is its own index probe (UNION ALL of branches) rather than one OR: an OR over five columns
+// lets the planner walk observed_at with a filter, which at 1M rows is seconds for a rare key; the branches
+// are each an index scan of a few rows. device_id can match thousands of taps, so its branch is bounded and
+// ordered on (device_id, observed_at).
+
+type Db = pg.Pool | pg.PoolClient;
+
+const HEX_PREFIX = /^[0-9a-f]{8,63}$/i;
+/** A place search reads at most this many index entries before sorting (cf. VIEWPORT_CAP in list.ts). */
+export const PLACE_CAP = 5_000;
+
+const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.source_message_id,
+  d.reason, d.reason_group, d.failure_class, d.status, d.observed_at, d.first_seen_at, d.replay_count, d.failure_count`;
+
+interface Row {
+  id: string;
+  kind: LookupRecord["kind"];
+  source: string;
+  idempotency_key: string | null;
+  event_id: string | null;
+  device_id: string | null;
+  source_message_id: string | null;
+  reason: string;
+  reason_group: string;
+  failure_class: LookupRecord["failureClass"];
+  status: LookupRecord["status"];
+  observed_at: Date;
+  first_seen_at: Date;
+  replay_count: number;
+  failure_count: number;
+  matched: MatchField[];
+}
+
+function toRecord(r: Row, mask: MaskRules | null): LookupRecord {
+  return {
+    id: r.id,
+    kind: r.kind,
+    source: r.source,
+    idempotencyKey: r.idempotency_key,
+    eventId: r.event_id,
+    deviceId: r.device_id,
+    sourceMessageId: r.source_message_id,
+    reason: mask ? maskFreeText(r.reason, mask) : r.reason,
+    reasonGroup: r.reason_group,
+    failureClass: r.failure_class,
+    status: r.status,
+    observedAt: r.observed_at.toISOString(),
+    firstSeenAt: r.first_seen_at.toISOString(),
+    replayCount: r.replay_count,
+    failureCount: r.failure_count,
+    matchedOn: r.matched,
+  };
+}
+
+function timeClauses(query: LookupQuery, p: (v: unknown) => string, alias = "d"): string[] {
+  const out: string[] = [];
+  if (query.from) out.push(`${alias}.observed_at >= ${p(query.from)}`);
+  if (query.to) out.push(`${alias}.observed_at <= ${p(query.to)}`);
+  return out;
+}
+
+function placeOf(query: LookupQuery): Place | null {
+  if (query.bbox) return { type: "bbox", bbox: query.bbox };
+  if (query.near) return { type: "near", lon: query.near[0], lat: query.near[1], radiusKm: query.radiusKm };
+  return null;
+}
+
+async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place | null): Promise<Row[]> {
+  const values: unknown[] = [];
+  const p = (v: unknown) => `$${values.push(v)}`;
+  const key = p(q);
+  const limit = p(query.limit + 1);
+  const deviceTime = timeClauses(query, p, "x");
+  const branches = [
+    `SELECT id, 'idempotency_key' AS m FROM dead_letter WHERE idempotency_key = ${key}`,
+    `SELECT id, 'event_id' FROM dead_letter WHERE event_id = ${key}`,
+    `(SELECT x.id, 'device_id' FROM dead_letter x WHERE x.device_id = ${key} ${deviceTime.map((c) => `AND ${c}`).join(" ")}
+      ORDER BY x.observed_at DESC LIMIT ${limit})`,
+    `SELECT id, 'source_message_id' FROM dead_letter WHERE source_message_id = ${key}`,
+  ];
+  if (HEX_PREFIX.test(q)) {
+    // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
+    const lower = q.toLowerCase();
+    branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter WHERE idempotency_key >= ${p(lower)}
+      AND idempotency_key < ${p(prefixUpperBound(lower))} AND idempotency_key <> ${key} LIMIT ${limit})`);
+  }
+  const where = [...timeClauses(query, p), ...(place ? [placeClause(place, p)] : [])];
+  const { rows } = await db.query<Row>(
+    `WITH hits AS (${branches.join("\n UNION ALL ")})
+     SELECT ${COLUMNS}, array_agg(DISTINCT h.m ORDER BY h.m) AS matched
+     FROM hits h JOIN dead_letter d ON d.id = h.id
+     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+     GROUP BY d.id ORDER BY d.observed_at DESC, d.id DESC LIMIT ${limit}`,
+    values,
+  );
+  return rows;
+}
+
+/**
+ * Records in a place, newest first. Like the list's viewport (lib/dead-letters/list.ts): a place holding few
+ * records is read from the covering GiST index and sorted; a crowded one by walking observed_at backwards,
+ * which finds a page quickly exactly because the place is crowded.
+ */
+async function byPlace(db: Db, query: LookupQuery, place: Place): Promise<Row[]> {
+  const values: unknown[] = [];
+  const p = (v: unknown) => `$${values.push(v)}`;
+  const clauses = [placeClause(place, p), ...timeClauses(query, p)].join(" AND ");
+  const limit = p(query.limit + 1);
+  const select = (ids: string) =>
+    `SELECT ${COLUMNS}, ARRAY['place']::text[] AS matched FROM (${ids}) p JOIN dead_letter d ON d.id = p.id
+     ORDER BY d.observed_at DESC, d.id DESC`;
+  const sorted = await db.query<Row & { candidates: number }>(
+    `WITH c AS MATERIALIZED (SELECT d.id, d.observed_at FROM dead_letter d WHERE ${clauses} LIMIT ${PLACE_CAP + 1})
+     SELECT s.*, (SELECT count(*) FROM c)::int AS candidates FROM (${select(`SELECT id FROM c ORDER BY observed_at DESC, id DESC LIMIT ${limit}`)}) s`,
+    values,
+  );
+  if ((sorted.rows[0]?.candidates ?? 0) <= PLACE_CAP) return sorted.rows;
+  const box = placeBox(place);
+  const walkValues: unknown[] = [];
+  const w = (v: unknown) => `$${walkValues.push(v)}`;
+  // COALESCE keeps the GiST index out of this plan (see walkObserved in list.ts).
+  const walk = [`COALESCE(d.bbox && box(point(${w(box[0])}, ${w(box[1])}), point(${w(box[2])}, ${w(box[3])})), false)`,
+    placeClause(place, w, { indexable: false }), ...timeClauses(query, w)].join(" AND ");
+  const { rows } = await db.query<Row>(
+    select(`SELECT d.id FROM dead_letter d WHERE ${walk} ORDER BY d.observed_at DESC, d.id DESC LIMIT ${w(query.limit + 1)}`),
+    walkValues,
+  );
+  return rows;
+}
+
+interface LedgerRow {
+  idempotency_key: string;
+  kind: LedgerHit["kind"];
+  entity_key: string | null;
+  observed_at: Date | null;
+  applied_at: Date;
+  batch_id: string | null;
+  item_id: string | null;
+  dead_letter_id: string | null;
+  origin: string;
+}
+
+async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: number): Promise<LedgerHit[]> {
+  const values: unknown[] = [keys];
+  const ors = ["idempotency_key = ANY($1::text[])"];
+  if (q !== undefined) {
+    ors.push(`idempotency_key = $${values.push(q)}`);
+    if (HEX_PREFIX.test(q)) {
+      const lower = q.toLowerCase();
+      ors.push(`(idempotency_key >= $${values.push(lower)} AND idempotency_key < $${values.push(prefixUpperBound(lower))})`);
+    }
+  }
+  // One probe of the primary key per branch; the UNION keeps each an index scan.
+  const { rows } = await db.query<LedgerRow>(
+    `SELECT idempotency_key, kind, entity_key, observed_at, applied_at, batch_id::text AS batch_id, item_id::text AS item_id,
+       dead_letter_id::text AS dead_letter_id, origin
+     FROM (${ors.map((o) => `(SELECT * FROM ledger_entry WHERE ${o} LIMIT ${limit + 1})`).join(" UNION ")}) l
+     ORDER BY applied_at DESC LIMIT ${limit + 1}`,
+    values,
+  );
+  return rows.map((r) => ({
+    idempotencyKey: r.idempotency_key,
+    kind: r.kind,
+    entityKey: r.entity_key,
+    observedAt: r.observed_at?.toISOString() ?? null,
+    appliedAt: r.applied_at.toISOString(),
+    batchId: r.batch_id,
+    itemId: r.item_id,
+    deadLetterId: r.dead_letter_id,
+    origin: r.origin,
+  }));
+}
+
+/** Finds records and settled keys. `mask`: rules to apply to free text shown (null for unmask holders). */
+export async function lookup(db: Db, query: LookupQuery, mask: MaskRules | null): Promise<LookupResult> {
+  const place = placeOf(query);
+  const rows = query.q !== undefined ? await byIdentifier(db, query, query.q, place) : place ? await byPlace(db, query, place) : [];
+  const records = rows.slice(0, query.limit).map((r) => toRecord(r, mask));
+  const keys = [...new Set(records.flatMap((r) => (r.idempotencyKey ? [r.idempotencyKey] : [])))];
+  const ledger = keys.length > 0 || query.q !== undefined ? await ledgerHits(db, query.q, keys, query.limit) : [];
+  return {
+    records,
+    ledger: ledger.slice(0, query.limit),
+    truncated: rows.length > query.limit || ledger.length > query.limit,
+  };
+}

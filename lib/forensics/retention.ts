@@ -1,0 +1,63 @@
+import type pg from "pg";
+import { appendAudit, SYSTEM_ACTOR, type Actor } from "../audit/append";
+import { inTransaction } from "../db/transaction";
+
+// Retention of payload bodies: a record that is settled (replayed) or purged keeps its identity, hash, reasons
+// and timeline forever, but its payload, raw envelope and repaired geometry only for `days` after it reached
+// that status (updated_at: both statuses are final, nothing updates the row afterwards). The keep-evidence
+// trigger allows raw_envelope to become NULL and nothing else.
+//
+// Bounded: at most maxPages pages of PAGE records per run, each page its own short transaction, rows claimed
+// with SKIP LOCKED so two processes running maintenance share the work instead of waiting on each other. The
+// queue is the partial index dead_letter_retention_idx: a stripped row leaves it, so a run never re-reads
+// what an earlier run did.
+
+export const PAGE = 500;
+export const DEFAULT_MAX_PAGES = 20;
+
+export interface RetentionResult {
+  stripped: number;
+  /** more records were due than this run's bound: the next run continues */
+  more: boolean;
+}
+
+export function retentionCutoff(now: Date, days: number): Date {
+  return new Date(now.getTime() - days * 86_400_000);
+}
+
+export async function runRetention(
+  pool: pg.Pool,
+  now: Date,
+  days: number,
+  opts: { maxPages?: number; actor?: Actor } = {},
+): Promise<RetentionResult> {
+  const cutoff = retentionCutoff(now, days);
+  const actor = opts.actor ?? SYSTEM_ACTOR;
+  let stripped = 0;
+  for (let page = 0; page < (opts.maxPages ?? DEFAULT_MAX_PAGES); page++) {
+    const n = await inTransaction(pool, async (client) => {
+      const { rows } = await client.query<{ id: string; status: string; settled_at: Date }>(
+        `SELECT id::text AS id, status::text AS status, updated_at AS settled_at FROM dead_letter
+         WHERE status IN ('replayed', 'purged') AND updated_at < $1 AND (payload IS NOT NULL OR raw_envelope IS NOT NULL)
+         ORDER BY status, updated_at, id LIMIT ${PAGE} FOR UPDATE SKIP LOCKED`,
+        [cutoff],
+      );
+      if (rows.length === 0) return 0;
+      await client.query(
+        `UPDATE dead_letter SET payload = NULL, raw_envelope = NULL, repaired_geometry = NULL, version = version + 1, updated_at = $2
+         WHERE id = ANY($1::bigint[])`,
+        [rows.map((r) => r.id), now],
+      );
+      await appendAudit(client, rows.map((r) => ({
+        actorId: actor.id, actorEmail: actor.email, actorRole: actor.role,
+        action: "dead_letter.retention_applied", targetType: "dead_letter", targetId: r.id,
+        before: { status: r.status, settledAt: r.settled_at.toISOString() },
+        after: { payload: null, rawEnvelope: null, retentionDays: days },
+      })), now);
+      return rows.length;
+    });
+    stripped += n;
+    if (n < PAGE) return { stripped, more: false };
+  }
+  return { stripped, more: true };
+}

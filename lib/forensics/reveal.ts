@@ -1,0 +1,76 @@
+import type pg from "pg";
+import { parseLossless, toPlainJson } from "../afc/json";
+import { AppError } from "../api/errors";
+import { appendAudit, type Actor } from "../audit/append";
+import { inTransaction } from "../db/transaction";
+import type { JsonValue } from "../dead-letters/types";
+
+// An auditor reveals one masked field of one record (POST /api/dead-letters/{id}/reveal). The value is read and
+// the reveal audited in one transaction: no audit event, no value. The event names the field, never the value.
+
+/** RFC 6901 pointer → segments ("/a~1b/0" → ["a/b", "0"]). */
+export function pointerSegments(pointer: string): string[] {
+  if (pointer === "") return [];
+  return pointer.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+export function valueAt(doc: JsonValue, segments: string[]): JsonValue | undefined {
+  let cur: JsonValue | undefined = doc;
+  for (const seg of segments) {
+    if (Array.isArray(cur)) cur = /^\d+$/.test(seg) ? cur[Number(seg)] : undefined;
+    else if (cur !== null && typeof cur === "object") cur = Object.hasOwn(cur, seg) ? cur[seg] : undefined;
+    else return undefined;
+  }
+  return cur;
+}
+
+export async function revealField(
+  pool: pg.Pool,
+  id: string,
+  path: string,
+  ctx: { actor: Actor; requestId: string; now: Date },
+): Promise<{ path: string; value: JsonValue }> {
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ payload: JsonValue | null; raw_envelope: string | null }>(
+      "SELECT payload, raw_envelope FROM dead_letter WHERE id = $1",
+      [id],
+    );
+    const row = rows[0];
+    if (!row) throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
+    const [root = "", ...rest] = pointerSegments(path);
+    let doc: JsonValue | null = null;
+    if (root === "payload") doc = row.payload;
+    else if (row.raw_envelope !== null) {
+      try {
+        // lossless: a PAN sent as a bare 16-digit number must come back with every digit
+        doc = toPlainJson(parseLossless(row.raw_envelope));
+      } catch {
+        doc = null;
+      }
+    }
+    const value = doc === null ? undefined : valueAt(doc, rest);
+    if (value === undefined) {
+      throw new AppError("not_found", `path: ${path} does not exist in dead letter ${id}`, { issues: [{ path: "path", message: "no value at this path" }] });
+    }
+    await appendAudit(client, [{
+      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
+      action: "dead_letter.field_revealed", targetType: "dead_letter", targetId: id, after: { path },
+    }], ctx.now);
+    return { path, value };
+  });
+}
+
+/** A holder of dead_letters:unmask read a record in clear (unmask=1): the read itself is the audited act. */
+export async function auditUnmaskedRead(
+  pool: pg.Pool,
+  id: string,
+  view: string,
+  ctx: { actor: Actor; requestId: string; now: Date },
+): Promise<void> {
+  await inTransaction(pool, (client) =>
+    appendAudit(client, [{
+      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
+      action: "dead_letter.unmasked_read", targetType: "dead_letter", targetId: id, after: { view },
+    }], ctx.now),
+  );
+}

@@ -1,0 +1,84 @@
+import type { TimelineEvent } from "./schemas";
+
+// One line per timeline event, in words an investigator reads aloud on a call ("Approved by ana@… (supervisor):
+// fixed fare type"). Pure and client-safe; the structured before/after/diff stay on the event for detail.
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" ? v : typeof v === "number" ? String(v) : null);
+
+function who(e: TimelineEvent): string {
+  if (!e.actor.email) return "";
+  return e.actor.role ? ` by ${e.actor.email} (${e.actor.role})` : ` by ${e.actor.email}`;
+}
+
+const withReason = (text: string, reason: string | null) => (reason ? `${text}: ${reason}` : text);
+
+function countChanges(diff: unknown): number {
+  if (typeof diff !== "object" || diff === null) return 0;
+  if (Array.isArray(diff)) return 1;
+  return Object.entries(diff).reduce((n, [k, v]) => (k === "_t" ? n : n + Math.max(1, countChanges(v))), 0);
+}
+
+const DECISIONS: Record<string, string> = {
+  "dead_letter.approved": "Approved",
+  "dead_letter.quarantined": "Quarantined",
+  "dead_letter.reopened": "Reopened for triage",
+  "dead_letter.released": "Released from quarantine to triage",
+};
+
+export function summarize(e: TimelineEvent, targetId: string | null): string {
+  const a = e.after;
+  switch (e.action) {
+    case "dead_letter.ingested":
+    case "dead_letter.captured": {
+      const verb = e.action === "dead_letter.captured" ? "Captured at the AFC boundary" : "Received";
+      const source = str(field(a, "source"));
+      const cls = str(field(a, "failureClass"));
+      const why = str(field(a, "classReason"));
+      const outcome = str(field(field(a, "analysis"), "outcome"));
+      const repaired = outcome === "repaired" ? "; geometry repaired" : outcome === "dropped" ? "; geometry unusable" : "";
+      return `${verb}${source ? ` from ${source}` : ""}${who(e)}: ${str(field(a, "failureReason")) ?? "no reason"}` +
+        `${cls ? ` (class ${cls}${why ? `: ${why}` : ""})` : ""}${repaired}`;
+    }
+    case "dead_letter.failure_recorded":
+      return `Failed again (failure #${str(field(a, "failureCount")) ?? "?"}): ${str(field(a, "reason")) ?? "no reason"}` +
+        `${field(a, "failureClass") === "poison" && field(e.before, "failureClass") !== "poison" ? " — now poison" : ""}`;
+    case "dead_letter.edited": {
+      const n = countChanges(e.diff);
+      const before = str(field(e.before, "outcome"));
+      const after = str(field(a, "outcome"));
+      const repair = after && after !== before ? `; geometry ${after}` : "";
+      return withReason(`Edited${who(e)}: ${n} change${n === 1 ? "" : "s"}${repair}`, e.reason);
+    }
+    case "dead_letter.identity_overridden":
+      return withReason(`Identity fields overridden${who(e)}`, e.reason);
+    case "dead_letter.purged":
+      return withReason(`Purged${who(e)}: payload and raw envelope removed`, e.reason);
+    case "dead_letter.retention_applied":
+      return `Payload removed by retention (${str(field(a, "retentionDays")) ?? "?"} days after settlement)`;
+    case "dead_letter.field_revealed":
+      return `Masked field ${str(field(a, "path")) ?? "?"} revealed${who(e)}`;
+    case "ledger.settled": {
+      const origin = str(field(a, "origin"));
+      const batch = str(field(a, "batchId"));
+      if (origin === "import") return "Settled key found in the ledger (imported from an external ledger)";
+      return `Settled in the ledger${batch ? ` by replay batch ${batch}` : ""}${origin === "http" ? " (HTTP sink)" : ""}`;
+    }
+  }
+  if (DECISIONS[e.action]) return withReason(`${DECISIONS[e.action]}${who(e)}`, e.reason);
+  if (e.action.startsWith("replay.")) {
+    const outcome = e.action.slice("replay.".length);
+    const batch = str(field(a, "batchId"));
+    const error = str(field(a, "error"));
+    const retryAt = str(field(a, "retryAt"));
+    return `Replay${batch ? ` in batch ${batch}` : ""}: ${outcome}${error ? ` — ${error}` : ""}${retryAt ? ` (retry at ${retryAt})` : ""}`;
+  }
+  if (e.action.startsWith("replay_batch.")) {
+    const verb = e.action.slice("replay_batch.".length);
+    return withReason(`Replay batch ${targetId ?? "?"} ${verb}${verb.endsWith("e") ? "d" : verb.endsWith("ed") ? "" : "ed"}${who(e)}`, e.reason);
+  }
+  return withReason(`${e.action}${who(e)}`, e.reason);
+}

@@ -1,0 +1,141 @@
+import type pg from "pg";
+import { AppError } from "../api/errors";
+import type { JsonValue } from "../dead-letters/types";
+import { maskFreeText, maskJson } from "../masking/mask";
+import type { MaskRules } from "../masking/rules";
+import type { Timeline, TimelineEvent, TimelineKind } from "./schemas";
+import { summarize } from "./timeline-summary";
+
+// One record's life, in order, read from the hash-chained audit trail — not a second source of truth:
+//   * events about the record (target dead_letter/<id>): capture, failures, edits, decisions, the replay
+//     engine's per-item outcomes (lib/replay/outcomes.ts writes replay.<outcome> with the record as target),
+//     purge, retention, reveals;
+//   * the lifecycle of every replay batch that held the record (target replay_batch/<id>, found through
+//     replay_item): who created and approved the batch that replayed it;
+//   * the ledger row of its key: the settlement itself, which for keys imported from an external ledger is the
+//     only trace there is.
+
+type Db = pg.Pool | pg.PoolClient;
+
+interface AuditRow {
+  id: string;
+  at: Date;
+  actor_id: string | null;
+  actor_email: string | null;
+  actor_role: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  before: JsonValue | null;
+  after: JsonValue | null;
+  diff: JsonValue | null;
+  reason: string | null;
+  hash: string;
+}
+
+interface LedgerRow {
+  idempotency_key: string;
+  applied_at: Date;
+  batch_id: string | null;
+  item_id: string | null;
+  dead_letter_id: string | null;
+  origin: string;
+}
+
+export function kindOf(action: string, targetType: string): TimelineKind {
+  if (targetType === "replay_batch") return "batch";
+  if (action === "dead_letter.ingested" || action === "dead_letter.captured") return "capture";
+  if (action === "dead_letter.failure_recorded") return "failure";
+  if (action === "dead_letter.edited" || action === "dead_letter.identity_overridden") return "edit";
+  if (action.includes("repair")) return "repair";
+  if (/^dead_letter\.(approved|quarantined|reopened|released)$/.test(action)) return "decision";
+  if (action === "dead_letter.purged") return "purge";
+  if (action === "dead_letter.retention_applied") return "retention";
+  if (action === "dead_letter.field_revealed" || action === "dead_letter.unmasked_read") return "reveal";
+  if (action.startsWith("replay.")) return "replay";
+  if (action === "ledger.settled") return "settlement";
+  return "other";
+}
+
+function fromAudit(r: AuditRow, mask: MaskRules | null): TimelineEvent {
+  const m = <T extends JsonValue | null>(v: T): JsonValue | null => (v === null || !mask ? v : maskJson(v, mask));
+  const kind = kindOf(r.action, r.target_type);
+  const event: TimelineEvent = {
+    id: r.id,
+    at: r.at.toISOString(),
+    kind,
+    action: r.action,
+    summary: "",
+    actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role },
+    reason: r.reason === null || !mask ? r.reason : maskFreeText(r.reason, mask),
+    before: m(r.before),
+    after: m(r.after),
+    diff: m(r.diff),
+    hash: r.hash,
+  };
+  event.summary = summarize(event, r.target_id);
+  return event;
+}
+
+function fromLedger(l: LedgerRow): TimelineEvent {
+  const event: TimelineEvent = {
+    id: `ledger:${l.idempotency_key}`,
+    at: l.applied_at.toISOString(),
+    kind: "settlement",
+    action: "ledger.settled",
+    summary: "",
+    actor: { id: null, email: null, role: null },
+    reason: null,
+    before: null,
+    after: { idempotencyKey: l.idempotency_key, batchId: l.batch_id, itemId: l.item_id, deadLetterId: l.dead_letter_id, origin: l.origin },
+    diff: null,
+    hash: null,
+  };
+  event.summary = summarize(event, null);
+  return event;
+}
+
+const AUDIT_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after, diff,
+  reason, hash`;
+
+/** The timeline of one record; `mask` null shows values as stored (callers holding dead_letters:unmask). */
+export async function recordTimeline(db: Db, id: string, mask: MaskRules | null): Promise<Timeline> {
+  const head = await db.query<{ kind: Timeline["kind"]; status: string; idempotency_key: string | null }>(
+    "SELECT kind, status::text AS status, idempotency_key FROM dead_letter WHERE id = $1",
+    [id],
+  );
+  const record = head.rows[0];
+  if (!record) throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
+  const [own, batches, ledger] = await Promise.all([
+    db.query<AuditRow>(`SELECT ${AUDIT_COLUMNS} FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 ORDER BY id`, [id]),
+    db.query<AuditRow>(
+      `SELECT ${AUDIT_COLUMNS} FROM audit_event
+       WHERE target_type = 'replay_batch' AND target_id = ANY(SELECT batch_id::text FROM replay_item WHERE dead_letter_id = $1)
+       ORDER BY id`,
+      [id],
+    ),
+    record.idempotency_key === null
+      ? Promise.resolve({ rows: [] as LedgerRow[] })
+      : db.query<LedgerRow>(
+          `SELECT idempotency_key, applied_at, batch_id::text AS batch_id, item_id::text AS item_id,
+             dead_letter_id::text AS dead_letter_id, origin
+           FROM ledger_entry WHERE idempotency_key = $1`,
+          [record.idempotency_key],
+        ),
+  ]);
+  // Audit rows sort by time, then by chain order; the ledger row sits after the audit events of its instant
+  // (the replay outcome that settled it is written in the same transaction, with the same time).
+  const keyed = [
+    ...[...own.rows, ...batches.rows].map((r) => ({ at: r.at.getTime(), seq: Number(r.id), event: fromAudit(r, mask) })),
+    ...ledger.rows.map((l) => ({ at: l.applied_at.getTime(), seq: Number.MAX_SAFE_INTEGER, event: fromLedger(l) })),
+  ];
+  keyed.sort((a, b) => a.at - b.at || a.seq - b.seq);
+  return {
+    deadLetterId: id,
+    idempotencyKey: record.idempotency_key,
+    kind: record.kind,
+    status: record.status,
+    masked: mask !== null,
+    events: keyed.map((k) => k.event),
+  };
+}

@@ -1,0 +1,23 @@
+import type { DeadLetterDetail } from "../dead-letters/schemas";
+import { maskFreeText, maskJson, maskText } from "./mask";
+import type { MaskRules } from "./rules";
+
+// The detail of one record (GET /api/dead-letters/{id}, the detail page, the actions' answers) as a reader
+// without dead_letters:unmask may see it. Pure and client-safe; `maskedPaths` lists what was masked
+// ("/payload/card_pan", "/rawEnvelope/raw_payload/card_pan") so the UI can offer "reveal" to auditors and keep
+// masked values out of an edit.
+
+export function maskDetail(d: DeadLetterDetail, rules: MaskRules | null): DeadLetterDetail & { maskedPaths: string[] } {
+  if (!rules) return { ...d, maskedPaths: [] };
+  const inPayload: string[] = [];
+  const inRaw: string[] = [];
+  return {
+    ...d,
+    reason: maskFreeText(d.reason, rules),
+    firstFailureReason: maskFreeText(d.firstFailureReason, rules),
+    payload: d.payload === null ? null : maskJson(d.payload, rules, inPayload),
+    rawEnvelope: d.rawEnvelope === null ? null : maskText(d.rawEnvelope, rules, inRaw),
+    failures: d.failures.map((f) => ({ ...f, reason: maskFreeText(f.reason, rules) })),
+    maskedPaths: [...inPayload.map((p) => `/payload${p}`), ...inRaw.map((p) => `/rawEnvelope${p}`)],
+  };
+}

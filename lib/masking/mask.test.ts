@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { luhnValid, maskDigitRuns, maskJson, maskPan, maskText, MASK } from "./mask";
+import { DEFAULT_MASK_RULES, maskRules, parseMaskKeys } from "./rules";
+
+const PAN = "4111111111111111";
+const rules = DEFAULT_MASK_RULES;
+
+describe("luhn", () => {
+  it("accepts test PANs and rejects one-digit changes", () => {
+    expect(luhnValid(PAN)).toBe(true);
+    expect(luhnValid("378282246310005")).toBe(true); // Amex test number
+    expect(luhnValid("4111111111111112")).toBe(false);
+    expect(luhnValid("")).toBe(false);
+    expect(luhnValid("41x1")).toBe(false);
+  });
+  it("keeps the last four digits", () => {
+    expect(maskPan(PAN)).toBe("••••••••••••1111");
+  });
+});
+
+describe("maskJson", () => {
+  it("masks keys by glob, case-insensitively, and PANs anywhere", () => {
+    const found: string[] = [];
+    const out = maskJson(
+      {
+        event_id: "tap-1", device_id: "gate-01", fare_amount_cents: 275,
+        card_pan: PAN, Card_Token: "tok_abc", account_ref: "acct-42", ACCOUNTS: { primary: "x", n: 7, ok: true },
+        pan: 12345, token: null, note: `paid with ${PAN.slice(0, 4)} ${PAN.slice(4, 8)} ${PAN.slice(8, 12)} ${PAN.slice(12)}`,
+        nested: [{ any: PAN }], tokens: "not a masked key",
+      },
+      rules,
+      found,
+    );
+    expect(out).toEqual({
+      event_id: "tap-1", device_id: "gate-01", fare_amount_cents: 275,
+      card_pan: "••••••••••••1111", Card_Token: MASK, account_ref: MASK, ACCOUNTS: { primary: MASK, n: MASK, ok: true },
+      pan: MASK, token: null, note: "paid with ••••••••••••1111",
+      nested: [{ any: "••••••••••••1111" }], tokens: "not a masked key",
+    });
+    expect(found).toEqual(["/card_pan", "/Card_Token", "/account_ref", "/ACCOUNTS/primary", "/ACCOUNTS/n", "/pan", "/note", "/nested/0/any"]);
+  });
+
+  it("masks a PAN given as a number and leaves ordinary numbers and coordinates alone", () => {
+    expect(maskJson({ n: 4111111111111111, coords: [[-122.41941551234567, 37.7749]], ts: 1764547200001 }, rules)).toEqual({
+      n: "••••••••••••1111", coords: [[-122.41941551234567, 37.7749]], ts: 1764547200001,
+    });
+  });
+
+  it("masks inside JSON text held in a string (payloads stored as text)", () => {
+    const out = maskJson({ raw_payload: JSON.stringify({ card_pan: PAN, fare: 1 }) }, rules) as { raw_payload: string };
+    expect(JSON.parse(out.raw_payload)).toEqual({ card_pan: "••••••••••••1111", fare: 1 });
+  });
+
+  it("follows configured keys", () => {
+    const custom = maskRules(parseMaskKeys(" iban , secret* "), false);
+    expect(maskJson({ iban: "DE89", secret_x: 1, card_pan: PAN }, custom)).toEqual({ iban: MASK, secret_x: MASK, card_pan: PAN });
+  });
+
+  it("keeps a __proto__ key as data", () => {
+    const input = JSON.parse('{"__proto__": {"card": "1"}}') as { [k: string]: string };
+    const out = maskJson(input, rules) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+});
+
+describe("maskText", () => {
+  it("changes only the masked tokens: whitespace, order, duplicates and lexemes stay", () => {
+    const raw = `{"kind":"afc", "raw_payload": {"fare_amount_cents": 275.0,\n  "card_pan":"${PAN}", "account_ref" : "acct-1", "x": 1e3, "account_ref": 5},"retry_count":0}`;
+    const found: string[] = [];
+    const out = maskText(raw, rules, found);
+    expect(out).toBe(
+      `{"kind":"afc", "raw_payload": {"fare_amount_cents": 275.0,\n  "card_pan":"••••••••••••1111", "account_ref" : "•••", "x": 1e3, "account_ref": "•••"},"retry_count":0}`,
+    );
+    expect(found).toEqual(["/raw_payload/card_pan", "/raw_payload/account_ref", "/raw_payload/account_ref"]);
+    expect(() => JSON.parse(out) as unknown).not.toThrow();
+  });
+
+  it("masks PAN lexemes and escaped strings, and returns the same text when nothing matches", () => {
+    expect(maskText(`[${PAN}, "a\\"b", 12]`, rules)).toBe('["••••••••••••1111", "a\\"b", 12]');
+    const plain = '{ "a" : [1, 2.5, true, null, "x\\u0041"] }';
+    expect(maskText(plain, rules)).toBe(plain);
+  });
+
+  it("falls back to the free-text rule for text that is not JSON", () => {
+    expect(maskText(`{"card_pan": ${PAN}`, rules)).toBe('{"card_pan": ••••••••••••1111');
+    expect(maskDigitRuns("id 2026-11-01 and 4111-1111-1111-1111")).toBe("id 2026-11-01 and ••••••••••••1111");
+  });
+});
+
+describe("containsMaskPlaceholder", () => {
+  it("finds placeholders anywhere in a document", async () => {
+    const { containsMaskPlaceholder } = await import("./mask");
+    expect(containsMaskPlaceholder({ a: [1, { b: "••••••••••••1111" }] })).toBe(true);
+    expect(containsMaskPlaceholder({ a: MASK })).toBe(true);
+    expect(containsMaskPlaceholder({ a: "•", b: 1, c: null })).toBe(false);
+  });
+});

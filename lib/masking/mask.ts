@@ -1,0 +1,273 @@
+import type { JsonValue } from "../dead-letters/types";
+import { keyMatches, type MaskRules } from "./rules";
+
+// Masking of card data (PAN, card token, account ids) in AFC payloads, applied on the server before anything
+// leaves it: API responses, exports, the timeline. Pure and client-safe.
+//
+// Two rules (lib/masking/rules.ts): a value under a key matching a configured glob is masked whatever it is; a
+// string or integer of 13–19 digits passing the Luhn check is masked wherever it is, keeping its last 4 digits
+// (the last 4 are what a rider quotes on the phone, and what PCI DSS allows to be shown). Booleans and nulls
+// carry no card data and are kept, so a masked document still says which fields were set.
+//
+// Known false positives, accepted on purpose (masking too much is safe: an auditor can reveal): about one in
+// ten 13–19 digit integers passes Luhn by chance, e.g. epoch-millisecond timestamps stored as numbers.
+
+export const MASK = "•••";
+const BULLET = "•";
+
+/** The Luhn (mod 10) check over a string of digits. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (d < 0 || d > 9) return false;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return digits.length > 0 && sum % 10 === 0;
+}
+
+export function isPanDigits(digits: string): boolean {
+  return /^\d{13,19}$/.test(digits) && luhnValid(digits);
+}
+
+/** "4111111111111111" → "••••••••••••1111" */
+export function maskPan(digits: string): string {
+  return BULLET.repeat(digits.length - 4) + digits.slice(-4);
+}
+
+// Digits with single spaces or dashes between them ("4111 1111 1111 1111", "4111-1111-…").
+const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
+
+/** Masks every Luhn-valid 13–19 digit run inside free text (reasons, unparseable envelopes). */
+export function maskDigitRuns(text: string): string {
+  if (!/\d{4}/.test(text)) return text;
+  return text.replace(DIGIT_RUN, (run) => {
+    const digits = run.replace(/[ -]/g, "");
+    return isPanDigits(digits) ? maskPan(digits) : run;
+  });
+}
+
+/** Free text (a failure reason, an audit reason): only the Luhn rule applies, there are no keys. */
+export function maskFreeText(text: string, rules: MaskRules): string {
+  return rules.luhn ? maskDigitRuns(text) : text;
+}
+
+const escapePointer = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+
+function maskUnderKey(value: string): string {
+  const digits = value.replace(/[ -]/g, "");
+  return isPanDigits(digits) ? maskPan(digits) : MASK;
+}
+
+function looksLikeJsonText(s: string): boolean {
+  const c = s.trimStart()[0];
+  return c === "{" || c === "[";
+}
+
+/** A string value outside masked keys: JSON text inside it (producers store payloads as text) or digit runs. */
+function maskLooseString(s: string, rules: MaskRules): string {
+  if (looksLikeJsonText(s)) {
+    const nested = tryMaskText(s, rules);
+    if (nested !== null) return nested;
+  }
+  return rules.luhn ? maskDigitRuns(s) : s;
+}
+
+function integerDigits(n: number): string | null {
+  return Number.isInteger(n) && n >= 0 && n < 1e21 ? n.toString() : null;
+}
+
+/**
+ * A masked copy of a parsed JSON value. `found` collects the JSON pointer of every masked value (the UI offers
+ * "reveal" on them). Object key order is kept; a masked number becomes a string.
+ */
+export function maskJson(value: JsonValue, rules: MaskRules, found?: string[]): JsonValue {
+  return walk(value, rules, found, "", false);
+}
+
+function walk(value: JsonValue, rules: MaskRules, found: string[] | undefined, path: string, under: boolean): JsonValue {
+  if (value === null || typeof value === "boolean") return value;
+  if (typeof value === "string") {
+    const out = under ? maskUnderKey(value) : maskLooseString(value, rules);
+    if (out !== value) found?.push(path);
+    return out;
+  }
+  if (typeof value === "number") {
+    if (under) {
+      found?.push(path);
+      return maskUnderKey(integerDigits(value) ?? "");
+    }
+    const digits = rules.luhn ? integerDigits(value) : null;
+    if (digits !== null && isPanDigits(digits)) {
+      found?.push(path);
+      return maskPan(digits);
+    }
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => walk(v, rules, found, `${path}/${i}`, under));
+  const out: { [key: string]: JsonValue } = {};
+  for (const key of Object.keys(value)) {
+    const child = walk(value[key] as JsonValue, rules, found, `${path}/${escapePointer(key)}`, under || keyMatches(rules, key));
+    // defineProperty: a "__proto__" key stays a plain own property
+    Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/**
+ * Masks JSON text (a raw envelope) in place: only the masked tokens change, everything else — whitespace, key
+ * order, duplicate keys, number lexemes — stays byte for byte, so the evidence still reads as received. Text
+ * that is not JSON gets the free-text rule.
+ */
+export function maskText(text: string, rules: MaskRules, found?: string[]): string {
+  return tryMaskText(text, rules, found) ?? maskFreeText(text, rules);
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+class Scanner {
+  i = 0;
+  readonly edits: Edit[] = [];
+  constructor(
+    readonly text: string,
+    readonly rules: MaskRules,
+    readonly found: string[] | undefined,
+  ) {}
+
+  ws(): void {
+    while (this.i < this.text.length && " \t\n\r".includes(this.text[this.i] as string)) this.i++;
+  }
+
+  fail(): never {
+    throw new SyntaxError(`not JSON at ${this.i}`);
+  }
+
+  expect(ch: string): void {
+    if (this.text[this.i] !== ch) this.fail();
+    this.i++;
+  }
+
+  stringToken(): { raw: string; value: string } {
+    const start = this.i;
+    this.expect('"');
+    while (this.i < this.text.length) {
+      const ch = this.text[this.i];
+      if (ch === "\\") this.i += 2;
+      else if (ch === '"') break;
+      else this.i++;
+    }
+    this.expect('"');
+    const raw = this.text.slice(start, this.i);
+    return { raw, value: JSON.parse(raw) as string };
+  }
+
+  replace(start: number, text: string, path: string): void {
+    this.edits.push({ start, end: this.i, text: JSON.stringify(text) });
+    this.found?.push(path);
+  }
+
+  value(path: string, under: boolean): void {
+    this.ws();
+    const start = this.i;
+    const ch = this.text[this.i];
+    if (ch === "{") return this.object(path, under);
+    if (ch === "[") return this.array(path, under);
+    if (ch === '"') {
+      const { value } = this.stringToken();
+      const out = under ? maskUnderKey(value) : maskLooseString(value, this.rules);
+      if (out !== value) this.replace(start, out, path);
+      return;
+    }
+    const num = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+    num.lastIndex = this.i;
+    const m = num.exec(this.text);
+    if (m) {
+      this.i += m[0].length;
+      const integer = /^\d+$/.test(m[0]) ? m[0] : null;
+      if (under) this.replace(start, maskUnderKey(integer ?? ""), path);
+      else if (this.rules.luhn && integer !== null && isPanDigits(integer)) this.replace(start, maskPan(integer), path);
+      return;
+    }
+    for (const lit of ["true", "false", "null"]) {
+      if (this.text.startsWith(lit, this.i)) {
+        this.i += lit.length;
+        return;
+      }
+    }
+    this.fail();
+  }
+
+  object(path: string, under: boolean): void {
+    this.expect("{");
+    this.ws();
+    if (this.text[this.i] === "}") {
+      this.i++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      const key = this.stringToken().value;
+      this.ws();
+      this.expect(":");
+      this.value(`${path}/${escapePointer(key)}`, under || keyMatches(this.rules, key));
+      this.ws();
+      if (this.text[this.i] === ",") this.i++;
+      else return this.expect("}");
+    }
+  }
+
+  array(path: string, under: boolean): void {
+    this.expect("[");
+    this.ws();
+    if (this.text[this.i] === "]") {
+      this.i++;
+      return;
+    }
+    for (let n = 0; ; n++) {
+      this.value(`${path}/${n}`, under);
+      this.ws();
+      if (this.text[this.i] === ",") this.i++;
+      else return this.expect("]");
+    }
+  }
+}
+
+/** The masked text, or null when `text` is not one JSON value. */
+function tryMaskText(text: string, rules: MaskRules, found?: string[]): string | null {
+  const collected: string[] = [];
+  const scanner = new Scanner(text, rules, collected);
+  try {
+    scanner.value("", false);
+    scanner.ws();
+    if (scanner.i !== text.length) return null;
+  } catch {
+    return null;
+  }
+  found?.push(...collected);
+  if (scanner.edits.length === 0) return text;
+  let out = "";
+  let at = 0;
+  for (const e of scanner.edits) {
+    out += text.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * Whether a document still holds a masked placeholder ("•••", "••••••••••••1111"): an edit built from a masked
+ * view must not write placeholders over the real values. Edit handlers refuse such a payload.
+ */
+export function containsMaskPlaceholder(value: JsonValue): boolean {
+  if (typeof value === "string") return value.startsWith(BULLET.repeat(3));
+  if (value === null || typeof value !== "object") return false;
+  return (Array.isArray(value) ? value : Object.values(value)).some(containsMaskPlaceholder);
+}

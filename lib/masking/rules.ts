@@ -1,0 +1,37 @@
+// Which values count as card data. Pure and client-safe: the server builds the rules from the environment
+// (lib/masking/config.ts) and applies them; nothing here reads process.env.
+
+/** Key globs (case-insensitive, `*` = any run of characters) whose values are masked wherever they appear. */
+export const DEFAULT_MASK_KEYS: readonly string[] = ["card*", "pan", "token", "account*"];
+
+export interface MaskRules {
+  /** a key matching any of these masks every string/number below it */
+  keys: readonly RegExp[];
+  /** mask any string/number value (or digit run inside a string) of 13–19 digits that passes the Luhn check */
+  luhn: boolean;
+}
+
+export function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .trim()
+    .split("*")
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${body}$`, "i");
+}
+
+/** Rules from a list of key globs (the default list when `keys` is undefined). */
+export function maskRules(keys: readonly string[] = DEFAULT_MASK_KEYS, luhn = true): MaskRules {
+  return { keys: keys.filter((k) => k.trim() !== "").map(globToRegExp), luhn };
+}
+
+/** "card*, pan" → ["card*", "pan"]; the env form of the key list. */
+export function parseMaskKeys(value: string): string[] {
+  return value.split(",").map((k) => k.trim()).filter(Boolean);
+}
+
+export const DEFAULT_MASK_RULES: MaskRules = maskRules();
+
+export function keyMatches(rules: MaskRules, key: string): boolean {
+  return rules.keys.some((re) => re.test(key));
+}

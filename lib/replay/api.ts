@@ -1,0 +1,24 @@
+import { AppError } from "../api/errors";
+import { defineRoute, type RouteHandler } from "../api/handler";
+import type { Principal } from "../auth/principal";
+import { getDb } from "../db/client";
+import { applyBatchAction, type ActingUser } from "./control";
+import { BatchIdParams } from "./schemas";
+import { ACTION_PERMISSION, type BatchAction } from "./state";
+import { getBatch } from "./views";
+
+// Glue between app/api/replays/** and the engine, so each route file stays one line of wiring.
+
+export function actingUser(principal: Principal | null): ActingUser {
+  if (!principal) throw new AppError("unauthenticated", "sign in or send Authorization: Bearer <token>");
+  return { userId: principal.userId, email: principal.email, role: principal.role };
+}
+
+/** POST /api/replays/{id}/{action}: the transition, under the action's permission (approve: four-eyes too). */
+export function batchActionRoute(action: BatchAction): RouteHandler {
+  return defineRoute({ access: { permission: ACTION_PERMISSION[action] }, params: BatchIdParams }, async ({ params, principal, now, requestId }) => {
+    const pool = getDb().pool;
+    await applyBatchAction(pool, params.id, action, actingUser(principal), { now, requestId });
+    return getBatch(pool, params.id, now);
+  });
+}

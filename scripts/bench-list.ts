@@ -1,0 +1,133 @@
+// `npm run bench:list [-- --count 1000000 --db redrive_bench --reseed --runs 60]`
+// Server-side time of the triage list's queries on a dedicated database of 1M synthetic dead letters: every
+// single filter, a combined filter, viewports, key/hash lookups, facet counts and map points, as p50/p95/p99.
+// Targets: list page p95 ≤ 50 ms, facets p95 ≤ 250 ms. The database is seeded once (scripts/bench/seed-bulk.ts,
+// ~5 minutes for 1M rows here) and reused by later runs unless --reseed.
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { connectionFields } from "../lib/db/pg-adapter";
+import { applyMigrations } from "../lib/db/migrate";
+import { resolveDatabase } from "../lib/db/resolve";
+import { facetCounts } from "../lib/dead-letters/facets";
+import { ListQuerySchema, type ListFilter } from "../lib/dead-letters/filters";
+import { listDeadLetters } from "../lib/dead-letters/list";
+import { mapPoints } from "../lib/dead-letters/map-points";
+import { PLACES } from "../lib/seed/places";
+import { seedBulk } from "./bench/seed-bulk";
+
+const { values: args } = parseArgs({
+  options: {
+    count: { type: "string", default: "1000000" },
+    db: { type: "string", default: "redrive_bench" },
+    reseed: { type: "boolean", default: false },
+    runs: { type: "string", default: "60" },
+  },
+});
+const COUNT = Number(args.count);
+const RUNS = Number(args.runs);
+const say = (m: string) => console.log(`[bench:list] ${m}`);
+
+const handle = await resolveDatabase();
+const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
+await admin.connect();
+const url = new URL(handle.url);
+url.pathname = `/${args.db}`;
+if (args.reseed) await admin.query(`DROP DATABASE IF EXISTS "${args.db}" WITH (FORCE)`);
+const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [args.db])).rowCount === 1;
+if (!exists) await admin.query(`CREATE DATABASE "${args.db}"`);
+await admin.end();
+await applyMigrations(url.toString());
+const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+const have = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter")).rows[0]?.n ?? 0);
+if (have < COUNT) {
+  say(`seeding ${(COUNT - have).toLocaleString("en")} rows into ${args.db} (${have.toLocaleString("en")} present)`);
+  const client = await pool.connect();
+  await seedBulk(client, COUNT - have, say);
+  client.release();
+  say("VACUUM ANALYZE (index-only scans need the visibility map)");
+  await pool.query("VACUUM ANALYZE dead_letter");
+  await pool.query("VACUUM ANALYZE dead_letter_stat");
+}
+say(`${Math.max(have, COUNT).toLocaleString("en")} dead letters in ${args.db}; ${RUNS} runs per scenario after warm-up`);
+
+// ── inputs drawn from the data ──────────────────────────────────────────────────────────────────────────────
+const sample = (await pool.query<{ key: string; kind: string; event_id: string | null; device_id: string | null }>(
+  "SELECT idempotency_key AS key, kind, event_id, device_id FROM dead_letter TABLESAMPLE SYSTEM (0.1) WHERE idempotency_key IS NOT NULL LIMIT 500",
+)).rows;
+const groups = (await pool.query<{ g: string }>("SELECT DISTINCT reason_group AS g FROM dead_letter_stat")).rows.map((r) => r.g);
+const sources = (await pool.query<{ s: string }>("SELECT DISTINCT source AS s FROM dead_letter_stat")).rows.map((r) => r.s);
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
+const DAY = 86_400_000;
+const oneDay = (): Pick<ListFilter, "from" | "to"> => {
+  const start = Date.UTC(2026, 10, 1) + Math.floor(Math.random() * 27) * DAY;
+  return { from: new Date(start), to: new Date(start + DAY - 1) };
+};
+const around = (span: number): ListFilter["bbox"] => {
+  const p = pick(PLACES);
+  const x = p.lon + (Math.random() - 0.5) * 0.1, y = p.lat + (Math.random() - 0.5) * 0.1;
+  return [x - span / 2, y - span / 2, x + span / 2, y + span / 2];
+};
+const hashes = sample.filter((s) => s.kind === "afc");
+const keys = sample.filter((s) => s.kind === "spatial");
+
+// ── scenarios ───────────────────────────────────────────────────────────────────────────────────────────────
+type Scenario = [name: string, run: () => Promise<unknown>];
+const list = (f: () => Record<string, unknown>) => () => listDeadLetters(pool, ListQuerySchema.parse(f()));
+const facets = (f: () => ListFilter) => () => facetCounts(pool, f());
+
+let scrollCursor: string | null = null;
+const scenarios: Scenario[] = [
+  ["list: no filter, first page", list(() => ({}))],
+  ["list: scrolling (next page by cursor)", async () => {
+    const page = await listDeadLetters(pool, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
+    scrollCursor = page.nextCursor;
+  }],
+  ["list: kind=afc", list(() => ({ kind: "afc" }))],
+  ["list: status=pending", list(() => ({ status: "pending" }))],
+  ["list: status=approved", list(() => ({ status: "approved" }))],
+  ["list: class=poison", list(() => ({ class: "poison" }))],
+  ["list: source=<random>", list(() => ({ source: pick(sources) }))],
+  ["list: reason=<random group>", list(() => ({ reason: pick(groups) }))],
+  ["list: one day (from/to)", list(() => oneDay())],
+  ["list: combined (pending+afc+source+day)", list(() => ({ status: "pending", kind: "afc", source: pick(["gates.metro", "validators.bus", "tram.readers"]), ...oneDay() }))],
+  ["list: combined (pending+spatial+reason)", list(() => ({ status: "pending", kind: "spatial", reason: pick(groups) }))],
+  ["list: viewport street (0.01°)", list(() => ({ bbox: around(0.01) }))],
+  ["list: viewport city (0.3°)", list(() => ({ bbox: around(0.3) }))],
+  ["list: viewport city + pending", list(() => ({ bbox: around(0.3), status: "pending" }))],
+  ["list: viewport region (Europe)", list(() => ({ bbox: [-10, 35, 25, 60] }))],
+  ["list: viewport empty ocean", list(() => ({ bbox: [-150, -40, -140, -30] }))],
+  ["lookup: q=spatial key", list(() => ({ q: pick(keys).key }))],
+  ["lookup: q=hash prefix (10 hex)", list(() => ({ q: pick(hashes).key.slice(0, 10) }))],
+  ["lookup: q=full hash", list(() => ({ q: pick(hashes).key }))],
+  ["lookup: q=event_id", list(() => ({ q: pick(hashes).event_id ?? "none" }))],
+  ["lookup: q=device_id", list(() => ({ q: pick(hashes).device_id ?? "none" }))],
+  ["facets: no filter", facets(() => ({}))],
+  ["facets: status=pending", facets(() => ({ status: ["pending"] }))],
+  ["facets: kind+source+reason", facets(() => ({ kind: ["spatial"], source: [pick(sources)], reason: pick(groups) }))],
+  ["facets: one day", facets(() => oneDay())],
+  ["facets: partial days (12:00→12:00)", facets(() => { const d = oneDay(); return { from: new Date(d.from!.getTime() + DAY / 2), to: new Date(d.to!.getTime() + DAY / 2) }; })],
+  ["facets: q=device_id", facets(() => ({ q: pick(hashes).device_id ?? "none" }))],
+  ["facets: viewport city", facets(() => ({ bbox: around(0.3) }))],
+  ["facets: viewport region (sampled)", facets(() => ({ bbox: [-10, 35, 25, 60] }))],
+  ["map: world, zoom 1 (sampled)", () => mapPoints(pool, { bbox: [-180, -85, 180, 85] }, 1)],
+  ["map: city, zoom 11", () => mapPoints(pool, { bbox: around(0.3) }, 11)],
+  ["map: street, zoom 16", () => mapPoints(pool, { bbox: around(0.01) }, 16)],
+];
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+const fmt = (ms: number) => ms.toFixed(1).padStart(7);
+console.log(`\n${"scenario".padEnd(44)}${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}${"max".padStart(7)}  ms`);
+for (const [name, run] of scenarios) {
+  for (let i = 0; i < 3; i++) await run();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`${name.padEnd(44)}${fmt(quantile(times, 0.5))}${fmt(quantile(times, 0.95))}${fmt(quantile(times, 0.99))}${fmt(times.at(-1)!)}`);
+}
+await pool.end();
+await handle.stop();
+process.exit(0);

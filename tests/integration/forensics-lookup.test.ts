@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { SYSTEM_ACTOR } from "../../lib/audit/append";
+import { closeDb, type Db } from "../../lib/db/client";
+import { lookup } from "../../lib/forensics/lookup";
+import { quarantineGroups } from "../../lib/forensics/quarantine";
+import { purgeQuarantined, releaseQuarantined } from "../../lib/forensics/quarantine-actions";
+import { LookupQuerySchema } from "../../lib/forensics/schemas";
+import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
+import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// Lookup by every identifier a record has, by place and time, and in the ledger; quarantine release and purge;
+// revealing a masked field.
+
+vi.mock("server-only", () => ({}));
+setTestAuthEnv();
+
+let db: Db;
+const PAN = "4111111111111111";
+const ctx = () => ({ actor: SYSTEM_ACTOR, requestId: "t", now: new Date() });
+const q = (raw: Record<string, unknown>) => LookupQuerySchema.parse(raw);
+const ids: Record<string, string> = {};
+
+const square = (x: number, y: number, d = 0.001) => ({ type: "Polygon", coordinates: [[[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]]] });
+const tap = (o: { eventId?: string; deviceId?: string; at: string; extra?: Record<string, unknown> }) => ({
+  ...(o.eventId ? { event_id: o.eventId } : {}), ...(o.deviceId ? { device_id: o.deviceId } : {}), fare_amount_cents: 250, tap_timestamp: o.at, ...o.extra,
+});
+
+beforeAll(async () => {
+  db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "user"] });
+  const envelopes = [
+    spatialEnvelope({ key: "lk-paris", observedAt: 100, featureId: "paris", geometry: square(2.35, 48.85) }),
+    spatialEnvelope({ key: "lk-berlin", observedAt: 200, featureId: "berlin", geometry: square(13.4, 52.52) }),
+    JSON.stringify({ ...JSON.parse(spatialEnvelope({ key: "lk-msg", observedAt: 300, featureId: "msg", geometry: square(2.36, 48.86) })), source_message_id: "msg-123" }),
+    JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ eventId: "ev-1", deviceId: "dev-A", at: "2026-11-05T08:00:00Z", extra: { card_pan: PAN } }), failure_reason: "card_pan: Unrecognized key" }),
+    JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ eventId: "ev-2", deviceId: "dev-A", at: "2026-11-06T08:00:00Z", extra: { x: 1 } }), failure_reason: "x: Unrecognized key" }),
+    JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ deviceId: "dev-B", at: "2026-11-07T08:00:00Z" }), failure_reason: "event_id: Required" }),
+  ];
+  const stored = await ingest(db, envelopes);
+  ["paris", "berlin", "msg", "pan", "ev2", "poison"].forEach((name, i) => (ids[name] = stored[i]!));
+  await db.pool.query(
+    `INSERT INTO ledger_entry (idempotency_key, kind, applied_at, origin) VALUES ('settled-elsewhere-1', 'spatial', '2026-11-10T00:00:00Z', 'import'),
+       ('lk-berlin', 'spatial', '2026-11-11T00:00:00Z', 'replay')`,
+  );
+});
+
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+describe("lookup", () => {
+  it("finds a record by idempotency key, event id, device id, source message id and hash prefix", async () => {
+    expect((await lookup(db.pool, q({ q: "lk-paris" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.paris, ["idempotency_key"]]]);
+    expect((await lookup(db.pool, q({ q: "ev-1" }), null)).records.map((r) => r.id)).toEqual([ids.pan]);
+    expect((await lookup(db.pool, q({ q: "msg-123" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.msg, ["source_message_id"]]]);
+    const byDevice = await lookup(db.pool, q({ q: "dev-A" }), null);
+    expect(byDevice.records.map((r) => r.id)).toEqual([ids.ev2, ids.pan]); // newest observation first
+    const { rows } = await db.pool.query<{ key: string }>("SELECT idempotency_key AS key FROM dead_letter WHERE id = $1", [ids.poison]);
+    const hash = rows[0]!.key;
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect((await lookup(db.pool, q({ q: hash }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["idempotency_key"]]]);
+    const prefix = await lookup(db.pool, q({ q: hash.slice(0, 10).toUpperCase() }), null);
+    expect(prefix.records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["event_hash_prefix"]]]);
+    expect((await lookup(db.pool, q({ q: "nothing-like-this" }), null)).records).toEqual([]);
+  });
+
+  it("narrows by time window", async () => {
+    const r = await lookup(db.pool, q({ q: "dev-A", from: "2026-11-06T00:00:00Z", to: "2026-11-06T23:59:59Z" }), null);
+    expect(r.records.map((x) => x.id)).toEqual([ids.ev2]);
+  });
+
+  it("finds records by place: a box, or a point and radius, with a time window", async () => {
+    const box = await lookup(db.pool, q({ bbox: "2.3,48.8,2.4,48.9" }), null);
+    expect(box.records.map((r) => r.id)).toEqual([ids.msg, ids.paris]);
+    expect(box.records.every((r) => r.matchedOn.includes("place"))).toBe(true);
+    const near = await lookup(db.pool, q({ near: "2.3505,48.8505", radiusKm: "0.5" }), null);
+    expect(near.records.map((r) => r.id)).toEqual([ids.paris]); // msg is ~1.4 km away
+    const wider = await lookup(db.pool, q({ near: "2.3505,48.8505", radiusKm: "2" }), null);
+    expect(wider.records.map((r) => r.id)).toEqual([ids.msg, ids.paris]);
+    const early = await lookup(db.pool, q({ bbox: "2.3,48.8,2.4,48.9", to: new Date((EPOCH + 150) * 1000).toISOString() }), null);
+    expect(early.records.map((r) => r.id)).toEqual([ids.paris]);
+    const keyAndPlace = await lookup(db.pool, q({ q: "lk-berlin", bbox: "2.3,48.8,2.4,48.9" }), null);
+    expect(keyAndPlace.records).toEqual([]);
+  });
+
+  it("answers from the ledger, also for keys that never were in this DLQ", async () => {
+    const elsewhere = await lookup(db.pool, q({ q: "settled-elsewhere-1" }), null);
+    expect(elsewhere.records).toEqual([]);
+    expect(elsewhere.ledger).toMatchObject([{ idempotencyKey: "settled-elsewhere-1", origin: "import", appliedAt: "2026-11-10T00:00:00.000Z" }]);
+    const berlin = await lookup(db.pool, q({ q: "lk-berlin" }), null);
+    expect(berlin.ledger.map((l) => l.idempotencyKey)).toEqual(["lk-berlin"]);
+  });
+
+  it("masks card data in reasons for readers without unmask", async () => {
+    await db.pool.query(`UPDATE dead_letter SET reason = $2 WHERE id = $1`, [ids.pan, `refused card ${PAN}`]);
+    const masked = await lookup(db.pool, q({ q: "ev-1" }), DEFAULT_MASK_RULES);
+    expect(masked.records[0]!.reason).toBe("refused card ••••••••••••1111");
+  });
+
+  it("serves GET /api/lookup and refuses a query without key or place", async () => {
+    const { GET } = await import("../../app/api/lookup/route");
+    const token = await makeToken(db, (await makeUser(db, "analyst")).id);
+    const get = (qs: string) => GET(new Request(`http://localhost/api/lookup?${qs}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+    const ok = await get("q=lk-paris");
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { records: unknown[] }).records).toHaveLength(1);
+    const bad = await get("from=2026-01-01T00:00:00Z");
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe("reveal", () => {
+  it("gives an auditor one field in clear and audits the path, never the value", async () => {
+    const { POST } = await import("../../app/api/dead-letters/[id]/reveal/route");
+    const post = async (role: "auditor" | "analyst", path: string) => {
+      const token = await makeToken(db, (await makeUser(db, role)).id);
+      return POST(
+        new Request(`http://localhost/api/dead-letters/${ids.pan}/reveal`, {
+          method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ path }),
+        }),
+        { params: Promise.resolve({ id: ids.pan! }) },
+      );
+    };
+    expect((await post("analyst", "/payload/card_pan")).status).toBe(403);
+    const res = await post("auditor", "/payload/card_pan");
+    expect(await res.json()).toEqual({ path: "/payload/card_pan", value: PAN });
+    expect(await (await post("auditor", "/rawEnvelope/raw_payload/card_pan")).json()).toEqual({ path: "/rawEnvelope/raw_payload/card_pan", value: PAN });
+    expect((await post("auditor", "/payload/nope")).status).toBe(404);
+    const { rows } = await db.pool.query("SELECT after FROM audit_event WHERE action = 'dead_letter.field_revealed' AND target_id = $1 ORDER BY id", [ids.pan]);
+    expect(rows.map((r) => r.after)).toEqual([{ path: "/payload/card_pan" }, { path: "/rawEnvelope/raw_payload/card_pan" }]);
+    expect(JSON.stringify(rows)).not.toContain(PAN);
+  });
+});
+
+describe("GET /api/dead-letters/{id}", () => {
+  it("masks card data for an analyst and shows it to an auditor asking for it", async () => {
+    const { GET } = await import("../../app/api/dead-letters/[id]/route");
+    const get = async (role: "analyst" | "auditor", qs = "") => {
+      const token = await makeToken(db, (await makeUser(db, role)).id);
+      return GET(new Request(`http://localhost/api/dead-letters/${ids.pan}${qs}`, { headers: { authorization: `Bearer ${token}` } }), {
+        params: Promise.resolve({ id: ids.pan! }),
+      });
+    };
+    const masked = (await (await get("analyst")).json()) as { payload: { card_pan: string }; rawEnvelope: string; maskedPaths: string[] };
+    expect(masked.payload.card_pan).toBe("••••••••••••1111");
+    expect(masked.rawEnvelope).not.toContain(PAN);
+    expect(masked.maskedPaths).toEqual(["/payload/card_pan", "/rawEnvelope/raw_payload/card_pan"]);
+    expect((await get("analyst", "?unmask=1")).status).toBe(403);
+    const clear = (await (await get("auditor", "?unmask=1")).json()) as { payload: { card_pan: string } };
+    expect(clear.payload.card_pan).toBe(PAN);
+  });
+});
+
+describe("quarantine", () => {
+  it("groups quarantined records by reason with a zero-filled 14-day trend", async () => {
+    const groups = await quarantineGroups(db.pool, new Date("2026-11-10T12:00:00Z"));
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({ kind: "afc", count: 1 });
+    expect(groups[0]!.trend).toHaveLength(14);
+    expect(groups[0]!.trend.find((d) => d.day === "2026-11-07")?.count).toBe(1);
+  });
+
+  it("releases to triage and purges, skipping what is not quarantined; the purge keeps a masked copy in the audit", async () => {
+    await db.pool.query("UPDATE dead_letter SET status = 'quarantined' WHERE id = $1", [ids.pan]);
+    const released = await releaseQuarantined(db.pool, { ids: [ids.poison!, ids.paris!], reason: "producer fixed" }, ctx());
+    expect(released).toEqual({ released: 1, skipped: 1 });
+    expect((await db.pool.query("SELECT status FROM dead_letter WHERE id = $1", [ids.poison])).rows[0].status).toBe("pending");
+
+    const purged = await purgeQuarantined(db.pool, { filter: { kind: ["afc"] }, reason: "card data must not be kept" }, { ...ctx(), rules: DEFAULT_MASK_RULES });
+    expect(purged).toEqual({ purged: 1, skipped: 0 });
+    const row = (await db.pool.query("SELECT status, payload, raw_envelope, idempotency_key FROM dead_letter WHERE id = $1", [ids.pan])).rows[0];
+    expect(row).toMatchObject({ status: "purged", payload: null, raw_envelope: null });
+    expect(row.idempotency_key).toMatch(/^[0-9a-f]{64}$/);
+    const audit = (await db.pool.query("SELECT before, reason FROM audit_event WHERE action = 'dead_letter.purged' AND target_id = $1", [ids.pan])).rows[0];
+    expect(audit.reason).toBe("card data must not be kept");
+    expect(audit.before.payload.card_pan).toBe("••••••••••••1111");
+    expect(audit.before.rawEnvelope).toContain('"card_pan":"••••••••••••1111"');
+    expect(JSON.stringify(audit)).not.toContain(PAN);
+  });
+
+  it("only lets supervisors purge over HTTP", async () => {
+    const { POST } = await import("../../app/api/quarantine/purge/route");
+    const token = await makeToken(db, (await makeUser(db, "analyst")).id);
+    const res = await POST(
+      new Request("http://localhost/api/quarantine/purge", {
+        method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ ids: ["1"], reason: "x" }),
+      }),
+      { params: Promise.resolve({}) },
+    );
+    expect(res.status).toBe(403);
+  });
+});

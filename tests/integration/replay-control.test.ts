@@ -1,0 +1,156 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { closeDb, type Db } from "../../lib/db/client";
+import type { BatchView, RateSeries } from "../../lib/replay/schemas";
+import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
+import * as actions from "../replay/action-routes";
+import { afcRecord, approve, batchStatus, ingest, itemCounts, waitFor } from "../replay/fixtures";
+import { startSinkServer, type SinkServer } from "../replay/sink-server";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// The batch life cycle through the API as a supervisor would drive it: create, four-eyes approval, start,
+// and pause / resume / cancel taking effect within a second while workers are submitting.
+
+vi.mock("server-only", () => ({}));
+setTestAuthEnv();
+
+let db: Db;
+let tokenA: string;
+let tokenB: string;
+let tokenAnalyst: string;
+const workers: WorkerHandle[] = [];
+
+beforeAll(async () => {
+  db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker"] });
+  tokenA = await makeToken(db, (await makeUser(db, "supervisor")).id);
+  tokenB = await makeToken(db, (await makeUser(db, "supervisor")).id);
+  tokenAnalyst = await makeToken(db, (await makeUser(db, "analyst")).id);
+});
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+});
+
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+async function taps(prefix: string, n: number, devices = n): Promise<string[]> {
+  const ids = await ingest(db, Array.from({ length: n }, (_, i) => afcRecord({ eventId: `${prefix}-${i}`, deviceId: `${prefix}-dev-${i % devices}`, at: i })));
+  await approve(db, ids);
+  return ids;
+}
+
+describe("creating and approving a batch", () => {
+  it("creates a draft (201) and refuses approval by its creator (four-eyes), accepts another supervisor", async () => {
+    const ids = await taps("fe", 3);
+    const created = await actions.create(tokenA, { ids, sink: { type: "ledger" }, ratePerSecond: 10 });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: "draft", total: 3, ratePerSecond: 10, counts: { pending: 3, applied: 0 } });
+    const id = (created.body as { id: string }).id;
+
+    const own = await actions.act(tokenA, id, "approve");
+    expect(own.status).toBe(403);
+    expect(own.body).toMatchObject({ error: { code: "forbidden", rule: "four_eyes" } });
+    expect(await batchStatus(db, id)).toBe("draft");
+
+    expect((await actions.act(tokenAnalyst, id, "approve")).status).toBe(403);
+    expect((await actions.act(tokenA, id, "start")).status).toBe(409); // not approved yet
+    const approved = await actions.act(tokenB, id, "approve");
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: "approved", approvedBy: { email: expect.stringContaining("supervisor") } });
+
+    const list = await actions.list(tokenAnalyst);
+    expect((list.body as { batches: BatchView[] }).batches.map((b) => b.id)).toContain(id);
+    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 ORDER BY id`, [id]);
+    expect(audit.rows.map((r) => r.action)).toEqual(["replay_batch.create", "replay_batch.approve"]);
+  });
+
+  it("refuses explicit ids that are not approved, naming them (422)", async () => {
+    const ids = await ingest(db, [afcRecord({ eventId: "na-1", deviceId: "na", at: 1 }), afcRecord({ eventId: "na-2", deviceId: "na", at: 2 })]);
+    await approve(db, [ids[0] as string]);
+    const res = await actions.create(tokenA, { ids, sink: { type: "ledger" }, ratePerSecond: 10 });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: `ids.${ids[1]}`, message: `record ${ids[1]} is pending, not approved` }] } });
+  });
+
+  it("takes what a filter selects among approved records and says what it left out", async () => {
+    await taps("flt", 4);
+    const res = await actions.create(tokenA, { filter: { kind: ["afc"], q: "flt-dev-1" }, sink: { type: "ledger" }, ratePerSecond: 5 });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ total: 1, skipped: { notApproved: 0, inActiveBatch: 0, noKey: 0 } });
+    const again = await actions.create(tokenA, { filter: { kind: ["afc"], q: "flt-dev-1" }, sink: { type: "ledger" }, ratePerSecond: 5 });
+    expect(again.status).toBe(422); // the record is in the first (active) batch
+    const wrongStatus = await actions.create(tokenA, { filter: { status: ["pending"] }, sink: { type: "ledger" }, ratePerSecond: 5 });
+    expect(wrongStatus.status).toBe(422);
+  });
+});
+
+describe("pause, resume and cancel while workers submit", () => {
+  let server: SinkServer;
+  afterEach(async () => server?.close());
+
+  async function started(prefix: string, n: number, rate: number): Promise<string> {
+    const ids = await taps(prefix, n);
+    const created = await actions.create(tokenA, { ids, sink: { type: "http", url: server.url, concurrency: 2 }, ratePerSecond: rate });
+    const id = (created.body as { id: string }).id;
+    expect((await actions.act(tokenB, id, "approve")).status).toBe(200);
+    expect((await actions.act(tokenA, id, "start")).status).toBe(200);
+    for (let i = 0; i < 2; i++) workers.push(startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 200 }));
+    return id;
+  }
+
+  const arrivalsAfter = (t: number) => server.deliveries.filter((d) => d.arrivedAt > t).length;
+
+  it("pause stops submissions within 1 s, resume picks up, cancel ends it within 1 s", async () => {
+    server = await startSinkServer();
+    const id = await started("pr", 400, 40);
+    await waitFor("first submissions", async () => server.deliveries.length >= 20);
+
+    const pause = await actions.act(tokenA, id, "pause");
+    const pausedAt = Date.now();
+    expect(pause.body).toMatchObject({ status: "paused" });
+    await new Promise((r) => setTimeout(r, 1800));
+    expect(arrivalsAfter(pausedAt + 1000)).toBe(0);
+    const held = await itemCounts(db.pool, id);
+    expect(held.running ?? 0).toBe(0); // claimed but unsent items went back to the queue
+
+    const before = server.deliveries.length;
+    await actions.act(tokenA, id, "resume");
+    const resumedAt = Date.now();
+    await waitFor("submissions after resume", async () => server.deliveries.length > before + 5, 5000);
+    expect((server.deliveries[before]?.arrivedAt ?? Infinity) - resumedAt).toBeLessThan(1000);
+
+    const cancel = await actions.act(tokenA, id, "cancel");
+    const cancelledAt = Date.now();
+    expect(cancel.body).toMatchObject({ status: "cancelled" });
+    await new Promise((r) => setTimeout(r, 1800));
+    expect(arrivalsAfter(cancelledAt + 1000)).toBe(0);
+    const end = await waitFor("every item finished", async () => {
+      const c = await itemCounts(db.pool, id);
+      return (c.pending ?? 0) + (c.running ?? 0) + (c.retry ?? 0) === 0 ? c : null;
+    }, 10_000);
+    expect((end.applied ?? 0) + (end.cancelled ?? 0)).toBe(400);
+    expect(end.applied).toBe(new Set(server.deliveries.map((d) => d.key)).size);
+    const view = await actions.get(tokenAnalyst, id);
+    expect(view.body).toMatchObject({ status: "cancelled", counts: { pending: 0, applied: end.applied, cancelled: end.cancelled } });
+  });
+
+  it("paced at the configured rate across two workers (submissions per second, from the API's rate series)", async () => {
+    server = await startSinkServer();
+    const id = await started("rate", 120, 30);
+    await waitFor("all applied", async () => (await batchStatus(db, id)) === "completed", 20_000);
+    const times = server.deliveries.map((d) => d.arrivedAt).sort((a, b) => a - b);
+    const achieved = (times.length - 1) / (((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000);
+    expect(Math.abs(achieved - 30) / 30).toBeLessThan(0.05);
+    let worst = 0;
+    for (let lo = 0, hi = 0; hi < times.length; hi++) {
+      while ((times[hi] as number) - (times[lo] as number) >= 1000) lo++;
+      worst = Math.max(worst, hi - lo + 1);
+    }
+    expect(worst).toBeLessThanOrEqual(33);
+    const series = await actions.rate(tokenAnalyst, id);
+    expect((series.body as RateSeries).points.reduce((s, p) => s + p.count, 0)).toBe(120);
+  });
+});

@@ -1,0 +1,143 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { closeDb, type Db } from "../../lib/db/client";
+import { claimItems } from "../../lib/replay/claim";
+import { MAX_LEASE_LOSSES } from "../../lib/replay/rules";
+import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
+import { afcRecord, approve, batchStatus, ingest, itemCounts, runningBatch, waitFor, type TestUsers } from "../replay/fixtures";
+import { startSinkServer, type SinkServer } from "../replay/sink-server";
+import { makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// What happens when the sink or the record is the problem: retries with backoff, poison after the budget
+// with the reason in the record's history and the record quarantined, refusals, re-validation drops, the
+// poison check, the self-pause, the slow-down on 429, and items lost with a dead worker.
+
+setTestAuthEnv();
+
+let db: Db;
+let users: TestUsers;
+let server: SinkServer | null = null;
+const workers: WorkerHandle[] = [];
+
+beforeAll(async () => {
+  db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker"] });
+  const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
+  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+});
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+  await server?.close();
+  server = null;
+});
+
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+function worker(leaseMs = 3000): void {
+  workers.push(startWorker({ db, log: () => {}, leaseMs, pollMs: 50, backoff: { baseMs: 20, maxMs: 100 } }));
+}
+
+async function taps(prefix: string, n: number, fare: unknown = 250): Promise<string[]> {
+  const ids = await ingest(db, Array.from({ length: n }, (_, i) => afcRecord({ eventId: `${prefix}-${i}`, deviceId: `${prefix}-d${i}`, at: i, fare })));
+  await approve(db, ids);
+  return ids;
+}
+
+const settle = (id: string) => waitFor(`batch ${id} to finish`, async () => ["completed", "paused", "failed"].includes(await batchStatus(db, id)), 20_000);
+
+describe("a sink that keeps failing", () => {
+  it("retries with backoff, then poisons the item and quarantines the record with the reason in its history", async () => {
+    server = await startSinkServer({ decide: () => ({ status: 500 }) });
+    const [record] = await taps("poison", 1);
+    const id = await runningBatch(db, users, { ids: [record], sink: { type: "http", url: server.url }, ratePerSecond: 100, maxAttempts: 3 });
+    worker();
+    await settle(id);
+    expect(server.deliveries).toHaveLength(3);
+    const item = await db.pool.query(`SELECT status::text, attempts, last_error FROM replay_item WHERE batch_id = $1`, [id]);
+    expect(item.rows[0]).toMatchObject({ status: "poison", attempts: 3, last_error: 'gave up after 3 attempts: HTTP 500: {"ok":false}' });
+    const rec = await db.pool.query(`SELECT status::text, failure_class::text, replay_count, reason FROM dead_letter WHERE id = $1`, [record]);
+    expect(rec.rows[0]).toMatchObject({ status: "quarantined", failure_class: "poison", replay_count: 1, reason: 'gave up after 3 attempts: HTTP 500: {"ok":false}' });
+    const history = await db.pool.query(`SELECT origin, reason, batch_id::text FROM failure_attempt WHERE dead_letter_id = $1 ORDER BY attempt`, [record]);
+    expect(history.rows.at(-1)).toEqual({ origin: "replay", reason: 'gave up after 3 attempts: HTTP 500: {"ok":false}', batch_id: id });
+    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 AND action LIKE 'replay.%' ORDER BY id`, [record]);
+    expect(audit.rows.map((r) => r.action)).toEqual(["replay.retry", "replay.retry", "replay.poison"]);
+  });
+
+  it("counts a refusal (4xx) as failed and sends the record back to triage", async () => {
+    server = await startSinkServer({ decide: () => ({ status: 422 }) });
+    const [record] = await taps("refused", 1);
+    const id = await runningBatch(db, users, { ids: [record], sink: { type: "http", url: server.url }, ratePerSecond: 100 });
+    worker();
+    await settle(id);
+    expect(await itemCounts(db.pool, id)).toEqual({ failed: 1 });
+    const rec = await db.pool.query(`SELECT status::text, replay_count FROM dead_letter WHERE id = $1`, [record]);
+    expect(rec.rows[0]).toEqual({ status: "pending", replay_count: 1 });
+  });
+
+  it("pauses the batch itself when the failure share passes the threshold", async () => {
+    server = await startSinkServer({ decide: () => ({ status: 500 }) });
+    const ids = await taps("selfpause", 60);
+    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url, concurrency: 8 }, ratePerSecond: 500, maxAttempts: 10 });
+    worker();
+    await waitFor("self-pause", async () => (await batchStatus(db, id)) === "paused", 15_000);
+    const { rows } = await db.pool.query(`SELECT status_reason FROM replay_batch WHERE id = $1`, [id]);
+    expect(rows[0].status_reason).toMatch(/^paused automatically: \d+ of the last \d+ submitted items failed \(100%, threshold 50%\)$/);
+    const audit = await db.pool.query(`SELECT actor_email, reason FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 AND action = 'replay_batch.pause'`, [id]);
+    expect(audit.rows[0].actor_email).toMatch(/^worker:/);
+  });
+
+  it("slows the batch down on 429 and waits out Retry-After", async () => {
+    server = await startSinkServer({ decide: (_b, n) => (n === 5 ? { status: 429, headers: { "retry-after": "1" } } : null) });
+    const ids = await taps("throttle", 30);
+    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url, concurrency: 1 }, ratePerSecond: 50 });
+    worker();
+    await settle(id);
+    expect(await itemCounts(db.pool, id)).toEqual({ applied: 30 });
+    const limited = server.deliveries[5] as { arrivedAt: number };
+    const next = server.deliveries[6] as { arrivedAt: number };
+    expect(next.arrivedAt - limited.arrivedAt).toBeGreaterThanOrEqual(950);
+    const { rows } = await db.pool.query(`SELECT throttle, throttled_at FROM replay_batch WHERE id = $1`, [id]);
+    expect(rows[0].throttle).toBe(0.5);
+    expect(rows[0].throttled_at).not.toBeNull();
+  });
+});
+
+describe("records that cannot be replayed", () => {
+  it("drops a record that no longer passes re-validation and poisons one replayed too often, without sending either", async () => {
+    server = await startSinkServer();
+    const [bad] = await taps("invalid", 1, "2.50");
+    const [worn, fine] = await taps("worn", 2);
+    await db.pool.query(`UPDATE dead_letter SET replay_count = 3 WHERE id = $1`, [worn]);
+    const id = await runningBatch(db, users, { ids: [bad, worn, fine], sink: { type: "http", url: server.url }, ratePerSecond: 100, maxReplays: 3 });
+    worker();
+    await settle(id);
+    expect(await itemCounts(db.pool, id)).toEqual({ dropped: 1, poison: 1, applied: 1 });
+    expect(server.deliveries.map((d) => d.key)).toHaveLength(1);
+    const recs = await db.pool.query(`SELECT id::text, status::text, reason FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id`, [[bad, worn]]);
+    expect(recs.rows).toEqual([
+      { id: bad, status: "pending", reason: expect.stringMatching(/^tap schema: fare_amount_cents/) },
+      { id: worn, status: "quarantined", reason: "replayed 3 times (the batch allows 3)" },
+    ]);
+  });
+});
+
+describe("a worker that dies holding items", () => {
+  it("gets its items swept back after the lease and counted as a loss; repeated losses make the item poison", async () => {
+    const ids = await taps("lease", 3);
+    const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 100 });
+    const lost = await claimItems(db.pool, { batchId: id, workerId: "dead-worker", limit: 3, leaseMs: 300 });
+    expect(lost).toHaveLength(3);
+    await db.pool.query(`UPDATE replay_item SET lease_losses = $2 WHERE id = $1`, [lost[0]?.id, MAX_LEASE_LOSSES - 1]);
+    worker(1000);
+    await settle(id);
+    const { rows } = await db.pool.query(`SELECT seq, status::text, lease_losses FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [id]);
+    expect(rows).toEqual([
+      { seq: 1, status: "poison", lease_losses: MAX_LEASE_LOSSES },
+      { seq: 2, status: "applied", lease_losses: 1 },
+      { seq: 3, status: "applied", lease_losses: 1 },
+    ]);
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDb, createDb, type Db } from "../../lib/db/client";
+import { startWorker } from "../../lib/replay/worker";
+import { afcRecord, approve, batchStatus, ingest, runningBatch, waitFor, type TestUsers } from "../replay/fixtures";
+import { startSinkServer } from "../replay/sink-server";
+import { makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// Per-entity ordering with two workers (two pools, as two processes would have): for each device the taps
+// arrive oldest observation first, and a newer one only after the older one's answer came back — although
+// both workers claim in parallel, each with several requests in flight.
+
+setTestAuthEnv();
+
+let db: Db;
+let other: Db;
+let users: TestUsers;
+
+beforeAll(async () => {
+  db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker"] });
+  other = createDb(db.url, 8);
+  const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
+  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+});
+
+afterAll(async () => {
+  await other.pool.end();
+  await db.pool.end();
+  await closeDb();
+});
+
+describe("entity ordering", () => {
+  it("holds across two workers: per device, oldest first, one at a time", async () => {
+    const DEVICES = 6;
+    const N = 240;
+    // Observation times shuffled against insertion order, so ids and observations disagree.
+    const order = Array.from({ length: N }, (_, i) => (i * 97) % N);
+    const ids = await ingest(db, order.map((at, i) => afcRecord({ eventId: `ord-${i}`, deviceId: `ord-dev-${i % DEVICES}`, at })));
+    await approve(db, ids);
+    const server = await startSinkServer({ delayMs: 5 });
+    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url, concurrency: 4 }, ratePerSecond: 400, pageSize: 50 });
+    const workers = [db, other].map((d) => startWorker({ db: d, log: () => {}, leaseMs: 5000, pollMs: 50, concurrency: 2 }));
+    try {
+      await waitFor("completion", async () => (await batchStatus(db, id)) === "completed", 30_000);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await server.close();
+    }
+    expect(server.deliveries).toHaveLength(N);
+    const byDevice = new Map<string, typeof server.deliveries>();
+    for (const d of server.deliveries) byDevice.set(d.entity ?? "", [...(byDevice.get(d.entity ?? "") ?? []), d]);
+    expect(byDevice.size).toBe(DEVICES);
+    for (const [device, list] of byDevice) {
+      const observed = list.map((d) => d.observedAt);
+      expect(observed, `device ${device} out of order`).toEqual([...observed].sort());
+      for (let i = 1; i < list.length; i++) {
+        const prev = list[i - 1] as (typeof list)[number];
+        const cur = list[i] as (typeof list)[number];
+        expect(cur.arrivedAt, `device ${device}: a newer tap arrived before the older one was answered`).toBeGreaterThanOrEqual(prev.doneAt);
+      }
+    }
+    // Both workers took part.
+    const { rows } = await db.pool.query(`SELECT count(DISTINCT actor_email)::int AS n FROM audit_event WHERE action = 'replay.applied' AND after->>'batchId' = $1`, [id]);
+    expect(rows[0].n).toBe(2);
+  });
+});

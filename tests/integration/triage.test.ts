@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { closeDb, type Db } from "../../lib/db/client";
+import { applyAction, type ActionContext } from "../../lib/dead-letters/actions";
+import { bulkAction } from "../../lib/dead-letters/bulk";
+import { getDeadLetter } from "../../lib/dead-letters/detail";
+import { countMatching, facetCounts } from "../../lib/dead-letters/facets";
+import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
+import type { RecordText } from "../../lib/dead-letters/ingest/split";
+import { listDeadLetters } from "../../lib/dead-letters/list";
+import { ListQuerySchema } from "../../lib/dead-letters/filters";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// Triage decisions against a real database: optimistic concurrency, the state machine under the lock, the
+// audit trail, the AFC identity rule, server-side re-validation of edited geometry, and bulk by filter.
+
+vi.mock("server-only", () => ({}));
+setTestAuthEnv();
+
+const bowtie = [[[2.35, 48.85], [2.36, 48.86], [2.36, 48.85], [2.35, 48.86], [2.35, 48.85]]];
+const square = [[[2.35, 48.85], [2.36, 48.85], [2.36, 48.86], [2.35, 48.86], [2.35, 48.85]]];
+
+const spatial = (key: string) => JSON.stringify({
+  kind: "spatial", source: "parcels", idempotency_key: key, observed_at: "2026-11-05T10:00:00Z",
+  feature: { type: "Feature", id: "p-1", geometry: { type: "Polygon", coordinates: bowtie }, properties: { name: "<img src=x onerror=alert(1)>" } },
+  dead_letter_reason: "TopologyException: Self-intersection", replay_count: 0,
+});
+const afc = (tap: string) => `{"kind":"afc","source":"gates","raw_payload":${tap},"first_seen_utc":"2026-11-05T09:00:00Z"}`;
+const tap = (eventId: string | null, fare = '"275"') =>
+  `{${eventId ? `"event_id":"${eventId}",` : ""}"device_id":"gate-01","fare_amount_cents":${fare},"tap_timestamp":"2026-11-05T08:00:00Z","battery_pct":7}`;
+
+let db: Db;
+let analyst: ActionContext;
+let supervisor: ActionContext;
+const ids: Record<string, string> = {};
+
+async function* texts(lines: string[]): AsyncGenerator<RecordText> {
+  let index = 0;
+  for (const text of lines) yield { index: index++, text };
+}
+
+beforeAll(async () => {
+  db = await testDb({ truncate: ["dead_letter", "failure_attempt", "user"] });
+  const a = await makeUser(db, "analyst");
+  const s = await makeUser(db, "supervisor");
+  analyst = { actor: { id: a.id, email: a.email, role: "analyst" }, requestId: "t", now: new Date(), canOverrideIdentity: false };
+  supervisor = { actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true };
+  const lines = [spatial("sp-1"), afc(tap("e-1")), afc(tap(null)), afc(tap("e-3")), afc(tap("e-4")), spatial("sp-2")];
+  const names = ["bowtie", "afc", "poison", "afc3", "afc4", "bowtie2"];
+  for await (const results of ingestStream(db.pool, texts(lines), { actor: analyst.actor, requestId: "seed" })) {
+    for (const r of results) if (r.status === "created") ids[names[r.index]!] = r.id;
+  }
+});
+
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+const auditFor = async (id: string) =>
+  (await db.pool.query<{ action: string; reason: string | null; before: unknown; after: unknown; diff: unknown; actor_email: string }>(
+    "SELECT action, reason, before, after, diff, actor_email FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 ORDER BY id",
+    [id],
+  )).rows;
+
+describe("single decisions", () => {
+  it("approves with the current version and audits before/after in the same transaction", async () => {
+    const before = await getDeadLetter(db.pool, ids.afc!);
+    const after = await applyAction(db.pool, ids.afc!, { action: "approve", version: before.version }, analyst);
+    expect(after).toMatchObject({ status: "approved", version: before.version + 1 });
+    const audit = (await auditFor(ids.afc!)).at(-1)!;
+    expect(audit).toMatchObject({ action: "dead_letter.approved", actor_email: analyst.actor.email, before: { status: "pending" }, after: { status: "approved" } });
+  });
+
+  it("answers 409 with the current record on a stale version, and writes nothing", async () => {
+    const seen = await getDeadLetter(db.pool, ids.afc3!);
+    await applyAction(db.pool, ids.afc3!, { action: "quarantine", version: seen.version, reason: "someone else" }, supervisor);
+    const audits = (await auditFor(ids.afc3!)).length;
+    const err = await applyAction(db.pool, ids.afc3!, { action: "approve", version: seen.version }, analyst).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "conflict", status: 409 });
+    const body = (err as { toJSON(): { error: { current: { status: string; version: number } } } }).toJSON();
+    expect(body.error.current).toMatchObject({ status: "quarantined", version: seen.version + 1 });
+    expect((await auditFor(ids.afc3!)).length).toBe(audits);
+  });
+
+  it("refuses what the state machine forbids, under the lock", async () => {
+    const d = await getDeadLetter(db.pool, ids.afc!); // approved above
+    await expect(applyAction(db.pool, ids.afc!, { action: "approve", version: d.version }, analyst)).rejects.toMatchObject({ code: "conflict" });
+    const reopened = await applyAction(db.pool, ids.afc!, { action: "reopen", version: d.version }, analyst);
+    expect(reopened.status).toBe("pending");
+  });
+
+  it("requires a reason to quarantine", async () => {
+    const d = await getDeadLetter(db.pool, ids.afc4!);
+    // The route's zod schema refuses a missing reason first; the state machine refuses a blank one.
+    await expect(applyAction(db.pool, ids.afc4!, { action: "quarantine", version: d.version, reason: " " }, analyst))
+      .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "reason" }] });
+  });
+});
+
+describe("edits", () => {
+  it("AFC: fixes a non-identity field, re-classifies, stores the diff, never touches the raw envelope", async () => {
+    const d = await getDeadLetter(db.pool, ids.afc4!);
+    const { battery_pct: _b, ...fixed } = d.payload as Record<string, unknown>;
+    const payload = { ...fixed } as Record<string, string>;
+    const err = await applyAction(db.pool, ids.afc4!, { action: "edit", version: d.version, payload: { ...payload, fare_amount_cents: "280" } }, analyst)
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "validation_failed", issues: [{ path: "payload.fare_amount_cents" }] });
+    const edited = await applyAction(db.pool, ids.afc4!, { action: "edit", version: d.version, payload }, analyst);
+    expect(edited).toMatchObject({ version: d.version + 1, rawEnvelope: d.rawEnvelope, idempotencyKey: d.idempotencyKey });
+    const audit = (await auditFor(ids.afc4!)).at(-1)!;
+    expect(audit.action).toBe("dead_letter.edited");
+    expect(audit.diff).toEqual({ battery_pct: [7, 0, 0] });
+  });
+
+  it("AFC identity fields: refused for analysts, allowed for a supervisor with a reason; the key stays", async () => {
+    const d = await getDeadLetter(db.pool, ids.poison!);
+    expect(d.failureClass).toBe("poison");
+    await expect(applyAction(db.pool, ids.poison!, { action: "approve", version: d.version }, analyst)).rejects.toMatchObject({ code: "conflict" });
+    const withId = { ...(d.payload as Record<string, unknown>), event_id: "e-2", fare_amount_cents: 275 } as Record<string, string | number>;
+    delete withId.battery_pct;
+    await expect(applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: true, reason: "from gate log" }, analyst))
+      .rejects.toMatchObject({ code: "forbidden" });
+    const edited = await applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: true, reason: "from gate log" }, supervisor);
+    expect(edited).toMatchObject({ failureClass: "transient_schema", classReason: "edited into validity", idempotencyKey: d.idempotencyKey, eventId: "e-2" });
+    const audits = await auditFor(ids.poison!);
+    expect(audits.at(-1)).toMatchObject({ action: "dead_letter.identity_overridden", reason: "from gate log", after: { fields: ["event_id", "fare_amount_cents"] } });
+    // Ingest quarantined it for being poison; the edit keeps that decision until someone reopens it.
+    expect(edited.status).toBe("quarantined");
+    const reopened = await applyAction(db.pool, ids.poison!, { action: "reopen", version: edited.version }, analyst);
+    const approved = await applyAction(db.pool, ids.poison!, { action: "approve", version: reopened.version }, analyst);
+    expect(approved.status).toBe("approved");
+  });
+
+  it("spatial: the server re-validates with GEOS and stores analysis, repaired geometry and box", async () => {
+    const d = await getDeadLetter(db.pool, ids.bowtie!);
+    expect(d.analysis).toMatchObject({ valid_before: false, outcome: "repaired" });
+    const feature = { ...(d.payload as Record<string, unknown>), geometry: { type: "Polygon", coordinates: square } };
+    const edited = await applyAction(db.pool, ids.bowtie!, { action: "edit", version: d.version, payload: feature }, analyst);
+    expect(edited.analysis).toMatchObject({ valid_before: true, outcome: "valid", reason: null, method: "linework" });
+    expect(edited).toMatchObject({ repairedGeometry: null, failureClass: "transient", classReason: "edited: geometry valid", rawEnvelope: d.rawEnvelope });
+    const box = await db.pool.query<{ bbox: string }>("SELECT bbox::text AS bbox FROM dead_letter WHERE id = $1", [ids.bowtie]);
+    expect(box.rows[0]?.bbox).toBe("(2.36,48.86),(2.35,48.85)");
+  });
+});
+
+describe("bulk and counts", () => {
+  it("applies a filter on the server after confirming the count, skipping what the state machine refuses", async () => {
+    const filter = { kind: ["afc" as const] };
+    const matched = await countMatching(db.pool, filter);
+    expect(matched).toBe(4);
+    await expect(bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 3 }, analyst))
+      .rejects.toMatchObject({ code: "conflict", details: { matched: 4 } });
+    expect(await bulkAction(db.pool, { action: "quarantine", reason: "x", filter, expectedCount: 4, dryRun: true }, analyst))
+      .toEqual({ matched: 4, updated: 0, skipped: 0, skippedReasons: {} });
+    const result = await bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 4 }, analyst);
+    // afc3 is already quarantined: the state machine refuses quarantining it again.
+    expect(result).toMatchObject({ matched: 4, updated: 3, skipped: 1 });
+    expect(Object.keys(result.skippedReasons)[0]).toContain("cannot quarantine a quarantined record");
+  });
+
+  it("counts ids that do not exist as skipped", async () => {
+    const result = await bulkAction(db.pool, { action: "reopen", ids: [ids.afc!, "999999"] }, analyst);
+    expect(result).toEqual({ matched: 2, updated: 1, skipped: 1, skippedReasons: { "no such dead letter": 1 } });
+  });
+
+  it("keeps the facet rollup equal to the rows after inserts and updates", async () => {
+    const facets = await facetCounts(db.pool, {});
+    const { rows } = await db.pool.query<{ status: string; n: number }>("SELECT status::text, count(*)::int AS n FROM dead_letter GROUP BY 1");
+    expect(Object.fromEntries(facets.status.map((b) => [b.value, b.count]))).toEqual(Object.fromEntries(rows.map((r) => [r.status, r.n])));
+    expect(facets.total).toBe(6);
+    const pending = await facetCounts(db.pool, { status: ["pending"] });
+    expect(pending.total).toBe(rows.find((r) => r.status === "pending")?.n ?? 0);
+    expect(pending.status.length).toBeGreaterThan(1); // disjunctive: other statuses still counted
+  });
+
+  it("lists a viewport through the index-only plan with the same result as a plain query", async () => {
+    const page = await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox: "2.3,48.8,2.4,48.9" }));
+    expect(page.items.map((i) => i.id).sort()).toEqual([ids.bowtie, ids.bowtie2].sort());
+    const empty = await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox: "2.3,48.8,2.4,48.9", kind: "afc" }));
+    expect(empty.items).toEqual([]);
+  });
+});
+
+describe("over HTTP", () => {
+  it("answers 409 with the current record and 422 naming the field", async () => {
+    const user = await makeUser(db, "analyst");
+    const token = await makeToken(db, user.id);
+    const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
+    const call = (body: unknown) =>
+      POST(new Request(`http://localhost/api/dead-letters/${ids.bowtie2}/actions`, {
+        method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body),
+      }), { params: Promise.resolve({ id: ids.bowtie2! }) });
+    const stale = await call({ action: "approve", version: 99 });
+    expect(stale.status).toBe(409);
+    expect(await stale.json()).toMatchObject({ error: { code: "conflict", current: { id: ids.bowtie2, version: 1 } } });
+    const missing = await call({ action: "quarantine", version: 1 });
+    expect(missing.status).toBe(422);
+    expect(await missing.json()).toMatchObject({ error: { issues: [{ path: "reason" }] } });
+  });
+});

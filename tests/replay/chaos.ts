@@ -1,0 +1,251 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { verifyAuditTrail } from "../../lib/audit/verify";
+import { createDb } from "../../lib/db/client";
+import { startEmbeddedPostgres, type EmbeddedHandle } from "../../lib/db/embedded";
+import { applyMigrations } from "../../lib/db/migrate";
+import { seededRandom } from "../../lib/replay/backoff";
+import { bulkApproved, itemCounts, runningBatch, type TestUsers } from "./fixtures";
+import { startSinkServer, type SinkServer } from "./sink-server";
+
+// The crash-safety proof: a dedicated embedded PostgreSQL in a temp dir, `workers` real worker processes
+// (`node bin/redrive.mjs worker`), SIGKILLed at random moments and restarted, PostgreSQL itself restarted
+// once, while a batch drains through the built-in ledger or the HTTP sink. Then the books must balance.
+
+export interface ChaosOptions {
+  records: number;
+  sink: "ledger" | "http";
+  rate: number;
+  workers: number;
+  kills: number;
+  seed: number;
+  log: (msg: string) => void;
+  timeoutMs?: number;
+}
+
+export interface ChaosReport {
+  sink: "ledger" | "http";
+  records: number;
+  seconds: number;
+  kills: number;
+  pgRestarts: number;
+  items: Record<string, number>;
+  /** items returned to the queue after their worker was killed (sum of lease losses) */
+  itemsSwept: number;
+  /** ledger run: keys in the ledger for this batch / applied items; http run: keys the receiver applied */
+  keysSettled: number;
+  problems: string[];
+  http?: { requests: number; failedByServer: number; duplicates: number; duplicatesOfUnacknowledged: number; duplicatesAfterCrash: number };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    }).on("error", reject);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class ChaosCluster {
+  private workers: (ChildProcess | null)[] = [];
+  private log!: WriteStream;
+  killTimes: number[] = [];
+  restartTimes: number[] = [];
+  private constructor(private root: string, private port: number, public pg: EmbeddedHandle, private say: (m: string) => void) {}
+
+  static async start(say: (m: string) => void): Promise<ChaosCluster> {
+    const root = await mkdtemp(join(tmpdir(), "redrive-chaos-"));
+    await chmod(root, 0o755); // PostgreSQL runs as the `postgres` user when we are root
+    const port = await freePort();
+    const handle = await startEmbeddedPostgres({ dataRoot: root, port });
+    await applyMigrations(handle.url);
+    const c = new ChaosCluster(root, port, handle, say);
+    c.log = createWriteStream(join(root, "workers.log"));
+    say(`embedded PostgreSQL on port ${port}, data in ${root}`);
+    return c;
+  }
+
+  get url(): string {
+    return this.pg.url;
+  }
+
+  spawnWorker(i: number, args: string[]): void {
+    const child = spawn(process.execPath, ["bin/redrive.mjs", "worker", ...args], {
+      cwd: process.cwd(), env: { ...process.env, DATABASE_URL: this.url }, stdio: ["ignore", "ignore", "pipe"],
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (text.includes("] started (")) this.ready.add(child);
+      this.log.write(`[w${i}] ${text}`);
+    });
+    this.workers[i] = child;
+  }
+
+  private ready = new Set<ChildProcess>();
+
+  /** SIGKILLs a random worker that is up and working (one still starting holds nothing) and starts another. */
+  killRandom(random: () => number, args: string[]): boolean {
+    const up = this.workers.flatMap((w, i) => (w && this.ready.has(w) ? [i] : []));
+    if (up.length === 0) return false;
+    const i = up[Math.floor(random() * up.length)] as number;
+    this.workers[i]?.kill("SIGKILL");
+    this.killTimes.push(Date.now());
+    this.spawnWorker(i, args);
+    return true;
+  }
+
+  async restartPostgres(): Promise<void> {
+    this.restartTimes.push(Date.now());
+    await this.pg.stop();
+    await sleep(300);
+    this.pg = await startEmbeddedPostgres({ dataRoot: this.root, port: this.port });
+    this.restartTimes.push(Date.now());
+  }
+
+  async stopWorkers(): Promise<void> {
+    await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
+      if (!w || w.exitCode !== null) return resolve();
+      w.once("exit", () => resolve());
+      w.kill("SIGTERM");
+    })));
+    this.workers = [];
+  }
+
+  async close(): Promise<void> {
+    await this.stopWorkers();
+    await this.pg.stop().catch(() => undefined);
+    await new Promise((r) => this.log.end(r));
+    if (!process.env.REDRIVE_KEEP_CHAOS) await rm(this.root, { recursive: true, force: true });
+    else this.say(`kept ${this.root}`);
+  }
+}
+
+async function makeUsers(pool: pg.Pool): Promise<TestUsers> {
+  await pool.query(`INSERT INTO "user" (id, name, email, role) VALUES ('chaos-a', 'A', 'a@chaos.local', 'supervisor'),
+    ('chaos-b', 'B', 'b@chaos.local', 'supervisor') ON CONFLICT DO NOTHING`);
+  return {
+    creator: { userId: "chaos-a", email: "a@chaos.local", role: "supervisor" },
+    approver: { userId: "chaos-b", email: "b@chaos.local", role: "supervisor" },
+  };
+}
+
+/** One chaos run on `cluster`: its own records (prefix by sink), its own batch. */
+export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<ChaosReport> {
+  const random = seededRandom(o.seed);
+  const started = Date.now();
+  const db = createDb(cluster.url, 4);
+  const problems: string[] = [];
+  let server: SinkServer | null = null;
+  const prefix = `chaos-${o.sink}`;
+  try {
+    const users = await makeUsers(db.pool);
+    await bulkApproved(db.pool, { count: Math.ceil(o.records / 2), prefix: `${prefix}-afc`, kind: "afc", devices: 500, source: prefix });
+    await bulkApproved(db.pool, { count: Math.floor(o.records / 2), prefix: `${prefix}-geo`, kind: "spatial", source: prefix });
+    if (o.sink === "http") server = await startSinkServer({ failRate: 0.3, hangRate: 0.02, hangMs: 1200, seed: o.seed });
+    const sink = server ? { type: "http", url: server.url, timeoutMs: 600, concurrency: 8 } : { type: "ledger" };
+    const batchId = await runningBatch(db, users, {
+      filter: { source: [prefix] }, sink, ratePerSecond: o.rate, pageSize: 100, maxAttempts: 25, failureThreshold: 0.9,
+    });
+    o.log(`${o.sink}: batch ${batchId} with ${o.records} records at ${o.rate}/s, ${o.workers} workers`);
+    const args = ["--lease-ms", "2000", "--concurrency", "2", "--backoff-base-ms", "100"];
+    for (let i = 0; i < o.workers; i++) cluster.spawnWorker(i, args);
+
+    const expectedMs = (o.records / o.rate) * 1000;
+    const killEvery = (expectedMs * 0.8) / o.kills;
+    let kills = 0;
+    let restarted = false;
+    const deadline = Date.now() + (o.timeoutMs ?? expectedMs * 4 + 60_000);
+    for (;;) {
+      await sleep(killEvery * (0.5 + random()));
+      const counts = await itemCounts(db.pool, batchId).catch(() => null);
+      if (counts) {
+        const open = (counts.pending ?? 0) + (counts.running ?? 0) + (counts.retry ?? 0);
+        if (open === 0) break;
+        if (!restarted && open < o.records * 0.6) {
+          o.log(`${o.sink}: restarting PostgreSQL (${o.records - open} finished)`);
+          await cluster.restartPostgres();
+          restarted = true;
+          continue;
+        }
+      }
+      if (kills < o.kills && cluster.killRandom(random, args)) kills++;
+      if (Date.now() > deadline) {
+        problems.push(`not drained within ${Math.round((deadline - started) / 1000)} s: ${JSON.stringify(counts)}`);
+        break;
+      }
+    }
+    await cluster.stopWorkers();
+    const items = await itemCounts(db.pool, batchId);
+    const open = (items.pending ?? 0) + (items.running ?? 0) + (items.retry ?? 0);
+    if (open > 0) problems.push(`${open} items not finalized`);
+    if ((items.applied ?? 0) + (items.deduped ?? 0) !== o.records) problems.push(`applied + deduped = ${(items.applied ?? 0) + (items.deduped ?? 0)}, expected ${o.records}`);
+    if (kills < o.kills) problems.push(`only ${kills} kills happened before the batch drained`);
+    if (!restarted) problems.push("PostgreSQL was not restarted before the batch drained");
+
+    const ledger = await db.pool.query<{ keys: number; replay: number; missing: number }>(
+      `SELECT count(*)::int AS keys, count(*) FILTER (WHERE l.batch_id = $1)::int AS replay,
+         (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = $1
+            AND NOT EXISTS (SELECT 1 FROM ledger_entry x WHERE x.idempotency_key = i.idempotency_key)) AS missing
+       FROM ledger_entry l WHERE l.idempotency_key LIKE $2`,
+      [batchId, `${prefix}-%`],
+    );
+    const l = ledger.rows[0] ?? { keys: 0, replay: 0, missing: 0 };
+    if (l.missing > 0) problems.push(`${l.missing} keys missing from the ledger`);
+    if (o.sink === "ledger" && l.replay !== (items.applied ?? 0)) problems.push(`ledger rows ${l.replay} ≠ applied items ${items.applied}`);
+    const records = await db.pool.query(`SELECT count(*)::int AS n FROM dead_letter WHERE idempotency_key LIKE $1 AND status <> 'replayed'`, [`${prefix}-%`]);
+    if (records.rows[0].n > 0) problems.push(`${records.rows[0].n} records not marked replayed`);
+    const lost = await db.pool.query(`SELECT coalesce(sum(lease_losses), 0)::int AS n FROM replay_item WHERE batch_id = $1`, [batchId]);
+    const itemsSwept = lost.rows[0].n as number;
+    if (o.kills > 0 && itemsSwept === 0) problems.push("no kill hit a worker holding items (nothing was swept)");
+    const audit = await verifyAuditTrail(db.pool);
+    if (!audit.ok) problems.push(`audit chain broken at ${audit.broken.id}: ${audit.broken.problem}`);
+
+    const report: ChaosReport = {
+      sink: o.sink, records: o.records, seconds: (Date.now() - started) / 1000, kills, pgRestarts: restarted ? 1 : 0, items, itemsSwept,
+      keysSettled: o.sink === "ledger" ? l.replay : (server?.applied.size ?? 0), problems,
+    };
+    if (server) report.http = checkDeliveries(server, o.records, cluster, problems);
+    return report;
+  } finally {
+    await server?.close();
+    await db.pool.end();
+  }
+}
+
+/**
+ * Every key reached the receiver; a key that arrived more than once did so only because an earlier request
+ * was never acknowledged (server failure, timeout) or because the worker that got the acknowledgement died —
+ * or lost the database — before it could record it.
+ */
+function checkDeliveries(server: SinkServer, records: number, cluster: ChaosCluster, problems: string[]): NonNullable<ChaosReport["http"]> {
+  if (server.applied.size !== records) problems.push(`receiver applied ${server.applied.size} keys, expected ${records}`);
+  const byKey = new Map<string, typeof server.deliveries>();
+  for (const d of server.deliveries) byKey.set(d.key, [...(byKey.get(d.key) ?? []), d]);
+  const crashes = [...cluster.killTimes, ...cluster.restartTimes];
+  const out = { requests: server.deliveries.length, failedByServer: 0, duplicates: 0, duplicatesOfUnacknowledged: 0, duplicatesAfterCrash: 0 };
+  for (const list of byKey.values()) {
+    list.sort((a, b) => a.arrivedAt - b.arrivedAt);
+    out.failedByServer += list.filter((d) => d.action === "failed").length;
+    const successes = list.filter((d) => d.action === "applied" || d.action === "replayed");
+    if (successes.length <= 1) continue;
+    for (let i = 0; i < list.length - 1; i++) {
+      const d = list[i] as (typeof list)[number];
+      if (d.action === "failed") continue;
+      out.duplicates++;
+      const next = list[i + 1] as (typeof list)[number];
+      if (!d.completed) out.duplicatesOfUnacknowledged++;
+      // The acknowledgement reached a worker that died (or lost the database) before recording it.
+      else if (crashes.some((t) => t >= d.doneAt - 100 && t <= next.arrivedAt)) out.duplicatesAfterCrash++;
+      else problems.push(`key ${d.key} was resent although its earlier request was acknowledged and no worker crashed`);
+    }
+  }
+  return out;
+}
