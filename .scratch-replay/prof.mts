@@ -17,10 +17,10 @@ if (KIND !== "afc") await bulkApproved(db.pool, { count: KIND === "mix" ? N/2 : 
 await db.pool.query("VACUUM ANALYZE dead_letter");
 // instrument
 const stats = new Map<string, { n: number; ms: number }>();
-const wrap = (obj: any) => { const q = obj.query.bind(obj); obj.query = async (...a: any[]) => { const t = performance.now(); try { return await q(...a); } finally { const k = String(typeof a[0] === "string" ? a[0] : a[0]?.text).replace(/\s+/g, " ").slice(0, 60); const s = stats.get(k) ?? { n: 0, ms: 0 }; s.n++; s.ms += performance.now() - t; stats.set(k, s); } }; };
+const wrap = (obj: any) => { const q = obj.query.bind(obj); obj.query = async (...a: any[]) => { const t = performance.now(); try { return await q(...a); } finally { const raw = String(typeof a[0] === "string" ? a[0] : a[0]?.text).replace(/\s+/g, " "); const k = raw.includes("picked AS") ? "CLAIM" : raw.includes("cur AS") ? "GCRA" : raw.slice(0, 60); const s = stats.get(k) ?? { n: 0, ms: 0 }; s.n++; s.ms += performance.now() - t; stats.set(k, s); } }; };
 wrap(db.pool);
 const origConnect = db.pool.connect.bind(db.pool);
-(db.pool as any).connect = async () => { const c = await origConnect(); if (!(c as any).__w) { wrap(c); (c as any).__w = true; } return c; };
+(db.pool as any).connect = (cb?: any) => { if (cb) return origConnect(cb); return origConnect().then((c: any) => { if (!c.__w) { wrap(c); c.__w = true; } return c; }); };
 const users = { creator: { userId: "a", email: "a@x", role: "supervisor" }, approver: { userId: "b", email: "b@x", role: "supervisor" } };
 const w = startWorker({ db, log: () => {}, concurrency: Number(process.argv[4] ?? 2) });
 await new Promise(r => setTimeout(r, 500));

@@ -27,6 +27,9 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/quarantine" className="text-slate-600 hover:text-slate-900">
               Quarantine
             </Link>
+            <Link href="/replays" className="text-slate-600 hover:text-slate-900">
+              Replays
+            </Link>
             <Link href="/alerts" className="text-slate-600 hover:text-slate-900">
               Alerts
             </Link>

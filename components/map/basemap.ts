@@ -1,5 +1,5 @@
 import type { FeatureCollection, MultiPolygon, Polygon } from "geojson";
-import type { LayerSpecification, StyleSpecification } from "maplibre-gl";
+import type { LayerSpecification, Map, StyleSpecification } from "maplibre-gl";
 import type { Topology } from "topojson-specification";
 import { prepareBasemap } from "@/lib/spatial/display";
 
@@ -18,15 +18,28 @@ export function loadBasemap(): Promise<FeatureCollection<Polygon | MultiPolygon>
   return loading;
 }
 
+export const BACKGROUND: LayerSpecification = { id: "basemap-water", type: "background", paint: { "background-color": "#dbe7ef" } };
+
 const BASEMAP_LAYERS: LayerSpecification[] = [
-  { id: "basemap-water", type: "background", paint: { "background-color": "#dbe7ef" } },
   { id: "basemap-land", type: "fill", source: "basemap", paint: { "fill-color": "#f6f4ee" } },
   { id: "basemap-borders", type: "line", source: "basemap", paint: { "line-color": "#c9c3b5", "line-width": 0.6 } },
 ];
 
-export async function baseStyle(withBasemap: boolean): Promise<StyleSpecification> {
-  if (!withBasemap) return { version: 8, sources: {}, layers: [BASEMAP_LAYERS[0]!] };
-  return { version: 8, sources: { basemap: { type: "geojson", data: await loadBasemap() } }, layers: BASEMAP_LAYERS };
+/** The style a map starts with: water only. The countries are added once the data is drawn (addBasemap). */
+export const INITIAL_STYLE: StyleSpecification = { version: 8, sources: {}, layers: [BACKGROUND] };
+
+/**
+ * Adds the countries under every other layer. Done after the map's own data is drawn: turning ~180 country
+ * polygons into tiles costs ~0.5–1 s per map in headless Chromium on 2 cores, and the record's geometry, not the
+ * coastline, is what the analyst is waiting for. maxzoom 5: at 1:110m there is no detail beyond it, so deeper
+ * zooms overzoom the z5 tile instead of cutting coastlines down to parcel scale.
+ */
+export async function addBasemap(map: Map): Promise<void> {
+  const data = await loadBasemap();
+  if (map.getSource("basemap")) return;
+  map.addSource("basemap", { type: "geojson", data, maxzoom: 5, buffer: 16 });
+  const below = map.getStyle().layers.find((l) => l.id !== BACKGROUND.id)?.id;
+  for (const layer of BASEMAP_LAYERS) map.addLayer(layer, below);
 }
 
-export const BASEMAP_LAYER_IDS = new Set(BASEMAP_LAYERS.map((l) => l.id));
+export const BASEMAP_LAYER_IDS = new Set([BACKGROUND.id, ...BASEMAP_LAYERS.map((l) => l.id)]);

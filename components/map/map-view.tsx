@@ -4,7 +4,7 @@ import "maplibre-gl/dist/maplibre-gl.css";
 import type { GeoJSON } from "geojson";
 import type { AllLayoutProperties, AllPaintProperties, GeoJSONSource, LayerSpecification, Map as MapLibreMap, MapGeoJSONFeature } from "maplibre-gl";
 import { useEffect, useRef, useState } from "react";
-import { BASEMAP_LAYER_IDS, baseStyle } from "./basemap";
+import { addBasemap, BASEMAP_LAYER_IDS, INITIAL_STYLE } from "./basemap";
 import { loadMapLibre } from "./load-maplibre";
 
 // The one MapLibre wrapper (react-map-gl's pattern): the map is created once in an effect from a dynamically
@@ -84,12 +84,12 @@ export function MapView(props: MapViewProps) {
   useEffect(() => {
     let cancelled = false;
     let created: MapLibreMap | null = null;
-    Promise.all([loadMapLibre(), baseStyle(basemap)])
-      .then(([ml, style]) => {
+    loadMapLibre()
+      .then((ml) => {
         if (cancelled || !container.current) return;
         created = new ml.Map({
           container: container.current,
-          style,
+          style: INITIAL_STYLE,
           center: [0, 20],
           zoom: 0.8,
           attributionControl: false,
@@ -169,8 +169,11 @@ export function MapView(props: MapViewProps) {
         seen.data.delete(id);
       }
     }
-    map.once("idle", () => setDrawnFor(sources));
-  }, [map, sources, layers]);
+    map.once("idle", () => {
+      setDrawnFor(sources);
+      if (basemap) addBasemap(map).catch((err: unknown) => console.error("[map] basemap", err));
+    });
+  }, [map, sources, layers, basemap]);
 
   const fitKey = fit ? JSON.stringify(fit) : null;
   useEffect(() => {

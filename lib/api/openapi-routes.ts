@@ -5,6 +5,10 @@ import {
   ActionBodySchema, BulkBodySchema, BulkResultSchema, ConflictBodySchema, DeadLetterDetailSchema, FacetsSchema,
   IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
 } from "../dead-letters/schemas";
+import {
+  AlertRuleParamsSchema, AlertRuleUpdateSchema, ExportQuerySchema, LookupQuerySchema, QuarantineBodySchema, RevealBodySchema,
+  TimelineQuerySchema,
+} from "../forensics/schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/schemas";
 import { buildOpenApi, type Operation } from "./openapi";
 
@@ -93,12 +97,48 @@ const ACCOUNTS: Operation[] = [
   { method: "get", path: "/api/auth/get-session", tag: "accounts", summary: "The current session (better-auth)", access: { public: true }, responses: ok("The session, or null") },
 ];
 
+const FORENSICS: Operation[] = [
+  {
+    method: "get", path: "/api/dead-letters/{id}/timeline", tag: "forensics", summary: "Every event of a record's life, in order",
+    description: "Masked by default; unmask=1 (auditors) is audited. download=1 answers a file.",
+    access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: TimelineQuerySchema, responses: { ...ok("The timeline"), ...notFound },
+  },
+  {
+    method: "post", path: "/api/dead-letters/{id}/reveal", tag: "forensics", summary: "One masked field in clear (audited)",
+    access: { permission: "dead_letters:unmask" }, params: IdParamsSchema, body: RevealBodySchema, responses: { ...ok("The field's value"), ...notFound },
+  },
+  {
+    method: "get", path: "/api/lookup", tag: "forensics", summary: "Records by any identifier or place, and settled keys",
+    access: { permission: "dead_letters:read" }, query: LookupQuerySchema, responses: ok("Matches"),
+  },
+  {
+    method: "get", path: "/api/export", tag: "forensics", summary: "The filter's records as NDJSON, CSV or GeoJSON (streamed, audited)",
+    access: { permission: "dead_letters:export" }, query: ExportQuerySchema, responses: ok("The file (x-redrive-estimated-count gives the expected rows)"),
+  },
+  { method: "get", path: "/api/overview", tag: "forensics", summary: "DLQ health: counts, series, oldest record, replays, alerts", access: { permission: "dead_letters:read" }, responses: ok("The overview") },
+  { method: "get", path: "/api/metrics", tag: "forensics", summary: "Prometheus metrics (text format; scrape with an API token)", access: { permission: "dead_letters:read" }, responses: ok("text/plain; version=0.0.4") },
+  { method: "get", path: "/api/quarantine/groups", tag: "forensics", summary: "Quarantined records by reason pattern, with a 14-day trend", access: { permission: "dead_letters:read" }, responses: ok("The groups") },
+  {
+    method: "post", path: "/api/quarantine/release", tag: "forensics", summary: "Quarantined → pending, by ids or filter",
+    access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema, responses: ok("{ released, skipped }"),
+  },
+  {
+    method: "post", path: "/api/quarantine/purge", tag: "forensics", summary: "Remove quarantined payloads (status purged), by ids or filter",
+    access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema, responses: ok("{ purged, skipped }"),
+  },
+  { method: "get", path: "/api/alerts", tag: "forensics", summary: "Alert rules and the latest alert events", access: { permission: "dead_letters:read" }, responses: ok("Rules and events") },
+  {
+    method: "patch", path: "/api/alerts/{id}", tag: "forensics", summary: "Edit an alert rule (audited)",
+    access: { permission: "alerts:manage" }, params: AlertRuleParamsSchema, body: AlertRuleUpdateSchema, responses: ok("The rule"),
+  },
+];
+
 const META: Operation[] = [
   { method: "get", path: "/api/health", tag: "meta", summary: "Database reachability and migration state", access: { public: true }, responses: { ...ok("ok"), 503: { description: "Not ok" } } },
   { method: "get", path: "/api/openapi.json", tag: "meta", summary: "This document", access: { public: true }, responses: ok("OpenAPI 3.1") },
 ];
 
-export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...ACCOUNTS, ...META];
+export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...FORENSICS, ...ACCOUNTS, ...META];
 
 let cached: ReturnType<typeof buildOpenApi> | null = null;
 

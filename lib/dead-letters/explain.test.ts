@@ -11,14 +11,14 @@ const base: SpatialAnalysis = {
 describe("explainAnalysis", () => {
   it("says why a bowtie was invalid and what the repair did, with the type change as a warning", () => {
     const e = explainAnalysis(base, 2);
-    expect(e.validity).toBe("Invalid as received: Self-intersection at or near point (0.5, 0.5).");
+    expect(e.validity).toBe("Invalid: Self-intersection at or near point (0.5, 0.5).");
     expect(e.warning).toBe("The type changed from Polygon to MultiPolygon (2 parts): consumers expecting a Polygon may reject it.");
     expect(e.repair.join(" ")).toContain("method linework");
     expect(e.repair.join(" ")).toContain("Area 0 → 0.5000 square degrees, from zero (the input's lobes cancelled out");
   });
 
   it("describes valid, dropped, reprojected and antimeridian records", () => {
-    expect(explainAnalysis({ ...base, valid_before: true, reason: null, outcome: "valid", type_changed: false }).repair).toContain("No repair was needed: the geometry is replayed as received.");
+    expect(explainAnalysis({ ...base, valid_before: true, reason: null, outcome: "valid", type_changed: false }).repair).toContain("No repair was needed: the geometry is replayed as it is.");
     const dropped = explainAnalysis({ ...base, valid_before: null, reason: "Geometry is null", outcome: "dropped", drop_reason: "Geometry is null" });
     expect(dropped.validity).toBe("The geometry could not be used: Geometry is null.");
     expect(dropped.repair[0]).toContain("Dropped: Geometry is null.");

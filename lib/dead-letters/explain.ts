@@ -32,16 +32,17 @@ export interface Explanation {
 }
 
 export function explainAnalysis(a: SpatialAnalysis, repairedParts: number | null = null): Explanation {
+  // "The geometry" is the current payload's: the one received, or the analyst's edit (the server re-analyses it).
   const validity =
     a.valid_before === null ? `The geometry could not be used: ${a.reason ?? "unknown problem"}.`
-      : a.valid_before ? "Valid as received."
-        : `Invalid as received: ${a.reason ?? "reason not recorded"}.`;
+      : a.valid_before ? "Valid: GEOS finds no problem."
+        : `Invalid: ${a.reason ?? "reason not recorded"}.`;
   const repair: string[] = [];
   let warning: string | null = null;
   if (a.crs && a.crs !== "EPSG:4326") repair.push(`Declared in ${a.crs}; reprojected to longitude/latitude (EPSG:4326).`);
   if (a.crosses_antimeridian) repair.push("Crosses the 180° meridian: repaired as one shape, then cut at ±180° into parts (RFC 7946).");
   if (a.outcome === "valid") {
-    repair.push("No repair was needed: the geometry is replayed as received.");
+    repair.push("No repair was needed: the geometry is replayed as it is.");
   } else if (a.outcome === "repaired") {
     repair.push(`Repaired with GEOS make-valid, method ${METHOD[a.method]}, policy ${POLICY[a.policy]}.`);
     if (a.type_changed) {

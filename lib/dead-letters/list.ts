@@ -164,6 +164,7 @@ async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Prom
   if (bbox) {
     const [x1, y1, x2, y2] = bbox.map((v) => `$${values.push(v)}`);
     clauses.push(`COALESCE(d.bbox && box(point(${x1}, ${y1}), point(${x2}, ${y2})), false)`);
+    if (bbox[0] > -180 && bbox[2] < 180) clauses.push("width(d.bbox) <= 180"); // as in buildWhere
   }
   const { rows } = await db.query<Row>(
     `WITH page AS MATERIALIZED (SELECT d.id FROM dead_letter d WHERE ${clauses.filter(Boolean).join(" AND ")}

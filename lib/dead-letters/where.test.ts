@@ -31,9 +31,13 @@ describe("buildWhere", () => {
   it("filters the viewport by box overlap", () => {
     const filter = ListFilterSchema.parse({ bbox: "-10,40,5.5,52" });
     expect(buildWhere(filter)).toEqual({
-      text: "d.bbox && box(point($1, $2), point($3, $4))",
+      text: "d.bbox && box(point($1, $2), point($3, $4)) AND width(d.bbox) <= 180",
       values: [-10, 40, 5.5, 52],
     });
+  });
+
+  it("keeps antimeridian-crossing records (stored ~360° wide) out of viewports that do not reach ±180°", () => {
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" })).text).toBe("d.bbox && box(point($1, $2), point($3, $4))");
   });
 
   it("rejects a malformed bbox with a message", () => {

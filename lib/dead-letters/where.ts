@@ -47,6 +47,9 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   if (filter.bbox) {
     const [x1, y1, x2, y2] = filter.bbox;
     clauses.push(`${alias}.bbox && box(point(${p(x1)}, ${p(y1)}), point(${p(x2)}, ${p(y2)}))`);
+    // A geometry across the antimeridian is stored with its box normalised to west < east, i.e. ~360° wide:
+    // it would match every viewport at its latitudes. It only belongs in a viewport that reaches ±180°.
+    if (x1 > -180 && x2 < 180) clauses.push(`width(${alias}.bbox) <= 180`);
   }
   return { text: clauses.length ? clauses.join(" AND ") : "TRUE", values };
 }

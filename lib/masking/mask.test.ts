@@ -96,3 +96,23 @@ describe("containsMaskPlaceholder", () => {
     expect(containsMaskPlaceholder({ a: "•", b: 1, c: null })).toBe(false);
   });
 });
+
+describe("maskText fast path", () => {
+  it("leaves text without candidate keys or digit runs untouched, and still finds keys hidden in escapes or nested text", () => {
+    const plain = '{"kind":"afc","raw_payload":{"event_id":"e","fare_amount_cents":275}}';
+    expect(maskText(plain, rules)).toBe(plain);
+    expect(maskText('{"c\\u0061rd_pan":"x"}', rules)).toBe('{"c\\u0061rd_pan":"•••"}');
+    expect(maskText('{"raw_payload":"{\\"account_ref\\": \\"a-1\\"}"}', rules)).toBe('{"raw_payload":"{\\"account_ref\\": \\"•••\\"}"}');
+    expect(maskRules(["pan"]).keyProbe?.test('{"Pan" : 1}')).toBe(true);
+    expect(maskRules(["pan"]).keyProbe?.test('{"span": 1}')).toBe(false);
+  });
+});
+
+describe("digit runs", () => {
+  it("never takes the fraction of a number for a card number", () => {
+    const wkt = "POINT (174.4111111111111111 -36.8)"; // the fraction passes Luhn
+    expect(maskDigitRuns(wkt)).toBe(wkt);
+    const raw = '{"coordinates":[174.4111111111111111,-36.8]}';
+    expect(maskText(raw, rules)).toBe(raw);
+  });
+});

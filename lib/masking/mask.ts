@@ -39,8 +39,9 @@ export function maskPan(digits: string): string {
   return BULLET.repeat(digits.length - 4) + digits.slice(-4);
 }
 
-// Digits with single spaces or dashes between them ("4111 1111 1111 1111", "4111-1111-…").
-const DIGIT_RUN = /\d(?:[ -]?\d)*/g;
+// Digits with single spaces or dashes between them ("4111 1111 1111 1111", "4111-1111-…"), not starting right
+// after a digit or a decimal point: the fraction of a coordinate (174.4418584872960) is never a card number.
+const DIGIT_RUN = /(?<![\d.])\d(?:[ -]?\d)*/g;
 
 /** Masks every Luhn-valid 13–19 digit run inside free text (reasons, unparseable envelopes). */
 export function maskDigitRuns(text: string): string {
@@ -124,7 +125,21 @@ function walk(value: JsonValue, rules: MaskRules, found: string[] | undefined, p
  * that is not JSON gets the free-text rule.
  */
 export function maskText(text: string, rules: MaskRules, found?: string[]): string {
+  if (!mayNeedMasking(text, rules)) return text;
   return tryMaskText(text, rules, found) ?? maskFreeText(text, rules);
+}
+
+const LONG_DIGIT_RUN = /(?<![\d.])\d(?:[ -]?\d){12}/;
+
+/**
+ * False when no rule can apply to this text: no key that could match and no run of 13+ digits. A key written
+ * with \u escapes cannot be recognised without decoding, so any escape sends the text to the full scan.
+ * Measured on the export (1M envelopes of ~460 bytes): tokenizing every envelope halved the throughput.
+ */
+function mayNeedMasking(text: string, rules: MaskRules): boolean {
+  if (rules.luhn && LONG_DIGIT_RUN.test(text)) return true;
+  if (rules.keys.length === 0) return false;
+  return rules.keyProbe === null || rules.keyProbe.test(text) || text.includes("\\u");
 }
 
 interface Edit {

@@ -9,6 +9,11 @@ export interface MaskRules {
   keys: readonly RegExp[];
   /** mask any string/number value (or digit run inside a string) of 13–19 digits that passes the Luhn check */
   luhn: boolean;
+  /**
+   * Cheap test on JSON text for a key that could match (`"card…":`), so text without one and without a long
+   * digit run is returned untouched without being tokenized (most envelopes: the export's hot path).
+   */
+  keyProbe: RegExp | null;
 }
 
 export function globToRegExp(glob: string): RegExp {
@@ -22,7 +27,14 @@ export function globToRegExp(glob: string): RegExp {
 
 /** Rules from a list of key globs (the default list when `keys` is undefined). */
 export function maskRules(keys: readonly string[] = DEFAULT_MASK_KEYS, luhn = true): MaskRules {
-  return { keys: keys.filter((k) => k.trim() !== "").map(globToRegExp), luhn };
+  const globs = keys.map((k) => k.trim()).filter((k) => k !== "");
+  // In JSON text a key is a string followed by a colon; `*` cannot cross the key's closing quote.
+  const alternatives = globs.map((g) => g.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join('[^"]*'));
+  return {
+    keys: globs.map(globToRegExp),
+    luhn,
+    keyProbe: alternatives.length ? new RegExp(`"(?:${alternatives.join("|")})\\\\?"\\s*:`, "i") : null,
+  };
 }
 
 /** "card*, pan" → ["card*", "pan"]; the env form of the key list. */

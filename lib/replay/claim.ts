@@ -82,8 +82,9 @@ export async function claimItems(
      )
      UPDATE replay_item i
      SET status = 'running', locked_by = $2, locked_until = now() + $4 * interval '1 millisecond'
-     FROM picked, dead_letter d, async
-     WHERE i.id = picked.id AND d.id = i.dead_letter_id
+     FROM dead_letter d, async
+     -- ARRAY(…) rather than a join with the CTE: the planner otherwise hashes the whole table to find 500 rows.
+     WHERE i.id = ANY (ARRAY(SELECT id FROM picked)) AND d.id = i.dead_letter_id
      RETURNING i.id::text AS id, i.seq, i.batch_id::text AS batch_id, i.dead_letter_id::text AS dead_letter_id, i.kind,
        i.idempotency_key, i.entity_key, i.observed_at, i.snapshot->'payload' AS payload, i.attempts, i.lease_losses,
        d.status::text AS record_status, d.replay_count, (d.payload IS DISTINCT FROM i.snapshot->'payload') AS edited,
@@ -129,8 +130,13 @@ export async function releaseItems(db: pg.Pool | pg.PoolClient, workerId: string
 }
 
 /** Extends this worker's leases and marks it alive. Items being finished right now are skipped, not waited for. */
-export async function heartbeat(db: pg.Pool, workerId: string, leaseMs: number): Promise<number> {
-  await db.query(`UPDATE worker SET heartbeat_at = now() WHERE id = $1`, [workerId]);
+export async function heartbeat(db: pg.Pool, worker: { id: string; hostname: string; pid: number }, leaseMs: number): Promise<number> {
+  // An upsert: a worker cut off long enough for another one to delete its row comes back as alive.
+  await db.query(
+    `INSERT INTO worker (id, hostname, pid) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
+    [worker.id, worker.hostname, worker.pid],
+  );
+  const workerId = worker.id;
   const r = await db.query(
     `WITH mine AS (
        SELECT id FROM replay_item WHERE status = 'running' AND locked_by = $1 ORDER BY id FOR UPDATE SKIP LOCKED
@@ -142,15 +148,18 @@ export async function heartbeat(db: pg.Pool, workerId: string, leaseMs: number):
 }
 
 /**
- * Returns items whose lease expired (their worker died or lost the database) to the queue, counting the loss
- * against the item; items of a cancelled or failed batch are cancelled instead. One statement, at most
- * `limit` items, so a sweep never holds many locks.
+ * Returns the items of dead workers to the queue, counting the loss against the item; items of a cancelled or
+ * failed batch are cancelled instead. An item is taken back when its lease expired AND its worker has not
+ * heart-beaten within `leaseMs`: a live worker that is merely slow (a loaded database, a commit waiting its
+ * turn) keeps its items, so an answer it already holds is recorded instead of the key being sent again.
+ * One statement, at most `limit` items, so a sweep never holds many locks.
  */
-export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
+export async function sweepExpired(db: pg.Pool, leaseMs: number, limit = 1000): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `WITH expired AS (
        SELECT i.id FROM replay_item i
        WHERE i.status = 'running' AND i.locked_until < now()
+         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - $2 * interval '1 millisecond')
        ORDER BY i.id LIMIT $1
        FOR UPDATE SKIP LOCKED
      ), swept AS (
@@ -170,7 +179,7 @@ export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
        WHERE b.id = c.batch_id
      )
      SELECT count(*)::int AS n FROM swept`,
-    [limit],
+    [limit, leaseMs],
   );
   return rows[0]?.n ?? 0;
 }

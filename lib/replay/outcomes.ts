@@ -139,7 +139,7 @@ export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], 
          finished_at = CASE WHEN u.finished THEN $8::timestamptz END, locked_by = NULL, locked_until = NULL
        FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[])
          AS u(id, status, attempts, run_at, error, submitted_at, finished)
-       WHERE i.id = u.id`,
+       WHERE i.id = u.id AND i.id = ANY($1::bigint[])`,
       [writes.map((w) => w.id), writes.map((w) => w.status), writes.map((w) => w.attempts), writes.map((w) => w.runAt),
         writes.map((w) => w.error), writes.map((w) => w.submittedAt), writes.map((w) => w.finished), ctx.now],
     );

@@ -2,9 +2,9 @@ import type pg from "pg";
 import { reasonGroup } from "../afc/reason-group";
 import { recordEffect, type RecordOutcome, type RecordState } from "./rules";
 
-// What item outcomes do to their dead-letter records, written for a whole group in three statements: lock the
-// records in id order (the engine's lock order, see claim.ts), update them from one unnest, append the
-// failure history. Runs inside the outcome transaction.
+// What item outcomes do to their dead-letter records (lib/replay/rules.ts recordEffect), written for a whole
+// group inside the outcome transaction: settled records in one statement, the others in three (lock in id
+// order — the engine's lock order, see claim.ts —, update from one unnest, append the failure history).
 
 export interface RecordTouch {
   deadLetterId: string;
@@ -34,11 +34,14 @@ export async function writeRecordEffects(
   ctx: { batchId: string; now: Date },
 ): Promise<RecordWriteResult> {
   const changes = new Map<string, { before: string; after: string }>();
-  if (touches.length === 0) return { changes };
+  const settled = touches.filter((t) => t.outcome === "applied" || t.outcome === "deduped");
+  const others = touches.filter((t) => t.outcome !== "applied" && t.outcome !== "deduped");
+  if (settled.length > 0) await settleRecords(client, settled, ctx.now);
+  if (others.length === 0) return { changes };
   const { rows } = await client.query<LockedRecord>(
     `SELECT id::text AS id, kind, status, failure_count, replay_count, failure_class, class_reason
      FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
-    [touches.map((t) => t.deadLetterId)],
+    [others.map((t) => t.deadLetterId)],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const u = {
@@ -46,7 +49,7 @@ export async function writeRecordEffects(
     clsReason: [] as (string | null)[], reason: [] as (string | null)[], group: [] as (string | null)[],
   };
   const attempts = { id: [] as string[], attempt: [] as number[], reason: [] as string[] };
-  for (const t of touches) {
+  for (const t of others) {
     const row = byId.get(t.deadLetterId);
     if (!row) continue; // deleted (cascade would have removed the item too): nothing to record
     const state: RecordState = {
@@ -78,7 +81,7 @@ export async function writeRecordEffects(
          version = d.version + 1, updated_at = $9
        FROM unnest($1::bigint[], $2::"DeadLetterStatus"[], $3::int[], $4::int[], $5::"FailureClass"[], $6::text[],
          $7::text[], $8::text[]) AS u(id, status, replay, failures, cls, cls_reason, reason, rgroup)
-       WHERE d.id = u.id`,
+       WHERE d.id = u.id AND d.id = ANY($1::bigint[])`,
       [u.id, u.status, u.replay, u.failures, u.cls, u.clsReason, u.reason, u.group, ctx.now],
     );
   }
@@ -90,4 +93,21 @@ export async function writeRecordEffects(
     );
   }
   return { changes };
+}
+
+/**
+ * The common case in one statement: settled records (applied, deduped) become `replayed` — what recordEffect
+ * says for these outcomes, written without reading the rows first. Rows are locked in id order (subquery),
+ * the engine's lock order.
+ */
+async function settleRecords(client: pg.PoolClient, settled: RecordTouch[], now: Date): Promise<void> {
+  const ids = settled.map((t) => t.deadLetterId);
+  await client.query(
+    `UPDATE dead_letter d SET status = CASE WHEN d.status = 'approved' THEN 'replayed'::"DeadLetterStatus" ELSE d.status END,
+       replay_count = d.replay_count + u.submitted::int, version = d.version + 1, updated_at = $3
+     FROM (SELECT id FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE) l,
+       unnest($1::bigint[], $2::bool[]) AS u(id, submitted)
+     WHERE d.id = l.id AND u.id = d.id AND d.id = ANY($1::bigint[])`,
+    [ids, settled.map((t) => t.submitted), now],
+  );
 }

@@ -60,6 +60,8 @@ export const CreateBatchBody = z
     path: ["ids"],
   });
 export type CreateBatchInput = z.output<typeof CreateBatchBody>;
+/** What a client sends (defaults not yet applied). */
+export type CreateBatchRequest = z.input<typeof CreateBatchBody>;
 
 /** What a batch was built from, as stored in replay_batch.selection. */
 export type Selection = { ids: string[] } | { filter: z.output<typeof ListFilterSchema> };
@@ -120,6 +122,8 @@ export interface BatchView {
   achievedRate: number | null;
   /** estimated finish time (ISO), from the remaining items and the configured (throttled) rate */
   eta: string | null;
+  /** the same as seconds from the time of the answer */
+  etaSeconds: number | null;
   createdAt: string;
   approvedAt: string | null;
   startedAt: string | null;

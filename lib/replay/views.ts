@@ -73,14 +73,15 @@ function toView(r: BatchRow, now: Date): BatchView {
   const span = Math.max(1, Math.min(RECENT_S, since));
   const achievedRate = r.recent > 0 ? r.recent / span : null;
   const rate = r.status === "running" ? Math.min(r.rate_per_second * throttle, achievedRate ?? Infinity) : 0;
-  const eta = rate > 0 && counts.pending > 0 ? new Date(now.getTime() + (counts.pending / rate) * 1000).toISOString() : null;
+  const etaSeconds = rate > 0 && counts.pending > 0 ? counts.pending / rate : null;
+  const eta = etaSeconds === null ? null : new Date(now.getTime() + etaSeconds * 1000).toISOString();
   return {
     id: r.id, status: r.status, statusReason: r.status_reason,
     createdBy: { id: r.created_by_id, email: r.created_by_email },
     approvedBy: r.approved_by_id ? { id: r.approved_by_id, email: r.approved_by_email } : null,
     sink: maskSink(r.sink), selection: r.selection, ratePerSecond: r.rate_per_second, throttle,
     pageSize: r.page_size, maxReplays: r.max_replays, maxAttempts: r.max_attempts, failureThreshold: r.failure_threshold,
-    repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate, eta,
+    repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate, eta, etaSeconds,
     createdAt: r.created_at.toISOString(), approvedAt: r.approved_at?.toISOString() ?? null,
     startedAt: r.started_at?.toISOString() ?? null, finishedAt: r.finished_at?.toISOString() ?? null,
   };

@@ -172,7 +172,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   }
 
   async function sweep(): Promise<void> {
-    const swept = await sweepExpired(pool);
+    const swept = await sweepExpired(pool, leaseMs);
     if (swept > 0) log(`returned ${swept} item(s) whose worker stopped renewing its lease`);
     for (const batchId of await runningBatchesToComplete(pool)) {
       if (await completeIfDone(pool, batchId, actor, clock())) log(`batch ${batchId} completed`);
@@ -198,7 +198,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     log(`started (${opts.concurrency ?? 2} lane(s), lease ${leaseMs} ms)`);
     const background = [
       every(pollMs, "status poll", refresh),
-      every(Math.max(100, leaseMs / 3), "heartbeat", () => heartbeat(pool, id, leaseMs)),
+      every(Math.max(100, leaseMs / 3), "heartbeat", () => heartbeat(pool, { id, hostname: hostname(), pid: process.pid }, leaseMs)),
       every(Math.max(250, Math.min(5000, leaseMs / 4)), "sweeper", sweep),
     ];
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, () => lane()));

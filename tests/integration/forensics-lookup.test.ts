@@ -151,6 +151,21 @@ describe("GET /api/dead-letters/{id}", () => {
     const clear = (await (await get("auditor", "?unmask=1")).json()) as { payload: { card_pan: string } };
     expect(clear.payload.card_pan).toBe(PAN);
   });
+
+  it("refuses an edit that would write masked placeholders back, and answers triage actions masked", async () => {
+    const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
+    const token = await makeToken(db, (await makeUser(db, "analyst")).id);
+    const { rows } = await db.pool.query<{ version: number; payload: Record<string, unknown> }>("SELECT version, payload FROM dead_letter WHERE id = $1", [ids.pan]);
+    const post = (body: unknown) => POST(new Request(`http://localhost/api/dead-letters/${ids.pan}/actions`, {
+      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body),
+    }), { params: Promise.resolve({ id: ids.pan! }) });
+    const placeholder = await post({ action: "edit", version: rows[0]!.version, payload: { ...rows[0]!.payload, card_pan: "••••••••••••1111", fare_amount_cents: 260 } });
+    expect(placeholder.status).toBe(422);
+    const note = await post({ action: "quarantine", version: rows[0]!.version, reason: "card data" });
+    expect(note.status).toBe(200);
+    expect(JSON.stringify(await note.json())).not.toContain(PAN);
+    await db.pool.query("UPDATE dead_letter SET status = 'pending' WHERE id = $1", [ids.pan]);
+  });
 });
 
 describe("quarantine", () => {

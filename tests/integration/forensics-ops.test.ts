@@ -129,7 +129,7 @@ describe("retention", () => {
     expect(timeline.events[1]!.summary).toBe("Payload removed by retention (90 days after settlement)");
   });
 
-  it("works in bounded pages", async () => {
+  it("strips everything due in one run when it fits in the run's pages", async () => {
     await db.pool.query(
       `UPDATE dead_letter SET status = 'replayed', updated_at = '2026-01-01' WHERE payload IS NOT NULL`,
     );

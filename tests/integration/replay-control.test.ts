@@ -3,7 +3,7 @@ import { closeDb, type Db } from "../../lib/db/client";
 import type { BatchView, RateSeries } from "../../lib/replay/schemas";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
 import * as actions from "../replay/action-routes";
-import { afcRecord, approve, batchStatus, ingest, itemCounts, waitFor } from "../replay/fixtures";
+import { afcRecord, approve, auditMark, batchStatus, ingest, isolateIds, itemCounts, waitFor } from "../replay/fixtures";
 import { startSinkServer, type SinkServer } from "../replay/sink-server";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -15,13 +15,16 @@ vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;
+let mark: string;
 let tokenA: string;
 let tokenB: string;
 let tokenAnalyst: string;
 const workers: WorkerHandle[] = [];
 
 beforeAll(async () => {
-  db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker"] });
+  db = await testDb();
+  await isolateIds(db.pool);
+  mark = await auditMark(db.pool);
   tokenA = await makeToken(db, (await makeUser(db, "supervisor")).id);
   tokenB = await makeToken(db, (await makeUser(db, "supervisor")).id);
   tokenAnalyst = await makeToken(db, (await makeUser(db, "analyst")).id);
@@ -63,7 +66,7 @@ describe("creating and approving a batch", () => {
 
     const list = await actions.list(tokenAnalyst);
     expect((list.body as { batches: BatchView[] }).batches.map((b) => b.id)).toContain(id);
-    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 ORDER BY id`, [id]);
+    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 AND id > $2 ORDER BY id`, [id, mark]);
     expect(audit.rows.map((r) => r.action)).toEqual(["replay_batch.create", "replay_batch.approve"]);
   });
 

@@ -5,7 +5,7 @@ import { importLedger } from "../../lib/replay/ledger-import";
 import { claimableSeqs, type QueueItem } from "../../lib/replay/ordering";
 import type { ItemStatus } from "../../lib/replay/schemas";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
-import { approve, batchStatus, ingest, runningBatch, spatialEnvelope, waitFor, type TestUsers } from "../replay/fixtures";
+import { approve, auditMark, batchStatus, ingest, isolateIds, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
 import { startSinkServer } from "../replay/sink-server";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -13,12 +13,15 @@ import { testDb } from "./helpers";
 setTestAuthEnv();
 
 let db: Db;
+let mark: string;
 let users: TestUsers;
 const workers: WorkerHandle[] = [];
 const FAST = { leaseMs: 3000, pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } };
 
 beforeAll(async () => {
-  db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker"] });
+  db = await testDb();
+  await isolateIds(db.pool);
+  mark = await auditMark(db.pool);
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
   users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
 });
@@ -102,8 +105,9 @@ describe("the seed scenario: observed 100, 250, 150; the first key already appli
     ]);
     // Every outcome is in the audit trail, against the record.
     const audit = await db.pool.query(
-      `SELECT action, count(*)::int AS n FROM audit_event WHERE target_type = 'dead_letter' AND target_id = ANY($1) AND action LIKE 'replay.%' GROUP BY 1 ORDER BY 1`,
-      [ids],
+      `SELECT action, count(*)::int AS n FROM audit_event WHERE target_type = 'dead_letter' AND target_id = ANY($1) AND action LIKE 'replay.%' AND id > $2
+       GROUP BY 1 ORDER BY 1`,
+      [ids, mark],
     );
     expect(audit.rows).toEqual([{ action: "replay.applied", n: 2 }, { action: "replay.deduped", n: 1 }]);
   });

@@ -7,6 +7,8 @@ import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { getDeadLetter } from "@/lib/dead-letters/detail";
 import { IdSchema } from "@/lib/dead-letters/schemas";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskDetail } from "@/lib/masking/detail";
 
 export const dynamic = "force-dynamic";
 
@@ -25,7 +27,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   return (
     <DetailView
       key={record.id}
-      initial={record}
+      initial={maskDetail(record, configuredMaskRules())}
       permissions={{ triage: can(principal.role, "dead_letters:triage"), overrideIdentity: can(principal.role, "dead_letters:override_identity") }}
     />
   );

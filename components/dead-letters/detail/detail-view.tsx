@@ -10,6 +10,7 @@ import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/ba
 import { KeyboardHelp, DETAIL_KEYS } from "@/components/dead-letters/keyboard-help";
 import { conflictCurrent, deadLetterKeys, useDeadLetter, useDeadLetterAction, useNeighbor } from "@/components/dead-letters/queries";
 import { useHotkeys } from "@/components/dead-letters/use-hotkeys";
+import { useHydrated } from "@/components/dead-letters/use-hydrated";
 import { Button, Kbd } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { filterFromParams, filterToParams } from "@/lib/dead-letters/filter-url";
@@ -50,6 +51,7 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
   const [dialog, setDialog] = useState<"quarantine" | "help" | null>(null);
   const [editing, setEditing] = useState(false);
   const [conflict, setConflict] = useState<Conflict | null>(null);
+  const hydrated = useHydrated();
 
   const open = (id: string | null | undefined, dir: string) => {
     if (id) router.push(`/dead-letters/${id}${listQuery ? `?${listQuery}` : ""}`);
@@ -102,7 +104,7 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
   }, !editing);
 
   return (
-    <article aria-labelledby="record-heading" className="space-y-3">
+    <article aria-labelledby="record-heading" className="space-y-3" data-hydrated={hydrated}>
       <nav aria-label="Record navigation" className="flex items-center gap-2 text-sm">
         <Link href={listHref} className="text-slate-600 hover:text-slate-900">← Dead letters</Link>
         <span className="ml-auto flex items-center gap-1">

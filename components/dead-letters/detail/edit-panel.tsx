@@ -5,6 +5,7 @@ import dynamic from "next/dynamic";
 import { useCallback, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { checkDraft } from "@/lib/dead-letters/edit-check";
+import { formatJson } from "@/lib/dead-letters/format-json";
 import { locateMembers, rangeOf } from "@/lib/dead-letters/json-paths";
 import { payloadChanges } from "@/lib/dead-letters/payload-diff";
 import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
@@ -32,7 +33,7 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
   onCancel: () => void;
   onSave: (payload: JsonValue, extra: SaveExtra) => void;
 }) {
-  const [text, setText] = useState(() => JSON.stringify(record.payload, null, 2));
+  const [text, setText] = useState(() => formatJson(record.payload));
   const [override, setOverride] = useState(false);
   const [reason, setReason] = useState("");
   const check = useMemo(() => checkDraft(record.kind, record.payload, text, { key: record.idempotencyKey, override }), [record, text, override]);
@@ -53,7 +54,7 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
     setText((prev) => {
       try {
         const feature = JSON.parse(prev) as Record<string, unknown>;
-        return JSON.stringify({ ...feature, geometry: g }, null, 2);
+        return formatJson({ ...feature, geometry: g });
       } catch {
         return prev;
       }

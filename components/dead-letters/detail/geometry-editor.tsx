@@ -108,7 +108,7 @@ export function GeometryEditor({ geometry, location, onChange }: {
 
   return (
     <div className="flex h-full flex-col gap-1">
-      <MapView label="Geometry editor" className="min-h-72 flex-1" sources={sources} layers={layers} fit={fit} onReady={(m) => void start(m)} />
+      <MapView label="Geometry editor" className="min-h-72 flex-1" sources={sources} layers={layers} fit={fit} fitMaxZoom={20} onReady={(m) => void start(m)} />
       <p className="text-xs text-slate-500">
         Click a shape to select it; drag a vertex to move it, drag a midpoint to insert one, right-click a vertex to delete it.
         {split.skipped.length > 0 && <span className="block text-amber-800">Not editable on the map (edit in the JSON): {split.skipped.join("; ")}.</span>}

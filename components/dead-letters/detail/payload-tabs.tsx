@@ -2,6 +2,7 @@
 
 import { useMemo, useState } from "react";
 import { JsonView } from "@/components/ui/json-view";
+import { formatJson } from "@/lib/dead-letters/format-json";
 import { payloadChanges } from "@/lib/dead-letters/payload-diff";
 import { receivedPayload } from "@/lib/dead-letters/received-payload";
 import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
@@ -18,7 +19,7 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
   const [tab, setTab] = useState<Tab>("Raw envelope");
   const received = useMemo(() => receivedPayload(record.kind, record.rawEnvelope), [record.kind, record.rawEnvelope]);
   const diff = useMemo(() => (received.ok ? payloadChanges(received.value, record.payload) : null), [received, record.payload]);
-  const current = useMemo(() => JSON.stringify(record.payload, null, 2), [record.payload]);
+  const current = useMemo(() => formatJson(record.payload), [record.payload]);
   return (
     <section aria-label="Payload" className="rounded border border-slate-200 bg-white">
       <div role="tablist" aria-label="Payload views" className="flex gap-1 border-b border-slate-200 px-2 pt-2">

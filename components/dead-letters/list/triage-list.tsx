@@ -11,6 +11,7 @@ import type { Facets } from "@/lib/dead-letters/schemas";
 import { KeyboardHelp, LIST_KEYS } from "../keyboard-help";
 import { useFacets } from "../queries";
 import { useHotkeys } from "../use-hotkeys";
+import { useHydrated } from "../use-hydrated";
 import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
 import { FacetPanel } from "./facet-panel";
 import { FilterBar } from "./filter-bar";
@@ -40,6 +41,7 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
   const rows = useRef<{ rows: DeadLetterSummary[]; complete: boolean }>({ rows: [], complete: false });
   const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
   const search = useRef<HTMLInputElement>(null);
+  const hydrated = useHydrated();
 
   const setFilter = useCallback((next: ListFilter) => {
     const qs = filterToParams(next).toString();
@@ -83,7 +85,7 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
   const allLoadedSelected = selection.mode === "ids" && selection.ids.size > 0 && selection.ids.size === loaded.count;
 
   return (
-    <section aria-labelledby="dl-heading" className="flex h-[calc(100vh-5.5rem)] flex-col gap-2">
+    <section aria-labelledby="dl-heading" className="flex h-[calc(100vh-5.5rem)] flex-col gap-2" data-hydrated={hydrated}>
       <div className="flex items-baseline gap-3">
         <h1 id="dl-heading" className="text-lg font-semibold">Dead letters</h1>
         <p className="text-sm text-slate-600" aria-live="polite">

@@ -15,8 +15,9 @@ export interface ExportRow {
   event_id: string | null;
   device_id: string | null;
   source_message_id: string | null;
-  observed_at: Date;
-  first_seen_at: Date;
+  /** RFC 3339 UTC with milliseconds, formatted by PostgreSQL (parsing a Date per row costs more than the row) */
+  observed_at: string;
+  first_seen_at: string;
   status: string;
   failure_class: string;
   class_reason: string | null;
@@ -59,7 +60,7 @@ export function ndjsonLine(r: ExportRow, mask: MaskRules | null): string | null 
   const cls = r.failure_class === "poison" || r.failure_class === "transient_schema" ? `,"failure_class":${q(r.failure_class)}` : "";
   const hash = r.idempotency_key !== null && EVENT_HASH.test(r.idempotency_key) ? `,"event_hash":${q(r.idempotency_key)}` : "";
   return `{"kind":"afc","source":${q(r.source)},"raw_payload":${raw},"failure_reason":${q(free(r.first_failure_reason, mask))}` +
-    `${cls}${hash},"retry_count":${Math.max(0, r.failure_count - 1)},"first_seen_utc":${q(r.first_seen_at.toISOString())}}`;
+    `${cls}${hash},"retry_count":${Math.max(0, r.failure_count - 1)},"first_seen_utc":${q(r.first_seen_at)}}`;
 }
 
 export const CSV_COLUMNS = [
@@ -86,7 +87,7 @@ export function csvHeader(): string {
 export function csvLine(r: ExportRow, mask: MaskRules | null): string {
   const cells: (string | number | null)[] = [
     r.id, r.kind, r.source, r.idempotency_key, r.event_id, r.device_id, r.source_message_id, r.entity_key,
-    r.observed_at.toISOString(), r.first_seen_at.toISOString(), r.status, r.failure_class, r.class_reason, r.reason_group,
+    r.observed_at, r.first_seen_at, r.status, r.failure_class, r.class_reason, r.reason_group,
     free(r.reason, mask), free(r.first_failure_reason, mask), r.replay_count, r.failure_count, r.outcome,
     r.payload === null ? null : masked(r.payload, mask),
   ];
@@ -100,7 +101,7 @@ function feature(r: ExportRow, role: "original" | "repaired", geometry: string |
   const props =
     `{"dead_letter_id":${q(r.id)},"role":${q(role)},"source":${q(r.source)},"idempotency_key":${r.idempotency_key === null ? "null" : q(r.idempotency_key)},` +
     `"status":${q(r.status)},"failure_class":${q(r.failure_class)},"reason":${q(free(r.reason, mask))},` +
-    `"observed_at":${q(r.observed_at.toISOString())},"repair_outcome":${r.outcome === null ? "null" : q(r.outcome)},` +
+    `"observed_at":${q(r.observed_at)},"repair_outcome":${r.outcome === null ? "null" : q(r.outcome)},` +
     `"feature_properties":${r.properties === null ? "null" : masked(r.properties, mask)}}`;
   return `{"type":"Feature","id":${q(`${r.id}:${role}`)},"geometry":${geometry ?? "null"},"properties":${props}}`;
 }

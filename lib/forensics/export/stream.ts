@@ -30,7 +30,8 @@ export interface ExportOptions {
 }
 
 const BASE = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
-  d.observed_at, d.first_seen_at, d.status::text AS status, d.failure_class::text AS failure_class, d.class_reason,
+  to_char(d.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS observed_at,
+  to_char(d.first_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS first_seen_at, d.status::text AS status, d.failure_class::text AS failure_class, d.class_reason,
   d.first_failure_reason, d.reason, d.reason_group, d.replay_count, d.failure_count, d.analysis->>'outcome' AS outcome`;
 
 /** Only what each format writes: jsonb comes as text (no parse, no re-stringify). */

@@ -1,9 +1,13 @@
+import { AppError } from "@/lib/api/errors";
 import { defineRoute } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { applyAction } from "@/lib/dead-letters/actions";
-import { ActionBodySchema, IdParamsSchema } from "@/lib/dead-letters/schemas";
+import { ActionBodySchema, IdParamsSchema, type DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskDetail } from "@/lib/masking/detail";
+import { containsMaskPlaceholder } from "@/lib/masking/mask";
 
 export const dynamic = "force-dynamic";
 
@@ -13,11 +17,25 @@ export const dynamic = "force-dynamic";
  */
 export const POST = defineRoute(
   { access: { permission: "dead_letters:triage" }, params: IdParamsSchema, body: ActionBodySchema },
-  async ({ params, body, principal, requestId, now }) =>
-    applyAction(getDb().pool, params.id, body, {
-      actor: actorOf(principal!),
-      requestId,
-      now,
-      canOverrideIdentity: can(principal!.role, "dead_letters:override_identity"),
-    }),
+  async ({ params, body, principal, requestId, now }) => {
+    // Triage sees card data masked (lib/masking): an edit built from that view must not write placeholders back.
+    if (body.action === "edit" && containsMaskPlaceholder(body.payload)) {
+      throw new AppError("validation_failed", "payload: holds masked values (•••): remove those fields or keep them unedited", {
+        issues: [{ path: "payload", message: "holds masked values" }],
+      });
+    }
+    const rules = configuredMaskRules();
+    try {
+      return maskDetail(await applyAction(getDb().pool, params.id, body, {
+        actor: actorOf(principal!),
+        requestId,
+        now,
+        canOverrideIdentity: can(principal!.role, "dead_letters:override_identity"),
+      }), rules);
+    } catch (err) {
+      // a 409 carries the record as it is now: masked like every other answer
+      if (err instanceof AppError && err.details?.current) err.details.current = maskDetail(err.details.current as DeadLetterDetail, rules);
+      throw err;
+    }
+  },
 );

@@ -1,0 +1,27 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { BatchLive } from "@/components/replay/batch-live";
+import { AppError } from "@/lib/api/errors";
+import { can } from "@/lib/auth/permissions";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { getBatch } from "@/lib/replay/views";
+
+export const metadata: Metadata = { title: "Replay batch" };
+export const dynamic = "force-dynamic";
+
+export default async function ReplayBatchPage({ params }: { params: Promise<{ id: string }> }) {
+  const principal = await requirePagePrincipal("replays:read");
+  const { id } = await params;
+  if (!/^\d{1,19}$/.test(id)) notFound();
+  const batch = await getBatch(getDb().pool, id, new Date()).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === "not_found") notFound();
+    throw err;
+  });
+  return (
+    <BatchLive
+      initial={batch}
+      perms={{ canManage: can(principal.role, "replays:manage"), canApprove: can(principal.role, "replays:approve"), userId: principal.userId }}
+    />
+  );
+}

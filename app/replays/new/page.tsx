@@ -1,0 +1,57 @@
+import type { Metadata } from "next";
+import { CreateBatchForm, type SelectionInput } from "@/components/replay/create-batch-form";
+import { AppError } from "@/lib/api/errors";
+import { searchParamsToObject } from "@/lib/api/search-params";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { ListFilterSchema } from "@/lib/dead-letters/filters";
+import { previewBatch } from "@/lib/replay/batches";
+import type { Selection } from "@/lib/replay/schemas";
+
+export const metadata: Metadata = { title: "New replay batch" };
+export const dynamic = "force-dynamic";
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+function toParams(sp: Record<string, string | string[] | undefined>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(sp)) for (const one of Array.isArray(v) ? v : v ? [v] : []) params.append(k, one);
+  return params;
+}
+
+function Problem({ children }: { children: React.ReactNode }) {
+  return <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">{children}</p>;
+}
+
+/** /replays/new?ids=1,2,3 or /replays/new?status=approved&kind=afc… (the dead-letter list's filters). */
+export default async function NewReplayPage({ searchParams }: { searchParams: SearchParams }) {
+  await requirePagePrincipal("replays:manage");
+  const raw = searchParamsToObject(toParams(await searchParams));
+  let selection: Selection;
+  let input: SelectionInput;
+  if (raw.ids !== undefined) {
+    const ids = (Array.isArray(raw.ids) ? raw.ids : raw.ids.split(",")).map((s) => s.trim()).filter(Boolean);
+    if (ids.length === 0 || ids.some((i) => !/^\d{1,19}$/.test(i))) return <Problem>ids: expected record ids separated by commas.</Problem>;
+    selection = { ids };
+    input = { ids };
+  } else {
+    const { cursor: _c, limit: _l, order: _o, ...filterRaw } = raw;
+    const parsed = ListFilterSchema.safeParse(filterRaw);
+    if (!parsed.success) return <Problem>Invalid filter: {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}</Problem>;
+    selection = { filter: parsed.data };
+    input = { filter: filterRaw };
+  }
+  let preview;
+  try {
+    preview = await previewBatch(getDb().pool, selection);
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return <Problem>{err.message}</Problem>;
+    throw err;
+  }
+  return (
+    <section aria-labelledby="new-heading" className="space-y-3">
+      <h1 id="new-heading" className="text-lg font-semibold">New replay batch</h1>
+      <CreateBatchForm selection={input} preview={preview} />
+    </section>
+  );
+}

@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { BatchList } from "@/components/replay/batch-list";
+import { can } from "@/lib/auth/permissions";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { listBatches } from "@/lib/replay/views";
+
+export const metadata: Metadata = { title: "Replays" };
+export const dynamic = "force-dynamic";
+
+export default async function ReplaysPage() {
+  const principal = await requirePagePrincipal("replays:read");
+  const batches = await listBatches(getDb().pool, { limit: 50 }, new Date());
+  return (
+    <section aria-labelledby="replays-heading" className="space-y-3">
+      <div className="flex items-baseline justify-between">
+        <h1 id="replays-heading" className="text-lg font-semibold">Replay batches</h1>
+        {can(principal.role, "replays:manage") && (
+          <Link href="/replays/new?status=approved" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+            New batch
+          </Link>
+        )}
+      </div>
+      <BatchList initial={batches} />
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+"use client";
+
+import type { BatchView } from "@/lib/replay/schemas";
+import { BatchActions, type ReplayPermissions } from "./batch-actions";
+import { BatchStatusBadge, ProgressBar } from "./badges";
+import { fmt, formatDuration, formatTime } from "./format";
+import { ItemsTable } from "./items-table";
+import { useBatch } from "./queries";
+import { RateChart } from "./rate-chart";
+
+const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled", "pending"] as const;
+
+/** /replays/[id]: live progress, polled about once a second until the batch finishes. */
+export function BatchLive({ initial, perms }: { initial: BatchView; perms: ReplayPermissions }) {
+  const { data: batch = initial, error } = useBatch(initial.id, initial);
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-lg font-semibold">Replay batch #{batch.id}</h1>
+        <BatchStatusBadge status={batch.status} />
+        {batch.statusReason && <span className="text-sm text-slate-600">{batch.statusReason}</span>}
+        <div className="ml-auto"><BatchActions batch={batch} perms={perms} /></div>
+      </div>
+      {error && <p role="alert" className="text-sm text-red-700">Live updates failed: {error.message}</p>}
+
+      <section aria-label="Progress" className="space-y-2 rounded border border-slate-200 bg-white p-3">
+        <ProgressBar total={batch.total} counts={batch.counts} />
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4 lg:grid-cols-7">
+          {OUTCOMES.map((o) => (
+            <div key={o}>
+              <dt className="text-xs uppercase tracking-wide text-slate-500">{o}</dt>
+              <dd className="tabular-nums" data-testid={`count-${o}`}>{fmt(batch.counts[o])}</dd>
+            </div>
+          ))}
+        </dl>
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-1 border-t border-slate-100 pt-2 text-sm sm:grid-cols-4">
+          <div><dt className="text-xs text-slate-500">Configured rate</dt><dd>{fmt(batch.ratePerSecond)}/s{batch.throttle < 1 && ` × ${batch.throttle.toFixed(2)} (sink asked to slow down)`}</dd></div>
+          <div><dt className="text-xs text-slate-500">Achieved (last 10 s)</dt><dd>{batch.achievedRate === null ? "—" : `${batch.achievedRate.toFixed(1)}/s`}</dd></div>
+          <div><dt className="text-xs text-slate-500">ETA</dt><dd>{batch.eta ? `${formatTime(batch.eta).slice(11)} (in ${formatDuration(batch.etaSeconds)})` : "—"}</dd></div>
+          <div><dt className="text-xs text-slate-500">Total</dt><dd>{fmt(batch.total)} records</dd></div>
+        </dl>
+      </section>
+
+      <section aria-label="Rate" className="rounded border border-slate-200 bg-white p-3">
+        <RateChart id={batch.id} status={batch.status} configured={batch.ratePerSecond} />
+      </section>
+
+      <section aria-label="Configuration" className="rounded border border-slate-200 bg-white p-3 text-sm">
+        <dl className="grid grid-cols-1 gap-x-6 gap-y-1 sm:grid-cols-3">
+          <div><dt className="text-xs text-slate-500">Sink</dt><dd>{batch.sink.type === "http" ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})` : "built-in ledger"}</dd></div>
+          <div><dt className="text-xs text-slate-500">Repair (spatial)</dt><dd>{batch.repair.method}, {batch.repair.policy}</dd></div>
+          <div><dt className="text-xs text-slate-500">Limits</dt><dd>page {batch.pageSize}; poison after {batch.maxReplays} replays or {batch.maxAttempts} attempts; pause above {Math.round(batch.failureThreshold * 100)}% failures</dd></div>
+          <div><dt className="text-xs text-slate-500">Created</dt><dd>{formatTime(batch.createdAt)} by {batch.createdBy.email ?? batch.createdBy.id}</dd></div>
+          <div><dt className="text-xs text-slate-500">Approved</dt><dd>{batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}</dd></div>
+          <div><dt className="text-xs text-slate-500">Started / finished</dt><dd>{formatTime(batch.startedAt)} / {formatTime(batch.finishedAt)}</dd></div>
+        </dl>
+      </section>
+
+      <ItemsTable id={batch.id} batchStatus={batch.status} />
+    </div>
+  );
+}

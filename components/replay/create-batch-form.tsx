@@ -1,0 +1,114 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { REPAIR_METHODS, REPAIR_POLICIES, type BatchPreview, type CreateBatchRequest } from "@/lib/replay/schemas";
+import { CreateBatchBody } from "@/lib/replay/schemas";
+import { fmt, formatDuration, formatTime } from "./format";
+import { useCreateBatch } from "./queries";
+
+// /replays/new: what will be replayed (count, order, spread) and how long it takes at the chosen rate, then
+// the batch's settings. Creating makes a draft; another supervisor approves it on the batch's page.
+
+export type SelectionInput = { ids: string[] } | { filter: Record<string, string | string[]> };
+
+const field = "w-full rounded border border-slate-300 px-2 py-1 text-sm";
+
+function parseHeaders(text: string): Record<string, string> | undefined {
+  const entries = text.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
+    const at = l.indexOf(":");
+    return at > 0 ? [l.slice(0, at).trim(), l.slice(at + 1).trim()] : [l, ""];
+  });
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+export function CreateBatchForm({ selection, preview }: { selection: SelectionInput; preview: BatchPreview }) {
+  const router = useRouter();
+  const create = useCreateBatch();
+  const [sinkType, setSinkType] = useState<"ledger" | "http">("ledger");
+  const [rate, setRate] = useState("50");
+  const [url, setUrl] = useState("");
+  const [headers, setHeaders] = useState("");
+  const [timeoutMs, setTimeoutMs] = useState("10000");
+  const [concurrency, setConcurrency] = useState("4");
+  const [pageSize, setPageSize] = useState("100");
+  const [maxReplays, setMaxReplays] = useState("3");
+  const [maxAttempts, setMaxAttempts] = useState("5");
+  const [threshold, setThreshold] = useState("50");
+  const [method, setMethod] = useState<(typeof REPAIR_METHODS)[number]>("linework");
+  const [policy, setPolicy] = useState<(typeof REPAIR_POLICIES)[number]>("accept");
+  const [issues, setIssues] = useState<string[]>([]);
+
+  const rateN = Number(rate);
+  const seconds = rateN > 0 ? preview.count / rateN : null;
+  const body: CreateBatchRequest = {
+    ...selection,
+    sink: sinkType === "ledger"
+      ? { type: "ledger" }
+      : { type: "http", url, headers: parseHeaders(headers), timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) },
+    ratePerSecond: rateN, pageSize: Number(pageSize), maxReplays: Number(maxReplays), maxAttempts: Number(maxAttempts),
+    failureThreshold: Number(threshold) / 100, repair: { method, policy },
+  };
+
+  function submit(e: React.FormEvent) {
+    e.preventDefault();
+    const parsed = CreateBatchBody.safeParse(body);
+    if (!parsed.success) {
+      setIssues(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+      return;
+    }
+    setIssues([]);
+    create.mutate(body, { onSuccess: (batch) => router.push(`/replays/${batch.id}`) });
+  }
+
+  const skipped = Object.entries(preview.skipped).filter(([, n]) => n > 0);
+  return (
+    <form onSubmit={submit} className="grid gap-4 lg:grid-cols-[1fr_1fr]">
+      <section aria-labelledby="sel-heading" className="space-y-2 rounded border border-slate-200 bg-white p-3 text-sm">
+        <h2 id="sel-heading" className="font-semibold">What will be replayed</h2>
+        <p data-testid="preview-count"><strong>{fmt(preview.count)}</strong> approved records ({fmt(preview.byKind.spatial)} spatial, {fmt(preview.byKind.afc)} AFC), {fmt(preview.entities)} entities.</p>
+        <p>Order: oldest observation first ({formatTime(preview.firstObservedAt)} → {formatTime(preview.lastObservedAt)}); per entity strictly one after another.</p>
+        <p data-testid="estimate">At {rateN > 0 ? `${fmt(rateN)}/s` : "—"}: about <strong>{formatDuration(seconds)}</strong> (more if the sink slows the batch down or items are retried).</p>
+        {skipped.length > 0 && <p className="text-amber-800">Left out: {skipped.map(([k, n]) => `${fmt(n)} ${k === "notApproved" ? "not approved" : k === "inActiveBatch" ? "already in an active batch" : "without an idempotency key"}`).join(", ")}.</p>}
+        {preview.sample.length > 0 && (
+          <ol className="list-decimal pl-5 font-mono text-xs text-slate-600">
+            {preview.sample.map((s) => <li key={s.id}>{formatTime(s.observedAt)} · {s.kind} · {s.entityKey ?? "—"} · {s.idempotencyKey.slice(0, 16)}</li>)}
+          </ol>
+        )}
+      </section>
+
+      <section aria-labelledby="cfg-heading" className="space-y-3 rounded border border-slate-200 bg-white p-3 text-sm">
+        <h2 id="cfg-heading" className="font-semibold">Settings</h2>
+        <fieldset className="flex gap-4">
+          <legend className="mb-1 text-xs text-slate-500">Sink</legend>
+          <label><input type="radio" name="sink" checked={sinkType === "ledger"} onChange={() => setSinkType("ledger")} /> Built-in ledger</label>
+          <label><input type="radio" name="sink" checked={sinkType === "http"} onChange={() => setSinkType("http")} /> HTTP</label>
+        </fieldset>
+        {sinkType === "http" && (
+          <div className="grid gap-2 sm:grid-cols-2">
+            <label className="sm:col-span-2">URL <input className={field} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://downstream.example/ingest" /></label>
+            <label className="sm:col-span-2">Headers (one “Name: value” per line) <textarea className={field} rows={2} value={headers} onChange={(e) => setHeaders(e.target.value)} /></label>
+            <label>Timeout (ms) <input className={field} type="number" min={100} value={timeoutMs} onChange={(e) => setTimeoutMs(e.target.value)} /></label>
+            <label>Requests in flight <input className={field} type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} /></label>
+          </div>
+        )}
+        <div className="grid gap-2 sm:grid-cols-3">
+          <label>Rate (records/s) <input className={field} type="number" min={0.01} step="any" required value={rate} onChange={(e) => setRate(e.target.value)} /></label>
+          <label>Page size <input className={field} type="number" min={1} max={1000} value={pageSize} onChange={(e) => setPageSize(e.target.value)} /></label>
+          <label>Pause above (% failures) <input className={field} type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} /></label>
+          <label>Max replays per record <input className={field} type="number" min={1} value={maxReplays} onChange={(e) => setMaxReplays(e.target.value)} /></label>
+          <label>Max attempts per item <input className={field} type="number" min={1} value={maxAttempts} onChange={(e) => setMaxAttempts(e.target.value)} /></label>
+        </div>
+        <div className="grid gap-2 sm:grid-cols-2">
+          <label>Repair method <select className={field} value={method} onChange={(e) => setMethod(e.target.value as typeof method)}>{REPAIR_METHODS.map((m) => <option key={m}>{m}</option>)}</select></label>
+          <label>Repair policy <select className={field} value={policy} onChange={(e) => setPolicy(e.target.value as typeof policy)}>{REPAIR_POLICIES.map((p) => <option key={p}>{p}</option>)}</select></label>
+        </div>
+        {issues.length > 0 && <ul role="alert" className="list-disc pl-5 text-red-700">{issues.map((i) => <li key={i}>{i}</li>)}</ul>}
+        <Button type="submit" variant="primary" disabled={create.isPending || preview.count === 0}>
+          {create.isPending ? "Creating…" : `Create draft batch of ${fmt(preview.count)}`}
+        </Button>
+      </section>
+    </form>
+  );
+}

@@ -1,0 +1,15 @@
+// Small display helpers for the replay pages (client-safe).
+
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return "—";
+  if (seconds < 1) return "under a second";
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
+}
+
+export function formatTime(iso: string | null): string {
+  return iso ? iso.replace("T", " ").slice(0, 19) : "—";
+}
+
+export const fmt = (n: number) => n.toLocaleString("en");

@@ -1,0 +1,86 @@
+"use client";
+
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "sonner";
+import { fetchJson } from "@/lib/api/client";
+import type { BatchView, CreateBatchRequest, ItemsPage, ItemStatus, RateSeries } from "@/lib/replay/schemas";
+import type { BatchAction } from "@/lib/replay/state";
+
+// One hook per replay resource, keyed by a factory (bull-board's queryKeys pattern); live views poll about
+// once a second while a batch can still change, and stop when it is finished.
+
+export const replayKeys = {
+  all: ["replays"] as const,
+  lists: () => [...replayKeys.all, "list"] as const,
+  details: () => [...replayKeys.all, "detail"] as const,
+  detail: (id: string) => [...replayKeys.details(), id] as const,
+  items: (id: string, status: ItemStatus | null, cursor: number) => [...replayKeys.detail(id), "items", status ?? "all", cursor] as const,
+  rate: (id: string) => [...replayKeys.detail(id), "rate"] as const,
+};
+
+const FINISHED = new Set(["completed", "cancelled", "failed"]);
+const livePoll = (status: string | undefined) => (status && FINISHED.has(status) ? false : 1000);
+
+export function useBatches(initial?: BatchView[]) {
+  return useQuery({
+    queryKey: replayKeys.lists(),
+    queryFn: async ({ signal }) => (await fetchJson<{ batches: BatchView[] }>("/api/replays", { signal })).batches,
+    initialData: initial,
+    refetchInterval: 2000,
+  });
+}
+
+export function useBatch(id: string, initial?: BatchView) {
+  return useQuery({
+    queryKey: replayKeys.detail(id),
+    queryFn: ({ signal }) => fetchJson<BatchView>(`/api/replays/${id}`, { signal }),
+    initialData: initial,
+    staleTime: 0,
+    refetchInterval: (q) => livePoll(q.state.data?.status),
+  });
+}
+
+export function useRateSeries(id: string, status: string) {
+  return useQuery({
+    queryKey: replayKeys.rate(id),
+    queryFn: ({ signal }) => fetchJson<RateSeries>(`/api/replays/${id}/rate?window=300`, { signal }),
+    staleTime: 0,
+    refetchInterval: livePoll(status),
+  });
+}
+
+export function useItems(id: string, status: ItemStatus | null, cursor: number, batchStatus: string) {
+  const q = new URLSearchParams({ limit: "50", ...(cursor ? { cursor: String(cursor) } : {}), ...(status ? { status } : {}) });
+  return useQuery({
+    queryKey: replayKeys.items(id, status, cursor),
+    queryFn: ({ signal }) => fetchJson<ItemsPage>(`/api/replays/${id}/items?${q.toString()}`, { signal }),
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+    refetchInterval: livePoll(batchStatus),
+  });
+}
+
+export function useBatchAction(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (action: BatchAction) => fetchJson<BatchView>(`/api/replays/${id}/${action}`, { method: "POST" }),
+    onSuccess: (batch, action) => {
+      qc.setQueryData(replayKeys.detail(id), batch);
+      toast.success(`Batch ${id}: ${action} → ${batch.status}`);
+    },
+    onError: (err, action) => toast.error(`Could not ${action} batch ${id}: ${err.message}`),
+    onSettled: () => qc.invalidateQueries({ queryKey: replayKeys.all }),
+  });
+}
+
+export function useCreateBatch() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateBatchRequest) => fetchJson<BatchView & { skipped: Record<string, number> }>("/api/replays", { method: "POST", body }),
+    onSuccess: (batch) => {
+      toast.success(`Draft batch ${batch.id} created with ${batch.total} records: another supervisor must approve it`);
+      return qc.invalidateQueries({ queryKey: replayKeys.lists() });
+    },
+    onError: (err) => toast.error(`Could not create the batch: ${err.message}`),
+  });
+}

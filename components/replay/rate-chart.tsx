@@ -1,0 +1,31 @@
+"use client";
+
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { useRateSeries } from "./queries";
+
+const clock = (t: number) => new Date(t * 1000).toISOString().slice(11, 19);
+
+/** Submissions per second against the configured rate, for the last five minutes of the batch. */
+export function RateChart({ id, status, configured }: { id: string; status: string; configured: number }) {
+  const { data, error } = useRateSeries(id, status);
+  if (error) return <p role="alert" className="text-sm text-red-700">Could not load the rate: {error.message}</p>;
+  const points = data?.points ?? [];
+  if (points.length === 0) return <p className="py-8 text-center text-sm text-slate-500">No submissions yet.</p>;
+  return (
+    <figure aria-label="Achieved submissions per second against the configured rate">
+      <div className="h-56 w-full">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
+            <XAxis dataKey="t" tickFormatter={clock} minTickGap={40} fontSize={11} />
+            <YAxis allowDecimals={false} fontSize={11} width={48} domain={[0, (max: number) => Math.max(max, configured) * 1.1]} />
+            <Tooltip labelFormatter={(t) => clock(Number(t))} formatter={(v) => [`${v}/s`, "submitted"]} />
+            <ReferenceLine y={configured} stroke="#0f172a" strokeDasharray="6 3" label={{ value: `configured ${configured}/s`, fontSize: 11, position: "insideTopRight" }} />
+            <Line type="stepAfter" dataKey="count" stroke="#059669" dot={false} isAnimationActive={false} name="submitted" />
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+      <figcaption className="text-xs text-slate-500">Per second, last 5 minutes; dashed: the configured rate (the limit for all workers together).</figcaption>
+    </figure>
+  );
+}
