@@ -46,7 +46,7 @@ export function nonFacetFilter(filter: ListFilter): ListFilter {
 }
 
 function sorted(counts: Map<string, number>, limit = Infinity, keep?: Set<string>): FacetBucket[] {
-  const all = [...counts.entries()].map(([value, count]) => ({ value, count }));
+  const all = [...counts.entries()].map(([value, count]) => ({ value, count: Math.round(count) })).filter((b) => b.count > 0);
   all.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
   const top = all.slice(0, limit);
   // A selected value stays visible (with its count) even when it is not among the largest.
@@ -63,7 +63,8 @@ export function facetsFromCube(cells: readonly CubeCell[], filter: ListFilter, e
   const counts = Object.fromEntries(FACET_DIMS.map((d) => [d, new Map<string, number>()])) as Record<FacetDim, Map<string, number>>;
   let total = 0;
   for (const cell of cells) {
-    const n = Math.round(cell.n * scale);
+    // Estimated cells are fractional (scaled samples, partial days): round the sums, not each cell.
+    const n = cell.n * scale;
     if (n <= 0) continue;
     if (matches(cell, null)) total += n;
     for (const dim of FACET_DIMS) {
@@ -73,7 +74,7 @@ export function facetsFromCube(cells: readonly CubeCell[], filter: ListFilter, e
     }
   }
   return {
-    total,
+    total: Math.round(total),
     exact,
     kind: sorted(counts.kind, Infinity, sel.kind),
     status: sorted(counts.status, Infinity, sel.status),

@@ -22,10 +22,17 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
     values.push(v);
     return `$${values.length}`;
   };
-  if (filter.kind?.length) clauses.push(`${alias}.kind = ANY(${p(filter.kind)}::"DeadLetterKind"[])`);
-  if (filter.status?.length) clauses.push(`${alias}.status = ANY(${p(filter.status)}::"DeadLetterStatus"[])`);
-  if (filter.class?.length) clauses.push(`${alias}.failure_class = ANY(${p(filter.class)}::"FailureClass"[])`);
-  if (filter.source?.length) clauses.push(`${alias}.source = ANY(${p(filter.source)}::text[])`);
+  // One value is an equality, not `= ANY(array)`: before PostgreSQL 17 an array condition on an index's leading
+  // column stops the index from returning rows in (observed_at, id) order, so the list could not walk
+  // (status, observed_at, id) and fell back to filtering the observed_at index with a heap fetch per row.
+  const oneOf = (column: string, list: readonly string[] | undefined, type: string) => {
+    if (!list?.length) return;
+    clauses.push(list.length === 1 ? `${alias}.${column} = ${p(list[0])}::${type}` : `${alias}.${column} = ANY(${p(list)}::${type}[])`);
+  };
+  oneOf("kind", filter.kind, '"DeadLetterKind"');
+  oneOf("status", filter.status, '"DeadLetterStatus"');
+  oneOf("failure_class", filter.class, '"FailureClass"');
+  oneOf("source", filter.source, "text");
   if (filter.reason) clauses.push(`${alias}.reason_group = ${p(filter.reason)}`);
   if (filter.from) clauses.push(`${alias}.observed_at >= ${p(filter.from)}`);
   if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);

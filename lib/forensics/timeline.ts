@@ -100,19 +100,26 @@ const AUDIT_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, ac
 
 /** The timeline of one record; `mask` null shows values as stored (callers holding dead_letters:unmask). */
 export async function recordTimeline(db: Db, id: string, mask: MaskRules | null): Promise<Timeline> {
-  const head = await db.query<{ kind: Timeline["kind"]; status: string; idempotency_key: string | null }>(
-    "SELECT kind, status::text AS status, idempotency_key FROM dead_letter WHERE id = $1",
+  const head = await db.query<{ kind: Timeline["kind"]; status: string; idempotency_key: string | null; created_at: Date }>(
+    "SELECT kind, status::text AS status, idempotency_key, created_at FROM dead_letter WHERE id = $1",
     [id],
   );
   const record = head.rows[0];
   if (!record) throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
   const [own, batches, ledger] = await Promise.all([
-    db.query<AuditRow>(`SELECT ${AUDIT_COLUMNS} FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 ORDER BY id`, [id]),
+    // Ids restart when the demo data is reset (`db seed --reset` truncates dead_letter; the audit trail stays):
+    // events older than the record belong to an earlier record that had its id. Its capture event has the
+    // record's created_at exactly (one `now` for both), so nothing of this record is cut.
+    db.query<AuditRow>(
+      `SELECT ${AUDIT_COLUMNS} FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 AND at >= $2 ORDER BY id`,
+      [id, record.created_at],
+    ),
     db.query<AuditRow>(
       `SELECT ${AUDIT_COLUMNS} FROM audit_event
        WHERE target_type = 'replay_batch' AND target_id = ANY(SELECT batch_id::text FROM replay_item WHERE dead_letter_id = $1)
+         AND at >= $2
        ORDER BY id`,
-      [id],
+      [id, record.created_at],
     ),
     record.idempotency_key === null
       ? Promise.resolve({ rows: [] as LedgerRow[] })

@@ -4,7 +4,12 @@ import type { ItemStatus } from "./schemas";
 // The engine's decisions that need no database: when an item is poison, when a batch pauses itself, and what
 // an item's outcome does to its dead-letter record. The SQL modules call these and write the results.
 
-/** A record whose item was lost with a dead worker this often is treated as what killed the workers. */
+/**
+ * An item lost with a dead worker this often is a suspect: it is processed alone from then on, so losing it
+ * again says something about the item, not about whatever else was in the page when a worker was killed.
+ */
+export const SUSPECT_LEASE_LOSSES = 2;
+/** A suspect lost this often (three times alone) is treated as what killed the workers. */
 export const MAX_LEASE_LOSSES = 5;
 /** The self-pause looks at this many most recently submitted items… */
 export const FAILURE_WINDOW = 100;

@@ -5,13 +5,13 @@ import type { Db } from "../db/client";
 import type { RepairMethod, RepairPolicy } from "../dead-letters/types";
 import { getGeos, type Geos } from "../spatial/geos";
 import type { BackoffOptions } from "./backoff";
-import { claimItems, completeIfDone, heartbeat, runningBatchesToComplete, sweepExpired } from "./claim";
+import { claimItems, completeIfDone, heartbeat, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim";
 import { failBatch, recentSubmissions, selfPause } from "./control";
 import { errorMessage, isTransientDbError } from "./db-errors";
 import { claimSizeFor } from "./gcra";
 import type { FlushCounts } from "./outcomes";
 import { processPage, type BatchConfig } from "./processor";
-import { failureVerdict } from "./rules";
+import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./rules";
 import { SinkSchema, type ItemStatus } from "./schemas";
 import { makeSink } from "./sinks";
 import { sleep } from "./sleep";
@@ -126,11 +126,17 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         continue;
       }
       try {
-        const items = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
+        let items = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
         if (items.length === 0) {
           idleUntil.set(batch.id, Date.now() + pollMs);
           if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
           continue;
+        }
+        // A suspect (lost with dead workers before) goes alone; the rest of the page goes back to the queue.
+        const suspect = items.find((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES);
+        if (suspect && items.length > 1) {
+          await releaseItems(pool, id, items.filter((i) => i !== suspect).map((i) => i.id));
+          items = [suspect];
         }
         if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
         await processPage({

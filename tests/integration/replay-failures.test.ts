@@ -108,6 +108,19 @@ describe("a sink that keeps failing", () => {
   });
 });
 
+describe("a batch the engine cannot run", () => {
+  it("is failed with the reason, and its waiting items are cancelled", async () => {
+    const [record] = await taps("badsink", 1);
+    const id = await runningBatch(db, users, { ids: [record], sink: { type: "ledger" }, ratePerSecond: 10 });
+    await db.pool.query(`UPDATE replay_batch SET sink = '{"type":"carrier-pigeon"}' WHERE id = $1`, [id]);
+    worker();
+    await waitFor("failed", async () => (await batchStatus(db, id)) === "failed", 10_000);
+    const { rows } = await db.pool.query(`SELECT status_reason, cancelled_count FROM replay_batch WHERE id = $1`, [id]);
+    expect(rows[0]).toEqual({ status_reason: expect.stringMatching(/^unusable sink configuration: /), cancelled_count: 1 });
+    expect(await itemCounts(db.pool, id)).toEqual({ cancelled: 1 });
+  });
+});
+
 describe("records that cannot be replayed", () => {
   it("drops a record that no longer passes re-validation and poisons one replayed too often, without sending either", async () => {
     server = await startSinkServer();

@@ -1,0 +1,90 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { closeDb, type Db } from "../../lib/db/client";
+import { afcRecord, approve, auditMark, ingest, isolateIds } from "../replay/fixtures";
+import { makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// The operator's CLI: `redrive ledger import`, `redrive replay create|approve …` acting as a named user
+// (--as), with four-eyes enforced and the user recorded as the audit actor.
+
+setTestAuthEnv();
+
+const run = promisify(execFile);
+let db: Db;
+let dir: string;
+let mark: string;
+let supA: string;
+let supB: string;
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
+      env: { ...process.env, DATABASE_URL: inject("databaseUrl") },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+beforeAll(async () => {
+  db = await testDb();
+  await isolateIds(db.pool);
+  mark = await auditMark(db.pool);
+  dir = await mkdtemp(join(tmpdir(), "redrive-cli-"));
+  supA = (await makeUser(db, "supervisor")).email;
+  supB = (await makeUser(db, "supervisor")).email;
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+  await db.pool.end();
+  await closeDb();
+});
+
+describe("redrive ledger import", () => {
+  it("imports valid lines, reports invalid ones by number and exits 1", async () => {
+    const file = join(dir, "settled.ndjson");
+    await writeFile(file, ['{"idempotency_key":"cli-settled-1","kind":"afc"}', "not json", '{"idempotency_key":"cli-settled-2","applied_at":"2026-11-01T00:00:00Z"}', ""].join("\n"));
+    const r = await cli(["ledger", "import", file]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({ imported: 2, alreadyKnown: 0, invalid: 1 });
+    expect(r.stderr).toContain("line 2: not JSON");
+    const { rows } = await db.pool.query(`SELECT idempotency_key, origin FROM ledger_entry WHERE idempotency_key LIKE 'cli-settled-%' ORDER BY 1`);
+    expect(rows).toEqual([{ idempotency_key: "cli-settled-1", origin: "import" }, { idempotency_key: "cli-settled-2", origin: "import" }]);
+  });
+});
+
+describe("redrive replay", () => {
+  it("creates as --as, refuses self-approval, approves as another supervisor, audited as them", async () => {
+    const ids = await ingest(db, [afcRecord({ eventId: "cli-1", deviceId: "cli-dev", at: 1 }), afcRecord({ eventId: "cli-2", deviceId: "cli-dev", at: 2 })]);
+    await approve(db, ids);
+    const created = await cli(["replay", "create", "--ids", ids.join(","), "--rate", "10", "--as", supA]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.stdout.trim();
+    expect(id).toMatch(/^\d+$/);
+    expect(created.stderr).toMatch(/created draft batch \d+: 2 records; about 1 s at 10\/s/);
+
+    const own = await cli(["replay", "approve", id, "--as", supA]);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toContain("four-eyes");
+
+    const ok = await cli(["replay", "approve", id, "--as", supB, "--json"]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ id, status: "approved", total: 2, approvedBy: { email: supB } });
+
+    const audit = await db.pool.query(
+      `SELECT action, actor_email FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 AND id > $2 ORDER BY id`,
+      [id, mark],
+    );
+    expect(audit.rows).toEqual([{ action: "replay_batch.create", actor_email: supA }, { action: "replay_batch.approve", actor_email: supB }]);
+    await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [id]);
+  });
+});
