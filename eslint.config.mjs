@@ -5,7 +5,7 @@ import nextTs from "eslint-config-next/typescript";
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", ".data/**", "lib/generated/**", "node_modules/**", "test-results/**", "playwright-report/**", "tests/artifacts/**", "next-env.d.ts", "scripts/tmp/**"]),
+  globalIgnores([".next/**", ".data/**", "lib/generated/**", "node_modules/**", "test-results/**", "playwright-report/**", "tests/artifacts/**", "next-env.d.ts", "scripts/tmp/**", ".bench-tmp/**", ".scratch-replay/**", ".scratch*/**"]),
   {
     rules: {
       "@typescript-eslint/no-explicit-any": "error",

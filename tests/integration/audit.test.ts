@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "../../lib/audit/append";
 import { verifyAuditTrail } from "../../lib/audit/verify";
 import { closeDb, type Db } from "../../lib/db/client";
@@ -51,7 +51,7 @@ async function withTamperedEvent(id: string, fn: () => Promise<void>): Promise<v
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
-      env: { ...process.env, DATABASE_URL: inject("databaseUrl") },
+      env: { ...process.env, DATABASE_URL: db.url },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };

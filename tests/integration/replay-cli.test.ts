@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { afcRecord, approve, auditMark, ingest, isolateIds } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -24,7 +24,7 @@ let supB: string;
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
-      env: { ...process.env, DATABASE_URL: inject("databaseUrl") },
+      env: { ...process.env, DATABASE_URL: db.url },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
