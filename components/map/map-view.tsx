@@ -134,7 +134,7 @@ export function MapView(props: MapViewProps) {
       applied.current = { data: new Map(), layers: new Map() };
     };
     // The map is created once per mount; later prop changes are applied by the effects below.
-  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+  }, []);
 
   // Sources first (layers need them), then layers in order; only what changed is touched.
   useEffect(() => {
