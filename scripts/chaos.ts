@@ -2,7 +2,8 @@
 // through the HTTP sink (a test receiver failing 30% of requests and hanging on some), each with 3 worker
 // processes SIGKILLed at random moments (≥ 20 kills, each restarted) and PostgreSQL restarted once, on a
 // dedicated embedded PostgreSQL in a temp dir. Exit status 1 when any invariant fails.
-//   --records N   (default 10000)   --kills N (default 24)   --rate N (default 400)   --only ledger|http
+//   --records N   (default 10000)   --kills N (default 24)   --rate N (default 150)   --only ledger|http
+// The rate sets the run's length (10,000 at 150/s ≈ 70 s), and so how long a worker lives between kills.
 // REDRIVE_KEEP_CHAOS=1 keeps the temp dir (database and workers.log) for a post-mortem.
 import { parseArgs } from "node:util";
 import { ChaosCluster, runChaos, type ChaosReport } from "../tests/replay/chaos";
@@ -11,7 +12,7 @@ const { values } = parseArgs({
   options: {
     records: { type: "string", default: "10000" },
     kills: { type: "string", default: "24" },
-    rate: { type: "string", default: "400" },
+    rate: { type: "string", default: "150" },
     only: { type: "string" },
     seed: { type: "string", default: "1" },
   },

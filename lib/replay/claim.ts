@@ -150,7 +150,7 @@ export async function heartbeat(db: pg.Pool, worker: { id: string; hostname: str
 /**
  * Returns the items of dead workers to the queue, counting the loss against the item; items of a cancelled or
  * failed batch are cancelled instead. An item is taken back when its lease expired AND its worker has not
- * heart-beaten within `leaseMs`: a live worker that is merely slow (a loaded database, a commit waiting its
+ * heart-beaten for two leases: a live worker that is merely slow (a loaded database, a commit waiting its
  * turn) keeps its items, so an answer it already holds is recorded instead of the key being sent again.
  * One statement, at most `limit` items, so a sweep never holds many locks.
  */
@@ -159,7 +159,8 @@ export async function sweepExpired(db: pg.Pool, leaseMs: number, limit = 1000): 
     `WITH expired AS (
        SELECT i.id FROM replay_item i
        WHERE i.status = 'running' AND i.locked_until < now()
-         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - $2 * interval '1 millisecond')
+         -- Alive: beaten within two leases (it beats every third of one), so a slow beat is not a death.
+         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - 2 * $2 * interval '1 millisecond')
        ORDER BY i.id LIMIT $1
        FOR UPDATE SKIP LOCKED
      ), swept AS (

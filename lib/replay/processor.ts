@@ -10,7 +10,7 @@ import { pacingFor } from "./gcra";
 import { GroupWriter } from "./group-writer";
 import type { FlushCounts, Resolution } from "./outcomes";
 import { reserveSlots, slowDown } from "./pacer";
-import { revalidate } from "./revalidate";
+import { revalidate, type Revalidation } from "./revalidate";
 import { sleep } from "./sleep";
 import { poisonReason } from "./rules";
 import type { Sink, Submission } from "./sinks/types";
@@ -63,11 +63,11 @@ export function prepare(item: ClaimedItem, ctx: Pick<PageContext, "batch" | "geo
   if (item.edited) return decided("cancelled", "the record was edited after the batch was created: replay it in a new batch");
   // Settled downstream already (earlier replay, or an imported external ledger): deduped without sending.
   if (item.settled) return decided("deduped", null);
-  let checked;
+  let checked: Revalidation;
   try {
     checked = revalidate(item.kind, item.payload, { geos: ctx.geos, method: ctx.batch.repairMethod, policy: ctx.batch.repairPolicy });
   } catch (err) {
-    checked = { ok: false as const, reason: `re-validation failed: ${errorMessage(err)}` };
+    checked = { ok: false, reason: `re-validation failed: ${errorMessage(err)}` };
   }
   if (!checked.ok) return decided("dropped", checked.reason);
   const poison = poisonReason(item, ctx.batch.maxReplays);

@@ -177,7 +177,23 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     }
   }
 
+  /** Since when this worker's heartbeats have been succeeding without a gap (null: the last one failed). */
+  let healthySince: number | null = null;
+
+  async function beat(): Promise<void> {
+    try {
+      await heartbeat(pool, { id, hostname: hostname(), pid: process.pid }, leaseMs);
+      healthySince ??= Date.now();
+    } catch (err) {
+      healthySince = null;
+      throw err;
+    }
+  }
+
   async function sweep(): Promise<void> {
+    // After a database outage every worker's heartbeat looks stale at once. Sweep only once this worker has
+    // been connected for a whole lease, so the other live workers have had time to beat again.
+    if (healthySince === null || Date.now() - healthySince < leaseMs) return;
     const swept = await sweepExpired(pool, leaseMs);
     if (swept > 0) log(`returned ${swept} item(s) whose worker stopped renewing its lease`);
     for (const batchId of await runningBatchesToComplete(pool)) {
@@ -204,7 +220,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     log(`started (${opts.concurrency ?? 2} lane(s), lease ${leaseMs} ms)`);
     const background = [
       every(pollMs, "status poll", refresh),
-      every(Math.max(100, leaseMs / 3), "heartbeat", () => heartbeat(pool, { id, hostname: hostname(), pid: process.pid }, leaseMs)),
+      every(Math.max(100, leaseMs / 3), "heartbeat", beat),
       every(Math.max(250, Math.min(5000, leaseMs / 4)), "sweeper", sweep),
     ];
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, () => lane()));

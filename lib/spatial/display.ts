@@ -130,7 +130,7 @@ export function displayBBox(geometries: readonly (Geometry | null)[]): BBox | nu
  * Bounds to fit the camera to: latitudes clamped to the Mercator limit and a degenerate box (a point, a
  * vertical line) widened to `minSpan` degrees so fitBounds does not zoom to its maximum.
  */
-export function fitBox(bbox: BBox, minSpan = 0.002): [[number, number], [number, number]] {
+export function fitBox(bbox: BBox, minSpan = 0.0002): [[number, number], [number, number]] {
   let [w, s, e, n] = bbox;
   if (e - w < minSpan) { const c = (w + e) / 2; w = c - minSpan / 2; e = c + minSpan / 2; }
   if (n - s < minSpan) { const c = (s + n) / 2; s = c - minSpan / 2; n = c + minSpan / 2; }

@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { claimItems } from "../../lib/replay/claim";
+import { pacingFor } from "../../lib/replay/gcra";
 import { importLedger } from "../../lib/replay/ledger-import";
+import { reserveSlots, slowDown } from "../../lib/replay/pacer";
 import { claimableSeqs, type QueueItem } from "../../lib/replay/ordering";
 import type { ItemStatus } from "../../lib/replay/schemas";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
@@ -150,6 +152,32 @@ describe("the claim statement", () => {
     const claimed = await claimItems(db.pool, { batchId: id, workerId: "test-claimer", limit: 10, leaseMs: 1000 });
     expect(claimed.map((c) => c.seq)).toEqual(expected);
     expect(expected).toEqual([1, 7]); // e1's first item, and e4; e2 running, e3 waiting, later e1/e3 items blocked
+    await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [id]);
+  });
+});
+
+describe("the pacing statement", () => {
+  it("grants what lib/replay/gcra.ts grants, shared through replay_batch.tat, and halves the rate on a slow-down", async () => {
+    const [record] = await ingest(db, [spatialEnvelope({ key: "gcra-1", observedAt: 1, featureId: "gcra" })]);
+    await approve(db, [record as string]);
+    const id = await runningBatch(db, users, { ids: [record], sink: { type: "ledger" }, ratePerSecond: 10 });
+    const p = { ...pacingFor(10), minGrant: 1 };
+    const first = await reserveSlots(db.pool, id, 10, p);
+    expect(first).toMatchObject({ granted: 3, intervalMs: 100, stopped: false }); // slots at +0, +100, +200 ms: 250 ms ahead
+    expect(Math.abs(first.startInMs)).toBeLessThan(20);
+    const second = await reserveSlots(db.pool, id, 10, p);
+    expect(second.granted).toBe(0); // the next slot (+300 ms) is beyond the horizon
+    expect(second.retryInMs).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, second.retryInMs + 5));
+    expect((await reserveSlots(db.pool, id, 10, p)).granted).toBeGreaterThanOrEqual(1);
+    await slowDown(db.pool, id, 500);
+    const throttled = await reserveSlots(db.pool, id, 10, p);
+    expect(throttled.granted).toBe(0); // Retry-After pushed the schedule 500 ms out
+    await new Promise((r) => setTimeout(r, 600));
+    const after = await reserveSlots(db.pool, id, 10, p);
+    // 10/s × 0.5, recovering by 0.1 per second since the signal: 100 ms → ~200 ms, back towards 100 ms
+    expect(after.intervalMs).toBeGreaterThan(140);
+    expect(after.intervalMs).toBeLessThanOrEqual(200);
     await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [id]);
   });
 });

@@ -24,6 +24,8 @@ export interface ChaosOptions {
   workers: number;
   kills: number;
   seed: number;
+  /** worker lease (default 3000 ms): how long a killed worker's items wait before they are swept */
+  leaseMs?: number;
   log: (msg: string) => void;
   timeoutMs?: number;
 }
@@ -155,14 +157,15 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
       filter: { source: [prefix] }, sink, ratePerSecond: o.rate, pageSize: 100, maxAttempts: 25, failureThreshold: 0.9,
     });
     o.log(`${o.sink}: batch ${batchId} with ${o.records} records at ${o.rate}/s, ${o.workers} workers`);
-    const args = ["--lease-ms", "2000", "--concurrency", "2", "--backoff-base-ms", "100"];
+    const args = ["--lease-ms", String(o.leaseMs ?? 3000), "--concurrency", "2", "--backoff-base-ms", "100", "--backoff-max-ms", "2000"];
     for (let i = 0; i < o.workers; i++) cluster.spawnWorker(i, args);
 
     const expectedMs = (o.records / o.rate) * 1000;
     const killEvery = (expectedMs * 0.8) / o.kills;
     let kills = 0;
     let restarted = false;
-    const deadline = Date.now() + (o.timeoutMs ?? expectedMs * 4 + 60_000);
+    // Generous: the machines these run on are shared, and a loaded database drains far slower than the rate.
+    const deadline = Date.now() + (o.timeoutMs ?? expectedMs * 8 + 120_000);
     for (;;) {
       await sleep(killEvery * (0.5 + random()));
       const counts = await itemCounts(db.pool, batchId).catch(() => null);

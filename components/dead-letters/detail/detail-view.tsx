@@ -58,9 +58,13 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
     else toast.info(`No ${dir} record under this filter`);
   };
 
+  /** The neighbour's id, waiting for it when a key was pressed before its lookup came back. */
+  const neighbour = async (q: typeof next): Promise<string | null> => (q.data !== undefined ? q.data : ((await q.refetch()).data ?? null));
+
   /** After a decision the next record opens; at the end of the list, the list. */
-  const advance = () => {
-    if (next.data) open(next.data, "next");
+  const advance = async () => {
+    const id = await neighbour(next);
+    if (id) open(id, "next");
     else {
       toast.info("That was the last record under this filter");
       router.push(listHref);
@@ -89,12 +93,12 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
     }
     if (action === "edit") setEditing(true);
     else if (action === "quarantine") setDialog("quarantine");
-    else submit({ action, version: record.version }, action === "approve" ? advance : () => {});
+    else submit({ action, version: record.version }, action === "approve" ? () => void advance() : () => {});
   };
 
   useHotkeys({
-    j: () => open(next.data, "next"),
-    k: () => open(prev.data, "previous"),
+    j: () => void neighbour(next).then((id) => open(id, "next")),
+    k: () => void neighbour(prev).then((id) => open(id, "previous")),
     a: () => act("approve"),
     q: () => act("quarantine"),
     r: () => act("reopen"),
@@ -146,7 +150,7 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
         busy={mutation.isPending} onCancel={() => setDialog(null)}
         onConfirm={(reason) => {
           setDialog(null);
-          submit({ action: "quarantine", version: record.version, reason }, advance);
+          submit({ action: "quarantine", version: record.version, reason }, () => void advance());
         }} />
       <KeyboardHelp open={dialog === "help"} onClose={() => setDialog(null)} keys={DETAIL_KEYS} />
       <ConflictDialog conflict={conflict} onClose={() => setConflict(null)} />

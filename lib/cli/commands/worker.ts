@@ -14,6 +14,7 @@ const WorkerOptions = z.object({
   concurrency: z.coerce.number().int().min(1).max(64),
   leaseMs: z.coerce.number().int().min(500).max(3_600_000),
   backoffBaseMs: z.coerce.number().int().min(1).max(600_000),
+  backoffMaxMs: z.coerce.number().int().min(1).max(3_600_000),
 });
 
 export function registerWorkerCommands(program: Command): void {
@@ -23,10 +24,11 @@ export function registerWorkerCommands(program: Command): void {
     .option("--concurrency <n>", "pages processed at once", "2")
     .option("--lease-ms <ms>", "how long claimed items stay this worker's without a heartbeat", "30000")
     .option("--backoff-base-ms <ms>", "first retry delay after a failed submission (doubles per attempt, jittered)", "1000")
+    .option("--backoff-max-ms <ms>", "longest retry delay", "300000")
     .action(async (raw: Record<string, unknown>) => {
       const parsed = WorkerOptions.safeParse(raw);
       if (!parsed.success) throw new CliUsageError(parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
-      const { concurrency, leaseMs, backoffBaseMs } = parsed.data;
+      const { concurrency, leaseMs, backoffBaseMs, backoffMaxMs } = parsed.data;
       // Workers never migrate: on other machines they must not change the schema under the app.
       const { db, close } = await connectCli({ migrate: false });
       try {
@@ -39,7 +41,7 @@ export function registerWorkerCommands(program: Command): void {
       process.once("SIGTERM", () => stop.abort());
       process.once("SIGINT", () => stop.abort());
       const worker = startWorker({
-        db, signal: stop.signal, concurrency, leaseMs, backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, 300_000) },
+        db, signal: stop.signal, concurrency, leaseMs, backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, backoffMaxMs) },
         log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
       });
       await worker.done;
