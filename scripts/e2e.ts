@@ -31,6 +31,8 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<numbe
 
 const handle = await resolveDatabase();
 const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
+// A restart of the server must not crash this process through an unhandled client error.
+admin.on("error", (e) => console.error(`[db] admin connection: ${e.message}`));
 await admin.connect();
 const name = `redrive_e2e_${Date.now().toString(36)}`;
 await admin.query(`CREATE DATABASE "${name}"`);
