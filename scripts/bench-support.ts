@@ -20,8 +20,8 @@ export async function benchDatabase(prefix: string): Promise<BenchDb> {
   const handle = await resolveDatabase();
   const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
   // A restart of the server must not crash this process through an unhandled client error.
-admin.on("error", (e) => console.error(`[db] admin connection: ${e.message}`));
-await admin.connect();
+  admin.on("error", (e) => console.error(`[db] admin connection: ${e.message}`));
+  await admin.connect();
   const name = `${prefix}_${Date.now().toString(36)}`;
   await admin.query(`CREATE DATABASE "${name}"`);
   const url = new URL(handle.url);

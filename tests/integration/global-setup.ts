@@ -30,8 +30,8 @@ export default async function setup(project: TestProject) {
   const handle = await resolveDatabase();
   const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
   // A restart of the server must not crash this process through an unhandled client error.
-admin.on("error", (e) => console.error(`[db] admin connection: ${e.message}`));
-await admin.connect();
+  admin.on("error", (e) => console.error(`[db] admin connection: ${e.message}`));
+  await admin.connect();
   const prefix = `redrive_test_${process.pid}_${Date.now().toString(36)}`;
   const template = `${prefix}_tpl`;
   await admin.query(`CREATE DATABASE "${template}"`);
