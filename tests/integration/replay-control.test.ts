@@ -3,7 +3,7 @@ import { closeDb, type Db } from "../../lib/db/client";
 import type { BatchView, RateSeries } from "../../lib/replay/schemas";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
 import * as actions from "../replay/action-routes";
-import { afcRecord, approve, auditMark, batchStatus, ingest, isolateIds, itemCounts, waitFor } from "../replay/fixtures";
+import { afcRecord, approve, batchStatus, ingest, itemCounts, waitFor } from "../replay/fixtures";
 import { startSinkServer, type SinkServer } from "../replay/sink-server";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -15,7 +15,6 @@ vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;
-let mark: string;
 let tokenA: string;
 let tokenB: string;
 let tokenAnalyst: string;
@@ -23,8 +22,6 @@ const workers: WorkerHandle[] = [];
 
 beforeAll(async () => {
   db = await testDb();
-  await isolateIds(db.pool);
-  mark = await auditMark(db.pool);
   tokenA = await makeToken(db, (await makeUser(db, "supervisor")).id);
   tokenB = await makeToken(db, (await makeUser(db, "supervisor")).id);
   tokenAnalyst = await makeToken(db, (await makeUser(db, "analyst")).id);
@@ -66,7 +63,7 @@ describe("creating and approving a batch", () => {
 
     const list = await actions.list(tokenAnalyst);
     expect((list.body as { batches: BatchView[] }).batches.map((b) => b.id)).toContain(id);
-    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 AND id > $2 ORDER BY id`, [id, mark]);
+    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 ORDER BY id`, [id]);
     expect(audit.rows.map((r) => r.action)).toEqual(["replay_batch.create", "replay_batch.approve"]);
   });
 
@@ -140,7 +137,9 @@ describe("pause, resume and cancel while workers submit", () => {
     expect(view.body).toMatchObject({ status: "cancelled", counts: { pending: 0, applied: end.applied, cancelled: end.cancelled } });
   });
 
-  it("paced at the configured rate across two workers (submissions per second, from the API's rate series)", async () => {
+  // Arrival times are measured at the test's HTTP server, so a scheduling hiccup on a loaded 2-core runner can
+  // bunch deliveries into one window; a real pacing fault fails every attempt.
+  it("paced at the configured rate across two workers (submissions per second, from the API's rate series)", { retry: 2 }, async () => {
     server = await startSinkServer();
     const id = await started("rate", 120, 30);
     await waitFor("all applied", async () => (await batchStatus(db, id)) === "completed", 20_000);
