@@ -2,8 +2,7 @@
 
 export function formatDuration(seconds: number | null): string {
   if (seconds === null || !Number.isFinite(seconds)) return "—";
-  if (seconds < 1) return "under a second";
-  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  if (seconds < 60) return `${Math.max(1, Math.ceil(seconds))} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
   return `${Math.floor(seconds / 3600)} h ${Math.round((seconds % 3600) / 60)} min`;
 }

@@ -28,8 +28,9 @@ function selectionWhere(sel: Selection, values: unknown[]): string {
     values.push(sel.ids);
     return `d.id = ANY($${values.length}::bigint[])`;
   }
-  const { status: _status, ...rest } = sel.filter; // status is the engine's rule, not the filter's
-  return buildWhere(rest, values).text;
+  // A status in the filter narrows what "matched" means (so ?status=approved reports nothing as left out);
+  // approval itself is the engine's rule (ELIGIBLE), whatever the filter says.
+  return buildWhere(sel.filter, values).text;
 }
 
 function checkFilterStatus(sel: Selection): void {

@@ -129,22 +129,38 @@ export async function releaseItems(db: pg.Pool | pg.PoolClient, workerId: string
   return rows[0]?.n ?? 0;
 }
 
-/** Extends this worker's leases and marks it alive. Items being finished right now are skipped, not waited for. */
-export async function heartbeat(db: pg.Pool, worker: { id: string; hostname: string; pid: number }, leaseMs: number): Promise<number> {
+/**
+ * Marks this worker alive and extends the leases of the items it holds (`held`: claimed, not yet finished or
+ * released). Items being finished right now are skipped, not waited for. Items locked by this worker that it
+ * no longer holds and whose lease ran out — left behind by an error between claim and release — are given
+ * back; a held item is renewed every third of a lease, so it never looks like that.
+ */
+export async function heartbeat(
+  db: pg.Pool,
+  worker: { id: string; hostname: string; pid: number },
+  leaseMs: number,
+  held: string[],
+): Promise<{ renewed: number; orphans: number }> {
   // An upsert: a worker cut off long enough for another one to delete its row comes back as alive.
   await db.query(
     `INSERT INTO worker (id, hostname, pid) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
     [worker.id, worker.hostname, worker.pid],
   );
-  const workerId = worker.id;
-  const r = await db.query(
+  const renewed = await db.query(
     `WITH mine AS (
-       SELECT id FROM replay_item WHERE status = 'running' AND locked_by = $1 ORDER BY id FOR UPDATE SKIP LOCKED
+       SELECT id FROM replay_item WHERE id = ANY($3::bigint[]) AND locked_by = $1 AND status = 'running'
+       ORDER BY id FOR UPDATE SKIP LOCKED
      )
      UPDATE replay_item i SET locked_until = now() + $2 * interval '1 millisecond' FROM mine WHERE i.id = mine.id`,
-    [workerId, leaseMs],
+    [worker.id, leaseMs, held],
   );
-  return r.rowCount ?? 0;
+  const orphans = await db.query<{ id: string }>(
+    `SELECT id::text AS id FROM replay_item
+     WHERE status = 'running' AND locked_by = $1 AND locked_until < now() AND NOT (id = ANY($2::bigint[]))`,
+    [worker.id, held],
+  );
+  const released = await releaseItems(db, worker.id, orphans.rows.map((r) => r.id));
+  return { renewed: renewed.rowCount ?? 0, orphans: released };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "./backoff";
-import { claimSizeFor, grantSlots, pacingFor, slotOffsets, type GcraParams } from "./gcra";
+import { claimSizeFor, grantSlots, lateLimitMs, pacingFor, slotOffsets, type GcraParams } from "./gcra";
 
 const P = (rate: number, over: Partial<GcraParams> = {}): GcraParams => ({ rate, horizonMs: 250, toleranceMs: 50, minGrant: 1, ...over });
 
@@ -53,10 +53,11 @@ describe("claimSizeFor", () => {
 });
 
 /**
- * Workers that reserve slots, sleep until each (late by a random 0–8 ms, as Node timers are) and come back
- * for more after a little work. Returns the emission times.
+ * Workers that reserve slots, sleep until each (late by a random 0–8 ms, as Node timers are; now and then
+ * stalled for `stallMs`, as a busy worker is) and come back for more after a little work. A slot later than
+ * lateLimitMs is given up, as lib/replay/processor.ts does. Returns the emission times.
  */
-function simulate(rate: number, workers: number, durationMs: number, seed: number): number[] {
+function simulate(rate: number, workers: number, durationMs: number, seed: number, stallMs = 0): number[] {
   const rnd = seededRandom(seed);
   const params = pacingFor(rate);
   let tat: number | null = null;
@@ -74,7 +75,9 @@ function simulate(rate: number, workers: number, durationMs: number, seed: numbe
     }
     let t = now;
     for (const offset of slotOffsets(g)) {
-      t = Math.max(t, now + offset + rnd() * 8);
+      const due = now + offset;
+      t = Math.max(t, due + rnd() * 8 + (stallMs > 0 && rnd() < 1 / (2 * rate) ? stallMs : 0)); // one stall per ~2 s
+      if (t - Math.max(due, now) > lateLimitMs(g.intervalMs)) continue;
       if (t < durationMs) emissions.push(t);
     }
     freeAt[w] = t + 1 + rnd() * 4; // commit + next claim
@@ -103,5 +106,15 @@ describe("pacing with several workers (simulated clock)", () => {
         expect(worstWindow(times)).toBeLessThanOrEqual(Math.floor(rate * 1.1) + 1);
       });
     }
+  }
+});
+
+describe("pacing with workers that stall (simulated clock)", () => {
+  for (const workers of [1, 4]) {
+    it(`1000/s with ${workers} worker(s) stalling 150 ms now and then: no 1-s window over +10%`, () => {
+      const times = simulate(1000, workers, 20_000, 99 + workers, 150);
+      expect(worstWindow(times)).toBeLessThanOrEqual(1100);
+      expect(times.length / 20).toBeGreaterThan(900); // the stalls (~7% of the time) cost their own slots, no more
+    });
   }
 });

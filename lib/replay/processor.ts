@@ -6,7 +6,7 @@ import type { BackoffOptions } from "./backoff";
 import type { ClaimedItem } from "./claim";
 import { releaseItems } from "./claim";
 import { errorMessage } from "./db-errors";
-import { pacingFor } from "./gcra";
+import { lateLimitMs, pacingFor } from "./gcra";
 import { GroupWriter } from "./group-writer";
 import type { FlushCounts, Resolution } from "./outcomes";
 import { reserveSlots, slowDown } from "./pacer";
@@ -112,10 +112,11 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         continue;
       }
       const t0 = performance.now();
+      const lateLimit = lateLimitMs(grant.intervalMs);
       for (let i = 0; i < grant.granted && next < subs.length; i++) {
+        const due = t0 + grant.startInMs + i * grant.intervalMs;
         // Wait for the slot, looking at the batch's status at least every CHECK_EVERY_MS.
-        for (let wait = t0 + grant.startInMs + i * grant.intervalMs - performance.now(); wait > 0 && go();
-          wait = t0 + grant.startInMs + i * grant.intervalMs - performance.now()) {
+        for (let wait = due - performance.now(); wait > 0 && go(); wait = due - performance.now()) {
           await sleep(Math.min(wait, CHECK_EVERY_MS), ctx.stopping);
         }
         if (batch.sink.mode === "remote") {
@@ -123,6 +124,10 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         }
         // Checked after waiting for a free request slot too: an answer that arrived meanwhile may say stop.
         if (!go()) break;
+        // Too late for this slot (we stalled since the grant, or the sink is slower than the rate): let it go
+        // rather than burst. Lateness counts from when we got the slot: a catch-up slot (granted up to the
+        // tolerance in the past) is on time when used at once.
+        if (performance.now() - Math.max(due, t0) > lateLimit) continue;
         const sub = subs[next++] as Submission;
         const item = byId.get(sub.itemId) as ClaimedItem;
         if (batch.sink.mode === "in-transaction") {

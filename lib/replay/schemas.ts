@@ -118,7 +118,7 @@ export interface BatchView {
   repair: { method: string; policy: string };
   total: number;
   counts: OutcomeCounts;
-  /** submissions per second over the last 10 s; null when nothing was submitted in that time */
+  /** submissions per second over the last 10 s of a running or paused batch; null otherwise */
   achievedRate: number | null;
   /** estimated finish time (ISO), from the remaining items and the configured (throttled) rate */
   eta: string | null;

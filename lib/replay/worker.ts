@@ -9,6 +9,7 @@ import { claimItems, completeIfDone, heartbeat, releaseItems, runningBatchesToCo
 import { failBatch, recentSubmissions, selfPause } from "./control";
 import { errorMessage, isTransientDbError } from "./db-errors";
 import { claimSizeFor } from "./gcra";
+import type { ClaimedItem } from "./claim";
 import type { FlushCounts } from "./outcomes";
 import { processPage, type BatchConfig } from "./processor";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./rules";
@@ -67,6 +68,8 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   const holds = new Map<string, number>();
   const lastThrottle = new Map<string, number>();
   let geos: Geos | null = null;
+  /** items claimed by this worker's lanes and not yet finished or released: the heartbeat renews these */
+  const held = new Set<string>();
   let turn = 0;
 
   const log = (msg: string) => opts.log(`[worker ${id}] ${msg}`);
@@ -118,6 +121,32 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     }
   }
 
+  /** One claimed page: isolate a suspect, process, and let every item end finalized or released. */
+  async function runPage(batch: BatchConfig, claimed: ClaimedItem[]): Promise<void> {
+    let items = claimed;
+    if (items.length === 0) {
+      idleUntil.set(batch.id, Date.now() + pollMs);
+      if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
+      return;
+    }
+    // A suspect (lost with dead workers before) goes alone; the rest of the page goes back to the queue.
+    const suspect = items.find((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES);
+    if (suspect && items.length > 1) {
+      await releaseItems(pool, id, items.filter((i) => i !== suspect).map((i) => i.id));
+      items = [suspect];
+    }
+    if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
+    await processPage({
+      pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal,
+      isRunning: () => running.has(batch.id), backoff: opts.backoff,
+      holdUntil: () => holds.get(batch.id) ?? 0,
+      onSlowDown: (retryAfterMs) => {
+        if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));
+      },
+      onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
+    }, items);
+  }
+
   async function lane(): Promise<void> {
     while (!stopping.signal.aborted) {
       const batch = pick();
@@ -126,28 +155,13 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         continue;
       }
       try {
-        let items = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
-        if (items.length === 0) {
-          idleUntil.set(batch.id, Date.now() + pollMs);
-          if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
-          continue;
+        const claimed = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
+        for (const i of claimed) held.add(i.id);
+        try {
+          await runPage(batch, claimed);
+        } finally {
+          for (const i of claimed) held.delete(i.id);
         }
-        // A suspect (lost with dead workers before) goes alone; the rest of the page goes back to the queue.
-        const suspect = items.find((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES);
-        if (suspect && items.length > 1) {
-          await releaseItems(pool, id, items.filter((i) => i !== suspect).map((i) => i.id));
-          items = [suspect];
-        }
-        if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
-        await processPage({
-          pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal,
-          isRunning: () => running.has(batch.id), backoff: opts.backoff,
-          holdUntil: () => holds.get(batch.id) ?? 0,
-          onSlowDown: (retryAfterMs) => {
-            if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));
-          },
-          onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
-        }, items);
         engineErrors.delete(batch.id);
       } catch (err) {
         if (isTransientDbError(err)) {
@@ -182,7 +196,8 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
 
   async function beat(): Promise<void> {
     try {
-      await heartbeat(pool, { id, hostname: hostname(), pid: process.pid }, leaseMs);
+      const { orphans } = await heartbeat(pool, { id, hostname: hostname(), pid: process.pid }, leaseMs, [...held]);
+      if (orphans > 0) log(`gave back ${orphans} item(s) left locked by an earlier error`);
       healthySince ??= Date.now();
     } catch (err) {
       healthySince = null;

@@ -114,24 +114,3 @@ export async function itemCounts(pool: pg.Pool, batchId: string): Promise<Record
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
-/**
- * The audit trail's last id. Test files share a database and some truncate tables with RESTART IDENTITY, so
- * record and batch ids repeat across files while the append-only trail keeps every event: scope audit
- * queries to events after this mark.
- */
-export async function auditMark(pool: pg.Pool): Promise<string> {
-  const { rows } = await pool.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM audit_event`);
-  return rows[0]?.id ?? "0";
-}
-
-/**
- * Moves the record, batch and item id sequences to a range no other test file uses. Files share a database
- * and some restart identities, while the append-only audit trail keeps every event: without this, another
- * file's record 5 would inherit the replay events of ours.
- */
-export async function isolateIds(pool: pg.Pool): Promise<void> {
-  const base = 1_000_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1_000_000;
-  for (const table of ["dead_letter", "replay_batch", "replay_item"]) {
-    await pool.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), $2)`, [table, base]);
-  }
-}
