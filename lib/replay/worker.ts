@@ -98,7 +98,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         continue;
       }
       running.set(r.id, {
-        id: r.id, sink: makeSink(sink.data), ratePerSecond: r.rate_per_second, pageSize: r.page_size, maxReplays: r.max_replays,
+        id: r.id, sink: makeSink(sink.data, id), ratePerSecond: r.rate_per_second, pageSize: r.page_size, maxReplays: r.max_replays,
         maxAttempts: r.max_attempts, repairMethod: r.repair_method as RepairMethod, repairPolicy: r.repair_policy as RepairPolicy,
       });
     }

@@ -59,7 +59,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ChaosCluster {
   private workers: (ChildProcess | null)[] = [];
   private log!: WriteStream;
-  killTimes: number[] = [];
+  /** when each SIGKILL happened, and to which process */
+  kills: { at: number; pid: number }[] = [];
   restartTimes: number[] = [];
   private constructor(private root: string, private port: number, public pg: EmbeddedHandle, private say: (m: string) => void) {}
 
@@ -98,8 +99,9 @@ export class ChaosCluster {
     const up = this.workers.flatMap((w, i) => (w && this.ready.has(w) ? [i] : []));
     if (up.length === 0) return false;
     const i = up[Math.floor(random() * up.length)] as number;
-    this.workers[i]?.kill("SIGKILL");
-    this.killTimes.push(Date.now());
+    const victim = this.workers[i];
+    victim?.kill("SIGKILL");
+    this.kills.push({ at: Date.now(), pid: victim?.pid ?? -1 });
     this.spawnWorker(i, args);
     return true;
   }
@@ -226,13 +228,14 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
 /**
  * Every key reached the receiver; a key that arrived more than once did so only because an earlier request
  * was never acknowledged (server failure, timeout) or because the worker that got the acknowledgement died —
- * or lost the database — before it could record it.
+ * or lost the database — before it could record it. The sender is told by its User-Agent, which names the
+ * worker (`host:pid:…`): a SIGKILL of another worker does not excuse a resend.
  */
 function checkDeliveries(server: SinkServer, records: number, cluster: ChaosCluster, problems: string[]): NonNullable<ChaosReport["http"]> {
   if (server.applied.size !== records) problems.push(`receiver applied ${server.applied.size} keys, expected ${records}`);
   const byKey = new Map<string, typeof server.deliveries>();
   for (const d of server.deliveries) byKey.set(d.key, [...(byKey.get(d.key) ?? []), d]);
-  const crashes = [...cluster.killTimes, ...cluster.restartTimes];
+  const pidOf = (sender: string) => Number(/\([^:]*:(\d+):/.exec(sender)?.[1] ?? -1);
   const out = { requests: server.deliveries.length, failedByServer: 0, duplicates: 0, duplicatesOfUnacknowledged: 0, duplicatesAfterCrash: 0 };
   for (const list of byKey.values()) {
     list.sort((a, b) => a.arrivedAt - b.arrivedAt);
@@ -246,8 +249,9 @@ function checkDeliveries(server: SinkServer, records: number, cluster: ChaosClus
       const next = list[i + 1] as (typeof list)[number];
       if (!d.completed) out.duplicatesOfUnacknowledged++;
       // The acknowledgement reached a worker that died (or lost the database) before recording it.
-      else if (crashes.some((t) => t >= d.doneAt - 100 && t <= next.arrivedAt)) out.duplicatesAfterCrash++;
-      else problems.push(`key ${d.key} was resent although its earlier request was acknowledged and no worker crashed`);
+      else if (cluster.kills.some((k) => k.pid === pidOf(d.sender) && k.at >= d.doneAt - 100 && k.at <= next.arrivedAt)
+        || cluster.restartTimes.some((t) => t >= d.doneAt - 100 && t <= next.arrivedAt)) out.duplicatesAfterCrash++;
+      else problems.push(`key ${d.key} was resent although its earlier request (from ${d.sender}) was acknowledged and that worker did not crash`);
     }
   }
   return out;

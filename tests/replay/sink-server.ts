@@ -12,6 +12,8 @@ export interface Delivery {
   entity: string | null;
   observedAt: string;
   arrivedAt: number;
+  /** the sender's User-Agent (the HTTP sink names its worker there) */
+  sender: string;
   /** what the server did: applied | replayed | failed | throttled | refused */
   action: string;
   status: number;
@@ -60,6 +62,7 @@ export async function startSinkServer(opts: SinkServerOptions = {}): Promise<Sin
     if (key !== body.idempotency_key) throw new Error(`Idempotency-Key header ${String(key)} ≠ body key ${body.idempotency_key}`);
     const entity = body.kind === "afc" ? String(body.payload.device_id ?? "") : String(body.payload.id ?? "");
     const d: Delivery = { key: body.idempotency_key, kind: body.kind, entity: entity || null, observedAt: body.observed_at, arrivedAt,
+      sender: String(req.headers["user-agent"] ?? ""),
       action: "", status: 0, completed: false, doneAt: 0 };
     deliveries.push(d);
     const custom = opts.decide?.(body, n++);

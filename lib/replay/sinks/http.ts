@@ -7,11 +7,12 @@ import type { RemoteSink, SinkResult, Submission } from "./types";
 
 const SNIPPET_BYTES = 1024;
 
-export function httpSink(config: HttpSinkConfig): RemoteSink {
+export function httpSink(config: HttpSinkConfig, workerId: string): RemoteSink {
+  const userAgent = `redrive-worker/1 (${workerId})`;
   return {
     mode: "remote",
     concurrency: config.concurrency,
-    submit: (sub, signal) => post(config, sub, signal),
+    submit: (sub, signal) => post(config, userAgent, sub, signal),
   };
 }
 
@@ -24,11 +25,11 @@ export function requestBody(sub: Submission): string {
   });
 }
 
-async function post(config: HttpSinkConfig, sub: Submission, stop: AbortSignal): Promise<SinkResult> {
+async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, stop: AbortSignal): Promise<SinkResult> {
   try {
     const res = await fetch(config.url, {
       method: "POST",
-      headers: { ...config.headers, "content-type": "application/json", "idempotency-key": sub.idempotencyKey },
+      headers: { "user-agent": userAgent, ...config.headers, "content-type": "application/json", "idempotency-key": sub.idempotencyKey },
       body: requestBody(sub),
       redirect: "manual",
       signal: AbortSignal.any([stop, AbortSignal.timeout(config.timeoutMs)]),
