@@ -17,6 +17,19 @@ export interface StoreContext {
   /** "ingest" for the API/CLI, "capture" for the AFC tap boundary */
   origin: "ingest" | "capture";
   maxRetries?: number;
+  /**
+   * Settles when the previous batch of the same stream has committed (rejects when it failed). Awaited after
+   * this batch's rows are in and before the audit chain's lock: batches then append to the chain and commit in
+   * input order, and a batch never holds that lock while waiting on an earlier one (which would deadlock
+   * outside PostgreSQL's view).
+   */
+  after?: Promise<unknown>;
+}
+
+function compareKeys(a: NewDeadLetter, b: NewDeadLetter): number {
+  if (a.kind !== b.kind) return a.kind < b.kind ? -1 : 1;
+  const [x, y] = [a.idempotencyKey ?? "", b.idempotencyKey ?? ""];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 const keyOf = (r: NewDeadLetter) => (r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`);
@@ -43,7 +56,11 @@ export async function storeDeadLetters(
     [candidates.length],
   );
   const cols: unknown[][] = Array.from({ length: 26 }, () => []);
-  candidates.forEach((i, n) => {
+  // Rows go in key order (ids still follow input order): concurrent stores then take the unique index's
+  // entries in one order, which keeps them from deadlocking each other.
+  const order = candidates.map((i, n) => [i, n] as const);
+  order.sort(([a], [b]) => compareKeys(records[a] as NewDeadLetter, records[b] as NewDeadLetter));
+  order.forEach(([i, n]) => {
     const r = records[i] as NewDeadLetter;
     const bbox = r.spatial?.bbox ?? null;
     const row: unknown[] = [
@@ -102,6 +119,7 @@ export async function storeDeadLetters(
         attempts.map(() => ctx.origin)],
     );
   }
+  await ctx.after;
   await appendAudit(client, audits, ctx.now);
   return outcomes as StoreOutcome[];
 }

@@ -105,6 +105,28 @@ describe("ingest pipeline", () => {
     expect(rows.rows[1].has_bbox).toBe(true);
   });
 
+  it("with stores overlapping, a key repeated in a later batch is that batch's duplicate, and commits keep input order", async () => {
+    // Batches of 3: keys r-0…r-8 once each, then r-1 and r-4 again in later batches (one while its first batch
+    // may still be in flight), and a repeat inside one batch.
+    const keys = ["r-0", "r-1", "r-2", "r-3", "r-1", "r-5", "r-4", "r-4", "r-6", "r-7", "r-8", "r-2"];
+    const results = await ingest(db, keys.map((k, i) => spatial(k, { dead_letter_reason: `reason ${i}` })), 3);
+    expect(results.map((r) => r.index)).toEqual(keys.map((_, i) => i));
+    const firstIndex = new Map<string, number>();
+    keys.forEach((k, i) => firstIndex.set(k, firstIndex.get(k) ?? i));
+    expect(results.map((r) => r.status)).toEqual(keys.map((k, i) => (firstIndex.get(k) === i ? "created" : "duplicate")));
+    // The row holds the first record's reason; ids and the audit chain follow input order.
+    const { rows } = await db.pool.query<{ key: string; first_failure_reason: string; failure_count: number }>(
+      `SELECT idempotency_key AS key, first_failure_reason, failure_count FROM dead_letter WHERE idempotency_key LIKE 'r-%' ORDER BY id`,
+    );
+    expect(rows.map((r) => r.key)).toEqual(["r-0", "r-1", "r-2", "r-3", "r-5", "r-4", "r-6", "r-7", "r-8"]);
+    expect(rows.find((r) => r.key === "r-4")).toMatchObject({ first_failure_reason: "reason 6", failure_count: 2 });
+    expect(rows.find((r) => r.key === "r-2")).toMatchObject({ first_failure_reason: "reason 2", failure_count: 2 });
+    const audit = await db.pool.query<{ key: string }>(
+      `SELECT after->>'idempotencyKey' AS key FROM audit_event WHERE action = 'dead_letter.ingested' AND after->>'idempotencyKey' LIKE 'r-%' ORDER BY id`,
+    );
+    expect(audit.rows.map((r) => r.key)).toEqual(rows.map((r) => r.key));
+  });
+
   it("refuses to rewrite what was received", async () => {
     await expect(db.pool.query("UPDATE dead_letter SET raw_envelope = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
     await expect(db.pool.query("UPDATE dead_letter SET first_failure_reason = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);

@@ -59,6 +59,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ChaosCluster {
   private workers: (ChildProcess | null)[] = [];
   private log!: WriteStream;
+  /** a run found problems: keep the database and the workers' log for a post-mortem */
+  keep = false;
   /** when each SIGKILL happened, and to which process */
   kills: { at: number; pid: number }[] = [];
   restartTimes: number[] = [];
@@ -127,7 +129,7 @@ export class ChaosCluster {
     await this.stopWorkers();
     await this.pg.stop().catch(() => undefined);
     await new Promise((r) => this.log.end(r));
-    if (!process.env.REDRIVE_KEEP_CHAOS) await rm(this.root, { recursive: true, force: true });
+    if (!process.env.REDRIVE_KEEP_CHAOS && !this.keep) await rm(this.root, { recursive: true, force: true });
     else this.say(`kept ${this.root}`);
   }
 }
@@ -217,7 +219,20 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
       sink: o.sink, records: o.records, seconds: (Date.now() - started) / 1000, kills, pgRestarts: restarted ? 1 : 0, items, itemsSwept,
       keysSettled: o.sink === "ledger" ? l.replay : (server?.applied.size ?? 0), problems,
     };
-    if (server) report.http = checkDeliveries(server, o.records, cluster, problems);
+    if (server) {
+      const before = problems.length;
+      report.http = checkDeliveries(server, o.records, cluster, problems, started);
+      // For the post-mortem: what the engine knows of each key that was resent without an excuse.
+      const resent = problems.slice(before).flatMap((p) => /^key (\S+) was resent/.exec(p)?.[1] ?? []);
+      if (resent.length) {
+        const { rows } = await db.pool.query(
+          `SELECT idempotency_key, status, attempts, lease_losses, last_error FROM replay_item WHERE batch_id = $1 AND idempotency_key = ANY($2)`,
+          [batchId, resent],
+        );
+        for (const r of rows) problems.push(`  engine's view of ${r.idempotency_key}: ${JSON.stringify(r)}`);
+      }
+    }
+    if (problems.length) cluster.keep = true;
     return report;
   } finally {
     await server?.close();
@@ -231,7 +246,7 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
  * or lost the database — before it could record it. The sender is told by its User-Agent, which names the
  * worker (`host:pid:…`): a SIGKILL of another worker does not excuse a resend.
  */
-function checkDeliveries(server: SinkServer, records: number, cluster: ChaosCluster, problems: string[]): NonNullable<ChaosReport["http"]> {
+function checkDeliveries(server: SinkServer, records: number, cluster: ChaosCluster, problems: string[], started: number): NonNullable<ChaosReport["http"]> {
   if (server.applied.size !== records) problems.push(`receiver applied ${server.applied.size} keys, expected ${records}`);
   const byKey = new Map<string, typeof server.deliveries>();
   for (const d of server.deliveries) byKey.set(d.key, [...(byKey.get(d.key) ?? []), d]);
@@ -251,7 +266,12 @@ function checkDeliveries(server: SinkServer, records: number, cluster: ChaosClus
       // The acknowledgement reached a worker that died (or lost the database) before recording it.
       else if (cluster.kills.some((k) => k.pid === pidOf(d.sender) && k.at >= d.doneAt - 100 && k.at <= next.arrivedAt)
         || cluster.restartTimes.some((t) => t >= d.doneAt - 100 && t <= next.arrivedAt)) out.duplicatesAfterCrash++;
-      else problems.push(`key ${d.key} was resent although its earlier request (from ${d.sender}) was acknowledged and that worker did not crash`);
+      else {
+        const at = (t: number) => `${((t - started) / 1000).toFixed(2)} s`;
+        problems.push(`key ${d.key} was resent although its earlier request (from ${d.sender}, arrived ${at(d.arrivedAt)}, ` +
+          `answered ${d.status} at ${at(d.doneAt)}) was acknowledged and that worker did not crash; resent by ${next.sender} at ${at(next.arrivedAt)}` +
+          ` (restarts at ${cluster.restartTimes.map(at).join(", ")})`);
+      }
     }
   }
   return out;

@@ -68,16 +68,24 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: IngestOp
   return result.ok ? { index: rec.index, ok: true, record: result.record } : { index: rec.index, ok: false, errors: result.errors };
 }
 
-/** Stores normalized records in one transaction and returns results in input order. */
-export async function storeBatch(pool: pg.Pool, batch: Normalized[], now: Date, opts: IngestOptions): Promise<IngestResult[]> {
+/**
+ * Stores normalized records in one transaction and returns results in input order. `after`: commit only once
+ * this (the previous batch's store) has succeeded; roll back when it failed.
+ */
+export async function storeBatch(pool: pg.Pool, batch: Normalized[], now: Date, opts: IngestOptions, after?: Promise<unknown>): Promise<IngestResult[]> {
   const good = batch.filter((n): n is Extract<Normalized, { ok: true }> => n.ok);
   const stored = new Map<number, IngestResult>();
+  if (good.length === 0) await after; // nothing to store, but report nothing before the batches ahead are in
   if (good.length) {
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
+      // A store may wait (outside PostgreSQL's deadlock detector) for the previous batch of its stream; should
+      // that one wait on a concurrent request that waits on us, the lock timeout breaks the cycle with an error
+      // instead of a hang. Keys go in sorted (store.ts) to make such cycles rare in the first place.
+      await client.query("SET LOCAL lock_timeout = '30s'");
       const outcomes = await storeDeadLetters(client, good.map((g) => g.record), {
-        now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest",
+        now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest", ...(after ? { after } : {}),
       });
       await client.query("COMMIT");
       good.forEach((g, i) => {
@@ -94,10 +102,32 @@ export async function storeBatch(pool: pg.Pool, batch: Normalized[], now: Date, 
   return batch.map((n) => (n.ok ? (stored.get(n.index) as IngestResult) : { index: n.index, status: "rejected" as const, errors: n.errors }));
 }
 
+/** The dedup keys of a batch's storable records (kind + key), to keep concurrent stores on disjoint keys. */
+function keysOf(batch: Normalized[]): Set<string> {
+  const keys = new Set<string>();
+  for (const n of batch) if (n.ok && n.record.idempotencyKey !== null) keys.add(`${n.record.kind}\u0000${n.record.idempotencyKey}`);
+  return keys;
+}
+
+function overlaps(a: Set<string>, b: Set<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const k of small) if (large.has(k)) return true;
+  return false;
+}
+
+/** How many store transactions may be in flight: one commits while the next one's rows go in. */
+const STORES_IN_FLIGHT = 2;
+
 /**
- * Normalizes and stores a stream of records, yielding each stored batch's results in input order. Storing a
- * batch is mostly waiting on PostgreSQL (another core), so the next batch is normalized meanwhile: one store
- * in flight at a time keeps batches in order and memory bounded.
+ * Normalizes and stores a stream of records, yielding each stored batch's results in input order. Storing is
+ * mostly PostgreSQL's work (index maintenance, on another core), so the next batch is normalized meanwhile and
+ * up to STORES_IN_FLIGHT batches are stored concurrently: a batch's rows go in while the one before commits.
+ * Commits stay in input order (each store waits for the previous one before its audit events and commit, see
+ * StoreContext.after), so a failure still means "nothing from this batch on was stored". A batch that shares
+ * a key with a batch in flight waits for it to finish first: the earlier record must be the one created, the
+ * later one its repeat, as if the batches ran one after another — and were the later batch's insert of that key
+ * to land first, the earlier batch would wait for it inside PostgreSQL while it waits for the earlier one here,
+ * for ever. At most STORES_IN_FLIGHT + 1 batches are in memory at a time.
  */
 export async function* ingestStream(
   pool: pg.Pool,
@@ -107,17 +137,28 @@ export async function* ingestStream(
   const clock = opts.clock ?? (() => new Date());
   const size = opts.batchSize ?? 500;
   let batch: Normalized[] = [];
-  let inFlight: Promise<IngestResult[]> | null = null;
+  const inFlight: { keys: Set<string>; done: Promise<IngestResult[]> }[] = [];
+  const start = (b: Normalized[]) => {
+    const done = storeBatch(pool, b, clock(), opts, inFlight.at(-1)?.done);
+    // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
+    done.catch(() => {});
+    inFlight.push({ keys: keysOf(b), done });
+  };
+  async function* submit(b: Normalized[]): AsyncGenerator<IngestResult[]> {
+    const keys = keysOf(b);
+    // Oldest first, so results keep input order: wait while the pipeline is full or an in-flight batch shares a key.
+    while (inFlight.length >= STORES_IN_FLIGHT || inFlight.some((f) => overlaps(f.keys, keys))) {
+      yield await (inFlight.shift() as (typeof inFlight)[number]).done;
+    }
+    start(b);
+  }
   for await (const rec of records) {
     batch.push(await normalizeRecord(rec, clock(), opts));
     if (batch.length >= size) {
-      if (inFlight) yield await inFlight;
-      inFlight = storeBatch(pool, batch, clock(), opts);
-      // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
-      inFlight.catch(() => {});
+      yield* submit(batch);
       batch = [];
     }
   }
-  if (inFlight) yield await inFlight;
-  if (batch.length) yield await storeBatch(pool, batch, clock(), opts);
+  if (batch.length) yield* submit(batch);
+  while (inFlight.length) yield await (inFlight.shift() as (typeof inFlight)[number]).done;
 }
