@@ -17,7 +17,7 @@ export function BatchLive({ initial, perms }: { initial: BatchView; perms: Repla
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-lg font-semibold">Replay batch #{batch.id}</h1>
-        <BatchStatusBadge status={batch.status} />
+        <span data-testid="batch-status"><BatchStatusBadge status={batch.status} /></span>
         {batch.statusReason && <span className="text-sm text-slate-600">{batch.statusReason}</span>}
         <div className="ml-auto"><BatchActions batch={batch} perms={perms} /></div>
       </div>
