@@ -51,9 +51,10 @@ test("create in the UI, four-eyes approval, paced live progress, pause, resume, 
   await expect(page.getByTestId("batch-status")).toHaveText("draft");
   // The creator cannot approve their own batch.
   await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
-  await expect(page.getByText(/another supervisor must approve it/)).toBeVisible();
+  await expect(page.getByText(/You created this batch: another supervisor must approve it/)).toBeVisible();
 
   await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in/);
   await signIn(page, "supervisor2", batchUrl);
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByTestId("batch-status")).toHaveText("approved");
