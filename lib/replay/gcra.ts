@@ -60,14 +60,17 @@ export function pacingFor(rate: number): GcraParams {
 }
 
 /**
- * How late a granted slot may still be used. A worker that stalls (a busy event loop, a slow commit) while
- * holding slots would otherwise send all the overdue ones at once, on top of the next worker's on-time slots:
- * measured here at 1,000/s with 4 workers on a loaded machine, +14.6% in one second. A slot later than this
- * is given up (the item waits for a fresh slot), so any 1-s window holds at most rate × (1 + limit) + 1.
- * At low rates one slot is already more than this, and one extra item is all a late slot can add.
+ * How late a granted slot may still be used. A submission lands between its slot's time and `toleranceMs`
+ * (a catch-up slot) + this limit after it, so within any 1-s window the slots' spacing can shrink by at most
+ * that spread in total: a spread ≤ 100 ms keeps every window within rate × 1.1 (at 10/s: 11), whatever the
+ * rate. Measured with a limit of one interval (spread 125 ms at 10/s): 12 in a window at 10/s. A stalled worker
+ * (busy event loop, slow commit) gives up slots later than this rather than send them all at once on top of
+ * the next ones; the item waits for a fresh slot.
  */
-export function lateLimitMs(intervalMs: number): number {
-  return Math.max(25, intervalMs);
+export const MAX_SPREAD_MS = 100;
+
+export function lateLimitMs(toleranceMs: number): number {
+  return Math.max(0, MAX_SPREAD_MS - toleranceMs);
 }
 
 /** How many items a worker should claim for a batch at this rate: about one horizon's worth, ≤ pageSize. */

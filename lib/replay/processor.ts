@@ -112,7 +112,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         continue;
       }
       const t0 = performance.now();
-      const lateLimit = lateLimitMs(grant.intervalMs);
+      const lateLimit = lateLimitMs(pacing.toleranceMs);
       for (let i = 0; i < grant.granted && next < subs.length; i++) {
         const due = t0 + grant.startInMs + i * grant.intervalMs;
         // Wait for the slot, looking at the batch's status at least every CHECK_EVERY_MS.
