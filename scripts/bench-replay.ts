@@ -5,7 +5,7 @@
 //     completion with no delay, jobs added with one add_jobs call) — the reference;
 //  3. pacing accuracy at 10, 100 and 1,000 records/s with 1 and 4 workers: achieved rate and worst 1-s window.
 // Uses a dedicated database on the resolved server (DATABASE_URL, else the embedded one), dropped at the end.
-//   --records N (default 100000)  --skip-graphile  --skip-pacing  --workers 1,2,4
+//   --records N (default 100000)  --skip-graphile  --skip-pacing  --workers 1,2,4 (--workers "" skips the drains)
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -107,7 +107,7 @@ const results: Record<string, unknown> = {};
 
 // 1. Unpaced drain.
 const engine: { workers: number; seconds: number; perSecond: number }[] = [];
-for (const n of values.workers.split(",").map(Number)) {
+for (const n of values.workers.split(",").filter(Boolean).map(Number)) {
   await reset(db.pool);
   await seed(db, RECORDS);
   const children = spawnWorkers(n);

@@ -4,8 +4,9 @@ import { DECREASE_EVERY_MS, DECREASE_FACTOR, MIN_THROTTLE, RECOVERY_PER_SECOND }
 
 // The batch's shared rate limiter in SQL: lib/replay/gcra.ts's grantSlots and lib/replay/throttle.ts's
 // formulas, evaluated on the locked replay_batch row in ONE statement, so every worker on every machine draws
-// from the same schedule. Times come back relative to the database's now(), so clock skew between machines
-// does not matter: a worker sleeps for the returned offsets from the moment the answer arrives.
+// from the same schedule. Slots come back as times on the database's clock (clock_timestamp(), read once the
+// row lock is held: now() would be the statement's start, before any wait for another worker's grant); the
+// worker maps them to its own clock with ClockSync (clock-sync.ts), which also absorbs skew between machines.
 //
 // Commits are asynchronous (see claim.ts): a crash can only lose the last few milliseconds of `tat`.
 
@@ -15,6 +16,10 @@ const EFFECTIVE_THROTTLE = `least(1.0, CASE WHEN b.throttled_at IS NULL THEN b.t
 export interface SqlGrant extends Pick<Grant, "granted" | "startInMs" | "intervalMs" | "retryInMs"> {
   /** the batch is no longer running: stop */
   stopped: boolean;
+  /** the first granted slot, epoch ms on the database's clock */
+  startAtMs: number;
+  /** the database's clock when it granted, epoch ms */
+  dbNowMs: number;
 }
 
 /** Reserves up to `requested` slots of the batch's schedule (rate × effective throttle). */
@@ -24,18 +29,22 @@ export async function reserveSlots(
   requested: number,
   p: Omit<GcraParams, "rate">,
 ): Promise<SqlGrant> {
-  const { rows } = await db.query<{ granted: number; start_in_ms: number; interval_ms: number; retry_in_ms: number }>(
+  const { rows } = await db.query<{ granted: number; start_in_ms: number; interval_ms: number; retry_in_ms: number; start_at_ms: number; db_now_ms: number }>(
     `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
-     cur AS (
-       SELECT b.id, greatest(coalesce(b.tat, now()), now() - $4 * interval '1 millisecond') AS base,
-         b.rate_per_second * ${EFFECTIVE_THROTTLE} AS rate
+     locked AS (
+       SELECT b.id, b.tat, b.rate_per_second * ${EFFECTIVE_THROTTLE} AS rate
        FROM replay_batch b, async
        WHERE b.id = $1 AND b.status = 'running'
        FOR UPDATE OF b
+     ),
+     -- The clock is read from the locked row's CTE, so after any wait for another worker's grant.
+     clocked AS (SELECT id, tat, rate, clock_timestamp() AS now_ FROM locked),
+     cur AS (
+       SELECT id, now_, rate, greatest(coalesce(tat, now_), now_ - $4 * interval '1 millisecond') AS base FROM clocked
      ), avail AS (
-       SELECT id, base, rate,
-         CASE WHEN base > now() + $3 * interval '1 millisecond' THEN 0
-              ELSE floor(extract(epoch FROM now() + $3 * interval '1 millisecond' - base) * rate)::int + 1 END AS n,
+       SELECT id, now_, base, rate,
+         CASE WHEN base > now_ + $3 * interval '1 millisecond' THEN 0
+              ELSE floor(extract(epoch FROM now_ + $3 * interval '1 millisecond' - base) * rate)::int + 1 END AS n,
          least($2::int, greatest(1, $5::int)) AS floor_n
        FROM cur
      ), g AS (
@@ -44,15 +53,20 @@ export async function reserveSlots(
      UPDATE replay_batch b SET tat = g.base + g.granted * (interval '1 second' / g.rate)
      FROM g WHERE b.id = g.id
      RETURNING g.granted,
-       (extract(epoch FROM g.base - now()) * 1000)::float8 AS start_in_ms,
+       (extract(epoch FROM g.base - g.now_) * 1000)::float8 AS start_in_ms,
+       (extract(epoch FROM g.base) * 1000)::float8 AS start_at_ms,
+       (extract(epoch FROM g.now_) * 1000)::float8 AS db_now_ms,
        (1000.0 / g.rate)::float8 AS interval_ms,
-       CASE WHEN g.granted > 0 THEN 0 ELSE greatest(1, (extract(epoch FROM g.base - now()) * 1000
+       CASE WHEN g.granted > 0 THEN 0 ELSE greatest(1, (extract(epoch FROM g.base - g.now_) * 1000
          + (g.floor_n - 1) * 1000.0 / g.rate - $3))::float8 END AS retry_in_ms`,
     [batchId, requested, p.horizonMs, p.toleranceMs, p.minGrant],
   );
   const r = rows[0];
-  if (!r) return { granted: 0, startInMs: 0, intervalMs: 0, retryInMs: 0, stopped: true };
-  return { granted: r.granted, startInMs: r.start_in_ms, intervalMs: r.interval_ms, retryInMs: r.retry_in_ms, stopped: false };
+  if (!r) return { granted: 0, startInMs: 0, intervalMs: 0, retryInMs: 0, stopped: true, startAtMs: 0, dbNowMs: 0 };
+  return {
+    granted: r.granted, startInMs: r.start_in_ms, intervalMs: r.interval_ms, retryInMs: r.retry_in_ms, stopped: false,
+    startAtMs: r.start_at_ms, dbNowMs: r.db_now_ms,
+  };
 }
 
 /**

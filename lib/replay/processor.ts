@@ -5,6 +5,7 @@ import type { Geos } from "../spatial/geos";
 import type { BackoffOptions } from "./backoff";
 import type { ClaimedItem } from "./claim";
 import { releaseItems } from "./claim";
+import type { ClockSync } from "./clock-sync";
 import { errorMessage } from "./db-errors";
 import { lateLimitMs, pacingFor } from "./gcra";
 import { GroupWriter } from "./group-writer";
@@ -53,6 +54,8 @@ export interface PageContext {
   onSlowDown: (retryAfterMs: number | null) => void;
   backoff?: BackoffOptions;
   onFlushed?: (counts: FlushCounts) => void;
+  /** the database's clock as seen from this worker (slots are times on the database's clock) */
+  dbClock: ClockSync;
 }
 
 /** Step 1–3 and the poison check: what to do with an item before the rate limiter. */
@@ -105,16 +108,22 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
   const go = () => !ctx.stopping.aborted && ctx.isRunning() && !slowedDown && Date.now() >= ctx.holdUntil();
   try {
     while (next < subs.length && go()) {
+      const sentAt = Date.now();
       const grant = await reserveSlots(pool, batch.id, subs.length - next, pacing);
+      const receivedAt = Date.now();
+      const t0 = performance.now();
       if (grant.stopped) break;
+      ctx.dbClock.add({ sentAt, receivedAt, dbAt: grant.dbNowMs });
       if (grant.granted === 0) {
         await sleep(Math.min(grant.retryInMs, CHECK_EVERY_MS), ctx.stopping);
         continue;
       }
-      const t0 = performance.now();
+      // Slots are times on the database's clock: map them to ours (performance.now() for the waits).
+      const local = (dbMs: number) => t0 + (ctx.dbClock.toLocal(dbMs) - receivedAt);
+      const grantedAt = local(grant.dbNowMs);
       const lateLimit = lateLimitMs(pacing.toleranceMs);
       for (let i = 0; i < grant.granted && next < subs.length; i++) {
-        const due = t0 + grant.startInMs + i * grant.intervalMs;
+        const due = local(grant.startAtMs + i * grant.intervalMs);
         // Wait for the slot, looking at the batch's status at least every CHECK_EVERY_MS.
         for (let wait = due - performance.now(); wait > 0 && go(); wait = due - performance.now()) {
           await sleep(Math.min(wait, CHECK_EVERY_MS), ctx.stopping);
@@ -125,9 +134,9 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         // Checked after waiting for a free request slot too: an answer that arrived meanwhile may say stop.
         if (!go()) break;
         // Too late for this slot (we stalled since the grant, or the sink is slower than the rate): let it go
-        // rather than burst. Lateness counts from when we got the slot: a catch-up slot (granted up to the
+        // rather than burst. Lateness counts from when the slot was granted: a catch-up slot (granted up to the
         // tolerance in the past) is on time when used at once.
-        if (performance.now() - Math.max(due, t0) > lateLimit) continue;
+        if (performance.now() - Math.max(due, grantedAt) > lateLimit) continue;
         const sub = subs[next++] as Submission;
         const item = byId.get(sub.itemId) as ClaimedItem;
         if (batch.sink.mode === "in-transaction") {

@@ -10,6 +10,7 @@ import { failBatch, recentSubmissions, selfPause } from "./control";
 import { errorMessage, isTransientDbError } from "./db-errors";
 import { claimSizeFor } from "./gcra";
 import type { ClaimedItem } from "./claim";
+import { ClockSync } from "./clock-sync";
 import type { FlushCounts } from "./outcomes";
 import { processPage, type BatchConfig } from "./processor";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./rules";
@@ -70,6 +71,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   let geos: Geos | null = null;
   /** items claimed by this worker's lanes and not yet finished or released: the heartbeat renews these */
   const held = new Set<string>();
+  const dbClock = new ClockSync();
   let turn = 0;
 
   const log = (msg: string) => opts.log(`[worker ${id}] ${msg}`);
@@ -137,7 +139,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     }
     if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
     await processPage({
-      pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal,
+      pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal, dbClock,
       isRunning: () => running.has(batch.id), backoff: opts.backoff,
       holdUntil: () => holds.get(batch.id) ?? 0,
       onSlowDown: (retryAfterMs) => {
