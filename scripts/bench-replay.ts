@@ -53,7 +53,8 @@ const users: TestUsers = {
 
 function spawnWorkers(n: number): ChildProcess[] {
   return Array.from({ length: n }, () =>
-    spawn(process.execPath, ["bin/redrive.mjs", "worker", "--concurrency", "2"], {
+    // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the workers.
+    spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "bin/redrive.mjs", "worker", "--concurrency", "2"], {
       env: { ...process.env, DATABASE_URL: dbUrl }, stdio: ["ignore", "ignore", "pipe"],
     }));
 }
