@@ -34,6 +34,7 @@ try {
       `${report.itemsSwept} items swept from killed workers, ${report.pgRestarts} PostgreSQL restart, items ${JSON.stringify(report.items)}, keys settled ${report.keysSettled}` +
       (report.http ? `, ${report.http.requests} requests (${report.http.failedByServer} failed by the receiver), ` +
         `${report.http.duplicates} resends of a key: ${report.http.duplicatesOfUnacknowledged} after no acknowledgement, ` +
+        `${report.http.duplicatesNearTimeout} after an answer at the timeout, ` +
         `${report.http.duplicatesAfterCrash} after a crash lost the acknowledgement` : ""));
     for (const p of report.problems) log(`  problem: ${p}`);
   }

@@ -42,7 +42,11 @@ export interface ChaosReport {
   /** ledger run: keys in the ledger for this batch / applied items; http run: keys the receiver applied */
   keysSettled: number;
   problems: string[];
-  http?: { requests: number; failedByServer: number; duplicates: number; duplicatesOfUnacknowledged: number; duplicatesAfterCrash: number };
+  http?: {
+    requests: number; failedByServer: number; duplicates: number; duplicatesOfUnacknowledged: number;
+    /** resent after an answer so slow (≥ timeout − slack from arrival) that the worker may have timed out first */
+    duplicatesNearTimeout: number; duplicatesAfterCrash: number;
+  };
 }
 
 async function freePort(): Promise<number> {
@@ -55,6 +59,14 @@ async function freePort(): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The HTTP sink's timeout in the chaos run (the receiver hangs some requests past it). */
+const HTTP_TIMEOUT_MS = 600;
+/**
+ * The receiver cannot see when the worker sent a request, only when it arrived: an answer written within this
+ * much of the timeout (counted from arrival) may have reached a worker that had already given up on it.
+ */
+const TIMEOUT_SLACK_MS = 200;
 
 export class ChaosCluster {
   private workers: (ChildProcess | null)[] = [];
@@ -156,7 +168,7 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
     await bulkApproved(db.pool, { count: Math.ceil(o.records / 2), prefix: `${prefix}-afc`, kind: "afc", devices: 500, source: prefix });
     await bulkApproved(db.pool, { count: Math.floor(o.records / 2), prefix: `${prefix}-geo`, kind: "spatial", source: prefix });
     if (o.sink === "http") server = await startSinkServer({ failRate: 0.3, hangRate: 0.02, hangMs: 1200, seed: o.seed });
-    const sink = server ? { type: "http", url: server.url, timeoutMs: 600, concurrency: 8 } : { type: "ledger" };
+    const sink = server ? { type: "http", url: server.url, timeoutMs: HTTP_TIMEOUT_MS, concurrency: 8 } : { type: "ledger" };
     const batchId = await runningBatch(db, users, {
       filter: { source: [prefix] }, sink, ratePerSecond: o.rate, pageSize: 100, maxAttempts: 25, failureThreshold: 0.9,
     });
@@ -251,7 +263,7 @@ function checkDeliveries(server: SinkServer, records: number, cluster: ChaosClus
   const byKey = new Map<string, typeof server.deliveries>();
   for (const d of server.deliveries) byKey.set(d.key, [...(byKey.get(d.key) ?? []), d]);
   const pidOf = (sender: string) => Number(/\([^:]*:(\d+):/.exec(sender)?.[1] ?? -1);
-  const out = { requests: server.deliveries.length, failedByServer: 0, duplicates: 0, duplicatesOfUnacknowledged: 0, duplicatesAfterCrash: 0 };
+  const out = { requests: server.deliveries.length, failedByServer: 0, duplicates: 0, duplicatesOfUnacknowledged: 0, duplicatesNearTimeout: 0, duplicatesAfterCrash: 0 };
   for (const list of byKey.values()) {
     list.sort((a, b) => a.arrivedAt - b.arrivedAt);
     out.failedByServer += list.filter((d) => d.action === "failed").length;
@@ -263,6 +275,7 @@ function checkDeliveries(server: SinkServer, records: number, cluster: ChaosClus
       out.duplicates++;
       const next = list[i + 1] as (typeof list)[number];
       if (!d.completed) out.duplicatesOfUnacknowledged++;
+      else if (d.doneAt - d.arrivedAt >= HTTP_TIMEOUT_MS - TIMEOUT_SLACK_MS) out.duplicatesNearTimeout++;
       // The acknowledgement reached a worker that died (or lost the database) before recording it.
       else if (cluster.kills.some((k) => k.pid === pidOf(d.sender) && k.at >= d.doneAt - 100 && k.at <= next.arrivedAt)
         || cluster.restartTimes.some((t) => t >= d.doneAt - 100 && t <= next.arrivedAt)) out.duplicatesAfterCrash++;
