@@ -16,6 +16,7 @@ import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
 import { FacetPanel } from "./facet-panel";
 import { FilterBar } from "./filter-bar";
 import { ResultsTable } from "./results-table";
+import { usePreloadDetail } from "./use-preload-detail";
 
 // The triage list: filters in the URL (shareable; replaced in place, so filtering costs no server render),
 // facet counts, the virtualized table and the map of matching spatial records. MapLibre loads after the page
@@ -42,6 +43,7 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
   const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
   const search = useRef<HTMLInputElement>(null);
   const hydrated = useHydrated();
+  usePreloadDetail();
 
   const setFilter = useCallback((next: ListFilter) => {
     const qs = filterToParams(next).toString();
