@@ -22,8 +22,6 @@ export const deadLetterKeys = {
   neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") => [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
 };
 
-
-
 const qs = (filter: ListFilter, extra: Record<string, string> = {}) => {
   const p = filterToParams(filter);
   for (const [k, v] of Object.entries(extra)) p.set(k, v);
@@ -106,25 +104,48 @@ export function conflictCurrent(err: unknown): DeadLetterDetail | null {
   return current ?? null;
 }
 
-export function useDeadLetterAction(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ActionBody) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
-    onSuccess: (record, body) => {
+/** The queries a decision on one record makes stale (lists, counts, map, neighbours). */
+function invalidateAfterDecision(qc: ReturnType<typeof useQueryClient>): void {
+  void qc.invalidateQueries({ queryKey: deadLetterKeys.lists() });
+  void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "facets"] });
+  void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] });
+  void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "neighbor"] });
+}
+
+function decisionCallbacks(qc: ReturnType<typeof useQueryClient>) {
+  return {
+    onSuccess: (record: DeadLetterDetail, id: string, body: ActionBody) => {
       qc.setQueryData(deadLetterKeys.detail(id), record);
       toast.success(`${VERB[body.action]} #${id}`, { description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined });
     },
-    onError: (err) => {
+    onError: (err: unknown, id: string) => {
       // A 409 with the current record is shown by the page (what changed), not as a toast only.
       if (conflictCurrent(err)) toast.warning(`#${id} changed under you`, { description: "Review what changed, then decide again." });
       else toast.error(`Could not save #${id}`, { description: describeError(err) });
     },
-    onSettled: () => {
-      void qc.invalidateQueries({ queryKey: deadLetterKeys.lists() });
-      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "facets"] });
-      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] });
-      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "neighbor"] });
-    },
+  };
+}
+
+export function useDeadLetterAction(id: string) {
+  const qc = useQueryClient();
+  const on = decisionCallbacks(qc);
+  return useMutation({
+    mutationFn: (body: ActionBody) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
+    onSuccess: (record, body) => on.onSuccess(record, id, body),
+    onError: (err) => on.onError(err, id),
+    onSettled: () => invalidateAfterDecision(qc),
+  });
+}
+
+/** A decision on any record, named in the variables: the list's `a` / `q` on its highlighted row. */
+export function useDecision() {
+  const qc = useQueryClient();
+  const on = decisionCallbacks(qc);
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: ActionBody }) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
+    onSuccess: (record, { id, body }) => on.onSuccess(record, id, body),
+    onError: (err, { id }) => on.onError(err, id),
+    onSettled: () => invalidateAfterDecision(qc),
   });
 }
 

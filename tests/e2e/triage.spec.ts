@@ -202,3 +202,69 @@ test("payload text such as <img onerror> is shown as text, never as markup", asy
   expect(await page.locator('img[src="x"]').count()).toBe(0);
   expect(await page.locator("main script").count()).toBe(0);
 });
+
+/** The id of the list's highlighted row (its checkbox is labelled "Select #id"). */
+async function focusedId(page: Page): Promise<string> {
+  const label = await page.locator("tr[data-focused]").getByRole("checkbox").getAttribute("aria-label");
+  const id = /^Select #(\d+)$/.exec(label ?? "")?.[1];
+  expect(id, `highlighted row's checkbox label: ${label}`).toBeTruthy();
+  return id!;
+}
+
+test("approve and quarantine the highlighted row from the list by keyboard", async ({ page }) => {
+  const reason = "HTTP … Service Unavailable from tiles-ingest (attempt …)";
+  await open(page, `/dead-letters?status=pending&reason=${encodeURIComponent(reason)}`);
+  await expect(page.getByRole("row").filter({ hasText: "Service Unavailable" }).nth(2)).toBeVisible();
+  await page.keyboard.press("?");
+  const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(help).toContainText("approve the highlighted record");
+  await expect(help).toContainText("quarantine the highlighted record (asks for a reason)");
+  await page.keyboard.press("Escape");
+
+  await page.keyboard.press("j");
+  const first = await focusedId(page);
+  await page.keyboard.press("a");
+  await expect(page.getByText(`Approved #${first}`)).toBeVisible();
+  await expect(page).toHaveURL(/\/dead-letters\?/); // still on the list
+  expect((await record(page, first)).status).toBe("approved");
+  // The list refreshed without the approved row (status=pending) and the highlight is on the next one.
+  await expect(page.getByRole("checkbox", { name: `Select #${first}`, exact: true })).toHaveCount(0);
+  const second = await focusedId(page);
+  expect(second).not.toBe(first);
+
+  await page.keyboard.press("q");
+  const dialog = page.getByRole("dialog", { name: `Quarantine #${second}` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Quarantine" })).toBeDisabled();
+  await dialog.getByLabel("Reason (required)").fill("tiles-ingest outage replays are handled by the ops runbook");
+  await dialog.getByRole("button", { name: "Quarantine" }).click();
+  await expect(page.getByText(`Quarantined #${second}`)).toBeVisible();
+  expect((await record(page, second)).status).toBe("quarantined");
+  await page.screenshot({ path: `${SHOTS}/triage-list-keyboard.png` });
+});
+
+test("a decision from the list on a row someone else changed answers 409 and shows what changed", async ({ page }) => {
+  const reason = "ReadTimeout: no acknowledgement from geo-store within … s (the write may have been applied)";
+  await open(page, `/dead-letters?status=pending&reason=${encodeURIComponent(reason)}`);
+  await expect(page.getByRole("row").filter({ hasText: "ReadTimeout" }).first()).toBeVisible();
+  await page.keyboard.press("j");
+  const id = await focusedId(page);
+  const seen = await record(page, id);
+  const feature = seen.payload as { properties?: Record<string, unknown> };
+  const res = await page.request.post(`/api/dead-letters/${id}/actions`, {
+    data: { action: "edit", version: seen.version, payload: { ...seen.payload, properties: { ...feature.properties, surveyed_by: "crew-4 (list)" } } },
+  });
+  expect(res.status()).toBe(200);
+  await page.keyboard.press("a");
+  const dialog = page.getByRole("dialog", { name: `#${id} changed while you were looking at it` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /Version/ })).toContainText(String(seen.version + 1));
+  await expect(dialog.getByRole("link", { name: `open #${id}` })).toBeVisible();
+  expect((await record(page, id))).toMatchObject({ status: "pending", version: seen.version + 1 });
+  await dialog.getByRole("button", { name: /Back to the list/ }).click();
+  // The 409 refreshed the list, so the row now holds the current version: deciding again works.
+  await page.waitForLoadState("networkidle");
+  expect(await focusedId(page)).toBe(id);
+  await page.keyboard.press("a");
+  await expect(page.getByText(`Approved #${id}`)).toBeVisible();
+});

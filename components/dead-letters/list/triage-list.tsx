@@ -17,6 +17,7 @@ import { FacetPanel } from "./facet-panel";
 import { FilterBar } from "./filter-bar";
 import { ResultsTable } from "./results-table";
 import { usePreloadDetail } from "./use-preload-detail";
+import { useRowDecisions } from "./use-row-decisions";
 
 // The triage list: filters in the URL (shareable; replaced in place, so filtering costs no server render),
 // facet counts, the virtualized table and the map of matching spatial records. MapLibre loads after the page
@@ -67,17 +68,45 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
     }),
   }), [selection]);
 
+  // After a decision from the list the highlight moves to the row below; when the refreshed list no longer has
+  // the decided row (a status filter), the highlight follows that row to its new index.
+  const followRow = useRef<string | null>(null);
   const onRows = useCallback((list: DeadLetterSummary[], complete: boolean) => {
     rows.current = { rows: list, complete };
     setLoaded((prev) => (prev.count === list.length && prev.complete === complete ? prev : { count: list.length, complete }));
+    if (followRow.current !== null) {
+      const at = list.findIndex((r) => r.id === followRow.current);
+      if (at >= 0) setFocused(at);
+      followRow.current = null;
+    }
   }, []);
 
+  const decisions = useRowDecisions({
+    canTriage,
+    onDecided: (row) => {
+      const list = rows.current.rows;
+      const at = list.findIndex((r) => r.id === row.id);
+      const below = list[at + 1];
+      if (at < 0 || !below) return;
+      followRow.current = below.id;
+      setFocused(at + 1);
+    },
+  });
+
   useHotkeys({
-    j: () => setFocused((i) => Math.min(i + 1, rows.current.rows.length - 1)),
-    k: () => setFocused((i) => Math.max(i - 1, 0)),
+    j: () => {
+      followRow.current = null;
+      setFocused((i) => Math.min(i + 1, rows.current.rows.length - 1));
+    },
+    k: () => {
+      followRow.current = null;
+      setFocused((i) => Math.max(i - 1, 0));
+    },
     Enter: () => { const r = rows.current.rows[focused]; if (r) open(r); },
     o: () => { const r = rows.current.rows[focused]; if (r) open(r); },
     x: () => { const r = rows.current.rows[focused]; if (r && canTriage) selectionMeta.toggle(r.id); },
+    a: () => decisions.act(rows.current.rows[focused], "approve"),
+    q: () => decisions.act(rows.current.rows[focused], "quarantine"),
     "/": () => search.current?.focus(),
     "?": () => setHelp(true),
   });
@@ -131,7 +160,8 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
             onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
         )}
       </div>
-      <KeyboardHelp open={help} onClose={() => setHelp(false)} keys={LIST_KEYS} />
+      <KeyboardHelp open={help} onClose={() => setHelp(false)} keys={canTriage ? LIST_KEYS : LIST_KEYS.filter(([k]) => k !== "a" && k !== "q")} />
+      {decisions.dialogs}
     </section>
   );
 }
