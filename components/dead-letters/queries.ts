@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { ActionBody, BulkBody, BulkResult, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
+import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
 import type { ListPage } from "@/lib/dead-letters/list";
 
 // One hook per resource of the triage UI, keyed by a factory so mutations invalidate exactly what they change
@@ -20,6 +20,7 @@ export const deadLetterKeys = {
   details: () => [...deadLetterKeys.all, "detail"] as const,
   detail: (id: string) => [...deadLetterKeys.details(), id] as const,
   neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") => [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
+  bulkJob: (id: string) => ["bulk-jobs", id] as const,
 };
 
 const qs = (filter: ListFilter, extra: Record<string, string> = {}) => {
@@ -149,11 +150,30 @@ export function useDecision() {
   });
 }
 
+/** 200 with the result (ids, dry runs) or 202 with a job (a filter: applied by the server in pages). */
 export function useBulkAction() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: BulkBody) => fetchJson<BulkResult>("/api/dead-letters/bulk", { method: "POST", body }),
+    mutationFn: (body: BulkBody) => fetchJson<BulkResult | BulkJobAccepted>("/api/dead-letters/bulk", { method: "POST", body }),
     onError: (err) => toast.error("Bulk action failed", { description: describeError(err) }),
     onSettled: () => void qc.invalidateQueries({ queryKey: deadLetterKeys.all }),
+  });
+}
+
+/** A bulk job's progress, polled every second while it runs. */
+export function useBulkJob(id: string) {
+  return useQuery({
+    queryKey: deadLetterKeys.bulkJob(id),
+    queryFn: ({ signal }) => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}`, { signal }),
+    refetchInterval: (q) => (q.state.data?.status === "running" || q.state.data === undefined ? 1_000 : false),
+  });
+}
+
+export function useCancelBulkJob(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}/cancel`, { method: "POST" }),
+    onSuccess: (job) => qc.setQueryData(deadLetterKeys.bulkJob(id), job),
+    onError: (err) => toast.error("Could not cancel", { description: describeError(err) }),
   });
 }

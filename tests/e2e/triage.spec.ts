@@ -268,3 +268,30 @@ test("a decision from the list on a row someone else changed answers 409 and sho
   await page.keyboard.press("a");
   await expect(page.getByText(`Approved #${id}`)).toBeVisible();
 });
+
+test("all records matching a filter: the server runs the decision as a job and the list shows its outcome", async ({ page }) => {
+  // Last in this file: it reopens every decided record of the demo data.
+  await open(page, "/dead-letters");
+  const counted = page.getByText(/^[\d,]+ matching · /);
+  await expect(counted).toBeVisible();
+  const n = Number(/^([\d,]+) matching/.exec((await counted.textContent()) ?? "")![1]!.replace(/,/g, ""));
+  expect(n, "more records than one page of the list, so the filter (not the loaded rows) is what is selected").toBeGreaterThan(200);
+  await page.getByLabel("Select all loaded rows").check();
+  await page.getByRole("button", { name: `Select all ${n} matching this filter` }).click();
+  const bar = page.getByRole("toolbar", { name: "Bulk actions" });
+  await expect(bar).toContainText(`all ${n} records matching the filters`);
+  await bar.getByRole("button", { name: "Reopen…" }).click();
+  const accepted = page.waitForResponse((r) => r.url().endsWith("/api/dead-letters/bulk") && r.request().method() === "POST");
+  await page.getByRole("dialog", { name: `Reopen ${n} records` }).getByRole("button", { name: `Reopen ${n}` }).click();
+  const res = await accepted;
+  expect(res.status()).toBe(202);
+  const { job } = (await res.json()) as { job: { id: string; matched: number } };
+  expect(job.matched).toBe(n);
+  await expect(page.getByText(new RegExp(`^Reopened \\d+ of ${n}`))).toBeVisible({ timeout: 30_000 });
+  const done = (await (await page.request.get(`/api/dead-letters/bulk/${job.id}`)).json()) as { status: string; processed: number; updated: number; skipped: number };
+  expect(done).toMatchObject({ status: "completed", processed: n });
+  expect(done.updated + done.skipped).toBe(n);
+  expect(done.updated).toBeGreaterThan(0); // the tests above approved and quarantined records
+  const left = (await (await page.request.get("/api/dead-letters/facets?status=approved")).json()) as { total: number };
+  expect(left.total).toBe(0);
+});

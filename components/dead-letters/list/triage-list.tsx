@@ -13,6 +13,7 @@ import { useFacets } from "../queries";
 import { useHotkeys } from "../use-hotkeys";
 import { useHydrated } from "../use-hydrated";
 import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
+import { BulkJobProgress } from "./bulk-job-progress";
 import { FacetPanel } from "./facet-panel";
 import { FilterBar } from "./filter-bar";
 import { ResultsTable } from "./results-table";
@@ -39,6 +40,8 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [focused, setFocused] = useState(-1);
   const [help, setHelp] = useState(false);
+  const [job, setJob] = useState<string | null>(null);
+  const endJob = useCallback(() => setJob(null), []);
   const [showMap, setShowMap] = useState(true);
   const rows = useRef<{ rows: DeadLetterSummary[]; complete: boolean }>({ rows: [], complete: false });
   const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
@@ -129,7 +132,8 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
       </div>
       {error && <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">The filter in the URL is invalid ({error}); showing everything.</p>}
       <FilterBar filter={filter} onChange={setFilter} searchRef={search} />
-      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} onClear={() => setSelection(NO_SELECTION)} />}
+      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />}
+      {job && <BulkJobProgress key={job} jobId={job} onDone={endJob} />}
       {canTriage && allLoadedSelected && !loaded.complete && total !== undefined && (
         <p className="text-sm text-slate-700">
           All {loaded.count.toLocaleString("en")} loaded rows are selected.{" "}
