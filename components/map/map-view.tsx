@@ -110,6 +110,7 @@ function setLayer(map: MapLibreMap, spec: LayerSpecification, previous: LayerSpe
 export function MapView(props: MapViewProps) {
   const { label, sources, layers, fit, fitMaxZoom = 17, camera, className = "", children } = props;
   const container = useRef<HTMLDivElement>(null);
+  const region = useRef<HTMLDivElement>(null);
   const [map, setMap] = useState<MapLibreMap | null>(null);
   const [state, setState] = useState<State>("loading");
   // The data objects on the map when it last went idle: the map shows the current props when they match.
@@ -157,6 +158,14 @@ export function MapView(props: MapViewProps) {
           const byUser = !jumping.current && "originalEvent" in e && e.originalEvent !== undefined;
           latest.current.onCameraChange?.({ center: [c.lng, c.lat], zoom: m.getZoom() }, [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], byUser);
         });
+        // The camera, on the element and outside React (no render per frame): lets a browser test turn a
+        // coordinate into the pixel to click or drag, e.g. a vertex on the geometry editor.
+        const showCamera = () => {
+          const c = m.getCenter();
+          region.current?.setAttribute("data-camera", `${c.lng},${c.lat},${m.getZoom()}`);
+        };
+        m.on("moveend", showCamera);
+        m.once("load", showCamera);
         m.on("click", (e) => {
           const ids = (latest.current.clickableLayers ?? []).filter((id) => m.getLayer(id));
           if (!ids.length || !latest.current.onFeatureClick) return;
@@ -262,6 +271,7 @@ export function MapView(props: MapViewProps) {
 
   return (
     <div
+      ref={region}
       role="region"
       aria-label={label}
       data-map-state={state}

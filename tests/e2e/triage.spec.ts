@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { DEMO, signIn } from "./fixtures";
 import { countForeground, countPixels, decodePng } from "./png";
 
@@ -155,6 +155,67 @@ test("edit a bowtie: validity updates as you type, the server re-validates on sa
   await expect(page.getByText("No repair was needed: the geometry is replayed as it is.")).toBeVisible();
   const saved = await record(page, target.id);
   expect(saved).toMatchObject({ version: target.version + 1, failureClass: "transient" });
+});
+
+/** Web Mercator, as MapLibre projects it (512-px tiles): the page pixel of a lon/lat on a map region. */
+async function pixelOf(region: Locator, lon: number, lat: number): Promise<{ x: number; y: number }> {
+  const camera = await region.getAttribute("data-camera");
+  const [clng, clat, zoom] = (camera ?? "").split(",").map(Number) as [number, number, number];
+  expect(Number.isFinite(zoom), `data-camera: ${camera}`).toBe(true);
+  const box = (await region.boundingBox())!;
+  const mx = (x: number) => (180 + x) / 360;
+  const my = (y: number) => (180 - (180 / Math.PI) * Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360))) / 360;
+  const world = 512 * 2 ** zoom;
+  return { x: box.x + box.width / 2 + (mx(lon) - mx(clng)) * world, y: box.y + box.height / 2 + (my(lat) - my(clat)) * world };
+}
+
+test("edit a bowtie on the map: dragging a vertex updates validity, the server agrees on save", async ({ page }) => {
+  // A bowtie nobody has edited yet (the test above fixed the first one; its reason stays the first failure's).
+  const res = await page.request.get(`/api/dead-letters?status=pending&limit=50&kind=spatial&reason=${encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …")}`);
+  const untouched = ((await res.json()) as { items: { id: string; version: number }[] }).items.find((i) => i.version === 1);
+  expect(untouched, "an unedited pending bowtie").toBeTruthy();
+  const target = await record(page, untouched!.id);
+  await open(page, `/dead-letters/${target.id}`);
+  await page.keyboard.press("e");
+  const map = page.getByRole("region", { name: "Geometry editor" });
+  await expect(map).toHaveAttribute("data-drawn", "true", { timeout: 20_000 });
+  await expect(map).toHaveAttribute("data-camera", /,/);
+  await expect(page.getByRole("status").filter({ hasText: "✗ Self-intersection at or near point" })).toBeVisible();
+  // The bowtie a(x,y) → b(x+dx,y+dy) → c(x+dx,y) → d(x,y+dy): its edges a-b and c-d cross. Moving b to
+  // (x+dx/2, y+dy/4) gives a simple (concave) quadrilateral, so the check must turn valid.
+  const ring = (target.payload.geometry as { coordinates: number[][][] }).coordinates[0]!;
+  const [x, y] = ring[0] as [number, number];
+  const dx = ring[2]![0]! - x;
+  const dy = ring[3]![1]! - y;
+  expect(ring[1]![0]).toBeCloseTo(x + dx, 9);
+  expect(ring[1]![1]).toBeCloseTo(y + dy, 9);
+  // Select the shape (a click inside its left triangle), then drag the vertex. Mouse events only reach what is
+  // in the viewport: the editor sits below the fold.
+  await map.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(300); // the map settles (moveend) after the scroll's resize, if any
+  const inside = await pixelOf(map, x + dx * 0.1, y + dy * 0.5);
+  await page.mouse.click(inside.x, inside.y);
+  await page.waitForTimeout(300);
+  const from = await pixelOf(map, x + dx, y + dy);
+  const to = await pixelOf(map, x + dx / 2, y + dy / 4);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 5 });
+  await page.mouse.move(to.x, to.y, { steps: 5 });
+  await page.mouse.up();
+  await map.screenshot({ path: `${SHOTS}/triage-edit-drag-map.png` });
+  await expect(page.getByRole("status").filter({ hasText: "✓ Valid geometry" })).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/triage-edit-drag.png`, fullPage: true });
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText(`Saved #${target.id}`)).toBeVisible();
+  await expect(page.getByText("Valid: GEOS finds no problem.")).toBeVisible();
+  const saved = await record(page, target.id);
+  expect(saved.failureClass).toBe("transient");
+  // What was saved is the dragged ring: b moved to about (x+dx/2, y+dy/4), the other vertices where they were.
+  const savedRing = (saved.payload.geometry as { coordinates: number[][][] }).coordinates[0]!;
+  expect(Math.abs(savedRing[1]![0]! - (x + dx / 2))).toBeLessThan(dx / 10);
+  expect(Math.abs(savedRing[1]![1]! - (y + dy / 4))).toBeLessThan(dy / 10);
+  expect([savedRing[0], savedRing[2], savedRing[3]]).toEqual([ring[0], ring[2], ring[3]]);
 });
 
 test("a concurrent edit answers 409 and the page shows what changed instead of overwriting it", async ({ page }) => {
