@@ -165,7 +165,8 @@ export function useBulkJob(id: string) {
   return useQuery({
     queryKey: deadLetterKeys.bulkJob(id),
     queryFn: ({ signal }) => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}`, { signal }),
-    refetchInterval: (q) => (q.state.data?.status === "running" || q.state.data === undefined ? 1_000 : false),
+    // Every second while it runs (and until the first answer); not after it ended or when the poll failed.
+    refetchInterval: (q) => (q.state.status === "error" ? false : q.state.data === undefined || q.state.data.status === "running" ? 1_000 : false),
   });
 }
 
