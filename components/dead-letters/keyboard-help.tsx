@@ -18,6 +18,8 @@ export const LIST_KEYS: [string, string][] = [
   ["j / k", "move down / up the list"],
   ["Enter or o", "open the highlighted record"],
   ["x", "select or unselect the highlighted record"],
+  ["a", "approve the highlighted record (stays on the list)"],
+  ["q", "quarantine the highlighted record (asks for a reason)"],
   ["/", "search by key, hash, event or device id"],
   ["?", "show these keys"],
 ];

@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { ActionBody, BulkBody, BulkResult, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
+import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
 import type { ListPage } from "@/lib/dead-letters/list";
 
 // One hook per resource of the triage UI, keyed by a factory so mutations invalidate exactly what they change
@@ -20,9 +20,8 @@ export const deadLetterKeys = {
   details: () => [...deadLetterKeys.all, "detail"] as const,
   detail: (id: string) => [...deadLetterKeys.details(), id] as const,
   neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") => [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
+  bulkJob: (id: string) => ["bulk-jobs", id] as const,
 };
-
-
 
 const qs = (filter: ListFilter, extra: Record<string, string> = {}) => {
   const p = filterToParams(filter);
@@ -106,33 +105,76 @@ export function conflictCurrent(err: unknown): DeadLetterDetail | null {
   return current ?? null;
 }
 
-export function useDeadLetterAction(id: string) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ActionBody) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
-    onSuccess: (record, body) => {
+/** The queries a decision on one record makes stale (lists, counts, map, neighbours). */
+function invalidateAfterDecision(qc: ReturnType<typeof useQueryClient>): void {
+  void qc.invalidateQueries({ queryKey: deadLetterKeys.lists() });
+  void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "facets"] });
+  void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] });
+  void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "neighbor"] });
+}
+
+function decisionCallbacks(qc: ReturnType<typeof useQueryClient>) {
+  return {
+    onSuccess: (record: DeadLetterDetail, id: string, body: ActionBody) => {
       qc.setQueryData(deadLetterKeys.detail(id), record);
       toast.success(`${VERB[body.action]} #${id}`, { description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined });
     },
-    onError: (err) => {
+    onError: (err: unknown, id: string) => {
       // A 409 with the current record is shown by the page (what changed), not as a toast only.
       if (conflictCurrent(err)) toast.warning(`#${id} changed under you`, { description: "Review what changed, then decide again." });
       else toast.error(`Could not save #${id}`, { description: describeError(err) });
     },
-    onSettled: () => {
-      void qc.invalidateQueries({ queryKey: deadLetterKeys.lists() });
-      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "facets"] });
-      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] });
-      void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "neighbor"] });
-    },
+  };
+}
+
+export function useDeadLetterAction(id: string) {
+  const qc = useQueryClient();
+  const on = decisionCallbacks(qc);
+  return useMutation({
+    mutationFn: (body: ActionBody) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
+    onSuccess: (record, body) => on.onSuccess(record, id, body),
+    onError: (err) => on.onError(err, id),
+    onSettled: () => invalidateAfterDecision(qc),
   });
 }
 
+/** A decision on any record, named in the variables: the list's `a` / `q` on its highlighted row. */
+export function useDecision() {
+  const qc = useQueryClient();
+  const on = decisionCallbacks(qc);
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: ActionBody }) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
+    onSuccess: (record, { id, body }) => on.onSuccess(record, id, body),
+    onError: (err, { id }) => on.onError(err, id),
+    onSettled: () => invalidateAfterDecision(qc),
+  });
+}
+
+/** 200 with the result (ids, dry runs) or 202 with a job (a filter: applied by the server in pages). */
 export function useBulkAction() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: BulkBody) => fetchJson<BulkResult>("/api/dead-letters/bulk", { method: "POST", body }),
+    mutationFn: (body: BulkBody) => fetchJson<BulkResult | BulkJobAccepted>("/api/dead-letters/bulk", { method: "POST", body }),
     onError: (err) => toast.error("Bulk action failed", { description: describeError(err) }),
     onSettled: () => void qc.invalidateQueries({ queryKey: deadLetterKeys.all }),
+  });
+}
+
+/** A bulk job's progress, polled every second while it runs. */
+export function useBulkJob(id: string) {
+  return useQuery({
+    queryKey: deadLetterKeys.bulkJob(id),
+    queryFn: ({ signal }) => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}`, { signal }),
+    // Every second while it runs (and until the first answer); not after it ended or when the poll failed.
+    refetchInterval: (q) => (q.state.status === "error" ? false : q.state.data === undefined || q.state.data.status === "running" ? 1_000 : false),
+  });
+}
+
+export function useCancelBulkJob(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: () => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}/cancel`, { method: "POST" }),
+    onSuccess: (job) => qc.setQueryData(deadLetterKeys.bulkJob(id), job),
+    onError: (err) => toast.error("Could not cancel", { description: describeError(err) }),
   });
 }

@@ -1,5 +1,5 @@
 import type { FeatureCollection, MultiPolygon, Polygon } from "geojson";
-import type { LayerSpecification, Map, StyleSpecification } from "maplibre-gl";
+import type { LayerSpecification, Map } from "maplibre-gl";
 import type { Topology } from "topojson-specification";
 import { prepareBasemap } from "@/lib/spatial/display";
 
@@ -25,9 +25,6 @@ const BASEMAP_LAYERS: LayerSpecification[] = [
   { id: "basemap-borders", type: "line", source: "basemap", paint: { "line-color": "#c9c3b5", "line-width": 0.6 } },
 ];
 
-/** The style a map starts with: water only. The countries are added once the data is drawn (addBasemap). */
-export const INITIAL_STYLE: StyleSpecification = { version: 8, sources: {}, layers: [BACKGROUND] };
-
 /**
  * Adds the countries under every other layer. Done after the map's own data is drawn: turning ~180 country
  * polygons into tiles costs ~0.5–1 s per map in headless Chromium on 2 cores, and the record's geometry, not the
@@ -43,3 +40,25 @@ export async function addBasemap(map: Map): Promise<void> {
 }
 
 export const BASEMAP_LAYER_IDS = new Set([BACKGROUND.id, ...BASEMAP_LAYERS.map((l) => l.id)]);
+
+// Maps still waiting for their first draw. The countries are tiled in the same (single, on 2 cores) worker as the
+// records' geometry, so every map's basemap waits until no map on the page is still drawing its own data.
+let drawing = 0;
+const waiting: (() => void)[] = [];
+
+/** Counts a map as drawing; call the returned function (any number of times) once it drew, failed or unmounted. */
+export function startFirstDraw(): () => void {
+  drawing++;
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    drawing--;
+    if (drawing === 0) for (const resolve of waiting.splice(0)) resolve();
+  };
+}
+
+/** Resolves when no map is waiting for its first draw. */
+export function afterFirstDraws(): Promise<void> {
+  return drawing === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve));
+}

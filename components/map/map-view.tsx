@@ -2,15 +2,23 @@
 
 import "maplibre-gl/dist/maplibre-gl.css";
 import type { GeoJSON } from "geojson";
-import type { AllLayoutProperties, AllPaintProperties, GeoJSONSource, LayerSpecification, Map as MapLibreMap, MapGeoJSONFeature } from "maplibre-gl";
+import type {
+  AllLayoutProperties, AllPaintProperties, GeoJSONSource, GeoJSONSourceSpecification, LayerSpecification, Map as MapLibreMap, MapGeoJSONFeature,
+  StyleSpecification,
+} from "maplibre-gl";
 import { useEffect, useRef, useState } from "react";
-import { addBasemap, BASEMAP_LAYER_IDS, INITIAL_STYLE } from "./basemap";
+import { addBasemap, afterFirstDraws, BACKGROUND, BASEMAP_LAYER_IDS, startFirstDraw } from "./basemap";
 import { loadMapLibre } from "./load-maplibre";
 
 // The one MapLibre wrapper (react-map-gl's pattern): the map is created once in an effect from a dynamically
 // imported maplibre-gl, sources are updated with setData when their data object changes, layers are diffed by
 // id (added, removed, paint/layout/filter updated) instead of being re-added, and map.remove() runs on unmount.
 // Everything drawn comes from GeoJSON sources; geometry math happens in lib/spatial/display.ts, not here.
+//
+// Why the map starts with its data: the detail page's maps are what an analyst waits for after a click. Creating
+// the map with an empty style and adding the sources once React saw 'load' put a style load, a React commit and a
+// second round of tile work in series; the constructor now gets the sources, layers and fitted bounds, so the
+// worker starts tiling while the style loads, and the first 'idle' is the drawn record.
 
 export interface SourceDef {
   data: GeoJSON;
@@ -45,6 +53,39 @@ export interface MapViewProps {
 
 type State = "loading" | "ready" | "error";
 
+function whenIdle(fn: () => void): void {
+  if (typeof window.requestIdleCallback === "function") window.requestIdleCallback(fn, { timeout: 2_000 });
+  else window.setTimeout(fn, 200);
+}
+
+function sourceSpec(def: SourceDef): GeoJSONSourceSpecification {
+  return {
+    type: "geojson",
+    data: def.data,
+    ...(def.cluster ? { cluster: true, clusterRadius: def.cluster.radius, clusterMaxZoom: def.cluster.maxZoom, clusterProperties: def.cluster.properties } : {}),
+  };
+}
+
+function ownLayers(layers: LayerSpecification[]): LayerSpecification[] {
+  return layers.filter((l) => !BASEMAP_LAYER_IDS.has(l.id));
+}
+
+/** The style a map is created with: water, then the caller's sources and layers (the countries come later). */
+function initialStyle(sources: Record<string, SourceDef>, layers: LayerSpecification[]): StyleSpecification {
+  return {
+    version: 8,
+    sources: Object.fromEntries(Object.entries(sources).map(([id, def]) => [id, sourceSpec(def)])),
+    layers: [BACKGROUND, ...ownLayers(layers)],
+  };
+}
+
+/** Whether the map last went idle with exactly these sources' data on it. */
+function isDrawn(sources: Record<string, SourceDef>, drawn: ReadonlyMap<string, GeoJSON> | null): boolean {
+  if (!drawn) return false;
+  const ids = Object.keys(sources);
+  return ids.length === drawn.size && ids.every((id) => drawn.get(id) === sources[id]!.data);
+}
+
 function setLayer(map: MapLibreMap, spec: LayerSpecification, previous: LayerSpecification | undefined): void {
   if (!previous || previous.type !== spec.type || ("source" in previous && "source" in spec && previous.source !== spec.source)) {
     if (previous) map.removeLayer(spec.id);
@@ -67,31 +108,35 @@ function setLayer(map: MapLibreMap, spec: LayerSpecification, previous: LayerSpe
 }
 
 export function MapView(props: MapViewProps) {
-  const { label, sources, layers, fit, fitMaxZoom = 17, camera, basemap = true, className = "", children } = props;
+  const { label, sources, layers, fit, fitMaxZoom = 17, camera, className = "", children } = props;
   const container = useRef<HTMLDivElement>(null);
+  const region = useRef<HTMLDivElement>(null);
   const [map, setMap] = useState<MapLibreMap | null>(null);
   const [state, setState] = useState<State>("loading");
-  // The sources object the map last finished drawing (set on "idle"): drawn = that is the current one.
-  const [drawnFor, setDrawnFor] = useState<Record<string, SourceDef> | null>(null);
+  // The data objects on the map when it last went idle: the map shows the current props when they match.
+  const [drawnData, setDrawnData] = useState<ReadonlyMap<string, GeoJSON> | null>(null);
   // Latest callbacks without re-running effects (the map's listeners are attached once).
   const latest = useRef(props);
   useEffect(() => {
     latest.current = props;
   });
   const applied = useRef({ data: new Map<string, GeoJSON>(), layers: new Map<string, LayerSpecification>() });
+  const fitted = useRef<string | null>(null);
   const jumping = useRef(false);
 
   useEffect(() => {
     let cancelled = false;
     let created: MapLibreMap | null = null;
+    const firstDrawn = startFirstDraw();
     loadMapLibre()
       .then((ml) => {
         if (cancelled || !container.current) return;
+        const initial = latest.current;
+        const box = initial.fit ?? null;
         created = new ml.Map({
           container: container.current,
-          style: INITIAL_STYLE,
-          center: [0, 20],
-          zoom: 0.8,
+          style: initialStyle(initial.sources, initial.layers),
+          ...(box ? { bounds: box, fitBoundsOptions: { padding: 28, maxZoom: initial.fitMaxZoom ?? 17 } } : { center: [0, 20] as [number, number], zoom: 0.8 }),
           attributionControl: false,
           dragRotate: false,
           pitchWithRotate: false,
@@ -100,6 +145,11 @@ export function MapView(props: MapViewProps) {
           maxPitch: 0,
         });
         const m = created;
+        applied.current = {
+          data: new Map(Object.entries(initial.sources).map(([id, def]) => [id, def.data])),
+          layers: new Map(ownLayers(initial.layers).map((l) => [l.id, l])),
+        };
+        fitted.current = box ? JSON.stringify(box) : null;
         m.touchZoomRotate.disableRotation();
         m.on("error", (e) => console.error("[map]", e.error));
         m.on("move", (e) => {
@@ -108,6 +158,14 @@ export function MapView(props: MapViewProps) {
           const byUser = !jumping.current && "originalEvent" in e && e.originalEvent !== undefined;
           latest.current.onCameraChange?.({ center: [c.lng, c.lat], zoom: m.getZoom() }, [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], byUser);
         });
+        // The camera, on the element and outside React (no render per frame): lets a browser test turn a
+        // coordinate into the pixel to click or drag, e.g. a vertex on the geometry editor.
+        const showCamera = () => {
+          const c = m.getCenter();
+          region.current?.setAttribute("data-camera", `${c.lng},${c.lat},${m.getZoom()}`);
+        };
+        m.on("moveend", showCamera);
+        m.once("load", showCamera);
         m.on("click", (e) => {
           const ids = (latest.current.clickableLayers ?? []).filter((id) => m.getLayer(id));
           if (!ids.length || !latest.current.onFeatureClick) return;
@@ -120,17 +178,33 @@ export function MapView(props: MapViewProps) {
           setState("ready");
           latest.current.onReady?.(m);
         });
+        m.once("idle", () => {
+          if (cancelled) return;
+          setDrawnData(new Map(applied.current.data));
+          firstDrawn();
+          // The countries wait until every map on the page has drawn its own data: there is one worker on 2
+          // cores, and tiling ~180 countries in it first held the second map's record back by 0.3–0.8 s.
+          if (latest.current.basemap ?? true) {
+            void afterFirstDraws().then(() => (cancelled ? undefined : addBasemap(m))).catch((err: unknown) => console.error("[map] basemap", err));
+          }
+        });
       })
       .catch((err: unknown) => {
         console.error("[map] could not start", err);
+        firstDrawn();
         if (!cancelled) setState("error");
       });
     const resize = new ResizeObserver(() => created?.resize());
     if (container.current) resize.observe(container.current);
     return () => {
       cancelled = true;
+      firstDrawn();
       resize.disconnect();
-      created?.remove();
+      const gone = created;
+      // Removing a map loses its WebGL context, a synchronous GPU call of ~70–100 ms with software WebGL that,
+      // on leaving the list for a record, ran before the record's maps could start (CPU profile of the e2e
+      // click). Its container is already out of the page, so the removal waits until the browser is idle.
+      if (gone) whenIdle(() => gone.remove());
       applied.current = { data: new Map(), layers: new Map() };
     };
     // The map is created once per mount; later prop changes are applied by the effects below.
@@ -140,16 +214,15 @@ export function MapView(props: MapViewProps) {
   useEffect(() => {
     if (!map) return;
     const seen = applied.current;
+    let changed = false;
     for (const [id, def] of Object.entries(sources)) {
       const source = map.getSource(id) as GeoJSONSource | undefined;
       if (!source) {
-        map.addSource(id, {
-          type: "geojson",
-          data: def.data,
-          ...(def.cluster ? { cluster: true, clusterRadius: def.cluster.radius, clusterMaxZoom: def.cluster.maxZoom, clusterProperties: def.cluster.properties } : {}),
-        });
+        map.addSource(id, sourceSpec(def));
+        changed = true;
       } else if (seen.data.get(id) !== def.data) {
         void source.setData(def.data);
+        changed = true;
       }
       seen.data.set(id, def.data);
     }
@@ -158,26 +231,29 @@ export function MapView(props: MapViewProps) {
       if (!wanted.has(id) && map.getLayer(id)) map.removeLayer(id);
       if (!wanted.has(id)) seen.layers.delete(id);
     }
-    for (const spec of layers) {
-      if (BASEMAP_LAYER_IDS.has(spec.id)) continue;
-      setLayer(map, spec, map.getLayer(spec.id) ? seen.layers.get(spec.id) : undefined);
+    for (const spec of ownLayers(layers)) {
+      const onMap = map.getLayer(spec.id) !== undefined;
+      if (onMap && seen.layers.get(spec.id) === spec) continue;
+      setLayer(map, spec, onMap ? seen.layers.get(spec.id) : undefined);
       seen.layers.set(spec.id, spec);
     }
     for (const id of [...seen.data.keys()]) {
       if (!(id in sources) && map.getSource(id)) {
         map.removeSource(id);
         seen.data.delete(id);
+        changed = true;
       }
     }
-    map.once("idle", () => {
-      setDrawnFor(sources);
-      if (basemap) addBasemap(map).catch((err: unknown) => console.error("[map] basemap", err));
-    });
-  }, [map, sources, layers, basemap]);
+    if (!changed) return;
+    // Whatever is applied when the map next goes idle is what it drew; a repaint makes sure it goes idle again.
+    map.once("idle", () => setDrawnData(new Map(applied.current.data)));
+    map.triggerRepaint();
+  }, [map, sources, layers]);
 
   const fitKey = fit ? JSON.stringify(fit) : null;
   useEffect(() => {
-    if (!map || !fit) return;
+    if (!map || !fit || fitKey === fitted.current) return;
+    fitted.current = fitKey;
     jumping.current = true;
     map.fitBounds(fit, { padding: 28, animate: false, maxZoom: fitMaxZoom });
     jumping.current = false;
@@ -195,10 +271,11 @@ export function MapView(props: MapViewProps) {
 
   return (
     <div
+      ref={region}
       role="region"
       aria-label={label}
       data-map-state={state}
-      data-drawn={map !== null && drawnFor === sources ? "true" : "false"}
+      data-drawn={map !== null && isDrawn(sources, drawnData) ? "true" : "false"}
       className={`relative overflow-hidden rounded border border-slate-200 bg-[#dbe7ef] ${className}`}
     >
       {/* Inline style: maplibre-gl.css gives the container `position: relative`, which would collapse it. */}

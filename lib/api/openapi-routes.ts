@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CreateTokenBody, CreateUserBody, IdParams, PatchUserBody } from "../auth/schemas";
 import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
 import {
-  ActionBodySchema, BulkBodySchema, BulkResultSchema, ConflictBodySchema, DeadLetterDetailSchema, FacetsSchema,
+  ActionBodySchema, BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema, ConflictBodySchema, DeadLetterDetailSchema, FacetsSchema,
   IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
 } from "../dead-letters/schemas";
 import {
@@ -46,9 +46,26 @@ const DEAD_LETTERS: Operation[] = [
   },
   {
     method: "post", path: "/api/dead-letters/bulk", tag: "triage", summary: "One decision on many records (ids, or everything matching a filter)",
-    description: "Applied on the server in pages of 500 rows locked in id order; records the state machine refuses are skipped and counted by reason. expectedCount guards against the selection having changed since it was confirmed (409 with `matched`).",
+    description:
+      "Applied on the server in pages of 500 rows locked in id order; records the state machine refuses are skipped and counted by reason. expectedCount guards against the selection having changed since it was confirmed (409 with `matched`). " +
+      "Ids (at most 10,000) and dry runs are answered 200 with the result. A filter, which may match any number of records, is answered 202 with a job at once (Location: its progress URL); the server applies it page by page after the response — poll GET /api/dead-letters/bulk/{jobId}.",
     access: { permission: "dead_letters:triage" }, body: BulkBodySchema,
-    responses: { ...ok("What was done", BulkResultSchema), 409: { description: "The number of matching records changed: confirm again", schema: ConflictBodySchema } },
+    responses: {
+      ...ok("Ids or a dry run: what was done (or would match)", BulkResultSchema),
+      202: { description: "A filter: the job, accepted and running", schema: BulkJobAcceptedSchema },
+      409: { description: "The number of matching records changed: confirm again", schema: ConflictBodySchema },
+    },
+  },
+  {
+    method: "get", path: "/api/dead-letters/bulk/{jobId}", tag: "triage", summary: "A bulk job's progress",
+    description: "processed of matched, updated, skipped by reason; status running → completed | cancelled | failed. Progress is committed with each page's changes. A job whose runner stopped reporting for 30 s is resumed by this poll.",
+    access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema, responses: { ...ok("The job", BulkJobSchema), 404: { description: "No such job" } },
+  },
+  {
+    method: "post", path: "/api/dead-letters/bulk/{jobId}/cancel", tag: "triage", summary: "Stop a bulk job after its current page",
+    description: "Pages already applied stay applied (each was its own transaction); the job ends `cancelled` with its counts.",
+    access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema,
+    responses: { ...ok("The job, cancel requested", BulkJobSchema), 404: { description: "No such job" }, 409: { description: "The job already ended" } },
   },
   {
     method: "get", path: "/api/dead-letters/facets", tag: "dead letters", summary: "Counts by kind, status, class, source and reason group",

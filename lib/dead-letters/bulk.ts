@@ -24,71 +24,106 @@ export interface BulkContext {
 
 interface LockedRow { id: string; status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; version: number }
 
-export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: boolean }, ctx: BulkContext): Promise<BulkResult> {
-  const ids = body.ids ? [...new Set(body.ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : null;
-  const matched = ids ? ids.length : await countMatching(pool, body.filter ?? {});
-  if (body.expectedCount !== undefined && body.expectedCount !== matched) {
-    throw new AppError("conflict", `${matched.toLocaleString("en")} records match now, not ${body.expectedCount.toLocaleString("en")}: confirm again`, {
+/** 409 when the user confirmed a different number of records than match now. */
+export function checkExpectedCount(expected: number | undefined, matched: number): void {
+  if (expected !== undefined && expected !== matched) {
+    throw new AppError("conflict", `${matched.toLocaleString("en")} records match now, not ${expected.toLocaleString("en")}: confirm again`, {
       issues: [{ path: "expectedCount", message: `is ${matched} now` }],
       details: { matched },
     });
   }
+}
+
+/** The highest id now: records ingested after a bulk decision started are not part of what the user confirmed. */
+export async function idCeiling(db: pg.Pool | pg.PoolClient): Promise<string> {
+  return (await db.query<{ max: string | null }>("SELECT max(id)::text AS max FROM dead_letter")).rows[0]?.max ?? "0";
+}
+
+export interface PageOutcome {
+  /** the rows locked (and decided on), in id order */
+  rows: { id: string }[];
+  updated: number;
+  skippedReasons: Record<string, number>;
+}
+
+/**
+ * One page, inside the caller's transaction: lock the next PAGE rows of the selection after `after` (up to
+ * `ceiling`) in id order, decide each under the lock, update and audit the eligible ones.
+ */
+export async function decidePage(
+  client: pg.PoolClient,
+  sel: { action: BulkBody["action"]; reason?: string | null; filter?: BulkBody["filter"]; ids: string[] | null },
+  after: string,
+  ceiling: string,
+  ctx: BulkContext,
+): Promise<PageOutcome> {
+  const rows = await lockPage(client, sel.filter ?? {}, sel.ids, after, ceiling);
+  const skippedReasons: Record<string, number> = {};
+  const updates: { id: string; next: DeadLetterStatus }[] = [];
+  const audit: AuditInput[] = [];
+  for (const row of rows) {
+    const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, sel.action, { reason: sel.reason });
+    if (!d.ok) {
+      skippedReasons[d.message] = (skippedReasons[d.message] ?? 0) + 1;
+      continue;
+    }
+    updates.push({ id: row.id, next: d.next });
+    audit.push({
+      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
+      action: AUDIT_ACTION[sel.action], targetType: "dead_letter", targetId: row.id, reason: sel.reason ?? null,
+      before: { status: row.status, version: row.version },
+      after: { status: d.next, version: row.version + 1, bulk: true },
+    });
+  }
+  if (updates.length) {
+    await client.query(
+      `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3
+       FROM unnest($1::bigint[], $2::"DeadLetterStatus"[]) AS u(id, status) WHERE d.id = u.id`,
+      [updates.map((u) => u.id), updates.map((u) => u.next), ctx.now],
+    );
+    await appendAudit(client, audit, ctx.now);
+  }
+  return { rows, updated: updates.length, skippedReasons };
+}
+
+/**
+ * Applies a bulk decision within the calling request. The route uses this for explicit ids (at most
+ * MAX_BULK_IDS) and dry runs; a filter, which may match any number of records, runs as a job (bulk-jobs.ts)
+ * through the same decidePage.
+ */
+export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: boolean }, ctx: BulkContext): Promise<BulkResult> {
+  const ids = body.ids ? [...new Set(body.ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : null;
+  const matched = ids ? ids.length : await countMatching(pool, body.filter ?? {});
+  checkExpectedCount(body.expectedCount, matched);
   const result: BulkResult = { matched, updated: 0, skipped: 0, skippedReasons: {} };
   if (body.dryRun || matched === 0) return result;
   const skip = (reason: string, n = 1) => {
     result.skipped += n;
     result.skippedReasons[reason] = (result.skippedReasons[reason] ?? 0) + n;
   };
-  // Records ingested after the request started are not part of what the user confirmed.
-  const ceiling = (await pool.query<{ max: string | null }>("SELECT max(id)::text AS max FROM dead_letter")).rows[0]?.max ?? "0";
+  const ceiling = await idCeiling(pool);
   let after = "0";
   for (;;) {
-    const page = await inTransaction(pool, async (client) => {
-      const rows = await lockPage(client, body, ids, after, ceiling);
-      const updates: { id: string; next: DeadLetterStatus }[] = [];
-      const audit: AuditInput[] = [];
-      for (const row of rows) {
-        const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, body.action, { reason: body.reason });
-        if (!d.ok) {
-          skip(d.message);
-          continue;
-        }
-        updates.push({ id: row.id, next: d.next });
-        audit.push({
-          actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-          action: AUDIT_ACTION[body.action], targetType: "dead_letter", targetId: row.id, reason: body.reason ?? null,
-          before: { status: row.status, version: row.version },
-          after: { status: d.next, version: row.version + 1, bulk: true },
-        });
-      }
-      if (updates.length) {
-        await client.query(
-          `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3
-           FROM unnest($1::bigint[], $2::"DeadLetterStatus"[]) AS u(id, status) WHERE d.id = u.id`,
-          [updates.map((u) => u.id), updates.map((u) => u.next), ctx.now],
-        );
-        await appendAudit(client, audit, ctx.now);
-      }
-      result.updated += updates.length;
-      return rows;
-    });
+    const page = await inTransaction(pool, (client) => decidePage(client, { ...body, ids }, after, ceiling, ctx));
+    result.updated += page.updated;
+    for (const [why, n] of Object.entries(page.skippedReasons)) skip(why, n);
     if (ids) {
       // Ids in this page's range that were not found (or not locked because they vanished).
-      const upto = page.length < PAGE ? null : page.at(-1)!.id;
+      const upto = page.rows.length < PAGE ? null : page.rows.at(-1)!.id;
       const expected = ids.filter((id) => BigInt(id) > BigInt(after) && (upto === null || BigInt(id) <= BigInt(upto)));
-      const found = new Set(page.map((r) => r.id));
+      const found = new Set(page.rows.map((r) => r.id));
       const missing = expected.filter((id) => !found.has(id)).length;
       if (missing) skip("no such dead letter", missing);
     }
-    if (page.length < PAGE) break;
-    after = page.at(-1)!.id;
+    if (page.rows.length < PAGE) break;
+    after = page.rows.at(-1)!.id;
   }
   return result;
 }
 
-async function lockPage(client: pg.PoolClient, body: BulkBody, ids: string[] | null, after: string, ceiling: string): Promise<LockedRow[]> {
+async function lockPage(client: pg.PoolClient, filter: NonNullable<BulkBody["filter"]>, ids: string[] | null, after: string, ceiling: string): Promise<LockedRow[]> {
   const values: unknown[] = [];
-  const where = ids ? `d.id = ANY($${values.push(ids)}::bigint[])` : buildWhere(body.filter ?? {}, values).text;
+  const where = ids ? `d.id = ANY($${values.push(ids)}::bigint[])` : buildWhere(filter, values).text;
   const { rows } = await client.query<LockedRow>(
     `SELECT d.id::text AS id, d.status, d.failure_class, d.class_reason, d.version FROM dead_letter d
      WHERE ${where} AND d.id > $${values.push(after)}::bigint AND d.id <= $${values.push(ceiling)}::bigint

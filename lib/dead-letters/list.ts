@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { decodeCursor, encodeCursor } from "./cursor";
 import type { ListQuery } from "./filters";
-import { buildWhere } from "./where";
+import { buildWhere, viewportClause } from "./where";
 
 export interface DeadLetterSummary {
   id: string;
@@ -161,11 +161,7 @@ async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Prom
   const { bbox, ...rest } = query;
   const where = buildWhere(rest, values);
   const clauses = [where.text, keysetClause(query, values)];
-  if (bbox) {
-    const [x1, y1, x2, y2] = bbox.map((v) => `$${values.push(v)}`);
-    clauses.push(`COALESCE(d.bbox && box(point(${x1}, ${y1}), point(${x2}, ${y2})), false)`);
-    if (bbox[0] > -180 && bbox[2] < 180) clauses.push("width(d.bbox) <= 180"); // as in buildWhere
-  }
+  if (bbox) clauses.push(`COALESCE(${viewportClause(bbox, (v) => `$${values.push(v)}`)}, false)`);
   const { rows } = await db.query<Row>(
     `WITH page AS MATERIALIZED (SELECT d.id FROM dead_letter d WHERE ${clauses.filter(Boolean).join(" AND ")}
        ORDER BY ${ORDER(order)} LIMIT $${values.push(query.limit + 1)})

@@ -65,6 +65,31 @@ export const BulkResultSchema = z
   .meta({ id: "BulkResult" });
 export type BulkResult = z.infer<typeof BulkResultSchema>;
 
+export const BULK_JOB_STATUSES = ["running", "completed", "cancelled", "failed"] as const;
+
+export const BulkJobSchema = z
+  .object({
+    id: IdSchema,
+    status: z.enum(BULK_JOB_STATUSES),
+    action: z.enum(BULK_ACTIONS),
+    matched: z.number().int().describe("records matching when the job was created (the count confirmed)"),
+    processed: z.number().int().describe("records of the selection worked through so far"),
+    updated: z.number().int(),
+    skipped: z.number().int(),
+    skippedReasons: z.record(z.string(), z.number().int()),
+    cancelRequested: z.boolean(),
+    error: z.string().nullable(),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: "BulkJob" });
+export type BulkJob = z.infer<typeof BulkJobSchema>;
+
+export const BulkJobAcceptedSchema = z.object({ job: BulkJobSchema }).meta({ id: "BulkJobAccepted" });
+export type BulkJobAccepted = z.infer<typeof BulkJobAcceptedSchema>;
+
+export const BulkJobParamsSchema = z.object({ jobId: IdSchema });
+
 export const DeadLetterSummarySchema = z
   .object({
     id: IdSchema,

@@ -38,7 +38,17 @@ describe("buildWhere", () => {
   });
 
   it("keeps antimeridian-crossing records (stored ~360° wide) out of viewports that do not reach ±180°", () => {
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" })).text).toBe("d.bbox && box(point($1, $2), point($3, $4))");
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,179,-10" })).text).toContain("width(d.bbox) <= 180");
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,180,-10" })).text).not.toContain("width");
+  });
+
+  it("looks on both sides of the antimeridian for a viewport across it, instead of clamping it to one", () => {
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" }))).toEqual({
+      text: "(d.bbox && box(point($1, $2), point($3, $4)) OR d.bbox && box(point($5, $6), point($7, $8)))",
+      values: [170, -20, 180, -10, -180, -20, -170, -10],
+    });
+    // A view scrolled onto the next world copy is the same place.
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "362,40,365,41" })).values).toEqual([2, 40, 5, 41]);
   });
 
   it("rejects a malformed bbox with a message", () => {

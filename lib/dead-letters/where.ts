@@ -1,4 +1,6 @@
+import type { BBox } from "../spatial/geojson";
 import type { ListFilter } from "./filters";
+import { viewportBoxes } from "./viewport";
 
 // Builds the WHERE clause for a list filter as parameterised SQL. Pure, so it is tested without a database
 // and reused by the list, facet counts, bulk actions, exports and replay batch creation.
@@ -51,12 +53,20 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
     }
     clauses.push(`(${ors.join(" OR ")})`);
   }
-  if (filter.bbox) {
-    const [x1, y1, x2, y2] = filter.bbox;
-    clauses.push(`${alias}.bbox && box(point(${p(x1)}, ${p(y1)}), point(${p(x2)}, ${p(y2)}))`);
-    // A geometry across the antimeridian is stored with its box normalised to west < east, i.e. ~360° wide:
-    // it would match every viewport at its latitudes. It only belongs in a viewport that reaches ±180°.
-    if (x1 > -180 && x2 < 180) clauses.push(`width(${alias}.bbox) <= 180`);
-  }
+  if (filter.bbox) clauses.push(viewportClause(filter.bbox, p, alias));
   return { text: clauses.length ? clauses.join(" AND ") : "TRUE", values };
+}
+
+/**
+ * The record's box overlaps the viewport: each of the viewport's sides when it spans ±180° (viewport.ts), so a
+ * view over the Pacific finds the records east and west of the antimeridian.
+ */
+export function viewportClause(bbox: BBox, p: (v: unknown) => string, alias = "d"): string {
+  const boxes = viewportBoxes(bbox);
+  const overlaps = boxes.map(([x1, y1, x2, y2]) => `${alias}.bbox && box(point(${p(x1)}, ${p(y1)}), point(${p(x2)}, ${p(y2)}))`);
+  const clauses = [overlaps.length === 1 ? overlaps[0]! : `(${overlaps.join(" OR ")})`];
+  // A geometry across the antimeridian is stored with its box normalised to west < east, i.e. ~360° wide:
+  // it would match every viewport at its latitudes. It only belongs in a viewport that reaches ±180°.
+  if (boxes.every(([x1, , x2]) => x1 > -180 && x2 < 180)) clauses.push(`width(${alias}.bbox) <= 180`);
+  return clauses.join(" AND ");
 }

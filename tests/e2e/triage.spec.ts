@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { DEMO, signIn } from "./fixtures";
 import { countForeground, countPixels, decodePng } from "./png";
 
@@ -157,6 +157,67 @@ test("edit a bowtie: validity updates as you type, the server re-validates on sa
   expect(saved).toMatchObject({ version: target.version + 1, failureClass: "transient" });
 });
 
+/** Web Mercator, as MapLibre projects it (512-px tiles): the page pixel of a lon/lat on a map region. */
+async function pixelOf(region: Locator, lon: number, lat: number): Promise<{ x: number; y: number }> {
+  const camera = await region.getAttribute("data-camera");
+  const [clng, clat, zoom] = (camera ?? "").split(",").map(Number) as [number, number, number];
+  expect(Number.isFinite(zoom), `data-camera: ${camera}`).toBe(true);
+  const box = (await region.boundingBox())!;
+  const mx = (x: number) => (180 + x) / 360;
+  const my = (y: number) => (180 - (180 / Math.PI) * Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360))) / 360;
+  const world = 512 * 2 ** zoom;
+  return { x: box.x + box.width / 2 + (mx(lon) - mx(clng)) * world, y: box.y + box.height / 2 + (my(lat) - my(clat)) * world };
+}
+
+test("edit a bowtie on the map: dragging a vertex updates validity, the server agrees on save", async ({ page }) => {
+  // A bowtie nobody has edited yet (the test above fixed the first one; its reason stays the first failure's).
+  const res = await page.request.get(`/api/dead-letters?status=pending&limit=50&kind=spatial&reason=${encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …")}`);
+  const untouched = ((await res.json()) as { items: { id: string; version: number }[] }).items.find((i) => i.version === 1);
+  expect(untouched, "an unedited pending bowtie").toBeTruthy();
+  const target = await record(page, untouched!.id);
+  await open(page, `/dead-letters/${target.id}`);
+  await page.keyboard.press("e");
+  const map = page.getByRole("region", { name: "Geometry editor" });
+  await expect(map).toHaveAttribute("data-drawn", "true", { timeout: 20_000 });
+  await expect(map).toHaveAttribute("data-camera", /,/);
+  await expect(page.getByRole("status").filter({ hasText: "✗ Self-intersection at or near point" })).toBeVisible();
+  // The bowtie a(x,y) → b(x+dx,y+dy) → c(x+dx,y) → d(x,y+dy): its edges a-b and c-d cross. Moving b to
+  // (x+dx/2, y+dy/4) gives a simple (concave) quadrilateral, so the check must turn valid.
+  const ring = (target.payload.geometry as { coordinates: number[][][] }).coordinates[0]!;
+  const [x, y] = ring[0] as [number, number];
+  const dx = ring[2]![0]! - x;
+  const dy = ring[3]![1]! - y;
+  expect(ring[1]![0]).toBeCloseTo(x + dx, 9);
+  expect(ring[1]![1]).toBeCloseTo(y + dy, 9);
+  // Select the shape (a click inside its left triangle), then drag the vertex. Mouse events only reach what is
+  // in the viewport: the editor sits below the fold.
+  await map.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(300); // the map settles (moveend) after the scroll's resize, if any
+  const inside = await pixelOf(map, x + dx * 0.1, y + dy * 0.5);
+  await page.mouse.click(inside.x, inside.y);
+  await page.waitForTimeout(300);
+  const from = await pixelOf(map, x + dx, y + dy);
+  const to = await pixelOf(map, x + dx / 2, y + dy / 4);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 5 });
+  await page.mouse.move(to.x, to.y, { steps: 5 });
+  await page.mouse.up();
+  await map.screenshot({ path: `${SHOTS}/triage-edit-drag-map.png` });
+  await expect(page.getByRole("status").filter({ hasText: "✓ Valid geometry" })).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/triage-edit-drag.png`, fullPage: true });
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText(`Saved #${target.id}`)).toBeVisible();
+  await expect(page.getByText("Valid: GEOS finds no problem.")).toBeVisible();
+  const saved = await record(page, target.id);
+  expect(saved.failureClass).toBe("transient");
+  // What was saved is the dragged ring: b moved to about (x+dx/2, y+dy/4), the other vertices where they were.
+  const savedRing = (saved.payload.geometry as { coordinates: number[][][] }).coordinates[0]!;
+  expect(Math.abs(savedRing[1]![0]! - (x + dx / 2))).toBeLessThan(dx / 10);
+  expect(Math.abs(savedRing[1]![1]! - (y + dy / 4))).toBeLessThan(dy / 10);
+  expect([savedRing[0], savedRing[2], savedRing[3]]).toEqual([ring[0], ring[2], ring[3]]);
+});
+
 test("a concurrent edit answers 409 and the page shows what changed instead of overwriting it", async ({ page }) => {
   const target = await firstPending(page, "reason=" + encodeURIComponent("ReadTimeout: no acknowledgement from geo-store within … s (the write may have been applied)"));
   await open(page, `/dead-letters/${target.id}`);
@@ -201,4 +262,97 @@ test("payload text such as <img onerror> is shown as text, never as markup", asy
   await expect(page.getByRole("figure", { name: "Raw envelope" })).toContainText(hostile);
   expect(await page.locator('img[src="x"]').count()).toBe(0);
   expect(await page.locator("main script").count()).toBe(0);
+});
+
+/** The id of the list's highlighted row (its checkbox is labelled "Select #id"). */
+async function focusedId(page: Page): Promise<string> {
+  const label = await page.locator("tr[data-focused]").getByRole("checkbox").getAttribute("aria-label");
+  const id = /^Select #(\d+)$/.exec(label ?? "")?.[1];
+  expect(id, `highlighted row's checkbox label: ${label}`).toBeTruthy();
+  return id!;
+}
+
+test("approve and quarantine the highlighted row from the list by keyboard", async ({ page }) => {
+  const reason = "HTTP … Service Unavailable from tiles-ingest (attempt …)";
+  await open(page, `/dead-letters?status=pending&reason=${encodeURIComponent(reason)}`);
+  await expect(page.getByRole("row").filter({ hasText: "Service Unavailable" }).nth(2)).toBeVisible();
+  await page.keyboard.press("?");
+  const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(help).toContainText("approve the highlighted record");
+  await expect(help).toContainText("quarantine the highlighted record (asks for a reason)");
+  await page.keyboard.press("Escape");
+
+  await page.keyboard.press("j");
+  const first = await focusedId(page);
+  await page.keyboard.press("a");
+  await expect(page.getByText(`Approved #${first}`)).toBeVisible();
+  await expect(page).toHaveURL(/\/dead-letters\?/); // still on the list
+  expect((await record(page, first)).status).toBe("approved");
+  // The list refreshed without the approved row (status=pending) and the highlight is on the next one.
+  await expect(page.getByRole("checkbox", { name: `Select #${first}`, exact: true })).toHaveCount(0);
+  const second = await focusedId(page);
+  expect(second).not.toBe(first);
+
+  await page.keyboard.press("q");
+  const dialog = page.getByRole("dialog", { name: `Quarantine #${second}` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Quarantine" })).toBeDisabled();
+  await dialog.getByLabel("Reason (required)").fill("tiles-ingest outage replays are handled by the ops runbook");
+  await dialog.getByRole("button", { name: "Quarantine" }).click();
+  await expect(page.getByText(`Quarantined #${second}`)).toBeVisible();
+  expect((await record(page, second)).status).toBe("quarantined");
+  await page.screenshot({ path: `${SHOTS}/triage-list-keyboard.png` });
+});
+
+test("a decision from the list on a row someone else changed answers 409 and shows what changed", async ({ page }) => {
+  const reason = "ReadTimeout: no acknowledgement from geo-store within … s (the write may have been applied)";
+  await open(page, `/dead-letters?status=pending&reason=${encodeURIComponent(reason)}`);
+  await expect(page.getByRole("row").filter({ hasText: "ReadTimeout" }).first()).toBeVisible();
+  await page.keyboard.press("j");
+  const id = await focusedId(page);
+  const seen = await record(page, id);
+  const feature = seen.payload as { properties?: Record<string, unknown> };
+  const res = await page.request.post(`/api/dead-letters/${id}/actions`, {
+    data: { action: "edit", version: seen.version, payload: { ...seen.payload, properties: { ...feature.properties, surveyed_by: "crew-4 (list)" } } },
+  });
+  expect(res.status()).toBe(200);
+  await page.keyboard.press("a");
+  const dialog = page.getByRole("dialog", { name: `#${id} changed while you were looking at it` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /Version/ })).toContainText(String(seen.version + 1));
+  await expect(dialog.getByRole("link", { name: `open #${id}` })).toBeVisible();
+  expect((await record(page, id))).toMatchObject({ status: "pending", version: seen.version + 1 });
+  await dialog.getByRole("button", { name: /Back to the list/ }).click();
+  // The 409 refreshed the list, so the row now holds the current version: deciding again works.
+  await page.waitForLoadState("networkidle");
+  expect(await focusedId(page)).toBe(id);
+  await page.keyboard.press("a");
+  await expect(page.getByText(`Approved #${id}`)).toBeVisible();
+});
+
+test("all records matching a filter: the server runs the decision as a job and the list shows its outcome", async ({ page }) => {
+  // Last in this file: it reopens every decided record of the demo data.
+  await open(page, "/dead-letters");
+  const counted = page.getByText(/^[\d,]+ matching · /);
+  await expect(counted).toBeVisible();
+  const n = Number(/^([\d,]+) matching/.exec((await counted.textContent()) ?? "")![1]!.replace(/,/g, ""));
+  expect(n, "more records than one page of the list, so the filter (not the loaded rows) is what is selected").toBeGreaterThan(200);
+  await page.getByLabel("Select all loaded rows").check();
+  await page.getByRole("button", { name: `Select all ${n} matching this filter` }).click();
+  const bar = page.getByRole("toolbar", { name: "Bulk actions" });
+  await expect(bar).toContainText(`all ${n} records matching the filters`);
+  await bar.getByRole("button", { name: "Reopen…" }).click();
+  const accepted = page.waitForResponse((r) => r.url().endsWith("/api/dead-letters/bulk") && r.request().method() === "POST");
+  await page.getByRole("dialog", { name: `Reopen ${n} records` }).getByRole("button", { name: `Reopen ${n}` }).click();
+  const res = await accepted;
+  expect(res.status()).toBe(202);
+  const { job } = (await res.json()) as { job: { id: string; matched: number } };
+  expect(job.matched).toBe(n);
+  await expect(page.getByText(new RegExp(`^Reopened \\d+ of ${n}`))).toBeVisible({ timeout: 30_000 });
+  const done = (await (await page.request.get(`/api/dead-letters/bulk/${job.id}`)).json()) as { status: string; processed: number; updated: number; skipped: number };
+  expect(done).toMatchObject({ status: "completed", processed: n });
+  expect(done.updated + done.skipped).toBe(n);
+  expect(done.updated).toBeGreaterThan(0); // the tests above approved and quarantined records
+  const left = (await (await page.request.get("/api/dead-letters/facets?status=approved")).json()) as { total: number };
+  expect(left.total).toBe(0);
 });

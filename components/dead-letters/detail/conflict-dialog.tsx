@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useMemo } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
@@ -12,7 +13,8 @@ import { ChangeList } from "./change-list";
 
 export interface Conflict {
   attempted: string;
-  seen: DeadLetterDetail;
+  /** what the analyst decided on: the record's page (with its payload), or a list row (without one) */
+  seen: Pick<DeadLetterDetail, "id" | "status" | "failureClass" | "version"> & Partial<Pick<DeadLetterDetail, "updatedAt" | "payload">>;
   current: DeadLetterDetail;
 }
 
@@ -27,8 +29,8 @@ function Field({ name, before, after }: { name: string; before: string; after: s
   );
 }
 
-export function ConflictDialog({ conflict, onClose }: { conflict: Conflict | null; onClose: () => void }) {
-  const diff = useMemo(() => (conflict ? payloadChanges(conflict.seen.payload, conflict.current.payload) : null), [conflict]);
+export function ConflictDialog({ conflict, onClose, closeLabel = "Show the current version" }: { conflict: Conflict | null; onClose: () => void; closeLabel?: string }) {
+  const diff = useMemo(() => (conflict && conflict.seen.payload !== undefined ? payloadChanges(conflict.seen.payload, conflict.current.payload) : null), [conflict]);
   if (!conflict) return null;
   const { seen, current } = conflict;
   return (
@@ -42,15 +44,21 @@ export function ConflictDialog({ conflict, onClose }: { conflict: Conflict | nul
           <Field name="Status" before={seen.status} after={current.status} />
           <Field name="Class" before={seen.failureClass} after={current.failureClass} />
           <Field name="Version" before={String(seen.version)} after={String(current.version)} />
-          <Field name="Updated" before={seen.updatedAt.replace("T", " ").slice(0, 19)} after={current.updatedAt.replace("T", " ").slice(0, 19)} />
+          {seen.updatedAt !== undefined && <Field name="Updated" before={seen.updatedAt.replace("T", " ").slice(0, 19)} after={current.updatedAt.replace("T", " ").slice(0, 19)} />}
         </tbody>
       </table>
       <div>
         <h3 className="mb-1 text-xs font-semibold text-slate-700">Payload changes</h3>
-        {diff && <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload did not change." />}
+        {diff ? (
+          <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload did not change." />
+        ) : (
+          <p className="text-sm text-slate-500">
+            The list does not load payloads, so it cannot show how this one changed: <Link href={`/dead-letters/${current.id}`} className="text-sky-700 underline">open #{current.id}</Link> to see it.
+          </p>
+        )}
       </div>
       <div className="flex justify-end">
-        <Button variant="primary" onClick={onClose} autoFocus>Show the current version</Button>
+        <Button variant="primary" onClick={onClose} autoFocus>{closeLabel}</Button>
       </div>
     </Dialog>
   );

@@ -19,11 +19,12 @@ import { decide, type TriageAction } from "@/lib/dead-letters/state";
 import { ConflictDialog, type Conflict } from "./conflict-dialog";
 import { DecisionBar } from "./decision-bar";
 import { ExplainPanel } from "./explain-panel";
+import { loadMapsPanel } from "./load-maps-panel";
 import { PayloadTabs } from "./payload-tabs";
 import { ReasonDialog } from "./quarantine-dialog";
 
 // The maps pull in MapLibre and the editor CodeMirror: both load with the parts of the page that show them.
-const MapsPanel = dynamic(() => import("./maps-panel").then((m) => m.MapsPanel), {
+const MapsPanel = dynamic(loadMapsPanel, {
   ssr: false,
   loading: () => <div className="h-[21rem] animate-pulse rounded border border-slate-200 bg-slate-100" aria-label="Loading maps" />,
 });

@@ -11,8 +11,9 @@ import { ReasonDialog } from "../detail/quarantine-dialog";
 import { useBulkAction } from "../queries";
 
 // A decision on a selection: the ticked rows, or every record matching the filter — sent as the filter, so the
-// server applies it in pages without the browser loading N rows. The user confirms the exact count, and the
-// server refuses (409) when the count changed in between.
+// server applies it in pages without the browser loading N rows (as a job, answered 202, whose progress
+// BulkJobProgress follows). The user confirms the exact count, and the server refuses (409) when the count
+// changed in between.
 
 export type Selection = { mode: "ids"; ids: Set<string> } | { mode: "filter"; filter: ListFilter; count: number; exact: boolean };
 
@@ -28,7 +29,7 @@ function summarize(result: BulkResult, action: Action): string {
   return `${VERB[action]}d ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}`;
 }
 
-export function BulkBar({ selection, onClear }: { selection: Selection; onClear: () => void }) {
+export function BulkBar({ selection, onClear, onJob }: { selection: Selection; onClear: () => void; onJob: (jobId: string) => void }) {
   const bulk = useBulkAction();
   const [pending, setPending] = useState<{ action: Action; count: number } | null>(null);
   const size = selectionSize(selection);
@@ -39,7 +40,7 @@ export function BulkBar({ selection, onClear }: { selection: Selection; onClear:
     if (selection.mode === "filter" && !selection.exact) {
       // The facet count was an estimate: confirm the exact number.
       const dry = await bulk.mutateAsync({ action, ...target, dryRun: true, ...(action === "quarantine" ? { reason: "(count)" } : {}) }).catch(() => null);
-      if (!dry) return;
+      if (!dry || "job" in dry) return;
       count = dry.matched;
     }
     setPending({ action, count });
@@ -49,7 +50,9 @@ export function BulkBar({ selection, onClear }: { selection: Selection; onClear:
     bulk.mutate({ action, ...target, expectedCount: count, ...(reason ? { reason } : {}) }, {
       onSuccess: (result) => {
         setPending(null);
-        toast.success(summarize(result, action));
+        // A filter runs as a job on the server: its progress is followed outside this bar (it outlives the selection).
+        if ("job" in result) onJob(result.job.id);
+        else toast.success(summarize(result, action));
         onClear();
       },
       onError: (err) => {

@@ -13,9 +13,12 @@ import { useFacets } from "../queries";
 import { useHotkeys } from "../use-hotkeys";
 import { useHydrated } from "../use-hydrated";
 import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
+import { BulkJobProgress } from "./bulk-job-progress";
 import { FacetPanel } from "./facet-panel";
 import { FilterBar } from "./filter-bar";
 import { ResultsTable } from "./results-table";
+import { usePreloadDetail } from "./use-preload-detail";
+import { useRowDecisions } from "./use-row-decisions";
 
 // The triage list: filters in the URL (shareable; replaced in place, so filtering costs no server render),
 // facet counts, the virtualized table and the map of matching spatial records. MapLibre loads after the page
@@ -37,11 +40,14 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [focused, setFocused] = useState(-1);
   const [help, setHelp] = useState(false);
+  const [job, setJob] = useState<string | null>(null);
+  const endJob = useCallback(() => setJob(null), []);
   const [showMap, setShowMap] = useState(true);
   const rows = useRef<{ rows: DeadLetterSummary[]; complete: boolean }>({ rows: [], complete: false });
   const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
   const search = useRef<HTMLInputElement>(null);
   const hydrated = useHydrated();
+  usePreloadDetail();
 
   const setFilter = useCallback((next: ListFilter) => {
     const qs = filterToParams(next).toString();
@@ -65,17 +71,45 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
     }),
   }), [selection]);
 
+  // After a decision from the list the highlight moves to the row below; when the refreshed list no longer has
+  // the decided row (a status filter), the highlight follows that row to its new index.
+  const followRow = useRef<string | null>(null);
   const onRows = useCallback((list: DeadLetterSummary[], complete: boolean) => {
     rows.current = { rows: list, complete };
     setLoaded((prev) => (prev.count === list.length && prev.complete === complete ? prev : { count: list.length, complete }));
+    if (followRow.current !== null) {
+      const at = list.findIndex((r) => r.id === followRow.current);
+      if (at >= 0) setFocused(at);
+      followRow.current = null;
+    }
   }, []);
 
+  const decisions = useRowDecisions({
+    canTriage,
+    onDecided: (row) => {
+      const list = rows.current.rows;
+      const at = list.findIndex((r) => r.id === row.id);
+      const below = list[at + 1];
+      if (at < 0 || !below) return;
+      followRow.current = below.id;
+      setFocused(at + 1);
+    },
+  });
+
   useHotkeys({
-    j: () => setFocused((i) => Math.min(i + 1, rows.current.rows.length - 1)),
-    k: () => setFocused((i) => Math.max(i - 1, 0)),
+    j: () => {
+      followRow.current = null;
+      setFocused((i) => Math.min(i + 1, rows.current.rows.length - 1));
+    },
+    k: () => {
+      followRow.current = null;
+      setFocused((i) => Math.max(i - 1, 0));
+    },
     Enter: () => { const r = rows.current.rows[focused]; if (r) open(r); },
     o: () => { const r = rows.current.rows[focused]; if (r) open(r); },
     x: () => { const r = rows.current.rows[focused]; if (r && canTriage) selectionMeta.toggle(r.id); },
+    a: () => decisions.act(rows.current.rows[focused], "approve"),
+    q: () => decisions.act(rows.current.rows[focused], "quarantine"),
     "/": () => search.current?.focus(),
     "?": () => setHelp(true),
   });
@@ -98,7 +132,8 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
       </div>
       {error && <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">The filter in the URL is invalid ({error}); showing everything.</p>}
       <FilterBar filter={filter} onChange={setFilter} searchRef={search} />
-      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} onClear={() => setSelection(NO_SELECTION)} />}
+      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />}
+      {job && <BulkJobProgress key={job} jobId={job} onDone={endJob} />}
       {canTriage && allLoadedSelected && !loaded.complete && total !== undefined && (
         <p className="text-sm text-slate-700">
           All {loaded.count.toLocaleString("en")} loaded rows are selected.{" "}
@@ -129,7 +164,8 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
             onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
         )}
       </div>
-      <KeyboardHelp open={help} onClose={() => setHelp(false)} keys={LIST_KEYS} />
+      <KeyboardHelp open={help} onClose={() => setHelp(false)} keys={canTriage ? LIST_KEYS : LIST_KEYS.filter(([k]) => k !== "a" && k !== "q")} />
+      {decisions.dialogs}
     </section>
   );
 }

@@ -2,15 +2,25 @@ import { defineRoute } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { bulkAction } from "@/lib/dead-letters/bulk";
+import { createBulkJob } from "@/lib/dead-letters/bulk-jobs";
+import { runInBackground } from "@/lib/dead-letters/bulk-jobs-after";
 import { BulkBodySchema } from "@/lib/dead-letters/schemas";
 
 export const dynamic = "force-dynamic";
 
 /**
  * POST /api/dead-letters/bulk {action, reason?, ids | filter, expectedCount?, dryRun?} — one decision on many
- * records, in pages of 500 on the server; answers {matched, updated, skipped, skippedReasons}.
+ * records. Ids (≤ 10,000) and dry runs answer 200 {matched, updated, skipped, skippedReasons} in the request; a
+ * filter answers 202 {job} at once and the server applies it in pages (GET /api/dead-letters/bulk/{jobId}).
  */
 export const POST = defineRoute(
   { access: { permission: "dead_letters:triage" }, body: BulkBodySchema },
-  async ({ body, principal, requestId, now }) => bulkAction(getDb().pool, body, { actor: actorOf(principal!), requestId, now }),
+  async ({ body, principal, requestId, now }) => {
+    const ctx = { actor: actorOf(principal!), requestId, now };
+    const pool = getDb().pool;
+    if (!body.filter || body.dryRun) return bulkAction(pool, body, ctx);
+    const job = await createBulkJob(pool, { ...body, filter: body.filter }, ctx);
+    if (job.status === "running") runInBackground(pool, job.id);
+    return Response.json({ job }, { status: 202, headers: { location: `/api/dead-letters/bulk/${job.id}` } });
+  },
 );

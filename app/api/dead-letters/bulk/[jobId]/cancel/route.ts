@@ -1,0 +1,12 @@
+import { defineRoute } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { cancelBulkJob } from "@/lib/dead-letters/bulk-jobs";
+import { BulkJobParamsSchema } from "@/lib/dead-letters/schemas";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/dead-letters/bulk/{jobId}/cancel — stop after the current page; decided pages stay decided. */
+export const POST = defineRoute(
+  { access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema },
+  async ({ params, now }) => cancelBulkJob(getDb().pool, params.jobId, now),
+);

@@ -1,0 +1,18 @@
+import { defineRoute } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { pollBulkJob } from "@/lib/dead-letters/bulk-jobs";
+import { runInBackground } from "@/lib/dead-letters/bulk-jobs-after";
+import { BulkJobParamsSchema } from "@/lib/dead-letters/schemas";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/dead-letters/bulk/{jobId} — a bulk job's progress; a job whose runner died is resumed by the poll. */
+export const GET = defineRoute(
+  { access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema },
+  async ({ params, now }) => {
+    const pool = getDb().pool;
+    const { job, resume } = await pollBulkJob(pool, params.jobId, now);
+    if (resume) runInBackground(pool, job.id);
+    return job;
+  },
+);
