@@ -87,7 +87,7 @@ export function csvHeader(): string {
 export function csvLine(r: ExportRow, mask: MaskRules | null): string {
   const cells: (string | number | null)[] = [
     r.id, r.kind, r.source, r.idempotency_key, r.event_id, r.device_id, r.source_message_id, r.entity_key,
-    r.observed_at, r.first_seen_at, r.status, r.failure_class, r.class_reason, r.reason_group,
+    r.observed_at, r.first_seen_at, r.status, r.failure_class, r.class_reason === null ? null : free(r.class_reason, mask), free(r.reason_group, mask),
     free(r.reason, mask), free(r.first_failure_reason, mask), r.replay_count, r.failure_count, r.outcome,
     r.payload === null ? null : masked(r.payload, mask),
   ];
