@@ -26,5 +26,6 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
     facetCounts(pool, filter),
   ]);
   const rules = configuredMaskRules();
-  return <TriageList initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules) }} canTriage={can(principal.role, "dead_letters:triage")} />;
+  return <TriageList initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules) }} canTriage={can(principal.role, "dead_letters:triage")}
+    canUnmask={can(principal.role, "dead_letters:unmask")} />;
 }
