@@ -128,6 +128,8 @@ if (!args["skip-export"]) {
   const batchSize = args.batch === undefined ? undefined : Number(args.batch);
   for (let round = 0; round < Number(args.repeat); round++) for (const [format, masked] of runs) {
     const started = performance.now();
+    // CPU time of this process too: on a shared machine wall time swings with other work, CPU time much less.
+    const cpu = process.cpuUsage();
     let peak = process.memoryUsage().rss;
     const { stream, stats } = exportStream(pool, { format, filter: {}, mask: masked ? DEFAULT_MASK_RULES : null, batchSize });
     const reader = stream.getReader();
@@ -137,8 +139,10 @@ if (!args["skip-export"]) {
       peak = Math.max(peak, process.memoryUsage().rss);
     }
     const secs = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
     say(`export ${Number(args.repeat) > 1 ? `run ${round + 1} ` : ""}${format.padEnd(7)} ${masked ? "masked  " : "in clear"}: ${stats.records.toLocaleString("en")} records (${stats.skipped} skipped), ` +
-      `${(stats.bytes / 1e6).toFixed(0)} MB in ${secs.toFixed(1)} s = ${Math.round(stats.records / secs).toLocaleString("en")} records/s, peak RSS ${Math.round(peak / 1e6)} MB`);
+      `${(stats.bytes / 1e6).toFixed(0)} MB in ${secs.toFixed(1)} s = ${Math.round(stats.records / secs).toLocaleString("en")} records/s, ` +
+      `node CPU ${((used.user + used.system) / Math.max(1, stats.records)).toFixed(1)} µs/record, peak RSS ${Math.round(peak / 1e6)} MB`);
   }
 }
 await pool.end();
