@@ -120,6 +120,7 @@ test("a box drawn with the mouse finds the records in it; a dropped point finds 
   // The shape stays on the map: its outline colour (#0369a1) is drawn around the box.
   const map = page.getByRole("region", { name: "Lookup place" });
   await expect.poll(async () => countPixels(decodePng(await map.screenshot()), ["#0369a1"], 30), { timeout: 10_000 }).toBeGreaterThan(100);
+  await page.screenshot({ path: "tests/artifacts/screenshots/lookup-drawn-box.png", fullPage: true });
 
   // A point and a radius: the radius covers the city's spread and the click's imprecision at this zoom.
   await page.getByLabel("Radius (km)").fill("250");
@@ -131,6 +132,7 @@ test("a box drawn with the mouse finds the records in it; a dropped point finds 
   await expect(page.getByRole("link", { name: `Timeline of record ${target.id}` })).toBeVisible();
   await expect(page.getByLabel("Near (lon,lat)")).not.toHaveValue("");
   await expect(page.getByLabel("Box (minLon,minLat,maxLon,maxLat)")).toHaveValue("");
+  await page.screenshot({ path: "tests/artifacts/screenshots/lookup-dropped-point.png", fullPage: true });
 
   await page.getByRole("button", { name: "Clear place" }).click();
   await expect(page).toHaveURL(/\/lookup$/);
@@ -162,6 +164,7 @@ test("the list page exports its URL filter as NDJSON: masked for an analyst, in 
 
   const masked = await exportFromList(page, /^NDJSON/);
   await expect(page.getByText(/Exported .* as NDJSON/)).toBeVisible();
+  await page.screenshot({ path: "tests/artifacts/screenshots/list-exported.png" });
   // What the page downloaded is the API's export of the page's filter, not of everything.
   expect(masked).toBe(api);
   const lines = masked.trimEnd().split("\n");
@@ -172,6 +175,7 @@ test("the list page exports its URL filter as NDJSON: masked for an analyst, in 
   expect(clearPans(masked)).toEqual([]);
 
   await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/); // the sign-out's own navigation, before ours
   await signIn(page, "auditor", `/dead-letters?${filter}`);
   await page.getByRole("button", { name: "Export ▾" }).click();
   await page.getByRole("checkbox", { name: "Card data in clear (audited)" }).check();
