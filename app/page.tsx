@@ -2,14 +2,15 @@ import type { Metadata } from "next";
 import { OverviewDashboard } from "@/components/forensics/overview-dashboard";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { healthOverview } from "@/lib/forensics/overview";
+import { healthOverview, maskOverview } from "@/lib/forensics/overview";
+import { configuredMaskRules } from "@/lib/masking/config";
 
 export const metadata: Metadata = { title: "DLQ health" };
 export const dynamic = "force-dynamic";
 
 export default async function Home() {
   await requirePagePrincipal("dead_letters:read");
-  const overview = await healthOverview(getDb().pool, new Date());
+  const overview = maskOverview(await healthOverview(getDb().pool, new Date()), configuredMaskRules());
   return (
     <section aria-labelledby="health-heading" className="space-y-3">
       <h1 id="health-heading" className="text-lg font-semibold">DLQ health</h1>

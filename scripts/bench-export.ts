@@ -1,9 +1,12 @@
-// `npm run bench:export [-- --count 1000000 --db redrive_bench_forensics --reseed --runs 200]`
+// `npm run bench:export [-- --count 1000000 --db redrive_bench_forensics --reseed --runs 200 --skip-lookup
+//   --exports ndjson-masked,ndjson,csv-masked,geojson-masked --repeat 1 --batch 1000]`
 // Forensics at 1M records on a dedicated database: (1) lookup latency by every identifier, by place and in the
 // ledger, p50/p95 over --runs random targets (target p95 ≤ 50 ms); (2) export throughput of the whole table as
 // NDJSON (masked and in clear), CSV and GeoJSON (target ≥ 20,000 records/s), consumed as a client would, with
 // peak RSS. The database is seeded once (scripts/bench/seed-bulk.ts) with realistic envelopes (~400 bytes,
-// 1 AFC tap in 25 carrying card data) and reused by later runs unless --reseed.
+// 1 AFC tap in 25 carrying card data) and reused by later runs unless --reseed. The first export of a run is
+// "cold" for this process (JIT, connections; PostgreSQL's caches are whatever the machine holds); --repeat
+// runs each export again in the same process ("warm").
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { connectionFields } from "../lib/db/pg-adapter";
@@ -11,7 +14,7 @@ import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
 import { exportStream } from "../lib/forensics/export/stream";
 import { lookup } from "../lib/forensics/lookup";
-import { LookupQuerySchema, type ExportFormat } from "../lib/forensics/schemas";
+import { EXPORT_FORMATS, LookupQuerySchema, type ExportFormat } from "../lib/forensics/schemas";
 import { DEFAULT_MASK_RULES } from "../lib/masking/rules";
 import { seedBulk } from "./bench/seed-bulk";
 
@@ -22,6 +25,10 @@ const { values: args } = parseArgs({
     reseed: { type: "boolean", default: false },
     runs: { type: "string", default: "200" },
     "skip-export": { type: "boolean", default: false },
+    "skip-lookup": { type: "boolean", default: false },
+    exports: { type: "string", default: "ndjson-masked,ndjson,csv-masked,geojson-masked" },
+    repeat: { type: "string", default: "1" },
+    batch: { type: "string" },
   },
 });
 const COUNT = Number(args.count);
@@ -96,8 +103,8 @@ const cases: [string, Record<string, unknown>[]][] = [
   ["bbox ~2 km, no window", places.map((p) => ({ bbox: `${p.x - 0.01},${p.y - 0.01},${p.x + 0.01},${p.y + 0.01}` }))],
   ["miss", Array.from({ length: RUNS }, (_, i) => ({ q: `no-such-key-${i}` }))],
 ];
-say(`lookup at ${COUNT.toLocaleString("en")} records, ${RUNS} runs per case (ms, wall time incl. the round trip)`);
-for (const [name, raw] of cases) {
+if (!args["skip-lookup"]) say(`lookup at ${COUNT.toLocaleString("en")} records, ${RUNS} runs per case (ms, wall time incl. the round trip)`);
+for (const [name, raw] of args["skip-lookup"] ? [] : cases) {
   const queries = raw.slice(0, RUNS).map((r) => LookupQuerySchema.parse(r));
   for (const q of queries.slice(0, 5)) await lookup(pool, q, DEFAULT_MASK_RULES); // warm
   const times: number[] = [];
@@ -113,11 +120,18 @@ for (const [name, raw] of cases) {
 
 // ── export ───────────────────────────────────────────────────────────────────────────────────────────────
 if (!args["skip-export"]) {
-  const runs: [ExportFormat, boolean][] = [["ndjson", true], ["ndjson", false], ["csv", true], ["geojson", true]];
-  for (const [format, masked] of runs) {
+  const runs = args.exports.split(",").map((e): [ExportFormat, boolean] => {
+    const [format, masked] = e.trim().split("-");
+    if (!EXPORT_FORMATS.includes(format as ExportFormat) || (masked !== undefined && masked !== "masked")) throw new Error(`--exports: unknown export ${e}`);
+    return [format as ExportFormat, masked === "masked"];
+  });
+  const batchSize = args.batch === undefined ? undefined : Number(args.batch);
+  for (let round = 0; round < Number(args.repeat); round++) for (const [format, masked] of runs) {
     const started = performance.now();
+    // CPU time of this process too: on a shared machine wall time swings with other work, CPU time much less.
+    const cpu = process.cpuUsage();
     let peak = process.memoryUsage().rss;
-    const { stream, stats } = exportStream(pool, { format, filter: {}, mask: masked ? DEFAULT_MASK_RULES : null });
+    const { stream, stats } = exportStream(pool, { format, filter: {}, mask: masked ? DEFAULT_MASK_RULES : null, batchSize });
     const reader = stream.getReader();
     for (;;) {
       const { done } = await reader.read();
@@ -125,8 +139,10 @@ if (!args["skip-export"]) {
       peak = Math.max(peak, process.memoryUsage().rss);
     }
     const secs = (performance.now() - started) / 1000;
-    say(`export ${format.padEnd(7)} ${masked ? "masked  " : "in clear"}: ${stats.records.toLocaleString("en")} records (${stats.skipped} skipped), ` +
-      `${(stats.bytes / 1e6).toFixed(0)} MB in ${secs.toFixed(1)} s = ${Math.round(stats.records / secs).toLocaleString("en")} records/s, peak RSS ${Math.round(peak / 1e6)} MB`);
+    const used = process.cpuUsage(cpu);
+    say(`export ${Number(args.repeat) > 1 ? `run ${round + 1} ` : ""}${format.padEnd(7)} ${masked ? "masked  " : "in clear"}: ${stats.records.toLocaleString("en")} records (${stats.skipped} skipped), ` +
+      `${(stats.bytes / 1e6).toFixed(0)} MB in ${secs.toFixed(1)} s = ${Math.round(stats.records / secs).toLocaleString("en")} records/s, ` +
+      `node CPU ${((used.user + used.system) / Math.max(1, stats.records)).toFixed(1)} µs/record, peak RSS ${Math.round(peak / 1e6)} MB`);
   }
 }
 await pool.end();

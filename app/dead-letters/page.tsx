@@ -6,6 +6,8 @@ import { getDb } from "@/lib/db/client";
 import { facetCounts } from "@/lib/dead-letters/facets";
 import { filterFromParams, filterKey, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import { listDeadLetters } from "@/lib/dead-letters/list";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskFacets, maskListPage } from "@/lib/masking/reasons";
 
 export const metadata: Metadata = { title: "Dead letters" };
 export const dynamic = "force-dynamic";
@@ -23,5 +25,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
     listDeadLetters(pool, { ...filter, limit: LIST_PAGE_SIZE, order: "desc" }),
     facetCounts(pool, filter),
   ]);
-  return <TriageList initial={{ key: filterKey(filter), page, facets }} canTriage={can(principal.role, "dead_letters:triage")} />;
+  const rules = configuredMaskRules();
+  return <TriageList initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules) }} canTriage={can(principal.role, "dead_letters:triage")}
+    canUnmask={can(principal.role, "dead_letters:unmask")} />;
 }

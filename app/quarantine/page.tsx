@@ -4,13 +4,15 @@ import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { quarantineGroups } from "@/lib/forensics/quarantine";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskReasonGroups } from "@/lib/masking/reasons";
 
 export const metadata: Metadata = { title: "Quarantine" };
 export const dynamic = "force-dynamic";
 
 export default async function QuarantinePage() {
   const principal = await requirePagePrincipal("dead_letters:read");
-  const groups = await quarantineGroups(getDb().pool, new Date());
+  const groups = maskReasonGroups(await quarantineGroups(getDb().pool, new Date()), configuredMaskRules());
   return (
     <section aria-labelledby="q-heading" className="space-y-3">
       <h1 id="q-heading" className="text-lg font-semibold">Quarantine</h1>

@@ -2,15 +2,17 @@
 
 import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { placeFromParams, placeParams, type DrawnPlace } from "@/lib/forensics/drawn-place";
 
-// The lookup's one search box, plus a place (a box typed or taken from the map's view, or a point and a radius)
-// and a time window in UTC. Submitting puts everything in the URL, so a lookup is a link an investigator can
-// paste into a ticket; the page renders the answer on the server.
+// The lookup's one search box, plus a place (a box or a point and a radius, typed or drawn on the map) and a
+// time window in UTC. Submitting puts everything in the URL, so a lookup is a link an investigator can paste
+// into a ticket; the page renders the answer on the server. Drawing a shape submits at once: the results
+// follow the shape, and the shape stays on the map until it is cleared.
 
-// MapLibre only in the browser, and only when asked for: the lookup itself never waits for a map.
-const MapView = dynamic(() => import("@/components/map/map-view").then((m) => m.MapView), { ssr: false });
+// MapLibre and terra-draw only in the browser, and only when asked for: the lookup itself never waits for a map.
+const PlacePicker = dynamic(() => import("./place-picker").then((m) => m.PlacePicker), { ssr: false });
 
 export interface LookupFormValues {
   q: string;
@@ -24,28 +26,39 @@ export interface LookupFormValues {
 /** "2026-11-05T08:00" from <input type="datetime-local">, read as UTC → RFC 3339. */
 const fromLocalInput = (v: string) => (v ? `${v}:00Z` : "");
 
-const EMPTY_SOURCES = {};
-const NO_LAYERS: never[] = [];
+/** The lookup's URL for the form's values (a box wins over a point, as the API refuses both). */
+function lookupUrl(v: LookupFormValues): string {
+  const p = new URLSearchParams();
+  if (v.q.trim()) p.set("q", v.q.trim());
+  if (v.from) p.set("from", fromLocalInput(v.from));
+  if (v.to) p.set("to", fromLocalInput(v.to));
+  if (v.bbox.trim()) p.set("bbox", v.bbox.replace(/\s+/g, ""));
+  else if (v.near.trim()) {
+    p.set("near", v.near.replace(/\s+/g, ""));
+    if (v.radiusKm) p.set("radiusKm", v.radiusKm);
+  }
+  return `/lookup?${p.toString()}`;
+}
 
 export function LookupForm({ initial }: { initial: LookupFormValues }) {
   const router = useRouter();
   const [v, setV] = useState(initial);
-  const [showMap, setShowMap] = useState(false);
-  const view = useRef<[number, number, number, number] | null>(null);
+  // A lookup opened with a place shows it on the map.
+  const [showMap, setShowMap] = useState(Boolean(initial.bbox || initial.near));
   const set = (k: keyof LookupFormValues) => (e: React.ChangeEvent<HTMLInputElement>) => setV({ ...v, [k]: e.target.value });
+  const radius = Number(v.radiusKm);
+  const place = useMemo(() => placeFromParams(v.bbox, v.near), [v.bbox, v.near]);
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    const p = new URLSearchParams();
-    if (v.q.trim()) p.set("q", v.q.trim());
-    if (v.from) p.set("from", fromLocalInput(v.from));
-    if (v.to) p.set("to", fromLocalInput(v.to));
-    if (v.bbox.trim()) p.set("bbox", v.bbox.replace(/\s+/g, ""));
-    else if (v.near.trim()) {
-      p.set("near", v.near.replace(/\s+/g, ""));
-      if (v.radiusKm) p.set("radiusKm", v.radiusKm);
-    }
-    router.push(`/lookup?${p.toString()}`);
+    router.push(lookupUrl(v));
+  };
+
+  const drawn = (place: DrawnPlace | null) => {
+    const next = { ...v, ...(place ? placeParams(place) : { bbox: "", near: "" }) };
+    setV(next);
+    // Without a key or a place there is nothing to look up: clearing the only criterion empties the page.
+    router.push(next.q.trim() || place ? lookupUrl(next) : "/lookup");
   };
 
   const input = "rounded border border-slate-300 px-2 py-1.5 text-sm";
@@ -68,24 +81,14 @@ export function LookupForm({ initial }: { initial: LookupFormValues }) {
         <label className="flex flex-col">Box<input aria-label="Box (minLon,minLat,maxLon,maxLat)" placeholder="minLon,minLat,maxLon,maxLat" className={`${input} w-64 font-mono`} value={v.bbox} onChange={set("bbox")} /></label>
         <label className="flex flex-col">or near<input aria-label="Near (lon,lat)" placeholder="lon,lat" className={`${input} w-40 font-mono`} value={v.near} onChange={set("near")} /></label>
         <label className="flex flex-col">radius km<input aria-label="Radius (km)" className={`${input} w-20`} value={v.radiusKm} onChange={set("radiusKm")} inputMode="decimal" /></label>
-        <Button onClick={() => setShowMap((s) => !s)} aria-pressed={showMap}>{showMap ? "Hide map" : "Pick on map"}</Button>
+        <Button onClick={() => setShowMap((s) => !s)} aria-pressed={showMap}>{showMap ? "Hide map" : "Draw on map"}</Button>
       </div>
       {showMap && (
-        <div className="space-y-1">
-          <MapView
-            label="Pick a place: pan and zoom, then use the map area"
-            sources={EMPTY_SOURCES}
-            layers={NO_LAYERS}
-            className="h-72 rounded border border-slate-200"
-            onCameraChange={(_camera, bounds) => (view.current = bounds)}
-          />
-          <Button
-            size="sm"
-            onClick={() => view.current && setV({ ...v, bbox: view.current.map((n) => n.toFixed(5)).join(","), near: "" })}
-          >
-            Use this map area as the box
-          </Button>
-        </div>
+        <PlacePicker
+          place={place}
+          radiusKm={Number.isFinite(radius) && radius > 0 ? radius : null}
+          onChange={drawn}
+        />
       )}
     </form>
   );

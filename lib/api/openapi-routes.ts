@@ -23,7 +23,8 @@ const untyped = (description: string) => z.looseObject({}).describe(description)
 const DEAD_LETTERS: Operation[] = [
   {
     method: "get", path: "/api/dead-letters", tag: "dead letters", summary: "One keyset page of the list, filtered",
-    description: "Newest observation first (order=asc for oldest). Pass nextCursor back as cursor for the next page.",
+    description: "Newest observation first (order=asc for oldest). Pass nextCursor back as cursor for the next page. " +
+      "Card numbers in reasons are masked for every reader (read one record with unmask=1 for clear text).",
     access: { permission: "dead_letters:read" }, query: ListQuerySchema, responses: ok("A page", ListPageSchema),
   },
   {
@@ -126,6 +127,7 @@ const FORENSICS: Operation[] = [
   },
   {
     method: "get", path: "/api/lookup", tag: "forensics", summary: "Records by any identifier or place, and settled keys",
+    description: "q and/or a place: bbox=minLon,minLat,maxLon,maxLat or near=lon,lat with radiusKm; from/to narrow by observation time.",
     access: { permission: "dead_letters:read" }, query: LookupQuerySchema, responses: ok("Matches"),
   },
   {

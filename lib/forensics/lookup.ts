@@ -52,7 +52,7 @@ function toRecord(r: Row, mask: MaskRules | null): LookupRecord {
     deviceId: r.device_id,
     sourceMessageId: r.source_message_id,
     reason: mask ? maskFreeText(r.reason, mask) : r.reason,
-    reasonGroup: r.reason_group,
+    reasonGroup: mask ? maskFreeText(r.reason_group, mask) : r.reason_group,
     failureClass: r.failure_class,
     status: r.status,
     observedAt: r.observed_at.toISOString(),

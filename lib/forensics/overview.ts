@@ -1,4 +1,6 @@
 import type pg from "pg";
+import { maskReasonGroups } from "../masking/reasons";
+import type { MaskRules } from "../masking/rules";
 import { listAlertRules, type AlertRuleView } from "./alerts/rules";
 import { hoursBetween, oldestUnresolved, UNRESOLVED } from "./measures";
 import { bucketRange, fillSeries, type SeriesPoint, type Unit } from "./series";
@@ -43,6 +45,11 @@ export interface Overview {
   oldest: { id: string; firstSeenAt: string; ageHours: number } | null;
   replays: RunningReplay[];
   alerts: AlertRuleView[];
+}
+
+/** The overview as a reader without clear access sees it: reason patterns can hold card numbers (masking/reasons.ts). */
+export function maskOverview(o: Overview, rules: MaskRules | null): Overview {
+  return rules ? { ...o, topReasons: maskReasonGroups(o.topReasons, rules) } : o;
 }
 
 /** Pure: rollup cells → the overview's counts. */

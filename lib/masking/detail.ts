@@ -14,6 +14,8 @@ export function maskDetail(d: DeadLetterDetail, rules: MaskRules | null): DeadLe
   return {
     ...d,
     reason: maskFreeText(d.reason, rules),
+    reasonGroup: maskFreeText(d.reasonGroup, rules),
+    classReason: d.classReason === null ? null : maskFreeText(d.classReason, rules),
     firstFailureReason: maskFreeText(d.firstFailureReason, rules),
     payload: d.payload === null ? null : maskJson(d.payload, rules, inPayload),
     rawEnvelope: d.rawEnvelope === null ? null : maskText(d.rawEnvelope, rules, inRaw),

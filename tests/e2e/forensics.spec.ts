@@ -1,5 +1,6 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./fixtures";
+import { countPixels, decodePng } from "./png";
 
 // An investigator's question, end to end: "what happened to this tap?" — a poison tap from the demo data
 // (one whose event_id is missing, so only its device and time identify it) found by device and time window on
@@ -48,4 +49,138 @@ test("lookup by device and time finds a poison tap, and its timeline tells its s
   const body = (await json.json()) as { events: { action: string }[]; masked: boolean };
   expect(body.masked).toBe(true);
   expect(body.events[0]?.action).toBe("dead_letter.ingested");
+});
+
+// ── a place drawn on the lookup map ─────────────────────────────────────────────────────────────────────
+
+/**
+ * Where a lon/lat is on the lookup map as it opens (components/map/map-view.tsx: centre [0, 20], zoom 0.8,
+ * Web Mercator with 512 px tiles), in page pixels. If the map's first camera changes, this must follow.
+ */
+async function pixelOf(page: Page, lon: number, lat: number): Promise<{ x: number; y: number }> {
+  const box = await page.getByRole("region", { name: "Lookup place" }).boundingBox();
+  if (!box) throw new Error("the lookup map has no box");
+  const world = 512 * 2 ** 0.8;
+  const mx = (x: number) => ((x + 180) / 360) * world;
+  const my = (y: number) => (0.5 - Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360)) / (2 * Math.PI)) * world;
+  return { x: box.x + box.width / 2 + mx(lon) - mx(0), y: box.y + box.height / 2 + my(lat) - my(20) };
+}
+
+/** A spatial record of the demo data with its position (its box's centre) and observation time. */
+async function spatialTarget(page: Page): Promise<{ id: string; lon: number; lat: number; observedAt: string }> {
+  const res = await page.request.get("/api/dead-letters/map-points?zoom=1");
+  expect(res.ok()).toBe(true);
+  const { features } = (await res.json()) as { features: { geometry: { coordinates: [number, number] }; properties: { id?: string } }[] };
+  // Away from the map's edges and the poles, so the drawn box is on screen at the first camera.
+  const hit = features.find((f) => f.properties.id && Math.abs(f.geometry.coordinates[0]) < 100 && Math.abs(f.geometry.coordinates[1]) < 55);
+  expect(hit, "the demo data has spatial records in mid-latitudes").toBeDefined();
+  const id = hit!.properties.id!;
+  const detail = await page.request.get(`/api/dead-letters/${id}`);
+  const { observedAt } = (await detail.json()) as { observedAt: string };
+  return { id, lon: hit!.geometry.coordinates[0], lat: hit!.geometry.coordinates[1], observedAt };
+}
+
+test("a box drawn with the mouse finds the records in it; a dropped point finds them by radius; clearing empties", async ({ page }) => {
+  await signIn(page, "analyst", "/lookup");
+  const target = await spatialTarget(page);
+  const at = new Date(target.observedAt).getTime();
+  const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+  await page.getByLabel("From (UTC)").fill(local(at - 3_600_000));
+  await page.getByLabel("To (UTC)").fill(local(at + 3_600_000));
+
+  await page.getByRole("button", { name: "Draw on map" }).click();
+  await expect(page.getByRole("region", { name: "Lookup place" })).toHaveAttribute("data-map-state", "ready", { timeout: 20_000 });
+  const drawBox = page.getByRole("button", { name: "Draw a box" });
+  await expect(drawBox).toBeEnabled();
+  await drawBox.click();
+  await expect(drawBox).toHaveAttribute("aria-pressed", "true");
+  const p = await pixelOf(page, target.lon, target.lat);
+  await page.mouse.move(p.x - 25, p.y - 20);
+  await page.mouse.down();
+  await page.mouse.move(p.x + 25, p.y + 20, { steps: 12 });
+  await page.mouse.up();
+
+  // The box went into the URL with the time window, and the server answered with the record in it.
+  await expect(page).toHaveURL(/\/lookup\?.*bbox=/);
+  const url = new URL(page.url());
+  expect(url.searchParams.get("from")).not.toBeNull();
+  expect(url.searchParams.has("near")).toBe(false);
+  const [x1, y1, x2, y2] = url.searchParams.get("bbox")!.split(",").map(Number);
+  expect(x1!).toBeLessThan(target.lon);
+  expect(x2!).toBeGreaterThan(target.lon);
+  expect(y1!).toBeLessThan(target.lat);
+  expect(y2!).toBeGreaterThan(target.lat);
+  expect(x2! - x1!, "a 50 px box at the first zoom is ~20° wide, not the whole view").toBeLessThan(40);
+  const link = page.getByRole("link", { name: `Timeline of record ${target.id}` });
+  await expect(link).toBeVisible();
+  await expect(page.getByRole("row").filter({ has: link })).toContainText("place");
+  await expect(page.getByLabel("Box (minLon,minLat,maxLon,maxLat)")).toHaveValue(url.searchParams.get("bbox")!);
+  await expect(drawBox).toHaveAttribute("aria-pressed", "false");
+
+  // The shape stays on the map: its outline colour (#0369a1) is drawn around the box.
+  const map = page.getByRole("region", { name: "Lookup place" });
+  await expect.poll(async () => countPixels(decodePng(await map.screenshot()), ["#0369a1"], 30), { timeout: 10_000 }).toBeGreaterThan(100);
+  await page.screenshot({ path: "tests/artifacts/screenshots/lookup-drawn-box.png", fullPage: true });
+
+  // A point and a radius: the radius covers the city's spread and the click's imprecision at this zoom.
+  await page.getByLabel("Radius (km)").fill("250");
+  await page.getByRole("button", { name: "Drop a point" }).click();
+  const q = await pixelOf(page, target.lon, target.lat);
+  await page.mouse.click(q.x, q.y);
+  await expect(page).toHaveURL(/\/lookup\?.*near=.*radiusKm=250/);
+  expect(new URL(page.url()).searchParams.has("bbox")).toBe(false);
+  await expect(page.getByRole("link", { name: `Timeline of record ${target.id}` })).toBeVisible();
+  await expect(page.getByLabel("Near (lon,lat)")).not.toHaveValue("");
+  await expect(page.getByLabel("Box (minLon,minLat,maxLon,maxLat)")).toHaveValue("");
+  await page.screenshot({ path: "tests/artifacts/screenshots/lookup-dropped-point.png", fullPage: true });
+
+  await page.getByRole("button", { name: "Clear place" }).click();
+  await expect(page).toHaveURL(/\/lookup$/);
+  await expect(page.getByRole("link", { name: `Timeline of record ${target.id}` })).toHaveCount(0);
+  await expect(page.getByLabel("Near (lon,lat)")).toHaveValue("");
+});
+
+// ── export from the list page ───────────────────────────────────────────────────────────────────────────
+
+const PAN_RUN = /(?<![\d.])\d(?:[ -]?\d){12,18}(?![\d])/g;
+const luhn = (digits: string) =>
+  [...digits].reverse().reduce((sum, c, i) => sum + (i % 2 ? ((Number(c) * 2) % 10) + Math.floor((Number(c) * 2) / 10) : Number(c)), 0) % 10 === 0;
+const clearPans = (text: string) => (text.match(PAN_RUN) ?? []).map((r) => r.replace(/[ -]/g, "")).filter(luhn);
+
+async function exportFromList(page: Page, format: RegExp): Promise<string> {
+  await page.getByRole("button", { name: "Export ▾" }).click();
+  const download = page.waitForEvent("download");
+  await page.getByRole("menuitem", { name: format }).click();
+  const file = await download;
+  const { readFile } = await import("node:fs/promises");
+  return readFile((await file.path())!, "utf8");
+}
+
+test("the list page exports its URL filter as NDJSON: masked for an analyst, in clear for an auditor who asks", async ({ page }) => {
+  const filter = "kind=afc&class=poison,transient_schema";
+  await signIn(page, "analyst", `/dead-letters?${filter}`);
+  const all = await (await page.request.get("/api/export?format=ndjson")).text();
+  const api = await (await page.request.get(`/api/export?format=ndjson&${filter}`)).text();
+
+  const masked = await exportFromList(page, /^NDJSON/);
+  await expect(page.getByText(/Exported .* as NDJSON/)).toBeVisible();
+  await page.screenshot({ path: "tests/artifacts/screenshots/list-exported.png" });
+  // What the page downloaded is the API's export of the page's filter, not of everything.
+  expect(masked).toBe(api);
+  const lines = masked.trimEnd().split("\n");
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.length).toBeLessThan(all.trimEnd().split("\n").length);
+  for (const line of lines) expect(JSON.stringify(JSON.parse(line))).toContain('"afc"');
+  expect(masked, "the demo's card-data taps carry a card_pan").toContain("card_pan");
+  expect(clearPans(masked)).toEqual([]);
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in$/); // the sign-out's own navigation, before ours
+  await signIn(page, "auditor", `/dead-letters?${filter}`);
+  await page.getByRole("button", { name: "Export ▾" }).click();
+  await page.getByRole("checkbox", { name: "Card data in clear (audited)" }).check();
+  await page.getByRole("button", { name: "Export ▾" }).click(); // closes the menu; the choice stays
+  const clear = await exportFromList(page, /^NDJSON/);
+  expect(clear.trimEnd().split("\n")).toHaveLength(lines.length);
+  expect(clearPans(clear).length).toBeGreaterThan(0);
 });

@@ -3,12 +3,14 @@ import { getDb } from "@/lib/db/client";
 import { ListQuerySchema } from "@/lib/dead-letters/filters";
 import { ingestResponse } from "@/lib/dead-letters/ingest/http";
 import { listDeadLetters } from "@/lib/dead-letters/list";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskListPage } from "@/lib/masking/reasons";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/dead-letters — one keyset page of the list, filtered. */
+/** GET /api/dead-letters — one keyset page of the list, filtered; reasons masked (card data in clear is per record). */
 export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: ListQuerySchema }, async ({ query }) =>
-  listDeadLetters(getDb().pool, query),
+  maskListPage(await listDeadLetters(getDb().pool, query), configuredMaskRules()),
 );
 
 /** POST /api/dead-letters — ingest one envelope, a JSON array or NDJSON; results in input order. */

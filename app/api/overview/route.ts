@@ -1,8 +1,11 @@
 import { defineRoute } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { healthOverview } from "@/lib/forensics/overview";
+import { healthOverview, maskOverview } from "@/lib/forensics/overview";
+import { configuredMaskRules } from "@/lib/masking/config";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/overview — DLQ health: counts, arrival and poison series, oldest record, replays, alerts. */
-export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) => healthOverview(getDb().pool, now));
+export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) =>
+  maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()),
+);

@@ -3,6 +3,7 @@
 import dynamic from "next/dynamic";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useRef, useState } from "react";
+import { ExportMenu } from "@/components/forensics/export-menu";
 import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
@@ -31,7 +32,7 @@ const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMa
 
 const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
 
-export function TriageList({ initial, canTriage }: { initial: { key: string; page: ListPage; facets: Facets }; canTriage: boolean }) {
+export function TriageList({ initial, canTriage, canUnmask = false }: { initial: { key: string; page: ListPage; facets: Facets }; canTriage: boolean; canUnmask?: boolean }) {
   const router = useRouter();
   const params = useSearchParams();
   const { filter, error } = useMemo(() => filterFromParams(params), [params]);
@@ -126,6 +127,7 @@ export function TriageList({ initial, canTriage }: { initial: { key: string; pag
           {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")} loaded · newest observation first
         </p>
         <span className="ml-auto flex items-center gap-2">
+          <ExportMenu filter={filter} canUnmask={canUnmask} />
           <Button size="sm" variant="ghost" onClick={() => setShowMap((v) => !v)} aria-pressed={showMap}>{showMap ? "Hide map" : "Show map"}</Button>
           <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
         </span>

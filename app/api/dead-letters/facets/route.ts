@@ -2,10 +2,12 @@ import { defineRoute } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { facetCounts } from "@/lib/dead-letters/facets";
 import { ListFilterSchema } from "@/lib/dead-letters/filters";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskFacets } from "@/lib/masking/reasons";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/dead-letters/facets?<filters> — counts by kind, status, class, source and reason group. */
 export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: ListFilterSchema }, async ({ query }) =>
-  facetCounts(getDb().pool, query),
+  maskFacets(await facetCounts(getDb().pool, query), configuredMaskRules()),
 );

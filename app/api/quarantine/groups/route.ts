@@ -1,10 +1,12 @@
 import { defineRoute } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { quarantineGroups } from "@/lib/forensics/quarantine";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskReasonGroups } from "@/lib/masking/reasons";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/quarantine/groups — quarantined records by reason pattern, with counts and a 14-day trend. */
 export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) => ({
-  groups: await quarantineGroups(getDb().pool, now),
+  groups: maskReasonGroups(await quarantineGroups(getDb().pool, now), configuredMaskRules()),
 }));

@@ -2,10 +2,16 @@ import { defineRoute } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { BatchIdParams, ItemsQuery } from "@/lib/replay/schemas";
 import { listItems } from "@/lib/replay/views";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskOptionalReason } from "@/lib/masking/reasons";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/replays/{id}/items?status=&cursor=&limit= — the batch's items in replay order, with outcomes and errors. */
-export const GET = defineRoute({ access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery }, async ({ params, query }) =>
-  listItems(getDb().pool, params.id, query),
+export const GET = defineRoute({ access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery }, async ({ params, query }) => {
+  // A sink's error may echo the payload it refused (card data included): masked like every other reason.
+  const page = await listItems(getDb().pool, params.id, query);
+  const rules = configuredMaskRules();
+  return { ...page, items: page.items.map((i) => ({ ...i, lastError: maskOptionalReason(i.lastError, rules) })) };
+}
 );
