@@ -54,16 +54,19 @@ test("lookup by device and time finds a poison tap, and its timeline tells its s
 // ── a place drawn on the lookup map ─────────────────────────────────────────────────────────────────────
 
 /**
- * Where a lon/lat is on the lookup map as it opens (components/map/map-view.tsx: centre [0, 20], zoom 0.8,
- * Web Mercator with 512 px tiles), in page pixels. If the map's first camera changes, this must follow.
+ * Where a lon/lat is on the lookup map, in page pixels: Web Mercator with 512-px tiles around the camera the map
+ * reports on its element (components/map/map-view.tsx sets data-camera="lng,lat,zoom" on every moveend).
  */
 async function pixelOf(page: Page, lon: number, lat: number): Promise<{ x: number; y: number }> {
-  const box = await page.getByRole("region", { name: "Lookup place" }).boundingBox();
+  const region = page.getByRole("region", { name: "Lookup place" });
+  await expect(region).toHaveAttribute("data-camera", /,/);
+  const [clng, clat, zoom] = ((await region.getAttribute("data-camera")) ?? "").split(",").map(Number) as [number, number, number];
+  const box = await region.boundingBox();
   if (!box) throw new Error("the lookup map has no box");
-  const world = 512 * 2 ** 0.8;
+  const world = 512 * 2 ** zoom;
   const mx = (x: number) => ((x + 180) / 360) * world;
   const my = (y: number) => (0.5 - Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360)) / (2 * Math.PI)) * world;
-  return { x: box.x + box.width / 2 + mx(lon) - mx(0), y: box.y + box.height / 2 + my(lat) - my(20) };
+  return { x: box.x + box.width / 2 + mx(lon) - mx(clng), y: box.y + box.height / 2 + my(lat) - my(clat) };
 }
 
 /** A spatial record of the demo data with its position (its box's centre) and observation time. */
