@@ -69,14 +69,27 @@ async function pixelOf(page: Page, lon: number, lat: number): Promise<{ x: numbe
   return { x: box.x + box.width / 2 + mx(lon) - mx(clng), y: box.y + box.height / 2 + my(lat) - my(clat) };
 }
 
-/** A spatial record of the demo data with its position (its box's centre) and observation time. */
+/**
+ * A spatial record of the demo data that lies well inside the lookup map as it shows now (so a 50 × 40 px drag
+ * around it starts and ends on the map), with its position (its box's centre) and observation time.
+ */
 async function spatialTarget(page: Page): Promise<{ id: string; lon: number; lat: number; observedAt: string }> {
   const res = await page.request.get("/api/dead-letters/map-points?zoom=1");
   expect(res.ok()).toBe(true);
   const { features } = (await res.json()) as { features: { geometry: { coordinates: [number, number] }; properties: { id?: string } }[] };
-  // Away from the map's edges and the poles, so the drawn box is on screen at the first camera.
-  const hit = features.find((f) => f.properties.id && Math.abs(f.geometry.coordinates[0]) < 100 && Math.abs(f.geometry.coordinates[1]) < 55);
-  expect(hit, "the demo data has spatial records in mid-latitudes").toBeDefined();
+  const region = await page.getByRole("region", { name: "Lookup place" }).boundingBox();
+  if (!region) throw new Error("the lookup map has no box");
+  let hit: (typeof features)[number] | undefined;
+  for (const f of features) {
+    if (!f.properties.id) continue;
+    const p = await pixelOf(page, f.geometry.coordinates[0], f.geometry.coordinates[1]);
+    const margin = 60;
+    if (p.x > region.x + margin && p.x < region.x + region.width - margin && p.y > region.y + margin && p.y < region.y + region.height - margin) {
+      hit = f;
+      break;
+    }
+  }
+  expect(hit, "the demo data has a spatial record well inside the map's first view").toBeDefined();
   const id = hit!.properties.id!;
   const detail = await page.request.get(`/api/dead-letters/${id}`);
   const { observedAt } = (await detail.json()) as { observedAt: string };
@@ -85,14 +98,14 @@ async function spatialTarget(page: Page): Promise<{ id: string; lon: number; lat
 
 test("a box drawn with the mouse finds the records in it; a dropped point finds them by radius; clearing empties", async ({ page }) => {
   await signIn(page, "analyst", "/lookup");
+  await page.getByRole("button", { name: "Draw on map" }).click();
+  await expect(page.getByRole("region", { name: "Lookup place" })).toHaveAttribute("data-map-state", "ready", { timeout: 20_000 });
   const target = await spatialTarget(page);
   const at = new Date(target.observedAt).getTime();
   const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
   await page.getByLabel("From (UTC)").fill(local(at - 3_600_000));
   await page.getByLabel("To (UTC)").fill(local(at + 3_600_000));
 
-  await page.getByRole("button", { name: "Draw on map" }).click();
-  await expect(page.getByRole("region", { name: "Lookup place" })).toHaveAttribute("data-map-state", "ready", { timeout: 20_000 });
   const drawBox = page.getByRole("button", { name: "Draw a box" });
   await expect(drawBox).toBeEnabled();
   await drawBox.click();
