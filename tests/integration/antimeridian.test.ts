@@ -9,12 +9,14 @@ import { countMatching, facetCounts } from "../../lib/dead-letters/facets";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { listDeadLetters } from "../../lib/dead-letters/list";
 import { mapPoints } from "../../lib/dead-letters/map-points";
+import { lookup } from "../../lib/forensics/lookup";
+import { LookupQuerySchema } from "../../lib/forensics/schemas";
 import { ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
 // A geometry across the antimeridian, through the real pipeline: its box is stored unwrapped (178..182), so the
-// list, counts, facets and map find it from either side of ±180° and never from the other side of the
+// list, counts, facets, map and lookup find it from either side of ±180° and never from the other side of the
 // world (the box used to be stored as -178..178 and matched every viewport at its latitudes).
 
 vi.mock("server-only", () => ({}));
@@ -46,6 +48,8 @@ const storedBox = async (id: string) =>
   (await db.pool.query<{ bbox: string }>("SELECT bbox::text AS bbox FROM dead_letter WHERE id = $1", [id])).rows[0]?.bbox;
 const list = async (bbox: string) =>
   (await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id);
+const byPlace = async (raw: Record<string, string>) =>
+  (await lookup(db.pool, LookupQuerySchema.parse(raw), null)).records.map((r) => r.id);
 
 // Latitudes -20..-10 hold Fiji and the easterly box; each view below names which of the two it must find.
 const VIEWS: [string, string][] = [["172,-20,179,-10", "west of 180"], ["-179,-20,-172,-10", "east of -180"], ["175,-20,185,-10", "across ±180"]];
@@ -79,6 +83,24 @@ describe("a geometry across the antimeridian", () => {
     // The whole world's map (one box, -180..180) lists it once, not once per side.
     const world = await mapPoints(db.pool, {}, 1);
     expect(world.features.filter((f) => f.properties.id === ids.fiji)).toHaveLength(1);
+  });
+
+  it.each(VIEWS)("is found by a lookup in the box %s (%s)", async (bbox) => {
+    expect(await byPlace({ bbox })).toContain(ids.fiji);
+  });
+
+  it("is not found by a lookup on the other side of the world", async () => {
+    expect(await byPlace({ bbox: "0,-20,10,-10" })).toEqual([ids.edit]);
+  });
+
+  it("is found by a lookup near it from either side, measured the short way round", async () => {
+    // -177.5 is 0.5° of longitude east of the box's east edge (-178), ~53 km at 16.5°S; 177.5 as far west.
+    expect(await byPlace({ near: "-177.5,-16.5", radiusKm: "60" })).toEqual([ids.fiji]);
+    expect(await byPlace({ near: "-177.5,-16.5", radiusKm: "40" })).toEqual([]);
+    expect(await byPlace({ near: "177.5,-16.5", radiusKm: "60" })).toEqual([ids.fiji]);
+    expect(await byPlace({ near: "177.5,-16.5", radiusKm: "40" })).toEqual([]);
+    expect(await byPlace({ near: "179.99,-16.5", radiusKm: "1" })).toEqual([ids.fiji]); // inside, by 180
+    expect(await byPlace({ near: "0,-16.5", radiusKm: "1000" })).toEqual([ids.edit]); // ~530 km to 5°E, not Fiji
   });
 
   it("is stored unwrapped when an edit moves a geometry across the antimeridian", async () => {
