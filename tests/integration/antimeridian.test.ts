@@ -65,6 +65,8 @@ describe("a geometry across the antimeridian", () => {
     expect((await list(bbox)).sort()).toEqual([ids.fiji!, ids.easterly!].sort());
     const filter = ListQuerySchema.parse({ bbox });
     expect(await countMatching(db.pool, { bbox: filter.bbox })).toBe(2);
+    expect(await countMatching(db.pool, { bbox: filter.bbox, kind: ["spatial"], status: ["pending"] })).toBe(2);
+    expect(await countMatching(db.pool, { bbox: filter.bbox, kind: ["afc"] })).toBe(0);
     expect((await facetCounts(db.pool, { bbox: filter.bbox })).total).toBe(2);
   });
 
