@@ -96,6 +96,9 @@ const scenarios: Scenario[] = [
   ["list: viewport city + pending", list(() => ({ bbox: around(0.3), status: "pending" }))],
   ["list: viewport region (Europe)", list(() => ({ bbox: [-10, 35, 25, 60] }))],
   ["list: viewport empty ocean", list(() => ({ bbox: [-150, -40, -140, -30] }))],
+  // seed-bulk's antimeridian boxes (179.9 → -179.85, stored 179.9..180.15) seen from east of -180: the +360 copy
+  ["list: viewport east of -180 (unwrapped boxes)", list(() => ({ bbox: [-179.95, 40, -179.5, 60] }))],
+  ["list: viewport across ±180", list(() => ({ bbox: [179, 40, 181, 60] }))],
   ["lookup: q=spatial key", list(() => ({ q: pick(keys).key }))],
   ["lookup: q=hash prefix (10 hex)", list(() => ({ q: pick(hashes).key.slice(0, 10) }))],
   ["lookup: q=full hash", list(() => ({ q: pick(hashes).key }))],

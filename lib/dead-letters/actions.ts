@@ -7,6 +7,7 @@ import { evaluateEdit, type EditOutcome } from "./edit";
 import { payloadDelta } from "./payload-diff";
 import type { ActionBody, DeadLetterDetail } from "./schemas";
 import { AUDIT_ACTION, decide } from "./state";
+import { storedBox } from "./stored-box";
 
 // One triage decision on one record (POST /api/dead-letters/{id}/actions): lock the row, check the version the
 // analyst saw and the state machine under the lock, write the change and its audit event in one transaction.
@@ -89,7 +90,7 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
 }
 
 async function writeEdit(client: pg.PoolClient, id: string, payload: unknown, status: string, o: EditOutcome, now: Date): Promise<void> {
-  const box = o.spatial?.bbox ?? null;
+  const box = o.spatial?.bbox ? storedBox(o.spatial.bbox) : null;
   await client.query(
     `UPDATE dead_letter SET payload = $2, status = $3, failure_class = $4, class_reason = $5,
        event_id = CASE WHEN kind = 'afc' THEN $6 ELSE event_id END,

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { decodeCursor, encodeCursor } from "./cursor";
 import type { ListQuery } from "./filters";
-import { buildWhere, viewportClause } from "./where";
+import { buildWhere, buildWhereBranches, selectBranches, viewportClause } from "./where";
 
 export interface DeadLetterSummary {
   id: string;
@@ -131,17 +131,19 @@ function keysetClause(query: ListQuery, values: unknown[]): string | null {
 }
 
 /**
- * The viewport's records from dead_letter_view_idx (index-only: every column used is in the index), sorted, and
- * only the page's rows fetched; null when the viewport holds more than VIEWPORT_CAP of them. No ORDER BY inside
- * the CTE, or the planner could prefer walking observed_at with the viewport as a filter.
+ * The viewport's records from dead_letter_view_idx (index-only: every column used is in the index; one index
+ * scan per search box, see buildWhereBranches), sorted, and only the page's rows fetched; null when the viewport
+ * holds more than VIEWPORT_CAP of them. No ORDER BY inside the CTE, or the planner could prefer walking
+ * observed_at with the viewport as a filter.
  */
 async function sortedViewport(db: pg.Pool | pg.PoolClient, query: ListQuery): Promise<Row[] | null> {
   const values: unknown[] = [];
   const order = query.order === "asc" ? "ASC" : "DESC";
-  const where = buildWhere({ ...query, kind: undefined }, values);
-  const clauses = [where.text, keysetClause(query, values)].filter(Boolean).join(" AND ");
+  const { branches } = buildWhereBranches({ ...query, kind: undefined }, values);
+  const keyset = keysetClause(query, values);
+  const union = selectBranches("d.id, d.observed_at", branches.map((b) => (keyset ? `${b} AND ${keyset}` : b)));
   const { rows } = await db.query<Row & { candidates: number }>(
-    `WITH candidates AS MATERIALIZED (SELECT d.id, d.observed_at FROM dead_letter d WHERE ${clauses} LIMIT ${VIEWPORT_CAP + 1})
+    `WITH candidates AS MATERIALIZED (${union} LIMIT ${VIEWPORT_CAP + 1})
      SELECT ${COLUMNS}, (SELECT count(*) FROM candidates)::int AS candidates
      FROM (SELECT id FROM candidates c ORDER BY ${ORDER(order, "c")} LIMIT $${values.push(query.limit + 1)}) p
      JOIN dead_letter d ON d.id = p.id

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { ListFilter } from "./filters";
 import type { MapPoints } from "./schemas";
-import { buildWhere } from "./where";
+import { buildWhere, buildWhereBranches, selectBranches } from "./where";
 
 // Points for the list's map (GET /api/dead-letters/map-points): the centre of every matching record's box in the
 // map's view, or, when there are many, one point per occupied grid cell (its record count and mean position)
@@ -19,9 +19,9 @@ export function cellSize(zoom: number): number {
   return (360 * 40) / (512 * 2 ** Math.max(0, Math.min(22, zoom)));
 }
 
-// Boxes of antimeridian-crossing records are stored normalised (west < east), i.e. ~360° wide: their true
-// centre is on the other side of the world from the box's centre.
-const CX = `(CASE WHEN width(d.bbox) > 180 THEN (center(d.bbox))[0] - sign((center(d.bbox))[0] + 1e-9) * 180 ELSE (center(d.bbox))[0] END)`;
+// Boxes across the antimeridian are stored unwrapped (stored-box.ts: Fiji's is 178..182), so their centre can lie
+// past 180 (181 is -179 on the map).
+const CX = `(CASE WHEN (center(d.bbox))[0] > 180 THEN (center(d.bbox))[0] - 360 ELSE (center(d.bbox))[0] END)`;
 const CY = `(center(d.bbox))[1]`;
 
 interface PointRow { id: string | null; x: number; y: number; n: string }
@@ -43,12 +43,10 @@ function toPoints(rows: PointRow[], mode: MapPoints["mode"], total: number, scal
 export async function mapPoints(db: pg.Pool | pg.PoolClient, filter: ListFilter, zoom: number): Promise<MapPoints> {
   if (filter.kind && !filter.kind.includes("spatial")) return toPoints([], "points", 0);
   // kind is implied by having a box (only spatial records have one) and is not in the covering index.
-  const where = buildWhere({ ...filter, kind: undefined, bbox: filter.bbox ?? [-540, -90, 540, 90] });
-  const values = where.values;
+  const { branches, values } = buildWhereBranches({ ...filter, kind: undefined, bbox: filter.bbox ?? [-540, -90, 540, 90] });
   const cell = cellSize(zoom);
   const { rows } = await db.query<PointRow & { total: number }>(
-    `WITH inview AS MATERIALIZED (
-       SELECT d.id, ${CX} AS x, ${CY} AS y FROM dead_letter d WHERE ${where.text} AND d.bbox IS NOT NULL LIMIT ${GRID_CAP + 1}),
+    `WITH inview AS MATERIALIZED (${selectBranches(`d.id, ${CX} AS x, ${CY} AS y`, branches)} LIMIT ${GRID_CAP + 1}),
      total AS (SELECT count(*)::int AS n FROM inview)
      SELECT NULL::text AS id, avg(x) AS x, avg(y) AS y, count(*)::text AS n, (SELECT n FROM total) AS total
      FROM inview WHERE (SELECT n FROM total) > ${POINT_LIMIT}

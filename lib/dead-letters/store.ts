@@ -2,6 +2,7 @@ import type pg from "pg";
 import { reasonGroup } from "../afc/reason-group";
 import { appendAudit, type Actor, type AuditInput } from "../audit/append";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
+import { storedBox } from "./stored-box";
 import type { NewDeadLetter } from "./types";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
@@ -70,7 +71,7 @@ export async function storeDeadLetters(
   order.sort(([a], [b]) => compareKeys(records[a] as NewDeadLetter, records[b] as NewDeadLetter));
   order.forEach(([i, n]) => {
     const r = records[i] as NewDeadLetter;
-    const bbox = r.spatial?.bbox ?? null;
+    const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
     const row: unknown[] = [
       ids.rows[n]?.id, r.kind, r.source, r.idempotencyKey, r.entityKey, r.eventId, r.deviceId, r.sourceMessageId,
       r.observedAt, r.firstSeenAt, r.rawEnvelope, JSON.stringify(r.payload), r.failureReason, r.failureReason,

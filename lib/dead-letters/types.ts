@@ -65,7 +65,10 @@ export interface NewDeadLetter {
   spatial: {
     analysis: SpatialAnalysis;
     repairedGeometry: JsonValue | null;
-    /** [minX, minY, maxX, maxY] in EPSG:4326 of the input geometry (repaired when input unusable) */
+    /**
+     * [west, south, east, north] in EPSG:4326 of the input geometry (repaired when input unusable); west > east
+     * when it crosses the antimeridian (RFC 7946 §5.2), stored unwrapped (stored-box.ts)
+     */
     bbox: [number, number, number, number] | null;
   } | null;
 }

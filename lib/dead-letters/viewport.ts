@@ -14,3 +14,17 @@ export function viewportBoxes([west, south, east, north]: BBox): BBox[] {
   if (e <= 180) return [[w, south, e, north]];
   return [[w, south, 180, north], [-180, south, e - 360, north]];
 }
+
+/**
+ * The boxes to overlap with stored boxes (stored-box.ts) to find what a viewport shows: its boxes on
+ * [-180, 180], plus, for a view that stops short of 180, the same box shifted by +360, which meets the part of
+ * an unwrapped box east of -180 (Fiji's 178..182 is in [-179, -172] as 181..182 is in [181, 188]). A view that
+ * reaches 180 needs no copy: every unwrapped box contains 180. At most two boxes either way.
+ */
+export function searchBoxes(view: BBox): BBox[] {
+  const boxes = viewportBoxes(view);
+  const only = boxes[0];
+  if (boxes.length !== 1 || !only || only[2] >= 180) return boxes;
+  const [x1, y1, x2, y2] = only;
+  return [only, [x1 + 360, y1, x2 + 360, y2]];
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ListFilterSchema } from "./filters";
-import { buildWhere, prefixUpperBound } from "./where";
+import { buildWhere, buildWhereBranches, prefixUpperBound, selectBranches } from "./where";
 
 describe("buildWhere", () => {
   it("is TRUE without filters", () => {
@@ -29,17 +29,16 @@ describe("buildWhere", () => {
     expect(buildWhere({ q: "device-17" }).values).toEqual(["device-17"]);
   });
 
-  it("filters the viewport by box overlap", () => {
+  it("filters the viewport by box overlap, and by its +360 copy for boxes stored unwrapped past 180", () => {
     const filter = ListFilterSchema.parse({ bbox: "-10,40,5.5,52" });
     expect(buildWhere(filter)).toEqual({
-      text: "d.bbox && box(point($1, $2), point($3, $4)) AND width(d.bbox) <= 180",
-      values: [-10, 40, 5.5, 52],
+      text: "(d.bbox && box(point($1, $2), point($3, $4)) OR d.bbox && box(point($5, $6), point($7, $8)))",
+      values: [-10, 40, 5.5, 52, 350, 40, 365.5, 52],
     });
-  });
-
-  it("keeps antimeridian-crossing records (stored ~360° wide) out of viewports that do not reach ±180°", () => {
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,179,-10" })).text).toContain("width(d.bbox) <= 180");
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,180,-10" })).text).not.toContain("width");
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,180,-10" }))).toEqual({
+      text: "d.bbox && box(point($1, $2), point($3, $4))",
+      values: [170, -20, 180, -10],
+    });
   });
 
   it("looks on both sides of the antimeridian for a viewport across it, instead of clamping it to one", () => {
@@ -48,7 +47,7 @@ describe("buildWhere", () => {
       values: [170, -20, 180, -10, -180, -20, -170, -10],
     });
     // A view scrolled onto the next world copy is the same place.
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "362,40,365,41" })).values).toEqual([2, 40, 5, 41]);
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "362,40,365,41" })).values).toEqual([2, 40, 5, 41, 362, 40, 365, 41]);
   });
 
   it("rejects a malformed bbox with a message", () => {
@@ -63,5 +62,21 @@ describe("prefixUpperBound", () => {
   it("increments the last character", () => {
     expect(prefixUpperBound("00ff")).toBe("00fg");
     expect(prefixUpperBound("a")).toBe("b");
+  });
+});
+
+describe("buildWhereBranches", () => {
+  it("gives one branch per search box, each leaving out what an earlier one matched", () => {
+    const { branches, values } = buildWhereBranches(ListFilterSchema.parse({ status: "pending", bbox: "172,-20,179,-10" }));
+    expect(branches).toEqual([
+      "d.status = $1::\"DeadLetterStatus\" AND d.bbox && box(point($2, $3), point($4, $5))",
+      "d.status = $1::\"DeadLetterStatus\" AND d.bbox && box(point($6, $7), point($8, $9)) AND NOT (d.bbox && box(point($2, $3), point($4, $5)))",
+    ]);
+    expect(values).toEqual(["pending", 172, -20, 179, -10, 532, -20, 539, -10]);
+  });
+
+  it("is the plain condition without a viewport", () => {
+    expect(buildWhereBranches({ status: ["pending"] })).toEqual({ branches: ['d.status = $1::"DeadLetterStatus"'], values: ["pending"] });
+    expect(selectBranches("d.id", ["a", "b"])).toBe("SELECT d.id FROM dead_letter d WHERE a\n UNION ALL SELECT d.id FROM dead_letter d WHERE b");
   });
 });

@@ -1,6 +1,6 @@
 import type { BBox } from "../spatial/geojson";
 import type { ListFilter } from "./filters";
-import { viewportBoxes } from "./viewport";
+import { searchBoxes } from "./viewport";
 
 // Builds the WHERE clause for a list filter as parameterised SQL. Pure, so it is tested without a database
 // and reused by the list, facet counts, bulk actions, exports and replay batch creation.
@@ -58,15 +58,40 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
 }
 
 /**
- * The record's box overlaps the viewport: each of the viewport's sides when it spans ±180° (viewport.ts), so a
- * view over the Pacific finds the records east and west of the antimeridian.
+ * The record's box overlaps the viewport: each of the viewport's sides when it spans ±180° (viewport.ts), and
+ * the +360 copy that meets boxes stored unwrapped across the antimeridian (stored-box.ts).
  */
 export function viewportClause(bbox: BBox, p: (v: unknown) => string, alias = "d"): string {
-  const boxes = viewportBoxes(bbox);
-  const overlaps = boxes.map(([x1, y1, x2, y2]) => `${alias}.bbox && box(point(${p(x1)}, ${p(y1)}), point(${p(x2)}, ${p(y2)}))`);
-  const clauses = [overlaps.length === 1 ? overlaps[0]! : `(${overlaps.join(" OR ")})`];
-  // A geometry across the antimeridian is stored with its box normalised to west < east, i.e. ~360° wide:
-  // it would match every viewport at its latitudes. It only belongs in a viewport that reaches ±180°.
-  if (boxes.every(([x1, , x2]) => x1 > -180 && x2 < 180)) clauses.push(`width(${alias}.bbox) <= 180`);
-  return clauses.join(" AND ");
+  const overlaps = boxParams(bbox, p).map((b) => `${alias}.bbox && ${b}`);
+  return overlaps.length === 1 ? overlaps[0]! : `(${overlaps.join(" OR ")})`;
+}
+
+function boxParams(bbox: BBox, p: (v: unknown) => string): string[] {
+  return searchBoxes(bbox).map(([x1, y1, x2, y2]) => `box(point(${p(x1)}, ${p(y1)}), point(${p(x2)}, ${p(y2)}))`);
+}
+
+/**
+ * The filter as conditions for a UNION ALL, one per search box, each with a single box overlap the covering
+ * GiST index (dead_letter_view_idx) can serve index-only. An OR of two overlaps is planned as a BitmapOr, and a
+ * bitmap heap scan reads the table for every candidate: measured on 400k rows, a Paris view's 5,001 candidates
+ * took 25 ms from 456 index buffers as a UNION ALL, 133 ms and 4,411 heap blocks as an OR (PostgreSQL 15). Each
+ * branch leaves out what an earlier one matched, so the union lists a record once.
+ */
+export function buildWhereBranches(filter: ListFilter, values: unknown[] = [], alias = "d"): { branches: string[]; values: unknown[] } {
+  const { bbox, ...rest } = filter;
+  const base = buildWhere(rest, values, alias).text;
+  if (!bbox) return { branches: [base], values };
+  const branches = viewportBranches(bbox, (v) => `$${values.push(v)}`, alias);
+  return { branches: base === "TRUE" ? branches : branches.map((b) => `${base} AND ${b}`), values };
+}
+
+/** The viewport test alone as disjoint UNION ALL branches (see buildWhereBranches). */
+export function viewportBranches(bbox: BBox, p: (v: unknown) => string, alias = "d"): string[] {
+  const boxes = boxParams(bbox, p);
+  return boxes.map((b, i) => [`${alias}.bbox && ${b}`, ...boxes.slice(0, i).map((e) => `NOT (${alias}.bbox && ${e})`)].join(" AND "));
+}
+
+/** `SELECT <columns> FROM dead_letter <alias> WHERE <branch>` for each branch, as one UNION ALL. */
+export function selectBranches(columns: string, branches: string[], alias = "d"): string {
+  return branches.map((b) => `SELECT ${columns} FROM dead_letter ${alias} WHERE ${b}`).join("\n UNION ALL ");
 }

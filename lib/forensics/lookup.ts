@@ -1,8 +1,8 @@
 import type pg from "pg";
-import { prefixUpperBound } from "../dead-letters/where";
+import { prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/where";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
-import { placeBox, placeClause, type Place } from "./place";
+import { placeBox, placeBranches, placeClause, type Place } from "./place";
 import type { LedgerHit, LookupQuery, LookupRecord, LookupResult, MatchField } from "./schemas";
 
 // "What happened to this tap / this feature?": one search over every identifier a record has, a place and a
@@ -115,22 +115,22 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
 async function byPlace(db: Db, query: LookupQuery, place: Place): Promise<Row[]> {
   const values: unknown[] = [];
   const p = (v: unknown) => `$${values.push(v)}`;
-  const clauses = [placeClause(place, p), ...timeClauses(query, p)].join(" AND ");
+  const time = timeClauses(query, p);
+  const union = selectBranches("d.id, d.observed_at", placeBranches(place, p).map((b) => [b, ...time].join(" AND ")));
   const limit = p(query.limit + 1);
   const select = (ids: string) =>
     `SELECT ${COLUMNS}, ARRAY['place']::text[] AS matched FROM (${ids}) p JOIN dead_letter d ON d.id = p.id
      ORDER BY d.observed_at DESC, d.id DESC`;
   const sorted = await db.query<Row & { candidates: number }>(
-    `WITH c AS MATERIALIZED (SELECT d.id, d.observed_at FROM dead_letter d WHERE ${clauses} LIMIT ${PLACE_CAP + 1})
+    `WITH c AS MATERIALIZED (${union} LIMIT ${PLACE_CAP + 1})
      SELECT s.*, (SELECT count(*) FROM c)::int AS candidates FROM (${select(`SELECT id FROM c ORDER BY observed_at DESC, id DESC LIMIT ${limit}`)}) s`,
     values,
   );
   if ((sorted.rows[0]?.candidates ?? 0) <= PLACE_CAP) return sorted.rows;
-  const box = placeBox(place);
   const walkValues: unknown[] = [];
   const w = (v: unknown) => `$${walkValues.push(v)}`;
   // COALESCE keeps the GiST index out of this plan (see walkObserved in list.ts).
-  const walk = [`COALESCE(d.bbox && box(point(${w(box[0])}, ${w(box[1])}), point(${w(box[2])}, ${w(box[3])})), false)`,
+  const walk = [`COALESCE(${viewportClause(placeBox(place), w)}, false)`,
     placeClause(place, w, { indexable: false }), ...timeClauses(query, w)].join(" AND ");
   const { rows } = await db.query<Row>(
     select(`SELECT d.id FROM dead_letter d WHERE ${walk} ORDER BY d.observed_at DESC, d.id DESC LIMIT ${w(query.limit + 1)}`),

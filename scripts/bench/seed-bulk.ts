@@ -132,8 +132,8 @@ SELECT r.kind,
   CASE WHEN r.r4 < 0.15 THEN 1 + (r.i % 2) ELSE 0 END,
   1,
   CASE WHEN r.kind = 'spatial' THEN jsonb_build_object('outcome', CASE WHEN r.poison THEN 'dropped' ELSE 'repaired' END,
-    'valid_before', false, 'method', 'linework', 'policy', 'accept') END,
+    'valid_before', false, 'method', 'linework', 'policy', 'accept', 'crosses_antimeridian', r.antimeridian) END,
   CASE WHEN r.kind <> 'spatial' OR r.poison THEN NULL
-       WHEN r.antimeridian THEN box(point(179.9, r.y), point(-179.85, r.y + r.d))
+       WHEN r.antimeridian THEN box(point(179.9, r.y), point(180.15, r.y + r.d)) -- 179.9 → -179.85, stored unwrapped
        ELSE box(point(r.x, r.y), point(r.x + r.d, r.y + r.d)) END
 FROM rows r`;
