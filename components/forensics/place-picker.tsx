@@ -4,6 +4,7 @@ import type { Feature, FeatureCollection, Polygon } from "geojson";
 import type { LayerSpecification, Map as MapLibreMap } from "maplibre-gl";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { GeoJSONStoreFeatures, TerraDraw } from "terra-draw";
+import { loadTerraDraw, useStopDrawOnUnmount } from "@/components/map/terra-draw";
 import { MapView, type Bounds } from "@/components/map/map-view";
 import { Button } from "@/components/ui/button";
 import { boxOfPositions, boxRing, circleRing, pointOf, type DrawnPlace } from "@/lib/forensics/drawn-place";
@@ -47,6 +48,7 @@ export function PlacePicker({ place, radiusKm, onChange }: {
   onChange: (place: DrawnPlace | null) => void;
 }) {
   const draw = useRef<TerraDraw | null>(null);
+  useStopDrawOnUnmount(draw);
   const [ready, setReady] = useState(false);
   const [tool, setTool] = useState<Tool | null>(null);
   const latest = useRef({ place, onChange });
@@ -81,18 +83,8 @@ export function PlacePicker({ place, radiusKm, onChange }: {
     if (place) d.addFeatures([toFeature(place)]);
   }, [place]);
 
-  useEffect(() => () => {
-    try {
-      draw.current?.stop();
-    } catch {
-      // the map may already be gone
-    }
-    draw.current = null;
-  }, []);
-
   async function start(map: MapLibreMap) {
-    const [{ TerraDraw, TerraDrawRectangleMode, TerraDrawPointMode }, { TerraDrawMapLibreGLAdapter }] =
-      await Promise.all([import("terra-draw"), import("terra-draw-maplibre-gl-adapter")]);
+    const { TerraDraw, TerraDrawRectangleMode, TerraDrawPointMode, TerraDrawMapLibreGLAdapter } = await loadTerraDraw();
     const d = new TerraDraw({
       adapter: new TerraDrawMapLibreGLAdapter({ map, coordinatePrecision: 9 }),
       modes: [

@@ -3,6 +3,7 @@
 import type { Map as MapLibreMap } from "maplibre-gl";
 import { useEffect, useMemo, useRef } from "react";
 import type { GeoJSONStoreFeatures, TerraDraw } from "terra-draw";
+import { loadTerraDraw, useStopDrawOnUnmount } from "@/components/map/terra-draw";
 import { MapView } from "@/components/map/map-view";
 import { displayBBox, fitBox, markerAt, referenceLongitude, unwrapForDisplay } from "@/lib/spatial/display";
 import { applyPart, toEditParts, type EditPart } from "@/lib/spatial/edit-parts";
@@ -41,6 +42,7 @@ export function GeometryEditor({ geometry, location, onChange }: {
   onChange: (geometry: Geometry) => void;
 }) {
   const draw = useRef<TerraDraw | null>(null);
+  useStopDrawOnUnmount(draw);
   const current = useRef(geometry);
   const emitted = useRef<string>("");
   const latest = useRef(onChange);
@@ -66,18 +68,8 @@ export function GeometryEditor({ geometry, location, onChange }: {
     d.addFeatures(toFeatures(split.parts, ref));
   }, [geometry, split, ref]);
 
-  useEffect(() => () => {
-    try {
-      draw.current?.stop();
-    } catch {
-      // the map may already be gone
-    }
-    draw.current = null;
-  }, []);
-
   async function start(map: MapLibreMap) {
-    const [{ TerraDraw, TerraDrawSelectMode, TerraDrawPolygonMode, TerraDrawLineStringMode, TerraDrawPointMode }, { TerraDrawMapLibreGLAdapter }] =
-      await Promise.all([import("terra-draw"), import("terra-draw-maplibre-gl-adapter")]);
+    const { TerraDraw, TerraDrawSelectMode, TerraDrawPolygonMode, TerraDrawLineStringMode, TerraDrawPointMode, TerraDrawMapLibreGLAdapter } = await loadTerraDraw();
     const d = new TerraDraw({
       adapter: new TerraDrawMapLibreGLAdapter({ map, coordinatePrecision: 12 }),
       modes: [
