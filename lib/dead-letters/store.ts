@@ -39,7 +39,8 @@ function compareKeys(a: NewDeadLetter, b: NewDeadLetter): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-const keyOf = (r: NewDeadLetter) => (r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`);
+/** The dedup identity of a record (kind + stored key); null for a record without a key. */
+export const keyOf = (r: NewDeadLetter) => (r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`);
 
 export async function storeDeadLetters(
   client: pg.PoolClient,

@@ -4,7 +4,7 @@ import { isJsonObject, parseLossless } from "../../afc/json";
 import type { Actor } from "../../audit/append";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
-import { storeDeadLetters } from "../store";
+import { keyOf, storeDeadLetters } from "../store";
 import type { FieldError, NewDeadLetter, RepairMethod, RepairPolicy } from "../types";
 import type { RecordText } from "./split";
 
@@ -127,7 +127,10 @@ async function storeInOrder(
 /** The dedup keys of a batch's storable records (kind + key), to keep concurrent stores on disjoint keys. */
 function keysOf(batch: Normalized[]): Set<string> {
   const keys = new Set<string>();
-  for (const n of batch) if (n.ok && n.record.idempotencyKey !== null) keys.add(`${n.record.kind}\u0000${n.record.idempotencyKey}`);
+  for (const n of batch) {
+    const key = n.ok ? keyOf(n.record) : null;
+    if (key !== null) keys.add(key);
+  }
   return keys;
 }
 
@@ -161,14 +164,14 @@ export async function* ingestStream(
   let batch: Normalized[] = [];
   const inFlight: { keys: Set<string>; done: Promise<IngestResult[]> }[] = [];
   let idsAfter: Promise<void> = Promise.resolve();
-  const start = (b: Normalized[]) => {
+  const start = (b: Normalized[], keys: Set<string>) => {
     let idsTaken = () => {};
     const taken = new Promise<void>((resolve) => (idsTaken = resolve));
     const done = storeBatch(pool, b, clock(), opts, { after: inFlight.at(-1)?.done, idsAfter, idsTaken });
     idsAfter = taken;
     // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
     done.catch(() => {});
-    inFlight.push({ keys: keysOf(b), done });
+    inFlight.push({ keys, done });
   };
   async function* submit(b: Normalized[]): AsyncGenerator<IngestResult[]> {
     const keys = keysOf(b);
@@ -176,7 +179,7 @@ export async function* ingestStream(
     while (inFlight.length >= STORES_IN_FLIGHT || inFlight.some((f) => overlaps(f.keys, keys))) {
       yield await (inFlight.shift() as (typeof inFlight)[number]).done;
     }
-    start(b);
+    start(b, keys);
   }
   for await (const rec of records) {
     batch.push(await normalizeRecord(rec, clock(), opts));
