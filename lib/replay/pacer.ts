@@ -29,7 +29,7 @@ export async function reserveSlots(
   requested: number,
   p: Omit<GcraParams, "rate">,
 ): Promise<SqlGrant> {
-  const { rows } = await db.query<{ granted: number; start_in_ms: number; interval_ms: number; retry_in_ms: number; start_at_ms: number; db_now_ms: number }>(
+  const { rows } = await db.query<{ granted: number; interval_ms: number; retry_in_ms: number; start_at_ms: number; db_now_ms: number }>(
     `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
      locked AS (
        SELECT b.id, b.tat, b.rate_per_second * ${EFFECTIVE_THROTTLE} AS rate
@@ -53,7 +53,6 @@ export async function reserveSlots(
      UPDATE replay_batch b SET tat = g.base + g.granted * (interval '1 second' / g.rate)
      FROM g WHERE b.id = g.id
      RETURNING g.granted,
-       (extract(epoch FROM g.base - g.now_) * 1000)::float8 AS start_in_ms,
        (extract(epoch FROM g.base) * 1000)::float8 AS start_at_ms,
        (extract(epoch FROM g.now_) * 1000)::float8 AS db_now_ms,
        (1000.0 / g.rate)::float8 AS interval_ms,
@@ -64,7 +63,7 @@ export async function reserveSlots(
   const r = rows[0];
   if (!r) return { granted: 0, startInMs: 0, intervalMs: 0, retryInMs: 0, stopped: true, startAtMs: 0, dbNowMs: 0 };
   return {
-    granted: r.granted, startInMs: r.start_in_ms, intervalMs: r.interval_ms, retryInMs: r.retry_in_ms, stopped: false,
+    granted: r.granted, startInMs: r.start_at_ms - r.db_now_ms, intervalMs: r.interval_ms, retryInMs: r.retry_in_ms, stopped: false,
     startAtMs: r.start_at_ms, dbNowMs: r.db_now_ms,
   };
 }
