@@ -17,10 +17,11 @@ describe("drawn place", () => {
     expect(boxOfPositions([])).toBeNull();
   });
 
-  it("brings a box drawn on a world copy back, and cuts one straddling ±180° keeping its larger side", () => {
+  it("brings a box drawn on a world copy back, and keeps one straddling ±180° whole (east edge past 180)", () => {
     expect(boxOfPositions([[362.2, 48.8], [362.4, 48.9]])).toEqual([2.2, 48.8, 2.4, 48.9]);
-    expect(boxOfPositions([[170, -10], [200, 10]])).toEqual([-180, -10, -160, 10]);
-    expect(boxOfPositions([[150, -10], [185, 10]])).toEqual([150, -10, 180, 10]);
+    expect(boxOfPositions([[170, -10], [200, 10]])).toEqual([170, -10, 200, 10]);
+    expect(boxOfPositions([[-190, -10], [-160, 10]])).toEqual([170, -10, 200, 10]);
+    expect(boxOfPositions([[150, -10], [185, 10]])).toEqual([150, -10, 185, 10]);
     expect(boxOfPositions([[-400, -95], [400, 95]])).toEqual([-180, -90, 180, 90]);
   });
 

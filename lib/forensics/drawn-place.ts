@@ -1,9 +1,10 @@
 // A place drawn on the lookup map (a rectangle or a point), turned into the lookup's query parameters, and back
 // into shapes to show. Pure and client-safe: the map component only passes coordinates through.
 //
-// MapLibre repeats the world sideways, so a shape drawn on a copy has longitudes beyond ±180°. Records store
-// their boxes in [-180, 180] (lib/forensics/place.ts), so a box is brought back onto the main copy; a box that
-// straddles the antimeridian is cut at it (the larger side is kept), since one box cannot hold both sides.
+// MapLibre repeats the world sideways, so a shape drawn on a copy has longitudes beyond ±180°. A box is brought
+// back so its west edge is on the main copy; a box that straddles the antimeridian keeps its east edge past 180
+// (e.g. 170..200 over Fiji), which the lookup API searches on both sides (lib/dead-letters/viewport.ts), so
+// nothing drawn is cut away.
 
 export type DrawnPlace = { type: "bbox"; bbox: [number, number, number, number] } | { type: "near"; lon: number; lat: number };
 
@@ -28,14 +29,10 @@ export function boxOfPositions(positions: readonly (readonly number[])[]): [numb
     x1 = -180;
     x2 = 180;
   } else {
-    // Shift the box so its west edge is on the main copy, then cut what passes 180 off the smaller side.
+    // Shift the box so its west edge is on the main copy; its east edge may pass 180 (at most 540).
     const shift = wrapLon(x1) - x1;
     x1 += shift;
     x2 += shift;
-    if (x2 > 180) {
-      if (x2 - 180 > 180 - x1) [x1, x2] = [-180, x2 - 360];
-      else x2 = 180;
-    }
   }
   return [round(x1), round(clampLat(Math.min(...ys))), round(x2), round(clampLat(Math.max(...ys)))];
 }
