@@ -186,7 +186,9 @@ export function registerReplayCommands(program: Command): void {
       await withDb(async (db) => {
         const batches = await listBatches(db.pool, q.data, new Date());
         if (o.json) process.stdout.write(`${JSON.stringify(batches, null, 2)}\n`);
-        else process.stdout.write(batches.map((b) => formatBatch(b, { oneLine: true })).join("\n") + (batches.length ? "\n" : ""));
+        else if (batches.length > 0) process.stdout.write(`${batches.map((b) => formatBatch(b, { oneLine: true })).join("\n")}\n`);
+        // Said on stderr: stdout stays empty for scripts reading one batch per line.
+        else process.stderr.write(`no replay batches${q.data.status ? ` in status ${q.data.status}` : ""}\n`);
       });
     });
 }
