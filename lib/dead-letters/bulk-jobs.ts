@@ -92,6 +92,21 @@ export async function pollBulkJob(pool: pg.Pool, id: string, now: Date): Promise
   return { job: toJob(r), resume: needsRunner({ status: r.status, lockedBy: r.locked_by, heartbeatAt: r.heartbeat_at }, now) };
 }
 
+/**
+ * Running jobs whose runner is gone (needsRunner), oldest first. A job normally resumes when its page polls it;
+ * the housekeeping loop (lib/forensics/maintenance.ts) also resumes these, so a job whose server restarted
+ * finishes even when nobody is watching it.
+ */
+export async function stalledBulkJobs(pool: pg.Pool, now: Date): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT id::text AS id FROM bulk_job
+     WHERE status = 'running' AND (locked_by IS NULL OR heartbeat_at IS NULL OR heartbeat_at < $1::timestamptz - $2 * interval '1 millisecond')
+     ORDER BY id`,
+    [now, STALE_AFTER_MS],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Asks a running job to stop after its current page; pages already committed stay decided. */
 export async function cancelBulkJob(pool: pg.Pool, id: string, now: Date): Promise<BulkJob> {
   const { rows } = await pool.query<JobRow>(

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { closeDb, type Db } from "../../lib/db/client";
 import { PAGE } from "../../lib/dead-letters/bulk";
 import { cancelBulkJob, createBulkJob, getBulkJob, needsRunner, pollBulkJob, runBulkJob, STALE_AFTER_MS } from "../../lib/dead-letters/bulk-jobs";
+import { maintenanceRound, resumedJobsSettled } from "../../lib/forensics/maintenance";
 import type { BulkContext } from "../../lib/dead-letters/bulk";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -125,6 +126,27 @@ describe("bulk jobs", () => {
     const audit = await db.pool.query<{ n: number; distinct: number }>(
       "SELECT count(*)::int AS n, count(DISTINCT target_id)::int AS distinct FROM audit_event WHERE action = 'dead_letter.approved' AND request_id = 'req-resume'");
     expect(audit.rows[0]).toEqual({ n: N, distinct: N }); // nothing decided twice
+  });
+
+  it("is resumed by the housekeeping loop when nobody polls it, and only once its runner is stale", async () => {
+    await insert(N, "gates");
+    const job = await createBulkJob(db.pool, { action: "approve", filter: { source: ["gates"] } }, { ...ctx, requestId: "req-orphan" });
+    // The request that created the job died before its runner started: running, never claimed.
+    const round = () => maintenanceRound({ pool: db.pool, retentionDays: 90, now, log: () => {} });
+    expect((await round()).resumed).toEqual([job.id]);
+    await resumedJobsSettled();
+    expect(await getBulkJob(db.pool, job.id)).toMatchObject({ status: "completed", processed: N, updated: N });
+    expect((await round()).resumed).toEqual([]); // finished jobs are left alone
+
+    // A job with a live runner (fresh heartbeat) is not taken over.
+    await insert(10, "late");
+    const live = await createBulkJob(db.pool, { action: "approve", filter: { source: ["late"] } }, { ...ctx, requestId: "req-live" });
+    await db.pool.query("UPDATE bulk_job SET locked_by = 'alive', heartbeat_at = $2 WHERE id = $1", [live.id, clock]);
+    expect((await round()).resumed).toEqual([]);
+    clock = new Date(clock.getTime() + STALE_AFTER_MS + 1_000);
+    expect((await round()).resumed).toEqual([live.id]);
+    await resumedJobsSettled();
+    expect(await getBulkJob(db.pool, live.id)).toMatchObject({ status: "completed", processed: 10 });
   });
 
   it("knows when a job needs a runner", () => {

@@ -10,7 +10,7 @@ import type { Actor } from "../../audit/append";
 import { getEnv } from "../../env";
 import { auditedExport } from "../../forensics/export/audited";
 import { lookup } from "../../forensics/lookup";
-import { maintenanceRound, startMaintenance } from "../../forensics/maintenance";
+import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../forensics/maintenance";
 import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/schemas";
 import { configuredMaskRules } from "../../masking/config";
 import { CliUsageError, connectCli } from "../context";
@@ -120,7 +120,7 @@ export function registerForensicsCommands(program: Command): void {
 
   program
     .command("maintenance")
-    .description("retention and alert evaluation: one round (--once) or every minute until SIGTERM/SIGINT")
+    .description("retention, alert evaluation and resuming orphaned bulk jobs: one round (--once) or every minute until SIGTERM/SIGINT")
     .option("--once", "run one round and exit")
     .action(async (o: { once?: boolean }) => {
       const env = getEnv();
@@ -129,6 +129,7 @@ export function registerForensicsCommands(program: Command): void {
       try {
         if (o.once) {
           say(JSON.stringify(await maintenanceRound(opts)));
+          await resumedJobsSettled(); // a resumed bulk job finishes before the connection closes
           return;
         }
         const stop = new AbortController();
