@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeDb, getDb, type Db } from "../../lib/db/client";
-import { ingestStream, type IngestResult } from "../../lib/dead-letters/ingest/pipeline";
+import { NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
+import { ingestStream, type IngestOptions, type IngestResult } from "../../lib/dead-letters/ingest/pipeline";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -15,9 +16,9 @@ async function* texts(lines: string[]): AsyncGenerator<RecordText> {
   for (const text of lines) yield { index: index++, text };
 }
 
-async function ingest(db: Db, lines: string[], batchSize = 500): Promise<IngestResult[]> {
+async function ingest(db: Db, lines: string[], batchSize = 500, extra: Partial<IngestOptions> = {}): Promise<IngestResult[]> {
   const out: IngestResult[] = [];
-  for await (const r of ingestStream(db.pool, texts(lines), { actor, requestId: "t", batchSize })) out.push(...r);
+  for await (const r of ingestStream(db.pool, texts(lines), { actor, requestId: "t", batchSize, ...extra })) out.push(...r);
   return out;
 }
 
@@ -125,6 +126,38 @@ describe("ingest pipeline", () => {
       `SELECT after->>'idempotencyKey' AS key FROM audit_event WHERE action = 'dead_letter.ingested' AND after->>'idempotencyKey' LIKE 'r-%' ORDER BY id`,
     );
     expect(audit.rows.map((r) => r.key)).toEqual(rows.map((r) => r.key));
+  });
+
+  it("normalizing on worker threads answers and stores exactly what this thread does, in input order", async () => {
+    // 130 records in chunks of 40 (threads take chunks of 32 and more; the 10-record tail stays on this thread).
+    const mixed = (p: string) => Array.from({ length: 130 }, (_, i) => {
+      switch (i % 7) {
+        case 0: return spatial(`${p}-${i}`, { feature: { type: "Feature", id: `f-${i % 5}`, geometry: { type: "Polygon", coordinates: bowtie }, properties: {} } });
+        case 1: return "{not json";
+        case 2: return spatial(`${p}-${i - 2}`, { dead_letter_reason: `again ${i}` }); // a repeat of case 0's key
+        case 3: return afc(TAP.replace('"e-1"', `"${p}-e-${i}"`));
+        case 4: return spatial(null);
+        case 5: return JSON.stringify({ kind: "spatial", idempotency_key: `${p}-${i}`, observed_at: "yesterday", feature: null });
+        default: return spatial(`${p}-${i}`, { crs: "EPSG:3857", feature: { type: "Feature", geometry: { type: "Point", coordinates: [261600, 6250000] }, properties: {} } });
+      }
+    });
+    const pool = NormalizePool.create(2);
+    expect(pool?.size).toBe(2);
+    try {
+      const here = await ingest(db, mixed("zq1"), 40);
+      const threaded = await ingest(db, mixed("zq2"), 40, { normalizer: pool });
+      const shape = (rs: IngestResult[]) => rs.map((r) => (r.status === "rejected" ? r : { index: r.index, status: r.status }));
+      expect(shape(threaded)).toEqual(shape(here));
+      expect(here.filter((r) => r.status === "created").length).toBeGreaterThan(40);
+      const rows = async (p: string) => (await db.pool.query(
+        `SELECT CASE kind WHEN 'afc' THEN 'sha256:' || length(idempotency_key) ELSE replace(idempotency_key, $1, 'K') END AS key, kind, entity_key,
+           failure_class, class_reason, reason, analysis, repaired_geometry, bbox::text AS bbox, replace(payload::text, $1, 'K') AS payload,
+           replace(raw_envelope, $1, 'K') AS raw, failure_count
+         FROM dead_letter WHERE idempotency_key LIKE $1 || '%' OR raw_envelope LIKE '%' || $1 || '-e-%' ORDER BY id`, [p])).rows;
+      expect(await rows("zq2")).toEqual(await rows("zq1"));
+    } finally {
+      await pool?.close();
+    }
   });
 
   it("refuses to rewrite what was received", async () => {

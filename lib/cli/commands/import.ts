@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { SingleBar, Presets } from "cli-progress";
 import type { Command } from "commander";
+import { NormalizePool, defaultIngestThreads } from "../../dead-letters/ingest/normalize-pool";
 import { ingestStream, loadSourceSettings, type IngestResult } from "../../dead-letters/ingest/pipeline";
 import { decodeUtf8, splitNdjson } from "../../dead-letters/ingest/split";
 import { CliUsageError, connectCli } from "../context";
@@ -22,9 +23,12 @@ export function registerImportCommands(program: Command): void {
     .description("ingest dead letters from NDJSON, exactly as POST /api/dead-letters does")
     .option("--results", "print every record's result as NDJSON on stdout (default: only rejected ones)")
     .option("--batch-size <n>", "records per transaction", "500")
-    .action(async (file: string, opts: { results?: boolean; batchSize: string }) => {
+    .option("--threads <n>", "worker threads normalizing records, 0 for none (default: REDRIVE_INGEST_THREADS, else cores - 1)")
+    .action(async (file: string, opts: { results?: boolean; batchSize: string; threads?: string }) => {
       const batchSize = Number(opts.batchSize);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new CliUsageError("--batch-size must be an integer from 1 to 10000");
+      const threads = opts.threads === undefined ? defaultIngestThreads() : Number(opts.threads);
+      if (!Number.isInteger(threads) || threads < 0 || threads > 64) throw new CliUsageError("--threads must be an integer from 0 to 64");
       let total: number | null = null;
       if (file !== "-") {
         const info = await stat(file).catch(() => null);
@@ -38,6 +42,7 @@ export function registerImportCommands(program: Command): void {
         ? new SingleBar({ format: total ? "importing {bar} {percentage}% | {records} records | {rate}/s" : "importing {records} records | {rate}/s", hideCursor: true }, Presets.shades_classic)
         : null;
       const started = performance.now();
+      const normalizer = NormalizePool.create(threads);
       const counts = { created: 0, duplicate: 0, rejected: 0 };
       let bytes = 0;
       bar?.start(total ?? 1, 0, { records: 0, rate: 0 });
@@ -45,7 +50,7 @@ export function registerImportCommands(program: Command): void {
         const sources = await loadSourceSettings(db.pool);
         const actor = { id: null, email: `cli:${userInfo().username}`, role: "operator" };
         const records = splitNdjson(decodeUtf8(counted(input, (n) => (bytes += n))));
-        for await (const results of ingestStream(db.pool, records, { actor, requestId: `import-${Date.now()}`, sources, batchSize })) {
+        for await (const results of ingestStream(db.pool, records, { actor, requestId: `import-${Date.now()}`, sources, batchSize, normalizer })) {
           for (const r of results) {
             counts[r.status]++;
             if (opts.results || r.status === "rejected") process.stdout.write(`${JSON.stringify(r satisfies IngestResult)}\n`);
@@ -55,7 +60,7 @@ export function registerImportCommands(program: Command): void {
         }
       } finally {
         bar?.stop();
-        await close();
+        await Promise.all([close(), normalizer?.close()]);
       }
       const secs = (performance.now() - started) / 1000;
       const done = counts.created + counts.duplicate + counts.rejected;

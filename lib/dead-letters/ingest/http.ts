@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { AppError } from "../../api/errors";
 import type { Principal } from "../../auth/principal";
+import { sharedNormalizePool } from "./normalize-pool";
 import { ingestStream, loadSourceSettings } from "./pipeline";
 import { decodeUtf8, splitBody, type BodyFormat } from "./split";
 
@@ -35,7 +36,7 @@ export function ingestResponse(req: Request, pool: pg.Pool, principal: Principal
         const sources = await loadSourceSettings(pool);
         const records = splitBody(format, decodeUtf8(body as unknown as AsyncIterable<Uint8Array>));
         const actor = { id: principal.userId, email: principal.email, role: principal.role };
-        for await (const results of ingestStream(pool, records, { actor, requestId, sources })) {
+        for await (const results of ingestStream(pool, records, { actor, requestId, sources, normalizer: sharedNormalizePool() })) {
           const text = results.map((r) => JSON.stringify(r)).join(",");
           controller.enqueue(encoder.encode((first ? "" : ",") + text));
           first = false;

@@ -1,39 +1,31 @@
 import type pg from "pg";
-import { normalizeAfcRecord } from "../../afc/envelope";
-import { isJsonObject, parseLossless } from "../../afc/json";
 import type { Actor } from "../../audit/append";
-import { normalizeSpatialEnvelope } from "../../spatial/envelope";
-import { getGeos } from "../../spatial/geos";
 import { keyOf, storeDeadLetters } from "../store";
-import type { FieldError, NewDeadLetter, RepairMethod, RepairPolicy } from "../types";
+import type { FieldError, RepairMethod, RepairPolicy } from "../types";
+import { DEFAULT_SOURCE_SETTINGS, normalizeChunk, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
+import type { NormalizePool } from "./normalize-pool";
 import type { RecordText } from "./split";
 
 // ingest → classify/repair → store, for every entry point (POST /api/dead-letters, `redrive import`, the demo
-// seed). Records are normalized one by one and stored in bounded batches, each batch one transaction, so
-// memory stays flat whatever the input size and a failing record never takes others with it.
+// seed). Records are normalized (normalize.ts; on worker threads when given a NormalizePool) and stored in
+// bounded batches, each batch one transaction, so memory stays flat whatever the input size and a failing
+// record never takes others with it.
 
 export type IngestResult =
   | { index: number; status: "created" | "duplicate"; id: string }
   | { index: number; status: "rejected"; errors: FieldError[] };
 
-export interface SourceSettings {
-  method: RepairMethod;
-  policy: RepairPolicy;
-  entityProperty?: string;
-}
-
-export interface IngestOptions {
+export interface IngestOptions extends NormalizeSettings {
   actor: Actor;
   requestId: string | null;
   clock?: () => Date;
   batchSize?: number;
-  /** per-source repair settings; sources not listed use `defaults` */
-  sources?: Map<string, SourceSettings>;
-  defaults?: SourceSettings;
   origin?: "ingest" | "capture";
+  /** worker threads for normalization (normalize-pool.ts); without one, records are normalized on this thread */
+  normalizer?: NormalizePool | null;
 }
 
-export const DEFAULT_SOURCE_SETTINGS: SourceSettings = { method: "linework", policy: "accept" };
+export { DEFAULT_SOURCE_SETTINGS, type SourceSettings };
 
 export async function loadSourceSettings(pool: pg.Pool): Promise<Map<string, SourceSettings>> {
   const { rows } = await pool.query<{ source: string; repair_method: RepairMethod; repair_policy: RepairPolicy; entity_property: string | null }>(
@@ -42,30 +34,6 @@ export async function loadSourceSettings(pool: pg.Pool): Promise<Map<string, Sou
   return new Map(
     rows.map((r) => [r.source, { method: r.repair_method, policy: r.repair_policy, ...(r.entity_property ? { entityProperty: r.entity_property } : {}) }]),
   );
-}
-
-type Normalized = { index: number; ok: true; record: NewDeadLetter } | { index: number; ok: false; errors: FieldError[] };
-
-export async function normalizeRecord(rec: RecordText, now: Date, opts: IngestOptions): Promise<Normalized> {
-  let value: unknown;
-  try {
-    value = parseLossless(rec.text);
-  } catch (e) {
-    return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }] };
-  }
-  if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
-  const kind = value.kind;
-  let result;
-  if (kind === "spatial") {
-    const source = typeof value.source === "string" ? value.source : "";
-    const settings = opts.sources?.get(source) ?? opts.defaults ?? DEFAULT_SOURCE_SETTINGS;
-    result = normalizeSpatialEnvelope(value, rec.text, { now, geos: await getGeos(), ...settings });
-  } else if (kind === "afc") {
-    result = normalizeAfcRecord(value, rec.text, { now });
-  } else {
-    return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
-  }
-  return result.ok ? { index: rec.index, ok: true, record: result.record } : { index: rec.index, ok: false, errors: result.errors };
 }
 
 /**
@@ -181,13 +149,40 @@ export async function* ingestStream(
     }
     start(b, keys);
   }
-  for await (const rec of records) {
-    batch.push(await normalizeRecord(rec, clock(), opts));
-    if (batch.length >= size) {
-      yield* submit(batch);
-      batch = [];
+  const threads = opts.normalizer ?? null;
+  if (!threads) {
+    for await (const rec of records) {
+      batch.push(await normalizeRecord(rec, clock(), opts));
+      if (batch.length >= size) {
+        yield* submit(batch);
+        batch = [];
+      }
     }
+    if (batch.length) yield* submit(batch);
+  } else {
+    // Chunks are normalized on worker threads while this thread reads on and stores; they are stored in
+    // input order. At most threads.size + 1 chunks wait for normalization, so memory stays bounded.
+    const settings: NormalizeSettings = { ...(opts.sources ? { sources: opts.sources } : {}), ...(opts.defaults ? { defaults: opts.defaults } : {}) };
+    const normalizing: Promise<Normalized[]>[] = [];
+    let raw: RecordText[] = [];
+    const send = (recs: RecordText[]) => {
+      const p = recs.length >= SMALL_CHUNK ? threads.normalize(recs, clock(), settings) : normalizeChunk(recs, clock(), settings);
+      p.catch(() => {}); // surfaces when awaited, in order
+      normalizing.push(p);
+    };
+    for await (const rec of records) {
+      raw.push(rec);
+      if (raw.length < size) continue;
+      send(raw);
+      raw = [];
+      while (normalizing.length > threads.size) yield* submit(await (normalizing.shift() as Promise<Normalized[]>));
+    }
+    if (raw.length) send(raw);
+    while (normalizing.length) yield* submit(await (normalizing.shift() as Promise<Normalized[]>));
   }
-  if (batch.length) yield* submit(batch);
   while (inFlight.length) yield await (inFlight.shift() as (typeof inFlight)[number]).done;
 }
+
+/** Below this many records a round trip to a thread costs more than it saves (a single envelope, a tail). */
+const SMALL_CHUNK = 32;
+

@@ -1,0 +1,55 @@
+import { normalizeAfcRecord } from "../../afc/envelope";
+import { isJsonObject, parseLossless } from "../../afc/json";
+import { normalizeSpatialEnvelope } from "../../spatial/envelope";
+import { getGeos } from "../../spatial/geos";
+import type { FieldError, NewDeadLetter, RepairMethod, RepairPolicy } from "../types";
+import type { RecordText } from "./split";
+
+// One record's text → a storable record or its field errors: parse (number lexemes kept), then the spatial or
+// AFC normalizer. No database and nothing shared, so it runs on the main thread or in a worker thread
+// (normalize-pool.ts) alike; everything it takes and returns survives structured cloning.
+
+export interface SourceSettings {
+  method: RepairMethod;
+  policy: RepairPolicy;
+  entityProperty?: string;
+}
+
+export const DEFAULT_SOURCE_SETTINGS: SourceSettings = { method: "linework", policy: "accept" };
+
+export interface NormalizeSettings {
+  /** per-source repair settings; sources not listed use `defaults` */
+  sources?: Map<string, SourceSettings>;
+  defaults?: SourceSettings;
+}
+
+export type Normalized = { index: number; ok: true; record: NewDeadLetter } | { index: number; ok: false; errors: FieldError[] };
+
+export async function normalizeRecord(rec: RecordText, now: Date, opts: NormalizeSettings): Promise<Normalized> {
+  let value: unknown;
+  try {
+    value = parseLossless(rec.text);
+  } catch (e) {
+    return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }] };
+  }
+  if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
+  const kind = value.kind;
+  let result;
+  if (kind === "spatial") {
+    const source = typeof value.source === "string" ? value.source : "";
+    const settings = opts.sources?.get(source) ?? opts.defaults ?? DEFAULT_SOURCE_SETTINGS;
+    result = normalizeSpatialEnvelope(value, rec.text, { now, geos: await getGeos(), ...settings });
+  } else if (kind === "afc") {
+    result = normalizeAfcRecord(value, rec.text, { now });
+  } else {
+    return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
+  }
+  return result.ok ? { index: rec.index, ok: true, record: result.record } : { index: rec.index, ok: false, errors: result.errors };
+}
+
+/** A chunk of records, in order; each record's `now` is the chunk's (one clock reading per chunk). */
+export async function normalizeChunk(recs: RecordText[], now: Date, opts: NormalizeSettings): Promise<Normalized[]> {
+  const out: Normalized[] = [];
+  for (const rec of recs) out.push(await normalizeRecord(rec, now, opts));
+  return out;
+}
