@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { auditHash, GENESIS_HASH, type AuditContent } from "./chain";
+import { auditBody, chainHash, GENESIS_HASH, type AuditBody, type AuditContent } from "./chain";
 
 // Appending serialises on one advisory lock so the chain has a single order; callers pass the transaction
 // that made the state change, so the change and its audit event commit (or roll back) together.
@@ -35,19 +35,38 @@ function normalise(e: AuditInput, at: Date): AuditContent {
   };
 }
 
+/** Events ready to chain: normalised, serialised and canonicalized (all but the link to the previous hash). */
+export interface PreparedAudit {
+  prepared: true;
+  events: { c: AuditContent; body: AuditBody; before: string | null; after: string | null; diff: string | null }[];
+}
+
+/**
+ * The work of appending that needs no lock: callers that wait before appending (ingest waits for the previous
+ * batch's commit) prepare first, so the chain's lock is held only for the hashes and the insert.
+ */
+export function prepareAudit(events: AuditInput[], now: Date): PreparedAudit {
+  return {
+    prepared: true,
+    events: events.map((e) => {
+      const c = normalise(e, now);
+      const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
+      return { c, body: auditBody(c), before: json(c.before), after: json(c.after), diff: json(c.diff) };
+    }),
+  };
+}
+
 /** Appends events in order inside `client`'s open transaction. */
-export async function appendAudit(client: pg.PoolClient, events: AuditInput[], now: Date): Promise<void> {
+export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | PreparedAudit, now: Date): Promise<void> {
+  const { events } = Array.isArray(input) ? prepareAudit(input, now) : input;
   if (events.length === 0) return;
   await client.query("SELECT pg_advisory_xact_lock($1)", [AUDIT_CHAIN_LOCK]);
   const last = await client.query<{ hash: string }>("SELECT hash FROM audit_event ORDER BY id DESC LIMIT 1");
   let prev = last.rows[0]?.hash ?? GENESIS_HASH;
   const cols: unknown[][] = Array.from({ length: 14 }, () => []);
-  for (const e of events) {
-    const c = normalise(e, now);
-    const hash = auditHash(prev, c);
-    const row = [c.at, c.actorId, c.actorEmail, c.actorRole, c.action, c.targetType, c.targetId,
-      c.before === null ? null : JSON.stringify(c.before), c.after === null ? null : JSON.stringify(c.after),
-      c.diff === null ? null : JSON.stringify(c.diff), c.reason, c.requestId, prev, hash];
+  for (const { c, body, before, after, diff } of events) {
+    const hash = chainHash(prev, body);
+    const row = [c.at, c.actorId, c.actorEmail, c.actorRole, c.action, c.targetType, c.targetId, before, after, diff, c.reason, c.requestId, prev, hash];
     row.forEach((v, i) => cols[i]!.push(v));
     prev = hash;
   }

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
 import { describe, expect, it } from "vitest";
 import { auditHash, GENESIS_HASH, verifyChain, type AuditContent, type StoredAuditEvent } from "./chain";
 
@@ -22,6 +24,22 @@ function chain(n: number): StoredAuditEvent[] {
 }
 
 describe("audit hash chain", () => {
+  it("hashes exactly the canonical JSON of the whole content with prevHash, as events already stored were hashed", () => {
+    const contents: AuditContent[] = [
+      content(1),
+      { ...content(2), actorId: null, actorEmail: null, actorRole: null, targetId: null, after: null },
+      {
+        ...content(3), action: "dead_letter.edited", before: { "é": "ü\u2028", "\ud83d\ude00": [1e21, 0.1, -0, 1e-7] }, after: { z: { y: null, x: true } },
+        diff: [{ op: "replace", path: "/a~1b", value: "<img src=x>" }], reason: "typo \"quoted\"\n", requestId: "req-1",
+      },
+    ];
+    for (const c of contents) {
+      const prevHash = createHash("sha256").update(c.at).digest("hex");
+      const whole = canonicalize({ ...c, prevHash }) as string;
+      expect(auditHash(prevHash, c)).toBe(createHash("sha256").update(whole).digest("hex"));
+    }
+  });
+
   it("verifies events as read back from the table (id and hash present, jsonb key order lost)", () => {
     const events = chain(5).map((e) => ({ ...e, after: { nested: { a: [1, 2], b: 1 }, n: (e.after as { n: number }).n } }));
     expect(verifyChain(events)).toBeNull();

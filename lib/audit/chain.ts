@@ -22,12 +22,35 @@ export interface AuditContent {
   requestId: string | null;
 }
 
-export function auditHash(prevHash: string, content: AuditContent): string {
-  // Pick the fields one by one: a stored event also carries id and hash, which must not be hashed.
+/**
+ * The canonical JSON of an event's content around the place where `prevHash` goes. RFC 8785 writes members in
+ * key order, and "prevHash" sorts between "diff" and "reason", so the hashed text is
+ * `{<members action…diff>,"prevHash":"…",<members reason…targetType>}`. Splitting it lets the expensive part
+ * (canonicalizing payloads) run before the chain's lock is taken; only the cheap splice and SHA-256 run under it.
+ */
+export interface AuditBody {
+  head: string;
+  tail: string;
+}
+
+const inner = (o: Record<string, unknown>) => (canonicalize(o) ?? "{}").slice(1, -1);
+
+export function auditBody(content: AuditContent): AuditBody {
+  // Pick the fields one by one: a stored event also carries id and hash, which must not be hashed. Every field
+  // is present (null when empty), so neither half is ever empty.
   const { at, actorId, actorEmail, actorRole, action, targetType, targetId, before, after, diff, reason, requestId } = content;
-  const body =
-    canonicalize({ at, actorId, actorEmail, actorRole, action, targetType, targetId, before, after, diff, reason, requestId, prevHash }) ?? "";
-  return createHash("sha256").update(body).digest("hex");
+  return {
+    head: inner({ action, actorEmail, actorId, actorRole, after, at, before, diff }),
+    tail: inner({ reason, requestId, targetId, targetType }),
+  };
+}
+
+export function chainHash(prevHash: string, body: AuditBody): string {
+  return createHash("sha256").update(`{${body.head},"prevHash":${JSON.stringify(prevHash)},${body.tail}}`).digest("hex");
+}
+
+export function auditHash(prevHash: string, content: AuditContent): string {
+  return chainHash(prevHash, auditBody(content));
 }
 
 export interface StoredAuditEvent extends AuditContent {

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { reasonGroup } from "../afc/reason-group";
-import { appendAudit, type Actor, type AuditInput } from "../audit/append";
+import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../audit/append";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
 import { storedBox } from "./stored-box";
 import type { NewDeadLetter } from "./types";
@@ -129,8 +129,9 @@ export async function storeDeadLetters(
         attempts.map(() => ctx.origin)],
     );
   }
+  const audit = prepareAudit(audits, ctx.now); // before waiting: only hashing and the insert run under the chain's lock
   await ctx.after;
-  await appendAudit(client, audits, ctx.now);
+  await appendAudit(client, audit, ctx.now);
   return outcomes as StoreOutcome[];
 }
 
