@@ -114,8 +114,10 @@ export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], 
     : new Map<string, "applied" | "deduped">();
   const writes = resolutions.map((r) => decide(r, settled, ctx));
 
-  // Keys a remote sink settled go into the ledger too, so a later batch dedupes them without sending.
-  const remoteSettled = resolutions.flatMap((r) =>
+  // Keys a remote sink settled go into the ledger too, so a later batch dedupes them without sending. That
+  // includes items swept from us meanwhile (a stalled worker): the acknowledgement is a fact whoever owns the
+  // item now, and the new owner, which checks the ledger when it claims, then counts it deduped without sending.
+  const remoteSettled = group.flatMap((r) =>
     r.type === "answered" && (r.result.outcome === "applied" || r.result.outcome === "deduped") ? [r.submission] : [],
   ).sort((a, b) => (a.idempotencyKey < b.idempotencyKey ? -1 : 1));
   if (remoteSettled.length > 0) {

@@ -1,6 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
+import { inTransaction } from "../../lib/db/transaction";
 import { claimItems } from "../../lib/replay/claim";
+import { writeOutcomes } from "../../lib/replay/outcomes";
+import { prepare } from "../../lib/replay/processor";
+import { makeSink } from "../../lib/replay/sinks";
 import { MAX_LEASE_LOSSES } from "../../lib/replay/rules";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
 import { afcRecord, approve, batchStatus, ingest, itemCounts, runningBatch, type TestUsers, waitFor } from "../replay/fixtures";
@@ -138,6 +142,33 @@ describe("records that cannot be replayed", () => {
 });
 
 describe("a worker that dies holding items", () => {
+  it("records a key the sink acknowledged even when the item was swept meanwhile, so the new owner does not send it again", async () => {
+    const ids = await taps("stalled", 1);
+    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: "http://127.0.0.1:9/never" }, ratePerSecond: 100 });
+    const [mine] = await claimItems(db.pool, { batchId: id, workerId: "stalled-worker", limit: 1, leaseMs: 60_000 });
+    if (!mine) throw new Error("nothing claimed");
+    // The worker got its 201 but stalled before recording it; meanwhile its lease was swept (as sweepExpired does).
+    await db.pool.query(`UPDATE replay_item SET status = 'pending', locked_by = NULL, locked_until = NULL, lease_losses = 1 WHERE id = $1`, [mine.id]);
+    const submission = {
+      itemId: mine.id, batchId: id, deadLetterId: mine.deadLetterId, kind: mine.kind, idempotencyKey: mine.idempotencyKey,
+      entityKey: mine.entityKey, observedAt: mine.observedAt, payload: {},
+    };
+    const counts = await inTransaction(db.pool, (c) => writeOutcomes(c, [{ item: mine, type: "answered", submission, submittedAt: new Date(), result: { outcome: "applied" } }], {
+      batchId: id, workerId: "stalled-worker", actor: { id: null, email: "worker:stalled", role: "system" },
+      sink: makeSink({ type: "http", url: "http://127.0.0.1:9/never", timeoutMs: 1000, concurrency: 1, headers: {} }, "stalled-worker"),
+      maxAttempts: 5, random: () => 0.5, now: new Date(),
+    }));
+    expect(counts.lost).toBe(1); // the item is not ours to finish…
+    const item = await db.pool.query(`SELECT status::text, locked_by FROM replay_item WHERE id = $1`, [mine.id]);
+    expect(item.rows[0]).toEqual({ status: "pending", locked_by: null });
+    const ledger = await db.pool.query(`SELECT origin::text, item_id::text FROM ledger_entry WHERE idempotency_key = $1`, [mine.idempotencyKey]);
+    expect(ledger.rows).toEqual([{ origin: "http", item_id: mine.id }]); // …but the acknowledgement is recorded
+    // The next owner sees the key settled when it claims, and dedupes it without a request.
+    const [again] = await claimItems(db.pool, { batchId: id, workerId: "next-worker", limit: 1, leaseMs: 60_000 });
+    expect(again).toMatchObject({ id: mine.id, settled: true });
+    expect(prepare(again!, { batch: { repairMethod: "linework", repairPolicy: "accept", maxReplays: 3 } as never, geos: null })).toMatchObject({ type: "decided", outcome: "deduped" });
+  });
+
   it("gets its items swept back after the lease and counted as a loss; repeated losses make the item poison", async () => {
     const ids = await taps("lease", 3);
     const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 100 });
