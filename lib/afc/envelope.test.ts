@@ -145,6 +145,18 @@ describe("normalizeAfcRecord: computes what is missing", () => {
     expect(okRecord(record(`"raw_payload":{"event_id":"e"}`)).observedAt).toEqual(now);
   });
 
+  it("reads first_seen_utc as Python producers write it: naive utcnow().isoformat(), str(datetime), lower-case t/z", () => {
+    const tap = `"raw_payload":{"event_id":"e","device_id":"d"}`;
+    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01T07:00:00.123456"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00.123Z"));
+    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01 08:00:00+01:00"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00Z"));
+    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01t07:00:00z"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00Z"));
+  });
+
+  it("takes a lower-case RFC 3339 tap_timestamp as the observation time", () => {
+    const r = okRecord(record(`"raw_payload":{"event_id":"e","device_id":"d","tap_timestamp":"2024-05-01t07:00:00z"}`));
+    expect(r.observedAt).toEqual(new Date("2024-05-01T07:00:00Z"));
+  });
+
   it("keeps unsafe numbers exact (as strings) in the working payload", () => {
     const r = okRecord(record(`"raw_payload":{"event_id":"e","device_id":"d","fare_amount_cents":12345678901234567890123}`));
     expect(r.payload).toEqual({ event_id: "e", device_id: "d", fare_amount_cents: "12345678901234567890123" });

@@ -66,6 +66,12 @@ describe("normalizeSpatialEnvelope", () => {
     expect(record({ ...envelope, observed_at: "2025-11-29T12:00:00.123456" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.123Z");
   });
 
+  it("accepts RFC 3339's lower-case t/z and Python's str(datetime) with a space", () => {
+    expect(record({ ...envelope, observed_at: "2025-11-29t12:00:00z" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.000Z");
+    expect(record({ ...envelope, observed_at: "2025-11-29 13:00:00.5+01:00" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.500Z");
+    expect(record({ ...envelope, observed_at: "2025-11-29 12:00:00" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.000Z");
+  });
+
   it.each([
     [{ ...envelope, kind: "afc" }, "kind"],
     [{ ...envelope, observed_at: undefined }, "observed_at"],
