@@ -91,6 +91,15 @@ describe("normalizeAfcRecord: computes what is missing", () => {
     expect(r.eventId).toBe("evt-1");
   });
 
+  it("reads a raw_payload string as Python's json.loads would, NaN included (json.dumps writes a nan fare so)", () => {
+    // tests/fixtures/afc/hash-vectors.json, "python constant NaN fare" (computed by CPython)
+    const inner = "{\"event_id\":\"evt-1\",\"device_id\":\"dev-1\",\"fare_amount_cents\":NaN,\"tap_timestamp\":\"2024-05-01T08:30:00Z\"}";
+    const r = okRecord(record(`"raw_payload":${JSON.stringify(inner)}`));
+    expect(r.idempotencyKey).toBe("2c40149c58401a06955ea46bd0a33535c4c3377c2f21aba06d2141a9c96f4280");
+    expect(r.failureReason).toBe("fare_amount_cents: Expected integer, received float");
+    expect(r.failureClass).toBe("transient_schema");
+  });
+
   it("keeps a payload that is not an object as poison, with no computed hash", () => {
     const r = okRecord(record(`"raw_payload":"not json at all"`));
     expect(r.failureClass).toBe("poison");

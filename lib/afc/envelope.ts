@@ -17,7 +17,7 @@ import {
 import { EVENT_HASH_PATTERN, eventHash } from "./hash";
 import { isRfc3339, parseProducerTime } from "@/lib/dead-letters/timestamps";
 import { NOT_DATETIME, NOT_INTEGER, issuesToFieldErrors } from "./issue-messages";
-import { isJsonObject, parseLossless, toPlainJson } from "./json";
+import { isJsonObject, parsePythonJson, toPlainJson } from "./json";
 import { runSchema } from "./run-schema";
 import { validateTap, withPlainNumbers } from "./tap-schema";
 
@@ -173,11 +173,14 @@ function buildRecord(args: {
   };
 }
 
-/** A string payload is the JSON text of the tap; anything else (or unparseable text) is taken as is. */
+/**
+ * A string payload is the JSON text of the tap as the producer's Python wrote it (so NaN / Infinity may occur,
+ * read as json.loads reads them); anything else (or unparseable text) is taken as is.
+ */
 function resolvePayload(raw: unknown): unknown {
   if (typeof raw !== "string") return raw;
   try {
-    return parseLossless(raw);
+    return parsePythonJson(raw);
   } catch {
     return raw;
   }
