@@ -89,16 +89,18 @@ const DEAD_LETTERS: Operation[] = [
   },
 ];
 
+const noBatch = { 404: { description: "No such batch", schema: ErrorBodySchema } };
+
 const REPLAYS: Operation[] = [
   { method: "get", path: "/api/replays", tag: "replays", summary: "Replay batches, newest first", access: { permission: "replays:read" }, query: ListBatchesQuery, responses: ok("{ batches }", untyped("batches")) },
   { method: "post", path: "/api/replays", tag: "replays", summary: "A draft batch from approved records (ids or a list filter)", access: { permission: "replays:manage" }, body: CreateBatchBody, responses: { 201: { description: "The batch" } } },
-  { method: "get", path: "/api/replays/{id}", tag: "replays", summary: "A batch: status, outcome counts, rates, ETA", access: { permission: "replays:read" }, params: BatchIdParams, responses: ok("The batch") },
-  { method: "get", path: "/api/replays/{id}/items", tag: "replays", summary: "A batch's items in replay order", access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery, responses: ok("A page of items") },
-  { method: "get", path: "/api/replays/{id}/rate", tag: "replays", summary: "Submissions per second over a window", access: { permission: "replays:read" }, params: BatchIdParams, query: RateQuery, responses: ok("The series") },
+  { method: "get", path: "/api/replays/{id}", tag: "replays", summary: "A batch: status, outcome counts, rates, ETA", access: { permission: "replays:read" }, params: BatchIdParams, responses: { ...ok("The batch: `status`, `counts` {applied, deduped, dropped, poison, failed, cancelled, pending}, `total`, `achievedRate`, `eta`, …"), ...noBatch } },
+  { method: "get", path: "/api/replays/{id}/items", tag: "replays", summary: "A batch's items in replay order", access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery, responses: { ...ok("A page of items"), ...noBatch } },
+  { method: "get", path: "/api/replays/{id}/rate", tag: "replays", summary: "Submissions per second over a window", access: { permission: "replays:read" }, params: BatchIdParams, query: RateQuery, responses: { ...ok("The series"), ...noBatch } },
   ...(["approve", "start", "pause", "resume", "cancel"] as const).map((action): Operation => ({
     method: "post", path: `/api/replays/{id}/${action}`, tag: "replays", summary: `${action[0]!.toUpperCase()}${action.slice(1)} a batch`,
     access: { permission: action === "approve" ? "replays:approve" : "replays:manage" }, params: BatchIdParams,
-    responses: { ...ok("The batch after the transition"), 409: { description: "The batch's status forbids it" } },
+    responses: { ...ok("The batch after the transition"), ...noBatch, 409: { description: "The batch's status forbids it" } },
   })),
 ];
 
