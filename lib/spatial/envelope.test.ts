@@ -136,6 +136,16 @@ describe("normalizeSpatialEnvelope", () => {
     expect(r.spatial?.analysis.crs).toBe("EPSG:3857");
   });
 
+  it("reprojects a declared WGS 84 / UTM zone to EPSG:4326 and validates there", () => {
+    const bowtie = { type: "Polygon", coordinates: [[[500000, 0], [502000, 2000], [502000, 0], [500000, 2000], [500000, 0]]] };
+    const r = record({ ...envelope, crs: "EPSG:32633", feature: { ...feature, geometry: bowtie } });
+    const ring = (r.payload as { geometry: { coordinates: number[][][] } }).geometry.coordinates[0]!;
+    expect(ring[0]![0]).toBeCloseTo(15, 9);
+    expect(ring[0]![1]).toBeCloseTo(0, 9);
+    expect(r.spatial?.analysis).toMatchObject({ crs: "EPSG:32633", valid_before: false, outcome: "repaired", type_after: "MultiPolygon" });
+    expect(r.spatial?.analysis.reason).toMatch(/^Self-intersection at or near point \(15\.0089/);
+  });
+
   it("keeps exact lexemes for numeric keys and ids", () => {
     const text = JSON.stringify({ ...envelope, feature: { ...feature, id: "§" } })
       .replace('"parcels:17:v3"', "12345678901234567890")
