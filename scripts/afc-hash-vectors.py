@@ -136,6 +136,13 @@ VECTORS: list[tuple[str, str]] = [
     ("nested non-ascii keys", tap('{"é": 1, "e": 2, "z": 3, "乗": 4}')),
     ("nested __proto__ key", tap('{"__proto__": {"polluted": true}, "constructor": 1}')),
     ("deep nesting", tap('[[[[{"k": [[1.0]]}]]]]')),
+    # json.loads' non-standard constants: Python's json.dumps writes a float nan/inf as these bare words
+    # (allow_nan=True), so raw taps from Python producers can carry them
+    ("python constant NaN fare", tap("NaN")),
+    ("python constant Infinity fare", tap("Infinity")),
+    ("python constant -Infinity fare", tap("-Infinity")),
+    ("python constants nested", tap('[NaN, -Infinity, 1, {"x": Infinity}, "NaN"]')),
+    ("python constant words inside strings stay strings", tap("1", event_id='"NaN"', device_id='"-Infinity"')),
 ]
 
 

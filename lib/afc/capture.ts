@@ -23,8 +23,13 @@ export interface CaptureBody {
   taps: unknown[];
 }
 
-/** Parses `[tap, …]`, `{ "source", "taps": [...] }` or one tap object, keeping number lexemes. */
-export function parseCaptureBody(text: string): CaptureBody {
+/**
+ * Parses `[tap, …]`, `{ "source", "taps": [...] }` or one tap object — or, for NDJSON, one tap per line (blank
+ * lines skipped, as POST /api/dead-letters does) — keeping number lexemes. Any line that is not JSON refuses
+ * the whole request: the boundary is all or nothing.
+ */
+export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
+  if (format === "ndjson") return { source: undefined, taps: parseNdjsonTaps(text) };
   let value: unknown;
   try {
     value = parseLossless(text);
@@ -42,6 +47,20 @@ export function parseCaptureBody(text: string): CaptureBody {
   throw new AppError("validation_failed", "body: must be a tap, an array of taps or {\"source\", \"taps\": [...]}", {
     issues: [{ path: "body", message: "must be a tap object, an array of taps or an object with taps" }],
   });
+}
+
+function parseNdjsonTaps(text: string): unknown[] {
+  const taps: unknown[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      taps.push(parseLossless(line));
+    } catch (e) {
+      const path = `body.line ${i + 1}`;
+      throw new AppError("invalid_json", `${path}: not valid JSON (${(e as Error).message})`, { issues: [{ path, message: "not valid JSON" }] });
+    }
+  });
+  return taps;
 }
 
 export async function captureTaps(

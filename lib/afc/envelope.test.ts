@@ -91,6 +91,15 @@ describe("normalizeAfcRecord: computes what is missing", () => {
     expect(r.eventId).toBe("evt-1");
   });
 
+  it("reads a raw_payload string as Python's json.loads would, NaN included (json.dumps writes a nan fare so)", () => {
+    // tests/fixtures/afc/hash-vectors.json, "python constant NaN fare" (computed by CPython)
+    const inner = "{\"event_id\":\"evt-1\",\"device_id\":\"dev-1\",\"fare_amount_cents\":NaN,\"tap_timestamp\":\"2024-05-01T08:30:00Z\"}";
+    const r = okRecord(record(`"raw_payload":${JSON.stringify(inner)}`));
+    expect(r.idempotencyKey).toBe("2c40149c58401a06955ea46bd0a33535c4c3377c2f21aba06d2141a9c96f4280");
+    expect(r.failureReason).toBe("fare_amount_cents: Expected integer, received float");
+    expect(r.failureClass).toBe("transient_schema");
+  });
+
   it("keeps a payload that is not an object as poison, with no computed hash", () => {
     const r = okRecord(record(`"raw_payload":"not json at all"`));
     expect(r.failureClass).toBe("poison");
@@ -143,6 +152,18 @@ describe("normalizeAfcRecord: computes what is missing", () => {
     );
     expect(r.observedAt).toEqual(new Date("2024-05-01T07:00:00Z"));
     expect(okRecord(record(`"raw_payload":{"event_id":"e"}`)).observedAt).toEqual(now);
+  });
+
+  it("reads first_seen_utc as Python producers write it: naive utcnow().isoformat(), str(datetime), lower-case t/z", () => {
+    const tap = `"raw_payload":{"event_id":"e","device_id":"d"}`;
+    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01T07:00:00.123456"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00.123Z"));
+    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01 08:00:00+01:00"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00Z"));
+    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01t07:00:00z"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00Z"));
+  });
+
+  it("takes a lower-case RFC 3339 tap_timestamp as the observation time", () => {
+    const r = okRecord(record(`"raw_payload":{"event_id":"e","device_id":"d","tap_timestamp":"2024-05-01t07:00:00z"}`));
+    expect(r.observedAt).toEqual(new Date("2024-05-01T07:00:00Z"));
   });
 
   it("keeps unsafe numbers exact (as strings) in the working payload", () => {

@@ -15,8 +15,9 @@ import {
   type Classification,
 } from "./classify";
 import { EVENT_HASH_PATTERN, eventHash } from "./hash";
-import { NOT_INTEGER, issuesToFieldErrors } from "./issue-messages";
-import { isJsonObject, parseLossless, toPlainJson } from "./json";
+import { isRfc3339, parseProducerTime } from "@/lib/dead-letters/timestamps";
+import { NOT_DATETIME, NOT_INTEGER, issuesToFieldErrors } from "./issue-messages";
+import { isJsonObject, parsePythonJson, toPlainJson } from "./json";
 import { runSchema } from "./run-schema";
 import { validateTap, withPlainNumbers } from "./tap-schema";
 
@@ -52,7 +53,8 @@ const envelopeSchema = z.looseObject({
     .refine(Number.isInteger, { params: { afc: NOT_INTEGER } })
     .min(0)
     .nullish(),
-  first_seen_utc: z.iso.datetime({ offset: true }).nullish(),
+  // as Python stores it: also naive (utcnow().isoformat(), read as UTC) or str(datetime) with a space
+  first_seen_utc: z.string().refine((s) => parseProducerTime(s) !== null, { params: { afc: NOT_DATETIME } }).nullish(),
 });
 
 const ENVELOPE_ISSUE_OPTIONS = {
@@ -60,8 +62,6 @@ const ENVELOPE_ISSUE_OPTIONS = {
   expectedLabel: { retry_count: "integer" },
   fixedMessage: { event_hash: "must be 64 hex characters" },
 } as const;
-
-const rfc3339 = z.iso.datetime({ offset: true });
 
 export interface AfcRecordContext {
   now: Date;
@@ -94,7 +94,7 @@ export function normalizeAfcRecord(value: unknown, rawText: string, ctx: AfcReco
   // Take the payload from the lossless value, not zod's output: its number lexemes feed the hash.
   const tap = resolvePayload(value["raw_payload"]);
   const retryCount = record.retry_count ?? 0;
-  const firstSeenAt = record.first_seen_utc ? new Date(record.first_seen_utc) : ctx.now;
+  const firstSeenAt = (record.first_seen_utc ? parseProducerTime(record.first_seen_utc) : null) ?? ctx.now;
   const givenReason = record.failure_reason?.trim() ? record.failure_reason : undefined;
   const failureReason = givenReason ?? gateReason(tap);
   const classification = classifyRecord(tap, retryCount, maxRetries, record.failure_class ?? null, failureReason);
@@ -173,11 +173,14 @@ function buildRecord(args: {
   };
 }
 
-/** A string payload is the JSON text of the tap; anything else (or unparseable text) is taken as is. */
+/**
+ * A string payload is the JSON text of the tap as the producer's Python wrote it (so NaN / Infinity may occur,
+ * read as json.loads reads them); anything else (or unparseable text) is taken as is.
+ */
 function resolvePayload(raw: unknown): unknown {
   if (typeof raw !== "string") return raw;
   try {
-    return parseLossless(raw);
+    return parsePythonJson(raw);
   } catch {
     return raw;
   }
@@ -197,9 +200,8 @@ function idField(tap: unknown, field: "event_id" | "device_id"): string | null {
 function tapTime(tap: unknown): Date | null {
   if (!isJsonObject(tap)) return null;
   const ts = tap["tap_timestamp"];
-  if (typeof ts !== "string" || !runSchema(rfc3339, ts).ok) return null;
-  const date = new Date(ts);
-  return Number.isNaN(date.getTime()) ? null : date;
+  // a tap_timestamp the gate accepts (offset required), in either case
+  return typeof ts === "string" && isRfc3339(ts) ? parseProducerTime(ts) : null;
 }
 
 /**

@@ -9,6 +9,7 @@ import { jsonTypeName } from "./json";
 /** Marker a schema puts in a refine's params so the mapper knows which rule failed without parsing text. */
 export const NOT_INTEGER = "afc:not_integer";
 export const NOT_BLANK = "afc:not_blank";
+export const NOT_DATETIME = "afc:not_datetime";
 
 export interface IssueMapOptions {
   /** Top-level field order; errors are sorted by it, other keys follow in input order. */
@@ -96,6 +97,7 @@ function messageFor(issue: z.core.$ZodIssue, value: unknown, expectedLabel: stri
       const marker: unknown = issue.params?.["afc"];
       if (marker === NOT_INTEGER) return `Expected ${expectedLabel ?? "integer"}, received float`;
       if (marker === NOT_BLANK) return "String must contain at least 1 non-whitespace character(s)";
+      if (marker === NOT_DATETIME) return "Invalid datetime";
       return issue.message;
     }
     default:

@@ -1,7 +1,7 @@
 // JSON helpers for AFC payloads. Ingest parses with lossless-json so that number lexemes survive: the identity
 // hash must be computed from the lexeme exactly as the Python producers' json.loads saw it ("275.0" is a float
 // in Python and hashes differently from "275"), which JSON.parse would destroy.
-import { isLosslessNumber, isSafeNumber, parse } from "lossless-json";
+import { LosslessNumber, isLosslessNumber, isSafeNumber, parse } from "lossless-json";
 import type { JsonValue } from "@/lib/dead-letters/types";
 
 export { isLosslessNumber };
@@ -13,6 +13,71 @@ export { isLosslessNumber };
  */
 export function parseLossless(text: string): unknown {
   return parse(text, null, { onDuplicateKey: ({ newValue }) => newValue });
+}
+
+/**
+ * Parse text the way the producers' `json.loads` does: `parseLossless` plus Python's non-standard constants
+ * `NaN`, `Infinity` and `-Infinity`. Python's `json.dumps` writes a float nan/inf fare as those bare words
+ * (allow_nan=True is its default), so raw taps from Python producers can contain them, and the identity hash
+ * has to read them as Python would (they come back as JS NaN / ±Infinity, which `pythonJsonDumps` prints as
+ * Python does; in the stored payload they become null, the text stays in rawEnvelope). Only for raw producer
+ * text: `redrive afc hash|validate` lines and a raw_payload stored as a string. Request bodies stay strict JSON.
+ */
+export function parsePythonJson(text: string): unknown {
+  if (!text.includes("NaN") && !text.includes("Infinity")) return parseLossless(text);
+  const { text: strict, constants } = replacePythonConstants(text);
+  if (constants.size === 0) return parseLossless(text);
+  // lossless-json parses numbers in text order, so the n-th number it meets is the n-th number token.
+  let ordinal = 0;
+  return parse(strict, null, {
+    onDuplicateKey: ({ newValue }) => newValue,
+    parseNumber: (lexeme) => constants.get(ordinal++) ?? new LosslessNumber(lexeme),
+  });
+}
+
+const PYTHON_CONSTANTS: readonly (readonly [string, number])[] = [
+  ["-Infinity", Number.NEGATIVE_INFINITY],
+  ["Infinity", Number.POSITIVE_INFINITY],
+  ["NaN", Number.NaN],
+];
+
+/**
+ * Replace each bare NaN / Infinity / -Infinity outside string literals with a number token (" 0 ": the spaces
+ * keep `1NaN` or `NaN1` invalid, as in Python) and remember which number tokens (by position among all number
+ * tokens) stood for which constant.
+ */
+function replacePythonConstants(text: string): { text: string; constants: Map<number, number> } {
+  const constants = new Map<number, number>();
+  let out = "";
+  let from = 0;
+  let numberTokens = 0;
+  let i = 0;
+  while (i < text.length) {
+    const ch = text.charAt(i);
+    if (ch === '"') {
+      i += 1;
+      while (i < text.length && text.charAt(i) !== '"') i += text.charAt(i) === "\\" ? 2 : 1;
+      i += 1;
+      continue;
+    }
+    const constant = PYTHON_CONSTANTS.find(([word]) => text.startsWith(word, i));
+    if (constant !== undefined) {
+      out += `${text.slice(from, i)} 0 `;
+      constants.set(numberTokens, constant[1]);
+      numberTokens += 1;
+      i += constant[0].length;
+      from = i;
+      continue;
+    }
+    if (ch === "-" || (ch >= "0" && ch <= "9")) {
+      numberTokens += 1;
+      i += 1;
+      while (i < text.length && /[0-9eE.+-]/.test(text.charAt(i))) i += 1;
+      continue;
+    }
+    i += 1;
+  }
+  return { text: out + text.slice(from), constants };
 }
 
 /** A plain (non-array, non-number) JSON object as produced by either parser. */

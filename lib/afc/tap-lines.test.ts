@@ -4,6 +4,7 @@ import { hashTapLine, validateTapLine } from "./tap-lines";
 const GOOD = '{"event_id":"evt-1","device_id":"dev-1","fare_amount_cents":275,"tap_timestamp":"2024-05-01T08:30:00Z"}';
 // from tests/fixtures/afc/hash-vectors.json ("ordinary tap"), i.e. computed by CPython
 const GOOD_HASH = "1981f9d6d75354fa868a908a9c96677678e8feb018f36923d5c0f5a495d314b5";
+const NAN_FARE_HASH = "2c40149c58401a06955ea46bd0a33535c4c3377c2f21aba06d2141a9c96f4280";
 
 describe("hashTapLine", () => {
   it("hashes a tap line", () => {
@@ -11,6 +12,20 @@ describe("hashTapLine", () => {
   });
   it("hashes invalid taps too: the hash is identity, not validity", () => {
     expect(hashTapLine('{"event_id":"e"}').ok).toBe(true);
+  });
+  it("reads NaN / Infinity / -Infinity as json.loads does (Python writes a nan/inf float that way)", () => {
+    // computed by CPython: tests/fixtures/afc/hash-vectors.json ("python constant NaN fare")
+    const tap = '{"event_id":"evt-1","device_id":"dev-1","fare_amount_cents":NaN,"tap_timestamp":"2024-05-01T08:30:00Z"}';
+    expect(hashTapLine(tap)).toEqual({ ok: true, hash: NAN_FARE_HASH });
+  });
+  it.each([
+    ["[1NaN]"],
+    ["[NaN1]"],
+    ["[-NaN]"],
+    ["[nan]"],
+    ["[infinity]"],
+  ])("still rejects %j like json.loads", (line) => {
+    expect(hashTapLine(`{"fare_amount_cents":${line}}`).ok).toBe(false);
   });
   it.each([
     ["{oops", /expected/i],
@@ -45,6 +60,19 @@ describe("validateTapLine", () => {
     expect(validateTapLine("42", 2)).toEqual({
       ok: true,
       output: { line: 2, valid: false, reason: "(root): Expected object, received number", failure_class: "poison", event_hash: null },
+    });
+  });
+  it("reports a NaN fare as a wrong-typed fare, with the producers' hash", () => {
+    const tap = '{"event_id":"evt-1","device_id":"dev-1","fare_amount_cents":NaN,"tap_timestamp":"2024-05-01T08:30:00Z"}';
+    expect(validateTapLine(tap, 4)).toEqual({
+      ok: true,
+      output: {
+        line: 4,
+        valid: false,
+        reason: "fare_amount_cents: Expected integer, received float",
+        failure_class: "transient_schema",
+        event_hash: NAN_FARE_HASH,
+      },
     });
   });
   it("returns an error line for text that is not JSON", () => {

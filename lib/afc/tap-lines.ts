@@ -3,7 +3,7 @@
 // results can be pasted next to the input (`paste taps.ndjson <(redrive afc hash < taps.ndjson)`).
 import { classifyTap, type AfcFailureClass } from "./classify";
 import { eventHash } from "./hash";
-import { parseLossless } from "./json";
+import { parsePythonJson } from "./json";
 import { validateTap } from "./tap-schema";
 
 export type HashLineResult = { ok: true; hash: string } | { ok: false; error: string };
@@ -54,7 +54,7 @@ export function validateTapLine(line: string, lineNumber: number): ValidateLineR
 function parseLine(line: string): { ok: true; value: unknown } | { ok: false; error: string } {
   if (line.trim() === "") return { ok: false, error: "empty line" };
   try {
-    return { ok: true, value: parseLossless(line) };
+    return { ok: true, value: parsePythonJson(line) };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -34,6 +34,9 @@ describe("validateTap: valid taps", () => {
     ["exponent fare 1e2", tapText({ fare_amount_cents: "1e2" })],
     ["huge integer fare (pydantic int has no bound)", tapText({ fare_amount_cents: "12345678901234567890123" })],
     ["leap day", tapText({ tap_timestamp: '"2024-02-29T00:00:00Z"' })],
+    // RFC 3339 §5.6: "T" and "Z" may be lower case (its ABNF strings are case-insensitive)
+    ["lower-case t and z", tapText({ tap_timestamp: '"2024-05-01t08:30:00z"' })],
+    ["lower-case t with offset", tapText({ tap_timestamp: '"2024-05-01t08:30:00.5-05:00"' })],
   ])("%s", (_name, text) => {
     expect(reasonOf(text)).toBeNull();
   });
@@ -78,6 +81,8 @@ describe("validateTap: reasons (exact producer wording)", () => {
     ["bad timestamp", tapText({ tap_timestamp: '"yesterday"' }), "tap_timestamp: Invalid datetime"],
     ["timestamp without offset", tapText({ tap_timestamp: '"2024-05-01T08:30:00"' }), "tap_timestamp: Invalid datetime"],
     ["date only", tapText({ tap_timestamp: '"2024-05-01"' }), "tap_timestamp: Invalid datetime"],
+    ["space instead of T (not RFC 3339's grammar)", tapText({ tap_timestamp: '"2024-05-01 08:30:00Z"' }), "tap_timestamp: Invalid datetime"],
+    ["lower-case t without offset", tapText({ tap_timestamp: '"2024-05-01t08:30:00"' }), "tap_timestamp: Invalid datetime"],
     ["impossible date", tapText({ tap_timestamp: '"2023-02-29T00:00:00Z"' }), "tap_timestamp: Invalid datetime"],
     ["timestamp as number", tapText({ tap_timestamp: "1714552200" }), "tap_timestamp: Expected string, received number"],
     ["extra key", tapText({}, '"battery_pct":87'), "battery_pct: Unrecognized key"],

@@ -3,7 +3,8 @@
 import * as z from "zod";
 import type { FieldError } from "@/lib/dead-letters/types";
 import { isJsonObject, isLosslessNumber, setOwn } from "./json";
-import { NOT_BLANK, NOT_INTEGER, formatReason, issuesToFieldErrors } from "./issue-messages";
+import { isRfc3339 } from "@/lib/dead-letters/timestamps";
+import { NOT_BLANK, NOT_DATETIME, NOT_INTEGER, formatReason, issuesToFieldErrors } from "./issue-messages";
 import { runSchema } from "./run-schema";
 
 export const TAP_FIELDS = ["event_id", "device_id", "fare_amount_cents", "tap_timestamp"] as const;
@@ -25,8 +26,9 @@ export const tapSchema = z.strictObject({
     .number()
     .refine(Number.isInteger, { params: { afc: NOT_INTEGER } })
     .min(0),
-  // RFC 3339 with a mandatory offset ("Z" or ±hh:mm), seconds required, calendar-checked by zod's pattern.
-  tap_timestamp: z.iso.datetime({ offset: true }),
+  // RFC 3339 with a mandatory offset ("Z" or ±hh:mm), seconds required, calendar-checked by zod's pattern;
+  // "t"/"z" may be lower case, as RFC 3339 allows (zod's pattern alone would refuse them).
+  tap_timestamp: z.string().refine(isRfc3339, { params: { afc: NOT_DATETIME } }),
 });
 
 export type AfcTap = z.infer<typeof tapSchema>;

@@ -10,7 +10,7 @@ import {
   TimelineQuerySchema,
 } from "../forensics/schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/schemas";
-import { buildOpenApi, type Operation } from "./openapi";
+import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
 
 // Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when
 // a route file or method is missing here or its permission differs from the handler's: add new routes here.
@@ -31,7 +31,7 @@ const DEAD_LETTERS: Operation[] = [
     method: "post", path: "/api/dead-letters", tag: "ingest", summary: "Ingest dead letters (one envelope, a JSON array or NDJSON)",
     access: { permission: "dead_letters:ingest" },
     body: { contentTypes: ["application/json", "application/x-ndjson"], description: "Spatial or AFC envelopes; streamed, results in input order" },
-    responses: ok("Per-record results: created, duplicate or rejected with field errors"),
+    responses: { ...ok("Per-record results: created, duplicate or rejected with field errors"), 415: { description: "Neither JSON nor NDJSON", schema: ErrorBodySchema } },
   },
   {
     method: "get", path: "/api/dead-letters/{id}", tag: "dead letters", summary: "One record: raw envelope, payload, analysis, failure history",
@@ -81,21 +81,26 @@ const DEAD_LETTERS: Operation[] = [
   {
     method: "post", path: "/api/afc/taps", tag: "ingest", summary: "The AFC capture boundary: validate taps, capture the failing ones",
     access: { permission: "dead_letters:ingest" }, query: z.object({ source: z.string().min(1).max(200).optional() }),
-    body: { contentTypes: ["application/json"], description: "`[tap, …]`, `{source, taps}` or one tap; number lexemes are kept" },
-    responses: ok("Per-tap results: passed, captured or duplicate"),
+    body: {
+      contentTypes: ["application/json", "application/x-ndjson"],
+      description: "`[tap, …]`, `{source, taps}` or one tap, or NDJSON (one tap per line); number lexemes are kept. All or nothing: a line that is not JSON refuses the request (400, the line named)",
+    },
+    responses: { ...ok("Per-tap results: passed, captured or duplicate"), 413: { description: "More than 10,000 taps", schema: ErrorBodySchema } },
   },
 ];
+
+const noBatch = { 404: { description: "No such batch", schema: ErrorBodySchema } };
 
 const REPLAYS: Operation[] = [
   { method: "get", path: "/api/replays", tag: "replays", summary: "Replay batches, newest first", access: { permission: "replays:read" }, query: ListBatchesQuery, responses: ok("{ batches }", untyped("batches")) },
   { method: "post", path: "/api/replays", tag: "replays", summary: "A draft batch from approved records (ids or a list filter)", access: { permission: "replays:manage" }, body: CreateBatchBody, responses: { 201: { description: "The batch" } } },
-  { method: "get", path: "/api/replays/{id}", tag: "replays", summary: "A batch: status, outcome counts, rates, ETA", access: { permission: "replays:read" }, params: BatchIdParams, responses: ok("The batch") },
-  { method: "get", path: "/api/replays/{id}/items", tag: "replays", summary: "A batch's items in replay order", access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery, responses: ok("A page of items") },
-  { method: "get", path: "/api/replays/{id}/rate", tag: "replays", summary: "Submissions per second over a window", access: { permission: "replays:read" }, params: BatchIdParams, query: RateQuery, responses: ok("The series") },
+  { method: "get", path: "/api/replays/{id}", tag: "replays", summary: "A batch: status, outcome counts, rates, ETA", access: { permission: "replays:read" }, params: BatchIdParams, responses: { ...ok("The batch: `status`, `counts` {applied, deduped, dropped, poison, failed, cancelled, pending}, `total`, `achievedRate`, `eta`, …"), ...noBatch } },
+  { method: "get", path: "/api/replays/{id}/items", tag: "replays", summary: "A batch's items in replay order", access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery, responses: { ...ok("A page of items"), ...noBatch } },
+  { method: "get", path: "/api/replays/{id}/rate", tag: "replays", summary: "Submissions per second over a window", access: { permission: "replays:read" }, params: BatchIdParams, query: RateQuery, responses: { ...ok("The series"), ...noBatch } },
   ...(["approve", "start", "pause", "resume", "cancel"] as const).map((action): Operation => ({
     method: "post", path: `/api/replays/{id}/${action}`, tag: "replays", summary: `${action[0]!.toUpperCase()}${action.slice(1)} a batch`,
     access: { permission: action === "approve" ? "replays:approve" : "replays:manage" }, params: BatchIdParams,
-    responses: { ...ok("The batch after the transition"), 409: { description: "The batch's status forbids it" } },
+    responses: { ...ok("The batch after the transition"), ...noBatch, 409: { description: "The batch's status forbids it" } },
   })),
 ];
 

@@ -5,13 +5,20 @@ const tap = { event_id: "e", device_id: "d", fare_amount_cents: "275", tap_times
 
 describe("checkDraft", () => {
   it("AFC: refuses an identity change unless overridden, and warns about the tap schema", () => {
-    const changed = checkDraft("afc", tap, JSON.stringify({ ...tap, fare_amount_cents: 275 }), { key: "abc", override: false });
+    const changed = checkDraft("afc", tap, JSON.stringify({ ...tap, fare_amount_cents: 280 }), { key: "abc", override: false });
     expect(changed.identity).toEqual(["fare_amount_cents"]);
     expect(changed.savable).toBe(false);
     expect(changed.findings[0]).toMatchObject({ path: "fare_amount_cents", severity: "error" });
-    expect(checkDraft("afc", tap, JSON.stringify({ ...tap, fare_amount_cents: 275 }), { key: "abc", override: true }).savable).toBe(true);
+    expect(checkDraft("afc", tap, JSON.stringify({ ...tap, fare_amount_cents: 280 }), { key: "abc", override: true }).savable).toBe(true);
     const schema = checkDraft("afc", tap, JSON.stringify(tap), { key: null, override: false });
     expect(schema.findings).toEqual([expect.objectContaining({ path: "fare_amount_cents", severity: "warning" })]);
+  });
+
+  it("AFC: coercing the string fare to its number is a fix, not an identity change (issue #4)", () => {
+    const coerced = checkDraft("afc", tap, JSON.stringify({ ...tap, fare_amount_cents: 275 }), { key: "abc", override: false });
+    expect(coerced.identity).toEqual([]);
+    expect(coerced.savable).toBe(true);
+    expect(coerced.findings).toEqual([]);
   });
 
   it("spatial: reports live validity of the geometry", () => {

@@ -19,7 +19,28 @@ describe("identity rule", () => {
     expect(identityChanges(tap, { ...tap, fare_amount_cents: 280, event_id: "e2" })).toEqual(["event_id", "fare_amount_cents"]);
     expect(identityChanges({ device_id: null }, {})).toEqual([]);
     expect(identityChanges({ event_id: "x" }, {})).toEqual(["event_id"]);
-    expect(identityChanges({ fare_amount_cents: "275" }, { fare_amount_cents: 275 })).toEqual(["fare_amount_cents"]);
+    expect(identityChanges({ fare_amount_cents: "275" }, { fare_amount_cents: 280 })).toEqual(["fare_amount_cents"]);
+  });
+
+  // Issue #4: "an analyst may fix a tap (strip a key, coerce a string fare) before replay" — the same fare as a
+  // number is the same tap; the stored hash (of the string) travels unchanged either way.
+  it.each([
+    ["275", 275],
+    [" 275 ", 275],
+    ["275.0", 275],
+    ["-5", -5],
+  ])("lets a string fare %j be coerced to the number %j", (before, after) => {
+    expect(identityChanges({ ...tap, fare_amount_cents: before }, { ...tap, fare_amount_cents: after })).toEqual([]);
+  });
+
+  it.each([
+    ["275", 276],
+    ["abc", 275],
+    ["0x113", 275],
+    ["", 0],
+    [275, "275"],
+  ])("still calls %j → %j an identity change", (before, after) => {
+    expect(identityChanges({ ...tap, fare_amount_cents: before }, { ...tap, fare_amount_cents: after })).toEqual(["fare_amount_cents"]);
   });
 
   it("says why in words", () => {

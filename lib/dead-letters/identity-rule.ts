@@ -16,9 +16,25 @@ const isObject = (v: JsonValue | null | undefined): v is { [key: string]: JsonVa
 const identityOf = (tap: JsonValue | null | undefined, field: string): string =>
   JSON.stringify(isObject(tap) && Object.hasOwn(tap, field) ? tap[field] : null);
 
+const DECIMAL = /^\s*-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/;
+
+/**
+ * A string fare coerced to the number it spells ("275" → 275) is the same tap: issue #4 lists "coerce a string
+ * fare" among the fixes an analyst may make. Only plain decimal text counts ("0x113" is not 275 to anyone).
+ */
+function isFareCoercion(before: JsonValue | null | undefined, after: JsonValue | null | undefined): boolean {
+  if (!isObject(before) || !isObject(after)) return false;
+  const was = before["fare_amount_cents"];
+  const now = after["fare_amount_cents"];
+  return typeof was === "string" && typeof now === "number" && DECIMAL.test(was) && Number(was) === now;
+}
+
 /** Identity fields whose value differs between two taps (in IDENTITY_FIELDS order). */
 export function identityChanges(before: JsonValue | null | undefined, after: JsonValue | null | undefined): string[] {
-  return IDENTITY_FIELDS.filter((field) => identityOf(before, field) !== identityOf(after, field));
+  return IDENTITY_FIELDS.filter(
+    (field) =>
+      identityOf(before, field) !== identityOf(after, field) && !(field === "fare_amount_cents" && isFareCoercion(before, after)),
+  );
 }
 
 export function identityRefusal(fields: readonly string[], key: string | null): string {

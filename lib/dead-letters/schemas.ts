@@ -13,7 +13,7 @@ export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
 ).meta({ id: "JsonValue", description: "Any JSON value" });
 
-const ReasonSchema = z.string().trim().min(1, "must not be blank").max(MAX_REASON_LENGTH);
+const ReasonSchema = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).trim().min(1, "must not be blank").max(MAX_REASON_LENGTH);
 const VersionSchema = z.number().int().min(1).describe("the record's version as last read (optimistic concurrency)");
 
 export const ActionBodySchema = z
@@ -29,7 +29,7 @@ export const ActionBodySchema = z
       reason: ReasonSchema.optional(),
       overrideIdentity: z.boolean().optional().describe("AFC: allow changing identity fields (supervisors only; needs reason)"),
     }),
-  ], { error: `action: must be one of ${TRIAGE_ACTIONS.join(", ")}` })
+  ], { error: `must be one of ${TRIAGE_ACTIONS.join(", ")}` })
   .refine((b) => !(b.action === "edit" && b.overrideIdentity && !b.reason), {
     path: ["reason"],
     message: "is required when overriding identity fields",

@@ -2,7 +2,8 @@
 import proj4 from "proj4";
 import { forEachPath, type Geometry } from "./geojson";
 
-export type CanonicalCrs = "EPSG:4326" | "EPSG:3857";
+/** EPSG:4326, EPSG:3857, or a WGS 84 UTM zone (EPSG:32601–32660 north, EPSG:32701–32760 south). */
+export type CanonicalCrs = `EPSG:${number}`;
 export const DEFAULT_CRS: CanonicalCrs = "EPSG:4326";
 
 /** Accepted spellings (compared case-insensitively). CRS84 is lon/lat WGS 84, i.e. what GeoJSON means by 4326. */
@@ -20,7 +21,29 @@ const ALIASES: ReadonlyMap<string, CanonicalCrs> = new Map<string, CanonicalCrs>
 
 export const SUPPORTED_CRS_NAMES: readonly string[] = [
   "EPSG:4326", "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:3857", "EPSG:900913", "urn:ogc:def:crs:EPSG::3857",
+  "EPSG:32601–32660 and EPSG:32701–32760 (WGS 84 / UTM)",
 ];
+
+// WGS 84 / UTM zones: the projected CRSs field data most often arrives in. Their proj definition follows
+// from the code alone (zone = code mod 100, 327xx = southern hemisphere), so no EPSG database is needed.
+const UTM_CODE = /^(?:epsg:|urn:ogc:def:crs:epsg:[0-9.]*:)(32[67]\d\d)$/;
+
+interface Utm { zone: number; south: boolean }
+
+function utmOf(crs: CanonicalCrs): Utm | null {
+  const code = Number(crs.slice("EPSG:".length));
+  const zone = code % 100;
+  const base = code - zone;
+  if ((base !== 32600 && base !== 32700) || zone < 1 || zone > 60) return null;
+  return { zone, south: base === 32700 };
+}
+
+function utmCrs(name: string): CanonicalCrs | null {
+  const m = UTM_CODE.exec(name);
+  if (!m) return null;
+  const crs: CanonicalCrs = `EPSG:${Number(m[1])}`;
+  return utmOf(crs) ? crs : null;
+}
 
 export type CrsResult = { ok: true; crs: CanonicalCrs; declared: string } | { ok: false; message: string };
 
@@ -39,7 +62,8 @@ export function resolveCrs(declared: unknown): CrsResult {
   if (typeof name !== "string") {
     return { ok: false, message: "crs must be a string such as \"EPSG:4326\" or a named CRS object" };
   }
-  const crs = ALIASES.get(name.trim().toLowerCase());
+  const key = name.trim().toLowerCase();
+  const crs = ALIASES.get(key) ?? utmCrs(key);
   if (!crs) {
     return { ok: false, message: `unsupported CRS ${JSON.stringify(name)}; supported: ${SUPPORTED_CRS_NAMES.join(", ")}` };
   }
@@ -64,21 +88,15 @@ export interface RangeProblem {
 
 /** The first finite coordinate outside the valid range of the CRS, or null. Non-finite ones are validate.ts's. */
 export function findOutOfRange(geometry: Geometry, crs: CanonicalCrs): RangeProblem | null {
-  const [maxX, maxY, eps, unit] = crs === "EPSG:4326"
-    ? [180, 90, EPS_DEGREES, "°"]
-    : [MERCATOR_X_MAX, MERCATOR_Y_MAX, EPS_METERS, " m"];
+  const range = rangeOf(crs);
   let problem: RangeProblem | null = null;
   forEachPath(geometry, (path) => {
     if (problem) return;
     for (const p of path) {
       const x = p[0]!, y = p[1]!;
       if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
-      if (Math.abs(x) > maxX + eps || Math.abs(y) > maxY + eps) {
-        const axis = crs === "EPSG:4326" ? "longitude/latitude" : "x/y";
-        problem = {
-          reason: `Coordinate (${x}, ${y}) is out of range for ${crs} (${axis} limits ±${maxX}${unit}, ±${maxY}${unit})`,
-          location: [x, y],
-        };
+      if (!range.contains(x, y)) {
+        problem = { reason: `Coordinate (${x}, ${y}) is out of range for ${crs} (${range.limits})`, location: [x, y] };
         return;
       }
     }
@@ -86,15 +104,46 @@ export function findOutOfRange(geometry: Geometry, crs: CanonicalCrs): RangeProb
   return problem;
 }
 
-type Forward = (xy: [number, number]) => [number, number];
-let mercatorToWgs84: Forward | null = null;
+interface Range {
+  contains(x: number, y: number): boolean;
+  limits: string;
+}
 
-function mercatorConverter(): Forward {
-  if (!mercatorToWgs84) {
-    const converter = proj4("EPSG:3857", "EPSG:4326");
-    mercatorToWgs84 = (xy) => converter.forward(xy);
+function symmetric(maxX: number, maxY: number, eps: number, axis: string, unit: string): Range {
+  return {
+    contains: (x, y) => Math.abs(x) <= maxX + eps && Math.abs(y) <= maxY + eps,
+    limits: `${axis} limits ±${maxX}${unit}, ±${maxY}${unit}`,
+  };
+}
+
+/**
+ * UTM eastings stay within 0–1,000,000 m even well outside the zone (166–834 km at the equator); northings
+ * run 0–9,400,000 m north (84°N) and 1,000,000–10,000,000 m south (80°S and beyond, false northing 10,000 km).
+ */
+function rangeOf(crs: CanonicalCrs): Range {
+  if (crs === "EPSG:4326") return symmetric(180, 90, EPS_DEGREES, "longitude/latitude", "°");
+  const utm = utmOf(crs);
+  if (!utm) return symmetric(MERCATOR_X_MAX, MERCATOR_Y_MAX, EPS_METERS, "x/y", " m");
+  const [minY, maxY] = utm.south ? [1_000_000, 10_000_000] : [0, 9_400_000];
+  return {
+    contains: (x, y) => x >= 0 && x <= 1_000_000 && y >= minY && y <= maxY,
+    limits: `UTM zone ${utm.zone}${utm.south ? "S" : "N"}: x 0–1000000 m, y ${minY}–${maxY} m`,
+  };
+}
+
+type Forward = (xy: [number, number]) => [number, number];
+const converters = new Map<CanonicalCrs, Forward>();
+
+function converterTo4326(crs: CanonicalCrs): Forward {
+  let forward = converters.get(crs);
+  if (!forward) {
+    const utm = utmOf(crs);
+    const from = utm ? `+proj=utm +zone=${utm.zone}${utm.south ? " +south" : ""} +datum=WGS84 +units=m +no_defs` : crs;
+    const converter = proj4(from, "EPSG:4326");
+    forward = (xy) => converter.forward(xy);
+    converters.set(crs, forward);
   }
-  return mercatorToWgs84;
+  return forward;
 }
 
 const clamp = (value: number, limit: number): number => Math.max(-limit, Math.min(limit, value));
@@ -106,7 +155,7 @@ const clamp = (value: number, limit: number): number => Math.max(-limit, Math.mi
  */
 export function toWgs84(geometry: Geometry, crs: CanonicalCrs): Geometry {
   if (crs === "EPSG:4326") return geometry;
-  const forward = mercatorConverter();
+  const forward = converterTo4326(crs);
   forEachPath(geometry, (path) => {
     for (const p of path) {
       if (!Number.isFinite(p[0]!) || !Number.isFinite(p[1]!)) continue;

@@ -66,6 +66,12 @@ describe("normalizeSpatialEnvelope", () => {
     expect(record({ ...envelope, observed_at: "2025-11-29T12:00:00.123456" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.123Z");
   });
 
+  it("accepts RFC 3339's lower-case t/z and Python's str(datetime) with a space", () => {
+    expect(record({ ...envelope, observed_at: "2025-11-29t12:00:00z" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.000Z");
+    expect(record({ ...envelope, observed_at: "2025-11-29 13:00:00.5+01:00" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.500Z");
+    expect(record({ ...envelope, observed_at: "2025-11-29 12:00:00" }).observedAt.toISOString()).toBe("2025-11-29T12:00:00.000Z");
+  });
+
   it.each([
     [{ ...envelope, kind: "afc" }, "kind"],
     [{ ...envelope, observed_at: undefined }, "observed_at"],
@@ -128,6 +134,16 @@ describe("normalizeSpatialEnvelope", () => {
     const r = record({ ...envelope, crs: "EPSG:3857", feature: { ...feature, geometry: { type: "Point", coordinates: [1e7, 5e6] } } });
     expect(r.payload).toMatchObject({ geometry: { type: "Point", coordinates: [89.83152841195215, 40.91627447067577] } });
     expect(r.spatial?.analysis.crs).toBe("EPSG:3857");
+  });
+
+  it("reprojects a declared WGS 84 / UTM zone to EPSG:4326 and validates there", () => {
+    const bowtie = { type: "Polygon", coordinates: [[[500000, 0], [502000, 2000], [502000, 0], [500000, 2000], [500000, 0]]] };
+    const r = record({ ...envelope, crs: "EPSG:32633", feature: { ...feature, geometry: bowtie } });
+    const ring = (r.payload as { geometry: { coordinates: number[][][] } }).geometry.coordinates[0]!;
+    expect(ring[0]![0]).toBeCloseTo(15, 9);
+    expect(ring[0]![1]).toBeCloseTo(0, 9);
+    expect(r.spatial?.analysis).toMatchObject({ crs: "EPSG:32633", valid_before: false, outcome: "repaired", type_after: "MultiPolygon" });
+    expect(r.spatial?.analysis.reason).toMatch(/^Self-intersection at or near point \(15\.0089/);
   });
 
   it("keeps exact lexemes for numeric keys and ids", () => {

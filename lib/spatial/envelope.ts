@@ -8,6 +8,7 @@
 import { isLosslessNumber } from "lossless-json";
 import * as z from "zod";
 import { isJsonObject, toPlainJson } from "../afc/json";
+import { parseProducerTime } from "../dead-letters/timestamps";
 import type {
   FieldError, JsonValue, NewDeadLetter, NormalizeResult, RepairMethod, RepairPolicy,
 } from "@/lib/dead-letters/types";
@@ -33,10 +34,14 @@ const epochSeconds = numberLike.pipe(z.number()
   .refine((n) => n < MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)"))
   .transform((n) => new Date(Math.round(n * 1000)));
 
-// RFC 3339 with an offset; a timestamp without one (Python's naive datetime.isoformat()) is read as UTC.
-const rfc3339 = z.iso.datetime({ offset: true, local: true, error: "must be an RFC 3339 timestamp such as 2025-11-29T12:00:00Z" })
-  .transform((s) => new Date(/(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(s) ? s : `${s}Z`))
-  .refine((d) => !Number.isNaN(d.getTime()), "is not a valid date");
+// RFC 3339 (either case, "T" or a space); a timestamp without an offset (Python's naive datetime.isoformat())
+// is read as UTC.
+const rfc3339 = z.string().transform((s, ctx): Date => {
+  const date = parseProducerTime(s);
+  if (date) return date;
+  ctx.addIssue({ code: "custom", message: "must be an RFC 3339 timestamp such as 2025-11-29T12:00:00Z" });
+  return z.NEVER;
+});
 
 /** Picks the branch by JSON type so the message says what is wrong with the value given, not with both forms. */
 const observedAt = z.unknown().transform((value, ctx): Date => {

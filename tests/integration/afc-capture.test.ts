@@ -19,10 +19,10 @@ afterAll(async () => {
   await closeDb();
 });
 
-async function capture(body: string, query = ""): Promise<Response> {
+async function capture(body: string, query = "", contentType = "application/json"): Promise<Response> {
   const { POST } = await import("../../app/api/afc/taps/route");
   return POST(
-    new Request(`http://localhost/api/afc/taps${query}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body }),
+    new Request(`http://localhost/api/afc/taps${query}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": contentType }, body }),
     { params: Promise.resolve({}) },
   );
 }
@@ -50,6 +50,31 @@ describe("POST /api/afc/taps", () => {
     expect(body.results[0]).toMatchObject({ status: "duplicate" });
     const { rows } = await db.pool.query("SELECT count(*)::int AS n, max(failure_count) AS f FROM dead_letter WHERE event_id = 'bad-1'");
     expect(rows[0]).toEqual({ n: 1, f: 2 });
+  });
+
+  it("takes NDJSON (one tap per line) like POST /api/dead-letters does", async () => {
+    const nd = `${good.replace("ok-1", "ok-nd")}\n\n${extra.replace("bad-1", "bad-nd")}\r\n`;
+    const res = await capture(nd, "?source=gates.nd", "application/x-ndjson");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ passed: 1, captured: 1, duplicates: 0 });
+    expect(body.results.map((r: { index: number; status: string }) => [r.index, r.status])).toEqual([[0, "passed"], [1, "captured"]]);
+    const { rows } = await db.pool.query("SELECT source FROM dead_letter WHERE event_id = 'bad-nd'");
+    expect(rows).toEqual([{ source: "gates.nd" }]);
+  });
+
+  it("reads any other content type as JSON (a bare curl -d sends form-urlencoded)", async () => {
+    const res = await capture(good.replace("ok-1", "ok-form"), "", "application/x-www-form-urlencoded");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ passed: 1, captured: 0 });
+  });
+
+  it("refuses NDJSON with a bad line with a 400 naming the line, and stores nothing", async () => {
+    const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
+    const res = await capture(`${extra.replace("bad-1", "bad-3")}\n{"event_id": \n`, "", "application/x-ndjson");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body.line 2" }] } });
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
   });
 
   it("refuses bad JSON with a 400 and stores nothing", async () => {

@@ -44,4 +44,18 @@ describe("OpenAPI document", () => {
     const action = openApiDocument().components.schemas.ActionBody as { oneOf: { properties: { action: { const: string } } }[] };
     expect(action.oneOf.map((o) => o.properties.action.const).sort()).toEqual(["approve", "edit", "quarantine", "reopen"]);
   });
+
+  it("documents the 404 of every route under /api/replays/{id} (they all answer it for an unknown batch)", () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    const batchPaths = Object.keys(paths).filter((p) => p.startsWith("/api/replays/{id}"));
+    expect(batchPaths.length).toBeGreaterThanOrEqual(8);
+    for (const p of batchPaths) for (const [method, op] of Object.entries(paths[p]!)) expect(op.responses, `${method} ${p}`).toHaveProperty("404");
+  });
+
+  it("documents both body formats of the ingest boundaries", () => {
+    const paths = openApiDocument().paths as Record<string, Record<string, { requestBody: { content: Record<string, unknown> } }>>;
+    for (const p of ["/api/dead-letters", "/api/afc/taps"]) {
+      expect(Object.keys(paths[p]!.post!.requestBody.content).sort(), p).toEqual(["application/json", "application/x-ndjson"]);
+    }
+  });
 });

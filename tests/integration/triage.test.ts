@@ -113,6 +113,17 @@ describe("edits", () => {
     expect(audit.diff).toEqual({ battery_pct: [7, 0, 0] });
   });
 
+  it("AFC: an analyst may coerce the string fare to its number (issue #4); the key and raw envelope stay", async () => {
+    const d = await getDeadLetter(db.pool, ids.afc4!); // battery_pct stripped above; fare still "275"
+    expect((d.payload as Record<string, unknown>).fare_amount_cents).toBe("275");
+    const payload = { ...(d.payload as Record<string, unknown>), fare_amount_cents: 275 } as Record<string, string | number>;
+    const edited = await applyAction(db.pool, ids.afc4!, { action: "edit", version: d.version, payload }, analyst);
+    expect(edited).toMatchObject({ version: d.version + 1, rawEnvelope: d.rawEnvelope, idempotencyKey: d.idempotencyKey });
+    expect((edited.payload as Record<string, unknown>).fare_amount_cents).toBe(275);
+    const audit = (await auditFor(ids.afc4!)).at(-1)!;
+    expect(audit.action).toBe("dead_letter.edited");
+  });
+
   it("AFC identity fields: refused for analysts, allowed for a supervisor with a reason; the key stays", async () => {
     const d = await getDeadLetter(db.pool, ids.poison!);
     expect(d.failureClass).toBe("poison");
@@ -124,7 +135,8 @@ describe("edits", () => {
     const edited = await applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: true, reason: "from gate log" }, supervisor);
     expect(edited).toMatchObject({ failureClass: "transient_schema", classReason: "edited into validity", idempotencyKey: d.idempotencyKey, eventId: "e-2" });
     const audits = await auditFor(ids.poison!);
-    expect(audits.at(-1)).toMatchObject({ action: "dead_letter.identity_overridden", reason: "from gate log", after: { fields: ["event_id", "fare_amount_cents"] } });
+    // fare "275" → 275 is a coercion, not an identity change (see the test above); event_id is the override
+    expect(audits.at(-1)).toMatchObject({ action: "dead_letter.identity_overridden", reason: "from gate log", after: { fields: ["event_id"] } });
     // Ingest quarantined it for being poison; the edit keeps that decision until someone reopens it.
     expect(edited.status).toBe("quarantined");
     const reopened = await applyAction(db.pool, ids.poison!, { action: "reopen", version: edited.version }, analyst);

@@ -8,8 +8,16 @@ import { decodeUtf8, splitBody, type BodyFormat } from "./split";
 const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
 const JSON_TYPES = new Set(["application/json", "text/json"]);
 
+const mediaType = (contentType: string | null): string =>
+  (contentType ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
+
+/** application/x-ndjson and its aliases. */
+export function isNdjson(contentType: string | null): boolean {
+  return NDJSON_TYPES.has(mediaType(contentType));
+}
+
 export function bodyFormat(contentType: string | null): BodyFormat {
-  const type = (contentType ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
+  const type = mediaType(contentType);
   if (NDJSON_TYPES.has(type)) return "ndjson";
   if (JSON_TYPES.has(type) || type === "") return "json";
   throw new AppError("unsupported_media_type", `content-type: ${type} is not accepted; send application/json (one envelope or an array) or application/x-ndjson`, {

@@ -3,16 +3,19 @@ import { defineRoute } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { captureTaps, parseCaptureBody } from "@/lib/afc/capture";
 import { getDb } from "@/lib/db/client";
+import { isNdjson } from "@/lib/dead-letters/ingest/http";
 
 export const dynamic = "force-dynamic";
 
 const Query = z.object({ source: z.string().min(1).max(200).optional() });
 
 /**
- * POST /api/afc/taps — the capture boundary: validates raw taps (`[tap, …]`, `{source, taps}` or one tap),
- * answers which passed, and captures the failing ones into the DLQ in one transaction.
+ * POST /api/afc/taps — the capture boundary: validates raw taps (`[tap, …]`, `{source, taps}`, one tap, or
+ * NDJSON with application/x-ndjson), answers which passed, and captures the failing ones into the DLQ in one
+ * transaction.
  */
 export const POST = defineRoute({ access: { permission: "dead_letters:ingest" }, query: Query }, async ({ req, query, principal, requestId, now }) => {
-  const body = parseCaptureBody(await req.text());
+  // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
+  const body = parseCaptureBody(await req.text(), isNdjson(req.headers.get("content-type")) ? "ndjson" : "json");
   return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
 });

@@ -1,0 +1,39 @@
+// RFC 3339 timestamps as producers write them. zod's ISO pattern knows only an upper-case "T" and "Z", but
+// RFC 3339's ABNF is case-insensitive (§5.6: "t" and "z" are allowed) and lets applications put a space
+// between date and time — what Python's str(datetime) writes. Metadata times a producer stored
+// (`observed_at`, `first_seen_utc`) also come from naive datetimes (`datetime.utcnow().isoformat()`, no
+// offset): those are read as UTC, since rejecting the record would lose the dead letter over its bookkeeping.
+import * as z from "zod";
+
+const WITH_OFFSET = z.iso.datetime({ offset: true });
+const OFFSET_OR_NAIVE = z.iso.datetime({ offset: true, local: true });
+const SEPARATOR = /^(\d{4}-\d{2}-\d{2})[Tt ]/;
+/** RFC 3339 requires seconds; zod's pattern lets a naive time stop at minutes. */
+const HAS_SECONDS = /^\d{2}:\d{2}:\d{2}/;
+const HAS_OFFSET = /(?:Z|[+-]\d{2}:?\d{2})$/;
+
+/** Upper-case "T"/"Z" (and, when `space` is allowed, "T" for a space separator) so zod's pattern applies. */
+function canonical(text: string, space: boolean): string | null {
+  const sep = SEPARATOR.exec(text);
+  if (!sep || (!space && text.charAt(10) === " ")) return null;
+  const rest = text.slice(11);
+  if (!HAS_SECONDS.test(rest)) return null;
+  return `${sep[1]}T${rest.endsWith("z") ? `${rest.slice(0, -1)}Z` : rest}`;
+}
+
+/** RFC 3339 date-time with a mandatory offset, "t"/"z" in either case; no space separator, no naive times. */
+export function isRfc3339(text: string): boolean {
+  const c = canonical(text, false);
+  return c !== null && WITH_OFFSET.safeParse(c).success;
+}
+
+/**
+ * A producer-stored time: RFC 3339 in either case, "T" or a space between date and time, and a naive time
+ * (no offset) read as UTC. Seconds are required, as in RFC 3339. Null when it is none of these or not a real calendar date.
+ */
+export function parseProducerTime(text: string): Date | null {
+  const c = canonical(text, true);
+  if (c === null || !OFFSET_OR_NAIVE.safeParse(c).success) return null;
+  const date = new Date(HAS_OFFSET.test(c) ? c : `${c}Z`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
