@@ -38,7 +38,7 @@ function normalise(e: AuditInput, at: Date): AuditContent {
 /** Events ready to chain: normalised, serialised and canonicalized (all but the link to the previous hash). */
 export interface PreparedAudit {
   prepared: true;
-  events: { c: AuditContent; body: AuditBody; before: string | null; after: string | null; diff: string | null }[];
+  events: { c: AuditContent; body: AuditBody }[];
 }
 
 /**
@@ -50,8 +50,7 @@ export function prepareAudit(events: AuditInput[], now: Date): PreparedAudit {
     prepared: true,
     events: events.map((e) => {
       const c = normalise(e, now);
-      const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
-      return { c, body: auditBody(c), before: json(c.before), after: json(c.after), diff: json(c.diff) };
+      return { c, body: auditBody(c) };
     }),
   };
 }
@@ -63,24 +62,23 @@ export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | P
   await client.query("SELECT pg_advisory_xact_lock($1)", [AUDIT_CHAIN_LOCK]);
   const last = await client.query<{ hash: string }>("SELECT hash FROM audit_event ORDER BY id DESC LIMIT 1");
   let prev = last.rows[0]?.hash ?? GENESIS_HASH;
-  const cols: unknown[][] = Array.from({ length: 14 }, () => []);
-  for (const { c, body, before, after, diff } of events) {
+  const rows = events.map(({ c, body }) => {
     const hash = chainHash(prev, body);
-    const row = [c.at, c.actorId, c.actorEmail, c.actorRole, c.action, c.targetType, c.targetId, before, after, diff, c.reason, c.requestId, prev, hash];
-    row.forEach((v, i) => cols[i]!.push(v));
+    const row = { ...c, prevHash: prev, hash };
     prev = hash;
-  }
-  // ORDER BY ord makes the ids follow the chain order.
+    return row;
+  });
+  // One JSON document (json_to_recordset) rather than 14 parameter arrays: see store.ts. WITH ORDINALITY and
+  // ORDER BY ord make the ids follow the chain order.
   await client.query(
     `INSERT INTO audit_event (at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after,
        diff, reason, request_id, prev_hash, hash)
-     SELECT at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after, diff, reason,
-       request_id, prev_hash, hash
-     FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-       $8::jsonb[], $9::jsonb[], $10::jsonb[], $11::text[], $12::text[], $13::text[], $14::text[])
-     WITH ORDINALITY AS t(at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after, diff,
-       reason, request_id, prev_hash, hash, ord)
-     ORDER BY ord`,
-    cols,
+     SELECT t.at, t."actorId", t."actorEmail", t."actorRole", t.action, t."targetType", t."targetId", t.before, t.after, t.diff,
+       t.reason, t."requestId", t."prevHash", t.hash
+     FROM json_array_elements($1::json) WITH ORDINALITY AS e(row, ord),
+       json_to_record(e.row) AS t(at timestamptz, "actorId" text, "actorEmail" text, "actorRole" text, action text, "targetType" text,
+         "targetId" text, before jsonb, after jsonb, diff jsonb, reason text, "requestId" text, "prevHash" text, hash text)
+     ORDER BY e.ord`,
+    [JSON.stringify(rows)],
   );
 }

@@ -65,40 +65,38 @@ export async function storeDeadLetters(
     [candidates.length],
   );
   ctx.idsTaken?.();
-  const cols: unknown[][] = Array.from({ length: 26 }, () => []);
   // Rows go in key order (ids still follow input order): concurrent stores then take the unique index's
   // entries in one order, which keeps them from deadlocking each other.
   const order = candidates.map((i, n) => [i, n] as const);
   order.sort(([a], [b]) => compareKeys(records[a] as NewDeadLetter, records[b] as NewDeadLetter));
-  order.forEach(([i, n]) => {
+  // One JSON document for the whole batch (json_to_recordset), not 26 parameter arrays: JSON.stringify is
+  // native, while node-postgres escapes every element of a text[] in JavaScript — for payloads, raw envelopes
+  // and analyses that was a fifth of ingest's main-thread time.
+  const rows = order.map(([i, n]) => {
     const r = records[i] as NewDeadLetter;
     const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
-    const row: unknown[] = [
-      ids.rows[n]?.id, r.kind, r.source, r.idempotencyKey, r.entityKey, r.eventId, r.deviceId, r.sourceMessageId,
-      r.observedAt, r.firstSeenAt, r.rawEnvelope, JSON.stringify(r.payload), r.failureReason, r.failureReason,
-      reasonGroup(r.failureReason), r.failureClass, r.classReason, r.failureClass === "poison" ? "quarantined" : "pending",
-      r.replayCount, r.spatial ? JSON.stringify(r.spatial.analysis) : null,
-      r.spatial?.repairedGeometry == null ? null : JSON.stringify(r.spatial.repairedGeometry),
-      bbox?.[0] ?? null, bbox?.[1] ?? null, bbox?.[2] ?? null, bbox?.[3] ?? null, ctx.now,
-    ];
-    row.forEach((v, c) => (cols[c] as unknown[]).push(v));
+    return {
+      id: ids.rows[n]?.id, kind: r.kind, source: r.source, key: r.idempotencyKey, entity: r.entityKey, event_id: r.eventId,
+      device_id: r.deviceId, msg_id: r.sourceMessageId, observed_at: r.observedAt, first_seen_at: r.firstSeenAt, raw: r.rawEnvelope,
+      payload: r.payload, reason: r.failureReason, rgroup: reasonGroup(r.failureReason), fclass: r.failureClass, creason: r.classReason,
+      status: r.failureClass === "poison" ? "quarantined" : "pending", replays: r.replayCount, analysis: r.spatial?.analysis ?? null,
+      repaired: r.spatial?.repairedGeometry ?? null, x1: bbox?.[0] ?? null, y1: bbox?.[1] ?? null, x2: bbox?.[2] ?? null, y2: bbox?.[3] ?? null,
+    };
   });
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO dead_letter (id, kind, source, idempotency_key, entity_key, event_id, device_id, source_message_id,
        observed_at, first_seen_at, raw_envelope, payload, first_failure_reason, reason, reason_group, failure_class,
        class_reason, status, replay_count, analysis, repaired_geometry, bbox, created_at, updated_at, last_failed_at)
      SELECT id, kind, source, key, entity, event_id, device_id, msg_id, observed_at, first_seen_at, raw, payload,
-       reason, reason2, rgroup, fclass, creason, status, replays, analysis, repaired,
-       CASE WHEN x1 IS NULL THEN NULL ELSE box(point(x1, y1), point(x2, y2)) END, now_, now_, now_
-     FROM unnest($1::bigint[], $2::"DeadLetterKind"[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-       $8::text[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::jsonb[], $13::text[], $14::text[],
-       $15::text[], $16::"FailureClass"[], $17::text[], $18::"DeadLetterStatus"[], $19::int[], $20::jsonb[],
-       $21::jsonb[], $22::float8[], $23::float8[], $24::float8[], $25::float8[], $26::timestamptz[])
-       AS t(id, kind, source, key, entity, event_id, device_id, msg_id, observed_at, first_seen_at, raw, payload,
-         reason, reason2, rgroup, fclass, creason, status, replays, analysis, repaired, x1, y1, x2, y2, now_)
+       reason, reason, rgroup, fclass, creason, status, replays, analysis, repaired,
+       CASE WHEN x1 IS NULL THEN NULL ELSE box(point(x1, y1), point(x2, y2)) END, $2::timestamptz, $2::timestamptz, $2::timestamptz
+     FROM json_to_recordset($1::json) AS t(id bigint, kind "DeadLetterKind", source text, key text, entity text, event_id text,
+       device_id text, msg_id text, observed_at timestamptz, first_seen_at timestamptz, raw text, payload jsonb, reason text,
+       rgroup text, fclass "FailureClass", creason text, status "DeadLetterStatus", replays int, analysis jsonb, repaired jsonb,
+       x1 float8, y1 float8, x2 float8, y2 float8)
      ON CONFLICT (kind, idempotency_key) DO NOTHING
      RETURNING id::text AS id`,
-    cols,
+    [JSON.stringify(rows), ctx.now],
   );
   const created = new Set(inserted.rows.map((r) => r.id));
   const audits: AuditInput[] = [];
