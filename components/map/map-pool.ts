@@ -123,14 +123,31 @@ function destroy(entry: PooledMap): void {
 /** Back to the base state: water and the countries' source (layers hidden), nothing of the former owner. */
 function reset(map: MapLibreMap): void {
   map.stop();
-  for (const layer of map.getStyle().layers) {
+  const style = map.getStyle();
+  for (const layer of style.layers) {
     if (!BASEMAP_LAYER_IDS.has(layer.id)) map.removeLayer(layer.id);
   }
-  for (const id of Object.keys(map.getStyle().sources)) {
+  for (const id of Object.keys(style.sources)) {
     if (id !== BASEMAP_SOURCE_ID) map.removeSource(id);
   }
   setBasemapVisible(map, false);
   map.getCanvas().style.cursor = "";
+}
+
+function moveToLot(element: HTMLDivElement, width: number, height: number): void {
+  Object.assign(element.style, { position: "absolute", inset: "auto", width: `${width}px`, height: `${height}px` });
+  parkingLot().appendChild(element);
+}
+
+/**
+ * Moves a map that is about to be parked out of its owner's element, at the size it has there. Called while the
+ * owner is still in the page (a layout effect's cleanup): by the time passive effects clean up, React has removed
+ * the owner's elements, the container measures 0×0, and MapLibre's ResizeObserver would shrink the map to nothing
+ * — to be resized back (a canvas reallocation) by the next owner.
+ */
+export function parkInPlace(entry: PooledMap): void {
+  const { clientWidth, clientHeight } = entry.element;
+  if (clientWidth > 0 && clientHeight > 0) moveToLot(entry.element, clientWidth, clientHeight);
 }
 
 /**
@@ -149,9 +166,11 @@ export function releaseMap(entry: PooledMap, reusable: boolean): void {
     destroy(entry);
     return;
   }
-  const { clientWidth, clientHeight } = entry.element;
-  Object.assign(entry.element.style, { position: "absolute", inset: "auto", width: `${clientWidth}px`, height: `${clientHeight}px` });
-  parkingLot().appendChild(entry.element);
+  if (entry.element.parentElement !== lot) {
+    // Not moved out by parkInPlace: the size MapLibre last gave the canvas is the size the map had on the page.
+    const canvas = entry.map.getCanvas();
+    moveToLot(entry.element, parseFloat(canvas.style.width) || 0, parseFloat(canvas.style.height) || 0);
+  }
   parked.push(entry);
   while (parked.length > MAX_PARKED) destroy(parked.shift()!);
 }

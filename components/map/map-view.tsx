@@ -6,11 +6,11 @@ import type {
   AllLayoutProperties, AllPaintProperties, GeoJSONSource, GeoJSONSourceSpecification, LayerSpecification, Map as MapLibreMap, MapEventType,
   MapGeoJSONFeature, StyleSpecification,
 } from "maplibre-gl";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { flushSync } from "react-dom";
 import { afterFirstDraws, BACKGROUND, BASEMAP_LAYER_IDS, setBasemapVisible, showBasemap, startFirstDraw } from "./basemap";
 import { loadMapLibre } from "./load-maplibre";
-import { attachMap, createMap, listen, releaseMap, takeMap, type PooledMap } from "./map-pool";
+import { attachMap, createMap, listen, parkInPlace, releaseMap, takeMap, type PooledMap } from "./map-pool";
 
 // The one MapLibre wrapper (react-map-gl's pattern): the map is created once in an effect from a dynamically
 // imported maplibre-gl, sources are updated with setData when their data object changes, layers are diffed by
@@ -182,6 +182,19 @@ export function MapView(props: MapViewProps) {
   const jumping = useRef(false);
   // This mount's listeners on the map: removed on unmount, so a reused map carries none of a former owner's.
   const listeners = useRef<(() => void)[]>([]);
+  const pooled = useRef<PooledMap | null>(null);
+
+  // Declared before the mount effect: on unmount, a layout effect's cleanup runs while this component's elements
+  // are still in the page, so the map leaves them at its real size (see parkInPlace). React also runs it when a
+  // Suspense boundary or an <Activity> hides this component without unmounting it; the map comes back when
+  // it is shown again.
+  useLayoutEffect(() => {
+    const entry = pooled.current;
+    if (entry && container.current && entry.element.parentElement !== container.current) attachMap(entry, container.current);
+    return () => {
+      if (pooled.current && latest.current.reuse) parkInPlace(pooled.current);
+    };
+  }, []);
 
   useEffect(() => {
     let cancelled = false;
@@ -241,6 +254,7 @@ export function MapView(props: MapViewProps) {
       // A parked map: it is loaded, so it gets this mount's view and data now, and is ready at once. The countries
       // stay hidden until the record drew, as on a new map; data-drawn waits for the 'idle' after these changes.
       entry = reused;
+      pooled.current = reused;
       const m = reused.map;
       mark("reused");
       // A resize reallocates the canvas (~30 ms with software WebGL): only when the new place differs in size.
@@ -264,6 +278,7 @@ export function MapView(props: MapViewProps) {
           const box = initial.fit ?? null;
           entry = createMap(ml, { style: initialStyle(initial.sources, initial.layers), bounds: box, fitMaxZoom: initial.fitMaxZoom });
           attachMap(entry, container.current);
+          pooled.current = entry;
           const m = entry.map;
           mark("constructed");
           applied.current = {
@@ -290,6 +305,7 @@ export function MapView(props: MapViewProps) {
       for (const off of own.splice(0)) off();
       // A reusable map goes back to the pool (its container leaves this component); any other is removed.
       if (entry) releaseMap(entry, latest.current.reuse ?? false);
+      pooled.current = null;
       applied.current = { data: new Map(), layers: new Map() };
     };
     // The map is created (or taken from the pool) once per mount; later prop changes are applied by the effects below.
