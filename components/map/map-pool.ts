@@ -61,12 +61,17 @@ function fill(element: HTMLDivElement): void {
   Object.assign(element.style, { position: "absolute", inset: "0", width: "", height: "" });
 }
 
-/** A new map in a new container element (not yet in the page), with the options every MapView uses. */
-export function createMap(ml: MapLibre, options: CreateOptions): PooledMap {
+/**
+ * A new map, with the options every MapView uses, in a new container element placed in `host` (filling it) or, for
+ * a prewarmed map, parked at `size`. Placed before construction: MapLibre measures its container then (and fits
+ * `bounds` to that size), and an element outside the page measures 0×0.
+ */
+export function createMap(ml: MapLibre, options: CreateOptions, place: { host: HTMLElement } | { size: [number, number] }): PooledMap {
   const element = document.createElement("div");
-  fill(element);
-  // MapLibre measures its container when constructed; an element outside the page measures 0×0.
-  parkingLot().appendChild(element);
+  if ("host" in place) {
+    fill(element);
+    place.host.appendChild(element);
+  } else moveToLot(element, place.size[0], place.size[1]);
   const { style, bounds, fitMaxZoom = 17 } = options;
   const map = new ml.Map({
     container: element,
@@ -183,9 +188,7 @@ export function releaseMap(entry: PooledMap, reusable: boolean): void {
 export function prewarmMaps(ml: MapLibre, count: number, width: number, height: number): void {
   const missing = Math.min(count, MAX_PARKED) - parked.length;
   for (let i = 0; i < missing; i++) {
-    const entry = createMap(ml, { style: { version: 8, sources: {}, layers: [BACKGROUND] } });
-    Object.assign(entry.element.style, { inset: "auto", width: `${width}px`, height: `${height}px` });
-    entry.map.resize();
+    const entry = createMap(ml, { style: { version: 8, sources: {}, layers: [BACKGROUND] } }, { size: [width, height] });
     parked.push(entry);
     entry.map.once("load", () => {
       if (!entry.lost && entry.map.getContainer().isConnected) void addBasemap(entry.map, false).catch((err: unknown) => console.error("[map] basemap", err));

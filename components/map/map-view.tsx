@@ -276,8 +276,7 @@ export function MapView(props: MapViewProps) {
           mark("module");
           const initial = latest.current;
           const box = initial.fit ?? null;
-          entry = createMap(ml, { style: initialStyle(initial.sources, initial.layers), bounds: box, fitMaxZoom: initial.fitMaxZoom });
-          attachMap(entry, container.current);
+          entry = createMap(ml, { style: initialStyle(initial.sources, initial.layers), bounds: box, fitMaxZoom: initial.fitMaxZoom }, { host: container.current });
           pooled.current = entry;
           const m = entry.map;
           mark("constructed");
