@@ -18,11 +18,13 @@ export function loadBasemap(): Promise<FeatureCollection<Polygon | MultiPolygon>
   return loading;
 }
 
+export const BASEMAP_SOURCE_ID = "basemap";
+
 export const BACKGROUND: LayerSpecification = { id: "basemap-water", type: "background", paint: { "background-color": "#dbe7ef" } };
 
 const BASEMAP_LAYERS: LayerSpecification[] = [
-  { id: "basemap-land", type: "fill", source: "basemap", paint: { "fill-color": "#f6f4ee" } },
-  { id: "basemap-borders", type: "line", source: "basemap", paint: { "line-color": "#c9c3b5", "line-width": 0.6 } },
+  { id: "basemap-land", type: "fill", source: BASEMAP_SOURCE_ID, paint: { "fill-color": "#f6f4ee" } },
+  { id: "basemap-borders", type: "line", source: BASEMAP_SOURCE_ID, paint: { "line-color": "#c9c3b5", "line-width": 0.6 } },
 ];
 
 /**
@@ -31,12 +33,28 @@ const BASEMAP_LAYERS: LayerSpecification[] = [
  * coastline, is what the analyst is waiting for. maxzoom 5: at 1:110m there is no detail beyond it, so deeper
  * zooms overzoom the z5 tile instead of cutting coastlines down to parcel scale.
  */
-export async function addBasemap(map: Map): Promise<void> {
+export async function addBasemap(map: Map, visible = true): Promise<void> {
   const data = await loadBasemap();
-  if (map.getSource("basemap")) return;
-  map.addSource("basemap", { type: "geojson", data, maxzoom: 5, buffer: 16 });
+  if (map.getSource(BASEMAP_SOURCE_ID)) return;
+  map.addSource(BASEMAP_SOURCE_ID, { type: "geojson", data, maxzoom: 5, buffer: 16 });
   const below = map.getStyle().layers.find((l) => l.id !== BACKGROUND.id)?.id;
-  for (const layer of BASEMAP_LAYERS) map.addLayer(layer, below);
+  for (const layer of BASEMAP_LAYERS) map.addLayer(visible ? layer : { ...layer, layout: { visibility: "none" } }, below);
+}
+
+/** Adds the countries, or shows them again on a reused map that had them hidden. */
+export async function showBasemap(map: Map): Promise<void> {
+  await addBasemap(map);
+  setBasemapVisible(map, true);
+}
+
+/**
+ * Hides or shows the countries of a map that has them. A reused map hides them until its record drew: MapLibre
+ * loads no tiles for a source without a visible layer, so the record's tiles do not queue behind the countries'.
+ */
+export function setBasemapVisible(map: Map, visible: boolean): void {
+  for (const layer of BASEMAP_LAYERS) {
+    if (map.getLayer(layer.id)) map.setLayoutProperty(layer.id, "visibility", visible ? "visible" : "none");
+  }
 }
 
 export const BASEMAP_LAYER_IDS = new Set([BACKGROUND.id, ...BASEMAP_LAYERS.map((l) => l.id)]);

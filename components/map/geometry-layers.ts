@@ -1,3 +1,4 @@
+import type { Feature, FeatureCollection } from "geojson";
 import type { ExpressionSpecification, LayerSpecification } from "maplibre-gl";
 import type { Geometry } from "@/lib/spatial/geojson";
 import { EMPTY_COLLECTION, linesOf, markerAt, partsOf, verticesOf } from "@/lib/spatial/display";
@@ -7,18 +8,34 @@ import type { SourceDef } from "./map-view";
 // vertices (circles) — a bowtie has zero area and MapLibre fills nothing for it — with the error location
 // marked; the repaired geometry is filled, each part in its own colour so a split into parts is visible.
 
+const RECEIVED = "received";
+type Role = "fill" | "line" | "vertex" | "marker";
+const role = (r: Role): ExpressionSpecification => ["==", ["get", "role"], r];
+
 export const PART_COLOURS = ["#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2"];
 
 const byPart: ExpressionSpecification = ["match", ["%", ["get", "part"], PART_COLOURS.length],
   0, PART_COLOURS[0]!, 1, PART_COLOURS[1]!, 2, PART_COLOURS[2]!, 3, PART_COLOURS[3]!, 4, PART_COLOURS[4]!, PART_COLOURS[5]!];
 
+function withRole(fc: FeatureCollection, role: Role): Feature[] {
+  return fc.features.map((f) => ({ ...f, properties: { ...f.properties, role } }));
+}
+
+/**
+ * One source for everything the received map draws, each feature tagged with the layer that draws it. Why not one
+ * source per layer: every GeoJSON source is its own worker job and its own tile, and each tile that arrives is one
+ * more frame; with software compositing every frame that changed a canvas reads it back from the GPU process
+ * (GLES2::ReadPixels: 0.23–0.37 s in all between a row click and both maps drawn, in two Chromium traces), and
+ * four sources cost up to four such frames and four worker jobs before the first 'idle'.
+ */
 export function receivedSources(geometry: Geometry | null, location: readonly [number, number] | null, ref: number | null): Record<string, SourceDef> {
-  return {
-    "received-lines": { data: geometry ? linesOf(geometry) : EMPTY_COLLECTION },
-    "received-vertices": { data: geometry ? verticesOf(geometry) : EMPTY_COLLECTION },
-    "received-fill": { data: geometry ? partsOf(geometry) : EMPTY_COLLECTION },
-    "error-marker": { data: markerAt(location, ref) },
-  };
+  const features = [
+    ...(geometry ? withRole(partsOf(geometry), "fill") : []),
+    ...(geometry ? withRole(linesOf(geometry), "line") : []),
+    ...(geometry ? withRole(verticesOf(geometry), "vertex") : []),
+    ...withRole(markerAt(location, ref), "marker"),
+  ];
+  return { [RECEIVED]: { data: { type: "FeatureCollection", features } } };
 }
 
 export function repairedSources(geometry: Geometry | null): Record<string, SourceDef> {
@@ -27,17 +44,17 @@ export function repairedSources(geometry: Geometry | null): Record<string, Sourc
 
 export function receivedLayers(opts: { dashed?: boolean } = {}): LayerSpecification[] {
   return [
-    { id: "received-fill", type: "fill", source: "received-fill", filter: ["==", ["get", "kind"], "polygon"], paint: { "fill-color": "#dc2626", "fill-opacity": opts.dashed ? 0 : 0.08 } },
+    { id: "received-fill", type: "fill", source: RECEIVED, filter: ["all", role("fill"), ["==", ["get", "kind"], "polygon"]], paint: { "fill-color": "#dc2626", "fill-opacity": opts.dashed ? 0 : 0.08 } },
     {
-      id: "received-lines", type: "line", source: "received-lines",
+      id: "received-lines", type: "line", source: RECEIVED, filter: role("line"),
       paint: { "line-color": "#b91c1c", "line-width": 2, ...(opts.dashed ? { "line-dasharray": [2, 1.5] } : {}) },
     },
     {
-      id: "received-vertices", type: "circle", source: "received-vertices",
+      id: "received-vertices", type: "circle", source: RECEIVED, filter: role("vertex"),
       paint: { "circle-radius": 4, "circle-color": "#ffffff", "circle-stroke-color": "#b91c1c", "circle-stroke-width": 2 },
     },
     {
-      id: "error-marker", type: "circle", source: "error-marker",
+      id: "error-marker", type: "circle", source: RECEIVED, filter: role("marker"),
       paint: { "circle-radius": 9, "circle-color": "rgba(250, 204, 21, 0.35)", "circle-stroke-color": "#a16207", "circle-stroke-width": 2.5 },
     },
   ];

@@ -3,12 +3,14 @@
 import "maplibre-gl/dist/maplibre-gl.css";
 import type { GeoJSON } from "geojson";
 import type {
-  AllLayoutProperties, AllPaintProperties, GeoJSONSource, GeoJSONSourceSpecification, LayerSpecification, Map as MapLibreMap, MapGeoJSONFeature,
-  StyleSpecification,
+  AllLayoutProperties, AllPaintProperties, GeoJSONSource, GeoJSONSourceSpecification, LayerSpecification, Map as MapLibreMap, MapEventType,
+  MapGeoJSONFeature, StyleSpecification,
 } from "maplibre-gl";
-import { useEffect, useRef, useState } from "react";
-import { addBasemap, afterFirstDraws, BACKGROUND, BASEMAP_LAYER_IDS, startFirstDraw } from "./basemap";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
+import { afterFirstDraws, BACKGROUND, BASEMAP_LAYER_IDS, setBasemapVisible, showBasemap, startFirstDraw } from "./basemap";
 import { loadMapLibre } from "./load-maplibre";
+import { attachMap, createMap, listen, parkInPlace, releaseMap, takeMap, type PooledMap } from "./map-pool";
 
 // The one MapLibre wrapper (react-map-gl's pattern): the map is created once in an effect from a dynamically
 // imported maplibre-gl, sources are updated with setData when their data object changes, layers are diffed by
@@ -47,15 +49,26 @@ export interface MapViewProps {
   clickableLayers?: string[];
   onFeatureClick?: (feature: MapGeoJSONFeature, map: MapLibreMap) => void;
   basemap?: boolean;
+  /**
+   * Park the map for the next MapView instead of removing it on unmount (map-pool.ts). Only for maps whose owner
+   * adds nothing to the map beyond props (no terra-draw, no listeners of its own that outlive it).
+   */
+  reuse?: boolean;
   className?: string;
   children?: React.ReactNode;
 }
 
 type State = "loading" | "ready" | "error";
 
-function whenIdle(fn: () => void): void {
-  if (typeof window.requestIdleCallback === "function") window.requestIdleCallback(fn, { timeout: 2_000 });
-  else window.setTimeout(fn, 200);
+/**
+ * Commits a state change the map reports ('load', 'idle') at once instead of when React's scheduler gets to it.
+ * Why: on the record's page React was measured committing data-drawn 0.1–0.6 s after the map's 'idle' (marks
+ * map:*:idle against the attribute's mutation in tests/e2e/triage-timing), batched behind the page's other updates,
+ * so the page said "not drawn" for a map on screen. In a microtask, so that a call from inside a React effect
+ * (a reused map is ready within the mount effect) is flushed after it rather than warned about.
+ */
+function commitNow(update: () => void): void {
+  queueMicrotask(() => flushSync(update));
 }
 
 function sourceSpec(def: SourceDef): GeoJSONSourceSpecification {
@@ -107,6 +120,50 @@ function setLayer(map: MapLibreMap, spec: LayerSpecification, previous: LayerSpe
   if (JSON.stringify(prevFilter) !== JSON.stringify(nextFilter)) map.setFilter(spec.id, nextFilter ?? null);
 }
 
+/**
+ * Brings the map's own sources and layers to the props: sources first (layers need them), then layers in order,
+ * then sources no longer wanted; only what changed is touched. Returns whether anything changed.
+ */
+function syncStyle(map: MapLibreMap, sources: Record<string, SourceDef>, layers: LayerSpecification[], seen: Applied): boolean {
+  let changed = false;
+  for (const [id, def] of Object.entries(sources)) {
+    const source = map.getSource(id) as GeoJSONSource | undefined;
+    if (!source) {
+      map.addSource(id, sourceSpec(def));
+      changed = true;
+    } else if (seen.data.get(id) !== def.data) {
+      void source.setData(def.data);
+      changed = true;
+    }
+    seen.data.set(id, def.data);
+  }
+  const wanted = new Set(layers.map((l) => l.id));
+  for (const id of [...seen.layers.keys()]) {
+    if (!wanted.has(id) && map.getLayer(id)) map.removeLayer(id);
+    if (!wanted.has(id)) seen.layers.delete(id);
+  }
+  for (const spec of ownLayers(layers)) {
+    const onMap = map.getLayer(spec.id) !== undefined;
+    if (onMap && seen.layers.get(spec.id) === spec) continue;
+    setLayer(map, spec, onMap ? seen.layers.get(spec.id) : undefined);
+    seen.layers.set(spec.id, spec);
+    changed = true;
+  }
+  for (const id of [...seen.data.keys()]) {
+    if (!(id in sources) && map.getSource(id)) {
+      map.removeSource(id);
+      seen.data.delete(id);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+interface Applied {
+  data: Map<string, GeoJSON>;
+  layers: Map<string, LayerSpecification>;
+}
+
 export function MapView(props: MapViewProps) {
   const { label, sources, layers, fit, fitMaxZoom = 17, camera, className = "", children } = props;
   const container = useRef<HTMLDivElement>(null);
@@ -120,133 +177,147 @@ export function MapView(props: MapViewProps) {
   useEffect(() => {
     latest.current = props;
   });
-  const applied = useRef({ data: new Map<string, GeoJSON>(), layers: new Map<string, LayerSpecification>() });
+  const applied = useRef<Applied>({ data: new Map(), layers: new Map() });
   const fitted = useRef<string | null>(null);
   const jumping = useRef(false);
+  // This mount's listeners on the map: removed on unmount, so a reused map carries none of a former owner's.
+  const listeners = useRef<(() => void)[]>([]);
+  const pooled = useRef<PooledMap | null>(null);
+
+  // Declared before the mount effect: on unmount, a layout effect's cleanup runs while this component's elements
+  // are still in the page, so the map leaves them at its real size (see parkInPlace). React also runs it when a
+  // Suspense boundary or an <Activity> hides this component without unmounting it; the map comes back when
+  // it is shown again.
+  useLayoutEffect(() => {
+    const entry = pooled.current;
+    if (entry && container.current && entry.element.parentElement !== container.current) attachMap(entry, container.current);
+    return () => {
+      if (pooled.current && latest.current.reuse) parkInPlace(pooled.current);
+    };
+  }, []);
 
   useEffect(() => {
     let cancelled = false;
-    let created: MapLibreMap | null = null;
+    let entry: PooledMap | null = null;
+    const own = listeners.current;
+    const on = <T extends keyof MapEventType>(m: MapLibreMap, type: T, fn: (ev: MapEventType[T] & object) => void, once = false) => {
+      own.push(listen(m, type, fn, once));
+    };
     const firstDrawn = startFirstDraw();
-    loadMapLibre()
-      .then((ml) => {
-        if (cancelled || !container.current) return;
-        const initial = latest.current;
-        const box = initial.fit ?? null;
-        created = new ml.Map({
-          container: container.current,
-          style: initialStyle(initial.sources, initial.layers),
-          ...(box ? { bounds: box, fitBoundsOptions: { padding: 28, maxZoom: initial.fitMaxZoom ?? 17 } } : { center: [0, 20] as [number, number], zoom: 0.8 }),
-          attributionControl: false,
-          dragRotate: false,
-          pitchWithRotate: false,
-          touchPitch: false,
-          fadeDuration: 0,
-          maxPitch: 0,
-        });
-        const m = created;
-        applied.current = {
-          data: new Map(Object.entries(initial.sources).map(([id, def]) => [id, def.data])),
-          layers: new Map(ownLayers(initial.layers).map((l) => [l.id, l])),
-        };
-        fitted.current = box ? JSON.stringify(box) : null;
-        m.touchZoomRotate.disableRotation();
-        m.on("error", (e) => console.error("[map]", e.error));
-        m.on("move", (e) => {
-          const c = m.getCenter();
-          const b = m.getBounds();
-          const byUser = !jumping.current && "originalEvent" in e && e.originalEvent !== undefined;
-          latest.current.onCameraChange?.({ center: [c.lng, c.lat], zoom: m.getZoom() }, [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], byUser);
-        });
-        // The camera, on the element and outside React (no render per frame): lets a browser test turn a
-        // coordinate into the pixel to click or drag, e.g. a vertex on the geometry editor.
-        const showCamera = () => {
-          const c = m.getCenter();
-          region.current?.setAttribute("data-camera", `${c.lng},${c.lat},${m.getZoom()}`);
-        };
-        m.on("moveend", showCamera);
-        m.once("load", showCamera);
-        m.on("click", (e) => {
-          const ids = (latest.current.clickableLayers ?? []).filter((id) => m.getLayer(id));
-          if (!ids.length || !latest.current.onFeatureClick) return;
-          const hit = m.queryRenderedFeatures(e.point, { layers: ids })[0];
-          if (hit) latest.current.onFeatureClick(hit, m);
-        });
-        m.once("load", () => {
-          if (cancelled) return;
-          setMap(m);
-          setState("ready");
-          latest.current.onReady?.(m);
-        });
-        m.once("idle", () => {
-          if (cancelled) return;
-          setDrawnData(new Map(applied.current.data));
-          firstDrawn();
-          // The countries wait until every map on the page has drawn its own data: there is one worker on 2
-          // cores, and tiling ~180 countries in it first held the second map's record back by 0.3–0.8 s.
-          if (latest.current.basemap ?? true) {
-            void afterFirstDraws().then(() => (cancelled ? undefined : addBasemap(m))).catch((err: unknown) => console.error("[map] basemap", err));
-          }
-        });
-      })
-      .catch((err: unknown) => {
-        console.error("[map] could not start", err);
-        firstDrawn();
-        if (!cancelled) setState("error");
+    const mark = (what: string) => performance.mark(`map:${latest.current.label}:${what}`);
+    mark("mount");
+
+    /** This mount's listeners, attached once the map shows this mount's first view. */
+    const attach = (m: MapLibreMap) => {
+      on(m, "move", (e) => {
+        const c = m.getCenter();
+        const b = m.getBounds();
+        const byUser = !jumping.current && "originalEvent" in e && e.originalEvent !== undefined;
+        latest.current.onCameraChange?.({ center: [c.lng, c.lat], zoom: m.getZoom() }, [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], byUser);
       });
-    const resize = new ResizeObserver(() => created?.resize());
-    if (container.current) resize.observe(container.current);
+      on(m, "moveend", () => showCamera(m));
+      on(m, "click", (e) => {
+        const ids = (latest.current.clickableLayers ?? []).filter((id) => m.getLayer(id));
+        if (!ids.length || !latest.current.onFeatureClick) return;
+        const hit = m.queryRenderedFeatures(e.point, { layers: ids })[0];
+        if (hit) latest.current.onFeatureClick(hit, m);
+      });
+      on(m, "idle", () => {
+        mark("idle");
+        const drawn = new Map(applied.current.data);
+        commitNow(() => setDrawnData(drawn));
+        firstDrawn();
+        // The countries wait until every map on the page has drawn its own data: there is one worker on 2
+        // cores, and tiling ~180 countries in it first held the second map's record back by 0.3–0.8 s.
+        if (latest.current.basemap ?? true) {
+          void afterFirstDraws().then(() => (cancelled ? undefined : showBasemap(m))).catch((err: unknown) => console.error("[map] basemap", err));
+        }
+      }, true);
+    };
+    // The camera, on the element and outside React (no render per frame): lets a browser test turn a
+    // coordinate into the pixel to click or drag, e.g. a vertex on the geometry editor.
+    const showCamera = (m: MapLibreMap) => {
+      const c = m.getCenter();
+      region.current?.setAttribute("data-camera", `${c.lng},${c.lat},${m.getZoom()}`);
+    };
+    const ready = (m: MapLibreMap) => {
+      commitNow(() => {
+        if (cancelled) return;
+        setMap(m);
+        setState("ready");
+      });
+      latest.current.onReady?.(m);
+    };
+
+    const reused = latest.current.reuse && container.current ? takeMap(container.current.clientWidth, container.current.clientHeight) : null;
+    if (reused && container.current) {
+      // A parked map: it is loaded, so it gets this mount's view and data now, and is ready at once. The countries
+      // stay hidden until the record drew, as on a new map; data-drawn waits for the 'idle' after these changes.
+      entry = reused;
+      pooled.current = reused;
+      const m = reused.map;
+      mark("reused");
+      // A resize reallocates the canvas (~30 ms with software WebGL): only when the new place differs in size.
+      if (!attachMap(reused, container.current)) m.resize();
+      const initial = latest.current;
+      fitted.current = initial.fit ? JSON.stringify(initial.fit) : null;
+      if (initial.fit) m.fitBounds(initial.fit, { padding: 28, animate: false, maxZoom: initial.fitMaxZoom ?? 17 });
+      else m.jumpTo({ center: [0, 20], zoom: 0.8 });
+      setBasemapVisible(m, false);
+      syncStyle(m, initial.sources, initial.layers, applied.current);
+      showCamera(m);
+      attach(m);
+      m.triggerRepaint();
+      ready(m);
+    } else {
+      loadMapLibre()
+        .then((ml) => {
+          if (cancelled || !container.current) return;
+          mark("module");
+          const initial = latest.current;
+          const box = initial.fit ?? null;
+          entry = createMap(ml, { style: initialStyle(initial.sources, initial.layers), bounds: box, fitMaxZoom: initial.fitMaxZoom }, { host: container.current });
+          pooled.current = entry;
+          const m = entry.map;
+          mark("constructed");
+          applied.current = {
+            data: new Map(Object.entries(initial.sources).map(([id, def]) => [id, def.data])),
+            layers: new Map(ownLayers(initial.layers).map((l) => [l.id, l])),
+          };
+          fitted.current = box ? JSON.stringify(box) : null;
+          attach(m);
+          on(m, "load", () => {
+            mark("load");
+            showCamera(m);
+            ready(m);
+          }, true);
+        })
+        .catch((err: unknown) => {
+          console.error("[map] could not start", err);
+          firstDrawn();
+          if (!cancelled) setState("error");
+        });
+    }
     return () => {
       cancelled = true;
       firstDrawn();
-      resize.disconnect();
-      const gone = created;
-      // Removing a map loses its WebGL context, a synchronous GPU call of ~70–100 ms with software WebGL that,
-      // on leaving the list for a record, ran before the record's maps could start (CPU profile of the e2e
-      // click). Its container is already out of the page, so the removal waits until the browser is idle.
-      if (gone) whenIdle(() => gone.remove());
+      for (const off of own.splice(0)) off();
+      // A reusable map goes back to the pool (its container leaves this component); any other is removed.
+      if (entry) releaseMap(entry, latest.current.reuse ?? false);
+      pooled.current = null;
       applied.current = { data: new Map(), layers: new Map() };
     };
-    // The map is created once per mount; later prop changes are applied by the effects below.
+    // The map is created (or taken from the pool) once per mount; later prop changes are applied by the effects below.
   }, []);
 
-  // Sources first (layers need them), then layers in order; only what changed is touched.
   useEffect(() => {
     if (!map) return;
-    const seen = applied.current;
-    let changed = false;
-    for (const [id, def] of Object.entries(sources)) {
-      const source = map.getSource(id) as GeoJSONSource | undefined;
-      if (!source) {
-        map.addSource(id, sourceSpec(def));
-        changed = true;
-      } else if (seen.data.get(id) !== def.data) {
-        void source.setData(def.data);
-        changed = true;
-      }
-      seen.data.set(id, def.data);
-    }
-    const wanted = new Set(layers.map((l) => l.id));
-    for (const id of [...seen.layers.keys()]) {
-      if (!wanted.has(id) && map.getLayer(id)) map.removeLayer(id);
-      if (!wanted.has(id)) seen.layers.delete(id);
-    }
-    for (const spec of ownLayers(layers)) {
-      const onMap = map.getLayer(spec.id) !== undefined;
-      if (onMap && seen.layers.get(spec.id) === spec) continue;
-      setLayer(map, spec, onMap ? seen.layers.get(spec.id) : undefined);
-      seen.layers.set(spec.id, spec);
-    }
-    for (const id of [...seen.data.keys()]) {
-      if (!(id in sources) && map.getSource(id)) {
-        map.removeSource(id);
-        seen.data.delete(id);
-        changed = true;
-      }
-    }
-    if (!changed) return;
+    if (!syncStyle(map, sources, layers, applied.current)) return;
     // Whatever is applied when the map next goes idle is what it drew; a repaint makes sure it goes idle again.
-    map.once("idle", () => setDrawnData(new Map(applied.current.data)));
+    listeners.current.push(listen(map, "idle", () => {
+      const drawn = new Map(applied.current.data);
+      commitNow(() => setDrawnData(drawn));
+    }, true));
     map.triggerRepaint();
   }, [map, sources, layers]);
 
@@ -275,7 +346,7 @@ export function MapView(props: MapViewProps) {
       role="region"
       aria-label={label}
       data-map-state={state}
-      data-drawn={map !== null && isDrawn(sources, drawnData) ? "true" : "false"}
+      data-drawn={isDrawn(sources, drawnData) ? "true" : "false"}
       className={`relative overflow-hidden rounded border border-slate-200 bg-[#dbe7ef] ${className}`}
     >
       {/* Inline style: maplibre-gl.css gives the container `position: relative`, which would collapse it. */}

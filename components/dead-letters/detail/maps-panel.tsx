@@ -86,7 +86,7 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
           <div className="flex min-h-0 flex-col">
             <p className="mb-1 text-xs text-slate-500">As received — rings as lines, vertices as dots{location ? ", error location ringed" : ""}</p>
             {p.received.ok ? (
-              <MapView label="Geometry as received" className="flex-1" sources={leftSources} layers={leftLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
+              <MapView reuse label="Geometry as received" className="flex-1" sources={leftSources} layers={leftLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
             ) : (
               <Empty title="Geometry as received" reason={p.received.reason} />
             )}
@@ -94,14 +94,14 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
           <div className="flex min-h-0 flex-col">
             <p className="mb-1 text-xs text-slate-500">{repairedTitle}{p.parts > 1 ? ` — ${p.parts} parts, one colour each` : ""}</p>
             {p.repaired?.ok ? (
-              <MapView label="Geometry repaired" className="flex-1" sources={rightSources} layers={rightLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
+              <MapView reuse label="Geometry repaired" className="flex-1" sources={rightSources} layers={rightLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
             ) : (
               <Empty title="Geometry repaired" reason={rightReason} />
             )}
           </div>
         </div>
       ) : p.receivedGeom || p.repairedGeom ? (
-        <MapView label="Geometry overlay" className="h-80" sources={overlaySources} layers={overlayLayers} fit={p.fit} fitMaxZoom={20} />
+        <MapView reuse label="Geometry overlay" className="h-80" sources={overlaySources} layers={overlayLayers} fit={p.fit} fitMaxZoom={20} />
       ) : (
         <div className="h-80"><Empty title="Geometry overlay" reason={p.received.ok ? "" : p.received.reason} /></div>
       )}

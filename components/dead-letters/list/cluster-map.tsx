@@ -83,8 +83,16 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
   useEffect(() => {
     const m = map.current;
     if (!m) return;
-    m.once("idle", relabel);
+    // Unsubscribed on cleanup: the map is parked for reuse when this component goes (MapView `reuse`).
+    const sub = m.on("idle", () => {
+      sub.unsubscribe();
+      relabel();
+    });
+    return () => sub.unsubscribe();
   }, [sources, relabel]);
+
+  // A pending relabel must not outlive the component (its map may already be reused by another MapView).
+  useEffect(() => () => clearTimeout(debounce.current), []);
 
   const onCamera = (c: Camera, bbox: View) => {
     clearTimeout(debounce.current);
@@ -116,7 +124,7 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
           {points.data ? `${points.data.exact ? "" : "≈"}${points.data.total.toLocaleString("en")} spatial in view` : "…"}
         </span>
       </div>
-      <MapView label="Map of matching spatial records" className="flex-1" sources={sources} layers={LAYERS} fit={fit} fitMaxZoom={15}
+      <MapView reuse label="Map of matching spatial records" className="flex-1" sources={sources} layers={LAYERS} fit={fit} fitMaxZoom={15}
         onCameraChange={(c, b) => onCamera(c, b)} clickableLayers={["clusters", "points"]} onFeatureClick={onClick}
         onReady={(m) => {
           map.current = m;

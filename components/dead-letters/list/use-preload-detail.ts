@@ -17,6 +17,15 @@ export function usePreloadDetail(): void {
       import("../detail/load-maps-panel").then((m) => m.loadMapsPanel()).catch(quiet("maps panel"));
       import("@/components/map/load-maplibre").then((m) => m.loadMapLibre()).catch(quiet("maplibre"));
       import("@/components/map/basemap").then((m) => m.loadBasemap()).catch(quiet("basemap"));
+      // The record's two maps, created now and parked (map-pool.ts), so that even the first record opened only
+      // reattaches them. After the list's own map drew: they share its worker and CPU. The size is a guess at the
+      // detail panel's; the record's page resizes them when it takes them.
+      Promise.all([import("@/components/map/load-maplibre").then((m) => m.loadMapLibre()), import("@/components/map/map-pool"), import("@/components/map/basemap")])
+        .then(async ([ml, pool, basemap]) => {
+          await basemap.afterFirstDraws();
+          if (!cancelled) pool.prewarmMaps(ml, 2, 400, 300);
+        })
+        .catch(quiet("maps"));
     };
     if (typeof window.requestIdleCallback === "function") {
       const id = window.requestIdleCallback(run, { timeout: 3_000 });
