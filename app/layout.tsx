@@ -14,7 +14,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
     <html lang="en">
       <body className="min-h-screen font-sans">
         <header className="border-b border-slate-200 bg-white">
-          <nav aria-label="Main" className="mx-auto flex h-12 max-w-[1600px] items-center gap-6 px-4 text-sm">
+          <nav aria-label="Main" className="mx-auto flex h-12 max-w-[1600px] items-center gap-4 overflow-x-auto whitespace-nowrap px-4 text-sm lg:gap-6">
             <Link href="/" className="font-semibold tracking-tight text-slate-900">
               Redrive
             </Link>
@@ -38,7 +38,9 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             </div>
           </nav>
         </header>
-        <main className="mx-auto max-w-[1600px] px-4 py-4">
+        {/* wrap-anywhere: free text from payloads (reasons, keys, sources) may be one unbroken word; it wraps instead of
+            widening the page. */}
+        <main className="mx-auto max-w-[1600px] px-4 py-4 wrap-anywhere">
           <Providers>{children}</Providers>
         </main>
       </body>
