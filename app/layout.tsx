@@ -38,9 +38,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             </div>
           </nav>
         </header>
-        {/* wrap-anywhere: free text from payloads (reasons, keys, sources) may be one unbroken word; it wraps instead of
-            widening the page. */}
-        <main className="mx-auto max-w-[1600px] px-4 py-4 wrap-anywhere">
+        <main className="mx-auto max-w-[1600px] px-4 py-4">
           <Providers>{children}</Providers>
         </main>
       </body>
