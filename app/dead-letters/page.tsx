@@ -27,5 +27,5 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   ]);
   const rules = configuredMaskRules();
   return <TriageList initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules) }} canTriage={can(principal.role, "dead_letters:triage")}
-    canUnmask={can(principal.role, "dead_letters:unmask")} />;
+    canUnmask={can(principal.role, "dead_letters:unmask")} canReplay={can(principal.role, "replays:manage")} />;
 }

@@ -25,7 +25,8 @@ export async function UserMenu() {
   return (
     <div className="flex items-center gap-3">
       <Link href="/settings" className="text-slate-700 hover:text-slate-900" title="Your account and API tokens">
-        {principal.email}
+        <span className="hidden lg:inline">{principal.email}</span>
+        <span className="lg:hidden">Account</span>
       </Link>
       <Badge tone="slate">{principal.role}</Badge>
       <SignOutButton />

@@ -11,7 +11,7 @@ import { partsOf, readDisplayGeometry } from "@/lib/spatial/display";
 
 function Row({ term, children }: { term: string; children: React.ReactNode }) {
   return (
-    <div className="grid grid-cols-[9rem_1fr] gap-2 py-1">
+    <div className="grid grid-cols-[9rem_minmax(0,1fr)] gap-2 py-1">
       <dt className="text-xs font-medium text-slate-500">{term}</dt>
       <dd className="text-sm text-slate-800">{children}</dd>
     </div>
@@ -27,7 +27,8 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
   const tap = useMemo(() => (record.kind === "afc" ? validateTap(record.payload) : null), [record.kind, record.payload]);
   const failures = record.failureCount;
   return (
-    <section aria-labelledby="why-heading" className="rounded border border-slate-200 bg-white p-3">
+    // wrap-anywhere: a reason from a producer may be one unbroken word; it wraps instead of widening the page.
+    <section aria-labelledby="why-heading" className="min-w-0 rounded border border-slate-200 bg-white p-3 wrap-anywhere">
       <h2 id="why-heading" className="mb-1 text-sm font-semibold">Why it failed</h2>
       <dl className="divide-y divide-slate-100">
         <Row term="First failure">{record.firstFailureReason}</Row>

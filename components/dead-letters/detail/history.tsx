@@ -20,7 +20,7 @@ export function History({ failures }: { failures: DeadLetterDetail["failures"] }
             <td className="py-1 pr-3 tabular-nums">{f.attempt}</td>
             <td className="whitespace-nowrap py-1 pr-3 tabular-nums"><time dateTime={f.at}>{f.at.replace("T", " ").slice(0, 19)}</time></td>
             <td className="py-1 pr-3">{ORIGIN[f.origin] ?? f.origin}{f.batchId ? ` (batch ${f.batchId})` : ""}</td>
-            <td className="py-1">{f.reason}</td>
+            <td className="py-1 wrap-anywhere">{f.reason}</td>
           </tr>
         ))}
       </tbody>

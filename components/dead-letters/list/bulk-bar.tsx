@@ -1,10 +1,12 @@
 "use client";
 
+import Link from "next/link";
 import { useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { HttpError } from "@/lib/api/client";
+import { filterToParams } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { BulkBody, BulkResult } from "@/lib/dead-letters/schemas";
 import { ReasonDialog } from "../detail/quarantine-dialog";
@@ -19,6 +21,9 @@ export type Selection = { mode: "ids"; ids: Set<string> } | { mode: "filter"; fi
 
 type Action = BulkBody["action"];
 const VERB: Record<Action, string> = { approve: "Approve", quarantine: "Quarantine", reopen: "Reopen" };
+const DONE: Record<Action, string> = { approve: "Approved", quarantine: "Quarantined", reopen: "Reopened" };
+
+const records = (n: number) => `${n.toLocaleString("en")} record${n === 1 ? "" : "s"}`;
 
 export function selectionSize(s: Selection): number {
   return s.mode === "ids" ? s.ids.size : s.count;
@@ -26,13 +31,24 @@ export function selectionSize(s: Selection): number {
 
 function summarize(result: BulkResult, action: Action): string {
   const reasons = Object.entries(result.skippedReasons).map(([why, n]) => `${n.toLocaleString("en")} × ${why}`).join("; ");
-  return `${VERB[action]}d ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}`;
+  return `${DONE[action]} ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}`;
 }
 
-export function BulkBar({ selection, onClear, onJob }: { selection: Selection; onClear: () => void; onJob: (jobId: string) => void }) {
+/** Ids travel in the URL of /replays/new; past this many, replay the filter instead. */
+const MAX_REPLAY_IDS_IN_URL = 1000;
+
+/** The replay page for a selection: its ids, or its filter (the page leaves out records that are not approved). */
+function replayHref(selection: Selection): string | null {
+  if (selection.mode === "filter") return `/replays/new?${filterToParams(selection.filter)}`;
+  if (selection.ids.size > MAX_REPLAY_IDS_IN_URL) return null;
+  return `/replays/new?ids=${[...selection.ids].join(",")}`;
+}
+
+export function BulkBar({ selection, canReplay = false, onClear, onJob }: { selection: Selection; canReplay?: boolean; onClear: () => void; onJob: (jobId: string) => void }) {
   const bulk = useBulkAction();
   const [pending, setPending] = useState<{ action: Action; count: number } | null>(null);
   const size = selectionSize(selection);
+  const replay = canReplay ? replayHref(selection) : null;
   const target = selection.mode === "ids" ? { ids: [...selection.ids] } : { filter: selection.filter };
 
   async function ask(action: Action) {
@@ -69,14 +85,20 @@ export function BulkBar({ selection, onClear, onJob }: { selection: Selection; o
       <Button size="sm" variant="approve" disabled={bulk.isPending} onClick={() => void ask("approve")}>Approve…</Button>
       <Button size="sm" variant="danger" disabled={bulk.isPending} onClick={() => void ask("quarantine")}>Quarantine…</Button>
       <Button size="sm" disabled={bulk.isPending} onClick={() => void ask("reopen")}>Reopen…</Button>
+      {replay && (
+        <Link href={replay} className="rounded border border-slate-300 bg-white px-2 py-0.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+          title="A replay batch of the approved records in this selection">
+          Replay…
+        </Link>
+      )}
       <Button size="sm" variant="ghost" onClick={onClear}>Clear selection</Button>
       {pending && pending.action === "quarantine" ? (
-        <ReasonDialog open title={`Quarantine ${pending.count.toLocaleString("en")} records`} confirmLabel={`Quarantine ${pending.count.toLocaleString("en")}`}
+        <ReasonDialog open title={`Quarantine ${records(pending.count)}`} confirmLabel={`Quarantine ${pending.count.toLocaleString("en")}`}
           busy={bulk.isPending} onCancel={() => setPending(null)} onConfirm={(reason) => run("quarantine", pending.count, reason)}>
           <p className="text-sm text-slate-700">Quarantine {what.replace(/^all [\d,]+/, `all ${pending.count.toLocaleString("en")}`)}? Records that cannot be quarantined (already quarantined, replayed) are skipped and counted.</p>
         </ReasonDialog>
       ) : pending ? (
-        <Dialog open title={`${VERB[pending.action]} ${pending.count.toLocaleString("en")} records`} onClose={() => setPending(null)}>
+        <Dialog open title={`${VERB[pending.action]} ${records(pending.count)}`} onClose={() => setPending(null)}>
           <p className="text-sm text-slate-700">
             {VERB[pending.action]} {pending.count.toLocaleString("en")} record{pending.count === 1 ? "" : "s"}? Records the state machine refuses (poison, already decided) are skipped and counted.
           </p>

@@ -61,7 +61,7 @@ export const columns = helper.columns([
   helper.accessor("failureClass", {
     header: "Class",
     cell: (c) => <ClassBadge failureClass={c.getValue()} title={c.row.original.classReason} />,
-    meta: { width: "7rem" },
+    meta: { width: "8.5rem" },
   }),
   helper.accessor("status", { header: "Status", cell: (c) => <StatusBadge status={c.getValue()} />, meta: { width: "5.75rem" } }),
   helper.accessor("observedAt", {

@@ -1,8 +1,9 @@
 "use client";
 
 import dynamic from "next/dynamic";
+import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { ExportMenu } from "@/components/forensics/export-menu";
 import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/filter-url";
@@ -32,7 +33,25 @@ const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMa
 
 const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
 
-export function TriageList({ initial, canTriage, canUnmask = false }: { initial: { key: string; page: ListPage; facets: Facets }; canTriage: boolean; canUnmask?: boolean }) {
+// Below this width the map column would squeeze the table until the reason is a few characters and the last
+// columns scroll out of view (at 1280 px the table needs ~900 px): the map starts hidden there, one click away.
+const WIDE_ENOUGH_FOR_MAP = "(min-width: 1440px)";
+const subscribeWide = (onChange: () => void) => {
+  const query = window.matchMedia(WIDE_ENOUGH_FOR_MAP);
+  query.addEventListener("change", onChange);
+  return () => query.removeEventListener("change", onChange);
+};
+/** Whether the window is wide enough for the map by default; false on the server (CSS shows the column there). */
+function useWideEnoughForMap(): boolean {
+  return useSyncExternalStore(subscribeWide, () => window.matchMedia(WIDE_ENOUGH_FOR_MAP).matches, () => false);
+}
+
+export function TriageList({ initial, canTriage, canUnmask = false, canReplay = false }: {
+  initial: { key: string; page: ListPage; facets: Facets };
+  canTriage: boolean;
+  canUnmask?: boolean;
+  canReplay?: boolean;
+}) {
   const router = useRouter();
   const params = useSearchParams();
   const { filter, error } = useMemo(() => filterFromParams(params), [params]);
@@ -43,7 +62,11 @@ export function TriageList({ initial, canTriage, canUnmask = false }: { initial:
   const [help, setHelp] = useState(false);
   const [job, setJob] = useState<string | null>(null);
   const endJob = useCallback(() => setJob(null), []);
-  const [showMap, setShowMap] = useState(true);
+  // null: the user has not chosen; the window's width decides (and CSS, before hydration, so nothing shifts).
+  // A shared view filtered by the map opens with the map.
+  const [mapChoice, setMapChoice] = useState<boolean | null>(() => (filter.bbox !== undefined ? true : null));
+  const wide = useWideEnoughForMap();
+  const showMap = mapChoice ?? wide;
   const rows = useRef<{ rows: DeadLetterSummary[]; complete: boolean }>({ rows: [], complete: false });
   const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
   const search = useRef<HTMLInputElement>(null);
@@ -127,14 +150,24 @@ export function TriageList({ initial, canTriage, canUnmask = false }: { initial:
           {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")} loaded · newest observation first
         </p>
         <span className="ml-auto flex items-center gap-2">
+          {canReplay && (
+            <Link href={`/replays/new?${filterToParams({ ...filter, status: ["approved"] })}`} title="A replay batch of the approved records under these filters"
+              className="rounded px-2 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100">
+              Replay approved…
+            </Link>
+          )}
           <ExportMenu filter={filter} canUnmask={canUnmask} />
-          <Button size="sm" variant="ghost" onClick={() => setShowMap((v) => !v)} aria-pressed={showMap}>{showMap ? "Hide map" : "Show map"}</Button>
+          <Button size="sm" variant="ghost" onClick={() => setMapChoice(!showMap)} aria-pressed={showMap}>
+            {mapChoice === null ? (
+              <><span className="min-[1440px]:hidden">Show map</span><span className="hidden min-[1440px]:inline">Hide map</span></>
+            ) : showMap ? "Hide map" : "Show map"}
+          </Button>
           <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
         </span>
       </div>
       {error && <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">The filter in the URL is invalid ({error}); showing everything.</p>}
       <FilterBar filter={filter} onChange={setFilter} searchRef={search} />
-      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />}
+      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} canReplay={canReplay} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />}
       {job && <BulkJobProgress key={job} jobId={job} onDone={endJob} />}
       {canTriage && allLoadedSelected && !loaded.complete && total !== undefined && (
         <p className="text-sm text-slate-700">
@@ -144,7 +177,7 @@ export function TriageList({ initial, canTriage, canUnmask = false }: { initial:
           </button>
         </p>
       )}
-      <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? "grid-cols-[12rem_minmax(0,1fr)_20rem]" : "grid-cols-[12rem_minmax(0,1fr)]"}`}>
+      <div className={`grid min-h-0 flex-1 gap-3 ${mapChoice === null ? "grid-cols-[12rem_minmax(0,1fr)] min-[1440px]:grid-cols-[12rem_minmax(0,1fr)_20rem]" : mapChoice ? "grid-cols-[12rem_minmax(0,1fr)_20rem]" : "grid-cols-[12rem_minmax(0,1fr)]"}`}>
         <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} />
         <div className="flex min-h-0 flex-col gap-1">
           {canTriage && (
@@ -159,11 +192,15 @@ export function TriageList({ initial, canTriage, canUnmask = false }: { initial:
               focused={focused} onFocus={setFocused} onOpen={open} onRows={onRows} />
           </div>
         </div>
-        {showMap && (
-          <ClusterMap filter={filter} follow={filter.bbox !== undefined}
-            onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
-            onView={(view) => setFilter({ ...filter, bbox: view })}
-            onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
+        {mapChoice !== false && (
+          <div className={`min-h-0 ${mapChoice === null ? "hidden min-[1440px]:block" : ""}`}>
+            {showMap && (
+              <ClusterMap filter={filter} follow={filter.bbox !== undefined}
+                onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
+                onView={(view) => setFilter({ ...filter, bbox: view })}
+                onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
+            )}
+          </div>
         )}
       </div>
       <KeyboardHelp open={help} onClose={() => setHelp(false)} keys={canTriage ? LIST_KEYS : LIST_KEYS.filter(([k]) => k !== "a" && k !== "q")} />

@@ -1,0 +1,109 @@
+import { expect, test, type Page } from "@playwright/test";
+import { DEMO, signIn } from "./fixtures";
+
+// What an exploratory pass through the UI tripped over: a 404 that leads somewhere, free text that wraps instead
+// of widening the page, a list that fits a 1280-pixel window, bulk results in plain words, and a replay started
+// from the list.
+
+/** Opens a page and waits until React has hydrated it. */
+async function open(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await expect(page.locator('[data-hydrated="true"]')).toBeAttached();
+}
+
+async function pageOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+test("an unknown record id answers 404 with a page that leads back to the list", async ({ page }) => {
+  await signIn(page, "analyst");
+  for (const id of ["99999999", "not-a-number"]) {
+    const res = await page.goto(`/dead-letters/${id}`);
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "404 · No such dead letter" })).toBeVisible();
+  }
+  await page.getByRole("link", { name: "Back to the dead letters" }).click();
+  await expect(page).toHaveURL(/\/dead-letters$/);
+  const other = await page.goto("/no-such-page");
+  expect(other?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "404 · Page not found" })).toBeVisible();
+});
+
+test("a failure reason that is one long word wraps instead of widening the page", async ({ page, playwright, baseURL }) => {
+  const word = "averyveryverylongwordwithoutanyspaces".repeat(20);
+  const producer = await playwright.request.newContext({ baseURL });
+  const login = await producer.post("/api/auth/sign-in/email", { data: { email: DEMO.producer.email, password: DEMO.producer.password } });
+  expect(login.ok()).toBe(true);
+  const ingest = await producer.post("/api/dead-letters", {
+    data: {
+      kind: "spatial", source: "e2e-long-text", idempotency_key: `long-${Date.now()}`, observed_at: new Date().toISOString(),
+      feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
+      dead_letter_reason: `upstream said ${word}`,
+    },
+  });
+  expect(ingest.ok()).toBe(true);
+  const id = ((await ingest.json()) as { results: { id: string }[] }).results[0]!.id;
+  await producer.dispose();
+  await signIn(page, "analyst");
+  await open(page, `/dead-letters/${id}`);
+  await expect(page.getByText(`upstream said ${word}`).first()).toBeVisible();
+  expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+  await page.getByRole("tab", { name: /Failure history/ }).click();
+  expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+});
+
+test("at 1280 px the list's columns fit and the map is one click away; wider windows show it at once", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signIn(page, "analyst");
+  await open(page, "/dead-letters");
+  const scroller = page.getByTestId("results-scroller");
+  await expect(page.getByRole("columnheader", { name: "Replays" })).toBeVisible();
+  expect(await scroller.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+  expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+  await expect(page.getByLabel("Filter list to map view")).toBeHidden();
+  await page.getByRole("button", { name: "Show map" }).click();
+  await expect(page.getByLabel("Filter list to map view")).toBeVisible();
+  await page.getByRole("button", { name: "Hide map" }).click();
+  await expect(page.getByLabel("Filter list to map view")).toBeHidden();
+
+  await page.setViewportSize({ width: 1600, height: 900 });
+  await open(page, "/dead-letters");
+  await expect(page.getByLabel("Filter list to map view")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Hide map" })).toBeVisible();
+});
+
+test("a bulk reopen of selected rows reports 'Reopened'", async ({ page }) => {
+  await signIn(page, "analyst");
+  const list = (await (await page.request.get("/api/dead-letters?status=pending&class=transient&limit=1")).json()) as { items: { id: string; idempotencyKey: string }[] };
+  const target = list.items[0]!;
+  const current = (await (await page.request.get(`/api/dead-letters/${target.id}`)).json()) as { version: number };
+  const quarantined = await page.request.post(`/api/dead-letters/${target.id}/actions`, { data: { action: "quarantine", version: current.version, reason: "e2e: to reopen" } });
+  expect(quarantined.ok()).toBe(true);
+  await open(page, `/dead-letters?q=${encodeURIComponent(target.idempotencyKey)}`);
+  await page.getByRole("checkbox", { name: `Select #${target.id}` }).check();
+  await page.getByRole("toolbar", { name: "Bulk actions" }).getByRole("button", { name: "Reopen…" }).click();
+  await page.getByRole("dialog", { name: "Reopen 1 record" }).getByRole("button", { name: "Reopen 1" }).click();
+  await expect(page.getByText("Reopened 1 of 1")).toBeVisible();
+});
+
+test("a supervisor starts a replay batch from a list selection", async ({ page }) => {
+  await signIn(page, "supervisor");
+  await open(page, "/dead-letters?status=pending");
+  const first = page.getByRole("checkbox", { name: /^Select #\d+$/ }).first();
+  const id = /#(\d+)$/.exec((await first.getAttribute("aria-label")) ?? "")![1]!;
+  await first.check();
+  await page.getByRole("toolbar", { name: "Bulk actions" }).getByRole("link", { name: "Replay…" }).click();
+  await expect(page).toHaveURL(new RegExp(`/replays/new\\?ids=${id}$`));
+  await expect(page.getByRole("heading", { name: "New replay batch" })).toBeVisible();
+  await expect(page.getByText("Left out: 1 not approved.")).toBeVisible();
+  await open(page, "/dead-letters");
+  await expect(page.getByRole("link", { name: "Replay approved…" })).toHaveAttribute("href", "/replays/new?status=approved");
+});
+
+test("an analyst is not offered a replay from the list", async ({ page }) => {
+  await signIn(page, "analyst");
+  await open(page, "/dead-letters");
+  await expect(page.getByRole("link", { name: "Replay approved…" })).toHaveCount(0);
+  await page.getByRole("checkbox", { name: /^Select #\d+$/ }).first().check();
+  await expect(page.getByRole("toolbar", { name: "Bulk actions" }).getByRole("link", { name: "Replay…" })).toHaveCount(0);
+});
