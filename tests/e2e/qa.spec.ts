@@ -52,24 +52,30 @@ test("a failure reason that is one long word wraps instead of widening the page"
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
 });
 
-test("at 1280 px the list's columns fit and the map is one click away; wider windows show it at once", async ({ page }) => {
+test("at 1280 px the list's columns fit beside the map (under the facets); wider windows put the map on the right", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await signIn(page, "analyst");
   await open(page, "/dead-letters");
   const scroller = page.getByTestId("results-scroller");
   await expect(page.getByRole("columnheader", { name: "Replays" })).toBeVisible();
+  await expect(page.getByLabel("Filter list to map view")).toBeVisible();
   expect(await scroller.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+  const map = page.getByLabel("Map of matching spatial records");
+  const table = page.getByRole("table", { name: "Dead letters" });
+  const [m, t] = [await map.boundingBox(), await table.boundingBox()];
+  expect(m!.x + m!.width).toBeLessThanOrEqual(t!.x); // left of the table
+  await page.getByRole("button", { name: "Hide map" }).click();
   await expect(page.getByLabel("Filter list to map view")).toBeHidden();
   await page.getByRole("button", { name: "Show map" }).click();
   await expect(page.getByLabel("Filter list to map view")).toBeVisible();
-  await page.getByRole("button", { name: "Hide map" }).click();
-  await expect(page.getByLabel("Filter list to map view")).toBeHidden();
 
   await page.setViewportSize({ width: 1600, height: 900 });
   await open(page, "/dead-letters");
   await expect(page.getByLabel("Filter list to map view")).toBeVisible();
-  await expect(page.getByRole("button", { name: "Hide map" })).toBeVisible();
+  const [m2, t2] = [await map.boundingBox(), await page.getByRole("table", { name: "Dead letters" }).boundingBox()];
+  expect(m2!.x).toBeGreaterThanOrEqual(t2!.x + t2!.width); // right of the table
+  expect(await scroller.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
 });
 
 test("a bulk reopen of selected rows reports 'Reopened'", async ({ page }) => {

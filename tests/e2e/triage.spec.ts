@@ -49,7 +49,6 @@ test("filter to bowties, open one: both maps draw the geometry", async ({ page }
   await expect(page).toHaveURL(/reason=TopologyException/);
   const rows = page.getByRole("row").filter({ hasText: "TopologyException" });
   await expect(rows.first()).toBeVisible();
-  await page.getByRole("button", { name: "Show map" }).click(); // hidden by default below 1440 px
   await page.waitForSelector('[aria-label="Map of matching spatial records"][data-drawn="true"]');
   await page.screenshot({ path: `${SHOTS}/triage-list.png` });
 

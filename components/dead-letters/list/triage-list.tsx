@@ -3,7 +3,7 @@
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { ExportMenu } from "@/components/forensics/export-menu";
 import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/filter-url";
@@ -33,18 +33,10 @@ const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMa
 
 const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
 
-// Below this width the map column would squeeze the table until the reason is a few characters and the last
-// columns scroll out of view (at 1280 px the table needs ~900 px): the map starts hidden there, one click away.
-const WIDE_ENOUGH_FOR_MAP = "(min-width: 1440px)";
-const subscribeWide = (onChange: () => void) => {
-  const query = window.matchMedia(WIDE_ENOUGH_FOR_MAP);
-  query.addEventListener("change", onChange);
-  return () => query.removeEventListener("change", onChange);
-};
-/** Whether the window is wide enough for the map by default; false on the server (CSS shows the column there). */
-function useWideEnoughForMap(): boolean {
-  return useSyncExternalStore(subscribeWide, () => window.matchMedia(WIDE_ENOUGH_FOR_MAP).matches, () => false);
-}
+// Column layout. From 1440 px: facets | table | map. Narrower (1280 px needs the table's ~57 rem), the map
+// moves under the facets in a wider left column, so it is still shown at once and the table keeps its width.
+const GRID_WITH_MAP = "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] min-[1440px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1440px]:grid-rows-1";
+const GRID_WITHOUT_MAP = "grid-cols-[12rem_minmax(0,1fr)] grid-rows-1";
 
 export function TriageList({ initial, canTriage, canUnmask = false, canReplay = false }: {
   initial: { key: string; page: ListPage; facets: Facets };
@@ -62,11 +54,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   const [help, setHelp] = useState(false);
   const [job, setJob] = useState<string | null>(null);
   const endJob = useCallback(() => setJob(null), []);
-  // null: the user has not chosen; the window's width decides (and CSS, before hydration, so nothing shifts).
-  // A shared view filtered by the map opens with the map.
-  const [mapChoice, setMapChoice] = useState<boolean | null>(() => (filter.bbox !== undefined ? true : null));
-  const wide = useWideEnoughForMap();
-  const showMap = mapChoice ?? wide;
+  const [showMap, setShowMap] = useState(true);
   const rows = useRef<{ rows: DeadLetterSummary[]; complete: boolean }>({ rows: [], complete: false });
   const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
   const search = useRef<HTMLInputElement>(null);
@@ -157,11 +145,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
             </Link>
           )}
           <ExportMenu filter={filter} canUnmask={canUnmask} />
-          <Button size="sm" variant="ghost" onClick={() => setMapChoice(!showMap)} aria-pressed={showMap}>
-            {mapChoice === null ? (
-              <><span className="min-[1440px]:hidden">Show map</span><span className="hidden min-[1440px]:inline">Hide map</span></>
-            ) : showMap ? "Hide map" : "Show map"}
-          </Button>
+          <Button size="sm" variant="ghost" onClick={() => setShowMap((v) => !v)} aria-pressed={showMap}>{showMap ? "Hide map" : "Show map"}</Button>
           <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
         </span>
       </div>
@@ -177,9 +161,11 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
           </button>
         </p>
       )}
-      <div className={`grid min-h-0 flex-1 gap-3 ${mapChoice === null ? "grid-cols-[12rem_minmax(0,1fr)] min-[1440px]:grid-cols-[12rem_minmax(0,1fr)_20rem]" : mapChoice ? "grid-cols-[12rem_minmax(0,1fr)_20rem]" : "grid-cols-[12rem_minmax(0,1fr)]"}`}>
-        <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} />
-        <div className="flex min-h-0 flex-col gap-1">
+      <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? GRID_WITH_MAP : GRID_WITHOUT_MAP}`}>
+        <div className="col-start-1 row-start-1 min-h-0 overflow-y-auto">
+          <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} />
+        </div>
+        <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1440px]:row-span-1" : ""}`}>
           {canTriage && (
             <label className="flex items-center gap-2 text-xs text-slate-600">
               <input type="checkbox" checked={allLoadedSelected || selection.mode === "filter"}
@@ -192,14 +178,12 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
               focused={focused} onFocus={setFocused} onOpen={open} onRows={onRows} />
           </div>
         </div>
-        {mapChoice !== false && (
-          <div className={`min-h-0 ${mapChoice === null ? "hidden min-[1440px]:block" : ""}`}>
-            {showMap && (
-              <ClusterMap filter={filter} follow={filter.bbox !== undefined}
-                onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
-                onView={(view) => setFilter({ ...filter, bbox: view })}
-                onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
-            )}
+        {showMap && (
+          <div className="col-start-1 row-start-2 min-h-0 min-[1440px]:col-start-3 min-[1440px]:row-start-1">
+            <ClusterMap filter={filter} follow={filter.bbox !== undefined}
+              onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
+              onView={(view) => setFilter({ ...filter, bbox: view })}
+              onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
           </div>
         )}
       </div>
