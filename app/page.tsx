@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { OverviewDashboard } from "@/components/forensics/overview-dashboard";
+import { redirect } from "next/navigation";
+import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { healthOverview, maskOverview } from "@/lib/forensics/overview";
@@ -9,7 +11,9 @@ export const metadata: Metadata = { title: "DLQ health" };
 export const dynamic = "force-dynamic";
 
 export default async function Home() {
-  await requirePagePrincipal("dead_letters:read");
+  const me = await requirePagePrincipal();
+  // A producer (ingest only) has nothing to see here: its page is its API tokens, not a 403.
+  if (!can(me.role, "dead_letters:read")) redirect(can(me.role, "tokens:own") ? "/settings" : "/forbidden?permission=dead_letters%3Aread");
   const overview = maskOverview(await healthOverview(getDb().pool, new Date()), configuredMaskRules());
   return (
     <section aria-labelledby="health-heading" className="space-y-3">

@@ -19,8 +19,12 @@ const EnvSchema = z.object({
   REDRIVE_SEED_COUNT: z.coerce.number().int().min(0).default(2000),
   /** "0" disables the in-process replay worker of the web server */
   REDRIVE_WORKER: z.enum(["0", "1"]).default("1"),
-  /** sign-in attempts allowed per client address per minute */
-  REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(5),
+  /**
+   * sign-in attempts allowed per client address per minute. Every attempt counts (better-auth's limiter runs
+   * before the password is checked), so the default leaves room for a team behind one address switching
+   * accounts, while keeping password guessing to a few dozen tries a minute.
+   */
+  REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
   REDRIVE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** signs session cookies; required in production, generated into REDRIVE_DATA_DIR/auth-secret otherwise */
   BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),

@@ -55,8 +55,8 @@ function createAuth(db: Db) {
         demo: { type: "boolean", required: false, defaultValue: false, input: false },
       },
     },
-    // On in every environment (better-auth enables it only in production by default): 5 sign-in attempts
-    // per minute per client IP.
+    // On in every environment (better-auth enables it only in production by default): sign-in attempts per
+    // minute per client IP (REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE, default 20).
     rateLimit: {
       enabled: true,
       storage: "memory",

@@ -21,6 +21,11 @@ for (const role of Object.keys(CAN_READ_LIST) as DemoRole[]) {
     // only admins manage users
     await expect(page.getByRole("heading", { name: "Users" })).toHaveCount(role === "admin" ? 1 : 0);
 
+    // The start page: the health overview for readers; a producer is sent to its tokens, not to a 403.
+    await page.goto("/");
+    if (CAN_READ_LIST[role]) await expect(page.getByRole("heading", { name: "DLQ health" })).toBeVisible();
+    else await expect(page).toHaveURL(/\/settings$/);
+
     await page.goto("/dead-letters");
     if (CAN_READ_LIST[role]) {
       await expect(page.getByRole("heading", { name: "Dead letters" })).toBeVisible();
