@@ -12,7 +12,7 @@ import type { RecordText } from "./split";
 // back as promises, which the pipeline awaits in input order; a thread handles its chunks one at a time.
 //
 // One pool per process, its threads started with the first chunk and kept (a thread takes ~1 s to load tsx and
-// GEOS); they are unref'd, so they never keep a finished CLI run alive.
+// GEOS); an idle thread is unref'd, so it never keeps a finished CLI run alive.
 
 interface Pending {
   resolve: (r: Normalized[]) => void;
@@ -75,7 +75,7 @@ export class NormalizePool {
       const p = thread.pending.get(m.id);
       if (!p) return;
       thread.pending.delete(m.id);
-      thread.load--;
+      if (--thread.load === 0) worker.unref();
       if (m.error !== undefined) p.reject(new Error(`ingest normalization failed: ${m.error}`));
       else p.resolve(m.results ?? []);
     });
@@ -102,7 +102,8 @@ export class NormalizePool {
     const id = this.nextId++;
     return new Promise<Normalized[]>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      thread.load++;
+      // Referenced while it owes an answer (the process must wait for it), unreferenced when idle.
+      if (thread.load++ === 0) thread.worker.ref();
       // A Map of plain objects and Dates: both survive structured cloning as they are.
       thread.worker.postMessage({ id, recs, now, settings: { sources: settings.sources, defaults: settings.defaults } });
     });
