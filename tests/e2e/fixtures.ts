@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type APIRequest, type Locator, type Page } from "@playwright/test";
 
 // Demo accounts seeded by scripts/e2e.ts (lib/auth/users.ts DEMO_ACCOUNTS).
 export const DEMO = {
@@ -19,4 +19,34 @@ export async function signIn(page: Page, role: DemoRole, next = "/dead-letters")
   await page.getByLabel("Password").fill(DEMO[role].password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(new RegExp(`${next.replace(/[/?]/g, "\\$&")}`));
+}
+
+/**
+ * Where a lon/lat is on a map region, in page pixels: Web Mercator with 512-px tiles around the camera the map
+ * reports on its element (components/map/map-view.tsx sets data-camera="lng,lat,zoom" on every moveend).
+ */
+export async function mapPixel(region: Locator, lon: number, lat: number): Promise<{ x: number; y: number }> {
+  const camera = await region.getAttribute("data-camera");
+  const [clng, clat, zoom] = (camera ?? "").split(",").map(Number) as [number, number, number];
+  expect(Number.isFinite(zoom), `data-camera: ${camera}`).toBe(true);
+  const box = await region.boundingBox();
+  if (!box) throw new Error("the map region has no box");
+  const world = 512 * 2 ** zoom;
+  const mx = (x: number) => ((x + 180) / 360) * world;
+  const my = (y: number) => (0.5 - Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360)) / (2 * Math.PI)) * world;
+  return { x: box.x + box.width / 2 + mx(lon) - mx(clng), y: box.y + box.height / 2 + my(lat) - my(clat) };
+}
+
+/** Posts one envelope as the demo producer (its own API session) and returns the stored record's id. */
+export async function ingestAsProducer(request: APIRequest, baseURL: string | undefined, envelope: Record<string, unknown>): Promise<string> {
+  const producer = await request.newContext({ baseURL });
+  try {
+    const login = await producer.post("/api/auth/sign-in/email", { data: { email: DEMO.producer.email, password: DEMO.producer.password } });
+    expect(login.ok()).toBe(true);
+    const ingest = await producer.post("/api/dead-letters", { data: envelope });
+    expect(ingest.ok()).toBe(true);
+    return ((await ingest.json()) as { results: { id: string }[] }).results[0]!.id;
+  } finally {
+    await producer.dispose();
+  }
 }

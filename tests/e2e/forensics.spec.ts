@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./fixtures";
+import { mapPixel, signIn } from "./fixtures";
 import { countPixels, decodePng } from "./png";
 
 // An investigator's question, end to end: "what happened to this tap?" — a poison tap from the demo data
@@ -53,20 +53,11 @@ test("lookup by device and time finds a poison tap, and its timeline tells its s
 
 // ── a place drawn on the lookup map ─────────────────────────────────────────────────────────────────────
 
-/**
- * Where a lon/lat is on the lookup map, in page pixels: Web Mercator with 512-px tiles around the camera the map
- * reports on its element (components/map/map-view.tsx sets data-camera="lng,lat,zoom" on every moveend).
- */
+/** Where a lon/lat is on the lookup map, in page pixels (once the map has reported its camera). */
 async function pixelOf(page: Page, lon: number, lat: number): Promise<{ x: number; y: number }> {
   const region = page.getByRole("region", { name: "Lookup place" });
   await expect(region).toHaveAttribute("data-camera", /,/);
-  const [clng, clat, zoom] = ((await region.getAttribute("data-camera")) ?? "").split(",").map(Number) as [number, number, number];
-  const box = await region.boundingBox();
-  if (!box) throw new Error("the lookup map has no box");
-  const world = 512 * 2 ** zoom;
-  const mx = (x: number) => ((x + 180) / 360) * world;
-  const my = (y: number) => (0.5 - Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360)) / (2 * Math.PI)) * world;
-  return { x: box.x + box.width / 2 + mx(lon) - mx(clng), y: box.y + box.height / 2 + my(lat) - my(clat) };
+  return mapPixel(region, lon, lat);
 }
 
 /**

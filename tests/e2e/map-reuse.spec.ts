@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { signIn } from "./fixtures";
+import { mapPixel, signIn } from "./fixtures";
 import { countForeground, countPixels, decodePng, type Image } from "./png";
 
 // Map reuse (components/map/map-pool.ts): a record's maps are parked when its page goes and reattached by the next
@@ -28,16 +28,11 @@ async function ringOf(page: Page, id: string): Promise<Ring> {
   return detail.payload.geometry.coordinates[0]!.map((p) => [p[0]!, p[1]!]);
 }
 
-/** Web Mercator as MapLibre projects it (512-px tiles): the pixel of a lon/lat inside a map region's screenshot. */
+/** The pixel of a lon/lat inside a map region's own screenshot. */
 async function pixelIn(region: Locator, lon: number, lat: number): Promise<{ x: number; y: number }> {
-  const camera = await region.getAttribute("data-camera");
-  const [clng, clat, zoom] = (camera ?? "").split(",").map(Number) as [number, number, number];
-  expect(Number.isFinite(zoom), `data-camera: ${camera}`).toBe(true);
+  const p = await mapPixel(region, lon, lat);
   const box = (await region.boundingBox())!;
-  const mx = (x: number) => (180 + x) / 360;
-  const my = (y: number) => (180 - (180 / Math.PI) * Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360))) / 360;
-  const world = 512 * 2 ** zoom;
-  return { x: Math.round(box.width / 2 + (mx(lon) - mx(clng)) * world), y: Math.round(box.height / 2 + (my(lat) - my(clat)) * world) };
+  return { x: Math.round(p.x - box.x), y: Math.round(p.y - box.y) };
 }
 
 /** Ring-coloured pixels within `r` px of (x, y). */

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { DEMO, signIn } from "./fixtures";
+import { ingestAsProducer, signIn } from "./fixtures";
 
 // What an exploratory pass through the UI tripped over: a 404 that leads somewhere, free text that wraps instead
 // of widening the page, a list that fits a 1280-pixel window, bulk results in plain words, and a replay started
@@ -31,19 +31,11 @@ test("an unknown record id answers 404 with a page that leads back to the list",
 
 test("a failure reason that is one long word wraps instead of widening the page", async ({ page, playwright, baseURL }) => {
   const word = "averyveryverylongwordwithoutanyspaces".repeat(20);
-  const producer = await playwright.request.newContext({ baseURL });
-  const login = await producer.post("/api/auth/sign-in/email", { data: { email: DEMO.producer.email, password: DEMO.producer.password } });
-  expect(login.ok()).toBe(true);
-  const ingest = await producer.post("/api/dead-letters", {
-    data: {
-      kind: "spatial", source: "e2e-long-text", idempotency_key: `long-${Date.now()}`, observed_at: new Date().toISOString(),
-      feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
-      dead_letter_reason: `upstream said ${word}`,
-    },
+  const id = await ingestAsProducer(playwright.request, baseURL, {
+    kind: "spatial", source: "e2e-long-text", idempotency_key: `long-${Date.now()}`, observed_at: new Date().toISOString(),
+    feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
+    dead_letter_reason: `upstream said ${word}`,
   });
-  expect(ingest.ok()).toBe(true);
-  const id = ((await ingest.json()) as { results: { id: string }[] }).results[0]!.id;
-  await producer.dispose();
   await signIn(page, "analyst");
   await open(page, `/dead-letters/${id}`);
   await expect(page.getByText(`upstream said ${word}`).first()).toBeVisible();

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { expect, test, type Locator, type Page } from "@playwright/test";
-import { DEMO, signIn } from "./fixtures";
+import { expect, test, type Page } from "@playwright/test";
+import { ingestAsProducer, mapPixel, signIn } from "./fixtures";
 import { countForeground, countPixels, decodePng } from "./png";
 
 // The triage flow in a real browser against the production build and a freshly seeded database: filter, open a
@@ -157,18 +157,6 @@ test("edit a bowtie: validity updates as you type, the server re-validates on sa
   expect(saved).toMatchObject({ version: target.version + 1, failureClass: "transient" });
 });
 
-/** Web Mercator, as MapLibre projects it (512-px tiles): the page pixel of a lon/lat on a map region. */
-async function pixelOf(region: Locator, lon: number, lat: number): Promise<{ x: number; y: number }> {
-  const camera = await region.getAttribute("data-camera");
-  const [clng, clat, zoom] = (camera ?? "").split(",").map(Number) as [number, number, number];
-  expect(Number.isFinite(zoom), `data-camera: ${camera}`).toBe(true);
-  const box = (await region.boundingBox())!;
-  const mx = (x: number) => (180 + x) / 360;
-  const my = (y: number) => (180 - (180 / Math.PI) * Math.log(Math.tan(Math.PI / 4 + (y * Math.PI) / 360))) / 360;
-  const world = 512 * 2 ** zoom;
-  return { x: box.x + box.width / 2 + (mx(lon) - mx(clng)) * world, y: box.y + box.height / 2 + (my(lat) - my(clat)) * world };
-}
-
 test("edit a bowtie on the map: dragging a vertex updates validity, the server agrees on save", async ({ page }) => {
   // A bowtie nobody has edited yet (the test above fixed the first one; its reason stays the first failure's).
   const res = await page.request.get(`/api/dead-letters?status=pending&limit=50&kind=spatial&reason=${encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …")}`);
@@ -193,11 +181,11 @@ test("edit a bowtie on the map: dragging a vertex updates validity, the server a
   // in the viewport: the editor sits below the fold.
   await map.scrollIntoViewIfNeeded();
   await page.waitForTimeout(300); // the map settles (moveend) after the scroll's resize, if any
-  const inside = await pixelOf(map, x + dx * 0.1, y + dy * 0.5);
+  const inside = await mapPixel(map, x + dx * 0.1, y + dy * 0.5);
   await page.mouse.click(inside.x, inside.y);
   await page.waitForTimeout(300);
-  const from = await pixelOf(map, x + dx, y + dy);
-  const to = await pixelOf(map, x + dx / 2, y + dy / 4);
+  const from = await mapPixel(map, x + dx, y + dy);
+  const to = await mapPixel(map, x + dx / 2, y + dy / 4);
   await page.mouse.move(from.x, from.y);
   await page.mouse.down();
   await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 5 });
@@ -244,19 +232,11 @@ test("a concurrent edit answers 409 and the page shows what changed instead of o
 
 test("payload text such as <img onerror> is shown as text, never as markup", async ({ page, playwright, baseURL }) => {
   const hostile = "<img src=x onerror=alert(1)>";
-  const producer = await playwright.request.newContext({ baseURL });
-  const login = await producer.post("/api/auth/sign-in/email", { data: { email: DEMO.producer.email, password: DEMO.producer.password } });
-  expect(login.ok()).toBe(true);
-  const ingest = await producer.post("/api/dead-letters", {
-    data: {
-      kind: "spatial", source: "e2e-hostile", idempotency_key: `xss-${Date.now()}`, observed_at: new Date().toISOString(),
-      feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: { name: hostile } },
-      dead_letter_reason: `${hostile} <script>alert(2)</script>`,
-    },
+  const id = await ingestAsProducer(playwright.request, baseURL, {
+    kind: "spatial", source: "e2e-hostile", idempotency_key: `xss-${Date.now()}`, observed_at: new Date().toISOString(),
+    feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: { name: hostile } },
+    dead_letter_reason: `${hostile} <script>alert(2)</script>`,
   });
-  expect(ingest.ok()).toBe(true);
-  const id = ((await ingest.json()) as { results: { id: string }[] }).results[0]!.id;
-  await producer.dispose();
   await page.goto(`/dead-letters/${id}`);
   await expect(page.getByText(`${hostile} <script>alert(2)</script>`).first()).toBeVisible();
   await expect(page.getByRole("figure", { name: "Raw envelope" })).toContainText(hostile);

@@ -162,11 +162,11 @@ export async function* ingestStream(
   } else {
     // Chunks are normalized on worker threads while this thread reads on and stores; they are stored in
     // input order. At most threads.size + 1 chunks wait for normalization, so memory stays bounded.
-    const settings: NormalizeSettings = { ...(opts.sources ? { sources: opts.sources } : {}), ...(opts.defaults ? { defaults: opts.defaults } : {}) };
     const normalizing: Promise<Normalized[]>[] = [];
     let raw: RecordText[] = [];
     const send = (recs: RecordText[]) => {
-      const p = recs.length >= SMALL_CHUNK ? threads.normalize(recs, clock(), settings) : normalizeChunk(recs, clock(), settings);
+      // opts is a NormalizeSettings; the pool sends a thread only its sources and defaults.
+      const p = recs.length >= SMALL_CHUNK ? threads.normalize(recs, clock(), opts) : normalizeChunk(recs, clock(), opts);
       p.catch(() => {}); // surfaces when awaited, in order
       normalizing.push(p);
     };
