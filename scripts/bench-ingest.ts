@@ -50,6 +50,19 @@ async function* requestBodies(file: string): AsyncGenerator<string[]> {
   if (lines.length) yield lines;
 }
 
+/** The lines as ~256 KB pieces of body, as a producer streaming a file sends them (not one write per line). */
+function* chunked(lines: string[]): Generator<string> {
+  let piece = "";
+  for (const l of lines) {
+    piece += `${l}\n`;
+    if (piece.length >= 256 * 1024) {
+      yield piece;
+      piece = "";
+    }
+  }
+  if (piece) yield piece;
+}
+
 async function viaApi(file: string, kind: string): Promise<number> {
   const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}`);
   const server = await startServer(bench.url, PORT);
@@ -60,7 +73,7 @@ async function viaApi(file: string, kind: string): Promise<number> {
     const t0 = performance.now();
     let stored = 0;
     for await (const lines of requestBodies(file)) {
-      const body = Readable.toWeb(Readable.from(lines.map((l) => `${l}\n`))) as ReadableStream<Uint8Array>;
+      const body = Readable.toWeb(Readable.from(chunked(lines))) as ReadableStream<Uint8Array>;
       const res = await fetch(`http://127.0.0.1:${PORT}/api/dead-letters`, {
         method: "POST",
         headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
+import { canonicalJson } from "./canonical-json";
 
 // The audit trail is a hash chain: each event's hash covers its content and the previous event's hash, so
 // changing, removing or reordering any stored event breaks every later link. Content is hashed in RFC 8785
@@ -33,7 +33,7 @@ export interface AuditBody {
   tail: string;
 }
 
-const inner = (o: Record<string, unknown>) => (canonicalize(o) ?? "{}").slice(1, -1);
+const inner = (o: Record<string, unknown>) => canonicalJson(o).slice(1, -1);
 
 export function auditBody(content: AuditContent): AuditBody {
   // Pick the fields one by one: a stored event also carries id and hash, which must not be hashed. Every field

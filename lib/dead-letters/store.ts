@@ -1,8 +1,9 @@
 import type pg from "pg";
 import { reasonGroup } from "../afc/reason-group";
 import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../audit/append";
+import { CanonicalJson } from "../audit/canonical-json";
+import { batchAuditAfter, prepareRecord, type PreparedRecord } from "./ingest/prepare";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
-import { storedBox } from "./stored-box";
 import type { NewDeadLetter } from "./types";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
@@ -33,20 +34,23 @@ export interface StoreContext {
   idsTaken?: () => void;
 }
 
-function compareKeys(a: NewDeadLetter, b: NewDeadLetter): number {
+function compareKeys(a: PreparedRecord, b: PreparedRecord): number {
   if (a.kind !== b.kind) return a.kind < b.kind ? -1 : 1;
   const [x, y] = [a.idempotencyKey ?? "", b.idempotencyKey ?? ""];
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** The dedup identity of a record (kind + stored key); null for a record without a key. */
-export const keyOf = (r: NewDeadLetter) => (r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`);
+export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) => (r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`);
+
+const isPrepared = (r: NewDeadLetter | PreparedRecord): r is PreparedRecord => "prepared" in r;
 
 export async function storeDeadLetters(
   client: pg.PoolClient,
-  records: NewDeadLetter[],
+  input: (NewDeadLetter | PreparedRecord)[],
   ctx: StoreContext,
 ): Promise<StoreOutcome[]> {
+  const records = input.map((r) => (isPrepared(r) ? r : prepareRecord(r)));
   const outcomes: (StoreOutcome | undefined)[] = new Array(records.length);
   // The first record of each key in the batch is the insert candidate; later ones are repeats of it.
   const firstOfKey = new Map<string, number>();
@@ -68,21 +72,10 @@ export async function storeDeadLetters(
   // Rows go in key order (ids still follow input order): concurrent stores then take the unique index's
   // entries in one order, which keeps them from deadlocking each other.
   const order = candidates.map((i, n) => [i, n] as const);
-  order.sort(([a], [b]) => compareKeys(records[a] as NewDeadLetter, records[b] as NewDeadLetter));
-  // One JSON document for the whole batch (json_to_recordset), not 26 parameter arrays: JSON.stringify is
-  // native, while node-postgres escapes every element of a text[] in JavaScript — for payloads, raw envelopes
-  // and analyses that was a fifth of ingest's main-thread time.
-  const rows = order.map(([i, n]) => {
-    const r = records[i] as NewDeadLetter;
-    const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
-    return {
-      id: ids.rows[n]?.id, kind: r.kind, source: r.source, key: r.idempotencyKey, entity: r.entityKey, event_id: r.eventId,
-      device_id: r.deviceId, msg_id: r.sourceMessageId, observed_at: r.observedAt, first_seen_at: r.firstSeenAt, raw: r.rawEnvelope,
-      payload: r.payload, reason: r.failureReason, rgroup: reasonGroup(r.failureReason), fclass: r.failureClass, creason: r.classReason,
-      status: r.failureClass === "poison" ? "quarantined" : "pending", replays: r.replayCount, analysis: r.spatial?.analysis ?? null,
-      repaired: r.spatial?.repairedGeometry ?? null, x1: bbox?.[0] ?? null, y1: bbox?.[1] ?? null, x2: bbox?.[2] ?? null, y2: bbox?.[3] ?? null,
-    };
-  });
+  order.sort(([a], [b]) => compareKeys(records[a] as PreparedRecord, records[b] as PreparedRecord));
+  // One JSON document for the whole batch (json_to_recordset), not 26 parameter arrays: node-postgres escapes
+  // every element of a text[] in JavaScript. The rows were serialized when prepared; only the ids go in here.
+  const doc = `[${order.map(([i, n]) => `{"id":${ids.rows[n]?.id},${(records[i] as PreparedRecord).row.slice(1)}`).join(",")}]`;
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO dead_letter (id, kind, source, idempotency_key, entity_key, event_id, device_id, source_message_id,
        observed_at, first_seen_at, raw_envelope, payload, first_failure_reason, reason, reason_group, failure_class,
@@ -96,21 +89,24 @@ export async function storeDeadLetters(
        x1 float8, y1 float8, x2 float8, y2 float8)
      ON CONFLICT (kind, idempotency_key) DO NOTHING
      RETURNING id::text AS id`,
-    [JSON.stringify(rows), ctx.now],
+    [doc, ctx.now],
   );
   const created = new Set(inserted.rows.map((r) => r.id));
   const audits: AuditInput[] = [];
-  const attempts: { id: string; attempt: number; reason: string; at: Date }[] = [];
+  const attempts: Attempt[] = [];
+  const fresh: { id: string; record: PreparedRecord }[] = [];
   const repeats: number[] = [];
   candidates.forEach((i, n) => {
     const id = ids.rows[n]?.id as string;
     if (created.has(id)) {
-      const r = records[i] as NewDeadLetter;
+      const r = records[i] as PreparedRecord;
       outcomes[i] = { status: "created", id };
-      attempts.push({ id, attempt: 1, reason: r.failureReason, at: r.firstSeenAt });
-      audits.push(ingestAudit(ctx, id, r));
+      attempts.push({ id, attempt: 1, reason: r.failureReason, at: r.firstSeenAt, event: 0 });
+      fresh.push({ id, record: r });
     } else repeats.push(i);
   });
+  // The batch's one ingest event comes first in the chain, then one event per record that failed again.
+  if (fresh.length) audits.push(ingestAudit(ctx, fresh));
   const isCandidate = new Set(candidates);
   records.forEach((_, i) => {
     if (!isCandidate.has(i)) repeats.push(i); // a key seen earlier in this batch
@@ -119,30 +115,37 @@ export async function storeDeadLetters(
     repeats.sort((a, b) => a - b);
     await recordRepeats(client, records, repeats, outcomes, attempts, audits, ctx);
   }
-  if (attempts.length) {
-    await client.query(
-      `INSERT INTO failure_attempt (dead_letter_id, attempt, at, reason, origin)
-       SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[], $5::text[])`,
-      [attempts.map((a) => a.id), attempts.map((a) => a.attempt), attempts.map((a) => a.at), attempts.map((a) => a.reason),
-        attempts.map(() => ctx.origin)],
-    );
-  }
   const audit = prepareAudit(audits, ctx.now); // before waiting: only hashing and the insert run under the chain's lock
   await ctx.after;
-  await appendAudit(client, audit, ctx.now);
+  const events = await appendAudit(client, audit, ctx.now);
+  // Each failure points at the audit event that recorded it (the record's timeline reads it from there), so the
+  // attempts go in once the events have their ids.
+  if (attempts.length) {
+    await client.query(
+      `INSERT INTO failure_attempt (dead_letter_id, attempt, at, reason, origin, audit_event_id)
+       SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::bigint[])`,
+      [attempts.map((a) => a.id), attempts.map((a) => a.attempt), attempts.map((a) => a.at), attempts.map((a) => a.reason),
+        attempts.map(() => ctx.origin), attempts.map((a) => events[a.event] ?? null)],
+    );
+  }
   return outcomes as StoreOutcome[];
 }
 
-function ingestAudit(ctx: StoreContext, id: string, r: NewDeadLetter): AuditInput {
+/** A failure to append to failure_attempt; `event` is the index (in this batch's audit events) that recorded it. */
+interface Attempt {
+  id: string;
+  attempt: number;
+  reason: string;
+  at: Date;
+  event: number;
+}
+
+function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedRecord }[]): AuditInput {
   return {
     actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
     action: ctx.origin === "capture" ? "dead_letter.captured" : "dead_letter.ingested",
-    targetType: "dead_letter", targetId: id,
-    after: {
-      kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason,
-      failureClass: r.failureClass, classReason: r.classReason, observedAt: r.observedAt.toISOString(),
-      ...(r.spatial ? { analysis: r.spatial.analysis } : {}),
-    },
+    targetType: "dead_letter", targetId: null,
+    after: new CanonicalJson(batchAuditAfter(entries)),
   };
 }
 
@@ -160,15 +163,15 @@ interface LockedRow {
 /** One more failure per repeated record, applied in input order on rows locked in id order. */
 async function recordRepeats(
   client: pg.PoolClient,
-  records: NewDeadLetter[],
+  records: PreparedRecord[],
   repeats: number[],
   outcomes: (StoreOutcome | undefined)[],
-  attempts: { id: string; attempt: number; reason: string; at: Date }[],
+  attempts: Attempt[],
   audits: AuditInput[],
   ctx: StoreContext,
 ): Promise<void> {
-  const kinds = repeats.map((i) => (records[i] as NewDeadLetter).kind);
-  const keys = repeats.map((i) => (records[i] as NewDeadLetter).idempotencyKey);
+  const kinds = repeats.map((i) => (records[i] as PreparedRecord).kind);
+  const keys = repeats.map((i) => (records[i] as PreparedRecord).idempotencyKey);
   const { rows } = await client.query<LockedRow>(
     `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.failure_count, d.replay_count, d.failure_class,
        d.class_reason, d.status
@@ -180,7 +183,7 @@ async function recordRepeats(
   const byKey = new Map(rows.map((r) => [`${r.kind}\u0000${r.idempotency_key}`, r]));
   const state = new Map<string, { row: LockedRow; next: ReturnType<typeof applyRepeatFailure>; before: RepeatState }>();
   for (const i of repeats) {
-    const r = records[i] as NewDeadLetter;
+    const r = records[i] as PreparedRecord;
     const row = byKey.get(keyOf(r) as string);
     if (!row) throw new Error(`dead letter ${r.kind}/${r.idempotencyKey} vanished while recording a repeat failure`);
     const prev = state.get(row.id);
@@ -190,7 +193,7 @@ async function recordRepeats(
     };
     const next = applyRepeatFailure(current, { reason: r.failureReason, at: ctx.now, replayCount: r.replayCount }, ctx.maxRetries);
     state.set(row.id, { row, next, before: prev?.before ?? current });
-    attempts.push({ id: row.id, attempt: next.failureCount, reason: r.failureReason, at: ctx.now });
+    attempts.push({ id: row.id, attempt: next.failureCount, reason: r.failureReason, at: ctx.now, event: -1 });
     outcomes[i] = { status: "duplicate", id: row.id };
   }
   const updates = [...state.values()];
@@ -207,7 +210,9 @@ async function recordRepeats(
       updates.map((u) => u.next.reason), ctx.now, updates.map((u) => reasonGroup(u.next.reason)),
     ],
   );
+  const eventOf = new Map<string, number>();
   for (const u of updates) {
+    eventOf.set(u.row.id, audits.length);
     audits.push({
       actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
       action: "dead_letter.failure_recorded", targetType: "dead_letter", targetId: u.row.id,
@@ -215,4 +220,5 @@ async function recordRepeats(
       after: { failureCount: u.next.failureCount, failureClass: u.next.failureClass, status: u.next.status, reason: u.next.reason },
     });
   }
+  for (const a of attempts) if (a.event === -1) a.event = eventOf.get(a.id) ?? -1;
 }

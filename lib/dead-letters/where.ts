@@ -18,6 +18,16 @@ export function prefixUpperBound(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(last + 1);
 }
 
+/**
+ * A condition on the idempotency key that the unique (kind, idempotency_key) index answers: there is no index on
+ * the key alone (ingest writes every index for every record), and `kind = ANY (both kinds)`, always true, lets
+ * the planner probe the unique one once per kind. `cond` is the rest, e.g. `= $1` or `>= $1 AND … < $2`.
+ */
+export function keyMatch(alias: string, ...conds: string[]): string {
+  const a = alias ? `${alias}.` : "";
+  return `(${a}kind = ANY ('{spatial,afc}'::"DeadLetterKind"[]) AND ${conds.map((c) => `${a}idempotency_key ${c}`).join(" AND ")})`;
+}
+
 export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "d"): SqlFragment {
   const clauses: string[] = [];
   const p = (v: unknown) => {
@@ -41,7 +51,7 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   if (filter.q) {
     const q = p(filter.q);
     const ors = [
-      `${alias}.idempotency_key = ${q}`,
+      keyMatch(alias, `= ${q}`),
       `${alias}.event_id = ${q}`,
       `${alias}.device_id = ${q}`,
       `${alias}.source_message_id = ${q}`,
@@ -49,7 +59,7 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
     if (HEX_PREFIX.test(filter.q) && filter.q.length < 64) {
       // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
       const lower = filter.q.toLowerCase();
-      ors.push(`(${alias}.idempotency_key >= ${p(lower)} AND ${alias}.idempotency_key < ${p(prefixUpperBound(lower))})`);
+      ors.push(keyMatch(alias, `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`));
     }
     clauses.push(`(${ors.join(" OR ")})`);
   }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/where";
+import { keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/where";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import { placeBox, placeBranches, placeClause, type Place } from "./place";
@@ -83,7 +83,7 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
   const limit = p(query.limit + 1);
   const deviceTime = timeClauses(query, p, "x");
   const branches = [
-    `SELECT id, 'idempotency_key' AS m FROM dead_letter WHERE idempotency_key = ${key}`,
+    `SELECT id, 'idempotency_key' AS m FROM dead_letter WHERE ${keyMatch("", `= ${key}`)}`,
     `SELECT id, 'event_id' FROM dead_letter WHERE event_id = ${key}`,
     `(SELECT x.id, 'device_id' FROM dead_letter x WHERE x.device_id = ${key} ${deviceTime.map((c) => `AND ${c}`).join(" ")}
       ORDER BY x.observed_at DESC LIMIT ${limit})`,
@@ -92,8 +92,8 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
   if (HEX_PREFIX.test(q)) {
     // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
     const lower = q.toLowerCase();
-    branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter WHERE idempotency_key >= ${p(lower)}
-      AND idempotency_key < ${p(prefixUpperBound(lower))} AND idempotency_key <> ${key} LIMIT ${limit})`);
+    branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter
+      WHERE ${keyMatch("", `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`, `<> ${key}`)} LIMIT ${limit})`);
   }
   const where = [...timeClauses(query, p), ...(place ? [placeClause(place, p)] : [])];
   const { rows } = await db.query<Row>(

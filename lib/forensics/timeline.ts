@@ -7,9 +7,12 @@ import type { Timeline, TimelineEvent, TimelineKind } from "./schemas";
 import { summarize } from "./timeline-summary";
 
 // One record's life, in order, read from the hash-chained audit trail — not a second source of truth:
-//   * events about the record (target dead_letter/<id>): capture, failures, edits, decisions, the replay
-//     engine's per-item outcomes (lib/replay/outcomes.ts writes replay.<outcome> with the record as target),
-//     purge, retention, reveals;
+//   * events about the record (target dead_letter/<id>): failures, edits, decisions, the replay engine's
+//     per-item outcomes (lib/replay/outcomes.ts writes replay.<outcome> with the record as target), purge,
+//     retention, reveals;
+//   * its capture: one event per stored ingest batch lists the batch's records (lib/dead-letters/store.ts),
+//     found through the failure attempt it recorded (failure_attempt.audit_event_id) and shown as the record's
+//     own entry; records stored before that have an event of their own (target dead_letter/<id>);
 //   * the lifecycle of every replay batch that held the record (target replay_batch/<id>, found through
 //     replay_item): who created and approved the batch that replayed it;
 //   * the ledger row of its key: the settlement itself, which for keys imported from an external ledger is the
@@ -17,7 +20,7 @@ import { summarize } from "./timeline-summary";
 
 type Db = pg.Pool | pg.PoolClient;
 
-interface AuditRow {
+export interface AuditRow {
   id: string;
   at: Date;
   actor_id: string | null;
@@ -55,6 +58,21 @@ export function kindOf(action: string, targetType: string): TimelineKind {
   if (action.startsWith("replay.")) return "replay";
   if (action === "ledger.settled") return "settlement";
   return "other";
+}
+
+/**
+ * A batch's ingest event, as this record's: `after` becomes the record's entry in it, with the batch's size.
+ * Other events come back unchanged.
+ */
+export function asRecordEvent(r: AuditRow, recordId: string): AuditRow {
+  const after = r.after;
+  if (r.target_id !== null || after === null || typeof after !== "object" || Array.isArray(after)) return r;
+  const records = after.records;
+  if (!Array.isArray(records)) return r;
+  const own = records.find((e) => e !== null && typeof e === "object" && !Array.isArray(e) && e.id === recordId);
+  if (own === undefined || own === null || typeof own !== "object" || Array.isArray(own)) return r;
+  const { id: _id, ...entry } = own;
+  return { ...r, target_id: recordId, after: { ...entry, batchRecords: typeof after.count === "number" ? after.count : records.length } };
 }
 
 function fromAudit(r: AuditRow, mask: MaskRules | null): TimelineEvent {
@@ -111,7 +129,12 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
     // events older than the record belong to an earlier record that had its id. Its capture event has the
     // record's created_at exactly (one `now` for both), so nothing of this record is cut.
     db.query<AuditRow>(
-      `SELECT ${AUDIT_COLUMNS} FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 AND at >= $2 ORDER BY id`,
+      `SELECT ${AUDIT_COLUMNS} FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 AND at >= $2
+       UNION
+       SELECT ${AUDIT_COLUMNS} FROM audit_event
+       WHERE id = ANY (ARRAY(SELECT audit_event_id FROM failure_attempt WHERE dead_letter_id = $1::bigint AND audit_event_id IS NOT NULL))
+         AND at >= $2
+       ORDER BY id`,
       [id, record.created_at],
     ),
     db.query<AuditRow>(
@@ -133,7 +156,7 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
   // Audit rows sort by time, then by chain order; the ledger row sits after the audit events of its instant
   // (the replay outcome that settled it is written in the same transaction, with the same time).
   const keyed = [
-    ...[...own.rows, ...batches.rows].map((r) => ({ at: r.at.getTime(), seq: Number(r.id), event: fromAudit(r, mask) })),
+    ...[...own.rows.map((r) => asRecordEvent(r, id)), ...batches.rows].map((r) => ({ at: r.at.getTime(), seq: Number(r.id), event: fromAudit(r, mask) })),
     ...ledger.rows.map((l) => ({ at: l.applied_at.getTime(), seq: Number.MAX_SAFE_INTEGER, event: fromLedger(l) })),
   ];
   keyed.sort((a, b) => a.at - b.at || a.seq - b.seq);

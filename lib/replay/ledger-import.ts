@@ -43,7 +43,7 @@ export async function importLedger(
          SELECT t.key, coalesce(t.kind, d.kind), coalesce(t.applied_at, $4), 'import', d.id, d.entity_key, d.observed_at
          FROM unnest($1::text[], $2::"DeadLetterKind"[], $3::timestamptz[]) AS t(key, kind, applied_at)
          LEFT JOIN LATERAL (SELECT id, kind, entity_key, observed_at FROM dead_letter
-           WHERE idempotency_key = t.key AND (t.kind IS NULL OR kind = t.kind) ORDER BY id LIMIT 1) d ON true
+           WHERE kind = ANY (CASE WHEN t.kind IS NULL THEN '{spatial,afc}' ELSE ARRAY[t.kind] END) AND idempotency_key = t.key ORDER BY id LIMIT 1) d ON true
          ORDER BY t.key
          ON CONFLICT (idempotency_key) DO NOTHING`,
         [rows.map((r) => r.idempotency_key), rows.map((r) => r.kind ?? null), rows.map((r) => r.applied_at ?? null), ctx.now],

@@ -122,8 +122,11 @@ describe("ingest pipeline", () => {
     expect(rows.map((r) => r.key)).toEqual(["r-0", "r-1", "r-2", "r-3", "r-5", "r-4", "r-6", "r-7", "r-8"]);
     expect(rows.find((r) => r.key === "r-4")).toMatchObject({ first_failure_reason: "reason 6", failure_count: 2 });
     expect(rows.find((r) => r.key === "r-2")).toMatchObject({ first_failure_reason: "reason 2", failure_count: 2 });
+    // One ingest event per stored batch, listing its records in id order.
     const audit = await db.pool.query<{ key: string }>(
-      `SELECT after->>'idempotencyKey' AS key FROM audit_event WHERE action = 'dead_letter.ingested' AND after->>'idempotencyKey' LIKE 'r-%' ORDER BY id`,
+      `SELECT r.e->>'idempotencyKey' AS key
+       FROM audit_event a, jsonb_array_elements(a.after->'records') WITH ORDINALITY AS r(e, ord)
+       WHERE a.action = 'dead_letter.ingested' AND r.e->>'idempotencyKey' LIKE 'r-%' ORDER BY a.id, r.ord`,
     );
     expect(audit.rows.map((r) => r.key)).toEqual(rows.map((r) => r.key));
   });
@@ -165,12 +168,23 @@ describe("ingest pipeline", () => {
     await expect(db.pool.query("UPDATE dead_letter SET first_failure_reason = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
   });
 
-  it("audits every ingest", async () => {
+  it("audits every ingest: each record is listed in its batch's event, which its first failure points at", async () => {
     const { rows } = await db.pool.query(
-      `SELECT count(*)::int AS n FROM audit_event WHERE action = 'dead_letter.ingested' AND target_id IN (SELECT id::text FROM dead_letter)`,
+      `SELECT count(*)::int AS n FROM dead_letter d
+       JOIN failure_attempt f ON f.dead_letter_id = d.id AND f.attempt = 1
+       JOIN audit_event a ON a.id = f.audit_event_id
+       WHERE a.action = 'dead_letter.ingested' AND a.target_id IS NULL
+         AND a.after->'records' @> jsonb_build_array(jsonb_build_object('id', d.id::text, 'idempotencyKey', d.idempotency_key))`,
     );
     const total = await db.pool.query("SELECT count(*)::int AS n FROM dead_letter");
     expect(rows[0].n).toBe(total.rows[0].n);
+    // One event per stored batch, not per record; its count matches its list.
+    const events = await db.pool.query(
+      `SELECT count(*)::int AS n, bool_and((after->>'count')::int = jsonb_array_length(after->'records')) AS counted
+       FROM audit_event WHERE action = 'dead_letter.ingested'`,
+    );
+    expect(events.rows[0].n).toBeLessThan(total.rows[0].n);
+    expect(events.rows[0].counted).toBe(true);
   });
 });
 

@@ -2,7 +2,8 @@ import { normalizeAfcRecord } from "../../afc/envelope";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
-import type { FieldError, NewDeadLetter, RepairMethod, RepairPolicy } from "../types";
+import { prepareRecord, type PreparedRecord } from "./prepare";
+import type { FieldError, RepairMethod, RepairPolicy } from "../types";
 import type { RecordText } from "./split";
 
 // One record's text → a storable record or its field errors: parse (number lexemes kept), then the spatial or
@@ -23,7 +24,8 @@ export interface NormalizeSettings {
   defaults?: SourceSettings;
 }
 
-export type Normalized = { index: number; ok: true; record: NewDeadLetter } | { index: number; ok: false; errors: FieldError[] };
+/** A record ready to store (serialized here, so a worker thread hands over strings: see PreparedRecord) or its errors. */
+export type Normalized = { index: number; ok: true; record: PreparedRecord } | { index: number; ok: false; errors: FieldError[] };
 
 export async function normalizeRecord(rec: RecordText, now: Date, opts: NormalizeSettings): Promise<Normalized> {
   let value: unknown;
@@ -44,7 +46,7 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   } else {
     return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
   }
-  return result.ok ? { index: rec.index, ok: true, record: result.record } : { index: rec.index, ok: false, errors: result.errors };
+  return result.ok ? { index: rec.index, ok: true, record: prepareRecord(result.record) } : { index: rec.index, ok: false, errors: result.errors };
 }
 
 /** A chunk of records, in order; each record's `now` is the chunk's (one clock reading per chunk). */
