@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { UserMenu } from "@/components/auth/user-menu";
+import { SiteNav } from "@/components/auth/site-nav";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
@@ -18,24 +18,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/" className="font-semibold tracking-tight text-slate-900">
               Redrive
             </Link>
-            <Link href="/dead-letters" className="text-slate-600 hover:text-slate-900">
-              Dead letters
-            </Link>
-            <Link href="/lookup" className="text-slate-600 hover:text-slate-900">
-              Lookup
-            </Link>
-            <Link href="/quarantine" className="text-slate-600 hover:text-slate-900">
-              Quarantine
-            </Link>
-            <Link href="/replays" className="text-slate-600 hover:text-slate-900">
-              Replays
-            </Link>
-            <Link href="/alerts" className="text-slate-600 hover:text-slate-900">
-              Alerts
-            </Link>
-            <div className="ml-auto">
-              <UserMenu />
-            </div>
+            <SiteNav />
           </nav>
         </header>
         <main className="mx-auto max-w-[1600px] px-4 py-4">

@@ -1,20 +1,11 @@
 import Link from "next/link";
-import { unstable_rethrow } from "next/navigation";
 import { Badge } from "@/components/ui/badge";
-import { getPagePrincipal, type Principal } from "@/lib/auth/principal";
+import type { Principal } from "@/lib/auth/principal";
 import { SignOutButton } from "./sign-out-button";
 
 // The header's right-hand side: who is signed in (e-mail, role), settings and sign-out; or a sign-in link.
 
-export async function UserMenu() {
-  let principal: Principal | null = null;
-  try {
-    principal = await getPagePrincipal();
-  } catch (err) {
-    unstable_rethrow(err); // Next's own control flow (dynamic rendering, redirects) must pass through
-    // The header must not take the page down (database restarting); the page's own check still applies.
-    console.error("[auth] user menu: could not read the session", err);
-  }
+export function UserMenu({ principal }: { principal: Principal | null }) {
   if (!principal) {
     return (
       <Link href="/sign-in" className="text-slate-600 hover:text-slate-900">

@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
+import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, ChangedBy, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
 import type { ListPage } from "@/lib/dead-letters/list";
 
 // One hook per resource of the triage UI, keyed by a factory so mutations invalidate exactly what they change
@@ -103,6 +103,12 @@ export function conflictCurrent(err: unknown): DeadLetterDetail | null {
   if (!(err instanceof HttpError) || err.status !== 409) return null;
   const current = (err.body as { error?: { current?: DeadLetterDetail } } | null)?.error?.current;
   return current ?? null;
+}
+
+/** Who changed the record, from a 409 that says so. */
+export function conflictChangedBy(err: unknown): ChangedBy | null {
+  if (!(err instanceof HttpError) || err.status !== 409) return null;
+  return (err.body as { error?: { changedBy?: ChangedBy | null } } | null)?.error?.changedBy ?? null;
 }
 
 /** The queries a decision on one record makes stale (lists, counts, map, neighbours). */

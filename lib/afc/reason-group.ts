@@ -30,6 +30,20 @@ const TUPLE = new RegExp(`([([])${PLACEHOLDER}(?:[\\s,;]+${PLACEHOLDER})+([)\\]]
  * Reasons without concrete values (most AFC schema reasons) come back unchanged apart from whitespace.
  */
 export function reasonGroup(reason: string): string {
+  const known = groups.get(reason);
+  if (known !== undefined) return known;
+  // Dead letters arrive in bursts of one failure (the same schema message, the same HTTP error): the six
+  // patterns cost microseconds per record on ingest, a lookup costs nothing. Bounded: cleared when full.
+  if (groups.size >= GROUPS_KEPT) groups.clear();
+  const group = groupOf(reason);
+  groups.set(reason, group);
+  return group;
+}
+
+const GROUPS_KEPT = 10_000;
+const groups = new Map<string, string>();
+
+function groupOf(reason: string): string {
   let out = reason;
   for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement);
   return out.replace(TUPLE, `$1${PLACEHOLDER}$2`).replace(/\s+/g, " ").trim();

@@ -5,7 +5,7 @@ import { inTransaction } from "../db/transaction";
 import { notFound, readDetailRow, readFailures, toDetail, type DetailRow } from "./detail";
 import { evaluateEdit, type EditOutcome } from "./edit";
 import { payloadDelta } from "./payload-diff";
-import type { ActionBody, DeadLetterDetail } from "./schemas";
+import type { ActionBody, ChangedBy, DeadLetterDetail } from "./schemas";
 import { AUDIT_ACTION, decide } from "./state";
 import { storedBox } from "./stored-box";
 
@@ -26,6 +26,17 @@ async function current(client: pg.PoolClient, row: DetailRow): Promise<DeadLette
   return toDetail(row, await readFailures(client, row.id));
 }
 
+/** Who made the record's latest audited change (a 409 names them rather than "someone"); null when unknown. */
+async function lastChange(client: pg.PoolClient, id: string): Promise<ChangedBy | null> {
+  const { rows } = await client.query<{ email: string | null; role: string | null; action: string; at: Date }>(
+    `SELECT actor_email AS email, actor_role AS role, action, at FROM audit_event
+     WHERE target_type = 'dead_letter' AND target_id = $1 ORDER BY id DESC LIMIT 1`,
+    [id],
+  );
+  const r = rows[0];
+  return r ? { email: r.email, role: r.role, action: r.action, at: r.at.toISOString() } : null;
+}
+
 export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, ctx: ActionContext): Promise<DeadLetterDetail> {
   return inTransaction(pool, async (client) => {
     const row = await readDetailRow(client, id, true);
@@ -34,7 +45,10 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
       throw new AppError(
         "conflict",
         `dead letter ${id} changed since you loaded it (your version ${body.version}, now ${row.version}): review the changes and decide again`,
-        { issues: [{ path: "version", message: `is ${row.version} now` }], details: { current: await current(client, row) } },
+        {
+          issues: [{ path: "version", message: `is ${row.version} now` }],
+          details: { current: await current(client, row), changedBy: await lastChange(client, id) },
+        },
       );
     }
     const subject = { status: row.status, failureClass: row.failure_class, classReason: row.class_reason };

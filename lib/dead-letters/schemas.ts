@@ -204,12 +204,21 @@ export const MapPointsSchema = z
   .meta({ id: "MapPoints" });
 export type MapPoints = z.infer<typeof MapPointsSchema>;
 
+export const ChangedBySchema = z.object({
+  email: z.string().nullable(),
+  role: z.string().nullable(),
+  action: z.string().describe("the audit action, e.g. dead_letter.approved"),
+  at: z.string(),
+});
+export type ChangedBy = z.infer<typeof ChangedBySchema>;
+
 export const ConflictBodySchema = z
   .object({
     error: z.looseObject({
       code: z.literal("conflict"),
       message: z.string(),
       current: DeadLetterDetailSchema.optional().describe("the record as it is now, when it changed under you"),
+      changedBy: ChangedBySchema.nullable().optional().describe("who made the record's latest audited change"),
     }),
   })
   .meta({ id: "Conflict" });

@@ -123,9 +123,10 @@ export async function storeDeadLetters(
   if (attempts.length) {
     await client.query(
       `INSERT INTO failure_attempt (dead_letter_id, attempt, at, reason, origin, audit_event_id)
-       SELECT * FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[], $5::text[], $6::bigint[])`,
+       SELECT id, attempt, at, reason, $5, event FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[], $6::bigint[])
+         AS t(id, attempt, at, reason, event)`,
       [attempts.map((a) => a.id), attempts.map((a) => a.attempt), attempts.map((a) => a.at), attempts.map((a) => a.reason),
-        attempts.map(() => ctx.origin), attempts.map((a) => events[a.event] ?? null)],
+        ctx.origin, attempts.map((a) => events[a.event] ?? null)],
     );
   }
   return outcomes as StoreOutcome[];

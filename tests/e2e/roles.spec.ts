@@ -20,6 +20,11 @@ for (const role of Object.keys(CAN_READ_LIST) as DemoRole[]) {
     await expect(page.getByRole("heading", { name: "API tokens" })).toBeVisible();
     // only admins manage users
     await expect(page.getByRole("heading", { name: "Users" })).toHaveCount(role === "admin" ? 1 : 0);
+    // the header links only to pages the role may open
+    const nav = page.getByRole("navigation", { name: "Main" });
+    for (const name of ["Dead letters", "Lookup", "Quarantine", "Replays", "Alerts"]) {
+      await expect(nav.getByRole("link", { name, exact: true })).toHaveCount(CAN_READ_LIST[role] ? 1 : 0);
+    }
 
     // The start page: the health overview for readers; a producer is sent to its tokens, not to a 403.
     await page.goto("/");

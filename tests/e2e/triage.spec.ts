@@ -221,6 +221,7 @@ test("a concurrent edit answers 409 and the page shows what changed instead of o
   await expect(dialog).toBeVisible();
   await expect(dialog.getByRole("row", { name: /Version/ })).toContainText(String(target.version + 1));
   await expect(dialog.getByRole("cell", { name: "/properties/surveyed_by" })).toBeVisible();
+  await expect(dialog).toContainText(/\(analyst\) — edited at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC — saved version/); // who, not "someone"
   await page.screenshot({ path: `${SHOTS}/triage-conflict.png` });
   await dialog.getByRole("button", { name: "Show the current version" }).click();
   const now = await record(page, target.id);

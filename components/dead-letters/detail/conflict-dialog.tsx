@@ -5,7 +5,7 @@ import { useMemo } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { payloadChanges } from "@/lib/dead-letters/payload-diff";
-import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import type { ChangedBy, DeadLetterDetail } from "@/lib/dead-letters/schemas";
 import { ChangeList } from "./change-list";
 
 // A decision answered 409: someone else changed the record since it was loaded. Nothing was overwritten; this
@@ -16,6 +16,15 @@ export interface Conflict {
   /** what the analyst decided on: the record's page (with its payload), or a list row (without one) */
   seen: Pick<DeadLetterDetail, "id" | "status" | "failureClass" | "version"> & Partial<Pick<DeadLetterDetail, "updatedAt" | "payload">>;
   current: DeadLetterDetail;
+  /** who made the latest change, when the server could tell */
+  changedBy?: ChangedBy | null;
+}
+
+/** "ana@… (supervisor), dead_letter.approved at 12:01:05 UTC", or "someone" when the server could not tell. */
+function whoChanged(by: ChangedBy | null | undefined): string {
+  if (!by) return "someone";
+  const who = by.email ?? "the system";
+  return `${who}${by.role ? ` (${by.role})` : ""} — ${by.action.replace(/^dead_letter\./, "")} at ${by.at.replace("T", " ").slice(0, 19)} UTC —`;
 }
 
 function Field({ name, before, after }: { name: string; before: string; after: string }) {
@@ -36,7 +45,7 @@ export function ConflictDialog({ conflict, onClose, closeLabel = "Show the curre
   return (
     <Dialog open onClose={onClose} title={`#${current.id} changed while you were looking at it`} wide>
       <p className="text-sm text-slate-700">
-        Your <strong>{conflict.attempted}</strong> was not applied: someone saved version {current.version} after you loaded version {seen.version}. Nothing was overwritten.
+        Your <strong>{conflict.attempted}</strong> was not applied: {whoChanged(conflict.changedBy)} saved version {current.version} after you loaded version {seen.version}. Nothing was overwritten.
       </p>
       <table className="w-full">
         <thead><tr className="text-left text-xs text-slate-500"><th /><th className="font-medium">You saw</th><th className="font-medium">Now</th></tr></thead>

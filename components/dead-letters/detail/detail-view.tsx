@@ -8,7 +8,7 @@ import { useMemo, useState } from "react";
 import { toast } from "sonner";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { KeyboardHelp, DETAIL_KEYS } from "@/components/dead-letters/keyboard-help";
-import { conflictCurrent, deadLetterKeys, useDeadLetter, useDeadLetterAction, useNeighbor } from "@/components/dead-letters/queries";
+import { conflictChangedBy, conflictCurrent, deadLetterKeys, useDeadLetter, useDeadLetterAction, useNeighbor } from "@/components/dead-letters/queries";
 import { useHotkeys } from "@/components/dead-letters/use-hotkeys";
 import { useHydrated } from "@/components/dead-letters/use-hydrated";
 import { Button, Kbd } from "@/components/ui/button";
@@ -78,7 +78,7 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
       onError: (err) => {
         const current = conflictCurrent(err);
         if (current) {
-          setConflict({ attempted: body.action, seen: record, current });
+          setConflict({ attempted: body.action, seen: record, current, changedBy: conflictChangedBy(err) });
           qc.setQueryData(deadLetterKeys.detail(record.id), current);
         }
       },

@@ -38,7 +38,7 @@ export const columns = helper.columns([
     meta: { width: "2rem" },
   }),
   helper.accessor("kind", { header: "Kind", cell: (c) => <KindBadge kind={c.getValue()} />, meta: { width: "4.25rem" } }),
-  helper.accessor("source", { header: "Source", cell: (c) => <span className="truncate text-xs text-slate-600">{c.getValue()}</span>, meta: { width: "6.75rem" } }),
+  helper.accessor("source", { header: "Source", cell: (c) => <span className="truncate text-xs text-slate-600" title={c.getValue()}>{c.getValue()}</span>, meta: { width: "6.75rem" } }),
   helper.accessor("idempotencyKey", {
     header: "Key / hash",
     cell: (c) => {

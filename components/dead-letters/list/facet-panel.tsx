@@ -24,7 +24,7 @@ function Group({ title, buckets, selected, approx, onToggle }: {
       {buckets.map((b) => (
         <label key={b.value} className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100">
           <input type="checkbox" checked={selected?.includes(b.value) ?? false} onChange={() => onToggle(b.value)} />
-          <span className="flex-1 truncate">{LABEL[b.value] ?? b.value}</span>
+          <span className="flex-1 truncate" title={LABEL[b.value] ?? b.value}>{LABEL[b.value] ?? b.value}</span>
           <span className="tabular-nums text-xs text-slate-500">{approx ? "≈" : ""}{fmt(b.count)}</span>
         </label>
       ))}

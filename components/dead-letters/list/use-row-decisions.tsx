@@ -7,7 +7,7 @@ import type { ActionBody } from "@/lib/dead-letters/schemas";
 import { decide } from "@/lib/dead-letters/state";
 import { ConflictDialog, type Conflict } from "../detail/conflict-dialog";
 import { ReasonDialog } from "../detail/quarantine-dialog";
-import { conflictCurrent, useDecision } from "../queries";
+import { conflictChangedBy, conflictCurrent, useDecision } from "../queries";
 
 // `a` / `q` on the list's highlighted row: the same decision the record's page makes, without opening it. The
 // version sent is the one the row shows, so a record someone changed since the list loaded answers 409 and the
@@ -30,7 +30,7 @@ export function useRowDecisions({ canTriage, onDecided }: { canTriage: boolean; 
       onSuccess: () => onDecided(row),
       onError: (err) => {
         const current = conflictCurrent(err);
-        if (current) setConflict({ attempted: body.action, seen: row, current });
+        if (current) setConflict({ attempted: body.action, seen: row, current, changedBy: conflictChangedBy(err) });
       },
     });
   };

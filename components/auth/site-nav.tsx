@@ -1,0 +1,40 @@
+import Link from "next/link";
+import { unstable_rethrow } from "next/navigation";
+import { can, type Permission } from "@/lib/auth/permissions";
+import { getPagePrincipal, type Principal } from "@/lib/auth/principal";
+import { UserMenu } from "./user-menu";
+
+// The header's links and user menu, read from one session lookup: a page shows in the header only to roles
+// that may open it (a producer, who may only ingest, sees no triage pages it would be refused).
+
+const PAGES: readonly { href: string; label: string; permission: Permission }[] = [
+  { href: "/dead-letters", label: "Dead letters", permission: "dead_letters:read" },
+  { href: "/lookup", label: "Lookup", permission: "dead_letters:read" },
+  { href: "/quarantine", label: "Quarantine", permission: "dead_letters:read" },
+  { href: "/replays", label: "Replays", permission: "replays:read" },
+  { href: "/alerts", label: "Alerts", permission: "dead_letters:read" },
+];
+
+export async function SiteNav() {
+  let principal: Principal | null = null;
+  try {
+    principal = await getPagePrincipal();
+  } catch (err) {
+    unstable_rethrow(err); // Next's own control flow (dynamic rendering, redirects) must pass through
+    // The header must not take the page down (database restarting); the page's own check still applies.
+    console.error("[auth] header: could not read the session", err);
+  }
+  const pages = principal ? PAGES.filter((p) => can((principal as Principal).role, p.permission)) : [];
+  return (
+    <>
+      {pages.map((p) => (
+        <Link key={p.href} href={p.href} className="text-slate-600 hover:text-slate-900">
+          {p.label}
+        </Link>
+      ))}
+      <div className="ml-auto">
+        <UserMenu principal={principal} />
+      </div>
+    </>
+  );
+}
