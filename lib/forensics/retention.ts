@@ -37,9 +37,10 @@ export async function runRetention(
   for (let page = 0; page < (opts.maxPages ?? DEFAULT_MAX_PAGES); page++) {
     const n = await inTransaction(pool, async (client) => {
       const { rows } = await client.query<{ id: string; status: string; settled_at: Date }>(
-        `SELECT id::text AS id, status::text AS status, updated_at AS settled_at FROM dead_letter
-         WHERE status IN ('replayed', 'purged') AND updated_at < $1 AND (payload IS NOT NULL OR raw_envelope IS NOT NULL)
-         ORDER BY status, updated_at, id LIMIT ${PAGE} FOR UPDATE SKIP LOCKED`,
+        // ORDER BY the table's columns (d.…), not the output's text aliases: sorting by those walked every row.
+        `SELECT d.id::text AS id, d.status::text AS status, d.updated_at AS settled_at FROM dead_letter d
+         WHERE d.status IN ('replayed', 'purged') AND d.updated_at < $1 AND (d.payload IS NOT NULL OR d.raw_envelope IS NOT NULL)
+         ORDER BY d.status, d.updated_at, d.id LIMIT ${PAGE} FOR UPDATE SKIP LOCKED`,
         [cutoff],
       );
       if (rows.length === 0) return 0;
