@@ -91,6 +91,14 @@ export class NormalizePool {
   }
 
   /**
+   * Starts the threads now rather than with the first chunk (a thread takes ~1 s to load tsx and GEOS): a
+   * server warms them at boot (instrumentation.ts), so a producer's first bulk request does not wait for them.
+   */
+  warm(): void {
+    while (this.threads.length < this.size) this.threads.push(this.spawn());
+  }
+
+  /**
    * Normalizes a chunk on the least busy thread; results in the chunk's order. A thread that died (its chunks
    * were rejected, failing their ingest) is replaced first, so one bad chunk does not take the pool down.
    */
@@ -114,15 +122,19 @@ export class NormalizePool {
   }
 }
 
-let shared: NormalizePool | null | undefined;
+// On globalThis, not in a module variable: the Next server bundles instrumentation.ts (which warms the pool)
+// apart from the route handlers (which use it), and each bundle has its own copy of this module.
+const SHARED = Symbol.for("redrive.ingest.normalizePool");
+const slot = globalThis as { [SHARED]?: NormalizePool | null };
 
 /** The process's pool (REDRIVE_INGEST_THREADS threads, default cores − 1), or null when threads are off. */
 export function sharedNormalizePool(): NormalizePool | null {
-  if (shared === undefined) {
+  if (slot[SHARED] === undefined) {
     const wanted = defaultIngestThreads();
-    shared = NormalizePool.create(wanted);
-    if (shared) console.error(`[ingest] normalizing on ${shared.size} worker thread(s)`);
+    const pool = NormalizePool.create(wanted);
+    slot[SHARED] = pool;
+    if (pool) console.error(`[ingest] normalizing on ${pool.size} worker thread(s)`);
     else if (wanted > 0) console.error("[ingest] worker threads unavailable (normalize-worker.mjs not found): normalizing on the main thread");
   }
-  return shared;
+  return slot[SHARED] ?? null;
 }
