@@ -17,14 +17,14 @@ afterAll(async () => {
 
 describe("crash safety (small)", () => {
   it("built-in ledger: every item finalized, each key in the ledger exactly once, despite kills and a database restart", async () => {
-    const report = await runChaos(cluster, { records: 600, sink: "ledger", rate: 200, workers: 3, kills: 4, seed: 11, leaseMs: 1500, log });
+    const report = await runChaos(cluster, { records: 600, sink: "ledger", rate: 200, workers: 3, kills: 4, seed: 11, leaseMs: 3000, log });
     log(JSON.stringify(report));
     expect(report.problems).toEqual([]);
     expect(report.items).toEqual({ applied: 600 });
   }, 120_000);
 
   it("HTTP sink failing 30%: every key arrives; a key arrives twice only when unacknowledged or after a crash", async () => {
-    const report = await runChaos(cluster, { records: 400, sink: "http", rate: 200, workers: 3, kills: 4, seed: 12, leaseMs: 1500, log });
+    const report = await runChaos(cluster, { records: 400, sink: "http", rate: 200, workers: 3, kills: 4, seed: 12, leaseMs: 3000, log });
     log(JSON.stringify(report));
     expect(report.problems).toEqual([]);
     expect((report.items.applied ?? 0) + (report.items.deduped ?? 0)).toBe(400);

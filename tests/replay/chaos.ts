@@ -60,8 +60,12 @@ async function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The HTTP sink's timeout in the chaos run (the receiver hangs some requests past it). */
-const HTTP_TIMEOUT_MS = 600;
+/**
+ * The HTTP sink's timeout in the chaos run (the receiver hangs some requests past it). Long enough that a
+ * worker starved of CPU for a moment (a loaded CI machine) still reads an answer that did arrive: a timeout
+ * on an answered request looks, to the receiver, like a resend of an acknowledged key.
+ */
+const HTTP_TIMEOUT_MS = 1500;
 /**
  * The receiver cannot see when the worker sent a request, only when it arrived: an answer written within this
  * much of the timeout (counted from arrival) may have reached a worker that had already given up on it.
@@ -167,7 +171,7 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
     const users = await makeUsers(db.pool);
     await bulkApproved(db.pool, { count: Math.ceil(o.records / 2), prefix: `${prefix}-afc`, kind: "afc", devices: 500, source: prefix });
     await bulkApproved(db.pool, { count: Math.floor(o.records / 2), prefix: `${prefix}-geo`, kind: "spatial", source: prefix });
-    if (o.sink === "http") server = await startSinkServer({ failRate: 0.3, hangRate: 0.02, hangMs: 1200, seed: o.seed });
+    if (o.sink === "http") server = await startSinkServer({ failRate: 0.3, hangRate: 0.02, hangMs: 2 * HTTP_TIMEOUT_MS, seed: o.seed });
     const sink = server ? { type: "http", url: server.url, timeoutMs: HTTP_TIMEOUT_MS, concurrency: 8 } : { type: "ledger" };
     const batchId = await runningBatch(db, users, {
       filter: { source: [prefix] }, sink, ratePerSecond: o.rate, pageSize: 100, maxAttempts: 25, failureThreshold: 0.9,
