@@ -28,15 +28,16 @@ export interface PreparedRecord {
 
 export function prepareRecord(r: NewDeadLetter): PreparedRecord {
   const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
+  const observedAt = r.observedAt.toISOString(); // once: Date → ISO text is a microsecond each time
   const row = {
     kind: r.kind, source: r.source, key: r.idempotencyKey, entity: r.entityKey, event_id: r.eventId,
-    device_id: r.deviceId, msg_id: r.sourceMessageId, observed_at: r.observedAt, first_seen_at: r.firstSeenAt, raw: r.rawEnvelope,
+    device_id: r.deviceId, msg_id: r.sourceMessageId, observed_at: observedAt, first_seen_at: r.firstSeenAt.toISOString(), raw: r.rawEnvelope,
     payload: r.payload, reason: r.failureReason, rgroup: reasonGroup(r.failureReason), fclass: r.failureClass, creason: r.classReason,
     status: r.failureClass === "poison" ? "quarantined" : "pending", replays: r.replayCount, analysis: r.spatial?.analysis ?? null,
     repaired: r.spatial?.repairedGeometry ?? null, x1: bbox?.[0] ?? null, y1: bbox?.[1] ?? null, x2: bbox?.[2] ?? null, y2: bbox?.[3] ?? null,
   };
   const head = { failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason, ...(r.spatial ? { analysis: r.spatial.analysis } : {}) };
-  const tail = { kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, observedAt: r.observedAt.toISOString() };
+  const tail = { kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, observedAt };
   return {
     prepared: true, kind: r.kind, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason, firstSeenAt: r.firstSeenAt,
     replayCount: r.replayCount, row: JSON.stringify(row),
