@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import type { Pool } from "pg";
 import { createApiToken } from "../lib/auth/tokens";
 import { createUser } from "../lib/auth/users";
 import { generateAfc } from "../lib/seed/generate-afc";
@@ -51,6 +52,16 @@ async function requestRanges(file: string): Promise<{ start: number; end: number
   return ranges;
 }
 
+/**
+ * Each path starts from a quiet server: a checkpoint now writes out what the previous path left dirty (a 100k-record
+ * run leaves hundreds of MB), which otherwise lands, with its full-page writes, in the middle of the next
+ * measurement or not, depending on timing — the main source of run-to-run spread here. Needs a role that may
+ * CHECKPOINT (superuser or pg_checkpoint); without one the run goes on, noisier.
+ */
+async function quiesce(pool: Pool): Promise<void> {
+  await pool.query("CHECKPOINT").catch((e: unknown) => console.error(`  (no CHECKPOINT before this path: ${(e as Error).message})`));
+}
+
 async function viaApi(file: string, kind: string): Promise<number> {
   const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}`);
   const server = await startServer(bench.url, PORT);
@@ -58,6 +69,7 @@ async function viaApi(file: string, kind: string): Promise<number> {
     const ctx = { actor: { id: null, email: "bench", role: "system" }, now: new Date() };
     const { user } = await createUser(bench.db.pool, { email: "bench-producer@local", role: "producer", password: "bench-producer-pass" }, ctx);
     const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "bench" }, ctx);
+    await quiesce(bench.db.pool);
     const t0 = performance.now();
     let stored = 0;
     for (const range of await requestRanges(file)) {
@@ -76,7 +88,11 @@ async function viaApi(file: string, kind: string): Promise<number> {
     console.log(`  API     ${kind.padEnd(8)} ${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s`);
     return N / secs;
   } finally {
-    server.kill("SIGTERM");
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = once(server, "exit");
+      server.kill("SIGTERM");
+      await exited; // the next path starts on a machine this server has left
+    }
     await bench.drop();
   }
 }
@@ -84,6 +100,7 @@ async function viaApi(file: string, kind: string): Promise<number> {
 async function viaCli(file: string, kind: string): Promise<number> {
   const bench = await benchDatabase(`redrive_bench_ingest_cli_${kind}`);
   try {
+    await quiesce(bench.db.pool);
     const t0 = performance.now();
     const code = await new Promise<number>((resolve) =>
       spawn(process.execPath, ["bin/redrive.mjs", "import", file], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DATABASE_URL: bench.url } }).on("exit", (c) => resolve(c ?? 1)),
