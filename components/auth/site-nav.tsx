@@ -24,7 +24,8 @@ export async function SiteNav() {
     // The header must not take the page down (database restarting); the page's own check still applies.
     console.error("[auth] header: could not read the session", err);
   }
-  const pages = principal ? PAGES.filter((p) => can((principal as Principal).role, p.permission)) : [];
+  const role = principal?.role;
+  const pages = role ? PAGES.filter((p) => can(role, p.permission)) : [];
   return (
     <>
       {pages.map((p) => (

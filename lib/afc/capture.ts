@@ -2,6 +2,7 @@ import { stringify } from "lossless-json";
 import type pg from "pg";
 import { AppError } from "../api/errors";
 import type { Actor } from "../audit/append";
+import { prepareRecord } from "../dead-letters/ingest/prepare";
 import { storeDeadLetters } from "../dead-letters/store";
 import type { NewDeadLetter } from "../dead-letters/types";
 import { normalizeCapturedTap } from "./envelope";
@@ -87,7 +88,7 @@ export async function captureTaps(
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      const stored = await storeDeadLetters(client, failing.map((f) => f.record), {
+      const stored = await storeDeadLetters(client, failing.map((f) => prepareRecord(f.record)), {
         now: ctx.now, actor: ctx.actor, requestId: ctx.requestId, origin: "capture",
       });
       await client.query("COMMIT");

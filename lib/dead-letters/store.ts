@@ -2,7 +2,7 @@ import type pg from "pg";
 import { reasonGroup } from "../afc/reason-group";
 import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../audit/append";
 import { CanonicalJson } from "../audit/canonical-json";
-import { batchAuditAfter, prepareRecord, type PreparedRecord } from "./ingest/prepare";
+import { batchAuditAfter, type PreparedRecord } from "./ingest/prepare";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
 import type { NewDeadLetter } from "./types";
 
@@ -43,14 +43,12 @@ function compareKeys(a: PreparedRecord, b: PreparedRecord): number {
 /** The dedup identity of a record (kind + stored key); null for a record without a key. */
 export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) => (r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`);
 
-const isPrepared = (r: NewDeadLetter | PreparedRecord): r is PreparedRecord => "prepared" in r;
-
+/** Stores records prepared by prepareRecord (ingest does that on its normalizing threads). */
 export async function storeDeadLetters(
   client: pg.PoolClient,
-  input: (NewDeadLetter | PreparedRecord)[],
+  records: PreparedRecord[],
   ctx: StoreContext,
 ): Promise<StoreOutcome[]> {
-  const records = input.map((r) => (isPrepared(r) ? r : prepareRecord(r)));
   const outcomes: (StoreOutcome | undefined)[] = new Array(records.length);
   // The first record of each key in the batch is the insert candidate; later ones are repeats of it.
   const firstOfKey = new Map<string, number>();
@@ -101,7 +99,7 @@ export async function storeDeadLetters(
     if (created.has(id)) {
       const r = records[i] as PreparedRecord;
       outcomes[i] = { status: "created", id };
-      attempts.push({ id, attempt: 1, reason: r.failureReason, at: r.firstSeenAt, event: 0 });
+      attempts.push({ id, attempt: 1, reason: r.failureReason, at: r.firstSeenAt });
       fresh.push({ id, record: r });
     } else repeats.push(i);
   });
@@ -119,26 +117,30 @@ export async function storeDeadLetters(
   await ctx.after;
   const events = await appendAudit(client, audit, ctx.now);
   // Each failure points at the audit event that recorded it (the record's timeline reads it from there), so the
-  // attempts go in once the events have their ids.
+  // attempts go in once the events have their ids: a new record's first attempt is the batch's ingest event
+  // (the first one), a repeat (attempt 2 and later, also of a record created in this batch) its record's
+  // failure_recorded event.
+  const ingestEvent = fresh.length ? events[0] : undefined;
+  const repeatEvent = new Map(audits.flatMap((a, i) => (a.targetId ? [[a.targetId, events[i]] as const] : [])));
+  const eventOf = (a: Attempt) => (a.attempt === 1 ? ingestEvent : repeatEvent.get(a.id)) ?? null;
   if (attempts.length) {
     await client.query(
       `INSERT INTO failure_attempt (dead_letter_id, attempt, at, reason, origin, audit_event_id)
        SELECT id, attempt, at, reason, $5, event FROM unnest($1::bigint[], $2::int[], $3::timestamptz[], $4::text[], $6::bigint[])
          AS t(id, attempt, at, reason, event)`,
       [attempts.map((a) => a.id), attempts.map((a) => a.attempt), attempts.map((a) => a.at), attempts.map((a) => a.reason),
-        ctx.origin, attempts.map((a) => events[a.event] ?? null)],
+        ctx.origin, attempts.map(eventOf)],
     );
   }
   return outcomes as StoreOutcome[];
 }
 
-/** A failure to append to failure_attempt; `event` is the index (in this batch's audit events) that recorded it. */
+/** A failure to append to failure_attempt. */
 interface Attempt {
   id: string;
   attempt: number;
   reason: string;
   at: Date;
-  event: number;
 }
 
 function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedRecord }[]): AuditInput {
@@ -194,7 +196,7 @@ async function recordRepeats(
     };
     const next = applyRepeatFailure(current, { reason: r.failureReason, at: ctx.now, replayCount: r.replayCount }, ctx.maxRetries);
     state.set(row.id, { row, next, before: prev?.before ?? current });
-    attempts.push({ id: row.id, attempt: next.failureCount, reason: r.failureReason, at: ctx.now, event: -1 });
+    attempts.push({ id: row.id, attempt: next.failureCount, reason: r.failureReason, at: ctx.now });
     outcomes[i] = { status: "duplicate", id: row.id };
   }
   const updates = [...state.values()];
@@ -211,9 +213,7 @@ async function recordRepeats(
       updates.map((u) => u.next.reason), ctx.now, updates.map((u) => reasonGroup(u.next.reason)),
     ],
   );
-  const eventOf = new Map<string, number>();
   for (const u of updates) {
-    eventOf.set(u.row.id, audits.length);
     audits.push({
       actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
       action: "dead_letter.failure_recorded", targetType: "dead_letter", targetId: u.row.id,
@@ -221,5 +221,4 @@ async function recordRepeats(
       after: { failureCount: u.next.failureCount, failureClass: u.next.failureClass, status: u.next.status, reason: u.next.reason },
     });
   }
-  for (const a of attempts) if (a.event === -1) a.event = eventOf.get(a.id) ?? -1;
 }

@@ -115,6 +115,11 @@ function fromLedger(l: LedgerRow): TimelineEvent {
 
 const AUDIT_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after, diff,
   reason, hash`;
+/** AUDIT_COLUMNS for a batch's ingest event read for record $1: its list narrowed to that record's entry. */
+const BATCH_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before,
+  jsonb_build_object('count', after->'count',
+    'records', jsonb_path_query_array(after, '$.records[*] ? (@.id == $id)', jsonb_build_object('id', $1::text))) AS after,
+  diff, reason, hash`;
 
 /** The timeline of one record; `mask` null shows values as stored (callers holding dead_letters:unmask). */
 export async function recordTimeline(db: Db, id: string, mask: MaskRules | null): Promise<Timeline> {
@@ -130,10 +135,11 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
     // record's created_at exactly (one `now` for both), so nothing of this record is cut.
     db.query<AuditRow>(
       `SELECT ${AUDIT_COLUMNS} FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 AND at >= $2
-       UNION
-       SELECT ${AUDIT_COLUMNS} FROM audit_event
+       UNION ALL
+       -- The batch's ingest event, with only this record's entry in its list (a batch lists up to 500).
+       SELECT ${BATCH_COLUMNS} FROM audit_event
        WHERE id = ANY (ARRAY(SELECT audit_event_id FROM failure_attempt WHERE dead_letter_id = $1::bigint AND audit_event_id IS NOT NULL))
-         AND at >= $2
+         AND target_id IS NULL AND at >= $2
        ORDER BY id`,
       [id, record.created_at],
     ),

@@ -103,7 +103,7 @@ export class NormalizePool {
    * were rejected, failing their ingest) is replaced first, so one bad chunk does not take the pool down.
    */
   normalize(recs: RecordText[], now: Date, settings: NormalizeSettings): Promise<Normalized[]> {
-    while (this.threads.length < this.size) this.threads.push(this.spawn());
+    this.warm();
     this.threads = this.threads.map((t) => (t.failed ? this.spawn() : t));
     const thread = [...this.threads].sort((a, b) => a.load - b.load)[0];
     if (!thread) return Promise.reject(new Error("no ingest normalization thread is running"));

@@ -11,7 +11,6 @@ import type { DeadLetterKind, NewDeadLetter } from "../types";
  * payload, analysis and geometry (which, with serializing them again here, was a third of ingest's main thread).
  */
 export interface PreparedRecord {
-  prepared: true;
   kind: DeadLetterKind;
   idempotencyKey: string | null;
   failureReason: string;
@@ -39,7 +38,7 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord {
   const head = { failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason, ...(r.spatial ? { analysis: r.spatial.analysis } : {}) };
   const tail = { kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, observedAt };
   return {
-    prepared: true, kind: r.kind, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason, firstSeenAt: r.firstSeenAt,
+    kind: r.kind, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason, firstSeenAt: r.firstSeenAt,
     replayCount: r.replayCount, row: JSON.stringify(row),
     audit: { head: canonicalJson(head).slice(1, -1), tail: canonicalJson(tail).slice(1, -1) },
   };
