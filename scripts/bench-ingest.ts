@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -21,34 +21,30 @@ const N = Number(process.env.BENCH_INGEST_COUNT ?? 100_000);
 const PER_REQUEST = 50_000;
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
 
-async function writeNdjson(file: string, kind: "spatial" | "afc", offset: number): Promise<void> {
+/** A byte range of the file (inclusive, as createReadStream takes it). */
+type Range = { start: number; end: number };
+
+/**
+ * Writes N envelopes and returns the byte ranges holding PER_REQUEST lines each: every request's body is then
+ * streamed straight from disk, as a producer posting a file does, and this process (on the same two cores as the
+ * server) spends nothing on splitting and re-joining lines.
+ */
+async function writeNdjson(file: string, kind: "spatial" | "afc", offset: number): Promise<Range[]> {
   const out = createWriteStream(file);
   const rng = new Rng(kind === "spatial" ? 11 : 13);
+  const ranges: Range[] = [];
+  let start = 0;
+  let written = 0;
   for (let i = 0; i < N; i++) {
     const line = kind === "spatial" ? JSON.stringify(generateSpatial(rng, offset + i, DEMO_BASE, 28 * 864e5).envelope) : generateAfc(rng, offset + i, DEMO_BASE, 28 * 864e5).text;
+    written += Buffer.byteLength(line) + 1;
+    if ((i + 1) % PER_REQUEST === 0 || i === N - 1) {
+      ranges.push({ start, end: written - 1 });
+      start = written;
+    }
     if (!out.write(`${line}\n`)) await once(out, "drain");
   }
   await new Promise<void>((r) => out.end(() => r()));
-}
-
-/**
- * The byte ranges of the file that hold PER_REQUEST lines each: every request's body is then streamed straight
- * from disk, as a producer posting a file does, and this process (on the same two cores as the server) spends
- * nothing on splitting and re-joining lines.
- */
-async function requestRanges(file: string): Promise<{ start: number; end: number }[]> {
-  const bytes = await readFile(file);
-  const ranges: { start: number; end: number }[] = [];
-  let start = 0;
-  let lines = 0;
-  for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, nl + 1)) {
-    if (++lines === PER_REQUEST) {
-      ranges.push({ start, end: nl }); // inclusive: the range ends with its newline
-      start = nl + 1;
-      lines = 0;
-    }
-  }
-  if (start < bytes.length) ranges.push({ start, end: bytes.length - 1 });
   return ranges;
 }
 
@@ -62,7 +58,7 @@ async function quiesce(pool: Pool): Promise<void> {
   await pool.query("CHECKPOINT").catch((e: unknown) => console.error(`  (no CHECKPOINT before this path: ${(e as Error).message})`));
 }
 
-async function viaApi(file: string, kind: string): Promise<number> {
+async function viaApi(file: string, ranges: Range[], kind: string): Promise<number> {
   const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}`);
   const server = await startServer(bench.url, PORT);
   try {
@@ -72,7 +68,7 @@ async function viaApi(file: string, kind: string): Promise<number> {
     await quiesce(bench.db.pool);
     const t0 = performance.now();
     let stored = 0;
-    for (const range of await requestRanges(file)) {
+    for (const range of ranges) {
       const body = Readable.toWeb(createReadStream(file, { ...range, highWaterMark: 256 * 1024 })) as ReadableStream<Uint8Array>;
       const res = await fetch(`http://127.0.0.1:${PORT}/api/dead-letters`, {
         method: "POST",
@@ -117,12 +113,12 @@ const dir = await mkdtemp(join(tmpdir(), "redrive-bench-"));
 try {
   const spatialFile = join(dir, "spatial.ndjson");
   const afcFile = join(dir, "afc.ndjson");
-  await writeNdjson(spatialFile, "spatial", 0);
-  await writeNdjson(afcFile, "afc", N);
+  const spatialRanges = await writeNdjson(spatialFile, "spatial", 0);
+  const afcRanges = await writeNdjson(afcFile, "afc", N);
   console.log(`bench:ingest — ${fmt(N)} envelopes per kind (${((await stat(spatialFile)).size / 1e6).toFixed(1)} MB spatial, ${((await stat(afcFile)).size / 1e6).toFixed(1)} MB AFC), ${PER_REQUEST.toLocaleString("en")} per request`);
   const results = {
-    spatialApi: await viaApi(spatialFile, "spatial"),
-    afcApi: await viaApi(afcFile, "afc"),
+    spatialApi: await viaApi(spatialFile, spatialRanges, "spatial"),
+    afcApi: await viaApi(afcFile, afcRanges, "afc"),
     spatialCli: await viaCli(spatialFile, "spatial"),
     afcCli: await viaCli(afcFile, "afc"),
   };

@@ -21,7 +21,7 @@ export function prefixUpperBound(prefix: string): string {
 /**
  * A condition on the idempotency key that the unique (kind, idempotency_key) index answers: there is no index on
  * the key alone (ingest writes every index for every record), and `kind = ANY (both kinds)`, always true, lets
- * the planner probe the unique one once per kind. `cond` is the rest, e.g. `= $1` or `>= $1 AND … < $2`.
+ * the planner probe the unique one once per kind. `conds` are the key's conditions, e.g. `= $1`, or `>= $1` and `< $2`.
  */
 export function keyMatch(alias: string, ...conds: string[]): string {
   const a = alias ? `${alias}.` : "";
