@@ -131,6 +131,22 @@ describe("ingest pipeline", () => {
     expect(audit.rows.map((r) => r.key)).toEqual(rows.map((r) => r.key));
   });
 
+  it("rejects a record holding NUL on its own, and stores backslashes, tabs and newlines as sent", async () => {
+    const tricky = "line 1\nline 2\ttab \\ back \\N \\u0000 as text";
+    const results = await ingest(db, [
+      spatial("nul-1", { dead_letter_reason: "bad\u0000reason" }),
+      spatial("esc-1", { dead_letter_reason: tricky, feature: { type: "Feature", id: "e", geometry: { type: "Point", coordinates: [1, 2] }, properties: { n: tricky } } }),
+    ]);
+    expect(results[0]).toEqual({ index: 0, status: "rejected", errors: [{ path: "dead_letter_reason", message: "contains the NUL character (\\u0000), which cannot be stored" }] });
+    expect(results[1]).toMatchObject({ status: "created" });
+    const { rows } = await db.pool.query<{ reason: string; n: string; raw: string }>(
+      "SELECT reason, payload->'properties'->>'n' AS n, raw_envelope AS raw FROM dead_letter WHERE idempotency_key = 'esc-1'",
+    );
+    expect(rows[0]).toMatchObject({ reason: tricky, n: tricky });
+    expect(JSON.parse(rows[0]?.raw as string).dead_letter_reason).toBe(tricky);
+    expect((await db.pool.query("SELECT 1 FROM dead_letter WHERE idempotency_key = 'nul-1'")).rowCount).toBe(0);
+  });
+
   it("normalizing on worker threads answers and stores exactly what this thread does, in input order", async () => {
     // 130 records in chunks of 40 (threads take chunks of 32 and more; the 10-record tail stays on this thread).
     const mixed = (p: string) => Array.from({ length: 130 }, (_, i) => {

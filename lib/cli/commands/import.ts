@@ -23,7 +23,7 @@ export function registerImportCommands(program: Command): void {
     .description("ingest dead letters from NDJSON, exactly as POST /api/dead-letters does")
     .option("--results", "print every record's result as NDJSON on stdout (default: only rejected ones)")
     .option("--batch-size <n>", "records per transaction", "500")
-    .option("--threads <n>", "worker threads normalizing records, 0 for none (default: REDRIVE_INGEST_THREADS, else cores - 1)")
+    .option("--threads <n>", "worker threads normalizing records, 0 for none (default: REDRIVE_INGEST_THREADS, else one per core)")
     .action(async (file: string, opts: { results?: boolean; batchSize: string; threads?: string }) => {
       const batchSize = Number(opts.batchSize);
       if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new CliUsageError("--batch-size must be an integer from 1 to 10000");

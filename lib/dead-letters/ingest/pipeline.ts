@@ -36,6 +36,14 @@ export async function loadSourceSettings(pool: pg.Pool): Promise<Map<string, Sou
   );
 }
 
+/** How a batch's store fits in its stream (see storeBatch and StoreContext). */
+interface StoreOrder {
+  after?: Promise<unknown>;
+  idsAfter?: Promise<unknown>;
+  idsTaken?: () => void;
+  expectDuplicates?: boolean;
+}
+
 /**
  * Stores normalized records in one transaction and returns results in input order. `order` keeps overlapping
  * stores of one stream in input order (StoreContext): take ids after `idsAfter`, then signal `idsTaken`; append
@@ -46,7 +54,7 @@ export async function storeBatch(
   batch: Normalized[],
   now: Date,
   opts: IngestOptions,
-  order: { after?: Promise<unknown>; idsAfter?: Promise<unknown>; idsTaken?: () => void } = {},
+  order: StoreOrder = {},
 ): Promise<IngestResult[]> {
   try {
     return await storeInOrder(pool, batch, now, opts, order);
@@ -60,7 +68,7 @@ async function storeInOrder(
   batch: Normalized[],
   now: Date,
   opts: IngestOptions,
-  { after, idsAfter, idsTaken }: { after?: Promise<unknown>; idsAfter?: Promise<unknown>; idsTaken?: () => void },
+  { after, idsAfter, idsTaken, expectDuplicates }: StoreOrder,
 ): Promise<IngestResult[]> {
   const good = batch.filter((n): n is Extract<Normalized, { ok: true }> => n.ok);
   const stored = new Map<number, IngestResult>();
@@ -76,6 +84,7 @@ async function storeInOrder(
       const outcomes = await storeDeadLetters(client, good.map((g) => g.record), {
         now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest",
         ...(after ? { after } : {}), ...(idsAfter ? { idsAfter } : {}), ...(idsTaken ? { idsTaken } : {}),
+        ...(expectDuplicates ? { expectDuplicates } : {}),
       });
       await client.query("COMMIT");
       good.forEach((g, i) => {
@@ -132,13 +141,18 @@ export async function* ingestStream(
   let batch: Normalized[] = [];
   const inFlight: { keys: Set<string>; done: Promise<IngestResult[]> }[] = [];
   let idsAfter: Promise<void> = Promise.resolve();
+  // Once a batch had repeats (a producer sending again what it sent before), the next ones probably do too: they
+  // skip the COPY attempt that a stored key would fail (store.ts insertRows).
+  let repeats = false;
   const start = (b: Normalized[], keys: Set<string>) => {
     let idsTaken = () => {};
     const taken = new Promise<void>((resolve) => (idsTaken = resolve));
-    const done = storeBatch(pool, b, clock(), opts, { after: inFlight.at(-1)?.done, idsAfter, idsTaken });
+    const done = storeBatch(pool, b, clock(), opts, { after: inFlight.at(-1)?.done, idsAfter, idsTaken, expectDuplicates: repeats });
     idsAfter = taken;
     // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
-    done.catch(() => {});
+    done.then((results) => {
+      if (results.some((r) => r.status === "duplicate")) repeats = true;
+    }, () => {});
     inFlight.push({ keys, done });
   };
   async function* submit(b: Normalized[]): AsyncGenerator<IngestResult[]> {

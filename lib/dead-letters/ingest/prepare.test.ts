@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../audit/canonical-json";
 import type { NewDeadLetter } from "../types";
-import { batchAuditAfter, prepareRecord } from "./prepare";
+import { batchAuditAfter, prepareRecord, ROW_COLUMNS } from "./prepare";
 
 const base: NewDeadLetter = {
   kind: "afc", source: "gates.metro", idempotencyKey: "ab".repeat(32), entityKey: "gate-1", eventId: "e-1", deviceId: "gate-1",
@@ -21,16 +21,34 @@ const spatial: NewDeadLetter = {
   },
 };
 
+/** Reads a COPY text line back into values by column (the format's inverse, for these tests). */
+function columns(row: string): Record<string, string | null> {
+  const unescape = (f: string) => (f === "\\N" ? null : f.replace(/\\(.)/g, (_, c: string) => ({ n: "\n", r: "\r", t: "\t" })[c] ?? c));
+  const fields = row.split("\t");
+  expect(fields).toHaveLength(ROW_COLUMNS.length);
+  return Object.fromEntries(ROW_COLUMNS.map((c, i) => [c, unescape(fields[i] as string)]));
+}
+
 describe("prepareRecord", () => {
-  it("serializes the row's columns once, without the id the store adds", () => {
-    const row = JSON.parse(prepareRecord(spatial).row);
-    expect(row).not.toHaveProperty("id");
+  it("serializes the row's columns once as COPY text, without the id and timestamps the store adds", () => {
+    const row = columns(prepareRecord(spatial).row);
     expect(row).toMatchObject({
-      kind: "spatial", key: spatial.idempotencyKey, msg_id: "msg-1", status: "pending", rgroup: "Self-intersection at or near point (…)",
-      observed_at: "2026-11-02T18:10:11.901Z", raw: spatial.rawEnvelope, repaired: { type: "MultiPolygon", coordinates: [] },
-      x1: 178, x2: 182, // across the antimeridian: stored unwrapped
+      kind: "spatial", idempotency_key: spatial.idempotencyKey, source_message_id: "msg-1", status: "pending",
+      reason_group: "Self-intersection at or near point (…)", observed_at: "2026-11-02T18:10:11.901Z", raw_envelope: spatial.rawEnvelope,
+      event_id: null, replay_count: "1",
+      bbox: "(178,-17),(182,-16)", // across the antimeridian: stored unwrapped
     });
-    expect(JSON.parse(prepareRecord({ ...base, failureClass: "poison" }).row)).toMatchObject({ status: "quarantined", analysis: null, x1: null });
+    expect(JSON.parse(row.repaired_geometry as string)).toEqual({ type: "MultiPolygon", coordinates: [] });
+    expect(JSON.parse(row.payload as string)).toEqual(spatial.payload);
+    expect(columns(prepareRecord({ ...base, failureClass: "poison" }).row)).toMatchObject({ status: "quarantined", analysis: null, bbox: null });
+  });
+
+  it("escapes what COPY text reserves in every value", () => {
+    const tricky = { ...base, failureReason: "line 1\nline 2\ttab \\ back", rawEnvelope: '{"a":"x\\ny"}', payload: { a: "x\ny\\" } };
+    const row = columns(prepareRecord(tricky).row);
+    expect(row.first_failure_reason).toBe(tricky.failureReason);
+    expect(row.raw_envelope).toBe(tricky.rawEnvelope);
+    expect(JSON.parse(row.payload as string)).toEqual(tricky.payload);
   });
 });
 

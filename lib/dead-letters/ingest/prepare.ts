@@ -1,11 +1,12 @@
 import { reasonGroup } from "../../afc/reason-group";
 import { canonicalJson } from "../../audit/canonical-json";
+import { copyField, copyJson, copyNumber } from "../../db/copy-text";
 import { storedBox } from "../stored-box";
 import type { DeadLetterKind, NewDeadLetter } from "../types";
 
 /**
  * A record ready to store, serialized where it was normalized — on an ingest worker thread, in parallel with
- * the thread that stores: the dead_letter row as JSON text (without its id, which is taken at store time) and
+ * the thread that stores: the dead_letter row as a line of COPY text (without its id, which is taken at store time) and
  * its entry in the batch's ingest audit event in canonical JSON. The few fields the store itself reads sit beside
  * them. A handful of strings, so handing it from a thread costs a copy rather than a structured clone of the
  * payload, analysis and geometry (which, with serializing them again here, was a third of ingest's main thread).
@@ -16,7 +17,10 @@ export interface PreparedRecord {
   failureReason: string;
   firstSeenAt: Date;
   replayCount: number;
-  /** JSON object text of the row's columns (json_to_recordset's names below), without `id` */
+  /**
+   * The row's columns ROW_COLUMNS in PostgreSQL's COPY text format (lib/db/copy-text.ts), tab-separated, without
+   * the id in front and the three timestamps behind, which the store adds when it knows them.
+   */
   row: string;
   /**
    * The record's entry in its batch's ingest audit event, canonical JSON (lib/audit/canonical-json.ts) split
@@ -25,21 +29,29 @@ export interface PreparedRecord {
   audit: { head: string; tail: string };
 }
 
+/** The dead_letter columns of PreparedRecord.row, in order. */
+export const ROW_COLUMNS = [
+  "kind", "source", "idempotency_key", "entity_key", "event_id", "device_id", "source_message_id", "observed_at",
+  "first_seen_at", "raw_envelope", "payload", "first_failure_reason", "reason", "reason_group", "failure_class",
+  "class_reason", "status", "replay_count", "analysis", "repaired_geometry", "bbox",
+] as const;
+
 export function prepareRecord(r: NewDeadLetter): PreparedRecord {
   const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
   const observedAt = r.observedAt.toISOString(); // once: Date → ISO text is a microsecond each time
-  const row = {
-    kind: r.kind, source: r.source, key: r.idempotencyKey, entity: r.entityKey, event_id: r.eventId,
-    device_id: r.deviceId, msg_id: r.sourceMessageId, observed_at: observedAt, first_seen_at: r.firstSeenAt.toISOString(), raw: r.rawEnvelope,
-    payload: r.payload, reason: r.failureReason, rgroup: reasonGroup(r.failureReason), fclass: r.failureClass, creason: r.classReason,
-    status: r.failureClass === "poison" ? "quarantined" : "pending", replays: r.replayCount, analysis: r.spatial?.analysis ?? null,
-    repaired: r.spatial?.repairedGeometry ?? null, x1: bbox?.[0] ?? null, y1: bbox?.[1] ?? null, x2: bbox?.[2] ?? null, y2: bbox?.[3] ?? null,
-  };
+  const reason = copyField(r.failureReason);
+  const row = [
+    r.kind, copyField(r.source), copyField(r.idempotencyKey), copyField(r.entityKey), copyField(r.eventId), copyField(r.deviceId),
+    copyField(r.sourceMessageId), observedAt, r.firstSeenAt.toISOString(), copyField(r.rawEnvelope), copyJson(r.payload), reason,
+    reason, copyField(reasonGroup(r.failureReason)), r.failureClass, copyField(r.classReason),
+    r.failureClass === "poison" ? "quarantined" : "pending", copyNumber(r.replayCount), copyJson(r.spatial?.analysis ?? null),
+    copyJson(r.spatial?.repairedGeometry ?? null), bbox ? `(${bbox[0]},${bbox[1]}),(${bbox[2]},${bbox[3]})` : "\\N",
+  ].join("\t");
   const head = { failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason, ...(r.spatial ? { analysis: r.spatial.analysis } : {}) };
   const tail = { kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, observedAt };
   return {
     kind: r.kind, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason, firstSeenAt: r.firstSeenAt,
-    replayCount: r.replayCount, row: JSON.stringify(row),
+    replayCount: r.replayCount, row,
     audit: { head: canonicalJson(head).slice(1, -1), tail: canonicalJson(tail).slice(1, -1) },
   };
 }

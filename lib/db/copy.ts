@@ -1,0 +1,21 @@
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+
+/**
+ * Runs `COPY … FROM STDIN` on `client` with `text` (COPY text format, lib/db/copy-text.ts) as the data and
+ * resolves with the number of rows copied once PostgreSQL has accepted them; rejects with PostgreSQL's error.
+ */
+export function copyIn(client: pg.PoolClient | pg.Client, sql: string, text: string): Promise<number> {
+  const stream = client.query(copyFrom(sql));
+  return new Promise<number>((resolve, reject) => {
+    stream.once("error", reject);
+    stream.once("finish", () => resolve(stream.rowCount));
+    stream.end(text);
+  });
+}
+
+/** True for a unique violation of the named constraint (SQLSTATE 23505). */
+export function isUniqueViolation(err: unknown, constraint: string): boolean {
+  const e = err as { code?: unknown; constraint?: unknown } | null;
+  return e !== null && typeof e === "object" && e.code === "23505" && e.constraint === constraint;
+}
