@@ -1,13 +1,13 @@
 // Shared set-up for the benchmark scripts: a dedicated, migrated database on the resolved server and a
 // production server started against it. Each benchmark drops its database at the end.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { createDb, type Db } from "../lib/db/client";
 import { applyMigrations } from "../lib/db/migrate";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { resolveDatabase } from "../lib/db/resolve";
+import { buildIsCurrent, writeStamp } from "./source-stamp";
 
 export interface BenchDb {
   db: Db;
@@ -43,14 +43,15 @@ export async function benchDatabase(prefix: string): Promise<BenchDb> {
   };
 }
 
-/** `next start` on `port` against `url`; builds first when there is no production build. */
+/** `next start` on `port` against `url`; builds first when there is no production build of the current sources. */
 export async function startServer(url: string, port: number): Promise<ChildProcess> {
   const next = join(process.cwd(), "node_modules/next/dist/bin/next");
   const env = { ...process.env, DATABASE_URL: url, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", REDRIVE_WORKER: "0" };
-  if (!existsSync(join(process.cwd(), ".next/BUILD_ID"))) {
+  if (!buildIsCurrent()) {
     await new Promise<void>((resolve, reject) =>
       spawn(process.execPath, [next, "build"], { stdio: "inherit", env }).on("exit", (c) => (c === 0 ? resolve() : reject(new Error(`next build: ${c}`)))),
     );
+    writeStamp();
   }
   const child = spawn(process.execPath, [next, "start", "-p", String(port)], { stdio: ["ignore", "ignore", "inherit"], env });
   const deadline = Date.now() + 60_000;

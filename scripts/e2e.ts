@@ -1,7 +1,6 @@
 // `npm run test:e2e`: a fresh, migrated, seeded database, a production build that is up to date with the
 // sources, then Playwright against `next start` in Debian's Chromium. Extra arguments go to Playwright.
 import { spawn } from "node:child_process";
-import { readdirSync, statSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { createDb } from "../lib/db/client";
@@ -9,19 +8,10 @@ import { applyMigrations } from "../lib/db/migrate";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { resolveDatabase } from "../lib/db/resolve";
 import { seedDemo } from "../lib/seed/seed";
+import { buildIsCurrent, writeStamp } from "./source-stamp";
 
 const root = process.cwd();
 const say = (m: string) => console.log(`[e2e] ${m}`);
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "generated" || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
@@ -47,15 +37,13 @@ try {
   await seedDemo(db, { count: 400, seed: 7, log: say });
   await db.pool.end();
 
-  const buildId = join(root, ".next", "BUILD_ID");
-  const sources = Math.max(...["app", "components", "lib", "public"].filter((d) => existsSync(d)).map((d) => newestMtime(join(root, d))),
-    statSync(join(root, "next.config.ts")).mtimeMs);
-  if (!existsSync(buildId) || statSync(buildId).mtimeMs < sources || process.env.E2E_REBUILD === "1") {
+  if (!buildIsCurrent() || process.env.E2E_REBUILD === "1") {
     say("building the app (next build)");
     code = await run(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
       ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1",
     });
     if (code !== 0) throw new Error(`next build failed with ${code}`);
+    writeStamp();
   }
   code = await run(process.execPath, [join(root, "node_modules/@playwright/test/cli.js"), "test", ...process.argv.slice(2)], {
     ...process.env,

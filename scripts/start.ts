@@ -1,12 +1,14 @@
 // `npm start`: one command from a fresh clone to a running dashboard. Resolves the database (DATABASE_URL or
 // the embedded PostgreSQL), applies migrations, seeds demo data into an empty database, builds the app when
-// no production build exists, then serves it and runs one replay worker in this process.
+// there is no production build of the current sources (scripts/source-stamp.ts), then serves it and runs one
+// replay worker in this process.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { getEnv } from "../lib/env";
 import { resolveAuthSecret } from "../lib/auth/secret";
 import { bootstrap } from "../lib/db/bootstrap";
+import { buildIsCurrent, writeStamp } from "./source-stamp";
 
 const dev = process.argv.includes("--dev");
 const env = getEnv();
@@ -25,8 +27,10 @@ if (process.env.NODE_ENV !== "production") {
   childEnv.BETTER_AUTH_SECRET ??= resolveAuthSecret({ ...env, NODE_ENV: "development" });
 }
 
-if (!dev && !existsSync(join(process.cwd(), ".next", "BUILD_ID"))) {
-  say("no production build yet: running `next build` (once; takes a minute or two)");
+if (!dev && !buildIsCurrent()) {
+  say(existsSync(join(process.cwd(), ".next", "BUILD_ID"))
+    ? "the sources changed since the last build: running `next build` (takes a minute or two)"
+    : "no production build yet: running `next build` (once; takes a minute or two)");
   const code = await new Promise<number>((resolve) => {
     spawn(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...childEnv, NODE_ENV: "production" } }).on(
       "exit",
@@ -37,6 +41,7 @@ if (!dev && !existsSync(join(process.cwd(), ".next", "BUILD_ID"))) {
     await stop();
     process.exit(code);
   }
+  writeStamp();
 }
 
 const server = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
