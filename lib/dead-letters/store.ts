@@ -67,7 +67,8 @@ export async function storeDeadLetters(
 
   await ctx.idsAfter;
   const ids = await client.query<{ id: string }>(
-    "SELECT nextval(pg_get_serial_sequence('dead_letter', 'id'))::text AS id FROM generate_series(1, $1)",
+    // The sequence by name (a regclass constant): pg_get_serial_sequence() here ran a catalog lookup per row.
+    "SELECT nextval('dead_letter_id_seq')::text AS id FROM generate_series(1, $1)",
     [candidates.length],
   );
   ctx.idsTaken?.();
