@@ -56,7 +56,7 @@ export const columns = helper.columns([
   helper.accessor("reason", {
     header: "Failure reason",
     cell: (c) => <span className="truncate" title={c.getValue()}>{c.getValue()}</span>,
-    meta: { width: "minmax(10rem, 1fr)" },
+    meta: { width: "minmax(8rem, 1fr)" },
   }),
   helper.accessor("failureClass", {
     header: "Class",
@@ -72,8 +72,18 @@ export const columns = helper.columns([
   helper.accessor("replayCount", {
     header: "Replays",
     cell: (c) => <span className="tabular-nums">{c.getValue()}</span>,
-    meta: { width: "3.5rem", align: "right" },
+    meta: { width: "4.5rem", align: "right" },
   }),
 ]);
 
-export const GRID_TEMPLATE = columns.map((c) => c.meta?.width ?? "1fr").join(" ");
+/** Each column's id and grid track, for fitting them to the table's width (column-fit.ts). */
+export const COLUMN_WIDTHS = columns.map((c) => ({
+  // An accessor column's definition has no id of its own: the table names it after its accessor key.
+  id: c.id ?? ("accessorKey" in c ? String(c.accessorKey) : ""),
+  width: c.meta?.width ?? "1fr",
+}));
+
+/** The grid tracks of the columns not hidden. */
+export function gridTemplate(hidden: ReadonlySet<string>): string {
+  return COLUMN_WIDTHS.filter((c) => !hidden.has(c.id)).map((c) => c.width).join(" ");
+}

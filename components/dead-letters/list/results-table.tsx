@@ -2,11 +2,12 @@
 
 import { useTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/list";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import { useDeadLetterList } from "../queries";
-import { columns, features, GRID_TEMPLATE, type RowSelectionMeta } from "./columns";
+import { hiddenColumns } from "./column-fit";
+import { COLUMN_WIDTHS, columns, features, gridTemplate, type RowSelectionMeta } from "./columns";
 
 // The list: TanStack Table for the column model, TanStack Virtual for the rows (only the ~40 visible rows are
 // in the DOM, so 100k loaded rows scroll like 100), keyset pages from the server appended as the end nears.
@@ -16,6 +17,21 @@ const ROW_HEIGHT = 36;
 const EMPTY: DeadLetterSummary[] = [];
 const estimateSize = () => ROW_HEIGHT;
 const getRowId = (r: DeadLetterSummary) => r.id;
+
+/** The element's inner width (without its scrollbar), followed as it changes; null until measured. */
+function useInnerWidth(ref: RefObject<HTMLElement | null>): number | null {
+  const [width, setWidth] = useState<number | null>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref]);
+  return width;
+}
+
+const remPx = () => (typeof document === "undefined" ? 16 : parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
 
 export interface ResultsTableProps {
   filter: ListFilter;
@@ -33,6 +49,9 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
   const table = useTable({ features, columns, data: rows, getRowId, meta: selection });
   const scroller = useRef<HTMLDivElement>(null);
   const model = table.getRowModel().rows;
+  const width = useInnerWidth(scroller);
+  const hidden = useMemo(() => hiddenColumns(COLUMN_WIDTHS, width, remPx()), [width]);
+  const template = useMemo(() => gridTemplate(hidden), [hidden]);
   // Stable across renders: the virtualizer recomputes every row's offset (O(rows)) whenever getItemKey changes,
   // which with an inline function was every scroll frame — 54 ms a frame at 30k rows, 88 ms at 100k.
   const getItemKey = useCallback((i: number) => rows[i]?.id ?? i, [rows]);
@@ -64,8 +83,8 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
     <div ref={scroller} className="h-full overflow-auto rounded border border-slate-200 bg-white" data-testid="results-scroller">
       <table className="grid w-full text-left text-sm" aria-rowcount={list.hasNextPage ? -1 : rows.length + 1} aria-label="Dead letters">
         <thead className="sticky top-0 z-10 grid border-b border-slate-200 bg-slate-50">
-          <tr className="grid items-center" style={{ gridTemplateColumns: GRID_TEMPLATE }}>
-            {header?.headers.map((h) => (
+          <tr className="grid items-center" style={{ gridTemplateColumns: template }}>
+            {header?.headers.filter((h) => !hidden.has(h.column.id)).map((h) => (
               <th key={h.id} scope="col" className={`truncate px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 ${h.column.columnDef.meta?.align === "right" ? "text-right" : ""}`}>
                 {h.isPlaceholder ? null : <table.FlexRender header={h} />}
               </th>
@@ -89,9 +108,9 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
                   onOpen(row.original);
                 }}
                 className={`absolute left-0 grid w-full cursor-pointer items-center border-b border-slate-100 ${isFocused ? "bg-sky-50 outline outline-2 -outline-offset-2 outline-sky-400" : isSelected ? "bg-amber-50" : "hover:bg-slate-50"}`}
-                style={{ gridTemplateColumns: GRID_TEMPLATE, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                style={{ gridTemplateColumns: template, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
               >
-                {row.getAllCells().map((cell) => (
+                {row.getAllCells().filter((cell) => !hidden.has(cell.column.id)).map((cell) => (
                   <td key={cell.id} className={`flex min-w-0 px-2 ${cell.column.columnDef.meta?.align === "right" ? "justify-end" : ""}`}>
                     <table.FlexRender cell={cell} />
                   </td>
