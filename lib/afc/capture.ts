@@ -8,6 +8,7 @@ import type { NewDeadLetter } from "../dead-letters/types";
 import { normalizeCapturedTap } from "./envelope";
 import { eventHash } from "./hash";
 import { isJsonObject, parseLossless } from "./json";
+import { UNSTORABLE_ESCAPE, unstorable } from "../dead-letters/unstorable";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
 // fail become dead letters with the gate's reason, class and identity hash. All captures of one request
@@ -30,6 +31,14 @@ export interface CaptureBody {
  * the whole request: the boundary is all or nothing.
  */
 export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
+  const body = parseBody(text, format);
+  // All or nothing here too: a value PostgreSQL cannot store would otherwise fail the request's one transaction.
+  const bad = UNSTORABLE_ESCAPE.test(text) ? body.taps.map((t, i) => unstorable(t, `taps[${i}]`)).find((u) => u !== null) : null;
+  if (bad) throw new AppError("validation_failed", `${bad.path}: ${bad.message}`, { issues: [bad] });
+  return body;
+}
+
+function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
   if (format === "ndjson") return { source: undefined, taps: parseNdjsonTaps(text) };
   let value: unknown;
   try {

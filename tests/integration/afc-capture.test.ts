@@ -84,4 +84,14 @@ describe("POST /api/afc/taps", () => {
     expect(await res.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body" }] } });
     expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
   });
+
+  it("refuses a tap holding a value PostgreSQL cannot store (NUL, an unpaired surrogate) with a 422 naming it, and stores nothing", async () => {
+    const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
+    for (const [bad, message] of [["x\\u0000y", "NUL"], ["x\\ud800y", "unpaired UTF-16 surrogate"]] as const) {
+      const res = await capture(`[${extra.replace("bad-1", "bad-4")}, {"event_id": "e-9", "device_id": "${bad}"}]`);
+      expect(res.status).toBe(422);
+      expect(await res.json()).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "taps[1].device_id", message: expect.stringContaining(message) }] } });
+    }
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
+  });
 });

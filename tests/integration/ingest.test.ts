@@ -131,14 +131,16 @@ describe("ingest pipeline", () => {
     expect(audit.rows.map((r) => r.key)).toEqual(rows.map((r) => r.key));
   });
 
-  it("rejects a record holding NUL on its own, and stores backslashes, tabs and newlines as sent", async () => {
-    const tricky = "line 1\nline 2\ttab \\ back \\N \\u0000 as text";
+  it("rejects a record holding NUL or an unpaired surrogate on its own, and stores backslashes, tabs and newlines as sent", async () => {
+    const tricky = "line 1\nline 2\ttab \\ back \\N \\u0000 as text, 😀";
     const results = await ingest(db, [
       spatial("nul-1", { dead_letter_reason: "bad\u0000reason" }),
+      afc('{"event_id":"e-\\udc00","device_id":"d-1","fare_amount_cents":"275"}'),
       spatial("esc-1", { dead_letter_reason: tricky, feature: { type: "Feature", id: "e", geometry: { type: "Point", coordinates: [1, 2] }, properties: { n: tricky } } }),
     ]);
     expect(results[0]).toEqual({ index: 0, status: "rejected", errors: [{ path: "dead_letter_reason", message: "contains the NUL character (\\u0000), which cannot be stored" }] });
-    expect(results[1]).toMatchObject({ status: "created" });
+    expect(results[1]).toEqual({ index: 1, status: "rejected", errors: [{ path: "raw_payload.event_id", message: expect.stringContaining("unpaired UTF-16 surrogate") }] });
+    expect(results[2]).toMatchObject({ status: "created" });
     const { rows } = await db.pool.query<{ reason: string; n: string; raw: string }>(
       "SELECT reason, payload->'properties'->>'n' AS n, raw_envelope AS raw FROM dead_letter WHERE idempotency_key = 'esc-1'",
     );

@@ -2,6 +2,7 @@ import { normalizeAfcRecord } from "../../afc/envelope";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
+import { UNSTORABLE_ESCAPE, unstorable } from "../unstorable";
 import { prepareRecord, type PreparedRecord } from "./prepare";
 import type { FieldError, RepairMethod, RepairPolicy } from "../types";
 import type { RecordText } from "./split";
@@ -35,12 +36,11 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }] };
   }
   if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
-  // JSON can carry NUL only as the escape \u0000; PostgreSQL stores it in neither text nor jsonb, and one such
-  // value would fail its whole batch. Rare enough that only a line with the escape is searched.
-  const nul = rec.text.includes("\\u0000") ? pathOfNul(value, "") : null;
-  if (nul !== null) {
-    return { index: rec.index, ok: false, errors: [{ path: nul || "(root)", message: "contains the NUL character (\\u0000), which cannot be stored" }] };
-  }
+  // Two things JSON can carry only as escapes, \u0000 (NUL) and an unpaired surrogate (\ud800), PostgreSQL stores
+  // in neither text nor jsonb: one such value would fail its whole batch. Rare enough that only a line holding
+  // such an escape is searched (a well-formed pair, an emoji written as escapes, is searched and passes).
+  const bad = UNSTORABLE_ESCAPE.test(rec.text) ? unstorable(value, "") : null;
+  if (bad !== null) return { index: rec.index, ok: false, errors: [{ path: bad.path || "(root)", message: bad.message }] };
   const kind = value.kind;
   let result;
   if (kind === "spatial") {
@@ -53,27 +53,6 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
   }
   return result.ok ? { index: rec.index, ok: true, record: prepareRecord(result.record) } : { index: rec.index, ok: false, errors: result.errors };
-}
-
-/** The path (a.b[0]) of the first string or key holding a NUL character, or null. */
-export function pathOfNul(value: unknown, path: string): string | null {
-  if (typeof value === "string") return value.includes("\0") ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = pathOfNul(value[i], `${path}[${i}]`);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (isJsonObject(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      const at = path ? `${path}.${k}` : k;
-      if (k.includes("\0")) return at;
-      const found = pathOfNul(v, at);
-      if (found !== null) return found;
-    }
-  }
-  return null;
 }
 
 /** A chunk of records, in order; each record's `now` is the chunk's (one clock reading per chunk). */
