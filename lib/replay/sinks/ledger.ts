@@ -45,17 +45,19 @@ async function settle(client: pg.PoolClient, subs: Submission[], now: Date): Pro
   );
   if (states.length > 0) {
     await client.query(
+      // Payloads as one JSON array (parsed once) rather than a jsonb[] parameter: node-postgres escapes every
+      // element of an array in JavaScript and PostgreSQL parses the array literal before each element's JSON.
       `INSERT INTO entity_state (kind, entity_key, observed_at, idempotency_key, payload, updated_at)
-       SELECT kind, entity, observed, key, payload, $6
-       FROM unnest($1::"DeadLetterKind"[], $2::text[], $3::timestamptz[], $4::text[], $5::jsonb[])
-         WITH ORDINALITY AS t(kind, entity, observed, key, payload, ord)
-       ORDER BY ord
+       SELECT t.kind, t.entity, t.observed, t.key, p.payload, $6
+       FROM unnest($1::"DeadLetterKind"[], $2::text[], $3::timestamptz[], $4::text[]) WITH ORDINALITY AS t(kind, entity, observed, key, ord)
+         JOIN jsonb_array_elements($5::jsonb) WITH ORDINALITY AS p(payload, ord) ON p.ord = t.ord
+       ORDER BY t.ord
        ON CONFLICT (kind, entity_key) DO UPDATE SET observed_at = EXCLUDED.observed_at,
          idempotency_key = EXCLUDED.idempotency_key, payload = EXCLUDED.payload, updated_at = EXCLUDED.updated_at
        WHERE entity_state.observed_at < EXCLUDED.observed_at`,
       [
         states.map((s) => s.kind), states.map((s) => s.entityKey), states.map((s) => s.observedAt), states.map((s) => s.idempotencyKey),
-        states.map((s) => JSON.stringify(s.payload)), now,
+        JSON.stringify(states.map((s) => s.payload ?? null)), now,
       ],
     );
   }
