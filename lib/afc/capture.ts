@@ -8,7 +8,7 @@ import type { NewDeadLetter } from "../dead-letters/types";
 import { normalizeCapturedTap } from "./envelope";
 import { eventHash } from "./hash";
 import { isJsonObject, parseLossless } from "./json";
-import { UNSTORABLE_ESCAPE, unstorable } from "../dead-letters/unstorable";
+import { outOfRange, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "../dead-letters/unstorable";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
 // fail become dead letters with the gate's reason, class and identity hash. All captures of one request
@@ -23,6 +23,12 @@ export type TapResult =
 export interface CaptureBody {
   source: string | undefined;
   taps: unknown[];
+  /** the text held an escape of something PostgreSQL cannot store: check the normalized records too */
+  suspect?: boolean;
+}
+
+function unstorableError(bad: { path: string; message: string }): AppError {
+  return new AppError("validation_failed", `${bad.path}: ${bad.message}`, { issues: [bad] });
 }
 
 /**
@@ -33,9 +39,10 @@ export interface CaptureBody {
 export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
   const body = parseBody(text, format);
   // All or nothing here too: a value PostgreSQL cannot store would otherwise fail the request's one transaction.
-  const bad = UNSTORABLE_ESCAPE.test(text) ? body.taps.map((t, i) => unstorable(t, `taps[${i}]`)).find((u) => u !== null) : null;
-  if (bad) throw new AppError("validation_failed", `${bad.path}: ${bad.message}`, { issues: [bad] });
-  return body;
+  const suspect = UNSTORABLE_ESCAPE.test(text);
+  const bad = suspect ? [unstorable(body.source, "source"), ...body.taps.map((t, i) => unstorable(t, `taps[${i}]`))].find((u) => u !== null) : null;
+  if (bad) throw unstorableError(bad);
+  return { ...body, suspect };
 }
 
 function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
@@ -84,6 +91,8 @@ export async function captureTaps(
     });
   }
   const source = body.source ?? ctx.source;
+  const badSource = unstorable(source, "source");
+  if (badSource) throw unstorableError(badSource);
   const failing: { index: number; record: NewDeadLetter }[] = [];
   const results: (TapResult | undefined)[] = body.taps.map((tap, index) => {
     const outcome = normalizeCapturedTap(tap, stringify(tap) ?? "null", { now: ctx.now, ...(source ? { source } : {}) });
@@ -91,6 +100,12 @@ export async function captureTaps(
     failing.push({ index, record: outcome.record });
     return undefined;
   });
+  // A tap's raw_payload sent as a string of JSON is parsed again when normalized: check what would be stored.
+  const bad = failing.map((f) => {
+    const found = outOfRange(f.record) ?? (body.suspect ? unstorableRecord(f.record) : null);
+    return found && { path: `taps[${f.index}].${found.path}`, message: found.message };
+  }).find((u) => u);
+  if (bad) throw unstorableError(bad);
   let captured = 0;
   let duplicates = 0;
   if (failing.length) {

@@ -200,8 +200,10 @@ function idField(tap: unknown, field: "event_id" | "device_id"): string | null {
 function tapTime(tap: unknown): Date | null {
   if (!isJsonObject(tap)) return null;
   const ts = tap["tap_timestamp"];
-  // a tap_timestamp the gate accepts (offset required), in either case
-  return typeof ts === "string" && isRfc3339(ts) ? parseProducerTime(ts) : null;
+  // a tap_timestamp the gate accepts (offset required), in either case; one in year 0 (which PostgreSQL cannot
+  // store) orders the record by when it was first seen instead, like a tap without one
+  const date = typeof ts === "string" && isRfc3339(ts) ? parseProducerTime(ts) : null;
+  return date && date.getUTCFullYear() >= 1 ? date : null;
 }
 
 /**

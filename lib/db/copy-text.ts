@@ -10,8 +10,8 @@ const SPECIAL_ALL = /[\\\n\r\t]/g;
 const ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** A text value as one COPY field; null → \N. */
-export function copyField(value: string | null): string {
-  if (value === null) return "\\N";
+export function copyField(value: string | null | undefined): string {
+  if (value === null || value === undefined) return "\\N";
   return SPECIAL.test(value) ? value.replace(SPECIAL_ALL, (c) => ESCAPES[c] as string) : value;
 }
 
@@ -26,6 +26,6 @@ export function copyJson(value: unknown): string {
 }
 
 /** A number (int or float8 column) as one COPY field; null → \N. String() is the shortest exact form. */
-export function copyNumber(value: number | null): string {
-  return value === null ? "\\N" : String(value);
+export function copyNumber(value: number | null | undefined): string {
+  return value === null || value === undefined ? "\\N" : String(value);
 }

@@ -34,8 +34,8 @@ export interface StoreContext {
    */
   idsAfter?: Promise<unknown>;
   idsTaken?: () => void;
-  /** some keys are probably stored already (the stream's previous batch had repeats): skip the COPY attempt */
-  expectDuplicates?: boolean;
+  /** shared by a stream's batches: whether they meet stored keys (see insertRows) */
+  copyHint?: CopyHint;
 }
 
 function compareKeys(a: PreparedRecord, b: PreparedRecord): number {
@@ -79,7 +79,7 @@ export async function storeDeadLetters(
   // The rows were serialized as COPY text when prepared; only the id and the timestamps go in here.
   const at = ctx.now.toISOString();
   const text = order.map(([i, n]) => `${ids.rows[n]?.id}\t${(records[i] as PreparedRecord).row}\t${at}\t${at}\t${at}\n`).join("");
-  const created = await insertRows(client, text, ctx.expectDuplicates ?? false);
+  const created = await insertRows(client, text, order.length, ctx.copyHint ?? { storedKeys: false });
   const audits: AuditInput[] = [];
   const attempts: Attempt[] = [];
   const fresh: { id: string; record: PreparedRecord }[] = [];
@@ -124,14 +124,17 @@ export async function storeDeadLetters(
 const COLUMNS = `id, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_failed_at`;
 
 /**
- * Inserts the rows (COPY text) and says which were created: "all", or the ids of those whose key was not stored
- * yet. COPY straight into dead_letter is the fast way in (a fifth less PostgreSQL time than INSERT … SELECT from
- * a JSON document) but has no ON CONFLICT: inside a savepoint, a key that is already stored (or is being stored
- * by a concurrent request, which COPY waits for like INSERT does) fails it, and the rows then go through a
- * staging table and `INSERT … ON CONFLICT DO NOTHING`. A caller that expects repeats goes there directly.
+ * Inserts the rows (COPY text, in the lock order of concurrent stores) and says which were created: "all", or
+ * the ids of those whose key was not stored yet. COPY straight into dead_letter is the fast way in (a fifth less
+ * PostgreSQL time than INSERT … SELECT from a JSON document) but has no ON CONFLICT: inside a savepoint, a key
+ * that is already stored (or is being stored by a concurrent request, which COPY waits for like INSERT does)
+ * fails it, and the rows then go through a staging table and `INSERT … ON CONFLICT DO NOTHING` — in the same
+ * order as COPY (`ord`, the line number): another order lets a COPY and a staged insert of the same new keys
+ * deadlock. A caller that expects stored keys (`hint`) goes to the staging table directly; `hint` learns from
+ * each batch whether it met stored keys.
  */
-async function insertRows(client: pg.PoolClient, text: string, expectDuplicates: boolean): Promise<"all" | Set<string>> {
-  if (!expectDuplicates) {
+async function insertRows(client: pg.PoolClient, text: string, count: number, hint: CopyHint): Promise<"all" | Set<string>> {
+  if (!hint.storedKeys) {
     await client.query("SAVEPOINT dead_letter_copy");
     try {
       await copyIn(client, `COPY dead_letter (${COLUMNS}) FROM STDIN`, text);
@@ -142,16 +145,27 @@ async function insertRows(client: pg.PoolClient, text: string, expectDuplicates:
       await client.query("ROLLBACK TO SAVEPOINT dead_letter_copy");
     }
   }
-  await client.query("CREATE TEMP TABLE IF NOT EXISTS dead_letter_stage (LIKE dead_letter INCLUDING DEFAULTS) ON COMMIT DROP");
+  // One staging table per connection, emptied by every commit (not created and dropped per batch: a producer
+  // re-sending a whole file would churn the catalog).
+  await client.query(`CREATE TEMP TABLE IF NOT EXISTS dead_letter_stage
+    (LIKE dead_letter INCLUDING DEFAULTS, ord bigint GENERATED ALWAYS AS IDENTITY) ON COMMIT DELETE ROWS`);
+  await client.query("DELETE FROM dead_letter_stage");
   await copyIn(client, `COPY dead_letter_stage (${COLUMNS}) FROM STDIN`, text);
-  // In key order, the lock order of concurrent stores (see storeDeadLetters).
   const inserted = await client.query<{ id: string }>(
-    `INSERT INTO dead_letter (${COLUMNS}) SELECT ${COLUMNS} FROM dead_letter_stage ORDER BY kind, idempotency_key
+    `INSERT INTO dead_letter (${COLUMNS}) SELECT ${COLUMNS} FROM dead_letter_stage ORDER BY ord
      ON CONFLICT (kind, idempotency_key) DO NOTHING
      RETURNING id::text AS id`,
   );
-  await client.query("DROP TABLE dead_letter_stage");
+  hint.storedKeys = inserted.rows.length < count;
   return new Set(inserted.rows.map((r) => r.id));
+}
+
+/**
+ * Whether a stream's batches meet keys stored before them (a producer sending again what it sent): they then
+ * skip the COPY attempt that such a key fails. Shared by a stream's batches; updated by each.
+ */
+export interface CopyHint {
+  storedKeys: boolean;
 }
 
 /** A failure to append to failure_attempt. */

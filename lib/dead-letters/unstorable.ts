@@ -1,4 +1,5 @@
 import { isJsonObject } from "../afc/json";
+import type { NewDeadLetter } from "./types";
 
 // What JSON can carry but PostgreSQL cannot store, in text or jsonb: the NUL character and unpaired UTF-16
 // surrogates (both only as escapes, \u0000 and \ud800–\udfff alone). One such value fails the statement that
@@ -34,6 +35,43 @@ export function unstorable(value: unknown, path: string): { path: string; messag
       const found = unstorable(v, at);
       if (found) return found;
     }
+  }
+  return null;
+}
+
+/**
+ * The same search over a normalized record — what is actually stored. Normalization can turn an escape into the
+ * character itself (an AFC raw_payload sent as a string of JSON is parsed a second time), so an entry point
+ * whose input held such an escape checks the record too. Paths name the envelope's fields.
+ */
+export function unstorableRecord(r: NewDeadLetter): { path: string; message: string } | null {
+  // The payload first: a field also copied out of it (event_id, device_id) is then named where it was sent.
+  const fields: [string, unknown][] = [
+    [r.kind === "afc" ? "raw_payload" : "feature", r.payload], ["source", r.source], ["idempotency_key", r.idempotencyKey], ["entity_key", r.entityKey], ["event_id", r.eventId],
+    ["device_id", r.deviceId], ["source_message_id", r.sourceMessageId], ["dead_letter_reason", r.failureReason],
+    ["class_reason", r.classReason], ["(raw envelope)", r.rawEnvelope],
+    ["(analysis)", r.spatial?.analysis ?? null], ["(repaired geometry)", r.spatial?.repairedGeometry ?? null],
+  ];
+  for (const [path, value] of fields) {
+    const found = unstorable(value, path);
+    if (found) return found;
+  }
+  return null;
+}
+
+const MAX_INT = 2_147_483_647;
+
+/**
+ * Values PostgreSQL's columns cannot hold: a replay count beyond `integer`, a time outside years 1–9999 (JavaScript
+ * reaches ±275,760 and year 0, which PostgreSQL refuses or RFC 3339 cannot write). Cheap: checked on every record.
+ */
+export function outOfRange(r: NewDeadLetter): { path: string; message: string } | null {
+  if (r.replayCount > MAX_INT) {
+    return { path: r.kind === "afc" ? "retry_count" : "replay_count", message: `must be at most ${MAX_INT.toLocaleString("en")}` };
+  }
+  for (const [path, date] of [[r.kind === "afc" ? "tap_timestamp" : "observed_at", r.observedAt], [r.kind === "afc" ? "first_seen_utc" : "first_seen", r.firstSeenAt]] as const) {
+    const year = date.getUTCFullYear();
+    if (!(year >= 1 && year <= 9999)) return { path, message: `is out of range (year ${year}; years 1–9999 can be stored)` };
   }
   return null;
 }

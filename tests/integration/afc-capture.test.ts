@@ -92,6 +92,11 @@ describe("POST /api/afc/taps", () => {
       expect(res.status).toBe(422);
       expect(await res.json()).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "taps[1].device_id", message: expect.stringContaining(message) }] } });
     }
+    const viaSource = await capture(`{"source": "gates\\u0000", "taps": [${extra.replace("bad-1", "bad-5")}]}`);
+    expect(viaSource.status).toBe(422);
+    expect(await viaSource.json()).toMatchObject({ error: { issues: [{ path: "source" }] } });
+    const viaQuery = await capture(`[${extra.replace("bad-1", "bad-6")}]`, "?source=gates%00");
+    expect(viaQuery.status).toBe(422);
     expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
   });
 });

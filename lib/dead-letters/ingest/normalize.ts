@@ -2,7 +2,7 @@ import { normalizeAfcRecord } from "../../afc/envelope";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
-import { UNSTORABLE_ESCAPE, unstorable } from "../unstorable";
+import { outOfRange, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "../unstorable";
 import { prepareRecord, type PreparedRecord } from "./prepare";
 import type { FieldError, RepairMethod, RepairPolicy } from "../types";
 import type { RecordText } from "./split";
@@ -39,7 +39,8 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   // Two things JSON can carry only as escapes, \u0000 (NUL) and an unpaired surrogate (\ud800), PostgreSQL stores
   // in neither text nor jsonb: one such value would fail its whole batch. Rare enough that only a line holding
   // such an escape is searched (a well-formed pair, an emoji written as escapes, is searched and passes).
-  const bad = UNSTORABLE_ESCAPE.test(rec.text) ? unstorable(value, "") : null;
+  const suspect = UNSTORABLE_ESCAPE.test(rec.text);
+  const bad = suspect ? unstorable(value, "") : null;
   if (bad !== null) return { index: rec.index, ok: false, errors: [{ path: bad.path || "(root)", message: bad.message }] };
   const kind = value.kind;
   let result;
@@ -52,7 +53,10 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   } else {
     return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
   }
-  return result.ok ? { index: rec.index, ok: true, record: prepareRecord(result.record) } : { index: rec.index, ok: false, errors: result.errors };
+  if (!result.ok) return { index: rec.index, ok: false, errors: result.errors };
+  const badRecord = outOfRange(result.record) ?? (suspect ? unstorableRecord(result.record) : null);
+  if (badRecord !== null) return { index: rec.index, ok: false, errors: [badRecord] };
+  return { index: rec.index, ok: true, record: prepareRecord(result.record) };
 }
 
 /** A chunk of records, in order; each record's `now` is the chunk's (one clock reading per chunk). */

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Actor } from "../../audit/append";
-import { keyOf, storeDeadLetters } from "../store";
+import { keyOf, storeDeadLetters, type CopyHint } from "../store";
 import type { FieldError, RepairMethod, RepairPolicy } from "../types";
 import { DEFAULT_SOURCE_SETTINGS, normalizeChunk, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
@@ -41,7 +41,7 @@ interface StoreOrder {
   after?: Promise<unknown>;
   idsAfter?: Promise<unknown>;
   idsTaken?: () => void;
-  expectDuplicates?: boolean;
+  copyHint?: CopyHint;
 }
 
 /**
@@ -68,7 +68,7 @@ async function storeInOrder(
   batch: Normalized[],
   now: Date,
   opts: IngestOptions,
-  { after, idsAfter, idsTaken, expectDuplicates }: StoreOrder,
+  { after, idsAfter, idsTaken, copyHint }: StoreOrder,
 ): Promise<IngestResult[]> {
   const good = batch.filter((n): n is Extract<Normalized, { ok: true }> => n.ok);
   const stored = new Map<number, IngestResult>();
@@ -84,7 +84,7 @@ async function storeInOrder(
       const outcomes = await storeDeadLetters(client, good.map((g) => g.record), {
         now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest",
         ...(after ? { after } : {}), ...(idsAfter ? { idsAfter } : {}), ...(idsTaken ? { idsTaken } : {}),
-        ...(expectDuplicates ? { expectDuplicates } : {}),
+        ...(copyHint ? { copyHint } : {}),
       });
       await client.query("COMMIT");
       good.forEach((g, i) => {
@@ -141,18 +141,16 @@ export async function* ingestStream(
   let batch: Normalized[] = [];
   const inFlight: { keys: Set<string>; done: Promise<IngestResult[]> }[] = [];
   let idsAfter: Promise<void> = Promise.resolve();
-  // Once a batch had repeats (a producer sending again what it sent before), the next ones probably do too: they
-  // skip the COPY attempt that a stored key would fail (store.ts insertRows).
-  let repeats = false;
+  // Once a batch met keys stored before it (a producer sending again what it sent), the next ones probably do
+  // too: they skip the COPY attempt that such a key fails, until a batch meets none (store.ts insertRows).
+  const copyHint: CopyHint = { storedKeys: false };
   const start = (b: Normalized[], keys: Set<string>) => {
     let idsTaken = () => {};
     const taken = new Promise<void>((resolve) => (idsTaken = resolve));
-    const done = storeBatch(pool, b, clock(), opts, { after: inFlight.at(-1)?.done, idsAfter, idsTaken, expectDuplicates: repeats });
+    const done = storeBatch(pool, b, clock(), opts, { after: inFlight.at(-1)?.done, idsAfter, idsTaken, copyHint });
     idsAfter = taken;
     // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
-    done.then((results) => {
-      if (results.some((r) => r.status === "duplicate")) repeats = true;
-    }, () => {});
+    done.catch(() => {});
     inFlight.push({ keys, done });
   };
   async function* submit(b: Normalized[]): AsyncGenerator<IngestResult[]> {
