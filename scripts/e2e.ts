@@ -8,7 +8,7 @@ import { applyMigrations } from "../lib/db/migrate";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { resolveDatabase } from "../lib/db/resolve";
 import { seedDemo } from "../lib/seed/seed";
-import { buildIsCurrent, writeStamp } from "./source-stamp";
+import { buildIsCurrent, sourceStamp, writeStamp } from "./source-stamp";
 
 const root = process.cwd();
 const say = (m: string) => console.log(`[e2e] ${m}`);
@@ -38,12 +38,13 @@ try {
   await db.pool.end();
 
   if (!buildIsCurrent() || process.env.E2E_REBUILD === "1") {
+    const stamp = sourceStamp(); // of the sources about to be built (see writeStamp)
     say("building the app (next build)");
     code = await run(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
       ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1",
     });
     if (code !== 0) throw new Error(`next build failed with ${code}`);
-    writeStamp();
+    writeStamp(stamp);
   }
   code = await run(process.execPath, [join(root, "node_modules/@playwright/test/cli.js"), "test", ...process.argv.slice(2)], {
     ...process.env,

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { getEnv } from "../lib/env";
 import { resolveAuthSecret } from "../lib/auth/secret";
 import { bootstrap } from "../lib/db/bootstrap";
-import { buildIsCurrent, writeStamp } from "./source-stamp";
+import { buildIsCurrent, sourceStamp, writeStamp } from "./source-stamp";
 
 const dev = process.argv.includes("--dev");
 const env = getEnv();
@@ -28,6 +28,7 @@ if (process.env.NODE_ENV !== "production") {
 }
 
 if (!dev && !buildIsCurrent()) {
+  const stamp = sourceStamp(); // of the sources about to be built (see writeStamp)
   say(existsSync(join(process.cwd(), ".next", "BUILD_ID"))
     ? "the sources changed since the last build: running `next build` (takes a minute or two)"
     : "no production build yet: running `next build` (once; takes a minute or two)");
@@ -41,7 +42,7 @@ if (!dev && !buildIsCurrent()) {
     await stop();
     process.exit(code);
   }
-  writeStamp();
+  writeStamp(stamp);
 }
 
 const server = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {

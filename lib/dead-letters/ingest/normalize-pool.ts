@@ -31,7 +31,7 @@ interface Thread {
  * Threads for ingest by default: one per core. The main thread mostly waits for PostgreSQL, and spatial
  * normalization (GEOS MakeValid: ~280 µs a geometry) is the bottleneck of a spatial import: on two cores a
  * second thread took 100k spatial records from 2,675 to 3,496 records/s, and AFC imports (bound by PostgreSQL)
- * ran the same with one or two.
+ * ran the same with one or two. At most MAX_DEFAULT_THREADS unless REDRIVE_INGEST_THREADS says otherwise.
  */
 export function defaultIngestThreads(): number {
   const fromEnv = process.env.REDRIVE_INGEST_THREADS;
@@ -39,8 +39,11 @@ export function defaultIngestThreads(): number {
     const n = Number(fromEnv);
     return Number.isInteger(n) && n >= 0 ? n : 0;
   }
-  return Math.max(1, availableParallelism());
+  return Math.max(1, Math.min(MAX_DEFAULT_THREADS, availableParallelism()));
 }
+
+/** Each thread holds its own GEOS and module graph (~100 MB): a big machine does not start one per core. */
+const MAX_DEFAULT_THREADS = 8;
 
 /**
  * Where the worker script is: next to this module when it runs from source (tsx: the CLI, tests); from the
