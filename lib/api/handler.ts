@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { authenticate, type Principal } from "../auth/principal";
 import { can, type Permission } from "../auth/permissions";
+import { UNSTORABLE_ESCAPE, unstorable } from "../dead-letters/unstorable";
 import { AppError, validationError } from "./errors";
 import { searchParamsToObject } from "./search-params";
 
@@ -72,13 +73,19 @@ export function errorResponse(err: unknown, requestId: string): Response {
 export async function readJson(req: Request): Promise<unknown> {
   const text = await req.text();
   if (text.trim() === "") throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, {
       issues: [{ path: "body", message: "not valid JSON" }],
     });
   }
+  // Every JSON body goes to PostgreSQL in some form: NUL and unpaired surrogates (lib/dead-letters/unstorable.ts)
+  // would fail the statement with a 500; say which field instead.
+  const bad = UNSTORABLE_ESCAPE.test(text) ? unstorable(value, "") : null;
+  if (bad) throw new AppError("validation_failed", `${bad.path || "body"}: ${bad.message}`, { issues: [{ path: bad.path || "body", message: bad.message }] });
+  return value;
 }
 
 export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
@@ -99,9 +106,12 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       }
       checkOrigin(req, principal);
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
-      const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);
       const url = new URL(req.url);
-      const query = spec.query ? parse(spec.query, searchParamsToObject(url.searchParams), "query") : ({} as Q);
+      const rawQuery = searchParamsToObject(url.searchParams);
+      const badInput = unstorable(rawParams, "params") ?? unstorable(rawQuery, "query");
+      if (badInput) throw new AppError("validation_failed", `${badInput.path}: ${badInput.message}`, { issues: [badInput] });
+      const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);
+      const query = spec.query ? parse(spec.query, rawQuery, "query") : ({} as Q);
       const body = spec.body ? parse(spec.body, await readJson(req), "body") : (undefined as B);
       const out = await fn({ req, params, query, body, principal, requestId, now: new Date() });
       if (out instanceof Response) {

@@ -209,5 +209,13 @@ describe("over HTTP", () => {
     const missing = await call({ action: "quarantine", version: 1 });
     expect(missing.status).toBe(422);
     expect(await missing.json()).toMatchObject({ error: { issues: [{ path: "reason" }] } });
+    // What PostgreSQL cannot store is a 422 naming the field, not a 500 from the database.
+    const nul = await call({ action: "quarantine", version: 1, reason: "bad\u0000reason" });
+    expect(nul.status).toBe(422);
+    expect(await nul.json()).toMatchObject({ error: { issues: [{ path: "reason", message: expect.stringContaining("NUL") }] } });
+    const { GET } = await import("../../app/api/dead-letters/route");
+    const list = await GET(new Request("http://localhost/api/dead-letters?q=a%00b", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+    expect(list.status).toBe(422);
+    expect(await list.json()).toMatchObject({ error: { issues: [{ path: "query.q" }] } });
   });
 });
