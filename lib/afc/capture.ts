@@ -1,6 +1,6 @@
 import { stringify } from "lossless-json";
 import type pg from "pg";
-import { AppError } from "../api/errors";
+import { AppError, issueError } from "../api/errors";
 import type { Actor } from "../audit/append";
 import { prepareRecord } from "../dead-letters/ingest/prepare";
 import { storeDeadLetters } from "../dead-letters/store";
@@ -8,7 +8,7 @@ import type { NewDeadLetter } from "../dead-letters/types";
 import { normalizeCapturedTap } from "./envelope";
 import { eventHash } from "./hash";
 import { isJsonObject, parseLossless } from "./json";
-import { outOfRange, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "../dead-letters/unstorable";
+import { UNSTORABLE_ESCAPE, unstorable, unstorableProblem } from "../dead-letters/unstorable";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
 // fail become dead letters with the gate's reason, class and identity hash. All captures of one request
@@ -23,12 +23,8 @@ export type TapResult =
 export interface CaptureBody {
   source: string | undefined;
   taps: unknown[];
-  /** the text held an escape of something PostgreSQL cannot store: check the normalized records too */
+  /** the text held an escape of something PostgreSQL cannot store (lib/dead-letters/unstorable.ts) */
   suspect?: boolean;
-}
-
-function unstorableError(bad: { path: string; message: string }): AppError {
-  return new AppError("validation_failed", `${bad.path}: ${bad.message}`, { issues: [bad] });
 }
 
 /**
@@ -38,10 +34,10 @@ function unstorableError(bad: { path: string; message: string }): AppError {
  */
 export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
   const body = parseBody(text, format);
-  // All or nothing here too: a value PostgreSQL cannot store would otherwise fail the request's one transaction.
   const suspect = UNSTORABLE_ESCAPE.test(text);
-  const bad = suspect ? [unstorable(body.source, "source"), ...body.taps.map((t, i) => unstorable(t, `taps[${i}]`))].find((u) => u !== null) : null;
-  if (bad) throw unstorableError(bad);
+  // The request's source is named as such; each captured tap's fields are checked in captureTaps.
+  const bad = suspect ? unstorable(body.source, "source") : null;
+  if (bad) throw issueError(bad);
   return { ...body, suspect };
 }
 
@@ -91,8 +87,6 @@ export async function captureTaps(
     });
   }
   const source = body.source ?? ctx.source;
-  const badSource = unstorable(source, "source");
-  if (badSource) throw unstorableError(badSource);
   const failing: { index: number; record: NewDeadLetter }[] = [];
   const results: (TapResult | undefined)[] = body.taps.map((tap, index) => {
     const outcome = normalizeCapturedTap(tap, stringify(tap) ?? "null", { now: ctx.now, ...(source ? { source } : {}) });
@@ -100,12 +94,11 @@ export async function captureTaps(
     failing.push({ index, record: outcome.record });
     return undefined;
   });
-  // A tap's raw_payload sent as a string of JSON is parsed again when normalized: check what would be stored.
-  const bad = failing.map((f) => {
-    const found = outOfRange(f.record) ?? (body.suspect ? unstorableRecord(f.record) : null);
-    return found && { path: `taps[${f.index}].${found.path}`, message: found.message };
-  }).find((u) => u);
-  if (bad) throw unstorableError(bad);
+  // All or nothing, like the rest of the boundary: a value PostgreSQL cannot store would fail the one transaction.
+  for (const f of failing) {
+    const bad = unstorableProblem(f.record, body.suspect ?? false, "");
+    if (bad) throw issueError({ path: `taps[${f.index}].${bad.path}`, message: bad.message });
+  }
   let captured = 0;
   let duplicates = 0;
   if (failing.length) {

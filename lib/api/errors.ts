@@ -66,6 +66,11 @@ export function zodIssues(error: z.ZodError, prefix = ""): FieldIssue[] {
   }));
 }
 
+/** A 422 naming one field, e.g. what lib/dead-letters/unstorable.ts finds. */
+export function issueError(issue: { path: string; message: string }): AppError {
+  return new AppError("validation_failed", `${issue.path}: ${issue.message}`, { issues: [issue] });
+}
+
 export function validationError(where: string, error: z.ZodError, prefix = ""): AppError {
   const issues = zodIssues(error, prefix);
   const first = issues[0];

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { authenticate, type Principal } from "../auth/principal";
 import { can, type Permission } from "../auth/permissions";
 import { UNSTORABLE_ESCAPE, unstorable } from "../dead-letters/unstorable";
-import { AppError, validationError } from "./errors";
+import { AppError, issueError, validationError } from "./errors";
 import { searchParamsToObject } from "./search-params";
 
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
@@ -84,7 +84,7 @@ export async function readJson(req: Request): Promise<unknown> {
   // Every JSON body goes to PostgreSQL in some form: NUL and unpaired surrogates (lib/dead-letters/unstorable.ts)
   // would fail the statement with a 500; say which field instead.
   const bad = UNSTORABLE_ESCAPE.test(text) ? unstorable(value, "") : null;
-  if (bad) throw new AppError("validation_failed", `${bad.path || "body"}: ${bad.message}`, { issues: [{ path: bad.path || "body", message: bad.message }] });
+  if (bad) throw issueError({ ...bad, path: bad.path || "body" });
   return value;
 }
 
@@ -109,7 +109,7 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       const url = new URL(req.url);
       const rawQuery = searchParamsToObject(url.searchParams);
       const badInput = unstorable(rawParams, "params") ?? unstorable(rawQuery, "query");
-      if (badInput) throw new AppError("validation_failed", `${badInput.path}: ${badInput.message}`, { issues: [badInput] });
+      if (badInput) throw issueError(badInput);
       const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);
       const query = spec.query ? parse(spec.query, rawQuery, "query") : ({} as Q);
       const body = spec.body ? parse(spec.body, await readJson(req), "body") : (undefined as B);

@@ -14,8 +14,14 @@ function problem(text: string): string | null {
   return null;
 }
 
+/** A field and what is wrong with it, as API errors name them. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
 /** The first string or key (path a.b[0]) holding what PostgreSQL cannot store, and why; null when there is none. */
-export function unstorable(value: unknown, path: string): { path: string; message: string } | null {
+export function unstorable(value: unknown, path: string): Issue | null {
   if (typeof value === "string") {
     const message = problem(value);
     return message ? { path, message } : null;
@@ -40,16 +46,16 @@ export function unstorable(value: unknown, path: string): { path: string; messag
 }
 
 /**
- * The same search over a normalized record — what is actually stored. Normalization can turn an escape into the
- * character itself (an AFC raw_payload sent as a string of JSON is parsed a second time), so an entry point
- * whose input held such an escape checks the record too. Paths name the envelope's fields.
+ * The same search over a normalized record — what is actually stored, wherever the value came from (an AFC
+ * raw_payload sent as a string of JSON is parsed again when normalized, turning escapes into characters). Paths
+ * name the envelope's fields; `payloadPath` is where the payload sits in it ("" when the payload is the input).
  */
-export function unstorableRecord(r: NewDeadLetter): { path: string; message: string } | null {
+export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind === "afc" ? "raw_payload" : "feature"): Issue | null {
   // The payload first: a field also copied out of it (event_id, device_id) is then named where it was sent.
   const fields: [string, unknown][] = [
-    [r.kind === "afc" ? "raw_payload" : "feature", r.payload], ["source", r.source], ["idempotency_key", r.idempotencyKey], ["entity_key", r.entityKey], ["event_id", r.eventId],
-    ["device_id", r.deviceId], ["source_message_id", r.sourceMessageId], ["dead_letter_reason", r.failureReason],
-    ["class_reason", r.classReason], ["(raw envelope)", r.rawEnvelope],
+    [payloadPath, r.payload], ["source", r.source], ["idempotency_key", r.idempotencyKey], ["entity_key", r.entityKey],
+    ["event_id", r.eventId], ["device_id", r.deviceId], ["source_message_id", r.sourceMessageId],
+    ["dead_letter_reason", r.failureReason], ["class_reason", r.classReason], ["(raw envelope)", r.rawEnvelope],
     ["(analysis)", r.spatial?.analysis ?? null], ["(repaired geometry)", r.spatial?.repairedGeometry ?? null],
   ];
   for (const [path, value] of fields) {
@@ -65,7 +71,7 @@ const MAX_INT = 2_147_483_647;
  * Values PostgreSQL's columns cannot hold: a replay count beyond `integer`, a time outside years 1–9999 (JavaScript
  * reaches ±275,760 and year 0, which PostgreSQL refuses or RFC 3339 cannot write). Cheap: checked on every record.
  */
-export function outOfRange(r: NewDeadLetter): { path: string; message: string } | null {
+export function outOfRange(r: NewDeadLetter): Issue | null {
   if (r.replayCount > MAX_INT) {
     return { path: r.kind === "afc" ? "retry_count" : "replay_count", message: `must be at most ${MAX_INT.toLocaleString("en")}` };
   }
@@ -75,3 +81,13 @@ export function outOfRange(r: NewDeadLetter): { path: string; message: string } 
   }
   return null;
 }
+
+/**
+ * Why a normalized record cannot be stored, or null: what the columns cannot hold (always checked: three
+ * comparisons) and, when the input held a suspect escape (UNSTORABLE_ESCAPE), what text and jsonb cannot hold.
+ * Ingest and capture both ask this before preparing a record, so neither fails a whole batch over one value.
+ */
+export function unstorableProblem(r: NewDeadLetter, suspect: boolean, payloadPath?: string): Issue | null {
+  return outOfRange(r) ?? (suspect ? unstorableRecord(r, payloadPath) : null);
+}
+

@@ -2,7 +2,7 @@ import { normalizeAfcRecord } from "../../afc/envelope";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
-import { outOfRange, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "../unstorable";
+import { UNSTORABLE_ESCAPE, unstorableProblem } from "../unstorable";
 import { prepareRecord, type PreparedRecord } from "./prepare";
 import type { FieldError, RepairMethod, RepairPolicy } from "../types";
 import type { RecordText } from "./split";
@@ -36,12 +36,6 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }] };
   }
   if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
-  // Two things JSON can carry only as escapes, \u0000 (NUL) and an unpaired surrogate (\ud800), PostgreSQL stores
-  // in neither text nor jsonb: one such value would fail its whole batch. Rare enough that only a line holding
-  // such an escape is searched (a well-formed pair, an emoji written as escapes, is searched and passes).
-  const suspect = UNSTORABLE_ESCAPE.test(rec.text);
-  const bad = suspect ? unstorable(value, "") : null;
-  if (bad !== null) return { index: rec.index, ok: false, errors: [{ path: bad.path || "(root)", message: bad.message }] };
   const kind = value.kind;
   let result;
   if (kind === "spatial") {
@@ -54,8 +48,10 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
   }
   if (!result.ok) return { index: rec.index, ok: false, errors: result.errors };
-  const badRecord = outOfRange(result.record) ?? (suspect ? unstorableRecord(result.record) : null);
-  if (badRecord !== null) return { index: rec.index, ok: false, errors: [badRecord] };
+  // One value PostgreSQL cannot store would fail the whole batch: that record alone is rejected (unstorable.ts;
+  // text and jsonb are searched only when the line holds a suspect escape).
+  const bad = unstorableProblem(result.record, UNSTORABLE_ESCAPE.test(rec.text));
+  if (bad !== null) return { index: rec.index, ok: false, errors: [bad] };
   return { index: rec.index, ok: true, record: prepareRecord(result.record) };
 }
 
