@@ -7,7 +7,7 @@ import { createDb, type Db } from "../lib/db/client";
 import { applyMigrations } from "../lib/db/migrate";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { resolveDatabase } from "../lib/db/resolve";
-import { buildIsCurrent, sourceStamp, writeStamp } from "./source-stamp";
+import { ensureBuild } from "./source-stamp";
 
 export interface BenchDb {
   db: Db;
@@ -47,13 +47,7 @@ export async function benchDatabase(prefix: string): Promise<BenchDb> {
 export async function startServer(url: string, port: number): Promise<ChildProcess> {
   const next = join(process.cwd(), "node_modules/next/dist/bin/next");
   const env = { ...process.env, DATABASE_URL: url, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", REDRIVE_WORKER: "0" };
-  if (!buildIsCurrent()) {
-    const stamp = sourceStamp(); // of the sources about to be built (see writeStamp)
-    await new Promise<void>((resolve, reject) =>
-      spawn(process.execPath, [next, "build"], { stdio: "inherit", env }).on("exit", (c) => (c === 0 ? resolve() : reject(new Error(`next build: ${c}`)))),
-    );
-    writeStamp(stamp);
-  }
+  await ensureBuild({ env });
   const child = spawn(process.execPath, [next, "start", "-p", String(port)], { stdio: ["ignore", "ignore", "inherit"], env });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {

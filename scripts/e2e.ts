@@ -8,7 +8,7 @@ import { applyMigrations } from "../lib/db/migrate";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { resolveDatabase } from "../lib/db/resolve";
 import { seedDemo } from "../lib/seed/seed";
-import { buildIsCurrent, sourceStamp, writeStamp } from "./source-stamp";
+import { ensureBuild } from "./source-stamp";
 
 const root = process.cwd();
 const say = (m: string) => console.log(`[e2e] ${m}`);
@@ -37,15 +37,7 @@ try {
   await seedDemo(db, { count: 400, seed: 7, log: say });
   await db.pool.end();
 
-  if (!buildIsCurrent() || process.env.E2E_REBUILD === "1") {
-    const stamp = sourceStamp(); // of the sources about to be built (see writeStamp)
-    say("building the app (next build)");
-    code = await run(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], {
-      ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1",
-    });
-    if (code !== 0) throw new Error(`next build failed with ${code}`);
-    writeStamp(stamp);
-  }
+  await ensureBuild({ env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, force: process.env.E2E_REBUILD === "1", log: say });
   code = await run(process.execPath, [join(root, "node_modules/@playwright/test/cli.js"), "test", ...process.argv.slice(2)], {
     ...process.env,
     E2E_DATABASE_URL: dbUrl,

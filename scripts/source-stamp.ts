@@ -1,11 +1,11 @@
 // Which sources a production build was made from. The server runs its build (.next), but ingest's normalizing
 // threads load lib/ from source at run time (lib/dead-letters/ingest/normalize-worker.mjs): after `git pull`
-// without a rebuild the two disagree — the built store and the threads' row format, say. `npm start` compares
-// this stamp with the sources and rebuilds when they differ; `npm run build` writes it after `next build`.
-//   tsx scripts/source-stamp.ts --take    takes the stamp of the sources about to be built (before next build)
-//   tsx scripts/source-stamp.ts --write   records it in .next once the build succeeded
+// without a rebuild the two disagree — the built store and the threads' row format, say. ensureBuild() builds
+// when .next holds no build of the current sources, and stamps the build with the sources it was made from.
+// `npm start`, the e2e runner and the benchmarks call it; `npm run build` is `tsx scripts/source-stamp.ts --build`.
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = process.cwd();
@@ -14,7 +14,9 @@ const FILES = ["package-lock.json", "next.config.ts", "instrumentation.ts", "pro
 /** lib/generated follows prisma/schema.prisma; tests and dotfiles (editor swap files) are not built. */
 const SKIP = new Set(["node_modules", ".next", "generated"]);
 const NOT_BUILT = /(?:^\.|\.test\.tsx?$)/;
-export const STAMP_FILE = join(ROOT, ".next", "redrive-source-stamp");
+const BUILD_ID = join(ROOT, ".next", "BUILD_ID");
+const STAMP_FILE = join(ROOT, ".next", "redrive-source-stamp");
+const NEXT_BIN = join(ROOT, "node_modules", "next", "dist", "bin", "next");
 
 function walk(dir: string, out: string[]): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -32,30 +34,33 @@ export function sourceStamp(): string {
   for (const f of FILES) if (existsSync(join(ROOT, f))) files.push(join(ROOT, f));
   files.sort();
   const hash = createHash("sha256");
-  for (const f of files) {
-    hash.update(relative(ROOT, f)).update("\0").update(readFileSync(f)).update("\0");
-  }
+  for (const f of files) hash.update(relative(ROOT, f)).update("\0").update(readFileSync(f)).update("\0");
   return hash.digest("hex");
 }
 
-/** True when .next holds a build stamped with the current sources. */
-export function buildIsCurrent(): boolean {
-  if (!existsSync(join(ROOT, ".next", "BUILD_ID")) || !existsSync(STAMP_FILE)) return false;
-  return readFileSync(STAMP_FILE, "utf8").trim() === sourceStamp();
-}
-
 /**
- * Records `stamp` — taken BEFORE the build started, so sources edited (or pulled) while it ran make the next
- * start rebuild instead of passing for built.
+ * Runs `next build` unless .next holds a build of the current sources (`force`: always), then stamps it with the
+ * sources as they were BEFORE the build started — edited (or pulled) while it ran, they make the next call build
+ * again instead of passing for built. Throws when the build fails.
  */
-export function writeStamp(stamp: string): void {
+export async function ensureBuild(opts: { env: NodeJS.ProcessEnv; force?: boolean; log?: (msg: string) => void }): Promise<void> {
+  const stamp = sourceStamp();
+  const built = existsSync(BUILD_ID);
+  const current = built && existsSync(STAMP_FILE) && readFileSync(STAMP_FILE, "utf8").trim() === stamp;
+  if (current && !opts.force) return;
+  opts.log?.(!built ? "no production build yet: running `next build` (once; takes a minute or two)"
+    : current ? "running `next build`" : "the sources changed since the last build: running `next build` (takes a minute or two)");
+  const code = await new Promise<number>((resolve) => {
+    spawn(process.execPath, [NEXT_BIN, "build"], { stdio: "inherit", env: { ...opts.env, NODE_ENV: "production" } })
+      .on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  });
+  if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
   writeFileSync(STAMP_FILE, `${stamp}\n`);
 }
 
-// `npm run build` = `tsx scripts/source-stamp.ts --take && next build && tsx scripts/source-stamp.ts --write`
-const PENDING = join(ROOT, ".next-source-stamp");
-if (process.argv.includes("--take")) writeFileSync(PENDING, sourceStamp());
-if (process.argv.includes("--write")) {
-  writeStamp(existsSync(PENDING) ? readFileSync(PENDING, "utf8").trim() : sourceStamp());
-  rmSync(PENDING, { force: true });
+if (process.argv.includes("--build")) {
+  await ensureBuild({ env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, force: true }).catch((e: unknown) => {
+    console.error((e as Error).message);
+    process.exit(1);
+  });
 }

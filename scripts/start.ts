@@ -3,12 +3,11 @@
 // there is no production build of the current sources (scripts/source-stamp.ts), then serves it and runs one
 // replay worker in this process.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { getEnv } from "../lib/env";
 import { resolveAuthSecret } from "../lib/auth/secret";
 import { bootstrap } from "../lib/db/bootstrap";
-import { buildIsCurrent, sourceStamp, writeStamp } from "./source-stamp";
+import { ensureBuild } from "./source-stamp";
 
 const dev = process.argv.includes("--dev");
 const env = getEnv();
@@ -27,22 +26,14 @@ if (process.env.NODE_ENV !== "production") {
   childEnv.BETTER_AUTH_SECRET ??= resolveAuthSecret({ ...env, NODE_ENV: "development" });
 }
 
-if (!dev && !buildIsCurrent()) {
-  const stamp = sourceStamp(); // of the sources about to be built (see writeStamp)
-  say(existsSync(join(process.cwd(), ".next", "BUILD_ID"))
-    ? "the sources changed since the last build: running `next build` (takes a minute or two)"
-    : "no production build yet: running `next build` (once; takes a minute or two)");
-  const code = await new Promise<number>((resolve) => {
-    spawn(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { ...childEnv, NODE_ENV: "production" } }).on(
-      "exit",
-      (c) => resolve(c ?? 1),
-    );
-  });
-  if (code !== 0) {
+if (!dev) {
+  try {
+    await ensureBuild({ env: childEnv, log: say });
+  } catch (err) {
+    console.error(`[redrive] ${(err as Error).message}`);
     await stop();
-    process.exit(code);
+    process.exit(1);
   }
-  writeStamp(stamp);
 }
 
 const server = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
