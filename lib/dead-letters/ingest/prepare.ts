@@ -40,19 +40,23 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord {
   const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
   const observedAt = r.observedAt.toISOString(); // once: Date → ISO text is a microsecond each time
   const reason = copyField(r.failureReason);
+  // The analysis is serialized once, canonically: the row's jsonb column and the audit entry share the text.
+  const analysis = r.spatial ? canonicalJson(r.spatial.analysis) : null;
   const row = [
     r.kind, copyField(r.source), copyField(r.idempotencyKey), copyField(r.entityKey), copyField(r.eventId), copyField(r.deviceId),
     copyField(r.sourceMessageId), observedAt, r.firstSeenAt.toISOString(), copyField(r.rawEnvelope), copyJson(r.payload), reason,
     reason, copyField(reasonGroup(r.failureReason)), r.failureClass, copyField(r.classReason),
-    r.failureClass === "poison" ? "quarantined" : "pending", copyNumber(r.replayCount), copyJson(r.spatial?.analysis ?? null),
+    r.failureClass === "poison" ? "quarantined" : "pending", copyNumber(r.replayCount), copyField(analysis),
     copyJson(r.spatial?.repairedGeometry ?? null), bbox ? `(${bbox[0]},${bbox[1]}),(${bbox[2]},${bbox[3]})` : "\\N",
   ].join("\t");
-  const head = { failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason, ...(r.spatial ? { analysis: r.spatial.analysis } : {}) };
+  // Canonical member order puts "analysis" first, so it goes in front of the rest as it is.
+  const rest = canonicalJson({ failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason }).slice(1, -1);
+  const head = analysis === null ? rest : `"analysis":${analysis},${rest}`;
   const tail = { kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, observedAt };
   return {
     kind: r.kind, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason, firstSeenAt: r.firstSeenAt,
     replayCount: r.replayCount, row,
-    audit: { head: canonicalJson(head).slice(1, -1), tail: canonicalJson(tail).slice(1, -1) },
+    audit: { head, tail: canonicalJson(tail).slice(1, -1) },
   };
 }
 
