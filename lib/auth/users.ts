@@ -3,6 +3,7 @@ import type pg from "pg";
 import { AppError } from "../api/errors";
 import { appendAudit, type AuditInput } from "../audit/append";
 import type { Db } from "../db/client";
+import { isUniqueViolation } from "../db/pg-errors";
 import { inTransaction } from "../db/transaction";
 import { actorFields, type AuditContext } from "./audit-context";
 import { hashPassword, verifyPassword } from "./auth";
@@ -97,7 +98,7 @@ export async function createUser(
     });
     return { user, password, generated };
   } catch (err) {
-    if ((err as { code?: string }).code === "23505") {
+    if (isUniqueViolation(err)) {
       throw new AppError("conflict", `email: a user with email ${email} already exists`, { issues: [{ path: "email", message: "already exists" }] });
     }
     throw err;

@@ -13,9 +13,3 @@ export function copyIn(client: pg.PoolClient | pg.Client, sql: string, text: str
     stream.end(text);
   });
 }
-
-/** True for a unique violation of the named constraint (SQLSTATE 23505). */
-export function isUniqueViolation(err: unknown, constraint: string): boolean {
-  const e = err as { code?: unknown; constraint?: unknown } | null;
-  return e !== null && typeof e === "object" && e.code === "23505" && e.constraint === constraint;
-}
