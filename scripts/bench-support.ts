@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import pg from "pg";
-import { createDb, type Db } from "../lib/db/client";
+import { closeDb, createDb, type Db } from "../lib/db/client";
 import { applyMigrations } from "../lib/db/migrate";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { resolveDatabase } from "../lib/db/resolve";
@@ -36,6 +36,9 @@ export async function benchDatabase(prefix: string): Promise<BenchDb> {
     embedded: handle.embedded,
     drop: async () => {
       await db.pool.end().catch(() => {});
+      // Modules that used the process-wide pool (above) hold idle connections: DROP … WITH (FORCE) would cut
+      // them and the pool would log each as an error in the middle of the benchmark's figures.
+      await closeDb().catch(() => {});
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
       await admin.end();
       await handle.stop();
