@@ -14,6 +14,7 @@ import { reserveSlots, slowDown } from "./pacer";
 import { revalidate, type Revalidation } from "./revalidate";
 import { sleep } from "./sleep";
 import { poisonReason } from "./rules";
+import type { Turn } from "./send-order";
 import type { Sink, Submission } from "./sinks/types";
 
 // One claimed page, per item in this order: still replayable? → re-validate → already settled? → poison
@@ -56,6 +57,8 @@ export interface PageContext {
   onFlushed?: (counts: FlushCounts) => void;
   /** the database's clock as seen from this worker (slots are times on the database's clock) */
   dbClock: ClockSync;
+  /** this page's turn to send among the pages of its batch that the worker holds (send-order.ts) */
+  turn?: Turn;
 }
 
 /** Step 1–3 and the poison check: what to do with an item before the rate limiter. */
@@ -107,6 +110,8 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
   let slowedDown = false;
   const go = () => !ctx.stopping.aborted && ctx.isRunning() && !slowedDown && Date.now() >= ctx.holdUntil();
   try {
+    // Re-validated while an earlier page sent; now wait until it has sent everything (batch order).
+    if (subs.length > 0 && ctx.turn) await ctx.turn.ready;
     while (next < subs.length && go()) {
       const sentAt = Date.now();
       const grant = await reserveSlots(pool, batch.id, subs.length - next, pacing);
@@ -158,6 +163,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
       }
     }
   } finally {
+    ctx.turn?.leave(); // dispatching is over: the next page may send while these answers come back
     await Promise.allSettled(inFlight);
     const unsent = subs.slice(next).map((s) => byId.get(s.itemId) as ClaimedItem);
     writer.add(...unsent.map((item): Resolution => ({ item, type: "release" })));

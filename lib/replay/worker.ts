@@ -15,6 +15,7 @@ import type { FlushCounts } from "./outcomes";
 import { processPage, type BatchConfig } from "./processor";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./rules";
 import { SinkSchema, type ItemStatus } from "./schemas";
+import { SendOrder, type Turn } from "./send-order";
 import { makeSink } from "./sinks";
 import { sleep } from "./sleep";
 
@@ -73,6 +74,10 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   const held = new Set<string>();
   const dbClock = new ClockSync();
   let turn = 0;
+  /** pages of a batch send in batch order within this worker (send-order.ts) */
+  const sendOrder = new SendOrder();
+  /** batch → the claim in progress: one claim at a time per batch, so pages enter sendOrder in claim order */
+  const claiming = new Map<string, Promise<unknown>>();
 
   const log = (msg: string) => opts.log(`[worker ${id}] ${msg}`);
 
@@ -124,7 +129,22 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   }
 
   /** One claimed page: isolate a suspect, process, and let every item end finalized or released. */
-  async function runPage(batch: BatchConfig, claimed: ClaimedItem[]): Promise<void> {
+  /** Claims a page and takes its turn to send; claims of one batch run one after another in this worker. */
+  async function claimPage(batch: BatchConfig): Promise<{ claimed: ClaimedItem[]; turn: Turn | null }> {
+    const before = claiming.get(batch.id) ?? Promise.resolve();
+    const mine = before.catch(() => undefined).then(async () => {
+      const claimed = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
+      return { claimed, turn: claimed[0] ? sendOrder.enter(batch.id, claimed[0].seq) : null };
+    });
+    claiming.set(batch.id, mine);
+    try {
+      return await mine;
+    } finally {
+      if (claiming.get(batch.id) === mine) claiming.delete(batch.id);
+    }
+  }
+
+  async function runPage(batch: BatchConfig, claimed: ClaimedItem[], turn: Turn | null): Promise<void> {
     let items = claimed;
     if (items.length === 0) {
       idleUntil.set(batch.id, Date.now() + pollMs);
@@ -140,7 +160,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
     await processPage({
       pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal, dbClock,
-      isRunning: () => running.has(batch.id), backoff: opts.backoff,
+      isRunning: () => running.has(batch.id), backoff: opts.backoff, ...(turn ? { turn } : {}),
       holdUntil: () => holds.get(batch.id) ?? 0,
       onSlowDown: (retryAfterMs) => {
         if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));
@@ -157,11 +177,12 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         continue;
       }
       try {
-        const claimed = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
+        const { claimed, turn: sendTurn } = await claimPage(batch);
         for (const i of claimed) held.add(i.id);
         try {
-          await runPage(batch, claimed);
+          await runPage(batch, claimed, sendTurn);
         } finally {
+          sendTurn?.leave();
           for (const i of claimed) held.delete(i.id);
         }
         engineErrors.delete(batch.id);

@@ -67,3 +67,26 @@ describe("entity ordering", () => {
     expect(rows[0].n).toBe(2);
   });
 });
+
+describe("batch order", () => {
+  it("one worker with two lanes sends a paced batch oldest observation first", async () => {
+    const N = 24;
+    // Every tap its own device, so the per-entity rule holds nothing back: only the batch order is tested.
+    const order = Array.from({ length: N }, (_, i) => (i * 7) % N);
+    const ids = await ingest(db, order.map((at, i) => afcRecord({ eventId: `seq-${i}`, deviceId: `seq-dev-${i}`, at: 1000 + at })));
+    await approve(db, ids);
+    const server = await startSinkServer({ delayMs: 2 });
+    // 40/s: each lane claims a few items at a time, so the two lanes' pages alternate all through the batch.
+    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url, concurrency: 1 }, ratePerSecond: 40, pageSize: 50 });
+    const worker = startWorker({ db, log: () => {}, leaseMs: 5000, pollMs: 50, concurrency: 2 });
+    try {
+      await waitFor("completion", async () => (await batchStatus(db, id)) === "completed", 30_000);
+    } finally {
+      await worker.stop();
+      await server.close();
+    }
+    const observed = server.deliveries.map((d) => d.observedAt);
+    expect(observed).toHaveLength(N);
+    expect(observed).toEqual([...observed].sort());
+  });
+});
