@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import type { BatchView } from "@/lib/replay/schemas";
+import { progressText } from "@/lib/replay/progress";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatTime } from "./format";
 import { useBatches } from "./queries";
@@ -38,7 +39,7 @@ export function BatchList({ initial }: { initial: BatchView[] }) {
               <td className="px-3 py-1.5 text-slate-600">{b.sink.type === "http" ? `HTTP ${new URL(b.sink.url).host}` : "built-in ledger"}</td>
               <td className="px-3 py-1.5">
                 <ProgressBar total={b.total} counts={b.counts} />
-                <span className="text-xs tabular-nums text-slate-500">{fmt(b.total - b.counts.pending)} / {fmt(b.total)}</span>
+                <span className="text-xs tabular-nums text-slate-500">{progressText(b.total, b.counts, fmt)}</span>
               </td>
               <td className="px-3 py-1.5 text-right tabular-nums">
                 {b.achievedRate !== null && b.status === "running" ? `${b.achievedRate.toFixed(1)} of ` : ""}{fmt(b.ratePerSecond)}/s

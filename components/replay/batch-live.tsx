@@ -5,7 +5,7 @@ import { BatchActions, type ReplayPermissions } from "./batch-actions";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatDuration, formatTime } from "./format";
 import { ItemsTable } from "./items-table";
-import { useBatch } from "./queries";
+import { isLive, useBatch } from "./queries";
 import { RateChart } from "./rate-chart";
 
 const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled", "pending"] as const;
@@ -13,6 +13,7 @@ const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelle
 /** /replays/[id]: live progress, polled about once a second until the batch finishes. */
 export function BatchLive({ initial, perms }: { initial: BatchView; perms: ReplayPermissions }) {
   const { data: batch = initial, error } = useBatch(initial.id, initial);
+  const live = isLive(batch);
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -22,6 +23,12 @@ export function BatchLive({ initial, perms }: { initial: BatchView; perms: Repla
         <div className="ml-auto"><BatchActions batch={batch} perms={perms} /></div>
       </div>
       {error && <p role="alert" className="text-sm text-red-700">Live updates failed: {error.message}</p>}
+      {batch.status === "running" && batch.liveWorkers === 0 && (
+        <p role="alert" data-testid="no-worker" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+          No replay worker is running, so this batch is not progressing. <code>npm start</code> runs one with the app;
+          start more with <code>npx redrive worker</code> against the same database.
+        </p>
+      )}
 
       <section aria-label="Progress" className="space-y-2 rounded border border-slate-200 bg-white p-3">
         <ProgressBar total={batch.total} counts={batch.counts} />
@@ -34,7 +41,7 @@ export function BatchLive({ initial, perms }: { initial: BatchView; perms: Repla
           ))}
         </dl>
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 border-t border-slate-100 pt-2 text-sm sm:grid-cols-4">
-          <div><dt className="text-xs text-slate-500">Configured rate</dt><dd>{fmt(batch.ratePerSecond)}/s{batch.throttle < 1 && ` × ${batch.throttle.toFixed(2)} (sink asked to slow down)`}</dd></div>
+          <div><dt className="text-xs text-slate-500">Configured rate</dt><dd>{fmt(batch.ratePerSecond)}/s{batch.throttle < 1 && (batch.status === "running" || batch.status === "paused") && ` × ${batch.throttle.toFixed(2)} (sink asked to slow down)`}</dd></div>
           <div><dt className="text-xs text-slate-500">Achieved (last 10 s)</dt><dd>{batch.achievedRate === null ? "—" : `${batch.achievedRate.toFixed(1)}/s`}</dd></div>
           <div><dt className="text-xs text-slate-500">ETA</dt><dd>{batch.eta ? `${formatTime(batch.eta).slice(11)} (in ${formatDuration(batch.etaSeconds)})` : "—"}</dd></div>
           <div><dt className="text-xs text-slate-500">Total</dt><dd>{fmt(batch.total)} records</dd></div>
@@ -42,7 +49,7 @@ export function BatchLive({ initial, perms }: { initial: BatchView; perms: Repla
       </section>
 
       <section aria-label="Rate" className="rounded border border-slate-200 bg-white p-3">
-        <RateChart id={batch.id} status={batch.status} configured={batch.ratePerSecond} />
+        <RateChart id={batch.id} live={live} configured={batch.ratePerSecond} throttle={batch.status === "running" || batch.status === "paused" ? batch.throttle : 1} />
       </section>
 
       <section aria-label="Configuration" className="rounded border border-slate-200 bg-white p-3 text-sm">
@@ -56,7 +63,7 @@ export function BatchLive({ initial, perms }: { initial: BatchView; perms: Repla
         </dl>
       </section>
 
-      <ItemsTable id={batch.id} batchStatus={batch.status} />
+      <ItemsTable id={batch.id} live={live} />
     </div>
   );
 }

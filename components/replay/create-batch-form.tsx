@@ -41,7 +41,8 @@ export function CreateBatchForm({ selection, preview }: { selection: SelectionIn
   const [issues, setIssues] = useState<string[]>([]);
 
   const rateN = Number(rate);
-  const seconds = rateN > 0 ? preview.count / rateN : null;
+  const rateOk = rate.trim() !== "" && Number.isFinite(rateN) && rateN > 0;
+  const seconds = rateOk ? preview.count / rateN : null;
   const body: CreateBatchRequest = {
     ...selection,
     sink: sinkType === "ledger"
@@ -68,8 +69,16 @@ export function CreateBatchForm({ selection, preview }: { selection: SelectionIn
       <section aria-labelledby="sel-heading" className="space-y-2 rounded border border-slate-200 bg-white p-3 text-sm">
         <h2 id="sel-heading" className="font-semibold">What will be replayed</h2>
         <p data-testid="preview-count"><strong>{fmt(preview.count)}</strong> approved records ({fmt(preview.byKind.spatial)} spatial, {fmt(preview.byKind.afc)} AFC), {fmt(preview.entities)} entities.</p>
-        <p>Order: oldest observation first ({formatTime(preview.firstObservedAt)} → {formatTime(preview.lastObservedAt)}); per entity strictly one after another.</p>
-        <p data-testid="estimate">At {rateN > 0 ? `${fmt(rateN)}/s` : "—"}: about <strong>{formatDuration(seconds)}</strong> (more if the sink slows the batch down or items are retried).</p>
+        {preview.count === 0 ? (
+          <p role="status" className="text-amber-800">Nothing to replay: no record in this selection is approved and free to replay.</p>
+        ) : (
+          <>
+            <p>Order: oldest observation first ({formatTime(preview.firstObservedAt)} → {formatTime(preview.lastObservedAt)}); per entity strictly one after another.</p>
+            <p data-testid="estimate">
+              {rateOk ? <>At {fmt(rateN)}/s: about <strong>{formatDuration(seconds)}</strong> (more if the sink slows the batch down or items are retried).</> : "Set a rate to see how long it takes."}
+            </p>
+          </>
+        )}
         {skipped.length > 0 && <p className="text-amber-800">Left out: {skipped.map(([k, n]) => `${fmt(n)} ${k === "notApproved" ? "not approved" : k === "inActiveBatch" ? "already in an active batch" : "without an idempotency key"}`).join(", ")}.</p>}
         {preview.sample.length > 0 && (
           <ol className="list-decimal pl-5 font-mono text-xs text-slate-600">
@@ -94,7 +103,9 @@ export function CreateBatchForm({ selection, preview }: { selection: SelectionIn
           </div>
         )}
         <div className="grid gap-2 sm:grid-cols-3">
-          <label>Rate (records/s) <input className={field} type="number" min={0.01} step="any" required value={rate} onChange={(e) => setRate(e.target.value)} /></label>
+          <label>Rate (records/s) <input className={field} type="number" min={0.01} step="any" required value={rate} onChange={(e) => setRate(e.target.value)} aria-invalid={!rateOk} aria-describedby={rateOk ? undefined : "rate-problem"} />
+            {!rateOk && <span id="rate-problem" className="text-xs text-red-700">a number of records per second above 0</span>}
+          </label>
           <label>Page size <input className={field} type="number" min={1} max={1000} value={pageSize} onChange={(e) => setPageSize(e.target.value)} /></label>
           <label>Pause above (% failures) <input className={field} type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} /></label>
           <label>Max replays per record <input className={field} type="number" min={1} value={maxReplays} onChange={(e) => setMaxReplays(e.target.value)} /></label>

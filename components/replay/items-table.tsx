@@ -3,17 +3,29 @@
 import Link from "next/link";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
-import { ITEM_STATUSES, type ItemStatus } from "@/lib/replay/schemas";
+import { sendsOf } from "@/lib/replay/sends";
+import { ITEM_STATUSES, type ItemStatus, type ItemView } from "@/lib/replay/schemas";
 import { ItemStatusBadge } from "./badges";
 import { formatTime } from "./format";
 import { useItems } from "./queries";
 
+/** An item's last error: red while it decides the outcome; after a retry that succeeded, muted and labelled. */
+function ItemError({ item }: { item: ItemView }) {
+  if (!item.lastError) return <td className="px-3 py-1.5" />;
+  const settled = item.status === "applied" || item.status === "deduped";
+  return (
+    <td className={`max-w-md truncate px-3 py-1.5 text-xs ${settled ? "text-slate-500" : "text-red-700"}`} title={item.lastError}>
+      {settled ? `earlier send: ${item.lastError}` : item.lastError}
+    </td>
+  );
+}
+
 /** The batch's items in replay order with their outcome and last error; filter by outcome, keyset paging. */
-export function ItemsTable({ id, batchStatus }: { id: string; batchStatus: string }) {
+export function ItemsTable({ id, live }: { id: string; live: boolean }) {
   const [status, setStatus] = useState<ItemStatus | null>(null);
   const [cursors, setCursors] = useState<number[]>([0]);
   const cursor = cursors.at(-1) ?? 0;
-  const { data, error, isFetching } = useItems(id, status, cursor, batchStatus);
+  const { data, error, isFetching } = useItems(id, status, cursor, live);
   const choose = (s: ItemStatus | null) => {
     setStatus(s);
     setCursors([0]);
@@ -42,7 +54,7 @@ export function ItemsTable({ id, batchStatus }: { id: string; batchStatus: strin
               <th scope="col" className="px-3 py-2">Entity</th>
               <th scope="col" className="px-3 py-2">Observed</th>
               <th scope="col" className="px-3 py-2">Outcome</th>
-              <th scope="col" className="px-3 py-2 text-right">Attempts</th>
+              <th scope="col" className="px-3 py-2 text-right" title="How many times the record was sent to the sink">Sends</th>
               <th scope="col" className="px-3 py-2">Error</th>
             </tr>
           </thead>
@@ -55,8 +67,8 @@ export function ItemsTable({ id, batchStatus }: { id: string; batchStatus: strin
                 <td className="px-3 py-1.5 text-slate-600">{i.entityKey ?? "—"}</td>
                 <td className="whitespace-nowrap px-3 py-1.5 text-slate-600"><time dateTime={i.observedAt}>{formatTime(i.observedAt)}</time></td>
                 <td className="px-3 py-1.5"><ItemStatusBadge status={i.status} />{i.status === "retry" && <span className="ml-1 text-xs text-slate-500">at {formatTime(i.runAt).slice(11)}</span>}</td>
-                <td className="px-3 py-1.5 text-right tabular-nums">{i.attempts}</td>
-                <td className="max-w-md truncate px-3 py-1.5 text-xs text-red-700" title={i.lastError ?? undefined}>{i.lastError ?? ""}</td>
+                <td className="px-3 py-1.5 text-right tabular-nums">{sendsOf(i)}</td>
+                <ItemError item={i} />
               </tr>
             ))}
           </tbody>

@@ -19,7 +19,15 @@ export const replayKeys = {
 };
 
 const FINISHED = new Set(["completed", "cancelled", "failed"]);
-const livePoll = (status: string | undefined) => (status && FINISHED.has(status) ? false : 1000);
+
+/**
+ * A batch can still change until it has ended AND nothing is pending: a cancel ends the batch at once, but items
+ * a worker had in flight are only counted (cancelled, or applied if already sent) when their page commits.
+ */
+export function isLive(batch: Pick<BatchView, "status" | "counts"> | undefined): boolean {
+  return !batch || !FINISHED.has(batch.status) || batch.counts.pending > 0;
+}
+const livePoll = (live: boolean) => (live ? 1000 : false);
 
 export function useBatches(initial?: BatchView[]) {
   return useQuery({
@@ -36,27 +44,27 @@ export function useBatch(id: string, initial?: BatchView) {
     queryFn: ({ signal }) => fetchJson<BatchView>(`/api/replays/${id}`, { signal }),
     initialData: initial,
     staleTime: 0,
-    refetchInterval: (q) => livePoll(q.state.data?.status),
+    refetchInterval: (q) => livePoll(isLive(q.state.data)),
   });
 }
 
-export function useRateSeries(id: string, status: string) {
+export function useRateSeries(id: string, live: boolean) {
   return useQuery({
     queryKey: replayKeys.rate(id),
     queryFn: ({ signal }) => fetchJson<RateSeries>(`/api/replays/${id}/rate?window=300`, { signal }),
     staleTime: 0,
-    refetchInterval: livePoll(status),
+    refetchInterval: livePoll(live),
   });
 }
 
-export function useItems(id: string, status: ItemStatus | null, cursor: number, batchStatus: string) {
+export function useItems(id: string, status: ItemStatus | null, cursor: number, live: boolean) {
   const q = new URLSearchParams({ limit: "50", ...(cursor ? { cursor: String(cursor) } : {}), ...(status ? { status } : {}) });
   return useQuery({
     queryKey: replayKeys.items(id, status, cursor),
     queryFn: ({ signal }) => fetchJson<ItemsPage>(`/api/replays/${id}/items?${q.toString()}`, { signal }),
     placeholderData: keepPreviousData,
     staleTime: 0,
-    refetchInterval: livePoll(batchStatus),
+    refetchInterval: livePoll(live),
   });
 }
 

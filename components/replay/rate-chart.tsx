@@ -5,9 +5,12 @@ import { useRateSeries } from "./queries";
 
 const clock = (t: number) => new Date(t * 1000).toISOString().slice(11, 19);
 
-/** Submissions per second against the configured rate, for the last five minutes of the batch. */
-export function RateChart({ id, status, configured }: { id: string; status: string; configured: number }) {
-  const { data, error } = useRateSeries(id, status);
+/**
+ * Submissions per second against the configured rate, for the last five minutes of the batch; while a sink's
+ * 429/503 holds the batch below its rate (`throttle` < 1), the lowered limit too.
+ */
+export function RateChart({ id, live, configured, throttle = 1 }: { id: string; live: boolean; configured: number; throttle?: number }) {
+  const { data, error } = useRateSeries(id, live);
   if (error) return <p role="alert" className="text-sm text-red-700">Could not load the rate: {error.message}</p>;
   const points = data?.points ?? [];
   if (points.length === 0) return <p className="py-8 text-center text-sm text-slate-500">No submissions yet.</p>;
@@ -21,11 +24,17 @@ export function RateChart({ id, status, configured }: { id: string; status: stri
             <YAxis allowDecimals={false} fontSize={11} width={48} domain={[0, (max: number) => Math.max(max, configured) * 1.1]} />
             <Tooltip labelFormatter={(t) => clock(Number(t))} formatter={(v) => [`${v}/s`, "submitted"]} />
             <ReferenceLine y={configured} stroke="#0f172a" strokeDasharray="6 3" label={{ value: `configured ${configured}/s`, fontSize: 11, position: "insideTopRight" }} />
+            {throttle < 1 && (
+              <ReferenceLine y={configured * throttle} stroke="#b45309" strokeDasharray="2 3" label={{ value: `slowed to ${(configured * throttle).toFixed(1)}/s`, fontSize: 11, position: "insideBottomRight" }} />
+            )}
             <Line type="stepAfter" dataKey="count" stroke="#059669" dot={false} isAnimationActive={false} name="submitted" />
           </LineChart>
         </ResponsiveContainer>
       </div>
-      <figcaption className="text-xs text-slate-500">Per second, last 5 minutes; dashed: the configured rate (the limit for all workers together).</figcaption>
+      <figcaption className="text-xs text-slate-500">
+        Records submitted per second over the last 5 minutes (solid green); dashed: the configured rate, the limit for all
+        workers together{throttle < 1 ? "; dotted: the lower limit while the sink asks to slow down" : ""}.
+      </figcaption>
     </figure>
   );
 }

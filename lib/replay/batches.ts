@@ -41,6 +41,18 @@ function checkFilterStatus(sel: Selection): void {
   }
 }
 
+/**
+ * The ids of a selection a batch would take — approved, keyed, not in an active batch — so a form built from a
+ * mixed selection submits those (POST /api/replays refuses ineligible ids, naming each, rather than guess).
+ */
+export async function eligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT d.id::text AS id FROM dead_letter d WHERE d.id = ANY($1::bigint[]) AND ${ELIGIBLE} ORDER BY d.observed_at, d.id`,
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Ids that cannot go into a batch, with why (422 with one issue per id). */
 async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<void> {
   const { rows } = await db.query<{ id: string; status: string | null; has_key: boolean | null; busy: boolean | null }>(

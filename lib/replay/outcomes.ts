@@ -76,7 +76,7 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
       if (res.outcome !== "retry") return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
       const attempts = item.attempts + 1;
       if (attempts >= ctx.maxAttempts) {
-        const reason = `gave up after ${attempts} attempts: ${res.reason}`;
+        const reason = `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${res.reason}`;
         return { ...sent, status: "poison", attempts, error: reason, touch: touch("poison", reason, true) };
       }
       const delay = retryDelayMs(attempts, res.retryAfterMs, ctx.random, ctx.backoff ?? DEFAULT_BACKOFF);

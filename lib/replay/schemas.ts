@@ -120,7 +120,12 @@ export interface BatchView {
   counts: OutcomeCounts;
   /** submissions per second over the last 10 s of a running or paused batch; null otherwise */
   achievedRate: number | null;
-  /** estimated finish time (ISO), from the remaining items and the configured (throttled) rate */
+  /**
+   * replay workers alive now (heartbeat within the last minute), whichever batch they work on: a running batch
+   * with none makes no progress, and the page says so instead of counting down an ETA
+   */
+  liveWorkers: number;
+  /** estimated finish time (ISO), from the remaining items and the configured (throttled) rate; null without a worker */
   eta: string | null;
   /** the same as seconds from the time of the answer */
   etaSeconds: number | null;

@@ -42,6 +42,7 @@ interface BatchRow {
   failed_count: number;
   cancelled_count: number;
   recent: number;
+  live_workers: number;
   created_at: Date;
   approved_at: Date | null;
   started_at: Date | null;
@@ -51,12 +52,18 @@ interface BatchRow {
 
 /** Submissions in the last RECENT_S seconds give the achieved rate. */
 const RECENT_S = 10;
+/**
+ * A worker that beat within this long is alive (workers beat every third of a 30 s lease by default; the
+ * sweeper gives a worker two leases). Compared with the database's clock, as the heartbeats are written.
+ */
+const ALIVE_S = 60;
 
 const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.status_reason, b.created_by_id, cu.email AS created_by_email,
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
     b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.total,
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at > $1::timestamptz - interval '${RECENT_S} seconds') AS recent,
+    (SELECT count(*)::int FROM worker w WHERE w.heartbeat_at > now() - interval '${ALIVE_S} seconds') AS live_workers,
     b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at
   FROM replay_batch b LEFT JOIN "user" cu ON cu.id = b.created_by_id LEFT JOIN "user" au ON au.id = b.approved_by_id`;
 
@@ -73,7 +80,7 @@ function toView(r: BatchRow, now: Date): BatchView {
   const span = Math.max(1, Math.min(RECENT_S, since));
   const live = r.status === "running" || r.status === "paused";
   const achievedRate = live && r.recent > 0 ? r.recent / span : null;
-  const rate = r.status === "running" ? Math.min(r.rate_per_second * throttle, achievedRate ?? Infinity) : 0;
+  const rate = r.status === "running" && r.live_workers > 0 ? Math.min(r.rate_per_second * throttle, achievedRate ?? Infinity) : 0;
   const etaSeconds = rate > 0 && counts.pending > 0 ? counts.pending / rate : null;
   const eta = etaSeconds === null ? null : new Date(now.getTime() + etaSeconds * 1000).toISOString();
   return {
@@ -82,7 +89,8 @@ function toView(r: BatchRow, now: Date): BatchView {
     approvedBy: r.approved_by_id ? { id: r.approved_by_id, email: r.approved_by_email } : null,
     sink: maskSink(r.sink), selection: r.selection, ratePerSecond: r.rate_per_second, throttle,
     pageSize: r.page_size, maxReplays: r.max_replays, maxAttempts: r.max_attempts, failureThreshold: r.failure_threshold,
-    repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate, eta, etaSeconds,
+    repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate, liveWorkers: r.live_workers,
+    eta, etaSeconds,
     createdAt: r.created_at.toISOString(), approvedAt: r.approved_at?.toISOString() ?? null,
     startedAt: r.started_at?.toISOString() ?? null, finishedAt: r.finished_at?.toISOString() ?? null,
   };

@@ -5,7 +5,7 @@ import { searchParamsToObject } from "@/lib/api/search-params";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { ListFilterSchema } from "@/lib/dead-letters/filters";
-import { previewBatch } from "@/lib/replay/batches";
+import { eligibleIds, previewBatch } from "@/lib/replay/batches";
 import type { Selection } from "@/lib/replay/schemas";
 
 export const metadata: Metadata = { title: "New replay batch" };
@@ -44,6 +44,8 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   let preview;
   try {
     preview = await previewBatch(getDb().pool, selection);
+    // The preview leaves out what cannot be replayed; the form submits the same (the API would refuse the rest).
+    if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, input.ids) };
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return <Problem>{err.message}</Problem>;
     throw err;

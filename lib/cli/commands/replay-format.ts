@@ -1,3 +1,4 @@
+import { progressText } from "../../replay/progress";
 import type { BatchView } from "../../replay/schemas";
 
 // Plain-text rendering of batches for the terminal.
@@ -11,20 +12,21 @@ export function formatDuration(seconds: number): string {
 
 export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): string {
   const c = b.counts;
-  const done = b.total - c.pending;
   if (opts.oneLine) {
-    return [b.id.padStart(6), b.status.padEnd(9), `${done}/${b.total}`.padEnd(15), `${b.ratePerSecond}/s`.padEnd(9),
+    return [b.id.padStart(6), b.status.padEnd(9), progressText(b.total, c).padEnd(22), `${b.ratePerSecond}/s`.padEnd(9),
       b.sink.type.padEnd(6), b.createdAt.slice(0, 19), b.statusReason ?? ""].join(" ").trimEnd();
   }
   const rate = b.achievedRate === null ? "—" : `${b.achievedRate.toFixed(1)}/s`;
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
     `  sink ${b.sink.type === "http" ? `http ${b.sink.url}` : "built-in ledger"}; rate ${b.ratePerSecond}/s` +
-      `${b.throttle < 1 ? ` × ${b.throttle.toFixed(2)} (throttled by the sink)` : ""}; achieved ${rate}`,
-    `  ${done}/${b.total} done: applied ${c.applied}, deduped ${c.deduped}, dropped ${c.dropped}, poison ${c.poison}, ` +
+      `${b.throttle < 1 && (b.status === "running" || b.status === "paused") ? ` × ${b.throttle.toFixed(2)} (throttled by the sink)` : ""}; achieved ${rate}`,
+    `  ${progressText(b.total, c)} — applied ${c.applied}, deduped ${c.deduped}, dropped ${c.dropped}, poison ${c.poison}, ` +
       `failed ${c.failed}, cancelled ${c.cancelled}; pending ${c.pending}`,
     `  created ${b.createdAt} by ${b.createdBy.email ?? b.createdBy.id}` +
       `${b.approvedBy ? `; approved by ${b.approvedBy.email ?? b.approvedBy.id}` : ""}` +
       `${b.eta ? `; ETA ${b.eta}` : ""}${b.finishedAt ? `; finished ${b.finishedAt}` : ""}`,
+    ...(b.status === "running" && b.liveWorkers === 0
+      ? ["  no replay worker is running: the batch will not progress until one is (`npx redrive worker`)"] : []),
   ].join("\n");
 }
