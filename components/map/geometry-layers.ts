@@ -28,9 +28,13 @@ function withRole(fc: FeatureCollection, role: Role): Feature[] {
  * (GLES2::ReadPixels: 0.23–0.37 s in all between a row click and both maps drawn, in two Chromium traces), and
  * four sources cost up to four such frames and four worker jobs before the first 'idle'.
  */
-export function receivedSources(geometry: Geometry | null, location: readonly [number, number] | null, ref: number | null): Record<string, SourceDef> {
+export function receivedSources(
+  geometry: Geometry | null, location: readonly [number, number] | null, ref: number | null, opts: { fill?: boolean } = {},
+): Record<string, SourceDef> {
+  // Only a valid geometry is filled: MapLibre triangulates an invalid ring (a star, a hole outside its shell) into
+  // a fill that covers what the ring does not enclose.
   const features = [
-    ...(geometry ? withRole(partsOf(geometry), "fill") : []),
+    ...(geometry && opts.fill !== false ? withRole(partsOf(geometry), "fill") : []),
     ...(geometry ? withRole(linesOf(geometry), "line") : []),
     ...(geometry ? withRole(verticesOf(geometry), "vertex") : []),
     ...withRole(markerAt(location, ref), "marker"),

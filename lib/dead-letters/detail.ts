@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { AppError } from "../api/errors";
+import { originalGeometry } from "../spatial/received";
 import { encodeCursor } from "./cursor";
 import type { DeadLetterDetail } from "./schemas";
 import type { JsonValue, SpatialAnalysis } from "./types";
@@ -73,6 +74,7 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
     outcome: r.analysis?.outcome ?? null,
     analysis: r.analysis,
     repairedGeometry: r.repaired_geometry,
+    originalGeometry: r.kind === "spatial" ? originalGeometry(r.raw_envelope, r.payload) : null,
     failures: failures.map((f) => ({
       attempt: f.attempt,
       at: f.at.toISOString(),

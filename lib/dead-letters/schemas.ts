@@ -47,7 +47,7 @@ export const BulkBodySchema = z
     ids: z.array(IdSchema).min(1).max(MAX_BULK_IDS).optional(),
     filter: ListFilterSchema.optional().describe("every record matching this list filter, applied on the server"),
     expectedCount: z.number().int().min(0).optional().describe("the count the user confirmed; a different count answers 409"),
-    dryRun: z.boolean().optional().describe("only count the matching records (exactly) and change nothing"),
+    dryRun: z.boolean().optional().describe("change nothing: count the matching records (exactly) and say how many would be updated and skipped, and why"),
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
   .refine((b) => b.action !== "quarantine" || !!b.reason, { path: ["reason"], message: "is required to quarantine" })
@@ -157,6 +157,11 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
   /** spatial: validity, reason, location and repair outcome of the current payload */
   analysis: SpatialAnalysisSchema.nullable(),
   repairedGeometry: JsonValueSchema.nullable(),
+  /**
+   * spatial: the geometry as received (from the raw envelope, in EPSG:4326) once an edit changed the payload's;
+   * null while the payload still holds it
+   */
+  originalGeometry: JsonValueSchema.nullable(),
   failures: z.array(FailureAttemptSchema),
   /** keyset cursor positioned at this record: list with it to get the next (desc) or previous (asc) record */
   cursor: z.string(),

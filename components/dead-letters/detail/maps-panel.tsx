@@ -21,11 +21,13 @@ interface Prepared {
 }
 
 function prepare(record: DeadLetterDetail): Prepared {
-  const received = readDisplayGeometry(record.payload);
+  // After an edit the payload holds the analyst's geometry: the left map keeps what the producer sent.
+  const current = readDisplayGeometry(record.payload);
+  const received = record.originalGeometry !== null ? readDisplayGeometry(record.originalGeometry) : current;
   const outcome = record.analysis?.outcome;
   const repaired: Displayable | null =
     record.repairedGeometry !== null ? readDisplayGeometry(record.repairedGeometry)
-      : outcome === "valid" ? received
+      : outcome === "valid" ? current
         : null;
   const ref = (received.ok ? referenceLongitude(received.geometry) : null) ?? (repaired?.ok ? referenceLongitude(repaired.geometry) : null);
   const receivedGeom = received.ok ? unwrapForDisplay(received.geometry, ref) : null;
@@ -49,8 +51,11 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
   const [mode, setMode] = useState<"side" | "overlay">("side");
   const [camera, setCamera] = useState<Camera | null>(null);
   const p = useMemo(() => prepare(record), [record]);
-  const location = record.analysis?.location ?? null;
-  const leftSources = useMemo(() => receivedSources(p.receivedGeom, location, p.ref), [p, location]);
+  const edited = record.originalGeometry !== null;
+  // The analysis (and its error location) describes the current payload: after an edit, not the received geometry.
+  const location = edited ? null : (record.analysis?.location ?? null);
+  const fillReceived = !edited && record.analysis?.valid_before === true;
+  const leftSources = useMemo(() => receivedSources(p.receivedGeom, location, p.ref, { fill: fillReceived }), [p, location, fillReceived]);
   const rightSources = useMemo(() => repairedSources(p.repairedGeom), [p]);
   const overlaySources = useMemo(() => ({ ...rightSources, ...leftSources }), [leftSources, rightSources]);
   const leftLayers = useMemo(() => receivedLayers(), []);
@@ -60,7 +65,7 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
     if (byUser) setCamera(c);
   };
   const analysis = record.analysis;
-  const repairedTitle = analysis?.outcome === "valid" ? "Valid (no repair needed)" : analysis?.outcome === "dropped" ? "Dropped by the repair" : "Repaired";
+  const repairedTitle = `${edited ? "As edited — " : ""}${analysis?.outcome === "valid" ? (edited ? "valid" : "Valid (no repair needed)") : analysis?.outcome === "dropped" ? `${edited ? "d" : "D"}ropped by the repair` : edited ? "repaired" : "Repaired"}`;
   const rightReason = p.repaired && !p.repaired.ok ? p.repaired.reason : `The repair dropped this geometry: ${analysis?.drop_reason ?? analysis?.reason ?? "unusable"}`;
 
   return (
@@ -84,7 +89,9 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
       {mode === "side" ? (
         <div className="grid h-80 grid-cols-2 gap-2">
           <div className="flex min-h-0 flex-col">
-            <p className="mb-1 text-xs text-slate-500">As received — rings as lines, vertices as dots{location ? ", error location ringed" : ""}</p>
+            <p className="mb-1 truncate text-xs text-slate-500" title="Rings as lines, vertices as dots">
+              As received{edited ? " (before the edit)" : ""} — rings as lines, vertices as dots{location ? ", error location ringed" : ""}
+            </p>
             {p.received.ok ? (
               <MapView reuse label="Geometry as received" className="flex-1" sources={leftSources} layers={leftLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
             ) : (
@@ -92,7 +99,7 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
             )}
           </div>
           <div className="flex min-h-0 flex-col">
-            <p className="mb-1 text-xs text-slate-500">{repairedTitle}{p.parts > 1 ? ` — ${p.parts} parts, one colour each` : ""}</p>
+            <p className="mb-1 truncate text-xs text-slate-500">{repairedTitle}{p.parts > 1 ? ` — ${p.parts} parts, one colour each` : ""}</p>
             {p.repaired?.ok ? (
               <MapView reuse label="Geometry repaired" className="flex-1" sources={rightSources} layers={rightLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
             ) : (
