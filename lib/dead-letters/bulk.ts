@@ -86,6 +86,18 @@ export async function decidePage(
   return { rows, updated: updates.length, skippedReasons };
 }
 
+/** How many of the selected records are in each (status, class): what the state machine decides on. */
+async function statusGroups(
+  pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"],
+): Promise<{ status: DeadLetterStatus; failure_class: FailureClass; n: number }[]> {
+  const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
+  const { rows } = await pool.query<{ status: DeadLetterStatus; failure_class: FailureClass; n: number }>(
+    `SELECT d.status::text AS status, d.failure_class::text AS failure_class, count(*)::int AS n FROM dead_letter d WHERE ${where.text} GROUP BY 1, 2`,
+    where.values,
+  );
+  return rows;
+}
+
 /**
  * Applies a bulk decision within the calling request. The route uses this for explicit ids (at most
  * MAX_BULK_IDS) and dry runs; a filter, which may match any number of records, runs as a job (bulk-jobs.ts)
@@ -96,11 +108,23 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
   const matched = ids ? ids.length : await countMatching(pool, body.filter ?? {});
   checkExpectedCount(body.expectedCount, matched);
   const result: BulkResult = { matched, updated: 0, skipped: 0, skippedReasons: {} };
-  if (body.dryRun || matched === 0) return result;
   const skip = (reason: string, n = 1) => {
     result.skipped += n;
     result.skippedReasons[reason] = (result.skippedReasons[reason] ?? 0) + n;
   };
+  if (matched === 0) return result;
+  if (body.dryRun) {
+    // What the run would do, from the state machine per (status, class) of the matches; nothing is locked, so a
+    // record changed meanwhile can still be skipped by the real run.
+    for (const g of await statusGroups(pool, ids, body.filter)) {
+      const d = decide({ status: g.status, failureClass: g.failure_class, classReason: null }, body.action, { reason: body.reason ?? null });
+      if (d.ok) result.updated += g.n;
+      else skip(d.message, g.n);
+    }
+    const missing = ids ? ids.length - (result.updated + result.skipped) : 0;
+    if (missing > 0) skip("no such dead letter", missing);
+    return result;
+  }
   const ceiling = await idCeiling(pool);
   let after = "0";
   for (;;) {

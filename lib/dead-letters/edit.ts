@@ -50,6 +50,12 @@ export async function evaluateEdit(
     const what = subject.kind === "afc" ? "an AFC tap" : "a GeoJSON Feature";
     throw new AppError("validation_failed", `payload: must be ${what} (a JSON object)`, { issues: [{ path: "payload", message: `must be ${what} (a JSON object)` }] });
   }
+  if (subject.kind === "spatial" && payload.type !== "Feature") {
+    // An edit is the analyst's repair: a payload that is not a Feature at all (`{}`, a bare geometry) is a slip
+    // to refuse, not a record to turn into poison (a bad *geometry* inside a Feature still saves, as poison).
+    const message = `must be a GeoJSON Feature ("type": "Feature"), got type ${JSON.stringify(payload.type ?? null)}`;
+    throw new AppError("validation_failed", `payload.type: ${message}`, { issues: [{ path: "payload.type", message }] });
+  }
   return subject.kind === "afc" ? evaluateTap(subject, payload, opts) : evaluateFeature(db, subject, payload);
 }
 

@@ -41,6 +41,10 @@ export const ListFilterSchema = z.object({
   /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
   q: z.string().trim().min(1).max(300).optional(),
   bbox: BboxSchema.optional(),
+}).check((ctx) => {
+  const { from, to } = ctx.value;
+  // An empty result would look like "nothing failed then"; the range is more likely typed backwards.
+  if (from && to && from > to) ctx.issues.push({ code: "custom", path: ["from"], message: "must not be later than to", input: from });
 });
 export type ListFilter = z.infer<typeof ListFilterSchema>;
 

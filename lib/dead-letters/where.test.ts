@@ -80,3 +80,12 @@ describe("buildWhereBranches", () => {
     expect(selectBranches("d.id", ["a", "b"])).toBe("SELECT d.id FROM dead_letter d WHERE a\n UNION ALL SELECT d.id FROM dead_letter d WHERE b");
   });
 });
+
+describe("time range", () => {
+  it("refuses from later than to, naming from", () => {
+    const r = ListFilterSchema.safeParse({ from: "2026-11-25T00:00:00Z", to: "2026-11-22T00:00:00Z" });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]).toMatchObject({ path: ["from"], message: "must not be later than to" });
+    expect(ListFilterSchema.safeParse({ from: "2026-11-22T00:00:00Z", to: "2026-11-22T00:00:00Z" }).success).toBe(true);
+  });
+});

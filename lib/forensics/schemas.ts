@@ -32,7 +32,8 @@ export const LookupQuerySchema = z
     path: ["q"],
     message: "give a key to look up (q), a place (bbox or near) or both",
   })
-  .refine((v) => !(v.bbox && v.near), { path: ["near"], message: "give either bbox or near, not both" });
+  .refine((v) => !(v.bbox && v.near), { path: ["near"], message: "give either bbox or near, not both" })
+  .refine((v) => !(v.from && v.to && v.from > v.to), { path: ["from"], message: "must not be later than to" });
 export type LookupQuery = z.output<typeof LookupQuerySchema>;
 
 export const MATCH_FIELDS = ["idempotency_key", "event_hash_prefix", "event_id", "device_id", "source_message_id", "place"] as const;

@@ -8,6 +8,7 @@ import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { listDeadLetters } from "../../lib/dead-letters/list";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
+import type { JsonValue } from "../../lib/dead-letters/types";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -153,6 +154,19 @@ describe("edits", () => {
     expect(edited).toMatchObject({ repairedGeometry: null, failureClass: "transient", classReason: "edited: geometry valid", rawEnvelope: d.rawEnvelope });
     const box = await db.pool.query<{ bbox: string }>("SELECT bbox::text AS bbox FROM dead_letter WHERE id = $1", [ids.bowtie]);
     expect(box.rows[0]?.bbox).toBe("(2.36,48.86),(2.35,48.85)");
+    // The page's left map keeps drawing what was received: the bowtie, from the raw envelope.
+    expect((edited.originalGeometry as { type: string; coordinates: number[][][] }).coordinates[0]).toHaveLength(5);
+    expect(d.originalGeometry).toBeNull();
+  });
+
+  it("spatial: refuses a payload that is not a Feature at all, naming payload.type, and changes nothing", async () => {
+    const d = await getDeadLetter(db.pool, ids.bowtie!);
+    const notFeatures: JsonValue[] = [{}, { type: "Polygon", coordinates: square }];
+    for (const payload of notFeatures) {
+      await expect(applyAction(db.pool, ids.bowtie!, { action: "edit", version: d.version, payload }, analyst))
+        .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.type" }] });
+    }
+    expect(await getDeadLetter(db.pool, ids.bowtie!)).toMatchObject({ version: d.version, failureClass: d.failureClass, payload: d.payload });
   });
 });
 
@@ -163,17 +177,21 @@ describe("bulk and counts", () => {
     expect(matched).toBe(4);
     await expect(bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 3 }, analyst))
       .rejects.toMatchObject({ code: "conflict", details: { matched: 4 } });
-    expect(await bulkAction(db.pool, { action: "quarantine", reason: "x", filter, expectedCount: 4, dryRun: true }, analyst))
-      .toEqual({ matched: 4, updated: 0, skipped: 0, skippedReasons: {} });
+    // The dry run says what the run will do (and changes nothing).
+    const dry = await bulkAction(db.pool, { action: "quarantine", reason: "x", filter, expectedCount: 4, dryRun: true }, analyst);
     const result = await bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 4 }, analyst);
     // afc3 is already quarantined: the state machine refuses quarantining it again.
     expect(result).toMatchObject({ matched: 4, updated: 3, skipped: 1 });
     expect(Object.keys(result.skippedReasons)[0]).toContain("cannot quarantine a quarantined record");
+    expect(dry).toEqual({ ...result, skippedReasons: dry.skippedReasons });
+    expect(dry.skippedReasons).toEqual(result.skippedReasons);
   });
 
   it("counts ids that do not exist as skipped", async () => {
+    const dry = await bulkAction(db.pool, { action: "reopen", ids: [ids.afc!, "999999"], dryRun: true }, analyst);
     const result = await bulkAction(db.pool, { action: "reopen", ids: [ids.afc!, "999999"] }, analyst);
     expect(result).toEqual({ matched: 2, updated: 1, skipped: 1, skippedReasons: { "no such dead letter": 1 } });
+    expect(dry).toEqual(result);
   });
 
   it("keeps the facet rollup equal to the rows after inserts and updates", async () => {
