@@ -12,17 +12,18 @@ export const dynamic = "force-dynamic";
 export default async function ReplaysPage() {
   const principal = await requirePagePrincipal("replays:read");
   const batches = await listBatches(getDb().pool, { limit: 50 }, new Date());
+  const canManage = can(principal.role, "replays:manage");
   return (
     <section aria-labelledby="replays-heading" className="space-y-3">
       <div className="flex items-baseline justify-between">
         <h1 id="replays-heading" className="text-lg font-semibold">Replay batches</h1>
-        {can(principal.role, "replays:manage") && (
+        {canManage && (
           <Link href="/replays/new?status=approved" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
             New batch
           </Link>
         )}
       </div>
-      <BatchList initial={batches} />
+      <BatchList initial={batches} canManage={canManage} />
     </section>
   );
 }

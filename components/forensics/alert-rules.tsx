@@ -25,7 +25,7 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
       id: rule.id,
       patch: { threshold: Number(threshold), windowMinutes: Number(windowMinutes), webhookUrl: webhookUrl.trim() === "" ? null : webhookUrl.trim() },
     });
-  const input = "w-24 rounded border border-slate-300 px-1.5 py-0.5 text-sm disabled:bg-slate-50";
+  const input = "w-24 rounded border border-slate-300 px-1.5 py-0.5 text-sm disabled:cursor-not-allowed disabled:bg-slate-50 disabled:text-slate-500";
   return (
     <tr>
       <td className="px-3 py-2">

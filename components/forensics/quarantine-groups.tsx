@@ -64,8 +64,10 @@ export function QuarantineGroups({ initial, canTriage, canPurge, canUnmask }: { 
               {groups.map((g) => (
                 <tr key={`${g.kind}:${g.reasonGroup}`}>
                   <td className="px-3 py-1.5 text-xs text-slate-500">{g.kind}</td>
-                  <td className="max-w-xl truncate px-3 py-1.5" title={g.reasonGroup}>
-                    <Link className="hover:underline" href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}>{g.reasonGroup}</Link>
+                  <td className="px-3 py-1.5" title={g.reasonGroup}>
+                    {/* Truncated on a block inside the cell (a cell's own max-width does not bind a table): the row
+                        keeps its trend and actions in view on a narrow window. */}
+                    <Link className="block max-w-[36vw] truncate hover:underline lg:max-w-xl" href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}>{g.reasonGroup}</Link>
                   </td>
                   <td className="px-3 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
                   <td className="px-3 py-1.5"><Trend trend={g.trend} /></td>

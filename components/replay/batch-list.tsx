@@ -8,13 +8,16 @@ import { fmt, formatTime } from "./format";
 import { useBatches } from "./queries";
 
 /** The batches table on /replays, refreshed every 2 s. */
-export function BatchList({ initial }: { initial: BatchView[] }) {
+export function BatchList({ initial, canManage }: { initial: BatchView[]; canManage: boolean }) {
   const { data: batches = [], error } = useBatches(initial);
   if (error) return <p role="alert" className="text-sm text-red-700">Could not load batches: {error.message}</p>;
   if (batches.length === 0) {
     return (
       <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">
-        No replay batches yet. Select approved records on the dead-letter list and choose “Replay”, or start from “New batch”.
+        No replay batches yet.{" "}
+        {canManage
+          ? "Select approved records on the dead-letter list and choose “Replay”, or start from “New batch”."
+          : "Supervisors create them from approved records; they will show here with their live progress."}
       </p>
     );
   }

@@ -90,6 +90,25 @@ test("approve by keyboard: the record is approved and the next one opens", async
   expect((await record(page, target.id)).status).toBe("approved");
 });
 
+test("a key pressed as the next record opens is ignored: a double tap on a approves one record, not two", async ({ page }) => {
+  const reason = "HTTP … Service Unavailable from tiles-ingest (attempt …)";
+  const target = await firstPending(page, "kind=spatial&reason=" + encodeURIComponent(reason));
+  await open(page, `/dead-letters/${target.id}?status=pending&reason=${encodeURIComponent(reason)}`);
+  const heading = page.getByRole("heading", { name: /Dead letter #\d+/ });
+  await expect(heading).toHaveText(`Dead letter #${target.id}`);
+  await page.keyboard.press("a");
+  await expect(heading).not.toHaveText(`Dead letter #${target.id}`);
+  const nextId = (await heading.textContent())?.replace(/\D/g, "") ?? "";
+  await page.keyboard.press("a"); // the second tap, as the next record appears
+  await expect(page.getByText(`Key ignored: #${nextId} had only just opened`)).toBeVisible();
+  expect((await record(page, target.id)).status).toBe("approved");
+  expect((await record(page, nextId)).status).toBe("pending");
+  // A moment later the same key decides on the record now in view.
+  await page.waitForTimeout(500);
+  await page.keyboard.press("a");
+  await expect(page.getByText(`Approved #${nextId}`)).toBeVisible();
+});
+
 test("quarantine needs a reason, then the next record opens", async ({ page }) => {
   const target = await firstPending(page, "reason=" + encodeURIComponent("Nested shells at or near point … …"));
   await open(page, `/dead-letters/${target.id}`);

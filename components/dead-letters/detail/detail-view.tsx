@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { KeyboardHelp, DETAIL_KEYS } from "@/components/dead-letters/keyboard-help";
@@ -38,6 +38,12 @@ export interface Permissions {
   overrideIdentity: boolean;
 }
 
+/** How long a record opened from another one (j, k, the advance after a decision) is shown before a decision key acts. */
+const SETTLE_MS = 400;
+/** Set when a record page opens the next or previous record; read by the page of the record it opens (which may be
+ * a new component instance: a module variable outlives the navigation). */
+let openedFromRecord = false;
+
 export function DetailView({ initial, permissions }: { initial: DeadLetterDetail; permissions: Permissions }) {
   const router = useRouter();
   const qc = useQueryClient();
@@ -55,8 +61,12 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
   const hydrated = useHydrated();
 
   const open = (id: string | null | undefined, dir: string) => {
-    if (id) router.push(`/dead-letters/${id}${listQuery ? `?${listQuery}` : ""}`);
-    else toast.info(`No ${dir} record under this filter`);
+    if (!id) {
+      toast.info(`No ${dir} record under this filter`);
+      return;
+    }
+    openedFromRecord = true;
+    router.push(`/dead-letters/${id}${listQuery ? `?${listQuery}` : ""}`);
   };
 
   /** The neighbour's id, waiting for it when a key was pressed before its lookup came back. */
@@ -85,8 +95,21 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
     });
   };
 
-  const act = (action: TriageAction) => {
+  // When the record on screen changed: a decision key pressed right after (a double tap on `a` that approved one
+  // record and then the next one, seen for 150 ms) is ignored, so every decision is on a record the analyst saw.
+  const shownAt = useRef(0);
+  useEffect(() => {
+    if (!openedFromRecord) return; // opened from the list or a link: the analyst chose it
+    openedFromRecord = false;
+    shownAt.current = performance.now();
+  }, [record.id]);
+
+  const act = (action: TriageAction, byKey = false) => {
     if (!permissions.triage || mutation.isPending) return;
+    if (byKey && performance.now() - shownAt.current < SETTLE_MS) {
+      toast.info(`Key ignored: #${record.id} had only just opened`, { description: "Press it again to decide on this record." });
+      return;
+    }
     const check = decide(record, action, { reason: "(asked next)" });
     if (!check.ok) {
       toast.error(`Cannot ${action} #${record.id}`, { description: check.message });
@@ -100,10 +123,10 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
   useHotkeys({
     j: () => void neighbour(next).then((id) => open(id, "next")),
     k: () => void neighbour(prev).then((id) => open(id, "previous")),
-    a: () => act("approve"),
-    q: () => act("quarantine"),
-    r: () => act("reopen"),
-    e: () => act("edit"),
+    a: (e) => !e.repeat && act("approve", true),
+    q: (e) => !e.repeat && act("quarantine", true),
+    r: (e) => !e.repeat && act("reopen", true),
+    e: (e) => !e.repeat && act("edit", true),
     "?": () => setDialog("help"),
     Escape: () => router.push(listHref),
   }, !editing);
@@ -128,6 +151,10 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
           {record.kind === "afc" ? "hash" : "key"} {record.idempotencyKey ? `${record.idempotencyKey.slice(0, 16)}${record.idempotencyKey.length > 16 ? "…" : ""}` : <span className="text-red-600">none</span>}
           {record.idempotencyKey && <CopyButton text={record.idempotencyKey} label="Copy key" />}
         </span>
+        <Link href={`/lookup/timeline/${record.id}`} className="text-xs text-sky-800 underline-offset-2 hover:underline"
+          title="Every decision on this record — who approved, edited or quarantined it, when and why — and its replays">
+          Timeline →
+        </Link>
         <div className="w-full">
           <DecisionBar record={record} canTriage={permissions.triage} busy={mutation.isPending} editing={editing} onAction={act} />
         </div>

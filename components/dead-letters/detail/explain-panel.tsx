@@ -24,7 +24,8 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
     const repaired = record.repairedGeometry ? readDisplayGeometry(record.repairedGeometry) : null;
     return explainAnalysis(record.analysis, repaired?.ok ? partsOf(repaired.geometry).features.length : null);
   }, [record.analysis, record.repairedGeometry]);
-  const tap = useMemo(() => (record.kind === "afc" ? validateTap(record.payload) : null), [record.kind, record.payload]);
+  // A purged record has no payload left to check.
+  const tap = useMemo(() => (record.kind === "afc" && record.payload !== null ? validateTap(record.payload) : null), [record.kind, record.payload]);
   const failures = record.failureCount;
   return (
     // wrap-anywhere: a reason from a producer may be one unbroken word; it wraps instead of widening the page.
@@ -37,7 +38,9 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
         <Row term="Class">
           <span className="font-medium">{record.failureClass.replace("_", " ")}</span>
           {record.classReason && <span className="text-slate-600"> — {record.classReason}</span>}
-          {record.failureClass === "poison" && <span className="block text-xs text-red-700">Poison records cannot be approved until the payload is edited into validity.</span>}
+          {record.failureClass === "poison" && record.status !== "purged" && record.status !== "replayed" && (
+            <span className="block text-xs text-red-700">Poison records cannot be approved until the payload is edited into validity.</span>
+          )}
         </Row>
         {spatial && (
           <>

@@ -35,7 +35,9 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
       <div role="tabpanel" aria-label={tab} className="p-3">
         {tab === "Raw envelope" &&
           (record.rawEnvelope === null ? (
-            <p className="text-sm text-slate-500">The raw envelope was removed by retention.</p>
+            <p className="text-sm text-slate-500">
+              The raw envelope was removed {record.status === "purged" ? "when the record was purged" : "by retention"}; its timeline keeps who did it and when.
+            </p>
           ) : (
             <>
               <p className="mb-2 text-xs text-slate-500">Exactly as the producer sent it ({record.rawEnvelope.length.toLocaleString("en")} characters). It never changes.</p>

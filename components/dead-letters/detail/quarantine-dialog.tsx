@@ -32,7 +32,8 @@ export function ReasonDialog({ open, title, confirmLabel, onCancel, onConfirm, b
           <input id="quarantine-reason" autoFocus value={reason} maxLength={MAX_REASON_LENGTH} onChange={(e) => setReason(e.target.value)}
             className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm" placeholder="e.g. producer sends test data from this device" />
         </div>
-        <div className="flex justify-end gap-2">
+        <div className="flex items-center justify-end gap-2">
+          {blank && <span className="mr-auto text-xs text-slate-500">Say why: the reason stays with the record and in the audit log.</span>}
           <Button onClick={onCancel}>Cancel</Button>
           <Button type="submit" variant="danger" disabled={blank || busy}>{confirmLabel}</Button>
         </div>
