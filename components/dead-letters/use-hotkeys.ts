@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useLayoutEffect, useRef } from "react";
 
 // Single-key shortcuts (j, k, a, q, e, ?…) for fast triage. Ignored while typing in a field or the code editor,
 // with a modifier held (so browser shortcuts keep working), or while a modal dialog is open.
@@ -14,10 +14,13 @@ function typing(target: EventTarget | null): boolean {
 
 export function useHotkeys(keys: HotkeyMap, enabled = true): void {
   const latest = useRef(keys);
-  useEffect(() => {
+  // Before paint, so a key pressed as soon as a new render is visible runs that render's handlers, not the last ones.
+  useLayoutEffect(() => {
     latest.current = keys;
   });
-  useEffect(() => {
+  // Listening from before paint too: when a navigation swaps the page, a key pressed as the new record appears
+  // must not fall between the old page's listener going and the new one's arriving.
+  useLayoutEffect(() => {
     if (!enabled) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;

@@ -97,8 +97,12 @@ test("a key pressed as the next record opens is ignored: a double tap on a appro
   const heading = page.getByRole("heading", { name: /Dead letter #\d+/ });
   await expect(heading).toHaveText(`Dead letter #${target.id}`);
   await page.keyboard.press("a");
-  await expect(heading).not.toHaveText(`Dead letter #${target.id}`);
-  const nextId = (await heading.textContent())?.replace(/\D/g, "") ?? "";
+  // Watched every frame (expect() polls every 100–1000 ms, too late for a double tap): press again as soon as
+  // the next record is on screen.
+  const nextId = await page.waitForFunction((first) => {
+    const text = document.querySelector("h1#record-heading")?.textContent ?? "";
+    return text !== `Dead letter #${first}` && /#\d+$/.test(text) ? text.replace(/\D/g, "") : null;
+  }, target.id, { polling: "raf" }).then((h) => h.jsonValue() as Promise<string>);
   await page.keyboard.press("a"); // the second tap, as the next record appears
   await expect(page.getByText(`Key ignored: #${nextId} had only just opened`)).toBeVisible();
   expect((await record(page, target.id)).status).toBe("approved");

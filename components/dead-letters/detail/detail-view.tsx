@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { KeyboardHelp, DETAIL_KEYS } from "@/components/dead-letters/keyboard-help";
@@ -97,8 +97,9 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
 
   // When the record on screen changed: a decision key pressed right after (a double tap on `a` that approved one
   // record and then the next one, seen for 150 ms) is ignored, so every decision is on a record the analyst saw.
-  const shownAt = useRef(0);
-  useEffect(() => {
+  const shownAt = useRef(Number.NEGATIVE_INFINITY);
+  // Before paint: the guard must hold from the moment the record can be seen (a key can arrive before effects run).
+  useLayoutEffect(() => {
     if (!openedFromRecord) return; // opened from the list or a link: the analyst chose it
     openedFromRecord = false;
     shownAt.current = performance.now();
