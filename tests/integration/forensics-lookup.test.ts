@@ -152,16 +152,24 @@ describe("GET /api/dead-letters/{id}", () => {
     expect(clear.payload.card_pan).toBe(PAN);
   });
 
-  it("refuses an edit that would write masked placeholders back, and answers triage actions masked", async () => {
+  it("never writes masked placeholders back: values left as shown are kept, a changed placeholder is refused by path; answers are masked", async () => {
     const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
     const token = await makeToken(db, (await makeUser(db, "analyst")).id);
     const { rows } = await db.pool.query<{ version: number; payload: Record<string, unknown> }>("SELECT version, payload FROM dead_letter WHERE id = $1", [ids.pan]);
     const post = (body: unknown) => POST(new Request(`http://localhost/api/dead-letters/${ids.pan}/actions`, {
       method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body),
     }), { params: Promise.resolve({ id: ids.pan! }) });
-    const placeholder = await post({ action: "edit", version: rows[0]!.version, payload: { ...rows[0]!.payload, card_pan: "••••••••••••1111", fare_amount_cents: 260 } });
-    expect(placeholder.status).toBe(422);
-    const note = await post({ action: "quarantine", version: rows[0]!.version, reason: "card data" });
+    const version = rows[0]!.version;
+    const changed = await post({ action: "edit", version, payload: { ...rows[0]!.payload, card_pan: "••••••••••••1112", line: "M7" } });
+    expect(changed.status).toBe(422);
+    expect(((await changed.json()) as { error: { issues: { path: string }[] } }).error.issues).toEqual([expect.objectContaining({ path: "payload.card_pan" })]);
+    // The masked view saved as shown, with another field changed: the stored card number stays the real one.
+    const asShown = await post({ action: "edit", version, payload: { ...rows[0]!.payload, card_pan: "••••••••••••1111", line: "M7" } });
+    expect(asShown.status, JSON.stringify(await asShown.clone().json())).toBe(200);
+    expect(JSON.stringify(await asShown.json())).not.toContain(PAN);
+    const after = await db.pool.query<{ version: number; payload: Record<string, unknown> }>("SELECT version, payload FROM dead_letter WHERE id = $1", [ids.pan]);
+    expect(after.rows[0]!.payload).toMatchObject({ card_pan: PAN, line: "M7" });
+    const note = await post({ action: "quarantine", version: after.rows[0]!.version, reason: "card data" });
     expect(note.status).toBe(200);
     expect(JSON.stringify(await note.json())).not.toContain(PAN);
     await db.pool.query("UPDATE dead_letter SET status = 'pending' WHERE id = $1", [ids.pan]);

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { maskJson } from "./mask";
+import { restoreMasked } from "./restore";
+import { maskRules } from "./rules";
+
+const rules = maskRules();
+const stored = {
+  event_id: "e-1", device_id: "gate-7", fare_amount_cents: 250, card_pan: "4111111111111111", account_ref: "acct-99",
+  note: "declined card 4111111111111111 at gate", tags: [{ card_token: 12345 }],
+};
+const shown = maskJson(stored, rules) as Record<string, unknown>;
+
+describe("restoreMasked", () => {
+  it("puts back every value left as the masked view showed it, and keeps the analyst's other changes", () => {
+    expect(shown.card_pan).toMatch(/^•+1111$/);
+    const edit = { ...shown, fare_amount_cents: 275 };
+    expect(restoreMasked(edit as never, stored, rules)).toEqual({ payload: { ...stored, fare_amount_cents: 275 }, changed: [] });
+  });
+
+  it("lets a masked field be removed", () => {
+    const { account_ref: _gone, ...edit } = shown;
+    const { account_ref: _also, ...expected } = stored;
+    expect(restoreMasked(edit as never, stored, rules)).toEqual({ payload: expected, changed: [] });
+  });
+
+  it("refuses, by pointer, a placeholder that was changed or moved", () => {
+    const edit = { ...shown, card_pan: "•••1112", copied: shown.card_pan };
+    expect(restoreMasked(edit as never, stored, rules).changed).toEqual(["/card_pan", "/copied"]);
+  });
+
+  it("restores inside arrays and free text, and takes a typed full value as it is", () => {
+    const edit = { ...shown, card_pan: "5500005555555559" };
+    const { payload, changed } = restoreMasked(edit as never, stored, rules);
+    expect(changed).toEqual([]);
+    expect(payload).toMatchObject({ card_pan: "5500005555555559", note: stored.note, tags: [{ card_token: 12345 }] });
+  });
+});
