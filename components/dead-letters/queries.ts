@@ -6,6 +6,7 @@ import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, ChangedBy, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
+import type { Extent } from "@/lib/dead-letters/extent";
 import type { ListPage } from "@/lib/dead-letters/list";
 
 // One hook per resource of the triage UI, keyed by a factory so mutations invalidate exactly what they change
@@ -17,6 +18,7 @@ export const deadLetterKeys = {
   list: (filter: ListFilter) => [...deadLetterKeys.lists(), filterKey(filter)] as const,
   facets: (filter: ListFilter) => [...deadLetterKeys.all, "facets", filterKey(filter)] as const,
   mapPoints: (filter: ListFilter, view: string, zoom: number) => [...deadLetterKeys.all, "map", filterKey(filter), view, zoom] as const,
+  extent: (filter: ListFilter) => [...deadLetterKeys.all, "extent", filterKey(filter)] as const,
   details: () => [...deadLetterKeys.all, "detail"] as const,
   detail: (id: string) => [...deadLetterKeys.details(), id] as const,
   neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") => [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
@@ -54,11 +56,23 @@ export function useFacets(filter: ListFilter, initial?: Facets) {
 
 export function useMapPoints(filter: ListFilter, view: [number, number, number, number] | null, zoom: number) {
   const viewKey = view ? view.map((v) => v.toFixed(3)).join(",") : "";
+  // MapLibre zooms out to -2 (a small map showing the whole world): the grid is no coarser below 0.
+  const z = Math.max(0, Math.round(zoom));
   return useQuery({
-    queryKey: deadLetterKeys.mapPoints(filter, viewKey, Math.round(zoom)),
-    queryFn: ({ signal }) => fetchJson<MapPoints>(`/api/dead-letters/map-points?${qs({ ...filter, bbox: view ?? undefined }, { zoom: String(Math.round(zoom)) })}`, { signal }),
+    queryKey: deadLetterKeys.mapPoints(filter, viewKey, z),
+    queryFn: ({ signal }) => fetchJson<MapPoints>(`/api/dead-letters/map-points?${qs({ ...filter, bbox: view ?? undefined }, { zoom: String(z) })}`, { signal }),
     enabled: view !== null,
     placeholderData: keepPreviousData,
+    staleTime: 30_000,
+  });
+}
+
+/** Where the records matching `filter` (its bbox left out) are; `enabled` false while the map leads the filter. */
+export function useExtent(filter: ListFilter, enabled: boolean) {
+  return useQuery({
+    queryKey: deadLetterKeys.extent(filter),
+    queryFn: ({ signal }) => fetchJson<Extent>(`/api/dead-letters/extent?${qs(filter)}`, { signal }),
+    enabled,
     staleTime: 30_000,
   });
 }

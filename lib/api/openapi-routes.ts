@@ -3,7 +3,7 @@ import { CreateTokenBody, CreateUserBody, IdParams, PatchUserBody } from "../aut
 import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
 import {
   ActionBodySchema, BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema, ConflictBodySchema, DeadLetterDetailSchema, FacetsSchema,
-  IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
+  ExtentSchema, IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
 } from "../dead-letters/schemas";
 import {
   AlertRuleParamsSchema, AlertRuleUpdateSchema, ExportQuerySchema, LookupQuerySchema, QuarantineBodySchema, RevealBodySchema,
@@ -72,6 +72,11 @@ const DEAD_LETTERS: Operation[] = [
     method: "get", path: "/api/dead-letters/facets", tag: "dead letters", summary: "Counts by kind, status, class, source and reason group",
     description: "Each facet is counted with the other facets' selections applied, not its own. `exact` is false when a very large viewport or search was estimated from a sample.",
     access: { permission: "dead_letters:read" }, query: ListFilterSchema, responses: ok("Facet counts", FacetsSchema),
+  },
+  {
+    method: "get", path: "/api/dead-letters/extent", tag: "dead letters", summary: "Where the matching spatial records are: the box the list map fits to",
+    description: "The list's filters apart from bbox (the map's own view).",
+    access: { permission: "dead_letters:read" }, query: ListFilterSchema, responses: ok("The extent", ExtentSchema),
   },
   {
     method: "get", path: "/api/dead-letters/map-points", tag: "dead letters", summary: "Record positions for the map, or grid cells when many",

@@ -190,6 +190,14 @@ export const MapPointsQuerySchema = ListFilterSchema.extend({
   zoom: z.coerce.number().min(0).max(24).default(2).describe("the map's zoom: decides the aggregation grid"),
 });
 
+export const ExtentSchema = z
+  .object({
+    bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).nullable()
+      .describe("[west, south, east, north] of the matching spatial records (east may exceed 180 across the antimeridian); null when none has a geometry"),
+    count: z.number().int().describe("matching spatial records with a geometry"),
+  })
+  .meta({ id: "Extent" });
+
 export const MapPointsSchema = z
   .object({
     type: z.literal("FeatureCollection"),

@@ -7,6 +7,7 @@ import { countMatching, facetCounts } from "../../lib/dead-letters/facets";
 import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { listDeadLetters } from "../../lib/dead-letters/list";
+import { matchingExtent } from "../../lib/dead-letters/extent";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import type { JsonValue } from "../../lib/dead-letters/types";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -209,6 +210,19 @@ describe("bulk and counts", () => {
     expect(page.items.map((i) => i.id).sort()).toEqual([ids.bowtie, ids.bowtie2].sort());
     const empty = await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox: "2.3,48.8,2.4,48.9", kind: "afc" }));
     expect(empty.items).toEqual([]);
+  });
+
+  it("gives the extent of the matching spatial records for the list map, whatever the map's own view", async () => {
+    const { rows } = await db.pool.query<{ w: number; s: number; e: number; n: number; count: number }>(
+      `SELECT min((bbox[1])[0]) AS w, min((bbox[1])[1]) AS s, max((bbox[0])[0]) AS e, max((bbox[0])[1]) AS n, count(*)::int AS count
+       FROM dead_letter WHERE bbox IS NOT NULL`,
+    );
+    const all = rows[0]!;
+    const extent = await matchingExtent(db.pool, { kind: ["spatial"], bbox: [100, 0, 101, 1] });
+    expect(extent).toEqual({ bbox: [all.w, all.s, all.e, all.n], count: all.count });
+    expect(extent.bbox![0]).toBeLessThanOrEqual(2.35);
+    expect(extent.bbox![2]).toBeGreaterThanOrEqual(2.36);
+    expect(await matchingExtent(db.pool, { kind: ["afc"] })).toEqual({ bbox: null, count: 0 });
   });
 });
 

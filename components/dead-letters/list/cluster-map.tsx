@@ -4,7 +4,8 @@ import type { GeoJSONSource, LayerSpecification, Map as MapLibreMap, MapGeoJSONF
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { MapView, type Bounds, type Camera } from "@/components/map/map-view";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import { useMapPoints } from "../queries";
+import { filterKey } from "@/lib/dead-letters/filter-url";
+import { useExtent, useMapPoints } from "../queries";
 
 // Every spatial record matching the filters, on a map: the server sends record centres (or grid cells with
 // counts when there are many), MapLibre clusters them. The map follows the filters; with "Filter list to map
@@ -61,6 +62,22 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
   }), [points.data]);
   // Fit to the filter's viewport when the page opens with one; afterwards the user moves the map.
   const [fit] = useState<Bounds | null>(() => (filter.bbox ? [[filter.bbox[0], filter.bbox[1]], [filter.bbox[2], filter.bbox[3]]] : null));
+  // Otherwise the map shows where the matching records are, and again whenever the other filters change — not
+  // while "Filter list to map view" is on (the view is then the filter) nor when the URL gave a view.
+  const extent = useExtent(others, !follow);
+  const fitted = useRef<string | null>(filter.bbox ? filterKey(others) : null);
+  const [ready, setReady] = useState(false);
+  const fitToResults = useCallback((force = false) => {
+    const m = map.current;
+    const key = filterKey(others);
+    const box = extent.data?.bbox;
+    if (!m || !box || extent.isPlaceholderData || (!force && fitted.current === key)) return;
+    fitted.current = key;
+    m.fitBounds([[box[0], box[1]], [box[2], Math.min(box[3], 85)]], { padding: 28, maxZoom: 12, duration: 0 });
+  }, [others, extent.data, extent.isPlaceholderData]);
+  useEffect(() => {
+    if (ready && !follow) fitToResults();
+  }, [ready, follow, fitToResults]);
 
   const relabel = useCallback(() => {
     const m = map.current;
@@ -120,7 +137,13 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
           <input type="checkbox" checked={follow} onChange={(e) => onFollowChange(e.target.checked, view ? clamp(view.bbox) : null)} />
           Filter list to map view
         </label>
-        <span className="text-slate-500" aria-live="polite">
+        {!follow && extent.data?.bbox && (
+          <button type="button" className="text-sky-800 underline-offset-2 hover:underline" onClick={() => fitToResults(true)}
+            title={`Fit the map to all ${extent.data.count.toLocaleString("en")} spatial records matching the filters`}>
+            Show all
+          </button>
+        )}
+        <span className="ml-auto text-slate-500" aria-live="polite">
           {points.data ? `${points.data.exact ? "" : "≈"}${points.data.total.toLocaleString("en")} spatial in view` : "…"}
         </span>
       </div>
@@ -128,6 +151,7 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
         onCameraChange={(c, b) => onCamera(c, b)} clickableLayers={["clusters", "points"]} onFeatureClick={onClick}
         onReady={(m) => {
           map.current = m;
+          setReady(true);
           const b = m.getBounds();
           setView({ bbox: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], zoom: m.getZoom() });
         }}>

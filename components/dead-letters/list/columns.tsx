@@ -46,7 +46,8 @@ export const columns = helper.columns([
       if (!key) return <span className="text-xs text-red-600">none</span>;
       return (
         <span className="flex min-w-0 items-center font-mono text-xs" title={key}>
-          <span className="truncate">{key.slice(0, 10)}</span>
+          {/* The whole key, cut by CSS: an ellipsis shows it is cut (a 10-character prefix read as the key itself). */}
+          <span className="truncate">{key}</span>
           <CopyButton text={key} label={`Copy key of #${c.row.original.id}`} />
         </span>
       );
