@@ -29,6 +29,14 @@ describe("checkDraft", () => {
     expect(c.savable).toBe(true);
   });
 
+  it("spatial: a payload that is not a Feature cannot be saved (the server refuses it), a broken geometry can", () => {
+    const notFeature = checkDraft("spatial", null, JSON.stringify({ foo: 1 }), { key: "k", override: false });
+    expect(notFeature.savable).toBe(false);
+    expect(notFeature.findings[0]).toMatchObject({ path: "type", severity: "error" });
+    const nullGeometry = checkDraft("spatial", null, JSON.stringify({ type: "Feature", properties: {}, geometry: null }), { key: "k", override: false });
+    expect(nullGeometry.savable).toBe(true);
+  });
+
   it("refuses text that is not a JSON object", () => {
     expect(checkDraft("spatial", null, "{oops", { key: null, override: false })).toMatchObject({ value: null, savable: false });
     expect(checkDraft("afc", null, "[1]", { key: null, override: false }).findings[0]?.message).toBe("Must be an AFC tap (a JSON object)");

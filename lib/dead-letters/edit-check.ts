@@ -47,12 +47,13 @@ export function checkDraft(kind: "spatial" | "afc", original: JsonValue | null, 
     if (!gate.ok) for (const e of gate.errors) findings.push({ path: e.path, message: `${e.message} (the tap will fail the gate again)`, severity: "warning" });
     return { value, findings, identity, validity: null, savable: identity.length === 0 || opts.override };
   }
-  if (value.type !== "Feature") findings.push({ path: "type", message: 'A GeoJSON Feature has "type": "Feature"; the record stays poison otherwise', severity: "warning" });
+  if (value.type !== "Feature") findings.push({ path: "type", message: 'A GeoJSON Feature has "type": "Feature" (the server refuses anything else)', severity: "error" });
   const validity = liveValidity(value.geometry ?? null);
   if (validity.valid === false) {
     findings.push({ path: "geometry", message: `Invalid: ${validity.reason}. On save the server repairs it with the source's method and policy.`, severity: "warning" });
   } else if (validity.valid === null) {
     findings.push({ path: "geometry", message: `${validity.reason ?? "Not a geometry"}: the record stays poison (nothing can be replayed)`, severity: "error" });
   }
-  return { value, findings, identity: [], validity, savable: true };
+  // A bad geometry saves (the record then says why it is poison); a payload that is not a Feature does not.
+  return { value, findings, identity: [], validity, savable: value.type === "Feature" };
 }

@@ -88,8 +88,13 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
         ) : (
           <p className="text-amber-800">✗ {validity.reason}</p>
         ))}
+        {/* Errors block saving; warnings (a tap still failing its schema) save, and are listed too, not only
+            underlined in the editor, so one kind of problem never hides the other (the geometry's is the line above). */}
         {check.findings.filter((f) => f.severity === "error").map((f) => (
-          <p key={f.path + f.message} className="text-red-700">{f.path ? <code className="text-xs">{f.path}</code> : null}{f.path ? ": " : ""}{f.message}</p>
+          <p key={`e:${f.path}:${f.message}`} className="text-red-700">{f.path ? <code className="text-xs">{f.path}</code> : null}{f.path ? ": " : ""}{f.message}</p>
+        ))}
+        {check.findings.filter((f) => f.severity === "warning" && f.path !== "geometry").map((f) => (
+          <p key={`w:${f.path}:${f.message}`} className="text-amber-800">{f.path ? <code className="text-xs">{f.path}</code> : null}{f.path ? ": " : ""}{f.message}</p>
         ))}
       </div>
       {check.identity.length > 0 && (
