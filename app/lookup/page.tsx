@@ -96,6 +96,7 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
     <section aria-labelledby="lookup-heading" className="space-y-3">
       <h1 id="lookup-heading" className="text-lg font-semibold">Lookup</h1>
       <LookupForm
+        found={result?.records.flatMap((r) => (r.position ? [{ id: r.id, position: r.position }] : [])) ?? []}
         initial={{
           q: one(sp.q), from: toLocalInput(one(sp.from)), to: toLocalInput(one(sp.to)), bbox: one(sp.bbox), near: one(sp.near),
           radiusKm: one(sp.radiusKm) || "1",

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { placeFromParams, placeParams, type DrawnPlace } from "@/lib/forensics/drawn-place";
+import type { PlottedRecord } from "./place-picker";
 
 // The lookup's one search box, plus a place (a box or a point and a radius, typed or drawn on the map) and a
 // time window in UTC. Submitting puts everything in the URL, so a lookup is a link an investigator can paste
@@ -40,7 +41,7 @@ function lookupUrl(v: LookupFormValues): string {
   return `/lookup?${p.toString()}`;
 }
 
-export function LookupForm({ initial }: { initial: LookupFormValues }) {
+export function LookupForm({ initial, found = [] }: { initial: LookupFormValues; found?: PlottedRecord[] }) {
   const router = useRouter();
   const [v, setV] = useState(initial);
   // A lookup opened with a place shows it on the map.
@@ -87,7 +88,9 @@ export function LookupForm({ initial }: { initial: LookupFormValues }) {
         <PlacePicker
           place={place}
           radiusKm={Number.isFinite(radius) && radius > 0 ? radius : null}
+          results={found}
           onChange={drawn}
+          onOpen={(id) => router.push(`/lookup/timeline/${id}`)}
         />
       )}
     </form>

@@ -1,6 +1,6 @@
 "use client";
 
-import type { Feature, FeatureCollection, Polygon } from "geojson";
+import type { Feature, FeatureCollection, Point, Polygon } from "geojson";
 import type { LayerSpecification, Map as MapLibreMap } from "maplibre-gl";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { GeoJSONStoreFeatures, TerraDraw } from "terra-draw";
@@ -36,16 +36,29 @@ function fromFeature(f: GeoJSONStoreFeatures): DrawnPlace | null {
   return null;
 }
 
-const RADIUS_LAYERS: LayerSpecification[] = [
+const LAYERS: LayerSpecification[] = [
   { id: "lookup-radius-fill", type: "fill", source: "lookup-radius", paint: { "fill-color": "#0284c7", "fill-opacity": 0.12 } },
   { id: "lookup-radius-line", type: "line", source: "lookup-radius", paint: { "line-color": "#0369a1", "line-width": 1.5, "line-dasharray": [2, 1] } },
+  {
+    id: "lookup-results", type: "circle", source: "lookup-results",
+    paint: { "circle-radius": 5, "circle-color": "#dc2626", "circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5 },
+  },
 ];
 
-export function PlacePicker({ place, radiusKm, onChange }: {
+/** A record the lookup found, where it is on the map. */
+export interface PlottedRecord {
+  id: string;
+  position: [number, number];
+}
+
+export function PlacePicker({ place, radiusKm, results = [], onChange, onOpen }: {
   place: DrawnPlace | null;
   /** the radius around a point, drawn as a circle (not a query parameter of the map's own) */
   radiusKm: number | null;
+  /** the records the current lookup found, plotted; a click opens one */
+  results?: PlottedRecord[];
   onChange: (place: DrawnPlace | null) => void;
+  onOpen?: (id: string) => void;
 }) {
   const draw = useRef<TerraDraw | null>(null);
   useStopDrawOnUnmount(draw);
@@ -71,8 +84,12 @@ export function PlacePicker({ place, radiusKm, onChange }: {
         ? [{ type: "Feature", geometry: { type: "Polygon", coordinates: [circleRing(place.lon, place.lat, radiusKm)] }, properties: {} }]
         : [];
     const data: FeatureCollection<Polygon> = { type: "FeatureCollection", features };
-    return { "lookup-radius": { data } };
-  }, [place, radiusKm]);
+    const found: FeatureCollection<Point> = {
+      type: "FeatureCollection",
+      features: results.map((r) => ({ type: "Feature", geometry: { type: "Point", coordinates: r.position }, properties: { id: r.id } })),
+    };
+    return { "lookup-radius": { data }, "lookup-results": { data: found } };
+  }, [place, radiusKm, results]);
 
   useEffect(() => {
     const d = draw.current;
@@ -147,7 +164,11 @@ export function PlacePicker({ place, radiusKm, onChange }: {
       <MapView
         label="Lookup place"
         sources={sources}
-        layers={RADIUS_LAYERS}
+        layers={LAYERS}
+        clickableLayers={onOpen ? ["lookup-results"] : []}
+        onFeatureClick={(f) => {
+          if (typeof f.properties.id === "string" && tool === null) onOpen?.(f.properties.id);
+        }}
         fit={fit}
         fitMaxZoom={14}
         className="h-80"

@@ -21,7 +21,8 @@ const HEX_PREFIX = /^[0-9a-f]{8,63}$/i;
 export const PLACE_CAP = 5_000;
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.source_message_id,
-  d.reason, d.reason_group, d.failure_class, d.status, d.observed_at, d.first_seen_at, d.replay_count, d.failure_count`;
+  d.reason, d.reason_group, d.failure_class, d.status, d.observed_at, d.first_seen_at, d.replay_count, d.failure_count,
+  (center(d.bbox))[0] AS cx, (center(d.bbox))[1] AS cy`;
 
 interface Row {
   id: string;
@@ -39,6 +40,9 @@ interface Row {
   first_seen_at: Date;
   replay_count: number;
   failure_count: number;
+  /** centre of the stored box: its east may run past 180 (a box across the antimeridian), so wrapped below */
+  cx: number | null;
+  cy: number | null;
   matched: MatchField[];
 }
 
@@ -60,6 +64,7 @@ function toRecord(r: Row, mask: MaskRules | null): LookupRecord {
     replayCount: r.replay_count,
     failureCount: r.failure_count,
     matchedOn: r.matched,
+    position: r.cx === null || r.cy === null ? null : [r.cx > 180 ? r.cx - 360 : r.cx, r.cy],
   };
 }
 

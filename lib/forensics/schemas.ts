@@ -56,6 +56,8 @@ export interface LookupRecord {
   replayCount: number;
   failureCount: number;
   matchedOn: MatchField[];
+  /** spatial: the centre of the record's geometry [lon, lat] (the lookup map plots it); null without one */
+  position: [number, number] | null;
 }
 
 export interface LedgerHit {

@@ -75,6 +75,15 @@ describe("lookup", () => {
     const box = await lookup(db.pool, q({ bbox: "2.3,48.8,2.4,48.9" }), null);
     expect(box.records.map((r) => r.id)).toEqual([ids.msg, ids.paris]);
     expect(box.records.every((r) => r.matchedOn.includes("place"))).toBe(true);
+    // Each comes with where it is, for the lookup's map.
+    for (const r of box.records) {
+      const [lon, lat] = r.position!;
+      expect(lon).toBeGreaterThanOrEqual(2.3);
+      expect(lon).toBeLessThanOrEqual(2.4);
+      expect(lat).toBeGreaterThanOrEqual(48.8);
+      expect(lat).toBeLessThanOrEqual(48.9);
+    }
+    expect((await lookup(db.pool, q({ q: "ev-1" }), null)).records[0]!.position).toBeNull(); // a tap has no place
     const near = await lookup(db.pool, q({ near: "2.3505,48.8505", radiusKm: "0.5" }), null);
     expect(near.records.map((r) => r.id)).toEqual([ids.paris]); // msg is ~1.4 km away
     const wider = await lookup(db.pool, q({ near: "2.3505,48.8505", radiusKm: "2" }), null);
