@@ -25,7 +25,7 @@ describe("restoreMasked", () => {
 
   it("refuses, by pointer, a placeholder that was changed or moved", () => {
     const edit = { ...shown, card_pan: "•••1112", copied: shown.card_pan };
-    expect(restoreMasked(edit as never, stored, rules).changed).toEqual(["/card_pan", "/copied"]);
+    expect(restoreMasked(edit as never, stored, rules).changed).toEqual([["card_pan"], ["copied"]]);
   });
 
   it("restores inside arrays and free text, and takes a typed full value as it is", () => {
@@ -33,5 +33,18 @@ describe("restoreMasked", () => {
     const { payload, changed } = restoreMasked(edit as never, stored, rules);
     expect(changed).toEqual([]);
     expect(payload).toMatchObject({ card_pan: "5500005555555559", note: stored.note, tags: [{ card_token: 12345 }] });
+  });
+
+  it("refuses placeholders in an array whose length changed (positions no longer match)", () => {
+    const two = { cards: [{ card_token: "tok-A" }, { card_token: "tok-B" }] };
+    const view = maskJson(two, rules) as { cards: unknown[] };
+    expect(restoreMasked({ cards: [view.cards[1]] } as never, two, rules)).toEqual({ payload: { cards: [{ card_token: "•••" }] }, changed: [["cards", "0", "card_token"]] });
+    expect(restoreMasked(view as never, two, rules)).toEqual({ payload: two, changed: [] });
+  });
+
+  it("keeps text that held bullets of its own when it was stored", () => {
+    const withBullets = { ...stored, note: "paid with ••••1111" };
+    const edit = { ...(maskJson(withBullets, rules) as Record<string, unknown>), line: "M7" };
+    expect(restoreMasked(edit as never, withBullets, rules)).toEqual({ payload: { ...withBullets, line: "M7" }, changed: [] });
   });
 });

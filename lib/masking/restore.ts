@@ -8,8 +8,8 @@ import type { MaskRules } from "./rules";
 
 export interface Restored {
   payload: JsonValue;
-  /** JSON pointers ("/card_pan") of placeholders that are not the masked view of the stored value there */
-  changed: string[];
+  /** where placeholders are that are not the masked view of the stored value there, as key paths (["card_pan"]) */
+  changed: string[][];
 }
 
 function child(value: JsonValue | undefined, key: string): JsonValue | undefined {
@@ -18,23 +18,27 @@ function child(value: JsonValue | undefined, key: string): JsonValue | undefined
   return Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
-const pointerPart = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
-
 export function restoreMasked(submitted: JsonValue, stored: JsonValue | null, rules: MaskRules): Restored {
   const shown = stored === null ? undefined : maskJson(stored, rules);
   const original = stored ?? undefined;
-  const changed: string[] = [];
-  const walk = (value: JsonValue, seen: JsonValue | undefined, was: JsonValue | undefined, pointer: string): JsonValue => {
+  const changed: string[][] = [];
+  const walk = (value: JsonValue, seen: JsonValue | undefined, was: JsonValue | undefined, path: string[]): JsonValue => {
     if (typeof value === "string") {
-      if (seen !== undefined && value === seen && seen !== was && was !== undefined) return was; // left as shown
-      if (value.includes(MASK)) changed.push(pointer || "/");
+      // Left as shown: the stored value (also text that was never masked but holds "•••" of its own).
+      if (seen !== undefined && was !== undefined && value === seen) return was;
+      if (value.includes(MASK)) changed.push(path);
       return value;
     }
     if (value === null || typeof value !== "object") return value;
-    if (Array.isArray(value)) return value.map((v, i) => walk(v, child(seen, String(i)), child(was, String(i)), `${pointer}/${i}`));
+    if (Array.isArray(value)) {
+      // Positions only match while the array keeps its length: every masked token reads "•••", so after removing
+      // one element the next would take the removed one's value. Otherwise placeholders in it are refused.
+      const aligned = Array.isArray(was) && was.length === value.length;
+      return value.map((v, i) => walk(v, aligned ? child(seen, String(i)) : undefined, aligned ? child(was, String(i)) : undefined, [...path, String(i)]));
+    }
     const out: { [key: string]: JsonValue } = {};
-    for (const [key, v] of Object.entries(value)) out[key] = walk(v, child(seen, key), child(was, key), `${pointer}/${pointerPart(key)}`);
+    for (const [key, v] of Object.entries(value)) out[key] = walk(v, child(seen, key), child(was, key), [...path, key]);
     return out;
   };
-  return { payload: walk(submitted, shown, original, ""), changed };
+  return { payload: walk(submitted, shown, original, []), changed };
 }

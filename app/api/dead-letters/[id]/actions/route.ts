@@ -27,13 +27,17 @@ export const POST = defineRoute(
     // edit carries the version it was made on, and applyAction answers 409 if the record changed since.
     if (body.action === "edit" && containsMaskPlaceholder(body.payload)) {
       const { rows } = await getDb().pool.query<{ payload: JsonValue | null }>("SELECT payload FROM dead_letter WHERE id = $1", [params.id]);
-      const { payload, changed } = restoreMasked(body.payload, rows[0]?.payload ?? null, rules);
-      if (changed.length > 0) {
-        const message = "holds a masked value (•••) that is not the one shown: type the full value, leave it as shown, or remove the field";
-        const issues = changed.map((p) => ({ path: `payload${p.replaceAll("/", ".")}`, message }));
-        throw new AppError("validation_failed", `${issues[0]!.path}: ${message}`, { issues });
+      const row = rows[0];
+      // No such record: applyAction answers 404 below.
+      if (row) {
+        const { payload, changed } = restoreMasked(body.payload, row.payload, rules);
+        if (changed.length > 0) {
+          const message = "holds a masked value (•••) that is not the one shown: type the full value, leave it as shown, or remove the field";
+          const issues = changed.map((path) => ({ path: ["payload", ...path].join("."), message }));
+          throw new AppError("validation_failed", `${issues[0]!.path}: ${message}`, { issues });
+        }
+        body = { ...body, payload };
       }
-      body = { ...body, payload };
     }
     try {
       return maskDetail(await applyAction(getDb().pool, params.id, body, {
