@@ -110,8 +110,9 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
   let slowedDown = false;
   const go = () => !ctx.stopping.aborted && ctx.isRunning() && !slowedDown && Date.now() >= ctx.holdUntil();
   try {
-    // Re-validated while an earlier page sent; now wait until it has sent everything (batch order).
+    // Re-validated while an earlier page sent; now wait until it holds slots for all its items (batch order).
     if (subs.length > 0 && ctx.turn) await ctx.turn.ready;
+    let slotted = 0;
     while (next < subs.length && go()) {
       const sentAt = Date.now();
       const grant = await reserveSlots(pool, batch.id, subs.length - next, pacing);
@@ -123,6 +124,11 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         await sleep(Math.min(grant.retryInMs, CHECK_EVERY_MS), ctx.stopping);
         continue;
       }
+      // Once this page holds slots for every item it has left, the next page's slots can only come after them:
+      // it may go. Waiting until this page has *sent* everything would also cap a slow sink at one lane's
+      // requests in flight (-36% at 100 ms per answer, review). Slots let go late are taken again, after it.
+      slotted += grant.granted;
+      if (slotted >= subs.length) ctx.turn?.leave();
       // Slots are times on the database's clock: map them to ours (performance.now() for the waits).
       const local = (dbMs: number) => t0 + (ctx.dbClock.toLocal(dbMs) - receivedAt);
       const grantedAt = local(grant.dbNowMs);
@@ -163,7 +169,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
       }
     }
   } finally {
-    ctx.turn?.leave(); // dispatching is over: the next page may send while these answers come back
+    ctx.turn?.leave(); // stopped, or slots were let go late: dispatching is over either way
     await Promise.allSettled(inFlight);
     const unsent = subs.slice(next).map((s) => byId.get(s.itemId) as ClaimedItem);
     writer.add(...unsent.map((item): Resolution => ({ item, type: "release" })));

@@ -2,9 +2,10 @@
 // page and then reserving rate-limiter slots for it; without a turn, the lane that claimed the later page could
 // reserve first and send items 3, 4 before 1, 2 (seen at 2 records/s: a quarter of neighbours swapped). A page
 // waits here, after re-validating its items and before its first slot, until every page of the same batch with
-// an earlier first item that this worker holds has sent all it will send. Only the dispatch order is kept: the
-// HTTP answers of one page may still arrive while the next one sends, and pages held by other workers interleave
-// (strict order per entity is the claim's job, lib/replay/claim.ts).
+// an earlier first item that this worker holds has been granted slots for all its items (processor.ts): slots are
+// handed out in time order, so the later page's come after. Only the dispatch order is kept, and only while the
+// sink keeps up (a page held up by its requests in flight can be overtaken by the next lane's: throughput first);
+// pages held by other workers interleave (strict order per entity is the claim's job, lib/replay/claim.ts).
 
 interface Entry {
   seq: number;
@@ -12,9 +13,9 @@ interface Entry {
 }
 
 export interface Turn {
-  /** resolves once no earlier page of the batch (in this worker) is still sending */
+  /** resolves once no earlier page of the batch (in this worker) is still waiting for slots */
   ready: Promise<void>;
-  /** this page sent all it will send (or gave up): later pages may go */
+  /** this page holds slots for all its items, or stopped: later pages may go (again is harmless) */
   leave: () => void;
 }
 
