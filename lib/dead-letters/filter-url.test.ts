@@ -18,6 +18,14 @@ describe("filter ↔ URL", () => {
     expect(bad.error).toContain("status");
   });
 
+  it("keeps the valid fields when one is invalid, and drops a backwards range as a whole", () => {
+    const bad = filterFromParams(new URLSearchParams("status=nope&source=metro-gtfs"));
+    expect(bad.filter).toEqual({ source: ["metro-gtfs"] });
+    const backwards = filterFromParams(new URLSearchParams("status=pending&source=metro-gtfs&from=2026-11-25T00:00:00Z&to=2026-11-22T23:59:59Z"));
+    expect(backwards.filter).toEqual({ status: ["pending"], source: ["metro-gtfs"] });
+    expect(backwards.error).toBe("from: must not be later than to");
+  });
+
   it("gives equal filters equal keys whatever the spelling", () => {
     const a = filterFromParams(new URLSearchParams("status=pending&kind=afc")).filter;
     const b = filterFromParams(new URLSearchParams("kind=afc&status=pending")).filter;

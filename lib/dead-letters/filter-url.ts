@@ -7,13 +7,20 @@ import { ListFilterSchema, type ListFilter } from "./filters";
 
 export const FILTER_KEYS = ["kind", "status", "class", "source", "reason", "from", "to", "q", "bbox"] as const;
 
-/** The filter in the URL, or the empty filter with the problem when the URL was edited into something invalid. */
+/**
+ * The filter in the URL; when the URL was edited into something invalid, the filter without the fields in
+ * question (the rest still applies, and a change made next keeps it) with the problem to show.
+ */
 export function filterFromParams(params: URLSearchParams): { filter: ListFilter; error: string | null } {
   const raw = searchParamsToObject(params);
   const picked = Object.fromEntries(FILTER_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const parsed = ListFilterSchema.safeParse(picked);
   if (parsed.success) return { filter: parsed.data, error: null };
-  return { filter: {}, error: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+  const error = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  // from > to names `from` alone, but it takes both ends to make it: drop the range as a whole.
+  const bad = new Set(parsed.error.issues.flatMap((i) => (i.path[0] === "from" || i.path[0] === "to" ? ["from", "to"] : [String(i.path[0])])));
+  const rest = ListFilterSchema.safeParse(Object.fromEntries(Object.entries(picked).filter(([k]) => !bad.has(k))));
+  return { filter: rest.success ? rest.data : {}, error };
 }
 
 const round = (n: number) => Math.round(n * 1e5) / 1e5;

@@ -5,6 +5,16 @@ import { Button } from "@/components/ui/button";
 import { dayOf, dayRange } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 
+/**
+ * A range picked backwards moves the other end along (a day): from after to would be refused by the API, and a
+ * URL the list cannot read shows everything.
+ */
+function orderedRange(filter: ListFilter, moved: "from" | "to"): ListFilter {
+  const { from, to } = filter;
+  if (!from || !to || from <= to) return filter;
+  return moved === "from" ? { ...filter, to: dayRange(null, dayOf(from)).to } : { ...filter, from: dayRange(dayOf(to), null).from };
+}
+
 // Search (key, hash or an 8+ character hash prefix, event id, device id, message id), the observation date range
 // in whole UTC days, and the active filters as removable chips.
 
@@ -57,12 +67,12 @@ export function FilterBar({ filter, onChange, searchRef }: { filter: ListFilter;
         </div>
         <div>
           <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600">Observed from (UTC)</label>
-          <input id="dl-from" type="date" value={dayOf(filter.from)} onChange={(e) => onChange({ ...filter, from: dayRange(e.target.value, null).from })}
+          <input id="dl-from" type="date" value={dayOf(filter.from)} onChange={(e) => onChange(orderedRange({ ...filter, from: dayRange(e.target.value, null).from }, "from"))}
             className="rounded border border-slate-300 px-2 py-1 text-sm" />
         </div>
         <div>
           <label htmlFor="dl-to" className="block text-xs font-medium text-slate-600">to</label>
-          <input id="dl-to" type="date" value={dayOf(filter.to)} onChange={(e) => onChange({ ...filter, to: dayRange(null, e.target.value).to })}
+          <input id="dl-to" type="date" value={dayOf(filter.to)} onChange={(e) => onChange(orderedRange({ ...filter, to: dayRange(null, e.target.value).to }, "to"))}
             className="rounded border border-slate-300 px-2 py-1 text-sm" />
         </div>
       </form>
