@@ -89,10 +89,13 @@ export async function decidePage(
 /** How many of the selected records are in each (status, class): what the state machine decides on. */
 async function statusGroups(
   pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"],
-): Promise<{ status: DeadLetterStatus; failure_class: FailureClass; n: number }[]> {
+): Promise<{ status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; n: number }[]> {
   const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
-  const { rows } = await pool.query<{ status: DeadLetterStatus; failure_class: FailureClass; n: number }>(
-    `SELECT d.status::text AS status, d.failure_class::text AS failure_class, count(*)::int AS n FROM dead_letter d WHERE ${where.text} GROUP BY 1, 2`,
+  // The class reason too: a refusal names it ("poison records cannot be approved (missing idempotency key)…"), and
+  // the dry run's reasons must read as the run's.
+  const { rows } = await pool.query<{ status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; n: number }>(
+    `SELECT d.status::text AS status, d.failure_class::text AS failure_class, d.class_reason, count(*)::int AS n
+     FROM dead_letter d WHERE ${where.text} GROUP BY 1, 2, 3`,
     where.values,
   );
   return rows;
@@ -117,7 +120,7 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
     // What the run would do, from the state machine per (status, class) of the matches; nothing is locked, so a
     // record changed meanwhile can still be skipped by the real run.
     for (const g of await statusGroups(pool, ids, body.filter)) {
-      const d = decide({ status: g.status, failureClass: g.failure_class, classReason: null }, body.action, { reason: body.reason ?? null });
+      const d = decide({ status: g.status, failureClass: g.failure_class, classReason: g.class_reason }, body.action, { reason: body.reason ?? null });
       if (d.ok) result.updated += g.n;
       else skip(d.message, g.n);
     }

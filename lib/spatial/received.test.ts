@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseLossless, toPlainJson } from "../afc/json";
 import { originalGeometry, receivedGeometry } from "./received";
 
 const bowtie = { type: "Polygon", coordinates: [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]] };
@@ -23,6 +24,12 @@ describe("receivedGeometry", () => {
 describe("originalGeometry", () => {
   it("is null while the payload still holds the received geometry (in whatever key order jsonb gives it back)", () => {
     expect(originalGeometry(envelope(bowtie), { geometry: { coordinates: bowtie.coordinates, type: "Polygon" }, type: "Feature" })).toBeNull();
+  });
+
+  it("reads numbers as ingest did: a long lexeme in an unusable geometry is not taken for an edit", () => {
+    const raw = '{"kind":"spatial","feature":{"type":"Feature","geometry":{"type":"Polygn","coordinates":[10.1234567890123456789,20]}}}';
+    const stored = toPlainJson((parseLossless(raw) as { feature: { geometry: unknown } }).feature.geometry);
+    expect(originalGeometry(raw, { type: "Feature", geometry: stored })).toBeNull();
   });
 
   it("is the received geometry once an edit changed the payload's", () => {

@@ -2,29 +2,27 @@
 // the payload: the payload then holds the edit, the raw envelope still holds what the producer sent. Read the way
 // ingest read it (lib/spatial/envelope.ts): parsed, reprojected to EPSG:4326 when it parses and is in range for
 // its CRS, otherwise as sent (the map then explains why it cannot draw it). No GEOS: nothing is validated here.
+import { isJsonObject, parseLossless, toPlainJson } from "../afc/json";
 import { canonicalJson } from "../audit/canonical-json";
 import type { JsonValue } from "../dead-letters/types";
 import { findOutOfRange, resolveCrs, toWgs84 } from "./crs";
 import { geometryToJson, parseGeometry } from "./geojson";
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
 
 /** The envelope's feature geometry as ingest stored it in the payload; undefined when the envelope is unreadable. */
 export function receivedGeometry(rawEnvelope: string | null): JsonValue | undefined {
   if (rawEnvelope === null) return undefined;
   let envelope: unknown;
   try {
-    envelope = JSON.parse(rawEnvelope);
+    envelope = parseLossless(rawEnvelope); // as ingest parsed it: number lexemes kept
   } catch {
     return undefined;
   }
-  if (!isObject(envelope) || !isObject(envelope.feature)) return undefined;
-  const raw = (envelope.feature.geometry ?? null) as JsonValue;
+  if (!isJsonObject(envelope) || !isJsonObject(envelope.feature)) return undefined;
+  const geometry = envelope.feature.geometry ?? null;
   const crs = resolveCrs(envelope.crs);
-  const parsed = parseGeometry(raw);
-  if (!crs.ok || !parsed.ok || findOutOfRange(parsed.geometry, crs.crs)) return raw;
+  const parsed = parseGeometry(geometry);
+  if (!crs.ok || !parsed.ok || findOutOfRange(parsed.geometry, crs.crs)) return toPlainJson(geometry);
   return geometryToJson(toWgs84(parsed.geometry, crs.crs));
 }
 
@@ -35,7 +33,7 @@ export function receivedGeometry(rawEnvelope: string | null): JsonValue | undefi
 export function originalGeometry(rawEnvelope: string | null, payload: JsonValue | null): JsonValue | null {
   const received = receivedGeometry(rawEnvelope);
   if (received === undefined) return null;
-  const current = isObject(payload) ? (payload.geometry ?? null) : null;
+  const current = isJsonObject(payload) ? (payload.geometry ?? null) : null;
   try {
     return canonicalJson(received) === canonicalJson(current) ? null : received;
   } catch {

@@ -5,13 +5,14 @@ import { applyAction } from "../../lib/dead-letters/actions";
 import { closeDb, type Db } from "../../lib/db/client";
 import { MIGRATIONS_DIR } from "../../lib/db/migration-files";
 import { getDeadLetter } from "../../lib/dead-letters/detail";
+import { matchingExtent } from "../../lib/dead-letters/extent";
 import { countMatching, facetCounts } from "../../lib/dead-letters/facets";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { listDeadLetters } from "../../lib/dead-letters/list";
 import { mapPoints } from "../../lib/dead-letters/map-points";
 import { lookup } from "../../lib/forensics/lookup";
 import { LookupQuerySchema } from "../../lib/forensics/schemas";
-import { ingest, spatialEnvelope } from "../replay/fixtures";
+import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -68,6 +69,15 @@ describe("a geometry across the antimeridian", () => {
     expect(await countMatching(db.pool, { bbox: filter.bbox, kind: ["spatial"], status: ["pending"] })).toBe(2);
     expect(await countMatching(db.pool, { bbox: filter.bbox, kind: ["afc"] })).toBe(0);
     expect((await facetCounts(db.pool, { bbox: filter.bbox })).total).toBe(2);
+  });
+
+  it("gives the list map an extent a few degrees wide across ±180, not the whole world", async () => {
+    const [near] = await ingest(db, [spatialEnvelope({ key: "am-extent", observedAt: 150, featureId: "extent", geometry: ring(-179.9, -17, -179.8, -16) })]);
+    const window = { from: new Date((EPOCH + 90) * 1000), to: new Date((EPOCH + 160) * 1000) }; // Fiji (178..182) and it
+    expect(await matchingExtent(db.pool, window)).toEqual({ bbox: [178, -17, 182, -16], count: 2 });
+    // Either side of 0°, the plain extent is the narrower one.
+    expect(await matchingExtent(db.pool, { from: new Date((EPOCH + 290) * 1000) })).toEqual({ bbox: [2.3, -17, 6, 48.9], count: 2 });
+    await db.pool.query("DELETE FROM dead_letter WHERE id = $1", [near]);
   });
 
   it("is not in a view on the other side of the world, nor in one at other latitudes", async () => {
