@@ -5,7 +5,8 @@ import { BatchActions, type ReplayPermissions } from "./batch-actions";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatDuration, formatTime } from "./format";
 import { ItemsTable } from "./items-table";
-import { isLive, useBatch } from "./queries";
+import { isLive } from "@/lib/replay/progress";
+import { useBatch } from "./queries";
 import { RateChart } from "./rate-chart";
 
 const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled", "pending"] as const;

@@ -4,6 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { toast } from "sonner";
 import { fetchJson } from "@/lib/api/client";
 import type { BatchView, CreateBatchRequest, ItemsPage, ItemStatus, RateSeries } from "@/lib/replay/schemas";
+import { isLive } from "@/lib/replay/progress";
 import type { BatchAction } from "@/lib/replay/state";
 
 // One hook per replay resource, keyed by a factory (bull-board's queryKeys pattern); live views poll about
@@ -18,15 +19,6 @@ export const replayKeys = {
   rate: (id: string) => [...replayKeys.detail(id), "rate"] as const,
 };
 
-const FINISHED = new Set(["completed", "cancelled", "failed"]);
-
-/**
- * A batch can still change until it has ended AND nothing is pending: a cancel ends the batch at once, but items
- * a worker had in flight are only counted (cancelled, or applied if already sent) when their page commits.
- */
-export function isLive(batch: Pick<BatchView, "status" | "counts"> | undefined): boolean {
-  return !batch || !FINISHED.has(batch.status) || batch.counts.pending > 0;
-}
 const livePoll = (live: boolean) => (live ? 1000 : false);
 
 export function useBatches(initial?: BatchView[]) {

@@ -1,4 +1,4 @@
-import type { OutcomeCounts } from "./schemas";
+import type { BatchView, OutcomeCounts } from "./schemas";
 
 /**
  * "n / total" for a batch's progress, where n counts the items that were dealt with (applied, deduped, dropped,
@@ -7,4 +7,21 @@ import type { OutcomeCounts } from "./schemas";
 export function progressText(total: number, counts: OutcomeCounts, fmt: (n: number) => string = String): string {
   const processed = counts.applied + counts.deduped + counts.dropped + counts.poison + counts.failed;
   return `${fmt(processed)} / ${fmt(total)}${counts.cancelled > 0 ? ` · ${fmt(counts.cancelled)} cancelled` : ""}`;
+}
+
+const FINISHED = new Set(["completed", "cancelled", "failed"]);
+
+/** After a batch ended, items still in flight are counted within a page's commit; give up watching after this. */
+const SETTLE_AFTER_END_MS = 2 * 60_000;
+
+/**
+ * A batch can still change until it has ended AND nothing is pending: a cancel ends the batch at once, but items
+ * a worker had in flight are only counted (cancelled, or applied if already sent) when their page commits. Items
+ * of a worker that died are counted by another worker's sweeper: with no worker alive, or long after the end,
+ * nothing will come, and the page stops asking.
+ */
+export function isLive(batch: Pick<BatchView, "status" | "counts" | "liveWorkers" | "finishedAt"> | undefined, now = Date.now()): boolean {
+  if (!batch || !FINISHED.has(batch.status)) return true;
+  const recent = batch.finishedAt === null || now - Date.parse(batch.finishedAt) < SETTLE_AFTER_END_MS;
+  return batch.counts.pending > 0 && batch.liveWorkers > 0 && recent;
 }

@@ -40,9 +40,12 @@ export interface Permissions {
 
 /** How long a record opened from another one (j, k, the advance after a decision) is shown before a decision key acts. */
 const SETTLE_MS = 400;
-/** Set when a record page opens the next or previous record; read by the page of the record it opens (which may be
- * a new component instance: a module variable outlives the navigation). */
-let openedFromRecord = false;
+/**
+ * The record a record page just opened (next, previous) and when; read by that record's page, which may be a new
+ * component instance: a module variable outlives the navigation. By id, so a navigation that went elsewhere
+ * (Escape to the list meanwhile) arms nothing.
+ */
+let openedFromRecord: { id: string; at: number } | null = null;
 
 export function DetailView({ initial, permissions }: { initial: DeadLetterDetail; permissions: Permissions }) {
   const router = useRouter();
@@ -65,7 +68,7 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
       toast.info(`No ${dir} record under this filter`);
       return;
     }
-    openedFromRecord = true;
+    openedFromRecord = { id, at: performance.now() };
     router.push(`/dead-letters/${id}${listQuery ? `?${listQuery}` : ""}`);
   };
 
@@ -100,9 +103,10 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
   const shownAt = useRef(Number.NEGATIVE_INFINITY);
   // Before paint: the guard must hold from the moment the record can be seen (a key can arrive before effects run).
   useLayoutEffect(() => {
-    if (!openedFromRecord) return; // opened from the list or a link: the analyst chose it
-    openedFromRecord = false;
-    shownAt.current = performance.now();
+    const opened = openedFromRecord;
+    openedFromRecord = null;
+    // Opened from the list or a link (no pending open for this record): the analyst chose it.
+    if (opened?.id === record.id && performance.now() - opened.at < 10_000) shownAt.current = performance.now();
   }, [record.id]);
 
   const act = (action: TriageAction, byKey = false) => {
