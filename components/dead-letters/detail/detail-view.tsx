@@ -109,9 +109,10 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
     if (opened?.id === record.id && performance.now() - opened.at < 10_000) shownAt.current = performance.now();
   }, [record.id]);
 
-  const act = (action: TriageAction, byKey = false) => {
+  /** `pressedAt`: a key's event time — when it was pressed, which can be well before it is handled (a busy page). */
+  const act = (action: TriageAction, pressedAt: number | null = null) => {
     if (!permissions.triage || mutation.isPending) return;
-    if (byKey && performance.now() - shownAt.current < SETTLE_MS) {
+    if (pressedAt !== null && pressedAt - shownAt.current < SETTLE_MS) {
       toast.info(`Key ignored: #${record.id} had only just opened`, { description: "Press it again to decide on this record." });
       return;
     }
@@ -128,10 +129,10 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
   useHotkeys({
     j: () => void neighbour(next).then((id) => open(id, "next")),
     k: () => void neighbour(prev).then((id) => open(id, "previous")),
-    a: (e) => !e.repeat && act("approve", true),
-    q: (e) => !e.repeat && act("quarantine", true),
-    r: (e) => !e.repeat && act("reopen", true),
-    e: (e) => !e.repeat && act("edit", true),
+    a: (e) => !e.repeat && act("approve", e.timeStamp),
+    q: (e) => !e.repeat && act("quarantine", e.timeStamp),
+    r: (e) => !e.repeat && act("reopen", e.timeStamp),
+    e: (e) => !e.repeat && act("edit", e.timeStamp),
     "?": () => setDialog("help"),
     Escape: () => router.push(listHref),
   }, !editing);
