@@ -2,6 +2,7 @@
 
 import { Button, Kbd, type ButtonVariant } from "@/components/ui/button";
 import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { validateTap } from "@/lib/afc/tap-schema";
 import { availableActions, type TriageAction } from "@/lib/dead-letters/state";
 
 // The decisions the state machine allows on this record; a disabled button says why in its tooltip.
@@ -34,6 +35,11 @@ export function DecisionBar({ record, canTriage, busy, editing, onAction }: {
         );
       })}
       {!availableActions(record).some((a) => a.enabled) && <span className="text-xs text-slate-500">This record is {record.status}: no decision applies.</span>}
+      {record.status === "pending" && record.kind === "afc" && record.payload !== null && !validateTap(record.payload).ok && (
+        <span className="text-xs text-amber-800">
+          The tap still fails its schema: approved as it is, the replay re-validates it and drops it. Edit it first.
+        </span>
+      )}
     </div>
   );
 }
