@@ -1,5 +1,8 @@
 import type pg from "pg";
 import { AppError } from "../api/errors";
+import { containsMaskPlaceholder } from "../masking/mask";
+import { restoreMasked } from "../masking/restore";
+import type { MaskRules } from "../masking/rules";
 import { appendAudit, type Actor, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { notFound, readDetailRow, readFailures, toDetail, type DetailRow } from "./detail";
@@ -8,6 +11,7 @@ import { payloadDelta } from "./payload-diff";
 import type { ActionBody, ChangedBy, DeadLetterDetail } from "./schemas";
 import { AUDIT_ACTION, decide } from "./state";
 import { storedBox } from "./stored-box";
+import type { JsonValue } from "./types";
 
 // One triage decision on one record (POST /api/dead-letters/{id}/actions): lock the row, check the version the
 // analyst saw and the state machine under the lock, write the change and its audit event in one transaction.
@@ -20,6 +24,21 @@ export interface ActionContext {
   now: Date;
   /** the caller holds dead_letters:override_identity */
   canOverrideIdentity: boolean;
+  /**
+   * The masking the caller saw the record through (lib/masking): an edit made from that view gets the values it
+   * left as shown back from the locked row, and is refused where a placeholder was changed.
+   */
+  maskRules?: MaskRules;
+}
+
+/** The submitted payload with masked values left as shown put back (restore.ts), or a 422 naming each changed one. */
+function unmaskEdit(submitted: JsonValue, stored: JsonValue | null, rules: MaskRules | undefined): JsonValue {
+  if (!rules || !containsMaskPlaceholder(submitted)) return submitted;
+  const { payload, changed } = restoreMasked(submitted, stored, rules);
+  if (changed.length === 0) return payload;
+  const message = "holds a masked value (•••) that is not the one shown: type the full value, leave it as shown, or remove the field";
+  const issues = changed.map((path) => ({ path: ["payload", ...path].join("."), message }));
+  throw new AppError("validation_failed", `${issues[0]!.path}: ${message}`, { issues });
 }
 
 async function current(client: pg.PoolClient, row: DetailRow): Promise<DeadLetterDetail> {
@@ -67,17 +86,18 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
     const before = { status: row.status, version: row.version, failureClass: row.failure_class };
     const after = { status: decision.next, version: row.version + 1 };
     if (body.action === "edit") {
+      const payload = unmaskEdit(body.payload, row.payload, ctx.maskRules);
       const outcome = await evaluateEdit(
         client,
         { kind: row.kind, source: row.source, idempotencyKey: row.idempotency_key, payload: row.payload, failureClass: row.failure_class, classReason: row.class_reason },
-        body.payload,
+        payload,
         { overrideIdentity: body.overrideIdentity === true, canOverrideIdentity: ctx.canOverrideIdentity },
       );
-      const delta = payloadDelta(row.payload, body.payload);
+      const delta = payloadDelta(row.payload, payload);
       if (delta === undefined) {
         throw new AppError("validation_failed", "payload: is unchanged", { issues: [{ path: "payload", message: "is unchanged" }] });
       }
-      await writeEdit(client, id, body.payload, decision.next, outcome, ctx.now);
+      await writeEdit(client, id, payload, decision.next, outcome, ctx.now);
       audit.push({
         ...base, action: AUDIT_ACTION.edit, reason: body.reason ?? null, diff: delta,
         before: { ...before, classReason: row.class_reason, ...(row.analysis ? { outcome: row.analysis.outcome } : {}) },
