@@ -2,6 +2,7 @@ import type pg from "pg";
 import { AppError } from "../api/errors";
 import { originalGeometry } from "../spatial/received";
 import { encodeCursor } from "./cursor";
+import { AUDIT_ACTION } from "./state";
 import type { DeadLetterDetail } from "./schemas";
 import type { JsonValue, SpatialAnalysis } from "./types";
 
@@ -14,7 +15,7 @@ export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency
   d.source_message_id, d.observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
   d.first_failure_reason, d.reason, d.reason_group, d.failure_class, d.class_reason, d.status, d.replay_count,
   d.failure_count, d.version, d.analysis, d.repaired_geometry,
-  EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = 'dead_letter.edited') AS edited`;
+  EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited`;
 
 export interface DetailRow {
   id: string;

@@ -1,4 +1,5 @@
 import type { BatchView, OutcomeCounts } from "./schemas";
+import { FINISHED_BATCH_STATUSES } from "./state";
 
 /**
  * "n / total" for a batch's progress, where n counts the items that were dealt with (applied, deduped, dropped,
@@ -9,7 +10,6 @@ export function progressText(total: number, counts: OutcomeCounts, fmt: (n: numb
   return `${fmt(processed)} / ${fmt(total)}${counts.cancelled > 0 ? ` · ${fmt(counts.cancelled)} cancelled` : ""}`;
 }
 
-const FINISHED = new Set(["completed", "cancelled", "failed"]);
 
 /** After a batch ended, items still in flight are counted within a page's commit; give up watching after this. */
 const SETTLE_AFTER_END_MS = 2 * 60_000;
@@ -21,7 +21,7 @@ const SETTLE_AFTER_END_MS = 2 * 60_000;
  * nothing will come, and the page stops asking.
  */
 export function isLive(batch: Pick<BatchView, "status" | "counts" | "liveWorkers" | "finishedAt"> | undefined, now = Date.now()): boolean {
-  if (!batch || !FINISHED.has(batch.status)) return true;
+  if (!batch || !FINISHED_BATCH_STATUSES.includes(batch.status)) return true;
   const recent = batch.finishedAt === null || now - Date.parse(batch.finishedAt) < SETTLE_AFTER_END_MS;
   return batch.counts.pending > 0 && batch.liveWorkers > 0 && recent;
 }
