@@ -109,7 +109,7 @@ export interface BatchView {
   sink: SinkView;
   selection: Selection;
   ratePerSecond: number;
-  /** the multiplier applied after 429/503 from the sink, as of now (1 = full rate) */
+  /** the multiplier applied after 429/503 from the sink, as of now (1 = full rate; 1 once the batch is not running or paused) */
   throttle: number;
   pageSize: number;
   maxReplays: number;

@@ -74,7 +74,8 @@ function toView(r: BatchRow, now: Date): BatchView {
   };
   const finished = counts.applied + counts.deduped + counts.dropped + counts.poison + counts.failed + counts.cancelled;
   counts.pending = Math.max(0, r.total - finished);
-  const throttle = effectiveThrottle({ throttle: r.throttle, throttledAt: r.throttled_at }, now);
+  // A batch that is not running or paused is held back by nothing: 1, whatever the sink last asked.
+  const throttle = r.status === "running" || r.status === "paused" ? effectiveThrottle({ throttle: r.throttle, throttledAt: r.throttled_at }, now) : 1;
   // Over the last RECENT_S seconds, or since the (re)start when that is more recent.
   const since = r.window_from ? (now.getTime() - r.window_from.getTime()) / 1000 : RECENT_S;
   const span = Math.max(1, Math.min(RECENT_S, since));

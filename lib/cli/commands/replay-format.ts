@@ -20,7 +20,7 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
     `  sink ${b.sink.type === "http" ? `http ${b.sink.url}` : "built-in ledger"}; rate ${b.ratePerSecond}/s` +
-      `${b.throttle < 1 && (b.status === "running" || b.status === "paused") ? ` × ${b.throttle.toFixed(2)} (throttled by the sink)` : ""}; achieved ${rate}`,
+      `${b.throttle < 1 ? ` × ${b.throttle.toFixed(2)} (throttled by the sink)` : ""}; achieved ${rate}`,
     `  ${progressText(b.total, c)} — applied ${c.applied}, deduped ${c.deduped}, dropped ${c.dropped}, poison ${c.poison}, ` +
       `failed ${c.failed}, cancelled ${c.cancelled}; pending ${c.pending}`,
     `  created ${b.createdAt} by ${b.createdBy.email ?? b.createdBy.id}` +
