@@ -65,16 +65,16 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
   // Otherwise the map shows where the matching records are, and again whenever the other filters change — not
   // while "Filter list to map view" is on (the view is then the filter) nor when the URL gave a view.
   const extent = useExtent(others, !follow);
-  const fitted = useRef<string | null>(filter.bbox ? filterKey(others) : null);
+  const othersKey = filterKey(others);
+  const fitted = useRef<string | null>(filter.bbox ? othersKey : null);
   const [ready, setReady] = useState(false);
+  const box = extent.isPlaceholderData ? undefined : extent.data?.bbox;
   const fitToResults = useCallback((force = false) => {
     const m = map.current;
-    const key = filterKey(others);
-    const box = extent.data?.bbox;
-    if (!m || !box || extent.isPlaceholderData || (!force && fitted.current === key)) return;
-    fitted.current = key;
+    if (!m || !box || (!force && fitted.current === othersKey)) return;
+    fitted.current = othersKey;
     m.fitBounds([[box[0], box[1]], [box[2], Math.min(box[3], 85)]], { padding: 28, maxZoom: 12, duration: 0 });
-  }, [others, extent.data, extent.isPlaceholderData]);
+  }, [othersKey, box]);
   useEffect(() => {
     if (ready && !follow) fitToResults();
   }, [ready, follow, fitToResults]);
