@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { copyIn } from "../db/copy";
-import { copyField, copyJson } from "../db/copy-text";
+import { copyField, copyJson, copyJsonText } from "../db/copy-text";
 import { CanonicalJson } from "./canonical-json";
 import { auditBody, chainHash, GENESIS_HASH, type AuditBody, type AuditContent } from "./chain";
 
@@ -31,17 +31,18 @@ function plain(v: unknown): unknown {
 
 /** A JSON column's COPY field: canonical JSON spliced in as it is rather than parsed and written again. */
 function jsonField(v: unknown): string {
-  if (v === null || v === undefined) return "\\N";
-  return v instanceof CanonicalJson ? copyField(v.text) : copyJson(v);
+  return v instanceof CanonicalJson ? copyJsonText(v.text) : copyJson(v);
 }
 
-/** One event as a line of COPY text, in appendAudit's column order. */
-function copyLine(id: string, r: AuditContent & { prevHash: string; hash: string }): string {
-  return `${[
-    id, r.at, copyField(r.actorId), copyField(r.actorEmail), copyField(r.actorRole), copyField(r.action), copyField(r.targetType),
+/**
+ * An event's COPY text between its id and its chain link (at … request_id, appendAudit's column order): built
+ * before the chain's lock, which then only adds id, previous hash and hash.
+ */
+function copyMiddle(r: AuditContent): string {
+  return [
+    r.at, copyField(r.actorId), copyField(r.actorEmail), copyField(r.actorRole), copyField(r.action), copyField(r.targetType),
     copyField(r.targetId), jsonField(r.before), jsonField(r.after), jsonField(r.diff), copyField(r.reason), copyField(r.requestId),
-    r.prevHash, r.hash,
-  ].join("\t")}\n`;
+  ].join("\t");
 }
 
 function normalise(e: AuditInput, at: Date): AuditContent {
@@ -64,7 +65,7 @@ function normalise(e: AuditInput, at: Date): AuditContent {
 /** Events ready to chain: normalised, serialised and canonicalized (all but the link to the previous hash). */
 export interface PreparedAudit {
   prepared: true;
-  events: { c: AuditContent; body: AuditBody }[];
+  events: { body: AuditBody; copy: string }[];
 }
 
 /**
@@ -76,7 +77,7 @@ export function prepareAudit(events: AuditInput[], now: Date): PreparedAudit {
     prepared: true,
     events: events.map((e) => {
       const c = normalise(e, now);
-      return { c, body: auditBody(c) };
+      return { body: auditBody(c), copy: copyMiddle(c) };
     }),
   };
 }
@@ -85,21 +86,24 @@ export function prepareAudit(events: AuditInput[], now: Date): PreparedAudit {
 export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | PreparedAudit, now: Date): Promise<string[]> {
   const { events } = Array.isArray(input) ? prepareAudit(input, now) : input;
   if (events.length === 0) return [];
+  // The lock in its own statement: the next one's snapshot must see the last event committed before it.
   await client.query("SELECT pg_advisory_xact_lock($1)", [AUDIT_CHAIN_LOCK]);
-  const last = await client.query<{ hash: string }>("SELECT hash FROM audit_event ORDER BY id DESC LIMIT 1");
-  let prev = last.rows[0]?.hash ?? GENESIS_HASH;
-  const rows = events.map(({ c, body }) => {
-    const hash = chainHash(prev, body);
-    const row = { ...c, prevHash: prev, hash };
-    prev = hash;
-    return row;
-  });
   // COPY with ids taken here, under the chain's lock, so ascending ids are the chain's order: COPY has no
   // RETURNING, and an INSERT from one JSON document parsed a batch's ~400 kB ingest event four times over (the
   // ::json cast, json_array_elements, json_to_record, jsonb) where COPY parses it once.
-  const ids = await client.query<{ id: string }>("SELECT nextval('audit_event_id_seq')::text AS id FROM generate_series(1, $1)", [rows.length]);
-  const taken = ids.rows.map((r) => BigInt(r.id)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
-  const text = rows.map((r, i) => copyLine(taken[i] as string, r)).join("");
+  const head = await client.query<{ hash: string | null; ids: string[] }>(
+    `SELECT (SELECT hash FROM audit_event ORDER BY id DESC LIMIT 1) AS hash,
+       ARRAY(SELECT nextval('audit_event_id_seq')::text FROM generate_series(1, $1)) AS ids`,
+    [events.length],
+  );
+  let prev = head.rows[0]?.hash ?? GENESIS_HASH;
+  const taken = (head.rows[0]?.ids ?? []).map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
+  const text = events.map(({ body, copy }, i) => {
+    const hash = chainHash(prev, body);
+    const line = `${taken[i] as string}\t${copy}\t${prev}\t${hash}\n`;
+    prev = hash;
+    return line;
+  }).join("");
   await copyIn(client, `COPY audit_event (id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after,
     diff, reason, request_id, prev_hash, hash) FROM STDIN`, text);
   return taken;
