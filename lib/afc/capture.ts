@@ -8,7 +8,7 @@ import type { NewDeadLetter } from "../dead-letters/types";
 import { normalizeCapturedTap } from "./envelope";
 import { eventHash } from "./hash";
 import { isJsonObject, parseLossless } from "./json";
-import { UNSTORABLE_ESCAPE, unstorable, unstorableProblem } from "../dead-letters/unstorable";
+import { suspectText, unstorable, unstorableProblem } from "../dead-letters/unstorable";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
 // fail become dead letters with the gate's reason, class and identity hash. All captures of one request
@@ -34,7 +34,7 @@ export interface CaptureBody {
  */
 export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
   const body = parseBody(text, format);
-  const suspect = UNSTORABLE_ESCAPE.test(text);
+  const suspect = suspectText(text);
   // The request's source is named as such; each captured tap's fields are checked in captureTaps.
   const bad = suspect ? unstorable(body.source, "source") : null;
   if (bad) throw issueError(bad);

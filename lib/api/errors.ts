@@ -67,7 +67,7 @@ export function zodIssues(error: z.ZodError, prefix = ""): FieldIssue[] {
 }
 
 /** A 422 naming one field, e.g. what lib/dead-letters/unstorable.ts finds. */
-export function issueError(issue: { path: string; message: string }): AppError {
+export function issueError(issue: FieldIssue): AppError {
   return new AppError("validation_failed", `${issue.path}: ${issue.message}`, { issues: [issue] });
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { authenticate, type Principal } from "../auth/principal";
 import { can, type Permission } from "../auth/permissions";
-import { UNSTORABLE_ESCAPE, unstorable } from "../dead-letters/unstorable";
+import { suspectText, unstorable } from "../dead-letters/unstorable";
 import { AppError, issueError, validationError } from "./errors";
 import { searchParamsToObject } from "./search-params";
 
@@ -83,7 +83,7 @@ export async function readJson(req: Request): Promise<unknown> {
   }
   // Every JSON body goes to PostgreSQL in some form: NUL and unpaired surrogates (lib/dead-letters/unstorable.ts)
   // would fail the statement with a 500; say which field instead.
-  const bad = UNSTORABLE_ESCAPE.test(text) ? unstorable(value, "") : null;
+  const bad = suspectText(text) ? unstorable(value, "") : null;
   if (bad) throw issueError({ ...bad, path: bad.path || "body" });
   return value;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewDeadLetter } from "./types";
-import { outOfRange, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "./unstorable";
+import { outOfRange, suspectText, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "./unstorable";
 
 const record: NewDeadLetter = {
   kind: "afc", source: "gates", idempotencyKey: "ab".repeat(32), entityKey: "d-1", eventId: "e-1", deviceId: "d-1", sourceMessageId: null,
@@ -20,6 +20,10 @@ describe("unstorable", () => {
     expect(UNSTORABLE_ESCAPE.test('{"a":"\\u0000"}')).toBe(true);
     expect(UNSTORABLE_ESCAPE.test('{"a":"\\uD83D\\uDE00"}')).toBe(true); // searched, then passes
     expect(UNSTORABLE_ESCAPE.test('{"a":"\\u00e9"}')).toBe(false);
+    // What entry points ask of every text: the same answer, with a substring search first.
+    expect(suspectText('{"a":"\\u0000"}')).toBe(true);
+    expect(suspectText('{"a":"\\u00e9"}')).toBe(false);
+    expect(suspectText('{"a":"plain"}')).toBe(false);
   });
 
   it("checks a normalized record's fields, naming the payload's own path first", () => {

@@ -1,5 +1,5 @@
 import { isJsonObject } from "../afc/json";
-import type { NewDeadLetter } from "./types";
+import type { FieldError, NewDeadLetter } from "./types";
 
 // What JSON can carry but PostgreSQL cannot store, in text or jsonb: the NUL character and unpaired UTF-16
 // surrogates (both only as escapes, \u0000 and \ud800–\udfff alone). One such value fails the statement that
@@ -8,20 +8,22 @@ import type { NewDeadLetter } from "./types";
 /** An escape that may stand for something unstorable: a cheap test before searching a parsed value. */
 export const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
+/**
+ * Whether JSON text holds an escape that may stand for something unstorable (then search the parsed value).
+ * Every record's text is asked: a substring search first, a tenth of the regex's cost, as almost none has one.
+ */
+export function suspectText(text: string): boolean {
+  return text.includes("\\u") && UNSTORABLE_ESCAPE.test(text);
+}
+
 function problem(text: string): string | null {
   if (text.includes("\0")) return "contains the NUL character (\\u0000), which cannot be stored";
   if (!text.isWellFormed()) return "contains an unpaired UTF-16 surrogate (\\ud800–\\udfff alone), which is not Unicode text and cannot be stored";
   return null;
 }
 
-/** A field and what is wrong with it, as API errors name them. */
-export interface Issue {
-  path: string;
-  message: string;
-}
-
 /** The first string or key (path a.b[0]) holding what PostgreSQL cannot store, and why; null when there is none. */
-export function unstorable(value: unknown, path: string): Issue | null {
+export function unstorable(value: unknown, path: string): FieldError | null {
   if (typeof value === "string") {
     const message = problem(value);
     return message ? { path, message } : null;
@@ -50,7 +52,7 @@ export function unstorable(value: unknown, path: string): Issue | null {
  * raw_payload sent as a string of JSON is parsed again when normalized, turning escapes into characters). Paths
  * name the envelope's fields; `payloadPath` is where the payload sits in it ("" when the payload is the input).
  */
-export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind === "afc" ? "raw_payload" : "feature"): Issue | null {
+export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind === "afc" ? "raw_payload" : "feature"): FieldError | null {
   // The payload first: a field also copied out of it (event_id, device_id) is then named where it was sent.
   const fields: [string, unknown][] = [
     [payloadPath, r.payload], ["source", r.source], ["idempotency_key", r.idempotencyKey], ["entity_key", r.entityKey],
@@ -71,7 +73,7 @@ const MAX_INT = 2_147_483_647;
  * Values PostgreSQL's columns cannot hold: a replay count beyond `integer`, a time outside years 1–9999 (JavaScript
  * reaches ±275,760 and year 0, which PostgreSQL refuses or RFC 3339 cannot write). Cheap: checked on every record.
  */
-export function outOfRange(r: NewDeadLetter): Issue | null {
+export function outOfRange(r: NewDeadLetter): FieldError | null {
   if (r.replayCount > MAX_INT) {
     return { path: r.kind === "afc" ? "retry_count" : "replay_count", message: `must be at most ${MAX_INT.toLocaleString("en")}` };
   }
@@ -84,10 +86,10 @@ export function outOfRange(r: NewDeadLetter): Issue | null {
 
 /**
  * Why a normalized record cannot be stored, or null: what the columns cannot hold (always checked: three
- * comparisons) and, when the input held a suspect escape (UNSTORABLE_ESCAPE), what text and jsonb cannot hold.
+ * comparisons) and, when the input held a suspect escape (suspectText), what text and jsonb cannot hold.
  * Ingest and capture both ask this before preparing a record, so neither fails a whole batch over one value.
  */
-export function unstorableProblem(r: NewDeadLetter, suspect: boolean, payloadPath?: string): Issue | null {
+export function unstorableProblem(r: NewDeadLetter, suspect: boolean, payloadPath?: string): FieldError | null {
   return outOfRange(r) ?? (suspect ? unstorableRecord(r, payloadPath) : null);
 }
 

@@ -2,7 +2,7 @@ import { normalizeAfcRecord } from "../../afc/envelope";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
-import { UNSTORABLE_ESCAPE, unstorableProblem } from "../unstorable";
+import { suspectText, unstorableProblem } from "../unstorable";
 import { prepareRecord, type PreparedRecord } from "./prepare";
 import type { FieldError, RepairMethod, RepairPolicy } from "../types";
 import type { RecordText } from "./split";
@@ -50,7 +50,7 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   if (!result.ok) return { index: rec.index, ok: false, errors: result.errors };
   // One value PostgreSQL cannot store would fail the whole batch: that record alone is rejected (unstorable.ts;
   // text and jsonb are searched only when the line holds a suspect escape).
-  const bad = unstorableProblem(result.record, UNSTORABLE_ESCAPE.test(rec.text));
+  const bad = unstorableProblem(result.record, suspectText(rec.text));
   if (bad !== null) return { index: rec.index, ok: false, errors: [bad] };
   return { index: rec.index, ok: true, record: prepareRecord(result.record) };
 }
