@@ -148,9 +148,11 @@ async function insertRows(client: pg.PoolClient, text: string, count: number, hi
   }
   // One staging table per connection, emptied by every commit (not created and dropped per batch: a producer
   // re-sending a whole file would churn the catalog).
+  // One round trip (no parameters: a simple query may hold two statements); the DELETE only guards a second
+  // store in one transaction, the commit empties the table otherwise.
   await client.query(`CREATE TEMP TABLE IF NOT EXISTS dead_letter_stage
-    (LIKE dead_letter INCLUDING DEFAULTS, ord bigint GENERATED ALWAYS AS IDENTITY) ON COMMIT DELETE ROWS`);
-  await client.query("DELETE FROM dead_letter_stage");
+    (LIKE dead_letter INCLUDING DEFAULTS, ord bigint GENERATED ALWAYS AS IDENTITY) ON COMMIT DELETE ROWS;
+    DELETE FROM dead_letter_stage`);
   await copyIn(client, `COPY dead_letter_stage (${COLUMNS}) FROM STDIN`, text);
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO dead_letter (${COLUMNS}) SELECT ${COLUMNS} FROM dead_letter_stage ORDER BY ord

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Actor } from "../../audit/append";
-import { keyOf, storeDeadLetters, type CopyHint } from "../store";
+import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store";
 import type { FieldError, RepairMethod, RepairPolicy } from "../types";
 import { DEFAULT_SOURCE_SETTINGS, normalizeChunk, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
@@ -37,12 +37,7 @@ export async function loadSourceSettings(pool: pg.Pool): Promise<Map<string, Sou
 }
 
 /** How a batch's store fits in its stream (see storeBatch and StoreContext). */
-interface StoreOrder {
-  after?: Promise<unknown>;
-  idsAfter?: Promise<unknown>;
-  idsTaken?: () => void;
-  copyHint?: CopyHint;
-}
+type StoreOrder = Pick<StoreContext, "after" | "idsAfter" | "idsTaken" | "copyHint">;
 
 /**
  * Stores normalized records in one transaction and returns results in input order. `order` keeps overlapping
@@ -68,11 +63,11 @@ async function storeInOrder(
   batch: Normalized[],
   now: Date,
   opts: IngestOptions,
-  { after, idsAfter, idsTaken, copyHint }: StoreOrder,
+  order: StoreOrder,
 ): Promise<IngestResult[]> {
   const good = batch.filter((n): n is Extract<Normalized, { ok: true }> => n.ok);
   const stored = new Map<number, IngestResult>();
-  if (good.length === 0) await after; // nothing to store, but report nothing before the batches ahead are in
+  if (good.length === 0) await order.after; // nothing to store, but report nothing before the batches ahead are in
   if (good.length) {
     const client = await pool.connect();
     try {
@@ -83,8 +78,7 @@ async function storeInOrder(
       await client.query("SET LOCAL lock_timeout = '30s'");
       const outcomes = await storeDeadLetters(client, good.map((g) => g.record), {
         now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest",
-        ...(after ? { after } : {}), ...(idsAfter ? { idsAfter } : {}), ...(idsTaken ? { idsTaken } : {}),
-        ...(copyHint ? { copyHint } : {}),
+        ...order,
       });
       await client.query("COMMIT");
       good.forEach((g, i) => {
