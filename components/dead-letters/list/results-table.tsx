@@ -18,20 +18,23 @@ const EMPTY: DeadLetterSummary[] = [];
 const estimateSize = () => ROW_HEIGHT;
 const getRowId = (r: DeadLetterSummary) => r.id;
 
-/** The element's inner width (without its scrollbar), followed as it changes; null until measured. */
-function useInnerWidth(ref: RefObject<HTMLElement | null>): number | null {
-  const [width, setWidth] = useState<number | null>(null);
+const remPx = () => (typeof document === "undefined" ? 16 : parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
+
+/**
+ * The columns that do not fit the element's inner width (without its scrollbar), followed as it is resized. Held
+ * as a key, not the width: a resize that hides no other column (most frames of a drag) renders nothing.
+ */
+function useHiddenColumns(ref: RefObject<HTMLElement | null>): Set<string> {
+  const [key, setKey] = useState("");
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
+    const observer = new ResizeObserver(() => setKey([...hiddenColumns(COLUMN_WIDTHS, el.clientWidth, remPx())].join(",")));
     observer.observe(el);
     return () => observer.disconnect();
   }, [ref]);
-  return width;
+  return useMemo(() => new Set(key ? key.split(",") : []), [key]);
 }
-
-const remPx = () => (typeof document === "undefined" ? 16 : parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
 
 export interface ResultsTableProps {
   filter: ListFilter;
@@ -49,8 +52,7 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
   const table = useTable({ features, columns, data: rows, getRowId, meta: selection });
   const scroller = useRef<HTMLDivElement>(null);
   const model = table.getRowModel().rows;
-  const width = useInnerWidth(scroller);
-  const hidden = useMemo(() => hiddenColumns(COLUMN_WIDTHS, width, remPx()), [width]);
+  const hidden = useHiddenColumns(scroller);
   const template = useMemo(() => gridTemplate(hidden), [hidden]);
   // Stable across renders: the virtualizer recomputes every row's offset (O(rows)) whenever getItemKey changes,
   // which with an inline function was every scroll frame — 54 ms a frame at 30k rows, 88 ms at 100k.
