@@ -77,6 +77,9 @@ test("create in the UI, four-eyes approval, paced live progress, pause, resume, 
   await page.getByRole("button", { name: "Cancel batch" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Cancel batch" }).click();
   await expect(page.getByTestId("batch-status")).toHaveText("cancelled");
+  // Items a worker had in flight when the cancel landed are counted when their page commits: the page keeps
+  // following the batch until nothing is pending (it read 13 while the API, a moment later, said 14).
+  await expect.poll(() => count(page, "pending"), { timeout: 10_000 }).toBe(0);
   const applied = await count(page, "applied");
   expect(applied).toBeLessThan(40);
   await page.screenshot({ path: `${SHOTS}/replay-cancelled.png`, fullPage: true });
