@@ -41,7 +41,7 @@ const DEAD_LETTERS: Operation[] = [
     method: "post", path: "/api/dead-letters/{id}/actions", tag: "triage", summary: "Approve, edit, quarantine or reopen one record",
     description:
       "Optimistic concurrency: send the version you read. Quarantine needs a reason. Poison records cannot be approved until edited into validity. " +
-      "AFC identity fields (event_id, device_id, tap_timestamp, fare_amount_cents) may only change with overrideIdentity and a reason, by a supervisor; the stored key never changes.",
+      "AFC identity fields (event_id, device_id, tap_timestamp, fare_amount_cents) may only change when a supervisor overrides with a reason (an edit by a supervisor with a reason is the override, unless overrideIdentity is false); the stored key never changes.",
     access: { permission: "dead_letters:triage" }, params: IdParamsSchema, body: ActionBodySchema,
     responses: { ...ok("The record after the decision", DeadLetterDetailSchema), ...notFound, ...conflict },
   },

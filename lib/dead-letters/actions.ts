@@ -6,7 +6,7 @@ import type { MaskRules } from "../masking/rules";
 import { appendAudit, type Actor, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { notFound, readDetailRow, readFailures, toDetail, type DetailRow } from "./detail";
-import { evaluateEdit, type EditOutcome } from "./edit";
+import { evaluateEdit, identityOverride, type EditOutcome } from "./edit";
 import { payloadDelta } from "./payload-diff";
 import type { ActionBody, ChangedBy, DeadLetterDetail } from "./schemas";
 import { AUDIT_ACTION, decide } from "./state";
@@ -91,7 +91,7 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
         client,
         { kind: row.kind, source: row.source, idempotencyKey: row.idempotency_key, payload: row.payload, failureClass: row.failure_class, classReason: row.class_reason },
         payload,
-        { overrideIdentity: body.overrideIdentity === true, canOverrideIdentity: ctx.canOverrideIdentity },
+        { overrideIdentity: identityOverride(body, ctx.canOverrideIdentity), canOverrideIdentity: ctx.canOverrideIdentity },
       );
       const delta = payloadDelta(row.payload, payload);
       if (delta === undefined) {

@@ -40,6 +40,17 @@ const idOf = (tap: { [key: string]: JsonValue }, field: string): string | null =
   return typeof v === "string" && v.trim() !== "" ? v : null;
 };
 
+/**
+ * Whether an edit overrides the AFC identity rule ("refuse it unless a supervisor overrides with a reason"):
+ * explicitly (`overrideIdentity: true`), or implied when someone allowed to override sends a reason and does not
+ * say `overrideIdentity: false` — the issue's body is `{action, version, reason?, payload?}`, so a supervisor's
+ * edit with a reason is the override. An analyst's reason never is one.
+ */
+export function identityOverride(body: { overrideIdentity?: boolean | undefined; reason?: string | undefined }, canOverride: boolean): boolean {
+  if (body.overrideIdentity !== undefined) return body.overrideIdentity;
+  return canOverride && body.reason !== undefined && body.reason.trim() !== "";
+}
+
 export async function evaluateEdit(
   db: pg.PoolClient,
   subject: EditSubject,

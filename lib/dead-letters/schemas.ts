@@ -27,7 +27,7 @@ export const ActionBodySchema = z
       payload: JsonValueSchema,
       /** the edit's note; required with overrideIdentity (the override's justification) */
       reason: ReasonSchema.optional(),
-      overrideIdentity: z.boolean().optional().describe("AFC: allow changing identity fields (supervisors only; needs reason)"),
+      overrideIdentity: z.boolean().optional().describe("AFC: allow changing identity fields (supervisors only; needs reason). Omitted: a supervisor's edit with a reason overrides; false: never"),
     }),
   ], { error: `must be one of ${TRIAGE_ACTIONS.join(", ")}` })
   .refine((b) => !(b.action === "edit" && b.overrideIdentity && !b.reason), {

@@ -18,6 +18,8 @@ setTestAuthEnv();
 const PUBLIC = new Set([
   "GET /api/health", // load balancers and the launcher probe it without credentials
   "GET /api/openapi.json", // the API's description (no data): client generators and docs viewers fetch it unauthenticated
+  // the catch-all for paths no route claims: it answers 404 (JSON) and touches nothing
+  ...["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => `${m} /api/1`),
 ]);
 
 /** Route files that are not built with defineRoute, and why. */
@@ -143,5 +145,17 @@ describe("route access", () => {
       const res = await call(h, tokens.get(withIt));
       expect([401, 403], `${key} refused ${withIt}: ${JSON.stringify(res.body)}`).not.toContain(res.status);
     });
+  });
+});
+
+describe("a path no route claims", () => {
+  it("answers a JSON 404 naming the method and path, for every method", async () => {
+    const mod = modules.get("api/[...path]/route.ts") as Record<string, (req: Request) => Promise<Response>>;
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      const res = await mod[method]!(new Request("http://localhost/api/replays/3/explode", { method }));
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(await res.json()).toMatchObject({ error: { code: "not_found", message: expect.stringContaining(`${method} /api/replays/3/explode`) } });
+    }
   });
 });

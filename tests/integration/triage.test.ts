@@ -134,7 +134,13 @@ describe("edits", () => {
     delete withId.battery_pct;
     await expect(applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: true, reason: "from gate log" }, analyst))
       .rejects.toMatchObject({ code: "forbidden" });
-    const edited = await applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: true, reason: "from gate log" }, supervisor);
+    // An analyst's reason is not an override; a supervisor saying overrideIdentity: false is not one either.
+    await expect(applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, reason: "from gate log" }, analyst))
+      .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.event_id" }] });
+    await expect(applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: false, reason: "from gate log" }, supervisor))
+      .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.event_id" }] });
+    // The issue's body {action, version, reason, payload} from a supervisor is the override.
+    const edited = await applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, reason: "from gate log" }, supervisor);
     expect(edited).toMatchObject({ failureClass: "transient_schema", classReason: "edited into validity", idempotencyKey: d.idempotencyKey, eventId: "e-2" });
     const audits = await auditFor(ids.poison!);
     // fare "275" → 275 is a coercion, not an identity change (see the test above); event_id is the override
