@@ -256,6 +256,25 @@ describe("POST /api/dead-letters", () => {
     expect(((await one.json()) as { results: IngestResult[] }).results).toEqual([expect.objectContaining({ index: 0, status: "created" })]);
   });
 
+  it("answers 400 for a JSON body that is not JSON at all, storing nothing; a bad record among others rejects only itself", async () => {
+    const before = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter");
+    for (const bad of ['{"kind":', `[${spatial("http-4").slice(0, 40)}`, "not json"]) {
+      const res = await post(bad);
+      expect(res.status, bad).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body" }] } });
+    }
+    const after = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter");
+    expect(after.rows[0]?.n).toBe(before.rows[0]?.n);
+    // Two records, the second cut off: the first is stored, the second rejected, in a 200.
+    const mixed = await post(`[${spatial("http-5")}, {"kind":`);
+    expect(mixed.status).toBe(200);
+    expect(((await mixed.json()) as { results: IngestResult[] }).results.map((r) => r.status)).toEqual(["created", "rejected"]);
+    // Valid JSON that is not an envelope is a record, rejected with its reasons.
+    const value = await post("42");
+    expect(value.status).toBe(200);
+    expect(((await value.json()) as { results: IngestResult[] }).results).toEqual([expect.objectContaining({ index: 0, status: "rejected" })]);
+  });
+
   it("refuses an unknown content type and a missing token with JSON errors", async () => {
     const res = await post("a=b", "application/x-www-form-urlencoded");
     expect(res.status).toBe(415);

@@ -3,7 +3,7 @@ import { AppError } from "../../api/errors";
 import type { Principal } from "../../auth/principal";
 import { sharedNormalizePool } from "./normalize-pool";
 import { ingestStream, loadSourceSettings } from "./pipeline";
-import { decodeUtf8, splitBody, type BodyFormat } from "./split";
+import { decodeUtf8, splitBody, type BodyFormat, type RecordText } from "./split";
 
 const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
 const JSON_TYPES = new Set(["application/json", "text/json"]);
@@ -26,14 +26,40 @@ export function bodyFormat(contentType: string | null): BodyFormat {
 }
 
 /**
+ * A JSON body (not NDJSON) that is one value and not JSON at all — `{"kind":`, a truncated upload — is a bad
+ * request, answered 400 before anything is streamed, like every other JSON route; with two or more records
+ * (an array, concatenated values) a malformed one rejects that record only. Reads at most the first two
+ * records, and gives back an iterator over all of them.
+ */
+async function checkWholeBody(records: AsyncGenerator<RecordText>): Promise<AsyncGenerator<RecordText>> {
+  const first = await records.next();
+  const second = first.done ? first : await records.next();
+  if (!first.done && second.done) {
+    try {
+      JSON.parse(first.value.text);
+    } catch (e) {
+      throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message}); nothing was stored`, {
+        issues: [{ path: "body", message: "not valid JSON" }],
+      });
+    }
+  }
+  return (async function* () {
+    if (!first.done) yield first.value;
+    if (!second.done) yield second.value;
+    yield* records;
+  })();
+}
+
+/**
  * Streams `{"results":[…]}` while the body is still arriving: results are written per stored batch, so
  * neither the request nor the reply is ever held whole. A failure after the first byte (database gone) ends
  * the array and adds an "error" member naming the first index that was not stored.
  */
-export function ingestResponse(req: Request, pool: pg.Pool, principal: Principal, requestId: string): Response {
+export async function ingestResponse(req: Request, pool: pg.Pool, principal: Principal, requestId: string): Promise<Response> {
   const format = bodyFormat(req.headers.get("content-type"));
   if (!req.body) throw new AppError("bad_request", "body: empty; send one envelope, a JSON array or NDJSON", { issues: [{ path: "body", message: "required" }] });
-  const body = req.body;
+  const split = splitBody(format, decodeUtf8(req.body as unknown as AsyncIterable<Uint8Array>));
+  const records = format === "json" ? await checkWholeBody(split) : split;
   const encoder = new TextEncoder();
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({
@@ -42,7 +68,6 @@ export function ingestResponse(req: Request, pool: pg.Pool, principal: Principal
       let first = true;
       try {
         const sources = await loadSourceSettings(pool);
-        const records = splitBody(format, decodeUtf8(body as unknown as AsyncIterable<Uint8Array>));
         const actor = { id: principal.userId, email: principal.email, role: principal.role };
         for await (const results of ingestStream(pool, records, { actor, requestId, sources, normalizer: sharedNormalizePool() })) {
           const text = results.map((r) => JSON.stringify(r)).join(",");
