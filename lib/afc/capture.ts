@@ -56,6 +56,10 @@ function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
     }
     return { source: value.source as string | undefined, taps: value.taps };
   }
+  // A tap has no `taps` key (it would be an unrecognized one): an object with one is a wrapper gone wrong.
+  if (isJsonObject(value) && "taps" in value) {
+    throw new AppError("validation_failed", "taps: must be an array of taps", { issues: [{ path: "taps", message: "must be an array of taps" }] });
+  }
   if (isJsonObject(value)) return { source: undefined, taps: [value] };
   throw new AppError("validation_failed", "body: must be a tap, an array of taps or {\"source\", \"taps\": [...]}", {
     issues: [{ path: "body", message: "must be a tap object, an array of taps or an object with taps" }],

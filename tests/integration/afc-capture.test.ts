@@ -85,6 +85,16 @@ describe("POST /api/afc/taps", () => {
     expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
   });
 
+  it("refuses a wrapper whose taps is not an array with a 422 naming taps, instead of capturing it as a tap", async () => {
+    const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
+    for (const taps of ["5", "null", '{"event_id": "e-1"}']) {
+      const res = await capture(`{"source": "s", "taps": ${taps}}`);
+      expect(res.status, taps).toBe(422);
+      expect(await res.json()).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "taps" }] } });
+    }
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
+  });
+
   it("refuses a tap holding a value PostgreSQL cannot store (NUL, an unpaired surrogate) with a 422 naming it, and stores nothing", async () => {
     const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
     for (const [bad, message] of [["x\\u0000y", "NUL"], ["x\\ud800y", "unpaired UTF-16 surrogate"]] as const) {
