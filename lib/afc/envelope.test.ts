@@ -182,13 +182,13 @@ describe("normalizeAfcRecord: rejects structurally unusable records", () => {
     ["kind missing", `{"raw_payload":{}}`, [{ path: "kind", message: "Required" }]],
     ["kind wrong", `{"kind":"spatial","raw_payload":{}}`, [{ path: "kind", message: 'Invalid literal value, expected "afc"' }]],
     ["raw_payload missing", record(`"source":"s"`), [{ path: "raw_payload", message: "Required" }]],
-    ["event_hash too short", record(`"raw_payload":{},"event_hash":"abc"`), [{ path: "event_hash", message: "must be 64 hex characters" }]],
+    ["event_hash too short", record(`"raw_payload":{},"event_hash":"abc"`), [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }]],
     [
       "event_hash uppercase",
       record(`"raw_payload":{},"event_hash":"${"A".repeat(64)}"`),
-      [{ path: "event_hash", message: "must be 64 hex characters" }],
+      [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }],
     ],
-    ["event_hash number", record(`"raw_payload":{},"event_hash":7`), [{ path: "event_hash", message: "must be 64 hex characters" }]],
+    ["event_hash number", record(`"raw_payload":{},"event_hash":7`), [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }]],
     [
       "failure_class unknown",
       record(`"raw_payload":{},"failure_class":"transient"`),

@@ -60,7 +60,7 @@ const envelopeSchema = z.looseObject({
 const ENVELOPE_ISSUE_OPTIONS = {
   fieldOrder: ENVELOPE_FIELDS,
   expectedLabel: { retry_count: "integer" },
-  fixedMessage: { event_hash: "must be 64 hex characters" },
+  fixedMessage: { event_hash: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" },
 } as const;
 
 export interface AfcRecordContext {

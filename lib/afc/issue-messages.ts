@@ -16,7 +16,7 @@ export interface IssueMapOptions {
   fieldOrder: readonly string[];
   /** What a field expects in "Expected <x>, received <y>" when zod's own word differs (number → integer). */
   expectedLabel?: Readonly<Record<string, string>>;
-  /** A fixed message for every issue on a field (e.g. event_hash: "must be 64 hex characters"). */
+  /** A fixed message for every issue on a field (e.g. event_hash: "must be 64 lowercase hex characters …"). */
   fixedMessage?: Readonly<Record<string, string>>;
 }
 

@@ -16,7 +16,7 @@ import type { LedgerHit, LookupQuery, LookupRecord, LookupResult, MatchField } f
 
 type Db = pg.Pool | pg.PoolClient;
 
-const HEX_PREFIX = /^[0-9a-f]{8,63}$/i;
+const HEX_PREFIX = /^[0-9a-f]{8,64}$/i;
 /** A place search reads at most this many index entries before sorting (cf. VIEWPORT_CAP in list.ts). */
 export const PLACE_CAP = 5_000;
 
@@ -94,7 +94,8 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
       ORDER BY x.observed_at DESC LIMIT ${limit})`,
     `SELECT id, 'source_message_id' FROM dead_letter WHERE source_message_id = ${key}`,
   ];
-  if (HEX_PREFIX.test(q)) {
+  // A whole lowercase hash is the exact match above; a prefix, or a hash pasted in upper case, is a range.
+  if (HEX_PREFIX.test(q) && (q.length < 64 || q !== q.toLowerCase())) {
     // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
     const lower = q.toLowerCase();
     branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter

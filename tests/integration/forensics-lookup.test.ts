@@ -63,6 +63,9 @@ describe("lookup", () => {
     expect((await lookup(db.pool, q({ q: hash }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["idempotency_key"]]]);
     const prefix = await lookup(db.pool, q({ q: hash.slice(0, 10).toUpperCase() }), null);
     expect(prefix.records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["event_hash_prefix"]]]);
+    // A whole hash pasted in upper case (some tools print hex that way) still finds it.
+    const upper = await lookup(db.pool, q({ q: hash.toUpperCase() }), null);
+    expect(upper.records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["event_hash_prefix"]]]);
     expect((await lookup(db.pool, q({ q: "nothing-like-this" }), null)).records).toEqual([]);
   });
 
