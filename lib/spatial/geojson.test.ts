@@ -43,6 +43,7 @@ describe("parseGeometry", () => {
     [{ type: "Polygon", coordinates: [[0, 0], [1, 0], [1, 1], [0, 0]] }, "Expected a position (array of numbers) at coordinates[0][0], found number 0"],
     [{ type: "MultiPolygon", coordinates: [[[0, 0], [1, 0]]] }, "Expected a position (array of numbers) at coordinates[0][0][0], found number 0"],
     [{ type: "LineString", coordinates: [[0, 0], null] }, "Expected a position (array of numbers) at coordinates[1], found null"],
+    [{ type: "Polygon" }, "Expected an array of rings at coordinates, found nothing (the member is missing)"],
     [{ type: "GeometryCollection", geometries: [{ type: "Point" }] }, "geometries[0].coordinates"],
   ])("rejects %j", (value, message) => {
     const result = parseGeometry(value);

@@ -44,6 +44,7 @@ class ShapeError extends Error {}
 
 function describe(value: unknown): string {
   if (value === null) return "null";
+  if (value === undefined) return "nothing (the member is missing)";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
 }

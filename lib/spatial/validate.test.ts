@@ -35,21 +35,33 @@ describe("inspectStructure", () => {
   it("drops rings and lines with too few points; a collapsed shell takes its holes with it", () => {
     const hole = inspectStructure({
       type: "Polygon",
-      coordinates: [[[0, 0], [10, 0], [10, 10], [0, 0]], [[1, 1], [2, 1], [1, 1]]],
+      coordinates: [[[0, 0], [10, 0], [10, 10], [0, 0]], [[1, 1], [1, 1]]],
     });
     expect(hole.geometry).toEqual({ type: "Polygon", coordinates: [[[0, 0], [10, 0], [10, 10], [0, 0]]] });
     expect(hole.report.removedParts).toBe(1);
-    expect(hole.report.issues[0]?.reason).toBe("Too few points in ring at coordinates[1]: 3, at least 4 are required");
+    expect(hole.report.issues[0]?.reason).toBe("Too few points in ring at coordinates[1]: 2, at least 4 are required");
 
     const shell = inspectStructure({
       type: "MultiPolygon",
-      coordinates: [[[[0, 0], [1, 0], [0, 0]], [[0, 0], [1, 0], [1, 1], [0, 0]]], [[[5, 5], [6, 5], [6, 6], [5, 5]]]],
+      coordinates: [[[[0, 0], [1, 0]], [[0, 0], [1, 0], [1, 1], [0, 0]]], [[[5, 5], [6, 5], [6, 6], [5, 5]]]],
     });
     expect(shell.geometry).toEqual({ type: "MultiPolygon", coordinates: [[[[5, 5], [6, 5], [6, 6], [5, 5]]]] });
 
     const line = inspectStructure({ type: "MultiLineString", coordinates: [[[0, 0]], [[0, 0], [1, 1]]] });
     expect(line.geometry).toEqual({ type: "MultiLineString", coordinates: [[[0, 0], [1, 1]]] });
     expect(line.report.issues[0]?.reason).toContain("Too few points in LineString at coordinates[0]: 1");
+  });
+
+  it("pads a there-and-back ring (A, B, A) to four points as shapely does, so GEOS repairs it (PostGIS clean.sql RT 11, 12)", () => {
+    const hole = inspectStructure({
+      type: "Polygon",
+      coordinates: [[[0, 0], [10, 0], [10, 10], [0, 0]], [[1, 1], [2, 1], [1, 1]]],
+    });
+    expect(hole.geometry).toEqual({ type: "Polygon", coordinates: [[[0, 0], [10, 0], [10, 10], [0, 0]], [[1, 1], [2, 1], [1, 1], [1, 1]]] });
+    expect(hole.report.removedParts).toBe(0);
+    expect(hole.report.issues[0]?.reason).toBe("Too few points in ring at coordinates[1]: 3, at least 4 are required");
+    // A ring we had to close first is not padded: two points are not a ring anyone sent back and forth.
+    expect(inspectStructure({ type: "Polygon", coordinates: [[[0, 0], [1, 0]]] }).geometry).toEqual({ type: "Polygon", coordinates: [] });
   });
 
   it("leaves valid input alone and empty geometries empty", () => {

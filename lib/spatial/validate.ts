@@ -85,7 +85,15 @@ function cleanPolygon(rings: Position[][], label: string, report: StructureRepor
     const original = rings[r]!;
     // An empty shell with no holes is POLYGON EMPTY, which is valid; an empty ring anywhere else is not.
     if (original.length === 0 && rings.length === 1) return [];
-    const ring = closeRing(dropInvalidCoordinates(original, ringLabel, report), ringLabel, report);
+    const kept = dropInvalidCoordinates(original, ringLabel, report);
+    let ring = closeRing(kept, ringLabel, report);
+    if (kept.length === 3 && ring === kept) {
+      // A there-and-back ring (A, B, A): shapely builds it as (A, B, A, A) and GEOS's linework MakeValid keeps
+      // it as the line A–B (the structure method drops it). Padded the same way, it gets the same repair; the
+      // reason still says it has too few points.
+      tooFew(ring, ringLabel, "ring", 4, report);
+      ring = [...ring, ring[2]!.slice()];
+    }
     if (tooFew(ring, ringLabel, "ring", 4, report)) {
       report.removedParts++;
       if (r === 0) return null; // holes of a collapsed shell have nothing to be holes of
