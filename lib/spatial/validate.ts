@@ -87,12 +87,14 @@ function cleanPolygon(rings: Position[][], label: string, report: StructureRepor
     if (original.length === 0 && rings.length === 1) return [];
     const kept = dropInvalidCoordinates(original, ringLabel, report);
     let ring = closeRing(kept, ringLabel, report);
-    if (kept.length === 3 && ring === kept) {
-      // A there-and-back ring (A, B, A): shapely builds it as (A, B, A, A) and GEOS's linework MakeValid keeps
-      // it as the line A–B (the structure method drops it). Padded the same way, it gets the same repair; the
-      // reason still says it has too few points.
+    if (kept.length > 0 && kept.length < 4 && ring === kept) {
+      // A closed ring with too few points — there and back (A, B, A), or one point (A) or (A, A) — is padded with
+      // its last point as shapely builds it ((A, B, A, A)); GEOS's linework MakeValid then keeps it as the line
+      // A–B or the point A, as PostGIS's clean.sql expects (RT 11, RT 12, PG 1), and the structure method drops
+      // it. The reason still says it has too few points. A ring we had to close is not padded.
       tooFew(ring, ringLabel, "ring", 4, report);
-      ring = [...ring, ring[2]!.slice()];
+      const last = ring[ring.length - 1]!;
+      ring = [...ring, ...Array.from({ length: 4 - ring.length }, () => last.slice())];
     }
     if (tooFew(ring, ringLabel, "ring", 4, report)) {
       report.removedParts++;
