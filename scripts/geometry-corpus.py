@@ -197,7 +197,7 @@ case("unknown geometry type", "not GeoJSON", {"type": "Circle", "coordinates": [
 case("WKT string instead of GeoJSON", "not GeoJSON", "POLYGON((0 0,1 0,1 1,0 0))", None, "must be a GeoJSON object", D,
      native=False, raw=True)
 case("null geometry", "Feature without geometry", None, None, "null", D, native=False)
-case("empty polygon", "POLYGON EMPTY", {"type": "Polygon", "coordinates": []}, True, "empty", D, native=False)
+case("empty polygon", "POLYGON EMPTY", {"type": "Polygon", "coordinates": []}, True, None, D, native=False)
 
 # --- antimeridian and CRS --------------------------------------------------------------------------------------------
 case("Fiji polygon crossing the antimeridian", "RFC 7946 §3.1.9",

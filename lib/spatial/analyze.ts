@@ -120,7 +120,8 @@ function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method
   const typeBefore = input.type;
   const normalized = input;
   if (isEmptyGeometry(input)) {
-    const draft = dropped("Geometry is empty", { type_before: typeBefore, valid_before: true, area_before: 0 });
+    // GEOS calls an empty geometry valid: no validity reason, only the reason it cannot be replayed.
+    const draft = dropped("Geometry is empty", { type_before: typeBefore, valid_before: true, area_before: 0, reason: null });
     return { draft, repaired: null, bbox: null, normalized };
   }
   const { geometry: cleaned, report } = inspectStructure(input);
