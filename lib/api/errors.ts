@@ -60,10 +60,12 @@ export class AppError extends Error {
 }
 
 export function zodIssues(error: z.ZodError, prefix = ""): FieldIssue[] {
-  return error.issues.map((i) => ({
-    path: [prefix, ...i.path.map(String)].filter(Boolean).join(".") || "(root)",
-    message: i.message,
-  }));
+  const at = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join(".") || "(root)";
+  // An unknown key is named by its own path (filter.sourcee), not its object's: a typo is the field to fix.
+  return error.issues.flatMap((i) =>
+    i.code === "unrecognized_keys"
+      ? i.keys.map((key) => ({ path: at([...i.path, key]), message: "is not a recognized field" }))
+      : [{ path: at(i.path), message: i.message }]);
 }
 
 /** A 422 naming one field, e.g. what lib/dead-letters/unstorable.ts finds. */

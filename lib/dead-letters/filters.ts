@@ -48,6 +48,13 @@ export const ListFilterSchema = z.object({
 });
 export type ListFilter = z.infer<typeof ListFilterSchema>;
 
+/**
+ * The list filter inside a JSON body (replay batches, bulk actions, quarantine): an unknown key is refused, not
+ * ignored — a typo (`sourcee`) would otherwise widen a replay to every approved record. URLs keep the lenient
+ * ListFilterSchema (they carry cursor, limit, format… beside the filter).
+ */
+export const FilterBodySchema = ListFilterSchema.strict();
+
 export const ListQuerySchema = ListFilterSchema.extend({
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),

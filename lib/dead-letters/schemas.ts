@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CLASSES, KINDS, ListFilterSchema, STATUSES } from "./filters";
+import { CLASSES, FilterBodySchema, KINDS, ListFilterSchema, STATUSES } from "./filters";
 import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./state";
 import type { JsonValue } from "./types";
 
@@ -45,7 +45,7 @@ export const BulkBodySchema = z
     action: z.enum(BULK_ACTIONS),
     reason: ReasonSchema.optional(),
     ids: z.array(IdSchema).min(1).max(MAX_BULK_IDS).optional(),
-    filter: ListFilterSchema.optional().describe("every record matching this list filter, applied on the server"),
+    filter: FilterBodySchema.optional().describe("every record matching this list filter, applied on the server"),
     expectedCount: z.number().int().min(0).optional().describe("the count the user confirmed; a different count answers 409"),
     dryRun: z.boolean().optional().describe("change nothing: count the matching records (exactly) and say how many would be updated and skipped, and why"),
   })

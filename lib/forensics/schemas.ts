@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BboxSchema, ListFilterSchema } from "../dead-letters/filters";
+import { BboxSchema, FilterBodySchema, ListFilterSchema } from "../dead-letters/filters";
 import { IdSchema } from "../dead-letters/schemas";
 
 // Request shapes of the forensics API (lookup, timeline, quarantine, export, reveal, alerts) and the shapes
@@ -116,7 +116,7 @@ export interface Timeline {
 export const QuarantineBodySchema = z
   .strictObject({
     ids: z.array(IdSchema).min(1).max(10_000).optional(),
-    filter: ListFilterSchema.optional(),
+    filter: FilterBodySchema.optional(),
     reason: z.string().trim().min(1, "must not be blank").max(1000),
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" });

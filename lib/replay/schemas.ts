@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ListFilterSchema } from "../dead-letters/filters";
+import { FilterBodySchema, ListFilterSchema } from "../dead-letters/filters";
 
 // The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
 // the views the API returns. zod only, so client components import it too.
@@ -44,7 +44,7 @@ const IdSchema = z.union([z.string().regex(/^\d{1,19}$/, "must be a record id"),
 export const CreateBatchBody = z
   .strictObject({
     ids: z.array(IdSchema).min(1).max(100_000).optional(),
-    filter: ListFilterSchema.optional(),
+    filter: FilterBodySchema.optional(),
     sink: SinkSchema,
     ratePerSecond: z.number().positive().max(1_000_000),
     pageSize: z.number().int().min(1).max(1000).default(100),

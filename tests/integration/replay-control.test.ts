@@ -84,6 +84,10 @@ describe("creating and approving a batch", () => {
     expect(again.status).toBe(422); // the record is in the first (active) batch
     const wrongStatus = await actions.create(tokenA, { filter: { status: ["pending"] }, sink: { type: "ledger" }, ratePerSecond: 5 });
     expect(wrongStatus.status).toBe(422);
+    // A misspelt filter key is refused by name, not ignored (ignored, it would select every approved record).
+    const typo = await actions.create(tokenA, { filter: { status: ["approved"], sourcee: "x" }, sink: { type: "ledger" }, ratePerSecond: 5 });
+    expect(typo.status).toBe(422);
+    expect(typo.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "filter.sourcee", message: "is not a recognized field" }] } });
   });
 });
 

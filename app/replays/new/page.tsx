@@ -39,7 +39,9 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
     const parsed = ListFilterSchema.safeParse(filterRaw);
     if (!parsed.success) return <Problem>Invalid filter: {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}</Problem>;
     selection = { filter: parsed.data };
-    input = { filter: filterRaw };
+    // Only the filter's own keys go on to POST /api/replays, which refuses unknown ones (the list's URL may
+    // carry others, e.g. the open record).
+    input = { filter: Object.fromEntries(Object.entries(filterRaw).filter(([k]) => k in ListFilterSchema.shape)) };
   }
   let preview;
   try {
