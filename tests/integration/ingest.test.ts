@@ -258,7 +258,7 @@ describe("POST /api/dead-letters", () => {
 
   it("answers 400 for a JSON body that is not JSON at all, storing nothing; a bad record among others rejects only itself", async () => {
     const before = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter");
-    for (const bad of ['{"kind":', `[${spatial("http-4").slice(0, 40)}`, "not json"]) {
+    for (const bad of ['{"kind":', `[${spatial("http-4").slice(0, 40)}`, "not json", "", "  \n"]) {
       const res = await post(bad);
       expect(res.status, bad).toBe(400);
       expect(await res.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body" }] } });
@@ -269,6 +269,8 @@ describe("POST /api/dead-letters", () => {
     const mixed = await post(`[${spatial("http-5")}, {"kind":`);
     expect(mixed.status).toBe(200);
     expect(((await mixed.json()) as { results: IngestResult[] }).results.map((r) => r.status)).toEqual(["created", "rejected"]);
+    // An empty array is an empty batch.
+    expect(await (await post("[]")).json()).toEqual({ results: [] });
     // Valid JSON that is not an envelope is a record, rejected with its reasons.
     const value = await post("42");
     expect(value.status).toBe(200);

@@ -31,8 +31,11 @@ export function bodyFormat(contentType: string | null): BodyFormat {
  * (an array, concatenated values) a malformed one rejects that record only. Reads at most the first two
  * records, and gives back an iterator over all of them.
  */
-async function checkWholeBody(records: AsyncGenerator<RecordText>): Promise<AsyncGenerator<RecordText>> {
+async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () => boolean): Promise<AsyncGenerator<RecordText>> {
   const first = await records.next();
+  if (first.done && !sawText()) {
+    throw new AppError("invalid_json", "body: empty; send one envelope, a JSON array or NDJSON", { issues: [{ path: "body", message: "required" }] });
+  }
   const second = first.done ? first : await records.next();
   if (!first.done && second.done) {
     try {
@@ -58,8 +61,15 @@ async function checkWholeBody(records: AsyncGenerator<RecordText>): Promise<Asyn
 export async function ingestResponse(req: Request, pool: pg.Pool, principal: Principal, requestId: string): Promise<Response> {
   const format = bodyFormat(req.headers.get("content-type"));
   if (!req.body) throw new AppError("bad_request", "body: empty; send one envelope, a JSON array or NDJSON", { issues: [{ path: "body", message: "required" }] });
-  const split = splitBody(format, decodeUtf8(req.body as unknown as AsyncIterable<Uint8Array>));
-  const records = format === "json" ? await checkWholeBody(split) : split;
+  let sawText = false;
+  const text = async function* (chunks: AsyncIterable<string>) {
+    for await (const chunk of chunks) {
+      if (!sawText && chunk.trim() !== "") sawText = true;
+      yield chunk;
+    }
+  };
+  const split = splitBody(format, text(decodeUtf8(req.body as unknown as AsyncIterable<Uint8Array>)));
+  const records = format === "json" ? await checkWholeBody(split, () => sawText) : split;
   const encoder = new TextEncoder();
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({
