@@ -25,7 +25,8 @@ export const HttpSinkSchema = z.strictObject({
   type: z.literal("http"),
   url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000),
   headers: z
-    .record(z.string().regex(HEADER_NAME, "must be an HTTP header name"), z.string().max(4096))
+    // A value with CR, LF or NUL would make every request fail in fetch (Headers.append) after the batch started.
+    .record(z.string().regex(HEADER_NAME, "must be an HTTP header name"), z.string().max(4096).regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"))
     .refine((h) => Object.keys(h).every((k) => !RESERVED_HEADERS.has(k.toLowerCase())), {
       error: `may not set ${[...RESERVED_HEADERS].join(", ")} (the sink sets them)`,
     })
