@@ -91,14 +91,17 @@ function evaluateTap(
   const identity = classifyTap(tap);
   let failureClass: FailureClass = subject.failureClass;
   let classReason = subject.classReason;
+  const gate = validateTap(tap);
   if (identity.failureClass === "poison") {
     failureClass = "poison";
     classReason = identity.classReason;
-  } else if (validateTap(tap).ok) {
+  } else if (gate.ok) {
     failureClass = "transient_schema";
     classReason = "edited into validity";
   } else if (subject.failureClass !== "poison") {
     failureClass = "transient_schema";
+    // Said of this edit, not kept from an earlier one ("edited into validity" next to a failing schema).
+    classReason = `edited; still fails the tap schema: ${gate.reason}`;
   }
   return { failureClass, classReason, eventId: idOf(tap, "event_id"), deviceId: idOf(tap, "device_id"), overridden: changed };
 }

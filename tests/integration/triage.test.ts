@@ -122,8 +122,13 @@ describe("edits", () => {
     const edited = await applyAction(db.pool, ids.afc4!, { action: "edit", version: d.version, payload }, analyst);
     expect(edited).toMatchObject({ version: d.version + 1, rawEnvelope: d.rawEnvelope, idempotencyKey: d.idempotencyKey });
     expect((edited.payload as Record<string, unknown>).fare_amount_cents).toBe(275);
+    expect(edited.classReason).toBe("edited into validity");
     const audit = (await auditFor(ids.afc4!)).at(-1)!;
     expect(audit.action).toBe("dead_letter.edited");
+    // A later edit that breaks the schema again says so; the earlier "edited into validity" does not stay.
+    const broken = await applyAction(db.pool, ids.afc4!, { action: "edit", version: edited.version, payload: { ...payload, fare_amount_cents: 275, note: "x" } }, analyst);
+    expect(broken.classReason).toBe("edited; still fails the tap schema: note: Unrecognized key");
+    await applyAction(db.pool, ids.afc4!, { action: "edit", version: broken.version, payload: { ...payload, fare_amount_cents: 275 } }, analyst);
   });
 
   it("AFC identity fields: refused for analysts, allowed for a supervisor with a reason; the key stays", async () => {
