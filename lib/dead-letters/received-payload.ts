@@ -14,6 +14,9 @@ export function receivedPayload(kind: "spatial" | "afc", rawEnvelope: string | n
   }
   if (typeof envelope !== "object" || envelope === null || Array.isArray(envelope)) return { ok: false, reason: "The raw envelope is not a JSON object." };
   const member = (envelope as Record<string, unknown>)[kind === "spatial" ? "feature" : "raw_payload"];
+  // A tap captured at the gate (POST /api/afc/taps) is stored as the tap itself: an ingested AFC record always
+  // has raw_payload (the envelope schema requires it), so a raw text without one is the received tap.
+  if (kind === "afc" && member === undefined) return { ok: true, value: envelope as JsonValue };
   if (member === undefined) return { ok: false, reason: `The raw envelope has no ${kind === "spatial" ? "feature" : "raw_payload"}.` };
   if (kind === "afc" && typeof member === "string") {
     try {

@@ -7,6 +7,7 @@ import { applyMigrations } from "../../lib/db/migrate";
 import { connectionFields } from "../../lib/db/pg-adapter";
 import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
 import { splitNdjson } from "../../lib/dead-letters/ingest/split";
+import { applyAction } from "../../lib/dead-letters/actions";
 import { auditedExport } from "../../lib/forensics/export/audited";
 import type { ExportFormat } from "../../lib/forensics/schemas";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
@@ -140,6 +141,20 @@ describe("CSV and GeoJSON exports", () => {
     ]);
     expect(fc.features[2]!.geometry?.type).toBe("MultiPolygon");
     expect((await exportText("geojson", false, { kind: ["afc"] })).text).toBe('{"type":"FeatureCollection","features":[\n\n]}\n');
+
+    // After an analyst's edit, "original" is still what was received and the edit comes as "edited".
+    const { rows } = await db.pool.query<{ id: string; version: number; payload: Record<string, unknown>; geometry: unknown }>(
+      "SELECT id::text AS id, version, payload, payload->'geometry' AS geometry FROM dead_letter WHERE idempotency_key = 'ex-1'",
+    );
+    const row = rows[0]!;
+    const square = { type: "Polygon", coordinates: [[[0, 0], [0.5, 0], [0.5, 0.5], [0, 0.5], [0, 0]]] };
+    await applyAction(db.pool, row.id, { action: "edit", version: row.version, payload: { ...row.payload, geometry: square } },
+      { actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false });
+    const after = JSON.parse((await exportText("geojson")).text) as typeof fc;
+    const ex1 = after.features.filter((f) => f.properties.idempotency_key === "ex-1");
+    expect(ex1.map((f) => f.properties.role)).toEqual(["original", "edited"]);
+    expect(ex1[0]!.geometry).toEqual(row.geometry);
+    expect(ex1[1]!.geometry).toEqual(square);
   });
 });
 

@@ -1,5 +1,6 @@
 import { maskFreeText, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
+import { receivedGeometry } from "../../spatial/received";
 import type { ExportFormat } from "../schemas";
 
 // Pure formatters for exports: one record row in, the text for it out. Built by string concatenation over the
@@ -59,6 +60,8 @@ export interface GeojsonRow {
   geometry: string | null;
   properties: string | null;
   repaired_geometry: string | null;
+  /** the raw envelope, only for a record an analyst edited (its payload's geometry is then the edit) */
+  received_envelope: string | null;
 }
 
 const EVENT_HASH = /^[0-9a-f]{64}$/;
@@ -124,7 +127,7 @@ export function csvLine(r: CsvRow, mask: MaskRules | null): string {
 export const GEOJSON_HEAD = '{"type":"FeatureCollection","features":[\n';
 export const GEOJSON_TAIL = "\n]}\n";
 
-function feature(r: GeojsonRow, role: "original" | "repaired", geometry: string | null, mask: MaskRules | null): string {
+function feature(r: GeojsonRow, role: "original" | "edited" | "repaired", geometry: string | null, mask: MaskRules | null): string {
   const props =
     `{"dead_letter_id":${q(r.id)},"role":${q(role)},"source":${q(r.source)},"idempotency_key":${r.idempotency_key === null ? "null" : q(r.idempotency_key)},` +
     `"status":${q(r.status)},"failure_class":${q(r.failure_class)},"reason":${q(free(r.reason, mask))},` +
@@ -133,10 +136,16 @@ function feature(r: GeojsonRow, role: "original" | "repaired", geometry: string 
   return `{"type":"Feature","id":${q(`${r.id}:${role}`)},"geometry":${geometry ?? "null"},"properties":${props}}`;
 }
 
-/** The record's features: its geometry as stored (EPSG:4326) and, when repair produced one, the repaired one. */
+/**
+ * The record's features, EPSG:4326: its geometry as received ("original"), the analyst's edit when there is one
+ * ("edited", the payload's), and what repair produced ("repaired").
+ */
 export function geojsonFeatures(r: GeojsonRow, mask: MaskRules | null): string[] {
   if (r.kind !== "spatial") return [];
-  const out = [feature(r, "original", r.geometry, mask)];
+  const received = r.received_envelope === null ? undefined : receivedGeometry(r.received_envelope);
+  const out = received === undefined
+    ? [feature(r, "original", r.geometry, mask)]
+    : [feature(r, "original", JSON.stringify(received), mask), feature(r, "edited", r.geometry, mask)];
   if (r.repaired_geometry !== null) out.push(feature(r, "repaired", r.repaired_geometry, mask));
   return out;
 }

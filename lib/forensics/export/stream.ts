@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { ListFilter } from "../../dead-letters/filters";
+import { AUDIT_ACTION } from "../../dead-letters/state";
 import { buildWhere } from "../../dead-letters/where";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../schemas";
@@ -47,7 +48,9 @@ const FORMAT_COLUMNS: Record<ExportFormat, string> = {
     d.failure_count, d.analysis->>'outcome' AS outcome, d.payload::text AS payload`,
   geojson: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.status::text AS status, d.failure_class::text AS failure_class,
     d.reason, ${utc("d.observed_at")} AS observed_at, d.analysis->>'outcome' AS outcome, (d.payload->'geometry')::text AS geometry,
-    (d.payload->'properties')::text AS properties, d.repaired_geometry::text AS repaired_geometry`,
+    (d.payload->'properties')::text AS properties, d.repaired_geometry::text AS repaired_geometry,
+    CASE WHEN EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text
+      AND a.action = '${AUDIT_ACTION.edit}') THEN d.raw_envelope END AS received_envelope`,
 };
 
 export function exportQuery(format: ExportFormat, filter: ListFilter): { text: string; values: unknown[] } {
