@@ -19,8 +19,18 @@ const isoDate = z.preprocess(
   z.coerce.date({ error: "must be an RFC 3339 time or epoch seconds" }),
 );
 
+/**
+ * RFC 7946 §5.2: a box crossing the antimeridian has west > east (177,-18,-177,-15); the queries take it unwrapped
+ * (177,-18,183,-15), so such a box is unwrapped here. Anything else keeps min ≤ max.
+ */
+function unwrapAntimeridian(v: unknown): unknown {
+  if (!Array.isArray(v) || v.length !== 4 || !v.every((n) => typeof n === "number")) return v;
+  const [west, south, east, north] = v as number[];
+  return west! > east! && west! <= 180 && east! >= -180 ? [west, south, east! + 360, north] : v;
+}
+
 export const BboxSchema = z.preprocess(
-  (v) => (typeof v === "string" ? v.split(",").map((n) => (n.trim() === "" ? NaN : Number(n))) : v),
+  (v) => unwrapAntimeridian(typeof v === "string" ? v.split(",").map((n) => (n.trim() === "" ? NaN : Number(n))) : v),
   z
     .tuple([z.number().finite(), z.number().finite(), z.number().finite(), z.number().finite()], {
       error: "must be minLon,minLat,maxLon,maxLat",

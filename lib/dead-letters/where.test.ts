@@ -46,6 +46,10 @@ describe("buildWhere", () => {
       text: "(d.bbox && box(point($1, $2), point($3, $4)) OR d.bbox && box(point($5, $6), point($7, $8)))",
       values: [170, -20, 180, -10, -180, -20, -170, -10],
     });
+    // The RFC 7946 form of the same box (west > east) means the same.
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,-170,-10" }))).toEqual(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" })));
+    expect(ListFilterSchema.safeParse({ bbox: "10,-20,5,-10" }).success).toBe(true); // 10 → 365 east: a box around the world's back
+    expect(ListFilterSchema.safeParse({ bbox: "5,-10,10,-20" }).success).toBe(false); // south above north stays an error
     // A view scrolled onto the next world copy is the same place.
     expect(buildWhere(ListFilterSchema.parse({ bbox: "362,40,365,41" })).values).toEqual([2, 40, 5, 41, 362, 40, 365, 41]);
   });
@@ -53,8 +57,9 @@ describe("buildWhere", () => {
   it("rejects a malformed bbox with a message", () => {
     const r = ListFilterSchema.safeParse({ bbox: "1,2,3" });
     expect(r.success).toBe(false);
-    const r2 = ListFilterSchema.safeParse({ bbox: "10,0,5,1" });
+    const r2 = ListFilterSchema.safeParse({ bbox: "10,1,5,0" }); // south above north
     expect(r2.success).toBe(false);
+    expect(ListFilterSchema.safeParse({ bbox: "200,0,100,1" }).success).toBe(false); // west > east beyond ±180 is no RFC 7946 box
   });
 });
 
