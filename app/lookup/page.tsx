@@ -19,7 +19,11 @@ const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? "
 const toLocalInput = (iso: string) => (iso ? new Date(iso).toISOString().slice(0, 16) : "");
 const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
 
-function Results({ result }: { result: LookupResult }) {
+/** A short hex string that might be the start of an event hash, which needs 8 characters to be searched as a prefix. */
+const shortHexHint = (q: string | undefined) =>
+  q && /^[0-9a-f]{4,7}$/i.test(q.trim()) ? ` An event hash prefix needs at least 8 characters (this one has ${q.trim().length}).` : "";
+
+function Results({ result, q }: { result: LookupResult; q?: string | undefined }) {
   return (
     <div className="space-y-4">
       <section aria-labelledby="records-heading" className="space-y-2">
@@ -27,7 +31,7 @@ function Results({ result }: { result: LookupResult }) {
           Records <span className="font-normal text-slate-500">({result.records.length}{result.truncated ? "+, narrow the search" : ""})</span>
         </h2>
         {result.records.length === 0 ? (
-          <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">No record in the DLQ matches.</p>
+          <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">No record in the DLQ matches.{shortHexHint(q)}</p>
         ) : (
           <div className="overflow-x-auto rounded border border-slate-200 bg-white">
             <table className="w-full text-left text-sm">
@@ -107,7 +111,7 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
           {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
         </p>
       )}
-      {result ? <Results result={result} /> : !parsed && (
+      {result ? <Results result={result} q={parsed?.success ? parsed.data.q : undefined} /> : !parsed && (
         <p className="text-sm text-slate-500">
           Paste any identifier of a tap or feature, or give a place and a time window. Settled keys are found even after their record left the DLQ.
         </p>

@@ -86,8 +86,8 @@ export function QuarantineGroups({ initial, canTriage, canPurge, canUnmask }: { 
           <form onSubmit={(e) => { e.preventDefault(); confirm(); }} className="space-y-3 text-sm">
             <p>
               {pending.action === "purge"
-                ? `Removes the payload and raw envelope of ${pending.group.count.toLocaleString("en")} records for good; their identity, hash and timeline stay, and the audit trail keeps a masked copy.`
-                : `Sends ${pending.group.count.toLocaleString("en")} records back to triage as pending.`}
+                ? `Removes the payload and raw envelope of ${pending.group.count.toLocaleString("en")} record${pending.group.count === 1 ? "" : "s"} for good; their identity, hash and timeline stay, and the audit trail keeps a masked copy.`
+                : `Sends ${pending.group.count.toLocaleString("en")} record${pending.group.count === 1 ? "" : "s"} back to triage as pending.`}
             </p>
             <p className="truncate text-xs text-slate-500" title={pending.group.reasonGroup}>{pending.group.reasonGroup}</p>
             <label className="block">

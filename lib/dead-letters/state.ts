@@ -75,7 +75,7 @@ export function decide(subject: TriageSubject, action: TriageAction, input: { re
       ok: false,
       code: "conflict",
       field: "action",
-      message: `cannot ${action} a ${subject.status} record (allowed: ${allowed.length ? allowed.join(", ") : "none — it is final"})`,
+      message: `cannot ${action} ${/^[aeiou]/.test(subject.status) ? "an" : "a"} ${subject.status} record (allowed: ${allowed.length ? allowed.join(", ") : "none — it is final"})`,
     };
   }
   if (action === "approve") {

@@ -21,6 +21,14 @@ interface Prepared {
 }
 
 function prepare(record: DeadLetterDetail): Prepared {
+  if (record.payload === null) {
+    // Purged, or past retention: not a null geometry — there is no payload left to read one from.
+    const reason = record.status === "purged"
+      ? "The record was purged: its payload is gone (identity, hash and timeline stay)."
+      : "The payload was removed by retention (identity, hash and timeline stay).";
+    const gone: Displayable = { ok: false, reason };
+    return { received: gone, repaired: gone, receivedGeom: null, repairedGeom: null, ref: null, fit: null, parts: 0 };
+  }
   // After an edit the payload holds the analyst's geometry: the left map keeps what the producer sent.
   const current = readDisplayGeometry(record.payload);
   const received = record.originalGeometry !== null ? readDisplayGeometry(record.originalGeometry) : current;
