@@ -54,7 +54,7 @@ const users: TestUsers = {
 function spawnWorkers(n: number): ChildProcess[] {
   return Array.from({ length: n }, () =>
     // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the workers.
-    spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "bin/redrive.mjs", "worker", "--concurrency", "2"], {
+    spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "bin/redrive.mjs", "worker", "--concurrency", "2", "--no-maintenance"], {
       env: { ...process.env, DATABASE_URL: dbUrl }, stdio: ["ignore", "ignore", "pipe"],
     }));
 }

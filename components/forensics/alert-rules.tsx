@@ -33,7 +33,11 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
         <p className="text-xs text-slate-500">{rule.metric}</p>
       </td>
       <td className="px-3 py-2">
-        {rule.firing ? <Badge tone="red">firing</Badge> : rule.enabled ? <Badge tone="green">ok</Badge> : <Badge tone="slate">off</Badge>}
+        {/* "ok" only once a worker has evaluated the rule: never evaluated means no worker runs housekeeping. */}
+        {rule.firing ? <Badge tone="red">firing</Badge>
+          : !rule.enabled ? <Badge tone="slate">off</Badge>
+            : rule.lastEvaluatedAt === null ? <span title="No worker has evaluated this rule yet: start `npx redrive worker` or `npm start`"><Badge tone="slate">not evaluated</Badge></span>
+              : <Badge tone="green">ok</Badge>}
         <p className="text-xs text-slate-500 tabular-nums">now {rule.lastValue === null ? "—" : Math.round(rule.lastValue * 10) / 10}</p>
       </td>
       <td className="px-3 py-2">

@@ -6,6 +6,8 @@ import { createInterface } from "node:readline";
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { z } from "zod";
+import { getEnv } from "../../env";
+import { startMaintenance } from "../../forensics/maintenance";
 import { importLedger } from "../../replay/ledger-import";
 import { startWorker } from "../../replay/worker";
 import { CliUsageError, connectCli } from "../context";
@@ -25,6 +27,7 @@ export function registerWorkerCommands(program: Command): void {
     .option("--lease-ms <ms>", "how long claimed items stay this worker's without a heartbeat", "30000")
     .option("--backoff-base-ms <ms>", "first retry delay after a failed submission (doubles per attempt, jittered)", "1000")
     .option("--backoff-max-ms <ms>", "longest retry delay", "300000")
+    .option("--no-maintenance", "do not also run the housekeeping loop (retention, alert rules and their webhooks, stalled bulk jobs)")
     .action(async (raw: Record<string, unknown>) => {
       const parsed = WorkerOptions.safeParse(raw);
       if (!parsed.success) throw new CliUsageError(parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
@@ -44,7 +47,15 @@ export function registerWorkerCommands(program: Command): void {
         db, signal: stop.signal, concurrency, leaseMs, backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, backoffMaxMs) },
         log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
       });
-      await worker.done;
+      // Housekeeping runs beside every worker (it is safe in any number of processes: retention claims rows with
+      // SKIP LOCKED, alert evaluation takes a try-lock), so a deployment of workers alone still fires alerts.
+      const env = getEnv();
+      const maintenance = raw.maintenance === false ? null : startMaintenance({
+        pool: db.pool, signal: stop.signal, retentionDays: env.REDRIVE_RETENTION_DAYS,
+        webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
+        log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
+      });
+      await Promise.all([worker.done, maintenance?.done]);
       await close();
     });
 
