@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AuditQuerySchema } from "../audit/log-schema";
 import { CreateTokenBody, CreateUserBody, IdParams, PatchUserBody } from "../auth/schemas";
 import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
 import {
@@ -154,6 +155,11 @@ const FORENSICS: Operation[] = [
   {
     method: "post", path: "/api/quarantine/purge", tag: "forensics", summary: "Remove quarantined payloads (status purged), by ids or filter",
     access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema, responses: ok("{ purged, skipped }"),
+  },
+  {
+    method: "get", path: "/api/audit", tag: "forensics", summary: "The audit trail, newest first (auditors, admins)",
+    description: "Filter by action (exact, or a prefix ending with '.'), actor e-mail, target type and id, time; page with cursor = nextCursor. Card data masked.",
+    access: { permission: "audit:read" }, query: AuditQuerySchema, responses: ok("{ events, nextCursor, masked }"),
   },
   { method: "get", path: "/api/alerts", tag: "forensics", summary: "Alert rules and the latest alert events", access: { permission: "dead_letters:read" }, responses: ok("Rules and events") },
   {

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signIn, type DemoRole } from "./fixtures";
+import { DEMO, signIn, type DemoRole } from "./fixtures";
 
 // Each demo role signs in through the form and sees only what it may do. The server enforces the same
 // rules on every route (tests/integration/route-access.test.ts); this checks what a person actually meets.
@@ -24,6 +24,16 @@ for (const role of Object.keys(CAN_READ_LIST) as DemoRole[]) {
     const nav = page.getByRole("navigation", { name: "Main" });
     for (const name of ["Dead letters", "Lookup", "Quarantine", "Replays", "Alerts"]) {
       await expect(nav.getByRole("link", { name, exact: true })).toHaveCount(CAN_READ_LIST[role] ? 1 : 0);
+    }
+    // The audit trail: auditors and admins read it (their own sign-in is in it); everyone else meets a 403.
+    const readsAudit = role === "auditor" || role === "admin";
+    await expect(nav.getByRole("link", { name: "Audit log", exact: true })).toHaveCount(readsAudit ? 1 : 0);
+    await page.goto(`/audit?action=auth.sign_in&actor=${encodeURIComponent(DEMO[role].email)}`);
+    if (readsAudit) {
+      await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
+      await expect(page.getByRole("cell", { name: "auth.sign_in", exact: true }).first()).toBeVisible();
+    } else {
+      await expect(page.getByRole("heading", { name: /403/ })).toBeVisible();
     }
 
     // The start page: the health overview for readers; a producer is sent to its tokens, not to a 403.

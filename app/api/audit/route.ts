@@ -1,0 +1,12 @@
+import { defineRoute } from "@/lib/api/handler";
+import { auditLog } from "@/lib/audit/log";
+import { AuditQuerySchema } from "@/lib/audit/log-schema";
+import { getDb } from "@/lib/db/client";
+import { configuredMaskRules } from "@/lib/masking/config";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/audit — the audit trail, newest first, filtered by action, actor, target and time; card data masked. */
+export const GET = defineRoute({ access: { permission: "audit:read" }, query: AuditQuerySchema }, async ({ query }) =>
+  auditLog(getDb().pool, query, configuredMaskRules()),
+);

@@ -1,0 +1,160 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Badge } from "@/components/ui/badge";
+import { JsonView } from "@/components/ui/json-view";
+import { searchParamsToObject } from "@/lib/api/search-params";
+import { auditLog } from "@/lib/audit/log";
+import { AUDIT_TARGET_TYPES, AuditQuerySchema, type AuditLogEvent } from "@/lib/audit/log-schema";
+import { requirePagePrincipal } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { configuredMaskRules } from "@/lib/masking/config";
+
+export const metadata: Metadata = { title: "Audit log" };
+export const dynamic = "force-dynamic";
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
+const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
+/** "2026-11-05T08:00:00.000Z" → "2026-11-05T08:00" for <input type="datetime-local">, read as UTC. */
+const toLocalInput = (iso: string) => {
+  const d = iso ? new Date(iso.endsWith("Z") || /[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`) : null;
+  return d && !Number.isNaN(d.getTime()) ? d.toISOString().slice(0, 16) : "";
+};
+
+/** Where an event's target lives in the app, when it has a page. */
+function targetHref(e: AuditLogEvent): string | null {
+  if (!e.target.id) return null;
+  if (e.target.type === "dead_letter") return `/lookup/timeline/${e.target.id}`;
+  if (e.target.type === "replay_batch") return `/replays/${e.target.id}`;
+  return null;
+}
+
+function Details({ event }: { event: AuditLogEvent }) {
+  const parts = (["before", "after", "diff"] as const).filter((k) => event[k] !== null && event[k] !== undefined);
+  if (parts.length === 0 && !event.requestId) return <span className="text-slate-400">—</span>;
+  return (
+    <details>
+      <summary className="cursor-pointer text-xs text-sky-700 hover:underline">{parts.length ? parts.join(", ") : "request"}</summary>
+      <div className="mt-2 space-y-2">
+        {parts.map((k) => (
+          <div key={k}>
+            <p className="text-xs font-medium text-slate-500">{k}</p>
+            <JsonView text={JSON.stringify(event[k], null, 2)} label={`${k} of event ${event.id}`} maxHeight="16rem" />
+          </div>
+        ))}
+        <p className="break-all text-xs text-slate-500">
+          request {event.requestId ?? "—"} · hash {event.hash.slice(0, 12)}… · previous {event.prevHash.slice(0, 12)}…
+        </p>
+      </div>
+    </details>
+  );
+}
+
+export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
+  await requirePagePrincipal("audit:read");
+  const sp = await searchParams;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v ? [v] : []) if (x !== "") params.append(k, x);
+  // The form's datetime-local fields carry no zone; they are labelled UTC, so read them as UTC.
+  for (const k of ["from", "to"]) {
+    const v = params.get(k);
+    if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(v)) params.set(k, `${v}Z`);
+  }
+  const parsed = AuditQuerySchema.safeParse(searchParamsToObject(params));
+  const page = parsed.success ? await auditLog(getDb().pool, parsed.data, configuredMaskRules()) : null;
+  const next = new URLSearchParams(params);
+  if (page?.nextCursor) next.set("cursor", page.nextCursor);
+  const input = "rounded border border-slate-300 px-2 py-1 text-sm";
+  return (
+    <section aria-labelledby="audit-heading" className="space-y-3">
+      <div>
+        <h1 id="audit-heading" className="text-lg font-semibold">Audit log</h1>
+        <p className="text-sm text-slate-500">
+          Every state change, newest first: sign-ins, tokens, roles, triage decisions, replay batches and outcomes, exports, alert
+          rules. Append-only and hash-chained (<code>npx redrive audit verify</code> checks the chain). Card data is masked; reveal a
+          field from a record&apos;s timeline.
+        </p>
+      </div>
+      <form method="get" className="flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3" aria-label="Filter the audit log">
+        <label className="flex flex-col text-xs text-slate-600">
+          Action (or prefix ending with “.”)
+          <input name="action" defaultValue={one(sp.action)} placeholder="replay_batch." className={input} />
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          Actor e-mail
+          <input name="actor" type="email" defaultValue={one(sp.actor)} className={input} />
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          Target
+          <select name="targetType" defaultValue={one(sp.targetType)} className={input}>
+            <option value="">any</option>
+            {AUDIT_TARGET_TYPES.map((t) => <option key={t} value={t}>{t.replace("_", " ")}</option>)}
+          </select>
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          Target id
+          <input name="targetId" defaultValue={one(sp.targetId)} className={`${input} w-28`} />
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          From (UTC)
+          <input name="from" type="datetime-local" defaultValue={toLocalInput(one(sp.from))} className={input} />
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          To (UTC)
+          <input name="to" type="datetime-local" defaultValue={toLocalInput(one(sp.to))} className={input} />
+        </label>
+        <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">Show</button>
+        <Link href="/audit" className="px-2 py-1.5 text-sm text-slate-600 hover:underline">Clear</Link>
+      </form>
+      {!parsed.success && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+          {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
+        </p>
+      )}
+      {page && page.events.length === 0 && (
+        <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">No audit event matches.</p>
+      )}
+      {page && page.events.length > 0 && (
+        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+          <table className="w-full text-left text-sm">
+            <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+              <tr>
+                <th scope="col" className="px-3 py-2">#</th>
+                <th scope="col" className="px-3 py-2">Time (UTC)</th>
+                <th scope="col" className="px-3 py-2">Actor</th>
+                <th scope="col" className="px-3 py-2">Action</th>
+                <th scope="col" className="px-3 py-2">Target</th>
+                <th scope="col" className="px-3 py-2">Reason</th>
+                <th scope="col" className="px-3 py-2">Details</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {page.events.map((e) => {
+                const href = targetHref(e);
+                const target = `${e.target.type}${e.target.id ? ` ${e.target.id}` : ""}`;
+                return (
+                  <tr key={e.id} className="align-top">
+                    <td className="px-3 py-2 tabular-nums text-slate-500">{e.id}</td>
+                    <td className="whitespace-nowrap px-3 py-2 tabular-nums">{time(e.at)}</td>
+                    <td className="px-3 py-2">
+                      <span className="break-all">{e.actor.email ?? "system"}</span>
+                      {e.actor.role && <span className="ml-1"><Badge>{e.actor.role}</Badge></span>}
+                    </td>
+                    <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
+                    <td className="px-3 py-2">{href ? <Link href={href} className="text-sky-700 hover:underline">{target}</Link> : target}</td>
+                    <td className="max-w-xs px-3 py-2 text-slate-700">{e.reason ?? <span className="text-slate-400">—</span>}</td>
+                    <td className="max-w-md px-3 py-2"><Details event={e} /></td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {page?.nextCursor && (
+        <Link href={`/audit?${next.toString()}`} className="inline-block text-sm text-sky-700 hover:underline">Older events →</Link>
+      )}
+    </section>
+  );
+}
