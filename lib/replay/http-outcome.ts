@@ -6,6 +6,8 @@ import type { SinkResult } from "./sinks/types";
 //   409 → deduped (the receiver already has this key)
 //   408, 429, 5xx, timeout, connection error → retry later (Retry-After honoured; 429/503 also slow the batch)
 //   other 4xx (and 1xx/3xx, which fetch does not follow for a POST we did not expect to redirect) → failed
+// Both `retry` and `failed` are tried again with backoff until the batch's attempt budget, then poison
+// (lib/replay/outcomes.ts); `failed` ignores Retry-After.
 
 export interface HttpAnswer {
   status: number;

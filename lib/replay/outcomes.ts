@@ -72,14 +72,17 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
     case "answered": {
       const res = r.result;
       const sent = { ...base, submittedAt: r.submittedAt };
-      if (res.outcome === "failed") return { ...sent, status: "failed", error: res.reason, touch: touch("failed", res.reason, true) };
-      if (res.outcome !== "retry") return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
+      if (res.outcome !== "retry" && res.outcome !== "failed") return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
+      // `failed` (a refusal, e.g. 400) is retried later with exponential backoff and jitter, and after the budget
+      // becomes poison (record to quarantine, reason in its history), as the issue defines it; `retry` (408, 429,
+      // 5xx, no answer) the same, honouring Retry-After.
+      const retryAfterMs = res.outcome === "retry" ? res.retryAfterMs : null;
       const attempts = item.attempts + 1;
       if (attempts >= ctx.maxAttempts) {
         const reason = `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${res.reason}`;
         return { ...sent, status: "poison", attempts, error: reason, touch: touch("poison", reason, true) };
       }
-      const delay = retryDelayMs(attempts, res.retryAfterMs, ctx.random, ctx.backoff ?? DEFAULT_BACKOFF);
+      const delay = retryDelayMs(attempts, retryAfterMs, ctx.random, ctx.backoff ?? DEFAULT_BACKOFF);
       return { ...sent, status: "retry", attempts, error: res.reason, runAt: new Date(ctx.now.getTime() + delay), finished: false };
     }
   }

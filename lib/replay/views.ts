@@ -40,6 +40,7 @@ interface BatchRow {
   dropped_count: number;
   poison_count: number;
   failed_count: number;
+  retrying: number;
   cancelled_count: number;
   recent: number;
   live_workers: number;
@@ -63,6 +64,7 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
     b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.total,
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at > $1::timestamptz - interval '${RECENT_S} seconds') AS recent,
+    (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.status = 'retry') AS retrying,
     (SELECT count(*)::int FROM worker w WHERE w.heartbeat_at > now() - interval '${ALIVE_S} seconds') AS live_workers,
     b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at
   FROM replay_batch b LEFT JOIN "user" cu ON cu.id = b.created_by_id LEFT JOIN "user" au ON au.id = b.approved_by_id`;
@@ -70,7 +72,9 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
 function toView(r: BatchRow, now: Date): BatchView {
   const counts: OutcomeCounts = {
     applied: r.applied_count, deduped: r.deduped_count, dropped: r.dropped_count, poison: r.poison_count,
-    failed: r.failed_count, cancelled: r.cancelled_count, pending: 0,
+    // failed: items whose last submission failed and that wait for their retry (they end applied, deduped or
+    // poison), plus items of older batches that ended failed.
+    failed: r.failed_count + r.retrying, cancelled: r.cancelled_count, pending: 0,
   };
   const finished = counts.applied + counts.deduped + counts.dropped + counts.poison + counts.failed + counts.cancelled;
   counts.pending = Math.max(0, r.total - finished);

@@ -6,6 +6,7 @@ import { writeOutcomes } from "../../lib/replay/outcomes";
 import { prepare } from "../../lib/replay/processor";
 import { makeSink } from "../../lib/replay/sinks";
 import { MAX_LEASE_LOSSES } from "../../lib/replay/rules";
+import { getBatch } from "../../lib/replay/views";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
 import { afcRecord, approve, batchStatus, ingest, itemCounts, runningBatch, type TestUsers, waitFor } from "../replay/fixtures";
 import { startSinkServer, type SinkServer } from "../replay/sink-server";
@@ -70,15 +71,20 @@ describe("a sink that keeps failing", () => {
     expect(audit.rows.map((r) => r.action)).toEqual(["replay.retry", "replay.retry", "replay.poison"]);
   });
 
-  it("counts a refusal (4xx) as failed and sends the record back to triage", async () => {
+  it("retries a refusal (4xx, failed) with backoff, counted as failed meanwhile; after the budget it is poison, in quarantine", async () => {
     server = await startSinkServer({ decide: () => ({ status: 422 }) });
     const [record] = await taps("refused", 1);
-    const id = await runningBatch(db, users, { ids: [record], sink: { type: "http", url: server.url }, ratePerSecond: 100 });
-    worker();
+    const id = await runningBatch(db, users, { ids: [record], sink: { type: "http", url: server.url }, ratePerSecond: 100, maxAttempts: 3 });
+    // A backoff long enough to read the batch while its item waits for the retry.
+    workers.push(startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 1500, maxMs: 1500 } }));
+    await waitFor("the first refusal", async () => (await getBatch(db.pool, id, new Date())).counts.failed === 1, 10_000);
+    expect((await getBatch(db.pool, id, new Date())).counts).toMatchObject({ failed: 1, pending: 0, poison: 0 });
     await settle(id);
-    expect(await itemCounts(db.pool, id)).toEqual({ failed: 1 });
-    const rec = await db.pool.query(`SELECT status::text, replay_count FROM dead_letter WHERE id = $1`, [record]);
-    expect(rec.rows[0]).toEqual({ status: "pending", replay_count: 1 });
+    expect(server.deliveries).toHaveLength(3);
+    expect(await itemCounts(db.pool, id)).toEqual({ poison: 1 });
+    expect((await getBatch(db.pool, id, new Date())).counts).toMatchObject({ failed: 0, poison: 1 });
+    const rec = await db.pool.query(`SELECT status::text, failure_class::text, replay_count, reason FROM dead_letter WHERE id = $1`, [record]);
+    expect(rec.rows[0]).toEqual({ status: "quarantined", failure_class: "poison", replay_count: 1, reason: 'gave up after 3 attempts: HTTP 422: {"ok":false}' });
   });
 
   it("pauses the batch itself when the failure share passes the threshold", async () => {

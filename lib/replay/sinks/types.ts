@@ -24,7 +24,7 @@ export type SinkResult =
   | { outcome: "applied" | "deduped" }
   /** worth trying again later: timeouts, connection errors, 408, 429, 5xx */
   | { outcome: "retry"; reason: string; retryAfterMs: number | null; slowDown: boolean }
-  /** the sink refused the record for good (other 4xx) */
+  /** the sink refused the record (other 4xx): retried later with exponential backoff, poison after the budget */
   | { outcome: "failed"; reason: string };
 
 export interface TransactionalSink {
