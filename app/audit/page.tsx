@@ -79,11 +79,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
       <form method="get" className="flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3" aria-label="Filter the audit log">
         <label className="flex flex-col text-xs text-slate-600">
           Action (or prefix ending with “.”)
-          <input name="action" defaultValue={one(sp.action)} placeholder="replay_batch." className={input} />
+          <input name="action" defaultValue={one(sp.action)} placeholder="replay_batch." className={`${input} w-44`} />
         </label>
         <label className="flex flex-col text-xs text-slate-600">
           Actor e-mail
-          <input name="actor" type="email" defaultValue={one(sp.actor)} className={input} />
+          <input name="actor" type="email" defaultValue={one(sp.actor)} className={`${input} w-52`} />
         </label>
         <label className="flex flex-col text-xs text-slate-600">
           Target

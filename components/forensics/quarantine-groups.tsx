@@ -34,7 +34,8 @@ export function QuarantineGroups({ initial, canTriage, canPurge, canUnmask }: { 
 
   const confirm = () => {
     if (!pending || !reason.trim()) return;
-    const body = { filter: { reason: pending.group.reasonGroup, kind: [pending.group.kind] }, reason: reason.trim() };
+    // The group's count as the user saw it: records quarantined or released since answer 409 instead of riding along.
+    const body = { filter: { reason: pending.group.reasonGroup, kind: [pending.group.kind] }, reason: reason.trim(), expectedCount: pending.group.count };
     (pending.action === "release" ? release : purge).mutate(body, { onSettled: () => setPending(null) });
     setReason("");
   };

@@ -65,6 +65,14 @@ export type ListFilter = z.infer<typeof ListFilterSchema>;
  */
 export const FilterBodySchema = ListFilterSchema.strict();
 
+/** A filter that narrows nothing: it selects every record. */
+export function isEmptyFilter(filter: Record<string, unknown>): boolean {
+  return Object.values(filter).every((v) => v === undefined);
+}
+
+/** For a body with a filter: acting on everything takes the count the user confirmed, not an empty object. */
+export const EMPTY_FILTER_NEEDS_COUNT = "is empty and selects every record: send expectedCount (the count you confirmed) to act on all of them";
+
 export const ListQuerySchema = ListFilterSchema.extend({
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CLASSES, FilterBodySchema, KINDS, ListFilterSchema, STATUSES } from "./filters";
+import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./filters";
 import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./state";
 import type { JsonValue } from "./types";
 
@@ -51,6 +51,9 @@ export const BulkBodySchema = z
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
   .refine((b) => b.action !== "quarantine" || !!b.reason, { path: ["reason"], message: "is required to quarantine" })
+  .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined || b.dryRun === true, {
+    path: ["filter"], message: EMPTY_FILTER_NEEDS_COUNT,
+  })
   .meta({ id: "BulkBody" });
 export type BulkBody = z.infer<typeof BulkBodySchema>;
 

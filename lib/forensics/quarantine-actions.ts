@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { appendAudit, type Actor, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
+import { checkExpectedCount } from "../dead-letters/bulk";
 import { decide } from "../dead-letters/state";
 import type { FailureClass, JsonValue } from "../dead-letters/types";
 import { buildWhere } from "../dead-letters/where";
@@ -48,6 +49,13 @@ async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Pr
   const ids = body.ids ? [...new Set(body.ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : null;
   // Records quarantined after the request started are not part of what the user saw.
   const ceiling = (await pool.query<{ max: string | null }>("SELECT max(id)::text AS max FROM dead_letter")).rows[0]?.max ?? "0";
+  if (body.filter && body.expectedCount !== undefined) {
+    // The count the user confirmed (the group's, on /quarantine): records quarantined or released since differ.
+    const values: unknown[] = [];
+    const where = buildWhere({ ...body.filter, status: ["quarantined"] }, values).text;
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM dead_letter d WHERE ${where}`, values);
+    checkExpectedCount(body.expectedCount, rows[0]?.n ?? 0);
+  }
   let after = "0";
   let done = 0;
   let seen = 0;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BboxSchema, FilterBodySchema, ListFilterSchema } from "../dead-letters/filters";
+import { BboxSchema, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, ListFilterSchema } from "../dead-letters/filters";
 import { IdSchema } from "../dead-letters/schemas";
 
 // Request shapes of the forensics API (lookup, timeline, quarantine, export, reveal, alerts) and the shapes
@@ -118,8 +118,11 @@ export const QuarantineBodySchema = z
     ids: z.array(IdSchema).min(1).max(10_000).optional(),
     filter: FilterBodySchema.optional(),
     reason: z.string().trim().min(1, "must not be blank").max(1000),
+    /** with a filter: the number of quarantined records the user confirmed; a different count answers 409 */
+    expectedCount: z.number().int().min(0).optional(),
   })
-  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" });
+  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
+  .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined, { path: ["filter"], message: EMPTY_FILTER_NEEDS_COUNT });
 export type QuarantineBody = z.output<typeof QuarantineBodySchema>;
 
 export interface QuarantineGroup {

@@ -4,7 +4,7 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { lookup } from "../../lib/forensics/lookup";
 import { quarantineGroups } from "../../lib/forensics/quarantine";
 import { purgeQuarantined, releaseQuarantined } from "../../lib/forensics/quarantine-actions";
-import { LookupQuerySchema } from "../../lib/forensics/schemas";
+import { LookupQuerySchema, QuarantineBodySchema } from "../../lib/forensics/schemas";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
 import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -203,7 +203,10 @@ describe("quarantine", () => {
     expect(released).toEqual({ released: 1, skipped: 1 });
     expect((await db.pool.query("SELECT status FROM dead_letter WHERE id = $1", [ids.poison])).rows[0].status).toBe("pending");
 
-    const purged = await purgeQuarantined(db.pool, { filter: { kind: ["afc"] }, reason: "card data must not be kept" }, { ...ctx(), rules: DEFAULT_MASK_RULES });
+    // A count that is not the one confirmed (something was quarantined or released since) changes nothing.
+    await expect(purgeQuarantined(db.pool, { filter: { kind: ["afc"] }, reason: "x", expectedCount: 2 }, { ...ctx(), rules: DEFAULT_MASK_RULES }))
+      .rejects.toMatchObject({ code: "conflict", issues: [{ path: "expectedCount", message: "is 1 now" }] });
+    const purged = await purgeQuarantined(db.pool, { filter: { kind: ["afc"] }, reason: "card data must not be kept", expectedCount: 1 }, { ...ctx(), rules: DEFAULT_MASK_RULES });
     expect(purged).toEqual({ purged: 1, skipped: 0 });
     const row = (await db.pool.query("SELECT status, payload, raw_envelope, idempotency_key FROM dead_letter WHERE id = $1", [ids.pan])).rows[0];
     expect(row).toMatchObject({ status: "purged", payload: null, raw_envelope: null });
@@ -213,6 +216,14 @@ describe("quarantine", () => {
     expect(audit.before.payload.card_pan).toBe("••••••••••••1111");
     expect(audit.before.rawEnvelope).toContain('"card_pan":"••••••••••••1111"');
     expect(JSON.stringify(audit)).not.toContain(PAN);
+  });
+
+  it("refuses an empty filter without the confirmed count (it would act on every quarantined record)", () => {
+    expect(QuarantineBodySchema.safeParse({ filter: {}, reason: "x" }).error?.issues).toEqual([
+      expect.objectContaining({ path: ["filter"], message: expect.stringContaining("send expectedCount") }),
+    ]);
+    expect(QuarantineBodySchema.safeParse({ filter: {}, reason: "x", expectedCount: 3 }).success).toBe(true);
+    expect(QuarantineBodySchema.safeParse({ filter: { kind: ["afc"] }, reason: "x" }).success).toBe(true);
   });
 
   it("only lets supervisors purge over HTTP", async () => {
