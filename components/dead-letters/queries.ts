@@ -1,6 +1,7 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from "@tanstack/react-query";
+import { approveWarning } from "@/lib/dead-letters/approvable";
 import { toast } from "sonner";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
@@ -137,7 +138,10 @@ function decisionCallbacks(qc: ReturnType<typeof useQueryClient>) {
   return {
     onSuccess: (record: DeadLetterDetail, id: string, body: ActionBody) => {
       qc.setQueryData(deadLetterKeys.detail(id), record);
-      toast.success(`${VERB[body.action]} #${id}`, { description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined });
+      // Approved as it is, a tap that fails its schema is dropped by the replay: say so wherever it was approved.
+      const warning = body.action === "approve" ? approveWarning(record.kind, record.payload) : null;
+      if (warning) toast.warning(`${VERB[body.action]} #${id}, but it ${warning}`);
+      else toast.success(`${VERB[body.action]} #${id}`, { description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined });
     },
     onError: (err: unknown, id: string) => {
       // A 409 with the current record is shown by the page (what changed), not as a toast only.

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { AppError } from "../api/errors";
 import { appendAudit, type Actor, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
+import { approveWarning, TAP_FAILS_SCHEMA } from "./approvable";
 import { countMatching } from "./facets";
 import type { BulkBody, BulkResult } from "./schemas";
 import { AUDIT_ACTION, decide, type DeadLetterStatus } from "./state";
@@ -22,7 +23,16 @@ export interface BulkContext {
   now: Date;
 }
 
-interface LockedRow { id: string; status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; version: number }
+interface LockedRow {
+  id: string;
+  kind: "spatial" | "afc";
+  status: DeadLetterStatus;
+  failure_class: FailureClass;
+  class_reason: string | null;
+  version: number;
+  /** an AFC record's working payload (approving one that fails the tap schema is counted as a warning); null for spatial */
+  tap: unknown;
+}
 
 /** 409 when the user confirmed a different number of records than match now. */
 export function checkExpectedCount(expected: number | undefined, matched: number): void {
@@ -44,6 +54,8 @@ export interface PageOutcome {
   rows: { id: string }[];
   updated: number;
   skippedReasons: Record<string, number>;
+  /** approved but worth a second look (e.g. taps that still fail their schema), with counts */
+  warnings: Record<string, number>;
 }
 
 /**
@@ -59,6 +71,7 @@ export async function decidePage(
 ): Promise<PageOutcome> {
   const rows = await lockPage(client, sel.filter ?? {}, sel.ids, after, ceiling);
   const skippedReasons: Record<string, number> = {};
+  const warnings: Record<string, number> = {};
   const updates: { id: string; next: DeadLetterStatus }[] = [];
   const audit: AuditInput[] = [];
   for (const row of rows) {
@@ -67,6 +80,8 @@ export async function decidePage(
       skippedReasons[d.message] = (skippedReasons[d.message] ?? 0) + 1;
       continue;
     }
+    const warning = sel.action === "approve" ? approveWarning(row.kind, row.tap) : null;
+    if (warning) warnings[warning] = (warnings[warning] ?? 0) + 1;
     updates.push({ id: row.id, next: d.next });
     audit.push({
       actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
@@ -83,7 +98,23 @@ export async function decidePage(
     );
     await appendAudit(client, audit, ctx.now);
   }
-  return { rows, updated: updates.length, skippedReasons };
+  return { rows, updated: updates.length, skippedReasons, warnings };
+}
+
+/**
+ * Of the selected AFC records the state machine would approve, how many still fail the tap schema (the dry run's
+ * warning). Reads those taps' payloads: the schema is checked where it is defined, not re-written in SQL.
+ */
+async function tapsFailingSchema(pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"]): Promise<number> {
+  const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
+  const { rows } = await pool.query<{ status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; payload: unknown }>(
+    `SELECT d.status, d.failure_class, d.class_reason, d.payload FROM dead_letter d
+     WHERE ${where.text} AND d.kind = 'afc' AND d.failure_class <> 'poison' AND d.payload IS NOT NULL`,
+    where.values,
+  );
+  return rows.filter((r) =>
+    decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "approve").ok && approveWarning("afc", r.payload) !== null,
+  ).length;
 }
 
 /** How many of the selected records are in each (status, class): what the state machine decides on. */
@@ -110,7 +141,7 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
   const ids = body.ids ? [...new Set(body.ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : null;
   const matched = ids ? ids.length : await countMatching(pool, body.filter ?? {});
   checkExpectedCount(body.expectedCount, matched);
-  const result: BulkResult = { matched, updated: 0, skipped: 0, skippedReasons: {} };
+  const result: BulkResult = { matched, updated: 0, skipped: 0, skippedReasons: {}, warnings: {} };
   const skip = (reason: string, n = 1) => {
     result.skipped += n;
     result.skippedReasons[reason] = (result.skippedReasons[reason] ?? 0) + n;
@@ -126,6 +157,10 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
     }
     const missing = ids ? ids.length - (result.updated + result.skipped) : 0;
     if (missing > 0) skip("no such dead letter", missing);
+    if (body.action === "approve") {
+      const failing = await tapsFailingSchema(pool, ids, body.filter);
+      if (failing > 0) result.warnings[TAP_FAILS_SCHEMA] = failing;
+    }
     return result;
   }
   const ceiling = await idCeiling(pool);
@@ -134,6 +169,7 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
     const page = await inTransaction(pool, (client) => decidePage(client, { ...body, ids }, after, ceiling, ctx));
     result.updated += page.updated;
     for (const [why, n] of Object.entries(page.skippedReasons)) skip(why, n);
+    for (const [why, n] of Object.entries(page.warnings)) result.warnings[why] = (result.warnings[why] ?? 0) + n;
     if (ids) {
       // Ids in this page's range that were not found (or not locked because they vanished).
       const upto = page.rows.length < PAGE ? null : page.rows.at(-1)!.id;
@@ -152,7 +188,9 @@ async function lockPage(client: pg.PoolClient, filter: NonNullable<BulkBody["fil
   const values: unknown[] = [];
   const where = ids ? `d.id = ANY($${values.push(ids)}::bigint[])` : buildWhere(filter, values).text;
   const { rows } = await client.query<LockedRow>(
-    `SELECT d.id::text AS id, d.status, d.failure_class, d.class_reason, d.version FROM dead_letter d
+    `SELECT d.id::text AS id, d.kind, d.status, d.failure_class, d.class_reason, d.version,
+       CASE WHEN d.kind = 'afc' THEN d.payload END AS tap
+     FROM dead_letter d
      WHERE ${where} AND d.id > $${values.push(after)}::bigint AND d.id <= $${values.push(ceiling)}::bigint
      ORDER BY d.id LIMIT ${PAGE} FOR UPDATE`,
     values,

@@ -64,6 +64,8 @@ export const BulkResultSchema = z
     skipped: z.number().int(),
     /** why records were skipped, with counts ("cannot approve a replayed record": 12) */
     skippedReasons: z.record(z.string(), z.number().int()),
+    /** updated, but worth a second look, with counts (approve: taps that still fail their schema, which the replay will drop) */
+    warnings: z.record(z.string(), z.number().int()),
   })
   .meta({ id: "BulkResult" });
 export type BulkResult = z.infer<typeof BulkResultSchema>;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction, type ActionContext } from "../../lib/dead-letters/actions";
+import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/approvable";
 import { bulkAction } from "../../lib/dead-letters/bulk";
 import { getDeadLetter } from "../../lib/dead-letters/detail";
 import { countMatching, facetCounts } from "../../lib/dead-letters/facets";
@@ -10,6 +11,7 @@ import { listDeadLetters } from "../../lib/dead-letters/list";
 import { matchingExtent } from "../../lib/dead-letters/extent";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import type { JsonValue } from "../../lib/dead-letters/types";
+import { afcRecord, ingest as ingestTexts } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -202,7 +204,7 @@ describe("bulk and counts", () => {
   it("counts ids that do not exist as skipped", async () => {
     const dry = await bulkAction(db.pool, { action: "reopen", ids: [ids.afc!, "999999"], dryRun: true }, analyst);
     const result = await bulkAction(db.pool, { action: "reopen", ids: [ids.afc!, "999999"] }, analyst);
-    expect(result).toEqual({ matched: 2, updated: 1, skipped: 1, skippedReasons: { "no such dead letter": 1 } });
+    expect(result).toEqual({ matched: 2, updated: 1, skipped: 1, skippedReasons: { "no such dead letter": 1 }, warnings: {} });
     expect(dry).toEqual(result);
   });
 
@@ -260,5 +262,19 @@ describe("over HTTP", () => {
     const list = await GET(new Request("http://localhost/api/dead-letters?q=a%00b", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
     expect(list.status).toBe(422);
     expect(await list.json()).toMatchObject({ error: { issues: [{ path: "query.q" }] } });
+  });
+});
+
+describe("approving taps that still fail their schema", () => {
+  it("approves them, and the bulk dry run and run say how many the replay would drop", async () => {
+    const [good, bad] = await ingestTexts(db, [
+      afcRecord({ eventId: "warn-1", deviceId: "warn-d", at: 1 }),
+      afcRecord({ eventId: "warn-2", deviceId: "warn-d", at: 2, fare: "250" }),
+    ]);
+    const dry = await bulkAction(db.pool, { action: "approve", ids: [good!, bad!], dryRun: true }, { actor: analyst.actor, requestId: "t", now: new Date() });
+    expect(dry).toMatchObject({ matched: 2, updated: 2, skipped: 0, warnings: { [TAP_FAILS_SCHEMA]: 1 } });
+    const run = await bulkAction(db.pool, { action: "approve", ids: [good!, bad!] }, { actor: analyst.actor, requestId: "t", now: new Date() });
+    expect(run).toMatchObject({ matched: 2, updated: 2, skipped: 0, warnings: { [TAP_FAILS_SCHEMA]: 1 } });
+    expect((await getDeadLetter(db.pool, bad!)).status).toBe("approved");
   });
 });

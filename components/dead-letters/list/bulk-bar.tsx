@@ -31,7 +31,13 @@ export function selectionSize(s: Selection): number {
 
 function summarize(result: BulkResult, action: Action): string {
   const reasons = Object.entries(result.skippedReasons).map(([why, n]) => `${n.toLocaleString("en")} × ${why}`).join("; ");
-  return `${DONE[action]} ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}`;
+  return `${DONE[action]} ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}${warningText(result.warnings)}`;
+}
+
+/** " · 35 × still fails the tap schema: …" for a bulk result's warnings (approved, but worth a second look). */
+function warningText(warnings: Record<string, number> | undefined): string {
+  const parts = Object.entries(warnings ?? {}).map(([why, n]) => `${n.toLocaleString("en")} × ${why}`);
+  return parts.length ? ` · ${parts.join("; ")}` : "";
 }
 
 /** Ids travel in the URL of /replays/new; past this many, replay the filter instead. */
@@ -46,20 +52,23 @@ function replayHref(selection: Selection): string | null {
 
 export function BulkBar({ selection, canReplay = false, onClear, onJob }: { selection: Selection; canReplay?: boolean; onClear: () => void; onJob: (jobId: string) => void }) {
   const bulk = useBulkAction();
-  const [pending, setPending] = useState<{ action: Action; count: number } | null>(null);
+  const [pending, setPending] = useState<{ action: Action; count: number; warnings?: Record<string, number> } | null>(null);
   const size = selectionSize(selection);
   const replay = canReplay ? replayHref(selection) : null;
   const target = selection.mode === "ids" ? { ids: [...selection.ids] } : { filter: selection.filter };
 
   async function ask(action: Action) {
     let count = size;
-    if (selection.mode === "filter" && !selection.exact) {
-      // The facet count was an estimate: confirm the exact number.
+    let warnings: Record<string, number> | undefined;
+    // A dry run when the facet count was an estimate (confirm the exact number), and before any approval: it
+    // says how many taps still fail their schema, which the replay would drop.
+    if ((selection.mode === "filter" && !selection.exact) || action === "approve") {
       const dry = await bulk.mutateAsync({ action, ...target, dryRun: true, ...(action === "quarantine" ? { reason: "(count)" } : {}) }).catch(() => null);
       if (!dry || "job" in dry) return;
       count = dry.matched;
+      warnings = dry.warnings;
     }
-    setPending({ action, count });
+    setPending({ action, count, ...(warnings ? { warnings } : {}) });
   }
 
   function run(action: Action, count: number, reason?: string) {
@@ -68,6 +77,7 @@ export function BulkBar({ selection, canReplay = false, onClear, onJob }: { sele
         setPending(null);
         // A filter runs as a job on the server: its progress is followed outside this bar (it outlives the selection).
         if ("job" in result) onJob(result.job.id);
+        else if (Object.keys(result.warnings ?? {}).length > 0) toast.warning(summarize(result, action));
         else toast.success(summarize(result, action));
         onClear();
       },
@@ -102,6 +112,11 @@ export function BulkBar({ selection, canReplay = false, onClear, onJob }: { sele
           <p className="text-sm text-slate-700">
             {VERB[pending.action]} {pending.count.toLocaleString("en")} record{pending.count === 1 ? "" : "s"}? Records the state machine refuses (poison, already decided) are skipped and counted.
           </p>
+          {Object.entries(pending.warnings ?? {}).map(([why, n]) => (
+            <p key={why} role="alert" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+              {n.toLocaleString("en")} of them {why.replace(/^still fails/, n === 1 ? "still fails" : "still fail").replace("the replay will drop it unless it is edited", n === 1 ? "the replay will drop it unless it is edited" : "the replay will drop them unless they are edited")}.
+            </p>
+          ))}
           <div className="flex justify-end gap-2">
             <Button onClick={() => setPending(null)}>Cancel</Button>
             <Button variant={pending.action === "approve" ? "approve" : "primary"} disabled={bulk.isPending} onClick={() => run(pending.action, pending.count)}>
