@@ -4,6 +4,8 @@ import { AppError } from "../api/errors";
 import { appendAudit, type Actor } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import type { JsonValue } from "../dead-letters/types";
+import { maskJson } from "../masking/mask";
+import type { MaskRules } from "../masking/rules";
 
 // An auditor reveals one masked field of one record (POST /api/dead-letters/{id}/reveal). The value is read and
 // the reveal audited in one transaction: no audit event, no value. The event names the field, never the value.
@@ -28,7 +30,7 @@ export async function revealField(
   pool: pg.Pool,
   id: string,
   path: string,
-  ctx: { actor: Actor; requestId: string; now: Date },
+  ctx: { actor: Actor; requestId: string; now: Date; rules?: MaskRules },
 ): Promise<{ path: string; value: JsonValue }> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{ payload: JsonValue | null; raw_envelope: string | null }>(
@@ -51,6 +53,10 @@ export async function revealField(
     const value = doc === null ? undefined : valueAt(doc, rest);
     if (value === undefined) {
       throw new AppError("not_found", `path: ${path} does not exist in dead letter ${id}`, { issues: [{ path: "path", message: "no value at this path" }] });
+    }
+    // Only a masked field is revealed (and audited as such): a value every reader sees in clear is not one.
+    if (ctx.rules && doc !== null && JSON.stringify(valueAt(maskJson(doc, ctx.rules), rest)) === JSON.stringify(value)) {
+      throw new AppError("validation_failed", `path: ${path} is not masked (everyone sees it in clear)`, { issues: [{ path: "path", message: "is not a masked field" }] });
     }
     await appendAudit(client, [{
       actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,

@@ -140,6 +140,10 @@ describe("reveal", () => {
     expect(await res.json()).toEqual({ path: "/payload/card_pan", value: PAN });
     expect(await (await post("auditor", "/rawEnvelope/raw_payload/card_pan")).json()).toEqual({ path: "/rawEnvelope/raw_payload/card_pan", value: PAN });
     expect((await post("auditor", "/payload/nope")).status).toBe(404);
+    // A field everyone sees in clear is not revealed (nor audited as a reveal).
+    const clear = await post("auditor", "/payload/device_id");
+    expect(clear.status).toBe(422);
+    expect(await clear.json()).toMatchObject({ error: { issues: [{ path: "path", message: "is not a masked field" }] } });
     const { rows } = await db.pool.query("SELECT after FROM audit_event WHERE action = 'dead_letter.field_revealed' AND target_id = $1 ORDER BY id", [ids.pan]);
     expect(rows.map((r) => r.after)).toEqual([{ path: "/payload/card_pan" }, { path: "/rawEnvelope/raw_payload/card_pan" }]);
     expect(JSON.stringify(rows)).not.toContain(PAN);

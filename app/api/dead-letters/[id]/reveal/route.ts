@@ -3,6 +3,7 @@ import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { IdParamsSchema } from "@/lib/dead-letters/schemas";
 import { revealField } from "@/lib/forensics/reveal";
+import { configuredMaskRules } from "@/lib/masking/config";
 import { RevealBodySchema } from "@/lib/forensics/schemas";
 
 export const dynamic = "force-dynamic";
@@ -11,5 +12,5 @@ export const dynamic = "force-dynamic";
 export const POST = defineRoute(
   { access: { permission: "dead_letters:unmask" }, params: IdParamsSchema, body: RevealBodySchema },
   async ({ params, body, principal, requestId, now }) =>
-    revealField(getDb().pool, params.id, body.path, { actor: actorOf(principal!), requestId, now }),
+    revealField(getDb().pool, params.id, body.path, { actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );
