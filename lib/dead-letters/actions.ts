@@ -9,7 +9,7 @@ import { notFound, readDetailRow, readFailures, toDetail, type DetailRow } from 
 import { evaluateEdit, identityOverride, type EditOutcome } from "./edit";
 import { payloadDelta } from "./payload-diff";
 import type { ActionBody, ChangedBy, DeadLetterDetail } from "./schemas";
-import { AUDIT_ACTION, decide } from "./state";
+import { AUDIT_ACTION, decide, reopenedClass } from "./state";
 import { storedBox } from "./stored-box";
 import type { JsonValue } from "./types";
 
@@ -110,11 +110,17 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
         });
       }
     } else {
+      const reclassed = body.action === "reopen" ? reopenedClass(row.kind, subject) : null;
       await client.query(
-        "UPDATE dead_letter SET status = $2, version = version + 1, updated_at = $3 WHERE id = $1",
-        [id, decision.next, ctx.now],
+        `UPDATE dead_letter SET status = $2, version = version + 1, updated_at = $3,
+           failure_class = coalesce($4::"FailureClass", failure_class), class_reason = CASE WHEN $4 IS NULL THEN class_reason ELSE $5 END
+         WHERE id = $1`,
+        [id, decision.next, ctx.now, reclassed?.failureClass ?? null, reclassed?.classReason ?? null],
       );
-      audit.push({ ...base, action: AUDIT_ACTION[body.action], reason: body.reason ?? null, before, after });
+      audit.push({
+        ...base, action: AUDIT_ACTION[body.action], reason: body.reason ?? null, before,
+        after: reclassed ? { ...after, failureClass: reclassed.failureClass, classReason: reclassed.classReason } : after,
+      });
     }
     await appendAudit(client, audit, ctx.now);
     const updated = await readDetailRow(client, id);

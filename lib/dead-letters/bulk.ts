@@ -5,7 +5,7 @@ import { inTransaction } from "../db/transaction";
 import { approveWarning, TAP_FAILS_SCHEMA } from "./approvable";
 import { countMatching } from "./facets";
 import type { BulkBody, BulkResult } from "./schemas";
-import { AUDIT_ACTION, decide, type DeadLetterStatus } from "./state";
+import { AUDIT_ACTION, decide, reopenedClass, type DeadLetterStatus } from "./state";
 import type { FailureClass } from "./types";
 import { buildWhere } from "./where";
 
@@ -72,7 +72,7 @@ export async function decidePage(
   const rows = await lockPage(client, sel.filter ?? {}, sel.ids, after, ceiling);
   const skippedReasons: Record<string, number> = {};
   const warnings: Record<string, number> = {};
-  const updates: { id: string; next: DeadLetterStatus }[] = [];
+  const updates: { id: string; next: DeadLetterStatus; reclassed: ReturnType<typeof reopenedClass> }[] = [];
   const audit: AuditInput[] = [];
   for (const row of rows) {
     const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, sel.action, { reason: sel.reason });
@@ -82,19 +82,22 @@ export async function decidePage(
     }
     const warning = sel.action === "approve" ? approveWarning(row.kind, row.tap) : null;
     if (warning) warnings[warning] = (warnings[warning] ?? 0) + 1;
-    updates.push({ id: row.id, next: d.next });
+    const reclassed = sel.action === "reopen" ? reopenedClass(row.kind, { failureClass: row.failure_class, classReason: row.class_reason }) : null;
+    updates.push({ id: row.id, next: d.next, reclassed });
     audit.push({
       actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
       action: AUDIT_ACTION[sel.action], targetType: "dead_letter", targetId: row.id, reason: sel.reason ?? null,
       before: { status: row.status, version: row.version },
-      after: { status: d.next, version: row.version + 1, bulk: true },
+      after: { status: d.next, version: row.version + 1, bulk: true, ...(reclassed ?? {}) },
     });
   }
   if (updates.length) {
     await client.query(
-      `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3
-       FROM unnest($1::bigint[], $2::"DeadLetterStatus"[]) AS u(id, status) WHERE d.id = u.id`,
-      [updates.map((u) => u.id), updates.map((u) => u.next), ctx.now],
+      `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3,
+         failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END
+       FROM unnest($1::bigint[], $2::"DeadLetterStatus"[], $4::"FailureClass"[], $5::text[]) AS u(id, status, cls, cls_reason) WHERE d.id = u.id`,
+      [updates.map((u) => u.id), updates.map((u) => u.next), ctx.now, updates.map((u) => u.reclassed?.failureClass ?? null),
+        updates.map((u) => u.reclassed?.classReason ?? null)],
     );
     await appendAudit(client, audit, ctx.now);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionsFrom, approveBlocker, availableActions, decide, type DeadLetterStatus, type TriageSubject } from "./state";
+import { actionsFrom, approveBlocker, availableActions, decide, reopenedClass, type DeadLetterStatus, type TriageSubject } from "./state";
 
 const subject = (status: DeadLetterStatus, failureClass: TriageSubject["failureClass"] = "transient"): TriageSubject => ({
   status,
@@ -63,5 +63,19 @@ describe("triage state machine", () => {
     const list = availableActions(subject("quarantined", "poison"));
     expect(list.find((a) => a.action === "reopen")?.enabled).toBe(true);
     expect(list.find((a) => a.action === "approve")).toMatchObject({ enabled: false });
+  });
+});
+
+describe("reopenedClass", () => {
+  it("takes delivery poison (the replay gave up) back to the kind's transient class", () => {
+    expect(reopenedClass("afc", { failureClass: "poison", classReason: "gave up after 5 attempts: HTTP 503" }))
+      .toEqual({ failureClass: "transient_schema", classReason: "reopened after the replay gave up after 5 attempts: HTTP 503" });
+    expect(reopenedClass("spatial", { failureClass: "poison", classReason: "gave up after 1 attempt: timed out after 10000 ms" })?.failureClass).toBe("transient");
+  });
+
+  it("keeps poison about the record itself, and leaves other classes alone", () => {
+    expect(reopenedClass("afc", { failureClass: "poison", classReason: "missing event_id" })).toBeNull();
+    expect(reopenedClass("spatial", { failureClass: "poison", classReason: null })).toBeNull();
+    expect(reopenedClass("afc", { failureClass: "transient_schema", classReason: "gave up after 5 attempts: x" })).toBeNull();
   });
 });

@@ -66,6 +66,20 @@ export function approveBlocker(subject: TriageSubject): string | null {
   return `poison records cannot be approved${why}: edit the payload into validity first, or quarantine it`;
 }
 
+/**
+ * Poison that came from delivery — the replay gave up because the sink kept failing (recordEffect's "gave up
+ * after N attempts: …") — says nothing against the record itself. A person who reopens or releases it takes it
+ * back to its kind's transient class, so it can be approved and replayed again (it would otherwise stay
+ * unapprovable with a payload nothing needs to change in). Poison about the record (no key, irreparable,
+ * unparseable, replayed too often) stays.
+ */
+export function reopenedClass(
+  kind: "spatial" | "afc", subject: Pick<TriageSubject, "failureClass" | "classReason">,
+): { failureClass: FailureClass; classReason: string } | null {
+  if (subject.failureClass !== "poison" || !subject.classReason || !/^gave up after \d+ attempts?: /.test(subject.classReason)) return null;
+  return { failureClass: kind === "afc" ? "transient_schema" : "transient", classReason: `reopened after the replay ${subject.classReason}` };
+}
+
 /** Decides one action on one record. `reason` is required for quarantine and trimmed by the caller's schema. */
 export function decide(subject: TriageSubject, action: TriageAction, input: { reason?: string | null } = {}): Decision {
   const next = TRANSITIONS[subject.status][action];

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { appendAudit, type Actor, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { checkExpectedCount } from "../dead-letters/bulk";
-import { decide } from "../dead-letters/state";
+import { decide, reopenedClass } from "../dead-letters/state";
 import type { FailureClass, JsonValue } from "../dead-letters/types";
 import { buildWhere } from "../dead-letters/where";
 import { maskJson, maskText } from "../masking/mask";
@@ -35,6 +35,7 @@ export interface QuarantineResult {
 
 interface LockedRow {
   id: string;
+  kind: "spatial" | "afc";
   status: "pending" | "approved" | "quarantined" | "replayed" | "purged";
   failure_class: FailureClass;
   class_reason: string | null;
@@ -66,7 +67,7 @@ async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Pr
         ? `d.id = ANY($${values.push(ids)}::bigint[])`
         : buildWhere({ ...(body.filter ?? {}), status: ["quarantined"] }, values).text;
       const { rows: page } = await client.query<LockedRow>(
-        `SELECT d.id::text AS id, d.status, d.failure_class, d.class_reason, d.version, d.payload, d.raw_envelope
+        `SELECT d.id::text AS id, d.kind, d.status, d.failure_class, d.class_reason, d.version, d.payload, d.raw_envelope
          FROM dead_letter d WHERE ${where} AND d.id > $${values.push(after)}::bigint AND d.id <= $${values.push(ceiling)}::bigint
          ORDER BY d.id LIMIT ${PAGE} FOR UPDATE`,
         values,
@@ -94,13 +95,19 @@ export async function releaseQuarantined(pool: pg.Pool, body: QuarantineBody, ct
   const { done, skipped } = await inPages(pool, body, async (client, rows) => {
     const eligible = rows.filter((r) => decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "reopen").ok);
     if (eligible.length === 0) return 0;
+    // Delivery poison (the replay gave up) goes back to its transient class: released, the record can be replayed.
+    const reclassed = eligible.map((r) => reopenedClass(r.kind, { failureClass: r.failure_class, classReason: r.class_reason }));
     await client.query(
-      `UPDATE dead_letter SET status = 'pending', version = version + 1, updated_at = $2 WHERE id = ANY($1::bigint[])`,
-      [eligible.map((r) => r.id), ctx.now],
+      `UPDATE dead_letter d SET status = 'pending', version = d.version + 1, updated_at = $2,
+         failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END
+       FROM unnest($1::bigint[], $3::"FailureClass"[], $4::text[]) AS u(id, cls, cls_reason)
+       WHERE d.id = u.id`,
+      [eligible.map((r) => r.id), ctx.now, reclassed.map((c) => c?.failureClass ?? null), reclassed.map((c) => c?.classReason ?? null)],
     );
-    const audit: AuditInput[] = eligible.map((r) => ({
+    const audit: AuditInput[] = eligible.map((r, i) => ({
       ...base(ctx, r.id), action: "dead_letter.released", reason: body.reason,
-      before: { status: r.status, version: r.version }, after: { status: "pending", version: r.version + 1 },
+      before: { status: r.status, version: r.version },
+      after: { status: "pending", version: r.version + 1, ...(reclassed[i] ? { failureClass: reclassed[i].failureClass, classReason: reclassed[i].classReason } : {}) },
     }));
     await appendAudit(client, audit, ctx.now);
     return eligible.length;

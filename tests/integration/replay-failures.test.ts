@@ -1,6 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
+import { applyAction } from "../../lib/dead-letters/actions";
+import { getDeadLetter } from "../../lib/dead-letters/detail";
+import { releaseQuarantined } from "../../lib/forensics/quarantine-actions";
 import { claimItems } from "../../lib/replay/claim";
 import { writeOutcomes } from "../../lib/replay/outcomes";
 import { prepare } from "../../lib/replay/processor";
@@ -85,6 +88,14 @@ describe("a sink that keeps failing", () => {
     expect((await getBatch(db.pool, id, new Date())).counts).toMatchObject({ failed: 0, poison: 1 });
     const rec = await db.pool.query(`SELECT status::text, failure_class::text, replay_count, reason FROM dead_letter WHERE id = $1`, [record]);
     expect(rec.rows[0]).toEqual({ status: "quarantined", failure_class: "poison", replay_count: 1, reason: 'gave up after 3 attempts: HTTP 422: {"ok":false}' });
+    // Poison from delivery, not from the record: released by a person, it can be approved and replayed again.
+    const actor = { id: null, email: "t@test.local", role: "analyst" };
+    expect(await releaseQuarantined(db.pool, { ids: [record!], reason: "the consumer was fixed" }, { actor, requestId: "t", now: new Date() }))
+      .toEqual({ released: 1, skipped: 0 });
+    const released = await getDeadLetter(db.pool, record!);
+    expect(released).toMatchObject({ status: "pending", failureClass: "transient_schema", classReason: 'reopened after the replay gave up after 3 attempts: HTTP 422: {"ok":false}' });
+    const approved = await applyAction(db.pool, record!, { action: "approve", version: released.version }, { actor, requestId: "t", now: new Date(), canOverrideIdentity: false });
+    expect(approved.status).toBe("approved");
   });
 
   it("pauses the batch itself when the failure share passes the threshold", async () => {

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
+import { reopenedClass } from "@/lib/dead-letters/state";
 import { validateTap } from "@/lib/afc/tap-schema";
 import { explainAnalysis } from "@/lib/dead-letters/explain";
 import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
@@ -39,7 +40,11 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
           <span className="font-medium">{record.failureClass.replace("_", " ")}</span>
           {record.classReason && <span className="text-slate-600"> — {record.classReason}</span>}
           {record.failureClass === "poison" && record.status !== "purged" && record.status !== "replayed" && (
-            <span className="block text-xs text-red-700">Poison records cannot be approved until the payload is edited into validity.</span>
+            <span className="block text-xs text-red-700">
+              {reopenedClass(record.kind, record)
+                ? "The replay gave up on it (the sink kept failing), not on its payload: reopen or release it to approve and replay it again."
+                : "Poison records cannot be approved until the payload is edited into validity."}
+            </span>
           )}
         </Row>
         {spatial && (
