@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import { Badge } from "@/components/ui/badge";
+import { AllTokensPanel } from "@/components/settings/all-tokens-panel";
 import { ChangePasswordForm } from "@/components/settings/change-password-form";
 import { TokensPanel } from "@/components/settings/tokens-panel";
 import { UsersPanel } from "@/components/settings/users-panel";
 import { can, ROLE_PERMISSIONS } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
-import { listApiTokens } from "@/lib/auth/tokens";
+import { listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
 import { listUsers } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";
 
@@ -15,8 +16,13 @@ export const dynamic = "force-dynamic";
 export default async function SettingsPage() {
   const me = await requirePagePrincipal(undefined, { next: "/settings" });
   const isAdmin = can(me.role, "users:manage");
+  const managesTokens = can(me.role, "tokens:manage");
   const { pool } = getDb();
-  const [tokens, users] = await Promise.all([listApiTokens(pool, me.userId), isAdmin ? listUsers(pool) : Promise.resolve(null)]);
+  const [tokens, users, allTokens] = await Promise.all([
+    listApiTokens(pool, me.userId),
+    isAdmin ? listUsers(pool) : Promise.resolve(null),
+    managesTokens ? listAllApiTokens(pool) : Promise.resolve(null),
+  ]);
 
   return (
     <div className="max-w-5xl space-y-4">
@@ -49,6 +55,7 @@ export default async function SettingsPage() {
       <TokensPanel initialTokens={tokens} />
       {me.via === "session" && <ChangePasswordForm />}
       {users && <UsersPanel initialUsers={users} currentUserId={me.userId} />}
+      {allTokens && <AllTokensPanel initialTokens={allTokens} />}
     </div>
   );
 }

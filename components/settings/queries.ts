@@ -20,6 +20,15 @@ export function useTokens(initialData?: TokenView[]) {
   });
 }
 
+/** Every user's tokens (admins): under the tokens key, so a revoke or a new token refreshes both lists. */
+export function useAllTokens(initialData?: TokenView[]) {
+  return useQuery({
+    queryKey: [...accountKeys.tokens(), "all"],
+    queryFn: async () => (await fetchJson<{ tokens: TokenView[] }>("/api/tokens?all=1")).tokens,
+    initialData,
+  });
+}
+
 export function useCreateToken() {
   const qc = useQueryClient();
   return useMutation({

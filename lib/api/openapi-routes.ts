@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AuditQuerySchema } from "../audit/log-schema";
-import { CreateTokenBody, CreateUserBody, IdParams, PatchUserBody } from "../auth/schemas";
+import { CreateTokenBody, CreateUserBody, IdParams, ListTokensQuery, PatchUserBody } from "../auth/schemas";
 import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
 import {
   ActionBodySchema, BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema, ConflictBodySchema, DeadLetterDetailSchema, FacetsSchema,
@@ -111,7 +111,10 @@ const REPLAYS: Operation[] = [
 ];
 
 const ACCOUNTS: Operation[] = [
-  { method: "get", path: "/api/tokens", tag: "accounts", summary: "The caller's API tokens", access: { permission: "tokens:own" }, responses: ok("{ tokens }") },
+  {
+    method: "get", path: "/api/tokens", tag: "accounts", summary: "The caller's API tokens; all=1: every user's (admins, tokens:manage)",
+    access: { permission: "tokens:own" }, query: ListTokensQuery, responses: ok("{ tokens }"),
+  },
   { method: "post", path: "/api/tokens", tag: "accounts", summary: "Create an API token (shown once)", access: { permission: "tokens:own" }, body: CreateTokenBody, responses: { 201: { description: "The token" } } },
   { method: "delete", path: "/api/tokens/{id}", tag: "accounts", summary: "Revoke a token", access: { permission: "tokens:own" }, params: IdParams, responses: ok("The revoked token") },
   { method: "get", path: "/api/users", tag: "accounts", summary: "Every account", access: { permission: "users:manage" }, responses: ok("{ users }") },

@@ -39,6 +39,8 @@ export interface TokenView {
   /** the first characters of the token, e.g. "rdv_AbC123" */
   prefix: string;
   userId: string;
+  /** the owner's e-mail, in an admin's list of every user's tokens */
+  userEmail?: string;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -68,3 +70,8 @@ export interface CreatedUser {
   user: UserView;
   password?: string;
 }
+
+/** GET /api/tokens?all=1: every user's tokens (admins, tokens:manage); without it, the caller's own. */
+export const ListTokensQuery = z.object({
+  all: z.preprocess((v) => (v === "1" || v === "true" ? true : v === "0" || v === "false" ? false : v), z.boolean()).optional(),
+});

@@ -99,6 +99,15 @@ export async function listApiTokens(pool: pg.Pool, userId: string): Promise<Toke
   return rows.map(view);
 }
 
+/** Every user's tokens with their owner's e-mail, newest first: what an admin (tokens:manage) looks through. */
+export async function listAllApiTokens(pool: pg.Pool): Promise<TokenView[]> {
+  const { rows } = await pool.query<TokenRow & { email: string }>(
+    `SELECT t.id, t.name, t.prefix, t.user_id, t.created_at, t.last_used_at, t.revoked_at, u.email
+     FROM api_token t JOIN "user" u ON u.id = t.user_id ORDER BY t.created_at DESC, t.id`,
+  );
+  return rows.map((r) => ({ ...view(r), userEmail: r.email }));
+}
+
 /**
  * Revokes a token. `ownerId` restricts it to that user's tokens (someone else's token is "not found", so ids
  * cannot be probed); null lets an admin revoke any token. Revoking a revoked token changes nothing.

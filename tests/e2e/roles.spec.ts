@@ -17,9 +17,11 @@ for (const role of Object.keys(CAN_READ_LIST) as DemoRole[]) {
   test(`${role} sees exactly what the role allows`, async ({ page }) => {
     await signIn(page, role, "/settings");
     await expect(page.getByRole("heading", { name: "Settings" })).toBeVisible();
-    await expect(page.getByRole("heading", { name: "API tokens" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "API tokens", exact: true })).toBeVisible();
     // only admins manage users
     await expect(page.getByRole("heading", { name: "Users" })).toHaveCount(role === "admin" ? 1 : 0);
+    // and every user's API tokens
+    await expect(page.getByRole("heading", { name: "All API tokens" })).toHaveCount(role === "admin" ? 1 : 0);
     // the header links only to pages the role may open
     const nav = page.getByRole("navigation", { name: "Main" });
     for (const name of ["Dead letters", "Lookup", "Quarantine", "Replays", "Alerts"]) {

@@ -93,11 +93,21 @@ describe("API tokens through /api/tokens", () => {
     const ownerToken = await makeToken(db, owner.id);
     const ownerTokenId = (await authenticate(new Request("http://x/", { headers: { authorization: `Bearer ${ownerToken}` } })))!.tokenId!;
 
+    // An admin finds it among every user's tokens (with the owner); anyone else asking for all gets 403.
+    const adminToken = await makeToken(db, admin.id);
+    const all = await call(tokens.GET, "GET", "/tokens?all=1", { token: adminToken });
+    expect(all.status).toBe(200);
+    expect((all.body as { tokens: TokenView[] }).tokens.find((t) => t.id === ownerTokenId)).toMatchObject({ userId: owner.id, userEmail: owner.email });
+    const notAdmin = await call(tokens.GET, "GET", "/tokens?all=1", { token: ownerToken });
+    expect(notAdmin.status).toBe(403);
+    expect(notAdmin.body).toMatchObject({ error: { code: "forbidden", permission: "tokens:manage" } });
+    expect((await call(tokens.GET, "GET", "/tokens", { token: ownerToken })).body.tokens.map((t: TokenView) => t.id)).toEqual([ownerTokenId]);
+
     const byOther = await call(tokenById.DELETE, "DELETE", `/tokens/${ownerTokenId}`, { token: await makeToken(db, other.id), params: { id: ownerTokenId } });
     expect(byOther.status).toBe(404);
     expect(await authenticate(new Request("http://x/", { headers: { authorization: `Bearer ${ownerToken}` } }))).not.toBeNull();
 
-    const byAdmin = await call(tokenById.DELETE, "DELETE", `/tokens/${ownerTokenId}`, { token: await makeToken(db, admin.id), params: { id: ownerTokenId } });
+    const byAdmin = await call(tokenById.DELETE, "DELETE", `/tokens/${ownerTokenId}`, { token: adminToken, params: { id: ownerTokenId } });
     expect(byAdmin.status).toBe(200);
     const events = await auditFor(ownerTokenId);
     expect(events.at(-1)).toMatchObject({ action: "token.revoked", actor_id: admin.id, actor_role: "admin" });

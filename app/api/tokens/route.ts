@@ -1,15 +1,21 @@
 import { defineRoute } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { CreateTokenBody } from "@/lib/auth/schemas";
-import { createApiToken, listApiTokens } from "@/lib/auth/tokens";
+import { AppError } from "@/lib/api/errors";
+import { can } from "@/lib/auth/permissions";
+import { CreateTokenBody, ListTokensQuery } from "@/lib/auth/schemas";
+import { createApiToken, listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
 import { getDb } from "@/lib/db/client";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/tokens — the caller's own API tokens, revoked ones included. */
-export const GET = defineRoute({ access: { permission: "tokens:own" } }, async ({ principal }) => ({
-  tokens: await listApiTokens(getDb().pool, principal!.userId),
-}));
+/** GET /api/tokens[?all=1] — the caller's own API tokens, revoked ones included; all=1: every user's (admins). */
+export const GET = defineRoute({ access: { permission: "tokens:own" }, query: ListTokensQuery }, async ({ principal, query }) => {
+  if (!query.all) return { tokens: await listApiTokens(getDb().pool, principal!.userId) };
+  if (!can(principal!.role, "tokens:manage")) {
+    throw new AppError("forbidden", `role ${principal!.role} lacks permission tokens:manage (needed for all=1)`, { details: { permission: "tokens:manage" } });
+  }
+  return { tokens: await listAllApiTokens(getDb().pool) };
+});
 
 /** POST /api/tokens {name} — a new token for the caller; the token is in this response and nowhere else. */
 export const POST = defineRoute({ access: { permission: "tokens:own" }, body: CreateTokenBody }, async ({ body, principal, now, requestId }) => {
