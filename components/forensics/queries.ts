@@ -50,10 +50,11 @@ export function useUpdateAlertRule() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: AlertRuleUpdate }) => fetchJson<AlertRuleView>(`/api/alerts/${id}`, { method: "PATCH", body: patch }),
+    // One toast per rule: a save replaces the error of an earlier attempt instead of stacking under it.
     onSuccess: (r) => {
-      toast.success(`Saved rule ${r.name || r.id}`);
+      toast.success(`Saved rule ${r.name || r.id}`, { id: `alert-rule-${r.id}` });
       void qc.invalidateQueries({ queryKey: forensicsKeys.all });
     },
-    onError: (err) => toast.error(err.message),
+    onError: (err, { id }) => toast.error(err.message, { id: `alert-rule-${id}` }),
   });
 }

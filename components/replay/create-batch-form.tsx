@@ -15,12 +15,19 @@ export type SelectionInput = { ids: string[] } | { filter: Record<string, string
 
 const field = "w-full rounded border border-slate-300 px-2 py-1 text-sm";
 
-function parseHeaders(text: string): Record<string, string> | undefined {
-  const entries = text.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => {
+/** "Name: value" lines → headers; a line without a colon is reported, not sent as a header named after it. */
+function parseHeaders(text: string): { headers: Record<string, string> | undefined; problems: string[] } {
+  const problems: string[] = [];
+  const entries = text.split("\n").map((l) => l.trim()).flatMap((l, i) => {
+    if (l === "") return [];
     const at = l.indexOf(":");
-    return at > 0 ? [l.slice(0, at).trim(), l.slice(at + 1).trim()] : [l, ""];
+    if (at <= 0) {
+      problems.push(`sink.headers: line ${i + 1} is not "Name: value"`);
+      return [];
+    }
+    return [[l.slice(0, at).trim(), l.slice(at + 1).trim()] as const];
   });
-  return entries.length ? Object.fromEntries(entries) : undefined;
+  return { headers: entries.length ? Object.fromEntries(entries) : undefined, problems };
 }
 
 export function CreateBatchForm({ selection, preview }: { selection: SelectionInput; preview: BatchPreview }) {
@@ -38,28 +45,34 @@ export function CreateBatchForm({ selection, preview }: { selection: SelectionIn
   const [threshold, setThreshold] = useState("50");
   const [method, setMethod] = useState<(typeof REPAIR_METHODS)[number]>("linework");
   const [policy, setPolicy] = useState<(typeof REPAIR_POLICIES)[number]>("accept");
-  const [issues, setIssues] = useState<string[]>([]);
+  // Problems are shown once the user tried to create, and follow the fields from then on (a fixed field's
+  // message goes away as it is fixed, not at the next click).
+  const [attempted, setAttempted] = useState(false);
 
   const rateN = Number(rate);
   const rateOk = rate.trim() !== "" && Number.isFinite(rateN) && rateN > 0;
   const seconds = rateOk ? preview.count / rateN : null;
+  const parsedHeaders = parseHeaders(headers);
   const body: CreateBatchRequest = {
     ...selection,
     sink: sinkType === "ledger"
       ? { type: "ledger" }
-      : { type: "http", url, headers: parseHeaders(headers), timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) },
+      : { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) },
     ratePerSecond: rateN, pageSize: Number(pageSize), maxReplays: Number(maxReplays), maxAttempts: Number(maxAttempts),
     failureThreshold: Number(threshold) / 100, repair: { method, policy },
   };
 
+  const checked = CreateBatchBody.safeParse(body);
+  const problems = [
+    ...(sinkType === "http" ? parsedHeaders.problems : []),
+    ...(checked.success ? [] : checked.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`)),
+  ];
+  const issues = attempted ? problems : [];
+
   function submit(e: React.FormEvent) {
     e.preventDefault();
-    const parsed = CreateBatchBody.safeParse(body);
-    if (!parsed.success) {
-      setIssues(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
-      return;
-    }
-    setIssues([]);
+    setAttempted(true);
+    if (problems.length > 0) return;
     create.mutate(body, { onSuccess: (batch) => router.push(`/replays/${batch.id}`) });
   }
 

@@ -63,6 +63,13 @@ describe("redrive replay", () => {
   it("creates as --as, refuses self-approval, approves as another supervisor, audited as them", async () => {
     const ids = await ingest(db, [afcRecord({ eventId: "cli-1", deviceId: "cli-dev", at: 1 }), afcRecord({ eventId: "cli-2", deviceId: "cli-dev", at: 2 })]);
     await approve(db, ids);
+    // Bad options are named by their flag.
+    const notNumber = await cli(["replay", "create", "--ids", ids.join(","), "--rate", "abc", "--as", supA]);
+    expect(notNumber.code).not.toBe(0);
+    expect(notNumber.stderr).toContain('--rate: expected a number, got "abc"');
+    const tooFast = await cli(["replay", "create", "--ids", ids.join(","), "--rate", "10", "--page-size", "0", "--as", supA]);
+    expect(tooFast.code).not.toBe(0);
+    expect(tooFast.stderr).toContain("--page-size: ");
     const created = await cli(["replay", "create", "--ids", ids.join(","), "--rate", "10", "--as", supA]);
     expect(created.code, created.stderr).toBe(0);
     const id = created.stdout.trim();

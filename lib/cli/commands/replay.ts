@@ -58,26 +58,48 @@ interface CreateOptions {
   failureThreshold?: string; repairMethod?: string; repairPolicy?: string; as?: string; preview?: boolean; json?: boolean;
 }
 
+/** The flag each field of the batch body comes from, so an error names what the user typed. */
+const FLAG_OF: Record<string, string> = {
+  ratePerSecond: "--rate", pageSize: "--page-size", maxReplays: "--max-replays", maxAttempts: "--max-attempts",
+  failureThreshold: "--failure-threshold", "repair.method": "--repair-method", "repair.policy": "--repair-policy",
+  "sink.type": "--sink", "sink.url": "--url", "sink.headers": "--header", "sink.timeoutMs": "--timeout-ms", "sink.concurrency": "--concurrency",
+  ids: "--ids", "filter.status": "--filter-status", "filter.kind": "--kind", "filter.class": "--class", "filter.source": "--source",
+  "filter.reason": "--reason", "filter.from": "--from", "filter.to": "--to", "filter.q": "--q", "filter.bbox": "--bbox",
+};
+
+function flagOf(path: string): string {
+  for (let p = path; p !== ""; p = p.includes(".") ? p.slice(0, p.lastIndexOf(".")) : "") {
+    const flag = FLAG_OF[p];
+    if (flag) return flag;
+  }
+  return path || "options";
+}
+
 function createBody(o: CreateOptions): unknown {
-  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  const num = (v: string | undefined, flag: string) => {
+    if (v === undefined) return undefined;
+    if (v.trim() === "" || !Number.isFinite(Number(v))) throw new CliUsageError(`${flag}: expected a number, got ${JSON.stringify(v)}`);
+    return Number(v);
+  };
   const filter = Object.fromEntries(Object.entries({
     status: o.filterStatus, kind: o.kind, class: o.class, source: o.source, reason: o.reason, from: o.from, to: o.to, q: o.q, bbox: o.bbox,
   }).filter(([, v]) => v !== undefined));
   const sink = o.sink === "http"
-    ? { type: "http", url: o.url, headers: o.header, timeoutMs: num(o.timeoutMs), concurrency: num(o.concurrency) }
+    ? { type: "http", url: o.url, headers: o.header, timeoutMs: num(o.timeoutMs, "--timeout-ms"), concurrency: num(o.concurrency, "--concurrency") }
     : { type: o.sink };
   return {
     ...(o.ids ? { ids: o.ids } : { filter }),
     sink: JSON.parse(JSON.stringify(sink)), // drops undefined fields, so defaults apply
-    ratePerSecond: num(o.rate), pageSize: num(o.pageSize), maxReplays: num(o.maxReplays), maxAttempts: num(o.maxAttempts),
-    failureThreshold: num(o.failureThreshold), repair: { method: o.repairMethod, policy: o.repairPolicy },
+    ratePerSecond: num(o.rate, "--rate"), pageSize: num(o.pageSize, "--page-size"), maxReplays: num(o.maxReplays, "--max-replays"),
+    maxAttempts: num(o.maxAttempts, "--max-attempts"), failureThreshold: num(o.failureThreshold, "--failure-threshold"),
+    repair: { method: o.repairMethod, policy: o.repairPolicy },
   };
 }
 
 function parseBody(raw: unknown) {
   const r = CreateBatchBody.safeParse(JSON.parse(JSON.stringify(raw)));
   if (r.success) return r.data;
-  throw new CliUsageError(r.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; "));
+  throw new CliUsageError(r.error.issues.map((i) => `${flagOf(i.path.map(String).join("."))}: ${i.message}`).join("; "));
 }
 
 function print(view: BatchView, json: boolean | undefined): void {
