@@ -9,7 +9,7 @@ import { renderPrometheus, type Family } from "./prometheus";
 type Db = pg.Pool | pg.PoolClient;
 
 export async function prometheusMetrics(db: Db, now: Date): Promise<string> {
-  const [cells, oldest, poisonHour, replays, outcomes, batches, firing] = await Promise.all([
+  const [cells, oldest, poisonHour, replays, outcomes, batches, firing, poisoned] = await Promise.all([
     countCells(db),
     oldestUnresolved(db),
     poisonArrivals(db, new Date(now.getTime() - 3_600_000), now),
@@ -24,6 +24,7 @@ export async function prometheusMetrics(db: Db, now: Date): Promise<string> {
     db.query<{ rule_id: string; n: number }>(
       "SELECT r.id AS rule_id, count(e.id)::int AS n FROM alert_rule r LEFT JOIN alert_event e ON e.rule_id = r.id AND e.resolved_at IS NULL GROUP BY 1",
     ),
+    db.query<{ kind: string; n: string }>("SELECT kind::text AS kind, sum(n)::text AS n FROM poison_stat GROUP BY 1 ORDER BY 1"),
   ]);
   const byCell = new Map<string, { kind: string; status: string; failure_class: string; n: number }>();
   const arrivals = new Map<string, number>();
@@ -43,6 +44,10 @@ export async function prometheusMetrics(db: Db, now: Date): Promise<string> {
     {
       name: "redrive_dead_letters_arrived_total", help: "Dead letters ever stored, by kind (records are never deleted).", type: "counter",
       samples: [...arrivals].map(([kind, n]) => ({ labels: { kind }, value: n })),
+    },
+    {
+      name: "redrive_dead_letters_poisoned_total", help: "Dead letters that became poison, by kind: at capture, or later (retries exhausted, an edit, the replay giving up).", type: "counter",
+      samples: poisoned.rows.map((r) => ({ labels: { kind: r.kind }, value: Number(r.n) })),
     },
     {
       name: "redrive_poison_arrivals_last_hour", help: "Poison records first seen in the last hour.", type: "gauge",

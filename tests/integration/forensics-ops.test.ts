@@ -160,6 +160,20 @@ describe("overview and metrics", () => {
     const text = await res.text();
     expect(text).toMatch(/^# HELP redrive_dead_letters /);
     expect(text).toContain('redrive_dead_letters_arrived_total{kind="afc"} 3');
+    // The poison counter only grows: a record made poison, back to transient, then poison again counts twice.
+    const poisoned = async () => Number(/redrive_dead_letters_poisoned_total\{kind="afc"\} (\d+)/.exec(
+      await (await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) })).text(),
+    )?.[1] ?? 0);
+    expect(text).toContain("# TYPE redrive_dead_letters_poisoned_total counter");
+    const before = await poisoned();
+    const one = "(SELECT id FROM dead_letter WHERE kind = 'afc' AND failure_class <> 'poison' ORDER BY id LIMIT 1)";
+    const { rows } = await db.pool.query<{ id: string }>(`UPDATE dead_letter SET failure_class = 'poison' WHERE id = ${one} RETURNING id::text AS id`);
+    expect(await poisoned()).toBe(before + 1);
+    await db.pool.query("UPDATE dead_letter SET failure_class = 'transient_schema' WHERE id = $1", [rows[0]!.id]);
+    expect(await poisoned()).toBe(before + 1);
+    await db.pool.query("UPDATE dead_letter SET failure_class = 'poison', version = version + 1 WHERE id = $1", [rows[0]!.id]);
+    await db.pool.query("UPDATE dead_letter SET version = version + 1 WHERE id = $1", [rows[0]!.id]); // still poison: no change
+    expect(await poisoned()).toBe(before + 2);
     expect(text).toContain('redrive_alert_firing{rule="dlq-size"} 1');
     expect(text).toMatch(/redrive_oldest_unresolved_age_seconds \d+/);
   });
