@@ -36,7 +36,9 @@ export function BatchLive({ initial, perms }: { initial: BatchView; perms: Repla
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4 lg:grid-cols-7">
           {OUTCOMES.map((o) => (
             <div key={o}>
-              <dt className="text-xs uppercase tracking-wide text-slate-500">{o}</dt>
+              <dt className="text-xs uppercase tracking-wide text-slate-500" title={o === "failed" ? "Submissions that failed and wait for their retry (items list: outcome retry); after the attempt budget they become poison" : undefined}>
+                {o === "failed" ? "failed, retrying" : o}
+              </dt>
               <dd className="tabular-nums" data-testid={`count-${o}`}>{fmt(batch.counts[o])}</dd>
             </div>
           ))}
