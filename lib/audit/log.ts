@@ -49,8 +49,9 @@ export async function auditLog(db: Db, q: AuditQuery, mask: MaskRules | null): P
   const { rows } = await db.query<Row>(
     `SELECT id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after, diff, reason,
        request_id, hash, prev_hash
-     FROM audit_event ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-     ORDER BY id DESC LIMIT ${p(q.limit + 1)}`,
+     FROM audit_event a ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+     -- a.id, the bigint: plain "id" would sort the text alias of the select list ("9" after "10").
+     ORDER BY a.id DESC LIMIT ${p(q.limit + 1)}`,
     values,
   );
   const page = rows.slice(0, q.limit);

@@ -49,6 +49,21 @@ describe("audit log", () => {
     expect(await actions({ targetType: "dead_letter", to: "2026-11-02T00:00:00Z" })).toEqual(["dead_letter.edited"]);
   });
 
+  it("orders by event id as a number and pages through every event (ids past 9 and 99 too)", async () => {
+    await inTransaction(db.pool, (c) => appendAudit(c, Array.from({ length: 120 }, (_, i) => (
+      { actorId: null, actorEmail: "pager", actorRole: "system", action: "export.created", targetType: "export", targetId: String(i) }
+    )), new Date("2026-11-04T00:00:00Z")));
+    const all = (await db.pool.query<{ id: string }>("SELECT a.id::text AS id FROM audit_event a ORDER BY a.id DESC")).rows.map((r) => r.id);
+    const seen: string[] = [];
+    for (let cursor: string | null | undefined; ;) {
+      const page = await auditLog(db.pool, q({ limit: "25", ...(cursor ? { cursor } : {}) }), null);
+      seen.push(...page.events.map((e) => e.id));
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(all);
+  });
+
   it("pages by cursor without gaps or repeats", async () => {
     const first = await auditLog(db.pool, q({ limit: "2", targetType: "replay_batch" }), null);
     expect(first.events).toHaveLength(2);
