@@ -101,7 +101,7 @@ export async function stalledBulkJobs(pool: pg.Pool, now: Date): Promise<string[
   const { rows } = await pool.query<{ id: string }>(
     `SELECT id::text AS id FROM bulk_job
      WHERE status = 'running' AND (locked_by IS NULL OR heartbeat_at IS NULL OR heartbeat_at < $1::timestamptz - $2 * interval '1 millisecond')
-     ORDER BY id`,
+     ORDER BY bulk_job.id`,
     [now, STALE_AFTER_MS],
   );
   return rows.map((r) => r.id);

@@ -93,7 +93,7 @@ export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], 
   const counts: FlushCounts = { applied: 0, deduped: 0, dropped: 0, poison: 0, failed: 0, cancelled: 0, retry: 0, released: 0, lost: 0 };
   const owned = await client.query<{ id: string }>(
     `SELECT id::text AS id FROM replay_item WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
-     ORDER BY id FOR UPDATE`,
+     ORDER BY replay_item.id FOR UPDATE`, // the bigint, not the text alias: numeric lock order, as everywhere
     [group.map((r) => r.item.id), ctx.workerId],
   );
   const mine = new Set(owned.rows.map((r) => r.id));

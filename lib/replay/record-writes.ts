@@ -40,7 +40,8 @@ export async function writeRecordEffects(
   if (others.length === 0) return { changes };
   const { rows } = await client.query<LockedRecord>(
     `SELECT id::text AS id, kind, status, failure_count, replay_count, failure_class, class_reason
-     FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+     -- dead_letter.id: a bare "id" would sort the text alias, locking 10 before 9 against the engine's lock order.
+     FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY dead_letter.id FOR UPDATE`,
     [others.map((t) => t.deadLetterId)],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));

@@ -86,7 +86,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       max_attempts: number; repair_method: string; repair_policy: string; throttled_ms: number | null; tat_in_ms: number | null }>(
       `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy,
          (extract(epoch FROM throttled_at) * 1000)::float8 AS throttled_ms, (extract(epoch FROM tat - now()) * 1000)::float8 AS tat_in_ms
-       FROM replay_batch WHERE status = 'running' ORDER BY id`,
+       FROM replay_batch WHERE status = 'running' ORDER BY replay_batch.id`,
     );
     const seen = new Set<string>();
     for (const r of rows) {
