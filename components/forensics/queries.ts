@@ -29,11 +29,15 @@ export function useQuarantineAction(action: "release" | "purge") {
     mutationFn: (body: QuarantineBody) => fetchJson<{ released?: number; purged?: number; skipped: number }>(`/api/quarantine/${action}`, { method: "POST", body }),
     onSuccess: (r) => {
       const n = r.released ?? r.purged ?? 0;
-      toast.success(`${action === "release" ? "Released" : "Purged"} ${n.toLocaleString("en")} records${r.skipped ? `, ${r.skipped} skipped` : ""}`);
+      toast.success(`${action === "release" ? "Released" : "Purged"} ${n.toLocaleString("en")} record${n === 1 ? "" : "s"}${r.skipped ? `, ${r.skipped} skipped` : ""}`);
       void qc.invalidateQueries({ queryKey: forensicsKeys.all });
       void qc.invalidateQueries({ queryKey: ["dead-letters"] });
     },
-    onError: (err) => toast.error(err.message),
+    onError: (err) => {
+      toast.error(err.message);
+      // A 409 means the group changed since it was shown: show its current count, so confirming again can work.
+      void qc.invalidateQueries({ queryKey: forensicsKeys.quarantine() });
+    },
   });
 }
 

@@ -24,6 +24,12 @@ describe("buildWhere", () => {
     expect(values).toEqual(["ABCDEF12", "abcdef12", "abcdef13"]);
   });
 
+  it("matches a whole hash exactly, and a whole hash in upper case through the range", () => {
+    const hash = "ab".repeat(32);
+    expect(buildWhere({ q: hash }).values).toEqual([hash]);
+    expect(buildWhere({ q: hash.toUpperCase() }).values).toEqual([hash.toUpperCase(), hash, prefixUpperBound(hash)]);
+  });
+
   it("does not treat short or non-hex text as a hash prefix", () => {
     expect(buildWhere({ q: "abc" }).values).toEqual(["abc"]);
     expect(buildWhere({ q: "device-17" }).values).toEqual(["device-17"]);

@@ -56,7 +56,8 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
       `${alias}.device_id = ${q}`,
       `${alias}.source_message_id = ${q}`,
     ];
-    if (HEX_PREFIX.test(filter.q) && filter.q.length < 64) {
+    // A prefix, or a whole hash pasted in upper case (the exact match above is case-sensitive), is a range.
+    if (HEX_PREFIX.test(filter.q) && (filter.q.length < 64 || filter.q !== filter.q.toLowerCase())) {
       // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
       const lower = filter.q.toLowerCase();
       ors.push(keyMatch(alias, `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`));
