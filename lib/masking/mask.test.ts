@@ -85,6 +85,11 @@ describe("maskText", () => {
   it("falls back to the free-text rule for text that is not JSON", () => {
     expect(maskText(`{"card_pan": ${PAN}`, rules)).toBe('{"card_pan": ••••••••••••1111');
     expect(maskDigitRuns("id 2026-11-01 and 4111-1111-1111-1111")).toBe("id 2026-11-01 and ••••••••••••1111");
+    // A hex hash holding a Luhn-valid run is left alone; the same run on its own, or after a colon, is masked.
+    const hash = "eeb9da4111111111111111c7331a64e";
+    expect(maskDigitRuns(`key ${hash}`)).toBe(`key ${hash}`);
+    expect(maskDigitRuns("pan:4111111111111111, x")).toBe("pan:••••••••••••1111, x");
+    expect(maskDigitRuns("card 4111111111111111.")).toBe("card ••••••••••••1111.");
   });
 });
 

@@ -41,7 +41,9 @@ export function maskPan(digits: string): string {
 
 // Digits with single spaces or dashes between them ("4111 1111 1111 1111", "4111-1111-…"), not starting right
 // after a digit or a decimal point: the fraction of a coordinate (174.4418584872960) is never a card number.
-const DIGIT_RUN = /(?<![\d.])\d(?:[ -]?\d)*/g;
+// Nor a run inside a hex string (a SHA-256 event hash "…eeb9da4539…7331a64e" holds long digit runs): one that
+// touches a hex letter a–f on either side is part of a word, not a number someone typed.
+const DIGIT_RUN = /(?<![\d.a-fA-F])\d(?:[ -]?\d)*(?![\da-fA-F])/g;
 
 /** Masks every Luhn-valid 13–19 digit run inside free text (reasons, unparseable envelopes). */
 export function maskDigitRuns(text: string): string {
