@@ -31,6 +31,7 @@ interface JobRow {
   updated: number;
   skipped: number;
   skipped_reasons: Record<string, number>;
+  warnings: Record<string, number>;
   error: string | null;
   cancel_requested: boolean;
   actor_id: string | null;
@@ -44,13 +45,13 @@ interface JobRow {
 }
 
 const COLUMNS = `id::text AS id, status, action, reason, filter, matched, ceiling::text AS ceiling, cursor::text AS cursor, processed,
-  updated, skipped, skipped_reasons, error, cancel_requested, actor_id, actor_email, actor_role, request_id, locked_by,
+  updated, skipped, skipped_reasons, warnings, error, cancel_requested, actor_id, actor_email, actor_role, request_id, locked_by,
   heartbeat_at, created_at, finished_at`;
 
 function toJob(r: JobRow): BulkJob {
   return {
     id: r.id, status: r.status, action: r.action, matched: r.matched, processed: r.processed, updated: r.updated,
-    skipped: r.skipped, skippedReasons: r.skipped_reasons, cancelRequested: r.cancel_requested, error: r.error,
+    skipped: r.skipped, skippedReasons: r.skipped_reasons, warnings: r.warnings, cancelRequested: r.cancel_requested, error: r.error,
     createdAt: r.created_at.toISOString(), finishedAt: r.finished_at?.toISOString() ?? null,
   };
 }
@@ -165,10 +166,14 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
              skipped_reasons = (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM (
                SELECT k, sum(v::int) AS v FROM (SELECT * FROM jsonb_each_text(skipped_reasons) UNION ALL SELECT * FROM jsonb_each_text($6::jsonb)) e(k, v)
                GROUP BY k) s),
+             warnings = (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM (
+               SELECT k, sum(v::int) AS v FROM (SELECT * FROM jsonb_each_text(warnings) UNION ALL SELECT * FROM jsonb_each_text($9::jsonb)) e(k, v)
+               GROUP BY k) w),
              status = CASE WHEN $7::boolean THEN 'completed'::"BulkJobStatus" ELSE status END,
              finished_at = CASE WHEN $7::boolean THEN $8::timestamptz ELSE NULL END, heartbeat_at = $8, updated_at = $8
            WHERE id = $1 RETURNING ${COLUMNS}`,
-          [id, page.rows.at(-1)?.id ?? r.cursor, page.rows.length, page.updated, skipped, JSON.stringify(page.skippedReasons), finished, now],
+          [id, page.rows.at(-1)?.id ?? r.cursor, page.rows.length, page.updated, skipped, JSON.stringify(page.skippedReasons), finished, now,
+            JSON.stringify(page.warnings)],
         );
         return { job: rows[0]!, done: finished };
       });

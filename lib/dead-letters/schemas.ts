@@ -82,6 +82,8 @@ export const BulkJobSchema = z
     updated: z.number().int(),
     skipped: z.number().int(),
     skippedReasons: z.record(z.string(), z.number().int()),
+    /** updated, but worth a second look, with counts (approve: taps that still fail their schema) */
+    warnings: z.record(z.string(), z.number().int()),
     cancelRequested: z.boolean(),
     error: z.string().nullable(),
     createdAt: z.string(),

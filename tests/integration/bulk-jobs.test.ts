@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
+import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/approvable";
 import { PAGE } from "../../lib/dead-letters/bulk";
 import { cancelBulkJob, createBulkJob, getBulkJob, needsRunner, pollBulkJob, runBulkJob, STALE_AFTER_MS } from "../../lib/dead-letters/bulk-jobs";
 import { maintenanceRound, resumedJobsSettled } from "../../lib/forensics/maintenance";
@@ -69,6 +70,8 @@ describe("bulk jobs", () => {
     expect(seen.map((s) => s.processed)).toEqual([PAGE, PAGE * 2, N]);
     expect(done).toMatchObject({ status: "completed", matched: N, processed: N, updated: N - 5, skipped: 5 });
     expect(Object.values(done.skippedReasons)).toEqual([5]);
+    // These taps ({} payloads) fail their schema: approved, and the job says how many the replay would drop.
+    expect(done.warnings).toEqual({ [TAP_FAILS_SCHEMA]: N - 5 });
     expect(done.finishedAt).toBe(clock.toISOString());
     expect(await statuses("gates")).toEqual({ approved: N - 5, quarantined: 5 });
     expect(await statuses("other")).toEqual({ pending: 40 });

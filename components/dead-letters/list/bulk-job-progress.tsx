@@ -16,7 +16,8 @@ const n = (v: number) => v.toLocaleString("en");
 
 function summary(job: BulkJob): string {
   const reasons = Object.entries(job.skippedReasons).map(([why, c]) => `${n(c)} × ${why}`).join("; ");
-  return `${DONE[job.action]} ${n(job.updated)} of ${n(job.matched)}${job.skipped ? ` · skipped ${n(job.skipped)}${reasons ? ` (${reasons})` : ""}` : ""}`;
+  const warnings = Object.entries(job.warnings ?? {}).map(([why, c]) => `${n(c)} × ${why}`).join("; ");
+  return `${DONE[job.action]} ${n(job.updated)} of ${n(job.matched)}${job.skipped ? ` · skipped ${n(job.skipped)}${reasons ? ` (${reasons})` : ""}` : ""}${warnings ? ` · ${warnings}` : ""}`;
 }
 
 export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () => void }) {
@@ -29,7 +30,8 @@ export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () =
   useEffect(() => {
     if (!data || data.status === "running" || reported.current) return;
     reported.current = true;
-    if (data.status === "completed") toast.success(summary(data));
+    if (data.status === "completed" && Object.keys(data.warnings ?? {}).length > 0) toast.warning(summary(data));
+    else if (data.status === "completed") toast.success(summary(data));
     else if (data.status === "cancelled") toast.info(`Stopped: ${summary(data)}`);
     else toast.error(`The bulk job stopped: ${data.error ?? "unknown error"}`, { description: summary(data) });
     void qc.invalidateQueries({ queryKey: deadLetterKeys.all });
