@@ -56,10 +56,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const sp = await searchParams;
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v ? [v] : []) if (x !== "") params.append(k, x);
-  // The form's datetime-local fields carry no zone; they are labelled UTC, so read them as UTC.
+  // The form's datetime-local fields carry no zone; they are labelled UTC, so read them as UTC. A minute given as
+  // "to" includes that whole minute (To 14:59 keeps an event at 14:59:03).
   for (const k of ["from", "to"]) {
     const v = params.get(k);
-    if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(v)) params.set(k, `${v}Z`);
+    if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(v)) params.set(k, k === "to" ? `${v}:59.999Z` : `${v}Z`);
+    else if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(v)) params.set(k, `${v}Z`);
   }
   const parsed = AuditQuerySchema.safeParse(searchParamsToObject(params));
   const page = parsed.success ? await auditLog(getDb().pool, parsed.data, configuredMaskRules()) : null;
@@ -94,7 +96,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         </label>
         <label className="flex flex-col text-xs text-slate-600">
           Target id
-          <input name="targetId" defaultValue={one(sp.targetId)} className={`${input} w-28`} />
+          <input name="targetId" defaultValue={one(sp.targetId)} className={`${input} w-24`} />
         </label>
         <label className="flex flex-col text-xs text-slate-600">
           From (UTC)
@@ -104,8 +106,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
           To (UTC)
           <input name="to" type="datetime-local" defaultValue={toLocalInput(one(sp.to))} className={input} />
         </label>
-        <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">Show</button>
-        <Link href="/audit" className="px-2 py-1.5 text-sm text-slate-600 hover:underline">Clear</Link>
+        <div className="flex items-center gap-1">
+          <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">Show</button>
+          <Link href="/audit" className="px-2 py-1.5 text-sm text-slate-600 hover:underline">Clear</Link>
+        </div>
       </form>
       {!parsed.success && (
         <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
