@@ -35,8 +35,9 @@ export const BboxSchema = z.preprocess(
     .tuple([z.number().finite(), z.number().finite(), z.number().finite(), z.number().finite()], {
       error: "must be minLon,minLat,maxLon,maxLat",
     })
-    .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, "min must not exceed max")
-    .refine(([x1, y1, x2, y2]) => x1 >= -540 && x2 <= 540 && y1 >= -90 && y2 <= 90, "out of range for EPSG:4326"),
+    // Range first: 177,-18,-200,-15 is out of range (no RFC 7946 box), not "min exceeds max".
+    .refine(([x1, y1, x2, y2]) => x1 >= -540 && x2 >= -540 && x1 <= 540 && x2 <= 540 && y1 >= -90 && y2 <= 90, "out of range for EPSG:4326")
+    .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, "min must not exceed max"),
 );
 
 export const ListFilterSchema = z.object({

@@ -66,6 +66,7 @@ describe("buildWhere", () => {
     const r2 = ListFilterSchema.safeParse({ bbox: "10,1,5,0" }); // south above north
     expect(r2.success).toBe(false);
     expect(ListFilterSchema.safeParse({ bbox: "200,0,100,1" }).success).toBe(false); // west > east beyond ±180 is no RFC 7946 box
+    expect(ListFilterSchema.safeParse({ bbox: "177,-18,-600,-15" }).error?.issues[0]?.message).toBe("out of range for EPSG:4326");
   });
 });
 
