@@ -37,7 +37,7 @@ export const BboxSchema = z.preprocess(
     })
     // Range first: 177,-18,-200,-15 is out of range (no RFC 7946 box), not "min exceeds max".
     .refine(([x1, y1, x2, y2]) => x1 >= -540 && x2 >= -540 && x1 <= 540 && x2 <= 540 && y1 >= -90 && y2 <= 90, "out of range for EPSG:4326")
-    .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, "min must not exceed max"),
+    .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, "min must not exceed max (a box across ±180° may give west > east, both within ±180)"),
 );
 
 export const ListFilterSchema = z.object({
