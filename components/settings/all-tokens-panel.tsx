@@ -3,11 +3,10 @@
 import { useState } from "react";
 import type { TokenView } from "@/lib/auth/schemas";
 import { useAllTokens, useRevokeToken } from "./queries";
+import { TokensTable } from "./tokens-table";
 
 // Admins (tokens:manage) see every user's API tokens and can revoke any of them: a leaked token is found and
 // stopped here without database access. Creating tokens stays with their owners (a token acts with its owner's role).
-
-const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");
 
 export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
   const tokens = useAllTokens(initialTokens);
@@ -37,39 +36,7 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
       {error && <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">{error.message}</p>}
       {status && <p role="status" className="text-sm text-slate-600">{status}</p>}
       {shown.length > 0 ? (
-        <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              <th scope="col" className="py-1.5 pr-3">Owner</th>
-              <th scope="col" className="py-1.5 pr-3">Name</th>
-              <th scope="col" className="py-1.5 pr-3">Token</th>
-              <th scope="col" className="py-1.5 pr-3">Created</th>
-              <th scope="col" className="py-1.5 pr-3">Last used</th>
-              <th scope="col" className="py-1.5 pr-3">Status</th>
-              <th scope="col" className="py-1.5"><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {shown.map((t) => (
-              <tr key={t.id} className={t.revokedAt ? "text-slate-400" : undefined}>
-                <td className="break-all py-1.5 pr-3">{t.userEmail}</td>
-                <td className="py-1.5 pr-3">{t.name}</td>
-                <td className="py-1.5 pr-3 font-mono text-xs">{t.prefix}…</td>
-                <td className="whitespace-nowrap py-1.5 pr-3">{when(t.createdAt)}</td>
-                <td className="whitespace-nowrap py-1.5 pr-3">{when(t.lastUsedAt)}</td>
-                <td className="py-1.5 pr-3">{t.revokedAt ? `revoked ${when(t.revokedAt)}` : "active"}</td>
-                <td className="py-1.5 text-right">
-                  {!t.revokedAt && (
-                    <button type="button" onClick={() => onRevoke(t)} disabled={revoke.isPending} aria-label={`Revoke ${t.userEmail ?? ""} token ${t.name}`}
-                      className="rounded border border-red-200 px-2 py-0.5 text-xs text-red-700 hover:bg-red-50 disabled:opacity-50">
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TokensTable tokens={shown} showOwner busy={revoke.isPending} onRevoke={onRevoke} />
       ) : (
         <p className="text-sm text-slate-500">No {showRevoked ? "" : "active "}tokens.</p>
       )}

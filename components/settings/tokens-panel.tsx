@@ -4,8 +4,7 @@ import { useState } from "react";
 import type { CreatedToken, TokenView } from "@/lib/auth/schemas";
 import { useCreateToken, useRevokeToken, useTokens } from "./queries";
 import { SecretOnce } from "./secret-once";
-
-const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");
+import { TokensTable } from "./tokens-table";
 
 export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
   const tokens = useTokens(initialTokens);
@@ -84,42 +83,7 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
       )}
 
       {tokens.data && tokens.data.length > 0 ? (
-        <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
-            <tr>
-              <th scope="col" className="py-1.5 pr-3">Name</th>
-              <th scope="col" className="py-1.5 pr-3">Token</th>
-              <th scope="col" className="py-1.5 pr-3">Created</th>
-              <th scope="col" className="py-1.5 pr-3">Last used</th>
-              <th scope="col" className="py-1.5 pr-3">Status</th>
-              <th scope="col" className="py-1.5"><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {tokens.data.map((t) => (
-              <tr key={t.id} className={t.revokedAt ? "text-slate-400" : undefined}>
-                <td className="py-1.5 pr-3">{t.name}</td>
-                <td className="py-1.5 pr-3 font-mono text-xs">{t.prefix}…</td>
-                <td className="whitespace-nowrap py-1.5 pr-3">{when(t.createdAt)}</td>
-                <td className="whitespace-nowrap py-1.5 pr-3">{when(t.lastUsedAt)}</td>
-                <td className="py-1.5 pr-3">{t.revokedAt ? `revoked ${when(t.revokedAt)}` : "active"}</td>
-                <td className="py-1.5 text-right">
-                  {!t.revokedAt && (
-                    <button
-                      type="button"
-                      onClick={() => onRevoke(t)}
-                      disabled={revoke.isPending}
-                      className="rounded border border-red-200 px-2 py-0.5 text-xs text-red-700 hover:bg-red-50 disabled:opacity-50"
-                      aria-label={`Revoke token ${t.name}`}
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TokensTable tokens={tokens.data} busy={revoke.isPending} onRevoke={onRevoke} />
       ) : (
         <p className="text-sm text-slate-500">No tokens yet.</p>
       )}

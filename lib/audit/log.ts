@@ -3,6 +3,7 @@ import type { JsonValue } from "../dead-letters/types";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import type { AuditLogEvent, AuditLogPage, AuditQuery } from "./log-schema";
+import { AUDIT_EVENT_COLUMNS, type AuditEventRow } from "./row";
 
 // The audit trail as a log, newest first, for auditors and admins: every event (sign-ins, tokens, roles, triage,
 // replay batches and outcomes, exports, alert rules), filtered and paged by id. Card data inside before/after/
@@ -10,23 +11,6 @@ import type { AuditLogEvent, AuditLogPage, AuditQuery } from "./log-schema";
 
 type Db = pg.Pool | pg.PoolClient;
 
-interface Row {
-  id: string;
-  at: Date;
-  actor_id: string | null;
-  actor_email: string | null;
-  actor_role: string | null;
-  action: string;
-  target_type: string;
-  target_id: string | null;
-  before: JsonValue | null;
-  after: JsonValue | null;
-  diff: JsonValue | null;
-  reason: string | null;
-  request_id: string | null;
-  hash: string;
-  prev_hash: string;
-}
 
 /** LIKE pattern for an action prefix ("replay_batch." → every replay_batch.* action). */
 const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -46,9 +30,8 @@ export async function auditLog(db: Db, q: AuditQuery, mask: MaskRules | null): P
   if (q.from) where.push(`at >= ${p(q.from)}`);
   if (q.to) where.push(`at <= ${p(q.to)}`);
   if (q.cursor) where.push(`id < ${p(q.cursor)}`);
-  const { rows } = await db.query<Row>(
-    `SELECT id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after, diff, reason,
-       request_id, hash, prev_hash
+  const { rows } = await db.query<AuditEventRow>(
+    `SELECT ${AUDIT_EVENT_COLUMNS}
      FROM audit_event a ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
      -- a.id, the bigint: plain "id" would sort the text alias of the select list ("9" after "10").
      ORDER BY a.id DESC LIMIT ${p(q.limit + 1)}`,

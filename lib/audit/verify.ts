@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { GENESIS_HASH, verifyChain, type ChainBreak, type StoredAuditEvent } from "./chain";
+import { AUDIT_EVENT_COLUMNS, type AuditEventRow } from "./row";
 
 // Re-walks the whole hash chain from the database in id order, a page at a time (keyset pagination on the
 // primary key), so memory stays flat however long the trail is. Each page continues from the hash of the
@@ -9,25 +10,8 @@ export const VERIFY_BATCH_SIZE = 5_000;
 
 export type VerifyResult = { ok: true; verified: number } | { ok: false; verified: number; broken: ChainBreak };
 
-interface AuditRow {
-  id: string;
-  at: Date;
-  actor_id: string | null;
-  actor_email: string | null;
-  actor_role: string | null;
-  action: string;
-  target_type: string;
-  target_id: string | null;
-  before: unknown;
-  after: unknown;
-  diff: unknown;
-  reason: string | null;
-  request_id: string | null;
-  prev_hash: string;
-  hash: string;
-}
 
-function toStored(r: AuditRow): StoredAuditEvent {
+function toStored(r: AuditEventRow): StoredAuditEvent {
   return {
     id: r.id,
     at: r.at.toISOString(),
@@ -57,9 +41,8 @@ export async function verifyAuditTrail(
   let verified = 0;
   for (;;) {
     // Ordered by the bigint column, not the text alias (which would sort "10" before "2").
-    const { rows } = await pool.query<AuditRow>(
-      `SELECT id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after, diff,
-              reason, request_id, prev_hash, hash
+    const { rows } = await pool.query<AuditEventRow>(
+      `SELECT ${AUDIT_EVENT_COLUMNS}
          FROM audit_event WHERE audit_event.id > $1::bigint ORDER BY audit_event.id LIMIT $2`,
       [cursor, batchSize],
     );

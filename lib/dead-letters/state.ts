@@ -73,10 +73,16 @@ export function approveBlocker(subject: TriageSubject): string | null {
  * unapprovable with a payload nothing needs to change in). Poison about the record (no key, irreparable,
  * unparseable, replayed too often) stays.
  */
+/** The reason an item becomes poison when the replay gives up on it; reopenedClass recognises it. */
+export function gaveUpReason(attempts: number, lastError: string): string {
+  return `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${lastError}`;
+}
+const GAVE_UP = /^gave up after \d+ attempts?: /;
+
 export function reopenedClass(
   kind: "spatial" | "afc", subject: Pick<TriageSubject, "failureClass" | "classReason">,
 ): { failureClass: FailureClass; classReason: string } | null {
-  if (subject.failureClass !== "poison" || !subject.classReason || !/^gave up after \d+ attempts?: /.test(subject.classReason)) return null;
+  if (subject.failureClass !== "poison" || !subject.classReason || !GAVE_UP.test(subject.classReason)) return null;
   return { failureClass: kind === "afc" ? "transient_schema" : "transient", classReason: `reopened after the replay ${subject.classReason}` };
 }
 

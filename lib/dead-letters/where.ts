@@ -12,6 +12,15 @@ export interface SqlFragment {
 
 const HEX_PREFIX = /^[0-9a-f]{8,64}$/i;
 
+/**
+ * Whether `q` is searched as an event-hash range: a hex prefix (8–63 characters), or a whole hash pasted in upper
+ * case (hashes are stored lowercase and the exact key match is case-sensitive). A whole lowercase hash is the
+ * exact match alone.
+ */
+export function isHashRange(q: string): boolean {
+  return HEX_PREFIX.test(q) && (q.length < 64 || q !== q.toLowerCase());
+}
+
 /** The smallest string greater than every string starting with `prefix` (for index range scans). */
 export function prefixUpperBound(prefix: string): string {
   const last = prefix.charCodeAt(prefix.length - 1);
@@ -56,8 +65,7 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
       `${alias}.device_id = ${q}`,
       `${alias}.source_message_id = ${q}`,
     ];
-    // A prefix, or a whole hash pasted in upper case (the exact match above is case-sensitive), is a range.
-    if (HEX_PREFIX.test(filter.q) && (filter.q.length < 64 || filter.q !== filter.q.toLowerCase())) {
+    if (isHashRange(filter.q)) {
       // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
       const lower = filter.q.toLowerCase();
       ors.push(keyMatch(alias, `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`));

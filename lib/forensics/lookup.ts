@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/where";
+import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/where";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import { placeBox, placeBranches, placeClause, type Place } from "./place";
@@ -16,7 +16,6 @@ import type { LedgerHit, LookupQuery, LookupRecord, LookupResult, MatchField } f
 
 type Db = pg.Pool | pg.PoolClient;
 
-const HEX_PREFIX = /^[0-9a-f]{8,64}$/i;
 /** A place search reads at most this many index entries before sorting (cf. VIEWPORT_CAP in list.ts). */
 export const PLACE_CAP = 5_000;
 
@@ -94,8 +93,7 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
       ORDER BY x.observed_at DESC LIMIT ${limit})`,
     `SELECT id, 'source_message_id' FROM dead_letter WHERE source_message_id = ${key}`,
   ];
-  // A whole lowercase hash is the exact match above; a prefix, or a hash pasted in upper case, is a range.
-  if (HEX_PREFIX.test(q) && (q.length < 64 || q !== q.toLowerCase())) {
+  if (isHashRange(q)) {
     // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
     const lower = q.toLowerCase();
     branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter
@@ -162,7 +160,7 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
   const ors = ["idempotency_key = ANY($1::text[])"];
   if (q !== undefined) {
     ors.push(`idempotency_key = $${values.push(q)}`);
-    if (HEX_PREFIX.test(q)) {
+    if (isHashRange(q)) {
       const lower = q.toLowerCase();
       ors.push(`(idempotency_key >= $${values.push(lower)} AND idempotency_key < $${values.push(prefixUpperBound(lower))})`);
     }

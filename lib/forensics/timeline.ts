@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { AppError } from "../api/errors";
+import type { AuditEventRow } from "../audit/row";
 import type { JsonValue } from "../dead-letters/types";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
@@ -20,21 +21,8 @@ import { summarize } from "./timeline-summary";
 
 type Db = pg.Pool | pg.PoolClient;
 
-export interface AuditRow {
-  id: string;
-  at: Date;
-  actor_id: string | null;
-  actor_email: string | null;
-  actor_role: string | null;
-  action: string;
-  target_type: string;
-  target_id: string | null;
-  before: JsonValue | null;
-  after: JsonValue | null;
-  diff: JsonValue | null;
-  reason: string | null;
-  hash: string;
-}
+/** What the timeline selects of an audit event (AUDIT_COLUMNS below). */
+export type AuditRow = Omit<AuditEventRow, "request_id" | "prev_hash">;
 
 interface LedgerRow {
   idempotency_key: string;

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { appendAudit, type Actor, type AuditInput } from "../audit/append";
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "./backoff";
+import { gaveUpReason } from "../dead-letters/state";
 import type { ClaimedItem } from "./claim";
 import { writeRecordEffects, type RecordTouch } from "./record-writes";
 import type { RecordOutcome } from "./rules";
@@ -79,7 +80,7 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
       const retryAfterMs = res.outcome === "retry" ? res.retryAfterMs : null;
       const attempts = item.attempts + 1;
       if (attempts >= ctx.maxAttempts) {
-        const reason = `gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${res.reason}`;
+        const reason = gaveUpReason(attempts, res.reason);
         return { ...sent, status: "poison", attempts, error: reason, touch: touch("poison", reason, true) };
       }
       const delay = retryDelayMs(attempts, retryAfterMs, ctx.random, ctx.backoff ?? DEFAULT_BACKOFF);
