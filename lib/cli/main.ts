@@ -1,25 +1,13 @@
 import { Command, CommanderError } from "commander";
-import { registerAccountCommands } from "./commands/accounts";
-import { registerAfcCommands } from "./commands/afc";
-import { registerDbCommands } from "./commands/db";
-import { registerForensicsCommands } from "./commands/forensics";
-import { registerImportCommands } from "./commands/import";
-import { registerGeometryCommands } from "./commands/geometry";
-import { registerReplayCommands } from "./commands/replay";
 import { CliUsageError } from "./context";
+import { groupsFor } from "./groups";
 
 const program = new Command("redrive")
   .description("Redrive: triage and paced replay of dead-lettered spatial and AFC events")
   .showHelpAfterError()
   .exitOverride();
 
-registerDbCommands(program);
-registerImportCommands(program);
-registerAfcCommands(program);
-registerGeometryCommands(program);
-registerAccountCommands(program);
-registerForensicsCommands(program);
-registerReplayCommands(program);
+for (const register of await Promise.all(groupsFor(process.argv.slice(2)).map((g) => g.load()))) register(program);
 
 try {
   await program.parseAsync(process.argv);

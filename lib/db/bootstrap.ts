@@ -1,5 +1,5 @@
 import { createDb, type Db } from "./client";
-import { applyMigrations } from "./migrate";
+import { migrationStatus } from "./migration-files";
 import { resolveDatabase } from "./resolve";
 
 /**
@@ -16,11 +16,17 @@ export async function bootstrap(opts: {
   });
   process.env.DATABASE_URL = handle.url;
   process.env.REDRIVE_DB_MODE = handle.embedded ? "embedded" : "external";
-  if (opts.migrate !== false) {
-    const applied = await applyMigrations(handle.url);
-    if (applied.length) opts.log(`applied migrations: ${applied.join(", ")}`);
-  }
   const db = createDb(handle.url);
+  if (opts.migrate !== false) {
+    // Up to date (the usual case) is read from _prisma_migrations in one query; the schema engine, which takes a
+    // second or more to load and diagnose, starts only when a migration is pending or failed (it reports those).
+    const status = await migrationStatus(async (sql) => (await db.pool.query(sql)).rows);
+    if (status.pending.length > 0 || status.failed.length > 0) {
+      const { applyMigrations } = await import("./migrate");
+      const applied = await applyMigrations(handle.url);
+      if (applied.length) opts.log(`applied migrations: ${applied.join(", ")}`);
+    }
+  }
   if (opts.seedIfEmpty) {
     const { seedIfEmpty } = await import("../seed/seed-if-empty");
     await seedIfEmpty(db, opts.log);

@@ -16,6 +16,9 @@ async function* counted(stream: AsyncIterable<Uint8Array>, onBytes: (n: number) 
   }
 }
 
+/** Files above this size start the normalizer threads before connecting (smaller ones may never need them). */
+const WARM_THREADS_ABOVE_BYTES = 256 * 1024;
+
 export function registerImportCommands(program: Command): void {
   program
     .command("import")
@@ -35,14 +38,19 @@ export function registerImportCommands(program: Command): void {
         if (!info?.isFile()) throw new CliUsageError(`${file}: no such file`);
         total = info.size;
       }
-      const { db, close } = await connectCli();
+      const normalizer = NormalizePool.create(threads);
+      // A thread takes a second or more to load the normalizer and GEOS: start them while the database connects.
+      if (total === null || total > WARM_THREADS_ABOVE_BYTES) normalizer?.warm();
+      const { db, close } = await connectCli().catch(async (err: unknown) => {
+        await normalizer?.close();
+        throw err;
+      });
       const input = file === "-" ? process.stdin : createReadStream(file);
       // A progress bar only on a terminal, so piped stderr stays clean for logs.
       const bar = process.stderr.isTTY
         ? new SingleBar({ format: total ? "importing {bar} {percentage}% | {records} records | {rate}/s" : "importing {records} records | {rate}/s", hideCursor: true }, Presets.shades_classic)
         : null;
       const started = performance.now();
-      const normalizer = NormalizePool.create(threads);
       const counts = { created: 0, duplicate: 0, rejected: 0 };
       let bytes = 0;
       bar?.start(total ?? 1, 0, { records: 0, rate: 0 });
