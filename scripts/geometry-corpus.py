@@ -97,6 +97,11 @@ case("line of two identical points", "PostGIS regress/core/clean.sql PG 2", "LIN
      False, "Too few", R, D)
 case("multilinestring with a collapsed member", "PostGIS regress/core/clean.sql PG 3",
      "MULTILINESTRING((0 0, 10 0),(20 20, 20 20))", False, "Too few", R)
+# PostGIS expects POINT(1 0) for LINESTRING(1 0, NaN NaN); JSON has no NaN, so the line that is left is given.
+case("line of one point", "PostGIS regress/core/clean.sql #4813.11 (its NaN point removed)",
+     {"type": "LineString", "coordinates": [[1, 0]]}, False, "Too few points", R, D, native=False)
+case("multilinestring with a one-point member", "PostGIS liblwgeom lwline_make_geos_friendly (one point: duplicated)",
+     {"type": "MultiLineString", "coordinates": [[[0, 0], [10, 0]], [[20, 20]]]}, False, "Too few points", R, native=False)
 _g = geojson_of("0103000000010000000900000062105839207df640378941e09d491c41ced67431387df640c667e7d398491c4179e92631387df640d9cef7d398491c41fa7e6abcf87df640cdcccc4c70491c41e3a59bc4527df64052b81e053f491c41cdcccccc5a7ef640e3a59bc407491c4104560e2da27df640aaf1d24dd3481c41e9263108c67bf64048e17a1437491c4162105839207df640378941e09d491c41")
 case("real-world RD New parcel (shifted into lon/lat range)", "GEOS GEOSMakeValidTest.cpp test 2, x-92000 y-463400",
      {"type": "Polygon", "coordinates": [[[x - 92000, y - 463400] for x, y in _g["coordinates"][0]]]},
@@ -170,8 +175,6 @@ case("unclosed hole", "producer forgot the closing vertex of a hole",
      poly([(0, 0), (10, 0), (10, 10), (0, 10), (0, 0)], [(2, 2), (4, 2), (4, 4), (2, 4)]), False, "Unclosed ring", R)
 case("ring with too few points", "truncated message", poly([(0, 0), (1, 0), (0, 0)]), False, "Too few points", R, D)
 case("ring of two points", "truncated message", poly([(0, 0), (1, 0)]), False, "Unclosed ring", D, native=False)
-case("line with one point", "truncated message", {"type": "LineString", "coordinates": [[1, 1]]},
-     False, "Too few points", D, native=False)
 case("geometry collection holding a bowtie", "GeometryCollection member",
      {"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [5, 5]},
                                                    poly([(0, 0), (1, 1), (1, 0), (0, 1), (0, 0)])]},

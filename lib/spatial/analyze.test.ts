@@ -49,6 +49,19 @@ describe("analyzeGeometry", () => {
     expect(crs.analysis.drop_reason).toContain('unsupported CRS "EPSG:2154"');
   });
 
+  it("keeps a one-point line as its point under linework, as PostGIS does (clean.sql #4813.11), and drops it under structure", () => {
+    const line = { type: "LineString", coordinates: [[1, 0], [NaN, NaN]] };
+    const linework = analyzeGeometry(geos, line, { method: "linework", policy: "accept" });
+    expect(linework.repaired).toEqual({ type: "Point", coordinates: [1, 0] });
+    expect(linework.analysis).toMatchObject({ outcome: "repaired", type_before: "LineString", type_after: "Point", type_changed: true, dropped_parts: 0 });
+    expect(linework.analysis.reason).toBe("Invalid Coordinate (NaN, NaN) at coordinates[1]; Too few points in geometry component at or near point (1, 0)");
+    const structure = analyzeGeometry(geos, line, { method: "structure", policy: "accept" });
+    expect(structure.analysis.outcome).toBe("dropped");
+    const multi = analyzeGeometry(geos, { type: "MultiLineString", coordinates: [[[0, 0], [10, 0]], [[20, 20]]] }, { method: "linework", policy: "accept" });
+    expect(multi.repaired).toEqual({ type: "GeometryCollection", geometries: [
+      { type: "Point", coordinates: [20, 20] }, { type: "LineString", coordinates: [[0, 0], [10, 0]] }] });
+  });
+
   it("keeps z through a repair", () => {
     const { repaired } = analyzeGeometry(geos, {
       type: "Polygon", coordinates: [[[10, 90, 1], [90, 10, 9], [90, 90, 9], [10, 10, 1], [10, 90, 1]]],

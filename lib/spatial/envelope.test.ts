@@ -116,9 +116,9 @@ describe("normalizeSpatialEnvelope", () => {
   });
 
   it("stores an irreparable geometry as poison with the reason", () => {
-    const r = record({ ...envelope, feature: { ...feature, geometry: { type: "LineString", coordinates: [[0, 0]] } } });
+    const r = record({ ...envelope, feature: { ...feature, geometry: { type: "Polygon", coordinates: [[[0, 0], [1, 0]]] } } });
     expect(r.failureClass).toBe("poison");
-    expect(r.classReason).toContain("Too few points");
+    expect(r.classReason).toContain("All parts collapsed: Unclosed ring");
     expect(r.spatial?.analysis.outcome).toBe("dropped");
     const nothing = record({ ...envelope, feature: { ...feature, geometry: null } });
     expect(nothing.classReason).toBe("Geometry is null");

@@ -48,9 +48,18 @@ describe("inspectStructure", () => {
     });
     expect(shell.geometry).toEqual({ type: "MultiPolygon", coordinates: [[[[5, 5], [6, 5], [6, 6], [5, 5]]]] });
 
-    const line = inspectStructure({ type: "MultiLineString", coordinates: [[[0, 0]], [[0, 0], [1, 1]]] });
-    expect(line.geometry).toEqual({ type: "MultiLineString", coordinates: [[[0, 0], [1, 1]]] });
-    expect(line.report.issues[0]?.reason).toContain("Too few points in LineString at coordinates[0]: 1");
+    const line = inspectStructure({ type: "MultiLineString", coordinates: [[[0, 0]], [[0, 0], [1, 1]], [[NaN, 0]]] });
+    expect(line.geometry).toEqual({ type: "MultiLineString", coordinates: [[[0, 0], [0, 0]], [[0, 0], [1, 1]]] });
+    expect(line.report.removedParts).toBe(1);
+    expect(line.report.issues[0]?.reason).toBe("Too few points in LineString at coordinates[0]: 1, at least 2 are required");
+  });
+
+  it("pads a one-point line to a zero-length line, as PostGIS does, so GEOS keeps the point (clean.sql #4813.11)", () => {
+    const nan = inspectStructure({ type: "LineString", coordinates: [[1, 0], [NaN, NaN]] });
+    expect(nan.geometry).toEqual({ type: "LineString", coordinates: [[1, 0], [1, 0]] });
+    expect(nan.report.removedParts).toBe(0);
+    expect(nan.report.issues.map((i) => i.code)).toEqual(["invalid_coordinate", "too_few_points"]);
+    expect(inspectStructure({ type: "LineString", coordinates: [[1, 0]] }).geometry).toEqual({ type: "LineString", coordinates: [[1, 0], [1, 0]] });
   });
 
   it("pads a there-and-back ring (A, B, A) to four points as shapely does, so GEOS repairs it (PostGIS clean.sql RT 11, 12)", () => {

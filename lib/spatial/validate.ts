@@ -109,11 +109,15 @@ function cleanPolygon(rings: Position[][], label: string, report: StructureRepor
 function cleanLine(line: Position[], label: string, report: StructureReport): Position[] | null {
   if (line.length === 0) return line;
   const kept = dropInvalidCoordinates(line, label, report);
-  if (tooFew(kept, label, "LineString", 2, report)) {
+  if (!tooFew(kept, label, "LineString", 2, report)) return kept;
+  if (kept.length === 0) {
     report.removedParts++;
     return null;
   }
-  return kept;
+  // One point (as given, or left after invalid coordinates went) is padded to a zero-length line, as PostGIS
+  // makes a line GEOS-friendly: GEOS's linework MakeValid then keeps it as that point (clean.sql #4813.11
+  // expects POINT(1 0)), as it already did for (A, A); the structure method drops it. The reason stays.
+  return [kept[0]!, kept[0]!.slice()];
 }
 
 function cleanPoints(points: Position[], label: string, report: StructureReport): Position[] {
