@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bigintIdSchema } from "../db/pg-range";
 import { ListFilterSchema } from "../dead-letters/filters";
 
 // The audit log's query and answer (GET /api/audit, the /audit page). Client-safe.
@@ -18,7 +19,7 @@ export const AuditQuerySchema = z
     from: isoDate.optional(),
     to: isoDate.optional(),
     /** the id of the last event of the previous page (events come newest first) */
-    cursor: z.string().regex(/^\d{1,19}$/, "must be an event id").optional(),
+    cursor: bigintIdSchema("must be an event id").optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),
   })
   .check((ctx) => {

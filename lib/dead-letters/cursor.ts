@@ -1,4 +1,11 @@
 import { AppError } from "../api/errors";
+import { inTimeRange, isBigintId } from "../db/pg-range";
+
+/** A time as encodeCursor writes it (Date.toISOString() of a stored time), and a real one. */
+function isCursorTime(text: string): boolean {
+  const date = new Date(text);
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(text) && inTimeRange(date) && date.toISOString() === text;
+}
 
 // Keyset cursor over (observed_at, id): stable under inserts, index-only, never OFFSET.
 
@@ -18,9 +25,9 @@ export function decodeCursor(raw: string): Cursor {
       Array.isArray(parsed) &&
       parsed.length === 2 &&
       typeof parsed[0] === "string" &&
-      !Number.isNaN(Date.parse(parsed[0])) &&
+      isCursorTime(parsed[0]) &&
       typeof parsed[1] === "string" &&
-      /^\d{1,19}$/.test(parsed[1])
+      isBigintId(parsed[1])
     ) {
       return { observedAt: parsed[0], id: parsed[1] };
     }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { inTimeRange, isImpossibleCalendarDate } from "../db/pg-range";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
 
@@ -14,9 +15,11 @@ function listOf<T extends readonly [string, ...string[]]>(values: T) {
   );
 }
 
+// A day that does not exist (2026-02-30) is refused rather than rolled over into the next month.
 const isoDate = z.preprocess(
-  (v) => (typeof v === "string" && /^\d+(\.\d+)?$/.test(v) ? new Date(Number(v) * 1000) : v),
-  z.coerce.date({ error: "must be an RFC 3339 time or epoch seconds" }),
+  (v) => (typeof v === "string" && /^\d+(\.\d+)?$/.test(v) ? new Date(Number(v) * 1000)
+    : typeof v === "string" && isImpossibleCalendarDate(v) ? new Date(Number.NaN) : v),
+  z.coerce.date({ error: "must be an RFC 3339 time or epoch seconds" }).refine(inTimeRange, "must be between the years 0001 and 9999"),
 );
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bigintIdSchema } from "../db/pg-range";
 import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./filters";
 import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./state";
 import type { JsonValue } from "./types";
@@ -6,7 +7,7 @@ import type { JsonValue } from "./types";
 // Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
 // with them and lib/api/openapi.ts documents them. Client-safe: nothing here may import server code.
 
-export const IdSchema = z.string().regex(/^\d{1,19}$/, "must be a dead letter id (digits)");
+export const IdSchema = bigintIdSchema("must be a dead letter id (digits)");
 export const IdParamsSchema = z.object({ id: IdSchema });
 
 export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>

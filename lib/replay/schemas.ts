@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bigintIdSchema, PG_INT_MAX } from "../db/pg-range";
 import { FilterBodySchema, ListFilterSchema } from "../dead-letters/filters";
 
 // The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
@@ -40,7 +41,7 @@ export const SinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSi
 export type SinkConfig = z.output<typeof SinkSchema>;
 export type HttpSinkConfig = z.output<typeof HttpSinkSchema>;
 
-const IdSchema = z.union([z.string().regex(/^\d{1,19}$/, "must be a record id"), z.number().int().positive()]).transform(String);
+const IdSchema = z.union([bigintIdSchema("must be a record id"), z.number().int().positive()]).transform(String);
 
 export const CreateBatchBody = z
   .strictObject({
@@ -67,12 +68,12 @@ export type CreateBatchRequest = z.input<typeof CreateBatchBody>;
 /** What a batch was built from, as stored in replay_batch.selection. */
 export type Selection = { ids: string[] } | { filter: z.output<typeof ListFilterSchema> };
 
-export const BatchIdParams = z.object({ id: z.string().regex(/^\d{1,19}$/, "must be a batch id") });
+export const BatchIdParams = z.object({ id: bigintIdSchema("must be a batch id") });
 
 export const ItemsQuery = z.object({
   status: z.enum(ITEM_STATUSES).optional(),
   /** the last seq of the previous page */
-  cursor: z.coerce.number().int().min(0).optional(),
+  cursor: z.coerce.number().int().min(0).max(PG_INT_MAX).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 export type ItemsQuery = z.output<typeof ItemsQuery>;

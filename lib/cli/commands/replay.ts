@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { z } from "zod";
 import { AppError } from "../../api/errors";
+import { bigintIdSchema } from "../../db/pg-range";
 import { can, isRole, type Permission } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
@@ -167,7 +168,7 @@ export function registerReplayCommands(program: Command): void {
       .option("--json", "print the batch as JSON")
       .description(`${action} a batch`)
       .action(async (id: string, o: { as: string; json?: boolean }) => {
-        const batchId = z.string().regex(/^\d{1,19}$/).safeParse(id);
+        const batchId = bigintIdSchema("must be a batch id").safeParse(id);
         if (!batchId.success) throw new CliUsageError(`${id}: not a batch id`);
         await withDb(async (db) => {
           const user = await actingAs(db, o.as, ACTION_PERMISSION[action as BatchAction]);
