@@ -1,6 +1,7 @@
 import { stringify } from "lossless-json";
 import type pg from "pg";
 import { AppError, issueError } from "../api/errors";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../api/json-depth";
 import type { Actor } from "../audit/append";
 import { prepareRecord } from "../dead-letters/ingest/prepare";
 import { storeDeadLetters } from "../dead-letters/store";
@@ -34,12 +35,19 @@ export interface CaptureBody {
  */
 export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
   const body = parseBody(text, format);
+  if (nestsDeeperThan(body.taps)) {
+    const message = `nested more than ${MAX_JSON_DEPTH} levels deep`;
+    throw new AppError("invalid_json", `body: ${message}`, { issues: [{ path: "body", message }] });
+  }
   const suspect = suspectText(text);
   // The request's source is named as such; each captured tap's fields are checked in captureTaps.
   const bad = suspect ? unstorable(body.source, "source") : null;
   if (bad) throw issueError(bad);
   return { ...body, suspect };
 }
+
+/** As the `?source=` query parameter allows. */
+const MAX_SOURCE_LENGTH = 200;
 
 function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
   if (format === "ndjson") return { source: undefined, taps: parseNdjsonTaps(text) };
@@ -51,8 +59,9 @@ function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
   }
   if (Array.isArray(value)) return { source: undefined, taps: value };
   if (isJsonObject(value) && Array.isArray(value.taps)) {
-    if (value.source !== undefined && typeof value.source !== "string") {
-      throw new AppError("validation_failed", "source: must be a string", { issues: [{ path: "source", message: "must be a string" }] });
+    if (value.source !== undefined && (typeof value.source !== "string" || value.source.length > MAX_SOURCE_LENGTH)) {
+      const message = typeof value.source === "string" ? `must be at most ${MAX_SOURCE_LENGTH} characters` : "must be a string";
+      throw new AppError("validation_failed", `source: ${message}`, { issues: [{ path: "source", message }] });
     }
     return { source: value.source as string | undefined, taps: value.taps };
   }

@@ -43,8 +43,18 @@ export function reasonGroup(reason: string): string {
 const GROUPS_KEPT = 10_000;
 const groups = new Map<string, string>();
 
+/**
+ * Longest group, in UTF-16 units (≤ 1,500 bytes of UTF-8): the group is indexed, and an index entry over ~2,700
+ * bytes fails the statement storing it. A reason may be a whole stack trace; its first 500 characters group it.
+ */
+export const MAX_GROUP_LENGTH = 500;
+
 function groupOf(reason: string): string {
   let out = reason;
   for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement);
-  return out.replace(TUPLE, `$1${PLACEHOLDER}$2`).replace(/\s+/g, " ").trim();
+  out = out.replace(TUPLE, `$1${PLACEHOLDER}$2`).replace(/\s+/g, " ").trim();
+  if (out.length <= MAX_GROUP_LENGTH) return out;
+  // Not split inside a surrogate pair (a lone surrogate cannot be stored).
+  const code = out.charCodeAt(MAX_GROUP_LENGTH - 2);
+  return `${out.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_GROUP_LENGTH - 2 : MAX_GROUP_LENGTH - 1)}${PLACEHOLDER}`;
 }

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { authenticate, type Principal } from "../auth/principal";
 import { can, type Permission } from "../auth/permissions";
 import { suspectText, unstorable } from "../dead-letters/unstorable";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth";
 import { AppError, issueError, validationError } from "./errors";
 import { searchParamsToObject } from "./search-params";
 
@@ -70,8 +71,21 @@ export function errorResponse(err: unknown, requestId: string): Response {
   );
 }
 
+/**
+ * Largest JSON body a route reads (ingest and tap capture stream theirs and have their own limits): an edit with
+ * a 100k-vertex polygon is ~4 MB. Larger answers 413 before it is parsed.
+ */
+export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
+
+function tooLarge(): AppError {
+  const message = `larger than ${MAX_JSON_BODY_BYTES / 1024 / 1024} MB`;
+  return new AppError("payload_too_large", `body: ${message}`, { issues: [{ path: "body", message }] });
+}
+
 export async function readJson(req: Request): Promise<unknown> {
+  if (Number(req.headers.get("content-length") ?? 0) > MAX_JSON_BODY_BYTES) throw tooLarge();
   const text = await req.text();
+  if (text.length > MAX_JSON_BODY_BYTES) throw tooLarge();
   if (text.trim() === "") throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
   let value: unknown;
   try {
@@ -85,6 +99,10 @@ export async function readJson(req: Request): Promise<unknown> {
   // would fail the statement with a 500; say which field instead.
   const bad = suspectText(text) ? unstorable(value, "") : null;
   if (bad) throw issueError({ ...bad, path: bad.path || "body" });
+  if (nestsDeeperThan(value)) {
+    const message = `nested more than ${MAX_JSON_DEPTH} levels deep`;
+    throw new AppError("invalid_json", `body: ${message}`, { issues: [{ path: "body", message }] });
+  }
   return value;
 }
 

@@ -35,3 +35,23 @@ export function isImpossibleCalendarDate(text: string): boolean {
   if (month < 1 || month > 12 || day < 1) return true;
   return day > new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
+
+/**
+ * Longest text kept in a B-tree index here (idempotency keys, sources, device and event ids, entity keys), in
+ * UTF-8 bytes. PostgreSQL refuses an index entry over ~2,700 bytes — the whole statement fails, a whole ingest
+ * batch with it — so longer values are refused up front, naming the field. Real keys and ids are far shorter.
+ */
+export const MAX_INDEXED_BYTES = 1000;
+
+/** UTF-8 length of `text`, counted only when it could exceed `limit` (3 bytes per UTF-16 unit at most). */
+function utf8LengthOver(text: string, limit: number): number | null {
+  if (text.length * 3 <= limit) return null;
+  const bytes = new TextEncoder().encode(text).length;
+  return bytes > limit ? bytes : null;
+}
+
+/** Why a value of an indexed text column cannot be stored, or null. */
+export function indexedTextProblem(text: string): string | null {
+  const bytes = utf8LengthOver(text, MAX_INDEXED_BYTES);
+  return bytes === null ? null : `is too long: ${bytes.toLocaleString("en")} bytes (UTF-8), at most ${MAX_INDEXED_BYTES.toLocaleString("en")}`;
+}

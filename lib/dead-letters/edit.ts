@@ -2,6 +2,7 @@ import type pg from "pg";
 import { classifyTap } from "../afc/classify";
 import { validateTap } from "../afc/tap-schema";
 import { AppError } from "../api/errors";
+import { indexedTextProblem } from "../db/pg-range";
 import { analyzeGeometry } from "../spatial/analyze";
 import { geometryToJson } from "../spatial/geojson";
 import { getGeos } from "../spatial/geos";
@@ -103,7 +104,13 @@ function evaluateTap(
     // Said of this edit, not kept from an earlier one ("edited into validity" next to a failing schema).
     classReason = `edited; still fails the tap schema: ${gate.reason}`;
   }
-  return { failureClass, classReason, eventId: idOf(tap, "event_id"), deviceId: idOf(tap, "device_id"), overridden: changed };
+  const eventId = idOf(tap, "event_id");
+  const deviceId = idOf(tap, "device_id");
+  for (const [field, value] of [["event_id", eventId], ["device_id", deviceId]] as const) {
+    const problem = value === null ? null : indexedTextProblem(value);
+    if (problem) throw new AppError("validation_failed", `payload.${field}: ${problem}`, { issues: [{ path: `payload.${field}`, message: problem }] });
+  }
+  return { failureClass, classReason, eventId, deviceId, overridden: changed };
 }
 
 async function sourceSettings(db: pg.PoolClient, source: string) {

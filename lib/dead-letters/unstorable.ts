@@ -1,4 +1,5 @@
 import { isJsonObject } from "../afc/json";
+import { indexedTextProblem } from "../db/pg-range";
 import type { FieldError, NewDeadLetter } from "./types";
 
 // What JSON can carry but PostgreSQL cannot store, in text or jsonb: the NUL character and unpaired UTF-16
@@ -14,6 +15,11 @@ export const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
  */
 export function suspectText(text: string): boolean {
   return text.includes("\\u") && UNSTORABLE_ESCAPE.test(text);
+}
+
+/** Why PostgreSQL cannot store this text (NUL, an unpaired surrogate), or null. */
+export function unstorableText(text: string): string | null {
+  return problem(text);
 }
 
 function problem(text: string): string | null {
@@ -69,9 +75,19 @@ export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind 
 
 const MAX_INT = 2_147_483_647;
 
+/** The record's text columns that are B-tree indexed, by the envelope field they came from. */
+function indexedFields(r: NewDeadLetter): [string, string | null][] {
+  const afc = r.kind === "afc";
+  return [
+    ["source", r.source], ["idempotency_key", r.idempotencyKey], [afc ? "device_id" : "entity_key", r.entityKey],
+    ["event_id", r.eventId], ["device_id", r.deviceId], ["source_message_id", r.sourceMessageId],
+  ];
+}
+
 /**
  * Values PostgreSQL's columns cannot hold: a replay count beyond `integer`, a time outside years 1–9999 (JavaScript
- * reaches ±275,760 and year 0, which PostgreSQL refuses or RFC 3339 cannot write). Cheap: checked on every record.
+ * reaches ±275,760 and year 0, which PostgreSQL refuses or RFC 3339 cannot write), an indexed key or id too long
+ * for its index (pg-range.ts). Cheap: checked on every record.
  */
 export function outOfRange(r: NewDeadLetter): FieldError | null {
   if (r.replayCount > MAX_INT) {
@@ -80,6 +96,10 @@ export function outOfRange(r: NewDeadLetter): FieldError | null {
   for (const [path, date] of [[r.kind === "afc" ? "tap_timestamp" : "observed_at", r.observedAt], [r.kind === "afc" ? "first_seen_utc" : "first_seen", r.firstSeenAt]] as const) {
     const year = date.getUTCFullYear();
     if (!(year >= 1 && year <= 9999)) return { path, message: `is out of range (year ${year}; years 1–9999 can be stored)` };
+  }
+  for (const [path, value] of indexedFields(r)) {
+    const message = value === null ? null : indexedTextProblem(value);
+    if (message) return { path, message };
   }
   return null;
 }

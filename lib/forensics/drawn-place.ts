@@ -23,8 +23,8 @@ export function boxOfPositions(positions: readonly (readonly number[])[]): [numb
   const xs = positions.map((p) => p[0]).filter((x): x is number => Number.isFinite(x));
   const ys = positions.map((p) => p[1]).filter((y): y is number => Number.isFinite(y));
   if (xs.length === 0 || ys.length === 0) return null;
-  let x1 = Math.min(...xs);
-  let x2 = Math.max(...xs);
+  // Loops, not Math.min(...xs): a spread of a few hundred thousand numbers overflows the call stack.
+  let [x1, x2] = range(xs);
   if (x2 - x1 >= 360) {
     x1 = -180;
     x2 = 180;
@@ -34,7 +34,18 @@ export function boxOfPositions(positions: readonly (readonly number[])[]): [numb
     x1 += shift;
     x2 += shift;
   }
-  return [round(x1), round(clampLat(Math.min(...ys))), round(x2), round(clampLat(Math.max(...ys)))];
+  const [y1, y2] = range(ys);
+  return [round(x1), round(clampLat(y1)), round(x2), round(clampLat(y2))];
+}
+
+function range(values: number[]): [number, number] {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return [min, max];
 }
 
 /** A drawn point on the main world copy. */

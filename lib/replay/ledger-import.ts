@@ -1,7 +1,9 @@
 import type pg from "pg";
 import { z } from "zod";
 import { appendAudit, type Actor } from "../audit/append";
+import { indexedTextProblem } from "../db/pg-range";
 import { inTransaction } from "../db/transaction";
+import { unstorableText } from "../dead-letters/unstorable";
 
 // `redrive ledger import`: keys an external system has already settled, loaded before a replay so those
 // records count as deduped without being sent. One NDJSON line per key:
@@ -10,7 +12,10 @@ import { inTransaction } from "../db/transaction";
 // by number and skipped. Keys already known are left as they are (the first settlement wins).
 
 export const LedgerLineSchema = z.object({
-  idempotency_key: z.string().min(1).max(1000),
+  idempotency_key: z.string().min(1).check((ctx) => {
+    const problem = indexedTextProblem(ctx.value) ?? unstorableText(ctx.value);
+    if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+  }),
   kind: z.enum(["spatial", "afc"]).optional(),
   applied_at: z.iso.datetime({ offset: true }).optional(),
 });

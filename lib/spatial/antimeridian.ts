@@ -102,8 +102,14 @@ function unwrapPolygon(rings: Position[][]): Position[][] {
   const [shell, ...holes] = rings;
   if (!shell) return rings;
   const outer = unwrapRing(shell);
-  const xs = outer.map((p) => p[0]!);
-  const centre = (Math.min(...xs) + Math.max(...xs)) / 2;
+  // A loop, not Math.min(...xs): spreading a 300k-vertex ring's longitudes overflows the call stack.
+  let west = Infinity;
+  let east = -Infinity;
+  for (const p of outer) {
+    if (p[0]! < west) west = p[0]!;
+    if (p[0]! > east) east = p[0]!;
+  }
+  const centre = (west + east) / 2;
   // Put each hole in the same 360° copy of the world as its shell.
   return [outer, ...holes.map((hole) => {
     const k = hole[0] ? Math.round((centre - hole[0][0]!) / 360) : 0;

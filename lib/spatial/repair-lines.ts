@@ -57,7 +57,14 @@ export function repairLine(geos: Geos, line: string, lineNumber: number, opts: R
   }
   const target = geometryOf(value);
   if (!target.ok) return { ok: false, output: { line: lineNumber, error: target.error } };
-  const { analysis, repaired } = analyzeGeometry(geos, target.geometry, { method: opts.method, policy: opts.policy });
+  let result: ReturnType<typeof analyzeGeometry>;
+  try {
+    result = analyzeGeometry(geos, target.geometry, { method: opts.method, policy: opts.policy });
+  } catch (error) {
+    // Not expected (bad input is a "dropped" result); if it happens, this line says so and the rest go on.
+    return { ok: false, output: { line: lineNumber, error: `could not be analyzed: ${(error as Error).message}` } };
+  }
+  const { analysis, repaired } = result;
   return {
     ok: true,
     output: {

@@ -107,6 +107,13 @@ describe("POST /api/afc/taps", () => {
     expect(await viaSource.json()).toMatchObject({ error: { issues: [{ path: "source" }] } });
     const viaQuery = await capture(`[${extra.replace("bad-1", "bad-6")}]`, "?source=gates%00");
     expect(viaQuery.status).toBe(422);
+    // Too long for its index: the whole statement would fail over it.
+    const longId = await capture(`[${extra.replace("bad-1", "b".repeat(3000))}]`);
+    expect(longId.status).toBe(422);
+    expect(await longId.json()).toMatchObject({ error: { issues: [{ path: "taps[0].event_id", message: expect.stringContaining("is too long") }] } });
+    const longSource = await capture(`{"source": "${"s".repeat(300)}", "taps": [${extra.replace("bad-1", "bad-7")}]}`);
+    expect(longSource.status).toBe(422);
+    expect(await longSource.json()).toMatchObject({ error: { issues: [{ path: "source", message: "must be at most 200 characters" }] } });
     expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
   });
 });

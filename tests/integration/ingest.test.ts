@@ -152,6 +152,39 @@ describe("ingest pipeline", () => {
     expect((await db.pool.query("SELECT 1 FROM dead_letter WHERE idempotency_key = 'nul-1'")).rowCount).toBe(0);
   });
 
+  it("rejects on its own a record whose key or id is too long to index, deeply nested or a huge antimeridian ring; a long reason is stored", async () => {
+    const long = "k".repeat(6000);
+    const stackTrace = `Traceback (most recent call last): ${"x".repeat(8000)}`;
+    let deep: unknown = 1;
+    for (let i = 0; i < 2000; i++) deep = [deep];
+    // 300k vertices walking east across the antimeridian and back (a spread of their longitudes overflowed the stack)
+    const ring: number[][] = [];
+    for (let i = 0; i < 150_000; i++) ring.push([170 + (i / 150_000) * 20, 10]);
+    for (let i = 150_000; i > 0; i--) ring.push([170 + (i / 150_000) * 20, 11]);
+    ring.push(ring[0]!);
+    const wrapped = ring.map(([x, y]) => [x! > 180 ? x! - 360 : x!, y!]);
+    const results = await ingest(db, [
+      spatial("long-ok-1"),
+      spatial(long),
+      afc(`{"event_id":"${long}","device_id":"d-1","fare_amount_cents":"275"}`),
+      spatial("long-source", { source: "s".repeat(1200) }),
+      spatial("long-reason", { dead_letter_reason: stackTrace }),
+      spatial("deep-1", { feature: { type: "Feature", id: "d", geometry: { type: "Point", coordinates: [1, 2] }, properties: { deep } } }),
+      spatial("big-am", { feature: { type: "Feature", id: "am", geometry: { type: "Polygon", coordinates: [wrapped] }, properties: {} } }),
+      spatial("long-ok-2"),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["created", "rejected", "rejected", "rejected", "created", "rejected", "created", "created"]);
+    expect(results[1]).toMatchObject({ errors: [{ path: "idempotency_key", message: "is too long: 6,000 bytes (UTF-8), at most 1,000" }] });
+    expect(results[2]).toMatchObject({ errors: [{ path: "event_id", message: expect.stringContaining("is too long") }] });
+    expect(results[3]).toMatchObject({ errors: [{ path: "source", message: expect.stringContaining("is too long") }] });
+    expect(results[5]).toMatchObject({ errors: [{ path: "(root)", message: "nested more than 128 levels deep" }] });
+    const { rows } = await db.pool.query<{ reason: string; reason_group: string }>("SELECT reason, reason_group FROM dead_letter WHERE idempotency_key = 'long-reason'");
+    expect(rows[0]?.reason).toBe(stackTrace);
+    expect(rows[0]?.reason_group).toHaveLength(500);
+    const am = await db.pool.query<{ crosses: boolean }>("SELECT (analysis->>'crosses_antimeridian')::boolean AS crosses FROM dead_letter WHERE idempotency_key = 'big-am'");
+    expect(am.rows[0]?.crosses).toBe(true);
+  }, 120_000);
+
   it("a COPY and a staged insert of the same new keys, at once, neither deadlock nor both create", async () => {
     // Mixed kinds and keys whose byte order differs from a collation's: both paths must take the unique index
     // in one order. Run a few times: the race is a matter of timing.

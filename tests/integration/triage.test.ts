@@ -258,6 +258,18 @@ describe("over HTTP", () => {
     const nul = await call({ action: "quarantine", version: 1, reason: "bad\u0000reason" });
     expect(nul.status).toBe(422);
     expect(await nul.json()).toMatchObject({ error: { issues: [{ path: "reason", message: expect.stringContaining("NUL") }] } });
+    // A body nested deeper than anything real is refused before code that walks it recursively sees it.
+    let deep: unknown = 1;
+    for (let i = 0; i < 2000; i++) deep = { x: deep };
+    const nested = await call({ action: "edit", version: 1, payload: { type: "Feature", geometry: null, properties: deep } });
+    expect(nested.status).toBe(400);
+    expect(await nested.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body", message: "nested more than 128 levels deep" }] } });
+    // An id beyond bigint is the client's mistake, named, not the database's 500.
+    const huge = await POST(new Request("http://localhost/api/dead-letters/9999999999999999999/actions", {
+      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ action: "approve", version: 1 }),
+    }), { params: Promise.resolve({ id: "9999999999999999999" }) });
+    expect(huge.status).toBe(422);
+    expect(await huge.json()).toMatchObject({ error: { issues: [{ path: "id", message: "must be a dead letter id (digits)" }] } });
     const { GET } = await import("../../app/api/dead-letters/route");
     const list = await GET(new Request("http://localhost/api/dead-letters?q=a%00b", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
     expect(list.status).toBe(422);

@@ -1,4 +1,5 @@
 import { normalizeAfcRecord } from "../../afc/envelope";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../api/json-depth";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
@@ -36,16 +37,22 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }] };
   }
   if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
+  if (nestsDeeperThan(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `nested more than ${MAX_JSON_DEPTH} levels deep` }] };
   const kind = value.kind;
+  if (kind !== "spatial" && kind !== "afc") return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
   let result;
-  if (kind === "spatial") {
-    const source = typeof value.source === "string" ? value.source : "";
-    const settings = opts.sources?.get(source) ?? opts.defaults ?? DEFAULT_SOURCE_SETTINGS;
-    result = normalizeSpatialEnvelope(value, rec.text, { now, geos: await getGeos(), ...settings });
-  } else if (kind === "afc") {
-    result = normalizeAfcRecord(value, rec.text, { now });
-  } else {
-    return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
+  try {
+    if (kind === "spatial") {
+      const source = typeof value.source === "string" ? value.source : "";
+      const settings = opts.sources?.get(source) ?? opts.defaults ?? DEFAULT_SOURCE_SETTINGS;
+      result = normalizeSpatialEnvelope(value, rec.text, { now, geos: await getGeos(), ...settings });
+    } else {
+      result = normalizeAfcRecord(value, rec.text, { now });
+    }
+  } catch (e) {
+    // Not expected (bad input comes back as field errors or a poison record); if it happens, this record alone
+    // is rejected rather than the request's later records being left unstored.
+    return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `could not be processed: ${(e as Error).message}` }] };
   }
   if (!result.ok) return { index: rec.index, ok: false, errors: result.errors };
   // One value PostgreSQL cannot store would fail the whole batch: that record alone is rejected (unstorable.ts;
