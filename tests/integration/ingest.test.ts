@@ -302,6 +302,13 @@ describe("POST /api/dead-letters", () => {
     const mixed = await post(`[${spatial("http-5")}, {"kind":`);
     expect(mixed.status).toBe(200);
     expect(((await mixed.json()) as { results: IngestResult[] }).results.map((r) => r.status)).toEqual(["created", "rejected"]);
+    // Cut right after a whole element: that element stands, and the cut is a rejected result, not silence.
+    const cut = await post(`[${spatial("http-6")},`);
+    expect(cut.status).toBe(200);
+    expect(((await cut.json()) as { results: IngestResult[] }).results).toEqual([
+      expect.objectContaining({ index: 0, status: "created" }),
+      { index: 1, status: "rejected", errors: [{ path: "(root)", message: "the JSON array ends without its closing ]: the body was cut off here" }] },
+    ]);
     // An empty array is an empty batch.
     expect(await (await post("[]")).json()).toEqual({ results: [] });
     // Valid JSON that is not an envelope is a record, rejected with its reasons.

@@ -30,6 +30,7 @@ export interface NormalizeSettings {
 export type Normalized = { index: number; ok: true; record: PreparedRecord } | { index: number; ok: false; errors: FieldError[] };
 
 export async function normalizeRecord(rec: RecordText, now: Date, opts: NormalizeSettings): Promise<Normalized> {
+  if (rec.error !== undefined) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: rec.error }] };
   let value: unknown;
   try {
     value = parseLossless(rec.text);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitJson, splitNdjson, decodeUtf8 } from "./split";
+import { splitJson, splitNdjson, decodeUtf8, UNCLOSED_ARRAY } from "./split";
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -28,6 +28,16 @@ describe("splitJson", () => {
   it("keeps a malformed element as its own record text", async () => {
     const recs = await collect(splitJson(chunked('[{"a":1}, nope, {"b":2}]', 5)));
     expect(recs.map((r) => r.text)).toEqual(['{"a":1}', "nope", '{"b":2}']);
+  });
+
+  it("reports an array the body cut off, keeping the whole elements before the cut", async () => {
+    for (const size of [1, 4, 100]) {
+      expect(await collect(splitJson(chunked('[{"a":1},', size)))).toEqual([
+        { index: 0, text: '{"a":1}' }, { index: 1, text: "", error: UNCLOSED_ARRAY }]);
+      expect(await collect(splitJson(chunked('[{"a":1}, {"kind":"sp', size)))).toEqual([
+        { index: 0, text: '{"a":1}' }, { index: 1, text: '{"kind":"sp', error: UNCLOSED_ARRAY }]);
+      expect(await collect(splitJson(chunked("[", size)))).toEqual([{ index: 0, text: "", error: UNCLOSED_ARRAY }]);
+    }
   });
 
   it("yields nothing for an empty array", async () => {

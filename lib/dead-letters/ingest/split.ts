@@ -5,7 +5,12 @@
 export interface RecordText {
   index: number;
   text: string;
+  /** why this record is rejected whatever its text (a JSON array the body cut off) */
+  error?: string;
 }
+
+/** A JSON array body that ends before its "]": the last (partial or missing) element says so. */
+export const UNCLOSED_ARRAY = "the JSON array ends without its closing ]: the body was cut off here";
 
 export type BodyFormat = "ndjson" | "json";
 
@@ -101,6 +106,13 @@ export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<
       }
     }
     if (start !== -1) current.push(chunk.slice(start));
+  }
+  if (mode === "array" && !arrayClosed) {
+    // `[{…},` or `[{…}, {"kind": "spa` — what came before is whole and stands; the cut is reported, not silent.
+    const text = current.join("").trim();
+    current = [];
+    yield { index: index++, text, error: UNCLOSED_ARRAY };
+    return;
   }
   yield* flush();
 }
