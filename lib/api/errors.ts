@@ -11,6 +11,7 @@ export type ErrorCode =
   | "forbidden"
   | "not_found"
   | "conflict"
+  | "method_not_allowed"
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
@@ -24,6 +25,7 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

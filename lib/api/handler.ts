@@ -10,7 +10,8 @@ import { searchParamsToObject } from "./search-params";
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
 // parsing of params/query/body with zod, and the mapping of errors to HTTP happen here and nowhere else.
 
-type Access = { public: true } | { permission: Permission };
+/** Who may call a route; `notAllowed` marks otherMethods' 405 answers, which run nothing. */
+type Access = { public: true } | { permission: Permission } | { notAllowed: true };
 
 export interface RouteContext<P, Q, B> {
   req: Request;
@@ -104,6 +105,27 @@ export async function readJson(req: Request): Promise<unknown> {
     throw new AppError("invalid_json", `body: ${message}`, { issues: [{ path: "body", message }] });
   }
   return value;
+}
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof METHODS)[number];
+
+/**
+ * Handlers answering 405 with a JSON error and `Allow` for the methods a route does not have (Next.js would
+ * answer them with an empty body). A route exports the ones it lacks:
+ * `export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");` — exporting one it has is a duplicate
+ * export, which the compiler refuses.
+ */
+export function otherMethods(...allowed: Method[]): Record<Method, RouteHandler> {
+  const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+  const handler = async (req: Request): Promise<Response> => {
+    const requestId = req.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
+    const res = errorResponse(new AppError("method_not_allowed", `${req.method} is not allowed here; allowed: ${allow}`, { details: { allow } }), requestId);
+    res.headers.set("allow", allow);
+    return res;
+  };
+  const route: RouteHandler = Object.assign(handler, { meta: { access: { notAllowed: true as const } } });
+  return Object.fromEntries(METHODS.map((m) => [m, route])) as Record<Method, RouteHandler>;
 }
 
 export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(

@@ -12,3 +12,14 @@ export async function connectCli(opts: { migrate?: boolean } = {}): Promise<{ db
 export class CliUsageError extends Error {
   override name = "CliUsageError";
 }
+
+/** The flag a parsed option came from: `radiusKm` → `--radius-km`; a list's index is dropped (`status.0` → `--status`). */
+export function flagFor(path: readonly PropertyKey[]): string {
+  const name = path.filter((p) => typeof p === "string").join(".");
+  return name === "" ? "options" : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** A usage error naming each problem's flag. */
+export function optionsError(issues: readonly { path: readonly PropertyKey[]; message: string }[]): CliUsageError {
+  return new CliUsageError(issues.map((i) => `${flagFor(i.path)}: ${i.message}`).join("; "));
+}

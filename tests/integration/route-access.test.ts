@@ -113,6 +113,17 @@ describe("route access", () => {
     const access = h.handler.meta?.access;
     const key = `${h.method} ${h.url}`;
 
+    if (access && "notAllowed" in access) {
+      it("answers 405 in JSON, with Allow naming the methods the route has", async () => {
+        const res = await h.handler(new Request(`http://localhost${h.url}`, { method: h.method }), { params: Promise.resolve(h.params) });
+        expect(res.status).toBe(405);
+        const has = handlers.filter((o) => o.file === h.file && !(o.handler.meta?.access && "notAllowed" in o.handler.meta.access)).map((o) => o.method);
+        expect(res.headers.get("allow")?.split(", ").filter((m) => m !== "HEAD" && m !== "OPTIONS").sort()).toEqual(has.sort());
+        expect(await res.json()).toMatchObject({ error: { code: "method_not_allowed", allow: res.headers.get("allow") } });
+      });
+      return;
+    }
+
     if (access && "public" in access) {
       it("is public, and listed as such", () => {
         expect(PUBLIC, `${key} is public but not in PUBLIC: list it (with the reason) or give it a permission`).toContain(key);

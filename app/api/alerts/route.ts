@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { listAlertRules, recentAlertEvents } from "@/lib/forensics/alerts/rules";
 
@@ -10,3 +10,6 @@ export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, 
   const [rules, events] = await Promise.all([listAlertRules(pool), recentAlertEvents(pool)]);
   return { rules, events };
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { auditLog } from "@/lib/audit/log";
 import { AuditQuerySchema } from "@/lib/audit/log-schema";
 import { getDb } from "@/lib/db/client";
@@ -10,3 +10,6 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "audit:read" }, query: AuditQuerySchema }, async ({ query }) =>
   auditLog(getDb().pool, query, configuredMaskRules()),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { ListQuerySchema } from "@/lib/dead-letters/filters";
 import { ingestResponse } from "@/lib/dead-letters/ingest/http";
@@ -17,3 +17,6 @@ export const GET = defineRoute({ access: { permission: "dead_letters:read" }, qu
 export const POST = defineRoute({ access: { permission: "dead_letters:ingest" } }, async ({ req, principal, requestId }) =>
   ingestResponse(req, getDb().pool, principal!, requestId),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

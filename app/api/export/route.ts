@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { countMatching } from "@/lib/dead-letters/facets";
@@ -29,3 +29,6 @@ export const GET = defineRoute({ access: { permission: "dead_letters:export" }, 
     },
   });
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { databaseHealth } from "@/lib/db/health";
 
@@ -9,3 +9,6 @@ export const GET = defineRoute({ access: { public: true } }, async () => {
   const health = await databaseHealth(getDb().pool);
   return Response.json(health, { status: health.status === "ok" ? 200 : 503 });
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { maskFor } from "@/lib/forensics/access";
 import { lookup } from "@/lib/forensics/lookup";
@@ -10,3 +10,6 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: LookupQuerySchema }, async ({ query, principal }) =>
   lookup(getDb().pool, query, maskFor(principal, false)),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

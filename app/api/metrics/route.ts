@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { prometheusMetrics } from "@/lib/forensics/metrics";
 
@@ -12,3 +12,6 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) =>
   new Response(await prometheusMetrics(getDb().pool, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,4 +1,4 @@
-import { defineRoute, json } from "@/lib/api/handler";
+import { defineRoute, json, otherMethods } from "@/lib/api/handler";
 import { openApiDocument } from "@/lib/api/openapi-routes";
 
 export const dynamic = "force-dynamic";
@@ -7,3 +7,6 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { public: true } }, async () =>
   json(openApiDocument(), { headers: { "cache-control": "public, max-age=300" } }),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

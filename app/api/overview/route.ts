@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { healthOverview, maskOverview } from "@/lib/forensics/overview";
 import { configuredMaskRules } from "@/lib/masking/config";
@@ -9,3 +9,6 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) =>
   maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,4 +1,4 @@
-import { defineRoute, json } from "@/lib/api/handler";
+import { defineRoute, json, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { actingUser } from "@/lib/replay/api";
 import { createBatch } from "@/lib/replay/batches";
@@ -21,3 +21,6 @@ export const POST = defineRoute(
     return json({ ...(await getBatch(pool, created.id, now)), skipped: created.skipped }, { status: 201 });
   },
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { AppError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/permissions";
@@ -22,3 +22,6 @@ export const POST = defineRoute({ access: { permission: "tokens:own" }, body: Cr
   const created = await createApiToken(getDb().pool, { userId: principal!.userId, name: body.name }, { actor: actorOf(principal!), now, requestId });
   return Response.json(created, { status: 201, headers: { "cache-control": "no-store" } });
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { CreateUserBody, type CreatedUser } from "@/lib/auth/schemas";
 import { createUser, listUsers } from "@/lib/auth/users";
@@ -15,3 +15,6 @@ export const POST = defineRoute({ access: { permission: "users:manage" }, body: 
   const out: CreatedUser = created.generated ? { user: created.user, password: created.password } : { user: created.user };
   return Response.json(out, { status: 201, headers: { "cache-control": "no-store" } });
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

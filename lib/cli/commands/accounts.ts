@@ -11,7 +11,7 @@ import { CreateTokenBody, EmailSchema, PasswordSchema, RoleSchema } from "../../
 import { createApiToken, revokeApiToken } from "../../auth/tokens";
 import { createUser, findUserByEmail, listUsers, setPassword } from "../../auth/users";
 import type { Db } from "../../db/client";
-import { CliUsageError, connectCli } from "../context";
+import { CliUsageError, connectCli, optionsError } from "../context";
 
 const UserAddOptions = z.object({
   email: EmailSchema,
@@ -27,7 +27,7 @@ const TokenId = z.string().trim().min(1, "a token id is required").max(100);
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  throw new CliUsageError(r.error.issues.map((i) => `${i.path.length ? `--${i.path.join(".")}` : "input"}: ${i.message}`).join("; "));
+  throw optionsError(r.error.issues);
 }
 
 /** The audit actor of a CLI command: the operating-system user who ran it. */
@@ -49,7 +49,9 @@ async function readPasswordFromStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
   const line = Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
-  return parse(PasswordSchema, line);
+  const r = PasswordSchema.safeParse(line);
+  if (!r.success) throw new CliUsageError(`--password-stdin: ${r.error.issues[0]?.message ?? "invalid password"}`);
+  return r.data;
 }
 
 async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {

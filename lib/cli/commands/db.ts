@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { z } from "zod";
-import { CliUsageError, connectCli } from "../context";
+import { connectCli, optionsError } from "../context";
 
 const SeedOptions = z.object({
   count: z.coerce.number().int().min(0).max(10_000_000),
@@ -40,7 +40,7 @@ export function registerDbCommands(program: Command): void {
     .option("--reset", "delete existing dead letters, batches and ledger first")
     .action(async (opts: Record<string, unknown>) => {
       const parsed = SeedOptions.safeParse(opts);
-      if (!parsed.success) throw new CliUsageError(parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+      if (!parsed.success) throw optionsError(parsed.error.issues);
       const { db: conn, close } = await connectCli({ migrate: true });
       try {
         const { seedDemo } = await import("../../seed/seed");

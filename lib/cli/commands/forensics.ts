@@ -13,7 +13,7 @@ import { lookup } from "../../forensics/lookup";
 import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../forensics/maintenance";
 import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/schemas";
 import { configuredMaskRules } from "../../masking/config";
-import { CliUsageError, connectCli } from "../context";
+import { CliUsageError, connectCli, optionsError } from "../context";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
@@ -21,7 +21,7 @@ const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((
 function parseOrExit<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, raw: unknown): T {
   const r = schema.safeParse(JSON.parse(JSON.stringify(raw)));
   if (r.success) return r.data;
-  throw new CliUsageError(r.error.issues.map((i) => `--${i.path.map(String).join(".") || "options"}: ${i.message}`).join("; "));
+  throw optionsError(r.error.issues);
 }
 
 async function writeOut(chunk: Uint8Array): Promise<void> {

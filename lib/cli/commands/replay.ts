@@ -14,7 +14,7 @@ import { applyBatchAction, type ActingUser } from "../../replay/control";
 import { BATCH_STATUSES, CreateBatchBody, type BatchView } from "../../replay/schemas";
 import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/state";
 import { getBatch, listBatches } from "../../replay/views";
-import { CliUsageError, connectCli } from "../context";
+import { CliUsageError, connectCli, optionsError } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
 import { registerWorkerCommands } from "./worker";
 
@@ -205,7 +205,7 @@ export function registerReplayCommands(program: Command): void {
     .description("replay batches, newest first")
     .action(async (o: { status?: string; limit: string; json?: boolean }) => {
       const q = z.object({ status: z.enum(BATCH_STATUSES).optional(), limit: z.coerce.number().int().min(1).max(500) }).safeParse(o);
-      if (!q.success) throw new CliUsageError(q.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+      if (!q.success) throw optionsError(q.error.issues);
       await withDb(async (db) => {
         const batches = await listBatches(db.pool, q.data, new Date());
         if (o.json) process.stdout.write(`${JSON.stringify(batches, null, 2)}\n`);

@@ -10,7 +10,7 @@ import { getEnv } from "../../env";
 import { startMaintenance } from "../../forensics/maintenance";
 import { importLedger } from "../../replay/ledger-import";
 import { startWorker } from "../../replay/worker";
-import { CliUsageError, connectCli } from "../context";
+import { CliUsageError, connectCli, optionsError } from "../context";
 
 const WorkerOptions = z.object({
   concurrency: z.coerce.number().int().min(1).max(64),
@@ -30,7 +30,7 @@ export function registerWorkerCommands(program: Command): void {
     .option("--no-maintenance", "do not also run the housekeeping loop (retention, alert rules and their webhooks, stalled bulk jobs)")
     .action(async (raw: Record<string, unknown>) => {
       const parsed = WorkerOptions.safeParse(raw);
-      if (!parsed.success) throw new CliUsageError(parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
+      if (!parsed.success) throw optionsError(parsed.error.issues);
       const { concurrency, leaseMs, backoffBaseMs, backoffMaxMs } = parsed.data;
       // Workers never migrate: on other machines they must not change the schema under the app.
       const { db, close } = await connectCli({ migrate: false });

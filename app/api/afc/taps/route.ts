@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { captureTaps, parseCaptureBody } from "@/lib/afc/capture";
 import { getDb } from "@/lib/db/client";
@@ -19,3 +19,6 @@ export const POST = defineRoute({ access: { permission: "dead_letters:ingest" },
   const body = parseCaptureBody(await req.text(), isNdjson(req.headers.get("content-type")) ? "ndjson" : "json");
   return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { updateAlertRule } from "@/lib/forensics/alerts/rules";
@@ -11,3 +11,6 @@ export const PATCH = defineRoute(
   { access: { permission: "alerts:manage" }, params: AlertRuleParamsSchema, body: AlertRuleUpdateSchema },
   async ({ params, body, principal, requestId, now }) => updateAlertRule(getDb().pool, params.id, body, { actor: actorOf(principal!), requestId, now }),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, POST, PUT, DELETE } = otherMethods("PATCH");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { bulkAction } from "@/lib/dead-letters/bulk";
@@ -24,3 +24,6 @@ export const POST = defineRoute(
     return Response.json({ job }, { status: 202, headers: { location: `/api/dead-letters/bulk/${job.id}` } });
   },
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

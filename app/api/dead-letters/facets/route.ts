@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { facetCounts } from "@/lib/dead-letters/facets";
 import { ListFilterSchema } from "@/lib/dead-letters/filters";
@@ -11,3 +11,6 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: ListFilterSchema }, async ({ query }) =>
   maskFacets(await facetCounts(getDb().pool, query), configuredMaskRules()),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

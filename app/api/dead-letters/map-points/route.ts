@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { mapPoints } from "@/lib/dead-letters/map-points";
 import { MapPointsQuerySchema } from "@/lib/dead-letters/schemas";
@@ -10,3 +10,6 @@ export const GET = defineRoute({ access: { permission: "dead_letters:read" }, qu
   const { zoom, ...filter } = query;
   return mapPoints(getDb().pool, filter, zoom);
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

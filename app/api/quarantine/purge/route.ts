@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { configuredMaskRules } from "@/lib/masking/config";
@@ -11,3 +11,6 @@ export const dynamic = "force-dynamic";
 export const POST = defineRoute({ access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema }, async ({ body, principal, requestId, now }) =>
   purgeQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { releaseQuarantined } from "@/lib/forensics/quarantine-actions";
@@ -10,3 +10,6 @@ export const dynamic = "force-dynamic";
 export const POST = defineRoute({ access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema }, async ({ body, principal, requestId, now }) =>
   releaseQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now }),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

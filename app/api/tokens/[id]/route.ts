@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { actorOf } from "@/lib/auth/principal";
 import { IdParams } from "@/lib/auth/schemas";
@@ -13,3 +13,6 @@ export const DELETE = defineRoute({ access: { permission: "tokens:own" }, params
   const ownerId = can(p.role, "tokens:manage") ? null : p.userId;
   return { token: await revokeApiToken(getDb().pool, { id: params.id, ownerId }, { actor: actorOf(p), now, requestId }) };
 });
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { IdParams, PatchUserBody } from "@/lib/auth/schemas";
 import { updateUser } from "@/lib/auth/users";
@@ -13,3 +13,6 @@ export const PATCH = defineRoute(
     user: await updateUser(getDb().pool, params.id, body, { actor: actorOf(principal!), now, requestId }),
   }),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, POST, PUT, DELETE } = otherMethods("PATCH");

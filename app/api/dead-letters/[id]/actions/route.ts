@@ -1,5 +1,5 @@
 import { AppError } from "@/lib/api/errors";
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
@@ -34,3 +34,6 @@ export const POST = defineRoute(
     }
   },
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

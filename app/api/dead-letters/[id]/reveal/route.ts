@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { IdParamsSchema } from "@/lib/dead-letters/schemas";
@@ -14,3 +14,6 @@ export const POST = defineRoute(
   async ({ params, body, principal, requestId, now }) =>
     revealField(getDb().pool, params.id, body.path, { actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { IdParamsSchema } from "@/lib/dead-letters/schemas";
@@ -20,3 +20,6 @@ export const GET = defineRoute(
     return Response.json(timeline, download ? { headers: { "content-disposition": `attachment; filename="dead-letter-${params.id}-timeline.json"` } } : {});
   },
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { pollBulkJob } from "@/lib/dead-letters/bulk-jobs";
 import { runInBackground } from "@/lib/dead-letters/bulk-jobs-after";
@@ -16,3 +16,6 @@ export const GET = defineRoute(
     return job;
   },
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

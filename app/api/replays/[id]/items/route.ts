@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { BatchIdParams, ItemsQuery } from "@/lib/replay/schemas";
 import { listItems } from "@/lib/replay/views";
@@ -15,3 +15,6 @@ export const GET = defineRoute({ access: { permission: "replays:read" }, params:
   return { ...page, items: page.items.map((i) => ({ ...i, lastError: maskOptionalReason(i.lastError, rules) })) };
 }
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

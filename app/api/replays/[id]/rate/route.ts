@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { BatchIdParams, RateQuery } from "@/lib/replay/schemas";
 import { rateSeries } from "@/lib/replay/views";
@@ -9,3 +9,6 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "replays:read" }, params: BatchIdParams, query: RateQuery }, async ({ params, query, now }) =>
   rateSeries(getDb().pool, params.id, query.window, now),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

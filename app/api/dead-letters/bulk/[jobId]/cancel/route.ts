@@ -1,4 +1,4 @@
-import { defineRoute } from "@/lib/api/handler";
+import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { cancelBulkJob } from "@/lib/dead-letters/bulk-jobs";
 import { BulkJobParamsSchema } from "@/lib/dead-letters/schemas";
@@ -10,3 +10,6 @@ export const POST = defineRoute(
   { access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema },
   async ({ params, now }) => cancelBulkJob(getDb().pool, params.jobId, now),
 );
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
