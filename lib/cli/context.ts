@@ -23,3 +23,16 @@ export function flagFor(path: readonly PropertyKey[]): string {
 export function optionsError(issues: readonly { path: readonly PropertyKey[]; message: string }[]): CliUsageError {
   return new CliUsageError(issues.map((i) => `${flagFor(i.path)}: ${i.message}`).join("; "));
 }
+
+/**
+ * The input file of an import, checked before connecting: a regular file (its size, for progress) or anything
+ * else readable as a stream — a pipe such as `<(…)`, a device — with a size of null. A directory or a missing
+ * path is a usage error that says which.
+ */
+export async function inputFile(file: string): Promise<{ size: number | null }> {
+  const { stat } = await import("node:fs/promises");
+  const info = await stat(file).catch((e: NodeJS.ErrnoException) => e);
+  if (info instanceof Error) throw new CliUsageError(info.code === "ENOENT" ? `${file}: no such file` : `${file}: ${info.message}`);
+  if (info.isDirectory()) throw new CliUsageError(`${file}: is a directory, not an NDJSON file`);
+  return { size: info.isFile() ? info.size : null };
+}

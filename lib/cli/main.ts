@@ -14,7 +14,8 @@ try {
   // Pools and the schema engine can keep the event loop alive for a while after the work is done.
   process.exit(process.exitCode ?? 0);
 } catch (err) {
-  if (err instanceof CommanderError) process.exit(err.exitCode);
+  // Help and version exit 0; commander's usage errors (unknown option, missing argument) exit 2, as ours do.
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
   if (err instanceof CliUsageError) {
     process.stderr.write(`redrive: ${err.message}\n`);
     process.exit(2);

@@ -1,12 +1,11 @@
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { SingleBar, Presets } from "cli-progress";
 import type { Command } from "commander";
 import { NormalizePool, defaultIngestThreads } from "../../dead-letters/ingest/normalize-pool";
 import { ingestStream, loadSourceSettings, type IngestResult } from "../../dead-letters/ingest/pipeline";
 import { decodeUtf8, splitNdjson } from "../../dead-letters/ingest/split";
-import { CliUsageError, connectCli } from "../context";
+import { CliUsageError, connectCli, inputFile } from "../context";
 
 /** Counts bytes as they stream past, for the progress bar. */
 async function* counted(stream: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
@@ -34,9 +33,7 @@ export function registerImportCommands(program: Command): void {
       if (!Number.isInteger(threads) || threads < 0 || threads > 64) throw new CliUsageError("--threads must be an integer from 0 to 64");
       let total: number | null = null;
       if (file !== "-") {
-        const info = await stat(file).catch(() => null);
-        if (!info?.isFile()) throw new CliUsageError(`${file}: no such file`);
-        total = info.size;
+        total = (await inputFile(file)).size;
       }
       const normalizer = NormalizePool.create(threads);
       // A thread takes a second or more to load the normalizer and GEOS: start them while the database connects.

@@ -1,7 +1,6 @@
 // `redrive worker`: more replay workers, on this machine or others, against the same PostgreSQL.
 // `redrive ledger import`: settled keys from an external ledger, so a replay dedupes them without sending.
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { userInfo } from "node:os";
 import type { Command } from "commander";
@@ -10,7 +9,7 @@ import { getEnv } from "../../env";
 import { startMaintenance } from "../../forensics/maintenance";
 import { importLedger } from "../../replay/ledger-import";
 import { startWorker } from "../../replay/worker";
-import { CliUsageError, connectCli, optionsError } from "../context";
+import { CliUsageError, connectCli, inputFile, optionsError } from "../context";
 
 const WorkerOptions = z.object({
   concurrency: z.coerce.number().int().min(1).max(64),
@@ -65,7 +64,7 @@ export function registerWorkerCommands(program: Command): void {
     .argument("<file>", "NDJSON lines {\"idempotency_key\", \"kind\"?, \"applied_at\"?}, or - for stdin")
     .description("load keys an external system already settled: replays count them as deduped without sending")
     .action(async (file: string) => {
-      if (file !== "-" && !(await stat(file).catch(() => null))?.isFile()) throw new CliUsageError(`${file}: no such file`);
+      if (file !== "-") await inputFile(file);
       const input = file === "-" ? process.stdin : createReadStream(file);
       const { db, close } = await connectCli();
       try {
