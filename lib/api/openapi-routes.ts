@@ -116,14 +116,14 @@ const ACCOUNTS: Operation[] = [
     access: { permission: "tokens:own" }, query: ListTokensQuery, responses: ok("{ tokens }"),
   },
   { method: "post", path: "/api/tokens", tag: "accounts", summary: "Create an API token (shown once)", access: { permission: "tokens:own" }, body: CreateTokenBody, responses: { 201: { description: "The token" } } },
-  { method: "delete", path: "/api/tokens/{id}", tag: "accounts", summary: "Revoke a token", access: { permission: "tokens:own" }, params: IdParams, responses: ok("The revoked token") },
+  { method: "delete", path: "/api/tokens/{id}", tag: "accounts", summary: "Revoke a token", access: { permission: "tokens:own" }, params: IdParams, responses: { ...ok("The revoked token"), 404: { description: "No such token (or not yours)" } } },
   { method: "get", path: "/api/users", tag: "accounts", summary: "Every account", access: { permission: "users:manage" }, responses: ok("{ users }") },
-  { method: "post", path: "/api/users", tag: "accounts", summary: "Create an account", access: { permission: "users:manage" }, body: CreateUserBody, responses: { 201: { description: "The account (and a generated password, once)" } } },
-  { method: "patch", path: "/api/users/{id}", tag: "accounts", summary: "Change a role, disable or enable", access: { permission: "users:manage" }, params: IdParams, body: PatchUserBody, responses: ok("The account") },
+  { method: "post", path: "/api/users", tag: "accounts", summary: "Create an account", access: { permission: "users:manage" }, body: CreateUserBody, responses: { 201: { description: "The account (and a generated password, once)" }, 409: { description: "An account with this e-mail exists" } } },
+  { method: "patch", path: "/api/users/{id}", tag: "accounts", summary: "Change a role, disable or enable", access: { permission: "users:manage" }, params: IdParams, body: PatchUserBody, responses: { ...ok("The account"), 404: { description: "No such account" }, 409: { description: "It would leave no enabled admin" } } },
   {
     method: "post", path: "/api/auth/sign-in/email", tag: "accounts", summary: "Sign in (better-auth); sets the session cookie", access: { public: true },
     body: z.object({ email: z.string(), password: z.string(), rememberMe: z.boolean().optional() }),
-    responses: { ...ok("Signed in"), 401: { description: "Wrong e-mail or password" }, 429: { description: "Too many attempts" } },
+    responses: { ...ok("Signed in"), 400: { description: "A field missing or malformed (better-auth's own error body: { message, code })" }, 401: { description: "Wrong e-mail or password" }, 429: { description: "Too many attempts" } },
   },
   { method: "post", path: "/api/auth/sign-out", tag: "accounts", summary: "Sign out (better-auth)", access: { public: true }, responses: ok("Signed out") },
   { method: "get", path: "/api/auth/get-session", tag: "accounts", summary: "The current session (better-auth)", access: { public: true }, responses: ok("The session, or null") },
@@ -153,11 +153,11 @@ const FORENSICS: Operation[] = [
   { method: "get", path: "/api/quarantine/groups", tag: "forensics", summary: "Quarantined records by reason pattern, with a 14-day trend", access: { permission: "dead_letters:read" }, responses: ok("The groups") },
   {
     method: "post", path: "/api/quarantine/release", tag: "forensics", summary: "Quarantined → pending, by ids or filter",
-    access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema, responses: ok("{ released, skipped }"),
+    access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema, responses: { ...ok("{ released, skipped }"), 409: { description: "With a filter: the group's count is no longer the confirmed expectedCount" } },
   },
   {
     method: "post", path: "/api/quarantine/purge", tag: "forensics", summary: "Remove quarantined payloads (status purged), by ids or filter",
-    access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema, responses: ok("{ purged, skipped }"),
+    access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema, responses: { ...ok("{ purged, skipped }"), 409: { description: "With a filter: the group's count is no longer the confirmed expectedCount" } },
   },
   {
     method: "get", path: "/api/audit", tag: "forensics", summary: "The audit trail, newest first (auditors, admins)",
@@ -167,7 +167,7 @@ const FORENSICS: Operation[] = [
   { method: "get", path: "/api/alerts", tag: "forensics", summary: "Alert rules and the latest alert events", access: { permission: "dead_letters:read" }, responses: ok("Rules and events") },
   {
     method: "patch", path: "/api/alerts/{id}", tag: "forensics", summary: "Edit an alert rule (audited)",
-    access: { permission: "alerts:manage" }, params: AlertRuleParamsSchema, body: AlertRuleUpdateSchema, responses: ok("The rule"),
+    access: { permission: "alerts:manage" }, params: AlertRuleParamsSchema, body: AlertRuleUpdateSchema, responses: { ...ok("The rule"), 404: { description: "No such rule" } },
   },
 ];
 

@@ -106,11 +106,14 @@ export function buildOpenApi(operations: readonly Operation[], info: { title: st
     for (const [status, r] of Object.entries(op.responses)) {
       responses[status] = { description: r.description, ...(r.schema ? { content: { "application/json": { schema: sink.convert(r.schema, "output") } } } : {}) };
     }
+    // better-auth's routes (/api/auth/…) answer with its own errors: only what each documents itself.
+    const ours = !op.path.startsWith("/api/auth/");
     const standard: [number, string, boolean][] = [
-      [400, "Malformed request (bad JSON)", op.body !== undefined],
+      [400, "Malformed request (bad JSON)", ours && op.body !== undefined],
       [401, "Not signed in and no bearer token", !("public" in op.access)],
       [403, "The role lacks the permission (named in the body)", !("public" in op.access)],
-      [422, "Validation failed: `issues` names each field and rule", op.body !== undefined || op.query !== undefined || op.params !== undefined],
+      [413, "The JSON body is larger than 16 MB", ours && op.body !== undefined && !isRawBody(op.body)],
+      [422, "Validation failed: `issues` names each field and rule", ours && (op.body !== undefined || op.query !== undefined || op.params !== undefined)],
     ];
     for (const [status, description, applies] of standard) {
       if (applies && !responses[status]) responses[status] = { description, content: { "application/json": { schema: ERROR_REF } } };

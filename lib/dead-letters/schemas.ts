@@ -11,10 +11,13 @@ export const IdSchema = bigintIdSchema("must be a dead letter id (digits)");
 export const IdParamsSchema = z.object({ id: IdSchema });
 
 export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)], {
+    error: (issue) => (issue.input === undefined ? "is required" : "must be a JSON value"),
+  }),
 ).meta({ id: "JsonValue", description: "Any JSON value" });
 
-const ReasonSchema = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).trim().min(1, "must not be blank").max(MAX_REASON_LENGTH);
+const ReasonSchema = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).trim().min(1, "must not be blank")
+  .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH.toLocaleString("en")} characters`); // its own message: the type's would say "must be a string"
 const VersionSchema = z.number().int().min(1).describe("the record's version as last read (optimistic concurrency)");
 
 export const ActionBodySchema = z

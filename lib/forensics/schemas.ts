@@ -155,7 +155,7 @@ export const AlertRuleUpdateSchema = z.strictObject({
   threshold: z.number().finite().min(0).optional(),
   windowMinutes: z.number().int().min(1).max(7 * 24 * 60).optional(),
   enabled: z.boolean().optional(),
-  webhookUrl: z.url({ protocol: /^https?$/ }).nullable().optional(),
+  webhookUrl: z.url({ protocol: /^https?$/ }).max(2000, "must be at most 2,000 characters").nullable().optional(),
 });
 export type AlertRuleUpdate = z.output<typeof AlertRuleUpdateSchema>;
 export const AlertRuleParamsSchema = z.object({ id: z.string().regex(/^[a-z0-9-]{1,60}$/, "must be an alert rule id") });

@@ -55,15 +55,17 @@ export async function eligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): P
 
 /** Ids that cannot go into a batch, with why (422 with one issue per id). */
 async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<void> {
-  const { rows } = await db.query<{ id: string; status: string | null; has_key: boolean | null; busy: boolean | null }>(
-    `SELECT w.id::text AS id, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy
-     FROM unnest($1::bigint[]) AS w(id) LEFT JOIN dead_letter d ON d.id = w.id`,
+  const { rows } = await db.query<{ id: string; at: number; status: string | null; has_key: boolean | null; busy: boolean | null }>(
+    `SELECT w.id::text AS id, (w.ord - 1)::int AS at, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy
+     FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, ord) LEFT JOIN dead_letter d ON d.id = w.id
+     ORDER BY w.ord`,
     [ids],
   );
   const issues = rows.flatMap((r) => {
     const why = r.status === null ? "no such record" : r.status !== "approved" ? `is ${r.status}, not approved`
       : !r.has_key ? "has no idempotency key" : r.busy ? "is already in an active replay batch" : null;
-    return why ? [{ path: `ids.${r.id}`, message: `record ${r.id} ${why}` }] : [];
+    // The path is the id's position in the request (ids.0 is the first), as for every other array field.
+    return why ? [{ path: `ids.${r.at}`, message: `record ${r.id} ${why}` }] : [];
   });
   if (issues.length > 0) {
     throw new AppError("validation_failed", `${issues.length} selected record(s) cannot be replayed: ${issues.slice(0, 5).map((i) => i.message).join("; ")}${issues.length > 5 ? "; …" : ""}`, { issues });

@@ -72,7 +72,7 @@ describe("creating and approving a batch", () => {
     await approve(db, [ids[0] as string]);
     const res = await actions.create(tokenA, { ids, sink: { type: "ledger" }, ratePerSecond: 10 });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: `ids.${ids[1]}`, message: `record ${ids[1]} is pending, not approved` }] } });
+    expect(res.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "ids.1", message: `record ${ids[1]} is pending, not approved` }] } });
   });
 
   it("takes what a filter selects among approved records and says what it left out", async () => {

@@ -3,7 +3,6 @@
 // the action, the audit trail records them as the actor, and four-eyes still applies (the creator cannot
 // approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
 import type { Command } from "commander";
-import { z } from "zod";
 import { AppError } from "../../api/errors";
 import { bigintIdSchema } from "../../db/pg-range";
 import { can, isRole, type Permission } from "../../auth/permissions";
@@ -11,7 +10,7 @@ import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
 import { createBatch, previewBatch } from "../../replay/batches";
 import { applyBatchAction, type ActingUser } from "../../replay/control";
-import { BATCH_STATUSES, CreateBatchBody, type BatchView } from "../../replay/schemas";
+import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, type BatchView } from "../../replay/schemas";
 import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/state";
 import { getBatch, listBatches } from "../../replay/views";
 import { CliUsageError, connectCli, optionsError } from "../context";
@@ -204,7 +203,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--json", "print as JSON")
     .description("replay batches, newest first")
     .action(async (o: { status?: string; limit: string; json?: boolean }) => {
-      const q = z.object({ status: z.enum(BATCH_STATUSES).optional(), limit: z.coerce.number().int().min(1).max(500) }).safeParse(o);
+      const q = ListBatchesQuery.safeParse(o); // the API's own query: the same limits
       if (!q.success) throw optionsError(q.error.issues);
       await withDb(async (db) => {
         const batches = await listBatches(db.pool, q.data, new Date());
