@@ -30,7 +30,12 @@ function parseHeaders(text: string): { headers: Record<string, string> | undefin
   return { headers: entries.length ? Object.fromEntries(entries) : undefined, problems };
 }
 
-export function CreateBatchForm({ selection, preview }: { selection: SelectionInput; preview: BatchPreview }) {
+export function CreateBatchForm({ selection, preview, tapFailures }: {
+  selection: SelectionInput;
+  preview: BatchPreview;
+  /** AFC taps in the batch that still fail their schema: the replay will drop them (lib/replay/batches.ts) */
+  tapFailures?: { failing: number; checked: number; complete: boolean };
+}) {
   const router = useRouter();
   const create = useCreateBatch();
   const [sinkType, setSinkType] = useState<"ledger" | "http">("ledger");
@@ -92,6 +97,12 @@ export function CreateBatchForm({ selection, preview }: { selection: SelectionIn
             </p>
           </>
         )}
+        {tapFailures && tapFailures.failing > 0 && (
+          <p role="status" data-testid="tap-failures" className="text-amber-800">
+            {tapFailures.complete ? fmt(tapFailures.failing) : `At least ${fmt(tapFailures.failing)}`} of these AFC taps still fail the tap schema
+            {tapFailures.complete ? "" : ` (of the first ${fmt(tapFailures.checked)} checked)`}: the replay will drop them. Edit them first, or leave them out.
+          </p>
+        )}
         {skipped.length > 0 && <p className="text-amber-800">Left out: {skipped.map(([k, n]) => `${fmt(n)} ${k === "notApproved" ? "not approved" : k === "inActiveBatch" ? "already in an active batch" : "without an idempotency key"}`).join(", ")}.</p>}
         {preview.sample.length > 0 && (
           <ol className="list-decimal pl-5 font-mono text-xs text-slate-600">
@@ -120,7 +131,9 @@ export function CreateBatchForm({ selection, preview }: { selection: SelectionIn
             {!rateOk && <span id="rate-problem" className="text-xs text-red-700">a number of records per second above 0</span>}
           </label>
           <label>Page size <input className={field} type="number" min={1} max={1000} value={pageSize} onChange={(e) => setPageSize(e.target.value)} /></label>
-          <label>Pause above (% failures) <input className={field} type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} /></label>
+          <label>Pause above (% failures) <input className={field} type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} aria-describedby="threshold-help" />
+            <span id="threshold-help" className="text-xs text-slate-500">of the last 100 submissions, once 20 have an answer; before that (and in smaller batches) failing items retry, then go to quarantine</span>
+          </label>
           <label>Max replays per record <input className={field} type="number" min={1} value={maxReplays} onChange={(e) => setMaxReplays(e.target.value)} /></label>
           <label>Max attempts per item <input className={field} type="number" min={1} value={maxAttempts} onChange={(e) => setMaxAttempts(e.target.value)} /></label>
         </div>

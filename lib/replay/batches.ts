@@ -2,6 +2,7 @@ import type pg from "pg";
 import { AppError } from "../api/errors";
 import { appendAudit } from "../audit/append";
 import { inTransaction } from "../db/transaction";
+import { approveWarning } from "../dead-letters/approvable";
 import { buildWhere } from "../dead-letters/where";
 import type { ActingUser } from "./control";
 import type { BatchPreview, CreateBatchInput, Selection } from "./schemas";
@@ -109,6 +110,29 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
     sample: sample.rows.map((s) => ({ id: s.id, kind: s.kind, idempotencyKey: s.idempotency_key, entityKey: s.entity_key, observedAt: s.observed_at.toISOString() })),
     skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0 },
   };
+}
+
+/** AFC taps read by tapSchemaFailures at most: the preview answers in well under a second. */
+const TAP_CHECK_LIMIT = 20_000;
+
+/**
+ * How many of the AFC taps a batch would take still fail the tap schema — the replay re-validates and drops them
+ * (approving them is allowed, with a warning: lib/dead-letters/approvable.ts). The creation page says so before
+ * the batch exists. Reads at most TAP_CHECK_LIMIT payloads (`checked`); beyond that the count is a lower bound.
+ */
+export async function tapSchemaFailures(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<{ failing: number; checked: number; complete: boolean }> {
+  checkFilterStatus(sel);
+  const values: unknown[] = [];
+  const where = selectionWhere(sel, values);
+  values.push(TAP_CHECK_LIMIT + 1);
+  const { rows } = await db.query<{ payload: unknown }>(
+    `SELECT d.payload FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} AND d.kind = 'afc' LIMIT $${values.length}`,
+    values,
+  );
+  const checked = Math.min(rows.length, TAP_CHECK_LIMIT);
+  let failing = 0;
+  for (let i = 0; i < checked; i++) if (approveWarning("afc", rows[i]!.payload) !== null) failing++;
+  return { failing, checked, complete: rows.length <= TAP_CHECK_LIMIT };
 }
 
 export interface CreatedBatch {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
+import { tapSchemaFailures } from "../../lib/replay/batches";
 import type { BatchView, RateSeries } from "../../lib/replay/schemas";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
 import * as actions from "../replay/action-routes";
@@ -73,6 +74,17 @@ describe("creating and approving a batch", () => {
     const res = await actions.create(tokenA, { ids, sink: { type: "ledger" }, ratePerSecond: 10 });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "ids.1", message: `record ${ids[1]} is pending, not approved` }] } });
+  });
+
+  it("counts, before the batch exists, the approved AFC taps that still fail their schema (the replay will drop them)", async () => {
+    const ids = await ingest(db, [
+      afcRecord({ eventId: "sf-1", deviceId: "sf", at: 1 }),
+      afcRecord({ eventId: "sf-2", deviceId: "sf", at: 2, fare: "two fifty" }),
+      afcRecord({ eventId: "sf-3", deviceId: "sf", at: 3, fare: -5 }),
+    ]);
+    await approve(db, ids);
+    expect(await tapSchemaFailures(db.pool, { ids })).toEqual({ failing: 2, checked: 3, complete: true });
+    expect(await tapSchemaFailures(db.pool, { ids: [ids[0]!] })).toEqual({ failing: 0, checked: 1, complete: true });
   });
 
   it("takes what a filter selects among approved records and says what it left out", async () => {

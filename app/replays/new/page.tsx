@@ -4,8 +4,9 @@ import { AppError } from "@/lib/api/errors";
 import { searchParamsToObject } from "@/lib/api/search-params";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
+import { isBigintId } from "@/lib/db/pg-range";
 import { ListFilterSchema } from "@/lib/dead-letters/filters";
-import { eligibleIds, previewBatch } from "@/lib/replay/batches";
+import { eligibleIds, previewBatch, tapSchemaFailures } from "@/lib/replay/batches";
 import type { Selection } from "@/lib/replay/schemas";
 
 export const metadata: Metadata = { title: "New replay batch" };
@@ -31,7 +32,7 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   let input: SelectionInput;
   if (raw.ids !== undefined) {
     const ids = (Array.isArray(raw.ids) ? raw.ids : raw.ids.split(",")).map((s) => s.trim()).filter(Boolean);
-    if (ids.length === 0 || ids.some((i) => !/^\d{1,19}$/.test(i))) return <Problem>ids: expected record ids separated by commas.</Problem>;
+    if (ids.length === 0 || !ids.every(isBigintId)) return <Problem>ids: expected record ids separated by commas.</Problem>;
     selection = { ids };
     input = { ids };
   } else {
@@ -44,8 +45,9 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
     input = { filter: Object.fromEntries(Object.entries(filterRaw).filter(([k]) => k in ListFilterSchema.shape)) };
   }
   let preview;
+  let taps;
   try {
-    preview = await previewBatch(getDb().pool, selection);
+    [preview, taps] = await Promise.all([previewBatch(getDb().pool, selection), tapSchemaFailures(getDb().pool, selection)]);
     // The preview leaves out what cannot be replayed; the form submits the same (the API would refuse the rest).
     if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, input.ids) };
   } catch (err) {
@@ -55,7 +57,7 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   return (
     <section aria-labelledby="new-heading" className="space-y-3">
       <h1 id="new-heading" className="text-lg font-semibold">New replay batch</h1>
-      <CreateBatchForm selection={input} preview={preview} />
+      <CreateBatchForm selection={input} preview={preview} tapFailures={taps} />
     </section>
   );
 }
