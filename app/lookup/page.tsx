@@ -94,6 +94,8 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v ? [v] : []) params.append(k, x);
   const asked = ["q", "bbox", "near"].some((k) => params.has(k));
+  // A time window alone looks nothing up (the API needs q or a place): say so rather than show the start hint again.
+  const timeOnly = !asked && (params.has("from") || params.has("to"));
   const parsed = asked ? LookupQuerySchema.safeParse(searchParamsToObject(params)) : null;
   const result = parsed?.success ? await lookup(getDb().pool, parsed.data, maskFor(principal, false)) : null;
   return (
@@ -105,13 +107,14 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
           q: one(sp.q), from: toLocalInput(one(sp.from)), to: toLocalInput(one(sp.to)), bbox: one(sp.bbox), near: one(sp.near),
           radiusKm: one(sp.radiusKm) || "1",
         }}
+        error={parsed && !parsed.success ? parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : null}
       />
-      {parsed && !parsed.success && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-          {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
+      {timeOnly && (
+        <p role="status" className="rounded border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+          A time window narrows a lookup: give a key, hash, id or place too (or use the dead-letter list to browse by time).
         </p>
       )}
-      {result ? <Results result={result} q={parsed?.success ? parsed.data.q : undefined} /> : !parsed && (
+      {result ? <Results result={result} q={parsed?.success ? parsed.data.q : undefined} /> : !parsed && !timeOnly && (
         <p className="text-sm text-slate-500">
           Paste any identifier of a tap or feature, or give a place and a time window. Settled keys are found even after their record left the DLQ.
         </p>

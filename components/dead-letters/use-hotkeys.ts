@@ -7,8 +7,12 @@ import { useLayoutEffect, useRef } from "react";
 
 export type HotkeyMap = Record<string, (event: KeyboardEvent) => void>;
 
-function typing(target: EventTarget | null): boolean {
+/** Inputs that take no text: after ticking a facet checkbox, `j` must still move down the list. */
+const NOT_TEXT = new Set(["checkbox", "radio", "button", "submit", "reset", "range", "color", "file", "image"]);
+
+function typing(target: EventTarget | null, key: string): boolean {
   if (!(target instanceof HTMLElement)) return false;
+  if (target instanceof HTMLInputElement && NOT_TEXT.has(target.type)) return key === " " || key === "Enter"; // those toggle or submit it
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.closest(".cm-editor") !== null;
 }
 
@@ -23,7 +27,7 @@ export function useHotkeys(keys: HotkeyMap, enabled = true): void {
   useLayoutEffect(() => {
     if (!enabled) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target, e.key)) return;
       if (document.querySelector("dialog[open]")) return;
       const handler = latest.current[e.key];
       if (!handler) return;

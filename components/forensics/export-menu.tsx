@@ -14,7 +14,7 @@ import type { ExportFormat } from "@/lib/forensics/schemas";
 // the first bytes arrive at once whatever the export's size.
 
 const FORMATS: { format: ExportFormat; label: string; hint: string }[] = [
-  { format: "ndjson", label: "NDJSON", hint: "envelopes as ingested: re-importable with redrive import" },
+  { format: "ndjson", label: "NDJSON", hint: "envelopes as ingested: re-importable with redrive import when unmasked" },
   { format: "csv", label: "CSV", hint: "one row per record, payload as JSON" },
   { format: "geojson", label: "GeoJSON", hint: "spatial records: original and repaired geometries" },
 ];

@@ -41,7 +41,12 @@ function lookupUrl(v: LookupFormValues): string {
   return `/lookup?${p.toString()}`;
 }
 
-export function LookupForm({ initial, found = [] }: { initial: LookupFormValues; found?: PlottedRecord[] }) {
+export function LookupForm({ initial, found = [], error = null }: {
+  initial: LookupFormValues;
+  found?: PlottedRecord[];
+  /** what was wrong with the looked-up URL; shown until a field changes (then it may no longer hold) */
+  error?: string | null;
+}) {
   const router = useRouter();
   const [v, setV] = useState(initial);
   // A lookup opened with a place shows it on the map.
@@ -84,6 +89,9 @@ export function LookupForm({ initial, found = [] }: { initial: LookupFormValues;
         <label className="flex flex-col">radius km<input aria-label="Radius (km)" className={`${input} w-20`} value={v.radiusKm} onChange={set("radiusKm")} inputMode="decimal" /></label>
         <Button onClick={() => setShowMap((s) => !s)} aria-pressed={showMap}>{showMap ? "Hide map" : "Draw on map"}</Button>
       </div>
+      {error && JSON.stringify(v) === JSON.stringify(initial) && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">{error}</p>
+      )}
       {showMap && (
         <PlacePicker
           place={place}

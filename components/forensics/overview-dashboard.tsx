@@ -89,7 +89,7 @@ export function OverviewDashboard({ initial }: { initial: Overview }) {
       )}
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
         <Stat label="Unresolved" value={o.unresolved.toLocaleString("en")} hint="pending, approved or quarantined" />
-        <Stat label="Quarantined" value={(o.byStatus.quarantined ?? 0).toLocaleString("en")} hint="poison held for a human" tone={(o.byStatus.quarantined ?? 0) > 0 ? "red" : undefined} />
+        <Stat label="Quarantined" value={(o.byStatus.quarantined ?? 0).toLocaleString("en")} hint="held for a human (poison, or by hand)" tone={(o.byStatus.quarantined ?? 0) > 0 ? "red" : undefined} />
         <Stat
           label="Oldest unresolved"
           value={o.oldest ? age(o.oldest.ageHours) : "—"}

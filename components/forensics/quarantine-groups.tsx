@@ -15,7 +15,7 @@ import { useQuarantineAction, useQuarantineGroups } from "./queries";
 function Trend({ trend }: { trend: QuarantineGroup["trend"] }) {
   const max = Math.max(1, ...trend.map((t) => t.count));
   return (
-    <div className="flex h-6 items-end gap-px" aria-label={`last 14 days: ${trend.map((t) => t.count).join(", ")}`} role="img">
+    <div className="flex h-6 items-end gap-px" aria-label={`observed per day, last 14 days: ${trend.map((t) => t.count).join(", ")}`} role="img">
       {trend.map((t) => (
         <div key={t.day} title={`${t.day}: ${t.count}`} className={t.count ? "w-1.5 bg-red-600" : "w-1.5 bg-slate-200"} style={{ height: `${Math.max(8, (100 * t.count) / max)}%` }} />
       ))}
@@ -57,7 +57,7 @@ export function QuarantineGroups({ initial, canTriage, canPurge, canUnmask }: { 
                 <th scope="col" className="px-3 py-2">Kind</th>
                 <th scope="col" className="px-3 py-2">Reason pattern</th>
                 <th scope="col" className="px-3 py-2 text-right">Records</th>
-                <th scope="col" className="px-3 py-2">Last 14 days</th>
+                <th scope="col" className="px-3 py-2" title="records of the group per day they were observed (not the day they were quarantined)">Observed, last 14 days</th>
                 <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
               </tr>
             </thead>

@@ -77,6 +77,9 @@ export function createMap(ml: MapLibre, options: CreateOptions, place: { host: H
     container: element,
     style,
     ...(bounds ? { bounds, fitBoundsOptions: { padding: 28, maxZoom: fitMaxZoom } } : { center: [0, 20] as [number, number], zoom: 0.8 }),
+    // Below 0 (MapLibre's floor is -2): a tall, narrow map — the list's at 1920 px — can only show records spread
+    // over the whole world by zooming out past the world's width at zoom 0 (512 px); at 0 it cut a third off.
+    minZoom: -2,
     attributionControl: false,
     dragRotate: false,
     pitchWithRotate: false,

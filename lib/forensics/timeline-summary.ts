@@ -29,6 +29,9 @@ const DECISIONS: Record<string, string> = {
   "dead_letter.released": "Released from quarantine to triage",
 };
 
+/** Past tenses the regular rule gets wrong ("canceled": the product writes "cancelled" everywhere else). */
+const PAST: Record<string, string> = { cancel: "cancelled" };
+
 export function summarize(e: TimelineEvent, targetId: string | null): string {
   const a = e.after;
   switch (e.action) {
@@ -78,7 +81,8 @@ export function summarize(e: TimelineEvent, targetId: string | null): string {
   }
   if (e.action.startsWith("replay_batch.")) {
     const verb = e.action.slice("replay_batch.".length);
-    return withReason(`Replay batch ${targetId ?? "?"} ${verb}${verb.endsWith("e") ? "d" : verb.endsWith("ed") ? "" : "ed"}${who(e)}`, e.reason);
+    const past = PAST[verb] ?? `${verb}${verb.endsWith("e") ? "d" : verb.endsWith("ed") ? "" : "ed"}`;
+    return withReason(`Replay batch ${targetId ?? "?"} ${past}${who(e)}`, e.reason);
   }
   return withReason(`${e.action}${who(e)}`, e.reason);
 }

@@ -2,7 +2,7 @@
 
 import type { Diagnostic } from "@codemirror/lint";
 import dynamic from "next/dynamic";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { checkDraft } from "@/lib/dead-letters/edit-check";
 import { formatJson } from "@/lib/dead-letters/format-json";
@@ -61,19 +61,25 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
     });
   }, []);
 
+  // Opened below the maps: bring the panel into view (the editor takes the focus itself).
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    panel.current?.scrollIntoView({ block: "start" });
+  }, []);
+
   const needsReason = check.identity.length > 0 && override;
   const unchanged = changes !== null && changes.changes.length === 0;
   const canSave = check.savable && !unchanged && !busy && (!needsReason || reason.trim() !== "");
   const validity = check.validity;
 
   return (
-    <section aria-labelledby="edit-heading" className="space-y-3 rounded border border-sky-200 bg-white p-3">
+    <section ref={panel} aria-labelledby="edit-heading" className="scroll-mt-2 space-y-3 rounded border border-sky-200 bg-white p-3">
       <div className="flex items-center gap-2">
         <h2 id="edit-heading" className="text-sm font-semibold">Edit payload</h2>
         <span className="text-xs text-slate-500">based on version {record.version}; the raw envelope stays as received</span>
       </div>
       <div className={record.kind === "spatial" ? "grid gap-3 lg:grid-cols-2" : ""}>
-        <JsonEditor value={text} onChange={setText} check={lint} label="Payload JSON" />
+        <JsonEditor value={text} onChange={setText} check={lint} label="Payload JSON" autoFocus />
         {record.kind === "spatial" && (
           geometry ? (
             <GeometryEditor geometry={geometry} location={validity?.location ?? null} onChange={onGeometry} />

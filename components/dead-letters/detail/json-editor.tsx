@@ -13,7 +13,14 @@ import { useEffect, useRef } from "react";
 
 export type Check = (text: string) => Diagnostic[];
 
-export function JsonEditor({ value, onChange, check, label }: { value: string; onChange: (text: string) => void; check: Check; label: string }) {
+export function JsonEditor({ value, onChange, check, label, autoFocus = false }: {
+  value: string;
+  onChange: (text: string) => void;
+  check: Check;
+  label: string;
+  /** take the focus when mounted (opened with the `e` key: typing goes straight into the payload) */
+  autoFocus?: boolean;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const latest = useRef({ onChange, check });
@@ -50,6 +57,8 @@ export function JsonEditor({ value, onChange, check, label }: { value: string; o
       }),
     });
     view.current = v;
+    // Without scrolling: the panel around it decides what comes into view.
+    if (autoFocus) v.contentDOM.focus({ preventScroll: true });
     return () => {
       v.destroy();
       view.current = null;

@@ -162,7 +162,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
         </p>
       )}
       <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? GRID_WITH_MAP : GRID_WITHOUT_MAP}`}>
-        <div className="col-start-1 row-start-1 min-h-0 overflow-y-auto">
+        <div className="scroll-shadows col-start-1 row-start-1 min-h-0 overflow-y-auto">
           <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} />
         </div>
         <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1440px]:row-span-1" : ""}`}>
