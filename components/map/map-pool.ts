@@ -61,6 +61,27 @@ function fill(element: HTMLDivElement): void {
   Object.assign(element.style, { position: "absolute", inset: "0", width: "", height: "" });
 }
 
+const MIN_ZOOM = -2;
+const TILE = 512;
+
+/** Web Mercator y in [0, 1] (0 at the top) for a latitude, and back. */
+const mercatorY = (lat: number) => (180 - (180 / Math.PI) * Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360))) / 360;
+const latOfMercatorY = (y: number) => (360 / Math.PI) * Math.atan(Math.exp(((180 - y * 360) * Math.PI) / 180)) - 90;
+
+/**
+ * MapLibre's constraint for a map whose world copies repeat sideways, except that the map may zoom out until the
+ * world is shorter than the map (then centred on the equator, blank above and below) instead of being held at
+ * the zoom where the world fills the map's height. Zoomed in, the poles stay out of view as before.
+ */
+export function underzoomConstrain(lngLat: { lng: number; lat: number }, zoom: number, height: number, ml: Pick<MapLibre, "LngLat">) {
+  const z = Math.min(Math.max(zoom, MIN_ZOOM), 24);
+  const world = TILE * 2 ** z;
+  if (world <= height) return { center: new ml.LngLat(lngLat.lng, 0), zoom: z };
+  const half = height / 2 / world;
+  const y = Math.min(Math.max(mercatorY(Math.max(-89.9, Math.min(89.9, lngLat.lat))), half), 1 - half);
+  return { center: new ml.LngLat(lngLat.lng, latOfMercatorY(y)), zoom: z };
+}
+
 /**
  * A new map, with the options every MapView uses, in a new container element placed in `host` (filling it) or, for
  * a prewarmed map, parked at `size`. Placed before construction: MapLibre measures its container then (and fits
@@ -77,9 +98,11 @@ export function createMap(ml: MapLibre, options: CreateOptions, place: { host: H
     container: element,
     style,
     ...(bounds ? { bounds, fitBoundsOptions: { padding: 28, maxZoom: fitMaxZoom } } : { center: [0, 20] as [number, number], zoom: 0.8 }),
-    // Below 0 (MapLibre's floor is -2): a tall, narrow map — the list's at 1920 px — can only show records spread
-    // over the whole world by zooming out past the world's width at zoom 0 (512 px); at 0 it cut a third off.
-    minZoom: -2,
+    // A tall, narrow map (the list's at 1920 px: 320 × 836) must be able to show records spread over the whole
+    // world. MapLibre's own constraint zooms in until the world is as tall as the map — zoom 0.7 there, a third of
+    // the records out of view, and fitBounds ("Show all") could not do better — and its zoom floor is 0.
+    minZoom: MIN_ZOOM,
+    transformConstrain: (lngLat, zoom) => underzoomConstrain(lngLat, zoom, element.clientHeight, ml),
     attributionControl: false,
     dragRotate: false,
     pitchWithRotate: false,
