@@ -11,7 +11,9 @@ export const EmailSchema = z.string().trim().toLowerCase().pipe(z.email("must be
 export const PasswordSchema = z
   .string()
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
-  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`)
+  // As the API refuses it (lib/api/handler.ts): the CLI's --password-stdin takes the same passwords, no more.
+  .refine((s) => !s.includes("\0"), "must not contain the NUL character");
 export const RoleSchema = z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` });
 
 export const IdParams = z.object({ id: z.string().min(1).max(100) });

@@ -1,6 +1,6 @@
 import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
 
-const ORIGIN: Record<string, string> = { ingest: "ingested", capture: "captured at the tap gate", replay: "failed on replay" };
+const ORIGIN: Record<string, string> = { ingest: "ingested", capture: "captured at the tap gate", replay: "replay: dropped or gave up" };
 
 export function History({ failures }: { failures: DeadLetterDetail["failures"] }) {
   if (failures.length === 0) return <p className="text-sm text-slate-500">No failure attempts recorded.</p>;
