@@ -267,12 +267,27 @@ describe("POST /api/dead-letters", () => {
     token = await makeToken(getDb(), producer.id);
   });
 
-  async function post(body: string, contentType = "application/json", auth = true): Promise<Response> {
+  async function post(body: string | Uint8Array, contentType = "application/json", auth = true): Promise<Response> {
     const { POST } = await import("../../app/api/dead-letters/route");
     const headers: Record<string, string> = { "content-type": contentType };
     if (auth) headers.authorization = `Bearer ${token}`;
     return POST(new Request("http://localhost/api/dead-letters", { method: "POST", headers, body }), { params: Promise.resolve({}) });
   }
+
+  it("keeps what was received byte for byte: an NDJSON line that is not UTF-8 is rejected alone, a JSON body that is not is a 400", async () => {
+    const enc = new TextEncoder();
+    // 0xE9 alone before the closing brace: "é" in Latin-1, not UTF-8
+    const bytes = new Uint8Array([...enc.encode(`${spatial("utf8-ok-1")}\n`), ...enc.encode(spatial("utf8-bad").slice(0, -1)), 0xe9, ...enc.encode("}\n"), ...enc.encode(`${spatial("utf8-ok-2")}\n`)]);
+    const res = await post(bytes, "application/x-ndjson");
+    expect(res.status).toBe(200);
+    const { results } = (await res.json()) as { results: IngestResult[] };
+    expect(results.map((r) => r.status)).toEqual(["created", "rejected", "created"]);
+    expect(results[1]).toMatchObject({ errors: [{ path: "(root)", message: expect.stringContaining("not valid UTF-8") }] });
+    const json = await post(new Uint8Array([...enc.encode(`[${spatial("utf8-json").slice(0, -1)}`), 0xe9, ...enc.encode("}]")]));
+    expect(json.status).toBe(400);
+    expect(await json.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body", message: "not valid UTF-8" }] } });
+    expect((await db.pool.query("SELECT 1 FROM dead_letter WHERE idempotency_key IN ('utf8-bad', 'utf8-json')")).rowCount).toBe(0);
+  });
 
   it("takes a JSON array and answers results in input order", async () => {
     const res = await post(`[${spatial("http-1")}, {"kind":"afc"}, ${spatial("http-1")}]`);

@@ -4,7 +4,7 @@ import { SingleBar, Presets } from "cli-progress";
 import type { Command } from "commander";
 import { NormalizePool, defaultIngestThreads } from "../../dead-letters/ingest/normalize-pool";
 import { ingestStream, loadSourceSettings, type IngestResult } from "../../dead-letters/ingest/pipeline";
-import { decodeUtf8, splitNdjson } from "../../dead-letters/ingest/split";
+import { splitNdjsonBytes } from "../../dead-letters/ingest/split";
 import { CliUsageError, connectCli, inputFile } from "../context";
 
 /** Counts bytes as they stream past, for the progress bar. */
@@ -54,7 +54,7 @@ export function registerImportCommands(program: Command): void {
       try {
         const sources = await loadSourceSettings(db.pool);
         const actor = { id: null, email: `cli:${userInfo().username}`, role: "operator" };
-        const records = splitNdjson(decodeUtf8(counted(input, (n) => (bytes += n))));
+        const records = splitNdjsonBytes(counted(input, (n) => (bytes += n)));
         for await (const results of ingestStream(db.pool, records, { actor, requestId: `import-${Date.now()}`, sources, batchSize, normalizer })) {
           for (const r of results) {
             counts[r.status]++;

@@ -3,7 +3,7 @@ import { AppError } from "../../api/errors";
 import type { Principal } from "../../auth/principal";
 import { sharedNormalizePool } from "./normalize-pool";
 import { ingestStream, loadSourceSettings } from "./pipeline";
-import { decodeUtf8, splitBody, type BodyFormat, type RecordText } from "./split";
+import { decodeUtf8, splitJson, splitNdjsonBytes, type BodyFormat, type RecordText } from "./split";
 
 const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
 const JSON_TYPES = new Set(["application/json", "text/json"]);
@@ -63,13 +63,19 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
   if (!req.body) throw new AppError("bad_request", "body: empty; send one envelope, a JSON array or NDJSON", { issues: [{ path: "body", message: "required" }] });
   let sawText = false;
   const text = async function* (chunks: AsyncIterable<string>) {
-    for await (const chunk of chunks) {
-      if (!sawText && chunk.trim() !== "") sawText = true;
-      yield chunk;
+    try {
+      for await (const chunk of chunks) {
+        if (!sawText && chunk.trim() !== "") sawText = true;
+        yield chunk;
+      }
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e;
+      throw new AppError("invalid_json", "body: not valid UTF-8 text (sent as Latin-1?)", { issues: [{ path: "body", message: "not valid UTF-8" }] });
     }
   };
-  const split = splitBody(format, text(decodeUtf8(req.body as unknown as AsyncIterable<Uint8Array>)));
-  const records = format === "json" ? await checkWholeBody(split, () => sawText) : split;
+  const bytes = req.body as unknown as AsyncIterable<Uint8Array>;
+  // NDJSON from bytes, a line at a time (a line that is not UTF-8 rejects only itself); a JSON body is one text.
+  const records = format === "ndjson" ? splitNdjsonBytes(bytes) : await checkWholeBody(splitJson(text(decodeUtf8(bytes))), () => sawText);
   const encoder = new TextEncoder();
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({

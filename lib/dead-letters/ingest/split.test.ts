@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitJson, splitNdjson, decodeUtf8, UNCLOSED_ARRAY } from "./split";
+import { decodeUtf8, NOT_UTF8, splitJson, splitNdjson, splitNdjsonBytes, UNCLOSED_ARRAY } from "./split";
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -56,7 +56,39 @@ describe("splitNdjson", () => {
   });
 });
 
+describe("splitNdjsonBytes", () => {
+  async function* bytesOf(parts: (string | number[])[], size: number) {
+    const all = parts.flatMap((p) => (typeof p === "string" ? [...new TextEncoder().encode(p)] : p));
+    for (let i = 0; i < all.length; i += size) yield Uint8Array.from(all.slice(i, i + size));
+  }
+
+  it("splits lines like splitNdjson, with multi-byte characters across chunks", async () => {
+    for (const size of [1, 2, 5, 1000]) {
+      expect(await collect(splitNdjsonBytes(bytesOf(['{"a":"Zürich €"}\r\n\n  \n{"b":2}\n{"c":3}'], size)))).toEqual([
+        { index: 0, text: '{"a":"Zürich €"}' }, { index: 1, text: '{"b":2}' }, { index: 2, text: '{"c":3}' },
+      ]);
+    }
+  });
+
+  it("rejects a line that is not UTF-8 by itself, keeping the lines around it", async () => {
+    // 0xE9 alone: "é" in Latin-1, not UTF-8
+    const recs = await collect(splitNdjsonBytes(bytesOf(['{"a":1}\n{"s":"caf', [0xe9], '"}\n{"b":2}\n'], 3)));
+    expect(recs).toEqual([
+      { index: 0, text: '{"a":1}' },
+      { index: 1, text: '{"s":"caf\ufffd"}', error: NOT_UTF8 },
+      { index: 2, text: '{"b":2}' },
+    ]);
+  });
+});
+
 describe("decodeUtf8", () => {
+  it("refuses bytes that are not UTF-8 instead of replacing them", async () => {
+    async function* parts() {
+      yield Uint8Array.from([0x7b, 0xe9, 0x7d]);
+    }
+    await expect(collect(decodeUtf8(parts()))).rejects.toThrow(TypeError);
+  });
+
   it("joins multi-byte characters split across chunks", async () => {
     const bytes = new TextEncoder().encode('{"s":"Zürich €"}');
     async function* parts() {

@@ -117,17 +117,71 @@ export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<
   yield* flush();
 }
 
-export function splitBody(format: BodyFormat, chunks: AsyncIterable<string>): AsyncGenerator<RecordText> {
-  return format === "ndjson" ? splitNdjson(chunks) : splitJson(chunks);
-}
-
-/** Decodes a byte stream to text chunks (UTF-8, multi-byte sequences split across chunks handled). */
+/**
+ * Decodes a byte stream to text chunks (UTF-8, multi-byte sequences split across chunks handled). Bytes that are
+ * not UTF-8 throw (a TypeError) rather than turn into U+FFFD: the raw envelope is kept as received, and a
+ * replacement character would also change what the AFC hash is computed over.
+ */
 export async function* decodeUtf8(stream: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8");
+  const decoder = new TextDecoder("utf-8", { fatal: true });
   for await (const bytes of stream) {
     const text = decoder.decode(bytes, { stream: true });
     if (text) yield text;
   }
   const tail = decoder.decode();
   if (tail) yield tail;
+}
+
+export const NOT_UTF8 = "not valid UTF-8: the line holds bytes that are not UTF-8 text (sent as Latin-1?); it would not be stored as received";
+
+const LF = 10, CR = 13;
+
+/**
+ * NDJSON lines → records, from bytes: each line is decoded on its own, so a line that is not UTF-8 is rejected by
+ * itself (its text shown with U+FFFD, its `error` saying why) and the lines around it go on. Blank lines are
+ * skipped without shifting indices, as in splitNdjson.
+ */
+export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<RecordText> {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const lossy = new TextDecoder("utf-8");
+  let parts: Uint8Array[] = []; // the unfinished line, as it arrived (joined once, at its end)
+  let index = 0;
+  const record = (bytes: Uint8Array): RecordText | null => {
+    const line = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.subarray(0, bytes.length - 1) : bytes;
+    let text: string;
+    let error: string | undefined;
+    try {
+      text = strict.decode(line);
+    } catch {
+      text = lossy.decode(line);
+      error = NOT_UTF8;
+    }
+    if (text.trim() === "") return null;
+    return error === undefined ? { index: index++, text } : { index: index++, text, error };
+  };
+  const take = (tail: Uint8Array): Uint8Array => {
+    if (parts.length === 0) return tail;
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, tail.length));
+    let at = 0;
+    for (const p of [...parts, tail]) {
+      all.set(p, at);
+      at += p.length;
+    }
+    parts = [];
+    return all;
+  };
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
+      const r = record(take(chunk.subarray(start, nl)));
+      if (r) yield r;
+      start = nl + 1;
+    }
+    // Copied: the stream may reuse its buffer for the next chunk.
+    if (start < chunk.length) parts.push(new Uint8Array(chunk.subarray(start)));
+  }
+  if (parts.length > 0) {
+    const r = record(take(new Uint8Array(0)));
+    if (r) yield r;
+  }
 }
