@@ -83,10 +83,23 @@ function tooLarge(): AppError {
   return new AppError("payload_too_large", `body: ${message}`, { issues: [{ path: "body", message }] });
 }
 
-export async function readJson(req: Request): Promise<unknown> {
+/**
+ * A request body as text, at most MAX_JSON_BODY_BYTES (413 beyond), decoded strictly: bytes that are not UTF-8 are
+ * a 400, not U+FFFD stored in their place (req.text() would replace them silently).
+ */
+export async function readBodyText(req: Request): Promise<string> {
   if (Number(req.headers.get("content-length") ?? 0) > MAX_JSON_BODY_BYTES) throw tooLarge();
-  const text = await req.text();
-  if (text.length > MAX_JSON_BODY_BYTES) throw tooLarge();
+  const bytes = await req.arrayBuffer();
+  if (bytes.byteLength > MAX_JSON_BODY_BYTES) throw tooLarge();
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError("invalid_json", "body: not valid UTF-8 text (sent as Latin-1?)", { issues: [{ path: "body", message: "not valid UTF-8" }] });
+  }
+}
+
+export async function readJson(req: Request): Promise<unknown> {
+  const text = await readBodyText(req);
   if (text.trim() === "") throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
   let value: unknown;
   try {

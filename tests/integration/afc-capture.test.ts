@@ -111,6 +111,14 @@ describe("POST /api/afc/taps", () => {
     const longId = await capture(`[${extra.replace("bad-1", "b".repeat(3000))}]`);
     expect(longId.status).toBe(422);
     expect(await longId.json()).toMatchObject({ error: { issues: [{ path: "taps[0].event_id", message: expect.stringContaining("is too long") }] } });
+    // Bytes that are not UTF-8 (Latin-1 "é"): refused, not stored with U+FFFD in their place.
+    const { POST } = await import("../../app/api/afc/taps/route");
+    const latin1 = await POST(new Request("http://localhost/api/afc/taps", {
+      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: new Uint8Array([...new TextEncoder().encode(`[${extra.replace("bad-1", "caf")}`.slice(0, -2)), 0xe9, ...new TextEncoder().encode('"}]')]),
+    }), { params: Promise.resolve({}) });
+    expect(latin1.status).toBe(400);
+    expect(await latin1.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body", message: "not valid UTF-8" }] } });
     const longSource = await capture(`{"source": "${"s".repeat(300)}", "taps": [${extra.replace("bad-1", "bad-7")}]}`);
     expect(longSource.status).toBe(422);
     expect(await longSource.json()).toMatchObject({ error: { issues: [{ path: "source", message: "must be at most 200 characters" }] } });

@@ -267,7 +267,7 @@ describe("POST /api/dead-letters", () => {
     token = await makeToken(getDb(), producer.id);
   });
 
-  async function post(body: string | Uint8Array, contentType = "application/json", auth = true): Promise<Response> {
+  async function post(body: string | Uint8Array<ArrayBuffer>, contentType = "application/json", auth = true): Promise<Response> {
     const { POST } = await import("../../app/api/dead-letters/route");
     const headers: Record<string, string> = { "content-type": contentType };
     if (auth) headers.authorization = `Bearer ${token}`;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { defineRoute, otherMethods, readBodyText } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { captureTaps, parseCaptureBody } from "@/lib/afc/capture";
 import { getDb } from "@/lib/db/client";
@@ -16,7 +16,7 @@ const Query = z.object({ source: z.string().min(1).max(200).optional() });
  */
 export const POST = defineRoute({ access: { permission: "dead_letters:ingest" }, query: Query }, async ({ req, query, principal, requestId, now }) => {
   // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
-  const body = parseCaptureBody(await req.text(), isNdjson(req.headers.get("content-type")) ? "ndjson" : "json");
+  const body = parseCaptureBody(await readBodyText(req), isNdjson(req.headers.get("content-type")) ? "ndjson" : "json");
   return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
 });
 
