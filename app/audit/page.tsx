@@ -7,6 +7,7 @@ import { auditLog } from "@/lib/audit/log";
 import { AUDIT_TARGET_TYPES, AuditQuerySchema, type AuditLogEvent } from "@/lib/audit/log-schema";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
+import { toDateTimeLocal } from "@/lib/dead-letters/timestamps";
 import { configuredMaskRules } from "@/lib/masking/config";
 
 export const metadata: Metadata = { title: "Audit log" };
@@ -16,11 +17,7 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
 const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
-/** "2026-11-05T08:00:00.000Z" → "2026-11-05T08:00" for <input type="datetime-local">, read as UTC. */
-const toLocalInput = (iso: string) => {
-  const d = iso ? new Date(iso.endsWith("Z") || /[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`) : null;
-  return d && !Number.isNaN(d.getTime()) ? d.toISOString().slice(0, 16) : "";
-};
+const toLocalInput = toDateTimeLocal;
 
 /** Where an event's target lives in the app, when it has a page. */
 function targetHref(e: AuditLogEvent): string | null {

@@ -5,6 +5,7 @@ import { LookupForm } from "@/components/forensics/lookup-form";
 import { searchParamsToObject } from "@/lib/api/search-params";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
+import { toDateTimeLocal } from "@/lib/dead-letters/timestamps";
 import { maskFor } from "@/lib/forensics/access";
 import { lookup } from "@/lib/forensics/lookup";
 import { LookupQuerySchema, type LookupResult } from "@/lib/forensics/schemas";
@@ -15,8 +16,7 @@ export const dynamic = "force-dynamic";
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
-/** "2026-11-05T08:00:00.000Z" → "2026-11-05T08:00" for <input type="datetime-local">, shown as UTC. */
-const toLocalInput = (iso: string) => (iso ? new Date(iso).toISOString().slice(0, 16) : "");
+const toLocalInput = toDateTimeLocal;
 const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
 
 /** A short hex string that might be the start of an event hash, which needs 8 characters to be searched as a prefix. */

@@ -89,8 +89,26 @@ function tooLarge(): AppError {
  */
 export async function readBodyText(req: Request): Promise<string> {
   if (Number(req.headers.get("content-length") ?? 0) > MAX_JSON_BODY_BYTES) throw tooLarge();
-  const bytes = await req.arrayBuffer();
-  if (bytes.byteLength > MAX_JSON_BODY_BYTES) throw tooLarge();
+  // Counted while it arrives: a chunked body has no Content-Length, and must not be held whole before the check.
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      size += r.value.byteLength;
+      if (size > MAX_JSON_BODY_BYTES) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      parts.push(r.value);
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.byteLength;
+  }
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

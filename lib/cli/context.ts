@@ -14,14 +14,14 @@ export class CliUsageError extends Error {
 }
 
 /** The flag a parsed option came from: `radiusKm` → `--radius-km`; a list's index is dropped (`status.0` → `--status`). */
-export function flagFor(path: readonly PropertyKey[]): string {
+export function flagFor(path: readonly PropertyKey[], names: Readonly<Record<string, string>> = {}): string {
   const name = path.filter((p) => typeof p === "string").join(".");
-  return name === "" ? "options" : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return names[name] ?? (name === "" ? "options" : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
 }
 
-/** A usage error naming each problem's flag. */
-export function optionsError(issues: readonly { path: readonly PropertyKey[]; message: string }[]): CliUsageError {
-  return new CliUsageError(issues.map((i) => `${flagFor(i.path)}: ${i.message}`).join("; "));
+/** A usage error naming each problem's flag; `names` for fields that are arguments, not flags ({ q: "<q>" }). */
+export function optionsError(issues: readonly { path: readonly PropertyKey[]; message: string }[], names: Readonly<Record<string, string>> = {}): CliUsageError {
+  return new CliUsageError(issues.map((i) => `${flagFor(i.path, names)}: ${i.message}`).join("; "));
 }
 
 /**

@@ -99,7 +99,7 @@ export type BulkJob = z.infer<typeof BulkJobSchema>;
 export const BulkJobAcceptedSchema = z.object({ job: BulkJobSchema }).meta({ id: "BulkJobAccepted" });
 export type BulkJobAccepted = z.infer<typeof BulkJobAcceptedSchema>;
 
-export const BulkJobParamsSchema = z.object({ jobId: IdSchema });
+export const BulkJobParamsSchema = z.object({ jobId: bigintIdSchema("must be a bulk job id (digits)") });
 
 export const DeadLetterSummarySchema = z
   .object({

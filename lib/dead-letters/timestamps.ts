@@ -4,6 +4,7 @@
 // (`observed_at`, `first_seen_utc`) also come from naive datetimes (`datetime.utcnow().isoformat()`, no
 // offset): those are read as UTC, since rejecting the record would lose the dead letter over its bookkeeping.
 import * as z from "zod";
+import { inTimeRange, isImpossibleCalendarDate } from "../db/pg-range";
 
 const WITH_OFFSET = z.iso.datetime({ offset: true });
 const OFFSET_OR_NAIVE = z.iso.datetime({ offset: true, local: true });
@@ -36,4 +37,15 @@ export function parseProducerTime(text: string): Date | null {
   if (c === null || !OFFSET_OR_NAIVE.safeParse(c).success) return null;
   const date = new Date(HAS_OFFSET.test(c) ? c : `${c}Z`);
   return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/**
+ * A time from a URL ("2026-11-05T08:00:00.000Z", or without an offset, read as UTC) → "2026-11-05T08:00" for an
+ * <input type="datetime-local"> labelled UTC; "" for anything that is not a real time in years 0001–9999
+ * (2026-02-30 must not come back as 2 March, and an unparseable value must not throw while rendering).
+ */
+export function toDateTimeLocal(text: string): string {
+  if (!text || isImpossibleCalendarDate(text)) return "";
+  const date = new Date(/(?:Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`);
+  return inTimeRange(date) ? date.toISOString().slice(0, 16) : "";
 }

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { z } from "zod";
 import { appendAudit, type Actor } from "../audit/append";
-import { indexedTextProblem } from "../db/pg-range";
+import { inTimeRange, indexedTextProblem } from "../db/pg-range";
 import { inTransaction } from "../db/transaction";
 import { unstorableText } from "../dead-letters/unstorable";
 
@@ -17,7 +17,9 @@ export const LedgerLineSchema = z.object({
     if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
   }),
   kind: z.enum(["spatial", "afc"]).optional(),
-  applied_at: z.iso.datetime({ offset: true }).optional(),
+  // Years 0001–9999 once the offset is applied (9999-12-31T23:59-05:00 is year 10000 in UTC): anything else would
+  // fail the chunk's INSERT, not the line.
+  applied_at: z.iso.datetime({ offset: true }).refine((v) => inTimeRange(new Date(v)), "must be between the years 0001 and 9999 (UTC)").optional(),
 });
 
 export interface LedgerImportResult {

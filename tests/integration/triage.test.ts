@@ -264,6 +264,15 @@ describe("over HTTP", () => {
     const nested = await call({ action: "edit", version: 1, payload: { type: "Feature", geometry: null, properties: deep } });
     expect(nested.status).toBe(400);
     expect(await nested.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body", message: "nested more than 128 levels deep" }] } });
+    // Over 16 MB, sent chunked (no Content-Length): 413, counted in bytes as it arrives.
+    const mb = new TextEncoder().encode("é".repeat(512 * 1024)); // 1 MiB of 2-byte characters
+    let sent = 0;
+    const chunked = new ReadableStream<Uint8Array>({ pull(c) { if (sent++ < 40) c.enqueue(mb); else c.close(); } });
+    const big = await POST(new Request(`http://localhost/api/dead-letters/${ids.bowtie2}/actions`, {
+      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: chunked, duplex: "half",
+    } as RequestInit), { params: Promise.resolve({ id: ids.bowtie2! }) });
+    expect(big.status).toBe(413);
+    expect(sent).toBeLessThan(20); // it stopped reading once past the limit
     // An id beyond bigint is the client's mistake, named, not the database's 500.
     const huge = await POST(new Request("http://localhost/api/dead-letters/9999999999999999999/actions", {
       method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ action: "approve", version: 1 }),

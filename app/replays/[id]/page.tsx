@@ -5,6 +5,7 @@ import { AppError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
+import { isBigintId } from "@/lib/db/pg-range";
 import { getBatch } from "@/lib/replay/views";
 
 export const metadata: Metadata = { title: "Replay batch" };
@@ -13,7 +14,7 @@ export const dynamic = "force-dynamic";
 export default async function ReplayBatchPage({ params }: { params: Promise<{ id: string }> }) {
   const principal = await requirePagePrincipal("replays:read");
   const { id } = await params;
-  if (!/^\d{1,19}$/.test(id)) notFound();
+  if (!isBigintId(id)) notFound();
   const batch = await getBatch(getDb().pool, id, new Date()).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
     throw err;

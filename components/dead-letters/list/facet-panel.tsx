@@ -62,7 +62,7 @@ export function FacetPanel({ facets, filter, onChange, loading }: {
                 <button type="button" aria-pressed={active} onClick={() => onChange({ ...filter, reason: active ? undefined : b.value })}
                   className={`w-full rounded px-1 py-0.5 text-left text-xs leading-snug ${active ? "bg-sky-100 text-sky-900 ring-1 ring-sky-300" : "text-slate-700 hover:bg-slate-100"}`}
                   title={b.value}>
-                  <span className="line-clamp-2">{b.value}</span>
+                  <span className="line-clamp-2 wrap-anywhere">{b.value}</span>
                   <span className="tabular-nums text-slate-500"> × {approx ? "≈" : ""}{fmt(b.count)}</span>
                 </button>
               </li>

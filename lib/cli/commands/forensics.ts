@@ -21,7 +21,7 @@ const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((
 function parseOrExit<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, raw: unknown): T {
   const r = schema.safeParse(JSON.parse(JSON.stringify(raw)));
   if (r.success) return r.data;
-  throw optionsError(r.error.issues);
+  throw optionsError(r.error.issues, { q: "[q]" }); // lookup's search term is its argument
 }
 
 async function writeOut(chunk: Uint8Array): Promise<void> {

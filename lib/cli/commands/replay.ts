@@ -4,7 +4,7 @@
 // approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
 import type { Command } from "commander";
 import { AppError } from "../../api/errors";
-import { bigintIdSchema } from "../../db/pg-range";
+import { bigintIdSchema, isBigintId } from "../../db/pg-range";
 import { can, isRole, type Permission } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
@@ -185,7 +185,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--watch", "print every second until the batch finishes")
     .description("a batch's progress: counts per outcome, rate, ETA")
     .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
-      if (!/^\d{1,19}$/.test(id)) throw new CliUsageError(`${id}: not a batch id`);
+      if (!isBigintId(id)) throw new CliUsageError(`${id}: not a batch id`);
       await withDb(async (db) => {
         for (;;) {
           const view = await getBatch(db.pool, id, new Date());

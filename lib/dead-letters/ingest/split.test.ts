@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, NOT_UTF8, splitJson, splitNdjson, splitNdjsonBytes, UNCLOSED_ARRAY } from "./split";
+import { decodeUtf8, EMPTY_ELEMENT, NOT_UTF8, splitJson, splitNdjson, splitNdjsonBytes, TRAILING_COMMA, UNCLOSED_ARRAY } from "./split";
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -37,6 +37,16 @@ describe("splitJson", () => {
       expect(await collect(splitJson(chunked('[{"a":1}, {"kind":"sp', size)))).toEqual([
         { index: 0, text: '{"a":1}' }, { index: 1, text: '{"kind":"sp', error: UNCLOSED_ARRAY }]);
       expect(await collect(splitJson(chunked("[", size)))).toEqual([{ index: 0, text: "", error: UNCLOSED_ARRAY }]);
+    }
+  });
+
+  it("reports empty elements, a trailing comma and anything after the closing ]", async () => {
+    for (const size of [1, 3, 100]) {
+      expect(await collect(splitJson(chunked('[{"a":1},,{"b":2}]', size)))).toEqual([
+        { index: 0, text: '{"a":1}' }, { index: 1, text: "", error: EMPTY_ELEMENT }, { index: 2, text: '{"b":2}' }]);
+      expect(await collect(splitJson(chunked('[{"a":1},]', size)))).toEqual([{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: TRAILING_COMMA }]);
+      expect(await collect(splitJson(chunked('[{"a":1}]]', size)))).toEqual([{ index: 0, text: '{"a":1}' }, { index: 1, text: "]" }]);
+      expect(await collect(splitJson(chunked('[ , {"a":1}]', size)))).toEqual([{ index: 0, text: "", error: EMPTY_ELEMENT }, { index: 1, text: '{"a":1}' }]);
     }
   });
 

@@ -9,6 +9,9 @@ export interface RecordText {
   error?: string;
 }
 
+export const EMPTY_ELEMENT = "an empty array element: two commas in a row, or a comma first";
+export const TRAILING_COMMA = "a comma before the closing ]: JSON has no empty last element";
+
 /** A JSON array body that ends before its "]": the last (partial or missing) element says so. */
 export const UNCLOSED_ARRAY = "the JSON array ends without its closing ]: the body was cut off here";
 
@@ -50,6 +53,7 @@ export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<
   let start = -1; // start of the element within the current chunk, -1 when not inside one
   let index = 0;
   let arrayClosed = false;
+  let afterComma = false; // the last separator was a comma and no element has started since
 
   const flush = function* (): Generator<RecordText> {
     const text = current.join("").trim();
@@ -77,18 +81,26 @@ export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<
       }
       if (mode === "array" && depth === 0) {
         if (isSpace(c)) continue;
+        if (arrayClosed) {
+          // anything after the closing ] (another ], a comma, text): surfaced as one malformed record
+          if (start === -1) start = i;
+          continue;
+        }
         if (c === COMMA || c === CLOSE_BRACKET) {
-          if (start !== -1) current.push(chunk.slice(start, i));
-          yield* flush();
+          const empty = start === -1 && current.length === 0;
+          if (empty && (c === COMMA || afterComma)) {
+            // `[,…`, `…,,…` or `…,]`: JSON has no empty elements; said, not skipped
+            yield { index: index++, text: "", error: c === COMMA ? EMPTY_ELEMENT : TRAILING_COMMA };
+          } else {
+            if (start !== -1) current.push(chunk.slice(start, i));
+            yield* flush();
+          }
+          afterComma = c === COMMA;
           start = -1;
           if (c === CLOSE_BRACKET) arrayClosed = true;
           continue;
         }
-        if (arrayClosed) {
-          // trailing garbage after the array: surface it as one malformed record
-          if (start === -1) start = i;
-          continue;
-        }
+        afterComma = false;
       }
       if (start === -1) {
         if (isSpace(c)) continue;

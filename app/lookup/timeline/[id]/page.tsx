@@ -9,6 +9,7 @@ import { AppError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/permissions";
 import { actorOf, requirePagePrincipal, type Principal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
+import { isBigintId } from "@/lib/db/pg-range";
 import { maskFor } from "@/lib/forensics/access";
 import { recordEvidence } from "@/lib/forensics/evidence";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
@@ -37,7 +38,7 @@ async function load(id: string, principal: Principal, unmask: boolean) {
 export default async function TimelinePage({ params, searchParams }: Props) {
   const principal = await requirePagePrincipal("dead_letters:read");
   const { id } = await params;
-  if (!/^\d{1,19}$/.test(id)) notFound();
+  if (!isBigintId(id)) notFound();
   const canUnmask = can(principal.role, "dead_letters:unmask");
   const unmask = canUnmask && (await searchParams).unmask === "1";
   const loaded = await load(id, principal, unmask);
