@@ -98,6 +98,14 @@ describe("route access", () => {
     expect(files.map((f) => f.file)).toContain("api/tokens/route.ts");
   });
 
+  it("better-auth's route, too, answers methods it lacks with 405 in JSON", async () => {
+    const put = handlers.find((h) => h.file === "api/auth/[...all]/route.ts" && h.method === "PUT");
+    const res = await put!.handler(new Request("http://localhost/api/auth/sign-in/email", { method: "PUT" }), { params: Promise.resolve({ all: ["sign-in", "email"] }) });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, POST, HEAD, OPTIONS");
+    expect(await res.json()).toMatchObject({ error: { code: "method_not_allowed" } });
+  });
+
   it("lists only existing routes as exceptions and public", () => {
     for (const file of NOT_DEFINE_ROUTE.keys()) expect(files.map((f) => f.file)).toContain(file);
     const existing = new Set(handlers.map((h) => `${h.method} ${h.url}`));
