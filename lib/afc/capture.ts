@@ -1,7 +1,7 @@
 import { stringify } from "lossless-json";
 import type pg from "pg";
-import { AppError, issueError } from "../api/errors";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../api/json-depth";
+import { AppError, bodyError, issueError } from "../api/errors";
+import { nestsDeeperThan, TOO_DEEP } from "../api/json-depth";
 import type { Actor } from "../audit/append";
 import { prepareRecord } from "../dead-letters/ingest/prepare";
 import { storeDeadLetters } from "../dead-letters/store";
@@ -35,10 +35,7 @@ export interface CaptureBody {
  */
 export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
   const body = parseBody(text, format);
-  if (nestsDeeperThan(body.taps)) {
-    const message = `nested more than ${MAX_JSON_DEPTH} levels deep`;
-    throw new AppError("invalid_json", `body: ${message}`, { issues: [{ path: "body", message }] });
-  }
+  if (nestsDeeperThan(body.taps)) throw bodyError(TOO_DEEP);
   const suspect = suspectText(text);
   // The request's source is named as such; each captured tap's fields are checked in captureTaps.
   const bad = suspect ? unstorable(body.source, "source") : null;

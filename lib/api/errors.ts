@@ -70,6 +70,14 @@ export function zodIssues(error: z.ZodError, prefix = ""): FieldIssue[] {
       : [{ path: at(i.path), message: i.message }]);
 }
 
+/** A 400 about the request body as a whole (nested too deep, not UTF-8); `detail` goes in the message only. */
+export function bodyError(issue: string, detail: string = issue): AppError {
+  return new AppError("invalid_json", `body: ${detail}`, { issues: [{ path: "body", message: issue }] });
+}
+
+/** The body's bytes are not UTF-8 (they would otherwise be replaced by U+FFFD and stored changed). */
+export const notUtf8Body = (): AppError => bodyError("not valid UTF-8", "not valid UTF-8 text (sent as Latin-1?)");
+
 /** A 422 naming one field, e.g. what lib/dead-letters/unstorable.ts finds. */
 export function issueError(issue: FieldIssue): AppError {
   return new AppError("validation_failed", `${issue.path}: ${issue.message}`, { issues: [issue] });

@@ -3,8 +3,8 @@ import type { z } from "zod";
 import { authenticate, type Principal } from "../auth/principal";
 import { can, type Permission } from "../auth/permissions";
 import { suspectText, unstorable } from "../dead-letters/unstorable";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth";
-import { AppError, issueError, validationError } from "./errors";
+import { nestsDeeperThan, TOO_DEEP } from "./json-depth";
+import { AppError, bodyError, issueError, notUtf8Body, validationError } from "./errors";
 import { searchParamsToObject } from "./search-params";
 
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
@@ -103,16 +103,10 @@ export async function readBodyText(req: Request): Promise<string> {
       parts.push(r.value);
     }
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.byteLength;
-  }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(parts, size));
   } catch {
-    throw new AppError("invalid_json", "body: not valid UTF-8 text (sent as Latin-1?)", { issues: [{ path: "body", message: "not valid UTF-8" }] });
+    throw notUtf8Body();
   }
 }
 
@@ -131,10 +125,7 @@ export async function readJson(req: Request): Promise<unknown> {
   // would fail the statement with a 500; say which field instead.
   const bad = suspectText(text) ? unstorable(value, "") : null;
   if (bad) throw issueError({ ...bad, path: bad.path || "body" });
-  if (nestsDeeperThan(value)) {
-    const message = `nested more than ${MAX_JSON_DEPTH} levels deep`;
-    throw new AppError("invalid_json", `body: ${message}`, { issues: [{ path: "body", message }] });
-  }
+  if (nestsDeeperThan(value)) throw bodyError(TOO_DEEP);
   return value;
 }
 

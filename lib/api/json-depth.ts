@@ -1,19 +1,22 @@
-// How deeply parsed JSON nests, counted without recursion. JSON.parse takes thousands of levels, but the code
-// that walks a value afterwards (canonical JSON for the audit chain, masking, diffs) recurses and would overflow
-// the stack on a hostile body: such input is refused where it arrives instead.
+// How deeply parsed JSON nests. JSON.parse takes thousands of levels, but the code that walks a value afterwards
+// (canonical JSON for the audit chain, masking, diffs) recurses and would overflow the stack on a hostile body:
+// such input is refused where it arrives instead. The check itself recurses at most MAX_JSON_DEPTH + 1 deep.
 
 /** Deepest nesting accepted in a JSON body or record; GeoJSON needs about ten. */
 export const MAX_JSON_DEPTH = 128;
 
-/** Whether `value` nests arrays/objects more than `max` levels deep. */
+/** What a body or record nested too deeply is told. */
+export const TOO_DEEP = `nested more than ${MAX_JSON_DEPTH} levels deep`;
+
+/** Whether `value` nests arrays/objects more than `max` levels deep. lossless-json's numbers are leaves. */
 export function nestsDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
-    if (depth + 1 > max) return true;
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (const child of children) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  if (value === null || typeof value !== "object" || (value as { isLosslessNumber?: unknown }).isLosslessNumber === true) return false;
+  if (max === 0) return true;
+  // Ingest asks this of every record: a for loop over arrays (coordinates), Object.values only for objects.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (nestsDeeperThan(value[i], max - 1)) return true;
+    return false;
   }
+  for (const child of Object.values(value)) if (nestsDeeperThan(child, max - 1)) return true;
   return false;
 }

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import type { Db } from "../db/client";
 
 /** Connects a CLI command to the same database the app uses (DATABASE_URL or the embedded server). */
@@ -30,7 +31,6 @@ export function optionsError(issues: readonly { path: readonly PropertyKey[]; me
  * path is a usage error that says which.
  */
 export async function inputFile(file: string): Promise<{ size: number | null }> {
-  const { stat } = await import("node:fs/promises");
   const info = await stat(file).catch((e: NodeJS.ErrnoException) => e);
   if (info instanceof Error) throw new CliUsageError(info.code === "ENOENT" ? `${file}: no such file` : `${file}: ${info.message}`);
   if (info.isDirectory()) throw new CliUsageError(`${file}: is a directory, not an NDJSON file`);

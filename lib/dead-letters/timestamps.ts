@@ -46,6 +46,6 @@ export function parseProducerTime(text: string): Date | null {
  */
 export function toDateTimeLocal(text: string): string {
   if (!text || isImpossibleCalendarDate(text)) return "";
-  const date = new Date(/(?:Z|[+-]\d\d:?\d\d)$/i.test(text) ? text : `${text}Z`);
+  const date = new Date(HAS_OFFSET.test(text.replace(/z$/, "Z")) ? text : `${text}Z`);
   return inTimeRange(date) ? date.toISOString().slice(0, 16) : "";
 }

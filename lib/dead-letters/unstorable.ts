@@ -1,5 +1,5 @@
 import { isJsonObject } from "../afc/json";
-import { indexedTextProblem } from "../db/pg-range";
+import { indexedTextProblem, inTimeRange, PG_INT_MAX } from "../db/pg-range";
 import type { FieldError, NewDeadLetter } from "./types";
 
 // What JSON can carry but PostgreSQL cannot store, in text or jsonb: the NUL character and unpaired UTF-16
@@ -19,10 +19,6 @@ export function suspectText(text: string): boolean {
 
 /** Why PostgreSQL cannot store this text (NUL, an unpaired surrogate), or null. */
 export function unstorableText(text: string): string | null {
-  return problem(text);
-}
-
-function problem(text: string): string | null {
   if (text.includes("\0")) return "contains the NUL character (\\u0000), which cannot be stored";
   if (!text.isWellFormed()) return "contains an unpaired UTF-16 surrogate (\\ud800–\\udfff alone), which is not Unicode text and cannot be stored";
   return null;
@@ -31,7 +27,7 @@ function problem(text: string): string | null {
 /** The first string or key (path a.b[0]) holding what PostgreSQL cannot store, and why; null when there is none. */
 export function unstorable(value: unknown, path: string): FieldError | null {
   if (typeof value === "string") {
-    const message = problem(value);
+    const message = unstorableText(value);
     return message ? { path, message } : null;
   }
   if (Array.isArray(value)) {
@@ -44,7 +40,7 @@ export function unstorable(value: unknown, path: string): FieldError | null {
   if (isJsonObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       const at = path ? `${path}.${k}` : k;
-      const message = problem(k);
+      const message = unstorableText(k);
       if (message) return { path: at, message };
       const found = unstorable(v, at);
       if (found) return found;
@@ -73,7 +69,6 @@ export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind 
   return null;
 }
 
-const MAX_INT = 2_147_483_647;
 
 /** The record's text columns that are B-tree indexed, by the envelope field they came from. */
 function indexedFields(r: NewDeadLetter): [string, string | null][] {
@@ -90,12 +85,11 @@ function indexedFields(r: NewDeadLetter): [string, string | null][] {
  * for its index (pg-range.ts). Cheap: checked on every record.
  */
 export function outOfRange(r: NewDeadLetter): FieldError | null {
-  if (r.replayCount > MAX_INT) {
-    return { path: r.kind === "afc" ? "retry_count" : "replay_count", message: `must be at most ${MAX_INT.toLocaleString("en")}` };
+  if (r.replayCount > PG_INT_MAX) {
+    return { path: r.kind === "afc" ? "retry_count" : "replay_count", message: `must be at most ${PG_INT_MAX.toLocaleString("en")}` };
   }
   for (const [path, date] of [[r.kind === "afc" ? "tap_timestamp" : "observed_at", r.observedAt], [r.kind === "afc" ? "first_seen_utc" : "first_seen", r.firstSeenAt]] as const) {
-    const year = date.getUTCFullYear();
-    if (!(year >= 1 && year <= 9999)) return { path, message: `is out of range (year ${year}; years 1–9999 can be stored)` };
+    if (!inTimeRange(date)) return { path, message: `is out of range (year ${date.getUTCFullYear()}; years 1–9999 can be stored)` };
   }
   for (const [path, value] of indexedFields(r)) {
     const message = value === null ? null : indexedTextProblem(value);

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { AppError } from "../../api/errors";
+import { AppError, notUtf8Body } from "../../api/errors";
 import type { Principal } from "../../auth/principal";
 import { sharedNormalizePool } from "./normalize-pool";
 import { ingestStream, loadSourceSettings } from "./pipeline";
@@ -70,7 +70,7 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
       }
     } catch (e) {
       if (!(e instanceof TypeError)) throw e;
-      throw new AppError("invalid_json", "body: not valid UTF-8 text (sent as Latin-1?)", { issues: [{ path: "body", message: "not valid UTF-8" }] });
+      throw notUtf8Body();
     }
   };
   const bytes = req.body as unknown as AsyncIterable<Uint8Array>;

@@ -1,5 +1,5 @@
 import { normalizeAfcRecord } from "../../afc/envelope";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../api/json-depth";
+import { nestsDeeperThan, TOO_DEEP } from "../../api/json-depth";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
@@ -38,7 +38,7 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }] };
   }
   if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
-  if (nestsDeeperThan(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `nested more than ${MAX_JSON_DEPTH} levels deep` }] };
+  if (nestsDeeperThan(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: TOO_DEEP }] };
   const kind = value.kind;
   if (kind !== "spatial" && kind !== "afc") return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
   let result;

@@ -173,12 +173,7 @@ export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>): Asyn
   };
   const take = (tail: Uint8Array): Uint8Array => {
     if (parts.length === 0) return tail;
-    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, tail.length));
-    let at = 0;
-    for (const p of [...parts, tail]) {
-      all.set(p, at);
-      at += p.length;
-    }
+    const all = Buffer.concat([...parts, tail]);
     parts = [];
     return all;
   };
@@ -190,7 +185,7 @@ export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>): Asyn
       start = nl + 1;
     }
     // Copied: the stream may reuse its buffer for the next chunk.
-    if (start < chunk.length) parts.push(new Uint8Array(chunk.subarray(start)));
+    if (start < chunk.length) parts.push(Buffer.from(chunk.subarray(start)));
   }
   if (parts.length > 0) {
     const r = record(take(new Uint8Array(0)));
