@@ -129,6 +129,15 @@ export async function releaseItems(db: pg.Pool | pg.PoolClient, workerId: string
   return rows[0]?.n ?? 0;
 }
 
+/** Registers the worker (or marks it alive again) with the lease it claims with. */
+export async function registerWorker(db: pg.Pool, worker: { id: string; hostname: string; pid: number }, leaseMs: number): Promise<void> {
+  await db.query(
+    `INSERT INTO worker (id, hostname, pid, lease_ms) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), lease_ms = EXCLUDED.lease_ms`,
+    [worker.id, worker.hostname, worker.pid, leaseMs],
+  );
+}
+
 /**
  * Marks this worker alive and extends the leases of the items it holds (`held`: claimed, not yet finished or
  * released). Items being finished right now are skipped, not waited for. Items locked by this worker that it
@@ -142,10 +151,7 @@ export async function heartbeat(
   held: string[],
 ): Promise<{ renewed: number; orphans: number }> {
   // An upsert: a worker cut off long enough for another one to delete its row comes back as alive.
-  await db.query(
-    `INSERT INTO worker (id, hostname, pid) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
-    [worker.id, worker.hostname, worker.pid],
-  );
+  await registerWorker(db, worker, leaseMs);
   const renewed = await db.query(
     `WITH mine AS (
        SELECT id FROM replay_item WHERE id = ANY($3::bigint[]) AND locked_by = $1 AND status = 'running'
@@ -166,17 +172,18 @@ export async function heartbeat(
 /**
  * Returns the items of dead workers to the queue, counting the loss against the item; items of a cancelled or
  * failed batch are cancelled instead. An item is taken back when its lease expired AND its worker has not
- * heart-beaten for two leases: a live worker that is merely slow (a loaded database, a commit waiting its
- * turn) keeps its items, so an answer it already holds is recorded instead of the key being sent again.
+ * heart-beaten for a whole lease of its own (it beats every third of one, so three beats were missed): a
+ * worker that is merely slow keeps its items, so an answer it already holds is recorded instead of the key
+ * being sent again. Each worker is judged by its own lease (`--lease-ms`), not by the sweeper's.
  * One statement, at most `limit` items, so a sweep never holds many locks.
  */
-export async function sweepExpired(db: pg.Pool, leaseMs: number, limit = 1000): Promise<number> {
+export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `WITH expired AS (
        SELECT i.id FROM replay_item i
        WHERE i.status = 'running' AND i.locked_until < now()
-         -- Alive: beaten within two leases (it beats every third of one), so a slow beat is not a death.
-         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - 2 * $2 * interval '1 millisecond')
+         -- Alive: beaten within its own lease (it beats every third of one), so a slow beat is not a death.
+         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond')
        ORDER BY i.id LIMIT $1
        FOR UPDATE SKIP LOCKED
      ), swept AS (
@@ -196,7 +203,7 @@ export async function sweepExpired(db: pg.Pool, leaseMs: number, limit = 1000): 
        WHERE b.id = c.batch_id
      )
      SELECT count(*)::int AS n FROM swept`,
-    [limit, leaseMs],
+    [limit],
   );
   return rows[0]?.n ?? 0;
 }

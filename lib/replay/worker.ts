@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import type { RepairMethod, RepairPolicy } from "../dead-letters/types";
 import { getGeos, type Geos } from "../spatial/geos";
 import type { BackoffOptions } from "./backoff";
-import { claimItems, completeIfDone, heartbeat, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim";
+import { claimItems, completeIfDone, heartbeat, registerWorker, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim";
 import { failBatch, recentSubmissions, selfPause } from "./control";
 import { errorMessage, isTransientDbError } from "./db-errors";
 import { claimSizeFor } from "./gcra";
@@ -232,21 +232,18 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     // After a database outage every worker's heartbeat looks stale at once. Sweep only once this worker has
     // been connected for a whole lease, so the other live workers have had time to beat again.
     if (healthySince === null || Date.now() - healthySince < leaseMs) return;
-    const swept = await sweepExpired(pool, leaseMs);
+    const swept = await sweepExpired(pool);
     if (swept > 0) log(`returned ${swept} item(s) whose worker stopped renewing its lease`);
     for (const batchId of await runningBatchesToComplete(pool)) {
       if (await completeIfDone(pool, batchId, actor, clock())) log(`batch ${batchId} completed`);
     }
-    await pool.query(`DELETE FROM worker WHERE heartbeat_at < now() - $1 * interval '1 millisecond'`, [leaseMs * 10]);
+    await pool.query(`DELETE FROM worker WHERE heartbeat_at < now() - 10 * lease_ms * interval '1 millisecond'`);
   }
 
   async function run(): Promise<void> {
     for (;;) {
       try {
-        await pool.query(
-          `INSERT INTO worker (id, hostname, pid) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
-          [id, hostname(), process.pid],
-        );
+        await registerWorker(pool, { id, hostname: hostname(), pid: process.pid }, leaseMs);
         await refresh();
         break;
       } catch (err) {

@@ -4,7 +4,7 @@ import { inTransaction } from "../../lib/db/transaction";
 import { applyAction } from "../../lib/dead-letters/actions";
 import { getDeadLetter } from "../../lib/dead-letters/detail";
 import { releaseQuarantined } from "../../lib/forensics/quarantine-actions";
-import { claimItems } from "../../lib/replay/claim";
+import { claimItems, registerWorker, sweepExpired } from "../../lib/replay/claim";
 import { writeOutcomes } from "../../lib/replay/outcomes";
 import { prepare } from "../../lib/replay/processor";
 import { makeSink } from "../../lib/replay/sinks";
@@ -200,5 +200,25 @@ describe("a worker that dies holding items", () => {
       { seq: 2, status: "applied", lease_losses: 1 },
       { seq: 3, status: "applied", lease_losses: 1 },
     ]);
+  });
+
+  it("judges each worker by its own lease: a dead short-lease worker's items come back after its lease, a live one keeps them", async () => {
+    const ids = await taps("own-lease", 2);
+    const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 100 });
+    await registerWorker(db.pool, { id: "dead-2s", hostname: "h", pid: 1 }, 2000);
+    await registerWorker(db.pool, { id: "alive-2s", hostname: "h", pid: 2 }, 2000);
+    const [a] = await claimItems(db.pool, { batchId: id, workerId: "dead-2s", limit: 1, leaseMs: 2000 });
+    const [b] = await claimItems(db.pool, { batchId: id, workerId: "alive-2s", limit: 1, leaseMs: 2000 });
+    if (!a || !b) throw new Error("nothing claimed");
+    // Both leases ran out 1 s ago; the dead worker last beat 3 s ago (more than its 2 s lease), the live one 1 s ago.
+    await db.pool.query(`UPDATE replay_item SET locked_until = now() - interval '1 second' WHERE batch_id = $1`, [id]);
+    await db.pool.query(`UPDATE worker SET heartbeat_at = now() - interval '3 seconds' WHERE id = 'dead-2s'`);
+    await db.pool.query(`UPDATE worker SET heartbeat_at = now() - interval '1 second' WHERE id = 'alive-2s'`);
+    expect(await sweepExpired(db.pool)).toBe(1);
+    const { rows } = await db.pool.query(`SELECT id::text, status::text, locked_by, lease_losses FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [id]);
+    expect(rows).toEqual(expect.arrayContaining([
+      { id: a.id, status: "pending", locked_by: null, lease_losses: 1 },
+      { id: b.id, status: "running", locked_by: "alive-2s", lease_losses: 0 },
+    ]));
   });
 });
