@@ -77,6 +77,10 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
       // `failed` (a refusal, e.g. 400) is retried later with exponential backoff and jitter, and after the budget
       // becomes poison (record to quarantine, reason in its history), as the issue defines it; `retry` (408, 429,
       // 5xx, no answer) the same, honouring Retry-After.
+      if (res.outcome === "failed" && res.permanent) {
+        // Nothing was sent (the request could not be made): poison at once, not counted as a replay.
+        return { ...sent, submittedAt: null, status: "poison", attempts: item.attempts + 1, error: res.reason, touch: touch("poison", res.reason, false) };
+      }
       const retryAfterMs = res.outcome === "retry" ? res.retryAfterMs : null;
       const attempts = item.attempts + 1;
       if (attempts >= ctx.maxAttempts) {

@@ -11,7 +11,7 @@ import { makeSink } from "../../lib/replay/sinks";
 import { MAX_LEASE_LOSSES } from "../../lib/replay/rules";
 import { getBatch } from "../../lib/replay/views";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
-import { afcRecord, approve, batchStatus, ingest, itemCounts, runningBatch, type TestUsers, waitFor } from "../replay/fixtures";
+import { afcRecord, approve, batchStatus, ingest, itemCounts, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
 import { startSinkServer, type SinkServer } from "../replay/sink-server";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -123,6 +123,27 @@ describe("a sink that keeps failing", () => {
     const { rows } = await db.pool.query(`SELECT throttle, throttled_at FROM replay_batch WHERE id = $1`, [id]);
     expect(rows[0].throttle).toBe(0.5);
     expect(rows[0].throttled_at).not.toBeNull();
+  });
+});
+
+describe("keys an HTTP header must carry", () => {
+  it("sends any printable key verbatim (as UTF-8 bytes) and poisons, unsent, a key no header can carry", async () => {
+    server = await startSinkServer({});
+    const keys = ["clé-ü-€-地図", "line\nbreak"];
+    const ids = await ingest(db, keys.map((key, i) => spatialEnvelope({ key, observedAt: i, featureId: `hdr-${i}` })));
+    await approve(db, ids);
+    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url }, ratePerSecond: 100, maxAttempts: 3 });
+    worker();
+    await settle(id);
+    expect(server.deliveries.map((d) => d.key)).toEqual(["clé-ü-€-地図"]);
+    const { rows } = await db.pool.query(`SELECT idempotency_key, status::text, attempts, submitted_at, last_error FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [id]);
+    expect(rows).toEqual([
+      expect.objectContaining({ idempotency_key: "clé-ü-€-地図", status: "applied" }),
+      { idempotency_key: "line\nbreak", status: "poison", attempts: 1, submitted_at: null,
+        last_error: "the idempotency key cannot be sent in an HTTP header: control character U+000A at character 4" },
+    ]);
+    const rec = await db.pool.query(`SELECT status::text, replay_count FROM dead_letter WHERE id = $1`, [ids[1]]);
+    expect(rec.rows[0]).toEqual({ status: "quarantined", replay_count: 0 });
   });
 });
 

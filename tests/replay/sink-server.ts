@@ -58,7 +58,9 @@ export async function startSinkServer(opts: SinkServerOptions = {}): Promise<Sin
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrivedAt = Date.now();
     const body = JSON.parse(await readBody(req)) as { idempotency_key: string; kind: string; observed_at: string; payload: Record<string, unknown> };
-    const key = req.headers["idempotency-key"];
+    // Node hands a header over one character per byte: the key travels as its UTF-8 bytes.
+    const raw = req.headers["idempotency-key"];
+    const key = typeof raw === "string" ? Buffer.from(raw, "latin1").toString("utf8") : raw;
     if (key !== body.idempotency_key) throw new Error(`Idempotency-Key header ${String(key)} ≠ body key ${body.idempotency_key}`);
     const entity = body.kind === "afc" ? String(body.payload.device_id ?? "") : String(body.payload.id ?? "");
     const d: Delivery = { key: body.idempotency_key, kind: body.kind, entity: entity || null, observedAt: body.observed_at, arrivedAt,

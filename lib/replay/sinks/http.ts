@@ -25,11 +25,31 @@ export function requestBody(sub: Submission): string {
   });
 }
 
+/**
+ * The stored key as an HTTP field value, byte for byte: its UTF-8 bytes (fetch takes a header as a "byte
+ * string", one character per byte; a character above U+00FF threw, and é went out as one Latin-1 byte). A key
+ * with a control character, or with white space at either end (parsers trim it), cannot arrive verbatim in a
+ * header: null, with why.
+ */
+export function idempotencyHeader(key: string): { value: string } | { problem: string } {
+  const chars = [...key];
+  const control = chars.findIndex((c) => (c < " " && c !== "\t") || c === "\u007f"); // HTAB may sit inside a field value
+  if (control >= 0) {
+    const code = (chars[control]?.codePointAt(0) ?? 0).toString(16).padStart(4, "0").toUpperCase();
+    return { problem: `the idempotency key cannot be sent in an HTTP header: control character U+${code} at character ${control}` };
+  }
+  if (/^[ \t]|[ \t]$/.test(key)) return { problem: "the idempotency key cannot be sent in an HTTP header: it starts or ends with white space, which HTTP trims" };
+  return { value: Buffer.from(key, "utf8").toString("latin1") };
+}
+
 async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, stop: AbortSignal): Promise<SinkResult> {
+  const header = idempotencyHeader(sub.idempotencyKey);
+  // Deterministic: retrying cannot help, and a changed key would defeat the receiver's dedup. Poison, unsent.
+  if ("problem" in header) return { outcome: "failed", reason: header.problem, permanent: true };
   try {
     const res = await fetch(config.url, {
       method: "POST",
-      headers: { "user-agent": userAgent, ...config.headers, "content-type": "application/json", "idempotency-key": sub.idempotencyKey },
+      headers: { "user-agent": userAgent, ...config.headers, "content-type": "application/json", "idempotency-key": header.value },
       body: requestBody(sub),
       redirect: "manual",
       signal: AbortSignal.any([stop, AbortSignal.timeout(config.timeoutMs)]),

@@ -24,8 +24,11 @@ export type SinkResult =
   | { outcome: "applied" | "deduped" }
   /** worth trying again later: timeouts, connection errors, 408, 429, 5xx */
   | { outcome: "retry"; reason: string; retryAfterMs: number | null; slowDown: boolean }
-  /** the sink refused the record (other 4xx): retried later with exponential backoff, poison after the budget */
-  | { outcome: "failed"; reason: string };
+  /**
+   * the sink refused the record (other 4xx): retried later with exponential backoff, poison after the budget;
+   * `permanent` (nothing was sent: the request cannot be made at all, e.g. a key no header can carry): poison now
+   */
+  | { outcome: "failed"; reason: string; permanent?: boolean };
 
 export interface TransactionalSink {
   mode: "in-transaction";
