@@ -41,7 +41,7 @@ export async function applyBatchAction(
     if (action === "approve") assertFourEyes({ createdById: batch.created_by_id }, user);
     const to = nextStatus(batch.status, action);
     if (!to) {
-      throw new AppError("conflict", `cannot ${action} a ${batch.status} batch (needs ${allowedFrom(action).join(" or ")})`, {
+      throw new AppError("conflict", `cannot ${action} ${/^[aeiou]/.test(batch.status) ? "an" : "a"} ${batch.status} batch (needs ${allowedFrom(action).join(" or ")})`, {
         details: { status: batch.status, action },
       });
     }

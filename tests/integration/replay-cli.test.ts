@@ -77,8 +77,11 @@ describe("redrive replay", () => {
     expect(created.stderr).toMatch(/created draft batch \d+: 2 records; about 1 s at 10\/s/);
 
     const own = await cli(["replay", "approve", id, "--as", supA]);
-    expect(own.code).toBe(2);
+    expect(own.code).toBe(1); // a refusal the command ran into, not a usage error
     expect(own.stderr).toContain("four-eyes");
+    const early = await cli(["replay", "start", id, "--as", supA]);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain("needs approved");
 
     const ok = await cli(["replay", "approve", id, "--as", supB, "--json"]);
     expect(ok.code, ok.stderr).toBe(0);

@@ -26,7 +26,10 @@ async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof AppError && err.status < 500) {
       const issues = err.issues.length > 1 ? `\n${err.issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}` : "";
-      throw new CliUsageError(`${err.message}${issues}`);
+      // A bad value (400, 422) is a usage error (exit 2); a refusal the command ran into — not found, four eyes,
+      // a batch in the wrong state (403, 404, 409) — is a problem it found (exit 1), as the README says.
+      if (err.status === 400 || err.status === 422) throw new CliUsageError(`${err.message}${issues}`);
+      throw new Error(`${err.message}${issues}`);
     }
     throw err;
   } finally {
