@@ -1,7 +1,7 @@
 import { stringify } from "lossless-json";
 import type pg from "pg";
 import { AppError, bodyError, issueError } from "../api/errors";
-import { nestsDeeperThan, TOO_DEEP } from "../api/json-depth";
+import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../api/json-depth";
 import type { Actor } from "../audit/append";
 import { prepareRecord } from "../dead-letters/ingest/prepare";
 import { storeDeadLetters } from "../dead-letters/store";
@@ -52,6 +52,7 @@ function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
   try {
     value = parseLossless(text);
   } catch (e) {
+    if (isTooDeep(e)) throw bodyError(TOO_DEEP);
     throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, { issues: [{ path: "body", message: "not valid JSON" }] });
   }
   if (Array.isArray(value)) return { source: undefined, taps: value };
@@ -80,6 +81,7 @@ function parseNdjsonTaps(text: string): unknown[] {
       taps.push(parseLossless(line));
     } catch (e) {
       const path = `body.line ${i + 1}`;
+      if (isTooDeep(e)) throw new AppError("invalid_json", `${path}: ${TOO_DEEP}`, { issues: [{ path, message: TOO_DEEP }] });
       throw new AppError("invalid_json", `${path}: not valid JSON (${(e as Error).message})`, { issues: [{ path, message: "not valid JSON" }] });
     }
   });

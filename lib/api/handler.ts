@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { authenticate, type Principal } from "../auth/principal";
 import { can, type Permission } from "../auth/permissions";
 import { suspectText, unstorable } from "../dead-letters/unstorable";
-import { nestsDeeperThan, TOO_DEEP } from "./json-depth";
+import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "./json-depth";
 import { AppError, bodyError, issueError, notUtf8Body, validationError } from "./errors";
 import { searchParamsToObject } from "./search-params";
 
@@ -117,6 +117,7 @@ export async function readJson(req: Request): Promise<unknown> {
   try {
     value = JSON.parse(text);
   } catch (e) {
+    if (isTooDeep(e)) throw bodyError(TOO_DEEP);
     throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, {
       issues: [{ path: "body", message: "not valid JSON" }],
     });

@@ -20,3 +20,15 @@ export function nestsDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): b
   for (const child of Object.values(value)) if (nestsDeeperThan(child, max - 1)) return true;
   return false;
 }
+
+/**
+ * Why a JSON text failed to parse, in words: a recursive parser (lossless-json) overflows the stack on a few
+ * thousand levels before nestsDeeperThan can look, which is the same "too deep", not a parser's internals.
+ */
+export function isTooDeep(error: unknown): boolean {
+  return error instanceof RangeError;
+}
+
+export function parseProblem(error: unknown): string {
+  return isTooDeep(error) ? TOO_DEEP : `not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
+}

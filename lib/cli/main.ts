@@ -2,6 +2,14 @@ import { Command, CommanderError } from "commander";
 import { CliUsageError } from "./context";
 import { groupsFor } from "./groups";
 
+// The reader went away (`redrive export … | head`): stop quietly, as Unix tools do, instead of an unhandled
+// 'error' event and a stack trace.
+const isEpipe = (err: unknown) => err instanceof Error && (err as NodeJS.ErrnoException).code === "EPIPE";
+process.stdout.on("error", (err) => {
+  if (isEpipe(err)) process.exit(0);
+  throw err;
+});
+
 const program = new Command("redrive")
   .description("Redrive: triage and paced replay of dead-lettered spatial and AFC events")
   .showHelpAfterError()
@@ -16,6 +24,7 @@ try {
 } catch (err) {
   // Help and version exit 0; commander's usage errors (unknown option, missing argument) exit 2, as ours do.
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+  if (isEpipe(err)) process.exit(0);
   if (err instanceof CliUsageError) {
     process.stderr.write(`redrive: ${err.message}\n`);
     process.exit(2);

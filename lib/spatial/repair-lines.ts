@@ -1,5 +1,6 @@
 // Per-line logic of `redrive geometry repair` (the command file only streams): one NDJSON input line — a GeoJSON
 // Feature or bare geometry — to exactly one output line, so results can be pasted next to the input.
+import { parseProblem } from "../api/json-depth";
 import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/types";
 import { analyzeGeometry } from "./analyze";
 import { isGeometryType, type Geometry } from "./geojson";
@@ -53,7 +54,7 @@ export function repairLine(geos: Geos, line: string, lineNumber: number, opts: R
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { ok: false, output: { line: lineNumber, error: `not valid JSON: ${(error as Error).message}` } };
+    return { ok: false, output: { line: lineNumber, error: parseProblem(error) } };
   }
   const target = geometryOf(value);
   if (!target.ok) return { ok: false, output: { line: lineNumber, error: target.error } };

@@ -172,8 +172,11 @@ describe("ingest pipeline", () => {
       spatial("deep-1", { feature: { type: "Feature", id: "d", geometry: { type: "Point", coordinates: [1, 2] }, properties: { deep } } }),
       spatial("big-am", { feature: { type: "Feature", id: "am", geometry: { type: "Polygon", coordinates: [wrapped] }, properties: {} } }),
       spatial("long-ok-2"),
+      // deep enough to overflow a recursive parser's stack before the depth check sees it
+      `{"kind":"spatial","idempotency_key":"deep-2","observed_at":1,"feature":${"[".repeat(20_000)}1${"]".repeat(20_000)}}`,
     ]);
-    expect(results.map((r) => r.status)).toEqual(["created", "rejected", "rejected", "rejected", "created", "rejected", "created", "created"]);
+    expect(results.map((r) => r.status)).toEqual(["created", "rejected", "rejected", "rejected", "created", "rejected", "created", "created", "rejected"]);
+    expect(results[8]).toMatchObject({ errors: [{ path: "(root)", message: "nested more than 128 levels deep" }] });
     expect(results[1]).toMatchObject({ errors: [{ path: "idempotency_key", message: "is too long: 6,000 bytes (UTF-8), at most 1,000" }] });
     expect(results[2]).toMatchObject({ errors: [{ path: "event_id", message: expect.stringContaining("is too long") }] });
     expect(results[3]).toMatchObject({ errors: [{ path: "source", message: expect.stringContaining("is too long") }] });

@@ -106,6 +106,17 @@ describe("route access", () => {
     expect(await res.json()).toMatchObject({ error: { code: "method_not_allowed" } });
   });
 
+  it("better-auth's route answers a path it does not have (or a disabled one) with a JSON 404 naming it", async () => {
+    for (const [method, path] of [["GET", "/api/auth/whatever"], ["POST", "/api/auth/sign-up/email"]] as const) {
+      const h = handlers.find((x) => x.file === "api/auth/[...all]/route.ts" && x.method === method);
+      const res = await h!.handler(new Request(`http://localhost${path}`, {
+        method, headers: { "content-type": "application/json", origin: "http://localhost" }, ...(method === "POST" ? { body: "{}" } : {}),
+      }), { params: Promise.resolve({ all: path.split("/").slice(3) }) });
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: "not_found", message: `no API route ${method} ${path} (see /api/openapi.json)` } });
+    }
+  });
+
   it("lists only existing routes as exceptions and public", () => {
     for (const file of NOT_DEFINE_ROUTE.keys()) expect(files.map((f) => f.file)).toContain(file);
     const existing = new Set(handlers.map((h) => `${h.method} ${h.url}`));

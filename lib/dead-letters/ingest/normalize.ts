@@ -1,5 +1,5 @@
 import { normalizeAfcRecord } from "../../afc/envelope";
-import { nestsDeeperThan, TOO_DEEP } from "../../api/json-depth";
+import { nestsDeeperThan, parseProblem, TOO_DEEP } from "../../api/json-depth";
 import { isJsonObject, parseLossless } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
@@ -35,7 +35,7 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   try {
     value = parseLossless(rec.text);
   } catch (e) {
-    return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `not valid JSON: ${(e as Error).message}` }] };
+    return { index: rec.index, ok: false, errors: [{ path: "(root)", message: parseProblem(e) }] };
   }
   if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
   if (nestsDeeperThan(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: TOO_DEEP }] };

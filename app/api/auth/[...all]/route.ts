@@ -1,5 +1,7 @@
 import { toNextJsHandler } from "better-auth/next-js";
-import { otherMethods } from "@/lib/api/handler";
+import { randomUUID } from "node:crypto";
+import { AppError } from "@/lib/api/errors";
+import { errorResponse, otherMethods } from "@/lib/api/handler";
 import { getAuth } from "@/lib/auth/auth";
 
 // better-auth's own endpoints (sign-in, sign-out, get-session, change-password); sign-up and account edits
@@ -7,7 +9,18 @@ import { getAuth } from "@/lib/auth/auth";
 // rate-limits itself.
 export const dynamic = "force-dynamic";
 
-export const { GET, POST } = toNextJsHandler((request: Request) => getAuth().handler(request));
+/**
+ * better-auth answers a path it does not have (and the disabled sign-up and account edits) with an empty or
+ * plain-text 404: answer it as every other unknown /api path does, in JSON naming the path.
+ */
+async function handle(request: Request): Promise<Response> {
+  const res = await getAuth().handler(request);
+  if (res.status !== 404 || res.headers.get("content-type")?.includes("json")) return res;
+  const requestId = request.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
+  return errorResponse(new AppError("not_found", `no API route ${request.method} ${new URL(request.url).pathname} (see /api/openapi.json)`), requestId);
+}
+
+export const { GET, POST } = toNextJsHandler(handle);
 
 /** Other methods: 405 with Allow, in JSON, like every other /api route (better-auth's own errors stay its own). */
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");
