@@ -32,7 +32,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
   webServer: {
-    command: `node node_modules/next/dist/bin/next start -p ${port}`,
+    command: "node --import tsx scripts/serve.ts",
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,
@@ -40,6 +40,7 @@ export default defineConfig({
     env: {
       DATABASE_URL: process.env.E2E_DATABASE_URL ?? "",
       REDRIVE_DB_MODE: process.env.REDRIVE_DB_MODE ?? "",
+      PORT: String(port),
       NODE_ENV: "production",
       REDRIVE_DEMO: "1",
       // every test signs in from 127.0.0.1; the limiter itself is tested in tests/integration/auth.test.ts

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTrustedProxies } from "./server/forwarded";
 
 // One parse of the environment for every entry point (server, CLI, worker, tests), so a typo in a variable
 // fails loudly at start-up instead of deep inside a request.
@@ -25,6 +26,17 @@ const EnvSchema = z.object({
    * accounts, while keeping password guessing to a few dozen tries a minute.
    */
   REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
+  /**
+   * proxies whose X-Forwarded-For the server believes (comma-separated addresses or CIDR blocks); unset: the
+   * client is whoever the socket says, whatever forwarding headers it sends (lib/server/forwarded.ts)
+   */
+  REDRIVE_TRUSTED_PROXIES: z.string().optional().superRefine((v, ctx) => {
+    try {
+      parseTrustedProxies(v);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message });
+    }
+  }),
   REDRIVE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** signs session cookies; required in production, generated into REDRIVE_DATA_DIR/auth-secret otherwise */
   BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),

@@ -14,6 +14,13 @@ const env = getEnv();
 const started = Date.now();
 const say = (msg: string) => console.log(`[redrive] ${msg}`);
 
+// A production server without a stable session secret would start, look healthy and refuse every sign-in
+// (better-auth throws per request): refuse to start instead, before seeding anything.
+if (process.env.NODE_ENV === "production" && !env.BETTER_AUTH_SECRET) {
+  console.error("[redrive] NODE_ENV=production needs BETTER_AUTH_SECRET (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting");
+  process.exit(1);
+}
+
 const { db, stop } = await bootstrap({ log: say, seedIfEmpty: true });
 
 const nextBin = join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
@@ -36,9 +43,12 @@ if (!dev) {
   }
 }
 
-const server = spawn(process.execPath, [nextBin, dev ? "dev" : "start", "-p", String(env.PORT)], {
+// Production: scripts/serve.ts (Next's handler behind our HTTP server, which takes the client's address from
+// the socket); development: `next dev`.
+const serverArgs = dev ? [nextBin, "dev", "-p", String(env.PORT)] : ["--import", "tsx", join("scripts", "serve.ts")];
+const server = spawn(process.execPath, serverArgs, {
   stdio: ["ignore", "pipe", "inherit"],
-  env: { ...childEnv, NODE_ENV: dev ? "development" : "production" },
+  env: { ...childEnv, PORT: String(env.PORT), NODE_ENV: dev ? "development" : "production" },
 });
 server.stdout?.on("data", (chunk: Buffer) => {
   process.stdout.write(chunk);

@@ -8,6 +8,7 @@ import { appendAudit, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
 import { isRole, ROLES } from "./permissions";
+import { parseTrustedProxies } from "../server/forwarded";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./schemas";
 import { resolveAuthSecret } from "./secret";
 
@@ -70,7 +71,12 @@ function createAuth(db: Db) {
     telemetry: { enabled: false },
     // Explicit so tests exercise the same Origin/CSRF checks as production (better-auth skips them when
     // NODE_ENV=test unless told otherwise).
-    advanced: { cookiePrefix: "redrive", disableOriginCheck: false, disableCSRFCheck: false },
+    // The client address: our server (scripts/serve.ts) sets X-Forwarded-For from the socket, or keeps a trusted
+    // proxy's chain with the proxy appended; better-auth walks that chain from the right past these proxies.
+    advanced: {
+      cookiePrefix: "redrive", disableOriginCheck: false, disableCSRFCheck: false,
+      ipAddress: { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: parseTrustedProxies(env.REDRIVE_TRUSTED_PROXIES).entries },
+    },
     logger: { log: authLog },
     databaseHooks: {
       session: {

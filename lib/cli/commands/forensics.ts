@@ -90,7 +90,7 @@ export function registerForensicsCommands(program: Command): void {
           if (typeof o.as !== "string") throw new CliUsageError("--unmask needs --as <email>: a user with dead_letters:unmask, audited as the reader");
           const user = await findUserByEmail(db.pool, o.as);
           if (!user || user.disabled || !isRole(user.role)) throw new CliUsageError(`--as: no active user with e-mail ${o.as}`);
-          if (o.unmask && !can(user.role, "dead_letters:unmask")) throw new CliUsageError(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`);
+          if (o.unmask && !can(user.role, "dead_letters:unmask")) throw new Error(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`); // a refusal: exit 1
           actor = { id: user.id, email: user.email, role: user.role };
         }
         const started = performance.now();

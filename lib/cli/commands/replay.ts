@@ -43,7 +43,7 @@ async function actingAs(db: Db, email: string | undefined, permission: Permissio
   const user = await findUserByEmail(db.pool, email);
   if (!user) throw new CliUsageError(`--as: no user with e-mail ${email}`);
   if (user.disabled) throw new CliUsageError(`--as: ${email} is disabled`);
-  if (!isRole(user.role) || !can(user.role, permission)) throw new CliUsageError(`--as: ${email} (${user.role}) lacks permission ${permission}`);
+  if (!isRole(user.role) || !can(user.role, permission)) throw new Error(`--as: ${email} (${user.role}) lacks permission ${permission}`); // a refusal: exit 1
   return { userId: user.id, email: user.email, role: user.role };
 }
 

@@ -1,0 +1,31 @@
+// The production web server: Next's request handler behind a plain Node HTTP server, so the client's address
+// comes from the socket (lib/server/forwarded.ts) instead of whatever X-Forwarded-For a client sends, which
+// `next start` would pass on to better-auth's sign-in limiter. `npm start` and the end-to-end tests run this.
+import { createServer } from "node:http";
+import next from "next";
+import { getEnv } from "../lib/env";
+import { parseTrustedProxies, sanitizeForwarding } from "../lib/server/forwarded";
+
+const env = getEnv();
+if (!env.BETTER_AUTH_SECRET) {
+  console.error("BETTER_AUTH_SECRET is not set (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting");
+  process.exit(1);
+}
+const { list: trusted } = parseTrustedProxies(env.REDRIVE_TRUSTED_PROXIES);
+const app = next({ dev: false, dir: process.cwd(), port: env.PORT });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((req, res) => {
+  sanitizeForwarding(req.headers, req.socket.remoteAddress, trusted);
+  void handle(req, res);
+});
+server.listen(env.PORT, () => console.log(`✓ Ready on http://localhost:${env.PORT}`));
+
+function close(): void {
+  server.close(() => process.exit(0));
+  // Keep-alive connections can hold close() open: give in-flight requests a moment, then go.
+  setTimeout(() => process.exit(0), 5000).unref();
+}
+process.on("SIGTERM", close);
+process.on("SIGINT", close);
