@@ -41,6 +41,25 @@ function unmaskEdit(submitted: JsonValue, stored: JsonValue | null, rules: MaskR
   throw new AppError("validation_failed", `${issues[0]!.path}: ${message}`, { issues });
 }
 
+/**
+ * An identity override replaced the tap's event_id or device_id: keep the value the record was captured with,
+ * so an investigator looking it up by that value (the device on the gate's log, say) still finds it.
+ */
+async function keepReplacedIdentifiers(
+  client: pg.PoolClient, id: string, row: Pick<DetailRow, "event_id" | "device_id">,
+  next: { eventId?: string | null; deviceId?: string | null }, now: Date,
+): Promise<void> {
+  const replaced = ([["event_id", row.event_id, next.eventId], ["device_id", row.device_id, next.deviceId]] as const)
+    .filter(([, before, after]) => after !== undefined && before !== null && before !== after);
+  if (replaced.length === 0) return;
+  await client.query(
+    `INSERT INTO identity_alias (field, value, dead_letter_id, replaced_at)
+     SELECT field, value, $3, $4 FROM unnest($1::text[], $2::text[]) AS t(field, value)
+     ON CONFLICT DO NOTHING`,
+    [replaced.map(([field]) => field), replaced.map(([, before]) => before), id, now],
+  );
+}
+
 async function current(client: pg.PoolClient, row: DetailRow): Promise<DeadLetterDetail> {
   return toDetail(row, await readFailures(client, row.id));
 }
@@ -98,6 +117,7 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
         throw new AppError("validation_failed", "payload: is unchanged", { issues: [{ path: "payload", message: "is unchanged" }] });
       }
       await writeEdit(client, id, payload, decision.next, outcome, ctx.now);
+      await keepReplacedIdentifiers(client, id, row, outcome, ctx.now);
       audit.push({
         ...base, action: AUDIT_ACTION.edit, reason: body.reason ?? null, diff: delta,
         before: { ...before, classReason: row.class_reason, ...(row.analysis ? { outcome: row.analysis.outcome } : {}) },

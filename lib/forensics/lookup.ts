@@ -92,6 +92,8 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
     `(SELECT x.id, 'device_id' FROM dead_letter x WHERE x.device_id = ${key} ${deviceTime.map((c) => `AND ${c}`).join(" ")}
       ORDER BY x.observed_at DESC LIMIT ${limit})`,
     `SELECT id, 'source_message_id' FROM dead_letter WHERE source_message_id = ${key}`,
+    // event_id/device_id values an identity override replaced: the record was captured with them.
+    `SELECT dead_letter_id, field FROM identity_alias WHERE value = ${key}`,
   ];
   if (isHashRange(q)) {
     // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, type Db } from "../../lib/db/client";
+import { applyAction } from "../../lib/dead-letters/actions";
 import { lookup } from "../../lib/forensics/lookup";
 import { quarantineGroups } from "../../lib/forensics/quarantine";
 import { purgeQuarantined, releaseQuarantined } from "../../lib/forensics/quarantine-actions";
@@ -120,6 +121,22 @@ describe("lookup", () => {
     expect(((await ok.json()) as { records: unknown[] }).records).toHaveLength(1);
     const bad = await get("from=2026-01-01T00:00:00Z");
     expect(bad.status).toBe(422);
+  });
+});
+
+describe("lookup after an identity override", () => {
+  it("still finds a tap by the event_id and device_id it was captured with", async () => {
+    const [id] = await ingest(db, [JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ eventId: "ev-Z", deviceId: "dev-Z", at: "2026-11-08T08:00:00Z", extra: { y: 1 } }), failure_reason: "y: Unrecognized key" })]);
+    const { rows } = await db.pool.query<{ payload: Record<string, unknown>; version: number }>("SELECT payload, version FROM dead_letter WHERE id = $1", [id]);
+    const s = await makeUser(db, "supervisor");
+    await applyAction(db.pool, id!, { action: "edit", version: rows[0]!.version, payload: { ...rows[0]!.payload, device_id: "dev-Y", event_id: "ev-Y" }, reason: "gate remapped" },
+      { actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true });
+    for (const [value, field] of [["dev-Z", "device_id"], ["dev-Y", "device_id"], ["ev-Z", "event_id"], ["ev-Y", "event_id"]]) {
+      expect((await lookup(db.pool, q({ q: value }), null)).records.map((r) => [r.id, r.deviceId, r.matchedOn]), value).toEqual([[id, "dev-Y", [field]]]);
+    }
+    // …within a time window too, and not outside it
+    expect((await lookup(db.pool, q({ q: "dev-Z", from: "2026-11-08T00:00:00Z", to: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(1);
+    expect((await lookup(db.pool, q({ q: "dev-Z", from: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(0);
   });
 });
 
