@@ -106,5 +106,8 @@ export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | P
   }).join("");
   await copyIn(client, `COPY audit_event (id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after,
     diff, reason, request_id, prev_hash, hash) FROM STDIN`, text);
+  // The head moves with the chain, in this transaction: a chain whose last events were deleted still links up,
+  // but no longer reaches the head (verify.ts).
+  await client.query(`UPDATE audit_head SET last_id = $1, last_hash = $2 WHERE id = 1`, [taken[taken.length - 1], prev]);
   return taken;
 }

@@ -36,9 +36,23 @@ export async function verifyAuditTrail(
   opts: { batchSize?: number; onProgress?: (verified: number) => void } = {},
 ): Promise<VerifyResult> {
   const batchSize = opts.batchSize ?? VERIFY_BATCH_SIZE;
+  // Read first: events appended while we walk are past it, and the walk must reach it.
+  const head = (await pool.query<{ last_id: string; last_hash: string }>(`SELECT last_id::text AS last_id, last_hash FROM audit_head WHERE id = 1`)).rows[0];
+  const reachesHead = (verified: number, last: StoredAuditEvent | null): VerifyResult => {
+    if (!head || head.last_id === "0") return { ok: true, verified };
+    if (last && BigInt(last.id) >= BigInt(head.last_id)) return { ok: true, verified };
+    return {
+      ok: false, verified,
+      broken: {
+        id: head.last_id,
+        problem: `the chain ends at ${last ? `event ${last.id}` : "its start"} but its head is event ${head.last_id}: the last events were deleted`,
+      },
+    };
+  };
   let cursor = "0";
   let prevHash = GENESIS_HASH;
   let verified = 0;
+  let lastSeen: StoredAuditEvent | null = null;
   for (;;) {
     // Ordered by the bigint column, not the text alias (which would sort "10" before "2").
     const { rows } = await pool.query<AuditEventRow>(
@@ -46,17 +60,22 @@ export async function verifyAuditTrail(
          FROM audit_event WHERE audit_event.id > $1::bigint ORDER BY audit_event.id LIMIT $2`,
       [cursor, batchSize],
     );
-    if (rows.length === 0) return { ok: true, verified };
+    if (rows.length === 0) return reachesHead(verified, lastSeen);
     const events = rows.map(toStored);
     const broken = verifyChain(events, prevHash);
     if (broken) {
       return { ok: false, verified: verified + events.findIndex((e) => e.id === broken.id), broken };
     }
+    const atHead = head ? events.find((e) => e.id === head.last_id) : undefined;
+    if (atHead && atHead.hash !== head?.last_hash) {
+      return { ok: false, verified: verified + events.indexOf(atHead), broken: { id: atHead.id, problem: "its hash does not match the chain's head: the chain was rewritten from here" } };
+    }
     verified += events.length;
     const last = events[events.length - 1] as StoredAuditEvent;
+    lastSeen = last;
     prevHash = last.hash;
     cursor = last.id;
     opts.onProgress?.(verified);
-    if (rows.length < batchSize) return { ok: true, verified };
+    if (rows.length < batchSize) return reachesHead(verified, lastSeen);
   }
 }

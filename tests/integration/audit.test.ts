@@ -86,6 +86,30 @@ describe("verifying the chain", () => {
     expect((await verifyAuditTrail(db.pool)).ok).toBe(true);
   });
 
+  it("notices the chain's last events deleted (the head says where it ends), and the head only moves forward", async () => {
+    const client = await db.pool.connect();
+    try {
+      const { rows } = await client.query(`SELECT row_to_json(a)::text AS row, a.id::text AS id FROM audit_event a ORDER BY a.id DESC LIMIT 1`);
+      const last = rows[0] as { row: string; id: string };
+      await client.query(`ALTER TABLE audit_event DISABLE TRIGGER audit_event_no_update`);
+      await client.query(`DELETE FROM audit_event WHERE id = $1`, [last.id]);
+      await client.query(`ALTER TABLE audit_event ENABLE TRIGGER audit_event_no_update`);
+      try {
+        expect(await verifyAuditTrail(db.pool, { batchSize: 5 })).toMatchObject({
+          ok: false, broken: { id: last.id, problem: expect.stringContaining("the last events were deleted") },
+        });
+      } finally {
+        await client.query(`INSERT INTO audit_event SELECT * FROM json_populate_record(NULL::audit_event, $1::json)`, [last.row]);
+      }
+      expect((await verifyAuditTrail(db.pool)).ok).toBe(true);
+      await expect(client.query(`UPDATE audit_head SET last_id = last_id - 1`)).rejects.toThrow(/only moves forward/);
+      await expect(client.query(`DELETE FROM audit_head`)).rejects.toThrow(/only moves forward/);
+      await expect(client.query(`TRUNCATE audit_head`)).rejects.toThrow(/only moves forward/);
+    } finally {
+      client.release();
+    }
+  });
+
   it("`redrive audit verify` prints ok, or the broken event and exits 1", async () => {
     const ok = await cli(["audit", "verify"]);
     expect(ok.code).toBe(0);
