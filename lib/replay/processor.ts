@@ -15,6 +15,7 @@ import { revalidate, type Revalidation } from "./revalidate";
 import { sleep } from "./sleep";
 import { poisonReason } from "./rules";
 import type { Turn } from "./send-order";
+import type { SendWindow } from "./send-window";
 import type { Sink, Submission } from "./sinks/types";
 
 // One claimed page, per item in this order: still replayable? → re-validate → already settled? → poison
@@ -59,6 +60,8 @@ export interface PageContext {
   dbClock: ClockSync;
   /** this page's turn to send among the pages of its batch that the worker holds (send-order.ts) */
   turn?: Turn;
+  /** this worker's recent submissions for the batch: keeps 1-s windows within 110% of the rate (send-window.ts) */
+  sendWindow?: SendWindow;
 }
 
 /** Step 1–3 and the poison check: what to do with an item before the rate limiter. */
@@ -142,6 +145,10 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         if (batch.sink.mode === "remote") {
           while (inFlight.size >= batch.sink.concurrency) await Promise.race(inFlight);
         }
+        // Below ~10/s a late submission followed by on-time ones can crowd a 1-s window past 110% (send-window.ts).
+        for (let hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0; hold > 0 && go(); hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0) {
+          await sleep(Math.min(hold, CHECK_EVERY_MS), ctx.stopping);
+        }
         // Checked after waiting for a free request slot too: an answer that arrived meanwhile may say stop.
         if (!go()) break;
         // Too late for this slot (we stalled since the grant, or the sink is slower than the rate): let it go
@@ -150,6 +157,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         if (performance.now() - Math.max(due, grantedAt) > lateLimit) continue;
         const sub = subs[next++] as Submission;
         const item = byId.get(sub.itemId) as ClaimedItem;
+        ctx.sendWindow?.record(performance.now());
         if (batch.sink.mode === "in-transaction") {
           writer.add({ item, type: "deliver", submission: sub, submittedAt: ctx.clock() });
           continue;

@@ -16,6 +16,7 @@ import { processPage, type BatchConfig } from "./processor";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./rules";
 import { SinkSchema, type ItemStatus } from "./schemas";
 import { SendOrder, type Turn } from "./send-order";
+import { SendWindow, windowCap, WINDOWED_UP_TO } from "./send-window";
 import { makeSink } from "./sinks";
 import { sleep } from "./sleep";
 
@@ -76,6 +77,16 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   let turn = 0;
   /** pages of a batch send in batch order within this worker (send-order.ts) */
   const sendOrder = new SendOrder();
+  /** batch → this worker's recent submissions, for the 1-s window bound (send-window.ts); dropped with the batch */
+  const windows = new Map<string, { rate: number; window: SendWindow }>();
+  const windowFor = (batch: BatchConfig): SendWindow | undefined => {
+    if (batch.ratePerSecond > WINDOWED_UP_TO) return undefined;
+    const known = windows.get(batch.id);
+    if (known && known.rate === batch.ratePerSecond) return known.window;
+    const window = new SendWindow(windowCap(batch.ratePerSecond));
+    windows.set(batch.id, { rate: batch.ratePerSecond, window });
+    return window;
+  };
   /** batch → the claim in progress: one claim at a time per batch, so pages enter sendOrder in claim order */
   const claiming = new Map<string, Promise<unknown>>();
 
@@ -110,6 +121,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       });
     }
     for (const key of running.keys()) if (!seen.has(key)) running.delete(key);
+    for (const key of windows.keys()) if (!seen.has(key)) windows.delete(key);
   }
 
   function pick(): BatchConfig | null {
@@ -160,7 +172,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
     await processPage({
       pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal, dbClock,
-      isRunning: () => running.has(batch.id), backoff: opts.backoff, ...(turn ? { turn } : {}),
+      isRunning: () => running.has(batch.id), backoff: opts.backoff, ...(turn ? { turn } : {}), sendWindow: windowFor(batch),
       holdUntil: () => holds.get(batch.id) ?? 0,
       onSlowDown: (retryAfterMs) => {
         if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));

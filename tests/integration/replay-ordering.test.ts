@@ -90,3 +90,30 @@ describe("batch order", () => {
     expect(observed).toEqual([...observed].sort());
   });
 });
+
+describe("pacing at a low rate", () => {
+  it("keeps every 1-s window within 110% of 5/s (at most 5), submitted times from the items", async () => {
+    const N = 26;
+    const ids = await ingest(db, Array.from({ length: N }, (_, i) => afcRecord({ eventId: `slow-${i}`, deviceId: `slow-dev-${i}`, at: 5000 + i })));
+    await approve(db, ids);
+    const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 5, pageSize: 10 });
+    const worker = startWorker({ db, log: () => {}, leaseMs: 5000, pollMs: 50, concurrency: 2 });
+    try {
+      await waitFor("completion", async () => (await batchStatus(db, id)) === "completed", 30_000);
+    } finally {
+      await worker.stop();
+    }
+    const { rows } = await db.pool.query<{ t: number }>(
+      `SELECT (extract(epoch FROM submitted_at) * 1000)::float8 AS t FROM replay_item WHERE batch_id = $1 ORDER BY submitted_at`, [id]);
+    const times = rows.map((r) => r.t);
+    expect(times).toHaveLength(N);
+    let worst = 0;
+    for (let lo = 0, hi = 0; hi < times.length; hi++) {
+      while ((times[hi] as number) - (times[lo] as number) >= 1000) lo++;
+      worst = Math.max(worst, hi - lo + 1);
+    }
+    expect(worst).toBeLessThanOrEqual(5);
+    const achieved = (N - 1) / (((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000);
+    expect(Math.abs(achieved - 5) / 5).toBeLessThan(0.05);
+  });
+});
