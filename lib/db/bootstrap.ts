@@ -1,4 +1,4 @@
-import { createDb, type Db } from "./client";
+import { closeDb, createDb, type Db } from "./client";
 import { migrationStatus } from "./migration-files";
 import { resolveDatabase } from "./resolve";
 
@@ -36,6 +36,9 @@ export async function bootstrap(opts: {
     stop: async () => {
       await db.prisma.$disconnect().catch(() => {});
       await db.pool.end().catch(() => {});
+      // The process-wide pool too (auth and audit helpers open it through getDb()): left open, its idle
+      // connections were cut by the embedded server's shutdown and each printed "[db] idle client error".
+      await closeDb().catch(() => {});
       await handle.stop();
     },
   };

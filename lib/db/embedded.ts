@@ -134,7 +134,9 @@ export async function startEmbeddedPostgres(opts: {
     // PostgreSQL refuses to run as root: as root, run it as the `postgres` OS user (created if missing).
     createPostgresUser: isRoot,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "shared_buffers=128MB"],
+    // log_min_error_statement: an expected error (ingest's COPY meeting a stored key, then its fallback) is one
+    // log line, not the statement with it.
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "shared_buffers=128MB", "-c", "log_min_error_statement=panic"],
     onLog: (m) => log(m.trim()),
     onError: (e) => log(`embedded postgres: ${e instanceof Error ? e.message : String(e)}`),
   });
