@@ -15,6 +15,9 @@ import type { BulkBody, BulkJob } from "./schemas";
 // done, and a job whose runner died (its heartbeat went stale) resumes after the last committed page.
 
 /** A runner that has not reported for this long is presumed dead; the next poll resumes its job. */
+/** The skipped reason for records that matched when the job was created and had left the filter when it got there. */
+export const LEFT_FILTER = "changed meanwhile: no longer matches the filter";
+
 export const STALE_AFTER_MS = 30_000;
 
 interface JobRow {
@@ -159,10 +162,14 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
         }
         const ctx: BulkContext = { actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role }, requestId: r.request_id, now };
         const page = await decidePage(client, { action: r.action, reason: r.reason, filter: ListFilterSchema.parse(r.filter), ids: null }, r.cursor, r.ceiling, ctx);
-        const skipped = Object.values(page.skippedReasons).reduce((a, b) => a + b, 0);
         const finished = page.rows.length < PAGE;
+        // Records matched at creation that no longer match (someone approved or edited one meanwhile) are never
+        // walked: say so at the end, so "approved 49 of 50" does not leave one unexplained.
+        const gone = finished ? r.matched - (r.processed + page.rows.length) : 0;
+        if (gone > 0) page.skippedReasons[LEFT_FILTER] = (page.skippedReasons[LEFT_FILTER] ?? 0) + gone;
+        const skipped = Object.values(page.skippedReasons).reduce((a, b) => a + b, 0);
         const { rows } = await client.query<JobRow>(
-          `UPDATE bulk_job SET cursor = $2, processed = processed + $3, updated = updated + $4, skipped = skipped + $5,
+          `UPDATE bulk_job SET cursor = $2, processed = processed + $3 + $10, updated = updated + $4, skipped = skipped + $5,
              skipped_reasons = (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM (
                SELECT k, sum(v::int) AS v FROM (SELECT * FROM jsonb_each_text(skipped_reasons) UNION ALL SELECT * FROM jsonb_each_text($6::jsonb)) e(k, v)
                GROUP BY k) s),
@@ -173,7 +180,7 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
              finished_at = CASE WHEN $7::boolean THEN $8::timestamptz ELSE NULL END, heartbeat_at = $8, updated_at = $8
            WHERE id = $1 RETURNING ${COLUMNS}`,
           [id, page.rows.at(-1)?.id ?? r.cursor, page.rows.length, page.updated, skipped, JSON.stringify(page.skippedReasons), finished, now,
-            JSON.stringify(page.warnings)],
+            JSON.stringify(page.warnings), Math.max(0, gone)],
         );
         return { job: rows[0]!, done: finished };
       });

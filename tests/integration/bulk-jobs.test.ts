@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { closeDb, type Db } from "../../lib/db/client";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/approvable";
 import { PAGE } from "../../lib/dead-letters/bulk";
-import { cancelBulkJob, createBulkJob, getBulkJob, needsRunner, pollBulkJob, runBulkJob, STALE_AFTER_MS } from "../../lib/dead-letters/bulk-jobs";
+import { cancelBulkJob, createBulkJob, getBulkJob, LEFT_FILTER, needsRunner, pollBulkJob, runBulkJob, STALE_AFTER_MS } from "../../lib/dead-letters/bulk-jobs";
 import { maintenanceRound, resumedJobsSettled } from "../../lib/forensics/maintenance";
 import type { BulkContext } from "../../lib/dead-letters/bulk";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -90,6 +90,14 @@ describe("bulk jobs", () => {
     const done = await runBulkJob(db.pool, job.id, { now });
     expect(done).toMatchObject({ status: "completed", processed: 10, updated: 10 });
     expect(await statuses("gates")).toEqual({ quarantined: 10, pending: 3 });
+  });
+
+  it("says how many records left the filter before the job reached them", async () => {
+    await insert(10, "gates");
+    const job = await createBulkJob(db.pool, { action: "approve", filter: { source: ["gates"], status: ["pending"] }, expectedCount: 10 }, ctx);
+    await db.pool.query("UPDATE dead_letter SET status = 'quarantined' WHERE id IN (SELECT id FROM dead_letter ORDER BY id LIMIT 2)"); // someone else, meanwhile
+    const done = await runBulkJob(db.pool, job.id, { now });
+    expect(done).toMatchObject({ status: "completed", matched: 10, processed: 10, updated: 8, skipped: 2, skippedReasons: { [LEFT_FILTER]: 2 } });
   });
 
   it("stops between pages when cancelled; what was applied stays applied", async () => {
