@@ -83,10 +83,11 @@ export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?
 }
 
 /** Resolution notices, one try each. */
-export async function deliverResolved(notices: AlertNotice[], opts: { defaultUrl?: string | null; post?: Poster } = {}): Promise<void> {
+export async function deliverResolved(notices: AlertNotice[], opts: { defaultUrl?: string | null; post?: Poster } = {}): Promise<number> {
   const post = opts.post ?? fetchPoster;
-  await Promise.all(notices.map(async (n) => {
+  const answers = await Promise.all(notices.map(async (n) => {
     const url = n.webhookUrl ?? opts.defaultUrl;
-    if (url) await post(url, webhookBody("alert.resolved", n)).catch(() => undefined);
+    return url ? post(url, webhookBody("alert.resolved", n)).then((r) => r.ok, () => false) : false;
   }));
+  return answers.filter(Boolean).length;
 }
