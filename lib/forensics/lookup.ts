@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/where";
+import { maskIdentifier } from "../masking/identifiers";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import { placeBox, placeBranches, placeClause, type Place } from "./place";
@@ -51,9 +52,9 @@ function toRecord(r: Row, mask: MaskRules | null): LookupRecord {
     kind: r.kind,
     source: r.source,
     idempotencyKey: r.idempotency_key,
-    eventId: r.event_id,
-    deviceId: r.device_id,
-    sourceMessageId: r.source_message_id,
+    eventId: maskIdentifier(r.event_id, "event_id", mask),
+    deviceId: maskIdentifier(r.device_id, "device_id", mask),
+    sourceMessageId: maskIdentifier(r.source_message_id, "source_message_id", mask),
     reason: mask ? maskFreeText(r.reason, mask) : r.reason,
     reasonGroup: mask ? maskFreeText(r.reason_group, mask) : r.reason_group,
     failureClass: r.failure_class,

@@ -1,4 +1,5 @@
 import type { DeadLetterDetail } from "../dead-letters/schemas";
+import { maskEntityKey, maskIdentifier } from "./identifiers";
 import { maskFreeText, maskJson, maskText } from "./mask";
 import type { MaskRules } from "./rules";
 
@@ -15,6 +16,10 @@ export function maskDetail(d: DeadLetterDetail, rules: MaskRules | null): DeadLe
     ...d,
     reason: maskFreeText(d.reason, rules),
     reasonGroup: maskFreeText(d.reasonGroup, rules),
+    eventId: maskIdentifier(d.eventId, "event_id", rules),
+    deviceId: maskIdentifier(d.deviceId, "device_id", rules),
+    sourceMessageId: maskIdentifier(d.sourceMessageId, "source_message_id", rules),
+    entityKey: maskEntityKey(d.entityKey, d.kind, rules),
     classReason: d.classReason === null ? null : maskFreeText(d.classReason, rules),
     firstFailureReason: maskFreeText(d.firstFailureReason, rules),
     payload: d.payload === null ? null : maskJson(d.payload, rules, inPayload),

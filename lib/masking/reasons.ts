@@ -1,5 +1,6 @@
 import type { DeadLetterSummary, ListPage } from "../dead-letters/list";
 import type { Facets } from "../dead-letters/schemas";
+import { maskIdentifier } from "./identifiers";
 import { maskFreeText } from "./mask";
 import type { MaskRules } from "./rules";
 
@@ -20,9 +21,12 @@ export function maskOptionalReason(text: string | null, rules: MaskRules | null)
   return text === null ? null : maskReason(text, rules);
 }
 
-type HasReasons = Pick<DeadLetterSummary, "reason" | "reasonGroup" | "classReason">;
+type HasReasons = Pick<DeadLetterSummary, "reason" | "reasonGroup" | "classReason"> & Partial<Pick<DeadLetterSummary, "eventId" | "deviceId">>;
 
-/** A list row (or anything shaped like one) with its reason, reason group and class reason masked. */
+/**
+ * A list row (or anything shaped like one) with its reason, reason group and class reason masked, and its
+ * identifier copies where the key globs name them (identifiers.ts).
+ */
 export function maskSummary<T extends HasReasons>(row: T, rules: MaskRules | null): T {
   if (!rules) return row;
   return {
@@ -30,6 +34,8 @@ export function maskSummary<T extends HasReasons>(row: T, rules: MaskRules | nul
     reason: maskFreeText(row.reason, rules),
     reasonGroup: maskFreeText(row.reasonGroup, rules),
     classReason: maskOptionalReason(row.classReason, rules),
+    ...(row.eventId !== undefined ? { eventId: maskIdentifier(row.eventId, "event_id", rules) } : {}),
+    ...(row.deviceId !== undefined ? { deviceId: maskIdentifier(row.deviceId, "device_id", rules) } : {}),
   };
 }
 

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import type { Role } from "../../lib/auth/permissions";
+import { getDeadLetter } from "../../lib/dead-letters/detail";
+import { ListQuerySchema } from "../../lib/dead-letters/filters";
+import { listDeadLetters } from "../../lib/dead-letters/list";
+import { csvLine } from "../../lib/forensics/export/format";
+import { lookup } from "../../lib/forensics/lookup";
+import { LookupQuerySchema } from "../../lib/forensics/schemas";
+import { maskDetail } from "../../lib/masking/detail";
+import { maskListPage } from "../../lib/masking/reasons";
+import { maskRules } from "../../lib/masking/rules";
 import { ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -122,5 +131,23 @@ describe("free-text reasons are masked on the server", () => {
     const clear = await call("auditor", exp, "/api/export?format=csv&unmask=1");
     expect(clear.text).toContain(`card_number: ${PAN} is not allowed`);
     expect(clear.text).toContain("owner check failed for card 4111 1111 1111 1111");
+  });
+});
+
+describe("identifier copies under custom key globs", () => {
+  it("masks deviceId (and a tap's entity key) in the detail, list, lookup and CSV when REDRIVE_MASK_KEYS names device_id", async () => {
+    const rules = maskRules(["device*"]);
+    const [id] = await ingest(db, [JSON.stringify({ kind: "afc", source: "mask-ids", raw_payload: { event_id: "mi-1", device_id: "gate-secret-9", fare_amount_cents: 250, tap_timestamp: "2026-11-05T08:00:00Z", z: 1 }, failure_reason: "z: Unrecognized key" })]);
+    const detail = maskDetail((await getDeadLetter(db.pool, id!))!, rules);
+    expect(detail).toMatchObject({ deviceId: "•••", entityKey: "•••", eventId: "mi-1" });
+    expect(JSON.stringify(detail)).not.toContain("gate-secret-9");
+    const page = maskListPage(await listDeadLetters(db.pool, ListQuerySchema.parse({ source: "mask-ids" })), rules);
+    expect(page.items.map((r) => [r.deviceId, r.eventId])).toEqual([["•••", "mi-1"]]);
+    const found = await lookup(db.pool, LookupQuerySchema.parse({ q: "gate-secret-9" }), rules);
+    expect(found.records.map((r) => r.deviceId)).toEqual(["•••"]);
+    const { rows } = await db.pool.query(`SELECT d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
+      d.observed_at, d.first_seen_at, d.status, d.failure_class, d.class_reason, d.reason_group, d.reason, d.first_failure_reason, d.replay_count,
+      d.failure_count, NULL AS outcome, d.payload::text AS payload FROM dead_letter d WHERE d.id = $1`, [id]);
+    expect(csvLine(rows[0], rules)).not.toContain("gate-secret-9");
   });
 });

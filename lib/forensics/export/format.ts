@@ -1,3 +1,4 @@
+import { maskEntityKey, maskIdentifier } from "../../masking/identifiers";
 import { maskFreeText, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { receivedGeometry } from "../../spatial/received";
@@ -116,7 +117,8 @@ export function csvHeader(): string {
 
 export function csvLine(r: CsvRow, mask: MaskRules | null): string {
   const cells: (string | number | null)[] = [
-    r.id, r.kind, r.source, r.idempotency_key, r.event_id, r.device_id, r.source_message_id, r.entity_key,
+    r.id, r.kind, r.source, r.idempotency_key, maskIdentifier(r.event_id, "event_id", mask), maskIdentifier(r.device_id, "device_id", mask),
+    maskIdentifier(r.source_message_id, "source_message_id", mask), maskEntityKey(r.entity_key, r.kind, mask),
     r.observed_at, r.first_seen_at, r.status, r.failure_class, r.class_reason === null ? null : free(r.class_reason, mask), free(r.reason_group, mask),
     free(r.reason, mask), free(r.first_failure_reason, mask), r.replay_count, r.failure_count, r.outcome,
     r.payload === null ? null : masked(r.payload, mask),
