@@ -1,3 +1,4 @@
+import { freshenStatistics } from "../db/stats";
 import type pg from "pg";
 import { AppError } from "../api/errors";
 import { appendAudit } from "../audit/append";
@@ -19,9 +20,13 @@ export const MAX_BATCH_RECORDS = 1_000_000;
 /** Serialises batch creation, so two batches created at the same moment cannot take the same record. */
 const CREATE_LOCK = 0x5245_4432; // "RED2"
 
+// Whether a record is in an active batch. Its plan depends on the statistics (a hash anti-join when they are
+// right; a nested loop over a whole batch's items per record when they say "1 approved record": 169 s for 48k),
+// so previews and creation freshen them first (lib/db/stats.ts). The item status is compared as text so the
+// batch-keyed partial indexes are never the inner side of that loop.
 const BUSY = `EXISTS (SELECT 1 FROM replay_item ri JOIN replay_batch rb ON rb.id = ri.batch_id
   WHERE ri.dead_letter_id = d.id AND rb.status IN ('draft', 'approved', 'running', 'paused')
-    AND ri.status IN ('pending', 'running', 'retry'))`;
+    AND ri.status::text IN ('pending', 'running', 'retry'))`;
 const ELIGIBLE = `d.status = 'approved' AND d.idempotency_key IS NOT NULL AND NOT ${BUSY}`;
 
 function selectionWhere(sel: Selection, values: unknown[]): string {
@@ -75,6 +80,7 @@ async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): 
 
 export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<BatchPreview> {
   checkFilterStatus(sel);
+  await freshenStatistics(db, ["dead_letter", "replay_item", "replay_batch"]);
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
   const { rows } = await db.query<{
@@ -122,6 +128,7 @@ const TAP_CHECK_LIMIT = 20_000;
  */
 export async function tapSchemaFailures(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<{ failing: number; checked: number; complete: boolean }> {
   checkFilterStatus(sel);
+  await freshenStatistics(db, ["dead_letter", "replay_item", "replay_batch"]);
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
   values.push(TAP_CHECK_LIMIT + 1);
