@@ -18,6 +18,7 @@ export function actingUser(principal: Principal | null): ActingUser {
 export function batchActionRoute(action: BatchAction): RouteHandler {
   return defineRoute({ access: { permission: ACTION_PERMISSION[action] }, params: BatchIdParams }, async ({ params, principal, now, requestId }) => {
     const pool = getDb().pool;
+    // A cancel's waiting items are marked after this answer (control.ts); the view counts them cancelled already.
     await applyBatchAction(pool, params.id, action, actingUser(principal), { now, requestId });
     return getBatch(pool, params.id, now);
   });

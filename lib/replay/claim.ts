@@ -241,3 +241,13 @@ export async function runningBatchesToComplete(pool: pg.Pool): Promise<string[]>
   );
   return rows.map((r) => r.id);
 }
+
+/** Cancelled or failed batches that still have waiting items (their canceller stopped before marking them). */
+export async function endedBatchesWithWaitingItems(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT b.id::text AS id FROM replay_batch b
+     WHERE b.status IN ('cancelled', 'failed')
+       AND EXISTS (SELECT 1 FROM replay_item i WHERE i.batch_id = b.id AND i.status IN ('pending', 'retry'))`,
+  );
+  return rows.map((r) => r.id);
+}

@@ -3,6 +3,7 @@ import { AppError } from "../api/errors";
 import { appendAudit, type Actor } from "../audit/append";
 import { assertFourEyes } from "../auth/four-eyes";
 import { inTransaction } from "../db/transaction";
+import { errorMessage } from "./db-errors";
 import { allowedFrom, nextStatus, type BatchAction } from "./state";
 import type { BatchStatus } from "./schemas";
 
@@ -30,7 +31,7 @@ export async function applyBatchAction(
   action: BatchAction,
   user: ActingUser,
   ctx: { now: Date; requestId?: string | null },
-): Promise<{ status: BatchStatus; cancelledItems: number }> {
+): Promise<{ status: BatchStatus; cancelledItems: number; itemsCancelled: Promise<number> }> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<LockedBatch>(
       `SELECT status::text AS status, created_by_id FROM replay_batch WHERE id = $1 FOR UPDATE`,
@@ -45,31 +46,32 @@ export async function applyBatchAction(
         details: { status: batch.status, action },
       });
     }
-    // $1 batch, $2 now, $3 new status, $4 items cancelled, $5 the action's own value
+    // $1 batch, $2 now, $3 new status, $4 the action's own value
     const sets: Record<BatchAction, { set: string; value?: string }> = {
-      approve: { set: `approved_by_id = $5, approved_at = $2`, value: user.userId },
+      approve: { set: `approved_by_id = $4, approved_at = $2`, value: user.userId },
       // A fresh schedule: tat from now, failures counted from now.
       start: { set: `started_at = coalesce(started_at, $2), tat = NULL, window_from = $2, status_reason = NULL` },
-      pause: { set: `status_reason = $5`, value: `paused by ${user.email}` },
+      pause: { set: `status_reason = $4`, value: `paused by ${user.email}` },
       resume: { set: `tat = NULL, window_from = $2, status_reason = NULL` },
-      cancel: { set: `finished_at = $2, status_reason = $5`, value: `cancelled by ${user.email}` },
+      cancel: { set: `finished_at = $2, status_reason = $4`, value: `cancelled by ${user.email}` },
     };
     let cancelledItems = 0;
     if (action === "cancel") {
-      // Items waiting in the queue end here; claimed ones are finished by their workers (delivered ones keep
-      // their outcome, undelivered ones become cancelled) or, if their worker died, by the sweeper.
-      const r = await client.query(
-        `UPDATE replay_item SET status = 'cancelled', finished_at = $2, last_error = 'batch cancelled'
-         WHERE batch_id = $1 AND status IN ('pending', 'retry')`,
-        [batchId, ctx.now],
+      // The batch's status is the cancel: no worker claims or delivers anything of it from this commit on.
+      // Its waiting items are marked afterwards, in chunks (cancelWaitingItems): marking 20k in this
+      // transaction kept the supervisor waiting 2 s for the answer. Claimed ones are finished by their workers
+      // (delivered ones keep their outcome, undelivered ones become cancelled), or by the sweeper.
+      const r = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM replay_item WHERE batch_id = $1 AND status IN ('pending', 'retry')`,
+        [batchId],
       );
-      cancelledItems = r.rowCount ?? 0;
+      cancelledItems = r.rows[0]?.n ?? 0;
     }
     const { set, value } = sets[action];
     await client.query(
-      `UPDATE replay_batch SET status = $3::"ReplayBatchStatus", updated_at = $2, cancelled_count = cancelled_count + $4, ${set}
+      `UPDATE replay_batch SET status = $3::"ReplayBatchStatus", updated_at = $2, ${set}
        WHERE id = $1`,
-      value === undefined ? [batchId, ctx.now, to, cancelledItems] : [batchId, ctx.now, to, cancelledItems, value],
+      value === undefined ? [batchId, ctx.now, to] : [batchId, ctx.now, to, value],
     );
     await appendAudit(client, [{
       actorId: user.userId, actorEmail: user.email, actorRole: user.role, requestId: ctx.requestId ?? null,
@@ -77,7 +79,48 @@ export async function applyBatchAction(
       before: { status: batch.status }, after: { status: to, ...(action === "cancel" ? { cancelledItems } : {}) },
     }], ctx.now);
     return { status: to, cancelledItems };
-  });
+  }).then((r) => ({
+    ...r,
+    // Callers that answer a person do not wait for this (the API); the CLI does. The sweeper finishes what a
+    // process that stopped meanwhile left.
+    itemsCancelled: action === "cancel"
+      ? cancelWaitingItems(pool, batchId, ctx.now).catch((err: unknown) => {
+        console.error(`[replay] batch ${batchId}: waiting items not marked cancelled yet (${errorMessage(err)}); the sweeper will`);
+        return 0;
+      })
+      : Promise.resolve(0),
+  }));
+}
+
+/**
+ * Marks the waiting items (pending, retry) of a cancelled or failed batch cancelled, in chunks so no statement
+ * holds many row locks, counting them on the batch. Returns how many it marked.
+ */
+export async function cancelWaitingItems(pool: pg.Pool, batchId: string, now: Date, chunk = 5_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    // Lock order as everywhere: item rows by id, then the batch row (claim.ts).
+    const { rows } = await pool.query<{ n: number }>(
+      `WITH waiting AS (
+         SELECT i.id FROM replay_item i
+         WHERE i.batch_id = $1 AND i.status IN ('pending', 'retry')
+           AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id = $1 AND b.status IN ('cancelled', 'failed'))
+         ORDER BY i.id LIMIT $3 FOR UPDATE OF i SKIP LOCKED
+       ), marked AS (
+         UPDATE replay_item i SET status = 'cancelled', finished_at = $2,
+           last_error = CASE WHEN (SELECT status FROM replay_batch WHERE id = $1) = 'failed' THEN 'batch failed' ELSE 'batch cancelled' END
+         FROM waiting WHERE i.id = waiting.id
+         RETURNING 1
+       ), counted AS (
+         UPDATE replay_batch SET cancelled_count = cancelled_count + (SELECT count(*) FROM marked) WHERE id = $1 AND EXISTS (SELECT 1 FROM marked)
+       )
+       SELECT count(*)::int AS n FROM marked`,
+      [batchId, now, chunk],
+    );
+    const n = rows[0]?.n ?? 0;
+    total += n;
+    if (n < chunk) return total;
+  }
 }
 
 /** A worker pauses a batch whose sink keeps failing (lib/replay/rules.ts failureVerdict). */

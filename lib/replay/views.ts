@@ -75,6 +75,12 @@ function toView(r: BatchRow, now: Date): BatchView {
   };
   const finished = counts.applied + counts.deduped + counts.dropped + counts.poison + counts.failed + counts.cancelled;
   counts.pending = Math.max(0, r.total - finished);
+  // In a cancelled or failed batch nothing waits any more: its waiting items are being marked cancelled in
+  // chunks after the cancel (control.ts cancelWaitingItems); count them so from the start.
+  if (r.status === "cancelled" || r.status === "failed") {
+    counts.cancelled += counts.pending;
+    counts.pending = 0;
+  }
   // A batch that is not running or paused is held back by nothing: 1, whatever the sink last asked.
   const throttle = r.status === "running" || r.status === "paused" ? effectiveThrottle({ throttle: r.throttle, throttledAt: r.throttled_at }, now) : 1;
   // Over the last RECENT_S seconds, or since the (re)start when that is more recent.

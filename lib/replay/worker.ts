@@ -5,8 +5,8 @@ import type { Db } from "../db/client";
 import type { RepairMethod, RepairPolicy } from "../dead-letters/types";
 import { getGeos, type Geos } from "../spatial/geos";
 import type { BackoffOptions } from "./backoff";
-import { claimItems, completeIfDone, heartbeat, registerWorker, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim";
-import { failBatch, recentSubmissions, selfPause } from "./control";
+import { claimItems, completeIfDone, endedBatchesWithWaitingItems, heartbeat, registerWorker, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim";
+import { cancelWaitingItems, failBatch, recentSubmissions, selfPause } from "./control";
 import { errorMessage, isTransientDbError } from "./db-errors";
 import { claimSizeFor } from "./gcra";
 import type { ClaimedItem } from "./claim";
@@ -246,6 +246,11 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     if (healthySince === null || Date.now() - healthySince < leaseMs) return;
     const swept = await sweepExpired(pool);
     if (swept > 0) log(`returned ${swept} item(s) whose worker stopped renewing its lease`);
+    // Waiting items of batches cancelled while the canceller's process stopped (control.ts marks them after).
+    for (const batchId of await endedBatchesWithWaitingItems(pool)) {
+      const n = await cancelWaitingItems(pool, batchId, clock());
+      if (n > 0) log(`batch ${batchId}: marked ${n} waiting item(s) cancelled`);
+    }
     for (const batchId of await runningBatchesToComplete(pool)) {
       if (await completeIfDone(pool, batchId, actor, clock())) log(`batch ${batchId} completed`);
     }

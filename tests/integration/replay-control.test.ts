@@ -1,10 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { tapSchemaFailures } from "../../lib/replay/batches";
+import { endedBatchesWithWaitingItems } from "../../lib/replay/claim";
+import { cancelWaitingItems } from "../../lib/replay/control";
 import type { BatchView, RateSeries } from "../../lib/replay/schemas";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
 import * as actions from "../replay/action-routes";
-import { afcRecord, approve, batchStatus, ingest, itemCounts, waitFor } from "../replay/fixtures";
+import { afcRecord, approve, batchStatus, bulkApproved, ingest, itemCounts, waitFor } from "../replay/fixtures";
 import { startSinkServer, type SinkServer } from "../replay/sink-server";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -41,6 +43,13 @@ async function taps(prefix: string, n: number, devices = n): Promise<string[]> {
   const ids = await ingest(db, Array.from({ length: n }, (_, i) => afcRecord({ eventId: `${prefix}-${i}`, deviceId: `${prefix}-dev-${i % devices}`, at: i })));
   await approve(db, ids);
   return ids;
+}
+
+/** `n` approved records generated in SQL (the pipeline would take a while for thousands); their ids. */
+async function bulkIds(prefix: string, n: number): Promise<string[]> {
+  await bulkApproved(db.pool, { count: n, prefix, kind: "afc", source: prefix });
+  const { rows } = await db.pool.query<{ id: string }>("SELECT id::text AS id FROM dead_letter WHERE source = $1 ORDER BY dead_letter.id", [prefix]);
+  return rows.map((r) => r.id);
 }
 
 describe("creating and approving a batch", () => {
@@ -170,5 +179,28 @@ describe("pause, resume and cancel while workers submit", () => {
     expect(worst).toBeLessThanOrEqual(33);
     const series = await actions.rate(tokenAnalyst, id);
     expect((series.body as RateSeries).points.reduce((s, p) => s + p.count, 0)).toBe(120);
+  });
+});
+
+describe("cancelling a batch with many waiting items", () => {
+  it("answers at once, counting them cancelled; they are marked after the answer, and the sweeper finishes what is left", async () => {
+    const ids = await bulkIds("many", 3000);
+    const created = await actions.create(tokenA, { ids, sink: { type: "ledger" }, ratePerSecond: 10 });
+    const id = (created.body as { id: string }).id;
+    expect((await actions.act(tokenB, id, "approve")).status).toBe(200);
+    const cancel = await actions.act(tokenA, id, "cancel");
+    expect(cancel.body).toMatchObject({ status: "cancelled", counts: { pending: 0, cancelled: 3000 } });
+    await waitFor("items marked", async () => ((await itemCounts(db.pool, id)).cancelled ?? 0) === 3000, 10_000);
+    const batch = await db.pool.query("SELECT cancelled_count FROM replay_batch WHERE id = $1", [id]);
+    expect(batch.rows[0].cancelled_count).toBe(3000);
+
+    // A canceller that stopped before marking its items: the sweeper's query finds the batch, and marking ends it.
+    const again = await actions.create(tokenA, { ids: ids.slice(0, 10), sink: { type: "ledger" }, ratePerSecond: 10 });
+    const second = (again.body as { id: string }).id;
+    await db.pool.query("UPDATE replay_batch SET status = 'cancelled' WHERE id = $1", [second]);
+    expect(await endedBatchesWithWaitingItems(db.pool)).toEqual([second]);
+    expect(await cancelWaitingItems(db.pool, second, new Date(), 4)).toBe(10);
+    expect(await endedBatchesWithWaitingItems(db.pool)).toEqual([]);
+    expect(await itemCounts(db.pool, second)).toEqual({ cancelled: 10 });
   });
 });

@@ -175,6 +175,7 @@ export function registerReplayCommands(program: Command): void {
         await withDb(async (db) => {
           const user = await actingAs(db, o.as, ACTION_PERMISSION[action as BatchAction]);
           const r = await applyBatchAction(db.pool, batchId.data, action, user, { now: new Date() });
+          await r.itemsCancelled; // before the pool closes
           say(`batch ${id}: ${r.status}${r.cancelledItems ? ` (${r.cancelledItems} waiting items cancelled)` : ""}`);
           if (o.json) print(await getBatch(db.pool, batchId.data, new Date()), true);
         });
