@@ -90,7 +90,10 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
         <div role="status" aria-live="polite" className="flex items-center gap-2 rounded border border-slate-300 bg-white px-3 py-1.5">
           <span>
             Exporting {progress.format.toUpperCase()}: {lines.toLocaleString("en")}
-            {progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} {progress.format === "geojson" ? "features" : "records"},{" "}
+            {/* GeoJSON counts features, one to three per record (original, edited, repaired): not "of" the records */}
+            {progress.format === "geojson"
+              ? ` features${progress.estimate !== null ? ` (from about ${progress.estimate.toLocaleString("en")} records)` : ""}`
+              : `${progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} records`},{" "}
             {fmtBytes(progress.bytes)}
           </span>
           <Button size="sm" variant="ghost" onClick={() => abort.current?.abort()}>Cancel</Button>
