@@ -64,6 +64,8 @@ export function useBatchAction(id: string) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (action: BatchAction) => fetchJson<BatchView>(`/api/replays/${id}/${action}`, { method: "POST" }),
+    // A poll in flight when the action answers would overwrite its answer with the state from before.
+    onMutate: () => qc.cancelQueries({ queryKey: replayKeys.detail(id) }),
     onSuccess: (batch, action) => {
       qc.setQueryData(replayKeys.detail(id), batch);
       toast.success(`Batch ${id}: ${action} → ${batch.status}`);
