@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { Suspense, use, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { REPAIR_METHODS, REPAIR_POLICIES, type BatchPreview, type CreateBatchRequest } from "@/lib/replay/schemas";
 import { CreateBatchBody } from "@/lib/replay/schemas";
@@ -30,11 +30,25 @@ function parseHeaders(text: string): { headers: Record<string, string> | undefin
   return { headers: entries.length ? Object.fromEntries(entries) : undefined, problems };
 }
 
+type TapFailures = { failing: number; checked: number; complete: boolean };
+
+function TapFailureNotice({ result }: { result: Promise<TapFailures | null> }) {
+  const taps = use(result);
+  if (!taps || taps.failing === 0) return null;
+  return (
+    <p role="status" data-testid="tap-failures" className="text-amber-800">
+      {taps.complete ? fmt(taps.failing) : `At least ${fmt(taps.failing)}`} of these AFC taps still fail the tap schema
+      {taps.complete ? "" : ` (of the first ${fmt(taps.checked)} checked)`}: the replay will drop them. Edit them first, or leave them out.
+    </p>
+  );
+}
+
 export function CreateBatchForm({ selection, preview, tapFailures }: {
   selection: SelectionInput;
   preview: BatchPreview;
   /** AFC taps in the batch that still fail their schema: the replay will drop them (lib/replay/batches.ts) */
-  tapFailures?: { failing: number; checked: number; complete: boolean };
+  /** streamed: validating thousands of taps takes a second or two, the rest of the page need not wait */
+  tapFailures?: Promise<TapFailures | null>;
 }) {
   const router = useRouter();
   const create = useCreateBatch();
@@ -97,11 +111,10 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
             </p>
           </>
         )}
-        {tapFailures && tapFailures.failing > 0 && (
-          <p role="status" data-testid="tap-failures" className="text-amber-800">
-            {tapFailures.complete ? fmt(tapFailures.failing) : `At least ${fmt(tapFailures.failing)}`} of these AFC taps still fail the tap schema
-            {tapFailures.complete ? "" : ` (of the first ${fmt(tapFailures.checked)} checked)`}: the replay will drop them. Edit them first, or leave them out.
-          </p>
+        {tapFailures && (
+          <Suspense fallback={<p className="text-xs text-slate-500">Checking the AFC taps against the tap schema…</p>}>
+            <TapFailureNotice result={tapFailures} />
+          </Suspense>
         )}
         {skipped.length > 0 && <p className="text-amber-800">Left out: {skipped.map(([k, n]) => `${fmt(n)} ${k === "notApproved" ? "not approved" : k === "inActiveBatch" ? "already in an active batch" : "without an idempotency key"}`).join(", ")}.</p>}
         {preview.sample.length > 0 && (

@@ -45,9 +45,11 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
     input = { filter: Object.fromEntries(Object.entries(filterRaw).filter(([k]) => k in ListFilterSchema.shape)) };
   }
   let preview;
-  let taps;
+  // Streamed to the form (Suspense): the count, order and estimate show without waiting for thousands of taps
+  // to be validated. A failure only leaves the notice out.
+  const taps = tapSchemaFailures(getDb().pool, selection).catch(() => null);
   try {
-    [preview, taps] = await Promise.all([previewBatch(getDb().pool, selection), tapSchemaFailures(getDb().pool, selection)]);
+    preview = await previewBatch(getDb().pool, selection);
     // The preview leaves out what cannot be replayed; the form submits the same (the API would refuse the rest).
     if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, input.ids) };
   } catch (err) {
