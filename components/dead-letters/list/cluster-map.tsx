@@ -91,7 +91,11 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
       const key = String(f.properties.cluster_id ?? f.id ?? `${f.geometry.coordinates.join(",")}`);
       if (seen.has(key)) continue;
       seen.add(key);
-      const p = m.project(f.geometry.coordinates as [number, number]);
+      // Rendered features come back with longitudes in [-180, 180], but near the antimeridian the circle is drawn
+      // on the world copy beside the view's centre: label that copy, not one off-screen.
+      const [lng, lat] = f.geometry.coordinates as [number, number];
+      const centre = m.getCenter().lng;
+      const p = m.project([lng + 360 * Math.round((centre - lng) / 360), lat]);
       next.push({ key, x: p.x, y: p.y, text: total >= 10_000 ? `${Math.round(total / 1000)}k` : total >= 1000 ? `${(total / 1000).toFixed(1)}k` : String(total) });
     }
     setLabels(next);
