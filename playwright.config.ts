@@ -1,6 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 
-// End-to-end tests run against the production build (`next start`) in Debian's Chromium; never a downloaded
+// End-to-end tests run against the production build (scripts/serve.ts, as `npm start` serves it) in Debian's Chromium; never a downloaded
 // browser. scripts/e2e.ts prepares a fresh seeded database and the build, then runs `playwright test`.
 const port = Number(process.env.E2E_PORT ?? 3100);
 

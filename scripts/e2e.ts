@@ -1,5 +1,5 @@
 // `npm run test:e2e`: a fresh, migrated, seeded database, a production build that is up to date with the
-// sources, then Playwright against `next start` in Debian's Chromium. Extra arguments go to Playwright.
+// sources, then Playwright against the production server (scripts/serve.ts) in Debian's Chromium. Extra arguments go to Playwright.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import pg from "pg";

@@ -16,8 +16,14 @@ const app = next({ dev: false, dir: process.cwd(), port: env.PORT });
 const handle = app.getRequestHandler();
 await app.prepare();
 
+let warned = false;
 const server = createServer((req, res) => {
-  sanitizeForwarding(req.headers, req.socket.remoteAddress, trusted);
+  if (sanitizeForwarding(req.headers, req.socket.remoteAddress, trusted) && !warned) {
+    // Once: behind a proxy nobody listed, every client counts as the proxy (one sign-in limit for all) and an
+    // https proxy's X-Forwarded-Proto is ignored, which fails the sign-in's Origin check.
+    warned = true;
+    console.warn(`[redrive] ignored forwarding headers from ${req.socket.remoteAddress ?? "an unknown peer"}: behind a reverse proxy, set REDRIVE_TRUSTED_PROXIES to its address`);
+  }
   void handle(req, res);
 });
 server.listen(env.PORT, () => console.log(`✓ Ready on http://localhost:${env.PORT}`));

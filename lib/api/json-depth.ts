@@ -26,7 +26,8 @@ export function nestsDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): b
  * thousand levels before nestsDeeperThan can look, which is the same "too deep", not a parser's internals.
  */
 export function isTooDeep(error: unknown): boolean {
-  return error instanceof RangeError;
+  // V8's stack overflow; another RangeError (a string too long to build) is not about nesting.
+  return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
 export function parseProblem(error: unknown): string {

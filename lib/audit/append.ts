@@ -91,8 +91,10 @@ export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | P
   // COPY with ids taken here, under the chain's lock, so ascending ids are the chain's order: COPY has no
   // RETURNING, and an INSERT from one JSON document parsed a batch's ~400 kB ingest event four times over (the
   // ::json cast, json_array_elements, json_to_record, jsonb) where COPY parses it once.
+  // The chain continues from its head (audit_head), not from whatever event is last now: events deleted from
+  // the end then leave the next event pointing at a hash nobody has, which verify reports.
   const head = await client.query<{ hash: string | null; ids: string[] }>(
-    `SELECT (SELECT hash FROM audit_event ORDER BY id DESC LIMIT 1) AS hash,
+    `SELECT (SELECT last_hash FROM audit_head WHERE id = 1) AS hash,
        ARRAY(SELECT nextval('audit_event_id_seq')::text FROM generate_series(1, $1)) AS ids`,
     [events.length],
   );

@@ -8,9 +8,18 @@ import type pg from "pg";
 
 const ANALYZABLE = new Set(["dead_letter", "replay_item", "replay_batch"]);
 
-/** Runs ANALYZE on those of `tables` whose statistics are missing or stale. Returns the tables analyzed. */
-export async function freshenStatistics(db: pg.Pool | pg.PoolClient, tables: string[]): Promise<string[]> {
-  const names = tables.filter((t) => ANALYZABLE.has(t));
+/** At most one ANALYZE per table and process this often: a running drain changes replay_item faster than 10%. */
+const MIN_INTERVAL_MS = 60_000;
+const lastRun = new Map<string, number>();
+
+/**
+ * Runs ANALYZE on those of `tables` whose statistics are missing or stale. Returns the tables analyzed. Call it
+ * outside a transaction (an ANALYZE inside one keeps its lock until the commit); SKIP_LOCKED passes over a table
+ * another ANALYZE (or autovacuum) is working on.
+ */
+export async function freshenStatistics(db: pg.Pool | pg.PoolClient, tables: string[], nowMs = Date.now()): Promise<string[]> {
+  const names = tables.filter((t) => ANALYZABLE.has(t) && nowMs - (lastRun.get(t) ?? -Infinity) >= MIN_INTERVAL_MS);
+  if (names.length === 0) return [];
   const { rows } = await db.query<{ relname: string }>(
     `SELECT relname FROM pg_stat_user_tables
      WHERE schemaname = current_schema() AND relname = ANY($1::text[])
@@ -18,6 +27,10 @@ export async function freshenStatistics(db: pg.Pool | pg.PoolClient, tables: str
     [names],
   );
   // Names come from the allow-list above, never from the caller's input.
-  for (const { relname } of rows) if (ANALYZABLE.has(relname)) await db.query(`ANALYZE "${relname}"`);
+  for (const { relname } of rows) {
+    if (!ANALYZABLE.has(relname)) continue;
+    lastRun.set(relname, nowMs);
+    await db.query(`ANALYZE (SKIP_LOCKED) "${relname}"`);
+  }
   return rows.map((r) => r.relname);
 }

@@ -15,10 +15,10 @@ import type { BulkBody, BulkJob } from "./schemas";
 // done, and a job whose runner died (its heartbeat went stale) resumes after the last committed page.
 
 /** A runner that has not reported for this long is presumed dead; the next poll resumes its job. */
+export const STALE_AFTER_MS = 30_000;
+
 /** The skipped reason for records that matched when the job was created and had left the filter when it got there. */
 export const LEFT_FILTER = "changed meanwhile: no longer matches the filter";
-
-export const STALE_AFTER_MS = 30_000;
 
 interface JobRow {
   id: string;

@@ -22,7 +22,7 @@ const CREATE_LOCK = 0x5245_4432; // "RED2"
 
 // Whether a record is in an active batch. Its plan depends on the statistics (a hash anti-join when they are
 // right; a nested loop over a whole batch's items per record when they say "1 approved record": 169 s for 48k),
-// so previews and creation freshen them first (lib/db/stats.ts). The item status is compared as text so the
+// so previews and creation freshen them first (freshenReplayStatistics). The item status is compared as text so the
 // batch-keyed partial indexes are never the inner side of that loop.
 const BUSY = `EXISTS (SELECT 1 FROM replay_item ri JOIN replay_batch rb ON rb.id = ri.batch_id
   WHERE ri.dead_letter_id = d.id AND rb.status IN ('draft', 'approved', 'running', 'paused')
@@ -78,9 +78,16 @@ async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): 
   }
 }
 
+/**
+ * The statistics the eligibility check's plan depends on (see BUSY), freshened if stale: callers do this once,
+ * outside any transaction, before previewing or creating.
+ */
+export function freshenReplayStatistics(db: pg.Pool): Promise<string[]> {
+  return freshenStatistics(db, ["dead_letter", "replay_item", "replay_batch"]);
+}
+
 export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<BatchPreview> {
   checkFilterStatus(sel);
-  await freshenStatistics(db, ["dead_letter", "replay_item", "replay_batch"]);
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
   const { rows } = await db.query<{
@@ -128,7 +135,6 @@ const TAP_CHECK_LIMIT = 20_000;
  */
 export async function tapSchemaFailures(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<{ failing: number; checked: number; complete: boolean }> {
   checkFilterStatus(sel);
-  await freshenStatistics(db, ["dead_letter", "replay_item", "replay_batch"]);
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
   values.push(TAP_CHECK_LIMIT + 1);
@@ -156,6 +162,7 @@ export async function createBatch(
 ): Promise<CreatedBatch> {
   const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
   checkFilterStatus(selection);
+  await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
     if ("ids" in selection) await refuseIneligibleIds(client, selection.ids);

@@ -172,9 +172,10 @@ export async function heartbeat(
 /**
  * Returns the items of dead workers to the queue, counting the loss against the item; items of a cancelled or
  * failed batch are cancelled instead. An item is taken back when its lease expired AND its worker has not
- * heart-beaten for a whole lease of its own (it beats every third of one, so three beats were missed): a
- * worker that is merely slow keeps its items, so an answer it already holds is recorded instead of the key
- * being sent again. Each worker is judged by its own lease (`--lease-ms`), not by the sweeper's.
+ * heart-beaten for two leases of its own (it beats every third of one): a worker that is merely slow (a
+ * loaded database, a beat stuck behind its lanes' queries) keeps its items, so an answer it already holds is
+ * recorded instead of the key being sent again. Each worker is judged by its own lease (`--lease-ms`), not by
+ * the sweeper's.
  * One statement, at most `limit` items, so a sweep never holds many locks.
  */
 export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
@@ -182,8 +183,8 @@ export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
     `WITH expired AS (
        SELECT i.id FROM replay_item i
        WHERE i.status = 'running' AND i.locked_until < now()
-         -- Alive: beaten within its own lease (it beats every third of one), so a slow beat is not a death.
-         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond')
+         -- Alive: beaten within two of its own leases (it beats every third of one), so a slow beat is not a death.
+         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - 2 * w.lease_ms * interval '1 millisecond')
        ORDER BY i.id LIMIT $1
        FOR UPDATE SKIP LOCKED
      ), swept AS (

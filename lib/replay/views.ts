@@ -53,8 +53,8 @@ interface BatchRow {
 
 /** Submissions in the last RECENT_S seconds give the achieved rate. */
 const RECENT_S = 10;
-// A worker is alive while it has beaten within its own lease (it beats every third of one; the sweeper judges
-// it the same way, claim.ts). Compared with the database's clock, as the heartbeats are written.
+// A worker is alive while it has beaten within two of its own leases (it beats every third of one; the sweeper
+// judges it the same way, claim.ts). Compared with the database's clock, as the heartbeats are written.
 
 const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.status_reason, b.created_by_id, cu.email AS created_by_email,
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
@@ -62,7 +62,7 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at > $1::timestamptz - interval '${RECENT_S} seconds') AS recent,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.status = 'retry') AS retrying,
-    (SELECT count(*)::int FROM worker w WHERE w.heartbeat_at > now() - w.lease_ms * interval '1 millisecond') AS live_workers,
+    (SELECT count(*)::int FROM worker w WHERE w.heartbeat_at > now() - 2 * w.lease_ms * interval '1 millisecond') AS live_workers,
     b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at
   FROM replay_batch b LEFT JOIN "user" cu ON cu.id = b.created_by_id LEFT JOIN "user" au ON au.id = b.approved_by_id`;
 

@@ -7,14 +7,15 @@ const none = parseTrustedProxies(undefined).list;
 describe("sanitizeForwarding", () => {
   it("replaces what a direct client claims with the socket's address", () => {
     const h: IncomingHttpHeaders = { "x-forwarded-for": "10.9.1.1", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", forwarded: "for=1.2.3.4", "x-real-ip": "1.2.3.4", host: "app:3000" };
-    sanitizeForwarding(h, "::ffff:203.0.113.7", none);
+    expect(sanitizeForwarding(h, "::ffff:203.0.113.7", none)).toBe(true); // dropped: worth a warning
     expect(h).toEqual({ "x-forwarded-for": "203.0.113.7", host: "app:3000" });
+    expect(sanitizeForwarding({ host: "app:3000" }, "203.0.113.7", none)).toBe(false); // nothing to drop
   });
 
   it("keeps a trusted proxy's headers and appends the proxy, so the client is the last untrusted hop", () => {
     const { list } = parseTrustedProxies("10.0.0.0/8, fd00::1");
     const h: IncomingHttpHeaders = { "x-forwarded-for": "198.51.100.4", "x-forwarded-proto": "https" };
-    sanitizeForwarding(h, "10.2.3.4", list);
+    expect(sanitizeForwarding(h, "10.2.3.4", list)).toBe(false);
     expect(h).toEqual({ "x-forwarded-for": "198.51.100.4, 10.2.3.4", "x-forwarded-proto": "https" });
     const v6: IncomingHttpHeaders = {};
     sanitizeForwarding(v6, "fd00::1", list);

@@ -40,15 +40,20 @@ function isTrusted(list: BlockList, address: string): boolean {
   return family !== 0 && list.check(address, family === 6 ? "ipv6" : "ipv4");
 }
 
-/** Rewrites `headers` in place for a request that came from `peer` (the socket's remote address). */
-export function sanitizeForwarding(headers: IncomingHttpHeaders, peer: string | undefined, trusted: BlockList): void {
+/**
+ * Rewrites `headers` in place for a request that came from `peer` (the socket's remote address). Returns true
+ * when it dropped forwarding headers from an untrusted peer (a proxy nobody listed, or a client faking them).
+ */
+export function sanitizeForwarding(headers: IncomingHttpHeaders, peer: string | undefined, trusted: BlockList): boolean {
   const from = peer ? plainAddress(peer) : undefined;
   if (from && isTrusted(trusted, from)) {
     const chain = headers["x-forwarded-for"];
     const prior = (Array.isArray(chain) ? chain.join(", ") : chain)?.trim();
     headers["x-forwarded-for"] = prior ? `${prior}, ${from}` : from;
-    return;
+    return false;
   }
+  const dropped = FORWARDING.some((name) => headers[name] !== undefined);
   for (const name of FORWARDING) delete headers[name];
   if (from) headers["x-forwarded-for"] = from;
+  return dropped;
 }

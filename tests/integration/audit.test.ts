@@ -102,6 +102,17 @@ describe("verifying the chain", () => {
         await client.query(`INSERT INTO audit_event SELECT * FROM json_populate_record(NULL::audit_event, $1::json)`, [last.row]);
       }
       expect((await verifyAuditTrail(db.pool)).ok).toBe(true);
+      // Deleted, then another event appended: it chains from the head, so the gap is a broken link, not hidden.
+      await client.query(`ALTER TABLE audit_event DISABLE TRIGGER audit_event_no_update`);
+      await client.query(`DELETE FROM audit_event WHERE id = $1`, [last.id]);
+      await client.query(`ALTER TABLE audit_event ENABLE TRIGGER audit_event_no_update`);
+      try {
+        await inTransaction(db.pool, (c) => appendAudit(c, [{ action: "test.after_cut", targetType: "test" }], new Date()));
+        expect(await verifyAuditTrail(db.pool)).toMatchObject({ ok: false, broken: { problem: expect.stringContaining("does not match the previous event's hash") } });
+      } finally {
+        await client.query(`INSERT INTO audit_event SELECT * FROM json_populate_record(NULL::audit_event, $1::json)`, [last.row]);
+      }
+      expect((await verifyAuditTrail(db.pool)).ok).toBe(true);
       await expect(client.query(`UPDATE audit_head SET last_id = last_id - 1`)).rejects.toThrow(/only moves forward/);
       await expect(client.query(`DELETE FROM audit_head`)).rejects.toThrow(/only moves forward/);
       await expect(client.query(`TRUNCATE audit_head`)).rejects.toThrow(/only moves forward/);

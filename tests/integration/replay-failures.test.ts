@@ -223,7 +223,7 @@ describe("a worker that dies holding items", () => {
     ]);
   });
 
-  it("judges each worker by its own lease: a dead short-lease worker's items come back after its lease, a live one keeps them", async () => {
+  it("judges each worker by its own lease: a dead short-lease worker's items come back after two of its leases, a slow one keeps them", async () => {
     const ids = await taps("own-lease", 2);
     const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 100 });
     await registerWorker(db.pool, { id: "dead-2s", hostname: "h", pid: 1 }, 2000);
@@ -231,10 +231,11 @@ describe("a worker that dies holding items", () => {
     const [a] = await claimItems(db.pool, { batchId: id, workerId: "dead-2s", limit: 1, leaseMs: 2000 });
     const [b] = await claimItems(db.pool, { batchId: id, workerId: "alive-2s", limit: 1, leaseMs: 2000 });
     if (!a || !b) throw new Error("nothing claimed");
-    // Both leases ran out 1 s ago; the dead worker last beat 3 s ago (more than its 2 s lease), the live one 1 s ago.
+    // Both leases ran out; the dead worker last beat 5 s ago (more than two of its 2 s leases, and far less than
+    // two of the sweeper's default 30 s), the slow but live one 3 s ago.
     await db.pool.query(`UPDATE replay_item SET locked_until = now() - interval '1 second' WHERE batch_id = $1`, [id]);
-    await db.pool.query(`UPDATE worker SET heartbeat_at = now() - interval '3 seconds' WHERE id = 'dead-2s'`);
-    await db.pool.query(`UPDATE worker SET heartbeat_at = now() - interval '1 second' WHERE id = 'alive-2s'`);
+    await db.pool.query(`UPDATE worker SET heartbeat_at = now() - interval '5 seconds' WHERE id = 'dead-2s'`);
+    await db.pool.query(`UPDATE worker SET heartbeat_at = now() - interval '3 seconds' WHERE id = 'alive-2s'`);
     expect(await sweepExpired(db.pool)).toBe(1);
     const { rows } = await db.pool.query(`SELECT id::text, status::text, locked_by, lease_losses FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [id]);
     expect(rows).toEqual(expect.arrayContaining([

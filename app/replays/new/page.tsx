@@ -6,7 +6,7 @@ import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/pg-range";
 import { ListFilterSchema } from "@/lib/dead-letters/filters";
-import { eligibleIds, previewBatch, tapSchemaFailures } from "@/lib/replay/batches";
+import { eligibleIds, freshenReplayStatistics, previewBatch, tapSchemaFailures } from "@/lib/replay/batches";
 import type { Selection } from "@/lib/replay/schemas";
 
 export const metadata: Metadata = { title: "New replay batch" };
@@ -47,6 +47,7 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   let preview;
   // Streamed to the form (Suspense): the count, order and estimate show without waiting for thousands of taps
   // to be validated. A failure only leaves the notice out.
+  await freshenReplayStatistics(getDb().pool);
   const taps = tapSchemaFailures(getDb().pool, selection).catch(() => null);
   try {
     preview = await previewBatch(getDb().pool, selection);

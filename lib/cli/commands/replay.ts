@@ -8,7 +8,7 @@ import { bigintIdSchema, isBigintId } from "../../db/pg-range";
 import { can, isRole, type Permission } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
-import { createBatch, previewBatch } from "../../replay/batches";
+import { createBatch, freshenReplayStatistics, previewBatch } from "../../replay/batches";
 import { applyBatchAction, type ActingUser } from "../../replay/control";
 import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, type BatchView } from "../../replay/schemas";
 import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/state";
@@ -147,6 +147,7 @@ export function registerReplayCommands(program: Command): void {
       await withDb(async (db) => {
         const selection = body.ids ? { ids: body.ids } : { filter: body.filter ?? {} };
         if (o.preview) {
+          await freshenReplayStatistics(db.pool);
           const p = await previewBatch(db.pool, selection);
           process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
           say(`${p.count} records, oldest observation first; about ${formatDuration(p.count / body.ratePerSecond)} at ${body.ratePerSecond}/s`);

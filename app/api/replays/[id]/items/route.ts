@@ -3,6 +3,7 @@ import { getDb } from "@/lib/db/client";
 import { BatchIdParams, ItemsQuery } from "@/lib/replay/schemas";
 import { listItems } from "@/lib/replay/views";
 import { configuredMaskRules } from "@/lib/masking/config";
+import { maskEntityKey } from "@/lib/masking/identifiers";
 import { maskOptionalReason } from "@/lib/masking/reasons";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +13,8 @@ export const GET = defineRoute({ access: { permission: "replays:read" }, params:
   // A sink's error may echo the payload it refused (card data included): masked like every other reason.
   const page = await listItems(getDb().pool, params.id, query);
   const rules = configuredMaskRules();
-  return { ...page, items: page.items.map((i) => ({ ...i, lastError: maskOptionalReason(i.lastError, rules) })) };
+  // A tap's entity key is its device_id: masked when the key globs name it (lib/masking/identifiers.ts).
+  return { ...page, items: page.items.map((i) => ({ ...i, entityKey: maskEntityKey(i.entityKey, i.kind, rules), lastError: maskOptionalReason(i.lastError, rules) })) };
 }
 );
 
