@@ -92,7 +92,7 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
             Exporting {progress.format.toUpperCase()}: {lines.toLocaleString("en")}
             {/* GeoJSON counts features, one to three per record (original, edited, repaired): not "of" the records */}
             {progress.format === "geojson"
-              ? ` features${progress.estimate !== null ? ` (from about ${progress.estimate.toLocaleString("en")} records)` : ""}`
+              ? ` feature${lines === 1 ? "" : "s"}${progress.estimate !== null ? ` (from about ${progress.estimate.toLocaleString("en")} records)` : ""}`
               : `${progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} records`},{" "}
             {fmtBytes(progress.bytes)}
           </span>

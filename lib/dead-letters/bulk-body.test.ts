@@ -12,4 +12,11 @@ describe("BulkBodySchema", () => {
     expect(BulkBodySchema.safeParse({ action: "approve", filter: {}, dryRun: true }).success).toBe(true);
     expect(BulkBodySchema.safeParse({ action: "approve", filter: { kind: ["afc"] } }).success).toBe(true);
   });
+
+  it("takes ids as digit strings or numbers, and names a bad one", () => {
+    expect(BulkBodySchema.parse({ action: "approve", ids: ["1", 2] }).ids).toEqual(["1", "2"]);
+    expect(BulkBodySchema.safeParse({ action: "approve", ids: [0] }).success).toBe(false);
+    expect(BulkBodySchema.safeParse({ action: "approve", ids: [1.5] }).success).toBe(false);
+    expect(BulkBodySchema.safeParse({ action: "approve", ids: ["x"] }).error?.issues[0]?.path).toEqual(["ids", 0]);
+  });
 });

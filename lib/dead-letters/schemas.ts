@@ -48,7 +48,8 @@ export const BulkBodySchema = z
   .strictObject({
     action: z.enum(BULK_ACTIONS),
     reason: ReasonSchema.optional(),
-    ids: z.array(IdSchema).min(1).max(MAX_BULK_IDS).optional(),
+    // Numbers too, as POST /api/replays takes them (a script's JSON ids are often numbers).
+    ids: z.array(z.union([IdSchema, z.number().int().positive().max(Number.MAX_SAFE_INTEGER).transform(String)])).min(1).max(MAX_BULK_IDS).optional(),
     filter: FilterBodySchema.optional().describe("every record matching this list filter, applied on the server"),
     expectedCount: z.number().int().min(0).optional().describe("the count the user confirmed; a different count answers 409"),
     dryRun: z.boolean().optional().describe("change nothing: count the matching records (exactly) and say how many would be updated and skipped, and why"),

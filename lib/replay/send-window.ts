@@ -10,6 +10,9 @@ export function windowCap(rate: number): number {
   return Math.max(1, Math.floor(rate * 1.1 + 1e-9));
 }
 
+/** Slack against jitter on the way to the sink: spaced a window + this apart, cap + 1 submissions never arrive in one. */
+export const MARGIN_MS = 10;
+
 export class SendWindow {
   /** the last `cap` submission times, oldest at `next` once full (a ring: O(1) at any rate) */
   private readonly times: number[] = [];
@@ -20,8 +23,9 @@ export class SendWindow {
   /** How long to wait at `now` (ms, performance.now()) before the next submission keeps every window ≤ cap. */
   waitMs(now: number): number {
     if (this.times.length < this.cap) return 0;
-    // A whole window after the cap-th latest: [oldest, oldest + window) then holds cap at most.
-    return Math.max(0, (this.times[this.next] as number) + this.windowMs - now);
+    // A whole window after the cap-th latest, plus a margin for what happens between here and the sink (the
+    // request's own path: arrivals measured at a sink were 1-2 ms closer than the submissions).
+    return Math.max(0, (this.times[this.next] as number) + this.windowMs + MARGIN_MS - now);
   }
 
   record(now: number): void {

@@ -114,6 +114,8 @@ describe("verifying the chain", () => {
       }
       expect((await verifyAuditTrail(db.pool)).ok).toBe(true);
       await expect(client.query(`UPDATE audit_head SET last_id = last_id - 1`)).rejects.toThrow(/only moves forward/);
+      await expect(client.query(`UPDATE audit_head SET last_hash = 'x'`)).rejects.toThrow(/only moves forward/);
+      await expect(client.query(`INSERT INTO audit_head (id, last_id, last_hash) VALUES (2, 0, 'x')`)).rejects.toThrow(/only moves forward/);
       await expect(client.query(`DELETE FROM audit_head`)).rejects.toThrow(/only moves forward/);
       await expect(client.query(`TRUNCATE audit_head`)).rejects.toThrow(/only moves forward/);
     } finally {

@@ -6,6 +6,8 @@ import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/pg-range";
 import { ListFilterSchema } from "@/lib/dead-letters/filters";
+import { configuredMaskRules } from "@/lib/masking/config";
+import { maskEntityKey } from "@/lib/masking/identifiers";
 import { eligibleIds, freshenReplayStatistics, previewBatch, tapSchemaFailures } from "@/lib/replay/batches";
 import type { Selection } from "@/lib/replay/schemas";
 
@@ -51,6 +53,9 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   const taps = tapSchemaFailures(getDb().pool, selection).catch(() => null);
   try {
     preview = await previewBatch(getDb().pool, selection);
+    // A tap's entity key is its device_id: masked when the key globs name it (supervisors read masked data).
+    const rules = configuredMaskRules();
+    preview = { ...preview, sample: preview.sample.map((x) => ({ ...x, entityKey: maskEntityKey(x.entityKey, x.kind, rules) })) };
     // The preview leaves out what cannot be replayed; the form submits the same (the API would refuse the rest).
     if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, input.ids) };
   } catch (err) {
