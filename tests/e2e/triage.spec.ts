@@ -314,6 +314,19 @@ test("approve and quarantine the highlighted row from the list by keyboard", asy
   await page.screenshot({ path: `${SHOTS}/triage-list-keyboard.png` });
 });
 
+test("j after scrolling the list with the mouse starts at the first row in view, not at the top", async ({ page }) => {
+  await open(page, "/dead-letters");
+  const scroller = page.getByTestId("results-scroller");
+  await expect(page.locator("tr[aria-rowindex='3']")).toBeVisible();
+  await scroller.evaluate((el) => { el.scrollTop = 1500; });
+  await expect.poll(() => page.locator("tr[aria-rowindex='3']").count()).toBe(0); // the virtualizer moved on
+  await page.keyboard.press("j");
+  const row = page.locator("tr[data-focused]");
+  await expect(row).toBeInViewport();
+  expect(Number(await row.getAttribute("aria-rowindex"))).toBeGreaterThan(10);
+  expect(await scroller.evaluate((el) => el.scrollTop)).toBeGreaterThan(1000); // not back at the top
+});
+
 test("a decision from the list on a row someone else changed answers 409 and shows what changed", async ({ page }) => {
   const reason = "ReadTimeout: no acknowledgement from geo-store within … s (the write may have been applied)";
   await open(page, `/dead-letters?status=pending&reason=${encodeURIComponent(reason)}`);

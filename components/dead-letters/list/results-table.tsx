@@ -44,9 +44,11 @@ export interface ResultsTableProps {
   onFocus: (index: number) => void;
   onOpen: (row: DeadLetterSummary) => void;
   onRows: (rows: DeadLetterSummary[], complete: boolean) => void;
+  /** kept up to date with the first row in view, so `j` with nothing highlighted starts there, not at the top */
+  firstVisible?: { current: number };
 }
 
-export function ResultsTable({ filter, initialPage, selection, focused, onFocus, onOpen, onRows }: ResultsTableProps) {
+export function ResultsTable({ filter, initialPage, selection, focused, onFocus, onOpen, onRows, firstVisible }: ResultsTableProps) {
   const list = useDeadLetterList(filter, initialPage);
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? EMPTY, [list.data]);
   const table = useTable({ features, columns, data: rows, getRowId, meta: selection });
@@ -68,6 +70,11 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
   });
   const items = virtualizer.getVirtualItems();
   const lastIndex = items.at(-1)?.index ?? 0;
+  // Items include the overscan above the view: the first whose bottom is below the scroll offset is in view.
+  const firstInView = items.find((i) => i.end > (virtualizer.scrollOffset ?? 0))?.index ?? 0;
+  useEffect(() => {
+    if (firstVisible) firstVisible.current = firstInView;
+  }, [firstVisible, firstInView]);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
 
   useEffect(() => {

@@ -51,6 +51,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   const facets = useFacets(filter, key === initial.key ? initial.facets : undefined);
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [focused, setFocused] = useState(-1);
+  const firstVisible = useRef(0);
   const [help, setHelp] = useState(false);
   const [job, setJob] = useState<string | null>(null);
   const endJob = useCallback(() => setJob(null), []);
@@ -111,7 +112,8 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   useHotkeys({
     j: () => {
       followRow.current = null;
-      setFocused((i) => Math.min(i + 1, rows.current.rows.length - 1));
+      // Nothing highlighted yet: start at the first row in view (after scrolling with the mouse, not the top).
+      setFocused((i) => (i < 0 ? Math.min(firstVisible.current, rows.current.rows.length - 1) : Math.min(i + 1, rows.current.rows.length - 1)));
     },
     k: () => {
       followRow.current = null;
@@ -175,7 +177,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
           )}
           <div className="min-h-0 flex-1">
             <ResultsTable key={key} filter={filter} initialPage={key === initial.key ? initial.page : undefined} selection={selectionMeta}
-              focused={focused} onFocus={setFocused} onOpen={open} onRows={onRows} />
+              focused={focused} onFocus={setFocused} onOpen={open} onRows={onRows} firstVisible={firstVisible} />
           </div>
         </div>
         {showMap && (
