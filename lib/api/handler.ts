@@ -139,10 +139,20 @@ type Method = (typeof METHODS)[number];
  * `export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");` — exporting one it has is a duplicate
  * export, which the compiler refuses.
  */
+/** The caller's X-Request-Id (bounded), or a new one: echoed on the answer and recorded with audit events. */
+export function requestIdOf(req: Request): string {
+  return req.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
+}
+
+/** The JSON 404 for an /api path no route has (the catch-all route, and better-auth's unknown paths). */
+export function noRouteError(req: Request): AppError {
+  return new AppError("not_found", `no API route ${req.method} ${new URL(req.url).pathname} (see /api/openapi.json)`);
+}
+
 export function otherMethods(...allowed: Method[]): Record<Method, RouteHandler> {
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
   const handler = async (req: Request): Promise<Response> => {
-    const requestId = req.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
+    const requestId = requestIdOf(req);
     const res = errorResponse(new AppError("method_not_allowed", `${req.method} is not allowed here; allowed: ${allow}`, { details: { allow } }), requestId);
     res.headers.set("allow", allow);
     return res;
@@ -156,7 +166,7 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
   fn: (ctx: RouteContext<P, Q, B>) => Promise<Response | unknown>,
 ): RouteHandler {
   const handler = async (req: Request, nextCtx: NextCtx): Promise<Response> => {
-    const requestId = req.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
+    const requestId = requestIdOf(req);
     try {
       const principal = await authenticate(req);
       if ("permission" in spec.access) {

@@ -1,5 +1,6 @@
 import type { DeadLetterDetail } from "../dead-letters/schemas";
 import { maskEntityKey, maskIdentifier } from "./identifiers";
+import { maskSummary } from "./reasons";
 import { maskFreeText, maskJson, maskText } from "./mask";
 import type { MaskRules } from "./rules";
 
@@ -13,14 +14,10 @@ export function maskDetail(d: DeadLetterDetail, rules: MaskRules | null): DeadLe
   const inPayload: string[] = [];
   const inRaw: string[] = [];
   return {
-    ...d,
-    reason: maskFreeText(d.reason, rules),
-    reasonGroup: maskFreeText(d.reasonGroup, rules),
-    eventId: maskIdentifier(d.eventId, "event_id", rules),
-    deviceId: maskIdentifier(d.deviceId, "device_id", rules),
+    // What a list row shows is masked the way list rows are (reasons, class reason, event and device ids).
+    ...maskSummary(d, rules),
     sourceMessageId: maskIdentifier(d.sourceMessageId, "source_message_id", rules),
     entityKey: maskEntityKey(d.entityKey, d.kind, rules),
-    classReason: d.classReason === null ? null : maskFreeText(d.classReason, rules),
     firstFailureReason: maskFreeText(d.firstFailureReason, rules),
     payload: d.payload === null ? null : maskJson(d.payload, rules, inPayload),
     rawEnvelope: d.rawEnvelope === null ? null : maskText(d.rawEnvelope, rules, inRaw),

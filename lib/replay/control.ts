@@ -61,11 +61,7 @@ export async function applyBatchAction(
       // Its waiting items are marked afterwards, in chunks (cancelWaitingItems): marking 20k in this
       // transaction kept the supervisor waiting 2 s for the answer. Claimed ones are finished by their workers
       // (delivered ones keep their outcome, undelivered ones become cancelled), or by the sweeper.
-      const r = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM replay_item WHERE batch_id = $1 AND status IN ('pending', 'retry')`,
-        [batchId],
-      );
-      cancelledItems = r.rows[0]?.n ?? 0;
+      cancelledItems = await countWaiting(client, batchId);
     }
     const { set, value } = sets[action];
     await client.query(
@@ -102,13 +98,11 @@ export async function cancelWaitingItems(pool: pg.Pool, batchId: string, now: Da
     // Lock order as everywhere: item rows by id, then the batch row (claim.ts).
     const { rows } = await pool.query<{ n: number }>(
       `WITH waiting AS (
-         SELECT i.id FROM replay_item i
-         WHERE i.batch_id = $1 AND i.status IN ('pending', 'retry')
-           AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id = $1 AND b.status IN ('cancelled', 'failed'))
+         SELECT i.id, b.status FROM replay_item i JOIN replay_batch b ON b.id = i.batch_id
+         WHERE i.batch_id = $1 AND b.status IN ('cancelled', 'failed') AND i.status IN ('pending', 'retry')
          ORDER BY i.id LIMIT $3 FOR UPDATE OF i SKIP LOCKED
        ), marked AS (
-         UPDATE replay_item i SET status = 'cancelled', finished_at = $2,
-           last_error = CASE WHEN (SELECT status FROM replay_batch WHERE id = $1) = 'failed' THEN 'batch failed' ELSE 'batch cancelled' END
+         UPDATE replay_item i SET status = 'cancelled', finished_at = $2, last_error = 'batch ' || waiting.status::text
          FROM waiting WHERE i.id = waiting.id
          RETURNING 1
        ), counted AS (
@@ -134,7 +128,7 @@ export async function failBatch(pool: pg.Pool, batchId: string, reason: string, 
 }
 
 async function stopBatch(pool: pg.Pool, batchId: string, to: "paused" | "failed", reason: string, actor: Actor, now: Date): Promise<boolean> {
-  return inTransaction(pool, async (client) => {
+  const stopped = await inTransaction(pool, async (client) => {
     const { rows } = await client.query(
       `UPDATE replay_batch SET status = $2::"ReplayBatchStatus", status_reason = $3, updated_at = $4,
          finished_at = CASE WHEN $2 = 'failed' THEN $4::timestamptz ELSE finished_at END
@@ -142,16 +136,8 @@ async function stopBatch(pool: pg.Pool, batchId: string, to: "paused" | "failed"
       [batchId, to, reason, now],
     );
     if (rows.length === 0) return false;
-    let cancelledItems = 0;
-    if (to === "failed") {
-      const r = await client.query(
-        `UPDATE replay_item SET status = 'cancelled', finished_at = $2, last_error = 'batch failed'
-         WHERE batch_id = $1 AND status IN ('pending', 'retry')`,
-        [batchId, now],
-      );
-      cancelledItems = r.rowCount ?? 0;
-      await client.query(`UPDATE replay_batch SET cancelled_count = cancelled_count + $2 WHERE id = $1`, [batchId, cancelledItems]);
-    }
+    // A failed batch's waiting items end as a cancelled one's do: counted here, marked after the commit.
+    const cancelledItems = to === "failed" ? await countWaiting(client, batchId) : 0;
     await appendAudit(client, [{
       actorId: actor.id, actorEmail: actor.email, actorRole: actor.role,
       action: to === "paused" ? "replay_batch.pause" : "replay_batch.fail", targetType: "replay_batch", targetId: batchId,
@@ -159,6 +145,16 @@ async function stopBatch(pool: pg.Pool, batchId: string, to: "paused" | "failed"
     }], now);
     return true;
   });
+  if (stopped && to === "failed") await cancelWaitingItems(pool, batchId, now);
+  return stopped;
+}
+
+async function countWaiting(client: pg.PoolClient, batchId: string): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM replay_item WHERE batch_id = $1 AND status IN ('pending', 'retry')`,
+    [batchId],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** Statuses of the batch's most recently submitted items since the failure window opened (newest first). */

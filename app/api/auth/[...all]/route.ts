@@ -1,7 +1,5 @@
 import { toNextJsHandler } from "better-auth/next-js";
-import { randomUUID } from "node:crypto";
-import { AppError } from "@/lib/api/errors";
-import { errorResponse, otherMethods } from "@/lib/api/handler";
+import { errorResponse, noRouteError, otherMethods, requestIdOf } from "@/lib/api/handler";
 import { getAuth } from "@/lib/auth/auth";
 
 // better-auth's own endpoints (sign-in, sign-out, get-session, change-password); sign-up and account edits
@@ -16,8 +14,7 @@ export const dynamic = "force-dynamic";
 async function handle(request: Request): Promise<Response> {
   const res = await getAuth().handler(request);
   if (res.status !== 404 || res.headers.get("content-type")?.includes("json")) return res;
-  const requestId = request.headers.get("x-request-id")?.slice(0, 100) || randomUUID();
-  return errorResponse(new AppError("not_found", `no API route ${request.method} ${new URL(request.url).pathname} (see /api/openapi.json)`), requestId);
+  return errorResponse(noRouteError(request), requestIdOf(request));
 }
 
 export const { GET, POST } = toNextJsHandler(handle);
