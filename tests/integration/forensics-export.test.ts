@@ -6,7 +6,7 @@ import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { applyMigrations } from "../../lib/db/migrate";
 import { connectionFields } from "../../lib/db/pg-adapter";
 import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
-import { splitNdjson } from "../../lib/dead-letters/ingest/split";
+import { splitNdjsonBytes } from "../../lib/dead-letters/ingest/split";
 import { applyAction } from "../../lib/dead-letters/actions";
 import { auditedExport } from "../../lib/forensics/export/audited";
 import type { ExportFormat } from "../../lib/forensics/schemas";
@@ -97,10 +97,10 @@ describe("NDJSON export", () => {
     fresh = { db: createDb(url.toString(), 4), name, admin };
 
     async function* chunks() {
-      yield text;
+      yield new TextEncoder().encode(text);
     }
     const results = [];
-    for await (const batch of ingestStream(fresh.db.pool, splitNdjson(chunks()), { actor: SYSTEM_ACTOR, requestId: "reimport" })) results.push(...batch);
+    for await (const batch of ingestStream(fresh.db.pool, splitNdjsonBytes(chunks()), { actor: SYSTEM_ACTOR, requestId: "reimport" })) results.push(...batch);
     expect(results.map((r) => r.status)).toEqual(Array(6).fill("created"));
     expect(await records(fresh.db.pool)).toEqual(await records(db.pool));
     // the exhausted-retry count survives the wrapping of captured taps

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, EMPTY_ELEMENT, NOT_UTF8, splitJson, splitNdjson, splitNdjsonBytes, TRAILING_COMMA, UNCLOSED_ARRAY } from "./split";
+import { decodeUtf8, EMPTY_ELEMENT, NOT_UTF8, splitJson, splitNdjsonBytes, TRAILING_COMMA, UNCLOSED_ARRAY } from "./split";
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -55,9 +55,12 @@ describe("splitJson", () => {
   });
 });
 
-describe("splitNdjson", () => {
+describe("splitNdjsonBytes", () => {
   it("splits lines, skips blanks, handles CRLF and a missing final newline", async () => {
-    const recs = await collect(splitNdjson(chunked('{"a":1}\r\n\n{"b":2}\n{"c":3}', 3)));
+    const encoded = async function* () {
+      for await (const text of chunked('{"a":1}\r\n\n{"b":2}\n{"c":3}', 3)) yield new TextEncoder().encode(text);
+    };
+    const recs = await collect(splitNdjsonBytes(encoded()));
     expect(recs).toEqual([
       { index: 0, text: '{"a":1}' },
       { index: 1, text: '{"b":2}' },
@@ -72,7 +75,7 @@ describe("splitNdjsonBytes", () => {
     for (let i = 0; i < all.length; i += size) yield Uint8Array.from(all.slice(i, i + size));
   }
 
-  it("splits lines like splitNdjson, with multi-byte characters across chunks", async () => {
+  it("splits lines with multi-byte characters across chunks", async () => {
     for (const size of [1, 2, 5, 1000]) {
       expect(await collect(splitNdjsonBytes(bytesOf(['{"a":"Zürich €"}\r\n\n  \n{"b":2}\n{"c":3}'], size)))).toEqual([
         { index: 0, text: '{"a":"Zürich €"}' }, { index: 1, text: '{"b":2}' }, { index: 2, text: '{"c":3}' },

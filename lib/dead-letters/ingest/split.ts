@@ -17,22 +17,6 @@ export const UNCLOSED_ARRAY = "the JSON array ends without its closing ]: the bo
 
 export type BodyFormat = "ndjson" | "json";
 
-/** Lines → records; blank lines are skipped but do not shift indices of the records around them. */
-export async function* splitNdjson(chunks: AsyncIterable<string>): AsyncGenerator<RecordText> {
-  let carry = "";
-  let index = 0;
-  for await (const chunk of chunks) {
-    carry += chunk;
-    let nl: number;
-    while ((nl = carry.indexOf("\n")) !== -1) {
-      const line = carry.slice(0, nl).replace(/\r$/, "");
-      carry = carry.slice(nl + 1);
-      if (line.trim() !== "") yield { index: index++, text: line };
-    }
-  }
-  if (carry.trim() !== "") yield { index: index++, text: carry.replace(/\r$/, "") };
-}
-
 const OPEN_BRACE = 123, CLOSE_BRACE = 125, OPEN_BRACKET = 91, CLOSE_BRACKET = 93;
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44;
 
@@ -151,7 +135,7 @@ const LF = 10, CR = 13;
 /**
  * NDJSON lines → records, from bytes: each line is decoded on its own, so a line that is not UTF-8 is rejected by
  * itself (its text shown with U+FFFD, its `error` saying why) and the lines around it go on. Blank lines are
- * skipped without shifting indices, as in splitNdjson.
+ * skipped without shifting the indices of the records around them.
  */
 export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<RecordText> {
   const strict = new TextDecoder("utf-8", { fatal: true });
