@@ -57,18 +57,11 @@ interface ClaimRow {
 }
 
 /**
- * Claims up to `limit` items of a running batch in seq order, skipping items whose entity has an earlier
- * unfinished item (so one entity's observations are submitted one after another, whichever worker holds
- * them) and retries whose run_at has not come.
+ * The next `limit` claimable items of a running batch ($1), in seq order, locked FOR UPDATE SKIP LOCKED: items
+ * whose entity has an earlier unfinished item are skipped (so one entity's observations are submitted one after
+ * another, whichever worker holds them), and so are retries whose run_at has not come. $3 is the limit.
  */
-export async function claimItems(
-  db: pg.Pool | pg.PoolClient,
-  opts: { batchId: string; workerId: string; limit: number; leaseMs: number },
-): Promise<ClaimedItem[]> {
-  const { rows } = await db.query<ClaimRow>(
-    `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
-     picked AS (
-       SELECT i.id
+const PICK = `SELECT i.id
        FROM replay_item i
        WHERE i.batch_id = $1 AND i.status IN ('pending', 'retry') AND i.run_at <= now()
          AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id = $1 AND b.status = 'running')
@@ -78,19 +71,15 @@ export async function claimItems(
              AND e.status IN ('pending', 'running', 'retry')))
        ORDER BY i.seq
        LIMIT $3
-       FOR UPDATE OF i SKIP LOCKED
-     )
-     UPDATE replay_item i
-     SET status = 'running', locked_by = $2, locked_until = now() + $4 * interval '1 millisecond'
-     FROM dead_letter d, async
-     -- ARRAY(…) rather than a join with the CTE: the planner otherwise hashes the whole table to find 500 rows.
-     WHERE i.id = ANY (ARRAY(SELECT id FROM picked)) AND d.id = i.dead_letter_id
-     RETURNING i.id::text AS id, i.seq, i.batch_id::text AS batch_id, i.dead_letter_id::text AS dead_letter_id, i.kind,
+       FOR UPDATE OF i SKIP LOCKED`;
+
+/** What a claim returns of an item (i: replay_item, d: its dead_letter). */
+const CLAIMED_COLUMNS = `i.id::text AS id, i.seq, i.batch_id::text AS batch_id, i.dead_letter_id::text AS dead_letter_id, i.kind,
        i.idempotency_key, i.entity_key, i.observed_at, i.snapshot->'payload' AS payload, i.attempts, i.lease_losses,
        d.status::text AS record_status, d.replay_count, (d.payload IS DISTINCT FROM i.snapshot->'payload') AS edited,
-       EXISTS (SELECT 1 FROM ledger_entry l WHERE l.idempotency_key = i.idempotency_key) AS settled`,
-    [opts.batchId, opts.workerId, opts.limit, opts.leaseMs],
-  );
+       EXISTS (SELECT 1 FROM ledger_entry l WHERE l.idempotency_key = i.idempotency_key) AS settled`;
+
+function toClaimed(rows: ClaimRow[]): ClaimedItem[] {
   return rows
     .map((r) => ({
       id: r.id, seq: r.seq, batchId: r.batch_id, deadLetterId: r.dead_letter_id, kind: r.kind, idempotencyKey: r.idempotency_key,
@@ -98,6 +87,41 @@ export async function claimItems(
       recordStatus: r.record_status, replayCount: r.replay_count, edited: r.edited, settled: r.settled,
     }))
     .sort((a, b) => a.seq - b.seq);
+}
+
+/** Claims up to `limit` items (PICK) under a lease: `running`, locked_by this worker until the lease runs out. */
+export async function claimItems(
+  db: pg.Pool | pg.PoolClient,
+  opts: { batchId: string; workerId: string; limit: number; leaseMs: number },
+): Promise<ClaimedItem[]> {
+  const { rows } = await db.query<ClaimRow>(
+    `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
+     picked AS (${PICK})
+     UPDATE replay_item i
+     SET status = 'running', locked_by = $2, locked_until = now() + $4 * interval '1 millisecond'
+     FROM dead_letter d, async
+     -- ARRAY(…) rather than a join with the CTE: the planner otherwise hashes the whole table to find 500 rows.
+     WHERE i.id = ANY (ARRAY(SELECT id FROM picked)) AND d.id = i.dead_letter_id
+     RETURNING ${CLAIMED_COLUMNS}`,
+    [opts.batchId, opts.workerId, opts.limit, opts.leaseMs],
+  );
+  return toClaimed(rows);
+}
+
+/**
+ * Locks up to `limit` items (PICK) for the open transaction on `client` without writing them (locked-page.ts):
+ * they stay pending to everyone else, who skips them, until the transaction records their outcomes and commits
+ * — or rolls back, which leaves them exactly as they were. Same columns as claimItems.
+ */
+export async function lockItems(client: pg.PoolClient, opts: { batchId: string; limit: number }): Promise<ClaimedItem[]> {
+  const { rows } = await client.query<ClaimRow>(
+    `WITH picked AS (${PICK.replace("$3", "$2")})
+     SELECT ${CLAIMED_COLUMNS}
+     FROM replay_item i JOIN dead_letter d ON d.id = i.dead_letter_id
+     WHERE i.id = ANY (ARRAY(SELECT id FROM picked))`,
+    [opts.batchId, opts.limit],
+  );
+  return toClaimed(rows);
 }
 
 /**

@@ -93,15 +93,19 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
   }
 }
 
-/** Writes a group's outcomes in one transaction on `client` (BEGIN/COMMIT are the caller's). */
-export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], ctx: OutcomeContext): Promise<FlushCounts> {
+/**
+ * Writes a group's outcomes in one transaction on `client` (BEGIN/COMMIT are the caller's). `locked`: the
+ * caller's transaction locked these items itself (lockItems, locked-page.ts) and they are not leased: all of them
+ * are ours, and an item released goes back untouched.
+ */
+export async function writeOutcomes(
+  client: pg.PoolClient,
+  group: Resolution[],
+  ctx: OutcomeContext,
+  opts: { locked?: boolean } = {},
+): Promise<FlushCounts> {
   const counts: FlushCounts = { applied: 0, deduped: 0, dropped: 0, poison: 0, failed: 0, cancelled: 0, retry: 0, released: 0, lost: 0 };
-  const owned = await client.query<{ id: string }>(
-    `SELECT id::text AS id FROM replay_item WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
-     ORDER BY replay_item.id FOR UPDATE`, // the bigint, not the text alias: numeric lock order, as everywhere
-    [group.map((r) => r.item.id), ctx.workerId],
-  );
-  const mine = new Set(owned.rows.map((r) => r.id));
+  const mine = opts.locked ? new Set(group.map((r) => r.item.id)) : await ownedItems(client, group, ctx.workerId);
   counts.lost = group.length - mine.size;
   const batch = await client.query<{ status: string }>(`SELECT status::text AS status FROM replay_batch WHERE id = $1`, [ctx.batchId]);
   const batchStatus = batch.rows[0]?.status ?? "cancelled";
@@ -142,7 +146,9 @@ export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], 
     );
   }
 
-  if (writes.length > 0) {
+  // A locked item released was never marked running: nothing to write back.
+  const changed = opts.locked ? writes.filter((w) => w.finished || w.runAt !== null) : writes;
+  if (changed.length > 0) {
     await client.query(
       `UPDATE replay_item i SET status = u.status, attempts = u.attempts, run_at = coalesce(u.run_at, i.run_at),
          last_error = coalesce(u.error, i.last_error), submitted_at = coalesce(u.submitted_at, i.submitted_at),
@@ -150,8 +156,8 @@ export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], 
        FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[])
          AS u(id, status, attempts, run_at, error, submitted_at, finished)
        WHERE i.id = u.id AND i.id = ANY($1::bigint[])`,
-      [writes.map((w) => w.id), writes.map((w) => w.status), writes.map((w) => w.attempts), writes.map((w) => w.runAt),
-        writes.map((w) => w.error), writes.map((w) => w.submittedAt), writes.map((w) => w.finished), ctx.now],
+      [changed.map((w) => w.id), changed.map((w) => w.status), changed.map((w) => w.attempts), changed.map((w) => w.runAt),
+        changed.map((w) => w.error), changed.map((w) => w.submittedAt), changed.map((w) => w.finished), ctx.now],
     );
   }
   const touches = writes.flatMap((w) => (w.touch ? [w.touch] : []));
@@ -188,4 +194,14 @@ export async function writeOutcomes(client: pg.PoolClient, group: Resolution[], 
   });
   await appendAudit(client, audits, ctx.now);
   return counts;
+}
+
+/** The group's items still leased to this worker, locked in id order; anything else was swept from us. */
+async function ownedItems(client: pg.PoolClient, group: Resolution[], workerId: string): Promise<Set<string>> {
+  const owned = await client.query<{ id: string }>(
+    `SELECT id::text AS id FROM replay_item WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
+     ORDER BY replay_item.id FOR UPDATE`, // the bigint, not the text alias: numeric lock order, as everywhere
+    [group.map((r) => r.item.id), workerId],
+  );
+  return new Set(owned.rows.map((r) => r.id));
 }

@@ -13,6 +13,7 @@ import type { ClaimedItem } from "./claim";
 import { ClockSync } from "./clock-sync";
 import type { FlushCounts } from "./outcomes";
 import { processPage, type BatchConfig } from "./processor";
+import { processLockedPage, usesLockedPages } from "./locked-page";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./rules";
 import { SinkSchema, type ItemStatus } from "./schemas";
 import { SendOrder, type Turn } from "./send-order";
@@ -181,6 +182,35 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     }, items);
   }
 
+  /** A page claimed under a lease (claim.ts) and processed by processor.ts. */
+  async function leasedRound(batch: BatchConfig): Promise<void> {
+    const { claimed, turn: sendTurn } = await claimPage(batch);
+    for (const i of claimed) held.add(i.id);
+    try {
+      await runPage(batch, claimed, sendTurn);
+    } finally {
+      sendTurn?.leave();
+      for (const i of claimed) held.delete(i.id);
+    }
+  }
+
+  /** A page locked, delivered and recorded in one transaction; false when it must go through the lease path. */
+  async function lockedRound(batch: BatchConfig): Promise<boolean> {
+    const page = await processLockedPage({
+      pool, batch, workerId: id, actor, random, clock, stopping: stopping.signal, backoff: opts.backoff,
+      isRunning: () => running.has(batch.id),
+      geos: async () => (geos ??= await getGeos()),
+    });
+    if ("suspect" in page) return false;
+    if ("counts" in page) {
+      void checkFailures(batch.id, page.counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`));
+      return true;
+    }
+    idleUntil.set(batch.id, Date.now() + pollMs);
+    if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
+    return true;
+  }
+
   async function lane(): Promise<void> {
     while (!stopping.signal.aborted) {
       const batch = pick();
@@ -189,14 +219,9 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         continue;
       }
       try {
-        const { claimed, turn: sendTurn } = await claimPage(batch);
-        for (const i of claimed) held.add(i.id);
-        try {
-          await runPage(batch, claimed, sendTurn);
-        } finally {
-          sendTurn?.leave();
-          for (const i of claimed) held.delete(i.id);
-        }
+        // An unpaced drain into the ledger: a page in one transaction (locked-page.ts). A suspect among its
+        // items sends this round through the lease path, which isolates it.
+        if (!usesLockedPages(batch) || !(await lockedRound(batch))) await leasedRound(batch);
         engineErrors.delete(batch.id);
       } catch (err) {
         if (isTransientDbError(err)) {

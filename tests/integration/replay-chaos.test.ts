@@ -23,6 +23,16 @@ describe("crash safety (small)", () => {
     expect(report.items).toEqual({ applied: 600 });
   }, 120_000);
 
+  it("built-in ledger unpaced (a page per transaction): every key applied once, despite kills and a database restart", async () => {
+    const report = await runChaos(cluster, {
+      records: 6000, sink: "ledger", rate: 1_000_000, workers: 3, kills: 4, killEveryMs: 150, seed: 13, leaseMs: 3000, name: "unpaced", log,
+    });
+    log(JSON.stringify(report));
+    expect(report.lockedPages).toBe(true);
+    expect(report.problems).toEqual([]);
+    expect(report.items).toEqual({ applied: 6000 });
+  }, 120_000);
+
   it("HTTP sink failing 30%: every key arrives; a key arrives twice only when unacknowledged or after a crash", async () => {
     const report = await runChaos(cluster, { records: 400, sink: "http", rate: 200, workers: 3, kills: 4, seed: 12, leaseMs: 3000, log });
     log(JSON.stringify(report));
