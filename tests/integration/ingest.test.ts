@@ -240,6 +240,12 @@ describe("ingest pipeline", () => {
   it("refuses to rewrite what was received", async () => {
     await expect(db.pool.query("UPDATE dead_letter SET raw_envelope = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
     await expect(db.pool.query("UPDATE dead_letter SET first_failure_reason = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
+    // Named among other columns, and the key itself (the guard fires for statements that name a guarded column).
+    await expect(db.pool.query("UPDATE dead_letter SET status = 'approved', raw_envelope = raw_envelope || ' ' WHERE idempotency_key = 'k-1'"))
+      .rejects.toThrow(/immutable/);
+    await expect(db.pool.query("UPDATE dead_letter SET idempotency_key = 'k-other' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/fixed at first ingest/);
+    // Setting the key to itself changes nothing, and is allowed.
+    await expect(db.pool.query("UPDATE dead_letter SET idempotency_key = idempotency_key WHERE idempotency_key = 'k-1'")).resolves.toBeTruthy();
   });
 
   it("audits every ingest: each record is listed in its batch's event, which its first failure points at", async () => {
