@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isLive, progressText } from "./progress";
+import { averageRate, isLive, progressText } from "./progress";
 
 const counts = (c: Partial<Record<"applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled" | "pending", number>>) =>
   ({ applied: 0, deduped: 0, dropped: 0, poison: 0, failed: 0, cancelled: 0, pending: 0, ...c });
@@ -26,5 +26,18 @@ describe("isLive", () => {
   it("stops when nothing can count the rest: no worker alive, or long after the end", () => {
     expect(isLive(batch("cancelled", 2, 0, "2026-11-30T11:59:50Z"), now)).toBe(false);
     expect(isLive(batch("failed", 2, 1, "2026-11-30T11:50:00Z"), now)).toBe(false);
+  });
+});
+
+describe("averageRate", () => {
+  const start = new Date("2026-11-30T12:00:00Z");
+  it("divides what was dealt with (not what was cancelled) by the time from start to finish", () => {
+    expect(averageRate(counts({ applied: 900, dropped: 50, poison: 50, cancelled: 500 }), start, new Date("2026-11-30T12:00:10Z"))).toBe(100);
+  });
+  it("has no figure before the end, without a start, or when nothing was dealt with", () => {
+    expect(averageRate(counts({ applied: 10 }), start, null)).toBeNull();
+    expect(averageRate(counts({ applied: 10 }), null, start)).toBeNull();
+    expect(averageRate(counts({ cancelled: 10 }), start, new Date("2026-11-30T12:00:01Z"))).toBeNull();
+    expect(averageRate(counts({ applied: 10 }), start, start)).toBeNull();
   });
 });

@@ -10,6 +10,16 @@ export function progressText(total: number, counts: OutcomeCounts, fmt: (n: numb
   return `${fmt(processed)} / ${fmt(total)}${counts.cancelled > 0 ? ` · ${fmt(counts.cancelled)} cancelled` : ""}`;
 }
 
+/**
+ * Records dealt with per second from the batch's start to its end, pauses included: what a supervisor compares
+ * with the configured rate once the batch has finished and its last-10-s rate is gone. Null before the end.
+ */
+export function averageRate(counts: OutcomeCounts, startedAt: Date | null, finishedAt: Date | null): number | null {
+  if (!startedAt || !finishedAt) return null;
+  const seconds = (finishedAt.getTime() - startedAt.getTime()) / 1000;
+  const processed = counts.applied + counts.deduped + counts.dropped + counts.poison + counts.failed;
+  return seconds > 0 && processed > 0 ? processed / seconds : null;
+}
 
 /** After a batch ended, items still in flight are counted within a page's commit; give up watching after this. */
 const SETTLE_AFTER_END_MS = 2 * 60_000;

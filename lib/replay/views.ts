@@ -4,6 +4,7 @@ import type {
   BatchStatus, BatchView, ItemsPage, ItemsQuery, ItemStatus, OutcomeCounts, RateSeries, Selection, SinkConfig, SinkView,
 } from "./schemas";
 import { effectiveThrottle } from "./throttle";
+import { averageRate } from "./progress";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
@@ -97,7 +98,8 @@ function toView(r: BatchRow, now: Date): BatchView {
     approvedBy: r.approved_by_id ? { id: r.approved_by_id, email: r.approved_by_email } : null,
     sink: maskSink(r.sink), selection: r.selection, ratePerSecond: r.rate_per_second, throttle,
     pageSize: r.page_size, maxReplays: r.max_replays, maxAttempts: r.max_attempts, failureThreshold: r.failure_threshold,
-    repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate, liveWorkers: r.live_workers,
+    repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate,
+    averageRate: averageRate(counts, r.started_at, r.finished_at), liveWorkers: r.live_workers,
     eta, etaSeconds,
     createdAt: r.created_at.toISOString(), approvedAt: r.approved_at?.toISOString() ?? null,
     startedAt: r.started_at?.toISOString() ?? null, finishedAt: r.finished_at?.toISOString() ?? null,

@@ -6,6 +6,7 @@ import { importLedger } from "../../lib/replay/ledger-import";
 import { reserveSlots, slowDown } from "../../lib/replay/pacer";
 import { claimableSeqs, type QueueItem } from "../../lib/replay/ordering";
 import type { ItemStatus } from "../../lib/replay/schemas";
+import { getBatch } from "../../lib/replay/views";
 import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
 import { approve, batchStatus, ingest, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
 import { startSinkServer } from "../replay/sink-server";
@@ -120,6 +121,11 @@ describe("unpaced", () => {
     worker();
     await waitFor("completion", async () => (await batchStatus(db, id)) === "completed", 15_000);
     expect(await counts(id)).toMatchObject({ applied: 60 });
+    // Once it has ended, the last-10-s rate is gone and the batch says how fast it went from start to finish.
+    const view = await getBatch(db.pool, id, new Date());
+    expect(view.achievedRate).toBeNull();
+    const { rows } = await db.pool.query(`SELECT extract(epoch FROM finished_at - started_at)::float8 AS s FROM replay_batch WHERE id = $1`, [id]);
+    expect(view.averageRate).toBeCloseTo(60 / rows[0].s, 6);
   });
 });
 

@@ -16,7 +16,8 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
     return [b.id.padStart(6), b.status.padEnd(9), progressText(b.total, c).padEnd(22), `${b.ratePerSecond}/s`.padEnd(9),
       b.sink.type.padEnd(6), b.createdAt.slice(0, 19), b.statusReason ?? ""].join(" ").trimEnd();
   }
-  const rate = b.achievedRate === null ? "—" : `${b.achievedRate.toFixed(1)}/s`;
+  const rate = b.achievedRate !== null ? `${b.achievedRate.toFixed(1)}/s`
+    : b.averageRate !== null ? `${b.averageRate.toFixed(1)}/s start to finish` : "—";
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
     `  sink ${b.sink.type === "http" ? `http ${b.sink.url}` : "built-in ledger"}; rate ${b.ratePerSecond}/s` +
