@@ -10,7 +10,7 @@ export const DETAIL_KEYS: [string, string][] = [
   ["q", "quarantine (asks for a reason), then open the next record"],
   ["r", "reopen (back to pending)"],
   ["e", "edit the payload"],
-  ["Esc", "back to the list"],
+  ["Esc", "back to the list; while editing, leave the editor (asks first if you changed something)"],
   ["?", "show these keys"],
 ];
 

@@ -133,6 +133,45 @@ test("quarantine needs a reason, then the next record opens", async ({ page }) =
   expect((await record(page, target.id)).status).toBe("quarantined");
 });
 
+test("Escape leaves the editor, and asks first when the draft was changed", async ({ page }) => {
+  const target = await firstPending(page, "kind=afc&reason=" + encodeURIComponent("battery_pct: Unrecognized key"));
+  await open(page, `/dead-letters/${target.id}`);
+  const editor = page.getByRole("textbox", { name: "Payload JSON" });
+  // Unchanged: Escape closes it at once, and the record's own keys work again.
+  await page.keyboard.press("e");
+  await expect(editor).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(editor).toBeHidden();
+  // White space only changes nothing: no question either.
+  await page.keyboard.press("e");
+  await expect(editor).toBeFocused();
+  await page.keyboard.press("End");
+  await page.keyboard.insertText(" ");
+  await page.keyboard.press("Escape");
+  await expect(editor).toBeHidden();
+  // Changed: Escape asks; keeping the draft keeps the text, discarding leaves the record as it was.
+  await page.keyboard.press("e");
+  await expect(editor).toBeFocused();
+  const { battery_pct: _gone, ...fixed } = target.payload;
+  await page.keyboard.press("Control+a");
+  await page.keyboard.insertText(JSON.stringify(fixed, null, 2));
+  await expect(page.getByText("Your changes (1)")).toBeVisible();
+  await page.keyboard.press("Escape");
+  const ask = page.getByRole("dialog", { name: "Discard your changes?" });
+  await expect(ask).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/triage-edit-discard.png` });
+  await ask.getByRole("button", { name: "Keep editing" }).click();
+  await expect(ask).toBeHidden();
+  await expect(editor).toBeVisible();
+  await page.getByRole("button", { name: "Cancel", exact: true }).click();
+  await expect(ask).toBeVisible();
+  await ask.getByRole("button", { name: "Discard" }).click();
+  await expect(editor).toBeHidden();
+  expect((await record(page, target.id)).version).toBe(target.version);
+  await page.keyboard.press("Escape");
+  await expect(page).toHaveURL(/\/dead-letters(\?|$)/);
+});
+
 test("edit an AFC tap: the editor checks it, the server saves it, the diff shows it", async ({ page }) => {
   const target = await firstPending(page, "kind=afc&reason=" + encodeURIComponent("battery_pct: Unrecognized key"));
   await open(page, `/dead-letters/${target.id}`);

@@ -4,6 +4,7 @@ import type { Diagnostic } from "@codemirror/lint";
 import dynamic from "next/dynamic";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
 import { checkDraft } from "@/lib/dead-letters/edit-check";
 import { formatJson } from "@/lib/dead-letters/format-json";
 import { locateMembers, rangeOf } from "@/lib/dead-letters/json-paths";
@@ -67,16 +68,34 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
     panel.current?.scrollIntoView({ block: "start" });
   }, []);
 
+  // Leaving the editor (Cancel, or Escape anywhere in the panel) asks first when the draft changes something
+  // (or no longer parses): a stray Escape must not throw away a repair someone spent minutes on.
+  const initial = useRef(text);
+  const [discarding, setDiscarding] = useState(false);
+  const leave = () => {
+    const dirty = text !== initial.current && (changes === null || changes.changes.length > 0);
+    if (dirty) setDiscarding(true);
+    else onCancel();
+  };
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    // The editor keeps its own Escape (closing a completion or the search panel, collapsing a selection): it
+    // marks those handled. A map drawing in progress is not cancelled from here either.
+    if (e.key !== "Escape" || e.defaultPrevented || busy || discarding) return;
+    if (e.target instanceof Element && e.target.closest(".maplibregl-map")) return;
+    e.preventDefault();
+    leave();
+  };
+
   const needsReason = check.identity.length > 0 && override;
   const unchanged = changes !== null && changes.changes.length === 0;
   const canSave = check.savable && !unchanged && !busy && (!needsReason || reason.trim() !== "");
   const validity = check.validity;
 
   return (
-    <section ref={panel} aria-labelledby="edit-heading" className="scroll-mt-2 space-y-3 rounded border border-sky-200 bg-white p-3">
+    <section ref={panel} aria-labelledby="edit-heading" onKeyDown={onKeyDown} className="scroll-mt-2 space-y-3 rounded border border-sky-200 bg-white p-3">
       <div className="flex items-center gap-2">
         <h2 id="edit-heading" className="text-sm font-semibold">Edit payload</h2>
-        <span className="text-xs text-slate-500">based on version {record.version}; the raw envelope stays as received</span>
+        <span className="text-xs text-slate-500">based on version {record.version}; the raw envelope stays as received · <kbd className="font-mono">Esc</kbd> leaves the editor</span>
       </div>
       <div className={record.kind === "spatial" ? "grid gap-3 lg:grid-cols-2" : ""}>
         <JsonEditor value={text} onChange={setText} check={lint} label="Payload JSON" autoFocus />
@@ -130,11 +149,18 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
         </details>
       )}
       <div className="flex justify-end gap-2">
-        <Button onClick={onCancel}>Cancel</Button>
+        <Button onClick={leave}>Cancel</Button>
         <Button variant="primary" disabled={!canSave} onClick={() => check.value !== null && onSave(check.value, needsReason ? { overrideIdentity: true, reason: reason.trim() } : {})}>
           {busy ? "Saving…" : "Save"}
         </Button>
       </div>
+      <Dialog open={discarding} onClose={() => setDiscarding(false)} title="Discard your changes?">
+        <p className="text-sm text-slate-700">The payload you edited is not saved. Discarding keeps #{record.id} as it is.</p>
+        <div className="flex justify-end gap-2">
+          <Button onClick={() => setDiscarding(false)}>Keep editing</Button>
+          <Button variant="danger" onClick={() => { setDiscarding(false); onCancel(); }}>Discard</Button>
+        </div>
+      </Dialog>
     </section>
   );
 }
