@@ -9,6 +9,7 @@ import { inTransaction } from "../db/transaction";
 import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
 import { isRole, ROLES } from "./permissions";
 import { parseTrustedProxies } from "../server/forwarded";
+import { ThrottleAuditGate } from "./throttle-audit";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./schemas";
 import { resolveAuthSecret } from "./secret";
 
@@ -183,6 +184,30 @@ export function getAuth(): Auth {
   const auth = createAuth(db);
   globalForAuth.__redriveAuth = { db, auth };
   return auth;
+}
+
+const throttledSignIns = new ThrottleAuditGate(60_000);
+
+/**
+ * better-auth's handler, plus what its hooks cannot see: a sign-in refused by the rate limiter (429) is audited
+ * as auth.sign_in_throttled, once per client address per minute (throttle-audit.ts). `now` is the request's time.
+ */
+export async function handleAuthRequest(request: Request, now: Date): Promise<Response> {
+  const auth = getAuth();
+  const res = await auth.handler(request);
+  if (res.status !== 429 || !new URL(request.url).pathname.endsWith("/sign-in/email")) return res;
+  const ip = getIP(request, auth.options) ?? "unknown";
+  if (throttledSignIns.admit(ip, now.getTime())) {
+    const event: AuditInput = {
+      action: "auth.sign_in_throttled", targetType: "user", reason: "too many sign-in attempts from this address",
+      after: { ip, limitPerMinute: getEnv().REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE },
+      requestId: request.headers.get("x-request-id")?.slice(0, 100) ?? null,
+    };
+    // The refusal stands whether or not its audit event could be written.
+    await inTransaction(getDb().pool, (client) => appendAudit(client, [event], now))
+      .catch((err: unknown) => console.error(`[auth] throttled sign-in not audited: ${(err as Error).message}`));
+  }
+  return res;
 }
 
 /** Hashes a password the way sign-in verifies it (better-auth's scrypt, through its context). */

@@ -30,16 +30,17 @@ const ORIGIN = "http://localhost:3000";
 
 /** Calls better-auth's handler the way the browser would through app/api/auth/[...all]. */
 export async function authRequest(path: string, init: { body?: unknown; cookie?: string; ip?: string; method?: string } = {}): Promise<Response> {
-  const { getAuth } = await import("../../lib/auth/auth");
+  const { handleAuthRequest } = await import("../../lib/auth/auth");
   const headers: Record<string, string> = { origin: ORIGIN, "x-forwarded-for": init.ip ?? randomIp() };
   if (init.body !== undefined) headers["content-type"] = "application/json";
   if (init.cookie) headers.cookie = init.cookie;
-  return getAuth().handler(
+  return handleAuthRequest(
     new Request(`${ORIGIN}/api/auth${path}`, {
       method: init.method ?? "POST",
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     }),
+    new Date(),
   );
 }
 

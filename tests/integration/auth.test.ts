@@ -150,6 +150,10 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     const statuses: number[] = [];
     for (let i = 0; i <= max; i++) statuses.push((await signIn(user.email, "wrong-password-here", ip)).res.status);
     expect(statuses).toEqual([...Array.from({ length: max }, () => 401), 429]);
+    // Audited once per address per minute, however many more attempts are refused.
+    for (let i = 0; i < 3; i++) expect((await signIn(user.email, "wrong-password-here", ip)).res.status).toBe(429);
+    const throttled = await db.pool.query(`SELECT reason, after FROM audit_event WHERE action = 'auth.sign_in_throttled' AND after->>'ip' = $1`, [ip]);
+    expect(throttled.rows).toEqual([{ reason: "too many sign-in attempts from this address", after: { ip, limitPerMinute: max } }]);
     expect((await signIn(user.email, PASSWORD, randomIp())).res.status).toBe(200);
   });
 

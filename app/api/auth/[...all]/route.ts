@@ -1,6 +1,6 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { errorResponse, noRouteError, otherMethods, requestIdOf } from "@/lib/api/handler";
-import { getAuth } from "@/lib/auth/auth";
+import { handleAuthRequest } from "@/lib/auth/auth";
 
 // better-auth's own endpoints (sign-in, sign-out, get-session, change-password); sign-up and account edits
 // are disabled in lib/auth/auth.ts. The one route not built with defineRoute: better-auth checks origins and
@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
  * plain-text 404: answer it as every other unknown /api path does, in JSON naming the path.
  */
 async function handle(request: Request): Promise<Response> {
-  const res = await getAuth().handler(request);
+  const res = await handleAuthRequest(request, new Date());
   if (res.status !== 404 || res.headers.get("content-type")?.includes("json")) return res;
   return errorResponse(noRouteError(request), requestIdOf(request));
 }
