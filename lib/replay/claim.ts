@@ -57,11 +57,13 @@ interface ClaimRow {
 }
 
 /**
- * The next `limit` claimable items of a running batch ($1), in seq order, locked FOR UPDATE SKIP LOCKED: items
- * whose entity has an earlier unfinished item are skipped (so one entity's observations are submitted one after
- * another, whichever worker holds them), and so are retries whose run_at has not come. $3 is the limit.
+ * The next claimable items of a running batch ($1), in seq order, at most `limit` (the parameter named), locked
+ * FOR UPDATE SKIP LOCKED: items whose entity has an earlier unfinished item are skipped (so one entity's
+ * observations are submitted one after another, whichever worker holds them), and so are retries whose run_at
+ * has not come. Seq order rather than the engine's id order (see the top): SKIP LOCKED never waits.
  */
-const PICK = `SELECT i.id
+function pick(limit: string): string {
+  return `SELECT i.id
        FROM replay_item i
        WHERE i.batch_id = $1 AND i.status IN ('pending', 'retry') AND i.run_at <= now()
          AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id = $1 AND b.status = 'running')
@@ -70,8 +72,9 @@ const PICK = `SELECT i.id
            WHERE e.batch_id = i.batch_id AND e.entity_key = i.entity_key AND e.seq < i.seq
              AND e.status IN ('pending', 'running', 'retry')))
        ORDER BY i.seq
-       LIMIT $3
+       LIMIT ${limit}
        FOR UPDATE OF i SKIP LOCKED`;
+}
 
 /** What a claim returns of an item (i: replay_item, d: its dead_letter). */
 const CLAIMED_COLUMNS = `i.id::text AS id, i.seq, i.batch_id::text AS batch_id, i.dead_letter_id::text AS dead_letter_id, i.kind,
@@ -89,14 +92,14 @@ function toClaimed(rows: ClaimRow[]): ClaimedItem[] {
     .sort((a, b) => a.seq - b.seq);
 }
 
-/** Claims up to `limit` items (PICK) under a lease: `running`, locked_by this worker until the lease runs out. */
+/** Claims up to `limit` items (pick) under a lease: `running`, locked_by this worker until the lease runs out. */
 export async function claimItems(
   db: pg.Pool | pg.PoolClient,
   opts: { batchId: string; workerId: string; limit: number; leaseMs: number },
 ): Promise<ClaimedItem[]> {
   const { rows } = await db.query<ClaimRow>(
     `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
-     picked AS (${PICK})
+     picked AS (${pick("$3")})
      UPDATE replay_item i
      SET status = 'running', locked_by = $2, locked_until = now() + $4 * interval '1 millisecond'
      FROM dead_letter d, async
@@ -109,13 +112,13 @@ export async function claimItems(
 }
 
 /**
- * Locks up to `limit` items (PICK) for the open transaction on `client` without writing them (locked-page.ts):
+ * Locks up to `limit` items (pick) for the open transaction on `client` without writing them (locked-page.ts):
  * they stay pending to everyone else, who skips them, until the transaction records their outcomes and commits
  * — or rolls back, which leaves them exactly as they were. Same columns as claimItems.
  */
 export async function lockItems(client: pg.PoolClient, opts: { batchId: string; limit: number }): Promise<ClaimedItem[]> {
   const { rows } = await client.query<ClaimRow>(
-    `WITH picked AS (${PICK.replace("$3", "$2")})
+    `WITH picked AS (${pick("$2")})
      SELECT ${CLAIMED_COLUMNS}
      FROM replay_item i JOIN dead_letter d ON d.id = i.dead_letter_id
      WHERE i.id = ANY (ARRAY(SELECT id FROM picked))`,

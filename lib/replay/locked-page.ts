@@ -44,22 +44,44 @@ export interface LockedPageContext {
   stopping: AbortSignal;
   /** the batch is still running, per the worker's status cache */
   isRunning: () => boolean;
+  /**
+   * PostgreSQL ends the page's transaction (rolling it back) when the worker leaves it idle this long: a worker
+   * that hangs (stopped, cut off) does not hold its items for ever. The worker passes two of its leases, the
+   * time after which the lease path's sweeper would give a dead worker's items back.
+   */
+  idleTimeoutMs: number;
   backoff?: BackoffOptions;
 }
 
 export type LockedPageResult =
-  /** nothing claimable: the batch is done, or every waiting item is locked by another worker or waits its turn */
-  | { claimed: 0 }
+  /** nothing claimable: the batch is done or not running, or every waiting item is locked or waits its turn */
+  | { kind: "idle" }
+  /** the rate limiter has no slot yet (other workers reserved ahead): ask again after this long */
+  | { kind: "wait"; ms: number }
   /** a suspect (lost with dead workers before) was among the items: none was touched; isolate it on the lease path */
-  | { claimed: number; suspect: true }
-  | { claimed: number; counts: FlushCounts };
+  | { kind: "suspect" }
+  | { kind: "done"; claimed: number; counts: FlushCounts };
 
 export async function processLockedPage(ctx: LockedPageContext): Promise<LockedPageResult> {
   const { batch } = ctx;
+  // The rate limiter still decides when (all workers share it). Its slots are reserved first, on the pool and
+  // before this page takes a connection for its transaction: a lane never holds one connection while it waits
+  // for another (with as many lanes as pool connections, they would all wait for ever), and the replay_batch
+  // row is locked only for the reservation. At these rates a page's worth of slots spans a few milliseconds;
+  // slots of items that turn out not to need one (nothing claimable, decided without sending) go unused.
+  const grant = await reserveSlots(ctx.pool, batch.id, batch.pageSize, pacingFor(batch.ratePerSecond));
+  const grantedAt = performance.now();
+  if (grant.stopped) return { kind: "idle" };
+  if (grant.granted === 0) return { kind: "wait", ms: Math.min(grant.retryInMs, LOCKED_PAGE_MAX_SPAN_MS) };
+  // When the last granted slot comes: a duration on the database's clock, so no offset between the clocks enters.
+  // Other workers' reservations can put it up to the limiter's horizon (250 ms) ahead.
+  const lastDueAt = grantedAt + grant.startAtMs + (grant.granted - 1) * grant.intervalMs - grant.dbNowMs;
+
   return inTransaction(ctx.pool, async (client): Promise<LockedPageResult> => {
-    const items = await lockItems(client, { batchId: batch.id, limit: batch.pageSize });
-    if (items.length === 0) return { claimed: 0 };
-    if (items.some((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES)) return { claimed: items.length, suspect: true };
+    await client.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, true)`, [String(Math.ceil(ctx.idleTimeoutMs))]);
+    const items = await lockItems(client, { batchId: batch.id, limit: grant.granted });
+    if (items.length === 0) return { kind: "idle" };
+    if (items.some((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES)) return { kind: "suspect" };
     const geos = items.some((i) => i.kind === "spatial") ? await ctx.geos() : null;
     const resolutions: Resolution[] = [];
     const subs: { item: (typeof items)[number]; submission: Submission }[] = [];
@@ -68,37 +90,18 @@ export async function processLockedPage(ctx: LockedPageContext): Promise<LockedP
       if ("type" in r) resolutions.push(r);
       else subs.push({ item, submission: r });
     }
-
-    // The batch's rate limiter still decides when (all workers share it); at these rates a page's slots span
-    // a few milliseconds. Reserved on the pool, not in this transaction: the replay_batch row lock is held only
-    // for the reservation, never while a page is recorded.
-    const pacing = pacingFor(batch.ratePerSecond);
     const go = () => !ctx.stopping.aborted && ctx.isRunning();
-    let delivered = 0;
-    while (delivered < subs.length && go()) {
-      const grant = await reserveSlots(ctx.pool, batch.id, subs.length - delivered, pacing);
-      if (grant.stopped) break;
-      if (grant.granted === 0) {
-        await sleep(Math.min(grant.retryInMs, LOCKED_PAGE_MAX_SPAN_MS), ctx.stopping);
-        continue;
-      }
-      // Until the last granted slot: a duration on the database's clock, so no offset between the clocks enters.
-      // Other workers' reservations can put it up to the limiter's horizon (250 ms) ahead.
-      const lastDueInMs = grant.startAtMs + (grant.granted - 1) * grant.intervalMs - grant.dbNowMs;
-      if (lastDueInMs > 0) await sleep(lastDueInMs, ctx.stopping);
-      if (!go()) break; // paused, cancelled or stopping while waiting: these slots go unused
-      const submittedAt = ctx.clock();
-      for (const { item, submission } of subs.slice(delivered, delivered + grant.granted)) {
-        resolutions.push({ item, type: "deliver", submission, submittedAt });
-      }
-      delivered += grant.granted;
+    if (subs.length > 0 && go() && lastDueAt > performance.now()) await sleep(lastDueAt - performance.now(), ctx.stopping);
+    // Paused, cancelled or stopping meanwhile: nothing is delivered, and the items stay exactly as they were.
+    const deliver = go();
+    const submittedAt = ctx.clock();
+    for (const { item, submission } of subs) {
+      resolutions.push(deliver ? { item, type: "deliver", submission, submittedAt } : { item, type: "release" });
     }
-    for (const { item } of subs.slice(delivered)) resolutions.push({ item, type: "release" });
-
     const counts = await writeOutcomes(client, resolutions, {
       batchId: batch.id, workerId: ctx.workerId, actor: ctx.actor, sink: batch.sink, maxAttempts: batch.maxAttempts,
       random: ctx.random, now: ctx.clock(), backoff: ctx.backoff,
     }, { locked: true });
-    return { claimed: items.length, counts };
+    return { kind: "done", claimed: items.length, counts };
   });
 }

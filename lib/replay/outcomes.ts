@@ -112,13 +112,14 @@ export async function writeOutcomes(
   // A pause or cancel that committed since these items were scheduled stops what has not been delivered yet;
   // in a cancelled (or failed) batch nothing goes back to the queue.
   const ended = batchStatus === "cancelled" || batchStatus === "failed";
-  const resolutions = group.filter((r) => mine.has(r.item.id)).map((r): Resolution => {
+  const owned = group.filter((r) => mine.has(r.item.id)).map((r): Resolution => {
     const undelivered = r.type === "release" || (r.type === "deliver" && batchStatus !== "running");
     if (!undelivered) return r;
     return ended
       ? { item: r.item, type: "decided", outcome: "cancelled", reason: `batch ${batchStatus} before delivery` }
       : { item: r.item, type: "release" };
   });
+  const resolutions = await recheckRecords(client, owned);
 
   const toDeliver = resolutions.flatMap((r) => (r.type === "deliver" ? [r.submission] : []));
   const settled = toDeliver.length > 0 && ctx.sink.mode === "in-transaction"
@@ -204,4 +205,27 @@ async function ownedItems(client: pg.PoolClient, group: Resolution[], workerId: 
     [group.map((r) => r.item.id), workerId],
   );
   return new Set(owned.rows.map((r) => r.id));
+}
+
+/**
+ * Deliveries to an in-transaction sink happen here, so their records can be checked where it counts: locked
+ * (in id order, the engine's lock order) and read as they are now. A record an analyst quarantined, reopened
+ * or edited since its item was claimed is not delivered (its item is cancelled, as at claim time); one changed
+ * while this transaction holds the lock waits for the commit and then finds it replayed (a version conflict
+ * for the analyst, not a silent replay of a record they had just taken back).
+ */
+async function recheckRecords(client: pg.PoolClient, resolutions: Resolution[]): Promise<Resolution[]> {
+  const ids = resolutions.flatMap((r) => (r.type === "deliver" ? [r.item.deadLetterId] : []));
+  if (ids.length === 0) return resolutions;
+  const { rows } = await client.query<{ id: string; status: string }>(
+    `SELECT id::text AS id, status::text AS status FROM dead_letter WHERE id = ANY($1::bigint[])
+     ORDER BY dead_letter.id FOR UPDATE`,
+    [ids],
+  );
+  const status = new Map(rows.map((r) => [r.id, r.status]));
+  return resolutions.map((r): Resolution => {
+    if (r.type !== "deliver") return r;
+    const now = status.get(r.item.deadLetterId) ?? "deleted";
+    return now === "approved" ? r : { item: r.item, type: "decided", outcome: "cancelled", reason: `the record is ${now} now (approved when batched)` };
+  });
 }

@@ -198,17 +198,23 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   async function lockedRound(batch: BatchConfig): Promise<boolean> {
     const page = await processLockedPage({
       pool, batch, workerId: id, actor, random, clock, stopping: stopping.signal, backoff: opts.backoff,
-      isRunning: () => running.has(batch.id),
+      isRunning: () => running.has(batch.id), idleTimeoutMs: 2 * leaseMs,
       geos: async () => (geos ??= await getGeos()),
     });
-    if ("suspect" in page) return false;
-    if ("counts" in page) {
-      void checkFailures(batch.id, page.counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`));
-      return true;
+    switch (page.kind) {
+      case "suspect":
+        return false;
+      case "done":
+        void checkFailures(batch.id, page.counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`));
+        return true;
+      case "wait":
+        idleUntil.set(batch.id, Date.now() + page.ms);
+        return true;
+      case "idle":
+        idleUntil.set(batch.id, Date.now() + pollMs);
+        if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
+        return true;
     }
-    idleUntil.set(batch.id, Date.now() + pollMs);
-    if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
-    return true;
   }
 
   async function lane(): Promise<void> {

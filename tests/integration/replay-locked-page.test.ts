@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, type Db } from "../../lib/db/client";
+import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
 import { claimItems, lockItems } from "../../lib/replay/claim";
+import { isTransientDbError } from "../../lib/replay/db-errors";
 import { processLockedPage, type LockedPageContext } from "../../lib/replay/locked-page";
 import type { BatchConfig } from "../../lib/replay/processor";
 import { ledgerSink } from "../../lib/replay/sinks/ledger";
@@ -42,7 +43,7 @@ async function batchOf(prefix: string, n: number, entity: (i: number) => string 
 function context(batch: BatchConfig, over: Partial<LockedPageContext> = {}): LockedPageContext {
   return {
     pool: db.pool, batch, workerId: "test-worker", actor: { id: null, email: "worker:test", role: "system" }, geos: getGeos,
-    random: () => 0.5, clock: () => new Date(), stopping: new AbortController().signal, isRunning: () => true, ...over,
+    random: () => 0.5, clock: () => new Date(), stopping: new AbortController().signal, isRunning: () => true, idleTimeoutMs: 60_000, ...over,
   };
 }
 
@@ -81,12 +82,12 @@ describe("a page in one transaction (unpaced ledger)", () => {
   it("delivers and records the page without ever leasing an item: applied, in the ledger, replayed, audited", async () => {
     const batch = await batchOf("lp-ok", 30);
     const page = await processLockedPage(context(batch));
-    expect(page).toMatchObject({ claimed: 30, counts: { applied: 30, released: 0, lost: 0 } });
+    expect(page).toMatchObject({ kind: "done", claimed: 30, counts: { applied: 30, released: 0, lost: 0 } });
     expect(await state(batch.id)).toEqual({
       items: [{ status: "applied", n: 30, locked: 0, losses: 0, attempts: 0 }], ledger: 30, records: { replayed: 30 },
       batch: { applied_count: 30, cancelled_count: 0 }, audit: 30,
     });
-    expect(await processLockedPage(context(batch))).toEqual({ claimed: 0 });
+    expect(await processLockedPage(context(batch))).toEqual({ kind: "idle" });
   });
 
   it("holds its items while open: they stay pending to everyone, and neither path can claim them", async () => {
@@ -101,7 +102,7 @@ describe("a page in one transaction (unpaced ledger)", () => {
     } finally {
       gated.open();
     }
-    expect(await page).toMatchObject({ claimed: 10, counts: { applied: 10 } });
+    expect(await page).toMatchObject({ kind: "done", claimed: 10, counts: { applied: 10 } });
   });
 
   it("rolls the whole page back when anything fails before the commit: nothing applied, nothing to sweep", async () => {
@@ -121,16 +122,16 @@ describe("a page in one transaction (unpaced ledger)", () => {
       batch: { applied_count: 0, cancelled_count: 0 }, audit: 0,
     });
     // The next page delivers them, once.
-    expect(await processLockedPage(context(batch))).toMatchObject({ claimed: 12, counts: { applied: 12 } });
+    expect(await processLockedPage(context(batch))).toMatchObject({ kind: "done", claimed: 12, counts: { applied: 12 } });
     expect((await state(batch.id)).ledger).toBe(12);
   });
 
   it("delivers nothing once the batch stops running or the worker stops: the items stay as they were", async () => {
     const batch = await batchOf("lp-pause", 8);
-    expect(await processLockedPage(context(batch, { isRunning: () => false }))).toMatchObject({ claimed: 8, counts: { released: 8, applied: 0 } });
+    expect(await processLockedPage(context(batch, { isRunning: () => false }))).toMatchObject({ kind: "done", claimed: 8, counts: { released: 8, applied: 0 } });
     const stopped = new AbortController();
     stopped.abort();
-    expect(await processLockedPage(context(batch, { stopping: stopped.signal }))).toMatchObject({ claimed: 8, counts: { released: 8 } });
+    expect(await processLockedPage(context(batch, { stopping: stopped.signal }))).toMatchObject({ kind: "done", claimed: 8, counts: { released: 8 } });
     expect(await state(batch.id)).toMatchObject({ items: [{ status: "pending", n: 8, locked: 0 }], ledger: 0, records: { approved: 8 }, audit: 0 });
   });
 
@@ -145,13 +146,13 @@ describe("a page in one transaction (unpaced ledger)", () => {
     await db.pool.query(`UPDATE dead_letter SET status = 'quarantined' WHERE id = $1`, [ids[2]]);
     const page = await processLockedPage(context({ id, sink: ledgerSink(), ratePerSecond: 1_000_000, pageSize: 50, maxReplays: 3, maxAttempts: 5,
       repairMethod: "linework", repairPolicy: "accept" }));
-    expect(page).toMatchObject({ claimed: 3, counts: { applied: 2, cancelled: 1 } });
+    expect(page).toMatchObject({ kind: "done", claimed: 3, counts: { applied: 2, cancelled: 1 } });
   });
 
   it("leaves a suspect (lost with dead workers before) untouched, for the lease path to isolate", async () => {
     const batch = await batchOf("lp-suspect", 5);
     await db.pool.query(`UPDATE replay_item SET lease_losses = 2 WHERE batch_id = $1 AND seq = 3`, [batch.id]);
-    expect(await processLockedPage(context(batch))).toEqual({ claimed: 5, suspect: true });
+    expect(await processLockedPage(context(batch))).toEqual({ kind: "suspect" });
     expect(await state(batch.id)).toMatchObject({ items: [{ status: "pending", n: 5, locked: 0, losses: 2 }], ledger: 0 });
   });
 
@@ -161,18 +162,85 @@ describe("a page in one transaction (unpaced ledger)", () => {
     const gated = gatedSink();
     const first = processLockedPage(context({ ...batch, sink: gated.sink }));
     await gated.entered;
-    let second: Awaited<ReturnType<typeof processLockedPage>>;
+    let second: Awaited<ReturnType<typeof processLockedPage>> | undefined;
     try {
       second = await processLockedPage(context(batch));
     } finally {
       gated.open();
     }
     // The first page holds the feature's older observation and the other feature; the newer one was not claimable.
-    expect(await first).toMatchObject({ claimed: 2, counts: { applied: 2 } });
-    expect(second).toEqual({ claimed: 0 });
-    expect(await processLockedPage(context(batch))).toMatchObject({ claimed: 1, counts: { applied: 1 } });
+    expect(await first).toMatchObject({ kind: "done", claimed: 2, counts: { applied: 2 } });
+    expect(second).toEqual({ kind: "idle" });
+    expect(await processLockedPage(context(batch))).toMatchObject({ kind: "done", claimed: 1, counts: { applied: 1 } });
     const { rows } = await db.pool.query(
       `SELECT idempotency_key FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lp-order-same'`);
     expect(rows).toEqual([{ idempotency_key: "lp-order-1" }]);
+  });
+
+  it("needs one connection at a time: a pool of one is enough (slots are reserved before the transaction)", async () => {
+    const batch = await batchOf("lp-pool1", 6);
+    const one = createDb(process.env.DATABASE_URL as string, 1);
+    try {
+      const page = await Promise.race([
+        processLockedPage(context(batch, { pool: one.pool })),
+        new Promise<"stuck">((r) => setTimeout(() => r("stuck"), 10_000)),
+      ]);
+      expect(page).toMatchObject({ kind: "done", claimed: 6, counts: { applied: 6 } });
+    } finally {
+      await one.pool.end();
+    }
+  });
+
+  it("a worker that hangs inside a page loses it: PostgreSQL ends the idle transaction and the items are free again", async () => {
+    const gated = gatedSink();
+    const batch = await batchOf("lp-hang", 4);
+    const page = processLockedPage(context({ ...batch, sink: gated.sink }, { idleTimeoutMs: 300 }));
+    page.catch(() => {});
+    await gated.entered;
+    await new Promise((r) => setTimeout(r, 1000));
+    // Claimable by anyone else now (the hung page's locks went with its transaction).
+    const free = await inTransaction(db.pool, (c) => lockItems(c, { batchId: batch.id, limit: 50 }));
+    expect(free).toHaveLength(4);
+    gated.open();
+    // The page's next statement fails on the closed connection: an error the worker's lane retries.
+    const err = await page.then(() => null, (e: unknown) => e);
+    expect(isTransientDbError(err), String(err)).toBe(true);
+    expect(await state(batch.id)).toMatchObject({ items: [{ status: "pending", n: 4, locked: 0 }], ledger: 0, records: { approved: 4 }, audit: 0 });
+  });
+
+  it("re-checks each record under lock before delivering: one taken back meanwhile is not replayed", async () => {
+    const batch = await batchOf("lp-taken", 3);
+    const { rows } = await db.pool.query<{ dl: string }>(`SELECT dead_letter_id::text AS dl FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [batch.id]);
+    const taken = rows[1]?.dl as string;
+    // Between the claim and the delivery (the page loads GEOS for its spatial records there), an analyst quarantines one.
+    const page = await processLockedPage(context(batch, {
+      geos: async () => {
+        await db.pool.query(`UPDATE dead_letter SET status = 'quarantined', version = version + 1 WHERE id = $1`, [taken]);
+        return getGeos();
+      },
+    }));
+    expect(page).toMatchObject({ kind: "done", claimed: 3, counts: { applied: 2, cancelled: 1 } });
+    const item = await db.pool.query(`SELECT status::text AS status, last_error FROM replay_item WHERE batch_id = $1 AND dead_letter_id = $2`, [batch.id, taken]);
+    expect(item.rows[0]).toEqual({ status: "cancelled", last_error: "the record is quarantined now (approved when batched)" });
+    const ledger = await db.pool.query(`SELECT count(*)::int AS n FROM ledger_entry l JOIN dead_letter d ON d.idempotency_key = l.idempotency_key WHERE d.id = $1`, [taken]);
+    expect(ledger.rows[0].n).toBe(0);
+  });
+
+  it("holds the records it delivers: a change made while the page is open waits for it, then finds the record replayed", async () => {
+    const gated = gatedSink();
+    const batch = await batchOf("lp-wait", 2);
+    const { rows } = await db.pool.query<{ dl: string }>(`SELECT dead_letter_id::text AS dl FROM replay_item WHERE batch_id = $1 ORDER BY seq LIMIT 1`, [batch.id]);
+    const target = rows[0]?.dl as string;
+    const page = processLockedPage(context({ ...batch, sink: gated.sink }));
+    await gated.entered;
+    const change = db.pool.query(
+      `UPDATE dead_letter SET status = 'quarantined', version = version + 1 WHERE id = $1 AND status = 'approved' RETURNING id`, [target]);
+    const early = await Promise.race([change.then(() => "changed"), new Promise((r) => setTimeout(() => r("waiting"), 500))]);
+    expect(early).toBe("waiting");
+    gated.open();
+    expect(await page).toMatchObject({ kind: "done", counts: { applied: 2 } });
+    expect((await change).rowCount).toBe(0); // by then the record was replayed: the conditional change does nothing
+    const after = await db.pool.query(`SELECT status::text AS status FROM dead_letter WHERE id = $1`, [target]);
+    expect(after.rows[0].status).toBe("replayed");
   });
 });
