@@ -5,6 +5,7 @@ import { Suspense, use, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { REPAIR_METHODS, REPAIR_POLICIES, type BatchPreview, type CreateBatchRequest } from "@/lib/replay/schemas";
 import { CreateBatchBody } from "@/lib/replay/schemas";
+import { isUnpaced } from "@/lib/replay/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
 import { useCreateBatch } from "./queries";
 
@@ -107,7 +108,10 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
           <>
             <p>Order: oldest observation first ({formatTime(preview.firstObservedAt)} → {formatTime(preview.lastObservedAt)}); per entity strictly one after another.</p>
             <p data-testid="estimate">
-              {rateOk ? <>At {fmt(rateN)}/s: about <strong>{formatDuration(seconds)}</strong> (more if the sink slows the batch down or items are retried).</> : "Set a rate to see how long it takes."}
+              {!rateOk ? "Set a rate to see how long it takes."
+                : isUnpaced(rateN, Number(pageSize) || 100) ? <>At {fmt(rateN)}/s the rate does not hold the batch back: it goes as fast as the workers{" "}
+                  and the sink take it (the rate is only a ceiling).</>
+                : <>At {fmt(rateN)}/s: about <strong>{formatDuration(seconds)}</strong> (more if the sink slows the batch down or items are retried).</>}
             </p>
           </>
         )}

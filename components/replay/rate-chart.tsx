@@ -4,6 +4,9 @@ import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Too
 import { useRateSeries } from "./queries";
 
 const clock = (t: number) => new Date(t * 1000).toISOString().slice(11, 19);
+const COMPACT = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
+/** 1,000,000 → "1M", 12,500 → "12.5K": fits the axis's 48 px. */
+const compact = (n: number) => COMPACT.format(n);
 
 /**
  * Submissions per second against the configured rate, for the last five minutes of the batch; while a sink's
@@ -14,6 +17,10 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
   if (error) return <p role="alert" className="text-sm text-red-700">Could not load the rate: {error.message}</p>;
   const points = data?.points ?? [];
   if (points.length === 0) return <p className="py-8 text-center text-sm text-slate-500">No submissions yet.</p>;
+  // A ceiling far above what was achieved (an unpaced drain at 1,000,000/s) would flatten the line at zero: the
+  // axis then follows what was achieved, and the caption names the ceiling instead of drawing it.
+  const peak = points.reduce((m, p) => Math.max(m, p.count), 0);
+  const drawCeiling = configured <= Math.max(peak, 1) * 3;
   return (
     <figure aria-label="Achieved submissions per second against the configured rate">
       <div className="h-56 w-full">
@@ -21,10 +28,13 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
           <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
             <XAxis dataKey="t" tickFormatter={clock} minTickGap={40} fontSize={11} />
-            <YAxis allowDecimals={false} fontSize={11} width={48} domain={[0, (max: number) => Math.max(max, configured) * 1.1]} />
+            <YAxis allowDecimals={false} fontSize={11} width={48} tickFormatter={compact}
+              domain={[0, (max: number) => (drawCeiling ? Math.max(max, configured) : Math.max(max, 1)) * 1.1]} />
             <Tooltip labelFormatter={(t) => clock(Number(t))} formatter={(v) => [`${v}/s`, "submitted"]} />
-            <ReferenceLine y={configured} stroke="#0f172a" strokeDasharray="6 3" label={{ value: `configured ${configured}/s`, fontSize: 11, position: "insideTopRight" }} />
-            {throttle < 1 && (
+            {drawCeiling && (
+              <ReferenceLine y={configured} stroke="#0f172a" strokeDasharray="6 3" label={{ value: `configured ${compact(configured)}/s`, fontSize: 11, position: "insideTopRight" }} />
+            )}
+            {throttle < 1 && drawCeiling && (
               <ReferenceLine y={configured * throttle} stroke="#b45309" strokeDasharray="2 3" label={{ value: `slowed to ${(configured * throttle).toFixed(1)}/s`, fontSize: 11, position: "insideBottomRight" }} />
             )}
             <Line type="stepAfter" dataKey="count" stroke="#059669" dot={false} isAnimationActive={false} name="submitted" />
@@ -32,8 +42,10 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
         </ResponsiveContainer>
       </div>
       <figcaption className="text-xs text-slate-500">
-        Records submitted per second over the last 5 minutes (solid green); dashed: the configured rate, the limit for all
-        workers together{throttle < 1 ? "; dotted: the lower limit while the sink asks to slow down" : ""}.
+        Records submitted per second over the last 5 minutes (solid green);{" "}
+        {drawCeiling
+          ? <>dashed: the configured rate, the limit for all workers together{throttle < 1 ? "; dotted: the lower limit while the sink asks to slow down" : ""}.</>
+          : <>the configured rate ({configured.toLocaleString("en")}/s) is far above what the workers reached and is not drawn.</>}
       </figcaption>
     </figure>
   );

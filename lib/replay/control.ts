@@ -5,6 +5,7 @@ import { assertFourEyes } from "../auth/four-eyes";
 import { inTransaction } from "../db/transaction";
 import { errorMessage } from "./db-errors";
 import { allowedFrom, nextStatus, type BatchAction } from "./state";
+import { lockBatchForStop } from "./stop-lock";
 import type { BatchStatus } from "./schemas";
 
 // Batch life-cycle changes: one transaction each, on the batch row locked FOR UPDATE, with the transition
@@ -33,6 +34,8 @@ export async function applyBatchAction(
   ctx: { now: Date; requestId?: string | null },
 ): Promise<{ status: BatchStatus; cancelledItems: number; itemsCancelled: Promise<number> }> {
   return inTransaction(pool, async (client) => {
+    // Stopping waits for the pages being recorded, so what they delivered is counted as delivered (stop-lock.ts).
+    if (action === "pause" || action === "cancel") await lockBatchForStop(client, batchId);
     const { rows } = await client.query<LockedBatch>(
       `SELECT status::text AS status, created_by_id FROM replay_batch WHERE id = $1 FOR UPDATE`,
       [batchId],
@@ -57,7 +60,8 @@ export async function applyBatchAction(
     };
     let cancelledItems = 0;
     if (action === "cancel") {
-      // The batch's status is the cancel: no worker claims or delivers anything of it from this commit on.
+      // The batch's status is the cancel: no worker claims or delivers anything of it from this commit on (pages
+      // being recorded finished first: stop-lock.ts). HTTP requests already in flight finish and keep their answer.
       // Its waiting items are marked afterwards, in chunks (cancelWaitingItems): marking 20k in this
       // transaction kept the supervisor waiting 2 s for the answer. Claimed ones are finished by their workers
       // (delivered ones keep their outcome, undelivered ones become cancelled), or by the sweeper.
@@ -129,6 +133,7 @@ export async function failBatch(pool: pg.Pool, batchId: string, reason: string, 
 
 async function stopBatch(pool: pg.Pool, batchId: string, to: "paused" | "failed", reason: string, actor: Actor, now: Date): Promise<boolean> {
   const stopped = await inTransaction(pool, async (client) => {
+    await lockBatchForStop(client, batchId);
     const { rows } = await client.query(
       `UPDATE replay_batch SET status = $2::"ReplayBatchStatus", status_reason = $3, updated_at = $4,
          finished_at = CASE WHEN $2 = 'failed' THEN $4::timestamptz ELSE finished_at END

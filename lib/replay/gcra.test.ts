@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "./backoff";
-import { claimSizeFor, grantSlots, lateLimitMs, pacingFor, slotOffsets, type GcraParams } from "./gcra";
+import { claimSizeFor, grantSlots, isUnpaced, lateLimitMs, pacingFor, slotOffsets, type GcraParams } from "./gcra";
 
 const P = (rate: number, over: Partial<GcraParams> = {}): GcraParams => ({ rate, horizonMs: 250, toleranceMs: 50, minGrant: 1, ...over });
 
@@ -121,4 +121,14 @@ describe("pacing with workers that stall (simulated clock)", () => {
       });
     }
   }
+});
+
+describe("isUnpaced", () => {
+  it("is when a page's slots span at most 50 ms: the rate is a ceiling, not a pace", () => {
+    expect(isUnpaced(1_000_000, 500)).toBe(true);
+    expect(isUnpaced(2000, 100)).toBe(true);
+    expect(isUnpaced(1999, 100)).toBe(false);
+    expect(isUnpaced(1000, 100)).toBe(false);
+    expect(isUnpaced(0, 100)).toBe(false);
+  });
 });

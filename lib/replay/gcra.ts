@@ -77,3 +77,14 @@ export function lateLimitMs(toleranceMs: number): number {
 export function claimSizeFor(rate: number, pageSize: number, horizonMs = 250): number {
   return Math.max(1, Math.min(pageSize, Math.ceil((rate * horizonMs) / 1000)));
 }
+
+/** A page's worth of slots spanning at most this long: the rate no longer paces the drain (locked-page.ts). */
+export const UNPACED_PAGE_SPAN_MS = 50;
+
+/**
+ * At this rate and page size the limiter does not hold a drain back: it goes as fast as the workers (and the sink)
+ * take it, and "records / rate" says nothing about how long it lasts.
+ */
+export function isUnpaced(rate: number, pageSize: number): boolean {
+  return rate > 0 && (pageSize * 1000) / rate <= UNPACED_PAGE_SPAN_MS;
+}

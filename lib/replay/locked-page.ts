@@ -4,7 +4,7 @@ import { inTransaction } from "../db/transaction";
 import type { Geos } from "../spatial/geos";
 import type { BackoffOptions } from "./backoff";
 import { lockItems } from "./claim";
-import { pacingFor } from "./gcra";
+import { isUnpaced, pacingFor, UNPACED_PAGE_SPAN_MS } from "./gcra";
 import { writeOutcomes, type FlushCounts, type Resolution } from "./outcomes";
 import { reserveSlots } from "./pacer";
 import { prepare, type BatchConfig } from "./processor";
@@ -24,11 +24,11 @@ import type { Submission } from "./sinks/types";
 // Only where a page's slots span at most LOCKED_PAGE_MAX_SPAN_MS: a paced page (seconds of slots) would hold its
 // locks and its transaction that long, and remote sinks cannot deliver inside a transaction at all.
 
-/** A page whose slots at the batch's rate span at most this goes through one transaction. */
-export const LOCKED_PAGE_MAX_SPAN_MS = 50;
+/** A page whose slots at the batch's rate span at most this goes through one transaction (gcra.ts isUnpaced). */
+export const LOCKED_PAGE_MAX_SPAN_MS = UNPACED_PAGE_SPAN_MS;
 
 export function usesLockedPages(batch: { sink: Pick<BatchConfig["sink"], "mode">; ratePerSecond: number; pageSize: number }): boolean {
-  return batch.sink.mode === "in-transaction" && (batch.pageSize * 1000) / batch.ratePerSecond <= LOCKED_PAGE_MAX_SPAN_MS;
+  return batch.sink.mode === "in-transaction" && isUnpaced(batch.ratePerSecond, batch.pageSize);
 }
 
 export interface LockedPageContext {

@@ -4,6 +4,7 @@ import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "./backoff";
 import { gaveUpReason } from "../dead-letters/state";
 import type { ClaimedItem } from "./claim";
 import { writeRecordEffects, type RecordTouch } from "./record-writes";
+import { holdBatchAgainstStop } from "./stop-lock";
 import type { RecordOutcome } from "./rules";
 import type { ItemStatus } from "./schemas";
 import type { Sink, SinkResult, Submission } from "./sinks/types";
@@ -107,6 +108,9 @@ export async function writeOutcomes(
   const counts: FlushCounts = { applied: 0, deduped: 0, dropped: 0, poison: 0, failed: 0, cancelled: 0, retry: 0, released: 0, lost: 0 };
   const mine = opts.locked ? new Set(group.map((r) => r.item.id)) : await ownedItems(client, group, ctx.workerId);
   counts.lost = group.length - mine.size;
+  // A pause or cancel either committed before this read, and nothing here is delivered, or waits for this
+  // transaction's commit (stop-lock.ts). A statement of its own: the read must see what committed while it waited.
+  await holdBatchAgainstStop(client, ctx.batchId);
   const batch = await client.query<{ status: string }>(`SELECT status::text AS status FROM replay_batch WHERE id = $1`, [ctx.batchId]);
   const batchStatus = batch.rows[0]?.status ?? "cancelled";
   // A pause or cancel that committed since these items were scheduled stops what has not been delivered yet;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Actor } from "../audit/append";
 import type { Db } from "../db/client";
@@ -65,6 +66,10 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   const actor: Actor = { id: null, email: `worker:${id}`, role: "system" };
   const stopping = new AbortController();
   const hardStop = new AbortController();
+  // Every lane sleeps on these signals and every HTTP request in flight listens to hardStop (up to the sink's
+  // 64 per lane; each listener is removed when its wait or request ends): with a few lanes Node's default of 10
+  // warned of a leak that is not one.
+  setMaxListeners(16 + 68 * Math.max(1, opts.concurrency ?? 2), stopping.signal, hardStop.signal);
   const running = new Map<string, BatchConfig>();
   const idleUntil = new Map<string, number>();
   const engineErrors = new Map<string, number>();

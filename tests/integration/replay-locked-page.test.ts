@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
 import { claimItems, lockItems } from "../../lib/replay/claim";
+import { applyBatchAction } from "../../lib/replay/control";
 import { isTransientDbError } from "../../lib/replay/db-errors";
 import { processLockedPage, type LockedPageContext } from "../../lib/replay/locked-page";
 import type { BatchConfig } from "../../lib/replay/processor";
@@ -242,5 +243,39 @@ describe("a page in one transaction (unpaced ledger)", () => {
     expect((await change).rowCount).toBe(0); // by then the record was replayed: the conditional change does nothing
     const after = await db.pool.query(`SELECT status::text AS status FROM dead_letter WHERE id = $1`, [target]);
     expect(after.rows[0].status).toBe("replayed");
+  });
+
+  it("a cancel waits for a page being recorded, then counts only what is still waiting: nothing cancelled is applied", async () => {
+    const gated = gatedSink();
+    const batch = await batchOf("lp-cancel", 10);
+    const page = processLockedPage(context({ ...batch, sink: gated.sink }));
+    await gated.entered;
+    let answered = false;
+    const cancel = applyBatchAction(db.pool, batch.id, "cancel", users.creator, { now: new Date() }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(answered).toBe(false); // the page holds the batch row from its status read to its commit
+    gated.open();
+    expect(await page).toMatchObject({ kind: "done", counts: { applied: 10 } });
+    const result = await cancel;
+    expect(result).toMatchObject({ status: "cancelled", cancelledItems: 0 });
+    await result.itemsCancelled;
+    expect(await state(batch.id)).toMatchObject({ items: [{ status: "applied", n: 10 }], ledger: 10 });
+  });
+
+  it("a page that reads the batch after a cancel delivers nothing: its items end cancelled, as the cancel counted them", async () => {
+    const batch = await batchOf("lp-cancel2", 6);
+    const page = await processLockedPage(context(batch, {
+      // Between the claim and the recording (the page loads GEOS there), a supervisor cancels.
+      geos: async () => {
+        const r = await applyBatchAction(db.pool, batch.id, "cancel", users.creator, { now: new Date() });
+        expect(r.cancelledItems).toBe(6);
+        return getGeos();
+      },
+    }));
+    expect(page).toMatchObject({ kind: "done", counts: { applied: 0, cancelled: 6 } });
+    expect(await state(batch.id)).toMatchObject({ items: [{ status: "cancelled", n: 6 }], ledger: 0, records: { approved: 6 } });
   });
 });

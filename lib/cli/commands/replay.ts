@@ -9,6 +9,7 @@ import { can, isRole, type Permission } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
 import { createBatch, freshenReplayStatistics, previewBatch } from "../../replay/batches";
+import { isUnpaced } from "../../replay/gcra";
 import { applyBatchAction, type ActingUser } from "../../replay/control";
 import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, type BatchView } from "../../replay/schemas";
 import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/state";
@@ -18,6 +19,12 @@ import { formatBatch, formatDuration } from "./replay-format";
 import { registerWorkerCommands } from "./worker";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
+
+/** How long a batch takes at its rate, or that the rate does not pace it (an unpaced drain goes as fast as it can). */
+function howLong(count: number, rate: number, pageSize: number): string {
+  if (isUnpaced(rate, pageSize)) return `unpaced at ${rate}/s: as fast as the workers and the sink take it`;
+  return `about ${formatDuration(count / rate)} at ${rate}/s`;
+}
 
 async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
   const { db, close } = await connectCli();
@@ -150,14 +157,14 @@ export function registerReplayCommands(program: Command): void {
           await freshenReplayStatistics(db.pool);
           const p = await previewBatch(db.pool, selection);
           process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
-          say(`${p.count} records, oldest observation first; about ${formatDuration(p.count / body.ratePerSecond)} at ${body.ratePerSecond}/s`);
+          say(`${p.count} records, oldest observation first; ${howLong(p.count, body.ratePerSecond, body.pageSize)}`);
           return;
         }
         const user = await actingAs(db, o.as, "replays:manage");
         const created = await createBatch(db.pool, body, user, { now: new Date() });
         const skipped = Object.entries(created.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
         say(`created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
-          `about ${formatDuration(created.total / body.ratePerSecond)} at ${body.ratePerSecond}/s; another supervisor must approve it`);
+          `${howLong(created.total, body.ratePerSecond, body.pageSize)}; another supervisor must approve it`);
         if (o.json) print(await getBatch(db.pool, created.id, new Date()), true);
         else process.stdout.write(`${created.id}\n`);
       });
