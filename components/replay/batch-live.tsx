@@ -46,7 +46,7 @@ export function BatchLive({ initial, perms }: { initial: BatchView; perms: Repla
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 border-t border-slate-100 pt-2 text-sm sm:grid-cols-4">
           <div><dt className="text-xs text-slate-500">Configured rate</dt><dd>{fmt(batch.ratePerSecond)}/s{batch.throttle < 1 && ` × ${batch.throttle.toFixed(2)} (sink asked to slow down)`}</dd></div>
           {batch.achievedRate === null && batch.averageRate !== null ? (
-            <div><dt className="text-xs text-slate-500">Achieved (start to finish)</dt><dd>{batch.averageRate.toFixed(1)}/s</dd></div>
+            <div><dt className="text-xs text-slate-500" title="From the first submission to the end, pauses included">Achieved (whole run)</dt><dd>{batch.averageRate.toFixed(1)}/s</dd></div>
           ) : (
             <div><dt className="text-xs text-slate-500">Achieved (last 10 s)</dt><dd>{batch.achievedRate === null ? "—" : `${batch.achievedRate.toFixed(1)}/s`}</dd></div>
           )}

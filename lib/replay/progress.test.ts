@@ -31,7 +31,7 @@ describe("isLive", () => {
 
 describe("averageRate", () => {
   const start = new Date("2026-11-30T12:00:00Z");
-  it("divides what was dealt with (not what was cancelled) by the time from start to finish", () => {
+  it("divides what was dealt with (not what was cancelled) by the time from the run's start (its first submission) to its end", () => {
     expect(averageRate(counts({ applied: 900, dropped: 50, poison: 50, cancelled: 500 }), start, new Date("2026-11-30T12:00:10Z"))).toBe(100);
   });
   it("has no figure before the end, without a start, or when nothing was dealt with", () => {

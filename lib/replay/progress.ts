@@ -11,8 +11,9 @@ export function progressText(total: number, counts: OutcomeCounts, fmt: (n: numb
 }
 
 /**
- * Records dealt with per second from the batch's start to its end, pauses included: what a supervisor compares
- * with the configured rate once the batch has finished and its last-10-s rate is gone. Null before the end.
+ * Records dealt with per second over the whole run — from its first submission (views.ts; the start when nothing
+ * was submitted) to its end, pauses included: what a supervisor compares with the configured rate once the batch
+ * has finished and its last-10-s rate is gone. Null before the end.
  */
 export function averageRate(counts: OutcomeCounts, startedAt: Date | null, finishedAt: Date | null): number | null {
   if (!startedAt || !finishedAt) return null;

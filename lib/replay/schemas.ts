@@ -122,7 +122,7 @@ export interface BatchView {
   counts: OutcomeCounts;
   /** submissions per second over the last 10 s of a running or paused batch; null otherwise */
   achievedRate: number | null;
-  /** records dealt with per second from start to finish (pauses included) once the batch has ended; null before */
+  /** records dealt with per second over the whole run (first submission to end, pauses included) once ended; null before */
   averageRate: number | null;
   /**
    * replay workers alive now (heartbeat within the last minute), whichever batch they work on: a running batch

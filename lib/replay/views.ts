@@ -48,6 +48,7 @@ interface BatchRow {
   created_at: Date;
   approved_at: Date | null;
   started_at: Date | null;
+  first_submitted_at: Date | null;
   window_from: Date | null;
   finished_at: Date | null;
 }
@@ -64,7 +65,9 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at > $1::timestamptz - interval '${RECENT_S} seconds') AS recent,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.status = 'retry') AS retrying,
     (SELECT count(*)::int FROM worker w WHERE w.heartbeat_at > now() - 2 * w.lease_ms * interval '1 millisecond') AS live_workers,
-    b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at
+    b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at,
+    -- The run's rate counts from its first submission: a batch started before any worker ran did not go slower.
+    (SELECT min(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) AS first_submitted_at
   FROM replay_batch b LEFT JOIN "user" cu ON cu.id = b.created_by_id LEFT JOIN "user" au ON au.id = b.approved_by_id`;
 
 function toView(r: BatchRow, now: Date): BatchView {
@@ -99,7 +102,7 @@ function toView(r: BatchRow, now: Date): BatchView {
     sink: maskSink(r.sink), selection: r.selection, ratePerSecond: r.rate_per_second, throttle,
     pageSize: r.page_size, maxReplays: r.max_replays, maxAttempts: r.max_attempts, failureThreshold: r.failure_threshold,
     repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate,
-    averageRate: averageRate(counts, r.started_at, r.finished_at), liveWorkers: r.live_workers,
+    averageRate: averageRate(counts, r.first_submitted_at ?? r.started_at, r.finished_at), liveWorkers: r.live_workers,
     eta, etaSeconds,
     createdAt: r.created_at.toISOString(), approvedAt: r.approved_at?.toISOString() ?? null,
     startedAt: r.started_at?.toISOString() ?? null, finishedAt: r.finished_at?.toISOString() ?? null,

@@ -17,7 +17,7 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
       b.sink.type.padEnd(6), b.createdAt.slice(0, 19), b.statusReason ?? ""].join(" ").trimEnd();
   }
   const rate = b.achievedRate !== null ? `${b.achievedRate.toFixed(1)}/s`
-    : b.averageRate !== null ? `${b.averageRate.toFixed(1)}/s start to finish` : "—";
+    : b.averageRate !== null ? `${b.averageRate.toFixed(1)}/s over the whole run` : "—";
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
     `  sink ${b.sink.type === "http" ? `http ${b.sink.url}` : "built-in ledger"}; rate ${b.ratePerSecond}/s` +
