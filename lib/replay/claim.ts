@@ -197,6 +197,13 @@ export async function heartbeat(
 }
 
 /**
+ * A worker (`w`) is alive while it has beaten within two of its own leases (it beats every third of one), so a
+ * slow beat is not a death. Compared on the database's clock, as the heartbeats are written. The sweeper and the
+ * batch views (live workers) judge it the same way.
+ */
+export const WORKER_ALIVE = `w.heartbeat_at > now() - 2 * w.lease_ms * interval '1 millisecond'`;
+
+/**
  * Returns the items of dead workers to the queue, counting the loss against the item; items of a cancelled or
  * failed batch are cancelled instead. An item is taken back when its lease expired AND its worker has not
  * heart-beaten for two leases of its own (it beats every third of one): a worker that is merely slow (a
@@ -210,8 +217,7 @@ export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
     `WITH expired AS (
        SELECT i.id FROM replay_item i
        WHERE i.status = 'running' AND i.locked_until < now()
-         -- Alive: beaten within two of its own leases (it beats every third of one), so a slow beat is not a death.
-         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND w.heartbeat_at > now() - 2 * w.lease_ms * interval '1 millisecond')
+         AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = i.locked_by AND ${WORKER_ALIVE})
        ORDER BY i.id LIMIT $1
        FOR UPDATE SKIP LOCKED
      ), swept AS (

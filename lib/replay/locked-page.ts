@@ -21,11 +21,9 @@ import type { Submission } from "./sinks/types";
 // return. The ledger insert is the dedup gate either way, so a page retried after a commit whose answer was
 // lost is deduped, never applied twice.
 //
-// Only where a page's slots span at most LOCKED_PAGE_MAX_SPAN_MS: a paced page (seconds of slots) would hold its
-// locks and its transaction that long, and remote sinks cannot deliver inside a transaction at all.
-
-/** A page whose slots at the batch's rate span at most this goes through one transaction (gcra.ts isUnpaced). */
-export const LOCKED_PAGE_MAX_SPAN_MS = UNPACED_PAGE_SPAN_MS;
+// Only for unpaced batches (gcra.ts isUnpaced: a page's slots span at most UNPACED_PAGE_SPAN_MS): a paced page
+// (seconds of slots) would hold its locks and its transaction that long, and remote sinks cannot deliver inside
+// a transaction at all.
 
 export function usesLockedPages(batch: { sink: Pick<BatchConfig["sink"], "mode">; ratePerSecond: number; pageSize: number }): boolean {
   return batch.sink.mode === "in-transaction" && isUnpaced(batch.ratePerSecond, batch.pageSize);
@@ -72,7 +70,7 @@ export async function processLockedPage(ctx: LockedPageContext): Promise<LockedP
   const grant = await reserveSlots(ctx.pool, batch.id, batch.pageSize, pacingFor(batch.ratePerSecond));
   const grantedAt = performance.now();
   if (grant.stopped) return { kind: "idle" };
-  if (grant.granted === 0) return { kind: "wait", ms: Math.min(grant.retryInMs, LOCKED_PAGE_MAX_SPAN_MS) };
+  if (grant.granted === 0) return { kind: "wait", ms: Math.min(grant.retryInMs, UNPACED_PAGE_SPAN_MS) };
   // When the last granted slot comes: a duration on the database's clock, so no offset between the clocks enters.
   // Other workers' reservations can put it up to the limiter's horizon (250 ms) ahead.
   const lastDueAt = grantedAt + grant.startAtMs + (grant.granted - 1) * grant.intervalMs - grant.dbNowMs;

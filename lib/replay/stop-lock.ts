@@ -11,8 +11,11 @@ import type pg from "pg";
 // Lock order: a page takes it after its item rows and before the batch row; a stop takes it before the batch
 // row. Nothing that holds the batch row waits for it.
 
-/** The first key of the two-key advisory lock space ("RED2"); the second is the batch id, folded to int4. */
-const BATCH_STOP_LOCK = 0x5245_4432;
+/**
+ * The first key of the two-key advisory lock space ("RED3": RED1 is the audit chain, RED2 batch creation); the
+ * second is the batch id, folded to int4.
+ */
+const BATCH_STOP_LOCK = 0x5245_4433;
 const KEY = `($2::bigint % 2147483647)::int`;
 
 /** Shared, until the transaction ends: the batch cannot stop in between (outcomes.ts, before reading its status). */

@@ -5,6 +5,7 @@ import type {
 } from "./schemas";
 import { effectiveThrottle } from "./throttle";
 import { averageRate } from "./progress";
+import { WORKER_ALIVE } from "./claim";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
@@ -55,8 +56,6 @@ interface BatchRow {
 
 /** Submissions in the last RECENT_S seconds give the achieved rate. */
 const RECENT_S = 10;
-// A worker is alive while it has beaten within two of its own leases (it beats every third of one; the sweeper
-// judges it the same way, claim.ts). Compared with the database's clock, as the heartbeats are written.
 
 const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.status_reason, b.created_by_id, cu.email AS created_by_email,
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
@@ -64,7 +63,7 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at > $1::timestamptz - interval '${RECENT_S} seconds') AS recent,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.status = 'retry') AS retrying,
-    (SELECT count(*)::int FROM worker w WHERE w.heartbeat_at > now() - 2 * w.lease_ms * interval '1 millisecond') AS live_workers,
+    (SELECT count(*)::int FROM worker w WHERE ${WORKER_ALIVE}) AS live_workers,
     b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at,
     -- The run's rate counts from its first submission: a batch started before any worker ran did not go slower.
     (SELECT min(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) AS first_submitted_at

@@ -164,11 +164,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
 
   async function runPage(batch: BatchConfig, claimed: ClaimedItem[], turn: Turn | null): Promise<void> {
     let items = claimed;
-    if (items.length === 0) {
-      idleUntil.set(batch.id, Date.now() + pollMs);
-      if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
-      return;
-    }
+    if (items.length === 0) return nothingToClaim(batch);
     // A suspect (lost with dead workers before) goes alone; the rest of the page goes back to the queue.
     const suspect = items.find((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES);
     if (suspect && items.length > 1) {
@@ -185,6 +181,12 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       },
       onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
     }, items);
+  }
+
+  /** Nothing of the batch was claimable: look again after a poll, and complete it if nothing is left at all. */
+  async function nothingToClaim(batch: BatchConfig): Promise<void> {
+    idleUntil.set(batch.id, Date.now() + pollMs);
+    if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
   }
 
   /** A page claimed under a lease (claim.ts) and processed by processor.ts. */
@@ -216,8 +218,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         idleUntil.set(batch.id, Date.now() + page.ms);
         return true;
       case "idle":
-        idleUntil.set(batch.id, Date.now() + pollMs);
-        if (await completeIfDone(pool, batch.id, actor, clock())) log(`batch ${batch.id} completed`);
+        await nothingToClaim(batch);
         return true;
     }
   }
