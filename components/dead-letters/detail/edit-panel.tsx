@@ -70,13 +70,10 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
 
   // Leaving the editor (Cancel, or Escape anywhere in the panel) asks first when the draft changes something
   // (or no longer parses): a stray Escape must not throw away a repair someone spent minutes on.
-  const initial = useRef(text);
   const [discarding, setDiscarding] = useState(false);
-  const leave = () => {
-    const dirty = text !== initial.current && (changes === null || changes.changes.length > 0);
-    if (dirty) setDiscarding(true);
-    else onCancel();
-  };
+  // `changes` is null while the draft does not parse, and empty when it parses to the record's own payload.
+  const dirty = changes === null || changes.changes.length > 0;
+  const leave = () => (dirty ? setDiscarding(true) : onCancel());
   const onKeyDown = (e: React.KeyboardEvent) => {
     // The editor keeps its own Escape (closing a completion or the search panel, collapsing a selection): it
     // marks those handled. A map drawing in progress is not cancelled from here either.
