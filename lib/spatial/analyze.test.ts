@@ -26,6 +26,17 @@ describe("analyzeGeometry", () => {
     expect(input).toEqual(square);
   });
 
+  it("repairs a geometry mixing 2D and 3D positions as 2D (shapely's reading), and an all-3D one in 3D", () => {
+    const positions = (g: unknown): number[] => JSON.stringify(g).match(/\[[^[\]]*\]/g)!.map((p) => (JSON.parse(p) as number[]).length);
+    for (const method of ["linework", "structure"] as const) {
+      const mixed = analyzeGeometry(geos, { type: "Polygon", coordinates: [[[0, 0], [2, 2, 5], [0, 2], [2, 0, 5], [0, 0]]] }, { method, policy: "accept" });
+      expect(mixed.analysis).toMatchObject({ outcome: "repaired", type_after: "MultiPolygon", area_after: 2 });
+      expect(new Set(positions(mixed.repaired))).toEqual(new Set([2])); // no invented z, no ring mixing both
+      const full = analyzeGeometry(geos, { type: "Polygon", coordinates: [[[0, 0, 1], [2, 2, 5], [0, 2, 1], [2, 0, 5], [0, 0, 1]]] }, { method, policy: "accept" });
+      expect(new Set(positions(full.repaired))).toEqual(new Set([3]));
+    }
+  });
+
   it("reads lossless-json numbers like plain ones", () => {
     const text = '{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}';
     const a = analyzeGeometry(geos, parse(text), { method: "linework", policy: "accept" });

@@ -97,7 +97,13 @@ function repairParsed(
   }
   // Until here `fixed` is known valid (GEOS said so, or repairToValid checked); a split or a policy extract is not.
   let checked = fixed;
-  if (ctx.unwrapped) fixed = keep(toGeos(geos, splitAtAntimeridian(geos, fixed, fromGeos(geos, fixed))));
+  if (ctx.unwrapped) {
+    fixed = keep(toGeos(geos, splitAtAntimeridian(geos, fixed, fromGeos(geos, fixed))));
+    // A sliver a few ulps wide across ±180° leaves nothing on either side of the cut.
+    if (geosIsEmpty(geos, fixed)) {
+      return { patch: { outcome: "dropped", drop_reason: "Repair produced an empty geometry (nothing is left on either side of the ±180° cut)" }, repaired: null };
+    }
+  }
   const outcome = applyPolicy(geos, fixed, ctx.typeBefore, ctx.policy);
   const patch: Partial<Draft> = { type_changed: outcome.typeChanged, dropped_parts: outcome.droppedParts };
   if (outcome.g === 0) return { patch: { ...patch, outcome: "dropped", drop_reason: outcome.dropReason }, repaired: null };

@@ -71,6 +71,18 @@ describe("antimeridian", () => {
     expect(touchesPole).toBe(true);
   });
 
+  it("drops a crossing sliver that leaves nothing on either side of the cut, instead of an empty 'repair'", () => {
+    const e = 179.99999999999997;
+    for (const method of ["linework", "structure"] as const) {
+      const { analysis, repaired } = analyzeGeometry(geos, {
+        type: "Polygon", coordinates: [[[e, 10], [-e, 10], [-e, 20], [e, 20], [e, 10]]],
+      }, { method, policy: "accept" });
+      expect(analysis).toMatchObject({ crosses_antimeridian: true, outcome: "dropped", valid_after: null });
+      expect(analysis.drop_reason).toContain("empty geometry");
+      expect(repaired).toBeNull();
+    }
+  });
+
   it("lets the repair policy see the type change", () => {
     const dropped = analyzeGeometry(geos, fiji, { method: "linework", policy: "drop" });
     expect(dropped.analysis.outcome).toBe("dropped");

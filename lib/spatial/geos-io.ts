@@ -7,26 +7,37 @@
 // The GeoJSON reader also refuses the inputs we most need to explain (unclosed rings), so buffers it is.
 // WKB would need a JS encoder/decoder doing the same copying with unaligned DataView reads.
 import { Geos, GeosError } from "./geos";
-import type { Geometry, GeometryType, Position } from "./geojson";
+import { forEachPath, type Geometry, type GeometryType, type Position } from "./geojson";
 
-function hasZ(path: Position[]): boolean {
-  for (const p of path) if (p.length > 2) return true;
-  return false;
+/**
+ * Whether every position carries a z. A geometry mixing 2D and 3D positions is read as 2D, as shapely reads it
+ * (by its first position, 2D in the cases seen): a NaN z for the missing ones made GEOS's noding hand a z of 5 to
+ * a corner that had none, and the output mixed 2D and 3D positions in one ring, which shapely refuses to read.
+ */
+function allHaveZ(geometry: Geometry): boolean {
+  let all = true;
+  let any = false;
+  forEachPath(geometry, (path) => {
+    for (const p of path) {
+      if (p.length > 2) any = true;
+      else all = false;
+    }
+  });
+  return all && any;
 }
 
 /** A new GEOSCoordSequence (owned by the caller until handed to a constructor). */
-function toSequence(geos: Geos, path: Position[]): number {
-  const dims = hasZ(path) ? 3 : 2;
+function toSequence(geos: Geos, path: Position[], z: boolean): number {
+  const dims = z ? 3 : 2;
   const ptr = geos.scratch(path.length * dims * 8);
   const heap = geos.f64;
   let o = ptr >> 3;
   for (const p of path) {
     heap[o++] = p[0]!;
     heap[o++] = p[1]!;
-    // GEOS treats a NaN z as "no z", which is what a missing z means in a mixed 2D/3D path.
-    if (dims === 3) heap[o++] = p.length > 2 ? p[2]! : NaN;
+    if (z) heap[o++] = p[2]!;
   }
-  const seq = geos.lib.GEOSCoordSeq_copyFromBuffer_r(geos.ctx, ptr, path.length, dims === 3 ? 1 : 0, 0);
+  const seq = geos.lib.GEOSCoordSeq_copyFromBuffer_r(geos.ctx, ptr, path.length, z ? 1 : 0, 0);
   if (seq === 0) throw new GeosError("GEOSCoordSeq_copyFromBuffer", geos.takeError());
   return seq;
 }
@@ -36,20 +47,18 @@ function checked(geos: Geos, ptr: number, operation: string): number {
   return ptr;
 }
 
-function lineString(geos: Geos, path: Position[]): number {
+function lineString(geos: Geos, path: Position[], z: boolean): number {
   const { lib, ctx } = geos;
   if (path.length === 0) return checked(geos, lib.GEOSGeom_createEmptyLineString_r(ctx), "createEmptyLineString");
   // Constructors take ownership of the sequence even when they fail, so it is never freed here.
-  return checked(geos, lib.GEOSGeom_createLineString_r(ctx, toSequence(geos, path)), "createLineString");
+  return checked(geos, lib.GEOSGeom_createLineString_r(ctx, toSequence(geos, path, z)), "createLineString");
 }
 
-function point(geos: Geos, position: Position): number {
+function point(geos: Geos, position: Position, z: boolean): number {
   const { lib, ctx } = geos;
   if (position.length === 0) return checked(geos, lib.GEOSGeom_createEmptyPoint_r(ctx), "createEmptyPoint");
-  if (position.length === 2) {
-    return checked(geos, lib.GEOSGeom_createPointFromXY_r(ctx, position[0]!, position[1]!), "createPoint");
-  }
-  return checked(geos, lib.GEOSGeom_createPoint_r(ctx, toSequence(geos, [position])), "createPoint");
+  if (!z) return checked(geos, lib.GEOSGeom_createPointFromXY_r(ctx, position[0]!, position[1]!), "createPoint");
+  return checked(geos, lib.GEOSGeom_createPoint_r(ctx, toSequence(geos, [position], z)), "createPoint");
 }
 
 /** Writes child pointers into a wasm array, calls build, frees the array. build owns the children. */
@@ -76,11 +85,11 @@ function buildAll<T>(geos: Geos, items: T[], build: (item: T) => number): number
   }
 }
 
-function polygon(geos: Geos, rings: Position[][]): number {
+function polygon(geos: Geos, rings: Position[][], z: boolean): number {
   const { lib, ctx } = geos;
   if (rings.length === 0) return checked(geos, lib.GEOSGeom_createEmptyPolygon_r(ctx), "createEmptyPolygon");
   const built = buildAll(geos, rings, (ring) =>
-    checked(geos, lib.GEOSGeom_createLinearRing_r(ctx, toSequence(geos, ring)), "createLinearRing"));
+    checked(geos, lib.GEOSGeom_createLinearRing_r(ctx, toSequence(geos, ring, z)), "createLinearRing"));
   const [shell, ...holes] = built;
   return withPointerArray(geos, holes, (array) =>
     checked(geos, lib.GEOSGeom_createPolygon_r(ctx, shell!, array, holes.length), "createPolygon"));
@@ -91,24 +100,31 @@ function collection(geos: Geos, typeId: number, parts: number[]): number {
     checked(geos, geos.lib.GEOSGeom_createCollection_r(geos.ctx, typeId, array, parts.length), "createCollection"));
 }
 
-/** A new GEOS geometry (caller destroys). Input must be structurally sound: closed rings of >= 4 points. */
+/**
+ * A new GEOS geometry (caller destroys). Input must be structurally sound: closed rings of >= 4 points. 3D only
+ * when every position has a z (allHaveZ).
+ */
 export function toGeos(geos: Geos, geometry: Geometry): number {
+  return build(geos, geometry, allHaveZ(geometry));
+}
+
+function build(geos: Geos, geometry: Geometry, z: boolean): number {
   const t = geos.lib.GEOSGeomTypes;
   switch (geometry.type) {
     case "Point":
-      return point(geos, geometry.coordinates);
+      return point(geos, geometry.coordinates, z);
     case "LineString":
-      return lineString(geos, geometry.coordinates);
+      return lineString(geos, geometry.coordinates, z);
     case "Polygon":
-      return polygon(geos, geometry.coordinates);
+      return polygon(geos, geometry.coordinates, z);
     case "MultiPoint":
-      return collection(geos, t.GEOS_MULTIPOINT, buildAll(geos, geometry.coordinates, (p) => point(geos, p)));
+      return collection(geos, t.GEOS_MULTIPOINT, buildAll(geos, geometry.coordinates, (p) => point(geos, p, z)));
     case "MultiLineString":
-      return collection(geos, t.GEOS_MULTILINESTRING, buildAll(geos, geometry.coordinates, (l) => lineString(geos, l)));
+      return collection(geos, t.GEOS_MULTILINESTRING, buildAll(geos, geometry.coordinates, (l) => lineString(geos, l, z)));
     case "MultiPolygon":
-      return collection(geos, t.GEOS_MULTIPOLYGON, buildAll(geos, geometry.coordinates, (r) => polygon(geos, r)));
+      return collection(geos, t.GEOS_MULTIPOLYGON, buildAll(geos, geometry.coordinates, (r) => polygon(geos, r, z)));
     case "GeometryCollection":
-      return collection(geos, t.GEOS_GEOMETRYCOLLECTION, buildAll(geos, geometry.geometries, (g) => toGeos(geos, g)));
+      return collection(geos, t.GEOS_GEOMETRYCOLLECTION, buildAll(geos, geometry.geometries, (g) => build(geos, g, z)));
   }
 }
 

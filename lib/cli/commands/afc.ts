@@ -1,8 +1,8 @@
 // `redrive afc hash` and `redrive afc validate`: NDJSON in on stdin, one output line per input line.
 // The per-line logic lives in lib/afc/tap-lines.ts; this file is only streaming and exit codes.
-import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { hashTapLine, validateTapLine } from "@/lib/afc/tap-lines";
+import { readLines } from "../lines";
 
 export function registerAfcCommands(program: Command): void {
   const afc = program.command("afc").description("AFC (fare collection) tap tools");
@@ -58,12 +58,12 @@ exit code is 1. Invalid taps are results, not errors: they do not change the exi
  * Stops quietly when the reader of stdout goes away (`| head`), like other Unix filters.
  */
 async function forEachLine(handle: (line: string, lineNumber: number) => Promise<void>): Promise<void> {
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const { lines, close } = readLines(process.stdin);
   let readerGone = false;
   const onError = (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE") throw err;
     readerGone = true;
-    lines.close();
+    close();
   };
   process.stdout.on("error", onError);
   try {

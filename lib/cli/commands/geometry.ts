@@ -1,11 +1,11 @@
 // `redrive geometry repair`: NDJSON Features/geometries on stdin → one NDJSON analysis line per input line.
 // The per-line logic lives in lib/spatial/repair-lines.ts; this file is only options, streaming and exit codes.
-import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { Option, type Command } from "commander";
 import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/types";
 import { getGeos } from "@/lib/spatial/geos";
 import { repairLine } from "@/lib/spatial/repair-lines";
+import { readLines } from "../lines";
 
 const METHODS: readonly RepairMethod[] = ["linework", "structure"];
 const POLICIES: readonly RepairPolicy[] = ["accept", "largest-part", "drop"];
@@ -22,12 +22,12 @@ export interface GeometryRepairOptions {
  */
 export async function runGeometryRepair(input: Readable, output: Writable, opts: GeometryRepairOptions): Promise<{ lines: number; failed: number }> {
   const geos = await getGeos();
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const { lines, close } = readLines(input);
   let readerGone = false;
   const onError = (err: NodeJS.ErrnoException): void => {
     if (err.code !== "EPIPE") throw err;
     readerGone = true;
-    lines.close();
+    close();
   };
   output.on("error", onError);
   let n = 0;

@@ -1,7 +1,6 @@
 // `redrive worker`: more replay workers, on this machine or others, against the same PostgreSQL.
 // `redrive ledger import`: settled keys from an external ledger, so a replay dedupes them without sending.
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { z } from "zod";
@@ -10,6 +9,7 @@ import { startMaintenance } from "../../forensics/maintenance";
 import { importLedger } from "../../replay/ledger-import";
 import { startWorker } from "../../replay/worker";
 import { CliUsageError, connectCli, inputFile, optionsError } from "../context";
+import { readLines } from "../lines";
 
 const WorkerOptions = z.object({
   concurrency: z.coerce.number().int().min(1).max(64),
@@ -74,7 +74,7 @@ export function registerWorkerCommands(program: Command): void {
         } catch {
           // no passwd entry in some containers
         }
-        const result = await importLedger(db.pool, createInterface({ input, crlfDelay: Infinity }), {
+        const result = await importLedger(db.pool, readLines(input).lines, {
           actor: { id: null, email: `cli:${name}`, role: "operator" }, now: new Date(), source: file === "-" ? "stdin" : file,
         });
         for (const bad of result.invalid) process.stderr.write(`line ${bad.line}: ${bad.message}\n`);

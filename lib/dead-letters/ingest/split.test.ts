@@ -56,6 +56,13 @@ describe("splitJson", () => {
 });
 
 describe("splitNdjsonBytes", () => {
+  it("drops a UTF-8 byte order mark before the first line (Notepad, PowerShell)", async () => {
+    const bytes = async function* () {
+      yield new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"a":1}\n{"b":2}\n')]);
+    };
+    expect((await collect(splitNdjsonBytes(bytes()))).map((r) => r.text)).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
   it("splits lines, skips blanks, handles CRLF and a missing final newline", async () => {
     const encoded = async function* () {
       for await (const text of chunked('{"a":1}\r\n\n{"b":2}\n{"c":3}', 3)) yield new TextEncoder().encode(text);
