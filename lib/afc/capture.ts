@@ -8,7 +8,7 @@ import { storeDeadLetters } from "../dead-letters/store";
 import type { NewDeadLetter } from "../dead-letters/types";
 import { normalizeCapturedTap } from "./envelope";
 import { eventHash } from "./hash";
-import { isJsonObject, parseLossless } from "./json";
+import { isJsonObject, parsePythonJson } from "./json";
 import { suspectText, unstorable, unstorableProblem } from "../dead-letters/unstorable";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
@@ -50,7 +50,7 @@ function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
   if (format === "ndjson") return { source: undefined, taps: parseNdjsonTaps(text) };
   let value: unknown;
   try {
-    value = parseLossless(text);
+    value = parsePythonJson(text); // a Python producer writes a NaN fare as a bare NaN: the gate explains it
   } catch (e) {
     if (isTooDeep(e)) throw bodyError(TOO_DEEP);
     throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, { issues: [{ path: "body", message: "not valid JSON" }] });
@@ -78,7 +78,7 @@ function parseNdjsonTaps(text: string): unknown[] {
   text.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
     try {
-      taps.push(parseLossless(line));
+      taps.push(parsePythonJson(line));
     } catch (e) {
       const path = `body.line ${i + 1}`;
       if (isTooDeep(e)) throw new AppError("invalid_json", `${path}: ${TOO_DEEP}`, { issues: [{ path, message: TOO_DEEP }] });
@@ -86,6 +86,22 @@ function parseNdjsonTaps(text: string): unknown[] {
     }
   });
   return taps;
+}
+
+const PYTHON_CONSTANT = "\u0000python:";
+
+/**
+ * A tap as JSON text for its raw envelope, a NaN or infinite number written as Python's json.dumps writes it
+ * (bare NaN, Infinity, -Infinity) rather than as null: the text keeps what the producer sent.
+ */
+function tapText(tap: unknown): string {
+  let constants = false;
+  const text = stringify(tap, (_key, value: unknown) => {
+    if (typeof value !== "number" || Number.isFinite(value)) return value;
+    constants = true;
+    return `${PYTHON_CONSTANT}${String(value)}`;
+  }) ?? "null";
+  return constants ? text.replace(/"\\u0000python:(NaN|Infinity|-Infinity)"/g, "$1") : text;
 }
 
 export async function captureTaps(
@@ -101,7 +117,7 @@ export async function captureTaps(
   const source = body.source ?? ctx.source;
   const failing: { index: number; record: NewDeadLetter }[] = [];
   const results: (TapResult | undefined)[] = body.taps.map((tap, index) => {
-    const outcome = normalizeCapturedTap(tap, stringify(tap) ?? "null", { now: ctx.now, ...(source ? { source } : {}) });
+    const outcome = normalizeCapturedTap(tap, tapText(tap), { now: ctx.now, ...(source ? { source } : {}) });
     if (outcome.passed) return { index, status: "passed", event_hash: eventHash(tap) };
     failing.push({ index, record: outcome.record });
     return undefined;
@@ -126,9 +142,11 @@ export async function captureTaps(
         if (!s) return;
         if (s.status === "created") captured++;
         else duplicates++;
+        // A repeat answers with the record's class as stored now: the capture that spends the last retry makes it poison.
         results[f.index] = {
           index: f.index, status: s.status === "created" ? "captured" : "duplicate", id: s.id,
-          reason: f.record.failureReason, failure_class: f.record.failureClass, event_hash: f.record.idempotencyKey,
+          reason: f.record.failureReason, failure_class: s.status === "created" ? f.record.failureClass : s.failureClass,
+          event_hash: f.record.idempotencyKey,
         };
       });
     } catch (err) {

@@ -20,8 +20,9 @@ export function parseLossless(text: string): unknown {
  * `NaN`, `Infinity` and `-Infinity`. Python's `json.dumps` writes a float nan/inf fare as those bare words
  * (allow_nan=True is its default), so raw taps from Python producers can contain them, and the identity hash
  * has to read them as Python would (they come back as JS NaN / ±Infinity, which `pythonJsonDumps` prints as
- * Python does; in the stored payload they become null, the text stays in rawEnvelope). Only for raw producer
- * text: `redrive afc hash|validate` lines and a raw_payload stored as a string. Request bodies stay strict JSON.
+ * Python does; in the stored payload they become null, the text stays in rawEnvelope). For what producers' Python
+ * code wrote: dead-letter envelopes (POST /api/dead-letters, `redrive import`), captured taps, `redrive afc
+ * hash|validate` and `geometry repair` lines. Other request bodies (actions, replays, filters) stay strict JSON.
  */
 export function parsePythonJson(text: string): unknown {
   if (!text.includes("NaN") && !text.includes("Infinity")) return parseLossless(text);

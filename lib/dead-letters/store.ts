@@ -13,7 +13,10 @@ import type { NewDeadLetter } from "./types";
 // database or earlier in the same batch) become one more failure attempt on the existing row. Raw SQL with
 // COPY and unnest arrays: one statement per step whatever the batch size (Prisma's createMany is ~30× slower here).
 
-export type StoreOutcome = { status: "created"; id: string } | { status: "duplicate"; id: string };
+/** A repeat carries the record's class after this failure: the last retry makes an AFC record poison. */
+export type StoreOutcome =
+  | { status: "created"; id: string }
+  | { status: "duplicate"; id: string; failureClass: RepeatState["failureClass"] };
 
 export interface StoreContext {
   now: Date;
@@ -233,7 +236,7 @@ async function recordRepeats(
     const next = applyRepeatFailure(current, { reason: r.failureReason, at: ctx.now, replayCount: r.replayCount }, ctx.maxRetries);
     state.set(row.id, { row, next, before: prev?.before ?? current });
     attempts.push({ id: row.id, attempt: next.failureCount, reason: r.failureReason, at: ctx.now });
-    outcomes[i] = { status: "duplicate", id: row.id };
+    outcomes[i] = { status: "duplicate", id: row.id, failureClass: next.failureClass };
   }
   const updates = [...state.values()];
   await client.query(

@@ -34,6 +34,13 @@ describe("repairLine", () => {
     });
   });
 
+  it("reads a bare NaN / Infinity coordinate as json.dumps writes it: a result with its own reason, not a bad line", () => {
+    const nan = repairLine(geos, '{"type":"Point","coordinates":[NaN,1]}', 1, { method: "linework", policy: "accept" });
+    expect(nan).toMatchObject({ ok: true, output: { valid_before: false, outcome: "dropped", reason: expect.stringContaining("Invalid Coordinate (NaN, 1)") } });
+    const inf = repairLine(geos, '{"type":"Polygon","coordinates":[[[0,0],[1,0],[Infinity,1],[0,1],[0,0]]]}', 2, { method: "linework", policy: "accept" });
+    expect(inf.output).toMatchObject({ outcome: "repaired", valid_after: true, reason: expect.stringContaining("Invalid Coordinate (Infinity, 1)") });
+  });
+
   it.each([
     ["nope", "not valid JSON"],
     ["[1,2]", "found an array"],

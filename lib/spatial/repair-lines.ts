@@ -1,5 +1,6 @@
 // Per-line logic of `redrive geometry repair` (the command file only streams): one NDJSON input line — a GeoJSON
 // Feature or bare geometry — to exactly one output line, so results can be pasted next to the input.
+import { parsePythonJson } from "../afc/json";
 import { parseProblem } from "../api/json-depth";
 import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/types";
 import { analyzeGeometry } from "./analyze";
@@ -52,7 +53,7 @@ function geometryOf(value: unknown): { ok: true; geometry: unknown } | { ok: fal
 export function repairLine(geos: Geos, line: string, lineNumber: number, opts: RepairLineOptions): RepairLineResult {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = parsePythonJson(line); // shapely users write NaN coordinates as json.dumps does: bare NaN
   } catch (error) {
     return { ok: false, output: { line: lineNumber, error: parseProblem(error) } };
   }

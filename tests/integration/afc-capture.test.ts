@@ -52,6 +52,25 @@ describe("POST /api/afc/taps", () => {
     expect(rows[0]).toEqual({ n: 1, f: 2 });
   });
 
+  it("answers a repeat with the class stored now: the capture that spends the last retry says poison", async () => {
+    const tap = extra.replace("bad-1", "bad-retries");
+    const classes: string[] = [];
+    for (let i = 0; i < 4; i++) classes.push((await (await capture(`[${tap}]`)).json()).results[0].failure_class);
+    const { rows } = await db.pool.query("SELECT failure_class, status FROM dead_letter WHERE event_id = 'bad-retries'");
+    expect(rows).toEqual([{ failure_class: "poison", status: "quarantined" }]);
+    expect(classes.at(-1)).toBe("poison");
+    expect(classes[0]).toBe("transient_schema");
+  });
+
+  it("reads a bare NaN in a tap as a Python producer wrote it: captured with the fare's reason, not a 400", async () => {
+    const res = await capture(`[${good.replace("ok-1", "nan-1").replace("275", "NaN")}]`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.results[0]).toMatchObject({ status: "captured", reason: expect.stringContaining("fare_amount_cents") });
+    const { rows } = await db.pool.query("SELECT raw_envelope FROM dead_letter WHERE event_id = 'nan-1'");
+    expect(rows[0].raw_envelope).toContain('"fare_amount_cents":NaN');
+  });
+
   it("takes NDJSON (one tap per line) like POST /api/dead-letters does", async () => {
     const nd = `${good.replace("ok-1", "ok-nd")}\n\n${extra.replace("bad-1", "bad-nd")}\r\n`;
     const res = await capture(nd, "?source=gates.nd", "application/x-ndjson");

@@ -107,6 +107,23 @@ describe("ingest pipeline", () => {
     expect(rows.rows[1].has_bbox).toBe(true);
   });
 
+  it("reads a bare NaN / Infinity as Python's json.dumps wrote it: the geometry or the tap explains it, the text stays as received", async () => {
+    const nanGeometry = spatial("k-nan").replace("[[[2.35,48.85],[2.36,48.85]", "[[[2.35,48.85],[NaN,48.85]");
+    const infPoint = spatial("k-inf", { feature: { type: "Feature", geometry: { type: "Point", coordinates: [0, 0] }, properties: {} } }).replace("[0,0]", "[-Infinity,0]");
+    const nanFare = afc(TAP.replace("e-1", "e-nan").replace('"275"', "NaN"));
+    const results = await ingest(db, [nanGeometry, infPoint, nanFare]);
+    expect(results.map((r) => r.status)).toEqual(["created", "created", "created"]);
+    const { rows } = await db.pool.query(
+      `SELECT idempotency_key, kind, failure_class, analysis, raw_envelope, reason, payload FROM dead_letter WHERE idempotency_key IN ('k-nan', 'k-inf') OR event_id = 'e-nan' ORDER BY id`,
+    );
+    expect(rows[0].analysis).toMatchObject({ valid_before: false, outcome: "repaired", reason: expect.stringContaining("Invalid Coordinate (NaN, 48.85)") });
+    expect(rows[0].raw_envelope).toBe(nanGeometry);
+    expect(rows[1]).toMatchObject({ failure_class: "poison", analysis: { outcome: "dropped", reason: expect.stringContaining("Invalid Coordinate (-Infinity, 0)") } });
+    expect(rows[2]).toMatchObject({ kind: "afc", reason: expect.stringContaining("fare_amount_cents") });
+    expect(rows[2].payload.fare_amount_cents).toBeNull(); // jsonb has no NaN; the text keeps it
+    expect(rows[2].raw_envelope).toContain('"fare_amount_cents":NaN');
+  });
+
   it("with stores overlapping, a key repeated in a later batch is that batch's duplicate, and commits keep input order", async () => {
     // Batches of 3: keys r-0…r-8 once each, then r-1 and r-4 again in later batches (one while its first batch
     // may still be in flight), and a repeat inside one batch.
@@ -249,6 +266,9 @@ describe("ingest pipeline", () => {
   });
 
   it("audits every ingest: each record is listed in its batch's event, which its first failure points at", async () => {
+    // Fresh statistics: without them (autovacuum off, as on some servers) the planner re-read each event's
+    // jsonb per record and this check took minutes.
+    await db.pool.query("ANALYZE dead_letter, failure_attempt, audit_event");
     const { rows } = await db.pool.query(
       `SELECT count(*)::int AS n FROM dead_letter d
        JOIN failure_attempt f ON f.dead_letter_id = d.id AND f.attempt = 1
@@ -304,6 +324,12 @@ describe("POST /api/dead-letters", () => {
     const body = (await res.json()) as { results: IngestResult[] };
     expect(body.results.map((r) => r.status)).toEqual(["created", "rejected", "duplicate"]);
     expect(body.results[1]).toMatchObject({ errors: [{ path: "raw_payload" }] });
+  });
+
+  it("takes a single envelope holding a bare NaN (Python's json.dumps), not a 400", async () => {
+    const res = await post(spatial("http-nan").replace("[[[2.35,48.85],[2.36,48.85]", "[[[2.35,48.85],[NaN,48.85]"));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { results: IngestResult[] }).results).toEqual([expect.objectContaining({ status: "created" })]);
   });
 
   it("takes NDJSON and a single envelope", async () => {

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { parsePythonJson } from "../../afc/json";
 import { AppError, notUtf8Body } from "../../api/errors";
 import type { Principal } from "../../auth/principal";
 import { sharedNormalizePool } from "./normalize-pool";
@@ -31,6 +32,16 @@ export function bodyFormat(contentType: string | null): BodyFormat {
  * (an array, concatenated values) a malformed one rejects that record only. Reads at most the first two
  * records, and gives back an iterator over all of them.
  */
+/** JSON.parse, or (when that fails on a bare NaN / Infinity, as Python's json.dumps writes them) the Python reading. */
+function parseStrictOrPython(text: string): void {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    if (!text.includes("NaN") && !text.includes("Infinity")) throw e;
+    parsePythonJson(text);
+  }
+}
+
 async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () => boolean): Promise<AsyncGenerator<RecordText>> {
   const first = await records.next();
   if (first.done && !sawText()) {
@@ -39,7 +50,7 @@ async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () =
   const second = first.done ? first : await records.next();
   if (!first.done && second.done) {
     try {
-      JSON.parse(first.value.text);
+      parseStrictOrPython(first.value.text);
     } catch (e) {
       throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message}); nothing was stored`, {
         issues: [{ path: "body", message: "not valid JSON" }],

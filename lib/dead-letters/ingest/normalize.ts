@@ -1,6 +1,6 @@
 import { normalizeAfcRecord } from "../../afc/envelope";
 import { nestsDeeperThan, parseProblem, TOO_DEEP } from "../../api/json-depth";
-import { isJsonObject, parseLossless } from "../../afc/json";
+import { isJsonObject, parsePythonJson } from "../../afc/json";
 import { normalizeSpatialEnvelope } from "../../spatial/envelope";
 import { getGeos } from "../../spatial/geos";
 import { suspectText, unstorableProblem } from "../unstorable";
@@ -33,7 +33,9 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   if (rec.error !== undefined) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: rec.error }] };
   let value: unknown;
   try {
-    value = parseLossless(rec.text);
+    // As the producers' Python handler stored it: json.dumps writes a NaN or infinite float as a bare NaN /
+    // Infinity, and such a coordinate or fare must reach the checks that give it its own reason.
+    value = parsePythonJson(rec.text);
   } catch (e) {
     return { index: rec.index, ok: false, errors: [{ path: "(root)", message: parseProblem(e) }] };
   }
