@@ -56,7 +56,7 @@ export class AppError extends Error {
 
   toJSON(): Record<string, unknown> {
     return {
-      error: { code: this.code, message: this.message, ...(this.issues.length ? { issues: this.issues } : {}), ...this.details },
+      error: { code: this.code, message: this.message, issues: this.issues, ...this.details },
     };
   }
 }

@@ -67,7 +67,7 @@ export function errorResponse(err: unknown, requestId: string): Response {
   }
   console.error(`[api] ${requestId} unhandled error`, err);
   return Response.json(
-    { error: { code: "internal", message: "Internal server error", requestId } },
+    { error: { code: "internal", message: "Internal server error", issues: [], requestId } },
     { status: 500, headers: { "x-request-id": requestId } },
   );
 }

@@ -186,7 +186,7 @@ export function openApiDocument(): ReturnType<typeof buildOpenApi> {
     version: "1",
     description:
       "Triage and paced replay of dead-lettered spatial (GeoJSON) and AFC (fare tap) events. Authenticate with `Authorization: Bearer <API token>` " +
-      "or the browser session. Errors answer `{ error: { code, message, issues? } }`; 4xx messages name the field and the rule.",
+      "or the browser session. Errors answer `{ error: { code, message, issues } }` (issues: `[{ path, message }]`, empty when no field is at fault); 4xx messages name the field and the rule.",
   });
   return cached;
 }

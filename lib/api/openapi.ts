@@ -38,7 +38,7 @@ export const ErrorBodySchema = z
     error: z.looseObject({
       code: z.string(),
       message: z.string(),
-      issues: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe("each field and the rule it broke"),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })).describe("each field and the rule it broke; empty when no field is at fault"),
     }),
   })
   .meta({ id: "Error" });
