@@ -7,20 +7,45 @@ import { unstorableText } from "../dead-letters/unstorable";
 
 // `redrive ledger import`: keys an external system has already settled, loaded before a replay so those
 // records count as deduped without being sent. One NDJSON line per key:
-//   {"idempotency_key": "...", "kind"?: "spatial" | "afc", "applied_at"?: RFC 3339}
+//   {"idempotency_key": "...", "kind"?: "spatial" | "afc", "applied_at"?: RFC 3339 | epoch seconds}
+// or, for a tap, its hash as AFC systems name it: {"event_hash": "<64 hex>", "applied_at"?: …} (kind afc).
 // Valid lines are imported in chunks (one transaction each, with one audit event); invalid lines are reported
 // by number and skipped. Keys already known are left as they are (the first settlement wins).
 
-export const LedgerLineSchema = z.object({
-  idempotency_key: z.string().min(1).check((ctx) => {
-    const problem = indexedTextProblem(ctx.value) ?? unstorableText(ctx.value);
-    if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
-  }),
-  kind: z.enum(["spatial", "afc"]).optional(),
-  // Years 0001–9999 once the offset is applied (9999-12-31T23:59-05:00 is year 10000 in UTC): anything else would
-  // fail the chunk's INSERT, not the line.
-  applied_at: z.iso.datetime({ offset: true }).refine((v) => inTimeRange(new Date(v)), "must be between the years 0001 and 9999 (UTC)").optional(),
+const keyText = z.string().min(1).check((ctx) => {
+  const problem = indexedTextProblem(ctx.value) ?? unstorableText(ctx.value);
+  if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
 });
+
+/** Epoch seconds beyond this (year 5138) are milliseconds sent by mistake, as for observed_at. */
+const MAX_EPOCH_SECONDS = 1e11;
+
+// Years 0001–9999 once the offset is applied (9999-12-31T23:59-05:00 is year 10000 in UTC): anything else would
+// fail the chunk's INSERT, not the line.
+const appliedAt = z.union([
+  z.iso.datetime({ offset: true }).refine((v) => inTimeRange(new Date(v)), "must be between the years 0001 and 9999 (UTC)"),
+  z.number().nonnegative("must not be before 1970-01-01").lt(MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)")
+    .transform((n) => new Date(Math.round(n * 1000)).toISOString()),
+], { error: "must be an RFC 3339 timestamp with an offset or epoch seconds" });
+
+export const LedgerLineSchema = z.object({
+  idempotency_key: keyText.optional(),
+  event_hash: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be a SHA-256 hex digest (64 hex digits)").optional(),
+  kind: z.enum(["spatial", "afc"]).optional(),
+  applied_at: appliedAt.optional(),
+}).check((ctx) => {
+  const { idempotency_key: key, event_hash: hash, kind } = ctx.value;
+  if ((key === undefined) === (hash === undefined)) {
+    ctx.issues.push({ code: "custom", path: ["idempotency_key"], message: "give idempotency_key or event_hash (one of them)", input: ctx.value });
+  } else if (hash !== undefined && kind === "spatial") {
+    ctx.issues.push({ code: "custom", path: ["kind"], message: "an event_hash is a tap's key: kind must be afc", input: ctx.value });
+  }
+}).transform(({ idempotency_key: key, event_hash: hash, kind, applied_at }) => ({
+  // A tap's stored key is its hash in lower-case hex.
+  idempotency_key: key ?? (hash as string).toLowerCase(),
+  kind: hash !== undefined ? ("afc" as const) : kind,
+  applied_at,
+}));
 
 export interface LedgerImportResult {
   lines: number;

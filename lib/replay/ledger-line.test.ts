@@ -13,4 +13,19 @@ describe("ledger import lines", () => {
     expect(LedgerLineSchema.safeParse({ idempotency_key: "k", applied_at: "9999-12-31T23:59:59-05:00" }).success).toBe(false);
     expect(LedgerLineSchema.safeParse({ idempotency_key: "k", applied_at: "2026-11-30T10:00:00+01:00" }).success).toBe(true);
   });
+
+  it("takes a tap's event_hash as its key (kind afc, lower-case hex) and epoch seconds for applied_at", () => {
+    const hash = "AB".repeat(32);
+    expect(LedgerLineSchema.parse({ event_hash: hash, applied_at: 1_700_000_000 })).toEqual({
+      idempotency_key: "ab".repeat(32), kind: "afc", applied_at: "2023-11-14T22:13:20.000Z",
+    });
+    expect(LedgerLineSchema.parse({ idempotency_key: "k", applied_at: "2026-11-30T10:00:00Z" })).toEqual({ idempotency_key: "k", kind: undefined, applied_at: "2026-11-30T10:00:00Z" });
+    const issue = (line: unknown) => LedgerLineSchema.safeParse(line).error?.issues[0];
+    expect(issue({})).toMatchObject({ path: ["idempotency_key"], message: "give idempotency_key or event_hash (one of them)" });
+    expect(issue({ idempotency_key: "k", event_hash: hash })?.path).toEqual(["idempotency_key"]);
+    expect(issue({ event_hash: "abc" })).toMatchObject({ path: ["event_hash"], message: expect.stringContaining("64 hex") });
+    expect(issue({ event_hash: hash, kind: "spatial" })?.path).toEqual(["kind"]);
+    expect(issue({ idempotency_key: "k", applied_at: 1_700_000_000_000 })?.path).toEqual(["applied_at"]);
+    expect(issue({ idempotency_key: "k", applied_at: "yesterday" })?.path).toEqual(["applied_at"]);
+  });
 });

@@ -49,13 +49,19 @@ afterAll(async () => {
 describe("redrive ledger import", () => {
   it("imports valid lines, reports invalid ones by number and exits 1", async () => {
     const file = join(dir, "settled.ndjson");
-    await writeFile(file, ['{"idempotency_key":"cli-settled-1","kind":"afc"}', "not json", '{"idempotency_key":"cli-settled-2","applied_at":"2026-11-01T00:00:00Z"}', ""].join("\n"));
+    const hash = "C0FFEE".repeat(10) + "ABCD";
+    await writeFile(file, [
+      '{"idempotency_key":"cli-settled-1","kind":"afc"}', "not json", '{"idempotency_key":"cli-settled-2","applied_at":"2026-11-01T00:00:00Z"}',
+      `{"event_hash":"${hash}","applied_at":1700000000}`, "",
+    ].join("\n"));
     const r = await cli(["ledger", "import", file]);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toEqual({ imported: 2, alreadyKnown: 0, invalid: 1 });
+    expect(JSON.parse(r.stdout)).toEqual({ imported: 3, alreadyKnown: 0, invalid: 1 });
     expect(r.stderr).toContain("line 2: not JSON");
     const { rows } = await db.pool.query(`SELECT idempotency_key, origin FROM ledger_entry WHERE idempotency_key LIKE 'cli-settled-%' ORDER BY 1`);
     expect(rows).toEqual([{ idempotency_key: "cli-settled-1", origin: "import" }, { idempotency_key: "cli-settled-2", origin: "import" }]);
+    const tap = await db.pool.query(`SELECT kind, applied_at FROM ledger_entry WHERE idempotency_key = $1`, [hash.toLowerCase()]);
+    expect(tap.rows).toEqual([{ kind: "afc", applied_at: new Date("2023-11-14T22:13:20Z") }]);
   });
 });
 
