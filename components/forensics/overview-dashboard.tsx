@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { Badge } from "@/components/ui/badge";
+import { compactNumber } from "@/components/ui/compact-number";
 import { fetchJson } from "@/lib/api/client";
 import type { Overview } from "@/lib/forensics/overview";
 import type { SeriesPoint } from "@/lib/forensics/series";
@@ -44,10 +45,10 @@ function RateChart({ title, data, unit }: { title: string; data: SeriesPoint[]; 
       <h3 className="mb-2 text-sm font-semibold">{title}</h3>
       <div className="h-48">
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+          <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -8 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} />
-            <YAxis fontSize={11} allowDecimals={false} />
+            <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} />
             <Tooltip labelFormatter={(at) => String(at).replace("T", " ").slice(0, unit === "hour" ? 16 : 10)} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar dataKey="arrivals" name="first seen" fill="#64748b" isAnimationActive={false} />
@@ -81,7 +82,8 @@ export function OverviewDashboard({ initial }: { initial: Overview }) {
           <p className="font-semibold">{firing.length === 1 ? "1 alert firing" : `${firing.length} alerts firing`}</p>
           <ul className="list-disc pl-5">
             {firing.map((a) => (
-              <li key={a.id}>{a.firing?.message} <span className="text-red-700">since {a.firing?.firedAt.replace("T", " ").slice(0, 16)} UTC</span></li>
+              // The message holds the figures measured when the rule fired; the cards below are live.
+              <li key={a.id}>{a.firing?.message} <span className="text-red-700">— firing since {a.firing?.firedAt.replace("T", " ").slice(0, 16)} UTC (figures as measured then)</span></li>
             ))}
           </ul>
           <Link href="/alerts" className="underline">Alert rules</Link>

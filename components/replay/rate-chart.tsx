@@ -1,12 +1,10 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { compactNumber as compact } from "@/components/ui/compact-number";
 import { useRateSeries } from "./queries";
 
 const clock = (t: number) => new Date(t * 1000).toISOString().slice(11, 19);
-const COMPACT = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
-/** 1,000,000 → "1M", 12,500 → "12.5K": fits the axis's 48 px. */
-const compact = (n: number) => COMPACT.format(n);
 
 /**
  * Submissions per second against the configured rate, for the last five minutes of the batch; while a sink's

@@ -366,6 +366,24 @@ test("j after scrolling the list with the mouse starts at the first row in view,
   expect(await scroller.evaluate((el) => el.scrollTop)).toBeGreaterThan(1000); // not back at the top
 });
 
+test("j and k keep the highlighted row whole in view: above the table's bottom edge, below its sticky header", async ({ page }) => {
+  await open(page, "/dead-letters");
+  await expect(page.locator("tr[aria-rowindex='3']")).toBeVisible();
+  const whollyVisible = () => page.evaluate(() => {
+    const row = document.querySelector("tr[data-focused]")?.getBoundingClientRect();
+    const scroller = document.querySelector("[data-testid='results-scroller']")?.getBoundingClientRect();
+    const header = document.querySelector("[data-testid='results-scroller'] thead")?.getBoundingClientRect();
+    if (!row || !scroller || !header) return "no highlighted row";
+    return row.top >= header.bottom - 0.5 && row.bottom <= scroller.bottom + 0.5 ? "visible" : `row ${row.top}–${row.bottom}, view ${header.bottom}–${scroller.bottom}`;
+  });
+  for (let i = 0; i < 30; i++) await page.keyboard.press("j");
+  await expect(page.locator("tr[data-focused]")).toHaveAttribute("aria-rowindex", "31");
+  await expect.poll(whollyVisible).toBe("visible");
+  for (let i = 0; i < 25; i++) await page.keyboard.press("k");
+  await expect(page.locator("tr[data-focused]")).toHaveAttribute("aria-rowindex", "6");
+  await expect.poll(whollyVisible).toBe("visible");
+});
+
 test("a decision from the list on a row someone else changed answers 409 and shows what changed", async ({ page }) => {
   const reason = "ReadTimeout: no acknowledgement from geo-store within … s (the write may have been applied)";
   await open(page, `/dead-letters?status=pending&reason=${encodeURIComponent(reason)}`);

@@ -14,6 +14,12 @@ import { COLUMN_WIDTHS, columns, features, gridTemplate, type RowSelectionMeta }
 // Rows are real table rows (role row/cell) laid out on a CSS grid so they can be absolutely positioned.
 
 const ROW_HEIGHT = 36;
+/**
+ * The sticky header row's height (set on it, so it is exact): rows start below it in the scroller, and it covers
+ * the top of the view. Without telling the virtualizer, `j` scrolled a row into view behind the table's bottom
+ * edge by this much — after ~20 presses only a sliver of the row acted on by a/q/Enter showed.
+ */
+const HEADER_HEIGHT = 33;
 const EMPTY: DeadLetterSummary[] = [];
 const estimateSize = () => ROW_HEIGHT;
 const getRowId = (r: DeadLetterSummary) => r.id;
@@ -67,11 +73,14 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
     estimateSize,
     getItemKey,
     overscan: 12,
+    scrollMargin: HEADER_HEIGHT,
+    scrollPaddingStart: HEADER_HEIGHT,
   });
   const items = virtualizer.getVirtualItems();
   const lastIndex = items.at(-1)?.index ?? 0;
   // Items include the overscan above the view: the first whose bottom is below the scroll offset is in view.
-  const firstInView = items.find((i) => i.end > (virtualizer.scrollOffset ?? 0))?.index ?? 0;
+  // (Offsets include the header, scrollMargin: a row is in view once its bottom is below the sticky header.)
+  const firstInView = items.find((i) => i.end > (virtualizer.scrollOffset ?? 0) + HEADER_HEIGHT)?.index ?? 0;
   useEffect(() => {
     if (firstVisible) firstVisible.current = firstInView;
   }, [firstVisible, firstInView]);
@@ -92,7 +101,7 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
     <div ref={scroller} className="h-full overflow-auto rounded border border-slate-200 bg-white" data-testid="results-scroller">
       <table className="grid w-full text-left text-sm" aria-rowcount={list.hasNextPage ? -1 : rows.length + 1} aria-label="Dead letters">
         <thead className="sticky top-0 z-10 grid border-b border-slate-200 bg-slate-50">
-          <tr className="grid items-center" style={{ gridTemplateColumns: template }}>
+          <tr className="grid items-center" style={{ gridTemplateColumns: template, height: HEADER_HEIGHT - 1 }}>
             {header?.headers.filter((h) => !hidden.has(h.column.id)).map((h) => (
               <th key={h.id} scope="col" className={`truncate px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 ${h.column.columnDef.meta?.align === "right" ? "text-right" : ""}`}>
                 {h.isPlaceholder ? null : <table.FlexRender header={h} />}
@@ -117,7 +126,7 @@ export function ResultsTable({ filter, initialPage, selection, focused, onFocus,
                   onOpen(row.original);
                 }}
                 className={`absolute left-0 grid w-full cursor-pointer items-center border-b border-slate-100 ${isFocused ? "bg-sky-50 outline outline-2 -outline-offset-2 outline-sky-400" : isSelected ? "bg-amber-50" : "hover:bg-slate-50"}`}
-                style={{ gridTemplateColumns: template, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                style={{ gridTemplateColumns: template, height: ROW_HEIGHT, transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
               >
                 {row.getAllCells().filter((cell) => !hidden.has(cell.column.id)).map((cell) => (
                   <td key={cell.id} className={`flex min-w-0 px-2 ${cell.column.columnDef.meta?.align === "right" ? "justify-end" : ""}`}>
