@@ -44,7 +44,7 @@ test("a failure reason that is one long word wraps instead of widening the page"
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
 });
 
-test("at 1280 px the list's columns fit beside the map (under the facets); wider windows put the map on the right", async ({ page }) => {
+test("at 1280 and 1440 px every list column fits beside the map (under the facets); from 1600 px the map is on the right, every column still shown", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await signIn(page, "analyst");
   await open(page, "/dead-letters");
@@ -62,11 +62,18 @@ test("at 1280 px the list's columns fit beside the map (under the facets); wider
   await page.getByRole("button", { name: "Show map" }).click();
   await expect(page.getByLabel("Filter list to map view")).toBeVisible();
 
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await open(page, "/dead-letters");
+  await expect(page.getByRole("columnheader", { name: "Replays" })).toBeVisible(); // gave way beside a right-hand map
+  const [m1, t1] = [await map.boundingBox(), await table.boundingBox()];
+  expect(m1!.x + m1!.width).toBeLessThanOrEqual(t1!.x);
+
   await page.setViewportSize({ width: 1600, height: 900 });
   await open(page, "/dead-letters");
   await expect(page.getByLabel("Filter list to map view")).toBeVisible();
   const [m2, t2] = [await map.boundingBox(), await page.getByRole("table", { name: "Dead letters" }).boundingBox()];
   expect(m2!.x).toBeGreaterThanOrEqual(t2!.x + t2!.width); // right of the table
+  await expect(page.getByRole("columnheader", { name: "Replays" })).toBeVisible();
   expect(await scroller.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
 });
 

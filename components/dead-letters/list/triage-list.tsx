@@ -33,9 +33,10 @@ const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMa
 
 const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
 
-// Column layout. From 1440 px: facets | table | map. Narrower (1280 px needs the table's ~57 rem), the map
-// moves under the facets in a wider left column, so it is still shown at once and the table keeps its width.
-const GRID_WITH_MAP = "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] min-[1440px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1440px]:grid-rows-1";
+// Column layout. From 1600 px: facets | table | map. Narrower, the map moves under the facets in a wider left
+// column, so it is still shown at once and the table keeps its width: every column (~56 rem; at 1440 px beside
+// the map the replay count gave way) and a failure reason long enough to tell reasons apart.
+const GRID_WITH_MAP = "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
 const GRID_WITHOUT_MAP = "grid-cols-[12rem_minmax(0,1fr)] grid-rows-1";
 
 export function TriageList({ initial, canTriage, canUnmask = false, canReplay = false }: {
@@ -167,7 +168,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
         <div className="scroll-shadows col-start-1 row-start-1 min-h-0 overflow-y-auto">
           <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} />
         </div>
-        <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1440px]:row-span-1" : ""}`}>
+        <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1600px]:row-span-1" : ""}`}>
           {canTriage && (
             <label className="flex items-center gap-2 text-xs text-slate-600">
               <input type="checkbox" checked={allLoadedSelected || selection.mode === "filter"}
@@ -181,7 +182,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
           </div>
         </div>
         {showMap && (
-          <div className="col-start-1 row-start-2 min-h-0 min-[1440px]:col-start-3 min-[1440px]:row-start-1">
+          <div className="col-start-1 row-start-2 min-h-0 min-[1600px]:col-start-3 min-[1600px]:row-start-1">
             <ClusterMap filter={filter} follow={filter.bbox !== undefined}
               onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
               onView={(view) => setFilter({ ...filter, bbox: view })}
