@@ -148,10 +148,11 @@ export function ClusterMap({ filter, follow, onFollowChange, onView, onOpen }: {
           </button>
         )}
         <span className="ml-auto text-slate-500" aria-live="polite">
-          {points.data ? `${points.data.exact ? "" : "≈"}${points.data.total.toLocaleString("en")} spatial in view` : "…"}
+          {/* Until the new filter's or view's points arrive, the map keeps the previous ones (no blank flash): say so. */}
+          {points.data ? `${points.data.exact ? "" : "≈"}${points.data.total.toLocaleString("en")} spatial in view${points.isPlaceholderData ? " · updating…" : ""}` : "…"}
         </span>
       </div>
-      <MapView reuse label="Map of matching spatial records" className="flex-1" sources={sources} layers={LAYERS} fit={fit} fitMaxZoom={15}
+      <MapView reuse label="Map of matching spatial records" className={`flex-1 transition-opacity ${points.isPlaceholderData ? "opacity-60" : ""}`} sources={sources} layers={LAYERS} fit={fit} fitMaxZoom={15}
         onCameraChange={(c, b) => onCamera(c, b)} clickableLayers={["clusters", "points"]} onFeatureClick={onClick}
         onReady={(m) => {
           map.current = m;
