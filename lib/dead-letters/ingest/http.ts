@@ -26,12 +26,6 @@ export function bodyFormat(contentType: string | null): BodyFormat {
   });
 }
 
-/**
- * A JSON body (not NDJSON) that is one value and not JSON at all — `{"kind":`, a truncated upload — is a bad
- * request, answered 400 before anything is streamed, like every other JSON route; with two or more records
- * (an array, concatenated values) a malformed one rejects that record only. Reads at most the first two
- * records, and gives back an iterator over all of them.
- */
 /** JSON.parse, or (when that fails on a bare NaN / Infinity, as Python's json.dumps writes them) the Python reading. */
 function parseStrictOrPython(text: string): void {
   try {
@@ -42,6 +36,12 @@ function parseStrictOrPython(text: string): void {
   }
 }
 
+/**
+ * A JSON body (not NDJSON) that is one value and not JSON at all — `{"kind":`, a truncated upload — is a bad
+ * request, answered 400 before anything is streamed, like every other JSON route; with two or more records
+ * (an array, concatenated values) a malformed one rejects that record only. Reads at most the first two
+ * records, and gives back an iterator over all of them.
+ */
 async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () => boolean): Promise<AsyncGenerator<RecordText>> {
   const first = await records.next();
   if (first.done && !sawText()) {
