@@ -75,6 +75,12 @@ test("at 1280 and 1440 px every list column fits beside the map (under the facet
   expect(m2!.x).toBeGreaterThanOrEqual(t2!.x + t2!.width); // right of the table
   await expect(page.getByRole("columnheader", { name: "Replays" })).toBeVisible();
   expect(await scroller.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+
+  // Taps have no geometry: listing only AFC records, there is no map to show (it said "0 spatial in view").
+  await open(page, "/dead-letters?kind=afc");
+  await expect(page.getByRole("columnheader", { name: "Replays" })).toBeVisible();
+  await expect(page.getByLabel("Filter list to map view")).toBeHidden();
+  await expect(page.getByRole("button", { name: "Hide map" })).toHaveCount(0);
 });
 
 test("a bulk reopen of selected rows reports 'Reopened'", async ({ page }) => {
