@@ -49,3 +49,13 @@ export function toDateTimeLocal(text: string): string {
   const date = new Date(HAS_OFFSET.test(text.replace(/z$/, "Z")) ? text : `${text}Z`);
   return inTimeRange(date) ? date.toISOString().slice(0, 16) : "";
 }
+
+/** Epoch seconds beyond this (year 5138) are almost certainly milliseconds sent by mistake. */
+export const MAX_EPOCH_SECONDS = 1e11;
+
+/** Epoch seconds (a JSON number) → Date: a producer's `observed_at`, a settlement's `applied_at`. */
+export const epochSecondsSchema = z.number()
+  .refine(Number.isFinite, "must be a finite number of epoch seconds")
+  .refine((n) => n >= 0, "must not be before 1970-01-01")
+  .refine((n) => n < MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)")
+  .transform((n) => new Date(Math.round(n * 1000)));

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { appendAudit, type Actor } from "../audit/append";
 import { inTimeRange, indexedTextProblem } from "../db/pg-range";
 import { inTransaction } from "../db/transaction";
+import { epochSecondsSchema } from "../dead-letters/timestamps";
 import { unstorableText } from "../dead-letters/unstorable";
 
 // `redrive ledger import`: keys an external system has already settled, loaded before a replay so those
@@ -17,15 +18,11 @@ const keyText = z.string().min(1).check((ctx) => {
   if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
 });
 
-/** Epoch seconds beyond this (year 5138) are milliseconds sent by mistake, as for observed_at. */
-const MAX_EPOCH_SECONDS = 1e11;
-
 // Years 0001–9999 once the offset is applied (9999-12-31T23:59-05:00 is year 10000 in UTC): anything else would
 // fail the chunk's INSERT, not the line.
 const appliedAt = z.union([
   z.iso.datetime({ offset: true }).refine((v) => inTimeRange(new Date(v)), "must be between the years 0001 and 9999 (UTC)"),
-  z.number().nonnegative("must not be before 1970-01-01").lt(MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)")
-    .transform((n) => new Date(Math.round(n * 1000)).toISOString()),
+  epochSecondsSchema.transform((d) => d.toISOString()),
 ], { error: "must be an RFC 3339 timestamp with an offset or epoch seconds" });
 
 export const LedgerLineSchema = z.object({

@@ -8,7 +8,7 @@
 import { isLosslessNumber } from "lossless-json";
 import * as z from "zod";
 import { isJsonObject, toPlainJson } from "../afc/json";
-import { parseProducerTime } from "../dead-letters/timestamps";
+import { epochSecondsSchema, parseProducerTime } from "../dead-letters/timestamps";
 import type {
   FieldError, JsonValue, NewDeadLetter, NormalizeResult, RepairMethod, RepairPolicy,
 } from "@/lib/dead-letters/types";
@@ -22,17 +22,10 @@ export const MAX_REPLAYS = 3;
 export const DEFAULT_SPATIAL_SOURCE = "unknown";
 export const UNKNOWN_FAILURE_REASON = "unknown";
 
-/** Epoch seconds beyond this (year 5138) are almost certainly milliseconds sent by mistake. */
-const MAX_EPOCH_SECONDS = 1e11;
-
 const numberLike = z.union([z.number(), z.custom<{ value: string }>(isLosslessNumber)])
   .transform((v) => (typeof v === "number" ? v : parseFloat(v.value)));
 
-const epochSeconds = numberLike.pipe(z.number()
-  .refine(Number.isFinite, "must be a finite number of epoch seconds")
-  .refine((n) => n >= 0, "must not be before 1970-01-01")
-  .refine((n) => n < MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)"))
-  .transform((n) => new Date(Math.round(n * 1000)));
+const epochSeconds = numberLike.pipe(epochSecondsSchema);
 
 // RFC 3339 (either case, "T" or a space); a timestamp without an offset (Python's naive datetime.isoformat())
 // is read as UTC.

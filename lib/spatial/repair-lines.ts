@@ -1,6 +1,6 @@
 // Per-line logic of `redrive geometry repair` (the command file only streams): one NDJSON input line — a GeoJSON
 // Feature or bare geometry — to exactly one output line, so results can be pasted next to the input.
-import { parsePythonJson } from "../afc/json";
+import { parseJsonOrPython } from "../afc/json";
 import { parseProblem } from "../api/json-depth";
 import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/types";
 import { analyzeGeometry } from "./analyze";
@@ -49,25 +49,11 @@ function geometryOf(value: unknown): { ok: true; geometry: unknown } | { ok: fal
   return { ok: false, error: `not a GeoJSON Feature or geometry (type ${JSON.stringify(type ?? null)})` };
 }
 
-/**
- * JSON.parse (plain numbers: coordinates need no lexemes, and it is several times faster on a 100k-vertex line),
- * or, when that fails on a bare NaN / Infinity — what json.dumps writes for a float nan/inf coordinate — the
- * Python reading, so the coordinate gets its own reason instead of the line being "not valid JSON".
- */
-function parseLine(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch (e) {
-    if (!line.includes("NaN") && !line.includes("Infinity")) throw e;
-    return parsePythonJson(line);
-  }
-}
-
 /** Analyze one non-empty input line. A line that is not JSON, or not a Feature/geometry, is an error line. */
 export function repairLine(geos: Geos, line: string, lineNumber: number, opts: RepairLineOptions): RepairLineResult {
   let value: unknown;
   try {
-    value = parseLine(line);
+    value = parseJsonOrPython(line); // a bare NaN coordinate, as json.dumps writes it, gets its own reason
   } catch (error) {
     return { ok: false, output: { line: lineNumber, error: parseProblem(error) } };
   }

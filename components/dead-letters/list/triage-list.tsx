@@ -56,7 +56,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   const [help, setHelp] = useState(false);
   const [job, setJob] = useState<string | null>(null);
   const endJob = useCallback(() => setJob(null), []);
-  const [mapWanted, setShowMap] = useState(true);
+  const [mapWanted, setMapWanted] = useState(true);
   // Taps have no geometry: with only AFC records listed the map could only say "0 spatial in view".
   const afcOnly = filter.kind?.length === 1 && filter.kind[0] === "afc" && filter.bbox === undefined;
   const showMap = mapWanted && !afcOnly;
@@ -151,7 +151,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
             </Link>
           )}
           <ExportMenu filter={filter} canUnmask={canUnmask} />
-          {!afcOnly && <Button size="sm" variant="ghost" onClick={() => setShowMap((v) => !v)} aria-pressed={showMap}>{showMap ? "Hide map" : "Show map"}</Button>}
+          {!afcOnly && <Button size="sm" variant="ghost" onClick={() => setMapWanted((v) => !v)} aria-pressed={showMap}>{showMap ? "Hide map" : "Show map"}</Button>}
           <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
         </span>
       </div>

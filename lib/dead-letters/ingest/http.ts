@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { parsePythonJson } from "../../afc/json";
+import { parseJsonOrPython } from "../../afc/json";
 import { AppError, notUtf8Body } from "../../api/errors";
 import type { Principal } from "../../auth/principal";
 import { sharedNormalizePool } from "./normalize-pool";
@@ -26,16 +26,6 @@ export function bodyFormat(contentType: string | null): BodyFormat {
   });
 }
 
-/** JSON.parse, or (when that fails on a bare NaN / Infinity, as Python's json.dumps writes them) the Python reading. */
-function parseStrictOrPython(text: string): void {
-  try {
-    JSON.parse(text);
-  } catch (e) {
-    if (!text.includes("NaN") && !text.includes("Infinity")) throw e;
-    parsePythonJson(text);
-  }
-}
-
 /**
  * A JSON body (not NDJSON) that is one value and not JSON at all — `{"kind":`, a truncated upload — is a bad
  * request, answered 400 before anything is streamed, like every other JSON route; with two or more records
@@ -50,7 +40,7 @@ async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () =
   const second = first.done ? first : await records.next();
   if (!first.done && second.done) {
     try {
-      parseStrictOrPython(first.value.text);
+      parseJsonOrPython(first.value.text);
     } catch (e) {
       throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message}); nothing was stored`, {
         issues: [{ path: "body", message: "not valid JSON" }],
