@@ -149,7 +149,7 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
           </label>
           <label>Page size <input className={field} type="number" min={1} max={1000} value={pageSize} onChange={(e) => setPageSize(e.target.value)} /></label>
           <label>Pause above (% failures) <input className={field} type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} aria-describedby="threshold-help" />
-            <span id="threshold-help" className="text-xs text-slate-500">of the last 100 submitted items, those whose latest attempt failed (429/503 too; one that succeeds on retry no longer counts), from 20 answered on</span>
+            <span id="threshold-help" className="text-xs text-slate-500">share of the last 100 submitted items whose latest attempt failed (429/503 too), from 20 answered</span>
           </label>
           <label>Max replays per record <input className={field} type="number" min={1} value={maxReplays} onChange={(e) => setMaxReplays(e.target.value)} /></label>
           <label>Max attempts per item <input className={field} type="number" min={1} value={maxAttempts} onChange={(e) => setMaxAttempts(e.target.value)} /></label>
