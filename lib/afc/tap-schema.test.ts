@@ -33,6 +33,7 @@ describe("validateTap: valid taps", () => {
     ["integral float fare 275.0", tapText({ fare_amount_cents: "275.0" })],
     ["exponent fare 1e2", tapText({ fare_amount_cents: "1e2" })],
     ["huge integer fare (pydantic int has no bound)", tapText({ fare_amount_cents: "12345678901234567890123" })],
+    ["integer fare beyond the double range (still a Python int)", tapText({ fare_amount_cents: `1${"0".repeat(310)}` })],
     ["leap day", tapText({ tap_timestamp: '"2024-02-29T00:00:00Z"' })],
     // RFC 3339 §5.6: "T" and "Z" may be lower case (its ABNF strings are case-insensitive)
     ["lower-case t and z", tapText({ tap_timestamp: '"2024-05-01t08:30:00z"' })],
@@ -64,6 +65,8 @@ describe("validateTap: reasons (exact producer wording)", () => {
     ["fare object", tapText({ fare_amount_cents: '{"v":275}' }), "fare_amount_cents: Expected integer, received object"],
     ["fare float", tapText({ fare_amount_cents: "2.75" }), "fare_amount_cents: Expected integer, received float"],
     ["fare overflow 1E400", tapText({ fare_amount_cents: "1E400" }), "fare_amount_cents: Expected integer, received float"],
+    // An integer lexeme beyond the double range is still an int to Python: not a float, and below 0 when negative.
+    ["negative integer fare beyond doubles", tapText({ fare_amount_cents: `-1${"0".repeat(310)}` }), "fare_amount_cents: Number must be greater than or equal to 0"],
     ["negative fare", tapText({ fare_amount_cents: "-5" }), "fare_amount_cents: Number must be greater than or equal to 0"],
     // one reason per field: the first failing rule (integer before bound)
     ["negative float fare", tapText({ fare_amount_cents: "-1.5" }), "fare_amount_cents: Expected integer, received float"],

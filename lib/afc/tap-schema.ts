@@ -57,15 +57,25 @@ export function validateTap(value: unknown): TapValidation {
 /**
  * zod sees numbers, not LosslessNumber objects: convert the top level (the only level the tap schema reads;
  * nested values can only appear under unrecognized keys or as wrong types, which zod reports by type name).
- * parseFloat of an overflowing lexeme gives Infinity, which the fare rule reports as a float.
+ * parseFloat of an overflowing float lexeme (1e400) gives Infinity, which the fare rule reports as a float, as
+ * Python reads it (float inf). An integer lexeme beyond the double range stays an integer, as Python's int does.
  */
 export function withPlainNumbers(value: unknown): unknown {
-  if (isLosslessNumber(value)) return Number.parseFloat(value.value);
+  if (isLosslessNumber(value)) return plainNumber(value.value);
   if (!isJsonObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const v = value[key];
-    setOwn(out, key, isLosslessNumber(v) ? Number.parseFloat(v.value) : v);
+    setOwn(out, key, isLosslessNumber(v) ? plainNumber(v.value) : v);
   }
   return out;
+}
+
+const INTEGER_LEXEME = /^-?\d+$/;
+
+/** The number zod checks: an integer lexeme too large for a double becomes the largest double (an integer). */
+function plainNumber(lexeme: string): number {
+  const n = Number.parseFloat(lexeme);
+  if (Number.isFinite(n) || !INTEGER_LEXEME.test(lexeme)) return n;
+  return n > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE;
 }

@@ -56,7 +56,8 @@ const MAX_REPORTED = 100;
 
 export async function importLedger(
   pool: pg.Pool,
-  lines: AsyncIterable<string>,
+  // plain lines, or lines as lib/cli/lines.ts reads them (with why one could not be read: not UTF-8)
+  lines: AsyncIterable<string | { text: string; error: string | null }>,
   ctx: { actor: Actor; now: Date; source: string },
 ): Promise<LedgerImportResult> {
   const result: LedgerImportResult = { lines: 0, imported: 0, alreadyKnown: 0, invalid: [] };
@@ -88,9 +89,14 @@ export async function importLedger(
     result.imported += inserted;
     result.alreadyKnown += rows.length - inserted;
   };
-  for await (const raw of lines) {
+  for await (const item of lines) {
     result.lines++;
-    const line = raw.trim();
+    if (typeof item !== "string" && item.error !== null) {
+      invalidCount++;
+      if (result.invalid.length < MAX_REPORTED) result.invalid.push({ line: result.lines, message: item.error });
+      continue;
+    }
+    const line = (typeof item === "string" ? item : item.text).trim();
     if (line === "") continue;
     let parsed: z.ZodSafeParseResult<z.output<typeof LedgerLineSchema>>;
     try {

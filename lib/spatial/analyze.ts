@@ -57,6 +57,8 @@ function wrapLocation(validity: GeosValidity): string | null {
   return validity.reason.replace(/ at or near point \(.*\)$/, ` at or near point ${formatPoint(wrapLon(x, "east"), y)}`);
 }
 
+const EMPTY_AFTER_REPAIR = "Repair produced an empty geometry (every part collapsed, or holes covered the whole shell)";
+
 function dropped(reason: string, patch: Partial<Draft> = {}): Draft {
   return { ...EMPTY_DRAFT, reason, ...patch, outcome: "dropped", drop_reason: patch.drop_reason ?? reason };
 }
@@ -93,7 +95,8 @@ function repairParsed(
     fixed = keep(result.g);
   }
   if (geosIsEmpty(geos, fixed)) {
-    return { patch: { outcome: "dropped", drop_reason: "Repair produced an empty geometry (every part collapsed)" }, repaired: null };
+    // Under the structure method also when holes cover the whole shell: they are subtracted, nothing collapses.
+    return { patch: { outcome: "dropped", drop_reason: EMPTY_AFTER_REPAIR }, repaired: null };
   }
   // Until here `fixed` is known valid (GEOS said so, or repairToValid checked); a split or a policy extract is not.
   let checked = fixed;

@@ -66,4 +66,16 @@ describe("runGeometryRepair", () => {
     expect(lines[1]).toEqual({ line: 3, error: expect.stringContaining("not valid JSON") });
     expect(lines[2]).toMatchObject({ valid_before: true, outcome: "valid", geometry: { type: "Point", coordinates: [1, 2] } });
   });
+
+  it("keeps a lone CR inside its line and makes a line that is not UTF-8 an error of its own", async () => {
+    const input = Readable.from([Buffer.from('{"type":"Point",\r"coordinates":[1,2]}\n{"type":"Point","coordinates":[1,\xff2]}\n', "latin1")]);
+    const output = new PassThrough();
+    const chunks: string[] = [];
+    output.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
+    const result = await runGeometryRepair(input, output, { method: "linework", policy: "accept" });
+    const lines = chunks.join("").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(result).toEqual({ lines: 2, failed: 1 });
+    expect(lines[0]).toMatchObject({ outcome: "valid", geometry: { type: "Point", coordinates: [1, 2] } });
+    expect(lines[1]).toEqual({ line: 2, error: expect.stringContaining("not valid UTF-8") });
+  });
 });

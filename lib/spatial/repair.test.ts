@@ -70,6 +70,15 @@ describe("repair policy", () => {
 
   it("drops what collapses to nothing under structure (keepCollapsed = false)", () => {
     const { analysis } = analyzeGeometry(geos, flat, { method: "structure", policy: "accept" });
-    expect(analysis).toMatchObject({ outcome: "dropped", drop_reason: "Repair produced an empty geometry (every part collapsed)" });
+    expect(analysis).toMatchObject({ outcome: "dropped", drop_reason: "Repair produced an empty geometry (every part collapsed, or holes covered the whole shell)" });
+  });
+
+  it("drops a polygon whose hole is its shell under structure (the hole is subtracted), keeps the shell under linework", () => {
+    const square = [[5, 45], [45, 45], [45, 5], [5, 5], [5, 45]];
+    const holed = { type: "Polygon", coordinates: [square, square] };
+    expect(analyzeGeometry(geos, holed, { method: "structure", policy: "accept" }).analysis).toMatchObject({
+      outcome: "dropped", drop_reason: expect.stringContaining("holes covered the whole shell"),
+    });
+    expect(analyzeGeometry(geos, holed, { method: "linework", policy: "accept" }).analysis).toMatchObject({ outcome: "repaired", area_after: 1600 });
   });
 });

@@ -50,14 +50,17 @@ describe("redrive ledger import", () => {
   it("imports valid lines, reports invalid ones by number and exits 1", async () => {
     const file = join(dir, "settled.ndjson");
     const hash = "C0FFEE".repeat(10) + "ABCD";
-    await writeFile(file, [
+    const lines = [
       '{"idempotency_key":"cli-settled-1","kind":"afc"}', "not json", '{"idempotency_key":"cli-settled-2","applied_at":"2026-11-01T00:00:00Z"}',
-      `{"event_hash":"${hash}","applied_at":1700000000}`, "",
-    ].join("\n"));
+      `{"event_hash":"${hash}","applied_at":1700000000}`, '{"idempotency_key":"cli-settled-\u00ff"}', "",
+    ].join("\n");
+    // Line 5 in Latin-1 (a lone 0xFF byte): not UTF-8, so refused by itself rather than stored with U+FFFD.
+    await writeFile(file, Buffer.from(lines, "latin1"));
     const r = await cli(["ledger", "import", file]);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toEqual({ imported: 3, alreadyKnown: 0, invalid: 1 });
+    expect(JSON.parse(r.stdout)).toEqual({ imported: 3, alreadyKnown: 0, invalid: 2 });
     expect(r.stderr).toContain("line 2: not JSON");
+    expect(r.stderr).toContain("line 5: not valid UTF-8");
     const { rows } = await db.pool.query(`SELECT idempotency_key, origin FROM ledger_entry WHERE idempotency_key LIKE 'cli-settled-%' ORDER BY 1`);
     expect(rows).toEqual([{ idempotency_key: "cli-settled-1", origin: "import" }, { idempotency_key: "cli-settled-2", origin: "import" }]);
     const tap = await db.pool.query(`SELECT kind, applied_at FROM ledger_entry WHERE idempotency_key = $1`, [hash.toLowerCase()]);

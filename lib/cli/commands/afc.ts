@@ -2,7 +2,7 @@
 // The per-line logic lives in lib/afc/tap-lines.ts; this file is only streaming and exit codes.
 import type { Command } from "commander";
 import { hashTapLine, validateTapLine } from "@/lib/afc/tap-lines";
-import { readLines } from "../lines";
+import { readLines, type InputLine } from "../lines";
 
 export function registerAfcCommands(program: Command): void {
   const afc = program.command("afc").description("AFC (fare collection) tap tools");
@@ -20,7 +20,7 @@ A line that is not JSON (or not a JSON object) prints an EMPTY line on stdout an
     .action(async () => {
       let failed = false;
       await forEachLine(async (line, n) => {
-        const result = hashTapLine(line);
+        const result = line.error === null ? hashTapLine(line.text) : { ok: false as const, error: line.error };
         if (result.ok) return write(process.stdout, `${result.hash}\n`);
         failed = true;
         await write(process.stderr, `${JSON.stringify({ line: n, error: result.error })}\n`);
@@ -45,7 +45,7 @@ exit code is 1. Invalid taps are results, not errors: they do not change the exi
     .action(async () => {
       let failed = false;
       await forEachLine(async (line, n) => {
-        const result = validateTapLine(line, n);
+        const result = line.error === null ? validateTapLine(line.text, n) : { ok: false as const, output: { line: n, error: line.error } };
         if (!result.ok) failed = true;
         await write(process.stdout, `${JSON.stringify(result.output)}\n`);
       });
@@ -57,7 +57,7 @@ exit code is 1. Invalid taps are results, not errors: they do not change the exi
  * Stream stdin line by line (1-based numbers); a trailing newline does not make an extra empty line.
  * Stops quietly when the reader of stdout goes away (`| head`), like other Unix filters.
  */
-async function forEachLine(handle: (line: string, lineNumber: number) => Promise<void>): Promise<void> {
+async function forEachLine(handle: (line: InputLine, lineNumber: number) => Promise<void>): Promise<void> {
   const { lines, close } = readLines(process.stdin);
   let readerGone = false;
   const onError = (err: NodeJS.ErrnoException) => {

@@ -37,8 +37,8 @@ export async function runGeometryRepair(input: Readable, output: Writable, opts:
     for await (const line of lines) {
       if (readerGone) break;
       n += 1;
-      if (line.trim() === "") continue;
-      const result = repairLine(geos, line, n, opts);
+      if (line.error === null && line.text.trim() === "") continue;
+      const result = line.error === null ? repairLine(geos, line.text, n, opts) : { ok: false as const, output: { line: n, error: line.error } };
       if (!result.ok) failed += 1;
       written += 1;
       await write(output, `${JSON.stringify(result.output)}\n`);
