@@ -30,7 +30,7 @@ export function KeyboardHelp({ open, onClose, keys }: { open: boolean; onClose: 
       <dl className="grid grid-cols-[6rem_1fr] gap-y-1.5 text-sm">
         {keys.map(([k, what]) => (
           <div key={k} className="contents">
-            <dt>{k.split(" ").map((part, i) => (part === "/" || part === "or" ? <span key={i} className="mx-1 text-xs text-slate-400">{part}</span> : <Kbd key={i}>{part}</Kbd>))}</dt>
+            <dt>{k.split(" ").map((part, i) => (part === "/" || part === "or" ? <span key={i} className="mx-1 text-xs text-slate-500">{part}</span> : <Kbd key={i}>{part}</Kbd>))}</dt>
             <dd className="text-slate-700">{what}</dd>
           </div>
         ))}

@@ -28,7 +28,7 @@ function Counts({ title, counts }: { title: string; counts: Record<string, numbe
   const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
   return (
     <section aria-label={title} className="rounded border border-slate-200 bg-white p-3">
-      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h3>
+      <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h2>
       <ul className="space-y-0.5 text-sm">
         {entries.map(([k, n]) => (
           <li key={k} className="flex justify-between"><span>{k.replace("_", " ")}</span><span className="tabular-nums">{n.toLocaleString("en")}</span></li>
@@ -42,7 +42,7 @@ function RateChart({ title, data, unit }: { title: string; data: SeriesPoint[]; 
   const label = (at: string) => (unit === "hour" ? `${at.slice(11, 13)}h` : at.slice(5, 10));
   return (
     <section aria-label={title} className="rounded border border-slate-200 bg-white p-3">
-      <h3 className="mb-2 text-sm font-semibold">{title}</h3>
+      <h2 className="mb-2 text-sm font-semibold">{title}</h2>
       <div className="h-48">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -8 }}>
@@ -113,7 +113,7 @@ export function OverviewDashboard({ initial }: { initial: Overview }) {
         <Counts title="By status" counts={o.byStatus} />
         <Counts title="By class" counts={o.byClass} />
         <section aria-label="Replays" className="rounded border border-slate-200 bg-white p-3 text-sm">
-          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Replays in progress</h3>
+          <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Replays in progress</h2>
           {o.replays.length === 0 ? <p className="text-slate-500">None running.</p> : (
             <ul className="space-y-1">
               {o.replays.map((r) => (
@@ -129,7 +129,7 @@ export function OverviewDashboard({ initial }: { initial: Overview }) {
         </section>
       </div>
       <section aria-label="Top reasons" className="rounded border border-slate-200 bg-white p-3">
-        <h3 className="mb-2 text-sm font-semibold">Top reasons (unresolved)</h3>
+        <h2 className="mb-2 text-sm font-semibold">Top reasons (unresolved)</h2>
         <table className="w-full text-left text-sm">
           <tbody className="divide-y divide-slate-100">
             {o.topReasons.map((r) => (

@@ -241,6 +241,13 @@ export function MapView(props: MapViewProps) {
       region.current?.setAttribute("data-camera", `${c.lng},${c.lat},${m.getZoom()}`);
     };
     const ready = (m: MapLibreMap) => {
+      // MapLibre makes every canvas a region named "Map": two maps side by side were two landmarks of one name,
+      // inside this component's own labelled region. The canvas is the interactive part (arrow keys pan, +/-
+      // zoom), which is what the application role says; named after its map, it is not a second landmark.
+      const canvas = m.getCanvas();
+      canvas.setAttribute("role", "application");
+      canvas.setAttribute("aria-roledescription", "map");
+      canvas.setAttribute("aria-label", latest.current.label);
       commitNow(() => {
         if (cancelled) return;
         setMap(m);

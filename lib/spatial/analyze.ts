@@ -121,8 +121,19 @@ function repairParsed(
       ...patch, outcome: "repaired", valid_after: true,
       type_after: geosTypeName(geos, checked), area_after: geosArea(geos, checked),
     },
-    repaired: fromGeos(geos, checked),
+    repaired: fromGeos(geos, orientRfc7946(geos, checked)),
   };
+}
+
+/**
+ * The repair as RFC 7946 §3.1.6 wants GeoJSON written: exterior rings counter-clockwise, holes clockwise. GEOS's
+ * MakeValid returns exteriors clockwise, and a repair is GeoJSON we write (the API, exports, the CLI), not the
+ * producer's as received. Same rings, same area, same validity: only each ring's direction may flip. In place;
+ * a failure (not expected) leaves the GEOS orientation rather than losing the repair.
+ */
+function orientRfc7946(geos: Geos, g: number): number {
+  if (geos.lib.GEOSOrientPolygons_r(geos.ctx, g, 0) !== 0) geos.takeError();
+  return g;
 }
 
 function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method: RepairMethod): Core {

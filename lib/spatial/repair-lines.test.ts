@@ -20,7 +20,9 @@ describe("repairLine", () => {
     expect(JSON.stringify(result.output)).toBe(
       '{"valid_before":false,"reason":"Self-intersection at or near point (0.5, 0.5)","location":[0.5,0.5],' +
       '"outcome":"repaired","valid_after":true,"type_changed":true,"geometry":{"type":"MultiPolygon","coordinates":' +
-      '[[[[0,1],[0.5,0.5],[0,0],[0,1]]],[[[1,0],[0.5,0.5],[1,1],[1,0]]]]},"drop_reason":null}',
+      // shapely: MULTIPOLYGON (((0 1, 0.5 0.5, 0 0, 0 1)), ((1 0, 0.5 0.5, 1 1, 1 0))), each ring reversed to run
+      // counter-clockwise as RFC 7946 §3.1.6 asks of GeoJSON written
+      '[[[[0,1],[0,0],[0.5,0.5],[0,1]]],[[[1,0],[1,1],[0.5,0.5],[1,0]]]]},"drop_reason":null}',
     );
   });
 

@@ -12,6 +12,44 @@ const bowtie: Geometry = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [1, 0
 const spike: Geometry = { type: "Polygon", coordinates: [[[0, 0], [10, 0], [10, 5], [20, 5], [10, 5], [10, 10], [0, 10], [0, 0]]] };
 const flat: Geometry = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [2, 2], [0, 0]]] };
 
+/** Twice the signed area of a ring (shoelace): > 0 counter-clockwise, < 0 clockwise. */
+const signedArea = (ring: number[][]): number =>
+  ring.slice(1).reduce((sum, [x, y], i) => sum + (ring[i]![0]! * y! - x! * ring[i]![1]!), 0);
+
+function polygonsOf(g: Geometry | null): number[][][][] {
+  if (!g) return [];
+  if (g.type === "Polygon") return [g.coordinates];
+  if (g.type === "MultiPolygon") return g.coordinates;
+  if (g.type === "GeometryCollection") return g.geometries.flatMap(polygonsOf);
+  return [];
+}
+
+describe("repair output follows RFC 7946 §3.1.6 (exterior rings counter-clockwise, holes clockwise)", () => {
+  // A shell drawn clockwise with a hole drawn counter-clockwise, plus a self-crossing, so that GEOS repairs it.
+  const holed: Geometry = {
+    type: "Polygon",
+    coordinates: [
+      [[0, 0], [0, 10], [10, 10], [10, 0], [-2, 5], [0, 0]],
+      [[6, 6], [8, 6], [8, 8], [6, 8], [6, 6]],
+    ],
+  };
+  for (const method of ["linework", "structure"] as const) {
+    it(`${method}: every repaired ring winds the RFC 7946 way; the area is GEOS's`, () => {
+      for (const input of [bowtie, spike, holed]) {
+        const { analysis, repaired } = analyzeGeometry(geos, input, { method, policy: "accept" });
+        expect(analysis.outcome).toBe("repaired");
+        const polygons = polygonsOf(repaired);
+        expect(polygons.length).toBeGreaterThan(0);
+        for (const [shell, ...holes] of polygons) {
+          expect(signedArea(shell!)).toBeGreaterThan(0);
+          for (const hole of holes) expect(signedArea(hole)).toBeLessThan(0);
+        }
+      }
+      expect(polygonsOf(analyzeGeometry(geos, holed, { method, policy: "accept" }).repaired).some((p) => p.length > 1)).toBe(true);
+    });
+  }
+});
+
 describe("repair methods", () => {
   it("keeps both lobes of a bowtie (unlike buffer(0), which keeps one)", () => {
     for (const method of ["linework", "structure"] as const) {

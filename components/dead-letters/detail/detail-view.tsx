@@ -142,8 +142,8 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
       <nav aria-label="Record navigation" className="flex items-center gap-2 text-sm">
         <Link href={listHref} className="text-slate-600 hover:text-slate-900">← Dead letters</Link>
         <span className="ml-auto flex items-center gap-1">
-          <Button size="sm" onClick={() => open(prev.data, "previous")} disabled={!prev.data} aria-label="Previous record">↑ Newer <Kbd>k</Kbd></Button>
-          <Button size="sm" onClick={() => open(next.data, "next")} disabled={!next.data} aria-label="Next record">↓ Older <Kbd>j</Kbd></Button>
+          <Button size="sm" onClick={() => open(prev.data, "previous")} disabled={!prev.data} title="The newer record in the list (k)">↑ Newer <Kbd>k</Kbd></Button>
+          <Button size="sm" onClick={() => open(next.data, "next")} disabled={!next.data} title="The older record in the list (j)">↓ Older <Kbd>j</Kbd></Button>
           <Button size="sm" variant="ghost" onClick={() => setDialog("help")} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
         </span>
       </nav>

@@ -25,7 +25,7 @@ const time = (iso: string) => iso.replace("T", " ").slice(0, 19);
 export const columns = helper.columns([
   helper.display({
     id: "select",
-    header: () => null,
+    header: () => <span className="sr-only">Select</span>,
     cell: ({ row, table }) => (
       <input
         type="checkbox"

@@ -76,7 +76,7 @@ export function FilterBar({ filter, onChange, searchRef }: { filter: ListFilter;
             className="rounded border border-slate-300 px-2 py-1 text-sm" />
         </div>
       </form>
-      <div className="flex min-h-7 flex-wrap items-center gap-1.5" aria-label="Active filters">
+      <div role="group" className="flex min-h-7 flex-wrap items-center gap-1.5" aria-label="Active filters">
         {active.map((c) => (
           <button key={c.label} type="button" onClick={() => onChange(c.without)} aria-label={`Remove filter ${c.label}`} title={c.label}
             className="max-w-80 truncate rounded-full bg-slate-200 px-2 py-0.5 text-xs text-slate-800 hover:bg-slate-300">
