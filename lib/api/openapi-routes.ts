@@ -3,7 +3,7 @@ import { AuditQuerySchema } from "../audit/log-schema";
 import { CreateTokenBody, CreateUserBody, IdParams, ListTokensQuery, PatchUserBody } from "../auth/schemas";
 import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
 import {
-  ActionBodySchema, BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema, ConflictBodySchema, DeadLetterDetailSchema, FacetsSchema,
+  ActionBodySchema, BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema, ConflictBodySchema, ServedDeadLetterDetailSchema, FacetsSchema,
   ExtentSchema, IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
 } from "../dead-letters/schemas";
 import {
@@ -36,7 +36,7 @@ const DEAD_LETTERS: Operation[] = [
   },
   {
     method: "get", path: "/api/dead-letters/{id}", tag: "dead letters", summary: "One record: raw envelope, payload, analysis, failure history",
-    access: { permission: "dead_letters:read" }, params: IdParamsSchema, responses: { ...ok("The record", DeadLetterDetailSchema), ...notFound },
+    access: { permission: "dead_letters:read" }, params: IdParamsSchema, responses: { ...ok("The record", ServedDeadLetterDetailSchema), ...notFound },
   },
   {
     method: "post", path: "/api/dead-letters/{id}/actions", tag: "triage", summary: "Approve, edit, quarantine or reopen one record",
@@ -44,7 +44,7 @@ const DEAD_LETTERS: Operation[] = [
       "Optimistic concurrency: send the version you read. Quarantine needs a reason. Poison records cannot be approved until edited into validity. " +
       "AFC identity fields (event_id, device_id, tap_timestamp, fare_amount_cents) may only change when a supervisor overrides with a reason (an edit by a supervisor with a reason is the override, unless overrideIdentity is false); the stored key never changes.",
     access: { permission: "dead_letters:triage" }, params: IdParamsSchema, body: ActionBodySchema,
-    responses: { ...ok("The record after the decision", DeadLetterDetailSchema), ...notFound, ...conflict },
+    responses: { ...ok("The record after the decision", ServedDeadLetterDetailSchema), ...notFound, ...conflict },
   },
   {
     method: "post", path: "/api/dead-letters/bulk", tag: "triage", summary: "One decision on many records (ids, or everything matching a filter)",

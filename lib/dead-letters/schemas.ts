@@ -177,8 +177,15 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
   failures: z.array(FailureAttemptSchema),
   /** keyset cursor positioned at this record: list with it to get the next (desc) or previous (asc) record */
   cursor: z.string(),
-}).meta({ id: "DeadLetterDetail" });
+});
 export type DeadLetterDetail = z.infer<typeof DeadLetterDetailSchema>;
+
+/** A record as the API serves it: masked for the reader (lib/masking/detail.ts), saying where. */
+export const ServedDeadLetterDetailSchema = DeadLetterDetailSchema.extend({
+  maskedPaths: z.array(z.string()).describe(
+    'JSON pointers of the values masked for this reader ("/payload/card_pan", "/rawEnvelope/raw_payload/card_pan"); empty when nothing was',
+  ),
+}).meta({ id: "DeadLetterDetail" });
 
 export const FacetBucketSchema = z.object({ value: z.string(), count: z.number().int() });
 export type FacetBucket = z.infer<typeof FacetBucketSchema>;
@@ -242,7 +249,7 @@ export const ConflictBodySchema = z
     error: z.looseObject({
       code: z.literal("conflict"),
       message: z.string(),
-      current: DeadLetterDetailSchema.optional().describe("the record as it is now, when it changed under you"),
+      current: ServedDeadLetterDetailSchema.optional().describe("the record as it is now, when it changed under you"),
       changedBy: ChangedBySchema.nullable().optional().describe("who made the record's latest audited change"),
     }),
   })

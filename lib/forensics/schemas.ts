@@ -82,7 +82,10 @@ export interface LookupResult {
 
 /** `unmask=1`: card data in clear, for holders of dead_letters:unmask (audited) */
 export const UnmaskQuerySchema = z.object({ unmask: FlagSchema.default(false) });
-export const TimelineQuerySchema = UnmaskQuerySchema;
+export const TimelineQuerySchema = UnmaskQuerySchema.extend({
+  /** `download=1`: the same JSON as a file (content-disposition: attachment) */
+  download: FlagSchema.default(false),
+});
 
 export const TIMELINE_KINDS = ["capture", "failure", "edit", "decision", "repair", "replay", "settlement", "batch", "purge", "retention", "reveal", "other"] as const;
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];

@@ -168,10 +168,14 @@ describe("GET /api/export", () => {
     const analyst = await call("analyst", "format=ndjson&kind=afc");
     expect(analyst.headers.get("content-type")).toContain("application/x-ndjson");
     expect(analyst.headers.get("x-redrive-estimated-count")).toBe("4");
+    expect(analyst.headers.get("x-redrive-masked")).toBe("true");
+    expect(analyst.headers.get("content-disposition")).toMatch(/filename="dead-letters-\d{8}T\d{6}-masked\.ndjson"/);
     const body = await analyst.text();
     expect(body).not.toContain(PAN);
     expect((await call("analyst", "format=ndjson&unmask=1")).status).toBe(403);
     const auditor = await call("auditor", "format=ndjson&kind=afc&unmask=1");
+    expect(auditor.headers.get("x-redrive-masked")).toBe("false");
+    expect(auditor.headers.get("content-disposition")).toMatch(/filename="dead-letters-\d{8}T\d{6}\.ndjson"/);
     expect(await auditor.text()).toContain(PAN);
     // the audit event is committed before the stream closes, so it is there once the body is read
     const { rows } = await db.pool.query(
@@ -181,5 +185,21 @@ describe("GET /api/export", () => {
       ["analyst", "ndjson", 3, true, true, { kind: ["afc"] }],
       ["auditor", "ndjson", 3, false, true, { kind: ["afc"] }],
     ]);
+  });
+  it("estimates a GeoJSON export by the spatial records it holds (none for kind=afc)", async () => {
+    const { GET } = await import("../../app/api/export/route");
+    const token = await makeToken(db, (await makeUser(db, "auditor")).id);
+    const estimate = async (qs: string) => {
+      const res = await GET(new Request(`http://localhost/api/export?${qs}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+      await res.text();
+      return res.headers.get("x-redrive-estimated-count");
+    };
+    const { rows } = await db.pool.query<{ spatial: string; all: string }>(
+      "SELECT count(*) FILTER (WHERE kind = 'spatial')::text AS spatial, count(*)::text AS all FROM dead_letter",
+    );
+    expect(rows[0]!.spatial).not.toBe(rows[0]!.all);
+    expect(await estimate("format=geojson")).toBe(rows[0]!.spatial);
+    expect(await estimate("format=geojson&kind=afc")).toBe("0");
+    expect(await estimate("format=csv")).toBe(rows[0]!.all);
   });
 });

@@ -6,6 +6,7 @@ import { lookup } from "../../lib/forensics/lookup";
 import { quarantineGroups } from "../../lib/forensics/quarantine";
 import { purgeQuarantined, releaseQuarantined } from "../../lib/forensics/quarantine-actions";
 import { LookupQuerySchema, QuarantineBodySchema } from "../../lib/forensics/schemas";
+import { ServedDeadLetterDetailSchema } from "../../lib/dead-letters/schemas";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
 import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -180,6 +181,8 @@ describe("GET /api/dead-letters/{id}", () => {
     expect(masked.payload.card_pan).toBe("••••••••••••1111");
     expect(masked.rawEnvelope).not.toContain(PAN);
     expect(masked.maskedPaths).toEqual(["/payload/card_pan", "/rawEnvelope/raw_payload/card_pan"]);
+    // The body is what the OpenAPI document says (its DeadLetterDetail allows no other member).
+    expect(ServedDeadLetterDetailSchema.strict().safeParse(masked).error).toBeUndefined();
     expect((await get("analyst", "?unmask=1")).status).toBe(403);
     const clear = (await (await get("auditor", "?unmask=1")).json()) as { payload: { card_pan: string } };
     expect(clear.payload.card_pan).toBe(PAN);

@@ -5,25 +5,30 @@ import { countMatching } from "@/lib/dead-letters/facets";
 import { maskFor } from "@/lib/forensics/access";
 import { auditedExport } from "@/lib/forensics/export/audited";
 import { CONTENT_TYPES, EXTENSIONS } from "@/lib/forensics/export/format";
+import { exportFilter } from "@/lib/forensics/export/stream";
 import { ExportQuerySchema } from "@/lib/forensics/schemas";
 
 export const dynamic = "force-dynamic";
 
 /**
  * GET /api/export?format=ndjson|csv|geojson&<list filters>[&unmask=1] — the filter's records, streamed.
- * x-redrive-estimated-count gives the UI a denominator for its progress (exact for facet filters).
+ * x-redrive-estimated-count gives the UI a denominator for its progress (exact for facet filters);
+ * x-redrive-masked says whether values were masked for this reader (the file name says it too).
  */
 export const GET = defineRoute({ access: { permission: "dead_letters:export" }, query: ExportQuerySchema }, async ({ query, principal, requestId, now }) => {
   const { format, unmask, ...filter } = query;
   const mask = maskFor(principal, unmask);
   const pool = getDb().pool;
-  const estimate = filter.bbox || filter.q ? null : await countMatching(pool, filter);
+  const exported = exportFilter(format, filter);
+  const estimate = exported === null ? 0 : filter.bbox || filter.q ? null : await countMatching(pool, exported);
   const { stream } = auditedExport(pool, { format, filter, mask }, { actor: actorOf(principal!), requestId, now });
   const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, "");
   return new Response(stream, {
     headers: {
       "content-type": CONTENT_TYPES[format],
-      "content-disposition": `attachment; filename="dead-letters-${stamp}.${EXTENSIONS[format]}"`,
+      // A masked export re-imported elsewhere would hold the placeholders as data: its name says it is masked.
+      "content-disposition": `attachment; filename="dead-letters-${stamp}${mask ? "-masked" : ""}.${EXTENSIONS[format]}"`,
+      "x-redrive-masked": mask ? "true" : "false",
       "cache-control": "no-store",
       ...(estimate === null ? {} : { "x-redrive-estimated-count": String(estimate) }),
     },

@@ -53,16 +53,21 @@ const FORMAT_COLUMNS: Record<ExportFormat, string> = {
       AND a.action = '${AUDIT_ACTION.edit}') THEN d.raw_envelope END AS received_envelope`,
 };
 
+/**
+ * The records a format exports: the filter's, except that GeoJSON holds spatial records only (an AFC tap has no
+ * geometry to draw). Null when the format can hold none of the filter's records (GeoJSON of kind=afc).
+ */
+export function exportFilter(format: ExportFormat, filter: ListFilter): ListFilter | null {
+  if (format !== "geojson") return filter;
+  if (filter.kind !== undefined && !filter.kind.includes("spatial")) return null;
+  return { ...filter, kind: ["spatial"] };
+}
+
 export function exportQuery(format: ExportFormat, filter: ListFilter): { text: string; values: unknown[] } {
-  // GeoJSON holds spatial records only: an AFC tap has no geometry to draw.
-  const f = format === "geojson" ? { ...filter, kind: ["spatial" as const] } : filter;
-  const impossible = format === "geojson" && filter.kind !== undefined && !filter.kind.includes("spatial");
-  const where = buildWhere(f);
+  const f = exportFilter(format, filter);
+  const where = f === null ? { text: "FALSE", values: [] } : buildWhere(f);
   // id order is ingest order: a re-import into an empty database stores the records in the same order.
-  return {
-    text: `SELECT ${FORMAT_COLUMNS[format]} FROM dead_letter d WHERE ${impossible ? "FALSE" : where.text} ORDER BY d.id`,
-    values: impossible ? [] : where.values,
-  };
+  return { text: `SELECT ${FORMAT_COLUMNS[format]} FROM dead_letter d WHERE ${where.text} ORDER BY d.id`, values: where.values };
 }
 
 /** Rows as exportQuery(format) selects them: the cast is where the SQL above meets the row types. */

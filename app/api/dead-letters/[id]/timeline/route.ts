@@ -12,12 +12,11 @@ export const dynamic = "force-dynamic";
 /** GET /api/dead-letters/{id}/timeline[?unmask=1][&download=1] — every event of the record's life, in order. */
 export const GET = defineRoute(
   { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: TimelineQuerySchema },
-  async ({ params, query, principal, requestId, now, req }) => {
+  async ({ params, query, principal, requestId, now }) => {
     const mask = maskFor(principal, query.unmask);
     const timeline = await recordTimeline(getDb().pool, params.id, mask);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "timeline", { actor: actorOf(principal!), requestId, now });
-    const download = new URL(req.url).searchParams.get("download") === "1";
-    return Response.json(timeline, download ? { headers: { "content-disposition": `attachment; filename="dead-letter-${params.id}-timeline.json"` } } : {});
+    return Response.json(timeline, query.download ? { headers: { "content-disposition": `attachment; filename="dead-letter-${params.id}-timeline.json"` } } : {});
   },
 );
 
