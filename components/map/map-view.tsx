@@ -242,12 +242,13 @@ export function MapView(props: MapViewProps) {
     };
     const ready = (m: MapLibreMap) => {
       // MapLibre makes every canvas a region named "Map": two maps side by side were two landmarks of one name,
-      // inside this component's own labelled region. The canvas is the interactive part (arrow keys pan, +/-
-      // zoom), which is what the application role says; named after its map, it is not a second landmark.
+      // inside this component's own labelled region. The canvas is the interactive part, which is what the
+      // application role says (not a landmark); its name says how to use it and leaves the map's name to the
+      // region around it, so looking the map up by its name finds one element.
       const canvas = m.getCanvas();
       canvas.setAttribute("role", "application");
       canvas.setAttribute("aria-roledescription", "map");
-      canvas.setAttribute("aria-label", latest.current.label);
+      canvas.setAttribute("aria-label", "Pan with the arrow keys, zoom with + and −");
       commitNow(() => {
         if (cancelled) return;
         setMap(m);

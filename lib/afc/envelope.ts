@@ -15,7 +15,7 @@ import {
   type Classification,
 } from "./classify";
 import { EVENT_HASH_PATTERN, eventHash } from "./hash";
-import { isRfc3339, parseProducerTime } from "@/lib/dead-letters/timestamps";
+import { isRfc3339, parseProducerInstant, parseProducerTime, type Instant } from "@/lib/dead-letters/timestamps";
 import { NOT_DATETIME, NOT_INTEGER, issuesToFieldErrors } from "./issue-messages";
 import { isJsonObject, parsePythonJson, toPlainJson } from "./json";
 import { runSchema } from "./run-schema";
@@ -153,6 +153,7 @@ function buildRecord(args: {
 }): NewDeadLetter {
   const eventId = idField(args.tap, "event_id");
   const deviceId = idField(args.tap, "device_id");
+  const observed = tapTime(args.tap);
   return {
     kind: "afc",
     source: args.source,
@@ -161,7 +162,8 @@ function buildRecord(args: {
     eventId,
     deviceId,
     sourceMessageId: null,
-    observedAt: tapTime(args.tap) ?? args.firstSeenAt,
+    observedAt: observed?.date ?? args.firstSeenAt,
+    ...(observed ? { observedAtExact: observed.exact } : {}),
     firstSeenAt: args.firstSeenAt,
     rawEnvelope: args.rawText,
     payload: toPlainJson(args.tap),
@@ -197,13 +199,13 @@ function idField(tap: unknown, field: "event_id" | "device_id"): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
 }
 
-function tapTime(tap: unknown): Date | null {
+function tapTime(tap: unknown): Instant | null {
   if (!isJsonObject(tap)) return null;
   const ts = tap["tap_timestamp"];
   // a tap_timestamp the gate accepts (offset required), in either case; one in year 0 (which PostgreSQL cannot
   // store) orders the record by when it was first seen instead, like a tap without one
-  const date = typeof ts === "string" && isRfc3339(ts) ? parseProducerTime(ts) : null;
-  return date && date.getUTCFullYear() >= 1 ? date : null;
+  const instant = typeof ts === "string" && isRfc3339(ts) ? parseProducerInstant(ts) : null;
+  return instant && instant.date.getUTCFullYear() >= 1 ? instant : null;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { AppError } from "../api/errors";
-import { inTimeRange, isBigintId } from "../db/pg-range";
+import { isUtcMicrosText } from "../db/instant";
+import { isBigintId } from "../db/pg-range";
 
-/** A time as encodeCursor writes it (Date.toISOString() of a stored time), and a real one. */
+/** A time as encodeCursor writes it (the stored instant to the microsecond, lib/db/instant.ts), and a real one. */
 function isCursorTime(text: string): boolean {
-  const date = new Date(text);
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(text) && inTimeRange(date) && date.toISOString() === text;
+  return isUtcMicrosText(text);
 }
 
 // Keyset cursor over (observed_at, id): stable under inserts, index-only, never OFFSET.

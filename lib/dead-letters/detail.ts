@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { AppError } from "../api/errors";
+import { utcMicrosSql } from "../db/instant";
 import { originalGeometry } from "../spatial/received";
 import { encodeCursor } from "./cursor";
 import { AUDIT_ACTION } from "./state";
@@ -12,7 +13,7 @@ import type { JsonValue, SpatialAnalysis } from "./types";
 type Db = pg.Pool | pg.PoolClient;
 
 export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id,
-  d.source_message_id, d.observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
+  d.source_message_id, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
   d.first_failure_reason, d.reason, d.reason_group, d.failure_class, d.class_reason, d.status, d.replay_count,
   d.failure_count, d.version, d.analysis, d.repaired_geometry,
   EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited`;
@@ -26,7 +27,8 @@ export interface DetailRow {
   event_id: string | null;
   device_id: string | null;
   source_message_id: string | null;
-  observed_at: Date;
+  /** to the microsecond (lib/db/instant.ts): the record's cursor goes back into the list query */
+  observed_at: string;
   first_seen_at: Date;
   last_failed_at: Date;
   updated_at: Date;
@@ -50,7 +52,7 @@ export interface DetailRow {
 interface FailureRow { attempt: number; at: Date; reason: string; origin: string; batch_id: string | null }
 
 export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail {
-  const observedAt = r.observed_at.toISOString();
+  const observedAt = r.observed_at;
   return {
     id: r.id,
     kind: r.kind,

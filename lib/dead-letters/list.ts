@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { utcMicrosSql } from "../db/instant";
 import { decodeCursor, encodeCursor } from "./cursor";
 import type { ListQuery } from "./filters";
 import { buildWhere, buildWhereBranches, selectBranches, viewportClause } from "./where";
@@ -29,7 +30,7 @@ export interface ListPage {
 }
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.reason,
-  d.reason_group, d.failure_class, d.class_reason, d.status, d.observed_at, d.replay_count, d.failure_count,
+  d.reason_group, d.failure_class, d.class_reason, d.status, ${utcMicrosSql("d.observed_at")} AS observed_at, d.replay_count, d.failure_count,
   d.version, d.analysis->>'outcome' AS outcome`;
 
 interface Row {
@@ -44,7 +45,8 @@ interface Row {
   failure_class: DeadLetterSummary["failureClass"];
   class_reason: string | null;
   status: DeadLetterSummary["status"];
-  observed_at: Date;
+  /** to the microsecond (the cursor goes back into the query) */
+  observed_at: string;
   replay_count: number;
   failure_count: number;
   version: number;
@@ -64,7 +66,7 @@ function toSummary(r: Row): DeadLetterSummary {
     failureClass: r.failure_class,
     classReason: r.class_reason,
     status: r.status,
-    observedAt: r.observed_at.toISOString(),
+    observedAt: r.observed_at,
     replayCount: r.replay_count,
     failureCount: r.failure_count,
     version: r.version,

@@ -29,14 +29,45 @@ export function isRfc3339(text: string): boolean {
 }
 
 /**
- * A producer-stored time: RFC 3339 in either case, "T" or a space between date and time, and a naive time
- * (no offset) read as UTC. Seconds are required, as in RFC 3339. Null when it is none of these or not a real calendar date.
+ * An instant to the microsecond, PostgreSQL's precision: `date` (JavaScript's, to the millisecond) for what runs
+ * here, and `exact`, its UTC RFC 3339 text to the microsecond ("2024-01-01T00:00:00.123456Z"), for what is
+ * stored. Python's isoformat() writes microseconds; cut to milliseconds, two readings of one entity 0.4 ms
+ * apart tied, and the stored time no longer matched the producer's logs.
  */
-export function parseProducerTime(text: string): Date | null {
+export interface Instant {
+  date: Date;
+  exact: string;
+}
+
+/** The instant `micros` microseconds (rounded; may be 1,000,000) after the whole second `secondMs`. */
+function instantAt(secondMs: number, micros: number): Instant | null {
+  const carry = micros >= 1e6 ? 1 : 0;
+  const us = micros - carry * 1e6;
+  const second = new Date(secondMs + carry * 1000);
+  if (Number.isNaN(second.getTime())) return null;
+  return { date: new Date(second.getTime() + Math.floor(us / 1000)), exact: `${second.toISOString().slice(0, -5)}.${String(us).padStart(6, "0")}Z` };
+}
+
+const FRACTION = /\.(\d+)/;
+
+/**
+ * A producer-stored time: RFC 3339 in either case, "T" or a space between date and time, and a naive time
+ * (no offset) read as UTC. Seconds are required, as in RFC 3339. Digits past the microsecond round, as
+ * PostgreSQL rounds them. Null when it is none of these or not a real calendar date.
+ */
+export function parseProducerInstant(text: string): Instant | null {
   const c = canonical(text, true);
   if (c === null || !OFFSET_OR_NAIVE.safeParse(c).success) return null;
-  const date = new Date(HAS_OFFSET.test(c) ? c : `${c}Z`);
-  return Number.isNaN(date.getTime()) ? null : date;
+  const fraction = FRACTION.exec(c)?.[1] ?? "";
+  const whole = c.replace(FRACTION, "");
+  const second = new Date(HAS_OFFSET.test(whole) ? whole : `${whole}Z`).getTime();
+  if (Number.isNaN(second)) return null;
+  return instantAt(second, fraction === "" ? 0 : Math.round(Number(`0.${fraction}`) * 1e6));
+}
+
+/** parseProducerInstant, to the millisecond. */
+export function parseProducerTime(text: string): Date | null {
+  return parseProducerInstant(text)?.date ?? null;
 }
 
 /**
@@ -53,9 +84,13 @@ export function toDateTimeLocal(text: string): string {
 /** Epoch seconds beyond this (year 5138) are almost certainly milliseconds sent by mistake. */
 export const MAX_EPOCH_SECONDS = 1e11;
 
-/** Epoch seconds (a JSON number) → Date: a producer's `observed_at`, a settlement's `applied_at`. */
+/** Epoch seconds (a JSON number) → the instant, to the microsecond: a producer's `observed_at`, a settlement's `applied_at`. */
 export const epochSecondsSchema = z.number()
   .refine(Number.isFinite, "must be a finite number of epoch seconds")
   .refine((n) => n >= 0, "must not be before 1970-01-01")
   .refine((n) => n < MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)")
-  .transform((n) => new Date(Math.round(n * 1000)));
+  .transform((n): Instant => {
+    const whole = Math.floor(n);
+    // Below 1e11 s a double resolves ~15 ns, so the microsecond rounds right.
+    return instantAt(whole * 1000, Math.round((n - whole) * 1e6)) as Instant;
+  });

@@ -50,6 +50,8 @@ export interface NewDeadLetter {
   deviceId: string | null;
   sourceMessageId: string | null;
   observedAt: Date;
+  /** observedAt to the microsecond, as UTC RFC 3339 (timestamps.ts Instant); stored when given, else observedAt */
+  observedAtExact?: string;
   firstSeenAt: Date;
   /** the record exactly as received (one NDJSON line / one array element, number lexemes preserved) */
   rawEnvelope: string;

@@ -5,6 +5,7 @@ import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import { placeBox, placeBranches, placeClause, type Place } from "./place";
 import type { LedgerHit, LookupQuery, LookupRecord, LookupResult, MatchField } from "./schemas";
+import { utcMicrosSql } from "../db/instant";
 
 // "What happened to this tap / this feature?": one search over every identifier a record has, a place and a
 // time window, plus the ledger, so a key that was settled (and whose record has since left the DLQ, or was
@@ -21,7 +22,7 @@ type Db = pg.Pool | pg.PoolClient;
 export const PLACE_CAP = 5_000;
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.source_message_id,
-  d.reason, d.reason_group, d.failure_class, d.status, d.observed_at, d.first_seen_at, d.replay_count, d.failure_count,
+  d.reason, d.reason_group, d.failure_class, d.status, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.replay_count, d.failure_count,
   (center(d.bbox))[0] AS cx, (center(d.bbox))[1] AS cy`;
 
 interface Row {
@@ -36,7 +37,7 @@ interface Row {
   reason_group: string;
   failure_class: LookupRecord["failureClass"];
   status: LookupRecord["status"];
-  observed_at: Date;
+  observed_at: string;
   first_seen_at: Date;
   replay_count: number;
   failure_count: number;
@@ -59,7 +60,7 @@ function toRecord(r: Row, mask: MaskRules | null): LookupRecord {
     reasonGroup: mask ? maskFreeText(r.reason_group, mask) : r.reason_group,
     failureClass: r.failure_class,
     status: r.status,
-    observedAt: r.observed_at.toISOString(),
+    observedAt: r.observed_at,
     firstSeenAt: r.first_seen_at.toISOString(),
     replayCount: r.replay_count,
     failureCount: r.failure_count,

@@ -8,6 +8,7 @@ import { buildWhere } from "../dead-letters/where";
 import type { ActingUser } from "./control";
 import type { BatchPreview, CreateBatchInput, Selection } from "./schemas";
 import { maskSink } from "./views";
+import { utcMicrosSql } from "../db/instant";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
 // order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
@@ -108,8 +109,8 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
        (SELECT count(*)::int FROM m WHERE busy) AS busy`,
     values,
   );
-  const sample = await db.query<{ id: string; kind: "spatial" | "afc"; idempotency_key: string; entity_key: string | null; observed_at: Date }>(
-    `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.entity_key, d.observed_at
+  const sample = await db.query<{ id: string; kind: "spatial" | "afc"; idempotency_key: string; entity_key: string | null; observed_at: string }>(
+    `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.entity_key, ${utcMicrosSql("d.observed_at")} AS observed_at
      FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} ORDER BY d.observed_at, d.id LIMIT 10`,
     values,
   );
@@ -120,7 +121,7 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
     firstObservedAt: r?.first?.toISOString() ?? null,
     lastObservedAt: r?.last?.toISOString() ?? null,
     entities: r?.entities ?? 0,
-    sample: sample.rows.map((s) => ({ id: s.id, kind: s.kind, idempotencyKey: s.idempotency_key, entityKey: s.entity_key, observedAt: s.observed_at.toISOString() })),
+    sample: sample.rows.map((s) => ({ id: s.id, kind: s.kind, idempotencyKey: s.idempotency_key, entityKey: s.entity_key, observedAt: s.observed_at })),
     skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0 },
   };
 }

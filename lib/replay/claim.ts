@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { appendAudit, type Actor } from "../audit/append";
+import { utcMicrosSql } from "../db/instant";
 import { inTransaction } from "../db/transaction";
 
 // The replay queue's SQL, one statement per operation (graphile-worker's getJobs.ts is the model): claim with
@@ -23,7 +24,8 @@ export interface ClaimedItem {
   kind: "spatial" | "afc";
   idempotencyKey: string;
   entityKey: string | null;
-  observedAt: Date;
+  /** UTC RFC 3339 to the microsecond, as stored (lib/db/instant.ts) */
+  observedAt: string;
   /** the payload snapshotted when the batch was created */
   payload: unknown;
   /** failed submissions so far */
@@ -46,7 +48,7 @@ interface ClaimRow {
   kind: "spatial" | "afc";
   idempotency_key: string;
   entity_key: string | null;
-  observed_at: Date;
+  observed_at: string;
   payload: unknown;
   attempts: number;
   lease_losses: number;
@@ -78,7 +80,7 @@ function pick(limit: string): string {
 
 /** What a claim returns of an item (i: replay_item, d: its dead_letter). */
 const CLAIMED_COLUMNS = `i.id::text AS id, i.seq, i.batch_id::text AS batch_id, i.dead_letter_id::text AS dead_letter_id, i.kind,
-       i.idempotency_key, i.entity_key, i.observed_at, i.snapshot->'payload' AS payload, i.attempts, i.lease_losses,
+       i.idempotency_key, i.entity_key, ${utcMicrosSql("i.observed_at")} AS observed_at, i.snapshot->'payload' AS payload, i.attempts, i.lease_losses,
        d.status::text AS record_status, d.replay_count, (d.payload IS DISTINCT FROM i.snapshot->'payload') AS edited,
        EXISTS (SELECT 1 FROM ledger_entry l WHERE l.idempotency_key = i.idempotency_key) AS settled`;
 

@@ -22,7 +22,7 @@ const keyText = z.string().min(1).check((ctx) => {
 // fail the chunk's INSERT, not the line.
 const appliedAt = z.union([
   z.iso.datetime({ offset: true }).refine((v) => inTimeRange(new Date(v)), "must be between the years 0001 and 9999 (UTC)"),
-  epochSecondsSchema.transform((d) => d.toISOString()),
+  epochSecondsSchema.transform((t) => t.exact),
 ], { error: "must be an RFC 3339 timestamp with an offset or epoch seconds" });
 
 export const LedgerLineSchema = z.object({

@@ -17,7 +17,7 @@ describe("ledger import lines", () => {
   it("takes a tap's event_hash as its key (kind afc, lower-case hex) and epoch seconds for applied_at", () => {
     const hash = "AB".repeat(32);
     expect(LedgerLineSchema.parse({ event_hash: hash, applied_at: 1_700_000_000 })).toEqual({
-      idempotency_key: "ab".repeat(32), kind: "afc", applied_at: "2023-11-14T22:13:20.000Z",
+      idempotency_key: "ab".repeat(32), kind: "afc", applied_at: "2023-11-14T22:13:20.000000Z",
     });
     expect(LedgerLineSchema.parse({ idempotency_key: "k", applied_at: "2026-11-30T10:00:00Z" })).toEqual({ idempotency_key: "k", kind: undefined, applied_at: "2026-11-30T10:00:00Z" });
     const issue = (line: unknown) => LedgerLineSchema.safeParse(line).error?.issues[0];

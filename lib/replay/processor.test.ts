@@ -11,7 +11,7 @@ const batch: BatchConfig = {
 const tap = { event_id: "e1", device_id: "d1", fare_amount_cents: 250, tap_timestamp: "2026-11-01T00:00:00Z" };
 const item = (over: Partial<ClaimedItem> = {}): ClaimedItem => ({
   id: "7", seq: 1, batchId: "1", deadLetterId: "42", kind: "afc", idempotencyKey: "k1", entityKey: "d1",
-  observedAt: new Date("2026-11-01T00:00:00Z"), payload: tap, attempts: 0, leaseLosses: 0, recordStatus: "approved",
+  observedAt: "2026-11-01T00:00:00.000000Z", payload: tap, attempts: 0, leaseLosses: 0, recordStatus: "approved",
   replayCount: 0, edited: false, settled: false, ...over,
 });
 const outcome = (r: ReturnType<typeof prepare>) => ("type" in r && r.type === "decided" ? [r.outcome, r.reason] : ["submit", null]);

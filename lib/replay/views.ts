@@ -6,6 +6,7 @@ import type {
 import { effectiveThrottle } from "./throttle";
 import { averageRate } from "./progress";
 import { WORKER_ALIVE } from "./claim";
+import { utcMicrosSql } from "../db/instant";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
@@ -134,7 +135,7 @@ interface ItemRow {
   kind: "spatial" | "afc";
   idempotency_key: string;
   entity_key: string | null;
-  observed_at: Date;
+  observed_at: string;
   status: ItemStatus;
   attempts: number;
   last_error: string | null;
@@ -147,7 +148,7 @@ export async function listItems(db: pg.Pool | pg.PoolClient, batchId: string, q:
   const exists = await db.query(`SELECT 1 FROM replay_batch WHERE id = $1`, [batchId]);
   if (exists.rowCount === 0) throw new AppError("not_found", `replay batch ${batchId} not found`);
   const { rows } = await db.query<ItemRow>(
-    `SELECT id::text AS id, seq, dead_letter_id::text AS dead_letter_id, kind, idempotency_key, entity_key, observed_at,
+    `SELECT id::text AS id, seq, dead_letter_id::text AS dead_letter_id, kind, idempotency_key, entity_key, ${utcMicrosSql("observed_at")} AS observed_at,
        status::text AS status, attempts, last_error, submitted_at, finished_at, run_at
      FROM replay_item
      WHERE batch_id = $1 AND seq > $2 AND ($3::"ReplayItemStatus" IS NULL OR status = $3)
@@ -158,7 +159,7 @@ export async function listItems(db: pg.Pool | pg.PoolClient, batchId: string, q:
   return {
     items: page.map((r) => ({
       id: r.id, seq: r.seq, deadLetterId: r.dead_letter_id, kind: r.kind, idempotencyKey: r.idempotency_key, entityKey: r.entity_key,
-      observedAt: r.observed_at.toISOString(), status: r.status, attempts: r.attempts, lastError: r.last_error,
+      observedAt: r.observed_at, status: r.status, attempts: r.attempts, lastError: r.last_error,
       submittedAt: r.submitted_at?.toISOString() ?? null, finishedAt: r.finished_at?.toISOString() ?? null, runAt: r.run_at.toISOString(),
     })),
     nextCursor: rows.length > q.limit ? (page.at(-1)?.seq ?? null) : null,

@@ -8,7 +8,7 @@
 import { isLosslessNumber } from "lossless-json";
 import * as z from "zod";
 import { isJsonObject, toPlainJson } from "../afc/json";
-import { epochSecondsSchema, parseProducerTime } from "../dead-letters/timestamps";
+import { epochSecondsSchema, parseProducerInstant, type Instant } from "../dead-letters/timestamps";
 import type {
   FieldError, JsonValue, NewDeadLetter, NormalizeResult, RepairMethod, RepairPolicy,
 } from "@/lib/dead-letters/types";
@@ -29,15 +29,15 @@ const epochSeconds = numberLike.pipe(epochSecondsSchema);
 
 // RFC 3339 (either case, "T" or a space); a timestamp without an offset (Python's naive datetime.isoformat())
 // is read as UTC.
-const rfc3339 = z.string().transform((s, ctx): Date => {
-  const date = parseProducerTime(s);
-  if (date) return date;
+const rfc3339 = z.string().transform((s, ctx): Instant => {
+  const instant = parseProducerInstant(s);
+  if (instant) return instant;
   ctx.addIssue({ code: "custom", message: "must be an RFC 3339 timestamp such as 2025-11-29T12:00:00Z" });
   return z.NEVER;
 });
 
 /** Picks the branch by JSON type so the message says what is wrong with the value given, not with both forms. */
-const observedAt = z.unknown().transform((value, ctx): Date => {
+const observedAt = z.unknown().transform((value, ctx): Instant => {
   const branch = typeof value === "string" ? rfc3339
     : typeof value === "number" || isLosslessNumber(value) ? epochSeconds
     : null;
@@ -163,7 +163,8 @@ export function normalizeSpatialEnvelope(value: unknown, rawText: string, ctx: S
     eventId: null,
     deviceId: null,
     sourceMessageId: asText(envelope.source_message_id) ?? asText(envelope.message_id),
-    observedAt: envelope.observed_at,
+    observedAt: envelope.observed_at.date,
+    observedAtExact: envelope.observed_at.exact,
     firstSeenAt: ctx.now,
     rawEnvelope: rawText,
     payload: payloadOf(feature, geometry),

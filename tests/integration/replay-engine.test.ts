@@ -146,6 +146,29 @@ describe("entity state: last write wins by observation time", () => {
     expect(state.rows).toEqual([{ idempotency_key: "lww-300", observed_at: new Date((Date.UTC(2026, 10, 1) / 1000 + 300) * 1000) }]);
     expect(await counts(second)).toMatchObject({ applied: 1 }); // the key is applied; the state keeps the newer observation
   });
+
+  it("tells observations 0.3 ms apart (one millisecond, rounded): the newer one, replayed after the older, takes the entity", async () => {
+    const envelope = (key: string, observed: string) => JSON.stringify({
+      kind: "spatial", source: "test", idempotency_key: key, observed_at: observed,
+      feature: { type: "Feature", id: "lww-micro", properties: {}, geometry: { type: "Polygon", coordinates: [[[10, 50], [10.01, 50], [10.01, 50.01], [10, 50.01], [10, 50]]] } },
+    });
+    const [older] = await ingest(db, [envelope("lww-micro-1", "2026-11-01T00:00:00.123100Z")]);
+    const [newer] = await ingest(db, [envelope("lww-micro-2", "2026-11-01T00:00:00.123400Z")]);
+    await approve(db, [older as string, newer as string]);
+    worker();
+    const first = await runningBatch(db, users, { ids: [older], sink: { type: "ledger" }, ratePerSecond: 100 });
+    await waitFor("first batch", async () => (await batchStatus(db, first)) === "completed");
+    const second = await runningBatch(db, users, { ids: [newer], sink: { type: "ledger" }, ratePerSecond: 100 });
+    await waitFor("second batch", async () => (await batchStatus(db, second)) === "completed");
+    const state = await db.pool.query(
+      `SELECT idempotency_key, to_char(observed_at AT TIME ZONE 'UTC', 'SS.US') AS t FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lww-micro'`,
+    );
+    expect(state.rows).toEqual([{ idempotency_key: "lww-micro-2", t: "00.123400" }]);
+    const ledger = await db.pool.query(
+      `SELECT idempotency_key, to_char(observed_at AT TIME ZONE 'UTC', 'SS.US') AS t FROM ledger_entry WHERE idempotency_key LIKE 'lww-micro-%' ORDER BY 1`,
+    );
+    expect(ledger.rows).toEqual([{ idempotency_key: "lww-micro-1", t: "00.123100" }, { idempotency_key: "lww-micro-2", t: "00.123400" }]);
+  });
 });
 
 describe("the claim statement", () => {

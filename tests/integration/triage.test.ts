@@ -299,3 +299,42 @@ describe("approving taps that still fail their schema", () => {
     expect((await getDeadLetter(db.pool, bad!)).status).toBe("approved");
   });
 });
+
+describe("observation times to the microsecond", () => {
+  it("are stored as sent, and the list's keyset cursor walks records of one millisecond without skipping or repeating", async () => {
+    const at = ["2026-11-07T10:00:00.123100Z", "2026-11-07T10:00:00.123700Z", "2026-11-07T10:00:00.1234+00:00"];
+    const lines = at.map((observed, i) => JSON.stringify({
+      kind: "spatial", source: "micro", idempotency_key: `us-${i}`, observed_at: observed,
+      feature: { type: "Feature", id: `us-${i}`, geometry: { type: "Polygon", coordinates: square }, properties: {} },
+    }));
+    lines.push(JSON.stringify({
+      kind: "spatial", source: "micro", idempotency_key: "us-epoch", observed_at: 1794045600.123456,
+      feature: { type: "Feature", id: "us-epoch", geometry: { type: "Polygon", coordinates: square }, properties: {} },
+    }));
+    const stored = await ingestTexts(db, lines);
+    const { rows } = await db.pool.query<{ key: string; t: string }>(
+      `SELECT idempotency_key AS key, to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS t FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id`,
+      [stored],
+    );
+    expect(rows).toEqual([
+      { key: "us-0", t: "2026-11-07T10:00:00.123100" }, { key: "us-1", t: "2026-11-07T10:00:00.123700" },
+      { key: "us-2", t: "2026-11-07T10:00:00.123400" }, { key: "us-epoch", t: "2026-11-07T10:00:00.123456" },
+    ]);
+    for (const order of ["desc", "asc"] as const) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await listDeadLetters(db.pool, ListQuerySchema.parse({ source: "micro", order, limit: "1", ...(cursor ? { cursor } : {}) }));
+        seen.push(...page.items.map((i) => `${i.idempotencyKey} ${i.observedAt}`));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      const expected = [
+        "us-0 2026-11-07T10:00:00.123100Z", "us-2 2026-11-07T10:00:00.123400Z", "us-epoch 2026-11-07T10:00:00.123456Z",
+        "us-1 2026-11-07T10:00:00.123700Z",
+      ];
+      expect(seen, order).toEqual(order === "asc" ? expected : expected.reverse());
+    }
+    const detail = await getDeadLetter(db.pool, stored[3]!);
+    expect(detail.observedAt).toBe("2026-11-07T10:00:00.123456Z");
+  });
+});

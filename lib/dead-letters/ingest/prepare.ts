@@ -38,7 +38,7 @@ export const ROW_COLUMNS = [
 
 export function prepareRecord(r: NewDeadLetter): PreparedRecord {
   const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
-  const observedAt = r.observedAt.toISOString(); // once: Date → ISO text is a microsecond each time
+  const observedAt = r.observedAtExact ?? r.observedAt.toISOString(); // once: Date → ISO text is a microsecond each time
   const reason = copyField(r.failureReason);
   // The analysis is serialized once, canonically: the row's jsonb column and the audit entry share the text.
   const analysis = r.spatial ? canonicalJson(r.spatial.analysis) : null;

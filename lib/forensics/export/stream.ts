@@ -5,6 +5,7 @@ import { buildWhere } from "../../dead-letters/where";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../schemas";
 import { csvHeader, csvLine, geojsonFeatures, GEOJSON_HEAD, GEOJSON_TAIL, ndjsonLine, type CsvRow, type GeojsonRow, type NdjsonRow } from "./format";
+import { utcMicrosSql } from "../../db/instant";
 
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
 // the export is one consistent snapshot and its count is exact), FETCH BATCH rows at a time, the next batch
@@ -30,7 +31,7 @@ export interface ExportOptions {
   batchSize?: number;
 }
 
-const utc = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const utc = utcMicrosSql;
 
 /**
  * Only the columns each format writes, jsonb as text (no parse, no re-stringify). Reading rows is most of an

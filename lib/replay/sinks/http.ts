@@ -20,7 +20,7 @@ export function requestBody(sub: Submission): string {
   return JSON.stringify({
     kind: sub.kind,
     idempotency_key: sub.idempotencyKey,
-    observed_at: sub.observedAt.toISOString(),
+    observed_at: sub.observedAt,
     payload: sub.payload,
   });
 }

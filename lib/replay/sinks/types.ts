@@ -15,7 +15,11 @@ export interface Submission {
   /** the key stored at first ingest, verbatim: never regenerated on replay */
   idempotencyKey: string;
   entityKey: string | null;
-  observedAt: Date;
+  /**
+   * UTC RFC 3339 to the microsecond, as stored ("2024-01-01T00:00:00.123456Z", lib/db/instant.ts): what the
+   * ledger's entity state compares (fixed width, so texts order as instants do) and the HTTP sink sends
+   */
+  observedAt: string;
   /** the re-validated (spatial: repaired) record */
   payload: JsonValue;
 }

@@ -1,0 +1,26 @@
+// Times stored to the microsecond (timestamptz) read back without JavaScript's Date, which keeps milliseconds:
+// what goes back into a query (a list cursor, a replay's observed_at into the ledger and the entity state) must
+// be the stored instant, or a keyset cursor skips the rows of its own millisecond and two observations 0.4 ms
+// apart tie. Client-safe (no database access).
+
+/**
+ * SQL for a timestamptz as UTC RFC 3339 text to the microsecond, always six fraction digits
+ * ("2024-01-01T00:00:00.123456Z"): fixed width, so such texts order as the instants do.
+ */
+export function utcMicrosSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+const MICROS_TEXT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})(\d{3})?Z$/;
+
+/**
+ * Whether `text` is such a time — or Date.toISOString()'s millisecond form — of a real instant in years
+ * 0001–9999 (2026-02-30 is not one).
+ */
+export function isUtcMicrosText(text: string): boolean {
+  const m = MICROS_TEXT.exec(text);
+  if (!m) return false;
+  const date = new Date(`${m[1]}Z`);
+  const year = date.getUTCFullYear();
+  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999 && date.toISOString() === `${m[1]}Z`;
+}
