@@ -85,8 +85,10 @@ export function toDateTimeLocal(text: string): string {
 export const MAX_EPOCH_SECONDS = 1e11;
 
 /** Epoch seconds (a JSON number) → the instant, to the microsecond: a producer's `observed_at`, a settlement's `applied_at`. */
-export const epochSecondsSchema = z.number()
-  .refine(Number.isFinite, "must be a finite number of epoch seconds")
+// z.custom rather than z.number(): zod's number refuses NaN and ±Infinity with its own words ("Invalid input"),
+// and the message below is the one that says what is wrong.
+export const epochSecondsSchema = z.custom<number>((v) => typeof v === "number", "must be a number of epoch seconds")
+  .refine(Number.isFinite, { message: "must be a finite number of epoch seconds", abort: true })
   .refine((n) => n >= 0, "must not be before 1970-01-01")
   .refine((n) => n < MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)")
   .transform((n): Instant => {

@@ -16,6 +16,17 @@ describe("resolveCrs", () => {
     ["epsg:32601", "EPSG:32601"],
     ["urn:ogc:def:crs:EPSG::32756", "EPSG:32756"],
     ["EPSG:32760", "EPSG:32760"],
+    // every spelling of a code, not only those in a list (a helper found the 900913 URN refused)
+    ["urn:ogc:def:crs:EPSG::900913", "EPSG:3857"],
+    ["urn:ogc:def:crs:EPSG::3785", "EPSG:3857"],
+    ["urn:ogc:def:crs:EPSG:9.8.6:4326", "EPSG:4326"],
+    ["http://www.opengis.net/def/crs/EPSG/0/3857", "EPSG:3857"],
+    ["https://www.opengis.net/def/crs/EPSG/0/32633", "EPSG:32633"],
+    ["OGC:CRS84", "EPSG:4326"],
+    ["CRS84", "EPSG:4326"],
+    ["urn:ogc:def:crs:OGC::CRS84", "EPSG:4326"],
+    ["http://www.opengis.net/def/crs/OGC/1.3/CRS84", "EPSG:4326"],
+    [" EPSG:4326 ", "EPSG:4326"],
   ])("%j → %s", (declared, crs) => {
     expect(resolveCrs(declared)).toMatchObject({ ok: true, crs });
   });
@@ -27,7 +38,10 @@ describe("resolveCrs", () => {
   it("names the supported CRSs when one is unknown", () => {
     const result = resolveCrs("EPSG:2154");
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.message).toMatch(/unsupported CRS "EPSG:2154"; supported: EPSG:4326, .*EPSG:3857/);
+    if (!result.ok) expect(result.message).toMatch(/unsupported CRS "EPSG:2154"; supported: EPSG:4326 .*EPSG:3857/);
+    for (const name of ["EPSG:43260", "urn:ogc:def:crs:EPSG::2154", "http://www.opengis.net/def/crs/EPSG/0/2154", "OGC:CRS83", "EPSG:", "EPSG:４３２６"]) {
+      expect(resolveCrs(name).ok, name).toBe(false);
+    }
     expect(resolveCrs(4326).ok).toBe(false);
   });
 

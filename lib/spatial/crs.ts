@@ -6,28 +6,29 @@ import { forEachPath, type Geometry } from "./geojson";
 export type CanonicalCrs = `EPSG:${number}`;
 export const DEFAULT_CRS: CanonicalCrs = "EPSG:4326";
 
-/** Accepted spellings (compared case-insensitively). CRS84 is lon/lat WGS 84, i.e. what GeoJSON means by 4326. */
-const ALIASES: ReadonlyMap<string, CanonicalCrs> = new Map<string, CanonicalCrs>([
-  ["epsg:4326", "EPSG:4326"],
-  ["urn:ogc:def:crs:epsg::4326", "EPSG:4326"],
-  ["urn:ogc:def:crs:ogc:1.3:crs84", "EPSG:4326"],
-  ["urn:ogc:def:crs:ogc::crs84", "EPSG:4326"],
-  ["crs84", "EPSG:4326"],
-  ["epsg:3857", "EPSG:3857"],
-  ["epsg:900913", "EPSG:3857"],
-  ["epsg:3785", "EPSG:3857"],
-  ["urn:ogc:def:crs:epsg::3857", "EPSG:3857"],
+/**
+ * The EPSG codes accepted, by what they mean. 900913 and 3785 are Web Mercator's older codes; CRS84 (OGC) is
+ * lon/lat WGS 84, i.e. what GeoJSON means by 4326 (whose official axis order is lat, lon: GeoJSON positions are
+ * lon, lat whatever the producer called them, so both read the same).
+ */
+const EPSG_CODES: ReadonlyMap<number, CanonicalCrs> = new Map<number, CanonicalCrs>([
+  [4326, "EPSG:4326"], [3857, "EPSG:3857"], [900913, "EPSG:3857"], [3785, "EPSG:3857"],
 ]);
 
 export const SUPPORTED_CRS_NAMES: readonly string[] = [
-  "EPSG:4326", "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:3857", "EPSG:900913", "urn:ogc:def:crs:EPSG::3857",
+  "EPSG:4326 (also CRS84, OGC:CRS84, urn:ogc:def:crs:OGC:1.3:CRS84)", "EPSG:3857 (also EPSG:900913, EPSG:3785)",
   "EPSG:32601–32660 and EPSG:32701–32760 (WGS 84 / UTM)",
+  "each as EPSG:<code>, urn:ogc:def:crs:EPSG:[version]:<code> or http://www.opengis.net/def/crs/EPSG/0/<code>",
 ];
+
+// The ways a CRS is named in the wild (compared case-insensitively): "EPSG:3857", the OGC URN with or without a
+// version ("urn:ogc:def:crs:EPSG::3857", "urn:ogc:def:crs:EPSG:9.8.6:3857") and the OGC http URI
+// ("http://www.opengis.net/def/crs/EPSG/0/3857"); for CRS84 the same forms under the OGC authority.
+const EPSG_NAME = /^(?:epsg:|urn:ogc:def:crs:epsg:[0-9.]*:|https?:\/\/www\.opengis\.net\/def\/crs\/epsg\/[0-9.]+\/)(\d{1,7})$/;
+const CRS84_NAME = /^(?:(?:ogc:)?crs84|urn:ogc:def:crs:ogc:[0-9.]*:crs84|https?:\/\/www\.opengis\.net\/def\/crs\/ogc\/[0-9.]+\/crs84)$/;
 
 // WGS 84 / UTM zones: the projected CRSs field data most often arrives in. Their proj definition follows
 // from the code alone (zone = code mod 100, 327xx = southern hemisphere), so no EPSG database is needed.
-const UTM_CODE = /^(?:epsg:|urn:ogc:def:crs:epsg:[0-9.]*:)(32[67]\d\d)$/;
-
 interface Utm { zone: number; south: boolean }
 
 function utmOf(crs: CanonicalCrs): Utm | null {
@@ -38,11 +39,16 @@ function utmOf(crs: CanonicalCrs): Utm | null {
   return { zone, south: base === 32700 };
 }
 
-function utmCrs(name: string): CanonicalCrs | null {
-  const m = UTM_CODE.exec(name);
+/** The canonical CRS a (lower-cased, trimmed) name stands for, or null when it names none we can reproject from. */
+function crsNamed(key: string): CanonicalCrs | null {
+  if (CRS84_NAME.test(key)) return "EPSG:4326";
+  const m = EPSG_NAME.exec(key);
   if (!m) return null;
-  const crs: CanonicalCrs = `EPSG:${Number(m[1])}`;
-  return utmOf(crs) ? crs : null;
+  const code = Number(m[1]);
+  const known = EPSG_CODES.get(code);
+  if (known) return known;
+  const utm: CanonicalCrs = `EPSG:${code}`;
+  return utmOf(utm) ? utm : null;
 }
 
 export type CrsResult = { ok: true; crs: CanonicalCrs; declared: string } | { ok: false; message: string };
@@ -63,7 +69,7 @@ export function resolveCrs(declared: unknown): CrsResult {
     return { ok: false, message: "crs must be a string such as \"EPSG:4326\" or a named CRS object" };
   }
   const key = name.trim().toLowerCase();
-  const crs = ALIASES.get(key) ?? utmCrs(key);
+  const crs = crsNamed(key);
   if (!crs) {
     return { ok: false, message: `unsupported CRS ${JSON.stringify(name)}; supported: ${SUPPORTED_CRS_NAMES.join(", ")}` };
   }

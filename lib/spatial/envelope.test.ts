@@ -1,6 +1,8 @@
 import { parse } from "lossless-json";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { NewDeadLetter, NormalizeResult } from "@/lib/dead-letters/types";
+import { parsePythonJson } from "@/lib/afc/json";
+import { analyzeGeometry } from "./analyze";
 import { MAX_REPLAYS, normalizeSpatialEnvelope, type SpatialContext } from "./envelope";
 import { getGeos } from "./geos";
 
@@ -103,6 +105,12 @@ describe("normalizeSpatialEnvelope", () => {
     expect(result.errors).toEqual([{ path: "observed_at", message: expect.stringContaining(message) }]);
   });
 
+  it.each(["NaN", "Infinity", "-Infinity", "1e400"])("says a bare %s observed_at is not a finite number of epoch seconds, once", (lexeme) => {
+    const text = JSON.stringify({ ...envelope, observed_at: 0 }).replace('"observed_at":0', `"observed_at":${lexeme}`);
+    const result = normalizeSpatialEnvelope(parsePythonJson(text), text, ctx);
+    expect(result).toEqual({ ok: false, errors: [{ path: "observed_at", message: "must be a finite number of epoch seconds" }] });
+  });
+
   it("stores without an idempotency key, as poison", () => {
     const { idempotency_key: _omitted, ...rest } = envelope;
     const r = record(rest);
@@ -170,5 +178,29 @@ describe("normalizeSpatialEnvelope", () => {
     const r = record({ ...envelope, feature: feature.geometry, dead_letter_reason: { error: "TopologyException" } });
     expect(r.classReason).toContain("feature is not a GeoJSON Feature");
     expect(r.failureReason).toBe('{"error":"TopologyException"}');
+  });
+});
+
+describe("a position JSON cannot carry (a bare NaN, as Python's json.dumps writes it)", () => {
+  const text = (crs: string, ring: string) =>
+    `{"kind":"spatial","idempotency_key":"nan-1","observed_at":1764417600,"crs":"${crs}",` +
+    `"feature":{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[${ring}]}}}`;
+  const normalizeText = (t: string) => normalizeSpatialEnvelope(parsePythonJson(t), t, ctx);
+
+  it("is left out of the working geometry, so re-validating it later finds what the ingest found", () => {
+    const result = normalizeText(text("EPSG:3857", "[[0,0],[1000,0],[NaN,1000],[1000,1000],[0,1000],[0,0]]"));
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const { record } = result;
+    expect(record.spatial?.analysis).toMatchObject({ outcome: "repaired", reason: expect.stringContaining("Invalid Coordinate (NaN, 1000)") });
+    const geometry = (record.payload as { geometry: { coordinates: number[][][] } }).geometry;
+    // five positions left, every one in degrees: no null, no metres beside degrees
+    expect(geometry.coordinates[0]).toHaveLength(5);
+    for (const [x, y] of geometry.coordinates[0]!) {
+      expect(Number.isFinite(x) && Number.isFinite(y) && Math.abs(x!) < 0.01 && Math.abs(y!) < 0.01).toBe(true);
+    }
+    // what a replay does with the working payload: re-validate it
+    const again = analyzeGeometry(ctx.geos, geometry, { method: "linework", policy: "accept" });
+    expect(again.analysis.outcome).toBe("valid");
+    expect(record.rawEnvelope).toContain("[NaN,1000]");
   });
 });

@@ -22,7 +22,7 @@ export const MAX_REPLAYS = 3;
 export const DEFAULT_SPATIAL_SOURCE = "unknown";
 export const UNKNOWN_FAILURE_REASON = "unknown";
 
-const numberLike = z.union([z.number(), z.custom<{ value: string }>(isLosslessNumber)])
+const numberLike = z.union([z.custom<number>((v) => typeof v === "number"), z.custom<{ value: string }>(isLosslessNumber)])
   .transform((v) => (typeof v === "number" ? v : parseFloat(v.value)));
 
 const epochSeconds = numberLike.pipe(epochSecondsSchema);

@@ -174,22 +174,26 @@ export function bboxOf(geometry: Geometry): BBox | null {
 type JsonGeometry = { [key: string]: JsonValue };
 
 /**
- * The geometry as a JsonValue for storage. Non-finite coordinates (only possible from 1e999-style lexemes)
- * become null, as JSON.stringify would make them; the exact text stays in the raw envelope.
+ * The geometry as a JsonValue for storage. A position JSON cannot carry — NaN or ±Infinity, from a bare NaN or a
+ * 1e999 lexeme — is left out, as the repair leaves it out (validate.ts): as null it made the working geometry
+ * unreadable, so re-validating it later (an edit, a replay) dropped a record the ingest had repaired, and in a
+ * projected CRS its finite half stayed in metres among degrees. The exact text stays in the raw envelope, and
+ * the analysis names the position.
  */
 export function geometryToJson(geometry: Geometry): JsonGeometry {
-  const position = (p: Position): JsonValue[] => p.map((n) => (Number.isFinite(n) ? n : null));
+  const finite = (p: Position): boolean => p.every(Number.isFinite);
+  const path = (ps: Position[]): JsonValue[][] => ps.filter(finite);
   switch (geometry.type) {
     case "Point":
-      return { type: geometry.type, coordinates: position(geometry.coordinates) };
+      return { type: geometry.type, coordinates: finite(geometry.coordinates) ? geometry.coordinates : [] };
     case "MultiPoint":
     case "LineString":
-      return { type: geometry.type, coordinates: geometry.coordinates.map(position) };
+      return { type: geometry.type, coordinates: path(geometry.coordinates) };
     case "MultiLineString":
     case "Polygon":
-      return { type: geometry.type, coordinates: geometry.coordinates.map((l) => l.map(position)) };
+      return { type: geometry.type, coordinates: geometry.coordinates.map(path) };
     case "MultiPolygon":
-      return { type: geometry.type, coordinates: geometry.coordinates.map((r) => r.map((l) => l.map(position))) };
+      return { type: geometry.type, coordinates: geometry.coordinates.map((r) => r.map(path)) };
     case "GeometryCollection":
       return { type: geometry.type, geometries: geometry.geometries.map(geometryToJson) };
   }
