@@ -14,6 +14,7 @@ import { listDeadLetters } from "../lib/dead-letters/list";
 import { mapPoints } from "../lib/dead-letters/map-points";
 import { PLACES } from "../lib/seed/places";
 import { seedBulk } from "./bench/seed-bulk";
+import { utcMicrosOfDate } from "../lib/db/instant";
 
 const { values: args } = parseArgs({
   options: {
@@ -60,7 +61,7 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length
 const DAY = 86_400_000;
 const oneDay = (): Pick<ListFilter, "from" | "to"> => {
   const start = Date.UTC(2026, 10, 1) + Math.floor(Math.random() * 27) * DAY;
-  return { from: new Date(start), to: new Date(start + DAY - 1) };
+  return { from: utcMicrosOfDate(new Date(start)), to: utcMicrosOfDate(new Date(start + DAY - 1)).replace(/000Z$/, "999Z") };
 };
 const around = (span: number): ListFilter["bbox"] => {
   const p = pick(PLACES);
@@ -108,7 +109,7 @@ const scenarios: Scenario[] = [
   ["facets: status=pending", facets(() => ({ status: ["pending"] }))],
   ["facets: kind+source+reason", facets(() => ({ kind: ["spatial"], source: [pick(sources)], reason: pick(groups) }))],
   ["facets: one day", facets(() => oneDay())],
-  ["facets: partial days (12:00→12:00)", facets(() => { const d = oneDay(); return { from: new Date(d.from!.getTime() + DAY / 2), to: new Date(d.to!.getTime() + DAY / 2) }; })],
+  ["facets: partial days (12:00→12:00)", facets(() => { const d = oneDay(); return { from: utcMicrosOfDate(new Date(Date.parse(d.from!) + DAY / 2)), to: utcMicrosOfDate(new Date(Date.parse(d.to!) + DAY / 2)) }; })],
   ["facets: q=device_id", facets(() => ({ q: pick(hashes).device_id ?? "none" }))],
   ["facets: viewport city", facets(() => ({ bbox: around(0.3) }))],
   ["facets: viewport region (sampled)", facets(() => ({ bbox: [-10, 35, 25, 60] }))],

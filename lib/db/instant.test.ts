@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isUtcMicrosText, utcMicrosSql } from "./instant";
+import { isUtcMicrosText, utcMicrosOfDate } from "./instant";
 
 describe("UTC microsecond texts", () => {
   it("accept the six-digit form and Date's three-digit one, of real instants only", () => {
@@ -11,7 +11,7 @@ describe("UTC microsecond texts", () => {
     expect(isUtcMicrosText("0000-01-01T00:00:00.000000Z")).toBe(false);
   });
 
-  it("are written by to_char in UTC with six fraction digits", () => {
-    expect(utcMicrosSql("d.observed_at")).toBe(`to_char(d.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
+  it("write a Date with six fraction digits", () => {
+    expect(utcMicrosOfDate(new Date("2024-01-01T00:00:00.123Z"))).toBe("2024-01-01T00:00:00.123000Z");
   });
 });

@@ -24,3 +24,13 @@ export function isUtcMicrosText(text: string): boolean {
   const year = date.getUTCFullYear();
   return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999 && date.toISOString() === `${m[1]}Z`;
 }
+
+/** A Date (milliseconds) as such a text. */
+export function utcMicrosOfDate(date: Date): string {
+  return `${date.toISOString().slice(0, -1)}000Z`;
+}
+
+/** The UTC day ("YYYY-MM-DD") of such a text, and whether the text is that day's first or last microsecond. */
+export const dayOfText = (text: string): string => text.slice(0, 10);
+export const startOfDay = (day: string): string => `${day}T00:00:00.000000Z`;
+export const endOfDay = (day: string): string => `${day}T23:59:59.999999Z`;

@@ -32,8 +32,12 @@ describe("PostgreSQL ranges at the boundary", () => {
     expect(from("+275760-09-13T00:00:00Z").success).toBe(false);
     expect(from("99999999999999").success).toBe(false);
     expect(from("2026-02-30").error?.issues[0]?.message).toBe("must be an RFC 3339 time or epoch seconds");
-    expect(from("2026-11-29T10:00:00Z").data?.from).toEqual(new Date("2026-11-29T10:00:00Z"));
-    expect(from("1764410400").data?.from).toEqual(new Date(1764410400_000));
+    expect(from("2026-11-29T10:00:00Z").data?.from).toBe("2026-11-29T10:00:00.000000Z");
+    expect(from("1764410400").data?.from).toBe("2025-11-29T10:00:00.000000Z");
+    // to the microsecond, as observed_at is stored: a record's own time bounds a range that holds it
+    expect(from("2026-11-29T10:00:00.123456+01:00").data?.from).toBe("2026-11-29T09:00:00.123456Z");
+    expect(from("1764410400.123456").data?.from).toBe("2025-11-29T10:00:00.123456Z");
+    expect(from("2026-11-29").data?.from).toBe("2026-11-29T00:00:00.000000Z");
   });
 
   it("decodes only cursors this API wrote", () => {

@@ -41,23 +41,30 @@ describe("facetsFromCube", () => {
 });
 
 describe("splitByDay", () => {
-  const d = (s: string) => new Date(s);
+  const d = (s: string) => s;
   it("takes whole days from the rollup", () => {
-    expect(splitByDay(d("2026-11-05T00:00:00Z"), d("2026-11-06T23:59:59.999Z"))).toEqual({ firstDay: "2026-11-05", lastDay: "2026-11-06", anyDay: true, edges: [] });
+    expect(splitByDay(d("2026-11-05T00:00:00.000000Z"), d("2026-11-06T23:59:59.999999Z"))).toEqual({ firstDay: "2026-11-05", lastDay: "2026-11-06", anyDay: true, edges: [] });
+    // a day's last millisecond is not its last microsecond: .999xxx would be missed, so that day is an edge
+    expect(splitByDay(d("2026-11-05T00:00:00.000000Z"), d("2026-11-06T23:59:59.999000Z"))).toEqual({
+      firstDay: "2026-11-05", lastDay: "2026-11-05", anyDay: true, edges: [{ from: "2026-11-06T00:00:00.000000Z", to: "2026-11-06T23:59:59.999000Z" }],
+    });
     expect(splitByDay(undefined, undefined)).toEqual({ firstDay: null, lastDay: null, anyDay: true, edges: [] });
   });
 
   it("counts partial days at the ends directly", () => {
-    const s = splitByDay(d("2026-11-05T12:00:00Z"), d("2026-11-07T06:00:00Z"));
+    const s = splitByDay(d("2026-11-05T12:00:00.000000Z"), d("2026-11-07T06:00:00.000000Z"));
     expect(s.firstDay).toBe("2026-11-06");
     expect(s.lastDay).toBe("2026-11-06");
     expect(s.edges).toEqual([
-      { from: d("2026-11-05T12:00:00Z"), to: d("2026-11-05T23:59:59.999Z") },
-      { from: d("2026-11-07T00:00:00Z"), to: d("2026-11-07T06:00:00Z") },
+      { from: "2026-11-05T12:00:00.000000Z", to: "2026-11-05T23:59:59.999999Z" },
+      { from: "2026-11-07T00:00:00.000000Z", to: "2026-11-07T06:00:00.000000Z" },
     ]);
   });
 
   it("handles a range inside one day", () => {
-    expect(splitByDay(d("2026-11-05T01:00:00Z"), d("2026-11-05T02:00:00Z"))).toMatchObject({ anyDay: false, edges: [{}] });
+    expect(splitByDay(d("2026-11-05T01:00:00.000000Z"), d("2026-11-05T02:00:00.000000Z"))).toMatchObject({ anyDay: false, edges: [{}] });
+    expect(splitByDay(d("2026-12-31T12:00:00.000000Z"), d("2027-01-01T12:00:00.000000Z"))).toEqual({
+      firstDay: null, lastDay: null, anyDay: false, edges: [{ from: "2026-12-31T12:00:00.000000Z", to: "2027-01-01T12:00:00.000000Z" }],
+    });
   });
 });

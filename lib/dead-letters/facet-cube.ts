@@ -1,5 +1,6 @@
 import type { ListFilter } from "./filters";
 import type { FacetBucket, Facets } from "./schemas";
+import { dayOfText, endOfDay, startOfDay } from "../db/instant";
 
 // Facet counts from a "cube": counts per (kind, status, class, source, reason group) for the records matching
 // the filter's non-facet parts (time, search, viewport). Each facet is counted with every other facet's
@@ -90,28 +91,28 @@ export interface DaySplit {
   lastDay: string | null;
   /** false when [from, to] contains no whole day */
   anyDay: boolean;
-  /** partial days at the ends, to be counted from dead_letter itself */
-  edges: { from: Date; to: Date }[];
+  /** partial days at the ends, to be counted from dead_letter itself (UTC texts to the microsecond) */
+  edges: { from: string; to: string }[];
 }
 
 const DAY = 86_400_000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const shiftDay = (day: string, by: number) => new Date(Date.parse(`${day}T00:00:00Z`) + by * DAY).toISOString().slice(0, 10);
 
-/** Splits an inclusive [from, to] (millisecond precision) into whole UTC days and partial edges. */
-export function splitByDay(from: Date | undefined, to: Date | undefined): DaySplit {
-  const start = from ? Math.ceil(from.getTime() / DAY) * DAY : null; // first midnight at or after `from`
-  const end = to ? Math.floor((to.getTime() + 1) / DAY) * DAY : null; // the midnight ending the last whole day
+/**
+ * Splits an inclusive [from, to] — UTC texts to the microsecond (lib/db/instant.ts), as filters carry them —
+ * into whole UTC days and partial edges. A day is whole when the range holds its first and last microsecond.
+ */
+export function splitByDay(from: string | undefined, to: string | undefined): DaySplit {
   if (from && to && from > to) return { firstDay: null, lastDay: null, anyDay: false, edges: [] };
-  if (start !== null && end !== null && start >= end) {
+  const fromDay = from === undefined ? null : dayOfText(from);
+  const toDay = to === undefined ? null : dayOfText(to);
+  const first = fromDay === null ? null : from === startOfDay(fromDay) ? fromDay : shiftDay(fromDay, 1);
+  const last = toDay === null ? null : to === endOfDay(toDay) ? toDay : shiftDay(toDay, -1);
+  if (first !== null && last !== null && first > last) {
     return { firstDay: null, lastDay: null, anyDay: false, edges: from && to ? [{ from, to }] : [] };
   }
-  const edges: { from: Date; to: Date }[] = [];
-  if (from && start !== null && start !== from.getTime()) edges.push({ from, to: new Date(start - 1) });
-  if (to && end !== null && end !== to.getTime() + 1) edges.push({ from: new Date(end), to });
-  return {
-    firstDay: start === null ? null : isoDay(start),
-    lastDay: end === null ? null : isoDay(end - DAY),
-    anyDay: true,
-    edges,
-  };
+  const edges: { from: string; to: string }[] = [];
+  if (from && fromDay !== null && first !== fromDay) edges.push({ from, to: endOfDay(fromDay) });
+  if (to && toDay !== null && last !== toDay) edges.push({ from: startOfDay(toDay), to });
+  return { firstDay: first, lastDay: last, anyDay: true, edges };
 }

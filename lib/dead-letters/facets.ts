@@ -58,8 +58,8 @@ async function rollupCube(db: Db, filter: ListFilter, edges: "exact" | "estimate
     if (edges === "exact") {
       parts.push(directCube(db, { from: edge.from, to: edge.to }, Infinity).then((r) => r.cells));
     } else {
-      const day = edge.from.toISOString().slice(0, 10);
-      const share = Math.min(1, (edge.to.getTime() - edge.from.getTime() + 1) / DAY_MS);
+      const day = edge.from.slice(0, 10);
+      const share = Math.min(1, (Date.parse(edge.to) - Date.parse(edge.from) + 1) / DAY_MS);
       parts.push(rollupDays(db, day, day).then((cells) => cells.map((c) => ({ ...c, n: c.n * share }))));
     }
   }

@@ -1,4 +1,5 @@
 import { searchParamsToObject } from "../api/search-params";
+import { dayOfText, endOfDay, startOfDay } from "../db/instant";
 import { ListFilterSchema, type ListFilter } from "./filters";
 
 // The list's filter ↔ the URL's query string, so a filtered view is a link someone else can open. The same
@@ -33,8 +34,8 @@ export function filterToParams(filter: ListFilter): URLSearchParams {
   if (filter.class?.length) p.set("class", filter.class.join(","));
   if (filter.source?.length) p.set("source", filter.source.join(","));
   if (filter.reason) p.set("reason", filter.reason);
-  if (filter.from) p.set("from", filter.from.toISOString());
-  if (filter.to) p.set("to", filter.to.toISOString());
+  if (filter.from) p.set("from", filter.from);
+  if (filter.to) p.set("to", filter.to);
   if (filter.q) p.set("q", filter.q);
   if (filter.bbox) p.set("bbox", filter.bbox.map(round).join(","));
   return p;
@@ -55,17 +56,15 @@ export function toggleValue<K extends ListKey>(filter: ListFilter, key: K, value
   return out as ListFilter;
 }
 
-/** Whole UTC days for the date inputs: from = 00:00:00.000 of the first day, to = 23:59:59.999 of the last. */
+/** Whole UTC days for the date inputs: from the first microsecond of the first day to the last of the last. */
 export function dayRange(fromDay: string | null, toDay: string | null): Pick<ListFilter, "from" | "to"> {
   const valid = (d: string | null) => (d && /^\d{4}-\d{2}-\d{2}$/.test(d) ? d : null);
   const f = valid(fromDay), t = valid(toDay);
-  return {
-    from: f ? new Date(`${f}T00:00:00.000Z`) : undefined,
-    to: t ? new Date(`${t}T23:59:59.999Z`) : undefined,
-  };
+  return { from: f ? startOfDay(f) : undefined, to: t ? endOfDay(t) : undefined };
 }
 
-export const dayOf = (d: Date | undefined): string => (d ? d.toISOString().slice(0, 10) : "");
+/** The UTC day of a filter's time bound, for a date input. */
+export const dayOf = (t: string | undefined): string => (t ? dayOfText(t) : "");
 
 /** Rows per list request in the UI: a few screens, so scrolling rarely waits; the API allows up to 500. */
 export const LIST_PAGE_SIZE = 200;

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { utcMicrosOfDate } from "../db/instant";
 import { inTimeRange, isImpossibleCalendarDate } from "../db/pg-range";
+import { microsOfFraction, parseProducerInstant } from "./timestamps";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
 
@@ -15,12 +17,43 @@ function listOf<T extends readonly [string, ...string[]]>(values: T) {
   );
 }
 
-// A day that does not exist (2026-02-30) is refused rather than rolled over into the next month.
-const isoDate = z.preprocess(
-  (v) => (typeof v === "string" && /^\d+(\.\d+)?$/.test(v) ? new Date(Number(v) * 1000)
-    : typeof v === "string" && isImpossibleCalendarDate(v) ? new Date(Number.NaN) : v),
-  z.coerce.date({ error: "must be an RFC 3339 time or epoch seconds" }).refine(inTimeRange, "must be between the years 0001 and 9999"),
-);
+const EPOCH_TEXT = /^(\d+)(?:\.(\d+))?$/;
+
+/**
+ * A time bound of a filter as UTC text to the microsecond (lib/db/instant.ts), as observed_at is stored: through
+ * a JavaScript Date, `to=<a record's observedAt>` lost the record's last microseconds and left it out. Takes RFC
+ * 3339 (either case, naive read as UTC), epoch seconds, or anything Date reads (a bare day); null when none.
+ */
+function exactTime(v: unknown): string | null {
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : utcMicrosOfDate(v);
+  if (typeof v !== "string") return null;
+  const epoch = EPOCH_TEXT.exec(v);
+  if (epoch) {
+    // from the digits, not a double: 1700000000.123456 stays .123456
+    const micros = microsOfFraction(epoch[2] ?? "");
+    const second = new Date(Number(epoch[1]) * 1000 + (micros >= 1e6 ? 1000 : 0));
+    return Number.isNaN(second.getTime()) ? null : `${second.toISOString().slice(0, -5)}.${String(micros % 1e6).padStart(6, "0")}Z`;
+  }
+  // A day that does not exist (2026-02-30) is refused rather than rolled over into the next month.
+  if (isImpossibleCalendarDate(v)) return null;
+  const instant = parseProducerInstant(v);
+  if (instant) return instant.exact;
+  const date = new Date(v);
+  return Number.isNaN(date.getTime()) ? null : utcMicrosOfDate(date);
+}
+
+const isoDate = z.unknown().transform((v, ctx): string => {
+  const exact = exactTime(v);
+  if (exact === null) {
+    ctx.addIssue({ code: "custom", message: "must be an RFC 3339 time or epoch seconds" });
+    return z.NEVER;
+  }
+  if (!inTimeRange(new Date(exact))) {
+    ctx.addIssue({ code: "custom", message: "must be between the years 0001 and 9999" });
+    return z.NEVER;
+  }
+  return exact;
+});
 
 /**
  * RFC 7946 §5.2: a box crossing the antimeridian has west > east (177,-18,-177,-15); the queries take it unwrapped

@@ -51,9 +51,20 @@ function instantAt(secondMs: number, micros: number): Instant | null {
 const FRACTION = /\.(\d+)/;
 
 /**
+ * The microseconds of a fraction's digits ("123456789" → 123457), rounded half to even past the sixth digit as
+ * PostgreSQL rounds a time it parses; may be 1,000,000 (the caller carries it into the second).
+ */
+export function microsOfFraction(digits: string): number {
+  const micros = Number(digits.slice(0, 6).padEnd(6, "0"));
+  const rest = digits.slice(6).replace(/0+$/, "");
+  if (rest === "" || rest < "5") return micros;
+  return rest === "5" && micros % 2 === 0 ? micros : micros + 1;
+}
+
+/**
  * A producer-stored time: RFC 3339 in either case, "T" or a space between date and time, and a naive time
- * (no offset) read as UTC. Seconds are required, as in RFC 3339. Digits past the microsecond round, as
- * PostgreSQL rounds them. Null when it is none of these or not a real calendar date.
+ * (no offset) read as UTC. Seconds are required, as in RFC 3339. Digits past the microsecond round half to
+ * even, as PostgreSQL rounds them. Null when it is none of these or not a real calendar date.
  */
 export function parseProducerInstant(text: string): Instant | null {
   const c = canonical(text, true);
@@ -62,7 +73,7 @@ export function parseProducerInstant(text: string): Instant | null {
   const whole = c.replace(FRACTION, "");
   const second = new Date(HAS_OFFSET.test(whole) ? whole : `${whole}Z`).getTime();
   if (Number.isNaN(second)) return null;
-  return instantAt(second, fraction === "" ? 0 : Math.round(Number(`0.${fraction}`) * 1e6));
+  return instantAt(second, microsOfFraction(fraction));
 }
 
 /** parseProducerInstant, to the millisecond. */
@@ -93,6 +104,7 @@ export const epochSecondsSchema = z.custom<number>((v) => typeof v === "number",
   .refine((n) => n < MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)")
   .transform((n): Instant => {
     const whole = Math.floor(n);
-    // Below 1e11 s a double resolves ~15 ns, so the microsecond rounds right.
+    // A double resolves better than a microsecond below 2^32 s (the year 2106); the lexeme's digits would be
+    // exact beyond, but an observation after 2106 is a unit mistake the range check is there for.
     return instantAt(whole * 1000, Math.round((n - whole) * 1e6)) as Instant;
   });

@@ -151,7 +151,7 @@ interface LedgerRow {
   idempotency_key: string;
   kind: LedgerHit["kind"];
   entity_key: string | null;
-  observed_at: Date | null;
+  observed_at: string | null;
   applied_at: Date;
   batch_id: string | null;
   item_id: string | null;
@@ -171,7 +171,7 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
   }
   // One probe of the primary key per branch; the UNION keeps each an index scan.
   const { rows } = await db.query<LedgerRow>(
-    `SELECT idempotency_key, kind, entity_key, observed_at, applied_at, batch_id::text AS batch_id, item_id::text AS item_id,
+    `SELECT idempotency_key, kind, entity_key, ${utcMicrosSql("observed_at")} AS observed_at, applied_at, batch_id::text AS batch_id, item_id::text AS item_id,
        dead_letter_id::text AS dead_letter_id, origin
      FROM (${ors.map((o) => `(SELECT * FROM ledger_entry WHERE ${o} LIMIT ${limit + 1})`).join(" UNION ")}) l
      ORDER BY applied_at DESC LIMIT ${limit + 1}`,
@@ -181,7 +181,7 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
     idempotencyKey: r.idempotency_key,
     kind: r.kind,
     entityKey: r.entity_key,
-    observedAt: r.observed_at?.toISOString() ?? null,
+    observedAt: r.observed_at,
     appliedAt: r.applied_at.toISOString(),
     batchId: r.batch_id,
     itemId: r.item_id,

@@ -92,7 +92,7 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
   const { rows } = await db.query<{
-    count: number; spatial: number; afc: number; first: Date | null; last: Date | null; entities: number;
+    count: number; spatial: number; afc: number; first: string | null; last: string | null; entities: number;
     not_approved: number; no_key: number; busy: number;
   }>(
     `WITH m AS (
@@ -102,7 +102,7 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
      ), e AS (SELECT * FROM m WHERE status = 'approved' AND idempotency_key IS NOT NULL AND NOT busy)
      SELECT (SELECT count(*)::int FROM e) AS count,
        (SELECT count(*)::int FROM e WHERE kind = 'spatial') AS spatial, (SELECT count(*)::int FROM e WHERE kind = 'afc') AS afc,
-       (SELECT min(observed_at) FROM e) AS first, (SELECT max(observed_at) FROM e) AS last,
+       (SELECT ${utcMicrosSql("min(observed_at)")} FROM e) AS first, (SELECT ${utcMicrosSql("max(observed_at)")} FROM e) AS last,
        (SELECT count(DISTINCT (kind, entity_key))::int FROM e WHERE entity_key IS NOT NULL) AS entities,
        (SELECT count(*)::int FROM m WHERE status <> 'approved') AS not_approved,
        (SELECT count(*)::int FROM m WHERE status = 'approved' AND idempotency_key IS NULL) AS no_key,
@@ -118,8 +118,8 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
   return {
     count: r?.count ?? 0,
     byKind: { spatial: r?.spatial ?? 0, afc: r?.afc ?? 0 },
-    firstObservedAt: r?.first?.toISOString() ?? null,
-    lastObservedAt: r?.last?.toISOString() ?? null,
+    firstObservedAt: r?.first ?? null,
+    lastObservedAt: r?.last ?? null,
     entities: r?.entities ?? 0,
     sample: sample.rows.map((s) => ({ id: s.id, kind: s.kind, idempotencyKey: s.idempotency_key, entityKey: s.entity_key, observedAt: s.observed_at })),
     skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0 },

@@ -203,4 +203,13 @@ describe("a position JSON cannot carry (a bare NaN, as Python's json.dumps write
     expect(again.analysis.outcome).toBe("valid");
     expect(record.rawEnvelope).toContain("[NaN,1000]");
   });
+
+  it("as a z alone, loses only the z: the position stays, as the validity checks kept it", () => {
+    const result = normalizeText(text("EPSG:4326", "[[0,0,1],[1,0,NaN],[1,1,5],[0,1,5],[0,0,1]]"));
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.record.spatial?.analysis.outcome).toBe("valid");
+    expect((result.record.payload as { geometry: unknown }).geometry).toEqual({
+      type: "Polygon", coordinates: [[[0, 0, 1], [1, 0], [1, 1, 5], [0, 1, 5], [0, 0, 1]]],
+    });
+  });
 });

@@ -181,11 +181,13 @@ type JsonGeometry = { [key: string]: JsonValue };
  * the analysis names the position.
  */
 export function geometryToJson(geometry: Geometry): JsonGeometry {
-  const finite = (p: Position): boolean => p.every(Number.isFinite);
-  const path = (ps: Position[]): JsonValue[][] => ps.filter(finite);
+  // x and y decide, as in validate.ts; a z JSON cannot carry is dropped alone (the position stays 2D).
+  const finite = (p: Position): boolean => Number.isFinite(p[0]) && Number.isFinite(p[1]);
+  const position = (p: Position): JsonValue[] => (p.length > 2 && !Number.isFinite(p[2]) ? [p[0]!, p[1]!] : p);
+  const path = (ps: Position[]): JsonValue[][] => ps.filter(finite).map(position);
   switch (geometry.type) {
     case "Point":
-      return { type: geometry.type, coordinates: finite(geometry.coordinates) ? geometry.coordinates : [] };
+      return { type: geometry.type, coordinates: finite(geometry.coordinates) ? position(geometry.coordinates) : [] };
     case "MultiPoint":
     case "LineString":
       return { type: geometry.type, coordinates: path(geometry.coordinates) };

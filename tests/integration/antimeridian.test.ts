@@ -15,6 +15,7 @@ import { LookupQuerySchema } from "../../lib/forensics/schemas";
 import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { utcMicrosOfDate } from "../../lib/db/instant";
 
 // A geometry across the antimeridian, through the real pipeline: its box is stored unwrapped (178..182), so the
 // list, counts, facets, map and lookup find it from either side of ±180° and never from the other side of the
@@ -73,10 +74,10 @@ describe("a geometry across the antimeridian", () => {
 
   it("gives the list map an extent a few degrees wide across ±180, not the whole world", async () => {
     const [near] = await ingest(db, [spatialEnvelope({ key: "am-extent", observedAt: 150, featureId: "extent", geometry: ring(-179.9, -17, -179.8, -16) })]);
-    const window = { from: new Date((EPOCH + 90) * 1000), to: new Date((EPOCH + 160) * 1000) }; // Fiji (178..182) and it
+    const window = { from: utcMicrosOfDate(new Date((EPOCH + 90) * 1000)), to: utcMicrosOfDate(new Date((EPOCH + 160) * 1000)) }; // Fiji (178..182) and it
     expect(await matchingExtent(db.pool, window)).toEqual({ bbox: [178, -17, 182, -16], count: 2 });
     // Either side of 0°, the plain extent is the narrower one.
-    expect(await matchingExtent(db.pool, { from: new Date((EPOCH + 290) * 1000) })).toEqual({ bbox: [2.3, -17, 6, 48.9], count: 2 });
+    expect(await matchingExtent(db.pool, { from: utcMicrosOfDate(new Date((EPOCH + 290) * 1000)) })).toEqual({ bbox: [2.3, -17, 6, 48.9], count: 2 });
     await db.pool.query("DELETE FROM dead_letter WHERE id = $1", [near]);
   });
 

@@ -336,5 +336,14 @@ describe("observation times to the microsecond", () => {
     }
     const detail = await getDeadLetter(db.pool, stored[3]!);
     expect(detail.observedAt).toBe("2026-11-07T10:00:00.123456Z");
+    // a record's own time bounds a range that holds it, at both ends, in the list and in counts
+    const self = detail.observedAt;
+    for (const range of [{ to: self }, { from: self }, { from: self, to: self }, { to: "1794045600.123456" }]) {
+      const filter = ListQuerySchema.parse({ source: "micro", ...range });
+      const keys = (await listDeadLetters(db.pool, filter)).items.map((i) => i.idempotencyKey);
+      expect(keys, JSON.stringify(range)).toContain("us-epoch");
+      expect(await countMatching(db.pool, filter), JSON.stringify(range)).toBe(keys.length);
+    }
+    expect((await listDeadLetters(db.pool, ListQuerySchema.parse({ source: "micro", from: self, to: self }))).items).toHaveLength(1);
   });
 });

@@ -31,7 +31,9 @@ export interface ExportOptions {
   batchSize?: number;
 }
 
+// observed_at to the microsecond, as stored; the bookkeeping times (milliseconds) as the API writes them
 const utc = utcMicrosSql;
+const utcMillis = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * Only the columns each format writes, jsonb as text (no parse, no re-stringify). Reading rows is most of an
@@ -40,11 +42,11 @@ const utc = utcMicrosSql;
  */
 const FORMAT_COLUMNS: Record<ExportFormat, string> = {
   ndjson: `d.kind, d.source, d.idempotency_key, d.failure_class::text AS failure_class, d.first_failure_reason, d.failure_count,
-    ${utc("d.first_seen_at")} AS first_seen_at, d.raw_envelope,
+    ${utcMillis("d.first_seen_at")} AS first_seen_at, d.raw_envelope,
     CASE WHEN d.kind = 'afc' THEN EXISTS (SELECT 1 FROM failure_attempt f WHERE f.dead_letter_id = d.id AND f.attempt = 1
       AND f.origin = 'capture') END AS captured`,
   csv: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
-    ${utc("d.observed_at")} AS observed_at, ${utc("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
+    ${utc("d.observed_at")} AS observed_at, ${utcMillis("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
     d.failure_class::text AS failure_class, d.class_reason, d.first_failure_reason, d.reason, d.reason_group, d.replay_count,
     d.failure_count, d.analysis->>'outcome' AS outcome, d.payload::text AS payload`,
   geojson: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.status::text AS status, d.failure_class::text AS failure_class,
