@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reasonGroup } from "./reason-group";
+import { MAX_GROUP_LENGTH, reasonGroup } from "./reason-group";
 
 describe("reasonGroup", () => {
   it.each([
@@ -38,5 +38,14 @@ describe("reasonGroup", () => {
 
   it("normalizes whitespace", () => {
     expect(reasonGroup("  a \n b  ")).toBe("a b");
+  });
+
+  it("groups a hostile reason in linear time (digits glued to a letter, escaped quotes): milliseconds, not seconds", () => {
+    for (const reason of [`${"1".repeat(40_000)}x`, `"${'\\"'.repeat(40_000)}`, `${"1".repeat(1_000_000)}x`]) {
+      const t0 = performance.now();
+      const group = reasonGroup(reason);
+      expect(performance.now() - t0, reason.slice(0, 10)).toBeLessThan(500);
+      expect(group.length).toBeLessThanOrEqual(MAX_GROUP_LENGTH);
+    }
   });
 });

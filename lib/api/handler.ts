@@ -161,6 +161,12 @@ export function otherMethods(...allowed: Method[]): Record<Method, RouteHandler>
   return Object.fromEntries(METHODS.map((m) => [m, route])) as Record<Method, RouteHandler>;
 }
 
+/**
+ * Every API answer is per reader and may hold card data in clear (an auditor's unmask=1, a token's secret): no
+ * browser or proxy cache keeps it.
+ */
+const NO_STORE = "no-store";
+
 export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
   spec: RouteSpec<P, Q, B>,
   fn: (ctx: RouteContext<P, Q, B>) => Promise<Response | unknown>,
@@ -189,11 +195,14 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       const out = await fn({ req, params, query, body, principal, requestId, now: new Date() });
       if (out instanceof Response) {
         out.headers.set("x-request-id", requestId);
+        if (!out.headers.has("cache-control")) out.headers.set("cache-control", NO_STORE);
         return out;
       }
-      return Response.json(out, { headers: { "x-request-id": requestId } });
+      return Response.json(out, { headers: { "x-request-id": requestId, "cache-control": NO_STORE } });
     } catch (err) {
-      return errorResponse(err, requestId);
+      const res = errorResponse(err, requestId);
+      res.headers.set("cache-control", NO_STORE);
+      return res;
     }
   };
   return Object.assign(handler, { meta: { access: spec.access } });

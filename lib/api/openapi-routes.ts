@@ -115,7 +115,7 @@ const ACCOUNTS: Operation[] = [
     method: "get", path: "/api/tokens", tag: "accounts", summary: "The caller's API tokens; all=1: every user's (admins, tokens:manage)",
     access: { permission: "tokens:own" }, query: ListTokensQuery, responses: ok("{ tokens }"),
   },
-  { method: "post", path: "/api/tokens", tag: "accounts", summary: "Create an API token (shown once)", access: { permission: "tokens:own" }, body: CreateTokenBody, responses: { 201: { description: "The token" } } },
+  { method: "post", path: "/api/tokens", tag: "accounts", summary: "Create an API token (shown once)", description: "With a session only: a request authenticated by another API token is refused (403).", access: { permission: "tokens:own" }, body: CreateTokenBody, responses: { 201: { description: "The token" } } },
   { method: "delete", path: "/api/tokens/{id}", tag: "accounts", summary: "Revoke a token", access: { permission: "tokens:own" }, params: IdParams, responses: { ...ok("The revoked token"), 404: { description: "No such token (or not yours)" } } },
   { method: "get", path: "/api/users", tag: "accounts", summary: "Every account", access: { permission: "users:manage" }, responses: ok("{ users }") },
   { method: "post", path: "/api/users", tag: "accounts", summary: "Create an account", access: { permission: "users:manage" }, body: CreateUserBody, responses: { 201: { description: "The account (and a generated password, once)" }, 409: { description: "An account with this e-mail exists" } } },

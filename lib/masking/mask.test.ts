@@ -113,6 +113,31 @@ describe("maskText fast path", () => {
   });
 });
 
+describe("card numbers in free text, as written in the wild (a helper's security review found these in clear)", () => {
+  it.each([
+    ["issuer declined card 4111111111111111 12/27", "issuer declined card ••••••••••••1111 12/27"],
+    ["refund to 4111 1111 1111 1111 0127", "refund to ••••••••••••1111 0127"],
+    ["gateway rejected card5500005555555559", "gateway rejected card••••••••••••5559"],
+    ["pan4111111111111111", "pan••••••••••••1111"],
+    ["4111.1111.1111.1111", "••••••••••••1111"],
+    ["4111_1111_1111_1111", "••••••••••••1111"],
+    ["cards 4111111111111111 and 5555-5555-5555-4444 and 378282246310005", "cards ••••••••••••1111 and ••••••••••••4444 and •••••••••••0005"],
+    ["cvv 123 for 4012888888881881", "cvv 123 for ••••••••••••1881"],
+  ])("%s", (text, masked) => {
+    expect(maskDigitRuns(text)).toBe(masked);
+    expect(maskText(JSON.stringify({ memo: text }), rules)).toBe(JSON.stringify({ memo: masked }));
+  });
+
+  it.each([
+    "event 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", // a SHA-256 with long digit runs
+    "POINT (174.4111111111111111 -36.8)",
+    "lat 12.4111.1111.1111.1111", // a fraction, even when it looks grouped
+    "2026-11-01 10:00:00 order 12345",
+  ])("leaves %s alone", (text) => {
+    expect(maskDigitRuns(text)).toBe(text);
+  });
+});
+
 describe("digit runs", () => {
   it("never takes the fraction of a number for a card number", () => {
     const wkt = "POINT (174.4111111111111111 -36.8)"; // the fraction passes Luhn

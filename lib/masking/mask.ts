@@ -39,19 +39,76 @@ export function maskPan(digits: string): string {
   return BULLET.repeat(digits.length - 4) + digits.slice(-4);
 }
 
-// Digits with single spaces or dashes between them ("4111 1111 1111 1111", "4111-1111-…"), not starting right
-// after a digit or a decimal point: the fraction of a coordinate (174.4418584872960) is never a card number.
-// Nor a run inside a hex string (a SHA-256 event hash "…eeb9da4539…7331a64e" holds long digit runs): one that
-// touches a hex letter a–f on either side is part of a word, not a number someone typed.
-const DIGIT_RUN = /(?<![\d.a-fA-F])\d(?:[ -]?\d)*(?![\da-fA-F])/g;
+// Card numbers in free text, as people and systems write them: grouped by single spaces, dashes, underscores
+// or dots ("4111 1111 1111 1111", "4111.1111.1111.1111"), glued to a word ("card4111…"), followed by more digits
+// ("4111111111111111 12/27": an expiry, a CVV). A run of digit groups is searched for every stretch of whole
+// groups holding 13–19 digits that passes Luhn (longest first), not only the run as a whole — the expiry made
+// the whole run 18–22 digits and the card went through in clear.
+// Not card numbers: the fraction of a number (174.4418584872960 — a run never starts right after "<digit>.",
+// and a dot separates groups only between two groups of exactly four digits, as printed cards group them), and
+// digits inside a hex hash (a SHA-256 event hash "…eeb9da4539…7331a64e" holds long digit runs): a run with hex
+// letters on both sides, in a hex token of 24+ characters, is part of that token.
+const RUN = /\d+(?:[ _\-.]\d+)*/g;
+const HEX = /[0-9a-fA-F]/;
 
-/** Masks every Luhn-valid 13–19 digit run inside free text (reasons, unparseable envelopes). */
+function insideHexToken(text: string, start: number, end: number): boolean {
+  const isLetter = (c: string | undefined) => c !== undefined && /[a-fA-F]/.test(c);
+  if (!isLetter(text[start - 1]) || !isLetter(text[end])) return false;
+  let a = start, b = end;
+  while (a > 0 && HEX.test(text[a - 1]!)) a--;
+  while (b < text.length && HEX.test(text[b]!)) b++;
+  return b - a >= 24;
+}
+
+/** The run's digit groups with their offsets in `text`; a dot only joins two groups of four digits. */
+function groupsOf(run: string, offset: number): { digits: string; start: number; end: number }[][] {
+  const parts: { digits: string; start: number; end: number; sep: string }[] = [];
+  const re = /\d+/g;
+  for (let m = re.exec(run); m; m = re.exec(run)) {
+    parts.push({ digits: m[0], start: offset + m.index, end: offset + m.index + m[0].length, sep: m.index > 0 ? run[m.index - 1]! : "" });
+  }
+  const runs: { digits: string; start: number; end: number }[][] = [];
+  for (const p of parts) {
+    const prev = runs.at(-1)?.at(-1);
+    const joined = prev !== undefined && (p.sep !== "." || (prev.digits.length === 4 && p.digits.length === 4));
+    if (joined) runs.at(-1)!.push(p);
+    else runs.push([p]);
+  }
+  return runs;
+}
+
+/** Masks every Luhn-valid 13–19 digit card number inside free text (reasons, unparseable envelopes, strings). */
 export function maskDigitRuns(text: string): string {
   if (!/\d{4}/.test(text)) return text;
-  return text.replace(DIGIT_RUN, (run) => {
-    const digits = run.replace(/[ -]/g, "");
-    return isPanDigits(digits) ? maskPan(digits) : run;
-  });
+  const edits: { start: number; end: number; text: string }[] = [];
+  for (const m of text.matchAll(RUN)) {
+    for (const groups of groupsOf(m[0], m.index)) {
+      // the fraction of a number: right after "<digit>." (a dot that did not join two four-digit groups)
+      const start = groups[0]!.start;
+      if (text[start - 1] === "." && /\d/.test(text[start - 2] ?? "")) continue;
+      for (let s = 0; s < groups.length; s++) {
+        let best = -1;
+        let digits = "";
+        for (let e = s; e < groups.length && digits.length + groups[e]!.digits.length <= 19; e++) {
+          digits += groups[e]!.digits;
+          if (digits.length >= 13 && luhnValid(digits)) best = e;
+        }
+        if (best === -1) continue;
+        const start = groups[s]!.start, end = groups[best]!.end;
+        if (insideHexToken(text, start, end)) continue;
+        edits.push({ start, end, text: maskPan(groups.slice(s, best + 1).map((g) => g.digits).join("")) });
+        s = best;
+      }
+    }
+  }
+  if (edits.length === 0) return text;
+  let out = "";
+  let last = 0;
+  for (const e of edits) {
+    out += text.slice(last, e.start) + e.text;
+    last = e.end;
+  }
+  return out + text.slice(last);
 }
 
 /** Free text (a failure reason, an audit reason): only the Luhn rule applies, there are no keys. */
@@ -131,7 +188,8 @@ export function maskText(text: string, rules: MaskRules, found?: string[]): stri
   return tryMaskText(text, rules, found) ?? maskFreeText(text, rules);
 }
 
-const LONG_DIGIT_RUN = /(?<![\d.])\d(?:[ -]?\d){12}/;
+// A pre-filter only (see maskDigitRuns for what is masked): 13 digits, maybe grouped.
+const LONG_DIGIT_RUN = /\d(?:[ _\-]?\d){12}|\d{4}\.\d{4}\.\d{4}/;
 
 /**
  * False when no rule can apply to this text: no key that could match and no run of 13+ digits. A key written

@@ -184,7 +184,9 @@ describe("GET /api/dead-letters/{id}", () => {
     // The body is what the OpenAPI document says (its DeadLetterDetail allows no other member).
     expect(ServedDeadLetterDetailSchema.strict().safeParse(masked).error).toBeUndefined();
     expect((await get("analyst", "?unmask=1")).status).toBe(403);
-    const clear = (await (await get("auditor", "?unmask=1")).json()) as { payload: { card_pan: string } };
+    const clearRes = await get("auditor", "?unmask=1");
+    expect(clearRes.headers.get("cache-control")).toBe("no-store"); // card data in clear: no cache keeps it
+    const clear = (await clearRes.json()) as { payload: { card_pan: string } };
     expect(clear.payload.card_pan).toBe(PAN);
   });
 

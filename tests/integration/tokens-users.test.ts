@@ -47,8 +47,11 @@ describe("API tokens through /api/tokens", () => {
   it("creates a token shown once, lists it without the secret, and revokes it; both audited", async () => {
     const user = await makeUser(db, "analyst");
     const session = await makeToken(db, user.id, "bootstrap");
+    const { cookie } = await signIn(user.email);
 
-    const created = await call(tokens.POST, "POST", "/tokens", { token: session, body: { name: "  nightly export " }, headers: { "x-request-id": "req-42" } });
+    const created = await call(tokens.POST, "POST", "/tokens", {
+      body: { name: "  nightly export " }, headers: { cookie, origin: "http://localhost", host: "localhost", "x-request-id": "req-42" },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
     const c = created.body as CreatedToken;
@@ -80,10 +83,19 @@ describe("API tokens through /api/tokens", () => {
 
   it("rejects a token without a name", async () => {
     const user = await makeUser(db, "producer");
-    const t = await makeToken(db, user.id);
-    const res = await call(tokens.POST, "POST", "/tokens", { token: t, body: { name: " " } });
+    const { cookie } = await signIn(user.email);
+    const res = await call(tokens.POST, "POST", "/tokens", { body: { name: " " }, headers: { cookie, origin: "http://localhost", host: "localhost" } });
     expect(res.status).toBe(422);
     expect(res.body.error.issues[0].path).toBe("name");
+  });
+
+  it("is not created with another token: a leaked token could otherwise outlive its revocation through its children", async () => {
+    const user = await makeUser(db, "producer");
+    const t = await makeToken(db, user.id);
+    const res = await call(tokens.POST, "POST", "/tokens", { token: t, body: { name: "child" } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toContain("signed in");
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM api_token WHERE user_id = $1", [user.id])).rows[0].n).toBe(1);
   });
 
   it("someone else's token is not found; an admin may revoke anyone's", async () => {

@@ -17,8 +17,14 @@ export const GET = defineRoute({ access: { permission: "tokens:own" }, query: Li
   return { tokens: await listAllApiTokens(getDb().pool) };
 });
 
-/** POST /api/tokens {name} — a new token for the caller; the token is in this response and nowhere else. */
+/**
+ * POST /api/tokens {name} — a new token for the caller; the token is in this response and nowhere else. Signed in
+ * only: a token that could mint tokens would let a leaked one outlive its revocation through its children.
+ */
 export const POST = defineRoute({ access: { permission: "tokens:own" }, body: CreateTokenBody }, async ({ body, principal, now, requestId }) => {
+  if (principal!.via !== "session") {
+    throw new AppError("forbidden", "API tokens are created signed in (Settings) or with `redrive token create`, not with another token");
+  }
   const created = await createApiToken(getDb().pool, { userId: principal!.userId, name: body.name }, { actor: actorOf(principal!), now, requestId });
   return Response.json(created, { status: 201, headers: { "cache-control": "no-store" } });
 });
