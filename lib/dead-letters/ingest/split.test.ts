@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, EMPTY_ELEMENT, NOT_UTF8, splitJson, splitNdjsonBytes, TRAILING_COMMA, UNCLOSED_ARRAY } from "./split";
+import { decodeUtf8, EMPTY_ELEMENT, NOT_UTF8, RECORD_TOO_LARGE, splitJson, splitNdjsonBytes, TRAILING_COMMA, UNCLOSED_ARRAY } from "./split";
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -117,3 +117,37 @@ describe("decodeUtf8", () => {
     expect((await collect(decodeUtf8(parts()))).join("")).toBe('{"s":"Zürich €"}');
   });
 });
+
+describe("a record larger than the limit", () => {
+  const big = `{"kind":"afc","failure_reason":"${"A".repeat(100)}"}`;
+  it("is rejected by itself in NDJSON, however it is chunked, and the records around it stand", async () => {
+    const text = `{"a":1}\n${big}\n{"b":2}\n${big}`;
+    for (const size of [7, 64, text.length]) {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(Buffer.from(text.slice(i, i + size)));
+      const out = await collect(splitNdjsonBytes(gen(chunks), 50));
+      expect(out, `chunks of ${size}`).toEqual([
+        { index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE },
+        { index: 2, text: '{"b":2}' }, { index: 3, text: "", error: RECORD_TOO_LARGE },
+      ]);
+    }
+  });
+
+  it("is rejected by itself in a JSON array or a stream of values", async () => {
+    for (const [body, expected] of [
+      [`[{"a":1},${big},{"b":2}]`, [{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE }, { index: 2, text: '{"b":2}' }]],
+      [`{"a":1} ${big} {"b":2}`, [{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE }, { index: 2, text: '{"b":2}' }]],
+      [`[{"a":1},${big}`, [{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE }]],
+    ] as const) {
+      for (const size of [5, 64]) {
+        const chunks: string[] = [];
+        for (let i = 0; i < body.length; i += size) chunks.push(body.slice(i, i + size));
+        expect(await collect(splitJson(gen(chunks), 50)), `${body.slice(0, 12)} in chunks of ${size}`).toEqual(expected);
+      }
+    }
+  });
+});
+
+async function* gen<T>(items: T[]): AsyncGenerator<T> {
+  yield* items;
+}

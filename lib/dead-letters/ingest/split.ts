@@ -17,6 +17,14 @@ export const UNCLOSED_ARRAY = "the JSON array ends without its closing ]: the bo
 
 export type BodyFormat = "ndjson" | "json";
 
+/**
+ * The largest record taken (bytes of its text): the API's other JSON bodies stop at 16 MB, and a 100k-vertex
+ * polygon is ~4 MB. A bigger one is rejected by itself, its text never held whole, so one record cannot grow the
+ * server's memory with its size (a 300 MB record used to be buffered before its 400).
+ */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+export const RECORD_TOO_LARGE = `the record is larger than ${MAX_RECORD_BYTES / 1024 / 1024} MB; it was not read`;
+
 const OPEN_BRACE = 123, CLOSE_BRACE = 125, OPEN_BRACKET = 91, CLOSE_BRACKET = 93;
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44;
 
@@ -28,7 +36,7 @@ function isSpace(c: number): boolean {
  * A JSON array's elements, or a stream of top-level values. Tracks only strings and nesting, so it stays
  * fast (one pass, no parse); the caller parses each element and rejects the ones that are not valid JSON.
  */
-export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<RecordText> {
+export async function* splitJson(chunks: AsyncIterable<string>, maxRecordChars = MAX_RECORD_BYTES): AsyncGenerator<RecordText> {
   let mode: "unknown" | "array" | "values" = "unknown";
   let depth = 0; // nesting inside the current element
   let inString = false;
@@ -38,11 +46,29 @@ export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<
   let index = 0;
   let arrayClosed = false;
   let afterComma = false; // the last separator was a comma and no element has started since
+  let held = 0; // characters of the current element in `current`
+  let tooLarge = false; // the current element passed maxRecordChars: its text is dropped, its end still sought
 
+  const keep = (part: string) => {
+    if (tooLarge) return;
+    held += part.length;
+    if (held > maxRecordChars) {
+      tooLarge = true;
+      current = [];
+    } else {
+      current.push(part);
+    }
+  };
   const flush = function* (): Generator<RecordText> {
     const text = current.join("").trim();
     current = [];
-    if (text !== "") yield { index: index++, text };
+    held = 0;
+    if (tooLarge) {
+      tooLarge = false;
+      yield { index: index++, text: "", error: RECORD_TOO_LARGE };
+    } else if (text !== "") {
+      yield { index: index++, text };
+    }
   };
 
   for await (const chunk of chunks) {
@@ -71,12 +97,12 @@ export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<
           continue;
         }
         if (c === COMMA || c === CLOSE_BRACKET) {
-          const empty = start === -1 && current.length === 0;
+          const empty = start === -1 && current.length === 0 && !tooLarge;
           if (empty && (c === COMMA || afterComma)) {
             // `[,…`, `…,,…` or `…,]`: JSON has no empty elements; said, not skipped
             yield { index: index++, text: "", error: c === COMMA ? EMPTY_ELEMENT : TRAILING_COMMA };
           } else {
-            if (start !== -1) current.push(chunk.slice(start, i));
+            if (start !== -1) keep(chunk.slice(start, i));
             yield* flush();
           }
           afterComma = c === COMMA;
@@ -95,19 +121,19 @@ export async function* splitJson(chunks: AsyncIterable<string>): AsyncGenerator<
       else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
         depth--;
         if (depth === 0 && mode === "values") {
-          current.push(chunk.slice(start, i + 1));
+          keep(chunk.slice(start, i + 1));
           yield* flush();
           start = -1;
         } else if (depth < 0) depth = 0;
       }
     }
-    if (start !== -1) current.push(chunk.slice(start));
+    if (start !== -1) keep(chunk.slice(start));
   }
   if (mode === "array" && !arrayClosed) {
     // `[{…},` or `[{…}, {"kind": "spa` — what came before is whole and stands; the cut is reported, not silent.
     const text = current.join("").trim();
     current = [];
-    yield { index: index++, text, error: UNCLOSED_ARRAY };
+    yield { index: index++, text, error: tooLarge ? RECORD_TOO_LARGE : UNCLOSED_ARRAY };
     return;
   }
   yield* flush();
@@ -137,12 +163,19 @@ const LF = 10, CR = 13;
  * itself (its text shown with U+FFFD, its `error` saying why) and the lines around it go on. Blank lines are
  * skipped without shifting the indices of the records around them.
  */
-export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<RecordText> {
+export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>, maxRecordBytes = MAX_RECORD_BYTES): AsyncGenerator<RecordText> {
   const strict = new TextDecoder("utf-8", { fatal: true });
   const lossy = new TextDecoder("utf-8");
   let parts: Uint8Array[] = []; // the unfinished line, as it arrived (joined once, at its end)
+  let held = 0; // bytes in `parts`
+  let tooLarge = false; // the unfinished line passed maxRecordBytes: dropped, its end still sought
   let index = 0;
   const record = (bytes: Uint8Array): RecordText | null => {
+    if (tooLarge) {
+      tooLarge = false;
+      return { index: index++, text: "", error: RECORD_TOO_LARGE };
+    }
+    if (bytes.length > maxRecordBytes) return { index: index++, text: "", error: RECORD_TOO_LARGE };
     const line = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.subarray(0, bytes.length - 1) : bytes;
     let text: string;
     let error: string | undefined;
@@ -156,6 +189,7 @@ export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>): Asyn
     return error === undefined ? { index: index++, text } : { index: index++, text, error };
   };
   const take = (tail: Uint8Array): Uint8Array => {
+    held = 0;
     if (parts.length === 0) return tail;
     const all = Buffer.concat([...parts, tail]);
     parts = [];
@@ -164,14 +198,22 @@ export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>): Asyn
   for await (const chunk of chunks) {
     let start = 0;
     for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
-      const r = record(take(chunk.subarray(start, nl)));
+      const r = record(take(tooLarge ? new Uint8Array(0) : chunk.subarray(start, nl)));
       if (r) yield r;
       start = nl + 1;
     }
-    // Copied: the stream may reuse its buffer for the next chunk.
-    if (start < chunk.length) parts.push(Buffer.from(chunk.subarray(start)));
+    if (start < chunk.length && !tooLarge) {
+      held += chunk.length - start;
+      if (held > maxRecordBytes) {
+        tooLarge = true;
+        parts = [];
+      } else {
+        // Copied: the stream may reuse its buffer for the next chunk.
+        parts.push(Buffer.from(chunk.subarray(start)));
+      }
+    }
   }
-  if (parts.length > 0) {
+  if (parts.length > 0 || tooLarge) {
     const r = record(take(new Uint8Array(0)));
     if (r) yield r;
   }
