@@ -318,6 +318,17 @@ describe("POST /api/dead-letters", () => {
     expect((await db.pool.query("SELECT 1 FROM dead_letter WHERE idempotency_key IN ('utf8-bad', 'utf8-json')")).rowCount).toBe(0);
   });
 
+  it("rejects a record over 16 MB by itself (413 when it is the whole body), without reading it whole", async () => {
+    const huge = `{"kind":"afc","raw_payload":{},"failure_reason":"${"A".repeat(17 * 1024 * 1024)}"}`;
+    const nd = await post(`${spatial("big-1")}\n${huge}\n${spatial("big-2")}\n`, "application/x-ndjson");
+    const { results } = (await nd.json()) as { results: IngestResult[] };
+    expect(results.map((r) => r.status)).toEqual(["created", "rejected", "created"]);
+    expect(results[1]).toMatchObject({ errors: [{ path: "(root)", message: expect.stringContaining("larger than 16 MB") }] });
+    const one = await post(huge);
+    expect(one.status).toBe(413);
+    expect(await one.json()).toMatchObject({ error: { code: "payload_too_large", issues: [{ path: "body" }] } });
+  });
+
   it("takes a JSON array and answers results in input order", async () => {
     const res = await post(`[${spatial("http-1")}, {"kind":"afc"}, ${spatial("http-1")}]`);
     expect(res.status).toBe(200);

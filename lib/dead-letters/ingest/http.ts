@@ -4,7 +4,7 @@ import { AppError, notUtf8Body } from "../../api/errors";
 import type { Principal } from "../../auth/principal";
 import { sharedNormalizePool } from "./normalize-pool";
 import { ingestStream, loadSourceSettings } from "./pipeline";
-import { decodeUtf8, splitJson, splitNdjsonBytes, type BodyFormat, type RecordText } from "./split";
+import { decodeUtf8, RECORD_TOO_LARGE, splitJson, splitNdjsonBytes, type BodyFormat, type RecordText } from "./split";
 
 const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
 const JSON_TYPES = new Set(["application/json", "text/json"]);
@@ -39,6 +39,9 @@ async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () =
   }
   const second = first.done ? first : await records.next();
   if (!first.done && second.done) {
+    if (first.value.error === RECORD_TOO_LARGE) {
+      throw new AppError("payload_too_large", `body: ${RECORD_TOO_LARGE}; nothing was stored`, { issues: [{ path: "body", message: RECORD_TOO_LARGE }] });
+    }
     try {
       parseJsonOrPython(first.value.text);
     } catch (e) {
