@@ -7,6 +7,7 @@ import { effectiveThrottle } from "./throttle";
 import { averageRate } from "./progress";
 import { WORKER_ALIVE } from "./claim";
 import { utcMicrosSql } from "../db/instant";
+import { redactUrlSecrets } from "../masking/url";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
@@ -15,7 +16,8 @@ import { utcMicrosSql } from "../db/instant";
 /** Header values can hold credentials: readers see the names only. */
 export function maskSink(sink: SinkConfig): SinkView {
   if (sink.type === "ledger") return { type: "ledger" };
-  return { type: "http", url: sink.url, headers: Object.keys(sink.headers ?? {}), timeoutMs: sink.timeoutMs, concurrency: sink.concurrency };
+  // Header values are never shown (they carry credentials); the URL's userinfo and query values neither.
+  return { type: "http", url: redactUrlSecrets(sink.url), headers: Object.keys(sink.headers ?? {}), timeoutMs: sink.timeoutMs, concurrency: sink.concurrency };
 }
 
 interface BatchRow {

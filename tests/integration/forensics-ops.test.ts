@@ -102,6 +102,17 @@ describe("alerts", () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { threshold: number }).threshold).toBe(48);
   });
+
+  it("shows a webhook URL whole to those who manage alerts, only where it points to everyone else (it is a credential)", async () => {
+    const { GET } = await import("../../app/api/alerts/route");
+    const urlFor = async (role: "analyst" | "supervisor") => {
+      const token = await makeToken(db, (await makeUser(db, role)).id);
+      const res = await GET(new Request("http://localhost/api/alerts", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+      return ((await res.json()) as { rules: { id: string; webhookUrl: string | null }[] }).rules.find((r) => r.id === "dlq-size")?.webhookUrl;
+    };
+    expect(await urlFor("supervisor")).toBe(hookUrl);
+    expect(await urlFor("analyst")).toBe(`${new URL(hookUrl).origin}/…`);
+  });
 });
 
 describe("retention", () => {

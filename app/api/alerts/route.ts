@@ -1,14 +1,20 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
+import { urlOrigin } from "@/lib/masking/url";
 import { listAlertRules, recentAlertEvents } from "@/lib/forensics/alerts/rules";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/alerts — the rules (with the open event of a firing one) and the latest alert events. */
-export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async () => {
+/**
+ * GET /api/alerts — the rules (with the open event of a firing one) and the latest alert events. A webhook URL is
+ * a credential (a chat webhook's secret is its path): whole for those who manage alerts, its origin for others.
+ */
+export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ principal }) => {
   const pool = getDb().pool;
   const [rules, events] = await Promise.all([listAlertRules(pool), recentAlertEvents(pool)]);
-  return { rules, events };
+  if (can(principal!.role, "alerts:manage")) return { rules, events };
+  return { rules: rules.map((r) => ({ ...r, webhookUrl: r.webhookUrl === null ? null : urlOrigin(r.webhookUrl) })), events };
 });
 
 /** Other methods: 405 with Allow, in JSON. */
