@@ -48,6 +48,8 @@ const EnvSchema = z.object({
   REDRIVE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   /** forensics: where alerts are POSTed when their rule names no webhook */
   REDRIVE_ALERT_WEBHOOK_URL: z.string().url().optional(),
+  /** hosts the replay HTTP sink and alert webhooks may call (lib/api/outbound.ts); unset: any */
+  REDRIVE_OUTBOUND_HOSTS: z.string().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

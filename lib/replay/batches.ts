@@ -9,6 +9,8 @@ import type { ActingUser } from "./control";
 import type { BatchPreview, CreateBatchInput, Selection } from "./schemas";
 import { maskSink } from "./views";
 import { utcMicrosSql } from "../db/instant";
+import { checkOutbound } from "../api/outbound";
+import { getEnv } from "../env";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
 // order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
@@ -163,6 +165,7 @@ export async function createBatch(
 ): Promise<CreatedBatch> {
   const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
   checkFilterStatus(selection);
+  if (input.sink.type === "http") checkOutbound(input.sink.url, getEnv().REDRIVE_OUTBOUND_HOSTS, "sink.url");
   await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);

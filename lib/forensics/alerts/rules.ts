@@ -3,6 +3,8 @@ import { AppError } from "../../api/errors";
 import { appendAudit, type Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
 import type { AlertMetric, AlertRuleUpdate } from "../schemas";
+import { checkOutbound } from "../../api/outbound";
+import { getEnv } from "../../env";
 
 // Alert rules as the UI shows them (with the open event, if firing) and their edits by supervisors, audited
 // with before and after. The rules themselves ship with the forensics migration.
@@ -79,6 +81,7 @@ export async function updateAlertRule(
   patch: AlertRuleUpdate,
   ctx: { actor: Actor; requestId: string; now: Date },
 ): Promise<AlertRuleView> {
+  if (patch.webhookUrl) checkOutbound(patch.webhookUrl, getEnv().REDRIVE_OUTBOUND_HOSTS, "webhookUrl");
   await inTransaction(pool, async (client) => {
     const before = await client.query<{ name: string; threshold: number; window_minutes: number; enabled: boolean; webhook_url: string | null }>(
       "SELECT name, threshold, window_minutes, enabled, webhook_url FROM alert_rule WHERE id = $1 FOR UPDATE",
