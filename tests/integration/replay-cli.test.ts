@@ -97,10 +97,14 @@ describe("redrive replay", () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ id, status: "approved", total: 2, approvedBy: { email: supB } });
 
     const audit = await db.pool.query(
-      `SELECT action, actor_email FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 ORDER BY id`,
+      `SELECT action, actor_email, request_id FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 ORDER BY id`,
       [id],
     );
-    expect(audit.rows).toEqual([{ action: "replay_batch.create", actor_email: supA }, { action: "replay_batch.approve", actor_email: supB }]);
+    // --as names whose role acted; the request says it came from the CLI, which account and which machine
+    const cliRequest = expect.stringMatching(/^cli:.+@.+$/);
+    expect(audit.rows).toEqual([
+      { action: "replay_batch.create", actor_email: supA, request_id: cliRequest }, { action: "replay_batch.approve", actor_email: supB, request_id: cliRequest },
+    ]);
     await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [id]);
   });
 });

@@ -2,6 +2,7 @@
 // CLI talks to the database directly, so it acts as a named user (--as <email>): that user's role must allow
 // the action, the audit trail records them as the actor, and four-eyes still applies (the creator cannot
 // approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
+import { hostname, userInfo } from "node:os";
 import type { Command } from "commander";
 import { AppError } from "../../api/errors";
 import { bigintIdSchema, isBigintId } from "../../db/pg-range";
@@ -161,7 +162,7 @@ export function registerReplayCommands(program: Command): void {
           return;
         }
         const user = await actingAs(db, o.as, "replays:manage");
-        const created = await createBatch(db.pool, body, user, { now: new Date() });
+        const created = await createBatch(db.pool, body, user, { now: new Date(), requestId: cliRequestId() });
         const skipped = Object.entries(created.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
         say(`created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
           `${howLong(created.total, body.ratePerSecond, body.pageSize)}; another supervisor must approve it`);
@@ -182,7 +183,7 @@ export function registerReplayCommands(program: Command): void {
         if (!batchId.success) throw new CliUsageError(`${id}: not a batch id`);
         await withDb(async (db) => {
           const user = await actingAs(db, o.as, ACTION_PERMISSION[action as BatchAction]);
-          const r = await applyBatchAction(db.pool, batchId.data, action, user, { now: new Date() });
+          const r = await applyBatchAction(db.pool, batchId.data, action, user, { now: new Date(), requestId: cliRequestId() });
           await r.itemsCancelled; // before the pool closes
           say(`batch ${id}: ${r.status}${r.cancelledItems ? ` (${r.cancelledItems} waiting items cancelled)` : ""}`);
           if (o.json) print(await getBatch(db.pool, batchId.data, new Date()), true);
@@ -225,4 +226,18 @@ export function registerReplayCommands(program: Command): void {
         else process.stderr.write(`no replay batches${q.data.status ? ` in status ${q.data.status}` : ""}\n`);
       });
     });
+}
+
+/**
+ * What the audit trail records as the request of a CLI action taken `--as` a user: that it came from the CLI, and
+ * the operating-system account and machine it ran on (the e-mail says whose role it used, not who typed it).
+ */
+function cliRequestId(): string {
+  let account = "unknown";
+  try {
+    account = userInfo().username;
+  } catch {
+    // no passwd entry in some containers
+  }
+  return `cli:${account}@${hostname()}`;
 }
