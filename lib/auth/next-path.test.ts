@@ -11,4 +11,11 @@ describe("safeNextPath", () => {
       expect(safeNextPath(bad), String(bad)).toBe("/");
     }
   });
+
+  it("percent-encodes what a Location header cannot carry (a 500 before), and gives up on a lone surrogate", () => {
+    expect(safeNextPath("/\u3002x")).toBe("/%E3%80%82x");
+    expect(safeNextPath("/lookup?q=caf\u00e9 1")).toBe("/lookup?q=caf%C3%A9%201");
+    expect(safeNextPath("/x%20y")).toBe("/x%20y");
+    expect(safeNextPath("/\ud800")).toBe("/");
+  });
 });
