@@ -17,6 +17,14 @@ describe("restoreMasked", () => {
     expect(restoreMasked(edit as never, stored, rules)).toEqual({ payload: { ...stored, fare_amount_cents: 275 }, changed: [] });
   });
 
+  it("keeps a \"__proto__\" key as data (assignment set the prototype and dropped it)", () => {
+    const edit = JSON.parse('{"event_id":"e-1","__proto__":{"geometry":null}}') as never;
+    const { payload } = restoreMasked(edit, stored, rules);
+    expect(Object.keys(payload as object)).toEqual(["event_id", "__proto__"]);
+    expect(JSON.stringify(payload)).toBe('{"event_id":"e-1","__proto__":{"geometry":null}}');
+    expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
+  });
+
   it("lets a masked field be removed", () => {
     const { account_ref: _gone, ...edit } = shown;
     const { account_ref: _also, ...expected } = stored;

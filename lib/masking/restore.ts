@@ -37,7 +37,10 @@ export function restoreMasked(submitted: JsonValue, stored: JsonValue | null, ru
       return value.map((v, i) => walk(v, aligned ? child(seen, String(i)) : undefined, aligned ? child(was, String(i)) : undefined, [...path, String(i)]));
     }
     const out: { [key: string]: JsonValue } = {};
-    for (const [key, v] of Object.entries(value)) out[key] = walk(v, child(seen, key), child(was, key), [...path, key]);
+    for (const [key, v] of Object.entries(value)) {
+      // defineProperty: a "__proto__" key stays a plain own property (assignment would set the prototype and drop it)
+      Object.defineProperty(out, key, { value: walk(v, child(seen, key), child(was, key), [...path, key]), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   };
   return { payload: walk(submitted, shown, original, []), changed };
