@@ -6,6 +6,7 @@ import { suspectText, unstorable } from "../dead-letters/unstorable";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "./json-depth";
 import { AppError, bodyError, issueError, notUtf8Body, validationError } from "./errors";
 import { searchParamsToObject } from "./search-params";
+import { isCrossSite } from "../auth/cross-site";
 
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
 // parsing of params/query/body with zod, and the mapping of errors to HTTP happen here and nowhere else.
@@ -187,6 +188,9 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
       const url = new URL(req.url);
       const rawQuery = searchParamsToObject(url.searchParams);
+      if (principal?.via === "session" && (rawQuery.unmask === "1" || rawQuery.unmask === "true") && isCrossSite(req.headers)) {
+        throw new AppError("forbidden", "card data in clear is opened from Redrive itself, not from a link on another site (it is audited in your name)");
+      }
       const badInput = unstorable(rawParams, "params") ?? unstorable(rawQuery, "query");
       if (badInput) throw issueError(badInput);
       const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../api/errors";
+import { appendAudit, type Actor } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk";
 import { countMatching } from "./facets";
@@ -112,14 +113,33 @@ export async function stalledBulkJobs(pool: pg.Pool, now: Date): Promise<string[
 }
 
 /** Asks a running job to stop after its current page; pages already committed stay decided. */
-export async function cancelBulkJob(pool: pg.Pool, id: string, now: Date): Promise<BulkJob> {
-  const { rows } = await pool.query<JobRow>(
-    `UPDATE bulk_job SET cancel_requested = true, updated_at = $2 WHERE id = $1 AND status = 'running' RETURNING ${COLUMNS}`,
-    [id, now],
-  );
-  if (rows[0]) return toJob(rows[0]);
-  const job = await readJob(pool, id);
-  throw new AppError("conflict", `bulk job ${id} is ${job.status}: nothing to cancel`, { details: { job: toJob(job) } });
+/**
+ * Asks a running job to stop after its page. Its starter may, and so may whoever may stop anyone's (`anyJob`,
+ * supervisors): an analyst stopping a colleague's decision half-way is not a triage action. Audited.
+ */
+export async function cancelBulkJob(
+  pool: pg.Pool,
+  id: string,
+  by: { actor: Actor; requestId: string | null; now: Date; anyJob: boolean },
+): Promise<BulkJob> {
+  return inTransaction(pool, async (client) => {
+    const job = await readJob(client, id, true);
+    if (job.status !== "running") {
+      throw new AppError("conflict", `bulk job ${id} is ${job.status}: nothing to cancel`, { details: { job: toJob(job) } });
+    }
+    if (!by.anyJob && job.actor_id !== by.actor.id) {
+      throw new AppError("forbidden", `bulk job ${id} was started by ${job.actor_email ?? "someone else"}: only they or a supervisor can stop it`);
+    }
+    const { rows } = await client.query<JobRow>(
+      `UPDATE bulk_job SET cancel_requested = true, updated_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, by.now],
+    );
+    await appendAudit(client, [{
+      actorId: by.actor.id, actorEmail: by.actor.email, actorRole: by.actor.role, requestId: by.requestId,
+      action: "bulk_job.cancel", targetType: "bulk_job", targetId: id, before: { status: job.status }, after: { cancelRequested: true },
+    }], by.now);
+    return toJob(rows[0] as JobRow);
+  });
 }
 
 export interface RunOptions {

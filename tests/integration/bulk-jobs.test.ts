@@ -106,12 +106,18 @@ describe("bulk jobs", () => {
     const done = await runBulkJob(db.pool, job.id, {
       now,
       onPage: async (j) => {
-        if (j.status === "running" && j.processed === PAGE) await cancelBulkJob(db.pool, job.id, clock);
+        if (j.status !== "running" || j.processed !== PAGE) return;
+        // another analyst may not stop it; its starter may (audited)
+        const other = { id: "someone-else", email: "other@test.local", role: "analyst" };
+        await expect(cancelBulkJob(db.pool, job.id, { actor: other, requestId: "req-x", now: clock, anyJob: false })).rejects.toMatchObject({ code: "forbidden" });
+        await cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: "req-cancel", now: clock, anyJob: false });
       },
     });
     expect(done).toMatchObject({ status: "cancelled", processed: PAGE, updated: PAGE, cancelRequested: true });
     expect(await statuses("gates")).toEqual({ approved: PAGE, pending: N - PAGE });
-    await expect(cancelBulkJob(db.pool, job.id, clock)).rejects.toMatchObject({ code: "conflict" });
+    await expect(cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: null, now: clock, anyJob: true })).rejects.toMatchObject({ code: "conflict" });
+    const audit = await db.pool.query("SELECT action, actor_email, request_id FROM audit_event WHERE target_type = 'bulk_job' AND target_id = $1", [job.id]);
+    expect(audit.rows).toEqual([{ action: "bulk_job.cancel", actor_email: ctx.actor.email, request_id: "req-cancel" }]);
   });
 
   it("resumes a job whose runner died after its last committed page, and a live runner is not displaced", async () => {

@@ -9,7 +9,7 @@ import { LookupQuerySchema, QuarantineBodySchema } from "../../lib/forensics/sch
 import { ServedDeadLetterDetailSchema } from "../../lib/dead-letters/schemas";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
 import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
-import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { makeToken, makeUser, setTestAuthEnv, signIn } from "./auth-helpers";
 import { testDb } from "./helpers";
 
 // Lookup by every identifier a record has, by place and time, and in the ledger; quarantine release and purge;
@@ -188,6 +188,20 @@ describe("GET /api/dead-letters/{id}", () => {
     expect(clearRes.headers.get("cache-control")).toBe("no-store"); // card data in clear: no cache keeps it
     const clear = (await clearRes.json()) as { payload: { card_pan: string } };
     expect(clear.payload.card_pan).toBe(PAN);
+  });
+
+  it("refuses an unmasked read a page on another site started with the auditor's cookie (it would be audited in their name)", async () => {
+    const { GET } = await import("../../app/api/dead-letters/[id]/route");
+    const auditor = await makeUser(db, "auditor");
+    const { cookie } = await signIn(auditor.email);
+    const get = (site: string) => GET(new Request(`http://localhost/api/dead-letters/${ids.pan}?unmask=1`, { headers: { cookie, "sec-fetch-site": site } }), {
+      params: Promise.resolve({ id: ids.pan! }),
+    });
+    const cross = await get("cross-site");
+    expect(cross.status).toBe(403);
+    expect(await cross.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("another site") } });
+    expect((await get("same-origin")).status).toBe(200);
+    expect((await get("none")).status).toBe(200); // typed or bookmarked
   });
 
   it("never writes masked placeholders back: values left as shown are kept, a changed placeholder is refused by path; answers are masked", async () => {

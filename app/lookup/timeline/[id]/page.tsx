@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import Link from "next/link";
+import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { RevealFields } from "@/components/forensics/reveal-fields";
 import { TimelineEvents } from "@/components/forensics/timeline-events";
 import { AppError } from "@/lib/api/errors";
+import { isCrossSite } from "@/lib/auth/cross-site";
 import { can } from "@/lib/auth/permissions";
 import { actorOf, requirePagePrincipal, type Principal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
@@ -40,7 +42,8 @@ export default async function TimelinePage({ params, searchParams }: Props) {
   const { id } = await params;
   if (!isBigintId(id)) notFound();
   const canUnmask = can(principal.role, "dead_letters:unmask");
-  const unmask = canUnmask && (await searchParams).unmask === "1";
+  // From a link on another site the page opens masked: the reader chooses "Show card data" here (audited).
+  const unmask = canUnmask && (await searchParams).unmask === "1" && !isCrossSite(await headers());
   const loaded = await load(id, principal, unmask);
   if (!loaded) notFound();
   const { timeline, evidence, mask } = loaded;
