@@ -158,54 +158,39 @@ export const NOT_UTF8 = "not valid UTF-8: the line holds bytes that are not UTF-
 
 const LF = 10, CR = 13;
 
+/** What byteLines yields for a line longer than its limit (the line's bytes were dropped as they came). */
+export const LINE_TOO_LONG = Symbol("line too long");
+
 /**
- * NDJSON lines → records, from bytes: each line is decoded on its own, so a line that is not UTF-8 is rejected by
- * itself (its text shown with U+FFFD, its `error` saying why) and the lines around it go on. Blank lines are
- * skipped without shifting the indices of the records around them.
+ * The LF-ended lines of a byte stream, as bytes, a CR before the LF dropped (a lone CR is JSON whitespace, not an
+ * end): never more than one line in memory, and a line over `maxBytes` is not held at all — it comes out as
+ * LINE_TOO_LONG. A last line without LF counts; a trailing LF makes no empty line. Shared by ingest's NDJSON and
+ * the CLI's line-reading commands (lib/cli/lines.ts).
  */
-export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>, maxRecordBytes = MAX_RECORD_BYTES): AsyncGenerator<RecordText> {
-  const strict = new TextDecoder("utf-8", { fatal: true });
-  const lossy = new TextDecoder("utf-8");
+export async function* byteLines(chunks: AsyncIterable<Uint8Array | string>, maxBytes = Infinity): AsyncGenerator<Uint8Array | typeof LINE_TOO_LONG> {
   let parts: Uint8Array[] = []; // the unfinished line, as it arrived (joined once, at its end)
   let held = 0; // bytes in `parts`
-  let tooLarge = false; // the unfinished line passed maxRecordBytes: dropped, its end still sought
-  let index = 0;
-  const record = (bytes: Uint8Array): RecordText | null => {
-    if (tooLarge) {
-      tooLarge = false;
-      return { index: index++, text: "", error: RECORD_TOO_LARGE };
-    }
-    if (bytes.length > maxRecordBytes) return { index: index++, text: "", error: RECORD_TOO_LARGE };
-    const line = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.subarray(0, bytes.length - 1) : bytes;
-    let text: string;
-    let error: string | undefined;
-    try {
-      text = strict.decode(line);
-    } catch {
-      text = lossy.decode(line);
-      error = NOT_UTF8;
-    }
-    if (text.trim() === "") return null;
-    return error === undefined ? { index: index++, text } : { index: index++, text, error };
-  };
-  const take = (tail: Uint8Array): Uint8Array => {
-    held = 0;
-    if (parts.length === 0) return tail;
-    const all = Buffer.concat([...parts, tail]);
+  let tooLong = false; // the unfinished line passed maxBytes: dropped, its end still sought
+  const end = (tail: Uint8Array): Uint8Array | typeof LINE_TOO_LONG => {
+    const whole = parts.length === 0 ? tail : Buffer.concat([...parts, tail]);
+    const long = tooLong || whole.length > maxBytes;
     parts = [];
-    return all;
+    held = 0;
+    tooLong = false;
+    if (long) return LINE_TOO_LONG;
+    return whole.length > 0 && whole[whole.length - 1] === CR ? whole.subarray(0, whole.length - 1) : whole;
   };
-  for await (const chunk of chunks) {
+  for await (const raw of chunks) {
+    const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
     let start = 0;
     for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
-      const r = record(take(tooLarge ? new Uint8Array(0) : chunk.subarray(start, nl)));
-      if (r) yield r;
+      yield end(tooLong ? new Uint8Array(0) : chunk.subarray(start, nl));
       start = nl + 1;
     }
-    if (start < chunk.length && !tooLarge) {
+    if (start < chunk.length && !tooLong) {
       held += chunk.length - start;
-      if (held > maxRecordBytes) {
-        tooLarge = true;
+      if (held > maxBytes) {
+        tooLong = true;
         parts = [];
       } else {
         // Copied: the stream may reuse its buffer for the next chunk.
@@ -213,8 +198,41 @@ export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>, maxRe
       }
     }
   }
-  if (parts.length > 0 || tooLarge) {
-    const r = record(take(new Uint8Array(0)));
-    if (r) yield r;
+  if (parts.length > 0 || tooLong) yield end(new Uint8Array(0));
+}
+
+const STRICT = new TextDecoder("utf-8", { fatal: true });
+const STRICT_WITH_BOM = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const LOSSY = new TextDecoder("utf-8");
+const LOSSY_WITH_BOM = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * One line's bytes as text, decoded on its own and strictly: `utf8` false when they are not UTF-8 (the text then
+ * shows them as U+FFFD, for messages only: a replacement character stored or hashed would not be what was sent).
+ * `dropBom`: a UTF-8 byte order mark in front is dropped (Windows tools write one; JSON parsers refuse it).
+ */
+export function decodeLine(bytes: Uint8Array, dropBom: boolean): { text: string; utf8: boolean } {
+  try {
+    return { text: (dropBom ? STRICT : STRICT_WITH_BOM).decode(bytes), utf8: true };
+  } catch {
+    return { text: (dropBom ? LOSSY : LOSSY_WITH_BOM).decode(bytes), utf8: false };
+  }
+}
+
+/**
+ * NDJSON lines → records, from bytes: each line is decoded on its own, so a line that is not UTF-8 (or longer
+ * than a record may be) is rejected by itself and the lines around it go on. Blank lines are skipped without
+ * shifting the indices of the records around them.
+ */
+export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>, maxRecordBytes = MAX_RECORD_BYTES): AsyncGenerator<RecordText> {
+  let index = 0;
+  for await (const line of byteLines(chunks, maxRecordBytes)) {
+    if (line === LINE_TOO_LONG) {
+      yield { index: index++, text: "", error: RECORD_TOO_LARGE };
+      continue;
+    }
+    const { text, utf8 } = decodeLine(line, true);
+    if (text.trim() === "") continue;
+    yield utf8 ? { index: index++, text } : { index: index++, text, error: NOT_UTF8 };
   }
 }
