@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { userInfo } from "node:os";
 import type { Db } from "../db/client";
 
 /** Connects a CLI command to the same database the app uses (DATABASE_URL or the embedded server). */
@@ -35,4 +36,13 @@ export async function inputFile(file: string): Promise<{ size: number | null }> 
   if (info instanceof Error) throw new CliUsageError(info.code === "ENOENT" ? `${file}: no such file` : `${file}: ${info.message}`);
   if (info.isDirectory()) throw new CliUsageError(`${file}: is a directory, not an NDJSON file`);
   return { size: info.isFile() ? info.size : null };
+}
+
+/** The operating-system account running the CLI, for the audit trail; "unknown" without a passwd entry (containers). */
+export function osAccount(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return "unknown";
+  }
 }

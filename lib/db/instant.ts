@@ -2,6 +2,7 @@
 // what goes back into a query (a list cursor, a replay's observed_at into the ledger and the entity state) must
 // be the stored instant, or a keyset cursor skips the rows of its own millisecond and two observations 0.4 ms
 // apart tie. Client-safe (no database access).
+import { inTimeRange } from "./pg-range";
 
 /**
  * SQL for a timestamptz as UTC RFC 3339 text to the microsecond, always six fraction digits
@@ -9,6 +10,11 @@
  */
 export function utcMicrosSql(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/** The same to the millisecond, as Date.toISOString() writes it: for the columns kept in milliseconds. */
+export function utcMillisSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 const MICROS_TEXT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})(\d{3})?Z$/;
@@ -21,8 +27,7 @@ export function isUtcMicrosText(text: string): boolean {
   const m = MICROS_TEXT.exec(text);
   if (!m) return false;
   const date = new Date(`${m[1]}Z`);
-  const year = date.getUTCFullYear();
-  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999 && date.toISOString() === `${m[1]}Z`;
+  return inTimeRange(date) && date.toISOString() === `${m[1]}Z`;
 }
 
 /** A Date (milliseconds) as such a text. */

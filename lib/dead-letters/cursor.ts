@@ -2,10 +2,6 @@ import { AppError } from "../api/errors";
 import { isUtcMicrosText } from "../db/instant";
 import { isBigintId } from "../db/pg-range";
 
-/** A time as encodeCursor writes it (the stored instant to the microsecond, lib/db/instant.ts), and a real one. */
-function isCursorTime(text: string): boolean {
-  return isUtcMicrosText(text);
-}
 
 // Keyset cursor over (observed_at, id): stable under inserts, index-only, never OFFSET.
 
@@ -25,7 +21,7 @@ export function decodeCursor(raw: string): Cursor {
       Array.isArray(parsed) &&
       parsed.length === 2 &&
       typeof parsed[0] === "string" &&
-      isCursorTime(parsed[0]) &&
+      isUtcMicrosText(parsed[0]) && // the stored instant, as the list wrote it (lib/db/instant.ts)
       typeof parsed[1] === "string" &&
       isBigintId(parsed[1])
     ) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { utcMicrosOfDate } from "../db/instant";
 import { inTimeRange, isImpossibleCalendarDate } from "../db/pg-range";
-import { microsOfFraction, parseProducerInstant } from "./timestamps";
+import { parseEpochText, parseProducerInstant } from "./timestamps";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
 
@@ -17,8 +17,6 @@ function listOf<T extends readonly [string, ...string[]]>(values: T) {
   );
 }
 
-const EPOCH_TEXT = /^(\d+)(?:\.(\d+))?$/;
-
 /**
  * A time bound of a filter as UTC text to the microsecond (lib/db/instant.ts), as observed_at is stored: through
  * a JavaScript Date, `to=<a record's observedAt>` lost the record's last microseconds and left it out. Takes RFC
@@ -27,13 +25,7 @@ const EPOCH_TEXT = /^(\d+)(?:\.(\d+))?$/;
 function exactTime(v: unknown): string | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : utcMicrosOfDate(v);
   if (typeof v !== "string") return null;
-  const epoch = EPOCH_TEXT.exec(v);
-  if (epoch) {
-    // from the digits, not a double: 1700000000.123456 stays .123456
-    const micros = microsOfFraction(epoch[2] ?? "");
-    const second = new Date(Number(epoch[1]) * 1000 + (micros >= 1e6 ? 1000 : 0));
-    return Number.isNaN(second.getTime()) ? null : `${second.toISOString().slice(0, -5)}.${String(micros % 1e6).padStart(6, "0")}Z`;
-  }
+  if (/^\d+(\.\d+)?$/.test(v)) return parseEpochText(v)?.exact ?? null;
   // A day that does not exist (2026-02-30) is refused rather than rolled over into the next month.
   if (isImpossibleCalendarDate(v)) return null;
   const instant = parseProducerInstant(v);

@@ -76,6 +76,15 @@ export function parseProducerInstant(text: string): Instant | null {
   return instantAt(second, microsOfFraction(fraction));
 }
 
+/**
+ * Epoch seconds written as text ("1700000000.123456", a query parameter), read from the digits rather than a
+ * double so the microsecond is exact; null when it is not such a text or past JavaScript's dates.
+ */
+export function parseEpochText(text: string): Instant | null {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  return m ? instantAt(Number(m[1]) * 1000, microsOfFraction(m[2] ?? "")) : null;
+}
+
 /** parseProducerInstant, to the millisecond. */
 export function parseProducerTime(text: string): Date | null {
   return parseProducerInstant(text)?.date ?? null;

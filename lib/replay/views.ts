@@ -13,10 +13,9 @@ import { redactUrlSecrets } from "../masking/url";
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
 // so a page polling every second never scans a batch's items.
 
-/** Header values can hold credentials: readers see the names only. */
+/** Header values and the URL's userinfo and query values can hold credentials: readers see header names only. */
 export function maskSink(sink: SinkConfig): SinkView {
   if (sink.type === "ledger") return { type: "ledger" };
-  // Header values are never shown (they carry credentials); the URL's userinfo and query values neither.
   return { type: "http", url: redactUrlSecrets(sink.url), headers: Object.keys(sink.headers ?? {}), timeoutMs: sink.timeoutMs, concurrency: sink.concurrency };
 }
 

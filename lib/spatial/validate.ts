@@ -8,7 +8,7 @@
 // cannot build it; JTS GeometryFixer with keepCollapsed=false drops it too); if nothing is left the record is
 // dropped. NaN/±Infinity positions are removed, as GeometryFixer and PostGIS #4813 do.
 import type { Geos } from "./geos";
-import type { Geometry, Position } from "./geojson";
+import { isFinitePosition, type Geometry, type Position } from "./geojson";
 
 export type OwnIssueCode = "invalid_coordinate" | "unclosed_ring" | "too_few_points";
 
@@ -26,18 +26,17 @@ export interface StructureReport {
 /** "(1, 2)" — JS number formatting keeps full precision and prints 0.5 as 0.5. */
 export const formatPoint = (x: number, y: number): string => `(${x}, ${y})`;
 
-const finite = (p: Position): boolean => Number.isFinite(p[0]) && Number.isFinite(p[1]);
 
 /**
  * Removes positions with NaN/±Infinity members, like JTS GeometryFixer and PostGIS ST_MakeValid (#4813) do:
  * there is no value to repair them to, and GEOS's linework MakeValid fails outright on them.
  */
 function dropInvalidCoordinates(path: Position[], label: string, report: StructureReport): Position[] {
-  if (path.every(finite)) return path;
+  if (path.every(isFinitePosition)) return path;
   const kept: Position[] = [];
   let reported = false;
   path.forEach((p, i) => {
-    if (finite(p)) {
+    if (isFinitePosition(p)) {
       kept.push(p);
     } else if (!reported) {
       // One issue per path is enough to explain it; the location is the last good vertex before the bad one.

@@ -1,7 +1,6 @@
 // `redrive user …`, `redrive token …`, `redrive audit verify`: accounts come from here (there is no sign-up).
 // Results a script may capture (a token, a generated password, a verification result) go to stdout alone;
 // everything else goes to stderr, so `T=$(redrive token create --user x@y)` holds just the token.
-import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { z } from "zod";
 import type { Actor } from "../../audit/append";
@@ -11,7 +10,7 @@ import { CreateTokenBody, EmailSchema, PasswordSchema, RoleSchema } from "../../
 import { createApiToken, revokeApiToken } from "../../auth/tokens";
 import { createUser, findUserByEmail, listUsers, setPassword } from "../../auth/users";
 import type { Db } from "../../db/client";
-import { CliUsageError, connectCli, optionsError } from "../context";
+import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 
 const UserAddOptions = z.object({
   email: EmailSchema,
@@ -32,13 +31,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 
 /** The audit actor of a CLI command: the operating-system user who ran it. */
 function cliActor(): Actor {
-  let name = "unknown";
-  try {
-    name = userInfo().username;
-  } catch {
-    // no passwd entry (some containers): keep "unknown"
-  }
-  return { id: null, email: `cli:${name}`, role: "system" };
+  return { id: null, email: `cli:${osAccount()}`, role: "system" };
 }
 
 const auditContext = (): AuditContext => ({ actor: cliActor(), now: new Date(), requestId: null });

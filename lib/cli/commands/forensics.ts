@@ -2,7 +2,6 @@
 // Results go to stdout (export: the file itself, so `redrive export --format ndjson > dlq.ndjson`); progress and
 // summaries to stderr. Card data is masked unless --unmask names (--as) a user allowed to see it; that export
 // is audited under their name.
-import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
@@ -13,7 +12,7 @@ import { lookup } from "../../forensics/lookup";
 import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../forensics/maintenance";
 import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/schemas";
 import { configuredMaskRules } from "../../masking/config";
-import { CliUsageError, connectCli, optionsError } from "../context";
+import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
@@ -85,7 +84,7 @@ export function registerForensicsCommands(program: Command): void {
       const { format, unmask: _unmask, ...filter } = query;
       const { db, close } = await connectCli();
       try {
-        let actor: Actor = { id: null, email: `cli:${userInfo().username}`, role: "operator" };
+        let actor: Actor = { id: null, email: `cli:${osAccount()}`, role: "operator" };
         if (typeof o.as === "string" || o.unmask) {
           if (typeof o.as !== "string") throw new CliUsageError("--unmask needs --as <email>: a user with dead_letters:unmask, audited as the reader");
           const user = await findUserByEmail(db.pool, o.as);

@@ -1,11 +1,10 @@
 import { createReadStream } from "node:fs";
-import { userInfo } from "node:os";
 import { SingleBar, Presets } from "cli-progress";
 import type { Command } from "commander";
 import { NormalizePool, defaultIngestThreads } from "../../dead-letters/ingest/normalize-pool";
 import { ingestStream, loadSourceSettings, type IngestResult } from "../../dead-letters/ingest/pipeline";
 import { splitNdjsonBytes } from "../../dead-letters/ingest/split";
-import { CliUsageError, connectCli, inputFile } from "../context";
+import { CliUsageError, connectCli, inputFile, osAccount } from "../context";
 
 /** Counts bytes as they stream past, for the progress bar. */
 async function* counted(stream: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
@@ -53,7 +52,7 @@ export function registerImportCommands(program: Command): void {
       bar?.start(total ?? 1, 0, { records: 0, rate: 0 });
       try {
         const sources = await loadSourceSettings(db.pool);
-        const actor = { id: null, email: `cli:${userInfo().username}`, role: "operator" };
+        const actor = { id: null, email: `cli:${osAccount()}`, role: "operator" };
         const records = splitNdjsonBytes(counted(input, (n) => (bytes += n)));
         for await (const results of ingestStream(db.pool, records, { actor, requestId: `import-${Date.now()}`, sources, batchSize, normalizer })) {
           for (const r of results) {

@@ -2,7 +2,7 @@
 // CLI talks to the database directly, so it acts as a named user (--as <email>): that user's role must allow
 // the action, the audit trail records them as the actor, and four-eyes still applies (the creator cannot
 // approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
-import { hostname, userInfo } from "node:os";
+import { hostname } from "node:os";
 import type { Command } from "commander";
 import { AppError } from "../../api/errors";
 import { bigintIdSchema, isBigintId } from "../../db/pg-range";
@@ -15,7 +15,7 @@ import { applyBatchAction, type ActingUser } from "../../replay/control";
 import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, type BatchView } from "../../replay/schemas";
 import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/state";
 import { getBatch, listBatches } from "../../replay/views";
-import { CliUsageError, connectCli, optionsError } from "../context";
+import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
 import { registerWorkerCommands } from "./worker";
 
@@ -233,11 +233,5 @@ export function registerReplayCommands(program: Command): void {
  * the operating-system account and machine it ran on (the e-mail says whose role it used, not who typed it).
  */
 function cliRequestId(): string {
-  let account = "unknown";
-  try {
-    account = userInfo().username;
-  } catch {
-    // no passwd entry in some containers
-  }
-  return `cli:${account}@${hostname()}`;
+  return `cli:${osAccount()}@${hostname()}`;
 }

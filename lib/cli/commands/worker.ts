@@ -1,14 +1,13 @@
 // `redrive worker`: more replay workers, on this machine or others, against the same PostgreSQL.
 // `redrive ledger import`: settled keys from an external ledger, so a replay dedupes them without sending.
 import { createReadStream } from "node:fs";
-import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { z } from "zod";
 import { getEnv } from "../../env";
 import { startMaintenance } from "../../forensics/maintenance";
 import { importLedger } from "../../replay/ledger-import";
 import { startWorker } from "../../replay/worker";
-import { CliUsageError, connectCli, inputFile, optionsError } from "../context";
+import { CliUsageError, connectCli, inputFile, optionsError, osAccount } from "../context";
 import { readLines } from "../lines";
 
 const WorkerOptions = z.object({
@@ -68,14 +67,8 @@ export function registerWorkerCommands(program: Command): void {
       const input = file === "-" ? process.stdin : createReadStream(file);
       const { db, close } = await connectCli();
       try {
-        let name = "unknown";
-        try {
-          name = userInfo().username;
-        } catch {
-          // no passwd entry in some containers
-        }
         const result = await importLedger(db.pool, readLines(input).lines, {
-          actor: { id: null, email: `cli:${name}`, role: "operator" }, now: new Date(), source: file === "-" ? "stdin" : file,
+          actor: { id: null, email: `cli:${osAccount()}`, role: "operator" }, now: new Date(), source: file === "-" ? "stdin" : file,
         });
         for (const bad of result.invalid) process.stderr.write(`line ${bad.line}: ${bad.message}\n`);
         process.stdout.write(`${JSON.stringify({ imported: result.imported, alreadyKnown: result.alreadyKnown, invalid: result.invalid.length })}\n`);

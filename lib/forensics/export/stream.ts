@@ -5,7 +5,7 @@ import { buildWhere } from "../../dead-letters/where";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../schemas";
 import { csvHeader, csvLine, geojsonFeatures, GEOJSON_HEAD, GEOJSON_TAIL, ndjsonLine, type CsvRow, type GeojsonRow, type NdjsonRow } from "./format";
-import { utcMicrosSql } from "../../db/instant";
+import { utcMicrosSql, utcMillisSql } from "../../db/instant";
 
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
 // the export is one consistent snapshot and its count is exact), FETCH BATCH rows at a time, the next batch
@@ -31,9 +31,6 @@ export interface ExportOptions {
   batchSize?: number;
 }
 
-// observed_at to the microsecond, as stored; the bookkeeping times (milliseconds) as the API writes them
-const utc = utcMicrosSql;
-const utcMillis = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * Only the columns each format writes, jsonb as text (no parse, no re-stringify). Reading rows is most of an
@@ -42,15 +39,15 @@ const utcMillis = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
  */
 const FORMAT_COLUMNS: Record<ExportFormat, string> = {
   ndjson: `d.kind, d.source, d.idempotency_key, d.failure_class::text AS failure_class, d.first_failure_reason, d.failure_count,
-    ${utcMillis("d.first_seen_at")} AS first_seen_at, d.raw_envelope,
+    ${utcMillisSql("d.first_seen_at")} AS first_seen_at, d.raw_envelope,
     CASE WHEN d.kind = 'afc' THEN EXISTS (SELECT 1 FROM failure_attempt f WHERE f.dead_letter_id = d.id AND f.attempt = 1
       AND f.origin = 'capture') END AS captured`,
   csv: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
-    ${utc("d.observed_at")} AS observed_at, ${utcMillis("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
+    ${utcMicrosSql("d.observed_at")} AS observed_at, ${utcMillisSql("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
     d.failure_class::text AS failure_class, d.class_reason, d.first_failure_reason, d.reason, d.reason_group, d.replay_count,
     d.failure_count, d.analysis->>'outcome' AS outcome, d.payload::text AS payload`,
   geojson: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.status::text AS status, d.failure_class::text AS failure_class,
-    d.reason, ${utc("d.observed_at")} AS observed_at, d.analysis->>'outcome' AS outcome, (d.payload->'geometry')::text AS geometry,
+    d.reason, ${utcMicrosSql("d.observed_at")} AS observed_at, d.analysis->>'outcome' AS outcome, (d.payload->'geometry')::text AS geometry,
     (d.payload->'properties')::text AS properties, d.repaired_geometry::text AS repaired_geometry,
     CASE WHEN EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text
       AND a.action = '${AUDIT_ACTION.edit}') THEN d.raw_envelope END AS received_envelope`,
