@@ -60,16 +60,22 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
   return Response.json(data, init);
 }
 
+/**
+ * Every API answer is per reader and may hold card data in clear (an auditor's unmask=1, a token's secret): no
+ * browser or proxy cache keeps it.
+ */
+const NO_STORE = "no-store";
+
 export function errorResponse(err: unknown, requestId: string): Response {
   if (err instanceof AppError) {
-    const headers: Record<string, string> = { "x-request-id": requestId };
+    const headers: Record<string, string> = { "x-request-id": requestId, "cache-control": NO_STORE };
     if (err.code === "unauthenticated") headers["www-authenticate"] = 'Bearer realm="redrive"';
     return Response.json(err.toJSON(), { status: err.status, headers });
   }
   console.error(`[api] ${requestId} unhandled error`, err);
   return Response.json(
     { error: { code: "internal", message: "Internal server error", issues: [], requestId } },
-    { status: 500, headers: { "x-request-id": requestId } },
+    { status: 500, headers: { "x-request-id": requestId, "cache-control": NO_STORE } },
   );
 }
 
@@ -162,12 +168,6 @@ export function otherMethods(...allowed: Method[]): Record<Method, RouteHandler>
   return Object.fromEntries(METHODS.map((m) => [m, route])) as Record<Method, RouteHandler>;
 }
 
-/**
- * Every API answer is per reader and may hold card data in clear (an auditor's unmask=1, a token's secret): no
- * browser or proxy cache keeps it.
- */
-const NO_STORE = "no-store";
-
 export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
   spec: RouteSpec<P, Q, B>,
   fn: (ctx: RouteContext<P, Q, B>) => Promise<Response | unknown>,
@@ -204,9 +204,7 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       }
       return Response.json(out, { headers: { "x-request-id": requestId, "cache-control": NO_STORE } });
     } catch (err) {
-      const res = errorResponse(err, requestId);
-      res.headers.set("cache-control", NO_STORE);
-      return res;
+      return errorResponse(err, requestId);
     }
   };
   return Object.assign(handler, { meta: { access: spec.access } });
