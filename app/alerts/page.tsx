@@ -11,14 +11,15 @@ export const dynamic = "force-dynamic";
 export default async function AlertsPage() {
   const principal = await requirePagePrincipal("dead_letters:read");
   const pool = getDb().pool;
-  const [rules, events] = await Promise.all([listAlertRules(pool), recentAlertEvents(pool)]);
+  const canManage = can(principal.role, "alerts:manage");
+  const [rules, events] = await Promise.all([listAlertRules(pool, canManage ? "whole" : "origin"), recentAlertEvents(pool)]);
   return (
     <section aria-labelledby="alerts-heading" className="space-y-3">
       <h1 id="alerts-heading" className="text-lg font-semibold">Alerts</h1>
       <p className="text-sm text-slate-600">
         Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the value is back at or below it.
       </p>
-      <AlertRules initial={{ rules, events }} canManage={can(principal.role, "alerts:manage")} />
+      <AlertRules initial={{ rules, events }} canManage={canManage} />
     </section>
   );
 }

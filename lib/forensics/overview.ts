@@ -115,7 +115,7 @@ export async function runningReplays(db: Db, now: Date): Promise<RunningReplay[]
 export async function healthOverview(db: Db, now: Date): Promise<Overview> {
   const [cells, hourly, daily, oldest, replays, rules] = await Promise.all([
     countCells(db), arrivalSeries(db, now, "hour", 48), arrivalSeries(db, now, "day", 30), oldestUnresolved(db),
-    runningReplays(db, now), listAlertRules(db),
+    runningReplays(db, now), listAlertRules(db, "origin"),
   ]);
   return {
     generatedAt: now.toISOString(),

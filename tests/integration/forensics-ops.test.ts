@@ -112,6 +112,8 @@ describe("alerts", () => {
     };
     expect(await urlFor("supervisor")).toBe(hookUrl);
     expect(await urlFor("analyst")).toBe(`${new URL(hookUrl).origin}/…`);
+    // the overview every reader sees lists the rules too
+    expect((await healthOverview(db.pool, new Date())).alerts.find((r) => r.id === "dlq-size")?.webhookUrl).toBe(`${new URL(hookUrl).origin}/…`);
   });
 });
 

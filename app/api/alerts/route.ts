@@ -1,7 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
-import { urlOrigin } from "@/lib/masking/url";
 import { listAlertRules, recentAlertEvents } from "@/lib/forensics/alerts/rules";
 
 export const dynamic = "force-dynamic";
@@ -12,9 +11,9 @@ export const dynamic = "force-dynamic";
  */
 export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ principal }) => {
   const pool = getDb().pool;
-  const [rules, events] = await Promise.all([listAlertRules(pool), recentAlertEvents(pool)]);
-  if (can(principal!.role, "alerts:manage")) return { rules, events };
-  return { rules: rules.map((r) => ({ ...r, webhookUrl: r.webhookUrl === null ? null : urlOrigin(r.webhookUrl) })), events };
+  const webhooks = can(principal!.role, "alerts:manage") ? "whole" : "origin";
+  const [rules, events] = await Promise.all([listAlertRules(pool, webhooks), recentAlertEvents(pool)]);
+  return { rules, events };
 });
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -5,6 +5,7 @@ import { inTransaction } from "../../db/transaction";
 import type { AlertMetric, AlertRuleUpdate } from "../schemas";
 import { checkOutbound } from "../../api/outbound";
 import { getEnv } from "../../env";
+import { urlOrigin } from "../../masking/url";
 
 // Alert rules as the UI shows them (with the open event, if firing) and their edits by supervisors, audited
 // with before and after. The rules themselves ship with the forensics migration.
@@ -54,7 +55,12 @@ const toEvent = (e: EventRow): AlertEventView => ({
 
 const EVENT_COLUMNS = `id::text AS id, rule_id, fired_at, resolved_at, value, message, delivered_at, delivery_attempts, delivery_error`;
 
-export async function listAlertRules(db: pg.Pool | pg.PoolClient): Promise<AlertRuleView[]> {
+/**
+ * The rules, with the open event of a firing one. A webhook URL is a credential (a chat webhook's secret is its
+ * path): `webhooks` "whole" for those who manage alerts, "origin" for every other reader (the alerts page, its
+ * API, the overview).
+ */
+export async function listAlertRules(db: pg.Pool | pg.PoolClient, webhooks: "whole" | "origin"): Promise<AlertRuleView[]> {
   const [rules, open] = await Promise.all([
     db.query<{ id: string; name: string; metric: AlertMetric; threshold: number; window_minutes: number; enabled: boolean;
       webhook_url: string | null; last_value: number | null; last_evaluated_at: Date | null }>(
@@ -65,7 +71,7 @@ export async function listAlertRules(db: pg.Pool | pg.PoolClient): Promise<Alert
   const firing = new Map(open.rows.map((e) => [e.rule_id, toEvent(e)]));
   return rules.rows.map((r) => ({
     id: r.id, name: r.name, metric: r.metric, threshold: r.threshold, windowMinutes: r.window_minutes, enabled: r.enabled,
-    webhookUrl: r.webhook_url, lastValue: r.last_value, lastEvaluatedAt: r.last_evaluated_at?.toISOString() ?? null,
+    webhookUrl: r.webhook_url === null || webhooks === "whole" ? r.webhook_url : urlOrigin(r.webhook_url), lastValue: r.last_value, lastEvaluatedAt: r.last_evaluated_at?.toISOString() ?? null,
     firing: firing.get(r.id) ?? null,
   }));
 }
@@ -107,7 +113,7 @@ export async function updateAlertRule(
       after,
     }], ctx.now);
   });
-  const rule = (await listAlertRules(pool)).find((r) => r.id === id);
+  const rule = (await listAlertRules(pool, "whole")).find((r) => r.id === id); // answered to its manager
   if (!rule) throw new AppError("not_found", `alert rule ${id} does not exist`);
   return rule;
 }
