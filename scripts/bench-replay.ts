@@ -3,9 +3,11 @@
 //     through the built-in ledger with 1, 2 and 4 worker processes;
 //  2. graphile-worker 0.17 draining 100,000 no-op jobs in its best configuration (localQueue 500, batched
 //     completion with no delay, jobs added with one add_jobs call) — the reference;
-//  3. pacing accuracy at 10, 100 and 1,000 records/s with 1 and 4 workers: achieved rate and worst 1-s window.
+//  3. the write floor: the writes each item needs, in one SQL statement per page and no application code
+//     (scripts/bench/write-floor.ts), with and without marking the records replayed — what parity would take;
+//  4. pacing accuracy at 10, 100 and 1,000 records/s with 1 and 4 workers: achieved rate and worst 1-s window.
 // Uses a dedicated database on the resolved server (DATABASE_URL, else the embedded one), dropped at the end.
-//   --records N (default 100000)  --skip-graphile  --skip-pacing  --workers 1,2,4 (--workers "" skips the drains)
+//   --records N (default 100000)  --skip-graphile  --skip-floor  --skip-pacing  --workers 1,2,4 (--workers "" skips the drains)
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -18,12 +20,14 @@ import { applyBatchAction } from "../lib/replay/control";
 import { CreateBatchBody } from "../lib/replay/schemas";
 import { bulkApproved, type TestUsers } from "../tests/replay/fixtures";
 import { benchGraphile } from "./bench/graphile-reference";
+import { benchWriteFloor, type FloorResult } from "./bench/write-floor";
 
 const { values } = parseArgs({
   options: {
     records: { type: "string", default: "100000" },
     workers: { type: "string", default: "1,2,4" },
     "skip-graphile": { type: "boolean", default: false },
+    "skip-floor": { type: "boolean", default: false },
     "skip-pacing": { type: "boolean", default: false },
   },
 });
@@ -124,17 +128,41 @@ for (const n of values.workers.split(",").filter(Boolean).map(Number)) {
 results.engine = engine;
 
 // 2. graphile-worker reference.
+let bestReference: number | null = null;
 if (!values["skip-graphile"]) {
   await reset(db.pool);
   const reference = await benchGraphile(dbUrl, RECORDS, say);
   results.graphileWorker = reference;
   const best = Math.max(...engine.map((e) => e.perSecond));
   const bestRef = Math.max(...reference.map((r) => r.perSecond));
+  bestReference = bestRef;
   results.ratio = Number((best / bestRef).toFixed(2));
   say(`ratio engine best / graphile-worker best = ${best} / ${bestRef} = ${results.ratio}`);
 }
 
-// 3. Pacing accuracy.
+// 3. The write floor, 2 connections (both cores), with and without the records' status.
+if (!values["skip-floor"]) {
+  const floor: FloorResult[] = [];
+  for (const recordStatus of [true, false]) {
+    await reset(db.pool);
+    await seed(db, RECORDS);
+    const input = CreateBatchBody.parse({ filter: {}, sink: { type: "ledger" }, ratePerSecond: 1_000_000, pageSize: 500 });
+    const { id } = await createBatch(db.pool, input, users.creator, { now: new Date() });
+    await applyBatchAction(db.pool, id, "approve", users.approver, { now: new Date() });
+    await db.pool.query("VACUUM ANALYZE replay_item");
+    const row = await benchWriteFloor(db.pool, id, RECORDS, 2, recordStatus);
+    floor.push(row);
+    say(`write floor (SQL only, ${row.lanes} connections${recordStatus ? "" : ", records' status left alone"}): ${RECORDS} items in ${row.seconds} s = ${row.perSecond}/s`);
+  }
+  results.writeFloor = floor;
+  if (bestReference !== null) {
+    const top = Math.max(...floor.map((f) => f.perSecond));
+    results.floorRatio = Number((top / bestReference).toFixed(2));
+    say(`ratio write floor best / graphile-worker best = ${top} / ${bestReference} = ${results.floorRatio}`);
+  }
+}
+
+// 4. Pacing accuracy.
 if (!values["skip-pacing"]) {
   const pacing: Record<string, unknown>[] = [];
   for (const rate of [10, 100, 1000]) {
