@@ -41,6 +41,19 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("Sun, 29 Nov 2026 11:00:00 GMT", now)).toBe(0);
   });
 
+  it("reads the three HTTP-date forms as GMT (RFC 9110 §5.6.7), whatever the server's time zone", () => {
+    const tz = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      for (const v of ["Sun, 29 Nov 2026 12:00:10 GMT", "Sunday, 29-Nov-26 12:00:10 GMT", "Sun Nov 29 12:00:10 2026"]) {
+        expect(parseRetryAfter(v, now)).toBe(10_000);
+      }
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it("ignores what it cannot read", () => {
     expect(parseRetryAfter(null, now)).toBeNull();
     expect(parseRetryAfter("soon", now)).toBeNull();

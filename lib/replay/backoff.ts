@@ -33,8 +33,11 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
   if (value === null || value === undefined) return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Math.min(Number(v) * 1000, MAX_RETRY_AFTER_MS);
-  // An HTTP-date names its month; Date.parse alone would read "-1" as a year.
-  const at = /[a-z]{3}/i.test(v) ? Date.parse(v) : Number.NaN;
+  // An HTTP-date names its month; Date.parse alone would read "-1" as a year. All three HTTP-date forms are
+  // GMT, but the obsolete asctime one ("Sun Nov  6 08:49:37 1994") says so nowhere, and Date.parse reads a
+  // date without a zone in the server's local time.
+  const zoned = /(?:GMT|UTC|Z|[+-]\d{4})$/i.test(v) ? v : `${v} GMT`;
+  const at = /[a-z]{3}/i.test(v) ? Date.parse(zoned) : Number.NaN;
   if (Number.isNaN(at)) return null;
   return Math.min(Math.max(0, at - now.getTime()), MAX_RETRY_AFTER_MS);
 }
