@@ -53,13 +53,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const sp = await searchParams;
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v ? [v] : []) if (x !== "") params.append(k, x);
-  // The form's datetime-local fields carry no zone; they are labelled UTC, so read them as UTC. A minute given as
-  // "to" includes that whole minute (To 14:59 keeps an event at 14:59:03).
-  for (const k of ["from", "to"]) {
-    const v = params.get(k);
-    if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(v)) params.set(k, k === "to" ? `${v}:59.999Z` : `${v}Z`);
-    else if (v && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(v)) params.set(k, `${v}Z`);
-  }
+  // The form's datetime-local fields carry no zone; they are labelled UTC, and the schema reads a time without an
+  // offset as UTC and a minute given as "to" to its end (To 14:59 keeps an event at 14:59:03).
   const parsed = AuditQuerySchema.safeParse(searchParamsToObject(params));
   const page = parsed.success ? await auditLog(getDb().pool, parsed.data, configuredMaskRules()) : null;
   const next = new URLSearchParams(params);

@@ -24,8 +24,11 @@ export interface LookupFormValues {
   radiusKm: string;
 }
 
-/** "2026-11-05T08:00" from <input type="datetime-local">, read as UTC → RFC 3339. */
-const fromLocalInput = (v: string) => (v ? `${v}:00Z` : "");
+/**
+ * "2026-11-05T08:00" from <input type="datetime-local">, labelled UTC → "2026-11-05T08:00Z". Left at the minute:
+ * the API reads a minute given as `to` to its end, so To 08:00 keeps a record at 08:00:30.
+ */
+const fromLocalInput = (v: string) => (v ? `${v}Z` : "");
 
 /** The lookup's URL for the form's values (a box wins over a point, as the API refuses both). */
 function lookupUrl(v: LookupFormValues): string {

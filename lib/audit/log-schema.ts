@@ -4,7 +4,8 @@ import { ListFilterSchema } from "../dead-letters/filters";
 
 // The audit log's query and answer (GET /api/audit, the /audit page). Client-safe.
 
-const isoDate = ListFilterSchema.shape.from;
+const fromTime = ListFilterSchema.shape.from;
+const toTime = ListFilterSchema.shape.to;
 
 export const AUDIT_TARGET_TYPES = ["dead_letter", "replay_batch", "user", "api_token", "alert_rule", "export", "ledger"] as const;
 
@@ -16,8 +17,8 @@ export const AuditQuerySchema = z
     actor: z.string().trim().min(1).max(320).optional(),
     targetType: z.enum(AUDIT_TARGET_TYPES).optional(),
     targetId: z.string().trim().min(1).max(100).optional(),
-    from: isoDate.optional(),
-    to: isoDate.optional(),
+    from: fromTime.optional(),
+    to: toTime.optional(),
     /** the id of the last event of the previous page (events come newest first) */
     cursor: bigintIdSchema("must be an event id").optional(),
     limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -5,7 +5,8 @@ import { IdSchema } from "../dead-letters/schemas";
 // Request shapes of the forensics API (lookup, timeline, quarantine, export, reveal, alerts) and the shapes
 // they answer. Client-safe: pages, hooks, routes and the CLI share them.
 
-const isoDate = ListFilterSchema.shape.from;
+const fromTime = ListFilterSchema.shape.from;
+const toTime = ListFilterSchema.shape.to;
 
 const PointSchema = z.preprocess(
   (v) => (typeof v === "string" ? v.split(",").map((n) => (n.trim() === "" ? NaN : Number(n))) : v),
@@ -24,8 +25,8 @@ export const LookupQuerySchema = z
     bbox: BboxSchema.optional(),
     near: PointSchema.optional(),
     radiusKm: z.coerce.number().positive().max(1000).default(1),
-    from: isoDate,
-    to: isoDate,
+    from: fromTime,
+    to: toTime,
     limit: z.coerce.number().int().min(1).max(200).default(50),
   })
   .refine((v) => v.q !== undefined || v.bbox !== undefined || v.near !== undefined, {

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ListFilterSchema } from "./filters";
+
+// The filter's time bounds must mean one instant whatever the host's time zone: JavaScript's Date reads a time
+// without seconds, or looser text, in local time, and one link then selected different records on different hosts.
+describe("ListFilterSchema from/to", () => {
+  let tz: string | undefined;
+  beforeAll(() => {
+    tz = process.env.TZ;
+    process.env.TZ = "Asia/Kolkata";
+  });
+  afterAll(() => {
+    if (tz === undefined) delete process.env.TZ;
+    else process.env.TZ = tz;
+  });
+
+  const bounds = (v: unknown) => {
+    const r = ListFilterSchema.parse({ from: v, to: v });
+    return [r.from, r.to];
+  };
+
+  it("reads RFC 3339, naive times (as UTC) and epoch seconds to the microsecond", () => {
+    expect(bounds("2026-01-01T00:00:00Z")).toEqual(["2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:00.000000Z"]);
+    expect(bounds("2026-01-01t05:30:00.1234567+05:30")).toEqual(["2026-01-01T00:00:00.123457Z", "2026-01-01T00:00:00.123457Z"]);
+    expect(bounds("2026-01-01 00:00:00")).toEqual(["2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:00.000000Z"]);
+    expect(bounds("1767225600.5")).toEqual(["2026-01-01T00:00:00.500000Z", "2026-01-01T00:00:00.500000Z"]);
+  });
+
+  it("reads a time to the minute as UTC, `to` reaching to the minute's end", () => {
+    expect(bounds("2026-01-01T00:00")).toEqual(["2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:59.999999Z"]);
+    expect(bounds("2026-01-01T10:00Z")).toEqual(["2026-01-01T10:00:00.000000Z", "2026-01-01T10:00:59.999999Z"]);
+    expect(bounds("2026-01-01T05:30+05:30")).toEqual(["2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:59.999999Z"]);
+  });
+
+  it("reads a bare day as that whole UTC day", () => {
+    expect(bounds("2026-01-01")).toEqual(["2026-01-01T00:00:00.000000Z", "2026-01-01T23:59:59.999999Z"]);
+  });
+
+  it("refuses text only a JavaScript Date would read, naming the forms it takes", () => {
+    for (const v of ["Jan 1 2026", "2026/01/01", "01/02/2026", "2026-02-30", "2026-01-01T25:00"]) {
+      const r = ListFilterSchema.safeParse({ from: v });
+      expect(r.success, v).toBe(false);
+      expect(r.error?.issues[0]).toMatchObject({ path: ["from"], message: expect.stringContaining("RFC 3339") });
+    }
+  });
+});
