@@ -15,9 +15,10 @@ import {
   type Classification,
 } from "./classify";
 import { EVENT_HASH_PATTERN, eventHash } from "./hash";
-import { isRfc3339, parseProducerInstant, parseProducerTime, type Instant } from "@/lib/dead-letters/timestamps";
+import { parseProducerTime } from "@/lib/dead-letters/timestamps";
 import { NOT_DATETIME, NOT_INTEGER, issuesToFieldErrors } from "./issue-messages";
 import { isJsonObject, parsePythonJson, toPlainJson } from "./json";
+import { tapObservedAt } from "./tap-time";
 import { runSchema } from "./run-schema";
 import { validateTap, withPlainNumbers } from "./tap-schema";
 
@@ -153,7 +154,7 @@ function buildRecord(args: {
 }): NewDeadLetter {
   const eventId = idField(args.tap, "event_id");
   const deviceId = idField(args.tap, "device_id");
-  const observed = tapTime(args.tap);
+  const observed = tapObservedAt(args.tap);
   return {
     kind: "afc",
     source: args.source,
@@ -197,15 +198,6 @@ function idField(tap: unknown, field: "event_id" | "device_id"): string | null {
   if (!isJsonObject(tap)) return null;
   const value = tap[field];
   return typeof value === "string" && value.trim() !== "" ? value : null;
-}
-
-function tapTime(tap: unknown): Instant | null {
-  if (!isJsonObject(tap)) return null;
-  const ts = tap["tap_timestamp"];
-  // a tap_timestamp the gate accepts (offset required), in either case; one in year 0 (which PostgreSQL cannot
-  // store) orders the record by when it was first seen instead, like a tap without one
-  const instant = typeof ts === "string" && isRfc3339(ts) ? parseProducerInstant(ts) : null;
-  return instant && instant.date.getUTCFullYear() >= 1 ? instant : null;
 }
 
 /**

@@ -28,10 +28,11 @@ describe("PostgreSQL ranges at the boundary", () => {
     expect(isImpossibleCalendarDate("2024-02-29T00:00:00Z")).toBe(false);
     expect(isImpossibleCalendarDate("2026-13-01")).toBe(true);
     const from = (v: string) => ListFilterSchema.safeParse({ from: v });
-    expect(from("-005000-01-01T00:00:00Z").error?.issues[0]?.message).toBe("must be between the years 0001 and 9999");
+    expect(from("0000-12-31T23:59:59Z").error?.issues[0]?.message).toBe("must be between the years 0001 and 9999");
+    expect(from("-005000-01-01T00:00:00Z").success).toBe(false); // an extended year is no RFC 3339
     expect(from("+275760-09-13T00:00:00Z").success).toBe(false);
     expect(from("99999999999999").success).toBe(false);
-    expect(from("2026-02-30").error?.issues[0]?.message).toBe("must be an RFC 3339 time or epoch seconds");
+    expect(from("2026-02-30").error?.issues[0]?.message).toBe("must be an RFC 3339 time (without an offset: UTC), a day YYYY-MM-DD (UTC) or epoch seconds");
     expect(from("2026-11-29T10:00:00Z").data?.from).toBe("2026-11-29T10:00:00.000000Z");
     expect(from("1764410400").data?.from).toBe("2025-11-29T10:00:00.000000Z");
     // to the microsecond, as observed_at is stored: a record's own time bounds a range that holds it

@@ -156,6 +156,8 @@ async function writeEdit(client: pg.PoolClient, id: string, payload: unknown, st
        event_id = CASE WHEN kind = 'afc' THEN $6 ELSE event_id END,
        device_id = CASE WHEN kind = 'afc' THEN $7 ELSE device_id END,
        entity_key = CASE WHEN kind = 'afc' THEN $7 ELSE entity_key END,
+       -- A tap's observation time is in its payload: an edited tap_timestamp moves it (ordering, lookup, entity state).
+       observed_at = CASE WHEN kind = 'afc' AND $15::text IS NOT NULL THEN $15::timestamptz ELSE observed_at END,
        analysis = CASE WHEN kind = 'spatial' THEN $8::jsonb ELSE analysis END,
        repaired_geometry = CASE WHEN kind = 'spatial' THEN $9::jsonb ELSE repaired_geometry END,
        bbox = CASE WHEN kind <> 'spatial' THEN bbox WHEN $10::float8 IS NULL THEN NULL
@@ -166,7 +168,7 @@ async function writeEdit(client: pg.PoolClient, id: string, payload: unknown, st
       id, JSON.stringify(payload), status, o.failureClass, o.classReason, o.eventId ?? null, o.deviceId ?? null,
       o.spatial ? JSON.stringify(o.spatial.analysis) : null,
       o.spatial?.repairedGeometry == null ? null : JSON.stringify(o.spatial.repairedGeometry),
-      box?.[0] ?? null, box?.[1] ?? null, box?.[2] ?? null, box?.[3] ?? null, now,
+      box?.[0] ?? null, box?.[1] ?? null, box?.[2] ?? null, box?.[3] ?? null, now, o.observedAt ?? null,
     ],
   );
 }

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { classifyTap } from "../afc/classify";
+import { tapObservedAt } from "../afc/tap-time";
 import { validateTap } from "../afc/tap-schema";
 import { AppError } from "../api/errors";
 import { indexedTextProblem } from "../db/pg-range";
@@ -29,6 +30,8 @@ export interface EditOutcome {
   /** AFC: the searchable id columns follow the payload (the key does not) */
   eventId?: string | null;
   deviceId?: string | null;
+  /** AFC: when the edited tap was observed (UTC to the microsecond); null keeps the stored time */
+  observedAt?: string | null;
   spatial?: { analysis: SpatialAnalysis; repairedGeometry: JsonValue | null; bbox: [number, number, number, number] | null };
   /** identity fields changed under a supervisor's override */
   overridden: string[];
@@ -110,7 +113,7 @@ function evaluateTap(
     const problem = value === null ? null : indexedTextProblem(value);
     if (problem) throw new AppError("validation_failed", `payload.${field}: ${problem}`, { issues: [{ path: `payload.${field}`, message: problem }] });
   }
-  return { failureClass, classReason, eventId, deviceId, overridden: changed };
+  return { failureClass, classReason, eventId, deviceId, observedAt: tapObservedAt(tap)?.exact ?? null, overridden: changed };
 }
 
 async function sourceSettings(db: pg.PoolClient, source: string) {

@@ -347,3 +347,24 @@ describe("observation times to the microsecond", () => {
     expect((await listDeadLetters(db.pool, ListQuerySchema.parse({ source: "micro", from: self, to: self }))).items).toHaveLength(1);
   });
 });
+
+describe("AFC observation time", () => {
+  it("a tap time without an offset orders the tap (as UTC); an edited tap_timestamp moves it", async () => {
+    const naive = `{"event_id":"e-naive","device_id":"gate-09","fare_amount_cents":275,"tap_timestamp":"2025-06-01T00:00:00"}`;
+    let id = "";
+    for await (const results of ingestStream(db.pool, texts([afc(naive)]), { actor: analyst.actor, requestId: "naive" })) {
+      for (const r of results) if (r.status === "created") id = r.id;
+    }
+    const d = await getDeadLetter(db.pool, id);
+    // Still refused by the gate (the offset is required), but ordered by its own time, not by when it arrived.
+    expect(d.failureClass).toBe("transient_schema");
+    expect(d.observedAt).toBe("2025-06-01T00:00:00.000000Z");
+    const fixed = { ...(d.payload as Record<string, unknown>), tap_timestamp: "2025-06-01T00:00:00.25+02:00" };
+    const edited = await applyAction(db.pool, id, { action: "edit", version: d.version, payload: fixed, reason: "device clock was CEST" }, supervisor);
+    expect(edited).toMatchObject({ observedAt: "2025-05-31T22:00:00.250000Z", classReason: "edited into validity" });
+    // A tap time the edit leaves unreadable keeps the stored observation time.
+    const unreadable = { ...fixed, tap_timestamp: "yesterday" };
+    const again = await applyAction(db.pool, id, { action: "edit", version: edited.version, payload: unreadable, reason: "test" }, supervisor);
+    expect(again.observedAt).toBe("2025-05-31T22:00:00.250000Z");
+  });
+});
