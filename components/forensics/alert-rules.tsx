@@ -15,6 +15,12 @@ const UNIT: Record<AlertRuleView["metric"], string> = {
   oldest_age: "hours",
 };
 
+/**
+ * A decimal as typed: "1,5" with a decimal comma (a German keyboard's decimal keypad offers only ",") is 1.5.
+ * Number("1,5") was NaN, sent as null, and the save failed with "expected number, received null".
+ */
+const decimal = (text: string) => Number(/^\s*[+-]?\d*,\d+\s*$/.test(text) ? text.replace(",", ".") : text);
+
 function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean }) {
   const update = useUpdateAlertRule();
   const [threshold, setThreshold] = useState(String(rule.threshold));
@@ -23,7 +29,7 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
   const save = () =>
     update.mutate({
       id: rule.id,
-      patch: { threshold: Number(threshold), windowMinutes: Number(windowMinutes), webhookUrl: webhookUrl.trim() === "" ? null : webhookUrl.trim() },
+      patch: { threshold: decimal(threshold), windowMinutes: Number(windowMinutes), webhookUrl: webhookUrl.trim() === "" ? null : webhookUrl.trim() },
     });
   const input = "w-24 rounded border border-slate-300 px-1.5 py-0.5 text-sm disabled:cursor-not-allowed disabled:bg-slate-50 disabled:text-slate-500";
   return (
@@ -69,9 +75,9 @@ function Events({ events }: { events: AlertEventView[] }) {
     <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white text-sm">
       {events.map((e) => (
         <li key={e.id} className="flex flex-wrap items-baseline gap-x-3 px-3 py-1.5">
-          <time className="text-xs text-slate-500" dateTime={e.firedAt}>{e.firedAt.replace("T", " ").slice(0, 16)}</time>
+          <time className="text-xs text-slate-500" dateTime={e.firedAt}>{e.firedAt.replace("T", " ").slice(0, 16)} UTC</time>
           <span>{e.message}</span>
-          {e.resolvedAt ? <Badge tone="green">resolved {e.resolvedAt.replace("T", " ").slice(0, 16)}</Badge> : <Badge tone="red">open</Badge>}
+          {e.resolvedAt ? <Badge tone="green">resolved {e.resolvedAt.replace("T", " ").slice(0, 16)} UTC</Badge> : <Badge tone="red">open</Badge>}
           <span className="text-xs text-slate-500">
             {e.deliveredAt ? "webhook delivered" : e.deliveryError ? `webhook failed (${e.deliveryAttempts}×): ${e.deliveryError}` : "no webhook delivery"}
           </span>

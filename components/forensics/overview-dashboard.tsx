@@ -49,7 +49,7 @@ function RateChart({ title, data, unit }: { title: string; data: SeriesPoint[]; 
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} />
             <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} />
-            <Tooltip labelFormatter={(at) => String(at).replace("T", " ").slice(0, unit === "hour" ? 16 : 10)} />
+            <Tooltip labelFormatter={(at) => `${String(at).replace("T", " ").slice(0, unit === "hour" ? 16 : 10)} UTC`} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar dataKey="arrivals" name="first seen" fill="#64748b" isAnimationActive={false} />
             <Bar dataKey="poison" name="poison" fill="#b91c1c" isAnimationActive={false} />
@@ -105,8 +105,8 @@ export function OverviewDashboard({ initial }: { initial: Overview }) {
         </p>
       )}
       <div className="grid gap-3 lg:grid-cols-2">
-        <RateChart title="First seen per hour, last 48 hours" data={o.hourly} unit="hour" />
-        <RateChart title="First seen per day, last 30 days" data={o.daily} unit="day" />
+        <RateChart title="First seen per hour (UTC), last 48 hours" data={o.hourly} unit="hour" />
+        <RateChart title="First seen per UTC day, last 30 days" data={o.daily} unit="day" />
       </div>
       <div className="grid gap-3 md:grid-cols-4">
         <Counts title="By kind" counts={o.byKind} />

@@ -57,7 +57,7 @@ export function QuarantineGroups({ initial, canTriage, canPurge, canUnmask }: { 
                 <th scope="col" className="px-3 py-2">Kind</th>
                 <th scope="col" className="px-3 py-2">Reason pattern</th>
                 <th scope="col" className="px-3 py-2 text-right">Records</th>
-                <th scope="col" className="px-3 py-2" title="records of the group per day they were observed (not the day they were quarantined)">Observed, last 14 days</th>
+                <th scope="col" className="px-3 py-2" title="records of the group per UTC day they were observed (not the day they were quarantined)">Observed per UTC day, last 14 days</th>
                 <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
               </tr>
             </thead>

@@ -35,7 +35,7 @@ export function TimelineEvents({ events }: { events: TimelineEvent[] }) {
         <li key={e.id} className="relative">
           <span className="absolute -left-[21px] top-1.5 h-2.5 w-2.5 rounded-full border-2 border-white bg-slate-400" aria-hidden />
           <div className="flex flex-wrap items-baseline gap-x-2">
-            <time dateTime={e.at} className="whitespace-nowrap font-mono text-xs text-slate-500">{e.at.replace("T", " ").slice(0, 23)}</time>
+            <time dateTime={e.at} className="whitespace-nowrap font-mono text-xs text-slate-500">{e.at.replace("T", " ").slice(0, 23)} UTC</time>
             <Badge tone={TONE[e.kind]}>{e.kind}</Badge>
             <span className="text-sm">{e.summary}</span>
           </div>

@@ -8,7 +8,8 @@ export function formatDuration(seconds: number | null): string {
 }
 
 export function formatTime(iso: string | null): string {
-  return iso ? iso.replace("T", " ").slice(0, 19) : "—";
+  // Every time Redrive shows is UTC and says so: a bare wall-clock time (an ETA) reads as the viewer's own.
+  return iso ? `${iso.replace("T", " ").slice(0, 19)} UTC` : "—";
 }
 
 export const fmt = (n: number) => n.toLocaleString("en");

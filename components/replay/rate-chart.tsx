@@ -4,6 +4,7 @@ import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Too
 import { compactNumber as compact } from "@/components/ui/compact-number";
 import { useRateSeries } from "./queries";
 
+/** The axis's clock, UTC as every time shown (the chart's caption says so). */
 const clock = (t: number) => new Date(t * 1000).toISOString().slice(11, 19);
 
 /**
@@ -28,7 +29,7 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
             <XAxis dataKey="t" tickFormatter={clock} minTickGap={40} fontSize={11} />
             <YAxis allowDecimals={false} fontSize={11} width={48} tickFormatter={compact}
               domain={[0, (max: number) => (drawCeiling ? Math.max(max, configured) : Math.max(max, 1)) * 1.1]} />
-            <Tooltip labelFormatter={(t) => clock(Number(t))} formatter={(v) => [`${v}/s`, "submitted"]} />
+            <Tooltip labelFormatter={(t) => `${clock(Number(t))} UTC`} formatter={(v) => [`${v}/s`, "submitted"]} />
             {drawCeiling && (
               <ReferenceLine y={configured} stroke="#0f172a" strokeDasharray="6 3" label={{ value: `configured ${compact(configured)}/s`, fontSize: 11, position: "insideTopRight" }} />
             )}
@@ -40,7 +41,7 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
         </ResponsiveContainer>
       </div>
       <figcaption className="text-xs text-slate-500">
-        Records submitted per second over the last 5 minutes (solid green);{" "}
+        Records submitted per second over the last 5 minutes, times in UTC (solid green);{" "}
         {drawCeiling
           ? <>dashed: the configured rate, the limit for all workers together{throttle < 1 ? "; dotted: the lower limit while the sink asks to slow down" : ""}.</>
           : <>the configured rate ({configured.toLocaleString("en")}/s) is far above what the workers reached and is not drawn.</>}

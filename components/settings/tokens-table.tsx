@@ -5,7 +5,7 @@ import type { TokenView } from "@/lib/auth/schemas";
 // The table of API tokens on the settings page: the user's own, and for admins every user's (with an owner
 // column). Revoking asks first; the caller does the rest.
 
-const when = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");
+const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
 
 export function TokensTable({ tokens, showOwner = false, busy, onRevoke }: {
   tokens: TokenView[];

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { appendAudit, type Actor } from "../audit/append";
 import { inTimeRange, indexedTextProblem } from "../db/pg-range";
 import { inTransaction } from "../db/transaction";
-import { epochSecondsSchema } from "../dead-letters/timestamps";
+import { epochSecondsSchema, parseProducerInstant } from "../dead-letters/timestamps";
 import { unstorableText } from "../dead-letters/unstorable";
 
 // `redrive ledger import`: keys an external system has already settled, loaded before a replay so those
@@ -18,12 +18,31 @@ const keyText = z.string().min(1).check((ctx) => {
   if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
 });
 
+const WITH_OFFSET = /(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const APPLIED_AT_FORMS = "must be an RFC 3339 timestamp with an offset or epoch seconds";
+
+// RFC 3339 as ingest reads it ("t"/"z" in either case, a space for the "T": what Python's str(datetime) writes),
+// with an offset — an external ledger's settlement time is not guessed —, or epoch seconds; to the microsecond.
 // Years 0001–9999 once the offset is applied (9999-12-31T23:59-05:00 is year 10000 in UTC): anything else would
 // fail the chunk's INSERT, not the line.
-const appliedAt = z.union([
-  z.iso.datetime({ offset: true }).refine((v) => inTimeRange(new Date(v)), "must be between the years 0001 and 9999 (UTC)"),
-  epochSecondsSchema.transform((t) => t.exact),
-], { error: "must be an RFC 3339 timestamp with an offset or epoch seconds" });
+const appliedAt = z.unknown().transform((v, ctx): string => {
+  if (typeof v === "number") {
+    const epoch = epochSecondsSchema.safeParse(v);
+    if (epoch.success) return epoch.data.exact;
+    ctx.addIssue({ code: "custom", message: epoch.error.issues[0]?.message ?? APPLIED_AT_FORMS });
+    return z.NEVER;
+  }
+  const instant = typeof v === "string" && WITH_OFFSET.test(v) ? parseProducerInstant(v) : null;
+  if (instant === null) {
+    ctx.addIssue({ code: "custom", message: APPLIED_AT_FORMS });
+    return z.NEVER;
+  }
+  if (!inTimeRange(instant.date)) {
+    ctx.addIssue({ code: "custom", message: "must be between the years 0001 and 9999 (UTC)" });
+    return z.NEVER;
+  }
+  return instant.exact;
+});
 
 export const LedgerLineSchema = z.object({
   idempotency_key: keyText.optional(),

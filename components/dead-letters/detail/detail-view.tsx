@@ -152,7 +152,7 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
         <KindBadge kind={record.kind} />
         <StatusBadge status={record.status} />
         <ClassBadge failureClass={record.failureClass} title={record.classReason} />
-        <span className="min-w-0 text-xs text-slate-500 wrap-anywhere">{record.source} · v{record.version} · observed <time dateTime={record.observedAt}>{record.observedAt.replace("T", " ").slice(0, 19)}</time></span>
+        <span className="min-w-0 text-xs text-slate-500 wrap-anywhere">{record.source} · v{record.version} · observed <time dateTime={record.observedAt}>{record.observedAt.replace("T", " ").slice(0, 19)} UTC</time></span>
         <span className="flex items-center font-mono text-xs text-slate-600" title={record.idempotencyKey ?? "no key"}>
           {record.kind === "afc" ? "hash" : "key"} {record.idempotencyKey ? `${record.idempotencyKey.slice(0, 16)}${record.idempotencyKey.length > 16 ? "…" : ""}` : <span className="text-red-600">none</span>}
           {record.idempotencyKey && <CopyButton text={record.idempotencyKey} label="Copy key" />}

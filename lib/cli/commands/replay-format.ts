@@ -14,7 +14,7 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
   const c = b.counts;
   if (opts.oneLine) {
     return [b.id.padStart(6), b.status.padEnd(9), progressText(b.total, c).padEnd(22), `${b.ratePerSecond}/s`.padEnd(9),
-      b.sink.type.padEnd(6), b.createdAt.slice(0, 19), b.statusReason ?? ""].join(" ").trimEnd();
+      b.sink.type.padEnd(6), `${b.createdAt.slice(0, 19)}Z`, b.statusReason ?? ""].join(" ").trimEnd();
   }
   const rate = b.achievedRate !== null ? `${b.achievedRate.toFixed(1)}/s`
     : b.averageRate !== null ? `${b.averageRate.toFixed(1)}/s over the whole run` : "—";
