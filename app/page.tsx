@@ -1,3 +1,4 @@
+import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { OverviewDashboard } from "@/components/forensics/overview-dashboard";
 import { redirect } from "next/navigation";
@@ -14,11 +15,12 @@ export default async function Home() {
   const me = await requirePagePrincipal();
   // A producer (ingest only) has nothing to see here: its page is its API tokens (every role has tokens:own).
   if (!can(me.role, "dead_letters:read")) redirect("/settings");
+  const renderedAt = readTime(); // before reading
   const overview = maskOverview(await healthOverview(getDb().pool, new Date()), configuredMaskRules());
   return (
     <section aria-labelledby="health-heading" className="space-y-3">
       <h1 id="health-heading" className="text-lg font-semibold">DLQ health</h1>
-      <OverviewDashboard initial={JSON.parse(JSON.stringify(overview)) as typeof overview} />
+      <OverviewDashboard initial={JSON.parse(JSON.stringify(overview)) as typeof overview} renderedAt={renderedAt} />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { QuarantineGroups } from "@/components/forensics/quarantine-groups";
 import { can } from "@/lib/auth/permissions";
@@ -12,12 +13,14 @@ export const dynamic = "force-dynamic";
 
 export default async function QuarantinePage() {
   const principal = await requirePagePrincipal("dead_letters:read");
+  const renderedAt = readTime(); // before reading
   const groups = maskReasonGroups(await quarantineGroups(getDb().pool, new Date()), configuredMaskRules());
   return (
     <section aria-labelledby="q-heading" className="space-y-3">
       <h1 id="q-heading" className="text-lg font-semibold">Quarantine</h1>
       <QuarantineGroups
         initial={groups}
+        renderedAt={renderedAt}
         canTriage={can(principal.role, "dead_letters:triage")}
         canPurge={can(principal.role, "dead_letters:purge")}
         canUnmask={can(principal.role, "dead_letters:unmask")}

@@ -1,3 +1,4 @@
+import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { BatchList } from "@/components/replay/batch-list";
@@ -11,6 +12,7 @@ export const dynamic = "force-dynamic";
 
 export default async function ReplaysPage() {
   const principal = await requirePagePrincipal("replays:read");
+  const renderedAt = readTime(); // before reading
   const batches = await listBatches(getDb().pool, { limit: 50 }, new Date());
   const canManage = can(principal.role, "replays:manage");
   return (
@@ -23,7 +25,7 @@ export default async function ReplaysPage() {
           </Link>
         )}
       </div>
-      <BatchList initial={batches} canManage={canManage} />
+      <BatchList initial={batches} renderedAt={renderedAt} canManage={canManage} />
     </section>
   );
 }

@@ -32,7 +32,10 @@ const qs = (filter: ListFilter, extra: Record<string, string> = {}) => {
   return p.toString();
 };
 
-export function useDeadLetterList(filter: ListFilter, initial?: ListPage) {
+// Server-rendered data seeds a query as of `renderedAt`, the time the server read it: a page restored by the
+// browser's Back minutes later (Next's router cache) then refetches instead of passing its old data off as new.
+
+export function useDeadLetterList(filter: ListFilter, initial?: ListPage, renderedAt?: number) {
   return useInfiniteQuery({
     queryKey: deadLetterKeys.list(filter),
     queryFn: ({ pageParam, signal }) =>
@@ -40,16 +43,18 @@ export function useDeadLetterList(filter: ListFilter, initial?: ListPage) {
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: initial ? ({ pages: [initial], pageParams: [null] } satisfies InfiniteData<ListPage, string | null>) : undefined,
+    initialDataUpdatedAt: renderedAt,
     placeholderData: keepPreviousData,
     staleTime: 10_000,
   });
 }
 
-export function useFacets(filter: ListFilter, initial?: Facets) {
+export function useFacets(filter: ListFilter, initial?: Facets, renderedAt?: number) {
   return useQuery({
     queryKey: deadLetterKeys.facets(filter),
     queryFn: ({ signal }) => fetchJson<Facets>(`/api/dead-letters/facets?${qs(filter)}`, { signal }),
     initialData: initial,
+    initialDataUpdatedAt: renderedAt,
     placeholderData: keepPreviousData,
     staleTime: 10_000,
   });
@@ -78,11 +83,12 @@ export function useExtent(filter: ListFilter, enabled: boolean) {
   });
 }
 
-export function useDeadLetter(id: string, initial?: DeadLetterDetail) {
+export function useDeadLetter(id: string, initial?: DeadLetterDetail, renderedAt?: number) {
   return useQuery({
     queryKey: deadLetterKeys.detail(id),
     queryFn: ({ signal }) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}`, { signal }),
     initialData: initial,
+    initialDataUpdatedAt: renderedAt,
     staleTime: 5_000,
   });
 }
@@ -126,8 +132,15 @@ export function conflictChangedBy(err: unknown): ChangedBy | null {
   return (err.body as { error?: { changedBy?: ChangedBy | null } } | null)?.error?.changedBy ?? null;
 }
 
-/** The queries a decision on one record makes stale (lists, counts, map, neighbours). */
-function invalidateAfterDecision(qc: ReturnType<typeof useQueryClient>): void {
+/**
+ * What the overview and the quarantine page count (components/forensics/queries.ts): a decision changes their
+ * figures too, and a cached copy would otherwise be shown as fresh for its staleTime after navigating there.
+ */
+const FORENSICS = ["forensics"] as const;
+
+/** The queries a decision on one record makes stale (lists, counts, map, neighbours, overview and quarantine). */
+export function invalidateAfterDecision(qc: ReturnType<typeof useQueryClient>): void {
+  void qc.invalidateQueries({ queryKey: FORENSICS });
   void qc.invalidateQueries({ queryKey: deadLetterKeys.lists() });
   void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "facets"] });
   void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] });
@@ -180,7 +193,12 @@ export function useBulkAction() {
   return useMutation({
     mutationFn: (body: BulkBody) => fetchJson<BulkResult | BulkJobAccepted>("/api/dead-letters/bulk", { method: "POST", body }),
     onError: (err) => toast.error("Bulk action failed", { description: describeError(err) }),
-    onSettled: () => void qc.invalidateQueries({ queryKey: deadLetterKeys.all }),
+    // A dry run changes nothing; a filter's job is followed up when it ends (bulk-job-progress.tsx).
+    onSettled: (_result, _err, body) => {
+      if (body.dryRun) return;
+      void qc.invalidateQueries({ queryKey: deadLetterKeys.all });
+      void qc.invalidateQueries({ queryKey: FORENSICS });
+    },
   });
 }
 

@@ -12,7 +12,11 @@ const NOT_TEXT = new Set(["checkbox", "radio", "button", "submit", "reset", "ran
 
 function typing(target: EventTarget | null, key: string): boolean {
   if (!(target instanceof HTMLElement)) return false;
-  if (target instanceof HTMLInputElement && NOT_TEXT.has(target.type)) return key === " " || key === "Enter"; // those toggle or submit it
+  if (target instanceof HTMLInputElement && NOT_TEXT.has(target.type)) {
+    // Space toggles a checkbox or radio; Enter does nothing to one (so a row's Enter still opens it after a
+    // facet was ticked) but presses a button or submits a form.
+    return key === " " || (key === "Enter" && target.type !== "checkbox" && target.type !== "radio");
+  }
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.closest(".cm-editor") !== null;
 }
 

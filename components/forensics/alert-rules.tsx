@@ -87,8 +87,8 @@ function Events({ events }: { events: AlertEventView[] }) {
   );
 }
 
-export function AlertRules({ initial, canManage }: { initial: { rules: AlertRuleView[]; events: AlertEventView[] }; canManage: boolean }) {
-  const { data } = useAlerts(initial);
+export function AlertRules({ initial, renderedAt, canManage }: { initial: { rules: AlertRuleView[]; events: AlertEventView[] }; renderedAt: number; canManage: boolean }) {
+  const { data } = useAlerts(initial, renderedAt);
   return (
     <div className="space-y-4">
       <div className="overflow-x-auto rounded border border-slate-200 bg-white">

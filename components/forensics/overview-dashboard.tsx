@@ -66,11 +66,13 @@ function age(hours: number): string {
   return `${(hours / 24).toFixed(1)} days`;
 }
 
-export function OverviewDashboard({ initial }: { initial: Overview }) {
+export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; renderedAt: number }) {
   const { data } = useQuery({
     queryKey: forensicsKeys.overview(),
     queryFn: ({ signal }) => fetchJson<Overview>("/api/overview", { signal }),
     initialData: initial,
+    // when the server read it: a page restored by Back refetches (see useDeadLetterList)
+    initialDataUpdatedAt: renderedAt,
     refetchInterval: 30_000,
   });
   const o = data;

@@ -25,8 +25,10 @@ function Trend({ trend }: { trend: QuarantineGroup["trend"] }) {
 
 type Pending = { action: "release" | "purge"; group: QuarantineGroup };
 
-export function QuarantineGroups({ initial, canTriage, canPurge, canUnmask }: { initial: QuarantineGroup[]; canTriage: boolean; canPurge: boolean; canUnmask: boolean }) {
-  const { data: groups } = useQuarantineGroups(initial);
+export function QuarantineGroups({ initial, renderedAt, canTriage, canPurge, canUnmask }: {
+  initial: QuarantineGroup[]; renderedAt: number; canTriage: boolean; canPurge: boolean; canUnmask: boolean;
+}) {
+  const { data: groups } = useQuarantineGroups(initial, renderedAt);
   const release = useQuarantineAction("release");
   const purge = useQuarantineAction("purge");
   const [pending, setPending] = useState<Pending | null>(null);

@@ -15,11 +15,13 @@ export const forensicsKeys = {
   alerts: () => [...forensicsKeys.all, "alerts"] as const,
 };
 
-export function useQuarantineGroups(initial: QuarantineGroup[]) {
+/** `renderedAt`: when the server read `initial` (see useDeadLetterList). */
+export function useQuarantineGroups(initial: QuarantineGroup[], renderedAt: number) {
   return useQuery({
     queryKey: forensicsKeys.quarantine(),
     queryFn: ({ signal }) => fetchJson<{ groups: QuarantineGroup[] }>("/api/quarantine/groups", { signal }).then((r) => r.groups),
     initialData: initial,
+    initialDataUpdatedAt: renderedAt,
   });
 }
 
@@ -41,11 +43,12 @@ export function useQuarantineAction(action: "release" | "purge") {
   });
 }
 
-export function useAlerts(initial: { rules: AlertRuleView[]; events: AlertEventView[] }) {
+export function useAlerts(initial: { rules: AlertRuleView[]; events: AlertEventView[] }, renderedAt: number) {
   return useQuery({
     queryKey: forensicsKeys.alerts(),
     queryFn: ({ signal }) => fetchJson<{ rules: AlertRuleView[]; events: AlertEventView[] }>("/api/alerts", { signal }),
     initialData: initial,
+    initialDataUpdatedAt: renderedAt,
     refetchInterval: 30_000,
   });
 }

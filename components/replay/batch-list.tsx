@@ -8,8 +8,8 @@ import { fmt, formatTime } from "./format";
 import { useBatches } from "./queries";
 
 /** The batches table on /replays, refreshed every 2 s. */
-export function BatchList({ initial, canManage }: { initial: BatchView[]; canManage: boolean }) {
-  const { data: batches = [], error } = useBatches(initial);
+export function BatchList({ initial, renderedAt, canManage }: { initial: BatchView[]; renderedAt: number; canManage: boolean }) {
+  const { data: batches = [], error } = useBatches(initial, renderedAt);
   if (error) return <p role="alert" className="text-sm text-red-700">Could not load batches: {error.message}</p>;
   if (batches.length === 0) {
     return (

@@ -12,8 +12,8 @@ import { RateChart } from "./rate-chart";
 const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled", "pending"] as const;
 
 /** /replays/[id]: live progress, polled about once a second until the batch finishes. */
-export function BatchLive({ initial, perms }: { initial: BatchView; perms: ReplayPermissions }) {
-  const { data: batch = initial, error } = useBatch(initial.id, initial);
+export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; renderedAt: number; perms: ReplayPermissions }) {
+  const { data: batch = initial, error } = useBatch(initial.id, initial, renderedAt);
   const live = isLive(batch);
   return (
     <div className="space-y-4">

@@ -21,20 +21,23 @@ export const replayKeys = {
 
 const livePoll = (live: boolean) => (live ? 1000 : false);
 
-export function useBatches(initial?: BatchView[]) {
+/** `renderedAt`: when the server read `initial` (see useDeadLetterList in components/dead-letters/queries.ts). */
+export function useBatches(initial?: BatchView[], renderedAt?: number) {
   return useQuery({
     queryKey: replayKeys.lists(),
     queryFn: async ({ signal }) => (await fetchJson<{ batches: BatchView[] }>("/api/replays", { signal })).batches,
     initialData: initial,
+    initialDataUpdatedAt: renderedAt,
     refetchInterval: 2000,
   });
 }
 
-export function useBatch(id: string, initial?: BatchView) {
+export function useBatch(id: string, initial?: BatchView, renderedAt?: number) {
   return useQuery({
     queryKey: replayKeys.detail(id),
     queryFn: ({ signal }) => fetchJson<BatchView>(`/api/replays/${id}`, { signal }),
     initialData: initial,
+    initialDataUpdatedAt: renderedAt,
     staleTime: 0,
     refetchInterval: (q) => livePoll(isLive(q.state.data)),
   });

@@ -63,7 +63,10 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
     b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.total,
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
-    (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at > $1::timestamptz - interval '${RECENT_S} seconds') AS recent,
+    -- Since the (re)start when that is more recent, as the span it is divided by (toView): submissions from before
+    -- a pause counted over the seconds since the resume showed 6/s for a batch paced at 1/s.
+    (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id
+       AND i.submitted_at > greatest($1::timestamptz - interval '${RECENT_S} seconds', coalesce(b.window_from, '-infinity'))) AS recent,
     (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.status = 'retry') AS retrying,
     (SELECT count(*)::int FROM worker w WHERE ${WORKER_ALIVE}) AS live_workers,
     b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at,

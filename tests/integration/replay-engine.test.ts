@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { claimItems } from "../../lib/replay/claim";
+import { applyBatchAction } from "../../lib/replay/control";
 import { pacingFor } from "../../lib/replay/gcra";
 import { importLedger } from "../../lib/replay/ledger-import";
 import { reserveSlots, slowDown } from "../../lib/replay/pacer";
@@ -129,6 +130,25 @@ describe("unpaced", () => {
       `SELECT extract(epoch FROM b.finished_at - (SELECT min(submitted_at) FROM replay_item WHERE batch_id = b.id))::float8 AS s
        FROM replay_batch b WHERE b.id = $1`, [id]);
     expect(view.averageRate).toBeCloseTo(60 / rows[0].s, 6);
+  });
+});
+
+describe("achieved rate", () => {
+  it("counts only submissions since the resume over the seconds since it, not those from before the pause", async () => {
+    const ids = await ingest(db, Array.from({ length: 12 }, (_, i) => spatialEnvelope({ key: `rate-${i}`, observedAt: 900 + i, featureId: `rate-${i}` })));
+    await approve(db, ids);
+    const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 1 });
+    // No worker: the history is written by hand. 8 submissions 6–9 s ago (before a pause), a resume 2 s ago, then 2.
+    const now = new Date();
+    const ago = (s: number) => new Date(now.getTime() - s * 1000);
+    const items = (await db.pool.query<{ id: string }>(`SELECT id::text AS id FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [id])).rows;
+    for (const [n, item] of items.slice(0, 10).entries()) {
+      await db.pool.query(`UPDATE replay_item SET submitted_at = $2 WHERE id = $1`, [item.id, n < 8 ? ago(9 - n * 0.4) : ago(1.5 - (n - 8) * 0.5)]);
+    }
+    await db.pool.query(`UPDATE replay_batch SET window_from = $2 WHERE id = $1`, [id, ago(2)]);
+    const view = await getBatch(db.pool, id, now);
+    expect(view.achievedRate).toBeCloseTo(2 / 2, 6);
+    await applyBatchAction(db.pool, id, "cancel", users.creator, { now: new Date() }); // nothing for the next tests' workers
   });
 });
 

@@ -1,3 +1,4 @@
+import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { BatchLive } from "@/components/replay/batch-live";
@@ -15,6 +16,7 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
   const principal = await requirePagePrincipal("replays:read");
   const { id } = await params;
   if (!isBigintId(id)) notFound();
+  const renderedAt = readTime(); // before reading
   const batch = await getBatch(getDb().pool, id, new Date()).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
     throw err;
@@ -22,6 +24,7 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
   return (
     <BatchLive
       initial={batch}
+      renderedAt={renderedAt}
       perms={{ canManage: can(principal.role, "replays:manage"), canApprove: can(principal.role, "replays:approve"), userId: principal.userId }}
     />
   );

@@ -47,19 +47,22 @@ const SETTLE_MS = 400;
  */
 let openedFromRecord: { id: string; at: number } | null = null;
 
-export function DetailView({ initial, permissions }: { initial: DeadLetterDetail; permissions: Permissions }) {
+export function DetailView({ initial, renderedAt, permissions }: { initial: DeadLetterDetail; renderedAt: number; permissions: Permissions }) {
   const router = useRouter();
   const qc = useQueryClient();
   const params = useSearchParams();
   const filter = useMemo(() => filterFromParams(params).filter, [params]);
   const listQuery = filterToParams(filter).toString();
   const listHref = `/dead-letters${listQuery ? `?${listQuery}` : ""}`;
-  const record = useDeadLetter(initial.id, initial).data ?? initial;
+  const record = useDeadLetter(initial.id, initial, renderedAt).data ?? initial;
   const next = useNeighbor(filter, record.cursor, "next");
   const prev = useNeighbor(filter, record.cursor, "prev");
   const mutation = useDeadLetterAction(record.id);
   const [dialog, setDialog] = useState<"quarantine" | "help" | null>(null);
-  const [editing, setEditing] = useState(false);
+  // The version an edit started from (null: not editing), and a counter that restarts the editor's draft.
+  const [editBase, setEditBase] = useState<DeadLetterDetail | null>(null);
+  const [draftRun, setDraftRun] = useState(0);
+  const editing = editBase !== null;
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const hydrated = useHydrated();
 
@@ -121,7 +124,7 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
       toast.error(`Cannot ${action} #${record.id}`, { description: check.message });
       return;
     }
-    if (action === "edit") setEditing(true);
+    if (action === "edit") setEditBase(record);
     else if (action === "quarantine") setDialog("quarantine");
     else submit({ action, version: record.version }, action === "approve" ? () => void advance() : () => {});
   };
@@ -142,8 +145,9 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
       <nav aria-label="Record navigation" className="flex items-center gap-2 text-sm">
         <Link href={listHref} className="text-slate-600 hover:text-slate-900">← Dead letters</Link>
         <span className="ml-auto flex items-center gap-1">
-          <Button size="sm" onClick={() => open(prev.data, "previous")} disabled={!prev.data} title="The newer record in the list (k)">↑ Newer <Kbd>k</Kbd></Button>
-          <Button size="sm" onClick={() => open(next.data, "next")} disabled={!next.data} title="The older record in the list (j)">↓ Older <Kbd>j</Kbd></Button>
+          {/* Not while editing: as j/k, they would leave the draft behind without asking. */}
+          <Button size="sm" onClick={() => open(prev.data, "previous")} disabled={!prev.data || editing} title="The newer record in the list (k)">↑ Newer <Kbd>k</Kbd></Button>
+          <Button size="sm" onClick={() => open(next.data, "next")} disabled={!next.data || editing} title="The older record in the list (j)">↓ Older <Kbd>j</Kbd></Button>
           <Button size="sm" variant="ghost" onClick={() => setDialog("help")} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
         </span>
       </nav>
@@ -169,13 +173,19 @@ export function DetailView({ initial, permissions }: { initial: DeadLetterDetail
         <ExplainPanel record={record} />
         {record.kind === "spatial" && <MapsPanel key={`${record.id}:${record.version}`} record={record} />}
       </div>
-      {editing ? (
+      {editBase ? (
         <EditPanel
-          record={record}
+          key={draftRun}
+          record={editBase}
+          current={record}
           canOverrideIdentity={permissions.overrideIdentity}
           busy={mutation.isPending}
-          onCancel={() => setEditing(false)}
-          onSave={(payload, extra) => submit({ action: "edit", version: record.version, payload, ...extra }, () => setEditing(false))}
+          onCancel={() => setEditBase(null)}
+          onSave={(payload, extra) => submit({ action: "edit", version: editBase.version, payload, ...extra }, () => setEditBase(null))}
+          onRebase={(discard) => {
+            setEditBase(record);
+            if (discard) setDraftRun((n) => n + 1);
+          }}
         />
       ) : (
         <PayloadTabs record={record} />

@@ -27,12 +27,22 @@ export interface SaveExtra {
   overrideIdentity?: boolean;
 }
 
-export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave }: {
+/**
+ * `record`: the version the draft started from, which a save names (so a save never overwrites a change it did
+ * not see); `current`: the record as it is now. When someone else saved in between (`current` is newer, learnt
+ * from a refetch or a 409), saving waits until the analyst says what the draft is based on: `onRebase(false)`
+ * keeps the draft on the current version (its "Your changes" then list what it takes back of theirs),
+ * `onRebase(true)` discards it and starts from the current version. Before, the draft quietly became "based
+ * on" the newer version after a conflict, and the next Save undid the other person's change.
+ */
+export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel, onSave, onRebase }: {
   record: DeadLetterDetail;
+  current: DeadLetterDetail;
   canOverrideIdentity: boolean;
   busy: boolean;
   onCancel: () => void;
   onSave: (payload: JsonValue, extra: SaveExtra) => void;
+  onRebase: (discard: boolean) => void;
 }) {
   const [text, setText] = useState(() => formatJson(record.payload));
   const [override, setOverride] = useState(false);
@@ -85,7 +95,16 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
 
   const needsReason = check.identity.length > 0 && override;
   const unchanged = changes !== null && changes.changes.length === 0;
-  const canSave = check.savable && !unchanged && !busy && (!needsReason || reason.trim() !== "");
+  const stale = current.version !== record.version;
+  const canSave = check.savable && !unchanged && !busy && !stale && (!needsReason || reason.trim() !== "");
+
+  // Leaving the page (reload, closing the tab, another site) with a draft asks the browser's own question.
+  useEffect(() => {
+    if (!dirty) return;
+    const hold = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener("beforeunload", hold);
+    return () => window.removeEventListener("beforeunload", hold);
+  }, [dirty]);
   const validity = check.validity;
 
   return (
@@ -94,6 +113,19 @@ export function EditPanel({ record, canOverrideIdentity, busy, onCancel, onSave 
         <h2 id="edit-heading" className="text-sm font-semibold">Edit payload</h2>
         <span className="text-xs text-slate-500">based on version {record.version}; the raw envelope stays as received · <kbd className="font-mono">Esc</kbd> leaves the editor</span>
       </div>
+      {stale && (
+        <div role="alert" className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+          <p>
+            Someone saved version {current.version} while you were editing version {record.version}. Saving waits until you choose: keep your draft
+            on version {current.version} (then check &ldquo;Your changes&rdquo;: whatever of theirs your draft does not have is listed as yours to undo),
+            or start again from version {current.version}.
+          </p>
+          <div className="flex gap-2">
+            <Button size="sm" onClick={() => onRebase(false)}>Keep my draft on version {current.version}</Button>
+            <Button size="sm" variant="ghost" onClick={() => onRebase(true)}>Discard my draft, edit version {current.version}</Button>
+          </div>
+        </div>
+      )}
       <div className={record.kind === "spatial" ? "grid gap-3 lg:grid-cols-2" : ""}>
         <JsonEditor value={text} onChange={setText} check={lint} label="Payload JSON" autoFocus />
         {record.kind === "spatial" && (

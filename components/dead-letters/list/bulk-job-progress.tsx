@@ -35,6 +35,7 @@ export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () =
     else if (data.status === "cancelled") toast.info(`Stopped: ${summary(data)}`);
     else toast.error(`The bulk job stopped: ${data.error ?? "unknown error"}`, { description: summary(data) });
     void qc.invalidateQueries({ queryKey: deadLetterKeys.all });
+    void qc.invalidateQueries({ queryKey: ["forensics"] }); // the overview's and quarantine's counts
     onDone();
   }, [data, qc, onDone]);
 

@@ -38,6 +38,9 @@ export function FilterBar({ filter, onChange, searchRef }: { filter: ListFilter;
   useEffect(() => {
     latest.current = { filter, onChange };
   });
+  // A search still waiting when the list goes away (a row opened within 400 ms of typing) is dropped: it fired
+  // on the record's page and wrote a search the analyst never applied into that page's URL.
+  useEffect(() => () => clearTimeout(timer.current), []);
   // The URL's q changed from elsewhere (a chip removed, back/forward): show it (React's "adjust state on prop change").
   const [shownQ, setShownQ] = useState(filter.q);
   if (shownQ !== filter.q) {

@@ -45,6 +45,8 @@ function useHiddenColumns(ref: RefObject<HTMLElement | null>): Set<string> {
 export interface ResultsTableProps {
   filter: ListFilter;
   initialPage?: ListPage;
+  /** when the server read initialPage */
+  renderedAt?: number;
   selection: RowSelectionMeta;
   focused: number;
   onFocus: (index: number) => void;
@@ -54,8 +56,8 @@ export interface ResultsTableProps {
   firstVisible?: { current: number };
 }
 
-export function ResultsTable({ filter, initialPage, selection, focused, onFocus, onOpen, onRows, firstVisible }: ResultsTableProps) {
-  const list = useDeadLetterList(filter, initialPage);
+export function ResultsTable({ filter, initialPage, renderedAt, selection, focused, onFocus, onOpen, onRows, firstVisible }: ResultsTableProps) {
+  const list = useDeadLetterList(filter, initialPage, renderedAt);
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? EMPTY, [list.data]);
   const table = useTable({ features, columns, data: rows, getRowId, meta: selection });
   const scroller = useRef<HTMLDivElement>(null);

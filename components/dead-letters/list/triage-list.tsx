@@ -40,7 +40,8 @@ const GRID_WITH_MAP = "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_
 const GRID_WITHOUT_MAP = "grid-cols-[12rem_minmax(0,1fr)] grid-rows-1";
 
 export function TriageList({ initial, canTriage, canUnmask = false, canReplay = false }: {
-  initial: { key: string; page: ListPage; facets: Facets };
+  /** the server's first page and facets for the URL's filter (`key`), read at `renderedAt` */
+  initial: { key: string; page: ListPage; facets: Facets; renderedAt: number };
   canTriage: boolean;
   canUnmask?: boolean;
   canReplay?: boolean;
@@ -49,7 +50,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   const params = useSearchParams();
   const { filter, error } = useMemo(() => filterFromParams(params), [params]);
   const key = filterKey(filter);
-  const facets = useFacets(filter, key === initial.key ? initial.facets : undefined);
+  const facets = useFacets(filter, key === initial.key ? initial.facets : undefined, initial.renderedAt);
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [focused, setFocused] = useState(-1);
   const firstVisible = useRef(0);
@@ -67,6 +68,8 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   usePreloadDetail();
 
   const setFilter = useCallback((next: ListFilter) => {
+    // Only while the list is the page: a late callback (a map move settling) must not rewrite another page's URL.
+    if (window.location.pathname !== "/dead-letters") return;
     const qs = filterToParams(next).toString();
     window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
     setSelection(NO_SELECTION);
@@ -180,7 +183,7 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
             </label>
           )}
           <div className="min-h-0 flex-1">
-            <ResultsTable key={key} filter={filter} initialPage={key === initial.key ? initial.page : undefined} selection={selectionMeta}
+            <ResultsTable key={key} filter={filter} initialPage={key === initial.key ? initial.page : undefined} renderedAt={initial.renderedAt} selection={selectionMeta}
               focused={focused} onFocus={setFocused} onOpen={open} onRows={onRows} firstVisible={firstVisible} />
           </div>
         </div>
