@@ -7,6 +7,7 @@ import { REPAIR_METHODS, REPAIR_POLICIES, type BatchPreview, type CreateBatchReq
 import { CreateBatchBody } from "@/lib/replay/schemas";
 import { isUnpaced } from "@/lib/replay/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
+import { HttpError } from "@/lib/api/client";
 import { useCreateBatch } from "./queries";
 
 // /replays/new: what will be replayed (count, order, spread) and how long it takes at the chosen rate, then
@@ -79,7 +80,7 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
       ? { type: "ledger" }
       : { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) },
     ratePerSecond: rateN, pageSize: Number(pageSize), maxReplays: Number(maxReplays), maxAttempts: Number(maxAttempts),
-    failureThreshold: Number(threshold) / 100, repair: { method, policy },
+    failureThreshold: Number(threshold) / 100, repair: { method, policy }, expectedCount: preview.count,
   };
 
   const checked = CreateBatchBody.safeParse(body);
@@ -93,7 +94,11 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
     e.preventDefault();
     setAttempted(true);
     if (problems.length > 0) return;
-    create.mutate(body, { onSuccess: (batch) => router.push(`/replays/${batch.id}`) });
+    create.mutate(body, {
+      onSuccess: (batch) => router.push(`/replays/${batch.id}`),
+      // The selection changed since this preview was read (records approved or batched meanwhile): read it again.
+      onError: (err) => { if (err instanceof HttpError && err.status === 409) router.refresh(); },
+    });
   }
 
   const skipped = Object.entries(preview.skipped).filter(([, n]) => n > 0);

@@ -1,6 +1,7 @@
 import { freshenStatistics } from "../db/stats";
 import type pg from "pg";
 import { AppError } from "../api/errors";
+import { checkExpectedCount } from "../dead-letters/bulk";
 import { appendAudit } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { approveWarning } from "../dead-letters/approvable";
@@ -171,9 +172,14 @@ export async function createBatch(
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
     if ("ids" in selection) await refuseIneligibleIds(client, selection.ids);
     const preview = await previewBatch(client, selection);
+    // The count shown on the creation page is what the supervisor agreed to replay (a page restored by Back can
+    // show one from minutes ago): a different count now is a 409, not a batch of another size.
+    checkExpectedCount(input.expectedCount, preview.count);
     if (preview.count === 0) {
-      throw new AppError("validation_failed", "selection: no approved record matches (nothing to replay)", {
-        issues: [{ path: "filter", message: "matches no approved record that is free to replay" }],
+      const busy = preview.skipped.inActiveBatch;
+      const why = busy > 0 ? `; ${busy.toLocaleString("en")} approved ${busy === 1 ? "is" : "are"} already in an active batch` : "";
+      throw new AppError("validation_failed", `selection: no approved record matches (nothing to replay)${why}`, {
+        issues: [{ path: "filter", message: `matches no approved record that is free to replay${why}` }],
       });
     }
     if (preview.count > MAX_BATCH_RECORDS) {

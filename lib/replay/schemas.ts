@@ -56,6 +56,7 @@ export const CreateBatchBody = z
     repair: z
       .strictObject({ method: z.enum(REPAIR_METHODS).default("linework"), policy: z.enum(REPAIR_POLICIES).default("accept") })
       .default({ method: "linework", policy: "accept" }),
+    expectedCount: z.number().int().min(0).optional().describe("the record count the supervisor saw in the preview; a different count answers 409 with `matched`"),
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), {
     error: "give either ids or filter, not both and not neither",

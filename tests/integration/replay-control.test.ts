@@ -96,13 +96,24 @@ describe("creating and approving a batch", () => {
     expect(await tapSchemaFailures(db.pool, { ids: [ids[0]!] })).toEqual({ failing: 0, checked: 1, complete: true });
   });
 
+  it("creates only what the supervisor saw: a count other than expectedCount is a 409 with the count now", async () => {
+    const ids = await taps("exp", 3);
+    const body = { ids, sink: { type: "ledger" }, ratePerSecond: 5 };
+    const conflict = await actions.create(tokenA, { ...body, expectedCount: 2 });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toMatchObject({ error: { code: "conflict", matched: 3, issues: [{ path: "expectedCount", message: "is 3 now" }] } });
+    expect(await db.pool.query(`SELECT 1 FROM replay_item WHERE dead_letter_id = ANY($1::bigint[])`, [ids])).toMatchObject({ rowCount: 0 });
+    expect((await actions.create(tokenA, { ...body, expectedCount: 3 })).status).toBe(201);
+  });
+
   it("takes what a filter selects among approved records and says what it left out", async () => {
     await taps("flt", 4);
     const res = await actions.create(tokenA, { filter: { kind: ["afc"], q: "flt-dev-1" }, sink: { type: "ledger" }, ratePerSecond: 5 });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ total: 1, skipped: { notApproved: 0, inActiveBatch: 0, noKey: 0 } });
     const again = await actions.create(tokenA, { filter: { kind: ["afc"], q: "flt-dev-1" }, sink: { type: "ledger" }, ratePerSecond: 5 });
-    expect(again.status).toBe(422); // the record is in the first (active) batch
+    expect(again.status).toBe(422); // the record is in the first (active) batch, and the answer says so
+    expect(again.body).toMatchObject({ error: { message: "selection: no approved record matches (nothing to replay); 1 approved is already in an active batch" } });
     const wrongStatus = await actions.create(tokenA, { filter: { status: ["pending"] }, sink: { type: "ledger" }, ratePerSecond: 5 });
     expect(wrongStatus.status).toBe(422);
     // A misspelt filter key is refused by name, not ignored (ignored, it would select every approved record).
