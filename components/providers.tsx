@@ -1,15 +1,18 @@
 "use client";
 
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState } from "react";
 import { Toaster } from "sonner";
 import { HttpError } from "@/lib/api/client";
+import { onApiError } from "./session-ended";
 
 // One QueryClient per browser tab, and one per server render (useState runs per mount, so requests never
 // share a cache). Mount once in app/layout.tsx around {children}.
 
 function makeQueryClient(): QueryClient {
   return new QueryClient({
+    queryCache: new QueryCache({ onError: onApiError }),
+    mutationCache: new MutationCache({ onError: onApiError }),
     defaultOptions: {
       queries: {
         staleTime: 30_000,

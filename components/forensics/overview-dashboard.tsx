@@ -1,5 +1,6 @@
 "use client";
 
+import { poll } from "@/components/session-ended";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
@@ -73,7 +74,7 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
     initialData: initial,
     // when the server read it: a page restored by Back refetches (see useDeadLetterList)
     initialDataUpdatedAt: renderedAt,
-    refetchInterval: 30_000,
+    refetchInterval: () => poll(30_000),
   });
   const o = data;
   const firing = o.alerts.filter((a) => a.firing);

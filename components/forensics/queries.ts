@@ -1,5 +1,6 @@
 "use client";
 
+import { poll } from "@/components/session-ended";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { fetchJson } from "@/lib/api/client";
@@ -49,7 +50,7 @@ export function useAlerts(initial: { rules: AlertRuleView[]; events: AlertEventV
     queryFn: ({ signal }) => fetchJson<{ rules: AlertRuleView[]; events: AlertEventView[] }>("/api/alerts", { signal }),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
-    refetchInterval: 30_000,
+    refetchInterval: () => poll(30_000),
   });
 }
 

@@ -1,5 +1,6 @@
 "use client";
 
+import { poll } from "@/components/session-ended";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { fetchJson } from "@/lib/api/client";
@@ -19,7 +20,7 @@ export const replayKeys = {
   rate: (id: string) => [...replayKeys.detail(id), "rate"] as const,
 };
 
-const livePoll = (live: boolean) => (live ? 1000 : false);
+const livePoll = (live: boolean) => poll(live ? 1000 : false);
 
 /** `renderedAt`: when the server read `initial` (see useDeadLetterList in components/dead-letters/queries.ts). */
 export function useBatches(initial?: BatchView[], renderedAt?: number) {
@@ -28,7 +29,7 @@ export function useBatches(initial?: BatchView[], renderedAt?: number) {
     queryFn: async ({ signal }) => (await fetchJson<{ batches: BatchView[] }>("/api/replays", { signal })).batches,
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
-    refetchInterval: 2000,
+    refetchInterval: () => poll(2000),
   });
 }
 

@@ -14,6 +14,8 @@ export class HttpError extends Error {
   }
 }
 
+const SESSION_ENDED = "Your session has ended: sign in again.";
+
 export async function fetchJson<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   const res = await fetch(path, {
     method: init.method ?? "GET",
@@ -29,7 +31,9 @@ export async function fetchJson<T>(path: string, init: { method?: string; body?:
   } catch {
     data = null;
   }
-  if (!res.ok) throw new HttpError(res.status, errorMessage(res.status, data), data);
+  // The API's 401 speaks to API clients ("sign in or send Authorization: Bearer <token>"); to a page of this app
+  // it means its session ended.
+  if (!res.ok) throw new HttpError(res.status, res.status === 401 ? SESSION_ENDED : errorMessage(res.status, data), data);
   return data as T;
 }
 
@@ -38,7 +42,7 @@ export function errorMessage(status: number, body: unknown): string {
     const inner = "error" in body && typeof body.error === "object" && body.error !== null ? body.error : body;
     if ("message" in inner && typeof inner.message === "string" && inner.message) return inner.message;
   }
-  if (status === 401) return "Your session has ended: sign in again.";
+  if (status === 401) return SESSION_ENDED;
   if (status === 429) return "Too many attempts: wait a minute and try again.";
   return `Request failed (${status})`;
 }
