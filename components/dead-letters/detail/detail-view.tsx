@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { KeyboardHelp, DETAIL_KEYS } from "@/components/dead-letters/keyboard-help";
@@ -13,7 +13,8 @@ import { useHotkeys } from "@/components/dead-letters/use-hotkeys";
 import { useHydrated } from "@/components/dead-letters/use-hydrated";
 import { Button, Kbd } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { filterFromParams, filterToParams } from "@/lib/dead-letters/filter-url";
+import { rememberOpened } from "@/components/dead-letters/list-position";
+import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/filter-url";
 import type { ActionBody, DeadLetterDetail } from "@/lib/dead-letters/schemas";
 import { decide, type TriageAction } from "@/lib/dead-letters/state";
 import { ConflictDialog, type Conflict } from "./conflict-dialog";
@@ -55,6 +56,9 @@ export function DetailView({ initial, renderedAt, permissions }: { initial: Dead
   const listQuery = filterToParams(filter).toString();
   const listHref = `/dead-letters${listQuery ? `?${listQuery}` : ""}`;
   const record = useDeadLetter(initial.id, initial, renderedAt).data ?? initial;
+  // The list highlights this record when the analyst goes back to it (j/k may have moved on from the row opened).
+  const listKey = filterKey(filter);
+  useEffect(() => rememberOpened(listKey, record.id), [listKey, record.id]);
   const next = useNeighbor(filter, record.cursor, "next");
   const prev = useNeighbor(filter, record.cursor, "prev");
   const mutation = useDeadLetterAction(record.id);

@@ -1,5 +1,6 @@
 "use client";
 
+import { openedUnder, rememberOpened } from "../list-position";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -77,9 +78,10 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   }, []);
 
   const open = useCallback((row: DeadLetterSummary) => {
+    rememberOpened(key, row.id);
     const qs = filterToParams(filter).toString();
     router.push(`/dead-letters/${row.id}${qs ? `?${qs}` : ""}`);
-  }, [router, filter]);
+  }, [router, filter, key]);
 
   const selectionMeta = useMemo(() => ({
     isSelected: (id: string) => selection.mode === "filter" || selection.ids.has(id),
@@ -93,16 +95,25 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
 
   // After a decision from the list the highlight moves to the row below; when the refreshed list no longer has
   // the decided row (a status filter), the highlight follows that row to its new index.
+  // Coming back to the list (Escape, Back, "← Dead letters") the row last opened under this filter is highlighted
+  // again and scrolled to, so `j` goes on from there rather than from the top.
   const followRow = useRef<string | null>(null);
+  const restore = useRef<string | null | undefined>(undefined); // undefined: not looked up yet
   const onRows = useCallback((list: DeadLetterSummary[], complete: boolean) => {
     rows.current = { rows: list, complete };
+    if (restore.current === undefined && list.length > 0) {
+      const id = openedUnder(key);
+      restore.current = null; // once, on the first rows: a later page must not pull the highlight away
+      const at = id === null ? -1 : list.findIndex((r) => r.id === id);
+      if (at >= 0) setFocused(at);
+    }
     setLoaded((prev) => (prev.count === list.length && prev.complete === complete ? prev : { count: list.length, complete }));
     if (followRow.current !== null) {
       const at = list.findIndex((r) => r.id === followRow.current);
       if (at >= 0) setFocused(at);
       followRow.current = null;
     }
-  }, []);
+  }, [key]);
 
   const decisions = useRowDecisions({
     canTriage,
