@@ -26,7 +26,15 @@ const server = createServer((req, res) => {
   }
   void handle(req, res);
 });
+server.on("error", (err: NodeJS.ErrnoException) => {
+  // Without this, Next's uncaughtException handler kept a server that never listened alive for ever.
+  console.error(err.code === "EADDRINUSE" ? `[redrive] port ${env.PORT} is in use: stop what holds it or set PORT` : `[redrive] server: ${err.message}`);
+  process.exit(1);
+});
 server.listen(env.PORT, () => console.log(`✓ Ready on http://localhost:${env.PORT}`));
+
+// Started by scripts/start.ts with an IPC channel: when the launcher is gone (even SIGKILLed), so is this server.
+if (process.send) process.on("disconnect", close);
 
 function close(): void {
   server.close(() => process.exit(0));

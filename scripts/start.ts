@@ -3,6 +3,7 @@
 // there is no production build of the current sources (scripts/source-stamp.ts), then serves it and runs one
 // replay worker in this process.
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { getEnv } from "../lib/env";
 import { resolveAuthSecret } from "../lib/auth/secret";
@@ -21,7 +22,30 @@ if (process.env.NODE_ENV === "production" && !env.BETTER_AUTH_SECRET) {
   process.exit(1);
 }
 
-const { db, stop } = await bootstrap({ log: say, seedIfEmpty: true });
+/** Whether PORT is free, asked before the database, the seed and the build rather than after them. */
+async function portFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  return new Promise((ok) => {
+    probe.once("error", () => ok(false));
+    probe.listen(port, () => probe.close(() => ok(true)));
+  });
+}
+if (!(await portFree(env.PORT))) {
+  console.error(`[redrive] port ${env.PORT} is in use (another Redrive, or another program): stop it or set PORT; not starting`);
+  process.exit(1);
+}
+
+// Set once the servers run: the embedded database stopping by itself (killed, crashed) stops everything with
+// a message, rather than a dashboard answering 503 for ever with nothing restarting it.
+let databaseGone: ((why: string) => void) | null = null;
+let boot: Awaited<ReturnType<typeof bootstrap>>;
+try {
+  boot = await bootstrap({ log: say, seedIfEmpty: true, onDatabaseExit: (why) => databaseGone?.(why) });
+} catch (err) {
+  console.error(`[redrive] ${err instanceof Error ? err.message : String(err)}; not starting`);
+  process.exit(1);
+}
+const { db, stop } = boot;
 
 const nextBin = join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
 const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1" };
@@ -46,8 +70,10 @@ if (!dev) {
 // Production: scripts/serve.ts (Next's handler behind our HTTP server, which takes the client's address from
 // the socket); development: `next dev`.
 const serverArgs = dev ? [nextBin, "dev", "-p", String(env.PORT)] : ["--import", "tsx", join("scripts", "serve.ts")];
+// With an IPC channel: the server exits when this process goes away, even by SIGKILL (scripts/serve.ts), instead of
+// holding the port for the next start.
 const server = spawn(process.execPath, serverArgs, {
-  stdio: ["ignore", "pipe", "inherit"],
+  stdio: ["ignore", "pipe", "inherit", "ipc"],
   env: { ...childEnv, PORT: String(env.PORT), NODE_ENV: dev ? "development" : "production" },
 });
 server.stdout?.on("data", (chunk: Buffer) => {
@@ -75,21 +101,35 @@ const maintenance = env.REDRIVE_WORKER === "1"
 if (worker) say(`replay worker ${worker.id} running in-process (REDRIVE_WORKER=0 to disable)`);
 
 let stopping = false;
-async function shutdown(signal: NodeJS.Signals) {
-  if (stopping) return;
+let stoppingSince = 0;
+async function shutdown(signal: NodeJS.Signals | null, code = 0, why?: string) {
+  if (stopping) {
+    // A second Ctrl-C: the operator will not wait. What the worker holds is returned by the sweeper (its lease).
+    // One Ctrl-C can arrive twice (from the terminal to the whole group, and forwarded by npm): a repeat within
+    // a second is that same press.
+    if (signal && Date.now() - stoppingSince > 1000) {
+      say(`${signal} again: exiting now`);
+      process.exit(130);
+    }
+    return;
+  }
   stopping = true;
-  say(`${signal}: stopping`);
+  stoppingSince = Date.now();
+  say(why ?? `${signal}: stopping (the worker finishes the pages it holds; press Ctrl-C again to exit at once)`);
   background.abort();
-  server.kill("SIGTERM");
-  await Promise.all([new Promise((r) => server.once("exit", r)), worker?.stop(), maintenance?.done]);
+  if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
+  await Promise.all([server.exitCode === null && server.signalCode === null ? new Promise((r) => server.once("exit", r)) : null, worker?.stop(), maintenance?.done]);
   await stop();
-  process.exit(0);
+  process.exit(code);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
-server.on("exit", async (code) => {
+// A closed terminal: as SIGTERM (the embedded server, in a process group of its own, would otherwise run on).
+process.on("SIGHUP", () => void shutdown("SIGHUP"));
+databaseGone = (why) => void shutdown(null, 1, `${why}: stopping; start Redrive again (the next start recovers the data)`);
+server.on("exit", async (code, signal) => {
   if (stopping) return;
-  say(`server exited with ${code}`);
+  say(`server exited (${signal ?? `status ${code}`})`);
   background.abort();
   await worker?.stop();
   await stop();

@@ -2,6 +2,22 @@ import { closeDb, createDb, type Db } from "./client";
 import { migrationStatus } from "./migration-files";
 import { resolveDatabase } from "./resolve";
 
+/** A start-up failure whose message says it all: entry points print it as one line, without a stack. */
+export class StartupError extends Error {
+  override name = "StartupError";
+}
+
+/** A connection URL without its password, for messages. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(not a URL)";
+  }
+}
+
 /**
  * Shared start-up of every long-running entry point (server launcher, CLI, worker): find the database,
  * bring its schema up to date, optionally seed an empty one.
@@ -10,17 +26,30 @@ export async function bootstrap(opts: {
   log: (msg: string) => void;
   seedIfEmpty?: boolean;
   migrate?: boolean;
+  /** the embedded server this process started stopped without being asked (killed, crashed) */
+  onDatabaseExit?: (why: string) => void;
 }): Promise<{ db: Db; stop: () => Promise<void> }> {
   const handle = await resolveDatabase((m) => {
     if (/initialising|attaching|stopping|failed/.test(m)) opts.log(m);
-  });
+  }, opts.onDatabaseExit);
   process.env.DATABASE_URL = handle.url;
   process.env.REDRIVE_DB_MODE = handle.embedded ? "embedded" : "external";
   const db = createDb(handle.url);
+  // One plain connection first: a wrong DATABASE_URL (no such database, server down, bad password) is one line
+  // naming it, not a schema-engine stack trace from the migration check below.
+  await db.pool.query("SELECT 1").catch(async (err: unknown) => {
+    await db.pool.end().catch(() => {});
+    await handle.stop();
+    const where = handle.embedded ? "the embedded PostgreSQL" : `DATABASE_URL (${redactedUrl(handle.url)})`;
+    throw new StartupError(`cannot connect to ${where}: ${err instanceof Error ? err.message : String(err)}`);
+  });
   if (opts.migrate !== false) {
     // Up to date (the usual case) is read from _prisma_migrations in one query; the schema engine, which takes a
     // second or more to load and diagnose, starts only when a migration is pending or failed (it reports those).
     const status = await migrationStatus(async (sql) => (await db.pool.query(sql)).rows);
+    if (status.unknown.length > 0) {
+      opts.log(`warning: the database has migrations this version does not know (${status.unknown.join(", ")}): a newer Redrive migrated it; run that version, or expect errors`);
+    }
     if (status.pending.length > 0 || status.failed.length > 0) {
       const { applyMigrations } = await import("./migrate");
       const applied = await applyMigrations(handle.url);

