@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { CliUsageError } from "./context";
 import { groupsFor } from "./groups";
@@ -10,8 +11,11 @@ process.stdout.on("error", (err) => {
   throw err;
 });
 
+const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
 const program = new Command("redrive")
   .description("Redrive: triage and paced replay of dead-lettered spatial and AFC events")
+  .version(version, "-V, --version")
   .showHelpAfterError()
   .exitOverride();
 
