@@ -98,12 +98,25 @@ export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel
   const stale = current.version !== record.version;
   const canSave = check.savable && !unchanged && !busy && !stale && (!needsReason || reason.trim() !== "");
 
-  // Leaving the page (reload, closing the tab, another site) with a draft asks the browser's own question.
+  // Leaving the page (reload, closing the tab, another site) with a draft asks the browser's own question; so
+  // does following a link inside the app (the header, "← Dead letters", Timeline), which does not unload the page.
+  // Captured on the document, before React's root listener (Next's Link) sees the click.
   useEffect(() => {
     if (!dirty) return;
     const hold = (e: BeforeUnloadEvent) => e.preventDefault();
+    const onLink = (e: MouseEvent) => {
+      const link = e.target instanceof Element ? e.target.closest("a[href]") : null;
+      if (!link || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || link.getAttribute("target") === "_blank") return;
+      if (window.confirm("Leave the editor? Your unsaved changes to this record will be lost.")) return;
+      e.preventDefault();
+      e.stopPropagation();
+    };
     window.addEventListener("beforeunload", hold);
-    return () => window.removeEventListener("beforeunload", hold);
+    document.addEventListener("click", onLink, true);
+    return () => {
+      window.removeEventListener("beforeunload", hold);
+      document.removeEventListener("click", onLink, true);
+    };
   }, [dirty]);
   const validity = check.validity;
 
