@@ -68,9 +68,13 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   const hydrated = useHydrated();
   usePreloadDetail();
 
+  // Set when a row is being opened: until the record's page replaces the list, a late filter change (the search
+  // box's 400 ms timer, a map move settling) must not rewrite the URL — its replaceState cancelled the navigation
+  // to the record, and the click was lost.
+  const leaving = useRef(false);
   const setFilter = useCallback((next: ListFilter) => {
-    // Only while the list is the page: a late callback (a map move settling) must not rewrite another page's URL.
-    if (window.location.pathname !== "/dead-letters") return;
+    // Only while the list is the page: a late callback must not rewrite another page's URL.
+    if (leaving.current || window.location.pathname !== "/dead-letters") return;
     const qs = filterToParams(next).toString();
     window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
     setSelection(NO_SELECTION);
@@ -78,6 +82,9 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   }, []);
 
   const open = useCallback((row: DeadLetterSummary) => {
+    leaving.current = true;
+    // Held for the navigation, not for ever: should this list be shown again without remounting, it filters again.
+    setTimeout(() => { leaving.current = false; }, 3000);
     rememberOpened(key, row.id);
     const qs = filterToParams(filter).toString();
     router.push(`/dead-letters/${row.id}${qs ? `?${qs}` : ""}`);
