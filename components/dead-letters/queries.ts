@@ -3,6 +3,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import { approveWarning } from "@/lib/dead-letters/approvable";
 import { toast } from "sonner";
+import { forensicsKeys } from "@/components/forensics/queries";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
@@ -133,14 +134,11 @@ export function conflictChangedBy(err: unknown): ChangedBy | null {
 }
 
 /**
- * What the overview and the quarantine page count (components/forensics/queries.ts): a decision changes their
- * figures too, and a cached copy would otherwise be shown as fresh for its staleTime after navigating there.
+ * The queries a decision on one record makes stale: lists, counts, map, neighbours — and what the overview and the
+ * quarantine page count, which a cached copy would otherwise show as fresh for its staleTime after navigating there.
  */
-const FORENSICS = ["forensics"] as const;
-
-/** The queries a decision on one record makes stale (lists, counts, map, neighbours, overview and quarantine). */
-export function invalidateAfterDecision(qc: ReturnType<typeof useQueryClient>): void {
-  void qc.invalidateQueries({ queryKey: FORENSICS });
+function invalidateAfterDecision(qc: ReturnType<typeof useQueryClient>): void {
+  void qc.invalidateQueries({ queryKey: forensicsKeys.all });
   void qc.invalidateQueries({ queryKey: deadLetterKeys.lists() });
   void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "facets"] });
   void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] });
@@ -195,11 +193,15 @@ export function useBulkAction() {
     onError: (err) => toast.error("Bulk action failed", { description: describeError(err) }),
     // A dry run changes nothing; a filter's job is followed up when it ends (bulk-job-progress.tsx).
     onSettled: (_result, _err, body) => {
-      if (body.dryRun) return;
-      void qc.invalidateQueries({ queryKey: deadLetterKeys.all });
-      void qc.invalidateQueries({ queryKey: FORENSICS });
+      if (!body.dryRun) invalidateAfterBulk(qc);
     },
   });
+}
+
+/** What a bulk decision (or a bulk job's end) makes stale: every dead-letter query, the overview and quarantine. */
+export function invalidateAfterBulk(qc: ReturnType<typeof useQueryClient>): void {
+  void qc.invalidateQueries({ queryKey: deadLetterKeys.all });
+  void qc.invalidateQueries({ queryKey: forensicsKeys.all });
 }
 
 /** A bulk job's progress, polled every second while it runs. */

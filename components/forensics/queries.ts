@@ -1,8 +1,8 @@
 "use client";
 
-import { poll } from "@/components/session-ended";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
+import { poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
 import type { AlertEventView, AlertRuleView } from "@/lib/forensics/alerts/rules";
 import type { AlertRuleUpdate, QuarantineBody, QuarantineGroup } from "@/lib/forensics/schemas";

@@ -85,6 +85,14 @@ export function parseEpochText(text: string): Instant | null {
   return m ? instantAt(Number(m[1]) * 1000, microsOfFraction(m[2] ?? "")) : null;
 }
 
+/**
+ * parseProducerInstant with the offset required (RFC 3339 proper, "t"/"z" in either case, a space for the "T"):
+ * for times another system states, which are not guessed to be UTC (a ledger's applied_at).
+ */
+export function parseOffsetInstant(text: string): Instant | null {
+  return HAS_OFFSET.test(text.replace(/z$/, "Z")) ? parseProducerInstant(text) : null;
+}
+
 /** parseProducerInstant, to the millisecond. */
 export function parseProducerTime(text: string): Date | null {
   return parseProducerInstant(text)?.date ?? null;

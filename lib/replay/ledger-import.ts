@@ -3,7 +3,7 @@ import { z } from "zod";
 import { appendAudit, type Actor } from "../audit/append";
 import { inTimeRange, indexedTextProblem } from "../db/pg-range";
 import { inTransaction } from "../db/transaction";
-import { epochSecondsSchema, parseProducerInstant } from "../dead-letters/timestamps";
+import { epochSecondsSchema, parseOffsetInstant } from "../dead-letters/timestamps";
 import { unstorableText } from "../dead-letters/unstorable";
 
 // `redrive ledger import`: keys an external system has already settled, loaded before a replay so those
@@ -18,7 +18,6 @@ const keyText = z.string().min(1).check((ctx) => {
   if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
 });
 
-const WITH_OFFSET = /(?:[Zz]|[+-]\d{2}:\d{2})$/;
 const APPLIED_AT_FORMS = "must be an RFC 3339 timestamp with an offset or epoch seconds";
 
 // RFC 3339 as ingest reads it ("t"/"z" in either case, a space for the "T": what Python's str(datetime) writes),
@@ -32,7 +31,7 @@ const appliedAt = z.unknown().transform((v, ctx): string => {
     ctx.addIssue({ code: "custom", message: epoch.error.issues[0]?.message ?? APPLIED_AT_FORMS });
     return z.NEVER;
   }
-  const instant = typeof v === "string" && WITH_OFFSET.test(v) ? parseProducerInstant(v) : null;
+  const instant = typeof v === "string" ? parseOffsetInstant(v) : null;
   if (instant === null) {
     ctx.addIssue({ code: "custom", message: APPLIED_AT_FORMS });
     return z.NEVER;

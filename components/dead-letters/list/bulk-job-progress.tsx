@@ -5,7 +5,7 @@ import { useEffect, useRef } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import type { BulkJob } from "@/lib/dead-letters/schemas";
-import { deadLetterKeys, useBulkJob, useCancelBulkJob } from "../queries";
+import { invalidateAfterBulk, useBulkJob, useCancelBulkJob } from "../queries";
 
 // A bulk decision on a filter runs on the server as a job (it may be 100k records): its progress, polled, with a
 // way to stop it. It stays on screen when the selection or the filter changes — the job does not depend on them.
@@ -34,8 +34,7 @@ export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () =
     else if (data.status === "completed") toast.success(summary(data));
     else if (data.status === "cancelled") toast.info(`Stopped: ${summary(data)}`);
     else toast.error(`The bulk job stopped: ${data.error ?? "unknown error"}`, { description: summary(data) });
-    void qc.invalidateQueries({ queryKey: deadLetterKeys.all });
-    void qc.invalidateQueries({ queryKey: ["forensics"] }); // the overview's and quarantine's counts
+    invalidateAfterBulk(qc);
     onDone();
   }, [data, qc, onDone]);
 
