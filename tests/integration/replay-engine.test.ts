@@ -153,15 +153,20 @@ describe("achieved rate", () => {
 });
 
 describe("entity state: last write wins by observation time", () => {
+  /** One record replayed by a batch of its own, through the ledger, to completion; the batch's id. */
+  async function replayedAlone(id: string): Promise<string> {
+    const batch = await runningBatch(db, users, { ids: [id], sink: { type: "ledger" }, ratePerSecond: 100 });
+    await waitFor(`batch ${batch}`, async () => (await batchStatus(db, batch)) === "completed");
+    return batch;
+  }
+
   it("never rolls an entity back when an older observation is replayed later, in another batch", async () => {
     const [newer] = await ingest(db, [spatialEnvelope({ key: "lww-300", observedAt: 300, featureId: "lww-feature" })]);
     const [older] = await ingest(db, [spatialEnvelope({ key: "lww-200", observedAt: 200, featureId: "lww-feature" })]);
     await approve(db, [newer as string, older as string]);
     worker();
-    const first = await runningBatch(db, users, { ids: [newer], sink: { type: "ledger" }, ratePerSecond: 100 });
-    await waitFor("first batch", async () => (await batchStatus(db, first)) === "completed");
-    const second = await runningBatch(db, users, { ids: [older], sink: { type: "ledger" }, ratePerSecond: 100 });
-    await waitFor("second batch", async () => (await batchStatus(db, second)) === "completed");
+    await replayedAlone(newer as string);
+    const second = await replayedAlone(older as string);
     const state = await db.pool.query(`SELECT idempotency_key, observed_at FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lww-feature'`);
     expect(state.rows).toEqual([{ idempotency_key: "lww-300", observed_at: new Date((Date.UTC(2026, 10, 1) / 1000 + 300) * 1000) }]);
     expect(await counts(second)).toMatchObject({ applied: 1 }); // the key is applied; the state keeps the newer observation
@@ -176,10 +181,8 @@ describe("entity state: last write wins by observation time", () => {
     const [newer] = await ingest(db, [envelope("lww-micro-2", "2026-11-01T00:00:00.123400Z")]);
     await approve(db, [older as string, newer as string]);
     worker();
-    const first = await runningBatch(db, users, { ids: [older], sink: { type: "ledger" }, ratePerSecond: 100 });
-    await waitFor("first batch", async () => (await batchStatus(db, first)) === "completed");
-    const second = await runningBatch(db, users, { ids: [newer], sink: { type: "ledger" }, ratePerSecond: 100 });
-    await waitFor("second batch", async () => (await batchStatus(db, second)) === "completed");
+    await replayedAlone(older as string);
+    await replayedAlone(newer as string);
     const state = await db.pool.query(
       `SELECT idempotency_key, to_char(observed_at AT TIME ZONE 'UTC', 'SS.US') AS t FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lww-micro'`,
     );
