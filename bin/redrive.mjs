@@ -11,5 +11,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 process.env.REDRIVE_ROOT ??= root;
 process.env.REDRIVE_DATA_DIR ||= `${root}.data`;
 
-register();
+// The project's tsconfig (its "@/" paths), wherever the command is typed: found from the current directory, a
+// command typed outside the checkout could not load its own modules.
+register({ tsconfig: `${root}tsconfig.json` });
 await import("../lib/cli/main.ts");

@@ -111,13 +111,17 @@ const POSTGRES_FLAGS = [
 
 let exitHooked = false;
 /**
- * No server outlives a process that exits without stopping it (an uncaught error, process.exit): a fast-shutdown
- * request on the way out. One left running anyway (SIGKILL) is stopped by the next owner (startEmbeddedPostgres).
+ * No server outlives a process that exits without stopping it: a fast-shutdown request on the way out — on 'exit'
+ * (an uncaught error, process.exit) and on a signal nobody else handles (a CLI command's Ctrl-C, `npm start`
+ * stopped before it installed its own handlers), which would otherwise end the process without 'exit'. Those
+ * signals are raised again afterwards, so the process still ends by them. A program with its own handler (the
+ * launcher, a worker) stops the server itself, after its work. One left running anyway (SIGKILL) is stopped by
+ * the next owner (startEmbeddedPostgres).
  */
 function stopOwnedOnExit(): void {
   if (exitHooked) return;
   exitHooked = true;
-  process.on("exit", () => {
+  const stopOwned = () => {
     for (const pid of ownedPostmasters) {
       try {
         process.kill(pid, "SIGINT");
@@ -125,7 +129,17 @@ function stopOwnedOnExit(): void {
         // already gone
       }
     }
-  });
+  };
+  process.on("exit", stopOwned);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return; // someone else shuts down in order
+      stopOwned();
+      process.off(signal, onSignal);
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
 }
 
 /** Starts the postmaster detached (its own process group) and resolves once it accepts connections. */
