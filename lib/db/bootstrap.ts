@@ -1,22 +1,7 @@
 import { closeDb, createDb, type Db } from "./client";
 import { migrationStatus } from "./migration-files";
+import { redactUrlSecrets } from "../masking/url";
 import { resolveDatabase } from "./resolve";
-
-/** A start-up failure whose message says it all: entry points print it as one line, without a stack. */
-export class StartupError extends Error {
-  override name = "StartupError";
-}
-
-/** A connection URL without its password, for messages. */
-function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "(not a URL)";
-  }
-}
 
 /**
  * Shared start-up of every long-running entry point (server launcher, CLI, worker): find the database,
@@ -40,8 +25,9 @@ export async function bootstrap(opts: {
   await db.pool.query("SELECT 1").catch(async (err: unknown) => {
     await db.pool.end().catch(() => {});
     await handle.stop();
-    const where = handle.embedded ? "the embedded PostgreSQL" : `DATABASE_URL (${redactedUrl(handle.url)})`;
-    throw new StartupError(`cannot connect to ${where}: ${err instanceof Error ? err.message : String(err)}`);
+    // Userinfo and every query value hidden: node-postgres also reads ?password=… from the URL.
+    const where = handle.embedded ? "the embedded PostgreSQL" : `DATABASE_URL (${redactUrlSecrets(handle.url)})`;
+    throw new Error(`cannot connect to ${where}: ${err instanceof Error ? err.message : String(err)}`);
   });
   if (opts.migrate !== false) {
     // Up to date (the usual case) is read from _prisma_migrations in one query; the schema engine, which takes a
