@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { utcMicrosOfDate } from "../db/instant";
+import { endOfDay, startOfDay, utcMicrosOfDate } from "../db/instant";
 import { inTimeRange, isImpossibleCalendarDate } from "../db/pg-range";
 import { parseEpochText, parseProducerInstant } from "./timestamps";
 
@@ -33,9 +33,9 @@ function exactTime(v: unknown, bound: "from" | "to"): string | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : utcMicrosOfDate(v);
   if (typeof v !== "string") return null;
   if (/^\d+(\.\d+)?$/.test(v)) return parseEpochText(v)?.exact ?? null;
-  // A day that does not exist (2026-02-30) is refused rather than rolled over into the next month.
-  if (isImpossibleCalendarDate(v)) return null;
-  if (BARE_DAY.test(v)) return parseProducerInstant(`${v}T${bound === "from" ? "00:00:00" : "23:59:59.999999"}Z`)?.exact ?? null;
+  // A day that does not exist (2026-02-30) is refused rather than rolled over into the next month (the times
+  // below are refused by parseProducerInstant).
+  if (BARE_DAY.test(v)) return isImpossibleCalendarDate(v) ? null : bound === "from" ? startOfDay(v) : endOfDay(v);
   const minute = TO_THE_MINUTE.exec(v);
   if (minute) return parseProducerInstant(`${minute[1]}:${bound === "from" ? "00" : "59.999999"}${minute[2] ?? ""}`)?.exact ?? null;
   return parseProducerInstant(v)?.exact ?? null;
