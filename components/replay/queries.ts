@@ -49,7 +49,7 @@ export function useRateSeries(id: string, live: boolean) {
     queryKey: replayKeys.rate(id),
     queryFn: ({ signal }) => fetchJson<RateSeries>(`/api/replays/${id}/rate?window=300`, { signal }),
     staleTime: 0,
-    refetchInterval: livePoll(live),
+    refetchInterval: () => livePoll(live),
   });
 }
 
@@ -60,7 +60,7 @@ export function useItems(id: string, status: ItemStatus | null, cursor: number, 
     queryFn: ({ signal }) => fetchJson<ItemsPage>(`/api/replays/${id}/items?${q.toString()}`, { signal }),
     placeholderData: keepPreviousData,
     staleTime: 0,
-    refetchInterval: livePoll(live),
+    refetchInterval: () => livePoll(live),
   });
 }
 
