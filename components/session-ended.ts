@@ -10,9 +10,9 @@ import { HttpError } from "@/lib/api/client";
 
 let ended = false;
 
-/** Whether a request of this page has been refused for want of a session. */
-export function sessionEnded(): boolean {
-  return ended;
+/** A 401: onApiError says so, once; a mutation's own error toast stays quiet rather than saying it again. */
+export function isSessionEnd(err: unknown): boolean {
+  return err instanceof HttpError && err.status === 401;
 }
 
 /** A polling interval that stops once the session has ended. */
@@ -22,7 +22,7 @@ export function poll(ms: number | false): number | false {
 
 /** For the QueryClient's caches: any query or mutation answered 401. */
 export function onApiError(err: unknown): void {
-  if (!(err instanceof HttpError) || err.status !== 401 || typeof window === "undefined") return;
+  if (!isSessionEnd(err) || typeof window === "undefined") return;
   ended = true;
   toast.error("Your session has ended", {
     id: "session-ended",

@@ -4,6 +4,7 @@ import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClie
 import { approveWarning } from "@/lib/dead-letters/approvable";
 import { toast } from "sonner";
 import { forensicsKeys } from "@/components/forensics/queries";
+import { isSessionEnd } from "@/components/session-ended";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
@@ -156,6 +157,7 @@ function decisionCallbacks(qc: ReturnType<typeof useQueryClient>) {
     },
     onError: (err: unknown, id: string) => {
       // A 409 with the current record is shown by the page (what changed), not as a toast only.
+      if (isSessionEnd(err)) return;
       if (conflictCurrent(err)) toast.warning(`#${id} changed under you`, { description: "Review what changed, then decide again." });
       else toast.error(`Could not save #${id}`, { description: describeError(err) });
     },
@@ -190,7 +192,7 @@ export function useBulkAction() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (body: BulkBody) => fetchJson<BulkResult | BulkJobAccepted>("/api/dead-letters/bulk", { method: "POST", body }),
-    onError: (err) => toast.error("Bulk action failed", { description: describeError(err) }),
+    onError: (err) => { if (!isSessionEnd(err)) toast.error("Bulk action failed", { description: describeError(err) }); },
     // A dry run changes nothing; a filter's job is followed up when it ends (bulk-job-progress.tsx).
     onSettled: (_result, _err, body) => {
       if (!body.dryRun) invalidateAfterBulk(qc);
@@ -219,6 +221,6 @@ export function useCancelBulkJob(id: string) {
   return useMutation({
     mutationFn: () => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}/cancel`, { method: "POST" }),
     onSuccess: (job) => qc.setQueryData(deadLetterKeys.bulkJob(id), job),
-    onError: (err) => toast.error("Could not cancel", { description: describeError(err) }),
+    onError: (err) => { if (!isSessionEnd(err)) toast.error("Could not cancel", { description: describeError(err) }); },
   });
 }

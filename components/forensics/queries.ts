@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
-import { poll } from "@/components/session-ended";
+import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
 import type { AlertEventView, AlertRuleView } from "@/lib/forensics/alerts/rules";
 import type { AlertRuleUpdate, QuarantineBody, QuarantineGroup } from "@/lib/forensics/schemas";
@@ -37,7 +37,7 @@ export function useQuarantineAction(action: "release" | "purge") {
       void qc.invalidateQueries({ queryKey: ["dead-letters"] });
     },
     onError: (err) => {
-      toast.error(err.message);
+      if (!isSessionEnd(err)) toast.error(err.message);
       // A 409 means the group changed since it was shown: show its current count, so confirming again can work.
       void qc.invalidateQueries({ queryKey: forensicsKeys.quarantine() });
     },
@@ -63,6 +63,6 @@ export function useUpdateAlertRule() {
       toast.success(`Saved rule ${r.name || r.id}`, { id: `alert-rule-${r.id}` });
       void qc.invalidateQueries({ queryKey: forensicsKeys.all });
     },
-    onError: (err, { id }) => toast.error(err.message, { id: `alert-rule-${id}` }),
+    onError: (err, { id }) => { if (!isSessionEnd(err)) toast.error(err.message, { id: `alert-rule-${id}` }); },
   });
 }

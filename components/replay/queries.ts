@@ -1,6 +1,6 @@
 "use client";
 
-import { poll } from "@/components/session-ended";
+import { isSessionEnd, poll } from "@/components/session-ended";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { fetchJson } from "@/lib/api/client";
@@ -74,7 +74,7 @@ export function useBatchAction(id: string) {
       qc.setQueryData(replayKeys.detail(id), batch);
       toast.success(`Batch ${id}: ${action} → ${batch.status}`);
     },
-    onError: (err, action) => toast.error(`Could not ${action} batch ${id}: ${err.message}`),
+    onError: (err, action) => { if (!isSessionEnd(err)) toast.error(`Could not ${action} batch ${id}: ${err.message}`); },
     onSettled: () => qc.invalidateQueries({ queryKey: replayKeys.all }),
   });
 }
@@ -87,6 +87,6 @@ export function useCreateBatch() {
       toast.success(`Draft batch ${batch.id} created with ${batch.total} records: another supervisor must approve it`);
       return qc.invalidateQueries({ queryKey: replayKeys.lists() });
     },
-    onError: (err) => toast.error(`Could not create the batch: ${err.message}`),
+    onError: (err) => { if (!isSessionEnd(err)) toast.error(`Could not create the batch: ${err.message}`); },
   });
 }
