@@ -142,8 +142,18 @@ function stopOwnedOnExit(): void {
   }
 }
 
-/** Starts the postmaster detached (its own process group) and resolves once it accepts connections. */
-async function spawnPostmaster(dataDir: string, port: number, log: (msg: string) => void): Promise<ChildProcess> {
+type Exit = [code: number | null, signal: NodeJS.Signals | null];
+
+/** How long a postmaster may take to accept connections (crash recovery after a kill included). */
+const START_TIMEOUT_MS = 120_000;
+
+/**
+ * Starts the postmaster detached (its own process group) and resolves once it accepts connections, with its exit
+ * (watched from the spawn on, so an exit at any time is seen). Its pid is owned from the spawn on, so a signal
+ * during start-up stops it too (stopOwnedOnExit). Readiness is read from its log as a whole, not per chunk (a
+ * line can arrive in two), within START_TIMEOUT_MS.
+ */
+async function spawnPostmaster(dataDir: string, port: number, log: (msg: string) => void): Promise<{ child: ChildProcess; exited: Promise<Exit> }> {
   stopOwnedOnExit();
   const child = spawn(await postgresBinary(), ["-D", resolve(dataDir), "-p", String(port), ...POSTGRES_FLAGS], {
     ...(await postgresUser()),
@@ -151,19 +161,35 @@ async function spawnPostmaster(dataDir: string, port: number, log: (msg: string)
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, LC_MESSAGES: "C" },
   });
-  const recent: string[] = [];
+  const pid = child.pid;
+  if (pid) ownedPostmasters.add(pid);
+  const exited = once(child, "exit") as Promise<Exit>;
+  void exited.then(() => pid && ownedPostmasters.delete(pid), () => {});
+  let tail = "";
   await new Promise<void>((ready, failed) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      failed(new Error(`postgres did not accept connections within ${START_TIMEOUT_MS / 1000} s`));
+    }, START_TIMEOUT_MS);
     child.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
       for (const line of text.split("\n")) if (line.trim()) log(line.trim());
-      recent.push(text);
-      if (recent.length > 20) recent.shift();
-      if (text.includes("database system is ready to accept connections")) ready();
+      tail = (tail + text).slice(-4096);
+      if (tail.includes("database system is ready to accept connections")) {
+        clearTimeout(timer);
+        ready();
+      }
     });
-    child.once("error", failed);
-    child.once("exit", (code, signal) => failed(new Error(`postgres exited during start-up (${signal ?? `status ${code}`}): ${recent.join("").trim().split("\n").slice(-3).join(" | ")}`)));
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      failed(err);
+    });
+    void exited.then(([code, signal]) => {
+      clearTimeout(timer);
+      failed(new Error(`postgres exited during start-up (${signal ?? `status ${code}`}): ${tail.trim().split("\n").slice(-3).join(" | ")}`));
+    });
   });
-  return child;
+  return { child, exited };
 }
 
 async function waitUntilGone(pid: number, timeoutMs: number): Promise<void> {
@@ -239,24 +265,22 @@ export async function startEmbeddedPostgres(opts: {
       );
     }
   }
-  let postmasterProcess: ChildProcess;
+  let started: Awaited<ReturnType<typeof spawnPostmaster>>;
   try {
-    postmasterProcess = await spawnPostmaster(dataDir, opts.port, log);
+    started = await spawnPostmaster(dataDir, opts.port, log);
   } catch (err) {
     throw new Error(
       `embedded PostgreSQL failed to start on port ${opts.port} (data in ${dataDir}); is the port in use? ` +
         `Set REDRIVE_PG_PORT or DATABASE_URL. ${err instanceof Error ? err.message : ""}`.trim(),
     );
   }
-  await writeFile(ownerFile, JSON.stringify({ pid: process.pid, port: opts.port } satisfies Owner));
+  const { child: postmasterProcess, exited } = started;
   const postmaster = postmasterProcess.pid ?? null;
-  if (postmaster) ownedPostmasters.add(postmaster);
   let stopping = false;
-  const exited = once(postmasterProcess, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   void exited.then(([code, signal]) => {
-    if (postmaster) ownedPostmasters.delete(postmaster);
     if (!stopping) opts.onUnexpectedExit?.(`embedded PostgreSQL (pid ${postmaster ?? "?"}) stopped by itself (${signal ?? `status ${code}`})`);
   });
+  await writeFile(ownerFile, JSON.stringify({ pid: process.pid, port: opts.port } satisfies Owner));
   await ensureDatabase(opts.port);
   return {
     url: embeddedUrl(opts.port),
