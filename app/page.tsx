@@ -1,4 +1,3 @@
-import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { OverviewDashboard } from "@/components/forensics/overview-dashboard";
 import { redirect } from "next/navigation";
@@ -15,12 +14,13 @@ export default async function Home() {
   const me = await requirePagePrincipal();
   // A producer (ingest only) has nothing to see here: its page is its API tokens (every role has tokens:own).
   if (!can(me.role, "dead_letters:read")) redirect("/settings");
-  const renderedAt = readTime(); // before reading
-  const overview = maskOverview(await healthOverview(getDb().pool, new Date()), configuredMaskRules());
+  // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
+  const now = new Date();
+  const overview = maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules());
   return (
     <section aria-labelledby="health-heading" className="space-y-3">
       <h1 id="health-heading" className="text-lg font-semibold">DLQ health</h1>
-      <OverviewDashboard initial={JSON.parse(JSON.stringify(overview)) as typeof overview} renderedAt={renderedAt} />
+      <OverviewDashboard initial={JSON.parse(JSON.stringify(overview)) as typeof overview} renderedAt={now.getTime()} />
     </section>
   );
 }

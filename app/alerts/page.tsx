@@ -1,4 +1,3 @@
-import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { AlertRules } from "@/components/forensics/alert-rules";
 import { can } from "@/lib/auth/permissions";
@@ -13,7 +12,8 @@ export default async function AlertsPage() {
   const principal = await requirePagePrincipal("dead_letters:read");
   const pool = getDb().pool;
   const canManage = can(principal.role, "alerts:manage");
-  const renderedAt = readTime(); // before reading
+  // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
+  const now = new Date();
   const [rules, events] = await Promise.all([listAlertRules(pool, canManage ? "whole" : "origin"), recentAlertEvents(pool)]);
   return (
     <section aria-labelledby="alerts-heading" className="space-y-3">
@@ -21,7 +21,7 @@ export default async function AlertsPage() {
       <p className="text-sm text-slate-600">
         Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the value is back at or below it.
       </p>
-      <AlertRules initial={{ rules, events }} renderedAt={renderedAt} canManage={canManage} />
+      <AlertRules initial={{ rules, events }} renderedAt={now.getTime()} canManage={canManage} />
     </section>
   );
 }

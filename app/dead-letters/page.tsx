@@ -1,4 +1,3 @@
-import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { TriageList } from "@/components/dead-letters/list/triage-list";
 import { can } from "@/lib/auth/permissions";
@@ -22,12 +21,13 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   for (const [k, v] of Object.entries(await searchParams)) for (const one of Array.isArray(v) ? v : v ? [v] : []) params.append(k, one);
   const { filter } = filterFromParams(params);
   const pool = getDb().pool;
-  const renderedAt = readTime(); // before reading
+  // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
+  const now = new Date();
   const [page, facets] = await Promise.all([
     listDeadLetters(pool, { ...filter, limit: LIST_PAGE_SIZE, order: "desc" }),
     facetCounts(pool, filter),
   ]);
   const rules = configuredMaskRules();
-  return <TriageList initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules), renderedAt }} canTriage={can(principal.role, "dead_letters:triage")}
+  return <TriageList initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules), renderedAt: now.getTime() }} canTriage={can(principal.role, "dead_letters:triage")}
     canUnmask={can(principal.role, "dead_letters:unmask")} canReplay={can(principal.role, "replays:manage")} />;
 }

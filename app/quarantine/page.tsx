@@ -1,4 +1,3 @@
-import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { QuarantineGroups } from "@/components/forensics/quarantine-groups";
 import { can } from "@/lib/auth/permissions";
@@ -13,14 +12,15 @@ export const dynamic = "force-dynamic";
 
 export default async function QuarantinePage() {
   const principal = await requirePagePrincipal("dead_letters:read");
-  const renderedAt = readTime(); // before reading
-  const groups = maskReasonGroups(await quarantineGroups(getDb().pool, new Date()), configuredMaskRules());
+  // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
+  const now = new Date();
+  const groups = maskReasonGroups(await quarantineGroups(getDb().pool, now), configuredMaskRules());
   return (
     <section aria-labelledby="q-heading" className="space-y-3">
       <h1 id="q-heading" className="text-lg font-semibold">Quarantine</h1>
       <QuarantineGroups
         initial={groups}
-        renderedAt={renderedAt}
+        renderedAt={now.getTime()}
         canTriage={can(principal.role, "dead_letters:triage")}
         canPurge={can(principal.role, "dead_letters:purge")}
         canUnmask={can(principal.role, "dead_letters:unmask")}

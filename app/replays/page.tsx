@@ -1,4 +1,3 @@
-import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { BatchList } from "@/components/replay/batch-list";
@@ -12,8 +11,9 @@ export const dynamic = "force-dynamic";
 
 export default async function ReplaysPage() {
   const principal = await requirePagePrincipal("replays:read");
-  const renderedAt = readTime(); // before reading
-  const batches = await listBatches(getDb().pool, { limit: 50 }, new Date());
+  // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
+  const now = new Date();
+  const batches = await listBatches(getDb().pool, { limit: 50 }, now);
   const canManage = can(principal.role, "replays:manage");
   return (
     <section aria-labelledby="replays-heading" className="space-y-3">
@@ -25,7 +25,7 @@ export default async function ReplaysPage() {
           </Link>
         )}
       </div>
-      <BatchList initial={batches} renderedAt={renderedAt} canManage={canManage} />
+      <BatchList initial={batches} renderedAt={now.getTime()} canManage={canManage} />
     </section>
   );
 }

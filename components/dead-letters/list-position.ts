@@ -2,7 +2,7 @@
 
 // The record last looked at under a list filter (its filterKey), for this tab: the list highlights it again when
 // the analyst comes back (Escape, Back, "← Dead letters"), so `j` goes on from there rather than from the top.
-// Written when a row is opened and by the record page (j/k move on from the row opened). sessionStorage: per tab,
+// Written by the record page as it shows a record (opened from the list, or reached with j/k). sessionStorage: per tab,
 // absent on the server.
 
 const OPENED = "redrive:list-opened:";

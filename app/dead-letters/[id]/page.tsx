@@ -1,4 +1,3 @@
-import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { DetailView } from "@/components/dead-letters/detail/detail-view";
@@ -21,7 +20,8 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   const principal = await requirePagePrincipal("dead_letters:read");
   const id = IdSchema.safeParse((await params).id);
   if (!id.success) notFound();
-  const renderedAt = readTime(); // before reading
+  // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
+  const now = new Date();
   const record = await getDeadLetter(getDb().pool, id.data).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
     throw err;
@@ -30,7 +30,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
     <DetailView
       key={record.id}
       initial={maskDetail(record, configuredMaskRules())}
-      renderedAt={renderedAt}
+      renderedAt={now.getTime()}
       permissions={{ triage: can(principal.role, "dead_letters:triage"), overrideIdentity: can(principal.role, "dead_letters:override_identity") }}
     />
   );

@@ -1,4 +1,3 @@
-import { readTime } from "@/lib/api/read-time";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { BatchLive } from "@/components/replay/batch-live";
@@ -16,15 +15,16 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
   const principal = await requirePagePrincipal("replays:read");
   const { id } = await params;
   if (!isBigintId(id)) notFound();
-  const renderedAt = readTime(); // before reading
-  const batch = await getBatch(getDb().pool, id, new Date()).catch((err: unknown) => {
+  // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
+  const now = new Date();
+  const batch = await getBatch(getDb().pool, id, now).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
     throw err;
   });
   return (
     <BatchLive
       initial={batch}
-      renderedAt={renderedAt}
+      renderedAt={now.getTime()}
       perms={{ canManage: can(principal.role, "replays:manage"), canApprove: can(principal.role, "replays:approve"), userId: principal.userId }}
     />
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import { openedUnder, rememberOpened } from "../list-position";
+import { openedUnder } from "../list-position";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -85,10 +85,9 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
     leaving.current = true;
     // Held for the navigation, not for ever: should this list be shown again without remounting, it filters again.
     setTimeout(() => { leaving.current = false; }, 3000);
-    rememberOpened(key, row.id);
     const qs = filterToParams(filter).toString();
     router.push(`/dead-letters/${row.id}${qs ? `?${qs}` : ""}`);
-  }, [router, filter, key]);
+  }, [router, filter]);
 
   const selectionMeta = useMemo(() => ({
     isSelected: (id: string) => selection.mode === "filter" || selection.ids.has(id),
