@@ -1,7 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const alias = { "@": fileURLToPath(new URL("./", import.meta.url)) };
+// Tests run outside React's server bundle, where `server-only` (the marker that keeps a module off the client) is empty.
+const alias = [
+  { find: /^server-only$/, replacement: fileURLToPath(new URL("./node_modules/server-only/empty.js", import.meta.url)) },
+  { find: "@", replacement: fileURLToPath(new URL("./", import.meta.url)) },
+];
 
 export default defineConfig({
   test: {

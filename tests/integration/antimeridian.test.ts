@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyAction } from "../../lib/dead-letters/actions";
 import { closeDb, type Db } from "../../lib/db/client";
 import { MIGRATIONS_DIR } from "../../lib/db/migration-files";
@@ -21,7 +21,6 @@ import { utcMicrosOfDate } from "../../lib/db/instant";
 // list, counts, facets, map and lookup find it from either side of ±180° and never from the other side of the
 // world (the box used to be stored as -178..178 and matched every viewport at its latitudes).
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;

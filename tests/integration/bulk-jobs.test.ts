@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/approvable";
 import { PAGE } from "../../lib/dead-letters/bulk";
@@ -12,7 +12,6 @@ import { testDb } from "./helpers";
 // committed with each page, the count guard, records arriving later left out, cancellation between pages, and
 // a job whose runner died resumed from its last committed page without deciding anything twice.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 const N = PAGE * 2 + 137; // three pages, the last one partial

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { captureTaps } from "../../lib/afc/capture";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
@@ -18,7 +18,6 @@ import { testDb } from "./helpers";
 // Export → import round trip into a fresh database (same records, same keys), the other formats' shape, and
 // masking in exports by role.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;

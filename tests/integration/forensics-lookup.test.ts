@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction } from "../../lib/dead-letters/actions";
@@ -15,7 +15,6 @@ import { testDb } from "./helpers";
 // Lookup by every identifier a record has, by place and time, and in the ledger; quarantine release and purge;
 // revealing a masked field.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import type { Role } from "../../lib/auth/permissions";
 import { getDeadLetter } from "../../lib/dead-letters/detail";
@@ -19,7 +19,6 @@ import { testDb } from "./helpers";
 // exports) masks it on the server for every reader, and an auditor who asks for clear data (unmask=1, audited)
 // gets it where clear data is offered.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;

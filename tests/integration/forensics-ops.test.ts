@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, type Db } from "../../lib/db/client";
 import { evaluateAlerts } from "../../lib/forensics/alerts/evaluate";
@@ -16,7 +16,6 @@ import { testDb } from "./helpers";
 // Alerts (fire once per breach, resolve, webhook delivery to a local server), retention, the overview and
 // /api/metrics.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;

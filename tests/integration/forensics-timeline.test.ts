@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction } from "../../lib/dead-letters/actions";
@@ -12,7 +12,6 @@ import { testDb } from "./helpers";
 // A record's whole life through the real modules — capture, a repeat failure, an edit, approval, a replay batch
 // through the engine, settlement in the ledger — and its timeline read back from the audit trail.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;

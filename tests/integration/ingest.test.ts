@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb, type Db } from "../../lib/db/client";
 import { NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
 import { normalizeChunk } from "../../lib/dead-letters/ingest/normalize";
@@ -7,7 +7,6 @@ import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 const actor = { id: null, email: "test", role: "system" };

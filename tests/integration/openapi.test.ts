@@ -1,13 +1,12 @@
 import { readdirSync } from "node:fs";
 import { join, sep } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RouteHandler } from "../../lib/api/handler";
 import { OPERATIONS, openApiDocument } from "../../lib/api/openapi-routes";
 import { setTestAuthEnv } from "./auth-helpers";
 
 // The OpenAPI document lists every route file and method under app/api, with the permission its handler checks.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

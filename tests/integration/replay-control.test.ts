@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { tapSchemaFailures } from "../../lib/replay/batches";
 import { endedBatchesWithWaitingItems } from "../../lib/replay/claim";
@@ -14,7 +14,6 @@ import { testDb } from "./helpers";
 // The batch life cycle through the API as a supervisor would drive it: create, four-eyes approval, start,
 // and pause / resume / cancel taking effect within a second while workers are submitting.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 let db: Db;

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join, sep } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteHandler } from "../../lib/api/handler";
 import { can, ROLES, type Permission, type Role } from "../../lib/auth/permissions";
 import { closeDb, type Db } from "../../lib/db/client";
@@ -11,7 +11,6 @@ import { testDb } from "./helpers";
 // public by accident, fails here. New routes are picked up without touching this file, unless they are
 // meant to be public (PUBLIC below) or are not ours (NOT_DEFINE_ROUTE).
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 /** Routes anyone may call, as "METHOD /api/path". Adding one here is a security decision: say why. */

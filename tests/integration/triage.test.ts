@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction, type ActionContext } from "../../lib/dead-letters/actions";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/approvable";
@@ -18,7 +18,6 @@ import { testDb } from "./helpers";
 // Triage decisions against a real database: optimistic concurrency, the state machine under the lock, the
 // audit trail, the AFC identity rule, server-side re-validation of edited geometry, and bulk by filter.
 
-vi.mock("server-only", () => ({}));
 setTestAuthEnv();
 
 const bowtie = [[[2.35, 48.85], [2.36, 48.86], [2.36, 48.85], [2.35, 48.86], [2.35, 48.85]]];

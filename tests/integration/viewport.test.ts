@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { countMatching } from "../../lib/dead-letters/facets";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
@@ -9,7 +9,6 @@ import { testDb } from "./helpers";
 // A map view across the antimeridian against a real database: the list, its count and the map's points find
 // the records on both sides of ±180° (the view used to be clamped to one side).
 
-vi.mock("server-only", () => ({}));
 
 let db: Db;
 const ids: Record<string, string> = {};
