@@ -36,6 +36,8 @@ export interface Origin {
   diedAt: string | null;
   /** Every header or field as received (RabbitMQ headers incl. x-death, NATS headers, the Redis entry's other fields). */
   headers: Headers;
+  /** The message's other broker properties as received (AMQP content_type, correlation_id, timestamp, …); {} where none. */
+  properties: Headers;
 }
 
 export interface PulledMessage {
@@ -43,6 +45,8 @@ export interface PulledMessage {
   origin: Origin;
   /** The adapter's own handle for `ack` (delivery tag, JsMsg, entry id); opaque to callers. */
   readonly receipt: unknown;
+  /** Set when the broker reported a dead letter whose body is gone (trimmed, deleted): the record keeps why. */
+  problem?: string;
 }
 
 export interface OutgoingMessage {
