@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { healthOverview, maskOverview } from "@/lib/forensics/overview";
+import { healthOverview, maskOverview } from "@/lib/ops/overview";
 import { configuredMaskRules } from "@/lib/masking/config";
 
 export const metadata: Metadata = { title: "DLQ health" };

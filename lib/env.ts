@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseTrustedProxies } from "./server/forwarded";
+import { parseTrustedProxies } from "./api/forwarded";
 
 // One parse of the environment for every entry point (server, CLI, worker, tests), so a typo in a variable
 // fails loudly at start-up instead of deep inside a request.
@@ -28,7 +28,7 @@ const EnvSchema = z.object({
   REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
   /**
    * proxies whose X-Forwarded-For the server believes (comma-separated addresses or CIDR blocks); unset: the
-   * client is whoever the socket says, whatever forwarding headers it sends (lib/server/forwarded.ts)
+   * client is whoever the socket says, whatever forwarding headers it sends (lib/api/forwarded.ts)
    */
   REDRIVE_TRUSTED_PROXIES: z.string().optional().superRefine((v, ctx) => {
     try {
@@ -48,7 +48,7 @@ const EnvSchema = z.object({
   REDRIVE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   /** forensics: where alerts are POSTed when their rule names no webhook */
   REDRIVE_ALERT_WEBHOOK_URL: z.string().url().optional(),
-  /** hosts the replay HTTP sink and alert webhooks may call (lib/api/outbound.ts); unset: any */
+  /** hosts the replay HTTP sink and alert webhooks may call (lib/net/outbound.ts); unset: any */
   REDRIVE_OUTBOUND_HOSTS: z.string().optional(),
 });
 

@@ -1,8 +1,8 @@
 // Throughput of the AFC ingest path on a typical record: parseLossless + normalizeAfcRecord, and each alone.
 // Run: npx tsx scripts/afc-bench.ts  (pure CPU, one core, no database). The API needs >= 10,000 records/s
 // end to end, so this path should stay several times above that.
-import { normalizeAfcRecord } from "@/lib/afc/envelope";
-import { parseLossless } from "@/lib/afc/json";
+import { normalizeAfcRecord } from "@/lib/afc/normalize-record";
+import { parseLossless } from "@/lib/json/lossless";
 
 const TYPICAL = JSON.stringify({
   kind: "afc",

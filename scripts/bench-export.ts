@@ -14,7 +14,7 @@ import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
 import { exportStream } from "../lib/forensics/export/stream";
 import { lookup } from "../lib/forensics/lookup";
-import { EXPORT_FORMATS, LookupQuerySchema, type ExportFormat } from "../lib/forensics/schemas";
+import { EXPORT_FORMATS, LookupQuerySchema, type ExportFormat } from "../lib/forensics/forensics-schemas";
 import { DEFAULT_MASK_RULES } from "../lib/masking/rules";
 import { seedBulk } from "./bench/seed-bulk";
 

@@ -8,13 +8,13 @@ import pg from "pg";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
-import { facetCounts } from "../lib/dead-letters/facets";
-import { ListQuerySchema, type ListFilter } from "../lib/dead-letters/filters";
-import { listDeadLetters } from "../lib/dead-letters/list";
-import { mapPoints } from "../lib/dead-letters/map-points";
+import { facetCounts } from "../lib/dead-letters/query/facets";
+import { ListQuerySchema, type ListFilter } from "../lib/dead-letters/query/filters";
+import { listDeadLetters } from "../lib/dead-letters/query/list";
+import { mapPoints } from "../lib/dead-letters/query/map-points";
 import { PLACES } from "../lib/seed/places";
 import { seedBulk } from "./bench/seed-bulk";
-import { utcMicrosOfDate } from "../lib/db/instant";
+import { utcMicrosOfDate } from "../lib/time/instant";
 
 const { values: args } = parseArgs({
   options: {

@@ -26,7 +26,7 @@ const log = (m: string) => console.error(`[chaos] ${m}`);
 const cluster = await ChaosCluster.start(log);
 const reports: ChaosReport[] = [];
 try {
-  // The unpaced ledger run drains a page per transaction (lib/replay/locked-page.ts): no leases, so nothing is swept.
+  // The unpaced ledger run drains a page per transaction (lib/replay/engine/locked-page.ts): no leases, so nothing is swept.
   const runs = [
     { name: "ledger", sink: "ledger", rate, killEveryMs: undefined },
     { name: "unpaced", sink: "ledger", rate: 1_000_000, killEveryMs: 150 },

@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { getEnv } from "../lib/env";
 import { resolveAuthSecret } from "../lib/auth/secret";
-import { bootstrap } from "../lib/db/bootstrap";
+import { bootstrap } from "../lib/startup/bootstrap";
 import { ensureBuild } from "./source-stamp";
 
 const dev = process.argv.includes("--dev");
@@ -87,10 +87,10 @@ server.stdout?.on("data", (chunk: Buffer) => {
 // workers run anywhere with `npx redrive worker` against the same database.
 const background = new AbortController();
 const worker = env.REDRIVE_WORKER === "1"
-  ? (await import("../lib/replay/worker")).startWorker({ db, signal: background.signal, log: (m) => say(`worker: ${m}`) })
+  ? (await import("../lib/replay/engine/worker")).startWorker({ db, signal: background.signal, log: (m) => say(`worker: ${m}`) })
   : null;
 const maintenance = env.REDRIVE_WORKER === "1"
-  ? (await import("../lib/forensics/maintenance")).startMaintenance({
+  ? (await import("../lib/ops/maintenance")).startMaintenance({
       pool: db.pool,
       signal: background.signal,
       retentionDays: env.REDRIVE_RETENTION_DAYS,

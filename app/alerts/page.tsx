@@ -3,7 +3,7 @@ import { AlertRules } from "@/components/forensics/alert-rules";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { listAlertRules, recentAlertEvents } from "@/lib/forensics/alerts/rules";
+import { listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
 
 export const metadata: Metadata = { title: "Alerts" };
 export const dynamic = "force-dynamic";

@@ -7,7 +7,7 @@ import { auditLog } from "@/lib/audit/log";
 import { AUDIT_TARGET_TYPES, AuditQuerySchema, type AuditLogEvent } from "@/lib/audit/log-schema";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { toDateTimeLocal } from "@/lib/dead-letters/timestamps";
+import { toDateTimeLocal } from "@/lib/time/parse-time";
 import { configuredMaskRules } from "@/lib/masking/config";
 
 export const metadata: Metadata = { title: "Audit log" };

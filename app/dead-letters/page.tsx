@@ -3,9 +3,9 @@ import { TriageList } from "@/components/dead-letters/list/triage-list";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { facetCounts } from "@/lib/dead-letters/facets";
-import { filterFromParams, filterKey, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
-import { listDeadLetters } from "@/lib/dead-letters/list";
+import { facetCounts } from "@/lib/dead-letters/query/facets";
+import { filterFromParams, filterKey, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";
+import { listDeadLetters } from "@/lib/dead-letters/query/list";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskFacets, maskListPage } from "@/lib/masking/reasons";
 

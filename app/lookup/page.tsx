@@ -5,10 +5,10 @@ import { LookupForm } from "@/components/forensics/lookup-form";
 import { searchParamsToObject } from "@/lib/api/search-params";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { toDateTimeLocal } from "@/lib/dead-letters/timestamps";
+import { toDateTimeLocal } from "@/lib/time/parse-time";
 import { maskFor } from "@/lib/forensics/access";
 import { lookup } from "@/lib/forensics/lookup";
-import { LookupQuerySchema, type LookupResult } from "@/lib/forensics/schemas";
+import { LookupQuerySchema, type LookupResult } from "@/lib/forensics/forensics-schemas";
 
 export const metadata: Metadata = { title: "Lookup" };
 export const dynamic = "force-dynamic";

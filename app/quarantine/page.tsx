@@ -3,7 +3,7 @@ import { QuarantineGroups } from "@/components/forensics/quarantine-groups";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { quarantineGroups } from "@/lib/forensics/quarantine";
+import { quarantineGroups } from "@/lib/dead-letters/query/quarantine-groups";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskReasonGroups } from "@/lib/masking/reasons";
 

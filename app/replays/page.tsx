@@ -4,7 +4,7 @@ import { BatchList } from "@/components/replay/batch-list";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { listBatches } from "@/lib/replay/views";
+import { listBatches } from "@/lib/replay/batch/read-batches";
 
 export const metadata: Metadata = { title: "Replays" };
 export const dynamic = "force-dynamic";

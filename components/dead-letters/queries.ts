@@ -1,16 +1,16 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from "@tanstack/react-query";
-import { approveWarning } from "@/lib/dead-letters/approvable";
+import { approveWarning } from "@/lib/dead-letters/triage/approve-warning";
 import { toast } from "sonner";
 import { forensicsKeys } from "@/components/forensics/queries";
 import { isSessionEnd } from "@/components/session-ended";
 import { fetchJson, HttpError } from "@/lib/api/client";
-import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, ChangedBy, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/schemas";
-import type { Extent } from "@/lib/dead-letters/extent";
-import type { ListPage } from "@/lib/dead-letters/list";
+import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, ChangedBy, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/record-schemas";
+import type { Extent } from "@/lib/dead-letters/query/extent";
+import type { ListPage } from "@/lib/dead-letters/query/list";
 
 // One hook per resource of the triage UI, keyed by a factory so mutations invalidate exactly what they change
 // (bull-board's hooks/queryKeys.ts pattern). Filters are keyed by their canonical query string.

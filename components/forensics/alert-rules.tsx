@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import type { AlertEventView, AlertRuleView } from "@/lib/forensics/alerts/rules";
+import type { AlertEventView, AlertRuleView } from "@/lib/ops/alerts/alert-rules";
 import { useAlerts, useUpdateAlertRule } from "./queries";
 
 // Alert rules (editable by supervisors) and the latest alert events. Thresholds are in the metric's unit:

@@ -4,9 +4,9 @@ import { useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { errorMessage } from "@/lib/api/client";
-import { filterToParams } from "@/lib/dead-letters/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { ExportFormat } from "@/lib/forensics/schemas";
+import { filterToParams } from "@/lib/dead-letters/query/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ExportFormat } from "@/lib/forensics/forensics-schemas";
 
 // "Export ▾" for the list and quarantine pages: the current filter as NDJSON, CSV or GeoJSON from
 // GET /api/export. Read through fetch + a reader rather than a plain link so the page can show what has

@@ -7,8 +7,8 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { Badge } from "@/components/ui/badge";
 import { compactNumber } from "@/components/ui/compact-number";
 import { fetchJson } from "@/lib/api/client";
-import type { Overview } from "@/lib/forensics/overview";
-import type { SeriesPoint } from "@/lib/forensics/series";
+import type { Overview } from "@/lib/ops/overview";
+import type { SeriesPoint } from "@/lib/ops/series";
 import { forensicsKeys } from "./queries";
 
 // The health overview: where the DLQ stands (counts, oldest record, top reasons), where it is heading (arrival

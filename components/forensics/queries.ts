@@ -4,8 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
-import type { AlertEventView, AlertRuleView } from "@/lib/forensics/alerts/rules";
-import type { AlertRuleUpdate, QuarantineBody, QuarantineGroup } from "@/lib/forensics/schemas";
+import type { AlertEventView, AlertRuleView } from "@/lib/ops/alerts/alert-rules";
+import type { AlertRuleUpdate, QuarantineBody, QuarantineGroup } from "@/lib/forensics/forensics-schemas";
 
 // One hook per forensics resource, keyed by a factory so mutations invalidate exactly what they change.
 

@@ -1,5 +1,5 @@
 import { Badge, type Tone } from "@/components/ui/badge";
-import type { TimelineEvent, TimelineKind } from "@/lib/forensics/schemas";
+import type { TimelineEvent, TimelineKind } from "@/lib/forensics/forensics-schemas";
 
 // A record's timeline as an ordered list: when, what (one sentence), who, and the structured before/after/diff
 // behind a disclosure. Server-renderable (no state).

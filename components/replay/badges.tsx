@@ -1,5 +1,5 @@
 import { Badge, type Tone } from "@/components/ui/badge";
-import type { OutcomeCounts } from "@/lib/replay/schemas";
+import type { OutcomeCounts } from "@/lib/replay/batch/batch-schemas";
 
 const BATCH_TONE: Record<string, Tone> = {
   draft: "slate", approved: "blue", running: "green", paused: "amber", completed: "violet", cancelled: "slate", failed: "red",

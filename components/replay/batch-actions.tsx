@@ -3,8 +3,8 @@
 import { useState } from "react";
 import { Button, type ButtonVariant } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import type { BatchView } from "@/lib/replay/schemas";
-import { availableActions, type BatchAction } from "@/lib/replay/state";
+import type { BatchView } from "@/lib/replay/batch/batch-schemas";
+import { availableActions, type BatchAction } from "@/lib/replay/batch/batch-states";
 import { useBatchAction } from "./queries";
 
 // The life-cycle buttons a user may press now (role + status; the server checks both again). Cancel asks for

@@ -1,8 +1,8 @@
 "use client";
 
 import Link from "next/link";
-import type { BatchView } from "@/lib/replay/schemas";
-import { progressText } from "@/lib/replay/progress";
+import type { BatchView } from "@/lib/replay/batch/batch-schemas";
+import { progressText } from "@/lib/replay/batch/progress";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatTime } from "./format";
 import { useBatches } from "./queries";

@@ -1,11 +1,11 @@
 "use client";
 
-import type { BatchView } from "@/lib/replay/schemas";
+import type { BatchView } from "@/lib/replay/batch/batch-schemas";
 import { BatchActions, type ReplayPermissions } from "./batch-actions";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatDuration, formatTime } from "./format";
 import { ItemsTable } from "./items-table";
-import { isLive } from "@/lib/replay/progress";
+import { isLive } from "@/lib/replay/batch/progress";
 import { useBatch } from "./queries";
 import { RateChart } from "./rate-chart";
 

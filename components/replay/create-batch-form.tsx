@@ -3,9 +3,9 @@
 import { useRouter } from "next/navigation";
 import { Suspense, use, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { REPAIR_METHODS, REPAIR_POLICIES, type BatchPreview, type CreateBatchRequest } from "@/lib/replay/schemas";
-import { CreateBatchBody } from "@/lib/replay/schemas";
-import { isUnpaced } from "@/lib/replay/gcra";
+import { REPAIR_METHODS, REPAIR_POLICIES, type BatchPreview, type CreateBatchRequest } from "@/lib/replay/batch/batch-schemas";
+import { CreateBatchBody } from "@/lib/replay/batch/batch-schemas";
+import { isUnpaced } from "@/lib/replay/pacing/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
 import { useCreateBatch } from "./queries";
@@ -48,7 +48,7 @@ function TapFailureNotice({ result }: { result: Promise<TapFailures | null> }) {
 export function CreateBatchForm({ selection, preview, tapFailures }: {
   selection: SelectionInput;
   preview: BatchPreview;
-  /** AFC taps in the batch that still fail their schema: the replay will drop them (lib/replay/batches.ts) */
+  /** AFC taps in the batch that still fail their schema: the replay will drop them (lib/replay/batch/create-batch.ts) */
   /** streamed: validating thousands of taps takes a second or two, the rest of the page need not wait */
   tapFailures?: Promise<TapFailures | null>;
 }) {

@@ -3,8 +3,8 @@
 import Link from "next/link";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
-import { sendsOf } from "@/lib/replay/sends";
-import { ITEM_STATUSES, type ItemStatus, type ItemView } from "@/lib/replay/schemas";
+import { sendsOf } from "@/lib/replay/batch/send-count";
+import { ITEM_STATUSES, type ItemStatus, type ItemView } from "@/lib/replay/batch/batch-schemas";
 import { ItemStatusBadge } from "./badges";
 import { formatTime } from "./format";
 import { useItems } from "./queries";

@@ -4,9 +4,9 @@ import { isSessionEnd, poll } from "@/components/session-ended";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { fetchJson } from "@/lib/api/client";
-import type { BatchView, CreateBatchRequest, ItemsPage, ItemStatus, RateSeries } from "@/lib/replay/schemas";
-import { isLive } from "@/lib/replay/progress";
-import type { BatchAction } from "@/lib/replay/state";
+import type { BatchView, CreateBatchRequest, ItemsPage, ItemStatus, RateSeries } from "@/lib/replay/batch/batch-schemas";
+import { isLive } from "@/lib/replay/batch/progress";
+import type { BatchAction } from "@/lib/replay/batch/batch-states";
 
 // One hook per replay resource, keyed by a factory (bull-board's queryKeys pattern); live views poll about
 // once a second while a batch can still change, and stop when it is finished.

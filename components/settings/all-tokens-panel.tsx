@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { TokenView } from "@/lib/auth/schemas";
+import type { TokenView } from "@/lib/auth/account-schemas";
 import { useAllTokens, useRevokeToken } from "./queries";
 import { TokensTable } from "./tokens-table";
 

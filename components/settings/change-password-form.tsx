@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { errorMessage } from "@/lib/api/client";
-import { PASSWORD_MIN_LENGTH } from "@/lib/auth/schemas";
+import { PASSWORD_MIN_LENGTH } from "@/lib/auth/account-schemas";
 
 const inputClass = "block w-full rounded border border-slate-300 px-2 py-1 text-sm";
 

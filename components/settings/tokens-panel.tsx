@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { CreatedToken, TokenView } from "@/lib/auth/schemas";
+import type { CreatedToken, TokenView } from "@/lib/auth/account-schemas";
 import { useCreateToken, useRevokeToken, useTokens } from "./queries";
 import { SecretOnce } from "./secret-once";
 import { TokensTable } from "./tokens-table";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TokenView } from "@/lib/auth/schemas";
+import type { TokenView } from "@/lib/auth/account-schemas";
 
 // The table of API tokens on the settings page: the user's own, and for admins every user's (with an owner
 // column). Revoking asks first; the caller does the rest.

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { ROLES, type Role } from "@/lib/auth/permissions";
-import type { CreatedUser, UserView } from "@/lib/auth/schemas";
+import type { CreatedUser, UserView } from "@/lib/auth/account-schemas";
 import { useCreateUser, usePatchUser, useUsers } from "./queries";
 import { SecretOnce } from "./secret-once";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_RETRIES, NO_FAILURES, classifyTap, recordFailure, type FailureState, reasonErrorCount } from "./classify";
-import { parseLossless } from "./json";
+import { parseLossless } from "../json/lossless";
 
 describe("classifyTap", () => {
   it("is transient_schema when both ids are usable, whatever else is wrong", () => {

@@ -1,7 +1,7 @@
 // Failure classification for AFC dead letters. Pure: the clock comes in with the failure.
 //   transient_schema — the tap can be fixed and replayed; its identity (event_id, device_id) is intact.
 //   poison           — never replay automatically: nothing can deduplicate or trace it, or it kept failing.
-import { isJsonObject, jsonTypeName } from "./json";
+import { isJsonObject, jsonTypeName } from "../json/lossless";
 
 export type AfcFailureClass = "transient_schema" | "poison";
 

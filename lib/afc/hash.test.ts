@@ -3,8 +3,8 @@ import { LosslessNumber } from "lossless-json";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { canonicalIdentity, eventHash, sha256Hex } from "./hash";
-import { parseLossless, parsePythonJson } from "./json";
-import { compareCodePoints, pythonFloatRepr, pythonJsonDumps, pythonNumberFromLexeme, pythonQuote } from "./python-json";
+import { parseLossless, parsePythonJson } from "../json/lossless";
+import { compareCodePoints, pythonFloatRepr, pythonJsonDumps, pythonNumberFromLexeme, pythonQuote } from "../json/python";
 
 // Written by scripts/afc-hash-vectors.py from CPython's json + hashlib: the expectations are the producers'.
 const fixtureSchema = z.object({

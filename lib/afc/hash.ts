@@ -4,8 +4,8 @@
 //   hashlib.sha256(json.dumps(identity, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 // A different hash for the same tap means the ledger cannot see the duplicate and the rider is charged twice.
 import { hash } from "node:crypto";
-import { isJsonObject } from "./json";
-import { pythonJsonDumps } from "./python-json";
+import { isJsonObject } from "../json/lossless";
+import { pythonJsonDumps } from "../json/python";
 
 export const IDENTITY_FIELDS = ["event_id", "device_id", "tap_timestamp", "fare_amount_cents"] as const;
 

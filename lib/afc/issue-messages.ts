@@ -3,8 +3,8 @@
 // zod 4 prints "Invalid input: expected number, received string". The schemas stay plain zod; this module
 // rewrites the issues, using the input value itself for the "received" part (zod 4 no longer reports it).
 import type * as z from "zod";
-import type { FieldError } from "@/lib/dead-letters/types";
-import { jsonTypeName } from "./json";
+import type { FieldError } from "@/lib/dead-letters/record";
+import { jsonTypeName } from "../json/lossless";
 
 /** Marker a schema puts in a refine's params so the mapper knows which rule failed without parsing text. */
 export const NOT_INTEGER = "afc:not_integer";

@@ -3,7 +3,7 @@
 // results can be pasted next to the input (`paste taps.ndjson <(redrive afc hash < taps.ndjson)`).
 import { classifyTap, type AfcFailureClass } from "./classify";
 import { eventHash } from "./hash";
-import { parsePythonJson } from "./json";
+import { parsePythonJson } from "../json/lossless";
 import { validateTap } from "./tap-schema";
 
 export type HashLineResult = { ok: true; hash: string } | { ok: false; error: string };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseLossless } from "./json";
+import { parseLossless } from "../json/lossless";
 import { validateTap } from "./tap-schema";
 
 const GOOD = '{"event_id":"evt-1","device_id":"dev-1","fare_amount_cents":275,"tap_timestamp":"2024-05-01T08:30:00Z"}';

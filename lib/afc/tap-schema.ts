@@ -1,9 +1,9 @@
 // The AFC tap gate: what a fare-collection tap must look like before it may reach the ledger. A tap that fails
 // here is dead-lettered with the reason string this module builds.
 import * as z from "zod";
-import type { FieldError } from "@/lib/dead-letters/types";
-import { isJsonObject, isLosslessNumber, setOwn } from "./json";
-import { isRfc3339 } from "@/lib/dead-letters/timestamps";
+import type { FieldError } from "@/lib/dead-letters/record";
+import { isJsonObject, isLosslessNumber, setOwn } from "../json/lossless";
+import { isRfc3339 } from "@/lib/time/parse-time";
 import { NOT_BLANK, NOT_DATETIME, NOT_INTEGER, formatReason, issuesToFieldErrors } from "./issue-messages";
 import { runSchema } from "./run-schema";
 

@@ -1,5 +1,5 @@
-import { parseProducerInstant, type Instant } from "@/lib/dead-letters/timestamps";
-import { isJsonObject } from "./json";
+import { parseProducerInstant, type Instant } from "@/lib/time/parse-time";
+import { isJsonObject } from "../json/lossless";
 
 /**
  * When a tap was observed, for ordering (oldest first, entity state last write wins) and lookup: its

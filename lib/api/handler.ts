@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { authenticate, type Principal } from "../auth/principal";
 import { can, type Permission } from "../auth/permissions";
-import { suspectText, unstorable } from "../dead-letters/unstorable";
-import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "./json-depth";
-import { AppError, bodyError, issueError, notUtf8Body, validationError } from "./errors";
+import { suspectText, unstorable } from "../json/storable";
+import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../json/depth";
+import { AppError, bodyError, issueError, notUtf8Body, validationError } from "../errors/app-error";
 import { searchParamsToObject } from "./search-params";
 import { isCrossSite } from "../auth/cross-site";
 
@@ -129,7 +129,7 @@ export async function readJson(req: Request): Promise<unknown> {
       issues: [{ path: "body", message: "not valid JSON" }],
     });
   }
-  // Every JSON body goes to PostgreSQL in some form: NUL and unpaired surrogates (lib/dead-letters/unstorable.ts)
+  // Every JSON body goes to PostgreSQL in some form: NUL and unpaired surrogates (lib/json/storable.ts)
   // would fail the statement with a 500; say which field instead.
   const bad = suspectText(text) ? unstorable(value, "") : null;
   if (bad) throw issueError({ ...bad, path: bad.path || "body" });

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { AuditQuerySchema } from "../audit/log-schema";
-import { CreateTokenBody, CreateUserBody, IdParams, ListTokensQuery, PatchUserBody } from "../auth/schemas";
-import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
+import { CreateTokenBody, CreateUserBody, IdParams, ListTokensQuery, PatchUserBody } from "../auth/account-schemas";
+import { ListFilterSchema, ListQuerySchema } from "../dead-letters/query/filters";
 import {
   ActionBodySchema, BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema, ConflictBodySchema, ServedDeadLetterDetailSchema, FacetsSchema,
   ExtentSchema, IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
-} from "../dead-letters/schemas";
+} from "../dead-letters/record-schemas";
 import {
   AlertRuleParamsSchema, AlertRuleUpdateSchema, ExportQuerySchema, LookupQuerySchema, QuarantineBodySchema, RevealBodySchema,
   TimelineQuerySchema,
-} from "../forensics/schemas";
-import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/schemas";
+} from "../forensics/forensics-schemas";
+import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/batch/batch-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
 
 // Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when

@@ -32,7 +32,7 @@ export interface Operation {
 
 type JsonSchema = Record<string, unknown>;
 
-/** The body of every 4xx/5xx answer (lib/api/errors.ts AppError.toJSON). */
+/** The body of every 4xx/5xx answer (lib/errors/app-error.ts AppError.toJSON). */
 export const ErrorBodySchema = z
   .object({
     error: z.looseObject({

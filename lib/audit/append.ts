@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { copyIn } from "../db/copy";
 import { copyField, copyJson, copyJsonText } from "../db/copy-text";
-import { CanonicalJson } from "./canonical-json";
+import { CanonicalJson } from "../json/canonical";
 import { auditBody, chainHash, GENESIS_HASH, type AuditBody, type AuditContent } from "./chain";
 
 // Appending serialises on one advisory lock so the chain has a single order; callers pass the transaction

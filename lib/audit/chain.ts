@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson } from "../json/canonical";
 
 // The audit trail is a hash chain: each event's hash covers its content and the previous event's hash, so
 // changing, removing or reordering any stored event breaks every later link. Content is hashed in RFC 8785

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { bigintIdSchema } from "../db/pg-range";
-import { ListFilterSchema } from "../dead-letters/filters";
+import { bigintIdSchema } from "../db/column-limits";
+import { ListFilterSchema } from "../dead-letters/query/filters";
 
 // The audit log's query and answer (GET /api/audit, the /audit page). Client-safe.
 

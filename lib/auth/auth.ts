@@ -8,9 +8,9 @@ import { appendAudit, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
 import { isRole, ROLES } from "./permissions";
-import { parseTrustedProxies } from "../server/forwarded";
+import { parseTrustedProxies } from "../api/forwarded";
 import { ThrottleAuditGate } from "./throttle-audit";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./schemas";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
 
 // better-auth owns sign-in, sign-out and sessions (database sessions in an httpOnly SameSite=lax cookie);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../api/errors";
+import { AppError } from "../errors/app-error";
 import { assertFourEyes } from "./four-eyes";
 
 describe("assertFourEyes", () => {

@@ -1,4 +1,4 @@
-import { AppError } from "../api/errors";
+import { AppError } from "../errors/app-error";
 import type { Principal } from "./principal";
 
 // Four-eyes principle for replays: whoever assembled a batch cannot also release it. Call it inside the

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { AppError } from "../api/errors";
+import { AppError } from "../errors/app-error";
 import { appendAudit } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { getEnv } from "../env";
@@ -8,7 +8,7 @@ import { accountRefusal } from "./account-policy";
 import { actorFields, type AuditContext } from "./audit-context";
 import { isRole, type Role } from "./permissions";
 import type { Principal } from "./principal";
-import type { CreatedToken, TokenView } from "./schemas";
+import type { CreatedToken, TokenView } from "./account-schemas";
 import { displayPrefix, generateToken, hashToken } from "./token-format";
 
 // API tokens for scripts and producers: created (shown once), listed, revoked. Creation and revocation are

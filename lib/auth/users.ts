@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type pg from "pg";
-import { AppError } from "../api/errors";
+import { AppError } from "../errors/app-error";
 import { appendAudit, type AuditInput } from "../audit/append";
 import type { Db } from "../db/client";
 import { isUniqueViolation } from "../db/pg-errors";
@@ -8,7 +8,7 @@ import { inTransaction } from "../db/transaction";
 import { actorFields, type AuditContext } from "./audit-context";
 import { hashPassword, verifyPassword } from "./auth";
 import { isRole, type Role } from "./permissions";
-import { PasswordSchema, type UserView } from "./schemas";
+import { PasswordSchema, type UserView } from "./account-schemas";
 
 // Accounts are managed here, not through better-auth's endpoints (sign-up and update-user are disabled): every
 // change is written together with its audit event in one transaction. Rows have better-auth's shape: a

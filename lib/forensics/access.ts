@@ -1,4 +1,4 @@
-import { AppError } from "../api/errors";
+import { AppError } from "../errors/app-error";
 import { can } from "../auth/permissions";
 import type { Principal } from "../auth/principal";
 import { configuredMaskRules } from "../masking/config";

@@ -3,7 +3,7 @@
 //
 // MapLibre repeats the world sideways, so a shape drawn on a copy has longitudes beyond ±180°. A box is brought
 // back so its west edge is on the main copy; a box that straddles the antimeridian keeps its east edge past 180
-// (e.g. 170..200 over Fiji), which the lookup API searches on both sides (lib/dead-letters/viewport.ts), so
+// (e.g. 170..200 over Fiji), which the lookup API searches on both sides (lib/dead-letters/query/viewport.ts), so
 // nothing drawn is cut away.
 
 export type DrawnPlace = { type: "bbox"; bbox: [number, number, number, number] } | { type: "near"; lon: number; lat: number };

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { JsonValue } from "../dead-letters/types";
+import type { JsonValue } from "../dead-letters/record";
 import { maskJson, maskText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 

@@ -1,11 +1,11 @@
 import type pg from "pg";
-import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/where";
+import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskIdentifier } from "../masking/identifiers";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import { placeBox, placeBranches, placeClause, type Place } from "./place";
-import type { LedgerHit, LookupQuery, LookupRecord, LookupResult, MatchField } from "./schemas";
-import { utcMicrosSql } from "../db/instant";
+import type { LedgerHit, LookupQuery, LookupRecord, LookupResult, MatchField } from "./forensics-schemas";
+import { utcMicrosSql } from "../time/instant";
 
 // "What happened to this tap / this feature?": one search over every identifier a record has, a place and a
 // time window, plus the ledger, so a key that was settled (and whose record has since left the DLQ, or was
@@ -116,7 +116,7 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
 }
 
 /**
- * Records in a place, newest first. Like the list's viewport (lib/dead-letters/list.ts): a place holding few
+ * Records in a place, newest first. Like the list's viewport (lib/dead-letters/query/list.ts): a place holding few
  * records is read from the covering GiST index and sorted; a crowded one by walking observed_at backwards,
  * which finds a page quickly exactly because the place is crowded.
  */

@@ -1,10 +1,10 @@
-import { viewportBranches, viewportClause } from "../dead-letters/where";
+import { viewportBranches, viewportClause } from "../dead-letters/query/where";
 
 // A place to look in: a box drawn on the map, or a point and a radius. Records carry their geometry's bounding
 // box (core PostgreSQL `box`, GiST-indexed; PostGIS is not in the embedded server), so a radius search is the
 // enclosing box (index) refined by the great-circle distance from the point to the nearest point of the box.
 // Both are searched like the list's map view: across ±180° and against boxes stored unwrapped past 180
-// (lib/dead-letters/stored-box.ts, viewport.ts).
+// (lib/dead-letters/store/write-records/stored-box.ts, viewport.ts).
 
 export type Place =
   | { type: "bbox"; bbox: [number, number, number, number] }
@@ -61,7 +61,7 @@ export function placeClause(place: Place, p: (v: unknown) => string, opts: { ind
 
 /**
  * The place as disjoint conditions for a UNION ALL, one indexable box overlap each (see buildWhereBranches in
- * lib/dead-letters/where.ts: an OR of overlaps cannot be read index-only).
+ * lib/dead-letters/query/where.ts: an OR of overlaps cannot be read index-only).
  */
 export function placeBranches(place: Place, p: (v: unknown) => string): string[] {
   const branches = viewportBranches(placeBox(place), p);

@@ -1,9 +1,9 @@
 import type pg from "pg";
-import { parseLossless, toPlainJson } from "../afc/json";
-import { AppError } from "../api/errors";
+import { parseLossless, toPlainJson } from "../json/lossless";
+import { AppError } from "../errors/app-error";
 import { appendAudit, type Actor } from "../audit/append";
 import { inTransaction } from "../db/transaction";
-import type { JsonValue } from "../dead-letters/types";
+import type { JsonValue } from "../dead-letters/record";
 import { maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TimelineEvent } from "./schemas";
+import type { TimelineEvent } from "./forensics-schemas";
 import { summarize } from "./timeline-summary";
 
 const event = (action: string): TimelineEvent => ({

@@ -1,4 +1,4 @@
-import type { TimelineEvent } from "./schemas";
+import type { TimelineEvent } from "./forensics-schemas";
 
 // One line per timeline event, in words an investigator reads aloud on a call ("Approved by ana@… (supervisor):
 // fixed fare type"). Pure and client-safe; the structured before/after/diff stay on the event for detail.

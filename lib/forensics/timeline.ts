@@ -1,17 +1,17 @@
 import type pg from "pg";
-import { AppError } from "../api/errors";
+import { AppError } from "../errors/app-error";
 import type { AuditEventRow } from "../audit/row";
-import type { JsonValue } from "../dead-letters/types";
+import type { JsonValue } from "../dead-letters/record";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
-import type { Timeline, TimelineEvent, TimelineKind } from "./schemas";
+import type { Timeline, TimelineEvent, TimelineKind } from "./forensics-schemas";
 import { summarize } from "./timeline-summary";
 
 // One record's life, in order, read from the hash-chained audit trail — not a second source of truth:
 //   * events about the record (target dead_letter/<id>): failures, edits, decisions, the replay engine's
-//     per-item outcomes (lib/replay/outcomes.ts writes replay.<outcome> with the record as target), purge,
+//     per-item outcomes (lib/replay/engine/write-outcomes.ts writes replay.<outcome> with the record as target), purge,
 //     retention, reveals;
-//   * its capture: one event per stored ingest batch lists the batch's records (lib/dead-letters/store.ts),
+//   * its capture: one event per stored ingest batch lists the batch's records (lib/dead-letters/store/write-records/write-records.ts),
 //     found through the failure attempt it recorded (failure_attempt.audit_event_id) and shown as the record's
 //     own entry; records stored before that have an event of their own (target dead_letter/<id>);
 //   * the lifecycle of every replay batch that held the record (target replay_batch/<id>, found through

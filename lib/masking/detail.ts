@@ -1,4 +1,4 @@
-import type { DeadLetterDetail } from "../dead-letters/schemas";
+import type { DeadLetterDetail } from "../dead-letters/record-schemas";
 import { maskEntityKey, maskIdentifier } from "./identifiers";
 import { maskSummary } from "./reasons";
 import { maskFreeText, maskJson, maskText } from "./mask";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { reasonGroup } from "../afc/reason-group";
-import type { DeadLetterSummary } from "../dead-letters/list";
-import type { Facets } from "../dead-letters/schemas";
+import type { DeadLetterSummary } from "../dead-letters/query/list";
+import type { Facets } from "../dead-letters/record-schemas";
 import { maskFacets, maskListPage, maskReason, maskReasonGroups, maskSummary } from "./reasons";
 import { DEFAULT_MASK_RULES } from "./rules";
 

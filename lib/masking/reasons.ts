@@ -1,5 +1,5 @@
-import type { DeadLetterSummary, ListPage } from "../dead-letters/list";
-import type { Facets } from "../dead-letters/schemas";
+import type { DeadLetterSummary, ListPage } from "../dead-letters/query/list";
+import type { Facets } from "../dead-letters/record-schemas";
 import { maskIdentifier } from "./identifiers";
 import { maskFreeText } from "./mask";
 import type { MaskRules } from "./rules";

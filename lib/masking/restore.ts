@@ -1,4 +1,4 @@
-import type { JsonValue } from "../dead-letters/types";
+import type { JsonValue } from "../dead-letters/record";
 import { MASK, maskJson } from "./mask";
 import type { MaskRules } from "./rules";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseLossless, toPlainJson } from "../afc/json";
+import { parseLossless, toPlainJson } from "../json/lossless";
 import { originalGeometry, receivedGeometry } from "./received";
 
 const bowtie = { type: "Polygon", coordinates: [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]] };

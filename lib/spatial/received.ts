@@ -1,10 +1,10 @@
 // The geometry a spatial record arrived with, for the record page's "As received" map once an analyst has edited
 // the payload: the payload then holds the edit, the raw envelope still holds what the producer sent. Read the way
-// ingest read it (lib/spatial/envelope.ts): parsed, reprojected to EPSG:4326 when it parses and is in range for
+// ingest read it (lib/spatial/normalize-envelope.ts): parsed, reprojected to EPSG:4326 when it parses and is in range for
 // its CRS, otherwise as sent (the map then explains why it cannot draw it). No GEOS: nothing is validated here.
-import { isJsonObject, parseLossless, toPlainJson } from "../afc/json";
-import { canonicalJson } from "../audit/canonical-json";
-import type { JsonValue } from "../dead-letters/types";
+import { isJsonObject, parseLossless, toPlainJson } from "../json/lossless";
+import { canonicalJson } from "../json/canonical";
+import type { JsonValue } from "../dead-letters/record";
 import { findOutOfRange, resolveCrs, toWgs84 } from "./crs";
 import { geometryToJson, parseGeometry } from "./geojson";
 

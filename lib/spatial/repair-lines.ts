@@ -1,8 +1,8 @@
 // Per-line logic of `redrive geometry repair` (the command file only streams): one NDJSON input line — a GeoJSON
 // Feature or bare geometry — to exactly one output line, so results can be pasted next to the input.
-import { parseJsonOrPython } from "../afc/json";
-import { parseProblem } from "../api/json-depth";
-import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/types";
+import { parseJsonOrPython } from "../json/lossless";
+import { parseProblem } from "../json/depth";
+import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/record";
 import { analyzeGeometry } from "./analyze";
 import { isGeometryType, type Geometry } from "./geojson";
 import type { Geos } from "./geos";

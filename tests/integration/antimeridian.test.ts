@@ -1,21 +1,21 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyAction } from "../../lib/dead-letters/actions";
+import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { closeDb, type Db } from "../../lib/db/client";
 import { MIGRATIONS_DIR } from "../../lib/db/migration-files";
-import { getDeadLetter } from "../../lib/dead-letters/detail";
-import { matchingExtent } from "../../lib/dead-letters/extent";
-import { countMatching, facetCounts } from "../../lib/dead-letters/facets";
-import { ListQuerySchema } from "../../lib/dead-letters/filters";
-import { listDeadLetters } from "../../lib/dead-letters/list";
-import { mapPoints } from "../../lib/dead-letters/map-points";
+import { getDeadLetter } from "../../lib/dead-letters/query/detail";
+import { matchingExtent } from "../../lib/dead-letters/query/extent";
+import { countMatching, facetCounts } from "../../lib/dead-letters/query/facets";
+import { ListQuerySchema } from "../../lib/dead-letters/query/filters";
+import { listDeadLetters } from "../../lib/dead-letters/query/list";
+import { mapPoints } from "../../lib/dead-letters/query/map-points";
 import { lookup } from "../../lib/forensics/lookup";
-import { LookupQuerySchema } from "../../lib/forensics/schemas";
+import { LookupQuerySchema } from "../../lib/forensics/forensics-schemas";
 import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
-import { utcMicrosOfDate } from "../../lib/db/instant";
+import { utcMicrosOfDate } from "../../lib/time/instant";
 
 // A geometry across the antimeridian, through the real pipeline: its box is stored unwrapped (178..182), so the
 // list, counts, facets, map and lookup find it from either side of ±180° and never from the other side of the

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
-import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/approvable";
-import { PAGE } from "../../lib/dead-letters/bulk";
-import { cancelBulkJob, createBulkJob, getBulkJob, LEFT_FILTER, needsRunner, pollBulkJob, runBulkJob, STALE_AFTER_MS } from "../../lib/dead-letters/bulk-jobs";
-import { maintenanceRound, resumedJobsSettled } from "../../lib/forensics/maintenance";
-import type { BulkContext } from "../../lib/dead-letters/bulk";
+import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning";
+import { PAGE } from "../../lib/dead-letters/triage/bulk-action";
+import { cancelBulkJob, createBulkJob, getBulkJob, LEFT_FILTER, needsRunner, pollBulkJob, runBulkJob, STALE_AFTER_MS } from "../../lib/dead-letters/triage/bulk-jobs";
+import { maintenanceRound, resumedJobsSettled } from "../../lib/ops/maintenance";
+import type { BulkContext } from "../../lib/dead-letters/triage/bulk-action";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 

@@ -1,15 +1,15 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { captureTaps } from "../../lib/afc/capture";
+import { captureTaps } from "../../lib/dead-letters/ingest/capture-taps";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { applyMigrations } from "../../lib/db/migrate";
 import { connectionFields } from "../../lib/db/pg-adapter";
 import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
 import { splitNdjsonBytes } from "../../lib/dead-letters/ingest/split";
-import { applyAction } from "../../lib/dead-letters/actions";
+import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { auditedExport } from "../../lib/forensics/export/audited";
-import type { ExportFormat } from "../../lib/forensics/schemas";
+import type { ExportFormat } from "../../lib/forensics/forensics-schemas";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
 import { afcRecord, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, type Db } from "../../lib/db/client";
-import { applyAction } from "../../lib/dead-letters/actions";
+import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { lookup } from "../../lib/forensics/lookup";
-import { quarantineGroups } from "../../lib/forensics/quarantine";
-import { purgeQuarantined, releaseQuarantined } from "../../lib/forensics/quarantine-actions";
-import { LookupQuerySchema, QuarantineBodySchema } from "../../lib/forensics/schemas";
-import { ServedDeadLetterDetailSchema } from "../../lib/dead-letters/schemas";
+import { quarantineGroups } from "../../lib/dead-letters/query/quarantine-groups";
+import { purgeQuarantined, releaseQuarantined } from "../../lib/dead-letters/triage/release-purge";
+import { LookupQuerySchema, QuarantineBodySchema } from "../../lib/forensics/forensics-schemas";
+import { ServedDeadLetterDetailSchema } from "../../lib/dead-letters/record-schemas";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
 import { EPOCH, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv, signIn } from "./auth-helpers";

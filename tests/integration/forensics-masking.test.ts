@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import type { Role } from "../../lib/auth/permissions";
-import { getDeadLetter } from "../../lib/dead-letters/detail";
-import { ListQuerySchema } from "../../lib/dead-letters/filters";
-import { listDeadLetters } from "../../lib/dead-letters/list";
+import { getDeadLetter } from "../../lib/dead-letters/query/detail";
+import { ListQuerySchema } from "../../lib/dead-letters/query/filters";
+import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { csvLine } from "../../lib/forensics/export/format";
 import { lookup } from "../../lib/forensics/lookup";
-import { LookupQuerySchema } from "../../lib/forensics/schemas";
+import { LookupQuerySchema } from "../../lib/forensics/forensics-schemas";
 import { maskDetail } from "../../lib/masking/detail";
 import { maskListPage } from "../../lib/masking/reasons";
 import { maskRules } from "../../lib/masking/rules";

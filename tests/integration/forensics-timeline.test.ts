@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import { closeDb, type Db } from "../../lib/db/client";
-import { applyAction } from "../../lib/dead-letters/actions";
+import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { recordTimeline } from "../../lib/forensics/timeline";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
-import { startWorker } from "../../lib/replay/worker";
+import { startWorker } from "../../lib/replay/engine/worker";
 import { batchStatus, ingest, runningBatch, waitFor, type TestUsers } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../lib/db/client";
-import { isUtcMicrosText, utcMicrosSql } from "../../lib/db/instant";
+import { isUtcMicrosText, utcMicrosSql } from "../../lib/time/instant";
 import { testDb } from "./helpers";
 
 // What utcMicrosSql makes PostgreSQL write, whatever the session's time zone: the texts the list cursor and the

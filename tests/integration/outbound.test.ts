@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 // REDRIVE_OUTBOUND_HOSTS is read once per process (lib/env.ts): set before anything reads the environment.
 process.env.REDRIVE_OUTBOUND_HOSTS = "sink.example.com";
 
-const { createBatch } = await import("../../lib/replay/batches");
-const { updateAlertRule } = await import("../../lib/forensics/alerts/rules");
-const { CreateBatchBody } = await import("../../lib/replay/schemas");
+const { createBatch } = await import("../../lib/replay/batch/create-batch");
+const { updateAlertRule } = await import("../../lib/ops/alerts/alert-rules");
+const { CreateBatchBody } = await import("../../lib/replay/batch/batch-schemas");
 
 describe("REDRIVE_OUTBOUND_HOSTS", () => {
   it("refuses a sink or a webhook elsewhere with a 422 naming the field, before touching the database", async () => {

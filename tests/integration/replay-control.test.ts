@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
-import { tapSchemaFailures } from "../../lib/replay/batches";
-import { endedBatchesWithWaitingItems } from "../../lib/replay/claim";
-import { cancelWaitingItems } from "../../lib/replay/control";
-import type { BatchView, RateSeries } from "../../lib/replay/schemas";
-import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
+import { tapSchemaFailures } from "../../lib/replay/batch/create-batch";
+import { endedBatchesWithWaitingItems } from "../../lib/replay/engine/claim-items";
+import { cancelWaitingItems } from "../../lib/replay/batch/apply-batch-action";
+import type { BatchView, RateSeries } from "../../lib/replay/batch/batch-schemas";
+import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import * as actions from "../replay/action-routes";
 import { afcRecord, approve, batchStatus, bulkApproved, ingest, itemCounts, waitFor } from "../replay/fixtures";
 import { startSinkServer, type SinkServer } from "../replay/sink-server";

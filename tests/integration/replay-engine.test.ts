@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
-import { claimItems } from "../../lib/replay/claim";
-import { applyBatchAction } from "../../lib/replay/control";
-import { pacingFor } from "../../lib/replay/gcra";
-import { importLedger } from "../../lib/replay/ledger-import";
-import { reserveSlots, slowDown } from "../../lib/replay/pacer";
-import { claimableSeqs, type QueueItem } from "../../lib/replay/ordering";
-import type { ItemStatus } from "../../lib/replay/schemas";
-import { getBatch } from "../../lib/replay/views";
-import { startWorker, type WorkerHandle } from "../../lib/replay/worker";
+import { claimItems } from "../../lib/replay/engine/claim-items";
+import { applyBatchAction } from "../../lib/replay/batch/apply-batch-action";
+import { pacingFor } from "../../lib/replay/pacing/gcra";
+import { importLedger } from "../../lib/replay/ledger/import-ledger";
+import { reserveSlots, slowDown } from "../../lib/replay/pacing/reserve-slots";
+import { claimableSeqs, type QueueItem } from "../../lib/replay/engine/replay-order";
+import type { ItemStatus } from "../../lib/replay/batch/batch-schemas";
+import { getBatch } from "../../lib/replay/batch/read-batches";
+import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import { approve, batchStatus, ingest, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
 import { startSinkServer } from "../replay/sink-server";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -220,7 +220,7 @@ describe("the claim statement", () => {
 });
 
 describe("the pacing statement", () => {
-  it("grants what lib/replay/gcra.ts grants, shared through replay_batch.tat, and halves the rate on a slow-down", async () => {
+  it("grants what lib/replay/pacing/gcra.ts grants, shared through replay_batch.tat, and halves the rate on a slow-down", async () => {
     const [record] = await ingest(db, [spatialEnvelope({ key: "gcra-1", observedAt: 1, featureId: "gcra" })]);
     await approve(db, [record as string]);
     const id = await runningBatch(db, users, { ids: [record], sink: { type: "ledger" }, ratePerSecond: 10 });

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
-import { claimItems, lockItems } from "../../lib/replay/claim";
-import { applyBatchAction } from "../../lib/replay/control";
-import { isTransientDbError } from "../../lib/replay/db-errors";
-import { processLockedPage, type LockedPageContext } from "../../lib/replay/locked-page";
-import type { BatchConfig } from "../../lib/replay/processor";
-import { ledgerSink } from "../../lib/replay/sinks/ledger";
-import type { TransactionalSink } from "../../lib/replay/sinks/types";
+import { claimItems, lockItems } from "../../lib/replay/engine/claim-items";
+import { applyBatchAction } from "../../lib/replay/batch/apply-batch-action";
+import { isTransientDbError } from "../../lib/replay/engine/transient-errors";
+import { processLockedPage, type LockedPageContext } from "../../lib/replay/engine/locked-page";
+import type { BatchConfig } from "../../lib/replay/engine/process-page";
+import { ledgerSink } from "../../lib/replay/sinks/ledger-sink";
+import type { TransactionalSink } from "../../lib/replay/sinks/sink";
 import { getGeos } from "../../lib/spatial/geos";
 import { afcRecord, approve, ingest, runningBatch, spatialEnvelope, type TestUsers } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
-// The unpaced ledger path (lib/replay/locked-page.ts): a page locked, delivered and recorded in one transaction.
+// The unpaced ledger path (lib/replay/engine/locked-page.ts): a page locked, delivered and recorded in one transaction.
 // What it must keep from the lease path: nobody else takes a locked item, an entity's later item waits for its
 // earlier one, and whatever goes wrong before the commit leaves every row exactly as it was.
 

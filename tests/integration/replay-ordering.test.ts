@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
-import { startWorker } from "../../lib/replay/worker";
+import { startWorker } from "../../lib/replay/engine/worker";
 import { afcRecord, approve, batchStatus, ingest, runningBatch, type TestUsers, waitFor } from "../replay/fixtures";
 import { startSinkServer } from "../replay/sink-server";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
-import type { CreatedToken, CreatedUser, TokenView, UserView } from "../../lib/auth/schemas";
+import type { CreatedToken, CreatedUser, TokenView, UserView } from "../../lib/auth/account-schemas";
 import { makeToken, makeUser, signIn, TEST_CTX, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 

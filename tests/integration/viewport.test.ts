@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
-import { countMatching } from "../../lib/dead-letters/facets";
-import { ListQuerySchema } from "../../lib/dead-letters/filters";
-import { listDeadLetters } from "../../lib/dead-letters/list";
-import { mapPoints } from "../../lib/dead-letters/map-points";
+import { countMatching } from "../../lib/dead-letters/query/facets";
+import { ListQuerySchema } from "../../lib/dead-letters/query/filters";
+import { listDeadLetters } from "../../lib/dead-letters/query/list";
+import { mapPoints } from "../../lib/dead-letters/query/map-points";
 import { testDb } from "./helpers";
 
 // A map view across the antimeridian against a real database: the list, its count and the map's points find

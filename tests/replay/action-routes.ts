@@ -8,7 +8,7 @@ import { GET as batchGet } from "../../app/api/replays/[id]/route";
 import { POST as startPost } from "../../app/api/replays/[id]/start/route";
 import { GET as listGet, POST as createPost } from "../../app/api/replays/route";
 import type { RouteHandler } from "../../lib/api/handler";
-import type { BatchAction } from "../../lib/replay/state";
+import type { BatchAction } from "../../lib/replay/batch/batch-states";
 
 // Calls the replay API's route handlers in-process, as the browser or a script would (bearer token).
 

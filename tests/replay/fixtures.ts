@@ -2,9 +2,9 @@ import type pg from "pg";
 import { SYSTEM_ACTOR } from "../../lib/audit/append";
 import type { Db } from "../../lib/db/client";
 import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
-import { applyBatchAction, type ActingUser } from "../../lib/replay/control";
-import { createBatch } from "../../lib/replay/batches";
-import { CreateBatchBody } from "../../lib/replay/schemas";
+import { applyBatchAction, type ActingUser } from "../../lib/replay/batch/apply-batch-action";
+import { createBatch } from "../../lib/replay/batch/create-batch";
+import { CreateBatchBody } from "../../lib/replay/batch/batch-schemas";
 
 // Records and batches for the replay tests, the chaos run and the benchmark. Small scenarios go through the
 // real ingest pipeline; bulk ones are generated in SQL (100,000 records through the pipeline would measure

@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
-import { listAlertRules, recentAlertEvents } from "@/lib/forensics/alerts/rules";
+import { listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
 
 export const dynamic = "force-dynamic";
 

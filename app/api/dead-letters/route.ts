@@ -1,8 +1,8 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { ListQuerySchema } from "@/lib/dead-letters/filters";
-import { ingestResponse } from "@/lib/dead-letters/ingest/http";
-import { listDeadLetters } from "@/lib/dead-letters/list";
+import { ListQuerySchema } from "@/lib/dead-letters/query/filters";
+import { ingestResponse } from "@/lib/api/ingest-response";
+import { listDeadLetters } from "@/lib/dead-letters/query/list";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskListPage } from "@/lib/masking/reasons";
 

@@ -1,12 +1,12 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { countMatching } from "@/lib/dead-letters/facets";
+import { countMatching } from "@/lib/dead-letters/query/facets";
 import { maskFor } from "@/lib/forensics/access";
 import { auditedExport } from "@/lib/forensics/export/audited";
 import { CONTENT_TYPES, EXTENSIONS } from "@/lib/forensics/export/format";
 import { exportFilter } from "@/lib/forensics/export/stream";
-import { ExportQuerySchema } from "@/lib/forensics/schemas";
+import { ExportQuerySchema } from "@/lib/forensics/forensics-schemas";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { maskFor } from "@/lib/forensics/access";
 import { lookup } from "@/lib/forensics/lookup";
-import { LookupQuerySchema } from "@/lib/forensics/schemas";
+import { LookupQuerySchema } from "@/lib/forensics/forensics-schemas";
 
 export const dynamic = "force-dynamic";
 

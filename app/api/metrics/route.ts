@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { prometheusMetrics } from "@/lib/forensics/metrics";
+import { prometheusMetrics } from "@/lib/ops/metrics";
 
 export const dynamic = "force-dynamic";
 

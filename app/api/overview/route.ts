@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { healthOverview, maskOverview } from "@/lib/forensics/overview";
+import { healthOverview, maskOverview } from "@/lib/ops/overview";
 import { configuredMaskRules } from "@/lib/masking/config";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import { defineRoute, json, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { actingUser } from "@/lib/replay/api";
-import { createBatch } from "@/lib/replay/batches";
-import { CreateBatchBody, ListBatchesQuery } from "@/lib/replay/schemas";
-import { getBatch, listBatches } from "@/lib/replay/views";
+import { actingUser } from "@/lib/api/batch-action-route";
+import { createBatch } from "@/lib/replay/batch/create-batch";
+import { CreateBatchBody, ListBatchesQuery } from "@/lib/replay/batch/batch-schemas";
+import { getBatch, listBatches } from "@/lib/replay/batch/read-batches";
 
 export const dynamic = "force-dynamic";
 

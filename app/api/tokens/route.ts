@@ -1,8 +1,8 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { AppError } from "@/lib/api/errors";
+import { AppError } from "@/lib/errors/app-error";
 import { can } from "@/lib/auth/permissions";
-import { CreateTokenBody, ListTokensQuery } from "@/lib/auth/schemas";
+import { CreateTokenBody, ListTokensQuery } from "@/lib/auth/account-schemas";
 import { createApiToken, listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
 import { getDb } from "@/lib/db/client";
 

@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { CreateUserBody, type CreatedUser } from "@/lib/auth/schemas";
+import { CreateUserBody, type CreatedUser } from "@/lib/auth/account-schemas";
 import { createUser, listUsers } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";
 

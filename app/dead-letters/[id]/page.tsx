@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { DetailView } from "@/components/dead-letters/detail/detail-view";
-import { AppError } from "@/lib/api/errors";
+import { AppError } from "@/lib/errors/app-error";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { getDeadLetter } from "@/lib/dead-letters/detail";
-import { IdSchema } from "@/lib/dead-letters/schemas";
+import { getDeadLetter } from "@/lib/dead-letters/query/detail";
+import { IdSchema } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/masking/detail";
 

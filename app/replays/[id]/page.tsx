@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { BatchLive } from "@/components/replay/batch-live";
-import { AppError } from "@/lib/api/errors";
+import { AppError } from "@/lib/errors/app-error";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { isBigintId } from "@/lib/db/pg-range";
-import { getBatch } from "@/lib/replay/views";
+import { isBigintId } from "@/lib/db/column-limits";
+import { getBatch } from "@/lib/replay/batch/read-batches";
 
 export const metadata: Metadata = { title: "Replay batch" };
 export const dynamic = "force-dynamic";

@@ -1,15 +1,15 @@
 import type { Metadata } from "next";
 import { CreateBatchForm, type SelectionInput } from "@/components/replay/create-batch-form";
-import { AppError } from "@/lib/api/errors";
+import { AppError } from "@/lib/errors/app-error";
 import { searchParamsToObject } from "@/lib/api/search-params";
 import { requirePagePrincipal } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { isBigintId } from "@/lib/db/pg-range";
-import { ListFilterSchema } from "@/lib/dead-letters/filters";
+import { isBigintId } from "@/lib/db/column-limits";
+import { ListFilterSchema } from "@/lib/dead-letters/query/filters";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskEntityKey } from "@/lib/masking/identifiers";
-import { eligibleIds, freshenReplayStatistics, previewBatch, tapSchemaFailures } from "@/lib/replay/batches";
-import type { Selection } from "@/lib/replay/schemas";
+import { eligibleIds, freshenReplayStatistics, previewBatch, tapSchemaFailures } from "@/lib/replay/batch/create-batch";
+import type { Selection } from "@/lib/replay/batch/batch-schemas";
 
 export const metadata: Metadata = { title: "New replay batch" };
 export const dynamic = "force-dynamic";

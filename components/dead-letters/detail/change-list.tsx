@@ -1,4 +1,4 @@
-import type { Change } from "@/lib/dead-letters/payload-diff";
+import type { Change } from "@/lib/dead-letters/query/payload-diff";
 
 // A diff as a list of paths with before → after, rendered as text (never HTML).
 

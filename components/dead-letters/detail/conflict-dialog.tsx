@@ -4,8 +4,8 @@ import Link from "next/link";
 import { useMemo } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import { payloadChanges } from "@/lib/dead-letters/payload-diff";
-import type { ChangedBy, DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { payloadChanges } from "@/lib/dead-letters/query/payload-diff";
+import type { ChangedBy, DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { ChangeList } from "./change-list";
 
 // A decision answered 409: someone else changed the record since it was loaded. Nothing was overwritten; this

@@ -1,9 +1,9 @@
 "use client";
 
 import { Button, Kbd, type ButtonVariant } from "@/components/ui/button";
-import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { validateTap } from "@/lib/afc/tap-schema";
-import { availableActions, type TriageAction } from "@/lib/dead-letters/state";
+import { availableActions, type TriageAction } from "@/lib/dead-letters/triage/decisions";
 
 // The decisions the state machine allows on this record; a disabled button says why in its tooltip.
 

@@ -1,10 +1,10 @@
 "use client";
 
 import { useMemo } from "react";
-import { reopenedClass } from "@/lib/dead-letters/state";
+import { reopenedClass } from "@/lib/dead-letters/triage/decisions";
 import { validateTap } from "@/lib/afc/tap-schema";
-import { explainAnalysis } from "@/lib/dead-letters/explain";
-import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { explainAnalysis } from "@/lib/dead-letters/triage/explain-analysis";
+import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { partsOf, readDisplayGeometry } from "@/lib/spatial/display";
 
 // Why the record failed and what was done about it, in sentences: the first failure (kept forever), the

@@ -1,4 +1,4 @@
-import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 
 const ORIGIN: Record<string, string> = { ingest: "ingested", capture: "captured at the tap gate", replay: "replay: dropped or gave up" };
 

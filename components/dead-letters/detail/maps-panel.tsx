@@ -3,7 +3,7 @@
 import { useMemo, useState } from "react";
 import { receivedLayers, receivedSources, repairedLayers, repairedSources } from "@/components/map/geometry-layers";
 import { MapView, type Camera } from "@/components/map/map-view";
-import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { displayBBox, fitBox, partsOf, readDisplayGeometry, referenceLongitude, unwrapForDisplay, type Displayable } from "@/lib/spatial/display";
 import type { Geometry } from "@/lib/spatial/geojson";
 

@@ -2,10 +2,10 @@
 
 import { useMemo, useState } from "react";
 import { JsonView } from "@/components/ui/json-view";
-import { formatJson } from "@/lib/dead-letters/format-json";
-import { payloadChanges } from "@/lib/dead-letters/payload-diff";
-import { receivedPayload } from "@/lib/dead-letters/received-payload";
-import type { DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { formatJson } from "@/lib/json/format";
+import { payloadChanges } from "@/lib/dead-letters/query/payload-diff";
+import { receivedPayload } from "@/lib/dead-letters/query/received-payload";
+import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { ChangeList } from "./change-list";
 import { History } from "./history";
 

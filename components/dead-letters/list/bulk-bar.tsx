@@ -6,9 +6,9 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { HttpError } from "@/lib/api/client";
-import { filterToParams } from "@/lib/dead-letters/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { BulkBody, BulkResult } from "@/lib/dead-letters/schemas";
+import { filterToParams } from "@/lib/dead-letters/query/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { BulkBody, BulkResult } from "@/lib/dead-letters/record-schemas";
 import { ReasonDialog } from "../detail/quarantine-dialog";
 import { useBulkAction } from "../queries";
 

@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import type { BulkJob } from "@/lib/dead-letters/schemas";
+import type { BulkJob } from "@/lib/dead-letters/record-schemas";
 import { invalidateAfterBulk, useBulkJob, useCancelBulkJob } from "../queries";
 
 // A bulk decision on a filter runs on the server as a job (it may be 100k records): its progress, polled, with a

@@ -3,8 +3,8 @@
 import type { GeoJSONSource, LayerSpecification, Map as MapLibreMap, MapGeoJSONFeature } from "maplibre-gl";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { MapView, type Bounds, type Camera } from "@/components/map/map-view";
-import type { ListFilter } from "@/lib/dead-letters/filters";
-import { filterKey } from "@/lib/dead-letters/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import { filterKey } from "@/lib/dead-letters/query/filter-url";
 import { useExtent, useMapPoints } from "../queries";
 
 // Every spatial record matching the filters, on a map: the server sends record centres (or grid cells with

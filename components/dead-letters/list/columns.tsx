@@ -3,7 +3,7 @@
 import { createColumnHelper, tableFeatures } from "@tanstack/react-table";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { CopyButton } from "@/components/ui/copy-button";
-import type { DeadLetterSummary } from "@/lib/dead-letters/list";
+import type { DeadLetterSummary } from "@/lib/dead-letters/query/list";
 
 // The list's columns (TanStack Table v9: features and columns are module constants so row models are not
 // rebuilt on every render). Widths live in column meta and are applied by the renderer as grid tracks.

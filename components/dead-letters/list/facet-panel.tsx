@@ -1,8 +1,8 @@
 "use client";
 
-import { toggleValue } from "@/lib/dead-letters/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { Facets, FacetBucket } from "@/lib/dead-letters/schemas";
+import { toggleValue } from "@/lib/dead-letters/query/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { Facets, FacetBucket } from "@/lib/dead-letters/record-schemas";
 
 // Counts per facet from the server, for the records matching every other selected facet. Clicking a value
 // toggles it in the URL's filter; reasons are grouped by pattern (reason_group) with their counts.

@@ -2,8 +2,8 @@
 
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { dayOf, dayRange } from "@/lib/dead-letters/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/filters";
+import { dayOf, dayRange } from "@/lib/dead-letters/query/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/query/filters";
 
 /**
  * A range picked backwards moves the other end along (a day): from after to would be refused by the API, and a

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Actor } from "../../audit/append";
 import { verifyAuditTrail } from "../../audit/verify";
 import type { AuditContext } from "../../auth/audit-context";
-import { CreateTokenBody, EmailSchema, PasswordSchema, RoleSchema } from "../../auth/schemas";
+import { CreateTokenBody, EmailSchema, PasswordSchema, RoleSchema } from "../../auth/account-schemas";
 import { createApiToken, revokeApiToken } from "../../auth/tokens";
 import { createUser, findUserByEmail, listUsers, setPassword } from "../../auth/users";
 import type { Db } from "../../db/client";

@@ -9,8 +9,8 @@ import type { Actor } from "../../audit/append";
 import { getEnv } from "../../env";
 import { auditedExport } from "../../forensics/export/audited";
 import { lookup } from "../../forensics/lookup";
-import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../forensics/maintenance";
-import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/schemas";
+import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../ops/maintenance";
+import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/forensics-schemas";
 import { configuredMaskRules } from "../../masking/config";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 

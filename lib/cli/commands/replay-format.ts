@@ -1,5 +1,5 @@
-import { progressText } from "../../replay/progress";
-import type { BatchView } from "../../replay/schemas";
+import { progressText } from "../../replay/batch/progress";
+import type { BatchView } from "../../replay/batch/batch-schemas";
 
 // Plain-text rendering of batches for the terminal.
 

@@ -4,17 +4,17 @@
 // approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
 import { hostname } from "node:os";
 import type { Command } from "commander";
-import { AppError } from "../../api/errors";
-import { bigintIdSchema, isBigintId } from "../../db/pg-range";
+import { AppError } from "../../errors/app-error";
+import { bigintIdSchema, isBigintId } from "../../db/column-limits";
 import { can, isRole, type Permission } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
-import { createBatch, freshenReplayStatistics, previewBatch } from "../../replay/batches";
-import { isUnpaced } from "../../replay/gcra";
-import { applyBatchAction, type ActingUser } from "../../replay/control";
-import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, type BatchView } from "../../replay/schemas";
-import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/state";
-import { getBatch, listBatches } from "../../replay/views";
+import { createBatch, freshenReplayStatistics, previewBatch } from "../../replay/batch/create-batch";
+import { isUnpaced } from "../../replay/pacing/gcra";
+import { applyBatchAction, type ActingUser } from "../../replay/batch/apply-batch-action";
+import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, type BatchView } from "../../replay/batch/batch-schemas";
+import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/batch/batch-states";
+import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
 import { registerWorkerCommands } from "./worker";

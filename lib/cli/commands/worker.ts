@@ -4,9 +4,9 @@ import { createReadStream } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { getEnv } from "../../env";
-import { startMaintenance } from "../../forensics/maintenance";
-import { importLedger } from "../../replay/ledger-import";
-import { startWorker } from "../../replay/worker";
+import { startMaintenance } from "../../ops/maintenance";
+import { importLedger } from "../../replay/ledger/import-ledger";
+import { startWorker } from "../../replay/engine/worker";
 import { CliUsageError, connectCli, inputFile, optionsError, osAccount } from "../context";
 import { readLines } from "../lines";
 

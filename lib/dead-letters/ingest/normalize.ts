@@ -1,11 +1,11 @@
-import { normalizeAfcRecord } from "../../afc/envelope";
-import { nestsDeeperThan, parseProblem, TOO_DEEP } from "../../api/json-depth";
-import { isJsonObject, parsePythonJson } from "../../afc/json";
-import { normalizeSpatialEnvelope } from "../../spatial/envelope";
+import { normalizeAfcRecord } from "../../afc/normalize-record";
+import { nestsDeeperThan, parseProblem, TOO_DEEP } from "../../json/depth";
+import { isJsonObject, parsePythonJson } from "../../json/lossless";
+import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
 import { getGeos } from "../../spatial/geos";
-import { suspectText, unstorableProblem } from "../unstorable";
-import { prepareRecord, type PreparedRecord } from "./prepare";
-import type { FieldError, RepairMethod, RepairPolicy } from "../types";
+import { suspectText, unstorableProblem } from "../../json/storable";
+import { prepareRecord, type PreparedRecord } from "./prepare-row";
+import type { FieldError, RepairMethod, RepairPolicy } from "../record";
 import type { RecordText } from "./split";
 
 // One record's text → a storable record or its field errors: parse (number lexemes kept), then the spatial or
@@ -58,7 +58,7 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `could not be processed: ${(e as Error).message}` }] };
   }
   if (!result.ok) return { index: rec.index, ok: false, errors: result.errors };
-  // One value PostgreSQL cannot store would fail the whole batch: that record alone is rejected (unstorable.ts;
+  // One value PostgreSQL cannot store would fail the whole batch: that record alone is rejected (storable.ts;
   // text and jsonb are searched only when the line holds a suspect escape).
   const bad = unstorableProblem(result.record, suspectText(rec.text));
   if (bad !== null) return { index: rec.index, ok: false, errors: [bad] };

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Actor } from "../../audit/append";
-import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store";
-import type { FieldError, RepairMethod, RepairPolicy } from "../types";
+import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store/write-records";
+import type { FieldError, RepairMethod, RepairPolicy } from "../record";
 import { DEFAULT_SOURCE_SETTINGS, normalizeChunk, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
 import type { RecordText } from "./split";
@@ -74,7 +74,7 @@ async function storeInOrder(
       await client.query("BEGIN");
       // A store may wait (outside PostgreSQL's deadlock detector) for the previous batch of its stream; should
       // that one wait on a concurrent request that waits on us, the lock timeout breaks the cycle with an error
-      // instead of a hang. Keys go in sorted (store.ts) to make such cycles rare in the first place.
+      // instead of a hang. Keys go in sorted (write-records.ts) to make such cycles rare in the first place.
       await client.query("SET LOCAL lock_timeout = '30s'");
       const outcomes = await storeDeadLetters(client, good.map((g) => g.record), {
         now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest",
@@ -136,7 +136,7 @@ export async function* ingestStream(
   const inFlight: { keys: Set<string>; done: Promise<IngestResult[]> }[] = [];
   let idsAfter: Promise<void> = Promise.resolve();
   // Once a batch met keys stored before it (a producer sending again what it sent), the next ones probably do
-  // too: they skip the COPY attempt that such a key fails, until a batch meets none (store.ts insertRows).
+  // too: they skip the COPY attempt that such a key fails, until a batch meets none (write-records.ts insertRows).
   const copyHint: CopyHint = { storedKeys: false };
   const start = (b: Normalized[], keys: Set<string>) => {
     let idsTaken = () => {};

@@ -1,9 +1,9 @@
 import type pg from "pg";
 import { appendAudit, type Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
-import type { ListFilter } from "../../dead-letters/filters";
+import type { ListFilter } from "../../dead-letters/query/filters";
 import type { MaskRules } from "../../masking/rules";
-import type { ExportFormat } from "../schemas";
+import type { ExportFormat } from "../forensics-schemas";
 import { exportStream, type ExportStats } from "./stream";
 
 // An export and its audit event: one event per export, written when the stream ends — completed, failed or

@@ -2,7 +2,7 @@ import { maskEntityKey, maskIdentifier } from "../../masking/identifiers";
 import { maskFreeText, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { receivedGeometry } from "../../spatial/received";
-import type { ExportFormat } from "../schemas";
+import type { ExportFormat } from "../forensics-schemas";
 
 // Pure formatters for exports: one record row in, the text for it out. Built by string concatenation over the
 // stored texts (raw envelope, payload::text) instead of parse-and-stringify: it keeps the envelope as received

@@ -1,11 +1,11 @@
 import type pg from "pg";
-import type { ListFilter } from "../../dead-letters/filters";
-import { AUDIT_ACTION } from "../../dead-letters/state";
-import { buildWhere } from "../../dead-letters/where";
+import type { ListFilter } from "../../dead-letters/query/filters";
+import { AUDIT_ACTION } from "../../dead-letters/triage/decisions";
+import { buildWhere } from "../../dead-letters/query/where";
 import type { MaskRules } from "../../masking/rules";
-import type { ExportFormat } from "../schemas";
+import type { ExportFormat } from "../forensics-schemas";
 import { csvHeader, csvLine, geojsonFeatures, GEOJSON_HEAD, GEOJSON_TAIL, ndjsonLine, type CsvRow, type GeojsonRow, type NdjsonRow } from "./format";
-import { utcMicrosSql, utcMillisSql } from "../../db/instant";
+import { utcMicrosSql, utcMillisSql } from "../../time/instant";
 
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
 // the export is one consistent snapshot and its count is exact), FETCH BATCH rows at a time, the next batch

@@ -16,7 +16,7 @@ CREATE INDEX "dead_letter_status_first_seen_idx" ON "dead_letter"("status", "fir
 -- CreateIndex
 CREATE INDEX "dead_letter_retention_idx" ON "dead_letter"("status", "updated_at", "id") WHERE ((payload IS NOT NULL) OR (raw_envelope IS NOT NULL));
 
--- Default alert rules (lib/forensics/alerts): shipped here so every database has them, editable on /alerts by
+-- Default alert rules (lib/ops/alerts): shipped here so every database has them, editable on /alerts by
 -- supervisors. Thresholds are starting points: a burst of 100 poison records in an hour is a producer bug, not
 -- noise; 10,000 unresolved records is weeks of triage; 72 hours is three working days before month-end close.
 INSERT INTO "alert_rule" ("id", "name", "metric", "threshold", "window_minutes", "enabled")

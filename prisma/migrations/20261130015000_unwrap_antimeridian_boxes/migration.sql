@@ -1,7 +1,7 @@
 -- Boxes of geometries across the antimeridian were stored with their corners ordered by PostgreSQL: Fiji's RFC 7946
 -- bbox [178, -17, -178, -16] became the box -178..178, 356° wide, which overlapped viewports anywhere at those
--- latitudes. They are now stored unwrapped, east + 360 (178..182; lib/dead-letters/stored-box.ts), and every search
--- also tests the view shifted by +360 (lib/dead-letters/viewport.ts: searchBoxes).
+-- latitudes. They are now stored unwrapped, east + 360 (178..182; lib/dead-letters/store/write-records/stored-box.ts), and every search
+-- also tests the view shifted by +360 (lib/dead-letters/query/viewport.ts: searchBoxes).
 --
 -- Which stored boxes to convert: the analysis says the geometry crosses, and the box has both edges strictly inside
 -- (-180, 180). lib/spatial/analyze.ts gives such a geometry west > east unless its extent just touches the seam

@@ -1,7 +1,7 @@
 -- Ingest writes every index of dead_letter for every record, ~4 µs each (bench:ingest): indexes over columns one
 -- kind never fills now leave that kind's rows out, and the idempotency key loses its separate index — the unique
 -- (kind, idempotency_key) index answers `kind = ANY (both kinds) AND idempotency_key = …` (keyMatch in
--- lib/dead-letters/where.ts). Every query on these columns compares with `=`, a range or `&&`, which imply
+-- lib/dead-letters/query/where.ts). Every query on these columns compares with `=`, a range or `&&`, which imply
 -- IS NOT NULL, so the partial indexes serve them all.
 
 -- DropIndex

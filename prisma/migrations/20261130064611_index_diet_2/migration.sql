@@ -1,6 +1,6 @@
 -- Two more indexes ingest no longer writes: (entity_key, observed_at) answered no query (replay orders entities
 -- through replay_item), and retention's queue holds only replayed/purged records, which is all retention asks for
--- (lib/forensics/retention.ts), so records arriving or under triage are never in it.
+-- (lib/ops/retention.ts), so records arriving or under triage are never in it.
 
 -- DropIndex
 DROP INDEX "dead_letter_entity_observed_idx";

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { defineRoute, otherMethods, readBodyText } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { captureTaps, parseCaptureBody } from "@/lib/afc/capture";
+import { captureTaps, parseCaptureBody } from "@/lib/dead-letters/ingest/capture-taps";
 import { getDb } from "@/lib/db/client";
-import { isNdjson } from "@/lib/dead-letters/ingest/http";
+import { isNdjson } from "@/lib/api/ingest-response";
 
 export const dynamic = "force-dynamic";
 

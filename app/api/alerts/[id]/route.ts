@@ -1,8 +1,8 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { updateAlertRule } from "@/lib/forensics/alerts/rules";
-import { AlertRuleParamsSchema, AlertRuleUpdateSchema } from "@/lib/forensics/schemas";
+import { updateAlertRule } from "@/lib/ops/alerts/alert-rules";
+import { AlertRuleParamsSchema, AlertRuleUpdateSchema } from "@/lib/forensics/forensics-schemas";
 
 export const dynamic = "force-dynamic";
 

@@ -1,11 +1,11 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { getDeadLetter } from "@/lib/dead-letters/detail";
-import { IdParamsSchema } from "@/lib/dead-letters/schemas";
+import { getDeadLetter } from "@/lib/dead-letters/query/detail";
+import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
 import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
-import { UnmaskQuerySchema } from "@/lib/forensics/schemas";
+import { UnmaskQuerySchema } from "@/lib/forensics/forensics-schemas";
 import { maskDetail } from "@/lib/masking/detail";
 
 export const dynamic = "force-dynamic";

@@ -1,10 +1,10 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { bulkAction } from "@/lib/dead-letters/bulk";
-import { createBulkJob } from "@/lib/dead-letters/bulk-jobs";
-import { runInBackground } from "@/lib/dead-letters/bulk-jobs-after";
-import { BulkBodySchema } from "@/lib/dead-letters/schemas";
+import { bulkAction } from "@/lib/dead-letters/triage/bulk-action";
+import { createBulkJob } from "@/lib/dead-letters/triage/bulk-jobs";
+import { runInBackground } from "@/lib/api/run-in-background";
+import { BulkBodySchema } from "@/lib/dead-letters/record-schemas";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { facetCounts } from "@/lib/dead-letters/facets";
-import { ListFilterSchema } from "@/lib/dead-letters/filters";
+import { facetCounts } from "@/lib/dead-letters/query/facets";
+import { ListFilterSchema } from "@/lib/dead-letters/query/filters";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskFacets } from "@/lib/masking/reasons";
 

@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { mapPoints } from "@/lib/dead-letters/map-points";
-import { MapPointsQuerySchema } from "@/lib/dead-letters/schemas";
+import { mapPoints } from "@/lib/dead-letters/query/map-points";
+import { MapPointsQuerySchema } from "@/lib/dead-letters/record-schemas";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { quarantineGroups } from "@/lib/forensics/quarantine";
+import { quarantineGroups } from "@/lib/dead-letters/query/quarantine-groups";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskReasonGroups } from "@/lib/masking/reasons";
 

@@ -2,8 +2,8 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { purgeQuarantined } from "@/lib/forensics/quarantine-actions";
-import { QuarantineBodySchema } from "@/lib/forensics/schemas";
+import { purgeQuarantined } from "@/lib/dead-letters/triage/release-purge";
+import { QuarantineBodySchema } from "@/lib/forensics/forensics-schemas";
 
 export const dynamic = "force-dynamic";
 

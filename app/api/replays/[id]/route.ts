@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { BatchIdParams } from "@/lib/replay/schemas";
-import { getBatch } from "@/lib/replay/views";
+import { BatchIdParams } from "@/lib/replay/batch/batch-schemas";
+import { getBatch } from "@/lib/replay/batch/read-batches";
 
 export const dynamic = "force-dynamic";
 

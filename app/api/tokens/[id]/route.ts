@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { actorOf } from "@/lib/auth/principal";
-import { IdParams } from "@/lib/auth/schemas";
+import { IdParams } from "@/lib/auth/account-schemas";
 import { revokeApiToken } from "@/lib/auth/tokens";
 import { getDb } from "@/lib/db/client";
 

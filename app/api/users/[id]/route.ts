@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { IdParams, PatchUserBody } from "@/lib/auth/schemas";
+import { IdParams, PatchUserBody } from "@/lib/auth/account-schemas";
 import { updateUser } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";
 

@@ -1,10 +1,10 @@
-import { AppError } from "@/lib/api/errors";
+import { AppError } from "@/lib/errors/app-error";
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { applyAction } from "@/lib/dead-letters/actions";
-import { ActionBodySchema, IdParamsSchema, type DeadLetterDetail } from "@/lib/dead-letters/schemas";
+import { applyAction } from "@/lib/dead-letters/triage/apply-action";
+import { ActionBodySchema, IdParamsSchema, type DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/masking/detail";
 

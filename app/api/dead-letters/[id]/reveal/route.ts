@@ -1,10 +1,10 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { IdParamsSchema } from "@/lib/dead-letters/schemas";
+import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
 import { revealField } from "@/lib/forensics/reveal";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { RevealBodySchema } from "@/lib/forensics/schemas";
+import { RevealBodySchema } from "@/lib/forensics/forensics-schemas";
 
 export const dynamic = "force-dynamic";
 

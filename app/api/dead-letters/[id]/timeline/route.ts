@@ -1,10 +1,10 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { IdParamsSchema } from "@/lib/dead-letters/schemas";
+import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
 import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
-import { TimelineQuerySchema } from "@/lib/forensics/schemas";
+import { TimelineQuerySchema } from "@/lib/forensics/forensics-schemas";
 import { recordTimeline } from "@/lib/forensics/timeline";
 
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { pollBulkJob } from "@/lib/dead-letters/bulk-jobs";
-import { runInBackground } from "@/lib/dead-letters/bulk-jobs-after";
-import { BulkJobParamsSchema } from "@/lib/dead-letters/schemas";
+import { pollBulkJob } from "@/lib/dead-letters/triage/bulk-jobs";
+import { runInBackground } from "@/lib/api/run-in-background";
+import { BulkJobParamsSchema } from "@/lib/dead-letters/record-schemas";
 
 export const dynamic = "force-dynamic";
 

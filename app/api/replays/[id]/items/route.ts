@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { BatchIdParams, ItemsQuery } from "@/lib/replay/schemas";
-import { listItems } from "@/lib/replay/views";
+import { BatchIdParams, ItemsQuery } from "@/lib/replay/batch/batch-schemas";
+import { listItems } from "@/lib/replay/batch/read-batches";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskEntityKey } from "@/lib/masking/identifiers";
 import { maskOptionalReason } from "@/lib/masking/reasons";

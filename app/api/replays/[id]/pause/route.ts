@@ -1,9 +1,9 @@
 import { otherMethods } from "@/lib/api/handler";
-import { batchActionRoute } from "@/lib/replay/api";
+import { batchActionRoute } from "@/lib/api/batch-action-route";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/replays/{id}/pause — see lib/replay/state.ts for who may do it from which status. */
+/** POST /api/replays/{id}/pause — see lib/replay/batch/batch-states.ts for who may do it from which status. */
 export const POST = batchActionRoute("pause");
 
 /** Other methods: 405 with Allow, in JSON. */

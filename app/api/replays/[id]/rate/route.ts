@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { BatchIdParams, RateQuery } from "@/lib/replay/schemas";
-import { rateSeries } from "@/lib/replay/views";
+import { BatchIdParams, RateQuery } from "@/lib/replay/batch/batch-schemas";
+import { rateSeries } from "@/lib/replay/batch/read-batches";
 
 export const dynamic = "force-dynamic";
 

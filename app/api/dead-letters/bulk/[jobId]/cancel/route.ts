@@ -2,8 +2,8 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
-import { cancelBulkJob } from "@/lib/dead-letters/bulk-jobs";
-import { BulkJobParamsSchema } from "@/lib/dead-letters/schemas";
+import { cancelBulkJob } from "@/lib/dead-letters/triage/bulk-jobs";
+import { BulkJobParamsSchema } from "@/lib/dead-letters/record-schemas";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,160 @@
+import { stringify } from "lossless-json";
+import type pg from "pg";
+import { AppError, bodyError, issueError } from "../../errors/app-error";
+import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../../json/depth";
+import type { Actor } from "../../audit/append";
+import { prepareRecord } from "./prepare-row";
+import { storeDeadLetters } from "../store/write-records";
+import type { NewDeadLetter } from "../record";
+import { normalizeCapturedTap } from "../../afc/normalize-record";
+import { eventHash } from "../../afc/hash";
+import { isJsonObject, parsePythonJson } from "../../json/lossless";
+import { suspectText, unstorable, unstorableProblem } from "../../json/storable";
+
+// The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
+// fail become dead letters with the gate's reason, class and identity hash. All captures of one request
+// commit in one transaction: either every failing tap is in the DLQ or none is and the producer retries.
+
+export const MAX_TAPS_PER_REQUEST = 10_000;
+
+export type TapResult =
+  | { index: number; status: "passed"; event_hash: string | null }
+  | { index: number; status: "captured" | "duplicate"; id: string; reason: string; failure_class: string; event_hash: string | null };
+
+export interface CaptureBody {
+  source: string | undefined;
+  taps: unknown[];
+  /** the text held an escape of something PostgreSQL cannot store (lib/json/storable.ts) */
+  suspect?: boolean;
+}
+
+/**
+ * Parses `[tap, …]`, `{ "source", "taps": [...] }` or one tap object — or, for NDJSON, one tap per line (blank
+ * lines skipped, as POST /api/dead-letters does) — keeping number lexemes. Any line that is not JSON refuses
+ * the whole request: the boundary is all or nothing.
+ */
+export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json"): CaptureBody {
+  const body = parseBody(text, format);
+  if (nestsDeeperThan(body.taps)) throw bodyError(TOO_DEEP);
+  const suspect = suspectText(text);
+  // The request's source is named as such; each captured tap's fields are checked in captureTaps.
+  const bad = suspect ? unstorable(body.source, "source") : null;
+  if (bad) throw issueError(bad);
+  return { ...body, suspect };
+}
+
+/** As the `?source=` query parameter allows. */
+const MAX_SOURCE_LENGTH = 200;
+
+function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
+  if (format === "ndjson") return { source: undefined, taps: parseNdjsonTaps(text) };
+  let value: unknown;
+  try {
+    value = parsePythonJson(text); // a Python producer writes a NaN fare as a bare NaN: the gate explains it
+  } catch (e) {
+    if (isTooDeep(e)) throw bodyError(TOO_DEEP);
+    throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, { issues: [{ path: "body", message: "not valid JSON" }] });
+  }
+  if (Array.isArray(value)) return { source: undefined, taps: value };
+  if (isJsonObject(value) && Array.isArray(value.taps)) {
+    if (value.source !== undefined && (typeof value.source !== "string" || value.source.length > MAX_SOURCE_LENGTH)) {
+      const message = typeof value.source === "string" ? `must be at most ${MAX_SOURCE_LENGTH} characters` : "must be a string";
+      throw new AppError("validation_failed", `source: ${message}`, { issues: [{ path: "source", message }] });
+    }
+    return { source: value.source as string | undefined, taps: value.taps };
+  }
+  // A tap has no `taps` key (it would be an unrecognized one): an object with one is a wrapper gone wrong.
+  if (isJsonObject(value) && "taps" in value) {
+    throw new AppError("validation_failed", "taps: must be an array of taps", { issues: [{ path: "taps", message: "must be an array of taps" }] });
+  }
+  if (isJsonObject(value)) return { source: undefined, taps: [value] };
+  throw new AppError("validation_failed", "body: must be a tap, an array of taps or {\"source\", \"taps\": [...]}", {
+    issues: [{ path: "body", message: "must be a tap object, an array of taps or an object with taps" }],
+  });
+}
+
+function parseNdjsonTaps(text: string): unknown[] {
+  const taps: unknown[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      taps.push(parsePythonJson(line));
+    } catch (e) {
+      const path = `body.line ${i + 1}`;
+      if (isTooDeep(e)) throw new AppError("invalid_json", `${path}: ${TOO_DEEP}`, { issues: [{ path, message: TOO_DEEP }] });
+      throw new AppError("invalid_json", `${path}: not valid JSON (${(e as Error).message})`, { issues: [{ path, message: "not valid JSON" }] });
+    }
+  });
+  return taps;
+}
+
+const PYTHON_CONSTANT = "\u0000python:";
+
+/**
+ * A tap as JSON text for its raw envelope, a NaN or infinite number written as Python's json.dumps writes it
+ * (bare NaN, Infinity, -Infinity) rather than as null: the text keeps what the producer sent.
+ */
+function tapText(tap: unknown): string {
+  let constants = false;
+  const text = stringify(tap, (_key, value: unknown) => {
+    if (typeof value !== "number" || Number.isFinite(value)) return value;
+    constants = true;
+    return `${PYTHON_CONSTANT}${String(value)}`;
+  }) ?? "null";
+  return constants ? text.replace(/"\\u0000python:(NaN|Infinity|-Infinity)"/g, "$1") : text;
+}
+
+export async function captureTaps(
+  pool: pg.Pool,
+  body: CaptureBody,
+  ctx: { now: Date; actor: Actor; requestId: string; source?: string | undefined },
+): Promise<{ passed: number; captured: number; duplicates: number; results: TapResult[] }> {
+  if (body.taps.length > MAX_TAPS_PER_REQUEST) {
+    throw new AppError("payload_too_large", `taps: at most ${MAX_TAPS_PER_REQUEST} per request, got ${body.taps.length}`, {
+      issues: [{ path: "taps", message: `at most ${MAX_TAPS_PER_REQUEST} per request` }],
+    });
+  }
+  const source = body.source ?? ctx.source;
+  const failing: { index: number; record: NewDeadLetter }[] = [];
+  const results: (TapResult | undefined)[] = body.taps.map((tap, index) => {
+    const outcome = normalizeCapturedTap(tap, tapText(tap), { now: ctx.now, ...(source ? { source } : {}) });
+    if (outcome.passed) return { index, status: "passed", event_hash: eventHash(tap) };
+    failing.push({ index, record: outcome.record });
+    return undefined;
+  });
+  // All or nothing, like the rest of the boundary: a value PostgreSQL cannot store would fail the one transaction.
+  for (const f of failing) {
+    const bad = unstorableProblem(f.record, body.suspect ?? false, "");
+    if (bad) throw issueError({ path: `taps[${f.index}].${bad.path}`, message: bad.message });
+  }
+  let captured = 0;
+  let duplicates = 0;
+  if (failing.length) {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      const stored = await storeDeadLetters(client, failing.map((f) => prepareRecord(f.record)), {
+        now: ctx.now, actor: ctx.actor, requestId: ctx.requestId, origin: "capture",
+      });
+      await client.query("COMMIT");
+      failing.forEach((f, i) => {
+        const s = stored[i];
+        if (!s) return;
+        if (s.status === "created") captured++;
+        else duplicates++;
+        // A repeat answers with the record's class as stored now: the capture that spends the last retry makes it poison.
+        results[f.index] = {
+          index: f.index, status: s.status === "created" ? "captured" : "duplicate", id: s.id,
+          reason: f.record.failureReason, failure_class: s.status === "created" ? f.record.failureClass : s.failureClass,
+          event_hash: f.record.idempotencyKey,
+        };
+      });
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+  return { passed: body.taps.length - failing.length, captured, duplicates, results: results as TapResult[] };
+}

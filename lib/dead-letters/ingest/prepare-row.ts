@@ -1,0 +1,73 @@
+import { reasonGroup } from "../../afc/reason-group";
+import { canonicalJson } from "../../json/canonical";
+import { copyField, copyJson, copyNumber } from "../../db/copy-text";
+import { storedBox } from "../store/stored-box";
+import type { DeadLetterKind, NewDeadLetter } from "../record";
+
+/**
+ * A record ready to store, serialized where it was normalized — on an ingest worker thread, in parallel with
+ * the thread that stores: the dead_letter row as a line of COPY text (without its id, which is taken at store time) and
+ * its entry in the batch's ingest audit event in canonical JSON. The few fields the store itself reads sit beside
+ * them. A handful of strings, so handing it from a thread costs a copy rather than a structured clone of the
+ * payload, analysis and geometry (which, with serializing them again here, was a third of ingest's main thread).
+ */
+export interface PreparedRecord {
+  kind: DeadLetterKind;
+  idempotencyKey: string | null;
+  failureReason: string;
+  firstSeenAt: Date;
+  replayCount: number;
+  /**
+   * The row's columns ROW_COLUMNS in PostgreSQL's COPY text format (lib/db/copy-text.ts), tab-separated, without
+   * the id in front and the three timestamps behind, which the store adds when it knows them.
+   */
+  row: string;
+  /**
+   * The record's entry in its batch's ingest audit event, canonical JSON (lib/json/canonical.ts) split
+   * where its id goes ("id" sorts between "failureReason" and "idempotencyKey"): `{<head>,"id":"…",<tail>}`.
+   */
+  audit: { head: string; tail: string };
+}
+
+/** The dead_letter columns of PreparedRecord.row, in order. */
+export const ROW_COLUMNS = [
+  "kind", "source", "idempotency_key", "entity_key", "event_id", "device_id", "source_message_id", "observed_at",
+  "first_seen_at", "raw_envelope", "payload", "first_failure_reason", "reason", "reason_group", "failure_class",
+  "class_reason", "status", "replay_count", "analysis", "repaired_geometry", "bbox",
+] as const;
+
+export function prepareRecord(r: NewDeadLetter): PreparedRecord {
+  const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
+  const observedAt = r.observedAtExact ?? r.observedAt.toISOString(); // once: Date → ISO text is a microsecond each time
+  const reason = copyField(r.failureReason);
+  // The analysis is serialized once, canonically: the row's jsonb column and the audit entry share the text.
+  const analysis = r.spatial ? canonicalJson(r.spatial.analysis) : null;
+  const row = [
+    r.kind, copyField(r.source), copyField(r.idempotencyKey), copyField(r.entityKey), copyField(r.eventId), copyField(r.deviceId),
+    copyField(r.sourceMessageId), observedAt, r.firstSeenAt.toISOString(), copyField(r.rawEnvelope), copyJson(r.payload), reason,
+    reason, copyField(reasonGroup(r.failureReason)), r.failureClass, copyField(r.classReason),
+    r.failureClass === "poison" ? "quarantined" : "pending", copyNumber(r.replayCount), copyField(analysis),
+    copyJson(r.spatial?.repairedGeometry ?? null), bbox ? `(${bbox[0]},${bbox[1]}),(${bbox[2]},${bbox[3]})` : "\\N",
+  ].join("\t");
+  // Canonical member order puts "analysis" first, so it goes in front of the rest as it is.
+  const rest = canonicalJson({ failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason }).slice(1, -1);
+  const head = analysis === null ? rest : `"analysis":${analysis},${rest}`;
+  const tail = { kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, observedAt };
+  return {
+    kind: r.kind, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason, firstSeenAt: r.firstSeenAt,
+    replayCount: r.replayCount, row,
+    audit: { head, tail: canonicalJson(tail).slice(1, -1) },
+  };
+}
+
+/**
+ * The `after` of a batch's ingest audit event — `{"count": n, "records": [{…, "id": "…", …}, …]}`, canonical —
+ * from its records' prepared entries. One event per stored batch rather than one per record: a producer's
+ * request is one action (and an audit log of one line per record buried every human action under them), and
+ * per record it cost as much as storing the record itself. A record's timeline finds its entry through
+ * failure_attempt.audit_event_id (lib/forensics/timeline.ts).
+ */
+export function batchAuditAfter(entries: { id: string; record: PreparedRecord }[]): string {
+  const records = entries.map(({ id, record }) => `{${record.audit.head},"id":${JSON.stringify(id)},${record.audit.tail}}`);
+  return `{"count":${entries.length},"records":[${records.join(",")}]}`;
+}

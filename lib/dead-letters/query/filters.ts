@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { endOfDay, startOfDay, utcMicrosOfDate } from "../../time/instant";
+import { inTimeRange, isImpossibleCalendarDate } from "../../db/column-limits";
+import { parseEpochText, parseProducerInstant } from "../../time/parse-time";
+
+// The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
+
+export const KINDS = ["spatial", "afc"] as const;
+export const STATUSES = ["pending", "approved", "quarantined", "replayed", "purged"] as const;
+export const CLASSES = ["transient", "transient_schema", "poison"] as const;
+
+/** "a,b" or ["a","b"] (a repeated query parameter) → ["a","b"] */
+function listOf<T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess(
+    (v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v),
+    z.array(z.enum(values)).min(1),
+  );
+}
+
+/** A time to the minute ("2026-01-01T00:00", what a datetime-local input gives), an offset optional. */
+const TO_THE_MINUTE = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2})([Zz]|[+-]\d{2}:\d{2})?$/;
+const BARE_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A time bound of a filter as UTC text to the microsecond (lib/time/instant.ts), as observed_at is stored: through
+ * a JavaScript Date, `to=<a record's observedAt>` lost the record's last microseconds and left it out. Takes RFC
+ * 3339 (either case, naive read as UTC, seconds optional) and epoch seconds. A bare day (UTC) is its first
+ * microsecond as `from` and its last as `to`, so `from=D&to=D` is the whole day, as picking the day on the list
+ * does. Nothing else: JavaScript's Date reads looser text ("Jan 1 2026", a time without seconds) in the server's
+ * own time zone, so one link or CLI filter selected different records on different hosts. Null when none.
+ */
+function exactTime(v: unknown, bound: "from" | "to"): string | null {
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : utcMicrosOfDate(v);
+  if (typeof v !== "string") return null;
+  if (/^\d+(\.\d+)?$/.test(v)) return parseEpochText(v)?.exact ?? null;
+  // A day that does not exist (2026-02-30) is refused rather than rolled over into the next month (the times
+  // below are refused by parseProducerInstant).
+  if (BARE_DAY.test(v)) return isImpossibleCalendarDate(v) ? null : bound === "from" ? startOfDay(v) : endOfDay(v);
+  const minute = TO_THE_MINUTE.exec(v);
+  if (minute) return parseProducerInstant(`${minute[1]}:${bound === "from" ? "00" : "59.999999"}${minute[2] ?? ""}`)?.exact ?? null;
+  return parseProducerInstant(v)?.exact ?? null;
+}
+
+function timeBound(bound: "from" | "to") {
+  return z.unknown().transform((v, ctx): string => {
+    const exact = exactTime(v, bound);
+    if (exact === null) {
+      ctx.addIssue({ code: "custom", message: "must be an RFC 3339 time (without an offset: UTC), a day YYYY-MM-DD (UTC) or epoch seconds" });
+      return z.NEVER;
+    }
+    if (!inTimeRange(new Date(exact))) {
+      ctx.addIssue({ code: "custom", message: "must be between the years 0001 and 9999" });
+      return z.NEVER;
+    }
+    return exact;
+  });
+}
+
+/**
+ * RFC 7946 §5.2: a box crossing the antimeridian has west > east (177,-18,-177,-15); the queries take it unwrapped
+ * (177,-18,183,-15), so such a box is unwrapped here. Anything else keeps min ≤ max.
+ */
+function unwrapAntimeridian(v: unknown): unknown {
+  if (!Array.isArray(v) || v.length !== 4 || !v.every((n) => typeof n === "number")) return v;
+  const [west, south, east, north] = v as number[];
+  return west! > east! && west! <= 180 && east! >= -180 ? [west, south, east! + 360, north] : v;
+}
+
+export const BboxSchema = z.preprocess(
+  (v) => unwrapAntimeridian(typeof v === "string" ? v.split(",").map((n) => (n.trim() === "" ? NaN : Number(n))) : v),
+  z
+    .tuple([z.number().finite(), z.number().finite(), z.number().finite(), z.number().finite()], {
+      error: "must be minLon,minLat,maxLon,maxLat",
+    })
+    // Range first: 177,-18,-200,-15 is out of range (no RFC 7946 box), not "min exceeds max".
+    .refine(([x1, y1, x2, y2]) => x1 >= -540 && x2 >= -540 && x1 <= 540 && x2 <= 540 && y1 >= -90 && y2 <= 90, "out of range for EPSG:4326")
+    .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, "min must not exceed max (a box across ±180° may give west > east, both within ±180)"),
+);
+
+export const ListFilterSchema = z.object({
+  kind: listOf(KINDS).optional(),
+  status: listOf(STATUSES).optional(),
+  class: listOf(CLASSES).optional(),
+  source: z.preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string().min(1).max(200)).min(1)).optional(),
+  /** a reason group (see reasonGroup): every record whose reason has this pattern */
+  reason: z.string().min(1).max(1000).optional(),
+  from: timeBound("from").optional(),
+  /** inclusive: a bare day or a time to the minute reaches to its end */
+  to: timeBound("to").optional(),
+  /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
+  q: z.string().trim().min(1).max(300).optional(),
+  bbox: BboxSchema.optional(),
+}).check((ctx) => {
+  const { from, to } = ctx.value;
+  // An empty result would look like "nothing failed then"; the range is more likely typed backwards.
+  if (from && to && from > to) ctx.issues.push({ code: "custom", path: ["from"], message: "must not be later than to", input: from });
+});
+export type ListFilter = z.infer<typeof ListFilterSchema>;
+
+/**
+ * The list filter inside a JSON body (replay batches, bulk actions, quarantine): an unknown key is refused, not
+ * ignored — a typo (`sourcee`) would otherwise widen a replay to every approved record. URLs keep the lenient
+ * ListFilterSchema (they carry cursor, limit, format… beside the filter).
+ */
+export const FilterBodySchema = ListFilterSchema.strict();
+
+/** A filter that narrows nothing: it selects every record. */
+export function isEmptyFilter(filter: Record<string, unknown>): boolean {
+  return Object.values(filter).every((v) => v === undefined);
+}
+
+/** For a body with a filter: acting on everything takes the count the user confirmed, not an empty object. */
+export const EMPTY_FILTER_NEEDS_COUNT = "is empty and selects every record: send expectedCount (the count you confirmed) to act on all of them";
+
+export const ListQuerySchema = ListFilterSchema.extend({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  order: z.enum(["asc", "desc"]).default("desc"),
+});
+export type ListQuery = z.infer<typeof ListQuerySchema>;

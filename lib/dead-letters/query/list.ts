@@ -1,0 +1,176 @@
+import type pg from "pg";
+import { utcMicrosSql } from "../../time/instant";
+import { decodeCursor, encodeCursor } from "./cursor";
+import type { ListQuery } from "./filters";
+import { buildWhere, buildWhereBranches, selectBranches, viewportClause } from "./where";
+
+export interface DeadLetterSummary {
+  id: string;
+  kind: "spatial" | "afc";
+  source: string;
+  idempotencyKey: string | null;
+  eventId: string | null;
+  deviceId: string | null;
+  reason: string;
+  reasonGroup: string;
+  failureClass: "transient" | "transient_schema" | "poison";
+  classReason: string | null;
+  status: "pending" | "approved" | "quarantined" | "replayed" | "purged";
+  observedAt: string;
+  replayCount: number;
+  failureCount: number;
+  version: number;
+  /** spatial only: the repair outcome (valid | repaired | dropped) */
+  outcome: string | null;
+}
+
+export interface ListPage {
+  items: DeadLetterSummary[];
+  nextCursor: string | null;
+}
+
+const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.reason,
+  d.reason_group, d.failure_class, d.class_reason, d.status, ${utcMicrosSql("d.observed_at")} AS observed_at, d.replay_count, d.failure_count,
+  d.version, d.analysis->>'outcome' AS outcome`;
+
+interface Row {
+  id: string;
+  kind: DeadLetterSummary["kind"];
+  source: string;
+  idempotency_key: string | null;
+  event_id: string | null;
+  device_id: string | null;
+  reason: string;
+  reason_group: string;
+  failure_class: DeadLetterSummary["failureClass"];
+  class_reason: string | null;
+  status: DeadLetterSummary["status"];
+  /** to the microsecond (the cursor goes back into the query) */
+  observed_at: string;
+  replay_count: number;
+  failure_count: number;
+  version: number;
+  outcome: string | null;
+}
+
+function toSummary(r: Row): DeadLetterSummary {
+  return {
+    id: r.id,
+    kind: r.kind,
+    source: r.source,
+    idempotencyKey: r.idempotency_key,
+    eventId: r.event_id,
+    deviceId: r.device_id,
+    reason: r.reason,
+    reasonGroup: r.reason_group,
+    failureClass: r.failure_class,
+    classReason: r.class_reason,
+    status: r.status,
+    observedAt: r.observed_at,
+    replayCount: r.replay_count,
+    failureCount: r.failure_count,
+    version: r.version,
+    outcome: r.outcome,
+  };
+}
+
+/**
+ * A viewport holding at most this many records is listed by sorting its GiST entries (~2 µs each); a fuller one
+ * by walking observed_at until a page is found (~0.5 µs per entry, ~101 / density entries). The costs cross
+ * near 5,000 for 1M rows, so neither plan reads more than ~10k entries (scripts/bench-list.ts).
+ */
+export const VIEWPORT_CAP = 5_000;
+
+const ORDER = (order: string, alias = "d") => `${alias}.observed_at ${order}, ${alias}.id ${order}`;
+
+/** One page of the list, newest (or oldest) observation first, by keyset over (observed_at, id). */
+export async function listDeadLetters(db: pg.Pool | pg.PoolClient, query: ListQuery): Promise<ListPage> {
+  if (query.bbox && query.kind && !query.kind.includes("spatial")) return { items: [], nextCursor: null }; // only spatial records have a box
+  let rows: Row[] | null = null;
+  if (query.bbox && !query.q) rows = await sortedViewport(db, query);
+  else if (!query.q && facetDimensions(query) >= 2) {
+    // A combination of facets can be empty although each part is common (an AFC reason with kind=spatial):
+    // walking one facet's index would then read all of it (~1 s at 1M rows). The rollup knows, in ~3 ms.
+    // Walking the best index reads ~101 / density rows, so it stays the plan whenever anything matches.
+    if ((await rollupUpperBound(db, query)) === 0) return { items: [], nextCursor: null };
+  }
+  rows ??= await walkObserved(db, query);
+  const items = rows.slice(0, query.limit).map(toSummary);
+  const last = items.at(-1);
+  return {
+    items,
+    nextCursor: rows.length > query.limit && last ? encodeCursor({ observedAt: last.observedAt, id: last.id }) : null,
+  };
+}
+
+function facetDimensions(f: ListQuery): number {
+  return [f.kind, f.status, f.class, f.source, f.reason].filter((v) => v !== undefined).length;
+}
+
+/** Records matching the facet columns in the days overlapping [from, to]: exact for whole days, else an upper bound. */
+async function rollupUpperBound(db: pg.Pool | pg.PoolClient, f: ListQuery): Promise<number> {
+  const values: unknown[] = [];
+  const where: string[] = [];
+  if (f.kind) where.push(`kind = ANY($${values.push(f.kind)}::"DeadLetterKind"[])`);
+  if (f.status) where.push(`status = ANY($${values.push(f.status)}::"DeadLetterStatus"[])`);
+  if (f.class) where.push(`failure_class = ANY($${values.push(f.class)}::"FailureClass"[])`);
+  if (f.source) where.push(`source = ANY($${values.push(f.source)}::text[])`);
+  if (f.reason) where.push(`reason_group = $${values.push(f.reason)}`);
+  if (f.from) where.push(`day >= ($${values.push(f.from)}::timestamptz AT TIME ZONE 'UTC')::date`);
+  if (f.to) where.push(`day <= ($${values.push(f.to)}::timestamptz AT TIME ZONE 'UTC')::date`);
+  const { rows } = await db.query<{ n: string | null }>(
+    `SELECT sum(n)::text AS n FROM dead_letter_stat WHERE ${where.join(" AND ") || "TRUE"}`,
+    values,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+function keysetClause(query: ListQuery, values: unknown[]): string | null {
+  if (!query.cursor) return null;
+  const c = decodeCursor(query.cursor);
+  values.push(c.observedAt, c.id);
+  return `(d.observed_at, d.id) ${query.order === "asc" ? ">" : "<"} ($${values.length - 1}::timestamptz, $${values.length}::bigint)`;
+}
+
+/**
+ * The viewport's records from dead_letter_view_idx (index-only: every column used is in the index; one index
+ * scan per search box, see buildWhereBranches), sorted, and only the page's rows fetched; null when the viewport
+ * holds more than VIEWPORT_CAP of them. No ORDER BY inside the CTE, or the planner could prefer walking
+ * observed_at with the viewport as a filter.
+ */
+async function sortedViewport(db: pg.Pool | pg.PoolClient, query: ListQuery): Promise<Row[] | null> {
+  const values: unknown[] = [];
+  const order = query.order === "asc" ? "ASC" : "DESC";
+  const { branches } = buildWhereBranches({ ...query, kind: undefined }, values);
+  const keyset = keysetClause(query, values);
+  const union = selectBranches("d.id, d.observed_at", branches.map((b) => (keyset ? `${b} AND ${keyset}` : b)));
+  const { rows } = await db.query<Row & { candidates: number }>(
+    `WITH candidates AS MATERIALIZED (${union} LIMIT ${VIEWPORT_CAP + 1})
+     SELECT ${COLUMNS}, (SELECT count(*) FROM candidates)::int AS candidates
+     FROM (SELECT id FROM candidates c ORDER BY ${ORDER(order, "c")} LIMIT $${values.push(query.limit + 1)}) p
+     JOIN dead_letter d ON d.id = p.id
+     ORDER BY ${ORDER(order)}`,
+    values,
+  );
+  return (rows[0]?.candidates ?? 0) > VIEWPORT_CAP ? null : rows;
+}
+
+/**
+ * Walks the (filter, observed_at, id) indexes. The viewport test is written so the GiST index cannot serve it
+ * (COALESCE is not an indexable operator): the observed_at indexes carry the box, so it costs no heap access.
+ */
+async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Promise<Row[]> {
+  const values: unknown[] = [];
+  const order = query.order === "asc" ? "ASC" : "DESC";
+  const { bbox, ...rest } = query;
+  const where = buildWhere(rest, values);
+  const clauses = [where.text, keysetClause(query, values)];
+  if (bbox) clauses.push(`COALESCE(${viewportClause(bbox, (v) => `$${values.push(v)}`)}, false)`);
+  const { rows } = await db.query<Row>(
+    `WITH page AS MATERIALIZED (SELECT d.id FROM dead_letter d WHERE ${clauses.filter(Boolean).join(" AND ")}
+       ORDER BY ${ORDER(order)} LIMIT $${values.push(query.limit + 1)})
+     SELECT ${COLUMNS} FROM page p JOIN dead_letter d ON d.id = p.id ORDER BY ${ORDER(order)}`,
+    values,
+  );
+  return rows;
+}

@@ -1,0 +1,72 @@
+import { create, type Delta } from "jsondiffpatch";
+import type { JsonValue } from "../record";
+
+// What changed between two payloads, as a flat list the UI renders as text (never as HTML) and the audit trail
+// stores as a jsondiffpatch delta. Client-safe and pure.
+
+// Moves are not detected: coordinate arrays are long and a "moved vertex" reads worse than two changes.
+const differ = create({ arrays: { detectMove: false }, cloneDiffValues: false });
+
+export function payloadDelta(before: JsonValue | null, after: JsonValue | null): Delta {
+  return differ.diff(before, after);
+}
+
+export interface Change {
+  /** JSON-pointer-like path ("/feature/geometry/coordinates/0/2"), "" for the whole document */
+  path: string;
+  kind: "added" | "removed" | "changed";
+  before?: unknown;
+  after?: unknown;
+}
+
+const escape = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+
+/** Flattens a delta into changes, at most `limit` of them (a geometry edit can touch thousands of numbers). */
+export function flattenDelta(delta: Delta, limit = 200): { changes: Change[]; truncated: boolean } {
+  const changes: Change[] = [];
+  let truncated = false;
+  const walk = (d: Delta, path: string) => {
+    if (d === undefined) return;
+    if (changes.length >= limit) {
+      truncated = true;
+      return;
+    }
+    if (Array.isArray(d)) {
+      if (d.length === 1) changes.push({ path, kind: "added", after: d[0] });
+      else if (d.length === 2) changes.push({ path, kind: "changed", before: d[0], after: d[1] });
+      else if (d[2] === 0) changes.push({ path, kind: "removed", before: d[0] });
+      else if (d[2] === 2) changes.push({ path, kind: "changed", before: "(text)", after: "(text diff)" });
+      return;
+    }
+    const isArray = (d as { _t?: string })._t === "a";
+    for (const [key, value] of Object.entries(d)) {
+      if (key === "_t") continue;
+      // In an array delta "_3" names index 3 of the left side (a removal), "3" index 3 of the right side.
+      const index = isArray && key.startsWith("_") ? key.slice(1) : key;
+      walk(value as Delta, `${path}/${escape(index)}`);
+    }
+  };
+  walk(delta, "");
+  // Arrays of plain values diff as "removed at i" + "added at i": say "changed" instead.
+  const merged: Change[] = [];
+  const byPath = new Map<string, Change>();
+  for (const c of changes) {
+    const other = byPath.get(c.path);
+    const pair = other ? [other, c] : [];
+    const removed = pair.find((x) => x.kind === "removed");
+    const added = pair.find((x) => x.kind === "added");
+    if (other && removed && added) {
+      const { before } = removed, { after } = added;
+      Object.assign(other, { kind: "changed", before, after });
+      continue;
+    }
+    byPath.set(c.path, c);
+    merged.push(c);
+  }
+  merged.sort((a, b) => a.path.localeCompare(b.path, "en", { numeric: true }));
+  return { changes: merged, truncated };
+}
+
+export function payloadChanges(before: JsonValue | null, after: JsonValue | null, limit?: number): { changes: Change[]; truncated: boolean } {
+  return flattenDelta(payloadDelta(before, after), limit);
+}

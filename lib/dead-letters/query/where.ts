@@ -1,0 +1,116 @@
+import type { BBox } from "../../spatial/geojson";
+import type { ListFilter } from "./filters";
+import { searchBoxes } from "./viewport";
+
+// Builds the WHERE clause for a list filter as parameterised SQL. Pure, so it is tested without a database
+// and reused by the list, facet counts, bulk actions, exports and replay batch creation.
+
+export interface SqlFragment {
+  text: string;
+  values: unknown[];
+}
+
+const HEX_PREFIX = /^[0-9a-f]{8,64}$/i;
+
+/**
+ * Whether `q` is searched as an event-hash range: a hex prefix (8–63 characters), or a whole hash pasted in upper
+ * case (hashes are stored lowercase and the exact key match is case-sensitive). A whole lowercase hash is the
+ * exact match alone.
+ */
+export function isHashRange(q: string): boolean {
+  return HEX_PREFIX.test(q) && (q.length < 64 || q !== q.toLowerCase());
+}
+
+/** The smallest string greater than every string starting with `prefix` (for index range scans). */
+export function prefixUpperBound(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
+/**
+ * A condition on the idempotency key that the unique (kind, idempotency_key) index answers: there is no index on
+ * the key alone (ingest writes every index for every record), and `kind = ANY (both kinds)`, always true, lets
+ * the planner probe the unique one once per kind. `conds` are the key's conditions, e.g. `= $1`, or `>= $1` and `< $2`.
+ */
+export function keyMatch(alias: string, ...conds: string[]): string {
+  const a = alias ? `${alias}.` : "";
+  return `(${a}kind = ANY ('{spatial,afc}'::"DeadLetterKind"[]) AND ${conds.map((c) => `${a}idempotency_key ${c}`).join(" AND ")})`;
+}
+
+export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "d"): SqlFragment {
+  const clauses: string[] = [];
+  const p = (v: unknown) => {
+    values.push(v);
+    return `$${values.length}`;
+  };
+  // One value is an equality, not `= ANY(array)`: before PostgreSQL 17 an array condition on an index's leading
+  // column stops the index from returning rows in (observed_at, id) order, so the list could not walk
+  // (status, observed_at, id) and fell back to filtering the observed_at index with a heap fetch per row.
+  const oneOf = (column: string, list: readonly string[] | undefined, type: string) => {
+    if (!list?.length) return;
+    clauses.push(list.length === 1 ? `${alias}.${column} = ${p(list[0])}::${type}` : `${alias}.${column} = ANY(${p(list)}::${type}[])`);
+  };
+  oneOf("kind", filter.kind, '"DeadLetterKind"');
+  oneOf("status", filter.status, '"DeadLetterStatus"');
+  oneOf("failure_class", filter.class, '"FailureClass"');
+  oneOf("source", filter.source, "text");
+  if (filter.reason) clauses.push(`${alias}.reason_group = ${p(filter.reason)}`);
+  if (filter.from) clauses.push(`${alias}.observed_at >= ${p(filter.from)}`);
+  if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);
+  if (filter.q) {
+    const q = p(filter.q);
+    const ors = [
+      keyMatch(alias, `= ${q}`),
+      `${alias}.event_id = ${q}`,
+      `${alias}.device_id = ${q}`,
+      `${alias}.source_message_id = ${q}`,
+    ];
+    if (isHashRange(filter.q)) {
+      // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
+      const lower = filter.q.toLowerCase();
+      ors.push(keyMatch(alias, `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`));
+    }
+    clauses.push(`(${ors.join(" OR ")})`);
+  }
+  if (filter.bbox) clauses.push(viewportClause(filter.bbox, p, alias));
+  return { text: clauses.length ? clauses.join(" AND ") : "TRUE", values };
+}
+
+/**
+ * The record's box overlaps the viewport: each of the viewport's sides when it spans ±180° (viewport.ts), and
+ * the +360 copy that meets boxes stored unwrapped across the antimeridian (stored-box.ts).
+ */
+export function viewportClause(bbox: BBox, p: (v: unknown) => string, alias = "d"): string {
+  const overlaps = boxParams(bbox, p).map((b) => `${alias}.bbox && ${b}`);
+  return overlaps.length === 1 ? overlaps[0]! : `(${overlaps.join(" OR ")})`;
+}
+
+function boxParams(bbox: BBox, p: (v: unknown) => string): string[] {
+  return searchBoxes(bbox).map(([x1, y1, x2, y2]) => `box(point(${p(x1)}, ${p(y1)}), point(${p(x2)}, ${p(y2)}))`);
+}
+
+/**
+ * The filter as conditions for a UNION ALL, one per search box, each with a single box overlap the covering
+ * GiST index (dead_letter_view_idx) can serve index-only. An OR of two overlaps is planned as a BitmapOr, and a
+ * bitmap heap scan reads the table for every candidate: measured on 400k rows, a Paris view's 5,001 candidates
+ * took 25 ms from 456 index buffers as a UNION ALL, 133 ms and 4,411 heap blocks as an OR (PostgreSQL 15). Each
+ * branch leaves out what an earlier one matched, so the union lists a record once.
+ */
+export function buildWhereBranches(filter: ListFilter, values: unknown[] = [], alias = "d"): { branches: string[]; values: unknown[] } {
+  const { bbox, ...rest } = filter;
+  const base = buildWhere(rest, values, alias).text;
+  if (!bbox) return { branches: [base], values };
+  const branches = viewportBranches(bbox, (v) => `$${values.push(v)}`, alias);
+  return { branches: base === "TRUE" ? branches : branches.map((b) => `${base} AND ${b}`), values };
+}
+
+/** The viewport test alone as disjoint UNION ALL branches (see buildWhereBranches). */
+export function viewportBranches(bbox: BBox, p: (v: unknown) => string, alias = "d"): string[] {
+  const boxes = boxParams(bbox, p);
+  return boxes.map((b, i) => [`${alias}.bbox && ${b}`, ...boxes.slice(0, i).map((e) => `NOT (${alias}.bbox && ${e})`)].join(" AND "));
+}
+
+/** `SELECT <columns> FROM dead_letter <alias> WHERE <branch>` for each branch, as one UNION ALL. */
+export function selectBranches(columns: string, branches: string[], alias = "d"): string {
+  return branches.map((b) => `SELECT ${columns} FROM dead_letter ${alias} WHERE ${b}`).join("\n UNION ALL ");
+}

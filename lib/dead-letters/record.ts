@@ -1,0 +1,78 @@
+// The shape every ingest path (spatial envelope, AFC record, AFC tap capture) normalizes to before storage.
+// Pure data: no Prisma types here, so lib/spatial and lib/afc can produce it without touching the database.
+
+export type DeadLetterKind = "spatial" | "afc";
+export type FailureClass = "transient" | "transient_schema" | "poison";
+export type RepairMethod = "linework" | "structure";
+export type RepairPolicy = "accept" | "largest-part" | "drop";
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+
+/** A field-level problem with an input record; `path` is dotted (e.g. "feature.geometry.coordinates"). */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** What the repair pipeline decided for one spatial record; stored with the record and shown in the UI. */
+export interface SpatialAnalysis {
+  /** null when the geometry could not be parsed at all */
+  valid_before: boolean | null;
+  /** GEOS-style reason ("Self-intersection at or near point (1 1)") or our own for parse problems */
+  reason: string | null;
+  location: [number, number] | null;
+  outcome: "valid" | "repaired" | "dropped";
+  valid_after: boolean | null;
+  type_changed: boolean;
+  type_before: string | null;
+  type_after: string | null;
+  area_before: number | null;
+  area_after: number | null;
+  /** parts of the repaired result discarded by the policy (largest-part) or repair (collapsed lines/points) */
+  dropped_parts: number;
+  drop_reason: string | null;
+  method: RepairMethod;
+  policy: RepairPolicy;
+  /** declared CRS of the input; geometry was reprojected to EPSG:4326 when it differs */
+  crs: string;
+  crosses_antimeridian: boolean;
+}
+
+export interface NewDeadLetter {
+  kind: DeadLetterKind;
+  source: string;
+  /** spatial: the stored idempotency key; AFC: the event hash. Verbatim from the producer when given. */
+  idempotencyKey: string | null;
+  /** ordering key: spatial feature id (or configured property), AFC device_id */
+  entityKey: string | null;
+  eventId: string | null;
+  deviceId: string | null;
+  sourceMessageId: string | null;
+  observedAt: Date;
+  /** observedAt to the microsecond, as UTC RFC 3339 (parse-time.ts Instant); stored when given, else observedAt */
+  observedAtExact?: string;
+  firstSeenAt: Date;
+  /** the record exactly as received (one NDJSON line / one array element, number lexemes preserved) */
+  rawEnvelope: string;
+  /** the working payload: the GeoJSON Feature (reprojected to EPSG:4326) or the AFC tap */
+  payload: JsonValue;
+  /** the first failure reason, kept forever */
+  failureReason: string;
+  failureClass: FailureClass;
+  /** why the class was chosen (e.g. "missing idempotency key", "exhausted retries: 3 errors") */
+  classReason: string | null;
+  /** earlier attempts the producer reports (spatial replay_count, AFC retry_count) */
+  replayCount: number;
+  spatial: {
+    analysis: SpatialAnalysis;
+    repairedGeometry: JsonValue | null;
+    /**
+     * [west, south, east, north] in EPSG:4326 of the input geometry (repaired when input unusable); west > east
+     * when it crosses the antimeridian (RFC 7946 §5.2), stored unwrapped (stored-box.ts)
+     */
+    bbox: [number, number, number, number] | null;
+  } | null;
+}
+
+export type NormalizeResult = { ok: true; record: NewDeadLetter } | { ok: false; errors: FieldError[] };

@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { BboxSchema, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, ListFilterSchema } from "../dead-letters/query/filters";
+import { IdSchema } from "../dead-letters/record-schemas";
+
+// Request shapes of the forensics API (lookup, timeline, quarantine, export, reveal, alerts) and the shapes
+// they answer. Client-safe: pages, hooks, routes and the CLI share them.
+
+const fromTime = ListFilterSchema.shape.from;
+const toTime = ListFilterSchema.shape.to;
+
+const PointSchema = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((n) => (n.trim() === "" ? NaN : Number(n))) : v),
+  z
+    .tuple([z.number().finite(), z.number().finite()], { error: "must be lon,lat" })
+    .refine(([lon, lat]) => lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90, "out of range for EPSG:4326"),
+);
+
+/** "1", "true" → true; the query-string spelling of a flag. */
+export const FlagSchema = z.preprocess((v) => (v === "1" || v === "true" ? true : v === "0" || v === "false" ? false : v), z.boolean());
+
+export const LookupQuerySchema = z
+  .object({
+    /** idempotency key, event hash (full or ≥ 8 hex characters), event_id, device_id or source message id */
+    q: z.string().trim().min(1).max(300).optional(),
+    bbox: BboxSchema.optional(),
+    near: PointSchema.optional(),
+    radiusKm: z.coerce.number().positive().max(1000).default(1),
+    from: fromTime,
+    to: toTime,
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .refine((v) => v.q !== undefined || v.bbox !== undefined || v.near !== undefined, {
+    path: ["q"],
+    message: "give a key to look up (q), a place (bbox or near) or both",
+  })
+  .refine((v) => !(v.bbox && v.near), { path: ["near"], message: "give either bbox or near, not both" })
+  .refine((v) => !(v.from && v.to && v.from > v.to), { path: ["from"], message: "must not be later than to" });
+export type LookupQuery = z.output<typeof LookupQuerySchema>;
+
+export const MATCH_FIELDS = ["idempotency_key", "event_hash_prefix", "event_id", "device_id", "source_message_id", "place"] as const;
+export type MatchField = (typeof MATCH_FIELDS)[number];
+
+export interface LookupRecord {
+  id: string;
+  kind: "spatial" | "afc";
+  source: string;
+  idempotencyKey: string | null;
+  eventId: string | null;
+  deviceId: string | null;
+  sourceMessageId: string | null;
+  reason: string;
+  reasonGroup: string;
+  failureClass: "transient" | "transient_schema" | "poison";
+  status: "pending" | "approved" | "quarantined" | "replayed" | "purged";
+  observedAt: string;
+  firstSeenAt: string;
+  replayCount: number;
+  failureCount: number;
+  matchedOn: MatchField[];
+  /** spatial: the centre of the record's geometry [lon, lat] (the lookup map plots it); null without one */
+  position: [number, number] | null;
+}
+
+export interface LedgerHit {
+  idempotencyKey: string;
+  kind: "spatial" | "afc" | null;
+  entityKey: string | null;
+  observedAt: string | null;
+  appliedAt: string;
+  batchId: string | null;
+  itemId: string | null;
+  deadLetterId: string | null;
+  origin: string;
+}
+
+export interface LookupResult {
+  records: LookupRecord[];
+  /** settled keys: what was applied (or imported as applied), even for records no longer in the DLQ */
+  ledger: LedgerHit[];
+  /** more records matched than `limit` (or than a place search reads): narrow the query */
+  truncated: boolean;
+}
+
+/** `unmask=1`: card data in clear, for holders of dead_letters:unmask (audited) */
+export const UnmaskQuerySchema = z.object({ unmask: FlagSchema.default(false) });
+export const TimelineQuerySchema = UnmaskQuerySchema.extend({
+  /** `download=1`: the same JSON as a file (content-disposition: attachment) */
+  download: FlagSchema.default(false),
+});
+
+export const TIMELINE_KINDS = ["capture", "failure", "edit", "decision", "repair", "replay", "settlement", "batch", "purge", "retention", "reveal", "other"] as const;
+export type TimelineKind = (typeof TIMELINE_KINDS)[number];
+
+export interface TimelineEvent {
+  /** audit event id, or "ledger:<key>" for the settlement read from the ledger */
+  id: string;
+  at: string;
+  kind: TimelineKind;
+  action: string;
+  summary: string;
+  actor: { id: string | null; email: string | null; role: string | null };
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+  diff: unknown;
+  /** the chain hash: the event is verifiable with `redrive audit verify` */
+  hash: string | null;
+}
+
+export interface Timeline {
+  deadLetterId: string;
+  idempotencyKey: string | null;
+  kind: "spatial" | "afc";
+  status: string;
+  masked: boolean;
+  events: TimelineEvent[];
+}
+
+/** Quarantine release/purge: explicit ids or a list filter (applied to quarantined records only). */
+export const QuarantineBodySchema = z
+  .strictObject({
+    ids: z.array(IdSchema).min(1).max(10_000).optional(),
+    filter: FilterBodySchema.optional(),
+    reason: z.string().trim().min(1, "must not be blank").max(1000),
+    /** with a filter: the number of quarantined records the user confirmed; a different count answers 409 */
+    expectedCount: z.number().int().min(0).optional(),
+  })
+  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
+  .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined, { path: ["filter"], message: EMPTY_FILTER_NEEDS_COUNT });
+export type QuarantineBody = z.output<typeof QuarantineBodySchema>;
+
+export interface QuarantineGroup {
+  reasonGroup: string;
+  kind: "spatial" | "afc";
+  count: number;
+  /** records per UTC day of observation, oldest first, the last 14 days */
+  trend: { day: string; count: number }[];
+}
+
+export const EXPORT_FORMATS = ["ndjson", "csv", "geojson"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const ExportQuerySchema = ListFilterSchema.extend({
+  format: z.enum(EXPORT_FORMATS).default("ndjson"),
+  unmask: FlagSchema.default(false),
+});
+export type ExportQuery = z.output<typeof ExportQuerySchema>;
+
+export const RevealBodySchema = z.strictObject({
+  /** JSON pointer into the record: "/payload/card_pan" or "/rawEnvelope/raw_payload/card_pan" */
+  path: z.string().regex(/^\/(payload|rawEnvelope)(\/.*)?$/, 'must be a JSON pointer starting with "/payload" or "/rawEnvelope"').max(1000),
+});
+
+export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age"] as const;
+export type AlertMetric = (typeof ALERT_METRICS)[number];
+
+export const AlertRuleUpdateSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  threshold: z.number().finite().min(0).optional(),
+  windowMinutes: z.number().int().min(1).max(7 * 24 * 60).optional(),
+  enabled: z.boolean().optional(),
+  webhookUrl: z.url({ protocol: /^https?$/ }).max(2000, "must be at most 2,000 characters").nullable().optional(),
+});
+export type AlertRuleUpdate = z.output<typeof AlertRuleUpdateSchema>;
+export const AlertRuleParamsSchema = z.object({ id: z.string().regex(/^[a-z0-9-]{1,60}$/, "must be an alert rule id") });

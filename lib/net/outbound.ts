@@ -1,0 +1,32 @@
+import { AppError } from "../errors/app-error";
+
+// Hosts Redrive may call on an operator's word: the replay HTTP sink (a supervisor's, approved by another) and
+// alert webhooks (a supervisor's). Unset, any host goes, as an operator tool expects; set, it keeps a sink or
+// webhook from pointing at internal services (cloud metadata, admin ports) whose answers would come back in the
+// items' errors. Comma-separated host names, "*.example.com" for subdomains, an optional ":port". Pure.
+
+/** Whether `url`'s host is allowed by `allowList` (the REDRIVE_OUTBOUND_HOSTS value; undefined or "" allows all). */
+export function outboundAllowed(url: string, allowList: string | undefined): boolean {
+  const entries = (allowList ?? "").split(",").map((e) => e.trim().toLowerCase()).filter(Boolean);
+  if (entries.length === 0) return true;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const host = u.hostname.toLowerCase();
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  return entries.some((entry) => {
+    const [pattern, wanted] = entry.split(/:(?=\d+$)/) as [string, string | undefined];
+    if (wanted !== undefined && wanted !== port) return false;
+    return pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) : host === pattern;
+  });
+}
+
+/** Throws a 422 naming `path` when the URL's host is not allowed. */
+export function checkOutbound(url: string, allowList: string | undefined, path: string): void {
+  if (outboundAllowed(url, allowList)) return;
+  const message = `host ${new URL(url).host} is not in REDRIVE_OUTBOUND_HOSTS`;
+  throw new AppError("validation_failed", `${path}: ${message}`, { issues: [{ path, message }] });
+}

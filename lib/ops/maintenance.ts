@@ -1,0 +1,100 @@
+import type pg from "pg";
+import { runBulkJob, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
+import { evaluateAlerts } from "./alerts/evaluate";
+import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
+import { runRetention, type RetentionResult } from "./retention";
+
+// The housekeeping loop, started next to the replay worker: every interval (default a minute) it strips
+// payloads past retention, evaluates the alert rules (then delivers their webhooks) and resumes bulk jobs whose
+// runner died. Any number of processes may run it: retention claims rows with SKIP LOCKED, alert evaluation
+// takes a try-lock, a bulk job is claimed by one runner at a time. A failing round is logged and the next one
+// runs as usual; aborting `signal` ends the loop after the current round (and stops resumed jobs between pages).
+
+export interface MaintenanceOptions {
+  pool: pg.Pool;
+  signal: AbortSignal;
+  now?: () => Date;
+  intervalMs?: number;
+  retentionDays: number;
+  webhookUrl?: string | null;
+  post?: Poster;
+  log?: (msg: string) => void;
+}
+
+/** Resumed bulk jobs run past the round that started them; the loop waits for them when it stops. */
+const resumedJobs = new Set<Promise<unknown>>();
+
+export interface RoundResult {
+  retention: RetentionResult | null;
+  fired: number;
+  resolved: number;
+  delivered: number;
+  /** bulk jobs resumed this round (they run on in the background) */
+  resumed: string[];
+}
+
+/** One round; each step's failure is logged and does not stop the others. */
+export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> & { signal?: AbortSignal }): Promise<RoundResult> {
+  const now = (opts.now ?? (() => new Date()))();
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const result: RoundResult = { retention: null, fired: 0, resolved: 0, delivered: 0, resumed: [] };
+  try {
+    result.retention = await runRetention(opts.pool, now, opts.retentionDays);
+    if (result.retention.stripped > 0) log(`[maintenance] retention: stripped ${result.retention.stripped} payloads`);
+  } catch (err) {
+    log(`[maintenance] retention failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const evaluation = await evaluateAlerts(opts.pool, now);
+    result.fired = evaluation.fired.length;
+    result.resolved = evaluation.resolved.length;
+    for (const n of evaluation.fired) log(`[maintenance] alert fired: ${n.message}`);
+    // Firing and resolution notices both count as delivered (the summary said 0 beside a delivered resolution).
+    result.delivered = await deliverResolved(evaluation.resolved, { defaultUrl: opts.webhookUrl ?? null, ...(opts.post ? { post: opts.post } : {}) });
+    result.delivered += await deliverFired(opts.pool, now, { defaultUrl: opts.webhookUrl ?? null, ...(opts.post ? { post: opts.post } : {}) });
+  } catch (err) {
+    log(`[maintenance] alerts failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    for (const id of await stalledBulkJobs(opts.pool, now)) {
+      result.resumed.push(id);
+      log(`[maintenance] resuming bulk job ${id} (its runner stopped reporting)`);
+      const run = runBulkJob(opts.pool, id, { now: opts.now ?? (() => new Date()), ...(opts.signal ? { signal: opts.signal } : {}) })
+        .then((job) => log(`[maintenance] bulk job ${id}: ${job.status}, ${job.processed}/${job.matched} processed`))
+        .catch((err: unknown) => log(`[maintenance] bulk job ${id} failed: ${err instanceof Error ? err.message : String(err)}`))
+        .finally(() => resumedJobs.delete(run));
+      resumedJobs.add(run);
+    }
+  } catch (err) {
+    log(`[maintenance] bulk job resume failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return result;
+}
+
+/** Resolves when every bulk job resumed so far has stopped (completed, cancelled, failed or aborted). */
+export async function resumedJobsSettled(): Promise<void> {
+  await Promise.allSettled([...resumedJobs]);
+}
+
+/** Runs rounds until `signal` aborts; `done` resolves after the last round has finished. */
+export function startMaintenance(opts: MaintenanceOptions): { done: Promise<void> } {
+  const interval = opts.intervalMs ?? 60_000;
+  const done = (async () => {
+    while (!opts.signal.aborted) {
+      await maintenanceRound(opts);
+      await new Promise<void>((resolve) => {
+        const onAbort = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          opts.signal.removeEventListener("abort", onAbort);
+          resolve();
+        }, interval);
+        opts.signal.addEventListener("abort", onAbort, { once: true });
+      });
+    }
+    await resumedJobsSettled();
+  })();
+  return { done };
+}

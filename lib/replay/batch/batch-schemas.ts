@@ -1,0 +1,186 @@
+import { z } from "zod";
+import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
+import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/query/filters";
+
+// The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
+// the views the API returns. zod only, so client components import it too.
+
+export const BATCH_STATUSES = ["draft", "approved", "running", "paused", "completed", "cancelled", "failed"] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+export const ITEM_STATUSES = ["pending", "running", "retry", "applied", "deduped", "dropped", "poison", "failed", "cancelled"] as const;
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
+export const TERMINAL_ITEM_STATUSES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled"] as const;
+export type TerminalItemStatus = (typeof TERMINAL_ITEM_STATUSES)[number];
+
+export const REPAIR_METHODS = ["linework", "structure"] as const;
+export const REPAIR_POLICIES = ["accept", "largest-part", "drop"] as const;
+
+/** Headers the HTTP sink sets itself; a batch may not override them. */
+const RESERVED_HEADERS = new Set(["idempotency-key", "content-type", "content-length", "host", "connection", "transfer-encoding"]);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export const LedgerSinkSchema = z.strictObject({ type: z.literal("ledger") });
+
+export const HttpSinkSchema = z.strictObject({
+  type: z.literal("http"),
+  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000),
+  headers: z
+    // A value with CR, LF or NUL would make every request fail in fetch (Headers.append) after the batch started.
+    .record(z.string().regex(HEADER_NAME, "must be an HTTP header name"), z.string().max(4096).regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"))
+    .refine((h) => Object.keys(h).every((k) => !RESERVED_HEADERS.has(k.toLowerCase())), {
+      error: `may not set ${[...RESERVED_HEADERS].join(", ")} (the sink sets them)`,
+    })
+    .optional(),
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /** requests in flight per worker lane */
+  concurrency: z.number().int().min(1).max(64).default(4),
+});
+
+export const SinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema]);
+export type SinkConfig = z.output<typeof SinkSchema>;
+export type HttpSinkConfig = z.output<typeof HttpSinkSchema>;
+
+const IdSchema = z.union([bigintIdSchema("must be a record id"), z.number().int().positive()]).transform(String);
+
+export const CreateBatchBody = z
+  .strictObject({
+    ids: z.array(IdSchema).min(1).max(100_000).optional(),
+    filter: FilterBodySchema.optional(),
+    sink: SinkSchema,
+    ratePerSecond: z.number().positive().max(1_000_000),
+    pageSize: z.number().int().min(1).max(1000).default(100),
+    maxReplays: z.number().int().min(1).max(100).default(3),
+    maxAttempts: z.number().int().min(1).max(100).default(5),
+    failureThreshold: z.number().gt(0).max(1).default(0.5),
+    repair: z
+      .strictObject({ method: z.enum(REPAIR_METHODS).default("linework"), policy: z.enum(REPAIR_POLICIES).default("accept") })
+      .default({ method: "linework", policy: "accept" }),
+    expectedCount: z.number().int().min(0).optional().describe("the record count the supervisor saw in the preview; a different count answers 409 with `matched`"),
+  })
+  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), {
+    error: "give either ids or filter, not both and not neither",
+    path: ["ids"],
+  });
+export type CreateBatchInput = z.output<typeof CreateBatchBody>;
+/** What a client sends (defaults not yet applied). */
+export type CreateBatchRequest = z.input<typeof CreateBatchBody>;
+
+/** What a batch was built from, as stored in replay_batch.selection. */
+export type Selection = { ids: string[] } | { filter: z.output<typeof ListFilterSchema> };
+
+export const BatchIdParams = z.object({ id: bigintIdSchema("must be a batch id") });
+
+export const ItemsQuery = z.object({
+  status: z.enum(ITEM_STATUSES).optional(),
+  /** the last seq of the previous page */
+  cursor: z.coerce.number().int().min(0).max(PG_INT_MAX).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+export type ItemsQuery = z.output<typeof ItemsQuery>;
+
+export const RateQuery = z.object({
+  /** seconds of history; the chart shows the last few minutes */
+  window: z.coerce.number().int().min(10).max(24 * 3600).default(300),
+});
+
+export const ListBatchesQuery = z.object({
+  status: z.enum(BATCH_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export interface OutcomeCounts {
+  applied: number;
+  deduped: number;
+  dropped: number;
+  poison: number;
+  failed: number;
+  cancelled: number;
+  /** not finished yet: waiting, claimed or waiting to retry */
+  pending: number;
+}
+
+/** The sink as shown to readers: header values are masked (they may carry credentials). */
+export type SinkView = { type: "ledger" } | { type: "http"; url: string; headers: string[]; timeoutMs: number; concurrency: number };
+
+export interface BatchView {
+  id: string;
+  status: BatchStatus;
+  statusReason: string | null;
+  createdBy: { id: string; email: string | null };
+  approvedBy: { id: string; email: string | null } | null;
+  sink: SinkView;
+  selection: Selection;
+  ratePerSecond: number;
+  /** the multiplier applied after 429/503 from the sink, as of now (1 = full rate; 1 once the batch is not running or paused) */
+  throttle: number;
+  pageSize: number;
+  maxReplays: number;
+  maxAttempts: number;
+  failureThreshold: number;
+  repair: { method: string; policy: string };
+  total: number;
+  counts: OutcomeCounts;
+  /** submissions per second over the last 10 s of a running or paused batch; null otherwise */
+  achievedRate: number | null;
+  /** records dealt with per second over the whole run (first submission to end, pauses included) once ended; null before */
+  averageRate: number | null;
+  /**
+   * replay workers alive now (heartbeat within the last minute), whichever batch they work on: a running batch
+   * with none makes no progress, and the page says so instead of counting down an ETA
+   */
+  liveWorkers: number;
+  /** estimated finish time (ISO), from the remaining items and the configured (throttled) rate; null without a worker */
+  eta: string | null;
+  /** the same as seconds from the time of the answer */
+  etaSeconds: number | null;
+  createdAt: string;
+  approvedAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface ItemView {
+  id: string;
+  seq: number;
+  deadLetterId: string;
+  kind: "spatial" | "afc";
+  idempotencyKey: string;
+  entityKey: string | null;
+  observedAt: string;
+  status: ItemStatus;
+  attempts: number;
+  lastError: string | null;
+  submittedAt: string | null;
+  finishedAt: string | null;
+  runAt: string;
+}
+
+export interface ItemsPage {
+  items: ItemView[];
+  nextCursor: number | null;
+}
+
+export interface RatePoint {
+  /** epoch seconds */
+  t: number;
+  count: number;
+}
+
+export interface RateSeries {
+  ratePerSecond: number;
+  points: RatePoint[];
+}
+
+export interface BatchPreview {
+  /** records that will be replayed */
+  count: number;
+  byKind: { spatial: number; afc: number };
+  firstObservedAt: string | null;
+  lastObservedAt: string | null;
+  entities: number;
+  /** the first records in replay order */
+  sample: { id: string; kind: "spatial" | "afc"; idempotencyKey: string; entityKey: string | null; observedAt: string }[];
+  /** matched by the selection but left out, by reason */
+  skipped: { notApproved: number; inActiveBatch: number; noKey: number };
+}

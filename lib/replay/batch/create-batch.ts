@@ -1,0 +1,220 @@
+import { freshenStatistics } from "../../db/stats";
+import type pg from "pg";
+import { AppError } from "../../errors/app-error";
+import { checkExpectedCount } from "../../dead-letters/triage/bulk-action";
+import { appendAudit } from "../../audit/append";
+import { inTransaction } from "../../db/transaction";
+import { approveWarning } from "../../dead-letters/triage/approve-warning";
+import { buildWhere } from "../../dead-letters/query/where";
+import type { ActingUser } from "./apply-batch-action";
+import type { BatchPreview, CreateBatchInput, Selection } from "./batch-schemas";
+import { maskSink } from "./read-batches";
+import { utcMicrosSql } from "../../time/instant";
+import { checkOutbound } from "../../net/outbound";
+import { getEnv } from "../../env";
+
+// Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
+// order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
+//
+// Only records that are `approved`, carry an idempotency key and are not in another active batch go in.
+// Explicit ids that do not qualify are refused with 422 naming each one (the supervisor picked them, so a
+// silent skip would be a surprise); a filter takes what qualifies and reports how many it left out.
+
+export const MAX_BATCH_RECORDS = 1_000_000;
+/** Serialises batch creation, so two batches created at the same moment cannot take the same record. */
+const CREATE_LOCK = 0x5245_4432; // "RED2"
+
+// Whether a record is in an active batch. Its plan depends on the statistics (a hash anti-join when they are
+// right; a nested loop over a whole batch's items per record when they say "1 approved record": 169 s for 48k),
+// so previews and creation freshen them first (freshenReplayStatistics). The item status is compared as text so the
+// batch-keyed partial indexes are never the inner side of that loop.
+const BUSY = `EXISTS (SELECT 1 FROM replay_item ri JOIN replay_batch rb ON rb.id = ri.batch_id
+  WHERE ri.dead_letter_id = d.id AND rb.status IN ('draft', 'approved', 'running', 'paused')
+    AND ri.status::text IN ('pending', 'running', 'retry'))`;
+const ELIGIBLE = `d.status = 'approved' AND d.idempotency_key IS NOT NULL AND NOT ${BUSY}`;
+
+function selectionWhere(sel: Selection, values: unknown[]): string {
+  if ("ids" in sel) {
+    values.push(sel.ids);
+    return `d.id = ANY($${values.length}::bigint[])`;
+  }
+  // A status in the filter narrows what "matched" means (so ?status=approved reports nothing as left out);
+  // approval itself is the engine's rule (ELIGIBLE), whatever the filter says.
+  return buildWhere(sel.filter, values).text;
+}
+
+function checkFilterStatus(sel: Selection): void {
+  if ("filter" in sel && sel.filter.status && !sel.filter.status.includes("approved")) {
+    throw new AppError("validation_failed", "filter.status: a replay batch takes approved records only", {
+      issues: [{ path: "filter.status", message: "must include approved (only approved records are replayed)" }],
+    });
+  }
+}
+
+/**
+ * The ids of a selection a batch would take — approved, keyed, not in an active batch — so a form built from a
+ * mixed selection submits those (POST /api/replays refuses ineligible ids, naming each, rather than guess).
+ */
+export async function eligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT d.id::text AS id FROM dead_letter d WHERE d.id = ANY($1::bigint[]) AND ${ELIGIBLE} ORDER BY d.observed_at, d.id`,
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Ids that cannot go into a batch, with why (422 with one issue per id). */
+async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<void> {
+  const { rows } = await db.query<{ id: string; at: number; status: string | null; has_key: boolean | null; busy: boolean | null }>(
+    `SELECT w.id::text AS id, (w.ord - 1)::int AS at, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy
+     FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, ord) LEFT JOIN dead_letter d ON d.id = w.id
+     ORDER BY w.ord`,
+    [ids],
+  );
+  const issues = rows.flatMap((r) => {
+    const why = r.status === null ? "no such record" : r.status !== "approved" ? `is ${r.status}, not approved`
+      : !r.has_key ? "has no idempotency key" : r.busy ? "is already in an active replay batch" : null;
+    // The path is the id's position in the request (ids.0 is the first), as for every other array field.
+    return why ? [{ path: `ids.${r.at}`, message: `record ${r.id} ${why}` }] : [];
+  });
+  if (issues.length > 0) {
+    throw new AppError("validation_failed", `${issues.length} selected record(s) cannot be replayed: ${issues.slice(0, 5).map((i) => i.message).join("; ")}${issues.length > 5 ? "; …" : ""}`, { issues });
+  }
+}
+
+/**
+ * The statistics the eligibility check's plan depends on (see BUSY), freshened if stale: callers do this once,
+ * outside any transaction, before previewing or creating.
+ */
+export function freshenReplayStatistics(db: pg.Pool): Promise<string[]> {
+  return freshenStatistics(db, ["dead_letter", "replay_item", "replay_batch"]);
+}
+
+export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<BatchPreview> {
+  checkFilterStatus(sel);
+  const values: unknown[] = [];
+  const where = selectionWhere(sel, values);
+  const { rows } = await db.query<{
+    count: number; spatial: number; afc: number; first: string | null; last: string | null; entities: number;
+    not_approved: number; no_key: number; busy: number;
+  }>(
+    `WITH m AS (
+       SELECT d.id, d.kind, d.status, d.idempotency_key, d.entity_key, d.observed_at,
+         d.status = 'approved' AND d.idempotency_key IS NOT NULL AND ${BUSY} AS busy
+       FROM dead_letter d WHERE ${where}
+     ), e AS (SELECT * FROM m WHERE status = 'approved' AND idempotency_key IS NOT NULL AND NOT busy)
+     SELECT (SELECT count(*)::int FROM e) AS count,
+       (SELECT count(*)::int FROM e WHERE kind = 'spatial') AS spatial, (SELECT count(*)::int FROM e WHERE kind = 'afc') AS afc,
+       (SELECT ${utcMicrosSql("min(observed_at)")} FROM e) AS first, (SELECT ${utcMicrosSql("max(observed_at)")} FROM e) AS last,
+       (SELECT count(DISTINCT (kind, entity_key))::int FROM e WHERE entity_key IS NOT NULL) AS entities,
+       (SELECT count(*)::int FROM m WHERE status <> 'approved') AS not_approved,
+       (SELECT count(*)::int FROM m WHERE status = 'approved' AND idempotency_key IS NULL) AS no_key,
+       (SELECT count(*)::int FROM m WHERE busy) AS busy`,
+    values,
+  );
+  const sample = await db.query<{ id: string; kind: "spatial" | "afc"; idempotency_key: string; entity_key: string | null; observed_at: string }>(
+    `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.entity_key, ${utcMicrosSql("d.observed_at")} AS observed_at
+     FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} ORDER BY d.observed_at, d.id LIMIT 10`,
+    values,
+  );
+  const r = rows[0];
+  return {
+    count: r?.count ?? 0,
+    byKind: { spatial: r?.spatial ?? 0, afc: r?.afc ?? 0 },
+    firstObservedAt: r?.first ?? null,
+    lastObservedAt: r?.last ?? null,
+    entities: r?.entities ?? 0,
+    sample: sample.rows.map((s) => ({ id: s.id, kind: s.kind, idempotencyKey: s.idempotency_key, entityKey: s.entity_key, observedAt: s.observed_at })),
+    skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0 },
+  };
+}
+
+/** AFC taps read by tapSchemaFailures at most: the preview answers in well under a second. */
+const TAP_CHECK_LIMIT = 20_000;
+
+/**
+ * How many of the AFC taps a batch would take still fail the tap schema — the replay re-validates and drops them
+ * (approving them is allowed, with a warning: lib/dead-letters/triage/approve-warning.ts). The creation page says so before
+ * the batch exists. Reads at most TAP_CHECK_LIMIT payloads (`checked`); beyond that the count is a lower bound.
+ */
+export async function tapSchemaFailures(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<{ failing: number; checked: number; complete: boolean }> {
+  checkFilterStatus(sel);
+  const values: unknown[] = [];
+  const where = selectionWhere(sel, values);
+  values.push(TAP_CHECK_LIMIT + 1);
+  const { rows } = await db.query<{ payload: unknown }>(
+    `SELECT d.payload FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} AND d.kind = 'afc' LIMIT $${values.length}`,
+    values,
+  );
+  const checked = Math.min(rows.length, TAP_CHECK_LIMIT);
+  let failing = 0;
+  for (let i = 0; i < checked; i++) if (approveWarning("afc", rows[i]!.payload) !== null) failing++;
+  return { failing, checked, complete: rows.length <= TAP_CHECK_LIMIT };
+}
+
+export interface CreatedBatch {
+  id: string;
+  total: number;
+  skipped: BatchPreview["skipped"];
+}
+
+export async function createBatch(
+  pool: pg.Pool,
+  input: CreateBatchInput,
+  user: ActingUser,
+  ctx: { now: Date; requestId?: string | null },
+): Promise<CreatedBatch> {
+  const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
+  checkFilterStatus(selection);
+  if (input.sink.type === "http") checkOutbound(input.sink.url, getEnv().REDRIVE_OUTBOUND_HOSTS, "sink.url");
+  await freshenReplayStatistics(pool);
+  return inTransaction(pool, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
+    if ("ids" in selection) await refuseIneligibleIds(client, selection.ids);
+    const preview = await previewBatch(client, selection);
+    // The count shown on the creation page is what the supervisor agreed to replay (a page restored by Back can
+    // show one from minutes ago): a different count now is a 409, not a batch of another size.
+    checkExpectedCount(input.expectedCount, preview.count);
+    if (preview.count === 0) {
+      const busy = preview.skipped.inActiveBatch;
+      const why = busy > 0 ? `; ${busy.toLocaleString("en")} approved ${busy === 1 ? "is" : "are"} already in an active batch` : "";
+      throw new AppError("validation_failed", `selection: no approved record matches (nothing to replay)${why}`, {
+        issues: [{ path: "filter", message: `matches no approved record that is free to replay${why}` }],
+      });
+    }
+    if (preview.count > MAX_BATCH_RECORDS) {
+      throw new AppError("validation_failed", `selection: ${preview.count} records; a batch takes at most ${MAX_BATCH_RECORDS}`);
+    }
+    const batch = await client.query<{ id: string }>(
+      `INSERT INTO replay_batch (status, created_by_id, sink, selection, rate_per_second, page_size, max_replays, repair_method,
+         repair_policy, max_attempts, failure_threshold, created_at, updated_at)
+       VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id::text AS id`,
+      [user.userId, JSON.stringify(input.sink), JSON.stringify(selection), input.ratePerSecond, input.pageSize, input.maxReplays,
+        input.repair.method, input.repair.policy, input.maxAttempts, input.failureThreshold, ctx.now],
+    );
+    const id = batch.rows[0]?.id as string;
+    const values: unknown[] = [id, ctx.now];
+    const where = selectionWhere(selection, values);
+    const items = await client.query(
+      `INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, entity_key, observed_at, snapshot, run_at)
+       SELECT $1, d.id, row_number() OVER (ORDER BY d.observed_at, d.id), d.kind, d.idempotency_key, d.entity_key, d.observed_at,
+         jsonb_build_object('payload', d.payload, 'version', d.version, 'source', d.source, 'replayCount', d.replay_count), $2
+       FROM dead_letter d WHERE ${where} AND ${ELIGIBLE}
+       ORDER BY d.observed_at, d.id`,
+      values,
+    );
+    const total = items.rowCount ?? 0;
+    await client.query(`UPDATE replay_batch SET total = $2 WHERE id = $1`, [id, total]);
+    await appendAudit(client, [{
+      actorId: user.userId, actorEmail: user.email, actorRole: user.role, requestId: ctx.requestId ?? null,
+      action: "replay_batch.create", targetType: "replay_batch", targetId: id,
+      after: {
+        status: "draft", total, skipped: preview.skipped, selection, sink: maskSink(input.sink), ratePerSecond: input.ratePerSecond,
+        pageSize: input.pageSize, maxReplays: input.maxReplays, maxAttempts: input.maxAttempts, repair: input.repair,
+        failureThreshold: input.failureThreshold,
+      },
+    }], ctx.now);
+    return { id, total, skipped: preview.skipped };
+  });
+}
+

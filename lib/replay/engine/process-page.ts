@@ -1,0 +1,192 @@
+import type pg from "pg";
+import type { Actor } from "../../audit/append";
+import type { RepairMethod, RepairPolicy } from "../../dead-letters/record";
+import type { Geos } from "../../spatial/geos";
+import type { BackoffOptions } from "../pacing/backoff";
+import type { ClaimedItem } from "./claim-items";
+import { releaseItems } from "./claim-items";
+import type { ClockSync } from "../pacing/clock-sync";
+import { errorMessage } from "./transient-errors";
+import { lateLimitMs, pacingFor } from "../pacing/gcra";
+import { GroupWriter } from "./group-writer";
+import type { FlushCounts, Resolution } from "./write-outcomes";
+import { reserveSlots, slowDown } from "../pacing/reserve-slots";
+import { revalidate, type Revalidation } from "./revalidate";
+import { sleep } from "../pacing/sleep";
+import { poisonReason } from "./failure-rules";
+import type { Turn } from "../pacing/send-order";
+import type { SendWindow } from "../pacing/send-window";
+import type { Sink, Submission } from "../sinks/sink";
+
+// One claimed page, per item in this order: still replayable? → re-validate → already settled? → poison
+// check → wait for the batch's rate limiter → submit under the stored key → record the outcome (group
+// commits, group-writer.ts). Whatever is not submitted when the batch pauses, is cancelled, the sink asks us
+// to slow down or the worker stops goes back to the queue: a page always ends with every item finalized or
+// released.
+
+export interface BatchConfig {
+  id: string;
+  sink: Sink;
+  ratePerSecond: number;
+  pageSize: number;
+  maxReplays: number;
+  maxAttempts: number;
+  repairMethod: RepairMethod;
+  repairPolicy: RepairPolicy;
+}
+
+export interface PageContext {
+  pool: pg.Pool;
+  batch: BatchConfig;
+  workerId: string;
+  actor: Actor;
+  geos: Geos | null;
+  random: () => number;
+  clock: () => Date;
+  log: (msg: string) => void;
+  /** the worker is stopping: submit nothing new */
+  stopping: AbortSignal;
+  /** aborts requests in flight (only when a stop takes too long) */
+  hardStop: AbortSignal;
+  /** the batch is still running, per the worker's status cache (refreshed every ~200 ms) */
+  isRunning: () => boolean;
+  /** epoch ms before which nothing may be submitted (a Retry-After seen by any lane or worker) */
+  holdUntil: () => number;
+  /** a slow-down signal with this Retry-After (ms, or null) arrived: hold every lane of this worker */
+  onSlowDown: (retryAfterMs: number | null) => void;
+  backoff?: BackoffOptions;
+  onFlushed?: (counts: FlushCounts) => void;
+  /** the database's clock as seen from this worker (slots are times on the database's clock) */
+  dbClock: ClockSync;
+  /** this page's turn to send among the pages of its batch that the worker holds (send-order.ts) */
+  turn?: Turn;
+  /** this worker's recent submissions for the batch: keeps 1-s windows within 110% of the rate (send-window.ts) */
+  sendWindow?: SendWindow;
+}
+
+/** Step 1–3 and the poison check: what to do with an item before the rate limiter. */
+export function prepare(item: ClaimedItem, ctx: Pick<PageContext, "batch" | "geos">): Resolution | Submission {
+  const decided = (outcome: "deduped" | "dropped" | "poison" | "cancelled", reason: string | null): Resolution =>
+    ({ item, type: "decided", outcome, reason });
+  if (item.recordStatus !== "approved") return decided("cancelled", `the record is ${item.recordStatus} now (approved when batched)`);
+  if (item.edited) return decided("cancelled", "the record was edited after the batch was created: replay it in a new batch");
+  // Settled downstream already (earlier replay, or an imported external ledger): deduped without sending.
+  if (item.settled) return decided("deduped", null);
+  let checked: Revalidation;
+  try {
+    checked = revalidate(item.kind, item.payload, { geos: ctx.geos, method: ctx.batch.repairMethod, policy: ctx.batch.repairPolicy });
+  } catch (err) {
+    checked = { ok: false, reason: `re-validation failed: ${errorMessage(err)}` };
+  }
+  if (!checked.ok) return decided("dropped", checked.reason);
+  const poison = poisonReason(item, ctx.batch.maxReplays);
+  if (poison) return decided("poison", poison);
+  return {
+    itemId: item.id, batchId: item.batchId, deadLetterId: item.deadLetterId, kind: item.kind, idempotencyKey: item.idempotencyKey,
+    entityKey: item.entityKey, observedAt: item.observedAt, payload: checked.payload,
+  };
+}
+
+/** Longest sleep between looks at the batch's status, so a pause lands within a second. */
+const CHECK_EVERY_MS = 200;
+
+export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promise<void> {
+  const { batch, pool } = ctx;
+  const writer = new GroupWriter({
+    pool, clock: ctx.clock, log: ctx.log, onFlushed: ctx.onFlushed,
+    context: (now) => ({
+      batchId: batch.id, workerId: ctx.workerId, actor: ctx.actor, sink: batch.sink, maxAttempts: batch.maxAttempts,
+      random: ctx.random, now, backoff: ctx.backoff,
+    }),
+  });
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const subs: Submission[] = [];
+  for (const item of items) {
+    const r = prepare(item, ctx);
+    if ("type" in r) writer.add(r);
+    else subs.push(r);
+  }
+
+  const pacing = pacingFor(batch.ratePerSecond);
+  const inFlight = new Set<Promise<void>>();
+  let next = 0;
+  let slowedDown = false;
+  const go = () => !ctx.stopping.aborted && ctx.isRunning() && !slowedDown && Date.now() >= ctx.holdUntil();
+  try {
+    // Re-validated while an earlier page sent; now wait until it holds slots for all its items (batch order).
+    if (subs.length > 0 && ctx.turn) await ctx.turn.ready;
+    let slotted = 0;
+    while (next < subs.length && go()) {
+      const sentAt = Date.now();
+      const grant = await reserveSlots(pool, batch.id, subs.length - next, pacing);
+      const receivedAt = Date.now();
+      const t0 = performance.now();
+      if (grant.stopped) break;
+      ctx.dbClock.add({ sentAt, receivedAt, dbAt: grant.dbNowMs });
+      if (grant.granted === 0) {
+        await sleep(Math.min(grant.retryInMs, CHECK_EVERY_MS), ctx.stopping);
+        continue;
+      }
+      // Once this page holds slots for every item it has left, the next page's slots can only come after them:
+      // it may go. Waiting until this page has *sent* everything would also cap a slow sink at one lane's
+      // requests in flight (-36% at 100 ms per answer, review). Slots let go late are taken again, after it.
+      slotted += grant.granted;
+      if (slotted >= subs.length) ctx.turn?.leave();
+      // Slots are times on the database's clock: map them to ours (performance.now() for the waits).
+      const local = (dbMs: number) => t0 + (ctx.dbClock.toLocal(dbMs) - receivedAt);
+      const grantedAt = local(grant.dbNowMs);
+      const lateLimit = lateLimitMs(pacing.toleranceMs);
+      for (let i = 0; i < grant.granted && next < subs.length; i++) {
+        const due = local(grant.startAtMs + i * grant.intervalMs);
+        // Wait for the slot, looking at the batch's status at least every CHECK_EVERY_MS.
+        for (let wait = due - performance.now(); wait > 0 && go(); wait = due - performance.now()) {
+          await sleep(Math.min(wait, CHECK_EVERY_MS), ctx.stopping);
+        }
+        if (batch.sink.mode === "remote") {
+          while (inFlight.size >= batch.sink.concurrency) await Promise.race(inFlight);
+        }
+        // Below ~10/s a late submission followed by on-time ones can crowd a 1-s window past 110% (send-window.ts).
+        for (let hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0; hold > 0 && go(); hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0) {
+          await sleep(Math.min(hold, CHECK_EVERY_MS), ctx.stopping);
+        }
+        // Checked after waiting for a free request slot too: an answer that arrived meanwhile may say stop.
+        if (!go()) break;
+        // Too late for this slot (we stalled since the grant, or the sink is slower than the rate): let it go
+        // rather than burst. Lateness counts from when the slot was granted: a catch-up slot (granted up to the
+        // tolerance in the past) is on time when used at once.
+        if (performance.now() - Math.max(due, grantedAt) > lateLimit) continue;
+        const sub = subs[next++] as Submission;
+        const item = byId.get(sub.itemId) as ClaimedItem;
+        ctx.sendWindow?.record(performance.now());
+        if (batch.sink.mode === "in-transaction") {
+          writer.add({ item, type: "deliver", submission: sub, submittedAt: ctx.clock() });
+          continue;
+        }
+        const sink = batch.sink;
+        const submittedAt = ctx.clock();
+        const request: Promise<void> = sink.submit(sub, ctx.hardStop).then(async (result) => {
+          writer.add({ item, type: "answered", submission: sub, submittedAt, result });
+          if (result.outcome === "retry" && result.slowDown) {
+            // Stop using this page's slots: the rest is re-queued and re-paced at the lowered rate.
+            slowedDown = true;
+            ctx.onSlowDown(result.retryAfterMs);
+            await slowDown(pool, batch.id, result.retryAfterMs).catch((e: unknown) => ctx.log(`replay: slow-down not recorded: ${errorMessage(e)}`));
+          }
+        }).finally(() => inFlight.delete(request));
+        inFlight.add(request);
+      }
+    }
+  } finally {
+    ctx.turn?.leave(); // stopped, or slots were let go late: dispatching is over either way
+    await Promise.allSettled(inFlight);
+    const unsent = subs.slice(next).map((s) => byId.get(s.itemId) as ClaimedItem);
+    writer.add(...unsent.map((item): Resolution => ({ item, type: "release" })));
+    try {
+      await writer.drain();
+    } catch (err) {
+      // Outcomes that could not be written: give the rest back so nothing waits for a lease to expire.
+      await releaseItems(pool, ctx.workerId, items.map((i) => i.id)).catch(() => 0);
+      throw err;
+    }
+  }
+}

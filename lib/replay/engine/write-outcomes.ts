@@ -1,0 +1,235 @@
+import type pg from "pg";
+import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "../pacing/backoff";
+import { gaveUpReason } from "../../dead-letters/triage/decisions";
+import type { ClaimedItem } from "./claim-items";
+import { writeRecordEffects, type RecordTouch } from "./record-effects";
+import { holdBatchAgainstStop } from "./stop-lock";
+import type { RecordOutcome } from "./failure-rules";
+import type { ItemStatus } from "../batch/batch-schemas";
+import type { Sink, SinkResult, Submission } from "../sinks/sink";
+
+// The outcome transaction: everything a group of items ends with, in ONE commit — item rows, the ledger (the
+// built-in sink delivers here), the dead-letter records and their failure history, the batch's counters and
+// one audit event per outcome. A commit per item cannot keep up on this disk (0.5–4 ms per flush); a group is
+// whatever a worker has ready when the previous commit returns: a whole page when unpaced, a few items at
+// 1,000/s.
+//
+// Re-checks state under lock (documenso's assert-envelope-mutable pattern): only items still `running` and
+// locked by this worker are written; anything else was swept from us and belongs to another worker now.
+
+export type Resolution =
+  /** to deliver to an in-transaction sink inside this transaction */
+  | { item: ClaimedItem; type: "deliver"; submission: Submission; submittedAt: Date }
+  /** a remote sink answered */
+  | { item: ClaimedItem; type: "answered"; submission: Submission; submittedAt: Date; result: SinkResult }
+  /** decided before submission */
+  | { item: ClaimedItem; type: "decided"; outcome: "deduped" | "dropped" | "poison" | "cancelled"; reason: string | null }
+  /** not submitted: back to the queue */
+  | { item: ClaimedItem; type: "release" };
+
+export interface OutcomeContext {
+  batchId: string;
+  workerId: string;
+  actor: Actor;
+  sink: Sink;
+  maxAttempts: number;
+  random: () => number;
+  now: Date;
+  backoff?: BackoffOptions;
+}
+
+export type FlushCounts = Record<"applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled" | "retry" | "released" | "lost", number>;
+
+interface ItemWrite {
+  id: string;
+  status: ItemStatus;
+  attempts: number;
+  runAt: Date | null;
+  error: string | null;
+  submittedAt: Date | null;
+  finished: boolean;
+  touch: RecordTouch | null;
+}
+
+const TERMINAL = new Set<ItemStatus>(["applied", "deduped", "dropped", "poison", "failed", "cancelled"]);
+
+function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx: OutcomeContext): ItemWrite {
+  const { item } = r;
+  const base = { id: item.id, attempts: item.attempts, runAt: null, error: null, submittedAt: null, finished: true, touch: null };
+  const touch = (outcome: RecordOutcome, reason: string | null, submitted: boolean): RecordTouch =>
+    ({ deadLetterId: item.deadLetterId, outcome, reason, submitted });
+  switch (r.type) {
+    case "release":
+      return { ...base, status: item.attempts > 0 ? "retry" : "pending", finished: false };
+    case "decided":
+      return {
+        ...base, status: r.outcome, error: r.reason,
+        touch: r.outcome === "cancelled" ? null : touch(r.outcome, r.reason, false),
+      };
+    case "deliver": {
+      const outcome = settled.get(item.id) ?? "deduped";
+      return { ...base, status: outcome, submittedAt: r.submittedAt, touch: touch(outcome, null, true) };
+    }
+    case "answered": {
+      const res = r.result;
+      const sent = { ...base, submittedAt: r.submittedAt };
+      if (res.outcome !== "retry" && res.outcome !== "failed") return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
+      // `failed` (a refusal, e.g. 400) is retried later with exponential backoff and jitter, and after the budget
+      // becomes poison (record to quarantine, reason in its history), as the issue defines it; `retry` (408, 429,
+      // 5xx, no answer) the same, honouring Retry-After.
+      if (res.outcome === "failed" && res.permanent) {
+        // Nothing was sent (the request could not be made): poison at once, not counted as a replay.
+        return { ...sent, submittedAt: null, status: "poison", attempts: item.attempts + 1, error: res.reason, touch: touch("poison", res.reason, false) };
+      }
+      const retryAfterMs = res.outcome === "retry" ? res.retryAfterMs : null;
+      const attempts = item.attempts + 1;
+      if (attempts >= ctx.maxAttempts) {
+        const reason = gaveUpReason(attempts, res.reason);
+        return { ...sent, status: "poison", attempts, error: reason, touch: touch("poison", reason, true) };
+      }
+      const delay = retryDelayMs(attempts, retryAfterMs, ctx.random, ctx.backoff ?? DEFAULT_BACKOFF);
+      return { ...sent, status: "retry", attempts, error: res.reason, runAt: new Date(ctx.now.getTime() + delay), finished: false };
+    }
+  }
+}
+
+/**
+ * Writes a group's outcomes in one transaction on `client` (BEGIN/COMMIT are the caller's). `locked`: the
+ * caller's transaction locked these items itself (lockItems, locked-page.ts) and they are not leased: all of them
+ * are ours, and an item released goes back untouched.
+ */
+export async function writeOutcomes(
+  client: pg.PoolClient,
+  group: Resolution[],
+  ctx: OutcomeContext,
+  opts: { locked?: boolean } = {},
+): Promise<FlushCounts> {
+  const counts: FlushCounts = { applied: 0, deduped: 0, dropped: 0, poison: 0, failed: 0, cancelled: 0, retry: 0, released: 0, lost: 0 };
+  const mine = opts.locked ? new Set(group.map((r) => r.item.id)) : await ownedItems(client, group, ctx.workerId);
+  counts.lost = group.length - mine.size;
+  // A pause or cancel either committed before this read, and nothing here is delivered, or waits for this
+  // transaction's commit (stop-lock.ts). A statement of its own: the read must see what committed while it waited.
+  await holdBatchAgainstStop(client, ctx.batchId);
+  const batch = await client.query<{ status: string }>(`SELECT status::text AS status FROM replay_batch WHERE id = $1`, [ctx.batchId]);
+  const batchStatus = batch.rows[0]?.status ?? "cancelled";
+  // A pause or cancel that committed since these items were scheduled stops what has not been delivered yet;
+  // in a cancelled (or failed) batch nothing goes back to the queue.
+  const ended = batchStatus === "cancelled" || batchStatus === "failed";
+  const owned = group.filter((r) => mine.has(r.item.id)).map((r): Resolution => {
+    const undelivered = r.type === "release" || (r.type === "deliver" && batchStatus !== "running");
+    if (!undelivered) return r;
+    return ended
+      ? { item: r.item, type: "decided", outcome: "cancelled", reason: `batch ${batchStatus} before delivery` }
+      : { item: r.item, type: "release" };
+  });
+  const resolutions = await recheckRecords(client, owned);
+
+  const toDeliver = resolutions.flatMap((r) => (r.type === "deliver" ? [r.submission] : []));
+  const settled = toDeliver.length > 0 && ctx.sink.mode === "in-transaction"
+    ? await ctx.sink.settle(client, toDeliver, ctx.now)
+    : new Map<string, "applied" | "deduped">();
+  const writes = resolutions.map((r) => decide(r, settled, ctx));
+
+  // Keys a remote sink settled go into the ledger too, so a later batch dedupes them without sending. That
+  // includes items swept from us meanwhile (a stalled worker): the acknowledgement is a fact whoever owns the
+  // item now, and the new owner, which checks the ledger when it claims, then counts it deduped without sending.
+  const remoteSettled = group.flatMap((r) =>
+    r.type === "answered" && (r.result.outcome === "applied" || r.result.outcome === "deduped") ? [r.submission] : [],
+  ).sort((a, b) => (a.idempotencyKey < b.idempotencyKey ? -1 : 1));
+  if (remoteSettled.length > 0) {
+    await client.query(
+      `INSERT INTO ledger_entry (idempotency_key, kind, entity_key, observed_at, applied_at, batch_id, item_id, dead_letter_id, origin)
+       SELECT key, kind, entity, observed, $6, $7, item, dl, 'http'
+       FROM unnest($1::text[], $2::"DeadLetterKind"[], $3::text[], $4::timestamptz[], $5::bigint[], $8::bigint[])
+         WITH ORDINALITY AS t(key, kind, entity, observed, item, dl, ord)
+       ORDER BY ord
+       ON CONFLICT (idempotency_key) DO NOTHING`,
+      [remoteSettled.map((s) => s.idempotencyKey), remoteSettled.map((s) => s.kind), remoteSettled.map((s) => s.entityKey),
+        remoteSettled.map((s) => s.observedAt), remoteSettled.map((s) => s.itemId), ctx.now, ctx.batchId,
+        remoteSettled.map((s) => s.deadLetterId)],
+    );
+  }
+
+  // A locked item released was never marked running: nothing to write back.
+  const changed = opts.locked ? writes.filter((w) => w.finished || w.runAt !== null) : writes;
+  if (changed.length > 0) {
+    await client.query(
+      `UPDATE replay_item i SET status = u.status, attempts = u.attempts, run_at = coalesce(u.run_at, i.run_at),
+         last_error = coalesce(u.error, i.last_error), submitted_at = coalesce(u.submitted_at, i.submitted_at),
+         finished_at = CASE WHEN u.finished THEN $8::timestamptz END, locked_by = NULL, locked_until = NULL
+       FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[])
+         AS u(id, status, attempts, run_at, error, submitted_at, finished)
+       WHERE i.id = u.id AND i.id = ANY($1::bigint[])`,
+      [changed.map((w) => w.id), changed.map((w) => w.status), changed.map((w) => w.attempts), changed.map((w) => w.runAt),
+        changed.map((w) => w.error), changed.map((w) => w.submittedAt), changed.map((w) => w.finished), ctx.now],
+    );
+  }
+  const touches = writes.flatMap((w) => (w.touch ? [w.touch] : []));
+  const records = await writeRecordEffects(client, touches, { batchId: ctx.batchId, now: ctx.now });
+
+  for (const w of writes) {
+    if (w.status === "pending" || (w.status === "retry" && w.runAt === null)) counts.released++;
+    else if (w.status !== "running") counts[w.status as keyof FlushCounts]++;
+  }
+  if (writes.some((w) => TERMINAL.has(w.status))) {
+    await client.query(
+      `UPDATE replay_batch SET applied_count = applied_count + $2, deduped_count = deduped_count + $3,
+         dropped_count = dropped_count + $4, poison_count = poison_count + $5, failed_count = failed_count + $6,
+         cancelled_count = cancelled_count + $7, updated_at = $8
+       WHERE id = $1`,
+      [ctx.batchId, counts.applied, counts.deduped, counts.dropped, counts.poison, counts.failed, counts.cancelled, ctx.now],
+    );
+  }
+
+  const itemsById = new Map(resolutions.map((r) => [r.item.id, r.item]));
+  const audits: AuditInput[] = writes.filter((w) => w.finished || (w.status === "retry" && w.runAt !== null)).map((w) => {
+    const item = itemsById.get(w.id) as ClaimedItem;
+    const record = records.changes.get(item.deadLetterId);
+    return {
+      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role,
+      action: `replay.${w.status}`, targetType: "dead_letter", targetId: item.deadLetterId,
+      after: {
+        batchId: ctx.batchId, itemId: item.id, seq: item.seq, idempotencyKey: item.idempotencyKey, outcome: w.status,
+        attempts: w.attempts, ...(w.error ? { error: w.error } : {}), ...(w.runAt ? { retryAt: w.runAt.toISOString() } : {}),
+        ...(record ? { recordStatus: record.after } : {}),
+      },
+      ...(record ? { before: { recordStatus: record.before } } : {}),
+    };
+  });
+  await appendAudit(client, audits, ctx.now);
+  return counts;
+}
+
+/** The group's items still leased to this worker, locked in id order; anything else was swept from us. */
+async function ownedItems(client: pg.PoolClient, group: Resolution[], workerId: string): Promise<Set<string>> {
+  const owned = await client.query<{ id: string }>(
+    `SELECT id::text AS id FROM replay_item WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
+     ORDER BY replay_item.id FOR UPDATE`, // the bigint, not the text alias: numeric lock order, as everywhere
+    [group.map((r) => r.item.id), workerId],
+  );
+  return new Set(owned.rows.map((r) => r.id));
+}
+
+/**
+ * Deliveries to an in-transaction sink happen here, so their records can be checked where it counts: locked
+ * (in id order, the engine's lock order) and read as they are now. A record an analyst quarantined, reopened
+ * or edited since its item was claimed is not delivered (its item is cancelled, as at claim time); one changed
+ * while this transaction holds the lock waits for the commit and then finds it replayed (a version conflict
+ * for the analyst, not a silent replay of a record they had just taken back).
+ */
+async function recheckRecords(client: pg.PoolClient, resolutions: Resolution[]): Promise<Resolution[]> {
+  const ids = resolutions.flatMap((r) => (r.type === "deliver" ? [r.item.deadLetterId] : []));
+  if (ids.length === 0) return resolutions;
+  const { rows } = await client.query<{ id: string; status: string }>(
+    `SELECT id::text AS id, status::text AS status FROM dead_letter WHERE id = ANY($1::bigint[])
+     ORDER BY dead_letter.id FOR UPDATE`,
+    [ids],
+  );
+  const status = new Map(rows.map((r) => [r.id, r.status]));
+  return resolutions.map((r): Resolution => {
+    if (r.type !== "deliver") return r;
+    const now = status.get(r.item.deadLetterId) ?? "deleted";
+    return now === "approved" ? r : { item: r.item, type: "decided", outcome: "cancelled", reason: `the record is ${now} now (approved when batched)` };
+  });
+}
