@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RepairMethod } from "../lib/dead-letters/record";
+import type { RepairMethod } from "../lib/vocabulary/record";
 import { analyzeGeometry } from "../lib/spatial/analyze";
 import { loadCorpus, noisyPolygon } from "../lib/spatial/corpus";
 import { getGeos, type Geos } from "../lib/spatial/geos";

@@ -3,7 +3,7 @@
 // zod 4 prints "Invalid input: expected number, received string". The schemas stay plain zod; this module
 // rewrites the issues, using the input value itself for the "received" part (zod 4 no longer reports it).
 import type * as z from "zod";
-import type { FieldError } from "@/lib/dead-letters/record";
+import type { FieldError } from "@/lib/vocabulary/record";
 import { jsonTypeName } from "../json/lossless";
 
 /** Marker a schema puts in a refine's params so the mapper knows which rule failed without parsing text. */

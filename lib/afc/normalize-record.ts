@@ -4,7 +4,7 @@
 // A producer's failure_reason and event_hash are stored verbatim: the hash is the idempotency key the ledger
 // deduplicates on, and recomputing it (even "correctly") could split one tap into two charges.
 import * as z from "zod";
-import type { NewDeadLetter, NormalizeResult } from "@/lib/dead-letters/record";
+import type { NewDeadLetter, NormalizeResult } from "@/lib/vocabulary/record";
 import {
   MAX_RETRIES,
   classifyTap,

@@ -1,7 +1,7 @@
 // The AFC tap gate: what a fare-collection tap must look like before it may reach the ledger. A tap that fails
 // here is dead-lettered with the reason string this module builds.
 import * as z from "zod";
-import type { FieldError } from "@/lib/dead-letters/record";
+import type { FieldError } from "@/lib/vocabulary/record";
 import { isJsonObject, isLosslessNumber, setOwn } from "../json/lossless";
 import { isRfc3339 } from "@/lib/time/parse-time";
 import { NOT_BLANK, NOT_DATETIME, NOT_INTEGER, formatReason, issuesToFieldErrors } from "./issue-messages";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { JsonValue } from "../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import type { AuditLogEvent, AuditLogPage, AuditQuery } from "./log-schema";

@@ -1,4 +1,4 @@
-import type { JsonValue } from "../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 
 // An audit_event row as the readers select it (the log, the chain check, a record's timeline), id as text.
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
 import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./query/filters";
 import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./triage/decisions";
-import type { JsonValue } from "./record";
+import type { JsonValue } from "@/lib/json/value";
 
 // Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
 // with them and lib/api/openapi.ts documents them. Client-safe: nothing here may import server code.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BboxSchema, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, ListFilterSchema } from "../dead-letters/query/filters";
 import { IdSchema } from "../dead-letters/record-schemas";
+import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "@/lib/vocabulary/record";
 
 // Request shapes of the forensics API (lookup, timeline, quarantine, export, reveal, alerts) and the shapes
 // they answer. Client-safe: pages, hooks, routes and the CLI share them.
@@ -42,7 +43,7 @@ export type MatchField = (typeof MATCH_FIELDS)[number];
 
 export interface LookupRecord {
   id: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   source: string;
   idempotencyKey: string | null;
   eventId: string | null;
@@ -50,8 +51,8 @@ export interface LookupRecord {
   sourceMessageId: string | null;
   reason: string;
   reasonGroup: string;
-  failureClass: "transient" | "transient_schema" | "poison";
-  status: "pending" | "approved" | "quarantined" | "replayed" | "purged";
+  failureClass: FailureClass;
+  status: DeadLetterStatus;
   observedAt: string;
   firstSeenAt: string;
   replayCount: number;
@@ -63,7 +64,7 @@ export interface LookupRecord {
 
 export interface LedgerHit {
   idempotencyKey: string;
-  kind: "spatial" | "afc" | null;
+  kind: DeadLetterKind | null;
   entityKey: string | null;
   observedAt: string | null;
   appliedAt: string;
@@ -110,7 +111,7 @@ export interface TimelineEvent {
 export interface Timeline {
   deadLetterId: string;
   idempotencyKey: string | null;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   status: string;
   masked: boolean;
   events: TimelineEvent[];
@@ -131,7 +132,7 @@ export type QuarantineBody = z.output<typeof QuarantineBodySchema>;
 
 export interface QuarantineGroup {
   reasonGroup: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   count: number;
   /** records per UTC day of observation, oldest first, the last 14 days */
   trend: { day: string; count: number }[];

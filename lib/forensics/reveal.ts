@@ -3,7 +3,7 @@ import { parseLossless, toPlainJson } from "../json/lossless";
 import { AppError } from "../errors/app-error";
 import { appendAudit, type Actor } from "../audit/append";
 import { inTransaction } from "../db/transaction";
-import type { JsonValue } from "../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { AppError } from "../errors/app-error";
 import type { AuditEventRow } from "../audit/row";
-import type { JsonValue } from "../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import type { Timeline, TimelineEvent, TimelineKind } from "./forensics-schemas";

@@ -2,7 +2,7 @@
 // hash must be computed from the lexeme exactly as the Python producers' json.loads saw it ("275.0" is a float
 // in Python and hashes differently from "275"), which JSON.parse would destroy.
 import { LosslessNumber, isLosslessNumber, isSafeNumber, parse } from "lossless-json";
-import type { JsonValue } from "@/lib/dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 
 export { isLosslessNumber };
 

@@ -1,6 +1,6 @@
 import { isJsonObject } from "./lossless";
 import { indexedTextProblem, inTimeRange, PG_INT_MAX } from "../db/column-limits";
-import type { FieldError, NewDeadLetter } from "../dead-letters/record";
+import type { FieldError, NewDeadLetter } from "../vocabulary/record";
 
 // What JSON can carry but PostgreSQL cannot store, in text or jsonb: the NUL character and unpaired UTF-16
 // surrogates (both only as escapes, \u0000 and \ud800–\udfff alone). One such value fails the statement that

@@ -1,4 +1,4 @@
-import type { JsonValue } from "../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { keyMatches, type MaskRules } from "./rules";
 
 // Masking of card data (PAN, card token, account ids) in AFC payloads, applied on the server before anything

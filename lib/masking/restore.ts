@@ -1,4 +1,4 @@
-import type { JsonValue } from "../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { MASK, maskJson } from "./mask";
 import type { MaskRules } from "./rules";
 

@@ -4,6 +4,7 @@ import type { MaskRules } from "../masking/rules";
 import { listAlertRules, type AlertRuleView } from "./alerts/alert-rules";
 import { hoursBetween, oldestUnresolved, UNRESOLVED } from "./measures";
 import { bucketRange, fillSeries, type SeriesPoint, type Unit } from "./series";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // The health overview (/ for signed-in users): where the DLQ stands and where it is heading. Counts come from
 // the rollup (exact, a few ms at 1M records); arrivals from the (first_seen_at, failure_class) index, an
@@ -14,7 +15,7 @@ import { bucketRange, fillSeries, type SeriesPoint, type Unit } from "./series";
 type Db = pg.Pool | pg.PoolClient;
 
 export interface CountCell {
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   status: string;
   failureClass: string;
   reasonGroup: string;

@@ -1,6 +1,6 @@
 // The one entry point of the spatial pipeline: parse → CRS → own checks → GEOS validity → repair → policy.
 // Synchronous once GEOS is loaded; every GEOS pointer it creates is destroyed before it returns.
-import type { RepairMethod, RepairPolicy, SpatialAnalysis } from "@/lib/dead-letters/record";
+import type { RepairMethod, RepairPolicy, SpatialAnalysis } from "@/lib/vocabulary/record";
 import { findCrossing, splitAtAntimeridian, unwrapGeometry } from "./antimeridian";
 import { findOutOfRange, resolveCrs, toWgs84 } from "./crs";
 import type { Geos } from "./geos";

@@ -1,7 +1,7 @@
 // Every corpus case through analyzeGeometry with both methods: the reason keyword, the outcome, and that every
 // repaired geometry is valid when read back from its GeoJSON (what a consumer of the record would do).
 import { beforeAll, describe, expect, it } from "vitest";
-import type { RepairMethod } from "@/lib/dead-letters/record";
+import type { RepairMethod } from "@/lib/vocabulary/record";
 import { analyzeGeometry } from "./analyze";
 import { loadCorpus } from "./corpus";
 import { getGeos, type Geos } from "./geos";

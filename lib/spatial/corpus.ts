@@ -2,7 +2,7 @@
 // tests and scripts/bench-repair.ts. Test-support only; nothing in the app imports it.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { RepairMethod } from "@/lib/dead-letters/record";
+import type { RepairMethod } from "@/lib/vocabulary/record";
 
 export interface CorpusCase {
   name: string;

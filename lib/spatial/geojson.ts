@@ -2,7 +2,7 @@
 // The parser only checks shape (types, nesting, numbers); geometric validity is validate.ts's job. It always
 // returns fresh arrays, so later stages (reprojection) may mutate them in place.
 import { isLosslessNumber } from "lossless-json";
-import type { JsonValue } from "@/lib/dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 
 /** [x, y] or [x, y, z]; extra members beyond z (allowed by RFC 7946 §3.1.1) are dropped while parsing. */
 export type Position = number[];

@@ -6,7 +6,7 @@
 // from GEOS_init_r() whose error handler only records the message makes every GEOS failure an ordinary NULL / 0
 // return that the caller checks, and is independent of other users of the module.
 import initGeosJs from "geos-wasm";
-import type { RepairMethod } from "@/lib/dead-letters/record";
+import type { RepairMethod } from "@/lib/vocabulary/record";
 
 export type GeosLib = Awaited<ReturnType<typeof initGeosJs>>;
 

@@ -2,7 +2,7 @@
 // its free space, so used memory is measured directly (Geos.usedHeapBytes). Verified to catch a leak of one
 // GEOS Point per invalid geometry (not destroying GEOSisValidDetail's location): ~1 MB over this run.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/record";
+import type { RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import { analyzeGeometry } from "./analyze";
 import { loadCorpus } from "./corpus";
 import { getGeos, type Geos } from "./geos";

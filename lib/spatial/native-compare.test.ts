@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { RepairMethod } from "@/lib/dead-letters/record";
+import type { RepairMethod } from "@/lib/vocabulary/record";
 import { analyzeGeometry } from "./analyze";
 import { CORPUS_PATH, loadCorpus } from "./corpus";
 import { getGeos, type Geos } from "./geos";

@@ -1,6 +1,6 @@
 import { parse } from "lossless-json";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { NewDeadLetter, NormalizeResult } from "@/lib/dead-letters/record";
+import type { NewDeadLetter, NormalizeResult } from "@/lib/vocabulary/record";
 import { parsePythonJson } from "@/lib/json/lossless";
 import { analyzeGeometry } from "./analyze";
 import { MAX_REPLAYS, normalizeSpatialEnvelope, type SpatialContext } from "./normalize-envelope";

@@ -9,9 +9,8 @@ import { isLosslessNumber } from "lossless-json";
 import * as z from "zod";
 import { isJsonObject, toPlainJson } from "../json/lossless";
 import { epochSecondsSchema, parseProducerInstant, type Instant } from "../time/parse-time";
-import type {
-  FieldError, JsonValue, NewDeadLetter, NormalizeResult, RepairMethod, RepairPolicy,
-} from "@/lib/dead-letters/record";
+import type { FieldError, NewDeadLetter, NormalizeResult, RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
+import type { JsonValue } from "@/lib/json/value";
 import { analyzeGeometry } from "./analyze";
 import { resolveCrs } from "./crs";
 import { geometryToJson } from "./geojson";

@@ -4,7 +4,7 @@
 // its CRS, otherwise as sent (the map then explains why it cannot draw it). No GEOS: nothing is validated here.
 import { isJsonObject, parseLossless, toPlainJson } from "../json/lossless";
 import { canonicalJson } from "../json/canonical";
-import type { JsonValue } from "../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { findOutOfRange, resolveCrs, toWgs84 } from "./crs";
 import { geometryToJson, parseGeometry } from "./geojson";
 

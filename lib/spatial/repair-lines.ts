@@ -2,7 +2,7 @@
 // Feature or bare geometry — to exactly one output line, so results can be pasted next to the input.
 import { parseJsonOrPython } from "../json/lossless";
 import { parseProblem } from "../json/depth";
-import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/record";
+import type { RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import { analyzeGeometry } from "./analyze";
 import { isGeometryType, type Geometry } from "./geojson";
 import type { Geos } from "./geos";

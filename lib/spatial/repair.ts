@@ -5,7 +5,7 @@
 // GEOMETRYCOLLECTION(POLYGON, LINESTRING)). "structure" is JTS's GeometryFixer: shells are unioned, holes
 // subtracted, collapsed parts dropped (keepCollapsed = false). buffer(0) is deliberately absent: on a bowtie it
 // silently drops one lobe and reports success.
-import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/record";
+import type { RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import type { Geos } from "./geos";
 import { geosIsEmpty, geosTypeName } from "./geos-io";
 import type { GeometryType } from "./geojson";

@@ -10,7 +10,7 @@ import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { matchingExtent } from "../../lib/dead-letters/query/extent";
 import { ListQuerySchema } from "../../lib/dead-letters/query/filters";
-import type { JsonValue } from "../../lib/dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { afcRecord, ingest as ingestTexts } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";

@@ -10,7 +10,7 @@ import { formatJson } from "@/lib/json/format";
 import { locateMembers, rangeOf } from "@/lib/json/paths";
 import { payloadChanges } from "@/lib/dead-letters/query/payload-diff";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
-import type { JsonValue } from "@/lib/dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
 import { readDisplayGeometry } from "@/lib/spatial/display";
 import type { Geometry } from "@/lib/spatial/geojson";
 import { ChangeList } from "./change-list";

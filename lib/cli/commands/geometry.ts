@@ -2,7 +2,7 @@
 // The per-line logic lives in lib/spatial/repair-lines.ts; this file is only options, streaming and exit codes.
 import type { Readable, Writable } from "node:stream";
 import { Option, type Command } from "commander";
-import type { RepairMethod, RepairPolicy } from "@/lib/dead-letters/record";
+import type { RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import { getGeos } from "@/lib/spatial/geos";
 import { repairLine } from "@/lib/spatial/repair-lines";
 import { readLines } from "../lines";

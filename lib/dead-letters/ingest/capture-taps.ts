@@ -5,7 +5,7 @@ import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../../json/depth";
 import type { Actor } from "../../audit/append";
 import { prepareRecord } from "./prepare-row";
 import { storeDeadLetters } from "../store/write-records";
-import type { NewDeadLetter } from "../record";
+import type { NewDeadLetter } from "../../vocabulary/record";
 import { normalizeCapturedTap } from "../../afc/normalize-record";
 import { eventHash } from "../../afc/hash";
 import { isJsonObject, parsePythonJson } from "../../json/lossless";

@@ -5,7 +5,7 @@ import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
 import { getGeos } from "../../spatial/geos";
 import { suspectText, unstorableProblem } from "../../json/storable";
 import { prepareRecord, type PreparedRecord } from "./prepare-row";
-import type { FieldError, RepairMethod, RepairPolicy } from "../record";
+import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { RecordText } from "./split";
 
 // One record's text → a storable record or its field errors: parse (number lexemes kept), then the spatial or

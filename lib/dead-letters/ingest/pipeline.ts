@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Actor } from "../../audit/append";
 import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store/write-records";
-import type { FieldError, RepairMethod, RepairPolicy } from "../record";
+import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { DEFAULT_SOURCE_SETTINGS, normalizeChunk, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
 import type { RecordText } from "./split";

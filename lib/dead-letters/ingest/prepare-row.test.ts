@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../json/canonical";
-import type { NewDeadLetter } from "../record";
+import type { NewDeadLetter } from "../../vocabulary/record";
 import { batchAuditAfter, prepareRecord, ROW_COLUMNS } from "./prepare-row";
 
 const base: NewDeadLetter = {

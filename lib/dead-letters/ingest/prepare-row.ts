@@ -2,7 +2,7 @@ import { reasonGroup } from "../../afc/reason-group";
 import { canonicalJson } from "../../json/canonical";
 import { copyField, copyJson, copyNumber } from "../../db/copy-text";
 import { storedBox } from "../store/stored-box";
-import type { DeadLetterKind, NewDeadLetter } from "../record";
+import type { DeadLetterKind, NewDeadLetter } from "../../vocabulary/record";
 
 /**
  * A record ready to store, serialized where it was normalized — on an ingest worker thread, in parallel with

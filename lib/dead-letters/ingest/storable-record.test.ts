@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NewDeadLetter } from "../record";
+import type { NewDeadLetter } from "../../vocabulary/record";
 import { outOfRange, suspectText, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "../../json/storable";
 
 const record: NewDeadLetter = {

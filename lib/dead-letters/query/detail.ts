@@ -5,7 +5,8 @@ import { originalGeometry } from "../../spatial/received";
 import { encodeCursor } from "./cursor";
 import { AUDIT_ACTION } from "../triage/decisions";
 import type { DeadLetterDetail } from "../record-schemas";
-import type { JsonValue, SpatialAnalysis } from "../record";
+import type { SpatialAnalysis } from "../../vocabulary/record";
+import type { JsonValue } from "@/lib/json/value";
 
 // One dead letter with everything the detail page shows: the raw envelope as received, the working payload,
 // the analysis and repaired geometry, and every failure attempt in order.

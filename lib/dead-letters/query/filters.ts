@@ -1,13 +1,12 @@
 import { z } from "zod";
+import { CLASSES, KINDS, STATUSES } from "../../vocabulary/record";
 import { endOfDay, startOfDay, utcMicrosOfDate } from "../../time/instant";
 import { inTimeRange, isImpossibleCalendarDate } from "../../db/column-limits";
 import { parseEpochText, parseProducerInstant } from "../../time/parse-time";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
 
-export const KINDS = ["spatial", "afc"] as const;
-export const STATUSES = ["pending", "approved", "quarantined", "replayed", "purged"] as const;
-export const CLASSES = ["transient", "transient_schema", "poison"] as const;
+export { CLASSES, KINDS, STATUSES };
 
 /** "a,b" or ["a","b"] (a repeated query parameter) → ["a","b"] */
 function listOf<T extends readonly [string, ...string[]]>(values: T) {

@@ -1,33 +1,14 @@
 import type pg from "pg";
+import type { z } from "zod";
+import type { DeadLetterSummarySchema, ListPageSchema } from "../record-schemas";
 import { utcMicrosSql } from "../../time/instant";
 import { decodeCursor, encodeCursor } from "./cursor";
 import type { ListQuery } from "./filters";
 import { buildWhere, buildWhereBranches, selectBranches, viewportClause } from "./where";
 
-export interface DeadLetterSummary {
-  id: string;
-  kind: "spatial" | "afc";
-  source: string;
-  idempotencyKey: string | null;
-  eventId: string | null;
-  deviceId: string | null;
-  reason: string;
-  reasonGroup: string;
-  failureClass: "transient" | "transient_schema" | "poison";
-  classReason: string | null;
-  status: "pending" | "approved" | "quarantined" | "replayed" | "purged";
-  observedAt: string;
-  replayCount: number;
-  failureCount: number;
-  version: number;
-  /** spatial only: the repair outcome (valid | repaired | dropped) */
-  outcome: string | null;
-}
-
-export interface ListPage {
-  items: DeadLetterSummary[];
-  nextCursor: string | null;
-}
+// The list's row and page are the API's schemas (record-schemas.ts); these are their types.
+export type DeadLetterSummary = z.infer<typeof DeadLetterSummarySchema>;
+export type ListPage = z.infer<typeof ListPageSchema>;
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.reason,
   d.reason_group, d.failure_class, d.class_reason, d.status, ${utcMicrosSql("d.observed_at")} AS observed_at, d.replay_count, d.failure_count,

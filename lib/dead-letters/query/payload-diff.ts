@@ -1,5 +1,5 @@
 import { create, type Delta } from "jsondiffpatch";
-import type { JsonValue } from "../record";
+import type { JsonValue } from "@/lib/json/value";
 
 // What changed between two payloads, as a flat list the UI renders as text (never as HTML) and the audit trail
 // stores as a jsondiffpatch delta. Client-safe and pure.

@@ -1,10 +1,11 @@
-import type { JsonValue } from "../record";
+import type { JsonValue } from "@/lib/json/value";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // The payload part of a raw envelope as it was received (the spatial envelope's `feature`, the AFC record's
 // `raw_payload`, itself JSON text when a producer stored it as a string), to diff against the working payload.
 // Plain JSON.parse: the diff is for reading, the exact lexemes stay in the raw envelope shown beside it.
 
-export function receivedPayload(kind: "spatial" | "afc", rawEnvelope: string | null): { ok: true; value: JsonValue } | { ok: false; reason: string } {
+export function receivedPayload(kind: DeadLetterKind, rawEnvelope: string | null): { ok: true; value: JsonValue } | { ok: false; reason: string } {
   if (rawEnvelope === null) return { ok: false, reason: "The raw envelope was removed by retention." };
   let envelope: unknown;
   try {

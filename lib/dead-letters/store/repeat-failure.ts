@@ -1,5 +1,6 @@
 import { MAX_RETRIES, recordFailure } from "../../afc/classify";
-import type { DeadLetterKind, FailureClass } from "../record";
+import type { DeadLetterKind, FailureClass } from "../../vocabulary/record";
+import type { DeadLetterStatus } from "@/lib/vocabulary/record";
 
 /** Spatial records are poison once replayed this many times (the pipeline's MAX_REPLAYS). */
 export const MAX_REPLAYS = 3;
@@ -10,7 +11,7 @@ export interface RepeatState {
   replayCount: number;
   failureClass: FailureClass;
   classReason: string | null;
-  status: "pending" | "approved" | "quarantined" | "replayed" | "purged";
+  status: DeadLetterStatus;
 }
 
 export interface RepeatOutcome extends RepeatState {

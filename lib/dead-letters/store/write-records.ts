@@ -7,7 +7,7 @@ import { isUniqueViolation } from "../../db/pg-errors";
 import { copyField } from "../../db/copy-text";
 import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "../ingest/prepare-row";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
-import type { NewDeadLetter } from "../record";
+import type { NewDeadLetter } from "../../vocabulary/record";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
 // database or earlier in the same batch) become one more failure attempt on the existing row. Raw SQL with

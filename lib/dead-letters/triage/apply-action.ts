@@ -11,7 +11,7 @@ import { payloadDelta } from "../query/payload-diff";
 import type { ActionBody, ChangedBy, DeadLetterDetail } from "../record-schemas";
 import { AUDIT_ACTION, decide, reopenedClass } from "./decisions";
 import { storedBox } from "../store/stored-box";
-import type { JsonValue } from "../record";
+import type { JsonValue } from "@/lib/json/value";
 
 // One triage decision on one record (POST /api/dead-letters/{id}/actions): lock the row, check the version the
 // analyst saw and the state machine under the lock, write the change and its audit event in one transaction.

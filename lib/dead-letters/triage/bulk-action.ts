@@ -5,9 +5,11 @@ import { inTransaction } from "../../db/transaction";
 import { approveWarning, TAP_FAILS_SCHEMA } from "./approve-warning";
 import { countMatching } from "../query/facets";
 import type { BulkBody, BulkResult } from "../record-schemas";
-import { AUDIT_ACTION, decide, reopenedClass, type DeadLetterStatus } from "./decisions";
-import type { FailureClass } from "../record";
+import { AUDIT_ACTION, decide, reopenedClass } from "./decisions";
+import type { DeadLetterStatus } from "../../vocabulary/record";
+import type { FailureClass } from "../../vocabulary/record";
 import { buildWhere } from "../query/where";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // A decision on many records (POST /api/dead-letters/bulk): explicit ids, or every record matching a list filter
 // — evaluated on the server, never by loading the rows into the browser. Applied in pages of PAGE rows, each its
@@ -25,7 +27,7 @@ export interface BulkContext {
 
 interface LockedRow {
   id: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   status: DeadLetterStatus;
   failure_class: FailureClass;
   class_reason: string | null;

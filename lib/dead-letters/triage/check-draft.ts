@@ -1,7 +1,8 @@
 import { validateTap } from "../../afc/tap-schema";
 import { liveValidity, type LiveValidity } from "../../spatial/live-validity";
 import { identityChanges, identityRefusal } from "./identity-guard";
-import type { JsonValue } from "../record";
+import type { JsonValue } from "@/lib/json/value";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // What the editor says about a draft payload as it is typed, before the server decides: the record's schema
 // (AFC: the tap schema and the identity rule; spatial: a GeoJSON Feature and its geometry's validity). The
@@ -25,7 +26,7 @@ export interface DraftCheck {
   savable: boolean;
 }
 
-export function checkDraft(kind: "spatial" | "afc", original: JsonValue | null, text: string, opts: { key: string | null; override: boolean }): DraftCheck {
+export function checkDraft(kind: DeadLetterKind, original: JsonValue | null, text: string, opts: { key: string | null; override: boolean }): DraftCheck {
   let value: JsonValue;
   try {
     value = JSON.parse(text) as JsonValue;

@@ -19,12 +19,11 @@
 // intervention the class asks for, and it is audited. A spatial record without an idempotency key stays
 // poison forever: the key is fixed at ingest and nothing could deduplicate its replay.
 
-import type { FailureClass } from "../record";
+import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "../../vocabulary/record";
 
 export const TRIAGE_ACTIONS = ["approve", "edit", "quarantine", "reopen"] as const;
 export type TriageAction = (typeof TRIAGE_ACTIONS)[number];
 
-export type DeadLetterStatus = "pending" | "approved" | "quarantined" | "replayed" | "purged";
 
 /** Target status of each action from each status; absent = not allowed. */
 const TRANSITIONS: Record<DeadLetterStatus, Partial<Record<TriageAction, DeadLetterStatus>>> = {
@@ -80,7 +79,7 @@ export function gaveUpReason(attempts: number, lastError: string): string {
 const GAVE_UP = /^gave up after \d+ attempts?: /;
 
 export function reopenedClass(
-  kind: "spatial" | "afc", subject: Pick<TriageSubject, "failureClass" | "classReason">,
+  kind: DeadLetterKind, subject: Pick<TriageSubject, "failureClass" | "classReason">,
 ): { failureClass: FailureClass; classReason: string } | null {
   if (subject.failureClass !== "poison" || !subject.classReason || !GAVE_UP.test(subject.classReason)) return null;
   return { failureClass: kind === "afc" ? "transient_schema" : "transient", classReason: `reopened after the replay ${subject.classReason}` };

@@ -9,14 +9,16 @@ import { geometryToJson } from "../../spatial/geojson";
 import { getGeos } from "../../spatial/geos";
 import { DEFAULT_SOURCE_SETTINGS } from "../ingest/pipeline";
 import { identityChanges, identityRefusal } from "./identity-guard";
-import type { FailureClass, JsonValue, SpatialAnalysis } from "../record";
+import type { FailureClass, SpatialAnalysis } from "../../vocabulary/record";
+import type { JsonValue } from "@/lib/json/value";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // What an edited payload means for the record: its new failure class (poison is recomputed, see state.ts),
 // and for spatial records the server's own verdict — GEOS validity, repair with the source's method and policy,
 // repaired geometry and box — whatever the browser's live check said. The caller stores it under the row lock.
 
 export interface EditSubject {
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   source: string;
   idempotencyKey: string | null;
   payload: JsonValue | null;

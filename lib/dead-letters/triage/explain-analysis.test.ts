@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { explainAnalysis } from "./explain-analysis";
-import type { SpatialAnalysis } from "../record";
+import type { SpatialAnalysis } from "../../vocabulary/record";
 
 const base: SpatialAnalysis = {
   valid_before: false, reason: "Self-intersection at or near point (0.5, 0.5)", location: [0.5, 0.5], outcome: "repaired",

@@ -1,4 +1,4 @@
-import type { SpatialAnalysis } from "../record";
+import type { SpatialAnalysis } from "../../vocabulary/record";
 
 // The spatial analysis in words for the detail page: why the geometry is (in)valid and what the repair did.
 // Pure and client-safe; the wording avoids GIS jargon where a plain phrase says the same.

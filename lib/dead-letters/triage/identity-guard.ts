@@ -1,4 +1,4 @@
-import type { JsonValue } from "../record";
+import type { JsonValue } from "@/lib/json/value";
 
 // The AFC identity rule for edits. A tap's identity (event_id, device_id, tap_timestamp, fare_amount_cents) is
 // what its event hash — the idempotency key the ledger deduplicates on — was computed from. Editing one of them

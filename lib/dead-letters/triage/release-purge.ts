@@ -3,11 +3,13 @@ import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount } from "./bulk-action";
 import { decide, reopenedClass } from "./decisions";
-import type { FailureClass, JsonValue } from "../record";
+import type { FailureClass } from "../../vocabulary/record";
+import type { JsonValue } from "@/lib/json/value";
 import { buildWhere } from "../query/where";
 import { maskJson, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import type { QuarantineBody } from "../../forensics/forensics-schemas";
+import type { DeadLetterKind, DeadLetterStatus } from "@/lib/vocabulary/record";
 
 // Releasing quarantined records back to triage, and purging them. Both act on quarantined records only, in
 // pages of PAGE rows, each page its own transaction: lock the rows in id order (the order bulk-action.ts and the
@@ -35,8 +37,8 @@ export interface QuarantineResult {
 
 interface LockedRow {
   id: string;
-  kind: "spatial" | "afc";
-  status: "pending" | "approved" | "quarantined" | "replayed" | "purged";
+  kind: DeadLetterKind;
+  status: DeadLetterStatus;
   failure_class: FailureClass;
   class_reason: string | null;
   version: number;

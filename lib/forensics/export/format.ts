@@ -3,6 +3,7 @@ import { maskFreeText, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { receivedGeometry } from "../../spatial/received";
 import type { ExportFormat } from "../forensics-schemas";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Pure formatters for exports: one record row in, the text for it out. Built by string concatenation over the
 // stored texts (raw envelope, payload::text) instead of parse-and-stringify: it keeps the envelope as received
@@ -10,7 +11,7 @@ import type { ExportFormat } from "../forensics-schemas";
 
 /** What an NDJSON line needs: the envelope as received, and what wrapping a captured tap takes. */
 export interface NdjsonRow {
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   source: string;
   idempotency_key: string | null;
   failure_class: string;
@@ -26,7 +27,7 @@ export interface NdjsonRow {
 /** What a CSV row holds: the record's columns and its payload as JSON text. */
 export interface CsvRow {
   id: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   source: string;
   idempotency_key: string | null;
   entity_key: string | null;
@@ -50,7 +51,7 @@ export interface CsvRow {
 /** What a record's GeoJSON features hold. */
 export interface GeojsonRow {
   id: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   source: string;
   idempotency_key: string | null;
   status: string;

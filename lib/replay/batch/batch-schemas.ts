@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { REPAIR_METHODS, REPAIR_POLICIES } from "../../vocabulary/record";
 import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
 import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/query/filters";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
 // the views the API returns. zod only, so client components import it too.
@@ -13,8 +15,7 @@ export type ItemStatus = (typeof ITEM_STATUSES)[number];
 export const TERMINAL_ITEM_STATUSES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled"] as const;
 export type TerminalItemStatus = (typeof TERMINAL_ITEM_STATUSES)[number];
 
-export const REPAIR_METHODS = ["linework", "structure"] as const;
-export const REPAIR_POLICIES = ["accept", "largest-part", "drop"] as const;
+export { REPAIR_METHODS, REPAIR_POLICIES };
 
 /** Headers the HTTP sink sets itself; a batch may not override them. */
 const RESERVED_HEADERS = new Set(["idempotency-key", "content-type", "content-length", "host", "connection", "transfer-encoding"]);
@@ -144,7 +145,7 @@ export interface ItemView {
   id: string;
   seq: number;
   deadLetterId: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   idempotencyKey: string;
   entityKey: string | null;
   observedAt: string;
@@ -180,7 +181,7 @@ export interface BatchPreview {
   lastObservedAt: string | null;
   entities: number;
   /** the first records in replay order */
-  sample: { id: string; kind: "spatial" | "afc"; idempotencyKey: string; entityKey: string | null; observedAt: string }[];
+  sample: { id: string; kind: DeadLetterKind; idempotencyKey: string; entityKey: string | null; observedAt: string }[];
   /** matched by the selection but left out, by reason */
   skipped: { notApproved: number; inActiveBatch: number; noKey: number };
 }

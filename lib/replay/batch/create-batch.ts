@@ -12,6 +12,7 @@ import { maskSink } from "./read-batches";
 import { utcMicrosSql } from "../../time/instant";
 import { checkOutbound } from "../../net/outbound";
 import { getEnv } from "../../env";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
 // order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
@@ -112,7 +113,7 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
        (SELECT count(*)::int FROM m WHERE busy) AS busy`,
     values,
   );
-  const sample = await db.query<{ id: string; kind: "spatial" | "afc"; idempotency_key: string; entity_key: string | null; observed_at: string }>(
+  const sample = await db.query<{ id: string; kind: DeadLetterKind; idempotency_key: string; entity_key: string | null; observed_at: string }>(
     `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.entity_key, ${utcMicrosSql("d.observed_at")} AS observed_at
      FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} ORDER BY d.observed_at, d.id LIMIT 10`,
     values,

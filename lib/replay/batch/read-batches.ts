@@ -8,6 +8,7 @@ import { averageRate } from "./progress";
 import { WORKER_ALIVE } from "../engine/claim-items";
 import { utcMicrosSql } from "../../time/instant";
 import { redactUrlSecrets } from "../../masking/url";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
@@ -136,7 +137,7 @@ interface ItemRow {
   id: string;
   seq: number;
   dead_letter_id: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   idempotency_key: string;
   entity_key: string | null;
   observed_at: string;

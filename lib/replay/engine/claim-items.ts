@@ -2,6 +2,7 @@ import type pg from "pg";
 import { appendAudit, type Actor } from "../../audit/append";
 import { utcMicrosSql } from "../../time/instant";
 import { inTransaction } from "../../db/transaction";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // The replay queue's SQL, one statement per operation (graphile-worker's getJobs.ts is the model): claim with
 // a CTE `… FOR UPDATE SKIP LOCKED` then `UPDATE … RETURNING`; everything that finishes or returns an item
@@ -21,7 +22,7 @@ export interface ClaimedItem {
   seq: number;
   batchId: string;
   deadLetterId: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   idempotencyKey: string;
   entityKey: string | null;
   /** UTC RFC 3339 to the microsecond, as stored (lib/time/instant.ts) */
@@ -45,7 +46,7 @@ interface ClaimRow {
   seq: number;
   batch_id: string;
   dead_letter_id: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   idempotency_key: string;
   entity_key: string | null;
   observed_at: string;

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Actor } from "../../audit/append";
-import type { RepairMethod, RepairPolicy } from "../../dead-letters/record";
+import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { Geos } from "../../spatial/geos";
 import type { BackoffOptions } from "../pacing/backoff";
 import type { ClaimedItem } from "./claim-items";

@@ -1,8 +1,10 @@
 import { validateTap } from "../../afc/tap-schema";
-import type { JsonValue, RepairMethod, RepairPolicy } from "../../dead-letters/record";
+import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
+import type { JsonValue } from "@/lib/json/value";
 import { analyzeGeometry } from "../../spatial/analyze";
 import { geometryToJson } from "../../spatial/geojson";
 import type { Geos } from "../../spatial/geos";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Step 1 of every item: is the record (as snapshotted into the batch, possibly edited by an analyst before
 // approval) still deliverable? Spatial: the geometry's validity, repaired with the batch's method and policy;
@@ -21,7 +23,7 @@ function isObject(v: unknown): v is { [key: string]: JsonValue } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-export function revalidate(kind: "spatial" | "afc", payload: unknown, opts: RevalidateOptions): Revalidation {
+export function revalidate(kind: DeadLetterKind, payload: unknown, opts: RevalidateOptions): Revalidation {
   if (payload === null || payload === undefined) return { ok: false, reason: "the record has no payload (purged?)" };
   if (kind === "afc") {
     const tap = validateTap(payload);

@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Actor } from "../../audit/append";
 import type { Db } from "../../db/client";
-import type { RepairMethod, RepairPolicy } from "../../dead-letters/record";
+import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { getGeos, type Geos } from "../../spatial/geos";
 import type { BackoffOptions } from "../pacing/backoff";
 import { claimItems, completeIfDone, endedBatchesWithWaitingItems, heartbeat, registerWorker, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim-items";

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import type { JsonValue } from "../../dead-letters/record";
+import type { JsonValue } from "@/lib/json/value";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // A sink is where a replay delivers a record. Two kinds, one small interface each:
 // - in-transaction (the built-in ledger): delivery happens inside the transaction that records the items'
@@ -11,7 +12,7 @@ export interface Submission {
   itemId: string;
   batchId: string;
   deadLetterId: string;
-  kind: "spatial" | "afc";
+  kind: DeadLetterKind;
   /** the key stored at first ingest, verbatim: never regenerated on replay */
   idempotencyKey: string;
   entityKey: string | null;

@@ -1,13 +1,29 @@
 // The shape every ingest path (spatial envelope, AFC record, AFC tap capture) normalizes to before storage.
 // Pure data: no Prisma types here, so lib/spatial and lib/afc can produce it without touching the database.
+// The record's vocabulary (kinds, statuses, classes, repair settings) is declared here once, as zod enums.
 
-export type DeadLetterKind = "spatial" | "afc";
-export type FailureClass = "transient" | "transient_schema" | "poison";
-export type RepairMethod = "linework" | "structure";
-export type RepairPolicy = "accept" | "largest-part" | "drop";
+import { z } from "zod";
+import type { JsonValue } from "../json/value";
 
-export type JsonPrimitive = string | number | boolean | null;
-export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+/** Declared once: every route schema, SQL filter, list and form reads its values from here. */
+export const KINDS = ["spatial", "afc"] as const;
+export const STATUSES = ["pending", "approved", "quarantined", "replayed", "purged"] as const;
+export const CLASSES = ["transient", "transient_schema", "poison"] as const;
+export const REPAIR_METHODS = ["linework", "structure"] as const;
+export const REPAIR_POLICIES = ["accept", "largest-part", "drop"] as const;
+
+export const DeadLetterKindSchema = z.enum(KINDS);
+/** pending: waiting for triage · approved: ready for a replay · quarantined: held for a human · replayed · purged */
+export const DeadLetterStatusSchema = z.enum(STATUSES);
+export const FailureClassSchema = z.enum(CLASSES);
+export const RepairMethodSchema = z.enum(REPAIR_METHODS);
+export const RepairPolicySchema = z.enum(REPAIR_POLICIES);
+
+export type DeadLetterKind = z.infer<typeof DeadLetterKindSchema>;
+export type DeadLetterStatus = z.infer<typeof DeadLetterStatusSchema>;
+export type FailureClass = z.infer<typeof FailureClassSchema>;
+export type RepairMethod = z.infer<typeof RepairMethodSchema>;
+export type RepairPolicy = z.infer<typeof RepairPolicySchema>;
 
 /** A field-level problem with an input record; `path` is dotted (e.g. "feature.geometry.coordinates"). */
 export interface FieldError {
