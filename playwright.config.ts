@@ -32,7 +32,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
   webServer: {
-    command: "node --import tsx scripts/serve.ts",
+    command: "node --import ./bin/server-side.mjs --import tsx scripts/serve.ts",
     url: `http://127.0.0.1:${port}/api/health`,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { OverviewDashboard } from "@/components/forensics/overview-dashboard";
 import { redirect } from "next/navigation";
 import { can } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { healthOverview, maskOverview } from "@/lib/ops/overview";
 import { configuredMaskRules } from "@/lib/masking/config";

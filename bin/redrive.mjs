@@ -3,6 +3,7 @@
 // exit codes reach it directly, with no wrapper process in between.
 import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
+import "./server-side.mjs";
 
 // Run from any directory (`cd app && npx redrive …`): the project's prisma/ and its embedded database's .data/ are
 // found from the package root, not the current directory — which created a second, empty database. File

@@ -69,7 +69,7 @@ if (!dev) {
 
 // Production: scripts/serve.ts (Next's handler behind our HTTP server, which takes the client's address from
 // the socket); development: `next dev`.
-const serverArgs = dev ? [nextBin, "dev", "-p", String(env.PORT)] : ["--import", "tsx", join("scripts", "serve.ts")];
+const serverArgs = dev ? [nextBin, "dev", "-p", String(env.PORT)] : ["--import", "./bin/server-side.mjs", "--import", "tsx", join("scripts", "serve.ts")];
 // With an IPC channel: the server exits when this process goes away, even by SIGKILL (scripts/serve.ts), instead of
 // holding the port for the next start.
 const server = spawn(process.execPath, serverArgs, {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AlertRules } from "@/components/forensics/alert-rules";
 import { can } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
 

@@ -5,7 +5,7 @@ import { JsonView } from "@/components/ui/json-view";
 import { searchParamsToObject } from "@/lib/api/search-params";
 import { auditLog } from "@/lib/audit/log";
 import { AUDIT_TARGET_TYPES, AuditQuerySchema, type AuditLogEvent } from "@/lib/audit/log-schema";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { toDateTimeLocal } from "@/lib/time/parse-time";
 import { configuredMaskRules } from "@/lib/masking/config";

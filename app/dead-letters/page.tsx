@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { TriageList } from "@/components/dead-letters/list/triage-list";
 import { can } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { facetCounts } from "@/lib/dead-letters/query/facets";
 import { filterFromParams, filterKey, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { QuarantineGroups } from "@/components/forensics/quarantine-groups";
 import { can } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { quarantineGroups } from "@/lib/dead-letters/query/quarantine-groups";
 import { configuredMaskRules } from "@/lib/masking/config";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { BatchList } from "@/components/replay/batch-list";
 import { can } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { listBatches } from "@/lib/replay/batch/read-batches";
 

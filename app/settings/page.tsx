@@ -5,7 +5,7 @@ import { ChangePasswordForm } from "@/components/settings/change-password-form";
 import { TokensPanel } from "@/components/settings/tokens-panel";
 import { UsersPanel } from "@/components/settings/users-panel";
 import { can, ROLE_PERMISSIONS } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
 import { listUsers } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { safeNextPath } from "@/lib/auth/next-path";
-import { getPagePrincipal } from "@/lib/auth/principal";
+import { getPagePrincipal } from "@/lib/api/page-principal";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { unstable_rethrow } from "next/navigation";
 import { can, type Permission } from "@/lib/auth/permissions";
-import { getPagePrincipal, type Principal } from "@/lib/auth/principal";
+import { type Principal } from "@/lib/auth/principal";
+import { getPagePrincipal } from "@/lib/api/page-principal";
 import { UserMenu } from "./user-menu";
 
 // The header's links and user menu, read from one session lookup: a page shows in the header only to roles

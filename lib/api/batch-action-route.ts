@@ -1,3 +1,4 @@
+import "server-only";
 import { AppError } from "../errors/app-error";
 import { defineRoute, type RouteHandler } from "./handler";
 import type { Principal } from "../auth/principal";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { parseJsonOrPython } from "../json/lossless";
 import { AppError, notUtf8Body } from "../errors/app-error";

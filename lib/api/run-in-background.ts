@@ -1,3 +1,4 @@
+import "server-only";
 import { after } from "next/server";
 import type pg from "pg";
 import { runBulkJob } from "../dead-letters/triage/bulk-jobs";

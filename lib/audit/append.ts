@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { copyIn } from "../db/copy";
 import { copyField, copyJson, copyJsonText } from "../db/copy-text";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { GENESIS_HASH, verifyChain, type ChainBreak, type StoredAuditEvent } from "./chain";
 import { AUDIT_EVENT_COLUMNS, type AuditEventRow } from "./row";

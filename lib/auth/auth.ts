@@ -1,3 +1,4 @@
+import "server-only";
 import { betterAuth } from "better-auth/minimal";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, getIP, isAPIError } from "better-auth/api";

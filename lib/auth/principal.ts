@@ -1,10 +1,10 @@
+import "server-only";
 import type { Actor } from "../audit/append";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { accountRefusal } from "./account-policy";
 import { getAuth } from "./auth";
-import { can, isRole, type Permission, type Role } from "./permissions";
-import { PATH_HEADER, safeNextPath } from "./next-path";
+import { isRole, type Role } from "./permissions";
 import { bearerToken } from "./token-format";
 import { authenticateToken } from "./tokens";
 
@@ -45,26 +45,4 @@ async function sessionPrincipal(headers: Headers): Promise<Principal | null> {
 /** The audit trail's actor for a principal. */
 export function actorOf(principal: Principal): Actor {
   return { id: principal.userId, email: principal.email, role: principal.role };
-}
-
-/** For server components: the signed-in user, or null. */
-export async function getPagePrincipal(): Promise<Principal | null> {
-  const { headers } = await import("next/headers");
-  return authenticateHeaders(new Headers(await headers()));
-}
-
-/**
- * For server components: the signed-in user. Signed out → redirect to /sign-in?next=<this page>; signed in
- * without `permission` → redirect to /forbidden, which says which permission is missing.
- */
-export async function requirePagePrincipal(permission?: Permission, opts: { next?: string } = {}): Promise<Principal> {
-  const [{ headers }, { redirect }] = await Promise.all([import("next/headers"), import("next/navigation")]);
-  const h = await headers();
-  const principal = await authenticateHeaders(new Headers(h));
-  if (!principal) {
-    const next = safeNextPath(opts.next ?? h.get(PATH_HEADER));
-    return redirect(next === "/" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(next)}`);
-  }
-  if (permission && !can(principal.role, permission)) return redirect(`/forbidden?permission=${encodeURIComponent(permission)}`);
-  return principal;
 }

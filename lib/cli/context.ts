@@ -1,3 +1,4 @@
+import "server-only";
 import { stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import type { Db } from "../db/client";

@@ -4,7 +4,8 @@ import { decodeCursor, encodeCursor } from "../dead-letters/query/cursor";
 import { ListFilterSchema } from "../dead-letters/query/filters";
 import { IdSchema } from "../dead-letters/record-schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery } from "../replay/batch/batch-schemas";
-import { inTimeRange, isBigintId, isImpossibleCalendarDate } from "./column-limits";
+import { isBigintId } from "./column-limits";
+import { inTimeRange, isImpossibleCalendarDate } from "../time/range";
 
 describe("PostgreSQL ranges at the boundary", () => {
   it("takes bigint ids up to 2^63 - 1 and no further", () => {

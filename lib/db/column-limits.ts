@@ -19,24 +19,6 @@ export function bigintIdSchema(message: string) {
 }
 
 /**
- * Times are taken within years 0001–9999 (RFC 3339's four-digit years): JavaScript dates reach ±275,760 and
- * PostgreSQL's timestamptz 4713 BC to 294,276 AD, so anything outside would otherwise fail in the query.
- */
-export function inTimeRange(date: Date): boolean {
-  const year = date.getUTCFullYear();
-  return !Number.isNaN(date.getTime()) && year >= 1 && year <= 9999;
-}
-
-/** "YYYY-MM-DD…" whose day does not exist in that month (2026-02-30): JavaScript would roll it over. */
-export function isImpossibleCalendarDate(text: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1) return true;
-  return day > new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-/**
  * Longest text kept in a B-tree index here (idempotency keys, sources, device and event ids, entity keys), in
  * UTF-8 bytes. PostgreSQL refuses an index entry over ~2,700 bytes — the whole statement fails, a whole ingest
  * batch with it — so longer values are refused up front, naming the field. Real keys and ids are far shorter.

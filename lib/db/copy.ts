@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 

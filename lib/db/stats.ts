@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 
 // Planner statistics the way autovacuum keeps them (analyze once 10% of a table + 50 rows changed since the

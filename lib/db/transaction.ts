@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 
 /** Runs `fn` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when it throws. */

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import type { JsonValue } from "@/lib/json/value";
 import { maskJson, maskText } from "../masking/mask";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskIdentifier } from "../masking/identifiers";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { parseLossless, toPlainJson } from "../json/lossless";
 import { AppError } from "../errors/app-error";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { runBulkJob, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";

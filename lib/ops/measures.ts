@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 
 // The few numbers the overview, the alerts and /api/metrics share, each read from the cheapest exact source:

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { hoursBetween, oldestUnresolved, poisonArrivals } from "./measures";
 import { countCells, runningReplays } from "./overview";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { maskReasonGroups } from "../masking/reasons";
 import type { MaskRules } from "../masking/rules";

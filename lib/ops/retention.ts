@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { appendAudit, SYSTEM_ACTOR, type Actor } from "../audit/append";
 import { inTransaction } from "../db/transaction";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createDb } from "../db/client";
 import { ingestStream } from "../dead-letters/ingest/pipeline";
 import type { RecordText } from "../dead-letters/ingest/split";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "../db/client";
 import { getEnv } from "../env";
 import { seedDemo } from "./seed";

@@ -1,3 +1,4 @@
+import "server-only";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Db } from "../db/client";

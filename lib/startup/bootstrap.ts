@@ -1,3 +1,4 @@
+import "server-only";
 import { closeDb, createDb, type Db } from "../db/client";
 import { migrationStatus } from "../db/migration-files";
 import { redactUrlSecrets } from "../masking/url";

@@ -2,7 +2,7 @@
 // what goes back into a query (a list cursor, a replay's observed_at into the ledger and the entity state) must
 // be the stored instant, or a keyset cursor skips the rows of its own millisecond and two observations 0.4 ms
 // apart tie. Client-safe (no database access).
-import { inTimeRange } from "../db/column-limits";
+import { inTimeRange } from "./range";
 
 /**
  * SQL for a timestamptz as UTC RFC 3339 text to the microsecond, always six fraction digits

@@ -4,7 +4,7 @@
 // (`observed_at`, `first_seen_utc`) also come from naive datetimes (`datetime.utcnow().isoformat()`, no
 // offset): those are read as UTC, since rejecting the record would lose the dead letter over its bookkeeping.
 import * as z from "zod";
-import { inTimeRange, isImpossibleCalendarDate } from "../db/column-limits";
+import { inTimeRange, isImpossibleCalendarDate } from "./range";
 
 const WITH_OFFSET = z.iso.datetime({ offset: true });
 const OFFSET_OR_NAIVE = z.iso.datetime({ offset: true, local: true });

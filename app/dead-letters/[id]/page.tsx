@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { DetailView } from "@/components/dead-letters/detail/detail-view";
 import { AppError } from "@/lib/errors/app-error";
 import { can } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { getDeadLetter } from "@/lib/dead-letters/query/detail";
 import { IdSchema } from "@/lib/dead-letters/record-schemas";

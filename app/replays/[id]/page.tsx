@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { BatchLive } from "@/components/replay/batch-live";
 import { AppError } from "@/lib/errors/app-error";
 import { can } from "@/lib/auth/permissions";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/column-limits";
 import { getBatch } from "@/lib/replay/batch/read-batches";

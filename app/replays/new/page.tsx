@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { CreateBatchForm, type SelectionInput } from "@/components/replay/create-batch-form";
 import { AppError } from "@/lib/errors/app-error";
 import { searchParamsToObject } from "@/lib/api/search-params";
-import { requirePagePrincipal } from "@/lib/auth/principal";
+import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/column-limits";
 import { ListFilterSchema } from "@/lib/dead-letters/query/filters";

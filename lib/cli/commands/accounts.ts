@@ -1,6 +1,7 @@
 // `redrive user …`, `redrive token …`, `redrive audit verify`: accounts come from here (there is no sign-up).
 // Results a script may capture (a token, a generated password, a verification result) go to stdout alone;
 // everything else goes to stderr, so `T=$(redrive token create --user x@y)` holds just the token.
+import "server-only";
 import type { Command } from "commander";
 import { z } from "zod";
 import type { Actor } from "../../audit/append";

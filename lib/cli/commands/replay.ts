@@ -2,6 +2,7 @@
 // CLI talks to the database directly, so it acts as a named user (--as <email>): that user's role must allow
 // the action, the audit trail records them as the actor, and four-eyes still applies (the creator cannot
 // approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
+import "server-only";
 import { hostname } from "node:os";
 import type { Command } from "commander";
 import { AppError } from "../../errors/app-error";

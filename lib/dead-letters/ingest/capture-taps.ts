@@ -1,3 +1,4 @@
+import "server-only";
 import { stringify } from "lossless-json";
 import type pg from "pg";
 import { AppError, bodyError, issueError } from "../../errors/app-error";
@@ -9,7 +10,8 @@ import type { NewDeadLetter } from "../../vocabulary/record";
 import { normalizeCapturedTap } from "../../afc/normalize-record";
 import { eventHash } from "../../afc/hash";
 import { isJsonObject, parsePythonJson } from "../../json/lossless";
-import { suspectText, unstorable, unstorableProblem } from "../../json/storable";
+import { suspectText, unstorable } from "../../json/storable";
+import { unstorableProblem } from "./storable-record";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
 // fail become dead letters with the gate's reason, class and identity hash. All captures of one request

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import type { Actor } from "../../audit/append";
 import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store/write-records";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NewDeadLetter } from "../../vocabulary/record";
-import { outOfRange, suspectText, UNSTORABLE_ESCAPE, unstorable, unstorableRecord } from "../../json/storable";
+import { suspectText, UNSTORABLE_ESCAPE, unstorable } from "../../json/storable";
+import { outOfRange, unstorableRecord } from "./storable-record";
 
 const record: NewDeadLetter = {
   kind: "afc", source: "gates", idempotencyKey: "ab".repeat(32), entityKey: "d-1", eventId: "e-1", deviceId: "d-1", sourceMessageId: null,

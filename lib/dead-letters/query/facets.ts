@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { facetsFromCube, nonFacetFilter, splitByDay, type CubeCell } from "./facet-cube";
 import type { ListFilter } from "./filters";

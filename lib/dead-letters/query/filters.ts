@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CLASSES, KINDS, STATUSES } from "../../vocabulary/record";
 import { endOfDay, startOfDay, utcMicrosOfDate } from "../../time/instant";
-import { inTimeRange, isImpossibleCalendarDate } from "../../db/column-limits";
+import { inTimeRange, isImpossibleCalendarDate } from "../../time/range";
 import { parseEpochText, parseProducerInstant } from "../../time/parse-time";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import type { z } from "zod";
 import type { DeadLetterSummarySchema, ListPageSchema } from "../record-schemas";

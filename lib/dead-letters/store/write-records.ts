@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { reasonGroup } from "../../afc/reason-group";
 import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../../audit/append";

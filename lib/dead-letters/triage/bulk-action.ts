@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit, type Actor, type AuditInput } from "../../audit/append";

@@ -1,3 +1,4 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";

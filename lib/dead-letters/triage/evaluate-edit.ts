@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { classifyTap } from "../../afc/classify";
 import { tapObservedAt } from "../../afc/tap-time";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { appendAudit, type Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";

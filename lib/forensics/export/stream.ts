@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import type { ListFilter } from "../../dead-letters/query/filters";
 import { AUDIT_ACTION } from "../../dead-letters/triage/decisions";

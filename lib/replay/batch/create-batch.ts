@@ -1,3 +1,4 @@
+import "server-only";
 import { freshenStatistics } from "../../db/stats";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";

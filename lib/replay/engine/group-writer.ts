@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { inTransaction } from "../../db/transaction";
 import { errorMessage, isTransientDbError } from "./transient-errors";

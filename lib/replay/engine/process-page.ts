@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import type { Actor } from "../../audit/append";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";

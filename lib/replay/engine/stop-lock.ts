@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 
 // Stopping a batch (pause, cancel, fail) and recording a page's outcomes exclude each other on one advisory lock

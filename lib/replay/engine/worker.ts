@@ -1,3 +1,4 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";

@@ -1,7 +1,9 @@
+import "server-only";
 import type pg from "pg";
 import { z } from "zod";
 import { appendAudit, type Actor } from "../../audit/append";
-import { inTimeRange, indexedTextProblem } from "../../db/column-limits";
+import { indexedTextProblem } from "../../db/column-limits";
+import { inTimeRange } from "../../time/range";
 import { inTransaction } from "../../db/transaction";
 import { epochSecondsSchema, parseOffsetInstant } from "../../time/parse-time";
 import { unstorableText } from "../../json/storable";

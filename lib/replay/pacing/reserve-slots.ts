@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import type { Grant, GcraParams } from "./gcra";
 import { DECREASE_EVERY_MS, DECREASE_FACTOR, MIN_THROTTLE, RECOVERY_PER_SECOND } from "./throttle";
