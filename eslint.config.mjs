@@ -2,10 +2,20 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
+// The data path's boundaries, checked by the build (tests/unit/architecture.test.ts shows each rule failing).
+const DATABASE = ["@/lib/db/*", "**/db/*", "@/lib/generated/*", "**/generated/**", "pg", "pg-copy-streams", "@prisma/*", "server-only"];
+const FRAMEWORK = ["next", "next/*", "react", "react-dom", "react/*", "@tanstack/*"];
+const DOMAINS = ["dead-letters", "replay", "forensics", "ops", "auth", "audit", "masking", "api", "cli", "sources", "seed", "startup", "net", "env"];
+const domainImports = (except = []) =>
+  DOMAINS.filter((d) => !except.includes(d)).flatMap((d) => [`@/lib/${d}`, `@/lib/${d}/*`, `**/lib/${d}/*`, `../${d}`, `../${d}/*`, `../../${d}/*`]);
+const restrict = (...patterns) => ["error", { patterns }];
+const SOURCES = (dirs) => dirs.map((d) => `${d}/**/*.{ts,tsx,mjs}`);
+const NOT_TESTS = ["**/*.test.ts", "**/*.test.tsx"];
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", ".data/**", "lib/generated/**", "node_modules/**", "test-results/**", "playwright-report/**", "tests/artifacts/**", "next-env.d.ts", "scripts/tmp/**", ".bench-tmp/**", ".scratch-replay/**", ".scratch*/**"]),
+  globalIgnores([".next/**", ".data/**", "lib/generated/**", "node_modules/**", "test-results/**", "playwright-report/**", "tests/artifacts/**", "next-env.d.ts", "scripts/tmp/**", ".bench-tmp/**"]),
   {
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
@@ -14,17 +24,53 @@ export default defineConfig([
     },
   },
   {
+    // Neutral vocabulary (JSON, time, the record's kinds and statuses, the error type): every domain may use it,
+    // it uses none, and no database or framework.
+    files: SOURCES(["lib/json", "lib/time", "lib/vocabulary", "lib/errors"]),
+    ignores: NOT_TESTS,
+    rules: {
+      "no-restricted-imports": restrict(
+        { group: [...DATABASE, ...FRAMEWORK], message: "neutral modules import no database and no framework" },
+        { group: [...domainImports(), "@/lib/spatial/*", "**/lib/spatial/*", "../spatial/*", "@/lib/afc/*", "**/lib/afc/*", "../afc/*"], message: "neutral modules (json, time, vocabulary, errors) import no domain" },
+      ),
+    },
+  },
+  {
+    // Pure domain logic: geometry and taps, computed the same in the browser, the server and the CLI.
+    files: SOURCES(["lib/spatial", "lib/afc"]),
+    ignores: NOT_TESTS,
+    rules: {
+      "no-restricted-imports": restrict(
+        { group: [...DATABASE, ...FRAMEWORK], message: "pure domains (spatial, afc) import no database and no framework" },
+        { group: domainImports(), message: "pure domains import only lib/json, lib/time, lib/vocabulary, lib/errors and each other" },
+      ),
+    },
+  },
+  {
+    // Framework glue lives in app/ and lib/api: domains stay callable from the CLI and the worker.
+    files: SOURCES(["lib"]),
+    ignores: [...NOT_TESTS, "lib/api/**", "lib/json/**", "lib/time/**", "lib/vocabulary/**", "lib/errors/**", "lib/spatial/**", "lib/afc/**"],
+    rules: {
+      "no-restricted-imports": restrict(
+        { group: FRAMEWORK, message: "framework glue (next/*, React) belongs in app/ or lib/api" },
+        { group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*", "../../cli/*", "../../../cli/*"], message: "only the CLI knows the CLI: the engine and the domains do not import it" },
+        { group: ["@/lib/api/*", "**/lib/api/*", "../api/*", "../../api/*", "../../../api/*"], message: "domains do not import the route glue in lib/api" },
+      ),
+    },
+  },
+  {
+    // The API's glue may use the framework, but still knows no CLI.
+    files: SOURCES(["lib/api"]),
+    ignores: NOT_TESTS,
+    rules: {
+      "no-restricted-imports": restrict({ group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*"], message: "the API does not import the CLI" }),
+    },
+  },
+  {
     // Client code never reaches the database: components get data through the API or server components.
     files: ["components/**/*.{ts,tsx}"],
     rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            { group: ["@/lib/db/*", "**/lib/db/*", "@/lib/generated/*", "pg", "@prisma/*"], message: "components must not import the database layer" },
-          ],
-        },
-      ],
+      "no-restricted-imports": restrict({ group: DATABASE, message: "components must not import the database layer" }),
     },
   },
 ]);

@@ -15,7 +15,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["lib/**/*.test.ts", "components/**/*.test.ts", "tests/unit/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "node_modules/**"],
+          exclude: ["node_modules/**"],
           environment: "node",
         },
       },
@@ -23,7 +23,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "integration",
-          include: ["tests/integration/**/*.test.ts", "lib/**/*.int.test.ts"],
+          include: ["tests/integration/**/*.test.ts"],
           // replay-chaos.test.ts is the small crash-safety run (the full one is `npm run test:chaos`).
           environment: "node",
           globalSetup: ["tests/integration/global-setup.ts"],

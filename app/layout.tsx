@@ -7,6 +7,7 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "Redrive", template: "%s · Redrive" },
   description: "Triage and paced replay of dead-lettered spatial and AFC events",
+  icons: { icon: "/favicon.svg" },
 };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { parseTrustedProxies } from "./api/forwarded";
+import { parseTrustedProxies } from "./net/forwarded";
 
 // One parse of the environment for every entry point (server, CLI, worker, tests), so a typo in a variable
 // fails loudly at start-up instead of deep inside a request.
@@ -29,7 +29,7 @@ const EnvSchema = z.object({
   REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
   /**
    * proxies whose X-Forwarded-For the server believes (comma-separated addresses or CIDR blocks); unset: the
-   * client is whoever the socket says, whatever forwarding headers it sends (lib/api/forwarded.ts)
+   * client is whoever the socket says, whatever forwarding headers it sends (lib/net/forwarded.ts)
    */
   REDRIVE_TRUSTED_PROXIES: z.string().optional().superRefine((v, ctx) => {
     try {

@@ -9,7 +9,7 @@ import { connectionFields } from "../lib/db/pg-adapter";
 import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
 import { facetCounts } from "../lib/dead-letters/query/facets";
-import { ListQuerySchema, type ListFilter } from "../lib/dead-letters/query/filters";
+import { ListQuerySchema, type ListFilter } from "../lib/dead-letters/filters";
 import { listDeadLetters } from "../lib/dead-letters/query/list";
 import { mapPoints } from "../lib/dead-letters/query/map-points";
 import { PLACES } from "../lib/seed/places";

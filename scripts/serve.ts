@@ -1,10 +1,10 @@
 // The production web server: Next's request handler behind a plain Node HTTP server, so the client's address
-// comes from the socket (lib/api/forwarded.ts) instead of whatever X-Forwarded-For a client sends, which
+// comes from the socket (lib/net/forwarded.ts) instead of whatever X-Forwarded-For a client sends, which
 // `next start` would pass on to better-auth's sign-in limiter. `npm start` and the end-to-end tests run this.
 import { createServer } from "node:http";
 import next from "next";
 import { getEnv } from "../lib/env";
-import { parseTrustedProxies, sanitizeForwarding } from "../lib/api/forwarded";
+import { parseTrustedProxies, sanitizeForwarding } from "../lib/net/forwarded";
 
 const env = getEnv();
 if (!env.BETTER_AUTH_SECRET) {

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { JsonView } from "@/components/ui/json-view";
-import { searchParamsToObject } from "@/lib/api/search-params";
+import { searchParamsToObject } from "@/lib/net/search-params";
 import { auditLog } from "@/lib/audit/log";
 import { AUDIT_TARGET_TYPES, AuditQuerySchema, type AuditLogEvent } from "@/lib/audit/log-schema";
 import { requirePagePrincipal } from "@/lib/api/page-principal";

@@ -7,7 +7,7 @@ import { facetCounts } from "@/lib/dead-letters/query/facets";
 import { filterFromParams, filterKey, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";
 import { listDeadLetters } from "@/lib/dead-letters/query/list";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { maskFacets, maskListPage } from "@/lib/masking/reasons";
+import { maskFacets, maskListPage } from "@/lib/dead-letters/query/mask-list";
 
 export const metadata: Metadata = { title: "Dead letters" };
 export const dynamic = "force-dynamic";

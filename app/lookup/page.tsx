@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { LookupForm } from "@/components/forensics/lookup-form";
-import { searchParamsToObject } from "@/lib/api/search-params";
+import { searchParamsToObject } from "@/lib/net/search-params";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { toDateTimeLocal } from "@/lib/time/parse-time";

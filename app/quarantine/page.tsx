@@ -5,7 +5,7 @@ import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { quarantineGroups } from "@/lib/dead-letters/query/quarantine-groups";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { maskReasonGroups } from "@/lib/masking/reasons";
+import { maskReasonGroups } from "@/lib/dead-letters/query/mask-list";
 
 export const metadata: Metadata = { title: "Quarantine" };
 export const dynamic = "force-dynamic";

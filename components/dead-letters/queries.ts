@@ -7,7 +7,7 @@ import { forensicsKeys } from "@/components/forensics/queries";
 import { isSessionEnd } from "@/components/session-ended";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, ChangedBy, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/record-schemas";
 import type { Extent } from "@/lib/dead-letters/query/extent";
 import type { ListPage } from "@/lib/dead-letters/query/list";

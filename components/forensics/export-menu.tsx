@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { errorMessage } from "@/lib/api/client";
 import { filterToParams } from "@/lib/dead-letters/query/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { ExportFormat } from "@/lib/forensics/forensics-schemas";
 
 // "Export ▾" for the list and quarantine pages: the current filter as NDJSON, CSV or GeoJSON from

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import type { QuarantineGroup } from "@/lib/forensics/forensics-schemas";
+import type { QuarantineGroup } from "@/lib/dead-letters/record-schemas";
 import { ExportMenu } from "./export-menu";
 import { useQuarantineAction, useQuarantineGroups } from "./queries";
 

@@ -54,7 +54,7 @@ export const MAX_GROUP_LENGTH = 500;
 /**
  * How much of a reason is grouped. The group keeps at most MAX_GROUP_LENGTH characters anyway, and the patterns
  * above cost up to quadratic time in what they read (a quote followed by 40,000 escaped quotes): unbounded, one
- * producer's 40 kB reason held the server's event loop for 8 s (a security review's finding).
+ * producer's 40 kB reason would hold the server's event loop for seconds.
  */
 export const GROUPED_PREFIX = 2_000;
 

@@ -5,7 +5,7 @@ import { can, type Permission } from "../auth/permissions";
 import { suspectText, unstorable } from "../json/storable";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../json/depth";
 import { AppError, bodyError, issueError, notUtf8Body, validationError } from "../errors/app-error";
-import { searchParamsToObject } from "./search-params";
+import { searchParamsToObject } from "../net/search-params";
 import { isCrossSite } from "../auth/cross-site";
 
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,

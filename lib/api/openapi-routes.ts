@@ -1,15 +1,13 @@
 import { z } from "zod";
 import { AuditQuerySchema } from "../audit/log-schema";
 import { CreateTokenBody, CreateUserBody, IdParams, ListTokensQuery, PatchUserBody } from "../auth/account-schemas";
-import { ListFilterSchema, ListQuerySchema } from "../dead-letters/query/filters";
+import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
 import {
   ActionBodySchema, BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema, ConflictBodySchema, ServedDeadLetterDetailSchema, FacetsSchema,
   ExtentSchema, IdParamsSchema, ListPageSchema, MapPointsQuerySchema, MapPointsSchema,
 } from "../dead-letters/record-schemas";
-import {
-  AlertRuleParamsSchema, AlertRuleUpdateSchema, ExportQuerySchema, LookupQuerySchema, QuarantineBodySchema, RevealBodySchema,
-  TimelineQuerySchema,
-} from "../forensics/forensics-schemas";
+import { AlertRuleParamsSchema, AlertRuleUpdateSchema, ExportQuerySchema, LookupQuerySchema, RevealBodySchema, TimelineQuerySchema } from "../forensics/forensics-schemas";
+import { QuarantineBodySchema } from "../dead-letters/record-schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/batch/batch-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
-import { ListFilterSchema } from "../dead-letters/query/filters";
+import { timeBoundSchema } from "../time/filter-bound";
 
 // The audit log's query and answer (GET /api/audit, the /audit page). Client-safe.
 
-const fromTime = ListFilterSchema.shape.from;
-const toTime = ListFilterSchema.shape.to;
+const fromTime = timeBoundSchema("from").optional();
+const toTime = timeBoundSchema("to").optional();
 
 export const AUDIT_TARGET_TYPES = ["dead_letter", "replay_batch", "user", "api_token", "alert_rule", "export", "ledger"] as const;
 

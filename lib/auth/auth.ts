@@ -9,7 +9,7 @@ import { appendAudit, type AuditInput } from "../audit/append";
 import { inTransaction } from "../db/transaction";
 import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
 import { isRole, ROLES } from "./permissions";
-import { parseTrustedProxies } from "../api/forwarded";
+import { parseTrustedProxies } from "../net/forwarded";
 import { ThrottleAuditGate } from "./throttle-audit";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";

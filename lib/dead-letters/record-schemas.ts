@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
-import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./query/filters";
-import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./triage/decisions";
+import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./filters";
+import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./decisions";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";
 
 // Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
@@ -180,7 +181,7 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
 });
 export type DeadLetterDetail = z.infer<typeof DeadLetterDetailSchema>;
 
-/** A record as the API serves it: masked for the reader (lib/masking/detail.ts), saying where. */
+/** A record as the API serves it: masked for the reader (lib/dead-letters/query/mask-detail.ts), saying where. */
 export const ServedDeadLetterDetailSchema = DeadLetterDetailSchema.extend({
   maskedPaths: z.array(z.string()).describe(
     'JSON pointers of the values masked for this reader ("/payload/card_pan", "/rawEnvelope/raw_payload/card_pan"); empty when nothing was',
@@ -254,3 +255,24 @@ export const ConflictBodySchema = z
     }),
   })
   .meta({ id: "Conflict" });
+
+/** Quarantine release/purge: explicit ids or a list filter (applied to quarantined records only). */
+export const QuarantineBodySchema = z
+  .strictObject({
+    ids: z.array(IdSchema).min(1).max(10_000).optional(),
+    filter: FilterBodySchema.optional(),
+    reason: z.string().trim().min(1, "must not be blank").max(1000),
+    /** with a filter: the number of quarantined records the user confirmed; a different count answers 409 */
+    expectedCount: z.number().int().min(0).optional(),
+  })
+  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
+  .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined, { path: ["filter"], message: EMPTY_FILTER_NEEDS_COUNT });
+export type QuarantineBody = z.output<typeof QuarantineBodySchema>;
+
+export interface QuarantineGroup {
+  reasonGroup: string;
+  kind: DeadLetterKind;
+  count: number;
+  /** records per UTC day of observation, oldest first, the last 14 days */
+  trend: { day: string; count: number }[];
+}

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { BboxSchema, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, ListFilterSchema } from "../dead-letters/query/filters";
-import { IdSchema } from "../dead-letters/record-schemas";
+import { BboxSchema, ListFilterSchema } from "../dead-letters/filters";
 import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "@/lib/vocabulary/record";
 
 // Request shapes of the forensics API (lookup, timeline, quarantine, export, reveal, alerts) and the shapes
@@ -117,27 +116,6 @@ export interface Timeline {
   events: TimelineEvent[];
 }
 
-/** Quarantine release/purge: explicit ids or a list filter (applied to quarantined records only). */
-export const QuarantineBodySchema = z
-  .strictObject({
-    ids: z.array(IdSchema).min(1).max(10_000).optional(),
-    filter: FilterBodySchema.optional(),
-    reason: z.string().trim().min(1, "must not be blank").max(1000),
-    /** with a filter: the number of quarantined records the user confirmed; a different count answers 409 */
-    expectedCount: z.number().int().min(0).optional(),
-  })
-  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
-  .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined, { path: ["filter"], message: EMPTY_FILTER_NEEDS_COUNT });
-export type QuarantineBody = z.output<typeof QuarantineBodySchema>;
-
-export interface QuarantineGroup {
-  reasonGroup: string;
-  kind: DeadLetterKind;
-  count: number;
-  /** records per UTC day of observation, oldest first, the last 14 days */
-  trend: { day: string; count: number }[];
-}
-
 export const EXPORT_FORMATS = ["ndjson", "csv", "geojson"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -145,7 +123,6 @@ export const ExportQuerySchema = ListFilterSchema.extend({
   format: z.enum(EXPORT_FORMATS).default("ndjson"),
   unmask: FlagSchema.default(false),
 });
-export type ExportQuery = z.output<typeof ExportQuerySchema>;
 
 export const RevealBodySchema = z.strictObject({
   /** JSON pointer into the record: "/payload/card_pan" or "/rawEnvelope/raw_payload/card_pan" */

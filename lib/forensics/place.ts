@@ -28,8 +28,8 @@ export function placeBox(place: Place): [number, number, number, number] {
 
 /**
  * Degrees of longitude from `lon` (in [-180, 180]) to the nearest longitude of a stored box [x1, x2] (x2 up to
- * 540 when unwrapped), going either way round the globe; 0 inside it. Clamping `lon` into the box, as before,
- * measured 179.9 to the box -179.5..-179 as 358.9° instead of 0.6°. placeClause computes the same in SQL.
+ * 540 when unwrapped), going either way round the globe; 0 inside it. (Clamping `lon` into the box would measure 179.9 to the box
+ * -179.5..-179 as 358.9° instead of 0.6°.) placeClause computes the same in SQL.
  */
 export function lonGap(lon: number, x1: number, x2: number): number {
   if ((lon >= x1 && lon <= x2) || (lon + 360 >= x1 && lon + 360 <= x2)) return 0;

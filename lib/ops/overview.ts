@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { maskReasonGroups } from "../masking/reasons";
+import { maskReasonGroups } from "../dead-letters/query/mask-list";
 import type { MaskRules } from "../masking/rules";
 import { listAlertRules, type AlertRuleView } from "./alerts/alert-rules";
 import { hoursBetween, oldestUnresolved, UNRESOLVED } from "./measures";

@@ -16,7 +16,7 @@ describe("resolveCrs", () => {
     ["epsg:32601", "EPSG:32601"],
     ["urn:ogc:def:crs:EPSG::32756", "EPSG:32756"],
     ["EPSG:32760", "EPSG:32760"],
-    // every spelling of a code, not only those in a list (a helper found the 900913 URN refused)
+    // every spelling of a code, not only those in a list
     ["urn:ogc:def:crs:EPSG::900913", "EPSG:3857"],
     ["urn:ogc:def:crs:EPSG::3785", "EPSG:3857"],
     ["urn:ogc:def:crs:EPSG:9.8.6:4326", "EPSG:4326"],

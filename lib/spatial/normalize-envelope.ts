@@ -66,7 +66,6 @@ export const spatialEnvelopeSchema = z.looseObject({
   message_id: z.unknown().optional(),
 });
 
-export type SpatialEnvelope = z.output<typeof spatialEnvelopeSchema>;
 
 export interface SpatialContext {
   now: Date;

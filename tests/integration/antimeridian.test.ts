@@ -7,7 +7,7 @@ import { MIGRATIONS_DIR } from "../../lib/db/migration-files";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { matchingExtent } from "../../lib/dead-letters/query/extent";
 import { countMatching, facetCounts } from "../../lib/dead-letters/query/facets";
-import { ListQuerySchema } from "../../lib/dead-letters/query/filters";
+import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { mapPoints } from "../../lib/dead-letters/query/map-points";
 import { lookup } from "../../lib/forensics/lookup";

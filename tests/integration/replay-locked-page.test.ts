@@ -3,7 +3,7 @@ import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
 import { claimItems, lockItems } from "../../lib/replay/engine/claim-items";
 import { applyBatchAction } from "../../lib/replay/batch/apply-batch-action";
-import { isTransientDbError } from "../../lib/replay/engine/transient-errors";
+import { isTransientDbError } from "../../lib/db/transient-errors";
 import { processLockedPage, type LockedPageContext } from "../../lib/replay/engine/locked-page";
 import type { BatchConfig } from "../../lib/replay/engine/process-page";
 import { ledgerSink } from "../../lib/replay/sinks/ledger-sink";

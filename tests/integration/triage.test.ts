@@ -9,7 +9,7 @@ import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { matchingExtent } from "../../lib/dead-letters/query/extent";
-import { ListQuerySchema } from "../../lib/dead-letters/query/filters";
+import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import type { JsonValue } from "@/lib/json/value";
 import { afcRecord, ingest as ingestTexts } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";

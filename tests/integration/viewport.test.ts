@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { countMatching } from "../../lib/dead-letters/query/facets";
-import { ListQuerySchema } from "../../lib/dead-letters/query/filters";
+import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { mapPoints } from "../../lib/dead-letters/query/map-points";
 import { testDb } from "./helpers";

@@ -9,7 +9,7 @@ import { verifyAuditTrail } from "../../lib/audit/verify";
 import { createDb } from "../../lib/db/client";
 import { startEmbeddedPostgres, type EmbeddedHandle } from "../../lib/db/embedded";
 import { applyMigrations } from "../../lib/db/migrate";
-import { seededRandom } from "../../lib/replay/pacing/backoff";
+import { seededRandom } from "../support/seeded-random";
 import { usesLockedPages } from "../../lib/replay/engine/locked-page";
 import { bulkApproved, itemCounts, runningBatch, type TestUsers } from "./fixtures";
 import { startSinkServer, type SinkServer } from "./sink-server";

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { seededRandom } from "../../lib/replay/pacing/backoff";
+import { seededRandom } from "../support/seeded-random";
 
 // A receiver for the HTTP sink in tests: it deduplicates by Idempotency-Key like a real one would, can fail
 // or hang on a share of requests, and records every request it saw and whether its response was actually

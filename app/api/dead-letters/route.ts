@@ -1,10 +1,10 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { ListQuerySchema } from "@/lib/dead-letters/query/filters";
+import { ListQuerySchema } from "@/lib/dead-letters/filters";
 import { ingestResponse } from "@/lib/api/ingest-response";
 import { listDeadLetters } from "@/lib/dead-letters/query/list";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { maskListPage } from "@/lib/masking/reasons";
+import { maskListPage } from "@/lib/dead-letters/query/mask-list";
 
 export const dynamic = "force-dynamic";
 

@@ -8,7 +8,7 @@ import { getDb } from "@/lib/db/client";
 import { getDeadLetter } from "@/lib/dead-letters/query/detail";
 import { IdSchema } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { maskDetail } from "@/lib/masking/detail";
+import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
 
 export const dynamic = "force-dynamic";
 

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { CreateBatchForm, type SelectionInput } from "@/components/replay/create-batch-form";
 import { AppError } from "@/lib/errors/app-error";
-import { searchParamsToObject } from "@/lib/api/search-params";
+import { searchParamsToObject } from "@/lib/net/search-params";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/column-limits";
-import { ListFilterSchema } from "@/lib/dead-letters/query/filters";
+import { ListFilterSchema } from "@/lib/dead-letters/filters";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskEntityKey } from "@/lib/masking/identifiers";
 import { eligibleIds, freshenReplayStatistics, previewBatch, tapSchemaFailures } from "@/lib/replay/batch/create-batch";

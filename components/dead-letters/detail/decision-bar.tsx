@@ -3,7 +3,7 @@
 import { Button, Kbd, type ButtonVariant } from "@/components/ui/button";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { validateTap } from "@/lib/afc/tap-schema";
-import { availableActions, type TriageAction } from "@/lib/dead-letters/triage/decisions";
+import { availableActions, type TriageAction } from "@/lib/dead-letters/decisions";
 
 // The decisions the state machine allows on this record; a disabled button says why in its tooltip.
 

@@ -16,7 +16,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { rememberOpened } from "@/components/dead-letters/list-position";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
 import type { ActionBody, DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
-import { decide, type TriageAction } from "@/lib/dead-letters/triage/decisions";
+import { decide, type TriageAction } from "@/lib/dead-letters/decisions";
 import { ConflictDialog, type Conflict } from "./conflict-dialog";
 import { DecisionBar } from "./decision-bar";
 import { ExplainPanel } from "./explain-panel";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
-import { reopenedClass } from "@/lib/dead-letters/triage/decisions";
+import { reopenedClass } from "@/lib/dead-letters/decisions";
 import { validateTap } from "@/lib/afc/tap-schema";
 import { explainAnalysis } from "@/lib/dead-letters/triage/explain-analysis";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import { MAX_REASON_LENGTH } from "@/lib/dead-letters/triage/decisions";
+import { MAX_REASON_LENGTH } from "@/lib/dead-letters/decisions";
 
 /** Asks for the reason a quarantine requires; Enter confirms. Also used for bulk quarantine. */
 export function ReasonDialog({ open, title, confirmLabel, onCancel, onConfirm, busy, children }: {

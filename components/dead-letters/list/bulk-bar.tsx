@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { HttpError } from "@/lib/api/client";
 import { filterToParams } from "@/lib/dead-letters/query/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { BulkBody, BulkResult } from "@/lib/dead-letters/record-schemas";
 import { ReasonDialog } from "../detail/quarantine-dialog";
 import { useBulkAction } from "../queries";

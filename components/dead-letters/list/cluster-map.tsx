@@ -3,7 +3,7 @@
 import type { GeoJSONSource, LayerSpecification, Map as MapLibreMap, MapGeoJSONFeature } from "maplibre-gl";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { MapView, type Bounds, type Camera } from "@/components/map/map-view";
-import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ListFilter } from "@/lib/dead-letters/filters";
 import { filterKey } from "@/lib/dead-letters/query/filter-url";
 import { useExtent, useMapPoints } from "../queries";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { toggleValue } from "@/lib/dead-letters/query/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { Facets, FacetBucket } from "@/lib/dead-letters/record-schemas";
 
 // Counts per facet from the server, for the records matching every other selected facet. Clicking a value

@@ -4,7 +4,7 @@ import { useTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/query/list";
-import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ListFilter } from "@/lib/dead-letters/filters";
 import { useDeadLetterList } from "../queries";
 import { hiddenColumns } from "./column-fit";
 import { COLUMN_WIDTHS, columns, features, gridTemplate, type RowSelectionMeta } from "./columns";

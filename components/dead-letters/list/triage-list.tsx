@@ -8,7 +8,7 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import { ExportMenu } from "@/components/forensics/export-menu";
 import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
-import type { ListFilter } from "@/lib/dead-letters/query/filters";
+import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/query/list";
 import type { Facets } from "@/lib/dead-letters/record-schemas";
 import { KeyboardHelp, LIST_KEYS } from "../keyboard-help";

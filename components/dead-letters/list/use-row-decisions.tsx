@@ -4,7 +4,7 @@ import { useState, type ReactNode } from "react";
 import { toast } from "sonner";
 import type { DeadLetterSummary } from "@/lib/dead-letters/query/list";
 import type { ActionBody } from "@/lib/dead-letters/record-schemas";
-import { decide } from "@/lib/dead-letters/triage/decisions";
+import { decide } from "@/lib/dead-letters/decisions";
 import { ConflictDialog, type Conflict } from "../detail/conflict-dialog";
 import { ReasonDialog } from "../detail/quarantine-dialog";
 import { conflictChangedBy, conflictCurrent, useDecision } from "../queries";

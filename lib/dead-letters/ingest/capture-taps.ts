@@ -4,7 +4,7 @@ import type pg from "pg";
 import { AppError, bodyError, issueError } from "../../errors/app-error";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../../json/depth";
 import type { Actor } from "../../audit/append";
-import { prepareRecord } from "./prepare-row";
+import { prepareRecord } from "../store/prepare-row";
 import { storeDeadLetters } from "../store/write-records";
 import type { NewDeadLetter } from "../../vocabulary/record";
 import { normalizeCapturedTap } from "../../afc/normalize-record";

@@ -5,7 +5,7 @@ import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
 import { getGeos } from "../../spatial/geos";
 import { suspectText } from "../../json/storable";
 import { unstorableProblem } from "./storable-record";
-import { prepareRecord, type PreparedRecord } from "./prepare-row";
+import { prepareRecord, type PreparedRecord } from "../store/prepare-row";
 import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { RecordText } from "./split";
 

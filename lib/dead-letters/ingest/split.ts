@@ -20,7 +20,7 @@ export type BodyFormat = "ndjson" | "json";
 /**
  * The largest record taken (bytes of its text): the API's other JSON bodies stop at 16 MB, and a 100k-vertex
  * polygon is ~4 MB. A bigger one is rejected by itself, its text never held whole, so one record cannot grow the
- * server's memory with its size (a 300 MB record used to be buffered before its 400).
+ * server's memory with its size.
  */
 export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 export const RECORD_TOO_LARGE = `the record is larger than ${MAX_RECORD_BYTES / 1024 / 1024} MB; it was not read`;

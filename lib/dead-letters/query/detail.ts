@@ -4,7 +4,7 @@ import { AppError } from "../../errors/app-error";
 import { utcMicrosSql } from "../../time/instant";
 import { originalGeometry } from "../../spatial/received";
 import { encodeCursor } from "./cursor";
-import { AUDIT_ACTION } from "../triage/decisions";
+import { AUDIT_ACTION } from "../decisions";
 import type { DeadLetterDetail } from "../record-schemas";
 import type { SpatialAnalysis } from "../../vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";

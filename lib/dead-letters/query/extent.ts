@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { ListFilter } from "./filters";
+import type { ListFilter } from "../filters";
 import { buildWhere } from "./where";
 
 // Where the spatial records matching the list's filters are: the box the list map fits to, so a filter on a

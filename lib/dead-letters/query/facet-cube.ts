@@ -1,4 +1,4 @@
-import type { ListFilter } from "./filters";
+import type { ListFilter } from "../filters";
 import type { FacetBucket, Facets } from "../record-schemas";
 import { dayOfText, endOfDay, startOfDay } from "../../time/instant";
 

@@ -1,12 +1,12 @@
 import "server-only";
 import type pg from "pg";
 import { facetsFromCube, nonFacetFilter, splitByDay, type CubeCell } from "./facet-cube";
-import type { ListFilter } from "./filters";
+import type { ListFilter } from "../filters";
 import type { Facets } from "../record-schemas";
 import { buildWhere, buildWhereBranches, selectBranches } from "./where";
 
 // Facet counts for the list (GET /api/dead-letters/facets). Counting 1M rows directly takes 430–600 ms on
-// this 2-core machine even as an index-only scan (measured: status alone, 1M rows, parallel), so the count
+// two cores even as an index-only scan (status alone, parallel; bench:list), so the count
 // comes from the cheapest source that is exact for the filter:
 //   1. dead_letter_stat, the trigger-maintained rollup per (facet columns, UTC day): ~10k rows for 1M
 //      records, a few ms, exact for every filter made of facet columns and whole days (the UI only sends

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { DeadLetterSummarySchema, ListPageSchema } from "../record-schemas";
 import { utcMicrosSql } from "../../time/instant";
 import { decodeCursor, encodeCursor } from "./cursor";
-import type { ListQuery } from "./filters";
+import type { ListQuery } from "../filters";
 import { buildWhere, buildWhereBranches, selectBranches, viewportClause } from "./where";
 
 // The list's row and page are the API's schemas (record-schemas.ts); these are their types.

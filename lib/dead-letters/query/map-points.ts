@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { ListFilter } from "./filters";
+import type { ListFilter } from "../filters";
 import type { MapPoints } from "../record-schemas";
 import { buildWhere, buildWhereBranches, selectBranches } from "./where";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ListFilterSchema } from "./filters";
+import { ListFilterSchema } from "../filters";
 import { buildWhere, buildWhereBranches, prefixUpperBound, selectBranches } from "./where";
 
 describe("buildWhere", () => {

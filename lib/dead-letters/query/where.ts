@@ -1,5 +1,5 @@
 import type { BBox } from "../../spatial/geojson";
-import type { ListFilter } from "./filters";
+import type { ListFilter } from "../filters";
 import { searchBoxes } from "./viewport";
 
 // Builds the WHERE clause for a list filter as parameterised SQL. Pure, so it is tested without a database

@@ -6,7 +6,7 @@ import { CanonicalJson } from "../../json/canonical";
 import { copyIn } from "../../db/copy";
 import { isUniqueViolation } from "../../db/pg-errors";
 import { copyField } from "../../db/copy-text";
-import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "../ingest/prepare-row";
+import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
 import type { NewDeadLetter } from "../../vocabulary/record";
 

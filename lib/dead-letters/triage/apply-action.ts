@@ -10,7 +10,7 @@ import { notFound, readDetailRow, readFailures, toDetail, type DetailRow } from 
 import { evaluateEdit, identityOverride, type EditOutcome } from "./evaluate-edit";
 import { payloadDelta } from "../query/payload-diff";
 import type { ActionBody, ChangedBy, DeadLetterDetail } from "../record-schemas";
-import { AUDIT_ACTION, decide, reopenedClass } from "./decisions";
+import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import { storedBox } from "../store/stored-box";
 import type { JsonValue } from "@/lib/json/value";
 

@@ -6,7 +6,7 @@ import { inTransaction } from "../../db/transaction";
 import { approveWarning, TAP_FAILS_SCHEMA } from "./approve-warning";
 import { countMatching } from "../query/facets";
 import type { BulkBody, BulkResult } from "../record-schemas";
-import { AUDIT_ACTION, decide, reopenedClass } from "./decisions";
+import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import type { DeadLetterStatus } from "../../vocabulary/record";
 import type { FailureClass } from "../../vocabulary/record";
 import { buildWhere } from "../query/where";

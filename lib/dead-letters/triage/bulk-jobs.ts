@@ -6,7 +6,7 @@ import { appendAudit, type Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
-import { ListFilterSchema, type ListFilter } from "../query/filters";
+import { ListFilterSchema, type ListFilter } from "../filters";
 import type { BulkBody, BulkJob } from "../record-schemas";
 
 // "Select all N matching this filter" as a job: N may be 100k, and applying it inside the request held the

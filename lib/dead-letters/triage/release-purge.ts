@@ -3,13 +3,13 @@ import type pg from "pg";
 import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount } from "./bulk-action";
-import { decide, reopenedClass } from "./decisions";
+import { decide, reopenedClass } from "../decisions";
 import type { FailureClass } from "../../vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";
 import { buildWhere } from "../query/where";
 import { maskJson, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
-import type { QuarantineBody } from "../../forensics/forensics-schemas";
+import type { QuarantineBody } from "../record-schemas";
 import type { DeadLetterKind, DeadLetterStatus } from "@/lib/vocabulary/record";
 
 // Releasing quarantined records back to triage, and purging them. Both act on quarantined records only, in

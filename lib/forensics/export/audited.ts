@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { appendAudit, type Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
-import type { ListFilter } from "../../dead-letters/query/filters";
+import type { ListFilter } from "../../dead-letters/filters";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../forensics-schemas";
 import { exportStream, type ExportStats } from "./stream";

@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import type { ListFilter } from "../../dead-letters/query/filters";
-import { AUDIT_ACTION } from "../../dead-letters/triage/decisions";
+import type { ListFilter } from "../../dead-letters/filters";
+import { AUDIT_ACTION } from "../../dead-letters/decisions";
 import { buildWhere } from "../../dead-letters/query/where";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../forensics-schemas";

@@ -4,9 +4,9 @@ import { AppError } from "../../errors/app-error";
 import { appendAudit, type Actor } from "../../audit/append";
 import { assertFourEyes } from "../../auth/four-eyes";
 import { inTransaction } from "../../db/transaction";
-import { errorMessage } from "../engine/transient-errors";
+import { errorMessage } from "../../db/transient-errors";
 import { allowedFrom, nextStatus, type BatchAction } from "./batch-states";
-import { lockBatchForStop } from "../engine/stop-lock";
+import { lockBatchForStop } from "./stop-lock";
 import type { BatchStatus } from "./batch-schemas";
 
 // Batch life-cycle changes: one transaction each, on the batch row locked FOR UPDATE, with the transition
@@ -19,8 +19,6 @@ export interface ActingUser {
   email: string;
   role: string;
 }
-
-export const actorOfUser = (u: ActingUser): Actor => ({ id: u.userId, email: u.email, role: u.role });
 
 interface LockedBatch {
   status: BatchStatus;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "../../vocabulary/record";
 import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
-import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/query/filters";
+import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/filters";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
@@ -13,7 +13,6 @@ export type BatchStatus = (typeof BATCH_STATUSES)[number];
 export const ITEM_STATUSES = ["pending", "running", "retry", "applied", "deduped", "dropped", "poison", "failed", "cancelled"] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
 export const TERMINAL_ITEM_STATUSES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled"] as const;
-export type TerminalItemStatus = (typeof TERMINAL_ITEM_STATUSES)[number];
 
 export { REPAIR_METHODS, REPAIR_POLICIES };
 

@@ -24,12 +24,7 @@ export const ACTION_PERMISSION: Record<BatchAction, "replays:manage" | "replays:
   cancel: "replays:manage",
 };
 
-export const ACTIVE_BATCH_STATUSES: readonly BatchStatus[] = ["draft", "approved", "running", "paused"];
 export const FINISHED_BATCH_STATUSES: readonly BatchStatus[] = ["completed", "cancelled", "failed"];
-
-export function isBatchAction(value: string): value is BatchAction {
-  return (BATCH_ACTIONS as readonly string[]).includes(value);
-}
 
 /** The status after `action`, or null when the action is not allowed from `status`. */
 export function nextStatus(status: BatchStatus, action: BatchAction): BatchStatus | null {

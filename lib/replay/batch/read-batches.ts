@@ -6,7 +6,7 @@ import type {
 } from "./batch-schemas";
 import { effectiveThrottle } from "../pacing/throttle";
 import { averageRate } from "./progress";
-import { WORKER_ALIVE } from "../engine/claim-items";
+import { WORKER_ALIVE } from "../live-workers";
 import { utcMicrosSql } from "../../time/instant";
 import { redactUrlSecrets } from "../../masking/url";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";

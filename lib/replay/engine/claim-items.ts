@@ -1,4 +1,5 @@
 import "server-only";
+import { WORKER_ALIVE } from "../live-workers";
 import type pg from "pg";
 import { appendAudit, type Actor } from "../../audit/append";
 import { utcMicrosSql } from "../../time/instant";
@@ -200,12 +201,6 @@ export async function heartbeat(
   return { renewed: renewed.rowCount ?? 0, orphans: released };
 }
 
-/**
- * A worker (`w`) is alive while it has beaten within two of its own leases (it beats every third of one), so a
- * slow beat is not a death. Compared on the database's clock, as the heartbeats are written. The sweeper and the
- * batch views (live workers) judge it the same way.
- */
-export const WORKER_ALIVE = `w.heartbeat_at > now() - 2 * w.lease_ms * interval '1 millisecond'`;
 
 /**
  * Returns the items of dead workers to the queue, counting the loss against the item; items of a cancelled or

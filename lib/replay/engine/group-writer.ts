@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { inTransaction } from "../../db/transaction";
-import { errorMessage, isTransientDbError } from "./transient-errors";
+import { errorMessage, isTransientDbError } from "../../db/transient-errors";
 import { writeOutcomes, type FlushCounts, type OutcomeContext, type Resolution } from "./write-outcomes";
 
 // Group commit for one page: outcomes queue up while the previous commit is in flight and go out together in

@@ -7,7 +7,7 @@ import type { BackoffOptions } from "../pacing/backoff";
 import type { ClaimedItem } from "./claim-items";
 import { releaseItems } from "./claim-items";
 import type { ClockSync } from "../pacing/clock-sync";
-import { errorMessage } from "./transient-errors";
+import { errorMessage } from "../../db/transient-errors";
 import { lateLimitMs, pacingFor } from "../pacing/gcra";
 import { GroupWriter } from "./group-writer";
 import type { FlushCounts, Resolution } from "./write-outcomes";
@@ -130,7 +130,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
       }
       // Once this page holds slots for every item it has left, the next page's slots can only come after them:
       // it may go. Waiting until this page has *sent* everything would also cap a slow sink at one lane's
-      // requests in flight (-36% at 100 ms per answer, review). Slots let go late are taken again, after it.
+      // requests in flight (-36% at 100 ms per answer). Slots let go late are taken again, after it.
       slotted += grant.granted;
       if (slotted >= subs.length) ctx.turn?.leave();
       // Slots are times on the database's clock: map them to ours (performance.now() for the waits).

@@ -9,7 +9,7 @@ import { getGeos, type Geos } from "../../spatial/geos";
 import type { BackoffOptions } from "../pacing/backoff";
 import { claimItems, completeIfDone, endedBatchesWithWaitingItems, heartbeat, registerWorker, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim-items";
 import { cancelWaitingItems, failBatch, recentSubmissions, selfPause } from "../batch/apply-batch-action";
-import { errorMessage, isTransientDbError } from "./transient-errors";
+import { errorMessage, isTransientDbError } from "../../db/transient-errors";
 import { claimSizeFor } from "../pacing/gcra";
 import type { ClaimedItem } from "./claim-items";
 import { ClockSync } from "../pacing/clock-sync";

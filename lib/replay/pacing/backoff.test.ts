@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelayMs, seededRandom } from "./backoff";
+import { backoffMs, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelayMs } from "./backoff";
+import { seededRandom } from "../../../tests/support/seeded-random";
 
 const now = new Date("2026-11-29T12:00:00Z");
 

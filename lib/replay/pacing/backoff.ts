@@ -41,15 +41,3 @@ export function parseRetryAfter(value: string | null | undefined, now: Date): nu
   if (Number.isNaN(at)) return null;
   return Math.min(Math.max(0, at - now.getTime()), MAX_RETRY_AFTER_MS);
 }
-
-/** A small seeded PRNG (mulberry32) for reproducible jitter in tests and benchmarks. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

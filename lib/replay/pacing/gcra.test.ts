@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "./backoff";
+import { seededRandom } from "../../../tests/support/seeded-random";
 import { claimSizeFor, grantSlots, isUnpaced, lateLimitMs, pacingFor, slotOffsets, type GcraParams } from "./gcra";
 
 const P = (rate: number, over: Partial<GcraParams> = {}): GcraParams => ({ rate, horizonMs: 250, toleranceMs: 50, minGrant: 1, ...over });

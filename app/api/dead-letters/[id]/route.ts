@@ -6,7 +6,7 @@ import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
 import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
 import { UnmaskQuerySchema } from "@/lib/forensics/forensics-schemas";
-import { maskDetail } from "@/lib/masking/detail";
+import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { matchingExtent } from "@/lib/dead-letters/query/extent";
-import { ListFilterSchema } from "@/lib/dead-letters/query/filters";
+import { ListFilterSchema } from "@/lib/dead-letters/filters";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { facetCounts } from "@/lib/dead-letters/query/facets";
-import { ListFilterSchema } from "@/lib/dead-letters/query/filters";
+import { ListFilterSchema } from "@/lib/dead-letters/filters";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { maskFacets } from "@/lib/masking/reasons";
+import { maskFacets } from "@/lib/dead-letters/query/mask-list";
 
 export const dynamic = "force-dynamic";
 

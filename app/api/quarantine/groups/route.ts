@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { quarantineGroups } from "@/lib/dead-letters/query/quarantine-groups";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { maskReasonGroups } from "@/lib/masking/reasons";
+import { maskReasonGroups } from "@/lib/dead-letters/query/mask-list";
 
 export const dynamic = "force-dynamic";
 

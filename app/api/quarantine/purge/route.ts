@@ -3,7 +3,7 @@ import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { purgeQuarantined } from "@/lib/dead-letters/triage/release-purge";
-import { QuarantineBodySchema } from "@/lib/forensics/forensics-schemas";
+import { QuarantineBodySchema } from "@/lib/dead-letters/record-schemas";
 
 export const dynamic = "force-dynamic";
 

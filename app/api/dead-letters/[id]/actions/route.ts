@@ -6,7 +6,7 @@ import { getDb } from "@/lib/db/client";
 import { applyAction } from "@/lib/dead-letters/triage/apply-action";
 import { ActionBodySchema, IdParamsSchema, type DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { maskDetail } from "@/lib/masking/detail";
+import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import { BatchIdParams, ItemsQuery } from "@/lib/replay/batch/batch-schemas";
 import { listItems } from "@/lib/replay/batch/read-batches";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskEntityKey } from "@/lib/masking/identifiers";
-import { maskOptionalReason } from "@/lib/masking/reasons";
+import { maskOptionalReason } from "@/lib/dead-letters/query/mask-list";
 
 export const dynamic = "force-dynamic";
 

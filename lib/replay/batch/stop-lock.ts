@@ -5,8 +5,8 @@ import type pg from "pg";
 // per batch: a page holds it shared from the moment it reads the batch's status until it commits, a stop takes
 // it exclusively before it changes the status. So a stop either commits before a page reads the status — and
 // that page delivers nothing — or waits for the page's commit and then counts its items as what they became.
-// Read without it, a page that saw `running` just before a cancel delivered after it, and the cancel counted
-// those items as cancelled (a review found 702 of 25,197). Pages share the lock, so they still run side by side;
+// Read without it, a page that saw `running` just before a cancel would deliver after it, and the cancel would
+// count those items as cancelled. Pages share the lock, so they still run side by side;
 // the batch row itself stays free for the rate limiter's reservations.
 //
 // Lock order: a page takes it after its item rows and before the batch row; a stop takes it before the batch

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { CLASSES, KINDS, STATUSES } from "../../vocabulary/record";
-import { endOfDay, startOfDay, utcMicrosOfDate } from "../../time/instant";
-import { inTimeRange, isImpossibleCalendarDate } from "../../time/range";
-import { parseEpochText, parseProducerInstant } from "../../time/parse-time";
+import { CLASSES, KINDS, STATUSES } from "../vocabulary/record";
+import { timeBoundSchema } from "../time/filter-bound";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
 
@@ -17,44 +15,6 @@ function listOf<T extends readonly [string, ...string[]]>(values: T) {
 }
 
 /** A time to the minute ("2026-01-01T00:00", what a datetime-local input gives), an offset optional. */
-const TO_THE_MINUTE = /^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2})([Zz]|[+-]\d{2}:\d{2})?$/;
-const BARE_DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-/**
- * A time bound of a filter as UTC text to the microsecond (lib/time/instant.ts), as observed_at is stored: through
- * a JavaScript Date, `to=<a record's observedAt>` lost the record's last microseconds and left it out. Takes RFC
- * 3339 (either case, naive read as UTC, seconds optional) and epoch seconds. A bare day (UTC) is its first
- * microsecond as `from` and its last as `to`, so `from=D&to=D` is the whole day, as picking the day on the list
- * does. Nothing else: JavaScript's Date reads looser text ("Jan 1 2026", a time without seconds) in the server's
- * own time zone, so one link or CLI filter selected different records on different hosts. Null when none.
- */
-function exactTime(v: unknown, bound: "from" | "to"): string | null {
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : utcMicrosOfDate(v);
-  if (typeof v !== "string") return null;
-  if (/^\d+(\.\d+)?$/.test(v)) return parseEpochText(v)?.exact ?? null;
-  // A day that does not exist (2026-02-30) is refused rather than rolled over into the next month (the times
-  // below are refused by parseProducerInstant).
-  if (BARE_DAY.test(v)) return isImpossibleCalendarDate(v) ? null : bound === "from" ? startOfDay(v) : endOfDay(v);
-  const minute = TO_THE_MINUTE.exec(v);
-  if (minute) return parseProducerInstant(`${minute[1]}:${bound === "from" ? "00" : "59.999999"}${minute[2] ?? ""}`)?.exact ?? null;
-  return parseProducerInstant(v)?.exact ?? null;
-}
-
-function timeBound(bound: "from" | "to") {
-  return z.unknown().transform((v, ctx): string => {
-    const exact = exactTime(v, bound);
-    if (exact === null) {
-      ctx.addIssue({ code: "custom", message: "must be an RFC 3339 time (without an offset: UTC), a day YYYY-MM-DD (UTC) or epoch seconds" });
-      return z.NEVER;
-    }
-    if (!inTimeRange(new Date(exact))) {
-      ctx.addIssue({ code: "custom", message: "must be between the years 0001 and 9999" });
-      return z.NEVER;
-    }
-    return exact;
-  });
-}
-
 /**
  * RFC 7946 §5.2: a box crossing the antimeridian has west > east (177,-18,-177,-15); the queries take it unwrapped
  * (177,-18,183,-15), so such a box is unwrapped here. Anything else keeps min ≤ max.
@@ -83,9 +43,9 @@ export const ListFilterSchema = z.object({
   source: z.preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string().min(1).max(200)).min(1)).optional(),
   /** a reason group (see reasonGroup): every record whose reason has this pattern */
   reason: z.string().min(1).max(1000).optional(),
-  from: timeBound("from").optional(),
+  from: timeBoundSchema("from").optional(),
   /** inclusive: a bare day or a time to the minute reaches to its end */
-  to: timeBound("to").optional(),
+  to: timeBoundSchema("to").optional(),
   /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
   q: z.string().trim().min(1).max(300).optional(),
   bbox: BboxSchema.optional(),

@@ -1,8 +1,8 @@
-import type { DeadLetterSummary, ListPage } from "../dead-letters/query/list";
-import type { Facets } from "../dead-letters/record-schemas";
-import { maskIdentifier } from "./identifiers";
-import { maskFreeText } from "./mask";
-import type { MaskRules } from "./rules";
+import type { DeadLetterSummary, ListPage } from "./list";
+import type { Facets } from "../record-schemas";
+import { maskIdentifier } from "../../masking/identifiers";
+import { maskFreeText } from "../../masking/mask";
+import type { MaskRules } from "../../masking/rules";
 
 // Failure reasons are free text written by producers and sinks, and they echo input: "card_number:
 // 4111111111111111 is not allowed". Every reason that leaves the server for a reader without clear access goes

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { reasonGroup } from "../afc/reason-group";
-import type { DeadLetterSummary } from "../dead-letters/query/list";
-import type { Facets } from "../dead-letters/record-schemas";
-import { maskFacets, maskListPage, maskReason, maskReasonGroups, maskSummary } from "./reasons";
-import { DEFAULT_MASK_RULES } from "./rules";
+import { reasonGroup } from "../../afc/reason-group";
+import type { DeadLetterSummary } from "./list";
+import type { Facets } from "../record-schemas";
+import { maskFacets, maskListPage, maskReason, maskReasonGroups, maskSummary } from "./mask-list";
+import { DEFAULT_MASK_RULES } from "../../masking/rules";
 
 const PAN = "4111111111111111";
 const rules = DEFAULT_MASK_RULES;

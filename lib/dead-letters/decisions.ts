@@ -19,7 +19,7 @@
 // intervention the class asks for, and it is audited. A spatial record without an idempotency key stays
 // poison forever: the key is fixed at ingest and nothing could deduplicate its replay.
 
-import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "../../vocabulary/record";
+import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "../vocabulary/record";
 
 export const TRIAGE_ACTIONS = ["approve", "edit", "quarantine", "reopen"] as const;
 export type TriageAction = (typeof TRIAGE_ACTIONS)[number];

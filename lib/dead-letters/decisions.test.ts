@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { actionsFrom, approveBlocker, availableActions, decide, reopenedClass, type TriageSubject } from "./decisions";
-import type { DeadLetterStatus } from "../../vocabulary/record";
+import type { DeadLetterStatus } from "../vocabulary/record";
 
 const subject = (status: DeadLetterStatus, failureClass: TriageSubject["failureClass"] = "transient"): TriageSubject => ({
   status,

@@ -1,7 +1,7 @@
 import { reasonGroup } from "../../afc/reason-group";
 import { canonicalJson } from "../../json/canonical";
 import { copyField, copyJson, copyNumber } from "../../db/copy-text";
-import { storedBox } from "../store/stored-box";
+import { storedBox } from "./stored-box";
 import type { DeadLetterKind, NewDeadLetter } from "../../vocabulary/record";
 
 /**

@@ -1,8 +1,8 @@
-import type { DeadLetterDetail } from "../dead-letters/record-schemas";
-import { maskEntityKey, maskIdentifier } from "./identifiers";
-import { maskSummary } from "./reasons";
-import { maskFreeText, maskJson, maskText } from "./mask";
-import type { MaskRules } from "./rules";
+import type { DeadLetterDetail } from "../record-schemas";
+import { maskEntityKey, maskIdentifier } from "../../masking/identifiers";
+import { maskSummary } from "./mask-list";
+import { maskFreeText, maskJson, maskText } from "../../masking/mask";
+import type { MaskRules } from "../../masking/rules";
 
 // The detail of one record (GET /api/dead-letters/{id}, the detail page, the actions' answers) as a reader
 // without dead_letters:unmask may see it. Pure and client-safe; `maskedPaths` lists what was masked

@@ -1,0 +1,128 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+// The tree's boundaries (ARCHITECTURE.md): each lint rule refuses an import that runs against the data path, and
+// no two folders of lib/ import each other, directly or round a loop.
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+async function restrictedImportErrors(filePath: string, specifier: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: root });
+  const [result] = await eslint.lintText(`import { x } from "${specifier}";\nexport const y = x;\n`, { filePath: path.join(root, filePath) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+}
+
+describe("lint boundaries", () => {
+  it.each([
+    ["lib/spatial/example.ts", "@/lib/db/client", "pure domains (spatial, afc) import no database"],
+    ["lib/afc/example.ts", "pg", "pure domains (spatial, afc) import no database"],
+    ["lib/afc/example.ts", "next/server", "pure domains (spatial, afc) import no database and no framework"],
+    ["lib/spatial/example.ts", "../dead-letters/store/write-records", "pure domains import only"],
+    ["lib/json/example.ts", "@/lib/dead-letters/filters", "neutral modules (json, time, vocabulary, errors) import no domain"],
+    ["lib/time/example.ts", "../spatial/geojson", "neutral modules (json, time, vocabulary, errors) import no domain"],
+    ["components/example.tsx", "@/lib/db/client", "components must not import the database layer"],
+    ["components/example.tsx", "@prisma/client", "components must not import the database layer"],
+    ["lib/replay/engine/example.ts", "@/lib/cli/context", "only the CLI knows the CLI"],
+    ["lib/replay/engine/example.ts", "../../../cli/context", "only the CLI knows the CLI"],
+    ["lib/dead-letters/query/example.ts", "next/headers", "framework glue (next/*, React) belongs in app/ or lib/api"],
+    ["lib/ops/example.ts", "@/lib/api/handler", "domains do not import the route glue in lib/api"],
+  ])("%s may not import %s", async (file, specifier, message) => {
+    const errors = await restrictedImportErrors(file, specifier);
+    expect(errors.join("\n")).toContain(message);
+  }, 30_000);
+
+  it.each([
+    ["lib/spatial/example.ts", "@/lib/json/lossless"],
+    ["lib/afc/example.ts", "../time/parse-time"],
+    ["lib/replay/engine/example.ts", "@/lib/db/client"],
+    ["lib/api/example.ts", "next/server"],
+  ])("%s may import %s", async (file, specifier) => {
+    expect(await restrictedImportErrors(file, specifier)).toEqual([]);
+  }, 30_000);
+});
+
+/** Folder → folders it imports (values and types alike), from every source file of lib/ (tests excluded). */
+function folderGraph(): Map<string, Map<string, string>> {
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "lib"], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter((f) => /\.(ts|tsx|mjs)$/.test(f) && !f.includes(".test.") && !f.startsWith("lib/generated/"));
+  const graph = new Map<string, Map<string, string>>();
+  for (const file of files) {
+    const text = readFileSync(path.join(root, file), "utf8");
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"((?:\.\.?\/|@\/)[^"]+)"/g)) {
+      const spec = m[1]!;
+      const target = spec.startsWith("@/") ? spec.slice(2) : path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
+      if (!target.startsWith("lib/")) continue;
+      const resolved = ["", ".ts", ".tsx", ".mjs"].map((ext) => target + ext).find((t) => existsSync(path.join(root, t)) && !t.endsWith("/")) ?? target;
+      const from = path.posix.dirname(file);
+      const to = path.posix.dirname(resolved);
+      if (from === to) continue;
+      if (!graph.has(from)) graph.set(from, new Map());
+      graph.get(from)!.set(to, `${file} → ${spec}`);
+    }
+  }
+  return graph;
+}
+
+/** A folder counts as itself or its parent at `depth` (lib/x at 2, lib/x/y at 3). */
+const atDepth = (folder: string, depth: number) => folder.split("/").slice(0, depth).join("/");
+const contains = (a: string, b: string) => a === b || b.startsWith(`${a}/`) || a.startsWith(`${b}/`);
+
+/** A loop of folders that import each other, with the imports that close it; null when there is none. */
+function findCycle(edges: Map<string, Map<string, string>>): string[] | null {
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | null => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of edges.get(node)?.keys() ?? []) {
+      if (state.get(next) === "open") {
+        const loop = [...stack.slice(stack.indexOf(next)), next];
+        return loop.slice(1).map((to, i) => `${loop[i]} → ${to} (${edges.get(loop[i]!)!.get(to)})`);
+      }
+      if (!state.has(next)) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(node, "done");
+    return null;
+  };
+  for (const node of edges.keys()) {
+    if (state.has(node)) continue;
+    const found = visit(node);
+    if (found) return found;
+  }
+  return null;
+}
+
+describe("folders", () => {
+  const graph = folderGraph();
+
+  it.each([2, 3, 4])("no import cycle between folders at depth %i", (depth) => {
+    const edges = new Map<string, Map<string, string>>();
+    for (const [from, targets] of graph) {
+      for (const [to, example] of targets) {
+        const a = atDepth(from, depth);
+        const b = atDepth(to, depth);
+        // A folder and its own subfolders share one area (a domain's root holds what its steps share).
+        if (contains(a, b)) continue;
+        if (!edges.has(a)) edges.set(a, new Map());
+        edges.get(a)!.set(b, example);
+      }
+    }
+    expect(findCycle(edges)).toBeNull();
+  });
+
+  it("finds a cycle when there is one", () => {
+    const edges = new Map([
+      ["lib/a", new Map([["lib/b", "lib/a/x.ts → ../b/y"]])],
+      ["lib/b", new Map([["lib/a", "lib/b/y.ts → ../a/x"]])],
+    ]);
+    expect(findCycle(edges)).toEqual(["lib/a → lib/b (lib/a/x.ts → ../b/y)", "lib/b → lib/a (lib/b/y.ts → ../a/x)"]);
+  });
+});
