@@ -5,9 +5,31 @@ import nextTs from "eslint-config-next/typescript";
 // The data path's boundaries, checked by the build (tests/unit/architecture.test.ts shows each rule failing).
 const DATABASE = ["@/lib/db/*", "**/db/*", "@/lib/generated/*", "**/generated/**", "pg", "pg-copy-streams", "@prisma/*", "server-only"];
 const FRAMEWORK = ["next", "next/*", "react", "react-dom", "react/*", "@tanstack/*"];
-const DOMAINS = ["dead-letters", "replay", "forensics", "ops", "auth", "audit", "masking", "api", "cli", "sources", "seed", "startup", "net", "env"];
+const DOMAINS = [
+  "dead-letters",
+  "replay",
+  "forensics",
+  "ops",
+  "auth",
+  "audit",
+  "masking",
+  "api",
+  "cli",
+  "sources",
+  "seed",
+  "startup",
+  "net",
+  "env",
+];
 const domainImports = (except = []) =>
-  DOMAINS.filter((d) => !except.includes(d)).flatMap((d) => [`@/lib/${d}`, `@/lib/${d}/*`, `**/lib/${d}/*`, `../${d}`, `../${d}/*`, `../../${d}/*`]);
+  DOMAINS.filter((d) => !except.includes(d)).flatMap((d) => [
+    `@/lib/${d}`,
+    `@/lib/${d}/*`,
+    `**/lib/${d}/*`,
+    `../${d}`,
+    `../${d}/*`,
+    `../../${d}/*`,
+  ]);
 const restrict = (...patterns) => ["error", { patterns }];
 const SOURCES = (dirs) => dirs.map((d) => `${d}/**/*.{ts,tsx,mjs}`);
 const NOT_TESTS = ["**/*.test.ts", "**/*.test.tsx"];
@@ -15,7 +37,18 @@ const NOT_TESTS = ["**/*.test.ts", "**/*.test.tsx"];
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", ".data/**", "lib/generated/**", "node_modules/**", "test-results/**", "playwright-report/**", "tests/artifacts/**", "next-env.d.ts", "scripts/tmp/**", ".bench-tmp/**"]),
+  globalIgnores([
+    ".next/**",
+    ".data/**",
+    "lib/generated/**",
+    "node_modules/**",
+    "test-results/**",
+    "playwright-report/**",
+    "tests/artifacts/**",
+    "next-env.d.ts",
+    "scripts/tmp/**",
+    ".bench-tmp/**",
+  ]),
   {
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
@@ -31,7 +64,10 @@ export default defineConfig([
     rules: {
       "no-restricted-imports": restrict(
         { group: [...DATABASE, ...FRAMEWORK], message: "neutral modules import no database and no framework" },
-        { group: [...domainImports(), "@/lib/spatial/*", "**/lib/spatial/*", "../spatial/*", "@/lib/afc/*", "**/lib/afc/*", "../afc/*"], message: "neutral modules (json, time, vocabulary, errors) import no domain" },
+        {
+          group: [...domainImports(), "@/lib/spatial/*", "**/lib/spatial/*", "../spatial/*", "@/lib/afc/*", "**/lib/afc/*", "../afc/*"],
+          message: "neutral modules (json, time, vocabulary, errors) import no domain",
+        },
       ),
     },
   },
@@ -49,12 +85,27 @@ export default defineConfig([
   {
     // Framework glue lives in app/ and lib/api: domains stay callable from the CLI and the worker.
     files: SOURCES(["lib"]),
-    ignores: [...NOT_TESTS, "lib/api/**", "lib/json/**", "lib/time/**", "lib/vocabulary/**", "lib/errors/**", "lib/spatial/**", "lib/afc/**"],
+    ignores: [
+      ...NOT_TESTS,
+      "lib/api/**",
+      "lib/json/**",
+      "lib/time/**",
+      "lib/vocabulary/**",
+      "lib/errors/**",
+      "lib/spatial/**",
+      "lib/afc/**",
+    ],
     rules: {
       "no-restricted-imports": restrict(
         { group: FRAMEWORK, message: "framework glue (next/*, React) belongs in app/ or lib/api" },
-        { group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*", "../../cli/*", "../../../cli/*"], message: "only the CLI knows the CLI: the engine and the domains do not import it" },
-        { group: ["@/lib/api/*", "**/lib/api/*", "../api/*", "../../api/*", "../../../api/*"], message: "domains do not import the route glue in lib/api" },
+        {
+          group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*", "../../cli/*", "../../../cli/*"],
+          message: "only the CLI knows the CLI: the engine and the domains do not import it",
+        },
+        {
+          group: ["@/lib/api/*", "**/lib/api/*", "../api/*", "../../api/*", "../../../api/*"],
+          message: "domains do not import the route glue in lib/api",
+        },
       ),
     },
   },
@@ -63,7 +114,10 @@ export default defineConfig([
     files: SOURCES(["lib/api"]),
     ignores: NOT_TESTS,
     rules: {
-      "no-restricted-imports": restrict({ group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*"], message: "the API does not import the CLI" }),
+      "no-restricted-imports": restrict({
+        group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*"],
+        message: "the API does not import the CLI",
+      }),
     },
   },
   {

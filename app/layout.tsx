@@ -15,7 +15,10 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
     <html lang="en">
       <body className="min-h-screen font-sans">
         <header className="border-b border-slate-200 bg-white">
-          <nav aria-label="Main" className="mx-auto flex h-12 max-w-[1600px] items-center gap-4 overflow-x-auto whitespace-nowrap px-4 text-sm lg:gap-6">
+          <nav
+            aria-label="Main"
+            className="mx-auto flex h-12 max-w-[1600px] items-center gap-4 overflow-x-auto whitespace-nowrap px-4 text-sm lg:gap-6"
+          >
             <Link href="/" className="font-semibold tracking-tight text-slate-900">
               Redrive
             </Link>

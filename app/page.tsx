@@ -19,7 +19,9 @@ export default async function Home() {
   const overview = maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules());
   return (
     <section aria-labelledby="health-heading" className="space-y-3">
-      <h1 id="health-heading" className="text-lg font-semibold">DLQ health</h1>
+      <h1 id="health-heading" className="text-lg font-semibold">
+        DLQ health
+      </h1>
       <OverviewDashboard initial={JSON.parse(JSON.stringify(overview)) as typeof overview} renderedAt={now.getTime()} />
     </section>
   );

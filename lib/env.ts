@@ -31,13 +31,16 @@ const EnvSchema = z.object({
    * proxies whose X-Forwarded-For the server believes (comma-separated addresses or CIDR blocks); unset: the
    * client is whoever the socket says, whatever forwarding headers it sends (lib/net/forwarded.ts)
    */
-  REDRIVE_TRUSTED_PROXIES: z.string().optional().superRefine((v, ctx) => {
-    try {
-      parseTrustedProxies(v);
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: (e as Error).message });
-    }
-  }),
+  REDRIVE_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        parseTrustedProxies(v);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+      }
+    }),
   REDRIVE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** signs session cookies; required in production, generated into REDRIVE_DATA_DIR/auth-secret otherwise */
   BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),

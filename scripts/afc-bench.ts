@@ -35,7 +35,11 @@ function bench(name: string, fn: () => void, seconds = 2): void {
     n += 1_000;
   }
   const secs = Number(process.hrtime.bigint() - start) / 1e9;
-  console.log(`${name.padEnd(48)} ${Math.round(n / secs).toLocaleString("en-US").padStart(10)} records/s`);
+  console.log(
+    `${name.padEnd(48)} ${Math.round(n / secs)
+      .toLocaleString("en-US")
+      .padStart(10)} records/s`,
+  );
 }
 
 const ctx = { now: new Date() };

@@ -41,7 +41,8 @@ await admin.connect();
 const url = new URL(handle.url);
 url.pathname = `/${args.db}`;
 if (args.reseed) await admin.query(`DROP DATABASE IF EXISTS "${args.db}" WITH (FORCE)`);
-if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [args.db])).rowCount !== 1) await admin.query(`CREATE DATABASE "${args.db}"`);
+if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [args.db])).rowCount !== 1)
+  await admin.query(`CREATE DATABASE "${args.db}"`);
 await admin.end();
 await applyMigrations(url.toString());
 const pool = new pg.Pool({ connectionString: url.toString(), max: 6 });
@@ -82,14 +83,23 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 }
 
-const sample = (await pool.query<{ key: string | null; event_id: string | null; device_id: string | null; msg: string | null; observed_at: Date }>(
-  `SELECT idempotency_key AS key, event_id, device_id, source_message_id AS msg, observed_at FROM dead_letter TABLESAMPLE SYSTEM (1) REPEATABLE (7) LIMIT ${RUNS * 4}`,
-)).rows;
-const ledgerKeys = (await pool.query<{ key: string }>(`SELECT idempotency_key AS key FROM ledger_entry TABLESAMPLE SYSTEM (5) REPEATABLE (7) LIMIT ${RUNS}`)).rows;
-const places = (await pool.query<{ x: number; y: number; observed_at: Date }>(
-  `SELECT (bbox[1])[0] AS x, (bbox[1])[1] AS y, observed_at FROM dead_letter TABLESAMPLE SYSTEM (1) REPEATABLE (9) WHERE bbox IS NOT NULL LIMIT ${RUNS}`,
-)).rows;
-const day = (d: Date) => ({ from: new Date(d.getTime() - 12 * 3_600_000).toISOString(), to: new Date(d.getTime() + 12 * 3_600_000).toISOString() });
+const sample = (
+  await pool.query<{ key: string | null; event_id: string | null; device_id: string | null; msg: string | null; observed_at: Date }>(
+    `SELECT idempotency_key AS key, event_id, device_id, source_message_id AS msg, observed_at FROM dead_letter TABLESAMPLE SYSTEM (1) REPEATABLE (7) LIMIT ${RUNS * 4}`,
+  )
+).rows;
+const ledgerKeys = (
+  await pool.query<{ key: string }>(`SELECT idempotency_key AS key FROM ledger_entry TABLESAMPLE SYSTEM (5) REPEATABLE (7) LIMIT ${RUNS}`)
+).rows;
+const places = (
+  await pool.query<{ x: number; y: number; observed_at: Date }>(
+    `SELECT (bbox[1])[0] AS x, (bbox[1])[1] AS y, observed_at FROM dead_letter TABLESAMPLE SYSTEM (1) REPEATABLE (9) WHERE bbox IS NOT NULL LIMIT ${RUNS}`,
+  )
+).rows;
+const day = (d: Date) => ({
+  from: new Date(d.getTime() - 12 * 3_600_000).toISOString(),
+  to: new Date(d.getTime() + 12 * 3_600_000).toISOString(),
+});
 
 const cases: [string, Record<string, unknown>[]][] = [
   ["idempotency key", sample.filter((s) => s.key).map((s) => ({ q: s.key }))],
@@ -103,7 +113,8 @@ const cases: [string, Record<string, unknown>[]][] = [
   ["bbox ~2 km, no window", places.map((p) => ({ bbox: `${p.x - 0.01},${p.y - 0.01},${p.x + 0.01},${p.y + 0.01}` }))],
   ["miss", Array.from({ length: RUNS }, (_, i) => ({ q: `no-such-key-${i}` }))],
 ];
-if (!args["skip-lookup"]) say(`lookup at ${COUNT.toLocaleString("en")} records, ${RUNS} runs per case (ms, wall time incl. the round trip)`);
+if (!args["skip-lookup"])
+  say(`lookup at ${COUNT.toLocaleString("en")} records, ${RUNS} runs per case (ms, wall time incl. the round trip)`);
 for (const [name, raw] of args["skip-lookup"] ? [] : cases) {
   const queries = raw.slice(0, RUNS).map((r) => LookupQuerySchema.parse(r));
   for (const q of queries.slice(0, 5)) await lookup(pool, q, DEFAULT_MASK_RULES); // warm
@@ -115,35 +126,45 @@ for (const [name, raw] of args["skip-lookup"] ? [] : cases) {
     times.push(performance.now() - t);
     if (r.records.length + r.ledger.length > 0) found++;
   }
-  say(`  ${name.padEnd(26)} n=${String(times.length).padStart(3)} hit=${String(found).padStart(3)}  p50 ${pct(times, 50).toFixed(1).padStart(6)}  p95 ${pct(times, 95).toFixed(1).padStart(6)}  max ${Math.max(...times).toFixed(1).padStart(6)}`);
+  say(
+    `  ${name.padEnd(26)} n=${String(times.length).padStart(3)} hit=${String(found).padStart(3)}  p50 ${pct(times, 50).toFixed(1).padStart(6)}  p95 ${pct(times, 95).toFixed(1).padStart(6)}  max ${Math.max(
+      ...times,
+    )
+      .toFixed(1)
+      .padStart(6)}`,
+  );
 }
 
 // ── export ───────────────────────────────────────────────────────────────────────────────────────────────
 if (!args["skip-export"]) {
   const runs = args.exports.split(",").map((e): [ExportFormat, boolean] => {
     const [format, masked] = e.trim().split("-");
-    if (!EXPORT_FORMATS.includes(format as ExportFormat) || (masked !== undefined && masked !== "masked")) throw new Error(`--exports: unknown export ${e}`);
+    if (!EXPORT_FORMATS.includes(format as ExportFormat) || (masked !== undefined && masked !== "masked"))
+      throw new Error(`--exports: unknown export ${e}`);
     return [format as ExportFormat, masked === "masked"];
   });
   const batchSize = args.batch === undefined ? undefined : Number(args.batch);
-  for (let round = 0; round < Number(args.repeat); round++) for (const [format, masked] of runs) {
-    const started = performance.now();
-    // CPU time of this process too: on a shared machine wall time swings with other work, CPU time much less.
-    const cpu = process.cpuUsage();
-    let peak = process.memoryUsage().rss;
-    const { stream, stats } = exportStream(pool, { format, filter: {}, mask: masked ? DEFAULT_MASK_RULES : null, batchSize });
-    const reader = stream.getReader();
-    for (;;) {
-      const { done } = await reader.read();
-      if (done) break;
-      peak = Math.max(peak, process.memoryUsage().rss);
+  for (let round = 0; round < Number(args.repeat); round++)
+    for (const [format, masked] of runs) {
+      const started = performance.now();
+      // CPU time of this process too: on a shared machine wall time swings with other work, CPU time much less.
+      const cpu = process.cpuUsage();
+      let peak = process.memoryUsage().rss;
+      const { stream, stats } = exportStream(pool, { format, filter: {}, mask: masked ? DEFAULT_MASK_RULES : null, batchSize });
+      const reader = stream.getReader();
+      for (;;) {
+        const { done } = await reader.read();
+        if (done) break;
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }
+      const secs = (performance.now() - started) / 1000;
+      const used = process.cpuUsage(cpu);
+      say(
+        `export ${Number(args.repeat) > 1 ? `run ${round + 1} ` : ""}${format.padEnd(7)} ${masked ? "masked  " : "in clear"}: ${stats.records.toLocaleString("en")} records (${stats.skipped} skipped), ` +
+          `${(stats.bytes / 1e6).toFixed(0)} MB in ${secs.toFixed(1)} s = ${Math.round(stats.records / secs).toLocaleString("en")} records/s, ` +
+          `node CPU ${((used.user + used.system) / Math.max(1, stats.records)).toFixed(1)} µs/record, peak RSS ${Math.round(peak / 1e6)} MB`,
+      );
     }
-    const secs = (performance.now() - started) / 1000;
-    const used = process.cpuUsage(cpu);
-    say(`export ${Number(args.repeat) > 1 ? `run ${round + 1} ` : ""}${format.padEnd(7)} ${masked ? "masked  " : "in clear"}: ${stats.records.toLocaleString("en")} records (${stats.skipped} skipped), ` +
-      `${(stats.bytes / 1e6).toFixed(0)} MB in ${secs.toFixed(1)} s = ${Math.round(stats.records / secs).toLocaleString("en")} records/s, ` +
-      `node CPU ${((used.user + used.system) / Math.max(1, stats.records)).toFixed(1)} µs/record, peak RSS ${Math.round(peak / 1e6)} MB`);
-  }
 }
 await pool.end();
 await handle.stop();

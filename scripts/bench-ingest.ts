@@ -36,7 +36,10 @@ async function writeNdjson(file: string, kind: "spatial" | "afc", offset: number
   let start = 0;
   let written = 0;
   for (let i = 0; i < N; i++) {
-    const line = kind === "spatial" ? JSON.stringify(generateSpatial(rng, offset + i, DEMO_BASE, 28 * 864e5).envelope) : generateAfc(rng, offset + i, DEMO_BASE, 28 * 864e5).text;
+    const line =
+      kind === "spatial"
+        ? JSON.stringify(generateSpatial(rng, offset + i, DEMO_BASE, 28 * 864e5).envelope)
+        : generateAfc(rng, offset + i, DEMO_BASE, 28 * 864e5).text;
     written += Buffer.byteLength(line) + 1;
     if ((i + 1) % PER_REQUEST === 0 || i === N - 1) {
       ranges.push({ start, end: written - 1 });
@@ -63,7 +66,11 @@ async function viaApi(file: string, ranges: Range[], kind: string): Promise<numb
   const server = await startServer(bench.url, PORT);
   try {
     const ctx = { actor: { id: null, email: "bench", role: "system" }, now: new Date() };
-    const { user } = await createUser(bench.db.pool, { email: "bench-producer@local", role: "producer", password: "bench-producer-pass" }, ctx);
+    const { user } = await createUser(
+      bench.db.pool,
+      { email: "bench-producer@local", role: "producer", password: "bench-producer-pass" },
+      ctx,
+    );
     const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "bench" }, ctx);
     await quiesce(bench.db.pool);
     const t0 = performance.now();
@@ -81,7 +88,9 @@ async function viaApi(file: string, ranges: Range[], kind: string): Promise<numb
       stored += json.results.filter((r) => r.status !== "rejected").length;
     }
     const secs = (performance.now() - t0) / 1000;
-    console.log(`  API     ${kind.padEnd(8)} ${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s`);
+    console.log(
+      `  API     ${kind.padEnd(8)} ${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s`,
+    );
     return N / secs;
   } finally {
     if (server.exitCode === null && server.signalCode === null) {
@@ -99,10 +108,15 @@ async function viaCli(file: string, kind: string): Promise<number> {
     await quiesce(bench.db.pool);
     const t0 = performance.now();
     const code = await new Promise<number>((resolve) =>
-      spawn(process.execPath, ["bin/redrive.mjs", "import", file], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DATABASE_URL: bench.url } }).on("exit", (c) => resolve(c ?? 1)),
+      spawn(process.execPath, ["bin/redrive.mjs", "import", file], {
+        stdio: ["ignore", "ignore", "inherit"],
+        env: { ...process.env, DATABASE_URL: bench.url },
+      }).on("exit", (c) => resolve(c ?? 1)),
     );
     const secs = (performance.now() - t0) / 1000;
-    console.log(`  import  ${kind.padEnd(8)} ${fmt(N)} records in ${secs.toFixed(1)} s (incl. process start) → ${fmt(N / secs)} records/s (exit ${code})`);
+    console.log(
+      `  import  ${kind.padEnd(8)} ${fmt(N)} records in ${secs.toFixed(1)} s (incl. process start) → ${fmt(N / secs)} records/s (exit ${code})`,
+    );
     return N / secs;
   } finally {
     await bench.drop();
@@ -115,14 +129,18 @@ try {
   const afcFile = join(dir, "afc.ndjson");
   const spatialRanges = await writeNdjson(spatialFile, "spatial", 0);
   const afcRanges = await writeNdjson(afcFile, "afc", N);
-  console.log(`bench:ingest — ${fmt(N)} envelopes per kind (${((await stat(spatialFile)).size / 1e6).toFixed(1)} MB spatial, ${((await stat(afcFile)).size / 1e6).toFixed(1)} MB AFC), ${PER_REQUEST.toLocaleString("en")} per request`);
+  console.log(
+    `bench:ingest — ${fmt(N)} envelopes per kind (${((await stat(spatialFile)).size / 1e6).toFixed(1)} MB spatial, ${((await stat(afcFile)).size / 1e6).toFixed(1)} MB AFC), ${PER_REQUEST.toLocaleString("en")} per request`,
+  );
   const results = {
     spatialApi: await viaApi(spatialFile, spatialRanges, "spatial"),
     afcApi: await viaApi(afcFile, afcRanges, "afc"),
     spatialCli: await viaCli(spatialFile, "spatial"),
     afcCli: await viaCli(afcFile, "afc"),
   };
-  console.log(`goals: spatial ≥ 5,000/s (API ${results.spatialApi >= 5000 ? "met" : "NOT met"}), AFC ≥ 10,000/s (API ${results.afcApi >= 10000 ? "met" : "NOT met"})`);
+  console.log(
+    `goals: spatial ≥ 5,000/s (API ${results.spatialApi >= 5000 ? "met" : "NOT met"}), AFC ≥ 10,000/s (API ${results.afcApi >= 10000 ? "met" : "NOT met"})`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -52,9 +52,11 @@ if (have < COUNT) {
 say(`${Math.max(have, COUNT).toLocaleString("en")} dead letters in ${args.db}; ${RUNS} runs per scenario after warm-up`);
 
 // ── inputs drawn from the data ──────────────────────────────────────────────────────────────────────────────
-const sample = (await pool.query<{ key: string; kind: string; event_id: string | null; device_id: string | null }>(
-  "SELECT idempotency_key AS key, kind, event_id, device_id FROM dead_letter TABLESAMPLE SYSTEM (0.1) WHERE idempotency_key IS NOT NULL LIMIT 500",
-)).rows;
+const sample = (
+  await pool.query<{ key: string; kind: string; event_id: string | null; device_id: string | null }>(
+    "SELECT idempotency_key AS key, kind, event_id, device_id FROM dead_letter TABLESAMPLE SYSTEM (0.1) WHERE idempotency_key IS NOT NULL LIMIT 500",
+  )
+).rows;
 const groups = (await pool.query<{ g: string }>("SELECT DISTINCT reason_group AS g FROM dead_letter_stat")).rows.map((r) => r.g);
 const sources = (await pool.query<{ s: string }>("SELECT DISTINCT source AS s FROM dead_letter_stat")).rows.map((r) => r.s);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T;
@@ -65,7 +67,8 @@ const oneDay = (): Pick<ListFilter, "from" | "to"> => {
 };
 const around = (span: number): ListFilter["bbox"] => {
   const p = pick(PLACES);
-  const x = p.lon + (Math.random() - 0.5) * 0.1, y = p.lat + (Math.random() - 0.5) * 0.1;
+  const x = p.lon + (Math.random() - 0.5) * 0.1,
+    y = p.lat + (Math.random() - 0.5) * 0.1;
   return [x - span / 2, y - span / 2, x + span / 2, y + span / 2];
 };
 const hashes = sample.filter((s) => s.kind === "afc");
@@ -79,10 +82,13 @@ const facets = (f: () => ListFilter) => () => facetCounts(pool, f());
 let scrollCursor: string | null = null;
 const scenarios: Scenario[] = [
   ["list: no filter, first page", list(() => ({}))],
-  ["list: scrolling (next page by cursor)", async () => {
-    const page = await listDeadLetters(pool, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
-    scrollCursor = page.nextCursor;
-  }],
+  [
+    "list: scrolling (next page by cursor)",
+    async () => {
+      const page = await listDeadLetters(pool, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
+      scrollCursor = page.nextCursor;
+    },
+  ],
   ["list: kind=afc", list(() => ({ kind: "afc" }))],
   ["list: status=pending", list(() => ({ status: "pending" }))],
   ["list: status=approved", list(() => ({ status: "approved" }))],
@@ -90,7 +96,10 @@ const scenarios: Scenario[] = [
   ["list: source=<random>", list(() => ({ source: pick(sources) }))],
   ["list: reason=<random group>", list(() => ({ reason: pick(groups) }))],
   ["list: one day (from/to)", list(() => oneDay())],
-  ["list: combined (pending+afc+source+day)", list(() => ({ status: "pending", kind: "afc", source: pick(["gates.metro", "validators.bus", "tram.readers"]), ...oneDay() }))],
+  [
+    "list: combined (pending+afc+source+day)",
+    list(() => ({ status: "pending", kind: "afc", source: pick(["gates.metro", "validators.bus", "tram.readers"]), ...oneDay() })),
+  ],
   ["list: combined (pending+spatial+reason)", list(() => ({ status: "pending", kind: "spatial", reason: pick(groups) }))],
   ["list: viewport street (0.01°)", list(() => ({ bbox: around(0.01) }))],
   ["list: viewport city (0.3°)", list(() => ({ bbox: around(0.3) }))],
@@ -109,7 +118,13 @@ const scenarios: Scenario[] = [
   ["facets: status=pending", facets(() => ({ status: ["pending"] }))],
   ["facets: kind+source+reason", facets(() => ({ kind: ["spatial"], source: [pick(sources)], reason: pick(groups) }))],
   ["facets: one day", facets(() => oneDay())],
-  ["facets: partial days (12:00→12:00)", facets(() => { const d = oneDay(); return { from: utcMicrosOfDate(new Date(Date.parse(d.from!) + DAY / 2)), to: utcMicrosOfDate(new Date(Date.parse(d.to!) + DAY / 2)) }; })],
+  [
+    "facets: partial days (12:00→12:00)",
+    facets(() => {
+      const d = oneDay();
+      return { from: utcMicrosOfDate(new Date(Date.parse(d.from!) + DAY / 2)), to: utcMicrosOfDate(new Date(Date.parse(d.to!) + DAY / 2)) };
+    }),
+  ],
   ["facets: q=device_id", facets(() => ({ q: pick(hashes).device_id ?? "none" }))],
   ["facets: viewport city", facets(() => ({ bbox: around(0.3) }))],
   ["facets: viewport region (sampled)", facets(() => ({ bbox: [-10, 35, 25, 60] }))],
@@ -130,7 +145,9 @@ for (const [name, run] of scenarios) {
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  console.log(`${name.padEnd(44)}${fmt(quantile(times, 0.5))}${fmt(quantile(times, 0.95))}${fmt(quantile(times, 0.99))}${fmt(times.at(-1)!)}`);
+  console.log(
+    `${name.padEnd(44)}${fmt(quantile(times, 0.5))}${fmt(quantile(times, 0.95))}${fmt(quantile(times, 0.99))}${fmt(times.at(-1)!)}`,
+  );
 }
 await pool.end();
 await handle.stop();

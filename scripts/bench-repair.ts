@@ -27,11 +27,17 @@ const ALTERNATIONS = 2;
 const METHODS: RepairMethod[] = ["linework", "structure"];
 type Phase = "validate" | "linework" | "structure";
 
-interface Timing { wall_s: number; cpu_s: number }
+interface Timing {
+  wall_s: number;
+  cpu_s: number;
+}
 type Timings = Record<Phase, Timing> & { geometries: number; invalid: number };
 
 /** The corpus cases native GEOS can build (shapely closes rings itself; inspectStructure does so for us). */
-const comparable = (): Geometry[] => loadCorpus().filter((c) => c.native_compare).map((c) => c.geometry as Geometry);
+const comparable = (): Geometry[] =>
+  loadCorpus()
+    .filter((c) => c.native_compare)
+    .map((c) => c.geometry as Geometry);
 
 /** What a dead-letter queue mostly holds: small features, a minority invalid (~25 % here). */
 function typicalMix(): Geometry[] {
@@ -96,16 +102,24 @@ function benchOurs(geos: Geos, inputs: Geometry[]): Timings {
 function benchNative(file: string): Timings & { versions: Record<string, string | boolean> } {
   const run = spawnSync(PYTHON, [NATIVE_SCRIPT, "--bench", file, `--repeat=${ROUNDS}`], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (run.error || run.status !== 0) {
-    throw new Error(`native GEOS bench failed (${PYTHON}): ${run.error?.message ?? run.stderr.trim()}\n` +
-      "install python3-shapely (apt) or set REDRIVE_PYTHON to a python with shapely");
+    throw new Error(
+      `native GEOS bench failed (${PYTHON}): ${run.error?.message ?? run.stderr.trim()}\n` +
+        "install python3-shapely (apt) or set REDRIVE_PYTHON to a python with shapely",
+    );
   }
   return JSON.parse(run.stdout) as Timings & { versions: Record<string, string | boolean> };
 }
 
 const better = (a: Timing, b: Timing): Timing => ({ wall_s: Math.min(a.wall_s, b.wall_s), cpu_s: Math.min(a.cpu_s, b.cpu_s) });
-const merge = (a: Timings | null, b: Timings): Timings => (a
-  ? { ...b, validate: better(a.validate, b.validate), linework: better(a.linework, b.linework), structure: better(a.structure, b.structure) }
-  : b);
+const merge = (a: Timings | null, b: Timings): Timings =>
+  a
+    ? {
+        ...b,
+        validate: better(a.validate, b.validate),
+        linework: better(a.linework, b.linework),
+        structure: better(a.structure, b.structure),
+      }
+    : b;
 
 const ms = (s: number): string => `${(s * 1000).toFixed(0)} ms`;
 const pad = (s: string, n: number): string => s.padEnd(n);
@@ -113,8 +127,10 @@ const padL = (s: string, n: number): string => s.padStart(n);
 const sum = (t: Timings, key: keyof Timing): number => t.validate[key] + t.linework[key];
 
 function row(label: string, ours: Timing, native: Timing): string {
-  return `  ${pad(label, 30)}${padL(ms(ours.cpu_s), 10)}${padL(ms(native.cpu_s), 10)}${padL(`${(ours.cpu_s / native.cpu_s).toFixed(2)}×`, 8)}` +
-    `   ${padL(ms(ours.wall_s), 9)}${padL(ms(native.wall_s), 9)}${padL(`${(ours.wall_s / native.wall_s).toFixed(2)}×`, 8)}`;
+  return (
+    `  ${pad(label, 30)}${padL(ms(ours.cpu_s), 10)}${padL(ms(native.cpu_s), 10)}${padL(`${(ours.cpu_s / native.cpu_s).toFixed(2)}×`, 8)}` +
+    `   ${padL(ms(ours.wall_s), 9)}${padL(ms(native.wall_s), 9)}${padL(`${(ours.wall_s / native.wall_s).toFixed(2)}×`, 8)}`
+  );
 }
 
 /** Alternates native and wasm runs on one input file; returns [ours, native] CPU seconds of validate + linework. */
@@ -127,23 +143,30 @@ function compare(geos: Geos, dir: string, title: string, inputs: Geometry[]): [n
     native = merge(native, benchNative(file));
     ours = merge(ours, benchOurs(geos, inputs));
   }
-  const o = ours!, n = native!;
+  const o = ours!,
+    n = native!;
   console.log(`\n${title}: ${o.geometries} geometries, ${o.invalid} invalid (native: ${n.invalid})`);
-  console.log(`  ${pad("phase", 30)}${padL("wasm cpu", 10)}${padL("native", 10)}${padL("ratio", 8)}   ${padL("wall", 9)}${padL("native", 9)}${padL("ratio", 8)}`);
+  console.log(
+    `  ${pad("phase", 30)}${padL("wasm cpu", 10)}${padL("native", 10)}${padL("ratio", 8)}   ${padL("wall", 9)}${padL("native", 9)}${padL("ratio", 8)}`,
+  );
   console.log(row("validate (with reason)", o.validate, n.validate));
   console.log(row("make_valid linework (invalid)", o.linework, n.linework));
   console.log(row("make_valid structure (invalid)", o.structure, n.structure));
   const total = (t: Timings): Timing => ({ wall_s: sum(t, "wall_s"), cpu_s: sum(t, "cpu_s") });
   console.log(row("validate + linework", total(o), total(n)));
-  console.log(`  ${pad("geometries/s (validate+linework)", 30)}${padL((o.geometries / sum(o, "cpu_s")).toFixed(0), 10)}${padL((n.geometries / sum(n, "cpu_s")).toFixed(0), 10)}`);
+  console.log(
+    `  ${pad("geometries/s (validate+linework)", 30)}${padL((o.geometries / sum(o, "cpu_s")).toFixed(0), 10)}${padL((n.geometries / sum(n, "cpu_s")).toFixed(0), 10)}`,
+  );
   return [sum(o, "cpu_s"), sum(n, "cpu_s")];
 }
 
 function endToEnd(geos: Geos, label: string, inputs: unknown[]): void {
   for (const method of METHODS) {
     const t = bestOf(() => inputs.forEach((g) => analyzeGeometry(geos, g, { method, policy: "accept" })), 2);
-    console.log(`  ${pad(label, 42)}${pad(method, 10)}${padL((inputs.length / t.wall_s).toFixed(0), 7)} records/s wall` +
-      `  ${padL((inputs.length / t.cpu_s).toFixed(0), 7)} /s cpu  (${inputs.length} records)`);
+    console.log(
+      `  ${pad(label, 42)}${pad(method, 10)}${padL((inputs.length / t.wall_s).toFixed(0), 7)} records/s wall` +
+        `  ${padL((inputs.length / t.cpu_s).toFixed(0), 7)} /s cpu  (${inputs.length} records)`,
+    );
   }
 }
 
@@ -151,7 +174,9 @@ function endToEnd(geos: Geos, label: string, inputs: unknown[]): void {
 function outcomes(geos: Geos, inputs: { geometry: unknown; crs?: string }[]): void {
   console.log(`\nInvalid inputs that end valid or explicitly dropped (policy accept; ${inputs.length} distinct inputs)`);
   for (const method of METHODS) {
-    let invalid = 0, endedValid = 0, dropped = 0;
+    let invalid = 0,
+      endedValid = 0,
+      dropped = 0;
     for (const { geometry, crs } of inputs) {
       const { analysis, repaired } = analyzeGeometry(geos, geometry, { method, policy: "accept", crs });
       if (analysis.outcome === "valid") continue;
@@ -162,8 +187,10 @@ function outcomes(geos: Geos, inputs: { geometry: unknown; crs?: string }[]): vo
       if (reread.ok && withGeos(geos, reread.geometry, (p) => geosValidity(geos, p).valid)) endedValid++;
     }
     const pct = (k: number): string => `${((100 * k) / invalid).toFixed(1)} %`;
-    console.log(`  ${pad(method, 10)}${invalid} invalid → ${endedValid} valid + ${dropped} dropped with a reason = ${pct(endedValid + dropped)}` +
-      `  (repaired ${pct(endedValid)})`);
+    console.log(
+      `  ${pad(method, 10)}${invalid} invalid → ${endedValid} valid + ${dropped} dropped with a reason = ${pct(endedValid + dropped)}` +
+        `  (repaired ${pct(endedValid)})`,
+    );
   }
 }
 
@@ -173,8 +200,10 @@ function leakCheck(geos: Geos, inputs: Geometry[]): void {
   for (let i = 0; i < calls; i++) analyzeGeometry(geos, inputs[i % inputs.length], { method: METHODS[i % 2]!, policy: "accept" });
   const after = geos.usedHeapBytes();
   const mib = (b: number): string => `${(b / 2 ** 20).toFixed(2)} MiB`;
-  console.log(`\nMemory: used wasm heap ${mib(before)} → ${mib(after)} after ${calls} analyses (${after - before} bytes);` +
-    ` heap size ${mib(geos.heapBytes())}, Node RSS ${mib(process.memoryUsage().rss)}`);
+  console.log(
+    `\nMemory: used wasm heap ${mib(before)} → ${mib(after)} after ${calls} analyses (${after - before} bytes);` +
+      ` heap size ${mib(geos.heapBytes())}, Node RSS ${mib(process.memoryUsage().rss)}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -184,12 +213,21 @@ async function main(): Promise<void> {
   const big = noisyPolygon(100_000, 25);
   const v = JSON.parse(spawnSync(PYTHON, [NATIVE_SCRIPT, "--versions"], { encoding: "utf8" }).stdout || "{}") as Record<string, string>;
   console.log(`Native: shapely ${v.shapely}, GEOS ${v.geos} (structure method via ctypes: ${v.structure_method}), Python ${v.python}`);
-  console.log(`Wasm:   geos-wasm (GEOS 3.13), Node ${process.versions.node}. Best of ${ROUNDS} rounds after a warm-up, ` +
-    `${ALTERNATIONS} alternations. Load average at start: ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `Wasm:   geos-wasm (GEOS 3.13), Node ${process.versions.node}. Best of ${ROUNDS} rounds after a warm-up, ` +
+      `${ALTERNATIONS} alternations. Load average at start: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+  );
   const dir = mkdtempSync(join(tmpdir(), "bench-repair-"));
-  let ours = 0, native = 0;
+  let ours = 0,
+    native = 0;
   try {
-    for (const [title, inputs] of [["Typical mix", typical], ["Heavy mix", heavy], ["One 100,000-vertex polygon", [big]]] as [string, Geometry[]][]) {
+    for (const [title, inputs] of [
+      ["Typical mix", typical],
+      ["Heavy mix", heavy],
+      ["One 100,000-vertex polygon", [big]],
+    ] as [string, Geometry[]][]) {
       const [o, n] = compare(geos, dir, title, inputs);
       ours += o;
       native += n;
@@ -197,7 +235,9 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nAll three, validate + make_valid linework, CPU: wasm ${ms(ours)} vs native ${ms(native)} = ${(ours / native).toFixed(2)}× (goal ≤ 1.5×)`);
+  console.log(
+    `\nAll three, validate + make_valid linework, CPU: wasm ${ms(ours)} vs native ${ms(native)} = ${(ours / native).toFixed(2)}× (goal ≤ 1.5×)`,
+  );
 
   console.log("\nEnd to end: analyzeGeometry (parse, CRS, own checks, validity, repair, policy accept, GeoJSON out)");
   endToEnd(geos, "typical mix", typical);
@@ -205,9 +245,18 @@ async function main(): Promise<void> {
   endToEnd(geos, "heavy mix", heavy);
 
   const corpus = loadCorpus();
-  outcomes(geos, [...corpus, ...typical.slice(-4000).map((geometry) => ({ geometry })), ...heavy.slice(-2000).map((geometry) => ({ geometry })), { geometry: big }]);
+  outcomes(geos, [
+    ...corpus,
+    ...typical.slice(-4000).map((geometry) => ({ geometry })),
+    ...heavy.slice(-2000).map((geometry) => ({ geometry })),
+    { geometry: big },
+  ]);
   leakCheck(geos, typical);
-  console.log(`Load average at end: ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `Load average at end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
 }
 
 await main();

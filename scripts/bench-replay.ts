@@ -58,29 +58,54 @@ const users: TestUsers = {
 function spawnWorkers(n: number): ChildProcess[] {
   return Array.from({ length: n }, () =>
     // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the workers.
-    spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "bin/redrive.mjs", "worker", "--concurrency", "2", "--no-maintenance"], {
-      env: { ...process.env, DATABASE_URL: dbUrl }, stdio: ["ignore", "ignore", "pipe"],
-    }));
+    spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+        "bin/redrive.mjs",
+        "worker",
+        "--concurrency",
+        "2",
+        "--no-maintenance",
+      ],
+      {
+        env: { ...process.env, DATABASE_URL: dbUrl },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    ),
+  );
 }
 
 async function waitStarted(children: ChildProcess[]): Promise<void> {
-  await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-    c.stderr?.on("data", (b: Buffer) => {
-      if (b.toString().includes("] started (")) resolve();
-    });
-  })));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          c.stderr?.on("data", (b: Buffer) => {
+            if (b.toString().includes("] started (")) resolve();
+          });
+        }),
+    ),
+  );
 }
 
 async function stopWorkers(children: ChildProcess[]): Promise<void> {
-  await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null) return resolve();
-    c.once("exit", () => resolve());
-    c.kill("SIGTERM");
-  })));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null) return resolve();
+          c.once("exit", () => resolve());
+          c.kill("SIGTERM");
+        }),
+    ),
+  );
 }
 
 async function reset(pool: pg.Pool): Promise<void> {
-  await pool.query("TRUNCATE dead_letter, failure_attempt, replay_batch, replay_item, ledger_entry, entity_state, worker RESTART IDENTITY CASCADE");
+  await pool.query(
+    "TRUNCATE dead_letter, failure_attempt, replay_batch, replay_item, ledger_entry, entity_state, worker RESTART IDENTITY CASCADE",
+  );
 }
 
 async function seed(d: Db, count: number): Promise<void> {
@@ -152,7 +177,9 @@ if (!values["skip-floor"]) {
     await db.pool.query("VACUUM ANALYZE replay_item");
     const row = await benchWriteFloor(db.pool, id, RECORDS, 2, recordStatus);
     floor.push(row);
-    say(`write floor (SQL only, ${row.lanes} connections${recordStatus ? "" : ", records' status left alone"}): ${RECORDS} items in ${row.seconds} s = ${row.perSecond}/s`);
+    say(
+      `write floor (SQL only, ${row.lanes} connections${recordStatus ? "" : ", records' status left alone"}): ${RECORDS} items in ${row.seconds} s = ${row.perSecond}/s`,
+    );
   }
   results.writeFloor = floor;
   if (bestReference !== null) {
@@ -186,10 +213,19 @@ if (!values["skip-pacing"]) {
         while ((times[hi] as number) - (times[lo] as number) >= 1000) lo++;
         worst = Math.max(worst, hi - lo + 1);
       }
-      const row = { rate, workers: n, records: times.length, achieved: Number(achieved.toFixed(2)),
-        errorPct: Number((((achieved - rate) / rate) * 100).toFixed(2)), worstWindow: worst, worstWindowPct: Number((((worst - rate) / rate) * 100).toFixed(1)) };
+      const row = {
+        rate,
+        workers: n,
+        records: times.length,
+        achieved: Number(achieved.toFixed(2)),
+        errorPct: Number((((achieved - rate) / rate) * 100).toFixed(2)),
+        worstWindow: worst,
+        worstWindowPct: Number((((worst - rate) / rate) * 100).toFixed(1)),
+      };
       pacing.push(row);
-      say(`pacing ${rate}/s, ${n} worker(s): achieved ${row.achieved}/s (${row.errorPct}%), worst 1-s window ${worst} (${row.worstWindowPct}%)`);
+      say(
+        `pacing ${rate}/s, ${n} worker(s): achieved ${row.achieved}/s (${row.errorPct}%), worst 1-s window ${worst} (${row.worstWindowPct}%)`,
+      );
     }
   }
   results.pacing = pacing;

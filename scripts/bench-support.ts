@@ -54,7 +54,10 @@ export async function startServer(url: string, port: number): Promise<ChildProce
   const child = spawn(process.execPath, [next, "start", "-p", String(port)], { stdio: ["ignore", "ignore", "inherit"], env });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return child;
     await new Promise((r) => setTimeout(r, 300));
   }

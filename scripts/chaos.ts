@@ -35,16 +35,27 @@ try {
   for (const run of runs) {
     if (values.only && values.only !== run.name) continue;
     const report = await runChaos(cluster, {
-      records, sink: run.sink, rate: run.rate, workers: 3, kills, seed: seed + reports.length, log, name: run.name,
+      records,
+      sink: run.sink,
+      rate: run.rate,
+      workers: 3,
+      kills,
+      seed: seed + reports.length,
+      log,
+      name: run.name,
       ...(run.killEveryMs ? { killEveryMs: run.killEveryMs } : {}),
     });
     reports.push(report);
-    log(`${run.name}: ${report.problems.length === 0 ? "OK" : "FAILED"} in ${report.seconds.toFixed(1)} s — ${report.kills} kills, ` +
-      `${report.itemsSwept} items swept from killed workers, ${report.pgRestarts} PostgreSQL restart, items ${JSON.stringify(report.items)}, keys settled ${report.keysSettled}` +
-      (report.http ? `, ${report.http.requests} requests (${report.http.failedByServer} failed by the receiver), ` +
-        `${report.http.duplicates} resends of a key: ${report.http.duplicatesOfUnacknowledged} after no acknowledgement, ` +
-        `${report.http.duplicatesNearTimeout} after an answer at the timeout, ` +
-        `${report.http.duplicatesAfterCrash} after a crash lost the acknowledgement` : ""));
+    log(
+      `${run.name}: ${report.problems.length === 0 ? "OK" : "FAILED"} in ${report.seconds.toFixed(1)} s — ${report.kills} kills, ` +
+        `${report.itemsSwept} items swept from killed workers, ${report.pgRestarts} PostgreSQL restart, items ${JSON.stringify(report.items)}, keys settled ${report.keysSettled}` +
+        (report.http
+          ? `, ${report.http.requests} requests (${report.http.failedByServer} failed by the receiver), ` +
+            `${report.http.duplicates} resends of a key: ${report.http.duplicatesOfUnacknowledged} after no acknowledgement, ` +
+            `${report.http.duplicatesNearTimeout} after an answer at the timeout, ` +
+            `${report.http.duplicatesAfterCrash} after a crash lost the acknowledgement`
+          : ""),
+    );
     for (const p of report.problems) log(`  problem: ${p}`);
   }
 } finally {

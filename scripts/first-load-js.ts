@@ -4,7 +4,11 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 
-interface RouteStats { route: string; firstLoadUncompressedJsBytes: number; firstLoadChunkPaths: string[] }
+interface RouteStats {
+  route: string;
+  firstLoadUncompressedJsBytes: number;
+  firstLoadChunkPaths: string[];
+}
 
 const stats = JSON.parse(readFileSync(".next/diagnostics/route-bundle-stats.json", "utf8")) as RouteStats[];
 const wanted = process.argv.slice(2);
@@ -17,5 +21,7 @@ for (const r of stats.filter((s) => wanted.length === 0 || wanted.includes(s.rou
     gz += gzipSync(text).length;
     if (text.includes("maplibre-gl-worker") || text.includes("maplibregl-map")) maplibre = true;
   }
-  console.log(`${r.route.padEnd(28)} ${kb(r.firstLoadUncompressedJsBytes).padStart(10)} raw ${kb(gz).padStart(10)} gzip${maplibre ? "  (includes MapLibre!)" : ""}`);
+  console.log(
+    `${r.route.padEnd(28)} ${kb(r.firstLoadUncompressedJsBytes).padStart(10)} raw ${kb(gz).padStart(10)} gzip${maplibre ? "  (includes MapLibre!)" : ""}`,
+  );
 }

@@ -22,13 +22,17 @@ const server = createServer((req, res) => {
     // Once: behind a proxy nobody listed, every client counts as the proxy (one sign-in limit for all) and an
     // https proxy's X-Forwarded-Proto is ignored, which fails the sign-in's Origin check.
     warned = true;
-    console.warn(`[redrive] ignored forwarding headers from ${req.socket.remoteAddress ?? "an unknown peer"}: behind a reverse proxy, set REDRIVE_TRUSTED_PROXIES to its address`);
+    console.warn(
+      `[redrive] ignored forwarding headers from ${req.socket.remoteAddress ?? "an unknown peer"}: behind a reverse proxy, set REDRIVE_TRUSTED_PROXIES to its address`,
+    );
   }
   void handle(req, res);
 });
 server.on("error", (err: NodeJS.ErrnoException) => {
   // Without this, Next's uncaughtException handler kept a server that never listened alive for ever.
-  console.error(err.code === "EADDRINUSE" ? `[redrive] port ${env.PORT} is in use: stop what holds it or set PORT` : `[redrive] server: ${err.message}`);
+  console.error(
+    err.code === "EADDRINUSE" ? `[redrive] port ${env.PORT} is in use: stop what holds it or set PORT` : `[redrive] server: ${err.message}`,
+  );
   process.exit(1);
 });
 server.listen(env.PORT, () => console.log(`✓ Ready on http://localhost:${env.PORT}`));

@@ -10,7 +10,15 @@ import { join, relative } from "node:path";
 
 const ROOT = process.cwd();
 const DIRS = ["app", "components", "lib", "public"];
-const FILES = ["package-lock.json", "next.config.ts", "instrumentation.ts", "proxy.ts", "postcss.config.mjs", "tsconfig.json", "prisma/schema.prisma"];
+const FILES = [
+  "package-lock.json",
+  "next.config.ts",
+  "instrumentation.ts",
+  "proxy.ts",
+  "postcss.config.mjs",
+  "tsconfig.json",
+  "prisma/schema.prisma",
+];
 /** lib/generated follows prisma/schema.prisma; tests and dotfiles (editor swap files) are not built. */
 const SKIP = new Set(["node_modules", ".next", "generated"]);
 const NOT_BUILT = /(?:^\.|\.test\.tsx?$)/;
@@ -48,11 +56,18 @@ export async function ensureBuild(opts: { env: NodeJS.ProcessEnv; force?: boolea
   const built = existsSync(BUILD_ID);
   const current = built && existsSync(STAMP_FILE) && readFileSync(STAMP_FILE, "utf8").trim() === stamp;
   if (current && !opts.force) return;
-  opts.log?.(!built ? "no production build yet: running `next build` (once; takes a minute or two)"
-    : current ? "running `next build`" : "the sources changed since the last build: running `next build` (takes a minute or two)");
+  opts.log?.(
+    !built
+      ? "no production build yet: running `next build` (once; takes a minute or two)"
+      : current
+        ? "running `next build`"
+        : "the sources changed since the last build: running `next build` (takes a minute or two)",
+  );
   const code = await new Promise<number>((resolve) => {
-    spawn(process.execPath, [NEXT_BIN, "build"], { stdio: "inherit", env: { ...opts.env, NODE_ENV: "production" } })
-      .on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+    spawn(process.execPath, [NEXT_BIN, "build"], { stdio: "inherit", env: { ...opts.env, NODE_ENV: "production" } }).on(
+      "exit",
+      (c, signal) => resolve(c ?? (signal ? 1 : 0)),
+    );
   });
   if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
   writeFileSync(STAMP_FILE, `${stamp}\n`);

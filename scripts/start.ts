@@ -18,7 +18,9 @@ const say = (msg: string) => console.log(`[redrive] ${msg}`);
 // A production server without a stable session secret would start, look healthy and refuse every sign-in
 // (better-auth throws per request): refuse to start instead, before seeding anything.
 if (process.env.NODE_ENV === "production" && !env.BETTER_AUTH_SECRET) {
-  console.error("[redrive] NODE_ENV=production needs BETTER_AUTH_SECRET (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting");
+  console.error(
+    "[redrive] NODE_ENV=production needs BETTER_AUTH_SECRET (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting",
+  );
   process.exit(1);
 }
 
@@ -69,7 +71,9 @@ if (!dev) {
 
 // Production: scripts/serve.ts (Next's handler behind our HTTP server, which takes the client's address from
 // the socket); development: `next dev`.
-const serverArgs = dev ? [nextBin, "dev", "-p", String(env.PORT)] : ["--import", "./bin/server-side.mjs", "--import", "tsx", join("scripts", "serve.ts")];
+const serverArgs = dev
+  ? [nextBin, "dev", "-p", String(env.PORT)]
+  : ["--import", "./bin/server-side.mjs", "--import", "tsx", join("scripts", "serve.ts")];
 // With an IPC channel: the server exits when this process goes away, even by SIGKILL (scripts/serve.ts), instead of
 // holding the port for the next start.
 const server = spawn(process.execPath, serverArgs, {
@@ -86,18 +90,20 @@ server.stdout?.on("data", (chunk: Buffer) => {
 // One replay worker and the housekeeping loop (retention, alerts) run in this process by default; more
 // workers run anywhere with `npx redrive worker` against the same database.
 const background = new AbortController();
-const worker = env.REDRIVE_WORKER === "1"
-  ? (await import("../lib/replay/engine/worker")).startWorker({ db, signal: background.signal, log: (m) => say(`worker: ${m}`) })
-  : null;
-const maintenance = env.REDRIVE_WORKER === "1"
-  ? (await import("../lib/ops/maintenance")).startMaintenance({
-      pool: db.pool,
-      signal: background.signal,
-      retentionDays: env.REDRIVE_RETENTION_DAYS,
-      webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
-      log: (m) => say(`maintenance: ${m}`),
-    })
-  : null;
+const worker =
+  env.REDRIVE_WORKER === "1"
+    ? (await import("../lib/replay/engine/worker")).startWorker({ db, signal: background.signal, log: (m) => say(`worker: ${m}`) })
+    : null;
+const maintenance =
+  env.REDRIVE_WORKER === "1"
+    ? (await import("../lib/ops/maintenance")).startMaintenance({
+        pool: db.pool,
+        signal: background.signal,
+        retentionDays: env.REDRIVE_RETENTION_DAYS,
+        webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
+        log: (m) => say(`maintenance: ${m}`),
+      })
+    : null;
 if (worker) say(`replay worker ${worker.id} running in-process (REDRIVE_WORKER=0 to disable)`);
 
 let stopping = false;
@@ -118,7 +124,11 @@ async function shutdown(signal: NodeJS.Signals | null, code = 0, why?: string) {
   say(why ?? `${signal}: stopping (the worker finishes the pages it holds; press Ctrl-C again to exit at once)`);
   background.abort();
   if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
-  await Promise.all([server.exitCode === null && server.signalCode === null ? new Promise((r) => server.once("exit", r)) : null, worker?.stop(), maintenance?.done]);
+  await Promise.all([
+    server.exitCode === null && server.signalCode === null ? new Promise((r) => server.once("exit", r)) : null,
+    worker?.stop(),
+    maintenance?.done,
+  ]);
   await stop();
   process.exit(code);
 }

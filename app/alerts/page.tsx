@@ -17,9 +17,12 @@ export default async function AlertsPage() {
   const [rules, events] = await Promise.all([listAlertRules(pool, canManage ? "whole" : "origin"), recentAlertEvents(pool)]);
   return (
     <section aria-labelledby="alerts-heading" className="space-y-3">
-      <h1 id="alerts-heading" className="text-lg font-semibold">Alerts</h1>
+      <h1 id="alerts-heading" className="text-lg font-semibold">
+        Alerts
+      </h1>
       <p className="text-sm text-slate-600">
-        Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the value is back at or below it.
+        Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the
+        value is back at or below it.
       </p>
       <AlertRules initial={{ rules, events }} renderedAt={now.getTime()} canManage={canManage} />
     </section>

@@ -63,14 +63,20 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   return (
     <section aria-labelledby="audit-heading" className="space-y-3">
       <div>
-        <h1 id="audit-heading" className="text-lg font-semibold">Audit log</h1>
+        <h1 id="audit-heading" className="text-lg font-semibold">
+          Audit log
+        </h1>
         <p className="text-sm text-slate-500">
-          Every state change, newest first: sign-ins, tokens, roles, triage decisions, replay batches and outcomes, exports, alert
-          rules. Append-only and hash-chained (<code>npx redrive audit verify</code> checks the chain). Card data is masked; reveal a
-          field from a record&apos;s timeline.
+          Every state change, newest first: sign-ins, tokens, roles, triage decisions, replay batches and outcomes, exports, alert rules.
+          Append-only and hash-chained (<code>npx redrive audit verify</code> checks the chain). Card data is masked; reveal a field from a
+          record&apos;s timeline.
         </p>
       </div>
-      <form method="get" className="flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3" aria-label="Filter the audit log">
+      <form
+        method="get"
+        className="flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3"
+        aria-label="Filter the audit log"
+      >
         <label className="flex flex-col text-xs text-slate-600">
           Action (or prefix ending with “.”)
           <input name="action" defaultValue={one(sp.action)} placeholder="replay_batch." className={`${input} w-44`} />
@@ -83,7 +89,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
           Target
           <select name="targetType" defaultValue={one(sp.targetType)} className={input}>
             <option value="">any</option>
-            {AUDIT_TARGET_TYPES.map((t) => <option key={t} value={t}>{t.replace("_", " ")}</option>)}
+            {AUDIT_TARGET_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t.replace("_", " ")}
+              </option>
+            ))}
           </select>
         </label>
         <label className="flex flex-col text-xs text-slate-600">
@@ -99,8 +109,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
           <input name="to" type="datetime-local" defaultValue={toLocalInput(one(sp.to))} className={input} />
         </label>
         <div className="flex items-center gap-1">
-          <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">Show</button>
-          <Link href="/audit" className="px-2 py-1.5 text-sm text-slate-600 hover:underline">Clear</Link>
+          <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+            Show
+          </button>
+          <Link href="/audit" className="px-2 py-1.5 text-sm text-slate-600 hover:underline">
+            Clear
+          </Link>
         </div>
       </form>
       {!parsed.success && (
@@ -116,13 +130,27 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
           <table className="w-full text-left text-sm">
             <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-3 py-2">#</th>
-                <th scope="col" className="px-3 py-2">Time (UTC)</th>
-                <th scope="col" className="px-3 py-2">Actor</th>
-                <th scope="col" className="px-3 py-2">Action</th>
-                <th scope="col" className="px-3 py-2">Target</th>
-                <th scope="col" className="px-3 py-2">Reason</th>
-                <th scope="col" className="px-3 py-2">Details</th>
+                <th scope="col" className="px-3 py-2">
+                  #
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Time (UTC)
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Actor
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Action
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Target
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Reason
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Details
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -135,12 +163,26 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                     <td className="whitespace-nowrap px-3 py-2 tabular-nums">{time(e.at)}</td>
                     <td className="px-3 py-2">
                       <span className="break-all">{e.actor.email ?? "system"}</span>
-                      {e.actor.role && <span className="ml-1"><Badge>{e.actor.role}</Badge></span>}
+                      {e.actor.role && (
+                        <span className="ml-1">
+                          <Badge>{e.actor.role}</Badge>
+                        </span>
+                      )}
                     </td>
                     <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
-                    <td className="px-3 py-2">{href ? <Link href={href} className="text-sky-700 hover:underline">{target}</Link> : target}</td>
+                    <td className="px-3 py-2">
+                      {href ? (
+                        <Link href={href} className="text-sky-700 hover:underline">
+                          {target}
+                        </Link>
+                      ) : (
+                        target
+                      )}
+                    </td>
                     <td className="max-w-xs px-3 py-2 text-slate-700">{e.reason ?? <span className="text-slate-400">—</span>}</td>
-                    <td className="max-w-md px-3 py-2"><Details event={e} /></td>
+                    <td className="max-w-md px-3 py-2">
+                      <Details event={e} />
+                    </td>
                   </tr>
                 );
               })}
@@ -149,7 +191,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         </div>
       )}
       {page?.nextCursor && (
-        <Link href={`/audit?${next.toString()}`} className="inline-block text-sm text-sky-700 hover:underline">Older events →</Link>
+        <Link href={`/audit?${next.toString()}`} className="inline-block text-sm text-sky-700 hover:underline">
+          Older events →
+        </Link>
       )}
     </section>
   );

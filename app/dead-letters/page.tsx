@@ -28,6 +28,12 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
     facetCounts(pool, filter),
   ]);
   const rules = configuredMaskRules();
-  return <TriageList initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules), renderedAt: now.getTime() }} canTriage={can(principal.role, "dead_letters:triage")}
-    canUnmask={can(principal.role, "dead_letters:unmask")} canReplay={can(principal.role, "replays:manage")} />;
+  return (
+    <TriageList
+      initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules), renderedAt: now.getTime() }}
+      canTriage={can(principal.role, "dead_letters:triage")}
+      canUnmask={can(principal.role, "dead_letters:unmask")}
+      canReplay={can(principal.role, "replays:manage")}
+    />
+  );
 }

@@ -21,7 +21,8 @@ export default async function ForbiddenPage({ searchParams }: { searchParams: Pr
         Your role <strong>{principal.role}</strong> does not include
         {permission ? (
           <>
-            {" "}the permission <code className="rounded bg-white/60 px-1">{permission}</code>
+            {" "}
+            the permission <code className="rounded bg-white/60 px-1">{permission}</code>
           </>
         ) : (
           " the permission this page needs"

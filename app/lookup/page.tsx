@@ -28,22 +28,42 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
     <div className="space-y-4">
       <section aria-labelledby="records-heading" className="space-y-2">
         <h2 id="records-heading" className="text-sm font-semibold">
-          Records <span className="font-normal text-slate-500">({result.records.length}{result.truncated ? "+, narrow the search" : ""})</span>
+          Records{" "}
+          <span className="font-normal text-slate-500">
+            ({result.records.length}
+            {result.truncated ? "+, narrow the search" : ""})
+          </span>
         </h2>
         {result.records.length === 0 ? (
-          <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">No record in the DLQ matches.{shortHexHint(q)}</p>
+          <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">
+            No record in the DLQ matches.{shortHexHint(q)}
+          </p>
         ) : (
           <div className="overflow-x-auto rounded border border-slate-200 bg-white">
             <table className="w-full text-left text-sm">
               <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
                 <tr>
-                  <th scope="col" className="px-3 py-2">Record</th>
-                  <th scope="col" className="px-3 py-2">Matched on</th>
-                  <th scope="col" className="px-3 py-2">Key / device</th>
-                  <th scope="col" className="px-3 py-2">Reason</th>
-                  <th scope="col" className="px-3 py-2">Class</th>
-                  <th scope="col" className="px-3 py-2">Status</th>
-                  <th scope="col" className="px-3 py-2">Observed (UTC)</th>
+                  <th scope="col" className="px-3 py-2">
+                    Record
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Matched on
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Key / device
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Reason
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Class
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Status
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Observed (UTC)
+                  </th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -51,17 +71,29 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
                   <tr key={r.id} className="hover:bg-slate-50">
                     <td className="whitespace-nowrap px-3 py-1.5">
                       <KindBadge kind={r.kind} />{" "}
-                      <Link href={`/lookup/timeline/${r.id}`} className="font-medium underline" aria-label={`Timeline of record ${r.id}`}>#{r.id}</Link>
+                      <Link href={`/lookup/timeline/${r.id}`} className="font-medium underline" aria-label={`Timeline of record ${r.id}`}>
+                        #{r.id}
+                      </Link>
                     </td>
                     <td className="px-3 py-1.5 text-xs text-slate-600">{r.matchedOn.join(", ").replaceAll("_", " ")}</td>
                     <td className="px-3 py-1.5 font-mono text-xs">
-                      <span title={r.idempotencyKey ?? "no key"}>{r.idempotencyKey ? r.idempotencyKey.slice(0, 16) : <span className="text-red-600">no key</span>}</span>
+                      <span title={r.idempotencyKey ?? "no key"}>
+                        {r.idempotencyKey ? r.idempotencyKey.slice(0, 16) : <span className="text-red-600">no key</span>}
+                      </span>
                       {r.deviceId && <span className="block text-slate-500">{r.deviceId}</span>}
                     </td>
-                    <td className="max-w-md truncate px-3 py-1.5" title={r.reason}>{r.reason}</td>
-                    <td className="px-3 py-1.5"><ClassBadge failureClass={r.failureClass} /></td>
-                    <td className="px-3 py-1.5"><StatusBadge status={r.status} /></td>
-                    <td className="whitespace-nowrap px-3 py-1.5 text-slate-600"><time dateTime={r.observedAt}>{time(r.observedAt)}</time></td>
+                    <td className="max-w-md truncate px-3 py-1.5" title={r.reason}>
+                      {r.reason}
+                    </td>
+                    <td className="px-3 py-1.5">
+                      <ClassBadge failureClass={r.failureClass} />
+                    </td>
+                    <td className="px-3 py-1.5">
+                      <StatusBadge status={r.status} />
+                    </td>
+                    <td className="whitespace-nowrap px-3 py-1.5 text-slate-600">
+                      <time dateTime={r.observedAt}>{time(r.observedAt)}</time>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -71,14 +103,22 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
       </section>
       {result.ledger.length > 0 && (
         <section aria-labelledby="ledger-heading" className="space-y-2">
-          <h2 id="ledger-heading" className="text-sm font-semibold">Settled in the ledger</h2>
+          <h2 id="ledger-heading" className="text-sm font-semibold">
+            Settled in the ledger
+          </h2>
           <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white text-sm">
             {result.ledger.map((l) => (
               <li key={l.idempotencyKey} className="flex flex-wrap gap-x-4 px-3 py-1.5">
                 <span className="font-mono text-xs">{l.idempotencyKey}</span>
                 <span>applied {time(l.appliedAt)} UTC</span>
-                <span>{l.origin === "import" ? "imported from an external ledger" : l.batchId ? `by replay batch ${l.batchId}` : l.origin}</span>
-                {l.deadLetterId && <Link className="underline" href={`/lookup/timeline/${l.deadLetterId}`}>record #{l.deadLetterId}</Link>}
+                <span>
+                  {l.origin === "import" ? "imported from an external ledger" : l.batchId ? `by replay batch ${l.batchId}` : l.origin}
+                </span>
+                {l.deadLetterId && (
+                  <Link className="underline" href={`/lookup/timeline/${l.deadLetterId}`}>
+                    record #{l.deadLetterId}
+                  </Link>
+                )}
               </li>
             ))}
           </ul>
@@ -100,11 +140,17 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
   const result = parsed?.success ? await lookup(getDb().pool, parsed.data, maskFor(principal, false)) : null;
   return (
     <section aria-labelledby="lookup-heading" className="space-y-3">
-      <h1 id="lookup-heading" className="text-lg font-semibold">Lookup</h1>
+      <h1 id="lookup-heading" className="text-lg font-semibold">
+        Lookup
+      </h1>
       <LookupForm
         found={result?.records.flatMap((r) => (r.position ? [{ id: r.id, position: r.position }] : [])) ?? []}
         initial={{
-          q: one(sp.q), from: toLocalInput(one(sp.from)), to: toLocalInput(one(sp.to)), bbox: one(sp.bbox), near: one(sp.near),
+          q: one(sp.q),
+          from: toLocalInput(one(sp.from)),
+          to: toLocalInput(one(sp.to)),
+          bbox: one(sp.bbox),
+          near: one(sp.near),
           radiusKm: one(sp.radiusKm) || "1",
         }}
         error={parsed && !parsed.success ? parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : null}
@@ -114,10 +160,16 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
           A time window narrows a lookup: give a key, hash, id or place too (or use the dead-letter list to browse by time).
         </p>
       )}
-      {result ? <Results result={result} q={parsed?.success ? parsed.data.q : undefined} /> : !parsed && !timeOnly && (
-        <p className="text-sm text-slate-500">
-          Paste any identifier of a tap or feature, or give a place and a time window. Settled keys are found even after their record left the DLQ.
-        </p>
+      {result ? (
+        <Results result={result} q={parsed?.success ? parsed.data.q : undefined} />
+      ) : (
+        !parsed &&
+        !timeOnly && (
+          <p className="text-sm text-slate-500">
+            Paste any identifier of a tap or feature, or give a place and a time window. Settled keys are found even after their record left
+            the DLQ.
+          </p>
+        )
       )}
     </section>
   );

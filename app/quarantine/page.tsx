@@ -17,7 +17,9 @@ export default async function QuarantinePage() {
   const groups = maskReasonGroups(await quarantineGroups(getDb().pool, now), configuredMaskRules());
   return (
     <section aria-labelledby="q-heading" className="space-y-3">
-      <h1 id="q-heading" className="text-lg font-semibold">Quarantine</h1>
+      <h1 id="q-heading" className="text-lg font-semibold">
+        Quarantine
+      </h1>
       <QuarantineGroups
         initial={groups}
         renderedAt={now.getTime()}

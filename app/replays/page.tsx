@@ -18,9 +18,14 @@ export default async function ReplaysPage() {
   return (
     <section aria-labelledby="replays-heading" className="space-y-3">
       <div className="flex items-baseline justify-between">
-        <h1 id="replays-heading" className="text-lg font-semibold">Replay batches</h1>
+        <h1 id="replays-heading" className="text-lg font-semibold">
+          Replay batches
+        </h1>
         {canManage && (
-          <Link href="/replays/new?status=approved" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+          <Link
+            href="/replays/new?status=approved"
+            className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
+          >
             New batch
           </Link>
         )}

@@ -30,13 +30,27 @@ export function KeyboardHelp({ open, onClose, keys }: { open: boolean; onClose: 
       <dl className="grid grid-cols-[6rem_1fr] gap-y-1.5 text-sm">
         {keys.map(([k, what]) => (
           <div key={k} className="contents">
-            <dt>{k.split(" ").map((part, i) => (part === "/" || part === "or" ? <span key={i} className="mx-1 text-xs text-slate-500">{part}</span> : <Kbd key={i}>{part}</Kbd>))}</dt>
+            <dt>
+              {k.split(" ").map((part, i) =>
+                part === "/" || part === "or" ? (
+                  <span key={i} className="mx-1 text-xs text-slate-500">
+                    {part}
+                  </span>
+                ) : (
+                  <Kbd key={i}>{part}</Kbd>
+                ),
+              )}
+            </dt>
             <dd className="text-slate-700">{what}</dd>
           </div>
         ))}
       </dl>
       <p className="text-xs text-slate-500">Keys do nothing while you type in a field or the editor.</p>
-      <div className="text-right"><button type="button" className="text-sm text-slate-700 underline" onClick={onClose}>Close</button></div>
+      <div className="text-right">
+        <button type="button" className="text-sm text-slate-700 underline" onClick={onClose}>
+          Close
+        </button>
+      </div>
     </Dialog>
   );
 }

@@ -8,7 +8,17 @@ import { isSessionEnd } from "@/components/session-ended";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { ActionBody, BulkBody, BulkJob, BulkJobAccepted, BulkResult, ChangedBy, DeadLetterDetail, Facets, MapPoints } from "@/lib/dead-letters/record-schemas";
+import type {
+  ActionBody,
+  BulkBody,
+  BulkJob,
+  BulkJobAccepted,
+  BulkResult,
+  ChangedBy,
+  DeadLetterDetail,
+  Facets,
+  MapPoints,
+} from "@/lib/dead-letters/record-schemas";
 import type { Extent } from "@/lib/dead-letters/query/extent";
 import type { ListPage } from "@/lib/dead-letters/query/list";
 
@@ -24,7 +34,8 @@ export const deadLetterKeys = {
   extent: (filter: ListFilter) => [...deadLetterKeys.all, "extent", filterKey(filter)] as const,
   details: () => [...deadLetterKeys.all, "detail"] as const,
   detail: (id: string) => [...deadLetterKeys.details(), id] as const,
-  neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") => [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
+  neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") =>
+    [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
   bulkJob: (id: string) => ["bulk-jobs", id] as const,
 };
 
@@ -41,7 +52,10 @@ export function useDeadLetterList(filter: ListFilter, initial?: ListPage, render
   return useInfiniteQuery({
     queryKey: deadLetterKeys.list(filter),
     queryFn: ({ pageParam, signal }) =>
-      fetchJson<ListPage>(`/api/dead-letters?${qs(filter, { limit: String(LIST_PAGE_SIZE), ...(pageParam ? { cursor: pageParam } : {}) })}`, { signal }),
+      fetchJson<ListPage>(
+        `/api/dead-letters?${qs(filter, { limit: String(LIST_PAGE_SIZE), ...(pageParam ? { cursor: pageParam } : {}) })}`,
+        { signal },
+      ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: initial ? ({ pages: [initial], pageParams: [null] } satisfies InfiniteData<ListPage, string | null>) : undefined,
@@ -68,7 +82,8 @@ export function useMapPoints(filter: ListFilter, view: [number, number, number, 
   const z = Math.max(0, Math.round(zoom));
   return useQuery({
     queryKey: deadLetterKeys.mapPoints(filter, viewKey, z),
-    queryFn: ({ signal }) => fetchJson<MapPoints>(`/api/dead-letters/map-points?${qs({ ...filter, bbox: view ?? undefined }, { zoom: String(z) })}`, { signal }),
+    queryFn: ({ signal }) =>
+      fetchJson<MapPoints>(`/api/dead-letters/map-points?${qs({ ...filter, bbox: view ?? undefined }, { zoom: String(z) })}`, { signal }),
     enabled: view !== null,
     placeholderData: keepPreviousData,
     staleTime: 30_000,
@@ -100,7 +115,10 @@ export function useNeighbor(filter: ListFilter, cursor: string | null, dir: "nex
   return useQuery({
     queryKey: deadLetterKeys.neighbor(filter, cursor ?? "", dir),
     queryFn: async ({ signal }) => {
-      const page = await fetchJson<ListPage>(`/api/dead-letters?${qs(filter, { cursor: cursor!, limit: "1", order: dir === "next" ? "desc" : "asc" })}`, { signal });
+      const page = await fetchJson<ListPage>(
+        `/api/dead-letters?${qs(filter, { cursor: cursor!, limit: "1", order: dir === "next" ? "desc" : "asc" })}`,
+        { signal },
+      );
       return page.items[0]?.id ?? null;
     },
     enabled: cursor !== null,
@@ -153,7 +171,10 @@ function decisionCallbacks(qc: ReturnType<typeof useQueryClient>) {
       // Approved as it is, a tap that fails its schema is dropped by the replay: say so wherever it was approved.
       const warning = body.action === "approve" ? approveWarning(record.kind, record.payload) : null;
       if (warning) toast.warning(`${VERB[body.action]} #${id}, but it ${warning}`);
-      else toast.success(`${VERB[body.action]} #${id}`, { description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined });
+      else
+        toast.success(`${VERB[body.action]} #${id}`, {
+          description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined,
+        });
     },
     onError: (err: unknown, id: string) => {
       // A 409 with the current record is shown by the page (what changed), not as a toast only.
@@ -180,7 +201,8 @@ export function useDecision() {
   const qc = useQueryClient();
   const on = decisionCallbacks(qc);
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: ActionBody }) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
+    mutationFn: ({ id, body }: { id: string; body: ActionBody }) =>
+      fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
     onSuccess: (record, { id, body }) => on.onSuccess(record, id, body),
     onError: (err, { id }) => on.onError(err, id),
     onSettled: () => invalidateAfterDecision(qc),
@@ -192,7 +214,9 @@ export function useBulkAction() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (body: BulkBody) => fetchJson<BulkResult | BulkJobAccepted>("/api/dead-letters/bulk", { method: "POST", body }),
-    onError: (err) => { if (!isSessionEnd(err)) toast.error("Bulk action failed", { description: describeError(err) }); },
+    onError: (err) => {
+      if (!isSessionEnd(err)) toast.error("Bulk action failed", { description: describeError(err) });
+    },
     // A dry run changes nothing; a filter's job is followed up when it ends (bulk-job-progress.tsx).
     onSettled: (_result, _err, body) => {
       if (!body.dryRun) invalidateAfterBulk(qc);
@@ -212,7 +236,8 @@ export function useBulkJob(id: string) {
     queryKey: deadLetterKeys.bulkJob(id),
     queryFn: ({ signal }) => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}`, { signal }),
     // Every second while it runs (and until the first answer); not after it ended or when the poll failed.
-    refetchInterval: (q) => (q.state.status === "error" ? false : q.state.data === undefined || q.state.data.status === "running" ? 1_000 : false),
+    refetchInterval: (q) =>
+      q.state.status === "error" ? false : q.state.data === undefined || q.state.data.status === "running" ? 1_000 : false,
   });
 }
 
@@ -221,6 +246,8 @@ export function useCancelBulkJob(id: string) {
   return useMutation({
     mutationFn: () => fetchJson<BulkJob>(`/api/dead-letters/bulk/${id}/cancel`, { method: "POST" }),
     onSuccess: (job) => qc.setQueryData(deadLetterKeys.bulkJob(id), job),
-    onError: (err) => { if (!isSessionEnd(err)) toast.error("Could not cancel", { description: describeError(err) }); },
+    onError: (err) => {
+      if (!isSessionEnd(err)) toast.error("Could not cancel", { description: describeError(err) });
+    },
   });
 }

@@ -29,9 +29,14 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
   const save = () =>
     update.mutate({
       id: rule.id,
-      patch: { threshold: decimal(threshold), windowMinutes: Number(windowMinutes), webhookUrl: webhookUrl.trim() === "" ? null : webhookUrl.trim() },
+      patch: {
+        threshold: decimal(threshold),
+        windowMinutes: Number(windowMinutes),
+        webhookUrl: webhookUrl.trim() === "" ? null : webhookUrl.trim(),
+      },
     });
-  const input = "w-24 rounded border border-slate-300 px-1.5 py-0.5 text-sm disabled:cursor-not-allowed disabled:bg-slate-50 disabled:text-slate-500";
+  const input =
+    "w-24 rounded border border-slate-300 px-1.5 py-0.5 text-sm disabled:cursor-not-allowed disabled:bg-slate-50 disabled:text-slate-500";
   return (
     <tr>
       <td className="px-3 py-2">
@@ -40,28 +45,61 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
       </td>
       <td className="px-3 py-2">
         {/* "ok" only once a worker has evaluated the rule: never evaluated means no worker runs housekeeping. */}
-        {rule.firing ? <Badge tone="red">firing</Badge>
-          : !rule.enabled ? <Badge tone="slate">off</Badge>
-            : rule.lastEvaluatedAt === null ? <span title="No worker has evaluated this rule yet: start `npx redrive worker` or `npm start`"><Badge tone="slate">not evaluated</Badge></span>
-              : <Badge tone="green">ok</Badge>}
+        {rule.firing ? (
+          <Badge tone="red">firing</Badge>
+        ) : !rule.enabled ? (
+          <Badge tone="slate">off</Badge>
+        ) : rule.lastEvaluatedAt === null ? (
+          <span title="No worker has evaluated this rule yet: start `npx redrive worker` or `npm start`">
+            <Badge tone="slate">not evaluated</Badge>
+          </span>
+        ) : (
+          <Badge tone="green">ok</Badge>
+        )}
         <p className="text-xs text-slate-500 tabular-nums">now {rule.lastValue === null ? "—" : Math.round(rule.lastValue * 10) / 10}</p>
       </td>
       <td className="px-3 py-2">
         <label className="text-xs text-slate-500">
-          <input aria-label={`${rule.id} threshold`} className={input} disabled={!canManage} value={threshold} onChange={(e) => setThreshold(e.target.value)} inputMode="decimal" /> {UNIT[rule.metric]}
+          <input
+            aria-label={`${rule.id} threshold`}
+            className={input}
+            disabled={!canManage}
+            value={threshold}
+            onChange={(e) => setThreshold(e.target.value)}
+            inputMode="decimal"
+          />{" "}
+          {UNIT[rule.metric]}
         </label>
       </td>
       <td className="px-3 py-2">
-        <input aria-label={`${rule.id} window minutes`} className={input} disabled={!canManage || rule.metric !== "poison_growth"} value={windowMinutes} onChange={(e) => setWindowMinutes(e.target.value)} inputMode="numeric" />
+        <input
+          aria-label={`${rule.id} window minutes`}
+          className={input}
+          disabled={!canManage || rule.metric !== "poison_growth"}
+          value={windowMinutes}
+          onChange={(e) => setWindowMinutes(e.target.value)}
+          inputMode="numeric"
+        />
       </td>
       <td className="px-3 py-2">
-        <input aria-label={`${rule.id} webhook`} className={`${input} w-64`} disabled={!canManage} placeholder="default (REDRIVE_ALERT_WEBHOOK_URL)" value={webhookUrl} onChange={(e) => setWebhookUrl(e.target.value)} />
+        <input
+          aria-label={`${rule.id} webhook`}
+          className={`${input} w-64`}
+          disabled={!canManage}
+          placeholder="default (REDRIVE_ALERT_WEBHOOK_URL)"
+          value={webhookUrl}
+          onChange={(e) => setWebhookUrl(e.target.value)}
+        />
       </td>
       <td className="space-x-1 whitespace-nowrap px-3 py-2 text-right">
         {canManage && (
           <>
-            <Button size="sm" onClick={save} disabled={update.isPending}>Save</Button>
-            <Button size="sm" variant="ghost" onClick={() => update.mutate({ id: rule.id, patch: { enabled: !rule.enabled } })}>{rule.enabled ? "Disable" : "Enable"}</Button>
+            <Button size="sm" onClick={save} disabled={update.isPending}>
+              Save
+            </Button>
+            <Button size="sm" variant="ghost" onClick={() => update.mutate({ id: rule.id, patch: { enabled: !rule.enabled } })}>
+              {rule.enabled ? "Disable" : "Enable"}
+            </Button>
           </>
         )}
       </td>
@@ -75,11 +113,21 @@ function Events({ events }: { events: AlertEventView[] }) {
     <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white text-sm">
       {events.map((e) => (
         <li key={e.id} className="flex flex-wrap items-baseline gap-x-3 px-3 py-1.5">
-          <time className="text-xs text-slate-500" dateTime={e.firedAt}>{e.firedAt.replace("T", " ").slice(0, 16)} UTC</time>
+          <time className="text-xs text-slate-500" dateTime={e.firedAt}>
+            {e.firedAt.replace("T", " ").slice(0, 16)} UTC
+          </time>
           <span>{e.message}</span>
-          {e.resolvedAt ? <Badge tone="green">resolved {e.resolvedAt.replace("T", " ").slice(0, 16)} UTC</Badge> : <Badge tone="red">open</Badge>}
+          {e.resolvedAt ? (
+            <Badge tone="green">resolved {e.resolvedAt.replace("T", " ").slice(0, 16)} UTC</Badge>
+          ) : (
+            <Badge tone="red">open</Badge>
+          )}
           <span className="text-xs text-slate-500">
-            {e.deliveredAt ? "webhook delivered" : e.deliveryError ? `webhook failed (${e.deliveryAttempts}×): ${e.deliveryError}` : "no webhook delivery"}
+            {e.deliveredAt
+              ? "webhook delivered"
+              : e.deliveryError
+                ? `webhook failed (${e.deliveryAttempts}×): ${e.deliveryError}`
+                : "no webhook delivery"}
           </span>
         </li>
       ))}
@@ -87,7 +135,15 @@ function Events({ events }: { events: AlertEventView[] }) {
   );
 }
 
-export function AlertRules({ initial, renderedAt, canManage }: { initial: { rules: AlertRuleView[]; events: AlertEventView[] }; renderedAt: number; canManage: boolean }) {
+export function AlertRules({
+  initial,
+  renderedAt,
+  canManage,
+}: {
+  initial: { rules: AlertRuleView[]; events: AlertEventView[] };
+  renderedAt: number;
+  canManage: boolean;
+}) {
   const { data } = useAlerts(initial, renderedAt);
   return (
     <div className="space-y-4">
@@ -95,21 +151,37 @@ export function AlertRules({ initial, renderedAt, canManage }: { initial: { rule
         <table className="w-full text-left text-sm">
           <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
-              <th scope="col" className="px-3 py-2">Rule</th>
-              <th scope="col" className="px-3 py-2">State</th>
-              <th scope="col" className="px-3 py-2">Fires above</th>
-              <th scope="col" className="px-3 py-2">Window (min)</th>
-              <th scope="col" className="px-3 py-2">Webhook</th>
-              <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+              <th scope="col" className="px-3 py-2">
+                Rule
+              </th>
+              <th scope="col" className="px-3 py-2">
+                State
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Fires above
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Window (min)
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Webhook
+              </th>
+              <th scope="col" className="px-3 py-2">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
-            {data.rules.map((r) => <RuleRow key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`} rule={r} canManage={canManage} />)}
+            {data.rules.map((r) => (
+              <RuleRow key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`} rule={r} canManage={canManage} />
+            ))}
           </tbody>
         </table>
       </div>
       <section aria-labelledby="events-heading" className="space-y-2">
-        <h2 id="events-heading" className="text-sm font-semibold">Recent alerts</h2>
+        <h2 id="events-heading" className="text-sm font-semibold">
+          Recent alerts
+        </h2>
         <Events events={data.events} />
       </section>
     </div>

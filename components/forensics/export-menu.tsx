@@ -93,10 +93,12 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
             {/* GeoJSON counts features, one to three per record (original, edited, repaired): not "of" the records */}
             {progress.format === "geojson"
               ? ` feature${lines === 1 ? "" : "s"}${progress.estimate !== null ? ` (from about ${progress.estimate.toLocaleString("en")} records)` : ""}`
-              : `${progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} records`},{" "}
-            {fmtBytes(progress.bytes)}
+              : `${progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} records`}
+            , {fmtBytes(progress.bytes)}
           </span>
-          <Button size="sm" variant="ghost" onClick={() => abort.current?.abort()}>Cancel</Button>
+          <Button size="sm" variant="ghost" onClick={() => abort.current?.abort()}>
+            Cancel
+          </Button>
         </div>
       ) : (
         <Button aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
@@ -106,7 +108,13 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
       {open && (
         <div role="menu" className="absolute right-0 z-20 mt-1 w-72 rounded border border-slate-200 bg-white p-1 shadow-lg">
           {FORMATS.map((f) => (
-            <button key={f.format} role="menuitem" type="button" onClick={() => void run(f.format)} className="block w-full rounded px-2 py-1.5 text-left hover:bg-slate-100">
+            <button
+              key={f.format}
+              role="menuitem"
+              type="button"
+              onClick={() => void run(f.format)}
+              className="block w-full rounded px-2 py-1.5 text-left hover:bg-slate-100"
+            >
               <span className="font-medium">{f.label}</span>
               <span className="block text-xs text-slate-500">{f.hint}</span>
             </button>

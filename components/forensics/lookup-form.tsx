@@ -44,7 +44,11 @@ function lookupUrl(v: LookupFormValues): string {
   return `/lookup?${p.toString()}`;
 }
 
-export function LookupForm({ initial, found = [], error = null }: {
+export function LookupForm({
+  initial,
+  found = [],
+  error = null,
+}: {
   initial: LookupFormValues;
   found?: PlottedRecord[];
   /** what was wrong with the looked-up URL; shown until a field changes (then it may no longer hold) */
@@ -82,18 +86,51 @@ export function LookupForm({ initial, found = [], error = null }: {
           onChange={set("q")}
           autoFocus
         />
-        <Button type="submit" variant="primary">Look up</Button>
+        <Button type="submit" variant="primary">
+          Look up
+        </Button>
       </div>
       <div className="flex flex-wrap items-end gap-3 text-xs text-slate-600">
-        <label className="flex flex-col">From (UTC)<input type="datetime-local" aria-label="From (UTC)" className={input} value={v.from} onChange={set("from")} /></label>
-        <label className="flex flex-col">To (UTC)<input type="datetime-local" aria-label="To (UTC)" className={input} value={v.to} onChange={set("to")} /></label>
-        <label className="flex flex-col">Box<input aria-label="Box (minLon,minLat,maxLon,maxLat)" placeholder="minLon,minLat,maxLon,maxLat" className={`${input} w-64 font-mono`} value={v.bbox} onChange={set("bbox")} /></label>
-        <label className="flex flex-col">or near<input aria-label="Near (lon,lat)" placeholder="lon,lat" className={`${input} w-40 font-mono`} value={v.near} onChange={set("near")} /></label>
-        <label className="flex flex-col">radius km<input aria-label="Radius (km)" className={`${input} w-20`} value={v.radiusKm} onChange={set("radiusKm")} inputMode="decimal" /></label>
-        <Button onClick={() => setShowMap((s) => !s)} aria-pressed={showMap}>{showMap ? "Hide map" : "Draw on map"}</Button>
+        <label className="flex flex-col">
+          From (UTC)
+          <input type="datetime-local" aria-label="From (UTC)" className={input} value={v.from} onChange={set("from")} />
+        </label>
+        <label className="flex flex-col">
+          To (UTC)
+          <input type="datetime-local" aria-label="To (UTC)" className={input} value={v.to} onChange={set("to")} />
+        </label>
+        <label className="flex flex-col">
+          Box
+          <input
+            aria-label="Box (minLon,minLat,maxLon,maxLat)"
+            placeholder="minLon,minLat,maxLon,maxLat"
+            className={`${input} w-64 font-mono`}
+            value={v.bbox}
+            onChange={set("bbox")}
+          />
+        </label>
+        <label className="flex flex-col">
+          or near
+          <input
+            aria-label="Near (lon,lat)"
+            placeholder="lon,lat"
+            className={`${input} w-40 font-mono`}
+            value={v.near}
+            onChange={set("near")}
+          />
+        </label>
+        <label className="flex flex-col">
+          radius km
+          <input aria-label="Radius (km)" className={`${input} w-20`} value={v.radiusKm} onChange={set("radiusKm")} inputMode="decimal" />
+        </label>
+        <Button onClick={() => setShowMap((s) => !s)} aria-pressed={showMap}>
+          {showMap ? "Hide map" : "Draw on map"}
+        </Button>
       </div>
       {error && JSON.stringify(v) === JSON.stringify(initial) && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">{error}</p>
+        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+          {error}
+        </p>
       )}
       {showMap && (
         <PlacePicker

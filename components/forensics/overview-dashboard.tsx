@@ -32,7 +32,10 @@ function Counts({ title, counts }: { title: string; counts: Record<string, numbe
       <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h2>
       <ul className="space-y-0.5 text-sm">
         {entries.map(([k, n]) => (
-          <li key={k} className="flex justify-between"><span>{k.replace("_", " ")}</span><span className="tabular-nums">{n.toLocaleString("en")}</span></li>
+          <li key={k} className="flex justify-between">
+            <span>{k.replace("_", " ")}</span>
+            <span className="tabular-nums">{n.toLocaleString("en")}</span>
+          </li>
         ))}
       </ul>
     </section>
@@ -50,7 +53,13 @@ function RateChart({ title, data, unit }: { title: string; data: SeriesPoint[]; 
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} />
             <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} />
-            <Tooltip labelFormatter={(at) => `${String(at).replace("T", " ").slice(0, unit === "hour" ? 16 : 10)} UTC`} />
+            <Tooltip
+              labelFormatter={(at) =>
+                `${String(at)
+                  .replace("T", " ")
+                  .slice(0, unit === "hour" ? 16 : 10)} UTC`
+              }
+            />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar dataKey="arrivals" name="first seen" fill="#64748b" isAnimationActive={false} />
             <Bar dataKey="poison" name="poison" fill="#b91c1c" isAnimationActive={false} />
@@ -86,15 +95,27 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
           <ul className="list-disc pl-5">
             {firing.map((a) => (
               // The message holds the figures measured when the rule fired; the cards below are live.
-              <li key={a.id}>{a.firing?.message} <span className="text-red-700">— firing since {a.firing?.firedAt.replace("T", " ").slice(0, 16)} UTC (figures as measured then)</span></li>
+              <li key={a.id}>
+                {a.firing?.message}{" "}
+                <span className="text-red-700">
+                  — firing since {a.firing?.firedAt.replace("T", " ").slice(0, 16)} UTC (figures as measured then)
+                </span>
+              </li>
             ))}
           </ul>
-          <Link href="/alerts" className="underline">Alert rules</Link>
+          <Link href="/alerts" className="underline">
+            Alert rules
+          </Link>
         </section>
       )}
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
         <Stat label="Unresolved" value={o.unresolved.toLocaleString("en")} hint="pending, approved or quarantined" />
-        <Stat label="Quarantined" value={(o.byStatus.quarantined ?? 0).toLocaleString("en")} hint="held for a human (poison, or by hand)" tone={(o.byStatus.quarantined ?? 0) > 0 ? "red" : undefined} />
+        <Stat
+          label="Quarantined"
+          value={(o.byStatus.quarantined ?? 0).toLocaleString("en")}
+          hint="held for a human (poison, or by hand)"
+          tone={(o.byStatus.quarantined ?? 0) > 0 ? "red" : undefined}
+        />
         <Stat
           label="Oldest unresolved"
           value={o.oldest ? age(o.oldest.ageHours) : "—"}
@@ -104,7 +125,10 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
       </div>
       {o.oldest && (
         <p className="text-xs text-slate-500">
-          Oldest: <Link className="underline" href={`/lookup/timeline/${o.oldest.id}`}>record {o.oldest.id}</Link>
+          Oldest:{" "}
+          <Link className="underline" href={`/lookup/timeline/${o.oldest.id}`}>
+            record {o.oldest.id}
+          </Link>
         </p>
       )}
       <div className="grid gap-3 lg:grid-cols-2">
@@ -117,13 +141,19 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
         <Counts title="By class" counts={o.byClass} />
         <section aria-label="Replays" className="rounded border border-slate-200 bg-white p-3 text-sm">
           <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Replays in progress</h2>
-          {o.replays.length === 0 ? <p className="text-slate-500">None running.</p> : (
+          {o.replays.length === 0 ? (
+            <p className="text-slate-500">None running.</p>
+          ) : (
             <ul className="space-y-1">
               {o.replays.map((r) => (
                 <li key={r.id}>
-                  <Link href={`/replays/${r.id}`} className="underline">Batch {r.id}</Link> <Badge tone={r.status === "running" ? "green" : "amber"}>{r.status}</Badge>
+                  <Link href={`/replays/${r.id}`} className="underline">
+                    Batch {r.id}
+                  </Link>{" "}
+                  <Badge tone={r.status === "running" ? "green" : "amber"}>{r.status}</Badge>
                   <span className="block text-xs text-slate-500 tabular-nums">
-                    {r.done.toLocaleString("en")} / {r.total.toLocaleString("en")} · {r.achievedPerSecond.toFixed(1)}/s of {r.ratePerSecond}/s
+                    {r.done.toLocaleString("en")} / {r.total.toLocaleString("en")} · {r.achievedPerSecond.toFixed(1)}/s of {r.ratePerSecond}
+                    /s
                   </span>
                 </li>
               ))}
@@ -139,7 +169,9 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
               <tr key={`${r.kind}:${r.reasonGroup}`}>
                 <td className="py-1 pr-2 text-xs text-slate-500">{r.kind}</td>
                 <td className="max-w-3xl truncate py-1" title={r.reasonGroup}>
-                  <Link className="hover:underline" href={`/dead-letters?reason=${encodeURIComponent(r.reasonGroup)}&kind=${r.kind}`}>{r.reasonGroup}</Link>
+                  <Link className="hover:underline" href={`/dead-letters?reason=${encodeURIComponent(r.reasonGroup)}&kind=${r.kind}`}>
+                    {r.reasonGroup}
+                  </Link>
                 </td>
                 <td className="py-1 text-right tabular-nums">{r.count.toLocaleString("en")}</td>
               </tr>

@@ -38,9 +38,16 @@ function fromFeature(f: GeoJSONStoreFeatures): DrawnPlace | null {
 
 const LAYERS: LayerSpecification[] = [
   { id: "lookup-radius-fill", type: "fill", source: "lookup-radius", paint: { "fill-color": "#0284c7", "fill-opacity": 0.12 } },
-  { id: "lookup-radius-line", type: "line", source: "lookup-radius", paint: { "line-color": "#0369a1", "line-width": 1.5, "line-dasharray": [2, 1] } },
   {
-    id: "lookup-results", type: "circle", source: "lookup-results",
+    id: "lookup-radius-line",
+    type: "line",
+    source: "lookup-radius",
+    paint: { "line-color": "#0369a1", "line-width": 1.5, "line-dasharray": [2, 1] },
+  },
+  {
+    id: "lookup-results",
+    type: "circle",
+    source: "lookup-results",
     paint: { "circle-radius": 5, "circle-color": "#dc2626", "circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5 },
   },
 ];
@@ -51,7 +58,13 @@ export interface PlottedRecord {
   position: [number, number];
 }
 
-export function PlacePicker({ place, radiusKm, results = [], onChange, onOpen }: {
+export function PlacePicker({
+  place,
+  radiusKm,
+  results = [],
+  onChange,
+  onOpen,
+}: {
   place: DrawnPlace | null;
   /** the radius around a point, drawn as a circle (not a query parameter of the map's own) */
   radiusKm: number | null;
@@ -75,7 +88,10 @@ export function PlacePicker({ place, radiusKm, results = [], onChange, onOpen }:
   const [fit] = useState<Bounds | null>(() => {
     if (!place) return null;
     const [x1, y1, x2, y2] = place.type === "bbox" ? place.bbox : [place.lon - 0.05, place.lat - 0.05, place.lon + 0.05, place.lat + 0.05];
-    return [[x1, y1], [x2, y2]];
+    return [
+      [x1, y1],
+      [x2, y2],
+    ];
   });
 
   const sources = useMemo(() => {
@@ -106,7 +122,10 @@ export function PlacePicker({ place, radiusKm, results = [], onChange, onOpen }:
       adapter: new TerraDrawMapLibreGLAdapter({ map, coordinatePrecision: 9 }),
       modes: [
         // Drag or click-click: a drag is what a mouse user tries first, two clicks what a trackpad user needs.
-        new TerraDrawRectangleMode({ drawInteraction: "click-move-or-drag", styles: { fillColor: "#0284c7", fillOpacity: 0.12, outlineColor: "#0369a1", outlineWidth: 2 } }),
+        new TerraDrawRectangleMode({
+          drawInteraction: "click-move-or-drag",
+          styles: { fillColor: "#0284c7", fillOpacity: 0.12, outlineColor: "#0369a1", outlineWidth: 2 },
+        }),
         new TerraDrawPointMode({ styles: { pointColor: "#0369a1", pointWidth: 6, pointOutlineColor: "#ffffff", pointOutlineWidth: 2 } }),
       ],
     });
@@ -154,11 +173,21 @@ export function PlacePicker({ place, radiusKm, results = [], onChange, onOpen }:
   return (
     <div className="space-y-1">
       <div className="flex flex-wrap items-center gap-2" role="toolbar" aria-label="Place on the map">
-        <Button size="sm" disabled={!ready} aria-pressed={tool === "rectangle"} onClick={() => pick("rectangle")}>Draw a box</Button>
-        <Button size="sm" disabled={!ready} aria-pressed={tool === "point"} onClick={() => pick("point")}>Drop a point</Button>
-        <Button size="sm" variant="ghost" disabled={!ready || place === null} onClick={clear}>Clear place</Button>
+        <Button size="sm" disabled={!ready} aria-pressed={tool === "rectangle"} onClick={() => pick("rectangle")}>
+          Draw a box
+        </Button>
+        <Button size="sm" disabled={!ready} aria-pressed={tool === "point"} onClick={() => pick("point")}>
+          Drop a point
+        </Button>
+        <Button size="sm" variant="ghost" disabled={!ready || place === null} onClick={clear}>
+          Clear place
+        </Button>
         <span className="text-xs text-slate-500">
-          {tool === "rectangle" ? "Drag across the map (or click two corners)." : tool === "point" ? "Click the map; the radius is the field above." : "Pan and zoom, then draw."}
+          {tool === "rectangle"
+            ? "Drag across the map (or click two corners)."
+            : tool === "point"
+              ? "Click the map; the radius is the field above."
+              : "Pan and zoom, then draw."}
         </span>
       </div>
       <MapView

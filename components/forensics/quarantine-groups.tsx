@@ -15,9 +15,18 @@ import { useQuarantineAction, useQuarantineGroups } from "./queries";
 function Trend({ trend }: { trend: QuarantineGroup["trend"] }) {
   const max = Math.max(1, ...trend.map((t) => t.count));
   return (
-    <div className="flex h-6 items-end gap-px" aria-label={`observed per day, last 14 days: ${trend.map((t) => t.count).join(", ")}`} role="img">
+    <div
+      className="flex h-6 items-end gap-px"
+      aria-label={`observed per day, last 14 days: ${trend.map((t) => t.count).join(", ")}`}
+      role="img"
+    >
       {trend.map((t) => (
-        <div key={t.day} title={`${t.day}: ${t.count}`} className={t.count ? "w-1.5 bg-red-600" : "w-1.5 bg-slate-200"} style={{ height: `${Math.max(8, (100 * t.count) / max)}%` }} />
+        <div
+          key={t.day}
+          title={`${t.day}: ${t.count}`}
+          className={t.count ? "w-1.5 bg-red-600" : "w-1.5 bg-slate-200"}
+          style={{ height: `${Math.max(8, (100 * t.count) / max)}%` }}
+        />
       ))}
     </div>
   );
@@ -25,8 +34,18 @@ function Trend({ trend }: { trend: QuarantineGroup["trend"] }) {
 
 type Pending = { action: "release" | "purge"; group: QuarantineGroup };
 
-export function QuarantineGroups({ initial, renderedAt, canTriage, canPurge, canUnmask }: {
-  initial: QuarantineGroup[]; renderedAt: number; canTriage: boolean; canPurge: boolean; canUnmask: boolean;
+export function QuarantineGroups({
+  initial,
+  renderedAt,
+  canTriage,
+  canPurge,
+  canUnmask,
+}: {
+  initial: QuarantineGroup[];
+  renderedAt: number;
+  canTriage: boolean;
+  canPurge: boolean;
+  canUnmask: boolean;
 }) {
   const { data: groups } = useQuarantineGroups(initial, renderedAt);
   const release = useQuarantineAction("release");
@@ -37,7 +56,11 @@ export function QuarantineGroups({ initial, renderedAt, canTriage, canPurge, can
   const confirm = () => {
     if (!pending || !reason.trim()) return;
     // The group's count as the user saw it: records quarantined or released since answer 409 instead of riding along.
-    const body = { filter: { reason: pending.group.reasonGroup, kind: [pending.group.kind] }, reason: reason.trim(), expectedCount: pending.group.count };
+    const body = {
+      filter: { reason: pending.group.reasonGroup, kind: [pending.group.kind] },
+      reason: reason.trim(),
+      expectedCount: pending.group.count,
+    };
     (pending.action === "release" ? release : purge).mutate(body, { onSettled: () => setPending(null) });
     setReason("");
   };
@@ -46,21 +69,39 @@ export function QuarantineGroups({ initial, renderedAt, canTriage, canPurge, can
   return (
     <div className="space-y-3">
       <div className="flex items-baseline justify-between">
-        <p className="text-sm text-slate-600">{total.toLocaleString("en")} quarantined records in {groups.length} reason patterns</p>
+        <p className="text-sm text-slate-600">
+          {total.toLocaleString("en")} quarantined records in {groups.length} reason patterns
+        </p>
         <ExportMenu filter={{ status: ["quarantined"] }} canUnmask={canUnmask} />
       </div>
       {groups.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">Nothing in quarantine.</p>
+        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">
+          Nothing in quarantine.
+        </p>
       ) : (
         <div className="overflow-x-auto rounded border border-slate-200 bg-white">
           <table className="w-full text-left text-sm">
             <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th scope="col" className="px-3 py-2">Kind</th>
-                <th scope="col" className="px-3 py-2">Reason pattern</th>
-                <th scope="col" className="px-3 py-2 text-right">Records</th>
-                <th scope="col" className="px-3 py-2" title="records of the group per UTC day they were observed (not the day they were quarantined)">Observed per UTC day, last 14 days</th>
-                <th scope="col" className="px-3 py-2"><span className="sr-only">Actions</span></th>
+                <th scope="col" className="px-3 py-2">
+                  Kind
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  Reason pattern
+                </th>
+                <th scope="col" className="px-3 py-2 text-right">
+                  Records
+                </th>
+                <th
+                  scope="col"
+                  className="px-3 py-2"
+                  title="records of the group per UTC day they were observed (not the day they were quarantined)"
+                >
+                  Observed per UTC day, last 14 days
+                </th>
+                <th scope="col" className="px-3 py-2">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -70,13 +111,28 @@ export function QuarantineGroups({ initial, renderedAt, canTriage, canPurge, can
                   <td className="px-3 py-1.5" title={g.reasonGroup}>
                     {/* Truncated on a block inside the cell (a cell's own max-width does not bind a table): the row
                         keeps its trend and actions in view on a narrow window. */}
-                    <Link className="block max-w-[36vw] truncate hover:underline lg:max-w-xl" href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}>{g.reasonGroup}</Link>
+                    <Link
+                      className="block max-w-[36vw] truncate hover:underline lg:max-w-xl"
+                      href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}
+                    >
+                      {g.reasonGroup}
+                    </Link>
                   </td>
                   <td className="px-3 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
-                  <td className="px-3 py-1.5"><Trend trend={g.trend} /></td>
+                  <td className="px-3 py-1.5">
+                    <Trend trend={g.trend} />
+                  </td>
                   <td className="space-x-1 whitespace-nowrap px-3 py-1.5 text-right">
-                    {canTriage && <Button size="sm" onClick={() => setPending({ action: "release", group: g })}>Release</Button>}
-                    {canPurge && <Button size="sm" variant="danger" onClick={() => setPending({ action: "purge", group: g })}>Purge</Button>}
+                    {canTriage && (
+                      <Button size="sm" onClick={() => setPending({ action: "release", group: g })}>
+                        Release
+                      </Button>
+                    )}
+                    {canPurge && (
+                      <Button size="sm" variant="danger" onClick={() => setPending({ action: "purge", group: g })}>
+                        Purge
+                      </Button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -84,22 +140,44 @@ export function QuarantineGroups({ initial, renderedAt, canTriage, canPurge, can
           </table>
         </div>
       )}
-      <Dialog open={pending !== null} onClose={() => setPending(null)} title={pending?.action === "purge" ? "Purge quarantined records" : "Release to triage"}>
+      <Dialog
+        open={pending !== null}
+        onClose={() => setPending(null)}
+        title={pending?.action === "purge" ? "Purge quarantined records" : "Release to triage"}
+      >
         {pending && (
-          <form onSubmit={(e) => { e.preventDefault(); confirm(); }} className="space-y-3 text-sm">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              confirm();
+            }}
+            className="space-y-3 text-sm"
+          >
             <p>
               {pending.action === "purge"
                 ? `Removes the payload and raw envelope of ${pending.group.count.toLocaleString("en")} record${pending.group.count === 1 ? "" : "s"} for good; their identity, hash and timeline stay, and the audit trail keeps a masked copy.`
                 : `Sends ${pending.group.count.toLocaleString("en")} record${pending.group.count === 1 ? "" : "s"} back to triage as pending.`}
             </p>
-            <p className="truncate text-xs text-slate-500" title={pending.group.reasonGroup}>{pending.group.reasonGroup}</p>
+            <p className="truncate text-xs text-slate-500" title={pending.group.reasonGroup}>
+              {pending.group.reasonGroup}
+            </p>
             <label className="block">
               <span className="text-xs font-medium text-slate-700">Reason (audited)</span>
-              <textarea required value={reason} onChange={(e) => setReason(e.target.value)} rows={2} className="mt-1 w-full rounded border border-slate-300 p-1.5" />
+              <textarea
+                required
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                rows={2}
+                className="mt-1 w-full rounded border border-slate-300 p-1.5"
+              />
             </label>
             <div className="flex justify-end gap-2">
               <Button onClick={() => setPending(null)}>Cancel</Button>
-              <Button type="submit" variant={pending.action === "purge" ? "danger" : "primary"} disabled={!reason.trim() || release.isPending || purge.isPending}>
+              <Button
+                type="submit"
+                variant={pending.action === "purge" ? "danger" : "primary"}
+                disabled={!reason.trim() || release.isPending || purge.isPending}
+              >
                 {pending.action === "purge" ? "Purge" : "Release"}
               </Button>
             </div>

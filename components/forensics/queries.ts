@@ -30,10 +30,13 @@ export function useQuarantineGroups(initial: QuarantineGroup[], renderedAt: numb
 export function useQuarantineAction(action: "release" | "purge") {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: QuarantineBody) => fetchJson<{ released?: number; purged?: number; skipped: number }>(`/api/quarantine/${action}`, { method: "POST", body }),
+    mutationFn: (body: QuarantineBody) =>
+      fetchJson<{ released?: number; purged?: number; skipped: number }>(`/api/quarantine/${action}`, { method: "POST", body }),
     onSuccess: (r) => {
       const n = r.released ?? r.purged ?? 0;
-      toast.success(`${action === "release" ? "Released" : "Purged"} ${n.toLocaleString("en")} record${n === 1 ? "" : "s"}${r.skipped ? `, ${r.skipped} skipped` : ""}`);
+      toast.success(
+        `${action === "release" ? "Released" : "Purged"} ${n.toLocaleString("en")} record${n === 1 ? "" : "s"}${r.skipped ? `, ${r.skipped} skipped` : ""}`,
+      );
       void qc.invalidateQueries({ queryKey: forensicsKeys.all });
       void qc.invalidateQueries({ queryKey: ["dead-letters"] });
     },
@@ -58,12 +61,15 @@ export function useAlerts(initial: { rules: AlertRuleView[]; events: AlertEventV
 export function useUpdateAlertRule() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: AlertRuleUpdate }) => fetchJson<AlertRuleView>(`/api/alerts/${id}`, { method: "PATCH", body: patch }),
+    mutationFn: ({ id, patch }: { id: string; patch: AlertRuleUpdate }) =>
+      fetchJson<AlertRuleView>(`/api/alerts/${id}`, { method: "PATCH", body: patch }),
     // One toast per rule: a save replaces the error of an earlier attempt instead of stacking under it.
     onSuccess: (r) => {
       toast.success(`Saved rule ${r.name || r.id}`, { id: `alert-rule-${r.id}` });
       void qc.invalidateQueries({ queryKey: forensicsKeys.all });
     },
-    onError: (err, { id }) => { if (!isSessionEnd(err)) toast.error(err.message, { id: `alert-rule-${id}` }); },
+    onError: (err, { id }) => {
+      if (!isSessionEnd(err)) toast.error(err.message, { id: `alert-rule-${id}` });
+    },
   });
 }

@@ -29,9 +29,13 @@ export function RevealFields({ id, paths, canReveal }: { id: string; paths: stri
           <li key={p} className="flex items-center gap-2">
             <code className="text-xs">{p}</code>
             {values[p] !== undefined ? (
-              <code aria-label={`value of ${p}`} className="rounded bg-amber-50 px-1 text-xs text-amber-900">{values[p]}</code>
+              <code aria-label={`value of ${p}`} className="rounded bg-amber-50 px-1 text-xs text-amber-900">
+                {values[p]}
+              </code>
             ) : canReveal ? (
-              <Button size="sm" onClick={() => void reveal(p)} aria-label={`Reveal ${p}`}>Reveal</Button>
+              <Button size="sm" onClick={() => void reveal(p)} aria-label={`Reveal ${p}`}>
+                Reveal
+              </Button>
             ) : null}
           </li>
         ))}

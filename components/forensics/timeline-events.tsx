@@ -5,12 +5,28 @@ import type { TimelineEvent, TimelineKind } from "@/lib/forensics/forensics-sche
 // behind a disclosure. Server-renderable (no state).
 
 const TONE: Record<TimelineKind, Tone> = {
-  capture: "slate", failure: "red", edit: "violet", repair: "violet", decision: "blue", replay: "amber", settlement: "green",
-  batch: "slate", purge: "red", retention: "slate", reveal: "amber", other: "slate",
+  capture: "slate",
+  failure: "red",
+  edit: "violet",
+  repair: "violet",
+  decision: "blue",
+  replay: "amber",
+  settlement: "green",
+  batch: "slate",
+  purge: "red",
+  retention: "slate",
+  reveal: "amber",
+  other: "slate",
 };
 
 function Detail({ e }: { e: TimelineEvent }) {
-  const parts = ([["before", e.before], ["after", e.after], ["diff", e.diff]] as const).filter(([, v]) => v !== null && v !== undefined);
+  const parts = (
+    [
+      ["before", e.before],
+      ["after", e.after],
+      ["diff", e.diff],
+    ] as const
+  ).filter(([, v]) => v !== null && v !== undefined);
   if (parts.length === 0) return null;
   return (
     <details className="mt-1">
@@ -23,7 +39,11 @@ function Detail({ e }: { e: TimelineEvent }) {
           </div>
         ))}
       </div>
-      {e.hash && <p className="mt-1 font-mono text-[10px] text-slate-400">audit #{e.id} · {e.hash}</p>}
+      {e.hash && (
+        <p className="mt-1 font-mono text-[10px] text-slate-400">
+          audit #{e.id} · {e.hash}
+        </p>
+      )}
     </details>
   );
 }
@@ -35,7 +55,9 @@ export function TimelineEvents({ events }: { events: TimelineEvent[] }) {
         <li key={e.id} className="relative">
           <span className="absolute -left-[21px] top-1.5 h-2.5 w-2.5 rounded-full border-2 border-white bg-slate-400" aria-hidden />
           <div className="flex flex-wrap items-baseline gap-x-2">
-            <time dateTime={e.at} className="whitespace-nowrap font-mono text-xs text-slate-500">{e.at.replace("T", " ").slice(0, 23)} UTC</time>
+            <time dateTime={e.at} className="whitespace-nowrap font-mono text-xs text-slate-500">
+              {e.at.replace("T", " ").slice(0, 23)} UTC
+            </time>
             <Badge tone={TONE[e.kind]}>{e.kind}</Badge>
             <span className="text-sm">{e.summary}</span>
           </div>

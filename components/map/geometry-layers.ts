@@ -14,8 +14,21 @@ const role = (r: Role): ExpressionSpecification => ["==", ["get", "role"], r];
 
 export const PART_COLOURS = ["#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2"];
 
-const byPart: ExpressionSpecification = ["match", ["%", ["get", "part"], PART_COLOURS.length],
-  0, PART_COLOURS[0]!, 1, PART_COLOURS[1]!, 2, PART_COLOURS[2]!, 3, PART_COLOURS[3]!, 4, PART_COLOURS[4]!, PART_COLOURS[5]!];
+const byPart: ExpressionSpecification = [
+  "match",
+  ["%", ["get", "part"], PART_COLOURS.length],
+  0,
+  PART_COLOURS[0]!,
+  1,
+  PART_COLOURS[1]!,
+  2,
+  PART_COLOURS[2]!,
+  3,
+  PART_COLOURS[3]!,
+  4,
+  PART_COLOURS[4]!,
+  PART_COLOURS[5]!,
+];
 
 function withRole(fc: FeatureCollection, role: Role): Feature[] {
   return fc.features.map((f) => ({ ...f, properties: { ...f.properties, role } }));
@@ -29,7 +42,10 @@ function withRole(fc: FeatureCollection, role: Role): Feature[] {
  * four sources cost up to four such frames and four worker jobs before the first 'idle'.
  */
 export function receivedSources(
-  geometry: Geometry | null, location: readonly [number, number] | null, ref: number | null, opts: { fill?: boolean } = {},
+  geometry: Geometry | null,
+  location: readonly [number, number] | null,
+  ref: number | null,
+  opts: { fill?: boolean } = {},
 ): Record<string, SourceDef> {
   // Only a valid geometry is filled: MapLibre triangulates an invalid ring (a star, a hole outside its shell) into
   // a fill that covers what the ring does not enclose.
@@ -48,28 +64,63 @@ export function repairedSources(geometry: Geometry | null): Record<string, Sourc
 
 export function receivedLayers(opts: { dashed?: boolean } = {}): LayerSpecification[] {
   return [
-    { id: "received-fill", type: "fill", source: RECEIVED, filter: ["all", role("fill"), ["==", ["get", "kind"], "polygon"]], paint: { "fill-color": "#dc2626", "fill-opacity": opts.dashed ? 0 : 0.08 } },
     {
-      id: "received-lines", type: "line", source: RECEIVED, filter: role("line"),
+      id: "received-fill",
+      type: "fill",
+      source: RECEIVED,
+      filter: ["all", role("fill"), ["==", ["get", "kind"], "polygon"]],
+      paint: { "fill-color": "#dc2626", "fill-opacity": opts.dashed ? 0 : 0.08 },
+    },
+    {
+      id: "received-lines",
+      type: "line",
+      source: RECEIVED,
+      filter: role("line"),
       paint: { "line-color": "#b91c1c", "line-width": 2, ...(opts.dashed ? { "line-dasharray": [2, 1.5] } : {}) },
     },
     {
-      id: "received-vertices", type: "circle", source: RECEIVED, filter: role("vertex"),
+      id: "received-vertices",
+      type: "circle",
+      source: RECEIVED,
+      filter: role("vertex"),
       paint: { "circle-radius": 4, "circle-color": "#ffffff", "circle-stroke-color": "#b91c1c", "circle-stroke-width": 2 },
     },
     {
-      id: "error-marker", type: "circle", source: RECEIVED, filter: role("marker"),
-      paint: { "circle-radius": 9, "circle-color": "rgba(250, 204, 21, 0.35)", "circle-stroke-color": "#a16207", "circle-stroke-width": 2.5 },
+      id: "error-marker",
+      type: "circle",
+      source: RECEIVED,
+      filter: role("marker"),
+      paint: {
+        "circle-radius": 9,
+        "circle-color": "rgba(250, 204, 21, 0.35)",
+        "circle-stroke-color": "#a16207",
+        "circle-stroke-width": 2.5,
+      },
     },
   ];
 }
 
 export function repairedLayers(): LayerSpecification[] {
   return [
-    { id: "repaired-fill", type: "fill", source: "repaired-parts", filter: ["==", ["get", "kind"], "polygon"], paint: { "fill-color": byPart, "fill-opacity": 0.45 } },
-    { id: "repaired-outline", type: "line", source: "repaired-parts", filter: ["!=", ["get", "kind"], "point"], paint: { "line-color": byPart, "line-width": 2 } },
     {
-      id: "repaired-points", type: "circle", source: "repaired-parts", filter: ["==", ["get", "kind"], "point"],
+      id: "repaired-fill",
+      type: "fill",
+      source: "repaired-parts",
+      filter: ["==", ["get", "kind"], "polygon"],
+      paint: { "fill-color": byPart, "fill-opacity": 0.45 },
+    },
+    {
+      id: "repaired-outline",
+      type: "line",
+      source: "repaired-parts",
+      filter: ["!=", ["get", "kind"], "point"],
+      paint: { "line-color": byPart, "line-width": 2 },
+    },
+    {
+      id: "repaired-points",
+      type: "circle",
+      source: "repaired-parts",
+      filter: ["==", ["get", "kind"], "point"],
       paint: { "circle-radius": 5, "circle-color": byPart, "circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5 },
     },
   ];

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { underzoomConstrain } from "./map-pool";
 
 class LngLat {
-  constructor(readonly lng: number, readonly lat: number) {}
+  constructor(
+    readonly lng: number,
+    readonly lat: number,
+  ) {}
 }
 const ml = { LngLat } as unknown as Parameters<typeof underzoomConstrain>[3];
 

@@ -217,14 +217,18 @@ export function prewarmMaps(ml: MapLibre, count: number, width: number, height: 
     const entry = createMap(ml, { style: { version: 8, sources: {}, layers: [BACKGROUND] } }, { size: [width, height] });
     parked.push(entry);
     entry.map.once("load", () => {
-      if (!entry.lost && entry.map.getContainer().isConnected) void addBasemap(entry.map, false).catch((err: unknown) => console.error("[map] basemap", err));
+      if (!entry.lost && entry.map.getContainer().isConnected)
+        void addBasemap(entry.map, false).catch((err: unknown) => console.error("[map] basemap", err));
     });
   }
 }
 
 /** A listener that `off()` removes again; MapView removes all of its own before it gives the map back. */
 export function listen<T extends keyof MapEventType>(
-  map: MapLibreMap, type: T, fn: (ev: MapEventType[T] & object) => void, once = false,
+  map: MapLibreMap,
+  type: T,
+  fn: (ev: MapEventType[T] & object) => void,
+  once = false,
 ): () => void {
   const sub = map.on(type, (ev) => {
     if (once) sub.unsubscribe();

@@ -3,8 +3,15 @@
 import "maplibre-gl/dist/maplibre-gl.css";
 import type { GeoJSON } from "geojson";
 import type {
-  AllLayoutProperties, AllPaintProperties, GeoJSONSource, GeoJSONSourceSpecification, LayerSpecification, Map as MapLibreMap, MapEventType,
-  MapGeoJSONFeature, StyleSpecification,
+  AllLayoutProperties,
+  AllPaintProperties,
+  GeoJSONSource,
+  GeoJSONSourceSpecification,
+  LayerSpecification,
+  Map as MapLibreMap,
+  MapEventType,
+  MapGeoJSONFeature,
+  StyleSpecification,
 } from "maplibre-gl";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { flushSync } from "react-dom";
@@ -75,7 +82,9 @@ function sourceSpec(def: SourceDef): GeoJSONSourceSpecification {
   return {
     type: "geojson",
     data: def.data,
-    ...(def.cluster ? { cluster: true, clusterRadius: def.cluster.radius, clusterMaxZoom: def.cluster.maxZoom, clusterProperties: def.cluster.properties } : {}),
+    ...(def.cluster
+      ? { cluster: true, clusterRadius: def.cluster.radius, clusterMaxZoom: def.cluster.maxZoom, clusterProperties: def.cluster.properties }
+      : {}),
   };
 }
 
@@ -213,7 +222,11 @@ export function MapView(props: MapViewProps) {
         const c = m.getCenter();
         const b = m.getBounds();
         const byUser = !jumping.current && "originalEvent" in e && e.originalEvent !== undefined;
-        latest.current.onCameraChange?.({ center: [c.lng, c.lat], zoom: m.getZoom() }, [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], byUser);
+        latest.current.onCameraChange?.(
+          { center: [c.lng, c.lat], zoom: m.getZoom() },
+          [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()],
+          byUser,
+        );
       });
       on(m, "moveend", () => showCamera(m));
       on(m, "click", (e) => {
@@ -222,17 +235,24 @@ export function MapView(props: MapViewProps) {
         const hit = m.queryRenderedFeatures(e.point, { layers: ids })[0];
         if (hit) latest.current.onFeatureClick(hit, m);
       });
-      on(m, "idle", () => {
-        mark("idle");
-        const drawn = new Map(applied.current.data);
-        commitNow(() => setDrawnData(drawn));
-        firstDrawn();
-        // The countries wait until every map on the page has drawn its own data: there is one worker on 2
-        // cores, and tiling ~180 countries in it first held the second map's record back by 0.3–0.8 s.
-        if (latest.current.basemap ?? true) {
-          void afterFirstDraws().then(() => (cancelled ? undefined : showBasemap(m))).catch((err: unknown) => console.error("[map] basemap", err));
-        }
-      }, true);
+      on(
+        m,
+        "idle",
+        () => {
+          mark("idle");
+          const drawn = new Map(applied.current.data);
+          commitNow(() => setDrawnData(drawn));
+          firstDrawn();
+          // The countries wait until every map on the page has drawn its own data: there is one worker on 2
+          // cores, and tiling ~180 countries in it first held the second map's record back by 0.3–0.8 s.
+          if (latest.current.basemap ?? true) {
+            void afterFirstDraws()
+              .then(() => (cancelled ? undefined : showBasemap(m)))
+              .catch((err: unknown) => console.error("[map] basemap", err));
+          }
+        },
+        true,
+      );
     };
     // The camera, on the element and outside React (no render per frame): lets a browser test turn a
     // coordinate into the pixel to click or drag, e.g. a vertex on the geometry editor.
@@ -257,7 +277,8 @@ export function MapView(props: MapViewProps) {
       latest.current.onReady?.(m);
     };
 
-    const reused = latest.current.reuse && container.current ? takeMap(container.current.clientWidth, container.current.clientHeight) : null;
+    const reused =
+      latest.current.reuse && container.current ? takeMap(container.current.clientWidth, container.current.clientHeight) : null;
     if (reused && container.current) {
       // A parked map: it is loaded, so it gets this mount's view and data now, and is ready at once. The countries
       // stay hidden until the record drew, as on a new map; data-drawn waits for the 'idle' after these changes.
@@ -284,7 +305,11 @@ export function MapView(props: MapViewProps) {
           mark("module");
           const initial = latest.current;
           const box = initial.fit ?? null;
-          entry = createMap(ml, { style: initialStyle(initial.sources, initial.layers), bounds: box, fitMaxZoom: initial.fitMaxZoom }, { host: container.current });
+          entry = createMap(
+            ml,
+            { style: initialStyle(initial.sources, initial.layers), bounds: box, fitMaxZoom: initial.fitMaxZoom },
+            { host: container.current },
+          );
           pooled.current = entry;
           const m = entry.map;
           mark("constructed");
@@ -294,11 +319,16 @@ export function MapView(props: MapViewProps) {
           };
           fitted.current = box ? JSON.stringify(box) : null;
           attach(m);
-          on(m, "load", () => {
-            mark("load");
-            showCamera(m);
-            ready(m);
-          }, true);
+          on(
+            m,
+            "load",
+            () => {
+              mark("load");
+              showCamera(m);
+              ready(m);
+            },
+            true,
+          );
         })
         .catch((err: unknown) => {
           console.error("[map] could not start", err);
@@ -322,10 +352,17 @@ export function MapView(props: MapViewProps) {
     if (!map) return;
     if (!syncStyle(map, sources, layers, applied.current)) return;
     // Whatever is applied when the map next goes idle is what it drew; a repaint makes sure it goes idle again.
-    listeners.current.push(listen(map, "idle", () => {
-      const drawn = new Map(applied.current.data);
-      commitNow(() => setDrawnData(drawn));
-    }, true));
+    listeners.current.push(
+      listen(
+        map,
+        "idle",
+        () => {
+          const drawn = new Map(applied.current.data);
+          commitNow(() => setDrawnData(drawn));
+        },
+        true,
+      ),
+    );
     map.triggerRepaint();
   }, [map, sources, layers]);
 
@@ -342,7 +379,12 @@ export function MapView(props: MapViewProps) {
   useEffect(() => {
     if (!map || !camera) return;
     const c = map.getCenter();
-    if (Math.abs(c.lng - camera.center[0]) < 1e-9 && Math.abs(c.lat - camera.center[1]) < 1e-9 && Math.abs(map.getZoom() - camera.zoom) < 1e-6) return;
+    if (
+      Math.abs(c.lng - camera.center[0]) < 1e-9 &&
+      Math.abs(c.lat - camera.center[1]) < 1e-9 &&
+      Math.abs(map.getZoom() - camera.zoom) < 1e-6
+    )
+      return;
     jumping.current = true;
     map.jumpTo({ center: camera.center, zoom: camera.zoom });
     jumping.current = false;

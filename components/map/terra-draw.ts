@@ -14,12 +14,15 @@ export async function loadTerraDraw() {
 
 /** Stops the component's TerraDraw instance (held in `draw`) on unmount. */
 export function useStopDrawOnUnmount(draw: RefObject<TerraDraw | null>): void {
-  useEffect(() => () => {
-    try {
-      draw.current?.stop();
-    } catch {
-      // the map may already be gone
-    }
-    draw.current = null;
-  }, [draw]);
+  useEffect(
+    () => () => {
+      try {
+        draw.current?.stop();
+      } catch {
+        // the map may already be gone
+      }
+      draw.current = null;
+    },
+    [draw],
+  );
 }

@@ -2,16 +2,33 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import type { OutcomeCounts } from "@/lib/replay/batch/batch-schemas";
 
 const BATCH_TONE: Record<string, Tone> = {
-  draft: "slate", approved: "blue", running: "green", paused: "amber", completed: "violet", cancelled: "slate", failed: "red",
+  draft: "slate",
+  approved: "blue",
+  running: "green",
+  paused: "amber",
+  completed: "violet",
+  cancelled: "slate",
+  failed: "red",
 };
 
 const ITEM_TONE: Record<string, Tone> = {
-  pending: "slate", running: "blue", retry: "amber", applied: "green", deduped: "violet", dropped: "amber", poison: "red",
-  failed: "red", cancelled: "slate",
+  pending: "slate",
+  running: "blue",
+  retry: "amber",
+  applied: "green",
+  deduped: "violet",
+  dropped: "amber",
+  poison: "red",
+  failed: "red",
+  cancelled: "slate",
 };
 
 export function BatchStatusBadge({ status, title }: { status: string; title?: string | null }) {
-  return <Badge tone={BATCH_TONE[status] ?? "slate"} title={title ?? undefined}>{status}</Badge>;
+  return (
+    <Badge tone={BATCH_TONE[status] ?? "slate"} title={title ?? undefined}>
+      {status}
+    </Badge>
+  );
 }
 
 export function ItemStatusBadge({ status }: { status: string }) {
@@ -38,7 +55,10 @@ export function ProgressBar({ total, counts }: { total: number; counts: OutcomeC
       aria-label={`${done} of ${total} finished`}
       className="flex h-2 w-full overflow-hidden rounded bg-slate-100"
     >
-      {total > 0 && parts.map(([name, n, color]) => (n > 0 ? <div key={name} className={color} style={{ width: `${(n / total) * 100}%` }} title={`${name}: ${n}`} /> : null))}
+      {total > 0 &&
+        parts.map(([name, n, color]) =>
+          n > 0 ? <div key={name} className={color} style={{ width: `${(n / total) * 100}%` }} title={`${name}: ${n}`} /> : null,
+        )}
     </div>
   );
 }

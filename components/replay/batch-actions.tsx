@@ -11,7 +11,13 @@ import { useBatchAction } from "./queries";
 // confirmation first: it ends the batch for good.
 
 const LABEL: Record<BatchAction, string> = { approve: "Approve", start: "Start", pause: "Pause", resume: "Resume", cancel: "Cancel batch" };
-const VARIANT: Record<BatchAction, ButtonVariant> = { approve: "approve", start: "primary", pause: "secondary", resume: "primary", cancel: "danger" };
+const VARIANT: Record<BatchAction, ButtonVariant> = {
+  approve: "approve",
+  start: "primary",
+  pause: "secondary",
+  resume: "primary",
+  cancel: "danger",
+};
 
 export interface ReplayPermissions {
   canManage: boolean;
@@ -29,19 +35,34 @@ export function BatchActions({ batch, perms }: { batch: BatchView; perms: Replay
   return (
     <div className="flex flex-wrap items-center gap-2">
       {actions.map((a) => (
-        <Button key={a} variant={VARIANT[a]} disabled={act.isPending} onClick={() => (a === "cancel" ? setConfirming(true) : act.mutate(a))}>
+        <Button
+          key={a}
+          variant={VARIANT[a]}
+          disabled={act.isPending}
+          onClick={() => (a === "cancel" ? setConfirming(true) : act.mutate(a))}
+        >
           {LABEL[a]}
         </Button>
       ))}
-      {waitingForOther && <span className="text-xs text-slate-500">You created this batch: another supervisor must approve it (four-eyes).</span>}
+      {waitingForOther && (
+        <span className="text-xs text-slate-500">You created this batch: another supervisor must approve it (four-eyes).</span>
+      )}
       <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Cancel batch ${batch.id}?`}>
         <p className="text-sm text-slate-700">
-          {batch.counts.pending.toLocaleString("en")} unfinished records will not be replayed. Submissions in flight finish; nothing
-          else is sent. The records stay approved and can go into a new batch.
+          {batch.counts.pending.toLocaleString("en")} unfinished records will not be replayed. Submissions in flight finish; nothing else is
+          sent. The records stay approved and can go into a new batch.
         </p>
         <div className="flex justify-end gap-2">
           <Button onClick={() => setConfirming(false)}>Keep running</Button>
-          <Button variant="danger" onClick={() => { setConfirming(false); act.mutate("cancel"); }}>Cancel batch</Button>
+          <Button
+            variant="danger"
+            onClick={() => {
+              setConfirming(false);
+              act.mutate("cancel");
+            }}
+          >
+            Cancel batch
+          </Button>
         </div>
       </Dialog>
     </div>

@@ -10,7 +10,12 @@ import { useBatches } from "./queries";
 /** The batches table on /replays, refreshed every 2 s. */
 export function BatchList({ initial, renderedAt, canManage }: { initial: BatchView[]; renderedAt: number; canManage: boolean }) {
   const { data: batches = [], error } = useBatches(initial, renderedAt);
-  if (error) return <p role="alert" className="text-sm text-red-700">Could not load batches: {error.message}</p>;
+  if (error)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        Could not load batches: {error.message}
+      </p>
+    );
   if (batches.length === 0) {
     return (
       <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">
@@ -26,26 +31,47 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
       <table className="w-full text-left text-sm">
         <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
           <tr>
-            <th scope="col" className="px-3 py-2">Batch</th>
-            <th scope="col" className="px-3 py-2">Status</th>
-            <th scope="col" className="px-3 py-2">Sink</th>
-            <th scope="col" className="w-64 px-3 py-2">Progress</th>
-            <th scope="col" className="px-3 py-2 text-right">Rate</th>
-            <th scope="col" className="px-3 py-2">Created</th>
+            <th scope="col" className="px-3 py-2">
+              Batch
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Status
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Sink
+            </th>
+            <th scope="col" className="w-64 px-3 py-2">
+              Progress
+            </th>
+            <th scope="col" className="px-3 py-2 text-right">
+              Rate
+            </th>
+            <th scope="col" className="px-3 py-2">
+              Created
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
           {batches.map((b) => (
             <tr key={b.id} className="hover:bg-slate-50">
-              <td className="px-3 py-1.5"><Link href={`/replays/${b.id}`} className="font-medium underline-offset-2 hover:underline">#{b.id}</Link></td>
-              <td className="px-3 py-1.5"><BatchStatusBadge status={b.status} title={b.statusReason} /></td>
-              <td className="px-3 py-1.5 text-slate-600">{b.sink.type === "http" ? `HTTP ${new URL(b.sink.url).host}` : "built-in ledger"}</td>
+              <td className="px-3 py-1.5">
+                <Link href={`/replays/${b.id}`} className="font-medium underline-offset-2 hover:underline">
+                  #{b.id}
+                </Link>
+              </td>
+              <td className="px-3 py-1.5">
+                <BatchStatusBadge status={b.status} title={b.statusReason} />
+              </td>
+              <td className="px-3 py-1.5 text-slate-600">
+                {b.sink.type === "http" ? `HTTP ${new URL(b.sink.url).host}` : "built-in ledger"}
+              </td>
               <td className="px-3 py-1.5">
                 <ProgressBar total={b.total} counts={b.counts} />
                 <span className="text-xs tabular-nums text-slate-500">{progressText(b.total, b.counts, fmt)}</span>
               </td>
               <td className="px-3 py-1.5 text-right tabular-nums">
-                {b.achievedRate !== null && b.status === "running" ? `${b.achievedRate.toFixed(1)} of ` : ""}{fmt(b.ratePerSecond)}/s
+                {b.achievedRate !== null && b.status === "running" ? `${b.achievedRate.toFixed(1)} of ` : ""}
+                {fmt(b.ratePerSecond)}/s
               </td>
               <td className="whitespace-nowrap px-3 py-1.5 text-slate-600">
                 <time dateTime={b.createdAt}>{formatTime(b.createdAt)}</time> · {b.createdBy.email ?? b.createdBy.id}

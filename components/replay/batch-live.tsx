@@ -19,15 +19,23 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-lg font-semibold">Replay batch #{batch.id}</h1>
-        <span data-testid="batch-status"><BatchStatusBadge status={batch.status} /></span>
+        <span data-testid="batch-status">
+          <BatchStatusBadge status={batch.status} />
+        </span>
         {batch.statusReason && <span className="text-sm text-slate-600">{batch.statusReason}</span>}
-        <div className="ml-auto"><BatchActions batch={batch} perms={perms} /></div>
+        <div className="ml-auto">
+          <BatchActions batch={batch} perms={perms} />
+        </div>
       </div>
-      {error && <p role="alert" className="text-sm text-red-700">Live updates failed: {error.message}</p>}
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          Live updates failed: {error.message}
+        </p>
+      )}
       {batch.status === "running" && batch.liveWorkers === 0 && (
         <p role="alert" data-testid="no-worker" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
-          No replay worker is running, so this batch is not progressing. <code>npm start</code> runs one with the app;
-          start more with <code>npx redrive worker</code> against the same database.
+          No replay worker is running, so this batch is not progressing. <code>npm start</code> runs one with the app; start more with{" "}
+          <code>npx redrive worker</code> against the same database.
         </p>
       )}
 
@@ -36,22 +44,50 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4 lg:grid-cols-7">
           {OUTCOMES.map((o) => (
             <div key={o}>
-              <dt className="text-xs uppercase tracking-wide text-slate-500" title={o === "failed" ? "Submissions that failed and wait for their retry (items list: outcome retry); after the attempt budget they become poison" : undefined}>
+              <dt
+                className="text-xs uppercase tracking-wide text-slate-500"
+                title={
+                  o === "failed"
+                    ? "Submissions that failed and wait for their retry (items list: outcome retry); after the attempt budget they become poison"
+                    : undefined
+                }
+              >
                 {o === "failed" ? "failed, retrying" : o}
               </dt>
-              <dd className="tabular-nums" data-testid={`count-${o}`}>{fmt(batch.counts[o])}</dd>
+              <dd className="tabular-nums" data-testid={`count-${o}`}>
+                {fmt(batch.counts[o])}
+              </dd>
             </div>
           ))}
         </dl>
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 border-t border-slate-100 pt-2 text-sm sm:grid-cols-4">
-          <div><dt className="text-xs text-slate-500">Configured rate</dt><dd>{fmt(batch.ratePerSecond)}/s{batch.throttle < 1 && ` × ${batch.throttle.toFixed(2)} (sink asked to slow down)`}</dd></div>
+          <div>
+            <dt className="text-xs text-slate-500">Configured rate</dt>
+            <dd>
+              {fmt(batch.ratePerSecond)}/s{batch.throttle < 1 && ` × ${batch.throttle.toFixed(2)} (sink asked to slow down)`}
+            </dd>
+          </div>
           {batch.achievedRate === null && batch.averageRate !== null ? (
-            <div><dt className="text-xs text-slate-500" title="From the first submission to the end, pauses included">Achieved (whole run)</dt><dd>{batch.averageRate.toFixed(1)}/s</dd></div>
+            <div>
+              <dt className="text-xs text-slate-500" title="From the first submission to the end, pauses included">
+                Achieved (whole run)
+              </dt>
+              <dd>{batch.averageRate.toFixed(1)}/s</dd>
+            </div>
           ) : (
-            <div><dt className="text-xs text-slate-500">Achieved (last 10 s)</dt><dd>{batch.achievedRate === null ? "—" : `${batch.achievedRate.toFixed(1)}/s`}</dd></div>
+            <div>
+              <dt className="text-xs text-slate-500">Achieved (last 10 s)</dt>
+              <dd>{batch.achievedRate === null ? "—" : `${batch.achievedRate.toFixed(1)}/s`}</dd>
+            </div>
           )}
-          <div><dt className="text-xs text-slate-500">ETA</dt><dd>{batch.eta ? `${formatTime(batch.eta).slice(11)} (in ${formatDuration(batch.etaSeconds)})` : "—"}</dd></div>
-          <div><dt className="text-xs text-slate-500">Total</dt><dd>{fmt(batch.total)} records</dd></div>
+          <div>
+            <dt className="text-xs text-slate-500">ETA</dt>
+            <dd>{batch.eta ? `${formatTime(batch.eta).slice(11)} (in ${formatDuration(batch.etaSeconds)})` : "—"}</dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-500">Total</dt>
+            <dd>{fmt(batch.total)} records</dd>
+          </div>
         </dl>
       </section>
 
@@ -61,12 +97,43 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
 
       <section aria-label="Configuration" className="rounded border border-slate-200 bg-white p-3 text-sm">
         <dl className="grid grid-cols-1 gap-x-6 gap-y-1 sm:grid-cols-3">
-          <div><dt className="text-xs text-slate-500">Sink</dt><dd>{batch.sink.type === "http" ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})` : "built-in ledger"}</dd></div>
-          <div><dt className="text-xs text-slate-500">Repair (spatial)</dt><dd>{batch.repair.method}, {batch.repair.policy}</dd></div>
-          <div><dt className="text-xs text-slate-500">Limits</dt><dd>page {batch.pageSize}; poison after {batch.maxReplays} replays or {batch.maxAttempts} attempts; pause above {Math.round(batch.failureThreshold * 100)}% failures</dd></div>
-          <div><dt className="text-xs text-slate-500">Created</dt><dd>{formatTime(batch.createdAt)} by {batch.createdBy.email ?? batch.createdBy.id}</dd></div>
-          <div><dt className="text-xs text-slate-500">Approved</dt><dd>{batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}</dd></div>
-          <div><dt className="text-xs text-slate-500">Started / finished</dt><dd>{formatTime(batch.startedAt)} / {formatTime(batch.finishedAt)}</dd></div>
+          <div>
+            <dt className="text-xs text-slate-500">Sink</dt>
+            <dd>
+              {batch.sink.type === "http"
+                ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})`
+                : "built-in ledger"}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-500">Repair (spatial)</dt>
+            <dd>
+              {batch.repair.method}, {batch.repair.policy}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-500">Limits</dt>
+            <dd>
+              page {batch.pageSize}; poison after {batch.maxReplays} replays or {batch.maxAttempts} attempts; pause above{" "}
+              {Math.round(batch.failureThreshold * 100)}% failures
+            </dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-500">Created</dt>
+            <dd>
+              {formatTime(batch.createdAt)} by {batch.createdBy.email ?? batch.createdBy.id}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-500">Approved</dt>
+            <dd>{batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}</dd>
+          </div>
+          <div>
+            <dt className="text-xs text-slate-500">Started / finished</dt>
+            <dd>
+              {formatTime(batch.startedAt)} / {formatTime(batch.finishedAt)}
+            </dd>
+          </div>
         </dl>
       </section>
 

@@ -20,15 +20,18 @@ const field = "w-full rounded border border-slate-300 px-2 py-1 text-sm";
 /** "Name: value" lines → headers; a line without a colon is reported, not sent as a header named after it. */
 function parseHeaders(text: string): { headers: Record<string, string> | undefined; problems: string[] } {
   const problems: string[] = [];
-  const entries = text.split("\n").map((l) => l.trim()).flatMap((l, i) => {
-    if (l === "") return [];
-    const at = l.indexOf(":");
-    if (at <= 0) {
-      problems.push(`sink.headers: line ${i + 1} is not "Name: value"`);
-      return [];
-    }
-    return [[l.slice(0, at).trim(), l.slice(at + 1).trim()] as const];
-  });
+  const entries = text
+    .split("\n")
+    .map((l) => l.trim())
+    .flatMap((l, i) => {
+      if (l === "") return [];
+      const at = l.indexOf(":");
+      if (at <= 0) {
+        problems.push(`sink.headers: line ${i + 1} is not "Name: value"`);
+        return [];
+      }
+      return [[l.slice(0, at).trim(), l.slice(at + 1).trim()] as const];
+    });
   return { headers: entries.length ? Object.fromEntries(entries) : undefined, problems };
 }
 
@@ -45,7 +48,11 @@ function TapFailureNotice({ result }: { result: Promise<TapFailures | null> }) {
   );
 }
 
-export function CreateBatchForm({ selection, preview, tapFailures }: {
+export function CreateBatchForm({
+  selection,
+  preview,
+  tapFailures,
+}: {
   selection: SelectionInput;
   preview: BatchPreview;
   /** AFC taps in the batch that still fail their schema: the replay will drop them (lib/replay/batch/create-batch.ts) */
@@ -76,11 +83,17 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
   const parsedHeaders = parseHeaders(headers);
   const body: CreateBatchRequest = {
     ...selection,
-    sink: sinkType === "ledger"
-      ? { type: "ledger" }
-      : { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) },
-    ratePerSecond: rateN, pageSize: Number(pageSize), maxReplays: Number(maxReplays), maxAttempts: Number(maxAttempts),
-    failureThreshold: Number(threshold) / 100, repair: { method, policy }, expectedCount: preview.count,
+    sink:
+      sinkType === "ledger"
+        ? { type: "ledger" }
+        : { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) },
+    ratePerSecond: rateN,
+    pageSize: Number(pageSize),
+    maxReplays: Number(maxReplays),
+    maxAttempts: Number(maxAttempts),
+    failureThreshold: Number(threshold) / 100,
+    repair: { method, policy },
+    expectedCount: preview.count,
   };
 
   const checked = CreateBatchBody.safeParse(body);
@@ -97,7 +110,9 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
     create.mutate(body, {
       onSuccess: (batch) => router.push(`/replays/${batch.id}`),
       // The selection changed since this preview was read (records approved or batched meanwhile): read it again.
-      onError: (err) => { if (err instanceof HttpError && err.status === 409) router.refresh(); },
+      onError: (err) => {
+        if (err instanceof HttpError && err.status === 409) router.refresh();
+      },
     });
   }
 
@@ -105,18 +120,37 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
   return (
     <form onSubmit={submit} className="grid gap-4 lg:grid-cols-[1fr_1fr]">
       <section aria-labelledby="sel-heading" className="space-y-2 rounded border border-slate-200 bg-white p-3 text-sm">
-        <h2 id="sel-heading" className="font-semibold">What will be replayed</h2>
-        <p data-testid="preview-count"><strong>{fmt(preview.count)}</strong> approved records ({fmt(preview.byKind.spatial)} spatial, {fmt(preview.byKind.afc)} AFC), {fmt(preview.entities)} entities.</p>
+        <h2 id="sel-heading" className="font-semibold">
+          What will be replayed
+        </h2>
+        <p data-testid="preview-count">
+          <strong>{fmt(preview.count)}</strong> approved records ({fmt(preview.byKind.spatial)} spatial, {fmt(preview.byKind.afc)} AFC),{" "}
+          {fmt(preview.entities)} entities.
+        </p>
         {preview.count === 0 ? (
-          <p role="status" className="text-amber-800">Nothing to replay: no record in this selection is approved and free to replay.</p>
+          <p role="status" className="text-amber-800">
+            Nothing to replay: no record in this selection is approved and free to replay.
+          </p>
         ) : (
           <>
-            <p>Order: oldest observation first ({formatTime(preview.firstObservedAt)} → {formatTime(preview.lastObservedAt)}); per entity strictly one after another.</p>
+            <p>
+              Order: oldest observation first ({formatTime(preview.firstObservedAt)} → {formatTime(preview.lastObservedAt)}); per entity
+              strictly one after another.
+            </p>
             <p data-testid="estimate">
-              {!rateOk ? "Set a rate to see how long it takes."
-                : isUnpaced(rateN, Number(pageSize) || 100) ? <>At {fmt(rateN)}/s the rate does not hold the batch back: it goes as fast as the workers{" "}
-                  and the sink take it (the rate is only a ceiling).</>
-                : <>At {fmt(rateN)}/s: about <strong>{formatDuration(seconds)}</strong> (more if the sink slows the batch down or items are retried).</>}
+              {!rateOk ? (
+                "Set a rate to see how long it takes."
+              ) : isUnpaced(rateN, Number(pageSize) || 100) ? (
+                <>
+                  At {fmt(rateN)}/s the rate does not hold the batch back: it goes as fast as the workers and the sink take it (the rate is
+                  only a ceiling).
+                </>
+              ) : (
+                <>
+                  At {fmt(rateN)}/s: about <strong>{formatDuration(seconds)}</strong> (more if the sink slows the batch down or items are
+                  retried).
+                </>
+              )}
             </p>
           </>
         )}
@@ -125,45 +159,149 @@ export function CreateBatchForm({ selection, preview, tapFailures }: {
             <TapFailureNotice result={tapFailures} />
           </Suspense>
         )}
-        {skipped.length > 0 && <p className="text-amber-800">Left out: {skipped.map(([k, n]) => `${fmt(n)} ${k === "notApproved" ? "not approved" : k === "inActiveBatch" ? "already in an active batch" : "without an idempotency key"}`).join(", ")}.</p>}
+        {skipped.length > 0 && (
+          <p className="text-amber-800">
+            Left out:{" "}
+            {skipped
+              .map(
+                ([k, n]) =>
+                  `${fmt(n)} ${k === "notApproved" ? "not approved" : k === "inActiveBatch" ? "already in an active batch" : "without an idempotency key"}`,
+              )
+              .join(", ")}
+            .
+          </p>
+        )}
         {preview.sample.length > 0 && (
           <ol className="list-decimal pl-5 font-mono text-xs text-slate-600">
-            {preview.sample.map((s) => <li key={s.id}>{formatTime(s.observedAt)} · {s.kind} · {s.entityKey ?? "—"} · {s.idempotencyKey.slice(0, 16)}</li>)}
+            {preview.sample.map((s) => (
+              <li key={s.id}>
+                {formatTime(s.observedAt)} · {s.kind} · {s.entityKey ?? "—"} · {s.idempotencyKey.slice(0, 16)}
+              </li>
+            ))}
           </ol>
         )}
       </section>
 
       <section aria-labelledby="cfg-heading" className="space-y-3 rounded border border-slate-200 bg-white p-3 text-sm">
-        <h2 id="cfg-heading" className="font-semibold">Settings</h2>
+        <h2 id="cfg-heading" className="font-semibold">
+          Settings
+        </h2>
         <fieldset className="flex gap-4">
           <legend className="mb-1 text-xs text-slate-500">Sink</legend>
-          <label><input type="radio" name="sink" checked={sinkType === "ledger"} onChange={() => setSinkType("ledger")} /> Built-in ledger</label>
-          <label><input type="radio" name="sink" checked={sinkType === "http"} onChange={() => setSinkType("http")} /> HTTP</label>
+          <label>
+            <input type="radio" name="sink" checked={sinkType === "ledger"} onChange={() => setSinkType("ledger")} /> Built-in ledger
+          </label>
+          <label>
+            <input type="radio" name="sink" checked={sinkType === "http"} onChange={() => setSinkType("http")} /> HTTP
+          </label>
         </fieldset>
         {sinkType === "http" && (
           <div className="grid gap-2 sm:grid-cols-2">
-            <label className="sm:col-span-2">URL <input className={field} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://downstream.example/ingest" /></label>
-            <label className="sm:col-span-2">Headers (one “Name: value” per line) <textarea className={field} rows={2} value={headers} onChange={(e) => setHeaders(e.target.value)} /></label>
-            <label>Timeout (ms) <input className={field} type="number" min={100} value={timeoutMs} onChange={(e) => setTimeoutMs(e.target.value)} /></label>
-            <label>Requests in flight <input className={field} type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} /></label>
+            <label className="sm:col-span-2">
+              URL{" "}
+              <input
+                className={field}
+                type="url"
+                required
+                value={url}
+                onChange={(e) => setUrl(e.target.value)}
+                placeholder="https://downstream.example/ingest"
+              />
+            </label>
+            <label className="sm:col-span-2">
+              Headers (one “Name: value” per line){" "}
+              <textarea className={field} rows={2} value={headers} onChange={(e) => setHeaders(e.target.value)} />
+            </label>
+            <label>
+              Timeout (ms){" "}
+              <input className={field} type="number" min={100} value={timeoutMs} onChange={(e) => setTimeoutMs(e.target.value)} />
+            </label>
+            <label>
+              Requests in flight{" "}
+              <input
+                className={field}
+                type="number"
+                min={1}
+                max={64}
+                value={concurrency}
+                onChange={(e) => setConcurrency(e.target.value)}
+              />
+            </label>
           </div>
         )}
         <div className="grid gap-2 sm:grid-cols-3">
-          <label>Rate (records/s) <input className={field} type="number" min={0.01} step="any" required value={rate} onChange={(e) => setRate(e.target.value)} aria-invalid={!rateOk} aria-describedby={rateOk ? undefined : "rate-problem"} />
-            {!rateOk && <span id="rate-problem" className="text-xs text-red-700">a number of records per second above 0</span>}
+          <label>
+            Rate (records/s){" "}
+            <input
+              className={field}
+              type="number"
+              min={0.01}
+              step="any"
+              required
+              value={rate}
+              onChange={(e) => setRate(e.target.value)}
+              aria-invalid={!rateOk}
+              aria-describedby={rateOk ? undefined : "rate-problem"}
+            />
+            {!rateOk && (
+              <span id="rate-problem" className="text-xs text-red-700">
+                a number of records per second above 0
+              </span>
+            )}
           </label>
-          <label>Page size <input className={field} type="number" min={1} max={1000} value={pageSize} onChange={(e) => setPageSize(e.target.value)} /></label>
-          <label>Pause above (% failures) <input className={field} type="number" min={1} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} aria-describedby="threshold-help" />
-            <span id="threshold-help" className="text-xs text-slate-500">share of the last 100 submitted items whose latest attempt failed (429/503 too), from 20 answered</span>
+          <label>
+            Page size{" "}
+            <input className={field} type="number" min={1} max={1000} value={pageSize} onChange={(e) => setPageSize(e.target.value)} />
           </label>
-          <label>Max replays per record <input className={field} type="number" min={1} value={maxReplays} onChange={(e) => setMaxReplays(e.target.value)} /></label>
-          <label>Max attempts per item <input className={field} type="number" min={1} value={maxAttempts} onChange={(e) => setMaxAttempts(e.target.value)} /></label>
+          <label>
+            Pause above (% failures){" "}
+            <input
+              className={field}
+              type="number"
+              min={1}
+              max={100}
+              value={threshold}
+              onChange={(e) => setThreshold(e.target.value)}
+              aria-describedby="threshold-help"
+            />
+            <span id="threshold-help" className="text-xs text-slate-500">
+              share of the last 100 submitted items whose latest attempt failed (429/503 too), from 20 answered
+            </span>
+          </label>
+          <label>
+            Max replays per record{" "}
+            <input className={field} type="number" min={1} value={maxReplays} onChange={(e) => setMaxReplays(e.target.value)} />
+          </label>
+          <label>
+            Max attempts per item{" "}
+            <input className={field} type="number" min={1} value={maxAttempts} onChange={(e) => setMaxAttempts(e.target.value)} />
+          </label>
         </div>
         <div className="grid gap-2 sm:grid-cols-2">
-          <label>Repair method <select className={field} value={method} onChange={(e) => setMethod(e.target.value as typeof method)}>{REPAIR_METHODS.map((m) => <option key={m}>{m}</option>)}</select></label>
-          <label>Repair policy <select className={field} value={policy} onChange={(e) => setPolicy(e.target.value as typeof policy)}>{REPAIR_POLICIES.map((p) => <option key={p}>{p}</option>)}</select></label>
+          <label>
+            Repair method{" "}
+            <select className={field} value={method} onChange={(e) => setMethod(e.target.value as typeof method)}>
+              {REPAIR_METHODS.map((m) => (
+                <option key={m}>{m}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Repair policy{" "}
+            <select className={field} value={policy} onChange={(e) => setPolicy(e.target.value as typeof policy)}>
+              {REPAIR_POLICIES.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </label>
         </div>
-        {issues.length > 0 && <ul role="alert" className="list-disc pl-5 text-red-700">{issues.map((i) => <li key={i}>{i}</li>)}</ul>}
+        {issues.length > 0 && (
+          <ul role="alert" className="list-disc pl-5 text-red-700">
+            {issues.map((i) => (
+              <li key={i}>{i}</li>
+            ))}
+          </ul>
+        )}
         <Button type="submit" variant="primary" disabled={create.isPending || preview.count === 0}>
           {create.isPending ? "Creating…" : `Create draft batch of ${fmt(preview.count)}`}
         </Button>

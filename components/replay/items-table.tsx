@@ -33,51 +33,102 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
   return (
     <section aria-labelledby="items-heading" className="space-y-2">
       <div className="flex flex-wrap items-center gap-2">
-        <h2 id="items-heading" className="text-sm font-semibold">Items</h2>
+        <h2 id="items-heading" className="text-sm font-semibold">
+          Items
+        </h2>
         <label className="text-xs text-slate-600">
           Outcome{" "}
-          <select className="rounded border border-slate-300 px-1 py-0.5 text-xs" value={status ?? ""} onChange={(e) => choose((e.target.value || null) as ItemStatus | null)}>
+          <select
+            className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+            value={status ?? ""}
+            onChange={(e) => choose((e.target.value || null) as ItemStatus | null)}
+          >
             <option value="">all</option>
-            {ITEM_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {ITEM_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
         {isFetching && <span className="text-xs text-slate-400">refreshing…</span>}
       </div>
-      {error && <p role="alert" className="text-sm text-red-700">Could not load items: {error.message}</p>}
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          Could not load items: {error.message}
+        </p>
+      )}
       <div className="overflow-x-auto rounded border border-slate-200 bg-white">
         <table className="w-full text-left text-sm">
           <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
             <tr>
-              <th scope="col" className="px-3 py-2 text-right">#</th>
-              <th scope="col" className="px-3 py-2">Record</th>
-              <th scope="col" className="px-3 py-2">Key</th>
-              <th scope="col" className="px-3 py-2">Entity</th>
-              <th scope="col" className="px-3 py-2">Observed</th>
-              <th scope="col" className="px-3 py-2">Outcome</th>
-              <th scope="col" className="px-3 py-2 text-right" title="How many times the record was sent to the sink">Sends</th>
-              <th scope="col" className="px-3 py-2">Error</th>
+              <th scope="col" className="px-3 py-2 text-right">
+                #
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Record
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Key
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Entity
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Observed
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Outcome
+              </th>
+              <th scope="col" className="px-3 py-2 text-right" title="How many times the record was sent to the sink">
+                Sends
+              </th>
+              <th scope="col" className="px-3 py-2">
+                Error
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {(data?.items ?? []).map((i) => (
               <tr key={i.id}>
                 <td className="px-3 py-1.5 text-right tabular-nums text-slate-500">{i.seq}</td>
-                <td className="px-3 py-1.5"><Link href={`/dead-letters/${i.deadLetterId}`} className="underline-offset-2 hover:underline">{i.deadLetterId}</Link></td>
-                <td className="px-3 py-1.5 font-mono text-xs" title={i.idempotencyKey}>{i.idempotencyKey.slice(0, 16)}</td>
+                <td className="px-3 py-1.5">
+                  <Link href={`/dead-letters/${i.deadLetterId}`} className="underline-offset-2 hover:underline">
+                    {i.deadLetterId}
+                  </Link>
+                </td>
+                <td className="px-3 py-1.5 font-mono text-xs" title={i.idempotencyKey}>
+                  {i.idempotencyKey.slice(0, 16)}
+                </td>
                 <td className="px-3 py-1.5 text-slate-600">{i.entityKey ?? "—"}</td>
-                <td className="whitespace-nowrap px-3 py-1.5 text-slate-600"><time dateTime={i.observedAt}>{formatTime(i.observedAt)}</time></td>
-                <td className="px-3 py-1.5"><ItemStatusBadge status={i.status} />{i.status === "retry" && <span className="ml-1 text-xs text-slate-500">at {formatTime(i.runAt).slice(11)}</span>}</td>
+                <td className="whitespace-nowrap px-3 py-1.5 text-slate-600">
+                  <time dateTime={i.observedAt}>{formatTime(i.observedAt)}</time>
+                </td>
+                <td className="px-3 py-1.5">
+                  <ItemStatusBadge status={i.status} />
+                  {i.status === "retry" && <span className="ml-1 text-xs text-slate-500">at {formatTime(i.runAt).slice(11)}</span>}
+                </td>
                 <td className="px-3 py-1.5 text-right tabular-nums">{sendsOf(i)}</td>
                 <ItemError item={i} />
               </tr>
             ))}
           </tbody>
         </table>
-        {data && data.items.length === 0 && <p className="p-4 text-center text-sm text-slate-500">No items{status ? ` with outcome ${status}` : ""}.</p>}
+        {data && data.items.length === 0 && (
+          <p className="p-4 text-center text-sm text-slate-500">No items{status ? ` with outcome ${status}` : ""}.</p>
+        )}
       </div>
       <div className="flex gap-2">
-        <Button size="sm" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>← Previous</Button>
-        <Button size="sm" disabled={!data?.nextCursor} onClick={() => data?.nextCursor && setCursors((c) => [...c, data.nextCursor as number])}>Next →</Button>
+        <Button size="sm" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          ← Previous
+        </Button>
+        <Button
+          size="sm"
+          disabled={!data?.nextCursor}
+          onClick={() => data?.nextCursor && setCursors((c) => [...c, data.nextCursor as number])}
+        >
+          Next →
+        </Button>
       </div>
     </section>
   );

@@ -74,7 +74,9 @@ export function useBatchAction(id: string) {
       qc.setQueryData(replayKeys.detail(id), batch);
       toast.success(`Batch ${id}: ${action} → ${batch.status}`);
     },
-    onError: (err, action) => { if (!isSessionEnd(err)) toast.error(`Could not ${action} batch ${id}: ${err.message}`); },
+    onError: (err, action) => {
+      if (!isSessionEnd(err)) toast.error(`Could not ${action} batch ${id}: ${err.message}`);
+    },
     onSettled: () => qc.invalidateQueries({ queryKey: replayKeys.all }),
   });
 }
@@ -82,11 +84,14 @@ export function useBatchAction(id: string) {
 export function useCreateBatch() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreateBatchRequest) => fetchJson<BatchView & { skipped: Record<string, number> }>("/api/replays", { method: "POST", body }),
+    mutationFn: (body: CreateBatchRequest) =>
+      fetchJson<BatchView & { skipped: Record<string, number> }>("/api/replays", { method: "POST", body }),
     onSuccess: (batch) => {
       toast.success(`Draft batch ${batch.id} created with ${batch.total} records: another supervisor must approve it`);
       return qc.invalidateQueries({ queryKey: replayKeys.lists() });
     },
-    onError: (err) => { if (!isSessionEnd(err)) toast.error(`Could not create the batch: ${err.message}`); },
+    onError: (err) => {
+      if (!isSessionEnd(err)) toast.error(`Could not create the batch: ${err.message}`);
+    },
   });
 }

@@ -13,7 +13,12 @@ const clock = (t: number) => new Date(t * 1000).toISOString().slice(11, 19);
  */
 export function RateChart({ id, live, configured, throttle = 1 }: { id: string; live: boolean; configured: number; throttle?: number }) {
   const { data, error } = useRateSeries(id, live);
-  if (error) return <p role="alert" className="text-sm text-red-700">Could not load the rate: {error.message}</p>;
+  if (error)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        Could not load the rate: {error.message}
+      </p>
+    );
   const points = data?.points ?? [];
   if (points.length === 0) return <p className="py-8 text-center text-sm text-slate-500">No submissions yet.</p>;
   // A ceiling far above what was achieved (an unpaced drain at 1,000,000/s) would flatten the line at zero: the
@@ -27,14 +32,29 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
           <LineChart data={points} margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
             <XAxis dataKey="t" tickFormatter={clock} minTickGap={40} fontSize={11} />
-            <YAxis allowDecimals={false} fontSize={11} width={48} tickFormatter={compact}
-              domain={[0, (max: number) => (drawCeiling ? Math.max(max, configured) : Math.max(max, 1)) * 1.1]} />
+            <YAxis
+              allowDecimals={false}
+              fontSize={11}
+              width={48}
+              tickFormatter={compact}
+              domain={[0, (max: number) => (drawCeiling ? Math.max(max, configured) : Math.max(max, 1)) * 1.1]}
+            />
             <Tooltip labelFormatter={(t) => `${clock(Number(t))} UTC`} formatter={(v) => [`${v}/s`, "submitted"]} />
             {drawCeiling && (
-              <ReferenceLine y={configured} stroke="#0f172a" strokeDasharray="6 3" label={{ value: `configured ${compact(configured)}/s`, fontSize: 11, position: "insideTopRight" }} />
+              <ReferenceLine
+                y={configured}
+                stroke="#0f172a"
+                strokeDasharray="6 3"
+                label={{ value: `configured ${compact(configured)}/s`, fontSize: 11, position: "insideTopRight" }}
+              />
             )}
             {throttle < 1 && drawCeiling && (
-              <ReferenceLine y={configured * throttle} stroke="#b45309" strokeDasharray="2 3" label={{ value: `slowed to ${(configured * throttle).toFixed(1)}/s`, fontSize: 11, position: "insideBottomRight" }} />
+              <ReferenceLine
+                y={configured * throttle}
+                stroke="#b45309"
+                strokeDasharray="2 3"
+                label={{ value: `slowed to ${(configured * throttle).toFixed(1)}/s`, fontSize: 11, position: "insideBottomRight" }}
+              />
             )}
             <Line type="stepAfter" dataKey="count" stroke="#059669" dot={false} isAnimationActive={false} name="submitted" />
           </LineChart>
@@ -42,9 +62,14 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
       </div>
       <figcaption className="text-xs text-slate-500">
         Records submitted per second over the last 5 minutes, times in UTC (solid green);{" "}
-        {drawCeiling
-          ? <>dashed: the configured rate, the limit for all workers together{throttle < 1 ? "; dotted: the lower limit while the sink asks to slow down" : ""}.</>
-          : <>the configured rate ({configured.toLocaleString("en")}/s) is far above what the workers reached and is not drawn.</>}
+        {drawCeiling ? (
+          <>
+            dashed: the configured rate, the limit for all workers together
+            {throttle < 1 ? "; dotted: the lower limit while the sink asks to slow down" : ""}.
+          </>
+        ) : (
+          <>the configured rate ({configured.toLocaleString("en")}/s) is far above what the workers reached and is not drawn.</>
+        )}
       </figcaption>
     </figure>
   );

@@ -15,7 +15,12 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
   const [showRevoked, setShowRevoked] = useState(false);
 
   function onRevoke(token: TokenView) {
-    if (!window.confirm(`Revoke ${token.userEmail ?? "this user"}'s token "${token.name}" (${token.prefix}…)? Scripts using it stop working at once.`)) return;
+    if (
+      !window.confirm(
+        `Revoke ${token.userEmail ?? "this user"}'s token "${token.name}" (${token.prefix}…)? Scripts using it stop working at once.`,
+      )
+    )
+      return;
     setStatus(null);
     revoke.mutate(token.id, { onSuccess: () => setStatus(`Token "${token.name}" of ${token.userEmail ?? "its owner"} revoked.`) });
   }
@@ -26,15 +31,25 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
     <section aria-labelledby="all-tokens-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
       <div className="flex items-baseline justify-between gap-2">
         <div>
-          <h2 id="all-tokens-heading" className="text-sm font-semibold">All API tokens</h2>
+          <h2 id="all-tokens-heading" className="text-sm font-semibold">
+            All API tokens
+          </h2>
           <p className="text-xs text-slate-500">Every user&apos;s tokens (you manage tokens as an admin). Revoking one is audited.</p>
         </div>
         <label className="flex items-center gap-1 text-xs text-slate-600">
           <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> show revoked
         </label>
       </div>
-      {error && <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">{error.message}</p>}
-      {status && <p role="status" className="text-sm text-slate-600">{status}</p>}
+      {error && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {error.message}
+        </p>
+      )}
+      {status && (
+        <p role="status" className="text-sm text-slate-600">
+          {status}
+        </p>
+      )}
       {shown.length > 0 ? (
         <TokensTable tokens={shown} showOwner busy={revoke.isPending} onRevoke={onRevoke} />
       ) : (

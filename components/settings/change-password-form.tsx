@@ -49,26 +49,52 @@ export function ChangePasswordForm() {
       </h2>
       <form onSubmit={onSubmit} className="grid max-w-md gap-2">
         <div className="space-y-1">
-          <label htmlFor="currentPassword" className="block text-xs font-medium text-slate-700">Current password</label>
-          <input id="currentPassword" name="currentPassword" type="password" autoComplete="current-password" required className={inputClass} />
+          <label htmlFor="currentPassword" className="block text-xs font-medium text-slate-700">
+            Current password
+          </label>
+          <input
+            id="currentPassword"
+            name="currentPassword"
+            type="password"
+            autoComplete="current-password"
+            required
+            className={inputClass}
+          />
         </div>
         <div className="space-y-1">
           <label htmlFor="newPassword" className="block text-xs font-medium text-slate-700">
             New password (at least {PASSWORD_MIN_LENGTH} characters)
           </label>
-          <input id="newPassword" name="newPassword" type="password" autoComplete="new-password" minLength={PASSWORD_MIN_LENGTH} required className={inputClass} />
+          <input
+            id="newPassword"
+            name="newPassword"
+            type="password"
+            autoComplete="new-password"
+            minLength={PASSWORD_MIN_LENGTH}
+            required
+            className={inputClass}
+          />
         </div>
         <div className="space-y-1">
-          <label htmlFor="confirmPassword" className="block text-xs font-medium text-slate-700">Repeat the new password</label>
+          <label htmlFor="confirmPassword" className="block text-xs font-medium text-slate-700">
+            Repeat the new password
+          </label>
           <input id="confirmPassword" name="confirmPassword" type="password" autoComplete="new-password" required className={inputClass} />
         </div>
         <div>
-          <button type="submit" disabled={pending} className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+          <button
+            type="submit"
+            disabled={pending}
+            className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
+          >
             {pending ? "Changing…" : "Change password"}
           </button>
         </div>
         {message && (
-          <p role={message.ok ? "status" : "alert"} className={message.ok ? "text-sm text-emerald-700" : "rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"}>
+          <p
+            role={message.ok ? "status" : "alert"}
+            className={message.ok ? "text-sm text-emerald-700" : "rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"}
+          >
             {message.text}
           </p>
         )}

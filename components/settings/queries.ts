@@ -1,7 +1,15 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CreatedToken, CreatedUser, CreateTokenBody, CreateUserBody, PatchUserBody, TokenView, UserView } from "@/lib/auth/account-schemas";
+import type {
+  CreatedToken,
+  CreatedUser,
+  CreateTokenBody,
+  CreateUserBody,
+  PatchUserBody,
+  TokenView,
+  UserView,
+} from "@/lib/auth/account-schemas";
 import { fetchJson } from "@/lib/api/client";
 
 // One hook per resource of the settings page; mutations invalidate by key.

@@ -7,7 +7,12 @@ import type { TokenView } from "@/lib/auth/account-schemas";
 
 const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
 
-export function TokensTable({ tokens, showOwner = false, busy, onRevoke }: {
+export function TokensTable({
+  tokens,
+  showOwner = false,
+  busy,
+  onRevoke,
+}: {
   tokens: TokenView[];
   showOwner?: boolean;
   busy: boolean;
@@ -17,13 +22,29 @@ export function TokensTable({ tokens, showOwner = false, busy, onRevoke }: {
     <table className="w-full text-left text-sm">
       <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
         <tr>
-          {showOwner && <th scope="col" className="py-1.5 pr-3">Owner</th>}
-          <th scope="col" className="py-1.5 pr-3">Name</th>
-          <th scope="col" className="py-1.5 pr-3">Token</th>
-          <th scope="col" className="py-1.5 pr-3">Created</th>
-          <th scope="col" className="py-1.5 pr-3">Last used</th>
-          <th scope="col" className="py-1.5 pr-3">Status</th>
-          <th scope="col" className="py-1.5"><span className="sr-only">Actions</span></th>
+          {showOwner && (
+            <th scope="col" className="py-1.5 pr-3">
+              Owner
+            </th>
+          )}
+          <th scope="col" className="py-1.5 pr-3">
+            Name
+          </th>
+          <th scope="col" className="py-1.5 pr-3">
+            Token
+          </th>
+          <th scope="col" className="py-1.5 pr-3">
+            Created
+          </th>
+          <th scope="col" className="py-1.5 pr-3">
+            Last used
+          </th>
+          <th scope="col" className="py-1.5 pr-3">
+            Status
+          </th>
+          <th scope="col" className="py-1.5">
+            <span className="sr-only">Actions</span>
+          </th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">

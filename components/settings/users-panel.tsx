@@ -26,7 +26,10 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
     const what = disabled ? "Disable" : "Enable";
     const effect = disabled ? " They are signed out and their API tokens stop working." : "";
     if (!window.confirm(`${what} ${user.email}?${effect}`)) return;
-    patch.mutate({ id: user.id, patch: { disabled } }, { onSuccess: () => setStatus(`${user.email} ${disabled ? "disabled" : "enabled"}.`) });
+    patch.mutate(
+      { id: user.id, patch: { disabled } },
+      { onSuccess: () => setStatus(`${user.email} ${disabled ? "disabled" : "enabled"}.`) },
+    );
   }
 
   const error = patch.error ?? users.error;
@@ -56,11 +59,21 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
       <table className="w-full text-left text-sm">
         <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
           <tr>
-            <th scope="col" className="py-1.5 pr-3">E-mail</th>
-            <th scope="col" className="py-1.5 pr-3">Name</th>
-            <th scope="col" className="py-1.5 pr-3">Role</th>
-            <th scope="col" className="py-1.5 pr-3">Status</th>
-            <th scope="col" className="py-1.5"><span className="sr-only">Actions</span></th>
+            <th scope="col" className="py-1.5 pr-3">
+              E-mail
+            </th>
+            <th scope="col" className="py-1.5 pr-3">
+              Name
+            </th>
+            <th scope="col" className="py-1.5 pr-3">
+              Role
+            </th>
+            <th scope="col" className="py-1.5 pr-3">
+              Status
+            </th>
+            <th scope="col" className="py-1.5">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
@@ -71,7 +84,9 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
                 {u.id === currentUserId && <span className="ml-1 text-xs text-slate-500">(you)</span>}
                 {u.demo && (
                   <span className="ml-1">
-                    <Badge tone="violet" title="Seeded demo account: refused in production unless REDRIVE_DEMO=1">demo</Badge>
+                    <Badge tone="violet" title="Seeded demo account: refused in production unless REDRIVE_DEMO=1">
+                      demo
+                    </Badge>
                   </span>
                 )}
               </td>
@@ -122,7 +137,12 @@ function CreateUserForm() {
   function onSubmit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     create.mutate(
-      { email: form.email, role: form.role, ...(form.name.trim() ? { name: form.name } : {}), ...(form.password ? { password: form.password } : {}) },
+      {
+        email: form.email,
+        role: form.role,
+        ...(form.name.trim() ? { name: form.name } : {}),
+        ...(form.password ? { password: form.password } : {}),
+      },
       {
         onSuccess: (result) => {
           setCreated(result);
@@ -134,25 +154,51 @@ function CreateUserForm() {
 
   return (
     <div className="space-y-2">
-      <form onSubmit={onSubmit} className="grid grid-cols-1 items-end gap-2 sm:grid-cols-[2fr_1.5fr_1fr_1.5fr_auto]" aria-label="Add a user">
+      <form
+        onSubmit={onSubmit}
+        className="grid grid-cols-1 items-end gap-2 sm:grid-cols-[2fr_1.5fr_1fr_1.5fr_auto]"
+        aria-label="Add a user"
+      >
         <div className="space-y-1">
-          <label htmlFor="new-user-email" className="block text-xs font-medium text-slate-700">E-mail</label>
-          <input id="new-user-email" type="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} className={inputClass} />
+          <label htmlFor="new-user-email" className="block text-xs font-medium text-slate-700">
+            E-mail
+          </label>
+          <input
+            id="new-user-email"
+            type="email"
+            required
+            value={form.email}
+            onChange={(e) => setForm({ ...form, email: e.target.value })}
+            className={inputClass}
+          />
         </div>
         <div className="space-y-1">
-          <label htmlFor="new-user-name" className="block text-xs font-medium text-slate-700">Name (optional)</label>
+          <label htmlFor="new-user-name" className="block text-xs font-medium text-slate-700">
+            Name (optional)
+          </label>
           <input id="new-user-name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
         </div>
         <div className="space-y-1">
-          <label htmlFor="new-user-role" className="block text-xs font-medium text-slate-700">Role</label>
-          <select id="new-user-role" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })} className={`${inputClass} bg-white`}>
+          <label htmlFor="new-user-role" className="block text-xs font-medium text-slate-700">
+            Role
+          </label>
+          <select
+            id="new-user-role"
+            value={form.role}
+            onChange={(e) => setForm({ ...form, role: e.target.value as Role })}
+            className={`${inputClass} bg-white`}
+          >
             {ROLES.map((r) => (
-              <option key={r} value={r}>{r}</option>
+              <option key={r} value={r}>
+                {r}
+              </option>
             ))}
           </select>
         </div>
         <div className="space-y-1">
-          <label htmlFor="new-user-password" className="block text-xs font-medium text-slate-700">Password (blank: generate)</label>
+          <label htmlFor="new-user-password" className="block text-xs font-medium text-slate-700">
+            Password (blank: generate)
+          </label>
           <input
             id="new-user-password"
             type="password"
@@ -163,7 +209,11 @@ function CreateUserForm() {
             className={inputClass}
           />
         </div>
-        <button type="submit" disabled={create.isPending} className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+        <button
+          type="submit"
+          disabled={create.isPending}
+          className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
+        >
           {create.isPending ? "Adding…" : "Add user"}
         </button>
       </form>

@@ -5,7 +5,13 @@ import { useEffect, useRef } from "react";
 // A modal on the native <dialog> element: focus trapping, Escape and the backdrop come from the browser, and
 // its role is dialog, so tests and screen readers find it by its title.
 
-export function Dialog({ open, onClose, title, children, wide = false }: {
+export function Dialog({
+  open,
+  onClose,
+  title,
+  children,
+  wide = false,
+}: {
   open: boolean;
   onClose: () => void;
   title: string;

@@ -13,6 +13,10 @@ describe("tokenizeJson", () => {
 
   it("passes text that is not JSON through unchanged", () => {
     const text = '{"p": "<img src=x onerror=alert(1)>"} trailing <b>garbage';
-    expect(tokenizeJson(text).map((t) => t.text).join("")).toBe(text);
+    expect(
+      tokenizeJson(text)
+        .map((t) => t.text)
+        .join(""),
+    ).toBe(text);
   });
 });

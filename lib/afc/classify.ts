@@ -96,19 +96,13 @@ export const NO_FAILURES: FailureState = {
  * transient record becomes poison with "exhausted retries: <failures> errors". Poison is terminal: later
  * failures are still recorded but the class and its reason stay as they were.
  */
-export function recordFailure(
-  state: FailureState,
-  failure: { reason: string; at: Date },
-  maxRetries: number = MAX_RETRIES,
-): FailureState {
+export function recordFailure(state: FailureState, failure: { reason: string; at: Date }, maxRetries: number = MAX_RETRIES): FailureState {
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
   }
   const first = state.firstReason === null;
   const retryCount = first ? state.retryCount : state.retryCount + 1;
-  const history = first
-    ? state.history
-    : [...state.history, { at: failure.at, reason: failure.reason, attempt: failureCount(retryCount) }];
+  const history = first ? state.history : [...state.history, { at: failure.at, reason: failure.reason, attempt: failureCount(retryCount) }];
   const becomesPoison = state.failureClass !== "poison" && isExhausted(retryCount, maxRetries);
   return {
     firstReason: first ? failure.reason : state.firstReason,

@@ -26,11 +26,7 @@ export const ROOT_PATH = "(root)";
  * Map zod issues for a flat object to field errors: one entry per field (the first failing rule, which is the
  * schema's check order: type, then integer, then bounds), one entry per unrecognized key, stable order.
  */
-export function issuesToFieldErrors(
-  issues: readonly z.core.$ZodIssue[],
-  input: unknown,
-  options: IssueMapOptions,
-): FieldError[] {
+export function issuesToFieldErrors(issues: readonly z.core.$ZodIssue[], input: unknown, options: IssueMapOptions): FieldError[] {
   const seen = new Set<string>();
   const errors: { error: FieldError; rank: number; seq: number }[] = [];
   const push = (path: string, message: string, rank: number) => {

@@ -69,7 +69,9 @@ describe("normalizeAfcRecord: computes what is missing", () => {
 
   it("treats null optional fields as absent (Python None)", () => {
     const r = okRecord(
-      record(`"raw_payload":${BAD_TAP},"source":null,"failure_reason":null,"failure_class":null,"event_hash":null,"retry_count":null,"first_seen_utc":null`),
+      record(
+        `"raw_payload":${BAD_TAP},"source":null,"failure_reason":null,"failure_class":null,"event_hash":null,"retry_count":null,"first_seen_utc":null`,
+      ),
     );
     expect(r.failureReason).toBe("fare_amount_cents: Expected integer, received string");
     expect(r.idempotencyKey).toMatch(/^[0-9a-f]{64}$/);
@@ -94,7 +96,7 @@ describe("normalizeAfcRecord: computes what is missing", () => {
 
   it("reads a raw_payload string as Python's json.loads would, NaN included (json.dumps writes a nan fare so)", () => {
     // tests/fixtures/afc/hash-vectors.json, "python constant NaN fare" (computed by CPython)
-    const inner = "{\"event_id\":\"evt-1\",\"device_id\":\"dev-1\",\"fare_amount_cents\":NaN,\"tap_timestamp\":\"2024-05-01T08:30:00Z\"}";
+    const inner = '{"event_id":"evt-1","device_id":"dev-1","fare_amount_cents":NaN,"tap_timestamp":"2024-05-01T08:30:00Z"}';
     const r = okRecord(record(`"raw_payload":${JSON.stringify(inner)}`));
     expect(r.idempotencyKey).toBe("2c40149c58401a06955ea46bd0a33535c4c3377c2f21aba06d2141a9c96f4280");
     expect(r.failureReason).toBe("fare_amount_cents: Expected integer, received float");
@@ -131,9 +133,7 @@ describe("normalizeAfcRecord: computes what is missing", () => {
     const r2 = okRecord(record(`"raw_payload":${BAD_TAP},"retry_count":2`));
     expect(r2.failureClass).toBe("transient_schema");
     const twoErrors = BAD_TAP.replace("}", ',"battery_pct":3}');
-    expect(okRecord(record(`"raw_payload":${twoErrors},"retry_count":2`), 2).classReason).toBe(
-      "exhausted retries: 2 errors",
-    );
+    expect(okRecord(record(`"raw_payload":${twoErrors},"retry_count":2`), 2).classReason).toBe("exhausted retries: 2 errors");
   });
 
   it("accepts an integral float retry_count lexeme", () => {
@@ -157,7 +157,9 @@ describe("normalizeAfcRecord: computes what is missing", () => {
 
   it("reads first_seen_utc as Python producers write it: naive utcnow().isoformat(), str(datetime), lower-case t/z", () => {
     const tap = `"raw_payload":{"event_id":"e","device_id":"d"}`;
-    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01T07:00:00.123456"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00.123Z"));
+    expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01T07:00:00.123456"`)).firstSeenAt).toEqual(
+      new Date("2024-05-01T07:00:00.123Z"),
+    );
     expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01 08:00:00+01:00"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00Z"));
     expect(okRecord(record(`${tap},"first_seen_utc":"2024-05-01t07:00:00z"`)).firstSeenAt).toEqual(new Date("2024-05-01T07:00:00Z"));
   });
@@ -183,22 +185,46 @@ describe("normalizeAfcRecord: rejects structurally unusable records", () => {
     ["kind missing", `{"raw_payload":{}}`, [{ path: "kind", message: "Required" }]],
     ["kind wrong", `{"kind":"spatial","raw_payload":{}}`, [{ path: "kind", message: 'Invalid literal value, expected "afc"' }]],
     ["raw_payload missing", record(`"source":"s"`), [{ path: "raw_payload", message: "Required" }]],
-    ["event_hash too short", record(`"raw_payload":{},"event_hash":"abc"`), [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }]],
+    [
+      "event_hash too short",
+      record(`"raw_payload":{},"event_hash":"abc"`),
+      [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }],
+    ],
     [
       "event_hash uppercase",
       record(`"raw_payload":{},"event_hash":"${"A".repeat(64)}"`),
       [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }],
     ],
-    ["event_hash number", record(`"raw_payload":{},"event_hash":7`), [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }]],
+    [
+      "event_hash number",
+      record(`"raw_payload":{},"event_hash":7`),
+      [{ path: "event_hash", message: "must be 64 lowercase hex characters (a SHA-256 hexdigest)" }],
+    ],
     [
       "failure_class unknown",
       record(`"raw_payload":{},"failure_class":"transient"`),
       [{ path: "failure_class", message: "Invalid enum value. Expected 'transient_schema' | 'poison', received 'transient'" }],
     ],
-    ["retry_count negative", record(`"raw_payload":{},"retry_count":-1`), [{ path: "retry_count", message: "Number must be greater than or equal to 0" }]],
-    ["retry_count float", record(`"raw_payload":{},"retry_count":1.5`), [{ path: "retry_count", message: "Expected integer, received float" }]],
-    ["retry_count string", record(`"raw_payload":{},"retry_count":"1"`), [{ path: "retry_count", message: "Expected integer, received string" }]],
-    ["first_seen_utc not RFC 3339", record(`"raw_payload":{},"first_seen_utc":"2024-05-01 08:00"`), [{ path: "first_seen_utc", message: "Invalid datetime" }]],
+    [
+      "retry_count negative",
+      record(`"raw_payload":{},"retry_count":-1`),
+      [{ path: "retry_count", message: "Number must be greater than or equal to 0" }],
+    ],
+    [
+      "retry_count float",
+      record(`"raw_payload":{},"retry_count":1.5`),
+      [{ path: "retry_count", message: "Expected integer, received float" }],
+    ],
+    [
+      "retry_count string",
+      record(`"raw_payload":{},"retry_count":"1"`),
+      [{ path: "retry_count", message: "Expected integer, received string" }],
+    ],
+    [
+      "first_seen_utc not RFC 3339",
+      record(`"raw_payload":{},"first_seen_utc":"2024-05-01 08:00"`),
+      [{ path: "first_seen_utc", message: "Invalid datetime" }],
+    ],
     ["source not a string", record(`"raw_payload":{},"source":5`), [{ path: "source", message: "Expected string, received number" }]],
   ])("%s", (_name, text, errors) => {
     expect(normalize(text)).toEqual({ ok: false, errors });

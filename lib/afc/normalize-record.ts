@@ -55,7 +55,10 @@ const envelopeSchema = z.looseObject({
     .min(0)
     .nullish(),
   // as Python stores it: also naive (utcnow().isoformat(), read as UTC) or str(datetime) with a space
-  first_seen_utc: z.string().refine((s) => parseProducerTime(s) !== null, { params: { afc: NOT_DATETIME } }).nullish(),
+  first_seen_utc: z
+    .string()
+    .refine((s) => parseProducerTime(s) !== null, { params: { afc: NOT_DATETIME } })
+    .nullish(),
 });
 
 const ENVELOPE_ISSUE_OPTIONS = {
@@ -120,11 +123,7 @@ export type CaptureResult = { passed: true } | { passed: false; record: NewDeadL
  * The capture boundary: run the gate on a tap (as parsed by `parseLossless`); a failing tap becomes a dead
  * letter with the gate's reason, its identity class and its computed event hash.
  */
-export function normalizeCapturedTap(
-  tap: unknown,
-  rawText: string,
-  ctx: { now: Date; source?: string },
-): CaptureResult {
+export function normalizeCapturedTap(tap: unknown, rawText: string, ctx: { now: Date; source?: string }): CaptureResult {
   const gate = validateTap(tap);
   if (gate.ok) return { passed: true };
   return {

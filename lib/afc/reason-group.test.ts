@@ -19,9 +19,7 @@ describe("reasonGroup", () => {
   });
 
   it("groups reasons that differ only in values", () => {
-    expect(reasonGroup("Self-intersection at or near point (1.5, 2)")).toBe(
-      reasonGroup("Self-intersection at or near point (-10, 20.25)"),
-    );
+    expect(reasonGroup("Self-intersection at or near point (1.5, 2)")).toBe(reasonGroup("Self-intersection at or near point (-10, 20.25)"));
   });
 
   it.each([

@@ -66,7 +66,11 @@ describe("validateTap: reasons (exact producer wording)", () => {
     ["fare float", tapText({ fare_amount_cents: "2.75" }), "fare_amount_cents: Expected integer, received float"],
     ["fare overflow 1E400", tapText({ fare_amount_cents: "1E400" }), "fare_amount_cents: Expected integer, received float"],
     // An integer lexeme beyond the double range is still an int to Python: not a float, and below 0 when negative.
-    ["negative integer fare beyond doubles", tapText({ fare_amount_cents: `-1${"0".repeat(310)}` }), "fare_amount_cents: Number must be greater than or equal to 0"],
+    [
+      "negative integer fare beyond doubles",
+      tapText({ fare_amount_cents: `-1${"0".repeat(310)}` }),
+      "fare_amount_cents: Number must be greater than or equal to 0",
+    ],
     ["negative fare", tapText({ fare_amount_cents: "-5" }), "fare_amount_cents: Number must be greater than or equal to 0"],
     // one reason per field: the first failing rule (integer before bound)
     ["negative float fare", tapText({ fare_amount_cents: "-1.5" }), "fare_amount_cents: Expected integer, received float"],
@@ -76,15 +80,15 @@ describe("validateTap: reasons (exact producer wording)", () => {
     ["event_id null", tapText({ event_id: "null" }), "event_id: Expected string, received null"],
     ["empty event_id", tapText({ event_id: '""' }), "event_id: String must contain at least 1 character(s)"],
     ["empty device_id", tapText({ device_id: '""' }), "device_id: String must contain at least 1 character(s)"],
-    [
-      "whitespace device_id",
-      tapText({ device_id: '"  "' }),
-      "device_id: String must contain at least 1 non-whitespace character(s)",
-    ],
+    ["whitespace device_id", tapText({ device_id: '"  "' }), "device_id: String must contain at least 1 non-whitespace character(s)"],
     ["bad timestamp", tapText({ tap_timestamp: '"yesterday"' }), "tap_timestamp: Invalid datetime"],
     ["timestamp without offset", tapText({ tap_timestamp: '"2024-05-01T08:30:00"' }), "tap_timestamp: Invalid datetime"],
     ["date only", tapText({ tap_timestamp: '"2024-05-01"' }), "tap_timestamp: Invalid datetime"],
-    ["space instead of T (not RFC 3339's grammar)", tapText({ tap_timestamp: '"2024-05-01 08:30:00Z"' }), "tap_timestamp: Invalid datetime"],
+    [
+      "space instead of T (not RFC 3339's grammar)",
+      tapText({ tap_timestamp: '"2024-05-01 08:30:00Z"' }),
+      "tap_timestamp: Invalid datetime",
+    ],
     ["lower-case t without offset", tapText({ tap_timestamp: '"2024-05-01t08:30:00"' }), "tap_timestamp: Invalid datetime"],
     ["impossible date", tapText({ tap_timestamp: '"2023-02-29T00:00:00Z"' }), "tap_timestamp: Invalid datetime"],
     ["timestamp as number", tapText({ tap_timestamp: "1714552200" }), "tap_timestamp: Expected string, received number"],
@@ -94,18 +98,13 @@ describe("validateTap: reasons (exact producer wording)", () => {
       tapText({}, '"zeta":1,"alpha":2,"battery_pct":3'),
       "zeta: Unrecognized key; alpha: Unrecognized key; battery_pct: Unrecognized key",
     ],
-    [
-      "everything missing",
-      "{}",
-      "event_id: Required; device_id: Required; fare_amount_cents: Required; tap_timestamp: Required",
-    ],
+    ["everything missing", "{}", "event_id: Required; device_id: Required; fare_amount_cents: Required; tap_timestamp: Required"],
   ])("%s", (_name, text, reason) => {
     expect(reasonOf(text)).toBe(reason);
   });
 
   it("orders by schema field order whatever the input order, extra keys last", () => {
-    const text =
-      '{"battery_pct":1,"tap_timestamp":"nope","fare_amount_cents":-1,"device_id":5,"event_id":"","fw":"2"}';
+    const text = '{"battery_pct":1,"tap_timestamp":"nope","fare_amount_cents":-1,"device_id":5,"event_id":"","fw":"2"}';
     expect(reasonOf(text)).toBe(
       "event_id: String must contain at least 1 character(s); device_id: Expected string, received number; " +
         "fare_amount_cents: Number must be greater than or equal to 0; tap_timestamp: Invalid datetime; " +

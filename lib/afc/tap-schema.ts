@@ -33,9 +33,7 @@ export const tapSchema = z.strictObject({
 
 export type AfcTap = z.infer<typeof tapSchema>;
 
-export type TapValidation =
-  | { ok: true; tap: AfcTap }
-  | { ok: false; errors: FieldError[]; reason: string };
+export type TapValidation = { ok: true; tap: AfcTap } | { ok: false; errors: FieldError[]; reason: string };
 
 const TAP_ISSUE_OPTIONS = {
   fieldOrder: TAP_FIELDS,

@@ -12,7 +12,14 @@ describe("tapObservedAt", () => {
   });
 
   it("has none for a missing, unreadable or unstorable time", () => {
-    for (const tap of [{}, { tap_timestamp: 1748736000 }, { tap_timestamp: "June 1st" }, { tap_timestamp: "0000-06-01T00:00:00Z" }, null, "x"]) {
+    for (const tap of [
+      {},
+      { tap_timestamp: 1748736000 },
+      { tap_timestamp: "June 1st" },
+      { tap_timestamp: "0000-06-01T00:00:00Z" },
+      null,
+      "x",
+    ]) {
       expect(tapObservedAt(tap)).toBeNull();
     }
   });

@@ -17,10 +17,13 @@ export function actingUser(principal: Principal | null): ActingUser {
 
 /** POST /api/replays/{id}/{action}: the transition, under the action's permission (approve: four-eyes too). */
 export function batchActionRoute(action: BatchAction): RouteHandler {
-  return defineRoute({ access: { permission: ACTION_PERMISSION[action] }, params: BatchIdParams }, async ({ params, principal, now, requestId }) => {
-    const pool = getDb().pool;
-    // A cancel's waiting items are marked after this answer (apply-batch-action.ts); the view counts them cancelled already.
-    await applyBatchAction(pool, params.id, action, actingUser(principal), { now, requestId });
-    return getBatch(pool, params.id, now);
-  });
+  return defineRoute(
+    { access: { permission: ACTION_PERMISSION[action] }, params: BatchIdParams },
+    async ({ params, principal, now, requestId }) => {
+      const pool = getDb().pool;
+      // A cancel's waiting items are marked after this answer (apply-batch-action.ts); the view counts them cancelled already.
+      await applyBatchAction(pool, params.id, action, actingUser(principal), { now, requestId });
+      return getBatch(pool, params.id, now);
+    },
+  );
 }

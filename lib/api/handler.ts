@@ -119,7 +119,8 @@ export async function readBodyText(req: Request): Promise<string> {
 
 export async function readJson(req: Request): Promise<unknown> {
   const text = await readBodyText(req);
-  if (text.trim() === "") throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
+  if (text.trim() === "")
+    throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -160,7 +161,10 @@ export function otherMethods(...allowed: Method[]): Record<Method, RouteHandler>
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
   const handler = async (req: Request): Promise<Response> => {
     const requestId = requestIdOf(req);
-    const res = errorResponse(new AppError("method_not_allowed", `${req.method} is not allowed here; allowed: ${allow}`, { details: { allow } }), requestId);
+    const res = errorResponse(
+      new AppError("method_not_allowed", `${req.method} is not allowed here; allowed: ${allow}`, { details: { allow } }),
+      requestId,
+    );
     res.headers.set("allow", allow);
     return res;
   };
@@ -189,7 +193,10 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       const url = new URL(req.url);
       const rawQuery = searchParamsToObject(url.searchParams);
       if (principal?.via === "session" && (rawQuery.unmask === "1" || rawQuery.unmask === "true") && isCrossSite(req.headers)) {
-        throw new AppError("forbidden", "card data in clear is opened from Redrive itself, not from a link on another site (it is audited in your name)");
+        throw new AppError(
+          "forbidden",
+          "card data in clear is opened from Redrive itself, not from a link on another site (it is audited in your name)",
+        );
       }
       const badInput = unstorable(rawParams, "params") ?? unstorable(rawQuery, "query");
       if (badInput) throw issueError(badInput);

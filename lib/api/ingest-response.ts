@@ -10,8 +10,7 @@ import { decodeUtf8, RECORD_TOO_LARGE, splitJson, splitNdjsonBytes, type BodyFor
 const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
 const JSON_TYPES = new Set(["application/json", "text/json"]);
 
-const mediaType = (contentType: string | null): string =>
-  (contentType ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
+const mediaType = (contentType: string | null): string => (contentType ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
 
 /** application/x-ndjson and its aliases. */
 export function isNdjson(contentType: string | null): boolean {
@@ -22,9 +21,13 @@ export function bodyFormat(contentType: string | null): BodyFormat {
   const type = mediaType(contentType);
   if (NDJSON_TYPES.has(type)) return "ndjson";
   if (JSON_TYPES.has(type) || type === "") return "json";
-  throw new AppError("unsupported_media_type", `content-type: ${type} is not accepted; send application/json (one envelope or an array) or application/x-ndjson`, {
-    issues: [{ path: "content-type", message: "must be application/json or application/x-ndjson" }],
-  });
+  throw new AppError(
+    "unsupported_media_type",
+    `content-type: ${type} is not accepted; send application/json (one envelope or an array) or application/x-ndjson`,
+    {
+      issues: [{ path: "content-type", message: "must be application/json or application/x-ndjson" }],
+    },
+  );
 }
 
 /**
@@ -36,12 +39,16 @@ export function bodyFormat(contentType: string | null): BodyFormat {
 async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () => boolean): Promise<AsyncGenerator<RecordText>> {
   const first = await records.next();
   if (first.done && !sawText()) {
-    throw new AppError("invalid_json", "body: empty; send one envelope, a JSON array or NDJSON", { issues: [{ path: "body", message: "required" }] });
+    throw new AppError("invalid_json", "body: empty; send one envelope, a JSON array or NDJSON", {
+      issues: [{ path: "body", message: "required" }],
+    });
   }
   const second = first.done ? first : await records.next();
   if (!first.done && second.done) {
     if (first.value.error === RECORD_TOO_LARGE) {
-      throw new AppError("payload_too_large", `body: ${RECORD_TOO_LARGE}; nothing was stored`, { issues: [{ path: "body", message: RECORD_TOO_LARGE }] });
+      throw new AppError("payload_too_large", `body: ${RECORD_TOO_LARGE}; nothing was stored`, {
+        issues: [{ path: "body", message: RECORD_TOO_LARGE }],
+      });
     }
     try {
       parseJsonOrPython(first.value.text);
@@ -65,7 +72,10 @@ async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () =
  */
 export async function ingestResponse(req: Request, pool: pg.Pool, principal: Principal, requestId: string): Promise<Response> {
   const format = bodyFormat(req.headers.get("content-type"));
-  if (!req.body) throw new AppError("bad_request", "body: empty; send one envelope, a JSON array or NDJSON", { issues: [{ path: "body", message: "required" }] });
+  if (!req.body)
+    throw new AppError("bad_request", "body: empty; send one envelope, a JSON array or NDJSON", {
+      issues: [{ path: "body", message: "required" }],
+    });
   let sawText = false;
   const text = async function* (chunks: AsyncIterable<string>) {
     try {
@@ -99,7 +109,11 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
         controller.enqueue(encoder.encode("]}"));
       } catch (err) {
         console.error(`[ingest] ${requestId} failed after ${next} records`, err);
-        controller.enqueue(encoder.encode(`],"error":${JSON.stringify({ code: "internal", message: `ingest stopped: records from index ${next} on were not stored`, requestId })}}`));
+        controller.enqueue(
+          encoder.encode(
+            `],"error":${JSON.stringify({ code: "internal", message: `ingest stopped: records from index ${next} on were not stored`, requestId })}}`,
+          ),
+        );
       }
       controller.close();
     },

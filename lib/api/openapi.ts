@@ -38,7 +38,9 @@ export const ErrorBodySchema = z
     error: z.looseObject({
       code: z.string(),
       message: z.string(),
-      issues: z.array(z.object({ path: z.string(), message: z.string() })).describe("each field and the rule it broke; empty when no field is at fault"),
+      issues: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .describe("each field and the rule it broke; empty when no field is at fault"),
     }),
   })
   .meta({ id: "Error" });
@@ -57,13 +59,16 @@ class SchemaSink {
     delete json.$schema;
     const rename = new Map<string, string>();
     const fix = (value: JsonSchema): JsonSchema =>
-      JSON.parse(JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, (_, id: string) => `"#/components/schemas/${rename.get(id) ?? id}"`));
+      JSON.parse(
+        JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, (_, id: string) => `"#/components/schemas/${rename.get(id) ?? id}"`),
+      );
     for (const id of Object.keys(defs)) rename.set(id, id.startsWith("__schema") ? `Anonymous${++this.anonymous}` : id);
     // The same named schema can differ between request (input) and response (output) forms: keep both.
     for (const [id, def] of Object.entries(defs)) {
       const name = rename.get(id)!;
       const existing = this.components[name];
-      if (existing && JSON.stringify(existing) !== JSON.stringify(fix(def))) rename.set(id, `${name}${io === "input" ? "Input" : "Output"}`);
+      if (existing && JSON.stringify(existing) !== JSON.stringify(fix(def)))
+        rename.set(id, `${name}${io === "input" ? "Input" : "Output"}`);
     }
     for (const [id, def] of Object.entries(defs)) this.components[rename.get(id) ?? id] = fix(def);
     return fix(json);
@@ -104,7 +109,10 @@ export function buildOpenApi(operations: readonly Operation[], info: { title: st
   for (const op of operations) {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(op.responses)) {
-      responses[status] = { description: r.description, ...(r.schema ? { content: { "application/json": { schema: sink.convert(r.schema, "output") } } } : {}) };
+      responses[status] = {
+        description: r.description,
+        ...(r.schema ? { content: { "application/json": { schema: sink.convert(r.schema, "output") } } } : {}),
+      };
     }
     // better-auth's routes (/api/auth/…) answer with its own errors: only what each documents itself.
     const ours = !op.path.startsWith("/api/auth/");
@@ -113,7 +121,11 @@ export function buildOpenApi(operations: readonly Operation[], info: { title: st
       [401, "Not signed in and no bearer token", !("public" in op.access)],
       [403, "The role lacks the permission (named in the body)", !("public" in op.access)],
       [413, "The JSON body is larger than 16 MB", ours && op.body !== undefined && !isRawBody(op.body)],
-      [422, "Validation failed: `issues` names each field and rule", ours && (op.body !== undefined || op.query !== undefined || op.params !== undefined)],
+      [
+        422,
+        "Validation failed: `issues` names each field and rule",
+        ours && (op.body !== undefined || op.query !== undefined || op.params !== undefined),
+      ],
     ];
     for (const [status, description, applies] of standard) {
       if (applies && !responses[status]) responses[status] = { description, content: { "application/json": { schema: ERROR_REF } } };
@@ -121,7 +133,11 @@ export function buildOpenApi(operations: readonly Operation[], info: { title: st
     let requestBody: unknown;
     if (isRawBody(op.body)) {
       const schema = op.body.schema ? sink.convert(op.body.schema, "input") : {};
-      requestBody = { required: true, description: op.body.description, content: Object.fromEntries(op.body.contentTypes.map((t) => [t, { schema }])) };
+      requestBody = {
+        required: true,
+        description: op.body.description,
+        content: Object.fromEntries(op.body.contentTypes.map((t) => [t, { schema }])),
+      };
     } else if (op.body) {
       requestBody = { required: true, content: { "application/json": { schema: sink.convert(op.body, "input") } } };
     }

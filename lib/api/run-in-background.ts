@@ -8,5 +8,10 @@ import { runBulkJob } from "../dead-letters/triage/bulk-jobs";
  * Failures are recorded on the job by runBulkJob and logged; nothing is thrown at the request.
  */
 export function runInBackground(pool: pg.Pool, id: string): void {
-  after(() => runBulkJob(pool, id, { now: () => new Date() }).then(() => undefined, () => undefined));
+  after(() =>
+    runBulkJob(pool, id, { now: () => new Date() }).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
 }

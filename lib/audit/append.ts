@@ -10,7 +10,10 @@ import { auditBody, chainHash, GENESIS_HASH, type AuditBody, type AuditContent }
 
 const AUDIT_CHAIN_LOCK = 0x5245_4431; // "RED1"
 
-export type AuditInput = Omit<AuditContent, "at" | "before" | "after" | "diff" | "reason" | "requestId" | "actorId" | "actorEmail" | "actorRole" | "targetId"> &
+export type AuditInput = Omit<
+  AuditContent,
+  "at" | "before" | "after" | "diff" | "reason" | "requestId" | "actorId" | "actorEmail" | "actorRole" | "targetId"
+> &
   Partial<Pick<AuditContent, "before" | "after" | "diff" | "reason" | "requestId" | "actorId" | "actorEmail" | "actorRole" | "targetId">>;
 
 export interface Actor {
@@ -41,8 +44,18 @@ function jsonField(v: unknown): string {
  */
 function copyMiddle(r: AuditContent): string {
   return [
-    r.at, copyField(r.actorId), copyField(r.actorEmail), copyField(r.actorRole), copyField(r.action), copyField(r.targetType),
-    copyField(r.targetId), jsonField(r.before), jsonField(r.after), jsonField(r.diff), copyField(r.reason), copyField(r.requestId),
+    r.at,
+    copyField(r.actorId),
+    copyField(r.actorEmail),
+    copyField(r.actorRole),
+    copyField(r.action),
+    copyField(r.targetType),
+    copyField(r.targetId),
+    jsonField(r.before),
+    jsonField(r.after),
+    jsonField(r.diff),
+    copyField(r.reason),
+    copyField(r.requestId),
   ].join("\t");
 }
 
@@ -100,15 +113,24 @@ export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | P
     [events.length],
   );
   let prev = head.rows[0]?.hash ?? GENESIS_HASH;
-  const taken = (head.rows[0]?.ids ?? []).map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
-  const text = events.map(({ body, copy }, i) => {
-    const hash = chainHash(prev, body);
-    const line = `${taken[i] as string}\t${copy}\t${prev}\t${hash}\n`;
-    prev = hash;
-    return line;
-  }).join("");
-  await copyIn(client, `COPY audit_event (id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after,
-    diff, reason, request_id, prev_hash, hash) FROM STDIN`, text);
+  const taken = (head.rows[0]?.ids ?? [])
+    .map(BigInt)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(String);
+  const text = events
+    .map(({ body, copy }, i) => {
+      const hash = chainHash(prev, body);
+      const line = `${taken[i] as string}\t${copy}\t${prev}\t${hash}\n`;
+      prev = hash;
+      return line;
+    })
+    .join("");
+  await copyIn(
+    client,
+    `COPY audit_event (id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after,
+    diff, reason, request_id, prev_hash, hash) FROM STDIN`,
+    text,
+  );
   // The head moves with the chain, in this transaction: a chain whose last events were deleted still links up,
   // but no longer reaches the head (verify.ts).
   await client.query(`UPDATE audit_head SET last_id = $1, last_hash = $2 WHERE id = 1`, [taken[taken.length - 1], prev]);

@@ -6,8 +6,17 @@ import { auditHash, GENESIS_HASH, verifyChain, type AuditContent, type StoredAud
 function content(i: number): AuditContent {
   return {
     at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-    actorId: "u1", actorEmail: "a@x", actorRole: "admin", action: "user.created", targetType: "user",
-    targetId: `t${i}`, before: null, after: { n: i, nested: { b: 1, a: [1, 2] } }, diff: null, reason: null, requestId: null,
+    actorId: "u1",
+    actorEmail: "a@x",
+    actorRole: "admin",
+    action: "user.created",
+    targetType: "user",
+    targetId: `t${i}`,
+    before: null,
+    after: { n: i, nested: { b: 1, a: [1, 2] } },
+    diff: null,
+    reason: null,
+    requestId: null,
   };
 }
 
@@ -29,8 +38,13 @@ describe("audit hash chain", () => {
       content(1),
       { ...content(2), actorId: null, actorEmail: null, actorRole: null, targetId: null, after: null },
       {
-        ...content(3), action: "dead_letter.edited", before: { "é": "ü\u2028", "\ud83d\ude00": [1e21, 0.1, -0, 1e-7] }, after: { z: { y: null, x: true } },
-        diff: [{ op: "replace", path: "/a~1b", value: "<img src=x>" }], reason: "typo \"quoted\"\n", requestId: "req-1",
+        ...content(3),
+        action: "dead_letter.edited",
+        before: { é: "ü\u2028", "\ud83d\ude00": [1e21, 0.1, -0, 1e-7] },
+        after: { z: { y: null, x: true } },
+        diff: [{ op: "replace", path: "/a~1b", value: "<img src=x>" }],
+        reason: 'typo "quoted"\n',
+        requestId: "req-1",
       },
     ];
     for (const c of contents) {

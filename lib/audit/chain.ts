@@ -46,7 +46,9 @@ export function auditBody(content: AuditContent): AuditBody {
 }
 
 export function chainHash(prevHash: string, body: AuditBody): string {
-  return createHash("sha256").update(`{${body.head},"prevHash":${JSON.stringify(prevHash)},${body.tail}}`).digest("hex");
+  return createHash("sha256")
+    .update(`{${body.head},"prevHash":${JSON.stringify(prevHash)},${body.tail}}`)
+    .digest("hex");
 }
 
 export function auditHash(prevHash: string, content: AuditContent): string {

@@ -12,7 +12,13 @@ export const AUDIT_TARGET_TYPES = ["dead_letter", "replay_batch", "user", "api_t
 export const AuditQuerySchema = z
   .object({
     /** an action (`dead_letter.approved`), or every action under a prefix ending with "." (`replay_batch.`) */
-    action: z.string().trim().min(1).max(100).regex(/^[a-z_.]+$/, "must be an action such as dead_letter.approved, or a prefix such as replay_batch.").optional(),
+    action: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[a-z_.]+$/, "must be an action such as dead_letter.approved, or a prefix such as replay_batch.")
+      .optional(),
     /** the actor's e-mail (case-insensitive) */
     actor: z.string().trim().min(1).max(320).optional(),
     targetType: z.enum(AUDIT_TARGET_TYPES).optional(),

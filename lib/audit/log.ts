@@ -12,7 +12,6 @@ import { AUDIT_EVENT_COLUMNS, type AuditEventRow } from "./row";
 
 type Db = pg.Pool | pg.PoolClient;
 
-
 /** LIKE pattern for an action prefix ("replay_batch." → every replay_batch.* action). */
 const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 

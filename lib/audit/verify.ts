@@ -11,7 +11,6 @@ export const VERIFY_BATCH_SIZE = 5_000;
 
 export type VerifyResult = { ok: true; verified: number } | { ok: false; verified: number; broken: ChainBreak };
 
-
 function toStored(r: AuditEventRow): StoredAuditEvent {
   return {
     id: r.id,
@@ -38,12 +37,15 @@ export async function verifyAuditTrail(
 ): Promise<VerifyResult> {
   const batchSize = opts.batchSize ?? VERIFY_BATCH_SIZE;
   // Read first: events appended while we walk are past it, and the walk must reach it.
-  const head = (await pool.query<{ last_id: string; last_hash: string }>(`SELECT last_id::text AS last_id, last_hash FROM audit_head WHERE id = 1`)).rows[0];
+  const head = (
+    await pool.query<{ last_id: string; last_hash: string }>(`SELECT last_id::text AS last_id, last_hash FROM audit_head WHERE id = 1`)
+  ).rows[0];
   const reachesHead = (verified: number, last: StoredAuditEvent | null): VerifyResult => {
     if (!head || head.last_id === "0") return { ok: true, verified };
     if (last && BigInt(last.id) >= BigInt(head.last_id)) return { ok: true, verified };
     return {
-      ok: false, verified,
+      ok: false,
+      verified,
       broken: {
         id: head.last_id,
         problem: `the chain ends at ${last ? `event ${last.id}` : "its start"} but its head is event ${head.last_id}: the last events were deleted`,
@@ -69,7 +71,11 @@ export async function verifyAuditTrail(
     }
     const atHead = head ? events.find((e) => e.id === head.last_id) : undefined;
     if (atHead && atHead.hash !== head?.last_hash) {
-      return { ok: false, verified: verified + events.indexOf(atHead), broken: { id: atHead.id, problem: "its hash does not match the chain's head: the chain was rewritten from here" } };
+      return {
+        ok: false,
+        verified: verified + events.indexOf(atHead),
+        broken: { id: atHead.id, problem: "its hash does not match the chain's head: the chain was rewritten from here" },
+      };
     }
     verified += events.length;
     const last = events[events.length - 1] as StoredAuditEvent;

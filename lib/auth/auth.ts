@@ -76,7 +76,9 @@ function createAuth(db: Db) {
     // The client address: our server (scripts/serve.ts) sets X-Forwarded-For from the socket, or keeps a trusted
     // proxy's chain with the proxy appended; better-auth walks that chain from the right past these proxies.
     advanced: {
-      cookiePrefix: "redrive", disableOriginCheck: false, disableCSRFCheck: false,
+      cookiePrefix: "redrive",
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
       ipAddress: { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: parseTrustedProxies(env.REDRIVE_TRUSTED_PROXIES).entries },
     },
     logger: { log: authLog },
@@ -200,13 +202,16 @@ export async function handleAuthRequest(request: Request, now: Date): Promise<Re
   const ip = getIP(request, auth.options) ?? "unknown";
   if (throttledSignIns.admit(ip, now.getTime())) {
     const event: AuditInput = {
-      action: "auth.sign_in_throttled", targetType: "user", reason: "too many sign-in attempts from this address",
+      action: "auth.sign_in_throttled",
+      targetType: "user",
+      reason: "too many sign-in attempts from this address",
       after: { ip, limitPerMinute: getEnv().REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE },
       requestId: request.headers.get("x-request-id")?.slice(0, 100) ?? null,
     };
     // The refusal stands whether or not its audit event could be written.
-    await inTransaction(getDb().pool, (client) => appendAudit(client, [event], now))
-      .catch((err: unknown) => console.error(`[auth] throttled sign-in not audited: ${(err as Error).message}`));
+    await inTransaction(getDb().pool, (client) => appendAudit(client, [event], now)).catch((err: unknown) =>
+      console.error(`[auth] throttled sign-in not audited: ${(err as Error).message}`),
+    );
   }
   return res;
 }

@@ -7,7 +7,18 @@ describe("safeNextPath", () => {
     expect(safeNextPath("/settings")).toBe("/settings");
   });
   it("refuses anything that could leave the site or loop", () => {
-    for (const bad of [null, undefined, "", "https://evil.example", "//evil.example", "/\\evil.example", "evil", "/x\ny", "/sign-in", "/sign-in?next=/x"]) {
+    for (const bad of [
+      null,
+      undefined,
+      "",
+      "https://evil.example",
+      "//evil.example",
+      "/\\evil.example",
+      "evil",
+      "/x\ny",
+      "/sign-in",
+      "/sign-in?next=/x",
+    ]) {
       expect(safeNextPath(bad), String(bad)).toBe("/");
     }
   });

@@ -3,7 +3,11 @@ import { can, isRole, PERMISSIONS, ROLE_PERMISSIONS, ROLES } from "./permissions
 
 describe("permission table", () => {
   it("every permission belongs to some role (none is dead) and every role holds only known permissions", () => {
-    for (const p of PERMISSIONS) expect(ROLES.some((r) => can(r, p)), p).toBe(true);
+    for (const p of PERMISSIONS)
+      expect(
+        ROLES.some((r) => can(r, p)),
+        p,
+      ).toBe(true);
     for (const r of ROLES) for (const p of ROLE_PERMISSIONS[r]) expect(PERMISSIONS).toContain(p);
   });
 

@@ -13,8 +13,12 @@ describe("resolveAuthSecret", () => {
   });
 
   it("refuses to start in production without one", () => {
-    expect(() => resolveAuthSecret({ BETTER_AUTH_SECRET: undefined, NODE_ENV: "production", REDRIVE_DATA_DIR: dir() })).toThrow(AuthSecretError);
-    expect(() => resolveAuthSecret({ BETTER_AUTH_SECRET: undefined, NODE_ENV: "production", REDRIVE_DATA_DIR: dir() })).toThrow(/BETTER_AUTH_SECRET is not set/);
+    expect(() => resolveAuthSecret({ BETTER_AUTH_SECRET: undefined, NODE_ENV: "production", REDRIVE_DATA_DIR: dir() })).toThrow(
+      AuthSecretError,
+    );
+    expect(() => resolveAuthSecret({ BETTER_AUTH_SECRET: undefined, NODE_ENV: "production", REDRIVE_DATA_DIR: dir() })).toThrow(
+      /BETTER_AUTH_SECRET is not set/,
+    );
   });
 
   it("elsewhere generates one into <data dir>/auth-secret (mode 600) and reuses it", () => {

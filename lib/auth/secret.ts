@@ -50,6 +50,7 @@ function readSecretFile(file: string): string | null {
   }
   const secret = text.trim();
   if (secret === "") return null;
-  if (secret.length < MIN_LENGTH) throw new AuthSecretError(`${file}: the secret is shorter than ${MIN_LENGTH} characters; delete the file to generate a new one`);
+  if (secret.length < MIN_LENGTH)
+    throw new AuthSecretError(`${file}: the secret is shorter than ${MIN_LENGTH} characters; delete the file to generate a new one`);
   return secret;
 }

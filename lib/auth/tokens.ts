@@ -43,8 +43,15 @@ function view(row: TokenRow): TokenView {
 /** The principal a bearer token stands for, or null when it is unknown, revoked or its user may not sign in. */
 export async function authenticateToken(pool: pg.Pool, token: string, now: Date): Promise<Principal | null> {
   const { rows } = await pool.query<{
-    id: string; revoked_at: Date | null; last_used_at: Date | null;
-    user_id: string; email: string; name: string; role: string; disabled: boolean; demo: boolean;
+    id: string;
+    revoked_at: Date | null;
+    last_used_at: Date | null;
+    user_id: string;
+    email: string;
+    name: string;
+    role: string;
+    disabled: boolean;
+    demo: boolean;
   }>(
     `SELECT t.id, t.revoked_at, t.last_used_at, u.id AS user_id, u.email, u.name, u.role::text AS role, u.disabled, u.demo
        FROM api_token t JOIN "user" u ON u.id = t.user_id
@@ -71,21 +78,33 @@ export async function createApiToken(pool: pg.Pool, input: { userId: string; nam
   const id = randomUUID();
   const prefix = displayPrefix(token);
   return inTransaction(pool, async (client) => {
-    const owner = await client.query<{ email: string; disabled: boolean }>(`SELECT email, disabled FROM "user" WHERE id = $1 FOR SHARE`, [input.userId]);
+    const owner = await client.query<{ email: string; disabled: boolean }>(`SELECT email, disabled FROM "user" WHERE id = $1 FOR SHARE`, [
+      input.userId,
+    ]);
     const user = owner.rows[0];
     if (!user) throw new AppError("not_found", `user ${input.userId} does not exist`);
     if (user.disabled) throw new AppError("conflict", `user ${user.email} is disabled: enable the account before creating tokens for it`);
-    await client.query(
-      `INSERT INTO api_token (id, user_id, name, token_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, input.userId, input.name, hashToken(token), prefix, ctx.now],
+    await client.query(`INSERT INTO api_token (id, user_id, name, token_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      id,
+      input.userId,
+      input.name,
+      hashToken(token),
+      prefix,
+      ctx.now,
+    ]);
+    await appendAudit(
+      client,
+      [
+        {
+          ...actorFields(ctx),
+          action: "token.created",
+          targetType: "api_token",
+          targetId: id,
+          after: { name: input.name, prefix, userId: input.userId, userEmail: user.email },
+        },
+      ],
+      ctx.now,
     );
-    await appendAudit(client, [{
-      ...actorFields(ctx),
-      action: "token.created",
-      targetType: "api_token",
-      targetId: id,
-      after: { name: input.name, prefix, userId: input.userId, userEmail: user.email },
-    }], ctx.now);
     return { id, token, prefix, name: input.name, createdAt: ctx.now.toISOString() };
   });
 }
@@ -121,21 +140,28 @@ export async function revokeApiToken(pool: pg.Pool, input: { id: string; ownerId
       [input.id],
     );
     const row = found.rows[0];
-    if (!row || (input.ownerId !== null && row.user_id !== input.ownerId)) throw new AppError("not_found", `token ${input.id} does not exist`);
+    if (!row || (input.ownerId !== null && row.user_id !== input.ownerId))
+      throw new AppError("not_found", `token ${input.id} does not exist`);
     if (row.revoked_at !== null) return view(row);
     const updated = await client.query<TokenRow>(
       `UPDATE api_token SET revoked_at = $2 WHERE id = $1
        RETURNING id, name, prefix, user_id, created_at, last_used_at, revoked_at`,
       [input.id, ctx.now],
     );
-    await appendAudit(client, [{
-      ...actorFields(ctx),
-      action: "token.revoked",
-      targetType: "api_token",
-      targetId: row.id,
-      before: { revokedAt: null },
-      after: { revokedAt: ctx.now.toISOString(), name: row.name, prefix: row.prefix, userId: row.user_id, userEmail: row.email },
-    }], ctx.now);
+    await appendAudit(
+      client,
+      [
+        {
+          ...actorFields(ctx),
+          action: "token.revoked",
+          targetType: "api_token",
+          targetId: row.id,
+          before: { revokedAt: null },
+          after: { revokedAt: ctx.now.toISOString(), name: row.name, prefix: row.prefix, userId: row.user_id, userEmail: row.email },
+        },
+      ],
+      ctx.now,
+    );
     return view(updated.rows[0] ?? row);
   });
 }

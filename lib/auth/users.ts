@@ -29,7 +29,15 @@ const USER_COLUMNS = `id, email, name, role::text AS role, disabled, demo, creat
 
 function view(row: UserRow): UserView {
   if (!isRole(row.role)) throw new Error(`user ${row.id} has unknown role ${row.role}`);
-  return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabled, demo: row.demo, createdAt: row.created_at.toISOString() };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    disabled: row.disabled,
+    demo: row.demo,
+    createdAt: row.created_at.toISOString(),
+  };
 }
 
 export function generatePassword(): string {
@@ -88,19 +96,27 @@ export async function createUser(
         [randomUUID(), id, hash, ctx.now],
       );
       const created = view(rows[0] as UserRow);
-      await appendAudit(client, [{
-        ...actorFields(ctx),
-        action: "user.created",
-        targetType: "user",
-        targetId: id,
-        after: { email, name, role: input.role, demo: created.demo, passwordGenerated: generated },
-      }], ctx.now);
+      await appendAudit(
+        client,
+        [
+          {
+            ...actorFields(ctx),
+            action: "user.created",
+            targetType: "user",
+            targetId: id,
+            after: { email, name, role: input.role, demo: created.demo, passwordGenerated: generated },
+          },
+        ],
+        ctx.now,
+      );
       return created;
     });
     return { user, password, generated };
   } catch (err) {
     if (isUniqueViolation(err)) {
-      throw new AppError("conflict", `email: a user with email ${email} already exists`, { issues: [{ path: "email", message: "already exists" }] });
+      throw new AppError("conflict", `email: a user with email ${email} already exists`, {
+        issues: [{ path: "email", message: "already exists" }],
+      });
     }
     throw err;
   }
@@ -132,13 +148,19 @@ export async function setPassword(
       );
     }
     const sessions = await client.query(`DELETE FROM session WHERE user_id = $1`, [userId]);
-    await appendAudit(client, [{
-      ...actorFields(ctx),
-      action: "user.password_set",
-      targetType: "user",
-      targetId: userId,
-      after: { passwordGenerated: generated, sessionsRevoked: sessions.rowCount ?? 0 },
-    }], ctx.now);
+    await appendAudit(
+      client,
+      [
+        {
+          ...actorFields(ctx),
+          action: "user.password_set",
+          targetType: "user",
+          targetId: userId,
+          after: { passwordGenerated: generated, sessionsRevoked: sessions.rowCount ?? 0 },
+        },
+      ],
+      ctx.now,
+    );
   });
   return { password: plain, generated };
 }

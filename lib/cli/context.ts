@@ -23,7 +23,10 @@ export function flagFor(path: readonly PropertyKey[], names: Readonly<Record<str
 }
 
 /** A usage error naming each problem's flag; `names` for fields that are arguments, not flags ({ q: "<q>" }). */
-export function optionsError(issues: readonly { path: readonly PropertyKey[]; message: string }[], names: Readonly<Record<string, string>> = {}): CliUsageError {
+export function optionsError(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  names: Readonly<Record<string, string>> = {},
+): CliUsageError {
   return new CliUsageError(issues.map((i) => `${flagFor(i.path, names)}: ${i.message}`).join("; "));
 }
 

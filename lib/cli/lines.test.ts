@@ -13,7 +13,10 @@ const texts = async (...chunks: (string | Buffer)[]) => (await all(...chunks)).m
 describe("readLines", () => {
   it("drops a UTF-8 byte order mark before the first line only, and CR before LF", async () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
-    expect(await texts(Buffer.concat([bom, Buffer.from('{"a":1}\r\n'), bom, Buffer.from('{"b":2}\n')]))).toEqual(['{"a":1}', '\uFEFF{"b":2}']);
+    expect(await texts(Buffer.concat([bom, Buffer.from('{"a":1}\r\n'), bom, Buffer.from('{"b":2}\n')]))).toEqual([
+      '{"a":1}',
+      '\uFEFF{"b":2}',
+    ]);
     expect(await texts('{"a":1}\n\n{"b":2}')).toEqual(['{"a":1}', "", '{"b":2}']);
   });
 
@@ -29,6 +32,8 @@ describe("readLines", () => {
 
   it("joins a line and a multi-byte character split across chunks", async () => {
     const e = Buffer.from("é");
-    expect(await all(Buffer.from('{"x":"'), e.subarray(0, 1), Buffer.concat([e.subarray(1), Buffer.from('"}\n')]))).toEqual([{ text: '{"x":"é"}', error: null }]);
+    expect(await all(Buffer.from('{"x":"'), e.subarray(0, 1), Buffer.concat([e.subarray(1), Buffer.from('"}\n')]))).toEqual([
+      { text: '{"x":"é"}', error: null },
+    ]);
   });
 });

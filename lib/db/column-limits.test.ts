@@ -33,7 +33,9 @@ describe("PostgreSQL ranges at the boundary", () => {
     expect(from("-005000-01-01T00:00:00Z").success).toBe(false); // an extended year is no RFC 3339
     expect(from("+275760-09-13T00:00:00Z").success).toBe(false);
     expect(from("99999999999999").success).toBe(false);
-    expect(from("2026-02-30").error?.issues[0]?.message).toBe("must be an RFC 3339 time (without an offset: UTC), a day YYYY-MM-DD (UTC) or epoch seconds");
+    expect(from("2026-02-30").error?.issues[0]?.message).toBe(
+      "must be an RFC 3339 time (without an offset: UTC), a day YYYY-MM-DD (UTC) or epoch seconds",
+    );
     expect(from("2026-11-29T10:00:00Z").data?.from).toBe("2026-11-29T10:00:00.000000Z");
     expect(from("1764410400").data?.from).toBe("2025-11-29T10:00:00.000000Z");
     // to the microsecond, as observed_at is stored: a record's own time bounds a range that holds it
@@ -45,8 +47,16 @@ describe("PostgreSQL ranges at the boundary", () => {
   it("decodes only cursors this API wrote", () => {
     const good = encodeCursor({ observedAt: "2026-11-29T10:00:00.000Z", id: "42" });
     expect(decodeCursor(good)).toEqual({ observedAt: "2026-11-29T10:00:00.000Z", id: "42" });
-    for (const raw of [["2026", "1"], ["1", "1"], ["+275760-09-13T00:00:00Z", "1"], ["2026-02-30T00:00:00.000Z", "1"], ["2026-11-29T10:00:00.000Z", "9999999999999999999"]]) {
-      expect(() => decodeCursor(Buffer.from(JSON.stringify(raw)).toString("base64url"))).toThrow("cursor: not a cursor returned by this API");
+    for (const raw of [
+      ["2026", "1"],
+      ["1", "1"],
+      ["+275760-09-13T00:00:00Z", "1"],
+      ["2026-02-30T00:00:00.000Z", "1"],
+      ["2026-11-29T10:00:00.000Z", "9999999999999999999"],
+    ]) {
+      expect(() => decodeCursor(Buffer.from(JSON.stringify(raw)).toString("base64url"))).toThrow(
+        "cursor: not a cursor returned by this API",
+      );
     }
   });
 });

@@ -35,5 +35,7 @@ function utf8LengthOver(text: string, limit: number): number | null {
 /** Why a value of an indexed text column cannot be stored, or null. */
 export function indexedTextProblem(text: string): string | null {
   const bytes = utf8LengthOver(text, MAX_INDEXED_BYTES);
-  return bytes === null ? null : `is too long: ${bytes.toLocaleString("en")} bytes (UTF-8), at most ${MAX_INDEXED_BYTES.toLocaleString("en")}`;
+  return bytes === null
+    ? null
+    : `is too long: ${bytes.toLocaleString("en")} bytes (UTF-8), at most ${MAX_INDEXED_BYTES.toLocaleString("en")}`;
 }

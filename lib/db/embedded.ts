@@ -105,9 +105,15 @@ async function postgresUser(): Promise<{ uid: number; gid: number } | Record<str
 }
 
 const POSTGRES_FLAGS = [
-  "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "shared_buffers=128MB",
+  "-c",
+  "listen_addresses=127.0.0.1",
+  "-c",
+  "max_connections=200",
+  "-c",
+  "shared_buffers=128MB",
   // an expected error (ingest's COPY meeting a stored key, then its fallback) is one log line, not the statement with it
-  "-c", "log_min_error_statement=panic",
+  "-c",
+  "log_min_error_statement=panic",
 ];
 
 let exitHooked = false;
@@ -154,7 +160,11 @@ const START_TIMEOUT_MS = 120_000;
  * during start-up stops it too (stopOwnedOnExit). Readiness is read from its log as a whole, not per chunk (a
  * line can arrive in two), within START_TIMEOUT_MS.
  */
-async function spawnPostmaster(dataDir: string, port: number, log: (msg: string) => void): Promise<{ child: ChildProcess; exited: Promise<Exit> }> {
+async function spawnPostmaster(
+  dataDir: string,
+  port: number,
+  log: (msg: string) => void,
+): Promise<{ child: ChildProcess; exited: Promise<Exit> }> {
   stopOwnedOnExit();
   const child = spawn(await postgresBinary(), ["-D", resolve(dataDir), "-p", String(port), ...POSTGRES_FLAGS], {
     ...(await postgresUser()),
@@ -165,7 +175,10 @@ async function spawnPostmaster(dataDir: string, port: number, log: (msg: string)
   const pid = child.pid;
   if (pid) ownedPostmasters.add(pid);
   const exited = once(child, "exit") as Promise<Exit>;
-  void exited.then(() => pid && ownedPostmasters.delete(pid), () => {});
+  void exited.then(
+    () => pid && ownedPostmasters.delete(pid),
+    () => {},
+  );
   let tail = "";
   await new Promise<void>((ready, failed) => {
     const timer = setTimeout(() => {
@@ -187,7 +200,9 @@ async function spawnPostmaster(dataDir: string, port: number, log: (msg: string)
     });
     void exited.then(([code, signal]) => {
       clearTimeout(timer);
-      failed(new Error(`postgres exited during start-up (${signal ?? `status ${code}`}): ${tail.trim().split("\n").slice(-3).join(" | ")}`));
+      failed(
+        new Error(`postgres exited during start-up (${signal ?? `status ${code}`}): ${tail.trim().split("\n").slice(-3).join(" | ")}`),
+      );
     });
   });
   return { child, exited };
@@ -261,7 +276,9 @@ export async function startEmbeddedPostgres(opts: {
     } catch (err) {
       throw new Error(
         `could not initialise the embedded PostgreSQL in ${dataDir}` +
-          (isRoot ? ` — it runs as the OS user "${USER}", which must be able to enter every directory above it (a checkout under /root cannot): set REDRIVE_DATA_DIR to such a place, e.g. /var/lib/redrive` : "") +
+          (isRoot
+            ? ` — it runs as the OS user "${USER}", which must be able to enter every directory above it (a checkout under /root cannot): set REDRIVE_DATA_DIR to such a place, e.g. /var/lib/redrive`
+            : "") +
           `, or set DATABASE_URL. ${err instanceof Error ? err.message : ""}`.trim(),
       );
     }
@@ -279,7 +296,8 @@ export async function startEmbeddedPostgres(opts: {
   const postmaster = postmasterProcess.pid ?? null;
   let stopping = false;
   void exited.then(([code, signal]) => {
-    if (!stopping) opts.onUnexpectedExit?.(`embedded PostgreSQL (pid ${postmaster ?? "?"}) stopped by itself (${signal ?? `status ${code}`})`);
+    if (!stopping)
+      opts.onUnexpectedExit?.(`embedded PostgreSQL (pid ${postmaster ?? "?"}) stopped by itself (${signal ?? `status ${code}`})`);
   });
   await writeFile(ownerFile, JSON.stringify({ pid: process.pid, port: opts.port } satisfies Owner));
   await ensureDatabase(opts.port);

@@ -16,7 +16,10 @@ export async function readSchema(): Promise<{ path: string; content: string }> {
 
 export async function readMigrationList(): Promise<MigrationList> {
   const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true }).catch(() => []);
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const migrationDirectories: MigrationDirectory[] = await Promise.all(
     dirs.map(async (name) => {
       const file = join(MIGRATIONS_DIR, name, "migration.sql");
@@ -37,7 +40,6 @@ export async function readMigrationList(): Promise<MigrationList> {
   };
 }
 
-
 /**
  * Migration state for /api/health: applied vs on disk, whether any failed, and `unknown`: applied ones this code
  * does not have (the database was migrated by a newer Redrive).
@@ -46,9 +48,9 @@ export async function migrationStatus(
   query: (sql: string) => Promise<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]>,
 ): Promise<{ applied: number; pending: string[]; failed: string[]; unknown: string[] }> {
   const onDisk = (await readMigrationList()).migrationDirectories.map((d) => d.path);
-  const rows = await query(
-    "SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at",
-  ).catch(() => []);
+  const rows = await query("SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at").catch(
+    () => [],
+  );
   const done = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name));
   return {
     applied: done.size,

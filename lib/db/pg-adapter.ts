@@ -113,7 +113,14 @@ export class MigrationPgAdapterFactory extends PrismaPg {
     const database = `prisma_migrate_shadow_db_${globalThis.crypto.randomUUID().replaceAll("-", "")}`;
     await admin.executeScript(`CREATE DATABASE "${database}"`);
     const shadow = wholeScripts(
-      await new PrismaPg({ ...this.fields, database, Client: CatalogSafeClient, max: 4, idleTimeoutMillis: 200, allowExitOnIdle: true }).connect(),
+      await new PrismaPg({
+        ...this.fields,
+        database,
+        Client: CatalogSafeClient,
+        max: 4,
+        idleTimeoutMillis: 200,
+        allowExitOnIdle: true,
+      }).connect(),
     );
     const disposeShadow = shadow.dispose.bind(shadow);
     shadow.dispose = async () => {

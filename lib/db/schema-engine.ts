@@ -9,14 +9,16 @@ import { MigrationPgAdapterFactory } from "./pg-adapter";
 // The native schema engine cannot be downloaded on these machines; Prisma's WebAssembly build of the same
 // engine reads and writes the same prisma/migrations folders and _prisma_migrations table.
 
-
 type EngineModule = typeof import("@prisma/schema-engine-wasm");
 let engineModule: Promise<EngineModule> | undefined;
 
 /** A Rust panic inside the engine reports its message here before the call fails. */
 const panics: string[] = [];
 (globalThis as unknown as { PRISMA_WASM_PANIC_REGISTRY: { set_message(m: string): void } }).PRISMA_WASM_PANIC_REGISTRY = {
-  set_message: (m: string) => { panics.push(m); console.error(`[schema-engine] panic: ${m}`); },
+  set_message: (m: string) => {
+    panics.push(m);
+    console.error(`[schema-engine] panic: ${m}`);
+  },
 };
 
 /** The package imports its .wasm as an ES module, which Node 20 cannot; instantiate it by hand instead. */
@@ -45,16 +47,14 @@ export async function withSchemaEngine<T>(url: string, fn: (engine: SchemaEngine
   const factory = new MigrationPgAdapterFactory(url);
   const bound = bindMigrationAwareSqlAdapterFactory(factory);
   const logs: string[] = [];
-  const engine = await mod.SchemaEngine.new(
-    { datamodels: [[schema.path, schema.content]] },
-    (msg: string) => logs.push(msg),
-    bound,
-  );
+  const engine = await mod.SchemaEngine.new({ datamodels: [[schema.path, schema.content]] }, (msg: string) => logs.push(msg), bound);
   try {
     return await fn(engine);
   } catch (err) {
     const panic = panics.splice(0).join("\n");
-    throw new Error(`schema engine: ${describe(err)}${panic ? `\npanic: ${panic}` : ""}${logs.length ? `\n${logs.slice(-5).join("\n")}` : ""}`);
+    throw new Error(
+      `schema engine: ${describe(err)}${panic ? `\npanic: ${panic}` : ""}${logs.length ? `\n${logs.slice(-5).join("\n")}` : ""}`,
+    );
   } finally {
     engine.free();
     await factory.close();

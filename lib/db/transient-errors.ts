@@ -10,7 +10,11 @@ const TRANSIENT_CODES = new Set([
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now (starting up / shutting down)
-  "08000", "08001", "08003", "08004", "08006", // connection exceptions
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006", // connection exceptions
 ]);
 
 const TRANSIENT_MESSAGES =

@@ -45,7 +45,11 @@ describe("triage state machine", () => {
   });
 
   it("requires a non-blank reason to quarantine", () => {
-    expect(decide(subject("pending"), "quarantine", { reason: "  " })).toMatchObject({ ok: false, code: "validation_failed", field: "reason" });
+    expect(decide(subject("pending"), "quarantine", { reason: "  " })).toMatchObject({
+      ok: false,
+      code: "validation_failed",
+      field: "reason",
+    });
     expect(decide(subject("pending"), "quarantine")).toMatchObject({ ok: false, field: "reason" });
     expect(decide(subject("pending"), "quarantine", { reason: "x".repeat(1001) })).toMatchObject({ ok: false, field: "reason" });
   });
@@ -69,9 +73,13 @@ describe("triage state machine", () => {
 
 describe("reopenedClass", () => {
   it("takes delivery poison (the replay gave up) back to the kind's transient class", () => {
-    expect(reopenedClass("afc", { failureClass: "poison", classReason: "gave up after 5 attempts: HTTP 503" }))
-      .toEqual({ failureClass: "transient_schema", classReason: "reopened after the replay gave up after 5 attempts: HTTP 503" });
-    expect(reopenedClass("spatial", { failureClass: "poison", classReason: "gave up after 1 attempt: timed out after 10000 ms" })?.failureClass).toBe("transient");
+    expect(reopenedClass("afc", { failureClass: "poison", classReason: "gave up after 5 attempts: HTTP 503" })).toEqual({
+      failureClass: "transient_schema",
+      classReason: "reopened after the replay gave up after 5 attempts: HTTP 503",
+    });
+    expect(
+      reopenedClass("spatial", { failureClass: "poison", classReason: "gave up after 1 attempt: timed out after 10000 ms" })?.failureClass,
+    ).toBe("transient");
   });
 
   it("keeps poison about the record itself, and leaves other classes alone", () => {

@@ -24,7 +24,6 @@ import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "../vocabula
 export const TRIAGE_ACTIONS = ["approve", "edit", "quarantine", "reopen"] as const;
 export type TriageAction = (typeof TRIAGE_ACTIONS)[number];
 
-
 /** Target status of each action from each status; absent = not allowed. */
 const TRANSITIONS: Record<DeadLetterStatus, Partial<Record<TriageAction, DeadLetterStatus>>> = {
   pending: { approve: "approved", quarantine: "quarantined", edit: "pending" },
@@ -79,10 +78,14 @@ export function gaveUpReason(attempts: number, lastError: string): string {
 const GAVE_UP = /^gave up after \d+ attempts?: /;
 
 export function reopenedClass(
-  kind: DeadLetterKind, subject: Pick<TriageSubject, "failureClass" | "classReason">,
+  kind: DeadLetterKind,
+  subject: Pick<TriageSubject, "failureClass" | "classReason">,
 ): { failureClass: FailureClass; classReason: string } | null {
   if (subject.failureClass !== "poison" || !subject.classReason || !GAVE_UP.test(subject.classReason)) return null;
-  return { failureClass: kind === "afc" ? "transient_schema" : "transient", classReason: `reopened after the replay ${subject.classReason}` };
+  return {
+    failureClass: kind === "afc" ? "transient_schema" : "transient",
+    classReason: `reopened after the replay ${subject.classReason}`,
+  };
 }
 
 /** Decides one action on one record. `reason` is required for quarantine and trimmed by the caller's schema. */

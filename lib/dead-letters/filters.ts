@@ -8,10 +8,7 @@ export { CLASSES, KINDS, STATUSES };
 
 /** "a,b" or ["a","b"] (a repeated query parameter) → ["a","b"] */
 function listOf<T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess(
-    (v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v),
-    z.array(z.enum(values)).min(1),
-  );
+  return z.preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.enum(values)).min(1));
 }
 
 /** A time to the minute ("2026-01-01T00:00", what a datetime-local input gives), an offset optional. */
@@ -33,27 +30,34 @@ export const BboxSchema = z.preprocess(
     })
     // Range first: 177,-18,-200,-15 is out of range (no RFC 7946 box), not "min exceeds max".
     .refine(([x1, y1, x2, y2]) => x1 >= -540 && x2 >= -540 && x1 <= 540 && x2 <= 540 && y1 >= -90 && y2 <= 90, "out of range for EPSG:4326")
-    .refine(([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2, "min must not exceed max (a box across ±180° may give west > east, both within ±180)"),
+    .refine(
+      ([x1, y1, x2, y2]) => x1 <= x2 && y1 <= y2,
+      "min must not exceed max (a box across ±180° may give west > east, both within ±180)",
+    ),
 );
 
-export const ListFilterSchema = z.object({
-  kind: listOf(KINDS).optional(),
-  status: listOf(STATUSES).optional(),
-  class: listOf(CLASSES).optional(),
-  source: z.preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string().min(1).max(200)).min(1)).optional(),
-  /** a reason group (see reasonGroup): every record whose reason has this pattern */
-  reason: z.string().min(1).max(1000).optional(),
-  from: timeBoundSchema("from").optional(),
-  /** inclusive: a bare day or a time to the minute reaches to its end */
-  to: timeBoundSchema("to").optional(),
-  /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
-  q: z.string().trim().min(1).max(300).optional(),
-  bbox: BboxSchema.optional(),
-}).check((ctx) => {
-  const { from, to } = ctx.value;
-  // An empty result would look like "nothing failed then"; the range is more likely typed backwards.
-  if (from && to && from > to) ctx.issues.push({ code: "custom", path: ["from"], message: "must not be later than to", input: from });
-});
+export const ListFilterSchema = z
+  .object({
+    kind: listOf(KINDS).optional(),
+    status: listOf(STATUSES).optional(),
+    class: listOf(CLASSES).optional(),
+    source: z
+      .preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string().min(1).max(200)).min(1))
+      .optional(),
+    /** a reason group (see reasonGroup): every record whose reason has this pattern */
+    reason: z.string().min(1).max(1000).optional(),
+    from: timeBoundSchema("from").optional(),
+    /** inclusive: a bare day or a time to the minute reaches to its end */
+    to: timeBoundSchema("to").optional(),
+    /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
+    q: z.string().trim().min(1).max(300).optional(),
+    bbox: BboxSchema.optional(),
+  })
+  .check((ctx) => {
+    const { from, to } = ctx.value;
+    // An empty result would look like "nothing failed then"; the range is more likely typed backwards.
+    if (from && to && from > to) ctx.issues.push({ code: "custom", path: ["from"], message: "must not be later than to", input: from });
+  });
 export type ListFilter = z.infer<typeof ListFilterSchema>;
 
 /**
@@ -69,7 +73,8 @@ export function isEmptyFilter(filter: Record<string, unknown>): boolean {
 }
 
 /** For a body with a filter: acting on everything takes the count the user confirmed, not an empty object. */
-export const EMPTY_FILTER_NEEDS_COUNT = "is empty and selects every record: send expectedCount (the count you confirmed) to act on all of them";
+export const EMPTY_FILTER_NEEDS_COUNT =
+  "is empty and selects every record: send expectedCount (the count you confirmed) to act on all of them";
 
 export const ListQuerySchema = ListFilterSchema.extend({
   cursor: z.string().max(200).optional(),

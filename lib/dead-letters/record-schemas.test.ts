@@ -8,7 +8,9 @@ const issuesOf = (body: unknown) => {
 
 describe("ActionBodySchema: 4xx issues name the field once and the rule", () => {
   it("an unknown action", () => {
-    expect(issuesOf({ action: "nuke", version: 1 })).toEqual([{ path: "action", message: "must be one of approve, edit, quarantine, reopen" }]);
+    expect(issuesOf({ action: "nuke", version: 1 })).toEqual([
+      { path: "action", message: "must be one of approve, edit, quarantine, reopen" },
+    ]);
   });
   it("quarantine without a reason", () => {
     expect(issuesOf({ action: "quarantine", version: 1 })).toEqual([{ path: "reason", message: "is required" }]);

@@ -11,30 +11,44 @@ import type { JsonValue } from "@/lib/json/value";
 export const IdSchema = bigintIdSchema("must be a dead letter id (digits)");
 export const IdParamsSchema = z.object({ id: IdSchema });
 
-export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)], {
-    error: (issue) => (issue.input === undefined ? "is required" : "must be a JSON value"),
-  }),
-).meta({ id: "JsonValue", description: "Any JSON value" });
+export const JsonValueSchema: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)], {
+      error: (issue) => (issue.input === undefined ? "is required" : "must be a JSON value"),
+    }),
+  )
+  .meta({ id: "JsonValue", description: "Any JSON value" });
 
-const ReasonSchema = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).trim().min(1, "must not be blank")
+const ReasonSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+  .trim()
+  .min(1, "must not be blank")
   .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH.toLocaleString("en")} characters`); // its own message: the type's would say "must be a string"
 const VersionSchema = z.number().int().min(1).describe("the record's version as last read (optimistic concurrency)");
 
 export const ActionBodySchema = z
-  .discriminatedUnion("action", [
-    z.strictObject({ action: z.literal("approve"), version: VersionSchema, reason: ReasonSchema.optional() }),
-    z.strictObject({ action: z.literal("quarantine"), version: VersionSchema, reason: ReasonSchema }),
-    z.strictObject({ action: z.literal("reopen"), version: VersionSchema, reason: ReasonSchema.optional() }),
-    z.strictObject({
-      action: z.literal("edit"),
-      version: VersionSchema,
-      payload: JsonValueSchema,
-      /** the edit's note; required with overrideIdentity (the override's justification) */
-      reason: ReasonSchema.optional(),
-      overrideIdentity: z.boolean().optional().describe("AFC: allow changing identity fields (supervisors only; needs reason). Omitted: a supervisor's edit with a reason overrides; false: never"),
-    }),
-  ], { error: `must be one of ${TRIAGE_ACTIONS.join(", ")}` })
+  .discriminatedUnion(
+    "action",
+    [
+      z.strictObject({ action: z.literal("approve"), version: VersionSchema, reason: ReasonSchema.optional() }),
+      z.strictObject({ action: z.literal("quarantine"), version: VersionSchema, reason: ReasonSchema }),
+      z.strictObject({ action: z.literal("reopen"), version: VersionSchema, reason: ReasonSchema.optional() }),
+      z.strictObject({
+        action: z.literal("edit"),
+        version: VersionSchema,
+        payload: JsonValueSchema,
+        /** the edit's note; required with overrideIdentity (the override's justification) */
+        reason: ReasonSchema.optional(),
+        overrideIdentity: z
+          .boolean()
+          .optional()
+          .describe(
+            "AFC: allow changing identity fields (supervisors only; needs reason). Omitted: a supervisor's edit with a reason overrides; false: never",
+          ),
+      }),
+    ],
+    { error: `must be one of ${TRIAGE_ACTIONS.join(", ")}` },
+  )
   .refine((b) => !(b.action === "edit" && b.overrideIdentity && !b.reason), {
     path: ["reason"],
     message: "is required when overriding identity fields",
@@ -50,15 +64,23 @@ export const BulkBodySchema = z
     action: z.enum(BULK_ACTIONS),
     reason: ReasonSchema.optional(),
     // Numbers too, as POST /api/replays takes them (a script's JSON ids are often numbers).
-    ids: z.array(z.union([IdSchema, z.number().int().positive().max(Number.MAX_SAFE_INTEGER).transform(String)])).min(1).max(MAX_BULK_IDS).optional(),
+    ids: z
+      .array(z.union([IdSchema, z.number().int().positive().max(Number.MAX_SAFE_INTEGER).transform(String)]))
+      .min(1)
+      .max(MAX_BULK_IDS)
+      .optional(),
     filter: FilterBodySchema.optional().describe("every record matching this list filter, applied on the server"),
     expectedCount: z.number().int().min(0).optional().describe("the count the user confirmed; a different count answers 409"),
-    dryRun: z.boolean().optional().describe("change nothing: count the matching records (exactly) and say how many would be updated and skipped, and why"),
+    dryRun: z
+      .boolean()
+      .optional()
+      .describe("change nothing: count the matching records (exactly) and say how many would be updated and skipped, and why"),
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
   .refine((b) => b.action !== "quarantine" || !!b.reason, { path: ["reason"], message: "is required to quarantine" })
   .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined || b.dryRun === true, {
-    path: ["filter"], message: EMPTY_FILTER_NEEDS_COUNT,
+    path: ["filter"],
+    message: EMPTY_FILTER_NEEDS_COUNT,
   })
   .meta({ id: "BulkBody" });
 export type BulkBody = z.infer<typeof BulkBodySchema>;
@@ -183,9 +205,11 @@ export type DeadLetterDetail = z.infer<typeof DeadLetterDetailSchema>;
 
 /** A record as the API serves it: masked for the reader (lib/dead-letters/query/mask-detail.ts), saying where. */
 export const ServedDeadLetterDetailSchema = DeadLetterDetailSchema.extend({
-  maskedPaths: z.array(z.string()).describe(
-    'JSON pointers of the values masked for this reader ("/payload/card_pan", "/rawEnvelope/raw_payload/card_pan"); empty when nothing was',
-  ),
+  maskedPaths: z
+    .array(z.string())
+    .describe(
+      'JSON pointers of the values masked for this reader ("/payload/card_pan", "/rawEnvelope/raw_payload/card_pan"); empty when nothing was',
+    ),
 }).meta({ id: "DeadLetterDetail" });
 
 export const FacetBucketSchema = z.object({ value: z.string(), count: z.number().int() });
@@ -212,8 +236,12 @@ export const MapPointsQuerySchema = ListFilterSchema.extend({
 
 export const ExtentSchema = z
   .object({
-    bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).nullable()
-      .describe("[west, south, east, north] of the matching spatial records (east may exceed 180 across the antimeridian); null when none has a geometry"),
+    bbox: z
+      .tuple([z.number(), z.number(), z.number(), z.number()])
+      .nullable()
+      .describe(
+        "[west, south, east, north] of the matching spatial records (east may exceed 180 across the antimeridian); null when none has a geometry",
+      ),
     count: z.number().int().describe("matching spatial records with a geometry"),
   })
   .meta({ id: "Extent" });
@@ -266,7 +294,10 @@ export const QuarantineBodySchema = z
     expectedCount: z.number().int().min(0).optional(),
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), { path: ["ids"], message: "give exactly one of ids and filter" })
-  .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined, { path: ["filter"], message: EMPTY_FILTER_NEEDS_COUNT });
+  .refine((b) => !b.filter || !isEmptyFilter(b.filter) || b.expectedCount !== undefined, {
+    path: ["filter"],
+    message: EMPTY_FILTER_NEEDS_COUNT,
+  });
 export type QuarantineBody = z.output<typeof QuarantineBodySchema>;
 
 export interface QuarantineGroup {

@@ -67,7 +67,8 @@ export function zodIssues(error: z.ZodError, prefix = ""): FieldIssue[] {
   return error.issues.flatMap((i) =>
     i.code === "unrecognized_keys"
       ? i.keys.map((key) => ({ path: at([...i.path, key]), message: "is not a recognized field" }))
-      : [{ path: at(i.path), message: i.message }]);
+      : [{ path: at(i.path), message: i.message }],
+  );
 }
 
 /** A 400 about the request body as a whole (nested too deep, not UTF-8); `detail` goes in the message only. */

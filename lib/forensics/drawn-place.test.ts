@@ -12,17 +12,48 @@ describe("drawn place", () => {
   });
 
   it("covers a drawn rectangle with its box, whatever corner the drag started from", () => {
-    const ring = [[2.4, 48.9], [2.2, 48.9], [2.2, 48.8], [2.4, 48.8], [2.4, 48.9]];
+    const ring = [
+      [2.4, 48.9],
+      [2.2, 48.9],
+      [2.2, 48.8],
+      [2.4, 48.8],
+      [2.4, 48.9],
+    ];
     expect(boxOfPositions(ring)).toEqual([2.2, 48.8, 2.4, 48.9]);
     expect(boxOfPositions([])).toBeNull();
   });
 
   it("brings a box drawn on a world copy back, and keeps one straddling ±180° whole (east edge past 180)", () => {
-    expect(boxOfPositions([[362.2, 48.8], [362.4, 48.9]])).toEqual([2.2, 48.8, 2.4, 48.9]);
-    expect(boxOfPositions([[170, -10], [200, 10]])).toEqual([170, -10, 200, 10]);
-    expect(boxOfPositions([[-190, -10], [-160, 10]])).toEqual([170, -10, 200, 10]);
-    expect(boxOfPositions([[150, -10], [185, 10]])).toEqual([150, -10, 185, 10]);
-    expect(boxOfPositions([[-400, -95], [400, 95]])).toEqual([-180, -90, 180, 90]);
+    expect(
+      boxOfPositions([
+        [362.2, 48.8],
+        [362.4, 48.9],
+      ]),
+    ).toEqual([2.2, 48.8, 2.4, 48.9]);
+    expect(
+      boxOfPositions([
+        [170, -10],
+        [200, 10],
+      ]),
+    ).toEqual([170, -10, 200, 10]);
+    expect(
+      boxOfPositions([
+        [-190, -10],
+        [-160, 10],
+      ]),
+    ).toEqual([170, -10, 200, 10]);
+    expect(
+      boxOfPositions([
+        [150, -10],
+        [185, 10],
+      ]),
+    ).toEqual([150, -10, 185, 10]);
+    expect(
+      boxOfPositions([
+        [-400, -95],
+        [400, 95],
+      ]),
+    ).toEqual([-180, -90, 180, 90]);
   });
 
   it("rounds to 6 decimals and keeps points on the main copy", () => {
@@ -42,7 +73,13 @@ describe("drawn place", () => {
   });
 
   it("draws a box as a closed ring and a radius as a true circle", () => {
-    expect(boxRing([0, 1, 2, 3])).toEqual([[0, 1], [2, 1], [2, 3], [0, 3], [0, 1]]);
+    expect(boxRing([0, 1, 2, 3])).toEqual([
+      [0, 1],
+      [2, 1],
+      [2, 3],
+      [0, 3],
+      [0, 1],
+    ]);
     const ring = circleRing(2.35, 48.85, 5, 32);
     expect(ring).toHaveLength(33);
     expect(ring[32]).toEqual(ring[0]);

@@ -72,7 +72,8 @@ export function placeFromParams(bbox: string, near: string): DrawnPlace | null {
   }
   if (near.trim()) {
     const [lon, lat, ...rest] = numbers(near);
-    if (rest.length || lon === undefined || lat === undefined || !Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lat) > 90) return null;
+    if (rest.length || lon === undefined || lat === undefined || !Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lat) > 90)
+      return null;
     return { type: "near", lon, lat };
   }
   return null;
@@ -80,7 +81,13 @@ export function placeFromParams(bbox: string, near: string): DrawnPlace | null {
 
 /** The closed ring of a box, counter-clockwise from the south-west corner. */
 export function boxRing([x1, y1, x2, y2]: readonly [number, number, number, number]): [number, number][] {
-  return [[x1, y1], [x2, y1], [x2, y2], [x1, y2], [x1, y1]];
+  return [
+    [x1, y1],
+    [x2, y1],
+    [x2, y2],
+    [x1, y2],
+    [x1, y1],
+  ];
 }
 
 const EARTH_RADIUS_KM = 6371.0088;

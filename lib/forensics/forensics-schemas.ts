@@ -88,7 +88,20 @@ export const TimelineQuerySchema = UnmaskQuerySchema.extend({
   download: FlagSchema.default(false),
 });
 
-export const TIMELINE_KINDS = ["capture", "failure", "edit", "decision", "repair", "replay", "settlement", "batch", "purge", "retention", "reveal", "other"] as const;
+export const TIMELINE_KINDS = [
+  "capture",
+  "failure",
+  "edit",
+  "decision",
+  "repair",
+  "replay",
+  "settlement",
+  "batch",
+  "purge",
+  "retention",
+  "reveal",
+  "other",
+] as const;
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];
 
 export interface TimelineEvent {
@@ -126,7 +139,10 @@ export const ExportQuerySchema = ListFilterSchema.extend({
 
 export const RevealBodySchema = z.strictObject({
   /** JSON pointer into the record: "/payload/card_pan" or "/rawEnvelope/raw_payload/card_pan" */
-  path: z.string().regex(/^\/(payload|rawEnvelope)(\/.*)?$/, 'must be a JSON pointer starting with "/payload" or "/rawEnvelope"').max(1000),
+  path: z
+    .string()
+    .regex(/^\/(payload|rawEnvelope)(\/.*)?$/, 'must be a JSON pointer starting with "/payload" or "/rawEnvelope"')
+    .max(1000),
 });
 
 export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age"] as const;
@@ -135,9 +151,18 @@ export type AlertMetric = (typeof ALERT_METRICS)[number];
 export const AlertRuleUpdateSchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   threshold: z.number().finite().min(0).optional(),
-  windowMinutes: z.number().int().min(1).max(7 * 24 * 60).optional(),
+  windowMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .optional(),
   enabled: z.boolean().optional(),
-  webhookUrl: z.url({ protocol: /^https?$/ }).max(2000, "must be at most 2,000 characters").nullable().optional(),
+  webhookUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2000, "must be at most 2,000 characters")
+    .nullable()
+    .optional(),
 });
 export type AlertRuleUpdate = z.output<typeof AlertRuleUpdateSchema>;
 export const AlertRuleParamsSchema = z.object({ id: z.string().regex(/^[a-z0-9-]{1,60}$/, "must be an alert rule id") });

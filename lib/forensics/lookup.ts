@@ -125,7 +125,10 @@ async function byPlace(db: Db, query: LookupQuery, place: Place): Promise<Row[]>
   const values: unknown[] = [];
   const p = (v: unknown) => `$${values.push(v)}`;
   const time = timeClauses(query, p);
-  const union = selectBranches("d.id, d.observed_at", placeBranches(place, p).map((b) => [b, ...time].join(" AND ")));
+  const union = selectBranches(
+    "d.id, d.observed_at",
+    placeBranches(place, p).map((b) => [b, ...time].join(" AND ")),
+  );
   const limit = p(query.limit + 1);
   const select = (ids: string) =>
     `SELECT ${COLUMNS}, ARRAY['place']::text[] AS matched FROM (${ids}) p JOIN dead_letter d ON d.id = p.id
@@ -139,8 +142,11 @@ async function byPlace(db: Db, query: LookupQuery, place: Place): Promise<Row[]>
   const walkValues: unknown[] = [];
   const w = (v: unknown) => `$${walkValues.push(v)}`;
   // COALESCE keeps the GiST index out of this plan (see walkObserved in list.ts).
-  const walk = [`COALESCE(${viewportClause(placeBox(place), w)}, false)`,
-    placeClause(place, w, { indexable: false }), ...timeClauses(query, w)].join(" AND ");
+  const walk = [
+    `COALESCE(${viewportClause(placeBox(place), w)}, false)`,
+    placeClause(place, w, { indexable: false }),
+    ...timeClauses(query, w),
+  ].join(" AND ");
   const { rows } = await db.query<Row>(
     select(`SELECT d.id FROM dead_letter d WHERE ${walk} ORDER BY d.observed_at DESC, d.id DESC LIMIT ${w(query.limit + 1)}`),
     walkValues,

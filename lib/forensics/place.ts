@@ -6,9 +6,7 @@ import { viewportBranches, viewportClause } from "../dead-letters/query/where";
 // Both are searched like the list's map view: across ±180° and against boxes stored unwrapped past 180
 // (lib/dead-letters/store/write-records/stored-box.ts, viewport.ts).
 
-export type Place =
-  | { type: "bbox"; bbox: [number, number, number, number] }
-  | { type: "near"; lon: number; lat: number; radiusKm: number };
+export type Place = { type: "bbox"; bbox: [number, number, number, number] } | { type: "near"; lon: number; lat: number; radiusKm: number };
 
 const EARTH_RADIUS_KM = 6371.0088; // mean radius (IUGG)
 const KM_PER_DEGREE_LAT = 111.32;
@@ -43,7 +41,8 @@ export function lonGap(lon: number, x1: number, x2: number): number {
 /** Great-circle distance in km (haversine); the SQL in placeClause computes the same. */
 export function distanceKm(lon1: number, lat1: number, lon2: number, lat2: number): number {
   const rad = Math.PI / 180;
-  const h = Math.sin(((lat2 - lat1) * rad) / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lon2 - lon1) * rad) / 2) ** 2;
+  const h =
+    Math.sin(((lat2 - lat1) * rad) / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lon2 - lon1) * rad) / 2) ** 2;
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
@@ -76,7 +75,8 @@ function distanceClause(place: Place, p: (v: unknown) => string): string | null 
   // box[0] is the upper-right corner, box[1] the lower-left one. The latitude is clamped into the box; the
   // longitude gap is lonGap's, around the globe.
   const [x1, x2] = ["(d.bbox[1])[0]", "(d.bbox[0])[0]"];
-  const round = (x: string) => `least(mod(abs(${lon}::float8 - ${x})::numeric, 360), 360 - mod(abs(${lon}::float8 - ${x})::numeric, 360))::float8`;
+  const round = (x: string) =>
+    `least(mod(abs(${lon}::float8 - ${x})::numeric, 360), 360 - mod(abs(${lon}::float8 - ${x})::numeric, 360))::float8`;
   const gap = `(CASE WHEN ${lon}::float8 BETWEEN ${x1} AND ${x2} OR ${lon}::float8 + 360 BETWEEN ${x1} AND ${x2} THEN 0
     ELSE least(${round(x1)}, ${round(x2)}) END)`;
   const clat = `greatest((d.bbox[1])[1], least(${lat}::float8, (d.bbox[0])[1]))`;

@@ -14,7 +14,10 @@ import type { MaskRules } from "../masking/rules";
 /** RFC 6901 pointer → segments ("/a~1b/0" → ["a/b", "0"]). */
 export function pointerSegments(pointer: string): string[] {
   if (pointer === "") return [];
-  return pointer.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
 export function valueAt(doc: JsonValue, segments: string[]): JsonValue | undefined {
@@ -39,7 +42,8 @@ export async function revealField(
       [id],
     );
     const row = rows[0];
-    if (!row) throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
+    if (!row)
+      throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
     const [root = "", ...rest] = pointerSegments(path);
     let doc: JsonValue | null = null;
     if (root === "payload") doc = row.payload;
@@ -53,16 +57,32 @@ export async function revealField(
     }
     const value = doc === null ? undefined : valueAt(doc, rest);
     if (value === undefined) {
-      throw new AppError("not_found", `path: ${path} does not exist in dead letter ${id}`, { issues: [{ path: "path", message: "no value at this path" }] });
+      throw new AppError("not_found", `path: ${path} does not exist in dead letter ${id}`, {
+        issues: [{ path: "path", message: "no value at this path" }],
+      });
     }
     // Only a masked field is revealed (and audited as such): a value every reader sees in clear is not one.
     if (ctx.rules && doc !== null && JSON.stringify(valueAt(maskJson(doc, ctx.rules), rest)) === JSON.stringify(value)) {
-      throw new AppError("validation_failed", `path: ${path} is not masked (everyone sees it in clear)`, { issues: [{ path: "path", message: "is not a masked field" }] });
+      throw new AppError("validation_failed", `path: ${path} is not masked (everyone sees it in clear)`, {
+        issues: [{ path: "path", message: "is not a masked field" }],
+      });
     }
-    await appendAudit(client, [{
-      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-      action: "dead_letter.field_revealed", targetType: "dead_letter", targetId: id, after: { path },
-    }], ctx.now);
+    await appendAudit(
+      client,
+      [
+        {
+          actorId: ctx.actor.id,
+          actorEmail: ctx.actor.email,
+          actorRole: ctx.actor.role,
+          requestId: ctx.requestId,
+          action: "dead_letter.field_revealed",
+          targetType: "dead_letter",
+          targetId: id,
+          after: { path },
+        },
+      ],
+      ctx.now,
+    );
     return { path, value };
   });
 }
@@ -75,9 +95,21 @@ export async function auditUnmaskedRead(
   ctx: { actor: Actor; requestId: string; now: Date },
 ): Promise<void> {
   await inTransaction(pool, (client) =>
-    appendAudit(client, [{
-      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-      action: "dead_letter.unmasked_read", targetType: "dead_letter", targetId: id, after: { view },
-    }], ctx.now),
+    appendAudit(
+      client,
+      [
+        {
+          actorId: ctx.actor.id,
+          actorEmail: ctx.actor.email,
+          actorRole: ctx.actor.role,
+          requestId: ctx.requestId,
+          action: "dead_letter.unmasked_read",
+          targetType: "dead_letter",
+          targetId: id,
+          after: { view },
+        },
+      ],
+      ctx.now,
+    ),
   );
 }

@@ -3,8 +3,17 @@ import type { TimelineEvent } from "./forensics-schemas";
 import { summarize } from "./timeline-summary";
 
 const event = (action: string): TimelineEvent => ({
-  id: "1", at: "2026-11-30T10:00:00.000Z", kind: "batch", action, summary: "",
-  actor: { id: "u", email: "s@x.local", role: "supervisor" }, reason: null, before: null, after: null, diff: null, hash: null,
+  id: "1",
+  at: "2026-11-30T10:00:00.000Z",
+  kind: "batch",
+  action,
+  summary: "",
+  actor: { id: "u", email: "s@x.local", role: "supervisor" },
+  reason: null,
+  before: null,
+  after: null,
+  diff: null,
+  hash: null,
 });
 
 describe("timeline summaries of batch events", () => {

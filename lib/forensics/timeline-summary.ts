@@ -43,12 +43,16 @@ export function summarize(e: TimelineEvent, targetId: string | null): string {
       const why = str(field(a, "classReason"));
       const outcome = str(field(field(a, "analysis"), "outcome"));
       const repaired = outcome === "repaired" ? "; geometry repaired" : outcome === "dropped" ? "; geometry unusable" : "";
-      return `${verb}${source ? ` from ${source}` : ""}${who(e)}: ${str(field(a, "failureReason")) ?? "no reason"}` +
-        `${cls ? ` (class ${cls}${why ? `: ${why}` : ""})` : ""}${repaired}`;
+      return (
+        `${verb}${source ? ` from ${source}` : ""}${who(e)}: ${str(field(a, "failureReason")) ?? "no reason"}` +
+        `${cls ? ` (class ${cls}${why ? `: ${why}` : ""})` : ""}${repaired}`
+      );
     }
     case "dead_letter.failure_recorded":
-      return `Failed again (failure #${str(field(a, "failureCount")) ?? "?"}): ${str(field(a, "reason")) ?? "no reason"}` +
-        `${field(a, "failureClass") === "poison" && field(e.before, "failureClass") !== "poison" ? " — now poison" : ""}`;
+      return (
+        `Failed again (failure #${str(field(a, "failureCount")) ?? "?"}): ${str(field(a, "reason")) ?? "no reason"}` +
+        `${field(a, "failureClass") === "poison" && field(e.before, "failureClass") !== "poison" ? " — now poison" : ""}`
+      );
     case "dead_letter.edited": {
       const n = countChanges(e.diff);
       const before = str(field(e.before, "outcome"));

@@ -117,7 +117,8 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
     [id],
   );
   const record = head.rows[0];
-  if (!record) throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
+  if (!record)
+    throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
   const [own, batches, ledger] = await Promise.all([
     // Ids restart when the demo data is reset (`db seed --reset` truncates dead_letter; the audit trail stays):
     // events older than the record belong to an earlier record that had its id. Its capture event has the
@@ -151,7 +152,11 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
   // Audit rows sort by time, then by chain order; the ledger row sits after the audit events of its instant
   // (the replay outcome that settled it is written in the same transaction, with the same time).
   const keyed = [
-    ...[...own.rows.map((r) => asRecordEvent(r, id)), ...batches.rows].map((r) => ({ at: r.at.getTime(), seq: Number(r.id), event: fromAudit(r, mask) })),
+    ...[...own.rows.map((r) => asRecordEvent(r, id)), ...batches.rows].map((r) => ({
+      at: r.at.getTime(),
+      seq: Number(r.id),
+      event: fromAudit(r, mask),
+    })),
     ...ledger.rows.map((l) => ({ at: l.applied_at.getTime(), seq: Number.MAX_SAFE_INTEGER, event: fromLedger(l) })),
   ];
   keyed.sort((a, b) => a.at - b.at || a.seq - b.seq);

@@ -13,8 +13,9 @@ describe("json paths", () => {
   });
 
   it("falls back to the nearest known parent, then to the start", () => {
-    expect(text.slice(...Object.values(rangeOf(members, "payload.geometry.coordinates.9", text.length)) as [number, number]))
-      .toBe('"coordinates": [[1, 2], [3, 4]]');
+    expect(text.slice(...(Object.values(rangeOf(members, "payload.geometry.coordinates.9", text.length)) as [number, number]))).toBe(
+      '"coordinates": [[1, 2], [3, 4]]',
+    );
     expect(rangeOf(members, "nope", text.length)).toEqual({ from: 0, to: 1 });
   });
 

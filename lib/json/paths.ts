@@ -42,7 +42,10 @@ export function locateMembers(text: string): Map<string, Range> | null {
         value(child);
         out.set(child, { from: keyStart, to: i });
         ws();
-        if (text[i] === ",") { i++; continue; }
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
         if (text[i++] === "}") return;
         fail();
       }
@@ -57,7 +60,10 @@ export function locateMembers(text: string): Map<string, Range> | null {
         value(`${path}.${n}`);
         out.set(`${path}.${n}`, { from: start, to: i });
         ws();
-        if (text[i] === ",") { i++; continue; }
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
         if (text[i++] === "]") return;
         fail();
       }
@@ -78,7 +84,10 @@ export function locateMembers(text: string): Map<string, Range> | null {
 
 /** The range of the deepest known member on `path` (dotted; a leading "payload." is ignored), else the whole text. */
 export function rangeOf(members: Map<string, Range> | null, path: string, length: number): Range {
-  const parts = path.replace(/^payload\.?/, "").split(".").filter(Boolean);
+  const parts = path
+    .replace(/^payload\.?/, "")
+    .split(".")
+    .filter(Boolean);
   for (let n = parts.length; n > 0 && members; n--) {
     const hit = members.get(parts.slice(0, n).join("."));
     if (hit) return hit;

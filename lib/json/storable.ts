@@ -18,7 +18,8 @@ export function suspectText(text: string): boolean {
 /** Why PostgreSQL cannot store this text (NUL, an unpaired surrogate), or null. */
 export function unstorableText(text: string): string | null {
   if (text.includes("\0")) return "contains the NUL character (\\u0000), which cannot be stored";
-  if (!text.isWellFormed()) return "contains an unpaired UTF-16 surrogate (\\ud800–\\udfff alone), which is not Unicode text and cannot be stored";
+  if (!text.isWellFormed())
+    return "contains an unpaired UTF-16 surrogate (\\ud800–\\udfff alone), which is not Unicode text and cannot be stored";
   return null;
 }
 

@@ -13,7 +13,8 @@ describe("identifier copies", () => {
   });
 
   it("are left alone by the default globs and for readers who see everything", () => {
-    for (const field of ["event_id", "device_id", "source_message_id"] as const) expect(maskIdentifier("x", field, DEFAULT_MASK_RULES)).toBe("x");
+    for (const field of ["event_id", "device_id", "source_message_id"] as const)
+      expect(maskIdentifier("x", field, DEFAULT_MASK_RULES)).toBe("x");
     expect(maskIdentifier("gate-11", "device_id", null)).toBe("gate-11");
   });
 });

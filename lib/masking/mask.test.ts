@@ -23,26 +23,53 @@ describe("maskJson", () => {
     const found: string[] = [];
     const out = maskJson(
       {
-        event_id: "tap-1", device_id: "gate-01", fare_amount_cents: 275,
-        card_pan: PAN, Card_Token: "tok_abc", account_ref: "acct-42", ACCOUNTS: { primary: "x", n: 7, ok: true },
-        pan: 12345, token: null, note: `paid with ${PAN.slice(0, 4)} ${PAN.slice(4, 8)} ${PAN.slice(8, 12)} ${PAN.slice(12)}`,
-        nested: [{ any: PAN }], tokens: "not a masked key",
+        event_id: "tap-1",
+        device_id: "gate-01",
+        fare_amount_cents: 275,
+        card_pan: PAN,
+        Card_Token: "tok_abc",
+        account_ref: "acct-42",
+        ACCOUNTS: { primary: "x", n: 7, ok: true },
+        pan: 12345,
+        token: null,
+        note: `paid with ${PAN.slice(0, 4)} ${PAN.slice(4, 8)} ${PAN.slice(8, 12)} ${PAN.slice(12)}`,
+        nested: [{ any: PAN }],
+        tokens: "not a masked key",
       },
       rules,
       found,
     );
     expect(out).toEqual({
-      event_id: "tap-1", device_id: "gate-01", fare_amount_cents: 275,
-      card_pan: "••••••••••••1111", Card_Token: MASK, account_ref: MASK, ACCOUNTS: { primary: MASK, n: MASK, ok: true },
-      pan: MASK, token: null, note: "paid with ••••••••••••1111",
-      nested: [{ any: "••••••••••••1111" }], tokens: "not a masked key",
+      event_id: "tap-1",
+      device_id: "gate-01",
+      fare_amount_cents: 275,
+      card_pan: "••••••••••••1111",
+      Card_Token: MASK,
+      account_ref: MASK,
+      ACCOUNTS: { primary: MASK, n: MASK, ok: true },
+      pan: MASK,
+      token: null,
+      note: "paid with ••••••••••••1111",
+      nested: [{ any: "••••••••••••1111" }],
+      tokens: "not a masked key",
     });
-    expect(found).toEqual(["/card_pan", "/Card_Token", "/account_ref", "/ACCOUNTS/primary", "/ACCOUNTS/n", "/pan", "/note", "/nested/0/any"]);
+    expect(found).toEqual([
+      "/card_pan",
+      "/Card_Token",
+      "/account_ref",
+      "/ACCOUNTS/primary",
+      "/ACCOUNTS/n",
+      "/pan",
+      "/note",
+      "/nested/0/any",
+    ]);
   });
 
   it("masks a PAN given as a number and leaves ordinary numbers and coordinates alone", () => {
     expect(maskJson({ n: 4111111111111111, coords: [[-122.41941551234567, 37.7749]], ts: 1764547200001 }, rules)).toEqual({
-      n: "••••••••••••1111", coords: [[-122.41941551234567, 37.7749]], ts: 1764547200001,
+      n: "••••••••••••1111",
+      coords: [[-122.41941551234567, 37.7749]],
+      ts: 1764547200001,
     });
   });
 
@@ -121,7 +148,10 @@ describe("card numbers in free text, as written in the wild (a helper's security
     ["pan4111111111111111", "pan••••••••••••1111"],
     ["4111.1111.1111.1111", "••••••••••••1111"],
     ["4111_1111_1111_1111", "••••••••••••1111"],
-    ["cards 4111111111111111 and 5555-5555-5555-4444 and 378282246310005", "cards ••••••••••••1111 and ••••••••••••4444 and •••••••••••0005"],
+    [
+      "cards 4111111111111111 and 5555-5555-5555-4444 and 378282246310005",
+      "cards ••••••••••••1111 and ••••••••••••4444 and •••••••••••0005",
+    ],
     ["cvv 123 for 4012888888881881", "cvv 123 for ••••••••••••1881"],
   ])("%s", (text, masked) => {
     expect(maskDigitRuns(text)).toBe(masked);

@@ -54,7 +54,8 @@ const HEX = /[0-9a-fA-F]/;
 function insideHexToken(text: string, start: number, end: number): boolean {
   const isLetter = (c: string | undefined) => c !== undefined && /[a-fA-F]/.test(c);
   if (!isLetter(text[start - 1]) || !isLetter(text[end])) return false;
-  let a = start, b = end;
+  let a = start,
+    b = end;
   while (a > 0 && HEX.test(text[a - 1]!)) a--;
   while (b < text.length && HEX.test(text[b]!)) b++;
   return b - a >= 24;
@@ -94,9 +95,19 @@ export function maskDigitRuns(text: string): string {
           if (digits.length >= 13 && luhnValid(digits)) best = e;
         }
         if (best === -1) continue;
-        const start = groups[s]!.start, end = groups[best]!.end;
+        const start = groups[s]!.start,
+          end = groups[best]!.end;
         if (insideHexToken(text, start, end)) continue;
-        edits.push({ start, end, text: maskPan(groups.slice(s, best + 1).map((g) => g.digits).join("")) });
+        edits.push({
+          start,
+          end,
+          text: maskPan(
+            groups
+              .slice(s, best + 1)
+              .map((g) => g.digits)
+              .join(""),
+          ),
+        });
         s = best;
       }
     }

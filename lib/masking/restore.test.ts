@@ -5,8 +5,13 @@ import { maskRules } from "./rules";
 
 const rules = maskRules();
 const stored = {
-  event_id: "e-1", device_id: "gate-7", fare_amount_cents: 250, card_pan: "4111111111111111", account_ref: "acct-99",
-  note: "declined card 4111111111111111 at gate", tags: [{ card_token: 12345 }],
+  event_id: "e-1",
+  device_id: "gate-7",
+  fare_amount_cents: 250,
+  card_pan: "4111111111111111",
+  account_ref: "acct-99",
+  note: "declined card 4111111111111111 at gate",
+  tags: [{ card_token: 12345 }],
 };
 const shown = maskJson(stored, rules) as Record<string, unknown>;
 
@@ -17,7 +22,7 @@ describe("restoreMasked", () => {
     expect(restoreMasked(edit as never, stored, rules)).toEqual({ payload: { ...stored, fare_amount_cents: 275 }, changed: [] });
   });
 
-  it("keeps a \"__proto__\" key as data (assignment set the prototype and dropped it)", () => {
+  it('keeps a "__proto__" key as data (assignment set the prototype and dropped it)', () => {
     const edit = JSON.parse('{"event_id":"e-1","__proto__":{"geometry":null}}') as never;
     const { payload } = restoreMasked(edit, stored, rules);
     expect(Object.keys(payload as object)).toEqual(["event_id", "__proto__"]);
@@ -46,7 +51,10 @@ describe("restoreMasked", () => {
   it("refuses placeholders in an array whose length changed (positions no longer match)", () => {
     const two = { cards: [{ card_token: "tok-A" }, { card_token: "tok-B" }] };
     const view = maskJson(two, rules) as { cards: unknown[] };
-    expect(restoreMasked({ cards: [view.cards[1]] } as never, two, rules)).toEqual({ payload: { cards: [{ card_token: "•••" }] }, changed: [["cards", "0", "card_token"]] });
+    expect(restoreMasked({ cards: [view.cards[1]] } as never, two, rules)).toEqual({
+      payload: { cards: [{ card_token: "•••" }] },
+      changed: [["cards", "0", "card_token"]],
+    });
     expect(restoreMasked(view as never, two, rules)).toEqual({ payload: two, changed: [] });
   });
 

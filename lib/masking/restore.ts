@@ -34,12 +34,19 @@ export function restoreMasked(submitted: JsonValue, stored: JsonValue | null, ru
       // Positions only match while the array keeps its length: every masked token reads "•••", so after removing
       // one element the next would take the removed one's value. Otherwise placeholders in it are refused.
       const aligned = Array.isArray(was) && was.length === value.length;
-      return value.map((v, i) => walk(v, aligned ? child(seen, String(i)) : undefined, aligned ? child(was, String(i)) : undefined, [...path, String(i)]));
+      return value.map((v, i) =>
+        walk(v, aligned ? child(seen, String(i)) : undefined, aligned ? child(was, String(i)) : undefined, [...path, String(i)]),
+      );
     }
     const out: { [key: string]: JsonValue } = {};
     for (const [key, v] of Object.entries(value)) {
       // defineProperty: a "__proto__" key stays a plain own property (assignment would set the prototype and drop it)
-      Object.defineProperty(out, key, { value: walk(v, child(seen, key), child(was, key), [...path, key]), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: walk(v, child(seen, key), child(was, key), [...path, key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   };

@@ -29,7 +29,12 @@ export function globToRegExp(glob: string): RegExp {
 export function maskRules(keys: readonly string[] = DEFAULT_MASK_KEYS, luhn = true): MaskRules {
   const globs = keys.map((k) => k.trim()).filter((k) => k !== "");
   // In JSON text a key is a string followed by a colon; `*` cannot cross the key's closing quote.
-  const alternatives = globs.map((g) => g.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join('[^"]*'));
+  const alternatives = globs.map((g) =>
+    g
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join('[^"]*'),
+  );
   return {
     keys: globs.map(globToRegExp),
     luhn,
@@ -39,7 +44,10 @@ export function maskRules(keys: readonly string[] = DEFAULT_MASK_KEYS, luhn = tr
 
 /** "card*, pan" → ["card*", "pan"]; the env form of the key list. */
 export function parseMaskKeys(value: string): string[] {
-  return value.split(",").map((k) => k.trim()).filter(Boolean);
+  return value
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
 }
 
 export const DEFAULT_MASK_RULES: MaskRules = maskRules();

@@ -6,7 +6,14 @@ const none = parseTrustedProxies(undefined).list;
 
 describe("sanitizeForwarding", () => {
   it("replaces what a direct client claims with the socket's address", () => {
-    const h: IncomingHttpHeaders = { "x-forwarded-for": "10.9.1.1", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", forwarded: "for=1.2.3.4", "x-real-ip": "1.2.3.4", host: "app:3000" };
+    const h: IncomingHttpHeaders = {
+      "x-forwarded-for": "10.9.1.1",
+      "x-forwarded-host": "evil.example",
+      "x-forwarded-proto": "https",
+      forwarded: "for=1.2.3.4",
+      "x-real-ip": "1.2.3.4",
+      host: "app:3000",
+    };
     expect(sanitizeForwarding(h, "::ffff:203.0.113.7", none)).toBe(true); // dropped: worth a warning
     expect(h).toEqual({ "x-forwarded-for": "203.0.113.7", host: "app:3000" });
     expect(sanitizeForwarding({ host: "app:3000" }, "203.0.113.7", none)).toBe(false); // nothing to drop

@@ -19,7 +19,10 @@ export function plainAddress(address: string): string {
 /** Parses `10.0.0.1, 10.1.0.0/16, fd00::/8`; throws naming the entry that is neither an address nor a CIDR block. */
 export function parseTrustedProxies(spec: string | undefined): { entries: string[]; list: BlockList } {
   const list = new BlockList();
-  const entries = (spec ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const entries = (spec ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address = "", bits, extra] = entry.split("/");
     const family = isIP(address);

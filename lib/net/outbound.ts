@@ -7,7 +7,10 @@ import { AppError } from "../errors/app-error";
 
 /** Whether `url`'s host is allowed by `allowList` (the REDRIVE_OUTBOUND_HOSTS value; undefined or "" allows all). */
 export function outboundAllowed(url: string, allowList: string | undefined): boolean {
-  const entries = (allowList ?? "").split(",").map((e) => e.trim().toLowerCase()).filter(Boolean);
+  const entries = (allowList ?? "")
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
   if (entries.length === 0) return true;
   let u: URL;
   try {

@@ -51,8 +51,14 @@ export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> 
     result.resolved = evaluation.resolved.length;
     for (const n of evaluation.fired) log(`[maintenance] alert fired: ${n.message}`);
     // Firing and resolution notices both count as delivered (the summary said 0 beside a delivered resolution).
-    result.delivered = await deliverResolved(evaluation.resolved, { defaultUrl: opts.webhookUrl ?? null, ...(opts.post ? { post: opts.post } : {}) });
-    result.delivered += await deliverFired(opts.pool, now, { defaultUrl: opts.webhookUrl ?? null, ...(opts.post ? { post: opts.post } : {}) });
+    result.delivered = await deliverResolved(evaluation.resolved, {
+      defaultUrl: opts.webhookUrl ?? null,
+      ...(opts.post ? { post: opts.post } : {}),
+    });
+    result.delivered += await deliverFired(opts.pool, now, {
+      defaultUrl: opts.webhookUrl ?? null,
+      ...(opts.post ? { post: opts.post } : {}),
+    });
   } catch (err) {
     log(`[maintenance] alerts failed: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -39,43 +39,66 @@ export async function prometheusMetrics(db: Db, now: Date): Promise<string> {
   const o = outcomes.rows[0];
   const families: Family[] = [
     {
-      name: "redrive_dead_letters", help: "Dead letters by kind, status and failure class.", type: "gauge",
-      samples: [...byCell.values()].map((c) => ({ labels: { kind: c.kind, status: c.status, failure_class: c.failure_class }, value: c.n })),
+      name: "redrive_dead_letters",
+      help: "Dead letters by kind, status and failure class.",
+      type: "gauge",
+      samples: [...byCell.values()].map((c) => ({
+        labels: { kind: c.kind, status: c.status, failure_class: c.failure_class },
+        value: c.n,
+      })),
     },
     {
-      name: "redrive_dead_letters_arrived_total", help: "Dead letters ever stored, by kind (records are never deleted).", type: "counter",
+      name: "redrive_dead_letters_arrived_total",
+      help: "Dead letters ever stored, by kind (records are never deleted).",
+      type: "counter",
       samples: [...arrivals].map(([kind, n]) => ({ labels: { kind }, value: n })),
     },
     {
-      name: "redrive_dead_letters_poisoned_total", help: "Dead letters that became poison, by kind: at capture, or later (retries exhausted, an edit, the replay giving up).", type: "counter",
+      name: "redrive_dead_letters_poisoned_total",
+      help: "Dead letters that became poison, by kind: at capture, or later (retries exhausted, an edit, the replay giving up).",
+      type: "counter",
       samples: poisoned.rows.map((r) => ({ labels: { kind: r.kind }, value: Number(r.n) })),
     },
     {
-      name: "redrive_poison_arrivals_last_hour", help: "Poison records first seen in the last hour.", type: "gauge",
+      name: "redrive_poison_arrivals_last_hour",
+      help: "Poison records first seen in the last hour.",
+      type: "gauge",
       samples: [{ value: poisonHour }],
     },
     {
-      name: "redrive_oldest_unresolved_age_seconds", help: "Age of the oldest pending, approved or quarantined record (0 when none).", type: "gauge",
+      name: "redrive_oldest_unresolved_age_seconds",
+      help: "Age of the oldest pending, approved or quarantined record (0 when none).",
+      type: "gauge",
       samples: [{ value: oldest ? Math.round(hoursBetween(oldest.firstSeenAt, now) * 3600) : 0 }],
     },
     {
-      name: "redrive_replay_items_total", help: "Replay item outcomes over all batches.", type: "counter",
+      name: "redrive_replay_items_total",
+      help: "Replay item outcomes over all batches.",
+      type: "counter",
       samples: o ? (Object.entries(o) as [string, string][]).map(([outcome, n]) => ({ labels: { outcome }, value: Number(n) })) : [],
     },
     {
-      name: "redrive_replay_batches", help: "Replay batches by status.", type: "gauge",
+      name: "redrive_replay_batches",
+      help: "Replay batches by status.",
+      type: "gauge",
       samples: batches.rows.map((b) => ({ labels: { status: b.status }, value: b.n })),
     },
     {
-      name: "redrive_replay_achieved_rate", help: "Submissions per second over the last 10 s, per active batch.", type: "gauge",
+      name: "redrive_replay_achieved_rate",
+      help: "Submissions per second over the last 10 s, per active batch.",
+      type: "gauge",
       samples: replays.map((r) => ({ labels: { batch: r.id, status: r.status }, value: r.achievedPerSecond })),
     },
     {
-      name: "redrive_replay_target_rate", help: "Configured submissions per second, per active batch.", type: "gauge",
+      name: "redrive_replay_target_rate",
+      help: "Configured submissions per second, per active batch.",
+      type: "gauge",
       samples: replays.map((r) => ({ labels: { batch: r.id, status: r.status }, value: r.ratePerSecond })),
     },
     {
-      name: "redrive_alert_firing", help: "1 while the alert rule is breached (fired and not resolved).", type: "gauge",
+      name: "redrive_alert_firing",
+      help: "1 while the alert rule is breached (fired and not resolved).",
+      type: "gauge",
       samples: firing.rows.map((f) => ({ labels: { rule: f.rule_id }, value: f.n > 0 ? 1 : 0 })),
     },
   ];

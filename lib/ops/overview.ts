@@ -55,7 +55,10 @@ export function maskOverview(o: Overview, rules: MaskRules | null): Overview {
 }
 
 /** Pure: rollup cells → the overview's counts. */
-export function summarizeCells(cells: CountCell[], topN = 10): Pick<Overview, "total" | "unresolved" | "byKind" | "byStatus" | "byClass" | "topReasons"> {
+export function summarizeCells(
+  cells: CountCell[],
+  topN = 10,
+): Pick<Overview, "total" | "unresolved" | "byKind" | "byStatus" | "byClass" | "topReasons"> {
   const add = (m: Record<string, number>, k: string, n: number) => (m[k] = (m[k] ?? 0) + n);
   const byKind: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
@@ -100,7 +103,15 @@ export async function arrivalSeries(db: Db, now: Date, unit: Unit, count: number
 }
 
 export async function runningReplays(db: Db, now: Date): Promise<RunningReplay[]> {
-  const { rows } = await db.query<{ id: string; status: string; total: number; done: number; rate_per_second: number; recent: number; started_at: Date | null }>(
+  const { rows } = await db.query<{
+    id: string;
+    status: string;
+    total: number;
+    done: number;
+    rate_per_second: number;
+    recent: number;
+    started_at: Date | null;
+  }>(
     `SELECT b.id::text AS id, b.status::text AS status, b.total,
        b.applied_count + b.deduped_count + b.dropped_count + b.poison_count + b.failed_count + b.cancelled_count AS done,
        b.rate_per_second, b.started_at,
@@ -109,22 +120,33 @@ export async function runningReplays(db: Db, now: Date): Promise<RunningReplay[]
     [now],
   );
   return rows.map((r) => ({
-    id: r.id, status: r.status, total: r.total, done: r.done, ratePerSecond: r.rate_per_second,
-    achievedPerSecond: r.recent / 10, startedAt: r.started_at?.toISOString() ?? null,
+    id: r.id,
+    status: r.status,
+    total: r.total,
+    done: r.done,
+    ratePerSecond: r.rate_per_second,
+    achievedPerSecond: r.recent / 10,
+    startedAt: r.started_at?.toISOString() ?? null,
   }));
 }
 
 export async function healthOverview(db: Db, now: Date): Promise<Overview> {
   const [cells, hourly, daily, oldest, replays, rules] = await Promise.all([
-    countCells(db), arrivalSeries(db, now, "hour", 48), arrivalSeries(db, now, "day", 30), oldestUnresolved(db),
-    runningReplays(db, now), listAlertRules(db, "origin"),
+    countCells(db),
+    arrivalSeries(db, now, "hour", 48),
+    arrivalSeries(db, now, "day", 30),
+    oldestUnresolved(db),
+    runningReplays(db, now),
+    listAlertRules(db, "origin"),
   ]);
   return {
     generatedAt: now.toISOString(),
     ...summarizeCells(cells),
     hourly,
     daily,
-    oldest: oldest ? { id: oldest.id, firstSeenAt: oldest.firstSeenAt.toISOString(), ageHours: hoursBetween(oldest.firstSeenAt, now) } : null,
+    oldest: oldest
+      ? { id: oldest.id, firstSeenAt: oldest.firstSeenAt.toISOString(), ageHours: hoursBetween(oldest.firstSeenAt, now) }
+      : null,
     replays,
     alerts: rules,
   };

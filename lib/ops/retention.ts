@@ -50,12 +50,20 @@ export async function runRetention(
          WHERE id = ANY($1::bigint[])`,
         [rows.map((r) => r.id), now],
       );
-      await appendAudit(client, rows.map((r) => ({
-        actorId: actor.id, actorEmail: actor.email, actorRole: actor.role,
-        action: "dead_letter.retention_applied", targetType: "dead_letter", targetId: r.id,
-        before: { status: r.status, settledAt: r.settled_at.toISOString() },
-        after: { payload: null, rawEnvelope: null, retentionDays: days },
-      })), now);
+      await appendAudit(
+        client,
+        rows.map((r) => ({
+          actorId: actor.id,
+          actorEmail: actor.email,
+          actorRole: actor.role,
+          action: "dead_letter.retention_applied",
+          targetType: "dead_letter",
+          targetId: r.id,
+          before: { status: r.status, settledAt: r.settled_at.toISOString() },
+          after: { payload: null, rawEnvelope: null, retentionDays: days },
+        })),
+        now,
+      );
       return rows.length;
     });
     stripped += n;

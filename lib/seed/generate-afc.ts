@@ -32,42 +32,99 @@ const tap = (fields: [string, string][]): Tap => ({ text: `{${fields.map(([k, v]
 export const AFC_SCENARIOS: Record<string, { weight: number; make: Make; retries?: number }> = {
   extra_key: {
     weight: 20,
-    make: (rng, f) => tap([["event_id", q(f.eventId)], ["device_id", q(f.deviceId)], ["fare_amount_cents", String(f.fare)], ["tap_timestamp", q(f.ts)], ["battery_pct", String(rng.int(3, 99))]]),
+    make: (rng, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", String(f.fare)],
+        ["tap_timestamp", q(f.ts)],
+        ["battery_pct", String(rng.int(3, 99))],
+      ]),
   },
   string_fare: {
     weight: 15,
-    make: (_r, f) => tap([["event_id", q(f.eventId)], ["device_id", q(f.deviceId)], ["fare_amount_cents", q(String(f.fare))], ["tap_timestamp", q(f.ts)]]),
+    make: (_r, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", q(String(f.fare))],
+        ["tap_timestamp", q(f.ts)],
+      ]),
   },
   negative_fare: {
     weight: 8,
-    make: (_r, f) => tap([["event_id", q(f.eventId)], ["device_id", q(f.deviceId)], ["fare_amount_cents", String(-f.fare)], ["tap_timestamp", q(f.ts)]]),
+    make: (_r, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", String(-f.fare)],
+        ["tap_timestamp", q(f.ts)],
+      ]),
   },
   float_fare: {
     weight: 6,
-    make: (_r, f) => tap([["event_id", q(f.eventId)], ["device_id", q(f.deviceId)], ["fare_amount_cents", `${f.fare}.0`], ["tap_timestamp", q(f.ts)]]),
+    make: (_r, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", `${f.fare}.0`],
+        ["tap_timestamp", q(f.ts)],
+      ]),
   },
   bad_timestamp: {
     weight: 10,
-    make: (rng, f) => tap([["event_id", q(f.eventId)], ["device_id", q(f.deviceId)], ["fare_amount_cents", String(f.fare)],
-      ["tap_timestamp", q(rng.pick([f.ts.replace("T", " ").replace(/\.\d+Z$/, ""), "2026-13-45T25:61:00Z", "yesterday 08:15", f.ts.slice(0, 10)]))]]),
+    make: (rng, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", String(f.fare)],
+        [
+          "tap_timestamp",
+          q(rng.pick([f.ts.replace("T", " ").replace(/\.\d+Z$/, ""), "2026-13-45T25:61:00Z", "yesterday 08:15", f.ts.slice(0, 10)])),
+        ],
+      ]),
   },
   missing_event_id: {
     weight: 5,
-    make: (_r, f) => tap([["device_id", q(f.deviceId)], ["fare_amount_cents", String(f.fare)], ["tap_timestamp", q(f.ts)]]),
+    make: (_r, f) =>
+      tap([
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", String(f.fare)],
+        ["tap_timestamp", q(f.ts)],
+      ]),
   },
   missing_device_id: {
     weight: 4,
-    make: (_r, f) => tap([["event_id", q(f.eventId)], ["fare_amount_cents", String(f.fare)], ["tap_timestamp", q(f.ts)]]),
+    make: (_r, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["fare_amount_cents", String(f.fare)],
+        ["tap_timestamp", q(f.ts)],
+      ]),
   },
   card_data: {
     weight: 4,
-    make: (rng, f) => tap([["event_id", q(f.eventId)], ["device_id", q(f.deviceId)], ["fare_amount_cents", String(f.fare)], ["tap_timestamp", q(f.ts)],
-      ["card_pan", q(testPan(rng))], ["account_ref", q(`acct-${rng.hex(10)}`)]]),
+    make: (rng, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", String(f.fare)],
+        ["tap_timestamp", q(f.ts)],
+        ["card_pan", q(testPan(rng))],
+        ["account_ref", q(`acct-${rng.hex(10)}`)],
+      ]),
   },
   exhausted: {
     weight: 4,
     retries: 3,
-    make: (_r, f) => tap([["event_id", q(f.eventId)], ["device_id", q(f.deviceId)], ["fare_amount_cents", q(String(f.fare))], ["tap_timestamp", q(f.ts)], ["firmware", q("4.2.1")]]),
+    make: (_r, f) =>
+      tap([
+        ["event_id", q(f.eventId)],
+        ["device_id", q(f.deviceId)],
+        ["fare_amount_cents", q(String(f.fare))],
+        ["tap_timestamp", q(f.ts)],
+        ["firmware", q("4.2.1")],
+      ]),
   },
 };
 

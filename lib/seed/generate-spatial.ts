@@ -11,7 +11,13 @@ const r6 = (n: number) => Math.round(n * 1e6) / 1e6;
 const ring = (pts: Pos[]): Pos[] => pts.map(([x, y]) => [r6(x), r6(y)]);
 
 function square(x: number, y: number, d: number): Pos[] {
-  return ring([[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]]);
+  return ring([
+    [x, y],
+    [x + d, y],
+    [x + d, y + d],
+    [x, y + d],
+    [x, y],
+  ]);
 }
 
 const pointText = ([x, y]: Pos) => `${r6(x)} ${r6(y)}`;
@@ -22,7 +28,7 @@ interface Scenario {
 }
 
 const toMercator = ([lon, lat]: Pos): Pos => [
-  Math.round(lon * 20037508.34 / 180 * 100) / 100,
+  Math.round(((lon * 20037508.34) / 180) * 100) / 100,
   Math.round(Math.log(Math.tan(((90 + lat) * Math.PI) / 360)) * 6378137 * 100) / 100,
 ];
 
@@ -32,7 +38,18 @@ export const SPATIAL_SCENARIOS: Record<string, Scenario> = {
     make: (_r, x, y, d) => {
       const c: Pos = [x + d / 2, y + d / 2];
       return {
-        geometry: { type: "Polygon", coordinates: [ring([[x, y], [x + d, y + d], [x + d, y], [x, y + d], [x, y]])] },
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            ring([
+              [x, y],
+              [x + d, y + d],
+              [x + d, y],
+              [x, y + d],
+              [x, y],
+            ]),
+          ],
+        },
         reason: `TopologyException: Input geom 0 is invalid: Self-intersection at or near point ${pointText(c)}`,
       };
     },
@@ -44,7 +61,10 @@ export const SPATIAL_SCENARIOS: Record<string, Scenario> = {
         const a = Math.PI / 2 + (k * 2 * Math.PI) / 5;
         return [x + d * Math.cos(a), y + d * Math.sin(a)];
       });
-      return { geometry: { type: "Polygon", coordinates: [ring(pts)] }, reason: "shapely.errors.GEOSException: IllegalArgumentException: Invalid polygon: Self-intersection" };
+      return {
+        geometry: { type: "Polygon", coordinates: [ring(pts)] },
+        reason: "shapely.errors.GEOSException: IllegalArgumentException: Invalid polygon: Self-intersection",
+      };
     },
   },
   spike: {
@@ -52,7 +72,21 @@ export const SPATIAL_SCENARIOS: Record<string, Scenario> = {
     make: (_r, x, y, d) => {
       const m = y + d / 2;
       return {
-        geometry: { type: "Polygon", coordinates: [ring([[x, y], [x + d, y], [x + d, m], [x + 2 * d, m], [x + d, m], [x + d, y + d], [x, y + d], [x, y]])] },
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            ring([
+              [x, y],
+              [x + d, y],
+              [x + d, m],
+              [x + 2 * d, m],
+              [x + d, m],
+              [x + d, y + d],
+              [x, y + d],
+              [x, y],
+            ]),
+          ],
+        },
         reason: `Ring Self-intersection at or near point ${pointText([x + d, m])}`,
       };
     },
@@ -103,7 +137,18 @@ export const SPATIAL_SCENARIOS: Record<string, Scenario> = {
       const h = 0.05 + rng.float() * 0.1;
       const y = p.lat;
       return {
-        geometry: { type: "Polygon", coordinates: [ring([[179.9, y], [-179.9 + w / 10, y], [-179.9 + w / 10, y + h], [179.9, y + h], [179.9, y]])] },
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            ring([
+              [179.9, y],
+              [-179.9 + w / 10, y],
+              [-179.9 + w / 10, y + h],
+              [179.9, y + h],
+              [179.9, y],
+            ]),
+          ],
+        },
         reason: "ValueError: polygon spans more than 180 degrees of longitude (antimeridian crossing?)",
       };
     },
@@ -125,7 +170,10 @@ export const SPATIAL_SCENARIOS: Record<string, Scenario> = {
     make: (rng, x, y, d) =>
       rng.chance(0.5)
         ? { geometry: { type: "Polygn", coordinates: [square(x, y, d)] }, reason: "GeoJSONDecodeError: unknown geometry type 'Polygn'" }
-        : { geometry: { type: "Polygon", coordinates: `POLYGON((${square(x, y, d).map(pointText).join(", ")}))` }, reason: "TypeError: coordinates must be an array, got str (WKT in a GeoJSON field?)" },
+        : {
+            geometry: { type: "Polygon", coordinates: `POLYGON((${square(x, y, d).map(pointText).join(", ")}))` },
+            reason: "TypeError: coordinates must be an array, got str (WKT in a GeoJSON field?)",
+          },
   },
   downstream_503: {
     weight: 12,

@@ -27,7 +27,16 @@ export const ANTIMERIDIAN_PLACES: readonly { name: string; lon: number; lat: num
 ];
 
 export const STATIONS: readonly string[] = [
-  "central", "harbour", "university", "airport", "stadium", "old-town", "riverside", "market", "north-gate", "west-end",
+  "central",
+  "harbour",
+  "university",
+  "airport",
+  "stadium",
+  "old-town",
+  "riverside",
+  "market",
+  "north-gate",
+  "west-end",
 ];
 
 export const SPATIAL_SOURCES = ["parcels.v2", "field-survey", "fleet-geofences", "flood-zones"] as const;

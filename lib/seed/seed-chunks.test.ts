@@ -18,7 +18,16 @@ describe("demo records", () => {
 
   it("cover every failure kind the demo promises", () => {
     const all = texts(42, 3000, [0]).join("\n");
-    for (const needle of ["Polygn", "EPSG:3857", '"geometry":null', "battery_pct", "card_pan", "Hole lies outside shell", "Nested shells", "503"]) {
+    for (const needle of [
+      "Polygn",
+      "EPSG:3857",
+      '"geometry":null',
+      "battery_pct",
+      "card_pan",
+      "Hole lies outside shell",
+      "Nested shells",
+      "503",
+    ]) {
       expect(all).toContain(needle);
     }
     expect(texts(42, 3000, [0]).some((t) => t.includes('"kind":"afc"') && !t.includes("event_id"))).toBe(true);

@@ -35,7 +35,9 @@ function runWorker(job: Parameters<typeof seedChunks>[0]): Promise<ChunkResult> 
 export async function seedDemo(db: Db, opts: SeedOptions): Promise<{ created: number; duplicates: number; rejected: number }> {
   const { pool } = db;
   if (opts.reset) {
-    await pool.query("TRUNCATE dead_letter, failure_attempt, replay_item, replay_batch, ledger_entry, entity_state RESTART IDENTITY CASCADE");
+    await pool.query(
+      "TRUNCATE dead_letter, failure_attempt, replay_item, replay_batch, ledger_entry, entity_state RESTART IDENTITY CASCADE",
+    );
     opts.log("reset: removed dead letters, replay batches and the ledger (the audit trail is append-only and stays)");
   }
   const { seedDemoAccounts } = await import("../auth/users");
@@ -46,16 +48,20 @@ export async function seedDemo(db: Db, opts: SeedOptions): Promise<{ created: nu
   const job = { url: db.url, seed: opts.seed, count: opts.count };
   // Workers report nothing until they finish; the row count is the progress.
   const progress = setInterval(() => {
-    void pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter").then(({ rows }) => {
-      const n = rows[0]?.n ?? 0;
-      opts.log(`seed: ${n.toLocaleString("en")} records stored (${Math.round(n / ((performance.now() - started) / 1000))}/s)`);
-    }, () => {});
+    void pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter").then(
+      ({ rows }) => {
+        const n = rows[0]?.n ?? 0;
+        opts.log(`seed: ${n.toLocaleString("en")} records stored (${Math.round(n / ((performance.now() - started) / 1000))}/s)`);
+      },
+      () => {},
+    );
   }, 10_000);
   let parts: ChunkResult[];
   try {
-    parts = threads > 1
-      ? await Promise.all(Array.from({ length: threads }, (_, offset) => runWorker({ ...job, offset, stride: threads })))
-      : [await seedChunks({ ...job, offset: 0, stride: 1 })];
+    parts =
+      threads > 1
+        ? await Promise.all(Array.from({ length: threads }, (_, offset) => runWorker({ ...job, offset, stride: threads })))
+        : [await seedChunks({ ...job, offset: 0, stride: 1 })];
   } finally {
     clearInterval(progress);
   }

@@ -57,10 +57,7 @@ export interface OutgoingMessage {
   origin: Origin;
 }
 
-export type PublishResult =
-  | { outcome: "applied" }
-  | { outcome: "deduped" }
-  | { outcome: "failed"; error: string; retryable: boolean };
+export type PublishResult = { outcome: "applied" } | { outcome: "deduped" } | { outcome: "failed"; error: string; retryable: boolean };
 
 export interface SourceConnector {
   /** Creates what the source needs on the broker (idempotent): NATS's advisory stream and consumer, Redis's group. */

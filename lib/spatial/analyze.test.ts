@@ -9,17 +9,40 @@ beforeAll(async () => {
   geos = await getGeos();
 });
 
-const square = { type: "Polygon", coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] };
+const square = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [1, 0],
+      [1, 1],
+      [0, 1],
+      [0, 0],
+    ],
+  ],
+};
 
 describe("analyzeGeometry", () => {
   it("returns a valid input as given, with its area and bbox", () => {
     const input = structuredClone(square);
     const result = analyzeGeometry(geos, input, { method: "linework", policy: "accept" });
     expect(result.analysis).toEqual({
-      method: "linework", policy: "accept", crs: "EPSG:4326",
-      valid_before: true, reason: null, location: null, outcome: "valid", valid_after: true, type_changed: false,
-      type_before: "Polygon", type_after: "Polygon", area_before: 1, area_after: 1, dropped_parts: 0,
-      drop_reason: null, crosses_antimeridian: false,
+      method: "linework",
+      policy: "accept",
+      crs: "EPSG:4326",
+      valid_before: true,
+      reason: null,
+      location: null,
+      outcome: "valid",
+      valid_after: true,
+      type_changed: false,
+      type_before: "Polygon",
+      type_after: "Polygon",
+      area_before: 1,
+      area_after: 1,
+      dropped_parts: 0,
+      drop_reason: null,
+      crosses_antimeridian: false,
     });
     expect(result.repaired).toEqual(square);
     expect(result.bbox).toEqual([0, 0, 1, 1]);
@@ -27,12 +50,45 @@ describe("analyzeGeometry", () => {
   });
 
   it("repairs a geometry mixing 2D and 3D positions as 2D (shapely's reading), and an all-3D one in 3D", () => {
-    const positions = (g: unknown): number[] => JSON.stringify(g).match(/\[[^[\]]*\]/g)!.map((p) => (JSON.parse(p) as number[]).length);
+    const positions = (g: unknown): number[] =>
+      JSON.stringify(g)
+        .match(/\[[^[\]]*\]/g)!
+        .map((p) => (JSON.parse(p) as number[]).length);
     for (const method of ["linework", "structure"] as const) {
-      const mixed = analyzeGeometry(geos, { type: "Polygon", coordinates: [[[0, 0], [2, 2, 5], [0, 2], [2, 0, 5], [0, 0]]] }, { method, policy: "accept" });
+      const mixed = analyzeGeometry(
+        geos,
+        {
+          type: "Polygon",
+          coordinates: [
+            [
+              [0, 0],
+              [2, 2, 5],
+              [0, 2],
+              [2, 0, 5],
+              [0, 0],
+            ],
+          ],
+        },
+        { method, policy: "accept" },
+      );
       expect(mixed.analysis).toMatchObject({ outcome: "repaired", type_after: "MultiPolygon", area_after: 2 });
       expect(new Set(positions(mixed.repaired))).toEqual(new Set([2])); // no invented z, no ring mixing both
-      const full = analyzeGeometry(geos, { type: "Polygon", coordinates: [[[0, 0, 1], [2, 2, 5], [0, 2, 1], [2, 0, 5], [0, 0, 1]]] }, { method, policy: "accept" });
+      const full = analyzeGeometry(
+        geos,
+        {
+          type: "Polygon",
+          coordinates: [
+            [
+              [0, 0, 1],
+              [2, 2, 5],
+              [0, 2, 1],
+              [2, 0, 5],
+              [0, 0, 1],
+            ],
+          ],
+        },
+        { method, policy: "accept" },
+      );
       expect(new Set(positions(full.repaired))).toEqual(new Set([3]));
     }
   });
@@ -45,9 +101,15 @@ describe("analyzeGeometry", () => {
   });
 
   it("reprojects EPSG:3857 before validating and records the declared CRS", () => {
-    const result = analyzeGeometry(geos, { type: "Point", coordinates: [1e7, 5e6] }, {
-      method: "linework", policy: "accept", crs: "urn:ogc:def:crs:EPSG::3857",
-    });
+    const result = analyzeGeometry(
+      geos,
+      { type: "Point", coordinates: [1e7, 5e6] },
+      {
+        method: "linework",
+        policy: "accept",
+        crs: "urn:ogc:def:crs:EPSG::3857",
+      },
+    );
     expect(result.analysis).toMatchObject({ outcome: "valid", crs: "urn:ogc:def:crs:EPSG::3857" });
     expect(result.repaired).toEqual({ type: "Point", coordinates: [89.83152841195215, 40.91627447067577] });
   });
@@ -61,22 +123,73 @@ describe("analyzeGeometry", () => {
   });
 
   it("keeps a one-point line as its point under linework, as PostGIS does (clean.sql #4813.11), and drops it under structure", () => {
-    const line = { type: "LineString", coordinates: [[1, 0], [NaN, NaN]] };
+    const line = {
+      type: "LineString",
+      coordinates: [
+        [1, 0],
+        [NaN, NaN],
+      ],
+    };
     const linework = analyzeGeometry(geos, line, { method: "linework", policy: "accept" });
     expect(linework.repaired).toEqual({ type: "Point", coordinates: [1, 0] });
-    expect(linework.analysis).toMatchObject({ outcome: "repaired", type_before: "LineString", type_after: "Point", type_changed: true, dropped_parts: 0 });
-    expect(linework.analysis.reason).toBe("Invalid Coordinate (NaN, NaN) at coordinates[1]; Too few points in geometry component at or near point (1, 0)");
+    expect(linework.analysis).toMatchObject({
+      outcome: "repaired",
+      type_before: "LineString",
+      type_after: "Point",
+      type_changed: true,
+      dropped_parts: 0,
+    });
+    expect(linework.analysis.reason).toBe(
+      "Invalid Coordinate (NaN, NaN) at coordinates[1]; Too few points in geometry component at or near point (1, 0)",
+    );
     const structure = analyzeGeometry(geos, line, { method: "structure", policy: "accept" });
     expect(structure.analysis.outcome).toBe("dropped");
-    const multi = analyzeGeometry(geos, { type: "MultiLineString", coordinates: [[[0, 0], [10, 0]], [[20, 20]]] }, { method: "linework", policy: "accept" });
-    expect(multi.repaired).toEqual({ type: "GeometryCollection", geometries: [
-      { type: "Point", coordinates: [20, 20] }, { type: "LineString", coordinates: [[0, 0], [10, 0]] }] });
+    const multi = analyzeGeometry(
+      geos,
+      {
+        type: "MultiLineString",
+        coordinates: [
+          [
+            [0, 0],
+            [10, 0],
+          ],
+          [[20, 20]],
+        ],
+      },
+      { method: "linework", policy: "accept" },
+    );
+    expect(multi.repaired).toEqual({
+      type: "GeometryCollection",
+      geometries: [
+        { type: "Point", coordinates: [20, 20] },
+        {
+          type: "LineString",
+          coordinates: [
+            [0, 0],
+            [10, 0],
+          ],
+        },
+      ],
+    });
   });
 
   it("keeps z through a repair", () => {
-    const { repaired } = analyzeGeometry(geos, {
-      type: "Polygon", coordinates: [[[10, 90, 1], [90, 10, 9], [90, 90, 9], [10, 10, 1], [10, 90, 1]]],
-    }, { method: "structure", policy: "accept" });
+    const { repaired } = analyzeGeometry(
+      geos,
+      {
+        type: "Polygon",
+        coordinates: [
+          [
+            [10, 90, 1],
+            [90, 10, 9],
+            [90, 90, 9],
+            [10, 10, 1],
+            [10, 90, 1],
+          ],
+        ],
+      },
+      { method: "structure", policy: "accept" },
+    );
     expect(repaired?.type).toBe("MultiPolygon");
     if (repaired?.type === "MultiPolygon") expect(repaired.coordinates[0]![0]![0]).toHaveLength(3);
   });

@@ -29,8 +29,18 @@ export interface AnalyzeResult {
 type Draft = Omit<SpatialAnalysis, "method" | "policy" | "crs">;
 
 const EMPTY_DRAFT: Draft = {
-  valid_before: null, reason: null, location: null, outcome: "dropped", valid_after: null, type_changed: false,
-  type_before: null, type_after: null, area_before: null, area_after: null, dropped_parts: 0, drop_reason: null,
+  valid_before: null,
+  reason: null,
+  location: null,
+  outcome: "dropped",
+  valid_after: null,
+  type_changed: false,
+  type_before: null,
+  type_after: null,
+  area_before: null,
+  area_after: null,
+  dropped_parts: 0,
+  drop_reason: null,
   crosses_antimeridian: false,
 };
 
@@ -69,10 +79,22 @@ function dropped(reason: string, patch: Partial<Draft> = {}): Draft {
  */
 function toAnalysis(settings: Pick<SpatialAnalysis, "method" | "policy" | "crs">, d: Draft): SpatialAnalysis {
   return {
-    valid_before: d.valid_before, reason: d.reason, location: d.location, outcome: d.outcome, valid_after: d.valid_after,
-    type_changed: d.type_changed, type_before: d.type_before, type_after: d.type_after, area_before: d.area_before,
-    area_after: d.area_after, dropped_parts: d.dropped_parts, drop_reason: d.drop_reason, method: settings.method,
-    policy: settings.policy, crs: settings.crs, crosses_antimeridian: d.crosses_antimeridian,
+    valid_before: d.valid_before,
+    reason: d.reason,
+    location: d.location,
+    outcome: d.outcome,
+    valid_after: d.valid_after,
+    type_changed: d.type_changed,
+    type_before: d.type_before,
+    type_after: d.type_after,
+    area_before: d.area_before,
+    area_after: d.area_after,
+    dropped_parts: d.dropped_parts,
+    drop_reason: d.drop_reason,
+    method: settings.method,
+    policy: settings.policy,
+    crs: settings.crs,
+    crosses_antimeridian: d.crosses_antimeridian,
   };
 }
 
@@ -85,7 +107,10 @@ interface Core {
 
 /** Repair → antimeridian split → policy, on an invalid GEOS geometry `g`. `keep` registers pointers to destroy. */
 function repairParsed(
-  geos: Geos, g: number, valid: boolean, ctx: { typeBefore: GeometryType; unwrapped: Geometry | null; method: RepairMethod; policy: RepairPolicy },
+  geos: Geos,
+  g: number,
+  valid: boolean,
+  ctx: { typeBefore: GeometryType; unwrapped: Geometry | null; method: RepairMethod; policy: RepairPolicy },
   keep: (g: number) => number,
 ): { patch: Partial<Draft>; repaired: Geometry | null } {
   let fixed = g;
@@ -104,7 +129,10 @@ function repairParsed(
     fixed = keep(toGeos(geos, splitAtAntimeridian(geos, fixed, fromGeos(geos, fixed))));
     // A sliver a few ulps wide across ±180° leaves nothing on either side of the cut.
     if (geosIsEmpty(geos, fixed)) {
-      return { patch: { outcome: "dropped", drop_reason: "Repair produced an empty geometry (nothing is left on either side of the ±180° cut)" }, repaired: null };
+      return {
+        patch: { outcome: "dropped", drop_reason: "Repair produced an empty geometry (nothing is left on either side of the ±180° cut)" },
+        repaired: null,
+      };
     }
   }
   const outcome = applyPolicy(geos, fixed, ctx.typeBefore, ctx.policy);
@@ -113,13 +141,17 @@ function repairParsed(
   if (outcome.g !== fixed) keep(outcome.g);
   if (outcome.g !== checked) {
     const check = geosValidity(geos, outcome.g);
-    if (!check.valid) return { patch: { ...patch, outcome: "dropped", drop_reason: `Still invalid after repair: ${check.reason}` }, repaired: null };
+    if (!check.valid)
+      return { patch: { ...patch, outcome: "dropped", drop_reason: `Still invalid after repair: ${check.reason}` }, repaired: null };
     checked = outcome.g;
   }
   return {
     patch: {
-      ...patch, outcome: "repaired", valid_after: true,
-      type_after: geosTypeName(geos, checked), area_after: geosArea(geos, checked),
+      ...patch,
+      outcome: "repaired",
+      valid_after: true,
+      type_after: geosTypeName(geos, checked),
+      area_after: geosArea(geos, checked),
     },
     repaired: fromGeos(geos, orientRfc7946(geos, checked)),
   };
@@ -150,7 +182,10 @@ function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method
   const bbox = crossing ? wrappedBbox(work) : bboxOf(input);
   const own = report.issues[0] ?? crossing;
   const base: Partial<Draft> = {
-    type_before: typeBefore, valid_before: false, crosses_antimeridian: crossing !== null, dropped_parts: report.removedParts,
+    type_before: typeBefore,
+    valid_before: false,
+    crosses_antimeridian: crossing !== null,
+    dropped_parts: report.removedParts,
   };
   if (isEmptyGeometry(work)) {
     const reason = own?.reason ?? "Geometry is empty";
@@ -170,17 +205,36 @@ function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method
     const reasons = [report.issues[0]?.reason, crossing?.reason, geosReason].filter((r): r is string => !!r);
     if (reasons.length === 0) {
       const draft: Draft = {
-        ...EMPTY_DRAFT, ...base, valid_before: true, outcome: "valid", valid_after: true,
-        type_after: typeBefore, area_before: areaBefore, area_after: areaBefore,
+        ...EMPTY_DRAFT,
+        ...base,
+        valid_before: true,
+        outcome: "valid",
+        valid_after: true,
+        type_after: typeBefore,
+        area_before: areaBefore,
+        area_after: areaBefore,
       };
       return { draft, repaired: input, bbox, normalized };
     }
     const described: Draft = {
-      ...EMPTY_DRAFT, ...base, reason: reasons.join("; "), location: own?.location ?? validity.location, area_before: areaBefore,
+      ...EMPTY_DRAFT,
+      ...base,
+      reason: reasons.join("; "),
+      location: own?.location ?? validity.location,
+      area_before: areaBefore,
     };
-    const { patch, repaired } = repairParsed(geos, g, validity.valid, {
-      typeBefore, unwrapped: crossing ? work : null, method, policy,
-    }, keep);
+    const { patch, repaired } = repairParsed(
+      geos,
+      g,
+      validity.valid,
+      {
+        typeBefore,
+        unwrapped: crossing ? work : null,
+        method,
+        policy,
+      },
+      keep,
+    );
     const draft: Draft = { ...described, ...patch, dropped_parts: report.removedParts + (patch.dropped_parts ?? 0) };
     return { draft, repaired, bbox, normalized };
   } finally {
@@ -202,8 +256,7 @@ export function analyzeGeometry(geos: Geos, geometry: unknown, opts: AnalyzeOpti
     bbox: core.bbox ?? (core.repaired ? bboxOf(core.repaired) : null),
     normalized: core.normalized,
   });
-  const unusable = (reason: string): AnalyzeResult =>
-    finish({ draft: dropped(reason), repaired: null, bbox: null, normalized: null });
+  const unusable = (reason: string): AnalyzeResult => finish({ draft: dropped(reason), repaired: null, bbox: null, normalized: null });
   if (!crs.ok) return unusable(crs.message);
   if (geometry === null || geometry === undefined) return unusable("Geometry is null");
   const parsed = parseGeometry(geometry);
@@ -212,7 +265,9 @@ export function analyzeGeometry(geos: Geos, geometry: unknown, opts: AnalyzeOpti
   if (outOfRange) {
     return finish({
       draft: dropped(outOfRange.reason, { location: outOfRange.location, type_before: parsed.geometry.type }),
-      repaired: null, bbox: null, normalized: null,
+      repaired: null,
+      bbox: null,
+      normalized: null,
     });
   }
   const input = toWgs84(parsed.geometry, crs.crs);

@@ -26,7 +26,8 @@ const alongEdge = (a: Position, b: Position): boolean =>
 
 function jumpIn(path: Position[]): Crossing | null {
   for (let i = 1; i < path.length; i++) {
-    const a = path[i - 1]!, b = path[i]!;
+    const a = path[i - 1]!,
+      b = path[i]!;
     if (Math.abs(b[0]! - a[0]!) > 180 && !alongEdge(a, b)) {
       return {
         reason: `Crosses the antimeridian between ${formatPoint(a[0]!, a[1]!)} and ${formatPoint(b[0]!, b[1]!)}`,
@@ -86,7 +87,8 @@ function unwrapPath(path: Position[], startShift = 0): { path: Position[]; turns
 
 /** Closes a ring that went once around the globe by running along the pole of its hemisphere. */
 function closeAroundPole(ring: Position[]): Position[] {
-  const first = ring[0]!, last = ring[ring.length - 1]!;
+  const first = ring[0]!,
+    last = ring[ring.length - 1]!;
   const meanLat = ring.reduce((sum, p) => sum + p[1]!, 0) / ring.length;
   const pole = meanLat >= 0 ? 90 : -90;
   return [...ring, [last[0]!, pole], [first[0]!, pole], first.slice()];
@@ -111,10 +113,13 @@ function unwrapPolygon(rings: Position[][]): Position[][] {
   }
   const centre = (west + east) / 2;
   // Put each hole in the same 360° copy of the world as its shell.
-  return [outer, ...holes.map((hole) => {
-    const k = hole[0] ? Math.round((centre - hole[0][0]!) / 360) : 0;
-    return unwrapRing(hole, 360 * k);
-  })];
+  return [
+    outer,
+    ...holes.map((hole) => {
+      const k = hole[0] ? Math.round((centre - hole[0][0]!) / 360) : 0;
+      return unwrapRing(hole, 360 * k);
+    }),
+  ];
 }
 
 /** A copy of the geometry with longitudes continuous across the antimeridian (may exceed ±180). */
@@ -176,9 +181,7 @@ function assemble(pieces: Pieces): Geometry {
   const members: Geometry[] = [];
   const { polygons, lines, points } = pieces;
   if (polygons.length > 0) {
-    members.push(polygons.length === 1
-      ? { type: "Polygon", coordinates: polygons[0]! }
-      : { type: "MultiPolygon", coordinates: polygons });
+    members.push(polygons.length === 1 ? { type: "Polygon", coordinates: polygons[0]! } : { type: "MultiPolygon", coordinates: polygons });
   }
   if (lines.length > 0) {
     members.push(lines.length === 1 ? { type: "LineString", coordinates: lines[0]! } : { type: "MultiLineString", coordinates: lines });

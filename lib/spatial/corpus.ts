@@ -21,7 +21,9 @@ export interface CorpusCase {
 export const CORPUS_PATH = fileURLToPath(new URL("../../tests/fixtures/geometry/corpus.ndjson", import.meta.url));
 
 export function readCorpusLines(): string[] {
-  return readFileSync(CORPUS_PATH, "utf8").split("\n").filter((line) => line.trim() !== "");
+  return readFileSync(CORPUS_PATH, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "");
 }
 
 export function loadCorpus(): CorpusCase[] {
@@ -46,7 +48,14 @@ function random(seed: number): () => number {
  * (A star with deep spikes instead makes GEOS's noding quadratic — 26 s for isValid at 100k vertices, native
  * too — which measures the shape, not the library.)
  */
-export function noisyPolygon(n: number, swaps: number, seed = 42, cx = 10, cy = 20, scale = 1): { type: "Polygon"; coordinates: number[][][] } {
+export function noisyPolygon(
+  n: number,
+  swaps: number,
+  seed = 42,
+  cx = 10,
+  cy = 20,
+  scale = 1,
+): { type: "Polygon"; coordinates: number[][][] } {
   const rnd = random(seed);
   const step = (2 * Math.PI) / n;
   const ring: number[][] = [];

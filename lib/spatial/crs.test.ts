@@ -39,7 +39,14 @@ describe("resolveCrs", () => {
     const result = resolveCrs("EPSG:2154");
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toMatch(/unsupported CRS "EPSG:2154"; supported: EPSG:4326 .*EPSG:3857/);
-    for (const name of ["EPSG:43260", "urn:ogc:def:crs:EPSG::2154", "http://www.opengis.net/def/crs/EPSG/0/2154", "OGC:CRS83", "EPSG:", "EPSG:４３２６"]) {
+    for (const name of [
+      "EPSG:43260",
+      "urn:ogc:def:crs:EPSG::2154",
+      "http://www.opengis.net/def/crs/EPSG/0/2154",
+      "OGC:CRS83",
+      "EPSG:",
+      "EPSG:４３２６",
+    ]) {
       expect(resolveCrs(name).ok, name).toBe(false);
     }
     expect(resolveCrs(4326).ok).toBe(false);
@@ -84,7 +91,14 @@ describe("findOutOfRange", () => {
 
 describe("toWgs84", () => {
   it("reprojects Web Mercator (proj4) and clamps edge noise to ±180", () => {
-    const g: Geometry = { type: "LineString", coordinates: [[0, 0], [1e7, 5e6], [20037508.342789244, 0]] };
+    const g: Geometry = {
+      type: "LineString",
+      coordinates: [
+        [0, 0],
+        [1e7, 5e6],
+        [20037508.342789244, 0],
+      ],
+    };
     toWgs84(g, "EPSG:3857");
     if (g.type !== "LineString") throw new Error("type changed");
     expect(g.coordinates[0]).toEqual([0, 0]);
@@ -94,7 +108,13 @@ describe("toWgs84", () => {
   });
 
   it("reprojects WGS 84 / UTM zones, north and south", () => {
-    const g: Geometry = { type: "MultiPoint", coordinates: [[500000, 0], [166021.4431, 0]] };
+    const g: Geometry = {
+      type: "MultiPoint",
+      coordinates: [
+        [500000, 0],
+        [166021.4431, 0],
+      ],
+    };
     toWgs84(g, "EPSG:32633");
     if (g.type !== "MultiPoint") throw new Error("type changed");
     expect(g.coordinates[0]![0]).toBeCloseTo(15, 9); // zone 33's central meridian

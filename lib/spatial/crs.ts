@@ -12,11 +12,15 @@ export const DEFAULT_CRS: CanonicalCrs = "EPSG:4326";
  * lon, lat whatever the producer called them, so both read the same).
  */
 const EPSG_CODES: ReadonlyMap<number, CanonicalCrs> = new Map<number, CanonicalCrs>([
-  [4326, "EPSG:4326"], [3857, "EPSG:3857"], [900913, "EPSG:3857"], [3785, "EPSG:3857"],
+  [4326, "EPSG:4326"],
+  [3857, "EPSG:3857"],
+  [900913, "EPSG:3857"],
+  [3785, "EPSG:3857"],
 ]);
 
 export const SUPPORTED_CRS_NAMES: readonly string[] = [
-  "EPSG:4326 (also CRS84, OGC:CRS84, urn:ogc:def:crs:OGC:1.3:CRS84)", "EPSG:3857 (also EPSG:900913, EPSG:3785)",
+  "EPSG:4326 (also CRS84, OGC:CRS84, urn:ogc:def:crs:OGC:1.3:CRS84)",
+  "EPSG:3857 (also EPSG:900913, EPSG:3785)",
   "EPSG:32601–32660 and EPSG:32701–32760 (WGS 84 / UTM)",
   "each as EPSG:<code>, urn:ogc:def:crs:EPSG:[version]:<code> or http://www.opengis.net/def/crs/EPSG/0/<code>",
 ];
@@ -29,7 +33,10 @@ const CRS84_NAME = /^(?:(?:ogc:)?crs84|urn:ogc:def:crs:ogc:[0-9.]*:crs84|https?:
 
 // WGS 84 / UTM zones: the projected CRSs field data most often arrives in. Their proj definition follows
 // from the code alone (zone = code mod 100, 327xx = southern hemisphere), so no EPSG database is needed.
-interface Utm { zone: number; south: boolean }
+interface Utm {
+  zone: number;
+  south: boolean;
+}
 
 function utmOf(crs: CanonicalCrs): Utm | null {
   const code = Number(crs.slice("EPSG:".length));
@@ -66,7 +73,7 @@ export function resolveCrs(declared: unknown): CrsResult {
     name = typeof properties === "object" && properties !== null ? (properties as { name?: unknown }).name : undefined;
   }
   if (typeof name !== "string") {
-    return { ok: false, message: "crs must be a string such as \"EPSG:4326\" or a named CRS object" };
+    return { ok: false, message: 'crs must be a string such as "EPSG:4326" or a named CRS object' };
   }
   const key = name.trim().toLowerCase();
   const crs = crsNamed(key);
@@ -99,7 +106,8 @@ export function findOutOfRange(geometry: Geometry, crs: CanonicalCrs): RangeProb
   forEachPath(geometry, (path) => {
     if (problem) return;
     for (const p of path) {
-      const x = p[0]!, y = p[1]!;
+      const x = p[0]!,
+        y = p[1]!;
       if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
       if (!range.contains(x, y)) {
         problem = { reason: `Coordinate (${x}, ${y}) is out of range for ${crs} (${range.limits})`, location: [x, y] };

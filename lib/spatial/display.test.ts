@@ -5,12 +5,32 @@ import { feature } from "topojson-client";
 import type { Topology } from "topojson-specification";
 import { describe, expect, it } from "vitest";
 import {
-  displayBBox, fitBox, linesOf, markerAt, MAX_MERCATOR_LAT, nearestCopy, partsOf, prepareBasemap, readDisplayGeometry,
-  unwrapForDisplay, verticesOf,
+  displayBBox,
+  fitBox,
+  linesOf,
+  markerAt,
+  MAX_MERCATOR_LAT,
+  nearestCopy,
+  partsOf,
+  prepareBasemap,
+  readDisplayGeometry,
+  unwrapForDisplay,
+  verticesOf,
 } from "./display";
 import type { Geometry } from "./geojson";
 
-const bowtie: Geometry = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]] };
+const bowtie: Geometry = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [1, 1],
+      [1, 0],
+      [0, 1],
+      [0, 0],
+    ],
+  ],
+};
 
 describe("readDisplayGeometry", () => {
   it("takes the geometry out of a Feature", () => {
@@ -24,7 +44,20 @@ describe("readDisplayGeometry", () => {
     [{ type: "Polygn", coordinates: [] }, "cannot be parsed"],
     [{ type: "Polygon", coordinates: "POLYGON((0 0, 1 1))" }, "cannot be parsed"],
     [{ type: "Polygon", coordinates: [] }, "empty"],
-    [{ type: "Polygon", coordinates: [[[2e6, 6e6], [2.1e6, 6e6], [2e6, 6.1e6], [2e6, 6e6]]] }, "out of range"],
+    [
+      {
+        type: "Polygon",
+        coordinates: [
+          [
+            [2e6, 6e6],
+            [2.1e6, 6e6],
+            [2e6, 6.1e6],
+            [2e6, 6e6],
+          ],
+        ],
+      },
+      "out of range",
+    ],
   ])("explains why %j cannot be drawn", (value, words) => {
     const r = readDisplayGeometry(value);
     expect(r.ok).toBe(false);
@@ -34,9 +67,31 @@ describe("readDisplayGeometry", () => {
 
 describe("unwrapForDisplay", () => {
   it("keeps a ring crossing the antimeridian continuous", () => {
-    const ring: Geometry = { type: "Polygon", coordinates: [[[179.9, -17], [-179.9, -17], [-179.9, -16], [179.9, -16], [179.9, -17]]] };
+    const ring: Geometry = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [179.9, -17],
+          [-179.9, -17],
+          [-179.9, -16],
+          [179.9, -16],
+          [179.9, -17],
+        ],
+      ],
+    };
     const out = unwrapForDisplay(ring);
-    expect(out).toEqual({ type: "Polygon", coordinates: [[[179.9, -17], [180.1, -17], [180.1, -16], [179.9, -16], [179.9, -17]]] });
+    expect(out).toEqual({
+      type: "Polygon",
+      coordinates: [
+        [
+          [179.9, -17],
+          [180.1, -17],
+          [180.1, -16],
+          [179.9, -16],
+          [179.9, -17],
+        ],
+      ],
+    });
     const box = displayBBox([out])!;
     expect(box[2] - box[0]).toBeCloseTo(0.2);
   });
@@ -45,8 +100,24 @@ describe("unwrapForDisplay", () => {
     const split: Geometry = {
       type: "MultiPolygon",
       coordinates: [
-        [[[179.9, 0], [180, 0], [180, 1], [179.9, 1], [179.9, 0]]],
-        [[[-180, 0], [-179.9, 0], [-179.9, 1], [-180, 1], [-180, 0]]],
+        [
+          [
+            [179.9, 0],
+            [180, 0],
+            [180, 1],
+            [179.9, 1],
+            [179.9, 0],
+          ],
+        ],
+        [
+          [
+            [-180, 0],
+            [-179.9, 0],
+            [-179.9, 1],
+            [-180, 1],
+            [-180, 0],
+          ],
+        ],
       ],
     };
     const out = unwrapForDisplay(split, 179.9);
@@ -75,19 +146,40 @@ describe("layers' data", () => {
       type: "GeometryCollection",
       geometries: [
         { type: "MultiPolygon", coordinates: [bowtie.coordinates, bowtie.coordinates] },
-        { type: "MultiLineString", coordinates: [[[0, 0], [1, 1]]] },
-        { type: "MultiPoint", coordinates: [[0, 0], [2, 2]] },
+        {
+          type: "MultiLineString",
+          coordinates: [
+            [
+              [0, 0],
+              [1, 1],
+            ],
+          ],
+        },
+        {
+          type: "MultiPoint",
+          coordinates: [
+            [0, 0],
+            [2, 2],
+          ],
+        },
       ],
     };
     expect(partsOf(g).features.map((f) => [f.properties.part, f.properties.kind])).toEqual([
-      [0, "polygon"], [1, "polygon"], [2, "line"], [3, "point"], [4, "point"],
+      [0, "polygon"],
+      [1, "polygon"],
+      [2, "line"],
+      [3, "point"],
+      [4, "point"],
     ]);
     expect(linesOf(g).features).toHaveLength(3);
     expect(verticesOf(g).features).toHaveLength(4 + 4 + 2 + 2);
   });
 
   it("widens a point's box and clamps latitude", () => {
-    expect(fitBox([10, 20, 10, 20], 0.01)).toEqual([[9.995, 19.995], [10.005, 20.005]]);
+    expect(fitBox([10, 20, 10, 20], 0.01)).toEqual([
+      [9.995, 19.995],
+      [10.005, 20.005],
+    ]);
     expect(fitBox([0, -90, 1, 90])[0][1]).toBe(-MAX_MERCATOR_LAT);
   });
 
@@ -113,7 +205,8 @@ describe("prepareBasemap", () => {
           expect(Math.max(...xs) - Math.min(...xs)).toBeLessThanOrEqual(360);
           for (const p of ring) expect(Math.abs(p[1]!)).toBeLessThanOrEqual(MAX_MERCATOR_LAT);
           for (let i = 1; i < ring.length; i++) {
-            const a = ring[i - 1]!, b = ring[i]!;
+            const a = ring[i - 1]!,
+              b = ring[i]!;
             const seam = Math.abs(a[0]!) === 180 && Math.abs(b[0]!) === 180;
             if (!seam) expect(Math.abs(b[0]! - a[0]!)).toBeLessThanOrEqual(180);
           }

@@ -27,7 +27,8 @@ export function readDisplayGeometry(value: unknown): Displayable {
   let outOfRange: Position | null = null;
   forEachPath(parsed.geometry, (path) => {
     for (const p of path) {
-      const x = p[0]!, y = p[1]!;
+      const x = p[0]!,
+        y = p[1]!;
       if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
       finite++;
       if (!outOfRange && (Math.abs(y) > 90 || Math.abs(x) > 540)) outOfRange = p;
@@ -80,11 +81,16 @@ function unwrapPath(path: Position[], ref: number): Position[] {
     q[0] = p[0]! + shift;
     return q;
   });
-  const first = path[0], last = path.at(-1);
+  const first = path[0],
+    last = path.at(-1);
   const closed = path.length > 2 && first !== undefined && last !== undefined && first[0] === last[0] && first[1] === last[1];
   if (closed && out[0]?.[0] !== out.at(-1)?.[0]) {
     const k = nearestCopy(first[0]!, ref) - first[0]!;
-    return path.map((p) => { const q = p.slice(); q[0] = p[0]! + k; return q; });
+    return path.map((p) => {
+      const q = p.slice();
+      q[0] = p[0]! + k;
+      return q;
+    });
   }
   return out;
 }
@@ -112,14 +118,21 @@ export function unwrapForDisplay(geometry: Geometry, ref: number | null = refere
 
 /** Bounds of the finite coordinates, [west, south, east, north]; null when there are none. */
 export function displayBBox(geometries: readonly (Geometry | null)[]): BBox | null {
-  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+  let w = Infinity,
+    s = Infinity,
+    e = -Infinity,
+    n = -Infinity;
   for (const g of geometries) {
     if (!g) continue;
     forEachPath(g, (path) => {
       for (const p of path) {
-        const x = p[0]!, y = p[1]!;
+        const x = p[0]!,
+          y = p[1]!;
         if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
-        w = Math.min(w, x); e = Math.max(e, x); s = Math.min(s, y); n = Math.max(n, y);
+        w = Math.min(w, x);
+        e = Math.max(e, x);
+        s = Math.min(s, y);
+        n = Math.max(n, y);
       }
     });
   }
@@ -132,13 +145,28 @@ export function displayBBox(geometries: readonly (Geometry | null)[]): BBox | nu
  */
 export function fitBox(bbox: BBox, minSpan = 0.0002): [[number, number], [number, number]] {
   let [w, s, e, n] = bbox;
-  if (e - w < minSpan) { const c = (w + e) / 2; w = c - minSpan / 2; e = c + minSpan / 2; }
-  if (n - s < minSpan) { const c = (s + n) / 2; s = c - minSpan / 2; n = c + minSpan / 2; }
+  if (e - w < minSpan) {
+    const c = (w + e) / 2;
+    w = c - minSpan / 2;
+    e = c + minSpan / 2;
+  }
+  if (n - s < minSpan) {
+    const c = (s + n) / 2;
+    s = c - minSpan / 2;
+    n = c + minSpan / 2;
+  }
   const clamp = (y: number) => Math.max(-MAX_MERCATOR_LAT, Math.min(MAX_MERCATOR_LAT, y));
-  return [[w, clamp(s)], [e, clamp(n)]];
+  return [
+    [w, clamp(s)],
+    [e, clamp(n)],
+  ];
 }
 
-export interface PartProps { part: number; ring: number; kind: "polygon" | "line" | "point" }
+export interface PartProps {
+  part: number;
+  ring: number;
+  kind: "polygon" | "line" | "point";
+}
 
 /** Each drawable part (polygon, line string, point) as its own feature, numbered for colouring. */
 export function partsOf(geometry: Geometry): FeatureCollection<Geometry, PartProps> {
@@ -147,13 +175,26 @@ export function partsOf(geometry: Geometry): FeatureCollection<Geometry, PartPro
     features.push({ type: "Feature", geometry: g, properties: { part: features.length, ring: 0, kind } });
   const walk = (g: Geometry) => {
     switch (g.type) {
-      case "Point": if (g.coordinates.length) add(g, "point"); return;
-      case "MultiPoint": for (const c of g.coordinates) add({ type: "Point", coordinates: c }, "point"); return;
-      case "LineString": add(g, "line"); return;
-      case "MultiLineString": for (const c of g.coordinates) add({ type: "LineString", coordinates: c }, "line"); return;
-      case "Polygon": add(g, "polygon"); return;
-      case "MultiPolygon": for (const c of g.coordinates) add({ type: "Polygon", coordinates: c }, "polygon"); return;
-      case "GeometryCollection": for (const m of g.geometries) walk(m);
+      case "Point":
+        if (g.coordinates.length) add(g, "point");
+        return;
+      case "MultiPoint":
+        for (const c of g.coordinates) add({ type: "Point", coordinates: c }, "point");
+        return;
+      case "LineString":
+        add(g, "line");
+        return;
+      case "MultiLineString":
+        for (const c of g.coordinates) add({ type: "LineString", coordinates: c }, "line");
+        return;
+      case "Polygon":
+        add(g, "polygon");
+        return;
+      case "MultiPolygon":
+        for (const c of g.coordinates) add({ type: "Polygon", coordinates: c }, "polygon");
+        return;
+      case "GeometryCollection":
+        for (const m of g.geometries) walk(m);
     }
   };
   walk(geometry);
@@ -170,26 +211,35 @@ export function linesOf(geometry: Geometry): FeatureCollection<LineString, PartP
     const rings = g.type === "Polygon" ? g.coordinates : g.type === "LineString" ? [g.coordinates] : [];
     rings.forEach((coords, ring) => {
       const finite = coords.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]));
-      if (finite.length >= 2) features.push({ type: "Feature", geometry: { type: "LineString", coordinates: finite }, properties: { ...properties, ring } });
+      if (finite.length >= 2)
+        features.push({ type: "Feature", geometry: { type: "LineString", coordinates: finite }, properties: { ...properties, ring } });
     });
   });
   return { type: "FeatureCollection", features };
 }
 
-export interface VertexProps extends PartProps { index: number }
+export interface VertexProps extends PartProps {
+  index: number;
+}
 
 /** Every vertex as a point (the closing vertex of a ring once), so repeated and spike vertices can be seen. */
 export function verticesOf(geometry: Geometry, limit = 20_000): FeatureCollection<Point, VertexProps> {
   const features: Feature<Point, VertexProps>[] = [];
   for (const { geometry: g, properties } of partsOf(geometry).features) {
-    const rings = g.type === "Polygon" ? g.coordinates : g.type === "LineString" ? [g.coordinates] : g.type === "Point" ? [[g.coordinates]] : [];
+    const rings =
+      g.type === "Polygon" ? g.coordinates : g.type === "LineString" ? [g.coordinates] : g.type === "Point" ? [[g.coordinates]] : [];
     rings.forEach((coords, ring) => {
-      const closed = g.type === "Polygon" && coords.length > 1 && coords[0]?.[0] === coords.at(-1)?.[0] && coords[0]?.[1] === coords.at(-1)?.[1];
+      const closed =
+        g.type === "Polygon" && coords.length > 1 && coords[0]?.[0] === coords.at(-1)?.[0] && coords[0]?.[1] === coords.at(-1)?.[1];
       const last = closed ? coords.length - 1 : coords.length;
       for (let index = 0; index < last && features.length < limit; index++) {
         const p = coords[index]!;
         if (!Number.isFinite(p[0]) || !Number.isFinite(p[1])) continue;
-        features.push({ type: "Feature", geometry: { type: "Point", coordinates: [p[0]!, p[1]!] }, properties: { ...properties, ring, index } });
+        features.push({
+          type: "Feature",
+          geometry: { type: "Point", coordinates: [p[0]!, p[1]!] },
+          properties: { ...properties, ring, index },
+        });
       }
     });
   }
@@ -200,7 +250,10 @@ export function verticesOf(geometry: Geometry, limit = 20_000): FeatureCollectio
 export function markerAt(location: readonly [number, number] | null | undefined, ref: number | null): FeatureCollection<Point> {
   if (!location || !Number.isFinite(location[0]) || !Number.isFinite(location[1])) return { type: "FeatureCollection", features: [] };
   const x = ref === null ? location[0] : nearestCopy(location[0], ref);
-  return { type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "Point", coordinates: [x, location[1]] }, properties: {} }] };
+  return {
+    type: "FeatureCollection",
+    features: [{ type: "Feature", geometry: { type: "Point", coordinates: [x, location[1]] }, properties: {} }],
+  };
 }
 
 /**
@@ -215,9 +268,14 @@ export function prepareBasemap(fc: FeatureCollection): FeatureCollection<Polygon
   const features: Feature<Polygon | MultiPolygon>[] = [];
   for (const f of fc.features) {
     const g = f.geometry;
-    if (g?.type === "Polygon") features.push({ type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: g.coordinates.map(ring) } });
+    if (g?.type === "Polygon")
+      features.push({ type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: g.coordinates.map(ring) } });
     else if (g?.type === "MultiPolygon") {
-      features.push({ type: "Feature", properties: {}, geometry: { type: "MultiPolygon", coordinates: g.coordinates.map((p) => p.map(ring)) } });
+      features.push({
+        type: "Feature",
+        properties: {},
+        geometry: { type: "MultiPolygon", coordinates: g.coordinates.map((p) => p.map(ring)) },
+      });
     }
   }
   return { type: "FeatureCollection", features };

@@ -40,13 +40,26 @@ export function toEditParts(geometry: Geometry): EditSplit {
   };
   const walk = (g: Geometry, base: number[]) => {
     switch (g.type) {
-      case "Point": if (g.coordinates.length) point(g.coordinates, base); return;
-      case "MultiPoint": g.coordinates.forEach((p, i) => point(p, [...base, i])); return;
-      case "LineString": line(g.coordinates, base); return;
-      case "MultiLineString": g.coordinates.forEach((l, i) => line(l, [...base, i])); return;
-      case "Polygon": g.coordinates.forEach((r, i) => ring(r, [...base, i])); return;
-      case "MultiPolygon": g.coordinates.forEach((poly, i) => poly.forEach((r, j) => ring(r, [...base, i, j]))); return;
-      case "GeometryCollection": g.geometries.forEach((m, i) => walk(m, [...base, i]));
+      case "Point":
+        if (g.coordinates.length) point(g.coordinates, base);
+        return;
+      case "MultiPoint":
+        g.coordinates.forEach((p, i) => point(p, [...base, i]));
+        return;
+      case "LineString":
+        line(g.coordinates, base);
+        return;
+      case "MultiLineString":
+        g.coordinates.forEach((l, i) => line(l, [...base, i]));
+        return;
+      case "Polygon":
+        g.coordinates.forEach((r, i) => ring(r, [...base, i]));
+        return;
+      case "MultiPolygon":
+        g.coordinates.forEach((poly, i) => poly.forEach((r, j) => ring(r, [...base, i, j])));
+        return;
+      case "GeometryCollection":
+        g.geometries.forEach((m, i) => walk(m, [...base, i]));
     }
   };
   walk(geometry, []);
@@ -57,10 +70,12 @@ export function toEditParts(geometry: Geometry): EditSplit {
 export function applyPart(geometry: Geometry, path: readonly number[], coordinates: Position[]): Geometry {
   const [head, ...rest] = path;
   switch (geometry.type) {
-    case "Point": return { type: "Point", coordinates: coordinates[0] ?? geometry.coordinates };
+    case "Point":
+      return { type: "Point", coordinates: coordinates[0] ?? geometry.coordinates };
     case "MultiPoint":
-      return { type: "MultiPoint", coordinates: geometry.coordinates.map((p, i) => (i === head ? coordinates[0] ?? p : p)) };
-    case "LineString": return { type: "LineString", coordinates };
+      return { type: "MultiPoint", coordinates: geometry.coordinates.map((p, i) => (i === head ? (coordinates[0] ?? p) : p)) };
+    case "LineString":
+      return { type: "LineString", coordinates };
     case "MultiLineString":
     case "Polygon":
       return { type: geometry.type, coordinates: geometry.coordinates.map((c, i) => (i === head ? coordinates : c)) } as Geometry;
@@ -70,6 +85,9 @@ export function applyPart(geometry: Geometry, path: readonly number[], coordinat
         coordinates: geometry.coordinates.map((poly, i) => (i === head ? poly.map((r, j) => (j === rest[0] ? coordinates : r)) : poly)),
       };
     case "GeometryCollection":
-      return { type: "GeometryCollection", geometries: geometry.geometries.map((m, i) => (i === head ? applyPart(m, rest, coordinates) : m)) };
+      return {
+        type: "GeometryCollection",
+        geometries: geometry.geometries.map((m, i) => (i === head ? applyPart(m, rest, coordinates) : m)),
+      };
   }
 }

@@ -8,13 +8,34 @@ import type { JsonValue } from "@/lib/json/value";
 export type Position = number[];
 export type BBox = [number, number, number, number];
 
-export interface PointGeometry { type: "Point"; coordinates: Position }
-export interface MultiPointGeometry { type: "MultiPoint"; coordinates: Position[] }
-export interface LineStringGeometry { type: "LineString"; coordinates: Position[] }
-export interface MultiLineStringGeometry { type: "MultiLineString"; coordinates: Position[][] }
-export interface PolygonGeometry { type: "Polygon"; coordinates: Position[][] }
-export interface MultiPolygonGeometry { type: "MultiPolygon"; coordinates: Position[][][] }
-export interface GeometryCollectionGeometry { type: "GeometryCollection"; geometries: Geometry[] }
+export interface PointGeometry {
+  type: "Point";
+  coordinates: Position;
+}
+export interface MultiPointGeometry {
+  type: "MultiPoint";
+  coordinates: Position[];
+}
+export interface LineStringGeometry {
+  type: "LineString";
+  coordinates: Position[];
+}
+export interface MultiLineStringGeometry {
+  type: "MultiLineString";
+  coordinates: Position[][];
+}
+export interface PolygonGeometry {
+  type: "Polygon";
+  coordinates: Position[][];
+}
+export interface MultiPolygonGeometry {
+  type: "MultiPolygon";
+  coordinates: Position[][][];
+}
+export interface GeometryCollectionGeometry {
+  type: "GeometryCollection";
+  geometries: Geometry[];
+}
 
 export type Geometry =
   | PointGeometry
@@ -28,16 +49,20 @@ export type Geometry =
 export type GeometryType = Geometry["type"];
 
 export const GEOMETRY_TYPES: readonly GeometryType[] = [
-  "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon", "GeometryCollection",
+  "Point",
+  "MultiPoint",
+  "LineString",
+  "MultiLineString",
+  "Polygon",
+  "MultiPolygon",
+  "GeometryCollection",
 ];
 
 export function isGeometryType(value: unknown): value is GeometryType {
   return typeof value === "string" && (GEOMETRY_TYPES as readonly string[]).includes(value);
 }
 
-export type ParseResult =
-  | { ok: true; geometry: Geometry }
-  | { ok: false; reason: string };
+export type ParseResult = { ok: true; geometry: Geometry } | { ok: false; reason: string };
 
 /** Thrown inside the recursive descent only; parseGeometry turns it into a ParseResult. */
 class ShapeError extends Error {}
@@ -92,8 +117,7 @@ function parseShape(value: unknown, path: string, depth: number): Geometry {
   if (type === "GeometryCollection") {
     // Nesting is legal GeoJSON but unbounded recursion on hostile input is not.
     if (depth > 32) throw new ShapeError(`GeometryCollection nested deeper than 32 levels at ${path}`);
-    const geometries = parseArray(record.geometries, at("geometries"), "an array of geometries",
-      (v, p) => parseShape(v, p, depth + 1));
+    const geometries = parseArray(record.geometries, at("geometries"), "an array of geometries", (v, p) => parseShape(v, p, depth + 1));
     return { type, geometries };
   }
   const c = record.coordinates;
@@ -157,10 +181,14 @@ export function isEmptyGeometry(geometry: Geometry): boolean {
 
 /** Envelope of the finite coordinates, or null when there are none. */
 export function bboxOf(geometry: Geometry): BBox | null {
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity;
   forEachPath(geometry, (path) => {
     for (const p of path) {
-      const x = p[0]!, y = p[1]!;
+      const x = p[0]!,
+        y = p[1]!;
       if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
       if (x < minX) minX = x;
       if (x > maxX) maxX = x;

@@ -89,15 +89,18 @@ function polygon(geos: Geos, rings: Position[][], z: boolean): number {
   const { lib, ctx } = geos;
   if (rings.length === 0) return checked(geos, lib.GEOSGeom_createEmptyPolygon_r(ctx), "createEmptyPolygon");
   const built = buildAll(geos, rings, (ring) =>
-    checked(geos, lib.GEOSGeom_createLinearRing_r(ctx, toSequence(geos, ring, z)), "createLinearRing"));
+    checked(geos, lib.GEOSGeom_createLinearRing_r(ctx, toSequence(geos, ring, z)), "createLinearRing"),
+  );
   const [shell, ...holes] = built;
   return withPointerArray(geos, holes, (array) =>
-    checked(geos, lib.GEOSGeom_createPolygon_r(ctx, shell!, array, holes.length), "createPolygon"));
+    checked(geos, lib.GEOSGeom_createPolygon_r(ctx, shell!, array, holes.length), "createPolygon"),
+  );
 }
 
 function collection(geos: Geos, typeId: number, parts: number[]): number {
   return withPointerArray(geos, parts, (array) =>
-    checked(geos, geos.lib.GEOSGeom_createCollection_r(geos.ctx, typeId, array, parts.length), "createCollection"));
+    checked(geos, geos.lib.GEOSGeom_createCollection_r(geos.ctx, typeId, array, parts.length), "createCollection"),
+  );
 }
 
 /**
@@ -118,13 +121,29 @@ function build(geos: Geos, geometry: Geometry, z: boolean): number {
     case "Polygon":
       return polygon(geos, geometry.coordinates, z);
     case "MultiPoint":
-      return collection(geos, t.GEOS_MULTIPOINT, buildAll(geos, geometry.coordinates, (p) => point(geos, p, z)));
+      return collection(
+        geos,
+        t.GEOS_MULTIPOINT,
+        buildAll(geos, geometry.coordinates, (p) => point(geos, p, z)),
+      );
     case "MultiLineString":
-      return collection(geos, t.GEOS_MULTILINESTRING, buildAll(geos, geometry.coordinates, (l) => lineString(geos, l, z)));
+      return collection(
+        geos,
+        t.GEOS_MULTILINESTRING,
+        buildAll(geos, geometry.coordinates, (l) => lineString(geos, l, z)),
+      );
     case "MultiPolygon":
-      return collection(geos, t.GEOS_MULTIPOLYGON, buildAll(geos, geometry.coordinates, (r) => polygon(geos, r, z)));
+      return collection(
+        geos,
+        t.GEOS_MULTIPOLYGON,
+        buildAll(geos, geometry.coordinates, (r) => polygon(geos, r, z)),
+      );
     case "GeometryCollection":
-      return collection(geos, t.GEOS_GEOMETRYCOLLECTION, buildAll(geos, geometry.geometries, (g) => build(geos, g, z)));
+      return collection(
+        geos,
+        t.GEOS_GEOMETRYCOLLECTION,
+        buildAll(geos, geometry.geometries, (g) => build(geos, g, z)),
+      );
   }
 }
 
@@ -198,7 +217,14 @@ export function fromGeos(geos: Geos, g: number): Geometry {
 }
 
 const TYPE_NAMES: readonly GeometryType[] = [
-  "Point", "LineString", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection",
+  "Point",
+  "LineString",
+  "LineString",
+  "Polygon",
+  "MultiPoint",
+  "MultiLineString",
+  "MultiPolygon",
+  "GeometryCollection",
 ];
 
 /** GeoJSON type name of a GEOS geometry (LinearRing reads as LineString, as GeoJSON has no ring type). */

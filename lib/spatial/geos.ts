@@ -30,7 +30,10 @@ export class Geos {
   private lastError: string | null = null;
   private readonly params = new Map<RepairMethod, number>();
 
-  constructor(readonly lib: GeosLib, readonly ctx: number) {
+  constructor(
+    readonly lib: GeosLib,
+    readonly ctx: number,
+  ) {
     this.outA = this.malloc(4);
     this.outB = this.malloc(4);
     this.outDouble = this.malloc(8);
@@ -93,9 +96,8 @@ export class Geos {
     const { lib, ctx } = this;
     const params = lib.GEOSMakeValidParams_create_r(ctx);
     if (params === 0) throw new GeosError("GEOSMakeValidParams_create", this.takeError());
-    const id = method === "structure"
-      ? lib.GEOSMakeValidMethods.GEOS_MAKE_VALID_STRUCTURE
-      : lib.GEOSMakeValidMethods.GEOS_MAKE_VALID_LINEWORK;
+    const id =
+      method === "structure" ? lib.GEOSMakeValidMethods.GEOS_MAKE_VALID_STRUCTURE : lib.GEOSMakeValidMethods.GEOS_MAKE_VALID_LINEWORK;
     lib.GEOSMakeValidParams_setMethod_r(ctx, params, id);
     lib.GEOSMakeValidParams_setKeepCollapsed_r(ctx, params, 0);
     this.params.set(method, params);

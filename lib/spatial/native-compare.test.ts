@@ -14,7 +14,13 @@ import { parseGeometry, type Geometry } from "./geojson";
 const PYTHON = process.env.REDRIVE_PYTHON ?? "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("../../scripts/shapely_make_valid.py", import.meta.url));
 
-interface NativeRepair { type?: string; area?: number; valid?: boolean; empty?: boolean; error?: string }
+interface NativeRepair {
+  type?: string;
+  area?: number;
+  valid?: boolean;
+  empty?: boolean;
+  error?: string;
+}
 type NativeResult =
   | { ok: true; valid: boolean; reason: string; type: string; area: number; linework: NativeRepair; structure?: NativeRepair }
   | { ok: false; error: string };
@@ -27,11 +33,19 @@ function runNative(): NativeResult[] {
   if (run.status !== 0) {
     throw new Error(`${PYTHON} ${SCRIPT} exited ${run.status}: ${run.stderr.trim()} — install python3-shapely (apt) or set REDRIVE_PYTHON`);
   }
-  return run.stdout.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as NativeResult);
+  return run.stdout
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as NativeResult);
 }
 
 /** GEOS 3.11 and 3.13 may report a ring's self-intersection as "Ring Self-intersection" or "Self-intersection". */
-const keyword = (nativeReason: string): string => nativeReason.split("[")[0]!.replace(/^Ring /, "").trim().toLowerCase();
+const keyword = (nativeReason: string): string =>
+  nativeReason
+    .split("[")[0]!
+    .replace(/^Ring /, "")
+    .trim()
+    .toLowerCase();
 
 /** Cases where GEOS 3.13's IsValidOp reports a different (equally true) first error than native GEOS 3.11. */
 const REASON_DIFFERS_BY_GEOS_VERSION: Record<string, string> = {

@@ -16,7 +16,18 @@ const feature = {
   type: "Feature",
   id: 17,
   properties: { parcel: "P-9", name: "plot" },
-  geometry: { type: "Polygon", coordinates: [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]] },
+  geometry: {
+    type: "Polygon",
+    coordinates: [
+      [
+        [0, 0],
+        [1, 0],
+        [1, 1],
+        [0, 1],
+        [0, 0],
+      ],
+    ],
+  },
 };
 const envelope = {
   kind: "spatial",
@@ -45,16 +56,38 @@ describe("normalizeSpatialEnvelope", () => {
   it("maps a valid envelope to a transient record", () => {
     const r = record(envelope);
     expect(r).toMatchObject({
-      kind: "spatial", source: "parcels", idempotencyKey: "parcels:17:v3", entityKey: "17", eventId: null,
-      deviceId: null, sourceMessageId: null, observedAt: new Date("2025-11-29T12:00:00Z"), firstSeenAt: now,
-      rawEnvelope: JSON.stringify(envelope), payload: feature, failureReason: "sink rejected: invalid geometry",
-      failureClass: "transient", classReason: "geometry valid", replayCount: 0,
+      kind: "spatial",
+      source: "parcels",
+      idempotencyKey: "parcels:17:v3",
+      entityKey: "17",
+      eventId: null,
+      deviceId: null,
+      sourceMessageId: null,
+      observedAt: new Date("2025-11-29T12:00:00Z"),
+      firstSeenAt: now,
+      rawEnvelope: JSON.stringify(envelope),
+      payload: feature,
+      failureReason: "sink rejected: invalid geometry",
+      failureClass: "transient",
+      classReason: "geometry valid",
+      replayCount: 0,
     });
     expect(r.spatial).toMatchObject({ repairedGeometry: null, bbox: [0, 0, 1, 1], analysis: { outcome: "valid" } });
   });
 
   it("stores a repairable geometry as transient with the repair beside the original", () => {
-    const bowtie = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]] };
+    const bowtie = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [0, 0],
+          [1, 1],
+          [1, 0],
+          [0, 1],
+          [0, 0],
+        ],
+      ],
+    };
     const r = record({ ...envelope, feature: { ...feature, geometry: bowtie } });
     expect(r.failureClass).toBe("transient");
     expect(r.classReason).toBe("geometry repaired");
@@ -90,7 +123,8 @@ describe("normalizeSpatialEnvelope", () => {
 
   it("rejects a value that is not an object", () => {
     expect(normalizeSpatialEnvelope([envelope], "[]", ctx)).toEqual({
-      ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }],
+      ok: false,
+      errors: [{ path: "(root)", message: "must be a JSON object" }],
     });
   });
 
@@ -105,11 +139,14 @@ describe("normalizeSpatialEnvelope", () => {
     expect(result.errors).toEqual([{ path: "observed_at", message: expect.stringContaining(message) }]);
   });
 
-  it.each(["NaN", "Infinity", "-Infinity", "1e400"])("says a bare %s observed_at is not a finite number of epoch seconds, once", (lexeme) => {
-    const text = JSON.stringify({ ...envelope, observed_at: 0 }).replace('"observed_at":0', `"observed_at":${lexeme}`);
-    const result = normalizeSpatialEnvelope(parsePythonJson(text), text, ctx);
-    expect(result).toEqual({ ok: false, errors: [{ path: "observed_at", message: "must be a finite number of epoch seconds" }] });
-  });
+  it.each(["NaN", "Infinity", "-Infinity", "1e400"])(
+    "says a bare %s observed_at is not a finite number of epoch seconds, once",
+    (lexeme) => {
+      const text = JSON.stringify({ ...envelope, observed_at: 0 }).replace('"observed_at":0', `"observed_at":${lexeme}`);
+      const result = normalizeSpatialEnvelope(parsePythonJson(text), text, ctx);
+      expect(result).toEqual({ ok: false, errors: [{ path: "observed_at", message: "must be a finite number of epoch seconds" }] });
+    },
+  );
 
   it("stores without an idempotency key, as poison", () => {
     const { idempotency_key: _omitted, ...rest } = envelope;
@@ -119,12 +156,30 @@ describe("normalizeSpatialEnvelope", () => {
 
   it(`makes a record replayed ${MAX_REPLAYS} times poison`, () => {
     expect(record({ ...envelope, replay_count: 2 }).failureClass).toBe("transient");
-    expect(record({ ...envelope, replay_count: 3 })).toMatchObject({ failureClass: "poison", classReason: "replayed 3 times", replayCount: 3 });
+    expect(record({ ...envelope, replay_count: 3 })).toMatchObject({
+      failureClass: "poison",
+      classReason: "replayed 3 times",
+      replayCount: 3,
+    });
     expect(record({ ...envelope, replay_count: "two" }).classReason).toContain("invalid replay_count");
   });
 
   it("stores an irreparable geometry as poison with the reason", () => {
-    const r = record({ ...envelope, feature: { ...feature, geometry: { type: "Polygon", coordinates: [[[0, 0], [1, 0]]] } } });
+    const r = record({
+      ...envelope,
+      feature: {
+        ...feature,
+        geometry: {
+          type: "Polygon",
+          coordinates: [
+            [
+              [0, 0],
+              [1, 0],
+            ],
+          ],
+        },
+      },
+    });
     expect(r.failureClass).toBe("poison");
     expect(r.classReason).toContain("All parts collapsed: Unclosed ring");
     expect(r.spatial?.analysis.outcome).toBe("dropped");
@@ -145,7 +200,18 @@ describe("normalizeSpatialEnvelope", () => {
   });
 
   it("reprojects a declared WGS 84 / UTM zone to EPSG:4326 and validates there", () => {
-    const bowtie = { type: "Polygon", coordinates: [[[500000, 0], [502000, 2000], [502000, 0], [500000, 2000], [500000, 0]]] };
+    const bowtie = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [500000, 0],
+          [502000, 2000],
+          [502000, 0],
+          [500000, 2000],
+          [500000, 0],
+        ],
+      ],
+    };
     const r = record({ ...envelope, crs: "EPSG:32633", feature: { ...feature, geometry: bowtie } });
     const ring = (r.payload as { geometry: { coordinates: number[][][] } }).geometry.coordinates[0]!;
     expect(ring[0]![0]).toBeCloseTo(15, 9);
@@ -168,7 +234,10 @@ describe("normalizeSpatialEnvelope", () => {
     const { source: _s, dead_letter_reason: _d, ...rest } = envelope;
     const r = record({ ...rest, message_id: "m-1", extra: { kept: true } }, { entityProperty: "parcel" });
     expect(r).toMatchObject({
-      entityKey: "P-9", sourceMessageId: "m-1", source: "unknown", failureReason: "unknown",
+      entityKey: "P-9",
+      sourceMessageId: "m-1",
+      source: "unknown",
+      failureReason: "unknown",
     });
     expect(r.rawEnvelope).toContain('"extra"');
     expect(record({ ...envelope, source_message_id: 42, message_id: "m-1" }).sourceMessageId).toBe("42");
@@ -191,7 +260,10 @@ describe("a position JSON cannot carry (a bare NaN, as Python's json.dumps write
     const result = normalizeText(text("EPSG:3857", "[[0,0],[1000,0],[NaN,1000],[1000,1000],[0,1000],[0,0]]"));
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     const { record } = result;
-    expect(record.spatial?.analysis).toMatchObject({ outcome: "repaired", reason: expect.stringContaining("Invalid Coordinate (NaN, 1000)") });
+    expect(record.spatial?.analysis).toMatchObject({
+      outcome: "repaired",
+      reason: expect.stringContaining("Invalid Coordinate (NaN, 1000)"),
+    });
     const geometry = (record.payload as { geometry: { coordinates: number[][][] } }).geometry;
     // five positions left, every one in degrees: no null, no metres beside degrees
     expect(geometry.coordinates[0]).toHaveLength(5);
@@ -209,7 +281,16 @@ describe("a position JSON cannot carry (a bare NaN, as Python's json.dumps write
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     expect(result.record.spatial?.analysis.outcome).toBe("valid");
     expect((result.record.payload as { geometry: unknown }).geometry).toEqual({
-      type: "Polygon", coordinates: [[[0, 0, 1], [1, 0], [1, 1, 5], [0, 1, 5], [0, 0, 1]]],
+      type: "Polygon",
+      coordinates: [
+        [
+          [0, 0, 1],
+          [1, 0],
+          [1, 1, 5],
+          [0, 1, 5],
+          [0, 0, 1],
+        ],
+      ],
     });
   });
 });

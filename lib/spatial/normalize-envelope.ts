@@ -21,7 +21,8 @@ export const MAX_REPLAYS = 3;
 export const DEFAULT_SPATIAL_SOURCE = "unknown";
 export const UNKNOWN_FAILURE_REASON = "unknown";
 
-const numberLike = z.union([z.custom<number>((v) => typeof v === "number"), z.custom<{ value: string }>(isLosslessNumber)])
+const numberLike = z
+  .union([z.custom<number>((v) => typeof v === "number"), z.custom<{ value: string }>(isLosslessNumber)])
   .transform((v) => (typeof v === "number" ? v : parseFloat(v.value)));
 
 const epochSeconds = numberLike.pipe(epochSecondsSchema);
@@ -37,9 +38,7 @@ const rfc3339 = z.string().transform((s, ctx): Instant => {
 
 /** Picks the branch by JSON type so the message says what is wrong with the value given, not with both forms. */
 const observedAt = z.unknown().transform((value, ctx): Instant => {
-  const branch = typeof value === "string" ? rfc3339
-    : typeof value === "number" || isLosslessNumber(value) ? epochSeconds
-    : null;
+  const branch = typeof value === "string" ? rfc3339 : typeof value === "number" || isLosslessNumber(value) ? epochSeconds : null;
   if (!branch) {
     ctx.addIssue({
       code: "custom",
@@ -65,7 +64,6 @@ export const spatialEnvelopeSchema = z.looseObject({
   source_message_id: z.unknown().optional(),
   message_id: z.unknown().optional(),
 });
-
 
 export interface SpatialContext {
   now: Date;
@@ -149,7 +147,8 @@ export function normalizeSpatialEnvelope(value: unknown, rawText: string, ctx: S
   if (idempotencyKey === null) poison.push("missing idempotency key");
   if (replay.problem) poison.push(replay.problem);
   else if (replay.count >= MAX_REPLAYS) poison.push(`replayed ${replay.count} times`);
-  if (feature.type !== "Feature") poison.push(`feature is not a GeoJSON Feature (type ${JSON.stringify(toPlainJson(feature.type ?? null))})`);
+  if (feature.type !== "Feature")
+    poison.push(`feature is not a GeoJSON Feature (type ${JSON.stringify(toPlainJson(feature.type ?? null))})`);
   if (analysis.outcome === "dropped") poison.push(analysis.drop_reason ?? analysis.reason ?? "geometry dropped");
 
   const geometry = result.normalized ? geometryToJson(result.normalized) : toPlainJson(feature.geometry ?? null);
@@ -168,9 +167,7 @@ export function normalizeSpatialEnvelope(value: unknown, rawText: string, ctx: S
     payload: payloadOf(feature, geometry),
     failureReason: failureReasonOf(envelope.dead_letter_reason),
     failureClass: poison.length > 0 ? "poison" : "transient",
-    classReason: poison.length > 0
-      ? poison.join("; ")
-      : analysis.outcome === "repaired" ? "geometry repaired" : "geometry valid",
+    classReason: poison.length > 0 ? poison.join("; ") : analysis.outcome === "repaired" ? "geometry repaired" : "geometry valid",
     replayCount: replay.count,
     spatial: {
       analysis,

@@ -2,14 +2,33 @@ import { describe, expect, it } from "vitest";
 import { parseLossless, toPlainJson } from "../json/lossless";
 import { originalGeometry, receivedGeometry } from "./received";
 
-const bowtie = { type: "Polygon", coordinates: [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]] };
+const bowtie = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [2, 2],
+      [2, 0],
+      [0, 2],
+      [0, 0],
+    ],
+  ],
+};
 const envelope = (geometry: unknown, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ kind: "spatial", idempotency_key: "k", observed_at: 1, feature: { type: "Feature", geometry, properties: {} }, ...extra });
+  JSON.stringify({
+    kind: "spatial",
+    idempotency_key: "k",
+    observed_at: 1,
+    feature: { type: "Feature", geometry, properties: {} },
+    ...extra,
+  });
 
 describe("receivedGeometry", () => {
   it("reads the envelope's geometry as ingest stored it", () => {
     expect(receivedGeometry(envelope(bowtie))).toEqual(bowtie);
-    const merc = receivedGeometry(envelope({ type: "Point", coordinates: [1113194.91, 0] }, { crs: "EPSG:3857" })) as { coordinates: number[] };
+    const merc = receivedGeometry(envelope({ type: "Point", coordinates: [1113194.91, 0] }, { crs: "EPSG:3857" })) as {
+      coordinates: number[];
+    };
     expect(merc.coordinates[0]).toBeCloseTo(10, 6);
   });
 
@@ -23,7 +42,9 @@ describe("receivedGeometry", () => {
 
 describe("originalGeometry", () => {
   it("is null while the payload still holds the received geometry (in whatever key order jsonb gives it back)", () => {
-    expect(originalGeometry(envelope(bowtie), { geometry: { coordinates: bowtie.coordinates, type: "Polygon" }, type: "Feature" })).toBeNull();
+    expect(
+      originalGeometry(envelope(bowtie), { geometry: { coordinates: bowtie.coordinates, type: "Polygon" }, type: "Feature" }),
+    ).toBeNull();
   });
 
   it("reads numbers as ingest did: a long lexeme in an unusable geometry is not taken for an edit", () => {
@@ -33,7 +54,20 @@ describe("originalGeometry", () => {
   });
 
   it("is the received geometry once an edit changed the payload's", () => {
-    const edited = { type: "Feature", geometry: { type: "Polygon", coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] } };
+    const edited = {
+      type: "Feature",
+      geometry: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [0, 0],
+            [1, 0],
+            [1, 1],
+            [0, 0],
+          ],
+        ],
+      },
+    };
     expect(originalGeometry(envelope(bowtie), edited)).toEqual(bowtie);
     expect(originalGeometry(envelope(bowtie), {})).toEqual(bowtie);
     expect(originalGeometry(null, edited)).toBeNull();

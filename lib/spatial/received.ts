@@ -8,7 +8,6 @@ import type { JsonValue } from "@/lib/json/value";
 import { findOutOfRange, resolveCrs, toWgs84 } from "./crs";
 import { geometryToJson, parseGeometry } from "./geojson";
 
-
 /** The envelope's feature geometry as ingest stored it in the payload; undefined when the envelope is unreadable. */
 export function receivedGeometry(rawEnvelope: string | null): JsonValue | undefined {
   if (rawEnvelope === null) return undefined;

@@ -8,13 +8,47 @@ beforeAll(async () => {
   geos = await getGeos();
 });
 
-const bowtie: Geometry = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]] };
-const spike: Geometry = { type: "Polygon", coordinates: [[[0, 0], [10, 0], [10, 5], [20, 5], [10, 5], [10, 10], [0, 10], [0, 0]]] };
-const flat: Geometry = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [2, 2], [0, 0]]] };
+const bowtie: Geometry = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [1, 1],
+      [1, 0],
+      [0, 1],
+      [0, 0],
+    ],
+  ],
+};
+const spike: Geometry = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [10, 0],
+      [10, 5],
+      [20, 5],
+      [10, 5],
+      [10, 10],
+      [0, 10],
+      [0, 0],
+    ],
+  ],
+};
+const flat: Geometry = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [0, 0],
+    ],
+  ],
+};
 
 /** Twice the signed area of a ring (shoelace): > 0 counter-clockwise, < 0 clockwise. */
-const signedArea = (ring: number[][]): number =>
-  ring.slice(1).reduce((sum, [x, y], i) => sum + (ring[i]![0]! * y! - x! * ring[i]![1]!), 0);
+const signedArea = (ring: number[][]): number => ring.slice(1).reduce((sum, [x, y], i) => sum + (ring[i]![0]! * y! - x! * ring[i]![1]!), 0);
 
 function polygonsOf(g: Geometry | null): number[][][][] {
   if (!g) return [];
@@ -29,8 +63,21 @@ describe("repair output follows RFC 7946 §3.1.6 (exterior rings counter-clockwi
   const holed: Geometry = {
     type: "Polygon",
     coordinates: [
-      [[0, 0], [0, 10], [10, 10], [10, 0], [-2, 5], [0, 0]],
-      [[6, 6], [8, 6], [8, 8], [6, 8], [6, 6]],
+      [
+        [0, 0],
+        [0, 10],
+        [10, 10],
+        [10, 0],
+        [-2, 5],
+        [0, 0],
+      ],
+      [
+        [6, 6],
+        [8, 6],
+        [8, 8],
+        [6, 8],
+        [6, 6],
+      ],
     ],
   };
   for (const method of ["linework", "structure"] as const) {
@@ -55,8 +102,13 @@ describe("repair methods", () => {
     for (const method of ["linework", "structure"] as const) {
       const { analysis } = analyzeGeometry(geos, bowtie, { method, policy: "accept" });
       expect(analysis).toMatchObject({
-        outcome: "repaired", valid_after: true, type_changed: true, type_before: "Polygon", type_after: "MultiPolygon",
-        area_before: 0, area_after: 0.5,
+        outcome: "repaired",
+        valid_after: true,
+        type_changed: true,
+        type_before: "Polygon",
+        type_after: "MultiPolygon",
+        area_before: 0,
+        area_after: 0.5,
       });
     }
   });
@@ -76,7 +128,18 @@ describe("repair policy", () => {
   });
 
   it("largest-part turns a split polygon back into its largest Polygon and counts what it dropped", () => {
-    const uneven: Geometry = { type: "Polygon", coordinates: [[[0, 0], [4, 4], [4, 0], [0, 2], [0, 0]]] };
+    const uneven: Geometry = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [0, 0],
+          [4, 4],
+          [4, 0],
+          [0, 2],
+          [0, 0],
+        ],
+      ],
+    };
     const { analysis, repaired } = analyzeGeometry(geos, uneven, { method: "linework", policy: "largest-part" });
     expect(analysis).toMatchObject({ outcome: "repaired", type_changed: true, type_after: "Polygon", dropped_parts: 1 });
     expect(analysis.area_after).toBeGreaterThan(4);
@@ -86,7 +149,18 @@ describe("repair policy", () => {
   it("largest-part keeps a MultiPolygon multi, dropping only the non-polygonal leftovers", () => {
     const multi: Geometry = {
       type: "MultiPolygon",
-      coordinates: [spike.coordinates, [[[30, 0], [31, 0], [31, 1], [30, 1], [30, 0]]]],
+      coordinates: [
+        spike.coordinates,
+        [
+          [
+            [30, 0],
+            [31, 0],
+            [31, 1],
+            [30, 1],
+            [30, 0],
+          ],
+        ],
+      ],
     };
     const { analysis } = analyzeGeometry(geos, multi, { method: "linework", policy: "largest-part" });
     expect(analysis).toMatchObject({ outcome: "repaired", type_after: "MultiPolygon", dropped_parts: 1, area_after: 101 });
@@ -108,15 +182,28 @@ describe("repair policy", () => {
 
   it("drops what collapses to nothing under structure (keepCollapsed = false)", () => {
     const { analysis } = analyzeGeometry(geos, flat, { method: "structure", policy: "accept" });
-    expect(analysis).toMatchObject({ outcome: "dropped", drop_reason: "Repair produced an empty geometry (every part collapsed, or holes covered the whole shell)" });
+    expect(analysis).toMatchObject({
+      outcome: "dropped",
+      drop_reason: "Repair produced an empty geometry (every part collapsed, or holes covered the whole shell)",
+    });
   });
 
   it("drops a polygon whose hole is its shell under structure (the hole is subtracted), keeps the shell under linework", () => {
-    const square = [[5, 45], [45, 45], [45, 5], [5, 5], [5, 45]];
+    const square = [
+      [5, 45],
+      [45, 45],
+      [45, 5],
+      [5, 5],
+      [5, 45],
+    ];
     const holed = { type: "Polygon", coordinates: [square, square] };
     expect(analyzeGeometry(geos, holed, { method: "structure", policy: "accept" }).analysis).toMatchObject({
-      outcome: "dropped", drop_reason: expect.stringContaining("holes covered the whole shell"),
+      outcome: "dropped",
+      drop_reason: expect.stringContaining("holes covered the whole shell"),
     });
-    expect(analyzeGeometry(geos, holed, { method: "linework", policy: "accept" }).analysis).toMatchObject({ outcome: "repaired", area_after: 1600 });
+    expect(analyzeGeometry(geos, holed, { method: "linework", policy: "accept" }).analysis).toMatchObject({
+      outcome: "repaired",
+      area_after: 1600,
+    });
   });
 });

@@ -51,7 +51,13 @@ export function repairToValid(geos: Geos, g: number, method: RepairMethod): Make
 }
 
 const DIMENSION: Record<GeometryType, 0 | 1 | 2 | null> = {
-  Point: 0, MultiPoint: 0, LineString: 1, MultiLineString: 1, Polygon: 2, MultiPolygon: 2, GeometryCollection: null,
+  Point: 0,
+  MultiPoint: 0,
+  LineString: 1,
+  MultiLineString: 1,
+  Polygon: 2,
+  MultiPolygon: 2,
+  GeometryCollection: null,
 };
 const DIMENSION_NAME = ["point", "linear", "polygonal"] as const;
 
@@ -69,9 +75,7 @@ function leaves(geos: Geos, g: number, out: number[] = []): number[] {
 
 function measure(geos: Geos, part: number, dimension: 0 | 1 | 2): number {
   if (dimension === 0) return 0;
-  const ok = dimension === 2
-    ? geos.lib.GEOSArea_r(geos.ctx, part, geos.outDouble)
-    : geos.lib.GEOSLength_r(geos.ctx, part, geos.outDouble);
+  const ok = dimension === 2 ? geos.lib.GEOSArea_r(geos.ctx, part, geos.outDouble) : geos.lib.GEOSLength_r(geos.ctx, part, geos.outDouble);
   return ok === 0 ? 0 : geos.f64[geos.outDouble >> 3]!;
 }
 
@@ -103,7 +107,9 @@ export function applyPolicy(geos: Geos, g: number, typeBefore: GeometryType, pol
   if (!typeChanged || policy === "accept") return { g, typeChanged, droppedParts: 0, dropReason: null };
   if (policy === "drop") {
     return {
-      g: 0, typeChanged, droppedParts: 0,
+      g: 0,
+      typeChanged,
+      droppedParts: 0,
       dropReason: `Repair changed the geometry type from ${typeBefore} to ${typeAfter} (policy "drop")`,
     };
   }
@@ -113,7 +119,9 @@ export function applyPolicy(geos: Geos, g: number, typeBefore: GeometryType, pol
   const wanted = parts.filter((part) => DIMENSION[geosTypeName(geos, part)] === dimension);
   if (wanted.length === 0) {
     return {
-      g: 0, typeChanged, droppedParts: parts.length,
+      g: 0,
+      typeChanged,
+      droppedParts: parts.length,
       dropReason: `Repair left no ${DIMENSION_NAME[dimension]} part (result is ${typeAfter}; policy "largest-part")`,
     };
   }

@@ -26,7 +26,6 @@ export interface StructureReport {
 /** "(1, 2)" — JS number formatting keeps full precision and prints 0.5 as 0.5. */
 export const formatPoint = (x: number, y: number): string => `(${x}, ${y})`;
 
-
 /**
  * Removes positions with NaN/±Infinity members, like JTS GeometryFixer and PostGIS ST_MakeValid (#4813) do:
  * there is no value to repair them to, and GEOS's linework MakeValid fails outright on them.

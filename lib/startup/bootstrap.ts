@@ -35,7 +35,9 @@ export async function bootstrap(opts: {
     // second or more to load and diagnose, starts only when a migration is pending or failed (it reports those).
     const status = await migrationStatus(async (sql) => (await db.pool.query(sql)).rows);
     if (status.unknown.length > 0) {
-      opts.log(`warning: the database has migrations this version does not know (${status.unknown.join(", ")}): a newer Redrive migrated it; run that version, or expect errors`);
+      opts.log(
+        `warning: the database has migrations this version does not know (${status.unknown.join(", ")}): a newer Redrive migrated it; run that version, or expect errors`,
+      );
     }
     if (status.pending.length > 0 || status.failed.length > 0) {
       const { applyMigrations } = await import("../db/migrate");

@@ -31,7 +31,10 @@ export function timeBoundSchema(bound: "from" | "to") {
   return z.unknown().transform((v, ctx): string => {
     const exact = exactTime(v, bound);
     if (exact === null) {
-      ctx.addIssue({ code: "custom", message: "must be an RFC 3339 time (without an offset: UTC), a day YYYY-MM-DD (UTC) or epoch seconds" });
+      ctx.addIssue({
+        code: "custom",
+        message: "must be an RFC 3339 time (without an offset: UTC), a day YYYY-MM-DD (UTC) or epoch seconds",
+      });
       return z.NEVER;
     }
     if (!inTimeRange(new Date(exact))) {

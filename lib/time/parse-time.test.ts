@@ -2,15 +2,24 @@ import { describe, expect, it } from "vitest";
 import { epochSecondsSchema, isRfc3339, parseProducerInstant, parseProducerTime } from "./parse-time";
 
 describe("isRfc3339 (offset required)", () => {
-  it.each(["2024-05-01T08:30:00Z", "2024-05-01t08:30:00z", "2024-05-01T08:30:00.123+02:00", "2024-05-01t08:30:00-05:00"])("accepts %s", (s) => {
-    expect(isRfc3339(s)).toBe(true);
-  });
-  it.each(["2024-05-01 08:30:00Z", "2024-05-01T08:30:00", "2024-05-01", "2023-02-29T00:00:00Z", "2024-05-01T08:30Z", "yesterday", "2024-05-01x08:30:00Z", ""])(
-    "rejects %j",
+  it.each(["2024-05-01T08:30:00Z", "2024-05-01t08:30:00z", "2024-05-01T08:30:00.123+02:00", "2024-05-01t08:30:00-05:00"])(
+    "accepts %s",
     (s) => {
-      expect(isRfc3339(s)).toBe(false);
+      expect(isRfc3339(s)).toBe(true);
     },
   );
+  it.each([
+    "2024-05-01 08:30:00Z",
+    "2024-05-01T08:30:00",
+    "2024-05-01",
+    "2023-02-29T00:00:00Z",
+    "2024-05-01T08:30Z",
+    "yesterday",
+    "2024-05-01x08:30:00Z",
+    "",
+  ])("rejects %j", (s) => {
+    expect(isRfc3339(s)).toBe(false);
+  });
 });
 
 describe("parseProducerTime", () => {
@@ -48,7 +57,10 @@ describe("parseProducerInstant keeps the microsecond, as PostgreSQL stores it", 
   });
 
   it("reads epoch seconds to the microsecond, rounding the same way for fractions a double holds", () => {
-    expect(epochSecondsSchema.parse(1700000000.123456)).toEqual({ date: new Date("2023-11-14T22:13:20.123Z"), exact: "2023-11-14T22:13:20.123456Z" });
+    expect(epochSecondsSchema.parse(1700000000.123456)).toEqual({
+      date: new Date("2023-11-14T22:13:20.123Z"),
+      exact: "2023-11-14T22:13:20.123456Z",
+    });
     expect(epochSecondsSchema.parse(1700000000.999999).exact).toBe("2023-11-14T22:13:20.999999Z");
     expect(epochSecondsSchema.parse(1700000000).exact).toBe("2023-11-14T22:13:20.000000Z");
     expect(epochSecondsSchema.parse(0.0000015).exact).toBe("1970-01-01T00:00:00.000002Z");

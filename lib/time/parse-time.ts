@@ -45,7 +45,10 @@ function instantAt(secondMs: number, micros: number): Instant | null {
   const us = micros - carry * 1e6;
   const second = new Date(secondMs + carry * 1000);
   if (Number.isNaN(second.getTime())) return null;
-  return { date: new Date(second.getTime() + Math.floor(us / 1000)), exact: `${second.toISOString().slice(0, -5)}.${String(us).padStart(6, "0")}Z` };
+  return {
+    date: new Date(second.getTime() + Math.floor(us / 1000)),
+    exact: `${second.toISOString().slice(0, -5)}.${String(us).padStart(6, "0")}Z`,
+  };
 }
 
 const FRACTION = /\.(\d+)/;
@@ -115,7 +118,8 @@ export const MAX_EPOCH_SECONDS = 1e11;
 /** Epoch seconds (a JSON number) → the instant, to the microsecond: a producer's `observed_at`, a settlement's `applied_at`. */
 // z.custom rather than z.number(): zod's number refuses NaN and ±Infinity with its own words ("Invalid input"),
 // and the message below is the one that says what is wrong.
-export const epochSecondsSchema = z.custom<number>((v) => typeof v === "number", "must be a number of epoch seconds")
+export const epochSecondsSchema = z
+  .custom<number>((v) => typeof v === "number", "must be a number of epoch seconds")
   .refine(Number.isFinite, { message: "must be a finite number of epoch seconds", abort: true })
   .refine((n) => n >= 0, "must not be before 1970-01-01")
   .refine((n) => n < MAX_EPOCH_SECONDS, "is too large for epoch seconds (milliseconds sent by mistake?)")

@@ -13,7 +13,12 @@ export interface ReferenceResult {
 }
 
 /** Drains `jobs` no-op jobs once per concurrency setting; the best is the reference. */
-export async function benchGraphile(url: string, jobs: number, say: (m: string) => void, concurrencies = [1, 10]): Promise<ReferenceResult[]> {
+export async function benchGraphile(
+  url: string,
+  jobs: number,
+  say: (m: string) => void,
+  concurrencies = [1, 10],
+): Promise<ReferenceResult[]> {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   pool.on("error", () => undefined);
   await runMigrations({ pgPool: pool, logger: quiet });
@@ -33,8 +38,16 @@ export async function benchGraphile(url: string, jobs: number, say: (m: string) 
       const allRan = new Promise<void>((r) => (finish = r));
       const started = performance.now();
       const runner = await run({
-        pgPool: pool, concurrency, noHandleSignals: true, pollInterval: 1000, logger: quiet,
-        taskList: { noop: async () => { if (++done === jobs) finish(); } },
+        pgPool: pool,
+        concurrency,
+        noHandleSignals: true,
+        pollInterval: 1000,
+        logger: quiet,
+        taskList: {
+          noop: async () => {
+            if (++done === jobs) finish();
+          },
+        },
         preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       });
       await allRan;

@@ -19,21 +19,71 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  { kind: "spatial", weight: 12, reason: "TopologyException: Input geom 0 is invalid: Self-intersection at or near point {x} {y}", poison: false },
-  { kind: "spatial", weight: 6, reason: "shapely.errors.GEOSException: IllegalArgumentException: Invalid polygon: Self-intersection", poison: false },
+  {
+    kind: "spatial",
+    weight: 12,
+    reason: "TopologyException: Input geom 0 is invalid: Self-intersection at or near point {x} {y}",
+    poison: false,
+  },
+  {
+    kind: "spatial",
+    weight: 6,
+    reason: "shapely.errors.GEOSException: IllegalArgumentException: Invalid polygon: Self-intersection",
+    poison: false,
+  },
   { kind: "spatial", weight: 8, reason: "Ring Self-intersection at or near point {x} {y}", poison: false },
   { kind: "spatial", weight: 6, reason: "IllegalArgumentException: Points of LinearRing do not form a closed linestring", poison: false },
   { kind: "spatial", weight: 5, reason: "ValidationError: ring has 3 repeated consecutive vertices (strict mode)", poison: false },
   { kind: "spatial", weight: 6, reason: "Hole lies outside shell at or near point {x} {y}", poison: false },
   { kind: "spatial", weight: 5, reason: "Nested shells at or near point {x} {y}", poison: false },
-  { kind: "spatial", weight: 4, reason: "TopologyException: Input geom 0 is invalid: Self-intersection at or near point {x} {y}", poison: false },
-  { kind: "spatial", weight: 4, reason: "ValueError: polygon spans more than 180 degrees of longitude (antimeridian crossing?)", poison: false, antimeridian: true },
-  { kind: "spatial", weight: 8, reason: "ValueError: latitude {y} out of range [-90, 90] (coordinates look like EPSG:3857 metres)", poison: false },
-  { kind: "spatial", weight: 4, reason: "AttributeError: 'NoneType' object has no attribute 'is_valid' (feature has null geometry)", poison: true, classReason: "Geometry is null" },
-  { kind: "spatial", weight: 4, reason: "GeoJSONDecodeError: unknown geometry type 'Polygn'", poison: true, classReason: 'Unknown geometry type "Polygn"' },
+  {
+    kind: "spatial",
+    weight: 4,
+    reason: "TopologyException: Input geom 0 is invalid: Self-intersection at or near point {x} {y}",
+    poison: false,
+  },
+  {
+    kind: "spatial",
+    weight: 4,
+    reason: "ValueError: polygon spans more than 180 degrees of longitude (antimeridian crossing?)",
+    poison: false,
+    antimeridian: true,
+  },
+  {
+    kind: "spatial",
+    weight: 8,
+    reason: "ValueError: latitude {y} out of range [-90, 90] (coordinates look like EPSG:3857 metres)",
+    poison: false,
+  },
+  {
+    kind: "spatial",
+    weight: 4,
+    reason: "AttributeError: 'NoneType' object has no attribute 'is_valid' (feature has null geometry)",
+    poison: true,
+    classReason: "Geometry is null",
+  },
+  {
+    kind: "spatial",
+    weight: 4,
+    reason: "GeoJSONDecodeError: unknown geometry type 'Polygn'",
+    poison: true,
+    classReason: 'Unknown geometry type "Polygn"',
+  },
   { kind: "spatial", weight: 12, reason: "HTTP 503 Service Unavailable from tiles-ingest (attempt 2)", poison: false },
-  { kind: "spatial", weight: 6, reason: "ReadTimeout: no acknowledgement from geo-store within 30 s (the write may have been applied)", poison: false },
-  { kind: "spatial", weight: 3, reason: "KeyError: 'idempotency_key' (producer lost the key before dead-lettering)", poison: true, noKey: true, classReason: "missing idempotency key" },
+  {
+    kind: "spatial",
+    weight: 6,
+    reason: "ReadTimeout: no acknowledgement from geo-store within 30 s (the write may have been applied)",
+    poison: false,
+  },
+  {
+    kind: "spatial",
+    weight: 3,
+    reason: "KeyError: 'idempotency_key' (producer lost the key before dead-lettering)",
+    poison: true,
+    noKey: true,
+    classReason: "missing idempotency key",
+  },
   { kind: "afc", weight: 20, reason: "battery_pct: Unrecognized key", poison: false },
   { kind: "afc", weight: 15, reason: "fare_amount_cents: Expected integer, received string", poison: false },
   { kind: "afc", weight: 8, reason: "fare_amount_cents: Number must be greater than or equal to 0", poison: false },
@@ -42,7 +92,13 @@ const SCENARIOS: Scenario[] = [
   { kind: "afc", weight: 5, reason: "event_id: Required", poison: true, classReason: "missing event_id" },
   { kind: "afc", weight: 4, reason: "device_id: Required", poison: true, classReason: "missing device_id" },
   { kind: "afc", weight: 4, reason: "card_pan: Unrecognized key; account_ref: Unrecognized key", poison: false },
-  { kind: "afc", weight: 4, reason: "fare_amount_cents: Expected integer, received string; firmware: Unrecognized key", poison: true, classReason: "exhausted retries: 4 errors" },
+  {
+    kind: "afc",
+    weight: 4,
+    reason: "fare_amount_cents: Expected integer, received string; firmware: Unrecognized key",
+    poison: true,
+    classReason: "exhausted retries: 4 errors",
+  },
 ];
 
 /** Scenario index per weight unit, like lib/seed's TABLE, split by kind (55% spatial as in the demo). */
@@ -58,9 +114,13 @@ export async function seedBulk(client: pg.PoolClient | pg.Client, count: number,
   await client.query(
     `INSERT INTO bench_scenario SELECT * FROM unnest($1::int[], $2::"DeadLetterKind"[], $3::text[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::text[])`,
     [
-      SCENARIOS.map((_, i) => i), SCENARIOS.map((s) => s.kind), SCENARIOS.map((s) => s.reason),
+      SCENARIOS.map((_, i) => i),
+      SCENARIOS.map((s) => s.kind),
+      SCENARIOS.map((s) => s.reason),
       SCENARIOS.map((s) => reasonGroup(s.reason.replaceAll("{x}", "1.5").replaceAll("{y}", "2.5"))),
-      SCENARIOS.map((s) => s.poison), SCENARIOS.map((s) => s.noKey === true), SCENARIOS.map((s) => s.antimeridian === true),
+      SCENARIOS.map((s) => s.poison),
+      SCENARIOS.map((s) => s.noKey === true),
+      SCENARIOS.map((s) => s.antimeridian === true),
       SCENARIOS.map((s) => s.classReason ?? null),
     ],
   );
@@ -69,8 +129,16 @@ export async function seedBulk(client: pg.PoolClient | pg.Client, count: number,
   for (let from = 1; from <= count; from += chunk) {
     const to = Math.min(count, from + chunk - 1);
     await client.query(INSERT_SQL, [
-      from, to, table("spatial"), table("afc"), PLACES.map((p) => p.lon), PLACES.map((p) => p.lat), [...SPATIAL_SOURCES], [...AFC_SOURCES],
-      [...STATIONS], Date.UTC(2026, 10, 1) / 1000,
+      from,
+      to,
+      table("spatial"),
+      table("afc"),
+      PLACES.map((p) => p.lon),
+      PLACES.map((p) => p.lat),
+      [...SPATIAL_SOURCES],
+      [...AFC_SOURCES],
+      [...STATIONS],
+      Date.UTC(2026, 10, 1) / 1000,
     ]);
     const secs = (performance.now() - started) / 1000;
     log(`seeded ${to.toLocaleString("en")} / ${count.toLocaleString("en")} (${Math.round(to / secs).toLocaleString("en")} rows/s)`);

@@ -32,9 +32,13 @@ function pageStatement(recordStatus: boolean): string {
        WHERE entity_state.observed_at < EXCLUDED.observed_at),
      item AS (
        UPDATE replay_item i SET status = 'applied', submitted_at = now(), finished_at = now() FROM page WHERE i.id = page.id)
-     ${recordStatus ? `, record AS (
+     ${
+       recordStatus
+         ? `, record AS (
        UPDATE dead_letter d SET status = 'replayed', replay_count = d.replay_count + 1, version = d.version + 1, updated_at = now()
-       FROM page WHERE d.id = page.dead_letter_id)` : ""}
+       FROM page WHERE d.id = page.dead_letter_id)`
+         : ""
+     }
      SELECT count(*)::int AS n FROM page`;
 }
 
@@ -42,7 +46,13 @@ function pageStatement(recordStatus: boolean): string {
  * Drains the items of `batchId` (approved, not started: no worker touches them) with `lanes` connections, each
  * running the page statement until it finds nothing. Returns items per second.
  */
-export async function benchWriteFloor(pool: pg.Pool, batchId: string, total: number, lanes: number, recordStatus: boolean): Promise<FloorResult> {
+export async function benchWriteFloor(
+  pool: pg.Pool,
+  batchId: string,
+  total: number,
+  lanes: number,
+  recordStatus: boolean,
+): Promise<FloorResult> {
   const sql = pageStatement(recordStatus);
   const lane = async (): Promise<number> => {
     const client = await pool.connect();

@@ -38,10 +38,16 @@ export async function mapPixel(region: Locator, lon: number, lat: number): Promi
 }
 
 /** Posts one envelope as the demo producer (its own API session) and returns the stored record's id. */
-export async function ingestAsProducer(request: APIRequest, baseURL: string | undefined, envelope: Record<string, unknown>): Promise<string> {
+export async function ingestAsProducer(
+  request: APIRequest,
+  baseURL: string | undefined,
+  envelope: Record<string, unknown>,
+): Promise<string> {
   const producer = await request.newContext({ baseURL });
   try {
-    const login = await producer.post("/api/auth/sign-in/email", { data: { email: DEMO.producer.email, password: DEMO.producer.password } });
+    const login = await producer.post("/api/auth/sign-in/email", {
+      data: { email: DEMO.producer.email, password: DEMO.producer.password },
+    });
     expect(login.ok()).toBe(true);
     const ingest = await producer.post("/api/dead-letters", { data: envelope });
     expect(ingest.ok()).toBe(true);

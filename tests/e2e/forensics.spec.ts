@@ -43,7 +43,10 @@ test("lookup by device and time finds a poison tap, and its timeline tells its s
   await expect(page.getByRole("heading", { name: new RegExp(`Timeline of record #${tap!.id}`) })).toBeVisible();
   const timeline = page.getByRole("list", { name: "Timeline" });
   await expect(timeline.getByRole("listitem").first()).toContainText(/Received from .*: .*\(class poison: missing event_id/);
-  await expect(page.getByRole("link", { name: "Download JSON" })).toHaveAttribute("href", `/api/dead-letters/${tap!.id}/timeline?download=1`);
+  await expect(page.getByRole("link", { name: "Download JSON" })).toHaveAttribute(
+    "href",
+    `/api/dead-letters/${tap!.id}/timeline?download=1`,
+  );
 
   const json = await page.request.get(`/api/dead-letters/${tap!.id}/timeline`);
   const body = (await json.json()) as { events: { action: string }[]; masked: boolean };
@@ -75,7 +78,12 @@ async function spatialTarget(page: Page): Promise<{ id: string; lon: number; lat
     if (!f.properties.id) continue;
     const p = await pixelOf(page, f.geometry.coordinates[0], f.geometry.coordinates[1]);
     const margin = 60;
-    if (p.x > region.x + margin && p.x < region.x + region.width - margin && p.y > region.y + margin && p.y < region.y + region.height - margin) {
+    if (
+      p.x > region.x + margin &&
+      p.x < region.x + region.width - margin &&
+      p.y > region.y + margin &&
+      p.y < region.y + region.height - margin
+    ) {
       hit = f;
       break;
     }
@@ -151,7 +159,9 @@ test("a box drawn with the mouse finds the records in it; a dropped point finds 
 
 const PAN_RUN = /(?<![\d.])\d(?:[ -]?\d){12,18}(?![\d])/g;
 const luhn = (digits: string) =>
-  [...digits].reverse().reduce((sum, c, i) => sum + (i % 2 ? ((Number(c) * 2) % 10) + Math.floor((Number(c) * 2) / 10) : Number(c)), 0) % 10 === 0;
+  [...digits].reverse().reduce((sum, c, i) => sum + (i % 2 ? ((Number(c) * 2) % 10) + Math.floor((Number(c) * 2) / 10) : Number(c)), 0) %
+    10 ===
+  0;
 const clearPans = (text: string) => (text.match(PAN_RUN) ?? []).map((r) => r.replace(/[ -]/g, "")).filter(luhn);
 
 async function exportFromList(page: Page, format: RegExp): Promise<string> {

@@ -21,7 +21,11 @@ test("the dead-letter list shows real rows from PostgreSQL, paged by cursor", as
   await expect(rows.nth(1)).toBeVisible();
   expect(await rows.count()).toBeGreaterThan(10);
   // the sources the demo generator uses show up in the table
-  await expect(page.getByRole("cell", { name: /^(parcels\.v2|field-survey|fleet-geofences|flood-zones|gates\.metro|validators\.bus|tram\.readers)$/ }).first()).toBeVisible();
+  await expect(
+    page
+      .getByRole("cell", { name: /^(parcels\.v2|field-survey|fleet-geofences|flood-zones|gates\.metro|validators\.bus|tram\.readers)$/ })
+      .first(),
+  ).toBeVisible();
   await page.screenshot({ path: "tests/artifacts/screenshots/foundation-list.png", fullPage: false });
   void request;
 });

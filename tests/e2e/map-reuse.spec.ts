@@ -15,7 +15,9 @@ const RING = "#b91c1c";
 const BACKGROUNDS = ["#dbe7ef", "#f6f4ee", "#c9c3b5", "#ffffff", "#e2e8f0", "#f8fafc"];
 
 declare global {
-  interface Window { __seenCanvases?: WeakSet<HTMLCanvasElement> }
+  interface Window {
+    __seenCanvases?: WeakSet<HTMLCanvasElement>;
+  }
 }
 
 type Ring = [number, number][];
@@ -87,9 +89,12 @@ test("a reused map shows the next record's geometry, not the last one's", async 
 
   const reuse = await page.evaluate(() => ({
     marks: performance.getEntriesByType("mark").map((m) => m.name),
-    fromA: [...document.querySelectorAll<HTMLCanvasElement>('[aria-label^="Geometry"] canvas')].filter((c) => window.__seenCanvases?.has(c)).length,
+    fromA: [...document.querySelectorAll<HTMLCanvasElement>('[aria-label^="Geometry"] canvas')].filter((c) => window.__seenCanvases?.has(c))
+      .length,
   }));
-  expect(reuse.marks, "both of B's maps came from the pool").toEqual(expect.arrayContaining(["map:Geometry as received:reused", "map:Geometry repaired:reused"]));
+  expect(reuse.marks, "both of B's maps came from the pool").toEqual(
+    expect.arrayContaining(["map:Geometry as received:reused", "map:Geometry repaired:reused"]),
+  );
   expect(reuse.fromA, "B's page shows at least one of A's map instances").toBeGreaterThan(0);
 
   // Fitted to B: the camera's centre is inside B's box, wherever A was.

@@ -14,7 +14,9 @@ export interface Image {
 export function decodePng(png: Buffer): Image {
   if (png.readUInt32BE(0) !== 0x89504e47) throw new Error("not a PNG");
   let offset = 8;
-  let width = 0, height = 0, colorType = 0;
+  let width = 0,
+    height = 0,
+    colorType = 0;
   const idat: Buffer[] = [];
   while (offset < png.length) {
     const length = png.readUInt32BE(offset);
@@ -23,9 +25,11 @@ export function decodePng(png: Buffer): Image {
     if (type === "IHDR") {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
-      const depth = body[8], interlace = body[12];
+      const depth = body[8],
+        interlace = body[12];
       colorType = body[9]!;
-      if (depth !== 8 || interlace !== 0 || (colorType !== 2 && colorType !== 6)) throw new Error(`unsupported PNG (depth ${depth}, colour ${colorType}, interlace ${interlace})`);
+      if (depth !== 8 || interlace !== 0 || (colorType !== 2 && colorType !== 6))
+        throw new Error(`unsupported PNG (depth ${depth}, colour ${colorType}, interlace ${interlace})`);
     } else if (type === "IDAT") idat.push(body);
     else if (type === "IEND") break;
     offset += 12 + length;
@@ -40,13 +44,18 @@ export function decodePng(png: Buffer): Image {
     const filter = raw[y * (stride + 1)]!;
     const src = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
     for (let x = 0; x < stride; x++) {
-      const a = x >= bpp ? line[x - bpp]! : 0, b = prev[x]!, c = x >= bpp ? prev[x - bpp]! : 0;
+      const a = x >= bpp ? line[x - bpp]! : 0,
+        b = prev[x]!,
+        c = x >= bpp ? prev[x - bpp]! : 0;
       let v = src[x]!;
       if (filter === 1) v += a;
       else if (filter === 2) v += b;
       else if (filter === 3) v += (a + b) >> 1;
       else if (filter === 4) {
-        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        const p = a + b - c,
+          pa = Math.abs(p - a),
+          pb = Math.abs(p - b),
+          pc = Math.abs(p - c);
         v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
       }
       line[x] = v & 0xff;
@@ -64,7 +73,9 @@ export function countPixels(img: Image, colours: string[], tolerance = 40): numb
   const rgb = colours.map((c) => [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)));
   let n = 0;
   for (let i = 0; i < img.data.length; i += 4) {
-    const r = img.data[i]!, g = img.data[i + 1]!, b = img.data[i + 2]!;
+    const r = img.data[i]!,
+      g = img.data[i + 1]!,
+      b = img.data[i + 2]!;
     if (rgb.some(([cr, cg, cb]) => Math.abs(r - cr!) <= tolerance && Math.abs(g - cg!) <= tolerance && Math.abs(b - cb!) <= tolerance)) n++;
   }
   return n;

@@ -32,7 +32,10 @@ test("an unknown record id answers 404 with a page that leads back to the list",
 test("a failure reason that is one long word wraps instead of widening the page", async ({ page, playwright, baseURL }) => {
   const word = "averyveryverylongwordwithoutanyspaces".repeat(20);
   const id = await ingestAsProducer(playwright.request, baseURL, {
-    kind: "spatial", source: "e2e-long-text", idempotency_key: `long-${Date.now()}`, observed_at: new Date().toISOString(),
+    kind: "spatial",
+    source: "e2e-long-text",
+    idempotency_key: `long-${Date.now()}`,
+    observed_at: new Date().toISOString(),
     feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
     dead_letter_reason: `upstream said ${word}`,
   });
@@ -44,7 +47,9 @@ test("a failure reason that is one long word wraps instead of widening the page"
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
 });
 
-test("at 1280 and 1440 px every list column fits beside the map (under the facets); from 1600 px the map is on the right, every column still shown", async ({ page }) => {
+test("at 1280 and 1440 px every list column fits beside the map (under the facets); from 1600 px the map is on the right, every column still shown", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await signIn(page, "analyst");
   await open(page, "/dead-letters");
@@ -85,10 +90,14 @@ test("at 1280 and 1440 px every list column fits beside the map (under the facet
 
 test("a bulk reopen of selected rows reports 'Reopened'", async ({ page }) => {
   await signIn(page, "analyst");
-  const list = (await (await page.request.get("/api/dead-letters?status=pending&class=transient&limit=1")).json()) as { items: { id: string; idempotencyKey: string }[] };
+  const list = (await (await page.request.get("/api/dead-letters?status=pending&class=transient&limit=1")).json()) as {
+    items: { id: string; idempotencyKey: string }[];
+  };
   const target = list.items[0]!;
   const current = (await (await page.request.get(`/api/dead-letters/${target.id}`)).json()) as { version: number };
-  const quarantined = await page.request.post(`/api/dead-letters/${target.id}/actions`, { data: { action: "quarantine", version: current.version, reason: "e2e: to reopen" } });
+  const quarantined = await page.request.post(`/api/dead-letters/${target.id}/actions`, {
+    data: { action: "quarantine", version: current.version, reason: "e2e: to reopen" },
+  });
   expect(quarantined.ok()).toBe(true);
   await open(page, `/dead-letters?q=${encodeURIComponent(target.idempotencyKey)}`);
   await page.getByRole("checkbox", { name: `Select #${target.id}` }).check();
@@ -115,6 +124,9 @@ test("an analyst is not offered a replay from the list", async ({ page }) => {
   await signIn(page, "analyst");
   await open(page, "/dead-letters");
   await expect(page.getByRole("link", { name: "Replay approved…" })).toHaveCount(0);
-  await page.getByRole("checkbox", { name: /^Select #\d+$/ }).first().check();
+  await page
+    .getByRole("checkbox", { name: /^Select #\d+$/ })
+    .first()
+    .check();
   await expect(page.getByRole("toolbar", { name: "Bulk actions" }).getByRole("link", { name: "Replay…" })).toHaveCount(0);
 });

@@ -36,7 +36,8 @@ test("create in the UI, four-eyes approval, paced live progress, pause, resume, 
   const ids = ((await list.json()) as { items: { id: string }[] }).items.map((r) => r.id);
   expect(ids.length).toBe(40);
   const bulk = await page.request.post("/api/dead-letters/bulk", {
-    data: { action: "approve", ids }, headers: { origin: baseURL ?? "" },
+    data: { action: "approve", ids },
+    headers: { origin: baseURL ?? "" },
   });
   expect(bulk.ok()).toBe(true);
 

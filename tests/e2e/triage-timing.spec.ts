@@ -14,10 +14,15 @@ const RUNS = Number(process.env.E2E_TIMING_RUNS ?? 8);
 const BUDGET_MS = 500;
 const LIST = `/dead-letters?kind=spatial&reason=${encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …")}`;
 
-interface Stamp { what: string; t: number }
+interface Stamp {
+  what: string;
+  t: number;
+}
 
 declare global {
-  interface Window { __stamps?: Stamp[] }
+  interface Window {
+    __stamps?: Stamp[];
+  }
 }
 
 /** Starts recording phases in the page (survives client-side navigation, which keeps the document). */
@@ -41,7 +46,12 @@ async function record(page: Page): Promise<void> {
         if (el.dataset.drawn === "true") mark(`${side}:drawn`);
       }
     };
-    new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-map-state", "data-drawn", "id"] });
+    new MutationObserver(check).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ["data-map-state", "data-drawn", "id"],
+    });
   });
 }
 
@@ -64,11 +74,18 @@ test("row click → both maps drawn, several records in a row", async ({ page })
     await record(page);
     await rows.nth(i).click();
     for (const side of ["received", "repaired"]) {
-      await expect(page.getByRole("region", { name: `Geometry ${side === "received" ? "as received" : "repaired"}` })).toHaveAttribute("data-drawn", "true", { timeout: 20_000 });
+      await expect(page.getByRole("region", { name: `Geometry ${side === "received" ? "as received" : "repaired"}` })).toHaveAttribute(
+        "data-drawn",
+        "true",
+        { timeout: 20_000 },
+      );
     }
     const stamps = await page.evaluate(() => [
       ...(window.__stamps ?? []),
-      ...performance.getEntriesByType("mark").filter((m) => m.name.startsWith("map:Geometry")).map((m) => ({ what: m.name, t: m.startTime })),
+      ...performance
+        .getEntriesByType("mark")
+        .filter((m) => m.name.startsWith("map:Geometry"))
+        .map((m) => ({ what: m.name, t: m.startTime })),
     ]);
     const click = stamps.find((s) => s.what === "click")?.t;
     expect(click, "the click was stamped").toBeDefined();
@@ -85,7 +102,9 @@ test("row click → both maps drawn, several records in a row", async ({ page })
   const summary = { runs: sorted.length, p50: pct(sorted, 50), max: sorted.at(-1)!, min: sorted[0]!, all: runs };
   mkdirSync("tests/artifacts", { recursive: true });
   writeFileSync("tests/artifacts/triage-click-to-maps.json", JSON.stringify(summary, null, 2));
-  console.log(`[timing] row click → both maps drawn over ${sorted.length} records: p50 ${summary.p50} ms, max ${summary.max} ms, min ${summary.min} ms`);
+  console.log(
+    `[timing] row click → both maps drawn over ${sorted.length} records: p50 ${summary.p50} ms, max ${summary.max} ms, min ${summary.min} ms`,
+  );
   test.info().annotations.push({ type: "row click → both maps drawn (ms)", description: `p50 ${summary.p50}, max ${summary.max}` });
   if (process.env.E2E_TIMING_BUDGET === "1") expect(summary.p50, "p50 row click → both maps drawn (ms)").toBeLessThanOrEqual(BUDGET_MS);
 });

@@ -11,7 +11,13 @@ const SHOTS = "tests/artifacts/screenshots";
 mkdirSync(SHOTS, { recursive: true });
 const BACKGROUNDS = ["#dbe7ef", "#f6f4ee", "#c9c3b5", "#ffffff", "#e2e8f0", "#f8fafc"];
 
-interface Detail { id: string; version: number; status: string; payload: Record<string, unknown>; failureClass: string }
+interface Detail {
+  id: string;
+  version: number;
+  status: string;
+  payload: Record<string, unknown>;
+  failureClass: string;
+}
 
 async function firstPending(page: Page, query: string): Promise<Detail> {
   const res = await page.request.get(`/api/dead-letters?status=pending&limit=1&${query}`);
@@ -77,7 +83,10 @@ test("filter to bowties, open one: both maps draw the geometry", async ({ page }
 });
 
 test("approve by keyboard: the record is approved and the next one opens", async ({ page }) => {
-  const target = await firstPending(page, "kind=spatial&reason=" + encodeURIComponent("HTTP … Service Unavailable from tiles-ingest (attempt …)"));
+  const target = await firstPending(
+    page,
+    "kind=spatial&reason=" + encodeURIComponent("HTTP … Service Unavailable from tiles-ingest (attempt …)"),
+  );
   await open(page, `/dead-letters/${target.id}?status=pending`);
   await expect(page.getByRole("heading", { name: `Dead letter #${target.id}` })).toBeVisible();
   await page.keyboard.press("?");
@@ -109,7 +118,9 @@ test("a key pressed as the next record opens is ignored: a double tap on a appro
     observer.observe(document.body, { subtree: true, childList: true, characterData: true });
   }, target.id);
   await page.keyboard.press("a");
-  const nextId = await page.waitForFunction(() => (window as unknown as { nextId?: string }).nextId ?? null).then((h) => h.jsonValue() as Promise<string>);
+  const nextId = await page
+    .waitForFunction(() => (window as unknown as { nextId?: string }).nextId ?? null)
+    .then((h) => h.jsonValue() as Promise<string>);
   await expect(page.getByText(`Key ignored: #${nextId} had only just opened`)).toBeVisible();
   expect((await record(page, target.id)).status).toBe("approved");
   expect((await record(page, nextId)).status).toBe("pending");
@@ -184,7 +195,9 @@ test("edit an AFC tap: the editor checks it, the server saves it, the diff shows
   await editor.click();
   await page.keyboard.press("Control+a");
   await page.keyboard.insertText(JSON.stringify({ ...fixed, fare_amount_cents: 1 }, null, 2));
-  await expect(page.getByText(/fare_amount_cents makes this a different tap|Changing fare_amount_cents makes this a different tap/).first()).toBeVisible();
+  await expect(
+    page.getByText(/fare_amount_cents makes this a different tap|Changing fare_amount_cents makes this a different tap/).first(),
+  ).toBeVisible();
   await expect(page.getByRole("button", { name: "Save" })).toBeDisabled();
   await page.keyboard.press("Control+a");
   await page.keyboard.insertText(JSON.stringify(fixed, null, 2));
@@ -202,7 +215,10 @@ test("edit an AFC tap: the editor checks it, the server saves it, the diff shows
 });
 
 test("edit a bowtie: validity updates as you type, the server re-validates on save", async ({ page }) => {
-  const target = await firstPending(page, "kind=spatial&reason=" + encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …"));
+  const target = await firstPending(
+    page,
+    "kind=spatial&reason=" + encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …"),
+  );
   await open(page, `/dead-letters/${target.id}`);
   await page.keyboard.press("e");
   await expect(page.getByRole("status").filter({ hasText: "✗ Self-intersection at or near point" })).toBeVisible();
@@ -227,7 +243,9 @@ test("edit a bowtie: validity updates as you type, the server re-validates on sa
 
 test("edit a bowtie on the map: dragging a vertex updates validity, the server agrees on save", async ({ page }) => {
   // A bowtie nobody has edited yet (the test above fixed the first one; its reason stays the first failure's).
-  const res = await page.request.get(`/api/dead-letters?status=pending&limit=50&kind=spatial&reason=${encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …")}`);
+  const res = await page.request.get(
+    `/api/dead-letters?status=pending&limit=50&kind=spatial&reason=${encodeURIComponent("TopologyException: Input geom … is invalid: Self-intersection at or near point … …")}`,
+  );
   const untouched = ((await res.json()) as { items: { id: string; version: number }[] }).items.find((i) => i.version === 1);
   expect(untouched, "an unedited pending bowtie").toBeTruthy();
   const target = await record(page, untouched!.id);
@@ -275,13 +293,18 @@ test("edit a bowtie on the map: dragging a vertex updates validity, the server a
 });
 
 test("a concurrent edit answers 409 and the page shows what changed instead of overwriting it", async ({ page }) => {
-  const target = await firstPending(page, "reason=" + encodeURIComponent("ReadTimeout: no acknowledgement from geo-store within … s (the write may have been applied)"));
+  const target = await firstPending(
+    page,
+    "reason=" + encodeURIComponent("ReadTimeout: no acknowledgement from geo-store within … s (the write may have been applied)"),
+  );
   await open(page, `/dead-letters/${target.id}`);
   await expect(page.getByRole("heading", { name: `Dead letter #${target.id}` })).toBeVisible();
   // Meanwhile someone else (another tab, a script) edits the record: version 1 → 2.
   const feature = target.payload as { properties?: Record<string, unknown> };
   const edited = { ...target.payload, properties: { ...feature.properties, surveyed_by: "crew-9 (corrected)" } };
-  const res = await page.request.post(`/api/dead-letters/${target.id}/actions`, { data: { action: "edit", version: target.version, payload: edited } });
+  const res = await page.request.post(`/api/dead-letters/${target.id}/actions`, {
+    data: { action: "edit", version: target.version, payload: edited },
+  });
   expect(res.status()).toBe(200);
   // This page still shows version 1: approving it must not overwrite the edit.
   await page.keyboard.press("a");
@@ -302,7 +325,10 @@ test("a concurrent edit answers 409 and the page shows what changed instead of o
 test("payload text such as <img onerror> is shown as text, never as markup", async ({ page, playwright, baseURL }) => {
   const hostile = "<img src=x onerror=alert(1)>";
   const id = await ingestAsProducer(playwright.request, baseURL, {
-    kind: "spatial", source: "e2e-hostile", idempotency_key: `xss-${Date.now()}`, observed_at: new Date().toISOString(),
+    kind: "spatial",
+    source: "e2e-hostile",
+    idempotency_key: `xss-${Date.now()}`,
+    observed_at: new Date().toISOString(),
     feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: { name: hostile } },
     dead_letter_reason: `${hostile} <script>alert(2)</script>`,
   });
@@ -357,7 +383,9 @@ test("j after scrolling the list with the mouse starts at the first row in view,
   await open(page, "/dead-letters");
   const scroller = page.getByTestId("results-scroller");
   await expect(page.locator("tr[aria-rowindex='3']")).toBeVisible();
-  await scroller.evaluate((el) => { el.scrollTop = 1500; });
+  await scroller.evaluate((el) => {
+    el.scrollTop = 1500;
+  });
   await expect.poll(() => page.locator("tr[aria-rowindex='3']").count()).toBe(0); // the virtualizer moved on
   await page.keyboard.press("j");
   const row = page.locator("tr[data-focused]");
@@ -369,13 +397,16 @@ test("j after scrolling the list with the mouse starts at the first row in view,
 test("j and k keep the highlighted row whole in view: above the table's bottom edge, below its sticky header", async ({ page }) => {
   await open(page, "/dead-letters");
   await expect(page.locator("tr[aria-rowindex='3']")).toBeVisible();
-  const whollyVisible = () => page.evaluate(() => {
-    const row = document.querySelector("tr[data-focused]")?.getBoundingClientRect();
-    const scroller = document.querySelector("[data-testid='results-scroller']")?.getBoundingClientRect();
-    const header = document.querySelector("[data-testid='results-scroller'] thead")?.getBoundingClientRect();
-    if (!row || !scroller || !header) return "no highlighted row";
-    return row.top >= header.bottom - 0.5 && row.bottom <= scroller.bottom + 0.5 ? "visible" : `row ${row.top}–${row.bottom}, view ${header.bottom}–${scroller.bottom}`;
-  });
+  const whollyVisible = () =>
+    page.evaluate(() => {
+      const row = document.querySelector("tr[data-focused]")?.getBoundingClientRect();
+      const scroller = document.querySelector("[data-testid='results-scroller']")?.getBoundingClientRect();
+      const header = document.querySelector("[data-testid='results-scroller'] thead")?.getBoundingClientRect();
+      if (!row || !scroller || !header) return "no highlighted row";
+      return row.top >= header.bottom - 0.5 && row.bottom <= scroller.bottom + 0.5
+        ? "visible"
+        : `row ${row.top}–${row.bottom}, view ${header.bottom}–${scroller.bottom}`;
+    });
   for (let i = 0; i < 30; i++) await page.keyboard.press("j");
   await expect(page.locator("tr[data-focused]")).toHaveAttribute("aria-rowindex", "31");
   await expect.poll(whollyVisible).toBe("visible");
@@ -393,7 +424,11 @@ test("a decision from the list on a row someone else changed answers 409 and sho
   const seen = await record(page, id);
   const feature = seen.payload as { properties?: Record<string, unknown> };
   const res = await page.request.post(`/api/dead-letters/${id}/actions`, {
-    data: { action: "edit", version: seen.version, payload: { ...seen.payload, properties: { ...feature.properties, surveyed_by: "crew-4 (list)" } } },
+    data: {
+      action: "edit",
+      version: seen.version,
+      payload: { ...seen.payload, properties: { ...feature.properties, surveyed_by: "crew-4 (list)" } },
+    },
   });
   expect(res.status()).toBe(200);
   await page.keyboard.press("a");
@@ -401,7 +436,7 @@ test("a decision from the list on a row someone else changed answers 409 and sho
   await expect(dialog).toBeVisible();
   await expect(dialog.getByRole("row", { name: /Version/ })).toContainText(String(seen.version + 1));
   await expect(dialog.getByRole("link", { name: `open #${id}` })).toBeVisible();
-  expect((await record(page, id))).toMatchObject({ status: "pending", version: seen.version + 1 });
+  expect(await record(page, id)).toMatchObject({ status: "pending", version: seen.version + 1 });
   await dialog.getByRole("button", { name: /Back to the list/ }).click();
   // The 409 refreshed the list, so the row now holds the current version: deciding again works.
   await page.waitForLoadState("networkidle");
@@ -423,13 +458,21 @@ test("all records matching a filter: the server runs the decision as a job and t
   await expect(bar).toContainText(`all ${n} records matching the filters`);
   await bar.getByRole("button", { name: "Reopen…" }).click();
   const accepted = page.waitForResponse((r) => r.url().endsWith("/api/dead-letters/bulk") && r.request().method() === "POST");
-  await page.getByRole("dialog", { name: `Reopen ${n} records` }).getByRole("button", { name: `Reopen ${n}` }).click();
+  await page
+    .getByRole("dialog", { name: `Reopen ${n} records` })
+    .getByRole("button", { name: `Reopen ${n}` })
+    .click();
   const res = await accepted;
   expect(res.status()).toBe(202);
   const { job } = (await res.json()) as { job: { id: string; matched: number } };
   expect(job.matched).toBe(n);
   await expect(page.getByText(new RegExp(`^Reopened \\d+ of ${n}`))).toBeVisible({ timeout: 30_000 });
-  const done = (await (await page.request.get(`/api/dead-letters/bulk/${job.id}`)).json()) as { status: string; processed: number; updated: number; skipped: number };
+  const done = (await (await page.request.get(`/api/dead-letters/bulk/${job.id}`)).json()) as {
+    status: string;
+    processed: number;
+    updated: number;
+    skipped: number;
+  };
   expect(done).toMatchObject({ status: "completed", processed: n });
   expect(done.updated + done.skipped).toBe(n);
   expect(done.updated).toBeGreaterThan(0); // the tests above approved and quarantined records

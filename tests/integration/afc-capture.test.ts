@@ -21,7 +21,11 @@ afterAll(async () => {
 async function capture(body: string, query = "", contentType = "application/json"): Promise<Response> {
   const { POST } = await import("../../app/api/afc/taps/route");
   return POST(
-    new Request(`http://localhost/api/afc/taps${query}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": contentType }, body }),
+    new Request(`http://localhost/api/afc/taps${query}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": contentType },
+      body,
+    }),
     { params: Promise.resolve({}) },
   );
 }
@@ -38,7 +42,11 @@ describe("POST /api/afc/taps", () => {
     expect(body).toMatchObject({ passed: 1, captured: 2, duplicates: 0 });
     expect(body.results[0]).toMatchObject({ index: 0, status: "passed" });
     expect(body.results[0].event_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(body.results[1]).toMatchObject({ status: "captured", reason: "battery_pct: Unrecognized key", failure_class: "transient_schema" });
+    expect(body.results[1]).toMatchObject({
+      status: "captured",
+      reason: "battery_pct: Unrecognized key",
+      failure_class: "transient_schema",
+    });
     expect(body.results[2]).toMatchObject({ status: "captured", failure_class: "poison" });
     const { rows } = await db.pool.query("SELECT source, status, idempotency_key FROM dead_letter WHERE event_id = 'bad-1'");
     expect(rows[0]).toMatchObject({ source: "gates.metro", status: "pending", idempotency_key: body.results[1].event_hash });
@@ -76,7 +84,10 @@ describe("POST /api/afc/taps", () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({ passed: 1, captured: 1, duplicates: 0 });
-    expect(body.results.map((r: { index: number; status: string }) => [r.index, r.status])).toEqual([[0, "passed"], [1, "captured"]]);
+    expect(body.results.map((r: { index: number; status: string }) => [r.index, r.status])).toEqual([
+      [0, "passed"],
+      [1, "captured"],
+    ]);
     const { rows } = await db.pool.query("SELECT source FROM dead_letter WHERE event_id = 'bad-nd'");
     expect(rows).toEqual([{ source: "gates.nd" }]);
   });
@@ -115,10 +126,15 @@ describe("POST /api/afc/taps", () => {
 
   it("refuses a tap holding a value PostgreSQL cannot store (NUL, an unpaired surrogate) with a 422 naming it, and stores nothing", async () => {
     const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
-    for (const [bad, message] of [["x\\u0000y", "NUL"], ["x\\ud800y", "unpaired UTF-16 surrogate"]] as const) {
+    for (const [bad, message] of [
+      ["x\\u0000y", "NUL"],
+      ["x\\ud800y", "unpaired UTF-16 surrogate"],
+    ] as const) {
       const res = await capture(`[${extra.replace("bad-1", "bad-4")}, {"event_id": "e-9", "device_id": "${bad}"}]`);
       expect(res.status).toBe(422);
-      expect(await res.json()).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "taps[1].device_id", message: expect.stringContaining(message) }] } });
+      expect(await res.json()).toMatchObject({
+        error: { code: "validation_failed", issues: [{ path: "taps[1].device_id", message: expect.stringContaining(message) }] },
+      });
     }
     const viaSource = await capture(`{"source": "gates\\u0000", "taps": [${extra.replace("bad-1", "bad-5")}]}`);
     expect(viaSource.status).toBe(422);
@@ -128,13 +144,23 @@ describe("POST /api/afc/taps", () => {
     // Too long for its index: the whole statement would fail over it.
     const longId = await capture(`[${extra.replace("bad-1", "b".repeat(3000))}]`);
     expect(longId.status).toBe(422);
-    expect(await longId.json()).toMatchObject({ error: { issues: [{ path: "taps[0].event_id", message: expect.stringContaining("is too long") }] } });
+    expect(await longId.json()).toMatchObject({
+      error: { issues: [{ path: "taps[0].event_id", message: expect.stringContaining("is too long") }] },
+    });
     // Bytes that are not UTF-8 (Latin-1 "é"): refused, not stored with U+FFFD in their place.
     const { POST } = await import("../../app/api/afc/taps/route");
-    const latin1 = await POST(new Request("http://localhost/api/afc/taps", {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: new Uint8Array([...new TextEncoder().encode(`[${extra.replace("bad-1", "caf")}`.slice(0, -2)), 0xe9, ...new TextEncoder().encode('"}]')]),
-    }), { params: Promise.resolve({}) });
+    const latin1 = await POST(
+      new Request("http://localhost/api/afc/taps", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: new Uint8Array([
+          ...new TextEncoder().encode(`[${extra.replace("bad-1", "caf")}`.slice(0, -2)),
+          0xe9,
+          ...new TextEncoder().encode('"}]'),
+        ]),
+      }),
+      { params: Promise.resolve({}) },
+    );
     expect(latin1.status).toBe(400);
     expect(await latin1.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body", message: "not valid UTF-8" }] } });
     const longSource = await capture(`{"source": "${"s".repeat(300)}", "taps": [${extra.replace("bad-1", "bad-7")}]}`);

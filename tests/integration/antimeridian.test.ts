@@ -25,7 +25,18 @@ setTestAuthEnv();
 
 let db: Db;
 const ids: Record<string, string> = {};
-const ring = (w: number, s: number, e: number, n: number) => ({ type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] });
+const ring = (w: number, s: number, e: number, n: number) => ({
+  type: "Polygon",
+  coordinates: [
+    [
+      [w, s],
+      [e, s],
+      [e, n],
+      [w, n],
+      [w, s],
+    ],
+  ],
+});
 const FIJI = ring(178, -17, -178, -16); // 178 → -178: 4° wide across 180
 const EASTERLY = ring(179, -13, -175, -12); // 179 → -175: its centre, 182 unwrapped, is -178 on the map
 
@@ -47,13 +58,15 @@ afterAll(async () => {
 
 const storedBox = async (id: string) =>
   (await db.pool.query<{ bbox: string }>("SELECT bbox::text AS bbox FROM dead_letter WHERE id = $1", [id])).rows[0]?.bbox;
-const list = async (bbox: string) =>
-  (await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id);
-const byPlace = async (raw: Record<string, string>) =>
-  (await lookup(db.pool, LookupQuerySchema.parse(raw), null)).records.map((r) => r.id);
+const list = async (bbox: string) => (await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id);
+const byPlace = async (raw: Record<string, string>) => (await lookup(db.pool, LookupQuerySchema.parse(raw), null)).records.map((r) => r.id);
 
 // Latitudes -20..-10 hold Fiji and the easterly box; each view below names which of the two it must find.
-const VIEWS: [string, string][] = [["172,-20,179,-10", "west of 180"], ["-179,-20,-172,-10", "east of -180"], ["175,-20,185,-10", "across ±180"]];
+const VIEWS: [string, string][] = [
+  ["172,-20,179,-10", "west of 180"],
+  ["-179,-20,-172,-10", "east of -180"],
+  ["175,-20,185,-10", "across ±180"],
+];
 
 describe("a geometry across the antimeridian", () => {
   it("is stored with its box unwrapped past 180, not as a band around the world", async () => {
@@ -72,11 +85,16 @@ describe("a geometry across the antimeridian", () => {
   });
 
   it("gives the list map an extent a few degrees wide across ±180, not the whole world", async () => {
-    const [near] = await ingest(db, [spatialEnvelope({ key: "am-extent", observedAt: 150, featureId: "extent", geometry: ring(-179.9, -17, -179.8, -16) })]);
+    const [near] = await ingest(db, [
+      spatialEnvelope({ key: "am-extent", observedAt: 150, featureId: "extent", geometry: ring(-179.9, -17, -179.8, -16) }),
+    ]);
     const window = { from: utcMicrosOfDate(new Date((EPOCH + 90) * 1000)), to: utcMicrosOfDate(new Date((EPOCH + 160) * 1000)) }; // Fiji (178..182) and it
     expect(await matchingExtent(db.pool, window)).toEqual({ bbox: [178, -17, 182, -16], count: 2 });
     // Either side of 0°, the plain extent is the narrower one.
-    expect(await matchingExtent(db.pool, { from: utcMicrosOfDate(new Date((EPOCH + 290) * 1000)) })).toEqual({ bbox: [2.3, -17, 6, 48.9], count: 2 });
+    expect(await matchingExtent(db.pool, { from: utcMicrosOfDate(new Date((EPOCH + 290) * 1000)) })).toEqual({
+      bbox: [2.3, -17, 6, 48.9],
+      count: 2,
+    });
     await db.pool.query("DELETE FROM dead_letter WHERE id = $1", [near]);
   });
 
@@ -117,7 +135,12 @@ describe("a geometry across the antimeridian", () => {
 
   it("is stored unwrapped when an edit moves a geometry across the antimeridian", async () => {
     const user = await makeUser(db, "analyst");
-    const ctx = { actor: { id: user.id, email: user.email, role: "analyst" as const }, requestId: "t", now: new Date(), canOverrideIdentity: false };
+    const ctx = {
+      actor: { id: user.id, email: user.email, role: "analyst" as const },
+      requestId: "t",
+      now: new Date(),
+      canOverrideIdentity: false,
+    };
     const d = await getDeadLetter(db.pool, ids.edit!);
     const payload = { ...(d.payload as Record<string, unknown>), geometry: ring(179.5, -19, -179.5, -18) };
     await applyAction(db.pool, ids.edit!, { action: "edit", version: d.version, payload }, ctx);
@@ -132,28 +155,34 @@ describe("the unwrap_antimeridian_boxes migration", () => {
     const name = (await readdir(MIGRATIONS_DIR)).find((n) => n.endsWith("_unwrap_antimeridian_boxes"));
     const sql = await readFile(join(MIGRATIONS_DIR, name!, "migration.sql"), "utf8");
     const insert = async (key: string, crosses: boolean | null, box: [number, number, number, number]) =>
-      (await db.pool.query<{ id: string }>(
-        `INSERT INTO dead_letter (kind, source, idempotency_key, observed_at, first_seen_at, first_failure_reason, reason, reason_group,
+      (
+        await db.pool.query<{ id: string }>(
+          `INSERT INTO dead_letter (kind, source, idempotency_key, observed_at, first_seen_at, first_failure_reason, reason, reason_group,
            failure_class, payload, analysis, bbox)
          VALUES ('spatial', 'old', $1, now(), now(), 'r', 'r', 'r', 'transient', '{}'::jsonb,
            CASE WHEN $2::boolean IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('crosses_antimeridian', $2::boolean) END,
            box(point($3, $4), point($5, $6))) RETURNING id::text AS id`,
-        [key, crosses, ...box],
-      )).rows[0]!.id;
+          [key, crosses, ...box],
+        )
+      ).rows[0]!.id;
     // As the old store wrote them: the RFC 7946 corners, reordered by PostgreSQL.
     const old = await insert("m-fiji", true, [178, -17, -178, -16]);
     const touching = await insert("m-touch", true, [170, -5, 180, 5]); // crosses, but its box is true: 170..180
     const world = await insert("m-world", true, [-180, 60, 180, 80]);
     const wide = await insert("m-wide", false, [-100, 0, 100, 10]); // 200° wide and honest
     const unknown = await insert("m-unknown", null, [-10, 0, 10, 10]);
-    const before = await db.pool.query<{ version: number; updated_at: Date }>("SELECT version, updated_at FROM dead_letter WHERE id = $1", [old]);
+    const before = await db.pool.query<{ version: number; updated_at: Date }>("SELECT version, updated_at FROM dead_letter WHERE id = $1", [
+      old,
+    ]);
     await db.pool.query(sql);
     expect(await storedBox(old)).toBe("(182,-16),(178,-17)");
     expect(await storedBox(touching)).toBe("(180,5),(170,-5)");
     expect(await storedBox(world)).toBe("(180,80),(-180,60)");
     expect(await storedBox(wide)).toBe("(100,10),(-100,0)");
     expect(await storedBox(unknown)).toBe("(10,10),(-10,0)");
-    const after = await db.pool.query<{ version: number; updated_at: Date }>("SELECT version, updated_at FROM dead_letter WHERE id = $1", [old]);
+    const after = await db.pool.query<{ version: number; updated_at: Date }>("SELECT version, updated_at FROM dead_letter WHERE id = $1", [
+      old,
+    ]);
     expect(after.rows[0]).toEqual(before.rows[0]);
     await db.pool.query(sql);
     expect(await storedBox(old)).toBe("(182,-16),(178,-17)");

@@ -18,15 +18,58 @@ beforeAll(async () => {
   db = await testDb({ truncate: ["user"] });
   supervisor = await makeUser(db, "supervisor");
   const t0 = new Date("2026-11-01T00:00:00Z");
-  await inTransaction(db.pool, (c) => appendAudit(c, [
-    { actorId: supervisor.id, actorEmail: supervisor.email, actorRole: "supervisor", action: "replay_batch.create", targetType: "replay_batch", targetId: "7" },
-    { actorId: supervisor.id, actorEmail: supervisor.email, actorRole: "supervisor", action: "replay_batch.approve", targetType: "replay_batch", targetId: "7" },
-    { actorId: null, actorEmail: "system", actorRole: "system", action: "dead_letter.edited", targetType: "dead_letter", targetId: "42",
-      before: { payload: { card_pan: PAN } }, after: { payload: { card_pan: "x" } }, reason: `typo in ${PAN}` },
-  ], t0));
-  await inTransaction(db.pool, (c) => appendAudit(c, [
-    { actorId: null, actorEmail: "System", actorRole: "system", action: "dead_letter.quarantined", targetType: "dead_letter", targetId: "42", reason: "later" },
-  ], new Date("2026-11-03T00:00:00Z")));
+  await inTransaction(db.pool, (c) =>
+    appendAudit(
+      c,
+      [
+        {
+          actorId: supervisor.id,
+          actorEmail: supervisor.email,
+          actorRole: "supervisor",
+          action: "replay_batch.create",
+          targetType: "replay_batch",
+          targetId: "7",
+        },
+        {
+          actorId: supervisor.id,
+          actorEmail: supervisor.email,
+          actorRole: "supervisor",
+          action: "replay_batch.approve",
+          targetType: "replay_batch",
+          targetId: "7",
+        },
+        {
+          actorId: null,
+          actorEmail: "system",
+          actorRole: "system",
+          action: "dead_letter.edited",
+          targetType: "dead_letter",
+          targetId: "42",
+          before: { payload: { card_pan: PAN } },
+          after: { payload: { card_pan: "x" } },
+          reason: `typo in ${PAN}`,
+        },
+      ],
+      t0,
+    ),
+  );
+  await inTransaction(db.pool, (c) =>
+    appendAudit(
+      c,
+      [
+        {
+          actorId: null,
+          actorEmail: "System",
+          actorRole: "system",
+          action: "dead_letter.quarantined",
+          targetType: "dead_letter",
+          targetId: "42",
+          reason: "later",
+        },
+      ],
+      new Date("2026-11-03T00:00:00Z"),
+    ),
+  );
 });
 
 afterAll(async () => {
@@ -39,7 +82,12 @@ const actions = async (raw: Record<string, unknown>) => (await auditLog(db.pool,
 
 describe("audit log", () => {
   it("lists events newest first, and filters by action, action prefix, actor, target and time", async () => {
-    expect((await actions({})).slice(0, 4)).toEqual(["dead_letter.quarantined", "dead_letter.edited", "replay_batch.approve", "replay_batch.create"]);
+    expect((await actions({})).slice(0, 4)).toEqual([
+      "dead_letter.quarantined",
+      "dead_letter.edited",
+      "replay_batch.approve",
+      "replay_batch.create",
+    ]);
     expect(await actions({ action: "replay_batch.approve" })).toEqual(["replay_batch.approve"]);
     expect(await actions({ action: "replay_batch." })).toEqual(["replay_batch.approve", "replay_batch.create"]);
     expect(await actions({ actor: supervisor.email.toUpperCase() })).toEqual(["replay_batch.approve", "replay_batch.create"]);
@@ -50,10 +98,23 @@ describe("audit log", () => {
   });
 
   it("orders by event id as a number and pages through every event (ids past 9 and 99 too)", async () => {
-    await inTransaction(db.pool, (c) => appendAudit(c, Array.from({ length: 120 }, (_, i) => (
-      { actorId: null, actorEmail: "pager", actorRole: "system", action: "export.created", targetType: "export", targetId: String(i) }
-    )), new Date("2026-11-04T00:00:00Z")));
-    const all = (await db.pool.query<{ id: string }>("SELECT a.id::text AS id FROM audit_event a ORDER BY a.id DESC")).rows.map((r) => r.id);
+    await inTransaction(db.pool, (c) =>
+      appendAudit(
+        c,
+        Array.from({ length: 120 }, (_, i) => ({
+          actorId: null,
+          actorEmail: "pager",
+          actorRole: "system",
+          action: "export.created",
+          targetType: "export",
+          targetId: String(i),
+        })),
+        new Date("2026-11-04T00:00:00Z"),
+      ),
+    );
+    const all = (await db.pool.query<{ id: string }>("SELECT a.id::text AS id FROM audit_event a ORDER BY a.id DESC")).rows.map(
+      (r) => r.id,
+    );
     const seen: string[] = [];
     for (let cursor: string | null | undefined; ;) {
       const page = await auditLog(db.pool, q({ limit: "25", ...(cursor ? { cursor } : {}) }), null);
@@ -85,7 +146,9 @@ describe("audit log", () => {
   it("refuses bad queries by field", () => {
     expect(AuditQuerySchema.safeParse({ action: "DROP TABLE" }).error?.issues[0]?.path).toEqual(["action"]);
     expect(AuditQuerySchema.safeParse({ targetType: "table" }).error?.issues[0]?.path).toEqual(["targetType"]);
-    expect(AuditQuerySchema.safeParse({ from: "2026-11-02T00:00:00Z", to: "2026-11-01T00:00:00Z" }).error?.issues[0]?.path).toEqual(["from"]);
+    expect(AuditQuerySchema.safeParse({ from: "2026-11-02T00:00:00Z", to: "2026-11-01T00:00:00Z" }).error?.issues[0]?.path).toEqual([
+      "from",
+    ]);
     expect(AuditQuerySchema.safeParse({ cursor: "abc" }).error?.issues[0]?.path).toEqual(["cursor"]);
   });
 });

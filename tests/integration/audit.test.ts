@@ -16,8 +16,14 @@ let db: Db;
 beforeAll(async () => {
   db = await testDb();
   const events = Array.from({ length: 12 }, (_, i) => ({
-    actorId: "u-audit", actorEmail: "audit@test.local", actorRole: "admin", action: "test.event", targetType: "test",
-    targetId: String(i), after: { i, nested: { z: 1, a: [true, null, "x"] } }, requestId: `r${i}`,
+    actorId: "u-audit",
+    actorEmail: "audit@test.local",
+    actorRole: "admin",
+    action: "test.event",
+    targetType: "test",
+    targetId: String(i),
+    after: { i, nested: { z: 1, a: [true, null, "x"] } },
+    requestId: `r${i}`,
   }));
   // Three transactions, so the chain crosses transaction boundaries as it does in production.
   for (const slice of [events.slice(0, 4), events.slice(4, 9), events.slice(9)]) {
@@ -63,7 +69,9 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 
 describe("the audit trail is append-only in the database", () => {
   it("refuses UPDATE, DELETE and TRUNCATE", async () => {
-    await expect(db.pool.query(`UPDATE audit_event SET reason = 'x' WHERE id = (SELECT min(id) FROM audit_event)`)).rejects.toThrow(/append-only/);
+    await expect(db.pool.query(`UPDATE audit_event SET reason = 'x' WHERE id = (SELECT min(id) FROM audit_event)`)).rejects.toThrow(
+      /append-only/,
+    );
     await expect(db.pool.query(`DELETE FROM audit_event WHERE id = (SELECT min(id) FROM audit_event)`)).rejects.toThrow(/append-only/);
     await expect(db.pool.query(`TRUNCATE audit_event`)).rejects.toThrow(/append-only/);
   });
@@ -89,14 +97,17 @@ describe("verifying the chain", () => {
   it("notices the chain's last events deleted (the head says where it ends), and the head only moves forward", async () => {
     const client = await db.pool.connect();
     try {
-      const { rows } = await client.query(`SELECT row_to_json(a)::text AS row, a.id::text AS id FROM audit_event a ORDER BY a.id DESC LIMIT 1`);
+      const { rows } = await client.query(
+        `SELECT row_to_json(a)::text AS row, a.id::text AS id FROM audit_event a ORDER BY a.id DESC LIMIT 1`,
+      );
       const last = rows[0] as { row: string; id: string };
       await client.query(`ALTER TABLE audit_event DISABLE TRIGGER audit_event_no_update`);
       await client.query(`DELETE FROM audit_event WHERE id = $1`, [last.id]);
       await client.query(`ALTER TABLE audit_event ENABLE TRIGGER audit_event_no_update`);
       try {
         expect(await verifyAuditTrail(db.pool, { batchSize: 5 })).toMatchObject({
-          ok: false, broken: { id: last.id, problem: expect.stringContaining("the last events were deleted") },
+          ok: false,
+          broken: { id: last.id, problem: expect.stringContaining("the last events were deleted") },
         });
       } finally {
         await client.query(`INSERT INTO audit_event SELECT * FROM json_populate_record(NULL::audit_event, $1::json)`, [last.row]);
@@ -108,14 +119,19 @@ describe("verifying the chain", () => {
       await client.query(`ALTER TABLE audit_event ENABLE TRIGGER audit_event_no_update`);
       try {
         await inTransaction(db.pool, (c) => appendAudit(c, [{ action: "test.after_cut", targetType: "test" }], new Date()));
-        expect(await verifyAuditTrail(db.pool)).toMatchObject({ ok: false, broken: { problem: expect.stringContaining("does not match the previous event's hash") } });
+        expect(await verifyAuditTrail(db.pool)).toMatchObject({
+          ok: false,
+          broken: { problem: expect.stringContaining("does not match the previous event's hash") },
+        });
       } finally {
         await client.query(`INSERT INTO audit_event SELECT * FROM json_populate_record(NULL::audit_event, $1::json)`, [last.row]);
       }
       expect((await verifyAuditTrail(db.pool)).ok).toBe(true);
       await expect(client.query(`UPDATE audit_head SET last_id = last_id - 1`)).rejects.toThrow(/only moves forward/);
       await expect(client.query(`UPDATE audit_head SET last_hash = 'x'`)).rejects.toThrow(/only moves forward/);
-      await expect(client.query(`INSERT INTO audit_head (id, last_id, last_hash) VALUES (2, 0, 'x')`)).rejects.toThrow(/only moves forward/);
+      await expect(client.query(`INSERT INTO audit_head (id, last_id, last_hash) VALUES (2, 0, 'x')`)).rejects.toThrow(
+        /only moves forward/,
+      );
       await expect(client.query(`DELETE FROM audit_head`)).rejects.toThrow(/only moves forward/);
       await expect(client.query(`TRUNCATE audit_head`)).rejects.toThrow(/only moves forward/);
     } finally {

@@ -29,7 +29,10 @@ export async function makeToken(db: Db, userId: string, name = "test"): Promise<
 const ORIGIN = "http://localhost:3000";
 
 /** Calls better-auth's handler the way the browser would through app/api/auth/[...all]. */
-export async function authRequest(path: string, init: { body?: unknown; cookie?: string; ip?: string; method?: string } = {}): Promise<Response> {
+export async function authRequest(
+  path: string,
+  init: { body?: unknown; cookie?: string; ip?: string; method?: string } = {},
+): Promise<Response> {
   const { handleAuthRequest } = await import("../../lib/auth/auth");
   const headers: Record<string, string> = { origin: ORIGIN, "x-forwarded-for": init.ip ?? randomIp() };
   if (init.body !== undefined) headers["content-type"] = "application/json";

@@ -53,7 +53,10 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     const user = await makeUser(db, "analyst");
     const { cookie } = await signIn(user.email);
     // As if signed in an hour ago: 7 hours left.
-    await db.pool.query(`UPDATE session SET expires_at = now() + interval '7 hours', updated_at = now() - interval '1 hour' WHERE user_id = $1`, [user.id]);
+    await db.pool.query(
+      `UPDATE session SET expires_at = now() + interval '7 hours', updated_at = now() - interval '1 hour' WHERE user_id = $1`,
+      [user.id],
+    );
     expect(await authenticate(req({ cookie }))).not.toBeNull();
     const { rows } = await db.pool.query(`SELECT expires_at FROM session WHERE user_id = $1`, [user.id]);
     expect((rows[0].expires_at.getTime() - Date.now()) / 3_600_000).toBeGreaterThan(7.9);
@@ -123,7 +126,10 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(await authenticate(req({ cookie }))).toBeNull();
     expect((await signIn(user.email, PASSWORD)).res.status).toBe(401);
     expect((await signIn(user.email, "a-brand-new-password")).res.status).toBe(200);
-    expect(await lastAudit("user.password_set")).toMatchObject({ target_id: user.id, after: { sessionsRevoked: 1, passwordGenerated: false } });
+    expect(await lastAudit("user.password_set")).toMatchObject({
+      target_id: user.id,
+      after: { sessionsRevoked: 1, passwordGenerated: false },
+    });
   });
 
   it("lets a signed-in user change their own password (audited, other sessions ended)", async () => {
@@ -152,7 +158,10 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(statuses).toEqual([...Array.from({ length: max }, () => 401), 429]);
     // Audited once per address per minute, however many more attempts are refused.
     for (let i = 0; i < 3; i++) expect((await signIn(user.email, "wrong-password-here", ip)).res.status).toBe(429);
-    const throttled = await db.pool.query(`SELECT reason, after FROM audit_event WHERE action = 'auth.sign_in_throttled' AND after->>'ip' = $1`, [ip]);
+    const throttled = await db.pool.query(
+      `SELECT reason, after FROM audit_event WHERE action = 'auth.sign_in_throttled' AND after->>'ip' = $1`,
+      [ip],
+    );
     expect(throttled.rows).toEqual([{ reason: "too many sign-in attempts from this address", after: { ip, limitPerMinute: max } }]);
     expect((await signIn(user.email, PASSWORD, randomIp())).res.status).toBe(200);
   });

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning";
 import { PAGE } from "../../lib/dead-letters/triage/bulk-action";
-import { cancelBulkJob, createBulkJob, getBulkJob, LEFT_FILTER, needsRunner, pollBulkJob, runBulkJob, STALE_AFTER_MS } from "../../lib/dead-letters/triage/bulk-jobs";
+import {
+  cancelBulkJob,
+  createBulkJob,
+  getBulkJob,
+  LEFT_FILTER,
+  needsRunner,
+  pollBulkJob,
+  runBulkJob,
+  STALE_AFTER_MS,
+} from "../../lib/dead-letters/triage/bulk-jobs";
 import { maintenanceRound, resumedJobsSettled } from "../../lib/ops/maintenance";
 import type { BulkContext } from "../../lib/dead-letters/triage/bulk-action";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -30,8 +39,14 @@ async function insert(n: number, source: string, status = "pending"): Promise<vo
 }
 
 const statuses = async (source: string) =>
-  Object.fromEntries((await db.pool.query<{ status: string; n: number }>(
-    "SELECT status::text, count(*)::int AS n FROM dead_letter WHERE source = $1 GROUP BY 1", [source])).rows.map((r) => [r.status, r.n]));
+  Object.fromEntries(
+    (
+      await db.pool.query<{ status: string; n: number }>(
+        "SELECT status::text, count(*)::int AS n FROM dead_letter WHERE source = $1 GROUP BY 1",
+        [source],
+      )
+    ).rows.map((r) => [r.status, r.n]),
+  );
 
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "failure_attempt", "user", "bulk_job"] });
@@ -54,7 +69,11 @@ describe("bulk jobs", () => {
     await insert(N - 5, "gates");
     await insert(5, "gates", "quarantined"); // approve refuses these: skipped and counted
     await insert(40, "other");
-    const job = await createBulkJob(db.pool, { action: "approve", filter: { source: ["gates"] }, expectedCount: N }, { ...ctx, requestId: "req-pages" });
+    const job = await createBulkJob(
+      db.pool,
+      { action: "approve", filter: { source: ["gates"] }, expectedCount: N },
+      { ...ctx, requestId: "req-pages" },
+    );
     expect(job).toMatchObject({ status: "running", matched: N, processed: 0, updated: 0 });
 
     const seen: { processed: number; approved: number }[] = [];
@@ -75,16 +94,23 @@ describe("bulk jobs", () => {
     expect(await statuses("gates")).toEqual({ approved: N - 5, quarantined: 5 });
     expect(await statuses("other")).toEqual({ pending: 40 });
     const audit = await db.pool.query<{ n: number; actor: string; req: string }>(
-      "SELECT count(*)::int AS n, min(actor_email) AS actor, min(request_id) AS req FROM audit_event WHERE action = 'dead_letter.approved' AND request_id = 'req-pages'");
+      "SELECT count(*)::int AS n, min(actor_email) AS actor, min(request_id) AS req FROM audit_event WHERE action = 'dead_letter.approved' AND request_id = 'req-pages'",
+    );
     // Attributed to the analyst who confirmed it and to the request that created the job.
     expect(audit.rows[0]).toEqual({ n: N - 5, actor: ctx.actor.email, req: "req-pages" });
   });
 
   it("refuses a count that changed since it was confirmed, and leaves out records that arrive later", async () => {
     await insert(10, "gates");
-    await expect(createBulkJob(db.pool, { action: "reopen", filter: { source: ["gates"] }, expectedCount: 9 }, ctx))
-      .rejects.toMatchObject({ code: "conflict", details: { matched: 10 } });
-    const job = await createBulkJob(db.pool, { action: "quarantine", reason: "bad device", filter: { source: ["gates"] }, expectedCount: 10 }, ctx);
+    await expect(createBulkJob(db.pool, { action: "reopen", filter: { source: ["gates"] }, expectedCount: 9 }, ctx)).rejects.toMatchObject({
+      code: "conflict",
+      details: { matched: 10 },
+    });
+    const job = await createBulkJob(
+      db.pool,
+      { action: "quarantine", reason: "bad device", filter: { source: ["gates"] }, expectedCount: 10 },
+      ctx,
+    );
     await insert(3, "gates"); // ingested after the user confirmed 10
     const done = await runBulkJob(db.pool, job.id, { now });
     expect(done).toMatchObject({ status: "completed", processed: 10, updated: 10 });
@@ -93,10 +119,21 @@ describe("bulk jobs", () => {
 
   it("says how many records left the filter before the job reached them", async () => {
     await insert(10, "gates");
-    const job = await createBulkJob(db.pool, { action: "approve", filter: { source: ["gates"], status: ["pending"] }, expectedCount: 10 }, ctx);
+    const job = await createBulkJob(
+      db.pool,
+      { action: "approve", filter: { source: ["gates"], status: ["pending"] }, expectedCount: 10 },
+      ctx,
+    );
     await db.pool.query("UPDATE dead_letter SET status = 'quarantined' WHERE id IN (SELECT id FROM dead_letter ORDER BY id LIMIT 2)"); // someone else, meanwhile
     const done = await runBulkJob(db.pool, job.id, { now });
-    expect(done).toMatchObject({ status: "completed", matched: 10, processed: 10, updated: 8, skipped: 2, skippedReasons: { [LEFT_FILTER]: 2 } });
+    expect(done).toMatchObject({
+      status: "completed",
+      matched: 10,
+      processed: 10,
+      updated: 8,
+      skipped: 2,
+      skippedReasons: { [LEFT_FILTER]: 2 },
+    });
   });
 
   it("stops between pages when cancelled; what was applied stays applied", async () => {
@@ -108,14 +145,21 @@ describe("bulk jobs", () => {
         if (j.status !== "running" || j.processed !== PAGE) return;
         // another analyst may not stop it; its starter may (audited)
         const other = { id: "someone-else", email: "other@test.local", role: "analyst" };
-        await expect(cancelBulkJob(db.pool, job.id, { actor: other, requestId: "req-x", now: clock, anyJob: false })).rejects.toMatchObject({ code: "forbidden" });
+        await expect(cancelBulkJob(db.pool, job.id, { actor: other, requestId: "req-x", now: clock, anyJob: false })).rejects.toMatchObject(
+          { code: "forbidden" },
+        );
         await cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: "req-cancel", now: clock, anyJob: false });
       },
     });
     expect(done).toMatchObject({ status: "cancelled", processed: PAGE, updated: PAGE, cancelRequested: true });
     expect(await statuses("gates")).toEqual({ approved: PAGE, pending: N - PAGE });
-    await expect(cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: null, now: clock, anyJob: true })).rejects.toMatchObject({ code: "conflict" });
-    const audit = await db.pool.query("SELECT action, actor_email, request_id FROM audit_event WHERE target_type = 'bulk_job' AND target_id = $1", [job.id]);
+    await expect(cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: null, now: clock, anyJob: true })).rejects.toMatchObject({
+      code: "conflict",
+    });
+    const audit = await db.pool.query(
+      "SELECT action, actor_email, request_id FROM audit_event WHERE target_type = 'bulk_job' AND target_id = $1",
+      [job.id],
+    );
     expect(audit.rows).toEqual([{ action: "bulk_job.cancel", actor_email: ctx.actor.email, request_id: "req-cancel" }]);
   });
 
@@ -124,7 +168,15 @@ describe("bulk jobs", () => {
     const job = await createBulkJob(db.pool, { action: "approve", filter: { source: ["gates"] } }, { ...ctx, requestId: "req-resume" });
     // The first runner commits one page, then its process dies (the error stands in for the crash).
     const crash = new Error("process killed");
-    await expect(runBulkJob(db.pool, job.id, { now, runner: "dead", onPage: () => { throw crash; } })).rejects.toBe(crash);
+    await expect(
+      runBulkJob(db.pool, job.id, {
+        now,
+        runner: "dead",
+        onPage: () => {
+          throw crash;
+        },
+      }),
+    ).rejects.toBe(crash);
     // A crash after the commit: the page stays applied. (runBulkJob marks a job failed on an error it sees; a
     // real crash sees none, so put the row back the way a killed process leaves it: running, locked, heartbeat old.)
     await db.pool.query("UPDATE bulk_job SET status = 'running', error = NULL, finished_at = NULL WHERE id = $1", [job.id]);
@@ -140,7 +192,8 @@ describe("bulk jobs", () => {
     const done = await runBulkJob(db.pool, job.id, { now, runner: "rescuer" });
     expect(done).toMatchObject({ status: "completed", processed: N, updated: N });
     const audit = await db.pool.query<{ n: number; distinct: number }>(
-      "SELECT count(*)::int AS n, count(DISTINCT target_id)::int AS distinct FROM audit_event WHERE action = 'dead_letter.approved' AND request_id = 'req-resume'");
+      "SELECT count(*)::int AS n, count(DISTINCT target_id)::int AS distinct FROM audit_event WHERE action = 'dead_letter.approved' AND request_id = 'req-resume'",
+    );
     expect(audit.rows[0]).toEqual({ n: N, distinct: N }); // nothing decided twice
   });
 

@@ -31,7 +31,9 @@ describe("freshenStatistics", () => {
     }
     expect(analyzed).toEqual(["dead_letter"]);
     expect(await freshenStatistics(db.pool, ["dead_letter"])).toEqual([]);
-    const { rows } = await db.pool.query("SELECT n_distinct, most_common_vals::text AS mcv FROM pg_stats WHERE tablename = 'dead_letter' AND attname = 'status'");
+    const { rows } = await db.pool.query(
+      "SELECT n_distinct, most_common_vals::text AS mcv FROM pg_stats WHERE tablename = 'dead_letter' AND attname = 'status'",
+    );
     expect(rows[0]?.mcv).toContain("pending");
     await db.pool.query("ALTER TABLE dead_letter RESET (autovacuum_enabled)");
   });

@@ -24,7 +24,18 @@ let db: Db;
 let fresh: { db: Db; name: string; admin: pg.Client } | null = null;
 const PAN = "4111111111111111";
 
-const bowtie = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]] };
+const bowtie = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [1, 1],
+      [1, 0],
+      [0, 1],
+      [0, 0],
+    ],
+  ],
+};
 
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "user"] });
@@ -36,16 +47,23 @@ beforeAll(async () => {
     afcRecord({ eventId: "e-2", deviceId: "d-2", at: 30 }),
   ]);
   // Taps captured at our boundary: stored bare, wrapped on export.
-  await captureTaps(db.pool, {
-    source: "gates",
-    taps: [
-      { event_id: "cap-1", device_id: "g-1", fare_amount_cents: "310", tap_timestamp: "2026-11-03T10:00:00Z" },
-      { device_id: "g-2", fare_amount_cents: 250, tap_timestamp: "2026-11-03T11:00:00Z", account_ref: "acct-9" }, // poison: no event_id
-    ],
-  }, { now: new Date("2026-11-03T12:00:00Z"), actor: SYSTEM_ACTOR, requestId: "t" });
+  await captureTaps(
+    db.pool,
+    {
+      source: "gates",
+      taps: [
+        { event_id: "cap-1", device_id: "g-1", fare_amount_cents: "310", tap_timestamp: "2026-11-03T10:00:00Z" },
+        { device_id: "g-2", fare_amount_cents: 250, tap_timestamp: "2026-11-03T11:00:00Z", account_ref: "acct-9" }, // poison: no event_id
+      ],
+    },
+    { now: new Date("2026-11-03T12:00:00Z"), actor: SYSTEM_ACTOR, requestId: "t" },
+  );
   // captured twice: one more failure on the same row
-  await captureTaps(db.pool, { source: "gates", taps: [{ event_id: "cap-1", device_id: "g-1", fare_amount_cents: "310", tap_timestamp: "2026-11-03T10:00:00Z" }] },
-    { now: new Date("2026-11-03T12:05:00Z"), actor: SYSTEM_ACTOR, requestId: "t" });
+  await captureTaps(
+    db.pool,
+    { source: "gates", taps: [{ event_id: "cap-1", device_id: "g-1", fare_amount_cents: "310", tap_timestamp: "2026-11-03T10:00:00Z" }] },
+    { now: new Date("2026-11-03T12:05:00Z"), actor: SYSTEM_ACTOR, requestId: "t" },
+  );
 });
 
 afterAll(async () => {
@@ -59,9 +77,16 @@ afterAll(async () => {
 });
 
 async function exportText(format: ExportFormat, mask = false, filter = {}): Promise<{ text: string; records: number; skipped: number }> {
-  const { stream, stats, audited } = auditedExport(db.pool, { format, filter, mask: mask ? DEFAULT_MASK_RULES : null }, {
-    actor: SYSTEM_ACTOR, requestId: "t", now: new Date(),
-  }, () => {});
+  const { stream, stats, audited } = auditedExport(
+    db.pool,
+    { format, filter, mask: mask ? DEFAULT_MASK_RULES : null },
+    {
+      actor: SYSTEM_ACTOR,
+      requestId: "t",
+      now: new Date(),
+    },
+    () => {},
+  );
   const text = await new Response(stream).text();
   await audited;
   return { text, records: stats.records, skipped: stats.skipped };
@@ -99,7 +124,8 @@ describe("NDJSON export", () => {
       yield new TextEncoder().encode(text);
     }
     const results = [];
-    for await (const batch of ingestStream(fresh.db.pool, splitNdjsonBytes(chunks()), { actor: SYSTEM_ACTOR, requestId: "reimport" })) results.push(...batch);
+    for await (const batch of ingestStream(fresh.db.pool, splitNdjsonBytes(chunks()), { actor: SYSTEM_ACTOR, requestId: "reimport" }))
+      results.push(...batch);
     expect(results.map((r) => r.status)).toEqual(Array(6).fill("created"));
     expect(await records(fresh.db.pool)).toEqual(await records(db.pool));
     // the exhausted-retry count survives the wrapping of captured taps
@@ -133,10 +159,15 @@ describe("CSV and GeoJSON exports", () => {
 
   it("writes spatial records as original and repaired features", async () => {
     const { text } = await exportText("geojson");
-    const fc = JSON.parse(text) as { type: string; features: { id: string; geometry: { type: string } | null; properties: Record<string, unknown> }[] };
+    const fc = JSON.parse(text) as {
+      type: string;
+      features: { id: string; geometry: { type: string } | null; properties: Record<string, unknown> }[];
+    };
     expect(fc.type).toBe("FeatureCollection");
     expect(fc.features.map((f) => [f.properties.idempotency_key, f.properties.role])).toEqual([
-      ["ex-1", "original"], ["ex-2", "original"], ["ex-2", "repaired"],
+      ["ex-1", "original"],
+      ["ex-2", "original"],
+      ["ex-2", "repaired"],
     ]);
     expect(fc.features[2]!.geometry?.type).toBe("MultiPolygon");
     expect((await exportText("geojson", false, { kind: ["afc"] })).text).toBe('{"type":"FeatureCollection","features":[\n\n]}\n');
@@ -146,9 +177,24 @@ describe("CSV and GeoJSON exports", () => {
       "SELECT id::text AS id, version, payload, payload->'geometry' AS geometry FROM dead_letter WHERE idempotency_key = 'ex-1'",
     );
     const row = rows[0]!;
-    const square = { type: "Polygon", coordinates: [[[0, 0], [0.5, 0], [0.5, 0.5], [0, 0.5], [0, 0]]] };
-    await applyAction(db.pool, row.id, { action: "edit", version: row.version, payload: { ...row.payload, geometry: square } },
-      { actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false });
+    const square = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [0, 0],
+          [0.5, 0],
+          [0.5, 0.5],
+          [0, 0.5],
+          [0, 0],
+        ],
+      ],
+    };
+    await applyAction(
+      db.pool,
+      row.id,
+      { action: "edit", version: row.version, payload: { ...row.payload, geometry: square } },
+      { actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false },
+    );
     const after = JSON.parse((await exportText("geojson")).text) as typeof fc;
     const ex1 = after.features.filter((f) => f.properties.idempotency_key === "ex-1");
     expect(ex1.map((f) => f.properties.role)).toEqual(["original", "edited"]);
@@ -162,7 +208,9 @@ describe("GET /api/export", () => {
     const { GET } = await import("../../app/api/export/route");
     const call = async (role: "analyst" | "auditor", qs: string) => {
       const token = await makeToken(db, (await makeUser(db, role)).id);
-      return GET(new Request(`http://localhost/api/export?${qs}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+      return GET(new Request(`http://localhost/api/export?${qs}`, { headers: { authorization: `Bearer ${token}` } }), {
+        params: Promise.resolve({}),
+      });
     };
     const analyst = await call("analyst", "format=ndjson&kind=afc");
     expect(analyst.headers.get("content-type")).toContain("application/x-ndjson");
@@ -189,7 +237,9 @@ describe("GET /api/export", () => {
     const { GET } = await import("../../app/api/export/route");
     const token = await makeToken(db, (await makeUser(db, "auditor")).id);
     const estimate = async (qs: string) => {
-      const res = await GET(new Request(`http://localhost/api/export?${qs}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+      const res = await GET(new Request(`http://localhost/api/export?${qs}`, { headers: { authorization: `Bearer ${token}` } }), {
+        params: Promise.resolve({}),
+      });
       await res.text();
       return res.headers.get("x-redrive-estimated-count");
     };

@@ -24,9 +24,24 @@ const ctx = () => ({ actor: SYSTEM_ACTOR, requestId: "t", now: new Date() });
 const q = (raw: Record<string, unknown>) => LookupQuerySchema.parse(raw);
 const ids: Record<string, string> = {};
 
-const square = (x: number, y: number, d = 0.001) => ({ type: "Polygon", coordinates: [[[x, y], [x + d, y], [x + d, y + d], [x, y + d], [x, y]]] });
+const square = (x: number, y: number, d = 0.001) => ({
+  type: "Polygon",
+  coordinates: [
+    [
+      [x, y],
+      [x + d, y],
+      [x + d, y + d],
+      [x, y + d],
+      [x, y],
+    ],
+  ],
+});
 const tap = (o: { eventId?: string; deviceId?: string; at: string; extra?: Record<string, unknown> }) => ({
-  ...(o.eventId ? { event_id: o.eventId } : {}), ...(o.deviceId ? { device_id: o.deviceId } : {}), fare_amount_cents: 250, tap_timestamp: o.at, ...o.extra,
+  ...(o.eventId ? { event_id: o.eventId } : {}),
+  ...(o.deviceId ? { device_id: o.deviceId } : {}),
+  fare_amount_cents: 250,
+  tap_timestamp: o.at,
+  ...o.extra,
 });
 
 beforeAll(async () => {
@@ -34,10 +49,28 @@ beforeAll(async () => {
   const envelopes = [
     spatialEnvelope({ key: "lk-paris", observedAt: 100, featureId: "paris", geometry: square(2.35, 48.85) }),
     spatialEnvelope({ key: "lk-berlin", observedAt: 200, featureId: "berlin", geometry: square(13.4, 52.52) }),
-    JSON.stringify({ ...JSON.parse(spatialEnvelope({ key: "lk-msg", observedAt: 300, featureId: "msg", geometry: square(2.36, 48.86) })), source_message_id: "msg-123" }),
-    JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ eventId: "ev-1", deviceId: "dev-A", at: "2026-11-05T08:00:00Z", extra: { card_pan: PAN } }), failure_reason: "card_pan: Unrecognized key" }),
-    JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ eventId: "ev-2", deviceId: "dev-A", at: "2026-11-06T08:00:00Z", extra: { x: 1 } }), failure_reason: "x: Unrecognized key" }),
-    JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ deviceId: "dev-B", at: "2026-11-07T08:00:00Z" }), failure_reason: "event_id: Required" }),
+    JSON.stringify({
+      ...JSON.parse(spatialEnvelope({ key: "lk-msg", observedAt: 300, featureId: "msg", geometry: square(2.36, 48.86) })),
+      source_message_id: "msg-123",
+    }),
+    JSON.stringify({
+      kind: "afc",
+      source: "lk",
+      raw_payload: tap({ eventId: "ev-1", deviceId: "dev-A", at: "2026-11-05T08:00:00Z", extra: { card_pan: PAN } }),
+      failure_reason: "card_pan: Unrecognized key",
+    }),
+    JSON.stringify({
+      kind: "afc",
+      source: "lk",
+      raw_payload: tap({ eventId: "ev-2", deviceId: "dev-A", at: "2026-11-06T08:00:00Z", extra: { x: 1 } }),
+      failure_reason: "x: Unrecognized key",
+    }),
+    JSON.stringify({
+      kind: "afc",
+      source: "lk",
+      raw_payload: tap({ deviceId: "dev-B", at: "2026-11-07T08:00:00Z" }),
+      failure_reason: "event_id: Required",
+    }),
   ];
   const stored = await ingest(db, envelopes);
   ["paris", "berlin", "msg", "pan", "ev2", "poison"].forEach((name, i) => (ids[name] = stored[i]!));
@@ -54,15 +87,21 @@ afterAll(async () => {
 
 describe("lookup", () => {
   it("finds a record by idempotency key, event id, device id, source message id and hash prefix", async () => {
-    expect((await lookup(db.pool, q({ q: "lk-paris" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.paris, ["idempotency_key"]]]);
+    expect((await lookup(db.pool, q({ q: "lk-paris" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+      [ids.paris, ["idempotency_key"]],
+    ]);
     expect((await lookup(db.pool, q({ q: "ev-1" }), null)).records.map((r) => r.id)).toEqual([ids.pan]);
-    expect((await lookup(db.pool, q({ q: "msg-123" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.msg, ["source_message_id"]]]);
+    expect((await lookup(db.pool, q({ q: "msg-123" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+      [ids.msg, ["source_message_id"]],
+    ]);
     const byDevice = await lookup(db.pool, q({ q: "dev-A" }), null);
     expect(byDevice.records.map((r) => r.id)).toEqual([ids.ev2, ids.pan]); // newest observation first
     const { rows } = await db.pool.query<{ key: string }>("SELECT idempotency_key AS key FROM dead_letter WHERE id = $1", [ids.poison]);
     const hash = rows[0]!.key;
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
-    expect((await lookup(db.pool, q({ q: hash }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["idempotency_key"]]]);
+    expect((await lookup(db.pool, q({ q: hash }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+      [ids.poison, ["idempotency_key"]],
+    ]);
     const prefix = await lookup(db.pool, q({ q: hash.slice(0, 10).toUpperCase() }), null);
     expect(prefix.records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["event_hash_prefix"]]]);
     // A whole hash pasted in upper case (some tools print hex that way) still finds it.
@@ -102,7 +141,9 @@ describe("lookup", () => {
   it("answers from the ledger, also for keys that never were in this DLQ", async () => {
     const elsewhere = await lookup(db.pool, q({ q: "settled-elsewhere-1" }), null);
     expect(elsewhere.records).toEqual([]);
-    expect(elsewhere.ledger).toMatchObject([{ idempotencyKey: "settled-elsewhere-1", origin: "import", appliedAt: "2026-11-10T00:00:00.000Z" }]);
+    expect(elsewhere.ledger).toMatchObject([
+      { idempotencyKey: "settled-elsewhere-1", origin: "import", appliedAt: "2026-11-10T00:00:00.000Z" },
+    ]);
     const berlin = await lookup(db.pool, q({ q: "lk-berlin" }), null);
     expect(berlin.ledger.map((l) => l.idempotencyKey)).toEqual(["lk-berlin"]);
   });
@@ -116,7 +157,10 @@ describe("lookup", () => {
   it("serves GET /api/lookup and refuses a query without key or place", async () => {
     const { GET } = await import("../../app/api/lookup/route");
     const token = await makeToken(db, (await makeUser(db, "analyst")).id);
-    const get = (qs: string) => GET(new Request(`http://localhost/api/lookup?${qs}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+    const get = (qs: string) =>
+      GET(new Request(`http://localhost/api/lookup?${qs}`, { headers: { authorization: `Bearer ${token}` } }), {
+        params: Promise.resolve({}),
+      });
     const ok = await get("q=lk-paris");
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { records: unknown[] }).records).toHaveLength(1);
@@ -127,16 +171,45 @@ describe("lookup", () => {
 
 describe("lookup after an identity override", () => {
   it("still finds a tap by the event_id and device_id it was captured with", async () => {
-    const [id] = await ingest(db, [JSON.stringify({ kind: "afc", source: "lk", raw_payload: tap({ eventId: "ev-Z", deviceId: "dev-Z", at: "2026-11-08T08:00:00Z", extra: { y: 1 } }), failure_reason: "y: Unrecognized key" })]);
-    const { rows } = await db.pool.query<{ payload: Record<string, unknown>; version: number }>("SELECT payload, version FROM dead_letter WHERE id = $1", [id]);
+    const [id] = await ingest(db, [
+      JSON.stringify({
+        kind: "afc",
+        source: "lk",
+        raw_payload: tap({ eventId: "ev-Z", deviceId: "dev-Z", at: "2026-11-08T08:00:00Z", extra: { y: 1 } }),
+        failure_reason: "y: Unrecognized key",
+      }),
+    ]);
+    const { rows } = await db.pool.query<{ payload: Record<string, unknown>; version: number }>(
+      "SELECT payload, version FROM dead_letter WHERE id = $1",
+      [id],
+    );
     const s = await makeUser(db, "supervisor");
-    await applyAction(db.pool, id!, { action: "edit", version: rows[0]!.version, payload: { ...rows[0]!.payload, device_id: "dev-Y", event_id: "ev-Y" }, reason: "gate remapped" },
-      { actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true });
-    for (const [value, field] of [["dev-Z", "device_id"], ["dev-Y", "device_id"], ["ev-Z", "event_id"], ["ev-Y", "event_id"]]) {
-      expect((await lookup(db.pool, q({ q: value }), null)).records.map((r) => [r.id, r.deviceId, r.matchedOn]), value).toEqual([[id, "dev-Y", [field]]]);
+    await applyAction(
+      db.pool,
+      id!,
+      {
+        action: "edit",
+        version: rows[0]!.version,
+        payload: { ...rows[0]!.payload, device_id: "dev-Y", event_id: "ev-Y" },
+        reason: "gate remapped",
+      },
+      { actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true },
+    );
+    for (const [value, field] of [
+      ["dev-Z", "device_id"],
+      ["dev-Y", "device_id"],
+      ["ev-Z", "event_id"],
+      ["ev-Y", "event_id"],
+    ]) {
+      expect(
+        (await lookup(db.pool, q({ q: value }), null)).records.map((r) => [r.id, r.deviceId, r.matchedOn]),
+        value,
+      ).toEqual([[id, "dev-Y", [field]]]);
     }
     // …within a time window too, and not outside it
-    expect((await lookup(db.pool, q({ q: "dev-Z", from: "2026-11-08T00:00:00Z", to: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(1);
+    expect((await lookup(db.pool, q({ q: "dev-Z", from: "2026-11-08T00:00:00Z", to: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(
+      1,
+    );
     expect((await lookup(db.pool, q({ q: "dev-Z", from: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(0);
   });
 });
@@ -148,7 +221,9 @@ describe("reveal", () => {
       const token = await makeToken(db, (await makeUser(db, role)).id);
       return POST(
         new Request(`http://localhost/api/dead-letters/${ids.pan}/reveal`, {
-          method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ path }),
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ path }),
         }),
         { params: Promise.resolve({ id: ids.pan! }) },
       );
@@ -156,13 +231,19 @@ describe("reveal", () => {
     expect((await post("analyst", "/payload/card_pan")).status).toBe(403);
     const res = await post("auditor", "/payload/card_pan");
     expect(await res.json()).toEqual({ path: "/payload/card_pan", value: PAN });
-    expect(await (await post("auditor", "/rawEnvelope/raw_payload/card_pan")).json()).toEqual({ path: "/rawEnvelope/raw_payload/card_pan", value: PAN });
+    expect(await (await post("auditor", "/rawEnvelope/raw_payload/card_pan")).json()).toEqual({
+      path: "/rawEnvelope/raw_payload/card_pan",
+      value: PAN,
+    });
     expect((await post("auditor", "/payload/nope")).status).toBe(404);
     // A field everyone sees in clear is not revealed (nor audited as a reveal).
     const clear = await post("auditor", "/payload/device_id");
     expect(clear.status).toBe(422);
     expect(await clear.json()).toMatchObject({ error: { issues: [{ path: "path", message: "is not a masked field" }] } });
-    const { rows } = await db.pool.query("SELECT after FROM audit_event WHERE action = 'dead_letter.field_revealed' AND target_id = $1 ORDER BY id", [ids.pan]);
+    const { rows } = await db.pool.query(
+      "SELECT after FROM audit_event WHERE action = 'dead_letter.field_revealed' AND target_id = $1 ORDER BY id",
+      [ids.pan],
+    );
     expect(rows.map((r) => r.after)).toEqual([{ path: "/payload/card_pan" }, { path: "/rawEnvelope/raw_payload/card_pan" }]);
     expect(JSON.stringify(rows)).not.toContain(PAN);
   });
@@ -194,9 +275,10 @@ describe("GET /api/dead-letters/{id}", () => {
     const { GET } = await import("../../app/api/dead-letters/[id]/route");
     const auditor = await makeUser(db, "auditor");
     const { cookie } = await signIn(auditor.email);
-    const get = (site: string) => GET(new Request(`http://localhost/api/dead-letters/${ids.pan}?unmask=1`, { headers: { cookie, "sec-fetch-site": site } }), {
-      params: Promise.resolve({ id: ids.pan! }),
-    });
+    const get = (site: string) =>
+      GET(new Request(`http://localhost/api/dead-letters/${ids.pan}?unmask=1`, { headers: { cookie, "sec-fetch-site": site } }), {
+        params: Promise.resolve({ id: ids.pan! }),
+      });
     const cross = await get("cross-site");
     expect(cross.status).toBe(403);
     expect(await cross.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("another site") } });
@@ -207,19 +289,33 @@ describe("GET /api/dead-letters/{id}", () => {
   it("never writes masked placeholders back: values left as shown are kept, a changed placeholder is refused by path; answers are masked", async () => {
     const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
     const token = await makeToken(db, (await makeUser(db, "analyst")).id);
-    const { rows } = await db.pool.query<{ version: number; payload: Record<string, unknown> }>("SELECT version, payload FROM dead_letter WHERE id = $1", [ids.pan]);
-    const post = (body: unknown) => POST(new Request(`http://localhost/api/dead-letters/${ids.pan}/actions`, {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body),
-    }), { params: Promise.resolve({ id: ids.pan! }) });
+    const { rows } = await db.pool.query<{ version: number; payload: Record<string, unknown> }>(
+      "SELECT version, payload FROM dead_letter WHERE id = $1",
+      [ids.pan],
+    );
+    const post = (body: unknown) =>
+      POST(
+        new Request(`http://localhost/api/dead-letters/${ids.pan}/actions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+        { params: Promise.resolve({ id: ids.pan! }) },
+      );
     const version = rows[0]!.version;
     const changed = await post({ action: "edit", version, payload: { ...rows[0]!.payload, card_pan: "••••••••••••1112", line: "M7" } });
     expect(changed.status).toBe(422);
-    expect(((await changed.json()) as { error: { issues: { path: string }[] } }).error.issues).toEqual([expect.objectContaining({ path: "payload.card_pan" })]);
+    expect(((await changed.json()) as { error: { issues: { path: string }[] } }).error.issues).toEqual([
+      expect.objectContaining({ path: "payload.card_pan" }),
+    ]);
     // The masked view saved as shown, with another field changed: the stored card number stays the real one.
     const asShown = await post({ action: "edit", version, payload: { ...rows[0]!.payload, card_pan: "••••••••••••1111", line: "M7" } });
     expect(asShown.status, JSON.stringify(await asShown.clone().json())).toBe(200);
     expect(JSON.stringify(await asShown.json())).not.toContain(PAN);
-    const after = await db.pool.query<{ version: number; payload: Record<string, unknown> }>("SELECT version, payload FROM dead_letter WHERE id = $1", [ids.pan]);
+    const after = await db.pool.query<{ version: number; payload: Record<string, unknown> }>(
+      "SELECT version, payload FROM dead_letter WHERE id = $1",
+      [ids.pan],
+    );
     expect(after.rows[0]!.payload).toMatchObject({ card_pan: PAN, line: "M7" });
     const note = await post({ action: "quarantine", version: after.rows[0]!.version, reason: "card data" });
     expect(note.status).toBe(200);
@@ -244,14 +340,22 @@ describe("quarantine", () => {
     expect((await db.pool.query("SELECT status FROM dead_letter WHERE id = $1", [ids.poison])).rows[0].status).toBe("pending");
 
     // A count that is not the one confirmed (something was quarantined or released since) changes nothing.
-    await expect(purgeQuarantined(db.pool, { filter: { kind: ["afc"] }, reason: "x", expectedCount: 2 }, { ...ctx(), rules: DEFAULT_MASK_RULES }))
-      .rejects.toMatchObject({ code: "conflict", issues: [{ path: "expectedCount", message: "is 1 now" }] });
-    const purged = await purgeQuarantined(db.pool, { filter: { kind: ["afc"] }, reason: "card data must not be kept", expectedCount: 1 }, { ...ctx(), rules: DEFAULT_MASK_RULES });
+    await expect(
+      purgeQuarantined(db.pool, { filter: { kind: ["afc"] }, reason: "x", expectedCount: 2 }, { ...ctx(), rules: DEFAULT_MASK_RULES }),
+    ).rejects.toMatchObject({ code: "conflict", issues: [{ path: "expectedCount", message: "is 1 now" }] });
+    const purged = await purgeQuarantined(
+      db.pool,
+      { filter: { kind: ["afc"] }, reason: "card data must not be kept", expectedCount: 1 },
+      { ...ctx(), rules: DEFAULT_MASK_RULES },
+    );
     expect(purged).toEqual({ purged: 1, skipped: 0 });
-    const row = (await db.pool.query("SELECT status, payload, raw_envelope, idempotency_key FROM dead_letter WHERE id = $1", [ids.pan])).rows[0];
+    const row = (await db.pool.query("SELECT status, payload, raw_envelope, idempotency_key FROM dead_letter WHERE id = $1", [ids.pan]))
+      .rows[0];
     expect(row).toMatchObject({ status: "purged", payload: null, raw_envelope: null });
     expect(row.idempotency_key).toMatch(/^[0-9a-f]{64}$/);
-    const audit = (await db.pool.query("SELECT before, reason FROM audit_event WHERE action = 'dead_letter.purged' AND target_id = $1", [ids.pan])).rows[0];
+    const audit = (
+      await db.pool.query("SELECT before, reason FROM audit_event WHERE action = 'dead_letter.purged' AND target_id = $1", [ids.pan])
+    ).rows[0];
     expect(audit.reason).toBe("card data must not be kept");
     expect(audit.before.payload.card_pan).toBe("••••••••••••1111");
     expect(audit.before.rawEnvelope).toContain('"card_pan":"••••••••••••1111"');
@@ -271,7 +375,9 @@ describe("quarantine", () => {
     const token = await makeToken(db, (await makeUser(db, "analyst")).id);
     const res = await POST(
       new Request("http://localhost/api/quarantine/purge", {
-        method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ ids: ["1"], reason: "x" }),
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ ids: ["1"], reason: "x" }),
       }),
       { params: Promise.resolve({}) },
     );

@@ -31,9 +31,16 @@ const tokens: Partial<Record<Role, string>> = {};
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-async function call(role: Role, handler: Handler, path: string, params: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+async function call(
+  role: Role,
+  handler: Handler,
+  path: string,
+  params: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   tokens[role] ??= await makeToken(db, (await makeUser(db, role)).id);
-  const res = await handler(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${tokens[role]}` } }), { params: Promise.resolve(params) });
+  const res = await handler(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${tokens[role]}` } }), {
+    params: Promise.resolve(params),
+  });
   return { status: res.status, text: await res.text() };
 }
 
@@ -42,17 +49,24 @@ beforeAll(async () => {
   const stored = await ingest(db, [
     // a producer's reason quoting the field it refused
     JSON.stringify({
-      kind: "afc", source: "mask-test", raw_payload: { event_id: "ev-m1", device_id: "dev-M", fare_amount_cents: 250, tap_timestamp: "2026-11-05T08:00:00Z" },
+      kind: "afc",
+      source: "mask-test",
+      raw_payload: { event_id: "ev-m1", device_id: "dev-M", fare_amount_cents: 250, tap_timestamp: "2026-11-05T08:00:00Z" },
       failure_reason: `card_number: ${PAN} is not allowed`,
     }),
     // poison (no event_id), so quarantined; digits glued to a word survive reason grouping, so the group (what
     // quarantine and facets show) carries the PAN too
     JSON.stringify({
-      kind: "afc", source: "mask-test", raw_payload: { device_id: "dev-M", fare_amount_cents: 250, tap_timestamp: "2026-11-05T09:00:00Z" },
+      kind: "afc",
+      source: "mask-test",
+      raw_payload: { device_id: "dev-M", fare_amount_cents: 250, tap_timestamp: "2026-11-05T09:00:00Z" },
       failure_reason: `rejected pan${PAN} (event_id missing)`,
     }),
     // the PAN spaced, as printed on the card
-    JSON.stringify({ ...JSON.parse(spatialEnvelope({ key: "mask-spatial", observedAt: 100, featureId: "f1" })), dead_letter_reason: "owner check failed for card 4111 1111 1111 1111" }),
+    JSON.stringify({
+      ...JSON.parse(spatialEnvelope({ key: "mask-spatial", observedAt: 100, featureId: "f1" })),
+      dead_letter_reason: "owner check failed for card 4111 1111 1111 1111",
+    }),
   ]);
   ids.reason = stored[0]!;
   ids.poison = stored[1]!;
@@ -66,7 +80,9 @@ afterAll(async () => {
 
 describe("free-text reasons are masked on the server", () => {
   it("stores reasons as received (masking is on the way out, not on the way in)", async () => {
-    const { rows } = await db.pool.query<{ reason: string; reason_group: string }>("SELECT reason, reason_group FROM dead_letter ORDER BY id");
+    const { rows } = await db.pool.query<{ reason: string; reason_group: string }>(
+      "SELECT reason, reason_group FROM dead_letter ORDER BY id",
+    );
     expect(rows[0]!.reason).toBe(`card_number: ${PAN} is not allowed`);
     expect(rows[1]!.reason_group).toContain(PAN);
   });
@@ -101,17 +117,25 @@ describe("free-text reasons are masked on the server", () => {
   it("masks the detail, its failure history and the timeline for an analyst; an auditor asking for clear data gets the reason", async () => {
     const detail = (await import("../../app/api/dead-letters/[id]/route")).GET as Handler;
     const timeline = (await import("../../app/api/dead-letters/[id]/timeline/route")).GET as Handler;
-    for (const [name, handler, path] of [["detail", detail, ""], ["timeline", timeline, "/timeline"]] as const) {
+    for (const [name, handler, path] of [
+      ["detail", detail, ""],
+      ["timeline", timeline, "/timeline"],
+    ] as const) {
       const masked = await call("analyst", handler, `/api/dead-letters/${ids.reason}${path}`, { id: ids.reason! });
       expect(masked.status, name).toBe(200);
       expect(masked.text, name).not.toMatch(ANY_PAN);
       expect(masked.text, name).toContain(`card_number: ${MASKED} is not allowed`);
-      expect((await call("analyst", handler, `/api/dead-letters/${ids.reason}${path}?unmask=1`, { id: ids.reason! })).status, name).toBe(403);
+      expect((await call("analyst", handler, `/api/dead-letters/${ids.reason}${path}?unmask=1`, { id: ids.reason! })).status, name).toBe(
+        403,
+      );
       const clear = await call("auditor", handler, `/api/dead-letters/${ids.reason}${path}?unmask=1`, { id: ids.reason! });
       expect(clear.status, name).toBe(200);
       expect(clear.text, name).toContain(`card_number: ${PAN} is not allowed`);
     }
-    const d = JSON.parse((await call("analyst", detail, `/api/dead-letters/${ids.poison}`, { id: ids.poison! })).text) as { reasonGroup: string; failures: { reason: string }[] };
+    const d = JSON.parse((await call("analyst", detail, `/api/dead-letters/${ids.poison}`, { id: ids.poison! })).text) as {
+      reasonGroup: string;
+      failures: { reason: string }[];
+    };
     expect(d.reasonGroup).toBe(`rejected pan${MASKED} (event_id missing)`);
     expect(d.failures.map((f) => f.reason)).toEqual([`rejected pan${MASKED} (event_id missing)`]);
   });
@@ -136,7 +160,14 @@ describe("free-text reasons are masked on the server", () => {
 describe("identifier copies under custom key globs", () => {
   it("masks deviceId (and a tap's entity key) in the detail, list, lookup and CSV when REDRIVE_MASK_KEYS names device_id", async () => {
     const rules = maskRules(["device*"]);
-    const [id] = await ingest(db, [JSON.stringify({ kind: "afc", source: "mask-ids", raw_payload: { event_id: "mi-1", device_id: "gate-secret-9", fare_amount_cents: 250, tap_timestamp: "2026-11-05T08:00:00Z", z: 1 }, failure_reason: "z: Unrecognized key" })]);
+    const [id] = await ingest(db, [
+      JSON.stringify({
+        kind: "afc",
+        source: "mask-ids",
+        raw_payload: { event_id: "mi-1", device_id: "gate-secret-9", fare_amount_cents: 250, tap_timestamp: "2026-11-05T08:00:00Z", z: 1 },
+        failure_reason: "z: Unrecognized key",
+      }),
+    ]);
     const detail = maskDetail((await getDeadLetter(db.pool, id!))!, rules);
     expect(detail).toMatchObject({ deviceId: "•••", entityKey: "•••", eventId: "mi-1" });
     expect(JSON.stringify(detail)).not.toContain("gate-secret-9");
@@ -144,9 +175,12 @@ describe("identifier copies under custom key globs", () => {
     expect(page.items.map((r) => [r.deviceId, r.eventId])).toEqual([["•••", "mi-1"]]);
     const found = await lookup(db.pool, LookupQuerySchema.parse({ q: "gate-secret-9" }), rules);
     expect(found.records.map((r) => r.deviceId)).toEqual(["•••"]);
-    const { rows } = await db.pool.query(`SELECT d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
+    const { rows } = await db.pool.query(
+      `SELECT d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
       d.observed_at, d.first_seen_at, d.status, d.failure_class, d.class_reason, d.reason_group, d.reason, d.first_failure_reason, d.replay_count,
-      d.failure_count, NULL AS outcome, d.payload::text AS payload FROM dead_letter d WHERE d.id = $1`, [id]);
+      d.failure_count, NULL AS outcome, d.payload::text AS payload FROM dead_letter d WHERE d.id = $1`,
+      [id],
+    );
     expect(csvLine(rows[0], rules)).not.toContain("gate-secret-9");
   });
 });

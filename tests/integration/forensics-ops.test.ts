@@ -63,7 +63,9 @@ describe("alerts", () => {
       const round = await maintenanceRound({ pool: db.pool, retentionDays: 90, now: () => t(m), log: () => {} });
       expect(round.fired).toBe(0);
     }
-    const events = await db.pool.query("SELECT value, resolved_at, delivered_at, delivery_attempts FROM alert_event WHERE rule_id = 'dlq-size'");
+    const events = await db.pool.query(
+      "SELECT value, resolved_at, delivered_at, delivery_attempts FROM alert_event WHERE rule_id = 'dlq-size'",
+    );
     expect(events.rows).toHaveLength(1);
     expect(events.rows[0]).toMatchObject({ value: 3, resolved_at: null, delivery_attempts: 2 });
     expect(received.map((r) => [r.type, r.alert.ruleId, r.alert.value])).toEqual([["alert.fired", "dlq-size", 3]]);
@@ -77,7 +79,9 @@ describe("alerts", () => {
     expect((await maintenanceRound({ pool: db.pool, retentionDays: 90, now: () => t(6), log: () => {} })).fired).toBe(1); // a new breach
     const all = await db.pool.query("SELECT count(*)::int AS n FROM alert_event WHERE rule_id = 'dlq-size'");
     expect(all.rows[0].n).toBe(2);
-    const audited = await db.pool.query("SELECT action FROM audit_event WHERE target_type = 'alert_rule' AND action LIKE 'alert.%' ORDER BY id");
+    const audited = await db.pool.query(
+      "SELECT action FROM audit_event WHERE target_type = 'alert_rule' AND action LIKE 'alert.%' ORDER BY id",
+    );
     expect(audited.rows.map((r) => r.action)).toEqual(["alert.fired", "alert.resolved", "alert.fired"]);
   });
 
@@ -92,9 +96,14 @@ describe("alerts", () => {
     const { PATCH } = await import("../../app/api/alerts/[id]/route");
     const patch = async (role: "analyst" | "supervisor") => {
       const token = await makeToken(db, (await makeUser(db, role)).id);
-      return PATCH(new Request("http://localhost/api/alerts/oldest-age", {
-        method: "PATCH", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ threshold: 48 }),
-      }), { params: Promise.resolve({ id: "oldest-age" }) });
+      return PATCH(
+        new Request("http://localhost/api/alerts/oldest-age", {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ threshold: 48 }),
+        }),
+        { params: Promise.resolve({ id: "oldest-age" }) },
+      );
     };
     expect((await patch("analyst")).status).toBe(403);
     const res = await patch("supervisor");
@@ -106,30 +115,46 @@ describe("alerts", () => {
     const { GET } = await import("../../app/api/alerts/route");
     const urlFor = async (role: "analyst" | "supervisor") => {
       const token = await makeToken(db, (await makeUser(db, role)).id);
-      const res = await GET(new Request("http://localhost/api/alerts", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
-      return ((await res.json()) as { rules: { id: string; webhookUrl: string | null }[] }).rules.find((r) => r.id === "dlq-size")?.webhookUrl;
+      const res = await GET(new Request("http://localhost/api/alerts", { headers: { authorization: `Bearer ${token}` } }), {
+        params: Promise.resolve({}),
+      });
+      return ((await res.json()) as { rules: { id: string; webhookUrl: string | null }[] }).rules.find((r) => r.id === "dlq-size")
+        ?.webhookUrl;
     };
     expect(await urlFor("supervisor")).toBe(hookUrl);
     expect(await urlFor("analyst")).toBe(`${new URL(hookUrl).origin}/…`);
     // the overview every reader sees lists the rules too
-    expect((await healthOverview(db.pool, new Date())).alerts.find((r) => r.id === "dlq-size")?.webhookUrl).toBe(`${new URL(hookUrl).origin}/…`);
+    expect((await healthOverview(db.pool, new Date())).alerts.find((r) => r.id === "dlq-size")?.webhookUrl).toBe(
+      `${new URL(hookUrl).origin}/…`,
+    );
   });
 });
 
 describe("retention", () => {
   it("strips bodies of records settled or purged longer ago than the retention, keeping identity and timeline", async () => {
-    const [old, recent, open] = await ingest(db, [
+    const [old, recent, open] = (await ingest(db, [
       spatialEnvelope({ key: "ret-old", observedAt: 1, featureId: "r1" }),
       spatialEnvelope({ key: "ret-recent", observedAt: 2, featureId: "r2" }),
       spatialEnvelope({ key: "ret-open", observedAt: 3, featureId: "r3" }),
-    ]) as [string, string, string];
+    ])) as [string, string, string];
     const now = new Date("2027-03-01T00:00:00Z");
-    await db.pool.query("UPDATE dead_letter SET status = 'replayed', updated_at = $2 WHERE id = $1", [old, new Date("2026-11-01T00:00:00Z")]);
-    await db.pool.query("UPDATE dead_letter SET status = 'replayed', updated_at = $2 WHERE id = $1", [recent, new Date("2027-02-01T00:00:00Z")]);
+    await db.pool.query("UPDATE dead_letter SET status = 'replayed', updated_at = $2 WHERE id = $1", [
+      old,
+      new Date("2026-11-01T00:00:00Z"),
+    ]);
+    await db.pool.query("UPDATE dead_letter SET status = 'replayed', updated_at = $2 WHERE id = $1", [
+      recent,
+      new Date("2027-02-01T00:00:00Z"),
+    ]);
     await db.pool.query("UPDATE dead_letter SET updated_at = $2 WHERE id = $1", [open, new Date("2026-11-01T00:00:00Z")]);
 
     expect(await runRetention(db.pool, now, 90)).toEqual({ stripped: 1, more: false });
-    const rows = (await db.pool.query("SELECT id::text AS id, payload IS NULL AS gone, raw_envelope IS NULL AS raw_gone, idempotency_key FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id", [[old, recent, open]])).rows;
+    const rows = (
+      await db.pool.query(
+        "SELECT id::text AS id, payload IS NULL AS gone, raw_envelope IS NULL AS raw_gone, idempotency_key FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id",
+        [[old, recent, open]],
+      )
+    ).rows;
     expect(rows).toEqual([
       { id: old, gone: true, raw_gone: true, idempotency_key: "ret-old" },
       { id: recent, gone: false, raw_gone: false, idempotency_key: "ret-recent" },
@@ -142,9 +167,7 @@ describe("retention", () => {
   });
 
   it("strips everything due in one run when it fits in the run's pages", async () => {
-    await db.pool.query(
-      `UPDATE dead_letter SET status = 'replayed', updated_at = '2026-01-01' WHERE payload IS NOT NULL`,
-    );
+    await db.pool.query(`UPDATE dead_letter SET status = 'replayed', updated_at = '2026-01-01' WHERE payload IS NOT NULL`);
     const due = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter WHERE payload IS NOT NULL")).rows[0].n as number;
     expect(due).toBeGreaterThan(2);
     const r = await runRetention(db.pool, new Date("2027-03-01T00:00:00Z"), 90, { maxPages: 1 });
@@ -167,19 +190,30 @@ describe("overview and metrics", () => {
     const { GET } = await import("../../app/api/metrics/route");
     expect((await GET(new Request("http://localhost/api/metrics"), { params: Promise.resolve({}) })).status).toBe(401);
     const token = await makeToken(db, (await makeUser(db, "analyst")).id);
-    const res = await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+    const res = await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${token}` } }), {
+      params: Promise.resolve({}),
+    });
     expect(res.headers.get("content-type")).toContain("text/plain; version=0.0.4");
     const text = await res.text();
     expect(text).toMatch(/^# HELP redrive_dead_letters /);
     expect(text).toContain('redrive_dead_letters_arrived_total{kind="afc"} 3');
     // The poison counter only grows: a record made poison, back to transient, then poison again counts twice.
-    const poisoned = async () => Number(/redrive_dead_letters_poisoned_total\{kind="afc"\} (\d+)/.exec(
-      await (await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) })).text(),
-    )?.[1] ?? 0);
+    const poisoned = async () =>
+      Number(
+        /redrive_dead_letters_poisoned_total\{kind="afc"\} (\d+)/.exec(
+          await (
+            await GET(new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${token}` } }), {
+              params: Promise.resolve({}),
+            })
+          ).text(),
+        )?.[1] ?? 0,
+      );
     expect(text).toContain("# TYPE redrive_dead_letters_poisoned_total counter");
     const before = await poisoned();
     const one = "(SELECT id FROM dead_letter WHERE kind = 'afc' AND failure_class <> 'poison' ORDER BY id LIMIT 1)";
-    const { rows } = await db.pool.query<{ id: string }>(`UPDATE dead_letter SET failure_class = 'poison' WHERE id = ${one} RETURNING id::text AS id`);
+    const { rows } = await db.pool.query<{ id: string }>(
+      `UPDATE dead_letter SET failure_class = 'poison' WHERE id = ${one} RETURNING id::text AS id`,
+    );
     expect(await poisoned()).toBe(before + 1);
     await db.pool.query("UPDATE dead_letter SET failure_class = 'transient_schema' WHERE id = $1", [rows[0]!.id]);
     expect(await poisoned()).toBe(before + 1);

@@ -21,7 +21,13 @@ let analyst: { id: string; email: string; role: string };
 const PAN = "4111111111111111";
 const tap = { event_id: "tap-life-1", device_id: "gate-life", fare_amount_cents: 250, tap_timestamp: "2026-11-20T08:15:00.000Z" };
 const record = (retry: number) =>
-  JSON.stringify({ kind: "afc", source: "life", raw_payload: { ...tap, battery_pct: 40 }, failure_reason: "battery_pct: Unrecognized key", retry_count: retry });
+  JSON.stringify({
+    kind: "afc",
+    source: "life",
+    raw_payload: { ...tap, battery_pct: 40 },
+    failure_reason: "battery_pct: Unrecognized key",
+    retry_count: retry,
+  });
 
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker", "user"] });
@@ -43,10 +49,18 @@ describe("timeline after a full life", () => {
     await ingest(db, [record(1)]); // the producer failed it again: one more failure on the same row
     const now = () => new Date();
     const ctx = (u: { id: string; email: string; role: string }) => ({
-      actor: { id: u.id, email: u.email, role: u.role }, requestId: "t", now: now(), canOverrideIdentity: false,
+      actor: { id: u.id, email: u.email, role: u.role },
+      requestId: "t",
+      now: now(),
+      canOverrideIdentity: false,
     });
     const v1 = (await db.pool.query<{ version: number }>("SELECT version FROM dead_letter WHERE id = $1", [id])).rows[0]!.version;
-    const edited = await applyAction(db.pool, id, { action: "edit", version: v1, payload: tap, reason: "firmware adds battery_pct" }, ctx(analyst));
+    const edited = await applyAction(
+      db.pool,
+      id,
+      { action: "edit", version: v1, payload: tap, reason: "firmware adds battery_pct" },
+      ctx(analyst),
+    );
     const sup = { id: users.creator.userId, email: users.creator.email, role: "supervisor" };
     await applyAction(db.pool, id, { action: "approve", version: edited.version, reason: "fixed" }, ctx(sup));
 
@@ -73,7 +87,18 @@ describe("timeline after a full life", () => {
       "ledger.settled",
       "replay_batch.completed",
     ]);
-    expect(timeline.events.map((e) => e.kind)).toEqual(["capture", "failure", "edit", "decision", "batch", "batch", "batch", "replay", "settlement", "batch"]);
+    expect(timeline.events.map((e) => e.kind)).toEqual([
+      "capture",
+      "failure",
+      "edit",
+      "decision",
+      "batch",
+      "batch",
+      "batch",
+      "replay",
+      "settlement",
+      "batch",
+    ]);
     const at = timeline.events.map((e) => Date.parse(e.at));
     expect([...at].sort((a, b) => a - b)).toEqual(at);
 
@@ -91,9 +116,25 @@ describe("timeline after a full life", () => {
 
   it("masks card data in the events for readers without unmask", async () => {
     // the edit's diff does not touch card_pan; the capture event does not carry the payload: put a PAN in a reason
-    await applyAction(db.pool, (await ingest(db, [JSON.stringify({ kind: "afc", source: "life", raw_payload: { event_id: "x", device_id: "y", fare_amount_cents: "1" }, failure_reason: `card ${PAN} refused` })]))[0]!, {
-      action: "quarantine", version: 1, reason: `rider read out ${PAN}`,
-    }, { actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false });
+    await applyAction(
+      db.pool,
+      (
+        await ingest(db, [
+          JSON.stringify({
+            kind: "afc",
+            source: "life",
+            raw_payload: { event_id: "x", device_id: "y", fare_amount_cents: "1" },
+            failure_reason: `card ${PAN} refused`,
+          }),
+        ])
+      )[0]!,
+      {
+        action: "quarantine",
+        version: 1,
+        reason: `rider read out ${PAN}`,
+      },
+      { actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false },
+    );
     const { rows } = await db.pool.query<{ id: string }>("SELECT id::text AS id FROM dead_letter WHERE event_id = 'x'");
     const masked = await recordTimeline(db.pool, rows[0]!.id, DEFAULT_MASK_RULES);
     const text = JSON.stringify(masked.events);
@@ -119,7 +160,10 @@ describe("timeline after a full life", () => {
     const auditorRes = await call("auditor", "?unmask=1&download=1");
     expect(auditorRes.status).toBe(200);
     expect(auditorRes.headers.get("content-disposition")).toContain("timeline.json");
-    const { rows } = await db.pool.query("SELECT actor_role FROM audit_event WHERE action = 'dead_letter.unmasked_read' AND target_id = $1", [id]);
+    const { rows } = await db.pool.query(
+      "SELECT actor_role FROM audit_event WHERE action = 'dead_letter.unmasked_read' AND target_id = $1",
+      [id],
+    );
     expect(rows).toEqual([{ actor_role: "auditor" }]);
   });
 });

@@ -22,8 +22,24 @@ async function ingest(db: Db, lines: string[], batchSize = 500, extra: Partial<I
   return out;
 }
 
-const square = [[[2.35, 48.85], [2.36, 48.85], [2.36, 48.86], [2.35, 48.86], [2.35, 48.85]]];
-const bowtie = [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]];
+const square = [
+  [
+    [2.35, 48.85],
+    [2.36, 48.85],
+    [2.36, 48.86],
+    [2.35, 48.86],
+    [2.35, 48.85],
+  ],
+];
+const bowtie = [
+  [
+    [0, 0],
+    [2, 2],
+    [2, 0],
+    [0, 2],
+    [0, 0],
+  ],
+];
 
 function spatial(key: string | null, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
@@ -60,7 +76,11 @@ describe("ingest pipeline", () => {
       afc(TAP),
     ]);
     expect(results.map((r) => [r.index, r.status])).toEqual([
-      [0, "created"], [1, "rejected"], [2, "duplicate"], [3, "rejected"], [4, "created"],
+      [0, "created"],
+      [1, "rejected"],
+      [2, "duplicate"],
+      [3, "rejected"],
+      [4, "created"],
     ]);
     expect(results[2]).toMatchObject({ id: (results[0] as { id: string }).id });
     expect(results[3]).toMatchObject({ errors: [{ path: "kind" }] });
@@ -108,16 +128,25 @@ describe("ingest pipeline", () => {
 
   it("reads a bare NaN / Infinity as Python's json.dumps wrote it: the geometry or the tap explains it, the text stays as received", async () => {
     const nanGeometry = spatial("k-nan").replace("[[[2.35,48.85],[2.36,48.85]", "[[[2.35,48.85],[NaN,48.85]");
-    const infPoint = spatial("k-inf", { feature: { type: "Feature", geometry: { type: "Point", coordinates: [0, 0] }, properties: {} } }).replace("[0,0]", "[-Infinity,0]");
+    const infPoint = spatial("k-inf", {
+      feature: { type: "Feature", geometry: { type: "Point", coordinates: [0, 0] }, properties: {} },
+    }).replace("[0,0]", "[-Infinity,0]");
     const nanFare = afc(TAP.replace("e-1", "e-nan").replace('"275"', "NaN"));
     const results = await ingest(db, [nanGeometry, infPoint, nanFare]);
     expect(results.map((r) => r.status)).toEqual(["created", "created", "created"]);
     const { rows } = await db.pool.query(
       `SELECT idempotency_key, kind, failure_class, analysis, raw_envelope, reason, payload FROM dead_letter WHERE idempotency_key IN ('k-nan', 'k-inf') OR event_id = 'e-nan' ORDER BY id`,
     );
-    expect(rows[0].analysis).toMatchObject({ valid_before: false, outcome: "repaired", reason: expect.stringContaining("Invalid Coordinate (NaN, 48.85)") });
+    expect(rows[0].analysis).toMatchObject({
+      valid_before: false,
+      outcome: "repaired",
+      reason: expect.stringContaining("Invalid Coordinate (NaN, 48.85)"),
+    });
     expect(rows[0].raw_envelope).toBe(nanGeometry);
-    expect(rows[1]).toMatchObject({ failure_class: "poison", analysis: { outcome: "dropped", reason: expect.stringContaining("Invalid Coordinate (-Infinity, 0)") } });
+    expect(rows[1]).toMatchObject({
+      failure_class: "poison",
+      analysis: { outcome: "dropped", reason: expect.stringContaining("Invalid Coordinate (-Infinity, 0)") },
+    });
     expect(rows[2]).toMatchObject({ kind: "afc", reason: expect.stringContaining("fare_amount_cents") });
     expect(rows[2].payload.fare_amount_cents).toBeNull(); // jsonb has no NaN; the text keeps it
     expect(rows[2].raw_envelope).toContain('"fare_amount_cents":NaN');
@@ -127,7 +156,11 @@ describe("ingest pipeline", () => {
     // Batches of 3: keys r-0…r-8 once each, then r-1 and r-4 again in later batches (one while its first batch
     // may still be in flight), and a repeat inside one batch.
     const keys = ["r-0", "r-1", "r-2", "r-3", "r-1", "r-5", "r-4", "r-4", "r-6", "r-7", "r-8", "r-2"];
-    const results = await ingest(db, keys.map((k, i) => spatial(k, { dead_letter_reason: `reason ${i}` })), 3);
+    const results = await ingest(
+      db,
+      keys.map((k, i) => spatial(k, { dead_letter_reason: `reason ${i}` })),
+      3,
+    );
     expect(results.map((r) => r.index)).toEqual(keys.map((_, i) => i));
     const firstIndex = new Map<string, number>();
     keys.forEach((k, i) => firstIndex.set(k, firstIndex.get(k) ?? i));
@@ -154,11 +187,26 @@ describe("ingest pipeline", () => {
       spatial("nul-1", { dead_letter_reason: "bad\u0000reason" }),
       afc('{"event_id":"e-\\udc00","device_id":"d-1","fare_amount_cents":"275"}'),
       afc(JSON.stringify('{"event_id":"e-\\u0000","device_id":"d-1","fare_amount_cents":"275"}')), // raw_payload as a string of JSON
-      spatial("esc-1", { dead_letter_reason: tricky, feature: { type: "Feature", id: "e", geometry: { type: "Point", coordinates: [1, 2] }, properties: { n: tricky } } }),
+      spatial("esc-1", {
+        dead_letter_reason: tricky,
+        feature: { type: "Feature", id: "e", geometry: { type: "Point", coordinates: [1, 2] }, properties: { n: tricky } },
+      }),
     ]);
-    expect(results[0]).toEqual({ index: 0, status: "rejected", errors: [{ path: "dead_letter_reason", message: "contains the NUL character (\\u0000), which cannot be stored" }] });
-    expect(results[1]).toEqual({ index: 1, status: "rejected", errors: [{ path: "raw_payload.event_id", message: expect.stringContaining("unpaired UTF-16 surrogate") }] });
-    expect(results[2]).toEqual({ index: 2, status: "rejected", errors: [{ path: "raw_payload.event_id", message: expect.stringContaining("NUL") }] });
+    expect(results[0]).toEqual({
+      index: 0,
+      status: "rejected",
+      errors: [{ path: "dead_letter_reason", message: "contains the NUL character (\\u0000), which cannot be stored" }],
+    });
+    expect(results[1]).toEqual({
+      index: 1,
+      status: "rejected",
+      errors: [{ path: "raw_payload.event_id", message: expect.stringContaining("unpaired UTF-16 surrogate") }],
+    });
+    expect(results[2]).toEqual({
+      index: 2,
+      status: "rejected",
+      errors: [{ path: "raw_payload.event_id", message: expect.stringContaining("NUL") }],
+    });
     expect(results[3]).toMatchObject({ status: "created" });
     const { rows } = await db.pool.query<{ reason: string; n: string; raw: string }>(
       "SELECT reason, payload->'properties'->>'n' AS n, raw_envelope AS raw FROM dead_letter WHERE idempotency_key = 'esc-1'",
@@ -191,25 +239,45 @@ describe("ingest pipeline", () => {
       // deep enough to overflow a recursive parser's stack before the depth check sees it
       `{"kind":"spatial","idempotency_key":"deep-2","observed_at":1,"feature":${"[".repeat(20_000)}1${"]".repeat(20_000)}}`,
     ]);
-    expect(results.map((r) => r.status)).toEqual(["created", "rejected", "rejected", "rejected", "created", "rejected", "created", "created", "rejected"]);
+    expect(results.map((r) => r.status)).toEqual([
+      "created",
+      "rejected",
+      "rejected",
+      "rejected",
+      "created",
+      "rejected",
+      "created",
+      "created",
+      "rejected",
+    ]);
     expect(results[8]).toMatchObject({ errors: [{ path: "(root)", message: "nested more than 128 levels deep" }] });
     expect(results[1]).toMatchObject({ errors: [{ path: "idempotency_key", message: "is too long: 6,000 bytes (UTF-8), at most 1,000" }] });
     expect(results[2]).toMatchObject({ errors: [{ path: "event_id", message: expect.stringContaining("is too long") }] });
     expect(results[3]).toMatchObject({ errors: [{ path: "source", message: expect.stringContaining("is too long") }] });
     expect(results[5]).toMatchObject({ errors: [{ path: "(root)", message: "nested more than 128 levels deep" }] });
-    const { rows } = await db.pool.query<{ reason: string; reason_group: string }>("SELECT reason, reason_group FROM dead_letter WHERE idempotency_key = 'long-reason'");
+    const { rows } = await db.pool.query<{ reason: string; reason_group: string }>(
+      "SELECT reason, reason_group FROM dead_letter WHERE idempotency_key = 'long-reason'",
+    );
     expect(rows[0]?.reason).toBe(stackTrace);
     expect(rows[0]?.reason_group).toHaveLength(500);
-    const am = await db.pool.query<{ crosses: boolean }>("SELECT (analysis->>'crosses_antimeridian')::boolean AS crosses FROM dead_letter WHERE idempotency_key = 'big-am'");
+    const am = await db.pool.query<{ crosses: boolean }>(
+      "SELECT (analysis->>'crosses_antimeridian')::boolean AS crosses FROM dead_letter WHERE idempotency_key = 'big-am'",
+    );
     expect(am.rows[0]?.crosses).toBe(true);
   }, 120_000);
 
   it("a COPY and a staged insert of the same new keys, at once, neither deadlock nor both create", async () => {
     // Mixed kinds and keys whose byte order differs from a collation's: both paths must take the unique index
     // in one order. Run a few times: the race is a matter of timing.
-    const lines = Array.from({ length: 3000 }, (_, i) => (i % 2 ? spatial(`mix-${i}-Z`) : afc(TAP.replace("e-1", `mix-${i}-a`).replace("d-1", `d-${i}`))));
+    const lines = Array.from({ length: 3000 }, (_, i) =>
+      i % 2 ? spatial(`mix-${i}-Z`) : afc(TAP.replace("e-1", `mix-${i}-a`).replace("d-1", `d-${i}`)),
+    );
     for (let round = 0; round < 3; round++) {
-      const batch = await normalizeChunk(lines.map((text, index) => ({ index, text: text.replace(/mix-/g, `mix${round}-`) })), new Date(), {});
+      const batch = await normalizeChunk(
+        lines.map((text, index) => ({ index, text: text.replace(/mix-/g, `mix${round}-`) })),
+        new Date(),
+        {},
+      );
       const [viaCopy, viaStage] = await Promise.all([
         storeBatch(db.pool, batch, new Date(), { actor, requestId: "copy" }, { copyHint: { storedKeys: false } }),
         storeBatch(db.pool, batch, new Date(), { actor, requestId: "stage" }, { copyHint: { storedKeys: true } }),
@@ -223,17 +291,30 @@ describe("ingest pipeline", () => {
 
   it("normalizing on worker threads answers and stores exactly what this thread does, in input order", async () => {
     // 130 records in chunks of 40 (threads take chunks of 32 and more; the 10-record tail stays on this thread).
-    const mixed = (p: string) => Array.from({ length: 130 }, (_, i) => {
-      switch (i % 7) {
-        case 0: return spatial(`${p}-${i}`, { feature: { type: "Feature", id: `f-${i % 5}`, geometry: { type: "Polygon", coordinates: bowtie }, properties: {} } });
-        case 1: return "{not json";
-        case 2: return spatial(`${p}-${i - 2}`, { dead_letter_reason: `again ${i}` }); // a repeat of case 0's key
-        case 3: return afc(TAP.replace('"e-1"', `"${p}-e-${i}"`));
-        case 4: return spatial(null);
-        case 5: return JSON.stringify({ kind: "spatial", idempotency_key: `${p}-${i}`, observed_at: "yesterday", feature: null });
-        default: return spatial(`${p}-${i}`, { crs: "EPSG:3857", feature: { type: "Feature", geometry: { type: "Point", coordinates: [261600, 6250000] }, properties: {} } });
-      }
-    });
+    const mixed = (p: string) =>
+      Array.from({ length: 130 }, (_, i) => {
+        switch (i % 7) {
+          case 0:
+            return spatial(`${p}-${i}`, {
+              feature: { type: "Feature", id: `f-${i % 5}`, geometry: { type: "Polygon", coordinates: bowtie }, properties: {} },
+            });
+          case 1:
+            return "{not json";
+          case 2:
+            return spatial(`${p}-${i - 2}`, { dead_letter_reason: `again ${i}` }); // a repeat of case 0's key
+          case 3:
+            return afc(TAP.replace('"e-1"', `"${p}-e-${i}"`));
+          case 4:
+            return spatial(null);
+          case 5:
+            return JSON.stringify({ kind: "spatial", idempotency_key: `${p}-${i}`, observed_at: "yesterday", feature: null });
+          default:
+            return spatial(`${p}-${i}`, {
+              crs: "EPSG:3857",
+              feature: { type: "Feature", geometry: { type: "Point", coordinates: [261600, 6250000] }, properties: {} },
+            });
+        }
+      });
     const pool = NormalizePool.create(2);
     expect(pool?.size).toBe(2);
     try {
@@ -242,11 +323,16 @@ describe("ingest pipeline", () => {
       const shape = (rs: IngestResult[]) => rs.map((r) => (r.status === "rejected" ? r : { index: r.index, status: r.status }));
       expect(shape(threaded)).toEqual(shape(here));
       expect(here.filter((r) => r.status === "created").length).toBeGreaterThan(40);
-      const rows = async (p: string) => (await db.pool.query(
-        `SELECT CASE kind WHEN 'afc' THEN 'sha256:' || length(idempotency_key) ELSE replace(idempotency_key, $1, 'K') END AS key, kind, entity_key,
+      const rows = async (p: string) =>
+        (
+          await db.pool.query(
+            `SELECT CASE kind WHEN 'afc' THEN 'sha256:' || length(idempotency_key) ELSE replace(idempotency_key, $1, 'K') END AS key, kind, entity_key,
            failure_class, class_reason, reason, analysis, repaired_geometry, bbox::text AS bbox, replace(payload::text, $1, 'K') AS payload,
            replace(raw_envelope, $1, 'K') AS raw, failure_count
-         FROM dead_letter WHERE idempotency_key LIKE $1 || '%' OR raw_envelope LIKE '%' || $1 || '-e-%' ORDER BY id`, [p])).rows;
+         FROM dead_letter WHERE idempotency_key LIKE $1 || '%' OR raw_envelope LIKE '%' || $1 || '-e-%' ORDER BY id`,
+            [p],
+          )
+        ).rows;
       expect(await rows("zq2")).toEqual(await rows("zq1"));
     } finally {
       await pool?.close();
@@ -255,13 +341,20 @@ describe("ingest pipeline", () => {
 
   it("refuses to rewrite what was received", async () => {
     await expect(db.pool.query("UPDATE dead_letter SET raw_envelope = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
-    await expect(db.pool.query("UPDATE dead_letter SET first_failure_reason = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/immutable/);
+    await expect(db.pool.query("UPDATE dead_letter SET first_failure_reason = 'x' WHERE idempotency_key = 'k-1'")).rejects.toThrow(
+      /immutable/,
+    );
     // Named among other columns, and the key itself (the guard fires for statements that name a guarded column).
-    await expect(db.pool.query("UPDATE dead_letter SET status = 'approved', raw_envelope = raw_envelope || ' ' WHERE idempotency_key = 'k-1'"))
-      .rejects.toThrow(/immutable/);
-    await expect(db.pool.query("UPDATE dead_letter SET idempotency_key = 'k-other' WHERE idempotency_key = 'k-1'")).rejects.toThrow(/fixed at first ingest/);
+    await expect(
+      db.pool.query("UPDATE dead_letter SET status = 'approved', raw_envelope = raw_envelope || ' ' WHERE idempotency_key = 'k-1'"),
+    ).rejects.toThrow(/immutable/);
+    await expect(db.pool.query("UPDATE dead_letter SET idempotency_key = 'k-other' WHERE idempotency_key = 'k-1'")).rejects.toThrow(
+      /fixed at first ingest/,
+    );
     // Setting the key to itself changes nothing, and is allowed.
-    await expect(db.pool.query("UPDATE dead_letter SET idempotency_key = idempotency_key WHERE idempotency_key = 'k-1'")).resolves.toBeTruthy();
+    await expect(
+      db.pool.query("UPDATE dead_letter SET idempotency_key = idempotency_key WHERE idempotency_key = 'k-1'"),
+    ).resolves.toBeTruthy();
   });
 
   it("audits every ingest: each record is listed in its batch's event, which its first failure points at", async () => {
@@ -305,7 +398,13 @@ describe("POST /api/dead-letters", () => {
   it("keeps what was received byte for byte: an NDJSON line that is not UTF-8 is rejected alone, a JSON body that is not is a 400", async () => {
     const enc = new TextEncoder();
     // 0xE9 alone before the closing brace: "é" in Latin-1, not UTF-8
-    const bytes = new Uint8Array([...enc.encode(`${spatial("utf8-ok-1")}\n`), ...enc.encode(spatial("utf8-bad").slice(0, -1)), 0xe9, ...enc.encode("}\n"), ...enc.encode(`${spatial("utf8-ok-2")}\n`)]);
+    const bytes = new Uint8Array([
+      ...enc.encode(`${spatial("utf8-ok-1")}\n`),
+      ...enc.encode(spatial("utf8-bad").slice(0, -1)),
+      0xe9,
+      ...enc.encode("}\n"),
+      ...enc.encode(`${spatial("utf8-ok-2")}\n`),
+    ]);
     const res = await post(bytes, "application/x-ndjson");
     expect(res.status).toBe(200);
     const { results } = (await res.json()) as { results: IngestResult[] };
@@ -367,14 +466,20 @@ describe("POST /api/dead-letters", () => {
     expect(cut.status).toBe(200);
     expect(((await cut.json()) as { results: IngestResult[] }).results).toEqual([
       expect.objectContaining({ index: 0, status: "created" }),
-      { index: 1, status: "rejected", errors: [{ path: "(root)", message: "the JSON array ends without its closing ]: the body was cut off here" }] },
+      {
+        index: 1,
+        status: "rejected",
+        errors: [{ path: "(root)", message: "the JSON array ends without its closing ]: the body was cut off here" }],
+      },
     ]);
     // An empty array is an empty batch.
     expect(await (await post("[]")).json()).toEqual({ results: [] });
     // Valid JSON that is not an envelope is a record, rejected with its reasons.
     const value = await post("42");
     expect(value.status).toBe(200);
-    expect(((await value.json()) as { results: IngestResult[] }).results).toEqual([expect.objectContaining({ index: 0, status: "rejected" })]);
+    expect(((await value.json()) as { results: IngestResult[] }).results).toEqual([
+      expect.objectContaining({ index: 0, status: "rejected" }),
+    ]);
   });
 
   it("refuses an unknown content type and a missing token with JSON errors", async () => {

@@ -49,7 +49,8 @@ describe("OpenAPI document", () => {
     const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
     const batchPaths = Object.keys(paths).filter((p) => p.startsWith("/api/replays/{id}"));
     expect(batchPaths.length).toBeGreaterThanOrEqual(8);
-    for (const p of batchPaths) for (const [method, op] of Object.entries(paths[p]!)) expect(op.responses, `${method} ${p}`).toHaveProperty("404");
+    for (const p of batchPaths)
+      for (const [method, op] of Object.entries(paths[p]!)) expect(op.responses, `${method} ${p}`).toHaveProperty("404");
   });
 
   it("documents both body formats of the ingest boundaries", () => {

@@ -25,7 +25,16 @@ describe("crash safety (small)", () => {
 
   it("built-in ledger unpaced (a page per transaction): every key applied once, despite kills and a database restart", async () => {
     const report = await runChaos(cluster, {
-      records: 6000, sink: "ledger", rate: 1_000_000, workers: 3, kills: 4, killEveryMs: 150, seed: 13, leaseMs: 3000, name: "unpaced", log,
+      records: 6000,
+      sink: "ledger",
+      rate: 1_000_000,
+      workers: 3,
+      kills: 4,
+      killEveryMs: 150,
+      seed: 13,
+      leaseMs: 3000,
+      name: "unpaced",
+      log,
     });
     log(JSON.stringify(report));
     expect(report.lockedPages).toBe(true);

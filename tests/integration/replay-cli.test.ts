@@ -51,8 +51,12 @@ describe("redrive ledger import", () => {
     const file = join(dir, "settled.ndjson");
     const hash = "C0FFEE".repeat(10) + "ABCD";
     const lines = [
-      '{"idempotency_key":"cli-settled-1","kind":"afc"}', "not json", '{"idempotency_key":"cli-settled-2","applied_at":"2026-11-01T00:00:00Z"}',
-      `{"event_hash":"${hash}","applied_at":1700000000}`, '{"idempotency_key":"cli-settled-\u00ff"}', "",
+      '{"idempotency_key":"cli-settled-1","kind":"afc"}',
+      "not json",
+      '{"idempotency_key":"cli-settled-2","applied_at":"2026-11-01T00:00:00Z"}',
+      `{"event_hash":"${hash}","applied_at":1700000000}`,
+      '{"idempotency_key":"cli-settled-\u00ff"}',
+      "",
     ].join("\n");
     // Line 5 in Latin-1 (a lone 0xFF byte): not UTF-8, so refused by itself rather than stored with U+FFFD.
     await writeFile(file, Buffer.from(lines, "latin1"));
@@ -61,8 +65,13 @@ describe("redrive ledger import", () => {
     expect(JSON.parse(r.stdout)).toEqual({ imported: 3, alreadyKnown: 0, invalid: 2 });
     expect(r.stderr).toContain("line 2: not JSON");
     expect(r.stderr).toContain("line 5: not valid UTF-8");
-    const { rows } = await db.pool.query(`SELECT idempotency_key, origin FROM ledger_entry WHERE idempotency_key LIKE 'cli-settled-%' ORDER BY 1`);
-    expect(rows).toEqual([{ idempotency_key: "cli-settled-1", origin: "import" }, { idempotency_key: "cli-settled-2", origin: "import" }]);
+    const { rows } = await db.pool.query(
+      `SELECT idempotency_key, origin FROM ledger_entry WHERE idempotency_key LIKE 'cli-settled-%' ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      { idempotency_key: "cli-settled-1", origin: "import" },
+      { idempotency_key: "cli-settled-2", origin: "import" },
+    ]);
     const tap = await db.pool.query(`SELECT kind, applied_at FROM ledger_entry WHERE idempotency_key = $1`, [hash.toLowerCase()]);
     expect(tap.rows).toEqual([{ kind: "afc", applied_at: new Date("2023-11-14T22:13:20Z") }]);
   });
@@ -70,7 +79,10 @@ describe("redrive ledger import", () => {
 
 describe("redrive replay", () => {
   it("creates as --as, refuses self-approval, approves as another supervisor, audited as them", async () => {
-    const ids = await ingest(db, [afcRecord({ eventId: "cli-1", deviceId: "cli-dev", at: 1 }), afcRecord({ eventId: "cli-2", deviceId: "cli-dev", at: 2 })]);
+    const ids = await ingest(db, [
+      afcRecord({ eventId: "cli-1", deviceId: "cli-dev", at: 1 }),
+      afcRecord({ eventId: "cli-2", deviceId: "cli-dev", at: 2 }),
+    ]);
     await approve(db, ids);
     // Bad options are named by their flag.
     const notNumber = await cli(["replay", "create", "--ids", ids.join(","), "--rate", "abc", "--as", supA]);
@@ -103,7 +115,8 @@ describe("redrive replay", () => {
     // --as names whose role acted; the request says it came from the CLI, which account and which machine
     const cliRequest = expect.stringMatching(/^cli:.+@.+$/);
     expect(audit.rows).toEqual([
-      { action: "replay_batch.create", actor_email: supA, request_id: cliRequest }, { action: "replay_batch.approve", actor_email: supB, request_id: cliRequest },
+      { action: "replay_batch.create", actor_email: supA, request_id: cliRequest },
+      { action: "replay_batch.approve", actor_email: supB, request_id: cliRequest },
     ]);
     await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [id]);
   });

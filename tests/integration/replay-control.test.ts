@@ -39,7 +39,10 @@ afterAll(async () => {
 });
 
 async function taps(prefix: string, n: number, devices = n): Promise<string[]> {
-  const ids = await ingest(db, Array.from({ length: n }, (_, i) => afcRecord({ eventId: `${prefix}-${i}`, deviceId: `${prefix}-dev-${i % devices}`, at: i })));
+  const ids = await ingest(
+    db,
+    Array.from({ length: n }, (_, i) => afcRecord({ eventId: `${prefix}-${i}`, deviceId: `${prefix}-dev-${i % devices}`, at: i })),
+  );
   await approve(db, ids);
   return ids;
 }
@@ -47,7 +50,9 @@ async function taps(prefix: string, n: number, devices = n): Promise<string[]> {
 /** `n` approved records generated in SQL (the pipeline would take a while for thousands); their ids. */
 async function bulkIds(prefix: string, n: number): Promise<string[]> {
   await bulkApproved(db.pool, { count: n, prefix, kind: "afc", source: prefix });
-  const { rows } = await db.pool.query<{ id: string }>("SELECT id::text AS id FROM dead_letter WHERE source = $1 ORDER BY dead_letter.id", [prefix]);
+  const { rows } = await db.pool.query<{ id: string }>("SELECT id::text AS id FROM dead_letter WHERE source = $1 ORDER BY dead_letter.id", [
+    prefix,
+  ]);
   return rows.map((r) => r.id);
 }
 
@@ -72,16 +77,23 @@ describe("creating and approving a batch", () => {
 
     const list = await actions.list(tokenAnalyst);
     expect((list.body as { batches: BatchView[] }).batches.map((b) => b.id)).toContain(id);
-    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 ORDER BY id`, [id]);
+    const audit = await db.pool.query(`SELECT action FROM audit_event WHERE target_type = 'replay_batch' AND target_id = $1 ORDER BY id`, [
+      id,
+    ]);
     expect(audit.rows.map((r) => r.action)).toEqual(["replay_batch.create", "replay_batch.approve"]);
   });
 
   it("refuses explicit ids that are not approved, naming them (422)", async () => {
-    const ids = await ingest(db, [afcRecord({ eventId: "na-1", deviceId: "na", at: 1 }), afcRecord({ eventId: "na-2", deviceId: "na", at: 2 })]);
+    const ids = await ingest(db, [
+      afcRecord({ eventId: "na-1", deviceId: "na", at: 1 }),
+      afcRecord({ eventId: "na-2", deviceId: "na", at: 2 }),
+    ]);
     await approve(db, [ids[0] as string]);
     const res = await actions.create(tokenA, { ids, sink: { type: "ledger" }, ratePerSecond: 10 });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "ids.1", message: `record ${ids[1]} is pending, not approved` }] } });
+    expect(res.body).toMatchObject({
+      error: { code: "validation_failed", issues: [{ path: "ids.1", message: `record ${ids[1]} is pending, not approved` }] },
+    });
   });
 
   it("counts, before the batch exists, the approved AFC taps that still fail their schema (the replay will drop them)", async () => {
@@ -100,7 +112,9 @@ describe("creating and approving a batch", () => {
     const body = { ids, sink: { type: "ledger" }, ratePerSecond: 5 };
     const conflict = await actions.create(tokenA, { ...body, expectedCount: 2 });
     expect(conflict.status).toBe(409);
-    expect(conflict.body).toMatchObject({ error: { code: "conflict", matched: 3, issues: [{ path: "expectedCount", message: "is 3 now" }] } });
+    expect(conflict.body).toMatchObject({
+      error: { code: "conflict", matched: 3, issues: [{ path: "expectedCount", message: "is 3 now" }] },
+    });
     expect(await db.pool.query(`SELECT 1 FROM replay_item WHERE dead_letter_id = ANY($1::bigint[])`, [ids])).toMatchObject({ rowCount: 0 });
     expect((await actions.create(tokenA, { ...body, expectedCount: 3 })).status).toBe(201);
   });
@@ -112,13 +126,21 @@ describe("creating and approving a batch", () => {
     expect(res.body).toMatchObject({ total: 1, skipped: { notApproved: 0, inActiveBatch: 0, noKey: 0 } });
     const again = await actions.create(tokenA, { filter: { kind: ["afc"], q: "flt-dev-1" }, sink: { type: "ledger" }, ratePerSecond: 5 });
     expect(again.status).toBe(422); // the record is in the first (active) batch, and the answer says so
-    expect(again.body).toMatchObject({ error: { message: "selection: no approved record matches (nothing to replay); 1 approved is already in an active batch" } });
+    expect(again.body).toMatchObject({
+      error: { message: "selection: no approved record matches (nothing to replay); 1 approved is already in an active batch" },
+    });
     const wrongStatus = await actions.create(tokenA, { filter: { status: ["pending"] }, sink: { type: "ledger" }, ratePerSecond: 5 });
     expect(wrongStatus.status).toBe(422);
     // A misspelt filter key is refused by name, not ignored (ignored, it would select every approved record).
-    const typo = await actions.create(tokenA, { filter: { status: ["approved"], sourcee: "x" }, sink: { type: "ledger" }, ratePerSecond: 5 });
+    const typo = await actions.create(tokenA, {
+      filter: { status: ["approved"], sourcee: "x" },
+      sink: { type: "ledger" },
+      ratePerSecond: 5,
+    });
     expect(typo.status).toBe(422);
-    expect(typo.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "filter.sourcee", message: "is not a recognized field" }] } });
+    expect(typo.body).toMatchObject({
+      error: { code: "validation_failed", issues: [{ path: "filter.sourcee", message: "is not a recognized field" }] },
+    });
   });
 });
 
@@ -162,10 +184,14 @@ describe("pause, resume and cancel while workers submit", () => {
     expect(cancel.body).toMatchObject({ status: "cancelled" });
     await new Promise((r) => setTimeout(r, 1800));
     expect(arrivalsAfter(cancelledAt + 1000)).toBe(0);
-    const end = await waitFor("every item finished", async () => {
-      const c = await itemCounts(db.pool, id);
-      return (c.pending ?? 0) + (c.running ?? 0) + (c.retry ?? 0) === 0 ? c : null;
-    }, 10_000);
+    const end = await waitFor(
+      "every item finished",
+      async () => {
+        const c = await itemCounts(db.pool, id);
+        return (c.pending ?? 0) + (c.running ?? 0) + (c.retry ?? 0) === 0 ? c : null;
+      },
+      10_000,
+    );
     expect((end.applied ?? 0) + (end.cancelled ?? 0)).toBe(400);
     expect(end.applied).toBe(new Set(server.deliveries.map((d) => d.key)).size);
     const view = await actions.get(tokenAnalyst, id);

@@ -68,7 +68,9 @@ describe("the seed scenario: observed 100, 250, 150; the first key already appli
       const ids = await ingest(db, seedScenario("http"));
       await approve(db, ids);
       const imported = await importLedger(db.pool, lines(JSON.stringify({ idempotency_key: "http-100" })), {
-        actor: { id: null, email: "test", role: "system" }, now: new Date(), source: "test",
+        actor: { id: null, email: "test", role: "system" },
+        now: new Date(),
+        source: "test",
       });
       expect(imported).toMatchObject({ imported: 1, alreadyKnown: 0, invalid: [] });
       const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url }, ratePerSecond: 50 });
@@ -76,7 +78,10 @@ describe("the seed scenario: observed 100, 250, 150; the first key already appli
       await waitFor("completion", async () => (await batchStatus(db, id)) === "completed");
       expect(server.deliveries.map((d) => d.key)).toEqual(["http-150", "http-250"]);
       expect(await counts(id)).toEqual({ applied: 2, deduped: 1, dropped: 0, poison: 0, failed: 0, cancelled: 0 });
-      const { rows } = await db.pool.query(`SELECT status::text, count(*)::int AS n FROM dead_letter WHERE id = ANY($1::bigint[]) GROUP BY 1`, [ids]);
+      const { rows } = await db.pool.query(
+        `SELECT status::text, count(*)::int AS n FROM dead_letter WHERE id = ANY($1::bigint[]) GROUP BY 1`,
+        [ids],
+      );
       expect(rows).toEqual([{ status: "replayed", n: 3 }]);
     } finally {
       await server.close();
@@ -110,13 +115,19 @@ describe("the seed scenario: observed 100, 250, 150; the first key already appli
        GROUP BY 1 ORDER BY 1`,
       [ids],
     );
-    expect(audit.rows).toEqual([{ action: "replay.applied", n: 2 }, { action: "replay.deduped", n: 1 }]);
+    expect(audit.rows).toEqual([
+      { action: "replay.applied", n: 2 },
+      { action: "replay.deduped", n: 1 },
+    ]);
   });
 });
 
 describe("unpaced", () => {
   it("drains at the maximum rate (1,000,000/s): slots granted in the past are used at once, not given up", async () => {
-    const ids = await ingest(db, Array.from({ length: 60 }, (_, i) => spatialEnvelope({ key: `fast-${i}`, observedAt: 500 + i, featureId: `fast-${i % 7}` })));
+    const ids = await ingest(
+      db,
+      Array.from({ length: 60 }, (_, i) => spatialEnvelope({ key: `fast-${i}`, observedAt: 500 + i, featureId: `fast-${i % 7}` })),
+    );
     await approve(db, ids);
     const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 1_000_000, pageSize: 25 });
     worker();
@@ -128,22 +139,31 @@ describe("unpaced", () => {
     expect(view.achievedRate).toBeNull();
     const { rows } = await db.pool.query(
       `SELECT extract(epoch FROM b.finished_at - (SELECT min(submitted_at) FROM replay_item WHERE batch_id = b.id))::float8 AS s
-       FROM replay_batch b WHERE b.id = $1`, [id]);
+       FROM replay_batch b WHERE b.id = $1`,
+      [id],
+    );
     expect(view.averageRate).toBeCloseTo(60 / rows[0].s, 6);
   });
 });
 
 describe("achieved rate", () => {
   it("counts only submissions since the resume over the seconds since it, not those from before the pause", async () => {
-    const ids = await ingest(db, Array.from({ length: 12 }, (_, i) => spatialEnvelope({ key: `rate-${i}`, observedAt: 900 + i, featureId: `rate-${i}` })));
+    const ids = await ingest(
+      db,
+      Array.from({ length: 12 }, (_, i) => spatialEnvelope({ key: `rate-${i}`, observedAt: 900 + i, featureId: `rate-${i}` })),
+    );
     await approve(db, ids);
     const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 1 });
     // No worker: the history is written by hand. 8 submissions 6–9 s ago (before a pause), a resume 2 s ago, then 2.
     const now = new Date();
     const ago = (s: number) => new Date(now.getTime() - s * 1000);
-    const items = (await db.pool.query<{ id: string }>(`SELECT id::text AS id FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [id])).rows;
+    const items = (await db.pool.query<{ id: string }>(`SELECT id::text AS id FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [id]))
+      .rows;
     for (const [n, item] of items.slice(0, 10).entries()) {
-      await db.pool.query(`UPDATE replay_item SET submitted_at = $2 WHERE id = $1`, [item.id, n < 8 ? ago(9 - n * 0.4) : ago(1.5 - (n - 8) * 0.5)]);
+      await db.pool.query(`UPDATE replay_item SET submitted_at = $2 WHERE id = $1`, [
+        item.id,
+        n < 8 ? ago(9 - n * 0.4) : ago(1.5 - (n - 8) * 0.5),
+      ]);
     }
     await db.pool.query(`UPDATE replay_batch SET window_from = $2 WHERE id = $1`, [id, ago(2)]);
     const view = await getBatch(db.pool, id, now);
@@ -167,16 +187,38 @@ describe("entity state: last write wins by observation time", () => {
     worker();
     await replayedAlone(newer as string);
     const second = await replayedAlone(older as string);
-    const state = await db.pool.query(`SELECT idempotency_key, observed_at FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lww-feature'`);
+    const state = await db.pool.query(
+      `SELECT idempotency_key, observed_at FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lww-feature'`,
+    );
     expect(state.rows).toEqual([{ idempotency_key: "lww-300", observed_at: new Date((Date.UTC(2026, 10, 1) / 1000 + 300) * 1000) }]);
     expect(await counts(second)).toMatchObject({ applied: 1 }); // the key is applied; the state keeps the newer observation
   });
 
   it("tells observations 0.3 ms apart (one millisecond, rounded): the newer one, replayed after the older, takes the entity", async () => {
-    const envelope = (key: string, observed: string) => JSON.stringify({
-      kind: "spatial", source: "test", idempotency_key: key, observed_at: observed,
-      feature: { type: "Feature", id: "lww-micro", properties: {}, geometry: { type: "Polygon", coordinates: [[[10, 50], [10.01, 50], [10.01, 50.01], [10, 50.01], [10, 50]]] } },
-    });
+    const envelope = (key: string, observed: string) =>
+      JSON.stringify({
+        kind: "spatial",
+        source: "test",
+        idempotency_key: key,
+        observed_at: observed,
+        feature: {
+          type: "Feature",
+          id: "lww-micro",
+          properties: {},
+          geometry: {
+            type: "Polygon",
+            coordinates: [
+              [
+                [10, 50],
+                [10.01, 50],
+                [10.01, 50.01],
+                [10, 50.01],
+                [10, 50],
+              ],
+            ],
+          },
+        },
+      });
     const [older] = await ingest(db, [envelope("lww-micro-1", "2026-11-01T00:00:00.123100Z")]);
     const [newer] = await ingest(db, [envelope("lww-micro-2", "2026-11-01T00:00:00.123400Z")]);
     await approve(db, [older as string, newer as string]);
@@ -190,28 +232,40 @@ describe("entity state: last write wins by observation time", () => {
     const ledger = await db.pool.query(
       `SELECT idempotency_key, to_char(observed_at AT TIME ZONE 'UTC', 'SS.US') AS t FROM ledger_entry WHERE idempotency_key LIKE 'lww-micro-%' ORDER BY 1`,
     );
-    expect(ledger.rows).toEqual([{ idempotency_key: "lww-micro-1", t: "00.123100" }, { idempotency_key: "lww-micro-2", t: "00.123400" }]);
+    expect(ledger.rows).toEqual([
+      { idempotency_key: "lww-micro-1", t: "00.123100" },
+      { idempotency_key: "lww-micro-2", t: "00.123400" },
+    ]);
   });
 });
 
 describe("the claim statement", () => {
   it("takes exactly what the ordering rules allow", async () => {
     const envs = ["e1", "e1", "e2", "e1", "e3", "e3", "e4"].map((entity, i) =>
-      spatialEnvelope({ key: `claim-${i}`, observedAt: 1000 + i, featureId: entity }));
+      spatialEnvelope({ key: `claim-${i}`, observedAt: 1000 + i, featureId: entity }),
+    );
     const ids = await ingest(db, envs);
     await approve(db, ids);
     const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 10 });
     // A state in the middle of a run: e2's only item running, e3's first item waiting to retry.
     const statuses: Record<number, ItemStatus> = { 3: "running", 5: "retry" };
     for (const [seq, status] of Object.entries(statuses)) {
-      await db.pool.query(`UPDATE replay_item SET status = $3, run_at = now() + interval '1 hour' WHERE batch_id = $1 AND seq = $2`, [id, seq, status]);
+      await db.pool.query(`UPDATE replay_item SET status = $3, run_at = now() + interval '1 hour' WHERE batch_id = $1 AND seq = $2`, [
+        id,
+        seq,
+        status,
+      ]);
     }
     const { rows } = await db.pool.query<{ seq: number; entity_key: string; status: ItemStatus; run_at: Date }>(
       `SELECT seq, entity_key, status::text AS status, run_at FROM replay_item WHERE batch_id = $1`,
       [id],
     );
     const now = Date.now();
-    const expected = claimableSeqs(rows.map((r): QueueItem => ({ seq: r.seq, entityKey: r.entity_key, status: r.status, runAt: r.run_at.getTime() })), now, 10);
+    const expected = claimableSeqs(
+      rows.map((r): QueueItem => ({ seq: r.seq, entityKey: r.entity_key, status: r.status, runAt: r.run_at.getTime() })),
+      now,
+      10,
+    );
     const claimed = await claimItems(db.pool, { batchId: id, workerId: "test-claimer", limit: 10, leaseMs: 1000 });
     expect(claimed.map((c) => c.seq)).toEqual(expected);
     expect(expected).toEqual([1, 7]); // e1's first item, and e4; e2 running, e3 waiting, later e1/e3 items blocked

@@ -35,16 +35,37 @@ afterAll(async () => {
 
 /** A running unpaced ledger batch over `n` spatial records (feature ids from `entity`) and its config. */
 async function batchOf(prefix: string, n: number, entity: (i: number) => string = (i) => `${prefix}-f${i}`): Promise<BatchConfig> {
-  const ids = await ingest(db, Array.from({ length: n }, (_, i) => spatialEnvelope({ key: `${prefix}-${i}`, observedAt: 100 + i, featureId: entity(i) })));
+  const ids = await ingest(
+    db,
+    Array.from({ length: n }, (_, i) => spatialEnvelope({ key: `${prefix}-${i}`, observedAt: 100 + i, featureId: entity(i) })),
+  );
   await approve(db, ids);
   const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 1_000_000, pageSize: 50 });
-  return { id, sink: ledgerSink(), ratePerSecond: 1_000_000, pageSize: 50, maxReplays: 3, maxAttempts: 5, repairMethod: "linework", repairPolicy: "accept" };
+  return {
+    id,
+    sink: ledgerSink(),
+    ratePerSecond: 1_000_000,
+    pageSize: 50,
+    maxReplays: 3,
+    maxAttempts: 5,
+    repairMethod: "linework",
+    repairPolicy: "accept",
+  };
 }
 
 function context(batch: BatchConfig, over: Partial<LockedPageContext> = {}): LockedPageContext {
   return {
-    pool: db.pool, batch, workerId: "test-worker", actor: { id: null, email: "worker:test", role: "system" }, geos: getGeos,
-    random: () => 0.5, clock: () => new Date(), stopping: new AbortController().signal, isRunning: () => true, idleTimeoutMs: 60_000, ...over,
+    pool: db.pool,
+    batch,
+    workerId: "test-worker",
+    actor: { id: null, email: "worker:test", role: "system" },
+    geos: getGeos,
+    random: () => 0.5,
+    clock: () => new Date(),
+    stopping: new AbortController().signal,
+    isRunning: () => true,
+    idleTimeoutMs: 60_000,
+    ...over,
   };
 }
 
@@ -56,7 +77,14 @@ function gatedSink(): { sink: TransactionalSink; entered: Promise<void>; open: (
   const enteredP = new Promise<void>((r) => (entered = r));
   const inner = ledgerSink();
   return {
-    sink: { mode: "in-transaction", settle: async (client, subs, now) => { entered(); await gate; return inner.settle(client, subs, now); } },
+    sink: {
+      mode: "in-transaction",
+      settle: async (client, subs, now) => {
+        entered();
+        await gate;
+        return inner.settle(client, subs, now);
+      },
+    },
     entered: enteredP,
     open,
   };
@@ -66,17 +94,30 @@ async function state(batchId: string) {
   const items = await db.pool.query<{ status: string; n: number; locked: number; losses: number; attempts: number }>(
     `SELECT status::text AS status, count(*)::int AS n, count(locked_by)::int AS locked, sum(lease_losses)::int AS losses,
        sum(attempts)::int AS attempts
-     FROM replay_item WHERE batch_id = $1 GROUP BY status ORDER BY status`, [batchId]);
+     FROM replay_item WHERE batch_id = $1 GROUP BY status ORDER BY status`,
+    [batchId],
+  );
   const ledger = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_entry WHERE batch_id = $1`, [batchId]);
   const records = await db.pool.query<{ status: string; n: number }>(
     `SELECT d.status::text AS status, count(*)::int AS n FROM replay_item i JOIN dead_letter d ON d.id = i.dead_letter_id
-     WHERE i.batch_id = $1 GROUP BY d.status`, [batchId]);
+     WHERE i.batch_id = $1 GROUP BY d.status`,
+    [batchId],
+  );
   const batch = await db.pool.query<{ applied_count: number; cancelled_count: number }>(
-    `SELECT applied_count, cancelled_count FROM replay_batch WHERE id = $1`, [batchId]);
+    `SELECT applied_count, cancelled_count FROM replay_batch WHERE id = $1`,
+    [batchId],
+  );
   const audit = await db.pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM audit_event WHERE action LIKE 'replay.%' AND after->>'batchId' = $1`, [batchId]);
-  return { items: items.rows, ledger: ledger.rows[0]?.n, records: Object.fromEntries(records.rows.map((r) => [r.status, r.n])),
-    batch: batch.rows[0], audit: audit.rows[0]?.n };
+    `SELECT count(*)::int AS n FROM audit_event WHERE action LIKE 'replay.%' AND after->>'batchId' = $1`,
+    [batchId],
+  );
+  return {
+    items: items.rows,
+    ledger: ledger.rows[0]?.n,
+    records: Object.fromEntries(records.rows.map((r) => [r.status, r.n])),
+    batch: batch.rows[0],
+    audit: audit.rows[0]?.n,
+  };
 }
 
 describe("a page in one transaction (unpaced ledger)", () => {
@@ -85,8 +126,11 @@ describe("a page in one transaction (unpaced ledger)", () => {
     const page = await processLockedPage(context(batch));
     expect(page).toMatchObject({ kind: "done", claimed: 30, counts: { applied: 30, released: 0, lost: 0 } });
     expect(await state(batch.id)).toEqual({
-      items: [{ status: "applied", n: 30, locked: 0, losses: 0, attempts: 0 }], ledger: 30, records: { replayed: 30 },
-      batch: { applied_count: 30, cancelled_count: 0 }, audit: 30,
+      items: [{ status: "applied", n: 30, locked: 0, losses: 0, attempts: 0 }],
+      ledger: 30,
+      records: { replayed: 30 },
+      batch: { applied_count: 30, cancelled_count: 0 },
+      audit: 30,
     });
     expect(await processLockedPage(context(batch))).toEqual({ kind: "idle" });
   });
@@ -119,8 +163,11 @@ describe("a page in one transaction (unpaced ledger)", () => {
     };
     await expect(processLockedPage(context({ ...batch, sink: failing }))).rejects.toThrow("connection lost");
     expect(await state(batch.id)).toEqual({
-      items: [{ status: "pending", n: 12, locked: 0, losses: 0, attempts: 0 }], ledger: 0, records: { approved: 12 },
-      batch: { applied_count: 0, cancelled_count: 0 }, audit: 0,
+      items: [{ status: "pending", n: 12, locked: 0, losses: 0, attempts: 0 }],
+      ledger: 0,
+      records: { approved: 12 },
+      batch: { applied_count: 0, cancelled_count: 0 },
+      audit: 0,
     });
     // The next page delivers them, once.
     expect(await processLockedPage(context(batch))).toMatchObject({ kind: "done", claimed: 12, counts: { applied: 12 } });
@@ -129,11 +176,24 @@ describe("a page in one transaction (unpaced ledger)", () => {
 
   it("delivers nothing once the batch stops running or the worker stops: the items stay as they were", async () => {
     const batch = await batchOf("lp-pause", 8);
-    expect(await processLockedPage(context(batch, { isRunning: () => false }))).toMatchObject({ kind: "done", claimed: 8, counts: { released: 8, applied: 0 } });
+    expect(await processLockedPage(context(batch, { isRunning: () => false }))).toMatchObject({
+      kind: "done",
+      claimed: 8,
+      counts: { released: 8, applied: 0 },
+    });
     const stopped = new AbortController();
     stopped.abort();
-    expect(await processLockedPage(context(batch, { stopping: stopped.signal }))).toMatchObject({ kind: "done", claimed: 8, counts: { released: 8 } });
-    expect(await state(batch.id)).toMatchObject({ items: [{ status: "pending", n: 8, locked: 0 }], ledger: 0, records: { approved: 8 }, audit: 0 });
+    expect(await processLockedPage(context(batch, { stopping: stopped.signal }))).toMatchObject({
+      kind: "done",
+      claimed: 8,
+      counts: { released: 8 },
+    });
+    expect(await state(batch.id)).toMatchObject({
+      items: [{ status: "pending", n: 8, locked: 0 }],
+      ledger: 0,
+      records: { approved: 8 },
+      audit: 0,
+    });
   });
 
   it("decides undeliverable items in the same transaction (re-validation drops, records no longer approved)", async () => {
@@ -145,8 +205,18 @@ describe("a page in one transaction (unpaced ledger)", () => {
     await approve(db, ids);
     const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 1_000_000, pageSize: 50 });
     await db.pool.query(`UPDATE dead_letter SET status = 'quarantined' WHERE id = $1`, [ids[2]]);
-    const page = await processLockedPage(context({ id, sink: ledgerSink(), ratePerSecond: 1_000_000, pageSize: 50, maxReplays: 3, maxAttempts: 5,
-      repairMethod: "linework", repairPolicy: "accept" }));
+    const page = await processLockedPage(
+      context({
+        id,
+        sink: ledgerSink(),
+        ratePerSecond: 1_000_000,
+        pageSize: 50,
+        maxReplays: 3,
+        maxAttempts: 5,
+        repairMethod: "linework",
+        repairPolicy: "accept",
+      }),
+    );
     expect(page).toMatchObject({ kind: "done", claimed: 3, counts: { applied: 2, cancelled: 1 } });
   });
 
@@ -174,7 +244,8 @@ describe("a page in one transaction (unpaced ledger)", () => {
     expect(second).toEqual({ kind: "idle" });
     expect(await processLockedPage(context(batch))).toMatchObject({ kind: "done", claimed: 1, counts: { applied: 1 } });
     const { rows } = await db.pool.query(
-      `SELECT idempotency_key FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lp-order-same'`);
+      `SELECT idempotency_key FROM entity_state WHERE kind = 'spatial' AND entity_key = 'lp-order-same'`,
+    );
     expect(rows).toEqual([{ idempotency_key: "lp-order-1" }]);
   });
 
@@ -204,38 +275,62 @@ describe("a page in one transaction (unpaced ledger)", () => {
     expect(free).toHaveLength(4);
     gated.open();
     // The page's next statement fails on the closed connection: an error the worker's lane retries.
-    const err = await page.then(() => null, (e: unknown) => e);
+    const err = await page.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isTransientDbError(err), String(err)).toBe(true);
-    expect(await state(batch.id)).toMatchObject({ items: [{ status: "pending", n: 4, locked: 0 }], ledger: 0, records: { approved: 4 }, audit: 0 });
+    expect(await state(batch.id)).toMatchObject({
+      items: [{ status: "pending", n: 4, locked: 0 }],
+      ledger: 0,
+      records: { approved: 4 },
+      audit: 0,
+    });
   });
 
   it("re-checks each record under lock before delivering: one taken back meanwhile is not replayed", async () => {
     const batch = await batchOf("lp-taken", 3);
-    const { rows } = await db.pool.query<{ dl: string }>(`SELECT dead_letter_id::text AS dl FROM replay_item WHERE batch_id = $1 ORDER BY seq`, [batch.id]);
+    const { rows } = await db.pool.query<{ dl: string }>(
+      `SELECT dead_letter_id::text AS dl FROM replay_item WHERE batch_id = $1 ORDER BY seq`,
+      [batch.id],
+    );
     const taken = rows[1]?.dl as string;
     // Between the claim and the delivery (the page loads GEOS for its spatial records there), an analyst quarantines one.
-    const page = await processLockedPage(context(batch, {
-      geos: async () => {
-        await db.pool.query(`UPDATE dead_letter SET status = 'quarantined', version = version + 1 WHERE id = $1`, [taken]);
-        return getGeos();
-      },
-    }));
+    const page = await processLockedPage(
+      context(batch, {
+        geos: async () => {
+          await db.pool.query(`UPDATE dead_letter SET status = 'quarantined', version = version + 1 WHERE id = $1`, [taken]);
+          return getGeos();
+        },
+      }),
+    );
     expect(page).toMatchObject({ kind: "done", claimed: 3, counts: { applied: 2, cancelled: 1 } });
-    const item = await db.pool.query(`SELECT status::text AS status, last_error FROM replay_item WHERE batch_id = $1 AND dead_letter_id = $2`, [batch.id, taken]);
+    const item = await db.pool.query(
+      `SELECT status::text AS status, last_error FROM replay_item WHERE batch_id = $1 AND dead_letter_id = $2`,
+      [batch.id, taken],
+    );
     expect(item.rows[0]).toEqual({ status: "cancelled", last_error: "the record is quarantined now (approved when batched)" });
-    const ledger = await db.pool.query(`SELECT count(*)::int AS n FROM ledger_entry l JOIN dead_letter d ON d.idempotency_key = l.idempotency_key WHERE d.id = $1`, [taken]);
+    const ledger = await db.pool.query(
+      `SELECT count(*)::int AS n FROM ledger_entry l JOIN dead_letter d ON d.idempotency_key = l.idempotency_key WHERE d.id = $1`,
+      [taken],
+    );
     expect(ledger.rows[0].n).toBe(0);
   });
 
   it("holds the records it delivers: a change made while the page is open waits for it, then finds the record replayed", async () => {
     const gated = gatedSink();
     const batch = await batchOf("lp-wait", 2);
-    const { rows } = await db.pool.query<{ dl: string }>(`SELECT dead_letter_id::text AS dl FROM replay_item WHERE batch_id = $1 ORDER BY seq LIMIT 1`, [batch.id]);
+    const { rows } = await db.pool.query<{ dl: string }>(
+      `SELECT dead_letter_id::text AS dl FROM replay_item WHERE batch_id = $1 ORDER BY seq LIMIT 1`,
+      [batch.id],
+    );
     const target = rows[0]?.dl as string;
     const page = processLockedPage(context({ ...batch, sink: gated.sink }));
     await gated.entered;
     const change = db.pool.query(
-      `UPDATE dead_letter SET status = 'quarantined', version = version + 1 WHERE id = $1 AND status = 'approved' RETURNING id`, [target]);
+      `UPDATE dead_letter SET status = 'quarantined', version = version + 1 WHERE id = $1 AND status = 'approved' RETURNING id`,
+      [target],
+    );
     const early = await Promise.race([change.then(() => "changed"), new Promise((r) => setTimeout(() => r("waiting"), 500))]);
     expect(early).toBe("waiting");
     gated.open();
@@ -267,14 +362,16 @@ describe("a page in one transaction (unpaced ledger)", () => {
 
   it("a page that reads the batch after a cancel delivers nothing: its items end cancelled, as the cancel counted them", async () => {
     const batch = await batchOf("lp-cancel2", 6);
-    const page = await processLockedPage(context(batch, {
-      // Between the claim and the recording (the page loads GEOS there), a supervisor cancels.
-      geos: async () => {
-        const r = await applyBatchAction(db.pool, batch.id, "cancel", users.creator, { now: new Date() });
-        expect(r.cancelledItems).toBe(6);
-        return getGeos();
-      },
-    }));
+    const page = await processLockedPage(
+      context(batch, {
+        // Between the claim and the recording (the page loads GEOS there), a supervisor cancels.
+        geos: async () => {
+          const r = await applyBatchAction(db.pool, batch.id, "cancel", users.creator, { now: new Date() });
+          expect(r.cancelledItems).toBe(6);
+          return getGeos();
+        },
+      }),
+    );
     expect(page).toMatchObject({ kind: "done", counts: { applied: 0, cancelled: 6 } });
     expect(await state(batch.id)).toMatchObject({ items: [{ status: "cancelled", n: 6 }], ledger: 0, records: { approved: 6 } });
   });

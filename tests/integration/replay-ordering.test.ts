@@ -35,10 +35,18 @@ describe("entity ordering", () => {
     const N = 240;
     // Observation times shuffled against insertion order, so ids and observations disagree.
     const order = Array.from({ length: N }, (_, i) => (i * 97) % N);
-    const ids = await ingest(db, order.map((at, i) => afcRecord({ eventId: `ord-${i}`, deviceId: `ord-dev-${i % DEVICES}`, at })));
+    const ids = await ingest(
+      db,
+      order.map((at, i) => afcRecord({ eventId: `ord-${i}`, deviceId: `ord-dev-${i % DEVICES}`, at })),
+    );
     await approve(db, ids);
     const server = await startSinkServer({ delayMs: 5 });
-    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url, concurrency: 4 }, ratePerSecond: 400, pageSize: 50 });
+    const id = await runningBatch(db, users, {
+      ids,
+      sink: { type: "http", url: server.url, concurrency: 4 },
+      ratePerSecond: 400,
+      pageSize: 50,
+    });
     const workers = [db, other].map((d) => startWorker({ db: d, log: () => {}, leaseMs: 5000, pollMs: 50, concurrency: 2 }));
     try {
       await waitFor("completion", async () => (await batchStatus(db, id)) === "completed", 30_000);
@@ -56,7 +64,9 @@ describe("entity ordering", () => {
       for (let i = 1; i < list.length; i++) {
         const prev = list[i - 1] as (typeof list)[number];
         const cur = list[i] as (typeof list)[number];
-        expect(cur.arrivedAt, `device ${device}: a newer tap arrived before the older one was answered`).toBeGreaterThanOrEqual(prev.doneAt);
+        expect(cur.arrivedAt, `device ${device}: a newer tap arrived before the older one was answered`).toBeGreaterThanOrEqual(
+          prev.doneAt,
+        );
       }
     }
     // Both workers took part.
@@ -73,11 +83,19 @@ describe("batch order", () => {
     const N = 24;
     // Every tap its own device, so the per-entity rule holds nothing back: only the batch order is tested.
     const order = Array.from({ length: N }, (_, i) => (i * 7) % N);
-    const ids = await ingest(db, order.map((at, i) => afcRecord({ eventId: `seq-${i}`, deviceId: `seq-dev-${i}`, at: 1000 + at })));
+    const ids = await ingest(
+      db,
+      order.map((at, i) => afcRecord({ eventId: `seq-${i}`, deviceId: `seq-dev-${i}`, at: 1000 + at })),
+    );
     await approve(db, ids);
     const server = await startSinkServer({ delayMs: 2 });
     // 40/s: each lane claims a few items at a time, so the two lanes' pages alternate all through the batch.
-    const id = await runningBatch(db, users, { ids, sink: { type: "http", url: server.url, concurrency: 1 }, ratePerSecond: 40, pageSize: 50 });
+    const id = await runningBatch(db, users, {
+      ids,
+      sink: { type: "http", url: server.url, concurrency: 1 },
+      ratePerSecond: 40,
+      pageSize: 50,
+    });
     const worker = startWorker({ db, log: () => {}, leaseMs: 5000, pollMs: 50, concurrency: 2 });
     try {
       await waitFor("completion", async () => (await batchStatus(db, id)) === "completed", 30_000);
@@ -94,7 +112,10 @@ describe("batch order", () => {
 describe("pacing at a low rate", () => {
   it("keeps every 1-s window within 110% of 5/s (at most 5), submitted times from the items", async () => {
     const N = 26;
-    const ids = await ingest(db, Array.from({ length: N }, (_, i) => afcRecord({ eventId: `slow-${i}`, deviceId: `slow-dev-${i}`, at: 5000 + i })));
+    const ids = await ingest(
+      db,
+      Array.from({ length: N }, (_, i) => afcRecord({ eventId: `slow-${i}`, deviceId: `slow-dev-${i}`, at: 5000 + i })),
+    );
     await approve(db, ids);
     const id = await runningBatch(db, users, { ids, sink: { type: "ledger" }, ratePerSecond: 5, pageSize: 10 });
     const worker = startWorker({ db, log: () => {}, leaseMs: 5000, pollMs: 50, concurrency: 2 });
@@ -104,7 +125,9 @@ describe("pacing at a low rate", () => {
       await worker.stop();
     }
     const { rows } = await db.pool.query<{ t: number }>(
-      `SELECT (extract(epoch FROM submitted_at) * 1000)::float8 AS t FROM replay_item WHERE batch_id = $1 ORDER BY submitted_at`, [id]);
+      `SELECT (extract(epoch FROM submitted_at) * 1000)::float8 AS t FROM replay_item WHERE batch_id = $1 ORDER BY submitted_at`,
+      [id],
+    );
     const times = rows.map((r) => r.t);
     expect(times).toHaveLength(N);
     let worst = 0;

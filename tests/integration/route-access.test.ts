@@ -42,7 +42,10 @@ function routeFiles(): RouteFile[] {
     .sort()
     .map((file) => {
       const params: Record<string, string | string[]> = {};
-      const segments = file.split("/").slice(0, -1).filter((s) => !/^\(.*\)$/.test(s)); // route groups are not in the URL
+      const segments = file
+        .split("/")
+        .slice(0, -1)
+        .filter((s) => !/^\(.*\)$/.test(s)); // route groups are not in the URL
       const url = segments
         .map((s) => {
           const catchAll = /^\[\[?\.\.\.(\w+)\]\]?$/.exec(s)?.[1];
@@ -65,7 +68,8 @@ const handlers = files.flatMap((f) =>
   METHODS.filter((m) => typeof modules.get(f.file)?.[m] === "function").map((method) => ({
     ...f,
     method,
-    handler: modules.get(f.file)![method] as Partial<RouteHandler> & ((req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>),
+    handler: modules.get(f.file)![method] as Partial<RouteHandler> &
+      ((req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>),
   })),
 );
 
@@ -84,7 +88,9 @@ afterAll(async () => {
 
 async function call(h: (typeof handlers)[number], token?: string): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  const res = await h.handler(new Request(`http://localhost${h.url}`, { method: h.method, headers }), { params: Promise.resolve(h.params) });
+  const res = await h.handler(new Request(`http://localhost${h.url}`, { method: h.method, headers }), {
+    params: Promise.resolve(h.params),
+  });
   let body: unknown = null;
   if (res.status === 401 || res.status === 403) body = await res.json().catch(() => null);
   else await res.body?.cancel(); // a streaming route must not keep the test waiting
@@ -99,20 +105,32 @@ describe("route access", () => {
 
   it("better-auth's route, too, answers methods it lacks with 405 in JSON", async () => {
     const put = handlers.find((h) => h.file === "api/auth/[...all]/route.ts" && h.method === "PUT");
-    const res = await put!.handler(new Request("http://localhost/api/auth/sign-in/email", { method: "PUT" }), { params: Promise.resolve({ all: ["sign-in", "email"] }) });
+    const res = await put!.handler(new Request("http://localhost/api/auth/sign-in/email", { method: "PUT" }), {
+      params: Promise.resolve({ all: ["sign-in", "email"] }),
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, POST, HEAD, OPTIONS");
     expect(await res.json()).toMatchObject({ error: { code: "method_not_allowed" } });
   });
 
   it("better-auth's route answers a path it does not have (or a disabled one) with a JSON 404 naming it", async () => {
-    for (const [method, path] of [["GET", "/api/auth/whatever"], ["POST", "/api/auth/sign-up/email"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/api/auth/whatever"],
+      ["POST", "/api/auth/sign-up/email"],
+    ] as const) {
       const h = handlers.find((x) => x.file === "api/auth/[...all]/route.ts" && x.method === method);
-      const res = await h!.handler(new Request(`http://localhost${path}`, {
-        method, headers: { "content-type": "application/json", origin: "http://localhost" }, ...(method === "POST" ? { body: "{}" } : {}),
-      }), { params: Promise.resolve({ all: path.split("/").slice(3) }) });
+      const res = await h!.handler(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { "content-type": "application/json", origin: "http://localhost" },
+          ...(method === "POST" ? { body: "{}" } : {}),
+        }),
+        { params: Promise.resolve({ all: path.split("/").slice(3) }) },
+      );
       expect(res.status, path).toBe(404);
-      expect(await res.json()).toMatchObject({ error: { code: "not_found", message: `no API route ${method} ${path} (see /api/openapi.json)` } });
+      expect(await res.json()).toMatchObject({
+        error: { code: "not_found", message: `no API route ${method} ${path} (see /api/openapi.json)` },
+      });
     }
   });
 
@@ -124,7 +142,10 @@ describe("route access", () => {
 
   describe.each(handlers.filter((h) => !NOT_DEFINE_ROUTE.has(h.file)))("$method $url ($file)", (h) => {
     it("is built with defineRoute", () => {
-      expect(h.handler.meta, `${h.file} exports ${h.method} without defineRoute: wrap it so authentication and the permission check run`).toBeDefined();
+      expect(
+        h.handler.meta,
+        `${h.file} exports ${h.method} without defineRoute: wrap it so authentication and the permission check run`,
+      ).toBeDefined();
       expect(h.handler.meta?.access).toBeDefined();
     });
 
@@ -135,8 +156,16 @@ describe("route access", () => {
       it("answers 405 in JSON, with Allow naming the methods the route has", async () => {
         const res = await h.handler(new Request(`http://localhost${h.url}`, { method: h.method }), { params: Promise.resolve(h.params) });
         expect(res.status).toBe(405);
-        const has = handlers.filter((o) => o.file === h.file && !(o.handler.meta?.access && "notAllowed" in o.handler.meta.access)).map((o) => o.method);
-        expect(res.headers.get("allow")?.split(", ").filter((m) => m !== "HEAD" && m !== "OPTIONS").sort()).toEqual(has.sort());
+        const has = handlers
+          .filter((o) => o.file === h.file && !(o.handler.meta?.access && "notAllowed" in o.handler.meta.access))
+          .map((o) => o.method);
+        expect(
+          res.headers
+            .get("allow")
+            ?.split(", ")
+            .filter((m) => m !== "HEAD" && m !== "OPTIONS")
+            .sort(),
+        ).toEqual(has.sort());
         expect(await res.json()).toMatchObject({ error: { code: "method_not_allowed", allow: res.headers.get("allow") } });
       });
       return;
@@ -184,7 +213,9 @@ describe("a path no route claims", () => {
       const res = await mod[method]!(new Request("http://localhost/api/replays/3/explode", { method }));
       expect(res.status).toBe(404);
       expect(res.headers.get("content-type")).toContain("application/json");
-      expect(await res.json()).toMatchObject({ error: { code: "not_found", message: expect.stringContaining(`${method} /api/replays/3/explode`) } });
+      expect(await res.json()).toMatchObject({
+        error: { code: "not_found", message: expect.stringContaining(`${method} /api/replays/3/explode`) },
+      });
     }
   });
 });

@@ -26,7 +26,12 @@ afterAll(async () => {
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 
-async function call(handler: Handler, method: string, path: string, opts: { token?: string; body?: unknown; params?: Record<string, string>; headers?: Record<string, string> } = {}) {
+async function call(
+  handler: Handler,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; params?: Record<string, string>; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers["content-type"] = "application/json";
@@ -50,14 +55,18 @@ describe("API tokens through /api/tokens", () => {
     const { cookie } = await signIn(user.email);
 
     const created = await call(tokens.POST, "POST", "/tokens", {
-      body: { name: "  nightly export " }, headers: { cookie, origin: "http://localhost", host: "localhost", "x-request-id": "req-42" },
+      body: { name: "  nightly export " },
+      headers: { cookie, origin: "http://localhost", host: "localhost", "x-request-id": "req-42" },
     });
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
     const c = created.body as CreatedToken;
     expect(c).toMatchObject({ name: "nightly export", prefix: c.token.slice(0, 10) });
     expect(c.token).toMatch(/^rdv_[A-Za-z0-9_-]{43}$/);
-    expect(await authenticate(new Request("http://localhost/", { headers: { authorization: `Bearer ${c.token}` } }))).toMatchObject({ userId: user.id, via: "token" });
+    expect(await authenticate(new Request("http://localhost/", { headers: { authorization: `Bearer ${c.token}` } }))).toMatchObject({
+      userId: user.id,
+      via: "token",
+    });
 
     const listed = await call(tokens.GET, "GET", "/tokens", { token: session });
     expect(listed.status).toBe(200);
@@ -84,7 +93,10 @@ describe("API tokens through /api/tokens", () => {
   it("rejects a token without a name", async () => {
     const user = await makeUser(db, "producer");
     const { cookie } = await signIn(user.email);
-    const res = await call(tokens.POST, "POST", "/tokens", { body: { name: " " }, headers: { cookie, origin: "http://localhost", host: "localhost" } });
+    const res = await call(tokens.POST, "POST", "/tokens", {
+      body: { name: " " },
+      headers: { cookie, origin: "http://localhost", host: "localhost" },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.issues[0].path).toBe("name");
   });
@@ -109,13 +121,21 @@ describe("API tokens through /api/tokens", () => {
     const adminToken = await makeToken(db, admin.id);
     const all = await call(tokens.GET, "GET", "/tokens?all=1", { token: adminToken });
     expect(all.status).toBe(200);
-    expect((all.body as { tokens: TokenView[] }).tokens.find((t) => t.id === ownerTokenId)).toMatchObject({ userId: owner.id, userEmail: owner.email });
+    expect((all.body as { tokens: TokenView[] }).tokens.find((t) => t.id === ownerTokenId)).toMatchObject({
+      userId: owner.id,
+      userEmail: owner.email,
+    });
     const notAdmin = await call(tokens.GET, "GET", "/tokens?all=1", { token: ownerToken });
     expect(notAdmin.status).toBe(403);
     expect(notAdmin.body).toMatchObject({ error: { code: "forbidden", permission: "tokens:manage" } });
-    expect((await call(tokens.GET, "GET", "/tokens", { token: ownerToken })).body.tokens.map((t: TokenView) => t.id)).toEqual([ownerTokenId]);
+    expect((await call(tokens.GET, "GET", "/tokens", { token: ownerToken })).body.tokens.map((t: TokenView) => t.id)).toEqual([
+      ownerTokenId,
+    ]);
 
-    const byOther = await call(tokenById.DELETE, "DELETE", `/tokens/${ownerTokenId}`, { token: await makeToken(db, other.id), params: { id: ownerTokenId } });
+    const byOther = await call(tokenById.DELETE, "DELETE", `/tokens/${ownerTokenId}`, {
+      token: await makeToken(db, other.id),
+      params: { id: ownerTokenId },
+    });
     expect(byOther.status).toBe(404);
     expect(await authenticate(new Request("http://x/", { headers: { authorization: `Bearer ${ownerToken}` } }))).not.toBeNull();
 
@@ -128,9 +148,15 @@ describe("API tokens through /api/tokens", () => {
   it("a session-authenticated mutation from another origin is refused (defineRoute's CSRF check)", async () => {
     const user = await makeUser(db, "analyst");
     const { cookie } = await signIn(user.email);
-    const res = await call(tokens.POST, "POST", "/tokens", { body: { name: "x" }, headers: { cookie, origin: "https://evil.example", host: "localhost" } });
+    const res = await call(tokens.POST, "POST", "/tokens", {
+      body: { name: "x" },
+      headers: { cookie, origin: "https://evil.example", host: "localhost" },
+    });
     expect(res.status).toBe(403);
-    const ok = await call(tokens.POST, "POST", "/tokens", { body: { name: "x" }, headers: { cookie, origin: "http://localhost", host: "localhost" } });
+    const ok = await call(tokens.POST, "POST", "/tokens", {
+      body: { name: "x" },
+      headers: { cookie, origin: "http://localhost", host: "localhost" },
+    });
     expect(ok.status).toBe(201);
   });
 });
@@ -142,16 +168,29 @@ describe("users through /api/users (admins)", () => {
     const res = await call(users.POST, "POST", "/users", { token: t, body: { email: " New.Person@Test.Local ", role: "auditor" } });
     expect(res.status).toBe(201);
     const created = res.body as CreatedUser;
-    expect(created.user).toMatchObject({ email: "new.person@test.local", name: "new.person", role: "auditor", disabled: false, demo: false });
+    expect(created.user).toMatchObject({
+      email: "new.person@test.local",
+      name: "new.person",
+      role: "auditor",
+      disabled: false,
+      demo: false,
+    });
     expect(created.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect((await signIn(created.user.email, created.password)).res.status).toBe(200);
     const events = await auditFor(created.user.id);
-    expect(events[0]).toMatchObject({ action: "user.created", actor_id: admin.id, after: { email: "new.person@test.local", role: "auditor" } });
+    expect(events[0]).toMatchObject({
+      action: "user.created",
+      actor_id: admin.id,
+      after: { email: "new.person@test.local", role: "auditor" },
+    });
     expect(JSON.stringify(events)).not.toContain(created.password!);
 
     const dup = await call(users.POST, "POST", "/users", { token: t, body: { email: "new.person@test.local", role: "analyst" } });
     expect(dup.status).toBe(409);
-    const weak = await call(users.POST, "POST", "/users", { token: t, body: { email: "weak@test.local", role: "analyst", password: "short" } });
+    const weak = await call(users.POST, "POST", "/users", {
+      token: t,
+      body: { email: "weak@test.local", role: "analyst", password: "short" },
+    });
     expect(weak.status).toBe(422);
     expect(weak.body.error.issues[0].path).toBe("password");
   });
@@ -169,16 +208,35 @@ describe("users through /api/users (admins)", () => {
     const t = await makeToken(db, admin.id);
     const target = await makeUser(db, "analyst");
     const targetToken = await makeToken(db, target.id);
-    const res = await call(userById.PATCH, "PATCH", `/users/${target.id}`, { token: t, params: { id: target.id }, body: { role: "supervisor" } });
+    const res = await call(userById.PATCH, "PATCH", `/users/${target.id}`, {
+      token: t,
+      params: { id: target.id },
+      body: { role: "supervisor" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.user.role).toBe("supervisor");
-    expect(await authenticate(new Request("http://x/", { headers: { authorization: `Bearer ${targetToken}` } }))).toMatchObject({ role: "supervisor" });
+    expect(await authenticate(new Request("http://x/", { headers: { authorization: `Bearer ${targetToken}` } }))).toMatchObject({
+      role: "supervisor",
+    });
     const events = await auditFor(target.id);
-    expect(events.at(-1)).toMatchObject({ action: "user.role_changed", actor_id: admin.id, before: { role: "analyst" }, after: { role: "supervisor" } });
+    expect(events.at(-1)).toMatchObject({
+      action: "user.role_changed",
+      actor_id: admin.id,
+      before: { role: "analyst" },
+      after: { role: "supervisor" },
+    });
 
-    const disabled = await call(userById.PATCH, "PATCH", `/users/${target.id}`, { token: t, params: { id: target.id }, body: { disabled: true } });
+    const disabled = await call(userById.PATCH, "PATCH", `/users/${target.id}`, {
+      token: t,
+      params: { id: target.id },
+      body: { disabled: true },
+    });
     expect(disabled.body.user.disabled).toBe(true);
-    expect((await auditFor(target.id)).at(-1)).toMatchObject({ action: "user.disabled", before: { disabled: false }, after: { disabled: true } });
+    expect((await auditFor(target.id)).at(-1)).toMatchObject({
+      action: "user.disabled",
+      before: { disabled: false },
+      after: { disabled: true },
+    });
     expect(await authenticate(new Request("http://x/", { headers: { authorization: `Bearer ${targetToken}` } }))).toBeNull();
 
     const empty = await call(userById.PATCH, "PATCH", `/users/${target.id}`, { token: t, params: { id: target.id }, body: {} });
@@ -195,7 +253,11 @@ describe("users through /api/users (admins)", () => {
     expect(res.status).toBe(409);
     await expect(updateUser(db.pool, last.id, { disabled: true }, TEST_CTX())).rejects.toMatchObject({ code: "conflict" });
     const second = await makeUser(db, "admin");
-    const ok = await call(userById.PATCH, "PATCH", `/users/${last.id}`, { token: await makeToken(db, second.id), params: { id: last.id }, body: { role: "analyst" } });
+    const ok = await call(userById.PATCH, "PATCH", `/users/${last.id}`, {
+      token: await makeToken(db, second.id),
+      params: { id: last.id },
+      body: { role: "analyst" },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -211,7 +273,8 @@ describe("demo accounts", () => {
   it("seeds one demo user per role plus a second supervisor, idempotently, and they can sign in outside production", async () => {
     const first = await seedDemoAccounts(db);
     expect(first.map((a) => a.role).sort()).toEqual(["admin", "analyst", "auditor", "producer", "supervisor", "supervisor"]);
-    const count = async () => (await db.pool.query(`SELECT count(*)::int AS n FROM audit_event WHERE actor_email = 'demo-seed'`)).rows[0].n as number;
+    const count = async () =>
+      (await db.pool.query(`SELECT count(*)::int AS n FROM audit_event WHERE actor_email = 'demo-seed'`)).rows[0].n as number;
     const eventsAfterFirst = await count();
 
     // An admin demoted a demo account in the meantime: seeding again restores it and changes nothing else.
@@ -219,7 +282,9 @@ describe("demo accounts", () => {
     await db.pool.query(`UPDATE "user" SET role = 'auditor' WHERE email = $1`, [analyst.email]);
     expect(await seedDemoAccounts(db)).toEqual(first);
     expect(await count()).toBe(eventsAfterFirst + 1);
-    const { rows } = await db.pool.query(`SELECT email, role::text AS role, demo FROM "user" WHERE email LIKE '%@demo.redrive.local' ORDER BY email`);
+    const { rows } = await db.pool.query(
+      `SELECT email, role::text AS role, demo FROM "user" WHERE email LIKE '%@demo.redrive.local' ORDER BY email`,
+    );
     expect(rows).toHaveLength(6);
     expect(rows.every((r) => r.demo === true)).toBe(true);
 

@@ -20,14 +20,40 @@ import { testDb } from "./helpers";
 
 setTestAuthEnv();
 
-const bowtie = [[[2.35, 48.85], [2.36, 48.86], [2.36, 48.85], [2.35, 48.86], [2.35, 48.85]]];
-const square = [[[2.35, 48.85], [2.36, 48.85], [2.36, 48.86], [2.35, 48.86], [2.35, 48.85]]];
+const bowtie = [
+  [
+    [2.35, 48.85],
+    [2.36, 48.86],
+    [2.36, 48.85],
+    [2.35, 48.86],
+    [2.35, 48.85],
+  ],
+];
+const square = [
+  [
+    [2.35, 48.85],
+    [2.36, 48.85],
+    [2.36, 48.86],
+    [2.35, 48.86],
+    [2.35, 48.85],
+  ],
+];
 
-const spatial = (key: string) => JSON.stringify({
-  kind: "spatial", source: "parcels", idempotency_key: key, observed_at: "2026-11-05T10:00:00Z",
-  feature: { type: "Feature", id: "p-1", geometry: { type: "Polygon", coordinates: bowtie }, properties: { name: "<img src=x onerror=alert(1)>" } },
-  dead_letter_reason: "TopologyException: Self-intersection", replay_count: 0,
-});
+const spatial = (key: string) =>
+  JSON.stringify({
+    kind: "spatial",
+    source: "parcels",
+    idempotency_key: key,
+    observed_at: "2026-11-05T10:00:00Z",
+    feature: {
+      type: "Feature",
+      id: "p-1",
+      geometry: { type: "Polygon", coordinates: bowtie },
+      properties: { name: "<img src=x onerror=alert(1)>" },
+    },
+    dead_letter_reason: "TopologyException: Self-intersection",
+    replay_count: 0,
+  });
 const afc = (tap: string) => `{"kind":"afc","source":"gates","raw_payload":${tap},"first_seen_utc":"2026-11-05T09:00:00Z"}`;
 const tap = (eventId: string | null, fare = '"275"') =>
   `{${eventId ? `"event_id":"${eventId}",` : ""}"device_id":"gate-01","fare_amount_cents":${fare},"tap_timestamp":"2026-11-05T08:00:00Z","battery_pct":7}`;
@@ -61,10 +87,12 @@ afterAll(async () => {
 });
 
 const auditFor = async (id: string) =>
-  (await db.pool.query<{ action: string; reason: string | null; before: unknown; after: unknown; diff: unknown; actor_email: string }>(
-    "SELECT action, reason, before, after, diff, actor_email FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 ORDER BY id",
-    [id],
-  )).rows;
+  (
+    await db.pool.query<{ action: string; reason: string | null; before: unknown; after: unknown; diff: unknown; actor_email: string }>(
+      "SELECT action, reason, before, after, diff, actor_email FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 ORDER BY id",
+      [id],
+    )
+  ).rows;
 
 describe("single decisions", () => {
   it("approves with the current version and audits before/after in the same transaction", async () => {
@@ -72,7 +100,12 @@ describe("single decisions", () => {
     const after = await applyAction(db.pool, ids.afc!, { action: "approve", version: before.version }, analyst);
     expect(after).toMatchObject({ status: "approved", version: before.version + 1 });
     const audit = (await auditFor(ids.afc!)).at(-1)!;
-    expect(audit).toMatchObject({ action: "dead_letter.approved", actor_email: analyst.actor.email, before: { status: "pending" }, after: { status: "approved" } });
+    expect(audit).toMatchObject({
+      action: "dead_letter.approved",
+      actor_email: analyst.actor.email,
+      before: { status: "pending" },
+      after: { status: "approved" },
+    });
   });
 
   it("answers 409 with the current record on a stale version, and writes nothing", async () => {
@@ -88,7 +121,9 @@ describe("single decisions", () => {
 
   it("refuses what the state machine forbids, under the lock", async () => {
     const d = await getDeadLetter(db.pool, ids.afc!); // approved above
-    await expect(applyAction(db.pool, ids.afc!, { action: "approve", version: d.version }, analyst)).rejects.toMatchObject({ code: "conflict" });
+    await expect(applyAction(db.pool, ids.afc!, { action: "approve", version: d.version }, analyst)).rejects.toMatchObject({
+      code: "conflict",
+    });
     const reopened = await applyAction(db.pool, ids.afc!, { action: "reopen", version: d.version }, analyst);
     expect(reopened.status).toBe("pending");
   });
@@ -96,8 +131,9 @@ describe("single decisions", () => {
   it("requires a reason to quarantine", async () => {
     const d = await getDeadLetter(db.pool, ids.afc4!);
     // The route's zod schema refuses a missing reason first; the state machine refuses a blank one.
-    await expect(applyAction(db.pool, ids.afc4!, { action: "quarantine", version: d.version, reason: " " }, analyst))
-      .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "reason" }] });
+    await expect(applyAction(db.pool, ids.afc4!, { action: "quarantine", version: d.version, reason: " " }, analyst)).rejects.toMatchObject(
+      { code: "validation_failed", issues: [{ path: "reason" }] },
+    );
   });
 });
 
@@ -106,8 +142,12 @@ describe("edits", () => {
     const d = await getDeadLetter(db.pool, ids.afc4!);
     const { battery_pct: _b, ...fixed } = d.payload as Record<string, unknown>;
     const payload = { ...fixed } as Record<string, string>;
-    const err = await applyAction(db.pool, ids.afc4!, { action: "edit", version: d.version, payload: { ...payload, fare_amount_cents: "280" } }, analyst)
-      .catch((e: unknown) => e);
+    const err = await applyAction(
+      db.pool,
+      ids.afc4!,
+      { action: "edit", version: d.version, payload: { ...payload, fare_amount_cents: "280" } },
+      analyst,
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "validation_failed", issues: [{ path: "payload.fare_amount_cents" }] });
     const edited = await applyAction(db.pool, ids.afc4!, { action: "edit", version: d.version, payload }, analyst);
     expect(edited).toMatchObject({ version: d.version + 1, rawEnvelope: d.rawEnvelope, idempotencyKey: d.idempotencyKey });
@@ -127,30 +167,72 @@ describe("edits", () => {
     const audit = (await auditFor(ids.afc4!)).at(-1)!;
     expect(audit.action).toBe("dead_letter.edited");
     // A later edit that breaks the schema again says so; the earlier "edited into validity" does not stay.
-    const broken = await applyAction(db.pool, ids.afc4!, { action: "edit", version: edited.version, payload: { ...payload, fare_amount_cents: 275, note: "x" } }, analyst);
+    const broken = await applyAction(
+      db.pool,
+      ids.afc4!,
+      { action: "edit", version: edited.version, payload: { ...payload, fare_amount_cents: 275, note: "x" } },
+      analyst,
+    );
     expect(broken.classReason).toBe("edited; still fails the tap schema: note: Unrecognized key");
-    await applyAction(db.pool, ids.afc4!, { action: "edit", version: broken.version, payload: { ...payload, fare_amount_cents: 275 } }, analyst);
+    await applyAction(
+      db.pool,
+      ids.afc4!,
+      { action: "edit", version: broken.version, payload: { ...payload, fare_amount_cents: 275 } },
+      analyst,
+    );
   });
 
   it("AFC identity fields: refused for analysts, allowed for a supervisor with a reason; the key stays", async () => {
     const d = await getDeadLetter(db.pool, ids.poison!);
     expect(d.failureClass).toBe("poison");
-    await expect(applyAction(db.pool, ids.poison!, { action: "approve", version: d.version }, analyst)).rejects.toMatchObject({ code: "conflict" });
-    const withId = { ...(d.payload as Record<string, unknown>), event_id: "e-2", fare_amount_cents: 275 } as Record<string, string | number>;
+    await expect(applyAction(db.pool, ids.poison!, { action: "approve", version: d.version }, analyst)).rejects.toMatchObject({
+      code: "conflict",
+    });
+    const withId = { ...(d.payload as Record<string, unknown>), event_id: "e-2", fare_amount_cents: 275 } as Record<
+      string,
+      string | number
+    >;
     delete withId.battery_pct;
-    await expect(applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: true, reason: "from gate log" }, analyst))
-      .rejects.toMatchObject({ code: "forbidden" });
+    await expect(
+      applyAction(
+        db.pool,
+        ids.poison!,
+        { action: "edit", version: d.version, payload: withId, overrideIdentity: true, reason: "from gate log" },
+        analyst,
+      ),
+    ).rejects.toMatchObject({ code: "forbidden" });
     // An analyst's reason is not an override; a supervisor saying overrideIdentity: false is not one either.
-    await expect(applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, reason: "from gate log" }, analyst))
-      .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.event_id" }] });
-    await expect(applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, overrideIdentity: false, reason: "from gate log" }, supervisor))
-      .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.event_id" }] });
+    await expect(
+      applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, reason: "from gate log" }, analyst),
+    ).rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.event_id" }] });
+    await expect(
+      applyAction(
+        db.pool,
+        ids.poison!,
+        { action: "edit", version: d.version, payload: withId, overrideIdentity: false, reason: "from gate log" },
+        supervisor,
+      ),
+    ).rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.event_id" }] });
     // The issue's body {action, version, reason, payload} from a supervisor is the override.
-    const edited = await applyAction(db.pool, ids.poison!, { action: "edit", version: d.version, payload: withId, reason: "from gate log" }, supervisor);
-    expect(edited).toMatchObject({ failureClass: "transient_schema", classReason: "edited into validity", idempotencyKey: d.idempotencyKey, eventId: "e-2" });
+    const edited = await applyAction(
+      db.pool,
+      ids.poison!,
+      { action: "edit", version: d.version, payload: withId, reason: "from gate log" },
+      supervisor,
+    );
+    expect(edited).toMatchObject({
+      failureClass: "transient_schema",
+      classReason: "edited into validity",
+      idempotencyKey: d.idempotencyKey,
+      eventId: "e-2",
+    });
     const audits = await auditFor(ids.poison!);
     // fare "275" → 275 is a coercion, not an identity change (see the test above); event_id is the override
-    expect(audits.at(-1)).toMatchObject({ action: "dead_letter.identity_overridden", reason: "from gate log", after: { fields: ["event_id"] } });
+    expect(audits.at(-1)).toMatchObject({
+      action: "dead_letter.identity_overridden",
+      reason: "from gate log",
+      after: { fields: ["event_id"] },
+    });
     // Ingest quarantined it for being poison; the edit keeps that decision until someone reopens it.
     expect(edited.status).toBe("quarantined");
     const reopened = await applyAction(db.pool, ids.poison!, { action: "reopen", version: edited.version }, analyst);
@@ -164,7 +246,12 @@ describe("edits", () => {
     const feature = { ...(d.payload as Record<string, unknown>), geometry: { type: "Polygon", coordinates: square } };
     const edited = await applyAction(db.pool, ids.bowtie!, { action: "edit", version: d.version, payload: feature }, analyst);
     expect(edited.analysis).toMatchObject({ valid_before: true, outcome: "valid", reason: null, method: "linework" });
-    expect(edited).toMatchObject({ repairedGeometry: null, failureClass: "transient", classReason: "edited: geometry valid", rawEnvelope: d.rawEnvelope });
+    expect(edited).toMatchObject({
+      repairedGeometry: null,
+      failureClass: "transient",
+      classReason: "edited: geometry valid",
+      rawEnvelope: d.rawEnvelope,
+    });
     const box = await db.pool.query<{ bbox: string }>("SELECT bbox::text AS bbox FROM dead_letter WHERE id = $1", [ids.bowtie]);
     expect(box.rows[0]?.bbox).toBe("(2.36,48.86),(2.35,48.85)");
     // The page's left map keeps drawing what was received: the bowtie, from the raw envelope.
@@ -176,10 +263,16 @@ describe("edits", () => {
     const d = await getDeadLetter(db.pool, ids.bowtie!);
     const notFeatures: JsonValue[] = [{}, { type: "Polygon", coordinates: square }];
     for (const payload of notFeatures) {
-      await expect(applyAction(db.pool, ids.bowtie!, { action: "edit", version: d.version, payload }, analyst))
-        .rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "payload.type" }] });
+      await expect(applyAction(db.pool, ids.bowtie!, { action: "edit", version: d.version, payload }, analyst)).rejects.toMatchObject({
+        code: "validation_failed",
+        issues: [{ path: "payload.type" }],
+      });
     }
-    expect(await getDeadLetter(db.pool, ids.bowtie!)).toMatchObject({ version: d.version, failureClass: d.failureClass, payload: d.payload });
+    expect(await getDeadLetter(db.pool, ids.bowtie!)).toMatchObject({
+      version: d.version,
+      failureClass: d.failureClass,
+      payload: d.payload,
+    });
   });
 });
 
@@ -188,8 +281,9 @@ describe("bulk and counts", () => {
     const filter = { kind: ["afc" as const] };
     const matched = await countMatching(db.pool, filter);
     expect(matched).toBe(4);
-    await expect(bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 3 }, analyst))
-      .rejects.toMatchObject({ code: "conflict", details: { matched: 4 } });
+    await expect(
+      bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 3 }, analyst),
+    ).rejects.toMatchObject({ code: "conflict", details: { matched: 4 } });
     // The dry run says what the run will do (and changes nothing).
     const dry = await bulkAction(db.pool, { action: "quarantine", reason: "x", filter, expectedCount: 4, dryRun: true }, analyst);
     const result = await bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 4 }, analyst);
@@ -209,7 +303,9 @@ describe("bulk and counts", () => {
 
   it("keeps the facet rollup equal to the rows after inserts and updates", async () => {
     const facets = await facetCounts(db.pool, {});
-    const { rows } = await db.pool.query<{ status: string; n: number }>("SELECT status::text, count(*)::int AS n FROM dead_letter GROUP BY 1");
+    const { rows } = await db.pool.query<{ status: string; n: number }>(
+      "SELECT status::text, count(*)::int AS n FROM dead_letter GROUP BY 1",
+    );
     expect(Object.fromEntries(facets.status.map((b) => [b.value, b.count]))).toEqual(Object.fromEntries(rows.map((r) => [r.status, r.n])));
     expect(facets.total).toBe(6);
     const pending = await facetCounts(db.pool, { status: ["pending"] });
@@ -244,9 +340,14 @@ describe("over HTTP", () => {
     const token = await makeToken(db, user.id);
     const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
     const call = (body: unknown) =>
-      POST(new Request(`http://localhost/api/dead-letters/${ids.bowtie2}/actions`, {
-        method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body),
-      }), { params: Promise.resolve({ id: ids.bowtie2! }) });
+      POST(
+        new Request(`http://localhost/api/dead-letters/${ids.bowtie2}/actions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+        { params: Promise.resolve({ id: ids.bowtie2! }) },
+      );
     const stale = await call({ action: "approve", version: 99 });
     expect(stale.status).toBe(409);
     expect(await stale.json()).toMatchObject({ error: { code: "conflict", current: { id: ids.bowtie2, version: 1 } } });
@@ -262,24 +363,44 @@ describe("over HTTP", () => {
     for (let i = 0; i < 2000; i++) deep = { x: deep };
     const nested = await call({ action: "edit", version: 1, payload: { type: "Feature", geometry: null, properties: deep } });
     expect(nested.status).toBe(400);
-    expect(await nested.json()).toMatchObject({ error: { code: "invalid_json", issues: [{ path: "body", message: "nested more than 128 levels deep" }] } });
+    expect(await nested.json()).toMatchObject({
+      error: { code: "invalid_json", issues: [{ path: "body", message: "nested more than 128 levels deep" }] },
+    });
     // Over 16 MB, sent chunked (no Content-Length): 413, counted in bytes as it arrives.
     const mb = new TextEncoder().encode("é".repeat(512 * 1024)); // 1 MiB of 2-byte characters
     let sent = 0;
-    const chunked = new ReadableStream<Uint8Array>({ pull(c) { if (sent++ < 40) c.enqueue(mb); else c.close(); } });
-    const big = await POST(new Request(`http://localhost/api/dead-letters/${ids.bowtie2}/actions`, {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: chunked, duplex: "half",
-    } as RequestInit), { params: Promise.resolve({ id: ids.bowtie2! }) });
+    const chunked = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (sent++ < 40) c.enqueue(mb);
+        else c.close();
+      },
+    });
+    const big = await POST(
+      new Request(`http://localhost/api/dead-letters/${ids.bowtie2}/actions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: chunked,
+        duplex: "half",
+      } as RequestInit),
+      { params: Promise.resolve({ id: ids.bowtie2! }) },
+    );
     expect(big.status).toBe(413);
     expect(sent).toBeLessThan(20); // it stopped reading once past the limit
     // An id beyond bigint is the client's mistake, named, not the database's 500.
-    const huge = await POST(new Request("http://localhost/api/dead-letters/9999999999999999999/actions", {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ action: "approve", version: 1 }),
-    }), { params: Promise.resolve({ id: "9999999999999999999" }) });
+    const huge = await POST(
+      new Request("http://localhost/api/dead-letters/9999999999999999999/actions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ action: "approve", version: 1 }),
+      }),
+      { params: Promise.resolve({ id: "9999999999999999999" }) },
+    );
     expect(huge.status).toBe(422);
     expect(await huge.json()).toMatchObject({ error: { issues: [{ path: "id", message: "must be a dead letter id (digits)" }] } });
     const { GET } = await import("../../app/api/dead-letters/route");
-    const list = await GET(new Request("http://localhost/api/dead-letters?q=a%00b", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+    const list = await GET(new Request("http://localhost/api/dead-letters?q=a%00b", { headers: { authorization: `Bearer ${token}` } }), {
+      params: Promise.resolve({}),
+    });
     expect(list.status).toBe(422);
     expect(await list.json()).toMatchObject({ error: { issues: [{ path: "query.q" }] } });
   });
@@ -291,9 +412,17 @@ describe("approving taps that still fail their schema", () => {
       afcRecord({ eventId: "warn-1", deviceId: "warn-d", at: 1 }),
       afcRecord({ eventId: "warn-2", deviceId: "warn-d", at: 2, fare: "250" }),
     ]);
-    const dry = await bulkAction(db.pool, { action: "approve", ids: [good!, bad!], dryRun: true }, { actor: analyst.actor, requestId: "t", now: new Date() });
+    const dry = await bulkAction(
+      db.pool,
+      { action: "approve", ids: [good!, bad!], dryRun: true },
+      { actor: analyst.actor, requestId: "t", now: new Date() },
+    );
     expect(dry).toMatchObject({ matched: 2, updated: 2, skipped: 0, warnings: { [TAP_FAILS_SCHEMA]: 1 } });
-    const run = await bulkAction(db.pool, { action: "approve", ids: [good!, bad!] }, { actor: analyst.actor, requestId: "t", now: new Date() });
+    const run = await bulkAction(
+      db.pool,
+      { action: "approve", ids: [good!, bad!] },
+      { actor: analyst.actor, requestId: "t", now: new Date() },
+    );
     expect(run).toMatchObject({ matched: 2, updated: 2, skipped: 0, warnings: { [TAP_FAILS_SCHEMA]: 1 } });
     expect((await getDeadLetter(db.pool, bad!)).status).toBe("approved");
   });
@@ -302,33 +431,50 @@ describe("approving taps that still fail their schema", () => {
 describe("observation times to the microsecond", () => {
   it("are stored as sent, and the list's keyset cursor walks records of one millisecond without skipping or repeating", async () => {
     const at = ["2026-11-07T10:00:00.123100Z", "2026-11-07T10:00:00.123700Z", "2026-11-07T10:00:00.1234+00:00"];
-    const lines = at.map((observed, i) => JSON.stringify({
-      kind: "spatial", source: "micro", idempotency_key: `us-${i}`, observed_at: observed,
-      feature: { type: "Feature", id: `us-${i}`, geometry: { type: "Polygon", coordinates: square }, properties: {} },
-    }));
-    lines.push(JSON.stringify({
-      kind: "spatial", source: "micro", idempotency_key: "us-epoch", observed_at: 1794045600.123456,
-      feature: { type: "Feature", id: "us-epoch", geometry: { type: "Polygon", coordinates: square }, properties: {} },
-    }));
+    const lines = at.map((observed, i) =>
+      JSON.stringify({
+        kind: "spatial",
+        source: "micro",
+        idempotency_key: `us-${i}`,
+        observed_at: observed,
+        feature: { type: "Feature", id: `us-${i}`, geometry: { type: "Polygon", coordinates: square }, properties: {} },
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        kind: "spatial",
+        source: "micro",
+        idempotency_key: "us-epoch",
+        observed_at: 1794045600.123456,
+        feature: { type: "Feature", id: "us-epoch", geometry: { type: "Polygon", coordinates: square }, properties: {} },
+      }),
+    );
     const stored = await ingestTexts(db, lines);
     const { rows } = await db.pool.query<{ key: string; t: string }>(
       `SELECT idempotency_key AS key, to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS t FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id`,
       [stored],
     );
     expect(rows).toEqual([
-      { key: "us-0", t: "2026-11-07T10:00:00.123100" }, { key: "us-1", t: "2026-11-07T10:00:00.123700" },
-      { key: "us-2", t: "2026-11-07T10:00:00.123400" }, { key: "us-epoch", t: "2026-11-07T10:00:00.123456" },
+      { key: "us-0", t: "2026-11-07T10:00:00.123100" },
+      { key: "us-1", t: "2026-11-07T10:00:00.123700" },
+      { key: "us-2", t: "2026-11-07T10:00:00.123400" },
+      { key: "us-epoch", t: "2026-11-07T10:00:00.123456" },
     ]);
     for (const order of ["desc", "asc"] as const) {
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = await listDeadLetters(db.pool, ListQuerySchema.parse({ source: "micro", order, limit: "1", ...(cursor ? { cursor } : {}) }));
+        const page = await listDeadLetters(
+          db.pool,
+          ListQuerySchema.parse({ source: "micro", order, limit: "1", ...(cursor ? { cursor } : {}) }),
+        );
         seen.push(...page.items.map((i) => `${i.idempotencyKey} ${i.observedAt}`));
         cursor = page.nextCursor ?? undefined;
       } while (cursor);
       const expected = [
-        "us-0 2026-11-07T10:00:00.123100Z", "us-2 2026-11-07T10:00:00.123400Z", "us-epoch 2026-11-07T10:00:00.123456Z",
+        "us-0 2026-11-07T10:00:00.123100Z",
+        "us-2 2026-11-07T10:00:00.123400Z",
+        "us-epoch 2026-11-07T10:00:00.123456Z",
         "us-1 2026-11-07T10:00:00.123700Z",
       ];
       expect(seen, order).toEqual(order === "asc" ? expected : expected.reverse());
@@ -359,11 +505,21 @@ describe("AFC observation time", () => {
     expect(d.failureClass).toBe("transient_schema");
     expect(d.observedAt).toBe("2025-06-01T00:00:00.000000Z");
     const fixed = { ...(d.payload as Record<string, unknown>), tap_timestamp: "2025-06-01T00:00:00.25+02:00" };
-    const edited = await applyAction(db.pool, id, { action: "edit", version: d.version, payload: fixed, reason: "device clock was CEST" }, supervisor);
+    const edited = await applyAction(
+      db.pool,
+      id,
+      { action: "edit", version: d.version, payload: fixed, reason: "device clock was CEST" },
+      supervisor,
+    );
     expect(edited).toMatchObject({ observedAt: "2025-05-31T22:00:00.250000Z", classReason: "edited into validity" });
     // A tap time the edit leaves unreadable keeps the stored observation time.
     const unreadable = { ...fixed, tap_timestamp: "yesterday" };
-    const again = await applyAction(db.pool, id, { action: "edit", version: edited.version, payload: unreadable, reason: "test" }, supervisor);
+    const again = await applyAction(
+      db.pool,
+      id,
+      { action: "edit", version: edited.version, payload: unreadable, reason: "test" },
+      supervisor,
+    );
     expect(again.observedAt).toBe("2025-05-31T22:00:00.250000Z");
   });
 });

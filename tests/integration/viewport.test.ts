@@ -9,7 +9,6 @@ import { testDb } from "./helpers";
 // A map view across the antimeridian against a real database: the list, its count and the map's points find
 // the records on both sides of ±180° (the view used to be clamped to one side).
 
-
 let db: Db;
 const ids: Record<string, string> = {};
 

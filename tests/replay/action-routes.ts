@@ -13,7 +13,11 @@ import type { BatchAction } from "../../lib/replay/batch/batch-states";
 // Calls the replay API's route handlers in-process, as the browser or a script would (bearer token).
 
 const ACTIONS: Record<BatchAction, RouteHandler> = {
-  approve: approvePost, start: startPost, pause: pausePost, resume: resumePost, cancel: cancelPost,
+  approve: approvePost,
+  start: startPost,
+  pause: pausePost,
+  resume: resumePost,
+  cancel: cancelPost,
 };
 
 export interface Answer {
@@ -21,7 +25,12 @@ export interface Answer {
   body: unknown;
 }
 
-async function call(handler: RouteHandler, token: string, path: string, init: { method: string; body?: unknown; params?: Record<string, string> }): Promise<Answer> {
+async function call(
+  handler: RouteHandler,
+  token: string,
+  path: string,
+  init: { method: string; body?: unknown; params?: Record<string, string> },
+): Promise<Answer> {
   const res = await handler(
     new Request(`http://localhost${path}`, {
       method: init.method,

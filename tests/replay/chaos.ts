@@ -50,18 +50,24 @@ export interface ChaosReport {
   keysSettled: number;
   problems: string[];
   http?: {
-    requests: number; failedByServer: number; duplicates: number; duplicatesOfUnacknowledged: number;
+    requests: number;
+    failedByServer: number;
+    duplicates: number;
+    duplicatesOfUnacknowledged: number;
     /** resent after an answer so slow (≥ timeout − slack from arrival) that the worker may have timed out first */
-    duplicatesNearTimeout: number; duplicatesAfterCrash: number;
+    duplicatesNearTimeout: number;
+    duplicatesAfterCrash: number;
   };
 }
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    }).on("error", reject);
+    const s = createServer()
+      .listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      })
+      .on("error", reject);
   });
 }
 
@@ -87,7 +93,12 @@ export class ChaosCluster {
   /** when each SIGKILL happened, and to which process */
   kills: { at: number; pid: number }[] = [];
   restartTimes: number[] = [];
-  private constructor(private root: string, private port: number, public pg: EmbeddedHandle, private say: (m: string) => void) {}
+  private constructor(
+    private root: string,
+    private port: number,
+    public pg: EmbeddedHandle,
+    private say: (m: string) => void,
+  ) {}
 
   static async start(say: (m: string) => void): Promise<ChaosCluster> {
     const root = await mkdtemp(join(tmpdir(), "redrive-chaos-"));
@@ -107,7 +118,9 @@ export class ChaosCluster {
 
   spawnWorker(i: number, args: string[]): void {
     const child = spawn(process.execPath, ["bin/redrive.mjs", "worker", ...args], {
-      cwd: process.cwd(), env: { ...process.env, DATABASE_URL: this.url }, stdio: ["ignore", "ignore", "pipe"],
+      cwd: process.cwd(),
+      env: { ...process.env, DATABASE_URL: this.url },
+      stdio: ["ignore", "ignore", "pipe"],
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       const text = chunk.toString();
@@ -140,11 +153,16 @@ export class ChaosCluster {
   }
 
   async stopWorkers(): Promise<void> {
-    await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
-      if (!w || w.exitCode !== null) return resolve();
-      w.once("exit", () => resolve());
-      w.kill("SIGTERM");
-    })));
+    await Promise.all(
+      this.workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (!w || w.exitCode !== null) return resolve();
+            w.once("exit", () => resolve());
+            w.kill("SIGTERM");
+          }),
+      ),
+    );
     this.workers = [];
   }
 
@@ -174,7 +192,11 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
   const problems: string[] = [];
   let server: SinkServer | null = null;
   const prefix = `chaos-${o.name ?? o.sink}`;
-  const lockedPages = usesLockedPages({ sink: { mode: o.sink === "ledger" ? "in-transaction" : "remote" }, ratePerSecond: o.rate, pageSize: 100 });
+  const lockedPages = usesLockedPages({
+    sink: { mode: o.sink === "ledger" ? "in-transaction" : "remote" },
+    ratePerSecond: o.rate,
+    pageSize: 100,
+  });
   try {
     const users = await makeUsers(db.pool);
     await bulkApproved(db.pool, { count: Math.ceil(o.records / 2), prefix: `${prefix}-afc`, kind: "afc", devices: 500, source: prefix });
@@ -182,7 +204,12 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
     if (o.sink === "http") server = await startSinkServer({ failRate: 0.3, hangRate: 0.02, hangMs: 2 * HTTP_TIMEOUT_MS, seed: o.seed });
     const sink = server ? { type: "http", url: server.url, timeoutMs: HTTP_TIMEOUT_MS, concurrency: 8 } : { type: "ledger" };
     const batchId = await runningBatch(db, users, {
-      filter: { source: [prefix] }, sink, ratePerSecond: o.rate, pageSize: 100, maxAttempts: 25, failureThreshold: 0.9,
+      filter: { source: [prefix] },
+      sink,
+      ratePerSecond: o.rate,
+      pageSize: 100,
+      maxAttempts: 25,
+      failureThreshold: 0.9,
     });
     o.log(`${o.sink}: batch ${batchId} with ${o.records} records at ${o.rate}/s, ${o.workers} workers`);
     const args = ["--lease-ms", String(o.leaseMs ?? 3000), "--concurrency", "2", "--backoff-base-ms", "100", "--backoff-max-ms", "2000"];
@@ -217,7 +244,8 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
     const items = await itemCounts(db.pool, batchId);
     const open = (items.pending ?? 0) + (items.running ?? 0) + (items.retry ?? 0);
     if (open > 0) problems.push(`${open} items not finalized`);
-    if ((items.applied ?? 0) + (items.deduped ?? 0) !== o.records) problems.push(`applied + deduped = ${(items.applied ?? 0) + (items.deduped ?? 0)}, expected ${o.records}`);
+    if ((items.applied ?? 0) + (items.deduped ?? 0) !== o.records)
+      problems.push(`applied + deduped = ${(items.applied ?? 0) + (items.deduped ?? 0)}, expected ${o.records}`);
     if (kills < o.kills) problems.push(`only ${kills} kills happened before the batch drained`);
     if (!restarted) problems.push("PostgreSQL was not restarted before the batch drained");
 
@@ -231,7 +259,10 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
     const l = ledger.rows[0] ?? { keys: 0, replay: 0, missing: 0 };
     if (l.missing > 0) problems.push(`${l.missing} keys missing from the ledger`);
     if (o.sink === "ledger" && l.replay !== (items.applied ?? 0)) problems.push(`ledger rows ${l.replay} ≠ applied items ${items.applied}`);
-    const records = await db.pool.query(`SELECT count(*)::int AS n FROM dead_letter WHERE idempotency_key LIKE $1 AND status <> 'replayed'`, [`${prefix}-%`]);
+    const records = await db.pool.query(
+      `SELECT count(*)::int AS n FROM dead_letter WHERE idempotency_key LIKE $1 AND status <> 'replayed'`,
+      [`${prefix}-%`],
+    );
     if (records.rows[0].n > 0) problems.push(`${records.rows[0].n} records not marked replayed`);
     const lost = await db.pool.query(`SELECT coalesce(sum(lease_losses), 0)::int AS n FROM replay_item WHERE batch_id = $1`, [batchId]);
     const itemsSwept = lost.rows[0].n as number;
@@ -241,8 +272,16 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
     if (!audit.ok) problems.push(`audit chain broken at ${audit.broken.id}: ${audit.broken.problem}`);
 
     const report: ChaosReport = {
-      sink: o.sink, records: o.records, seconds: (Date.now() - started) / 1000, kills, pgRestarts: restarted ? 1 : 0, items, itemsSwept, lockedPages,
-      keysSettled: o.sink === "ledger" ? l.replay : (server?.applied.size ?? 0), problems,
+      sink: o.sink,
+      records: o.records,
+      seconds: (Date.now() - started) / 1000,
+      kills,
+      pgRestarts: restarted ? 1 : 0,
+      items,
+      itemsSwept,
+      lockedPages,
+      keysSettled: o.sink === "ledger" ? l.replay : (server?.applied.size ?? 0),
+      problems,
     };
     if (server) {
       const before = problems.length;
@@ -271,12 +310,25 @@ export async function runChaos(cluster: ChaosCluster, o: ChaosOptions): Promise<
  * or lost the database — before it could record it. The sender is told by its User-Agent, which names the
  * worker (`host:pid:…`): a SIGKILL of another worker does not excuse a resend.
  */
-function checkDeliveries(server: SinkServer, records: number, cluster: ChaosCluster, problems: string[], started: number): NonNullable<ChaosReport["http"]> {
+function checkDeliveries(
+  server: SinkServer,
+  records: number,
+  cluster: ChaosCluster,
+  problems: string[],
+  started: number,
+): NonNullable<ChaosReport["http"]> {
   if (server.applied.size !== records) problems.push(`receiver applied ${server.applied.size} keys, expected ${records}`);
   const byKey = new Map<string, typeof server.deliveries>();
   for (const d of server.deliveries) byKey.set(d.key, [...(byKey.get(d.key) ?? []), d]);
   const pidOf = (sender: string) => Number(/\([^:]*:(\d+):/.exec(sender)?.[1] ?? -1);
-  const out = { requests: server.deliveries.length, failedByServer: 0, duplicates: 0, duplicatesOfUnacknowledged: 0, duplicatesNearTimeout: 0, duplicatesAfterCrash: 0 };
+  const out = {
+    requests: server.deliveries.length,
+    failedByServer: 0,
+    duplicates: 0,
+    duplicatesOfUnacknowledged: 0,
+    duplicatesNearTimeout: 0,
+    duplicatesAfterCrash: 0,
+  };
   for (const list of byKey.values()) {
     list.sort((a, b) => a.arrivedAt - b.arrivedAt);
     out.failedByServer += list.filter((d) => d.action === "failed").length;
@@ -290,13 +342,18 @@ function checkDeliveries(server: SinkServer, records: number, cluster: ChaosClus
       if (!d.completed) out.duplicatesOfUnacknowledged++;
       else if (d.doneAt - d.arrivedAt >= HTTP_TIMEOUT_MS - TIMEOUT_SLACK_MS) out.duplicatesNearTimeout++;
       // The acknowledgement reached a worker that died (or lost the database) before recording it.
-      else if (cluster.kills.some((k) => k.pid === pidOf(d.sender) && k.at >= d.doneAt - 100 && k.at <= next.arrivedAt)
-        || cluster.restartTimes.some((t) => t >= d.doneAt - 100 && t <= next.arrivedAt)) out.duplicatesAfterCrash++;
+      else if (
+        cluster.kills.some((k) => k.pid === pidOf(d.sender) && k.at >= d.doneAt - 100 && k.at <= next.arrivedAt) ||
+        cluster.restartTimes.some((t) => t >= d.doneAt - 100 && t <= next.arrivedAt)
+      )
+        out.duplicatesAfterCrash++;
       else {
         const at = (t: number) => `${((t - started) / 1000).toFixed(2)} s`;
-        problems.push(`key ${d.key} was resent although its earlier request (from ${d.sender}, arrived ${at(d.arrivedAt)}, ` +
-          `answered ${d.status} at ${at(d.doneAt)}) was acknowledged and that worker did not crash; resent by ${next.sender} at ${at(next.arrivedAt)}` +
-          ` (restarts at ${cluster.restartTimes.map(at).join(", ")})`);
+        problems.push(
+          `key ${d.key} was resent although its earlier request (from ${d.sender}, arrived ${at(d.arrivedAt)}, ` +
+            `answered ${d.status} at ${at(d.doneAt)}) was acknowledged and that worker did not crash; resent by ${next.sender} at ${at(next.arrivedAt)}` +
+            ` (restarts at ${cluster.restartTimes.map(at).join(", ")})`,
+        );
       }
     }
   }

@@ -12,17 +12,43 @@ import { CreateBatchBody } from "../../lib/replay/batch/batch-schemas";
 
 export const EPOCH = Date.UTC(2026, 10, 1) / 1000;
 
-export function spatialEnvelope(o: { key: string; observedAt: number; featureId: string; geometry?: unknown; replayCount?: number }): string {
-  const geometry = o.geometry ?? { type: "Polygon", coordinates: [[[10, 50], [10.01, 50], [10.01, 50.01], [10, 50.01], [10, 50]]] };
+export function spatialEnvelope(o: {
+  key: string;
+  observedAt: number;
+  featureId: string;
+  geometry?: unknown;
+  replayCount?: number;
+}): string {
+  const geometry = o.geometry ?? {
+    type: "Polygon",
+    coordinates: [
+      [
+        [10, 50],
+        [10.01, 50],
+        [10.01, 50.01],
+        [10, 50.01],
+        [10, 50],
+      ],
+    ],
+  };
   return JSON.stringify({
-    kind: "spatial", source: "test", idempotency_key: o.key, observed_at: EPOCH + o.observedAt, replay_count: o.replayCount ?? 0,
+    kind: "spatial",
+    source: "test",
+    idempotency_key: o.key,
+    observed_at: EPOCH + o.observedAt,
+    replay_count: o.replayCount ?? 0,
     feature: { type: "Feature", id: o.featureId, properties: { name: o.featureId }, geometry },
     dead_letter_reason: "HTTP 503 from downstream",
   });
 }
 
 export function afcRecord(o: { eventId: string; deviceId: string; at: number; fare?: unknown }): string {
-  const tap = { event_id: o.eventId, device_id: o.deviceId, fare_amount_cents: o.fare ?? 250, tap_timestamp: new Date((EPOCH + o.at) * 1000).toISOString() };
+  const tap = {
+    event_id: o.eventId,
+    device_id: o.deviceId,
+    fare_amount_cents: o.fare ?? 250,
+    tap_timestamp: new Date((EPOCH + o.at) * 1000).toISOString(),
+  };
   return JSON.stringify({ kind: "afc", source: "test", raw_payload: tap, failure_reason: "downstream timeout", retry_count: 0 });
 }
 
@@ -58,10 +84,11 @@ export async function bulkApproved(
   for (let from = 1; from <= o.count; from += step) {
     const to = Math.min(o.count, from + step - 1);
     const entity = o.kind === "afc" ? `'dev-' || (g % ${Math.max(1, o.devices ?? 1000)})` : `'feature-' || g`;
-    const payload = o.kind === "afc"
-      ? `jsonb_build_object('event_id', 'e-' || g, 'device_id', ${entity}, 'fare_amount_cents', 250,
+    const payload =
+      o.kind === "afc"
+        ? `jsonb_build_object('event_id', 'e-' || g, 'device_id', ${entity}, 'fare_amount_cents', 250,
            'tap_timestamp', to_char(obs AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))`
-      : `jsonb_build_object('type', 'Feature', 'id', ${entity}, 'properties', '{}'::jsonb, 'geometry', jsonb_build_object('type', 'Polygon',
+        : `jsonb_build_object('type', 'Feature', 'id', ${entity}, 'properties', '{}'::jsonb, 'geometry', jsonb_build_object('type', 'Polygon',
            'coordinates', jsonb_build_array(jsonb_build_array(jsonb_build_array(x, y), jsonb_build_array(x + 0.01, y),
              jsonb_build_array(x + 0.01, y + 0.01), jsonb_build_array(x, y + 0.01), jsonb_build_array(x, y)))))`;
     await pool.query(
@@ -91,7 +118,12 @@ export async function runningBatch(db: Db, users: TestUsers, body: unknown): Pro
   return id;
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -113,4 +145,3 @@ export async function itemCounts(pool: pg.Pool, batchId: string): Promise<Record
   );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
-

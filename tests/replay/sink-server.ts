@@ -32,7 +32,10 @@ export interface SinkServerOptions {
   delayMs?: number;
   seed?: number;
   /** decide the answer yourself (status, headers); `null` falls back to the default behaviour */
-  decide?: (body: { idempotency_key: string; kind: string }, n: number) => { status: number; headers?: Record<string, string>; apply?: boolean } | null;
+  decide?: (
+    body: { idempotency_key: string; kind: string },
+    n: number,
+  ) => { status: number; headers?: Record<string, string>; apply?: boolean } | null;
 }
 
 export interface SinkServer {
@@ -57,15 +60,29 @@ export async function startSinkServer(opts: SinkServerOptions = {}): Promise<Sin
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrivedAt = Date.now();
-    const body = JSON.parse(await readBody(req)) as { idempotency_key: string; kind: string; observed_at: string; payload: Record<string, unknown> };
+    const body = JSON.parse(await readBody(req)) as {
+      idempotency_key: string;
+      kind: string;
+      observed_at: string;
+      payload: Record<string, unknown>;
+    };
     // Node hands a header over one character per byte: the key travels as its UTF-8 bytes.
     const raw = req.headers["idempotency-key"];
     const key = typeof raw === "string" ? Buffer.from(raw, "latin1").toString("utf8") : raw;
     if (key !== body.idempotency_key) throw new Error(`Idempotency-Key header ${String(key)} ≠ body key ${body.idempotency_key}`);
     const entity = body.kind === "afc" ? String(body.payload.device_id ?? "") : String(body.payload.id ?? "");
-    const d: Delivery = { key: body.idempotency_key, kind: body.kind, entity: entity || null, observedAt: body.observed_at, arrivedAt,
+    const d: Delivery = {
+      key: body.idempotency_key,
+      kind: body.kind,
+      entity: entity || null,
+      observedAt: body.observed_at,
+      arrivedAt,
       sender: String(req.headers["user-agent"] ?? ""),
-      action: "", status: 0, completed: false, doneAt: 0 };
+      action: "",
+      status: 0,
+      completed: false,
+      doneAt: 0,
+    };
     deliveries.push(d);
     const custom = opts.decide?.(body, n++);
     if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
@@ -117,9 +134,10 @@ export async function startSinkServer(opts: SinkServerOptions = {}): Promise<Sin
     url: `http://127.0.0.1:${port}/ingest`,
     deliveries,
     applied,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -11,7 +11,9 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 async function restrictedImportErrors(filePath: string, specifier: string): Promise<string[]> {
   const eslint = new ESLint({ cwd: root });
-  const [result] = await eslint.lintText(`import { x } from "${specifier}";\nexport const y = x;\n`, { filePath: path.join(root, filePath) });
+  const [result] = await eslint.lintText(`import { x } from "${specifier}";\nexport const y = x;\n`, {
+    filePath: path.join(root, filePath),
+  });
   return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
 }
 
@@ -29,19 +31,27 @@ describe("lint boundaries", () => {
     ["lib/replay/engine/example.ts", "../../../cli/context", "only the CLI knows the CLI"],
     ["lib/dead-letters/query/example.ts", "next/headers", "framework glue (next/*, React) belongs in app/ or lib/api"],
     ["lib/ops/example.ts", "@/lib/api/handler", "domains do not import the route glue in lib/api"],
-  ])("%s may not import %s", async (file, specifier, message) => {
-    const errors = await restrictedImportErrors(file, specifier);
-    expect(errors.join("\n")).toContain(message);
-  }, 30_000);
+  ])(
+    "%s may not import %s",
+    async (file, specifier, message) => {
+      const errors = await restrictedImportErrors(file, specifier);
+      expect(errors.join("\n")).toContain(message);
+    },
+    30_000,
+  );
 
   it.each([
     ["lib/spatial/example.ts", "@/lib/json/lossless"],
     ["lib/afc/example.ts", "../time/parse-time"],
     ["lib/replay/engine/example.ts", "@/lib/db/client"],
     ["lib/api/example.ts", "next/server"],
-  ])("%s may import %s", async (file, specifier) => {
-    expect(await restrictedImportErrors(file, specifier)).toEqual([]);
-  }, 30_000);
+  ])(
+    "%s may import %s",
+    async (file, specifier) => {
+      expect(await restrictedImportErrors(file, specifier)).toEqual([]);
+    },
+    30_000,
+  );
 });
 
 /** Folder → folders it imports (values and types alike), from every source file of lib/ (tests excluded). */
@@ -56,7 +66,8 @@ function folderGraph(): Map<string, Map<string, string>> {
       const spec = m[1]!;
       const target = spec.startsWith("@/") ? spec.slice(2) : path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
       if (!target.startsWith("lib/")) continue;
-      const resolved = ["", ".ts", ".tsx", ".mjs"].map((ext) => target + ext).find((t) => existsSync(path.join(root, t)) && !t.endsWith("/")) ?? target;
+      const resolved =
+        ["", ".ts", ".tsx", ".mjs"].map((ext) => target + ext).find((t) => existsSync(path.join(root, t)) && !t.endsWith("/")) ?? target;
       const from = path.posix.dirname(file);
       const to = path.posix.dirname(resolved);
       if (from === to) continue;

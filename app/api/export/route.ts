@@ -15,25 +15,28 @@ export const dynamic = "force-dynamic";
  * x-redrive-estimated-count gives the UI a denominator for its progress (exact for facet filters);
  * x-redrive-masked says whether values were masked for this reader (the file name says it too).
  */
-export const GET = defineRoute({ access: { permission: "dead_letters:export" }, query: ExportQuerySchema }, async ({ query, principal, requestId, now }) => {
-  const { format, unmask, ...filter } = query;
-  const mask = maskFor(principal, unmask);
-  const pool = getDb().pool;
-  const exported = exportFilter(format, filter);
-  const estimate = exported === null ? 0 : filter.bbox || filter.q ? null : await countMatching(pool, exported);
-  const { stream } = auditedExport(pool, { format, filter, mask }, { actor: actorOf(principal!), requestId, now });
-  const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, "");
-  return new Response(stream, {
-    headers: {
-      "content-type": CONTENT_TYPES[format],
-      // A masked export re-imported elsewhere would hold the placeholders as data: its name says it is masked.
-      "content-disposition": `attachment; filename="dead-letters-${stamp}${mask ? "-masked" : ""}.${EXTENSIONS[format]}"`,
-      "x-redrive-masked": mask ? "true" : "false",
-      "cache-control": "no-store",
-      ...(estimate === null ? {} : { "x-redrive-estimated-count": String(estimate) }),
-    },
-  });
-});
+export const GET = defineRoute(
+  { access: { permission: "dead_letters:export" }, query: ExportQuerySchema },
+  async ({ query, principal, requestId, now }) => {
+    const { format, unmask, ...filter } = query;
+    const mask = maskFor(principal, unmask);
+    const pool = getDb().pool;
+    const exported = exportFilter(format, filter);
+    const estimate = exported === null ? 0 : filter.bbox || filter.q ? null : await countMatching(pool, exported);
+    const { stream } = auditedExport(pool, { format, filter, mask }, { actor: actorOf(principal!), requestId, now });
+    const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, "");
+    return new Response(stream, {
+      headers: {
+        "content-type": CONTENT_TYPES[format],
+        // A masked export re-imported elsewhere would hold the placeholders as data: its name says it is masked.
+        "content-disposition": `attachment; filename="dead-letters-${stamp}${mask ? "-masked" : ""}.${EXTENSIONS[format]}"`,
+        "x-redrive-masked": mask ? "true" : "false",
+        "cache-control": "no-store",
+        ...(estimate === null ? {} : { "x-redrive-estimated-count": String(estimate) }),
+      },
+    });
+  },
+);
 
 /** Other methods: 405 with Allow, in JSON. */
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

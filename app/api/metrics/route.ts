@@ -9,8 +9,10 @@ export const dynamic = "force-dynamic";
  * a lot about the fare system. Scrape with an API token of any role that reads dead letters
  * (`authorization: { credentials: rdv_… }` in the scrape config).
  */
-export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) =>
-  new Response(await prometheusMetrics(getDb().pool, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+export const GET = defineRoute(
+  { access: { permission: "dead_letters:read" } },
+  async ({ now }) =>
+    new Response(await prometheusMetrics(getDb().pool, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -12,7 +12,9 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "tokens:own" }, query: ListTokensQuery }, async ({ principal, query }) => {
   if (!query.all) return { tokens: await listApiTokens(getDb().pool, principal!.userId) };
   if (!can(principal!.role, "tokens:manage")) {
-    throw new AppError("forbidden", `role ${principal!.role} lacks permission tokens:manage (needed for all=1)`, { details: { permission: "tokens:manage" } });
+    throw new AppError("forbidden", `role ${principal!.role} lacks permission tokens:manage (needed for all=1)`, {
+      details: { permission: "tokens:manage" },
+    });
   }
   return { tokens: await listAllApiTokens(getDb().pool) };
 });
@@ -21,13 +23,20 @@ export const GET = defineRoute({ access: { permission: "tokens:own" }, query: Li
  * POST /api/tokens {name} — a new token for the caller; the token is in this response and nowhere else. Signed in
  * only: a token that could mint tokens would let a leaked one outlive its revocation through its children.
  */
-export const POST = defineRoute({ access: { permission: "tokens:own" }, body: CreateTokenBody }, async ({ body, principal, now, requestId }) => {
-  if (principal!.via !== "session") {
-    throw new AppError("forbidden", "API tokens are created signed in (Settings) or with `redrive token create`, not with another token");
-  }
-  const created = await createApiToken(getDb().pool, { userId: principal!.userId, name: body.name }, { actor: actorOf(principal!), now, requestId });
-  return Response.json(created, { status: 201, headers: { "cache-control": "no-store" } });
-});
+export const POST = defineRoute(
+  { access: { permission: "tokens:own" }, body: CreateTokenBody },
+  async ({ body, principal, now, requestId }) => {
+    if (principal!.via !== "session") {
+      throw new AppError("forbidden", "API tokens are created signed in (Settings) or with `redrive token create`, not with another token");
+    }
+    const created = await createApiToken(
+      getDb().pool,
+      { userId: principal!.userId, name: body.name },
+      { actor: actorOf(principal!), now, requestId },
+    );
+    return Response.json(created, { status: 201, headers: { "cache-control": "no-store" } });
+  },
+);
 
 /** Other methods: 405 with Allow, in JSON. */
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -10,11 +10,14 @@ export const dynamic = "force-dynamic";
 export const GET = defineRoute({ access: { permission: "users:manage" } }, async () => ({ users: await listUsers(getDb().pool) }));
 
 /** POST /api/users {email, name?, role, password?} — create an account; a generated password is returned once. */
-export const POST = defineRoute({ access: { permission: "users:manage" }, body: CreateUserBody }, async ({ body, principal, now, requestId }) => {
-  const created = await createUser(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
-  const out: CreatedUser = created.generated ? { user: created.user, password: created.password } : { user: created.user };
-  return Response.json(out, { status: 201, headers: { "cache-control": "no-store" } });
-});
+export const POST = defineRoute(
+  { access: { permission: "users:manage" }, body: CreateUserBody },
+  async ({ body, principal, now, requestId }) => {
+    const created = await createUser(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
+    const out: CreatedUser = created.generated ? { user: created.user, password: created.password } : { user: created.user };
+    return Response.json(out, { status: 201, headers: { "cache-control": "no-store" } });
+  },
+);
 
 /** Other methods: 405 with Allow, in JSON. */
 export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -31,7 +31,10 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
       key={record.id}
       initial={maskDetail(record, configuredMaskRules())}
       renderedAt={now.getTime()}
-      permissions={{ triage: can(principal.role, "dead_letters:triage"), overrideIdentity: can(principal.role, "dead_letters:override_identity") }}
+      permissions={{
+        triage: can(principal.role, "dead_letters:triage"),
+        overrideIdentity: can(principal.role, "dead_letters:override_identity"),
+      }}
     />
   );
 }

@@ -25,7 +25,11 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
     <BatchLive
       initial={batch}
       renderedAt={now.getTime()}
-      perms={{ canManage: can(principal.role, "replays:manage"), canApprove: can(principal.role, "replays:approve"), userId: principal.userId }}
+      perms={{
+        canManage: can(principal.role, "replays:manage"),
+        canApprove: can(principal.role, "replays:approve"),
+        userId: principal.userId,
+      }}
     />
   );
 }

@@ -23,7 +23,11 @@ function toParams(sp: Record<string, string | string[] | undefined>): URLSearchP
 }
 
 function Problem({ children }: { children: React.ReactNode }) {
-  return <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">{children}</p>;
+  return (
+    <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+      {children}
+    </p>
+  );
 }
 
 /** /replays/new?ids=1,2,3 or /replays/new?status=approved&kind=afc… (the dead-letter list's filters). */
@@ -40,7 +44,8 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   } else {
     const { cursor: _c, limit: _l, order: _o, ...filterRaw } = raw;
     const parsed = ListFilterSchema.safeParse(filterRaw);
-    if (!parsed.success) return <Problem>Invalid filter: {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}</Problem>;
+    if (!parsed.success)
+      return <Problem>Invalid filter: {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}</Problem>;
     selection = { filter: parsed.data };
     // Only the filter's own keys go on to POST /api/replays, which refuses unknown ones (the list's URL may
     // carry others, e.g. the open record).
@@ -64,7 +69,9 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   }
   return (
     <section aria-labelledby="new-heading" className="space-y-3">
-      <h1 id="new-heading" className="text-lg font-semibold">New replay batch</h1>
+      <h1 id="new-heading" className="text-lg font-semibold">
+        New replay batch
+      </h1>
       <CreateBatchForm selection={input} preview={preview} tapFailures={taps} />
     </section>
   );

@@ -10,14 +10,28 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
     <div className="max-h-80 overflow-auto">
       <table className="w-full text-left text-xs">
         <thead className="text-slate-500">
-          <tr><th scope="col" className="py-1 pr-2 font-medium">Path</th><th scope="col" className="py-1 pr-2 font-medium">Before</th><th scope="col" className="py-1 font-medium">After</th></tr>
+          <tr>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Path
+            </th>
+            <th scope="col" className="py-1 pr-2 font-medium">
+              Before
+            </th>
+            <th scope="col" className="py-1 font-medium">
+              After
+            </th>
+          </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 font-mono">
           {changes.map((c) => (
             <tr key={c.path + c.kind}>
               <td className="py-1 pr-2 align-top text-slate-700">{c.path || "(whole payload)"}</td>
-              <td className="break-all py-1 pr-2 align-top text-red-700">{c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before)}</td>
-              <td className="break-all py-1 align-top text-emerald-800">{c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after)}</td>
+              <td className="break-all py-1 pr-2 align-top text-red-700">
+                {c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before)}
+              </td>
+              <td className="break-all py-1 align-top text-emerald-800">
+                {c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after)}
+              </td>
             </tr>
           ))}
         </tbody>

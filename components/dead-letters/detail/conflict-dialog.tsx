@@ -31,29 +31,55 @@ function Field({ name, before, after }: { name: string; before: string; after: s
   const changed = before !== after;
   return (
     <tr className={changed ? "bg-amber-50" : undefined}>
-      <th scope="row" className="py-1 pr-3 text-left text-xs font-medium text-slate-500">{name}</th>
+      <th scope="row" className="py-1 pr-3 text-left text-xs font-medium text-slate-500">
+        {name}
+      </th>
       <td className="py-1 pr-3 text-sm">{before}</td>
       <td className={`py-1 text-sm ${changed ? "font-semibold text-amber-900" : ""}`}>{after}</td>
     </tr>
   );
 }
 
-export function ConflictDialog({ conflict, onClose, closeLabel = "Show the current version" }: { conflict: Conflict | null; onClose: () => void; closeLabel?: string }) {
-  const diff = useMemo(() => (conflict && conflict.seen.payload !== undefined ? payloadChanges(conflict.seen.payload, conflict.current.payload) : null), [conflict]);
+export function ConflictDialog({
+  conflict,
+  onClose,
+  closeLabel = "Show the current version",
+}: {
+  conflict: Conflict | null;
+  onClose: () => void;
+  closeLabel?: string;
+}) {
+  const diff = useMemo(
+    () => (conflict && conflict.seen.payload !== undefined ? payloadChanges(conflict.seen.payload, conflict.current.payload) : null),
+    [conflict],
+  );
   if (!conflict) return null;
   const { seen, current } = conflict;
   return (
     <Dialog open onClose={onClose} title={`#${current.id} changed while you were looking at it`} wide>
       <p className="text-sm text-slate-700">
-        Your <strong>{conflict.attempted}</strong> was not applied: {whoChanged(conflict.changedBy)} saved version {current.version} after you loaded version {seen.version}. Nothing was overwritten.
+        Your <strong>{conflict.attempted}</strong> was not applied: {whoChanged(conflict.changedBy)} saved version {current.version} after
+        you loaded version {seen.version}. Nothing was overwritten.
       </p>
       <table className="w-full">
-        <thead><tr className="text-left text-xs text-slate-500"><th /><th className="font-medium">You saw</th><th className="font-medium">Now</th></tr></thead>
+        <thead>
+          <tr className="text-left text-xs text-slate-500">
+            <th />
+            <th className="font-medium">You saw</th>
+            <th className="font-medium">Now</th>
+          </tr>
+        </thead>
         <tbody>
           <Field name="Status" before={seen.status} after={current.status} />
           <Field name="Class" before={seen.failureClass} after={current.failureClass} />
           <Field name="Version" before={String(seen.version)} after={String(current.version)} />
-          {seen.updatedAt !== undefined && <Field name="Updated" before={seen.updatedAt.replace("T", " ").slice(0, 19)} after={current.updatedAt.replace("T", " ").slice(0, 19)} />}
+          {seen.updatedAt !== undefined && (
+            <Field
+              name="Updated"
+              before={seen.updatedAt.replace("T", " ").slice(0, 19)}
+              after={current.updatedAt.replace("T", " ").slice(0, 19)}
+            />
+          )}
         </tbody>
       </table>
       <div>
@@ -62,12 +88,18 @@ export function ConflictDialog({ conflict, onClose, closeLabel = "Show the curre
           <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload did not change." />
         ) : (
           <p className="text-sm text-slate-500">
-            The list does not load payloads, so it cannot show how this one changed: <Link href={`/dead-letters/${current.id}`} className="text-sky-700 underline">open #{current.id}</Link> to see it.
+            The list does not load payloads, so it cannot show how this one changed:{" "}
+            <Link href={`/dead-letters/${current.id}`} className="text-sky-700 underline">
+              open #{current.id}
+            </Link>{" "}
+            to see it.
           </p>
         )}
       </div>
       <div className="flex justify-end">
-        <Button variant="primary" onClick={onClose} autoFocus>{closeLabel}</Button>
+        <Button variant="primary" onClick={onClose} autoFocus>
+          {closeLabel}
+        </Button>
       </div>
     </Dialog>
   );

@@ -14,7 +14,13 @@ const LOOK: Record<TriageAction, { label: string; key: string; variant: ButtonVa
   edit: { label: "Edit", key: "e", variant: "secondary" },
 };
 
-export function DecisionBar({ record, canTriage, busy, editing, onAction }: {
+export function DecisionBar({
+  record,
+  canTriage,
+  busy,
+  editing,
+  onAction,
+}: {
   record: DeadLetterDetail;
   canTriage: boolean;
   busy: boolean;
@@ -29,12 +35,20 @@ export function DecisionBar({ record, canTriage, busy, editing, onAction }: {
         const look = LOOK[action];
         const disabled = !enabled || busy || (editing && action !== "edit");
         return (
-          <Button key={action} variant={look.variant} disabled={disabled || (editing && action === "edit")} title={why ?? undefined} onClick={() => onAction(action)}>
+          <Button
+            key={action}
+            variant={look.variant}
+            disabled={disabled || (editing && action === "edit")}
+            title={why ?? undefined}
+            onClick={() => onAction(action)}
+          >
             {look.label} <Kbd>{look.key}</Kbd>
           </Button>
         );
       })}
-      {!availableActions(record).some((a) => a.enabled) && <span className="text-xs text-slate-500">This record is {record.status}: no decision applies.</span>}
+      {!availableActions(record).some((a) => a.enabled) && (
+        <span className="text-xs text-slate-500">This record is {record.status}: no decision applies.</span>
+      )}
       {record.status === "pending" && record.kind === "afc" && record.payload !== null && !validateTap(record.payload).ok && (
         <span className="text-xs text-amber-800">
           The tap still fails its schema: approved as it is, the replay re-validates it and drops it. Edit it first.

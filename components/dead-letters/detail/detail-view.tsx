@@ -8,7 +8,14 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { KeyboardHelp, DETAIL_KEYS } from "@/components/dead-letters/keyboard-help";
-import { conflictChangedBy, conflictCurrent, deadLetterKeys, useDeadLetter, useDeadLetterAction, useNeighbor } from "@/components/dead-letters/queries";
+import {
+  conflictChangedBy,
+  conflictCurrent,
+  deadLetterKeys,
+  useDeadLetter,
+  useDeadLetterAction,
+  useNeighbor,
+} from "@/components/dead-letters/queries";
 import { useHotkeys } from "@/components/dead-letters/use-hotkeys";
 import { useHydrated } from "@/components/dead-letters/use-hydrated";
 import { Button, Kbd } from "@/components/ui/button";
@@ -48,7 +55,15 @@ const SETTLE_MS = 400;
  */
 let openedFromRecord: { id: string; at: number } | null = null;
 
-export function DetailView({ initial, renderedAt, permissions }: { initial: DeadLetterDetail; renderedAt: number; permissions: Permissions }) {
+export function DetailView({
+  initial,
+  renderedAt,
+  permissions,
+}: {
+  initial: DeadLetterDetail;
+  renderedAt: number;
+  permissions: Permissions;
+}) {
   const router = useRouter();
   const qc = useQueryClient();
   const params = useSearchParams();
@@ -133,40 +148,74 @@ export function DetailView({ initial, renderedAt, permissions }: { initial: Dead
     else submit({ action, version: record.version }, action === "approve" ? () => void advance() : () => {});
   };
 
-  useHotkeys({
-    j: () => void neighbour(next).then((id) => open(id, "next")),
-    k: () => void neighbour(prev).then((id) => open(id, "previous")),
-    a: (e) => !e.repeat && act("approve", e.timeStamp),
-    q: (e) => !e.repeat && act("quarantine", e.timeStamp),
-    r: (e) => !e.repeat && act("reopen", e.timeStamp),
-    e: (e) => !e.repeat && act("edit", e.timeStamp),
-    "?": () => setDialog("help"),
-    Escape: () => router.push(listHref),
-  }, !editing);
+  useHotkeys(
+    {
+      j: () => void neighbour(next).then((id) => open(id, "next")),
+      k: () => void neighbour(prev).then((id) => open(id, "previous")),
+      a: (e) => !e.repeat && act("approve", e.timeStamp),
+      q: (e) => !e.repeat && act("quarantine", e.timeStamp),
+      r: (e) => !e.repeat && act("reopen", e.timeStamp),
+      e: (e) => !e.repeat && act("edit", e.timeStamp),
+      "?": () => setDialog("help"),
+      Escape: () => router.push(listHref),
+    },
+    !editing,
+  );
 
   return (
     <article aria-labelledby="record-heading" className="space-y-3" data-hydrated={hydrated}>
       <nav aria-label="Record navigation" className="flex items-center gap-2 text-sm">
-        <Link href={listHref} className="text-slate-600 hover:text-slate-900">← Dead letters</Link>
+        <Link href={listHref} className="text-slate-600 hover:text-slate-900">
+          ← Dead letters
+        </Link>
         <span className="ml-auto flex items-center gap-1">
           {/* Not while editing: as j/k, they would leave the draft behind without asking. */}
-          <Button size="sm" onClick={() => open(prev.data, "previous")} disabled={!prev.data || editing} title="The newer record in the list (k)">↑ Newer <Kbd>k</Kbd></Button>
-          <Button size="sm" onClick={() => open(next.data, "next")} disabled={!next.data || editing} title="The older record in the list (j)">↓ Older <Kbd>j</Kbd></Button>
-          <Button size="sm" variant="ghost" onClick={() => setDialog("help")} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
+          <Button
+            size="sm"
+            onClick={() => open(prev.data, "previous")}
+            disabled={!prev.data || editing}
+            title="The newer record in the list (k)"
+          >
+            ↑ Newer <Kbd>k</Kbd>
+          </Button>
+          <Button
+            size="sm"
+            onClick={() => open(next.data, "next")}
+            disabled={!next.data || editing}
+            title="The older record in the list (j)"
+          >
+            ↓ Older <Kbd>j</Kbd>
+          </Button>
+          <Button size="sm" variant="ghost" onClick={() => setDialog("help")} aria-label="Keyboard shortcuts">
+            <Kbd>?</Kbd>
+          </Button>
         </span>
       </nav>
       <header className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded border border-slate-200 bg-white p-3">
-        <h1 id="record-heading" className="text-lg font-semibold">Dead letter #{record.id}</h1>
+        <h1 id="record-heading" className="text-lg font-semibold">
+          Dead letter #{record.id}
+        </h1>
         <KindBadge kind={record.kind} />
         <StatusBadge status={record.status} />
         <ClassBadge failureClass={record.failureClass} title={record.classReason} />
-        <span className="min-w-0 text-xs text-slate-500 wrap-anywhere">{record.source} · v{record.version} · observed <time dateTime={record.observedAt}>{record.observedAt.replace("T", " ").slice(0, 19)} UTC</time></span>
+        <span className="min-w-0 text-xs text-slate-500 wrap-anywhere">
+          {record.source} · v{record.version} · observed{" "}
+          <time dateTime={record.observedAt}>{record.observedAt.replace("T", " ").slice(0, 19)} UTC</time>
+        </span>
         <span className="flex items-center font-mono text-xs text-slate-600" title={record.idempotencyKey ?? "no key"}>
-          {record.kind === "afc" ? "hash" : "key"} {record.idempotencyKey ? `${record.idempotencyKey.slice(0, 16)}${record.idempotencyKey.length > 16 ? "…" : ""}` : <span className="text-red-600">none</span>}
+          {record.kind === "afc" ? "hash" : "key"}{" "}
+          {record.idempotencyKey ? (
+            `${record.idempotencyKey.slice(0, 16)}${record.idempotencyKey.length > 16 ? "…" : ""}`
+          ) : (
+            <span className="text-red-600">none</span>
+          )}
           {record.idempotencyKey && <CopyButton text={record.idempotencyKey} label="Copy key" />}
         </span>
-        <Link href={`/lookup/timeline/${record.id}`} className="text-xs text-sky-800 underline-offset-2 hover:underline"
-          title="Every decision on this record — who approved, edited or quarantined it, when and why — and its replays">
+        <Link
+          href={`/lookup/timeline/${record.id}`}
+          className="text-xs text-sky-800 underline-offset-2 hover:underline"
+          title="Every decision on this record — who approved, edited or quarantined it, when and why — and its replays"
+        >
           Timeline →
         </Link>
         <div className="w-full">
@@ -194,12 +243,18 @@ export function DetailView({ initial, renderedAt, permissions }: { initial: Dead
       ) : (
         <PayloadTabs record={record} />
       )}
-      <ReasonDialog key={`q-${record.id}-${dialog === "quarantine"}`} open={dialog === "quarantine"} title={`Quarantine #${record.id}`} confirmLabel="Quarantine"
-        busy={mutation.isPending} onCancel={() => setDialog(null)}
+      <ReasonDialog
+        key={`q-${record.id}-${dialog === "quarantine"}`}
+        open={dialog === "quarantine"}
+        title={`Quarantine #${record.id}`}
+        confirmLabel="Quarantine"
+        busy={mutation.isPending}
+        onCancel={() => setDialog(null)}
         onConfirm={(reason) => {
           setDialog(null);
           submit({ action: "quarantine", version: record.version, reason }, () => void advance());
-        }} />
+        }}
+      />
       <KeyboardHelp open={dialog === "help"} onClose={() => setDialog(null)} keys={DETAIL_KEYS} />
       <ConflictDialog conflict={conflict} onClose={() => setConflict(null)} />
     </article>

@@ -35,7 +35,15 @@ export interface SaveExtra {
  * `onRebase(true)` discards it and starts from the current version. Before, the draft quietly became "based
  * on" the newer version after a conflict, and the next Save undid the other person's change.
  */
-export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel, onSave, onRebase }: {
+export function EditPanel({
+  record,
+  current,
+  canOverrideIdentity,
+  busy,
+  onCancel,
+  onSave,
+  onRebase,
+}: {
   record: DeadLetterDetail;
   current: DeadLetterDetail;
   canOverrideIdentity: boolean;
@@ -47,19 +55,28 @@ export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel
   const [text, setText] = useState(() => formatJson(record.payload));
   const [override, setOverride] = useState(false);
   const [reason, setReason] = useState("");
-  const check = useMemo(() => checkDraft(record.kind, record.payload, text, { key: record.idempotencyKey, override }), [record, text, override]);
-  const changes = useMemo(() => (check.value === null ? null : payloadChanges(record.payload, check.value, 50)), [record.payload, check.value]);
+  const check = useMemo(
+    () => checkDraft(record.kind, record.payload, text, { key: record.idempotencyKey, override }),
+    [record, text, override],
+  );
+  const changes = useMemo(
+    () => (check.value === null ? null : payloadChanges(record.payload, check.value, 50)),
+    [record.payload, check.value],
+  );
   const geometry = useMemo(() => {
     if (record.kind !== "spatial" || check.value === null) return null;
     const g = readDisplayGeometry(check.value);
     return g.ok ? g.geometry : null;
   }, [record.kind, check.value]);
 
-  const lint = useCallback((doc: string): Diagnostic[] => {
-    const result = checkDraft(record.kind, record.payload, doc, { key: record.idempotencyKey, override });
-    const members = locateMembers(doc);
-    return result.findings.map((f) => ({ ...rangeOf(members, f.path, doc.length), severity: f.severity, message: f.message }));
-  }, [record.kind, record.payload, record.idempotencyKey, override]);
+  const lint = useCallback(
+    (doc: string): Diagnostic[] => {
+      const result = checkDraft(record.kind, record.payload, doc, { key: record.idempotencyKey, override });
+      const members = locateMembers(doc);
+      return result.findings.map((f) => ({ ...rangeOf(members, f.path, doc.length), severity: f.severity, message: f.message }));
+    },
+    [record.kind, record.payload, record.idempotencyKey, override],
+  );
 
   const onGeometry = useCallback((g: Geometry) => {
     setText((prev) => {
@@ -106,7 +123,8 @@ export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel
     const hold = (e: BeforeUnloadEvent) => e.preventDefault();
     const onLink = (e: MouseEvent) => {
       const link = e.target instanceof Element ? e.target.closest("a[href]") : null;
-      if (!link || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || link.getAttribute("target") === "_blank") return;
+      if (!link || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || link.getAttribute("target") === "_blank")
+        return;
       if (window.confirm("Leave the editor? Your unsaved changes to this record will be lost.")) return;
       e.preventDefault();
       e.stopPropagation();
@@ -121,51 +139,74 @@ export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel
   const validity = check.validity;
 
   return (
-    <section ref={panel} aria-labelledby="edit-heading" onKeyDown={onKeyDown} className="scroll-mt-2 space-y-3 rounded border border-sky-200 bg-white p-3">
+    <section
+      ref={panel}
+      aria-labelledby="edit-heading"
+      onKeyDown={onKeyDown}
+      className="scroll-mt-2 space-y-3 rounded border border-sky-200 bg-white p-3"
+    >
       <div className="flex items-center gap-2">
-        <h2 id="edit-heading" className="text-sm font-semibold">Edit payload</h2>
-        <span className="text-xs text-slate-500">based on version {record.version}; the raw envelope stays as received · <kbd className="font-mono">Esc</kbd> leaves the editor</span>
+        <h2 id="edit-heading" className="text-sm font-semibold">
+          Edit payload
+        </h2>
+        <span className="text-xs text-slate-500">
+          based on version {record.version}; the raw envelope stays as received · <kbd className="font-mono">Esc</kbd> leaves the editor
+        </span>
       </div>
       {stale && (
         <div role="alert" className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
           <p>
-            Someone saved version {current.version} while you were editing version {record.version}. Saving waits until you choose: keep your draft
-            on version {current.version} (then check &ldquo;Your changes&rdquo;: whatever of theirs your draft does not have is listed as yours to undo),
-            or start again from version {current.version}.
+            Someone saved version {current.version} while you were editing version {record.version}. Saving waits until you choose: keep
+            your draft on version {current.version} (then check &ldquo;Your changes&rdquo;: whatever of theirs your draft does not have is
+            listed as yours to undo), or start again from version {current.version}.
           </p>
           <div className="flex gap-2">
-            <Button size="sm" onClick={() => onRebase(false)}>Keep my draft on version {current.version}</Button>
-            <Button size="sm" variant="ghost" onClick={() => onRebase(true)}>Discard my draft, edit version {current.version}</Button>
+            <Button size="sm" onClick={() => onRebase(false)}>
+              Keep my draft on version {current.version}
+            </Button>
+            <Button size="sm" variant="ghost" onClick={() => onRebase(true)}>
+              Discard my draft, edit version {current.version}
+            </Button>
           </div>
         </div>
       )}
       <div className={record.kind === "spatial" ? "grid gap-3 lg:grid-cols-2" : ""}>
         <JsonEditor value={text} onChange={setText} check={lint} label="Payload JSON" autoFocus />
-        {record.kind === "spatial" && (
-          geometry ? (
+        {record.kind === "spatial" &&
+          (geometry ? (
             <GeometryEditor geometry={geometry} location={validity?.location ?? null} onChange={onGeometry} />
           ) : (
-            <p className="grid place-items-center rounded border border-dashed border-slate-300 p-4 text-xs text-slate-500">No drawable geometry in the draft: fix it in the JSON.</p>
-          )
-        )}
+            <p className="grid place-items-center rounded border border-dashed border-slate-300 p-4 text-xs text-slate-500">
+              No drawable geometry in the draft: fix it in the JSON.
+            </p>
+          ))}
       </div>
       <div role="status" aria-live="polite" className="text-sm">
-        {validity && (validity.valid ? (
-          <p className="text-emerald-800">✓ Valid geometry</p>
-        ) : (
-          <p className="text-amber-800">✗ {validity.reason}</p>
-        ))}
+        {validity &&
+          (validity.valid ? <p className="text-emerald-800">✓ Valid geometry</p> : <p className="text-amber-800">✗ {validity.reason}</p>)}
         {/* Errors block saving; warnings (a tap still failing its schema) save, and are listed too, not only
             underlined in the editor, so one kind of problem never hides the other (the geometry's is the line above). */}
-        {check.findings.filter((f) => f.severity === "error").map((f) => (
-          <p key={`e:${f.path}:${f.message}`} className="text-red-700">{f.path ? <code className="text-xs">{f.path}</code> : null}{f.path ? ": " : ""}{f.message}</p>
-        ))}
-        {check.findings.filter((f) => f.severity === "warning" && f.path !== "geometry").map((f) => (
-          <p key={`w:${f.path}:${f.message}`} className="text-amber-800">{f.path ? <code className="text-xs">{f.path}</code> : null}{f.path ? ": " : ""}{f.message}</p>
-        ))}
+        {check.findings
+          .filter((f) => f.severity === "error")
+          .map((f) => (
+            <p key={`e:${f.path}:${f.message}`} className="text-red-700">
+              {f.path ? <code className="text-xs">{f.path}</code> : null}
+              {f.path ? ": " : ""}
+              {f.message}
+            </p>
+          ))}
+        {check.findings
+          .filter((f) => f.severity === "warning" && f.path !== "geometry")
+          .map((f) => (
+            <p key={`w:${f.path}:${f.message}`} className="text-amber-800">
+              {f.path ? <code className="text-xs">{f.path}</code> : null}
+              {f.path ? ": " : ""}
+              {f.message}
+            </p>
+          ))}
       </div>
-      {check.identity.length > 0 && (
-        canOverrideIdentity ? (
+      {check.identity.length > 0 &&
+        (canOverrideIdentity ? (
           <fieldset className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2">
             <label className="flex items-center gap-2 text-sm">
               <input type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} />
@@ -173,8 +214,15 @@ export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel
             </label>
             {override && (
               <div>
-                <label htmlFor="override-reason" className="block text-xs font-medium text-slate-700">Why (required, audited)</label>
-                <input id="override-reason" value={reason} onChange={(e) => setReason(e.target.value)} className="w-full rounded border border-slate-300 px-2 py-1 text-sm" />
+                <label htmlFor="override-reason" className="block text-xs font-medium text-slate-700">
+                  Why (required, audited)
+                </label>
+                <input
+                  id="override-reason"
+                  value={reason}
+                  onChange={(e) => setReason(e.target.value)}
+                  className="w-full rounded border border-slate-300 px-2 py-1 text-sm"
+                />
               </div>
             )}
           </fieldset>
@@ -182,17 +230,23 @@ export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel
           <p className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
             Changing {check.identity.join(", ")} makes this a different tap. Only a supervisor can override that; undo the change to save.
           </p>
-        )
-      )}
+        ))}
       {changes && (
         <details open className="text-sm">
-          <summary className="cursor-pointer text-xs font-medium text-slate-600">Your changes ({changes.changes.length}{changes.truncated ? "+" : ""})</summary>
+          <summary className="cursor-pointer text-xs font-medium text-slate-600">
+            Your changes ({changes.changes.length}
+            {changes.truncated ? "+" : ""})
+          </summary>
           <ChangeList changes={changes.changes} truncated={changes.truncated} empty="No changes yet." />
         </details>
       )}
       <div className="flex justify-end gap-2">
         <Button onClick={leave}>Cancel</Button>
-        <Button variant="primary" disabled={!canSave} onClick={() => check.value !== null && onSave(check.value, needsReason ? { overrideIdentity: true, reason: reason.trim() } : {})}>
+        <Button
+          variant="primary"
+          disabled={!canSave}
+          onClick={() => check.value !== null && onSave(check.value, needsReason ? { overrideIdentity: true, reason: reason.trim() } : {})}
+        >
           {busy ? "Saving…" : "Save"}
         </Button>
       </div>
@@ -200,7 +254,15 @@ export function EditPanel({ record, current, canOverrideIdentity, busy, onCancel
         <p className="text-sm text-slate-700">The payload you edited is not saved. Discarding keeps #{record.id} as it is.</p>
         <div className="flex justify-end gap-2">
           <Button onClick={() => setDiscarding(false)}>Keep editing</Button>
-          <Button variant="danger" onClick={() => { setDiscarding(false); onCancel(); }}>Discard</Button>
+          <Button
+            variant="danger"
+            onClick={() => {
+              setDiscarding(false);
+              onCancel();
+            }}
+          >
+            Discard
+          </Button>
         </div>
       </Dialog>
     </section>

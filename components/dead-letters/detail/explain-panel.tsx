@@ -26,16 +26,23 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
     return explainAnalysis(record.analysis, repaired?.ok ? partsOf(repaired.geometry).features.length : null);
   }, [record.analysis, record.repairedGeometry]);
   // A purged record has no payload left to check.
-  const tap = useMemo(() => (record.kind === "afc" && record.payload !== null ? validateTap(record.payload) : null), [record.kind, record.payload]);
+  const tap = useMemo(
+    () => (record.kind === "afc" && record.payload !== null ? validateTap(record.payload) : null),
+    [record.kind, record.payload],
+  );
   const failures = record.failureCount;
   return (
     // wrap-anywhere: a reason from a producer may be one unbroken word; it wraps instead of widening the page.
     <section aria-labelledby="why-heading" className="min-w-0 rounded border border-slate-200 bg-white p-3 wrap-anywhere">
-      <h2 id="why-heading" className="mb-1 text-sm font-semibold">Why it failed</h2>
+      <h2 id="why-heading" className="mb-1 text-sm font-semibold">
+        Why it failed
+      </h2>
       <dl className="divide-y divide-slate-100">
         <Row term="First failure">{record.firstFailureReason}</Row>
         {record.reason !== record.firstFailureReason && <Row term="Latest failure">{record.reason}</Row>}
-        <Row term="Failures">{failures} {failures === 1 ? "attempt" : "attempts"}; replayed {record.replayCount} {record.replayCount === 1 ? "time" : "times"}</Row>
+        <Row term="Failures">
+          {failures} {failures === 1 ? "attempt" : "attempts"}; replayed {record.replayCount} {record.replayCount === 1 ? "time" : "times"}
+        </Row>
         <Row term="Class">
           <span className="font-medium">{record.failureClass.replace("_", " ")}</span>
           {record.classReason && <span className="text-slate-600"> — {record.classReason}</span>}
@@ -52,7 +59,11 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
             <Row term="Validity">{spatial.validity}</Row>
             <Row term="Repair">
               <ul className="list-disc space-y-0.5 pl-4">
-                {spatial.repair.map((line) => <li key={line} className={line === spatial.warning ? "text-amber-800" : undefined}>{line}</li>)}
+                {spatial.repair.map((line) => (
+                  <li key={line} className={line === spatial.warning ? "text-amber-800" : undefined}>
+                    {line}
+                  </li>
+                ))}
               </ul>
             </Row>
           </>
@@ -62,7 +73,13 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
             {tap.ok ? (
               <span className="text-emerald-800">The current payload passes the tap schema.</span>
             ) : (
-              <ul className="list-disc pl-4">{tap.errors.map((e) => <li key={e.path + e.message}><code className="text-xs">{e.path}</code>: {e.message}</li>)}</ul>
+              <ul className="list-disc pl-4">
+                {tap.errors.map((e) => (
+                  <li key={e.path + e.message}>
+                    <code className="text-xs">{e.path}</code>: {e.message}
+                  </li>
+                ))}
+              </ul>
             )}
           </Row>
         )}

@@ -17,7 +17,9 @@ import type { Geometry, Position } from "@/lib/spatial/geojson";
 const wrap = (x: number) => (x > 180 ? x - 360 : x < -180 ? x + 360 : x);
 
 type Mode = "polygon" | "linestring" | "point";
-const FLAGS = { feature: { draggable: false, selfIntersectable: true, coordinates: { draggable: true, midpoints: true, deletable: true } } };
+const FLAGS = {
+  feature: { draggable: false, selfIntersectable: true, coordinates: { draggable: true, midpoints: true, deletable: true } },
+};
 
 /** Each part as a terra-draw feature, unwrapped next to `ref` so a shape across ±180° is drawn in one piece. */
 function toFeatures(parts: EditPart[], ref: number | null): GeoJSONStoreFeatures[] {
@@ -36,7 +38,11 @@ function toFeatures(parts: EditPart[], ref: number | null): GeoJSONStoreFeatures
   });
 }
 
-export function GeometryEditor({ geometry, location, onChange }: {
+export function GeometryEditor({
+  geometry,
+  location,
+  onChange,
+}: {
   geometry: Geometry;
   location: [number, number] | null;
   onChange: (geometry: Geometry) => void;
@@ -54,10 +60,22 @@ export function GeometryEditor({ geometry, location, onChange }: {
   const box = useMemo(() => displayBBox([unwrapForDisplay(geometry, ref)]), [geometry, ref]);
   const fit = useMemo(() => (box ? fitBox(box) : null), [box]);
   const sources = useMemo(() => ({ "error-marker": { data: markerAt(location, ref) } }), [location, ref]);
-  const layers = useMemo(() => [{
-    id: "error-marker", type: "circle" as const, source: "error-marker",
-    paint: { "circle-radius": 10, "circle-color": "rgba(250, 204, 21, 0.35)", "circle-stroke-color": "#a16207", "circle-stroke-width": 2.5 },
-  }], []);
+  const layers = useMemo(
+    () => [
+      {
+        id: "error-marker",
+        type: "circle" as const,
+        source: "error-marker",
+        paint: {
+          "circle-radius": 10,
+          "circle-color": "rgba(250, 204, 21, 0.35)",
+          "circle-stroke-color": "#a16207",
+          "circle-stroke-width": 2.5,
+        },
+      },
+    ],
+    [],
+  );
 
   // A geometry typed into the JSON editor (not one this map just emitted) replaces the shapes on the map.
   useEffect(() => {
@@ -69,12 +87,21 @@ export function GeometryEditor({ geometry, location, onChange }: {
   }, [geometry, split, ref]);
 
   async function start(map: MapLibreMap) {
-    const { TerraDraw, TerraDrawSelectMode, TerraDrawPolygonMode, TerraDrawLineStringMode, TerraDrawPointMode, TerraDrawMapLibreGLAdapter } = await loadTerraDraw();
+    const {
+      TerraDraw,
+      TerraDrawSelectMode,
+      TerraDrawPolygonMode,
+      TerraDrawLineStringMode,
+      TerraDrawPointMode,
+      TerraDrawMapLibreGLAdapter,
+    } = await loadTerraDraw();
     const d = new TerraDraw({
       adapter: new TerraDrawMapLibreGLAdapter({ map, coordinatePrecision: 12 }),
       modes: [
         new TerraDrawSelectMode({ flags: { polygon: FLAGS, linestring: FLAGS, point: { feature: { draggable: true } } } }),
-        new TerraDrawPolygonMode(), new TerraDrawLineStringMode(), new TerraDrawPointMode(),
+        new TerraDrawPolygonMode(),
+        new TerraDrawLineStringMode(),
+        new TerraDrawPointMode(),
       ],
     });
     d.start();
@@ -87,8 +114,17 @@ export function GeometryEditor({ geometry, location, onChange }: {
         const f = d.getSnapshotFeature(id);
         const path = typeof f?.properties.path === "string" ? (JSON.parse(f.properties.path) as number[]) : null;
         if (!f || !path) continue;
-        const coords = f.geometry.type === "Polygon" ? f.geometry.coordinates[0]! : f.geometry.type === "LineString" ? f.geometry.coordinates : [f.geometry.coordinates];
-        next = applyPart(next, path, coords.map((c) => [wrap(c[0]!), c[1]!, ...c.slice(2)]));
+        const coords =
+          f.geometry.type === "Polygon"
+            ? f.geometry.coordinates[0]!
+            : f.geometry.type === "LineString"
+              ? f.geometry.coordinates
+              : [f.geometry.coordinates];
+        next = applyPart(
+          next,
+          path,
+          coords.map((c) => [wrap(c[0]!), c[1]!, ...c.slice(2)]),
+        );
       }
       if (next === current.current) return;
       current.current = next;
@@ -100,10 +136,20 @@ export function GeometryEditor({ geometry, location, onChange }: {
 
   return (
     <div className="flex h-full flex-col gap-1">
-      <MapView label="Geometry editor" className="min-h-72 flex-1" sources={sources} layers={layers} fit={fit} fitMaxZoom={20} onReady={(m) => void start(m)} />
+      <MapView
+        label="Geometry editor"
+        className="min-h-72 flex-1"
+        sources={sources}
+        layers={layers}
+        fit={fit}
+        fitMaxZoom={20}
+        onReady={(m) => void start(m)}
+      />
       <p className="text-xs text-slate-500">
         Click a shape to select it; drag a vertex to move it, drag a midpoint to insert one, right-click a vertex to delete it.
-        {split.skipped.length > 0 && <span className="block text-amber-800">Not editable on the map (edit in the JSON): {split.skipped.join("; ")}.</span>}
+        {split.skipped.length > 0 && (
+          <span className="block text-amber-800">Not editable on the map (edit in the JSON): {split.skipped.join("; ")}.</span>
+        )}
       </p>
     </div>
   );

@@ -13,7 +13,13 @@ import { useEffect, useRef } from "react";
 
 export type Check = (text: string) => Diagnostic[];
 
-export function JsonEditor({ value, onChange, check, label, autoFocus = false }: {
+export function JsonEditor({
+  value,
+  onChange,
+  check,
+  label,
+  autoFocus = false,
+}: {
   value: string;
   onChange: (text: string) => void;
   check: Check;
@@ -42,10 +48,13 @@ export function JsonEditor({ value, onChange, check, label, autoFocus = false }:
           basicSetup,
           json(),
           lintGutter(),
-          linter((ev) => {
-            const syntax = parse(ev);
-            return syntax.length ? syntax : latest.current.check(ev.state.doc.toString());
-          }, { delay: 150 }),
+          linter(
+            (ev) => {
+              const syntax = parse(ev);
+              return syntax.length ? syntax : latest.current.check(ev.state.doc.toString());
+            },
+            { delay: 150 },
+          ),
           EditorView.updateListener.of((u) => {
             if (!u.docChanged) return;
             lastText.current = u.state.doc.toString();

@@ -4,7 +4,15 @@ import { useMemo, useState } from "react";
 import { receivedLayers, receivedSources, repairedLayers, repairedSources } from "@/components/map/geometry-layers";
 import { MapView, type Camera } from "@/components/map/map-view";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
-import { displayBBox, fitBox, partsOf, readDisplayGeometry, referenceLongitude, unwrapForDisplay, type Displayable } from "@/lib/spatial/display";
+import {
+  displayBBox,
+  fitBox,
+  partsOf,
+  readDisplayGeometry,
+  referenceLongitude,
+  unwrapForDisplay,
+  type Displayable,
+} from "@/lib/spatial/display";
 import type { Geometry } from "@/lib/spatial/geojson";
 
 // The geometry as received (left) and as repaired (right), cameras synchronized, both fitted to the feature; or
@@ -23,9 +31,10 @@ interface Prepared {
 function prepare(record: DeadLetterDetail): Prepared {
   if (record.payload === null) {
     // Purged, or past retention: not a null geometry — there is no payload left to read one from.
-    const reason = record.status === "purged"
-      ? "The record was purged: its payload is gone (identity, hash and timeline stay)."
-      : "The payload was removed by retention (identity, hash and timeline stay).";
+    const reason =
+      record.status === "purged"
+        ? "The record was purged: its payload is gone (identity, hash and timeline stay)."
+        : "The payload was removed by retention (identity, hash and timeline stay).";
     const gone: Displayable = { ok: false, reason };
     return { received: gone, repaired: gone, receivedGeom: null, repairedGeom: null, ref: null, fit: null, parts: 0 };
   }
@@ -34,19 +43,29 @@ function prepare(record: DeadLetterDetail): Prepared {
   const received = record.originalGeometry !== null ? readDisplayGeometry(record.originalGeometry) : current;
   const outcome = record.analysis?.outcome;
   const repaired: Displayable | null =
-    record.repairedGeometry !== null ? readDisplayGeometry(record.repairedGeometry)
-      : outcome === "valid" ? current
-        : null;
+    record.repairedGeometry !== null ? readDisplayGeometry(record.repairedGeometry) : outcome === "valid" ? current : null;
   const ref = (received.ok ? referenceLongitude(received.geometry) : null) ?? (repaired?.ok ? referenceLongitude(repaired.geometry) : null);
   const receivedGeom = received.ok ? unwrapForDisplay(received.geometry, ref) : null;
   const repairedGeom = repaired?.ok ? unwrapForDisplay(repaired.geometry, ref) : null;
   const box = displayBBox([receivedGeom, repairedGeom]);
-  return { received, repaired, receivedGeom, repairedGeom, ref, fit: box ? fitBox(box) : null, parts: repairedGeom ? partsOf(repairedGeom).features.length : 0 };
+  return {
+    received,
+    repaired,
+    receivedGeom,
+    repairedGeom,
+    ref,
+    fit: box ? fitBox(box) : null,
+    parts: repairedGeom ? partsOf(repairedGeom).features.length : 0,
+  };
 }
 
 function Empty({ title, reason }: { title: string; reason: string }) {
   return (
-    <div role="region" aria-label={title} className="grid h-full place-items-center rounded border border-dashed border-slate-300 bg-slate-50 p-4 text-center">
+    <div
+      role="region"
+      aria-label={title}
+      className="grid h-full place-items-center rounded border border-dashed border-slate-300 bg-slate-50 p-4 text-center"
+    >
       <div>
         <p className="text-sm font-medium text-slate-700">Nothing to draw</p>
         <p className="mt-1 text-xs text-slate-500">{reason}</p>
@@ -74,16 +93,27 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
   };
   const analysis = record.analysis;
   const repairedTitle = `${edited ? "As edited — " : ""}${analysis?.outcome === "valid" ? (edited ? "valid" : "Valid (no repair needed)") : analysis?.outcome === "dropped" ? `${edited ? "d" : "D"}ropped by the repair` : edited ? "repaired" : "Repaired"}`;
-  const rightReason = p.repaired && !p.repaired.ok ? p.repaired.reason : `The repair dropped this geometry: ${analysis?.drop_reason ?? analysis?.reason ?? "unusable"}`;
+  const rightReason =
+    p.repaired && !p.repaired.ok
+      ? p.repaired.reason
+      : `The repair dropped this geometry: ${analysis?.drop_reason ?? analysis?.reason ?? "unusable"}`;
 
   return (
     <section aria-labelledby="maps-heading" className="space-y-2">
       <div className="flex items-center gap-3">
-        <h2 id="maps-heading" className="text-sm font-semibold">Geometry</h2>
+        <h2 id="maps-heading" className="text-sm font-semibold">
+          Geometry
+        </h2>
         <div role="radiogroup" aria-label="Map layout" className="flex overflow-hidden rounded border border-slate-300 text-xs">
           {(["side", "overlay"] as const).map((m) => (
-            <button key={m} type="button" role="radio" aria-checked={mode === m} onClick={() => setMode(m)}
-              className={`px-2 py-0.5 ${mode === m ? "bg-slate-800 text-white" : "bg-white text-slate-700 hover:bg-slate-50"}`}>
+            <button
+              key={m}
+              type="button"
+              role="radio"
+              aria-checked={mode === m}
+              onClick={() => setMode(m)}
+              className={`px-2 py-0.5 ${mode === m ? "bg-slate-800 text-white" : "bg-white text-slate-700 hover:bg-slate-50"}`}
+            >
               {m === "side" ? "Side by side" : "Overlay"}
             </button>
           ))}
@@ -101,24 +131,57 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
               As received{edited ? " (before the edit)" : ""} — rings as lines, vertices as dots{location ? ", error location ringed" : ""}
             </p>
             {p.received.ok ? (
-              <MapView reuse label="Geometry as received" className="flex-1" sources={leftSources} layers={leftLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
+              <MapView
+                reuse
+                label="Geometry as received"
+                className="flex-1"
+                sources={leftSources}
+                layers={leftLayers}
+                fit={p.fit}
+                fitMaxZoom={20}
+                camera={camera}
+                onCameraChange={follow}
+              />
             ) : (
               <Empty title="Geometry as received" reason={p.received.reason} />
             )}
           </div>
           <div className="flex min-h-0 flex-col">
-            <p className="mb-1 truncate text-xs text-slate-500">{repairedTitle}{p.parts > 1 ? ` — ${p.parts} parts, one colour each` : ""}</p>
+            <p className="mb-1 truncate text-xs text-slate-500">
+              {repairedTitle}
+              {p.parts > 1 ? ` — ${p.parts} parts, one colour each` : ""}
+            </p>
             {p.repaired?.ok ? (
-              <MapView reuse label="Geometry repaired" className="flex-1" sources={rightSources} layers={rightLayers} fit={p.fit} fitMaxZoom={20} camera={camera} onCameraChange={follow} />
+              <MapView
+                reuse
+                label="Geometry repaired"
+                className="flex-1"
+                sources={rightSources}
+                layers={rightLayers}
+                fit={p.fit}
+                fitMaxZoom={20}
+                camera={camera}
+                onCameraChange={follow}
+              />
             ) : (
               <Empty title="Geometry repaired" reason={rightReason} />
             )}
           </div>
         </div>
       ) : p.receivedGeom || p.repairedGeom ? (
-        <MapView reuse label="Geometry overlay" className="h-80" sources={overlaySources} layers={overlayLayers} fit={p.fit} fitMaxZoom={20} />
+        <MapView
+          reuse
+          label="Geometry overlay"
+          className="h-80"
+          sources={overlaySources}
+          layers={overlayLayers}
+          fit={p.fit}
+          fitMaxZoom={20}
+        />
       ) : (
-        <div className="h-80"><Empty title="Geometry overlay" reason={p.received.ok ? "" : p.received.reason} /></div>
+        <div className="h-80">
+          <Empty title="Geometry overlay" reason={p.received.ok ? "" : p.received.reason} />
+        </div>
       )}
     </section>
   );

@@ -24,8 +24,14 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
     <section aria-label="Payload" className="rounded border border-slate-200 bg-white">
       <div role="tablist" aria-label="Payload views" className="flex gap-1 border-b border-slate-200 px-2 pt-2">
         {TABS.map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}
-            className={`rounded-t px-3 py-1.5 text-xs font-medium ${tab === t ? "border border-b-white border-slate-200 bg-white text-slate-900 -mb-px" : "text-slate-500 hover:text-slate-800"}`}>
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            onClick={() => setTab(t)}
+            className={`rounded-t px-3 py-1.5 text-xs font-medium ${tab === t ? "border border-b-white border-slate-200 bg-white text-slate-900 -mb-px" : "text-slate-500 hover:text-slate-800"}`}
+          >
             {t}
             {t === "Changes since received" && diff ? ` (${diff.changes.length}${diff.truncated ? "+" : ""})` : ""}
             {t === "Failure history" ? ` (${record.failures.length})` : ""}
@@ -36,17 +42,24 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
         {tab === "Raw envelope" &&
           (record.rawEnvelope === null ? (
             <p className="text-sm text-slate-500">
-              The raw envelope was removed {record.status === "purged" ? "when the record was purged" : "by retention"}; its timeline keeps who did it and when.
+              The raw envelope was removed {record.status === "purged" ? "when the record was purged" : "by retention"}; its timeline keeps
+              who did it and when.
             </p>
           ) : (
             <>
-              <p className="mb-2 text-xs text-slate-500">Exactly as the producer sent it ({record.rawEnvelope.length.toLocaleString("en")} characters). It never changes.</p>
+              <p className="mb-2 text-xs text-slate-500">
+                Exactly as the producer sent it ({record.rawEnvelope.length.toLocaleString("en")} characters). It never changes.
+              </p>
               <JsonView text={record.rawEnvelope} label="Raw envelope" />
             </>
           ))}
         {tab === "Current payload" && <JsonView text={current} label="Current payload" />}
         {tab === "Changes since received" &&
-          (diff ? <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload is exactly as received." /> : <p className="text-sm text-slate-500">{!received.ok && received.reason}</p>)}
+          (diff ? (
+            <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload is exactly as received." />
+          ) : (
+            <p className="text-sm text-slate-500">{!received.ok && received.reason}</p>
+          ))}
         {tab === "Failure history" && <History failures={record.failures} />}
       </div>
     </section>

@@ -6,7 +6,15 @@ import { Dialog } from "@/components/ui/dialog";
 import { MAX_REASON_LENGTH } from "@/lib/dead-letters/decisions";
 
 /** Asks for the reason a quarantine requires; Enter confirms. Also used for bulk quarantine. */
-export function ReasonDialog({ open, title, confirmLabel, onCancel, onConfirm, busy, children }: {
+export function ReasonDialog({
+  open,
+  title,
+  confirmLabel,
+  onCancel,
+  onConfirm,
+  busy,
+  children,
+}: {
   open: boolean;
   title: string;
   confirmLabel: string;
@@ -28,14 +36,25 @@ export function ReasonDialog({ open, title, confirmLabel, onCancel, onConfirm, b
       >
         {children}
         <div className="space-y-1">
-          <label htmlFor="quarantine-reason" className="block text-xs font-medium text-slate-700">Reason (required)</label>
-          <input id="quarantine-reason" autoFocus value={reason} maxLength={MAX_REASON_LENGTH} onChange={(e) => setReason(e.target.value)}
-            className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm" placeholder="e.g. producer sends test data from this device" />
+          <label htmlFor="quarantine-reason" className="block text-xs font-medium text-slate-700">
+            Reason (required)
+          </label>
+          <input
+            id="quarantine-reason"
+            autoFocus
+            value={reason}
+            maxLength={MAX_REASON_LENGTH}
+            onChange={(e) => setReason(e.target.value)}
+            className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+            placeholder="e.g. producer sends test data from this device"
+          />
         </div>
         <div className="flex items-center justify-end gap-2">
           {blank && <span className="mr-auto text-xs text-slate-500">Say why: the reason stays with the record and in the audit log.</span>}
           <Button onClick={onCancel}>Cancel</Button>
-          <Button type="submit" variant="danger" disabled={blank || busy}>{confirmLabel}</Button>
+          <Button type="submit" variant="danger" disabled={blank || busy}>
+            {confirmLabel}
+          </Button>
         </div>
       </form>
     </Dialog>

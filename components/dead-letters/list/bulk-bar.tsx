@@ -30,7 +30,9 @@ export function selectionSize(s: Selection): number {
 }
 
 function summarize(result: BulkResult, action: Action): string {
-  const reasons = Object.entries(result.skippedReasons).map(([why, n]) => `${n.toLocaleString("en")} × ${why}`).join("; ");
+  const reasons = Object.entries(result.skippedReasons)
+    .map(([why, n]) => `${n.toLocaleString("en")} × ${why}`)
+    .join("; ");
   return `${DONE[action]} ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}${warningText(result.warnings)}`;
 }
 
@@ -50,7 +52,17 @@ function replayHref(selection: Selection): string | null {
   return `/replays/new?ids=${[...selection.ids].join(",")}`;
 }
 
-export function BulkBar({ selection, canReplay = false, onClear, onJob }: { selection: Selection; canReplay?: boolean; onClear: () => void; onJob: (jobId: string) => void }) {
+export function BulkBar({
+  selection,
+  canReplay = false,
+  onClear,
+  onJob,
+}: {
+  selection: Selection;
+  canReplay?: boolean;
+  onClear: () => void;
+  onJob: (jobId: string) => void;
+}) {
   const bulk = useBulkAction();
   const [pending, setPending] = useState<{ action: Action; count: number; warnings?: Record<string, number> } | null>(null);
   const size = selectionSize(selection);
@@ -63,7 +75,9 @@ export function BulkBar({ selection, canReplay = false, onClear, onJob }: { sele
     // A dry run when the facet count was an estimate (confirm the exact number), and before any approval: it
     // says how many taps still fail their schema, which the replay would drop.
     if ((selection.mode === "filter" && !selection.exact) || action === "approve") {
-      const dry = await bulk.mutateAsync({ action, ...target, dryRun: true, ...(action === "quarantine" ? { reason: "(count)" } : {}) }).catch(() => null);
+      const dry = await bulk
+        .mutateAsync({ action, ...target, dryRun: true, ...(action === "quarantine" ? { reason: "(count)" } : {}) })
+        .catch(() => null);
       if (!dry || "job" in dry) return;
       count = dry.matched;
       warnings = dry.warnings;
@@ -72,54 +86,99 @@ export function BulkBar({ selection, canReplay = false, onClear, onJob }: { sele
   }
 
   function run(action: Action, count: number, reason?: string) {
-    bulk.mutate({ action, ...target, expectedCount: count, ...(reason ? { reason } : {}) }, {
-      onSuccess: (result) => {
-        setPending(null);
-        // A filter runs as a job on the server: its progress is followed outside this bar (it outlives the selection).
-        if ("job" in result) onJob(result.job.id);
-        else if (Object.keys(result.warnings ?? {}).length > 0) toast.warning(summarize(result, action));
-        else toast.success(summarize(result, action));
-        onClear();
+    bulk.mutate(
+      { action, ...target, expectedCount: count, ...(reason ? { reason } : {}) },
+      {
+        onSuccess: (result) => {
+          setPending(null);
+          // A filter runs as a job on the server: its progress is followed outside this bar (it outlives the selection).
+          if ("job" in result) onJob(result.job.id);
+          else if (Object.keys(result.warnings ?? {}).length > 0) toast.warning(summarize(result, action));
+          else toast.success(summarize(result, action));
+          onClear();
+        },
+        onError: (err) => {
+          const matched = err instanceof HttpError ? (err.body as { error?: { matched?: number } } | null)?.error?.matched : undefined;
+          if (matched !== undefined) setPending({ action, count: matched });
+        },
       },
-      onError: (err) => {
-        const matched = err instanceof HttpError ? (err.body as { error?: { matched?: number } } | null)?.error?.matched : undefined;
-        if (matched !== undefined) setPending({ action, count: matched });
-      },
-    });
+    );
   }
 
-  const what = selection.mode === "ids" ? `${size.toLocaleString("en")} selected record${size === 1 ? "" : "s"}` : `all ${size.toLocaleString("en")} records matching the filters`;
+  const what =
+    selection.mode === "ids"
+      ? `${size.toLocaleString("en")} selected record${size === 1 ? "" : "s"}`
+      : `all ${size.toLocaleString("en")} records matching the filters`;
   return (
-    <div role="toolbar" aria-label="Bulk actions" className="flex flex-wrap items-center gap-2 rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm">
-      <span className="font-medium">{selection.mode === "filter" && !selection.exact ? "≈" : ""}{what}</span>
-      <Button size="sm" variant="approve" disabled={bulk.isPending} onClick={() => void ask("approve")}>Approve…</Button>
-      <Button size="sm" variant="danger" disabled={bulk.isPending} onClick={() => void ask("quarantine")}>Quarantine…</Button>
-      <Button size="sm" disabled={bulk.isPending} onClick={() => void ask("reopen")}>Reopen…</Button>
+    <div
+      role="toolbar"
+      aria-label="Bulk actions"
+      className="flex flex-wrap items-center gap-2 rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm"
+    >
+      <span className="font-medium">
+        {selection.mode === "filter" && !selection.exact ? "≈" : ""}
+        {what}
+      </span>
+      <Button size="sm" variant="approve" disabled={bulk.isPending} onClick={() => void ask("approve")}>
+        Approve…
+      </Button>
+      <Button size="sm" variant="danger" disabled={bulk.isPending} onClick={() => void ask("quarantine")}>
+        Quarantine…
+      </Button>
+      <Button size="sm" disabled={bulk.isPending} onClick={() => void ask("reopen")}>
+        Reopen…
+      </Button>
       {replay && (
-        <Link href={replay} className="rounded border border-slate-300 bg-white px-2 py-0.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-          title="A replay batch of the approved records in this selection">
+        <Link
+          href={replay}
+          className="rounded border border-slate-300 bg-white px-2 py-0.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+          title="A replay batch of the approved records in this selection"
+        >
           Replay…
         </Link>
       )}
-      <Button size="sm" variant="ghost" onClick={onClear}>Clear selection</Button>
+      <Button size="sm" variant="ghost" onClick={onClear}>
+        Clear selection
+      </Button>
       {pending && pending.action === "quarantine" ? (
-        <ReasonDialog open title={`Quarantine ${records(pending.count)}`} confirmLabel={`Quarantine ${pending.count.toLocaleString("en")}`}
-          busy={bulk.isPending} onCancel={() => setPending(null)} onConfirm={(reason) => run("quarantine", pending.count, reason)}>
-          <p className="text-sm text-slate-700">Quarantine {what.replace(/^all [\d,]+/, `all ${pending.count.toLocaleString("en")}`)}? Records that cannot be quarantined (already quarantined, replayed) are skipped and counted.</p>
+        <ReasonDialog
+          open
+          title={`Quarantine ${records(pending.count)}`}
+          confirmLabel={`Quarantine ${pending.count.toLocaleString("en")}`}
+          busy={bulk.isPending}
+          onCancel={() => setPending(null)}
+          onConfirm={(reason) => run("quarantine", pending.count, reason)}
+        >
+          <p className="text-sm text-slate-700">
+            Quarantine {what.replace(/^all [\d,]+/, `all ${pending.count.toLocaleString("en")}`)}? Records that cannot be quarantined
+            (already quarantined, replayed) are skipped and counted.
+          </p>
         </ReasonDialog>
       ) : pending ? (
         <Dialog open title={`${VERB[pending.action]} ${records(pending.count)}`} onClose={() => setPending(null)}>
           <p className="text-sm text-slate-700">
-            {VERB[pending.action]} {pending.count.toLocaleString("en")} record{pending.count === 1 ? "" : "s"}? Records the state machine refuses (poison, already decided) are skipped and counted.
+            {VERB[pending.action]} {pending.count.toLocaleString("en")} record{pending.count === 1 ? "" : "s"}? Records the state machine
+            refuses (poison, already decided) are skipped and counted.
           </p>
           {Object.entries(pending.warnings ?? {}).map(([why, n]) => (
             <p key={why} role="alert" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
-              {n.toLocaleString("en")} of them {why.replace(/^still fails/, n === 1 ? "still fails" : "still fail").replace("the replay will drop it unless it is edited", n === 1 ? "the replay will drop it unless it is edited" : "the replay will drop them unless they are edited")}.
+              {n.toLocaleString("en")} of them{" "}
+              {why
+                .replace(/^still fails/, n === 1 ? "still fails" : "still fail")
+                .replace(
+                  "the replay will drop it unless it is edited",
+                  n === 1 ? "the replay will drop it unless it is edited" : "the replay will drop them unless they are edited",
+                )}
+              .
             </p>
           ))}
           <div className="flex justify-end gap-2">
             <Button onClick={() => setPending(null)}>Cancel</Button>
-            <Button variant={pending.action === "approve" ? "approve" : "primary"} disabled={bulk.isPending} onClick={() => run(pending.action, pending.count)}>
+            <Button
+              variant={pending.action === "approve" ? "approve" : "primary"}
+              disabled={bulk.isPending}
+              onClick={() => run(pending.action, pending.count)}
+            >
               {VERB[pending.action]} {pending.count.toLocaleString("en")}
             </Button>
           </div>

@@ -15,8 +15,12 @@ const DONE: Record<BulkJob["action"], string> = { approve: "Approved", quarantin
 const n = (v: number) => v.toLocaleString("en");
 
 function summary(job: BulkJob): string {
-  const reasons = Object.entries(job.skippedReasons).map(([why, c]) => `${n(c)} × ${why}`).join("; ");
-  const warnings = Object.entries(job.warnings ?? {}).map(([why, c]) => `${n(c)} × ${why}`).join("; ");
+  const reasons = Object.entries(job.skippedReasons)
+    .map(([why, c]) => `${n(c)} × ${why}`)
+    .join("; ");
+  const warnings = Object.entries(job.warnings ?? {})
+    .map(([why, c]) => `${n(c)} × ${why}`)
+    .join("; ");
   return `${DONE[job.action]} ${n(job.updated)} of ${n(job.matched)}${job.skipped ? ` · skipped ${n(job.skipped)}${reasons ? ` (${reasons})` : ""}` : ""}${warnings ? ` · ${warnings}` : ""}`;
 }
 
@@ -39,18 +43,38 @@ export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () =
   }, [data, qc, onDone]);
 
   if (job.isError) {
-    return <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">Could not follow bulk job {jobId}: {job.error.message}</p>;
+    return (
+      <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">
+        Could not follow bulk job {jobId}: {job.error.message}
+      </p>
+    );
   }
   const total = Math.max(data?.matched ?? 0, data?.processed ?? 0, 1);
   const done = data?.processed ?? 0;
   return (
-    <div role="status" aria-label="Bulk job" className="flex flex-wrap items-center gap-3 rounded border border-sky-300 bg-sky-50 px-3 py-1.5 text-sm">
-      <span className="font-medium">{data ? DOING[data.action] : "Starting"} {n(done)} of {n(data?.matched ?? 0)}…</span>
-      <div role="progressbar" aria-label="Bulk job progress" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done}
-        className="h-2 w-48 overflow-hidden rounded bg-sky-100">
+    <div
+      role="status"
+      aria-label="Bulk job"
+      className="flex flex-wrap items-center gap-3 rounded border border-sky-300 bg-sky-50 px-3 py-1.5 text-sm"
+    >
+      <span className="font-medium">
+        {data ? DOING[data.action] : "Starting"} {n(done)} of {n(data?.matched ?? 0)}…
+      </span>
+      <div
+        role="progressbar"
+        aria-label="Bulk job progress"
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={done}
+        className="h-2 w-48 overflow-hidden rounded bg-sky-100"
+      >
         <div className="h-full bg-sky-600 transition-[width]" style={{ width: `${Math.min(100, (100 * done) / total)}%` }} />
       </div>
-      {data && <span className="text-xs text-slate-600">{n(data.updated)} changed · {n(data.skipped)} skipped</span>}
+      {data && (
+        <span className="text-xs text-slate-600">
+          {n(data.updated)} changed · {n(data.skipped)} skipped
+        </span>
+      )}
       <Button size="sm" variant="ghost" disabled={!data || data.cancelRequested || cancel.isPending} onClick={() => cancel.mutate()}>
         {data?.cancelRequested ? "Stopping…" : "Stop"}
       </Button>

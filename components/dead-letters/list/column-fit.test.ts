@@ -2,9 +2,15 @@ import { describe, expect, it } from "vitest";
 import { hiddenColumns, minRem } from "./column-fit";
 
 const COLUMNS = [
-  { id: "select", width: "2rem" }, { id: "kind", width: "4.25rem" }, { id: "source", width: "6.75rem" },
-  { id: "idempotencyKey", width: "7.75rem" }, { id: "reason", width: "minmax(8rem, 1fr)" }, { id: "failureClass", width: "8.5rem" },
-  { id: "status", width: "5.75rem" }, { id: "observedAt", width: "8.5rem" }, { id: "replayCount", width: "4.5rem" },
+  { id: "select", width: "2rem" },
+  { id: "kind", width: "4.25rem" },
+  { id: "source", width: "6.75rem" },
+  { id: "idempotencyKey", width: "7.75rem" },
+  { id: "reason", width: "minmax(8rem, 1fr)" },
+  { id: "failureClass", width: "8.5rem" },
+  { id: "status", width: "5.75rem" },
+  { id: "observedAt", width: "8.5rem" },
+  { id: "replayCount", width: "4.5rem" },
 ];
 
 describe("hiddenColumns", () => {

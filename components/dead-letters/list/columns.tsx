@@ -38,7 +38,15 @@ export const columns = helper.columns([
     meta: { width: "2rem" },
   }),
   helper.accessor("kind", { header: "Kind", cell: (c) => <KindBadge kind={c.getValue()} />, meta: { width: "4.25rem" } }),
-  helper.accessor("source", { header: "Source", cell: (c) => <span className="truncate text-xs text-slate-600" title={c.getValue()}>{c.getValue()}</span>, meta: { width: "6.75rem" } }),
+  helper.accessor("source", {
+    header: "Source",
+    cell: (c) => (
+      <span className="truncate text-xs text-slate-600" title={c.getValue()}>
+        {c.getValue()}
+      </span>
+    ),
+    meta: { width: "6.75rem" },
+  }),
   helper.accessor("idempotencyKey", {
     header: "Key / hash",
     cell: (c) => {
@@ -56,7 +64,11 @@ export const columns = helper.columns([
   }),
   helper.accessor("reason", {
     header: "Failure reason",
-    cell: (c) => <span className="truncate" title={c.getValue()}>{c.getValue()}</span>,
+    cell: (c) => (
+      <span className="truncate" title={c.getValue()}>
+        {c.getValue()}
+      </span>
+    ),
     meta: { width: "minmax(8rem, 1fr)" },
   }),
   helper.accessor("failureClass", {
@@ -67,7 +79,11 @@ export const columns = helper.columns([
   helper.accessor("status", { header: "Status", cell: (c) => <StatusBadge status={c.getValue()} />, meta: { width: "5.75rem" } }),
   helper.accessor("observedAt", {
     header: "Observed (UTC)",
-    cell: (c) => <time dateTime={c.getValue()} title={c.getValue()} className="whitespace-nowrap text-xs tabular-nums text-slate-600">{time(c.getValue())}</time>,
+    cell: (c) => (
+      <time dateTime={c.getValue()} title={c.getValue()} className="whitespace-nowrap text-xs tabular-nums text-slate-600">
+        {time(c.getValue())}
+      </time>
+    ),
     meta: { width: "8.5rem" },
   }),
   helper.accessor("replayCount", {
@@ -86,5 +102,7 @@ export const COLUMN_WIDTHS = columns.map((c) => ({
 
 /** The grid tracks of the columns not hidden. */
 export function gridTemplate(hidden: ReadonlySet<string>): string {
-  return COLUMN_WIDTHS.filter((c) => !hidden.has(c.id)).map((c) => c.width).join(" ");
+  return COLUMN_WIDTHS.filter((c) => !hidden.has(c.id))
+    .map((c) => c.width)
+    .join(" ");
 }

@@ -10,7 +10,13 @@ import type { Facets, FacetBucket } from "@/lib/dead-letters/record-schemas";
 const LABEL: Record<string, string> = { afc: "AFC", transient_schema: "transient schema" };
 const fmt = (n: number) => n.toLocaleString("en");
 
-function Group({ title, buckets, selected, approx, onToggle }: {
+function Group({
+  title,
+  buckets,
+  selected,
+  approx,
+  onToggle,
+}: {
   title: string;
   buckets: FacetBucket[];
   selected: readonly string[] | undefined;
@@ -24,15 +30,25 @@ function Group({ title, buckets, selected, approx, onToggle }: {
       {buckets.map((b) => (
         <label key={b.value} className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100">
           <input type="checkbox" checked={selected?.includes(b.value) ?? false} onChange={() => onToggle(b.value)} />
-          <span className="flex-1 truncate" title={LABEL[b.value] ?? b.value}>{LABEL[b.value] ?? b.value}</span>
-          <span className="tabular-nums text-xs text-slate-500">{approx ? "≈" : ""}{fmt(b.count)}</span>
+          <span className="flex-1 truncate" title={LABEL[b.value] ?? b.value}>
+            {LABEL[b.value] ?? b.value}
+          </span>
+          <span className="tabular-nums text-xs text-slate-500">
+            {approx ? "≈" : ""}
+            {fmt(b.count)}
+          </span>
         </label>
       ))}
     </fieldset>
   );
 }
 
-export function FacetPanel({ facets, filter, onChange, loading }: {
+export function FacetPanel({
+  facets,
+  filter,
+  onChange,
+  loading,
+}: {
   facets: Facets | undefined;
   filter: ListFilter;
   onChange: (filter: ListFilter) => void;
@@ -49,21 +65,37 @@ export function FacetPanel({ facets, filter, onChange, loading }: {
   return (
     <aside aria-label="Filter by facet" className={`space-y-4 overflow-y-auto pr-1 transition-opacity ${loading ? "opacity-60" : ""}`}>
       {groups.map(([title, key, buckets]) => (
-        <Group key={key} title={title} buckets={buckets} selected={filter[key]} approx={approx}
-          onToggle={(v) => onChange(toggleValue(filter, key, v as never))} />
+        <Group
+          key={key}
+          title={title}
+          buckets={buckets}
+          selected={filter[key]}
+          approx={approx}
+          onToggle={(v) => onChange(toggleValue(filter, key, v as never))}
+        />
       ))}
       <section aria-labelledby="reason-facet" className="space-y-0.5">
-        <h2 id="reason-facet" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Failure reason (grouped)</h2>
+        <h2 id="reason-facet" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
+          Failure reason (grouped)
+        </h2>
         <ul className="space-y-0.5">
           {facets.reason.map((b) => {
             const active = filter.reason === b.value;
             return (
               <li key={b.value}>
-                <button type="button" aria-pressed={active} onClick={() => onChange({ ...filter, reason: active ? undefined : b.value })}
+                <button
+                  type="button"
+                  aria-pressed={active}
+                  onClick={() => onChange({ ...filter, reason: active ? undefined : b.value })}
                   className={`w-full rounded px-1 py-0.5 text-left text-xs leading-snug ${active ? "bg-sky-100 text-sky-900 ring-1 ring-sky-300" : "text-slate-700 hover:bg-slate-100"}`}
-                  title={b.value}>
+                  title={b.value}
+                >
                   <span className="line-clamp-2 wrap-anywhere">{b.value}</span>
-                  <span className="tabular-nums text-slate-500"> × {approx ? "≈" : ""}{fmt(b.count)}</span>
+                  <span className="tabular-nums text-slate-500">
+                    {" "}
+                    × {approx ? "≈" : ""}
+                    {fmt(b.count)}
+                  </span>
                 </button>
               </li>
             );

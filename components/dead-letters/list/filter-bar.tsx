@@ -28,10 +28,23 @@ function chips(filter: ListFilter): { label: string; without: ListFilter }[] {
   if (filter.reason) add(`reason: ${filter.reason}`, { reason: undefined });
   if (filter.q) add(`search: ${filter.q}`, { q: undefined });
   if (filter.bbox) add("within the map view", { bbox: undefined });
-  return out.map((c) => ({ ...c, without: Object.fromEntries(Object.entries(c.without).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0))) as ListFilter }));
+  return out.map((c) => ({
+    ...c,
+    without: Object.fromEntries(
+      Object.entries(c.without).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)),
+    ) as ListFilter,
+  }));
 }
 
-export function FilterBar({ filter, onChange, searchRef }: { filter: ListFilter; onChange: (f: ListFilter) => void; searchRef: React.RefObject<HTMLInputElement | null> }) {
+export function FilterBar({
+  filter,
+  onChange,
+  searchRef,
+}: {
+  filter: ListFilter;
+  onChange: (f: ListFilter) => void;
+  searchRef: React.RefObject<HTMLInputElement | null>;
+}) {
   const [q, setQ] = useState(filter.q ?? "");
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const latest = useRef({ filter, onChange });
@@ -55,38 +68,79 @@ export function FilterBar({ filter, onChange, searchRef }: { filter: ListFilter;
   const active = chips(filter);
   return (
     <div className="space-y-2">
-      <form className="flex flex-wrap items-end gap-2" role="search" onSubmit={(e) => { e.preventDefault(); commit(q); }}>
+      <form
+        className="flex flex-wrap items-end gap-2"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          commit(q);
+        }}
+      >
         <div className="min-w-64 flex-1">
-          <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600">Search key, hash (8+ hex), event id, device id</label>
-          <input id="dl-search" ref={searchRef} type="search" value={q} placeholder="e.g. sp-4e8f6c0c-d or a1b2c3d4"
+          <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600">
+            Search key, hash (8+ hex), event id, device id
+          </label>
+          <input
+            id="dl-search"
+            ref={searchRef}
+            type="search"
+            value={q}
+            placeholder="e.g. sp-4e8f6c0c-d or a1b2c3d4"
             onChange={(e) => {
               setQ(e.target.value);
               clearTimeout(timer.current);
               const v = e.target.value;
               timer.current = setTimeout(() => commit(v), 400);
             }}
-            onKeyDown={(e) => { if (e.key === "Escape") e.currentTarget.blur(); }}
-            className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm" />
+            onKeyDown={(e) => {
+              if (e.key === "Escape") e.currentTarget.blur();
+            }}
+            className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+          />
         </div>
         <div>
-          <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600">Observed from (UTC)</label>
-          <input id="dl-from" type="date" value={dayOf(filter.from)} onChange={(e) => onChange(orderedRange({ ...filter, from: dayRange(e.target.value, null).from }, "from"))}
-            className="rounded border border-slate-300 px-2 py-1 text-sm" />
+          <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600">
+            Observed from (UTC)
+          </label>
+          <input
+            id="dl-from"
+            type="date"
+            value={dayOf(filter.from)}
+            onChange={(e) => onChange(orderedRange({ ...filter, from: dayRange(e.target.value, null).from }, "from"))}
+            className="rounded border border-slate-300 px-2 py-1 text-sm"
+          />
         </div>
         <div>
-          <label htmlFor="dl-to" className="block text-xs font-medium text-slate-600">to</label>
-          <input id="dl-to" type="date" value={dayOf(filter.to)} onChange={(e) => onChange(orderedRange({ ...filter, to: dayRange(null, e.target.value).to }, "to"))}
-            className="rounded border border-slate-300 px-2 py-1 text-sm" />
+          <label htmlFor="dl-to" className="block text-xs font-medium text-slate-600">
+            to
+          </label>
+          <input
+            id="dl-to"
+            type="date"
+            value={dayOf(filter.to)}
+            onChange={(e) => onChange(orderedRange({ ...filter, to: dayRange(null, e.target.value).to }, "to"))}
+            className="rounded border border-slate-300 px-2 py-1 text-sm"
+          />
         </div>
       </form>
       <div role="group" className="flex min-h-7 flex-wrap items-center gap-1.5" aria-label="Active filters">
         {active.map((c) => (
-          <button key={c.label} type="button" onClick={() => onChange(c.without)} aria-label={`Remove filter ${c.label}`} title={c.label}
-            className="max-w-80 truncate rounded-full bg-slate-200 px-2 py-0.5 text-xs text-slate-800 hover:bg-slate-300">
+          <button
+            key={c.label}
+            type="button"
+            onClick={() => onChange(c.without)}
+            aria-label={`Remove filter ${c.label}`}
+            title={c.label}
+            className="max-w-80 truncate rounded-full bg-slate-200 px-2 py-0.5 text-xs text-slate-800 hover:bg-slate-300"
+          >
             {c.label} ✕
           </button>
         ))}
-        {active.length > 0 && <Button size="sm" variant="ghost" onClick={() => onChange({})}>Clear all</Button>}
+        {active.length > 0 && (
+          <Button size="sm" variant="ghost" onClick={() => onChange({})}>
+            Clear all
+          </Button>
+        )}
       </div>
     </div>
   );

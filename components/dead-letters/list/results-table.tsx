@@ -56,7 +56,17 @@ export interface ResultsTableProps {
   firstVisible?: { current: number };
 }
 
-export function ResultsTable({ filter, initialPage, renderedAt, selection, focused, onFocus, onOpen, onRows, firstVisible }: ResultsTableProps) {
+export function ResultsTable({
+  filter,
+  initialPage,
+  renderedAt,
+  selection,
+  focused,
+  onFocus,
+  onOpen,
+  onRows,
+  firstVisible,
+}: ResultsTableProps) {
   const list = useDeadLetterList(filter, initialPage, renderedAt);
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? EMPTY, [list.data]);
   const table = useTable({ features, columns, data: rows, getRowId, meta: selection });
@@ -104,11 +114,17 @@ export function ResultsTable({ filter, initialPage, renderedAt, selection, focus
       <table className="grid w-full text-left text-sm" aria-rowcount={list.hasNextPage ? -1 : rows.length + 1} aria-label="Dead letters">
         <thead className="sticky top-0 z-10 grid border-b border-slate-200 bg-slate-50">
           <tr className="grid items-center" style={{ gridTemplateColumns: template, height: HEADER_HEIGHT - 1 }}>
-            {header?.headers.filter((h) => !hidden.has(h.column.id)).map((h) => (
-              <th key={h.id} scope="col" className={`truncate px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 ${h.column.columnDef.meta?.align === "right" ? "text-right" : ""}`}>
-                {h.isPlaceholder ? null : <table.FlexRender header={h} />}
-              </th>
-            ))}
+            {header?.headers
+              .filter((h) => !hidden.has(h.column.id))
+              .map((h) => (
+                <th
+                  key={h.id}
+                  scope="col"
+                  className={`truncate px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 ${h.column.columnDef.meta?.align === "right" ? "text-right" : ""}`}
+                >
+                  {h.isPlaceholder ? null : <table.FlexRender header={h} />}
+                </th>
+              ))}
           </tr>
         </thead>
         <tbody className="relative grid" style={{ height: virtualizer.getTotalSize() }}>
@@ -130,17 +146,24 @@ export function ResultsTable({ filter, initialPage, renderedAt, selection, focus
                 className={`absolute left-0 grid w-full cursor-pointer items-center border-b border-slate-100 ${isFocused ? "bg-sky-50 outline outline-2 -outline-offset-2 outline-sky-400" : isSelected ? "bg-amber-50" : "hover:bg-slate-50"}`}
                 style={{ gridTemplateColumns: template, height: ROW_HEIGHT, transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
               >
-                {row.getAllCells().filter((cell) => !hidden.has(cell.column.id)).map((cell) => (
-                  <td key={cell.id} className={`flex min-w-0 px-2 ${cell.column.columnDef.meta?.align === "right" ? "justify-end" : ""}`}>
-                    <table.FlexRender cell={cell} />
-                  </td>
-                ))}
+                {row
+                  .getAllCells()
+                  .filter((cell) => !hidden.has(cell.column.id))
+                  .map((cell) => (
+                    <td key={cell.id} className={`flex min-w-0 px-2 ${cell.column.columnDef.meta?.align === "right" ? "justify-end" : ""}`}>
+                      <table.FlexRender cell={cell} />
+                    </td>
+                  ))}
               </tr>
             );
           })}
         </tbody>
       </table>
-      {list.isError && <p role="alert" className="p-4 text-sm text-red-700">Could not load the list: {list.error.message}</p>}
+      {list.isError && (
+        <p role="alert" className="p-4 text-sm text-red-700">
+          Could not load the list: {list.error.message}
+        </p>
+      )}
       {!list.isPending && rows.length === 0 && !list.isError && (
         <p className="p-8 text-center text-sm text-slate-500">No dead letters match these filters.</p>
       )}

@@ -37,10 +37,16 @@ const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
 // Column layout. From 1600 px: facets | table | map. Narrower, the map moves under the facets in a wider left
 // column, so it is still shown at once and the table keeps its width: every column (~56 rem; at 1440 px beside
 // the map the replay count gave way) and a failure reason long enough to tell reasons apart.
-const GRID_WITH_MAP = "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
+const GRID_WITH_MAP =
+  "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
 const GRID_WITHOUT_MAP = "grid-cols-[12rem_minmax(0,1fr)] grid-rows-1";
 
-export function TriageList({ initial, canTriage, canUnmask = false, canReplay = false }: {
+export function TriageList({
+  initial,
+  canTriage,
+  canUnmask = false,
+  canReplay = false,
+}: {
   /** the server's first page and facets for the URL's filter (`key`), read at `renderedAt` */
   initial: { key: string; page: ListPage; facets: Facets; renderedAt: number };
   canTriage: boolean;
@@ -81,23 +87,32 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
     setFocused(-1);
   }, []);
 
-  const open = useCallback((row: DeadLetterSummary) => {
-    leaving.current = true;
-    // Held for the navigation, not for ever: should this list be shown again without remounting, it filters again.
-    setTimeout(() => { leaving.current = false; }, 3000);
-    const qs = filterToParams(filter).toString();
-    router.push(`/dead-letters/${row.id}${qs ? `?${qs}` : ""}`);
-  }, [router, filter]);
+  const open = useCallback(
+    (row: DeadLetterSummary) => {
+      leaving.current = true;
+      // Held for the navigation, not for ever: should this list be shown again without remounting, it filters again.
+      setTimeout(() => {
+        leaving.current = false;
+      }, 3000);
+      const qs = filterToParams(filter).toString();
+      router.push(`/dead-letters/${row.id}${qs ? `?${qs}` : ""}`);
+    },
+    [router, filter],
+  );
 
-  const selectionMeta = useMemo(() => ({
-    isSelected: (id: string) => selection.mode === "filter" || selection.ids.has(id),
-    toggle: (id: string) => setSelection((s) => {
-      const ids = new Set(s.mode === "ids" ? s.ids : []);
-      if (ids.has(id)) ids.delete(id);
-      else ids.add(id);
-      return { mode: "ids", ids };
+  const selectionMeta = useMemo(
+    () => ({
+      isSelected: (id: string) => selection.mode === "filter" || selection.ids.has(id),
+      toggle: (id: string) =>
+        setSelection((s) => {
+          const ids = new Set(s.mode === "ids" ? s.ids : []);
+          if (ids.has(id)) ids.delete(id);
+          else ids.add(id);
+          return { mode: "ids", ids };
+        }),
     }),
-  }), [selection]);
+    [selection],
+  );
 
   // After a decision from the list the highlight moves to the row below; when the refreshed list no longer has
   // the decided row (a status filter), the highlight follows that row to its new index.
@@ -105,21 +120,24 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   // again and scrolled to, so `j` goes on from there rather than from the top.
   const followRow = useRef<string | null>(null);
   const restore = useRef<string | null | undefined>(undefined); // undefined: not looked up yet
-  const onRows = useCallback((list: DeadLetterSummary[], complete: boolean) => {
-    rows.current = { rows: list, complete };
-    if (restore.current === undefined && list.length > 0) {
-      const id = openedUnder(key);
-      restore.current = null; // once, on the first rows: a later page must not pull the highlight away
-      const at = id === null ? -1 : list.findIndex((r) => r.id === id);
-      if (at >= 0) setFocused(at);
-    }
-    setLoaded((prev) => (prev.count === list.length && prev.complete === complete ? prev : { count: list.length, complete }));
-    if (followRow.current !== null) {
-      const at = list.findIndex((r) => r.id === followRow.current);
-      if (at >= 0) setFocused(at);
-      followRow.current = null;
-    }
-  }, [key]);
+  const onRows = useCallback(
+    (list: DeadLetterSummary[], complete: boolean) => {
+      rows.current = { rows: list, complete };
+      if (restore.current === undefined && list.length > 0) {
+        const id = openedUnder(key);
+        restore.current = null; // once, on the first rows: a later page must not pull the highlight away
+        const at = id === null ? -1 : list.findIndex((r) => r.id === id);
+        if (at >= 0) setFocused(at);
+      }
+      setLoaded((prev) => (prev.count === list.length && prev.complete === complete ? prev : { count: list.length, complete }));
+      if (followRow.current !== null) {
+        const at = list.findIndex((r) => r.id === followRow.current);
+        if (at >= 0) setFocused(at);
+        followRow.current = null;
+      }
+    },
+    [key],
+  );
 
   const decisions = useRowDecisions({
     canTriage,
@@ -137,15 +155,26 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
     j: () => {
       followRow.current = null;
       // Nothing highlighted yet: start at the first row in view (after scrolling with the mouse, not the top).
-      setFocused((i) => (i < 0 ? Math.min(firstVisible.current, rows.current.rows.length - 1) : Math.min(i + 1, rows.current.rows.length - 1)));
+      setFocused((i) =>
+        i < 0 ? Math.min(firstVisible.current, rows.current.rows.length - 1) : Math.min(i + 1, rows.current.rows.length - 1),
+      );
     },
     k: () => {
       followRow.current = null;
       setFocused((i) => Math.max(i - 1, 0));
     },
-    Enter: () => { const r = rows.current.rows[focused]; if (r) open(r); },
-    o: () => { const r = rows.current.rows[focused]; if (r) open(r); },
-    x: () => { const r = rows.current.rows[focused]; if (r && canTriage) selectionMeta.toggle(r.id); },
+    Enter: () => {
+      const r = rows.current.rows[focused];
+      if (r) open(r);
+    },
+    o: () => {
+      const r = rows.current.rows[focused];
+      if (r) open(r);
+    },
+    x: () => {
+      const r = rows.current.rows[focused];
+      if (r && canTriage) selectionMeta.toggle(r.id);
+    },
     a: () => decisions.act(rows.current.rows[focused], "approve"),
     q: () => decisions.act(rows.current.rows[focused], "quarantine"),
     "/": () => search.current?.focus(),
@@ -159,31 +188,54 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
   return (
     <section aria-labelledby="dl-heading" className="flex h-[calc(100vh-5.5rem)] flex-col gap-2" data-hydrated={hydrated}>
       <div className="flex items-baseline gap-3">
-        <h1 id="dl-heading" className="text-lg font-semibold">Dead letters</h1>
+        <h1 id="dl-heading" className="text-lg font-semibold">
+          Dead letters
+        </h1>
         <p className="text-sm text-slate-600" aria-live="polite">
-          {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")} loaded · newest observation first
+          {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")}{" "}
+          loaded · newest observation first
         </p>
         <span className="ml-auto flex items-center gap-2">
           {canReplay && (
-            <Link href={`/replays/new?${filterToParams({ ...filter, status: ["approved"] })}`} title="A replay batch of the approved records under these filters"
-              className="rounded px-2 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100">
+            <Link
+              href={`/replays/new?${filterToParams({ ...filter, status: ["approved"] })}`}
+              title="A replay batch of the approved records under these filters"
+              className="rounded px-2 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100"
+            >
               Replay approved…
             </Link>
           )}
           <ExportMenu filter={filter} canUnmask={canUnmask} />
-          {!afcOnly && <Button size="sm" variant="ghost" onClick={() => setMapWanted((v) => !v)} aria-pressed={showMap}>{showMap ? "Hide map" : "Show map"}</Button>}
-          <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><Kbd>?</Kbd></Button>
+          {!afcOnly && (
+            <Button size="sm" variant="ghost" onClick={() => setMapWanted((v) => !v)} aria-pressed={showMap}>
+              {showMap ? "Hide map" : "Show map"}
+            </Button>
+          )}
+          <Button size="sm" variant="ghost" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts">
+            <Kbd>?</Kbd>
+          </Button>
         </span>
       </div>
-      {error && <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">The filter in the URL is invalid ({error}); showing everything.</p>}
+      {error && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">
+          The filter in the URL is invalid ({error}); showing everything.
+        </p>
+      )}
       <FilterBar filter={filter} onChange={setFilter} searchRef={search} />
-      {canTriage && selectionSize(selection) > 0 && <BulkBar selection={selection} canReplay={canReplay} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />}
+      {canTriage && selectionSize(selection) > 0 && (
+        <BulkBar selection={selection} canReplay={canReplay} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />
+      )}
       {job && <BulkJobProgress key={job} jobId={job} onDone={endJob} />}
       {canTriage && allLoadedSelected && !loaded.complete && total !== undefined && (
         <p className="text-sm text-slate-700">
           All {loaded.count.toLocaleString("en")} loaded rows are selected.{" "}
-          <button type="button" className="font-medium text-sky-700 underline" onClick={() => setSelection({ mode: "filter", filter, count: total, exact: !approx })}>
-            Select all {approx ? "≈" : ""}{total.toLocaleString("en")} matching this filter
+          <button
+            type="button"
+            className="font-medium text-sky-700 underline"
+            onClick={() => setSelection({ mode: "filter", filter, count: total, exact: !approx })}
+          >
+            Select all {approx ? "≈" : ""}
+            {total.toLocaleString("en")} matching this filter
           </button>
         </p>
       )}
@@ -194,26 +246,48 @@ export function TriageList({ initial, canTriage, canUnmask = false, canReplay = 
         <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1600px]:row-span-1" : ""}`}>
           {canTriage && (
             <label className="flex items-center gap-2 text-xs text-slate-600">
-              <input type="checkbox" checked={allLoadedSelected || selection.mode === "filter"}
-                onChange={(e) => setSelection(e.target.checked ? { mode: "ids", ids: new Set(rows.current.rows.map((r) => r.id)) } : NO_SELECTION)} />
+              <input
+                type="checkbox"
+                checked={allLoadedSelected || selection.mode === "filter"}
+                onChange={(e) =>
+                  setSelection(e.target.checked ? { mode: "ids", ids: new Set(rows.current.rows.map((r) => r.id)) } : NO_SELECTION)
+                }
+              />
               Select all loaded rows
             </label>
           )}
           <div className="min-h-0 flex-1">
-            <ResultsTable key={key} filter={filter} initialPage={key === initial.key ? initial.page : undefined} renderedAt={initial.renderedAt} selection={selectionMeta}
-              focused={focused} onFocus={setFocused} onOpen={open} onRows={onRows} firstVisible={firstVisible} />
+            <ResultsTable
+              key={key}
+              filter={filter}
+              initialPage={key === initial.key ? initial.page : undefined}
+              renderedAt={initial.renderedAt}
+              selection={selectionMeta}
+              focused={focused}
+              onFocus={setFocused}
+              onOpen={open}
+              onRows={onRows}
+              firstVisible={firstVisible}
+            />
           </div>
         </div>
         {showMap && (
           <div className="col-start-1 row-start-2 min-h-0 min-[1600px]:col-start-3 min-[1600px]:row-start-1">
-            <ClusterMap filter={filter} follow={filter.bbox !== undefined}
+            <ClusterMap
+              filter={filter}
+              follow={filter.bbox !== undefined}
               onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
               onView={(view) => setFilter({ ...filter, bbox: view })}
-              onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)} />
+              onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)}
+            />
           </div>
         )}
       </div>
-      <KeyboardHelp open={help} onClose={() => setHelp(false)} keys={canTriage ? LIST_KEYS : LIST_KEYS.filter(([k]) => k !== "a" && k !== "q")} />
+      <KeyboardHelp
+        open={help}
+        onClose={() => setHelp(false)}
+        keys={canTriage ? LIST_KEYS : LIST_KEYS.filter(([k]) => k !== "a" && k !== "q")}
+      />
       {decisions.dialogs}
     </section>
   );

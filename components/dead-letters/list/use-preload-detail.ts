@@ -20,7 +20,11 @@ export function usePreloadDetail(): void {
       // The record's two maps, created now and parked (map-pool.ts), so that even the first record opened only
       // reattaches them. After the list's own map drew: they share its worker and CPU. The size is a guess at the
       // detail panel's; the record's page resizes them when it takes them.
-      Promise.all([import("@/components/map/load-maplibre").then((m) => m.loadMapLibre()), import("@/components/map/map-pool"), import("@/components/map/basemap")])
+      Promise.all([
+        import("@/components/map/load-maplibre").then((m) => m.loadMapLibre()),
+        import("@/components/map/map-pool"),
+        import("@/components/map/basemap"),
+      ])
         .then(async ([ml, pool, basemap]) => {
           await basemap.afterFirstDraws();
           if (!cancelled) pool.prewarmMaps(ml, 2, 400, 300);

@@ -26,13 +26,16 @@ export function useRowDecisions({ canTriage, onDecided }: { canTriage: boolean; 
   const [conflict, setConflict] = useState<Conflict | null>(null);
 
   const submit = (row: DeadLetterSummary, body: ActionBody) => {
-    decision.mutate({ id: row.id, body }, {
-      onSuccess: () => onDecided(row),
-      onError: (err) => {
-        const current = conflictCurrent(err);
-        if (current) setConflict({ attempted: body.action, seen: row, current, changedBy: conflictChangedBy(err) });
+    decision.mutate(
+      { id: row.id, body },
+      {
+        onSuccess: () => onDecided(row),
+        onError: (err) => {
+          const current = conflictCurrent(err);
+          if (current) setConflict({ attempted: body.action, seen: row, current, changedBy: conflictChangedBy(err) });
+        },
       },
-    });
+    );
   };
 
   const act = (row: DeadLetterSummary | undefined, action: RowAction) => {
@@ -48,13 +51,19 @@ export function useRowDecisions({ canTriage, onDecided }: { canTriage: boolean; 
 
   const dialogs = (
     <>
-      <ReasonDialog key={`q-${asking?.id ?? "none"}`} open={asking !== null} title={`Quarantine #${asking?.id ?? ""}`} confirmLabel="Quarantine"
-        busy={decision.isPending} onCancel={() => setAsking(null)}
+      <ReasonDialog
+        key={`q-${asking?.id ?? "none"}`}
+        open={asking !== null}
+        title={`Quarantine #${asking?.id ?? ""}`}
+        confirmLabel="Quarantine"
+        busy={decision.isPending}
+        onCancel={() => setAsking(null)}
         onConfirm={(reason) => {
           const row = asking;
           setAsking(null);
           if (row) submit(row, { action: "quarantine", version: row.version, reason });
-        }} />
+        }}
+      />
       <ConflictDialog conflict={conflict} onClose={() => setConflict(null)} closeLabel="Back to the list (it shows the current version)" />
     </>
   );

@@ -15,9 +15,20 @@ import { configuredMaskRules } from "../../masking/config";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
-const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+const list = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
-function parseOrExit<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, raw: unknown): T {
+function parseOrExit<T>(
+  schema: {
+    safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  raw: unknown,
+): T {
   const r = schema.safeParse(JSON.parse(JSON.stringify(raw)));
   if (r.success) return r.data;
   throw optionsError(r.error.issues, { q: "[q]" }); // lookup's search term is its argument
@@ -40,7 +51,15 @@ export function registerForensicsCommands(program: Command): void {
     .option("--limit <n>", "at most this many records", "50")
     .option("--json", "print the result as JSON")
     .action(async (q: string | undefined, o: Record<string, string | boolean | undefined>) => {
-      const query = parseOrExit(LookupQuerySchema, { q, bbox: o.bbox, near: o.near, radiusKm: o.radiusKm, from: o.from, to: o.to, limit: o.limit });
+      const query = parseOrExit(LookupQuerySchema, {
+        q,
+        bbox: o.bbox,
+        near: o.near,
+        radiusKm: o.radiusKm,
+        from: o.from,
+        to: o.to,
+        limit: o.limit,
+      });
       const { db, close } = await connectCli();
       try {
         const result = await lookup(db.pool, query, configuredMaskRules());
@@ -49,12 +68,16 @@ export function registerForensicsCommands(program: Command): void {
           return;
         }
         for (const r of result.records) {
-          process.stdout.write(`${r.id}\t${r.kind}\t${r.status}\t${r.observedAt}\t${r.idempotencyKey ?? "-"}\t${r.matchedOn.join(",")}\t${r.reason}\n`);
+          process.stdout.write(
+            `${r.id}\t${r.kind}\t${r.status}\t${r.observedAt}\t${r.idempotencyKey ?? "-"}\t${r.matchedOn.join(",")}\t${r.reason}\n`,
+          );
         }
         for (const l of result.ledger) {
           process.stdout.write(`ledger\t${l.idempotencyKey}\tapplied ${l.appliedAt}\tbatch ${l.batchId ?? "-"}\t${l.origin}\n`);
         }
-        say(`${result.records.length} records, ${result.ledger.length} ledger entries${result.truncated ? " (more match: narrow the query)" : ""}`);
+        say(
+          `${result.records.length} records, ${result.ledger.length} ledger entries${result.truncated ? " (more match: narrow the query)" : ""}`,
+        );
         if (result.records.length === 0 && result.ledger.length === 0) process.exitCode = 1;
       } finally {
         await close();
@@ -78,23 +101,34 @@ export function registerForensicsCommands(program: Command): void {
     .option("--as <email>", "the user this export is done (and audited) as")
     .action(async (o: Record<string, string | string[] | boolean | undefined>) => {
       const query = parseOrExit(ExportQuerySchema, {
-        format: o.format, kind: o.kind, status: o.status, class: o.class, source: o.source, reason: o.reason, from: o.from, to: o.to,
-        q: o.q, bbox: o.bbox,
+        format: o.format,
+        kind: o.kind,
+        status: o.status,
+        class: o.class,
+        source: o.source,
+        reason: o.reason,
+        from: o.from,
+        to: o.to,
+        q: o.q,
+        bbox: o.bbox,
       });
       const { format, unmask: _unmask, ...filter } = query;
       const { db, close } = await connectCli();
       try {
         let actor: Actor = { id: null, email: `cli:${osAccount()}`, role: "operator" };
         if (typeof o.as === "string" || o.unmask) {
-          if (typeof o.as !== "string") throw new CliUsageError("--unmask needs --as <email>: a user with dead_letters:unmask, audited as the reader");
+          if (typeof o.as !== "string")
+            throw new CliUsageError("--unmask needs --as <email>: a user with dead_letters:unmask, audited as the reader");
           const user = await findUserByEmail(db.pool, o.as);
           if (!user || user.disabled || !isRole(user.role)) throw new CliUsageError(`--as: no active user with e-mail ${o.as}`);
-          if (o.unmask && !can(user.role, "dead_letters:unmask")) throw new Error(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`); // a refusal: exit 1
+          if (o.unmask && !can(user.role, "dead_letters:unmask"))
+            throw new Error(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`); // a refusal: exit 1
           actor = { id: user.id, email: user.email, role: user.role };
         }
         const started = performance.now();
         const { stream, stats, audited } = auditedExport(
-          db.pool, { format, filter, mask: o.unmask ? null : configuredMaskRules() },
+          db.pool,
+          { format, filter, mask: o.unmask ? null : configuredMaskRules() },
           { actor, requestId: `export-${Date.now()}`, now: new Date() },
         );
         const reader = stream.getReader();
@@ -110,8 +144,10 @@ export function registerForensicsCommands(program: Command): void {
         }
         await audited;
         const secs = (performance.now() - started) / 1000;
-        say(`${process.stderr.isTTY ? "\n" : ""}exported ${stats.records} records (${stats.skipped} without an envelope skipped), ` +
-          `${stats.bytes} bytes in ${secs.toFixed(1)} s (${Math.round(stats.records / Math.max(secs, 1e-3))}/s)`);
+        say(
+          `${process.stderr.isTTY ? "\n" : ""}exported ${stats.records} records (${stats.skipped} without an envelope skipped), ` +
+            `${stats.bytes} bytes in ${secs.toFixed(1)} s (${Math.round(stats.records / Math.max(secs, 1e-3))}/s)`,
+        );
       } finally {
         await close();
       }
@@ -124,7 +160,12 @@ export function registerForensicsCommands(program: Command): void {
     .action(async (o: { once?: boolean }) => {
       const env = getEnv();
       const { db, close } = await connectCli({ migrate: false });
-      const opts = { pool: db.pool, retentionDays: env.REDRIVE_RETENTION_DAYS, webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null, log: say };
+      const opts = {
+        pool: db.pool,
+        retentionDays: env.REDRIVE_RETENTION_DAYS,
+        webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
+        log: say,
+      };
       try {
         if (o.once) {
           say(JSON.stringify(await maintenanceRound(opts)));

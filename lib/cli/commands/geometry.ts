@@ -20,7 +20,11 @@ export interface GeometryRepairOptions {
  * non-empty input line, in order. Returns the number of lines that were errors. Stops quietly when the reader
  * of `output` goes away (`| head`).
  */
-export async function runGeometryRepair(input: Readable, output: Writable, opts: GeometryRepairOptions): Promise<{ lines: number; failed: number }> {
+export async function runGeometryRepair(
+  input: Readable,
+  output: Writable,
+  opts: GeometryRepairOptions,
+): Promise<{ lines: number; failed: number }> {
   const geos = await getGeos();
   const { lines, close } = readLines(input);
   let readerGone = false;
@@ -38,7 +42,8 @@ export async function runGeometryRepair(input: Readable, output: Writable, opts:
       if (readerGone) break;
       n += 1;
       if (line.error === null && line.text.trim() === "") continue;
-      const result = line.error === null ? repairLine(geos, line.text, n, opts) : { ok: false as const, output: { line: n, error: line.error } };
+      const result =
+        line.error === null ? repairLine(geos, line.text, n, opts) : { ok: false as const, output: { line: n, error: line.error } };
       if (!result.ok) failed += 1;
       written += 1;
       await write(output, `${JSON.stringify(result.output)}\n`);

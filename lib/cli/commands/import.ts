@@ -27,7 +27,8 @@ export function registerImportCommands(program: Command): void {
     .option("--threads <n>", "worker threads normalizing records, 0 for none (default: REDRIVE_INGEST_THREADS, else one per core)")
     .action(async (file: string, opts: { results?: boolean; batchSize: string; threads?: string }) => {
       const batchSize = Number(opts.batchSize);
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new CliUsageError("--batch-size must be an integer from 1 to 10000");
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
+        throw new CliUsageError("--batch-size must be an integer from 1 to 10000");
       const threads = opts.threads === undefined ? defaultIngestThreads() : Number(opts.threads);
       if (!Number.isInteger(threads) || threads < 0 || threads > 64) throw new CliUsageError("--threads must be an integer from 0 to 64");
       let total: number | null = null;
@@ -44,7 +45,13 @@ export function registerImportCommands(program: Command): void {
       const input = file === "-" ? process.stdin : createReadStream(file);
       // A progress bar only on a terminal, so piped stderr stays clean for logs.
       const bar = process.stderr.isTTY
-        ? new SingleBar({ format: total ? "importing {bar} {percentage}% | {records} records | {rate}/s" : "importing {records} records | {rate}/s", hideCursor: true }, Presets.shades_classic)
+        ? new SingleBar(
+            {
+              format: total ? "importing {bar} {percentage}% | {records} records | {rate}/s" : "importing {records} records | {rate}/s",
+              hideCursor: true,
+            },
+            Presets.shades_classic,
+          )
         : null;
       const started = performance.now();
       const counts = { created: 0, duplicate: 0, rejected: 0 };
@@ -54,7 +61,13 @@ export function registerImportCommands(program: Command): void {
         const sources = await loadSourceSettings(db.pool);
         const actor = { id: null, email: `cli:${osAccount()}`, role: "operator" };
         const records = splitNdjsonBytes(counted(input, (n) => (bytes += n)));
-        for await (const results of ingestStream(db.pool, records, { actor, requestId: `import-${Date.now()}`, sources, batchSize, normalizer })) {
+        for await (const results of ingestStream(db.pool, records, {
+          actor,
+          requestId: `import-${Date.now()}`,
+          sources,
+          batchSize,
+          normalizer,
+        })) {
           for (const r of results) {
             counts[r.status]++;
             if (opts.results || r.status === "rejected") process.stdout.write(`${JSON.stringify(r satisfies IngestResult)}\n`);

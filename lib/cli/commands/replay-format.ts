@@ -13,11 +13,24 @@ export function formatDuration(seconds: number): string {
 export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): string {
   const c = b.counts;
   if (opts.oneLine) {
-    return [b.id.padStart(6), b.status.padEnd(9), progressText(b.total, c).padEnd(22), `${b.ratePerSecond}/s`.padEnd(9),
-      b.sink.type.padEnd(6), `${b.createdAt.slice(0, 19)}Z`, b.statusReason ?? ""].join(" ").trimEnd();
+    return [
+      b.id.padStart(6),
+      b.status.padEnd(9),
+      progressText(b.total, c).padEnd(22),
+      `${b.ratePerSecond}/s`.padEnd(9),
+      b.sink.type.padEnd(6),
+      `${b.createdAt.slice(0, 19)}Z`,
+      b.statusReason ?? "",
+    ]
+      .join(" ")
+      .trimEnd();
   }
-  const rate = b.achievedRate !== null ? `${b.achievedRate.toFixed(1)}/s`
-    : b.averageRate !== null ? `${b.averageRate.toFixed(1)}/s over the whole run` : "—";
+  const rate =
+    b.achievedRate !== null
+      ? `${b.achievedRate.toFixed(1)}/s`
+      : b.averageRate !== null
+        ? `${b.averageRate.toFixed(1)}/s over the whole run`
+        : "—";
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
     `  sink ${b.sink.type === "http" ? `http ${b.sink.url}` : "built-in ledger"}; rate ${b.ratePerSecond}/s` +
@@ -28,6 +41,7 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
       `${b.approvedBy ? `; approved by ${b.approvedBy.email ?? b.approvedBy.id}` : ""}` +
       `${b.eta ? `; ETA ${b.eta}` : ""}${b.finishedAt ? `; finished ${b.finishedAt}` : ""}`,
     ...(b.status === "running" && b.liveWorkers === 0
-      ? ["  no replay worker is running: the batch will not progress until one is (`npx redrive worker`)"] : []),
+      ? ["  no replay worker is running: the batch will not progress until one is (`npx redrive worker`)"]
+      : []),
   ].join("\n");
 }

@@ -56,7 +56,13 @@ async function actingAs(db: Db, email: string | undefined, permission: Permissio
   return { userId: user.id, email: user.email, role: user.role };
 }
 
-const list = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+const list = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 const header = (v: string, prev: Record<string, string> = {}) => {
   const at = v.indexOf(":");
   if (at < 1) throw new CliUsageError(`--header ${v}: expected "Name: value"`);
@@ -64,19 +70,57 @@ const header = (v: string, prev: Record<string, string> = {}) => {
 };
 
 interface CreateOptions {
-  ids?: string[]; filterStatus?: string[]; kind?: string[]; class?: string[]; source?: string[]; reason?: string; from?: string;
-  to?: string; q?: string; bbox?: string; rate: string; sink: string; url?: string; header?: Record<string, string>;
-  timeoutMs?: string; concurrency?: string; pageSize?: string; maxReplays?: string; maxAttempts?: string;
-  failureThreshold?: string; repairMethod?: string; repairPolicy?: string; as?: string; preview?: boolean; json?: boolean;
+  ids?: string[];
+  filterStatus?: string[];
+  kind?: string[];
+  class?: string[];
+  source?: string[];
+  reason?: string;
+  from?: string;
+  to?: string;
+  q?: string;
+  bbox?: string;
+  rate: string;
+  sink: string;
+  url?: string;
+  header?: Record<string, string>;
+  timeoutMs?: string;
+  concurrency?: string;
+  pageSize?: string;
+  maxReplays?: string;
+  maxAttempts?: string;
+  failureThreshold?: string;
+  repairMethod?: string;
+  repairPolicy?: string;
+  as?: string;
+  preview?: boolean;
+  json?: boolean;
 }
 
 /** The flag each field of the batch body comes from, so an error names what the user typed. */
 const FLAG_OF: Record<string, string> = {
-  ratePerSecond: "--rate", pageSize: "--page-size", maxReplays: "--max-replays", maxAttempts: "--max-attempts",
-  failureThreshold: "--failure-threshold", "repair.method": "--repair-method", "repair.policy": "--repair-policy",
-  "sink.type": "--sink", "sink.url": "--url", "sink.headers": "--header", "sink.timeoutMs": "--timeout-ms", "sink.concurrency": "--concurrency",
-  ids: "--ids", "filter.status": "--filter-status", "filter.kind": "--kind", "filter.class": "--class", "filter.source": "--source",
-  "filter.reason": "--reason", "filter.from": "--from", "filter.to": "--to", "filter.q": "--q", "filter.bbox": "--bbox",
+  ratePerSecond: "--rate",
+  pageSize: "--page-size",
+  maxReplays: "--max-replays",
+  maxAttempts: "--max-attempts",
+  failureThreshold: "--failure-threshold",
+  "repair.method": "--repair-method",
+  "repair.policy": "--repair-policy",
+  "sink.type": "--sink",
+  "sink.url": "--url",
+  "sink.headers": "--header",
+  "sink.timeoutMs": "--timeout-ms",
+  "sink.concurrency": "--concurrency",
+  ids: "--ids",
+  "filter.status": "--filter-status",
+  "filter.kind": "--kind",
+  "filter.class": "--class",
+  "filter.source": "--source",
+  "filter.reason": "--reason",
+  "filter.from": "--from",
+  "filter.to": "--to",
+  "filter.q": "--q",
+  "filter.bbox": "--bbox",
 };
 
 function flagOf(path: string): string {
@@ -93,17 +137,37 @@ function createBody(o: CreateOptions): unknown {
     if (v.trim() === "" || !Number.isFinite(Number(v))) throw new CliUsageError(`${flag}: expected a number, got ${JSON.stringify(v)}`);
     return Number(v);
   };
-  const filter = Object.fromEntries(Object.entries({
-    status: o.filterStatus, kind: o.kind, class: o.class, source: o.source, reason: o.reason, from: o.from, to: o.to, q: o.q, bbox: o.bbox,
-  }).filter(([, v]) => v !== undefined));
-  const sink = o.sink === "http"
-    ? { type: "http", url: o.url, headers: o.header, timeoutMs: num(o.timeoutMs, "--timeout-ms"), concurrency: num(o.concurrency, "--concurrency") }
-    : { type: o.sink };
+  const filter = Object.fromEntries(
+    Object.entries({
+      status: o.filterStatus,
+      kind: o.kind,
+      class: o.class,
+      source: o.source,
+      reason: o.reason,
+      from: o.from,
+      to: o.to,
+      q: o.q,
+      bbox: o.bbox,
+    }).filter(([, v]) => v !== undefined),
+  );
+  const sink =
+    o.sink === "http"
+      ? {
+          type: "http",
+          url: o.url,
+          headers: o.header,
+          timeoutMs: num(o.timeoutMs, "--timeout-ms"),
+          concurrency: num(o.concurrency, "--concurrency"),
+        }
+      : { type: o.sink };
   return {
     ...(o.ids ? { ids: o.ids } : { filter }),
     sink: JSON.parse(JSON.stringify(sink)), // drops undefined fields, so defaults apply
-    ratePerSecond: num(o.rate, "--rate"), pageSize: num(o.pageSize, "--page-size"), maxReplays: num(o.maxReplays, "--max-replays"),
-    maxAttempts: num(o.maxAttempts, "--max-attempts"), failureThreshold: num(o.failureThreshold, "--failure-threshold"),
+    ratePerSecond: num(o.rate, "--rate"),
+    pageSize: num(o.pageSize, "--page-size"),
+    maxReplays: num(o.maxReplays, "--max-replays"),
+    maxAttempts: num(o.maxAttempts, "--max-attempts"),
+    failureThreshold: num(o.failureThreshold, "--failure-threshold"),
     repair: { method: o.repairMethod, policy: o.repairPolicy },
   };
 }
@@ -164,9 +228,13 @@ export function registerReplayCommands(program: Command): void {
         }
         const user = await actingAs(db, o.as, "replays:manage");
         const created = await createBatch(db.pool, body, user, { now: new Date(), requestId: cliRequestId() });
-        const skipped = Object.entries(created.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
-        say(`created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
-          `${howLong(created.total, body.ratePerSecond, body.pageSize)}; another supervisor must approve it`);
+        const skipped = Object.entries(created.skipped)
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => `${n} ${k}`);
+        say(
+          `created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
+            `${howLong(created.total, body.ratePerSecond, body.pageSize)}; another supervisor must approve it`,
+        );
         if (o.json) print(await getBatch(db.pool, created.id, new Date()), true);
         else process.stdout.write(`${created.id}\n`);
       });

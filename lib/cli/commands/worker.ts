@@ -42,17 +42,26 @@ export function registerWorkerCommands(program: Command): void {
       process.once("SIGTERM", () => stop.abort());
       process.once("SIGINT", () => stop.abort());
       const worker = startWorker({
-        db, signal: stop.signal, concurrency, leaseMs, backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, backoffMaxMs) },
+        db,
+        signal: stop.signal,
+        concurrency,
+        leaseMs,
+        backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, backoffMaxMs) },
         log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
       });
       // Housekeeping runs beside every worker (it is safe in any number of processes: retention claims rows with
       // SKIP LOCKED, alert evaluation takes a try-lock), so a deployment of workers alone still fires alerts.
       const env = getEnv();
-      const maintenance = raw.maintenance === false ? null : startMaintenance({
-        pool: db.pool, signal: stop.signal, retentionDays: env.REDRIVE_RETENTION_DAYS,
-        webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
-        log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
-      });
+      const maintenance =
+        raw.maintenance === false
+          ? null
+          : startMaintenance({
+              pool: db.pool,
+              signal: stop.signal,
+              retentionDays: env.REDRIVE_RETENTION_DAYS,
+              webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
+              log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
+            });
       await Promise.all([worker.done, maintenance?.done]);
       await close();
     });
@@ -60,7 +69,7 @@ export function registerWorkerCommands(program: Command): void {
   const ledger = program.command("ledger").description("the ledger of settled idempotency keys");
   ledger
     .command("import")
-    .argument("<file>", "NDJSON lines {\"idempotency_key\", \"kind\"?, \"applied_at\"?}, or - for stdin")
+    .argument("<file>", 'NDJSON lines {"idempotency_key", "kind"?, "applied_at"?}, or - for stdin')
     .description("load keys an external system already settled: replays count them as deduped without sending")
     .action(async (file: string) => {
       if (file !== "-") await inputFile(file);
@@ -68,10 +77,14 @@ export function registerWorkerCommands(program: Command): void {
       const { db, close } = await connectCli();
       try {
         const result = await importLedger(db.pool, readLines(input).lines, {
-          actor: { id: null, email: `cli:${osAccount()}`, role: "operator" }, now: new Date(), source: file === "-" ? "stdin" : file,
+          actor: { id: null, email: `cli:${osAccount()}`, role: "operator" },
+          now: new Date(),
+          source: file === "-" ? "stdin" : file,
         });
         for (const bad of result.invalid) process.stderr.write(`line ${bad.line}: ${bad.message}\n`);
-        process.stdout.write(`${JSON.stringify({ imported: result.imported, alreadyKnown: result.alreadyKnown, invalid: result.invalid.length })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ imported: result.imported, alreadyKnown: result.alreadyKnown, invalid: result.invalid.length })}\n`,
+        );
         if (result.invalid.length > 0) process.exitCode = 1;
       } finally {
         await close();

@@ -55,7 +55,9 @@ function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
     value = parsePythonJson(text); // a Python producer writes a NaN fare as a bare NaN: the gate explains it
   } catch (e) {
     if (isTooDeep(e)) throw bodyError(TOO_DEEP);
-    throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, { issues: [{ path: "body", message: "not valid JSON" }] });
+    throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message})`, {
+      issues: [{ path: "body", message: "not valid JSON" }],
+    });
   }
   if (Array.isArray(value)) return { source: undefined, taps: value };
   if (isJsonObject(value) && Array.isArray(value.taps)) {
@@ -67,10 +69,12 @@ function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
   }
   // A tap has no `taps` key (it would be an unrecognized one): an object with one is a wrapper gone wrong.
   if (isJsonObject(value) && "taps" in value) {
-    throw new AppError("validation_failed", "taps: must be an array of taps", { issues: [{ path: "taps", message: "must be an array of taps" }] });
+    throw new AppError("validation_failed", "taps: must be an array of taps", {
+      issues: [{ path: "taps", message: "must be an array of taps" }],
+    });
   }
   if (isJsonObject(value)) return { source: undefined, taps: [value] };
-  throw new AppError("validation_failed", "body: must be a tap, an array of taps or {\"source\", \"taps\": [...]}", {
+  throw new AppError("validation_failed", 'body: must be a tap, an array of taps or {"source", "taps": [...]}', {
     issues: [{ path: "body", message: "must be a tap object, an array of taps or an object with taps" }],
   });
 }
@@ -84,7 +88,9 @@ function parseNdjsonTaps(text: string): unknown[] {
     } catch (e) {
       const path = `body.line ${i + 1}`;
       if (isTooDeep(e)) throw new AppError("invalid_json", `${path}: ${TOO_DEEP}`, { issues: [{ path, message: TOO_DEEP }] });
-      throw new AppError("invalid_json", `${path}: not valid JSON (${(e as Error).message})`, { issues: [{ path, message: "not valid JSON" }] });
+      throw new AppError("invalid_json", `${path}: not valid JSON (${(e as Error).message})`, {
+        issues: [{ path, message: "not valid JSON" }],
+      });
     }
   });
   return taps;
@@ -98,11 +104,12 @@ const PYTHON_CONSTANT = "\u0000python:";
  */
 function tapText(tap: unknown): string {
   let constants = false;
-  const text = stringify(tap, (_key, value: unknown) => {
-    if (typeof value !== "number" || Number.isFinite(value)) return value;
-    constants = true;
-    return `${PYTHON_CONSTANT}${String(value)}`;
-  }) ?? "null";
+  const text =
+    stringify(tap, (_key, value: unknown) => {
+      if (typeof value !== "number" || Number.isFinite(value)) return value;
+      constants = true;
+      return `${PYTHON_CONSTANT}${String(value)}`;
+    }) ?? "null";
   return constants ? text.replace(/"\\u0000python:(NaN|Infinity|-Infinity)"/g, "$1") : text;
 }
 
@@ -135,9 +142,16 @@ export async function captureTaps(
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      const stored = await storeDeadLetters(client, failing.map((f) => prepareRecord(f.record)), {
-        now: ctx.now, actor: ctx.actor, requestId: ctx.requestId, origin: "capture",
-      });
+      const stored = await storeDeadLetters(
+        client,
+        failing.map((f) => prepareRecord(f.record)),
+        {
+          now: ctx.now,
+          actor: ctx.actor,
+          requestId: ctx.requestId,
+          origin: "capture",
+        },
+      );
       await client.query("COMMIT");
       failing.forEach((f, i) => {
         const s = stored[i];
@@ -146,8 +160,11 @@ export async function captureTaps(
         else duplicates++;
         // A repeat answers with the record's class as stored now: the capture that spends the last retry makes it poison.
         results[f.index] = {
-          index: f.index, status: s.status === "created" ? "captured" : "duplicate", id: s.id,
-          reason: f.record.failureReason, failure_class: s.status === "created" ? f.record.failureClass : s.failureClass,
+          index: f.index,
+          status: s.status === "created" ? "captured" : "duplicate",
+          id: s.id,
+          reason: f.record.failureReason,
+          failure_class: s.status === "created" ? f.record.failureClass : s.failureClass,
           event_hash: f.record.idempotencyKey,
         };
       });

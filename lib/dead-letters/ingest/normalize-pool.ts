@@ -66,7 +66,10 @@ export class NormalizePool {
   private nextId = 1;
 
   /** Threads start with the first chunk: a process that only ever sees single envelopes never starts one. */
-  private constructor(private readonly script: string, readonly size: number) {}
+  private constructor(
+    private readonly script: string,
+    readonly size: number,
+  ) {}
 
   static create(size: number): NormalizePool | null {
     if (size < 1) return null;
@@ -142,7 +145,8 @@ export function sharedNormalizePool(): NormalizePool | null {
     const pool = NormalizePool.create(wanted);
     slot[SHARED] = pool;
     if (pool) console.error(`[ingest] normalizing on ${pool.size} worker thread(s)`);
-    else if (wanted > 0) console.error("[ingest] worker threads unavailable (normalize-worker.mjs not found): normalizing on the main thread");
+    else if (wanted > 0)
+      console.error("[ingest] worker threads unavailable (normalize-worker.mjs not found): normalizing on the main thread");
   }
   return slot[SHARED] ?? null;
 }

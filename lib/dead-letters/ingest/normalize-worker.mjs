@@ -10,7 +10,7 @@ parentPort.on("message", async ({ id, recs, now, settings }) => {
   try {
     parentPort.postMessage({ id, results: await normalizeChunk(recs, now, settings) });
   } catch (err) {
-    parentPort.postMessage({ id, error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    parentPort.postMessage({ id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   }
 });
 parentPort.postMessage({ ready: true });

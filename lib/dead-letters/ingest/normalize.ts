@@ -43,7 +43,8 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
   if (nestsDeeperThan(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: TOO_DEEP }] };
   const kind = value.kind;
-  if (kind !== "spatial" && kind !== "afc") return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
+  if (kind !== "spatial" && kind !== "afc")
+    return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
   let result;
   try {
     if (kind === "spatial") {

@@ -3,7 +3,14 @@ import type pg from "pg";
 import type { Actor } from "../../audit/append";
 import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store/write-records";
 import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
-import { DEFAULT_SOURCE_SETTINGS, normalizeChunk, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
+import {
+  DEFAULT_SOURCE_SETTINGS,
+  normalizeChunk,
+  normalizeRecord,
+  type Normalized,
+  type NormalizeSettings,
+  type SourceSettings,
+} from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
 import type { RecordText } from "./split";
 
@@ -13,8 +20,7 @@ import type { RecordText } from "./split";
 // record never takes others with it.
 
 export type IngestResult =
-  | { index: number; status: "created" | "duplicate"; id: string }
-  | { index: number; status: "rejected"; errors: FieldError[] };
+  { index: number; status: "created" | "duplicate"; id: string } | { index: number; status: "rejected"; errors: FieldError[] };
 
 export interface IngestOptions extends NormalizeSettings {
   actor: Actor;
@@ -29,11 +35,17 @@ export interface IngestOptions extends NormalizeSettings {
 export { DEFAULT_SOURCE_SETTINGS, type SourceSettings };
 
 export async function loadSourceSettings(pool: pg.Pool): Promise<Map<string, SourceSettings>> {
-  const { rows } = await pool.query<{ source: string; repair_method: RepairMethod; repair_policy: RepairPolicy; entity_property: string | null }>(
-    "SELECT source, repair_method, repair_policy, entity_property FROM source_config",
-  );
+  const { rows } = await pool.query<{
+    source: string;
+    repair_method: RepairMethod;
+    repair_policy: RepairPolicy;
+    entity_property: string | null;
+  }>("SELECT source, repair_method, repair_policy, entity_property FROM source_config");
   return new Map(
-    rows.map((r) => [r.source, { method: r.repair_method, policy: r.repair_policy, ...(r.entity_property ? { entityProperty: r.entity_property } : {}) }]),
+    rows.map((r) => [
+      r.source,
+      { method: r.repair_method, policy: r.repair_policy, ...(r.entity_property ? { entityProperty: r.entity_property } : {}) },
+    ]),
   );
 }
 
@@ -77,10 +89,17 @@ async function storeInOrder(
       // that one wait on a concurrent request that waits on us, the lock timeout breaks the cycle with an error
       // instead of a hang. Keys go in sorted (write-records.ts) to make such cycles rare in the first place.
       await client.query("SET LOCAL lock_timeout = '30s'");
-      const outcomes = await storeDeadLetters(client, good.map((g) => g.record), {
-        now, actor: opts.actor, requestId: opts.requestId, origin: opts.origin ?? "ingest",
-        ...order,
-      });
+      const outcomes = await storeDeadLetters(
+        client,
+        good.map((g) => g.record),
+        {
+          now,
+          actor: opts.actor,
+          requestId: opts.requestId,
+          origin: opts.origin ?? "ingest",
+          ...order,
+        },
+      );
       await client.query("COMMIT");
       good.forEach((g, i) => {
         const o = outcomes[i];
@@ -93,7 +112,9 @@ async function storeInOrder(
       client.release();
     }
   }
-  return batch.map((n) => (n.ok ? (stored.get(n.index) as IngestResult) : { index: n.index, status: "rejected" as const, errors: n.errors }));
+  return batch.map((n) =>
+    n.ok ? (stored.get(n.index) as IngestResult) : { index: n.index, status: "rejected" as const, errors: n.errors },
+  );
 }
 
 /** The dedup keys of a batch's storable records (kind + key), to keep concurrent stores on disjoint keys. */
@@ -192,4 +213,3 @@ export async function* ingestStream(
 
 /** Below this many records a round trip to a thread costs more than it saves (a single envelope, a tail). */
 const SMALL_CHUNK = 32;
-

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, EMPTY_ELEMENT, NOT_UTF8, RECORD_TOO_LARGE, splitJson, splitNdjsonBytes, TRAILING_COMMA, UNCLOSED_ARRAY } from "./split";
+import {
+  decodeUtf8,
+  EMPTY_ELEMENT,
+  NOT_UTF8,
+  RECORD_TOO_LARGE,
+  splitJson,
+  splitNdjsonBytes,
+  TRAILING_COMMA,
+  UNCLOSED_ARRAY,
+} from "./split";
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -33,9 +42,13 @@ describe("splitJson", () => {
   it("reports an array the body cut off, keeping the whole elements before the cut", async () => {
     for (const size of [1, 4, 100]) {
       expect(await collect(splitJson(chunked('[{"a":1},', size)))).toEqual([
-        { index: 0, text: '{"a":1}' }, { index: 1, text: "", error: UNCLOSED_ARRAY }]);
+        { index: 0, text: '{"a":1}' },
+        { index: 1, text: "", error: UNCLOSED_ARRAY },
+      ]);
       expect(await collect(splitJson(chunked('[{"a":1}, {"kind":"sp', size)))).toEqual([
-        { index: 0, text: '{"a":1}' }, { index: 1, text: '{"kind":"sp', error: UNCLOSED_ARRAY }]);
+        { index: 0, text: '{"a":1}' },
+        { index: 1, text: '{"kind":"sp', error: UNCLOSED_ARRAY },
+      ]);
       expect(await collect(splitJson(chunked("[", size)))).toEqual([{ index: 0, text: "", error: UNCLOSED_ARRAY }]);
     }
   });
@@ -43,10 +56,22 @@ describe("splitJson", () => {
   it("reports empty elements, a trailing comma and anything after the closing ]", async () => {
     for (const size of [1, 3, 100]) {
       expect(await collect(splitJson(chunked('[{"a":1},,{"b":2}]', size)))).toEqual([
-        { index: 0, text: '{"a":1}' }, { index: 1, text: "", error: EMPTY_ELEMENT }, { index: 2, text: '{"b":2}' }]);
-      expect(await collect(splitJson(chunked('[{"a":1},]', size)))).toEqual([{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: TRAILING_COMMA }]);
-      expect(await collect(splitJson(chunked('[{"a":1}]]', size)))).toEqual([{ index: 0, text: '{"a":1}' }, { index: 1, text: "]" }]);
-      expect(await collect(splitJson(chunked('[ , {"a":1}]', size)))).toEqual([{ index: 0, text: "", error: EMPTY_ELEMENT }, { index: 1, text: '{"a":1}' }]);
+        { index: 0, text: '{"a":1}' },
+        { index: 1, text: "", error: EMPTY_ELEMENT },
+        { index: 2, text: '{"b":2}' },
+      ]);
+      expect(await collect(splitJson(chunked('[{"a":1},]', size)))).toEqual([
+        { index: 0, text: '{"a":1}' },
+        { index: 1, text: "", error: TRAILING_COMMA },
+      ]);
+      expect(await collect(splitJson(chunked('[{"a":1}]]', size)))).toEqual([
+        { index: 0, text: '{"a":1}' },
+        { index: 1, text: "]" },
+      ]);
+      expect(await collect(splitJson(chunked('[ , {"a":1}]', size)))).toEqual([
+        { index: 0, text: "", error: EMPTY_ELEMENT },
+        { index: 1, text: '{"a":1}' },
+      ]);
     }
   });
 
@@ -85,7 +110,9 @@ describe("splitNdjsonBytes", () => {
   it("splits lines with multi-byte characters across chunks", async () => {
     for (const size of [1, 2, 5, 1000]) {
       expect(await collect(splitNdjsonBytes(bytesOf(['{"a":"Zürich €"}\r\n\n  \n{"b":2}\n{"c":3}'], size)))).toEqual([
-        { index: 0, text: '{"a":"Zürich €"}' }, { index: 1, text: '{"b":2}' }, { index: 2, text: '{"c":3}' },
+        { index: 0, text: '{"a":"Zürich €"}' },
+        { index: 1, text: '{"b":2}' },
+        { index: 2, text: '{"c":3}' },
       ]);
     }
   });
@@ -127,17 +154,39 @@ describe("a record larger than the limit", () => {
       for (let i = 0; i < text.length; i += size) chunks.push(Buffer.from(text.slice(i, i + size)));
       const out = await collect(splitNdjsonBytes(gen(chunks), 50));
       expect(out, `chunks of ${size}`).toEqual([
-        { index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE },
-        { index: 2, text: '{"b":2}' }, { index: 3, text: "", error: RECORD_TOO_LARGE },
+        { index: 0, text: '{"a":1}' },
+        { index: 1, text: "", error: RECORD_TOO_LARGE },
+        { index: 2, text: '{"b":2}' },
+        { index: 3, text: "", error: RECORD_TOO_LARGE },
       ]);
     }
   });
 
   it("is rejected by itself in a JSON array or a stream of values", async () => {
     for (const [body, expected] of [
-      [`[{"a":1},${big},{"b":2}]`, [{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE }, { index: 2, text: '{"b":2}' }]],
-      [`{"a":1} ${big} {"b":2}`, [{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE }, { index: 2, text: '{"b":2}' }]],
-      [`[{"a":1},${big}`, [{ index: 0, text: '{"a":1}' }, { index: 1, text: "", error: RECORD_TOO_LARGE }]],
+      [
+        `[{"a":1},${big},{"b":2}]`,
+        [
+          { index: 0, text: '{"a":1}' },
+          { index: 1, text: "", error: RECORD_TOO_LARGE },
+          { index: 2, text: '{"b":2}' },
+        ],
+      ],
+      [
+        `{"a":1} ${big} {"b":2}`,
+        [
+          { index: 0, text: '{"a":1}' },
+          { index: 1, text: "", error: RECORD_TOO_LARGE },
+          { index: 2, text: '{"b":2}' },
+        ],
+      ],
+      [
+        `[{"a":1},${big}`,
+        [
+          { index: 0, text: '{"a":1}' },
+          { index: 1, text: "", error: RECORD_TOO_LARGE },
+        ],
+      ],
     ] as const) {
       for (const size of [5, 64]) {
         const chunks: string[] = [];

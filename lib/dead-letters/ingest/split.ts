@@ -25,8 +25,13 @@ export type BodyFormat = "ndjson" | "json";
 export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
 export const RECORD_TOO_LARGE = `the record is larger than ${MAX_RECORD_BYTES / 1024 / 1024} MB; it was not read`;
 
-const OPEN_BRACE = 123, CLOSE_BRACE = 125, OPEN_BRACKET = 91, CLOSE_BRACKET = 93;
-const QUOTE = 34, BACKSLASH = 92, COMMA = 44;
+const OPEN_BRACE = 123,
+  CLOSE_BRACE = 125,
+  OPEN_BRACKET = 91,
+  CLOSE_BRACKET = 93;
+const QUOTE = 34,
+  BACKSLASH = 92,
+  COMMA = 44;
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
@@ -154,9 +159,11 @@ export async function* decodeUtf8(stream: AsyncIterable<Uint8Array>): AsyncGener
   if (tail) yield tail;
 }
 
-export const NOT_UTF8 = "not valid UTF-8: the line holds bytes that are not UTF-8 text (sent as Latin-1?); it would not be stored as received";
+export const NOT_UTF8 =
+  "not valid UTF-8: the line holds bytes that are not UTF-8 text (sent as Latin-1?); it would not be stored as received";
 
-const LF = 10, CR = 13;
+const LF = 10,
+  CR = 13;
 
 /** What byteLines yields for a line longer than its limit (the line's bytes were dropped as they came). */
 export const LINE_TOO_LONG = Symbol("line too long");
@@ -167,7 +174,10 @@ export const LINE_TOO_LONG = Symbol("line too long");
  * LINE_TOO_LONG. A last line without LF counts; a trailing LF makes no empty line. Shared by ingest's NDJSON and
  * the CLI's line-reading commands (lib/cli/lines.ts).
  */
-export async function* byteLines(chunks: AsyncIterable<Uint8Array | string>, maxBytes = Infinity): AsyncGenerator<Uint8Array | typeof LINE_TOO_LONG> {
+export async function* byteLines(
+  chunks: AsyncIterable<Uint8Array | string>,
+  maxBytes = Infinity,
+): AsyncGenerator<Uint8Array | typeof LINE_TOO_LONG> {
   let parts: Uint8Array[] = []; // the unfinished line, as it arrived (joined once, at its end)
   let held = 0; // bytes in `parts`
   let tooLong = false; // the unfinished line passed maxBytes: dropped, its end still sought

@@ -4,10 +4,22 @@ import { suspectText, UNSTORABLE_ESCAPE, unstorable } from "../../json/storable"
 import { outOfRange, unstorableRecord } from "./storable-record";
 
 const record: NewDeadLetter = {
-  kind: "afc", source: "gates", idempotencyKey: "ab".repeat(32), entityKey: "d-1", eventId: "e-1", deviceId: "d-1", sourceMessageId: null,
-  observedAt: new Date("2026-11-01T08:00:00Z"), firstSeenAt: new Date("2026-11-01T08:05:00Z"), rawEnvelope: "{}",
-  payload: { event_id: "e-1", nested: ["ok", { deeper: "fine" }] }, failureReason: "r", failureClass: "transient_schema", classReason: null,
-  replayCount: 0, spatial: null,
+  kind: "afc",
+  source: "gates",
+  idempotencyKey: "ab".repeat(32),
+  entityKey: "d-1",
+  eventId: "e-1",
+  deviceId: "d-1",
+  sourceMessageId: null,
+  observedAt: new Date("2026-11-01T08:00:00Z"),
+  firstSeenAt: new Date("2026-11-01T08:05:00Z"),
+  rawEnvelope: "{}",
+  payload: { event_id: "e-1", nested: ["ok", { deeper: "fine" }] },
+  failureReason: "r",
+  failureClass: "transient_schema",
+  classReason: null,
+  replayCount: 0,
+  spatial: null,
 };
 
 describe("unstorable", () => {

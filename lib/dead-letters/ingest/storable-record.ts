@@ -14,10 +14,18 @@ import type { FieldError, NewDeadLetter } from "../../vocabulary/record";
 export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind === "afc" ? "raw_payload" : "feature"): FieldError | null {
   // The payload first: a field also copied out of it (event_id, device_id) is then named where it was sent.
   const fields: [string, unknown][] = [
-    [payloadPath, r.payload], ["source", r.source], ["idempotency_key", r.idempotencyKey], ["entity_key", r.entityKey],
-    ["event_id", r.eventId], ["device_id", r.deviceId], ["source_message_id", r.sourceMessageId],
-    ["dead_letter_reason", r.failureReason], ["class_reason", r.classReason], ["(raw envelope)", r.rawEnvelope],
-    ["(analysis)", r.spatial?.analysis ?? null], ["(repaired geometry)", r.spatial?.repairedGeometry ?? null],
+    [payloadPath, r.payload],
+    ["source", r.source],
+    ["idempotency_key", r.idempotencyKey],
+    ["entity_key", r.entityKey],
+    ["event_id", r.eventId],
+    ["device_id", r.deviceId],
+    ["source_message_id", r.sourceMessageId],
+    ["dead_letter_reason", r.failureReason],
+    ["class_reason", r.classReason],
+    ["(raw envelope)", r.rawEnvelope],
+    ["(analysis)", r.spatial?.analysis ?? null],
+    ["(repaired geometry)", r.spatial?.repairedGeometry ?? null],
   ];
   for (const [path, value] of fields) {
     const found = unstorable(value, path);
@@ -26,13 +34,16 @@ export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind 
   return null;
 }
 
-
 /** The record's text columns that are B-tree indexed, by the envelope field they came from. */
 function indexedFields(r: NewDeadLetter): [string, string | null][] {
   const afc = r.kind === "afc";
   return [
-    ["source", r.source], ["idempotency_key", r.idempotencyKey], [afc ? "device_id" : "entity_key", r.entityKey],
-    ["event_id", r.eventId], ["device_id", r.deviceId], ["source_message_id", r.sourceMessageId],
+    ["source", r.source],
+    ["idempotency_key", r.idempotencyKey],
+    [afc ? "device_id" : "entity_key", r.entityKey],
+    ["event_id", r.eventId],
+    ["device_id", r.deviceId],
+    ["source_message_id", r.sourceMessageId],
   ];
 }
 
@@ -45,7 +56,10 @@ export function outOfRange(r: NewDeadLetter): FieldError | null {
   if (r.replayCount > PG_INT_MAX) {
     return { path: r.kind === "afc" ? "retry_count" : "replay_count", message: `must be at most ${PG_INT_MAX.toLocaleString("en")}` };
   }
-  for (const [path, date] of [[r.kind === "afc" ? "tap_timestamp" : "observed_at", r.observedAt], [r.kind === "afc" ? "first_seen_utc" : "first_seen", r.firstSeenAt]] as const) {
+  for (const [path, date] of [
+    [r.kind === "afc" ? "tap_timestamp" : "observed_at", r.observedAt],
+    [r.kind === "afc" ? "first_seen_utc" : "first_seen", r.firstSeenAt],
+  ] as const) {
     if (!inTimeRange(date)) return { path, message: `is out of range (year ${date.getUTCFullYear()}; years 1–9999 can be stored)` };
   }
   for (const [path, value] of indexedFields(r)) {

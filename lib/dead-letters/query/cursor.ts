@@ -2,7 +2,6 @@ import { AppError } from "../../errors/app-error";
 import { isUtcMicrosText } from "../../time/instant";
 import { isBigintId } from "../../db/column-limits";
 
-
 // Keyset cursor over (observed_at, id): stable under inserts, index-only, never OFFSET.
 
 export interface Cursor {

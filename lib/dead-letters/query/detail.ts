@@ -51,7 +51,13 @@ export interface DetailRow {
   edited: boolean;
 }
 
-interface FailureRow { attempt: number; at: Date; reason: string; origin: string; batch_id: string | null }
+interface FailureRow {
+  attempt: number;
+  at: Date;
+  reason: string;
+  origin: string;
+  batch_id: string | null;
+}
 
 export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail {
   const observedAt = r.observed_at;
@@ -97,10 +103,9 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
 
 /** The record, or null when there is none with this id. `lock` takes the row lock (inside a transaction). */
 export async function readDetailRow(db: Db, id: string, lock = false): Promise<DetailRow | null> {
-  const { rows } = await db.query<DetailRow>(
-    `SELECT ${DETAIL_COLUMNS} FROM dead_letter d WHERE d.id = $1${lock ? " FOR UPDATE" : ""}`,
-    [id],
-  );
+  const { rows } = await db.query<DetailRow>(`SELECT ${DETAIL_COLUMNS} FROM dead_letter d WHERE d.id = $1${lock ? " FOR UPDATE" : ""}`, [
+    id,
+  ]);
   return rows[0] ?? null;
 }
 

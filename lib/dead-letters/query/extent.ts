@@ -20,7 +20,15 @@ export async function matchingExtent(db: pg.Pool | pg.PoolClient, filter: ListFi
   // A box is stored as (high corner),(low corner): [0] is north-east, [1] south-west. Records either side of the
   // antimeridian (Fiji at 178° and at -179.9°) span the whole world in longitudes -180..180 but a few degrees
   // in 0..360: both are computed and the narrower one is kept.
-  const { rows } = await db.query<{ w: number | null; s: number | null; e: number | null; n: number | null; w2: number | null; e2: number | null; count: number }>(
+  const { rows } = await db.query<{
+    w: number | null;
+    s: number | null;
+    e: number | null;
+    n: number | null;
+    w2: number | null;
+    e2: number | null;
+    count: number;
+  }>(
     `SELECT min(lx) AS w, min(ly) AS s, max(hx) AS e, max(hy) AS n,
        min(lx + CASE WHEN lx < 0 THEN 360 ELSE 0 END) AS w2, max(hx + CASE WHEN lx < 0 THEN 360 ELSE 0 END) AS e2, count(*)::int AS count
      FROM (SELECT (d.bbox[1])[0] AS lx, (d.bbox[1])[1] AS ly, (d.bbox[0])[0] AS hx, (d.bbox[0])[1] AS hy

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { facetsFromCube, nonFacetFilter, splitByDay, type CubeCell } from "./facet-cube";
 
-const cell = (kind: string, status: string, source: string, reason: string, n: number, failure_class = "transient"): CubeCell =>
-  ({ kind, status, failure_class, source, reason_group: reason, n });
+const cell = (kind: string, status: string, source: string, reason: string, n: number, failure_class = "transient"): CubeCell => ({
+  kind,
+  status,
+  failure_class,
+  source,
+  reason_group: reason,
+  n,
+});
 
 const cube = [
   cell("spatial", "pending", "parcels", "Self-intersection", 10),
@@ -15,15 +21,24 @@ describe("facetsFromCube", () => {
   it("counts everything without a filter", () => {
     const f = facetsFromCube(cube, {}, true);
     expect(f.total).toBe(22);
-    expect(f.kind).toEqual([{ value: "spatial", count: 13 }, { value: "afc", count: 9 }]);
+    expect(f.kind).toEqual([
+      { value: "spatial", count: 13 },
+      { value: "afc", count: 9 },
+    ]);
     expect(f.reason[0]).toEqual({ value: "Self-intersection", count: 13 });
   });
 
   it("counts each facet with the other facets' selections but not its own", () => {
     const f = facetsFromCube(cube, { status: ["pending"], kind: ["afc"] }, true);
     expect(f.total).toBe(7);
-    expect(f.status).toEqual([{ value: "pending", count: 7 }, { value: "quarantined", count: 2 }]);
-    expect(f.kind).toEqual([{ value: "spatial", count: 10 }, { value: "afc", count: 7 }]);
+    expect(f.status).toEqual([
+      { value: "pending", count: 7 },
+      { value: "quarantined", count: 2 },
+    ]);
+    expect(f.kind).toEqual([
+      { value: "spatial", count: 10 },
+      { value: "afc", count: 7 },
+    ]);
     expect(f.source).toEqual([{ value: "gates", count: 7 }]);
   });
 
@@ -36,17 +51,28 @@ describe("facetsFromCube", () => {
   });
 
   it("leaves only time, search and viewport for the SQL", () => {
-    expect(nonFacetFilter({ kind: ["afc"], status: ["pending"], q: "x", bbox: [0, 0, 1, 1], reason: "r" })).toEqual({ q: "x", bbox: [0, 0, 1, 1] });
+    expect(nonFacetFilter({ kind: ["afc"], status: ["pending"], q: "x", bbox: [0, 0, 1, 1], reason: "r" })).toEqual({
+      q: "x",
+      bbox: [0, 0, 1, 1],
+    });
   });
 });
 
 describe("splitByDay", () => {
   const d = (s: string) => s;
   it("takes whole days from the rollup", () => {
-    expect(splitByDay(d("2026-11-05T00:00:00.000000Z"), d("2026-11-06T23:59:59.999999Z"))).toEqual({ firstDay: "2026-11-05", lastDay: "2026-11-06", anyDay: true, edges: [] });
+    expect(splitByDay(d("2026-11-05T00:00:00.000000Z"), d("2026-11-06T23:59:59.999999Z"))).toEqual({
+      firstDay: "2026-11-05",
+      lastDay: "2026-11-06",
+      anyDay: true,
+      edges: [],
+    });
     // a day's last millisecond is not its last microsecond: .999xxx would be missed, so that day is an edge
     expect(splitByDay(d("2026-11-05T00:00:00.000000Z"), d("2026-11-06T23:59:59.999000Z"))).toEqual({
-      firstDay: "2026-11-05", lastDay: "2026-11-05", anyDay: true, edges: [{ from: "2026-11-06T00:00:00.000000Z", to: "2026-11-06T23:59:59.999000Z" }],
+      firstDay: "2026-11-05",
+      lastDay: "2026-11-05",
+      anyDay: true,
+      edges: [{ from: "2026-11-06T00:00:00.000000Z", to: "2026-11-06T23:59:59.999000Z" }],
     });
     expect(splitByDay(undefined, undefined)).toEqual({ firstDay: null, lastDay: null, anyDay: true, edges: [] });
   });
@@ -64,7 +90,10 @@ describe("splitByDay", () => {
   it("handles a range inside one day", () => {
     expect(splitByDay(d("2026-11-05T01:00:00.000000Z"), d("2026-11-05T02:00:00.000000Z"))).toMatchObject({ anyDay: false, edges: [{}] });
     expect(splitByDay(d("2026-12-31T12:00:00.000000Z"), d("2027-01-01T12:00:00.000000Z"))).toEqual({
-      firstDay: null, lastDay: null, anyDay: false, edges: [{ from: "2026-12-31T12:00:00.000000Z", to: "2027-01-01T12:00:00.000000Z" }],
+      firstDay: null,
+      lastDay: null,
+      anyDay: false,
+      edges: [{ from: "2026-12-31T12:00:00.000000Z", to: "2027-01-01T12:00:00.000000Z" }],
     });
   });
 });

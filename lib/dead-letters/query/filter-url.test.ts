@@ -3,11 +3,17 @@ import { dayOf, dayRange, filterFromParams, filterKey, filterToParams, toggleVal
 
 describe("filter ↔ URL", () => {
   it("round-trips every filter", () => {
-    const url = "kind=spatial,afc&status=pending&class=poison&source=gates.metro&reason=tap_timestamp%3A+Invalid+datetime" +
+    const url =
+      "kind=spatial,afc&status=pending&class=poison&source=gates.metro&reason=tap_timestamp%3A+Invalid+datetime" +
       "&from=2026-11-05T00:00:00.000Z&to=2026-11-06T23:59:59.999Z&q=abc12345&bbox=2.2,48.7,2.5,48.95";
     const { filter, error } = filterFromParams(new URLSearchParams(url));
     expect(error).toBeNull();
-    expect(filter).toMatchObject({ kind: ["spatial", "afc"], status: ["pending"], reason: "tap_timestamp: Invalid datetime", bbox: [2.2, 48.7, 2.5, 48.95] });
+    expect(filter).toMatchObject({
+      kind: ["spatial", "afc"],
+      status: ["pending"],
+      reason: "tap_timestamp: Invalid datetime",
+      bbox: [2.2, 48.7, 2.5, 48.95],
+    });
     expect(filterFromParams(filterToParams(filter)).filter).toEqual(filter);
   });
 
@@ -21,7 +27,9 @@ describe("filter ↔ URL", () => {
   it("keeps the valid fields when one is invalid, and drops a backwards range as a whole", () => {
     const bad = filterFromParams(new URLSearchParams("status=nope&source=metro-gtfs"));
     expect(bad.filter).toEqual({ source: ["metro-gtfs"] });
-    const backwards = filterFromParams(new URLSearchParams("status=pending&source=metro-gtfs&from=2026-11-25T00:00:00Z&to=2026-11-22T23:59:59Z"));
+    const backwards = filterFromParams(
+      new URLSearchParams("status=pending&source=metro-gtfs&from=2026-11-25T00:00:00Z&to=2026-11-22T23:59:59Z"),
+    );
     expect(backwards.filter).toEqual({ status: ["pending"], source: ["metro-gtfs"] });
     expect(backwards.error).toBe("from: must not be later than to");
   });

@@ -19,7 +19,9 @@ export function filterFromParams(params: URLSearchParams): { filter: ListFilter;
   if (parsed.success) return { filter: parsed.data, error: null };
   const error = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
   // from > to names `from` alone, but it takes both ends to make it: drop the range as a whole.
-  const bad = new Set(parsed.error.issues.flatMap((i) => (i.path[0] === "from" || i.path[0] === "to" ? ["from", "to"] : [String(i.path[0])])));
+  const bad = new Set(
+    parsed.error.issues.flatMap((i) => (i.path[0] === "from" || i.path[0] === "to" ? ["from", "to"] : [String(i.path[0])])),
+  );
   const rest = ListFilterSchema.safeParse(Object.fromEntries(Object.entries(picked).filter(([k]) => !bad.has(k))));
   return { filter: rest.success ? rest.data : {}, error };
 }
@@ -59,7 +61,8 @@ export function toggleValue<K extends ListKey>(filter: ListFilter, key: K, value
 /** Whole UTC days for the date inputs: from the first microsecond of the first day to the last of the last. */
 export function dayRange(fromDay: string | null, toDay: string | null): Pick<ListFilter, "from" | "to"> {
   const valid = (d: string | null) => (d && /^\d{4}-\d{2}-\d{2}$/.test(d) ? d : null);
-  const f = valid(fromDay), t = valid(toDay);
+  const f = valid(fromDay),
+    t = valid(toDay);
   return { from: f ? startOfDay(f) : undefined, to: t ? endOfDay(t) : undefined };
 }
 

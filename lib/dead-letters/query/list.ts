@@ -125,7 +125,10 @@ async function sortedViewport(db: pg.Pool | pg.PoolClient, query: ListQuery): Pr
   const order = query.order === "asc" ? "ASC" : "DESC";
   const { branches } = buildWhereBranches({ ...query, kind: undefined }, values);
   const keyset = keysetClause(query, values);
-  const union = selectBranches("d.id, d.observed_at", branches.map((b) => (keyset ? `${b} AND ${keyset}` : b)));
+  const union = selectBranches(
+    "d.id, d.observed_at",
+    branches.map((b) => (keyset ? `${b} AND ${keyset}` : b)),
+  );
   const { rows } = await db.query<Row & { candidates: number }>(
     `WITH candidates AS MATERIALIZED (${union} LIMIT ${VIEWPORT_CAP + 1})
      SELECT ${COLUMNS}, (SELECT count(*) FROM candidates)::int AS candidates

@@ -25,7 +25,12 @@ export function cellSize(zoom: number): number {
 const CX = `(CASE WHEN (center(d.bbox))[0] > 180 THEN (center(d.bbox))[0] - 360 ELSE (center(d.bbox))[0] END)`;
 const CY = `(center(d.bbox))[1]`;
 
-interface PointRow { id: string | null; x: number; y: number; n: string }
+interface PointRow {
+  id: string | null;
+  x: number;
+  y: number;
+  n: string;
+}
 
 function toPoints(rows: PointRow[], mode: MapPoints["mode"], total: number, scale = 1): MapPoints {
   return {

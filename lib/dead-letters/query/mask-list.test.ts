@@ -9,9 +9,22 @@ const PAN = "4111111111111111";
 const rules = DEFAULT_MASK_RULES;
 
 const row = (reason: string, classReason: string | null = null): DeadLetterSummary => ({
-  id: "1", kind: "afc", source: "s", idempotencyKey: null, eventId: null, deviceId: null, reason, reasonGroup: reasonGroup(reason),
-  failureClass: "poison", classReason, status: "quarantined", observedAt: "2026-11-05T08:00:00.000Z", replayCount: 0,
-  failureCount: 1, version: 1, outcome: null,
+  id: "1",
+  kind: "afc",
+  source: "s",
+  idempotencyKey: null,
+  eventId: null,
+  deviceId: null,
+  reason,
+  reasonGroup: reasonGroup(reason),
+  failureClass: "poison",
+  classReason,
+  status: "quarantined",
+  observedAt: "2026-11-05T08:00:00.000Z",
+  replayCount: 0,
+  failureCount: 1,
+  version: 1,
+  outcome: null,
 });
 
 describe("masking free-text reasons", () => {
@@ -31,18 +44,29 @@ describe("masking free-text reasons", () => {
     expect(reasonGroup(glued)).toContain(PAN); // why the group needs the rule too
     const page = maskListPage({ items: [row(glued, `card_pan: ${PAN} not allowed`)], nextCursor: null }, rules);
     const [masked] = page.items;
-    expect(masked).toMatchObject({ reason: "pan••••••••••••1111 rejected", reasonGroup: "pan••••••••••••1111 rejected", classReason: "card_pan: ••••••••••••1111 not allowed" });
+    expect(masked).toMatchObject({
+      reason: "pan••••••••••••1111 rejected",
+      reasonGroup: "pan••••••••••••1111 rejected",
+      classReason: "card_pan: ••••••••••••1111 not allowed",
+    });
     expect(JSON.stringify(page)).not.toContain(PAN);
     expect(maskSummary(row(glued), null).reason).toBe(glued);
   });
 
   it("masks reason buckets of facets and grouped reasons, nothing else", () => {
     const facets: Facets = {
-      total: 1, exact: true, kind: [{ value: "afc", count: 1 }], status: [], class: [], source: [{ value: "s", count: 1 }],
+      total: 1,
+      exact: true,
+      kind: [{ value: "afc", count: 1 }],
+      status: [],
+      class: [],
+      source: [{ value: "s", count: 1 }],
       reason: [{ value: `pan${PAN} rejected`, count: 1 }],
     };
     expect(maskFacets(facets, rules)).toEqual({ ...facets, reason: [{ value: "pan••••••••••••1111 rejected", count: 1 }] });
-    expect(maskReasonGroups([{ reasonGroup: `token ${PAN}x`, count: 2 }], rules)).toEqual([{ reasonGroup: "token ••••••••••••1111x", count: 2 }]);
+    expect(maskReasonGroups([{ reasonGroup: `token ${PAN}x`, count: 2 }], rules)).toEqual([
+      { reasonGroup: "token ••••••••••••1111x", count: 2 },
+    ]);
     expect(maskReasonGroups([{ reasonGroup: `token ${PAN}x`, count: 2 }], null)).toEqual([{ reasonGroup: `token ${PAN}x`, count: 2 }]);
   });
 });

@@ -21,7 +21,8 @@ export function maskOptionalReason(text: string | null, rules: MaskRules | null)
   return text === null ? null : maskReason(text, rules);
 }
 
-type HasReasons = Pick<DeadLetterSummary, "reason" | "reasonGroup" | "classReason"> & Partial<Pick<DeadLetterSummary, "eventId" | "deviceId">>;
+type HasReasons = Pick<DeadLetterSummary, "reason" | "reasonGroup" | "classReason"> &
+  Partial<Pick<DeadLetterSummary, "eventId" | "deviceId">>;
 
 /**
  * A list row (or anything shaped like one) with its reason, reason group and class reason masked, and its

@@ -56,7 +56,8 @@ export function flattenDelta(delta: Delta, limit = 200): { changes: Change[]; tr
     const removed = pair.find((x) => x.kind === "removed");
     const added = pair.find((x) => x.kind === "added");
     if (other && removed && added) {
-      const { before } = removed, { after } = added;
+      const { before } = removed,
+        { after } = added;
       Object.assign(other, { kind: "changed", before, after });
       continue;
     }
@@ -67,6 +68,10 @@ export function flattenDelta(delta: Delta, limit = 200): { changes: Change[]; tr
   return { changes: merged, truncated };
 }
 
-export function payloadChanges(before: JsonValue | null, after: JsonValue | null, limit?: number): { changes: Change[]; truncated: boolean } {
+export function payloadChanges(
+  before: JsonValue | null,
+  after: JsonValue | null,
+  limit?: number,
+): { changes: Change[]; truncated: boolean } {
   return flattenDelta(payloadDelta(before, after), limit);
 }

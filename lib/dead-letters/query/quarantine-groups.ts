@@ -23,7 +23,10 @@ export function lastDays(now: Date, days: number): string[] {
 }
 
 /** Pure: rollup rows → groups, largest first, each with a zero-filled trend. */
-export function toGroups(rows: { reasonGroup: string; kind: QuarantineGroup["kind"]; day: string; n: number }[], now: Date): QuarantineGroup[] {
+export function toGroups(
+  rows: { reasonGroup: string; kind: QuarantineGroup["kind"]; day: string; n: number }[],
+  now: Date,
+): QuarantineGroup[] {
   const days = lastDays(now, TREND_DAYS);
   const groups = new Map<string, { group: QuarantineGroup; byDay: Map<string, number> }>();
   for (const r of rows) {
@@ -48,5 +51,8 @@ export async function quarantineGroups(db: pg.Pool | pg.PoolClient, now: Date): 
      FROM dead_letter_stat WHERE status = 'quarantined'
      GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
   );
-  return toGroups(rows.map((r) => ({ reasonGroup: r.reason_group, kind: r.kind, day: r.day, n: Number(r.n) })), now);
+  return toGroups(
+    rows.map((r) => ({ reasonGroup: r.reason_group, kind: r.kind, day: r.day, n: Number(r.n) })),
+    now,
+  );
 }

@@ -8,8 +8,14 @@ describe("viewportBoxes", () => {
   });
 
   it("splits a view across the antimeridian into its two sides instead of clamping it", () => {
-    expect(viewportBoxes([170, -20, 190, 20])).toEqual([[170, -20, 180, 20], [-180, -20, -170, 20]]);
-    expect(viewportBoxes([-190, -20, -170, 20])).toEqual([[170, -20, 180, 20], [-180, -20, -170, 20]]);
+    expect(viewportBoxes([170, -20, 190, 20])).toEqual([
+      [170, -20, 180, 20],
+      [-180, -20, -170, 20],
+    ]);
+    expect(viewportBoxes([-190, -20, -170, 20])).toEqual([
+      [170, -20, 180, 20],
+      [-180, -20, -170, 20],
+    ]);
   });
 
   it("folds a view on a neighbouring world copy back onto the stored world", () => {
@@ -24,14 +30,26 @@ describe("viewportBoxes", () => {
 
 describe("searchBoxes", () => {
   it("adds the view shifted by +360 when it stops short of 180, to meet unwrapped boxes east of -180", () => {
-    expect(searchBoxes([172, -20, 179, -10])).toEqual([[172, -20, 179, -10], [532, -20, 539, -10]]);
-    expect(searchBoxes([-179, -20, -172, -10])).toEqual([[-179, -20, -172, -10], [181, -20, 188, -10]]);
-    expect(searchBoxes([362, 10, 365, 12])).toEqual([[2, 10, 5, 12], [362, 10, 365, 12]]);
+    expect(searchBoxes([172, -20, 179, -10])).toEqual([
+      [172, -20, 179, -10],
+      [532, -20, 539, -10],
+    ]);
+    expect(searchBoxes([-179, -20, -172, -10])).toEqual([
+      [-179, -20, -172, -10],
+      [181, -20, 188, -10],
+    ]);
+    expect(searchBoxes([362, 10, 365, 12])).toEqual([
+      [2, 10, 5, 12],
+      [362, 10, 365, 12],
+    ]);
   });
 
   it("needs no copy when a view reaches 180, which every unwrapped box contains", () => {
     expect(searchBoxes([170, -20, 180, 20])).toEqual([[170, -20, 180, 20]]);
-    expect(searchBoxes([175, -20, 185, -15])).toEqual([[175, -20, 180, -15], [-180, -20, -175, -15]]);
+    expect(searchBoxes([175, -20, 185, -15])).toEqual([
+      [175, -20, 180, -15],
+      [-180, -20, -175, -15],
+    ]);
     expect(searchBoxes([-400, -80, 300, 80])).toEqual([[-180, -80, 180, 80]]);
   });
 });

@@ -12,7 +12,10 @@ export function viewportBoxes([west, south, east, north]: BBox): BBox[] {
   const w = turns === 0 ? west : west - 360 * turns;
   const e = turns === 0 ? east : east - 360 * turns;
   if (e <= 180) return [[w, south, e, north]];
-  return [[w, south, 180, north], [-180, south, e - 360, north]];
+  return [
+    [w, south, 180, north],
+    [-180, south, e - 360, north],
+  ];
 }
 
 /**

@@ -13,9 +13,7 @@ describe("buildWhere", () => {
     expect(text).not.toContain("drop table");
     expect(values).toEqual(["afc", ["pending", "approved"], "x'; drop table y; --"]);
     // One value is an equality (so an index on it can still return rows in observed_at order), several an ANY.
-    expect(text).toBe(
-      'd.kind = $1::"DeadLetterKind" AND d.status = ANY($2::"DeadLetterStatus"[]) AND d.source = $3::text',
-    );
+    expect(text).toBe('d.kind = $1::"DeadLetterKind" AND d.status = ANY($2::"DeadLetterStatus"[]) AND d.source = $3::text');
   });
 
   it("searches a hex prefix with an index range", () => {
@@ -53,7 +51,9 @@ describe("buildWhere", () => {
       values: [170, -20, 180, -10, -180, -20, -170, -10],
     });
     // The RFC 7946 form of the same box (west > east) means the same.
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,-170,-10" }))).toEqual(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" })));
+    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,-170,-10" }))).toEqual(
+      buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" })),
+    );
     expect(ListFilterSchema.safeParse({ bbox: "10,-20,5,-10" }).success).toBe(true); // 10 → 365 east: a box around the world's back
     expect(ListFilterSchema.safeParse({ bbox: "5,-10,10,-20" }).success).toBe(false); // south above north stays an error
     // A view scrolled onto the next world copy is the same place.
@@ -81,15 +81,17 @@ describe("buildWhereBranches", () => {
   it("gives one branch per search box, each leaving out what an earlier one matched", () => {
     const { branches, values } = buildWhereBranches(ListFilterSchema.parse({ status: "pending", bbox: "172,-20,179,-10" }));
     expect(branches).toEqual([
-      "d.status = $1::\"DeadLetterStatus\" AND d.bbox && box(point($2, $3), point($4, $5))",
-      "d.status = $1::\"DeadLetterStatus\" AND d.bbox && box(point($6, $7), point($8, $9)) AND NOT (d.bbox && box(point($2, $3), point($4, $5)))",
+      'd.status = $1::"DeadLetterStatus" AND d.bbox && box(point($2, $3), point($4, $5))',
+      'd.status = $1::"DeadLetterStatus" AND d.bbox && box(point($6, $7), point($8, $9)) AND NOT (d.bbox && box(point($2, $3), point($4, $5)))',
     ]);
     expect(values).toEqual(["pending", 172, -20, 179, -10, 532, -20, 539, -10]);
   });
 
   it("is the plain condition without a viewport", () => {
     expect(buildWhereBranches({ status: ["pending"] })).toEqual({ branches: ['d.status = $1::"DeadLetterStatus"'], values: ["pending"] });
-    expect(selectBranches("d.id", ["a", "b"])).toBe("SELECT d.id FROM dead_letter d WHERE a\n UNION ALL SELECT d.id FROM dead_letter d WHERE b");
+    expect(selectBranches("d.id", ["a", "b"])).toBe(
+      "SELECT d.id FROM dead_letter d WHERE a\n UNION ALL SELECT d.id FROM dead_letter d WHERE b",
+    );
   });
 });
 

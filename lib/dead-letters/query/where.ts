@@ -59,12 +59,7 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);
   if (filter.q) {
     const q = p(filter.q);
-    const ors = [
-      keyMatch(alias, `= ${q}`),
-      `${alias}.event_id = ${q}`,
-      `${alias}.device_id = ${q}`,
-      `${alias}.source_message_id = ${q}`,
-    ];
+    const ors = [keyMatch(alias, `= ${q}`), `${alias}.event_id = ${q}`, `${alias}.device_id = ${q}`, `${alias}.source_message_id = ${q}`];
     if (isHashRange(filter.q)) {
       // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
       const lower = filter.q.toLowerCase();

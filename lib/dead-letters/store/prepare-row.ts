@@ -31,9 +31,27 @@ export interface PreparedRecord {
 
 /** The dead_letter columns of PreparedRecord.row, in order. */
 export const ROW_COLUMNS = [
-  "kind", "source", "idempotency_key", "entity_key", "event_id", "device_id", "source_message_id", "observed_at",
-  "first_seen_at", "raw_envelope", "payload", "first_failure_reason", "reason", "reason_group", "failure_class",
-  "class_reason", "status", "replay_count", "analysis", "repaired_geometry", "bbox",
+  "kind",
+  "source",
+  "idempotency_key",
+  "entity_key",
+  "event_id",
+  "device_id",
+  "source_message_id",
+  "observed_at",
+  "first_seen_at",
+  "raw_envelope",
+  "payload",
+  "first_failure_reason",
+  "reason",
+  "reason_group",
+  "failure_class",
+  "class_reason",
+  "status",
+  "replay_count",
+  "analysis",
+  "repaired_geometry",
+  "bbox",
 ] as const;
 
 export function prepareRecord(r: NewDeadLetter): PreparedRecord {
@@ -43,19 +61,39 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord {
   // The analysis is serialized once, canonically: the row's jsonb column and the audit entry share the text.
   const analysis = r.spatial ? canonicalJson(r.spatial.analysis) : null;
   const row = [
-    r.kind, copyField(r.source), copyField(r.idempotencyKey), copyField(r.entityKey), copyField(r.eventId), copyField(r.deviceId),
-    copyField(r.sourceMessageId), observedAt, r.firstSeenAt.toISOString(), copyField(r.rawEnvelope), copyJson(r.payload), reason,
-    reason, copyField(reasonGroup(r.failureReason)), r.failureClass, copyField(r.classReason),
-    r.failureClass === "poison" ? "quarantined" : "pending", copyNumber(r.replayCount), copyField(analysis),
-    copyJson(r.spatial?.repairedGeometry ?? null), bbox ? `(${bbox[0]},${bbox[1]}),(${bbox[2]},${bbox[3]})` : "\\N",
+    r.kind,
+    copyField(r.source),
+    copyField(r.idempotencyKey),
+    copyField(r.entityKey),
+    copyField(r.eventId),
+    copyField(r.deviceId),
+    copyField(r.sourceMessageId),
+    observedAt,
+    r.firstSeenAt.toISOString(),
+    copyField(r.rawEnvelope),
+    copyJson(r.payload),
+    reason,
+    reason,
+    copyField(reasonGroup(r.failureReason)),
+    r.failureClass,
+    copyField(r.classReason),
+    r.failureClass === "poison" ? "quarantined" : "pending",
+    copyNumber(r.replayCount),
+    copyField(analysis),
+    copyJson(r.spatial?.repairedGeometry ?? null),
+    bbox ? `(${bbox[0]},${bbox[1]}),(${bbox[2]},${bbox[3]})` : "\\N",
   ].join("\t");
   // Canonical member order puts "analysis" first, so it goes in front of the rest as it is.
   const rest = canonicalJson({ failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason }).slice(1, -1);
   const head = analysis === null ? rest : `"analysis":${analysis},${rest}`;
   const tail = { kind: r.kind, source: r.source, idempotencyKey: r.idempotencyKey, observedAt };
   return {
-    kind: r.kind, idempotencyKey: r.idempotencyKey, failureReason: r.failureReason, firstSeenAt: r.firstSeenAt,
-    replayCount: r.replayCount, row,
+    kind: r.kind,
+    idempotencyKey: r.idempotencyKey,
+    failureReason: r.failureReason,
+    firstSeenAt: r.firstSeenAt,
+    replayCount: r.replayCount,
+    row,
     audit: { head, tail: canonicalJson(tail).slice(1, -1) },
   };
 }

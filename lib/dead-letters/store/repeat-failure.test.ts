@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
 
 const at = new Date("2026-01-01T00:00:00Z");
-const afc: RepeatState = { kind: "afc", failureCount: 1, replayCount: 0, failureClass: "transient_schema", classReason: null, status: "pending" };
+const afc: RepeatState = {
+  kind: "afc",
+  failureCount: 1,
+  replayCount: 0,
+  failureClass: "transient_schema",
+  classReason: null,
+  status: "pending",
+};
 
 describe("applyRepeatFailure", () => {
   it("counts AFC failures and turns poison when retries reach the budget", () => {
@@ -10,7 +17,10 @@ describe("applyRepeatFailure", () => {
     expect(second).toMatchObject({ failureCount: 2, failureClass: "transient_schema", status: "pending", reason: "r2" });
     const third = applyRepeatFailure(second, { reason: "r3", at });
     expect(third.failureClass).toBe("transient_schema");
-    const fourth = applyRepeatFailure(third, { reason: "fare_amount_cents: Expected integer, received string; battery_pct: Unrecognized key", at });
+    const fourth = applyRepeatFailure(third, {
+      reason: "fare_amount_cents: Expected integer, received string; battery_pct: Unrecognized key",
+      at,
+    });
     expect(fourth).toMatchObject({
       failureCount: 4,
       failureClass: "poison",

@@ -16,8 +16,7 @@ import type { NewDeadLetter } from "../../vocabulary/record";
 
 /** A repeat carries the record's class after this failure: the last retry makes an AFC record poison. */
 export type StoreOutcome =
-  | { status: "created"; id: string }
-  | { status: "duplicate"; id: string; failureClass: RepeatState["failureClass"] };
+  { status: "created"; id: string } | { status: "duplicate"; id: string; failureClass: RepeatState["failureClass"] };
 
 export interface StoreContext {
   now: Date;
@@ -50,14 +49,11 @@ function compareKeys(a: PreparedRecord, b: PreparedRecord): number {
 }
 
 /** The dedup identity of a record (kind + stored key); null for a record without a key. */
-export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) => (r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`);
+export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) =>
+  r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`;
 
 /** Stores records prepared by prepareRecord (ingest does that on its normalizing threads). */
-export async function storeDeadLetters(
-  client: pg.PoolClient,
-  records: PreparedRecord[],
-  ctx: StoreContext,
-): Promise<StoreOutcome[]> {
+export async function storeDeadLetters(client: pg.PoolClient, records: PreparedRecord[], ctx: StoreContext): Promise<StoreOutcome[]> {
   const outcomes: (StoreOutcome | undefined)[] = new Array(records.length);
   // The first record of each key in the batch is the insert candidate; later ones are repeats of it.
   const firstOfKey = new Map<string, number>();
@@ -120,7 +116,9 @@ export async function storeDeadLetters(
   const eventOf = (a: Attempt) => (a.attempt === 1 ? ingestEvent : repeatEvent.get(a.id)) ?? null;
   if (attempts.length) {
     const origin = copyField(ctx.origin);
-    const text = attempts.map((a) => `${a.id}\t${a.attempt}\t${a.at.toISOString()}\t${copyField(a.reason)}\t${origin}\t${eventOf(a) ?? "\\N"}\n`).join("");
+    const text = attempts
+      .map((a) => `${a.id}\t${a.attempt}\t${a.at.toISOString()}\t${copyField(a.reason)}\t${origin}\t${eventOf(a) ?? "\\N"}\n`)
+      .join("");
     await copyIn(client, "COPY failure_attempt (dead_letter_id, attempt, at, reason, origin, audit_event_id) FROM STDIN", text);
   }
   return outcomes as StoreOutcome[];
@@ -185,9 +183,13 @@ interface Attempt {
 
 function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedRecord }[]): AuditInput {
   return {
-    actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
+    actorId: ctx.actor.id,
+    actorEmail: ctx.actor.email,
+    actorRole: ctx.actor.role,
+    requestId: ctx.requestId,
     action: ctx.origin === "capture" ? "dead_letter.captured" : "dead_letter.ingested",
-    targetType: "dead_letter", targetId: null,
+    targetType: "dead_letter",
+    targetId: null,
     after: new CanonicalJson(batchAuditAfter(entries)),
   };
 }
@@ -231,8 +233,12 @@ async function recordRepeats(
     if (!row) throw new Error(`dead letter ${r.kind}/${r.idempotencyKey} vanished while recording a repeat failure`);
     const prev = state.get(row.id);
     const current: RepeatState = prev?.next ?? {
-      kind: row.kind, failureCount: row.failure_count, replayCount: row.replay_count,
-      failureClass: row.failure_class, classReason: row.class_reason, status: row.status,
+      kind: row.kind,
+      failureCount: row.failure_count,
+      replayCount: row.replay_count,
+      failureClass: row.failure_class,
+      classReason: row.class_reason,
+      status: row.status,
     };
     const next = applyRepeatFailure(current, { reason: r.failureReason, at: ctx.now, replayCount: r.replayCount }, ctx.maxRetries);
     state.set(row.id, { row, next, before: prev?.before ?? current });
@@ -248,15 +254,26 @@ async function recordRepeats(
        $7::text[], $9::text[]) AS u(id, failure_count, replay_count, failure_class, class_reason, status, reason, reason_group)
      WHERE d.id = u.id`,
     [
-      updates.map((u) => u.row.id), updates.map((u) => u.next.failureCount), updates.map((u) => u.next.replayCount),
-      updates.map((u) => u.next.failureClass), updates.map((u) => u.next.classReason), updates.map((u) => u.next.status),
-      updates.map((u) => u.next.reason), ctx.now, updates.map((u) => reasonGroup(u.next.reason)),
+      updates.map((u) => u.row.id),
+      updates.map((u) => u.next.failureCount),
+      updates.map((u) => u.next.replayCount),
+      updates.map((u) => u.next.failureClass),
+      updates.map((u) => u.next.classReason),
+      updates.map((u) => u.next.status),
+      updates.map((u) => u.next.reason),
+      ctx.now,
+      updates.map((u) => reasonGroup(u.next.reason)),
     ],
   );
   for (const u of updates) {
     audits.push({
-      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-      action: "dead_letter.failure_recorded", targetType: "dead_letter", targetId: u.row.id,
+      actorId: ctx.actor.id,
+      actorEmail: ctx.actor.email,
+      actorRole: ctx.actor.role,
+      requestId: ctx.requestId,
+      action: "dead_letter.failure_recorded",
+      targetType: "dead_letter",
+      targetId: u.row.id,
       before: { failureCount: u.before.failureCount, failureClass: u.before.failureClass, status: u.before.status },
       after: { failureCount: u.next.failureCount, failureClass: u.next.failureClass, status: u.next.status, reason: u.next.reason },
     });

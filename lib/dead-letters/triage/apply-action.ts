@@ -47,11 +47,18 @@ function unmaskEdit(submitted: JsonValue, stored: JsonValue | null, rules: MaskR
  * so an investigator looking it up by that value (the device on the gate's log, say) still finds it.
  */
 async function keepReplacedIdentifiers(
-  client: pg.PoolClient, id: string, row: Pick<DetailRow, "event_id" | "device_id">,
-  next: { eventId?: string | null; deviceId?: string | null }, now: Date,
+  client: pg.PoolClient,
+  id: string,
+  row: Pick<DetailRow, "event_id" | "device_id">,
+  next: { eventId?: string | null; deviceId?: string | null },
+  now: Date,
 ): Promise<void> {
-  const replaced = ([["event_id", row.event_id, next.eventId], ["device_id", row.device_id, next.deviceId]] as const)
-    .filter(([, before, after]) => after !== undefined && before !== null && before !== after);
+  const replaced = (
+    [
+      ["event_id", row.event_id, next.eventId],
+      ["device_id", row.device_id, next.deviceId],
+    ] as const
+  ).filter(([, before, after]) => after !== undefined && before !== null && before !== after);
   if (replaced.length === 0) return;
   await client.query(
     `INSERT INTO identity_alias (field, value, dead_letter_id, replaced_at)
@@ -100,8 +107,12 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
     }
     const audit: AuditInput[] = [];
     const base = {
-      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-      targetType: "dead_letter", targetId: id,
+      actorId: ctx.actor.id,
+      actorEmail: ctx.actor.email,
+      actorRole: ctx.actor.role,
+      requestId: ctx.requestId,
+      targetType: "dead_letter",
+      targetId: id,
     };
     const before = { status: row.status, version: row.version, failureClass: row.failure_class };
     const after = { status: decision.next, version: row.version + 1 };
@@ -109,7 +120,14 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
       const payload = unmaskEdit(body.payload, row.payload, ctx.maskRules);
       const outcome = await evaluateEdit(
         client,
-        { kind: row.kind, source: row.source, idempotencyKey: row.idempotency_key, payload: row.payload, failureClass: row.failure_class, classReason: row.class_reason },
+        {
+          kind: row.kind,
+          source: row.source,
+          idempotencyKey: row.idempotency_key,
+          payload: row.payload,
+          failureClass: row.failure_class,
+          classReason: row.class_reason,
+        },
         payload,
         { overrideIdentity: identityOverride(body, ctx.canOverrideIdentity), canOverrideIdentity: ctx.canOverrideIdentity },
       );
@@ -120,13 +138,23 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
       await writeEdit(client, id, payload, decision.next, outcome, ctx.now);
       await keepReplacedIdentifiers(client, id, row, outcome, ctx.now);
       audit.push({
-        ...base, action: AUDIT_ACTION.edit, reason: body.reason ?? null, diff: delta,
+        ...base,
+        action: AUDIT_ACTION.edit,
+        reason: body.reason ?? null,
+        diff: delta,
         before: { ...before, classReason: row.class_reason, ...(row.analysis ? { outcome: row.analysis.outcome } : {}) },
-        after: { ...after, failureClass: outcome.failureClass, classReason: outcome.classReason, ...(outcome.spatial ? { outcome: outcome.spatial.analysis.outcome } : {}) },
+        after: {
+          ...after,
+          failureClass: outcome.failureClass,
+          classReason: outcome.classReason,
+          ...(outcome.spatial ? { outcome: outcome.spatial.analysis.outcome } : {}),
+        },
       });
       if (outcome.overridden.length > 0) {
         audit.push({
-          ...base, action: "dead_letter.identity_overridden", reason: body.reason ?? null,
+          ...base,
+          action: "dead_letter.identity_overridden",
+          reason: body.reason ?? null,
           after: { fields: outcome.overridden, idempotencyKey: row.idempotency_key },
         });
       }
@@ -139,7 +167,10 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
         [id, decision.next, ctx.now, reclassed?.failureClass ?? null, reclassed?.classReason ?? null],
       );
       audit.push({
-        ...base, action: AUDIT_ACTION[body.action], reason: body.reason ?? null, before,
+        ...base,
+        action: AUDIT_ACTION[body.action],
+        reason: body.reason ?? null,
+        before,
         after: reclassed ? { ...after, failureClass: reclassed.failureClass, classReason: reclassed.classReason } : after,
       });
     }
@@ -166,10 +197,21 @@ async function writeEdit(client: pg.PoolClient, id: string, payload: unknown, st
        version = version + 1, updated_at = $14
      WHERE id = $1`,
     [
-      id, JSON.stringify(payload), status, o.failureClass, o.classReason, o.eventId ?? null, o.deviceId ?? null,
+      id,
+      JSON.stringify(payload),
+      status,
+      o.failureClass,
+      o.classReason,
+      o.eventId ?? null,
+      o.deviceId ?? null,
       o.spatial ? JSON.stringify(o.spatial.analysis) : null,
       o.spatial?.repairedGeometry == null ? null : JSON.stringify(o.spatial.repairedGeometry),
-      box?.[0] ?? null, box?.[1] ?? null, box?.[2] ?? null, box?.[3] ?? null, now, o.observedAt ?? null,
+      box?.[0] ?? null,
+      box?.[1] ?? null,
+      box?.[2] ?? null,
+      box?.[3] ?? null,
+      now,
+      o.observedAt ?? null,
     ],
   );
 }

@@ -40,10 +40,14 @@ interface LockedRow {
 /** 409 when the user confirmed a different number of records than match now. */
 export function checkExpectedCount(expected: number | undefined, matched: number): void {
   if (expected !== undefined && expected !== matched) {
-    throw new AppError("conflict", `${matched.toLocaleString("en")} records match now, not ${expected.toLocaleString("en")}: confirm again`, {
-      issues: [{ path: "expectedCount", message: `is ${matched} now` }],
-      details: { matched },
-    });
+    throw new AppError(
+      "conflict",
+      `${matched.toLocaleString("en")} records match now, not ${expected.toLocaleString("en")}: confirm again`,
+      {
+        issues: [{ path: "expectedCount", message: `is ${matched} now` }],
+        details: { matched },
+      },
+    );
   }
 }
 
@@ -78,18 +82,27 @@ export async function decidePage(
   const updates: { id: string; next: DeadLetterStatus; reclassed: ReturnType<typeof reopenedClass> }[] = [];
   const audit: AuditInput[] = [];
   for (const row of rows) {
-    const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, sel.action, { reason: sel.reason });
+    const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, sel.action, {
+      reason: sel.reason,
+    });
     if (!d.ok) {
       skippedReasons[d.message] = (skippedReasons[d.message] ?? 0) + 1;
       continue;
     }
     const warning = sel.action === "approve" ? approveWarning(row.kind, row.tap) : null;
     if (warning) warnings[warning] = (warnings[warning] ?? 0) + 1;
-    const reclassed = sel.action === "reopen" ? reopenedClass(row.kind, { failureClass: row.failure_class, classReason: row.class_reason }) : null;
+    const reclassed =
+      sel.action === "reopen" ? reopenedClass(row.kind, { failureClass: row.failure_class, classReason: row.class_reason }) : null;
     updates.push({ id: row.id, next: d.next, reclassed });
     audit.push({
-      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-      action: AUDIT_ACTION[sel.action], targetType: "dead_letter", targetId: row.id, reason: sel.reason ?? null,
+      actorId: ctx.actor.id,
+      actorEmail: ctx.actor.email,
+      actorRole: ctx.actor.role,
+      requestId: ctx.requestId,
+      action: AUDIT_ACTION[sel.action],
+      targetType: "dead_letter",
+      targetId: row.id,
+      reason: sel.reason ?? null,
       before: { status: row.status, version: row.version },
       after: { status: d.next, version: row.version + 1, bulk: true, ...(reclassed ?? {}) },
     });
@@ -99,8 +112,13 @@ export async function decidePage(
       `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3,
          failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END
        FROM unnest($1::bigint[], $2::"DeadLetterStatus"[], $4::"FailureClass"[], $5::text[]) AS u(id, status, cls, cls_reason) WHERE d.id = u.id`,
-      [updates.map((u) => u.id), updates.map((u) => u.next), ctx.now, updates.map((u) => u.reclassed?.failureClass ?? null),
-        updates.map((u) => u.reclassed?.classReason ?? null)],
+      [
+        updates.map((u) => u.id),
+        updates.map((u) => u.next),
+        ctx.now,
+        updates.map((u) => u.reclassed?.failureClass ?? null),
+        updates.map((u) => u.reclassed?.classReason ?? null),
+      ],
     );
     await appendAudit(client, audit, ctx.now);
   }
@@ -113,19 +131,28 @@ export async function decidePage(
  */
 async function tapsFailingSchema(pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"]): Promise<number> {
   const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
-  const { rows } = await pool.query<{ status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; payload: unknown }>(
+  const { rows } = await pool.query<{
+    status: DeadLetterStatus;
+    failure_class: FailureClass;
+    class_reason: string | null;
+    payload: unknown;
+  }>(
     `SELECT d.status, d.failure_class, d.class_reason, d.payload FROM dead_letter d
      WHERE ${where.text} AND d.kind = 'afc' AND d.failure_class <> 'poison' AND d.payload IS NOT NULL`,
     where.values,
   );
-  return rows.filter((r) =>
-    decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "approve").ok && approveWarning("afc", r.payload) !== null,
+  return rows.filter(
+    (r) =>
+      decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "approve").ok &&
+      approveWarning("afc", r.payload) !== null,
   ).length;
 }
 
 /** How many of the selected records are in each (status, class): what the state machine decides on. */
 async function statusGroups(
-  pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"],
+  pool: pg.Pool,
+  ids: string[] | null,
+  filter: BulkBody["filter"],
 ): Promise<{ status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; n: number }[]> {
   const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
   // The class reason too: a refusal names it ("poison records cannot be approved (missing idempotency key)…"), and
@@ -157,7 +184,9 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
     // What the run would do, from the state machine per (status, class) of the matches; nothing is locked, so a
     // record changed meanwhile can still be skipped by the real run.
     for (const g of await statusGroups(pool, ids, body.filter)) {
-      const d = decide({ status: g.status, failureClass: g.failure_class, classReason: g.class_reason }, body.action, { reason: body.reason ?? null });
+      const d = decide({ status: g.status, failureClass: g.failure_class, classReason: g.class_reason }, body.action, {
+        reason: body.reason ?? null,
+      });
       if (d.ok) result.updated += g.n;
       else skip(d.message, g.n);
     }
@@ -190,7 +219,13 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
   return result;
 }
 
-async function lockPage(client: pg.PoolClient, filter: NonNullable<BulkBody["filter"]>, ids: string[] | null, after: string, ceiling: string): Promise<LockedRow[]> {
+async function lockPage(
+  client: pg.PoolClient,
+  filter: NonNullable<BulkBody["filter"]>,
+  ids: string[] | null,
+  after: string,
+  ceiling: string,
+): Promise<LockedRow[]> {
   const values: unknown[] = [];
   const where = ids ? `d.id = ANY($${values.push(ids)}::bigint[])` : buildWhere(filter, values).text;
   const { rows } = await client.query<LockedRow>(

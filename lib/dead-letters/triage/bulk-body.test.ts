@@ -4,7 +4,9 @@ import { BulkBodySchema } from "../record-schemas";
 describe("BulkBodySchema", () => {
   it("refuses an empty filter without the confirmed count: it would act on every record", () => {
     const r = BulkBodySchema.safeParse({ action: "approve", filter: {} });
-    expect(r.error?.issues).toEqual([expect.objectContaining({ path: ["filter"], message: expect.stringContaining("send expectedCount") })]);
+    expect(r.error?.issues).toEqual([
+      expect.objectContaining({ path: ["filter"], message: expect.stringContaining("send expectedCount") }),
+    ]);
   });
 
   it("takes an empty filter with the count, a dry run of it, and any narrowing filter", () => {

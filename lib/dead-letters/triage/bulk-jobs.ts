@@ -55,9 +55,19 @@ const COLUMNS = `id::text AS id, status, action, reason, filter, matched, ceilin
 
 function toJob(r: JobRow): BulkJob {
   return {
-    id: r.id, status: r.status, action: r.action, matched: r.matched, processed: r.processed, updated: r.updated,
-    skipped: r.skipped, skippedReasons: r.skipped_reasons, warnings: r.warnings, cancelRequested: r.cancel_requested, error: r.error,
-    createdAt: r.created_at.toISOString(), finishedAt: r.finished_at?.toISOString() ?? null,
+    id: r.id,
+    status: r.status,
+    action: r.action,
+    matched: r.matched,
+    processed: r.processed,
+    updated: r.updated,
+    skipped: r.skipped,
+    skippedReasons: r.skipped_reasons,
+    warnings: r.warnings,
+    cancelRequested: r.cancel_requested,
+    error: r.error,
+    createdAt: r.created_at.toISOString(),
+    finishedAt: r.finished_at?.toISOString() ?? null,
   };
 }
 
@@ -70,8 +80,20 @@ export async function createBulkJob(pool: pg.Pool, body: BulkBody & { filter: Li
     `INSERT INTO bulk_job (action, reason, filter, matched, ceiling, actor_id, actor_email, actor_role, request_id, status,
        finished_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::"BulkJobStatus", $11::timestamptz, $12, $12) RETURNING ${COLUMNS}`,
-    [body.action, body.reason ?? null, JSON.stringify(body.filter), matched, ceiling, ctx.actor.id, ctx.actor.email ?? "unknown",
-      ctx.actor.role ?? "unknown", ctx.requestId, matched === 0 ? "completed" : "running", matched === 0 ? ctx.now : null, ctx.now],
+    [
+      body.action,
+      body.reason ?? null,
+      JSON.stringify(body.filter),
+      matched,
+      ceiling,
+      ctx.actor.id,
+      ctx.actor.email ?? "unknown",
+      ctx.actor.role ?? "unknown",
+      ctx.requestId,
+      matched === 0 ? "completed" : "running",
+      matched === 0 ? ctx.now : null,
+      ctx.now,
+    ],
   );
   return toJob(rows[0]!);
 }
@@ -129,16 +151,32 @@ export async function cancelBulkJob(
       throw new AppError("conflict", `bulk job ${id} is ${job.status}: nothing to cancel`, { details: { job: toJob(job) } });
     }
     if (!by.anyJob && job.actor_id !== by.actor.id) {
-      throw new AppError("forbidden", `bulk job ${id} was started by ${job.actor_email ?? "someone else"}: only they or a supervisor can stop it`);
+      throw new AppError(
+        "forbidden",
+        `bulk job ${id} was started by ${job.actor_email ?? "someone else"}: only they or a supervisor can stop it`,
+      );
     }
     const { rows } = await client.query<JobRow>(
       `UPDATE bulk_job SET cancel_requested = true, updated_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, by.now],
     );
-    await appendAudit(client, [{
-      actorId: by.actor.id, actorEmail: by.actor.email, actorRole: by.actor.role, requestId: by.requestId,
-      action: "bulk_job.cancel", targetType: "bulk_job", targetId: id, before: { status: job.status }, after: { cancelRequested: true },
-    }], by.now);
+    await appendAudit(
+      client,
+      [
+        {
+          actorId: by.actor.id,
+          actorEmail: by.actor.email,
+          actorRole: by.actor.role,
+          requestId: by.requestId,
+          action: "bulk_job.cancel",
+          targetType: "bulk_job",
+          targetId: id,
+          before: { status: job.status },
+          after: { cancelRequested: true },
+        },
+      ],
+      by.now,
+    );
     return toJob(rows[0] as JobRow);
   });
 }
@@ -182,7 +220,13 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
           return { job: rows[0]!, done: true };
         }
         const ctx: BulkContext = { actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role }, requestId: r.request_id, now };
-        const page = await decidePage(client, { action: r.action, reason: r.reason, filter: ListFilterSchema.parse(r.filter), ids: null }, r.cursor, r.ceiling, ctx);
+        const page = await decidePage(
+          client,
+          { action: r.action, reason: r.reason, filter: ListFilterSchema.parse(r.filter), ids: null },
+          r.cursor,
+          r.ceiling,
+          ctx,
+        );
         const finished = page.rows.length < PAGE;
         // Records matched at creation that no longer match (someone approved or edited one meanwhile) are never
         // walked: say so at the end, so "approved 49 of 50" does not leave one unexplained.
@@ -200,8 +244,18 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
              status = CASE WHEN $7::boolean THEN 'completed'::"BulkJobStatus" ELSE status END,
              finished_at = CASE WHEN $7::boolean THEN $8::timestamptz ELSE NULL END, heartbeat_at = $8, updated_at = $8
            WHERE id = $1 RETURNING ${COLUMNS}`,
-          [id, page.rows.at(-1)?.id ?? r.cursor, page.rows.length, page.updated, skipped, JSON.stringify(page.skippedReasons), finished, now,
-            JSON.stringify(page.warnings), Math.max(0, gone)],
+          [
+            id,
+            page.rows.at(-1)?.id ?? r.cursor,
+            page.rows.length,
+            page.updated,
+            skipped,
+            JSON.stringify(page.skippedReasons),
+            finished,
+            now,
+            JSON.stringify(page.warnings),
+            Math.max(0, gone),
+          ],
         );
         return { job: rows[0]!, done: finished };
       });
@@ -211,10 +265,12 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
   } catch (err) {
     // The page in flight rolled back; record why the job stopped (internals go to the log, not to the API).
     console.error(`[bulk-job ${id}]`, err);
-    await pool.query(
-      `UPDATE bulk_job SET status = 'failed', error = $3, finished_at = $2, updated_at = $2 WHERE id = $1 AND status = 'running' AND locked_by = $4`,
-      [id, opts.now(), "the job stopped on an internal error; the pages before it are applied", runner],
-    ).catch(() => {});
+    await pool
+      .query(
+        `UPDATE bulk_job SET status = 'failed', error = $3, finished_at = $2, updated_at = $2 WHERE id = $1 AND status = 'running' AND locked_by = $4`,
+        [id, opts.now(), "the job stopped on an internal error; the pages before it are applied", runner],
+      )
+      .catch(() => {});
     throw err;
   }
 }

@@ -22,7 +22,22 @@ describe("checkDraft", () => {
   });
 
   it("spatial: reports live validity of the geometry", () => {
-    const bowtie = { type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]] } };
+    const bowtie = {
+      type: "Feature",
+      properties: {},
+      geometry: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [0, 0],
+            [1, 1],
+            [1, 0],
+            [0, 1],
+            [0, 0],
+          ],
+        ],
+      },
+    };
     const c = checkDraft("spatial", bowtie, JSON.stringify(bowtie), { key: "k", override: false });
     expect(c.validity).toMatchObject({ valid: false, location: [0.5, 0.5] });
     expect(c.findings[0]?.message).toContain("Self-intersection at or near point (0.5, 0.5)");
@@ -33,7 +48,10 @@ describe("checkDraft", () => {
     const notFeature = checkDraft("spatial", null, JSON.stringify({ foo: 1 }), { key: "k", override: false });
     expect(notFeature.savable).toBe(false);
     expect(notFeature.findings[0]).toMatchObject({ path: "type", severity: "error" });
-    const nullGeometry = checkDraft("spatial", null, JSON.stringify({ type: "Feature", properties: {}, geometry: null }), { key: "k", override: false });
+    const nullGeometry = checkDraft("spatial", null, JSON.stringify({ type: "Feature", properties: {}, geometry: null }), {
+      key: "k",
+      override: false,
+    });
     expect(nullGeometry.savable).toBe(true);
   });
 

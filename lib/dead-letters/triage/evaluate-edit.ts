@@ -53,7 +53,10 @@ const idOf = (tap: { [key: string]: JsonValue }, field: string): string | null =
  * say `overrideIdentity: false` — the issue's body is `{action, version, reason?, payload?}`, so a supervisor's
  * edit with a reason is the override. An analyst's reason never is one.
  */
-export function identityOverride(body: { overrideIdentity?: boolean | undefined; reason?: string | undefined }, canOverride: boolean): boolean {
+export function identityOverride(
+  body: { overrideIdentity?: boolean | undefined; reason?: string | undefined },
+  canOverride: boolean,
+): boolean {
   if (body.overrideIdentity !== undefined) return body.overrideIdentity;
   return canOverride && body.reason !== undefined && body.reason.trim() !== "";
 }
@@ -66,7 +69,9 @@ export async function evaluateEdit(
 ): Promise<EditOutcome> {
   if (!isObject(payload)) {
     const what = subject.kind === "afc" ? "an AFC tap" : "a GeoJSON Feature";
-    throw new AppError("validation_failed", `payload: must be ${what} (a JSON object)`, { issues: [{ path: "payload", message: `must be ${what} (a JSON object)` }] });
+    throw new AppError("validation_failed", `payload: must be ${what} (a JSON object)`, {
+      issues: [{ path: "payload", message: `must be ${what} (a JSON object)` }],
+    });
   }
   if (subject.kind === "spatial" && payload.type !== "Feature") {
     // An edit is the analyst's repair: a payload that is not a Feature at all (`{}`, a bare geometry) is a slip
@@ -112,9 +117,13 @@ function evaluateTap(
   }
   const eventId = idOf(tap, "event_id");
   const deviceId = idOf(tap, "device_id");
-  for (const [field, value] of [["event_id", eventId], ["device_id", deviceId]] as const) {
+  for (const [field, value] of [
+    ["event_id", eventId],
+    ["device_id", deviceId],
+  ] as const) {
     const problem = value === null ? null : indexedTextProblem(value);
-    if (problem) throw new AppError("validation_failed", `payload.${field}: ${problem}`, { issues: [{ path: `payload.${field}`, message: problem }] });
+    if (problem)
+      throw new AppError("validation_failed", `payload.${field}: ${problem}`, { issues: [{ path: `payload.${field}`, message: problem }] });
   }
   return { failureClass, classReason, eventId, deviceId, observedAt: tapObservedAt(tap)?.exact ?? null, overridden: changed };
 }
@@ -126,7 +135,8 @@ async function sourceSettings(db: pg.PoolClient, source: string) {
   );
   const row = rows[0];
   const method = row?.repair_method === "structure" ? "structure" : DEFAULT_SOURCE_SETTINGS.method;
-  const policy = row?.repair_policy === "largest-part" || row?.repair_policy === "drop" ? row.repair_policy : DEFAULT_SOURCE_SETTINGS.policy;
+  const policy =
+    row?.repair_policy === "largest-part" || row?.repair_policy === "drop" ? row.repair_policy : DEFAULT_SOURCE_SETTINGS.policy;
   return { method, policy } as const;
 }
 

@@ -34,8 +34,10 @@ export interface Explanation {
 export function explainAnalysis(a: SpatialAnalysis, repairedParts: number | null = null): Explanation {
   // "The geometry" is the current payload's: the one received, or the analyst's edit (the server re-analyses it).
   const validity =
-    a.valid_before === null ? `The geometry could not be used: ${a.reason ?? "unknown problem"}.`
-      : a.valid_before ? "Valid: GEOS finds no problem."
+    a.valid_before === null
+      ? `The geometry could not be used: ${a.reason ?? "unknown problem"}.`
+      : a.valid_before
+        ? "Valid: GEOS finds no problem."
         : `Invalid: ${a.reason ?? "reason not recorded"}.`;
   const repair: string[] = [];
   let warning: string | null = null;
@@ -53,14 +55,19 @@ export function explainAnalysis(a: SpatialAnalysis, repairedParts: number | null
       repair.push(`The type stayed ${a.type_after ?? a.type_before ?? "the same"}.`);
     }
     if (a.area_before !== null && a.area_after !== null) {
-      const cancel = a.area_before === 0 && a.area_after > 0 ? " (the input's lobes cancelled out to zero area — typical of a self-intersecting ring)" : "";
+      const cancel =
+        a.area_before === 0 && a.area_after > 0
+          ? " (the input's lobes cancelled out to zero area — typical of a self-intersecting ring)"
+          : "";
       repair.push(`Area ${area(a.area_before)} → ${area(a.area_after)} square degrees, ${change(a.area_before, a.area_after)}${cancel}.`);
     }
   } else {
     repair.push(`Dropped: ${a.drop_reason ?? a.reason ?? "the geometry is unusable"}. Nothing is replayed until the payload is edited.`);
   }
   if (a.dropped_parts > 0) {
-    repair.push(`${a.dropped_parts} part${a.dropped_parts === 1 ? " was" : "s were"} dropped${a.drop_reason && a.outcome !== "dropped" ? `: ${a.drop_reason}` : " (collapsed to lines or points, or removed by the policy)"}.`);
+    repair.push(
+      `${a.dropped_parts} part${a.dropped_parts === 1 ? " was" : "s were"} dropped${a.drop_reason && a.outcome !== "dropped" ? `: ${a.drop_reason}` : " (collapsed to lines or points, or removed by the policy)"}.`,
+    );
   }
   return { validity, repair, warning };
 }

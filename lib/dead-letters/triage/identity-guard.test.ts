@@ -63,7 +63,16 @@ describe("payload changes", () => {
 
   it("paths into arrays and truncates long diffs", () => {
     const ring = (n: number) => Array.from({ length: n }, (_, i) => [i, i]);
-    const { changes } = payloadChanges({ c: ring(3) }, { c: [[0, 0], [1, 5], [2, 2]] });
+    const { changes } = payloadChanges(
+      { c: ring(3) },
+      {
+        c: [
+          [0, 0],
+          [1, 5],
+          [2, 2],
+        ],
+      },
+    );
     expect(changes).toEqual([{ path: "/c/1/1", kind: "changed", before: 1, after: 5 }]);
     const big = payloadChanges({ c: ring(500) }, { c: ring(500).map(([x, y]) => [x!, y! + 1]) }, 10);
     expect(big.changes.length).toBeGreaterThan(0);

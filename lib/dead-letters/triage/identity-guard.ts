@@ -32,8 +32,7 @@ function isFareCoercion(before: JsonValue | null | undefined, after: JsonValue |
 /** Identity fields whose value differs between two taps (in IDENTITY_FIELDS order). */
 export function identityChanges(before: JsonValue | null | undefined, after: JsonValue | null | undefined): string[] {
   return IDENTITY_FIELDS.filter(
-    (field) =>
-      identityOf(before, field) !== identityOf(after, field) && !(field === "fare_amount_cents" && isFareCoercion(before, after)),
+    (field) => identityOf(before, field) !== identityOf(after, field) && !(field === "fare_amount_cents" && isFareCoercion(before, after)),
   );
 }
 

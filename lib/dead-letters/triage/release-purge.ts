@@ -75,7 +75,10 @@ async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Pr
          ORDER BY d.id LIMIT ${PAGE} FOR UPDATE`,
         values,
       );
-      done += await act(client, page.filter((r) => r.status === "quarantined"));
+      done += await act(
+        client,
+        page.filter((r) => r.status === "quarantined"),
+      );
       return page;
     });
     seen += rows.length;
@@ -88,15 +91,21 @@ async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Pr
 
 function base(ctx: QuarantineContext, id: string) {
   return {
-    actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-    targetType: "dead_letter", targetId: id,
+    actorId: ctx.actor.id,
+    actorEmail: ctx.actor.email,
+    actorRole: ctx.actor.role,
+    requestId: ctx.requestId,
+    targetType: "dead_letter",
+    targetId: id,
   };
 }
 
 /** Quarantined → pending (the triage state machine's reopen), with the reason on each record's audit event. */
 export async function releaseQuarantined(pool: pg.Pool, body: QuarantineBody, ctx: QuarantineContext): Promise<QuarantineResult> {
   const { done, skipped } = await inPages(pool, body, async (client, rows) => {
-    const eligible = rows.filter((r) => decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "reopen").ok);
+    const eligible = rows.filter(
+      (r) => decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "reopen").ok,
+    );
     if (eligible.length === 0) return 0;
     // Delivery poison (the replay gave up) goes back to its transient class: released, the record can be replayed.
     const reclassed = eligible.map((r) => reopenedClass(r.kind, { failureClass: r.failure_class, classReason: r.class_reason }));
@@ -108,9 +117,15 @@ export async function releaseQuarantined(pool: pg.Pool, body: QuarantineBody, ct
       [eligible.map((r) => r.id), ctx.now, reclassed.map((c) => c?.failureClass ?? null), reclassed.map((c) => c?.classReason ?? null)],
     );
     const audit: AuditInput[] = eligible.map((r, i) => ({
-      ...base(ctx, r.id), action: "dead_letter.released", reason: body.reason,
+      ...base(ctx, r.id),
+      action: "dead_letter.released",
+      reason: body.reason,
       before: { status: r.status, version: r.version },
-      after: { status: "pending", version: r.version + 1, ...(reclassed[i] ? { failureClass: reclassed[i].failureClass, classReason: reclassed[i].classReason } : {}) },
+      after: {
+        status: "pending",
+        version: r.version + 1,
+        ...(reclassed[i] ? { failureClass: reclassed[i].failureClass, classReason: reclassed[i].classReason } : {}),
+      },
     }));
     await appendAudit(client, audit, ctx.now);
     return eligible.length;
@@ -133,9 +148,12 @@ export async function purgeQuarantined(
       [rows.map((r) => r.id), ctx.now],
     );
     const audit: AuditInput[] = rows.map((r) => ({
-      ...base(ctx, r.id), action: "dead_letter.purged", reason: body.reason,
+      ...base(ctx, r.id),
+      action: "dead_letter.purged",
+      reason: body.reason,
       before: {
-        status: r.status, version: r.version,
+        status: r.status,
+        version: r.version,
         payload: r.payload === null ? null : maskJson(r.payload, ctx.rules),
         rawEnvelope: r.raw_envelope === null ? null : maskText(r.raw_envelope, ctx.rules),
       },

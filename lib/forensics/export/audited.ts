@@ -31,15 +31,31 @@ export function auditedExport(
     onEnd: async (s, error) => {
       try {
         await inTransaction(pool, (client) =>
-          appendAudit(client, [{
-            actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-            action: "dead_letters.exported", targetType: "export", targetId: null,
-            after: {
-              format: args.format, filter: JSON.parse(JSON.stringify(args.filter)) as unknown, count: s.records, skipped: s.skipped,
-              bytes: s.bytes, masked: args.mask !== null, completed: s.completed,
-              ...(error === null ? {} : { error: error instanceof Error ? error.message : String(error) }),
-            },
-          }], ctx.now),
+          appendAudit(
+            client,
+            [
+              {
+                actorId: ctx.actor.id,
+                actorEmail: ctx.actor.email,
+                actorRole: ctx.actor.role,
+                requestId: ctx.requestId,
+                action: "dead_letters.exported",
+                targetType: "export",
+                targetId: null,
+                after: {
+                  format: args.format,
+                  filter: JSON.parse(JSON.stringify(args.filter)) as unknown,
+                  count: s.records,
+                  skipped: s.skipped,
+                  bytes: s.bytes,
+                  masked: args.mask !== null,
+                  completed: s.completed,
+                  ...(error === null ? {} : { error: error instanceof Error ? error.message : String(error) }),
+                },
+              },
+            ],
+            ctx.now,
+          ),
         );
       } catch (err) {
         log(`[export] ${ctx.requestId}: could not audit the export`, err);

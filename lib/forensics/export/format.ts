@@ -91,14 +91,33 @@ export function ndjsonLine(r: NdjsonRow, mask: MaskRules | null): string | null 
   if (r.kind !== "afc" || !r.captured) return raw;
   const cls = r.failure_class === "poison" || r.failure_class === "transient_schema" ? `,"failure_class":${q(r.failure_class)}` : "";
   const hash = r.idempotency_key !== null && EVENT_HASH.test(r.idempotency_key) ? `,"event_hash":${q(r.idempotency_key)}` : "";
-  return `{"kind":"afc","source":${q(r.source)},"raw_payload":${raw},"failure_reason":${q(free(r.first_failure_reason, mask))}` +
-    `${cls}${hash},"retry_count":${Math.max(0, r.failure_count - 1)},"first_seen_utc":${q(r.first_seen_at)}}`;
+  return (
+    `{"kind":"afc","source":${q(r.source)},"raw_payload":${raw},"failure_reason":${q(free(r.first_failure_reason, mask))}` +
+    `${cls}${hash},"retry_count":${Math.max(0, r.failure_count - 1)},"first_seen_utc":${q(r.first_seen_at)}}`
+  );
 }
 
 export const CSV_COLUMNS = [
-  "id", "kind", "source", "idempotency_key", "event_id", "device_id", "source_message_id", "entity_key", "observed_at",
-  "first_seen_at", "status", "failure_class", "class_reason", "reason_group", "reason", "first_failure_reason",
-  "replay_count", "failure_count", "repair_outcome", "payload",
+  "id",
+  "kind",
+  "source",
+  "idempotency_key",
+  "event_id",
+  "device_id",
+  "source_message_id",
+  "entity_key",
+  "observed_at",
+  "first_seen_at",
+  "status",
+  "failure_class",
+  "class_reason",
+  "reason_group",
+  "reason",
+  "first_failure_reason",
+  "replay_count",
+  "failure_count",
+  "repair_outcome",
+  "payload",
 ] as const;
 
 /**
@@ -118,10 +137,25 @@ export function csvHeader(): string {
 
 export function csvLine(r: CsvRow, mask: MaskRules | null): string {
   const cells: (string | number | null)[] = [
-    r.id, r.kind, r.source, r.idempotency_key, maskIdentifier(r.event_id, "event_id", mask), maskIdentifier(r.device_id, "device_id", mask),
-    maskIdentifier(r.source_message_id, "source_message_id", mask), maskEntityKey(r.entity_key, r.kind, mask),
-    r.observed_at, r.first_seen_at, r.status, r.failure_class, r.class_reason === null ? null : free(r.class_reason, mask), free(r.reason_group, mask),
-    free(r.reason, mask), free(r.first_failure_reason, mask), r.replay_count, r.failure_count, r.outcome,
+    r.id,
+    r.kind,
+    r.source,
+    r.idempotency_key,
+    maskIdentifier(r.event_id, "event_id", mask),
+    maskIdentifier(r.device_id, "device_id", mask),
+    maskIdentifier(r.source_message_id, "source_message_id", mask),
+    maskEntityKey(r.entity_key, r.kind, mask),
+    r.observed_at,
+    r.first_seen_at,
+    r.status,
+    r.failure_class,
+    r.class_reason === null ? null : free(r.class_reason, mask),
+    free(r.reason_group, mask),
+    free(r.reason, mask),
+    free(r.first_failure_reason, mask),
+    r.replay_count,
+    r.failure_count,
+    r.outcome,
     r.payload === null ? null : masked(r.payload, mask),
   ];
   return `${cells.map(csvCell).join(",")}\r\n`;
@@ -146,9 +180,10 @@ function feature(r: GeojsonRow, role: "original" | "edited" | "repaired", geomet
 export function geojsonFeatures(r: GeojsonRow, mask: MaskRules | null): string[] {
   if (r.kind !== "spatial") return [];
   const received = r.received_envelope === null ? undefined : receivedGeometry(r.received_envelope);
-  const out = received === undefined
-    ? [feature(r, "original", r.geometry, mask)]
-    : [feature(r, "original", JSON.stringify(received), mask), feature(r, "edited", r.geometry, mask)];
+  const out =
+    received === undefined
+      ? [feature(r, "original", r.geometry, mask)]
+      : [feature(r, "original", JSON.stringify(received), mask), feature(r, "edited", r.geometry, mask)];
   if (r.repaired_geometry !== null) out.push(feature(r, "repaired", r.repaired_geometry, mask));
   return out;
 }

@@ -5,7 +5,17 @@ import { AUDIT_ACTION } from "../../dead-letters/decisions";
 import { buildWhere } from "../../dead-letters/query/where";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../forensics-schemas";
-import { csvHeader, csvLine, geojsonFeatures, GEOJSON_HEAD, GEOJSON_TAIL, ndjsonLine, type CsvRow, type GeojsonRow, type NdjsonRow } from "./format";
+import {
+  csvHeader,
+  csvLine,
+  geojsonFeatures,
+  GEOJSON_HEAD,
+  GEOJSON_TAIL,
+  ndjsonLine,
+  type CsvRow,
+  type GeojsonRow,
+  type NdjsonRow,
+} from "./format";
 import { utcMicrosSql, utcMillisSql } from "../../time/instant";
 
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
@@ -31,7 +41,6 @@ export interface ExportOptions {
   onEnd?: (stats: ExportStats, error: unknown) => Promise<void> | void;
   batchSize?: number;
 }
-
 
 /**
  * Only the columns each format writes, jsonb as text (no parse, no re-stringify). Reading rows is most of an

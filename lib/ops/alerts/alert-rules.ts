@@ -49,9 +49,15 @@ interface EventRow {
 }
 
 const toEvent = (e: EventRow): AlertEventView => ({
-  id: e.id, ruleId: e.rule_id, firedAt: e.fired_at.toISOString(), resolvedAt: e.resolved_at?.toISOString() ?? null,
-  value: e.value, message: e.message, deliveredAt: e.delivered_at?.toISOString() ?? null,
-  deliveryAttempts: e.delivery_attempts, deliveryError: e.delivery_error,
+  id: e.id,
+  ruleId: e.rule_id,
+  firedAt: e.fired_at.toISOString(),
+  resolvedAt: e.resolved_at?.toISOString() ?? null,
+  value: e.value,
+  message: e.message,
+  deliveredAt: e.delivered_at?.toISOString() ?? null,
+  deliveryAttempts: e.delivery_attempts,
+  deliveryError: e.delivery_error,
 });
 
 const EVENT_COLUMNS = `id::text AS id, rule_id, fired_at, resolved_at, value, message, delivered_at, delivery_attempts, delivery_error`;
@@ -63,16 +69,32 @@ const EVENT_COLUMNS = `id::text AS id, rule_id, fired_at, resolved_at, value, me
  */
 export async function listAlertRules(db: pg.Pool | pg.PoolClient, webhooks: "whole" | "origin"): Promise<AlertRuleView[]> {
   const [rules, open] = await Promise.all([
-    db.query<{ id: string; name: string; metric: AlertMetric; threshold: number; window_minutes: number; enabled: boolean;
-      webhook_url: string | null; last_value: number | null; last_evaluated_at: Date | null }>(
+    db.query<{
+      id: string;
+      name: string;
+      metric: AlertMetric;
+      threshold: number;
+      window_minutes: number;
+      enabled: boolean;
+      webhook_url: string | null;
+      last_value: number | null;
+      last_evaluated_at: Date | null;
+    }>(
       "SELECT id, name, metric, threshold, window_minutes, enabled, webhook_url, last_value, last_evaluated_at FROM alert_rule ORDER BY id",
     ),
     db.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM alert_event WHERE resolved_at IS NULL ORDER BY fired_at`),
   ]);
   const firing = new Map(open.rows.map((e) => [e.rule_id, toEvent(e)]));
   return rules.rows.map((r) => ({
-    id: r.id, name: r.name, metric: r.metric, threshold: r.threshold, windowMinutes: r.window_minutes, enabled: r.enabled,
-    webhookUrl: r.webhook_url === null || webhooks === "whole" ? r.webhook_url : urlOrigin(r.webhook_url), lastValue: r.last_value, lastEvaluatedAt: r.last_evaluated_at?.toISOString() ?? null,
+    id: r.id,
+    name: r.name,
+    metric: r.metric,
+    threshold: r.threshold,
+    windowMinutes: r.window_minutes,
+    enabled: r.enabled,
+    webhookUrl: r.webhook_url === null || webhooks === "whole" ? r.webhook_url : urlOrigin(r.webhook_url),
+    lastValue: r.last_value,
+    lastEvaluatedAt: r.last_evaluated_at?.toISOString() ?? null,
     firing: firing.get(r.id) ?? null,
   }));
 }
@@ -90,10 +112,13 @@ export async function updateAlertRule(
 ): Promise<AlertRuleView> {
   if (patch.webhookUrl) checkOutbound(patch.webhookUrl, getEnv().REDRIVE_OUTBOUND_HOSTS, "webhookUrl");
   await inTransaction(pool, async (client) => {
-    const before = await client.query<{ name: string; threshold: number; window_minutes: number; enabled: boolean; webhook_url: string | null }>(
-      "SELECT name, threshold, window_minutes, enabled, webhook_url FROM alert_rule WHERE id = $1 FOR UPDATE",
-      [id],
-    );
+    const before = await client.query<{
+      name: string;
+      threshold: number;
+      window_minutes: number;
+      enabled: boolean;
+      webhook_url: string | null;
+    }>("SELECT name, threshold, window_minutes, enabled, webhook_url FROM alert_rule WHERE id = $1 FOR UPDATE", [id]);
     const b = before.rows[0];
     if (!b) throw new AppError("not_found", `alert rule ${id} does not exist`, { issues: [{ path: "id", message: "no such alert rule" }] });
     const after = {
@@ -107,12 +132,23 @@ export async function updateAlertRule(
       `UPDATE alert_rule SET name = $2, threshold = $3, window_minutes = $4, enabled = $5, webhook_url = $6, updated_at = $7 WHERE id = $1`,
       [id, after.name, after.threshold, after.windowMinutes, after.enabled, after.webhookUrl, ctx.now],
     );
-    await appendAudit(client, [{
-      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId,
-      action: "alert_rule.updated", targetType: "alert_rule", targetId: id,
-      before: { name: b.name, threshold: b.threshold, windowMinutes: b.window_minutes, enabled: b.enabled, webhookUrl: b.webhook_url },
-      after,
-    }], ctx.now);
+    await appendAudit(
+      client,
+      [
+        {
+          actorId: ctx.actor.id,
+          actorEmail: ctx.actor.email,
+          actorRole: ctx.actor.role,
+          requestId: ctx.requestId,
+          action: "alert_rule.updated",
+          targetType: "alert_rule",
+          targetId: id,
+          before: { name: b.name, threshold: b.threshold, windowMinutes: b.window_minutes, enabled: b.enabled, webhookUrl: b.webhook_url },
+          after,
+        },
+      ],
+      ctx.now,
+    );
   });
   const rule = (await listAlertRules(pool, "whole")).find((r) => r.id === id); // answered to its manager
   if (!rule) throw new AppError("not_found", `alert rule ${id} does not exist`);

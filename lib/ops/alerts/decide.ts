@@ -13,10 +13,7 @@ export interface RuleState {
   windowMinutes: number;
 }
 
-export type AlertDecision =
-  | { action: "fire"; message: string }
-  | { action: "resolve"; message: string }
-  | { action: "none" };
+export type AlertDecision = { action: "fire"; message: string } | { action: "resolve"; message: string } | { action: "none" };
 
 export function breached(value: number, threshold: number): boolean {
   return value > threshold;

@@ -60,13 +60,17 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
   return inTransaction(pool, async (client) => {
     const lock = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [ALERT_LOCK]);
     if (!lock.rows[0]?.ok) return { evaluated: false, fired: [], resolved: [] };
-    const rules = (await client.query<RuleRow>(
-      "SELECT id, name, metric, threshold, window_minutes, enabled, webhook_url FROM alert_rule ORDER BY id",
-    )).rows;
-    const open = new Map((await client.query<{ id: string; rule_id: string; value: number; message: string; fired_at: Date }>(
-      `SELECT DISTINCT ON (rule_id) id::text AS id, rule_id, value, message, fired_at FROM alert_event
+    const rules = (
+      await client.query<RuleRow>("SELECT id, name, metric, threshold, window_minutes, enabled, webhook_url FROM alert_rule ORDER BY id")
+    ).rows;
+    const open = new Map(
+      (
+        await client.query<{ id: string; rule_id: string; value: number; message: string; fired_at: Date }>(
+          `SELECT DISTINCT ON (rule_id) id::text AS id, rule_id, value, message, fired_at FROM alert_event
        WHERE resolved_at IS NULL ORDER BY rule_id, fired_at DESC`,
-    )).rows.map((r) => [r.rule_id, r]));
+        )
+      ).rows.map((r) => [r.rule_id, r]),
+    );
     const cache = new Map<string, number>();
     const out: Evaluation = { evaluated: true, fired: [], resolved: [] };
     const audit: AuditInput[] = [];
@@ -74,8 +78,16 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
       const rule: RuleState = { id: r.id, name: r.name, metric: r.metric, threshold: r.threshold, windowMinutes: r.window_minutes };
       const current = open.get(r.id);
       const notice = (eventId: string, value: number, message: string, firedAt: Date, resolvedAt: Date | null): AlertNotice => ({
-        eventId, ruleId: r.id, name: r.name, metric: r.metric, threshold: r.threshold, value, message,
-        firedAt: firedAt.toISOString(), resolvedAt: resolvedAt?.toISOString() ?? null, webhookUrl: r.webhook_url,
+        eventId,
+        ruleId: r.id,
+        name: r.name,
+        metric: r.metric,
+        threshold: r.threshold,
+        value,
+        message,
+        firedAt: firedAt.toISOString(),
+        resolvedAt: resolvedAt?.toISOString() ?? null,
+        webhookUrl: r.webhook_url,
       });
       if (!r.enabled) {
         // A rule switched off while firing must not stay "firing" forever.
@@ -95,11 +107,23 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
         );
         const id = ins.rows[0]?.id as string;
         out.fired.push(notice(id, value, d.message, now, null));
-        audit.push({ ...sys(), action: "alert.fired", targetType: "alert_rule", targetId: r.id, after: { eventId: id, value, threshold: r.threshold, message: d.message } });
+        audit.push({
+          ...sys(),
+          action: "alert.fired",
+          targetType: "alert_rule",
+          targetId: r.id,
+          after: { eventId: id, value, threshold: r.threshold, message: d.message },
+        });
       } else if (d.action === "resolve" && current) {
         await client.query("UPDATE alert_event SET resolved_at = $2 WHERE id = $1", [current.id, now]);
         out.resolved.push(notice(current.id, value, d.message, current.fired_at, now));
-        audit.push({ ...sys(), action: "alert.resolved", targetType: "alert_rule", targetId: r.id, after: { eventId: current.id, value, threshold: r.threshold } });
+        audit.push({
+          ...sys(),
+          action: "alert.resolved",
+          targetType: "alert_rule",
+          targetId: r.id,
+          after: { eventId: current.id, value, threshold: r.threshold },
+        });
       }
     }
     await appendAudit(client, audit, now);

@@ -28,8 +28,15 @@ export function webhookBody(type: "alert.fired" | "alert.resolved", n: AlertNoti
   return {
     type,
     alert: {
-      id: n.eventId, ruleId: n.ruleId, name: n.name, metric: n.metric, threshold: n.threshold, value: n.value,
-      message: n.message, firedAt: n.firedAt, resolvedAt: n.resolvedAt,
+      id: n.eventId,
+      ruleId: n.ruleId,
+      name: n.name,
+      metric: n.metric,
+      threshold: n.threshold,
+      value: n.value,
+      message: n.message,
+      firedAt: n.firedAt,
+      resolvedAt: n.resolvedAt,
     },
   };
 }
@@ -67,8 +74,16 @@ export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?
     );
     if (claim.rowCount !== 1) continue;
     const notice: AlertNotice = {
-      eventId: r.id, ruleId: r.rule_id, name: r.name, metric: r.metric, threshold: r.threshold, value: r.value,
-      message: r.message, firedAt: r.fired_at.toISOString(), resolvedAt: null, webhookUrl: r.url,
+      eventId: r.id,
+      ruleId: r.rule_id,
+      name: r.name,
+      metric: r.metric,
+      threshold: r.threshold,
+      value: r.value,
+      message: r.message,
+      firedAt: r.fired_at.toISOString(),
+      resolvedAt: null,
+      webhookUrl: r.url,
     };
     let error: string | null = null;
     try {
@@ -86,9 +101,16 @@ export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?
 /** Resolution notices, one try each. */
 export async function deliverResolved(notices: AlertNotice[], opts: { defaultUrl?: string | null; post?: Poster } = {}): Promise<number> {
   const post = opts.post ?? fetchPoster;
-  const answers = await Promise.all(notices.map(async (n) => {
-    const url = n.webhookUrl ?? opts.defaultUrl;
-    return url ? post(url, webhookBody("alert.resolved", n)).then((r) => r.ok, () => false) : false;
-  }));
+  const answers = await Promise.all(
+    notices.map(async (n) => {
+      const url = n.webhookUrl ?? opts.defaultUrl;
+      return url
+        ? post(url, webhookBody("alert.resolved", n)).then(
+            (r) => r.ok,
+            () => false,
+          )
+        : false;
+    }),
+  );
   return answers.filter(Boolean).length;
 }

@@ -44,9 +44,13 @@ export async function applyBatchAction(
     if (action === "approve") assertFourEyes({ createdById: batch.created_by_id }, user);
     const to = nextStatus(batch.status, action);
     if (!to) {
-      throw new AppError("conflict", `cannot ${action} ${/^[aeiou]/.test(batch.status) ? "an" : "a"} ${batch.status} batch (needs ${allowedFrom(action).join(" or ")})`, {
-        details: { status: batch.status, action },
-      });
+      throw new AppError(
+        "conflict",
+        `cannot ${action} ${/^[aeiou]/.test(batch.status) ? "an" : "a"} ${batch.status} batch (needs ${allowedFrom(action).join(" or ")})`,
+        {
+          details: { status: batch.status, action },
+        },
+      );
     }
     // $1 batch, $2 now, $3 new status, $4 the action's own value
     const sets: Record<BatchAction, { set: string; value?: string }> = {
@@ -72,22 +76,35 @@ export async function applyBatchAction(
        WHERE id = $1`,
       value === undefined ? [batchId, ctx.now, to] : [batchId, ctx.now, to, value],
     );
-    await appendAudit(client, [{
-      actorId: user.userId, actorEmail: user.email, actorRole: user.role, requestId: ctx.requestId ?? null,
-      action: `replay_batch.${action}`, targetType: "replay_batch", targetId: batchId,
-      before: { status: batch.status }, after: { status: to, ...(action === "cancel" ? { cancelledItems } : {}) },
-    }], ctx.now);
+    await appendAudit(
+      client,
+      [
+        {
+          actorId: user.userId,
+          actorEmail: user.email,
+          actorRole: user.role,
+          requestId: ctx.requestId ?? null,
+          action: `replay_batch.${action}`,
+          targetType: "replay_batch",
+          targetId: batchId,
+          before: { status: batch.status },
+          after: { status: to, ...(action === "cancel" ? { cancelledItems } : {}) },
+        },
+      ],
+      ctx.now,
+    );
     return { status: to, cancelledItems };
   }).then((r) => ({
     ...r,
     // Callers that answer a person do not wait for this (the API); the CLI does. The sweeper finishes what a
     // process that stopped meanwhile left.
-    itemsCancelled: action === "cancel"
-      ? cancelWaitingItems(pool, batchId, ctx.now).catch((err: unknown) => {
-        console.error(`[replay] batch ${batchId}: waiting items not marked cancelled yet (${errorMessage(err)}); the sweeper will`);
-        return 0;
-      })
-      : Promise.resolve(0),
+    itemsCancelled:
+      action === "cancel"
+        ? cancelWaitingItems(pool, batchId, ctx.now).catch((err: unknown) => {
+            console.error(`[replay] batch ${batchId}: waiting items not marked cancelled yet (${errorMessage(err)}); the sweeper will`);
+            return 0;
+          })
+        : Promise.resolve(0),
   }));
 }
 
@@ -130,7 +147,14 @@ export async function failBatch(pool: pg.Pool, batchId: string, reason: string, 
   return stopBatch(pool, batchId, "failed", reason, actor, now);
 }
 
-async function stopBatch(pool: pg.Pool, batchId: string, to: "paused" | "failed", reason: string, actor: Actor, now: Date): Promise<boolean> {
+async function stopBatch(
+  pool: pg.Pool,
+  batchId: string,
+  to: "paused" | "failed",
+  reason: string,
+  actor: Actor,
+  now: Date,
+): Promise<boolean> {
   const stopped = await inTransaction(pool, async (client) => {
     await lockBatchForStop(client, batchId);
     const { rows } = await client.query(
@@ -142,11 +166,23 @@ async function stopBatch(pool: pg.Pool, batchId: string, to: "paused" | "failed"
     if (rows.length === 0) return false;
     // A failed batch's waiting items end as a cancelled one's do: counted here, marked after the commit.
     const cancelledItems = to === "failed" ? await countWaiting(client, batchId) : 0;
-    await appendAudit(client, [{
-      actorId: actor.id, actorEmail: actor.email, actorRole: actor.role,
-      action: to === "paused" ? "replay_batch.pause" : "replay_batch.fail", targetType: "replay_batch", targetId: batchId,
-      before: { status: "running" }, after: { status: to, ...(cancelledItems ? { cancelledItems } : {}) }, reason,
-    }], now);
+    await appendAudit(
+      client,
+      [
+        {
+          actorId: actor.id,
+          actorEmail: actor.email,
+          actorRole: actor.role,
+          action: to === "paused" ? "replay_batch.pause" : "replay_batch.fail",
+          targetType: "replay_batch",
+          targetId: batchId,
+          before: { status: "running" },
+          after: { status: to, ...(cancelledItems ? { cancelledItems } : {}) },
+          reason,
+        },
+      ],
+      now,
+    );
     return true;
   });
   if (stopped && to === "failed") await cancelWaitingItems(pool, batchId, now);

@@ -27,7 +27,13 @@ export const HttpSinkSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000),
   headers: z
     // A value with CR, LF or NUL would make every request fail in fetch (Headers.append) after the batch started.
-    .record(z.string().regex(HEADER_NAME, "must be an HTTP header name"), z.string().max(4096).regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"))
+    .record(
+      z.string().regex(HEADER_NAME, "must be an HTTP header name"),
+      z
+        .string()
+        .max(4096)
+        .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
+    )
     .refine((h) => Object.keys(h).every((k) => !RESERVED_HEADERS.has(k.toLowerCase())), {
       error: `may not set ${[...RESERVED_HEADERS].join(", ")} (the sink sets them)`,
     })
@@ -56,7 +62,12 @@ export const CreateBatchBody = z
     repair: z
       .strictObject({ method: z.enum(REPAIR_METHODS).default("linework"), policy: z.enum(REPAIR_POLICIES).default("accept") })
       .default({ method: "linework", policy: "accept" }),
-    expectedCount: z.number().int().min(0).optional().describe("the record count the supervisor saw in the preview; a different count answers 409 with `matched`"),
+    expectedCount: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("the record count the supervisor saw in the preview; a different count answers 409 with `matched`"),
   })
   .refine((b) => (b.ids === undefined) !== (b.filter === undefined), {
     error: "give either ids or filter, not both and not neither",
@@ -81,7 +92,12 @@ export type ItemsQuery = z.output<typeof ItemsQuery>;
 
 export const RateQuery = z.object({
   /** seconds of history; the chart shows the last few minutes */
-  window: z.coerce.number().int().min(10).max(24 * 3600).default(300),
+  window: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(24 * 3600)
+    .default(300),
 });
 
 export const ListBatchesQuery = z.object({

@@ -74,13 +74,28 @@ async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): 
     [ids],
   );
   const issues = rows.flatMap((r) => {
-    const why = r.status === null ? "no such record" : r.status !== "approved" ? `is ${r.status}, not approved`
-      : !r.has_key ? "has no idempotency key" : r.busy ? "is already in an active replay batch" : null;
+    const why =
+      r.status === null
+        ? "no such record"
+        : r.status !== "approved"
+          ? `is ${r.status}, not approved`
+          : !r.has_key
+            ? "has no idempotency key"
+            : r.busy
+              ? "is already in an active replay batch"
+              : null;
     // The path is the id's position in the request (ids.0 is the first), as for every other array field.
     return why ? [{ path: `ids.${r.at}`, message: `record ${r.id} ${why}` }] : [];
   });
   if (issues.length > 0) {
-    throw new AppError("validation_failed", `${issues.length} selected record(s) cannot be replayed: ${issues.slice(0, 5).map((i) => i.message).join("; ")}${issues.length > 5 ? "; …" : ""}`, { issues });
+    throw new AppError(
+      "validation_failed",
+      `${issues.length} selected record(s) cannot be replayed: ${issues
+        .slice(0, 5)
+        .map((i) => i.message)
+        .join("; ")}${issues.length > 5 ? "; …" : ""}`,
+      { issues },
+    );
   }
 }
 
@@ -97,8 +112,15 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
   const { rows } = await db.query<{
-    count: number; spatial: number; afc: number; first: string | null; last: string | null; entities: number;
-    not_approved: number; no_key: number; busy: number;
+    count: number;
+    spatial: number;
+    afc: number;
+    first: string | null;
+    last: string | null;
+    entities: number;
+    not_approved: number;
+    no_key: number;
+    busy: number;
   }>(
     `WITH m AS (
        SELECT d.id, d.kind, d.status, d.idempotency_key, d.entity_key, d.observed_at,
@@ -114,7 +136,13 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
        (SELECT count(*)::int FROM m WHERE busy) AS busy`,
     values,
   );
-  const sample = await db.query<{ id: string; kind: DeadLetterKind; idempotency_key: string; entity_key: string | null; observed_at: string }>(
+  const sample = await db.query<{
+    id: string;
+    kind: DeadLetterKind;
+    idempotency_key: string;
+    entity_key: string | null;
+    observed_at: string;
+  }>(
     `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.entity_key, ${utcMicrosSql("d.observed_at")} AS observed_at
      FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} ORDER BY d.observed_at, d.id LIMIT 10`,
     values,
@@ -126,7 +154,13 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
     firstObservedAt: r?.first ?? null,
     lastObservedAt: r?.last ?? null,
     entities: r?.entities ?? 0,
-    sample: sample.rows.map((s) => ({ id: s.id, kind: s.kind, idempotencyKey: s.idempotency_key, entityKey: s.entity_key, observedAt: s.observed_at })),
+    sample: sample.rows.map((s) => ({
+      id: s.id,
+      kind: s.kind,
+      idempotencyKey: s.idempotency_key,
+      entityKey: s.entity_key,
+      observedAt: s.observed_at,
+    })),
     skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0 },
   };
 }
@@ -139,7 +173,10 @@ const TAP_CHECK_LIMIT = 20_000;
  * (approving them is allowed, with a warning: lib/dead-letters/triage/approve-warning.ts). The creation page says so before
  * the batch exists. Reads at most TAP_CHECK_LIMIT payloads (`checked`); beyond that the count is a lower bound.
  */
-export async function tapSchemaFailures(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<{ failing: number; checked: number; complete: boolean }> {
+export async function tapSchemaFailures(
+  db: pg.Pool | pg.PoolClient,
+  sel: Selection,
+): Promise<{ failing: number; checked: number; complete: boolean }> {
   checkFilterStatus(sel);
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
@@ -191,8 +228,19 @@ export async function createBatch(
       `INSERT INTO replay_batch (status, created_by_id, sink, selection, rate_per_second, page_size, max_replays, repair_method,
          repair_policy, max_attempts, failure_threshold, created_at, updated_at)
        VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id::text AS id`,
-      [user.userId, JSON.stringify(input.sink), JSON.stringify(selection), input.ratePerSecond, input.pageSize, input.maxReplays,
-        input.repair.method, input.repair.policy, input.maxAttempts, input.failureThreshold, ctx.now],
+      [
+        user.userId,
+        JSON.stringify(input.sink),
+        JSON.stringify(selection),
+        input.ratePerSecond,
+        input.pageSize,
+        input.maxReplays,
+        input.repair.method,
+        input.repair.policy,
+        input.maxAttempts,
+        input.failureThreshold,
+        ctx.now,
+      ],
     );
     const id = batch.rows[0]?.id as string;
     const values: unknown[] = [id, ctx.now];
@@ -207,16 +255,34 @@ export async function createBatch(
     );
     const total = items.rowCount ?? 0;
     await client.query(`UPDATE replay_batch SET total = $2 WHERE id = $1`, [id, total]);
-    await appendAudit(client, [{
-      actorId: user.userId, actorEmail: user.email, actorRole: user.role, requestId: ctx.requestId ?? null,
-      action: "replay_batch.create", targetType: "replay_batch", targetId: id,
-      after: {
-        status: "draft", total, skipped: preview.skipped, selection, sink: maskSink(input.sink), ratePerSecond: input.ratePerSecond,
-        pageSize: input.pageSize, maxReplays: input.maxReplays, maxAttempts: input.maxAttempts, repair: input.repair,
-        failureThreshold: input.failureThreshold,
-      },
-    }], ctx.now);
+    await appendAudit(
+      client,
+      [
+        {
+          actorId: user.userId,
+          actorEmail: user.email,
+          actorRole: user.role,
+          requestId: ctx.requestId ?? null,
+          action: "replay_batch.create",
+          targetType: "replay_batch",
+          targetId: id,
+          after: {
+            status: "draft",
+            total,
+            skipped: preview.skipped,
+            selection,
+            sink: maskSink(input.sink),
+            ratePerSecond: input.ratePerSecond,
+            pageSize: input.pageSize,
+            maxReplays: input.maxReplays,
+            maxAttempts: input.maxAttempts,
+            repair: input.repair,
+            failureThreshold: input.failureThreshold,
+          },
+        },
+      ],
+      ctx.now,
+    );
     return { id, total, skipped: preview.skipped };
   });
 }
-

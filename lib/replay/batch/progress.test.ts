@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { averageRate, isLive, progressText } from "./progress";
 
-const counts = (c: Partial<Record<"applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled" | "pending", number>>) =>
-  ({ applied: 0, deduped: 0, dropped: 0, poison: 0, failed: 0, cancelled: 0, pending: 0, ...c });
+const counts = (c: Partial<Record<"applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled" | "pending", number>>) => ({
+  applied: 0,
+  deduped: 0,
+  dropped: 0,
+  poison: 0,
+  failed: 0,
+  cancelled: 0,
+  pending: 0,
+  ...c,
+});
 
 describe("progressText", () => {
   it("counts what was dealt with and says the cancelled apart", () => {
@@ -32,7 +40,9 @@ describe("isLive", () => {
 describe("averageRate", () => {
   const start = new Date("2026-11-30T12:00:00Z");
   it("divides what was dealt with (not what was cancelled) by the time from the run's start (its first submission) to its end", () => {
-    expect(averageRate(counts({ applied: 900, dropped: 50, poison: 50, cancelled: 500 }), start, new Date("2026-11-30T12:00:10Z"))).toBe(100);
+    expect(averageRate(counts({ applied: 900, dropped: 50, poison: 50, cancelled: 500 }), start, new Date("2026-11-30T12:00:10Z"))).toBe(
+      100,
+    );
   });
   it("has no figure before the end, without a start, or when nothing was dealt with", () => {
     expect(averageRate(counts({ applied: 10 }), start, null)).toBeNull();

@@ -2,7 +2,16 @@ import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import type {
-  BatchStatus, BatchView, ItemsPage, ItemsQuery, ItemStatus, OutcomeCounts, RateSeries, Selection, SinkConfig, SinkView,
+  BatchStatus,
+  BatchView,
+  ItemsPage,
+  ItemsQuery,
+  ItemStatus,
+  OutcomeCounts,
+  RateSeries,
+  Selection,
+  SinkConfig,
+  SinkView,
 } from "./batch-schemas";
 import { effectiveThrottle } from "../pacing/throttle";
 import { averageRate } from "./progress";
@@ -18,7 +27,13 @@ import type { DeadLetterKind } from "@/lib/vocabulary/record";
 /** Header values and the URL's userinfo and query values can hold credentials: readers see header names only. */
 export function maskSink(sink: SinkConfig): SinkView {
   if (sink.type === "ledger") return { type: "ledger" };
-  return { type: "http", url: redactUrlSecrets(sink.url), headers: Object.keys(sink.headers ?? {}), timeoutMs: sink.timeoutMs, concurrency: sink.concurrency };
+  return {
+    type: "http",
+    url: redactUrlSecrets(sink.url),
+    headers: Object.keys(sink.headers ?? {}),
+    timeoutMs: sink.timeoutMs,
+    concurrency: sink.concurrency,
+  };
 }
 
 interface BatchRow {
@@ -78,10 +93,15 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
 
 function toView(r: BatchRow, now: Date): BatchView {
   const counts: OutcomeCounts = {
-    applied: r.applied_count, deduped: r.deduped_count, dropped: r.dropped_count, poison: r.poison_count,
+    applied: r.applied_count,
+    deduped: r.deduped_count,
+    dropped: r.dropped_count,
+    poison: r.poison_count,
     // failed: items whose last submission failed and that wait for their retry (they end applied, deduped or
     // poison), plus items of older batches that ended failed.
-    failed: r.failed_count + r.retrying, cancelled: r.cancelled_count, pending: 0,
+    failed: r.failed_count + r.retrying,
+    cancelled: r.cancelled_count,
+    pending: 0,
   };
   const finished = counts.applied + counts.deduped + counts.dropped + counts.poison + counts.failed + counts.cancelled;
   counts.pending = Math.max(0, r.total - finished);
@@ -92,7 +112,8 @@ function toView(r: BatchRow, now: Date): BatchView {
     counts.pending = 0;
   }
   // A batch that is not running or paused is held back by nothing: 1, whatever the sink last asked.
-  const throttle = r.status === "running" || r.status === "paused" ? effectiveThrottle({ throttle: r.throttle, throttledAt: r.throttled_at }, now) : 1;
+  const throttle =
+    r.status === "running" || r.status === "paused" ? effectiveThrottle({ throttle: r.throttle, throttledAt: r.throttled_at }, now) : 1;
   // Over the last RECENT_S seconds, or since the (re)start when that is more recent.
   const since = r.window_from ? (now.getTime() - r.window_from.getTime()) / 1000 : RECENT_S;
   const span = Math.max(1, Math.min(RECENT_S, since));
@@ -102,16 +123,31 @@ function toView(r: BatchRow, now: Date): BatchView {
   const etaSeconds = rate > 0 && counts.pending > 0 ? counts.pending / rate : null;
   const eta = etaSeconds === null ? null : new Date(now.getTime() + etaSeconds * 1000).toISOString();
   return {
-    id: r.id, status: r.status, statusReason: r.status_reason,
+    id: r.id,
+    status: r.status,
+    statusReason: r.status_reason,
     createdBy: { id: r.created_by_id, email: r.created_by_email },
     approvedBy: r.approved_by_id ? { id: r.approved_by_id, email: r.approved_by_email } : null,
-    sink: maskSink(r.sink), selection: r.selection, ratePerSecond: r.rate_per_second, throttle,
-    pageSize: r.page_size, maxReplays: r.max_replays, maxAttempts: r.max_attempts, failureThreshold: r.failure_threshold,
-    repair: { method: r.repair_method, policy: r.repair_policy }, total: r.total, counts, achievedRate,
-    averageRate: averageRate(counts, r.first_submitted_at ?? r.started_at, r.finished_at), liveWorkers: r.live_workers,
-    eta, etaSeconds,
-    createdAt: r.created_at.toISOString(), approvedAt: r.approved_at?.toISOString() ?? null,
-    startedAt: r.started_at?.toISOString() ?? null, finishedAt: r.finished_at?.toISOString() ?? null,
+    sink: maskSink(r.sink),
+    selection: r.selection,
+    ratePerSecond: r.rate_per_second,
+    throttle,
+    pageSize: r.page_size,
+    maxReplays: r.max_replays,
+    maxAttempts: r.max_attempts,
+    failureThreshold: r.failure_threshold,
+    repair: { method: r.repair_method, policy: r.repair_policy },
+    total: r.total,
+    counts,
+    achievedRate,
+    averageRate: averageRate(counts, r.first_submitted_at ?? r.started_at, r.finished_at),
+    liveWorkers: r.live_workers,
+    eta,
+    etaSeconds,
+    createdAt: r.created_at.toISOString(),
+    approvedAt: r.approved_at?.toISOString() ?? null,
+    startedAt: r.started_at?.toISOString() ?? null,
+    finishedAt: r.finished_at?.toISOString() ?? null,
   };
 }
 
@@ -164,9 +200,19 @@ export async function listItems(db: pg.Pool | pg.PoolClient, batchId: string, q:
   const page = rows.slice(0, q.limit);
   return {
     items: page.map((r) => ({
-      id: r.id, seq: r.seq, deadLetterId: r.dead_letter_id, kind: r.kind, idempotencyKey: r.idempotency_key, entityKey: r.entity_key,
-      observedAt: r.observed_at, status: r.status, attempts: r.attempts, lastError: r.last_error,
-      submittedAt: r.submitted_at?.toISOString() ?? null, finishedAt: r.finished_at?.toISOString() ?? null, runAt: r.run_at.toISOString(),
+      id: r.id,
+      seq: r.seq,
+      deadLetterId: r.dead_letter_id,
+      kind: r.kind,
+      idempotencyKey: r.idempotency_key,
+      entityKey: r.entity_key,
+      observedAt: r.observed_at,
+      status: r.status,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      submittedAt: r.submitted_at?.toISOString() ?? null,
+      finishedAt: r.finished_at?.toISOString() ?? null,
+      runAt: r.run_at.toISOString(),
     })),
     nextCursor: rows.length > q.limit ? (page.at(-1)?.seq ?? null) : null,
   };

@@ -90,9 +90,21 @@ const CLAIMED_COLUMNS = `i.id::text AS id, i.seq, i.batch_id::text AS batch_id, 
 function toClaimed(rows: ClaimRow[]): ClaimedItem[] {
   return rows
     .map((r) => ({
-      id: r.id, seq: r.seq, batchId: r.batch_id, deadLetterId: r.dead_letter_id, kind: r.kind, idempotencyKey: r.idempotency_key,
-      entityKey: r.entity_key, observedAt: r.observed_at, payload: r.payload, attempts: r.attempts, leaseLosses: r.lease_losses,
-      recordStatus: r.record_status, replayCount: r.replay_count, edited: r.edited, settled: r.settled,
+      id: r.id,
+      seq: r.seq,
+      batchId: r.batch_id,
+      deadLetterId: r.dead_letter_id,
+      kind: r.kind,
+      idempotencyKey: r.idempotency_key,
+      entityKey: r.entity_key,
+      observedAt: r.observed_at,
+      payload: r.payload,
+      attempts: r.attempts,
+      leaseLosses: r.lease_losses,
+      recordStatus: r.record_status,
+      replayCount: r.replay_count,
+      edited: r.edited,
+      settled: r.settled,
     }))
     .sort((a, b) => a.seq - b.seq);
 }
@@ -197,10 +209,13 @@ export async function heartbeat(
      WHERE status = 'running' AND locked_by = $1 AND locked_until < now() AND NOT (id = ANY($2::bigint[]))`,
     [worker.id, held],
   );
-  const released = await releaseItems(db, worker.id, orphans.rows.map((r) => r.id));
+  const released = await releaseItems(
+    db,
+    worker.id,
+    orphans.rows.map((r) => r.id),
+  );
   return { renewed: renewed.rowCount ?? 0, orphans: released };
 }
-
 
 /**
  * Returns the items of dead workers to the queue, counting the loss against the item; items of a cancelled or
@@ -244,8 +259,15 @@ export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
 /** Marks a running batch completed when none of its items is unfinished; audited. True when it did. */
 export async function completeIfDone(pool: pg.Pool, batchId: string, actor: Actor, now: Date): Promise<boolean> {
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ total: number; applied_count: number; deduped_count: number; dropped_count: number;
-      poison_count: number; failed_count: number; cancelled_count: number }>(
+    const { rows } = await client.query<{
+      total: number;
+      applied_count: number;
+      deduped_count: number;
+      dropped_count: number;
+      poison_count: number;
+      failed_count: number;
+      cancelled_count: number;
+    }>(
       `UPDATE replay_batch b SET status = 'completed', finished_at = $2, updated_at = $2, status_reason = NULL
        WHERE b.id = $1 AND b.status = 'running'
          AND NOT EXISTS (SELECT 1 FROM replay_item i WHERE i.batch_id = b.id AND i.status IN ('pending', 'running', 'retry'))
@@ -254,13 +276,31 @@ export async function completeIfDone(pool: pg.Pool, batchId: string, actor: Acto
     );
     const done = rows[0];
     if (!done) return false;
-    await appendAudit(client, [{
-      actorId: actor.id, actorEmail: actor.email, actorRole: actor.role, action: "replay_batch.completed",
-      targetType: "replay_batch", targetId: batchId,
-      before: { status: "running" },
-      after: { status: "completed", total: done.total, applied: done.applied_count, deduped: done.deduped_count,
-        dropped: done.dropped_count, poison: done.poison_count, failed: done.failed_count, cancelled: done.cancelled_count },
-    }], now);
+    await appendAudit(
+      client,
+      [
+        {
+          actorId: actor.id,
+          actorEmail: actor.email,
+          actorRole: actor.role,
+          action: "replay_batch.completed",
+          targetType: "replay_batch",
+          targetId: batchId,
+          before: { status: "running" },
+          after: {
+            status: "completed",
+            total: done.total,
+            applied: done.applied_count,
+            deduped: done.deduped_count,
+            dropped: done.dropped_count,
+            poison: done.poison_count,
+            failed: done.failed_count,
+            cancelled: done.cancelled_count,
+          },
+        },
+      ],
+      now,
+    );
     return true;
   });
 }

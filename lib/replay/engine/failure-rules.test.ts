@@ -4,7 +4,14 @@ import type { ItemStatus } from "../batch/batch-schemas";
 import { availableActions, nextStatus } from "../batch/batch-states";
 
 const now = new Date("2026-11-29T12:00:00Z");
-const spatial: RecordState = { kind: "spatial", status: "approved", failureCount: 1, replayCount: 0, failureClass: "transient", classReason: null };
+const spatial: RecordState = {
+  kind: "spatial",
+  status: "approved",
+  failureCount: 1,
+  replayCount: 0,
+  failureClass: "transient",
+  classReason: null,
+};
 
 describe("poison check", () => {
   it("stops records replayed too often and records that keep killing workers", () => {
@@ -36,25 +43,43 @@ describe("self-pause", () => {
 
 describe("what an outcome does to the record", () => {
   it("settles applied and deduped records as replayed", () => {
-    expect(recordEffect(spatial, "applied", { reason: null, submitted: true, now })).toMatchObject({ status: "replayed", replayCount: 1, attempt: null });
+    expect(recordEffect(spatial, "applied", { reason: null, submitted: true, now })).toMatchObject({
+      status: "replayed",
+      replayCount: 1,
+      attempt: null,
+    });
     expect(recordEffect(spatial, "deduped", { reason: null, submitted: false, now })).toMatchObject({ status: "replayed", replayCount: 0 });
   });
 
   it("sends dropped and failed records back to triage with the reason in their history", () => {
     const dropped = recordEffect(spatial, "dropped", { reason: "geometry: empty", submitted: false, now });
-    expect(dropped).toMatchObject({ status: "pending", failureCount: 2, reason: "geometry: empty", attempt: { attempt: 2, reason: "geometry: empty" } });
+    expect(dropped).toMatchObject({
+      status: "pending",
+      failureCount: 2,
+      reason: "geometry: empty",
+      attempt: { attempt: 2, reason: "geometry: empty" },
+    });
     const failed = recordEffect(spatial, "failed", { reason: "HTTP 422", submitted: true, now });
     expect(failed).toMatchObject({ status: "pending", replayCount: 1, failureCount: 2 });
   });
 
   it("quarantines poison with the reason", () => {
     const p = recordEffect(spatial, "poison", { reason: "after 5 attempts: HTTP 500", submitted: true, now });
-    expect(p).toMatchObject({ status: "quarantined", failureClass: "poison", classReason: "after 5 attempts: HTTP 500", replayCount: 1, attempt: { attempt: 2 } });
+    expect(p).toMatchObject({
+      status: "quarantined",
+      failureClass: "poison",
+      classReason: "after 5 attempts: HTTP 500",
+      replayCount: 1,
+      attempt: { attempt: 2 },
+    });
   });
 
   it("quarantines a failure that exhausts the record's replay budget", () => {
     const worn = { ...spatial, replayCount: 2 };
-    expect(recordEffect(worn, "failed", { reason: "HTTP 400", submitted: true, now })).toMatchObject({ status: "quarantined", failureClass: "poison" });
+    expect(recordEffect(worn, "failed", { reason: "HTTP 400", submitted: true, now })).toMatchObject({
+      status: "quarantined",
+      failureClass: "poison",
+    });
   });
 });
 

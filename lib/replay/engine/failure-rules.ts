@@ -84,8 +84,12 @@ export function recordEffect(
   if (outcome === "applied" || outcome === "deduped") {
     return {
       status: s.status === "approved" ? "replayed" : s.status,
-      replayCount, failureCount: s.failureCount, failureClass: s.failureClass, classReason: s.classReason,
-      reason: null, attempt: null,
+      replayCount,
+      failureCount: s.failureCount,
+      failureClass: s.failureClass,
+      classReason: s.classReason,
+      reason: null,
+      attempt: null,
     };
   }
   const reason = detail.reason ?? outcome;
@@ -93,7 +97,11 @@ export function recordEffect(
     const failureCount = s.failureCount + 1;
     return {
       status: s.status === "approved" || s.status === "pending" ? "quarantined" : s.status,
-      replayCount, failureCount, failureClass: "poison", classReason: reason, reason,
+      replayCount,
+      failureCount,
+      failureClass: "poison",
+      classReason: reason,
+      reason,
       attempt: { attempt: failureCount, reason },
     };
   }
@@ -101,8 +109,11 @@ export function recordEffect(
   const backToTriage = next.status === "approved" ? "pending" : next.status;
   return {
     status: backToTriage,
-    replayCount: next.replayCount, failureCount: next.failureCount, failureClass: next.failureClass,
-    classReason: next.classReason, reason: next.reason,
+    replayCount: next.replayCount,
+    failureCount: next.failureCount,
+    failureClass: next.failureClass,
+    classReason: next.classReason,
+    reason: next.reason,
     attempt: { attempt: next.failureCount, reason },
   };
 }

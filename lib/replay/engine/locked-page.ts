@@ -97,10 +97,21 @@ export async function processLockedPage(ctx: LockedPageContext): Promise<LockedP
     for (const { item, submission } of subs) {
       resolutions.push(deliver ? { item, type: "deliver", submission, submittedAt } : { item, type: "release" });
     }
-    const counts = await writeOutcomes(client, resolutions, {
-      batchId: batch.id, workerId: ctx.workerId, actor: ctx.actor, sink: batch.sink, maxAttempts: batch.maxAttempts,
-      random: ctx.random, now: ctx.clock(), backoff: ctx.backoff,
-    }, { locked: true });
+    const counts = await writeOutcomes(
+      client,
+      resolutions,
+      {
+        batchId: batch.id,
+        workerId: ctx.workerId,
+        actor: ctx.actor,
+        sink: batch.sink,
+        maxAttempts: batch.maxAttempts,
+        random: ctx.random,
+        now: ctx.clock(),
+        backoff: ctx.backoff,
+      },
+      { locked: true },
+    );
     return { kind: "done", claimed: items.length, counts };
   });
 }

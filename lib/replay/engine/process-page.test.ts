@@ -6,13 +6,33 @@ import { ledgerSink } from "../sinks/ledger-sink";
 // Per item, in this order: still replayable → already settled → re-validate → poison check → submit.
 
 const batch: BatchConfig = {
-  id: "1", sink: ledgerSink(), ratePerSecond: 10, pageSize: 10, maxReplays: 3, maxAttempts: 5, repairMethod: "linework", repairPolicy: "accept",
+  id: "1",
+  sink: ledgerSink(),
+  ratePerSecond: 10,
+  pageSize: 10,
+  maxReplays: 3,
+  maxAttempts: 5,
+  repairMethod: "linework",
+  repairPolicy: "accept",
 };
 const tap = { event_id: "e1", device_id: "d1", fare_amount_cents: 250, tap_timestamp: "2026-11-01T00:00:00Z" };
 const item = (over: Partial<ClaimedItem> = {}): ClaimedItem => ({
-  id: "7", seq: 1, batchId: "1", deadLetterId: "42", kind: "afc", idempotencyKey: "k1", entityKey: "d1",
-  observedAt: "2026-11-01T00:00:00.000000Z", payload: tap, attempts: 0, leaseLosses: 0, recordStatus: "approved",
-  replayCount: 0, edited: false, settled: false, ...over,
+  id: "7",
+  seq: 1,
+  batchId: "1",
+  deadLetterId: "42",
+  kind: "afc",
+  idempotencyKey: "k1",
+  entityKey: "d1",
+  observedAt: "2026-11-01T00:00:00.000000Z",
+  payload: tap,
+  attempts: 0,
+  leaseLosses: 0,
+  recordStatus: "approved",
+  replayCount: 0,
+  edited: false,
+  settled: false,
+  ...over,
 });
 const outcome = (r: ReturnType<typeof prepare>) => ("type" in r && r.type === "decided" ? [r.outcome, r.reason] : ["submit", null]);
 
@@ -23,16 +43,24 @@ describe("prepare", () => {
   });
 
   it("cancels records withdrawn or edited since the batch was made", () => {
-    expect(outcome(prepare(item({ recordStatus: "purged" }), { batch, geos: null }))).toEqual(["cancelled", "the record is purged now (approved when batched)"]);
+    expect(outcome(prepare(item({ recordStatus: "purged" }), { batch, geos: null }))).toEqual([
+      "cancelled",
+      "the record is purged now (approved when batched)",
+    ]);
     expect(outcome(prepare(item({ edited: true }), { batch, geos: null }))[0]).toBe("cancelled");
   });
 
   it("dedupes a settled key before anything else about the record", () => {
-    expect(outcome(prepare(item({ settled: true, payload: { broken: true }, replayCount: 9 }), { batch, geos: null }))).toEqual(["deduped", null]);
+    expect(outcome(prepare(item({ settled: true, payload: { broken: true }, replayCount: 9 }), { batch, geos: null }))).toEqual([
+      "deduped",
+      null,
+    ]);
   });
 
   it("drops before the poison check, and checks poison before submitting", () => {
-    expect(outcome(prepare(item({ payload: { ...tap, fare_amount_cents: "2.50" }, replayCount: 9 }), { batch, geos: null }))[0]).toBe("dropped");
+    expect(outcome(prepare(item({ payload: { ...tap, fare_amount_cents: "2.50" }, replayCount: 9 }), { batch, geos: null }))[0]).toBe(
+      "dropped",
+    );
     expect(outcome(prepare(item({ replayCount: 3 }), { batch, geos: null }))).toEqual(["poison", "replayed 3 times (the batch allows 3)"]);
   });
 });

@@ -67,8 +67,12 @@ export interface PageContext {
 
 /** Step 1–3 and the poison check: what to do with an item before the rate limiter. */
 export function prepare(item: ClaimedItem, ctx: Pick<PageContext, "batch" | "geos">): Resolution | Submission {
-  const decided = (outcome: "deduped" | "dropped" | "poison" | "cancelled", reason: string | null): Resolution =>
-    ({ item, type: "decided", outcome, reason });
+  const decided = (outcome: "deduped" | "dropped" | "poison" | "cancelled", reason: string | null): Resolution => ({
+    item,
+    type: "decided",
+    outcome,
+    reason,
+  });
   if (item.recordStatus !== "approved") return decided("cancelled", `the record is ${item.recordStatus} now (approved when batched)`);
   if (item.edited) return decided("cancelled", "the record was edited after the batch was created: replay it in a new batch");
   // Settled downstream already (earlier replay, or an imported external ledger): deduped without sending.
@@ -83,8 +87,14 @@ export function prepare(item: ClaimedItem, ctx: Pick<PageContext, "batch" | "geo
   const poison = poisonReason(item, ctx.batch.maxReplays);
   if (poison) return decided("poison", poison);
   return {
-    itemId: item.id, batchId: item.batchId, deadLetterId: item.deadLetterId, kind: item.kind, idempotencyKey: item.idempotencyKey,
-    entityKey: item.entityKey, observedAt: item.observedAt, payload: checked.payload,
+    itemId: item.id,
+    batchId: item.batchId,
+    deadLetterId: item.deadLetterId,
+    kind: item.kind,
+    idempotencyKey: item.idempotencyKey,
+    entityKey: item.entityKey,
+    observedAt: item.observedAt,
+    payload: checked.payload,
   };
 }
 
@@ -94,10 +104,19 @@ const CHECK_EVERY_MS = 200;
 export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promise<void> {
   const { batch, pool } = ctx;
   const writer = new GroupWriter({
-    pool, clock: ctx.clock, log: ctx.log, onFlushed: ctx.onFlushed,
+    pool,
+    clock: ctx.clock,
+    log: ctx.log,
+    onFlushed: ctx.onFlushed,
     context: (now) => ({
-      batchId: batch.id, workerId: ctx.workerId, actor: ctx.actor, sink: batch.sink, maxAttempts: batch.maxAttempts,
-      random: ctx.random, now, backoff: ctx.backoff,
+      batchId: batch.id,
+      workerId: ctx.workerId,
+      actor: ctx.actor,
+      sink: batch.sink,
+      maxAttempts: batch.maxAttempts,
+      random: ctx.random,
+      now,
+      backoff: ctx.backoff,
     }),
   });
   const byId = new Map(items.map((i) => [i.id, i]));
@@ -147,7 +166,11 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
           while (inFlight.size >= batch.sink.concurrency) await Promise.race(inFlight);
         }
         // Below ~10/s a late submission followed by on-time ones can crowd a 1-s window past 110% (send-window.ts).
-        for (let hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0; hold > 0 && go(); hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0) {
+        for (
+          let hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0;
+          hold > 0 && go();
+          hold = ctx.sendWindow?.waitMs(performance.now()) ?? 0
+        ) {
           await sleep(Math.min(hold, CHECK_EVERY_MS), ctx.stopping);
         }
         // Checked after waiting for a free request slot too: an answer that arrived meanwhile may say stop.
@@ -165,15 +188,20 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         }
         const sink = batch.sink;
         const submittedAt = ctx.clock();
-        const request: Promise<void> = sink.submit(sub, ctx.hardStop).then(async (result) => {
-          writer.add({ item, type: "answered", submission: sub, submittedAt, result });
-          if (result.outcome === "retry" && result.slowDown) {
-            // Stop using this page's slots: the rest is re-queued and re-paced at the lowered rate.
-            slowedDown = true;
-            ctx.onSlowDown(result.retryAfterMs);
-            await slowDown(pool, batch.id, result.retryAfterMs).catch((e: unknown) => ctx.log(`replay: slow-down not recorded: ${errorMessage(e)}`));
-          }
-        }).finally(() => inFlight.delete(request));
+        const request: Promise<void> = sink
+          .submit(sub, ctx.hardStop)
+          .then(async (result) => {
+            writer.add({ item, type: "answered", submission: sub, submittedAt, result });
+            if (result.outcome === "retry" && result.slowDown) {
+              // Stop using this page's slots: the rest is re-queued and re-paced at the lowered rate.
+              slowedDown = true;
+              ctx.onSlowDown(result.retryAfterMs);
+              await slowDown(pool, batch.id, result.retryAfterMs).catch((e: unknown) =>
+                ctx.log(`replay: slow-down not recorded: ${errorMessage(e)}`),
+              );
+            }
+          })
+          .finally(() => inFlight.delete(request));
         inFlight.add(request);
       }
     }
@@ -186,7 +214,11 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
       await writer.drain();
     } catch (err) {
       // Outcomes that could not be written: give the rest back so nothing waits for a lease to expire.
-      await releaseItems(pool, ctx.workerId, items.map((i) => i.id)).catch(() => 0);
+      await releaseItems(
+        pool,
+        ctx.workerId,
+        items.map((i) => i.id),
+      ).catch(() => 0);
       throw err;
     }
   }

@@ -47,16 +47,26 @@ export async function writeRecordEffects(
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const u = {
-    id: [] as string[], status: [] as string[], replay: [] as number[], failures: [] as number[], cls: [] as string[],
-    clsReason: [] as (string | null)[], reason: [] as (string | null)[], group: [] as (string | null)[],
+    id: [] as string[],
+    status: [] as string[],
+    replay: [] as number[],
+    failures: [] as number[],
+    cls: [] as string[],
+    clsReason: [] as (string | null)[],
+    reason: [] as (string | null)[],
+    group: [] as (string | null)[],
   };
   const attempts = { id: [] as string[], attempt: [] as number[], reason: [] as string[] };
   for (const t of others) {
     const row = byId.get(t.deadLetterId);
     if (!row) continue; // deleted (cascade would have removed the item too): nothing to record
     const state: RecordState = {
-      kind: row.kind, status: row.status, failureCount: row.failure_count, replayCount: row.replay_count,
-      failureClass: row.failure_class, classReason: row.class_reason,
+      kind: row.kind,
+      status: row.status,
+      failureCount: row.failure_count,
+      replayCount: row.replay_count,
+      failureClass: row.failure_class,
+      classReason: row.class_reason,
     };
     const next = recordEffect(state, t.outcome, { reason: t.reason, submitted: t.submitted, now: ctx.now });
     changes.set(row.id, { before: row.status, after: next.status });

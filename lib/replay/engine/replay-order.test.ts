@@ -16,7 +16,12 @@ describe("replay order", () => {
 });
 
 describe("claimable items", () => {
-  const item = (seq: number, entityKey: string | null, status: QueueItem["status"] = "pending", runAt = 0): QueueItem => ({ seq, entityKey, status, runAt });
+  const item = (seq: number, entityKey: string | null, status: QueueItem["status"] = "pending", runAt = 0): QueueItem => ({
+    seq,
+    entityKey,
+    status,
+    runAt,
+  });
 
   it("takes at most one item per entity, the oldest", () => {
     const items = [item(1, "a"), item(2, "a"), item(3, "b"), item(4, null), item(5, null)];

@@ -7,7 +7,16 @@ import type { Db } from "../../db/client";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { getGeos, type Geos } from "../../spatial/geos";
 import type { BackoffOptions } from "../pacing/backoff";
-import { claimItems, completeIfDone, endedBatchesWithWaitingItems, heartbeat, registerWorker, releaseItems, runningBatchesToComplete, sweepExpired } from "./claim-items";
+import {
+  claimItems,
+  completeIfDone,
+  endedBatchesWithWaitingItems,
+  heartbeat,
+  registerWorker,
+  releaseItems,
+  runningBatchesToComplete,
+  sweepExpired,
+} from "./claim-items";
 import { cancelWaitingItems, failBatch, recentSubmissions, selfPause } from "../batch/apply-batch-action";
 import { errorMessage, isTransientDbError } from "../../db/transient-errors";
 import { claimSizeFor } from "../pacing/gcra";
@@ -100,8 +109,18 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   const log = (msg: string) => opts.log(`[worker ${id}] ${msg}`);
 
   async function refresh(): Promise<void> {
-    const { rows } = await pool.query<{ id: string; sink: unknown; rate_per_second: number; page_size: number; max_replays: number;
-      max_attempts: number; repair_method: string; repair_policy: string; throttled_ms: number | null; tat_in_ms: number | null }>(
+    const { rows } = await pool.query<{
+      id: string;
+      sink: unknown;
+      rate_per_second: number;
+      page_size: number;
+      max_replays: number;
+      max_attempts: number;
+      repair_method: string;
+      repair_policy: string;
+      throttled_ms: number | null;
+      tat_in_ms: number | null;
+    }>(
       `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy,
          (extract(epoch FROM throttled_at) * 1000)::float8 AS throttled_ms, (extract(epoch FROM tat - now()) * 1000)::float8 AS tat_in_ms
        FROM replay_batch WHERE status = 'running' ORDER BY replay_batch.id`,
@@ -123,8 +142,14 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         continue;
       }
       running.set(r.id, {
-        id: r.id, sink: makeSink(sink.data, id), ratePerSecond: r.rate_per_second, pageSize: r.page_size, maxReplays: r.max_replays,
-        maxAttempts: r.max_attempts, repairMethod: r.repair_method as RepairMethod, repairPolicy: r.repair_policy as RepairPolicy,
+        id: r.id,
+        sink: makeSink(sink.data, id),
+        ratePerSecond: r.rate_per_second,
+        pageSize: r.page_size,
+        maxReplays: r.max_replays,
+        maxAttempts: r.max_attempts,
+        repairMethod: r.repair_method as RepairMethod,
+        repairPolicy: r.repair_policy as RepairPolicy,
       });
     }
     for (const key of running.keys()) if (!seen.has(key)) running.delete(key);
@@ -151,10 +176,17 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   /** Claims a page and takes its turn to send; claims of one batch run one after another in this worker. */
   async function claimPage(batch: BatchConfig): Promise<{ claimed: ClaimedItem[]; turn: Turn | null }> {
     const before = claiming.get(batch.id) ?? Promise.resolve();
-    const mine = before.catch(() => undefined).then(async () => {
-      const claimed = await claimItems(pool, { batchId: batch.id, workerId: id, limit: claimSizeFor(batch.ratePerSecond, batch.pageSize), leaseMs });
-      return { claimed, turn: claimed[0] ? sendOrder.enter(batch.id, claimed[0].seq) : null };
-    });
+    const mine = before
+      .catch(() => undefined)
+      .then(async () => {
+        const claimed = await claimItems(pool, {
+          batchId: batch.id,
+          workerId: id,
+          limit: claimSizeFor(batch.ratePerSecond, batch.pageSize),
+          leaseMs,
+        });
+        return { claimed, turn: claimed[0] ? sendOrder.enter(batch.id, claimed[0].seq) : null };
+      });
     claiming.set(batch.id, mine);
     try {
       return await mine;
@@ -169,19 +201,39 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     // A suspect (lost with dead workers before) goes alone; the rest of the page goes back to the queue.
     const suspect = items.find((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES);
     if (suspect && items.length > 1) {
-      await releaseItems(pool, id, items.filter((i) => i !== suspect).map((i) => i.id));
+      await releaseItems(
+        pool,
+        id,
+        items.filter((i) => i !== suspect).map((i) => i.id),
+      );
       items = [suspect];
     }
     if (!geos && items.some((i) => i.kind === "spatial")) geos = await getGeos();
-    await processPage({
-      pool, batch, workerId: id, actor, geos, random, clock, log, stopping: stopping.signal, hardStop: hardStop.signal, dbClock,
-      isRunning: () => running.has(batch.id), backoff: opts.backoff, ...(turn ? { turn } : {}), sendWindow: windowFor(batch),
-      holdUntil: () => holds.get(batch.id) ?? 0,
-      onSlowDown: (retryAfterMs) => {
-        if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));
+    await processPage(
+      {
+        pool,
+        batch,
+        workerId: id,
+        actor,
+        geos,
+        random,
+        clock,
+        log,
+        stopping: stopping.signal,
+        hardStop: hardStop.signal,
+        dbClock,
+        isRunning: () => running.has(batch.id),
+        backoff: opts.backoff,
+        ...(turn ? { turn } : {}),
+        sendWindow: windowFor(batch),
+        holdUntil: () => holds.get(batch.id) ?? 0,
+        onSlowDown: (retryAfterMs) => {
+          if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));
+        },
+        onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
       },
-      onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
-    }, items);
+      items,
+    );
   }
 
   /** Nothing of the batch was claimable: look again after a poll, and complete it if nothing is left at all. */
@@ -205,8 +257,16 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   /** A page locked, delivered and recorded in one transaction; false when it must go through the lease path. */
   async function lockedRound(batch: BatchConfig): Promise<boolean> {
     const page = await processLockedPage({
-      pool, batch, workerId: id, actor, random, clock, stopping: stopping.signal, backoff: opts.backoff,
-      isRunning: () => running.has(batch.id), idleTimeoutMs: 2 * leaseMs,
+      pool,
+      batch,
+      workerId: id,
+      actor,
+      random,
+      clock,
+      stopping: stopping.signal,
+      backoff: opts.backoff,
+      isRunning: () => running.has(batch.id),
+      idleTimeoutMs: 2 * leaseMs,
       geos: async () => (geos ??= await getGeos()),
     });
     switch (page.kind) {

@@ -40,7 +40,10 @@ export interface OutcomeContext {
   backoff?: BackoffOptions;
 }
 
-export type FlushCounts = Record<"applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled" | "retry" | "released" | "lost", number>;
+export type FlushCounts = Record<
+  "applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled" | "retry" | "released" | "lost",
+  number
+>;
 
 interface ItemWrite {
   id: string;
@@ -58,14 +61,20 @@ const TERMINAL = new Set<ItemStatus>(["applied", "deduped", "dropped", "poison",
 function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx: OutcomeContext): ItemWrite {
   const { item } = r;
   const base = { id: item.id, attempts: item.attempts, runAt: null, error: null, submittedAt: null, finished: true, touch: null };
-  const touch = (outcome: RecordOutcome, reason: string | null, submitted: boolean): RecordTouch =>
-    ({ deadLetterId: item.deadLetterId, outcome, reason, submitted });
+  const touch = (outcome: RecordOutcome, reason: string | null, submitted: boolean): RecordTouch => ({
+    deadLetterId: item.deadLetterId,
+    outcome,
+    reason,
+    submitted,
+  });
   switch (r.type) {
     case "release":
       return { ...base, status: item.attempts > 0 ? "retry" : "pending", finished: false };
     case "decided":
       return {
-        ...base, status: r.outcome, error: r.reason,
+        ...base,
+        status: r.outcome,
+        error: r.reason,
         touch: r.outcome === "cancelled" ? null : touch(r.outcome, r.reason, false),
       };
     case "deliver": {
@@ -75,13 +84,21 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
     case "answered": {
       const res = r.result;
       const sent = { ...base, submittedAt: r.submittedAt };
-      if (res.outcome !== "retry" && res.outcome !== "failed") return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
+      if (res.outcome !== "retry" && res.outcome !== "failed")
+        return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
       // `failed` (a refusal, e.g. 400) is retried later with exponential backoff and jitter, and after the budget
       // becomes poison (record to quarantine, reason in its history), as the issue defines it; `retry` (408, 429,
       // 5xx, no answer) the same, honouring Retry-After.
       if (res.outcome === "failed" && res.permanent) {
         // Nothing was sent (the request could not be made): poison at once, not counted as a replay.
-        return { ...sent, submittedAt: null, status: "poison", attempts: item.attempts + 1, error: res.reason, touch: touch("poison", res.reason, false) };
+        return {
+          ...sent,
+          submittedAt: null,
+          status: "poison",
+          attempts: item.attempts + 1,
+          error: res.reason,
+          touch: touch("poison", res.reason, false),
+        };
       }
       const retryAfterMs = res.outcome === "retry" ? res.retryAfterMs : null;
       const attempts = item.attempts + 1;
@@ -117,27 +134,30 @@ export async function writeOutcomes(
   // A pause or cancel that committed since these items were scheduled stops what has not been delivered yet;
   // in a cancelled (or failed) batch nothing goes back to the queue.
   const ended = batchStatus === "cancelled" || batchStatus === "failed";
-  const owned = group.filter((r) => mine.has(r.item.id)).map((r): Resolution => {
-    const undelivered = r.type === "release" || (r.type === "deliver" && batchStatus !== "running");
-    if (!undelivered) return r;
-    return ended
-      ? { item: r.item, type: "decided", outcome: "cancelled", reason: `batch ${batchStatus} before delivery` }
-      : { item: r.item, type: "release" };
-  });
+  const owned = group
+    .filter((r) => mine.has(r.item.id))
+    .map((r): Resolution => {
+      const undelivered = r.type === "release" || (r.type === "deliver" && batchStatus !== "running");
+      if (!undelivered) return r;
+      return ended
+        ? { item: r.item, type: "decided", outcome: "cancelled", reason: `batch ${batchStatus} before delivery` }
+        : { item: r.item, type: "release" };
+    });
   const resolutions = await recheckRecords(client, owned);
 
   const toDeliver = resolutions.flatMap((r) => (r.type === "deliver" ? [r.submission] : []));
-  const settled = toDeliver.length > 0 && ctx.sink.mode === "in-transaction"
-    ? await ctx.sink.settle(client, toDeliver, ctx.now)
-    : new Map<string, "applied" | "deduped">();
+  const settled =
+    toDeliver.length > 0 && ctx.sink.mode === "in-transaction"
+      ? await ctx.sink.settle(client, toDeliver, ctx.now)
+      : new Map<string, "applied" | "deduped">();
   const writes = resolutions.map((r) => decide(r, settled, ctx));
 
   // Keys a remote sink settled go into the ledger too, so a later batch dedupes them without sending. That
   // includes items swept from us meanwhile (a stalled worker): the acknowledgement is a fact whoever owns the
   // item now, and the new owner, which checks the ledger when it claims, then counts it deduped without sending.
-  const remoteSettled = group.flatMap((r) =>
-    r.type === "answered" && (r.result.outcome === "applied" || r.result.outcome === "deduped") ? [r.submission] : [],
-  ).sort((a, b) => (a.idempotencyKey < b.idempotencyKey ? -1 : 1));
+  const remoteSettled = group
+    .flatMap((r) => (r.type === "answered" && (r.result.outcome === "applied" || r.result.outcome === "deduped") ? [r.submission] : []))
+    .sort((a, b) => (a.idempotencyKey < b.idempotencyKey ? -1 : 1));
   if (remoteSettled.length > 0) {
     await client.query(
       `INSERT INTO ledger_entry (idempotency_key, kind, entity_key, observed_at, applied_at, batch_id, item_id, dead_letter_id, origin)
@@ -146,9 +166,16 @@ export async function writeOutcomes(
          WITH ORDINALITY AS t(key, kind, entity, observed, item, dl, ord)
        ORDER BY ord
        ON CONFLICT (idempotency_key) DO NOTHING`,
-      [remoteSettled.map((s) => s.idempotencyKey), remoteSettled.map((s) => s.kind), remoteSettled.map((s) => s.entityKey),
-        remoteSettled.map((s) => s.observedAt), remoteSettled.map((s) => s.itemId), ctx.now, ctx.batchId,
-        remoteSettled.map((s) => s.deadLetterId)],
+      [
+        remoteSettled.map((s) => s.idempotencyKey),
+        remoteSettled.map((s) => s.kind),
+        remoteSettled.map((s) => s.entityKey),
+        remoteSettled.map((s) => s.observedAt),
+        remoteSettled.map((s) => s.itemId),
+        ctx.now,
+        ctx.batchId,
+        remoteSettled.map((s) => s.deadLetterId),
+      ],
     );
   }
 
@@ -162,8 +189,16 @@ export async function writeOutcomes(
        FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[])
          AS u(id, status, attempts, run_at, error, submitted_at, finished)
        WHERE i.id = u.id AND i.id = ANY($1::bigint[])`,
-      [changed.map((w) => w.id), changed.map((w) => w.status), changed.map((w) => w.attempts), changed.map((w) => w.runAt),
-        changed.map((w) => w.error), changed.map((w) => w.submittedAt), changed.map((w) => w.finished), ctx.now],
+      [
+        changed.map((w) => w.id),
+        changed.map((w) => w.status),
+        changed.map((w) => w.attempts),
+        changed.map((w) => w.runAt),
+        changed.map((w) => w.error),
+        changed.map((w) => w.submittedAt),
+        changed.map((w) => w.finished),
+        ctx.now,
+      ],
     );
   }
   const touches = writes.flatMap((w) => (w.touch ? [w.touch] : []));
@@ -184,20 +219,32 @@ export async function writeOutcomes(
   }
 
   const itemsById = new Map(resolutions.map((r) => [r.item.id, r.item]));
-  const audits: AuditInput[] = writes.filter((w) => w.finished || (w.status === "retry" && w.runAt !== null)).map((w) => {
-    const item = itemsById.get(w.id) as ClaimedItem;
-    const record = records.changes.get(item.deadLetterId);
-    return {
-      actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role,
-      action: `replay.${w.status}`, targetType: "dead_letter", targetId: item.deadLetterId,
-      after: {
-        batchId: ctx.batchId, itemId: item.id, seq: item.seq, idempotencyKey: item.idempotencyKey, outcome: w.status,
-        attempts: w.attempts, ...(w.error ? { error: w.error } : {}), ...(w.runAt ? { retryAt: w.runAt.toISOString() } : {}),
-        ...(record ? { recordStatus: record.after } : {}),
-      },
-      ...(record ? { before: { recordStatus: record.before } } : {}),
-    };
-  });
+  const audits: AuditInput[] = writes
+    .filter((w) => w.finished || (w.status === "retry" && w.runAt !== null))
+    .map((w) => {
+      const item = itemsById.get(w.id) as ClaimedItem;
+      const record = records.changes.get(item.deadLetterId);
+      return {
+        actorId: ctx.actor.id,
+        actorEmail: ctx.actor.email,
+        actorRole: ctx.actor.role,
+        action: `replay.${w.status}`,
+        targetType: "dead_letter",
+        targetId: item.deadLetterId,
+        after: {
+          batchId: ctx.batchId,
+          itemId: item.id,
+          seq: item.seq,
+          idempotencyKey: item.idempotencyKey,
+          outcome: w.status,
+          attempts: w.attempts,
+          ...(w.error ? { error: w.error } : {}),
+          ...(w.runAt ? { retryAt: w.runAt.toISOString() } : {}),
+          ...(record ? { recordStatus: record.after } : {}),
+        },
+        ...(record ? { before: { recordStatus: record.before } } : {}),
+      };
+    });
   await appendAudit(client, audits, ctx.now);
   return counts;
 }
@@ -231,6 +278,8 @@ async function recheckRecords(client: pg.PoolClient, resolutions: Resolution[]):
   return resolutions.map((r): Resolution => {
     if (r.type !== "deliver") return r;
     const now = status.get(r.item.deadLetterId) ?? "deleted";
-    return now === "approved" ? r : { item: r.item, type: "decided", outcome: "cancelled", reason: `the record is ${now} now (approved when batched)` };
+    return now === "approved"
+      ? r
+      : { item: r.item, type: "decided", outcome: "cancelled", reason: `the record is ${now} now (approved when batched)` };
   });
 }

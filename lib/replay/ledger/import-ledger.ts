@@ -15,10 +15,13 @@ import { unstorableText } from "../../json/storable";
 // Valid lines are imported in chunks (one transaction each, with one audit event); invalid lines are reported
 // by number and skipped. Keys already known are left as they are (the first settlement wins).
 
-const keyText = z.string().min(1).check((ctx) => {
-  const problem = indexedTextProblem(ctx.value) ?? unstorableText(ctx.value);
-  if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
-});
+const keyText = z
+  .string()
+  .min(1)
+  .check((ctx) => {
+    const problem = indexedTextProblem(ctx.value) ?? unstorableText(ctx.value);
+    if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+  });
 
 const APPLIED_AT_FORMS = "must be an RFC 3339 timestamp with an offset or epoch seconds";
 
@@ -45,24 +48,35 @@ const appliedAt = z.unknown().transform((v, ctx): string => {
   return instant.exact;
 });
 
-export const LedgerLineSchema = z.object({
-  idempotency_key: keyText.optional(),
-  event_hash: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be a SHA-256 hex digest (64 hex digits)").optional(),
-  kind: z.enum(["spatial", "afc"]).optional(),
-  applied_at: appliedAt.optional(),
-}).check((ctx) => {
-  const { idempotency_key: key, event_hash: hash, kind } = ctx.value;
-  if ((key === undefined) === (hash === undefined)) {
-    ctx.issues.push({ code: "custom", path: ["idempotency_key"], message: "give idempotency_key or event_hash (one of them)", input: ctx.value });
-  } else if (hash !== undefined && kind === "spatial") {
-    ctx.issues.push({ code: "custom", path: ["kind"], message: "an event_hash is a tap's key: kind must be afc", input: ctx.value });
-  }
-}).transform(({ idempotency_key: key, event_hash: hash, kind, applied_at }) => ({
-  // A tap's stored key is its hash in lower-case hex.
-  idempotency_key: key ?? (hash as string).toLowerCase(),
-  kind: hash !== undefined ? ("afc" as const) : kind,
-  applied_at,
-}));
+export const LedgerLineSchema = z
+  .object({
+    idempotency_key: keyText.optional(),
+    event_hash: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, "must be a SHA-256 hex digest (64 hex digits)")
+      .optional(),
+    kind: z.enum(["spatial", "afc"]).optional(),
+    applied_at: appliedAt.optional(),
+  })
+  .check((ctx) => {
+    const { idempotency_key: key, event_hash: hash, kind } = ctx.value;
+    if ((key === undefined) === (hash === undefined)) {
+      ctx.issues.push({
+        code: "custom",
+        path: ["idempotency_key"],
+        message: "give idempotency_key or event_hash (one of them)",
+        input: ctx.value,
+      });
+    } else if (hash !== undefined && kind === "spatial") {
+      ctx.issues.push({ code: "custom", path: ["kind"], message: "an event_hash is a tap's key: kind must be afc", input: ctx.value });
+    }
+  })
+  .transform(({ idempotency_key: key, event_hash: hash, kind, applied_at }) => ({
+    // A tap's stored key is its hash in lower-case hex.
+    idempotency_key: key ?? (hash as string).toLowerCase(),
+    kind: hash !== undefined ? ("afc" as const) : kind,
+    applied_at,
+  }));
 
 export interface LedgerImportResult {
   lines: number;
@@ -99,11 +113,21 @@ export async function importLedger(
         [rows.map((r) => r.idempotency_key), rows.map((r) => r.kind ?? null), rows.map((r) => r.applied_at ?? null), ctx.now],
       );
       const n = r.rowCount ?? 0;
-      await appendAudit(client, [{
-        actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role,
-        action: "ledger.import", targetType: "ledger", targetId: null,
-        after: { source: ctx.source, lines: rows.length, imported: n, alreadyKnown: rows.length - n },
-      }], ctx.now);
+      await appendAudit(
+        client,
+        [
+          {
+            actorId: ctx.actor.id,
+            actorEmail: ctx.actor.email,
+            actorRole: ctx.actor.role,
+            action: "ledger.import",
+            targetType: "ledger",
+            targetId: null,
+            after: { source: ctx.source, lines: rows.length, imported: n, alreadyKnown: rows.length - n },
+          },
+        ],
+        ctx.now,
+      );
       return n;
     });
     result.imported += inserted;
@@ -138,6 +162,7 @@ export async function importLedger(
     if (chunk.length >= CHUNK) await flush();
   }
   await flush();
-  if (invalidCount > result.invalid.length) result.invalid.push({ line: 0, message: `… and ${invalidCount - result.invalid.length} more invalid lines` });
+  if (invalidCount > result.invalid.length)
+    result.invalid.push({ line: 0, message: `… and ${invalidCount - result.invalid.length} more invalid lines` });
   return result;
 }

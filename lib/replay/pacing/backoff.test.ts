@@ -18,8 +18,20 @@ describe("backoff with jitter", () => {
   });
 
   it("is reproducible with a seed and spreads retries of the same attempt", () => {
-    const a = Array.from({ length: 5 }, ((r) => () => backoffMs(3, r))(seededRandom(7)));
-    const b = Array.from({ length: 5 }, ((r) => () => backoffMs(3, r))(seededRandom(7)));
+    const a = Array.from(
+      { length: 5 },
+      (
+        (r) => () =>
+          backoffMs(3, r)
+      )(seededRandom(7)),
+    );
+    const b = Array.from(
+      { length: 5 },
+      (
+        (r) => () =>
+          backoffMs(3, r)
+      )(seededRandom(7)),
+    );
     expect(a).toEqual(b);
     expect(new Set(a).size).toBeGreaterThan(1);
   });

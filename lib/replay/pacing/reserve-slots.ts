@@ -64,8 +64,13 @@ export async function reserveSlots(
   const r = rows[0];
   if (!r) return { granted: 0, startInMs: 0, intervalMs: 0, retryInMs: 0, stopped: true, startAtMs: 0, dbNowMs: 0 };
   return {
-    granted: r.granted, startInMs: r.start_at_ms - r.db_now_ms, intervalMs: r.interval_ms, retryInMs: r.retry_in_ms, stopped: false,
-    startAtMs: r.start_at_ms, dbNowMs: r.db_now_ms,
+    granted: r.granted,
+    startInMs: r.start_at_ms - r.db_now_ms,
+    intervalMs: r.interval_ms,
+    retryInMs: r.retry_in_ms,
+    stopped: false,
+    startAtMs: r.start_at_ms,
+    dbNowMs: r.db_now_ms,
   };
 }
 

@@ -18,7 +18,10 @@ export class SendWindow {
   private readonly times: number[] = [];
   private next = 0;
 
-  constructor(private readonly cap: number, private readonly windowMs = 1000) {}
+  constructor(
+    private readonly cap: number,
+    private readonly windowMs = 1000,
+  ) {}
 
   /** How long to wait at `now` (ms, performance.now()) before the next submission keeps every window ≤ cap. */
   waitMs(now: number): number {

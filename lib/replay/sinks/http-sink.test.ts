@@ -12,7 +12,9 @@ describe("idempotencyHeader", () => {
   });
 
   it("names what a header cannot carry: control characters, white space at either end", () => {
-    expect(idempotencyHeader("a\nb")).toEqual({ problem: "the idempotency key cannot be sent in an HTTP header: control character U+000A at character 1" });
+    expect(idempotencyHeader("a\nb")).toEqual({
+      problem: "the idempotency key cannot be sent in an HTTP header: control character U+000A at character 1",
+    });
     expect(idempotencyHeader("🗺️x\u007f")).toMatchObject({ problem: expect.stringContaining("U+007F at character 3") });
     expect(idempotencyHeader(" key")).toMatchObject({ problem: expect.stringContaining("white space") });
     expect(idempotencyHeader("key\t")).toMatchObject({ problem: expect.stringContaining("white space") });

@@ -38,7 +38,8 @@ export function idempotencyHeader(key: string): { value: string } | { problem: s
     const code = (chars[control]?.codePointAt(0) ?? 0).toString(16).padStart(4, "0").toUpperCase();
     return { problem: `the idempotency key cannot be sent in an HTTP header: control character U+${code} at character ${control}` };
   }
-  if (/^[ \t]|[ \t]$/.test(key)) return { problem: "the idempotency key cannot be sent in an HTTP header: it starts or ends with white space, which HTTP trims" };
+  if (/^[ \t]|[ \t]$/.test(key))
+    return { problem: "the idempotency key cannot be sent in an HTTP header: it starts or ends with white space, which HTTP trims" };
   return { value: Buffer.from(key, "utf8").toString("latin1") };
 }
 

@@ -26,8 +26,14 @@ async function settle(client: pg.PoolClient, subs: Submission[], now: Date): Pro
      ON CONFLICT (idempotency_key) DO NOTHING
      RETURNING item_id::text AS item_id`,
     [
-      byKey.map((s) => s.idempotencyKey), byKey.map((s) => s.kind), byKey.map((s) => s.entityKey), byKey.map((s) => s.observedAt),
-      byKey.map((s) => s.batchId), byKey.map((s) => s.itemId), byKey.map((s) => s.deadLetterId), now,
+      byKey.map((s) => s.idempotencyKey),
+      byKey.map((s) => s.kind),
+      byKey.map((s) => s.entityKey),
+      byKey.map((s) => s.observedAt),
+      byKey.map((s) => s.batchId),
+      byKey.map((s) => s.itemId),
+      byKey.map((s) => s.deadLetterId),
+      now,
     ],
   );
   const applied = new Set(rows.map((r) => r.item_id));
@@ -57,8 +63,12 @@ async function settle(client: pg.PoolClient, subs: Submission[], now: Date): Pro
          idempotency_key = EXCLUDED.idempotency_key, payload = EXCLUDED.payload, updated_at = EXCLUDED.updated_at
        WHERE entity_state.observed_at < EXCLUDED.observed_at`,
       [
-        states.map((s) => s.kind), states.map((s) => s.entityKey), states.map((s) => s.observedAt), states.map((s) => s.idempotencyKey),
-        JSON.stringify(states.map((s) => s.payload ?? null)), now,
+        states.map((s) => s.kind),
+        states.map((s) => s.entityKey),
+        states.map((s) => s.observedAt),
+        states.map((s) => s.idempotencyKey),
+        JSON.stringify(states.map((s) => s.payload ?? null)),
+        now,
       ],
     );
   }

@@ -14,11 +14,14 @@ const Query = z.object({ source: z.string().min(1).max(200).optional() });
  * NDJSON with application/x-ndjson), answers which passed, and captures the failing ones into the DLQ in one
  * transaction.
  */
-export const POST = defineRoute({ access: { permission: "dead_letters:ingest" }, query: Query }, async ({ req, query, principal, requestId, now }) => {
-  // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
-  const body = parseCaptureBody(await readBodyText(req), isNdjson(req.headers.get("content-type")) ? "ndjson" : "json");
-  return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
-});
+export const POST = defineRoute(
+  { access: { permission: "dead_letters:ingest" }, query: Query },
+  async ({ req, query, principal, requestId, now }) => {
+    // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
+    const body = parseCaptureBody(await readBodyText(req), isNdjson(req.headers.get("content-type")) ? "ndjson" : "json");
+    return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
+  },
+);
 
 /** Other methods: 405 with Allow, in JSON. */
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

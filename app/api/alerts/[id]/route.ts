@@ -9,7 +9,8 @@ export const dynamic = "force-dynamic";
 /** PATCH /api/alerts/{id} {name?, threshold?, windowMinutes?, enabled?, webhookUrl?} — supervisors edit a rule (audited). */
 export const PATCH = defineRoute(
   { access: { permission: "alerts:manage" }, params: AlertRuleParamsSchema, body: AlertRuleUpdateSchema },
-  async ({ params, body, principal, requestId, now }) => updateAlertRule(getDb().pool, params.id, body, { actor: actorOf(principal!), requestId, now }),
+  async ({ params, body, principal, requestId, now }) =>
+    updateAlertRule(getDb().pool, params.id, body, { actor: actorOf(principal!), requestId, now }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -7,7 +7,8 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/dead-letters/extent?<filters> — the box of the matching spatial records (the list map fits to it). */
 export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: ListFilterSchema }, async ({ query }) =>
-  matchingExtent(getDb().pool, query));
+  matchingExtent(getDb().pool, query),
+);
 
 /** Other methods: 405 with Allow, in JSON. */
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -7,8 +7,9 @@ import { QuarantineBodySchema } from "@/lib/dead-letters/record-schemas";
 export const dynamic = "force-dynamic";
 
 /** POST /api/quarantine/release {ids | filter, reason} — quarantined → pending; answers {released, skipped}. */
-export const POST = defineRoute({ access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema }, async ({ body, principal, requestId, now }) =>
-  releaseQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now }),
+export const POST = defineRoute(
+  { access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema },
+  async ({ body, principal, requestId, now }) => releaseQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

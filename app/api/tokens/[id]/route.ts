@@ -8,11 +8,14 @@ import { getDb } from "@/lib/db/client";
 export const dynamic = "force-dynamic";
 
 /** DELETE /api/tokens/{id} — revoke one of the caller's tokens; with tokens:manage (admins), anyone's. */
-export const DELETE = defineRoute({ access: { permission: "tokens:own" }, params: IdParams }, async ({ params, principal, now, requestId }) => {
-  const p = principal!;
-  const ownerId = can(p.role, "tokens:manage") ? null : p.userId;
-  return { token: await revokeApiToken(getDb().pool, { id: params.id, ownerId }, { actor: actorOf(p), now, requestId }) };
-});
+export const DELETE = defineRoute(
+  { access: { permission: "tokens:own" }, params: IdParams },
+  async ({ params, principal, now, requestId }) => {
+    const p = principal!;
+    const ownerId = can(p.role, "tokens:manage") ? null : p.userId;
+    return { token: await revokeApiToken(getDb().pool, { id: params.id, ownerId }, { actor: actorOf(p), now, requestId }) };
+  },
+);
 
 /** Other methods: 405 with Allow, in JSON. */
 export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");

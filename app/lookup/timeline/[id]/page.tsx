@@ -30,7 +30,8 @@ async function load(id: string, principal: Principal, unmask: boolean) {
   try {
     const timeline = await recordTimeline(pool, id, mask);
     const evidence = await recordEvidence(pool, id, mask);
-    if (unmask) await auditUnmaskedRead(pool, id, "timeline page", { actor: actorOf(principal), requestId: `page-${randomUUID()}`, now: new Date() });
+    if (unmask)
+      await auditUnmaskedRead(pool, id, "timeline page", { actor: actorOf(principal), requestId: `page-${randomUUID()}`, now: new Date() });
     return { timeline, evidence, mask };
   } catch (err) {
     if (err instanceof AppError && err.code === "not_found") return null;
@@ -56,25 +57,40 @@ export default async function TimelinePage({ params, searchParams }: Props) {
           Timeline of record #{id} <KindBadge kind={timeline.kind} /> <StatusBadge status={timeline.status} />
         </h1>
         <div className="flex gap-3 text-sm">
-          <Link className="underline" href={`/dead-letters/${id}`}>Open in triage</Link>
-          <a className="underline" href={apiUrl} download>Download JSON</a>
-          {canUnmask && (unmask
-            ? <Link className="underline" href={`/lookup/timeline/${id}`}>Mask card data</Link>
-            : <Link className="underline" href={`/lookup/timeline/${id}?unmask=1`}>Show card data (audited)</Link>)}
+          <Link className="underline" href={`/dead-letters/${id}`}>
+            Open in triage
+          </Link>
+          <a className="underline" href={apiUrl} download>
+            Download JSON
+          </a>
+          {canUnmask &&
+            (unmask ? (
+              <Link className="underline" href={`/lookup/timeline/${id}`}>
+                Mask card data
+              </Link>
+            ) : (
+              <Link className="underline" href={`/lookup/timeline/${id}?unmask=1`}>
+                Show card data (audited)
+              </Link>
+            ))}
         </div>
       </div>
       <p className="font-mono text-xs text-slate-600">key {timeline.idempotencyKey ?? "(none)"}</p>
       <TimelineEvents events={timeline.events} />
       {evidence && (
         <section aria-labelledby="evidence-heading" className="space-y-2 rounded border border-slate-200 bg-white p-3">
-          <h2 id="evidence-heading" className="text-sm font-semibold">Evidence{mask ? " (card data masked)" : ""}</h2>
+          <h2 id="evidence-heading" className="text-sm font-semibold">
+            Evidence{mask ? " (card data masked)" : ""}
+          </h2>
           {evidence.rawEnvelope === null && evidence.payload === null ? (
             <p className="text-sm text-slate-500">Payload and raw envelope removed (purge or retention); identity and timeline are kept.</p>
           ) : (
             <>
               <RevealFields id={id} paths={evidence.masked} canReveal={canUnmask} />
               <p className="text-xs font-medium text-slate-500">Raw envelope as received</p>
-              <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 text-xs">{evidence.rawEnvelope ?? "(removed)"}</pre>
+              <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 text-xs">
+                {evidence.rawEnvelope ?? "(removed)"}
+              </pre>
             </>
           )}
         </section>

@@ -19,14 +19,17 @@ export const POST = defineRoute(
   async ({ params, body, principal, requestId, now }) => {
     const rules = configuredMaskRules();
     try {
-      return maskDetail(await applyAction(getDb().pool, params.id, body, {
-        actor: actorOf(principal!),
-        requestId,
-        now,
-        canOverrideIdentity: can(principal!.role, "dead_letters:override_identity"),
-        // Triage sees card data masked: an edit made from that view must not write placeholders back.
-        maskRules: rules,
-      }), rules);
+      return maskDetail(
+        await applyAction(getDb().pool, params.id, body, {
+          actor: actorOf(principal!),
+          requestId,
+          now,
+          canOverrideIdentity: can(principal!.role, "dead_letters:override_identity"),
+          // Triage sees card data masked: an edit made from that view must not write placeholders back.
+          maskRules: rules,
+        }),
+        rules,
+      );
     } catch (err) {
       // a 409 carries the record as it is now: masked like every other answer
       if (err instanceof AppError && err.details?.current) err.details.current = maskDetail(err.details.current as DeadLetterDetail, rules);

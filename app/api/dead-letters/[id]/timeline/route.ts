@@ -16,7 +16,10 @@ export const GET = defineRoute(
     const mask = maskFor(principal, query.unmask);
     const timeline = await recordTimeline(getDb().pool, params.id, mask);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "timeline", { actor: actorOf(principal!), requestId, now });
-    return Response.json(timeline, query.download ? { headers: { "content-disposition": `attachment; filename="dead-letter-${params.id}-timeline.json"` } } : {});
+    return Response.json(
+      timeline,
+      query.download ? { headers: { "content-disposition": `attachment; filename="dead-letter-${params.id}-timeline.json"` } } : {},
+    );
   },
 );
 

@@ -7,15 +7,12 @@ import { BulkJobParamsSchema } from "@/lib/dead-letters/record-schemas";
 export const dynamic = "force-dynamic";
 
 /** GET /api/dead-letters/bulk/{jobId} — a bulk job's progress; a job whose runner died is resumed by the poll. */
-export const GET = defineRoute(
-  { access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema },
-  async ({ params, now }) => {
-    const pool = getDb().pool;
-    const { job, resume } = await pollBulkJob(pool, params.jobId, now);
-    if (resume) runInBackground(pool, job.id);
-    return job;
-  },
-);
+export const GET = defineRoute({ access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema }, async ({ params, now }) => {
+  const pool = getDb().pool;
+  const { job, resume } = await pollBulkJob(pool, params.jobId, now);
+  if (resume) runInBackground(pool, job.id);
+  return job;
+});
 
 /** Other methods: 405 with Allow, in JSON. */
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

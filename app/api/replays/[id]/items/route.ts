@@ -9,13 +9,22 @@ import { maskOptionalReason } from "@/lib/dead-letters/query/mask-list";
 export const dynamic = "force-dynamic";
 
 /** GET /api/replays/{id}/items?status=&cursor=&limit= — the batch's items in replay order, with outcomes and errors. */
-export const GET = defineRoute({ access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery }, async ({ params, query }) => {
-  // A sink's error may echo the payload it refused (card data included): masked like every other reason.
-  const page = await listItems(getDb().pool, params.id, query);
-  const rules = configuredMaskRules();
-  // A tap's entity key is its device_id: masked when the key globs name it (lib/masking/identifiers.ts).
-  return { ...page, items: page.items.map((i) => ({ ...i, entityKey: maskEntityKey(i.entityKey, i.kind, rules), lastError: maskOptionalReason(i.lastError, rules) })) };
-}
+export const GET = defineRoute(
+  { access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery },
+  async ({ params, query }) => {
+    // A sink's error may echo the payload it refused (card data included): masked like every other reason.
+    const page = await listItems(getDb().pool, params.id, query);
+    const rules = configuredMaskRules();
+    // A tap's entity key is its device_id: masked when the key globs name it (lib/masking/identifiers.ts).
+    return {
+      ...page,
+      items: page.items.map((i) => ({
+        ...i,
+        entityKey: maskEntityKey(i.entityKey, i.kind, rules),
+        lastError: maskOptionalReason(i.lastError, rules),
+      })),
+    };
+  },
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -11,7 +11,12 @@ export const dynamic = "force-dynamic";
 export const POST = defineRoute(
   { access: { permission: "dead_letters:triage" }, params: BulkJobParamsSchema },
   async ({ params, now, principal, requestId }) =>
-    cancelBulkJob(getDb().pool, params.jobId, { actor: actorOf(principal!), requestId, now, anyJob: can(principal!.role, "dead_letters:purge") }),
+    cancelBulkJob(getDb().pool, params.jobId, {
+      actor: actorOf(principal!),
+      requestId,
+      now,
+      anyJob: can(principal!.role, "dead_letters:purge"),
+    }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */
