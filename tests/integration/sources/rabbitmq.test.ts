@@ -1,0 +1,415 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { Options } from "amqplib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OutgoingMessage, PulledMessage, SourceConnector } from "../../../lib/sources/connector";
+import { createRabbitmqConnector } from "../../../lib/sources/rabbitmq/connector";
+import { RabbitmqSourceError } from "../../../lib/sources/rabbitmq/errors";
+import { Broker, RABBITMQ_URL, Relay, type Topology, sleep } from "./rabbitmq-broker";
+
+// The RabbitMQ source against the real broker: dead letters made by RabbitMQ itself (reject with
+// requeue=false through a DLX; a quorum queue's delivery limit), drained, acknowledged, and published back.
+
+let broker: Broker;
+const connectors: SourceConnector[] = [];
+
+beforeAll(async () => {
+  broker = await Broker.connect();
+});
+
+afterAll(async () => {
+  for (const c of connectors) await c.close();
+  await broker.cleanup();
+});
+
+async function connect(queue: string, url = RABBITMQ_URL): Promise<SourceConnector> {
+  const c = await createRabbitmqConnector({ name: "test", url, options: { queue } });
+  connectors.push(c);
+  return c;
+}
+
+const BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+const body = (i: number) => Buffer.concat([BINARY, Buffer.from(`#${i}`)]);
+const props = (i: number): Options.Publish => ({
+  messageId: `m-${i}`,
+  contentType: "application/octet-stream",
+  correlationId: `corr-${i}`,
+  timestamp: 1_700_000_000 + i,
+  appId: "redrive-test",
+  type: "order.created",
+  priority: 1,
+  deliveryMode: 2,
+  headers: { tenant: "acme", seq: i, raw: Buffer.from([0, i, 255]) },
+});
+
+/** `count` messages published to orders.eu and rejected by the work queue's consumer: in both DLQs after. */
+async function rejected(t: Topology, count: number, publishOptions = props): Promise<void> {
+  await broker.publish(t.exchange, "orders.eu", Array.from({ length: count }, (_, i) => body(i)), publishOptions);
+  await broker.rejectAll(t.work, count);
+  await broker.waitForCount(t.dlq, count);
+  await broker.waitForCount(t.quorumDlq, count);
+}
+
+const positions = (ms: readonly PulledMessage[]) => ms.map((m) => m.origin.position).sort();
+
+describe("RabbitMQ source: dead letters made by the broker", () => {
+  it("returns a rejected message with where it was going, why it died, its headers, properties and exact body", async () => {
+    const t = await broker.topology();
+    const before = Date.now();
+    await rejected(t, 3);
+    const c = await connect(t.dlq);
+    const taken = await c.take(10, 2000);
+    expect(taken).toHaveLength(3);
+    const m = taken.find((x) => x.origin.messageId === "m-1");
+    expect(m?.body.equals(body(1))).toBe(true);
+    expect(m?.origin).toMatchObject({
+      sourceType: "rabbitmq",
+      destination: { type: "rabbitmq", exchange: t.exchange, routingKeys: ["orders.eu"], queue: t.work },
+      deathReason: "rejected",
+      deliveryCount: 1,
+      messageId: "m-1",
+      position: `${t.dlq}/m-1`,
+      publishedAt: "2023-11-14T22:13:21.000Z",
+      properties: {
+        content_type: "application/octet-stream",
+        correlation_id: "corr-1",
+        timestamp: "2023-11-14T22:13:21.000Z",
+        type: "order.created",
+        app_id: "redrive-test",
+        priority: 1,
+        delivery_mode: 2,
+        message_id: "m-1",
+      },
+    });
+    const headers = m?.origin.headers ?? {};
+    expect(headers).toMatchObject({
+      tenant: "acme",
+      seq: 1,
+      raw: { base64: Buffer.from([0, 1, 255]).toString("base64") },
+      "x-first-death-exchange": t.exchange,
+      "x-first-death-queue": t.work,
+      "x-first-death-reason": "rejected",
+    });
+    expect(headers["x-death"]).toEqual([
+      { count: 1, reason: "rejected", queue: t.work, time: m?.origin.diedAt, exchange: t.exchange, "routing-keys": ["orders.eu"] },
+    ]);
+    const diedAt = Date.parse(m?.origin.diedAt ?? "");
+    expect(diedAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(diedAt).toBeLessThanOrEqual(Date.now());
+    await c.ack(taken);
+  });
+
+  it("returns a message a quorum queue dead-lettered past its delivery limit", async () => {
+    const t = await broker.topology();
+    await broker.publish(t.exchange, "quorum.eu", [body(7)], () => props(7));
+    await broker.requeueUntilDead(t.quorum, 1, t.dlq);
+    const c = await connect(t.dlq);
+    const [m, ...rest] = await c.take(10, 2000);
+    expect(rest).toHaveLength(0);
+    expect(m?.body.equals(body(7))).toBe(true);
+    expect(m?.origin).toMatchObject({
+      destination: { type: "rabbitmq", exchange: t.exchange, routingKeys: ["quorum.eu"], queue: t.quorum },
+      deathReason: "delivery_limit",
+      deliveryCount: 1,
+      messageId: "m-7",
+      position: `${t.dlq}/m-7`,
+    });
+    await c.ack(m ? [m] : []);
+  });
+
+  it("positions a message without message_id by the SHA-256 of its body", async () => {
+    const t = await broker.topology();
+    await rejected(t, 1, (i) => ({ ...props(i), messageId: undefined }));
+    const c = await connect(t.dlq);
+    const [m] = await c.take(1, 2000);
+    expect(m?.origin.messageId).toBeNull();
+    expect(m?.origin.position).toMatch(new RegExp(`^${t.dlq.replace(/\./g, "\\.")}/sha256:[0-9a-f]{64}$`));
+  });
+});
+
+describe.each([
+  ["classic", (t: Topology) => t.dlq],
+  ["quorum", (t: Topology) => t.quorumDlq],
+])("RabbitMQ source: nothing is lost (%s DLQ)", (_kind, dlqOf) => {
+  it("hands unacknowledged messages out again after close; acknowledged ones are gone; waiting() counts ready ones", async () => {
+    const t = await broker.topology();
+    const dlq = dlqOf(t);
+    await rejected(t, 20);
+    const first = await connect(dlq);
+    expect(await first.waiting()).toBe(20);
+    const held = await first.take(15, 2000);
+    expect(held).toHaveLength(15);
+    expect(await first.waiting()).toBe(5);
+    // A second take on the same connection never repeats a message still held.
+    const more = await first.take(15, 2000);
+    expect(more).toHaveLength(5);
+    expect(new Set(positions([...held, ...more])).size).toBe(20);
+    await first.close();
+    await first.close(); // idempotent
+
+    const second = await connect(dlq);
+    expect(await second.waiting()).toBe(20);
+    const again = await second.take(100, 2000);
+    expect(positions(again)).toEqual(positions([...held, ...more]));
+    const acked = again.slice(0, 8);
+    await second.ack(acked);
+    expect(await second.waiting()).toBe(0);
+    await second.close();
+
+    const third = await connect(dlq);
+    expect(await third.waiting()).toBe(12);
+    const rest = await third.take(100, 2000);
+    expect(positions(rest)).toEqual(positions(again.slice(8)));
+    await third.ack(rest);
+    expect(await third.waiting()).toBe(0);
+    expect(await third.take(100, 200)).toEqual([]);
+  });
+
+  it("hands messages out again after the process holding them is killed", async () => {
+    const t = await broker.topology();
+    const dlq = dlqOf(t);
+    await rejected(t, 6);
+    const child = spawn(
+      process.execPath,
+      ["--conditions=react-server", "--import", "tsx", fileURLToPath(new URL("./rabbitmq-take-child.ts", import.meta.url)), RABBITMQ_URL, dlq, "4"],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let childTook: string[] = [];
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout }).once("line", resolve);
+        child.once("exit", (code) => reject(new Error(`the child exited (${code}) before taking`)));
+      });
+      childTook = JSON.parse(line) as string[];
+      expect(childTook).toHaveLength(4);
+      expect(await broker.channel.checkQueue(dlq)).toMatchObject({ messageCount: 2 });
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+    await broker.waitForCount(dlq, 6);
+    const c = await connect(dlq);
+    const all = await c.take(100, 2000);
+    expect(positions(all)).toEqual(expect.arrayContaining(childTook));
+    expect(all).toHaveLength(6);
+  });
+});
+
+describe("RabbitMQ source: publish back", () => {
+  const outgoing = (m: PulledMessage, key: string): OutgoingMessage => ({ key, body: m.body, origin: m.origin });
+
+  it("puts the message back on its exchange and routing key with its properties, its headers minus x-*, and Idempotency-Key", async () => {
+    const t = await broker.topology();
+    await rejected(t, 1);
+    const c = await connect(t.dlq);
+    const [m] = await c.take(1, 2000);
+    if (!m) throw new Error("no dead letter");
+    expect(await c.publish(outgoing(m, "idem-1"))).toEqual({ outcome: "applied" });
+    const [back, ...extra] = await broker.readAll(t.work);
+    expect(extra).toHaveLength(0);
+    expect(back?.content.equals(body(0))).toBe(true);
+    expect(back?.fields).toMatchObject({ exchange: t.exchange, routingKey: "orders.eu" });
+    expect(back?.properties).toMatchObject({
+      messageId: "idem-1",
+      contentType: "application/octet-stream",
+      correlationId: "corr-0",
+      timestamp: 1_700_000_000,
+      appId: "redrive-test",
+      type: "order.created",
+      priority: 1,
+      deliveryMode: 2,
+    });
+    expect(back?.properties.headers).toEqual({ tenant: "acme", seq: 0, raw: Buffer.from([0, 0, 255]), "Idempotency-Key": "idem-1" });
+    await c.ack([m]);
+  });
+
+  it("does not deduplicate: the same key published twice arrives twice, both with that key for the consumer to drop one", async () => {
+    const t = await broker.topology();
+    await rejected(t, 1);
+    const c = await connect(t.dlq);
+    const [m] = await c.take(1, 2000);
+    if (!m) throw new Error("no dead letter");
+    expect(await c.publish(outgoing(m, "same"))).toEqual({ outcome: "applied" });
+    expect(await c.publish(outgoing(m, "same"))).toEqual({ outcome: "applied" });
+    const copies = await broker.readAll(t.work);
+    expect(copies.map((x) => [x.properties.messageId, x.properties.headers?.["Idempotency-Key"]])).toEqual([
+      ["same", "same"],
+      ["same", "same"],
+    ]);
+  });
+
+  it("sends the other routing keys as CC, as the original was: each queue gets one copy", async () => {
+    const t = await broker.topology();
+    const other = `redrive.test.other.${t.suffix}`;
+    await broker.queue(other, {});
+    await broker.channel.bindQueue(other, t.exchange, "audit.*");
+    await broker.channel.bindQueue(other, t.exchange, "orders.eu");
+    await rejected(t, 1, (i) => ({ ...props(i), CC: ["audit.eu"] }));
+    await broker.readAll(other, 100); // the original's copy
+    const c = await connect(t.dlq);
+    const [m] = await c.take(1, 2000);
+    if (!m) throw new Error("no dead letter");
+    expect(m.origin.destination).toMatchObject({ routingKeys: ["orders.eu", "audit.eu"] });
+    expect(await c.publish(outgoing(m, "cc-1"))).toEqual({ outcome: "applied" });
+    expect(await broker.readAll(t.work)).toHaveLength(1);
+    const [copy, ...dup] = await broker.readAll(other);
+    expect(dup).toHaveLength(0);
+    // amqplib shows the CC it was routed by; the original CC header (stripped) is not sent twice.
+    expect(copy?.properties.headers?.CC).toEqual(["audit.eu"]);
+  });
+
+  it("reports an unroutable message (basic.return) as a retryable failure, also among concurrent publishes", async () => {
+    const t = await broker.topology();
+    await rejected(t, 1);
+    const c = await connect(t.dlq);
+    const [m] = await c.take(1, 2000);
+    if (!m) throw new Error("no dead letter");
+    const nowhere = { ...m.origin, destination: { type: "rabbitmq" as const, exchange: t.exchange, routingKeys: ["nobody.listens"], queue: null } };
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => c.publish(i % 3 === 0 ? { key: `k-${i}`, body: m.body, origin: nowhere } : outgoing(m, `k-${i}`))),
+    );
+    results.forEach((r, i) => {
+      if (i % 3 === 0) expect(r).toEqual({ outcome: "failed", retryable: true, error: expect.stringMatching(/unroutable.*312 NO_ROUTE/) });
+      else expect(r).toEqual({ outcome: "applied" });
+    });
+    expect(await broker.readAll(t.work)).toHaveLength(66);
+  });
+
+  it("fails a publish to a missing exchange with the broker's words, and the next publish still works", async () => {
+    const t = await broker.topology();
+    await rejected(t, 1);
+    const c = await connect(t.dlq);
+    const [m] = await c.take(1, 2000);
+    if (!m) throw new Error("no dead letter");
+    const gone = { ...m.origin, destination: { type: "rabbitmq" as const, exchange: `missing.${t.suffix}`, routingKeys: ["k"], queue: null } };
+    expect(await c.publish({ key: "x-1", body: m.body, origin: gone })).toEqual({
+      outcome: "failed",
+      retryable: false,
+      error: expect.stringContaining(`NOT_FOUND - no exchange 'missing.${t.suffix}' in vhost '/'`),
+    });
+    expect(await c.publish(outgoing(m, "x-2"))).toEqual({ outcome: "applied" });
+
+    // An exchange deleted after it was checked: RabbitMQ closes the publishing channel itself (404).
+    const temp = `redrive.test.temp.${t.suffix}`;
+    await broker.exchange(temp, "fanout");
+    await broker.channel.bindQueue(t.work, temp, "");
+    const viaTemp = { ...m.origin, destination: { type: "rabbitmq" as const, exchange: temp, routingKeys: ["any"], queue: null } };
+    expect(await c.publish({ key: "x-3", body: m.body, origin: viaTemp })).toEqual({ outcome: "applied" });
+    await broker.channel.deleteExchange(temp);
+    expect(await c.publish({ key: "x-4", body: m.body, origin: viaTemp })).toEqual({
+      outcome: "failed",
+      retryable: true,
+      error: expect.stringContaining(`NOT_FOUND - no exchange '${temp}' in vhost '/'`),
+    });
+    expect(await c.publish({ key: "x-5", body: m.body, origin: viaTemp })).toMatchObject({ outcome: "failed", retryable: false });
+    expect(await c.publish(outgoing(m, "x-6"))).toEqual({ outcome: "applied" });
+    const ids = (await broker.readAll(t.work)).map((x) => x.properties.messageId);
+    expect(ids).toEqual(["x-2", "x-3", "x-6"]);
+    // The reader's channel was not touched by the publisher's failures: the taken message is still held.
+    await c.ack([m]);
+    expect(await c.waiting()).toBe(0);
+  });
+});
+
+describe("RabbitMQ source: waiting, failures and shutdown", () => {
+  it("returns [] after about waitMs when nothing is waiting", async () => {
+    const t = await broker.topology();
+    const c = await connect(t.dlq);
+    const started = performance.now();
+    expect(await c.take(100, 400)).toEqual([]);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(380);
+    expect(elapsed).toBeLessThan(1500);
+  });
+
+  it("returns a message that arrives while take waits, without waiting out waitMs", async () => {
+    const t = await broker.topology();
+    const c = await connect(t.dlq);
+    const started = performance.now();
+    const pending = c.take(100, 5000);
+    await sleep(200);
+    await broker.publish(t.exchange, "orders.eu", [body(0)], props);
+    await broker.rejectAll(t.work, 1);
+    const got = await pending;
+    expect(got).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it("provision checks that the queue exists and never creates it", async () => {
+    const t = await broker.topology();
+    await (await connect(t.dlq)).provision();
+    const missing = `redrive.test.missing.${t.suffix}`;
+    const c = await connect(missing);
+    await expect(c.provision()).rejects.toThrow(new RegExp(`queue '${missing}' does not exist.*never creates one`));
+    await expect(c.waiting()).rejects.toMatchObject({ code: "not_found" });
+    await expect(c.take(10, 100)).rejects.toMatchObject({ code: "not_found" });
+    expect(await broker.exists(missing)).toBe(false);
+    await c.deprovision();
+  });
+
+  it("rejects a bad URL, refused credentials and an unreachable broker with a clear message and no password", async () => {
+    const attempt = (url: string) => createRabbitmqConnector({ name: "bad", url, options: { queue: "q" } });
+    const secret = "s3cr3t-pw";
+    await expect(attempt(`http://guest:${secret}@127.0.0.1:5672`)).rejects.toMatchObject({
+      code: "invalid_config",
+      message: expect.stringMatching(/must start with amqp:\/\/ or amqps:\/\//),
+    });
+    const refused = await attempt(`amqp://guest:${secret}@127.0.0.1:5672`).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RabbitmqSourceError);
+    expect(refused).toMatchObject({ code: "refused", message: expect.stringMatching(/refused user 'guest'.*ACCESS_REFUSED/) });
+    const noVhost = await attempt(`amqp://guest:guest@127.0.0.1:5672/nope-vhost`).catch((e: unknown) => e);
+    expect(noVhost).toMatchObject({ code: "refused", message: expect.stringMatching(/\(vhost 'nope-vhost'\) refused to open the virtual host/) });
+    const started = Date.now();
+    const down = await attempt(`amqp://guest:${secret}@127.0.0.1:1`).catch((e: unknown) => e);
+    expect(down).toMatchObject({ code: "unreachable", message: expect.stringMatching(/cannot connect to RabbitMQ at 127\.0\.0\.1:1.*ECONNREFUSED/) });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect(createRabbitmqConnector({ name: "bad", url: RABBITMQ_URL, options: { queue: "" } })).rejects.toMatchObject({ code: "invalid_config" });
+    for (const e of [refused, down]) expect(String((e as Error).message)).not.toContain(secret);
+  });
+
+  it("survives the broker going away: no crash, a clear error, the held messages back in the queue, then reconnects", async () => {
+    const t = await broker.topology();
+    await rejected(t, 5);
+    const relay = await Relay.start();
+    try {
+      const c = await connect(t.dlq, relay.url());
+      const held = await c.take(3, 2000);
+      expect(held).toHaveLength(3);
+      relay.cut();
+      await broker.waitForCount(t.dlq, 5);
+      await expect(c.ack(held)).rejects.toMatchObject({ code: "connection_lost", message: expect.stringMatching(/put them back/) });
+      // The next call connects again.
+      const again = await c.take(10, 2000);
+      expect(positions(again)).toHaveLength(5);
+      await c.ack(again);
+      expect(await c.waiting()).toBe(0);
+      const [m] = again;
+      if (!m) throw new Error("no dead letter");
+      relay.cut();
+      await sleep(100);
+      expect(await c.publish({ key: "after-cut", body: m.body, origin: m.origin })).toEqual({ outcome: "applied" });
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it("rejects every call after close, and closing twice is fine", async () => {
+    const t = await broker.topology();
+    const c = await connect(t.dlq);
+    await c.close();
+    await c.close();
+    await expect(c.take(1, 10)).rejects.toMatchObject({ code: "closed" });
+    await expect(c.waiting()).rejects.toMatchObject({ code: "closed" });
+    expect(await c.publish({ key: "k", body: Buffer.alloc(0), origin: (await rejectedOrigin(t)).origin })).toMatchObject({ outcome: "failed", retryable: true });
+  });
+});
+
+async function rejectedOrigin(t: Topology): Promise<PulledMessage> {
+  await rejected(t, 1);
+  const c = await connect(t.dlq);
+  const [m] = await c.take(1, 2000);
+  if (!m) throw new Error("no dead letter");
+  return m;
+}
