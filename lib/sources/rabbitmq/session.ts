@@ -59,6 +59,7 @@ export class AmqpSession {
     try {
       model = await amqp.connect(this.url, {
         timeout: CONNECT_TIMEOUT_MS,
+        noDelay: true,
         clientProperties: { connection_name: this.connectionName },
       });
     } catch (err) {
