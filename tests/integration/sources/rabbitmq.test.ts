@@ -152,15 +152,19 @@ describe.each([
     expect(await second.waiting()).toBe(20);
     const again = await second.take(100, 2000);
     expect(positions(again)).toEqual(positions([...held, ...more]));
-    const acked = again.slice(0, 8);
-    await second.ack(acked);
+    // Not a prefix of what was taken (one ack each), and one listed twice: acking a tag twice would make
+    // RabbitMQ close the channel, handing the other held messages back.
+    const acked = again.filter((_, i) => i % 2 === 1 && i < 16);
+    await second.ack([...acked, ...acked.slice(0, 1)]);
     expect(await second.waiting()).toBe(0);
+    const kept = again.filter((m) => !acked.includes(m));
+    await second.ack(kept.slice(0, 2)); // the same channel is still usable
     await second.close();
 
     const third = await connect(dlq);
-    expect(await third.waiting()).toBe(12);
+    expect(await third.waiting()).toBe(10);
     const rest = await third.take(100, 2000);
-    expect(positions(rest)).toEqual(positions(again.slice(8)));
+    expect(positions(rest)).toEqual(positions(kept.slice(2)));
     await third.ack(rest);
     expect(await third.waiting()).toBe(0);
     expect(await third.take(100, 200)).toEqual([]);
