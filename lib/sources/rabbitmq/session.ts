@@ -45,7 +45,7 @@ export class AmqpSession {
     await model?.close().catch(() => undefined);
   }
 
-  /** Text for an error: the failure in amqplib's (scrubbed) words, with where it happened. */
+  /** An error in amqplib's words, without the URL or its password. */
   describe(err: unknown): string {
     return scrub(messageOf(err), this.url);
   }

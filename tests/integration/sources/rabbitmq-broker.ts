@@ -1,12 +1,47 @@
 import { randomBytes } from "node:crypto";
 import net from "node:net";
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage, type Options } from "amqplib";
+import type { SourceConnector } from "../../../lib/sources/connector";
+import { createRabbitmqConnector } from "../../../lib/sources/rabbitmq/connector";
 
 // The test side of the RabbitMQ source: a topology per test run (random names, removed afterwards) and
 // dead letters made the broker's own way — a consumer rejecting with requeue=false, or a quorum queue
 // dead-lettering a message past its x-delivery-limit.
 
 export const RABBITMQ_URL = process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672";
+
+const BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+
+/** The i-th original's body: every byte value, then its number. */
+export const body = (i: number): Buffer => Buffer.concat([BINARY, Buffer.from(`#${i}`)]);
+
+/** The i-th original's properties and headers (a byte-array header among them). */
+export const props = (i: number): Options.Publish => ({
+  messageId: `m-${i}`,
+  contentType: "application/octet-stream",
+  correlationId: `corr-${i}`,
+  timestamp: 1_700_000_000 + i,
+  appId: "redrive-test",
+  type: "order.created",
+  priority: 1,
+  deliveryMode: 2,
+  headers: { tenant: "acme", seq: i, raw: Buffer.from([0, i, 255]) },
+});
+
+/** Connectors a test file opens, closed after it. */
+export class Connectors {
+  private readonly open: SourceConnector[] = [];
+
+  connect = async (queue: string, url = RABBITMQ_URL): Promise<SourceConnector> => {
+    const c = await createRabbitmqConnector({ name: "test", url, options: { queue } });
+    this.open.push(c);
+    return c;
+  };
+
+  async closeAll(): Promise<void> {
+    for (const c of this.open) await c.close();
+  }
+}
 
 export interface Topology {
   suffix: string;
@@ -79,6 +114,14 @@ export class Broker {
     bodies.forEach((b, i) => ch.publish(exchange, routingKey, b, options(i)));
     await ch.waitForConfirms();
     await ch.close();
+  }
+
+  /** `count` originals published to orders.eu and rejected by the work queue's consumer: in both DLQs after. */
+  async rejected(t: Topology, count: number, options = props): Promise<void> {
+    await this.publish(t.exchange, "orders.eu", Array.from({ length: count }, (_, i) => body(i)), options);
+    await this.rejectAll(t.work, count);
+    await this.waitForCount(t.dlq, count);
+    await this.waitForCount(t.quorumDlq, count);
   }
 
   /** Rejects (requeue=false) `count` messages from `queue`, which its DLX routes on. */
