@@ -4,18 +4,21 @@ import { RabbitmqSourceError, replyCode, replyText } from "./errors";
 import { type AmqpSession, ChannelSlot, plainChannel } from "./session";
 
 // Passive declares: "does this queue / exchange exist", never creating one. RabbitMQ answers a missing one by
-// closing the channel (404), so these run on a channel of their own that is opened again on the next check.
+// closing the channel (404), so these run on channels of their own, opened again on the next check: one for
+// the DLQ's count, one for exchanges, so a publish to a missing exchange cannot fail a concurrent waiting().
 
 export class PassiveChecks {
-  private readonly slot: ChannelSlot<Channel>;
+  private readonly queues: ChannelSlot<Channel>;
+  private readonly exchanges: ChannelSlot<Channel>;
 
   constructor(private readonly session: AmqpSession) {
-    this.slot = new ChannelSlot(session, plainChannel);
+    this.queues = new ChannelSlot(session, plainChannel);
+    this.exchanges = new ChannelSlot(session, plainChannel);
   }
 
   /** Messages ready in the queue (not those handed out and unacknowledged). */
   async queueMessageCount(queue: string): Promise<number> {
-    const channel = await this.slot.get();
+    const channel = await this.queues.get();
     try {
       return (await channel.checkQueue(queue)).messageCount;
     } catch (err) {
@@ -24,7 +27,7 @@ export class PassiveChecks {
   }
 
   async assertExchange(exchange: string): Promise<void> {
-    const channel = await this.slot.get();
+    const channel = await this.exchanges.get();
     try {
       await channel.checkExchange(exchange);
     } catch (err) {
