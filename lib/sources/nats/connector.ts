@@ -4,10 +4,10 @@ import type { ConnectorConfig, OutgoingMessage, PublishResult, PulledMessage, So
 import { settleDeadLetters } from "./ack";
 import { openSession, type NatsSession } from "./connection";
 import { NatsSourceError } from "./errors";
-import { isNotFound, natsFailure } from "./failure";
+import { isNotFound } from "./failure";
 import { advisoryCapture } from "./names";
 import { natsOptionsSchema, parseNatsUrl, type NatsOptions } from "./options";
-import { deprovisionCapture, provisionCapture } from "./provision";
+import { advisoryConsumerInfo, deprovisionCapture, provisionCapture } from "./provision";
 import { publishBack } from "./publish";
 import { takeDeadLetters } from "./take";
 
@@ -30,6 +30,7 @@ export async function createNatsConnector(config: ConnectorConfig<NatsOptions>):
   const session = await openSession(url.address, config.name);
 
   let closed = false;
+  let consumerSeen = false;
   const open = (): NatsSession => {
     if (closed) throw new NatsSourceError("closed", `the NATS connector for source ${JSON.stringify(config.name)} is closed`);
     return session;
@@ -51,24 +52,33 @@ export async function createNatsConnector(config: ConnectorConfig<NatsOptions>):
   };
 
   return {
-    provision: async () => provisionCapture(open(), capture, options, config.name),
-    deprovision: async () => deprovisionCapture(open(), capture),
+    provision: async () => {
+      await provisionCapture(open(), capture, options, config.name);
+      consumerSeen = true;
+    },
+    deprovision: async () => {
+      consumerSeen = false;
+      await deprovisionCapture(open(), capture);
+    },
 
     waiting: async (): Promise<number | null> => {
-      const s = open();
-      try {
-        const info = await s.jsm.consumers.info(capture.stream, capture.consumer);
-        return info.num_pending + info.num_ack_pending;
-      } catch (err) {
-        if (isNotFound(err)) throw new NatsSourceError("not_provisioned", `advisory consumer ${capture.consumer} on stream ${capture.stream} does not exist at ${s.where} (has provision() run?)`);
-        throw natsFailure(err, "counting waiting advisories", s.where);
-      }
+      const info = await advisoryConsumerInfo(open(), capture, "counting waiting advisories");
+      return info.num_pending + info.num_ack_pending;
     },
 
     take: async (max: number, waitMs: number): Promise<PulledMessage[]> => {
       if (!Number.isSafeInteger(max) || max < 1) throw new NatsSourceError("invalid_argument", `take() needs a whole number of messages ≥ 1, not ${max}`);
       if (!Number.isFinite(waitMs) || waitMs < 0) throw new NatsSourceError("invalid_argument", `take() needs a wait ≥ 0 ms, not ${waitMs}`);
-      return takeDeadLetters(open(), capture, max, Math.round(waitMs));
+      const s = open();
+      // The server ignores a pull for a consumer that does not exist, so take() would only time out: look once.
+      if (!consumerSeen) await advisoryConsumerInfo(s, capture, "taking dead letters");
+      consumerSeen = true;
+      try {
+        return await takeDeadLetters(s, capture, max, Math.round(waitMs));
+      } catch (err) {
+        consumerSeen = false;
+        throw err;
+      }
     },
 
     ack: async (messages: readonly PulledMessage[]): Promise<void> => {

@@ -19,9 +19,13 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
 }
 
-/** 10037 answers a get of a missing message, 10043 ("sequence N not found") a delete of one. */
+/**
+ * The message is not there. A get answers 10037; a delete answers 10043 ("sequence N not found") past the end of
+ * the stream, or 10057 — the code for any failed delete — with "no message found" for one already deleted.
+ */
 export function isNoMessage(err: unknown): boolean {
-  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.NoMessageFound || err.code === 10043);
+  if (!(err instanceof JetStreamApiError)) return false;
+  return err.code === JetStreamApiCodes.NoMessageFound || err.code === 10043 || (err.code === 10057 && /no message found/i.test(err.message));
 }
 
 /** Nothing subscribes to the request's subject (no stream for a publish, JetStream down for an API call). */

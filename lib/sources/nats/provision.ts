@@ -1,5 +1,5 @@
 import "server-only";
-import { AckPolicy, DeliverPolicy, JetStreamApiError, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, JetStreamApiError, RetentionPolicy, StorageType, type ConsumerInfo, type StreamConfig } from "@nats-io/jetstream";
 import { millis, nanos } from "@nats-io/transport-node";
 import type { NatsSession } from "./connection";
 import { NatsSourceError } from "./errors";
@@ -104,5 +104,19 @@ export async function deprovisionCapture(session: NatsSession, capture: Advisory
     await session.jsm.streams.delete(capture.stream).catch(ignoreMissing);
   } catch (err) {
     throw natsFailure(err, `deleting advisory stream ${capture.stream}`, session.where);
+  }
+}
+
+/** The advisory consumer's state; rejects with not_provisioned when it (or its stream) does not exist. */
+export async function advisoryConsumerInfo(session: NatsSession, capture: AdvisoryCapture, doing: string): Promise<ConsumerInfo> {
+  try {
+    return await session.jsm.consumers.info(capture.stream, capture.consumer);
+  } catch (err) {
+    if (isNotFound(err)) {
+      throw new NatsSourceError("not_provisioned", `${doing}: advisory consumer ${capture.consumer} on stream ${capture.stream} does not exist at ${session.where} (has provision() run?)`, {
+        cause: err,
+      });
+    }
+    throw natsFailure(err, doing, session.where);
   }
 }

@@ -54,7 +54,7 @@ export function pullBatch(nc: NatsConnection, target: PullTarget, batch: number,
       },
     });
     const timer = setTimeout(
-      () => finish(new NatsSourceError("timeout", `no answer to the pull from ${target.stream}/${target.consumer} within ${waitMs + ANSWER_GRACE_MS} ms (server down or restarting?)`)),
+      () => finish(new NatsSourceError("timeout", `no answer to the pull from ${target.stream}/${target.consumer} within ${waitMs + ANSWER_GRACE_MS} ms (server down or restarting, or the consumer deleted?)`)),
       waitMs + ANSWER_GRACE_MS,
     );
     try {
