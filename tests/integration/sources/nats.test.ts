@@ -1,4 +1,7 @@
 import { AckPolicy, DeliverPolicy, RetentionPolicy } from "@nats-io/jetstream";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PulledMessage, SourceConnector } from "../../../lib/sources/connector";
 import { createNatsConnector } from "../../../lib/sources/nats/connector";
@@ -176,6 +179,32 @@ describe("NATS source: nothing is lost", () => {
     const { value: none, ms } = await elapsed(() => next.take(10, 1500));
     expect(none).toEqual([]);
     expect(ms).toBeGreaterThan(1200); // a redelivery would have ended the wait early
+  });
+
+  it("hands dead letters out again when the process that took them dies before ack()", async () => {
+    const { stream, subject, source, c } = await scenario(RetentionPolicy.Workqueue, 1, 1000);
+    for (let i = 0; i < 4; i++) await admin.js.publish(`${subject}.m`, `m${i}`);
+    await consumeBadly(admin, stream, "worker", "never-ack", waitingReaches(c, 4));
+    const child = fileURLToPath(new URL("./nats-take-child.ts", import.meta.url));
+    const run = await promisify(execFile)(process.execPath, ["--conditions=react-server", "--import", "tsx", child, NATS_URL, source, stream, "3"]).then(
+      () => {
+        throw new Error("the child was meant to die");
+      },
+      (err: { signal?: string; stdout?: string }) => err,
+    );
+    expect(run.signal).toBe("SIGKILL");
+    const died = JSON.parse(run.stdout ?? "[]") as string[];
+    expect(died).toHaveLength(3);
+
+    const rest = await c.take(10, 300);
+    expect(rest).toHaveLength(1);
+    await c.ack(rest);
+    const back = await c.take(10, 3000); // after the 1 s ack wait
+    expect(sortedPositions(back)).toEqual([...died].sort());
+    expect(back.every((m) => m.body.length === 2 && m.problem === undefined)).toBe(true);
+    await c.ack(back);
+    expect(await c.waiting()).toBe(0);
+    expect((await admin.jsm.streams.info(stream)).state.messages).toBe(0);
   });
 
   it.each([
