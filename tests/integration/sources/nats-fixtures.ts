@@ -1,6 +1,6 @@
 import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type RetentionPolicy } from "@nats-io/jetstream";
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from "@nats-io/transport-node";
-import type { SourceConnector } from "../../../lib/sources/connector";
+import type { Origin, SourceConnector } from "../../../lib/sources/connector";
 
 // The shared NATS server's side of the NATS source tests: a plain client that creates streams, publishes,
 // and makes consumers give up on messages the way JetStream does it.
@@ -13,8 +13,9 @@ export interface Admin {
   js: JetStreamClient;
 }
 
-export async function openAdmin(): Promise<Admin> {
-  const nc = await connect({ servers: new URL(NATS_URL).host });
+/** A plain client; against a private server that gets restarted, it keeps reconnecting. */
+export async function openAdmin(servers = new URL(NATS_URL).host): Promise<Admin> {
+  const nc = await connect({ servers, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
   return { nc, jsm: await jetstreamManager(nc), js: jetstream(nc) };
 }
 
@@ -84,4 +85,20 @@ export async function elapsed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: 
   const t = performance.now();
   const value = await fn();
   return { value, ms: performance.now() - t };
+}
+
+/** An origin as take() would record it, pointing at `subject` in `stream`. */
+export function originFor(stream: string, subject: string): Origin {
+  return {
+    sourceType: "nats",
+    destination: { type: "nats", subject, stream },
+    deathReason: "max_deliveries",
+    deliveryCount: 1,
+    messageId: "1",
+    position: `${stream}:1`,
+    publishedAt: null,
+    diedAt: null,
+    headers: {},
+    properties: {},
+  };
 }
