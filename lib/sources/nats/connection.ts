@@ -1,7 +1,8 @@
 import "server-only";
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { connect, type ConnectionOptions, type NatsConnection } from "@nats-io/transport-node";
-import { natsFailure } from "./failure";
+import { NatsSourceError } from "./errors";
+import { isNoResponders, natsFailure } from "./failure";
 import type { NatsAddress } from "./options";
 
 // One connection per connector. The client reconnects on its own; while it does, requests time out with a
@@ -78,6 +79,9 @@ export async function openSession(address: NatsAddress, sourceName: string): Pro
     };
   } catch (err) {
     await nc.close().catch(() => undefined);
+    if (isNoResponders(err) || (err instanceof Error && isNoResponders(err.cause))) {
+      throw new NatsSourceError("connect_failed", `opening JetStream at ${address.display}: JetStream is not enabled on this server or account`, { cause: err });
+    }
     throw natsFailure(err, "opening JetStream", address.display);
   }
 }

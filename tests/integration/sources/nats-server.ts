@@ -43,13 +43,14 @@ export interface PrivateNatsServer {
   dispose(): Promise<void>;
 }
 
-export async function startPrivateNatsServer(auth?: { user: string; pass: string }): Promise<PrivateNatsServer> {
+export async function startPrivateNatsServer(opts: { auth?: { user: string; pass: string }; jetstream?: boolean } = {}): Promise<PrivateNatsServer> {
+  const { auth, jetstream = true } = opts;
   const port = await freePort();
   const store = mkdtempSync(join(tmpdir(), "redrive-nats-"));
   let child: ChildProcess | null = null;
 
   const start = async () => {
-    const args = ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
+    const args = ["-a", "127.0.0.1", "-p", String(port), ...(jetstream ? ["-js", "-sd", store] : [])];
     if (auth) args.push("--user", auth.user, "--pass", auth.pass);
     const proc = spawn(NATS_SERVER_BIN, args, { stdio: "ignore" });
     child = proc;

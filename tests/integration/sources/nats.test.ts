@@ -341,7 +341,7 @@ describe("NATS source: waiting, provisioning and failures", () => {
   });
 
   it.skipIf(!haveNatsServer)("rejects credentials the server refuses, without the password", async () => {
-    const server = await startPrivateNatsServer({ user: "redrive", pass: "right-pass" });
+    const server = await startPrivateNatsServer({ auth: { user: "redrive", pass: "right-pass" } });
     try {
       const url = (pass: string) => `nats://redrive:${pass}@127.0.0.1:${server.port}`;
       const refused = await createNatsConnector({ name: "auth", url: url("hunter2"), options: { stream: "S", ackWaitMs: 1000 } }).then(
@@ -352,6 +352,19 @@ describe("NATS source: waiting, provisioning and failures", () => {
       expect((refused as Error).message).not.toContain("hunter2");
       const ok = await createNatsConnector({ name: "auth", url: url("right-pass"), options: { stream: "S", ackWaitMs: 1000 } });
       await ok.close();
+    } finally {
+      await server.dispose();
+    }
+  });
+
+  it.skipIf(!haveNatsServer)("rejects a server without JetStream, saying so", async () => {
+    const server = await startPrivateNatsServer({ jetstream: false });
+    try {
+      const url = `nats://127.0.0.1:${server.port}`;
+      await expect(createNatsConnector({ name: "nojs", url, options: { stream: "S", ackWaitMs: 1000 } })).rejects.toMatchObject({
+        code: "connect_failed",
+        message: expect.stringContaining("JetStream is not enabled"),
+      });
     } finally {
       await server.dispose();
     }
