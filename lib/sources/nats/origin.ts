@@ -1,0 +1,106 @@
+import type { Headers, HeaderValue, Origin } from "../connector";
+import { deathReason, type Advisory } from "./advisory";
+
+// From an advisory and the stream message it points at to the Origin Redrive stores. Pure.
+
+/** The parts of a stored stream message (jsm.streams.getMessage) the origin needs. */
+export interface StoredMessage {
+  subject: string;
+  seq: number;
+  /** the server's RFC 3339 time, to the nanosecond */
+  timestamp: string;
+  headers: Iterable<[string, string[]]> | undefined;
+}
+
+/** A dead letter is one stream message: every consumer that gives up on it names the same position. */
+export function positionOf(stream: string, seq: number): string {
+  return `${stream}:${seq}`;
+}
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The server writes nanoseconds ("2026-12-01T15:06:25.718012226Z"), sometimes with an offset; Redrive stores
+ * instants to the microsecond in UTC, so this keeps six digits rather than the three a Date would.
+ */
+export function utcMicros(timestamp: string): string | null {
+  const m = RFC3339.exec(timestamp);
+  if (!m) return null;
+  const [, date, time, fraction = "", zone = "Z"] = m;
+  const seconds = new Date(`${date}T${time}${zone.toUpperCase()}`);
+  if (Number.isNaN(seconds.getTime())) return null;
+  return `${seconds.toISOString().slice(0, 19)}.${fraction.slice(0, 6).padEnd(6, "0")}Z`;
+}
+
+/** NATS headers as JSON: one value stays a string, a repeated header becomes an array in the order received. */
+export function headersToJson(headers: Iterable<[string, string[]]> | undefined): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, values] of headers ?? []) {
+    const previous = out[key];
+    const all = previous === undefined ? values : [...(typeof previous === "string" ? [previous] : previous), ...values];
+    if (all.length === 1 && all[0] !== undefined) out[key] = all[0];
+    else if (all.length > 1) out[key] = [...all];
+  }
+  return out;
+}
+
+function advisoryProperties(advisory: Advisory, consumers: readonly string[]): Headers {
+  const props: Record<string, HeaderValue> = {
+    consumer: advisory.consumer,
+    advisoryId: advisory.id,
+  };
+  // More than one consumer gave up on the same message (a source for every consumer of the stream).
+  if (consumers.length > 1) props.consumers = [...consumers];
+  if (advisory.consumer_seq !== undefined) props.consumerSeq = advisory.consumer_seq;
+  if (advisory.reason !== undefined) props.reason = advisory.reason;
+  if (advisory.domain !== undefined) props.domain = advisory.domain;
+  return props;
+}
+
+function baseOrigin(advisory: Advisory, subject: string, consumers: readonly string[]): Origin {
+  return {
+    sourceType: "nats",
+    destination: { type: "nats", subject, stream: advisory.stream },
+    deathReason: deathReason(advisory),
+    deliveryCount: advisory.deliveries,
+    messageId: String(advisory.stream_seq),
+    position: positionOf(advisory.stream, advisory.stream_seq),
+    publishedAt: null,
+    diedAt: utcMicros(advisory.timestamp),
+    headers: {},
+    properties: advisoryProperties(advisory, consumers),
+  };
+}
+
+/** `consumers`: every consumer whose advisory for this message came in the same batch, first one first. */
+export function deadLetterOrigin(advisory: Advisory, stored: StoredMessage, consumers: readonly string[] = [advisory.consumer]): Origin {
+  return {
+    ...baseOrigin(advisory, stored.subject, consumers),
+    publishedAt: utcMicros(stored.timestamp),
+    headers: headersToJson(stored.headers),
+  };
+}
+
+/**
+ * The advisory points at a message that is no longer in its stream (deleted, aged out, the stream removed):
+ * the subject is unknown, so the destination's is empty and the record can only be kept, never replayed.
+ */
+export function missingMessageOrigin(advisory: Advisory, consumers: readonly string[] = [advisory.consumer]): Origin {
+  return baseOrigin(advisory, "", consumers);
+}
+
+/** An advisory that could not be read: kept under its own place in the advisory stream so a person can look. */
+export function unreadableAdvisoryOrigin(advisoryStream: string, advisorySeq: number | null, subject: string): Origin {
+  return {
+    sourceType: "nats",
+    destination: { type: "nats", subject: "", stream: "" },
+    deathReason: null,
+    deliveryCount: null,
+    messageId: null,
+    position: `advisory:${advisoryStream}:${advisorySeq ?? "unknown"}`,
+    publishedAt: null,
+    diedAt: null,
+    headers: {},
+    properties: { advisorySubject: subject },
+  };
+}
