@@ -1,4 +1,4 @@
-import { ClientOfflineError, ErrorReply, SocketClosedUnexpectedlyError } from "redis";
+import { ClientOfflineError, ErrorReply, ReconnectStrategyError, SocketClosedUnexpectedlyError } from "redis";
 import { describe, expect, it } from "vitest";
 import { isRetryable, RedisSourceError, scrub, sourceError } from "./errors";
 
@@ -17,6 +17,14 @@ describe("sourceError", () => {
     expect(sourceError(new SocketClosedUnexpectedlyError(), target, "x").code).toBe("unreachable");
     expect(sourceError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }), target, "x").code).toBe("unreachable");
     expect(sourceError(new ErrorReply("WRONGTYPE Operation against a key"), target, "x").code).toBe("broker");
+  });
+
+  it("looks inside the error a reconnect strategy gave up on", () => {
+    const refused = new ErrorReply("WRONGPASS invalid username-password pair");
+    expect(sourceError(new ReconnectStrategyError(refused, refused), target, "connecting")).toMatchObject({
+      code: "auth_failed",
+      message: "connecting on redis://cache:6379/0 failed: WRONGPASS invalid username-password pair (check the user name and password in the source URL)",
+    });
   });
 
   it("passes its own errors through", () => {

@@ -62,7 +62,13 @@ function replyPrefix(e: ErrorReply): string {
   return e.message.split(" ", 1)[0] ?? "";
 }
 
-function classify(e: unknown): RedisSourceErrorCode {
+/** A reconnect strategy that gives up wraps the error that made it give up (WRONGPASS, ECONNREFUSED, …). */
+function unwrap(e: unknown): unknown {
+  return e instanceof ReconnectStrategyError ? e.socketError : e;
+}
+
+function classify(error: unknown): RedisSourceErrorCode {
+  const e = unwrap(error);
   if (e instanceof RedisSourceError) return e.code;
   if (e instanceof ClientClosedError) return "closed";
   if (e instanceof ErrorReply) {
@@ -102,5 +108,6 @@ export function sourceError(e: unknown, target: RedisTarget, doing: string): Red
 export function isRetryable(e: unknown): boolean {
   const code = classify(e);
   if (code === "unreachable" || code === "closed") return true;
-  return e instanceof ErrorReply && TRANSIENT_REPLIES.includes(replyPrefix(e));
+  const cause = unwrap(e);
+  return cause instanceof ErrorReply && TRANSIENT_REPLIES.includes(replyPrefix(cause));
 }
