@@ -16,7 +16,7 @@ const MAX_RECONNECT_DELAY_MS = 5_000;
 export interface ConnectionEvents {
   /** a connection was lost or an attempt to restore it failed (said once per outage) */
   lost(message: string): void;
-  restored(): void;
+  restored(message: string): void;
 }
 
 function newClient(url: string, name: string) {
@@ -46,18 +46,20 @@ function newClient(url: string, name: string) {
 export type RedisConnection = ReturnType<typeof newClient>;
 
 /** A connected client with its 'error' listener in place, so a server going away never crashes the process. */
-export async function connect(url: string, target: RedisTarget, clientName: string, events: ConnectionEvents): Promise<RedisConnection> {
-  const client = newClient(url, clientName);
+export async function connect(url: string, target: RedisTarget, sourceName: string, role: "main" | "read", events: ConnectionEvents): Promise<RedisConnection> {
+  const client = newClient(url, clientName(sourceName, role));
+  // Before the first connection the rejection of connect() says what went wrong; after it, the listener does.
+  let connected = false;
   let down = false;
   client.on("error", (e: Error) => {
-    if (down) return;
+    if (!connected || down) return;
     down = true;
-    events.lost(sourceError(e, target, "the connection").message);
+    events.lost(sourceError(e, target, `the ${role} connection`).message);
   });
   client.on("ready", () => {
     if (!down) return;
     down = false;
-    events.restored();
+    events.restored(`the ${role} connection to ${target.display} is back`);
   });
   try {
     await client.connect();
@@ -65,6 +67,7 @@ export async function connect(url: string, target: RedisTarget, clientName: stri
     client.destroy();
     throw sourceError(e, target, "connecting");
   }
+  connected = true;
   return client;
 }
 
@@ -79,6 +82,6 @@ export function blockingRead(client: RedisConnection, timeoutMs: number) {
 }
 
 /** CLIENT SETNAME refuses spaces and newlines; the name only helps an operator reading CLIENT LIST. */
-export function clientName(sourceName: string, role: string): string {
+function clientName(sourceName: string, role: string): string {
   return `redrive:${sourceName.replace(/[^\x21-\x7e]/g, "_")}:${role}`;
 }

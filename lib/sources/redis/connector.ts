@@ -1,14 +1,13 @@
 import "server-only";
 import type { ConnectorConfig, OutgoingMessage, PublishResult, PulledMessage, SourceConnector } from "../connector";
 import { claimReader } from "./claim-reader";
-import { clientName, connect, type ConnectionEvents, type RedisConnection } from "./connection";
+import { connect, type ConnectionEvents, type RedisConnection } from "./connection";
 import { isRetryable, RedisSourceError, sourceError } from "./errors";
 import { toFieldArgs } from "./fields";
 import { parseRedisUrl, type RedisOptions } from "./options";
-import type { DeadLetterReader } from "./reader";
-import { isRedisReceipt } from "./reader";
-import { GATE } from "./scripts";
+import { isRedisReceipt, type DeadLetterReader } from "./reader";
 import { integerReply } from "./replies";
+import { GATE } from "./scripts";
 import { streamReader } from "./stream-reader";
 
 /** XACK ids per command: keeps one command's reply time small on a busy server. */
@@ -26,17 +25,17 @@ export async function createRedisConnector(config: ConnectorConfig<RedisOptions>
   const log = (message: string) => console.error(`[source ${config.name}] ${message}`);
   const events: ConnectionEvents = {
     lost: (message) => log(`${message}; reconnecting`),
-    restored: () => log(`connection to ${target.display} restored`),
+    restored: log,
   };
 
-  const main = await connect(config.url, target, clientName(config.name, "main"), events);
+  const main = await connect(config.url, target, config.name, "main", events);
   let blocking: RedisConnection | null = null;
   let reader: DeadLetterReader;
   if (options.dlqStream === undefined) {
     reader = claimReader(main, options);
   } else {
     try {
-      blocking = await connect(config.url, target, clientName(config.name, "read"), events);
+      blocking = await connect(config.url, target, config.name, "read", events);
     } catch (e) {
       main.destroy();
       throw e;

@@ -3,10 +3,6 @@
 
 const ENTRY_ID = /^(\d{1,20})-(\d{1,20})$/;
 
-export function isEntryId(id: string): boolean {
-  return ENTRY_ID.test(id);
-}
-
 /** The entry's time as ISO 8601 UTC, or null when the id is not a stream id or its time is out of range. */
 export function entryIdTime(id: string): string | null {
   const m = ENTRY_ID.exec(id);
