@@ -26,7 +26,10 @@ export type RetentionLookup = (stream: string) => Promise<RetentionPolicy | null
 function receiptsOf(messages: readonly PulledMessage[]): NatsReceipt[] {
   return messages.map((m) => {
     if (m.receipt instanceof NatsReceipt) return m.receipt;
-    throw new NatsSourceError("invalid_argument", `ack() was given a message this NATS connector did not take (position ${m.origin.position})`);
+    throw new NatsSourceError(
+      "invalid_argument",
+      `ack() was given a message this NATS connector did not take (position ${m.origin.position})`,
+    );
   });
 }
 
@@ -41,7 +44,11 @@ async function deleteSettled(session: NatsSession, stream: string, seqs: readonl
   });
 }
 
-export async function settleDeadLetters(session: NatsSession, messages: readonly PulledMessage[], retentionOf: RetentionLookup): Promise<void> {
+export async function settleDeadLetters(
+  session: NatsSession,
+  messages: readonly PulledMessage[],
+  retentionOf: RetentionLookup,
+): Promise<void> {
   const receipts = receiptsOf(messages);
   const byStream = new Map<string, number[]>();
   for (const r of receipts) {
@@ -53,7 +60,8 @@ export async function settleDeadLetters(session: NatsSession, messages: readonly
   try {
     for (const [stream, seqs] of byStream) {
       const retention = await retentionOf(stream);
-      if (retention === RetentionPolicy.Workqueue || retention === RetentionPolicy.Interest) await deleteSettled(session, stream, [...new Set(seqs)]);
+      if (retention === RetentionPolicy.Workqueue || retention === RetentionPolicy.Interest)
+        await deleteSettled(session, stream, [...new Set(seqs)]);
     }
   } catch (err) {
     throw natsFailure(err, "deleting acknowledged dead letters from their stream", session.where);

@@ -55,10 +55,20 @@ describe("parseAdvisory", () => {
 
 describe("parseAckSubject", () => {
   it("reads the v1 form", () => {
-    expect(parseAckSubject("$JS.ACK.ADV_x.r.1.2.2.1796137585718429487.0")).toEqual({ stream: "ADV_x", consumer: "r", deliveries: 1, streamSeq: 2 });
+    expect(parseAckSubject("$JS.ACK.ADV_x.r.1.2.2.1796137585718429487.0")).toEqual({
+      stream: "ADV_x",
+      consumer: "r",
+      deliveries: 1,
+      streamSeq: 2,
+    });
   });
   it("reads the v2 form with domain and account hash", () => {
-    expect(parseAckSubject("$JS.ACK.hub.ACCHASH.ADV_x.r.3.17.9.1796137585718429487.0.rnd")).toEqual({ stream: "ADV_x", consumer: "r", deliveries: 3, streamSeq: 17 });
+    expect(parseAckSubject("$JS.ACK.hub.ACCHASH.ADV_x.r.3.17.9.1796137585718429487.0.rnd")).toEqual({
+      stream: "ADV_x",
+      consumer: "r",
+      deliveries: 3,
+      streamSeq: 17,
+    });
   });
   it.each(["", "_INBOX.abc", "$JS.ACK.too.short", "$JS.ACK.s.c.x.y.1.2.3", "$JS.API.s.c.1.2.2.3.0"])("refuses %j", (s) => {
     expect(parseAckSubject(s)).toBeNull();

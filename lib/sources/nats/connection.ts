@@ -48,7 +48,9 @@ function watchStatus(nc: NatsConnection, label: string): void {
       else if (s.type === "reconnect") console.warn(`[sources:nats] ${label}: reconnected to ${s.server}`);
       else if (s.type === "error") console.error(`[sources:nats] ${label}: server error: ${s.error.message}`);
     }
-  })().catch((err: unknown) => console.error(`[sources:nats] ${label}: status watch ended: ${err instanceof Error ? err.message : String(err)}`));
+  })().catch((err: unknown) =>
+    console.error(`[sources:nats] ${label}: status watch ended: ${err instanceof Error ? err.message : String(err)}`),
+  );
   nc.closed()
     .then((err) => {
       if (err) console.error(`[sources:nats] ${label}: connection closed: ${err.message}`);
@@ -80,7 +82,11 @@ export async function openSession(address: NatsAddress, sourceName: string): Pro
   } catch (err) {
     await nc.close().catch(() => undefined);
     if (isNoResponders(err) || (err instanceof Error && isNoResponders(err.cause))) {
-      throw new NatsSourceError("connect_failed", `opening JetStream at ${address.display}: JetStream is not enabled on this server or account`, { cause: err });
+      throw new NatsSourceError(
+        "connect_failed",
+        `opening JetStream at ${address.display}: JetStream is not enabled on this server or account`,
+        { cause: err },
+      );
     }
     throw natsFailure(err, "opening JetStream", address.display);
   }

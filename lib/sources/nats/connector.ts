@@ -67,8 +67,10 @@ export async function createNatsConnector(config: ConnectorConfig<NatsOptions>):
     },
 
     take: async (max: number, waitMs: number): Promise<PulledMessage[]> => {
-      if (!Number.isSafeInteger(max) || max < 1) throw new NatsSourceError("invalid_argument", `take() needs a whole number of messages ≥ 1, not ${max}`);
-      if (!Number.isFinite(waitMs) || waitMs < 0) throw new NatsSourceError("invalid_argument", `take() needs a wait ≥ 0 ms, not ${waitMs}`);
+      if (!Number.isSafeInteger(max) || max < 1)
+        throw new NatsSourceError("invalid_argument", `take() needs a whole number of messages ≥ 1, not ${max}`);
+      if (!Number.isFinite(waitMs) || waitMs < 0)
+        throw new NatsSourceError("invalid_argument", `take() needs a wait ≥ 0 ms, not ${waitMs}`);
       const s = open();
       // The server ignores a pull for a consumer that does not exist, so take() would only time out: look once.
       if (!consumerSeen) await advisoryConsumerInfo(s, capture, "taking dead letters");

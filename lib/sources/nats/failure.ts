@@ -16,7 +16,9 @@ import { NatsSourceError } from "./errors";
 // the credentials as separate options, so none of the texts used here can contain the password.
 
 export function isNotFound(err: unknown): boolean {
-  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound);
+  return (
+    err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound)
+  );
 }
 
 /**
@@ -25,7 +27,9 @@ export function isNotFound(err: unknown): boolean {
  */
 export function isNoMessage(err: unknown): boolean {
   if (!(err instanceof JetStreamApiError)) return false;
-  return err.code === JetStreamApiCodes.NoMessageFound || err.code === 10043 || (err.code === 10057 && /no message found/i.test(err.message));
+  return (
+    err.code === JetStreamApiCodes.NoMessageFound || err.code === 10043 || (err.code === 10057 && /no message found/i.test(err.message))
+  );
 }
 
 /** Nothing subscribes to the request's subject (no stream for a publish, JetStream down for an API call). */

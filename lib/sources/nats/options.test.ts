@@ -6,7 +6,11 @@ describe("natsOptionsSchema", () => {
     expect(natsOptionsSchema.parse({ stream: "ORDERS" })).toEqual({ stream: "ORDERS", ackWaitMs: 30_000 });
   });
   it("keeps a consumer", () => {
-    expect(natsOptionsSchema.parse({ stream: "ORDERS", consumer: "billing-v2", ackWaitMs: 1000 })).toEqual({ stream: "ORDERS", consumer: "billing-v2", ackWaitMs: 1000 });
+    expect(natsOptionsSchema.parse({ stream: "ORDERS", consumer: "billing-v2", ackWaitMs: 1000 })).toEqual({
+      stream: "ORDERS",
+      consumer: "billing-v2",
+      ackWaitMs: 1000,
+    });
   });
   it.each([
     [{}, "stream", "string"],
@@ -34,20 +38,32 @@ describe("parseNatsUrl", () => {
       ok: true,
       address: { server: "127.0.0.1:4222", tls: false, auth: { kind: "none" }, display: "nats://127.0.0.1:4222" },
     });
-    expect(parseNatsUrl("nats://broker.internal:4333/").ok && parseNatsUrl("nats://broker.internal:4333/")).toMatchObject({ address: { server: "broker.internal:4333" } });
+    expect(parseNatsUrl("nats://broker.internal:4333/").ok && parseNatsUrl("nats://broker.internal:4333/")).toMatchObject({
+      address: { server: "broker.internal:4333" },
+    });
   });
   it("reads a user and password, percent-decoded, outside the server string", () => {
     const r = parseNatsUrl("nats://app:p%40ss%3Aword@10.0.0.5:4222");
     expect(r).toEqual({
       ok: true,
-      address: { server: "10.0.0.5:4222", tls: false, auth: { kind: "user", user: "app", pass: "p@ss:word" }, display: "nats://10.0.0.5:4222" },
+      address: {
+        server: "10.0.0.5:4222",
+        tls: false,
+        auth: { kind: "user", user: "app", pass: "p@ss:word" },
+        display: "nats://10.0.0.5:4222",
+      },
     });
   });
   it("reads a lone userinfo as a token", () => {
-    expect(parseNatsUrl("nats://s3cr3t@localhost").ok && parseNatsUrl("nats://s3cr3t@localhost")).toMatchObject({ address: { auth: { kind: "token", token: "s3cr3t" } } });
+    expect(parseNatsUrl("nats://s3cr3t@localhost").ok && parseNatsUrl("nats://s3cr3t@localhost")).toMatchObject({
+      address: { auth: { kind: "token", token: "s3cr3t" } },
+    });
   });
   it("asks for TLS with tls://", () => {
-    expect(parseNatsUrl("tls://nats.example.com:4443")).toMatchObject({ ok: true, address: { tls: true, server: "nats.example.com:4443" } });
+    expect(parseNatsUrl("tls://nats.example.com:4443")).toMatchObject({
+      ok: true,
+      address: { tls: true, server: "nats.example.com:4443" },
+    });
   });
   it("keeps IPv6 hosts bracketed", () => {
     expect(parseNatsUrl("nats://[::1]:4222")).toMatchObject({ ok: true, address: { server: "[::1]:4222" } });

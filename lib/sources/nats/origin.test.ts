@@ -26,9 +26,12 @@ describe("utcMicros", () => {
   ])("%s → %s", (input, out) => {
     expect(utcMicros(input)).toBe(out);
   });
-  it.each(["", "yesterday", "2026-12-01 15:06:25Z", "2026-12-01T15:06:25", "0001-01-01T00:00:00Z junk", "2026-13-45T99:00:00Z"])("rejects %j", (s) => {
-    expect(utcMicros(s)).toBeNull();
-  });
+  it.each(["", "yesterday", "2026-12-01 15:06:25Z", "2026-12-01T15:06:25", "0001-01-01T00:00:00Z junk", "2026-13-45T99:00:00Z"])(
+    "rejects %j",
+    (s) => {
+      expect(utcMicros(s)).toBeNull();
+    },
+  );
 });
 
 describe("headersToJson", () => {

@@ -1,5 +1,13 @@
 import "server-only";
-import { AckPolicy, DeliverPolicy, JetStreamApiError, RetentionPolicy, StorageType, type ConsumerInfo, type StreamConfig } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerInfo,
+  type StreamConfig,
+} from "@nats-io/jetstream";
 import { millis, nanos } from "@nats-io/transport-node";
 import type { NatsSession } from "./connection";
 import { NatsSourceError } from "./errors";
@@ -51,7 +59,10 @@ async function ensureStream(session: NatsSession, capture: AdvisoryCapture, opti
   // It exists with another configuration: the source's stream or consumer changed since the last provision().
   const info = await session.jsm.streams.info(capture.stream);
   if (info.config.storage !== StorageType.File || info.config.retention !== RetentionPolicy.Workqueue) {
-    throw new NatsSourceError("broker_error", `stream ${capture.stream} exists at ${session.where} with another storage or retention; delete it or deprovision the source first`);
+    throw new NatsSourceError(
+      "broker_error",
+      `stream ${capture.stream} exists at ${session.where} with another storage or retention; delete it or deprovision the source first`,
+    );
   }
   if (!sameSubjects(info.config.subjects, capture.subjects)) {
     await session.jsm.streams.update(capture.stream, { ...info.config, subjects: [...capture.subjects], description: wanted.description });
@@ -62,7 +73,10 @@ async function ensureConsumer(session: NatsSession, capture: AdvisoryCapture, op
   try {
     const info = await session.jsm.consumers.info(capture.stream, capture.consumer);
     if (millis(info.config.ack_wait ?? 0) !== options.ackWaitMs || info.config.max_ack_pending !== MAX_ACK_PENDING) {
-      await session.jsm.consumers.update(capture.stream, capture.consumer, { ack_wait: nanos(options.ackWaitMs), max_ack_pending: MAX_ACK_PENDING });
+      await session.jsm.consumers.update(capture.stream, capture.consumer, {
+        ack_wait: nanos(options.ackWaitMs),
+        max_ack_pending: MAX_ACK_PENDING,
+      });
     }
     return;
   } catch (err) {
@@ -79,12 +93,18 @@ async function ensureConsumer(session: NatsSession, capture: AdvisoryCapture, op
   });
 }
 
-export async function provisionCapture(session: NatsSession, capture: AdvisoryCapture, options: NatsOptions, sourceName: string): Promise<void> {
+export async function provisionCapture(
+  session: NatsSession,
+  capture: AdvisoryCapture,
+  options: NatsOptions,
+  sourceName: string,
+): Promise<void> {
   try {
     // A stream name with a typo would capture nothing, silently, for ever.
     await session.jsm.streams.info(options.stream);
   } catch (err) {
-    if (isNotFound(err)) throw new NatsSourceError("invalid_config", `stream ${options.stream} does not exist at ${session.where}`, { cause: err });
+    if (isNotFound(err))
+      throw new NatsSourceError("invalid_config", `stream ${options.stream} does not exist at ${session.where}`, { cause: err });
     throw natsFailure(err, `looking up stream ${options.stream}`, session.where);
   }
   try {
@@ -113,9 +133,13 @@ export async function advisoryConsumerInfo(session: NatsSession, capture: Adviso
     return await session.jsm.consumers.info(capture.stream, capture.consumer);
   } catch (err) {
     if (isNotFound(err)) {
-      throw new NatsSourceError("not_provisioned", `${doing}: advisory consumer ${capture.consumer} on stream ${capture.stream} does not exist at ${session.where} (has provision() run?)`, {
-        cause: err,
-      });
+      throw new NatsSourceError(
+        "not_provisioned",
+        `${doing}: advisory consumer ${capture.consumer} on stream ${capture.stream} does not exist at ${session.where} (has provision() run?)`,
+        {
+          cause: err,
+        },
+      );
     }
     throw natsFailure(err, doing, session.where);
   }

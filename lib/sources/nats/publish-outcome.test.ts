@@ -19,10 +19,18 @@ describe("publishFailed", () => {
     const cause = new RequestError("no responders", { cause: new NoRespondersError("orders.created") });
     const err = Object.assign(new Error("jetstream is not enabled", { cause }), { name: "JetStreamNotEnabled" });
     const r = publishFailed(err, "orders.created", "ORDERS", WHERE);
-    expect(r).toEqual({ outcome: "failed", error: expect.stringContaining("no JetStream stream captures subject orders.created"), retryable: true });
+    expect(r).toEqual({
+      outcome: "failed",
+      error: expect.stringContaining("no JetStream stream captures subject orders.created"),
+      retryable: true,
+    });
   });
   it("retries a timeout", () => {
-    expect(publishFailed(new TimeoutError(), "s", "S", WHERE)).toMatchObject({ outcome: "failed", retryable: true, error: expect.stringContaining("did not answer") });
+    expect(publishFailed(new TimeoutError(), "s", "S", WHERE)).toMatchObject({
+      outcome: "failed",
+      retryable: true,
+      error: expect.stringContaining("did not answer"),
+    });
   });
   it("retries a closed connection", () => {
     expect(publishFailed(new ClosedConnectionError(), "s", "S", WHERE)).toMatchObject({ retryable: true });
@@ -35,7 +43,9 @@ describe("publishFailed", () => {
     expect(publishFailed(apiError(503, 10077, "maximum messages exceeded"), "s", "S", WHERE)).toMatchObject({ retryable: true });
   });
   it("does not retry a message the stream will never take", () => {
-    expect(publishFailed(apiError(400, 10054, "message size exceeds maximum allowed"), "s", "S", WHERE)).toMatchObject({ retryable: false });
+    expect(publishFailed(apiError(400, 10054, "message size exceeds maximum allowed"), "s", "S", WHERE)).toMatchObject({
+      retryable: false,
+    });
   });
   it("does not retry a permission the user lacks", () => {
     const err = new PermissionViolationError('Permissions Violation for Publish to "s"', "publish", "s");

@@ -20,12 +20,20 @@ export function publishFailed(err: unknown, subject: string, stream: string, whe
   // The client reports "no responders" to a publish as "jetstream is not enabled" (the RequestError is its cause);
   // for a publish it means that no stream captures the subject (any more), which an operator can fix.
   if (isNoResponders(err) || (err instanceof Error && isNoResponders(err.cause))) {
-    return { outcome: "failed", error: `no JetStream stream captures subject ${subject} at ${where} (it was in stream ${stream})`, retryable: true };
+    return {
+      outcome: "failed",
+      error: `no JetStream stream captures subject ${subject} at ${where} (it was in stream ${stream})`,
+      retryable: true,
+    };
   }
   if (err instanceof JetStreamApiError) {
     const retryable = LATER.has(err.code) || err.status === 503;
     const hint = err.code === 10060 ? ` (subject ${subject} now lands in another stream than ${stream})` : "";
-    return { outcome: "failed", error: `JetStream refused the publish to ${subject}: ${err.message}${hint} (error ${err.code})`, retryable };
+    return {
+      outcome: "failed",
+      error: `JetStream refused the publish to ${subject}: ${err.message}${hint} (error ${err.code})`,
+      retryable,
+    };
   }
   const failure = natsFailure(err, `publishing to ${subject}`, where);
   const retryable = failure.code !== "auth_failed" && failure.code !== "invalid_config";

@@ -17,7 +17,11 @@ export async function publishBack(session: NatsSession, message: OutgoingMessage
     return { outcome: "failed", error: `a ${destination.type} dead letter cannot be published to NATS`, retryable: false };
   }
   if (destination.subject === "") {
-    return { outcome: "failed", error: "the dead letter's subject is unknown (its message was gone when it was pulled), so it has nowhere to go", retryable: false };
+    return {
+      outcome: "failed",
+      error: "the dead letter's subject is unknown (its message was gone when it was pulled), so it has nowhere to go",
+      retryable: false,
+    };
   }
   if (message.key === "") return { outcome: "failed", error: "the idempotency key is empty", retryable: false };
 

@@ -54,7 +54,13 @@ export function pullBatch(nc: NatsConnection, target: PullTarget, batch: number,
       },
     });
     const timer = setTimeout(
-      () => finish(new NatsSourceError("timeout", `no answer to the pull from ${target.stream}/${target.consumer} within ${waitMs + ANSWER_GRACE_MS} ms (server down or restarting, or the consumer deleted?)`)),
+      () =>
+        finish(
+          new NatsSourceError(
+            "timeout",
+            `no answer to the pull from ${target.stream}/${target.consumer} within ${waitMs + ANSWER_GRACE_MS} ms (server down or restarting, or the consumer deleted?)`,
+          ),
+        ),
       waitMs + ANSWER_GRACE_MS,
     );
     try {
@@ -69,7 +75,8 @@ function pullStatusError(code: number, description: string, target: PullTarget):
   const which = `advisory consumer ${target.consumer} on stream ${target.stream}`;
   // No subscriber on the consumer's API subject: the server answers 503 "no responders".
   if (code === 503) return new NatsSourceError("not_provisioned", `the ${which} does not exist (has provision() run?)`);
-  if (/consumer deleted|stream deleted/i.test(description)) return new NatsSourceError("not_provisioned", `the ${which} was deleted (${description})`);
+  if (/consumer deleted|stream deleted/i.test(description))
+    return new NatsSourceError("not_provisioned", `the ${which} was deleted (${description})`);
   return new NatsSourceError("broker_error", `the ${which} refused the pull: ${code} ${description}`.trim());
 }
 
@@ -79,7 +86,10 @@ export async function ackReplies(nc: NatsConnection, replies: Iterable<string>, 
   // While the client reconnects, flush() waits for the server to come back; the caller must hear about it.
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NatsSourceError("timeout", `the server did not confirm the acknowledgements within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new NatsSourceError("timeout", `the server did not confirm the acknowledgements within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   try {
     await Promise.race([nc.flush(), late]);

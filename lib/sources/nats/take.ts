@@ -88,15 +88,29 @@ async function resolve(session: NatsSession, capture: AdvisoryCapture, slots: re
     }
     const receipt = new NatsReceipt(replies, advisory.stream, advisory.stream_seq);
     const stored = lookup.found;
-    const origin = deadLetterOrigin(advisory, { subject: stored.subject, seq: stored.seq, timestamp: stored.timestamp, headers: stored.header }, consumers);
+    const origin = deadLetterOrigin(
+      advisory,
+      { subject: stored.subject, seq: stored.seq, timestamp: stored.timestamp, headers: stored.header },
+      consumers,
+    );
     return { body: Buffer.from(stored.data), origin, receipt };
   });
 }
 
-export async function takeDeadLetters(session: NatsSession, capture: AdvisoryCapture, max: number, waitMs: number): Promise<PulledMessage[]> {
+export async function takeDeadLetters(
+  session: NatsSession,
+  capture: AdvisoryCapture,
+  max: number,
+  waitMs: number,
+): Promise<PulledMessage[]> {
   let deliveries: Msg[];
   try {
-    deliveries = await pullBatch(session.nc, { apiPrefix: session.js.apiPrefix, stream: capture.stream, consumer: capture.consumer }, max, waitMs);
+    deliveries = await pullBatch(
+      session.nc,
+      { apiPrefix: session.js.apiPrefix, stream: capture.stream, consumer: capture.consumer },
+      max,
+      waitMs,
+    );
   } catch (err) {
     throw natsFailure(err, `pulling advisories from ${capture.stream}`, session.where);
   }

@@ -16,7 +16,10 @@ export async function createRabbitmqConnector(config: ConnectorConfig<RabbitmqOp
   const options = rabbitmqOptionsSchema.safeParse(config.options);
   if (!options.success) {
     const issue = options.error.issues[0];
-    throw new RabbitmqSourceError("invalid_config", `RabbitMQ source '${config.name}': ${issue?.path.join(".") || "options"} ${issue?.message ?? "are not valid"}`);
+    throw new RabbitmqSourceError(
+      "invalid_config",
+      `RabbitMQ source '${config.name}': ${issue?.path.join(".") || "options"} ${issue?.message ?? "are not valid"}`,
+    );
   }
   const url = parseRabbitmqUrl(config.url);
   if (!url.ok) throw new RabbitmqSourceError("invalid_config", `RabbitMQ source '${config.name}': the URL ${url.message}`);
@@ -38,7 +41,10 @@ export async function createRabbitmqConnector(config: ConnectorConfig<RabbitmqOp
       await checks.queueMessageCount(queue);
     } catch (err) {
       if (err instanceof RabbitmqSourceError && err.code === "not_found") {
-        throw new RabbitmqSourceError("not_found", `${err.message}. Redrive drains an existing dead-letter queue and never creates one: declare '${queue}' (and the dead-letter exchange that feeds it) first`);
+        throw new RabbitmqSourceError(
+          "not_found",
+          `${err.message}. Redrive drains an existing dead-letter queue and never creates one: declare '${queue}' (and the dead-letter exchange that feeds it) first`,
+        );
       }
       throw err;
     }
@@ -61,7 +67,8 @@ export async function createRabbitmqConnector(config: ConnectorConfig<RabbitmqOp
       open();
       const receipts = messages.map((m) => m.receipt);
       const foreign = receipts.filter((r) => !(r instanceof Delivery)).length;
-      if (foreign > 0) throw new RabbitmqSourceError("invalid_config", `${foreign} message(s) to acknowledge were not taken by this RabbitMQ connector`);
+      if (foreign > 0)
+        throw new RabbitmqSourceError("invalid_config", `${foreign} message(s) to acknowledge were not taken by this RabbitMQ connector`);
       await reader.ack(receipts.filter((r): r is Delivery => r instanceof Delivery));
     },
     publish: async (message) => {

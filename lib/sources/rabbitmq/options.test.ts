@@ -22,7 +22,14 @@ describe("parseRabbitmqUrl", () => {
     const r = parseRabbitmqUrl("amqps://ops:s%40cret@mq.example.com/prod%2Fa");
     expect(r).toEqual({
       ok: true,
-      url: { protocol: "amqps", hostname: "mq.example.com", port: 5671, vhost: "prod/a", username: "ops", display: "amqps://ops:***@mq.example.com/prod%2Fa" },
+      url: {
+        protocol: "amqps",
+        hostname: "mq.example.com",
+        port: 5671,
+        vhost: "prod/a",
+        username: "ops",
+        display: "amqps://ops:***@mq.example.com/prod%2Fa",
+      },
     });
   });
 

@@ -11,7 +11,10 @@ export const rabbitmqOptionsSchema = z.strictObject({
     .string({ error: "must be the name of the dead-letter queue" })
     .min(1, "must be the name of the dead-letter queue")
     .refine((q) => q.trim() === q, "must not start or end with white space (RabbitMQ would take it as part of the name)")
-    .refine((q) => Buffer.byteLength(q, "utf8") <= SHORTSTR_BYTES, `must be at most ${SHORTSTR_BYTES} bytes (AMQP's limit for a queue name)`),
+    .refine(
+      (q) => Buffer.byteLength(q, "utf8") <= SHORTSTR_BYTES,
+      `must be at most ${SHORTSTR_BYTES} bytes (AMQP's limit for a queue name)`,
+    ),
 });
 
 export type RabbitmqOptions = z.output<typeof rabbitmqOptionsSchema>;
@@ -48,7 +51,10 @@ export function parseRabbitmqUrl(raw: string): ParsedRabbitmqUrl {
   if (hostname === "") return { ok: false, message: "names no host (expected amqp://user:password@host:5672/vhost)" };
   const path = u.pathname.replace(/^\//, "");
   if (path.includes("/")) {
-    return { ok: false, message: `has more than one path segment ("/${path}"): the path is the virtual host; write a "/" inside it as %2F` };
+    return {
+      ok: false,
+      message: `has more than one path segment ("/${path}"): the path is the virtual host; write a "/" inside it as %2F`,
+    };
   }
   let vhost: string;
   try {

@@ -113,9 +113,30 @@ describe("toOrigin", () => {
     msg.properties.headers = {
       // A retry loop: rejected from q.work into q.retry, expired back, finally past q.work's delivery limit.
       "x-death": [
-        { count: 1, reason: "delivery_limit", queue: "q.work", time: { "!": "timestamp", value: 300 }, exchange: "x.retry", "routing-keys": ["retry.key"] },
-        { count: 2, reason: "expired", queue: "q.retry", time: { "!": "timestamp", value: 200 }, exchange: "x.dlx", "routing-keys": ["q.work"] },
-        { count: 2, reason: "rejected", queue: "q.work", time: { "!": "timestamp", value: 100 }, exchange: "x.work", "routing-keys": ["orders.eu", "orders.us"] },
+        {
+          count: 1,
+          reason: "delivery_limit",
+          queue: "q.work",
+          time: { "!": "timestamp", value: 300 },
+          exchange: "x.retry",
+          "routing-keys": ["retry.key"],
+        },
+        {
+          count: 2,
+          reason: "expired",
+          queue: "q.retry",
+          time: { "!": "timestamp", value: 200 },
+          exchange: "x.dlx",
+          "routing-keys": ["q.work"],
+        },
+        {
+          count: 2,
+          reason: "rejected",
+          queue: "q.work",
+          time: { "!": "timestamp", value: 100 },
+          exchange: "x.work",
+          "routing-keys": ["orders.eu", "orders.us"],
+        },
       ],
       "x-first-death-exchange": "x.work",
       "x-first-death-queue": "q.work",
@@ -166,7 +187,9 @@ describe("toOrigin", () => {
   it("keeps the default exchange ('') as the destination of a message sent straight to a queue", () => {
     const msg = rejected();
     msg.properties.headers = {
-      "x-death": [{ count: 1, reason: "expired", queue: "q.work", time: { "!": "timestamp", value: 1 }, exchange: "", "routing-keys": ["q.work"] }],
+      "x-death": [
+        { count: 1, reason: "expired", queue: "q.work", time: { "!": "timestamp", value: 1 }, exchange: "", "routing-keys": ["q.work"] },
+      ],
       "x-first-death-exchange": "",
       "x-first-death-queue": "q.work",
       "x-first-death-reason": "expired",

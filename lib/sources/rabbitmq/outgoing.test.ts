@@ -39,7 +39,12 @@ function origin(over: Partial<Origin> = {}): Origin {
   };
 }
 
-const message = (over: Partial<OutgoingMessage> = {}): OutgoingMessage => ({ key: "key-1", body: Buffer.from("{}"), origin: origin(), ...over });
+const message = (over: Partial<OutgoingMessage> = {}): OutgoingMessage => ({
+  key: "key-1",
+  body: Buffer.from("{}"),
+  origin: origin(),
+  ...over,
+});
 
 describe("planPublish", () => {
   it("publishes to the first death's exchange and routing key, mandatory, with the key as message_id", () => {
@@ -85,7 +90,9 @@ describe("planPublish", () => {
   });
 
   it("refuses what cannot be published: no routing key, another broker's origin, a key too long for message_id", () => {
-    const noKey = planPublish(message({ origin: origin({ destination: { type: "rabbitmq", exchange: "", routingKeys: [], queue: null } }) }));
+    const noKey = planPublish(
+      message({ origin: origin({ destination: { type: "rabbitmq", exchange: "", routingKeys: [], queue: null } }) }),
+    );
     expect(noKey).toEqual({ ok: false, problem: expect.stringContaining("no routing key") });
     const nats = planPublish(message({ origin: origin({ destination: { type: "nats", subject: "s", stream: "S" } }) }));
     expect(nats).toEqual({ ok: false, problem: expect.stringContaining("nats") });

@@ -40,7 +40,8 @@ export class PassiveChecks {
     if (replyCode(err) === 404) {
       return new RabbitmqSourceError("not_found", `${what} does not exist on RabbitMQ at ${this.session.label}: ${replyText(text)}`);
     }
-    if (replyCode(err) === 403) return new RabbitmqSourceError("refused", `RabbitMQ at ${this.session.label} refused access to ${what}: ${replyText(text)}`);
+    if (replyCode(err) === 403)
+      return new RabbitmqSourceError("refused", `RabbitMQ at ${this.session.label} refused access to ${what}: ${replyText(text)}`);
     return new RabbitmqSourceError("connection_lost", `could not check ${what} on RabbitMQ at ${this.session.label}: ${text}`);
   }
 }

@@ -38,7 +38,12 @@ export class Publisher {
     session: AmqpSession,
     private readonly checks: PassiveChecks,
   ) {
-    this.slot = new ChannelSlot(session, confirmChannel, (channel) => this.watch(channel), () => this.checkedExchanges.clear());
+    this.slot = new ChannelSlot(
+      session,
+      confirmChannel,
+      (channel) => this.watch(channel),
+      () => this.checkedExchanges.clear(),
+    );
   }
 
   async publish(message: OutgoingMessage): Promise<PublishResult> {
@@ -82,7 +87,10 @@ export class Publisher {
         else state.pending.delete(key);
         resolve(result);
       };
-      const timer = setTimeout(() => settle(failed(`RabbitMQ did not confirm the publish within ${CONFIRM_TIMEOUT_MS / 1000} s; it may still arrive`, true)), CONFIRM_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => settle(failed(`RabbitMQ did not confirm the publish within ${CONFIRM_TIMEOUT_MS / 1000} s; it may still arrive`, true)),
+        CONFIRM_TIMEOUT_MS,
+      );
       const where = `exchange '${exchange}' with routing key '${routingKey}'`;
       try {
         const ok = channel.publish(exchange, routingKey, content, options, (err: unknown) => {

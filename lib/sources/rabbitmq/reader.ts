@@ -159,7 +159,8 @@ export class DeadLetterReader {
   private failure(err: unknown, what: string): RabbitmqSourceError {
     const text = this.session.describe(err);
     if (err instanceof RabbitmqSourceError) return err;
-    if (replyCode(err) === 404) return new RabbitmqSourceError("not_found", `${what}: queue '${this.queue}' does not exist (${replyText(text)})`);
+    if (replyCode(err) === 404)
+      return new RabbitmqSourceError("not_found", `${what}: queue '${this.queue}' does not exist (${replyText(text)})`);
     if (replyCode(err) === 403) return new RabbitmqSourceError("refused", `${what}: ${replyText(text)}`);
     const reason = this.slot.closeReason;
     return new RabbitmqSourceError("connection_lost", `${what} on RabbitMQ at ${this.session.label}: ${reason ?? text}`);

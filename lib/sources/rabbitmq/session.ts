@@ -91,7 +91,10 @@ export class AmqpSession {
     // whose reason amqplib does not pass on: it says only "Expected ConnectionOpenOk; got <ConnectionClose …>".
     if (String(code) === "530" || /ConnectionOpenOk; got <ConnectionClose/.test(text)) {
       const user = this.where.username ?? "guest";
-      return new RabbitmqSourceError("refused", `RabbitMQ at ${this.label} refused to open the virtual host: it does not exist, or user '${user}' may not use it`);
+      return new RabbitmqSourceError(
+        "refused",
+        `RabbitMQ at ${this.label} refused to open the virtual host: it does not exist, or user '${user}' may not use it`,
+      );
     }
     return new RabbitmqSourceError("unreachable", `cannot connect to RabbitMQ at ${this.label}: ${text}`);
   }
@@ -136,7 +139,10 @@ export class ChannelSlot<C extends Channel> {
     try {
       channel = await this.open(model);
     } catch (err) {
-      throw new RabbitmqSourceError("connection_lost", `cannot open a channel to RabbitMQ at ${this.session.label}: ${this.session.describe(err)}`);
+      throw new RabbitmqSourceError(
+        "connection_lost",
+        `cannot open a channel to RabbitMQ at ${this.session.label}: ${this.session.describe(err)}`,
+      );
     }
     channel.on("error", (err: Error) => {
       this.closeReason = this.session.describe(err);

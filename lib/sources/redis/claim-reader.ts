@@ -94,7 +94,15 @@ export function claimReader(conn: RedisConnection, options: RedisOptions): DeadL
     const found = await candidates(max);
     if (found.length === 0) return [];
     const deliveries = new Map(found.map((c) => [c.id, c.deliveries]));
-    const reply = claimReply(await bin.claimDead(stream, group, consumer, minIdleMs, found.map((c) => c.id)));
+    const reply = claimReply(
+      await bin.claimDead(
+        stream,
+        group,
+        consumer,
+        minIdleMs,
+        found.map((c) => c.id),
+      ),
+    );
     return [
       ...reply.claimed.map((e) => hand(e, deliveries.get(e.id) ?? maxDeliveries)),
       // Not claimed (XCLAIM would drop them): they stay pending in the application's consumer until acked.

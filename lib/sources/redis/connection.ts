@@ -46,7 +46,13 @@ function newClient(url: string, name: string) {
 export type RedisConnection = ReturnType<typeof newClient>;
 
 /** A connected client with its 'error' listener in place, so a server going away never crashes the process. */
-export async function connect(url: string, target: RedisTarget, sourceName: string, role: "main" | "read", events: ConnectionEvents): Promise<RedisConnection> {
+export async function connect(
+  url: string,
+  target: RedisTarget,
+  sourceName: string,
+  role: "main" | "read",
+  events: ConnectionEvents,
+): Promise<RedisConnection> {
   const client = newClient(url, clientName(sourceName, role));
   // Before the first connection the rejection of connect() says what went wrong; after it, the listener does.
   let connected = false;

@@ -108,7 +108,10 @@ export async function createRedisConnector(config: ConnectorConfig<RedisOptions>
       for (const m of messages) {
         const r = m.receipt;
         if (!isRedisReceipt(r) || r.stream !== reader.stream || r.group !== reader.group) {
-          throw new RedisSourceError("invalid_receipt", `ack: message ${m.origin.position} was not taken from group "${reader.group}" of "${reader.stream}"`);
+          throw new RedisSourceError(
+            "invalid_receipt",
+            `ack: message ${m.origin.position} was not taken from group "${reader.group}" of "${reader.stream}"`,
+          );
         }
         ids.push(r.id);
       }
@@ -129,7 +132,11 @@ export async function createRedisConnector(config: ConnectorConfig<RedisOptions>
       if (closing.signal.aborted) return failed(closedError().message, true);
       try {
         const code = integerReply(
-          await main.publishGated(`${options.gatePrefix}${message.key}`, d.stream, toFieldArgs(d.field, message.body, message.origin.headers)),
+          await main.publishGated(
+            `${options.gatePrefix}${message.key}`,
+            d.stream,
+            toFieldArgs(d.field, message.body, message.origin.headers),
+          ),
           "publish script",
         );
         if (code === GATE.applied) return { outcome: "applied" };

@@ -23,7 +23,8 @@ describe("sourceError", () => {
     const refused = new ErrorReply("WRONGPASS invalid username-password pair");
     expect(sourceError(new ReconnectStrategyError(refused, refused), target, "connecting")).toMatchObject({
       code: "auth_failed",
-      message: "connecting on redis://cache:6379/0 failed: WRONGPASS invalid username-password pair (check the user name and password in the source URL)",
+      message:
+        "connecting on redis://cache:6379/0 failed: WRONGPASS invalid username-password pair (check the user name and password in the source URL)",
     });
   });
 

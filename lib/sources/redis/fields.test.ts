@@ -5,7 +5,10 @@ const b = (s: string) => Buffer.from(s, "utf8");
 
 describe("decodeFields", () => {
   it("takes the first body field as the body and keeps a repeated one as a header", () => {
-    const d = decodeFields([b("body"), b("one"), b("body"), b("two"), b("tag"), b("a"), b("tag"), b("b"), b("tag"), Buffer.from([0xfe])], "body");
+    const d = decodeFields(
+      [b("body"), b("one"), b("body"), b("two"), b("tag"), b("a"), b("tag"), b("b"), b("tag"), Buffer.from([0xfe])],
+      "body",
+    );
     expect(d.body?.toString()).toBe("one");
     expect(d.headers).toEqual({ body: "two", tag: ["a", "b", { base64: "/g==" }] });
     expect(d.names).toEqual(["body", "body", "tag", "tag", "tag"]);
@@ -29,11 +32,24 @@ describe("toFieldArgs", () => {
     const d = decodeFields(pairs, "body");
     const args = toFieldArgs("body", d.body as Buffer, d.headers).map((a) => (typeof a === "string" ? b(a) : a));
     expect(args.map((a) => a.toString("hex"))).toEqual(
-      [b("body"), Buffer.from([0xff, 0x00]), b("tag"), b("a"), b("tag"), b("b"), b("sig"), Buffer.from([0x80])].map((a) => a.toString("hex")),
+      [b("body"), Buffer.from([0xff, 0x00]), b("tag"), b("a"), b("tag"), b("b"), b("sig"), Buffer.from([0x80])].map((a) =>
+        a.toString("hex"),
+      ),
     );
   });
 
   it("writes values no Redis entry produces as text", () => {
-    expect(toFieldArgs("body", b("x"), { n: 1, t: true, z: null, o: { a: 1 } })).toEqual(["body", b("x"), "n", "1", "t", "true", "z", "", "o", '{"a":1}']);
+    expect(toFieldArgs("body", b("x"), { n: 1, t: true, z: null, o: { a: 1 } })).toEqual([
+      "body",
+      b("x"),
+      "n",
+      "1",
+      "t",
+      "true",
+      "z",
+      "",
+      "o",
+      '{"a":1}',
+    ]);
   });
 });

@@ -34,7 +34,14 @@ describe("redisOptionsSchema", () => {
 describe("parseRedisUrl", () => {
   it("accepts redis:// and rediss:// and describes the target without credentials", () => {
     const r = parseRedisUrl("rediss://app:p%40ss@cache.example:6380/2");
-    expect(r).toEqual({ ok: true, target: { display: "rediss://cache.example:6380/2", tls: true, secrets: ["p%40ss", "p@ss", "rediss://app:p%40ss@cache.example:6380/2"] } });
+    expect(r).toEqual({
+      ok: true,
+      target: {
+        display: "rediss://cache.example:6380/2",
+        tls: true,
+        secrets: ["p%40ss", "p@ss", "rediss://app:p%40ss@cache.example:6380/2"],
+      },
+    });
     expect(parseRedisUrl("redis://127.0.0.1")).toMatchObject({ ok: true, target: { display: "redis://127.0.0.1:6379/0", tls: false } });
   });
 

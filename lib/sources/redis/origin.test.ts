@@ -8,7 +8,10 @@ const dlq = { mode: "dead_letter_stream", dlqStream: "orders:dlq", stream: "orde
 describe("toPulled, claim mode", () => {
   it("keeps the body's bytes and turns the other fields into headers", () => {
     const body = Buffer.from([0xff, 0x00, 0xc3, 0x28]);
-    const t = toPulled({ id: "1764600000000-7", fields: [b("event"), b("parcel.updated"), b("body"), body, b("sig"), Buffer.from([0x80, 0x81])] }, claim);
+    const t = toPulled(
+      { id: "1764600000000-7", fields: [b("event"), b("parcel.updated"), b("body"), body, b("sig"), Buffer.from([0x80, 0x81])] },
+      claim,
+    );
     expect(t.problem).toBeUndefined();
     expect(t.body.equals(body)).toBe(true);
     expect(t.origin).toEqual({
@@ -45,7 +48,10 @@ describe("toPulled, claim mode", () => {
 describe("toPulled, dead-letter stream mode", () => {
   it("publishes back to the stream the entry names, dated by its source id, dead when it was copied", () => {
     const t = toPulled(
-      { id: "1764600060000-0", fields: [b("body"), b("{}"), b("source_stream"), b("parcels"), b("source_id"), b("1764600000000-3"), b("error"), b("boom")] },
+      {
+        id: "1764600060000-0",
+        fields: [b("body"), b("{}"), b("source_stream"), b("parcels"), b("source_id"), b("1764600000000-3"), b("error"), b("boom")],
+      },
       dlq,
     );
     expect(t.origin).toMatchObject({

@@ -11,14 +11,23 @@ export interface RedisReceipt {
 
 export function isRedisReceipt(r: unknown): r is RedisReceipt {
   return (
-    typeof r === "object" && r !== null && "kind" in r && r.kind === "redis" &&
-    "stream" in r && typeof r.stream === "string" && "group" in r && typeof r.group === "string" &&
-    "id" in r && typeof r.id === "string"
+    typeof r === "object" &&
+    r !== null &&
+    "kind" in r &&
+    r.kind === "redis" &&
+    "stream" in r &&
+    typeof r.stream === "string" &&
+    "group" in r &&
+    typeof r.group === "string" &&
+    "id" in r &&
+    typeof r.id === "string"
   );
 }
 
 export function pulled(t: Translated, receipt: RedisReceipt): PulledMessage {
-  return t.problem === undefined ? { body: t.body, origin: t.origin, receipt } : { body: t.body, origin: t.origin, receipt, problem: t.problem };
+  return t.problem === undefined
+    ? { body: t.body, origin: t.origin, receipt }
+    : { body: t.body, origin: t.origin, receipt, problem: t.problem };
 }
 
 /** One way of finding dead letters (claim mode, dlqStream mode); the connector adds acks, publish and errors. */

@@ -5,7 +5,15 @@ const b = (s: string) => Buffer.from(s);
 
 describe("replies", () => {
   it("reads XREADGROUP's streams, including an entry that is gone", () => {
-    const reply = [{ name: b("dlq"), messages: [{ id: b("1-0"), message: [b("body"), b("x")] }, { id: b("2-0"), message: null }] }];
+    const reply = [
+      {
+        name: b("dlq"),
+        messages: [
+          { id: b("1-0"), message: [b("body"), b("x")] },
+          { id: b("2-0"), message: null },
+        ],
+      },
+    ];
     expect(readGroupEntries(reply)).toEqual([
       { id: "1-0", fields: [b("body"), b("x")] },
       { id: "2-0", fields: null },
@@ -14,7 +22,10 @@ describe("replies", () => {
   });
 
   it("reads the claim script's reply", () => {
-    expect(claimReply([[[b("1-0"), [b("body"), b("x")]]], [b("2-0")]])).toEqual({ claimed: [{ id: "1-0", fields: [b("body"), b("x")] }], gone: ["2-0"] });
+    expect(claimReply([[[b("1-0"), [b("body"), b("x")]]], [b("2-0")]])).toEqual({
+      claimed: [{ id: "1-0", fields: [b("body"), b("x")] }],
+      gone: ["2-0"],
+    });
     expect(claimReply([[], []])).toEqual({ claimed: [], gone: [] });
   });
 

@@ -53,7 +53,14 @@ for i = 4, #ARGV do
   end
 end
 return {claimed, gone}`,
-  parseCommand(parser: CommandParser, stream: RedisArgument, group: RedisArgument, consumer: RedisArgument, minIdleMs: number, ids: string[]) {
+  parseCommand(
+    parser: CommandParser,
+    stream: RedisArgument,
+    group: RedisArgument,
+    consumer: RedisArgument,
+    minIdleMs: number,
+    ids: string[],
+  ) {
     parser.pushKey(stream);
     parser.push(group, consumer, String(minIdleMs), ...ids);
   },

@@ -13,7 +13,11 @@ import { readGroupEntries } from "./replies";
 // that stopped), then new ones (">"), blocking on a connection of its own so acks and publishes never queue behind
 // the wait.
 
-export function streamReader(conn: RedisConnection, blocking: RedisConnection, options: RedisOptions & { dlqStream: string }): DeadLetterReader {
+export function streamReader(
+  conn: RedisConnection,
+  blocking: RedisConnection,
+  options: RedisOptions & { dlqStream: string },
+): DeadLetterReader {
   const { dlqStream, dlqGroup, consumer, field, stream } = options;
   const bin = binary(conn);
   const handedOut = new Set<string>();
@@ -54,9 +58,11 @@ export function streamReader(conn: RedisConnection, blocking: RedisConnection, o
     // when it cannot compute it (entries deleted after the group's position): then null rather than a guess.
     async waiting() {
       const kind = await conn.type(dlqStream);
-      if (kind !== "stream") throw new RedisSourceError("not_found", `dead-letter stream "${dlqStream}" does not exist (provision creates it)`);
+      if (kind !== "stream")
+        throw new RedisSourceError("not_found", `dead-letter stream "${dlqStream}" does not exist (provision creates it)`);
       const info = (await conn.xInfoGroups(dlqStream)).find((g) => g.name === dlqGroup);
-      if (!info) throw new RedisSourceError("not_found", `dead-letter stream "${dlqStream}" has no group "${dlqGroup}" (provision creates it)`);
+      if (!info)
+        throw new RedisSourceError("not_found", `dead-letter stream "${dlqStream}" has no group "${dlqGroup}" (provision creates it)`);
       const lag: number | null = info.lag;
       return lag === null ? null : lag + info.pending;
     },

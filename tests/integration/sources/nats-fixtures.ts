@@ -1,4 +1,11 @@
-import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type RetentionPolicy } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type RetentionPolicy,
+} from "@nats-io/jetstream";
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from "@nats-io/transport-node";
 import type { Origin, SourceConnector } from "../../../lib/sources/connector";
 
@@ -62,7 +69,14 @@ export async function publishWithHeaders(admin: Admin, subject: string, body: Ui
  * Pulls from `consumer` without acknowledging (or with term()) until `done` says so. JetStream notices that a
  * message ran out of deliveries only when it would hand it out again, so someone has to keep pulling.
  */
-export async function consumeBadly(admin: Admin, stream: string, consumer: string, how: "never-ack" | "term", done: () => Promise<boolean>, timeoutMs = 30_000) {
+export async function consumeBadly(
+  admin: Admin,
+  stream: string,
+  consumer: string,
+  how: "never-ack" | "term",
+  done: () => Promise<boolean>,
+  timeoutMs = 30_000,
+) {
   const c = await admin.js.consumers.get(stream, consumer);
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {

@@ -43,7 +43,9 @@ export interface PrivateNatsServer {
   dispose(): Promise<void>;
 }
 
-export async function startPrivateNatsServer(opts: { auth?: { user: string; pass: string }; jetstream?: boolean } = {}): Promise<PrivateNatsServer> {
+export async function startPrivateNatsServer(
+  opts: { auth?: { user: string; pass: string }; jetstream?: boolean } = {},
+): Promise<PrivateNatsServer> {
   const { auth, jetstream = true } = opts;
   const port = await freePort();
   const store = mkdtempSync(join(tmpdir(), "redrive-nats-"));

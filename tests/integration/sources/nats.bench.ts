@@ -16,7 +16,9 @@ async function deadLetters(admin: Admin, retention: RetentionPolicy, names: Retu
   const c = await createNatsConnector({ name: source, url: NATS_URL, options: { stream, ackWaitMs: 30_000 } });
   await c.provision();
   for (let i = 0; i < COUNT; i += 500) {
-    await Promise.all(Array.from({ length: Math.min(500, COUNT - i) }, (_, j) => admin.js.publish(`${subject}.m`, BODY, { msgID: `m-${i + j}` })));
+    await Promise.all(
+      Array.from({ length: Math.min(500, COUNT - i) }, (_, j) => admin.js.publish(`${subject}.m`, BODY, { msgID: `m-${i + j}` })),
+    );
   }
   await consumeBadly(admin, stream, "worker", "never-ack", async () => (await c.waiting()) === COUNT, 120_000);
   return { stream, subject, c };
@@ -76,7 +78,9 @@ try {
   await addStream(admin, stream, subject, RetentionPolicy.Limits);
   const c = await createNatsConnector({ name: source, url: NATS_URL, options: { stream, ackWaitMs: 30_000 } });
   for (const inFlight of [1, 64]) {
-    rows.push(`publish ${COUNT} confirmed, ${inFlight} in flight: ${Math.round(await publishRate(c, subject, stream, inFlight, names.run))} msg/s`);
+    rows.push(
+      `publish ${COUNT} confirmed, ${inFlight} in flight: ${Math.round(await publishRate(c, subject, stream, inFlight, names.run))} msg/s`,
+    );
     console.log(rows.at(-1));
   }
   await c.close();

@@ -67,7 +67,17 @@ describe("NATS source: dead letters the JetStream way", () => {
     const body = allBytes();
     const before = Date.now();
     const acks = [
-      await publishWithHeaders(admin, `${subject}.created`, body, [["X-Trace", "t-1"], ["X-Multi", "a"], ["X-Multi", "b"]], "order-1"),
+      await publishWithHeaders(
+        admin,
+        `${subject}.created`,
+        body,
+        [
+          ["X-Trace", "t-1"],
+          ["X-Multi", "a"],
+          ["X-Multi", "b"],
+        ],
+        "order-1",
+      ),
       await publishWithHeaders(admin, `${subject}.updated`, new TextEncoder().encode('{"id":2}'), []),
     ];
     const later = await connector(source, { stream, ackWaitMs: 30_000 });
@@ -104,7 +114,12 @@ describe("NATS source: dead letters the JetStream way", () => {
     const pa = await admin.js.publish(`${subject}.bad`, "cannot parse this");
     await consumeBadly(admin, stream, "worker", "term", waitingReaches(c, 1));
     const [m] = await c.take(10, 2000);
-    expect(m?.origin).toMatchObject({ deathReason: "terminated", deliveryCount: 1, messageId: String(pa.seq), destination: { subject: `${subject}.bad` } });
+    expect(m?.origin).toMatchObject({
+      deathReason: "terminated",
+      deliveryCount: 1,
+      messageId: String(pa.seq),
+      destination: { subject: `${subject}.bad` },
+    });
     expect(m?.body.toString()).toBe("cannot parse this");
     expect(m?.origin.properties).toMatchObject({ consumer: "worker", consumerSeq: 1 });
   });
@@ -129,7 +144,15 @@ describe("NATS source: dead letters the JetStream way", () => {
     const c = await connector(source, { stream, consumer: "mine", ackWaitMs: 30_000 });
     await c.provision();
     await admin.js.publish(`${subject}.x`, "x");
-    await consumeBadly(admin, stream, "theirs", "never-ack", async () => (await admin.jsm.consumers.info(stream, "theirs")).num_ack_pending === 0 && (await admin.jsm.consumers.info(stream, "theirs")).num_pending === 0);
+    await consumeBadly(
+      admin,
+      stream,
+      "theirs",
+      "never-ack",
+      async () =>
+        (await admin.jsm.consumers.info(stream, "theirs")).num_ack_pending === 0 &&
+        (await admin.jsm.consumers.info(stream, "theirs")).num_pending === 0,
+    );
     await consumeBadly(admin, stream, "mine", "never-ack", waitingReaches(c, 1));
     const taken = await c.take(10, 500);
     expect(taken.map((m) => m.origin.properties.consumer)).toEqual(["mine"]);
@@ -187,7 +210,16 @@ describe("NATS source: nothing is lost", () => {
     for (let i = 0; i < 4; i++) await admin.js.publish(`${subject}.m`, `m${i}`);
     await consumeBadly(admin, stream, "worker", "never-ack", waitingReaches(c, 4));
     const child = fileURLToPath(new URL("./nats-take-child.ts", import.meta.url));
-    const run = await promisify(execFile)(process.execPath, ["--conditions=react-server", "--import", "tsx", child, NATS_URL, source, stream, "3"]).then(
+    const run = await promisify(execFile)(process.execPath, [
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      child,
+      NATS_URL,
+      source,
+      stream,
+      "3",
+    ]).then(
       () => {
         throw new Error("the child was meant to die");
       },
@@ -232,7 +264,17 @@ describe("NATS source: publish back", () => {
   it("puts the message back on its subject, where a plain consumer reads its body and headers; the same key again is deduped", async () => {
     const { stream, subject, c } = await scenario(RetentionPolicy.Limits, 1);
     const body = allBytes();
-    await publishWithHeaders(admin, `${subject}.created`, body, [["X-Trace", "t-9"], ["X-Multi", "1"], ["X-Multi", "2"]], "original-id");
+    await publishWithHeaders(
+      admin,
+      `${subject}.created`,
+      body,
+      [
+        ["X-Trace", "t-9"],
+        ["X-Multi", "1"],
+        ["X-Multi", "2"],
+      ],
+      "original-id",
+    );
     await consumeBadly(admin, stream, "worker", "never-ack", waitingReaches(c, 1));
     const [dead] = await c.take(1, 1000);
     if (!dead) throw new Error("no dead letter");
@@ -269,7 +311,11 @@ describe("NATS source: publish back", () => {
   it("fails, retryably and saying why, when no stream captures the subject any more", async () => {
     const { stream, c } = await scenario();
     const r = await c.publish({ key: "k", body: Buffer.from("x"), origin: originFor(stream, `nowhere_${names.run}.x`) });
-    expect(r).toMatchObject({ outcome: "failed", retryable: true, error: expect.stringContaining(`no JetStream stream captures subject nowhere_${names.run}.x`) });
+    expect(r).toMatchObject({
+      outcome: "failed",
+      retryable: true,
+      error: expect.stringContaining(`no JetStream stream captures subject nowhere_${names.run}.x`),
+    });
   });
 
   it("refuses, for good, a dead letter whose message was gone when it was pulled", async () => {
@@ -300,7 +346,10 @@ describe("NATS source: waiting, provisioning and failures", () => {
   it("provision() is idempotent and checks the stream exists; deprovision() removes the advisory stream and consumer", async () => {
     const { stream, subject, source } = names.next();
     const c = await connector(source, { stream, ackWaitMs: 5000 });
-    await expect(c.provision()).rejects.toMatchObject({ code: "invalid_config", message: expect.stringContaining(`stream ${stream} does not exist`) });
+    await expect(c.provision()).rejects.toMatchObject({
+      code: "invalid_config",
+      message: expect.stringContaining(`stream ${stream} does not exist`),
+    });
     await expect(c.take(1, 0)).rejects.toMatchObject({ code: "not_provisioned" });
     await expect(c.waiting()).rejects.toMatchObject({ code: "not_provisioned" });
 
@@ -334,7 +383,12 @@ describe("NATS source: waiting, provisioning and failures", () => {
       message: expect.stringContaining("stream: stream must be a JetStream name"),
     });
 
-    const down = await elapsed(() => createNatsConnector({ name: "down", url: "nats://u:hunter2@127.0.0.1:1", options }).then(() => null, (e: unknown) => e));
+    const down = await elapsed(() =>
+      createNatsConnector({ name: "down", url: "nats://u:hunter2@127.0.0.1:1", options }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     expect(down.value).toMatchObject({ code: "connect_failed", message: expect.stringContaining("connection refused") });
     expect((down.value as Error).message).not.toContain("hunter2");
     expect(down.ms).toBeLessThan(6000);
@@ -348,7 +402,10 @@ describe("NATS source: waiting, provisioning and failures", () => {
         () => null,
         (e: unknown) => e,
       );
-      expect(refused).toMatchObject({ code: "auth_failed", message: expect.stringMatching(/refused the credentials.*authorization violation/i) });
+      expect(refused).toMatchObject({
+        code: "auth_failed",
+        message: expect.stringMatching(/refused the credentials.*authorization violation/i),
+      });
       expect((refused as Error).message).not.toContain("hunter2");
       const ok = await createNatsConnector({ name: "auth", url: url("right-pass"), options: { stream: "S", ackWaitMs: 1000 } });
       await ok.close();
@@ -370,42 +427,53 @@ describe("NATS source: waiting, provisioning and failures", () => {
     }
   });
 
-  it.skipIf(!haveNatsServer)("survives the server going away: methods reject with clear messages, nothing crashes, and it works again after a restart", async () => {
-    const server = await startPrivateNatsServer();
-    try {
-      const url = `nats://127.0.0.1:${server.port}`;
-      const { stream, subject, source } = names.next();
-      const c = await connector(source, { stream, ackWaitMs: 1000 }, url);
-      const own = await openAdmin(`127.0.0.1:${server.port}`);
-      await own.jsm.streams.add({ name: stream, subjects: [`${subject}.>`], retention: RetentionPolicy.Workqueue });
-      await c.provision();
+  it.skipIf(!haveNatsServer)(
+    "survives the server going away: methods reject with clear messages, nothing crashes, and it works again after a restart",
+    async () => {
+      const server = await startPrivateNatsServer();
+      try {
+        const url = `nats://127.0.0.1:${server.port}`;
+        const { stream, subject, source } = names.next();
+        const c = await connector(source, { stream, ackWaitMs: 1000 }, url);
+        const own = await openAdmin(`127.0.0.1:${server.port}`);
+        await own.jsm.streams.add({ name: stream, subjects: [`${subject}.>`], retention: RetentionPolicy.Workqueue });
+        await c.provision();
 
-      await server.kill();
-      const [took, published, counted] = await Promise.all([
-        c.take(10, 200).then(() => null, (e: unknown) => e),
-        c.publish({ key: "k", body: Buffer.from("x"), origin: originFor(stream, `${subject}.x`) }),
-        c.waiting().then(() => null, (e: unknown) => e),
-      ]);
-      expect(took).toMatchObject({ code: "timeout", message: expect.stringContaining("no answer") });
-      expect(published).toMatchObject({ outcome: "failed", retryable: true });
-      expect(counted).toMatchObject({ code: "timeout", message: expect.stringContaining(`127.0.0.1:${server.port}`) });
+        await server.kill();
+        const [took, published, counted] = await Promise.all([
+          c.take(10, 200).then(
+            () => null,
+            (e: unknown) => e,
+          ),
+          c.publish({ key: "k", body: Buffer.from("x"), origin: originFor(stream, `${subject}.x`) }),
+          c.waiting().then(
+            () => null,
+            (e: unknown) => e,
+          ),
+        ]);
+        expect(took).toMatchObject({ code: "timeout", message: expect.stringContaining("no answer") });
+        expect(published).toMatchObject({ outcome: "failed", retryable: true });
+        expect(counted).toMatchObject({ code: "timeout", message: expect.stringContaining(`127.0.0.1:${server.port}`) });
 
-      await server.start();
-      // Reconnects on its own; JetStream needs a moment to load the streams again.
-      const deadline = Date.now() + 20_000;
-      let waiting: number | null = null;
-      while (waiting === null && Date.now() < deadline) {
-        waiting = await c.waiting().catch(() => null);
-        if (waiting === null) await new Promise((r) => setTimeout(r, 250));
+        await server.start();
+        // Reconnects on its own; JetStream needs a moment to load the streams again.
+        const deadline = Date.now() + 20_000;
+        let waiting: number | null = null;
+        while (waiting === null && Date.now() < deadline) {
+          waiting = await c.waiting().catch(() => null);
+          if (waiting === null) await new Promise((r) => setTimeout(r, 250));
+        }
+        expect(waiting).toBe(0);
+        expect(await c.take(10, 100)).toEqual([]);
+        expect(await c.publish({ key: "k2", body: Buffer.from("y"), origin: originFor(stream, `${subject}.y`) })).toEqual({
+          outcome: "applied",
+        });
+        await own.nc.close();
+      } finally {
+        await server.dispose();
       }
-      expect(waiting).toBe(0);
-      expect(await c.take(10, 100)).toEqual([]);
-      expect(await c.publish({ key: "k2", body: Buffer.from("y"), origin: originFor(stream, `${subject}.y`) })).toEqual({ outcome: "applied" });
-      await own.nc.close();
-    } finally {
-      await server.dispose();
-    }
-  });
+    },
+  );
 
   it("close() is idempotent and later calls reject as closed", async () => {
     const { stream, c } = await scenario();

@@ -118,7 +118,12 @@ export class Broker {
 
   /** `count` originals published to orders.eu and rejected by the work queue's consumer: in both DLQs after. */
   async rejected(t: Topology, count: number, options = props): Promise<void> {
-    await this.publish(t.exchange, "orders.eu", Array.from({ length: count }, (_, i) => body(i)), options);
+    await this.publish(
+      t.exchange,
+      "orders.eu",
+      Array.from({ length: count }, (_, i) => body(i)),
+      options,
+    );
     await this.rejectAll(t.work, count);
     await this.waitForCount(t.dlq, count);
     await this.waitForCount(t.quorumDlq, count);
@@ -126,12 +131,22 @@ export class Broker {
 
   /** Rejects (requeue=false) `count` messages from `queue`, which its DLX routes on. */
   async rejectAll(queue: string, count: number): Promise<void> {
-    await this.drive(queue, count, (ch, m) => ch.nack(m, false, false), () => true);
+    await this.drive(
+      queue,
+      count,
+      (ch, m) => ch.nack(m, false, false),
+      () => true,
+    );
   }
 
   /** Nacks with requeue=true until the quorum queue dead-letters each message itself (delivery_limit). */
   async requeueUntilDead(queue: string, count: number, dlq: string, alreadyInDlq = 0): Promise<void> {
-    await this.drive(queue, count, (ch, m) => ch.nack(m, false, true), async () => (await this.channel.checkQueue(dlq)).messageCount >= alreadyInDlq + count);
+    await this.drive(
+      queue,
+      count,
+      (ch, m) => ch.nack(m, false, true),
+      async () => (await this.channel.checkQueue(dlq)).messageCount >= alreadyInDlq + count,
+    );
   }
 
   async waitForCount(queue: string, count: number, timeoutMs = 10_000): Promise<void> {
@@ -175,7 +190,12 @@ export class Broker {
     await this.model.close().catch(() => undefined);
   }
 
-  private async drive(queue: string, count: number, act: (ch: Channel, m: ConsumeMessage) => void, done: () => boolean | Promise<boolean>): Promise<void> {
+  private async drive(
+    queue: string,
+    count: number,
+    act: (ch: Channel, m: ConsumeMessage) => void,
+    done: () => boolean | Promise<boolean>,
+  ): Promise<void> {
     const ch = await this.model.createChannel();
     let seen = 0;
     await ch.prefetch(50);

@@ -88,9 +88,14 @@ describe("RabbitMQ source: publish back", () => {
     const c = await connect(t.dlq);
     const [m] = await c.take(1, 2000);
     if (!m) throw new Error("no dead letter");
-    const nowhere = { ...m.origin, destination: { type: "rabbitmq" as const, exchange: t.exchange, routingKeys: ["nobody.listens"], queue: null } };
+    const nowhere = {
+      ...m.origin,
+      destination: { type: "rabbitmq" as const, exchange: t.exchange, routingKeys: ["nobody.listens"], queue: null },
+    };
     const results = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => c.publish(i % 3 === 0 ? { key: `k-${i}`, body: m.body, origin: nowhere } : outgoing(m, `k-${i}`))),
+      Array.from({ length: 100 }, (_, i) =>
+        c.publish(i % 3 === 0 ? { key: `k-${i}`, body: m.body, origin: nowhere } : outgoing(m, `k-${i}`)),
+      ),
     );
     results.forEach((r, i) => {
       if (i % 3 === 0) expect(r).toEqual({ outcome: "failed", retryable: true, error: expect.stringMatching(/unroutable.*312 NO_ROUTE/) });
@@ -105,7 +110,10 @@ describe("RabbitMQ source: publish back", () => {
     const c = await connect(t.dlq);
     const [m] = await c.take(1, 2000);
     if (!m) throw new Error("no dead letter");
-    const gone = { ...m.origin, destination: { type: "rabbitmq" as const, exchange: `missing.${t.suffix}`, routingKeys: ["k"], queue: null } };
+    const gone = {
+      ...m.origin,
+      destination: { type: "rabbitmq" as const, exchange: `missing.${t.suffix}`, routingKeys: ["k"], queue: null },
+    };
     expect(await c.publish({ key: "x-1", body: m.body, origin: gone })).toEqual({
       outcome: "failed",
       retryable: false,

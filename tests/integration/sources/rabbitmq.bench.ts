@@ -8,7 +8,9 @@ import { Broker, RABBITMQ_URL } from "./rabbitmq-broker";
 // the original exchange, `inFlight` at a time (the replay engine calls publish concurrently).
 
 const COUNT = 10_000;
-const BODY = Buffer.from(JSON.stringify({ type: "Feature", geometry: { type: "Point", coordinates: [4.9, 52.37] }, properties: { pad: "x".repeat(200) } }));
+const BODY = Buffer.from(
+  JSON.stringify({ type: "Feature", geometry: { type: "Point", coordinates: [4.9, 52.37] }, properties: { pad: "x".repeat(200) } }),
+);
 
 async function main(): Promise<void> {
   const broker = await Broker.connect();
@@ -16,7 +18,10 @@ async function main(): Promise<void> {
     for (const batch of [100, 500, 1000]) {
       const t = await broker.topology();
       await deadLetters(broker, t.exchange, t.work, t.dlq);
-      for (const [kind, dlq] of [["classic", t.dlq], ["quorum", t.quorumDlq]] as const) {
+      for (const [kind, dlq] of [
+        ["classic", t.dlq],
+        ["quorum", t.quorumDlq],
+      ] as const) {
         const rate = await pull(dlq, batch);
         console.log(`pull    ${kind.padEnd(7)} DLQ  take(${String(batch).padStart(4)}) + ack: ${rate.toFixed(0).padStart(6)} msg/s`);
       }
@@ -29,7 +34,9 @@ async function main(): Promise<void> {
     for (const inFlight of [1, 64, 1000]) {
       const rate = await publishBack(c.publish, sample, inFlight);
       await broker.channel.purgeQueue(t.work);
-      console.log(`publish back to ${t.exchange.split(".").slice(0, 3).join(".")}…, ${String(inFlight).padStart(4)} in flight: ${rate.toFixed(0).padStart(6)} msg/s`);
+      console.log(
+        `publish back to ${t.exchange.split(".").slice(0, 3).join(".")}…, ${String(inFlight).padStart(4)} in flight: ${rate.toFixed(0).padStart(6)} msg/s`,
+      );
     }
     await c.close();
   } finally {
@@ -40,11 +47,16 @@ async function main(): Promise<void> {
 /** 10,000 messages rejected by the work queue's consumer into both DLQs. */
 async function deadLetters(broker: Broker, exchange: string, work: string, dlq: string): Promise<void> {
   for (let i = 0; i < COUNT; i += 1000) {
-    await broker.publish(exchange, "orders.eu", Array.from({ length: 1000 }, () => BODY), (j) => ({
-      messageId: `m-${i + j}`,
-      contentType: "application/geo+json",
-      headers: { tenant: "acme", seq: i + j },
-    }));
+    await broker.publish(
+      exchange,
+      "orders.eu",
+      Array.from({ length: 1000 }, () => BODY),
+      (j) => ({
+        messageId: `m-${i + j}`,
+        contentType: "application/geo+json",
+        headers: { tenant: "acme", seq: i + j },
+      }),
+    );
   }
   await broker.rejectAll(work, COUNT);
   await broker.waitForCount(dlq, COUNT, 60_000);
@@ -65,7 +77,11 @@ async function pull(dlq: string, batch: number): Promise<number> {
   return rate;
 }
 
-async function publishBack(publish: (m: OutgoingMessage) => Promise<{ outcome: string }>, sample: PulledMessage, inFlight: number): Promise<number> {
+async function publishBack(
+  publish: (m: OutgoingMessage) => Promise<{ outcome: string }>,
+  sample: PulledMessage,
+  inFlight: number,
+): Promise<number> {
   let next = 0;
   let applied = 0;
   const started = performance.now();

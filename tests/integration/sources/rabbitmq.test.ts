@@ -150,7 +150,15 @@ describe.each([
     await rejected(t, 6);
     const child = spawn(
       process.execPath,
-      ["--conditions=react-server", "--import", "tsx", fileURLToPath(new URL("./rabbitmq-take-child.ts", import.meta.url)), RABBITMQ_URL, dlq, "4"],
+      [
+        "--conditions=react-server",
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("./rabbitmq-take-child.ts", import.meta.url)),
+        RABBITMQ_URL,
+        dlq,
+        "4",
+      ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let childTook: string[] = [];
@@ -222,12 +230,20 @@ describe("RabbitMQ source: waiting, failures and shutdown", () => {
     expect(refused).toBeInstanceOf(RabbitmqSourceError);
     expect(refused).toMatchObject({ code: "refused", message: expect.stringMatching(/refused user 'guest'.*ACCESS_REFUSED/) });
     const noVhost = await attempt(`amqp://guest:guest@127.0.0.1:5672/nope-vhost`).catch((e: unknown) => e);
-    expect(noVhost).toMatchObject({ code: "refused", message: expect.stringMatching(/\(vhost 'nope-vhost'\) refused to open the virtual host/) });
+    expect(noVhost).toMatchObject({
+      code: "refused",
+      message: expect.stringMatching(/\(vhost 'nope-vhost'\) refused to open the virtual host/),
+    });
     const started = Date.now();
     const down = await attempt(`amqp://guest:${secret}@127.0.0.1:1`).catch((e: unknown) => e);
-    expect(down).toMatchObject({ code: "unreachable", message: expect.stringMatching(/cannot connect to RabbitMQ at 127\.0\.0\.1:1.*ECONNREFUSED/) });
+    expect(down).toMatchObject({
+      code: "unreachable",
+      message: expect.stringMatching(/cannot connect to RabbitMQ at 127\.0\.0\.1:1.*ECONNREFUSED/),
+    });
     expect(Date.now() - started).toBeLessThan(5000);
-    await expect(createRabbitmqConnector({ name: "bad", url: RABBITMQ_URL, options: { queue: "" } })).rejects.toMatchObject({ code: "invalid_config" });
+    await expect(createRabbitmqConnector({ name: "bad", url: RABBITMQ_URL, options: { queue: "" } })).rejects.toMatchObject({
+      code: "invalid_config",
+    });
     for (const e of [refused, down]) expect(String((e as Error).message)).not.toContain(secret);
   });
 
@@ -264,7 +280,10 @@ describe("RabbitMQ source: waiting, failures and shutdown", () => {
     await c.close();
     await expect(c.take(1, 10)).rejects.toMatchObject({ code: "closed" });
     await expect(c.waiting()).rejects.toMatchObject({ code: "closed" });
-    expect(await c.publish({ key: "k", body: Buffer.alloc(0), origin: (await rejectedOrigin(t)).origin })).toMatchObject({ outcome: "failed", retryable: true });
+    expect(await c.publish({ key: "k", body: Buffer.alloc(0), origin: (await rejectedOrigin(t)).origin })).toMatchObject({
+      outcome: "failed",
+      retryable: true,
+    });
   });
 });
 

@@ -65,7 +65,9 @@ export async function startScratchRedis(extraArgs: string[] = []) {
   const port = await freePort();
   let proc: ChildProcess | null = null;
   const start = async () => {
-    proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs], { stdio: "ignore" });
+    proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArgs], {
+      stdio: "ignore",
+    });
     // Listening is enough: a server with requirepass refuses a client without a password.
     for (let i = 0; i < 100; i++) {
       const up = await new Promise<boolean>((resolve) => {

@@ -80,8 +80,16 @@ async function publishBack(admin: Admin, inFlight: number): Promise<number> {
   await admin.xGroupCreate(stream, "workers", "$", { MKSTREAM: true });
   const c = await open({ stream, group: "workers", gatePrefix: `${prefix}:gate:${run}:` });
   const origin = {
-    sourceType: "redis", destination: { type: "redis", stream, field: "body" }, deathReason: "max_deliveries", deliveryCount: 3,
-    messageId: "1-0", position: `${stream}:1-0`, publishedAt: null, diedAt: null, headers: { trace_id: "t-1" }, properties: {},
+    sourceType: "redis",
+    destination: { type: "redis", stream, field: "body" },
+    deathReason: "max_deliveries",
+    deliveryCount: 3,
+    messageId: "1-0",
+    position: `${stream}:1-0`,
+    publishedAt: null,
+    diedAt: null,
+    headers: { trace_id: "t-1" },
+    properties: {},
   } as const;
   try {
     const t = performance.now();
@@ -105,7 +113,8 @@ async function publishBack(admin: Admin, inFlight: number): Promise<number> {
 const admin = await connectAdmin();
 const rows: string[] = [];
 try {
-  for (const batch of [100, 500, 1000]) rows.push(await measure(`pull, claim mode,     take(${batch}) + ack`, () => pullClaim(admin, batch)));
+  for (const batch of [100, 500, 1000])
+    rows.push(await measure(`pull, claim mode,     take(${batch}) + ack`, () => pullClaim(admin, batch)));
   for (const batch of [100, 500, 1000]) rows.push(await measure(`pull, dlqStream mode, take(${batch}) + ack`, () => pullDlq(admin, batch)));
   for (const inFlight of [1, 16, 64]) rows.push(await measure(`publish back, ${inFlight} in flight`, () => publishBack(admin, inFlight)));
 } finally {

@@ -4,7 +4,18 @@ import { createRedisConnector } from "../../../lib/sources/redis/connector";
 import { RedisSourceError } from "../../../lib/sources/redis/errors";
 import { redisOptionsSchema, type RedisOptions } from "../../../lib/sources/redis/options";
 import { spatialEnvelope } from "../../replay/fixtures";
-import { connectAdmin, deleteKeys, failDeliveries, pendingOf, raw, REDIS_URL, runPrefix, sleep, startScratchRedis, type Admin } from "./redis-helpers";
+import {
+  connectAdmin,
+  deleteKeys,
+  failDeliveries,
+  pendingOf,
+  raw,
+  REDIS_URL,
+  runPrefix,
+  sleep,
+  startScratchRedis,
+  type Admin,
+} from "./redis-helpers";
 
 // Against the real Redis 7 at REDIS_URL: entries dead the Redis way (delivered maxDeliveries times, never
 // acknowledged), or copied by a producer to a dead-letter stream; what Redrive takes, what it leaves, and what a
@@ -127,7 +138,12 @@ describe("claim mode: entries delivered maxDeliveries times and never acknowledg
     expect(await second.waiting()).toBe(2);
     const again = await second.take(10, 1000);
     expect(ids(again).sort()).toEqual([e.noBody, e.deleted].sort());
-    expect(again.map((m) => m.origin.position).sort()).toEqual(got.filter((m) => ids(again).includes(m.origin.messageId)).map((m) => m.origin.position).sort());
+    expect(again.map((m) => m.origin.position).sort()).toEqual(
+      got
+        .filter((m) => ids(again).includes(m.origin.messageId))
+        .map((m) => m.origin.position)
+        .sort(),
+    );
     expect(byId(again, e.noBody).origin.deliveryCount).toBe(3);
     await second.ack(again);
     expect(await second.waiting()).toBe(0);
@@ -171,14 +187,20 @@ describe("claim mode: entries delivered maxDeliveries times and never acknowledg
     const missing = await connector({ stream, group: "workers" });
     await expect(missing.provision()).rejects.toThrow(`stream "${stream}" does not exist`);
     await admin.xGroupCreate(stream, "others", "$", { MKSTREAM: true });
-    await expect(missing.provision()).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining(`has no consumer group "workers"`) });
+    await expect(missing.provision()).rejects.toMatchObject({
+      code: "not_found",
+      message: expect.stringContaining(`has no consumer group "workers"`),
+    });
   });
 
   it("deprovision removes Redrive's consumer only once it holds nothing, and never the stream", async () => {
     const e = await deadEntries();
     const c = await connector({ stream: e.stream, group: "workers", minIdleMs: 50, maxDeliveries: 3 });
     const got = await c.take(10, 1000);
-    await expect(c.deprovision()).rejects.toMatchObject({ code: "pending", message: expect.stringContaining('consumer "redrive" still holds 3 unacknowledged') });
+    await expect(c.deprovision()).rejects.toMatchObject({
+      code: "pending",
+      message: expect.stringContaining('consumer "redrive" still holds 3 unacknowledged'),
+    });
     await c.ack(got);
     await c.deprovision();
     expect((await admin.xInfoConsumers(e.stream, "workers")).map((x) => x.name)).toEqual(["worker-1"]);
@@ -191,7 +213,12 @@ describe("dlqStream mode: producers copy dead entries to a dead-letter stream", 
   async function deadLetterStream() {
     const { stream, dlq, gatePrefix } = names();
     await admin.xAdd(stream, "*", { body: "the application's stream exists" });
-    const first = await admin.xAdd(dlq, "*", { body: Buffer.from([0, 1, 2, 0xfe]), source_stream: `${stream}:parcels`, source_id: "1764600000000-3", error: "KeyError: 'geometry'" });
+    const first = await admin.xAdd(dlq, "*", {
+      body: Buffer.from([0, 1, 2, 0xfe]),
+      source_stream: `${stream}:parcels`,
+      source_id: "1764600000000-3",
+      error: "KeyError: 'geometry'",
+    });
     const second = await admin.xAdd(dlq, "*", { body: '{"a":1}', error: "timeout" });
     return { stream, dlq, gatePrefix, first, second };
   }
@@ -307,7 +334,9 @@ describe("publish back to the original stream", () => {
     const entries = read?.[0]?.messages ?? [];
     expect(entries).toHaveLength(1);
     const fields = (entries[0]?.message as Buffer[]).map((f) => f.toString("hex"));
-    const expected = ["body", body, "trace_id", "t-9", "tag", "a", "tag", "b", "sig", Buffer.from([0x80])].map((f) => Buffer.from(f).toString("hex"));
+    const expected = ["body", body, "trace_id", "t-9", "tag", "a", "tag", "b", "sig", Buffer.from([0x80])].map((f) =>
+      Buffer.from(f).toString("hex"),
+    );
     expect(fields).toEqual(expected);
     expect(await admin.get(`${gatePrefix}evt-1`)).toBe("1");
     await c.ack([message]);
@@ -324,7 +353,9 @@ describe("publish back to the original stream", () => {
     }
     expect(results.map((r) => r.outcome)).toEqual(["applied", "applied", "deduped"]);
     const read = await admin.xReadGroup("plain", "reader", { key: stream, id: ">" }, { COUNT: 10 });
-    const bodies = (read?.[0]?.messages ?? []).map((m: { message: Record<string, string> }) => JSON.parse(m.message.body ?? "null").idempotency_key);
+    const bodies = (read?.[0]?.messages ?? []).map(
+      (m: { message: Record<string, string> }) => JSON.parse(m.message.body ?? "null").idempotency_key,
+    );
     expect(bodies).toEqual(["evt-parcel-17", "evt-parcel-18"]);
   });
 
@@ -332,7 +363,11 @@ describe("publish back to the original stream", () => {
     const { gatePrefix, c, message } = await takenDeadLetter();
     const gone = { ...message.origin, destination: { type: "redis" as const, stream: `${gatePrefix}missing`, field: "body" } };
     const r = await c.publish({ key: "evt-x", body: message.body, origin: gone });
-    expect(r).toEqual({ outcome: "failed", error: `stream "${gatePrefix}missing" does not exist on redis://127.0.0.1:6379/0`, retryable: false });
+    expect(r).toEqual({
+      outcome: "failed",
+      error: `stream "${gatePrefix}missing" does not exist on redis://127.0.0.1:6379/0`,
+      retryable: false,
+    });
     await admin.set(`${gatePrefix}missing`, "a string");
     expect(await c.publish({ key: "evt-x", body: message.body, origin: gone })).toMatchObject({ outcome: "failed", retryable: false });
     expect(await admin.exists(`${gatePrefix}evt-x`)).toBe(0);
@@ -351,7 +386,11 @@ describe("failures are errors with a clear message, never a hang or a crash", ()
   const options = { stream: "s", group: "g" };
 
   it("rejects a bad URL without echoing the password", async () => {
-    const e = await createRedisConnector({ name: "bad", url: "http://u:hunter2@127.0.0.1:6379", options: redisOptionsSchema.parse(options) }).catch((x: unknown) => x);
+    const e = await createRedisConnector({
+      name: "bad",
+      url: "http://u:hunter2@127.0.0.1:6379",
+      options: redisOptionsSchema.parse(options),
+    }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(RedisSourceError);
     expect(e).toMatchObject({ code: "invalid_url" });
     expect((e as Error).message).toMatch(/redis:\/\/ or rediss:\/\//);
@@ -370,7 +409,10 @@ describe("failures are errors with a clear message, never a hang or a crash", ()
       expect(wrong).toMatchObject({ code: "auth_failed" });
       expect((wrong as Error).message).not.toContain("hunter2");
       const right = await connector(options, `redis://:right-password@127.0.0.1:${scratch.port}`);
-      expect(await right.take(1, 0).catch((x: unknown) => x)).toMatchObject({ code: "not_found", message: expect.stringContaining("NOGROUP") });
+      expect(await right.take(1, 0).catch((x: unknown) => x)).toMatchObject({
+        code: "not_found",
+        message: expect.stringContaining("NOGROUP"),
+      });
     } finally {
       await scratch.stop();
     }
@@ -392,7 +434,18 @@ describe("failures are errors with a clear message, never a hang or a crash", ()
       expect(await blocked).toMatchObject({ code: "unreachable" });
       expect(Date.now() - t).toBeLessThan(2000);
       await expect(c.waiting()).rejects.toMatchObject({ code: "unreachable" });
-      const origin = { sourceType: "redis", destination: { type: "redis", stream: "app", field: "body" }, deathReason: null, deliveryCount: null, messageId: null, position: "p", publishedAt: null, diedAt: null, headers: {}, properties: {} } as const;
+      const origin = {
+        sourceType: "redis",
+        destination: { type: "redis", stream: "app", field: "body" },
+        deathReason: null,
+        deliveryCount: null,
+        messageId: null,
+        position: "p",
+        publishedAt: null,
+        diedAt: null,
+        headers: {},
+        properties: {},
+      } as const;
       expect(await c.publish({ key: "k", body: Buffer.from("x"), origin })).toMatchObject({ outcome: "failed", retryable: true });
 
       await scratch.start();
