@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   REDRIVE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** signs session cookies; required in production, generated into REDRIVE_DATA_DIR/auth-secret otherwise */
   BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),
+  /** seals stored configuration secrets (source URLs); required in production, generated into REDRIVE_DATA_DIR/secret-key otherwise */
+  REDRIVE_SECRET_KEY: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),
   /** the public URL of the dashboard; unset: taken from each request (so any port works) */
   BETTER_AUTH_URL: z.string().url().optional(),
   /** forensics: key globs whose values are masked (comma-separated; default card*,pan,token,account*) */

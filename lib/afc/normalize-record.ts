@@ -141,6 +141,24 @@ export function normalizeCapturedTap(tap: unknown, rawText: string, ctx: { now: 
   };
 }
 
+/**
+ * A raw tap a broker dead-lettered: kept whether or not it passes the gate (it failed downstream all the same).
+ * The gate's reason when it fails, else `reason` (why the broker gave up on it).
+ */
+export function normalizeDeadLetteredTap(tap: unknown, rawText: string, ctx: { now: Date; source: string; reason: string }): NewDeadLetter {
+  const gate = validateTap(tap);
+  return buildRecord({
+    tap,
+    rawText,
+    source: ctx.source,
+    failureReason: gate.ok ? ctx.reason : gate.reason,
+    classification: classifyTap(tap),
+    idempotencyKey: eventHash(tap),
+    replayCount: 0,
+    firstSeenAt: ctx.now,
+  });
+}
+
 function buildRecord(args: {
   tap: unknown;
   rawText: string;

@@ -30,6 +30,8 @@ export interface RouteSpec<P, Q, B> {
   query?: z.ZodType<Q>;
   /** JSON body schema; omit for routes that read the body themselves (streams) */
   body?: z.ZodType<B>;
+  /** the body may be left out: an empty body is read as `{}` (every member optional) */
+  bodyOptional?: boolean;
 }
 
 export interface RouteMeta {
@@ -117,8 +119,9 @@ export async function readBodyText(req: Request): Promise<string> {
   }
 }
 
-export async function readJson(req: Request): Promise<unknown> {
+export async function readJson(req: Request, whenEmpty?: unknown): Promise<unknown> {
   const text = await readBodyText(req);
+  if (text.trim() === "" && whenEmpty !== undefined) return whenEmpty;
   if (text.trim() === "")
     throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
   let value: unknown;
@@ -202,7 +205,7 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       if (badInput) throw issueError(badInput);
       const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);
       const query = spec.query ? parse(spec.query, rawQuery, "query") : ({} as Q);
-      const body = spec.body ? parse(spec.body, await readJson(req), "body") : (undefined as B);
+      const body = spec.body ? parse(spec.body, await readJson(req, spec.bodyOptional ? {} : undefined), "body") : (undefined as B);
       const out = await fn({ req, params, query, body, principal, requestId, now: new Date() });
       if (out instanceof Response) {
         out.headers.set("x-request-id", requestId);

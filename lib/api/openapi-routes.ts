@@ -28,6 +28,7 @@ import {
 } from "../forensics/forensics-schemas";
 import { QuarantineBodySchema } from "../dead-letters/record-schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/batch/batch-schemas";
+import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from "../sources/source-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
 
 // Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when
@@ -462,6 +463,77 @@ const FORENSICS: Operation[] = [
   },
 ];
 
+const SOURCES: Operation[] = [
+  {
+    method: "get",
+    path: "/api/sources",
+    tag: "sources",
+    summary: "Every broker source with its state (URLs redacted)",
+    access: { permission: "sources:read" },
+    responses: ok("{sources: [...]}", untyped("{sources: SourceView[]}")),
+  },
+  {
+    method: "post",
+    path: "/api/sources",
+    tag: "sources",
+    summary: "Add a source: a RabbitMQ queue, a JetStream stream's consumers or a Redis stream group (audited; the URL is sealed at rest)",
+    access: { permission: "sources:manage" },
+    body: CreateSourceBody,
+    responses: { 201: { description: "The source" }, 409: { description: "A source with that name exists" } },
+  },
+  {
+    method: "get",
+    path: "/api/sources/{name}",
+    tag: "sources",
+    summary: "One source with its state",
+    access: { permission: "sources:read" },
+    params: SourceNameParams,
+    responses: { ...ok("The source"), 404: { description: "No such source" } },
+  },
+  {
+    method: "patch",
+    path: "/api/sources/{name}",
+    tag: "sources",
+    summary: "Change a source, or pause (enabled: false) and resume it (audited)",
+    access: { permission: "sources:manage" },
+    params: SourceNameParams,
+    body: PatchSourceBody,
+    responses: { ...ok("The source"), 404: { description: "No such source" } },
+  },
+  {
+    method: "delete",
+    path: "/api/sources/{name}",
+    tag: "sources",
+    summary: "Remove a source (audited); its records keep their origin, and what it created on the broker is removed",
+    access: { permission: "sources:manage" },
+    params: SourceNameParams,
+    responses: { ...ok("{removed, broker: {cleaned, error?}}"), 404: { description: "No such source" } },
+  },
+  {
+    method: "post",
+    path: "/api/sources/{name}/pull",
+    tag: "sources",
+    summary: "Pull now: store what waits (up to max) and acknowledge it after the commit",
+    access: { permission: "sources:manage" },
+    params: SourceNameParams,
+    body: PullBody,
+    responses: {
+      ...ok("{pulled, created, duplicates, unreadable}"),
+      409: { description: "A worker is pulling the source now" },
+      502: { description: "The broker could not be reached or refused (recorded on the source)" },
+    },
+  },
+  {
+    method: "get",
+    path: "/api/sources/{name}/status",
+    tag: "sources",
+    summary: "What waits in the broker (asked now), the last pull, totals and the last error",
+    access: { permission: "sources:read" },
+    params: SourceNameParams,
+    responses: { ...ok("The state"), 404: { description: "No such source" } },
+  },
+];
+
 const META: Operation[] = [
   {
     method: "get",
@@ -481,7 +553,7 @@ const META: Operation[] = [
   },
 ];
 
-export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...FORENSICS, ...ACCOUNTS, ...META];
+export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...FORENSICS, ...SOURCES, ...ACCOUNTS, ...META];
 
 let cached: ReturnType<typeof buildOpenApi> | null = null;
 

@@ -22,10 +22,14 @@ export const PERMISSIONS = [
   "tokens:own",
   /** revoke anyone's API token */
   "tokens:manage",
+  /** see the broker sources and their state */
+  "sources:read",
+  /** add, change, pause, pull and remove broker sources (admins) */
+  "sources:manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const READ: Permission[] = ["dead_letters:read", "replays:read", "dead_letters:export", "tokens:own"];
+const READ: Permission[] = ["dead_letters:read", "replays:read", "dead_letters:export", "tokens:own", "sources:read"];
 const ANALYST: Permission[] = [...READ, "dead_letters:triage"];
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
@@ -39,7 +43,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     "alerts:manage",
   ]),
   auditor: new Set<Permission>([...READ, "audit:read", "dead_letters:unmask"]),
-  admin: new Set<Permission>([...READ, "audit:read", "users:manage", "tokens:manage"]),
+  admin: new Set<Permission>([...READ, "audit:read", "users:manage", "tokens:manage", "sources:manage"]),
   producer: new Set<Permission>(["dead_letters:ingest", "tokens:own"]),
 };
 

@@ -15,6 +15,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
+  | "bad_gateway"
   | "internal";
 
 const STATUS: Record<ErrorCode, number> = {
@@ -29,6 +30,7 @@ const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  bad_gateway: 502,
   internal: 500,
 };
 

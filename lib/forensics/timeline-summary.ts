@@ -36,8 +36,14 @@ export function summarize(e: TimelineEvent, targetId: string | null): string {
   const a = e.after;
   switch (e.action) {
     case "dead_letter.ingested":
+    case "dead_letter.pulled":
     case "dead_letter.captured": {
-      const verb = e.action === "dead_letter.captured" ? "Captured at the AFC boundary" : "Received";
+      const verb =
+        e.action === "dead_letter.captured"
+          ? "Captured at the AFC boundary"
+          : e.action === "dead_letter.pulled"
+            ? "Pulled from a broker"
+            : "Received";
       const source = str(field(a, "source"));
       const cls = str(field(a, "failureClass"));
       const why = str(field(a, "classReason"));

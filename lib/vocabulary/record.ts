@@ -80,6 +80,8 @@ export interface NewDeadLetter {
   classReason: string | null;
   /** earlier attempts the producer reports (spatial replay_count, AFC retry_count) */
   replayCount: number;
+  /** where a record pulled from a broker came from (lib/sources); absent for records POSTed or imported */
+  origin?: PulledFrom | null;
   spatial: {
     analysis: SpatialAnalysis;
     repairedGeometry: JsonValue | null;
@@ -89,6 +91,13 @@ export interface NewDeadLetter {
      */
     bbox: [number, number, number, number] | null;
   } | null;
+}
+
+/** A pulled record's provenance as stored: its source's name, the broker's message id, the whole origin. */
+export interface PulledFrom {
+  source: string;
+  messageId: string | null;
+  origin: JsonValue;
 }
 
 export type NormalizeResult = { ok: true; record: NewDeadLetter } | { ok: false; errors: FieldError[] };

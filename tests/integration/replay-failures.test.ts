@@ -285,7 +285,11 @@ describe("a worker that dies holding items", () => {
         batchId: id,
         workerId: "stalled-worker",
         actor: { id: null, email: "worker:stalled", role: "system" },
-        sink: makeSink({ type: "http", url: "http://127.0.0.1:9/never", timeoutMs: 1000, concurrency: 1, headers: {} }, "stalled-worker"),
+        sink: makeSink(
+          { type: "http", url: "http://127.0.0.1:9/never", timeoutMs: 1000, concurrency: 1, headers: {} },
+          "stalled-worker",
+          db.pool,
+        ),
         maxAttempts: 5,
         random: () => 0.5,
         now: new Date(),

@@ -25,6 +25,7 @@ export function registerWorkerCommands(program: Command): void {
     .option("--lease-ms <ms>", "how long claimed items stay this worker's without a heartbeat", "30000")
     .option("--backoff-base-ms <ms>", "first retry delay after a failed submission (doubles per attempt, jittered)", "1000")
     .option("--backoff-max-ms <ms>", "longest retry delay", "300000")
+    .option("--no-pull", "do not also drain the enabled broker sources (redrive source list)")
     .option("--no-maintenance", "do not also run the housekeeping loop (retention, alert rules and their webhooks, stalled bulk jobs)")
     .action(async (raw: Record<string, unknown>) => {
       const parsed = WorkerOptions.safeParse(raw);
@@ -47,6 +48,7 @@ export function registerWorkerCommands(program: Command): void {
         concurrency,
         leaseMs,
         backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, backoffMaxMs) },
+        pullSources: raw.pull !== false,
         log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
       });
       // Housekeeping runs beside every worker (it is safe in any number of processes: retention claims rows with

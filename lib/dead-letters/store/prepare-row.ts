@@ -52,6 +52,9 @@ export const ROW_COLUMNS = [
   "analysis",
   "repaired_geometry",
   "bbox",
+  "origin_source",
+  "origin_message_id",
+  "origin",
 ] as const;
 
 export function prepareRecord(r: NewDeadLetter): PreparedRecord {
@@ -82,6 +85,9 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord {
     copyField(analysis),
     copyJson(r.spatial?.repairedGeometry ?? null),
     bbox ? `(${bbox[0]},${bbox[1]}),(${bbox[2]},${bbox[3]})` : "\\N",
+    copyField(r.origin?.source ?? null),
+    copyField(r.origin?.messageId ?? null),
+    r.origin ? copyJson(r.origin.origin) : "\\N",
   ].join("\t");
   // Canonical member order puts "analysis" first, so it goes in front of the rest as it is.
   const rest = canonicalJson({ failureReason: r.failureReason, failureClass: r.failureClass, classReason: r.classReason }).slice(1, -1);

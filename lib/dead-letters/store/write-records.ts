@@ -22,8 +22,8 @@ export interface StoreContext {
   now: Date;
   actor: Actor;
   requestId: string | null;
-  /** "ingest" for the API/CLI, "capture" for the AFC tap boundary */
-  origin: "ingest" | "capture";
+  /** "ingest" for the API/CLI, "capture" for the AFC tap boundary, "pull" for a broker source */
+  origin: "ingest" | "capture" | "pull";
   maxRetries?: number;
   /**
    * Settles when the previous batch of the same stream has committed (rejects when it failed). Awaited after
@@ -187,7 +187,7 @@ function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedR
     actorEmail: ctx.actor.email,
     actorRole: ctx.actor.role,
     requestId: ctx.requestId,
-    action: ctx.origin === "capture" ? "dead_letter.captured" : "dead_letter.ingested",
+    action: ctx.origin === "capture" ? "dead_letter.captured" : ctx.origin === "pull" ? "dead_letter.pulled" : "dead_letter.ingested",
     targetType: "dead_letter",
     targetId: null,
     after: new CanonicalJson(batchAuditAfter(entries)),

@@ -43,7 +43,10 @@ export const HttpSinkSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(64).default(4),
 });
 
-export const SinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema]);
+/** Back where each record came from: its source's broker, its original exchange, subject or stream. */
+export const OriginSinkSchema = z.strictObject({ type: z.literal("origin") });
+
+export const SinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema, OriginSinkSchema]);
 export type SinkConfig = z.output<typeof SinkSchema>;
 export type HttpSinkConfig = z.output<typeof HttpSinkSchema>;
 
@@ -117,7 +120,8 @@ export interface OutcomeCounts {
 }
 
 /** The sink as shown to readers: header values are masked (they may carry credentials). */
-export type SinkView = { type: "ledger" } | { type: "http"; url: string; headers: string[]; timeoutMs: number; concurrency: number };
+export type SinkView =
+  { type: "ledger" } | { type: "origin" } | { type: "http"; url: string; headers: string[]; timeoutMs: number; concurrency: number };
 
 export interface BatchView {
   id: string;

@@ -26,7 +26,7 @@ import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 /** Header values and the URL's userinfo and query values can hold credentials: readers see header names only. */
 export function maskSink(sink: SinkConfig): SinkView {
-  if (sink.type === "ledger") return { type: "ledger" };
+  if (sink.type === "ledger" || sink.type === "origin") return { type: sink.type };
   return {
     type: "http",
     url: redactUrlSecrets(sink.url),

@@ -10,7 +10,7 @@ import { writeOutcomes, type FlushCounts, type Resolution } from "./write-outcom
 import { reserveSlots } from "../pacing/reserve-slots";
 import { prepare, type BatchConfig } from "./process-page";
 import { SUSPECT_LEASE_LOSSES } from "./failure-rules";
-import { sleep } from "../pacing/sleep";
+import { sleep } from "../../time/sleep";
 import type { Submission } from "../sinks/sink";
 
 // An unpaced drain into an in-transaction sink (the built-in ledger): lock a page, re-validate it, deliver it

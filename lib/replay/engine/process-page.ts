@@ -13,7 +13,7 @@ import { GroupWriter } from "./group-writer";
 import type { FlushCounts, Resolution } from "./write-outcomes";
 import { reserveSlots, slowDown } from "../pacing/reserve-slots";
 import { revalidate, type Revalidation } from "./revalidate";
-import { sleep } from "../pacing/sleep";
+import { sleep } from "../../time/sleep";
 import { poisonReason } from "./failure-rules";
 import type { Turn } from "../pacing/send-order";
 import type { SendWindow } from "../pacing/send-window";

@@ -30,7 +30,9 @@ import { SinkSchema, type ItemStatus } from "../batch/batch-schemas";
 import { SendOrder, type Turn } from "../pacing/send-order";
 import { SendWindow, windowCap, WINDOWED_UP_TO } from "../pacing/send-window";
 import { makeSink } from "../sinks/make-sink";
-import { sleep } from "../pacing/sleep";
+import { closeOriginConnections } from "../sinks/origin-sink";
+import { startPullers } from "../../sources/pullers";
+import { sleep } from "../../time/sleep";
 
 // A replay worker: `concurrency` lanes that each claim a page of a running batch, process it and come back;
 // a heartbeat that renews this worker's leases; a sweeper that returns the items of dead workers and
@@ -52,6 +54,8 @@ export interface WorkerOptions {
   backoff?: BackoffOptions;
   random?: () => number;
   clock?: () => Date;
+  /** also drain the enabled broker sources (lib/sources/pullers.ts); default true */
+  pullSources?: boolean;
 }
 
 export interface WorkerHandle {
@@ -143,7 +147,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       }
       running.set(r.id, {
         id: r.id,
-        sink: makeSink(sink.data, id),
+        sink: makeSink(sink.data, id, pool),
         ratePerSecond: r.rate_per_second,
         pageSize: r.page_size,
         maxReplays: r.max_replays,
@@ -373,8 +377,11 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       every(Math.max(100, leaseMs / 3), "heartbeat", beat),
       every(Math.max(250, Math.min(5000, leaseMs / 4)), "sweeper", sweep),
     ];
+    const pullers = opts.pullSources === false ? null : startPullers({ pool, signal: stopping.signal, log, workerId: id, clock });
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, () => lane()));
     await Promise.all(background);
+    await pullers?.done;
+    await closeOriginConnections();
     await pool.query(`DELETE FROM worker WHERE id = $1`, [id]).catch(() => undefined);
     log("stopped");
   }

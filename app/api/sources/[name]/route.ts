@@ -1,0 +1,32 @@
+import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { deleteSource, getSource, updateSource } from "@/lib/sources/manage-sources";
+import { removeFromBroker } from "@/lib/sources/pull-now";
+import { PatchSourceBody, SourceNameParams } from "@/lib/sources/source-schemas";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/sources/{name} — one source with its state. */
+export const GET = defineRoute({ access: { permission: "sources:read" }, params: SourceNameParams }, async ({ params, now }) =>
+  getSource(getDb().pool, params.name, now),
+);
+
+/** PATCH /api/sources/{name} {url?, kind?, options?, enabled?} — change or pause/resume a source (audited). */
+export const PATCH = defineRoute(
+  { access: { permission: "sources:manage" }, params: SourceNameParams, body: PatchSourceBody },
+  async ({ params, body, principal, now, requestId }) =>
+    updateSource(getDb().pool, params.name, body, { actor: actorOf(principal!), now, requestId }),
+);
+
+/** DELETE /api/sources/{name} — remove the source (audited); its records keep their origin. */
+export const DELETE = defineRoute(
+  { access: { permission: "sources:manage" }, params: SourceNameParams },
+  async ({ params, principal, now, requestId }) => {
+    const removed = await deleteSource(getDb().pool, params.name, { actor: actorOf(principal!), now, requestId });
+    const broker = await removeFromBroker(removed);
+    return { removed: removed.name, broker };
+  },
+);
+
+export const { POST, PUT } = otherMethods("GET", "PATCH", "DELETE");

@@ -1,0 +1,26 @@
+import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { createSource, listSources } from "@/lib/sources/manage-sources";
+import { CreateSourceBody } from "@/lib/sources/source-schemas";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/sources — every broker source with its state (URL redacted). */
+export const GET = defineRoute({ access: { permission: "sources:read" } }, async ({ now }) => ({
+  sources: await listSources(getDb().pool, now),
+}));
+
+/** POST /api/sources {name, type, url, kind, options, enabled?} — admins add a source (audited); 201 with it. */
+export const POST = defineRoute(
+  { access: { permission: "sources:manage" }, body: CreateSourceBody },
+  async ({ body, principal, now, requestId }) => {
+    const created = await createSource(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
+    return Response.json(created, {
+      status: 201,
+      headers: { "cache-control": "no-store", location: `/api/sources/${encodeURIComponent(created.name)}` },
+    });
+  },
+);
+
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -1,0 +1,66 @@
+import "server-only";
+import type pg from "pg";
+import type { JsonValue } from "../../json/value";
+import type { Origin } from "../../sources/connector";
+import { ConnectorCache } from "../../sources/connector-cache";
+import { outgoingBody } from "../../sources/outgoing-body";
+import type { RemoteSink, SinkResult, Submission } from "./sink";
+
+// The origin sink: each record goes back to its own original destination (RabbitMQ exchange + routing key,
+// NATS subject, Redis stream) through its source's connection, under the key stored at first ingest. The
+// broker's answer decides the outcome: confirmed → applied; a dedup gate that already had the key → deduped;
+// returned, nacked, unreachable → retried, poison after the batch's budget.
+
+/** Publishes in flight per worker lane: a confirm round trip is a millisecond or two. */
+export const ORIGIN_CONCURRENCY = 16;
+
+interface OriginRow {
+  origin_source: string | null;
+  origin: (Origin & { source?: string }) | null;
+  raw_envelope: string | null;
+}
+
+export function originSink(pool: pg.Pool, cache: ConnectorCache = sharedCache(pool)): RemoteSink {
+  return { mode: "remote", concurrency: ORIGIN_CONCURRENCY, submit: (sub) => publishBack(pool, cache, sub) };
+}
+
+let shared: { pool: pg.Pool; cache: ConnectorCache } | null = null;
+function sharedCache(pool: pg.Pool): ConnectorCache {
+  if (shared?.pool !== pool) shared = { pool, cache: new ConnectorCache(pool) };
+  return shared.cache;
+}
+
+/** Closes the connections the origin sink holds in this process (worker shutdown). */
+export async function closeOriginConnections(): Promise<void> {
+  await shared?.cache.closeAll();
+  shared = null;
+}
+
+async function publishBack(pool: pg.Pool, cache: ConnectorCache, sub: Submission): Promise<SinkResult> {
+  const { rows } = await pool.query<OriginRow>("SELECT origin_source, origin, raw_envelope FROM dead_letter WHERE id = $1", [
+    sub.deadLetterId,
+  ]);
+  const row = rows[0];
+  if (!row?.origin_source || !row.origin) {
+    return { outcome: "failed", reason: "the record has no origin: it was not pulled from a broker source", permanent: true };
+  }
+  const body = outgoingBody(sub.kind, row.raw_envelope, sub.payload as JsonValue);
+  if (!body.ok) return { outcome: "failed", reason: body.reason, permanent: true };
+  let connector;
+  try {
+    connector = await cache.get(row.origin_source);
+  } catch (err) {
+    return { outcome: "retry", reason: `source ${row.origin_source}: ${(err as Error).message}`, retryAfterMs: null, slowDown: false };
+  }
+  const result = await connector.publish({ key: sub.idempotencyKey, body: body.body, origin: row.origin }).catch((err: unknown) => ({
+    outcome: "failed" as const,
+    error: (err as Error).message,
+    retryable: true,
+  }));
+  if (result.outcome === "applied" || result.outcome === "deduped") return { outcome: result.outcome };
+  if (result.retryable) {
+    await cache.drop(row.origin_source);
+    return { outcome: "retry", reason: `source ${row.origin_source}: ${result.error}`, retryAfterMs: null, slowDown: false };
+  }
+  return { outcome: "failed", reason: `source ${row.origin_source}: ${result.error}` };
+}

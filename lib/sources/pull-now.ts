@@ -1,0 +1,114 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import type { Actor } from "../audit/append";
+import { AppError } from "../errors/app-error";
+import { getSource, readSourceConfig } from "./manage-sources";
+import { openConnector, type SourceConfig } from "./open-connector";
+import { pullSource } from "./pull-source";
+import { recordSourceFailure } from "./pullers";
+import type { PullCounts, SourceState } from "./source-schemas";
+
+// "Pull now" (the API, the page's button, `redrive source pull`): the same pull the workers run, on demand, under
+// the source's lease so it never runs beside a worker's pull of the same source.
+
+export interface PullNowOptions {
+  max?: number;
+  actor: Actor;
+  requestId: string | null;
+  clock: () => Date;
+  leaseMs?: number;
+}
+
+export async function pullNow(pool: pg.Pool, name: string, opts: PullNowOptions): Promise<PullCounts> {
+  const config = await readSourceConfig(pool, name);
+  const holder = `pull-now:${randomUUID().slice(0, 8)}`;
+  const leaseMs = opts.leaseMs ?? 120_000;
+  const taken = await pool.query(
+    `UPDATE source SET locked_by = $2, locked_until = now() + $3 * interval '1 millisecond'
+     WHERE name = $1 AND (locked_until IS NULL OR locked_until < now())`,
+    [name, holder, leaseMs],
+  );
+  if (taken.rowCount === 0) {
+    throw new AppError("conflict", `source ${name} is being pulled by a worker now; try again in a few seconds`, {
+      issues: [{ path: "name", message: "is being pulled" }],
+    });
+  }
+  let connector;
+  try {
+    connector = await openConnector(config);
+    await connector.provision();
+    const counts = await pullSource(pool, { name, type: config.type, kind: config.kind }, connector, {
+      ...(opts.max !== undefined ? { max: opts.max } : {}),
+      waitMs: 500,
+      actor: opts.actor,
+      requestId: opts.requestId,
+      clock: opts.clock,
+    });
+    const waiting = await connector.waiting().catch(() => null);
+    await pool.query(
+      `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0,
+         next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+       WHERE name = $1 AND locked_by = $3`,
+      [name, waiting, holder],
+    );
+    return counts;
+  } catch (err) {
+    const message = await recordSourceFailure(pool, name, err);
+    throw new AppError("bad_gateway", `source ${name}: ${message}`, { issues: [] });
+  } finally {
+    await connector?.close().catch(() => {});
+  }
+}
+
+/** Connects, checks what the source needs on the broker, and says what waits (`redrive source test`, the page). */
+export async function testSource(pool: pg.Pool, name: string): Promise<{ waiting: number | null }> {
+  const config = await readSourceConfig(pool, name);
+  let connector;
+  try {
+    connector = await openConnector(config);
+    await connector.provision();
+    const waiting = await connector.waiting();
+    await pool.query(
+      `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, next_attempt_at = NULL
+       WHERE name = $1`,
+      [name, waiting],
+    );
+    return { waiting };
+  } catch (err) {
+    const message = await recordSourceFailure(pool, name, err);
+    throw new AppError("bad_gateway", `source ${name}: ${message}`, { issues: [] });
+  } finally {
+    await connector?.close().catch(() => {});
+  }
+}
+
+/** Removes what the source created on the broker (NATS's advisory stream, Redis's consumer); says how it went. */
+export async function removeFromBroker(source: SourceConfig): Promise<{ cleaned: boolean; error?: string }> {
+  let connector;
+  try {
+    connector = await openConnector(source);
+    await connector.deprovision();
+    return { cleaned: true };
+  } catch (err) {
+    return { cleaned: false, error: (err as Error).message };
+  } finally {
+    await connector?.close().catch(() => {});
+  }
+}
+
+/** The stored state, with `waiting` asked of the broker now (within STATUS_TIMEOUT_MS, else the last known). */
+export async function sourceStatus(pool: pg.Pool, name: string, now: Date): Promise<SourceState & { name: string; enabled: boolean }> {
+  const before = await getSource(pool, name, now);
+  const live = await Promise.race([
+    testSource(pool, name).then(
+      (r) => r,
+      () => null,
+    ),
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), STATUS_TIMEOUT_MS).unref()),
+  ]);
+  const after = live ? await getSource(pool, name, now) : await getSource(pool, name, now).catch(() => before);
+  return { name, enabled: after.enabled, ...after.state };
+}
+
+const STATUS_TIMEOUT_MS = 3000;

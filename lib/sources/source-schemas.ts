@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { redactUrlSecrets } from "../masking/url";
+import { DeadLetterKindSchema, type DeadLetterKind } from "../vocabulary/record";
+import { natsOptionsSchema, parseNatsUrl } from "./nats/options";
+import { parseRabbitmqUrl, rabbitmqOptionsSchema } from "./rabbitmq/options";
+import { parseRedisUrl, redisOptionsSchema } from "./redis/options";
+
+// A source as the API, the CLI and the /sources page see it: what creates one, what changes one, what is shown.
+// Pure (no connections), so the page's form checks with the rules the server applies.
+
+export const SOURCE_TYPES = ["rabbitmq", "nats", "redis"] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+
+export const SourceNameSchema = z
+  .string()
+  .trim()
+  .min(1, "must not be blank")
+  .max(64, "must be at most 64 characters")
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, '.', '_' or '-', starting with a letter or a digit");
+
+/** Each type's options and URL rule, from its connector's own modules. */
+export const SOURCE_OPTIONS = {
+  rabbitmq: rabbitmqOptionsSchema,
+  nats: natsOptionsSchema,
+  redis: redisOptionsSchema,
+} as const;
+
+/** Why `url` cannot reach a broker of `type` (scheme, host, encoding), or null; never repeats a password. */
+export function sourceUrlProblem(type: SourceType, url: string): string | null {
+  const parsed = type === "rabbitmq" ? parseRabbitmqUrl(url) : type === "nats" ? parseNatsUrl(url) : parseRedisUrl(url);
+  return parsed.ok ? null : parsed.message;
+}
+
+const urlField = z.string({ error: "must be the broker's URL" }).trim().min(1, "must be the broker's URL").max(2048);
+
+const common = {
+  name: SourceNameSchema,
+  url: urlField,
+  kind: DeadLetterKindSchema,
+  enabled: z.boolean().default(true),
+};
+
+export const CreateSourceBody = z
+  .discriminatedUnion(
+    "type",
+    [
+      z.strictObject({ ...common, type: z.literal("rabbitmq"), options: rabbitmqOptionsSchema }),
+      z.strictObject({ ...common, type: z.literal("nats"), options: natsOptionsSchema }),
+      z.strictObject({ ...common, type: z.literal("redis"), options: redisOptionsSchema }),
+    ],
+    { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
+  )
+  .superRefine((b, ctx) => {
+    const problem = sourceUrlProblem(b.type, b.url);
+    if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
+  });
+export type CreateSourceBody = z.output<typeof CreateSourceBody>;
+
+/** Options are checked against the source's own type by the server (it knows the type). */
+export const PatchSourceBody = z
+  .strictObject({
+    url: urlField.optional(),
+    kind: DeadLetterKindSchema.optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: "give at least one of url, kind, options, enabled" });
+export type PatchSourceBody = z.output<typeof PatchSourceBody>;
+
+export const SourceNameParams = z.object({ name: SourceNameSchema });
+
+export const PullBody = z.strictObject({
+  max: z.number().int("must be a whole number").min(1, "must be at least 1").max(100_000, "must be at most 100,000").optional(),
+});
+
+export interface PullCounts {
+  pulled: number;
+  created: number;
+  duplicates: number;
+  unreadable: number;
+}
+
+export interface SourceState {
+  /** the last attempt reached the broker; null before the first */
+  connected: boolean | null;
+  /** dead letters waiting in the broker at waitingAt; null when unknown */
+  waiting: number | null;
+  waitingAt: string | null;
+  lastPullAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  /** failed attempts in a row; the next one is not before nextAttemptAt */
+  failures: number;
+  nextAttemptAt: string | null;
+  pulledToday: number;
+  totals: PullCounts;
+  /** a worker holds the source's pull lease now */
+  pulling: boolean;
+}
+
+export interface SourceView {
+  name: string;
+  type: SourceType;
+  kind: DeadLetterKind;
+  /** userinfo and query values redacted */
+  url: string;
+  options: Record<string, unknown>;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  state: SourceState;
+}
+
+export const displayUrl = (url: string): string => redactUrlSecrets(url);
