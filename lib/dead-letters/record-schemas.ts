@@ -197,6 +197,12 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
    * null while the payload still holds it
    */
   originalGeometry: JsonValueSchema.nullable(),
+  /**
+   * where a record pulled from a broker came from: {source, sourceType, destination (exchange + routing keys |
+   * subject | stream), deathReason, deliveryCount, messageId, position, publishedAt, diedAt, headers, properties};
+   * null for records POSTed or imported
+   */
+  origin: JsonValueSchema.nullable(),
   failures: z.array(FailureAttemptSchema),
   /** keyset cursor positioned at this record: list with it to get the next (desc) or previous (asc) record */
   cursor: z.string(),

@@ -17,7 +17,7 @@ type Db = pg.Pool | pg.PoolClient;
 export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id,
   d.source_message_id, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
   d.first_failure_reason, d.reason, d.reason_group, d.failure_class, d.class_reason, d.status, d.replay_count,
-  d.failure_count, d.version, d.analysis, d.repaired_geometry,
+  d.failure_count, d.version, d.analysis, d.repaired_geometry, d.origin,
   EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited`;
 
 export interface DetailRow {
@@ -47,6 +47,7 @@ export interface DetailRow {
   version: number;
   analysis: SpatialAnalysis | null;
   repaired_geometry: JsonValue | null;
+  origin: JsonValue | null;
   /** an analyst edited the payload (audited): only then can the received geometry differ from the payload's */
   edited: boolean;
 }
@@ -90,6 +91,7 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
     repairedGeometry: r.repaired_geometry,
     // Parsing the raw envelope costs ~0.25 s for a 100k-vertex polygon: only for records that were edited.
     originalGeometry: r.kind === "spatial" && r.edited ? originalGeometry(r.raw_envelope, r.payload) : null,
+    origin: r.origin,
     failures: failures.map((f) => ({
       attempt: f.attempt,
       at: f.at.toISOString(),

@@ -22,6 +22,8 @@ export function maskDetail(d: DeadLetterDetail, rules: MaskRules | null): DeadLe
     payload: d.payload === null ? null : maskJson(d.payload, rules, inPayload),
     rawEnvelope: d.rawEnvelope === null ? null : maskText(d.rawEnvelope, rules, inRaw),
     failures: d.failures.map((f) => ({ ...f, reason: maskFreeText(f.reason, rules) })),
+    // Broker headers are producer data like the payload: masked the same way.
+    origin: d.origin === null ? null : maskJson(d.origin, rules, []),
     maskedPaths: [...inPayload.map((p) => `/payload${p}`), ...inRaw.map((p) => `/rawEnvelope${p}`)],
   };
 }
