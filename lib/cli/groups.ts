@@ -12,6 +12,7 @@ export const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
   { commands: ["geometry"], load: async () => (await import("./commands/geometry")).registerGeometryCommands },
   { commands: ["user", "token", "audit"], load: async () => (await import("./commands/accounts")).registerAccountCommands },
   { commands: ["lookup", "export", "maintenance"], load: async () => (await import("./commands/forensics")).registerForensicsCommands },
+  { commands: ["source"], load: async () => (await import("./commands/sources")).registerSourceCommands },
   { commands: ["worker", "ledger", "replay"], load: async () => (await import("./commands/replay")).registerReplayCommands },
 ];
 

@@ -201,7 +201,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--q <text>", "filter: key, hash prefix, event id, device id or message id")
     .option("--bbox <minLon,minLat,maxLon,maxLat>", "filter: bounding box")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
-    .option("--sink <type>", "ledger (built-in) | http", "ledger")
+    .option("--sink <type>", "ledger (built-in) | http | origin (each record back to its own broker destination)", "ledger")
     .option("--url <url>", "http sink: where to POST")
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")

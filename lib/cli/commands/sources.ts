@@ -1,0 +1,197 @@
+// `redrive source …`: broker sources from the command line, as admins manage them on /sources. Results a script
+// reads (a pull's counts, --json lists) go to stdout; everything else to stderr.
+import "server-only";
+import type { Command } from "commander";
+
+import type { Actor } from "../../audit/append";
+import type { AuditContext } from "../../auth/audit-context";
+import type { Db } from "../../db/client";
+import { AppError } from "../../errors/app-error";
+import { createSource, deleteSource, listSources, updateSource } from "../../sources/manage-sources";
+import { pullNow, removeFromBroker, testSource } from "../../sources/pull-now";
+import { CreateSourceBody, PullBody, SourceNameSchema, type SourceView } from "../../sources/source-schemas";
+import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
+
+/** Body fields → the flags that set them, so a 422's path names the flag. */
+const FLAGS: Record<string, string> = {
+  "options.queue": "--queue",
+  "options.stream": "--stream",
+  "options.consumer": "--consumer",
+  "options.group": "--group",
+  "options.minIdleMs": "--min-idle-ms",
+  "options.maxDeliveries": "--max-deliveries",
+  "options.dlqStream": "--dlq-stream",
+  "options.dlqGroup": "--dlq-group",
+  "options.field": "--field",
+  "options.gatePrefix": "--gate-prefix",
+  "options.ackWaitMs": "--ack-wait-ms",
+  options: "options",
+};
+
+const OPTION_FLAGS = ["queue", "stream", "consumer", "group", "minIdleMs", "maxDeliveries", "dlqStream", "dlqGroup", "field", "gatePrefix", "ackWaitMs"];
+const NUMERIC = new Set(["minIdleMs", "maxDeliveries", "ackWaitMs"]);
+
+const cliActor = (): Actor => ({ id: null, email: `cli:${osAccount()}`, role: "system" });
+const auditContext = (): AuditContext => ({ actor: cliActor(), now: new Date(), requestId: null });
+const say = (msg: string) => process.stderr.write(`${msg}\n`);
+
+function sourceName(value: string): string {
+  const r = SourceNameSchema.safeParse(value);
+  if (!r.success) throw new CliUsageError(`<name>: ${r.error.issues[0]?.message ?? "invalid"}`);
+  return r.data;
+}
+
+async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const { db, close } = await connectCli();
+  try {
+    return await fn(db);
+  } catch (err) {
+    // A 422 from the domain names a field: a usage error (exit 2) naming its flag.
+    if (err instanceof AppError && err.code === "validation_failed") throw optionsError(err.issues.map((i) => ({ path: i.path.split("."), message: i.message })), FLAGS);
+    if (err instanceof AppError && err.code === "not_found") throw new CliUsageError(err.message);
+    throw err;
+  } finally {
+    await close();
+  }
+}
+
+/** The options a type takes, from the flags given (numbers parsed; anything given to the wrong type is refused). */
+function optionsFrom(raw: Record<string, unknown>): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const key of OPTION_FLAGS) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    options[key] = NUMERIC.has(key) && typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return options;
+}
+
+function stateLine(s: SourceView): string {
+  const st = s.state;
+  const health = !s.enabled ? "paused" : st.connected === null ? "not tried yet" : st.connected ? "connected" : `error: ${st.lastError ?? "?"}`;
+  const waiting = st.waiting === null ? "?" : String(st.waiting);
+  return `${s.name}\t${s.type}\t${s.kind}\t${health}\twaiting ${waiting}\tpulled today ${st.pulledToday}\ttotal ${st.totals.pulled}\t${s.url}`;
+}
+
+export function registerSourceCommands(program: Command): void {
+  const source = program.command("source").description("broker sources: where dead letters are pulled from and replayed back to");
+
+  source
+    .command("add")
+    .description("add a source (admins' /sources does the same); its URL is sealed at rest")
+    .requiredOption("--name <name>", "a name for the source")
+    .requiredOption("--type <type>", "rabbitmq | nats | redis")
+    .requiredOption("--url <url>", "the broker's URL: amqp://, nats://, redis://")
+    .requiredOption("--kind <kind>", "spatial | afc: how message bodies are read")
+    .option("--queue <queue>", "rabbitmq: the dead-letter queue to drain")
+    .option("--stream <stream>", "nats: the stream whose consumers dead-letter messages; redis: the application's stream")
+    .option("--consumer <consumer>", "nats: one consumer of the stream (default every one); redis: Redrive's consumer name")
+    .option("--group <group>", "redis: the application's consumer group")
+    .option("--min-idle-ms <ms>", "redis: how long an entry must be pending before it is claimed")
+    .option("--max-deliveries <n>", "redis: deliveries after which a pending entry is dead")
+    .option("--dlq-stream <stream>", "redis: a stream producers already copy dead entries into (read through a group)")
+    .option("--dlq-group <group>", "redis: the group Redrive reads --dlq-stream with")
+    .option("--field <field>", "redis: the entry field that holds the message (default body)")
+    .option("--gate-prefix <prefix>", "redis: prefix of the keys that remember what was published back")
+    .option("--ack-wait-ms <ms>", "nats: how long a taken advisory stays invisible before it is handed out again")
+    .option("--disabled", "add it paused")
+    .action(async (raw: Record<string, unknown>) => {
+      const body = {
+        name: raw.name,
+        type: raw.type,
+        url: raw.url,
+        kind: raw.kind,
+        options: optionsFrom(raw),
+        enabled: raw.disabled !== true,
+      };
+      const parsed = CreateSourceBody.safeParse(body);
+      if (!parsed.success) throw optionsError(parsed.error.issues, FLAGS);
+      await withDb(async (db) => {
+        const created = await createSource(db.pool, parsed.data, auditContext());
+        say(`added ${created.type} source ${created.name} (${created.url})`);
+        try {
+          const { waiting } = await testSource(db.pool, created.name);
+          say(`connected: ${waiting ?? "?"} waiting`);
+        } catch (err) {
+          say(`not connected yet (the workers retry with backoff): ${(err as Error).message}`);
+        }
+      });
+    });
+
+  source
+    .command("list")
+    .description("every source with its state")
+    .option("--json", "one JSON array on stdout")
+    .action(async (raw: { json?: boolean }) => {
+      await withDb(async (db) => {
+        const sources = await listSources(db.pool, new Date());
+        if (raw.json) process.stdout.write(`${JSON.stringify(sources)}\n`);
+        else if (sources.length === 0) say("no sources (add one with `redrive source add`)");
+        else for (const s of sources) process.stdout.write(`${stateLine(s)}\n`);
+      });
+    });
+
+  source
+    .command("test <name>")
+    .description("connect, check what the source needs on the broker, and print what waits")
+    .action(async (name: string) => {
+      const n = sourceName(name);
+      await withDb(async (db) => {
+        try {
+          const { waiting } = await testSource(db.pool, n);
+          process.stdout.write(`${n}: connected, ${waiting === null ? "an unknown number of" : waiting} dead letter(s) waiting\n`);
+        } catch (err) {
+          say(err instanceof Error ? err.message : String(err));
+          process.exitCode = 1;
+        }
+      });
+    });
+
+  source
+    .command("pull <name>")
+    .description("pull now: store what waits, acknowledge it after the commit; prints {pulled, created, duplicates, unreadable}")
+    .option("--max <n>", "pull at most this many")
+    .action(async (name: string, raw: { max?: string }) => {
+      const n = sourceName(name);
+      const parsed = PullBody.safeParse(raw.max === undefined ? {} : { max: /^\d+$/.test(raw.max) ? Number(raw.max) : raw.max });
+      if (!parsed.success) throw optionsError(parsed.error.issues);
+      await withDb(async (db) => {
+        const counts = await pullNow(db.pool, n, {
+          ...(parsed.data.max !== undefined ? { max: parsed.data.max } : {}),
+          actor: cliActor(),
+          requestId: null,
+          clock: () => new Date(),
+        });
+        process.stdout.write(`${JSON.stringify(counts)}\n`);
+      });
+    });
+
+  for (const [verb, enabled] of [
+    ["pause", false],
+    ["resume", true],
+  ] as const) {
+    source
+      .command(`${verb} <name>`)
+      .description(enabled ? "pull the source again" : "stop pulling the source (it keeps its state)")
+      .action(async (name: string) => {
+        const n = sourceName(name);
+        await withDb(async (db) => {
+          await updateSource(db.pool, n, { enabled }, auditContext());
+          say(`${n} ${enabled ? "resumed" : "paused"}`);
+        });
+      });
+  }
+
+  source
+    .command("remove <name>")
+    .description("remove the source; its records keep their origin")
+    .action(async (name: string) => {
+      const n = sourceName(name);
+      await withDb(async (db) => {
+        const removed = await deleteSource(db.pool, n, auditContext());
+        const broker = await removeFromBroker(removed);
+        say(`removed ${n}${broker.cleaned ? "" : ` (left on the broker: ${broker.error})`}`);
+      });
+    });
+}
+
