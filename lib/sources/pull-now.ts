@@ -3,11 +3,12 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { Actor } from "../audit/append";
 import { AppError } from "../errors/app-error";
-import { getSource, readSourceConfig } from "./manage-sources";
+import type { AuditContext } from "../auth/audit-context";
+import { createSource, getSource, readSourceConfig } from "./manage-sources";
 import { openConnector, type SourceConfig } from "./open-connector";
 import { pullSource } from "./pull-source";
 import { recordSourceFailure } from "./pullers";
-import type { PullCounts, SourceState } from "./source-schemas";
+import type { CreateSourceBody, PullCounts, SourceState, SourceView } from "./source-schemas";
 
 // "Pull now" (the API, the page's button, `redrive source pull`): the same pull the workers run, on demand, under
 // the source's lease so it never runs beside a worker's pull of the same source.
@@ -112,3 +113,14 @@ export async function sourceStatus(pool: pg.Pool, name: string, now: Date): Prom
 }
 
 const STATUS_TIMEOUT_MS = 3000;
+
+/**
+ * Adds a source and at once prepares the broker for it (NATS starts capturing advisories from this moment), so
+ * nothing that dies before the first pull is missed. A broker that cannot be reached now is recorded on the
+ * source and retried by the workers; the source is added all the same.
+ */
+export async function addSource(pool: pg.Pool, body: CreateSourceBody, ctx: AuditContext): Promise<SourceView> {
+  const created = await createSource(pool, body, ctx);
+  await testSource(pool, created.name).catch(() => undefined);
+  return getSource(pool, created.name, ctx.now);
+}

@@ -1,7 +1,8 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { createSource, listSources } from "@/lib/sources/manage-sources";
+import { listSources } from "@/lib/sources/manage-sources";
+import { addSource } from "@/lib/sources/pull-now";
 import { CreateSourceBody } from "@/lib/sources/source-schemas";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +16,7 @@ export const GET = defineRoute({ access: { permission: "sources:read" } }, async
 export const POST = defineRoute(
   { access: { permission: "sources:manage" }, body: CreateSourceBody },
   async ({ body, principal, now, requestId }) => {
-    const created = await createSource(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
+    const created = await addSource(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
     return Response.json(created, {
       status: 201,
       headers: { "cache-control": "no-store", location: `/api/sources/${encodeURIComponent(created.name)}` },

@@ -221,7 +221,7 @@ export function registerReplayCommands(program: Command): void {
         const selection = body.ids ? { ids: body.ids } : { filter: body.filter ?? {} };
         if (o.preview) {
           await freshenReplayStatistics(db.pool);
-          const p = await previewBatch(db.pool, selection);
+          const p = await previewBatch(db.pool, selection, { origin: body.sink.type === "origin" });
           process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
           say(`${p.count} records, oldest observation first; ${howLong(p.count, body.ratePerSecond, body.pageSize)}`);
           return;

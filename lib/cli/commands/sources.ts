@@ -28,7 +28,19 @@ const FLAGS: Record<string, string> = {
   options: "options",
 };
 
-const OPTION_FLAGS = ["queue", "stream", "consumer", "group", "minIdleMs", "maxDeliveries", "dlqStream", "dlqGroup", "field", "gatePrefix", "ackWaitMs"];
+const OPTION_FLAGS = [
+  "queue",
+  "stream",
+  "consumer",
+  "group",
+  "minIdleMs",
+  "maxDeliveries",
+  "dlqStream",
+  "dlqGroup",
+  "field",
+  "gatePrefix",
+  "ackWaitMs",
+];
 const NUMERIC = new Set(["minIdleMs", "maxDeliveries", "ackWaitMs"]);
 
 const cliActor = (): Actor => ({ id: null, email: `cli:${osAccount()}`, role: "system" });
@@ -47,7 +59,11 @@ async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     return await fn(db);
   } catch (err) {
     // A 422 from the domain names a field: a usage error (exit 2) naming its flag.
-    if (err instanceof AppError && err.code === "validation_failed") throw optionsError(err.issues.map((i) => ({ path: i.path.split("."), message: i.message })), FLAGS);
+    if (err instanceof AppError && err.code === "validation_failed")
+      throw optionsError(
+        err.issues.map((i) => ({ path: i.path.split("."), message: i.message })),
+        FLAGS,
+      );
     if (err instanceof AppError && err.code === "not_found") throw new CliUsageError(err.message);
     throw err;
   } finally {
@@ -68,7 +84,13 @@ function optionsFrom(raw: Record<string, unknown>): Record<string, unknown> {
 
 function stateLine(s: SourceView): string {
   const st = s.state;
-  const health = !s.enabled ? "paused" : st.connected === null ? "not tried yet" : st.connected ? "connected" : `error: ${st.lastError ?? "?"}`;
+  const health = !s.enabled
+    ? "paused"
+    : st.connected === null
+      ? "not tried yet"
+      : st.connected
+        ? "connected"
+        : `error: ${st.lastError ?? "?"}`;
   const waiting = st.waiting === null ? "?" : String(st.waiting);
   return `${s.name}\t${s.type}\t${s.kind}\t${health}\twaiting ${waiting}\tpulled today ${st.pulledToday}\ttotal ${st.totals.pulled}\t${s.url}`;
 }
@@ -194,4 +216,3 @@ export function registerSourceCommands(program: Command): void {
       });
     });
 }
-

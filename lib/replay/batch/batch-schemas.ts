@@ -202,5 +202,6 @@ export interface BatchPreview {
   /** the first records in replay order */
   sample: { id: string; kind: DeadLetterKind; idempotencyKey: string; entityKey: string | null; observedAt: string }[];
   /** matched by the selection but left out, by reason */
-  skipped: { notApproved: number; inActiveBatch: number; noKey: number };
+  /** noOrigin: approved records without an origin, which the origin sink leaves out */
+  skipped: { notApproved: number; inActiveBatch: number; noKey: number; noOrigin: number };
 }

@@ -34,6 +34,9 @@ const BUSY = `EXISTS (SELECT 1 FROM replay_item ri JOIN replay_batch rb ON rb.id
   WHERE ri.dead_letter_id = d.id AND rb.status IN ('draft', 'approved', 'running', 'paused')
     AND ri.status::text IN ('pending', 'running', 'retry'))`;
 const ELIGIBLE = `d.status = 'approved' AND d.idempotency_key IS NOT NULL AND NOT ${BUSY}`;
+/** The origin sink sends a record through the source it was pulled from: only pulled records have one. */
+const HAS_ORIGIN = "d.origin_source IS NOT NULL";
+const eligible = (origin: boolean) => (origin ? `${ELIGIBLE} AND ${HAS_ORIGIN}` : ELIGIBLE);
 
 function selectionWhere(sel: Selection, values: unknown[]): string {
   if ("ids" in sel) {
@@ -66,9 +69,17 @@ export async function eligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): P
 }
 
 /** Ids that cannot go into a batch, with why (422 with one issue per id). */
-async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<void> {
-  const { rows } = await db.query<{ id: string; at: number; status: string | null; has_key: boolean | null; busy: boolean | null }>(
-    `SELECT w.id::text AS id, (w.ord - 1)::int AS at, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy
+async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[], origin: boolean): Promise<void> {
+  const { rows } = await db.query<{
+    id: string;
+    at: number;
+    status: string | null;
+    has_key: boolean | null;
+    busy: boolean | null;
+    has_origin: boolean | null;
+  }>(
+    `SELECT w.id::text AS id, (w.ord - 1)::int AS at, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy,
+       ${HAS_ORIGIN} AS has_origin
      FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, ord) LEFT JOIN dead_letter d ON d.id = w.id
      ORDER BY w.ord`,
     [ids],
@@ -83,7 +94,9 @@ async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): 
             ? "has no idempotency key"
             : r.busy
               ? "is already in an active replay batch"
-              : null;
+              : origin && !r.has_origin
+                ? "has no origin (it was not pulled from a broker source): the origin sink cannot send it"
+                : null;
     // The path is the id's position in the request (ids.0 is the first), as for every other array field.
     return why ? [{ path: `ids.${r.at}`, message: `record ${r.id} ${why}` }] : [];
   });
@@ -107,7 +120,11 @@ export function freshenReplayStatistics(db: pg.Pool): Promise<string[]> {
   return freshenStatistics(db, ["dead_letter", "replay_item", "replay_batch"]);
 }
 
-export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection): Promise<BatchPreview> {
+/**
+ * What a batch of `sel` would take. `origin`: for the origin sink, records without an origin are left out (and
+ * counted in skipped.noOrigin, which is counted for every preview so the form can say it before the sink is chosen).
+ */
+export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection, opts: { origin?: boolean } = {}): Promise<BatchPreview> {
   checkFilterStatus(sel);
   const values: unknown[] = [];
   const where = selectionWhere(sel, values);
@@ -121,19 +138,22 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
     not_approved: number;
     no_key: number;
     busy: number;
+    no_origin: number;
   }>(
     `WITH m AS (
-       SELECT d.id, d.kind, d.status, d.idempotency_key, d.entity_key, d.observed_at,
+       SELECT d.id, d.kind, d.status, d.idempotency_key, d.entity_key, d.observed_at, ${HAS_ORIGIN} AS has_origin,
          d.status = 'approved' AND d.idempotency_key IS NOT NULL AND ${BUSY} AS busy
        FROM dead_letter d WHERE ${where}
-     ), e AS (SELECT * FROM m WHERE status = 'approved' AND idempotency_key IS NOT NULL AND NOT busy)
+     ), f AS (SELECT * FROM m WHERE status = 'approved' AND idempotency_key IS NOT NULL AND NOT busy),
+     e AS (SELECT * FROM f WHERE ${opts.origin ? "has_origin" : "true"})
      SELECT (SELECT count(*)::int FROM e) AS count,
        (SELECT count(*)::int FROM e WHERE kind = 'spatial') AS spatial, (SELECT count(*)::int FROM e WHERE kind = 'afc') AS afc,
        (SELECT ${utcMicrosSql("min(observed_at)")} FROM e) AS first, (SELECT ${utcMicrosSql("max(observed_at)")} FROM e) AS last,
        (SELECT count(DISTINCT (kind, entity_key))::int FROM e WHERE entity_key IS NOT NULL) AS entities,
        (SELECT count(*)::int FROM m WHERE status <> 'approved') AS not_approved,
        (SELECT count(*)::int FROM m WHERE status = 'approved' AND idempotency_key IS NULL) AS no_key,
-       (SELECT count(*)::int FROM m WHERE busy) AS busy`,
+       (SELECT count(*)::int FROM m WHERE busy) AS busy,
+       (SELECT count(*)::int FROM f WHERE NOT has_origin) AS no_origin`,
     values,
   );
   const sample = await db.query<{
@@ -144,7 +164,7 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
     observed_at: string;
   }>(
     `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.entity_key, ${utcMicrosSql("d.observed_at")} AS observed_at
-     FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} ORDER BY d.observed_at, d.id LIMIT 10`,
+     FROM dead_letter d WHERE ${where} AND ${eligible(opts.origin ?? false)} ORDER BY d.observed_at, d.id LIMIT 10`,
     values,
   );
   const r = rows[0];
@@ -161,7 +181,7 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection):
       entityKey: s.entity_key,
       observedAt: s.observed_at,
     })),
-    skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0 },
+    skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0, noOrigin: r?.no_origin ?? 0 },
   };
 }
 
@@ -209,8 +229,11 @@ export async function createBatch(
   await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
-    if ("ids" in selection) await refuseIneligibleIds(client, selection.ids);
-    const preview = await previewBatch(client, selection);
+    const origin = input.sink.type === "origin";
+    if ("ids" in selection) await refuseIneligibleIds(client, selection.ids, origin);
+    const counted = await previewBatch(client, selection, { origin });
+    // Records without an origin are left out only by the origin sink; for the others they are no news.
+    const preview = origin ? counted : { ...counted, skipped: { ...counted.skipped, noOrigin: 0 } };
     // The count shown on the creation page is what the supervisor agreed to replay (a page restored by Back can
     // show one from minutes ago): a different count now is a 409, not a batch of another size.
     checkExpectedCount(input.expectedCount, preview.count);
@@ -249,7 +272,7 @@ export async function createBatch(
       `INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, entity_key, observed_at, snapshot, run_at)
        SELECT $1, d.id, row_number() OVER (ORDER BY d.observed_at, d.id), d.kind, d.idempotency_key, d.entity_key, d.observed_at,
          jsonb_build_object('payload', d.payload, 'version', d.version, 'source', d.source, 'replayCount', d.replay_count), $2
-       FROM dead_letter d WHERE ${where} AND ${ELIGIBLE}
+       FROM dead_letter d WHERE ${where} AND ${eligible(origin)}
        ORDER BY d.observed_at, d.id`,
       values,
     );

@@ -1,6 +1,5 @@
 import type { Db } from "../../../lib/db/client";
-import { createSource } from "../../../lib/sources/manage-sources";
-import { pullNow } from "../../../lib/sources/pull-now";
+import { addSource as add, pullNow } from "../../../lib/sources/pull-now";
 import { CreateSourceBody, type PullCounts } from "../../../lib/sources/source-schemas";
 import { startWorker, type WorkerHandle } from "../../../lib/replay/engine/worker";
 import { approve, batchStatus, itemCounts, runningBatch, waitFor, type TestUsers } from "../../replay/fixtures";
@@ -15,12 +14,17 @@ export async function supervisors(db: Db): Promise<TestUsers> {
 }
 
 export async function addSource(db: Db, body: unknown): Promise<string> {
-  const created = await createSource(db.pool, CreateSourceBody.parse(body), TEST_CTX());
+  const created = await add(db.pool, CreateSourceBody.parse(body), TEST_CTX());
   return created.name;
 }
 
 export async function pull(db: Db, name: string, max?: number): Promise<PullCounts> {
-  return pullNow(db.pool, name, { ...(max !== undefined ? { max } : {}), actor: TEST_CTX().actor, requestId: "test", clock: () => new Date() });
+  return pullNow(db.pool, name, {
+    ...(max !== undefined ? { max } : {}),
+    actor: TEST_CTX().actor,
+    requestId: "test",
+    clock: () => new Date(),
+  });
 }
 
 export interface PulledRow {
@@ -45,7 +49,14 @@ export async function pulledRecords(db: Db, source: string): Promise<PulledRow[]
 export async function replayToOrigin(db: Db, users: TestUsers, ids: string[], rate = 200): Promise<Record<string, number>> {
   await approve(db, ids);
   const batchId = await runningBatch(db, users, { ids, sink: { type: "origin" }, ratePerSecond: rate, pageSize: 50 });
-  const worker: WorkerHandle = startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 20, maxMs: 200 }, pullSources: false });
+  const worker: WorkerHandle = startWorker({
+    db,
+    log: () => {},
+    leaseMs: 3000,
+    pollMs: 50,
+    backoff: { baseMs: 20, maxMs: 200 },
+    pullSources: false,
+  });
   try {
     await waitFor("the batch to finish", async () => ["completed", "failed", "cancelled"].includes(await batchStatus(db, batchId)), 60_000);
   } finally {

@@ -8,7 +8,18 @@ import { connectAdmin, deleteKeys, failDeliveries, runPrefix, type Admin, REDIS_
 
 setTestAuthEnv();
 
-const BOWTIE = { type: "Polygon", coordinates: [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]] };
+const BOWTIE = {
+  type: "Polygon",
+  coordinates: [
+    [
+      [0, 0],
+      [1, 1],
+      [1, 0],
+      [0, 1],
+      [0, 0],
+    ],
+  ],
+};
 
 let db: Db;
 let users: TestUsers;
@@ -37,7 +48,7 @@ async function deadEntries(stream: string, group: string, bodies: string[], extr
 
 async function consumeAll(stream: string): Promise<{ id: string; message: Record<string, string> }[]> {
   const entries = await admin.xRange(stream, "-", "+");
-  return entries.map((e) => ({ id: e.id, message: e.message as Record<string, string> }));
+  return (entries ?? []).map((e) => ({ id: e.id, message: e.message as Record<string, string> }));
 }
 
 describe("a Redis Streams source", () => {
@@ -61,7 +72,12 @@ describe("a Redis Streams source", () => {
     const records = await pulledRecords(db, name);
     expect(records.map((r) => r.idempotency_key).sort()).toEqual(["k-early", "k-late", "k-other"]);
     for (const r of records) {
-      expect(r.origin).toMatchObject({ source: name, sourceType: "redis", deathReason: "max_deliveries", destination: { type: "redis", stream, field: "body" } });
+      expect(r.origin).toMatchObject({
+        source: name,
+        sourceType: "redis",
+        deathReason: "max_deliveries",
+        destination: { type: "redis", stream, field: "body" },
+      });
       expect(r.origin.headers).toMatchObject({ trace_id: "t-1" });
       expect(r.origin_message_id).toMatch(/^\d+-\d+$/);
     }
@@ -70,7 +86,13 @@ describe("a Redis Streams source", () => {
     expect(await pull(db, name)).toEqual({ pulled: 0, created: 0, duplicates: 0, unreadable: 0 });
 
     const before = (await consumeAll(stream)).length;
-    expect(await replayToOrigin(db, users, records.map((r) => r.id))).toEqual({ applied: 3 });
+    expect(
+      await replayToOrigin(
+        db,
+        users,
+        records.map((r) => r.id),
+      ),
+    ).toEqual({ applied: 3 });
     const added = (await consumeAll(stream)).slice(before);
     const keys = added.map((e) => JSON.parse(e.message.body!).idempotency_key as string);
     expect(keys.sort()).toEqual(["k-early", "k-late", "k-other"]);
