@@ -377,7 +377,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       every(Math.max(100, leaseMs / 3), "heartbeat", beat),
       every(Math.max(250, Math.min(5000, leaseMs / 4)), "sweeper", sweep),
     ];
-    const pullers = opts.pullSources === false ? null : startPullers({ pool, signal: stopping.signal, log, workerId: id, clock });
+    const pullers = opts.pullSources === false ? null : startPullers({ pool, signal: stopping.signal, log, workerId: id, clock, leaseMs });
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, () => lane()));
     await Promise.all(background);
     await pullers?.done;
