@@ -37,7 +37,16 @@ export const LookupQuerySchema = z
   .refine((v) => !(v.from && v.to && v.from > v.to), { path: ["from"], message: "must not be later than to" });
 export type LookupQuery = z.output<typeof LookupQuerySchema>;
 
-export const MATCH_FIELDS = ["idempotency_key", "event_hash_prefix", "event_id", "device_id", "source_message_id", "place"] as const;
+export const MATCH_FIELDS = [
+  "idempotency_key",
+  "event_hash_prefix",
+  "event_id",
+  "device_id",
+  "source_message_id",
+  "broker_message_id",
+  "broker_position",
+  "place",
+] as const;
 export type MatchField = (typeof MATCH_FIELDS)[number];
 
 export interface LookupRecord {

@@ -95,6 +95,10 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
     `(SELECT x.id, 'device_id' FROM dead_letter x WHERE x.device_id = ${key} ${deviceTime.map((c) => `AND ${c}`).join(" ")}
       ORDER BY x.observed_at DESC LIMIT ${limit})`,
     `SELECT id, 'source_message_id' FROM dead_letter WHERE source_message_id = ${key}`,
+    // Pulled from a broker: its message id (AMQP message_id, JetStream sequence, Redis entry id) or its position
+    // (queue/message id, stream:sequence, stream:entry id), as the broker's own tools show them.
+    `SELECT id, 'broker_message_id' FROM dead_letter WHERE origin_message_id = ${key}`,
+    `SELECT dead_letter_id, 'broker_position' FROM source_message WHERE position = ${key}`,
     // event_id/device_id values an identity override replaced: the record was captured with them.
     `SELECT dead_letter_id, field FROM identity_alias WHERE value = ${key}`,
   ];

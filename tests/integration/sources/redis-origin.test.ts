@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
+import { LookupQuerySchema } from "../../../lib/forensics/forensics-schemas";
+import { lookup } from "../../../lib/forensics/lookup";
 import { EPOCH, spatialEnvelope, type TestUsers } from "../../replay/fixtures";
 import { setTestAuthEnv } from "../auth-helpers";
 import { testDb } from "../helpers";
@@ -81,6 +83,12 @@ describe("a Redis Streams source", () => {
       expect(r.origin.headers).toMatchObject({ trace_id: "t-1" });
       expect(r.origin_message_id).toMatch(/^\d+-\d+$/);
     }
+    // Investigators find a pulled record by the broker's message id and by its stream position.
+    const one = records[0]!;
+    const found = await lookup(db.pool, LookupQuerySchema.parse({ q: one.origin_message_id }), null);
+    expect(found.records.map((r) => [r.id, r.matchedOn])).toEqual([[one.id, ["broker_message_id", "source_message_id"]]]);
+    const byPosition = await lookup(db.pool, LookupQuerySchema.parse({ q: `${stream}:${one.origin_message_id}` }), null);
+    expect(byPosition.records.map((r) => [r.id, r.matchedOn])).toEqual([[one.id, ["broker_position"]]]);
     // The group's pending list is empty: the dead letters were acknowledged after they were stored.
     expect((await admin.xPending(stream, "workers")).pending).toBe(0);
     expect(await pull(db, name)).toEqual({ pulled: 0, created: 0, duplicates: 0, unreadable: 0 });
