@@ -13,6 +13,7 @@ const UNIT: Record<AlertRuleView["metric"], string> = {
   poison_growth: "poison records in the window",
   dlq_size: "unresolved records",
   oldest_age: "hours",
+  source_down: "sources failing",
 };
 
 /**
@@ -75,7 +76,7 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
         <input
           aria-label={`${rule.id} window minutes`}
           className={input}
-          disabled={!canManage || rule.metric !== "poison_growth"}
+          disabled={!canManage || (rule.metric !== "poison_growth" && rule.metric !== "source_down")}
           value={windowMinutes}
           onChange={(e) => setWindowMinutes(e.target.value)}
           inputMode="numeric"

@@ -154,7 +154,7 @@ export const RevealBodySchema = z.strictObject({
     .max(1000),
 });
 
-export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age"] as const;
+export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age", "source_down"] as const;
 export type AlertMetric = (typeof ALERT_METRICS)[number];
 
 export const AlertRuleUpdateSchema = z.strictObject({

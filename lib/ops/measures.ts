@@ -41,3 +41,12 @@ export async function poisonArrivals(db: Db, since: Date, until: Date): Promise<
 export function hoursBetween(from: Date, to: Date): number {
   return Math.max(0, (to.getTime() - from.getTime()) / 3_600_000);
 }
+
+/** Enabled broker sources whose attempts have failed since before `since` (the source_down alert). */
+export async function failingSources(db: pg.Pool | pg.PoolClient, since: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM source WHERE enabled AND failing_since IS NOT NULL AND failing_since <= $1",
+    [since],
+  );
+  return rows[0]?.n ?? 0;
+}

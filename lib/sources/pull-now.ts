@@ -48,7 +48,7 @@ export async function pullNow(pool: pg.Pool, name: string, opts: PullNowOptions)
     });
     const waiting = await connector.waiting().catch(() => null);
     await pool.query(
-      `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0,
+      `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, failing_since = NULL,
          next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
        WHERE name = $1 AND locked_by = $3`,
       [name, waiting, holder],
@@ -71,7 +71,7 @@ export async function testSource(pool: pg.Pool, name: string): Promise<{ waiting
     await connector.provision();
     const waiting = await connector.waiting();
     await pool.query(
-      `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, next_attempt_at = NULL
+      `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, failing_since = NULL, next_attempt_at = NULL
        WHERE name = $1`,
       [name, waiting],
     );

@@ -120,7 +120,7 @@ async function storePage(
       `UPDATE source SET pulled_total = pulled_total + $2, created_total = created_total + $3,
          duplicates_total = duplicates_total + $4, unreadable_total = unreadable_total + $5,
          pulled_today = CASE WHEN pulled_day = $6::date THEN pulled_today + $2 ELSE $2 END, pulled_day = $6::date,
-         last_pull_at = $7, connected = true, last_error = NULL, failures = 0, next_attempt_at = NULL
+         last_pull_at = $7, connected = true, last_error = NULL, failures = 0, failing_since = NULL, next_attempt_at = NULL
        WHERE name = $1`,
       [source.name, page.pulled, page.created, page.duplicates, page.unreadable, day, now],
     );

@@ -38,6 +38,7 @@ export async function recordSourceFailure(pool: pg.Pool, name: string, err: unkn
   await pool
     .query(
       `UPDATE source SET connected = false, last_error = $2, last_error_at = now(), failures = failures + 1,
+         failing_since = coalesce(failing_since, now()),
          next_attempt_at = now() + (LEAST($3::float8, 1000 * 2 ^ failures) * interval '1 millisecond'),
          locked_by = NULL, locked_until = NULL
        WHERE name = $1`,
@@ -124,7 +125,7 @@ export function startPullers(opts: PullersOptions): { done: Promise<void> } {
         });
         const waiting = await held.connector.waiting().catch(() => null);
         await opts.pool.query(
-          `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, next_attempt_at = NULL
+          `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, failing_since = NULL, next_attempt_at = NULL
            WHERE name = $1`,
           [name, waiting],
         );

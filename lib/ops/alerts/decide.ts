@@ -28,6 +28,8 @@ function describe(rule: RuleState, value: number): string {
       return `${v} unresolved dead letters (threshold ${rule.threshold})`;
     case "oldest_age":
       return `oldest unresolved dead letter is ${v} h old (threshold ${rule.threshold} h)`;
+    case "source_down":
+      return `${v} broker source(s) failing for more than ${rule.windowMinutes} min (threshold ${rule.threshold}); see /sources`;
   }
 }
 

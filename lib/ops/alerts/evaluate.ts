@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { appendAudit, SYSTEM_ACTOR, type AuditInput } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
-import { hoursBetween, oldestUnresolved, poisonArrivals, unresolvedCount } from "../measures";
+import { failingSources, hoursBetween, oldestUnresolved, poisonArrivals, unresolvedCount } from "../measures";
 import type { AlertMetric } from "../../forensics/forensics-schemas";
 import { decideAlert, type RuleState } from "./decide";
 
@@ -43,11 +43,12 @@ interface RuleRow {
 }
 
 async function metricValue(client: pg.PoolClient, rule: RuleState, now: Date, cache: Map<string, number>): Promise<number> {
-  const key = rule.metric === "poison_growth" ? `${rule.metric}:${rule.windowMinutes}` : rule.metric;
+  const key = rule.metric === "poison_growth" || rule.metric === "source_down" ? `${rule.metric}:${rule.windowMinutes}` : rule.metric;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
   let value: number;
   if (rule.metric === "dlq_size") value = await unresolvedCount(client);
+  else if (rule.metric === "source_down") value = await failingSources(client, new Date(now.getTime() - rule.windowMinutes * 60_000));
   else if (rule.metric === "oldest_age") {
     const oldest = await oldestUnresolved(client);
     value = oldest ? hoursBetween(oldest.firstSeenAt, now) : 0;

@@ -22,6 +22,7 @@ CREATE TABLE "source" (
     "last_error" TEXT,
     "last_error_at" TIMESTAMPTZ(3),
     "failures" INTEGER NOT NULL DEFAULT 0,
+    "failing_since" TIMESTAMPTZ(3),
     "next_attempt_at" TIMESTAMPTZ(3),
     "pulled_total" BIGINT NOT NULL DEFAULT 0,
     "created_total" BIGINT NOT NULL DEFAULT 0,
@@ -54,3 +55,8 @@ CREATE INDEX "dead_letter_origin_source_idx" ON "dead_letter"("origin_source", "
 
 -- CreateIndex
 CREATE INDEX "dead_letter_origin_message_idx" ON "dead_letter"("origin_message_id") WHERE (origin_message_id IS NOT NULL);
+
+-- The alert for a source that cannot be reached (lib/ops/alerts): sources failing for longer than the window.
+INSERT INTO "alert_rule" ("id", "name", "metric", "threshold", "window_minutes", "enabled")
+VALUES ('source-down', 'A broker source cannot be reached', 'source_down', 0, 5, true)
+ON CONFLICT ("id") DO NOTHING;
