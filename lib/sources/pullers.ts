@@ -116,13 +116,16 @@ export function startPullers(opts: PullersOptions): { done: Promise<void> } {
           .catch(() => {});
       }, leaseMs / 3);
       try {
-        await pullSource(opts.pool, { name, type: config.type, kind: config.kind }, held.connector, {
+        const counts = await pullSource(opts.pool, { name, type: config.type, kind: config.kind }, held.connector, {
           waitMs: opts.waitMs ?? 1000,
           actor,
           requestId: null,
           clock,
           signal: opts.signal,
         });
+        if (counts.pulled > 0) {
+          opts.log(`source ${name}: pulled ${counts.pulled} (${counts.created} new, ${counts.duplicates} known, ${counts.unreadable} unreadable)`);
+        }
         const waiting = await held.connector.waiting().catch(() => null);
         await opts.pool.query(
           `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, failing_since = NULL, next_attempt_at = NULL
