@@ -11,8 +11,12 @@ import { isCrossSite } from "../auth/cross-site";
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
 // parsing of params/query/body with zod, and the mapping of errors to HTTP happen here and nowhere else.
 
-/** Who may call a route; `notAllowed` marks otherMethods' 405 answers, which run nothing. */
-type Access = { public: true } | { permission: Permission } | { notAllowed: true };
+/**
+ * Who may call a route; `notAllowed` marks otherMethods' 405 answers, which run nothing. `tokenOnly`: a browser
+ * session is refused (401), for routes meant for machines holding an API token (a Prometheus scrape), which a
+ * page open in a browser has no reason to call.
+ */
+type Access = { public: true } | { permission: Permission; tokenOnly?: true } | { notAllowed: true };
 
 export interface RouteContext<P, Q, B> {
   req: Request;
@@ -185,6 +189,9 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       const principal = await authenticate(req);
       if ("permission" in spec.access) {
         if (!principal) throw new AppError("unauthenticated", "sign in or send Authorization: Bearer <token>");
+        if (spec.access.tokenOnly && principal.via !== "token") {
+          throw new AppError("unauthenticated", "this route takes an API token, not a browser session: send Authorization: Bearer <token>");
+        }
         if (!can(principal.role, spec.access.permission)) {
           throw new AppError("forbidden", `role ${principal.role} lacks permission ${spec.access.permission}`, {
             details: { permission: spec.access.permission },

@@ -397,7 +397,7 @@ const FORENSICS: Operation[] = [
     path: "/api/metrics",
     tag: "forensics",
     summary: "Prometheus metrics (text format; scrape with an API token)",
-    access: { permission: "dead_letters:read" },
+    access: { permission: "dead_letters:read", tokenOnly: true },
     responses: ok("text/plain; version=0.0.4"),
   },
   {

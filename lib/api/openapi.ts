@@ -22,7 +22,7 @@ export interface Operation {
   tag: string;
   summary: string;
   description?: string;
-  access: { public: true } | { permission: Permission };
+  access: { public: true } | { permission: Permission; tokenOnly?: true };
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType | RawBody;
@@ -147,7 +147,7 @@ export function buildOpenApi(operations: readonly Operation[], info: { title: st
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       operationId: `${op.method}${op.path.replace(/[{}]/g, "").replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
-      security: "public" in op.access ? [] : [{ bearer: [] }, { session: [] }],
+      security: "public" in op.access ? [] : op.access.tokenOnly ? [{ bearer: [] }] : [{ bearer: [] }, { session: [] }],
       ...("permission" in op.access ? { "x-permission": op.access.permission } : {}),
       parameters: [...parameters(sink, "path", op.params), ...parameters(sink, "query", op.query)],
       ...(requestBody ? { requestBody } : {}),

@@ -13,6 +13,8 @@ import { parseTrustedProxies } from "../net/forwarded";
 import { ThrottleAuditGate } from "./throttle-audit";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
+import { escapeUnstorable, unstorable } from "../json/storable";
+import { AppError } from "../errors/app-error";
 
 // better-auth owns sign-in, sign-out and sessions (database sessions in an httpOnly SameSite=lax cookie);
 // Redrive owns accounts: there is no sign-up, users come from the CLI or an admin (lib/auth/users.ts).
@@ -99,6 +101,30 @@ function createAuth(db: Db) {
       },
     },
     hooks: {
+      // Runs after the rate limiter, so refused attempts count towards it (and their audit events stay bounded).
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-in/email") return;
+        // NUL or an unpaired surrogate fails the user lookup in PostgreSQL (a bare 500) and the audit event with
+        // it: refuse the input by name, and audit the attempt with those characters written as escapes.
+        const bad = unstorable(ctx.body, "");
+        if (!bad) return;
+        const path = escapeUnstorable(bad.path) || "body";
+        const event: AuditInput = {
+          actorEmail: attemptedEmail(ctx.body),
+          action: "auth.sign_in_failed",
+          targetType: "user",
+          reason: "INVALID_INPUT",
+          after: { ip: ctx.request ? getIP(ctx.request, ctx.context.options) : null, field: path },
+          requestId: ctx.request?.headers.get("x-request-id")?.slice(0, 100) ?? null,
+        };
+        // The refusal stands whether or not its audit event could be written.
+        await inTransaction(db.pool, (client) => appendAudit(client, [event], new Date())).catch((err: unknown) =>
+          console.error(`[auth] refused sign-in not audited: ${(err as Error).message}`),
+        );
+        const refusal = new AppError("bad_request", `${path}: ${bad.message}`, { issues: [{ path, message: bad.message }] });
+        // The body every other /api route answers a 4xx with (lib/api/handler.ts), which the sign-in form reads.
+        throw new APIError("BAD_REQUEST", refusal.toJSON());
+      }),
       after: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/sign-in/email" && ctx.path !== "/change-password") return;
         const requestId = ctx.request?.headers.get("x-request-id")?.slice(0, 100) ?? null;
@@ -162,9 +188,13 @@ export function requestOrigin(request: Request): string {
   return `${proto}://${host}`;
 }
 
+/**
+ * The e-mail a sign-in tried, as the audit trail keeps it: what PostgreSQL cannot store written as escapes,
+ * after the cut, which may itself split a surrogate pair.
+ */
 function attemptedEmail(body: unknown): string | null {
   if (typeof body !== "object" || body === null || !("email" in body) || typeof body.email !== "string") return null;
-  return body.email.trim().toLowerCase().slice(0, 254);
+  return escapeUnstorable(body.email.trim().toLowerCase().slice(0, 254));
 }
 
 function authLog(level: "debug" | "info" | "warn" | "error", message: string, ...args: unknown[]): void {

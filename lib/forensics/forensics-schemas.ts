@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BboxSchema, ListFilterSchema } from "../dead-letters/filters";
+import { hasUrlCredentials } from "../net/outbound";
 import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "@/lib/vocabulary/record";
 
 // Request shapes of the forensics API (lookup, timeline, quarantine, export, reveal, alerts) and the shapes
@@ -170,6 +171,9 @@ export const AlertRuleUpdateSchema = z.strictObject({
   webhookUrl: z
     .url({ protocol: /^https?$/ })
     .max(2000, "must be at most 2,000 characters")
+    .refine((u) => !hasUrlCredentials(u), {
+      error: "must not contain a user name or password (fetch refuses them; put a token in the path or query)",
+    })
     .nullable()
     .optional(),
 });

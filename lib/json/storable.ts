@@ -53,3 +53,16 @@ export function unstorable(value: unknown, path: string): PathProblem | null {
   }
   return null;
 }
+
+/** A lone high surrogate (no low one after it) or a lone low one (no high one before it). */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `text` with what PostgreSQL cannot store written as the escape that carried it (`\u0000`, `\ud800`), the rest
+ * unchanged: for keeping a trace of a refused value (the audit trail's record of a sign-in attempt).
+ */
+export function escapeUnstorable(text: string): string {
+  if (unstorableText(text) === null) return text;
+  const hex = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return text.replaceAll("\0", "\\u0000").replace(UNPAIRED_SURROGATE, hex);
+}

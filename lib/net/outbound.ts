@@ -33,3 +33,16 @@ export function checkOutbound(url: string, allowList: string | undefined, path: 
   const message = `host ${new URL(url).host} is not in REDRIVE_OUTBOUND_HOSTS`;
   throw new AppError("validation_failed", `${path}: ${message}`, { issues: [{ path, message }] });
 }
+
+/**
+ * Whether `url` carries a user name or password (`http://user:pass@host/`): fetch refuses to build a request
+ * from such a URL, so a sink or webhook configured with one would fail on every send, long after it was saved.
+ */
+export function hasUrlCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== "" || u.password !== "";
+  } catch {
+    return false;
+  }
+}

@@ -78,6 +78,26 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(event).toMatchObject({ actor_id: null, actor_email: user.email, reason: "INVALID_EMAIL_OR_PASSWORD" });
   });
 
+  it("refuses an e-mail or password holding NUL or an unpaired surrogate (400 naming the field) and audits the attempt", async () => {
+    const user = await makeUser(db, "analyst");
+    const cases = [
+      { email: `a\u0000b@test.local`, password: PASSWORD, path: "email", audited: "a\\u0000b@test.local" },
+      { email: `c\ud800d@test.local`, password: PASSWORD, path: "email", audited: "c\\ud800d@test.local" },
+      { email: user.email, password: `${PASSWORD}\u0000`, path: "password", audited: user.email },
+      { email: user.email, password: `\udfff${PASSWORD}`, path: "password", audited: user.email },
+    ];
+    for (const c of cases) {
+      const { res, cookie } = await signIn(c.email, c.password);
+      expect(res.status, JSON.stringify(c)).toBe(400);
+      expect(cookie).toBe("");
+      expect(res.headers.get("content-type")).toMatch(/json/);
+      const body = (await res.json()) as { error: { code: string; message: string; issues: { path: string }[] } };
+      expect(body.error).toMatchObject({ code: "bad_request", issues: [{ path: c.path }] });
+      expect(body.error.message).toMatch(new RegExp(`^${c.path}: `));
+      expect(await lastAudit("auth.sign_in_failed")).toMatchObject({ actor_id: null, actor_email: c.audited, reason: "INVALID_INPUT" });
+    }
+  });
+
   it("has no sign-up", async () => {
     const res = await authRequest("/sign-up/email", { body: { email: "new@test.local", password: "long-enough-password", name: "x" } });
     expect(res.status).toBeGreaterThanOrEqual(400);

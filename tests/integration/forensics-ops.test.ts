@@ -10,7 +10,7 @@ import { healthOverview } from "../../lib/ops/overview";
 import { runRetention } from "../../lib/ops/retention";
 import { recordTimeline } from "../../lib/forensics/timeline";
 import { afcRecord, ingest, spatialEnvelope } from "../replay/fixtures";
-import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { makeToken, makeUser, setTestAuthEnv, signIn } from "./auth-helpers";
 import { testDb } from "./helpers";
 
 // Alerts (fire once per breach, resolve, webhook delivery to a local server), retention, the overview and
@@ -184,6 +184,15 @@ describe("overview and metrics", () => {
     expect(o.byKind.afc).toBe(3);
     expect(o.alerts.map((a) => a.id)).toEqual(["dlq-size", "oldest-age", "poison-growth", "source-down"]);
     expect(o.hourly.reduce((n, p) => n + p.arrivals, 0)).toBeGreaterThan(0);
+  });
+
+  it("refuses a browser session (401 saying to use an API token), as a scrape is a machine with a token", async () => {
+    const { GET } = await import("../../app/api/metrics/route");
+    const { cookie } = await signIn((await makeUser(db, "supervisor")).email);
+    expect(cookie).not.toBe("");
+    const res = await GET(new Request("http://localhost/api/metrics", { headers: { cookie } }), { params: Promise.resolve({}) });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: "unauthenticated", message: expect.stringContaining("API token") } });
   });
 
   it("serves Prometheus text to token holders only", async () => {

@@ -482,6 +482,21 @@ describe("POST /api/dead-letters", () => {
     ]);
   });
 
+  it("a broken JSON array loses nothing: its whole elements are stored, every broken part has a rejected result", async () => {
+    const statuses = async (body: string) =>
+      ((await (await post(body)).json()) as { results: IngestResult[] }).results.map((r) => r.status);
+    const stored = async (keys: string[]) =>
+      (await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter WHERE idempotency_key = ANY($1)", [keys])).rows[0]?.n;
+    const body = `[${spatial("broken-1")}, nope, ${spatial("broken-2")}, {"kind":`;
+    expect(await statuses(body)).toEqual(["created", "rejected", "created", "rejected"]);
+    expect(await stored(["broken-1", "broken-2"])).toBe(2);
+    // Sending the whole body again (after fixing it, or as it was) is safe: what was stored answers duplicate.
+    expect(await statuses(body)).toEqual(["duplicate", "rejected", "duplicate", "rejected"]);
+    // An element with an unbalanced quote runs to the end of the body: one rejected result, nothing after it stored.
+    expect(await statuses(`[${spatial("broken-3")}, {"kind": "spa, ${spatial("broken-4")}]`)).toEqual(["created", "rejected"]);
+    expect(await stored(["broken-3", "broken-4"])).toBe(1);
+  });
+
   it("refuses an unknown content type and a missing token with JSON errors", async () => {
     const res = await post("a=b", "application/x-www-form-urlencoded");
     expect(res.status).toBe(415);

@@ -96,6 +96,18 @@ describe("creating and approving a batch", () => {
     });
   });
 
+  it("refuses an HTTP sink fetch could never send to (422 naming the field), and creates nothing", async () => {
+    const ids = await taps("nf", 1);
+    const body = (sink: unknown) => ({ ids, sink, ratePerSecond: 10 });
+    const credentials = await actions.create(tokenA, body({ type: "http", url: "http://user:pass@127.0.0.1:9/x" }));
+    expect(credentials.status).toBe(422);
+    expect(credentials.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "sink.url" }] } });
+    const header = await actions.create(tokenA, body({ type: "http", url: "http://127.0.0.1:9/x", headers: { "X-Team": "\u20ac" } }));
+    expect(header.status).toBe(422);
+    expect(header.body).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "sink.headers.X-Team" }] } });
+    expect(await db.pool.query(`SELECT 1 FROM replay_item WHERE dead_letter_id = ANY($1::bigint[])`, [ids])).toMatchObject({ rowCount: 0 });
+  });
+
   it("counts, before the batch exists, the approved AFC taps that still fail their schema (the replay will drop them)", async () => {
     const ids = await ingest(db, [
       afcRecord({ eventId: "sf-1", deviceId: "sf", at: 1 }),

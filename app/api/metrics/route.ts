@@ -7,10 +7,10 @@ export const dynamic = "force-dynamic";
 /**
  * GET /api/metrics — Prometheus text format. Token-protected, not public: queue sizes and reason patterns say
  * a lot about the fare system. Scrape with an API token of any role that reads dead letters
- * (`authorization: { credentials: rdv_… }` in the scrape config).
+ * (`authorization: { credentials: rdv_… }` in the scrape config); a browser session is refused.
  */
 export const GET = defineRoute(
-  { access: { permission: "dead_letters:read" } },
+  { access: { permission: "dead_letters:read", tokenOnly: true } },
   async ({ now }) =>
     new Response(await prometheusMetrics(getDb().pool, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
 );

@@ -121,13 +121,20 @@ export const CSV_COLUMNS = [
 ] as const;
 
 /**
- * RFC 4180 quoting, and a leading apostrophe on text that a spreadsheet would run as a formula (=, +, -, @,
- * tab, CR): an export opened in Excel must not execute what a producer put in a reason or payload.
+ * Text a spreadsheet would run as a formula: =, +, -, @, tab or CR first, or after white space and invisible
+ * characters (Unicode White_Space, controls, format and default-ignorable characters such as NBSP or U+200B),
+ * which spreadsheets trim or do not show before deciding. Backtracking also matches a tab or CR inside that run.
+ */
+const FORMULA_START = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*[=+\-@\t\r]/u;
+
+/**
+ * RFC 4180 quoting, and a leading apostrophe on text that a spreadsheet would run as a formula (FORMULA_START):
+ * an export opened in Excel must not execute what a producer put in a reason or payload.
  */
 export function csvCell(value: string | number | null): string {
   if (value === null) return "";
   if (typeof value === "number") return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 

@@ -21,6 +21,22 @@ describe("CreateBatchBody", () => {
     }
   });
 
+  it("refuses what fetch would refuse at send time: credentials in the URL, header values beyond Latin-1", () => {
+    for (const url of ["http://user:pass@127.0.0.1:9/x", "https://user@sink.example/x", "http://:pass@127.0.0.1:9/x"]) {
+      expect(issuesOf({ ...base, sink: { type: "http", url } })).toEqual([
+        { path: "sink.url", message: "must not contain a user name or password (fetch refuses them; send credentials in a header)" },
+      ]);
+    }
+    for (const value of ["Bearer \u20ac", "caf\u00e9 \ud83d\ude00", "\u0100"]) {
+      expect(issuesOf({ ...base, sink: { type: "http", url: "http://127.0.0.1:9/x", headers: { Authorization: value } } })).toEqual([
+        { path: "sink.headers.Authorization", message: "must hold only Latin-1 characters (U+0000–U+00FF); fetch refuses others" },
+      ]);
+    }
+    expect(issuesOf({ ...base, sink: { type: "http", url: "http://127.0.0.1:9/x", headers: { "X-Name": "caf\u00e9 \u00ff" } } })).toEqual(
+      [],
+    );
+  });
+
   it("refuses reserved and malformed header names", () => {
     expect(issuesOf({ ...base, sink: { type: "http", url: "http://127.0.0.1:9/x", headers: { "Idempotency-Key": "k" } } })[0]?.path).toBe(
       "sink.headers",

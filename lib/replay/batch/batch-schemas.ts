@@ -2,6 +2,7 @@ import { z } from "zod";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "../../vocabulary/record";
 import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
 import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/filters";
+import { hasUrlCredentials } from "../../net/outbound";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
@@ -24,15 +25,22 @@ export const LedgerSinkSchema = z.strictObject({ type: z.literal("ledger") });
 
 export const HttpSinkSchema = z.strictObject({
   type: z.literal("http"),
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000),
+  url: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .max(2000)
+    .refine((u) => !hasUrlCredentials(u), {
+      error: "must not contain a user name or password (fetch refuses them; send credentials in a header)",
+    }),
   headers: z
-    // A value with CR, LF or NUL would make every request fail in fetch (Headers.append) after the batch started.
+    // A value fetch's Headers refuse (CR, LF, NUL; a character above U+00FF, as header values are bytes) would make
+    // every request fail after the batch started.
     .record(
       z.string().regex(HEADER_NAME, "must be an HTTP header name"),
       z
         .string()
         .max(4096)
-        .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL"),
+        .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL")
+        .regex(/^[\u0000-\u00ff]*$/, "must hold only Latin-1 characters (U+0000–U+00FF); fetch refuses others"),
     )
     .refine((h) => Object.keys(h).every((k) => !RESERVED_HEADERS.has(k.toLowerCase())), {
       error: `may not set ${[...RESERVED_HEADERS].join(", ")} (the sink sets them)`,
