@@ -124,7 +124,9 @@ export function startPullers(opts: PullersOptions): { done: Promise<void> } {
           signal: opts.signal,
         });
         if (counts.pulled > 0) {
-          opts.log(`source ${name}: pulled ${counts.pulled} (${counts.created} new, ${counts.duplicates} known, ${counts.unreadable} unreadable)`);
+          opts.log(
+            `source ${name}: pulled ${counts.pulled} (${counts.created} new, ${counts.duplicates} known, ${counts.unreadable} unreadable)`,
+          );
         }
         const waiting = await held.connector.waiting().catch(() => null);
         await opts.pool.query(
