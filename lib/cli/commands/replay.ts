@@ -75,6 +75,7 @@ interface CreateOptions {
   kind?: string[];
   class?: string[];
   source?: string[];
+  origin?: string;
   reason?: string;
   from?: string;
   to?: string;
@@ -116,6 +117,7 @@ const FLAG_OF: Record<string, string> = {
   "filter.kind": "--kind",
   "filter.class": "--class",
   "filter.source": "--source",
+  "filter.origin": "--origin",
   "filter.reason": "--reason",
   "filter.from": "--from",
   "filter.to": "--to",
@@ -143,6 +145,7 @@ function createBody(o: CreateOptions): unknown {
       kind: o.kind,
       class: o.class,
       source: o.source,
+      origin: o.origin,
       reason: o.reason,
       from: o.from,
       to: o.to,
@@ -195,13 +198,14 @@ export function registerReplayCommands(program: Command): void {
     .option("--kind <k>", "filter: spatial | afc", list)
     .option("--class <c>", "filter: failure class", list)
     .option("--source <s>", "filter: source", list)
+    .option("--origin <name>", "filter: records pulled from this broker source")
     .option("--reason <group>", "filter: reason group")
     .option("--from <t>", "filter: observed at or after (RFC 3339)")
     .option("--to <t>", "filter: observed at or before (RFC 3339)")
     .option("--q <text>", "filter: key, hash prefix, event id, device id or message id")
     .option("--bbox <minLon,minLat,maxLon,maxLat>", "filter: bounding box")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
-    .option("--sink <type>", "ledger (built-in) | http", "ledger")
+    .option("--sink <type>", "ledger (built-in) | http | origin (each record back to its broker destination)", "ledger")
     .option("--url <url>", "http sink: where to POST")
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")
