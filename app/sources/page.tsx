@@ -17,8 +17,8 @@ export default async function SourcesPage() {
   const canManage = can(principal.role, "sources:manage");
   return (
     <section aria-labelledby="sources-heading" className="space-y-3">
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <div>
+      <div className="flex items-start justify-between gap-4">
+        <div className="max-w-3xl">
           <h1 id="sources-heading" className="text-lg font-semibold">
             Broker sources
           </h1>
@@ -27,7 +27,11 @@ export default async function SourcesPage() {
             keeps where it came from and can be replayed back there.
           </p>
         </div>
-        {canManage && <AddSource />}
+        {canManage && (
+          <div className="shrink-0">
+            <AddSource />
+          </div>
+        )}
       </div>
       <SourceList initial={sources} renderedAt={now.getTime()} canManage={canManage} />
     </section>

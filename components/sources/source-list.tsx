@@ -53,7 +53,7 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
       </header>
       <p className="font-mono text-xs text-slate-600">{source.url}</p>
       <p className="text-xs text-slate-600">{optionsSummary(source.type, source.options).join(" · ")}</p>
-      <dl className="grid grid-cols-2 gap-x-3 gap-y-1.5 sm:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-x-3 gap-y-1.5 md:grid-cols-[minmax(0,1fr)_minmax(0,1fr)_minmax(0,1fr)_minmax(0,1.6fr)]">
         <Stat term="Waiting in the broker">
           {state.waiting === null ? "unknown" : fmt(state.waiting)}
           {state.waitingAt && (
@@ -139,7 +139,7 @@ export function SourceList({ initial, renderedAt, canManage }: { initial: Source
             : "An admin adds them; they will show here with what waits in each broker."}
         </p>
       ) : (
-        <ul aria-label="Sources" className="grid gap-3 xl:grid-cols-2">
+        <ul aria-label="Sources" className="grid gap-3 2xl:grid-cols-2">
           {sources.map((s) => (
             <li key={s.name}>
               <SourceCard source={s} canManage={canManage} onRemove={() => setRemoving(s.name)} />

@@ -12,17 +12,19 @@ import { destinationParts, headerText, readOrigin } from "./origin";
 const BROKER: Record<string, string> = { rabbitmq: "RabbitMQ", nats: "NATS JetStream", redis: "Redis Streams" };
 
 function When({ iso }: { iso: string | null }) {
-  return iso ? <time dateTime={iso}>{`${iso.replace("T", " ").slice(0, 19)} UTC`}</time> : <>—</>;
+  return iso ? <time dateTime={iso}>{`${iso.replace("T", " ").slice(0, 19)} UTC`}</time> : <>time unknown</>;
 }
 
-function Pair({ term, children, wide = false }: { term: string; children: React.ReactNode; wide?: boolean }) {
+function Row({ term, children }: { term: string; children: React.ReactNode }) {
   return (
-    <>
+    <div className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-2 py-0.5">
       <dt className="text-xs font-medium text-slate-500">{term}</dt>
-      <dd className={`min-w-0 text-slate-800 ${wide ? "sm:col-span-3" : ""}`}>{children}</dd>
-    </>
+      <dd className="min-w-0 text-slate-800">{children}</dd>
+    </div>
   );
 }
+
+const Code = ({ children }: { children: React.ReactNode }) => <code className="rounded bg-slate-100 px-1 text-xs">{children}</code>;
 
 function FieldTable({ label, fields }: { label: string; fields: Record<string, unknown> }) {
   const entries = Object.entries(fields);
@@ -59,8 +61,8 @@ export function OriginPanel({ origin, className = "" }: { origin: JsonValue; cla
       {read === null ? (
         <pre className="max-h-36 overflow-auto text-xs">{JSON.stringify(origin, null, 2)}</pre>
       ) : (
-        <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-baseline gap-x-3 gap-y-1 sm:grid-cols-[auto_minmax(0,1fr)_auto_minmax(0,1fr)]">
-          <Pair term="Source" wide>
+        <dl>
+          <Row term="Source">
             <Link href="/sources" className="font-medium text-sky-800 underline-offset-2 hover:underline" title="The broker sources">
               {read.source}
             </Link>{" "}
@@ -71,35 +73,39 @@ export function OriginPanel({ origin, className = "" }: { origin: JsonValue; cla
             >
               its records
             </Link>
-          </Pair>
-          <Pair term="Destination" wide>
+          </Row>
+          <Row term="Destination">
             {destinationParts(read.destination).map((p) => (
               <span key={p.term} className={`mr-3 inline-block ${p.minor ? "text-xs text-slate-500" : ""}`}>
-                {p.term} <code className="rounded bg-slate-100 px-1 text-xs">{p.value}</code>
+                {p.term} <Code>{p.value}</Code>
               </span>
             ))}
-          </Pair>
-          <Pair term="Death reason">{read.deathReason ?? "—"}</Pair>
-          <Pair term="Deliveries">{read.deliveryCount ?? "—"}</Pair>
-          <Pair term="Message id">
-            <code className="text-xs">{read.messageId ?? "—"}</code>
-          </Pair>
-          <Pair term="Position">
-            <code className="text-xs">{read.position ?? "—"}</code>
-          </Pair>
-          <Pair term="Published">
+          </Row>
+          <Row term="Died">
+            <Code>{read.deathReason ?? "no reason given"}</Code> ·{" "}
+            {read.deliveryCount === null
+              ? "delivery count unknown"
+              : `after ${read.deliveryCount} ${read.deliveryCount === 1 ? "delivery" : "deliveries"}`}
+            {read.diedAt && (
+              <>
+                {" "}
+                · at <When iso={read.diedAt} />
+              </>
+            )}
+          </Row>
+          <Row term="Published">
             <When iso={read.publishedAt} />
-          </Pair>
-          <Pair term="Died">
-            <When iso={read.diedAt} />
-          </Pair>
-          <Pair term="Headers" wide>
+          </Row>
+          <Row term="Message">
+            id <Code>{read.messageId ?? "—"}</Code> · position <Code>{read.position ?? "—"}</Code>
+          </Row>
+          <Row term="Headers">
             <FieldTable label="Broker headers" fields={read.headers} />
-          </Pair>
+          </Row>
           {Object.keys(read.properties).length > 0 && (
-            <Pair term="Properties" wide>
+            <Row term="Properties">
               <FieldTable label="Broker properties" fields={read.properties} />
-            </Pair>
+            </Row>
           )}
         </dl>
       )}
