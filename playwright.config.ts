@@ -46,6 +46,8 @@ export default defineConfig({
       // every test signs in from 127.0.0.1; the limiter itself is tested in tests/integration/auth.test.ts
       REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: "1000",
       BETTER_AUTH_SECRET: "e2e-secret-0123456789abcdefghijklmnopqrstuvwxyz",
+      // seals the broker sources' URLs (required in production)
+      REDRIVE_SECRET_KEY: "e2e-sealing-key-0123456789abcdefghijklmnopqrstuvwxyz",
       NEXT_TELEMETRY_DISABLED: "1",
       REDRIVE_WORKER: "0",
     },

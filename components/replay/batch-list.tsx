@@ -63,7 +63,11 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
                 <BatchStatusBadge status={b.status} title={b.statusReason} />
               </td>
               <td className="px-3 py-1.5 text-slate-600">
-                {b.sink.type === "http" ? `HTTP ${new URL(b.sink.url).host}` : "built-in ledger"}
+                {b.sink.type === "http"
+                  ? `HTTP ${new URL(b.sink.url).host}`
+                  : b.sink.type === "origin"
+                    ? "back to origin"
+                    : "built-in ledger"}
               </td>
               <td className="px-3 py-1.5">
                 <ProgressBar total={b.total} counts={b.counts} />

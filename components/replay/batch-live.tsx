@@ -102,7 +102,9 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
             <dd>
               {batch.sink.type === "http"
                 ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})`
-                : "built-in ledger"}
+                : batch.sink.type === "origin"
+                  ? "back to origin: each record to the exchange, subject or stream it came from"
+                  : "built-in ledger"}
             </dd>
           </div>
           <div>

@@ -61,7 +61,7 @@ export function CreateBatchForm({
 }) {
   const router = useRouter();
   const create = useCreateBatch();
-  const [sinkType, setSinkType] = useState<"ledger" | "http">("ledger");
+  const [sinkType, setSinkType] = useState<"ledger" | "http" | "origin">("ledger");
   const [rate, setRate] = useState("50");
   const [url, setUrl] = useState("");
   const [headers, setHeaders] = useState("");
@@ -84,9 +84,9 @@ export function CreateBatchForm({
   const body: CreateBatchRequest = {
     ...selection,
     sink:
-      sinkType === "ledger"
-        ? { type: "ledger" }
-        : { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) },
+      sinkType === "http"
+        ? { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) }
+        : { type: sinkType },
     ratePerSecond: rateN,
     pageSize: Number(pageSize),
     maxReplays: Number(maxReplays),
@@ -186,7 +186,7 @@ export function CreateBatchForm({
         <h2 id="cfg-heading" className="font-semibold">
           Settings
         </h2>
-        <fieldset className="flex gap-4">
+        <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
           <legend className="mb-1 text-xs text-slate-500">Sink</legend>
           <label>
             <input type="radio" name="sink" checked={sinkType === "ledger"} onChange={() => setSinkType("ledger")} /> Built-in ledger
@@ -194,7 +194,21 @@ export function CreateBatchForm({
           <label>
             <input type="radio" name="sink" checked={sinkType === "http"} onChange={() => setSinkType("http")} /> HTTP
           </label>
+          <label>
+            <input
+              type="radio"
+              name="sink"
+              checked={sinkType === "origin"}
+              onChange={() => setSinkType("origin")}
+              aria-describedby="origin-sink-help"
+            />{" "}
+            Back to origin
+          </label>
         </fieldset>
+        <p id="origin-sink-help" className="text-xs text-slate-500">
+          Back to origin: each record is published to the exchange, subject or stream it came from, through its source
+          {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: its item fails)"}.
+        </p>
         {sinkType === "http" && (
           <div className="grid gap-2 sm:grid-cols-2">
             <label className="sm:col-span-2">

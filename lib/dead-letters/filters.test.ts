@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ListFilterSchema } from "./filters";
+import { FilterBodySchema, ListFilterSchema } from "./filters";
 
 // The filter's time bounds must mean one instant whatever the host's time zone: JavaScript's Date reads a time
 // without seconds, or looser text, in local time, and one link then selected different records on different hosts.
@@ -42,5 +42,18 @@ describe("ListFilterSchema from/to", () => {
       expect(r.success, v).toBe(false);
       expect(r.error?.issues[0]).toMatchObject({ path: ["from"], message: expect.stringContaining("RFC 3339") });
     }
+  });
+});
+
+describe("ListFilterSchema origin", () => {
+  it("takes one broker source's name, up to 64 characters", () => {
+    expect(ListFilterSchema.parse({ origin: "orders-dlq" }).origin).toBe("orders-dlq");
+    expect(ListFilterSchema.safeParse({ origin: "" }).success).toBe(false);
+    expect(ListFilterSchema.safeParse({ origin: "x".repeat(64) }).success).toBe(true);
+    expect(ListFilterSchema.safeParse({ origin: "x".repeat(65) }).error?.issues[0]?.path).toEqual(["origin"]);
+  });
+
+  it("is a filter key a JSON body may carry (replay batches and bulk actions select by it)", () => {
+    expect(FilterBodySchema.parse({ origin: "orders-dlq", status: "approved" })).toEqual({ origin: "orders-dlq", status: ["approved"] });
   });
 });

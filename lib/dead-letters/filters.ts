@@ -44,6 +44,8 @@ export const ListFilterSchema = z
     source: z
       .preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(z.string().min(1).max(200)).min(1))
       .optional(),
+    /** a broker source's name: the records pulled from it (dead_letter.origin_source) */
+    origin: z.string().min(1).max(64).optional(),
     /** a reason group (see reasonGroup): every record whose reason has this pattern */
     reason: z.string().min(1).max(1000).optional(),
     from: timeBoundSchema("from").optional(),

@@ -28,6 +28,7 @@ import { ConflictDialog, type Conflict } from "./conflict-dialog";
 import { DecisionBar } from "./decision-bar";
 import { ExplainPanel } from "./explain-panel";
 import { loadMapsPanel } from "./load-maps-panel";
+import { OriginPanel } from "./origin-panel";
 import { PayloadTabs } from "./payload-tabs";
 import { ReasonDialog } from "./quarantine-dialog";
 
@@ -223,7 +224,11 @@ export function DetailView({
         </div>
       </header>
       <div className={record.kind === "spatial" ? "grid gap-3 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]" : "space-y-3"}>
-        <ExplainPanel record={record} />
+        {/* Beside the maps the origin sits under the failure; stacked (narrower), after the maps, so it never pushes them down. */}
+        <div className={record.kind === "spatial" ? "contents xl:block xl:min-w-0 xl:space-y-3" : "space-y-3"}>
+          <ExplainPanel record={record} />
+          {record.origin !== null && <OriginPanel origin={record.origin} className="order-last xl:order-none" />}
+        </div>
         {record.kind === "spatial" && <MapsPanel key={`${record.id}:${record.version}`} record={record} />}
       </div>
       {editBase ? (

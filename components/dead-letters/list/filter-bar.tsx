@@ -18,13 +18,15 @@ function orderedRange(filter: ListFilter, moved: "from" | "to"): ListFilter {
 // Search (key, hash or an 8+ character hash prefix, event id, device id, message id), the observation date range
 // in whole UTC days, and the active filters as removable chips.
 
-function chips(filter: ListFilter): { label: string; without: ListFilter }[] {
-  const out: { label: string; without: ListFilter }[] = [];
-  const add = (label: string, patch: Partial<ListFilter>) => out.push({ label, without: { ...filter, ...patch } });
+function chips(filter: ListFilter): { label: string; title: string; without: ListFilter }[] {
+  const out: { label: string; title: string; without: ListFilter }[] = [];
+  const add = (label: string, patch: Partial<ListFilter>, title = label) => out.push({ label, title, without: { ...filter, ...patch } });
   for (const k of filter.kind ?? []) add(`kind: ${k}`, { kind: filter.kind?.filter((v) => v !== k) });
   for (const s of filter.status ?? []) add(`status: ${s}`, { status: filter.status?.filter((v) => v !== s) });
   for (const c of filter.class ?? []) add(`class: ${c}`, { class: filter.class?.filter((v) => v !== c) });
   for (const s of filter.source ?? []) add(`source: ${s}`, { source: filter.source?.filter((v) => v !== s) });
+  // The broker source a record was pulled from, not the `source` its producer named (the source facet).
+  if (filter.origin) add(`Source: ${filter.origin}`, { origin: undefined }, `Pulled from the broker source ${filter.origin}`);
   if (filter.reason) add(`reason: ${filter.reason}`, { reason: undefined });
   if (filter.q) add(`search: ${filter.q}`, { q: undefined });
   if (filter.bbox) add("within the map view", { bbox: undefined });
@@ -130,7 +132,7 @@ export function FilterBar({
             type="button"
             onClick={() => onChange(c.without)}
             aria-label={`Remove filter ${c.label}`}
-            title={c.label}
+            title={c.title}
             className="max-w-80 truncate rounded-full bg-slate-200 px-2 py-0.5 text-xs text-slate-800 hover:bg-slate-300"
           >
             {c.label} ✕

@@ -92,6 +92,7 @@ export function registerForensicsCommands(program: Command): void {
     .option("--status <statuses>", "pending,approved,quarantined,replayed,purged", list)
     .option("--class <classes>", "transient,transient_schema,poison", list)
     .option("--source <sources>", "source names", list)
+    .option("--origin <name>", "records pulled from this broker source")
     .option("--reason <group>", "a reason group")
     .option("--from <time>", "observed at or after")
     .option("--to <time>", "observed at or before")
@@ -106,6 +107,7 @@ export function registerForensicsCommands(program: Command): void {
         status: o.status,
         class: o.class,
         source: o.source,
+        origin: o.origin,
         reason: o.reason,
         from: o.from,
         to: o.to,

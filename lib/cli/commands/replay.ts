@@ -75,6 +75,7 @@ interface CreateOptions {
   kind?: string[];
   class?: string[];
   source?: string[];
+  origin?: string;
   reason?: string;
   from?: string;
   to?: string;
@@ -116,6 +117,7 @@ const FLAG_OF: Record<string, string> = {
   "filter.kind": "--kind",
   "filter.class": "--class",
   "filter.source": "--source",
+  "filter.origin": "--origin",
   "filter.reason": "--reason",
   "filter.from": "--from",
   "filter.to": "--to",
@@ -143,6 +145,7 @@ function createBody(o: CreateOptions): unknown {
       kind: o.kind,
       class: o.class,
       source: o.source,
+      origin: o.origin,
       reason: o.reason,
       from: o.from,
       to: o.to,
@@ -195,6 +198,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--kind <k>", "filter: spatial | afc", list)
     .option("--class <c>", "filter: failure class", list)
     .option("--source <s>", "filter: source", list)
+    .option("--origin <name>", "filter: records pulled from this broker source")
     .option("--reason <group>", "filter: reason group")
     .option("--from <t>", "filter: observed at or after (RFC 3339)")
     .option("--to <t>", "filter: observed at or before (RFC 3339)")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { facetsFromCube, nonFacetFilter, splitByDay, type CubeCell } from "./facet-cube";
+import { facetsFromCube, nonFacetFilter, rollupCanCount, splitByDay, type CubeCell } from "./facet-cube";
 
 const cell = (kind: string, status: string, source: string, reason: string, n: number, failure_class = "transient"): CubeCell => ({
   kind,
@@ -50,11 +50,21 @@ describe("facetsFromCube", () => {
     expect(facetsFromCube(cube, {}, false, 10).total).toBe(220);
   });
 
-  it("leaves only time, search and viewport for the SQL", () => {
-    expect(nonFacetFilter({ kind: ["afc"], status: ["pending"], q: "x", bbox: [0, 0, 1, 1], reason: "r" })).toEqual({
+  it("leaves only time, search, viewport and broker source for the SQL", () => {
+    expect(nonFacetFilter({ kind: ["afc"], status: ["pending"], q: "x", bbox: [0, 0, 1, 1], reason: "r", origin: "orders-dlq" })).toEqual({
       q: "x",
       bbox: [0, 0, 1, 1],
+      origin: "orders-dlq",
     });
+  });
+
+  it("counts from the rollup only what it holds: facet columns and time", () => {
+    expect(rollupCanCount(nonFacetFilter({ kind: ["afc"], source: ["gates"], from: "2026-11-05T00:00:00.000000Z" }))).toBe(true);
+    expect(rollupCanCount({ to: undefined })).toBe(true);
+    // The rollup has no origin column: counting a source's records from it would count every source's.
+    expect(rollupCanCount(nonFacetFilter({ status: ["pending"], origin: "orders-dlq" }))).toBe(false);
+    expect(rollupCanCount({ q: "x" })).toBe(false);
+    expect(rollupCanCount({ bbox: [0, 0, 1, 1] })).toBe(false);
   });
 });
 

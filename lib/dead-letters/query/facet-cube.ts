@@ -3,9 +3,9 @@ import type { FacetBucket, Facets } from "../record-schemas";
 import { dayOfText, endOfDay, startOfDay } from "../../time/instant";
 
 // Facet counts from a "cube": counts per (kind, status, class, source, reason group) for the records matching
-// the filter's non-facet parts (time, search, viewport). Each facet is counted with every other facet's
-// selection applied but not its own (disjunctive faceting), so with status=pending selected the status facet
-// still shows how many are approved or quarantined. Pure: the SQL that fills the cube is in facets.ts.
+// the filter's non-facet parts (time, search, viewport, broker source). Each facet is counted with every other
+// facet's selection applied but not its own (disjunctive faceting), so with status=pending selected the status
+// facet still shows how many are approved or quarantined. Pure: the SQL that fills the cube is in facets.ts.
 
 export interface CubeCell {
   kind: string;
@@ -44,6 +44,15 @@ function selections(filter: ListFilter): Record<FacetDim, Set<string> | undefine
 export function nonFacetFilter(filter: ListFilter): ListFilter {
   const { kind: _k, status: _s, class: _c, source: _so, reason: _r, ...rest } = filter;
   return rest;
+}
+
+/**
+ * Whether the rollup (counts per facet columns and UTC day) can count what the non-facet part of a filter selects:
+ * only a time range. Anything else (a search, a viewport, a broker source) needs the records themselves, so a
+ * filter added later is counted from the rows until someone shows the rollup knows it.
+ */
+export function rollupCanCount(rest: ListFilter): boolean {
+  return Object.entries(rest).every(([key, value]) => value === undefined || key === "from" || key === "to");
 }
 
 function sorted(counts: Map<string, number>, limit = Infinity, keep?: Set<string>): FacetBucket[] {

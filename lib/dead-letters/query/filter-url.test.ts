@@ -4,13 +4,14 @@ import { dayOf, dayRange, filterFromParams, filterKey, filterToParams, toggleVal
 describe("filter ↔ URL", () => {
   it("round-trips every filter", () => {
     const url =
-      "kind=spatial,afc&status=pending&class=poison&source=gates.metro&reason=tap_timestamp%3A+Invalid+datetime" +
+      "kind=spatial,afc&status=pending&class=poison&source=gates.metro&origin=orders-dlq&reason=tap_timestamp%3A+Invalid+datetime" +
       "&from=2026-11-05T00:00:00.000Z&to=2026-11-06T23:59:59.999Z&q=abc12345&bbox=2.2,48.7,2.5,48.95";
     const { filter, error } = filterFromParams(new URLSearchParams(url));
     expect(error).toBeNull();
     expect(filter).toMatchObject({
       kind: ["spatial", "afc"],
       status: ["pending"],
+      origin: "orders-dlq",
       reason: "tap_timestamp: Invalid datetime",
       bbox: [2.2, 48.7, 2.5, 48.95],
     });
@@ -32,6 +33,14 @@ describe("filter ↔ URL", () => {
     );
     expect(backwards.filter).toEqual({ status: ["pending"], source: ["metro-gtfs"] });
     expect(backwards.error).toBe("from: must not be later than to");
+  });
+
+  it("keeps a source's name as one value (not split on commas like the facets) and refuses an overlong one", () => {
+    expect(filterToParams({ origin: "orders-dlq" }).toString()).toBe("origin=orders-dlq");
+    expect(filterFromParams(new URLSearchParams("origin=a,b")).filter).toEqual({ origin: "a,b" });
+    const long = filterFromParams(new URLSearchParams(`status=pending&origin=${"x".repeat(65)}`));
+    expect(long.filter).toEqual({ status: ["pending"] });
+    expect(long.error).toContain("origin");
   });
 
   it("gives equal filters equal keys whatever the spelling", () => {

@@ -6,7 +6,7 @@ import { ListFilterSchema, type ListFilter } from "../filters";
 // spelling as the API's query (kind=spatial,afc, from=2026-11-05T00:00:00.000Z …), so the page passes its own
 // query string straight to /api/dead-letters*. Client-safe and pure.
 
-export const FILTER_KEYS = ["kind", "status", "class", "source", "reason", "from", "to", "q", "bbox"] as const;
+export const FILTER_KEYS = ["kind", "status", "class", "source", "origin", "reason", "from", "to", "q", "bbox"] as const;
 
 /**
  * The filter in the URL; when the URL was edited into something invalid, the filter without the fields in
@@ -35,6 +35,7 @@ export function filterToParams(filter: ListFilter): URLSearchParams {
   if (filter.status?.length) p.set("status", filter.status.join(","));
   if (filter.class?.length) p.set("class", filter.class.join(","));
   if (filter.source?.length) p.set("source", filter.source.join(","));
+  if (filter.origin) p.set("origin", filter.origin);
   if (filter.reason) p.set("reason", filter.reason);
   if (filter.from) p.set("from", filter.from);
   if (filter.to) p.set("to", filter.to);

@@ -16,6 +16,17 @@ describe("buildWhere", () => {
     expect(text).toBe('d.kind = $1::"DeadLetterKind" AND d.status = ANY($2::"DeadLetterStatus"[]) AND d.source = $3::text');
   });
 
+  it("selects a broker source's records by their origin, as a parameter", () => {
+    const filter = ListFilterSchema.parse({ status: "pending", origin: "orders-dlq" });
+    expect(buildWhere(filter)).toEqual({
+      text: 'd.status = $1::"DeadLetterStatus" AND d.origin_source = $2',
+      values: ["pending", "orders-dlq"],
+    });
+    expect(buildWhereBranches({ origin: "orders-dlq", bbox: [0, 0, 1, 1] }).branches[0]).toBe(
+      "d.origin_source = $1 AND d.bbox && box(point($2, $3), point($4, $5))",
+    );
+  });
+
   it("searches a hex prefix with an index range", () => {
     const { text, values } = buildWhere({ q: "ABCDEF12" });
     expect(text).toContain("d.idempotency_key >= $2 AND d.idempotency_key < $3");

@@ -54,6 +54,8 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   oneOf("status", filter.status, '"DeadLetterStatus"');
   oneOf("failure_class", filter.class, '"FailureClass"');
   oneOf("source", filter.source, "text");
+  // dead_letter_origin_source_idx is partial (IS NOT NULL): an equality implies it, so the index serves this.
+  if (filter.origin) clauses.push(`${alias}.origin_source = ${p(filter.origin)}`);
   if (filter.reason) clauses.push(`${alias}.reason_group = ${p(filter.reason)}`);
   if (filter.from) clauses.push(`${alias}.observed_at >= ${p(filter.from)}`);
   if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import type { JsonValue } from "@/lib/json/value";
+
+// A pulled record's origin (DeadLetterDetail.origin: lib/sources/connector.ts's Origin plus the source's name),
+// read for the record page: the API serves it as plain JSON, so it is checked here rather than trusted. Pure.
+
+const text = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
+
+const DestinationSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("rabbitmq"), exchange: z.string(), routingKeys: z.array(z.string()), queue: text }),
+  z.object({ type: z.literal("nats"), subject: z.string(), stream: z.string() }),
+  z.object({ type: z.literal("redis"), stream: z.string(), field: z.string() }),
+]);
+export type Destination = z.output<typeof DestinationSchema>;
+
+const fields = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform((v) => v ?? {});
+
+const OriginSchema = z.object({
+  source: z.string(),
+  sourceType: z.string(),
+  destination: DestinationSchema,
+  deathReason: text,
+  deliveryCount: z
+    .number()
+    .nullish()
+    .transform((v) => v ?? null),
+  messageId: text,
+  position: text,
+  publishedAt: text,
+  diedAt: text,
+  headers: fields,
+  properties: fields,
+});
+export type OriginView = z.output<typeof OriginSchema>;
+
+/** The origin, or null when it is not one this page knows how to read (then it is shown as JSON). */
+export function readOrigin(value: JsonValue): OriginView | null {
+  const parsed = OriginSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+export interface DestinationPart {
+  term: string;
+  value: string;
+  /** context rather than the address itself */
+  minor?: boolean;
+}
+
+/** Where the message was going, in the broker's own terms: exchange and routing keys, subject, stream. */
+export function destinationParts(d: Destination): DestinationPart[] {
+  switch (d.type) {
+    case "rabbitmq":
+      return [
+        // The default exchange's name is the empty string; RabbitMQ's own UI calls it "(AMQP default)".
+        { term: "exchange", value: d.exchange === "" ? "(AMQP default)" : d.exchange },
+        { term: d.routingKeys.length === 1 ? "routing key" : "routing keys", value: d.routingKeys.join(", ") || "(none)" },
+        ...(d.queue ? [{ term: "dead-lettered from queue", value: d.queue, minor: true }] : []),
+      ];
+    case "nats":
+      return [
+        { term: "subject", value: d.subject },
+        { term: "stream", value: d.stream, minor: true },
+      ];
+    case "redis":
+      return [{ term: "stream", value: d.stream }, ...(d.field !== "body" ? [{ term: "body field", value: d.field, minor: true }] : [])];
+  }
+}
+
+/** A header's value as text: strings as they are, anything else (numbers, arrays, x-death tables) as JSON. */
+export function headerText(value: unknown): string {
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { conditionOf, duration, optionsSummary, pullSummary } from "./source-text";
+
+const state = {
+  connected: null,
+  waiting: null,
+  waitingAt: null,
+  lastPullAt: null,
+  lastError: null,
+  lastErrorAt: null,
+  failures: 0,
+  nextAttemptAt: null,
+  pulledToday: 0,
+  totals: { pulled: 0, created: 0, duplicates: 0, unreadable: 0 },
+  pulling: false,
+};
+
+describe("optionsSummary", () => {
+  it("names where each type reads its dead letters", () => {
+    expect(optionsSummary("rabbitmq", { queue: "orders.dlq" })).toEqual(["queue orders.dlq"]);
+    expect(optionsSummary("nats", { stream: "ORDERS", ackWaitMs: 30_000 })).toEqual(["stream ORDERS", "every consumer", "ack wait 30 s"]);
+    expect(optionsSummary("nats", { stream: "ORDERS", consumer: "billing", ackWaitMs: 500 })).toContain("consumer billing");
+  });
+
+  it("tells Redis's claim mode from its dead-letter-stream mode", () => {
+    const claim = { stream: "orders", group: "workers", minIdleMs: 60_000, maxDeliveries: 3, consumer: "redrive", field: "body" };
+    expect(optionsSummary("redis", claim)).toEqual(["stream orders", "group workers", "claims after 3 deliveries, idle 60 s"]);
+    expect(optionsSummary("redis", { ...claim, dlqStream: "orders:dlq", dlqGroup: "redrive", field: "payload" })).toEqual([
+      "dead-letter stream orders:dlq (group redrive)",
+      "back to orders",
+      "body field payload",
+    ]);
+  });
+
+  it("does not fail on options it cannot read", () => {
+    expect(optionsSummary("rabbitmq", {})).toEqual(["queue ?"]);
+  });
+});
+
+describe("duration", () => {
+  it("says milliseconds, seconds, whole minutes or whole hours", () => {
+    expect([duration(500), duration(1500), duration(60_000), duration(90_000), duration(120_000), duration(43_200_000)]).toEqual([
+      "500 ms",
+      "1.5 s",
+      "60 s",
+      "90 s",
+      "2 min",
+      "12 h",
+    ]);
+  });
+});
+
+describe("conditionOf", () => {
+  it("is paused whatever the last attempt found, else what it found", () => {
+    expect(conditionOf({ enabled: false, state: { ...state, connected: true } })).toBe("paused");
+    expect(conditionOf({ enabled: true, state })).toBe("never tried");
+    expect(conditionOf({ enabled: true, state: { ...state, connected: true } })).toBe("connected");
+    expect(conditionOf({ enabled: true, state: { ...state, connected: false } })).toBe("error");
+  });
+});
+
+describe("pullSummary", () => {
+  it("counts unreadable bodies among the new records", () => {
+    expect(pullSummary({ pulled: 3, created: 2, duplicates: 1, unreadable: 1 })).toBe(
+      "3 pulled: 2 new records (1 unreadable, kept as poison), 1 already stored",
+    );
+    expect(pullSummary({ pulled: 1, created: 1, duplicates: 0, unreadable: 0 })).toBe("1 pulled: 1 new record, 0 already stored");
+    expect(pullSummary({ pulled: 0, created: 0, duplicates: 0, unreadable: 0 })).toBe("Nothing was waiting.");
+  });
+});
