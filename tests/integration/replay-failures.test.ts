@@ -6,7 +6,7 @@ import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { releaseQuarantined } from "../../lib/dead-letters/triage/release-purge";
 import { claimItems, registerWorker, sweepExpired } from "../../lib/replay/engine/claim-items";
 import { writeOutcomes } from "../../lib/replay/engine/write-outcomes";
-import { prepare } from "../../lib/replay/engine/process-page";
+import { decideOrSubmit } from "../../lib/replay/engine/process-page";
 import { makeSink } from "../../lib/replay/sinks/make-sink";
 import { MAX_LEASE_LOSSES } from "../../lib/replay/engine/failure-rules";
 import { getBatch } from "../../lib/replay/batch/read-batches";
@@ -306,7 +306,7 @@ describe("a worker that dies holding items", () => {
     const [again] = await claimItems(db.pool, { batchId: id, workerId: "next-worker", limit: 1, leaseMs: 60_000 });
     expect(again).toMatchObject({ id: mine.id, settled: true });
     expect(
-      prepare(again!, { batch: { repairMethod: "linework", repairPolicy: "accept", maxReplays: 3 } as never, geos: null }),
+      decideOrSubmit(again!, { batch: { repairMethod: "linework", repairPolicy: "accept", maxReplays: 3 } as never, geos: null }),
     ).toMatchObject({ type: "decided", outcome: "deduped" });
   });
 

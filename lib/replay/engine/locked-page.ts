@@ -8,7 +8,7 @@ import { lockItems } from "./claim-items";
 import { isUnpaced, pacingFor, UNPACED_PAGE_SPAN_MS } from "../pacing/gcra";
 import { writeOutcomes, type FlushCounts, type Resolution } from "./write-outcomes";
 import { reserveSlots } from "../pacing/reserve-slots";
-import { prepare, type BatchConfig } from "./process-page";
+import { decideOrSubmit, type BatchConfig } from "./process-page";
 import { SUSPECT_LEASE_LOSSES } from "./failure-rules";
 import { sleep } from "../../time/sleep";
 import type { Submission } from "../sinks/sink";
@@ -85,7 +85,7 @@ export async function processLockedPage(ctx: LockedPageContext): Promise<LockedP
     const resolutions: Resolution[] = [];
     const subs: { item: (typeof items)[number]; submission: Submission }[] = [];
     for (const item of items) {
-      const r = prepare(item, { batch, geos });
+      const r = decideOrSubmit(item, { batch, geos });
       if ("type" in r) resolutions.push(r);
       else subs.push({ item, submission: r });
     }

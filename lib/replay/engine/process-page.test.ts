@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimedItem } from "./claim-items";
-import { prepare, type BatchConfig } from "./process-page";
+import { decideOrSubmit, type BatchConfig } from "./process-page";
 import { ledgerSink } from "../sinks/ledger-sink";
 
 // Per item, in this order: still replayable → already settled → re-validate → poison check → submit.
@@ -34,33 +34,36 @@ const item = (over: Partial<ClaimedItem> = {}): ClaimedItem => ({
   settled: false,
   ...over,
 });
-const outcome = (r: ReturnType<typeof prepare>) => ("type" in r && r.type === "decided" ? [r.outcome, r.reason] : ["submit", null]);
+const outcome = (r: ReturnType<typeof decideOrSubmit>) => ("type" in r && r.type === "decided" ? [r.outcome, r.reason] : ["submit", null]);
 
-describe("prepare", () => {
+describe("decideOrSubmit", () => {
   it("submits a valid record under its stored key, verbatim", () => {
-    const r = prepare(item(), { batch, geos: null });
+    const r = decideOrSubmit(item(), { batch, geos: null });
     expect(r).toMatchObject({ itemId: "7", idempotencyKey: "k1", payload: tap, entityKey: "d1" });
   });
 
   it("cancels records withdrawn or edited since the batch was made", () => {
-    expect(outcome(prepare(item({ recordStatus: "purged" }), { batch, geos: null }))).toEqual([
+    expect(outcome(decideOrSubmit(item({ recordStatus: "purged" }), { batch, geos: null }))).toEqual([
       "cancelled",
       "the record is purged now (approved when batched)",
     ]);
-    expect(outcome(prepare(item({ edited: true }), { batch, geos: null }))[0]).toBe("cancelled");
+    expect(outcome(decideOrSubmit(item({ edited: true }), { batch, geos: null }))[0]).toBe("cancelled");
   });
 
   it("dedupes a settled key before anything else about the record", () => {
-    expect(outcome(prepare(item({ settled: true, payload: { broken: true }, replayCount: 9 }), { batch, geos: null }))).toEqual([
+    expect(outcome(decideOrSubmit(item({ settled: true, payload: { broken: true }, replayCount: 9 }), { batch, geos: null }))).toEqual([
       "deduped",
       null,
     ]);
   });
 
   it("drops before the poison check, and checks poison before submitting", () => {
-    expect(outcome(prepare(item({ payload: { ...tap, fare_amount_cents: "2.50" }, replayCount: 9 }), { batch, geos: null }))[0]).toBe(
-      "dropped",
-    );
-    expect(outcome(prepare(item({ replayCount: 3 }), { batch, geos: null }))).toEqual(["poison", "replayed 3 times (the batch allows 3)"]);
+    expect(
+      outcome(decideOrSubmit(item({ payload: { ...tap, fare_amount_cents: "2.50" }, replayCount: 9 }), { batch, geos: null }))[0],
+    ).toBe("dropped");
+    expect(outcome(decideOrSubmit(item({ replayCount: 3 }), { batch, geos: null }))).toEqual([
+      "poison",
+      "replayed 3 times (the batch allows 3)",
+    ]);
   });
 });

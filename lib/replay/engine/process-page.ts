@@ -66,7 +66,7 @@ export interface PageContext {
 }
 
 /** Step 1–3 and the poison check: what to do with an item before the rate limiter. */
-export function prepare(item: ClaimedItem, ctx: Pick<PageContext, "batch" | "geos">): Resolution | Submission {
+export function decideOrSubmit(item: ClaimedItem, ctx: Pick<PageContext, "batch" | "geos">): Resolution | Submission {
   const decided = (outcome: "deduped" | "dropped" | "poison" | "cancelled", reason: string | null): Resolution => ({
     item,
     type: "decided",
@@ -122,7 +122,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
   const byId = new Map(items.map((i) => [i.id, i]));
   const subs: Submission[] = [];
   for (const item of items) {
-    const r = prepare(item, ctx);
+    const r = decideOrSubmit(item, ctx);
     if ("type" in r) writer.add(r);
     else subs.push(r);
   }

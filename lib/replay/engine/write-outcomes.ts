@@ -1,4 +1,5 @@
 import "server-only";
+import { recordSettled } from "../ledger/record-settled";
 import type pg from "pg";
 import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "../pacing/backoff";
@@ -155,29 +156,10 @@ export async function writeOutcomes(
   // Keys a remote sink settled go into the ledger too, so a later batch dedupes them without sending. That
   // includes items swept from us meanwhile (a stalled worker): the acknowledgement is a fact whoever owns the
   // item now, and the new owner, which checks the ledger when it claims, then counts it deduped without sending.
-  const remoteSettled = group
-    .flatMap((r) => (r.type === "answered" && (r.result.outcome === "applied" || r.result.outcome === "deduped") ? [r.submission] : []))
-    .sort((a, b) => (a.idempotencyKey < b.idempotencyKey ? -1 : 1));
-  if (remoteSettled.length > 0) {
-    await client.query(
-      `INSERT INTO ledger_entry (idempotency_key, kind, entity_key, observed_at, applied_at, batch_id, item_id, dead_letter_id, origin)
-       SELECT key, kind, entity, observed, $6, $7, item, dl, 'http'
-       FROM unnest($1::text[], $2::"DeadLetterKind"[], $3::text[], $4::timestamptz[], $5::bigint[], $8::bigint[])
-         WITH ORDINALITY AS t(key, kind, entity, observed, item, dl, ord)
-       ORDER BY ord
-       ON CONFLICT (idempotency_key) DO NOTHING`,
-      [
-        remoteSettled.map((s) => s.idempotencyKey),
-        remoteSettled.map((s) => s.kind),
-        remoteSettled.map((s) => s.entityKey),
-        remoteSettled.map((s) => s.observedAt),
-        remoteSettled.map((s) => s.itemId),
-        ctx.now,
-        ctx.batchId,
-        remoteSettled.map((s) => s.deadLetterId),
-      ],
-    );
-  }
+  const remoteSettled = group.flatMap((r) =>
+    r.type === "answered" && (r.result.outcome === "applied" || r.result.outcome === "deduped") ? [r.submission] : [],
+  );
+  if (remoteSettled.length > 0 && ctx.sink.mode === "remote") await recordSettled(client, remoteSettled, ctx.now, ctx.sink.ledgerOrigin);
 
   // A locked item released was never marked running: nothing to write back.
   const changed = opts.locked ? writes.filter((w) => w.finished || w.runAt !== null) : writes;

@@ -11,6 +11,7 @@ export function httpSink(config: HttpSinkConfig, workerId: string): RemoteSink {
   const userAgent = `redrive-worker/1 (${workerId})`;
   return {
     mode: "remote",
+    ledgerOrigin: "http",
     concurrency: config.concurrency,
     submit: (sub, signal) => post(config, userAgent, sub, signal),
   };

@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import { recordSettled } from "../ledger/record-settled";
 import type { Submission, TransactionalSink } from "./sink";
 
 // The built-in sink: PostgreSQL itself. The dedup gate is the ledger's primary key, inserted in the SAME
@@ -15,28 +16,7 @@ export function ledgerSink(): TransactionalSink {
 async function settle(client: pg.PoolClient, subs: Submission[], now: Date): Promise<Map<string, "applied" | "deduped">> {
   const out = new Map<string, "applied" | "deduped">();
   if (subs.length === 0) return out;
-  // Keys in sorted order: two transactions inserting overlapping keys then wait on each other in one order.
-  const byKey = [...subs].sort((a, b) => (a.idempotencyKey < b.idempotencyKey ? -1 : a.idempotencyKey > b.idempotencyKey ? 1 : 0));
-  const { rows } = await client.query<{ item_id: string }>(
-    `INSERT INTO ledger_entry (idempotency_key, kind, entity_key, observed_at, applied_at, batch_id, item_id, dead_letter_id, origin)
-     SELECT key, kind, entity, observed, $8, batch, item, dl, 'replay'
-     FROM unnest($1::text[], $2::"DeadLetterKind"[], $3::text[], $4::timestamptz[], $5::bigint[], $6::bigint[], $7::bigint[])
-       WITH ORDINALITY AS t(key, kind, entity, observed, batch, item, dl, ord)
-     ORDER BY ord
-     ON CONFLICT (idempotency_key) DO NOTHING
-     RETURNING item_id::text AS item_id`,
-    [
-      byKey.map((s) => s.idempotencyKey),
-      byKey.map((s) => s.kind),
-      byKey.map((s) => s.entityKey),
-      byKey.map((s) => s.observedAt),
-      byKey.map((s) => s.batchId),
-      byKey.map((s) => s.itemId),
-      byKey.map((s) => s.deadLetterId),
-      now,
-    ],
-  );
-  const applied = new Set(rows.map((r) => r.item_id));
+  const applied = await recordSettled(client, subs, now, "replay");
   for (const s of subs) out.set(s.itemId, applied.has(s.itemId) ? "applied" : "deduped");
 
   // Newest observation per entity within the group (ON CONFLICT DO UPDATE may touch a row once per statement).

@@ -22,7 +22,7 @@ interface OriginRow {
 
 export function originSink(pool: pg.Pool, cache: ConnectorCache = sharedCache(pool)): RemoteSink {
   const rows = originRows(pool);
-  return { mode: "remote", concurrency: ORIGIN_CONCURRENCY, submit: (sub) => publishBack(rows, cache, sub) };
+  return { mode: "remote", ledgerOrigin: "origin", concurrency: ORIGIN_CONCURRENCY, submit: (sub) => publishBack(rows, cache, sub) };
 }
 
 /**
