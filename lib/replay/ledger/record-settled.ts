@@ -1,10 +1,21 @@
 import "server-only";
 import type pg from "pg";
-import type { Submission } from "../sinks/sink";
+import type { DeadLetterKind } from "../../vocabulary/record";
 
 // The ledger: every key a replay settled, once. Written in the transaction that records the items' outcomes
 // (by the built-in sink as its dedup gate, and after a remote sink's acknowledgement, so a later batch dedupes
 // the key without sending it again); read by the claim (a settled key is not sent) and by lookup.
+
+/** What the ledger keeps of a settled item (a sink's Submission is one). */
+export interface SettledItem {
+  idempotencyKey: string;
+  kind: DeadLetterKind;
+  entityKey: string | null;
+  observedAt: string;
+  batchId: string;
+  itemId: string;
+  deadLetterId: string;
+}
 
 /** Who settled a key: the built-in sink, the HTTP sink, a broker's origin sink, or `redrive ledger import`. */
 export type LedgerOrigin = "replay" | "http" | "origin" | "import";
@@ -13,7 +24,7 @@ export type LedgerOrigin = "replay" | "http" | "origin" | "import";
  * Inserts the submissions' keys; returns the item ids whose key was new (a key already there is left as it was).
  * Keys go in sorted: two transactions inserting overlapping keys then wait on each other in one order.
  */
-export async function recordSettled(client: pg.PoolClient, subs: Submission[], now: Date, origin: LedgerOrigin): Promise<Set<string>> {
+export async function recordSettled(client: pg.PoolClient, subs: SettledItem[], now: Date, origin: LedgerOrigin): Promise<Set<string>> {
   if (subs.length === 0) return new Set();
   const byKey = [...subs].sort((a, b) => (a.idempotencyKey < b.idempotencyKey ? -1 : a.idempotencyKey > b.idempotencyKey ? 1 : 0));
   const { rows } = await client.query<{ item_id: string }>(
