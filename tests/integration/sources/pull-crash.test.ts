@@ -6,7 +6,6 @@ import { setTestAuthEnv } from "../auth-helpers";
 import { testDb } from "../helpers";
 import { addSource } from "./origin-flow";
 import { Broker, RABBITMQ_URL } from "./rabbitmq-broker";
-import { connectAdmin, deleteKeys, failDeliveries, REDIS_URL, runPrefix, type Admin } from "./redis-helpers";
 
 // Crash safety of the pull: `redrive worker` processes drain a source and are SIGKILLed at random moments
 // (between the take, the store's commit and the ack); whatever they leave behind is pulled again by the next one.
@@ -120,31 +119,6 @@ describe("pulling while the puller is SIGKILLed", () => {
       expect((await broker.channel.checkQueue(t.dlq)).messageCount).toBe(0);
     } finally {
       await broker.cleanup();
-    }
-  }, 600_000);
-
-  it(`Redis: ${COUNT} entries a group never acknowledged end as ${COUNT} records, nothing pending, no failure counted twice`, async () => {
-    const admin: Admin = await connectAdmin();
-    const prefix = runPrefix();
-    try {
-      const stream = `${prefix}:crash`;
-      await admin.xGroupCreate(stream, "app", "$", { MKSTREAM: true });
-      for (const body of taps()) await admin.xAdd(stream, "*", { body });
-      await failDeliveries(admin, stream, "app", "app-worker", 1);
-      const name = await addSource(db, {
-        name: `crash-redis-${prefix.slice(-8)}`,
-        type: "redis",
-        url: REDIS_URL,
-        kind: "afc",
-        options: { stream, group: "app", minIdleMs: 0, maxDeliveries: 1 },
-      });
-      const kills = await drainWhileKilling(name, async () => (await admin.xPending(stream, "app")).pending === 0);
-      expect(kills).toBeGreaterThanOrEqual(KILLS);
-      expect(await stored(name)).toEqual({ records: COUNT, positions: COUNT, maxFailures: 1 });
-      expect((await admin.xPending(stream, "app")).pending).toBe(0);
-    } finally {
-      await deleteKeys(admin, prefix);
-      await admin.quit();
     }
   }, 600_000);
 });
