@@ -101,14 +101,12 @@ export async function removeFromBroker(source: SourceConfig): Promise<{ cleaned:
 /** The stored state, with `waiting` asked of the broker now (within STATUS_TIMEOUT_MS, else the last known). */
 export async function sourceStatus(pool: pg.Pool, name: string, now: Date): Promise<SourceState & { name: string; enabled: boolean }> {
   const before = await getSource(pool, name, now);
-  const live = await Promise.race([
-    testSource(pool, name).then(
-      (r) => r,
-      () => null,
-    ),
-    new Promise<null>((resolve) => setTimeout(() => resolve(null), STATUS_TIMEOUT_MS).unref()),
+  await Promise.race([
+    testSource(pool, name).catch(() => undefined),
+    new Promise((resolve) => setTimeout(resolve, STATUS_TIMEOUT_MS).unref()),
   ]);
-  const after = live ? await getSource(pool, name, now) : await getSource(pool, name, now).catch(() => before);
+  // testSource wrote what it found, or why it failed, on the source: read it back either way.
+  const after = await getSource(pool, name, now).catch(() => before);
   return { name, enabled: after.enabled, ...after.state };
 }
 

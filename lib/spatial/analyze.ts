@@ -28,7 +28,8 @@ export interface AnalyzeResult {
 
 type Draft = Omit<SpatialAnalysis, "method" | "policy" | "crs">;
 
-const EMPTY_DRAFT: Draft = {
+/** An analysis with nothing found yet: also what a record without a readable geometry carries. */
+export const EMPTY_DRAFT: Draft = {
   valid_before: null,
   reason: null,
   location: null,

@@ -3,6 +3,7 @@ import { nestsDeeperThan, parseProblem, TOO_DEEP } from "../../json/depth";
 import { isJsonObject, parsePythonJson } from "../../json/lossless";
 import { suspectText } from "../../json/storable";
 import type { JsonValue } from "../../json/value";
+import { EMPTY_DRAFT } from "../../spatial/analyze";
 import type { Geos } from "../../spatial/geos";
 import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
 import type { DeadLetterKind, NewDeadLetter, PulledFrom, SpatialAnalysis } from "../../vocabulary/record";
@@ -134,22 +135,6 @@ function unreadable(b: PulledBody, now: Date, why: string, text: string | null):
 }
 
 function unreadableAnalysis(why: string): SpatialAnalysis {
-  return {
-    valid_before: null,
-    reason: why,
-    location: null,
-    outcome: "dropped",
-    valid_after: null,
-    type_changed: false,
-    type_before: null,
-    type_after: null,
-    area_before: null,
-    area_after: null,
-    dropped_parts: 0,
-    drop_reason: why,
-    method: DEFAULT_SOURCE_SETTINGS.method,
-    policy: DEFAULT_SOURCE_SETTINGS.policy,
-    crs: "EPSG:4326",
-    crosses_antimeridian: false,
-  };
+  const { method, policy } = DEFAULT_SOURCE_SETTINGS;
+  return { ...EMPTY_DRAFT, reason: why, drop_reason: why, method, policy, crs: "EPSG:4326" };
 }
