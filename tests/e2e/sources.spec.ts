@@ -80,7 +80,10 @@ test("an admin adds a Redis source, pulls it now, follows it to its records and 
   await expect(card).toContainText("Redis Streams");
   await expect(card).toContainText("redis://127.0.0.1:6379");
   await expect(card).toContainText(`dead-letter stream ${dlq} (group redrive)`);
-  await expect(card).toContainText("never tried");
+  // Adding a source tests it at once: the broker answered, and says what waits.
+  await expect(card).toContainText("connected");
+  await expect(card).toContainText("Waiting in the broker2as of");
+  await expect(card).toContainText("Last pullnever");
 
   // The server's refusal is shown next to the field it names.
   await page.getByRole("button", { name: "Add source" }).click();
