@@ -6,6 +6,7 @@ import { setTestAuthEnv } from "../auth-helpers";
 import { testDb } from "../helpers";
 import { addSource } from "./origin-flow";
 import { Broker, RABBITMQ_URL } from "./rabbitmq-broker";
+import { connectAdmin, deleteKeys, failDeliveries, REDIS_URL, runPrefix, type Admin } from "./redis-helpers";
 
 // Crash safety of the pull: `redrive worker` processes drain a source and are SIGKILLed at random moments
 // (between the take, the store's commit and the ack); whatever they leave behind is pulled again by the next one.
@@ -87,9 +88,11 @@ async function drainWhileKilling(source: string, drained: () => Promise<boolean>
   return kills;
 }
 
-const taps = () =>
+// Each broker's taps are its own: the same tap pulled from a second source is the same dead letter failing again
+// (one record, a second failure counted), which is not what these tests are about.
+const taps = (broker: string) =>
   Array.from({ length: COUNT }, (_, i) => {
-    const tap = JSON.parse(afcRecord({ eventId: `crash-${i}`, deviceId: `dev-${i % 50}`, at: i })).raw_payload;
+    const tap = JSON.parse(afcRecord({ eventId: `${broker}-crash-${i}`, deviceId: `dev-${i % 50}`, at: i })).raw_payload;
     return JSON.stringify(tap);
   });
 
@@ -101,7 +104,7 @@ describe("pulling while the puller is SIGKILLed", () => {
       await broker.publish(
         t.exchange,
         "orders.crash",
-        taps().map((b) => Buffer.from(b)),
+        taps("rabbitmq").map((b) => Buffer.from(b)),
         (i) => ({ messageId: `m-${i}` }),
       );
       await broker.rejectAll(t.work, COUNT);
@@ -119,6 +122,31 @@ describe("pulling while the puller is SIGKILLed", () => {
       expect((await broker.channel.checkQueue(t.dlq)).messageCount).toBe(0);
     } finally {
       await broker.cleanup();
+    }
+  }, 600_000);
+
+  it(`Redis: ${COUNT} entries a group never acknowledged end as ${COUNT} records, nothing pending, no failure counted twice`, async () => {
+    const admin: Admin = await connectAdmin();
+    const prefix = runPrefix();
+    try {
+      const stream = `${prefix}:crash`;
+      await admin.xGroupCreate(stream, "app", "$", { MKSTREAM: true });
+      for (const body of taps("redis")) await admin.xAdd(stream, "*", { body });
+      await failDeliveries(admin, stream, "app", "app-worker", 1);
+      const name = await addSource(db, {
+        name: `crash-redis-${prefix.slice(-8)}`,
+        type: "redis",
+        url: REDIS_URL,
+        kind: "afc",
+        options: { stream, group: "app", minIdleMs: 0, maxDeliveries: 1 },
+      });
+      const kills = await drainWhileKilling(name, async () => (await admin.xPending(stream, "app")).pending === 0);
+      expect(kills).toBeGreaterThanOrEqual(KILLS);
+      expect(await stored(name)).toEqual({ records: COUNT, positions: COUNT, maxFailures: 1 });
+      expect((await admin.xPending(stream, "app")).pending).toBe(0);
+    } finally {
+      await deleteKeys(admin, prefix);
+      await admin.quit();
     }
   }, 600_000);
 });
