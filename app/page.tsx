@@ -6,6 +6,7 @@ import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { healthOverview, maskOverview } from "@/lib/ops/overview";
 import { configuredMaskRules } from "@/lib/masking/config";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "DLQ health" };
 export const dynamic = "force-dynamic";
@@ -16,7 +17,7 @@ export default async function Home() {
   if (!can(me.role, "dead_letters:read")) redirect("/settings");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const overview = maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules());
+  const overview = forReader(maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()));
   return (
     <section aria-labelledby="health-heading" className="space-y-3">
       <h1 id="health-heading" className="text-lg font-semibold">

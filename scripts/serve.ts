@@ -5,6 +5,11 @@ import { createServer } from "node:http";
 import next from "next";
 import { getEnv } from "../lib/env";
 import { parseTrustedProxies, sanitizeForwarding } from "../lib/net/forwarded";
+import { configuredMaskRules } from "../lib/masking/config";
+import { maskConsole } from "../lib/ops/masked-logs";
+
+// The server's log lines leave with card numbers masked, whichever module (or library) wrote them.
+maskConsole(configuredMaskRules());
 
 const env = getEnv();
 if (!env.BETTER_AUTH_SECRET) {

@@ -4,6 +4,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Alerts" };
 export const dynamic = "force-dynamic";
@@ -24,7 +25,7 @@ export default async function AlertsPage() {
         Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the
         value is back at or below it.
       </p>
-      <AlertRules initial={{ rules, events }} renderedAt={now.getTime()} canManage={canManage} />
+      <AlertRules initial={forReader({ rules, events })} renderedAt={now.getTime()} canManage={canManage} />
     </section>
   );
 }

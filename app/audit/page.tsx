@@ -9,6 +9,7 @@ import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { toDateTimeLocal } from "@/lib/time/parse-time";
 import { configuredMaskRules } from "@/lib/masking/config";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";
@@ -56,7 +57,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   // The form's datetime-local fields carry no zone; they are labelled UTC, and the schema reads a time without an
   // offset as UTC and a minute given as "to" to its end (To 14:59 keeps an event at 14:59:03).
   const parsed = AuditQuerySchema.safeParse(searchParamsToObject(params));
-  const page = parsed.success ? await auditLog(getDb().pool, parsed.data, configuredMaskRules()) : null;
+  const page = parsed.success ? forReader(await auditLog(getDb().pool, parsed.data, configuredMaskRules())) : null;
   const next = new URLSearchParams(params);
   if (page?.nextCursor) next.set("cursor", page.nextCursor);
   const input = "rounded border border-slate-300 px-2 py-1 text-sm";

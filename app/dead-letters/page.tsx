@@ -8,6 +8,7 @@ import { filterFromParams, filterKey, LIST_PAGE_SIZE } from "@/lib/dead-letters/
 import { listDeadLetters } from "@/lib/dead-letters/query/list";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskFacets, maskListPage } from "@/lib/dead-letters/query/mask-list";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Dead letters" };
 export const dynamic = "force-dynamic";
@@ -30,7 +31,12 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   const rules = configuredMaskRules();
   return (
     <TriageList
-      initial={{ key: filterKey(filter), page: maskListPage(page, rules), facets: maskFacets(facets, rules), renderedAt: now.getTime() }}
+      initial={forReader({
+        key: filterKey(filter),
+        page: maskListPage(page, rules),
+        facets: maskFacets(facets, rules),
+        renderedAt: now.getTime(),
+      })}
       canTriage={can(principal.role, "dead_letters:triage")}
       canUnmask={can(principal.role, "dead_letters:unmask")}
       canReplay={can(principal.role, "replays:manage")}

@@ -9,6 +9,7 @@ import { toDateTimeLocal } from "@/lib/time/parse-time";
 import { maskFor } from "@/lib/forensics/access";
 import { lookup } from "@/lib/forensics/lookup";
 import { LookupQuerySchema, type LookupResult } from "@/lib/forensics/forensics-schemas";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Lookup" };
 export const dynamic = "force-dynamic";
@@ -137,7 +138,7 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
   // A time window alone looks nothing up (the API needs q or a place): say so rather than show the start hint again.
   const timeOnly = !asked && (params.has("from") || params.has("to"));
   const parsed = asked ? LookupQuerySchema.safeParse(searchParamsToObject(params)) : null;
-  const result = parsed?.success ? await lookup(getDb().pool, parsed.data, maskFor(principal, false)) : null;
+  const result = parsed?.success ? forReader(await lookup(getDb().pool, parsed.data, maskFor(principal, false))) : null;
   return (
     <section aria-labelledby="lookup-heading" className="space-y-3">
       <h1 id="lookup-heading" className="text-lg font-semibold">

@@ -6,6 +6,7 @@ import { getDb } from "@/lib/db/client";
 import { quarantineGroups } from "@/lib/dead-letters/query/quarantine-groups";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskReasonGroups } from "@/lib/dead-letters/query/mask-list";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Quarantine" };
 export const dynamic = "force-dynamic";
@@ -14,7 +15,7 @@ export default async function QuarantinePage() {
   const principal = await requirePagePrincipal("dead_letters:read");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const groups = maskReasonGroups(await quarantineGroups(getDb().pool, now), configuredMaskRules());
+  const groups = forReader(maskReasonGroups(await quarantineGroups(getDb().pool, now), configuredMaskRules()));
   return (
     <section aria-labelledby="q-heading" className="space-y-3">
       <h1 id="q-heading" className="text-lg font-semibold">

@@ -5,6 +5,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { listBatches } from "@/lib/replay/batch/read-batches";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Replays" };
 export const dynamic = "force-dynamic";
@@ -30,7 +31,7 @@ export default async function ReplaysPage() {
           </Link>
         )}
       </div>
-      <BatchList initial={batches} renderedAt={now.getTime()} canManage={canManage} />
+      <BatchList initial={forReader(batches)} renderedAt={now.getTime()} canManage={canManage} />
     </section>
   );
 }

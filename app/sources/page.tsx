@@ -5,6 +5,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { listSources } from "@/lib/sources/manage-sources";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Sources" };
 export const dynamic = "force-dynamic";
@@ -33,7 +34,7 @@ export default async function SourcesPage() {
           </div>
         )}
       </div>
-      <SourceList initial={sources} renderedAt={now.getTime()} canManage={canManage} />
+      <SourceList initial={forReader(sources)} renderedAt={now.getTime()} canManage={canManage} />
     </section>
   );
 }

@@ -7,6 +7,8 @@ import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../json/depth";
 import { AppError, bodyError, issueError, notUtf8Body, validationError } from "../errors/app-error";
 import { searchParamsToObject } from "../net/search-params";
 import { isCrossSite } from "../auth/cross-site";
+import { maskAnswer } from "../masking/answer";
+import { configuredMaskRules } from "../masking/config";
 
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
 // parsing of params/query/body with zod, and the mapping of errors to HTTP happen here and nowhere else.
@@ -36,6 +38,12 @@ export interface RouteSpec<P, Q, B> {
   body?: z.ZodType<B>;
   /** the body may be left out: an empty body is read as `{}` (every member optional) */
   bodyOptional?: boolean;
+  /**
+   * The answer is meant to hold what the masking pass would hide (a revealed field for an auditor, a generated
+   * password shown once): it leaves as the route wrote it. Every other JSON answer goes through maskAnswer unless
+   * the caller may and did ask for card data in clear (unmask=1).
+   */
+  clearAnswer?: true;
 }
 
 export interface RouteMeta {
@@ -60,6 +68,21 @@ function checkOrigin(req: Request, principal: Principal | null): void {
     throw new AppError("forbidden", "cross-site request refused (bad Origin header)");
   }
   if (!host || originHost !== host) throw new AppError("forbidden", "cross-site request refused (Origin does not match)");
+}
+
+/**
+ * A JSON answer with a status or headers of its own (201 with Location, a download's Content-Disposition): it goes
+ * through the same masking pass as an object a route returns. A route that builds a Response itself is on its own.
+ */
+export class JsonAnswer {
+  constructor(
+    readonly body: unknown,
+    readonly init: { status?: number; headers?: Record<string, string> } = {},
+  ) {}
+}
+
+export function answer(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): JsonAnswer {
+  return new JsonAnswer(body, init);
 }
 
 export function json(data: unknown, init: ResponseInit = {}): Response {
@@ -202,7 +225,7 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
       const url = new URL(req.url);
       const rawQuery = searchParamsToObject(url.searchParams);
-      if (principal?.via === "session" && (rawQuery.unmask === "1" || rawQuery.unmask === "true") && isCrossSite(req.headers)) {
+      if (principal?.via === "session" && wantsUnmask(rawQuery) && isCrossSite(req.headers)) {
         throw new AppError(
           "forbidden",
           "card data in clear is opened from Redrive itself, not from a link on another site (it is audited in your name)",
@@ -219,12 +242,21 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
         if (!out.headers.has("cache-control")) out.headers.set("cache-control", NO_STORE);
         return out;
       }
-      return Response.json(out, { headers: { "x-request-id": requestId, "cache-control": NO_STORE } });
+      const clear = spec.clearAnswer || (wantsUnmask(rawQuery) && principal !== null && can(principal.role, "dead_letters:unmask"));
+      const { body: data, init } = out instanceof JsonAnswer ? out : new JsonAnswer(out);
+      return Response.json(clear ? data : maskAnswer(data, configuredMaskRules()), {
+        status: init.status ?? 200,
+        headers: { "cache-control": NO_STORE, ...init.headers, "x-request-id": requestId },
+      });
     } catch (err) {
       return errorResponse(err, requestId);
     }
   };
   return Object.assign(handler, { meta: { access: spec.access } });
+}
+
+function wantsUnmask(query: Record<string, unknown>): boolean {
+  return query.unmask === "1" || query.unmask === "true";
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {

@@ -2,6 +2,14 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { CliUsageError } from "./context";
 import { groupsFor } from "./groups";
+import { configuredMaskRules } from "../masking/config";
+import { maskConsole } from "../ops/masked-logs";
+
+// Diagnostics (a worker's log, warnings) are masked; a command's answer on stdout follows its own masking rules.
+// A bad environment is reported by the command that reads it (with the variable's name), not here.
+try {
+  maskConsole(configuredMaskRules(), ["error", "warn"]);
+} catch {}
 
 // The reader went away (`redrive export … | head`): stop quietly, as Unix tools do, instead of an unhandled
 // 'error' event and a stack trace.

@@ -61,6 +61,19 @@ function insideHexToken(text: string, start: number, end: number): boolean {
   return b - a >= 24;
 }
 
+// A UUID (a job's, a request's id) whose first groups happen to be all digits reads as a dashed digit run
+// ("12345678-1234-4123-…"); no card is printed 8-4-4-4-12, and masking one would break the id an answer hands out.
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+function uuidSpans(text: string): [number, number][] {
+  if (!text.includes("-")) return [];
+  return [...text.matchAll(UUID)].map((m) => [m.index, m.index + m[0].length]);
+}
+
+function insideUuid(spans: [number, number][], start: number, end: number): boolean {
+  return spans.some(([a, b]) => start >= a && end <= b);
+}
+
 /** The run's digit groups with their offsets in `text`; a dot only joins two groups of four digits. */
 function groupsOf(run: string, offset: number): { digits: string; start: number; end: number }[][] {
   const parts: { digits: string; start: number; end: number; sep: string }[] = [];
@@ -82,6 +95,7 @@ function groupsOf(run: string, offset: number): { digits: string; start: number;
 export function maskDigitRuns(text: string): string {
   if (!/\d{4}/.test(text)) return text;
   const edits: { start: number; end: number; text: string }[] = [];
+  const uuids = uuidSpans(text);
   for (const m of text.matchAll(RUN)) {
     for (const groups of groupsOf(m[0], m.index)) {
       // the fraction of a number: right after "<digit>." (a dot that did not join two four-digit groups)
@@ -97,7 +111,7 @@ export function maskDigitRuns(text: string): string {
         if (best === -1) continue;
         const start = groups[s]!.start,
           end = groups[best]!.end;
-        if (insideHexToken(text, start, end)) continue;
+        if (insideHexToken(text, start, end) || insideUuid(uuids, start, end)) continue;
         edits.push({
           start,
           end,
@@ -183,10 +197,17 @@ function walk(value: JsonValue, rules: MaskRules, found: string[] | undefined, p
   const out: { [key: string]: JsonValue } = {};
   for (const key of Object.keys(value)) {
     const child = walk(value[key] as JsonValue, rules, found, `${path}/${escapePointer(key)}`, under || keyMatches(rules, key));
+    // A card number used as a key (a map keyed by card) is masked like one in a value (restore.ts maps it back).
+    const shownKey = maskKey(key, rules);
     // defineProperty: a "__proto__" key stays a plain own property
-    Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, shownKey, { value: child, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** An object key as a reader without clear access sees it: the Luhn rule only (key globs name keys, not hide them). */
+export function maskKey(key: string, rules: MaskRules): string {
+  return rules.luhn ? maskDigitRuns(key) : key;
 }
 
 /**
@@ -300,7 +321,11 @@ class Scanner {
     }
     for (;;) {
       this.ws();
+      const keyStart = this.i;
       const key = this.stringToken().value;
+      // A card number used as an object key (a map keyed by card) is masked like one in a value.
+      const maskedKey = maskKey(key, this.rules);
+      if (maskedKey !== key) this.edits.push({ start: keyStart, end: this.i, text: JSON.stringify(maskedKey) });
       this.ws();
       this.expect(":");
       this.value(`${path}/${escapePointer(key)}`, under || keyMatches(this.rules, key));
@@ -355,5 +380,6 @@ function tryMaskText(text: string, rules: MaskRules, found?: string[]): string |
 export function containsMaskPlaceholder(value: JsonValue): boolean {
   if (typeof value === "string") return value.startsWith(BULLET.repeat(3));
   if (value === null || typeof value !== "object") return false;
-  return (Array.isArray(value) ? value : Object.values(value)).some(containsMaskPlaceholder);
+  if (Array.isArray(value)) return value.some(containsMaskPlaceholder);
+  return Object.entries(value).some(([k, v]) => k.startsWith(BULLET.repeat(3)) || containsMaskPlaceholder(v));
 }

@@ -64,3 +64,15 @@ describe("restoreMasked", () => {
     expect(restoreMasked(edit as never, withBullets, rules)).toEqual({ payload: { ...withBullets, line: "M7" }, changed: [] });
   });
 });
+
+describe("a card number used as a key", () => {
+  it("is shown masked and goes back to the stored key when the edit keeps it; an invented masked key is refused", () => {
+    const storedByCard = { fares: { "4111111111111111": 250 }, note: "x" };
+    const shown = maskJson(storedByCard, rules) as { fares: Record<string, number> };
+    expect(Object.keys(shown.fares)).toEqual(["••••••••••••1111"]);
+    const kept = restoreMasked({ ...shown, note: "edited" }, storedByCard, rules);
+    expect(kept).toEqual({ payload: { fares: { "4111111111111111": 250 }, note: "edited" }, changed: [] });
+    const invented = restoreMasked({ fares: { "••••••••••••9999": 1 }, note: "x" }, storedByCard, rules);
+    expect(invented.changed).toEqual([["fares", "••••••••••••9999"]]);
+  });
+});

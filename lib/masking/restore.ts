@@ -1,5 +1,5 @@
 import type { JsonValue } from "@/lib/json/value";
-import { MASK, maskJson } from "./mask";
+import { MASK, maskJson, maskKey } from "./mask";
 import type { MaskRules } from "./rules";
 
 // An analyst edits an AFC tap from the masked view (card data as •••…1111). Saving that view must neither write
@@ -39,10 +39,17 @@ export function restoreMasked(submitted: JsonValue, stored: JsonValue | null, ru
       );
     }
     const out: { [key: string]: JsonValue } = {};
-    for (const [key, v] of Object.entries(value)) {
+    // A key shown masked (a card number used as a key) goes back to the stored key it stands for.
+    const storedKeys = new Map<string, string>();
+    if (was !== null && was !== undefined && typeof was === "object" && !Array.isArray(was)) {
+      for (const k of Object.keys(was)) storedKeys.set(maskKey(k, rules), k);
+    }
+    for (const [shownKey, v] of Object.entries(value)) {
+      const key = shownKey.includes(MASK) ? (storedKeys.get(shownKey) ?? shownKey) : shownKey;
+      if (key === shownKey && shownKey.includes(MASK)) changed.push([...path, shownKey]);
       // defineProperty: a "__proto__" key stays a plain own property (assignment would set the prototype and drop it)
       Object.defineProperty(out, key, {
-        value: walk(v, child(seen, key), child(was, key), [...path, key]),
+        value: walk(v, child(seen, shownKey), child(was, key), [...path, key]),
         enumerable: true,
         writable: true,
         configurable: true,

@@ -1,4 +1,4 @@
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { listSources } from "@/lib/sources/manage-sources";
@@ -17,10 +17,7 @@ export const POST = defineRoute(
   { access: { permission: "sources:manage" }, body: CreateSourceBody },
   async ({ body, principal, now, requestId }) => {
     const created = await addSource(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
-    return Response.json(created, {
-      status: 201,
-      headers: { "cache-control": "no-store", location: `/api/sources/${encodeURIComponent(created.name)}` },
-    });
+    return answer(created, { status: 201, headers: { location: `/api/sources/${encodeURIComponent(created.name)}` } });
   },
 );
 

@@ -9,6 +9,7 @@ import { getDeadLetter } from "@/lib/dead-letters/query/detail";
 import { IdSchema } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
+import { forReader } from "@/lib/api/page-data";
 
 export const dynamic = "force-dynamic";
 
@@ -29,7 +30,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   return (
     <DetailView
       key={record.id}
-      initial={maskDetail(record, configuredMaskRules())}
+      initial={forReader(maskDetail(record, configuredMaskRules()))}
       renderedAt={now.getTime()}
       permissions={{
         triage: can(principal.role, "dead_letters:triage"),

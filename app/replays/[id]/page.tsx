@@ -7,6 +7,7 @@ import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/column-limits";
 import { getBatch } from "@/lib/replay/batch/read-batches";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Replay batch" };
 export const dynamic = "force-dynamic";
@@ -23,7 +24,7 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
   });
   return (
     <BatchLive
-      initial={batch}
+      initial={forReader(batch)}
       renderedAt={now.getTime()}
       perms={{
         canManage: can(principal.role, "replays:manage"),

@@ -10,6 +10,7 @@ import { configuredMaskRules } from "@/lib/masking/config";
 import { maskEntityKey } from "@/lib/masking/identifiers";
 import { eligibleIds, freshenReplayStatistics, previewBatch, tapSchemaFailures } from "@/lib/replay/batch/create-batch";
 import type { Selection } from "@/lib/replay/batch/batch-schemas";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "New replay batch" };
 export const dynamic = "force-dynamic";
@@ -60,7 +61,10 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
     preview = await previewBatch(getDb().pool, selection);
     // A tap's entity key is its device_id: masked when the key globs name it (supervisors read masked data).
     const rules = configuredMaskRules();
-    preview = { ...preview, sample: preview.sample.map((x) => ({ ...x, entityKey: maskEntityKey(x.entityKey, x.kind, rules) })) };
+    preview = forReader({
+      ...preview,
+      sample: preview.sample.map((x) => ({ ...x, entityKey: maskEntityKey(x.entityKey, x.kind, rules) })),
+    });
     // The preview leaves out what cannot be replayed; the form submits the same (the API would refuse the rest).
     if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, input.ids) };
   } catch (err) {

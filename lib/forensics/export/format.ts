@@ -72,6 +72,10 @@ const oneLine = (text: string) => (text.includes("\n") || text.includes("\r") ? 
 const q = (s: string) => JSON.stringify(s);
 const masked = (text: string, mask: MaskRules | null) => (mask ? maskText(text, mask) : text);
 const free = (text: string, mask: MaskRules | null) => (mask ? maskFreeText(text, mask) : text);
+/** An integer of 14+ digits as a coordinate (maskAnswer's number rule); fractions never are card numbers. */
+const LONG_INTEGER = /(?<![\d.])\d{14,19}(?![\d.eE])/;
+const geometryText = (text: string | null, mask: MaskRules | null) =>
+  text !== null && mask && LONG_INTEGER.test(text) ? maskText(text, mask) : text;
 
 /**
  * One NDJSON line that `POST /api/dead-letters` / `redrive import` ingest back into the same record (same kind,
@@ -92,7 +96,7 @@ export function ndjsonLine(r: NdjsonRow, mask: MaskRules | null): string | null 
   const cls = r.failure_class === "poison" || r.failure_class === "transient_schema" ? `,"failure_class":${q(r.failure_class)}` : "";
   const hash = r.idempotency_key !== null && EVENT_HASH.test(r.idempotency_key) ? `,"event_hash":${q(r.idempotency_key)}` : "";
   return (
-    `{"kind":"afc","source":${q(r.source)},"raw_payload":${raw},"failure_reason":${q(free(r.first_failure_reason, mask))}` +
+    `{"kind":"afc","source":${q(free(r.source, mask))},"raw_payload":${raw},"failure_reason":${q(free(r.first_failure_reason, mask))}` +
     `${cls}${hash},"retry_count":${Math.max(0, r.failure_count - 1)},"first_seen_utc":${q(r.first_seen_at)}}`
   );
 }
@@ -165,7 +169,8 @@ export function csvLine(r: CsvRow, mask: MaskRules | null): string {
     r.outcome,
     r.payload === null ? null : masked(r.payload, mask),
   ];
-  return `${cells.map(csvCell).join(",")}\r\n`;
+  // Every cell, not only the reasons: a producer's source, key or message id can be a card number too.
+  return `${cells.map((c) => csvCell(typeof c === "string" ? free(c, mask) : c)).join(",")}\r\n`;
 }
 
 export const GEOJSON_HEAD = '{"type":"FeatureCollection","features":[\n';
@@ -173,11 +178,11 @@ export const GEOJSON_TAIL = "\n]}\n";
 
 function feature(r: GeojsonRow, role: "original" | "edited" | "repaired", geometry: string | null, mask: MaskRules | null): string {
   const props =
-    `{"dead_letter_id":${q(r.id)},"role":${q(role)},"source":${q(r.source)},"idempotency_key":${r.idempotency_key === null ? "null" : q(r.idempotency_key)},` +
+    `{"dead_letter_id":${q(r.id)},"role":${q(role)},"source":${q(free(r.source, mask))},"idempotency_key":${r.idempotency_key === null ? "null" : q(free(r.idempotency_key, mask))},` +
     `"status":${q(r.status)},"failure_class":${q(r.failure_class)},"reason":${q(free(r.reason, mask))},` +
     `"observed_at":${q(r.observed_at)},"repair_outcome":${r.outcome === null ? "null" : q(r.outcome)},` +
     `"feature_properties":${r.properties === null ? "null" : masked(r.properties, mask)}}`;
-  return `{"type":"Feature","id":${q(`${r.id}:${role}`)},"geometry":${geometry ?? "null"},"properties":${props}}`;
+  return `{"type":"Feature","id":${q(`${r.id}:${role}`)},"geometry":${geometryText(geometry, mask) ?? "null"},"properties":${props}}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { bulkAction } from "@/lib/dead-letters/triage/bulk-action";
@@ -21,7 +21,7 @@ export const POST = defineRoute(
     if (!body.filter || body.dryRun) return bulkAction(pool, body, ctx);
     const job = await createBulkJob(pool, { ...body, filter: body.filter }, ctx);
     if (job.status === "running") runInBackground(pool, job.id);
-    return Response.json({ job }, { status: 202, headers: { location: `/api/dead-letters/bulk/${job.id}` } });
+    return answer({ job }, { status: 202, headers: { location: `/api/dead-letters/bulk/${job.id}` } });
   },
 );
 

@@ -17,6 +17,7 @@ import { maskFor } from "@/lib/forensics/access";
 import { recordEvidence } from "@/lib/forensics/evidence";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
 import { recordTimeline } from "@/lib/forensics/timeline";
+import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Timeline" };
 export const dynamic = "force-dynamic";
@@ -32,7 +33,7 @@ async function load(id: string, principal: Principal, unmask: boolean) {
     const evidence = await recordEvidence(pool, id, mask);
     if (unmask)
       await auditUnmaskedRead(pool, id, "timeline page", { actor: actorOf(principal), requestId: `page-${randomUUID()}`, now: new Date() });
-    return { timeline, evidence, mask };
+    return { ...forReader({ timeline, evidence }, { clear: mask === null }), mask };
   } catch (err) {
     if (err instanceof AppError && err.code === "not_found") return null;
     throw err;

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 /** POST /api/dead-letters/{id}/reveal {path} — one masked field in clear, audited as dead_letter.field_revealed. */
 export const POST = defineRoute(
-  { access: { permission: "dead_letters:unmask" }, params: IdParamsSchema, body: RevealBodySchema },
+  { access: { permission: "dead_letters:unmask" }, params: IdParamsSchema, body: RevealBodySchema, clearAnswer: true },
   async ({ params, body, principal, requestId, now }) =>
     revealField(getDb().pool, params.id, body.path, { actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );

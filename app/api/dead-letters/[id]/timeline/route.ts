@@ -1,4 +1,4 @@
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
@@ -16,7 +16,7 @@ export const GET = defineRoute(
     const mask = maskFor(principal, query.unmask);
     const timeline = await recordTimeline(getDb().pool, params.id, mask);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "timeline", { actor: actorOf(principal!), requestId, now });
-    return Response.json(
+    return answer(
       timeline,
       query.download ? { headers: { "content-disposition": `attachment; filename="dead-letter-${params.id}-timeline.json"` } } : {},
     );
