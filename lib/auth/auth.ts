@@ -1,7 +1,7 @@
 import "server-only";
 import { betterAuth } from "better-auth/minimal";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError, createAuthMiddleware, getIP, isAPIError } from "better-auth/api";
+import { APIError, createAuthMiddleware, getIP, getSessionFromCtx, isAPIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
@@ -38,7 +38,19 @@ function createAuth(db: Db) {
     },
     // Flows that would change an account outside lib/auth/users.ts (and so outside the audit trail), or
     // need e-mail, which Redrive does not send.
+    // Also every endpoint Redrive does not use (social accounts, access tokens of other providers, account info):
+    // what is reachable is what lib/api/openapi-routes.ts documents.
     disabledPaths: [
+      "/account-info",
+      "/delete-user/callback",
+      "/get-access-token",
+      "/link-social",
+      "/list-accounts",
+      "/refresh-token",
+      "/sign-in/social",
+      "/unlink-account",
+      "/update-session",
+      "/verify-password",
       "/sign-up/email",
       "/update-user",
       "/delete-user",
@@ -103,6 +115,12 @@ function createAuth(db: Db) {
     hooks: {
       // Runs after the rate limiter, so refused attempts count towards it (and their audit events stay bounded).
       before: createAuthMiddleware(async (ctx) => {
+        // Sign-out deletes the session before the after-hook runs: remember whose it was, for the audit event.
+        if (ctx.path === "/sign-out") {
+          const session = await getSessionFromCtx(ctx).catch(() => null);
+          if (session && ctx.request) signingOut.set(ctx.request, session);
+          return;
+        }
         if (ctx.path !== "/sign-in/email") return;
         // NUL or an unpaired surrogate fails the user lookup in PostgreSQL (a bare 500) and the audit event with
         // it: refuse the input by name, and audit the attempt with those characters written as escapes.
@@ -126,7 +144,7 @@ function createAuth(db: Db) {
         throw new APIError("BAD_REQUEST", refusal.toJSON());
       }),
       after: createAuthMiddleware(async (ctx) => {
-        if (ctx.path !== "/sign-in/email" && ctx.path !== "/change-password") return;
+        if (ctx.path !== "/sign-in/email" && ctx.path !== "/change-password" && !(ctx.path in SESSION_REVOCATIONS)) return;
         const requestId = ctx.request?.headers.get("x-request-id")?.slice(0, 100) ?? null;
         const ip = ctx.request ? getIP(ctx.request, ctx.context.options) : null;
         const returned: unknown = ctx.context.returned;
@@ -155,6 +173,22 @@ function createAuth(db: Db) {
               requestId,
             });
           }
+        } else if (ctx.path in SESSION_REVOCATIONS) {
+          // Who ended which sessions: the caller's own (sign-out), one by token, all, or all but the current one.
+          const ended = ctx.context.session ?? (ctx.request ? signingOut.get(ctx.request) : undefined);
+          if (!isAPIError(returned) && ended) {
+            const { user, session } = ended;
+            events.push({
+              actorId: user.id,
+              actorEmail: user.email,
+              actorRole: isRole(user.role) ? user.role : null,
+              action: SESSION_REVOCATIONS[ctx.path]!,
+              targetType: "user",
+              targetId: user.id,
+              after: { ip, sessionId: session.id, ...(ctx.path === "/revoke-session" ? { revokedOne: true } : {}) },
+              requestId,
+            });
+          }
         } else if (!isAPIError(returned) && ctx.context.session) {
           const { user } = ctx.context.session;
           events.push({
@@ -175,6 +209,17 @@ function createAuth(db: Db) {
     plugins: [nextCookies()],
   });
 }
+
+type EndedSession = { user: { id: string; email: string; role?: unknown }; session: { id: string } };
+const signingOut = new WeakMap<Request, EndedSession>();
+
+/** better-auth's endpoints that end sessions, and the audit action each is recorded as. */
+const SESSION_REVOCATIONS: Record<string, string> = {
+  "/sign-out": "auth.sign_out",
+  "/revoke-session": "auth.session_revoked",
+  "/revoke-sessions": "auth.sessions_revoked",
+  "/revoke-other-sessions": "auth.other_sessions_revoked",
+};
 
 /**
  * The origin the browser addressed: from the Host header (x-forwarded-host behind a proxy), not from

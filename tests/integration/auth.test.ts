@@ -139,6 +139,51 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(rows).toHaveLength(0);
   });
 
+  it("audits every end of a session: sign-out, one session revoked, all, and all but this one", async () => {
+    const user = await makeUser(db, "analyst");
+    const a = await signIn(user.email);
+    const b = await signIn(user.email);
+    const c = await signIn(user.email);
+    // list-sessions is the user's own list (documented); revoking another by its token is audited.
+    const list = await authRequest("/list-sessions", { cookie: a.cookie, method: "GET" });
+    expect(list.status).toBe(200);
+    const sessions = (await list.json()) as { token: string }[];
+    expect(sessions).toHaveLength(3);
+    const token = decodeURIComponent(/redrive\.session_token=([^.;]+)/.exec(c.cookie)![1]!);
+    expect((await authRequest("/revoke-session", { cookie: a.cookie, body: { token } })).status).toBe(200);
+    expect(await authenticate(req({ cookie: c.cookie }))).toBeNull();
+    expect(await lastAudit("auth.session_revoked")).toMatchObject({ actor_id: user.id, target_id: user.id, after: { revokedOne: true } });
+
+    expect((await authRequest("/revoke-other-sessions", { cookie: a.cookie, body: {} })).status).toBe(200);
+    expect(await authenticate(req({ cookie: b.cookie }))).toBeNull();
+    expect(await authenticate(req({ cookie: a.cookie }))).toMatchObject({ userId: user.id });
+    expect(await lastAudit("auth.other_sessions_revoked")).toMatchObject({ actor_id: user.id, target_id: user.id });
+
+    const d = await signIn(user.email);
+    expect((await authRequest("/revoke-sessions", { cookie: d.cookie, body: {} })).status).toBe(200);
+    expect(await authenticate(req({ cookie: a.cookie }))).toBeNull();
+    expect(await lastAudit("auth.sessions_revoked")).toMatchObject({ actor_id: user.id, target_id: user.id });
+
+    const e = await signIn(user.email);
+    expect((await authRequest("/sign-out", { cookie: e.cookie, body: {} })).status).toBe(200);
+    expect(await lastAudit("auth.sign_out")).toMatchObject({ actor_id: user.id, target_id: user.id });
+  });
+
+  it("answers 404 for better-auth endpoints Redrive does not use", async () => {
+    const user = await makeUser(db, "analyst");
+    const { cookie } = await signIn(user.email);
+    for (const [path, method] of [
+      ["/list-accounts", "GET"],
+      ["/account-info", "GET"],
+      ["/update-session", "POST"],
+      ["/verify-password", "POST"],
+      ["/sign-in/social", "POST"],
+    ] as const) {
+      const res = await authRequest(path, { cookie, method, ...(method === "POST" ? { body: {} } : {}) });
+      expect(res.status, path).toBe(404);
+    }
+  });
+
   it("a password set by an admin replaces the old one and ends existing sessions", async () => {
     const user = await makeUser(db, "analyst");
     const { cookie } = await signIn(user.email);
