@@ -3,6 +3,9 @@ import { defineConfig, devices } from "@playwright/test";
 // End-to-end tests run against the production build (scripts/serve.ts, as `npm start` serves it) in Debian's Chromium; never a downloaded
 // browser. scripts/e2e.ts prepares a fresh seeded database and the build, then runs `playwright test`.
 const port = Number(process.env.E2E_PORT ?? 3100);
+// One audit key for every process that appends to the test database's chain — the seeding (scripts/e2e.ts sets the
+// same), the server, the workers specs spawn — or the first of them to append under another key is refused.
+process.env.REDRIVE_AUDIT_KEY ??= "e2e-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -48,6 +51,8 @@ export default defineConfig({
       BETTER_AUTH_SECRET: "e2e-secret-0123456789abcdefghijklmnopqrstuvwxyz",
       // seals the broker sources' URLs (required in production)
       REDRIVE_SECRET_KEY: "e2e-sealing-key-0123456789abcdefghijklmnopqrstuvwxyz",
+      // MACs the audit chain (required in production)
+      REDRIVE_AUDIT_KEY: process.env.REDRIVE_AUDIT_KEY,
       NEXT_TELEMETRY_DISABLED: "1",
       REDRIVE_WORKER: "0",
     },

@@ -2,6 +2,14 @@ import "server-only";
 import { z } from "zod";
 import { parseTrustedProxies } from "./net/forwarded";
 
+/** REDRIVE_AUDIT_RETIRED_KEYS as a list: comma-separated, blanks ignored (base64 keys hold no comma). */
+export function splitKeys(v: string | undefined): string[] {
+  return (v ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
+}
+
 // One parse of the environment for every entry point (server, CLI, worker, tests), so a typo in a variable
 // fails loudly at start-up instead of deep inside a request.
 const EnvSchema = z.object({
@@ -46,6 +54,16 @@ const EnvSchema = z.object({
   BETTER_AUTH_SECRET: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),
   /** seals stored configuration secrets (source URLs); required in production, generated into REDRIVE_DATA_DIR/secret-key otherwise */
   REDRIVE_SECRET_KEY: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),
+  /**
+   * the audit chain's HMAC key (lib/audit/keys.ts); required in production, generated into REDRIVE_DATA_DIR/audit-key
+   * otherwise. Never stored in the database: with it elsewhere, a database superuser cannot re-chain the trail.
+   */
+  REDRIVE_AUDIT_KEY: z.string().min(32, "must be at least 32 characters (openssl rand -base64 32)").optional(),
+  /** audit keys used before the current one (comma-separated): kept to verify their events and record the rotation */
+  REDRIVE_AUDIT_RETIRED_KEYS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || splitKeys(v).every((k) => k.length >= 32), "each key must be at least 32 characters"),
   /** the public URL of the dashboard; unset: taken from each request (so any port works) */
   BETTER_AUTH_URL: z.string().url().optional(),
   /** forensics: key globs whose values are masked (comma-separated; default card*,pan,token,account*) */

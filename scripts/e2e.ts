@@ -19,6 +19,9 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<numbe
   });
 }
 
+// The seed's audit events and the server's (playwright.config.ts) must be MAC'd with one key.
+process.env.REDRIVE_AUDIT_KEY ??= "e2e-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
+
 const handle = await resolveDatabase();
 const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
 // A restart of the server must not crash this process through an unhandled client error.

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { getEnv } from "../lib/env";
+import { resolveAuditSecret } from "../lib/audit/configured-keys";
 import { resolveAuthSecret } from "../lib/auth/secret";
 import { bootstrap } from "../lib/startup/bootstrap";
 import { ensureBuild } from "./source-stamp";
@@ -20,6 +21,13 @@ const say = (msg: string) => console.log(`[redrive] ${msg}`);
 if (process.env.NODE_ENV === "production" && !env.BETTER_AUTH_SECRET) {
   console.error(
     "[redrive] NODE_ENV=production needs BETTER_AUTH_SECRET (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting",
+  );
+  process.exit(1);
+}
+// Likewise the audit key: without it every audited action (nearly every change) would fail with a 500.
+if (process.env.NODE_ENV === "production" && !env.REDRIVE_AUDIT_KEY) {
+  console.error(
+    "[redrive] NODE_ENV=production needs REDRIVE_AUDIT_KEY (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting",
   );
   process.exit(1);
 }
@@ -57,6 +65,8 @@ const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, NEXT
 if (process.env.NODE_ENV !== "production") {
   childEnv.REDRIVE_DEMO ??= "1";
   childEnv.BETTER_AUTH_SECRET ??= resolveAuthSecret({ ...env, NODE_ENV: "development" });
+  // The server runs as production: hand it the audit key this launcher's seed and worker MAC with.
+  childEnv.REDRIVE_AUDIT_KEY ??= resolveAuditSecret({ ...env, NODE_ENV: "development" });
 }
 
 if (!dev) {

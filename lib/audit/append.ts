@@ -3,7 +3,10 @@ import type pg from "pg";
 import { copyIn } from "../db/copy";
 import { copyField, copyJson, copyJsonText } from "../db/copy-text";
 import { CanonicalJson } from "../json/canonical";
-import { auditBody, chainHash, GENESIS_HASH, type AuditBody, type AuditContent } from "./chain";
+import { AppError } from "../errors/app-error";
+import { auditBody, chainMac, CHAIN_KEYED, GENESIS_HASH, KEY_ROTATED, type AuditBody, type AuditContent } from "./chain";
+import { configuredAuditKeys } from "./configured-keys";
+import type { AuditKey, AuditKeyring } from "./keys";
 
 // Appending serialises on one advisory lock so the chain has a single order; callers pass the transaction
 // that made the state change, so the change and its audit event commit (or roll back) together.
@@ -97,9 +100,79 @@ export function prepareAudit(events: AuditInput[], now: Date): PreparedAudit {
 }
 
 /** Appends events in order inside `client`'s open transaction; returns their ids, in the same order. */
-export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | PreparedAudit, now: Date): Promise<string[]> {
+export async function appendAudit(
+  client: pg.PoolClient,
+  input: AuditInput[] | PreparedAudit,
+  now: Date,
+  keys: AuditKeyring = configuredAuditKeys(),
+): Promise<string[]> {
   const { events } = Array.isArray(input) ? prepareAudit(input, now) : input;
   if (events.length === 0) return [];
+  return appendLocked(client, events, now, keys);
+}
+
+/**
+ * Makes the chain's head an event MAC'd by the current key — recording that the chain became keyed, or the
+ * rotation to this key — when it is not already; nothing otherwise. `redrive audit checkpoint` runs it first, so
+ * it signs a head that is under the key it signs with.
+ */
+export async function keyAuditChain(client: pg.PoolClient, now: Date, keys: AuditKeyring = configuredAuditKeys()): Promise<void> {
+  await appendLocked(client, [], now, keys);
+}
+
+/**
+ * The events an append writes before its own when the head is not under the current key: `audit.chain_keyed`
+ * after events hashed without a key, or `audit.key_rotated`, MAC'd by the outgoing key, naming the new one.
+ */
+function keyChange(
+  head: { lastId: string; keyId: string | null },
+  keys: AuditKeyring,
+  now: Date,
+): { key: AuditKey; event: PreparedAudit["events"][number] } | null {
+  const to = keys.current;
+  if (head.keyId === to.id) return null;
+  if (head.keyId === null) {
+    if (head.lastId === "0") return null; // an empty chain is keyed from its first event
+    const [event] = prepareAudit(
+      [
+        {
+          ...systemActor,
+          action: CHAIN_KEYED,
+          targetType: "audit_key",
+          targetId: to.id,
+          after: { keyId: to.id, unkeyedThrough: head.lastId },
+        },
+      ],
+      now,
+    ).events;
+    return { key: to, event: event! };
+  }
+  const from = keys.byId.get(head.keyId);
+  if (!from) {
+    throw new AppError(
+      "internal",
+      `the audit chain's head is MAC'd with key ${head.keyId}, which this process does not hold (its key is ${to.id}): to rotate, keep the old key in REDRIVE_AUDIT_RETIRED_KEYS; a process still on an old key must be restarted with the new REDRIVE_AUDIT_KEY`,
+    );
+  }
+  const [event] = prepareAudit(
+    [
+      {
+        ...systemActor,
+        action: KEY_ROTATED,
+        targetType: "audit_key",
+        targetId: to.id,
+        before: { keyId: from.id },
+        after: { keyId: to.id },
+      },
+    ],
+    now,
+  ).events;
+  return { key: from, event: event! };
+}
+
+const systemActor = { actorId: SYSTEM_ACTOR.id, actorEmail: SYSTEM_ACTOR.email, actorRole: SYSTEM_ACTOR.role };
+
+async function appendLocked(client: pg.PoolClient, events: PreparedAudit["events"], now: Date, keys: AuditKeyring): Promise<string[]> {
   // The lock in its own statement: the next one's snapshot must see the last event committed before it.
   await client.query("SELECT pg_advisory_xact_lock($1)", [AUDIT_CHAIN_LOCK]);
   // COPY with ids taken here, under the chain's lock, so ascending ids are the chain's order: COPY has no
@@ -107,20 +180,31 @@ export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | P
   // ::json cast, json_array_elements, json_to_record, jsonb) where COPY parses it once.
   // The chain continues from its head (audit_head), not from whatever event is last now: events deleted from
   // the end then leave the next event pointing at a hash nobody has, which verify reports.
-  const head = await client.query<{ hash: string | null; ids: string[] }>(
-    `SELECT (SELECT last_hash FROM audit_head WHERE id = 1) AS hash,
-       ARRAY(SELECT nextval('audit_event_id_seq')::text FROM generate_series(1, $1)) AS ids`,
+  const head = await client.query<{ hash: string | null; last_id: string | null; key_id: string | null; ids: string[] }>(
+    `SELECT h.last_hash AS hash, h.last_id::text AS last_id, h.key_id,
+       ARRAY(SELECT nextval('audit_event_id_seq')::text FROM generate_series(1, $1)) AS ids
+     FROM (SELECT 1) one LEFT JOIN audit_head h ON h.id = 1`,
     [events.length],
   );
-  let prev = head.rows[0]?.hash ?? GENESIS_HASH;
-  const taken = (head.rows[0]?.ids ?? [])
+  const row = head.rows[0];
+  const change = keyChange({ lastId: row?.last_id ?? "0", keyId: row?.key_id ?? null }, keys, now);
+  const signed: { key: AuditKey; body: AuditBody; copy: string }[] = events.map((e) => ({ key: keys.current, ...e }));
+  const ids = row?.ids ?? [];
+  if (change) {
+    // Rare (once per key): one more id, and the lowest of them all goes to the key change, which comes first.
+    signed.unshift({ key: change.key, ...change.event });
+    ids.push((await client.query<{ id: string }>(`SELECT nextval('audit_event_id_seq')::text AS id`)).rows[0]!.id);
+  }
+  if (signed.length === 0) return [];
+  let prev = row?.hash ?? GENESIS_HASH;
+  const taken = ids
     .map(BigInt)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map(String);
-  const text = events
-    .map(({ body, copy }, i) => {
-      const hash = chainHash(prev, body);
-      const line = `${taken[i] as string}\t${copy}\t${prev}\t${hash}\n`;
+  const text = signed
+    .map(({ key, body, copy }, i) => {
+      const hash = chainMac(key, prev, body);
+      const line = `${taken[i] as string}\t${copy}\t${prev}\t${hash}\t${key.id}\n`;
       prev = hash;
       return line;
     })
@@ -128,11 +212,15 @@ export async function appendAudit(client: pg.PoolClient, input: AuditInput[] | P
   await copyIn(
     client,
     `COPY audit_event (id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after,
-    diff, reason, request_id, prev_hash, hash) FROM STDIN`,
+    diff, reason, request_id, prev_hash, hash, key_id) FROM STDIN`,
     text,
   );
   // The head moves with the chain, in this transaction: a chain whose last events were deleted still links up,
   // but no longer reaches the head (verify.ts).
-  await client.query(`UPDATE audit_head SET last_id = $1, last_hash = $2 WHERE id = 1`, [taken[taken.length - 1], prev]);
-  return taken;
+  await client.query(`UPDATE audit_head SET last_id = $1, last_hash = $2, key_id = $3 WHERE id = 1`, [
+    taken[taken.length - 1],
+    prev,
+    keys.current.id,
+  ]);
+  return change ? taken.slice(1) : taken;
 }

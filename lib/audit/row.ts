@@ -18,8 +18,9 @@ export interface AuditEventRow {
   request_id: string | null;
   prev_hash: string;
   hash: string;
+  key_id: string | null;
 }
 
 /** Every column of AuditEventRow. Order by the bigint column (`<alias>.id`), never by this list's text `id`. */
 export const AUDIT_EVENT_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before, after,
-  diff, reason, request_id, prev_hash, hash`;
+  diff, reason, request_id, prev_hash, hash, key_id`;

@@ -23,7 +23,7 @@ import { summarize } from "./timeline-summary";
 type Db = pg.Pool | pg.PoolClient;
 
 /** What the timeline selects of an audit event (AUDIT_COLUMNS below). */
-export type AuditRow = Omit<AuditEventRow, "request_id" | "prev_hash">;
+export type AuditRow = Omit<AuditEventRow, "request_id" | "prev_hash" | "key_id">;
 
 interface LedgerRow {
   idempotency_key: string;

@@ -4,10 +4,11 @@ import type { AuditContext } from "../../lib/auth/audit-context";
 import type { Role } from "../../lib/auth/permissions";
 
 // Accounts, tokens and signed-in sessions for integration tests. Call setTestAuthEnv() at the top of a test
-// file, before anything reads the environment (lib/env.ts caches it), so no secret file is written to .data.
+// file, before anything reads the environment (lib/env.ts caches it), so no secret file (auth secret, audit key) is written to .data.
 
 export function setTestAuthEnv(): void {
   process.env.BETTER_AUTH_SECRET ??= "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
+  process.env.REDRIVE_AUDIT_KEY ??= "test-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
 }
 
 export const TEST_CTX = (): AuditContext => ({ actor: { id: null, email: "test", role: "system" }, now: new Date(), requestId: "test" });

@@ -1,11 +1,10 @@
-// `redrive user …`, `redrive token …`, `redrive audit verify`: accounts come from here (there is no sign-up).
-// Results a script may capture (a token, a generated password, a verification result) go to stdout alone;
+// `redrive user …`, `redrive token …`: accounts come from here (there is no sign-up).
+// Results a script may capture (a token, a generated password) go to stdout alone;
 // everything else goes to stderr, so `T=$(redrive token create --user x@y)` holds just the token.
 import "server-only";
 import type { Command } from "commander";
 import { z } from "zod";
 import type { Actor } from "../../audit/append";
-import { verifyAuditTrail } from "../../audit/verify";
 import type { AuditContext } from "../../auth/audit-context";
 import { CreateTokenBody, EmailSchema, PasswordSchema, RoleSchema } from "../../auth/account-schemas";
 import { createApiToken, revokeApiToken } from "../../auth/tokens";
@@ -145,31 +144,6 @@ export function registerAccountCommands(program: Command): void {
       await withDb(async (db) => {
         const revoked = await revokeApiToken(db.pool, { id, ownerId: null }, auditContext());
         say(`token ${revoked.id} (${revoked.prefix}…) revoked at ${revoked.revokedAt}`);
-      });
-    });
-
-  const audit = program.command("audit").description("the append-only audit trail");
-
-  audit
-    .command("verify")
-    .description("re-check the audit trail's hash chain from the first event; exit 1 at the first broken link")
-    .action(async () => {
-      await withDb(async (db) => {
-        let lastReport = Date.now();
-        const result = await verifyAuditTrail(db.pool, {
-          onProgress: (n) => {
-            if (Date.now() - lastReport < 2000) return;
-            lastReport = Date.now();
-            say(`verified ${n.toLocaleString("en")} events…`);
-          },
-        });
-        if (result.ok) {
-          process.stdout.write(`ok: ${result.verified} events verified\n`);
-        } else {
-          process.stdout.write(`broken at event ${result.broken.id}: ${result.broken.problem}\n`);
-          say(`${result.verified} events before it verified`);
-          process.exitCode = 1;
-        }
       });
     });
 }
