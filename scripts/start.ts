@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { getEnv } from "../lib/env";
 import { resolveAuditSecret } from "../lib/audit/configured-keys";
 import { resolveAuthSecret } from "../lib/auth/secret";
+import { resolveConfigSecret } from "../lib/secrets/config-key";
 import { bootstrap } from "../lib/startup/bootstrap";
 import { ensureBuild } from "./source-stamp";
 
@@ -67,6 +68,8 @@ if (process.env.NODE_ENV !== "production") {
   childEnv.BETTER_AUTH_SECRET ??= resolveAuthSecret({ ...env, NODE_ENV: "development" });
   // The server runs as production: hand it the audit key this launcher's seed and worker MAC with.
   childEnv.REDRIVE_AUDIT_KEY ??= resolveAuditSecret({ ...env, NODE_ENV: "development" });
+  // And the key sealing source and sink secrets, which the worker and the CLI read from the same file.
+  childEnv.REDRIVE_SECRET_KEY ??= resolveConfigSecret({ ...env, NODE_ENV: "development" });
 }
 
 if (!dev) {

@@ -1,5 +1,5 @@
 import "server-only";
-import { getEnv } from "../env";
+import { getEnv, type Env } from "../env";
 import { resolveKeptSecret } from "./kept-secret";
 import { sealKey, type SealKey } from "./seal";
 
@@ -7,10 +7,9 @@ export const CONFIG_KEY_FILE = "secret-key";
 
 let cached: { secret: string; key: SealKey } | null = null;
 
-/** The key that seals configuration secrets: REDRIVE_SECRET_KEY, or generated into the data directory. */
-export function configKey(): SealKey {
-  const env = getEnv();
-  const secret = resolveKeptSecret({
+/** REDRIVE_SECRET_KEY, or (outside production) the one kept in the data directory. */
+export function resolveConfigSecret(env: Pick<Env, "REDRIVE_SECRET_KEY" | "NODE_ENV" | "REDRIVE_DATA_DIR">): string {
+  return resolveKeptSecret({
     variable: "REDRIVE_SECRET_KEY",
     value: env.REDRIVE_SECRET_KEY,
     required: env.NODE_ENV === "production",
@@ -18,6 +17,11 @@ export function configKey(): SealKey {
     dataDir: env.REDRIVE_DATA_DIR,
     file: CONFIG_KEY_FILE,
   });
+}
+
+/** The key that seals configuration secrets: REDRIVE_SECRET_KEY, or generated into the data directory. */
+export function configKey(): SealKey {
+  const secret = resolveConfigSecret(getEnv());
   if (cached?.secret !== secret) cached = { secret, key: sealKey(secret) };
   return cached.key;
 }
