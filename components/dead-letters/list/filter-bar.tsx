@@ -15,7 +15,7 @@ function orderedRange(filter: ListFilter, moved: "from" | "to"): ListFilter {
   return moved === "from" ? { ...filter, to: dayRange(null, dayOf(from)).to } : { ...filter, from: dayRange(dayOf(to), null).from };
 }
 
-// Search (key, hash or an 8+ character hash prefix, event id, device id, message id), the observation date range
+// Search (a key or its first 6+ characters in any case, event id, device id, message id, feature id), the observation date range
 // in whole UTC days, and the active filters as removable chips.
 
 function chips(filter: ListFilter): { label: string; title: string; without: ListFilter }[] {
@@ -80,14 +80,14 @@ export function FilterBar({
       >
         <div className="min-w-64 flex-1">
           <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600">
-            Search key, hash (8+ hex), event id, device id
+            Search key or its first characters (6+, any case), event id, device id, feature id
           </label>
           <input
             id="dl-search"
             ref={searchRef}
             type="search"
             value={q}
-            placeholder="e.g. sp-4e8f6c0c-d or a1b2c3d4"
+            placeholder="e.g. sp-2030ba99, a1b2c3d4 or parcel-77"
             onChange={(e) => {
               setQ(e.target.value);
               clearTimeout(timer.current);

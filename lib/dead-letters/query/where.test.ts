@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ListFilterSchema } from "../filters";
-import { buildWhere, buildWhereBranches, prefixUpperBound, selectBranches } from "./where";
+import { buildWhere, buildWhereBranches, escapeLike, prefixUpperBound, selectBranches } from "./where";
 
 describe("buildWhere", () => {
   it("is TRUE without filters", () => {
@@ -27,21 +27,22 @@ describe("buildWhere", () => {
     );
   });
 
-  it("searches a hex prefix with an index range", () => {
-    const { text, values } = buildWhere({ q: "ABCDEF12" });
-    expect(text).toContain("d.idempotency_key >= $2 AND d.idempotency_key < $3");
-    expect(values).toEqual(["ABCDEF12", "abcdef12", "abcdef13"]);
+  it("finds a key by its first characters in any case, and a feature by its id", () => {
+    const { text, values } = buildWhere({ q: "SP-2030ba99" });
+    expect(text).toContain("lower(d.idempotency_key) LIKE $2");
+    expect(text).toContain("d.entity_key = $1");
+    expect(values).toEqual(["SP-2030ba99", "sp-2030ba99%"]);
+    // an event hash prefix is a key prefix like any other
+    expect(buildWhere({ q: "ABCDEF12" }).values).toEqual(["ABCDEF12", "abcdef12%"]);
   });
 
-  it("matches a whole hash exactly, and a whole hash in upper case through the range", () => {
-    const hash = "ab".repeat(32);
-    expect(buildWhere({ q: hash }).values).toEqual([hash]);
-    expect(buildWhere({ q: hash.toUpperCase() }).values).toEqual([hash.toUpperCase(), hash, prefixUpperBound(hash)]);
-  });
-
-  it("does not treat short or non-hex text as a hash prefix", () => {
+  it("matches short text whole: a prefix of a few characters would match most of the table", () => {
     expect(buildWhere({ q: "abc" }).values).toEqual(["abc"]);
-    expect(buildWhere({ q: "device-17" }).values).toEqual(["device-17"]);
+    expect(buildWhere({ q: "sp-12" }).values).toEqual(["sp-12"]);
+  });
+
+  it("keeps LIKE's wildcards literal in a searched prefix", () => {
+    expect(buildWhere({ q: "key_100%" }).values).toEqual(["key_100%", "key\\_100\\%%"]);
   });
 
   it("filters the viewport by box overlap, and by its +360 copy for boxes stored unwrapped past 180", () => {
@@ -112,5 +113,12 @@ describe("time range", () => {
     expect(r.success).toBe(false);
     expect(r.error?.issues[0]).toMatchObject({ path: ["from"], message: "must not be later than to" });
     expect(ListFilterSchema.safeParse({ from: "2026-11-22T00:00:00Z", to: "2026-11-22T00:00:00Z" }).success).toBe(true);
+  });
+});
+
+describe("escapeLike", () => {
+  it("makes %, _ and the backslash literal", () => {
+    expect(escapeLike("sp_1%\\x")).toBe("sp\\_1\\%\\\\x");
+    expect(escapeLike("sp-2030ba99")).toBe("sp-2030ba99");
   });
 });

@@ -32,6 +32,14 @@ export function prefixUpperBound(prefix: string): string {
  * the key alone (ingest writes every index for every record), and `kind = ANY (both kinds)`, always true, lets
  * the planner probe the unique one once per kind. `conds` are the key's conditions, e.g. `= $1`, or `>= $1` and `< $2`.
  */
+/** Shorter text is matched whole: a prefix of a few characters would match most of the table. */
+export const KEY_PREFIX_MIN = 6;
+
+/** `text` as a literal inside a LIKE pattern (PostgreSQL's default escape character is the backslash). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, "\\$&");
+}
+
 export function keyMatch(alias: string, ...conds: string[]): string {
   const a = alias ? `${alias}.` : "";
   return `(${a}kind = ANY ('{spatial,afc}'::"DeadLetterKind"[]) AND ${conds.map((c) => `${a}idempotency_key ${c}`).join(" AND ")})`;
@@ -61,11 +69,17 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);
   if (filter.q) {
     const q = p(filter.q);
-    const ors = [keyMatch(alias, `= ${q}`), `${alias}.event_id = ${q}`, `${alias}.device_id = ${q}`, `${alias}.source_message_id = ${q}`];
-    if (isHashRange(filter.q)) {
-      // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
-      const lower = filter.q.toLowerCase();
-      ors.push(keyMatch(alias, `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`));
+    const ors = [
+      keyMatch(alias, `= ${q}`),
+      `${alias}.event_id = ${q}`,
+      `${alias}.device_id = ${q}`,
+      `${alias}.source_message_id = ${q}`,
+      // a feature's id (a tap's entity key is its device id, matched above)
+      `${alias}.entity_key = ${q}`,
+    ];
+    if (filter.q.length >= KEY_PREFIX_MIN) {
+      // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
+      ors.push(`lower(${alias}.idempotency_key) LIKE ${p(`${escapeLike(filter.q.toLowerCase())}%`)}`);
     }
     clauses.push(`(${ors.join(" OR ")})`);
   }
