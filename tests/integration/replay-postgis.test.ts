@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { AppError } from "../../lib/errors/app-error";
@@ -311,4 +313,22 @@ describe.skipIf(unavailable !== null)("PostGIS sink", () => {
     for (const r of rows) expect(r.last_error).toMatch(/gis\.doomed.*(does not exist|no table)/);
     expect(rows.map((r) => r.last_error).join("\n")).not.toContain(":" + new URL(target.url).password + "@");
   });
+
+  it("`redrive sink check` connects and says what it found: PostGIS version, the columns, the key table", async () => {
+    const run = (args: string[]) =>
+      promisify(execFile)(process.execPath, ["bin/redrive.mjs", "sink", "check", "--type", "postgis", ...args], {
+        cwd: process.cwd(),
+      }).then(
+        (r) => ({ code: 0, stdout: r.stdout }),
+        (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+      );
+    const ok = await run(["--url", target.url, "--table", "gis.features", "--properties-column", "props"]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/PostGIS 3\.\d+\.\d+ \(GEOS 3\./);
+    expect(ok.stdout).toMatch(/geom\s+geometry\(Geometry,4326\) NOT NULL/);
+    expect(ok.stdout).toMatch(/key table gis\.redrive_applied_key: exists, \d+ key\(s\)/);
+    const bad = await run(["--url", target.url, "--table", "gis.features", "--observed-at-column", "seen"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('--observed-at-column: "gis"."features" has no column "seen"');
+  }, 60_000);
 });

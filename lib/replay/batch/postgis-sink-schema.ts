@@ -87,11 +87,11 @@ const targetFields = {
       error: 'must be a table name: table or schema.table ("Quoted" parts keep case and dots)',
     }),
   /** the target's key for a feature: unique (the upsert's ON CONFLICT needs a unique index on it alone) */
-  idColumn: column,
+  idColumn: column.default("id"),
   /** where the feature's id comes from when the GeoJSON Feature has none: this property */
   idProperty: z.string().min(1).max(200).optional(),
-  geometryColumn: column,
-  observedAtColumn: column,
+  geometryColumn: column.default("geom"),
+  observedAtColumn: column.default("observed_at"),
   propertiesColumn: column.optional(),
   srid: z.number().int().min(0).max(999_999).default(4326),
 };
