@@ -3,10 +3,11 @@
 //     processes (pages of 500), from start to completion, every feature checked in the table afterwards;
 //  2. the sink's statement alone: the same features written page by page through postgisSink with no engine
 //     (claims, outcomes, audit) around it — what the target itself takes;
-//  3. a second replay of the same keys: every page answered `deduped` by the key table.
+//  3. a second replay of the same keys: every page answered `deduped` by the key table;
+//  4. with --compare-ledger, the same drain into the built-in ledger, for scale.
 // Uses two dedicated databases on the resolved server (DATABASE_URL, else the embedded one; PostGIS must be
 // installed there), dropped at the end. Figures go to stdout as JSON, progress to stderr.
-//   --records N (default 20000)  --workers 1,2  --page-size 500
+//   --records N (default 20000)  --workers 1,2  --page-size 500  --compare-ledger
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     records: { type: "string", default: "20000" },
     workers: { type: "string", default: "1,2" },
     "page-size": { type: "string", default: "500" },
+    "compare-ledger": { type: "boolean", default: false },
   },
 });
 const RECORDS = Number(values.records);
@@ -122,8 +124,8 @@ async function stopWorkers(children: ChildProcess[]): Promise<void> {
   );
 }
 
-async function drain(): Promise<{ id: string; seconds: number }> {
-  const input = CreateBatchBody.parse({ filter: {}, sink: sinkConfig, ratePerSecond: 1_000_000, pageSize: PAGE });
+async function drain(sink: unknown = sinkConfig): Promise<{ id: string; seconds: number }> {
+  const input = CreateBatchBody.parse({ filter: {}, sink, ratePerSecond: 1_000_000, pageSize: PAGE });
   const { id } = await createBatch(db.pool, input, creator, { now: new Date() });
   await applyBatchAction(db.pool, id, "approve", approver, { now: new Date() });
   const started = performance.now();
@@ -162,6 +164,21 @@ for (const n of values.workers.split(",").filter(Boolean).map(Number)) {
   say(`engine → PostGIS, ${n} worker(s): ${RECORDS} features in ${seconds.toFixed(2)} s = ${perSecond}/s`);
 }
 results.engine = engine;
+
+if (values["compare-ledger"]) {
+  const ledger: { workers: number; seconds: number; perSecond: number }[] = [];
+  for (const n of values.workers.split(",").filter(Boolean).map(Number)) {
+    await resetRedrive();
+    const children = spawnWorkers(n);
+    await waitStarted(children);
+    const { seconds } = await drain({ type: "ledger" });
+    await stopWorkers(children);
+    const perSecond = Math.round(RECORDS / seconds);
+    ledger.push({ workers: n, seconds: Number(seconds.toFixed(2)), perSecond });
+    say(`engine → built-in ledger, ${n} worker(s): ${RECORDS} features in ${seconds.toFixed(2)} s = ${perSecond}/s`);
+  }
+  results.ledgerForScale = ledger;
+}
 
 // 2 and 3. The sink's statement alone, then the same keys again (all deduped).
 const { rows: payloads } = await db.pool.query<{ key: string; entity: string; observed: string; payload: unknown }>(

@@ -29,6 +29,6 @@ export function classifyTargetError(err: unknown, where: string): Extract<SinkRe
   const transient =
     (sqlState !== null && (RETRY_CLASSES.includes(sqlState.slice(0, 2)) || RETRY_CODES.has(sqlState))) ||
     (code !== null && NETWORK_CODES.has(code)) ||
-    (sqlState === null && /connection|timeout|terminated/i.test(message));
+    (sqlState === null && /connection|timeout|terminated|after calling end/i.test(message));
   return transient ? { outcome: "retry", reason, retryAfterMs: null, slowDown: false } : { outcome: "failed", reason };
 }
