@@ -68,7 +68,7 @@ test("replay approved spatial records into a PostGIS table from the form", async
   await page.getByRole("button", { name: "Create draft batch of 12" }).click();
   await expect(page).toHaveURL(/\/replays\/\d+$/);
   const batchUrl = new URL(page.url()).pathname;
-  await expect(page.getByText(/PostGIS postgresql:\/\/redacted@[^ ]+, table gis\.features/)).toBeVisible();
+  await expect(page.getByText(/PostGIS postgres(ql)?:\/\/redacted@[^ ]+, table gis\.features/)).toBeVisible();
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in/);
@@ -79,7 +79,10 @@ test("replay approved spatial records into a PostGIS table from the form", async
   await expect(page.getByTestId("batch-status")).toHaveText("completed", { timeout: 60_000 });
   await page.screenshot({ path: `${SHOTS}/replay-postgis-completed.png`, fullPage: true });
 
-  const view = (await (await page.request.get(`/api${batchUrl}`)).json()) as { counts: Record<string, number>; sink: { url: string } };
+  const view = (await (await page.request.get(`/api${batchUrl}`)).json()) as {
+    counts: { applied: number; deduped: number; dropped: number };
+    sink: { url: string };
+  };
   // Re-validation may drop a record that cannot be repaired; the rest reached the table.
   expect(view.counts.applied + view.counts.deduped + view.counts.dropped).toBe(12);
   expect(view.counts.applied).toBeGreaterThan(0);

@@ -22,26 +22,34 @@ import { classifyTargetError } from "./target-errors";
 export const POSTGIS_CONCURRENCY = 1000;
 
 export function postgisSink(stored: StoredPostgisSinkConfig): RemoteSink {
-  let waiting: { sub: Submission; resolve: (r: SinkResult) => void }[] = [];
+  let waiting: { sub: Submission; signal: AbortSignal; resolve: (r: SinkResult) => void }[] = [];
   const flush = () => {
     const page = waiting;
     waiting = [];
-    applyPage(
+    // A worker that must stop now (hardStop) does not wait for the target: the page's answer is "retry", and if the
+    // statement commits anyway the resend is deduped by the key table. One listener per page, not per item.
+    const signal = page[0]?.signal;
+    const applied: Promise<SinkResult[]> = applyPage(
       stored,
       page.map((w) => w.sub),
-    ).then(
-      (results) => page.forEach((w, i) => w.resolve(results[i] as SinkResult)),
-      (err: unknown) => page.forEach((w) => w.resolve({ outcome: "retry", reason: String(err), retryAfterMs: null, slowDown: false })),
-    );
+    ).catch((err: unknown) => page.map(() => ({ outcome: "retry", reason: String(err), retryAfterMs: null, slowDown: false })));
+    const aborted = new Promise<SinkResult[]>((resolve) => {
+      const answer = () =>
+        resolve(page.map(() => ({ outcome: "retry", reason: "aborted: the worker is stopping", retryAfterMs: null, slowDown: false })));
+      if (signal?.aborted) answer();
+      else signal?.addEventListener("abort", answer, { once: true });
+      void applied.finally(() => signal?.removeEventListener("abort", answer));
+    });
+    void Promise.race([applied, aborted]).then((results) => page.forEach((w, i) => w.resolve(results[i] as SinkResult)));
   };
   return {
     mode: "remote",
     ledgerOrigin: "postgis",
     concurrency: POSTGIS_CONCURRENCY,
-    submit: (sub) =>
+    submit: (sub, signal) =>
       new Promise((resolve) => {
         if (waiting.length === 0) setImmediate(flush);
-        waiting.push({ sub, resolve });
+        waiting.push({ sub, signal, resolve });
       }),
   };
 }
