@@ -5,8 +5,8 @@
 //     (claims, outcomes, audit) around it — what the target itself takes;
 //  3. a second replay of the same keys: every page answered `deduped` by the key table;
 //  4. with --compare-ledger, the same drain into the built-in ledger, for scale.
-// Uses two dedicated databases on the resolved server (DATABASE_URL, else the embedded one; PostGIS must be
-// installed there), dropped at the end. Figures go to stdout as JSON, progress to stderr.
+// Uses a dedicated database on the resolved server (DATABASE_URL, else the embedded one) and a target database on
+// the first server offering PostGIS (that one, else the machine's PostgreSQL 15), both dropped at the end. Figures go to stdout as JSON, progress to stderr.
 //   --records N (default 20000)  --workers 1,2  --page-size 500  --compare-ledger
 import { spawn, type ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
@@ -27,6 +27,7 @@ const { storedPostgisSink } = await import("../lib/replay/batch/check-postgis-ta
 const { postgisSink } = await import("../lib/replay/sinks/postgis/postgis-sink");
 const { closeTargetPools } = await import("../lib/replay/sinks/postgis/target-pools");
 const { bulkApproved } = await import("../tests/replay/fixtures");
+const { createPostgisDatabase, findPostgisServer } = await import("../tests/support/postgis-server");
 
 const { values } = parseArgs({
   options: {
@@ -46,23 +47,21 @@ const admin = new pg.Client({ ...connectionFields(server.url), database: "postgr
 await admin.connect();
 const dbName = `redrive_bench_postgis_${process.pid}`;
 const gisName = `redrive_bench_postgis_target_${process.pid}`;
-for (const name of [dbName, gisName]) {
-  await admin.query(`DROP DATABASE IF EXISTS "${name}"`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-}
-const urlOf = (name: string) => {
-  const u = new URL(server.url);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-const dbUrl = urlOf(dbName);
-const gisUrl = urlOf(gisName);
+await admin.query(`DROP DATABASE IF EXISTS "${dbName}"`);
+await admin.query(`CREATE DATABASE "${dbName}"`);
+const dbUrlObject = new URL(server.url);
+dbUrlObject.pathname = `/${dbName}`;
+const dbUrl = dbUrlObject.toString();
 await applyMigrations(dbUrl);
 const db = createDb(dbUrl, 6);
-const gis = new pg.Pool({ connectionString: gisUrl, max: 2 });
-await gis.query("CREATE EXTENSION postgis");
+// The target on the same server when it offers PostGIS, else on the machine's PostgreSQL 15 (REDRIVE_TEST_POSTGIS_URL to choose).
+const found = await findPostgisServer(server.url);
+if ("reason" in found) throw new Error(found.reason);
+const target = await createPostgisDatabase(found.url, gisName);
+const gisUrl = target.url;
+const gis = target.pool;
 const version = (await gis.query<{ v: string }>("SELECT postgis_full_version() AS v")).rows[0]?.v ?? "?";
-say(`Redrive database ${dbName}, PostGIS target ${gisName} on ${new URL(server.url).host}`);
+say(`Redrive database ${dbName} on ${new URL(server.url).host}, PostGIS target ${gisName} on ${new URL(found.url).host}`);
 
 await db.pool.query(`INSERT INTO "user" (id, name, email, role) VALUES ('bench-a', 'A', 'a@bench.local', 'supervisor'),
   ('bench-b', 'B', 'b@bench.local', 'supervisor')`);
@@ -221,8 +220,8 @@ results.sinkAllDeduped = await sinkOnly("the same keys again (all deduped by the
 
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 await closeTargetPools();
-await gis.end();
+await target.drop();
 await db.pool.end();
-for (const name of [dbName, gisName]) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
 await admin.end();
 await server.stop();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect, test } from "@playwright/test";
-import pg from "pg";
+import { createPostgisDatabase, findPostgisServer, type PostgisDatabase } from "../support/postgis-server";
 import { signIn } from "./fixtures";
 
 // A supervisor replays approved spatial records into a PostGIS table from the replay form: the PostGIS fields,
@@ -11,21 +11,14 @@ const SHOTS = "tests/artifacts/screenshots";
 // The server seals the URL with this key (playwright.config.ts); the worker unseals it with the same.
 const SEALING_KEY = "e2e-sealing-key-0123456789abcdefghijklmnopqrstuvwxyz";
 let worker: ChildProcess | null = null;
-let target: pg.Pool | null = null;
-let targetUrl = "";
-let admin: pg.Client | null = null;
-let targetName = "";
+let gis: PostgisDatabase | null = null;
 
 test.beforeAll(async () => {
-  const base = new URL(process.env.E2E_DATABASE_URL ?? "");
-  targetName = `${base.pathname.slice(1)}_gis`;
-  admin = new pg.Client({ connectionString: base.toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${targetName}"`);
-  base.pathname = `/${targetName}`;
-  targetUrl = base.toString();
-  target = new pg.Pool({ connectionString: targetUrl, max: 2 });
-  await target.query("CREATE EXTENSION postgis");
+  // The test server if it offers PostGIS, else the machine's PostgreSQL 15 (tests/support/postgis-server.ts).
+  const found = await findPostgisServer(process.env.E2E_DATABASE_URL);
+  if ("reason" in found) throw new Error(found.reason);
+  gis = await createPostgisDatabase(found.url, `${new URL(process.env.E2E_DATABASE_URL ?? "").pathname.slice(1)}_gis`);
+  const target = gis.pool;
   await target.query("CREATE SCHEMA gis");
   await target.query(
     "CREATE TABLE gis.features (id text PRIMARY KEY, geom geometry(Geometry, 4326) NOT NULL, observed_at timestamptz NOT NULL, props jsonb)",
@@ -42,9 +35,7 @@ test.afterAll(async () => {
     worker.kill("SIGTERM");
     await exited;
   }
-  await target?.end();
-  await admin?.query(`DROP DATABASE IF EXISTS "${targetName}" WITH (FORCE)`);
-  await admin?.end();
+  await gis?.drop();
 });
 
 test("replay approved spatial records into a PostGIS table from the form", async ({ page, baseURL }) => {
@@ -60,7 +51,7 @@ test("replay approved spatial records into a PostGIS table from the form", async
   await page.getByLabel("Rate (records/s)").fill("100");
   await page.getByRole("radio", { name: "PostGIS table" }).check();
   const fields = page.getByTestId("postgis-sink");
-  await fields.getByLabel("Database URL").fill(targetUrl);
+  await fields.getByLabel("Database URL").fill(gis?.url ?? "");
   await fields.getByLabel("Table").fill("gis.features");
   await fields.getByLabel("Properties column (jsonb)").fill("props");
   await expect(fields.getByLabel("Id column")).toHaveValue("id");
@@ -87,7 +78,7 @@ test("replay approved spatial records into a PostGIS table from the form", async
   expect(view.counts.applied + view.counts.deduped + view.counts.dropped).toBe(12);
   expect(view.counts.applied).toBeGreaterThan(0);
   expect(view.sink.url).not.toContain("postgres@");
-  const rows = await target!.query<{ n: number; valid: number; keys: number }>(
+  const rows = await gis!.pool.query<{ n: number; valid: number; keys: number }>(
     `SELECT count(*)::int AS n, count(*) FILTER (WHERE ST_IsValid(geom))::int AS valid,
        (SELECT count(*)::int FROM gis.redrive_applied_key) AS keys FROM gis.features`,
   );

@@ -1,45 +1,33 @@
-import { existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { inject } from "vitest";
-import { connectionFields } from "../../lib/db/pg-adapter";
+import { createPostgisDatabase, findPostgisServer } from "../support/postgis-server";
 
-// A PostGIS target database for a test file: created on the test server (so the run's teardown drops it with the
-// others, by its prefix), with the extension and a feature table. Debian's postgresql-15-postgis-3 provides the
-// extension; .ci/run installs it where it is missing, so on CI a missing PostGIS fails the tests instead of
-// skipping them.
+// A PostGIS target database for a test file, on the first server that offers PostGIS (tests/support/postgis-server.ts:
+// the test server if it has it, else the machine's PostgreSQL 15 with Debian's postgresql-15-postgis-3, which .ci/run
+// installs where it is missing). Where no server has PostGIS the tests skip with the reason — except on CI, where
+// they run and fail with it.
 
-export const POSTGIS_CONTROL = "/usr/share/postgresql/15/extension/postgis.control";
-
-/** Why the PostGIS tests cannot run here, or null. On CI nothing is skipped. */
-export function postgisUnavailable(): string | null {
-  if (process.env.CI) return null;
-  return existsSync(POSTGIS_CONTROL)
-    ? null
-    : `PostGIS is not installed on this machine (${POSTGIS_CONTROL} is missing; apt-get install postgresql-15-postgis-3, as .ci/run does)`;
+/** The server to use, or why there is none (then the file's tests skip, outside CI). Call at the top of a file. */
+export async function postgisServer(): Promise<{ url: string; skip: null } | { url: null; skip: string | null; reason: string }> {
+  const found = await findPostgisServer(inject("serverUrl"));
+  if ("url" in found) return { url: found.url, skip: null };
+  if (!process.env.CI) console.warn(`[postgis] skipped: ${found.reason}`);
+  return { url: null, skip: process.env.CI ? null : found.reason, reason: found.reason };
 }
 
 export interface PostgisTarget {
   url: string;
   pool: pg.Pool;
-  name: string;
+  drop(): Promise<void>;
 }
 
-export async function createPostgisTarget(opts: { postgis?: boolean } = {}): Promise<PostgisTarget> {
-  const server = inject("serverUrl");
-  const name = `${inject("databasePrefix")}_gis_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ ...connectionFields(server), database: "postgres" });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
-  if (opts.postgis !== false) await pool.query("CREATE EXTENSION postgis");
-  return { url: url.toString(), pool, name };
+export async function createPostgisTarget(
+  server: { url: string | null; reason?: string },
+  opts: { postgis?: boolean } = {},
+): Promise<PostgisTarget> {
+  if (!server.url) throw new Error(server.reason ?? "no PostgreSQL with PostGIS");
+  return createPostgisDatabase(server.url, `${inject("databasePrefix")}_gis_${randomBytes(4).toString("hex")}`, opts);
 }
 
 /** The feature table the tests write to: the issue's shape, in its own schema. */

@@ -7,7 +7,7 @@ import { closeTargetPools } from "../../lib/replay/sinks/postgis/target-pools";
 import { approve, batchStatus, EPOCH, ingest, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
-import { createFeatureTable, createPostgisTarget, postgisUnavailable, sinkFor, type PostgisTarget } from "./postgis-target";
+import { createFeatureTable, createPostgisTarget, postgisServer, sinkFor, type PostgisTarget } from "./postgis-target";
 
 // A worker SIGKILLed between the target's commit and Redrive's: the page is in the PostGIS table and its keys in
 // the key table, but Redrive never recorded the outcomes. The items' leases expire, another worker sends the page
@@ -20,8 +20,8 @@ setTestAuthEnv();
 // The worker process unseals the sink's URL with the same key this process sealed it with.
 process.env.REDRIVE_SECRET_KEY ??= "postgis-crash-test-key-0123456789abcdefghijklmnop";
 
-const unavailable = postgisUnavailable();
-if (unavailable) console.warn(`[postgis] skipped: ${unavailable}`);
+const server = await postgisServer();
+const unavailable = server.skip;
 
 const BATCH_STOP_LOCK = 0x5245_4433;
 let db: Db;
@@ -33,14 +33,14 @@ beforeAll(async () => {
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
   users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
-  target = await createPostgisTarget();
+  target = await createPostgisTarget(server);
   await createFeatureTable(target.pool);
 });
 
 afterAll(async () => {
   if (unavailable) return;
   await closeTargetPools();
-  await target.pool.end();
+  await target?.drop();
   await db.pool.end();
   await closeDb();
 });

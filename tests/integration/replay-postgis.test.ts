@@ -21,12 +21,12 @@ import type { JsonValue } from "../../lib/json/value";
 import { afcRecord, approve, batchStatus, EPOCH, ingest, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
-import { createFeatureTable, createPostgisTarget, postgisUnavailable, sinkFor, type PostgisTarget } from "./postgis-target";
+import { createFeatureTable, createPostgisTarget, postgisServer, sinkFor, type PostgisTarget } from "./postgis-target";
 
 setTestAuthEnv();
 
-const unavailable = postgisUnavailable();
-if (unavailable) console.warn(`[postgis] skipped: ${unavailable}`);
+const server = await postgisServer();
+const unavailable = server.skip;
 
 let db: Db;
 let users: TestUsers;
@@ -39,7 +39,7 @@ beforeAll(async () => {
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
   users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
-  target = await createPostgisTarget();
+  target = await createPostgisTarget(server);
   await createFeatureTable(target.pool);
 });
 
@@ -50,7 +50,7 @@ afterEach(async () => {
 afterAll(async () => {
   if (unavailable) return;
   await closeTargetPools();
-  await target.pool.end();
+  await target?.drop();
   await db.pool.end();
   await closeDb();
 });
@@ -259,13 +259,13 @@ describe.skipIf(unavailable !== null)("PostGIS sink", () => {
     const base = { ids: spatial, ratePerSecond: 10 };
     const noTable = await refusal({ ...base, sink: sinkFor(target.url, "gis.nothing_here") });
     expect(noTable.issues).toEqual([{ path: "sink.table", message: expect.stringContaining("no table") }]);
-    const plain = await createPostgisTarget({ postgis: false });
+    const plain = await createPostgisTarget(server, { postgis: false });
     try {
       const noPostgis = await refusal({ ...base, sink: sinkFor(plain.url) });
       expect(noPostgis.issues.map((i) => i.path)).toEqual(["sink.url", "sink.table"]);
       expect(noPostgis.issues[0]?.message).toMatch(/has no PostGIS/);
     } finally {
-      await plain.pool.end();
+      await plain.drop();
     }
     const noColumn = await refusal({ ...base, sink: { ...sinkFor(target.url), observedAtColumn: "seen" } });
     expect(noColumn.issues).toEqual([{ path: "sink.observedAtColumn", message: expect.stringContaining('no column "seen"') }]);
