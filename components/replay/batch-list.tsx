@@ -67,7 +67,9 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
                   ? `HTTP ${new URL(b.sink.url).host}`
                   : b.sink.type === "origin"
                     ? "back to origin"
-                    : "built-in ledger"}
+                    : b.sink.type === "postgis"
+                      ? `PostGIS ${b.sink.table}`
+                      : "built-in ledger"}
               </td>
               <td className="px-3 py-1.5">
                 <ProgressBar total={b.total} counts={b.counts} />

@@ -104,7 +104,9 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
                 ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})`
                 : batch.sink.type === "origin"
                   ? "back to origin: each record to the exchange, subject or stream it came from"
-                  : "built-in ledger"}
+                  : batch.sink.type === "postgis"
+                    ? `PostGIS ${batch.sink.url}, table ${batch.sink.table} (id ${batch.sink.idColumn}, geometry ${batch.sink.geometryColumn} SRID ${batch.sink.srid}, observed ${batch.sink.observedAtColumn}${batch.sink.propertiesColumn ? `, properties ${batch.sink.propertiesColumn}` : ""}): newest observation wins, each key once`
+                    : "built-in ledger"}
             </dd>
           </div>
           <div>

@@ -61,7 +61,18 @@ export function CreateBatchForm({
 }) {
   const router = useRouter();
   const create = useCreateBatch();
-  const [sinkType, setSinkType] = useState<"ledger" | "http" | "origin">("ledger");
+  const [sinkType, setSinkType] = useState<"ledger" | "http" | "origin" | "postgis">("ledger");
+  const [gis, setGis] = useState({
+    url: "",
+    table: "",
+    idColumn: "id",
+    idProperty: "",
+    geometryColumn: "geom",
+    observedAtColumn: "observed_at",
+    propertiesColumn: "",
+    srid: "4326",
+  });
+  const setGisField = (k: keyof typeof gis) => (e: React.ChangeEvent<HTMLInputElement>) => setGis({ ...gis, [k]: e.target.value });
   const [rate, setRate] = useState("50");
   const [url, setUrl] = useState("");
   const [headers, setHeaders] = useState("");
@@ -86,7 +97,19 @@ export function CreateBatchForm({
     sink:
       sinkType === "http"
         ? { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) }
-        : { type: sinkType },
+        : sinkType === "postgis"
+          ? {
+              type: "postgis",
+              url: gis.url,
+              table: gis.table,
+              idColumn: gis.idColumn,
+              idProperty: gis.idProperty.trim() || undefined,
+              geometryColumn: gis.geometryColumn,
+              observedAtColumn: gis.observedAtColumn,
+              propertiesColumn: gis.propertiesColumn.trim() || undefined,
+              srid: Number(gis.srid),
+            }
+          : { type: sinkType },
     ratePerSecond: rateN,
     pageSize: Number(pageSize),
     maxReplays: Number(maxReplays),
@@ -204,11 +227,64 @@ export function CreateBatchForm({
             />{" "}
             Back to origin
           </label>
+          <label>
+            <input type="radio" name="sink" checked={sinkType === "postgis"} onChange={() => setSinkType("postgis")} /> PostGIS table
+          </label>
         </fieldset>
         <p id="origin-sink-help" className="text-xs text-slate-500">
           Back to origin: each record is published to the exchange, subject or stream it came from, through its source
           {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: its item fails)"}.
         </p>
+        {sinkType === "postgis" && (
+          <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">
+            <p className="text-xs text-slate-500 sm:col-span-2">
+              Each feature is upserted by its id, the newest observation winning; its key goes into redrive_applied_key in the same schema,
+              so each key is applied once. PostGIS checks every geometry first. The URL is stored encrypted and shown redacted.
+            </p>
+            {preview.byKind.afc > 0 && (
+              <p role="status" className="text-amber-800 sm:col-span-2">
+                This selection holds {fmt(preview.byKind.afc)} AFC taps: the PostGIS sink takes spatial features only. Filter on kind =
+                spatial first.
+              </p>
+            )}
+            <label className="sm:col-span-2">
+              Database URL{" "}
+              <input
+                className={field}
+                required
+                autoComplete="off"
+                spellCheck={false}
+                value={gis.url}
+                onChange={setGisField("url")}
+                placeholder="postgresql://writer:password@db.example:5432/gis"
+              />
+            </label>
+            <label>
+              Table <input className={field} required value={gis.table} onChange={setGisField("table")} placeholder="schema.table" />
+            </label>
+            <label>
+              SRID <input className={field} type="number" min={0} value={gis.srid} onChange={setGisField("srid")} />
+            </label>
+            <label>
+              Id column <input className={field} required value={gis.idColumn} onChange={setGisField("idColumn")} />
+            </label>
+            <label>
+              Id property (Features without an id){" "}
+              <input className={field} value={gis.idProperty} onChange={setGisField("idProperty")} placeholder="optional" />
+            </label>
+            <label>
+              Geometry column <input className={field} required value={gis.geometryColumn} onChange={setGisField("geometryColumn")} />
+            </label>
+            <label>
+              Observation time column{" "}
+              <input className={field} required value={gis.observedAtColumn} onChange={setGisField("observedAtColumn")} />
+            </label>
+            <label>
+              Properties column (jsonb){" "}
+              <input className={field} value={gis.propertiesColumn} onChange={setGisField("propertiesColumn")} placeholder="optional" />
+            </label>
+          </div>
+        )}
         {sinkType === "http" && (
           <div className="grid gap-2 sm:grid-cols-2">
             <label className="sm:col-span-2">

@@ -78,7 +78,7 @@ export function summarize(e: TimelineEvent, targetId: string | null): string {
       const origin = str(field(a, "origin"));
       const batch = str(field(a, "batchId"));
       if (origin === "import") return "Settled key found in the ledger (imported from an external ledger)";
-      return `Settled in the ledger${batch ? ` by replay batch ${batch}` : ""}${origin === "http" ? " (HTTP sink)" : ""}`;
+      return `Settled in the ledger${batch ? ` by replay batch ${batch}` : ""}${origin === "http" ? " (HTTP sink)" : origin === "postgis" ? " (PostGIS sink)" : ""}`;
     }
   }
   if (DECISIONS[e.action]) return withReason(`${DECISIONS[e.action]}${who(e)}`, e.reason);

@@ -33,7 +33,7 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
         : "—";
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
-    `  sink ${b.sink.type === "http" ? `http ${b.sink.url}` : "built-in ledger"}; rate ${b.ratePerSecond}/s` +
+    `  sink ${sinkText(b.sink)}; rate ${b.ratePerSecond}/s` +
       `${b.throttle < 1 ? ` × ${b.throttle.toFixed(2)} (throttled by the sink)` : ""}; achieved ${rate}`,
     `  ${progressText(b.total, c)} — applied ${c.applied}, deduped ${c.deduped}, dropped ${c.dropped}, poison ${c.poison}, ` +
       `failed ${c.failed}, cancelled ${c.cancelled}; pending ${c.pending}`,
@@ -44,4 +44,11 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
       ? ["  no replay worker is running: the batch will not progress until one is (`npx redrive worker`)"]
       : []),
   ].join("\n");
+}
+
+function sinkText(sink: BatchView["sink"]): string {
+  if (sink.type === "http") return `http ${sink.url}`;
+  if (sink.type === "origin") return "back to origin";
+  if (sink.type === "postgis") return `postgis ${sink.url} table ${sink.table}`;
+  return "built-in ledger";
 }

@@ -18,6 +18,7 @@ import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay
 import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
+import { redactUrlSecrets } from "../../masking/url";
 import { registerWorkerCommands } from "./worker";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -87,6 +88,13 @@ interface CreateOptions {
   header?: Record<string, string>;
   timeoutMs?: string;
   concurrency?: string;
+  table?: string;
+  idColumn?: string;
+  idProperty?: string;
+  geometryColumn?: string;
+  observedAtColumn?: string;
+  propertiesColumn?: string;
+  srid?: string;
   pageSize?: string;
   maxReplays?: string;
   maxAttempts?: string;
@@ -112,6 +120,13 @@ const FLAG_OF: Record<string, string> = {
   "sink.headers": "--header",
   "sink.timeoutMs": "--timeout-ms",
   "sink.concurrency": "--concurrency",
+  "sink.table": "--table",
+  "sink.idColumn": "--id-column",
+  "sink.idProperty": "--id-property",
+  "sink.geometryColumn": "--geometry-column",
+  "sink.observedAtColumn": "--observed-at-column",
+  "sink.propertiesColumn": "--properties-column",
+  "sink.srid": "--srid",
   ids: "--ids",
   "filter.status": "--filter-status",
   "filter.kind": "--kind",
@@ -162,7 +177,19 @@ function createBody(o: CreateOptions): unknown {
           timeoutMs: num(o.timeoutMs, "--timeout-ms"),
           concurrency: num(o.concurrency, "--concurrency"),
         }
-      : { type: o.sink };
+      : o.sink === "postgis"
+        ? {
+            type: "postgis",
+            url: o.url,
+            table: o.table,
+            idColumn: o.idColumn,
+            idProperty: o.idProperty,
+            geometryColumn: o.geometryColumn,
+            observedAtColumn: o.observedAtColumn,
+            propertiesColumn: o.propertiesColumn,
+            srid: num(o.srid, "--srid"),
+          }
+        : { type: o.sink };
   return {
     ...(o.ids ? { ids: o.ids } : { filter }),
     sink: JSON.parse(JSON.stringify(sink)), // drops undefined fields, so defaults apply
@@ -205,11 +232,22 @@ export function registerReplayCommands(program: Command): void {
     .option("--q <text>", "filter: key, hash prefix, event id, device id or message id")
     .option("--bbox <minLon,minLat,maxLon,maxLat>", "filter: bounding box")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
-    .option("--sink <type>", "ledger (built-in) | http | origin (each record back to its own broker destination)", "ledger")
-    .option("--url <url>", "http sink: where to POST")
+    .option(
+      "--sink <type>",
+      "ledger (built-in) | http | origin (each record back to its own broker destination) | postgis (a PostGIS table)",
+      "ledger",
+    )
+    .option("--url <url>", "http sink: where to POST; postgis sink: postgresql://user:password@host:port/database")
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")
     .option("--concurrency <n>", "http sink: requests in flight per worker lane")
+    .option("--table <name>", "postgis sink: the table, schema.table")
+    .option("--id-column <c>", "postgis sink: the feature id's column, unique (default id)")
+    .option("--id-property <p>", "postgis sink: the property holding the id of a Feature without one")
+    .option("--geometry-column <c>", "postgis sink: the geometry column (default geom)")
+    .option("--observed-at-column <c>", "postgis sink: the observation time's column (default observed_at)")
+    .option("--properties-column <c>", "postgis sink: a jsonb column for the Feature's properties")
+    .option("--srid <n>", "postgis sink: the SRID given to the geometries (default 4326)")
     .option("--page-size <n>", "items claimed at once")
     .option("--max-replays <n>", "poison when a record was replayed this often")
     .option("--max-attempts <n>", "failed submissions before an item becomes poison")
@@ -231,6 +269,7 @@ export function registerReplayCommands(program: Command): void {
           return;
         }
         const user = await actingAs(db, o.as, "replays:manage");
+        if (body.sink.type === "postgis") say(`checking the PostGIS target ${redactUrlSecrets(body.sink.url)} ${body.sink.table}…`);
         const created = await createBatch(db.pool, body, user, { now: new Date(), requestId: cliRequestId() });
         const skipped = Object.entries(created.skipped)
           .filter(([, n]) => n > 0)

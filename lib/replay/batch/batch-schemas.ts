@@ -4,6 +4,7 @@ import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
 import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/filters";
 import { hasUrlCredentials } from "../../net/outbound";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
+import { PostgisSinkSchema, StoredPostgisSinkSchema, type PostgisSinkView } from "./postgis-sink-schema";
 
 // The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
 // the views the API returns. zod only, so client components import it too.
@@ -54,8 +55,11 @@ export const HttpSinkSchema = z.strictObject({
 /** Back where each record came from: its source's broker, its original exchange, subject or stream. */
 export const OriginSinkSchema = z.strictObject({ type: z.literal("origin") });
 
-export const SinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema, OriginSinkSchema]);
+export const SinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema, OriginSinkSchema, PostgisSinkSchema]);
 export type SinkConfig = z.output<typeof SinkSchema>;
+/** A sink as replay_batch.sink holds it: the same, but a PostGIS URL is sealed (create-batch.ts seals it). */
+export const StoredSinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema, OriginSinkSchema, StoredPostgisSinkSchema]);
+export type StoredSinkConfig = z.output<typeof StoredSinkSchema>;
 export type HttpSinkConfig = z.output<typeof HttpSinkSchema>;
 
 const IdSchema = z.union([bigintIdSchema("must be a record id"), z.number().int().positive()]).transform(String);
@@ -129,7 +133,10 @@ export interface OutcomeCounts {
 
 /** The sink as shown to readers: header values are masked (they may carry credentials). */
 export type SinkView =
-  { type: "ledger" } | { type: "origin" } | { type: "http"; url: string; headers: string[]; timeoutMs: number; concurrency: number };
+  | { type: "ledger" }
+  | { type: "origin" }
+  | { type: "http"; url: string; headers: string[]; timeoutMs: number; concurrency: number }
+  | PostgisSinkView;
 
 export interface BatchView {
   id: string;

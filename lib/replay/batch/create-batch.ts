@@ -13,6 +13,7 @@ import { maskSink } from "./read-batches";
 import { utcMicrosSql } from "../../time/instant";
 import { checkOutbound } from "../../net/outbound";
 import { getEnv } from "../../env";
+import { checkPostgisTarget, storedPostgisSink } from "./check-postgis-target";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
@@ -69,7 +70,7 @@ export async function eligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): P
 }
 
 /** Ids that cannot go into a batch, with why (422 with one issue per id). */
-async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[], origin: boolean): Promise<void> {
+async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[], origin: boolean, spatialOnly: boolean): Promise<void> {
   const { rows } = await db.query<{
     id: string;
     at: number;
@@ -77,9 +78,10 @@ async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[], o
     has_key: boolean | null;
     busy: boolean | null;
     has_origin: boolean | null;
+    kind: string | null;
   }>(
     `SELECT w.id::text AS id, (w.ord - 1)::int AS at, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy,
-       ${HAS_ORIGIN} AS has_origin
+       ${HAS_ORIGIN} AS has_origin, d.kind::text AS kind
      FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, ord) LEFT JOIN dead_letter d ON d.id = w.id
      ORDER BY w.ord`,
     [ids],
@@ -96,7 +98,9 @@ async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[], o
               ? "is already in an active replay batch"
               : origin && !r.has_origin
                 ? "has no origin (it was not pulled from a broker source): the origin sink cannot send it"
-                : null;
+                : spatialOnly && r.kind !== "spatial"
+                  ? `is an ${r.kind === "afc" ? "AFC tap" : r.kind} record: the PostGIS sink takes spatial features only`
+                  : null;
     // The path is the id's position in the request (ids.0 is the first), as for every other array field.
     return why ? [{ path: `ids.${r.at}`, message: `record ${r.id} ${why}` }] : [];
   });
@@ -226,17 +230,25 @@ export async function createBatch(
   const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
   checkFilterStatus(selection);
   if (input.sink.type === "http") checkOutbound(input.sink.url, getEnv().REDRIVE_OUTBOUND_HOSTS, "sink.url");
+  // Outside the transaction: a target that is slow to answer must not hold the creation lock.
+  if (input.sink.type === "postgis") await checkPostgisTarget(input.sink);
+  const spatialOnly = input.sink.type === "postgis";
+  const storedSink = input.sink.type === "postgis" ? storedPostgisSink(input.sink) : input.sink;
   await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
     const origin = input.sink.type === "origin";
-    if ("ids" in selection) await refuseIneligibleIds(client, selection.ids, origin);
+    if ("ids" in selection) await refuseIneligibleIds(client, selection.ids, origin, spatialOnly);
     const counted = await previewBatch(client, selection, { origin });
     // Records without an origin are left out only by the origin sink; for the others they are no news.
     const preview = origin ? counted : { ...counted, skipped: { ...counted.skipped, noOrigin: 0 } };
     // The count shown on the creation page is what the supervisor agreed to replay (a page restored by Back can
     // show one from minutes ago): a different count now is a 409, not a batch of another size.
     checkExpectedCount(input.expectedCount, preview.count);
+    if (spatialOnly && preview.byKind.afc > 0) {
+      const message = `holds ${preview.byKind.afc.toLocaleString("en")} AFC tap(s); the PostGIS sink takes spatial features only (filter kind=spatial)`;
+      throw new AppError("validation_failed", `filter.kind: ${message}`, { issues: [{ path: "filter.kind", message }] });
+    }
     if (preview.count === 0) {
       const busy = preview.skipped.inActiveBatch;
       const why = busy > 0 ? `; ${busy.toLocaleString("en")} approved ${busy === 1 ? "is" : "are"} already in an active batch` : "";
@@ -253,7 +265,7 @@ export async function createBatch(
        VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id::text AS id`,
       [
         user.userId,
-        JSON.stringify(input.sink),
+        JSON.stringify(storedSink),
         JSON.stringify(selection),
         input.ratePerSecond,
         input.pageSize,

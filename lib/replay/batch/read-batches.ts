@@ -12,7 +12,10 @@ import type {
   Selection,
   SinkConfig,
   SinkView,
+  StoredSinkConfig,
 } from "./batch-schemas";
+import { configKey } from "../../secrets/config-key";
+import { unseal } from "../../secrets/seal";
 import { effectiveThrottle } from "../pacing/throttle";
 import { averageRate } from "./progress";
 import { WORKER_ALIVE } from "../live-workers";
@@ -25,8 +28,22 @@ import type { DeadLetterKind } from "@/lib/vocabulary/record";
 // so a page polling every second never scans a batch's items.
 
 /** Header values and the URL's userinfo and query values can hold credentials: readers see header names only. */
-export function maskSink(sink: SinkConfig): SinkView {
+export function maskSink(sink: SinkConfig | StoredSinkConfig): SinkView {
   if (sink.type === "ledger" || sink.type === "origin") return { type: sink.type };
+  if (sink.type === "postgis") {
+    const { type: _type, ...rest } = sink;
+    return {
+      type: "postgis",
+      url: "url" in rest ? redactUrlSecrets(rest.url) : redactedSealedUrl(rest.urlSealed),
+      table: rest.table,
+      idColumn: rest.idColumn,
+      idProperty: rest.idProperty ?? null,
+      geometryColumn: rest.geometryColumn,
+      observedAtColumn: rest.observedAtColumn,
+      propertiesColumn: rest.propertiesColumn ?? null,
+      srid: rest.srid,
+    };
+  }
   return {
     type: "http",
     url: redactUrlSecrets(sink.url),
@@ -34,6 +51,15 @@ export function maskSink(sink: SinkConfig): SinkView {
     timeoutMs: sink.timeoutMs,
     concurrency: sink.concurrency,
   };
+}
+
+/** A batch stays readable when its sealed URL is not (another REDRIVE_SECRET_KEY): the view says so instead. */
+function redactedSealedUrl(sealed: string): string {
+  try {
+    return redactUrlSecrets(unseal(sealed, configKey()));
+  } catch (err) {
+    return `(unreadable: ${(err as Error).message})`;
+  }
 }
 
 interface BatchRow {
@@ -44,7 +70,7 @@ interface BatchRow {
   created_by_email: string | null;
   approved_by_id: string | null;
   approved_by_email: string | null;
-  sink: SinkConfig;
+  sink: StoredSinkConfig;
   selection: Selection;
   rate_per_second: number;
   throttle: number;

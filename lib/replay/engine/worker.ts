@@ -26,11 +26,12 @@ import type { FlushCounts } from "./write-outcomes";
 import { processPage, type BatchConfig } from "./process-page";
 import { processLockedPage, usesLockedPages } from "./locked-page";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./failure-rules";
-import { SinkSchema, type ItemStatus } from "../batch/batch-schemas";
+import { StoredSinkSchema, type ItemStatus } from "../batch/batch-schemas";
 import { SendOrder, type Turn } from "../pacing/send-order";
 import { SendWindow, windowCap, WINDOWED_UP_TO } from "../pacing/send-window";
 import { makeSink } from "../sinks/make-sink";
 import { closeOriginConnections } from "../sinks/origin-sink";
+import { closeTargetPools } from "../sinks/postgis/target-pools";
 import { startPullers } from "../../sources/pullers";
 import { sleep } from "../../time/sleep";
 
@@ -140,7 +141,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         lastThrottle.set(r.id, r.throttled_ms);
       }
       if (running.has(r.id)) continue;
-      const sink = SinkSchema.safeParse(r.sink);
+      const sink = StoredSinkSchema.safeParse(r.sink);
       if (!sink.success) {
         await failBatch(pool, r.id, `unusable sink configuration: ${sink.error.issues[0]?.message ?? "invalid"}`, actor, clock());
         continue;
@@ -382,6 +383,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     await Promise.all(background);
     await pullers?.done;
     await closeOriginConnections();
+    await closeTargetPools();
     await pool.query(`DELETE FROM worker WHERE id = $1`, [id]).catch(() => undefined);
     log("stopped");
   }

@@ -17,8 +17,8 @@ export interface SettledItem {
   deadLetterId: string;
 }
 
-/** Who settled a key: the built-in sink, the HTTP sink, a broker's origin sink, or `redrive ledger import`. */
-export type LedgerOrigin = "replay" | "http" | "origin" | "import";
+/** Who settled a key: the built-in sink, the HTTP sink, a broker's origin sink, the PostGIS sink, or `redrive ledger import`. */
+export type LedgerOrigin = "replay" | "http" | "origin" | "postgis" | "import";
 
 /**
  * Inserts the submissions' keys; returns the item ids whose key was new (a key already there is left as it was).

@@ -45,7 +45,7 @@ export interface TransactionalSink {
 export interface RemoteSink {
   mode: "remote";
   /** how the ledger records the keys this sink settled */
-  ledgerOrigin: "http" | "origin";
+  ledgerOrigin: "http" | "origin" | "postgis";
   /** requests in flight at once per worker lane */
   concurrency: number;
   submit(sub: Submission, signal: AbortSignal): Promise<SinkResult>;

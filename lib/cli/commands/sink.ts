@@ -1,0 +1,116 @@
+// `redrive sink check --type postgis --url … --table …`: connects to a replay sink's target and says what it found,
+// before anyone builds a batch on it. For PostGIS: the PostGIS and GEOS versions in that database, the table's
+// columns, whether Redrive's key table is there (and how many keys it holds), and every problem batch creation
+// would refuse. Exit 0 when the target can take a batch, 1 when it cannot, 2 for a usage error.
+import "server-only";
+import type { Command } from "commander";
+import { AppError } from "../../errors/app-error";
+import { redactUrlSecrets } from "../../masking/url";
+import { getEnv } from "../../env";
+import { checkOutbound } from "../../net/outbound";
+import { withPostgresPort } from "../../replay/batch/check-postgis-target";
+import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/batch/inspect-postgis-target";
+import { PostgisSinkSchema } from "../../replay/batch/postgis-sink-schema";
+import { CliUsageError, optionsError } from "../context";
+
+interface CheckOptions {
+  type: string;
+  url?: string;
+  table?: string;
+  idColumn?: string;
+  idProperty?: string;
+  geometryColumn?: string;
+  observedAtColumn?: string;
+  propertiesColumn?: string;
+  srid?: string;
+  json?: boolean;
+}
+
+/** The flag each field of the report's problems comes from. */
+const FLAG_OF: Record<string, string> = {
+  "sink.url": "--url",
+  "sink.table": "--table",
+  "sink.idColumn": "--id-column",
+  "sink.geometryColumn": "--geometry-column",
+  "sink.observedAtColumn": "--observed-at-column",
+  "sink.propertiesColumn": "--properties-column",
+  "sink.srid": "--srid",
+};
+
+export function formatTargetReport(url: string, table: string, r: TargetReport): string {
+  const lines = [
+    `target ${redactUrlSecrets(url)}`,
+    `  PostGIS ${r.postgis ?? "not installed"}${r.geos ? ` (GEOS ${r.geos})` : ""}`,
+    r.table ? `  table ${r.table.schema}.${r.table.name}: ${r.columns.length} column(s)` : `  table ${table}: not found`,
+    ...r.columns.map((c) => `    ${c.name.padEnd(24)} ${c.type}${c.notNull ? " NOT NULL" : ""}`),
+    r.keyTable.exists
+      ? `  key table ${r.table?.schema ?? "?"}.${KEY_TABLE}: exists${r.keyTable.rows !== null ? `, ${r.keyTable.rows} key(s)` : ""}`
+      : `  key table ${KEY_TABLE}: not yet (created on the first page)`,
+    r.problems.length === 0 ? "  ok: a batch can write here" : `  ${r.problems.length} problem(s):`,
+    ...r.problems.map((p) => `    ${FLAG_OF[p.path] ?? p.path}: ${p.message}`),
+  ];
+  return lines.join("\n");
+}
+
+export function registerSinkCommands(program: Command): void {
+  const sink = program.command("sink").description("replay sinks: check a target before building a batch on it");
+  sink
+    .command("check")
+    .description("connect to a sink's target and say what is there (PostGIS: version, columns, key table, problems)")
+    .requiredOption("--type <type>", "the sink type: postgis")
+    .option("--url <url>", "postgresql://user:password@host:port/database")
+    .option("--table <name>", "schema.table")
+    .option("--id-column <c>", "the feature id's column (default id)")
+    .option("--id-property <p>", "the property holding the id of a Feature without one")
+    .option("--geometry-column <c>", "the geometry column (default geom)")
+    .option("--observed-at-column <c>", "the observation time's column (default observed_at)")
+    .option("--properties-column <c>", "a jsonb column for the Feature's properties")
+    .option("--srid <n>", "the SRID given to the geometries (default 4326)")
+    .option("--json", "print the report as JSON")
+    .action(async (o: CheckOptions) => {
+      if (o.type !== "postgis") throw new CliUsageError(`--type: ${o.type} has no check; only postgis does`);
+      if (o.srid !== undefined && !/^\d+$/.test(o.srid))
+        throw new CliUsageError(`--srid: expected a number, got ${JSON.stringify(o.srid)}`);
+      const parsed = PostgisSinkSchema.safeParse(
+        JSON.parse(
+          JSON.stringify({
+            type: "postgis",
+            url: o.url,
+            table: o.table,
+            idColumn: o.idColumn,
+            idProperty: o.idProperty,
+            geometryColumn: o.geometryColumn,
+            observedAtColumn: o.observedAtColumn,
+            propertiesColumn: o.propertiesColumn,
+            srid: o.srid === undefined ? undefined : Number(o.srid),
+          }),
+        ),
+      );
+      if (!parsed.success) throw optionsError(parsed.error.issues);
+      const { type: _type, url, ...target } = parsed.data;
+      try {
+        checkOutbound(withPostgresPort(url), getEnv().REDRIVE_OUTBOUND_HOSTS, "--url");
+      } catch (err) {
+        if (err instanceof AppError) throw new CliUsageError(err.message);
+        throw err;
+      }
+      const client = targetClient(url);
+      try {
+        await client.connect();
+      } catch (err) {
+        throw new Error(`cannot connect to ${redactUrlSecrets(url)}: ${(err as Error).message}`);
+      }
+      let report: TargetReport;
+      try {
+        report = await inspectPostgisTarget(client, target, { countKeys: true });
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+      process.stdout.write(
+        o.json
+          ? `${JSON.stringify({ url: redactUrlSecrets(url), ...report }, null, 2)}\n`
+          : `${formatTargetReport(url, target.table, report)}\n`,
+      );
+      if (report.problems.length > 0) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,49 @@
+import "server-only";
+import { AppError } from "../../errors/app-error";
+import { redactUrlSecrets } from "../../masking/url";
+import { checkOutbound } from "../../net/outbound";
+import { getEnv } from "../../env";
+import { configKey } from "../../secrets/config-key";
+import { seal } from "../../secrets/seal";
+import { inspectPostgisTarget, targetClient, type TargetReport } from "./inspect-postgis-target";
+import type { PostgisSinkConfig, StoredPostgisSinkConfig } from "./postgis-sink-schema";
+
+// Before a PostGIS batch is created: may Redrive call that host (REDRIVE_OUTBOUND_HOSTS), does the database answer,
+// and can the configuration work there (PostGIS, the table, the columns, their types, the rights to write)? A
+// batch that would fail every item after approval is refused now, 422 naming the field.
+
+/** The URL with PostgreSQL's port written out, so an allow-list entry "db.example.com:5432" matches a URL without one. */
+export function withPostgresPort(url: string): string {
+  const u = new URL(url);
+  if (u.port === "") u.port = "5432";
+  return u.toString();
+}
+
+export async function checkPostgisTarget(sink: PostgisSinkConfig, path = "sink"): Promise<TargetReport> {
+  checkOutbound(withPostgresPort(sink.url), getEnv().REDRIVE_OUTBOUND_HOSTS, `${path}.url`);
+  const { type: _type, url, ...target } = sink;
+  const client = targetClient(url);
+  try {
+    await client.connect();
+  } catch (err) {
+    const message = `cannot connect to ${redactUrlSecrets(url)}: ${(err as Error).message}`;
+    throw new AppError("validation_failed", `${path}.url: ${message}`, { issues: [{ path: `${path}.url`, message }] });
+  }
+  try {
+    const report = await inspectPostgisTarget(client, target);
+    if (report.problems.length > 0) {
+      throw new AppError("validation_failed", report.problems.map((p) => `${p.path}: ${p.message}`).join("; "), {
+        issues: report.problems.map((p) => ({ path: p.path.replace(/^sink/, path), message: p.message })),
+      });
+    }
+    return report;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** What replay_batch.sink keeps: the URL sealed with the configuration key, as a source's URL is. */
+export function storedPostgisSink(sink: PostgisSinkConfig): StoredPostgisSinkConfig {
+  const { url, ...rest } = sink;
+  return { ...rest, urlSealed: seal(url, configKey()) };
+}
