@@ -4,8 +4,7 @@ import { AppError } from "../../errors/app-error";
 import { appendAudit, type Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
 import type { AlertMetric, AlertRuleUpdate } from "../../forensics/forensics-schemas";
-import { checkOutbound } from "../../net/outbound";
-import { getEnv } from "../../env";
+import { checkOutboundTarget } from "../../net/outbound-guard";
 import { urlOrigin } from "../../masking/url";
 
 // Alert rules as the UI shows them (with the open event, if firing) and their edits by supervisors, audited
@@ -110,7 +109,7 @@ export async function updateAlertRule(
   patch: AlertRuleUpdate,
   ctx: { actor: Actor; requestId: string; now: Date },
 ): Promise<AlertRuleView> {
-  if (patch.webhookUrl) checkOutbound(patch.webhookUrl, getEnv().REDRIVE_OUTBOUND_HOSTS, "webhookUrl");
+  if (patch.webhookUrl) await checkOutboundTarget(patch.webhookUrl, "webhookUrl");
   await inTransaction(pool, async (client) => {
     const before = await client.query<{
       name: string;

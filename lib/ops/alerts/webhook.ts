@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import { outboundFetch, refusedBy } from "../../net/outbound-guard";
 import type { AlertNotice } from "./evaluate";
 
 // Delivering alerts to a webhook: POST JSON, 2xx = delivered. A firing notice is retried by each evaluation
@@ -13,7 +14,7 @@ export const TIMEOUT_MS = 5_000;
 export type Poster = (url: string, body: unknown) => Promise<{ ok: boolean; status: number }>;
 
 export const fetchPoster: Poster = async (url, body) => {
-  const res = await fetch(url, {
+  const res = await outboundFetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", "user-agent": "redrive-alerts" },
     body: JSON.stringify(body),
@@ -90,7 +91,7 @@ export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?
       const res = await post(r.url, webhookBody("alert.fired", notice));
       if (!res.ok) error = `HTTP ${res.status}`;
     } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
+      error = refusedBy(err)?.message ?? (err instanceof Error ? err.message : String(err));
     }
     await pool.query("UPDATE alert_event SET delivered_at = $2, delivery_error = $3 WHERE id = $1", [r.id, error ? null : now, error]);
     if (!error) delivered++;

@@ -11,8 +11,7 @@ import type { ActingUser } from "./apply-batch-action";
 import type { BatchPreview, CreateBatchInput, Selection } from "./batch-schemas";
 import { maskSink } from "./read-batches";
 import { utcMicrosSql } from "../../time/instant";
-import { checkOutbound } from "../../net/outbound";
-import { getEnv } from "../../env";
+import { checkOutboundTarget } from "../../net/outbound-guard";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
@@ -225,7 +224,7 @@ export async function createBatch(
 ): Promise<CreatedBatch> {
   const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
   checkFilterStatus(selection);
-  if (input.sink.type === "http") checkOutbound(input.sink.url, getEnv().REDRIVE_OUTBOUND_HOSTS, "sink.url");
+  if (input.sink.type === "http") await checkOutboundTarget(input.sink.url, "sink.url");
   await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);

@@ -1,3 +1,4 @@
+import { outboundFetch } from "../../net/outbound-guard";
 import { classifyHttpAnswer, classifyHttpError } from "./http-outcome";
 import type { HttpSinkConfig } from "../batch/batch-schemas";
 import type { RemoteSink, SinkResult, Submission } from "./sink";
@@ -49,7 +50,7 @@ async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, 
   // Deterministic: retrying cannot help, and a changed key would defeat the receiver's dedup. Poison, unsent.
   if ("problem" in header) return { outcome: "failed", reason: header.problem, permanent: true };
   try {
-    const res = await fetch(config.url, {
+    const res = await outboundFetch(config.url, {
       method: "POST",
       headers: { "user-agent": userAgent, ...config.headers, "content-type": "application/json", "idempotency-key": header.value },
       body: requestBody(sub),
@@ -64,7 +65,7 @@ async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, 
 }
 
 /** The start of the body for error messages; the rest is discarded so the connection can be reused. */
-async function snippet(res: Response): Promise<string> {
+async function snippet(res: Awaited<ReturnType<typeof outboundFetch>>): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
