@@ -9,7 +9,7 @@ import { approveWarning } from "../../dead-letters/triage/approve-warning";
 import { buildWhere } from "../../dead-letters/query/where";
 import type { ActingUser } from "./apply-batch-action";
 import type { BatchPreview, CreateBatchInput, Selection } from "./batch-schemas";
-import { maskSink } from "./read-batches";
+import { sinkView, storeSink } from "./stored-sink";
 import { utcMicrosSql } from "../../time/instant";
 import { checkOutboundTarget } from "../../net/outbound-guard";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
@@ -252,7 +252,7 @@ export async function createBatch(
        VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id::text AS id`,
       [
         user.userId,
-        JSON.stringify(input.sink),
+        JSON.stringify(storeSink(input.sink)),
         JSON.stringify(selection),
         input.ratePerSecond,
         input.pageSize,
@@ -293,7 +293,7 @@ export async function createBatch(
             total,
             skipped: preview.skipped,
             selection,
-            sink: maskSink(input.sink),
+            sink: sinkView(input.sink),
             ratePerSecond: input.ratePerSecond,
             pageSize: input.pageSize,
             maxReplays: input.maxReplays,

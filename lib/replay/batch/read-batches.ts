@@ -1,40 +1,17 @@
 import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import type {
-  BatchStatus,
-  BatchView,
-  ItemsPage,
-  ItemsQuery,
-  ItemStatus,
-  OutcomeCounts,
-  RateSeries,
-  Selection,
-  SinkConfig,
-  SinkView,
-} from "./batch-schemas";
+import type { BatchStatus, BatchView, ItemsPage, ItemsQuery, ItemStatus, OutcomeCounts, RateSeries, Selection } from "./batch-schemas";
 import { effectiveThrottle } from "../pacing/throttle";
 import { averageRate } from "./progress";
 import { WORKER_ALIVE } from "../live-workers";
 import { utcMicrosSql } from "../../time/instant";
-import { redactUrlSecrets } from "../../masking/url";
+import { storedSinkView } from "./stored-sink";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
 // so a page polling every second never scans a batch's items.
-
-/** Header values and the URL's userinfo and query values can hold credentials: readers see header names only. */
-export function maskSink(sink: SinkConfig): SinkView {
-  if (sink.type === "ledger" || sink.type === "origin") return { type: sink.type };
-  return {
-    type: "http",
-    url: redactUrlSecrets(sink.url),
-    headers: Object.keys(sink.headers ?? {}),
-    timeoutMs: sink.timeoutMs,
-    concurrency: sink.concurrency,
-  };
-}
 
 interface BatchRow {
   id: string;
@@ -44,7 +21,8 @@ interface BatchRow {
   created_by_email: string | null;
   approved_by_id: string | null;
   approved_by_email: string | null;
-  sink: SinkConfig;
+  /** as stored (stored-sink.ts): an HTTP sink sealed */
+  sink: unknown;
   selection: Selection;
   rate_per_second: number;
   throttle: number;
@@ -128,7 +106,7 @@ function toView(r: BatchRow, now: Date): BatchView {
     statusReason: r.status_reason,
     createdBy: { id: r.created_by_id, email: r.created_by_email },
     approvedBy: r.approved_by_id ? { id: r.approved_by_id, email: r.approved_by_email } : null,
-    sink: maskSink(r.sink),
+    sink: storedSinkView(r.sink),
     selection: r.selection,
     ratePerSecond: r.rate_per_second,
     throttle,

@@ -1,3 +1,4 @@
+import { redactSecrets, secretsOf } from "../../masking/url";
 import { outboundFetch } from "../../net/outbound-guard";
 import { classifyHttpAnswer, classifyHttpError } from "./http-outcome";
 import type { HttpSinkConfig } from "../batch/batch-schemas";
@@ -10,12 +11,20 @@ const SNIPPET_BYTES = 1024;
 
 export function httpSink(config: HttpSinkConfig, workerId: string): RemoteSink {
   const userAgent = `redrive-worker/1 (${workerId})`;
+  // A reason becomes the item's error, the record's reason and failure history, its timeline and its quarantine
+  // group, all read by analysts: the sink's credentials (userinfo, query values, header values) leave it here,
+  // before anything stores it, even when the receiver echoes them back.
+  const secrets = secretsOf(config.url, config.headers);
   return {
     mode: "remote",
     ledgerOrigin: "http",
     concurrency: config.concurrency,
-    submit: (sub, signal) => post(config, userAgent, sub, signal),
+    submit: async (sub, signal) => withoutSecrets(await post(config, userAgent, sub, signal), secrets),
   };
+}
+
+export function withoutSecrets(result: SinkResult, secrets: readonly string[]): SinkResult {
+  return "reason" in result ? { ...result, reason: redactSecrets(result.reason, secrets) } : result;
 }
 
 export function requestBody(sub: Submission): string {
