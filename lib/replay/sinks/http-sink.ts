@@ -23,7 +23,7 @@ export function httpSink(config: HttpSinkConfig, workerId: string): RemoteSink {
   };
 }
 
-export function withoutSecrets(result: SinkResult, secrets: readonly string[]): SinkResult {
+function withoutSecrets(result: SinkResult, secrets: readonly string[]): SinkResult {
   return "reason" in result ? { ...result, reason: redactSecrets(result.reason, secrets) } : result;
 }
 
