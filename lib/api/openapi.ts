@@ -22,7 +22,7 @@ export interface Operation {
   tag: string;
   summary: string;
   description?: string;
-  access: { public: true } | { permission: Permission; tokenOnly?: true };
+  access: { public: true } | { permission: Permission; tokenOnly?: true; auditedRead?: true };
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType | RawBody;

@@ -4,6 +4,7 @@ import { copyIn } from "../db/copy";
 import { copyField, copyJson, copyJsonText } from "../db/copy-text";
 import { CanonicalJson } from "../json/canonical";
 import { AppError } from "../errors/app-error";
+import { redactSecrets } from "../masking/url";
 import { auditBody, chainMac, CHAIN_KEYED, GENESIS_HASH, KEY_ROTATED, type AuditBody, type AuditContent } from "./chain";
 import { configuredAuditKeys } from "./configured-keys";
 import type { AuditKey, AuditKeyring } from "./keys";
@@ -34,6 +35,19 @@ export const SYSTEM_ACTOR: Actor = { id: null, email: "system", role: "system" }
 function plain(v: unknown): unknown {
   if (v === undefined) return null;
   return v instanceof CanonicalJson ? v : JSON.parse(JSON.stringify(v));
+}
+
+/**
+ * Credentials in URLs inside an event's body or reason (a webhook's or sink's `?api_key=`, `user:pass@`) are
+ * redacted before they enter the chain: /api/audit serves bodies to auditors and admins, and an event can never be
+ * edited afterwards. Callers show configuration through its redacted view already; this catches what slips past.
+ * Canonical JSON (ingest's record batches) is record data, kept as received.
+ */
+function withoutCredentials(v: unknown): unknown {
+  if (typeof v === "string") return redactSecrets(v);
+  if (v === null || typeof v !== "object" || v instanceof CanonicalJson) return v;
+  if (Array.isArray(v)) return v.map(withoutCredentials);
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutCredentials(x)]));
 }
 
 /** A JSON column's COPY field: canonical JSON spliced in as it is rather than parsed and written again. */
@@ -71,10 +85,10 @@ function normalise(e: AuditInput, at: Date): AuditContent {
     action: e.action,
     targetType: e.targetType,
     targetId: e.targetId ?? null,
-    before: plain(e.before),
-    after: plain(e.after),
-    diff: plain(e.diff),
-    reason: e.reason ?? null,
+    before: withoutCredentials(plain(e.before)),
+    after: withoutCredentials(plain(e.after)),
+    diff: withoutCredentials(plain(e.diff)),
+    reason: e.reason == null ? null : redactSecrets(e.reason),
     requestId: e.requestId ?? null,
   };
 }

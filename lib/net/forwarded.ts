@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { BlockList, isIP } from "node:net";
+import type { BlockList } from "node:net";
+import { inAddressList, parseAddressList } from "./address-list";
 
 // Who is the client? Next's server keeps an X-Forwarded-For the client sent and only fills it in from the socket
 // when absent, and better-auth's sign-in limiter keys on that header: a client could name a new address per
@@ -18,29 +19,11 @@ export function plainAddress(address: string): string {
 
 /** Parses `10.0.0.1, 10.1.0.0/16, fd00::/8`; throws naming the entry that is neither an address nor a CIDR block. */
 export function parseTrustedProxies(spec: string | undefined): { entries: string[]; list: BlockList } {
-  const list = new BlockList();
-  const entries = (spec ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    const [address = "", bits, extra] = entry.split("/");
-    const family = isIP(address);
-    const prefix = bits === undefined ? null : Number(bits);
-    const max = family === 6 ? 128 : 32;
-    if (family === 0 || extra !== undefined || (prefix !== null && (!/^\d+$/.test(bits ?? "") || prefix > max))) {
-      throw new Error(`"${entry}" is not an IP address or CIDR block`);
-    }
-    const type = family === 6 ? "ipv6" : "ipv4";
-    if (prefix === null) list.addAddress(address, type);
-    else list.addSubnet(address, prefix, type);
-  }
-  return { entries, list };
+  return parseAddressList(spec);
 }
 
 function isTrusted(list: BlockList, address: string): boolean {
-  const family = isIP(address);
-  return family !== 0 && list.check(address, family === 6 ? "ipv6" : "ipv4");
+  return inAddressList(list, address);
 }
 
 /**

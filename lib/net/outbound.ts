@@ -1,9 +1,10 @@
 import { AppError } from "../errors/app-error";
 
 // Hosts Redrive may call on an operator's word: the replay HTTP sink (a supervisor's, approved by another) and
-// alert webhooks (a supervisor's). Unset, any host goes, as an operator tool expects; set, it keeps a sink or
-// webhook from pointing at internal services (cloud metadata, admin ports) whose answers would come back in the
-// items' errors. Comma-separated host names, "*.example.com" for subdomains, an optional ":port". Pure.
+// alert webhooks (a supervisor's). Unset, any host goes; set, only the hosts it names. Comma-separated host names,
+// "*.example.com" for subdomains, an optional ":port". Whatever the list says, the addresses a host resolves to are
+// judged again on every connection (lib/net/outbound-guard.ts: loopback, private and link-local refused unless
+// REDRIVE_OUTBOUND_ALLOW_PRIVATE allows them). Pure.
 
 /** Whether `url`'s host is allowed by `allowList` (the REDRIVE_OUTBOUND_HOSTS value; undefined or "" allows all). */
 export function outboundAllowed(url: string, allowList: string | undefined): boolean {

@@ -30,6 +30,11 @@ export function seal(plain: string, k: SealKey): string {
   return [VERSION, k.id, iv.toString("base64url"), body.toString("base64url")].join(".");
 }
 
+/** Whether `text` is in the sealed form (a URL or any plain secret never starts like this). */
+export function isSealed(text: string): boolean {
+  return /^v1\.[0-9a-f]{8}\.[\w-]+\.[\w-]+$/.test(text);
+}
+
 export function unseal(sealed: string, k: SealKey): string {
   const [version, id, iv, body] = sealed.split(".");
   if (version !== VERSION || !id || !iv || !body) throw new SealError("not a sealed value");

@@ -3,6 +3,7 @@ import { closeDb, createDb, type Db } from "../db/client";
 import { migrationStatus } from "../db/migration-files";
 import { redactUrlSecrets } from "../masking/url";
 import { resolveDatabase } from "../db/resolve";
+import { sealStoredSecrets } from "./seal-stored-secrets";
 
 /**
  * Shared start-up of every long-running entry point (server launcher, CLI, worker): find the database,
@@ -45,6 +46,7 @@ export async function bootstrap(opts: {
       if (applied.length) opts.log(`applied migrations: ${applied.join(", ")}`);
     }
   }
+  if (opts.migrate !== false) await sealStoredSecrets(db.pool, opts.log);
   if (opts.seedIfEmpty) {
     const { seedIfEmpty } = await import("../seed/seed-if-empty");
     await seedIfEmpty(db, opts.log);

@@ -282,8 +282,45 @@ describe("GET /api/dead-letters/{id}", () => {
     const cross = await get("cross-site");
     expect(cross.status).toBe(403);
     expect(await cross.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("another site") } });
+    // A page on another port of this host, or on a sibling subdomain, is "same-site": not Redrive's own page either.
+    expect((await get("same-site")).status).toBe(403);
     expect((await get("same-origin")).status).toBe(200);
     expect((await get("none")).status).toBe(200); // typed or bookmarked
+  });
+
+  it("refuses an export another site, port or subdomain started with the auditor's cookie, masked or not; tokens unaffected", async () => {
+    const { GET } = await import("../../app/api/export/route");
+    const auditor = await makeUser(db, "auditor");
+    const { cookie } = await signIn(auditor.email);
+    const exports = async () =>
+      (await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_event WHERE action = 'dead_letters.exported'")).rows[0]!.n;
+    const get = (site: string | null, query: string) =>
+      GET(
+        new Request(`http://localhost/api/export?format=ndjson${query}`, {
+          headers: { cookie, ...(site === null ? {} : { "sec-fetch-site": site }) },
+        }),
+        { params: Promise.resolve({}) },
+      );
+    const before = await exports();
+    for (const site of ["same-site", "cross-site"]) {
+      for (const query of ["", "&unmask=1"]) {
+        const res = await get(site, query);
+        expect(res.status).toBe(403);
+        expect(await res.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("Redrive's own pages") } });
+      }
+    }
+    expect(await exports()).toBe(before); // nothing audited in the auditor's name
+    for (const site of ["same-origin", "none", null]) {
+      const res = await get(site, "&unmask=1");
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    const token = await makeToken(db, auditor.id);
+    const byToken = await GET(new Request("http://localhost/api/export?format=ndjson", { headers: { authorization: `Bearer ${token}` } }), {
+      params: Promise.resolve({}),
+    });
+    expect(byToken.status).toBe(200);
+    await byToken.text();
   });
 
   it("never writes masked placeholders back: values left as shown are kept, a changed placeholder is refused by path; answers are masked", async () => {

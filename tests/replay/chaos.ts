@@ -14,6 +14,10 @@ import { usesLockedPages } from "../../lib/replay/engine/locked-page";
 import { bulkApproved, itemCounts, runningBatch, type TestUsers } from "./fixtures";
 import { startSinkServer, type SinkServer } from "./sink-server";
 
+// The sink server listens on loopback, which a sink may reach only where an admin allowed it
+// (lib/net/outbound-guard.ts): this process creates the batch, the workers it spawns inherit the setting.
+process.env.REDRIVE_OUTBOUND_ALLOW_PRIVATE = "127.0.0.1";
+
 // The crash-safety proof: a dedicated embedded PostgreSQL in a temp dir, `workers` real worker processes
 // (`node bin/redrive.mjs worker`), SIGKILLed at random moments and restarted, PostgreSQL itself restarted
 // once, while a batch drains through the built-in ledger or the HTTP sink. Then the books must balance.

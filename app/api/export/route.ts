@@ -16,7 +16,7 @@ export const dynamic = "force-dynamic";
  * x-redrive-masked says whether values were masked for this reader (the file name says it too).
  */
 export const GET = defineRoute(
-  { access: { permission: "dead_letters:export" }, query: ExportQuerySchema },
+  { access: { permission: "dead_letters:export", auditedRead: true }, query: ExportQuerySchema },
   async ({ query, principal, requestId, now }) => {
     const { format, unmask, ...filter } = query;
     const mask = maskFor(principal, unmask);

@@ -1,12 +1,14 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit, type Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
 import type { AlertMetric, AlertRuleUpdate } from "../../forensics/forensics-schemas";
-import { checkOutbound } from "../../net/outbound";
-import { getEnv } from "../../env";
+import { checkOutboundTarget } from "../../net/outbound-guard";
 import { urlOrigin } from "../../masking/url";
+import { isSealed } from "../../secrets/seal";
+import { openSecret, sealSecret } from "../../secrets/stored-secret";
 
 // Alert rules as the UI shows them (with the open event, if firing) and their edits by supervisors, audited
 // with before and after. The rules themselves ship with the forensics migration.
@@ -92,11 +94,37 @@ export async function listAlertRules(db: pg.Pool | pg.PoolClient, webhooks: "who
     threshold: r.threshold,
     windowMinutes: r.window_minutes,
     enabled: r.enabled,
-    webhookUrl: r.webhook_url === null || webhooks === "whole" ? r.webhook_url : urlOrigin(r.webhook_url),
+    webhookUrl: r.webhook_url === null ? null : shownWebhook(r.webhook_url, webhooks),
     lastValue: r.last_value,
     lastEvaluatedAt: r.last_evaluated_at?.toISOString() ?? null,
     firing: firing.get(r.id) ?? null,
   }));
+}
+
+/** A stored webhook URL as `webhooks` readers see it; one sealed with another key says so instead. */
+function shownWebhook(stored: string, webhooks: "whole" | "origin"): string {
+  let url: string;
+  try {
+    url = openSecret(stored);
+  } catch (err) {
+    return `(cannot be read: ${(err as Error).message}; enter the URL again)`;
+  }
+  return webhooks === "whole" ? url : urlOrigin(url);
+}
+
+/**
+ * A webhook URL in an audit event (read at /api/audit): where it points, and a fingerprint that tells one URL from
+ * another without giving it away (its secret is its path or query).
+ */
+function auditedWebhook(stored: string | null): string | null {
+  if (stored === null) return null;
+  let url: string;
+  try {
+    url = openSecret(stored);
+  } catch {
+    return "(cannot be read)";
+  }
+  return `${urlOrigin(url)} (sha256 ${createHash("sha256").update(url).digest("hex").slice(0, 12)})`;
 }
 
 export async function recentAlertEvents(db: pg.Pool | pg.PoolClient, limit = 50): Promise<AlertEventView[]> {
@@ -110,7 +138,7 @@ export async function updateAlertRule(
   patch: AlertRuleUpdate,
   ctx: { actor: Actor; requestId: string; now: Date },
 ): Promise<AlertRuleView> {
-  if (patch.webhookUrl) checkOutbound(patch.webhookUrl, getEnv().REDRIVE_OUTBOUND_HOSTS, "webhookUrl");
+  if (patch.webhookUrl) await checkOutboundTarget(patch.webhookUrl, "webhookUrl");
   await inTransaction(pool, async (client) => {
     const before = await client.query<{
       name: string;
@@ -126,7 +154,7 @@ export async function updateAlertRule(
       threshold: patch.threshold ?? b.threshold,
       windowMinutes: patch.windowMinutes ?? b.window_minutes,
       enabled: patch.enabled ?? b.enabled,
-      webhookUrl: patch.webhookUrl === undefined ? b.webhook_url : patch.webhookUrl,
+      webhookUrl: patch.webhookUrl === undefined ? b.webhook_url : patch.webhookUrl && sealSecret(patch.webhookUrl),
     };
     await client.query(
       `UPDATE alert_rule SET name = $2, threshold = $3, window_minutes = $4, enabled = $5, webhook_url = $6, updated_at = $7 WHERE id = $1`,
@@ -143,8 +171,14 @@ export async function updateAlertRule(
           action: "alert_rule.updated",
           targetType: "alert_rule",
           targetId: id,
-          before: { name: b.name, threshold: b.threshold, windowMinutes: b.window_minutes, enabled: b.enabled, webhookUrl: b.webhook_url },
-          after,
+          before: {
+            name: b.name,
+            threshold: b.threshold,
+            windowMinutes: b.window_minutes,
+            enabled: b.enabled,
+            webhookUrl: auditedWebhook(b.webhook_url),
+          },
+          after: { ...after, webhookUrl: auditedWebhook(after.webhookUrl) },
         },
       ],
       ctx.now,
@@ -153,4 +187,20 @@ export async function updateAlertRule(
   const rule = (await listAlertRules(pool, "whole")).find((r) => r.id === id); // answered to its manager
   if (!rule) throw new AppError("not_found", `alert rule ${id} does not exist`);
   return rule;
+}
+
+/** Seals webhook URLs stored in clear (rules edited before sealing); returns how many. */
+export async function sealPlainWebhooks(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ id: string; webhook_url: string }>(
+    "SELECT id, webhook_url FROM alert_rule WHERE webhook_url IS NOT NULL",
+  );
+  const plain = rows.filter((r) => !isSealed(r.webhook_url));
+  for (const r of plain) {
+    await pool.query("UPDATE alert_rule SET webhook_url = $2 WHERE id = $1 AND webhook_url = $3", [
+      r.id,
+      sealSecret(r.webhook_url),
+      r.webhook_url,
+    ]);
+  }
+  return plain.length;
 }

@@ -22,6 +22,7 @@ export interface AlertNotice {
   message: string;
   firedAt: string;
   resolvedAt: string | null;
+  /** the rule's webhook as stored (sealed: lib/secrets/stored-secret.ts), opened only to deliver */
   webhookUrl: string | null;
 }
 

@@ -1,5 +1,8 @@
 import "server-only";
 import type pg from "pg";
+import { redactSecrets, secretsOf } from "../../masking/url";
+import { outboundFetch, refusedBy } from "../../net/outbound-guard";
+import { openSecret } from "../../secrets/stored-secret";
 import type { AlertNotice } from "./evaluate";
 
 // Delivering alerts to a webhook: POST JSON, 2xx = delivered. A firing notice is retried by each evaluation
@@ -13,7 +16,7 @@ export const TIMEOUT_MS = 5_000;
 export type Poster = (url: string, body: unknown) => Promise<{ ok: boolean; status: number }>;
 
 export const fetchPoster: Poster = async (url, body) => {
-  const res = await fetch(url, {
+  const res = await outboundFetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", "user-agent": "redrive-alerts" },
     body: JSON.stringify(body),
@@ -59,15 +62,16 @@ export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?
   const post = opts.post ?? fetchPoster;
   const { rows } = await pool.query<PendingRow>(
     `SELECT e.id::text AS id, e.rule_id, r.name, r.metric, r.threshold, e.value, e.message, e.fired_at, e.delivery_attempts,
-       coalesce(r.webhook_url, $1) AS url
+       r.webhook_url AS url
      FROM alert_event e JOIN alert_rule r ON r.id = e.rule_id
-     WHERE e.delivered_at IS NULL AND e.resolved_at IS NULL AND e.delivery_attempts < $2
+     WHERE e.delivered_at IS NULL AND e.resolved_at IS NULL AND e.delivery_attempts < $1
      ORDER BY e.id`,
-    [opts.defaultUrl ?? null, MAX_ATTEMPTS],
+    [MAX_ATTEMPTS],
   );
   let delivered = 0;
   for (const r of rows) {
-    if (!r.url) continue;
+    const stored = r.url ?? opts.defaultUrl ?? null;
+    if (!stored) continue;
     const claim = await pool.query(
       "UPDATE alert_event SET delivery_attempts = delivery_attempts + 1 WHERE id = $1 AND delivered_at IS NULL AND delivery_attempts = $2",
       [r.id, r.delivery_attempts],
@@ -83,15 +87,19 @@ export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?
       message: r.message,
       firedAt: r.fired_at.toISOString(),
       resolvedAt: null,
-      webhookUrl: r.url,
+      webhookUrl: stored,
     };
     let error: string | null = null;
+    let url: string | null = null;
     try {
-      const res = await post(r.url, webhookBody("alert.fired", notice));
+      url = openSecret(stored);
+      const res = await post(url, webhookBody("alert.fired", notice));
       if (!res.ok) error = `HTTP ${res.status}`;
     } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
+      error = refusedBy(err)?.message ?? (err instanceof Error ? err.message : String(err));
     }
+    // Shown on the alerts page to every reader: the webhook's credentials (a chat webhook's is its path) leave it.
+    if (error) error = redactSecrets(error, url ? secretsOf(url, {}, { path: true }) : []);
     await pool.query("UPDATE alert_event SET delivered_at = $2, delivery_error = $3 WHERE id = $1", [r.id, error ? null : now, error]);
     if (!error) delivered++;
   }
@@ -103,12 +111,14 @@ export async function deliverResolved(notices: AlertNotice[], opts: { defaultUrl
   const post = opts.post ?? fetchPoster;
   const answers = await Promise.all(
     notices.map(async (n) => {
-      const url = n.webhookUrl ?? opts.defaultUrl;
-      return url
-        ? post(url, webhookBody("alert.resolved", n)).then(
-            (r) => r.ok,
-            () => false,
-          )
+      const stored = n.webhookUrl ?? opts.defaultUrl;
+      return stored
+        ? Promise.resolve()
+            .then(() => post(openSecret(stored), webhookBody("alert.resolved", n)))
+            .then(
+              (r) => r.ok,
+              () => false,
+            )
         : false;
     }),
   );

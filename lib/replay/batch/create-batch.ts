@@ -9,11 +9,10 @@ import { approveWarning } from "../../dead-letters/triage/approve-warning";
 import { buildWhere } from "../../dead-letters/query/where";
 import type { ActingUser } from "./apply-batch-action";
 import type { BatchPreview, CreateBatchInput, Selection } from "./batch-schemas";
-import { maskSink } from "./read-batches";
+import { sinkView, storeSink } from "./stored-sink";
 import { utcMicrosSql } from "../../time/instant";
-import { checkOutbound } from "../../net/outbound";
-import { getEnv } from "../../env";
-import { checkPostgisTarget, storedPostgisSink } from "./check-postgis-target";
+import { checkOutboundTarget } from "../../net/outbound-guard";
+import { checkPostgisTarget } from "./check-postgis-target";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
@@ -229,11 +228,10 @@ export async function createBatch(
 ): Promise<CreatedBatch> {
   const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
   checkFilterStatus(selection);
-  if (input.sink.type === "http") checkOutbound(input.sink.url, getEnv().REDRIVE_OUTBOUND_HOSTS, "sink.url");
+  if (input.sink.type === "http") await checkOutboundTarget(input.sink.url, "sink.url");
   // Outside the transaction: a target that is slow to answer must not hold the creation lock.
   if (input.sink.type === "postgis") await checkPostgisTarget(input.sink);
   const spatialOnly = input.sink.type === "postgis";
-  const storedSink = input.sink.type === "postgis" ? storedPostgisSink(input.sink) : input.sink;
   await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
@@ -265,7 +263,7 @@ export async function createBatch(
        VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id::text AS id`,
       [
         user.userId,
-        JSON.stringify(storedSink),
+        JSON.stringify(storeSink(input.sink)),
         JSON.stringify(selection),
         input.ratePerSecond,
         input.pageSize,
@@ -306,7 +304,7 @@ export async function createBatch(
             total,
             skipped: preview.skipped,
             selection,
-            sink: maskSink(input.sink),
+            sink: sinkView(input.sink),
             ratePerSecond: input.ratePerSecond,
             pageSize: input.pageSize,
             maxReplays: input.maxReplays,

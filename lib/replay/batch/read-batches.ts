@@ -1,66 +1,17 @@
 import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import type {
-  BatchStatus,
-  BatchView,
-  ItemsPage,
-  ItemsQuery,
-  ItemStatus,
-  OutcomeCounts,
-  RateSeries,
-  Selection,
-  SinkConfig,
-  SinkView,
-  StoredSinkConfig,
-} from "./batch-schemas";
-import { configKey } from "../../secrets/config-key";
-import { unseal } from "../../secrets/seal";
+import type { BatchStatus, BatchView, ItemsPage, ItemsQuery, ItemStatus, OutcomeCounts, RateSeries, Selection } from "./batch-schemas";
 import { effectiveThrottle } from "../pacing/throttle";
 import { averageRate } from "./progress";
 import { WORKER_ALIVE } from "../live-workers";
 import { utcMicrosSql } from "../../time/instant";
-import { redactUrlSecrets } from "../../masking/url";
+import { storedSinkView } from "./stored-sink";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the
 // same transactions as the items), the achieved rate and the chart from the partial index on submitted_at,
 // so a page polling every second never scans a batch's items.
-
-/** Header values and the URL's userinfo and query values can hold credentials: readers see header names only. */
-export function maskSink(sink: SinkConfig | StoredSinkConfig): SinkView {
-  if (sink.type === "ledger" || sink.type === "origin") return { type: sink.type };
-  if (sink.type === "postgis") {
-    const { type: _type, ...rest } = sink;
-    return {
-      type: "postgis",
-      url: "url" in rest ? redactUrlSecrets(rest.url) : redactedSealedUrl(rest.urlSealed),
-      table: rest.table,
-      idColumn: rest.idColumn,
-      idProperty: rest.idProperty ?? null,
-      geometryColumn: rest.geometryColumn,
-      observedAtColumn: rest.observedAtColumn,
-      propertiesColumn: rest.propertiesColumn ?? null,
-      srid: rest.srid,
-    };
-  }
-  return {
-    type: "http",
-    url: redactUrlSecrets(sink.url),
-    headers: Object.keys(sink.headers ?? {}),
-    timeoutMs: sink.timeoutMs,
-    concurrency: sink.concurrency,
-  };
-}
-
-/** A batch stays readable when its sealed URL is not (another REDRIVE_SECRET_KEY): the view says so instead. */
-function redactedSealedUrl(sealed: string): string {
-  try {
-    return redactUrlSecrets(unseal(sealed, configKey()));
-  } catch (err) {
-    return `(unreadable: ${(err as Error).message})`;
-  }
-}
 
 interface BatchRow {
   id: string;
@@ -70,7 +21,8 @@ interface BatchRow {
   created_by_email: string | null;
   approved_by_id: string | null;
   approved_by_email: string | null;
-  sink: StoredSinkConfig;
+  /** as stored (stored-sink.ts): an HTTP sink sealed */
+  sink: unknown;
   selection: Selection;
   rate_per_second: number;
   throttle: number;
@@ -154,7 +106,7 @@ function toView(r: BatchRow, now: Date): BatchView {
     statusReason: r.status_reason,
     createdBy: { id: r.created_by_id, email: r.created_by_email },
     approvedBy: r.approved_by_id ? { id: r.approved_by_id, email: r.approved_by_email } : null,
-    sink: maskSink(r.sink),
+    sink: storedSinkView(r.sink),
     selection: r.selection,
     ratePerSecond: r.rate_per_second,
     throttle,

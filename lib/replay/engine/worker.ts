@@ -26,7 +26,9 @@ import type { FlushCounts } from "./write-outcomes";
 import { processPage, type BatchConfig } from "./process-page";
 import { processLockedPage, usesLockedPages } from "./locked-page";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./failure-rules";
-import { StoredSinkSchema, type ItemStatus } from "../batch/batch-schemas";
+import { z } from "zod";
+import type { ItemStatus, StoredSinkConfig } from "../batch/batch-schemas";
+import { openStoredSink } from "../batch/stored-sink";
 import { SendOrder, type Turn } from "../pacing/send-order";
 import { SendWindow, windowCap, WINDOWED_UP_TO } from "../pacing/send-window";
 import { makeSink } from "../sinks/make-sink";
@@ -141,14 +143,17 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         lastThrottle.set(r.id, r.throttled_ms);
       }
       if (running.has(r.id)) continue;
-      const sink = StoredSinkSchema.safeParse(r.sink);
-      if (!sink.success) {
-        await failBatch(pool, r.id, `unusable sink configuration: ${sink.error.issues[0]?.message ?? "invalid"}`, actor, clock());
+      let sink: StoredSinkConfig;
+      try {
+        sink = openStoredSink(r.sink);
+      } catch (err) {
+        const why = err instanceof z.ZodError ? (err.issues[0]?.message ?? "invalid") : (err as Error).message;
+        await failBatch(pool, r.id, `unusable sink configuration: ${why}`, actor, clock());
         continue;
       }
       running.set(r.id, {
         id: r.id,
-        sink: makeSink(sink.data, id, pool),
+        sink: makeSink(sink, id, pool),
         ratePerSecond: r.rate_per_second,
         pageSize: r.page_size,
         maxReplays: r.max_replays,

@@ -52,4 +52,10 @@ describe("HTTP sink outcome mapping", () => {
     const refused = Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } });
     expect(classifyHttpError(refused, 1500)).toMatchObject({ outcome: "retry", reason: "request failed: ECONNREFUSED" });
   });
+
+  it("a connection the outbound rule refused → failed, saying why and what allows it", () => {
+    const why = "refused: 127.0.0.1 is a loopback address; an admin may allow it with REDRIVE_OUTBOUND_ALLOW_PRIVATE=127.0.0.1";
+    const err = Object.assign(new TypeError("fetch failed"), { cause: { code: "ERR_OUTBOUND_REFUSED", message: why } });
+    expect(classifyHttpError(err, 1500)).toEqual({ outcome: "failed", reason: why });
+  });
 });

@@ -39,9 +39,12 @@ export function classifyHttpAnswer(a: HttpAnswer, now: Date): SinkResult {
   return { outcome: "failed", reason: describe(a) };
 }
 
-/** A request that produced no answer: timeout, refused/reset connection, DNS failure. Always worth a retry. */
+/** A request that produced no answer: timeout, refused/reset connection, DNS failure: worth a retry. */
 export function classifyHttpError(err: unknown, timeoutMs: number): SinkResult {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  // Refused by the outbound rule (lib/net/outbound-guard.ts) before anything was sent: its message says why and
+  // what setting allows the address. A refusal, like a 4xx: retried with backoff, poison after the budget.
+  if (e?.cause?.code === "ERR_OUTBOUND_REFUSED" && e.cause.message) return { outcome: "failed", reason: e.cause.message };
   const timedOut = e?.name === "TimeoutError" || e?.name === "AbortError";
   const reason = timedOut
     ? `timed out after ${timeoutMs} ms`

@@ -1,3 +1,5 @@
+import { redactSecrets, secretsOf } from "../../masking/url";
+import { outboundFetch } from "../../net/outbound-guard";
 import { classifyHttpAnswer, classifyHttpError } from "./http-outcome";
 import type { HttpSinkConfig } from "../batch/batch-schemas";
 import type { RemoteSink, SinkResult, Submission } from "./sink";
@@ -9,12 +11,20 @@ const SNIPPET_BYTES = 1024;
 
 export function httpSink(config: HttpSinkConfig, workerId: string): RemoteSink {
   const userAgent = `redrive-worker/1 (${workerId})`;
+  // A reason becomes the item's error, the record's reason and failure history, its timeline and its quarantine
+  // group, all read by analysts: the sink's credentials (userinfo, query values, header values) leave it here,
+  // before anything stores it, even when the receiver echoes them back.
+  const secrets = secretsOf(config.url, config.headers);
   return {
     mode: "remote",
     ledgerOrigin: "http",
     concurrency: config.concurrency,
-    submit: (sub, signal) => post(config, userAgent, sub, signal),
+    submit: async (sub, signal) => withoutSecrets(await post(config, userAgent, sub, signal), secrets),
   };
+}
+
+function withoutSecrets(result: SinkResult, secrets: readonly string[]): SinkResult {
+  return "reason" in result ? { ...result, reason: redactSecrets(result.reason, secrets) } : result;
 }
 
 export function requestBody(sub: Submission): string {
@@ -49,7 +59,7 @@ async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, 
   // Deterministic: retrying cannot help, and a changed key would defeat the receiver's dedup. Poison, unsent.
   if ("problem" in header) return { outcome: "failed", reason: header.problem, permanent: true };
   try {
-    const res = await fetch(config.url, {
+    const res = await outboundFetch(config.url, {
       method: "POST",
       headers: { "user-agent": userAgent, ...config.headers, "content-type": "application/json", "idempotency-key": header.value },
       body: requestBody(sub),
@@ -64,7 +74,7 @@ async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, 
 }
 
 /** The start of the body for error messages; the rest is discarded so the connection can be reused. */
-async function snippet(res: Response): Promise<string> {
+async function snippet(res: Awaited<ReturnType<typeof outboundFetch>>): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];

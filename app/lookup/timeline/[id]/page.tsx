@@ -7,7 +7,7 @@ import { KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { RevealFields } from "@/components/forensics/reveal-fields";
 import { TimelineEvents } from "@/components/forensics/timeline-events";
 import { AppError } from "@/lib/errors/app-error";
-import { isCrossSite } from "@/lib/auth/cross-site";
+import { startedByRedrive } from "@/lib/auth/fetch-site";
 import { can } from "@/lib/auth/permissions";
 import { actorOf, type Principal } from "@/lib/auth/principal";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
@@ -45,8 +45,8 @@ export default async function TimelinePage({ params, searchParams }: Props) {
   const { id } = await params;
   if (!isBigintId(id)) notFound();
   const canUnmask = can(principal.role, "dead_letters:unmask");
-  // From a link on another site the page opens masked: the reader chooses "Show card data" here (audited).
-  const unmask = canUnmask && (await searchParams).unmask === "1" && !isCrossSite(await headers());
+  // From a link on another site, port or subdomain the page opens masked: the reader chooses "Show card data" here (audited).
+  const unmask = canUnmask && (await searchParams).unmask === "1" && startedByRedrive(await headers());
   const loaded = await load(id, principal, unmask);
   if (!loaded) notFound();
   const { timeline, evidence, mask } = loaded;
