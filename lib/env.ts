@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { parseTrustedProxies } from "./net/forwarded";
+import { DEFAULT_GEOMETRY_LIMITS, type GeometryLimits } from "./spatial/geometry-limits";
 
 // One parse of the environment for every entry point (server, CLI, worker, tests), so a typo in a variable
 // fails loudly at start-up instead of deep inside a request.
@@ -56,6 +57,12 @@ const EnvSchema = z.object({
   REDRIVE_ALERT_WEBHOOK_URL: z.string().url().optional(),
   /** hosts the replay HTTP sink and alert webhooks may call (lib/net/outbound.ts); unset: any */
   REDRIVE_OUTBOUND_HOSTS: z.string().optional(),
+  /** spatial: a geometry with more vertices is poison, never given to GEOS (lib/spatial/geometry-limits.ts) */
+  REDRIVE_MAX_VERTICES: z.coerce.number().int().min(4).default(DEFAULT_GEOMETRY_LIMITS.maxVertices),
+  /** spatial: a geometry with more parts (rings, lines, collection members) is poison, never given to GEOS */
+  REDRIVE_MAX_PARTS: z.coerce.number().int().min(1).default(DEFAULT_GEOMETRY_LIMITS.maxParts),
+  /** spatial: GeometryCollections nested deeper than this are poison, never given to GEOS */
+  REDRIVE_MAX_GEOMETRY_NESTING: z.coerce.number().int().min(0).max(32).default(DEFAULT_GEOMETRY_LIMITS.maxNesting),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -71,4 +78,9 @@ export function getEnv(source: NodeJS.ProcessEnv = process.env): Env {
   }
   if (source === process.env) cached = parsed.data;
   return parsed.data;
+}
+
+/** The geometry limits this process applies before GEOS (ingest, edits, replay re-validation). */
+export function geometryLimits(env: Env = getEnv()): GeometryLimits {
+  return { maxVertices: env.REDRIVE_MAX_VERTICES, maxParts: env.REDRIVE_MAX_PARTS, maxNesting: env.REDRIVE_MAX_GEOMETRY_NESTING };
 }
