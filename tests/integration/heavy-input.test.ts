@@ -111,12 +111,16 @@ async function whileProbingHealth<T>(work: () => Promise<T>): Promise<Probed<T>>
   const health: number[] = [];
   let done = false;
   const prober = (async () => {
+    // From when the probe was due, not from when this loop got round to it: a client asking while the event
+    // loop is held waits for the hold too.
+    let due = performance.now();
     while (!done) {
-      const t0 = performance.now();
       const res = await GET(new Request("http://localhost/api/health"), { params: Promise.resolve({}) });
-      health.push(performance.now() - t0);
+      const answered = performance.now();
+      health.push(answered - due);
       expect(res.status).toBe(200);
       await new Promise((r) => setTimeout(r, 100));
+      due = answered + 100;
     }
   })();
   let loopMaxMs = 0;
@@ -130,11 +134,12 @@ async function whileProbingHealth<T>(work: () => Promise<T>): Promise<Probed<T>>
   }, 10);
   try {
     const value = await work();
-    return { value, health: health.sort((a, b) => a - b), loopMaxMs, heldCpuMaxMs };
+    return { value, health, loopMaxMs, heldCpuMaxMs };
   } finally {
     done = true;
     clearInterval(watch);
     await prober;
+    health.sort((a, b) => a - b);
   }
 }
 
