@@ -2,7 +2,7 @@ import { LosslessNumber } from "lossless-json";
 import { describe, expect, it } from "vitest";
 import { analyzeGeometry } from "./analyze";
 import { DEFAULT_GEOMETRY_LIMITS, geometryOverLimits, type GeometryLimits } from "./geometry-limits";
-import type { Geos } from "./geos";
+import { getGeos, type Geos } from "./geos";
 
 const small: GeometryLimits = { maxVertices: 10, maxParts: 3, maxNesting: 1 };
 
@@ -96,5 +96,33 @@ describe("analyzeGeometry with limits", () => {
     );
     expect(analysis).toMatchObject({ outcome: "dropped", drop_reason: "Geometry has more than 10 vertices; the limit is 10" });
     expect(repaired).toBeNull();
+  });
+
+  it("drops the record whose GEOS call aborted the module, with the reason, and marks that GEOS broken", async () => {
+    const real = await getGeos();
+    // The module as std::bad_alloc leaves it: every call into it throws Emscripten's abort.
+    const aborted = Object.create(real, {
+      lib: {
+        get() {
+          throw new WebAssembly.RuntimeError("Aborted(OOM)");
+        },
+      },
+    }) as Geos;
+    const square = {
+      type: "Polygon",
+      coordinates: [
+        [
+          [0, 0],
+          [1, 0],
+          [1, 1],
+          [0, 1],
+          [0, 0],
+        ],
+      ],
+    };
+    const { analysis } = analyzeGeometry(aborted, square, { method: "linework", policy: "accept" });
+    expect(analysis).toMatchObject({ outcome: "dropped", drop_reason: "GEOS could not process the geometry: Aborted(OOM)" });
+    expect(aborted.broken).toBe(true);
+    expect(real.broken).toBe(false);
   });
 });
