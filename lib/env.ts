@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { parseAddressList } from "./net/address-list";
 import { parseTrustedProxies } from "./net/forwarded";
+import { DEFAULT_GEOMETRY_LIMITS, type GeometryLimits } from "./spatial/geometry-limits";
 
 /** REDRIVE_AUDIT_RETIRED_KEYS as a list: comma-separated, blanks ignored (base64 keys hold no comma). */
 export function splitKeys(v: string | undefined): string[] {
@@ -89,6 +90,12 @@ const EnvSchema = z.object({
         ctx.addIssue({ code: "custom", message: (e as Error).message });
       }
     }),
+  /** spatial: a geometry with more vertices is poison, never given to GEOS (lib/spatial/geometry-limits.ts) */
+  REDRIVE_MAX_VERTICES: z.coerce.number().int().min(4).default(DEFAULT_GEOMETRY_LIMITS.maxVertices),
+  /** spatial: a geometry with more parts (rings, lines, collection members) is poison, never given to GEOS */
+  REDRIVE_MAX_PARTS: z.coerce.number().int().min(1).default(DEFAULT_GEOMETRY_LIMITS.maxParts),
+  /** spatial: GeometryCollections nested deeper than this are poison, never given to GEOS */
+  REDRIVE_MAX_GEOMETRY_NESTING: z.coerce.number().int().min(0).max(32).default(DEFAULT_GEOMETRY_LIMITS.maxNesting),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -104,4 +111,9 @@ export function getEnv(source: NodeJS.ProcessEnv = process.env): Env {
   }
   if (source === process.env) cached = parsed.data;
   return parsed.data;
+}
+
+/** The geometry limits this process applies before GEOS (ingest, edits, replay re-validation). */
+export function geometryLimits(env: Env = getEnv()): GeometryLimits {
+  return { maxVertices: env.REDRIVE_MAX_VERTICES, maxParts: env.REDRIVE_MAX_PARTS, maxNesting: env.REDRIVE_MAX_GEOMETRY_NESTING };
 }

@@ -3,7 +3,8 @@ import type pg from "pg";
 import { parseJsonOrPython } from "../json/lossless";
 import { AppError, notUtf8Body } from "../errors/app-error";
 import type { Principal } from "../auth/principal";
-import { sharedNormalizePool } from "../dead-letters/ingest/normalize-pool";
+import { geometryLimits } from "../env";
+import { sharedNormalizePool, type NormalizePool } from "../dead-letters/ingest/normalize-pool";
 import { ingestStream, loadSourceSettings } from "../dead-letters/ingest/pipeline";
 import { decodeUtf8, RECORD_TOO_LARGE, splitJson, splitNdjsonBytes, type BodyFormat, type RecordText } from "../dead-letters/ingest/split";
 
@@ -36,8 +37,12 @@ export function bodyFormat(contentType: string | null): BodyFormat {
  * (an array, concatenated values) a malformed one rejects that record only. Reads at most the first two
  * records, and gives back an iterator over all of them.
  */
-async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () => boolean): Promise<AsyncGenerator<RecordText>> {
-  const first = await records.next();
+async function checkWholeBody(
+  records: AsyncGenerator<RecordText>,
+  sawText: () => boolean,
+  threads: NormalizePool | null,
+): Promise<AsyncGenerator<RecordText>> {
+  let first = await records.next();
   if (first.done && !sawText()) {
     throw new AppError("invalid_json", "body: empty; send one envelope, a JSON array or NDJSON", {
       issues: [{ path: "body", message: "required" }],
@@ -50,10 +55,13 @@ async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () =
         issues: [{ path: "body", message: RECORD_TOO_LARGE }],
       });
     }
-    try {
-      parseJsonOrPython(first.value.text);
-    } catch (e) {
-      throw new AppError("invalid_json", `body: not valid JSON (${(e as Error).message}); nothing was stored`, {
+    // On a thread when there is one: the body may be one 12 MB envelope, seconds of parsing. The record goes on
+    // as the thread was sent it (a long text as shared bytes, encoded once).
+    const checked = threads ? await threads.parseProblem(first.value) : { problem: parseProblemHere(first.value.text), rec: first.value };
+    const { problem } = checked;
+    first = { done: false, value: checked.rec };
+    if (problem !== null) {
+      throw new AppError("invalid_json", `body: not valid JSON (${problem}); nothing was stored`, {
         issues: [{ path: "body", message: "not valid JSON" }],
       });
     }
@@ -63,6 +71,15 @@ async function checkWholeBody(records: AsyncGenerator<RecordText>, sawText: () =
     if (!second.done) yield second.value;
     yield* records;
   })();
+}
+
+function parseProblemHere(text: string): string | null {
+  try {
+    parseJsonOrPython(text);
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  }
 }
 
 /**
@@ -90,7 +107,9 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
   };
   const bytes = req.body as unknown as AsyncIterable<Uint8Array>;
   // NDJSON from bytes, a line at a time (a line that is not UTF-8 rejects only itself); a JSON body is one text.
-  const records = format === "ndjson" ? splitNdjsonBytes(bytes) : await checkWholeBody(splitJson(text(decodeUtf8(bytes))), () => sawText);
+  const threads = sharedNormalizePool();
+  const records =
+    format === "ndjson" ? splitNdjsonBytes(bytes) : await checkWholeBody(splitJson(text(decodeUtf8(bytes))), () => sawText, threads);
   const encoder = new TextEncoder();
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({
@@ -100,7 +119,8 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
       try {
         const sources = await loadSourceSettings(pool);
         const actor = { id: principal.userId, email: principal.email, role: principal.role };
-        for await (const results of ingestStream(pool, records, { actor, requestId, sources, normalizer: sharedNormalizePool() })) {
+        const limits = geometryLimits();
+        for await (const results of ingestStream(pool, records, { actor, requestId, sources, limits, normalizer: threads })) {
           const text = results.map((r) => JSON.stringify(r)).join(",");
           controller.enqueue(encoder.encode((first ? "" : ",") + text));
           first = false;

@@ -3,9 +3,10 @@
 import type { RepairMethod, RepairPolicy, SpatialAnalysis } from "@/lib/vocabulary/record";
 import { findCrossing, splitAtAntimeridian, unwrapGeometry } from "./antimeridian";
 import { findOutOfRange, resolveCrs, toWgs84 } from "./crs";
-import type { Geos } from "./geos";
+import { GeosError, type Geos } from "./geos";
 import { fromGeos, geosArea, geosIsEmpty, geosTypeName, toGeos } from "./geos-io";
 import { bboxOf, isEmptyGeometry, parseGeometry, type BBox, type Geometry, type GeometryType } from "./geojson";
+import { DEFAULT_GEOMETRY_LIMITS, geometryOverLimits, type GeometryLimits } from "./geometry-limits";
 import { applyPolicy, repairToValid } from "./repair";
 import { formatPoint, geosValidity, inspectStructure, type GeosValidity } from "./validate";
 
@@ -14,6 +15,8 @@ export interface AnalyzeOptions {
   policy: RepairPolicy;
   /** declared CRS of the input; default EPSG:4326 */
   crs?: string;
+  /** a geometry past these is dropped before GEOS sees it; default DEFAULT_GEOMETRY_LIMITS */
+  limits?: GeometryLimits;
 }
 
 export interface AnalyzeResult {
@@ -239,7 +242,8 @@ function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method
     const draft: Draft = { ...described, ...patch, dropped_parts: report.removedParts + (patch.dropped_parts ?? 0) };
     return { draft, repaired, bbox, normalized };
   } finally {
-    for (const g of owned) geos.destroy(g);
+    // After a wasm abort every call into GEOS throws again: the pointers go with the instance.
+    if (!geos.broken) for (const g of owned) geos.destroy(g);
   }
 }
 
@@ -260,6 +264,8 @@ export function analyzeGeometry(geos: Geos, geometry: unknown, opts: AnalyzeOpti
   const unusable = (reason: string): AnalyzeResult => finish({ draft: dropped(reason), repaired: null, bbox: null, normalized: null });
   if (!crs.ok) return unusable(crs.message);
   if (geometry === null || geometry === undefined) return unusable("Geometry is null");
+  const tooBig = geometryOverLimits(geometry, opts.limits ?? DEFAULT_GEOMETRY_LIMITS);
+  if (tooBig) return unusable(tooBig);
   const parsed = parseGeometry(geometry);
   if (!parsed.ok) return unusable(parsed.reason);
   const outOfRange = findOutOfRange(parsed.geometry, crs.crs);
@@ -272,5 +278,18 @@ export function analyzeGeometry(geos: Geos, geometry: unknown, opts: AnalyzeOpti
     });
   }
   const input = toWgs84(parsed.geometry, crs.crs);
-  return finish(analyzeParsed(geos, input, opts.policy, opts.method));
+  try {
+    return finish(analyzeParsed(geos, input, opts.policy, opts.method));
+  } catch (e) {
+    // GEOS itself failed (out of wasm memory: std::bad_alloc aborts the module). This record alone is dropped,
+    // with the reason; an aborted module is marked broken so its owner (a worker thread) replaces it.
+    if (!(e instanceof GeosError) && !(e instanceof WebAssembly.RuntimeError)) throw e;
+    if (e instanceof WebAssembly.RuntimeError) geos.markBroken();
+    return finish({
+      draft: dropped(`GEOS could not process the geometry: ${e.message}`, { type_before: input.type }),
+      repaired: null,
+      bbox: null,
+      normalized: input,
+    });
+  }
 }

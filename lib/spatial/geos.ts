@@ -28,6 +28,7 @@ export class Geos {
   private scratchPtr = 0;
   private scratchBytes = 0;
   private lastError: string | null = null;
+  private aborted = false;
   private readonly params = new Map<RepairMethod, number>();
 
   constructor(
@@ -37,6 +38,18 @@ export class Geos {
     this.outA = this.malloc(4);
     this.outB = this.malloc(4);
     this.outDouble = this.malloc(8);
+  }
+
+  /**
+   * The module aborted (out of memory: std::bad_alloc): every later call throws. geos-wasm loads one module per
+   * JS realm, so only a new worker thread brings GEOS back (normalize-pool.ts replaces the thread).
+   */
+  get broken(): boolean {
+    return this.aborted;
+  }
+
+  markBroken(): void {
+    this.aborted = true;
   }
 
   /** Called from the wasm error callback. */
@@ -154,6 +167,12 @@ async function createGeos(): Promise<Geos> {
 const KEY = Symbol.for("redrive.spatial.geos");
 type GeosHolder = { [KEY]?: Promise<Geos> };
 const holder = globalThis as GeosHolder;
+
+/** Whether this thread's GEOS has aborted (see Geos.broken): its owner should stop using the thread. */
+export async function geosBroken(): Promise<boolean> {
+  const instance = holder[KEY];
+  return instance ? (await instance.catch(() => null))?.broken === true : false;
+}
 
 /** The process-wide GEOS; the first call compiles the wasm module (~60 ms), later calls are free. */
 export function getGeos(): Promise<Geos> {

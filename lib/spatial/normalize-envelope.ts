@@ -15,6 +15,7 @@ import { analyzeGeometry } from "./analyze";
 import { resolveCrs } from "./crs";
 import { geometryToJson } from "./geojson";
 import type { Geos } from "./geos";
+import type { GeometryLimits } from "./geometry-limits";
 
 /** A record the producer has replayed this many times is not replayed again automatically. */
 export const MAX_REPLAYS = 3;
@@ -72,6 +73,8 @@ export interface SpatialContext {
   policy: RepairPolicy;
   /** feature property holding the entity key, when feature.id is not it */
   entityProperty?: string;
+  /** a geometry past these is poison without GEOS (analyze.ts); default DEFAULT_GEOMETRY_LIMITS */
+  limits?: GeometryLimits;
 }
 
 /** A scalar as text: strings verbatim, numbers by their lexeme (lossless) so "007"-style ids stay exact. */
@@ -138,7 +141,12 @@ export function normalizeSpatialEnvelope(value: unknown, rawText: string, ctx: S
   const envelope = parsed.data;
   const { feature } = envelope;
 
-  const result = analyzeGeometry(ctx.geos, feature.geometry, { method: ctx.method, policy: ctx.policy, crs: crs.declared });
+  const result = analyzeGeometry(ctx.geos, feature.geometry, {
+    method: ctx.method,
+    policy: ctx.policy,
+    crs: crs.declared,
+    ...(ctx.limits ? { limits: ctx.limits } : {}),
+  });
   const { analysis } = result;
   const idempotencyKey = asText(envelope.idempotency_key);
   const replay = replayCountOf(envelope.replay_count);

@@ -4,6 +4,7 @@ import { NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
 import { normalizeChunk } from "../../lib/dead-letters/ingest/normalize";
 import { ingestStream, storeBatch, type IngestOptions, type IngestResult } from "../../lib/dead-letters/ingest/pipeline";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
+import { DEFAULT_GEOMETRY_LIMITS } from "../../lib/spatial/geometry-limits";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -221,24 +222,34 @@ describe("ingest pipeline", () => {
     const stackTrace = `Traceback (most recent call last): ${"x".repeat(8000)}`;
     let deep: unknown = 1;
     for (let i = 0; i < 2000; i++) deep = [deep];
-    // 300k vertices walking east across the antimeridian and back (a spread of their longitudes overflowed the stack)
+    // 300k vertices walking east across the antimeridian and back (a spread of their longitudes overflowed the stack):
+    // past the default vertex limit (200k), so this ingest raises it, as REDRIVE_MAX_VERTICES would.
     const ring: number[][] = [];
     for (let i = 0; i < 150_000; i++) ring.push([170 + (i / 150_000) * 20, 10]);
     for (let i = 150_000; i > 0; i--) ring.push([170 + (i / 150_000) * 20, 11]);
     ring.push(ring[0]!);
     const wrapped = ring.map(([x, y]) => [x! > 180 ? x! - 360 : x!, y!]);
-    const results = await ingest(db, [
-      spatial("long-ok-1"),
-      spatial(long),
-      afc(`{"event_id":"${long}","device_id":"d-1","fare_amount_cents":"275"}`),
-      spatial("long-source", { source: "s".repeat(1200) }),
-      spatial("long-reason", { dead_letter_reason: stackTrace }),
-      spatial("deep-1", { feature: { type: "Feature", id: "d", geometry: { type: "Point", coordinates: [1, 2] }, properties: { deep } } }),
-      spatial("big-am", { feature: { type: "Feature", id: "am", geometry: { type: "Polygon", coordinates: [wrapped] }, properties: {} } }),
-      spatial("long-ok-2"),
-      // deep enough to overflow a recursive parser's stack before the depth check sees it
-      `{"kind":"spatial","idempotency_key":"deep-2","observed_at":1,"feature":${"[".repeat(20_000)}1${"]".repeat(20_000)}}`,
-    ]);
+    const results = await ingest(
+      db,
+      [
+        spatial("long-ok-1"),
+        spatial(long),
+        afc(`{"event_id":"${long}","device_id":"d-1","fare_amount_cents":"275"}`),
+        spatial("long-source", { source: "s".repeat(1200) }),
+        spatial("long-reason", { dead_letter_reason: stackTrace }),
+        spatial("deep-1", {
+          feature: { type: "Feature", id: "d", geometry: { type: "Point", coordinates: [1, 2] }, properties: { deep } },
+        }),
+        spatial("big-am", {
+          feature: { type: "Feature", id: "am", geometry: { type: "Polygon", coordinates: [wrapped] }, properties: {} },
+        }),
+        spatial("long-ok-2"),
+        // deep enough to overflow a recursive parser's stack before the depth check sees it
+        `{"kind":"spatial","idempotency_key":"deep-2","observed_at":1,"feature":${"[".repeat(20_000)}1${"]".repeat(20_000)}}`,
+      ],
+      500,
+      { limits: { ...DEFAULT_GEOMETRY_LIMITS, maxVertices: 400_000 } },
+    );
     expect(results.map((r) => r.status)).toEqual([
       "created",
       "rejected",

@@ -1,16 +1,68 @@
 // Worker-thread entry for ingest normalization (normalize-pool.ts): registers tsx's loader in this thread (a
-// worker does not inherit the main thread's), then normalizes the chunks it is sent, one at a time, in order.
+// worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
+// "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
+// "analyze" one geometry (an analyst's edit).
+import { setPriority } from "node:os";
+import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { register } from "tsx/esm/api";
 
-register();
-const { normalizeChunk } = await import("./normalize.ts");
+// Below the thread that answers requests: on two cores, two threads normalizing a 12 MB record at full speed
+// left it waiting for a core. On Linux a thread's nice value is its own (pid 0: this thread), so the main
+// thread keeps its priority; where that fails (other platforms), the thread runs at the normal one.
+try {
+  setPriority(10);
+} catch {
+  // not permitted here: the thread runs at the normal priority
+}
 
-parentPort.on("message", async ({ id, recs, now, settings }) => {
+register();
+const { normalizeChunk, rowsAsBytes } = await import("./normalize.ts");
+const { geosBroken, getGeos } = await import("../../spatial/geos.ts");
+const { parseJsonOrPython } = await import("../../json/lossless.ts");
+const { decodeDeferred } = await import("./split.ts");
+const { analyzeGeometry } = await import("../../spatial/analyze.ts");
+
+// Past these the thread asks to be replaced (normalize-pool.ts retire): a wasm heap never shrinks, and V8 keeps
+// the pages a 10 MB record's parse grew its heap to. A thread normalizing ordinary records stays far below
+// both (its GEOS heap ~20 MB, its V8 heap ~50 MB), so only a heavy record costs a restart (~1 s, off the
+// request path: the pool starts the replacement while the others work).
+const RETIRE_GEOS_HEAP_BYTES = 256 * 1024 * 1024;
+const RETIRE_V8_HEAP_BYTES = 512 * 1024 * 1024;
+/** A record this long (past the 200k-vertex default limit's ~8 MB) has grown the heap whatever it held. */
+const RETIRE_RECORD_CHARS = 8 * 1024 * 1024;
+
+async function shouldRetire(texts) {
+  if (texts.some((t) => t.length > RETIRE_RECORD_CHARS)) return true; // a string's or bytes' length
+  if (await geosBroken()) return true;
+  const geos = await getGeos().catch(() => null);
+  if (geos && geos.heapBytes() > RETIRE_GEOS_HEAP_BYTES) return true;
+  return getHeapStatistics().total_heap_size > RETIRE_V8_HEAP_BYTES;
+}
+
+parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometry, opts }) => {
   try {
-    parentPort.postMessage({ id, results: await normalizeChunk(recs, now, settings) });
+    if (task === "analyze") {
+      const analyzed = analyzeGeometry(await getGeos(), geometry, opts);
+      parentPort.postMessage({ id, analyzed, retire: await shouldRetire([]) });
+      return;
+    }
+    if (task === "parse-check") {
+      const text = rec.bytes ? decodeDeferred(rec.bytes).text : rec.text;
+      let problem = null;
+      try {
+        parseJsonOrPython(text);
+      } catch (e) {
+        problem = e instanceof Error ? e.message : String(e);
+      }
+      parentPort.postMessage({ id, problem, retire: await shouldRetire([text]) });
+      return;
+    }
+    const results = await normalizeChunk(recs, now, settings, true);
+    const retire = await shouldRetire(recs.map((r) => r.bytes ?? r.text));
+    parentPort.postMessage({ id, results, retire }, rowsAsBytes(results));
   } catch (err) {
-    parentPort.postMessage({ id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    parentPort.postMessage({ id, error: err instanceof Error ? (err.stack ?? err.message) : String(err), retire: true });
   }
 });
 parentPort.postMessage({ ready: true });

@@ -2,12 +2,13 @@ import { normalizeAfcRecord } from "../../afc/normalize-record";
 import { nestsDeeperThan, parseProblem, TOO_DEEP } from "../../json/depth";
 import { isJsonObject, parsePythonJson } from "../../json/lossless";
 import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
-import { getGeos } from "../../spatial/geos";
+import { geosBroken, getGeos } from "../../spatial/geos";
+import type { GeometryLimits } from "../../spatial/geometry-limits";
 import { suspectText } from "../../json/storable";
 import { unstorableProblem } from "./storable-record";
 import { prepareRecord, type PreparedRecord } from "../store/prepare-row";
 import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
-import type { RecordText } from "./split";
+import { decodeDeferred, type RecordText } from "./split";
 
 // One record's text → a storable record or its field errors: parse (number lexemes kept), then the spatial or
 // AFC normalizer. No database and nothing shared, so it runs on the main thread or in a worker thread
@@ -25,12 +26,15 @@ export interface NormalizeSettings {
   /** per-source repair settings; sources not listed use `defaults` */
   sources?: Map<string, SourceSettings>;
   defaults?: SourceSettings;
+  /** geometries past these are poison, never given to GEOS (default DEFAULT_GEOMETRY_LIMITS; env: geometryLimitsFromEnv) */
+  limits?: GeometryLimits;
 }
 
 /** A record ready to store (serialized here, so a worker thread hands over strings: see PreparedRecord) or its errors. */
 export type Normalized = { index: number; ok: true; record: PreparedRecord } | { index: number; ok: false; errors: FieldError[] };
 
-export async function normalizeRecord(rec: RecordText, now: Date, opts: NormalizeSettings): Promise<Normalized> {
+export async function normalizeRecord(sent: RecordText, now: Date, opts: NormalizeSettings): Promise<Normalized> {
+  const rec = sent.bytes ? { index: sent.index, ...decodeDeferred(sent.bytes) } : sent;
   if (rec.error !== undefined) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: rec.error }] };
   let value: unknown;
   try {
@@ -50,7 +54,12 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
     if (kind === "spatial") {
       const source = typeof value.source === "string" ? value.source : "";
       const settings = opts.sources?.get(source) ?? opts.defaults ?? DEFAULT_SOURCE_SETTINGS;
-      result = normalizeSpatialEnvelope(value, rec.text, { now, geos: await getGeos(), ...settings });
+      result = normalizeSpatialEnvelope(value, rec.text, {
+        now,
+        geos: await getGeos(),
+        ...settings,
+        ...(opts.limits ? { limits: opts.limits } : {}),
+      });
     } else {
       result = normalizeAfcRecord(value, rec.text, { now });
     }
@@ -67,9 +76,40 @@ export async function normalizeRecord(rec: RecordText, now: Date, opts: Normaliz
   return { index: rec.index, ok: true, record: prepareRecord(result.record) };
 }
 
-/** A chunk of records, in order; each record's `now` is the chunk's (one clock reading per chunk). */
-export async function normalizeChunk(recs: RecordText[], now: Date, opts: NormalizeSettings): Promise<Normalized[]> {
+/**
+ * A chunk of records, in order; each record's `now` is the chunk's (one clock reading per chunk). With
+ * `stopWhenGeosBroken` (a worker thread), the chunk stops after a record whose GEOS call aborted the module:
+ * the results cover only the records before the stop, and the caller has the rest normalized elsewhere
+ * (normalize-pool.ts), so one record's memory exhaustion costs that record alone.
+ */
+export async function normalizeChunk(
+  recs: RecordText[],
+  now: Date,
+  opts: NormalizeSettings,
+  stopWhenGeosBroken = false,
+): Promise<Normalized[]> {
   const out: Normalized[] = [];
-  for (const rec of recs) out.push(await normalizeRecord(rec, now, opts));
+  for (const rec of recs) {
+    out.push(await normalizeRecord(rec, now, opts));
+    if (stopWhenGeosBroken && (await geosBroken())) break;
+  }
   return out;
+}
+
+/** Rows at least this long cross from a thread as bytes (PreparedRecord.row); short ones cost less as text. */
+const ROW_BYTES_FROM = 64 * 1024;
+
+/**
+ * Turns the large rows of a thread's results into UTF-8 bytes, in place, and returns their buffers for the
+ * thread to transfer (moved, not copied) with its answer.
+ */
+export function rowsAsBytes(results: Normalized[]): ArrayBuffer[] {
+  const moved: ArrayBuffer[] = [];
+  for (const r of results) {
+    if (!r.ok || typeof r.record.row !== "string" || r.record.row.length < ROW_BYTES_FROM) continue;
+    const bytes = new TextEncoder().encode(r.record.row);
+    r.record.row = bytes;
+    moved.push(bytes.buffer);
+  }
+  return moved;
 }

@@ -3,14 +3,7 @@ import type pg from "pg";
 import type { Actor } from "../../audit/append";
 import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store/write-records";
 import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
-import {
-  DEFAULT_SOURCE_SETTINGS,
-  normalizeChunk,
-  normalizeRecord,
-  type Normalized,
-  type NormalizeSettings,
-  type SourceSettings,
-} from "./normalize";
+import { DEFAULT_SOURCE_SETTINGS, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
 import type { RecordText } from "./split";
 
@@ -193,8 +186,10 @@ export async function* ingestStream(
     const normalizing: Promise<Normalized[]>[] = [];
     let raw: RecordText[] = [];
     const send = (recs: RecordText[]) => {
-      // opts is a NormalizeSettings; the pool sends a thread only its sources and defaults.
-      const p = recs.length >= SMALL_CHUNK ? threads.normalize(recs, clock(), opts) : normalizeChunk(recs, clock(), opts);
+      // Whatever its size: a single envelope may hold a 10 MB polygon, whose parse alone held this thread for
+      // seconds (a round trip to a warm thread costs well under a millisecond). opts is a NormalizeSettings; the
+      // pool sends a thread only its sources, defaults and limits.
+      const p = threads.normalize(recs, clock(), opts);
       p.catch(() => {}); // surfaces when awaited, in order
       normalizing.push(p);
     };
@@ -210,6 +205,3 @@ export async function* ingestStream(
   }
   while (inFlight.length) yield await (inFlight.shift() as (typeof inFlight)[number]).done;
 }
-
-/** Below this many records a round trip to a thread costs more than it saves (a single envelope, a tail). */
-const SMALL_CHUNK = 32;

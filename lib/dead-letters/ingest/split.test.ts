@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  BLANK_LINE,
+  decodeDeferred,
+  DEFER_DECODE_BYTES,
   decodeUtf8,
+  encodeShared,
   EMPTY_ELEMENT,
   NOT_UTF8,
   RECORD_TOO_LARGE,
@@ -125,6 +129,37 @@ describe("splitNdjsonBytes", () => {
       { index: 1, text: '{"s":"caf\ufffd"}', error: NOT_UTF8 },
       { index: 2, text: '{"b":2}' },
     ]);
+  });
+});
+
+describe("a long record crossing to a worker thread", () => {
+  const long = `{"s":"${"é€".repeat(DEFER_DECODE_BYTES / 4)}"}`;
+
+  async function* inChunks(bytes: Uint8Array, size: number) {
+    for (let i = 0; i < bytes.length; i += size) yield bytes.slice(i, i + size);
+  }
+
+  it("hands a long NDJSON line on as bytes in shared memory, decoded where it is normalized, whatever the chunking", async () => {
+    const body = new TextEncoder().encode(`{"a":1}\n${long}\r\n${" ".repeat(DEFER_DECODE_BYTES)}\n{"b":2}`);
+    for (const size of [1000, 64 * 1024, body.length]) {
+      const recs = await collect(splitNdjsonBytes(inChunks(body, size)));
+      expect(recs.map((r) => [r.index, r.text, r.bytes?.buffer instanceof SharedArrayBuffer])).toEqual([
+        [0, '{"a":1}', false],
+        [1, "", true],
+        [2, "", true],
+        [3, '{"b":2}', false],
+      ]);
+      expect(decodeDeferred(recs[1]!.bytes!)).toEqual({ text: long });
+      expect(decodeDeferred(recs[2]!.bytes!)).toMatchObject({ error: BLANK_LINE });
+    }
+  });
+
+  it("encodes a long text into shared memory without splitting a surrogate pair", async () => {
+    // A pair straddles each 1 MiB slice boundary when the text is offset by one unit.
+    const text = `x${"😀".repeat(600_000)}`;
+    const bytes = await encodeShared(text);
+    expect(bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(decodeDeferred(bytes)).toEqual({ text });
   });
 });
 

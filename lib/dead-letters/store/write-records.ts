@@ -79,8 +79,7 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   order.sort(([a], [b]) => compareKeys(records[a] as PreparedRecord, records[b] as PreparedRecord));
   // The rows were serialized as COPY text when prepared; only the id and the timestamps go in here.
   const at = ctx.now.toISOString();
-  const text = order.map(([i, n]) => `${ids.rows[n]?.id}\t${(records[i] as PreparedRecord).row}\t${at}\t${at}\t${at}\n`).join("");
-  const created = await insertRows(client, text, order.length, ctx.copyHint ?? { storedKeys: false });
+  const created = await insertRows(client, copyRows(order, records, ids.rows, at), order.length, ctx.copyHint ?? { storedKeys: false });
   const audits: AuditInput[] = [];
   const attempts: Attempt[] = [];
   const fresh: { id: string; record: PreparedRecord }[] = [];
@@ -127,6 +126,32 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
 const COLUMNS = `id, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_failed_at`;
 
 /**
+ * The COPY data of the rows in `order` (record index, id index): one text, or, when a row came as bytes (a large
+ * record, PreparedRecord.row), text pieces around those bytes, which are written as they are.
+ */
+function copyRows(
+  order: (readonly [number, number])[],
+  records: PreparedRecord[],
+  ids: { id: string }[],
+  at: string,
+): string | (string | Uint8Array)[] {
+  const pieces: (string | Uint8Array)[] = [];
+  let text: string[] = [];
+  for (const [i, n] of order) {
+    const row = (records[i] as PreparedRecord).row;
+    if (typeof row === "string") {
+      text.push(`${ids[n]?.id}\t${row}\t${at}\t${at}\t${at}\n`);
+      continue;
+    }
+    pieces.push(`${text.join("")}${ids[n]?.id}\t`, row);
+    text = [`\t${at}\t${at}\t${at}\n`];
+  }
+  if (pieces.length === 0) return text.join("");
+  pieces.push(text.join(""));
+  return pieces;
+}
+
+/**
  * Inserts the rows (COPY text, in the lock order of concurrent stores) and says which were created: "all", or
  * the ids of those whose key was not stored yet. COPY straight into dead_letter is the fast way in (a fifth less
  * PostgreSQL time than INSERT … SELECT from a JSON document) but has no ON CONFLICT: inside a savepoint, a key
@@ -136,7 +161,12 @@ const COLUMNS = `id, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_fai
  * deadlock. A caller that expects stored keys (`hint`) goes to the staging table directly; `hint` learns from
  * each batch whether it met stored keys.
  */
-async function insertRows(client: pg.PoolClient, text: string, count: number, hint: CopyHint): Promise<"all" | Set<string>> {
+async function insertRows(
+  client: pg.PoolClient,
+  text: string | (string | Uint8Array)[],
+  count: number,
+  hint: CopyHint,
+): Promise<"all" | Set<string>> {
   if (!hint.storedKeys) {
     await client.query("SAVEPOINT dead_letter_copy");
     try {

@@ -5,9 +5,9 @@ import { tapObservedAt } from "../../afc/tap-time";
 import { validateTap } from "../../afc/tap-schema";
 import { AppError } from "../../errors/app-error";
 import { indexedTextProblem } from "../../db/column-limits";
-import { analyzeGeometry } from "../../spatial/analyze";
+import { analyzeOffThread } from "../ingest/analyze-off-thread";
+import { geometryLimits } from "../../env";
 import { geometryToJson } from "../../spatial/geojson";
-import { getGeos } from "../../spatial/geos";
 import { DEFAULT_SOURCE_SETTINGS } from "../ingest/pipeline";
 import { identityChanges, identityRefusal } from "./identity-guard";
 import type { FailureClass, SpatialAnalysis } from "../../vocabulary/record";
@@ -143,7 +143,7 @@ async function sourceSettings(db: pg.PoolClient, source: string) {
 async function evaluateFeature(db: pg.PoolClient, subject: EditSubject, feature: { [key: string]: JsonValue }): Promise<EditOutcome> {
   const settings = await sourceSettings(db, subject.source);
   // The stored payload is already in EPSG:4326 (ingest reprojected it), and so is what the analyst edits.
-  const result = analyzeGeometry(await getGeos(), feature.geometry ?? null, { ...settings, crs: "EPSG:4326" });
+  const result = await analyzeOffThread(feature.geometry ?? null, { ...settings, crs: "EPSG:4326", limits: geometryLimits() });
   const { analysis } = result;
   const poison: string[] = [];
   if (subject.idempotencyKey === null) poison.push("missing idempotency key");

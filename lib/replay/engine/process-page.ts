@@ -14,6 +14,7 @@ import type { FlushCounts, Resolution } from "./write-outcomes";
 import { reserveSlots, slowDown } from "../pacing/reserve-slots";
 import { revalidate, type Revalidation } from "./revalidate";
 import { sleep } from "../../time/sleep";
+import { geometryLimits } from "../../env";
 import { poisonReason } from "./failure-rules";
 import type { Turn } from "../pacing/send-order";
 import type { SendWindow } from "../pacing/send-window";
@@ -79,7 +80,12 @@ export function decideOrSubmit(item: ClaimedItem, ctx: Pick<PageContext, "batch"
   if (item.settled) return decided("deduped", null);
   let checked: Revalidation;
   try {
-    checked = revalidate(item.kind, item.payload, { geos: ctx.geos, method: ctx.batch.repairMethod, policy: ctx.batch.repairPolicy });
+    checked = revalidate(item.kind, item.payload, {
+      geos: ctx.geos,
+      method: ctx.batch.repairMethod,
+      policy: ctx.batch.repairPolicy,
+      limits: geometryLimits(),
+    });
   } catch (err) {
     checked = { ok: false, reason: `re-validation failed: ${errorMessage(err)}` };
   }

@@ -4,6 +4,7 @@ import type { JsonValue } from "@/lib/json/value";
 import { analyzeGeometry } from "../../spatial/analyze";
 import { geometryToJson } from "../../spatial/geojson";
 import type { Geos } from "../../spatial/geos";
+import type { GeometryLimits } from "../../spatial/geometry-limits";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Step 1 of every item: is the record (as snapshotted into the batch, possibly edited by an analyst before
@@ -17,6 +18,8 @@ export interface RevalidateOptions {
   geos: Geos | null;
   method: RepairMethod;
   policy: RepairPolicy;
+  /** a geometry past these fails re-validation without GEOS (default DEFAULT_GEOMETRY_LIMITS) */
+  limits?: GeometryLimits;
 }
 
 function isObject(v: unknown): v is { [key: string]: JsonValue } {
@@ -31,7 +34,11 @@ export function revalidate(kind: DeadLetterKind, payload: unknown, opts: Revalid
   }
   if (!isObject(payload) || payload.type !== "Feature") return { ok: false, reason: "payload is not a GeoJSON Feature" };
   if (!opts.geos) throw new Error("revalidate: spatial records need GEOS");
-  const result = analyzeGeometry(opts.geos, payload.geometry, { method: opts.method, policy: opts.policy });
+  const result = analyzeGeometry(opts.geos, payload.geometry, {
+    method: opts.method,
+    policy: opts.policy,
+    ...(opts.limits ? { limits: opts.limits } : {}),
+  });
   const { analysis, repaired } = result;
   if (analysis.outcome === "dropped" || !repaired) {
     return { ok: false, reason: `geometry: ${analysis.drop_reason ?? analysis.reason ?? "not repairable"}` };
