@@ -56,6 +56,8 @@ const EnvSchema = z.object({
   REDRIVE_ALERT_WEBHOOK_URL: z.string().url().optional(),
   /** hosts the replay HTTP sink and alert webhooks may call (lib/net/outbound.ts); unset: any */
   REDRIVE_OUTBOUND_HOSTS: z.string().optional(),
+  /** a repair changing a geometry's area by more than this share (0.1 = 10%) must be acknowledged to approve it */
+  REDRIVE_AREA_CHANGE_WARN: z.coerce.number().gt(0).max(10).default(0.1),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
