@@ -1,4 +1,4 @@
-import type { Geometry, Position } from "./geojson";
+import { parseGeometry, type Geometry, type Position } from "./geojson";
 
 // Every point where a polygon's boundary crosses itself. GEOS's validity check stops at the first problem
 // ("Self-intersection at or near point …"): a pentagram has five crossings and the analyst saw one marker. This
@@ -109,4 +109,10 @@ export function selfIntersections(g: Geometry): SelfIntersections {
     }
   }
   return { points: [...seen.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]), truncated };
+}
+
+/** selfIntersections of any JSON value: none when it is not a readable geometry. */
+export function selfIntersectionsOf(value: unknown): SelfIntersections {
+  const parsed = parseGeometry(value);
+  return parsed.ok ? selfIntersections(parsed.geometry) : { points: [], truncated: false };
 }

@@ -45,7 +45,8 @@ interface LockedRow {
 }
 
 /** A warning every bulk approval counts: repairs whose area or type change needs the analyst's acknowledgement. */
-export const REPAIR_NEEDS_ACK = "changes the geometry's area or type a lot (acknowledged by this approval)";
+export const REPAIR_NEEDS_ACK =
+  "have a repair that changes the geometry's type or a large share of its area: approving them acknowledges it (see each record's page)";
 
 /** The pin a bulk approval stores: the repair the record was analysed with (its source's default), as on its page. */
 function bulkPin(geos: Geos, row: LockedRow): ApprovedRepair | null {
