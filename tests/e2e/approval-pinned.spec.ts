@@ -54,6 +54,7 @@ test("a star's record page: what linework keeps, five self-intersections, the lo
   playwright,
   baseURL,
 }) => {
+  test.setTimeout(150_000); // three page loads with two maps each, on a shared 2-core machine
   const id = await ingestStar(playwright.request, baseURL, "e2e-star");
   await signIn(page, "analyst");
   await open(page, `/dead-letters/${id}`);
@@ -107,6 +108,7 @@ test("a star's record page: what linework keeps, five self-intersections, the lo
   // The approved record's page says what the replay will send.
   await open(page, `/dead-letters/${id}`);
   await expect(page.getByTestId("approved-repair")).toContainText("Approved with structure / accept");
+  await expect(page.getByRole("alert", { name: "Repair warnings" })).toContainText("Acknowledged with the approval");
 });
 
 test("the list's a on a star asks first, then pins the default repair with what was acknowledged", async ({
@@ -168,7 +170,7 @@ test("the batch form counts approved repairs its setting would change and overri
     data: { action: "approve", version: seen.version, repair: { method: "structure", policy: "accept" } },
   });
   expect(approve.ok()).toBe(true);
-  await open(page, `/replays/new?ids=${id}`);
+  await page.goto(`/replays/new?ids=${id}`);
   const conflicts = page.getByTestId("repair-conflicts");
   // The form's default is linework / accept: it would replay the star differently from what was approved.
   await expect(conflicts).toContainText("1 record was approved with another repair: linework / accept would replay it differently");

@@ -90,7 +90,11 @@ export function ExplainPanel({
                   aria-label="Repair warnings"
                   className="mt-2 rounded border border-amber-300 bg-amber-50 p-2 text-amber-900"
                 >
-                  <p className="text-xs font-semibold">⚠ Approving this repair needs your acknowledgement:</p>
+                  <p className="text-xs font-semibold">
+                    {record.status === "approved"
+                      ? "⚠ Acknowledged with the approval:"
+                      : "⚠ Approving this repair needs your acknowledgement:"}
+                  </p>
                   <ul className="list-disc space-y-0.5 pl-4">
                     {spatial.warnings.map((w) => (
                       <li key={w.message}>{w.message}</li>
