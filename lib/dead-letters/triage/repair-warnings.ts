@@ -37,7 +37,9 @@ export function repairWarnings(a: SpatialAnalysis, threshold: number = DEFAULT_A
   if (change !== null && Math.abs(change) > threshold) {
     out.push({
       kind: "area",
-      message: `The area changes by ${pct(change)} (more than ${Math.round(threshold * 1000) / 10}%): the repair ${change < 0 ? "drops" : "adds"} part of what was received.`,
+      // "Drops part of what was received" would be wrong for structure on a star: it keeps the whole outline, and
+      // the change is the centre GEOS counted twice in the input's area. Say what is compared instead.
+      message: `The area changes by ${pct(change)} (more than ${Math.round(threshold * 1000) / 10}%) from the input's as GEOS measures it, where what a ring or overlapping parts enclose twice counts twice: compare the maps to see what the repair keeps.`,
     });
   } else if (a.area_before === 0 && (a.area_after ?? 0) > 0) {
     // A self-intersecting ring whose lobes cancel has no area to compare with: whatever the repair keeps is new.
