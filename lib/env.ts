@@ -96,6 +96,8 @@ const EnvSchema = z.object({
   REDRIVE_MAX_PARTS: z.coerce.number().int().min(1).default(DEFAULT_GEOMETRY_LIMITS.maxParts),
   /** spatial: GeometryCollections nested deeper than this are poison, never given to GEOS */
   REDRIVE_MAX_GEOMETRY_NESTING: z.coerce.number().int().min(0).max(32).default(DEFAULT_GEOMETRY_LIMITS.maxNesting),
+  /** a repair changing a geometry's area by more than this share (0.1 = 10%) must be acknowledged to approve it */
+  REDRIVE_AREA_CHANGE_WARN: z.coerce.number().gt(0).max(10).default(0.1),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -18,7 +18,9 @@ import type {
   DeadLetterDetail,
   Facets,
   MapPoints,
+  RepairPreview,
 } from "@/lib/dead-letters/record-schemas";
+import type { RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import type { Extent } from "@/lib/dead-letters/query/extent";
 import type { ListPage } from "@/lib/dead-letters/query/list";
 
@@ -37,7 +39,28 @@ export const deadLetterKeys = {
   neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") =>
     [...deadLetterKeys.all, "neighbor", filterKey(filter), cursor, dir] as const,
   bulkJob: (id: string) => ["bulk-jobs", id] as const,
+  repairPreview: (id: string, version: number, method: string, policy: string) =>
+    [...deadLetterKeys.all, "repair-preview", id, version, method, policy] as const,
 };
+
+/** The repair preview's query (GET …/repair-preview), keyed by the record's version: an edit changes what a repair gives. */
+export function repairPreviewQuery(id: string, version: number, repair: { method: RepairMethod; policy: RepairPolicy }) {
+  return {
+    queryKey: deadLetterKeys.repairPreview(id, version, repair.method, repair.policy),
+    queryFn: ({ signal }: { signal: AbortSignal }) =>
+      fetchJson<RepairPreview>(
+        `/api/dead-letters/${id}/repair-preview?${new URLSearchParams({ method: repair.method, policy: repair.policy }).toString()}`,
+        { signal },
+      ),
+    staleTime: 60_000,
+  };
+}
+
+/** What approving a spatial record with this repair would replay; the previous answer stays on screen while the next loads. */
+export function useRepairPreview(id: string, version: number, repair: { method: RepairMethod; policy: RepairPolicy } | null) {
+  const fallback = { method: "linework", policy: "accept" } as const;
+  return useQuery({ ...repairPreviewQuery(id, version, repair ?? fallback), enabled: repair !== null, placeholderData: keepPreviousData });
+}
 
 const qs = (filter: ListFilter, extra: Record<string, string> = {}) => {
   const p = filterToParams(filter);

@@ -45,7 +45,7 @@ export function receivedSources(
   geometry: Geometry | null,
   location: readonly [number, number] | null,
   ref: number | null,
-  opts: { fill?: boolean } = {},
+  opts: { fill?: boolean; crossings?: readonly (readonly [number, number])[] } = {},
 ): Record<string, SourceDef> {
   // Only a valid geometry is filled: MapLibre triangulates an invalid ring (a star, a hole outside its shell) into
   // a fill that covers what the ring does not enclose.
@@ -54,6 +54,12 @@ export function receivedSources(
     ...(geometry ? withRole(linesOf(geometry), "line") : []),
     ...(geometry ? withRole(verticesOf(geometry), "vertex") : []),
     ...withRole(markerAt(location, ref), "marker"),
+    // Every point where the boundary crosses itself (already in the display's longitudes): GEOS names only one.
+    ...(opts.crossings ?? []).map((c): Feature => ({
+      type: "Feature",
+      geometry: { type: "Point", coordinates: [c[0], c[1]] },
+      properties: { role: "marker" },
+    })),
   ];
   return { [RECEIVED]: { data: { type: "FeatureCollection", features } } };
 }

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { Suspense, use, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { REPAIR_METHODS, REPAIR_POLICIES, type BatchPreview, type CreateBatchRequest } from "@/lib/replay/batch/batch-schemas";
-import { CreateBatchBody } from "@/lib/replay/batch/batch-schemas";
+import { CreateBatchBody, repairConflicts } from "@/lib/replay/batch/batch-schemas";
 import { isUnpaced } from "@/lib/replay/pacing/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
@@ -84,6 +84,10 @@ export function CreateBatchForm({
   const [threshold, setThreshold] = useState("50");
   const [method, setMethod] = useState<(typeof REPAIR_METHODS)[number]>("linework");
   const [policy, setPolicy] = useState<(typeof REPAIR_POLICIES)[number]>("accept");
+  // Records approved with another repair keep theirs unless the supervisor explicitly overrides (audited).
+  const [override, setOverride] = useState(false);
+  const conflicts = repairConflicts(preview.pinnedRepairs, { method, policy });
+  const overriding = override && conflicts > 0;
   // Problems are shown once the user tried to create, and follow the fields from then on (a fixed field's
   // message goes away as it is fixed, not at the next click).
   const [attempted, setAttempted] = useState(false);
@@ -115,7 +119,7 @@ export function CreateBatchForm({
     maxReplays: Number(maxReplays),
     maxAttempts: Number(maxAttempts),
     failureThreshold: Number(threshold) / 100,
-    repair: { method, policy },
+    repair: { method, policy, ...(overriding ? { override: true, confirmedConflicts: conflicts } : {}) },
     expectedCount: preview.count,
   };
 
@@ -385,6 +389,29 @@ export function CreateBatchForm({
             </select>
           </label>
         </div>
+        <p className="text-xs text-slate-500">
+          Each record is replayed with the repair it was approved with; this setting applies to records approved without one.
+        </p>
+        {conflicts > 0 && (
+          <div
+            role="alert"
+            aria-label="Approved repairs"
+            className="space-y-1 rounded border border-amber-300 bg-amber-50 p-2 text-amber-900"
+          >
+            <p data-testid="repair-conflicts">
+              {fmt(conflicts)} {conflicts === 1 ? "record was" : "records were"} approved with another repair: {method} / {policy} would
+              replay {conflicts === 1 ? "it" : "them"} differently from what the analyst approved. They keep their approved repair unless
+              you override.
+            </p>
+            <label className="flex items-start gap-2">
+              <input type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} className="mt-0.5" />
+              <span>
+                Override: replay {conflicts === 1 ? "it" : `these ${fmt(conflicts)}`} with {method} / {policy} instead (recorded in the
+                audit log)
+              </span>
+            </label>
+          </div>
+        )}
         {issues.length > 0 && (
           <ul role="alert" className="list-disc pl-5 text-red-700">
             {issues.map((i) => (

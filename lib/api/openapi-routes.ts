@@ -17,6 +17,8 @@ import {
   ListPageSchema,
   MapPointsQuerySchema,
   MapPointsSchema,
+  RepairPreviewQuerySchema,
+  RepairPreviewSchema,
 } from "../dead-letters/record-schemas";
 import {
   AlertRuleParamsSchema,
@@ -77,6 +79,18 @@ const DEAD_LETTERS: Operation[] = [
     access: { permission: "dead_letters:read" },
     params: IdParamsSchema,
     responses: { ...ok("The record", ServedDeadLetterDetailSchema), ...notFound },
+  },
+  {
+    method: "get",
+    path: "/api/dead-letters/{id}/repair-preview",
+    tag: "dead letters",
+    summary: "What approving a spatial record with a repair (method, policy) would replay",
+    description:
+      "Default: the record's source's method and policy. Send the answer's method, policy and digest with the approval (repair) to pin exactly this result: a replay sends nothing else.",
+    access: { permission: "dead_letters:read" },
+    params: IdParamsSchema,
+    query: RepairPreviewQuerySchema,
+    responses: { ...ok("The repair's analysis, geometry, digest and warnings", RepairPreviewSchema), ...notFound },
   },
   {
     method: "post",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
 import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./filters";
 import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./decisions";
-import type { DeadLetterKind } from "@/lib/vocabulary/record";
+import { ApprovedRepairSchema, RepairMethodSchema, RepairPolicySchema, type DeadLetterKind } from "@/lib/vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";
 
 // Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
@@ -26,11 +26,38 @@ const ReasonSchema = z
   .max(MAX_REASON_LENGTH, `must be at most ${MAX_REASON_LENGTH.toLocaleString("en")} characters`); // its own message: the type's would say "must be a string"
 const VersionSchema = z.number().int().min(1).describe("the record's version as last read (optimistic concurrency)");
 
+/** The repair an approval pins (spatial records). Omitted: the source's default, as the record was analysed. */
+export const ApproveRepairSchema = z
+  .strictObject({
+    method: RepairMethodSchema,
+    policy: RepairPolicySchema,
+    digest: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lowercase hex")
+      .optional()
+      .describe("the digest of the previewed geometry (GET …/repair-preview); a different one now answers 409"),
+    acknowledged: z
+      .array(z.string().max(500))
+      .max(10)
+      .optional()
+      .describe("the preview's warnings the analyst acknowledged (a large area or type change); recorded with the approval"),
+  })
+  .meta({ id: "ApproveRepair" });
+export type ApproveRepair = z.infer<typeof ApproveRepairSchema>;
+
+/** GET /api/dead-letters/{id}/repair-preview: which repair to preview (omitted: the record's own). */
+export const RepairPreviewQuerySchema = z.object({ method: RepairMethodSchema.optional(), policy: RepairPolicySchema.optional() });
+
 export const ActionBodySchema = z
   .discriminatedUnion(
     "action",
     [
-      z.strictObject({ action: z.literal("approve"), version: VersionSchema, reason: ReasonSchema.optional() }),
+      z.strictObject({
+        action: z.literal("approve"),
+        version: VersionSchema,
+        reason: ReasonSchema.optional(),
+        repair: ApproveRepairSchema.optional(),
+      }),
       z.strictObject({ action: z.literal("quarantine"), version: VersionSchema, reason: ReasonSchema }),
       z.strictObject({ action: z.literal("reopen"), version: VersionSchema, reason: ReasonSchema.optional() }),
       z.strictObject({
@@ -192,6 +219,8 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
   /** spatial: validity, reason, location and repair outcome of the current payload */
   analysis: SpatialAnalysisSchema.nullable(),
   repairedGeometry: JsonValueSchema.nullable(),
+  /** spatial, while approved: the repair the approval pinned (what a replay sends), or null when approved without one */
+  approvedRepair: ApprovedRepairSchema.nullable().optional(),
   /**
    * spatial: the geometry as received (from the raw envelope, in EPSG:4326) once an edit changed the payload's;
    * null while the payload still holds it
@@ -313,3 +342,22 @@ export interface QuarantineGroup {
   /** records per UTC day of observation, oldest first, the last 14 days */
   trend: { day: string; count: number }[];
 }
+
+export const RepairPreviewSchema = z
+  .object({
+    method: RepairMethodSchema,
+    policy: RepairPolicySchema,
+    /** the repair as the record's source analyses it (its default): what the page starts from */
+    sourceDefault: z.object({ method: RepairMethodSchema, policy: RepairPolicySchema }),
+    analysis: SpatialAnalysisSchema,
+    /** what a replay with this repair sends (null: nothing, it is dropped) */
+    geometry: JsonValueSchema.nullable(),
+    /** SHA-256 of that geometry's canonical JSON: send it with the approval to pin exactly this result */
+    digest: z.string().nullable(),
+    /** what the approval must acknowledge: a large area change or a type change */
+    warnings: z.array(z.object({ kind: z.enum(["area", "type"]), message: z.string() })),
+    /** the area change (share of the input's area) beyond which a repair is a warning */
+    areaChangeWarn: z.number(),
+  })
+  .meta({ id: "RepairPreview" });
+export type RepairPreview = z.infer<typeof RepairPreviewSchema>;

@@ -101,3 +101,19 @@ export interface PulledFrom {
 }
 
 export type NormalizeResult = { ok: true; record: NewDeadLetter } | { ok: false; errors: FieldError[] };
+
+/**
+ * The repair an analyst approved a spatial record with: the method and policy they saw previewed, and the SHA-256
+ * of the geometry that repair delivers (canonical JSON). A replay uses exactly this and sends nothing else: a
+ * different result at replay time sends the record back to review (lib/replay/engine/replay-repair.ts).
+ */
+export const ApprovedRepairSchema = z.strictObject({
+  method: RepairMethodSchema,
+  policy: RepairPolicySchema,
+  digest: z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lowercase hex"),
+  /** what the repair did: a valid geometry is sent as received whatever the method, so only "repaired" can differ */
+  outcome: z.enum(["valid", "repaired"]),
+  /** the approval acknowledged the repair's warnings (a large area change, a type change) */
+  acknowledged: z.array(z.string()).optional(),
+});
+export type ApprovedRepair = z.infer<typeof ApprovedRepairSchema>;

@@ -50,6 +50,7 @@ async function batchOf(prefix: string, n: number, entity: (i: number) => string 
     maxAttempts: 5,
     repairMethod: "linework",
     repairPolicy: "accept",
+    repairOverride: false,
   };
 }
 
@@ -215,6 +216,7 @@ describe("a page in one transaction (unpaced ledger)", () => {
         maxAttempts: 5,
         repairMethod: "linework",
         repairPolicy: "accept",
+        repairOverride: false,
       }),
     );
     expect(page).toMatchObject({ kind: "done", claimed: 3, counts: { applied: 2, cancelled: 1 } });

@@ -15,6 +15,8 @@ import {
   useDeadLetter,
   useDeadLetterAction,
   useNeighbor,
+  repairPreviewQuery,
+  useRepairPreview,
 } from "@/components/dead-letters/queries";
 import { useHotkeys } from "@/components/dead-letters/use-hotkeys";
 import { useHydrated } from "@/components/dead-letters/use-hydrated";
@@ -31,6 +33,9 @@ import { loadMapsPanel } from "./load-maps-panel";
 import { OriginPanel } from "./origin-panel";
 import { PayloadTabs } from "./payload-tabs";
 import { ReasonDialog } from "./quarantine-dialog";
+import { RepairAckDialog } from "./repair-ack-dialog";
+import { RepairChoice, type RepairSetting } from "./repair-choice";
+import type { RepairPreview } from "@/lib/dead-letters/record-schemas";
 
 // The maps pull in MapLibre and the editor CodeMirror: both load with the parts of the page that show them.
 const MapsPanel = dynamic(loadMapsPanel, {
@@ -85,6 +90,23 @@ export function DetailView({
   const editing = editBase !== null;
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const hydrated = useHydrated();
+  // The repair an approval pins: the source's default until the analyst picks another; an approved record's own.
+  const sourceDefault: RepairSetting | null = record.analysis ? { method: record.analysis.method, policy: record.analysis.policy } : null;
+  const [picked, setPicked] = useState<{ id: string; setting: RepairSetting } | null>(null);
+  const choice: RepairSetting | null =
+    record.kind !== "spatial" || record.payload === null || !sourceDefault
+      ? null
+      : record.approvedRepair
+        ? { method: record.approvedRepair.method, policy: record.approvedRepair.policy }
+        : picked?.id === record.id
+          ? picked.setting
+          : sourceDefault;
+  const preview = useRepairPreview(record.id, record.version, choice);
+  const shown = useMemo(
+    () => (preview.data ? { ...record, analysis: preview.data.analysis, repairedGeometry: preview.data.geometry } : record),
+    [record, preview.data],
+  );
+  const [ack, setAck] = useState<RepairPreview | null>(null);
 
   const open = (id: string | null | undefined, dir: string) => {
     if (!id) {
@@ -146,7 +168,59 @@ export function DetailView({
     }
     if (action === "edit") setEditBase(record);
     else if (action === "quarantine") setDialog("quarantine");
-    else submit({ action, version: record.version }, action === "approve" ? () => void advance() : () => {});
+    else if (action === "approve") void approve();
+    else submit({ action, version: record.version }, () => {});
+  };
+
+  /**
+   * Approve with the repair shown: its digest pins what the replay sends; warnings are acknowledged first. A key
+   * pressed while the preview loads waits for it (the same request), so `a` on a just-opened record still works.
+   */
+  const approving = useRef(false);
+  const approve = async () => {
+    if (!choice || !sourceDefault) {
+      submit({ action: "approve", version: record.version }, () => void advance());
+      return;
+    }
+    if (approving.current) return;
+    approving.current = true;
+    let previewed: RepairPreview | null;
+    try {
+      previewed = await qc.fetchQuery(repairPreviewQuery(record.id, record.version, choice));
+    } catch {
+      previewed = null;
+    } finally {
+      approving.current = false;
+    }
+    if (!previewed) {
+      const isDefault = choice.method === sourceDefault.method && choice.policy === sourceDefault.policy;
+      // The server pins the source's default itself; another choice is never approved unseen.
+      if (isDefault) submit({ action: "approve", version: record.version }, () => void advance());
+      else
+        toast.error(`Could not preview the ${choice.method} / ${choice.policy} repair`, {
+          description: "Try again, or approve with the source's default.",
+        });
+      return;
+    }
+    if (!previewed.digest) {
+      toast.error(`Cannot approve #${record.id} with ${previewed.method} / ${previewed.policy}`, {
+        description: "This repair delivers nothing: choose another method or policy.",
+      });
+      return;
+    }
+    if (previewed.warnings.length > 0) setAck(previewed);
+    else approveWith(previewed);
+  };
+  const approveWith = (p: RepairPreview) => {
+    const acknowledged = p.warnings.map((w) => w.message);
+    submit(
+      {
+        action: "approve",
+        version: record.version,
+        repair: { method: p.method, policy: p.policy, digest: p.digest!, ...(acknowledged.length > 0 ? { acknowledged } : {}) },
+      },
+      () => void advance(),
+    );
   };
 
   useHotkeys(
@@ -226,10 +300,28 @@ export function DetailView({
       <div className={record.kind === "spatial" ? "grid gap-3 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]" : "space-y-3"}>
         {/* Beside the maps the origin sits under the failure; stacked (narrower), after the maps, so it never pushes them down. */}
         <div className={record.kind === "spatial" ? "contents xl:block xl:min-w-0 xl:space-y-3" : "space-y-3"}>
-          <ExplainPanel record={record} />
+          <ExplainPanel
+            record={shown}
+            areaChangeWarn={preview.data?.areaChangeWarn}
+            repairChoice={
+              choice &&
+              sourceDefault && (
+                <RepairChoice
+                  value={choice}
+                  sourceDefault={sourceDefault}
+                  approved={record.approvedRepair ?? null}
+                  editable={permissions.triage && record.status === "pending" && !editing}
+                  loading={preview.isFetching}
+                  onChange={(setting) => setPicked({ id: record.id, setting })}
+                />
+              )
+            }
+          />
           {record.origin !== null && <OriginPanel origin={record.origin} className="order-last xl:order-none" />}
         </div>
-        {record.kind === "spatial" && <MapsPanel key={`${record.id}:${record.version}`} record={record} />}
+        {record.kind === "spatial" && (
+          <MapsPanel key={`${record.id}:${record.version}`} record={shown} areaChangeWarn={preview.data?.areaChangeWarn} />
+        )}
       </div>
       {editBase ? (
         <EditPanel
@@ -258,6 +350,16 @@ export function DetailView({
         onConfirm={(reason) => {
           setDialog(null);
           submit({ action: "quarantine", version: record.version, reason }, () => void advance());
+        }}
+      />
+      <RepairAckDialog
+        preview={ack}
+        recordId={record.id}
+        busy={mutation.isPending}
+        onCancel={() => setAck(null)}
+        onConfirm={(p) => {
+          setAck(null);
+          approveWith(p);
         }}
       />
       <KeyboardHelp open={dialog === "help"} onClose={() => setDialog(null)} keys={DETAIL_KEYS} />

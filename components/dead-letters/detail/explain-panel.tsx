@@ -6,6 +6,7 @@ import { validateTap } from "@/lib/afc/tap-schema";
 import { explainAnalysis } from "@/lib/dead-letters/triage/explain-analysis";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { partsOf, readDisplayGeometry } from "@/lib/spatial/display";
+import { selfIntersectionsOf } from "@/lib/spatial/self-intersections";
 
 // Why the record failed and what was done about it, in sentences: the first failure (kept forever), the
 // current one, the class and why, and for spatial records the validity reason and the repair result.
@@ -19,12 +20,31 @@ function Row({ term, children }: { term: string; children: React.ReactNode }) {
   );
 }
 
-export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
+/**
+ * `record`: as shown — for a spatial record its analysis and repaired geometry are those of the repair chosen on
+ * the page (repair-choice.tsx), which is what an approval pins. `repairChoice`: that chooser, beside the repair.
+ */
+export function ExplainPanel({
+  record,
+  areaChangeWarn,
+  repairChoice,
+}: {
+  record: DeadLetterDetail;
+  areaChangeWarn?: number;
+  repairChoice?: React.ReactNode;
+}) {
+  const geometry =
+    record.payload !== null && typeof record.payload === "object" && !Array.isArray(record.payload) ? record.payload.geometry : null;
+  const crossings = useMemo(() => selfIntersectionsOf(geometry).points.length, [geometry]);
   const spatial = useMemo(() => {
     if (!record.analysis) return null;
     const repaired = record.repairedGeometry ? readDisplayGeometry(record.repairedGeometry) : null;
-    return explainAnalysis(record.analysis, repaired?.ok ? partsOf(repaired.geometry).features.length : null);
-  }, [record.analysis, record.repairedGeometry]);
+    return explainAnalysis(record.analysis, {
+      repairedParts: repaired?.ok ? partsOf(repaired.geometry).features.length : null,
+      selfIntersections: crossings,
+      areaChangeWarn,
+    });
+  }, [record.analysis, record.repairedGeometry, crossings, areaChangeWarn]);
   // A purged record has no payload left to check.
   const tap = useMemo(
     () => (record.kind === "afc" && record.payload !== null ? validateTap(record.payload) : null),
@@ -58,13 +78,30 @@ export function ExplainPanel({ record }: { record: DeadLetterDetail }) {
           <>
             <Row term="Validity">{spatial.validity}</Row>
             <Row term="Repair">
+              {repairChoice}
               <ul className="list-disc space-y-0.5 pl-4">
                 {spatial.repair.map((line) => (
-                  <li key={line} className={line === spatial.warning ? "text-amber-800" : undefined}>
-                    {line}
-                  </li>
+                  <li key={line}>{line}</li>
                 ))}
               </ul>
+              {spatial.warnings.length > 0 && (
+                <div
+                  role="alert"
+                  aria-label="Repair warnings"
+                  className="mt-2 rounded border border-amber-300 bg-amber-50 p-2 text-amber-900"
+                >
+                  <p className="text-xs font-semibold">
+                    {record.status === "approved"
+                      ? "⚠ Acknowledged with the approval:"
+                      : "⚠ Approving this repair needs your acknowledgement:"}
+                  </p>
+                  <ul className="list-disc space-y-0.5 pl-4">
+                    {spatial.warnings.map((w) => (
+                      <li key={w.message}>{w.message}</li>
+                    ))}
+                  </ul>
+                </div>
+              )}
             </Row>
           </>
         )}

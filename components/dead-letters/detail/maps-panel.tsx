@@ -14,6 +14,8 @@ import {
   type Displayable,
 } from "@/lib/spatial/display";
 import type { Geometry } from "@/lib/spatial/geojson";
+import { selfIntersections } from "@/lib/spatial/self-intersections";
+import { areaChange, DEFAULT_AREA_CHANGE_WARN } from "@/lib/dead-letters/triage/repair-warnings";
 
 // The geometry as received (left) and as repaired (right), cameras synchronized, both fitted to the feature; or
 // both overlaid on one map. A null or unparseable geometry gets a plain explanation instead of a map.
@@ -74,7 +76,7 @@ function Empty({ title, reason }: { title: string; reason: string }) {
   );
 }
 
-export function MapsPanel({ record }: { record: DeadLetterDetail }) {
+export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }: { record: DeadLetterDetail; areaChangeWarn?: number }) {
   const [mode, setMode] = useState<"side" | "overlay">("side");
   const [camera, setCamera] = useState<Camera | null>(null);
   const p = useMemo(() => prepare(record), [record]);
@@ -82,7 +84,12 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
   // The analysis (and its error location) describes the current payload: after an edit, not the received geometry.
   const location = edited ? null : (record.analysis?.location ?? null);
   const fillReceived = !edited && record.analysis?.valid_before === true;
-  const leftSources = useMemo(() => receivedSources(p.receivedGeom, location, p.ref, { fill: fillReceived }), [p, location, fillReceived]);
+  // Computed on the geometry as displayed (unwrapped across ±180°), so the markers sit on its lines.
+  const crossings = useMemo(() => (p.receivedGeom ? selfIntersections(p.receivedGeom) : null), [p]);
+  const leftSources = useMemo(
+    () => receivedSources(p.receivedGeom, location, p.ref, { fill: fillReceived, crossings: crossings?.points }),
+    [p, location, fillReceived, crossings],
+  );
   const rightSources = useMemo(() => repairedSources(p.repairedGeom), [p]);
   const overlaySources = useMemo(() => ({ ...rightSources, ...leftSources }), [leftSources, rightSources]);
   const leftLayers = useMemo(() => receivedLayers(), []);
@@ -92,6 +99,7 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
     if (byUser) setCamera(c);
   };
   const analysis = record.analysis;
+  const area = analysis ? areaChange(analysis) : null;
   const repairedTitle = `${edited ? "As edited — " : ""}${analysis?.outcome === "valid" ? (edited ? "valid" : "Valid (no repair needed)") : analysis?.outcome === "dropped" ? `${edited ? "d" : "D"}ropped by the repair` : edited ? "repaired" : "Repaired"}`;
   const rightReason =
     p.repaired && !p.repaired.ok
@@ -123,12 +131,23 @@ export function MapsPanel({ record }: { record: DeadLetterDetail }) {
             ⚠ Type changed: {analysis.type_before} → {analysis.type_after}
           </span>
         )}
+        {analysis && analysis.outcome === "repaired" && area !== null && Math.abs(area) > areaChangeWarn && (
+          <span role="status" className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 ring-1 ring-amber-300">
+            ⚠ Area {area > 0 ? "+" : "−"}
+            {Math.abs(area * 100).toFixed(1)}%
+          </span>
+        )}
       </div>
       {mode === "side" ? (
         <div className="grid h-80 grid-cols-2 gap-2">
           <div className="flex min-h-0 flex-col">
             <p className="mb-1 truncate text-xs text-slate-500" title="Rings as lines, vertices as dots">
-              As received{edited ? " (before the edit)" : ""} — rings as lines, vertices as dots{location ? ", error location ringed" : ""}
+              As received{edited ? " (before the edit)" : ""} — rings as lines, vertices as dots
+              {crossings && crossings.points.length > 1
+                ? `, ${crossings.points.length}${crossings.truncated ? "+" : ""} self-intersections ringed`
+                : location
+                  ? ", error location ringed"
+                  : ""}
             </p>
             {p.received.ok ? (
               <MapView

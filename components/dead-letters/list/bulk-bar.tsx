@@ -36,6 +36,11 @@ function summarize(result: BulkResult, action: Action): string {
   return `${DONE[action]} ${result.updated.toLocaleString("en")} of ${result.matched.toLocaleString("en")}${result.skipped ? ` · skipped ${result.skipped.toLocaleString("en")}${reasons ? ` (${reasons})` : ""}` : ""}${warningText(result.warnings)}`;
 }
 
+/** How many of a dry run's approvals carry a repair that needs acknowledging (lib/dead-letters/triage/repair-warnings.ts). */
+function ackCount(warnings: Record<string, number> | undefined): number {
+  return Object.entries(warnings ?? {}).reduce((n, [why, k]) => (why.startsWith("have a repair that changes") ? n + k : n), 0);
+}
+
 /** " · 35 × still fails the tap schema: …" for a bulk result's warnings (approved, but worth a second look). */
 function warningText(warnings: Record<string, number> | undefined): string {
   const parts = Object.entries(warnings ?? {}).map(([why, n]) => `${n.toLocaleString("en")} × ${why}`);
@@ -180,6 +185,7 @@ export function BulkBar({
               onClick={() => run(pending.action, pending.count)}
             >
               {VERB[pending.action]} {pending.count.toLocaleString("en")}
+              {ackCount(pending.warnings) > 0 ? `, acknowledging ${ackCount(pending.warnings).toLocaleString("en")} repairs` : ""}
             </Button>
           </div>
         </Dialog>

@@ -6,7 +6,7 @@ import { originalGeometry } from "../../spatial/received";
 import { encodeCursor } from "./cursor";
 import { AUDIT_ACTION } from "../decisions";
 import type { DeadLetterDetail } from "../record-schemas";
-import type { SpatialAnalysis } from "../../vocabulary/record";
+import { ApprovedRepairSchema, type ApprovedRepair, type SpatialAnalysis } from "../../vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";
 
 // One dead letter with everything the detail page shows: the raw envelope as received, the working payload,
@@ -17,7 +17,7 @@ type Db = pg.Pool | pg.PoolClient;
 export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id,
   d.source_message_id, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
   d.first_failure_reason, d.reason, d.reason_group, d.failure_class, d.class_reason, d.status, d.replay_count,
-  d.failure_count, d.version, d.analysis, d.repaired_geometry, d.origin,
+  d.failure_count, d.version, d.analysis, d.repaired_geometry, d.approved_repair, d.origin,
   EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited`;
 
 export interface DetailRow {
@@ -47,9 +47,16 @@ export interface DetailRow {
   version: number;
   analysis: SpatialAnalysis | null;
   repaired_geometry: JsonValue | null;
+  approved_repair: unknown;
   origin: JsonValue | null;
   /** an analyst edited the payload (audited): only then can the received geometry differ from the payload's */
   edited: boolean;
+}
+
+/** A stored pin, or null when absent or unreadable (an unreadable one pins nothing: the batch's repair applies). */
+function readApprovedRepair(value: unknown): ApprovedRepair | null {
+  const parsed = ApprovedRepairSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }
 
 interface FailureRow {
@@ -89,6 +96,7 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
     outcome: r.analysis?.outcome ?? null,
     analysis: r.analysis,
     repairedGeometry: r.repaired_geometry,
+    approvedRepair: r.status === "approved" ? readApprovedRepair(r.approved_repair) : null,
     // Parsing the raw envelope costs ~0.25 s for a 100k-vertex polygon: only for records that were edited.
     originalGeometry: r.kind === "spatial" && r.edited ? originalGeometry(r.raw_envelope, r.payload) : null,
     origin: r.origin,

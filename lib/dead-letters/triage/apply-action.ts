@@ -13,6 +13,10 @@ import type { ActionBody, ChangedBy, DeadLetterDetail } from "../record-schemas"
 import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import { storedBox } from "../store/stored-box";
 import type { JsonValue } from "@/lib/json/value";
+import type { ApprovedRepair } from "@/lib/vocabulary/record";
+import { getGeos } from "../../spatial/geos";
+import { pinRepair } from "./approved-repair";
+import type { ApproveRepair } from "../record-schemas";
 
 // One triage decision on one record (POST /api/dead-letters/{id}/actions): lock the row, check the version the
 // analyst saw and the state machine under the lock, write the change and its audit event in one transaction.
@@ -81,6 +85,29 @@ async function lastChange(client: pg.PoolClient, id: string): Promise<ChangedBy 
   );
   const r = rows[0];
   return r ? { email: r.email, role: r.role, action: r.action, at: r.at.toISOString() } : null;
+}
+
+/**
+ * The repair an approval pins on a spatial record: the one the analyst chose on the record page, else the one the
+ * record was analysed with (its source's default). A chosen repair that delivers nothing is refused (the analyst
+ * would approve a record the replay drops); the source's default that delivers nothing pins nothing, as before.
+ * A digest that is not what this repair gives now (the payload or GEOS changed since the preview) is a 409.
+ */
+async function approvalPin(row: DetailRow, chosen: ApproveRepair | undefined): Promise<ApprovedRepair | null> {
+  if (row.kind !== "spatial" || row.payload === null) return null;
+  const settings = chosen ?? (row.analysis ? { method: row.analysis.method, policy: row.analysis.policy } : null);
+  if (!settings) return null;
+  const pinned = pinRepair(await getGeos(), row.payload, settings, chosen?.acknowledged ?? []);
+  if (!pinned.ok) {
+    if (!chosen) return null;
+    const message = `the ${settings.method} / ${settings.policy} repair delivers nothing: ${pinned.reason}`;
+    throw new AppError("validation_failed", `repair: ${message}`, { issues: [{ path: "repair", message }] });
+  }
+  if (chosen?.digest && chosen.digest !== pinned.pin.digest) {
+    const message = `gives a different geometry now than the one previewed (digest ${pinned.pin.digest.slice(0, 12)}…): preview it again`;
+    throw new AppError("conflict", `repair: ${message}`, { issues: [{ path: "repair.digest", message }] });
+  }
+  return pinned.pin;
 }
 
 export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, ctx: ActionContext): Promise<DeadLetterDetail> {
@@ -160,18 +187,22 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
       }
     } else {
       const reclassed = body.action === "reopen" ? reopenedClass(row.kind, subject) : null;
+      // Only an approval pins a repair; any other decision takes the record out of approved, and its pin with it.
+      const pin = body.action === "approve" ? await approvalPin(row, body.repair) : null;
       await client.query(
         `UPDATE dead_letter SET status = $2, version = version + 1, updated_at = $3,
-           failure_class = coalesce($4::"FailureClass", failure_class), class_reason = CASE WHEN $4 IS NULL THEN class_reason ELSE $5 END
+           failure_class = coalesce($4::"FailureClass", failure_class), class_reason = CASE WHEN $4 IS NULL THEN class_reason ELSE $5 END,
+           approved_repair = $6::jsonb
          WHERE id = $1`,
-        [id, decision.next, ctx.now, reclassed?.failureClass ?? null, reclassed?.classReason ?? null],
+        [id, decision.next, ctx.now, reclassed?.failureClass ?? null, reclassed?.classReason ?? null, pin ? JSON.stringify(pin) : null],
       );
+      const decided = reclassed ? { ...after, failureClass: reclassed.failureClass, classReason: reclassed.classReason } : after;
       audit.push({
         ...base,
         action: AUDIT_ACTION[body.action],
         reason: body.reason ?? null,
         before,
-        after: reclassed ? { ...after, failureClass: reclassed.failureClass, classReason: reclassed.classReason } : after,
+        after: pin ? { ...decided, repair: pin } : decided,
       });
     }
     await appendAudit(client, audit, ctx.now);
@@ -191,6 +222,7 @@ async function writeEdit(client: pg.PoolClient, id: string, payload: unknown, st
        -- A tap's observation time is in its payload: an edited tap_timestamp moves it (ordering, lookup, entity state).
        observed_at = CASE WHEN kind = 'afc' AND $15::text IS NOT NULL THEN $15::timestamptz ELSE observed_at END,
        analysis = CASE WHEN kind = 'spatial' THEN $8::jsonb ELSE analysis END,
+       approved_repair = NULL,
        repaired_geometry = CASE WHEN kind = 'spatial' THEN $9::jsonb ELSE repaired_geometry END,
        bbox = CASE WHEN kind <> 'spatial' THEN bbox WHEN $10::float8 IS NULL THEN NULL
                    ELSE box(point($10, $11), point($12, $13)) END,

@@ -10,7 +10,11 @@ import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import type { DeadLetterStatus } from "../../vocabulary/record";
 import type { FailureClass } from "../../vocabulary/record";
 import { buildWhere } from "../query/where";
-import type { DeadLetterKind } from "@/lib/vocabulary/record";
+import type { ApprovedRepair, DeadLetterKind, SpatialAnalysis } from "@/lib/vocabulary/record";
+import { getGeos, type Geos } from "../../spatial/geos";
+import { getEnv } from "../../env";
+import { pinRepair } from "./approved-repair";
+import { repairWarnings } from "./repair-warnings";
 
 // A decision on many records (POST /api/dead-letters/bulk): explicit ids, or every record matching a list filter
 // — evaluated on the server, never by loading the rows into the browser. Applied in pages of PAGE rows, each its
@@ -35,6 +39,21 @@ interface LockedRow {
   version: number;
   /** an AFC record's working payload (approving one that fails the tap schema is counted as a warning); null for spatial */
   tap: unknown;
+  /** a spatial record's working payload and analysis, read for an approval only (it pins the analysed repair) */
+  feature: unknown;
+  analysis: SpatialAnalysis | null;
+}
+
+/** A warning every bulk approval counts: repairs whose area or type change needs the analyst's acknowledgement. */
+export const REPAIR_NEEDS_ACK =
+  "have a repair that changes the geometry's type or a large share of its area: approving them acknowledges it (see each record's page)";
+
+/** The pin a bulk approval stores: the repair the record was analysed with (its source's default), as on its page. */
+function bulkPin(geos: Geos, row: LockedRow): ApprovedRepair | null {
+  if (row.kind !== "spatial" || row.feature === null || !row.analysis) return null;
+  const warnings = repairWarnings(row.analysis, getEnv().REDRIVE_AREA_CHANGE_WARN).map((w) => w.message);
+  const pinned = pinRepair(geos, row.feature, { method: row.analysis.method, policy: row.analysis.policy }, warnings);
+  return pinned.ok ? pinned.pin : null;
 }
 
 /** 409 when the user confirmed a different number of records than match now. */
@@ -76,10 +95,11 @@ export async function decidePage(
   ceiling: string,
   ctx: BulkContext,
 ): Promise<PageOutcome> {
-  const rows = await lockPage(client, sel.filter ?? {}, sel.ids, after, ceiling);
+  const rows = await lockPage(client, sel.filter ?? {}, sel.ids, after, ceiling, sel.action === "approve");
   const skippedReasons: Record<string, number> = {};
   const warnings: Record<string, number> = {};
-  const updates: { id: string; next: DeadLetterStatus; reclassed: ReturnType<typeof reopenedClass> }[] = [];
+  const geos = sel.action === "approve" && rows.some((r) => r.kind === "spatial") ? await getGeos() : null;
+  const updates: { id: string; next: DeadLetterStatus; reclassed: ReturnType<typeof reopenedClass>; pin: ApprovedRepair | null }[] = [];
   const audit: AuditInput[] = [];
   for (const row of rows) {
     const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, sel.action, {
@@ -91,9 +111,11 @@ export async function decidePage(
     }
     const warning = sel.action === "approve" ? approveWarning(row.kind, row.tap) : null;
     if (warning) warnings[warning] = (warnings[warning] ?? 0) + 1;
+    const pin = geos ? bulkPin(geos, row) : null;
+    if (pin?.acknowledged) warnings[REPAIR_NEEDS_ACK] = (warnings[REPAIR_NEEDS_ACK] ?? 0) + 1;
     const reclassed =
       sel.action === "reopen" ? reopenedClass(row.kind, { failureClass: row.failure_class, classReason: row.class_reason }) : null;
-    updates.push({ id: row.id, next: d.next, reclassed });
+    updates.push({ id: row.id, next: d.next, reclassed, pin });
     audit.push({
       actorId: ctx.actor.id,
       actorEmail: ctx.actor.email,
@@ -104,20 +126,23 @@ export async function decidePage(
       targetId: row.id,
       reason: sel.reason ?? null,
       before: { status: row.status, version: row.version },
-      after: { status: d.next, version: row.version + 1, bulk: true, ...(reclassed ?? {}) },
+      after: { status: d.next, version: row.version + 1, bulk: true, ...(reclassed ?? {}), ...(pin ? { repair: pin } : {}) },
     });
   }
   if (updates.length) {
     await client.query(
       `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3,
-         failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END
-       FROM unnest($1::bigint[], $2::"DeadLetterStatus"[], $4::"FailureClass"[], $5::text[]) AS u(id, status, cls, cls_reason) WHERE d.id = u.id`,
+         failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END,
+         approved_repair = u.pin
+       FROM unnest($1::bigint[], $2::"DeadLetterStatus"[], $4::"FailureClass"[], $5::text[], $6::jsonb[]) AS u(id, status, cls, cls_reason, pin)
+       WHERE d.id = u.id`,
       [
         updates.map((u) => u.id),
         updates.map((u) => u.next),
         ctx.now,
         updates.map((u) => u.reclassed?.failureClass ?? null),
         updates.map((u) => u.reclassed?.classReason ?? null),
+        updates.map((u) => (u.pin ? JSON.stringify(u.pin) : null)),
       ],
     );
     await appendAudit(client, audit, ctx.now);
@@ -145,6 +170,30 @@ async function tapsFailingSchema(pool: pg.Pool, ids: string[] | null, filter: Bu
     (r) =>
       decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "approve").ok &&
       approveWarning("afc", r.payload) !== null,
+  ).length;
+}
+
+/**
+ * Of the selected spatial records the state machine would approve, how many carry a repair whose area or type
+ * change needs acknowledgement (repair-warnings.ts, the same rule as the record page). Reads only the analyses.
+ */
+async function repairsNeedingAck(pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"]): Promise<number> {
+  const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
+  const { rows } = await pool.query<{
+    status: DeadLetterStatus;
+    failure_class: FailureClass;
+    class_reason: string | null;
+    analysis: SpatialAnalysis;
+  }>(
+    `SELECT d.status, d.failure_class, d.class_reason, d.analysis FROM dead_letter d
+     WHERE ${where.text} AND d.kind = 'spatial' AND d.failure_class <> 'poison' AND d.analysis->>'outcome' = 'repaired'`,
+    where.values,
+  );
+  const threshold = getEnv().REDRIVE_AREA_CHANGE_WARN;
+  return rows.filter(
+    (r) =>
+      decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "approve").ok &&
+      repairWarnings(r.analysis, threshold).length > 0,
   ).length;
 }
 
@@ -195,6 +244,8 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
     if (body.action === "approve") {
       const failing = await tapsFailingSchema(pool, ids, body.filter);
       if (failing > 0) result.warnings[TAP_FAILS_SCHEMA] = failing;
+      const needAck = await repairsNeedingAck(pool, ids, body.filter);
+      if (needAck > 0) result.warnings[REPAIR_NEEDS_ACK] = needAck;
     }
     return result;
   }
@@ -225,12 +276,15 @@ async function lockPage(
   ids: string[] | null,
   after: string,
   ceiling: string,
+  approving = false,
 ): Promise<LockedRow[]> {
   const values: unknown[] = [];
   const where = ids ? `d.id = ANY($${values.push(ids)}::bigint[])` : buildWhere(filter, values).text;
   const { rows } = await client.query<LockedRow>(
     `SELECT d.id::text AS id, d.kind, d.status, d.failure_class, d.class_reason, d.version,
-       CASE WHEN d.kind = 'afc' THEN d.payload END AS tap
+       CASE WHEN d.kind = 'afc' THEN d.payload END AS tap,
+       CASE WHEN d.kind = 'spatial' AND ${approving} THEN d.payload END AS feature,
+       CASE WHEN d.kind = 'spatial' AND ${approving} THEN d.analysis END AS analysis
      FROM dead_letter d
      WHERE ${where} AND d.id > $${values.push(after)}::bigint AND d.id <= $${values.push(ceiling)}::bigint
      ORDER BY d.id LIMIT ${PAGE} FOR UPDATE`,

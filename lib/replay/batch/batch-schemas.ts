@@ -75,8 +75,25 @@ export const CreateBatchBody = z
     maxAttempts: z.number().int().min(1).max(100).default(5),
     failureThreshold: z.number().gt(0).max(1).default(0.5),
     repair: z
-      .strictObject({ method: z.enum(REPAIR_METHODS).default("linework"), policy: z.enum(REPAIR_POLICIES).default("accept") })
-      .default({ method: "linework", policy: "accept" }),
+      .strictObject({
+        method: z.enum(REPAIR_METHODS).default("linework"),
+        policy: z.enum(REPAIR_POLICIES).default("accept"),
+        override: z
+          .boolean()
+          .default(false)
+          .describe(
+            "replay records approved with another repair with this one too (changing what was approved); false: it applies only to records approved without one",
+          ),
+        confirmedConflicts: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            "with override: the count of approved repairs it changes, as the preview showed it (required; a different count answers 409)",
+          ),
+      })
+      .default({ method: "linework", policy: "accept", override: false }),
     expectedCount: z
       .number()
       .int()
@@ -153,7 +170,7 @@ export interface BatchView {
   maxReplays: number;
   maxAttempts: number;
   failureThreshold: number;
-  repair: { method: string; policy: string };
+  repair: { method: string; policy: string; override?: boolean };
   total: number;
   counts: OutcomeCounts;
   /** submissions per second over the last 10 s of a running or paused batch; null otherwise */
@@ -219,4 +236,14 @@ export interface BatchPreview {
   /** matched by the selection but left out, by reason */
   /** noOrigin: approved records without an origin, which the origin sink leaves out */
   skipped: { notApproved: number; inActiveBatch: number; noKey: number; noOrigin: number };
+  /**
+   * records approved with a repair that changed their geometry, by that repair: a batch repair setting other than
+   * theirs would replay them differently from what was approved (repairConflicts counts them for a setting)
+   */
+  pinnedRepairs?: { method: string; policy: string; count: number }[];
+}
+
+/** How many approved repairs a batch setting would change if it overrode them (pinnedRepairs of a preview). */
+export function repairConflicts(pinned: BatchPreview["pinnedRepairs"], repair: { method: string; policy: string }): number {
+  return (pinned ?? []).reduce((n, p) => (p.method !== repair.method || p.policy !== repair.policy ? n + p.count : n), 0);
 }

@@ -8,7 +8,7 @@ import { inTransaction } from "../../db/transaction";
 import { approveWarning } from "../../dead-letters/triage/approve-warning";
 import { buildWhere } from "../../dead-letters/query/where";
 import type { ActingUser } from "./apply-batch-action";
-import type { BatchPreview, CreateBatchInput, Selection } from "./batch-schemas";
+import { repairConflicts, type BatchPreview, type CreateBatchInput, type Selection } from "./batch-schemas";
 import { sinkView, storeSink } from "./stored-sink";
 import { utcMicrosSql } from "../../time/instant";
 import { checkOutboundTarget } from "../../net/outbound-guard";
@@ -170,8 +170,17 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection, 
      FROM dead_letter d WHERE ${where} AND ${eligible(opts.origin ?? false)} ORDER BY d.observed_at, d.id LIMIT 10`,
     values,
   );
+  // Pins of repaired geometries only: a valid geometry is sent as received whatever the repair (replay-repair.ts).
+  const pinned = await db.query<{ method: string; policy: string; count: number }>(
+    `SELECT d.approved_repair->>'method' AS method, d.approved_repair->>'policy' AS policy, count(*)::int AS count
+     FROM dead_letter d WHERE ${where} AND ${eligible(opts.origin ?? false)} AND d.kind = 'spatial'
+       AND d.approved_repair->>'outcome' = 'repaired'
+     GROUP BY 1, 2 ORDER BY 3 DESC`,
+    values,
+  );
   const r = rows[0];
   return {
+    pinnedRepairs: pinned.rows,
     count: r?.count ?? 0,
     byKind: { spatial: r?.spatial ?? 0, afc: r?.afc ?? 0 },
     firstObservedAt: r?.first ?? null,
@@ -214,6 +223,29 @@ export async function tapSchemaFailures(
   return { failing, checked, complete: rows.length <= TAP_CHECK_LIMIT };
 }
 
+/**
+ * A batch repair that replaces approved ones changes what analysts approved: only with the count confirmed, as
+ * the preview showed it (a different count now is a 409, as for expectedCount). Without override nothing is
+ * replaced, and nothing needs confirming.
+ */
+export function checkRepairOverride(repair: CreateBatchInput["repair"], conflicts: number): void {
+  if (!repair.override || conflicts === 0) return;
+  if (repair.confirmedConflicts === undefined) {
+    const message = `replaces the approved repair of ${conflicts} record(s): confirm with confirmedConflicts = ${conflicts}`;
+    throw new AppError("validation_failed", `repair.override: ${message}`, { issues: [{ path: "repair.confirmedConflicts", message }] });
+  }
+  if (repair.confirmedConflicts !== conflicts) {
+    throw new AppError(
+      "conflict",
+      `repair: ${conflicts} approved repairs would change now, not ${repair.confirmedConflicts}: confirm again`,
+      {
+        issues: [{ path: "repair.confirmedConflicts", message: `is ${conflicts} now` }],
+        details: { conflicts },
+      },
+    );
+  }
+}
+
 export interface CreatedBatch {
   id: string;
   total: number;
@@ -254,13 +286,15 @@ export async function createBatch(
         issues: [{ path: "filter", message: `matches no approved record that is free to replay${why}` }],
       });
     }
+    checkRepairOverride(input.repair, repairConflicts(preview.pinnedRepairs, input.repair));
     if (preview.count > MAX_BATCH_RECORDS) {
       throw new AppError("validation_failed", `selection: ${preview.count} records; a batch takes at most ${MAX_BATCH_RECORDS}`);
     }
+    const conflicts = repairConflicts(preview.pinnedRepairs, input.repair);
     const batch = await client.query<{ id: string }>(
       `INSERT INTO replay_batch (status, created_by_id, sink, selection, rate_per_second, page_size, max_replays, repair_method,
-         repair_policy, max_attempts, failure_threshold, created_at, updated_at)
-       VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING id::text AS id`,
+         repair_policy, max_attempts, failure_threshold, created_at, updated_at, repair_override)
+       VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) RETURNING id::text AS id`,
       [
         user.userId,
         JSON.stringify(storeSink(input.sink)),
@@ -273,6 +307,7 @@ export async function createBatch(
         input.maxAttempts,
         input.failureThreshold,
         ctx.now,
+        input.repair.override && conflicts > 0,
       ],
     );
     const id = batch.rows[0]?.id as string;
@@ -281,7 +316,8 @@ export async function createBatch(
     const items = await client.query(
       `INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, entity_key, observed_at, snapshot, run_at)
        SELECT $1, d.id, row_number() OVER (ORDER BY d.observed_at, d.id), d.kind, d.idempotency_key, d.entity_key, d.observed_at,
-         jsonb_build_object('payload', d.payload, 'version', d.version, 'source', d.source, 'replayCount', d.replay_count), $2
+         jsonb_build_object('payload', d.payload, 'version', d.version, 'source', d.source, 'replayCount', d.replay_count,
+           'approvedRepair', d.approved_repair), $2
        FROM dead_letter d WHERE ${where} AND ${eligible(origin)}
        ORDER BY d.observed_at, d.id`,
       values,
@@ -309,7 +345,14 @@ export async function createBatch(
             pageSize: input.pageSize,
             maxReplays: input.maxReplays,
             maxAttempts: input.maxAttempts,
-            repair: input.repair,
+            repair: {
+              method: input.repair.method,
+              policy: input.repair.policy,
+              // What the supervisor confirmed: the approved repairs this batch replaces (0 when it replaces none).
+              override: input.repair.override && conflicts > 0,
+              overriddenApprovals: input.repair.override ? conflicts : 0,
+              approvedRepairsKept: input.repair.override ? 0 : conflicts,
+            },
             failureThreshold: input.failureThreshold,
           },
         },

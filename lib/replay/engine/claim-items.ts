@@ -4,7 +4,8 @@ import type pg from "pg";
 import { appendAudit, type Actor } from "../../audit/append";
 import { utcMicrosSql } from "../../time/instant";
 import { inTransaction } from "../../db/transaction";
-import type { DeadLetterKind } from "@/lib/vocabulary/record";
+import type { ApprovedRepair, DeadLetterKind } from "@/lib/vocabulary/record";
+import { readPin } from "./replay-repair";
 
 // The replay queue's SQL, one statement per operation (graphile-worker's getJobs.ts is the model): claim with
 // a CTE `… FOR UPDATE SKIP LOCKED` then `UPDATE … RETURNING`; everything that finishes or returns an item
@@ -31,6 +32,8 @@ export interface ClaimedItem {
   observedAt: string;
   /** the payload snapshotted when the batch was created */
   payload: unknown;
+  /** the repair the record was approved with (snapshotted with the payload); null: approved without one */
+  approvedRepair: ApprovedRepair | null;
   /** failed submissions so far */
   attempts: number;
   leaseLosses: number;
@@ -53,6 +56,7 @@ interface ClaimRow {
   entity_key: string | null;
   observed_at: string;
   payload: unknown;
+  approved_repair: unknown;
   attempts: number;
   lease_losses: number;
   record_status: string;
@@ -83,7 +87,7 @@ function pick(limit: string): string {
 
 /** What a claim returns of an item (i: replay_item, d: its dead_letter). */
 const CLAIMED_COLUMNS = `i.id::text AS id, i.seq, i.batch_id::text AS batch_id, i.dead_letter_id::text AS dead_letter_id, i.kind,
-       i.idempotency_key, i.entity_key, ${utcMicrosSql("i.observed_at")} AS observed_at, i.snapshot->'payload' AS payload, i.attempts, i.lease_losses,
+       i.idempotency_key, i.entity_key, ${utcMicrosSql("i.observed_at")} AS observed_at, i.snapshot->'payload' AS payload, i.snapshot->'approvedRepair' AS approved_repair, i.attempts, i.lease_losses,
        d.status::text AS record_status, d.replay_count, (d.payload IS DISTINCT FROM i.snapshot->'payload') AS edited,
        EXISTS (SELECT 1 FROM ledger_entry l WHERE l.idempotency_key = i.idempotency_key) AS settled`;
 
@@ -99,6 +103,7 @@ function toClaimed(rows: ClaimRow[]): ClaimedItem[] {
       entityKey: r.entity_key,
       observedAt: r.observed_at,
       payload: r.payload,
+      approvedRepair: readPin(r.approved_repair),
       attempts: r.attempts,
       leaseLosses: r.lease_losses,
       recordStatus: r.record_status,

@@ -14,6 +14,7 @@ const batch: BatchConfig = {
   maxAttempts: 5,
   repairMethod: "linework",
   repairPolicy: "accept",
+  repairOverride: false,
 };
 const tap = { event_id: "e1", device_id: "d1", fare_amount_cents: 250, tap_timestamp: "2026-11-01T00:00:00Z" };
 const item = (over: Partial<ClaimedItem> = {}): ClaimedItem => ({
@@ -26,6 +27,7 @@ const item = (over: Partial<ClaimedItem> = {}): ClaimedItem => ({
   entityKey: "d1",
   observedAt: "2026-11-01T00:00:00.000000Z",
   payload: tap,
+  approvedRepair: null,
   attempts: 0,
   leaseLosses: 0,
   recordStatus: "approved",

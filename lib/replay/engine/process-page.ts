@@ -13,6 +13,7 @@ import { GroupWriter } from "./group-writer";
 import type { FlushCounts, Resolution } from "./write-outcomes";
 import { reserveSlots, slowDown } from "../pacing/reserve-slots";
 import { revalidate, type Revalidation } from "./revalidate";
+import { replayRepair } from "./replay-repair";
 import { sleep } from "../../time/sleep";
 import { geometryLimits } from "../../env";
 import { poisonReason } from "./failure-rules";
@@ -35,6 +36,8 @@ export interface BatchConfig {
   maxAttempts: number;
   repairMethod: RepairMethod;
   repairPolicy: RepairPolicy;
+  /** the batch's repair replaces approved ones (confirmed by the supervisor); false: only records without one use it */
+  repairOverride: boolean;
 }
 
 export interface PageContext {
@@ -79,11 +82,17 @@ export function decideOrSubmit(item: ClaimedItem, ctx: Pick<PageContext, "batch"
   // Settled downstream already (earlier replay, or an imported external ledger): deduped without sending.
   if (item.settled) return decided("deduped", null);
   let checked: Revalidation;
+  const repair = replayRepair(item.approvedRepair, {
+    method: ctx.batch.repairMethod,
+    policy: ctx.batch.repairPolicy,
+    override: ctx.batch.repairOverride,
+  });
   try {
     checked = revalidate(item.kind, item.payload, {
       geos: ctx.geos,
-      method: ctx.batch.repairMethod,
-      policy: ctx.batch.repairPolicy,
+      method: repair.method,
+      policy: repair.policy,
+      digest: repair.digest,
       limits: geometryLimits(),
     });
   } catch (err) {

@@ -1,17 +1,17 @@
 import { validateTap } from "../../afc/tap-schema";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";
-import { analyzeGeometry } from "../../spatial/analyze";
-import { geometryToJson } from "../../spatial/geojson";
+import { deliveredGeometry, geometryDigest } from "../../dead-letters/triage/approved-repair";
 import type { Geos } from "../../spatial/geos";
 import type { GeometryLimits } from "../../spatial/geometry-limits";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Step 1 of every item: is the record (as snapshotted into the batch, possibly edited by an analyst before
-// approval) still deliverable? Spatial: the geometry's validity, repaired with the batch's method and policy;
-// AFC: the tap schema. What comes out is what the sink receives.
+// approval) still deliverable? Spatial: the geometry's validity, repaired with the repair the item replays with
+// (replay-repair.ts: the approved one, or the batch's); AFC: the tap schema. What comes out is what the sink
+// receives. With an approved digest, a different geometry is not sent: the analyst never saw it.
 
-export type Revalidation = { ok: true; payload: JsonValue } | { ok: false; reason: string };
+export type Revalidation = { ok: true; payload: JsonValue } | { ok: false; reason: string; review?: true };
 
 export interface RevalidateOptions {
   /** required for spatial records */
@@ -20,10 +20,8 @@ export interface RevalidateOptions {
   policy: RepairPolicy;
   /** a geometry past these fails re-validation without GEOS (default DEFAULT_GEOMETRY_LIMITS) */
   limits?: GeometryLimits;
-}
-
-function isObject(v: unknown): v is { [key: string]: JsonValue } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  /** the digest of the approved geometry (approved-repair.ts); null: no check (approved before pins, or overridden) */
+  digest?: string | null;
 }
 
 export function revalidate(kind: DeadLetterKind, payload: unknown, opts: RevalidateOptions): Revalidation {
@@ -32,18 +30,18 @@ export function revalidate(kind: DeadLetterKind, payload: unknown, opts: Revalid
     const tap = validateTap(payload);
     return tap.ok ? { ok: true, payload: payload as JsonValue } : { ok: false, reason: `tap schema: ${tap.reason}` };
   }
-  if (!isObject(payload) || payload.type !== "Feature") return { ok: false, reason: "payload is not a GeoJSON Feature" };
   if (!opts.geos) throw new Error("revalidate: spatial records need GEOS");
-  const result = analyzeGeometry(opts.geos, payload.geometry, {
-    method: opts.method,
-    policy: opts.policy,
-    ...(opts.limits ? { limits: opts.limits } : {}),
-  });
-  const { analysis, repaired } = result;
-  if (analysis.outcome === "dropped" || !repaired) {
-    return { ok: false, reason: `geometry: ${analysis.drop_reason ?? analysis.reason ?? "not repairable"}` };
+  const delivered = deliveredGeometry(opts.geos, payload, opts);
+  if (!delivered.ok) return { ok: false, reason: delivered.reason };
+  if (opts.digest && geometryDigest(delivered.geometry) !== opts.digest) {
+    return {
+      ok: false,
+      review: true,
+      reason: `the ${opts.method}/${opts.policy} repair now gives a different geometry than the one approved: review it again`,
+    };
   }
-  if (analysis.outcome === "valid") return { ok: true, payload };
-  // Repaired: deliver the repair, never the invalid input.
-  return { ok: true, payload: { ...payload, geometry: geometryToJson(repaired) } };
+  const feature = payload as { [key: string]: JsonValue };
+  return delivered.outcome === "valid"
+    ? { ok: true, payload: feature }
+    : { ok: true, payload: { ...feature, geometry: delivered.geometry } };
 }

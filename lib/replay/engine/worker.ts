@@ -125,10 +125,11 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       max_attempts: number;
       repair_method: string;
       repair_policy: string;
+      repair_override: boolean;
       throttled_ms: number | null;
       tat_in_ms: number | null;
     }>(
-      `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy,
+      `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy, repair_override,
          (extract(epoch FROM throttled_at) * 1000)::float8 AS throttled_ms, (extract(epoch FROM tat - now()) * 1000)::float8 AS tat_in_ms
        FROM replay_batch WHERE status = 'running' ORDER BY replay_batch.id`,
     );
@@ -160,6 +161,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         maxAttempts: r.max_attempts,
         repairMethod: r.repair_method as RepairMethod,
         repairPolicy: r.repair_policy as RepairPolicy,
+        repairOverride: r.repair_override,
       });
     }
     for (const key of running.keys()) if (!seen.has(key)) running.delete(key);

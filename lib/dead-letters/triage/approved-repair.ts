@@ -1,0 +1,65 @@
+import { sha256Hex } from "../../afc/hash";
+import { canonicalJson } from "../../json/canonical";
+import type { JsonValue } from "../../json/value";
+import { analyzeGeometry, type AnalyzeResult } from "../../spatial/analyze";
+import { geometryToJson } from "../../spatial/geojson";
+import type { Geos } from "../../spatial/geos";
+import type { ApprovedRepair, RepairMethod, RepairPolicy } from "../../vocabulary/record";
+import type { GeometryLimits } from "../../spatial/geometry-limits";
+
+// What a spatial record's replay sends, computed the one way both the approval and the replay engine use: the
+// approval pins its digest, the engine recomputes it and refuses to send anything else. One function, so the
+// two cannot drift apart (the engine's revalidate.ts calls deliveredGeometry).
+
+export type Delivered =
+  | { ok: true; geometry: JsonValue; outcome: "valid" | "repaired"; result: AnalyzeResult }
+  | { ok: false; reason: string; result: AnalyzeResult | null };
+
+function isObject(v: unknown): v is { [key: string]: JsonValue } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The geometry a replay of this Feature delivers with this repair: the input when valid, the repair otherwise. */
+export function deliveredGeometry(
+  geos: Geos,
+  payload: unknown,
+  repair: { method: RepairMethod; policy: RepairPolicy; limits?: GeometryLimits },
+): Delivered {
+  if (!isObject(payload) || payload.type !== "Feature") return { ok: false, reason: "payload is not a GeoJSON Feature", result: null };
+  const result = analyzeGeometry(geos, payload.geometry, {
+    method: repair.method,
+    policy: repair.policy,
+    ...(repair.limits ? { limits: repair.limits } : {}),
+  });
+  const { analysis, repaired } = result;
+  if (analysis.outcome === "dropped" || !repaired) {
+    return { ok: false, reason: `geometry: ${analysis.drop_reason ?? analysis.reason ?? "not repairable"}`, result };
+  }
+  if (analysis.outcome === "valid") return { ok: true, geometry: payload.geometry ?? null, outcome: "valid", result };
+  // Repaired: deliver the repair, never the invalid input.
+  return { ok: true, geometry: geometryToJson(repaired), outcome: "repaired", result };
+}
+
+/** SHA-256 (hex) of a geometry's RFC 8785 canonical JSON: key order and spacing never change it. */
+export function geometryDigest(geometry: JsonValue): string {
+  return sha256Hex(canonicalJson(geometry));
+}
+
+/** The pin an approval stores for this payload and repair, or why nothing deliverable comes out of it. */
+export function pinRepair(
+  geos: Geos,
+  payload: unknown,
+  repair: { method: RepairMethod; policy: RepairPolicy },
+  acknowledged: string[] = [],
+): { ok: true; pin: ApprovedRepair; delivered: Extract<Delivered, { ok: true }> } | { ok: false; reason: string } {
+  const delivered = deliveredGeometry(geos, payload, repair);
+  if (!delivered.ok) return delivered;
+  const pin: ApprovedRepair = {
+    method: repair.method,
+    policy: repair.policy,
+    digest: geometryDigest(delivered.geometry),
+    outcome: delivered.outcome,
+    ...(acknowledged.length > 0 ? { acknowledged } : {}),
+  };
+  return { ok: true, pin, delivered };
+}
