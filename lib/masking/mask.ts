@@ -53,12 +53,18 @@ const HEX = /[0-9a-fA-F]/;
 
 function insideHexToken(text: string, start: number, end: number): boolean {
   const isLetter = (c: string | undefined) => c !== undefined && /[a-fA-F]/.test(c);
-  if (!isLetter(text[start - 1]) || !isLetter(text[end])) return false;
+  const before = isLetter(text[start - 1]);
+  const after = isLetter(text[end]);
+  if (!before && !after) return false;
   let a = start,
     b = end;
   while (a > 0 && HEX.test(text[a - 1]!)) a--;
   while (b < text.length && HEX.test(text[b]!)) b++;
-  return b - a >= 24;
+  // A run at one end of the token (a digest starting with 13 digits) only counts in a digest-sized token: an MD5,
+  // SHA-1 or SHA-256 in hex, never a word with a card number glued to it.
+  const isolated = (i: number) => i <= 0 || i >= text.length || !/[0-9A-Za-z]/.test(text[i]!);
+  if (before && after) return b - a >= 24;
+  return b - a >= 32 && isolated(a - 1) && isolated(b);
 }
 
 // A UUID (a job's, a request's id) whose first groups happen to be all digits reads as a dashed digit run
