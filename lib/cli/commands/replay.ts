@@ -20,6 +20,7 @@ import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
 import { redactUrlSecrets } from "../../masking/url";
 import { registerWorkerCommands } from "./worker";
+import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -70,7 +71,7 @@ const header = (v: string, prev: Record<string, string> = {}) => {
   return { ...prev, [v.slice(0, at).trim()]: v.slice(at + 1).trim() };
 };
 
-interface CreateOptions {
+interface CreateOptions extends PostgisFlags {
   ids?: string[];
   filterStatus?: string[];
   kind?: string[];
@@ -84,17 +85,9 @@ interface CreateOptions {
   bbox?: string;
   rate: string;
   sink: string;
-  url?: string;
   header?: Record<string, string>;
   timeoutMs?: string;
   concurrency?: string;
-  table?: string;
-  idColumn?: string;
-  idProperty?: string;
-  geometryColumn?: string;
-  observedAtColumn?: string;
-  propertiesColumn?: string;
-  srid?: string;
   pageSize?: string;
   maxReplays?: string;
   maxAttempts?: string;
@@ -178,17 +171,7 @@ function createBody(o: CreateOptions): unknown {
           concurrency: num(o.concurrency, "--concurrency"),
         }
       : o.sink === "postgis"
-        ? {
-            type: "postgis",
-            url: o.url,
-            table: o.table,
-            idColumn: o.idColumn,
-            idProperty: o.idProperty,
-            geometryColumn: o.geometryColumn,
-            observedAtColumn: o.observedAtColumn,
-            propertiesColumn: o.propertiesColumn,
-            srid: num(o.srid, "--srid"),
-          }
+        ? postgisSinkBody(o, num(o.srid, "--srid"))
         : { type: o.sink };
   return {
     ...(o.ids ? { ids: o.ids } : { filter }),
@@ -217,7 +200,7 @@ export function registerReplayCommands(program: Command): void {
   registerWorkerCommands(program);
   const replay = program.command("replay").description("paced, idempotent replay batches of approved dead letters");
 
-  replay
+  const create = replay
     .command("create")
     .description("create a draft batch from approved records (--ids, or a filter); prints its id")
     .option("--ids <ids>", "record ids, comma-separated (repeatable)", list)
@@ -240,14 +223,8 @@ export function registerReplayCommands(program: Command): void {
     .option("--url <url>", "http sink: where to POST; postgis sink: postgresql://user:password@host:port/database")
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")
-    .option("--concurrency <n>", "http sink: requests in flight per worker lane")
-    .option("--table <name>", "postgis sink: the table, schema.table")
-    .option("--id-column <c>", "postgis sink: the feature id's column, unique (default id)")
-    .option("--id-property <p>", "postgis sink: the property holding the id of a Feature without one")
-    .option("--geometry-column <c>", "postgis sink: the geometry column (default geom)")
-    .option("--observed-at-column <c>", "postgis sink: the observation time's column (default observed_at)")
-    .option("--properties-column <c>", "postgis sink: a jsonb column for the Feature's properties")
-    .option("--srid <n>", "postgis sink: the SRID given to the geometries (default 4326)")
+    .option("--concurrency <n>", "http sink: requests in flight per worker lane");
+  postgisTargetOptions(create, "postgis sink: ")
     .option("--page-size <n>", "items claimed at once")
     .option("--max-replays <n>", "poison when a record was replayed this often")
     .option("--max-attempts <n>", "failed submissions before an item becomes poison")

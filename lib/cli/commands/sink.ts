@@ -12,17 +12,10 @@ import { withPostgresPort } from "../../replay/batch/check-postgis-target";
 import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/batch/inspect-postgis-target";
 import { PostgisSinkSchema } from "../../replay/batch/postgis-sink-schema";
 import { CliUsageError, optionsError } from "../context";
+import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 
-interface CheckOptions {
+interface CheckOptions extends PostgisFlags {
   type: string;
-  url?: string;
-  table?: string;
-  idColumn?: string;
-  idProperty?: string;
-  geometryColumn?: string;
-  observedAtColumn?: string;
-  propertiesColumn?: string;
-  srid?: string;
   json?: boolean;
 }
 
@@ -54,38 +47,18 @@ export function formatTargetReport(url: string, table: string, r: TargetReport):
 
 export function registerSinkCommands(program: Command): void {
   const sink = program.command("sink").description("replay sinks: check a target before building a batch on it");
-  sink
+  const check = sink
     .command("check")
     .description("connect to a sink's target and say what is there (PostGIS: version, columns, key table, problems)")
     .requiredOption("--type <type>", "the sink type: postgis")
-    .option("--url <url>", "postgresql://user:password@host:port/database")
-    .option("--table <name>", "schema.table")
-    .option("--id-column <c>", "the feature id's column (default id)")
-    .option("--id-property <p>", "the property holding the id of a Feature without one")
-    .option("--geometry-column <c>", "the geometry column (default geom)")
-    .option("--observed-at-column <c>", "the observation time's column (default observed_at)")
-    .option("--properties-column <c>", "a jsonb column for the Feature's properties")
-    .option("--srid <n>", "the SRID given to the geometries (default 4326)")
+    .option("--url <url>", "postgresql://user:password@host:port/database");
+  postgisTargetOptions(check)
     .option("--json", "print the report as JSON")
     .action(async (o: CheckOptions) => {
       if (o.type !== "postgis") throw new CliUsageError(`--type: ${o.type} has no check; only postgis does`);
       if (o.srid !== undefined && !/^\d+$/.test(o.srid))
         throw new CliUsageError(`--srid: expected a number, got ${JSON.stringify(o.srid)}`);
-      const parsed = PostgisSinkSchema.safeParse(
-        JSON.parse(
-          JSON.stringify({
-            type: "postgis",
-            url: o.url,
-            table: o.table,
-            idColumn: o.idColumn,
-            idProperty: o.idProperty,
-            geometryColumn: o.geometryColumn,
-            observedAtColumn: o.observedAtColumn,
-            propertiesColumn: o.propertiesColumn,
-            srid: o.srid === undefined ? undefined : Number(o.srid),
-          }),
-        ),
-      );
+      const parsed = PostgisSinkSchema.safeParse(postgisSinkBody(o, o.srid === undefined ? undefined : Number(o.srid)));
       if (!parsed.success) throw optionsError(parsed.error.issues);
       const { type: _type, url, ...target } = parsed.data;
       try {
