@@ -1,3 +1,4 @@
+import "server-only";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MIGRATIONS_DIR, readMigrationList, readSchema } from "./migration-files";

@@ -1,3 +1,4 @@
+import "server-only";
 import { readFile, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { MigrationDirectory, MigrationList } from "@prisma/schema-engine-wasm";

@@ -1,3 +1,4 @@
+import "server-only";
 import type pg from "pg";
 import { originSink } from "./origin-sink";
 import type { StoredSinkConfig } from "../batch/batch-schemas";

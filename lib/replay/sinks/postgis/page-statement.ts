@@ -1,3 +1,4 @@
+import "server-only";
 import pg from "pg";
 import type { JsonValue } from "../../../json/value";
 import type { PostgisTarget } from "../../batch/postgis-sink-schema";
