@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { DetailView } from "@/components/dead-letters/detail/detail-view";
+import { HeavyDetailView } from "@/components/dead-letters/detail/heavy-detail-view";
 import { AppError } from "@/lib/errors/app-error";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
-import { getDeadLetter } from "@/lib/dead-letters/query/detail";
+import { readDetailForReader } from "@/lib/dead-letters/query/detail";
 import { IdSchema } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
@@ -23,19 +24,21 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   if (!id.success) notFound();
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const record = await getDeadLetter(getDb().pool, id.data).catch((err: unknown) => {
+  const read = await readDetailForReader(getDb().pool, id.data).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
     throw err;
   });
+  const permissions = {
+    triage: can(principal.role, "dead_letters:triage"),
+    overrideIdentity: can(principal.role, "dead_letters:override_identity"),
+  };
+  if (read.heavy) return <HeavyDetailView id={id.data} storedBytes={read.storedBytes} permissions={permissions} />;
   return (
     <DetailView
-      key={record.id}
-      initial={forReader(maskDetail(record, configuredMaskRules()))}
+      key={read.detail.id}
+      initial={forReader(maskDetail(read.detail, configuredMaskRules()))}
       renderedAt={now.getTime()}
-      permissions={{
-        triage: can(principal.role, "dead_letters:triage"),
-        overrideIdentity: can(principal.role, "dead_letters:override_identity"),
-      }}
+      permissions={permissions}
     />
   );
 }

@@ -2,7 +2,13 @@ import type { Change } from "@/lib/dead-letters/query/payload-diff";
 
 // A diff as a list of paths with before → after, rendered as text (never HTML).
 
-const show = (v: unknown) => (v === undefined ? "" : JSON.stringify(v));
+/** A value as text, cut past 2,000 characters (a replaced ring of 250,000 positions is megabytes). */
+const SHOWN_CHARS = 2_000;
+const show = (v: unknown) => {
+  if (v === undefined) return "";
+  const text = JSON.stringify(v);
+  return text.length <= SHOWN_CHARS ? text : `${text.slice(0, SHOWN_CHARS)}… (${text.length.toLocaleString("en")} characters)`;
+};
 
 export function ChangeList({ changes, truncated, empty }: { changes: Change[]; truncated: boolean; empty: string }) {
   if (changes.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;

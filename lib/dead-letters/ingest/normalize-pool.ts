@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AnalyzeOptions, AnalyzeResult } from "../../spatial/analyze";
+import type { MaskRules } from "../../masking/rules";
 import type { Normalized, NormalizeSettings } from "./normalize";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
 
@@ -27,6 +28,8 @@ interface Reply {
   problem?: string | null;
   error?: string;
   analyzed?: AnalyzeResult;
+  /** a heavy record's detail answer, UTF-8 JSON (its buffer transferred, not copied) */
+  json?: Uint8Array<ArrayBuffer>;
   /** the thread asks to be replaced: its GEOS aborted, or a heavy record grew its heaps */
   retire?: boolean;
 }
@@ -187,6 +190,16 @@ export class NormalizePool {
     const { analyzed } = await this.send({ task: "analyze", geometry, opts });
     if (!analyzed) throw new Error("the analysis thread answered without a result");
     return analyzed;
+  }
+
+  /**
+   * A heavy record's detail answer, read and built on a thread (detail-off-thread.ts): receiving its 24 MB of
+   * text, parsing, masking it twice and serializing it held this thread for seconds.
+   */
+  async detailJson(databaseUrl: string, id: string, rules: MaskRules | null): Promise<Uint8Array<ArrayBuffer>> {
+    const { json } = await this.send({ task: "detail", databaseUrl, detailId: id, rules });
+    if (!json) throw new Error("the detail thread answered without a result");
+    return json;
   }
 
   /**

@@ -1,7 +1,7 @@
 // Worker-thread entry for ingest normalization (normalize-pool.ts): registers tsx's loader in this thread (a
 // worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
 // "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
-// "analyze" one geometry (an analyst's edit).
+// "analyze" one geometry (an analyst's edit), or build a heavy record's "detail" answer.
 import { setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
@@ -22,6 +22,9 @@ const { geosBroken, getGeos } = await import("../../spatial/geos.ts");
 const { parseJsonOrPython } = await import("../../json/lossless.ts");
 const { decodeDeferred } = await import("./split.ts");
 const { analyzeGeometry } = await import("../../spatial/analyze.ts");
+// The heavy detail read reaches the database: its modules are marked server-only, resolved here as on the server.
+await import("../../../bin/server-side.mjs");
+const { heavyDetailJsonFrom } = await import("../query/heavy-detail-read.ts");
 
 // Past these the thread asks to be replaced (normalize-pool.ts retire): a wasm heap never shrinks, and V8 keeps
 // the pages a 10 MB record's parse grew its heap to. A thread normalizing ordinary records stays far below
@@ -40,8 +43,14 @@ async function shouldRetire(texts) {
   return getHeapStatistics().total_heap_size > RETIRE_V8_HEAP_BYTES;
 }
 
-parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometry, opts }) => {
+parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometry, opts, databaseUrl, detailId, rules }) => {
   try {
+    if (task === "detail") {
+      const json = new TextEncoder().encode(await heavyDetailJsonFrom(databaseUrl, detailId, rules));
+      // Parsing 24 MB grew this thread's heap: past the limit it asks to be replaced, which gives it back.
+      parentPort.postMessage({ id, json, retire: await shouldRetire([json]) }, [json.buffer]);
+      return;
+    }
     if (task === "analyze") {
       const analyzed = analyzeGeometry(await getGeos(), geometry, opts);
       parentPort.postMessage({ id, analyzed, retire: await shouldRetire([]) });

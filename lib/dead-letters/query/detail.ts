@@ -2,17 +2,17 @@ import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { utcMicrosSql } from "../../time/instant";
-import { originalGeometry } from "../../spatial/received";
-import { encodeCursor } from "./cursor";
 import { AUDIT_ACTION } from "../decisions";
 import type { DeadLetterDetail } from "../record-schemas";
-import { ApprovedRepairSchema, type ApprovedRepair, type SpatialAnalysis } from "../../vocabulary/record";
-import type { JsonValue } from "@/lib/json/value";
+import { toDetail, type DetailRow, type FailureRow } from "./detail-row";
+import { HEAVY_COLUMNS, HEAVY_DETAIL_BYTES, type HeavyColumn, type HeavyTexts } from "./detail-answer";
+
+export { toDetail, type DetailRow } from "./detail-row";
 
 // One dead letter with everything the detail page shows: the raw envelope as received, the working payload,
 // the analysis and repaired geometry, and every failure attempt in order.
 
-type Db = pg.Pool | pg.PoolClient;
+type Db = pg.Pool | pg.ClientBase;
 
 export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id,
   d.source_message_id, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
@@ -20,102 +20,24 @@ export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency
   d.failure_count, d.version, d.analysis, d.repaired_geometry, d.approved_repair, d.origin,
   EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited`;
 
-export interface DetailRow {
-  id: string;
-  kind: DeadLetterDetail["kind"];
-  source: string;
-  idempotency_key: string | null;
-  entity_key: string | null;
-  event_id: string | null;
-  device_id: string | null;
-  source_message_id: string | null;
-  /** to the microsecond (lib/time/instant.ts): the record's cursor goes back into the list query */
-  observed_at: string;
-  first_seen_at: Date;
-  last_failed_at: Date;
-  updated_at: Date;
-  raw_envelope: string | null;
-  payload: JsonValue | null;
-  first_failure_reason: string;
-  reason: string;
-  reason_group: string;
-  failure_class: DeadLetterDetail["failureClass"];
-  class_reason: string | null;
-  status: DeadLetterDetail["status"];
-  replay_count: number;
-  failure_count: number;
-  version: number;
-  analysis: SpatialAnalysis | null;
-  repaired_geometry: JsonValue | null;
-  approved_repair: unknown;
-  origin: JsonValue | null;
-  /** an analyst edited the payload (audited): only then can the received geometry differ from the payload's */
-  edited: boolean;
-}
-
-/** A stored pin, or null when absent or unreadable (an unreadable one pins nothing: the batch's repair applies). */
-function readApprovedRepair(value: unknown): ApprovedRepair | null {
-  const parsed = ApprovedRepairSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
-}
-
-interface FailureRow {
-  attempt: number;
-  at: Date;
-  reason: string;
-  origin: string;
-  batch_id: string | null;
-}
-
-export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail {
-  const observedAt = r.observed_at;
-  return {
-    id: r.id,
-    kind: r.kind,
-    source: r.source,
-    idempotencyKey: r.idempotency_key,
-    entityKey: r.entity_key,
-    eventId: r.event_id,
-    deviceId: r.device_id,
-    sourceMessageId: r.source_message_id,
-    observedAt,
-    firstSeenAt: r.first_seen_at.toISOString(),
-    lastFailedAt: r.last_failed_at.toISOString(),
-    updatedAt: r.updated_at.toISOString(),
-    rawEnvelope: r.raw_envelope,
-    payload: r.payload,
-    firstFailureReason: r.first_failure_reason,
-    reason: r.reason,
-    reasonGroup: r.reason_group,
-    failureClass: r.failure_class,
-    classReason: r.class_reason,
-    status: r.status,
-    replayCount: r.replay_count,
-    failureCount: r.failure_count,
-    version: r.version,
-    outcome: r.analysis?.outcome ?? null,
-    analysis: r.analysis,
-    repairedGeometry: r.repaired_geometry,
-    approvedRepair: r.status === "approved" ? readApprovedRepair(r.approved_repair) : null,
-    // Parsing the raw envelope costs ~0.25 s for a 100k-vertex polygon: only for records that were edited.
-    originalGeometry: r.kind === "spatial" && r.edited ? originalGeometry(r.raw_envelope, r.payload) : null,
-    origin: r.origin,
-    failures: failures.map((f) => ({
-      attempt: f.attempt,
-      at: f.at.toISOString(),
-      reason: f.reason,
-      origin: f.origin,
-      batchId: f.batch_id,
-    })),
-    cursor: encodeCursor({ observedAt, id: r.id }),
-  };
-}
-
 /** The record, or null when there is none with this id. `lock` takes the row lock (inside a transaction). */
 export async function readDetailRow(db: Db, id: string, lock = false): Promise<DetailRow | null> {
   const { rows } = await db.query<DetailRow>(`SELECT ${DETAIL_COLUMNS} FROM dead_letter d WHERE d.id = $1${lock ? " FOR UPDATE" : ""}`, [
     id,
   ]);
+  return rows[0] ?? null;
+}
+
+/**
+ * The record without its heavy columns when it is heavy (they come back null, and `heavy` says so): for a
+ * decision that needs only its status and class (quarantine, reopen), whose answer is then built off this thread.
+ */
+export async function readLightDetailRow(db: Db, id: string, lock = false): Promise<(DetailRow & { heavy: boolean }) | null> {
+  const { rows } = await db.query<DetailRow & { heavy: boolean }>(
+    `SELECT ${LIGHT_COLUMNS}, s.heavy FROM dead_letter d, LATERAL (SELECT ${STORED_BYTES} > $2 AS heavy) s
+     WHERE d.id = $1${lock ? " FOR UPDATE OF d" : ""}`,
+    [id, HEAVY_DETAIL_BYTES],
+  );
   return rows[0] ?? null;
 }
 
@@ -136,4 +58,61 @@ export async function getDeadLetter(db: Db, id: string): Promise<DeadLetterDetai
   const [row, failures] = await Promise.all([readDetailRow(db, id), readFailures(db, id)]);
   if (!row) throw notFound(id);
   return toDetail(row, failures);
+}
+
+/** A record for a reader: whole when light; when heavy, only how heavy (it is read and built off this thread). */
+export type ReaderRead = { heavy: false; detail: DeadLetterDetail } | { heavy: true; storedBytes: number };
+
+// What the heavy columns occupy as stored (compressed, read from the TOAST pointers: nothing is detoasted here).
+const STORED_BYTES = HEAVY_COLUMNS.map(
+  (c) => `coalesce(${c === "raw_envelope" ? "octet_length" : "pg_column_size"}(d.${c}), 0)::bigint`,
+).join(" + ");
+
+const HEAVY_COLUMN = new RegExp(`\\bd\\.(${HEAVY_COLUMNS.join("|")})\\b`, "g");
+
+/** DETAIL_COLUMNS with the heavy ones null where `s.heavy` (a lateral the query computes from STORED_BYTES). */
+const LIGHT_COLUMNS = DETAIL_COLUMNS.replace(HEAVY_COLUMN, (_m, c: string) => `CASE WHEN s.heavy THEN NULL ELSE d.${c} END AS ${c}`);
+
+/**
+ * The record as GET /api/dead-letters/{id} and its page read it. A record whose heavy columns are past
+ * HEAVY_DETAIL_BYTES stored (a 1,000,000-vertex polygon kept as poison: 12 MB of envelope and as much payload)
+ * is not read here: receiving, parsing, masking and serializing it held the event loop for seconds.
+ */
+export async function readDetailForReader(db: Db, id: string): Promise<ReaderRead> {
+  const [{ rows }, failures] = await Promise.all([
+    db.query<DetailRow & { heavy: boolean; stored_bytes: string }>(
+      `SELECT ${LIGHT_COLUMNS}, s.heavy, b.stored_bytes::text AS stored_bytes
+       FROM dead_letter d, LATERAL (SELECT ${STORED_BYTES} AS stored_bytes) b, LATERAL (SELECT b.stored_bytes > $2 AS heavy) s
+       WHERE d.id = $1`,
+      [id, HEAVY_DETAIL_BYTES],
+    ),
+    readFailures(db, id),
+  ]);
+  const r = rows[0];
+  if (!r) throw notFound(id);
+  const { heavy, stored_bytes, ...row } = r;
+  return heavy ? { heavy: true, storedBytes: Number(stored_bytes) } : { heavy: false, detail: toDetail(row, failures) };
+}
+
+/** The record with its heavy columns as text (jsonb::text: parsed by the caller, not the driver), or null. */
+export async function readHeavyDetailRow(
+  db: Db,
+  id: string,
+): Promise<{ row: DetailRow; failures: FailureRow[]; texts: HeavyTexts } | null> {
+  const columns = DETAIL_COLUMNS.replace(HEAVY_COLUMN, (_m, c: string) => `NULL AS ${c}, d.${c}::text AS ${c}_text`);
+  const { rows } = await db.query<DetailRow & { [C in HeavyColumn as `${C}_text`]: string | null }>(
+    `SELECT ${columns} FROM dead_letter d WHERE d.id = $1`,
+    [id],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  const { raw_envelope_text, payload_text, analysis_text, repaired_geometry_text, origin_text, ...row } = r;
+  const texts: HeavyTexts = {
+    raw_envelope: raw_envelope_text,
+    payload: payload_text,
+    analysis: analysis_text,
+    repaired_geometry: repaired_geometry_text,
+    origin: origin_text,
+  };
+  return { row, failures: await readFailures(db, id), texts };
 }

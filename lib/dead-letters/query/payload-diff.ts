@@ -7,8 +7,51 @@ import type { JsonValue } from "@/lib/json/value";
 // Moves are not detected: coordinate arrays are long and a "moved vertex" reads worse than two changes.
 const differ = create({ arrays: { detectMove: false }, cloneDiffValues: false });
 
+/**
+ * Values past which two payloads are compared coarsely (below). jsondiffpatch matches array items with an LCS of
+ * n × m cells: a 250,000-vertex ring against its stored copy hung the browser's record page for minutes, and an
+ * edit of such a record would hold the server's thread as long.
+ */
+export const DIFF_VALUE_BUDGET = 50_000;
+
 export function payloadDelta(before: JsonValue | null, after: JsonValue | null): Delta {
+  if (valuesOver(before, DIFF_VALUE_BUDGET) || valuesOver(after, DIFF_VALUE_BUDGET)) return coarseDelta(before, after);
   return differ.diff(before, after);
+}
+
+/** Whether `v` holds more than `budget` values (objects, arrays and leaves alike); stops counting at the budget. */
+function valuesOver(v: JsonValue | null, budget: number): boolean {
+  const stack: unknown[] = [v];
+  let seen = 0;
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (++seen > budget) return true;
+    if (Array.isArray(x)) for (const item of x) stack.push(item);
+    else if (x !== null && typeof x === "object") for (const item of Object.values(x)) stack.push(item);
+  }
+  return false;
+}
+
+const isObject = (v: unknown): v is Record<string, JsonValue> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A delta in jsondiffpatch's format, linear in the payloads' size: objects key by key, anything else (an array
+ * of 250,000 positions) as one value replaced when its JSON differs.
+ */
+function coarseDelta(before: JsonValue | null | undefined, after: JsonValue | null | undefined): Delta {
+  if (isObject(before) && isObject(after)) {
+    const out: Record<string, Delta> = {};
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      if (!(key in after)) out[key] = [before[key], 0, 0];
+      else if (!(key in before)) out[key] = [after[key]];
+      else {
+        const d = coarseDelta(before[key], after[key]);
+        if (d !== undefined) out[key] = d;
+      }
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? undefined : [before, after];
 }
 
 export interface Change {

@@ -6,7 +6,7 @@ import { restoreMasked } from "../../masking/restore";
 import type { MaskRules } from "../../masking/rules";
 import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
-import { notFound, readDetailRow, readFailures, toDetail, type DetailRow } from "../query/detail";
+import { notFound, readDetailRow, readFailures, readLightDetailRow, toDetail, type DetailRow } from "../query/detail";
 import { evaluateEdit, identityOverride, type EditOutcome } from "./evaluate-edit";
 import { payloadDelta } from "../query/payload-diff";
 import type { ActionBody, ChangedBy, DeadLetterDetail } from "../record-schemas";
@@ -110,9 +110,19 @@ async function approvalPin(row: DetailRow, chosen: ApproveRepair | undefined): P
   return pinned.pin;
 }
 
-export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, ctx: ActionContext): Promise<DeadLetterDetail> {
+/**
+ * The record after the decision. `heavy`: it is past HEAVY_DETAIL_BYTES and was read without its heavy columns
+ * (payload, envelope, analysis… null here): the caller answers it off this thread (heavyDetailAnswer).
+ */
+export type ActionOutcome = DeadLetterDetail & { heavy?: true };
+
+/** Decisions that need the record's status and class only, never its payload. */
+const LIGHT_ACTIONS: ReadonlySet<ActionBody["action"]> = new Set(["quarantine", "reopen"]);
+
+export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, ctx: ActionContext): Promise<ActionOutcome> {
+  const light = LIGHT_ACTIONS.has(body.action);
   return inTransaction(pool, async (client) => {
-    const row = await readDetailRow(client, id, true);
+    const row = light ? await readLightDetailRow(client, id, true) : await readDetailRow(client, id, true);
     if (!row) throw notFound(id);
     if (row.version !== body.version) {
       throw new AppError(
@@ -206,9 +216,11 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
       });
     }
     await appendAudit(client, audit, ctx.now);
-    const updated = await readDetailRow(client, id);
+    const updated = await readLightDetailRow(client, id);
     if (!updated) throw notFound(id);
-    return current(client, updated);
+    const { heavy, ...rest } = updated;
+    const detail = await current(client, rest);
+    return heavy ? { ...detail, heavy } : detail;
   });
 }
 

@@ -1,7 +1,8 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { getDeadLetter } from "@/lib/dead-letters/query/detail";
+import { readDetailForReader } from "@/lib/dead-letters/query/detail";
+import { heavyDetailAnswer } from "@/lib/dead-letters/ingest/detail-off-thread";
 import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
 import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
@@ -13,14 +14,19 @@ export const dynamic = "force-dynamic";
 /**
  * GET /api/dead-letters/{id}[?unmask=1] — the record: raw envelope, payload, analysis, repaired geometry, failure
  * history. Card data is masked (lib/masking); holders of dead_letters:unmask get it in clear with unmask=1, audited.
+ * A heavy record's answer (past 1 MB stored) is built on a worker thread and sent as it comes from there.
  */
 export const GET = defineRoute(
   { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: UnmaskQuerySchema },
   async ({ params, query, principal, requestId, now }) => {
     const mask = maskFor(principal, query.unmask);
-    const detail = maskDetail(await getDeadLetter(getDb().pool, params.id), mask);
+    const read = await readDetailForReader(getDb().pool, params.id);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "detail", { actor: actorOf(principal!), requestId, now });
-    return detail;
+    if (read.heavy) {
+      const answer = await heavyDetailAnswer(getDb().url, params.id, mask);
+      return new Response(answer, { headers: { "content-type": "application/json" } });
+    }
+    return maskDetail(read.detail, mask);
   },
 );
 

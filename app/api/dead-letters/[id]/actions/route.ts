@@ -7,6 +7,7 @@ import { applyAction } from "@/lib/dead-letters/triage/apply-action";
 import { ActionBodySchema, IdParamsSchema, type DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
+import { heavyDetailAnswer } from "@/lib/dead-letters/ingest/detail-off-thread";
 
 export const dynamic = "force-dynamic";
 
@@ -19,17 +20,18 @@ export const POST = defineRoute(
   async ({ params, body, principal, requestId, now }) => {
     const rules = configuredMaskRules();
     try {
-      return maskDetail(
-        await applyAction(getDb().pool, params.id, body, {
-          actor: actorOf(principal!),
-          requestId,
-          now,
-          canOverrideIdentity: can(principal!.role, "dead_letters:override_identity"),
-          // Triage sees card data masked: an edit made from that view must not write placeholders back.
-          maskRules: rules,
-        }),
-        rules,
-      );
+      const { heavy, ...detail } = await applyAction(getDb().pool, params.id, body, {
+        actor: actorOf(principal!),
+        requestId,
+        now,
+        canOverrideIdentity: can(principal!.role, "dead_letters:override_identity"),
+        // Triage sees card data masked: an edit made from that view must not write placeholders back.
+        maskRules: rules,
+      });
+      // A heavy record's answer is built off this thread, as its GET is.
+      if (heavy)
+        return new Response(await heavyDetailAnswer(getDb().url, params.id, rules), { headers: { "content-type": "application/json" } });
+      return maskDetail(detail, rules);
     } catch (err) {
       // a 409 carries the record as it is now: masked like every other answer
       if (err instanceof AppError && err.details?.current) err.details.current = maskDetail(err.details.current as DeadLetterDetail, rules);

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { DIFF_VALUE_BUDGET, payloadChanges, payloadDelta } from "./payload-diff";
+
+function ring(n: number, dx = 0): number[][] {
+  return Array.from({ length: n + 1 }, (_, i) => [Number((2.35 + dx + Math.cos((2 * Math.PI * (i % n)) / n)).toFixed(6)), 48.85]);
+}
+
+describe("payloadDelta on large payloads", () => {
+  it("compares a 250,000-position ring with a shifted copy in linear time, as one replaced value", () => {
+    const before = { id: "a", geometry: { type: "Polygon", coordinates: [ring(250_000)] } };
+    const after = { id: "a", geometry: { type: "Polygon", coordinates: [ring(250_000, 1e-6)] } };
+    const t = performance.now();
+    const { changes } = payloadChanges(before, after);
+    // jsondiffpatch's LCS over these took minutes; the coarse comparison is a few hundred ms at most.
+    expect(performance.now() - t).toBeLessThan(5_000);
+    expect(changes).toEqual([
+      { path: "/geometry/coordinates", kind: "changed", before: before.geometry.coordinates, after: after.geometry.coordinates },
+    ]);
+  });
+
+  it("finds no change between equal large payloads, and names added and removed keys", () => {
+    const big = { samples: Array.from({ length: DIFF_VALUE_BUDGET + 1 }, (_, i) => i) };
+    expect(payloadDelta(big, structuredClone(big))).toBeUndefined();
+    const { changes } = payloadChanges({ ...big, gone: 1 }, { ...big, added: true });
+    expect(changes).toEqual([
+      { path: "/added", kind: "added", after: true },
+      { path: "/gone", kind: "removed", before: 1 },
+    ]);
+  });
+
+  it("keeps jsondiffpatch's item-level changes below the budget", () => {
+    const { changes } = payloadChanges({ coordinates: [1, 2, 3] }, { coordinates: [1, 3] });
+    expect(changes).toEqual([{ path: "/coordinates/1", kind: "removed", before: 2 }]);
+  });
+});
