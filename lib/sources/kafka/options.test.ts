@@ -62,3 +62,27 @@ describe("kafkaOptionsSchema", () => {
     expect(kafkaOptionsSchema.safeParse({ topic: "t", group: "" }).error?.issues[0]?.path).toEqual(["group"]);
   });
 });
+
+describe("as a source body", () => {
+  it("checks a Kafka source's URL and options with the rules the API applies, and shows the URL without its password", async () => {
+    const { CreateSourceBody, displayUrl } = await import("../source-schemas");
+    const ok = CreateSourceBody.safeParse({
+      name: "orders-dlt",
+      type: "kafka",
+      url: "kafka://u:pw@a:1,b:2",
+      kind: "afc",
+      options: { topic: "orders.DLT" },
+    });
+    expect(ok.success && ok.data.options).toEqual({ topic: "orders.DLT", group: "redrive" });
+    const bad = CreateSourceBody.safeParse({
+      name: "x",
+      type: "kafka",
+      url: "redis://h",
+      kind: "afc",
+      options: { topic: "a b", queue: "q" },
+    });
+    expect(bad.error?.issues.map((i) => i.path.join("."))).toEqual(expect.arrayContaining(["options.topic", "options"]));
+    expect(displayUrl("kafka://u:pw@a:1,b:2?sasl=scram-sha-512")).toBe("kafka://redacted@a:1,b:2?sasl=scram-sha-512");
+    expect(displayUrl("redis://u:pw@h:6379/0")).toBe("redis://redacted@h:6379/0");
+  });
+});

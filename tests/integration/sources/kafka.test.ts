@@ -209,6 +209,35 @@ describe("a Kafka dead-letter topic", () => {
     }
   });
 
+  it("says a broker is unreachable, without the URL's password", async () => {
+    const closed = await import("node:net").then(
+      (net) =>
+        new Promise<number>((resolve) => {
+          const srv = net.createServer().listen(0, "127.0.0.1", () => {
+            const port = (srv.address() as { port: number }).port;
+            srv.close(() => resolve(port));
+          });
+        }),
+    );
+    const c = await openConnector({
+      name: "it-kafka",
+      type: "kafka",
+      url: `kafka://svc:sekret-pw@127.0.0.1:${closed}`,
+      options: { topic: "t" },
+    });
+    try {
+      const err = await c.provision().then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      expect(err?.code).toBe("unreachable");
+      expect(err?.message).toContain(`on kafka://127.0.0.1:${closed} failed`);
+      expect(err?.message).not.toContain("sekret-pw");
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
+
   it("a crash after the store committed and before the offsets did: the re-read stores nothing and counts no failure", async () => {
     const id = ++n;
     const dlt = await topic(`crash-dlt-${id}`);
