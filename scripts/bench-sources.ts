@@ -1,10 +1,13 @@
-// `npm run bench:sources`: per broker (RabbitMQ, NATS JetStream, Redis Streams on this machine), how fast a source
+// `npm run bench:sources`: per broker (RabbitMQ, NATS JetStream, Redis Streams on this machine; Kafka as librdkafka's
+// protocol mock, tests/support/kafka-mock.ts, since no Kafka broker runs here), how fast a source
 // is drained into Redrive (take → store → ack, through the ingest normalizer) and how fast its records go back to
-// their origin with the origin sink unpaced (one worker, the engine's defaults). BENCH_SOURCE_COUNT sets the size.
+// their origin with the origin sink unpaced (one worker, the engine's defaults). BENCH_SOURCE_COUNT sets the size,
+// BENCH_SOURCE_BROKERS (e.g. "kafka,redis") which brokers run.
 import amqp from "amqplib";
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect, nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
+import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { createClient } from "redis";
 import { SYSTEM_ACTOR } from "../lib/audit/append";
 import type { Db } from "../lib/db/client";
@@ -15,9 +18,11 @@ import { startWorker } from "../lib/replay/engine/worker";
 import { addSource, pullNow } from "../lib/sources/pull-now";
 import { CreateSourceBody } from "../lib/sources/source-schemas";
 import { createUser } from "../lib/auth/users";
+import { startKafkaMock } from "../tests/support/kafka-mock";
 import { benchDatabase } from "./bench-support";
 
 const COUNT = Number(process.env.BENCH_SOURCE_COUNT ?? 5000);
+const ONLY = process.env.BENCH_SOURCE_BROKERS?.split(",").map((b) => b.trim());
 const run = randomBytes(3).toString("hex");
 const say = (m: string) => console.error(`[bench] ${m}`);
 const ctx = () => ({ actor: SYSTEM_ACTOR, now: new Date(), requestId: null });
@@ -162,6 +167,42 @@ async function redis(): Promise<Setup> {
   };
 }
 
+async function kafka(): Promise<Setup> {
+  const mock = await startKafkaMock(3);
+  const client = new Kafka({ clientId: "bench", brokers: mock.brokers, logLevel: logLevel.NOTHING });
+  const [dlt, original] = [`bench-dlt-${run}`, `bench-taps-${run}`];
+  const admin = client.admin();
+  await admin.connect();
+  // The mock creates a topic (4 partitions) on the first metadata request that names it.
+  await admin.fetchTopicMetadata({ topics: [dlt, original] });
+  await admin.disconnect();
+  const producer = client.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  // As Spring Kafka's DeadLetterPublishingRecoverer writes them: the original partition as a 4-byte int.
+  const partition = Buffer.alloc(4);
+  for (let i = 0; i < COUNT; i += 500) {
+    const messages = [];
+    for (let j = i; j < Math.min(COUNT, i + 500); j++) {
+      messages.push({
+        key: `dev-${j % 200}`,
+        value: tap(j, "kafka"),
+        headers: {
+          "kafka_dlt-original-topic": original,
+          "kafka_dlt-original-partition": partition,
+          "kafka_dlt-exception-fqcn": "java.lang.IllegalStateException",
+          "kafka_dlt-exception-message": "fare rule missing",
+        },
+      });
+    }
+    await producer.send({ topic: dlt, acks: -1, messages });
+  }
+  await producer.disconnect();
+  return {
+    body: { name: `bench-kafka-${run}`, type: "kafka", url: mock.url, kind: "afc", options: { topic: dlt } },
+    cleanup: () => mock.stop(),
+  };
+}
+
 type Setup = { body: unknown; fill?: () => Promise<void>; cleanup: () => Promise<void> };
 
 const bench = await benchDatabase("redrive_bench_sources");
@@ -174,7 +215,9 @@ try {
     ["rabbitmq", rabbitmq],
     ["nats", nats],
     ["redis", redis],
+    ["kafka", kafka],
   ] as const) {
+    if (ONLY && !ONLY.includes(label)) continue;
     say(`${label}: filling a DLQ with ${COUNT} AFC taps`);
     const s = await setup();
     try {

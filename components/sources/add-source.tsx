@@ -17,6 +17,7 @@ const URL_PLACEHOLDER: Record<SourceType, string> = {
   rabbitmq: "amqp://user:password@host:5672/vhost",
   nats: "nats://host:4222",
   redis: "redis://host:6379/0",
+  kafka: "kafka://user:password@broker1:9092,broker2:9092",
 };
 
 /** Every option as typed, per type, so switching the type back and forth keeps what was typed. */
@@ -35,6 +36,8 @@ const INITIAL_OPTIONS = {
   consumer: "redrive",
   field: "body",
   gatePrefix: "redrive:gate:",
+  kafkaTopic: "",
+  kafkaGroup: "redrive",
 };
 type OptionInputs = typeof INITIAL_OPTIONS;
 
@@ -45,20 +48,22 @@ const textOf = (v: string): string | undefined => (v.trim() === "" ? undefined :
 
 function optionsOf(type: SourceType, o: OptionInputs): Record<string, unknown> {
   const raw: Record<string, unknown> =
-    type === "rabbitmq"
-      ? { queue: o.queue }
-      : type === "nats"
-        ? { stream: o.natsStream.trim(), consumer: textOf(o.natsConsumer), ackWaitMs: numberOf(o.ackWaitMs) }
-        : {
-            stream: o.stream.trim(),
-            group: o.group.trim(),
-            ...(o.redisMode === "claim"
-              ? { minIdleMs: numberOf(o.minIdleMs), maxDeliveries: numberOf(o.maxDeliveries) }
-              : { dlqStream: o.dlqStream.trim(), dlqGroup: textOf(o.dlqGroup) }),
-            consumer: textOf(o.consumer),
-            field: textOf(o.field),
-            gatePrefix: textOf(o.gatePrefix),
-          };
+    type === "kafka"
+      ? { topic: o.kafkaTopic.trim(), group: textOf(o.kafkaGroup) }
+      : type === "rabbitmq"
+        ? { queue: o.queue }
+        : type === "nats"
+          ? { stream: o.natsStream.trim(), consumer: textOf(o.natsConsumer), ackWaitMs: numberOf(o.ackWaitMs) }
+          : {
+              stream: o.stream.trim(),
+              group: o.group.trim(),
+              ...(o.redisMode === "claim"
+                ? { minIdleMs: numberOf(o.minIdleMs), maxDeliveries: numberOf(o.maxDeliveries) }
+                : { dlqStream: o.dlqStream.trim(), dlqGroup: textOf(o.dlqGroup) }),
+              consumer: textOf(o.consumer),
+              field: textOf(o.field),
+              gatePrefix: textOf(o.gatePrefix),
+            };
   return Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
 }
 
@@ -160,18 +165,20 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
     "type",
     "url",
     "kind",
-    ...(type === "rabbitmq"
-      ? ["options.queue"]
-      : type === "nats"
-        ? ["options.stream", "options.consumer", "options.ackWaitMs"]
-        : [
-            "options.stream",
-            "options.group",
-            ...(o.redisMode === "claim" ? ["options.minIdleMs", "options.maxDeliveries"] : ["options.dlqStream", "options.dlqGroup"]),
-            "options.consumer",
-            "options.field",
-            "options.gatePrefix",
-          ]),
+    ...(type === "kafka"
+      ? ["options.topic", "options.group"]
+      : type === "rabbitmq"
+        ? ["options.queue"]
+        : type === "nats"
+          ? ["options.stream", "options.consumer", "options.ackWaitMs"]
+          : [
+              "options.stream",
+              "options.group",
+              ...(o.redisMode === "claim" ? ["options.minIdleMs", "options.maxDeliveries"] : ["options.dlqStream", "options.dlqGroup"]),
+              "options.consumer",
+              "options.field",
+              "options.gatePrefix",
+            ]),
   ]);
   const shown = new Map([...(attempted ? client : []), ...(refused?.issues ?? [])]);
   const elsewhere = [...shown].filter(([path]) => !fieldPaths.has(path));
@@ -283,6 +290,16 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
             {optionField("natsStream", "options.stream", "Stream", { hint: "Whose consumers' dead letters to pull." })}
             {optionField("natsConsumer", "options.consumer", "Consumer", { hint: "Blank: every consumer of the stream." })}
             {optionField("ackWaitMs", "options.ackWaitMs", "Ack wait (ms)", { type: "number", min: 100 })}
+          </div>
+        )}
+        {type === "kafka" && (
+          <div className="grid gap-3 sm:grid-cols-2">
+            {optionField("kafkaTopic", "options.topic", "Dead-letter topic", {
+              hint: "Where Spring's recoverer or Kafka Connect writes the failed records.",
+            })}
+            {optionField("kafkaGroup", "options.group", "Redrive's consumer group", {
+              hint: "Its committed offsets say how far Redrive has stored.",
+            })}
           </div>
         )}
         {type === "redis" && (

@@ -22,6 +22,10 @@ describe("optionsSummary", () => {
     expect(optionsSummary("nats", { stream: "ORDERS", consumer: "billing", ackWaitMs: 500 })).toContain("consumer billing");
   });
 
+  it("names a Kafka source's topic and group", () => {
+    expect(optionsSummary("kafka", { topic: "orders.DLT", group: "redrive" })).toEqual(["topic orders.DLT", "group redrive"]);
+  });
+
   it("tells Redis's claim mode from its dead-letter-stream mode", () => {
     const claim = { stream: "orders", group: "workers", minIdleMs: 60_000, maxDeliveries: 3, consumer: "redrive", field: "body" };
     expect(optionsSummary("redis", claim)).toEqual(["stream orders", "group workers", "claims after 3 deliveries, idle 60 s"]);

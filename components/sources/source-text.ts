@@ -7,6 +7,7 @@ export const TYPE_LABEL: Record<SourceType, string> = {
   rabbitmq: "RabbitMQ",
   nats: "NATS JetStream",
   redis: "Redis Streams",
+  kafka: "Kafka",
 };
 
 const fmt = (n: number) => n.toLocaleString("en");
@@ -30,6 +31,7 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
 export function optionsSummary(type: SourceType, options: Record<string, unknown>): string[] {
   const parts: (string | null)[] = [];
   if (type === "rabbitmq") parts.push(`queue ${text(options.queue) ?? "?"}`);
+  else if (type === "kafka") parts.push(`topic ${text(options.topic) ?? "?"}`, `group ${text(options.group) ?? "redrive"}`);
   else if (type === "nats") {
     const ackWait = num(options.ackWaitMs);
     parts.push(

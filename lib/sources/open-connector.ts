@@ -1,5 +1,7 @@
 import "server-only";
 import type { ConnectorConfig, SourceConnector } from "./connector";
+import { createKafkaConnector } from "./kafka/connector";
+import type { KafkaOptions } from "./kafka/options";
 import { createNatsConnector } from "./nats/connector";
 import type { NatsOptions } from "./nats/options";
 import { createRabbitmqConnector } from "./rabbitmq/connector";
@@ -29,5 +31,7 @@ export async function openConnector(source: SourceConfig): Promise<SourceConnect
       return createNatsConnector({ ...base, options: SOURCE_OPTIONS.nats.parse(source.options) } satisfies ConnectorConfig<NatsOptions>);
     case "redis":
       return createRedisConnector({ ...base, options: SOURCE_OPTIONS.redis.parse(source.options) } satisfies ConnectorConfig<RedisOptions>);
+    case "kafka":
+      return createKafkaConnector({ ...base, options: SOURCE_OPTIONS.kafka.parse(source.options) } satisfies ConnectorConfig<KafkaOptions>);
   }
 }

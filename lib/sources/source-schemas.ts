@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { redactUrlSecrets } from "../masking/url";
 import { DeadLetterKindSchema, type DeadLetterKind } from "../vocabulary/record";
+import { isKafkaUrl, kafkaOptionsSchema, parseKafkaUrl, redactKafkaUrl } from "./kafka/options";
 import { natsOptionsSchema, parseNatsUrl } from "./nats/options";
 import { parseRabbitmqUrl, rabbitmqOptionsSchema } from "./rabbitmq/options";
 import { parseRedisUrl, redisOptionsSchema } from "./redis/options";
@@ -8,7 +9,7 @@ import { parseRedisUrl, redisOptionsSchema } from "./redis/options";
 // A source as the API, the CLI and the /sources page see it: what creates one, what changes one, what is shown.
 // Pure (no connections), so the page's form checks with the rules the server applies.
 
-export const SOURCE_TYPES = ["rabbitmq", "nats", "redis"] as const;
+export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "kafka"] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 export const SourceNameSchema = z
@@ -23,10 +24,15 @@ export const SOURCE_OPTIONS = {
   rabbitmq: rabbitmqOptionsSchema,
   nats: natsOptionsSchema,
   redis: redisOptionsSchema,
+  kafka: kafkaOptionsSchema,
 } as const;
 
 /** Why `url` cannot reach a broker of `type` (scheme, host, encoding), or null; never repeats a password. */
 export function sourceUrlProblem(type: SourceType, url: string): string | null {
+  if (type === "kafka") {
+    const kafka = parseKafkaUrl(url);
+    return kafka.ok ? null : kafka.message;
+  }
   const parsed = type === "rabbitmq" ? parseRabbitmqUrl(url) : type === "nats" ? parseNatsUrl(url) : parseRedisUrl(url);
   return parsed.ok ? null : parsed.message;
 }
@@ -47,6 +53,7 @@ export const CreateSourceBody = z
       z.strictObject({ ...common, type: z.literal("rabbitmq"), options: rabbitmqOptionsSchema }),
       z.strictObject({ ...common, type: z.literal("nats"), options: natsOptionsSchema }),
       z.strictObject({ ...common, type: z.literal("redis"), options: redisOptionsSchema }),
+      z.strictObject({ ...common, type: z.literal("kafka"), options: kafkaOptionsSchema }),
     ],
     { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
   )
@@ -111,4 +118,5 @@ export interface SourceView {
   state: SourceState;
 }
 
-export const displayUrl = (url: string): string => redactUrlSecrets(url);
+// A Kafka URL's broker list is no WHATWG URL host, so it has its own redaction.
+export const displayUrl = (url: string): string => (isKafkaUrl(url) ? redactKafkaUrl(url) : redactUrlSecrets(url));

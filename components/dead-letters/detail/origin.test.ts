@@ -27,6 +27,7 @@ describe("readOrigin", () => {
   it("takes missing optional fields as empty, and refuses what it cannot read", () => {
     const { headers: _h, properties: _p, deathReason: _d, ...bare } = redis;
     expect(readOrigin(bare)).toMatchObject({ headers: {}, properties: {}, deathReason: null });
+    expect(readOrigin({ ...redis, destination: { type: "mqtt", topic: "t" } })).toBeNull();
     expect(readOrigin({ ...redis, destination: { type: "kafka", topic: "t" } })).toBeNull();
     expect(readOrigin("redis")).toBeNull();
   });
@@ -48,6 +49,16 @@ describe("destinationParts", () => {
       value: "orders.created",
     });
     expect(destinationParts({ type: "redis", stream: "parcels", field: "body" })).toEqual([{ term: "stream", value: "parcels" }]);
+    expect(destinationParts({ type: "kafka", topic: "orders", partition: 3, offset: "42", dlqTopic: "orders-dlt" })).toEqual([
+      { term: "topic", value: "orders" },
+      { term: "partition", value: "3" },
+      { term: "offset", value: "42", minor: true },
+      { term: "dead-letter topic", value: "orders-dlt", minor: true },
+    ]);
+    expect(destinationParts({ type: "kafka", topic: "", partition: null, offset: null, dlqTopic: "d" })[0]).toEqual({
+      term: "topic",
+      value: "(not named by the headers)",
+    });
   });
 });
 

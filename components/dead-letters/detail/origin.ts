@@ -13,6 +13,16 @@ const DestinationSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("rabbitmq"), exchange: z.string(), routingKeys: z.array(z.string()), queue: text }),
   z.object({ type: z.literal("nats"), subject: z.string(), stream: z.string() }),
   z.object({ type: z.literal("redis"), stream: z.string(), field: z.string() }),
+  z.object({
+    type: z.literal("kafka"),
+    topic: z.string(),
+    partition: z
+      .number()
+      .nullish()
+      .transform((v) => v ?? null),
+    offset: text,
+    dlqTopic: z.string(),
+  }),
 ]);
 export type Destination = z.output<typeof DestinationSchema>;
 
@@ -69,6 +79,14 @@ export function destinationParts(d: Destination): DestinationPart[] {
       ];
     case "redis":
       return [{ term: "stream", value: d.stream }, ...(d.field !== "body" ? [{ term: "body field", value: d.field, minor: true }] : [])];
+    case "kafka":
+      return [
+        // The headers may name no topic (neither Spring's nor Connect's context): the record cannot go back.
+        { term: "topic", value: d.topic === "" ? "(not named by the headers)" : d.topic },
+        ...(d.partition !== null ? [{ term: "partition", value: String(d.partition) }] : []),
+        ...(d.offset !== null ? [{ term: "offset", value: d.offset, minor: true }] : []),
+        { term: "dead-letter topic", value: d.dlqTopic, minor: true },
+      ];
   }
 }
 

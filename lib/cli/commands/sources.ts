@@ -15,6 +15,7 @@ import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 /** Body fields → the flags that set them, so a 422's path names the flag. */
 const FLAGS: Record<string, string> = {
   "options.queue": "--queue",
+  "options.topic": "--topic",
   "options.stream": "--stream",
   "options.consumer": "--consumer",
   "options.group": "--group",
@@ -30,6 +31,7 @@ const FLAGS: Record<string, string> = {
 
 const OPTION_FLAGS = [
   "queue",
+  "topic",
   "stream",
   "consumer",
   "group",
@@ -102,13 +104,17 @@ export function registerSourceCommands(program: Command): void {
     .command("add")
     .description("add a source (admins' /sources does the same); its URL is sealed at rest")
     .requiredOption("--name <name>", "a name for the source")
-    .requiredOption("--type <type>", "rabbitmq | nats | redis")
-    .requiredOption("--url <url>", "the broker's URL: amqp://, nats://, redis://")
+    .requiredOption("--type <type>", "rabbitmq | nats | redis | kafka")
+    .requiredOption(
+      "--url <url>",
+      "the broker's URL: amqp://, nats://, redis://, kafka://[user:password@]host:port[,host:port] (kafkas:// for TLS)",
+    )
     .requiredOption("--kind <kind>", "spatial | afc: how message bodies are read")
     .option("--queue <queue>", "rabbitmq: the dead-letter queue to drain")
     .option("--stream <stream>", "nats: the stream whose consumers dead-letter messages; redis: the application's stream")
     .option("--consumer <consumer>", "nats: one consumer of the stream (default every one); redis: Redrive's consumer name")
-    .option("--group <group>", "redis: the application's consumer group")
+    .option("--topic <topic>", "kafka: the dead-letter topic to drain")
+    .option("--group <group>", "redis: the application's consumer group; kafka: Redrive's consumer group (default redrive)")
     .option("--min-idle-ms <ms>", "redis: how long an entry must be pending before it is claimed")
     .option("--max-deliveries <n>", "redis: deliveries after which a pending entry is dead")
     .option("--dlq-stream <stream>", "redis: a stream producers already copy dead entries into (read through a group)")
