@@ -8,7 +8,7 @@
  */
 import "server-only";
 
-export const SOURCE_TYPES = ["rabbitmq", "nats", "redis"] as const;
+export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "sqs"] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 /** JSON-safe header values: byte strings become `{ "base64": "…" }`, timestamps ISO 8601 strings. */
@@ -19,15 +19,17 @@ export type Headers = Record<string, HeaderValue>;
 export type Destination =
   | { type: "rabbitmq"; exchange: string; routingKeys: string[]; queue: string | null }
   | { type: "nats"; subject: string; stream: string }
-  | { type: "redis"; stream: string; field: string };
+  | { type: "redis"; stream: string; field: string }
+  /** SQS: the source queue by DeadLetterQueueSourceArn when SQS gave it, else the source's sourceQueueUrl */
+  | { type: "sqs"; queueArn: string | null; queueUrl: string | null };
 
 export interface Origin {
   sourceType: SourceType;
   destination: Destination;
-  /** The broker's own words: rejected|expired|maxlen|delivery_limit (RabbitMQ), max_deliveries|terminated (NATS), max_deliveries|dead_letter_stream (Redis). */
+  /** The broker's own words: rejected|expired|maxlen|delivery_limit (RabbitMQ), max_deliveries|terminated (NATS), max_deliveries|dead_letter_stream (Redis), max_receive_count (SQS). */
   deathReason: string | null;
   deliveryCount: number | null;
-  /** The broker's id for the message: AMQP message_id, NATS stream sequence, Redis entry id. */
+  /** The broker's id for the message: AMQP message_id, NATS stream sequence, Redis entry id, SQS MessageId. */
   messageId: string | null;
   /** Unique within one source and stable across re-deliveries of the same dead letter. */
   position: string;

@@ -4,11 +4,12 @@ import { DeadLetterKindSchema, type DeadLetterKind } from "../vocabulary/record"
 import { natsOptionsSchema, parseNatsUrl } from "./nats/options";
 import { parseRabbitmqUrl, rabbitmqOptionsSchema } from "./rabbitmq/options";
 import { parseRedisUrl, redisOptionsSchema } from "./redis/options";
+import { parseSqsUrl, sqsOptionsSchema } from "./sqs/options";
 
 // A source as the API, the CLI and the /sources page see it: what creates one, what changes one, what is shown.
 // Pure (no connections), so the page's form checks with the rules the server applies.
 
-export const SOURCE_TYPES = ["rabbitmq", "nats", "redis"] as const;
+export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "sqs"] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 export const SourceNameSchema = z
@@ -23,11 +24,19 @@ export const SOURCE_OPTIONS = {
   rabbitmq: rabbitmqOptionsSchema,
   nats: natsOptionsSchema,
   redis: redisOptionsSchema,
+  sqs: sqsOptionsSchema,
 } as const;
+
+const URL_RULES: Record<SourceType, (url: string) => { ok: true } | { ok: false; message: string }> = {
+  rabbitmq: parseRabbitmqUrl,
+  nats: parseNatsUrl,
+  redis: parseRedisUrl,
+  sqs: parseSqsUrl,
+};
 
 /** Why `url` cannot reach a broker of `type` (scheme, host, encoding), or null; never repeats a password. */
 export function sourceUrlProblem(type: SourceType, url: string): string | null {
-  const parsed = type === "rabbitmq" ? parseRabbitmqUrl(url) : type === "nats" ? parseNatsUrl(url) : parseRedisUrl(url);
+  const parsed = URL_RULES[type](url);
   return parsed.ok ? null : parsed.message;
 }
 
@@ -47,6 +56,7 @@ export const CreateSourceBody = z
       z.strictObject({ ...common, type: z.literal("rabbitmq"), options: rabbitmqOptionsSchema }),
       z.strictObject({ ...common, type: z.literal("nats"), options: natsOptionsSchema }),
       z.strictObject({ ...common, type: z.literal("redis"), options: redisOptionsSchema }),
+      z.strictObject({ ...common, type: z.literal("sqs"), options: sqsOptionsSchema }),
     ],
     { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
   )

@@ -13,6 +13,7 @@ const DestinationSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("rabbitmq"), exchange: z.string(), routingKeys: z.array(z.string()), queue: text }),
   z.object({ type: z.literal("nats"), subject: z.string(), stream: z.string() }),
   z.object({ type: z.literal("redis"), stream: z.string(), field: z.string() }),
+  z.object({ type: z.literal("sqs"), queueArn: text, queueUrl: text }),
 ]);
 export type Destination = z.output<typeof DestinationSchema>;
 
@@ -69,6 +70,15 @@ export function destinationParts(d: Destination): DestinationPart[] {
       ];
     case "redis":
       return [{ term: "stream", value: d.stream }, ...(d.field !== "body" ? [{ term: "body field", value: d.field, minor: true }] : [])];
+    case "sqs":
+      // SQS's DeadLetterQueueSourceArn wins over the source's sourceQueueUrl, as the origin sink decides.
+      if (d.queueArn) return [{ term: "source queue", value: d.queueArn }];
+      if (d.queueUrl)
+        return [
+          { term: "source queue", value: d.queueUrl },
+          { term: "named by", value: "the source's sourceQueueUrl", minor: true },
+        ];
+      return [{ term: "source queue", value: "not known (SQS did not name it and the source has no sourceQueueUrl)" }];
   }
 }
 
