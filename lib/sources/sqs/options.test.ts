@@ -77,7 +77,7 @@ describe("sqsOptionsSchema", () => {
     [{ region: "Europe" }, "region"],
     [{ endpoint: "ftp://x" }, "endpoint"],
     [{ sourceQueueUrl: "queue" }, "sourceQueueUrl"],
-    [{ visibilityTimeoutSeconds: 5 }, "visibilityTimeoutSeconds"],
+    [{ visibilityTimeoutSeconds: 0 }, "visibilityTimeoutSeconds"],
     [{ queue: "x" }, ""],
   ])("refuses %j naming the field", (options, path) => {
     const r = sqsOptionsSchema.safeParse(options);

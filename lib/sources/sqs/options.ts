@@ -37,7 +37,7 @@ export const sqsOptionsSchema = z.strictObject({
   visibilityTimeoutSeconds: z
     .number({ error: "must be a number of seconds" })
     .int("must be a whole number of seconds")
-    .min(10, "must be at least 10 seconds")
+    .min(1, "must be at least 1 second")
     .max(43_200, "must be at most 43,200 seconds (12 hours, SQS's limit)")
     .default(60),
 });
