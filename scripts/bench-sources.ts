@@ -1,10 +1,12 @@
-// `npm run bench:sources`: per broker (RabbitMQ, NATS JetStream, Redis Streams on this machine), how fast a source
-// is drained into Redrive (take → store → ack, through the ingest normalizer) and how fast its records go back to
-// their origin with the origin sink unpaced (one worker, the engine's defaults). BENCH_SOURCE_COUNT sets the size.
+// `npm run bench:sources`: per broker (RabbitMQ, NATS JetStream, Redis Streams on this machine; SQS on a moto_server
+// it starts), how fast a source is drained into Redrive (take → store → ack, through the ingest normalizer) and how
+// fast its records go back to their origin with the origin sink unpaced (one worker, the engine's defaults).
+// BENCH_SOURCE_COUNT sets the size; BENCH_SOURCES=sqs,redis measures only those.
 import amqp from "amqplib";
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect, nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
+import { CreateQueueCommand, SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "redis";
 import { SYSTEM_ACTOR } from "../lib/audit/append";
 import type { Db } from "../lib/db/client";
@@ -162,6 +164,36 @@ async function redis(): Promise<Setup> {
   };
 }
 
+async function sqs(): Promise<Setup> {
+  const { startMotoServer } = await import("../tests/support/moto-server");
+  const moto = await startMotoServer();
+  const client = new SQSClient({
+    region: "us-east-1",
+    endpoint: moto.endpoint,
+    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+  });
+  const work = (await client.send(new CreateQueueCommand({ QueueName: `bench-work-${run}` }))).QueueUrl!;
+  const dlq = (await client.send(new CreateQueueCommand({ QueueName: `bench-dlq-${run}` }))).QueueUrl!;
+  // Sent to the DLQ directly (what a redrive policy would have moved there), ten per call, as SQS allows.
+  for (let i = 0; i < COUNT; i += 10) {
+    const entries = Array.from({ length: Math.min(10, COUNT - i) }, (_, j) => ({ Id: String(j), MessageBody: tap(i + j, "sqs") }));
+    await client.send(new SendMessageBatchCommand({ QueueUrl: dlq, Entries: entries }));
+  }
+  return {
+    body: {
+      name: `bench-sqs-${run}`,
+      type: "sqs",
+      url: dlq.replace("http://", "http://bench:bench@"),
+      kind: "afc",
+      options: { sourceQueueUrl: work },
+    },
+    cleanup: async () => {
+      client.destroy();
+      await moto.stop();
+    },
+  };
+}
+
 type Setup = { body: unknown; fill?: () => Promise<void>; cleanup: () => Promise<void> };
 
 const bench = await benchDatabase("redrive_bench_sources");
@@ -170,11 +202,14 @@ try {
   const b = await createUser(bench.db.pool, { email: `b-${run}@bench.local`, role: "supervisor", password: "bench-password-2" }, ctx());
   const users = { a: a.user.id, b: b.user.id };
   console.log(`broker    dead letters  pull (take → store → ack)  replay to origin, unpaced   outcomes`);
+  const only = process.env.BENCH_SOURCES?.split(",").map((s) => s.trim());
   for (const [label, setup] of [
     ["rabbitmq", rabbitmq],
     ["nats", nats],
     ["redis", redis],
+    ["sqs", sqs],
   ] as const) {
+    if (only && !only.includes(label)) continue;
     say(`${label}: filling a DLQ with ${COUNT} AFC taps`);
     const s = await setup();
     try {
