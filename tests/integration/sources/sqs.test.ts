@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
 import { AppError } from "../../../lib/errors/app-error";
@@ -116,6 +117,22 @@ describe.skipIf(skip !== null)("an SQS source", () => {
         "Idempotency-Key": { DataType: "String", StringValue: body.idempotency_key },
       });
     }
+  });
+
+  it("a page of many calls: every message is taken once and deleted, none left behind", async () => {
+    const pair = await queuePair(sqs, `many-${run}`);
+    const bodies = Array.from({ length: 45 }, (_, i) => spatialEnvelope({ key: `many-${i}`, observedAt: i, featureId: `f-${i}` }));
+    for (let i = 0; i < bodies.length; i += 10) {
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: pair.dlqUrl,
+          Entries: bodies.slice(i, i + 10).map((MessageBody, j) => ({ Id: String(j), MessageBody })),
+        }),
+      );
+    }
+    const name = await addSource(db, { name: `many-${run}`, type: "sqs", url: pair.dlqUrl, kind: "spatial", options: {} });
+    expect(await pull(db, name)).toEqual({ pulled: 45, created: 45, duplicates: 0, unreadable: 0 });
+    expect(await depth(sqs, pair.dlqUrl)).toBe(0);
   });
 
   it("a crash between the store's commit and the delete changes nothing: the message comes back after the visibility timeout and is recognised", async () => {
