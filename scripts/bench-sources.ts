@@ -1,13 +1,14 @@
 // `npm run bench:sources`: per broker (RabbitMQ, NATS JetStream, Redis Streams on this machine; Kafka as librdkafka's
-// protocol mock, tests/support/kafka-mock.ts, since no Kafka broker runs here), how fast a source
-// is drained into Redrive (take → store → ack, through the ingest normalizer) and how fast its records go back to
-// their origin with the origin sink unpaced (one worker, the engine's defaults). BENCH_SOURCE_COUNT sets the size,
-// BENCH_SOURCE_BROKERS (e.g. "kafka,redis") which brokers run.
+// protocol mock, tests/support/kafka-mock.ts, since no Kafka broker runs here; SQS on a moto_server it starts), how
+// fast a source is drained into Redrive (take → store → ack, through the ingest normalizer) and how fast its records
+// go back to their origin with the origin sink unpaced (one worker, the engine's defaults). BENCH_SOURCE_COUNT sets
+// the size, BENCH_SOURCE_BROKERS (e.g. "kafka,sqs") which brokers run.
 import amqp from "amqplib";
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect, nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
+import { CreateQueueCommand, SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "redis";
 import { SYSTEM_ACTOR } from "../lib/audit/append";
 import type { Db } from "../lib/db/client";
@@ -203,6 +204,36 @@ async function kafka(): Promise<Setup> {
   };
 }
 
+async function sqs(): Promise<Setup> {
+  const { startMotoServer } = await import("../tests/support/moto-server");
+  const moto = await startMotoServer();
+  const client = new SQSClient({
+    region: "us-east-1",
+    endpoint: moto.endpoint,
+    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+  });
+  const work = (await client.send(new CreateQueueCommand({ QueueName: `bench-work-${run}` }))).QueueUrl!;
+  const dlq = (await client.send(new CreateQueueCommand({ QueueName: `bench-dlq-${run}` }))).QueueUrl!;
+  // Sent to the DLQ directly (what a redrive policy would have moved there), ten per call, as SQS allows.
+  for (let i = 0; i < COUNT; i += 10) {
+    const entries = Array.from({ length: Math.min(10, COUNT - i) }, (_, j) => ({ Id: String(j), MessageBody: tap(i + j, "sqs") }));
+    await client.send(new SendMessageBatchCommand({ QueueUrl: dlq, Entries: entries }));
+  }
+  return {
+    body: {
+      name: `bench-sqs-${run}`,
+      type: "sqs",
+      url: dlq.replace("http://", "http://bench:bench@"),
+      kind: "afc",
+      options: { sourceQueueUrl: work },
+    },
+    cleanup: async () => {
+      client.destroy();
+      await moto.stop();
+    },
+  };
+}
+
 type Setup = { body: unknown; fill?: () => Promise<void>; cleanup: () => Promise<void> };
 
 const bench = await benchDatabase("redrive_bench_sources");
@@ -216,6 +247,7 @@ try {
     ["nats", nats],
     ["redis", redis],
     ["kafka", kafka],
+    ["sqs", sqs],
   ] as const) {
     if (ONLY && !ONLY.includes(label)) continue;
     say(`${label}: filling a DLQ with ${COUNT} AFC taps`);

@@ -18,6 +18,7 @@ const URL_PLACEHOLDER: Record<SourceType, string> = {
   nats: "nats://host:4222",
   redis: "redis://host:6379/0",
   kafka: "kafka://user:password@broker1:9092,broker2:9092",
+  sqs: "https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq",
 };
 
 /** Every option as typed, per type, so switching the type back and forth keeps what was typed. */
@@ -38,6 +39,10 @@ const INITIAL_OPTIONS = {
   gatePrefix: "redrive:gate:",
   kafkaTopic: "",
   kafkaGroup: "redrive",
+  sqsRegion: "",
+  sqsEndpoint: "",
+  sourceQueueUrl: "",
+  visibilityTimeoutSeconds: "60",
 };
 type OptionInputs = typeof INITIAL_OPTIONS;
 
@@ -54,16 +59,23 @@ function optionsOf(type: SourceType, o: OptionInputs): Record<string, unknown> {
         ? { queue: o.queue }
         : type === "nats"
           ? { stream: o.natsStream.trim(), consumer: textOf(o.natsConsumer), ackWaitMs: numberOf(o.ackWaitMs) }
-          : {
-              stream: o.stream.trim(),
-              group: o.group.trim(),
-              ...(o.redisMode === "claim"
-                ? { minIdleMs: numberOf(o.minIdleMs), maxDeliveries: numberOf(o.maxDeliveries) }
-                : { dlqStream: o.dlqStream.trim(), dlqGroup: textOf(o.dlqGroup) }),
-              consumer: textOf(o.consumer),
-              field: textOf(o.field),
-              gatePrefix: textOf(o.gatePrefix),
-            };
+          : type === "sqs"
+            ? {
+                region: textOf(o.sqsRegion),
+                endpoint: textOf(o.sqsEndpoint),
+                sourceQueueUrl: textOf(o.sourceQueueUrl),
+                visibilityTimeoutSeconds: numberOf(o.visibilityTimeoutSeconds),
+              }
+            : {
+                stream: o.stream.trim(),
+                group: o.group.trim(),
+                ...(o.redisMode === "claim"
+                  ? { minIdleMs: numberOf(o.minIdleMs), maxDeliveries: numberOf(o.maxDeliveries) }
+                  : { dlqStream: o.dlqStream.trim(), dlqGroup: textOf(o.dlqGroup) }),
+                consumer: textOf(o.consumer),
+                field: textOf(o.field),
+                gatePrefix: textOf(o.gatePrefix),
+              };
   return Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
 }
 
@@ -171,14 +183,16 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
         ? ["options.queue"]
         : type === "nats"
           ? ["options.stream", "options.consumer", "options.ackWaitMs"]
-          : [
-              "options.stream",
-              "options.group",
-              ...(o.redisMode === "claim" ? ["options.minIdleMs", "options.maxDeliveries"] : ["options.dlqStream", "options.dlqGroup"]),
-              "options.consumer",
-              "options.field",
-              "options.gatePrefix",
-            ]),
+          : type === "sqs"
+            ? ["options.region", "options.endpoint", "options.sourceQueueUrl", "options.visibilityTimeoutSeconds"]
+            : [
+                "options.stream",
+                "options.group",
+                ...(o.redisMode === "claim" ? ["options.minIdleMs", "options.maxDeliveries"] : ["options.dlqStream", "options.dlqGroup"]),
+                "options.consumer",
+                "options.field",
+                "options.gatePrefix",
+              ]),
   ]);
   const shown = new Map([...(attempted ? client : []), ...(refused?.issues ?? [])]);
   const elsewhere = [...shown].filter(([path]) => !fieldPaths.has(path));
@@ -301,6 +315,25 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
               hint: "Its committed offsets say how far Redrive has stored.",
             })}
           </div>
+        )}
+        {type === "sqs" && (
+          <>
+            <p className="text-xs text-slate-500">
+              The URL is the dead-letter queue&apos;s. Credentials come from the AWS chain (environment, profile, instance role), or from an
+              access key in the URL: https://AKID:SECRET@host/account/queue (the secret %-encoded).
+            </p>
+            <div className="grid gap-3 sm:grid-cols-2">
+              {optionField("sqsRegion", "options.region", "Region", { hint: "Blank: the one the URL's host names." })}
+              {optionField("sqsEndpoint", "options.endpoint", "Endpoint", { hint: "An SQS-compatible server; blank: the URL's host." })}
+              {optionField("sourceQueueUrl", "options.sourceQueueUrl", "Source queue URL", {
+                hint: "Where dead letters go back when SQS does not name their queue.",
+              })}
+              {optionField("visibilityTimeoutSeconds", "options.visibilityTimeoutSeconds", "Visibility timeout (s)", {
+                type: "number",
+                min: 10,
+              })}
+            </div>
+          </>
         )}
         {type === "redis" && (
           <>

@@ -135,7 +135,7 @@ export function SourceList({ initial, renderedAt, canManage }: { initial: Source
         <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">
           No broker sources yet.{" "}
           {canManage
-            ? "“Add source” connects a RabbitMQ queue, a NATS JetStream stream, a Redis stream or a Kafka dead-letter topic whose dead letters Redrive should pull."
+            ? "“Add source” connects a RabbitMQ queue, a NATS JetStream stream, a Redis stream, a Kafka dead-letter topic or an SQS dead-letter queue whose dead letters Redrive should pull."
             : "An admin adds them; they will show here with what waits in each broker."}
         </p>
       ) : (

@@ -36,6 +36,18 @@ describe("optionsSummary", () => {
     ]);
   });
 
+  it("says where an SQS source sends dead letters back and how long it hides what it took", () => {
+    expect(optionsSummary("sqs", { region: "eu-west-1", visibilityTimeoutSeconds: 60 })).toEqual([
+      "region eu-west-1",
+      "back to the queue SQS names",
+      "visibility 60 s",
+    ]);
+    expect(optionsSummary("sqs", { sourceQueueUrl: "http://h/1/q", visibilityTimeoutSeconds: 600 })).toEqual([
+      "back to http://h/1/q unless SQS names the queue",
+      "visibility 10 min",
+    ]);
+  });
+
   it("does not fail on options it cannot read", () => {
     expect(optionsSummary("rabbitmq", {})).toEqual(["queue ?"]);
   });

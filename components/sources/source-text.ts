@@ -8,6 +8,7 @@ export const TYPE_LABEL: Record<SourceType, string> = {
   nats: "NATS JetStream",
   redis: "Redis Streams",
   kafka: "Kafka",
+  sqs: "Amazon SQS",
 };
 
 const fmt = (n: number) => n.toLocaleString("en");
@@ -38,6 +39,14 @@ export function optionsSummary(type: SourceType, options: Record<string, unknown
       `stream ${text(options.stream) ?? "?"}`,
       text(options.consumer) ? `consumer ${text(options.consumer)}` : "every consumer",
       ackWait === null ? null : `ack wait ${duration(ackWait)}`,
+    );
+  } else if (type === "sqs") {
+    const visibility = num(options.visibilityTimeoutSeconds);
+    parts.push(
+      text(options.region) ? `region ${text(options.region)}` : null,
+      text(options.endpoint) ? `endpoint ${text(options.endpoint)}` : null,
+      text(options.sourceQueueUrl) ? `back to ${text(options.sourceQueueUrl)} unless SQS names the queue` : "back to the queue SQS names",
+      visibility === null ? null : `visibility ${duration(visibility * 1000)}`,
     );
   } else {
     const dlq = text(options.dlqStream);

@@ -8,7 +8,7 @@
  */
 import "server-only";
 
-export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "kafka"] as const;
+export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "kafka", "sqs"] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 /** JSON-safe header values: byte strings become `{ "base64": "…" }`, timestamps ISO 8601 strings. */
@@ -21,15 +21,17 @@ export type Destination =
   | { type: "nats"; subject: string; stream: string }
   | { type: "redis"; stream: string; field: string }
   /** the original topic (empty when the headers name none), partition and offset; the dead-letter topic read */
-  | { type: "kafka"; topic: string; partition: number | null; offset: string | null; dlqTopic: string };
+  | { type: "kafka"; topic: string; partition: number | null; offset: string | null; dlqTopic: string }
+  /** SQS: the source queue by DeadLetterQueueSourceArn when SQS gave it, else the source's sourceQueueUrl */
+  | { type: "sqs"; queueArn: string | null; queueUrl: string | null };
 
 export interface Origin {
   sourceType: SourceType;
   destination: Destination;
-  /** The broker's own words: rejected|expired|maxlen|delivery_limit (RabbitMQ), max_deliveries|terminated (NATS), max_deliveries|dead_letter_stream (Redis), the exception's class and message (Kafka). */
+  /** The broker's own words: rejected|expired|maxlen|delivery_limit (RabbitMQ), max_deliveries|terminated (NATS), max_deliveries|dead_letter_stream (Redis), the exception's class and message (Kafka), max_receive_count (SQS). */
   deathReason: string | null;
   deliveryCount: number | null;
-  /** The broker's id for the message: AMQP message_id, NATS stream sequence, Redis entry id, Kafka's original topic:partition:offset. */
+  /** The broker's id for the message: AMQP message_id, NATS stream sequence, Redis entry id, Kafka's original topic:partition:offset, SQS MessageId. */
   messageId: string | null;
   /** Unique within one source and stable across re-deliveries of the same dead letter. */
   position: string;

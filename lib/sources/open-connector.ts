@@ -8,6 +8,8 @@ import { createRabbitmqConnector } from "./rabbitmq/connector";
 import type { RabbitmqOptions } from "./rabbitmq/options";
 import { createRedisConnector } from "./redis/connector";
 import type { RedisOptions } from "./redis/options";
+import { createSqsConnector } from "./sqs/connector";
+import type { SqsOptions } from "./sqs/options";
 import { SOURCE_OPTIONS, type SourceType } from "./source-schemas";
 
 /** What a connection is opened from: the stored source with its URL unsealed. */
@@ -33,5 +35,7 @@ export async function openConnector(source: SourceConfig): Promise<SourceConnect
       return createRedisConnector({ ...base, options: SOURCE_OPTIONS.redis.parse(source.options) } satisfies ConnectorConfig<RedisOptions>);
     case "kafka":
       return createKafkaConnector({ ...base, options: SOURCE_OPTIONS.kafka.parse(source.options) } satisfies ConnectorConfig<KafkaOptions>);
+    case "sqs":
+      return createSqsConnector({ ...base, options: SOURCE_OPTIONS.sqs.parse(source.options) } satisfies ConnectorConfig<SqsOptions>);
   }
 }

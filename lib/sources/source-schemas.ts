@@ -5,11 +5,12 @@ import { isKafkaUrl, kafkaOptionsSchema, parseKafkaUrl, redactKafkaUrl } from ".
 import { natsOptionsSchema, parseNatsUrl } from "./nats/options";
 import { parseRabbitmqUrl, rabbitmqOptionsSchema } from "./rabbitmq/options";
 import { parseRedisUrl, redisOptionsSchema } from "./redis/options";
+import { parseSqsUrl, sqsOptionsSchema } from "./sqs/options";
 
 // A source as the API, the CLI and the /sources page see it: what creates one, what changes one, what is shown.
 // Pure (no connections), so the page's form checks with the rules the server applies.
 
-export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "kafka"] as const;
+export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "kafka", "sqs"] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 export const SourceNameSchema = z
@@ -25,15 +26,20 @@ export const SOURCE_OPTIONS = {
   nats: natsOptionsSchema,
   redis: redisOptionsSchema,
   kafka: kafkaOptionsSchema,
+  sqs: sqsOptionsSchema,
 } as const;
+
+const URL_RULES: Record<SourceType, (url: string) => { ok: true } | { ok: false; message: string }> = {
+  rabbitmq: parseRabbitmqUrl,
+  nats: parseNatsUrl,
+  redis: parseRedisUrl,
+  kafka: parseKafkaUrl,
+  sqs: parseSqsUrl,
+};
 
 /** Why `url` cannot reach a broker of `type` (scheme, host, encoding), or null; never repeats a password. */
 export function sourceUrlProblem(type: SourceType, url: string): string | null {
-  if (type === "kafka") {
-    const kafka = parseKafkaUrl(url);
-    return kafka.ok ? null : kafka.message;
-  }
-  const parsed = type === "rabbitmq" ? parseRabbitmqUrl(url) : type === "nats" ? parseNatsUrl(url) : parseRedisUrl(url);
+  const parsed = URL_RULES[type](url);
   return parsed.ok ? null : parsed.message;
 }
 
@@ -54,6 +60,7 @@ export const CreateSourceBody = z
       z.strictObject({ ...common, type: z.literal("nats"), options: natsOptionsSchema }),
       z.strictObject({ ...common, type: z.literal("redis"), options: redisOptionsSchema }),
       z.strictObject({ ...common, type: z.literal("kafka"), options: kafkaOptionsSchema }),
+      z.strictObject({ ...common, type: z.literal("sqs"), options: sqsOptionsSchema }),
     ],
     { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
   )

@@ -9,7 +9,13 @@ import { destinationParts, headerText, readOrigin } from "./origin";
 // origin" publishes it), why and when the broker dead-lettered it, and the broker's headers. Compact: it sits
 // beside the maps, under "Why it failed".
 
-const BROKER: Record<string, string> = { rabbitmq: "RabbitMQ", nats: "NATS JetStream", redis: "Redis Streams", kafka: "Kafka" };
+const BROKER: Record<string, string> = {
+  rabbitmq: "RabbitMQ",
+  nats: "NATS JetStream",
+  redis: "Redis Streams",
+  kafka: "Kafka",
+  sqs: "Amazon SQS",
+};
 
 function When({ iso }: { iso: string | null }) {
   return iso ? <time dateTime={iso}>{`${iso.replace("T", " ").slice(0, 19)} UTC`}</time> : <>time unknown</>;

@@ -62,6 +62,23 @@ describe("destinationParts", () => {
   });
 });
 
+describe("destinationParts for SQS", () => {
+  it("names the queue SQS gave, else the source's sourceQueueUrl, else says it is not known", () => {
+    const arn = "arn:aws:sqs:eu-west-1:123456789012:parcels";
+    expect(destinationParts({ type: "sqs", queueArn: arn, queueUrl: "http://h/1/other" })).toEqual([{ term: "source queue", value: arn }]);
+    expect(destinationParts({ type: "sqs", queueArn: null, queueUrl: "http://h/1/parcels" })).toEqual([
+      { term: "source queue", value: "http://h/1/parcels" },
+      { term: "named by", value: "the source's sourceQueueUrl", minor: true },
+    ]);
+    expect(destinationParts({ type: "sqs", queueArn: null, queueUrl: null })[0]?.value).toMatch(/^not known/);
+    expect(readOrigin({ ...redis, sourceType: "sqs", destination: { type: "sqs", queueArn: null, queueUrl: null } })?.destination).toEqual({
+      type: "sqs",
+      queueArn: null,
+      queueUrl: null,
+    });
+  });
+});
+
 describe("headerText", () => {
   it("keeps strings and writes anything else as JSON", () => {
     expect(headerText("text")).toBe("text");

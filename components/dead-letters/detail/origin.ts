@@ -23,6 +23,7 @@ const DestinationSchema = z.discriminatedUnion("type", [
     offset: text,
     dlqTopic: z.string(),
   }),
+  z.object({ type: z.literal("sqs"), queueArn: text, queueUrl: text }),
 ]);
 export type Destination = z.output<typeof DestinationSchema>;
 
@@ -87,6 +88,15 @@ export function destinationParts(d: Destination): DestinationPart[] {
         ...(d.offset !== null ? [{ term: "offset", value: d.offset, minor: true }] : []),
         { term: "dead-letter topic", value: d.dlqTopic, minor: true },
       ];
+    case "sqs":
+      // SQS's DeadLetterQueueSourceArn wins over the source's sourceQueueUrl, as the origin sink decides.
+      if (d.queueArn) return [{ term: "source queue", value: d.queueArn }];
+      if (d.queueUrl)
+        return [
+          { term: "source queue", value: d.queueUrl },
+          { term: "named by", value: "the source's sourceQueueUrl", minor: true },
+        ];
+      return [{ term: "source queue", value: "not known (SQS did not name it and the source has no sourceQueueUrl)" }];
   }
 }
 

@@ -26,6 +26,10 @@ const FLAGS: Record<string, string> = {
   "options.field": "--field",
   "options.gatePrefix": "--gate-prefix",
   "options.ackWaitMs": "--ack-wait-ms",
+  "options.region": "--region",
+  "options.endpoint": "--endpoint",
+  "options.sourceQueueUrl": "--source-queue-url",
+  "options.visibilityTimeoutSeconds": "--visibility-timeout-seconds",
   options: "options",
 };
 
@@ -42,8 +46,12 @@ const OPTION_FLAGS = [
   "field",
   "gatePrefix",
   "ackWaitMs",
+  "region",
+  "endpoint",
+  "sourceQueueUrl",
+  "visibilityTimeoutSeconds",
 ];
-const NUMERIC = new Set(["minIdleMs", "maxDeliveries", "ackWaitMs"]);
+const NUMERIC = new Set(["minIdleMs", "maxDeliveries", "ackWaitMs", "visibilityTimeoutSeconds"]);
 
 const cliActor = (): Actor => ({ id: null, email: `cli:${osAccount()}`, role: "system" });
 const auditContext = (): AuditContext => ({ actor: cliActor(), now: new Date(), requestId: null });
@@ -104,10 +112,10 @@ export function registerSourceCommands(program: Command): void {
     .command("add")
     .description("add a source (admins' /sources does the same); its URL is sealed at rest")
     .requiredOption("--name <name>", "a name for the source")
-    .requiredOption("--type <type>", "rabbitmq | nats | redis | kafka")
+    .requiredOption("--type <type>", "rabbitmq | nats | redis | kafka | sqs")
     .requiredOption(
       "--url <url>",
-      "the broker's URL: amqp://, nats://, redis://, kafka://[user:password@]host:port[,host:port] (kafkas:// for TLS)",
+      "the broker's URL: amqp://, nats://, redis://, kafka://[user:password@]host:port[,host:port] (kafkas:// for TLS); sqs: the dead-letter queue's https:// URL",
     )
     .requiredOption("--kind <kind>", "spatial | afc: how message bodies are read")
     .option("--queue <queue>", "rabbitmq: the dead-letter queue to drain")
@@ -122,6 +130,10 @@ export function registerSourceCommands(program: Command): void {
     .option("--field <field>", "redis: the entry field that holds the message (default body)")
     .option("--gate-prefix <prefix>", "redis: prefix of the keys that remember what was published back")
     .option("--ack-wait-ms <ms>", "nats: how long a taken advisory stays invisible before it is handed out again")
+    .option("--region <region>", "sqs: the AWS region (default: the one the queue URL's host names)")
+    .option("--endpoint <url>", "sqs: an SQS-compatible server (default: the queue URL's host)")
+    .option("--source-queue-url <url>", "sqs: where dead letters go back when SQS does not name their source queue")
+    .option("--visibility-timeout-seconds <s>", "sqs: how long a taken message stays invisible (default 60, extended while storing)")
     .option("--disabled", "add it paused")
     .action(async (raw: Record<string, unknown>) => {
       const body = {

@@ -38,7 +38,7 @@ describe("sources that cannot work", () => {
       options: { stream: "s", group: "g", minIdleMs: -1 },
     });
     expect(opt.error?.issues.map((i) => i.path.join("."))).toEqual(["options.minIdleMs"]);
-    const type = CreateSourceBody.safeParse({ name: "x", type: "kafka", url: "x", kind: "afc", options: {} });
+    const type = CreateSourceBody.safeParse({ name: "x", type: "mqtt", url: "x", kind: "afc", options: {} });
     expect(type.success).toBe(false);
   });
 
