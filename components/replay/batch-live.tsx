@@ -77,7 +77,9 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
           ) : (
             <div>
               <dt className="text-xs text-slate-500">Achieved (last 10 s)</dt>
-              <dd>{batch.achievedRate === null ? "—" : `${batch.achievedRate.toFixed(1)}/s`}</dd>
+              <dd data-testid="achieved-rate">
+                {batch.achievedRate !== null ? `${batch.achievedRate.toFixed(1)}/s` : batch.status === "paused" ? "— (paused)" : "—"}
+              </dd>
             </div>
           )}
           <div>

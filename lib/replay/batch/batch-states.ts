@@ -48,3 +48,16 @@ export function availableActions(
     return opts.canManage;
   });
 }
+
+const DONE: Record<BatchAction, string> = {
+  approve: "approved",
+  start: "started",
+  pause: "paused",
+  resume: "resumed",
+  cancel: "cancelled",
+};
+
+/** What a supervisor reads after an action succeeded, as a sentence: "Batch 1 cancelled." */
+export function actionToast(id: string, action: BatchAction): string {
+  return `Batch ${id} ${DONE[action]}.`;
+}

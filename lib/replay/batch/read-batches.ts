@@ -96,8 +96,8 @@ function toView(r: BatchRow, now: Date): BatchView {
   // Over the last RECENT_S seconds, or since the (re)start when that is more recent.
   const since = r.window_from ? (now.getTime() - r.window_from.getTime()) / 1000 : RECENT_S;
   const span = Math.max(1, Math.min(RECENT_S, since));
-  const live = r.status === "running" || r.status === "paused";
-  const achievedRate = live && r.recent > 0 ? r.recent / span : null;
+  // Only while running: a paused batch submits nothing, and its last seconds before the pause are not a rate it has.
+  const achievedRate = r.status === "running" && r.recent > 0 ? r.recent / span : null;
   const rate = r.status === "running" && r.live_workers > 0 ? Math.min(r.rate_per_second * throttle, achievedRate ?? Infinity) : 0;
   const etaSeconds = rate > 0 && counts.pending > 0 ? counts.pending / rate : null;
   const eta = etaSeconds === null ? null : new Date(now.getTime() + etaSeconds * 1000).toISOString();
