@@ -35,6 +35,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
       permissions={{
         triage: can(principal.role, "dead_letters:triage"),
         overrideIdentity: can(principal.role, "dead_letters:override_identity"),
+        reveal: can(principal.role, "dead_letters:unmask"),
       }}
     />
   );
