@@ -132,7 +132,11 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
           </div>
           <div>
             <dt className="text-xs text-slate-500">Approved</dt>
-            <dd>{batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}</dd>
+            <dd data-testid="batch-approved">
+              {batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}
+              {batch.singleApproverLimit !== null &&
+                ` — approved by one supervisor (admin allows batches of ≤ ${batch.singleApproverLimit.toLocaleString("en")})`}
+            </dd>
           </div>
           <div>
             <dt className="text-xs text-slate-500">Started / finished</dt>

@@ -87,7 +87,7 @@ export function useCreateBatch() {
     mutationFn: (body: CreateBatchRequest) =>
       fetchJson<BatchView & { skipped: Record<string, number> }>("/api/replays", { method: "POST", body }),
     onSuccess: (batch) => {
-      toast.success(`Draft batch ${batch.id} created with ${batch.total} records: another supervisor must approve it`);
+      toast.success(`Draft batch ${batch.id} created with ${batch.total} records: it needs approval before it starts`);
       return qc.invalidateQueries({ queryKey: replayKeys.lists() });
     },
     onError: (err) => {

@@ -34,6 +34,7 @@ interface BatchRow {
   repair_method: string;
   repair_policy: string;
   repair_override: boolean;
+  single_approver_limit: number | null;
   total: number;
   applied_count: number;
   deduped_count: number;
@@ -57,7 +58,7 @@ const RECENT_S = 10;
 
 const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.status_reason, b.created_by_id, cu.email AS created_by_email,
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
-    b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.repair_override, b.total,
+    b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.repair_override, b.single_approver_limit, b.total,
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     -- Since the (re)start when that is more recent, as the span it is divided by (toView): submissions from before
     -- a pause counted over the seconds since the resume showed 6/s for a batch paced at 1/s.
@@ -125,6 +126,7 @@ function toView(r: BatchRow, now: Date): BatchView {
     etaSeconds,
     createdAt: r.created_at.toISOString(),
     approvedAt: r.approved_at?.toISOString() ?? null,
+    singleApproverLimit: r.single_approver_limit,
     startedAt: r.started_at?.toISOString() ?? null,
     finishedAt: r.finished_at?.toISOString() ?? null,
   };
