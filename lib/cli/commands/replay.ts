@@ -16,7 +16,7 @@ import { isUnpaced } from "../../replay/pacing/gcra";
 import { applyBatchAction, type ActingUser } from "../../replay/batch/apply-batch-action";
 import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, SingleApproverBody, type BatchView } from "../../replay/batch/batch-schemas";
 import { readSingleApproverSetting, setSingleApproverLimit } from "../../replay/batch/single-approver";
-import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/batch/batch-states";
+import { ACTION_PERMISSION, BATCH_ACTIONS, singleApproverAllowed, type BatchAction } from "../../replay/batch/batch-states";
 import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
@@ -253,9 +253,13 @@ export function registerReplayCommands(program: Command): void {
         const skipped = Object.entries(created.skipped)
           .filter(([, n]) => n > 0)
           .map(([k, n]) => `${n} ${k}`);
+        const { limit } = await readSingleApproverSetting(db.pool);
         say(
           `created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
-            `${howLong(created.total, body.ratePerSecond, body.pageSize)}; another supervisor must approve it`,
+            `${howLong(created.total, body.ratePerSecond, body.pageSize)}; ` +
+            (singleApproverAllowed(created.total, limit)
+              ? `you may approve it yourself (the admin allows one supervisor for batches of up to ${limit} records)`
+              : "another supervisor must approve it"),
         );
         if (o.json) print(await getBatch(db.pool, created.id, new Date()), true);
         else process.stdout.write(`${created.id}\n`);
