@@ -54,7 +54,7 @@ export function BatchActions({ batch, perms }: { batch: BatchView; perms: Replay
       {draftOfMine && selfApprove && (
         <span className="text-xs text-slate-500">
           You may approve it yourself: the admin allows one supervisor for batches of up to {perms.singleApproverLimit.toLocaleString("en")}{" "}
-          records (audited).
+          {perms.singleApproverLimit === 1 ? "record" : "records"} (audited).
         </span>
       )}
       <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Cancel batch ${batch.id}?`}>

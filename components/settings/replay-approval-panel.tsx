@@ -12,6 +12,7 @@ import { accountKeys } from "./queries";
 // them (0 keeps a second approver for every batch). The server checks it when a batch is approved and audits
 // both the change here and every approval it allows.
 
+const recordCount = (n: number) => `${n.toLocaleString("en")} record${n === 1 ? "" : "s"}`;
 const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "");
 
 export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSetting }) {
@@ -26,7 +27,7 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
       toast.success(
         s.limit === 0
           ? "Every replay batch now needs a second approver."
-          : `Batches of up to ${s.limit} records may now be approved by one supervisor.`,
+          : `Batches of up to ${recordCount(s.limit)} may now be approved by one supervisor.`,
       );
       return qc.invalidateQueries({ queryKey: accountKeys.all });
     },
@@ -81,7 +82,7 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
       <p className="text-xs text-slate-500" data-testid="approval-setting">
         {setting.limit === 0
           ? "Now: every batch needs a second approver"
-          : `Now: batches of up to ${setting.limit} records need one approver`}
+          : `Now: batches of up to ${recordCount(setting.limit)} need one approver`}
         {setting.updatedBy ? ` (set by ${setting.updatedBy}, ${when(setting.updatedAt)})` : ""}.
       </p>
     </section>

@@ -12,7 +12,7 @@ export function assertFourEyes(
   if (batch.createdById === principal.userId) {
     const why =
       exception && exception.limit > 0
-        ? ` (the admin allows one supervisor for batches of at most ${exception.limit} records; this one has ${exception.total})`
+        ? ` (the admin allows one supervisor for batches of at most ${exception.limit} record${exception.limit === 1 ? "" : "s"}; this one has ${exception.total})`
         : "";
     throw new AppError(
       "forbidden",

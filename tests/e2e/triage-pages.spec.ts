@@ -109,20 +109,23 @@ test("one supervisor replays a single record when the admin allows batches of â‰
   await expect(panel.getByTestId("approval-setting")).toHaveText("Now: every batch needs a second approver.");
   await panel.getByLabel("One supervisor may approve batches of up to (records)").fill("1");
   await panel.getByRole("button", { name: "Save" }).click();
-  await expect(page.getByText("Batches of up to 1 records may now be approved by one supervisor.")).toBeVisible();
+  await expect(page.getByText("Batches of up to 1 record may now be approved by one supervisor.")).toBeVisible();
   await expect(panel.getByTestId("approval-setting")).toContainText(
-    `Now: batches of up to 1 records need one approver (set by ${DEMO.admin.email}`,
+    `Now: batches of up to 1 record need one approver (set by ${DEMO.admin.email}`,
   );
   await page.screenshot({ path: `${SHOTS}/triage-pages-settings-approval.png`, fullPage: true });
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in/);
 
   await signIn(page, "supervisor", "/replays");
-  const [one, two] = await approvedSpatial(page, base, 2);
-  const single = await page.request.post("/api/replays", { data: { ids: [one], sink: { type: "ledger" } }, headers: { origin: base } });
-  const singleId = ((await single.json()) as { id: string }).id;
-  const pair = await page.request.post("/api/replays", { data: { ids: [one, two], sink: { type: "ledger" } }, headers: { origin: base } });
-  const pairId = ((await pair.json()) as { id: string }).id;
+  const [one, two, three] = await approvedSpatial(page, base, 3);
+  const draft = async (ids: string[]) => {
+    const res = await page.request.post("/api/replays", { data: { ids, sink: { type: "ledger" } }, headers: { origin: base } });
+    expect(res.status(), await res.text()).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const singleId = await draft([one!]);
+  const pairId = await draft([two!, three!]);
 
   // Two records: above the limit, the creator still may not approve.
   await page.goto(`/replays/${pairId}`);
@@ -131,7 +134,9 @@ test("one supervisor replays a single record when the admin allows batches of â‰
   expect((await page.request.post(`/api/replays/${pairId}/approve`, { headers: { origin: base } })).status()).toBe(403);
 
   await page.goto(`/replays/${singleId}`);
-  await expect(page.getByText(/You may approve it yourself: the admin allows one supervisor for batches of up to 1 records/)).toBeVisible();
+  await expect(
+    page.getByText(/You may approve it yourself: the admin allows one supervisor for batches of up to 1 record \(audited\)/),
+  ).toBeVisible();
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByTestId("batch-status")).toHaveText("approved");
   await expect(page.getByTestId("batch-approved")).toContainText(

@@ -258,7 +258,7 @@ export function registerReplayCommands(program: Command): void {
           `created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
             `${howLong(created.total, body.ratePerSecond, body.pageSize)}; ` +
             (singleApproverAllowed(created.total, limit)
-              ? `you may approve it yourself (the admin allows one supervisor for batches of up to ${limit} records)`
+              ? `you may approve it yourself (the admin allows one supervisor for batches of up to ${limit} record${limit === 1 ? "" : "s"})`
               : "another supervisor must approve it"),
         );
         if (o.json) print(await getBatch(db.pool, created.id, new Date()), true);
@@ -317,7 +317,7 @@ export function registerReplayCommands(program: Command): void {
         say(
           s.limit === 0
             ? "every replay batch needs a second approver (four eyes)"
-            : `batches of up to ${s.limit} records may be approved by their creator alone${s.updatedBy ? ` (set by ${s.updatedBy}, ${s.updatedAt})` : ""}`,
+            : `batches of up to ${s.limit} record${s.limit === 1 ? "" : "s"} may be approved by their creator alone${s.updatedBy ? ` (set by ${s.updatedBy}, ${s.updatedAt})` : ""}`,
         );
       });
     });
