@@ -120,7 +120,10 @@ test("one supervisor replays a single record when the admin allows batches of â‰
   await signIn(page, "supervisor", "/replays");
   const [one, two, three] = await approvedSpatial(page, base, 3);
   const draft = async (ids: string[]) => {
-    const res = await page.request.post("/api/replays", { data: { ids, sink: { type: "ledger" } }, headers: { origin: base } });
+    const res = await page.request.post("/api/replays", {
+      data: { ids, sink: { type: "ledger" }, ratePerSecond: 10 },
+      headers: { origin: base },
+    });
     expect(res.status(), await res.text()).toBe(201);
     return ((await res.json()) as { id: string }).id;
   };
