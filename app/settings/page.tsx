@@ -3,12 +3,14 @@ import { Badge } from "@/components/ui/badge";
 import { AllTokensPanel } from "@/components/settings/all-tokens-panel";
 import { ChangePasswordForm } from "@/components/settings/change-password-form";
 import { TokensPanel } from "@/components/settings/tokens-panel";
+import { ReplayApprovalPanel } from "@/components/settings/replay-approval-panel";
 import { UsersPanel } from "@/components/settings/users-panel";
 import { can, ROLE_PERMISSIONS } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
 import { listUsers } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";
+import { readSingleApproverSetting } from "@/lib/replay/batch/single-approver";
 
 export const metadata: Metadata = { title: "Settings" };
 export const dynamic = "force-dynamic";
@@ -17,11 +19,13 @@ export default async function SettingsPage() {
   const me = await requirePagePrincipal(undefined, { next: "/settings" });
   const isAdmin = can(me.role, "users:manage");
   const managesTokens = can(me.role, "tokens:manage");
+  const managesSettings = can(me.role, "settings:manage");
   const { pool } = getDb();
-  const [tokens, users, allTokens] = await Promise.all([
+  const [tokens, users, allTokens, approval] = await Promise.all([
     listApiTokens(pool, me.userId),
     isAdmin ? listUsers(pool) : Promise.resolve(null),
     managesTokens ? listAllApiTokens(pool) : Promise.resolve(null),
+    managesSettings ? readSingleApproverSetting(pool) : Promise.resolve(null),
   ]);
 
   return (
@@ -56,6 +60,7 @@ export default async function SettingsPage() {
       {me.via === "session" && <ChangePasswordForm />}
       {users && <UsersPanel initialUsers={users} currentUserId={me.userId} />}
       {allTokens && <AllTokensPanel initialTokens={allTokens} />}
+      {approval && <ReplayApprovalPanel initial={approval} />}
     </div>
   );
 }

@@ -13,11 +13,15 @@ import type { ExportFormat } from "@/lib/forensics/forensics-schemas";
 // arrived (records by newline for NDJSON/CSV, bytes always) and cancel; the server streams from a cursor, so
 // the first bytes arrive at once whatever the export's size.
 
-const FORMATS: { format: ExportFormat; label: string; hint: string }[] = [
+const FORMATS: { format: ExportFormat; excel?: boolean; label: string; hint: string }[] = [
   { format: "ndjson", label: "NDJSON", hint: "envelopes as ingested: re-importable with redrive import when unmasked" },
   { format: "csv", label: "CSV", hint: "one row per record, payload as JSON" },
+  { format: "csv", excel: true, label: "CSV for Excel", hint: "the same CSV with a UTF-8 mark, so Excel shows accents and symbols right" },
   { format: "geojson", label: "GeoJSON", hint: "spatial records: original and repaired geometries" },
 ];
+
+/** A refusal the server explains (422: e.g. GeoJSON of a filter without spatial records): nothing went wrong. */
+class NothingToExport extends Error {}
 
 interface Progress {
   format: ExportFormat;
@@ -34,10 +38,11 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
   const [progress, setProgress] = useState<Progress | null>(null);
   const abort = useRef<AbortController | null>(null);
 
-  async function run(format: ExportFormat) {
+  async function run(format: ExportFormat, excel = false) {
     setOpen(false);
     const params = filterToParams(filter);
     params.set("format", format);
+    if (excel) params.set("excel", "1");
     if (unmask) params.set("unmask", "1");
     const controller = new AbortController();
     abort.current = controller;
@@ -45,7 +50,8 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
       const res = await fetch(`/api/export?${params.toString()}`, { credentials: "same-origin", signal: controller.signal });
       if (!res.ok || !res.body) {
         const body: unknown = await res.json().catch(() => null);
-        throw new Error(errorMessage(res.status, body));
+        const message = errorMessage(res.status, body);
+        throw res.status === 422 ? new NothingToExport(message) : new Error(message);
       }
       const estimate = Number(res.headers.get("x-redrive-estimated-count") ?? "NaN");
       const state: Progress = { format, bytes: 0, records: 0, estimate: Number.isFinite(estimate) ? estimate : null };
@@ -73,9 +79,10 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
       a.download = name;
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      toast.success(`Exported ${fmtBytes(state.bytes)} as ${format.toUpperCase()}`);
+      toast.success(`Exported ${fmtBytes(state.bytes)} as ${format.toUpperCase()}${excel ? " for Excel" : ""}`);
     } catch (err) {
       if (controller.signal.aborted) toast.info("Export cancelled");
+      else if (err instanceof NothingToExport) toast.info(`Nothing exported: ${err.message}`);
       else toast.error(`Export failed: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       abort.current = null;
@@ -109,10 +116,10 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
         <div role="menu" className="absolute right-0 z-20 mt-1 w-72 rounded border border-slate-200 bg-white p-1 shadow-lg">
           {FORMATS.map((f) => (
             <button
-              key={f.format}
+              key={f.label}
               role="menuitem"
               type="button"
-              onClick={() => void run(f.format)}
+              onClick={() => void run(f.format, f.excel)}
               className="block w-full rounded px-2 py-1.5 text-left hover:bg-slate-100"
             >
               <span className="font-medium">{f.label}</span>

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { Button, type ButtonVariant } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import type { BatchView } from "@/lib/replay/batch/batch-schemas";
-import { availableActions, type BatchAction } from "@/lib/replay/batch/batch-states";
+import { availableActions, singleApproverAllowed, type BatchAction } from "@/lib/replay/batch/batch-states";
 import { useBatchAction } from "./queries";
 
 // The life-cycle buttons a user may press now (role + status; the server checks both again). Cancel asks for
@@ -23,14 +23,18 @@ export interface ReplayPermissions {
   canManage: boolean;
   canApprove: boolean;
   userId: string;
+  /** the admin's single-approver limit (0: four eyes for every batch) */
+  singleApproverLimit: number;
 }
 
 export function BatchActions({ batch, perms }: { batch: BatchView; perms: ReplayPermissions }) {
   const act = useBatchAction(batch.id);
   const [confirming, setConfirming] = useState(false);
   const isCreator = batch.createdBy.id === perms.userId;
-  const actions = availableActions(batch.status, { canManage: perms.canManage, canApprove: perms.canApprove, isCreator });
-  const waitingForOther = batch.status === "draft" && isCreator && perms.canApprove;
+  const selfApprove = singleApproverAllowed(batch.total, perms.singleApproverLimit);
+  const actions = availableActions(batch.status, { canManage: perms.canManage, canApprove: perms.canApprove, isCreator, selfApprove });
+  const draftOfMine = batch.status === "draft" && isCreator && perms.canApprove;
+  const waitingForOther = draftOfMine && !selfApprove;
   if (actions.length === 0 && !waitingForOther) return null;
   return (
     <div className="flex flex-wrap items-center gap-2">
@@ -46,6 +50,12 @@ export function BatchActions({ batch, perms }: { batch: BatchView; perms: Replay
       ))}
       {waitingForOther && (
         <span className="text-xs text-slate-500">You created this batch: another supervisor must approve it (four-eyes).</span>
+      )}
+      {draftOfMine && selfApprove && (
+        <span className="text-xs text-slate-500">
+          You may approve it yourself: the admin allows one supervisor for batches of up to {perms.singleApproverLimit.toLocaleString("en")}{" "}
+          {perms.singleApproverLimit === 1 ? "record" : "records"} (audited).
+        </span>
       )}
       <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Cancel batch ${batch.id}?`}>
         <p className="text-sm text-slate-700">

@@ -77,7 +77,9 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
           ) : (
             <div>
               <dt className="text-xs text-slate-500">Achieved (last 10 s)</dt>
-              <dd>{batch.achievedRate === null ? "—" : `${batch.achievedRate.toFixed(1)}/s`}</dd>
+              <dd data-testid="achieved-rate">
+                {batch.achievedRate !== null ? `${batch.achievedRate.toFixed(1)}/s` : batch.status === "paused" ? "— (paused)" : "—"}
+              </dd>
             </div>
           )}
           <div>
@@ -130,7 +132,11 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
           </div>
           <div>
             <dt className="text-xs text-slate-500">Approved</dt>
-            <dd>{batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}</dd>
+            <dd data-testid="batch-approved">
+              {batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}
+              {batch.singleApproverLimit !== null &&
+                ` — approved by one supervisor (admin allows batches of ≤ ${batch.singleApproverLimit.toLocaleString("en")})`}
+            </dd>
           </div>
           <div>
             <dt className="text-xs text-slate-500">Started / finished</dt>

@@ -6,7 +6,7 @@ import { toast } from "sonner";
 import { fetchJson } from "@/lib/api/client";
 import type { BatchView, CreateBatchRequest, ItemsPage, ItemStatus, RateSeries } from "@/lib/replay/batch/batch-schemas";
 import { isLive } from "@/lib/replay/batch/progress";
-import type { BatchAction } from "@/lib/replay/batch/batch-states";
+import { actionToast, type BatchAction } from "@/lib/replay/batch/batch-states";
 
 // One hook per replay resource, keyed by a factory (bull-board's queryKeys pattern); live views poll about
 // once a second while a batch can still change, and stop when it is finished.
@@ -72,7 +72,7 @@ export function useBatchAction(id: string) {
     onMutate: () => qc.cancelQueries({ queryKey: replayKeys.detail(id) }),
     onSuccess: (batch, action) => {
       qc.setQueryData(replayKeys.detail(id), batch);
-      toast.success(`Batch ${id}: ${action} → ${batch.status}`);
+      toast.success(actionToast(id, action));
     },
     onError: (err, action) => {
       if (!isSessionEnd(err)) toast.error(`Could not ${action} batch ${id}: ${err.message}`);
@@ -87,7 +87,7 @@ export function useCreateBatch() {
     mutationFn: (body: CreateBatchRequest) =>
       fetchJson<BatchView & { skipped: Record<string, number> }>("/api/replays", { method: "POST", body }),
     onSuccess: (batch) => {
-      toast.success(`Draft batch ${batch.id} created with ${batch.total} records: another supervisor must approve it`);
+      toast.success(`Draft batch ${batch.id} created with ${batch.total} records: it needs approval before it starts`);
       return qc.invalidateQueries({ queryKey: replayKeys.lists() });
     },
     onError: (err) => {

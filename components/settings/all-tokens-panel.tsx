@@ -15,12 +15,6 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
   const [showRevoked, setShowRevoked] = useState(false);
 
   function onRevoke(token: TokenView) {
-    if (
-      !window.confirm(
-        `Revoke ${token.userEmail ?? "this user"}'s token "${token.name}" (${token.prefix}…)? Scripts using it stop working at once.`,
-      )
-    )
-      return;
     setStatus(null);
     revoke.mutate(token.id, { onSuccess: () => setStatus(`Token "${token.name}" of ${token.userEmail ?? "its owner"} revoked.`) });
   }

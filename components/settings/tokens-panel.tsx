@@ -29,7 +29,6 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
   }
 
   function onRevoke(token: TokenView) {
-    if (!window.confirm(`Revoke the token "${token.name}" (${token.prefix}…)? Scripts using it stop working at once.`)) return;
     revoke.mutate(token.id, { onSuccess: () => setStatus(`Token "${token.name}" revoked.`) });
   }
 

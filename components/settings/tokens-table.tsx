@@ -1,9 +1,12 @@
 "use client";
 
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
 import type { TokenView } from "@/lib/auth/account-schemas";
 
 // The table of API tokens on the settings page: the user's own, and for admins every user's (with an owner
-// column). Revoking asks first; the caller does the rest.
+// column). Revoking asks first, in the app's dialog; the caller does the rest.
 
 const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
 
@@ -18,60 +21,86 @@ export function TokensTable({
   busy: boolean;
   onRevoke: (token: TokenView) => void;
 }) {
+  const [confirming, setConfirming] = useState<TokenView | null>(null);
   return (
-    <table className="w-full text-left text-sm">
-      <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
-        <tr>
-          {showOwner && (
+    <>
+      <table className="w-full text-left text-sm">
+        <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
+          <tr>
+            {showOwner && (
+              <th scope="col" className="py-1.5 pr-3">
+                Owner
+              </th>
+            )}
             <th scope="col" className="py-1.5 pr-3">
-              Owner
+              Name
             </th>
-          )}
-          <th scope="col" className="py-1.5 pr-3">
-            Name
-          </th>
-          <th scope="col" className="py-1.5 pr-3">
-            Token
-          </th>
-          <th scope="col" className="py-1.5 pr-3">
-            Created
-          </th>
-          <th scope="col" className="py-1.5 pr-3">
-            Last used
-          </th>
-          <th scope="col" className="py-1.5 pr-3">
-            Status
-          </th>
-          <th scope="col" className="py-1.5">
-            <span className="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {tokens.map((t) => (
-          <tr key={t.id} className={t.revokedAt ? "text-slate-400" : undefined}>
-            {showOwner && <td className="break-all py-1.5 pr-3">{t.userEmail}</td>}
-            <td className="py-1.5 pr-3">{t.name}</td>
-            <td className="py-1.5 pr-3 font-mono text-xs">{t.prefix}…</td>
-            <td className="whitespace-nowrap py-1.5 pr-3">{when(t.createdAt)}</td>
-            <td className="whitespace-nowrap py-1.5 pr-3">{when(t.lastUsedAt)}</td>
-            <td className="py-1.5 pr-3">{t.revokedAt ? `revoked ${when(t.revokedAt)}` : "active"}</td>
-            <td className="py-1.5 text-right">
-              {!t.revokedAt && (
-                <button
-                  type="button"
-                  onClick={() => onRevoke(t)}
-                  disabled={busy}
-                  className="rounded border border-red-200 px-2 py-0.5 text-xs text-red-700 hover:bg-red-50 disabled:opacity-50"
-                  aria-label={showOwner ? `Revoke ${t.userEmail ?? ""} token ${t.name}` : `Revoke token ${t.name}`}
-                >
-                  Revoke
-                </button>
-              )}
-            </td>
+            <th scope="col" className="py-1.5 pr-3">
+              Token
+            </th>
+            <th scope="col" className="py-1.5 pr-3">
+              Created
+            </th>
+            <th scope="col" className="py-1.5 pr-3">
+              Last used
+            </th>
+            <th scope="col" className="py-1.5 pr-3">
+              Status
+            </th>
+            <th scope="col" className="py-1.5">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {tokens.map((t) => (
+            <tr key={t.id} className={t.revokedAt ? "text-slate-400" : undefined}>
+              {showOwner && <td className="break-all py-1.5 pr-3">{t.userEmail}</td>}
+              <td className="py-1.5 pr-3">{t.name}</td>
+              <td className="py-1.5 pr-3 font-mono text-xs">{t.prefix}…</td>
+              <td className="whitespace-nowrap py-1.5 pr-3">{when(t.createdAt)}</td>
+              <td className="whitespace-nowrap py-1.5 pr-3">{when(t.lastUsedAt)}</td>
+              <td className="py-1.5 pr-3">{t.revokedAt ? `revoked ${when(t.revokedAt)}` : "active"}</td>
+              <td className="py-1.5 text-right">
+                {!t.revokedAt && (
+                  <button
+                    type="button"
+                    onClick={() => setConfirming(t)}
+                    disabled={busy}
+                    className="rounded border border-red-200 px-2 py-0.5 text-xs text-red-700 hover:bg-red-50 disabled:opacity-50"
+                    aria-label={showOwner ? `Revoke ${t.userEmail ?? ""} token ${t.name}` : `Revoke token ${t.name}`}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Dialog open={confirming !== null} onClose={() => setConfirming(null)} title={`Revoke the token "${confirming?.name ?? ""}"?`}>
+        {confirming && (
+          <>
+            <p className="text-sm text-slate-700">
+              {showOwner ? `${confirming.userEmail ?? "This user"}'s token` : "The token"} {confirming.prefix}… stops working at once:
+              scripts and producers using it are refused from the next request. This cannot be undone; revoking is audited.
+            </p>
+            <div className="flex justify-end gap-2">
+              <Button onClick={() => setConfirming(null)}>Keep the token</Button>
+              <Button
+                variant="danger"
+                onClick={() => {
+                  const token = confirming;
+                  setConfirming(null);
+                  onRevoke(token);
+                }}
+              >
+                Revoke token
+              </Button>
+            </div>
+          </>
+        )}
+      </Dialog>
+    </>
   );
 }

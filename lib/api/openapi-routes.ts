@@ -29,7 +29,7 @@ import {
   TimelineQuerySchema,
 } from "../forensics/forensics-schemas";
 import { QuarantineBodySchema } from "../dead-letters/record-schemas";
-import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery } from "../replay/batch/batch-schemas";
+import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery, SingleApproverBody } from "../replay/batch/batch-schemas";
 import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from "../sources/source-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
 
@@ -596,6 +596,27 @@ const SOURCES: Operation[] = [
   },
 ];
 
+const SETTINGS: Operation[] = [
+  {
+    method: "get",
+    path: "/api/settings/replay-approval",
+    tag: "replays",
+    summary:
+      "The single-approver limit: batches of at most `limit` records may be approved by their creator alone (0 = four eyes for every batch)",
+    access: { permission: "replays:read" },
+    responses: ok("{limit, updatedAt, updatedBy}"),
+  },
+  {
+    method: "put",
+    path: "/api/settings/replay-approval",
+    tag: "replays",
+    summary: "Set the single-approver limit (admins; audited as setting.changed with before and after)",
+    access: { permission: "settings:manage" },
+    body: SingleApproverBody,
+    responses: ok("{limit, updatedAt, updatedBy}"),
+  },
+];
+
 const META: Operation[] = [
   {
     method: "get",
@@ -615,7 +636,7 @@ const META: Operation[] = [
   },
 ];
 
-export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...FORENSICS, ...SOURCES, ...ACCOUNTS, ...META];
+export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...SETTINGS, ...FORENSICS, ...SOURCES, ...ACCOUNTS, ...META];
 
 let cached: ReturnType<typeof buildOpenApi> | null = null;
 

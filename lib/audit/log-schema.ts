@@ -7,7 +7,17 @@ import { timeBoundSchema } from "../time/filter-bound";
 const fromTime = timeBoundSchema("from").optional();
 const toTime = timeBoundSchema("to").optional();
 
-export const AUDIT_TARGET_TYPES = ["dead_letter", "replay_batch", "user", "api_token", "alert_rule", "export", "ledger", "source"] as const;
+export const AUDIT_TARGET_TYPES = [
+  "dead_letter",
+  "replay_batch",
+  "user",
+  "api_token",
+  "alert_rule",
+  "export",
+  "ledger",
+  "source",
+  "setting",
+] as const;
 
 export const AuditQuerySchema = z
   .object({

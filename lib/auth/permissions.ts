@@ -26,6 +26,8 @@ export const PERMISSIONS = [
   "sources:read",
   /** add, change, pause, pull and remove broker sources (admins) */
   "sources:manage",
+  /** change run-time settings such as the single-approver limit for replay batches (admins; audited) */
+  "settings:manage",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -43,7 +45,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     "alerts:manage",
   ]),
   auditor: new Set<Permission>([...READ, "audit:read", "dead_letters:unmask"]),
-  admin: new Set<Permission>([...READ, "audit:read", "users:manage", "tokens:manage", "sources:manage"]),
+  admin: new Set<Permission>([...READ, "audit:read", "users:manage", "tokens:manage", "sources:manage", "settings:manage"]),
   producer: new Set<Permission>(["dead_letters:ingest", "tokens:own"]),
 };
 

@@ -145,6 +145,13 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const ExportQuerySchema = ListFilterSchema.extend({
   format: z.enum(EXPORT_FORMATS).default("ndjson"),
   unmask: FlagSchema.default(false),
+  /** CSV for Excel: a UTF-8 byte-order mark first, without which Excel reads the file as the local code page */
+  excel: FlagSchema.default(false),
+  /** the list's order (newest observation first by default), so the file reads as the list did */
+  order: z.enum(["asc", "desc"]).default("desc"),
+}).check((ctx) => {
+  if (ctx.value.excel && ctx.value.format !== "csv")
+    ctx.issues.push({ code: "custom", path: ["excel"], message: "applies to format=csv only", input: ctx.value.excel });
 });
 
 export const RevealBodySchema = z.strictObject({

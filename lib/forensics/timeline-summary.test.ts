@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineEvent } from "./forensics-schemas";
-import { summarize } from "./timeline-summary";
+import { noteRecordFateInEndedBatches, summarize } from "./timeline-summary";
 
 const event = (action: string): TimelineEvent => ({
   id: "1",
@@ -21,5 +21,38 @@ describe("timeline summaries of batch events", () => {
     expect(summarize(event("replay_batch.cancel"), "7")).toBe("Replay batch 7 cancelled by s@x.local (supervisor)");
     expect(summarize(event("replay_batch.pause"), "7")).toBe("Replay batch 7 paused by s@x.local (supervisor)");
     expect(summarize(event("replay_batch.start"), "7")).toBe("Replay batch 7 started by s@x.local (supervisor)");
+  });
+});
+
+describe("a record's fate in a batch that ended after its turn", () => {
+  const at = (action: string, after: TimelineEvent["after"] = null): TimelineEvent => ({ ...event(action), after, summary: action });
+  it("says the record was applied before the cancel, not that it was cancelled", () => {
+    const cancel = at("replay_batch.cancel");
+    noteRecordFateInEndedBatches([
+      { event: at("replay_batch.approve"), batchId: "1" },
+      { event: at("replay.applied", { batchId: "1" }), batchId: "1" },
+      { event: cancel, batchId: "1" },
+    ]);
+    expect(cancel.summary).toBe(
+      "replay_batch.cancel — after this record was applied in it (the batch was cancelled later; the record stays applied)",
+    );
+  });
+  it("says a record whose batch was cancelled before its turn was not sent", () => {
+    const cancel = at("replay_batch.cancel");
+    const other = at("replay_batch.cancel");
+    noteRecordFateInEndedBatches([
+      { event: at("replay.applied", { batchId: "2" }), batchId: "2" },
+      { event: cancel, batchId: "1" },
+      { event: other, batchId: "3" },
+    ]);
+    expect(cancel.summary).toBe("replay_batch.cancel — this record was not sent in it");
+  });
+  it("leaves other batch events as they are", () => {
+    const pause = at("replay_batch.pause");
+    noteRecordFateInEndedBatches([
+      { event: at("replay.applied"), batchId: "1" },
+      { event: pause, batchId: "1" },
+    ]);
+    expect(pause.summary).toBe("replay_batch.pause");
   });
 });

@@ -96,3 +96,27 @@ export function summarize(e: TimelineEvent, targetId: string | null): string {
   }
   return withReason(`${e.action}${who(e)}`, e.reason);
 }
+
+/** Outcomes a record keeps whatever its batch does afterwards. */
+const SETTLED = new Set(["applied", "deduped", "dropped", "poison"]);
+
+/**
+ * A batch cancelled or failed after this record's turn in it did not undo what happened to the record: its line
+ * says what that was ("… after this record was applied in it; the record stays applied"), so a timeline that ends
+ * with the cancel is not read as "this record was cancelled". `batchId` is the batch an event belongs to (the
+ * batch event's target, an outcome's after.batchId); events come in timeline order.
+ */
+export function noteRecordFateInEndedBatches(entries: { event: TimelineEvent; batchId: string | null }[]): void {
+  const last = new Map<string, string>();
+  for (const { event, batchId } of entries) {
+    if (batchId === null) continue;
+    if (event.action.startsWith("replay.")) last.set(batchId, event.action.slice("replay.".length));
+    else if (event.action === "replay_batch.cancel" || event.action === "replay_batch.fail") {
+      const outcome = last.get(batchId);
+      const ended = event.action === "replay_batch.cancel" ? "cancelled" : "failed";
+      if (outcome !== undefined && SETTLED.has(outcome))
+        event.summary += ` — after this record was ${outcome} in it (the batch was ${ended} later; the record stays ${outcome})`;
+      else if (outcome === undefined || outcome === "cancelled") event.summary += ` — this record was not sent in it`;
+    }
+  }
+}

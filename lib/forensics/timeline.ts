@@ -6,7 +6,7 @@ import type { JsonValue } from "@/lib/json/value";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import type { Timeline, TimelineEvent, TimelineKind } from "./forensics-schemas";
-import { summarize } from "./timeline-summary";
+import { noteRecordFateInEndedBatches, summarize } from "./timeline-summary";
 
 // One record's life, in order, read from the hash-chained audit trail — not a second source of truth:
 //   * events about the record (target dead_letter/<id>): failures, edits, decisions, the replay engine's
@@ -62,6 +62,12 @@ export function asRecordEvent(r: AuditRow, recordId: string): AuditRow {
   if (own === undefined || own === null || typeof own !== "object" || Array.isArray(own)) return r;
   const { id: _id, ...entry } = own;
   return { ...r, target_id: recordId, after: { ...entry, batchRecords: typeof after.count === "number" ? after.count : records.length } };
+}
+
+/** The replay batch an outcome event (replay.<outcome>) belongs to. */
+function batchOf(after: JsonValue | null): string | null {
+  if (after === null || typeof after !== "object" || Array.isArray(after)) return null;
+  return typeof after.batchId === "string" ? after.batchId : null;
 }
 
 function fromAudit(r: AuditRow, mask: MaskRules | null): TimelineEvent {
@@ -156,10 +162,12 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
       at: r.at.getTime(),
       seq: Number(r.id),
       event: fromAudit(r, mask),
+      batchId: r.target_type === "replay_batch" ? r.target_id : batchOf(r.after),
     })),
-    ...ledger.rows.map((l) => ({ at: l.applied_at.getTime(), seq: Number.MAX_SAFE_INTEGER, event: fromLedger(l) })),
+    ...ledger.rows.map((l) => ({ at: l.applied_at.getTime(), seq: Number.MAX_SAFE_INTEGER, event: fromLedger(l), batchId: null })),
   ];
   keyed.sort((a, b) => a.at - b.at || a.seq - b.seq);
+  noteRecordFateInEndedBatches(keyed);
   return {
     deadLetterId: id,
     idempotencyKey: record.idempotency_key,

@@ -76,10 +76,15 @@ afterAll(async () => {
   await closeDb();
 });
 
-async function exportText(format: ExportFormat, mask = false, filter = {}): Promise<{ text: string; records: number; skipped: number }> {
+async function exportText(
+  format: ExportFormat,
+  mask = false,
+  filter = {},
+  more: { order?: "asc" | "desc"; excel?: boolean } = {},
+): Promise<{ text: string; records: number; skipped: number }> {
   const { stream, stats, audited } = auditedExport(
     db.pool,
-    { format, filter, mask: mask ? DEFAULT_MASK_RULES : null },
+    { format, filter, mask: mask ? DEFAULT_MASK_RULES : null, ...more },
     {
       actor: SYSTEM_ACTOR,
       requestId: "t",
@@ -164,12 +169,13 @@ describe("CSV and GeoJSON exports", () => {
       features: { id: string; geometry: { type: string } | null; properties: Record<string, unknown> }[];
     };
     expect(fc.type).toBe("FeatureCollection");
+    // The list's order: newest observation first.
     expect(fc.features.map((f) => [f.properties.idempotency_key, f.properties.role])).toEqual([
-      ["ex-1", "original"],
       ["ex-2", "original"],
       ["ex-2", "repaired"],
+      ["ex-1", "original"],
     ]);
-    expect(fc.features[2]!.geometry?.type).toBe("MultiPolygon");
+    expect(fc.features[1]!.geometry?.type).toBe("MultiPolygon");
     expect((await exportText("geojson", false, { kind: ["afc"] })).text).toBe('{"type":"FeatureCollection","features":[\n\n]}\n');
 
     // After an analyst's edit, "original" is still what was received and the edit comes as "edited".
@@ -248,7 +254,60 @@ describe("GET /api/export", () => {
     );
     expect(rows[0]!.spatial).not.toBe(rows[0]!.all);
     expect(await estimate("format=geojson")).toBe(rows[0]!.spatial);
-    expect(await estimate("format=geojson&kind=afc")).toBe("0");
     expect(await estimate("format=csv")).toBe(rows[0]!.all);
+  });
+
+  it("refuses GeoJSON of a filter without spatial records (422 naming format), and excel=1 on anything but CSV", async () => {
+    const { GET } = await import("../../app/api/export/route");
+    const token = await makeToken(db, (await makeUser(db, "analyst")).id);
+    const call = (qs: string) =>
+      GET(new Request(`http://localhost/api/export?${qs}`, { headers: { authorization: `Bearer ${token}` } }), {
+        params: Promise.resolve({}),
+      });
+    for (const qs of ["format=geojson&kind=afc", "format=geojson&source=ex", "format=geojson&q=no-such-key"]) {
+      const res = await call(qs);
+      expect(res.status, qs).toBe(422);
+      const body = (await res.json()) as { error: { message: string; issues: { path: string; message: string }[] } };
+      expect(body.error.message).toMatch(/^no spatial records match this filter/);
+      expect(body.error.issues).toEqual([{ path: "format", message: "no spatial records match this filter" }]);
+    }
+    const excelNdjson = await call("format=ndjson&excel=1");
+    expect(excelNdjson.status).toBe(422);
+    expect(JSON.stringify(await excelNdjson.json())).toContain("excel");
+    const excel = await call("format=csv&excel=1");
+    expect(excel.status).toBe(200);
+    const bytes = new Uint8Array(await excel.arrayBuffer());
+    expect([...bytes.slice(0, 5)]).toEqual([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("id")]);
+  });
+});
+
+describe("what every format shares", () => {
+  it("writes records in the list's order (newest observation first, or oldest with order=asc)", async () => {
+    const keys = (text: string) => [...text.matchAll(/"?(ex-\d)"?,/g)].map((m) => m[1]);
+    const csvDesc = (await exportText("csv", false, { source: ["test"] })).text;
+    const csvAsc = (await exportText("csv", false, { source: ["test"] }, { order: "asc" })).text;
+    expect(keys(csvDesc)).toEqual(["ex-2", "ex-1"]);
+    expect(keys(csvAsc)).toEqual(["ex-1", "ex-2"]);
+  });
+
+  it("writes every time to the microsecond, in NDJSON, CSV and GeoJSON alike", async () => {
+    const micros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+    const ndjson = (await exportText("ndjson", false, { source: ["gates"] })).text;
+    const firstSeen = ndjson
+      .trimEnd()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { first_seen_utc: string }).first_seen_utc);
+    expect(firstSeen.length).toBeGreaterThan(0);
+    for (const t of firstSeen) expect(t).toMatch(micros);
+    const [header, ...lines] = (await exportText("csv")).text.split("\r\n").filter(Boolean);
+    const cols = header!.split(",");
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const cells = line.split(",");
+      expect(cells[cols.indexOf("observed_at")]).toMatch(micros);
+      expect(cells[cols.indexOf("first_seen_at")]).toMatch(micros);
+    }
+    const fc = JSON.parse((await exportText("geojson")).text) as { features: { properties: { observed_at: string } }[] };
+    for (const f of fc.features) expect(f.properties.observed_at).toMatch(micros);
   });
 });

@@ -5,7 +5,8 @@ import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { recordTimeline } from "../../lib/forensics/timeline";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
 import { startWorker } from "../../lib/replay/engine/worker";
-import { batchStatus, ingest, runningBatch, waitFor, type TestUsers } from "../replay/fixtures";
+import { approve, batchStatus, ingest, runningBatch, spatialEnvelope, waitFor, type TestUsers } from "../replay/fixtures";
+import { applyBatchAction } from "../../lib/replay/batch/apply-batch-action";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -165,5 +166,44 @@ describe("timeline after a full life", () => {
       [id],
     );
     expect(rows).toEqual([{ actor_role: "auditor" }]);
+  });
+});
+
+describe("a batch cancelled after a record's turn", () => {
+  it("does not end the record's timeline with a bare cancel: it says the record was applied before it", async () => {
+    const [first, second] = (await ingest(db, [
+      spatialEnvelope({ key: "cancel-late-1", observedAt: 1, featureId: "cancel-late-1" }),
+      spatialEnvelope({ key: "cancel-late-2", observedAt: 2, featureId: "cancel-late-2" }),
+    ])) as [string, string];
+    await approve(db, [first, second]);
+    // One a second: the first goes at once, the second would wait a second; the cancel comes in between.
+    const batchId = await runningBatch(db, users, { ids: [first, second], sink: { type: "ledger" }, ratePerSecond: 1, pageSize: 1 });
+    const worker = startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 20 });
+    try {
+      await waitFor(
+        "the first record applied",
+        async () =>
+          (
+            await db.pool.query(`SELECT 1 FROM replay_item WHERE batch_id = $1 AND dead_letter_id = $2 AND status = 'applied'`, [
+              batchId,
+              first,
+            ])
+          ).rowCount === 1,
+      );
+      await applyBatchAction(db.pool, batchId, "cancel", users.creator, { now: new Date() });
+    } finally {
+      await worker.stop();
+    }
+    const applied = (await recordTimeline(db.pool, first, null)).events;
+    const last = applied.at(-1)!;
+    expect(last.action).toBe("replay_batch.cancel");
+    expect(last.summary).toBe(
+      `Replay batch ${batchId} cancelled by ${users.creator.email} (supervisor) — after this record was applied in it (the batch was cancelled later; the record stays applied)`,
+    );
+    // The second record's item was claimed when the cancel came: its worker then ends it cancelled, after the cancel.
+    const notSent = (await recordTimeline(db.pool, second, null)).events.find((e) => e.action === "replay_batch.cancel")!;
+    expect(notSent.summary).toBe(
+      `Replay batch ${batchId} cancelled by ${users.creator.email} (supervisor) — this record was not sent in it`,
+    );
   });
 });

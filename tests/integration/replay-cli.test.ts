@@ -121,3 +121,25 @@ describe("redrive replay", () => {
     await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [id]);
   });
 });
+
+describe("redrive replay approval-limit", () => {
+  it("shows the limit, sets it as an admin (audited), refuses a supervisor (exit 1) and a bad value (exit 2)", async () => {
+    const adminEmail = (await makeUser(db, "admin")).email;
+    const shown = await cli(["replay", "approval-limit"]);
+    expect(shown).toMatchObject({ code: 0, stdout: "0\n" });
+    expect(shown.stderr).toContain("every replay batch needs a second approver");
+    const refused = await cli(["replay", "approval-limit", "3", "--as", supA]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("lacks permission settings:manage");
+    const bad = await cli(["replay", "approval-limit", "two", "--as", adminEmail]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("limit:");
+    const set = await cli(["replay", "approval-limit", "3", "--as", adminEmail]);
+    expect(set).toMatchObject({ code: 0, stdout: "3\n" });
+    expect(set.stderr).toContain(`batches of up to 3 records may be approved by their creator alone (set by ${adminEmail}`);
+    const { rows } = await db.pool.query(
+      `SELECT actor_email, before, after FROM audit_event WHERE action = 'setting.changed' AND target_id = 'replay.single_approver_limit'`,
+    );
+    expect(rows).toEqual([{ actor_email: adminEmail, before: { value: 0 }, after: { value: 3 } }]);
+  });
+});

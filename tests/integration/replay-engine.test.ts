@@ -168,6 +168,9 @@ describe("achieved rate", () => {
     await db.pool.query(`UPDATE replay_batch SET window_from = $2 WHERE id = $1`, [id, ago(2)]);
     const view = await getBatch(db.pool, id, now);
     expect(view.achievedRate).toBeCloseTo(2 / 2, 6);
+    // Paused, the same recent submissions are not a rate the batch has now.
+    await applyBatchAction(db.pool, id, "pause", users.creator, { now });
+    expect((await getBatch(db.pool, id, now)).achievedRate).toBeNull();
     await applyBatchAction(db.pool, id, "cancel", users.creator, { now: new Date() }); // nothing for the next tests' workers
   });
 });

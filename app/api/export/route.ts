@@ -5,25 +5,28 @@ import { countMatching } from "@/lib/dead-letters/query/facets";
 import { maskFor } from "@/lib/forensics/access";
 import { auditedExport } from "@/lib/forensics/export/audited";
 import { CONTENT_TYPES, EXTENSIONS } from "@/lib/forensics/export/format";
-import { exportFilter } from "@/lib/forensics/export/stream";
+import { assertExportable, exportFilter } from "@/lib/forensics/export/stream";
 import { ExportQuerySchema } from "@/lib/forensics/forensics-schemas";
 
 export const dynamic = "force-dynamic";
 
 /**
- * GET /api/export?format=ndjson|csv|geojson&<list filters>[&unmask=1] — the filter's records, streamed.
+ * GET /api/export?format=ndjson|csv|geojson&<list filters>[&order=desc|asc][&excel=1][&unmask=1] — the filter's records,
+ * streamed in the list's order (newest observation first unless order=asc); excel=1 starts a CSV with a UTF-8 BOM.
+ * GeoJSON of a filter without spatial records is refused (422) rather than answered with an empty collection.
  * x-redrive-estimated-count gives the UI a denominator for its progress (exact for facet filters);
  * x-redrive-masked says whether values were masked for this reader (the file name says it too).
  */
 export const GET = defineRoute(
   { access: { permission: "dead_letters:export", auditedRead: true }, query: ExportQuerySchema },
   async ({ query, principal, requestId, now }) => {
-    const { format, unmask, ...filter } = query;
+    const { format, unmask, excel, order, ...filter } = query;
     const mask = maskFor(principal, unmask);
     const pool = getDb().pool;
+    await assertExportable(pool, format, filter);
     const exported = exportFilter(format, filter);
     const estimate = exported === null ? 0 : filter.bbox || filter.q ? null : await countMatching(pool, exported);
-    const { stream } = auditedExport(pool, { format, filter, mask }, { actor: actorOf(principal!), requestId, now });
+    const { stream } = auditedExport(pool, { format, filter, mask, order, excel }, { actor: actorOf(principal!), requestId, now });
     const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, "");
     return new Response(stream, {
       headers: {

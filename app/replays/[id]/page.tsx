@@ -7,6 +7,7 @@ import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/column-limits";
 import { getBatch } from "@/lib/replay/batch/read-batches";
+import { readSingleApproverSetting } from "@/lib/replay/batch/single-approver";
 import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Replay batch" };
@@ -18,10 +19,13 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
   if (!isBigintId(id)) notFound();
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const batch = await getBatch(getDb().pool, id, now).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === "not_found") notFound();
-    throw err;
-  });
+  const [batch, approval] = await Promise.all([
+    getBatch(getDb().pool, id, now).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === "not_found") notFound();
+      throw err;
+    }),
+    readSingleApproverSetting(getDb().pool),
+  ]);
   return (
     <BatchLive
       initial={forReader(batch)}
@@ -30,6 +34,7 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
         canManage: can(principal.role, "replays:manage"),
         canApprove: can(principal.role, "replays:approve"),
         userId: principal.userId,
+        singleApproverLimit: approval.limit,
       }}
     />
   );

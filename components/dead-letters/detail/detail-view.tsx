@@ -31,6 +31,7 @@ import { DecisionBar } from "./decision-bar";
 import { ExplainPanel } from "./explain-panel";
 import { loadMapsPanel } from "./load-maps-panel";
 import { OriginPanel } from "./origin-panel";
+import { RevealFields } from "@/components/forensics/reveal-fields";
 import { PayloadTabs } from "./payload-tabs";
 import { ReasonDialog } from "./quarantine-dialog";
 import { RepairAckDialog } from "./repair-ack-dialog";
@@ -50,7 +51,13 @@ const EditPanel = dynamic(() => import("./edit-panel").then((m) => m.EditPanel),
 export interface Permissions {
   triage: boolean;
   overrideIdentity: boolean;
+  /** dead_letters:unmask: reveal one masked field at a time, audited (the timeline page offers the same) */
+  reveal: boolean;
 }
+
+/** What was masked for this reader: the served record says so (maskDetail), a record read otherwise does not. */
+const maskedPathsOf = (record: DeadLetterDetail): string[] =>
+  "maskedPaths" in record && Array.isArray(record.maskedPaths) ? record.maskedPaths.filter((p) => typeof p === "string") : [];
 
 /** How long a record opened from another one (j, k, the advance after a decision) is shown before a decision key acts. */
 const SETTLE_MS = 400;
@@ -339,6 +346,11 @@ export function DetailView({
         />
       ) : (
         <PayloadTabs record={record} />
+      )}
+      {permissions.reveal && maskedPathsOf(record).length > 0 && (
+        <section aria-label="Card data" className="rounded border border-slate-200 bg-white p-3">
+          <RevealFields id={record.id} paths={maskedPathsOf(record)} canReveal />
+        </section>
       )}
       <ReasonDialog
         key={`q-${record.id}-${dialog === "quarantine"}`}

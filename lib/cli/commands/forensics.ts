@@ -8,6 +8,7 @@ import { findUserByEmail } from "../../auth/users";
 import type { Actor } from "../../audit/append";
 import { getEnv } from "../../env";
 import { auditedExport } from "../../forensics/export/audited";
+import { assertExportable } from "../../forensics/export/stream";
 import { lookup } from "../../forensics/lookup";
 import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../ops/maintenance";
 import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/forensics-schemas";
@@ -98,6 +99,8 @@ export function registerForensicsCommands(program: Command): void {
     .option("--to <time>", "observed at or before")
     .option("--q <key>", "an identifier, as in lookup")
     .option("--bbox <box>", "minLon,minLat,maxLon,maxLat")
+    .option("--order <order>", "desc (newest observation first, as the list) | asc", "desc")
+    .option("--excel", "CSV for Excel: starts with a UTF-8 byte-order mark")
     .option("--unmask", "card data in clear (needs --as a user with dead_letters:unmask)")
     .option("--as <email>", "the user this export is done (and audited) as")
     .action(async (o: Record<string, string | string[] | boolean | undefined>) => {
@@ -113,8 +116,10 @@ export function registerForensicsCommands(program: Command): void {
         to: o.to,
         q: o.q,
         bbox: o.bbox,
+        order: o.order,
+        excel: o.excel === true,
       });
-      const { format, unmask: _unmask, ...filter } = query;
+      const { format, unmask: _unmask, order, excel, ...filter } = query;
       const { db, close } = await connectCli();
       try {
         let actor: Actor = { id: null, email: `cli:${osAccount()}`, role: "operator" };
@@ -127,10 +132,11 @@ export function registerForensicsCommands(program: Command): void {
             throw new Error(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`); // a refusal: exit 1
           actor = { id: user.id, email: user.email, role: user.role };
         }
+        await assertExportable(db.pool, format, filter);
         const started = performance.now();
         const { stream, stats, audited } = auditedExport(
           db.pool,
-          { format, filter, mask: o.unmask ? null : configuredMaskRules() },
+          { format, filter, mask: o.unmask ? null : configuredMaskRules(), order, excel },
           { actor, requestId: `export-${Date.now()}`, now: new Date() },
         );
         const reader = stream.getReader();

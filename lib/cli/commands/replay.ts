@@ -1,7 +1,8 @@
-// `redrive replay create|approve|start|pause|resume|cancel|status|list`: the replay API for operators. The
-// CLI talks to the database directly, so it acts as a named user (--as <email>): that user's role must allow
-// the action, the audit trail records them as the actor, and four-eyes still applies (the creator cannot
-// approve). Batch ids go to stdout, so `ID=$(redrive replay create …)` works; progress goes to stderr.
+// `redrive replay create|approve|start|pause|resume|cancel|status|list|approval-limit`: the replay API for
+// operators. The CLI talks to the database directly, so it acts as a named user (--as <email>): that user's role
+// must allow the action, the audit trail records them as the actor, and four-eyes still applies (the creator
+// cannot approve, unless the batch is within the admin's single-approver limit). Batch ids go to stdout, so
+// `ID=$(redrive replay create …)` works; progress goes to stderr.
 import "server-only";
 import { hostname } from "node:os";
 import type { Command } from "commander";
@@ -13,8 +14,9 @@ import type { Db } from "../../db/client";
 import { createBatch, freshenReplayStatistics, previewBatch } from "../../replay/batch/create-batch";
 import { isUnpaced } from "../../replay/pacing/gcra";
 import { applyBatchAction, type ActingUser } from "../../replay/batch/apply-batch-action";
-import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, type BatchView } from "../../replay/batch/batch-schemas";
-import { ACTION_PERMISSION, BATCH_ACTIONS, type BatchAction } from "../../replay/batch/batch-states";
+import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, SingleApproverBody, type BatchView } from "../../replay/batch/batch-schemas";
+import { readSingleApproverSetting, setSingleApproverLimit } from "../../replay/batch/single-approver";
+import { ACTION_PERMISSION, BATCH_ACTIONS, singleApproverAllowed, type BatchAction } from "../../replay/batch/batch-states";
 import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
@@ -251,9 +253,13 @@ export function registerReplayCommands(program: Command): void {
         const skipped = Object.entries(created.skipped)
           .filter(([, n]) => n > 0)
           .map(([k, n]) => `${n} ${k}`);
+        const { limit } = await readSingleApproverSetting(db.pool);
         say(
           `created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
-            `${howLong(created.total, body.ratePerSecond, body.pageSize)}; another supervisor must approve it`,
+            `${howLong(created.total, body.ratePerSecond, body.pageSize)}; ` +
+            (singleApproverAllowed(created.total, limit)
+              ? `you may approve it yourself (the admin allows one supervisor for batches of up to ${limit} record${limit === 1 ? "" : "s"})`
+              : "another supervisor must approve it"),
         );
         if (o.json) print(await getBatch(db.pool, created.id, new Date()), true);
         else process.stdout.write(`${created.id}\n`);
@@ -264,7 +270,12 @@ export function registerReplayCommands(program: Command): void {
     replay
       .command(action)
       .argument("<id>", "batch id")
-      .requiredOption("--as <email>", action === "approve" ? "the approving supervisor (not the creator)" : "the supervisor doing it")
+      .requiredOption(
+        "--as <email>",
+        action === "approve"
+          ? "the approving supervisor (not the creator, unless within the admin's single-approver limit)"
+          : "the supervisor doing it",
+      )
       .option("--json", "print the batch as JSON")
       .description(`${action} a batch`)
       .action(async (id: string, o: { as: string; json?: boolean }) => {
@@ -279,6 +290,37 @@ export function registerReplayCommands(program: Command): void {
         });
       });
   }
+
+  replay
+    .command("approval-limit")
+    .argument(
+      "[limit]",
+      "set it: batches of at most this many records may be approved by their creator alone; 0 = four eyes for every batch",
+    )
+    .option("--as <email>", "the admin changing it (audited); needed to set it")
+    .description("show or set the single-approver limit for replay batches")
+    .action(async (limit: string | undefined, o: { as?: string }) => {
+      await withDb(async (db) => {
+        if (limit !== undefined) {
+          const body = SingleApproverBody.safeParse({ limit: /^\d+$/.test(limit) ? Number(limit) : limit });
+          if (!body.success) throw new CliUsageError(`limit: ${body.error.issues[0]?.message ?? "must be a whole number, 0 or more"}`);
+          if (!o.as) throw new CliUsageError("--as <email> is required to set the limit: the admin on whose behalf (audited)");
+          const user = await actingAs(db, o.as, "settings:manage");
+          await setSingleApproverLimit(db.pool, body.data.limit, {
+            actor: { id: user.userId, email: user.email, role: user.role },
+            requestId: cliRequestId(),
+            now: new Date(),
+          });
+        }
+        const s = await readSingleApproverSetting(db.pool);
+        process.stdout.write(`${s.limit}\n`);
+        say(
+          s.limit === 0
+            ? "every replay batch needs a second approver (four eyes)"
+            : `batches of up to ${s.limit} record${s.limit === 1 ? "" : "s"} may be approved by their creator alone${s.updatedBy ? ` (set by ${s.updatedBy}, ${s.updatedAt})` : ""}`,
+        );
+      });
+    });
 
   replay
     .command("status")

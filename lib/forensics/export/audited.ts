@@ -5,7 +5,7 @@ import { inTransaction } from "../../db/transaction";
 import type { ListFilter } from "../../dead-letters/filters";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../forensics-schemas";
-import { exportStream, type ExportStats } from "./stream";
+import { exportStream, type ExportOrder, type ExportStats } from "./stream";
 
 // An export and its audit event: one event per export, written when the stream ends — completed, failed or
 // abandoned by the client — with the filter, the format, what was written and whether it was masked. Written
@@ -20,7 +20,7 @@ export interface AuditedExportContext {
 
 export function auditedExport(
   pool: pg.Pool,
-  args: { format: ExportFormat; filter: ListFilter; mask: MaskRules | null },
+  args: { format: ExportFormat; filter: ListFilter; mask: MaskRules | null; order?: ExportOrder; excel?: boolean },
   ctx: AuditedExportContext,
   log: (msg: string, err: unknown) => void = (m, e) => console.error(m, e),
 ): { stream: ReadableStream<Uint8Array>; stats: ExportStats; audited: Promise<void> } {
@@ -49,6 +49,8 @@ export function auditedExport(
                   skipped: s.skipped,
                   bytes: s.bytes,
                   masked: args.mask !== null,
+                  order: args.order ?? "desc",
+                  ...(args.excel ? { excel: true } : {}),
                   completed: s.completed,
                   ...(error === null ? {} : { error: error instanceof Error ? error.message : String(error) }),
                 },

@@ -17,7 +17,7 @@ export interface NdjsonRow {
   failure_class: string;
   first_failure_reason: string;
   failure_count: number;
-  /** RFC 3339 UTC with milliseconds, formatted by PostgreSQL (parsing a Date per row costs more than the row) */
+  /** RFC 3339 UTC to the microsecond as every export time (utcMicrosSql), formatted by PostgreSQL (parsing a Date per row costs more than the row) */
   first_seen_at: string;
   raw_envelope: string | null;
   /** AFC: the record was captured at our tap boundary, so raw_envelope is the bare tap */

@@ -16,7 +16,8 @@ import {
   type GeojsonRow,
   type NdjsonRow,
 } from "./format";
-import { utcMicrosSql, utcMillisSql } from "../../time/instant";
+import { utcMicrosSql } from "../../time/instant";
+import { AppError } from "../../errors/app-error";
 
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
 // the export is one consistent snapshot and its count is exact), FETCH BATCH rows at a time, the next batch
@@ -33,9 +34,15 @@ export interface ExportStats {
   completed: boolean;
 }
 
+export type ExportOrder = "asc" | "desc";
+
 export interface ExportOptions {
   format: ExportFormat;
   filter: ListFilter;
+  /** by observation time as the list sorts (default desc, the list's) */
+  order?: ExportOrder;
+  /** CSV: a UTF-8 byte-order mark first, for Excel */
+  excel?: boolean;
   mask: MaskRules | null;
   /** called once, when the stream ends, fails or is cancelled */
   onEnd?: (stats: ExportStats, error: unknown) => Promise<void> | void;
@@ -49,11 +56,11 @@ export interface ExportOptions {
  */
 const FORMAT_COLUMNS: Record<ExportFormat, string> = {
   ndjson: `d.kind, d.source, d.idempotency_key, d.failure_class::text AS failure_class, d.first_failure_reason, d.failure_count,
-    ${utcMillisSql("d.first_seen_at")} AS first_seen_at, d.raw_envelope,
+    ${utcMicrosSql("d.first_seen_at")} AS first_seen_at, d.raw_envelope,
     CASE WHEN d.kind = 'afc' THEN EXISTS (SELECT 1 FROM failure_attempt f WHERE f.dead_letter_id = d.id AND f.attempt = 1
       AND f.origin = 'capture') END AS captured`,
   csv: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
-    ${utcMicrosSql("d.observed_at")} AS observed_at, ${utcMillisSql("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
+    ${utcMicrosSql("d.observed_at")} AS observed_at, ${utcMicrosSql("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
     d.failure_class::text AS failure_class, d.class_reason, d.first_failure_reason, d.reason, d.reason_group, d.replay_count,
     d.failure_count, d.analysis->>'outcome' AS outcome, d.payload::text AS payload`,
   geojson: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.status::text AS status, d.failure_class::text AS failure_class,
@@ -73,12 +80,41 @@ export function exportFilter(format: ExportFormat, filter: ListFilter): ListFilt
   return { ...filter, kind: ["spatial"] };
 }
 
-export function exportQuery(format: ExportFormat, filter: ListFilter): { text: string; values: unknown[] } {
+export function exportQuery(format: ExportFormat, filter: ListFilter, order: ExportOrder = "desc"): { text: string; values: unknown[] } {
   const f = exportFilter(format, filter);
   const where = f === null ? { text: "FALSE", values: [] } : buildWhere(f);
-  // id order is ingest order: a re-import into an empty database stores the records in the same order.
-  return { text: `SELECT ${FORMAT_COLUMNS[format]} FROM dead_letter d WHERE ${where.text} ORDER BY d.id`, values: where.values };
+  // The list's order (lib/dead-letters/query/list.ts): the file reads as the page the export was made from.
+  return {
+    text: `SELECT ${FORMAT_COLUMNS[format]} FROM dead_letter d WHERE ${where.text} ORDER BY d.observed_at ${order}, d.id ${order}`,
+    values: where.values,
+  };
 }
+
+/**
+ * Refuses an export that could only be empty because of its format: GeoJSON of a filter without spatial records
+ * would download a file with no features and look like a success.
+ */
+export async function assertExportable(pool: pg.Pool, format: ExportFormat, filter: ListFilter): Promise<void> {
+  if (format !== "geojson") return;
+  const f = exportFilter(format, filter);
+  const where = f === null ? null : buildWhere(f);
+  const any =
+    where === null
+      ? false
+      : (await pool.query(`SELECT EXISTS (SELECT 1 FROM dead_letter d WHERE ${where.text}) AS any`, where.values)).rows[0]?.any === true;
+  if (!any) {
+    throw new AppError(
+      "validation_failed",
+      "no spatial records match this filter: GeoJSON holds spatial records only (try CSV or NDJSON)",
+      {
+        issues: [{ path: "format", message: "no spatial records match this filter" }],
+      },
+    );
+  }
+}
+
+/** The byte-order mark Excel needs to read a CSV as UTF-8. */
+export const UTF8_BOM = "\uFEFF";
 
 /** Rows as exportQuery(format) selects them: the cast is where the SQL above meets the row types. */
 function formatBatch(format: ExportFormat, rows: pg.QueryResultRow[], mask: MaskRules | null, stats: ExportStats): string {
@@ -140,10 +176,10 @@ export function exportStream(pool: pg.Pool, opts: ExportOptions): { stream: Read
   async function open(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     client = await pool.connect();
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    const q = exportQuery(opts.format, opts.filter);
+    const q = exportQuery(opts.format, opts.filter, opts.order);
     await client.query(`DECLARE redrive_export NO SCROLL CURSOR FOR ${q.text}`, q.values);
     next = fetchBatch(client);
-    if (opts.format === "csv") emit(controller, csvHeader());
+    if (opts.format === "csv") emit(controller, `${opts.excel ? UTF8_BOM : ""}${csvHeader()}`);
     if (opts.format === "geojson") emit(controller, GEOJSON_HEAD);
   }
 

@@ -5,7 +5,8 @@ import { appendAudit, type Actor } from "../../audit/append";
 import { assertFourEyes } from "../../auth/four-eyes";
 import { inTransaction } from "../../db/transaction";
 import { errorMessage } from "../../db/transient-errors";
-import { allowedFrom, nextStatus, type BatchAction } from "./batch-states";
+import { allowedFrom, nextStatus, singleApproverAllowed, type BatchAction } from "./batch-states";
+import { lockedSingleApproverLimit } from "./single-approver";
 import { lockBatchForStop } from "./stop-lock";
 import type { BatchStatus } from "./batch-schemas";
 
@@ -23,6 +24,7 @@ export interface ActingUser {
 interface LockedBatch {
   status: BatchStatus;
   created_by_id: string;
+  total: number;
 }
 
 export async function applyBatchAction(
@@ -36,12 +38,19 @@ export async function applyBatchAction(
     // Stopping waits for the pages being recorded, so what they delivered is counted as delivered (stop-lock.ts).
     if (action === "pause" || action === "cancel") await lockBatchForStop(client, batchId);
     const { rows } = await client.query<LockedBatch>(
-      `SELECT status::text AS status, created_by_id FROM replay_batch WHERE id = $1 FOR UPDATE`,
+      `SELECT status::text AS status, created_by_id, total FROM replay_batch WHERE id = $1 FOR UPDATE`,
       [batchId],
     );
     const batch = rows[0];
     if (!batch) throw new AppError("not_found", `replay batch ${batchId} not found`);
-    if (action === "approve") assertFourEyes({ createdById: batch.created_by_id }, user);
+    // The creator approving their own batch: allowed only within the admin's limit, read under this lock.
+    let singleApprover: number | null = null;
+    if (action === "approve" && batch.created_by_id === user.userId) {
+      const limit = await lockedSingleApproverLimit(client);
+      if (!singleApproverAllowed(batch.total, limit))
+        assertFourEyes({ createdById: batch.created_by_id }, user, { total: batch.total, limit });
+      singleApprover = limit;
+    }
     const to = nextStatus(batch.status, action);
     if (!to) {
       throw new AppError(
@@ -54,7 +63,10 @@ export async function applyBatchAction(
     }
     // $1 batch, $2 now, $3 new status, $4 the action's own value
     const sets: Record<BatchAction, { set: string; value?: string }> = {
-      approve: { set: `approved_by_id = $4, approved_at = $2`, value: user.userId },
+      approve: {
+        set: `approved_by_id = $4, approved_at = $2, single_approver_limit = ${singleApprover === null ? "NULL" : String(singleApprover)}`,
+        value: user.userId,
+      },
       // A fresh schedule: tat from now, failures counted from now.
       start: { set: `started_at = coalesce(started_at, $2), tat = NULL, window_from = $2, status_reason = NULL` },
       pause: { set: `status_reason = $4`, value: `paused by ${user.email}` },
@@ -88,7 +100,16 @@ export async function applyBatchAction(
           targetType: "replay_batch",
           targetId: batchId,
           before: { status: batch.status },
-          after: { status: to, ...(action === "cancel" ? { cancelledItems } : {}) },
+          after: {
+            status: to,
+            ...(action === "cancel" ? { cancelledItems } : {}),
+            ...(singleApprover === null ? {} : { singleApprover: true, singleApproverLimit: singleApprover, total: batch.total }),
+          },
+          ...(singleApprover === null
+            ? {}
+            : {
+                reason: `approved by one supervisor: ${batch.total} record${batch.total === 1 ? "" : "s"}, within the admin's limit of ${singleApprover}`,
+              }),
         },
       ],
       ctx.now,

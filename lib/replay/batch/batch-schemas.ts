@@ -173,7 +173,7 @@ export interface BatchView {
   repair: { method: string; policy: string; override?: boolean };
   total: number;
   counts: OutcomeCounts;
-  /** submissions per second over the last 10 s of a running or paused batch; null otherwise */
+  /** submissions per second over the last 10 s of a running batch; null otherwise (a paused one submits nothing) */
   achievedRate: number | null;
   /** records dealt with per second over the whole run (first submission to end, pauses included) once ended; null before */
   averageRate: number | null;
@@ -188,9 +188,27 @@ export interface BatchView {
   etaSeconds: number | null;
   createdAt: string;
   approvedAt: string | null;
+  /** approved by its creator alone, under the admin's limit (batches of at most this many records); null: four eyes */
+  singleApproverLimit: number | null;
   startedAt: string | null;
   finishedAt: string | null;
 }
+
+/** The admin's exception to four eyes (lib/replay/batch/single-approver.ts): 0 = every batch needs a second approver. */
+export interface SingleApproverSetting {
+  limit: number;
+  updatedAt: string | null;
+  updatedBy: string | null;
+}
+
+export const SingleApproverBody = z.strictObject({
+  limit: z
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be 0 (four eyes for every batch) or more")
+    .max(1_000_000, "must be at most 1,000,000")
+    .describe("batches of at most this many records may be approved by their creator alone; 0 = four eyes for every batch"),
+});
 
 export interface ItemView {
   id: string;

@@ -37,14 +37,35 @@ export function allowedFrom(action: BatchAction): readonly BatchStatus[] {
   return TRANSITIONS[action].from;
 }
 
-/** Actions to offer a user: allowed from the status, permitted to the role, and not approving one's own batch. */
+/**
+ * Whether the creator alone may approve a batch of `total` records under the admin's limit (0: never, four eyes
+ * for every batch). The server decides this in the approving transaction; the UI asks it to show the button.
+ */
+export function singleApproverAllowed(total: number, limit: number): boolean {
+  return limit > 0 && total > 0 && total <= limit;
+}
+
+/** Actions to offer a user: allowed from the status, permitted to the role, and not approving one's own batch (unless `selfApprove`). */
 export function availableActions(
   status: BatchStatus,
-  opts: { canManage: boolean; canApprove: boolean; isCreator: boolean },
+  opts: { canManage: boolean; canApprove: boolean; isCreator: boolean; selfApprove?: boolean },
 ): BatchAction[] {
   return BATCH_ACTIONS.filter((a) => {
     if (nextStatus(status, a) === null) return false;
-    if (a === "approve") return opts.canApprove && !opts.isCreator;
+    if (a === "approve") return opts.canApprove && (!opts.isCreator || opts.selfApprove === true);
     return opts.canManage;
   });
+}
+
+const DONE: Record<BatchAction, string> = {
+  approve: "approved",
+  start: "started",
+  pause: "paused",
+  resume: "resumed",
+  cancel: "cancelled",
+};
+
+/** What a supervisor reads after an action succeeded, as a sentence: "Batch 1 cancelled." */
+export function actionToast(id: string, action: BatchAction): string {
+  return `Batch ${id} ${DONE[action]}.`;
 }

@@ -34,6 +34,7 @@ interface BatchRow {
   repair_method: string;
   repair_policy: string;
   repair_override: boolean;
+  single_approver_limit: number | null;
   total: number;
   applied_count: number;
   deduped_count: number;
@@ -57,7 +58,7 @@ const RECENT_S = 10;
 
 const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.status_reason, b.created_by_id, cu.email AS created_by_email,
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
-    b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.repair_override, b.total,
+    b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.repair_override, b.single_approver_limit, b.total,
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     -- Since the (re)start when that is more recent, as the span it is divided by (toView): submissions from before
     -- a pause counted over the seconds since the resume showed 6/s for a batch paced at 1/s.
@@ -96,8 +97,8 @@ function toView(r: BatchRow, now: Date): BatchView {
   // Over the last RECENT_S seconds, or since the (re)start when that is more recent.
   const since = r.window_from ? (now.getTime() - r.window_from.getTime()) / 1000 : RECENT_S;
   const span = Math.max(1, Math.min(RECENT_S, since));
-  const live = r.status === "running" || r.status === "paused";
-  const achievedRate = live && r.recent > 0 ? r.recent / span : null;
+  // Only while running: a paused batch submits nothing, and its last seconds before the pause are not a rate it has.
+  const achievedRate = r.status === "running" && r.recent > 0 ? r.recent / span : null;
   const rate = r.status === "running" && r.live_workers > 0 ? Math.min(r.rate_per_second * throttle, achievedRate ?? Infinity) : 0;
   const etaSeconds = rate > 0 && counts.pending > 0 ? counts.pending / rate : null;
   const eta = etaSeconds === null ? null : new Date(now.getTime() + etaSeconds * 1000).toISOString();
@@ -125,6 +126,7 @@ function toView(r: BatchRow, now: Date): BatchView {
     etaSeconds,
     createdAt: r.created_at.toISOString(),
     approvedAt: r.approved_at?.toISOString() ?? null,
+    singleApproverLimit: r.single_approver_limit,
     startedAt: r.started_at?.toISOString() ?? null,
     finishedAt: r.finished_at?.toISOString() ?? null,
   };
