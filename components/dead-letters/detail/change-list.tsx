@@ -1,8 +1,12 @@
 import type { Change } from "@/lib/dead-letters/query/payload-diff";
+import { stringifyWithCoordinates } from "@/lib/spatial/format-coordinate";
 
 // A diff as a list of paths with before → after, rendered as text (never HTML).
 
-const show = (v: unknown) => (v === undefined ? "" : JSON.stringify(v));
+// Coordinates (a geometry's positions, a bbox) are rounded as everywhere else on the page (format-coordinate.ts).
+const COORDINATES = /\/(coordinates|bbox)(\/|$)/;
+const show = (v: unknown, path: string) =>
+  v === undefined ? "" : COORDINATES.test(path) ? stringifyWithCoordinates(v) : JSON.stringify(v);
 
 export function ChangeList({ changes, truncated, empty }: { changes: Change[]; truncated: boolean; empty: string }) {
   if (changes.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
@@ -27,10 +31,10 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
             <tr key={c.path + c.kind}>
               <td className="py-1 pr-2 align-top text-slate-700">{c.path || "(whole payload)"}</td>
               <td className="break-all py-1 pr-2 align-top text-red-700">
-                {c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before)}
+                {c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before, c.path)}
               </td>
               <td className="break-all py-1 align-top text-emerald-800">
-                {c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after)}
+                {c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after, c.path)}
               </td>
             </tr>
           ))}
