@@ -10,6 +10,7 @@ import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/qu
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type {
   ActionBody,
+  Arrivals,
   BulkBody,
   BulkJob,
   BulkJobAccepted,
@@ -35,6 +36,7 @@ export const deadLetterKeys = {
   facets: (filter: ListFilter) => [...deadLetterKeys.all, "facets", filterKey(filter)] as const,
   mapPoints: (filter: ListFilter, view: string, zoom: number) => [...deadLetterKeys.all, "map", filterKey(filter), view, zoom] as const,
   extent: (filter: ListFilter) => [...deadLetterKeys.all, "extent", filterKey(filter)] as const,
+  arrivals: (filter: ListFilter, after: string) => [...deadLetterKeys.all, "arrivals", filterKey(filter), after] as const,
   details: () => [...deadLetterKeys.all, "detail"] as const,
   detail: (id: string) => [...deadLetterKeys.details(), id] as const,
   neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") =>
@@ -122,6 +124,43 @@ export function useExtent(filter: ListFilter, enabled: boolean) {
     enabled,
     staleTime: 30_000,
   });
+}
+
+/** How often the list asks whether records arrived under its filter (one capped count over the new rows). */
+export const ARRIVALS_POLL_MS = 4_000;
+
+/**
+ * The records that arrived under `filter` since this list showed it: a watermark taken as the list is shown (the
+ * newest id then), then a capped count above it every few seconds. `reset` takes a new watermark, as the list is
+ * refetched to show them.
+ */
+export function useArrivals(filter: ListFilter) {
+  const qc = useQueryClient();
+  // Dropped as the list unmounts (gcTime 0): a list shown again counts from then, not from an old watermark.
+  const base = useQuery({
+    queryKey: deadLetterKeys.arrivals(filter, ""),
+    queryFn: ({ signal }) => fetchJson<Arrivals>(`/api/dead-letters/arrivals?${qs(filter)}`, { signal }),
+    staleTime: Infinity,
+    gcTime: 0,
+  });
+  const after = base.data?.watermark;
+  const since = useQuery({
+    queryKey: deadLetterKeys.arrivals(filter, after ?? ""),
+    queryFn: ({ signal }) => fetchJson<Arrivals>(`/api/dead-letters/arrivals?${qs(filter, { after: after! })}`, { signal }),
+    enabled: after !== undefined,
+    refetchInterval: (q) => (q.state.status === "error" ? false : ARRIVALS_POLL_MS),
+    gcTime: 0,
+  });
+  const reset = async () => {
+    await Promise.all([
+      qc.invalidateQueries({ queryKey: deadLetterKeys.list(filter) }),
+      qc.invalidateQueries({ queryKey: deadLetterKeys.facets(filter) }),
+      qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] }),
+      base.refetch(),
+    ]);
+  };
+  const data = after !== undefined && since.data && since.data.count > 0 ? since.data : null;
+  return { count: data?.count ?? 0, capped: data?.capped ?? false, reset };
 }
 
 export function useDeadLetter(id: string, initial?: DeadLetterDetail, renderedAt?: number) {
