@@ -10,6 +10,7 @@ import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/qu
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type {
   ActionBody,
+  Arrivals,
   BulkBody,
   BulkJob,
   BulkJobAccepted,
@@ -20,7 +21,8 @@ import type {
   MapPoints,
   RepairPreview,
 } from "@/lib/dead-letters/record-schemas";
-import type { RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
+import type { ApprovedRepair, DeadLetterStatus, RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
+import { UNDO_WINDOW_MS, undoBody, type UndoableAction } from "@/lib/dead-letters/triage/undo-action";
 import type { Extent } from "@/lib/dead-letters/query/extent";
 import type { ListPage } from "@/lib/dead-letters/query/list";
 
@@ -34,6 +36,7 @@ export const deadLetterKeys = {
   facets: (filter: ListFilter) => [...deadLetterKeys.all, "facets", filterKey(filter)] as const,
   mapPoints: (filter: ListFilter, view: string, zoom: number) => [...deadLetterKeys.all, "map", filterKey(filter), view, zoom] as const,
   extent: (filter: ListFilter) => [...deadLetterKeys.all, "extent", filterKey(filter)] as const,
+  arrivals: (filter: ListFilter, after: string) => [...deadLetterKeys.all, "arrivals", filterKey(filter), after] as const,
   details: () => [...deadLetterKeys.all, "detail"] as const,
   detail: (id: string) => [...deadLetterKeys.details(), id] as const,
   neighbor: (filter: ListFilter, cursor: string, dir: "next" | "prev") =>
@@ -123,6 +126,43 @@ export function useExtent(filter: ListFilter, enabled: boolean) {
   });
 }
 
+/** How often the list asks whether records arrived under its filter (one capped count over the new rows). */
+export const ARRIVALS_POLL_MS = 4_000;
+
+/**
+ * The records that arrived under `filter` since this list showed it: a watermark taken as the list is shown (the
+ * newest id then), then a capped count above it every few seconds. `reset` takes a new watermark, as the list is
+ * refetched to show them.
+ */
+export function useArrivals(filter: ListFilter) {
+  const qc = useQueryClient();
+  // Dropped as the list unmounts (gcTime 0): a list shown again counts from then, not from an old watermark.
+  const base = useQuery({
+    queryKey: deadLetterKeys.arrivals(filter, ""),
+    queryFn: ({ signal }) => fetchJson<Arrivals>(`/api/dead-letters/arrivals?${qs(filter)}`, { signal }),
+    staleTime: Infinity,
+    gcTime: 0,
+  });
+  const after = base.data?.watermark;
+  const since = useQuery({
+    queryKey: deadLetterKeys.arrivals(filter, after ?? ""),
+    queryFn: ({ signal }) => fetchJson<Arrivals>(`/api/dead-letters/arrivals?${qs(filter, { after: after! })}`, { signal }),
+    enabled: after !== undefined,
+    refetchInterval: (q) => (q.state.status === "error" ? false : ARRIVALS_POLL_MS),
+    gcTime: 0,
+  });
+  const reset = async () => {
+    await Promise.all([
+      qc.invalidateQueries({ queryKey: deadLetterKeys.list(filter) }),
+      qc.invalidateQueries({ queryKey: deadLetterKeys.facets(filter) }),
+      qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "map"] }),
+      base.refetch(),
+    ]);
+  };
+  const data = after !== undefined && since.data && since.data.count > 0 ? since.data : null;
+  return { count: data?.count ?? 0, capped: data?.capped ?? false, reset };
+}
+
 export function useDeadLetter(id: string, initial?: DeadLetterDetail, renderedAt?: number) {
   return useQuery({
     queryKey: deadLetterKeys.detail(id),
@@ -187,16 +227,56 @@ function invalidateAfterDecision(qc: ReturnType<typeof useQueryClient>): void {
   void qc.invalidateQueries({ queryKey: [...deadLetterKeys.all, "neighbor"] });
 }
 
+/** Where the record was before a decision: what its undo goes back to. */
+interface Before {
+  from?: DeadLetterStatus;
+  approvedRepair?: ApprovedRepair | null;
+}
+
+/**
+ * The decision's inverse (undo-action.ts), sent at the version the decision produced: audited like any decision;
+ * when someone acted on the record meanwhile the server answers 409 and the undo is refused with that conflict.
+ */
+async function undo(qc: ReturnType<typeof useQueryClient>, id: string, body: ActionBody, done: UndoableAction): Promise<void> {
+  try {
+    const record = await fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body });
+    qc.setQueryData(deadLetterKeys.detail(id), record);
+    toast.success(`Undid ${done} of #${id}`, { description: `Now ${record.status}, version ${record.version}` });
+  } catch (err) {
+    if (isSessionEnd(err)) return;
+    const by = conflictChangedBy(err);
+    if (conflictCurrent(err))
+      toast.warning(`Undo refused: #${id} changed under you`, {
+        description: by
+          ? `${by.email ?? "someone"} (${by.action.replace("dead_letter.", "")}) acted on it since; open it to decide again.`
+          : "Someone acted on it since; open it to decide again.",
+      });
+    else toast.error(`Could not undo ${done} of #${id}`, { description: describeError(err) });
+  } finally {
+    invalidateAfterDecision(qc);
+  }
+}
+
 function decisionCallbacks(qc: ReturnType<typeof useQueryClient>) {
   return {
-    onSuccess: (record: DeadLetterDetail, id: string, body: ActionBody) => {
+    onSuccess: (record: DeadLetterDetail, id: string, body: ActionBody, before: Before = {}) => {
       qc.setQueryData(deadLetterKeys.detail(id), record);
+      const inverse =
+        body.action !== "edit" && before.from
+          ? undoBody({ action: body.action, from: before.from, approvedRepair: before.approvedRepair }, record.version)
+          : null;
+      const undoAction =
+        inverse && body.action !== "edit"
+          ? { label: "Undo", onClick: () => void undo(qc, id, inverse, body.action as UndoableAction) }
+          : undefined;
+      const options = undoAction ? { action: undoAction, duration: UNDO_WINDOW_MS } : {};
       // Approved as it is, a tap that fails its schema is dropped by the replay: say so wherever it was approved.
       const warning = body.action === "approve" ? approveWarning(record.kind, record.payload) : null;
-      if (warning) toast.warning(`${VERB[body.action]} #${id}, but it ${warning}`);
+      if (warning) toast.warning(`${VERB[body.action]} #${id}, but it ${warning}`, options);
       else
         toast.success(`${VERB[body.action]} #${id}`, {
           description: body.action === "edit" ? `Now ${record.status}, ${record.failureClass.replace("_", " ")}` : undefined,
+          ...options,
         });
     },
     onError: (err: unknown, id: string) => {
@@ -213,20 +293,25 @@ export function useDeadLetterAction(id: string) {
   const on = decisionCallbacks(qc);
   return useMutation({
     mutationFn: (body: ActionBody) => fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
-    onSuccess: (record, body) => on.onSuccess(record, id, body),
+    // The record as the page showed it when the decision was sent: where an undo goes back to.
+    onMutate: (): Before => {
+      const shown = qc.getQueryData<DeadLetterDetail>(deadLetterKeys.detail(id));
+      return { from: shown?.status, approvedRepair: shown?.approvedRepair ?? null };
+    },
+    onSuccess: (record, body, before) => on.onSuccess(record, id, body, before),
     onError: (err) => on.onError(err, id),
     onSettled: () => invalidateAfterDecision(qc),
   });
 }
 
-/** A decision on any record, named in the variables: the list's `a` / `q` on its highlighted row. */
+/** A decision on any record, named in the variables: the list's `a` / `q` on its highlighted row (`from`: its status). */
 export function useDecision() {
   const qc = useQueryClient();
   const on = decisionCallbacks(qc);
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: ActionBody }) =>
+    mutationFn: ({ id, body }: { id: string; body: ActionBody; from?: DeadLetterStatus }) =>
       fetchJson<DeadLetterDetail>(`/api/dead-letters/${id}/actions`, { method: "POST", body }),
-    onSuccess: (record, { id, body }) => on.onSuccess(record, id, body),
+    onSuccess: (record, { id, body, from }) => on.onSuccess(record, id, body, { from }),
     onError: (err, { id }) => on.onError(err, id),
     onSettled: () => invalidateAfterDecision(qc),
   });

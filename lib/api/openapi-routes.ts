@@ -13,6 +13,8 @@ import {
   ServedDeadLetterDetailSchema,
   FacetsSchema,
   ExtentSchema,
+  ArrivalsQuerySchema,
+  ArrivalsSchema,
   IdParamsSchema,
   ListPageSchema,
   MapPointsQuerySchema,
@@ -156,6 +158,17 @@ const DEAD_LETTERS: Operation[] = [
     access: { permission: "dead_letters:read" },
     query: ListFilterSchema,
     responses: ok("Facet counts", FacetsSchema),
+  },
+  {
+    method: "get",
+    path: "/api/dead-letters/arrivals",
+    tag: "dead letters",
+    summary: 'How many matching records arrived since a watermark: the list\'s "N new" banner',
+    description:
+      "Without `after`, only the current watermark. With it, the records matching the filters whose id is above it (ids follow insertion), counted up to `cap`: cheap whatever the filter matches in all.",
+    access: { permission: "dead_letters:read" },
+    query: ArrivalsQuerySchema,
+    responses: ok("The count since the watermark", ArrivalsSchema),
   },
   {
     method: "get",

@@ -269,6 +269,23 @@ export const MapPointsQuerySchema = ListFilterSchema.extend({
   zoom: z.coerce.number().min(0).max(24).default(2).describe("the map's zoom: decides the aggregation grid"),
 });
 
+/** GET /api/dead-letters/arrivals: the list's filter, and the watermark its page was loaded at. */
+export const ArrivalsQuerySchema = ListFilterSchema.extend({
+  after: bigintIdSchema("must be a watermark from an earlier answer (digits)")
+    .optional()
+    .describe("the watermark of the list's first load; omitted: only the current watermark is answered"),
+});
+
+export const ArrivalsSchema = z
+  .object({
+    watermark: z.string().describe("the newest record's id now: send it as `after` to count what arrives from here"),
+    count: z.number().int().describe("records matching the filter that arrived after `after`, at most `cap`"),
+    cap: z.number().int().describe("counting stops here; `capped` says it did"),
+    capped: z.boolean(),
+  })
+  .meta({ id: "Arrivals" });
+export type Arrivals = z.infer<typeof ArrivalsSchema>;
+
 export const ExtentSchema = z
   .object({
     bbox: z

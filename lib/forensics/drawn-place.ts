@@ -6,10 +6,12 @@
 // (e.g. 170..200 over Fiji), which the lookup API searches on both sides (lib/dead-letters/query/viewport.ts), so
 // nothing drawn is cut away.
 
+import { formatCoordinate } from "@/lib/spatial/format-coordinate";
+
 export type DrawnPlace = { type: "bbox"; bbox: [number, number, number, number] } | { type: "near"; lon: number; lat: number };
 
-/** 6 decimals ≈ 0.1 m: finer than any record's box, and short in a URL. */
-const round = (n: number) => Math.round(n * 1e6) / 1e6;
+/** Rounded as every coordinate shown is (format-coordinate.ts): the box is shown in the form as it is sent. */
+const round = (n: number) => Number(formatCoordinate(n));
 const clampLat = (lat: number) => Math.max(-90, Math.min(90, lat));
 
 /** A longitude on any world copy, on the main one: 190 → -170, -181 → 179. */

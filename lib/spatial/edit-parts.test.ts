@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyPart, toEditParts } from "./edit-parts";
+import { applyPart, closeRing, toEditParts } from "./edit-parts";
 import type { Geometry } from "./geojson";
 
 const sq = (x: number) => [
@@ -82,5 +82,54 @@ describe("edit parts", () => {
     });
     expect(parts).toEqual([]);
     expect(skipped[0]).toContain("not closed");
+  });
+});
+
+describe("close ring", () => {
+  const open = [
+    [0, 0],
+    [1, 0],
+    [1, 1],
+    [0, 1],
+  ];
+
+  it("offers an unclosed ring of 3+ positions and closes it by appending its first position", () => {
+    const g: Geometry = { type: "Polygon", coordinates: [open] };
+    const split = toEditParts(g);
+    expect(split.parts).toEqual([]);
+    expect(split.closable).toEqual([[0]]);
+    const closed = closeRing(g, [0]);
+    expect(closed).toEqual({ type: "Polygon", coordinates: [[...open, [0, 0]]] });
+    expect(toEditParts(closed).parts.map((p) => p.path)).toEqual([[0]]);
+    expect(toEditParts(closed).closable).toEqual([]);
+    expect(g.coordinates[0]).toHaveLength(4); // the input is not changed
+  });
+
+  it("closes the right ring inside a MultiPolygon and a GeometryCollection, leaving the rest", () => {
+    const mp: Geometry = { type: "MultiPolygon", coordinates: [[sq(0)], [sq(2), open]] };
+    expect(toEditParts(mp).closable).toEqual([[1, 1]]);
+    const closed = closeRing(mp, [1, 1]) as { coordinates: number[][][][] };
+    expect(closed.coordinates[1]![1]).toEqual([...open, [0, 0]]);
+    expect(closed.coordinates[0]).toEqual([sq(0)]);
+    const gc: Geometry = {
+      type: "GeometryCollection",
+      geometries: [
+        { type: "Point", coordinates: [5, 5] },
+        { type: "Polygon", coordinates: [open] },
+      ],
+    };
+    expect(toEditParts(gc).closable).toEqual([[1, 0]]);
+    expect((closeRing(gc, [1, 0]) as { geometries: { coordinates: unknown }[] }).geometries[1]!.coordinates).toEqual([[...open, [0, 0]]]);
+  });
+
+  it("does not offer or change a ring of 2 positions, a closed ring or a path that is no ring", () => {
+    const two: Geometry = { type: "Polygon", coordinates: [open.slice(0, 2)] };
+    expect(toEditParts(two).closable).toEqual([]);
+    expect(closeRing(two, [0])).toBe(two);
+    const done: Geometry = { type: "Polygon", coordinates: [sq(0)] };
+    expect(closeRing(done, [0])).toBe(done);
+    expect(closeRing(done, [3])).toBe(done);
+    const line: Geometry = { type: "LineString", coordinates: open };
+    expect(closeRing(line, [0])).toBe(line);
   });
 });

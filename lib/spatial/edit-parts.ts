@@ -18,6 +18,8 @@ export interface EditSplit {
   parts: EditPart[];
   /** shapes the editor cannot take (an unclosed ring, a one-point line), with why; edit them in the JSON */
   skipped: string[];
+  /** the unclosed rings among them that closeRing can close (3 or more usable positions) */
+  closable: number[][];
 }
 
 const closed = (ring: Position[]) => ring.length >= 4 && ring[0]![0] === ring.at(-1)![0] && ring[0]![1] === ring.at(-1)![1];
@@ -26,10 +28,13 @@ const finite = (ps: Position[]) => ps.every((p) => Number.isFinite(p[0]) && Numb
 export function toEditParts(geometry: Geometry): EditSplit {
   const parts: EditPart[] = [];
   const skipped: string[] = [];
+  const closable: number[][] = [];
   const ring = (coords: Position[], path: number[]) => {
     if (!finite(coords)) skipped.push(`ring ${path.join(".")} has a non-numeric coordinate`);
-    else if (!closed(coords)) skipped.push(`ring ${path.join(".")} is not closed (or has fewer than 4 positions)`);
-    else parts.push({ path, kind: "polygon", coordinates: coords });
+    else if (!closed(coords)) {
+      skipped.push(`ring ${path.join(".")} is not closed (or has fewer than 4 positions)`);
+      if (canClose(coords)) closable.push(path);
+    } else parts.push({ path, kind: "polygon", coordinates: coords });
   };
   const line = (coords: Position[], path: number[]) => {
     if (coords.length < 2 || !finite(coords)) skipped.push(`line ${path.join(".") || "0"} has fewer than 2 usable positions`);
@@ -63,7 +68,29 @@ export function toEditParts(geometry: Geometry): EditSplit {
     }
   };
   walk(geometry, []);
-  return { parts, skipped };
+  return { parts, skipped, closable };
+}
+
+// Three distinct corners make the smallest ring; appending the first position closes it.
+const canClose = (ring: Position[]) => ring.length >= 3 && !closed(ring);
+
+/** A copy of `geometry` with the unclosed ring at `path` closed by appending its first position; unchanged otherwise. */
+export function closeRing(geometry: Geometry, path: readonly number[]): Geometry {
+  const ring = ringAt(geometry, path);
+  if (!ring || !finite(ring) || !canClose(ring)) return geometry;
+  return applyPart(geometry, path, [...ring, ring[0]!.slice()]);
+}
+
+function ringAt(geometry: Geometry, path: readonly number[]): Position[] | null {
+  const [head, ...rest] = path;
+  if (head === undefined) return null;
+  if (geometry.type === "Polygon") return rest.length === 0 ? (geometry.coordinates[head] ?? null) : null;
+  if (geometry.type === "MultiPolygon") return rest.length === 1 ? (geometry.coordinates[head]?.[rest[0]!] ?? null) : null;
+  if (geometry.type === "GeometryCollection") {
+    const member = geometry.geometries[head];
+    return member ? ringAt(member, rest) : null;
+  }
+  return null;
 }
 
 /** A copy of `geometry` with the shape at `path` replaced by `coordinates` (a point takes the first position). */

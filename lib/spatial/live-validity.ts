@@ -5,6 +5,7 @@
 import GeometryFactory from "jsts/org/locationtech/jts/geom/GeometryFactory.js";
 import GeoJSONReader from "jsts/org/locationtech/jts/io/GeoJSONReader.js";
 import IsValidOp from "jsts/org/locationtech/jts/operation/valid/IsValidOp.js";
+import { formatCoordinate } from "./format-coordinate";
 import { parseGeometry } from "./geojson";
 
 export interface LiveValidity {
@@ -16,8 +17,6 @@ export interface LiveValidity {
 
 let reader: GeoJSONReader | null = null;
 
-const fmt = (n: number) => (Number.isInteger(n) ? String(n) : String(Math.round(n * 1e9) / 1e9));
-
 export function liveValidity(value: unknown): LiveValidity {
   if (value === null || value === undefined) return { valid: null, reason: "Geometry is null", location: null };
   const parsed = parseGeometry(value);
@@ -28,7 +27,7 @@ export function liveValidity(value: unknown): LiveValidity {
     if (!error) return { valid: true, reason: null, location: null };
     const c = error.getCoordinate() as { x: number; y: number } | null;
     const location: [number, number] | null = c && Number.isFinite(c.x) && Number.isFinite(c.y) ? [c.x, c.y] : null;
-    const where = location ? ` at or near point (${fmt(location[0])}, ${fmt(location[1])})` : "";
+    const where = location ? ` at or near point (${formatCoordinate(location[0])}, ${formatCoordinate(location[1])})` : "";
     return { valid: false, reason: `${error.getMessage()}${where}`, location };
   } catch (err) {
     // jsts refuses some shapes outright while building them (an unclosed ring, a one-point line).

@@ -1,12 +1,15 @@
 import type { Change } from "@/lib/dead-letters/query/payload-diff";
+import { stringifyWithCoordinates } from "@/lib/spatial/format-coordinate";
 
 // A diff as a list of paths with before → after, rendered as text (never HTML).
 
+// Coordinates (a geometry's positions, a bbox) are rounded as everywhere else on the page (format-coordinate.ts).
+const COORDINATES = /\/(coordinates|bbox)(\/|$)/;
 /** A value as text, cut past 2,000 characters (a replaced ring of 250,000 positions is megabytes). */
 const SHOWN_CHARS = 2_000;
-const show = (v: unknown) => {
+const show = (v: unknown, path: string) => {
   if (v === undefined) return "";
-  const text = JSON.stringify(v);
+  const text = COORDINATES.test(path) ? stringifyWithCoordinates(v) : JSON.stringify(v);
   return text.length <= SHOWN_CHARS ? text : `${text.slice(0, SHOWN_CHARS)}… (${text.length.toLocaleString("en")} characters)`;
 };
 
@@ -33,10 +36,10 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
             <tr key={c.path + c.kind}>
               <td className="py-1 pr-2 align-top text-slate-700">{c.path || "(whole payload)"}</td>
               <td className="break-all py-1 pr-2 align-top text-red-700">
-                {c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before)}
+                {c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before, c.path)}
               </td>
               <td className="break-all py-1 align-top text-emerald-800">
-                {c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after)}
+                {c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after, c.path)}
               </td>
             </tr>
           ))}

@@ -12,6 +12,7 @@ import { payloadChanges } from "@/lib/dead-letters/query/payload-diff";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import type { JsonValue } from "@/lib/json/value";
 import { readDisplayGeometry } from "@/lib/spatial/display";
+import { formatCoordinatesInText } from "@/lib/spatial/format-coordinate";
 import type { Geometry } from "@/lib/spatial/geojson";
 import { ChangeList } from "./change-list";
 import { JsonEditor } from "./json-editor";
@@ -183,7 +184,11 @@ export function EditPanel({
       </div>
       <div role="status" aria-live="polite" className="text-sm">
         {validity &&
-          (validity.valid ? <p className="text-emerald-800">✓ Valid geometry</p> : <p className="text-amber-800">✗ {validity.reason}</p>)}
+          (validity.valid ? (
+            <p className="text-emerald-800">✓ Valid geometry</p>
+          ) : (
+            <p className="text-amber-800">✗ {formatCoordinatesInText(validity.reason ?? "")}</p>
+          ))}
         {/* Errors block saving; warnings (a tap still failing its schema) save, and are listed too, not only
             underlined in the editor, so one kind of problem never hides the other (the geometry's is the line above). */}
         {check.findings

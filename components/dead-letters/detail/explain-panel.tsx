@@ -1,5 +1,6 @@
 "use client";
 
+import { formatCoordinatesInText } from "@/lib/spatial/format-coordinate";
 import { useMemo } from "react";
 import { reopenedClass } from "@/lib/dead-letters/decisions";
 import { validateTap } from "@/lib/afc/tap-schema";
@@ -58,8 +59,8 @@ export function ExplainPanel({
         Why it failed
       </h2>
       <dl className="divide-y divide-slate-100">
-        <Row term="First failure">{record.firstFailureReason}</Row>
-        {record.reason !== record.firstFailureReason && <Row term="Latest failure">{record.reason}</Row>}
+        <Row term="First failure">{formatCoordinatesInText(record.firstFailureReason)}</Row>
+        {record.reason !== record.firstFailureReason && <Row term="Latest failure">{formatCoordinatesInText(record.reason)}</Row>}
         <Row term="Failures">
           {failures} {failures === 1 ? "attempt" : "attempts"}; replayed {record.replayCount} {record.replayCount === 1 ? "time" : "times"}
         </Row>
@@ -76,7 +77,7 @@ export function ExplainPanel({
         </Row>
         {spatial && (
           <>
-            <Row term="Validity">{spatial.validity}</Row>
+            <Row term="Validity">{formatCoordinatesInText(spatial.validity)}</Row>
             <Row term="Repair">
               {repairChoice}
               <ul className="list-disc space-y-0.5 pl-4">

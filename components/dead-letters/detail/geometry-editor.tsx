@@ -6,7 +6,8 @@ import type { GeoJSONStoreFeatures, TerraDraw } from "terra-draw";
 import { loadTerraDraw, useStopDrawOnUnmount } from "@/components/map/terra-draw";
 import { MapView } from "@/components/map/map-view";
 import { displayBBox, fitBox, markerAt, referenceLongitude, unwrapForDisplay } from "@/lib/spatial/display";
-import { applyPart, toEditParts, type EditPart } from "@/lib/spatial/edit-parts";
+import { applyPart, closeRing, toEditParts, type EditPart } from "@/lib/spatial/edit-parts";
+import { Button } from "@/components/ui/button";
 import type { Geometry, Position } from "@/lib/spatial/geojson";
 
 // Vertex editing on the map with terra-draw: select a shape, drag a vertex to move it, drag a midpoint to insert
@@ -148,9 +149,22 @@ export function GeometryEditor({
       <p className="text-xs text-slate-500">
         Click a shape to select it; drag a vertex to move it, drag a midpoint to insert one, right-click a vertex to delete it.
         {split.skipped.length > 0 && (
-          <span className="block text-amber-800">Not editable on the map (edit in the JSON): {split.skipped.join("; ")}.</span>
+          <span className="block text-amber-800">
+            Not editable on the map{split.closable.length === split.skipped.length ? " until closed" : " (edit in the JSON)"}:{" "}
+            {split.skipped.join("; ")}.
+          </span>
         )}
       </p>
+      {split.closable.length > 0 && (
+        <div className="flex flex-wrap gap-2">
+          {/* The ring is closed the way GEOS and every GIS expect: its first position repeated at the end. */}
+          {split.closable.map((path) => (
+            <Button key={path.join(".")} size="sm" onClick={() => onChange(closeRing(geometry, path))}>
+              Close ring {path.join(".")}
+            </Button>
+          ))}
+        </div>
+      )}
     </div>
   );
 }

@@ -10,6 +10,23 @@ import type { Facets, FacetBucket } from "@/lib/dead-letters/record-schemas";
 const LABEL: Record<string, string> = { afc: "AFC", transient_schema: "transient schema" };
 const fmt = (n: number) => n.toLocaleString("en");
 
+// Each group folds (a native <details>): at 1280×720 the facets share the left column with the map, and an
+// analyst who only needs the reasons folds Kind and Status away. Folded, a group still says what it filters on.
+function Fold({ title, active, children }: { title: string; active: number; children: React.ReactNode }) {
+  return (
+    <details open className="group/fold">
+      <summary className="mb-1 flex cursor-pointer list-none items-center gap-1 text-xs font-semibold uppercase tracking-wide text-slate-500 hover:text-slate-700">
+        <span aria-hidden className="inline-block transition-transform group-open/fold:rotate-90">
+          ▸
+        </span>
+        {title}
+        {active > 0 && <span className="rounded bg-sky-100 px-1 font-normal normal-case text-sky-900">{active} selected</span>}
+      </summary>
+      {children}
+    </details>
+  );
+}
+
 function Group({
   title,
   buckets,
@@ -24,22 +41,24 @@ function Group({
   onToggle: (value: string) => void;
 }) {
   return (
-    <fieldset className="space-y-0.5">
-      <legend className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</legend>
-      {buckets.length === 0 && <p className="text-xs text-slate-400">none</p>}
-      {buckets.map((b) => (
-        <label key={b.value} className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100">
-          <input type="checkbox" checked={selected?.includes(b.value) ?? false} onChange={() => onToggle(b.value)} />
-          <span className="flex-1 truncate" title={LABEL[b.value] ?? b.value}>
-            {LABEL[b.value] ?? b.value}
-          </span>
-          <span className="tabular-nums text-xs text-slate-500">
-            {approx ? "≈" : ""}
-            {fmt(b.count)}
-          </span>
-        </label>
-      ))}
-    </fieldset>
+    <Fold title={title} active={selected?.length ?? 0}>
+      <fieldset className="space-y-0.5">
+        <legend className="sr-only">{title}</legend>
+        {buckets.length === 0 && <p className="text-xs text-slate-400">none</p>}
+        {buckets.map((b) => (
+          <label key={b.value} className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100">
+            <input type="checkbox" checked={selected?.includes(b.value) ?? false} onChange={() => onToggle(b.value)} />
+            <span className="flex-1 truncate" title={LABEL[b.value] ?? b.value}>
+              {LABEL[b.value] ?? b.value}
+            </span>
+            <span className="tabular-nums text-xs text-slate-500">
+              {approx ? "≈" : ""}
+              {fmt(b.count)}
+            </span>
+          </label>
+        ))}
+      </fieldset>
+    </Fold>
   );
 }
 
@@ -63,7 +82,7 @@ export function FacetPanel({
     ["Source", "source", facets.source],
   ] as const;
   return (
-    <aside aria-label="Filter by facet" className={`space-y-4 overflow-y-auto pr-1 transition-opacity ${loading ? "opacity-60" : ""}`}>
+    <aside aria-label="Filter by facet" className={`space-y-3 pr-1 transition-opacity ${loading ? "opacity-60" : ""}`}>
       {groups.map(([title, key, buckets]) => (
         <Group
           key={key}
@@ -74,11 +93,8 @@ export function FacetPanel({
           onToggle={(v) => onChange(toggleValue(filter, key, v as never))}
         />
       ))}
-      <section aria-labelledby="reason-facet" className="space-y-0.5">
-        <h2 id="reason-facet" className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">
-          Failure reason (grouped)
-        </h2>
-        <ul className="space-y-0.5">
+      <Fold title="Failure reason (grouped)" active={filter.reason ? 1 : 0}>
+        <ul aria-label="Failure reason (grouped)" className="space-y-0.5">
           {facets.reason.map((b) => {
             const active = filter.reason === b.value;
             return (
@@ -101,7 +117,7 @@ export function FacetPanel({
             );
           })}
         </ul>
-      </section>
+      </Fold>
     </aside>
   );
 }

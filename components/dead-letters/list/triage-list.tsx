@@ -1,10 +1,10 @@
 "use client";
 
-import { openedUnder } from "../list-position";
+import { openedUnder, rememberSelection, selectionUnder } from "../list-position";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ExportMenu } from "@/components/forensics/export-menu";
 import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
@@ -12,7 +12,7 @@ import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/query/list";
 import type { Facets } from "@/lib/dead-letters/record-schemas";
 import { KeyboardHelp, LIST_KEYS } from "../keyboard-help";
-import { useFacets } from "../queries";
+import { useArrivals, useDeadLetterList, useFacets } from "../queries";
 import { useHotkeys } from "../use-hotkeys";
 import { useHydrated } from "../use-hydrated";
 import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
@@ -37,8 +37,10 @@ const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
 // Column layout. From 1600 px: facets | table | map. Narrower, the map moves under the facets in a wider left
 // column, so it is still shown at once and the table keeps its width: every column (~56 rem; at 1440 px beside
 // the map the replay count gave way) and a failure reason long enough to tell reasons apart.
+// On a short screen (1280×720: the facet column was 230 px, only Kind and Status in view) the map under the facets
+// is lower, and the facet column scrolls with folding groups.
 const GRID_WITH_MAP =
-  "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
+  "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] max-[1599px]:[@media(max-height:800px)]:grid-rows-[minmax(0,1fr)_9rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
 const GRID_WITHOUT_MAP = "grid-cols-[12rem_minmax(0,1fr)] grid-rows-1";
 
 export function TriageList({
@@ -58,6 +60,27 @@ export function TriageList({
   const { filter, error } = useMemo(() => filterFromParams(params), [params]);
   const key = filterKey(filter);
   const facets = useFacets(filter, key === initial.key ? initial.facets : undefined, initial.renderedAt);
+  // The filter whose rows and count are on screen. A new filter's rows and counts are two requests (the counts
+  // are the slower, by ~0.7 s): the table and the count switch together once both are in, so the count never
+  // describes other rows than the table's (nor says "0 loaded" while the rows load).
+  const list = useDeadLetterList(filter, key === initial.key ? initial.page : undefined, initial.renderedAt);
+  const [shown, setShown] = useState({ key, filter });
+  const settled = (facets.data !== undefined && !facets.isPlaceholderData) || facets.isError;
+  const listed = (list.data !== undefined && !list.isPlaceholderData) || list.isError;
+  if (shown.key !== key && settled && listed) setShown({ key, filter });
+  const shownFacets = useFacets(shown.filter, shown.key === initial.key ? initial.facets : undefined, initial.renderedAt);
+  // The shown filter's pages, as the table has them (one cache entry): counted in the same render as the rows.
+  const shownList = useDeadLetterList(shown.filter, shown.key === initial.key ? initial.page : undefined, initial.renderedAt);
+  const loaded = useMemo(
+    () => ({
+      count: shownList.data?.pages.reduce((n, p) => n + p.items.length, 0) ?? 0,
+      complete: shownList.data !== undefined && !shownList.hasNextPage,
+    }),
+    [shownList.data, shownList.hasNextPage],
+  );
+  const updating = shown.key !== key;
+  const arrivals = useArrivals(shown.filter);
+  const [showingNew, setShowingNew] = useState(false);
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [focused, setFocused] = useState(-1);
   const firstVisible = useRef(0);
@@ -69,7 +92,6 @@ export function TriageList({
   const afcOnly = filter.kind?.length === 1 && filter.kind[0] === "afc" && filter.bbox === undefined;
   const showMap = mapWanted && !afcOnly;
   const rows = useRef<{ rows: DeadLetterSummary[]; complete: boolean }>({ rows: [], complete: false });
-  const [loaded, setLoaded] = useState({ count: initial.page.items.length, complete: initial.page.nextCursor === null });
   const search = useRef<HTMLInputElement>(null);
   const hydrated = useHydrated();
   usePreloadDetail();
@@ -128,16 +150,24 @@ export function TriageList({
         restore.current = null; // once, on the first rows: a later page must not pull the highlight away
         const at = id === null ? -1 : list.findIndex((r) => r.id === id);
         if (at >= 0) setFocused(at);
+        const kept = selectionUnder(key);
+        if (kept?.mode === "ids") setSelection({ mode: "ids", ids: new Set(kept.ids) });
+        else if (kept?.mode === "filter") setSelection({ mode: "filter", filter, count: kept.count, exact: kept.exact });
       }
-      setLoaded((prev) => (prev.count === list.length && prev.complete === complete ? prev : { count: list.length, complete }));
       if (followRow.current !== null) {
         const at = list.findIndex((r) => r.id === followRow.current);
         if (at >= 0) setFocused(at);
         followRow.current = null;
       }
     },
-    [key],
+    [key, filter],
   );
+  // Kept for this tab once the kept one was read (the first rows), so the empty selection of a fresh mount does
+  // not overwrite it before then.
+  useEffect(() => {
+    if (restore.current === undefined) return;
+    rememberSelection(key, selection.mode === "ids" ? { mode: "ids", ids: [...selection.ids] } : selection);
+  }, [key, selection]);
 
   const decisions = useRowDecisions({
     canTriage,
@@ -181,8 +211,8 @@ export function TriageList({
     "?": () => setHelp(true),
   });
 
-  const total = facets.data?.total;
-  const approx = facets.data ? !facets.data.exact : false;
+  const total = shownFacets.data?.total;
+  const approx = shownFacets.data ? !shownFacets.data.exact : false;
   const allLoadedSelected = selection.mode === "ids" && selection.ids.size > 0 && selection.ids.size === loaded.count;
 
   return (
@@ -194,6 +224,7 @@ export function TriageList({
         <p className="text-sm text-slate-600" aria-live="polite">
           {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")}{" "}
           loaded · newest observation first
+          {updating && <span className="text-slate-400"> · updating…</span>}
         </p>
         <span className="ml-auto flex items-center gap-2">
           {canReplay && (
@@ -256,11 +287,26 @@ export function TriageList({
               Select all loaded rows
             </label>
           )}
+          {arrivals.count > 0 && (
+            <p role="status" className="flex items-center gap-2 rounded border border-sky-200 bg-sky-50 px-2 py-1 text-sm text-sky-900">
+              {arrivals.capped ? `${arrivals.count}+` : arrivals.count} new —
+              <Button
+                size="sm"
+                disabled={showingNew}
+                onClick={() => {
+                  setShowingNew(true);
+                  void arrivals.reset().finally(() => setShowingNew(false));
+                }}
+              >
+                {showingNew ? "Loading…" : "show"}
+              </Button>
+            </p>
+          )}
           <div className="min-h-0 flex-1">
             <ResultsTable
-              key={key}
-              filter={filter}
-              initialPage={key === initial.key ? initial.page : undefined}
+              key={shown.key}
+              filter={shown.filter}
+              initialPage={shown.key === initial.key ? initial.page : undefined}
               renderedAt={initial.renderedAt}
               selection={selectionMeta}
               focused={focused}

@@ -57,7 +57,7 @@ export function useRowDecisions({ canTriage, onDecided }: { canTriage: boolean; 
 
   const submit = (row: DeadLetterSummary, body: ActionBody) => {
     decision.mutate(
-      { id: row.id, body },
+      { id: row.id, body, from: row.status },
       {
         onSuccess: () => onDecided(row),
         onError: (err) => {

@@ -1,5 +1,6 @@
 import { create, type Delta } from "jsondiffpatch";
 import type { JsonValue } from "@/lib/json/value";
+import { diffPositions, isPositionList } from "@/lib/spatial/position-diff";
 
 // What changed between two payloads, as a flat list the UI renders as text (never as HTML) and the audit trail
 // stores as a jsondiffpatch delta. Client-safe and pure.
@@ -32,7 +33,7 @@ function valuesOver(v: JsonValue | null, budget: number): boolean {
   return false;
 }
 
-const isObject = (v: unknown): v is Record<string, JsonValue> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isObject = (v: unknown): v is { [key: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * A delta in jsondiffpatch's format, linear in the payloads' size: objects key by key, anything else (an array
@@ -111,10 +112,45 @@ export function flattenDelta(delta: Delta, limit = 200): { changes: Change[]; tr
   return { changes: merged, truncated };
 }
 
-export function payloadChanges(
-  before: JsonValue | null,
-  after: JsonValue | null,
-  limit?: number,
-): { changes: Change[]; truncated: boolean } {
-  return flattenDelta(payloadDelta(before, after), limit);
+/**
+ * The changes between two payloads, for people: a list of positions (a ring, a line) is compared as geometry, so
+ * one deleted, inserted or moved vertex is one change (position-diff.ts) where an index-wise diff listed every
+ * position after it; everything else as jsondiffpatch sees it (the audit trail stores its delta, payloadDelta).
+ */
+export function payloadChanges(before: JsonValue | null, after: JsonValue | null, limit = 200): { changes: Change[]; truncated: boolean } {
+  const changes: Change[] = [];
+  let truncated = false;
+  const push = (c: Change) => {
+    if (changes.length >= limit) truncated = true;
+    else changes.push(c);
+  };
+  const walk = (b: JsonValue | undefined, a: JsonValue | undefined, path: string) => {
+    if (truncated) return;
+    if (isPositionList(b) && isPositionList(a)) {
+      for (const e of diffPositions(b, a)) {
+        if (e.kind === "moved") push({ path: `${path}/${e.afterIndex}`, kind: "changed", before: e.before, after: e.after });
+        else if (e.kind === "deleted") push({ path: `${path}/${e.beforeIndex}`, kind: "removed", before: e.before });
+        else push({ path: `${path}/${e.afterIndex}`, kind: "added", after: e.after });
+      }
+      return;
+    }
+    if (isObject(b) && isObject(a)) {
+      for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) walk(b[key], a[key], `${path}/${escape(key)}`);
+      return;
+    }
+    if (Array.isArray(b) && Array.isArray(a) && b.length === a.length) {
+      b.forEach((v, i) => walk(v, a[i], `${path}/${i}`));
+      return;
+    }
+    if (b === undefined && a === undefined) return;
+    if (b === undefined) return push({ path, kind: "added", after: a });
+    if (a === undefined) return push({ path, kind: "removed", before: b });
+    // Arrays of other lengths (and anything else): jsondiffpatch's own answer, under this path.
+    const rest = flattenDelta(payloadDelta(b, a), limit - changes.length);
+    for (const c of rest.changes) push({ ...c, path: path + c.path });
+    if (rest.truncated) truncated = true;
+  };
+  walk(before ?? undefined, after ?? undefined, "");
+  changes.sort((x, y) => x.path.localeCompare(y.path, "en", { numeric: true }));
+  return { changes, truncated };
 }

@@ -73,10 +73,40 @@ describe("payload changes", () => {
         ],
       },
     );
-    expect(changes).toEqual([{ path: "/c/1/1", kind: "changed", before: 1, after: 5 }]);
+    // A list of positions is geometry: the moved position is the change, not its one number.
+    expect(changes).toEqual([{ path: "/c/1", kind: "changed", before: [1, 1], after: [1, 5] }]);
+    const numbers = payloadChanges({ c: [1, 2, 3] }, { c: [1, 5, 3] });
+    expect(numbers.changes).toEqual([{ path: "/c/1", kind: "changed", before: 2, after: 5 }]);
     const big = payloadChanges({ c: ring(500) }, { c: ring(500).map(([x, y]) => [x!, y! + 1]) }, 10);
     expect(big.changes.length).toBeGreaterThan(0);
     expect(big.changes.length).toBeLessThanOrEqual(10);
     expect(big.truncated).toBe(true);
+  });
+});
+
+describe("payload changes of a geometry", () => {
+  const feature = (coordinates: number[][]) => ({ type: "Feature", geometry: { type: "Polygon", coordinates: [coordinates] } });
+  const square = [
+    [0, 0],
+    [4, 0],
+    [4, 4],
+    [2, 5],
+    [0, 4],
+    [0, 0],
+  ];
+
+  it("one deleted vertex is one change", () => {
+    const { changes } = payloadChanges(feature(square), feature(square.filter((_, i) => i !== 2)));
+    expect(changes).toEqual([{ path: "/geometry/coordinates/0/2", kind: "removed", before: [4, 4] }]);
+  });
+
+  it("one inserted and one moved vertex are two changes, beside a property change", () => {
+    const after = [...square.slice(0, 1), [2, -1], ...square.slice(1)].map((p) => (p[0] === 2 && p[1] === 5 ? [2, 6] : p));
+    const { changes } = payloadChanges(feature(square), { ...feature(after), properties: { fixed: true } });
+    expect(changes).toEqual([
+      { path: "/geometry/coordinates/0/1", kind: "added", after: [2, -1] },
+      { path: "/geometry/coordinates/0/4", kind: "changed", before: [2, 5], after: [2, 6] },
+      { path: "/properties", kind: "added", after: { fixed: true } },
+    ]);
   });
 });
