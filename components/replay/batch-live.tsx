@@ -88,7 +88,9 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
           </div>
           <div>
             <dt className="text-xs text-slate-500">Total</dt>
-            <dd>{fmt(batch.total)} records</dd>
+            <dd>
+              {fmt(batch.total)} {batch.total === 1 ? "record" : "records"}
+            </dd>
           </div>
         </dl>
       </section>

@@ -52,22 +52,56 @@ const common = {
   enabled: z.boolean().default(true),
 };
 
-export const CreateSourceBody = z
-  .discriminatedUnion(
-    "type",
-    [
-      z.strictObject({ ...common, type: z.literal("rabbitmq"), options: rabbitmqOptionsSchema }),
-      z.strictObject({ ...common, type: z.literal("nats"), options: natsOptionsSchema }),
-      z.strictObject({ ...common, type: z.literal("redis"), options: redisOptionsSchema }),
-      z.strictObject({ ...common, type: z.literal("kafka"), options: kafkaOptionsSchema }),
-      z.strictObject({ ...common, type: z.literal("sqs"), options: sqsOptionsSchema }),
-    ],
-    { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
-  )
-  .superRefine((b, ctx) => {
-    const problem = sourceUrlProblem(b.type, b.url);
-    if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
-  });
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * SQS names a queue by its URL, and AWS tools call it `queueUrl`, with an access key beside it: a body may give
+ * `options.queueUrl` (for `url`) and `options.accessKeyId` + `options.secretAccessKey` (the stored access key).
+ * They become the source's URL, the key in its userinfo, so it is sealed and redacted like any broker password.
+ * Anything else (a queueUrl beside a different url, half a key) is left for the schema to refuse by name.
+ */
+export function sqsOptionsIntoUrl(body: unknown): unknown {
+  if (!isRecord(body) || body.type !== "sqs" || !isRecord(body.options)) return body;
+  const { queueUrl, accessKeyId, secretAccessKey, ...options } = body.options;
+  let url = body.url;
+  if (queueUrl !== undefined) {
+    if (typeof queueUrl !== "string" || (url !== undefined && url !== queueUrl)) return body;
+    url = queueUrl;
+  }
+  if (accessKeyId !== undefined || secretAccessKey !== undefined) {
+    if (typeof accessKeyId !== "string" || typeof secretAccessKey !== "string" || typeof url !== "string") return body;
+    try {
+      const u = new URL(url);
+      if (u.username || u.password) return body;
+      u.username = encodeURIComponent(accessKeyId);
+      u.password = encodeURIComponent(secretAccessKey);
+      url = u.toString();
+    } catch {
+      return body;
+    }
+  }
+  return { ...body, url, options };
+}
+
+export const CreateSourceBody = z.preprocess(
+  sqsOptionsIntoUrl,
+  z
+    .discriminatedUnion(
+      "type",
+      [
+        z.strictObject({ ...common, type: z.literal("rabbitmq"), options: rabbitmqOptionsSchema }),
+        z.strictObject({ ...common, type: z.literal("nats"), options: natsOptionsSchema }),
+        z.strictObject({ ...common, type: z.literal("redis"), options: redisOptionsSchema }),
+        z.strictObject({ ...common, type: z.literal("kafka"), options: kafkaOptionsSchema }),
+        z.strictObject({ ...common, type: z.literal("sqs"), options: sqsOptionsSchema }),
+      ],
+      { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
+    )
+    .superRefine((b, ctx) => {
+      const problem = sourceUrlProblem(b.type, b.url);
+      if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
+    }),
+);
 export type CreateSourceBody = z.output<typeof CreateSourceBody>;
 
 /** Options are checked against the source's own type by the server (it knows the type). */
