@@ -65,6 +65,9 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
  * again meanwhile. A crash stops the extension: the messages reappear and are recognised by their position.
  */
 export async function createSqsConnector(config: ConnectorConfig<SqsOptions>): Promise<SourceConnector> {
+  // Redrive runs on Node 20 (package.json engines) and the lockfile pins this SDK: its notice that later releases
+  // will need Node 22 says nothing an operator can act on, and it interleaved with every CLI command's output.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const parsed = parseSqsUrl(config.url);
   if (!parsed.ok) throw new SqsSourceError("invalid_url", `source "${config.name}": the URL ${parsed.message}`);
   const queue = parsed.queue;
