@@ -14,8 +14,8 @@ import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import { storedBox } from "../store/stored-box";
 import type { JsonValue } from "@/lib/json/value";
 import type { ApprovedRepair } from "@/lib/vocabulary/record";
-import { getGeos } from "../../spatial/geos";
-import { pinRepair } from "./approved-repair";
+import { analyzeOffThread } from "../ingest/analyze-off-thread";
+import { pinRepairBy } from "./approved-repair";
 import type { ApproveRepair } from "../record-schemas";
 
 // One triage decision on one record (POST /api/dead-letters/{id}/actions): lock the row, check the version the
@@ -97,7 +97,7 @@ async function approvalPin(row: DetailRow, chosen: ApproveRepair | undefined): P
   if (row.kind !== "spatial" || row.payload === null) return null;
   const settings = chosen ?? (row.analysis ? { method: row.analysis.method, policy: row.analysis.policy } : null);
   if (!settings) return null;
-  const pinned = pinRepair(await getGeos(), row.payload, settings, chosen?.acknowledged ?? []);
+  const pinned = await pinRepairBy(analyzeOffThread, row.payload, settings, chosen?.acknowledged ?? []);
   if (!pinned.ok) {
     if (!chosen) return null;
     const message = `the ${settings.method} / ${settings.policy} repair delivers nothing: ${pinned.reason}`;

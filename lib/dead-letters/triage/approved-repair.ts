@@ -1,7 +1,7 @@
 import { sha256Hex } from "../../afc/hash";
 import { canonicalJson } from "../../json/canonical";
 import type { JsonValue } from "../../json/value";
-import { analyzeGeometry, type AnalyzeResult } from "../../spatial/analyze";
+import { analyzeGeometry, type AnalyzeOptions, type AnalyzeResult } from "../../spatial/analyze";
 import { geometryToJson } from "../../spatial/geojson";
 import type { Geos } from "../../spatial/geos";
 import type { ApprovedRepair, RepairMethod, RepairPolicy } from "../../vocabulary/record";
@@ -19,25 +19,40 @@ function isObject(v: unknown): v is { [key: string]: JsonValue } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** The geometry a replay of this Feature delivers with this repair: the input when valid, the repair otherwise. */
-export function deliveredGeometry(
-  geos: Geos,
-  payload: unknown,
-  repair: { method: RepairMethod; policy: RepairPolicy; limits?: GeometryLimits },
-): Delivered {
-  if (!isObject(payload) || payload.type !== "Feature") return { ok: false, reason: "payload is not a GeoJSON Feature", result: null };
-  const result = analyzeGeometry(geos, payload.geometry, {
-    method: repair.method,
-    policy: repair.policy,
-    ...(repair.limits ? { limits: repair.limits } : {}),
-  });
+/** Where GEOS runs: here (the replay engine's process) or elsewhere (a request's work, on a worker thread). */
+export type Analyze = (geometry: unknown, opts: AnalyzeOptions) => Promise<AnalyzeResult>;
+
+type Repair = { method: RepairMethod; policy: RepairPolicy; limits?: GeometryLimits };
+
+const analyzeOptions = (repair: Repair): AnalyzeOptions => ({
+  method: repair.method,
+  policy: repair.policy,
+  ...(repair.limits ? { limits: repair.limits } : {}),
+});
+
+/** What a Feature's analysis delivers: the input when valid, the repair otherwise, or why nothing. */
+function deliveredFrom(geometry: unknown, result: AnalyzeResult): Delivered {
   const { analysis, repaired } = result;
   if (analysis.outcome === "dropped" || !repaired) {
     return { ok: false, reason: `geometry: ${analysis.drop_reason ?? analysis.reason ?? "not repairable"}`, result };
   }
-  if (analysis.outcome === "valid") return { ok: true, geometry: payload.geometry ?? null, outcome: "valid", result };
+  if (analysis.outcome === "valid") return { ok: true, geometry: (geometry as JsonValue | undefined) ?? null, outcome: "valid", result };
   // Repaired: deliver the repair, never the invalid input.
   return { ok: true, geometry: geometryToJson(repaired), outcome: "repaired", result };
+}
+
+const NOT_A_FEATURE: Delivered = { ok: false, reason: "payload is not a GeoJSON Feature", result: null };
+
+/** The geometry a replay of this Feature delivers with this repair: the input when valid, the repair otherwise. */
+export function deliveredGeometry(geos: Geos, payload: unknown, repair: Repair): Delivered {
+  if (!isObject(payload) || payload.type !== "Feature") return NOT_A_FEATURE;
+  return deliveredFrom(payload.geometry, analyzeGeometry(geos, payload.geometry, analyzeOptions(repair)));
+}
+
+/** deliveredGeometry with GEOS run by `analyze` (for a request: on a worker thread, analyzeOffThread). */
+export async function deliveredGeometryBy(analyze: Analyze, payload: unknown, repair: Repair): Promise<Delivered> {
+  if (!isObject(payload) || payload.type !== "Feature") return NOT_A_FEATURE;
+  return deliveredFrom(payload.geometry, await analyze(payload.geometry, analyzeOptions(repair)));
 }
 
 /** SHA-256 (hex) of a geometry's RFC 8785 canonical JSON: key order and spacing never change it. */
@@ -45,14 +60,9 @@ export function geometryDigest(geometry: JsonValue): string {
   return sha256Hex(canonicalJson(geometry));
 }
 
-/** The pin an approval stores for this payload and repair, or why nothing deliverable comes out of it. */
-export function pinRepair(
-  geos: Geos,
-  payload: unknown,
-  repair: { method: RepairMethod; policy: RepairPolicy },
-  acknowledged: string[] = [],
-): { ok: true; pin: ApprovedRepair; delivered: Extract<Delivered, { ok: true }> } | { ok: false; reason: string } {
-  const delivered = deliveredGeometry(geos, payload, repair);
+type Pinned = { ok: true; pin: ApprovedRepair; delivered: Extract<Delivered, { ok: true }> } | { ok: false; reason: string };
+
+function pinOf(delivered: Delivered, repair: { method: RepairMethod; policy: RepairPolicy }, acknowledged: string[]): Pinned {
   if (!delivered.ok) return delivered;
   const pin: ApprovedRepair = {
     method: repair.method,
@@ -62,4 +72,24 @@ export function pinRepair(
     ...(acknowledged.length > 0 ? { acknowledged } : {}),
   };
   return { ok: true, pin, delivered };
+}
+
+/** The pin an approval stores for this payload and repair, or why nothing deliverable comes out of it. */
+export function pinRepair(
+  geos: Geos,
+  payload: unknown,
+  repair: { method: RepairMethod; policy: RepairPolicy },
+  acknowledged: string[] = [],
+): Pinned {
+  return pinOf(deliveredGeometry(geos, payload, repair), repair, acknowledged);
+}
+
+/** pinRepair with GEOS run by `analyze` (an approval's request: on a worker thread, analyzeOffThread). */
+export async function pinRepairBy(
+  analyze: Analyze,
+  payload: unknown,
+  repair: { method: RepairMethod; policy: RepairPolicy },
+  acknowledged: string[] = [],
+): Promise<Pinned> {
+  return pinOf(await deliveredGeometryBy(analyze, payload, repair), repair, acknowledged);
 }

@@ -11,9 +11,9 @@ import type { DeadLetterStatus } from "../../vocabulary/record";
 import type { FailureClass } from "../../vocabulary/record";
 import { buildWhere } from "../query/where";
 import type { ApprovedRepair, DeadLetterKind, SpatialAnalysis } from "@/lib/vocabulary/record";
-import { getGeos, type Geos } from "../../spatial/geos";
+import { analyzeOffThread } from "../ingest/analyze-off-thread";
 import { getEnv } from "../../env";
-import { pinRepair } from "./approved-repair";
+import { pinRepairBy } from "./approved-repair";
 import { repairWarnings } from "./repair-warnings";
 
 // A decision on many records (POST /api/dead-letters/bulk): explicit ids, or every record matching a list filter
@@ -49,10 +49,17 @@ export const REPAIR_NEEDS_ACK =
   "have a repair that changes the geometry's type or a large share of its area: approving them acknowledges it (see each record's page)";
 
 /** The pin a bulk approval stores: the repair the record was analysed with (its source's default), as on its page. */
-function bulkPin(geos: Geos, row: LockedRow): ApprovedRepair | null {
+/** Whether `sel`'s action applies to `row` (the loop below decides again, and says why not). */
+function decidable(row: LockedRow, sel: { action: BulkBody["action"]; reason?: string | null }): boolean {
+  return decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, sel.action, { reason: sel.reason })
+    .ok;
+}
+
+async function bulkPin(row: LockedRow): Promise<ApprovedRepair | null> {
   if (row.kind !== "spatial" || row.feature === null || !row.analysis) return null;
   const warnings = repairWarnings(row.analysis, getEnv().REDRIVE_AREA_CHANGE_WARN).map((w) => w.message);
-  const pinned = pinRepair(geos, row.feature, { method: row.analysis.method, policy: row.analysis.policy }, warnings);
+  // GEOS on a worker thread, record by record: a bulk job runs in the web server's process.
+  const pinned = await pinRepairBy(analyzeOffThread, row.feature, { method: row.analysis.method, policy: row.analysis.policy }, warnings);
   return pinned.ok ? pinned.pin : null;
 }
 
@@ -98,10 +105,14 @@ export async function decidePage(
   const rows = await lockPage(client, sel.filter ?? {}, sel.ids, after, ceiling, sel.action === "approve");
   const skippedReasons: Record<string, number> = {};
   const warnings: Record<string, number> = {};
-  const geos = sel.action === "approve" && rows.some((r) => r.kind === "spatial") ? await getGeos() : null;
+  // Pins first, all of the page's at once: GEOS runs on the worker threads side by side, not on this one.
+  const pins =
+    sel.action === "approve"
+      ? await Promise.all(rows.map((r) => (decidable(r, sel) ? bulkPin(r) : Promise.resolve(null))))
+      : rows.map(() => null);
   const updates: { id: string; next: DeadLetterStatus; reclassed: ReturnType<typeof reopenedClass>; pin: ApprovedRepair | null }[] = [];
   const audit: AuditInput[] = [];
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     const d = decide({ status: row.status, failureClass: row.failure_class, classReason: row.class_reason }, sel.action, {
       reason: sel.reason,
     });
@@ -111,7 +122,7 @@ export async function decidePage(
     }
     const warning = sel.action === "approve" ? approveWarning(row.kind, row.tap) : null;
     if (warning) warnings[warning] = (warnings[warning] ?? 0) + 1;
-    const pin = geos ? bulkPin(geos, row) : null;
+    const pin = pins[i] ?? null;
     if (pin?.acknowledged) warnings[REPAIR_NEEDS_ACK] = (warnings[REPAIR_NEEDS_ACK] ?? 0) + 1;
     const reclassed =
       sel.action === "reopen" ? reopenedClass(row.kind, { failureClass: row.failure_class, classReason: row.class_reason }) : null;
