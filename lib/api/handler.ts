@@ -45,6 +45,8 @@ export interface RouteSpec<P, Q, B> {
    * the caller may and did ask for card data in clear (unmask=1).
    */
   clearAnswer?: true;
+  /** the largest JSON body this route reads, in bytes (default MAX_JSON_BODY_BYTES); larger answers 413 unread */
+  maxBodyBytes?: number;
 }
 
 export interface RouteMeta {
@@ -130,13 +132,15 @@ export function errorResponse(err: unknown, requestId: string): Response {
 }
 
 /**
- * Largest JSON body a route reads (ingest and tap capture stream theirs and have their own limits): an edit with
- * a 100k-vertex polygon is ~4 MB. Larger answers 413 before it is parsed.
+ * Largest JSON body a route reads unless it says otherwise (ingest and tap capture stream theirs and have their own
+ * limits): a replay of 100,000 ids is ~1.5 MB. Larger answers 413 before it is parsed. A body is parsed, checked
+ * and walked on the thread that answers every request, ~250 µs of it per KB for an edit: 4 MB of anything
+ * else stays well under a second of it, and a route whose body does more says less (an action: 2 MB).
  */
-export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
 
-function tooLarge(): AppError {
-  const message = `larger than ${MAX_JSON_BODY_BYTES / 1024 / 1024} MB`;
+function tooLarge(max: number): AppError {
+  const message = `larger than ${max / 1024 / 1024} MB`;
   return new AppError("payload_too_large", `body: ${message}`, { issues: [{ path: "body", message }] });
 }
 
@@ -144,8 +148,8 @@ function tooLarge(): AppError {
  * A request body as text, at most MAX_JSON_BODY_BYTES (413 beyond), decoded strictly: bytes that are not UTF-8 are
  * a 400, not U+FFFD stored in their place (req.text() would replace them silently).
  */
-export async function readBodyText(req: Request): Promise<string> {
-  if (Number(req.headers.get("content-length") ?? 0) > MAX_JSON_BODY_BYTES) throw tooLarge();
+export async function readBodyText(req: Request, max = MAX_JSON_BODY_BYTES): Promise<string> {
+  if (Number(req.headers.get("content-length") ?? 0) > max) throw tooLarge(max);
   // Counted while it arrives: a chunked body has no Content-Length, and must not be held whole before the check.
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -153,9 +157,9 @@ export async function readBodyText(req: Request): Promise<string> {
     const reader = req.body.getReader();
     for (let r = await reader.read(); !r.done; r = await reader.read()) {
       size += r.value.byteLength;
-      if (size > MAX_JSON_BODY_BYTES) {
+      if (size > max) {
         await reader.cancel().catch(() => {});
-        throw tooLarge();
+        throw tooLarge(max);
       }
       parts.push(r.value);
     }
@@ -167,8 +171,8 @@ export async function readBodyText(req: Request): Promise<string> {
   }
 }
 
-export async function readJson(req: Request, whenEmpty?: unknown): Promise<unknown> {
-  const text = await readBodyText(req);
+export async function readJson(req: Request, whenEmpty?: unknown, max = MAX_JSON_BODY_BYTES): Promise<unknown> {
+  const text = await readBodyText(req, max);
   if (text.trim() === "" && whenEmpty !== undefined) return whenEmpty;
   if (text.trim() === "")
     throw new AppError("invalid_json", "body: a JSON body is required", { issues: [{ path: "body", message: "required" }] });
@@ -251,7 +255,9 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       if (badInput) throw issueError(badInput);
       const params = spec.params ? parse(spec.params, rawParams, "params") : (rawParams as P);
       const query = spec.query ? parse(spec.query, rawQuery, "query") : ({} as Q);
-      const body = spec.body ? parse(spec.body, await readJson(req, spec.bodyOptional ? {} : undefined), "body") : (undefined as B);
+      const body = spec.body
+        ? parse(spec.body, await readJson(req, spec.bodyOptional ? {} : undefined, spec.maxBodyBytes), "body")
+        : (undefined as B);
       const out = await fn({ req, params, query, body, principal, requestId, now: new Date() });
       if (out instanceof Response) {
         out.headers.set("x-request-id", requestId);

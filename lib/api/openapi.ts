@@ -120,7 +120,11 @@ export function buildOpenApi(operations: readonly Operation[], info: { title: st
       [400, "Malformed request (bad JSON)", ours && op.body !== undefined],
       [401, "Not signed in and no bearer token", !("public" in op.access)],
       [403, "The role lacks the permission (named in the body)", !("public" in op.access)],
-      [413, "The JSON body is larger than 16 MB", ours && op.body !== undefined && !isRawBody(op.body)],
+      [
+        413,
+        "The JSON body is larger than the route takes (4 MB; a triage action 2 MB)",
+        ours && op.body !== undefined && !isRawBody(op.body),
+      ],
       [
         422,
         "Validation failed: `issues` names each field and rule",

@@ -272,4 +272,33 @@ describe("reading a huge record", () => {
     expect(answer.payload.geometry.coordinates[0]).toHaveLength(1_000_001);
     expectResponsive(run);
   }, 180_000);
+
+  it("refuses an edit with a 1e6-vertex payload (past an action's 2 MB) before reading it whole, holding nothing", async () => {
+    const { rows } = await db.pool.query<{ id: string; version: number }>(
+      `SELECT id::text AS id, version FROM dead_letter WHERE idempotency_key = 'heavy-1m'`,
+    );
+    const { id, version } = rows[0]!;
+    const analyst = await makeToken(getDb(), (await makeUser(getDb(), "analyst")).id);
+    const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
+    const ring = ringBytes(1_000_000).toString("utf8");
+    const body = Buffer.from(
+      `{"action":"edit","version":${version},"reason":"simplified","payload":{"type":"Feature","id":"heavy-1m","geometry":{"type":"Polygon","coordinates":[${ring}]},"properties":{"edited":true}}}`,
+    );
+    const run = await whileProbingHealth(async () => {
+      const req = new Request(`http://localhost/api/dead-letters/${id}/actions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${analyst}`, "content-type": "application/json" },
+        body: chunked(body),
+        duplex: "half",
+      } as RequestInit);
+      return POST(req, { params: Promise.resolve({ id }) });
+    });
+    console.log(report("1e6-vertex edit", run));
+    expect(run.value.status).toBe(413);
+    expect(await run.value.json()).toMatchObject({
+      error: { code: "payload_too_large", issues: [{ path: "body", message: "larger than 2 MB" }] },
+    });
+    // Refused within a probe or two: nothing was parsed.
+    if (run.heldCpuMaxMs !== null) expect(run.heldCpuMaxMs).toBeLessThan(HEALTH_BUDGET_MS);
+  }, 180_000);
 });

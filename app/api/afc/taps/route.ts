@@ -5,6 +5,9 @@ import { captureTaps, parseCaptureBody } from "@/lib/dead-letters/ingest/capture
 import { getDb } from "@/lib/db/client";
 import { isNdjson } from "@/lib/api/ingest-response";
 
+/** Up to 10,000 capture records a request (capture-taps.ts), ~1.6 KB each at most. */
+const CAPTURE_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
 export const dynamic = "force-dynamic";
 
 const Query = z.object({ source: z.string().min(1).max(200).optional() });
@@ -18,7 +21,10 @@ export const POST = defineRoute(
   { access: { permission: "dead_letters:ingest" }, query: Query },
   async ({ req, query, principal, requestId, now }) => {
     // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
-    const body = parseCaptureBody(await readBodyText(req), isNdjson(req.headers.get("content-type")) ? "ndjson" : "json");
+    const body = parseCaptureBody(
+      await readBodyText(req, CAPTURE_MAX_BODY_BYTES),
+      isNdjson(req.headers.get("content-type")) ? "ndjson" : "json",
+    );
     return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
   },
 );
