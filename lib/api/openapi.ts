@@ -122,7 +122,7 @@ export function buildOpenApi(operations: readonly Operation[], info: { title: st
       [403, "The role lacks the permission (named in the body)", !("public" in op.access)],
       [
         413,
-        "The JSON body is larger than the route takes (4 MB; a triage action 2 MB)",
+        "The JSON body is larger than the route takes (4 MB; a triage action 1 MB)",
         ours && op.body !== undefined && !isRawBody(op.body),
       ],
       [

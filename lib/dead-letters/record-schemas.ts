@@ -3,7 +3,7 @@ import { bigintIdSchema } from "../db/column-limits";
 import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./filters";
 import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./decisions";
 import { ApprovedRepairSchema, RepairMethodSchema, RepairPolicySchema, type DeadLetterKind } from "@/lib/vocabulary/record";
-import type { JsonValue } from "@/lib/json/value";
+import { isJsonValue, type JsonValue } from "@/lib/json/value";
 
 // Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
 // with them and lib/api/openapi.ts documents them. Client-safe: nothing here may import server code.
@@ -12,11 +12,8 @@ export const IdSchema = bigintIdSchema("must be a dead letter id (digits)");
 export const IdParamsSchema = z.object({ id: IdSchema });
 
 export const JsonValueSchema: z.ZodType<JsonValue> = z
-  .lazy(() =>
-    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)], {
-      error: (issue) => (issue.input === undefined ? "is required" : "must be a JSON value"),
-    }),
-  )
+  // A custom check rather than a recursive union (lib/json/value.ts says why); OpenAPI renders it as any value.
+  .custom<JsonValue>(isJsonValue, { error: (issue) => (issue.input === undefined ? "is required" : "must be a JSON value") })
   .meta({ id: "JsonValue", description: "Any JSON value" });
 
 const ReasonSchema = z

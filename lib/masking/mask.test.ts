@@ -126,6 +126,9 @@ describe("containsMaskPlaceholder", () => {
     expect(containsMaskPlaceholder({ a: [1, { b: "••••••••••••1111" }] })).toBe(true);
     expect(containsMaskPlaceholder({ a: MASK })).toBe(true);
     expect(containsMaskPlaceholder({ a: "•", b: 1, c: null })).toBe(false);
+    expect(containsMaskPlaceholder({ "•••1111": 1 })).toBe(true);
+    expect(containsMaskPlaceholder([[1, 2], [[3, "ok"]], [[4, "••••9"]]])).toBe(true);
+    expect(containsMaskPlaceholder({ ring: Array.from({ length: 200_000 }, (_, i) => [i, i]) })).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { ingestAsProducer, signIn } from "./fixtures";
 
-// A heavy record (past 1 MB stored: here a 60,000-vertex polygon) is not inlined in its page; the browser loads
+// A heavy record (past 256 KB stored: here a 60,000-vertex polygon) is not inlined in its page; the browser loads
 // it from the API, which builds the answer off the server's main thread. The analyst sees the record and its raw
 // envelope as for any other.
 

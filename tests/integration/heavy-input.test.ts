@@ -273,7 +273,42 @@ describe("reading a huge record", () => {
     expectResponsive(run);
   }, 180_000);
 
-  it("refuses an edit with a 1e6-vertex payload (past an action's 2 MB) before reading it whole, holding nothing", async () => {
+  it("keeps health answering while an edit just under an action's 1 MB (a 78,000-vertex polygon) is checked and stored", async () => {
+    const [head, tail] = envelope("heavy-78k", "RING").split("RING") as [string, string];
+    const ring = ringBytes(78_000);
+    const stored = await post(
+      Buffer.concat([Buffer.from(`${head}{"type":"Polygon","coordinates":[`), ring, Buffer.from(`]}${tail}\n`)]),
+      "application/x-ndjson",
+    );
+    expect(stored.status).toBe(200);
+    expect(await stored.json()).toMatchObject({ results: [{ status: "created" }] });
+    const { rows } = await db.pool.query<{ id: string; version: number }>(
+      `SELECT id::text AS id, version FROM dead_letter WHERE idempotency_key = 'heavy-78k'`,
+    );
+    const { id, version } = rows[0]!;
+    const analyst = await makeToken(getDb(), (await makeUser(getDb(), "analyst")).id);
+    const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
+    const body = Buffer.from(
+      `{"action":"edit","version":${version},"reason":"property fixed","payload":{"type":"Feature","id":"heavy-78k","geometry":{"type":"Polygon","coordinates":[${ring.toString("utf8")}]},"properties":{"edited":true}}}`,
+    );
+    expect(body.length).toBeGreaterThan(900_000);
+    expect(body.length).toBeLessThan(1024 * 1024);
+    const run = await whileProbingHealth(async () => {
+      const req = new Request(`http://localhost/api/dead-letters/${id}/actions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${analyst}`, "content-type": "application/json" },
+        body: chunked(body),
+        duplex: "half",
+      } as RequestInit);
+      return POST(req, { params: Promise.resolve({ id }) });
+    });
+    console.log(report("78,000-vertex edit", run));
+    expect(run.value.status).toBe(200);
+    expect(await run.value.json()).toMatchObject({ version: version + 1, payload: { properties: { edited: true } } });
+    expectResponsive(run);
+  }, 180_000);
+
+  it("refuses an edit with a 1e6-vertex payload (past an action's 1 MB) before reading it whole, holding nothing", async () => {
     const { rows } = await db.pool.query<{ id: string; version: number }>(
       `SELECT id::text AS id, version FROM dead_letter WHERE idempotency_key = 'heavy-1m'`,
     );
@@ -296,7 +331,7 @@ describe("reading a huge record", () => {
     console.log(report("1e6-vertex edit", run));
     expect(run.value.status).toBe(413);
     expect(await run.value.json()).toMatchObject({
-      error: { code: "payload_too_large", issues: [{ path: "body", message: "larger than 2 MB" }] },
+      error: { code: "payload_too_large", issues: [{ path: "body", message: "larger than 1 MB" }] },
     });
     // Refused within a probe or two: nothing was parsed.
     if (run.heldCpuMaxMs !== null) expect(run.heldCpuMaxMs).toBeLessThan(HEALTH_BUDGET_MS);

@@ -4,7 +4,7 @@ import { useDeadLetter } from "../queries";
 import { DetailView, type Permissions } from "./detail-view";
 
 /**
- * A heavy record's page (past 1 MB stored: a 1,000,000-vertex polygon kept as poison). The server does not
+ * A heavy record's page (past 256 KB stored: a 1,000,000-vertex polygon kept as poison). The server does not
  * inline it in the page, which would serialize megabytes on the thread that answers every request; the browser
  * asks the API for it, which builds the answer on a worker thread.
  */

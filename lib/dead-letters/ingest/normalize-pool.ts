@@ -187,7 +187,9 @@ export class NormalizePool {
 
   /** analyzeGeometry on a thread (an analyst's edit: GEOS's validity and repair of up to the vertex limit). */
   async analyze(geometry: unknown, opts: AnalyzeOptions): Promise<AnalyzeResult> {
-    const { analyzed } = await this.send({ task: "analyze", geometry, opts });
+    // As text: the structured clone of a 140,000-vertex ring's 280,000 little arrays held this thread ~370 ms,
+    // its JSON ~40 ms (copying a string is a memcpy; the thread parses it).
+    const { analyzed } = await this.send({ task: "analyze", geometryText: JSON.stringify(geometry ?? null), opts });
     if (!analyzed) throw new Error("the analysis thread answered without a result");
     return analyzed;
   }

@@ -43,7 +43,7 @@ async function shouldRetire(texts) {
   return getHeapStatistics().total_heap_size > RETIRE_V8_HEAP_BYTES;
 }
 
-parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometry, opts, databaseUrl, detailId, rules }) => {
+parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometryText, opts, databaseUrl, detailId, rules }) => {
   try {
     if (task === "detail") {
       const json = new TextEncoder().encode(await heavyDetailJsonFrom(databaseUrl, detailId, rules));
@@ -52,7 +52,7 @@ parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometry, 
       return;
     }
     if (task === "analyze") {
-      const analyzed = analyzeGeometry(await getGeos(), geometry, opts);
+      const analyzed = analyzeGeometry(await getGeos(), JSON.parse(geometryText), opts);
       parentPort.postMessage({ id, analyzed, retire: await shouldRetire([]) });
       return;
     }

@@ -75,7 +75,7 @@ const LIGHT_COLUMNS = DETAIL_COLUMNS.replace(HEAVY_COLUMN, (_m, c: string) => `C
 
 /**
  * The record as GET /api/dead-letters/{id} and its page read it. A record whose heavy columns are past
- * HEAVY_DETAIL_BYTES stored (a 1,000,000-vertex polygon kept as poison: 12 MB of envelope and as much payload)
+ * HEAVY_DETAIL_BYTES (256 KB) stored (a 1,000,000-vertex polygon kept as poison: 12 MB of envelope and as much payload)
  * is not read here: receiving, parsing, masking and serializing it held the event loop for seconds.
  */
 export async function readDetailForReader(db: Db, id: string): Promise<ReaderRead> {

@@ -30,6 +30,17 @@ describe("payloadDelta on large payloads", () => {
     ]);
   });
 
+  it("compares large payloads by value: key order is not a change (jsonb reorders keys), a deep difference is", () => {
+    const samples = Array.from({ length: DIFF_VALUE_BUDGET + 1 }, (_, i) => ({ a: i, b: [i, "x"] }));
+    const reordered = samples.map(({ a, b }) => ({ b: [...b], a }));
+    expect(payloadDelta({ samples }, { samples: reordered })).toBeUndefined();
+    const changed = structuredClone(samples);
+    changed[DIFF_VALUE_BUDGET]!.b[1] = "y";
+    expect(payloadDelta({ samples }, { samples: changed })).toEqual({ samples: [samples, changed] });
+    expect(payloadDelta({ samples }, { samples: samples.slice(1) })).toEqual({ samples: [samples, samples.slice(1)] });
+    expect(payloadDelta({ samples: [...samples, null] }, { samples: [...samples, 0] })).toBeDefined();
+  });
+
   it("keeps jsondiffpatch's item-level changes below the budget", () => {
     const { changes } = payloadChanges({ coordinates: [1, 2, 3] }, { coordinates: [1, 3] });
     expect(changes).toEqual([{ path: "/coordinates/1", kind: "removed", before: 2 }]);

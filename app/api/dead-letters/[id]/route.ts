@@ -14,7 +14,7 @@ export const dynamic = "force-dynamic";
 /**
  * GET /api/dead-letters/{id}[?unmask=1] — the record: raw envelope, payload, analysis, repaired geometry, failure
  * history. Card data is masked (lib/masking); holders of dead_letters:unmask get it in clear with unmask=1, audited.
- * A heavy record's answer (past 1 MB stored) is built on a worker thread and sent as it comes from there.
+ * A heavy record's answer (past 256 KB stored) is built on a worker thread and sent as it comes from there.
  */
 export const GET = defineRoute(
   { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: UnmaskQuerySchema },
