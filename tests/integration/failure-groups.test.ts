@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { countCells, summarizeCells } from "../../lib/ops/overview";
@@ -20,6 +22,7 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string | str
 let db: Db;
 let analystToken: string;
 let analystId: string;
+let analystEmail: string;
 let supervisorId: string;
 let auditorToken: string;
 
@@ -64,6 +67,7 @@ beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "failure_attempt", "failure_group", "user"] });
   const analyst = await makeUser(db, "analyst");
   analystId = analyst.id;
+  analystEmail = analyst.email;
   analystToken = await makeToken(db, analyst.id);
   supervisorId = (await makeUser(db, "supervisor")).id;
   auditorToken = await makeToken(db, (await makeUser(db, "auditor")).id);
@@ -178,4 +182,41 @@ describe("failure groups", () => {
     expect((await patch(id, { owner: supervisorId })).body.owner.id).toBe(supervisorId);
     expect((await patch(id, { owner: null })).body.owner).toBeNull();
   });
+
+  it("the CLI lists groups and resolves one as a named user, audited as them; a missing --as is a usage error", async () => {
+    const run = promisify(execFile);
+    const cli = async (args: string[]) => {
+      try {
+        const r = await run(process.execPath, ["bin/redrive.mjs", ...args], {
+          env: { ...process.env, DATABASE_URL: db.url },
+          timeout: 60_000,
+        });
+        return { code: 0, stdout: r.stdout, stderr: r.stderr };
+      } catch (err) {
+        const e = err as { code?: number; stdout?: string; stderr?: string };
+        return { code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+      }
+    };
+    const listed = await cli(["group", "list", "--sort", "size", "--json"]);
+    expect(listed.code).toBe(0);
+    const id = (JSON.parse(listed.stdout) as { id: string; reasonGroup: string }[]).find((g) => g.reasonGroup.startsWith("schema v3"))!.id;
+    const table = await cli(["group", "list"]);
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+STATUS\s+RECORDS/);
+    expect(table.stdout).toContain(id);
+
+    const noActor = await cli(["group", "resolve", id, "--reason", "fixed"]);
+    expect(noActor.code).toBe(2);
+    expect(noActor.stderr).toContain("--as");
+    const badLink = await cli(["group", "resolve", id, "--reason", "fixed", "--link", "ftp://x", "--as", analystEmail]);
+    expect(badLink.code).toBe(2);
+    expect(badLink.stderr).toContain("--link");
+    const resolved = await cli(["group", "resolve", id, "--reason", "producer fixed in 4.3", "--as", analystEmail, "--json"]);
+    expect(resolved.code).toBe(0);
+    expect(JSON.parse(resolved.stdout)).toMatchObject({ status: "resolved", resolution: { reason: "producer fixed in 4.3" } });
+    const { rows } = await db.pool.query<{ actor_email: string }>(
+      "SELECT actor_email FROM audit_event WHERE target_id = $1 AND action = 'failure_group.updated' ORDER BY id DESC LIMIT 1",
+      [id],
+    );
+    expect(rows[0]?.actor_email).toBe(analystEmail);
+  }, 300_000); // five CLI processes, each starting the app's modules
 });
