@@ -3,7 +3,6 @@
 // to triage), recorded as the audit actor. Output masks card data as the API does for a reader without clear access.
 import "server-only";
 import type { Command } from "commander";
-import { AppError } from "../../errors/app-error";
 import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Actor } from "../../audit/append";
@@ -19,25 +18,9 @@ import {
 } from "../../dead-letters/groups/group-schemas";
 import { getGroup, listGroups } from "../../dead-letters/groups/read-groups";
 import { updateGroup } from "../../dead-letters/groups/update-group";
-import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
+import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
-
-async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const { db, close } = await connectCli();
-  try {
-    return await fn(db);
-  } catch (err) {
-    if (err instanceof AppError && err.status < 500) {
-      // A bad value is a usage error (exit 2); an unknown group or a conflict is a problem found (exit 1).
-      if (err.status === 400 || err.status === 422) throw new CliUsageError(err.message);
-      throw new Error(err.message);
-    }
-    throw err;
-  } finally {
-    await close();
-  }
-}
 
 async function actingAs(db: Db, email: string | undefined): Promise<Actor> {
   if (!email) throw new CliUsageError("--as <email> is required: the analyst or supervisor on whose behalf this is done (and audited)");
@@ -94,7 +77,7 @@ async function applyChange(
   build: (db: Db) => Promise<Record<string, unknown>>,
 ): Promise<void> {
   const gid = groupId(id);
-  await withDb(async (db) => {
+  await withCliDb(async (db) => {
     const actor = await actingAs(db, o.as);
     const patch = change(await build(db));
     const group = await updateGroup(db.pool, gid, patch, { actor, requestId: `cli:${osAccount()}@group`, now: new Date() });
@@ -120,7 +103,7 @@ export function registerGroupCommands(program: Command): void {
         JSON.parse(JSON.stringify({ sort: o.sort, status: o.status, source: o.source, limit: o.limit })),
       );
       if (!r.success) throw optionsError(r.error.issues);
-      await withDb(async (db) => {
+      await withCliDb(async (db) => {
         const groups = await listGroups(db.pool, r.data, new Date());
         print(groups, o.json === true, () => groupTable(groups));
         say(`${groups.length} groups`);
@@ -134,7 +117,7 @@ export function registerGroupCommands(program: Command): void {
     .option("--json", "print the group as JSON")
     .action(async (id: string, o: { json?: boolean }) => {
       const gid = groupId(id);
-      await withDb(async (db) => {
+      await withCliDb(async (db) => {
         const g = await getGroup(db.pool, gid, new Date());
         print(g, o.json, () => {
           const lines = [groupTable([g])];
