@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
+import { failureGroupId } from "../../lib/dead-letters/groups/group-id";
 import { countCells, summarizeCells } from "../../lib/ops/overview";
 import { unresolvedCount } from "../../lib/ops/measures";
 import { ingest } from "../replay/fixtures";
@@ -91,6 +92,9 @@ describe("failure groups", () => {
     const [first, second] = r.body.groups;
     expect(first).toMatchObject({ source: "gates", status: "open", count: 3, unresolved: 3, owner: null, regression: false });
     expect(first.id).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    // The store computes ids in JS, reads in SQL: the same id for a reason holding "…" (UTF-8, not ASCII).
+    expect(first.reasonGroup).toContain("…");
+    expect(failureGroupId(first.source, first.reasonGroup)).toBe(first.id);
     expect(first.trend).toHaveLength(14);
     expect(first.firstSeenAt).not.toBeNull();
     expect(second.count).toBe(1);

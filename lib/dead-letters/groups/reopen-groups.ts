@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import type { Actor, AuditInput } from "../../audit/append";
+import { failureGroupId } from "./group-id";
 
 // The store step's part in failure groups (lib/dead-letters/store/write-records.ts), inside its transaction:
 // a page's arrivals mark their groups as seen, and a resolved group that receives one reopens as a regression.
@@ -10,7 +11,8 @@ import type { Actor, AuditInput } from "../../audit/append";
 // for each other but cannot deadlock.
 
 export interface GroupArrivals {
-  /** (source, reason group) pairs, each once */
+  /** (id, source, reason group) of each group, once */
+  ids: string[];
   sources: string[];
   reasonGroups: string[];
 }
@@ -18,11 +20,12 @@ export interface GroupArrivals {
 /** Collects the distinct groups of a page's records. */
 export function arrivalsOf(records: Iterable<{ source: string; reasonGroup: string }>): GroupArrivals {
   const seen = new Set<string>();
-  const out: GroupArrivals = { sources: [], reasonGroups: [] };
+  const out: GroupArrivals = { ids: [], sources: [], reasonGroups: [] };
   for (const r of records) {
     const k = `${r.source}\u0000${r.reasonGroup}`;
     if (seen.has(k)) continue;
     seen.add(k);
+    out.ids.push(failureGroupId(r.source, r.reasonGroup));
     out.sources.push(r.source);
     out.reasonGroups.push(r.reasonGroup);
   }
@@ -47,22 +50,19 @@ export async function recordGroupArrivals(
     resolution_reason: string | null;
     resolved_at: Date | null;
   }>(
-    `WITH target AS (
-       SELECT g.id FROM failure_group g
-       JOIN unnest($1::text[], $2::text[]) AS a(source, reason_group) ON g.id = failure_group_id(a.source, a.reason_group)
-       WHERE g.status = 'resolved' ORDER BY g.id FOR UPDATE OF g)
-     UPDATE failure_group g SET status = 'open', regression = true, regressed_at = $3, last_seen_at = greatest(g.last_seen_at, $3),
-       updated_at = $3, version = g.version + 1
+    `WITH target AS (SELECT id FROM failure_group WHERE id = ANY($1::text[]) AND status = 'resolved' ORDER BY id FOR UPDATE)
+     UPDATE failure_group g SET status = 'open', regression = true, regressed_at = $2, last_seen_at = greatest(g.last_seen_at, $2),
+       updated_at = $2, version = g.version + 1
      FROM target WHERE g.id = target.id AND g.status = 'resolved'
      RETURNING g.id, g.source, g.reason_group, g.resolution_reason, g.resolved_at`,
-    [arrivals.sources, arrivals.reasonGroups, ctx.now],
+    [arrivals.ids, ctx.now],
   );
   await client.query(
     `INSERT INTO failure_group (id, source, reason_group, first_seen_at, last_seen_at)
-     SELECT failure_group_id(a.source, a.reason_group), a.source, a.reason_group, $3, $3
-     FROM unnest($1::text[], $2::text[]) AS a(source, reason_group) ORDER BY 1
+     SELECT a.id, a.source, a.reason_group, $4, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS a(id, source, reason_group)
+     ORDER BY 1
      ON CONFLICT (id) DO UPDATE SET last_seen_at = greatest(failure_group.last_seen_at, EXCLUDED.last_seen_at)`,
-    [arrivals.sources, arrivals.reasonGroups, ctx.now],
+    [arrivals.ids, arrivals.sources, arrivals.reasonGroups, ctx.now],
   );
   return reopened.rows.map((r) => ({
     actorId: ctx.actor.id,
