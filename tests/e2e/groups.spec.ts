@@ -19,6 +19,8 @@ async function openAs(browser: Browser, role: DemoRole, path: string): Promise<P
 }
 
 test("groups: two analysts share a group, and a regression reopens it @themes", async ({ browser, playwright, baseURL }) => {
+  // Two browsers signing in and waiting on each other's polls: past the 60 s default on a busy machine.
+  test.setTimeout(180_000);
   const reason = `gateway refused tap ${word()}`;
   const envelope = (eventId: string) => ({
     kind: "afc",
