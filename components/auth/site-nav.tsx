@@ -11,6 +11,7 @@ import { UserMenu } from "./user-menu";
 const PAGES: readonly { href: string; label: string; permission: Permission }[] = [
   { href: "/dead-letters", label: "Dead letters", permission: "dead_letters:read" },
   { href: "/lookup", label: "Lookup", permission: "dead_letters:read" },
+  { href: "/groups", label: "Groups", permission: "dead_letters:read" },
   { href: "/quarantine", label: "Quarantine", permission: "dead_letters:read" },
   { href: "/replays", label: "Replays", permission: "replays:read" },
   { href: "/sources", label: "Sources", permission: "sources:read" },

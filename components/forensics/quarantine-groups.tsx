@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
+import { DayTrend } from "@/components/ui/day-trend";
 import { Dialog } from "@/components/ui/dialog";
 import type { QuarantineGroup } from "@/lib/dead-letters/record-schemas";
 import { ExportMenu } from "./export-menu";
@@ -11,26 +12,6 @@ import { useQuarantineAction, useQuarantineGroups } from "./queries";
 // Quarantined records by reason pattern: how many, and whether the pattern is still arriving (14-day trend by
 // observation day). Each group can be released back to triage (the producer fixed it, or an analyst will) or
 // purged by a supervisor (the payload must not be kept), always with a reason, after a confirmation.
-
-function Trend({ trend }: { trend: QuarantineGroup["trend"] }) {
-  const max = Math.max(1, ...trend.map((t) => t.count));
-  return (
-    <div
-      className="flex h-6 items-end gap-px"
-      aria-label={`observed per day, last 14 days: ${trend.map((t) => t.count).join(", ")}`}
-      role="img"
-    >
-      {trend.map((t) => (
-        <div
-          key={t.day}
-          title={`${t.day}: ${t.count}`}
-          className={t.count ? "w-1.5 bg-red-600" : "w-1.5 bg-slate-200"}
-          style={{ height: `${Math.max(8, (100 * t.count) / max)}%` }}
-        />
-      ))}
-    </div>
-  );
-}
 
 type Pending = { action: "release" | "purge"; group: QuarantineGroup };
 
@@ -120,7 +101,7 @@ export function QuarantineGroups({
                   </td>
                   <td className="px-3 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
                   <td className="px-3 py-1.5">
-                    <Trend trend={g.trend} />
+                    <DayTrend trend={g.trend} />
                   </td>
                   <td className="space-x-1 whitespace-nowrap px-3 py-1.5 text-right">
                     {canTriage && (

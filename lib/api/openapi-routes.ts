@@ -33,6 +33,7 @@ import {
 import { QuarantineBodySchema } from "../dead-letters/record-schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery, SingleApproverBody } from "../replay/batch/batch-schemas";
 import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from "../sources/source-schemas";
+import { GroupIdParamsSchema, GroupListQuerySchema, GroupPatchSchema } from "../dead-letters/groups/group-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
 
 // Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when
@@ -649,7 +650,52 @@ const META: Operation[] = [
   },
 ];
 
-export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...SETTINGS, ...FORENSICS, ...SOURCES, ...ACCOUNTS, ...META];
+const GROUPS: Operation[] = [
+  {
+    method: "get",
+    path: "/api/groups",
+    tag: "groups",
+    summary: "Failure groups (source + reason group) with status, owner, counts and a 14-day trend",
+    description: "sort=new (latest arrival first) | size | age (seen first, first); status filters by the groups' status.",
+    access: { permission: "dead_letters:read" },
+    query: GroupListQuerySchema,
+    responses: ok("{ groups }"),
+  },
+  {
+    method: "get",
+    path: "/api/groups/{id}",
+    tag: "groups",
+    summary: "One failure group with its notes",
+    access: { permission: "dead_letters:read" },
+    params: GroupIdParamsSchema,
+    responses: { ...ok("The group"), 404: { description: "No such group" } },
+  },
+  {
+    method: "patch",
+    path: "/api/groups/{id}",
+    tag: "groups",
+    summary: "Acknowledge, resolve (with a reason), ignore or reopen a group, assign its owner, add a note (audited)",
+    access: { permission: "dead_letters:triage" },
+    params: GroupIdParamsSchema,
+    body: GroupPatchSchema,
+    responses: {
+      ...ok("The group"),
+      404: { description: "No such group" },
+      409: { description: "version given and the group changed since" },
+    },
+  },
+];
+
+export const OPERATIONS: readonly Operation[] = [
+  ...DEAD_LETTERS,
+  ...GROUPS,
+  ...REPLAYS,
+  ...SETTINGS,
+  ...FORENSICS,
+  ...SOURCES,
+  ...ACCOUNTS,
+  ...META,
+];
 
 let cached: ReturnType<typeof buildOpenApi> | null = null;
 

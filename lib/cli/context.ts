@@ -2,6 +2,7 @@ import "server-only";
 import { stat } from "node:fs/promises";
 import { userInfo } from "node:os";
 import type { Db } from "../db/client";
+import { AppError } from "../errors/app-error";
 
 /** Connects a CLI command to the same database the app uses (DATABASE_URL or the embedded server). */
 export async function connectCli(opts: { migrate?: boolean } = {}): Promise<{ db: Db; close(): Promise<void> }> {
@@ -14,6 +15,27 @@ export async function connectCli(opts: { migrate?: boolean } = {}): Promise<{ db
 /** A failure the user caused: printed without a stack trace, exit status 2. */
 export class CliUsageError extends Error {
   override name = "CliUsageError";
+}
+
+/**
+ * Runs a command's work on the app's database, closing it after. An AppError the domain answers with becomes the
+ * CLI's: a bad value (400, 422) is a usage error (exit 2); a refusal the command ran into — not found, four eyes,
+ * a record or batch in the wrong state (403, 404, 409) — is a problem it found (exit 1), as the README says.
+ */
+export async function withCliDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const { db, close } = await connectCli();
+  try {
+    return await fn(db);
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) {
+      const issues = err.issues.length > 1 ? `\n${err.issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}` : "";
+      if (err.status === 400 || err.status === 422) throw new CliUsageError(`${err.message}${issues}`);
+      throw new Error(`${err.message}${issues}`);
+    }
+    throw err;
+  } finally {
+    await close();
+  }
 }
 
 /** The flag a parsed option came from: `radiusKm` → `--radius-km`; a list's index is dropped (`status.0` → `--status`). */

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { maskReasonGroups } from "../dead-letters/query/mask-list";
 import type { MaskRules } from "../masking/rules";
 import { listAlertRules, type AlertRuleView } from "./alerts/alert-rules";
-import { hoursBetween, oldestUnresolved, UNRESOLVED } from "./measures";
+import { hoursBetween, notIgnored, oldestUnresolved, UNRESOLVED } from "./measures";
 import { bucketRange, fillSeries, type SeriesPoint, type Unit } from "./series";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
@@ -20,6 +20,8 @@ export interface CountCell {
   status: string;
   failureClass: string;
   reasonGroup: string;
+  /** in an ignored failure group: counted in the totals, not in what needs attention */
+  ignored: boolean;
   n: number;
 }
 
@@ -72,7 +74,7 @@ export function summarizeCells(
     add(byKind, c.kind, c.n);
     add(byStatus, c.status, c.n);
     add(byClass, c.failureClass, c.n);
-    if (!open.has(c.status)) continue;
+    if (!open.has(c.status) || c.ignored) continue;
     unresolved += c.n;
     const key = `${c.kind}\u0000${c.reasonGroup}`;
     const r = reasons.get(key) ?? { reasonGroup: c.reasonGroup, kind: c.kind, count: 0 };
@@ -84,11 +86,26 @@ export function summarizeCells(
 }
 
 export async function countCells(db: Db): Promise<CountCell[]> {
-  const { rows } = await db.query<{ kind: CountCell["kind"]; status: string; failure_class: string; reason_group: string; n: string }>(
-    `SELECT kind::text AS kind, status::text AS status, failure_class::text AS failure_class, reason_group, sum(n)::text AS n
-     FROM dead_letter_stat GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0`,
+  const { rows } = await db.query<{
+    kind: CountCell["kind"];
+    status: string;
+    failure_class: string;
+    reason_group: string;
+    ignored: boolean;
+    n: string;
+  }>(
+    `SELECT kind::text AS kind, status::text AS status, failure_class::text AS failure_class, reason_group,
+       NOT ${notIgnored("s")} AS ignored, sum(n)::text AS n
+     FROM dead_letter_stat s GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0`,
   );
-  return rows.map((r) => ({ kind: r.kind, status: r.status, failureClass: r.failure_class, reasonGroup: r.reason_group, n: Number(r.n) }));
+  return rows.map((r) => ({
+    kind: r.kind,
+    status: r.status,
+    failureClass: r.failure_class,
+    reasonGroup: r.reason_group,
+    ignored: r.ignored,
+    n: Number(r.n),
+  }));
 }
 
 export async function arrivalSeries(db: Db, now: Date, unit: Unit, count: number): Promise<SeriesPoint[]> {

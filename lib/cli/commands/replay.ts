@@ -6,7 +6,6 @@
 import "server-only";
 import { hostname } from "node:os";
 import type { Command } from "commander";
-import { AppError } from "../../errors/app-error";
 import { bigintIdSchema, isBigintId } from "../../db/column-limits";
 import { can, isRole, type Permission } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
@@ -18,7 +17,7 @@ import { BATCH_STATUSES, CreateBatchBody, ListBatchesQuery, SingleApproverBody, 
 import { readSingleApproverSetting, setSingleApproverLimit } from "../../replay/batch/single-approver";
 import { ACTION_PERMISSION, BATCH_ACTIONS, singleApproverAllowed, type BatchAction } from "../../replay/batch/batch-states";
 import { getBatch, listBatches } from "../../replay/batch/read-batches";
-import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
+import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
 import { redactUrlSecrets } from "../../masking/url";
 import { registerWorkerCommands } from "./worker";
@@ -30,24 +29,6 @@ const say = (msg: string) => process.stderr.write(`${msg}\n`);
 function howLong(count: number, rate: number, pageSize: number): string {
   if (isUnpaced(rate, pageSize)) return `unpaced at ${rate}/s: as fast as the workers and the sink take it`;
   return `about ${formatDuration(count / rate)} at ${rate}/s`;
-}
-
-async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const { db, close } = await connectCli();
-  try {
-    return await fn(db);
-  } catch (err) {
-    if (err instanceof AppError && err.status < 500) {
-      const issues = err.issues.length > 1 ? `\n${err.issues.map((i) => `  ${i.path}: ${i.message}`).join("\n")}` : "";
-      // A bad value (400, 422) is a usage error (exit 2); a refusal the command ran into — not found, four eyes,
-      // a batch in the wrong state (403, 404, 409) — is a problem it found (exit 1), as the README says.
-      if (err.status === 400 || err.status === 422) throw new CliUsageError(`${err.message}${issues}`);
-      throw new Error(`${err.message}${issues}`);
-    }
-    throw err;
-  } finally {
-    await close();
-  }
 }
 
 /** The user named by --as, checked like the API checks a signed-in user. */
@@ -238,7 +219,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--json", "print the batch as JSON")
     .action(async (o: CreateOptions) => {
       const body = parseBody(createBody(o));
-      await withDb(async (db) => {
+      await withCliDb(async (db) => {
         const selection = body.ids ? { ids: body.ids } : { filter: body.filter ?? {} };
         if (o.preview) {
           await freshenReplayStatistics(db.pool);
@@ -281,7 +262,7 @@ export function registerReplayCommands(program: Command): void {
       .action(async (id: string, o: { as: string; json?: boolean }) => {
         const batchId = bigintIdSchema("must be a batch id").safeParse(id);
         if (!batchId.success) throw new CliUsageError(`${id}: not a batch id`);
-        await withDb(async (db) => {
+        await withCliDb(async (db) => {
           const user = await actingAs(db, o.as, ACTION_PERMISSION[action as BatchAction]);
           const r = await applyBatchAction(db.pool, batchId.data, action, user, { now: new Date(), requestId: cliRequestId() });
           await r.itemsCancelled; // before the pool closes
@@ -300,7 +281,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--as <email>", "the admin changing it (audited); needed to set it")
     .description("show or set the single-approver limit for replay batches")
     .action(async (limit: string | undefined, o: { as?: string }) => {
-      await withDb(async (db) => {
+      await withCliDb(async (db) => {
         if (limit !== undefined) {
           const body = SingleApproverBody.safeParse({ limit: /^\d+$/.test(limit) ? Number(limit) : limit });
           if (!body.success) throw new CliUsageError(`limit: ${body.error.issues[0]?.message ?? "must be a whole number, 0 or more"}`);
@@ -330,7 +311,7 @@ export function registerReplayCommands(program: Command): void {
     .description("a batch's progress: counts per outcome, rate, ETA")
     .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
       if (!isBigintId(id)) throw new CliUsageError(`${id}: not a batch id`);
-      await withDb(async (db) => {
+      await withCliDb(async (db) => {
         for (;;) {
           const view = await getBatch(db.pool, id, new Date());
           print(view, o.json);
@@ -349,7 +330,7 @@ export function registerReplayCommands(program: Command): void {
     .action(async (o: { status?: string; limit: string; json?: boolean }) => {
       const q = ListBatchesQuery.safeParse(o); // the API's own query: the same limits
       if (!q.success) throw optionsError(q.error.issues);
-      await withDb(async (db) => {
+      await withCliDb(async (db) => {
         const batches = await listBatches(db.pool, q.data, new Date());
         if (o.json) process.stdout.write(`${JSON.stringify(batches, null, 2)}\n`);
         else if (batches.length > 0) process.stdout.write(`${batches.map((b) => formatBatch(b, { oneLine: true })).join("\n")}\n`);

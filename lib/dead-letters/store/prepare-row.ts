@@ -15,6 +15,9 @@ export interface PreparedRecord {
   kind: DeadLetterKind;
   idempotencyKey: string | null;
   failureReason: string;
+  /** the record's failure group (lib/dead-letters/groups): its arrival marks the group seen */
+  source: string;
+  reasonGroup: string;
   firstSeenAt: Date;
   replayCount: number;
   /**
@@ -63,6 +66,7 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
   const bbox = r.spatial?.bbox ? storedBox(r.spatial.bbox) : null;
   const observedAt = r.observedAtExact ?? r.observedAt.toISOString(); // once: Date → ISO text is a microsecond each time
   const reason = copyField(r.failureReason);
+  const group = reasonGroup(r.failureReason);
   // The analysis is serialized once, canonically: the row's jsonb column and the audit entry share the text.
   const analysis = r.spatial ? canonicalJson(r.spatial.analysis) : null;
   const row = [
@@ -79,7 +83,7 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     copyJson(r.payload),
     reason,
     reason,
-    copyField(reasonGroup(r.failureReason)),
+    copyField(group),
     r.failureClass,
     copyField(r.classReason),
     r.failureClass === "poison" ? "quarantined" : "pending",
@@ -99,6 +103,8 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     kind: r.kind,
     idempotencyKey: r.idempotencyKey,
     failureReason: r.failureReason,
+    source: r.source,
+    reasonGroup: group,
     firstSeenAt: r.firstSeenAt,
     replayCount: r.replayCount,
     row,

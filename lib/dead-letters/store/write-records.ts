@@ -8,6 +8,7 @@ import { isUniqueViolation } from "../../db/pg-errors";
 import { copyField } from "../../db/copy-text";
 import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
 import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
+import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import type { NewDeadLetter } from "../../vocabulary/record";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
@@ -99,13 +100,18 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   records.forEach((_, i) => {
     if (!isCandidate.has(i)) repeats.push(i); // a key seen earlier in this batch
   });
+  const repeatGroups: { source: string; reasonGroup: string }[] = [];
   if (repeats.length) {
     repeats.sort((a, b) => a - b);
-    await recordRepeats(client, records, repeats, outcomes, attempts, audits, ctx);
+    repeatGroups.push(...(await recordRepeats(client, records, repeats, outcomes, attempts, audits, ctx)));
   }
   const audit = prepareAudit(audits, ctx.now); // before waiting: only hashing and the insert run under the chain's lock
   await ctx.after;
+  // Every stored failure (new record or repeat) is an arrival in its group; after the previous batch's commit and
+  // before the chain's lock, the order of lib/dead-letters/groups/reopen-groups.ts.
+  const reopened = await recordGroupArrivals(client, arrivalsOf([...fresh.map((f) => f.record), ...repeatGroups]), ctx);
   const events = await appendAudit(client, audit, ctx.now);
+  if (reopened.length) await appendAudit(client, reopened, ctx.now);
   // Each failure points at the audit event that recorded it (the record's timeline reads it from there), so the
   // attempts go in once the events have their ids: a new record's first attempt is the batch's ingest event
   // (the first one), a repeat (attempt 2 and later, also of a record created in this batch) its record's
@@ -226,6 +232,7 @@ function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedR
 
 interface LockedRow {
   id: string;
+  source: string;
   kind: RepeatState["kind"];
   idempotency_key: string;
   failure_count: number;
@@ -235,7 +242,10 @@ interface LockedRow {
   status: RepeatState["status"];
 }
 
-/** One more failure per repeated record, applied in input order on rows locked in id order. */
+/**
+ * One more failure per repeated record, applied in input order on rows locked in id order. Returns the groups
+ * the records are in after it (a repeat brings its reason, hence its reason group).
+ */
 async function recordRepeats(
   client: pg.PoolClient,
   records: PreparedRecord[],
@@ -244,11 +254,11 @@ async function recordRepeats(
   attempts: Attempt[],
   audits: AuditInput[],
   ctx: StoreContext,
-): Promise<void> {
+): Promise<{ source: string; reasonGroup: string }[]> {
   const kinds = repeats.map((i) => (records[i] as PreparedRecord).kind);
   const keys = repeats.map((i) => (records[i] as PreparedRecord).idempotencyKey);
   const { rows } = await client.query<LockedRow>(
-    `SELECT d.id::text AS id, d.kind, d.idempotency_key, d.failure_count, d.replay_count, d.failure_class,
+    `SELECT d.id::text AS id, d.source, d.kind, d.idempotency_key, d.failure_count, d.replay_count, d.failure_class,
        d.class_reason, d.status
      FROM dead_letter d JOIN unnest($1::"DeadLetterKind"[], $2::text[]) AS k(kind, key)
        ON d.kind = k.kind AND d.idempotency_key = k.key
@@ -276,6 +286,7 @@ async function recordRepeats(
     outcomes[i] = { status: "duplicate", id: row.id, failureClass: next.failureClass };
   }
   const updates = [...state.values()];
+  const groups = updates.map((u) => ({ source: u.row.source, reasonGroup: reasonGroup(u.next.reason) }));
   await client.query(
     `UPDATE dead_letter d SET failure_count = u.failure_count, replay_count = u.replay_count,
        failure_class = u.failure_class, class_reason = u.class_reason, status = u.status, reason = u.reason,
@@ -292,7 +303,7 @@ async function recordRepeats(
       updates.map((u) => u.next.status),
       updates.map((u) => u.next.reason),
       ctx.now,
-      updates.map((u) => reasonGroup(u.next.reason)),
+      groups.map((g) => g.reasonGroup),
     ],
   );
   for (const u of updates) {
@@ -308,4 +319,5 @@ async function recordRepeats(
       after: { failureCount: u.next.failureCount, failureClass: u.next.failureClass, status: u.next.status, reason: u.next.reason },
     });
   }
+  return groups;
 }

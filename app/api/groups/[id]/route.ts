@@ -1,0 +1,23 @@
+import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { GroupIdParamsSchema, GroupPatchSchema } from "@/lib/dead-letters/groups/group-schemas";
+import { getGroup } from "@/lib/dead-letters/groups/read-groups";
+import { updateGroup } from "@/lib/dead-letters/groups/update-group";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/groups/{id} — one failure group with its notes. */
+export const GET = defineRoute({ access: { permission: "dead_letters:read" }, params: GroupIdParamsSchema }, async ({ params, now }) =>
+  getGroup(getDb().pool, params.id, now),
+);
+
+/** PATCH /api/groups/{id} {status?, owner?, resolution?, note?, version?} — analysts and supervisors work on a group (audited). */
+export const PATCH = defineRoute(
+  { access: { permission: "dead_letters:triage" }, params: GroupIdParamsSchema, body: GroupPatchSchema },
+  async ({ params, body, principal, requestId, now }) =>
+    updateGroup(getDb().pool, params.id, body, { actor: actorOf(principal!), requestId, now }),
+);
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, DELETE } = otherMethods("GET", "PATCH");

@@ -1,0 +1,14 @@
+import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { GroupListQuerySchema } from "@/lib/dead-letters/groups/group-schemas";
+import { listGroups } from "@/lib/dead-letters/groups/read-groups";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/groups?sort=new|size|age&status=open,acknowledged&source= — failure groups with status, owner, counts, trend. */
+export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: GroupListQuerySchema }, async ({ query, now }) => ({
+  groups: await listGroups(getDb().pool, query, now),
+}));
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,0 +1,226 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { DayTrend } from "@/components/ui/day-trend";
+import { filterToParams } from "@/lib/dead-letters/query/filter-url";
+import type { FailureGroupDetail, GroupPatch } from "@/lib/dead-letters/groups/group-schemas";
+import { GroupStatusBadge, when } from "./group-badges";
+import { useGroup, usePatchGroup } from "./queries";
+
+// A failure group's page: its state (status, owner, resolution, regression), the notes thread and the way to its
+// records — the dead-letter list filtered to the group, with its filters and bulk actions, and a replay batch
+// of the group's approved records. Polls, so a second analyst's changes appear within seconds.
+
+export interface Owner {
+  id: string;
+  name: string;
+  email: string;
+}
+
+const FIELD = "rounded border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
+const PANEL = "space-y-2 rounded border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900";
+
+export function GroupDetail({
+  initial,
+  renderedAt,
+  owners,
+  canTriage,
+  canReplay,
+}: {
+  initial: FailureGroupDetail;
+  renderedAt: number;
+  owners: Owner[];
+  canTriage: boolean;
+  canReplay: boolean;
+}) {
+  const { data: g } = useGroup(initial, renderedAt);
+  const patch = usePatchGroup(g.id);
+  const [reason, setReason] = useState("");
+  const [link, setLink] = useState("");
+  const [note, setNote] = useState("");
+  const act = (p: GroupPatch, done?: () => void) => patch.mutate(p, { onSuccess: done });
+  const filter = { source: [g.source], reason: g.reasonGroup };
+  // The owner may no longer be assignable (disabled, role changed): still shown as the select's value.
+  const choices = g.owner && !owners.some((o) => o.id === g.owner?.id) ? [...owners, g.owner] : owners;
+
+  return (
+    <div className="space-y-4">
+      <header className="space-y-1">
+        <p className="text-xs uppercase text-slate-500 dark:text-slate-400">Failure group · {g.source}</p>
+        <h1 id="group-heading" className="break-words font-mono text-base font-semibold">
+          {g.reasonGroup}
+        </h1>
+        <div className="flex flex-wrap items-center gap-3 text-sm text-slate-700 dark:text-slate-300">
+          <span data-testid="group-status">
+            <GroupStatusBadge group={g} />
+          </span>
+          <span>{g.count.toLocaleString("en")} records</span>
+          <span>{g.unresolved.toLocaleString("en")} unresolved</span>
+          <span>first seen {when(g.firstSeenAt)}</span>
+          <span>latest arrival {when(g.lastSeenAt)}</span>
+          <DayTrend trend={g.trend} />
+        </div>
+        {g.regression && (
+          <p
+            role="status"
+            className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+          >
+            Regression: new records arrived on {when(g.regressedAt)} after the group was resolved
+            {g.resolution ? ` (“${g.resolution.reason}”)` : ""}.
+          </p>
+        )}
+        {g.status === "resolved" && g.resolution && (
+          <p className="text-sm text-slate-700 dark:text-slate-300">
+            Resolved {when(g.resolution.at)}: {g.resolution.reason}
+            {g.resolution.link && (
+              <>
+                {" · "}
+                <a href={g.resolution.link} rel="noreferrer noopener" target="_blank" className="text-sky-800 underline dark:text-sky-300">
+                  {g.resolution.link}
+                </a>
+              </>
+            )}
+          </p>
+        )}
+        {g.status === "ignored" && (
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            Ignored: left out of the overview&apos;s counts and the alerts; its records are kept.
+          </p>
+        )}
+      </header>
+
+      <div className="grid gap-4 lg:grid-cols-2">
+        <section aria-label="Work on this group" className={PANEL}>
+          <h2 className="text-sm font-semibold">Status and owner</h2>
+          {canTriage ? (
+            <>
+              <div className="flex flex-wrap gap-2">
+                {g.status !== "acknowledged" && (
+                  <Button size="sm" disabled={patch.isPending} onClick={() => act({ status: "acknowledged" })}>
+                    Acknowledge
+                  </Button>
+                )}
+                {g.status !== "open" && (
+                  <Button size="sm" disabled={patch.isPending} onClick={() => act({ status: "open" })}>
+                    Reopen
+                  </Button>
+                )}
+                {g.status !== "ignored" && (
+                  <Button size="sm" variant="ghost" disabled={patch.isPending} onClick={() => act({ status: "ignored" })}>
+                    Ignore
+                  </Button>
+                )}
+              </div>
+              <label className="flex items-center gap-2 text-sm">
+                Owner
+                <select
+                  className={FIELD}
+                  value={g.owner?.id ?? ""}
+                  disabled={patch.isPending}
+                  onChange={(e) => act({ owner: e.target.value || null })}
+                >
+                  <option value="">Unassigned</option>
+                  {choices.map((o) => (
+                    <option key={o.id} value={o.id} title={o.name}>
+                      {o.email}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <form
+                className="space-y-1"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  if (!reason.trim()) return;
+                  act({ status: "resolved", resolution: { reason: reason.trim(), ...(link.trim() ? { link: link.trim() } : {}) } }, () => {
+                    setReason("");
+                    setLink("");
+                  });
+                }}
+              >
+                <label className="block text-sm">
+                  Resolve: why
+                  <input
+                    className={`${FIELD} mt-0.5 w-full`}
+                    value={reason}
+                    onChange={(e) => setReason(e.target.value)}
+                    placeholder="fixed upstream in release 4.2"
+                  />
+                </label>
+                <label className="block text-sm">
+                  Link (optional)
+                  <input
+                    className={`${FIELD} mt-0.5 w-full`}
+                    type="url"
+                    value={link}
+                    onChange={(e) => setLink(e.target.value)}
+                    placeholder="https://…"
+                  />
+                </label>
+                <Button type="submit" size="sm" variant="approve" disabled={patch.isPending || !reason.trim()}>
+                  Resolve
+                </Button>
+              </form>
+            </>
+          ) : (
+            <p className="text-sm text-slate-600 dark:text-slate-400">Owner: {g.owner ? g.owner.name || g.owner.email : "unassigned"}</p>
+          )}
+        </section>
+
+        <section aria-labelledby="notes-heading" className={PANEL}>
+          <h2 id="notes-heading" className="text-sm font-semibold">
+            Notes
+          </h2>
+          {g.notes.length === 0 ? (
+            <p className="text-sm text-slate-500 dark:text-slate-400">No notes yet.</p>
+          ) : (
+            <ol className="space-y-2" aria-label="Notes">
+              {g.notes.map((n) => (
+                <li key={n.id} className="text-sm">
+                  <p className="text-xs text-slate-500 dark:text-slate-400">
+                    {n.authorEmail} · {when(n.at)}
+                  </p>
+                  <p className="whitespace-pre-wrap break-words">{n.body}</p>
+                </li>
+              ))}
+            </ol>
+          )}
+          {canTriage && (
+            <form
+              className="space-y-1"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (note.trim()) act({ note: note.trim() }, () => setNote(""));
+              }}
+            >
+              <label className="block text-sm">
+                Add a note
+                <textarea className={`${FIELD} mt-0.5 w-full`} rows={2} value={note} onChange={(e) => setNote(e.target.value)} />
+              </label>
+              <Button type="submit" size="sm" disabled={patch.isPending || !note.trim()}>
+                Add note
+              </Button>
+            </form>
+          )}
+        </section>
+      </div>
+
+      <section aria-label="Records" className={`${PANEL} flex flex-wrap items-center gap-3`}>
+        <h2 className="text-sm font-semibold">Records</h2>
+        <Link href={`/dead-letters?${filterToParams(filter)}`} className="text-sm text-sky-800 underline dark:text-sky-300">
+          Open the {g.count.toLocaleString("en")} records in the list
+        </Link>
+        {canReplay && (
+          <Link
+            href={`/replays/new?${filterToParams({ ...filter, status: ["approved"] })}`}
+            className="text-sm text-sky-800 underline dark:text-sky-300"
+          >
+            Replay this group…
+          </Link>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,154 @@
+import "server-only";
+import type pg from "pg";
+import { can, ROLES } from "../../auth/permissions";
+import { AppError } from "../../errors/app-error";
+import { groupsFromCells, lastDays, sortGroups, TREND_DAYS, type GroupCell, type GroupRow } from "./group-rules";
+import type { FailureGroupDetail, FailureGroupView, GroupListQuery, GroupNote, GroupStatus } from "./group-schemas";
+
+// Failure groups as the list and a group's page read them. Counts and trends come from the trigger-maintained
+// rollup (dead_letter_stat, see lib/dead-letters/query/facets.ts): at 1M records a few thousand delta rows
+// summed per (source, reason group, status, day), not a count over dead_letter. Status, owner and first/last
+// seen come from failure_group, one row per group.
+
+type Db = pg.Pool | pg.PoolClient;
+
+interface CellRow {
+  id: string;
+  source: string;
+  reason_group: string;
+  status: string;
+  day: string;
+  n: string;
+}
+
+interface GroupDbRow {
+  id: string;
+  source: string;
+  reason_group: string;
+  status: GroupStatus;
+  owner_id: string | null;
+  owner_email: string | null;
+  owner_name: string | null;
+  resolution_reason: string | null;
+  resolution_link: string | null;
+  resolved_at: Date | null;
+  regression: boolean;
+  regressed_at: Date | null;
+  first_seen_at: Date;
+  last_seen_at: Date;
+  version: number;
+}
+
+const GROUP_COLUMNS = `g.id, g.source, g.reason_group, g.status::text AS status, g.owner_id, u.email AS owner_email,
+  u.name AS owner_name, g.resolution_reason, g.resolution_link, g.resolved_at, g.regression, g.regressed_at,
+  g.first_seen_at, g.last_seen_at, g.version`;
+
+function toRow(r: GroupDbRow): GroupRow {
+  return {
+    id: r.id,
+    source: r.source,
+    reasonGroup: r.reason_group,
+    status: r.status,
+    owner: r.owner_id === null ? null : { id: r.owner_id, email: r.owner_email ?? "(unknown user)", name: r.owner_name ?? "" },
+    regression: r.regression,
+    regressedAt: r.regressed_at?.toISOString() ?? null,
+    resolution:
+      r.resolution_reason === null
+        ? null
+        : { reason: r.resolution_reason, link: r.resolution_link, at: r.resolved_at?.toISOString() ?? null },
+    firstSeenAt: r.first_seen_at.toISOString(),
+    lastSeenAt: r.last_seen_at.toISOString(),
+    version: r.version,
+  };
+}
+
+/**
+ * The rollup per group, status and day. Days before the trend's window are summed into one cell (day '')
+ * so the result stays small however old the data; the group id is computed once per group, after grouping.
+ */
+async function groupCells(db: Db, now: Date, where: { source?: string; id?: string }): Promise<GroupCell[]> {
+  const first = lastDays(now, TREND_DAYS)[0] as string;
+  const values: unknown[] = [first];
+  const conds: string[] = [];
+  if (where.source !== undefined) conds.push(`source = $${values.push(where.source)}`);
+  if (where.id !== undefined) conds.push(`failure_group_id(source, reason_group) = $${values.push(where.id)}`);
+  const { rows } = await db.query<CellRow>(
+    `SELECT failure_group_id(source, reason_group) AS id, source, reason_group, status::text AS status, day, sum(n)::text AS n
+     FROM (SELECT source, reason_group, status, CASE WHEN day >= $1::date THEN to_char(day, 'YYYY-MM-DD') ELSE '' END AS day, n
+           FROM dead_letter_stat ${conds.length ? `WHERE ${conds.join(" AND ")}` : ""}) s
+     GROUP BY source, reason_group, status, day HAVING sum(n) <> 0`,
+    values,
+  );
+  return rows.map((r) => ({ id: r.id, source: r.source, reasonGroup: r.reason_group, status: r.status, day: r.day, n: Number(r.n) }));
+}
+
+export async function listGroups(db: Db, query: GroupListQuery, now: Date): Promise<FailureGroupView[]> {
+  const values: unknown[] = [];
+  const conds: string[] = [];
+  if (query.source !== undefined) conds.push(`g.source = $${values.push(query.source)}`);
+  const [cells, rows] = await Promise.all([
+    groupCells(db, now, { source: query.source }),
+    db.query<GroupDbRow>(
+      `SELECT ${GROUP_COLUMNS} FROM failure_group g LEFT JOIN "user" u ON u.id = g.owner_id
+       ${conds.length ? `WHERE ${conds.join(" AND ")}` : ""}`,
+      values,
+    ),
+  ]);
+  let groups = groupsFromCells(cells, rows.rows.map(toRow), now);
+  if (query.status) {
+    const wanted = new Set<string>(query.status);
+    groups = groups.filter((g) => wanted.has(g.status));
+  }
+  return sortGroups(groups, query.sort).slice(0, query.limit);
+}
+
+const notFound = (id: string) =>
+  new AppError("not_found", `failure group ${id} does not exist (or holds no records)`, {
+    issues: [{ path: "id", message: "no such group" }],
+  });
+
+export async function getGroup(db: Db, id: string, now: Date): Promise<FailureGroupDetail> {
+  const [cells, rows, notes] = await Promise.all([
+    groupCells(db, now, { id }),
+    db.query<GroupDbRow>(`SELECT ${GROUP_COLUMNS} FROM failure_group g LEFT JOIN "user" u ON u.id = g.owner_id WHERE g.id = $1`, [id]),
+    groupNotes(db, id),
+  ]);
+  const row = rows.rows[0];
+  const group = groupsFromCells(cells, rows.rows.map(toRow), now)[0];
+  if (group) return { ...group, notes };
+  // A group whose records are all gone (retention, purge) keeps its row, status and notes.
+  if (row) return { ...toRow(row), count: 0, unresolved: 0, trend: lastDays(now, TREND_DAYS).map((day) => ({ day, count: 0 })), notes };
+  throw notFound(id);
+}
+
+async function groupNotes(db: Db, id: string): Promise<GroupNote[]> {
+  const { rows } = await db.query<{ id: string; author_email: string; body: string; created_at: Date }>(
+    "SELECT id::text AS id, author_email, body, created_at FROM failure_group_note WHERE group_id = $1 ORDER BY id",
+    [id],
+  );
+  return rows.map((r) => ({ id: r.id, authorEmail: r.author_email, body: r.body, at: r.created_at.toISOString() }));
+}
+
+/** The (source, reason group) of a group id, from its row or, for an untracked group, from the rollup. */
+export async function groupKey(db: Db, id: string): Promise<{ source: string; reasonGroup: string }> {
+  const { rows } = await db.query<{ source: string; reason_group: string }>(
+    `SELECT source, reason_group FROM failure_group WHERE id = $1
+     UNION ALL
+     (SELECT source, reason_group FROM dead_letter_stat WHERE failure_group_id(source, reason_group) = $1 LIMIT 1)
+     LIMIT 1`,
+    [id],
+  );
+  const r = rows[0];
+  if (!r) throw notFound(id);
+  return { source: r.source, reasonGroup: r.reason_group };
+}
+
+/** Who may own a group: active users whose role may triage (the owner select of a group's page). */
+export async function assignableOwners(db: Db): Promise<{ id: string; name: string; email: string }[]> {
+  const roles = ROLES.filter((r) => can(r, "dead_letters:triage"));
+  const { rows } = await db.query<{ id: string; name: string; email: string }>(
+    `SELECT id, name, email FROM "user" WHERE NOT disabled AND role::text = ANY($1::text[]) ORDER BY lower(name), email`,
+    [roles],
+  );
+  return rows;
+}
