@@ -34,6 +34,7 @@ import { QuarantineBodySchema } from "../dead-letters/record-schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery, SingleApproverBody } from "../replay/batch/batch-schemas";
 import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from "../sources/source-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
+import { NOTES_AND_VIEWS } from "./openapi-notes-views";
 
 // Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when
 // a route file or method is missing here or its permission differs from the handler's: add new routes here.
@@ -649,7 +650,7 @@ const META: Operation[] = [
   },
 ];
 
-export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...SETTINGS, ...FORENSICS, ...SOURCES, ...ACCOUNTS, ...META];
+export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...SETTINGS, ...FORENSICS, ...SOURCES, ...ACCOUNTS, ...NOTES_AND_VIEWS, ...META];
 
 let cached: ReturnType<typeof buildOpenApi> | null = null;
 

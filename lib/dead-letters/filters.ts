@@ -53,6 +53,8 @@ export const ListFilterSchema = z
     to: timeBoundSchema("to").optional(),
     /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
     q: z.string().trim().min(1).max(300).optional(),
+    /** text in the record's notes: a case-insensitive substring */
+    note: z.string().trim().min(1).max(200).optional(),
     bbox: BboxSchema.optional(),
   })
   .check((ctx) => {
