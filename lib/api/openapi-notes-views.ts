@@ -83,7 +83,11 @@ export const NOTES_AND_VIEWS: Operation[] = [
     summary: "Delete a view (its owner; an admin for a shared view; audited)",
     access: { permission: "dead_letters:read" },
     params: ViewIdParamsSchema,
-    responses: { 200: { description: "Deleted", schema: z.object({ deleted: z.string() }) }, 403: { description: "Not yours to delete" }, ...notFound },
+    responses: {
+      200: { description: "Deleted", schema: z.object({ deleted: z.string() }) },
+      403: { description: "Not yours to delete" },
+      ...notFound,
+    },
   },
   {
     method: "put",

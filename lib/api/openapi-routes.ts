@@ -650,7 +650,16 @@ const META: Operation[] = [
   },
 ];
 
-export const OPERATIONS: readonly Operation[] = [...DEAD_LETTERS, ...REPLAYS, ...SETTINGS, ...FORENSICS, ...SOURCES, ...ACCOUNTS, ...NOTES_AND_VIEWS, ...META];
+export const OPERATIONS: readonly Operation[] = [
+  ...DEAD_LETTERS,
+  ...REPLAYS,
+  ...SETTINGS,
+  ...FORENSICS,
+  ...SOURCES,
+  ...ACCOUNTS,
+  ...NOTES_AND_VIEWS,
+  ...META,
+];
 
 let cached: ReturnType<typeof buildOpenApi> | null = null;
 

@@ -74,7 +74,9 @@ export async function listViews(db: Db, reader: Reader): Promise<SavedView[]> {
 export async function withCounts(db: Db, views: SavedView[], now: Date): Promise<SavedView[]> {
   const counted = views.slice(0, COUNTED_VIEWS);
   const counts = await Promise.all(
-    counted.map((v) => countCache.get(v.filter, now.getTime(), () => facetCounts(db, filterFromParams(new URLSearchParams(v.filter)).filter))),
+    counted.map((v) =>
+      countCache.get(v.filter, now.getTime(), () => facetCounts(db, filterFromParams(new URLSearchParams(v.filter)).filter)),
+    ),
   );
   return views.map((v, i) => ({ ...v, count: i < counts.length ? { total: counts[i]!.total, exact: counts[i]!.exact } : null }));
 }
@@ -86,13 +88,18 @@ async function viewForUpdate(client: pg.PoolClient, id: string, reader: Reader):
   if (!row || (row.owner_id !== reader.userId && !row.shared))
     throw new AppError("not_found", `saved view ${id} does not exist`, { issues: [{ path: "id", message: "no such saved view" }] });
   if (!editableBy(row, reader))
-    throw new AppError("forbidden", `saved view ${id} belongs to ${row.owner_email ?? "another user"}: only its owner or an admin may change it`);
+    throw new AppError(
+      "forbidden",
+      `saved view ${id} belongs to ${row.owner_email ?? "another user"}: only its owner or an admin may change it`,
+    );
   return row;
 }
 
 function nameTaken(err: unknown, name: string): never {
   if ((err as { code?: string }).code === "23505")
-    throw new AppError("conflict", `you already have a view named "${name}"`, { issues: [{ path: "name", message: "already used by one of your views" }] });
+    throw new AppError("conflict", `you already have a view named "${name}"`, {
+      issues: [{ path: "name", message: "already used by one of your views" }],
+    });
   throw err;
 }
 
@@ -140,7 +147,8 @@ export async function updateView(pool: pg.Pool, id: string, patch: PatchViewBody
       ])
       .catch((e: unknown) => nameTaken(e, after.name));
     // Unshared: others can no longer open it, so it stops being their default.
-    if (before.shared && !after.shared) await client.query("DELETE FROM user_default_view WHERE view_id = $1 AND user_id <> $2", [id, before.owner_id]);
+    if (before.shared && !after.shared)
+      await client.query("DELETE FROM user_default_view WHERE view_id = $1 AND user_id <> $2", [id, before.owner_id]);
     const action = before.shared !== after.shared ? (after.shared ? "saved_view.shared" : "saved_view.unshared") : "saved_view.updated";
     await appendAudit(
       client,
@@ -167,7 +175,12 @@ export async function deleteView(pool: pg.Pool, id: string, reader: Reader, ctx:
 }
 
 /** Makes a view the reader can see their default (null: none), audited as saved_view.default_set. */
-export async function setDefaultView(pool: pg.Pool, viewId: string | null, reader: Reader, ctx: AuditContext): Promise<{ viewId: string | null }> {
+export async function setDefaultView(
+  pool: pg.Pool,
+  viewId: string | null,
+  reader: Reader,
+  ctx: AuditContext,
+): Promise<{ viewId: string | null }> {
   return inTransaction(pool, async (client) => {
     if (viewId === null) {
       await client.query("DELETE FROM user_default_view WHERE user_id = $1", [reader.userId]);
@@ -177,7 +190,9 @@ export async function setDefaultView(pool: pg.Pool, viewId: string | null, reade
         reader.userId,
       ]);
       if (!rowCount)
-        throw new AppError("not_found", `saved view ${viewId} does not exist`, { issues: [{ path: "viewId", message: "no such saved view" }] });
+        throw new AppError("not_found", `saved view ${viewId} does not exist`, {
+          issues: [{ path: "viewId", message: "no such saved view" }],
+        });
       await client.query(
         `INSERT INTO user_default_view (user_id, view_id, updated_at) VALUES ($1, $2, $3)
          ON CONFLICT (user_id) DO UPDATE SET view_id = EXCLUDED.view_id, updated_at = EXCLUDED.updated_at`,

@@ -3,7 +3,9 @@ import { canonicalViewFilter, CreateViewBodySchema, PatchViewBodySchema } from "
 
 describe("a saved view's filter", () => {
   it("is the list's query string in canonical order, without keys that are not filters", () => {
-    expect(canonicalViewFilter("?status=pending&cursor=abc&kind=afc&note=Refund")).toEqual({ filter: "kind=afc&status=pending&note=Refund" });
+    expect(canonicalViewFilter("?status=pending&cursor=abc&kind=afc&note=Refund")).toEqual({
+      filter: "kind=afc&status=pending&note=Refund",
+    });
     expect(canonicalViewFilter("")).toEqual({ filter: "" });
   });
   it("refuses a filter the list cannot read, naming the field", () => {

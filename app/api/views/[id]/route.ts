@@ -16,7 +16,8 @@ export const PATCH = defineRoute(
 /** DELETE /api/views/{id} — deletes a view (owner; admin for a shared view), audited as saved_view.deleted. */
 export const DELETE = defineRoute(
   { access: { permission: "dead_letters:read" }, params: ViewIdParamsSchema },
-  async ({ params, principal, requestId, now }) => deleteView(getDb().pool, params.id, principal!, { actor: actorOf(principal!), requestId, now }),
+  async ({ params, principal, requestId, now }) =>
+    deleteView(getDb().pool, params.id, principal!, { actor: actorOf(principal!), requestId, now }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */
