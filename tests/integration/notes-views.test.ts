@@ -14,7 +14,6 @@ let db: Db;
 const PAN = "4111111111111111";
 const MASKED = "••••••••••••1111";
 let recordA: string;
-let recordB: string;
 const users: Partial<Record<string, { id: string; email: string; token: string }>> = {};
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -54,7 +53,7 @@ const defaultRoute = async () => (await import("../../app/api/views/default/rout
 
 beforeAll(async () => {
   db = await testDb();
-  [recordA, recordB] = (await ingest(db, [
+  [recordA] = (await ingest(db, [
     spatialEnvelope({ key: "note-a", observedAt: 100, featureId: "fa" }),
     spatialEnvelope({ key: "note-b", observedAt: 200, featureId: "fb" }),
   ])) as [string, string];
