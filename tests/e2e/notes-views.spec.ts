@@ -6,6 +6,9 @@ import { DEMO, signIn } from "./fixtures";
 
 const tag = () => Math.random().toString(36).slice(2, 8);
 
+// Two browsers and a dozen page loads each: more than the default minute on a shared, busy machine.
+test.describe.configure({ timeout: 240_000 });
+
 test("notes: two analysts see each other's notes, mentions and the timeline @themes", async ({ browser }) => {
   const a = await (await browser.newContext()).newPage();
   const b = await (await browser.newContext()).newPage();
@@ -24,11 +27,11 @@ test("notes: two analysts see each other's notes, mentions and the timeline @the
 
   // The other browser sees it without reloading (polled), the mention of its user highlighted.
   const notesB = b.getByRole("region", { name: "Notes" });
-  await expect(notesB.getByText(marker)).toBeVisible({ timeout: 15_000 });
+  await expect(notesB.getByText(marker)).toBeVisible({ timeout: 30_000 });
   await expect(notesB.locator("mark", { hasText: "@supervisor" })).toBeVisible();
   await notesB.getByLabel(/Add a note/).fill(`approved after ${marker}`);
   await notesB.getByRole("button", { name: "Add note" }).click();
-  await expect(notesA.getByText(`approved after ${marker}`)).toBeVisible({ timeout: 15_000 });
+  await expect(notesA.getByText(`approved after ${marker}`)).toBeVisible({ timeout: 30_000 });
   await expect(notesA.getByText(DEMO.supervisor.email.split("@")[0]!, { exact: false }).first()).toBeVisible();
 
   // The mentioned user finds it on the overview.

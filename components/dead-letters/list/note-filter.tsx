@@ -11,6 +11,8 @@ export function NoteFilter({ value, onApply }: { value: string | undefined; onAp
   const [text, setText] = useState(value ?? "");
   const apply = () => {
     const t = text.trim();
+    // Shorter text is not searched (the API needs 3+ characters): the field keeps it until there is more.
+    if (t.length > 0 && t.length < 3) return;
     if (t !== (value ?? "")) onApply(t || undefined);
   };
   return (
@@ -22,8 +24,9 @@ export function NoteFilter({ value, onApply }: { value: string | undefined; onAp
         id="dl-note"
         type="search"
         value={text}
+        minLength={3}
         maxLength={200}
-        placeholder="text in a note"
+        placeholder="3+ characters"
         onChange={(e) => setText(e.target.value)}
         onBlur={apply}
         onKeyDown={(e) => {
