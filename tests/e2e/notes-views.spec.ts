@@ -1,13 +1,21 @@
-import { expect, test } from "@playwright/test";
-import { DEMO, signIn } from "./fixtures";
+import { expect as baseExpect, test, type Page } from "@playwright/test";
+import { DEMO, type DemoRole } from "./fixtures";
 
 // Notes on a record seen live by two people at once, mentions, the timeline and the list's note filter; saved
 // views saved from the list, applied, made the default, and shown with their counts on the overview.
 
 const tag = () => Math.random().toString(36).slice(2, 8);
 
-// Two browsers and a dozen page loads each: more than the default minute on a shared, busy machine.
+// Two browsers and a dozen page loads each: more than the default minute (and ten seconds a step) on a shared,
+// busy machine.
 test.describe.configure({ timeout: 240_000 });
+const expect = baseExpect.configure({ timeout: 30_000 });
+
+/** Signs in through the API (the sign-in form is covered by roles.spec.ts): the session cookie lands in the page's context. */
+async function signIn(page: Page, role: DemoRole): Promise<void> {
+  const res = await page.request.post("/api/auth/sign-in/email", { data: DEMO[role] });
+  expect(res.ok()).toBe(true);
+}
 
 test("notes: two analysts see each other's notes, mentions and the timeline @themes", async ({ browser }) => {
   const a = await (await browser.newContext()).newPage();
@@ -27,11 +35,11 @@ test("notes: two analysts see each other's notes, mentions and the timeline @the
 
   // The other browser sees it without reloading (polled), the mention of its user highlighted.
   const notesB = b.getByRole("region", { name: "Notes" });
-  await expect(notesB.getByText(marker)).toBeVisible({ timeout: 30_000 });
+  await expect(notesB.getByText(marker)).toBeVisible();
   await expect(notesB.locator("mark", { hasText: "@supervisor" })).toBeVisible();
   await notesB.getByLabel(/Add a note/).fill(`approved after ${marker}`);
   await notesB.getByRole("button", { name: "Add note" }).click();
-  await expect(notesA.getByText(`approved after ${marker}`)).toBeVisible({ timeout: 30_000 });
+  await expect(notesA.getByText(`approved after ${marker}`)).toBeVisible();
   await expect(notesA.getByText(DEMO.supervisor.email.split("@")[0]!, { exact: false }).first()).toBeVisible();
 
   // The mentioned user finds it on the overview.
