@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { OverviewDashboard } from "@/components/forensics/overview-dashboard";
+import { MentionsPanel } from "@/components/notes/mentions-panel";
+import { SavedViewsPanel } from "@/components/views/saved-views-panel";
 import { redirect } from "next/navigation";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
@@ -24,6 +26,10 @@ export default async function Home() {
         DLQ health
       </h1>
       <OverviewDashboard initial={JSON.parse(JSON.stringify(overview)) as typeof overview} renderedAt={now.getTime()} />
+      <div className="grid gap-3 md:grid-cols-2">
+        <SavedViewsPanel />
+        <MentionsPanel />
+      </div>
     </section>
   );
 }

@@ -9,6 +9,8 @@ import { listDeadLetters } from "@/lib/dead-letters/query/list";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskFacets, maskListPage } from "@/lib/dead-letters/query/mask-list";
 import { forReader } from "@/lib/api/page-data";
+import { redirect } from "next/navigation";
+import { defaultViewFilter } from "@/lib/dead-letters/views/saved-views";
 
 export const metadata: Metadata = { title: "Dead letters" };
 export const dynamic = "force-dynamic";
@@ -19,7 +21,13 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 export default async function DeadLettersPage({ searchParams }: { searchParams: SearchParams }) {
   const principal = await requirePagePrincipal("dead_letters:read");
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(await searchParams)) for (const one of Array.isArray(v) ? v : v ? [v] : []) params.append(k, one);
+  const given = await searchParams;
+  for (const [k, v] of Object.entries(given)) for (const one of Array.isArray(v) ? v : v ? [v] : []) params.append(k, one);
+  // No query at all: the reader's default view, if any (`?all` asks for every record, default or not).
+  if (Object.keys(given).length === 0) {
+    const preset = await defaultViewFilter(getDb().pool, principal.userId);
+    if (preset) redirect(`/dead-letters?${preset}`);
+  }
   const { filter } = filterFromParams(params);
   const pool = getDb().pool;
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).

@@ -16,6 +16,7 @@ const TONE: Record<TimelineKind, Tone> = {
   purge: "red",
   retention: "slate",
   reveal: "amber",
+  note: "blue",
   other: "slate",
 };
 

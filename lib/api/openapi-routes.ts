@@ -35,6 +35,7 @@ import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery
 import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from "../sources/source-schemas";
 import { GroupIdParamsSchema, GroupListQuerySchema, GroupPatchSchema } from "../dead-letters/groups/group-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
+import { NOTES_AND_VIEWS } from "./openapi-notes-views";
 
 // Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when
 // a route file or method is missing here or its permission differs from the handler's: add new routes here.
@@ -689,11 +690,14 @@ const GROUPS: Operation[] = [
 export const OPERATIONS: readonly Operation[] = [
   ...DEAD_LETTERS,
   ...GROUPS,
+export const OPERATIONS: readonly Operation[] = [
+  ...DEAD_LETTERS,
   ...REPLAYS,
   ...SETTINGS,
   ...FORENSICS,
   ...SOURCES,
   ...ACCOUNTS,
+  ...NOTES_AND_VIEWS,
   ...META,
 ];
 

@@ -32,6 +32,12 @@ describe("permission table", () => {
     expect(can("analyst", "dead_letters:purge")).toBe(false);
   });
 
+  it("notes are written by analysts, supervisors and admins; auditors read them; producers neither", () => {
+    expect(ROLES.filter((r) => can(r, "notes:write"))).toEqual(["analyst", "supervisor", "admin"]);
+    expect(can("auditor", "dead_letters:read")).toBe(true);
+    expect(can("producer", "dead_letters:read")).toBe(false);
+  });
+
   it("isRole accepts exactly the roles", () => {
     for (const r of ROLES) expect(isRole(r)).toBe(true);
     for (const v of ["root", "", "Admin", null, 1, undefined]) expect(isRole(v)).toBe(false);

@@ -28,11 +28,13 @@ export const PERMISSIONS = [
   "sources:manage",
   /** change run-time settings such as the single-approver limit for replay batches (admins; audited) */
   "settings:manage",
+  /** write notes on a record (reading them takes dead_letters:read) */
+  "notes:write",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 const READ: Permission[] = ["dead_letters:read", "replays:read", "dead_letters:export", "tokens:own", "sources:read"];
-const ANALYST: Permission[] = [...READ, "dead_letters:triage"];
+const ANALYST: Permission[] = [...READ, "dead_letters:triage", "notes:write"];
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   analyst: new Set(ANALYST),
@@ -45,7 +47,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     "alerts:manage",
   ]),
   auditor: new Set<Permission>([...READ, "audit:read", "dead_letters:unmask"]),
-  admin: new Set<Permission>([...READ, "audit:read", "users:manage", "tokens:manage", "sources:manage", "settings:manage"]),
+  admin: new Set<Permission>([...READ, "audit:read", "users:manage", "tokens:manage", "sources:manage", "settings:manage", "notes:write"]),
   producer: new Set<Permission>(["dead_letters:ingest", "tokens:own"]),
 };
 

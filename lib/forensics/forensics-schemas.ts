@@ -110,6 +110,7 @@ export const TIMELINE_KINDS = [
   "purge",
   "retention",
   "reveal",
+  "note",
   "other",
 ] as const;
 export type TimelineKind = (typeof TIMELINE_KINDS)[number];

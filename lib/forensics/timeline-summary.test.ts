@@ -24,6 +24,17 @@ describe("timeline summaries of batch events", () => {
   });
 });
 
+describe("timeline summaries of notes", () => {
+  it("quotes the note's text (stored masked in the audit event) after its author", () => {
+    const e = {
+      ...event("dead_letter.note_added"),
+      kind: "note" as const,
+      after: { noteId: "3", text: "card ••••1111, @ann look", mentions: [] },
+    };
+    expect(summarize(e, "9")).toBe("Note by s@x.local (supervisor): card ••••1111, @ann look");
+  });
+});
+
 describe("a record's fate in a batch that ended after its turn", () => {
   const at = (action: string, after: TimelineEvent["after"] = null): TimelineEvent => ({ ...event(action), after, summary: action });
   it("says the record was applied before the cancel, not that it was cancelled", () => {

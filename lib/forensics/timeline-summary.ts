@@ -72,6 +72,8 @@ export function summarize(e: TimelineEvent, targetId: string | null): string {
       return withReason(`Purged${who(e)}: payload and raw envelope removed`, e.reason);
     case "dead_letter.retention_applied":
       return `Payload removed by retention (${str(field(a, "retentionDays")) ?? "?"} days after settlement)`;
+    case "dead_letter.note_added":
+      return `Note${who(e)}: ${str(field(a, "text")) ?? ""}`;
     case "dead_letter.field_revealed":
       return `Masked field ${str(field(a, "path")) ?? "?"} revealed${who(e)}`;
     case "ledger.settled": {

@@ -44,6 +44,7 @@ export function kindOf(action: string, targetType: string): TimelineKind {
   if (action === "dead_letter.purged") return "purge";
   if (action === "dead_letter.retention_applied") return "retention";
   if (action === "dead_letter.field_revealed" || action === "dead_letter.unmasked_read") return "reveal";
+  if (action === "dead_letter.note_added") return "note";
   if (action.startsWith("replay.")) return "replay";
   if (action === "ledger.settled") return "settlement";
   return "other";

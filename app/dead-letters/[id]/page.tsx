@@ -32,6 +32,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
     triage: can(principal.role, "dead_letters:triage"),
     overrideIdentity: can(principal.role, "dead_letters:override_identity"),
     reveal: can(principal.role, "dead_letters:unmask"),
+    notes: can(principal.role, "notes:write"),
   };
   if (read.heavy) return <HeavyDetailView id={id.data} storedBytes={read.storedBytes} permissions={permissions} />;
   return (

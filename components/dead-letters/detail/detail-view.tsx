@@ -29,6 +29,7 @@ import { decide, type TriageAction } from "@/lib/dead-letters/decisions";
 import { ConflictDialog, type Conflict } from "./conflict-dialog";
 import { DecisionBar } from "./decision-bar";
 import { ExplainPanel } from "./explain-panel";
+import { NotesPanel } from "@/components/notes/notes-panel";
 import { loadMapsPanel } from "./load-maps-panel";
 import { OriginPanel } from "./origin-panel";
 import { RevealFields } from "@/components/forensics/reveal-fields";
@@ -53,6 +54,8 @@ export interface Permissions {
   overrideIdentity: boolean;
   /** dead_letters:unmask: reveal one masked field at a time, audited (the timeline page offers the same) */
   reveal: boolean;
+  /** notes:write: add a note to the record's thread (every reader sees it) */
+  notes?: boolean;
 }
 
 /** What was masked for this reader: the served record says so (maskDetail), a record read otherwise does not. */
@@ -324,6 +327,7 @@ export function DetailView({
               )
             }
           />
+          <NotesPanel recordId={record.id} canWrite={permissions.notes === true} />
           {record.origin !== null && <OriginPanel origin={record.origin} className="order-last xl:order-none" />}
         </div>
         {record.kind === "spatial" && (

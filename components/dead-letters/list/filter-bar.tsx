@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { dayOf, dayRange } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
+import { NoteFilter } from "./note-filter";
 
 /**
  * A range picked backwards moves the other end along (a day): from after to would be refused by the API, and a
@@ -29,6 +30,7 @@ function chips(filter: ListFilter): { label: string; title: string; without: Lis
   if (filter.origin) add(`Source: ${filter.origin}`, { origin: undefined }, `Pulled from the broker source ${filter.origin}`);
   if (filter.reason) add(`reason: ${filter.reason}`, { reason: undefined });
   if (filter.q) add(`search: ${filter.q}`, { q: undefined });
+  if (filter.note) add(`note: ${filter.note}`, { note: undefined }, "Records with a note containing this text");
   if (filter.bbox) add("within the map view", { bbox: undefined });
   return out.map((c) => ({
     ...c,
@@ -100,6 +102,7 @@ export function FilterBar({
             className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
           />
         </div>
+        <NoteFilter key={filter.note ?? ""} value={filter.note} onApply={(note) => onChange({ ...filter, note })} />
         <div>
           <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600">
             Observed from (UTC)

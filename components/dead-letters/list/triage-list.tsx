@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ExportMenu } from "@/components/forensics/export-menu";
+import { ViewsMenu } from "@/components/views/views-menu";
 import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
@@ -236,6 +237,7 @@ export function TriageList({
               Replay approved…
             </Link>
           )}
+          <ViewsMenu filter={filter} onApply={setFilter} />
           <ExportMenu filter={filter} canUnmask={canUnmask} />
           {!afcOnly && (
             <Button size="sm" variant="ghost" onClick={() => setMapWanted((v) => !v)} aria-pressed={showMap}>

@@ -64,3 +64,11 @@ describe("filter ↔ URL", () => {
     expect(dayOf(r.to)).toBe("2026-11-06");
   });
 });
+
+describe("the note filter in the URL", () => {
+  it("round-trips after the search and before the viewport", () => {
+    const { filter } = filterFromParams(new URLSearchParams("bbox=1,2,3,4&note=refund%20ok&q=abc"));
+    expect(filter.note).toBe("refund ok");
+    expect(filterToParams(filter).toString()).toBe("q=abc&note=refund+ok&bbox=1%2C2%2C3%2C4");
+  });
+});

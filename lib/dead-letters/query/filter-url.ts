@@ -6,7 +6,7 @@ import { ListFilterSchema, type ListFilter } from "../filters";
 // spelling as the API's query (kind=spatial,afc, from=2026-11-05T00:00:00.000Z …), so the page passes its own
 // query string straight to /api/dead-letters*. Client-safe and pure.
 
-export const FILTER_KEYS = ["kind", "status", "class", "source", "origin", "reason", "from", "to", "q", "bbox"] as const;
+export const FILTER_KEYS = ["kind", "status", "class", "source", "origin", "reason", "from", "to", "q", "note", "bbox"] as const;
 
 /**
  * The filter in the URL; when the URL was edited into something invalid, the filter without the fields in
@@ -40,6 +40,7 @@ export function filterToParams(filter: ListFilter): URLSearchParams {
   if (filter.from) p.set("from", filter.from);
   if (filter.to) p.set("to", filter.to);
   if (filter.q) p.set("q", filter.q);
+  if (filter.note) p.set("note", filter.note);
   if (filter.bbox) p.set("bbox", filter.bbox.map(round).join(","));
   return p;
 }

@@ -83,6 +83,9 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
     }
     clauses.push(`(${ors.join(" OR ")})`);
   }
+  // A semi-join on the notes' trigram index (dead_letter_note_text_trgm_idx), not a scan of every note.
+  if (filter.note)
+    clauses.push(`${alias}.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE text ILIKE ${p(`%${escapeLike(filter.note)}%`)})`);
   if (filter.bbox) clauses.push(viewportClause(filter.bbox, p, alias));
   return { text: clauses.length ? clauses.join(" AND ") : "TRUE", values };
 }

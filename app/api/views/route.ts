@@ -1,0 +1,27 @@
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
+import { actorOf } from "@/lib/auth/principal";
+import { getDb } from "@/lib/db/client";
+import { createView, listViews, withCounts } from "@/lib/dead-letters/views/saved-views";
+import { CreateViewBodySchema, ListViewsQuerySchema } from "@/lib/dead-letters/views/view-schemas";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/views[?counts=1] — the caller's saved views and the shared ones, with live counts on request. */
+export const GET = defineRoute(
+  { access: { permission: "dead_letters:read" }, query: ListViewsQuerySchema },
+  async ({ query, principal, now }) => {
+    const pool = getDb().pool;
+    const views = await listViews(pool, principal!);
+    return { items: query.counts ? await withCounts(pool, views, now) : views };
+  },
+);
+
+/** POST /api/views {name, shared?, filter, sort?, columns?} — saves a view (audited as saved_view.created). */
+export const POST = defineRoute(
+  { access: { permission: "dead_letters:read" }, body: CreateViewBodySchema },
+  async ({ body, principal, requestId, now }) =>
+    answer(await createView(getDb().pool, body, principal!, { actor: actorOf(principal!), requestId, now }), { status: 201 }),
+);
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -1,0 +1,197 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
+import type { ListFilter } from "@/lib/dead-letters/filters";
+import type { SavedView } from "@/lib/dead-letters/views/view-schemas";
+import { useSavedViews, useViewChange } from "./queries";
+import { ViewCount } from "./view-count";
+
+// The list header's "Views" menu: pick a saved view (its filter replaces the list's), save the current filter as
+// one (personal or shared), make one the default (/dead-letters without a filter opens it), rename or delete
+// one's own. The list has fixed columns and one order, so a view holds its filter (and the order, newest first).
+
+function ViewRow({ view, current, onApply }: { view: SavedView; current: string; onApply: (f: ListFilter) => void }) {
+  const change = useViewChange();
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const active = view.filter === current;
+  if (renaming !== null) {
+    return (
+      <li>
+        <form
+          className="flex items-center gap-1"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (renaming.trim())
+              change.mutate({ op: "update", id: view.id, patch: { name: renaming.trim() } }, { onSuccess: () => setRenaming(null) });
+          }}
+        >
+          <input
+            aria-label={`New name for ${view.name}`}
+            value={renaming}
+            maxLength={80}
+            autoFocus
+            onChange={(e) => setRenaming(e.target.value)}
+            className="min-w-0 flex-1 rounded border border-slate-300 bg-white px-1.5 py-0.5 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-950 dark:text-slate-100"
+          />
+          <Button type="submit" size="sm">
+            Save
+          </Button>
+          <Button size="sm" variant="ghost" onClick={() => setRenaming(null)}>
+            Cancel
+          </Button>
+        </form>
+      </li>
+    );
+  }
+  return (
+    <li className="flex items-center gap-1">
+      <button
+        type="button"
+        onClick={() => onApply(filterFromParams(new URLSearchParams(view.filter)).filter)}
+        aria-current={active ? "true" : undefined}
+        title={view.filter ? `Filter: ${view.filter}` : "No filter: every record"}
+        className={`flex min-w-0 flex-1 items-center gap-1.5 rounded px-1.5 py-1 text-left text-sm hover:bg-slate-100 dark:hover:bg-slate-800 ${active ? "font-semibold" : ""}`}
+      >
+        <span className="truncate">{view.name}</span>
+        {view.shared && (
+          <span className="rounded bg-slate-100 px-1 text-[10px] uppercase text-slate-600 dark:bg-slate-800 dark:text-slate-300">
+            shared
+          </span>
+        )}
+        <ViewCount view={view} className="ml-auto" />
+      </button>
+      <Button
+        size="sm"
+        variant="ghost"
+        aria-pressed={view.isDefault}
+        aria-label={view.isDefault ? `${view.name} is your default view (unset)` : `Make ${view.name} my default view`}
+        title={view.isDefault ? "Your default view: click to unset" : "Open the list with this view"}
+        onClick={() => change.mutate({ op: "default", id: view.isDefault ? null : view.id })}
+      >
+        {view.isDefault ? "★" : "☆"}
+      </Button>
+      {view.editable &&
+        (confirmDelete ? (
+          <>
+            <Button size="sm" variant="danger" onClick={() => change.mutate({ op: "delete", id: view.id })}>
+              Delete {view.shared ? "for everyone" : ""}
+            </Button>
+            <Button size="sm" variant="ghost" onClick={() => setConfirmDelete(false)}>
+              Keep
+            </Button>
+          </>
+        ) : (
+          <>
+            <Button size="sm" variant="ghost" aria-label={`Rename ${view.name}`} onClick={() => setRenaming(view.name)}>
+              ✎
+            </Button>
+            <Button
+              size="sm"
+              variant="ghost"
+              aria-label={view.shared ? `Stop sharing ${view.name}` : `Share ${view.name} with the team`}
+              title={view.shared ? "Shared with the team: click to make it personal" : "Personal: click to share with the team"}
+              onClick={() => change.mutate({ op: "update", id: view.id, patch: { shared: !view.shared } })}
+            >
+              {view.shared ? "⇄" : "⇆"}
+            </Button>
+            <Button size="sm" variant="ghost" aria-label={`Delete ${view.name}`} onClick={() => setConfirmDelete(true)}>
+              ✕
+            </Button>
+          </>
+        ))}
+    </li>
+  );
+}
+
+export function ViewsMenu({ filter, onApply }: { filter: ListFilter; onApply: (f: ListFilter) => void }) {
+  const [open, setOpen] = useState(false);
+  const views = useSavedViews(open);
+  const change = useViewChange();
+  const [name, setName] = useState("");
+  const [shared, setShared] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  const current = filterKey(filter);
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent | KeyboardEvent) => {
+      if (e instanceof KeyboardEvent ? e.key === "Escape" : !box.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener("mousedown", close);
+    document.addEventListener("keydown", close);
+    return () => {
+      document.removeEventListener("mousedown", close);
+      document.removeEventListener("keydown", close);
+    };
+  }, [open]);
+  return (
+    <div ref={box} className="relative">
+      <Button size="sm" variant="ghost" aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen((v) => !v)}>
+        Views ▾
+      </Button>
+      {open && (
+        <div
+          role="dialog"
+          aria-label="Saved views"
+          // The list's shortcuts (j, k, a, q, /) must not fire while typing a view's name.
+          onKeyDown={(e) => e.stopPropagation()}
+          className="absolute right-0 z-30 mt-1 w-96 space-y-2 rounded border border-slate-200 bg-white p-2 text-slate-900 shadow-lg dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+        >
+          {views.isPending ? (
+            <p className="px-1.5 text-sm text-slate-500 dark:text-slate-400">Loading views…</p>
+          ) : views.isError ? (
+            <p role="alert" className="px-1.5 text-sm text-red-700 dark:text-red-300">
+              {views.error.message}
+            </p>
+          ) : views.data.length === 0 ? (
+            <p className="px-1.5 text-sm text-slate-500 dark:text-slate-400">No saved views yet.</p>
+          ) : (
+            <ul className="max-h-80 space-y-0.5 overflow-y-auto" aria-label="Views">
+              {views.data.map((v) => (
+                <ViewRow
+                  key={v.id}
+                  view={v}
+                  current={current}
+                  onApply={(f) => {
+                    onApply(f);
+                    setOpen(false);
+                  }}
+                />
+              ))}
+            </ul>
+          )}
+          <form
+            className="space-y-1 border-t border-slate-200 pt-2 dark:border-slate-700"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const n = name.trim();
+              if (n) change.mutate({ op: "create", name: n, shared, filter: current }, { onSuccess: () => setName("") });
+            }}
+          >
+            <label htmlFor="view-name" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
+              Save the current filter as a view
+            </label>
+            <div className="flex items-center gap-2">
+              <input
+                id="view-name"
+                value={name}
+                maxLength={80}
+                placeholder="name"
+                onChange={(e) => setName(e.target.value)}
+                className="min-w-0 flex-1 rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-950 dark:text-slate-100"
+              />
+              <label className="flex items-center gap-1 text-xs text-slate-700 dark:text-slate-300">
+                <input type="checkbox" checked={shared} onChange={(e) => setShared(e.target.checked)} /> Shared
+              </label>
+              <Button type="submit" size="sm" variant="primary" disabled={!name.trim() || change.isPending}>
+                Save view
+              </Button>
+            </div>
+          </form>
+        </div>
+      )}
+    </div>
+  );
+}
