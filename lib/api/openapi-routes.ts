@@ -690,8 +690,6 @@ const GROUPS: Operation[] = [
 export const OPERATIONS: readonly Operation[] = [
   ...DEAD_LETTERS,
   ...GROUPS,
-export const OPERATIONS: readonly Operation[] = [
-  ...DEAD_LETTERS,
   ...REPLAYS,
   ...SETTINGS,
   ...FORENSICS,
