@@ -45,6 +45,21 @@ describe("buildWhere", () => {
     expect(buildWhere({ q: "key_100%" }).values).toEqual(["key_100%", "key\\_100\\%%"]);
   });
 
+  it("searches the payload's words with q itself, and a condition's value then its exact jsonpath", () => {
+    expect(buildWhere({ q: "fence" }).text).toContain("dead_letter_search_doc(d.payload) @@ plainto_tsquery('simple', $1)");
+    const { text, values } = buildWhere(ListFilterSchema.parse({ q: 'properties.sensor = "SN-9"' }));
+    expect(text).toContain(
+      "(dead_letter_search_doc(d.payload) @@ plainto_tsquery('simple', $3) AND jsonb_path_exists(d.payload, $4::jsonpath, $5::jsonb))",
+    );
+    expect(values.slice(2)).toEqual(["SN-9", '$."properties"."sensor" ? (@ == $s)', '{"s":"SN-9"}']);
+  });
+
+  it("refuses a broken condition as q, naming the rule", () => {
+    const r = ListFilterSchema.safeParse({ q: 'properties.sensor = "SN-9' });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.path).toEqual(["q"]);
+  });
+
   it("filters the viewport by box overlap, and by its +360 copy for boxes stored unwrapped past 180", () => {
     const filter = ListFilterSchema.parse({ bbox: "-10,40,5.5,52" });
     expect(buildWhere(filter)).toEqual({
