@@ -30,7 +30,7 @@ describe("buildWhere", () => {
   it("finds a key by its first characters in any case, and a feature by its id", () => {
     const { text, values } = buildWhere({ q: "SP-2030ba99" });
     expect(text).toContain("lower(d.idempotency_key) LIKE $2");
-    expect(text).toContain("d.entity_key = $1");
+    expect(text).toContain("(d.kind = 'spatial' AND d.entity_key = $1)");
     expect(values).toEqual(["SP-2030ba99", "sp-2030ba99%"]);
     // an event hash prefix is a key prefix like any other
     expect(buildWhere({ q: "ABCDEF12" }).values).toEqual(["ABCDEF12", "abcdef12%"]);

@@ -84,8 +84,8 @@ export function searchConditions(text: string, p: (v: unknown) => string, alias 
     `${alias}.event_id = ${q}`,
     `${alias}.device_id = ${q}`,
     `${alias}.source_message_id = ${q}`,
-    // a feature's id (a tap's entity key is its device id, matched above)
-    `${alias}.entity_key = ${q}`,
+    // a feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx
+    `(${alias}.kind = 'spatial' AND ${alias}.entity_key = ${q})`,
   ];
   if (text.length >= KEY_PREFIX_MIN) {
     // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).

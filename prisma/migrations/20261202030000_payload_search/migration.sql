@@ -34,3 +34,4 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 CREATE INDEX "dead_letter_search_idx" ON "dead_letter" USING gin (dead_letter_search_doc("payload"));
+
