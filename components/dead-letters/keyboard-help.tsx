@@ -20,7 +20,7 @@ export const LIST_KEYS: [string, string][] = [
   ["x", "select or unselect the highlighted record"],
   ["a", "approve the highlighted record (stays on the list)"],
   ["q", "quarantine the highlighted record (asks for a reason)"],
-  ["/", "search by key (or its first characters), event, device or feature id"],
+  ["/", "search by key (or its first characters), event, device or feature id, or payload values (words, key:value, path = value)"],
   ["?", "show these keys"],
 ];
 

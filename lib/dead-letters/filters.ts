@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CLASSES, KINDS, STATUSES } from "../vocabulary/record";
 import { timeBoundSchema } from "../time/filter-bound";
+import { parsePayloadSearch } from "./search-syntax";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
 
@@ -51,8 +52,20 @@ export const ListFilterSchema = z
     from: timeBoundSchema("from").optional(),
     /** inclusive: a bare day or a time to the minute reaches to its end */
     to: timeBoundSchema("to").optional(),
-    /** idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id */
-    q: z.string().trim().min(1).max(300).optional(),
+    /**
+     * idempotency key, event hash (full or ≥ 8 hex chars prefix), event_id, device_id or source message id; and
+     * inside the working payload: free words, key:value or path = value (search-syntax.ts)
+     */
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(300)
+      .check((ctx) => {
+        const parsed = parsePayloadSearch(ctx.value);
+        if (!parsed.ok) ctx.issues.push({ code: "custom", message: parsed.message, input: ctx.value });
+      })
+      .optional(),
     /**
      * text in the record's notes: a case-insensitive substring. Three characters at least: the trigram index
      * answers nothing shorter, and a 2-character pattern read all 200k notes of a test table (~2 s) where a

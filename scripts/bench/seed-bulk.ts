@@ -183,12 +183,25 @@ SELECT r.kind,
   r.observed, r.observed + interval '90 seconds',
   CASE WHEN r.kind = 'spatial' THEN '{"kind":"spatial","bench":' || r.i || '}' ELSE '{"kind":"afc","bench":' || r.i || '}' END,
   CASE WHEN r.kind = 'spatial'
-    THEN jsonb_build_object('type', 'Feature', 'id', 'parcel-' || (r.i % 400), 'properties', '{}'::jsonb,
+    THEN jsonb_build_object('type', 'Feature', 'id', 'parcel-' || (r.i % 400), 'properties', jsonb_build_object(
+        'sensor', 'SN-' || (r.i % 50000), 'land_use', (ARRAY['residential','commercial','park','industrial','railway'])[1 + r.i % 5],
+        'surveyor', (ARRAY['A. Moreau','J. Okafor','L. Schmidt','M. Rossi','K. Tanaka','P. Novak'])[1 + (r.i / 5) % 6],
+        'area_m2', round((r.d * r.d * 1.2e10)::numeric),
+        'note', (ARRAY['boundary redrawn after site survey','hydrant relocated north of the gate','fence line disputed by neighbour',
+          'drainage easement added','parcel merged with the lot to the east','cadastre import batch','kerb moved during roadworks'])[1 + (r.i / 7) % 7]
+          || ' ref ' || to_hex(r.i % 99991)),
       'geometry', jsonb_build_object('type', 'Polygon', 'coordinates', jsonb_build_array(jsonb_build_array(
         jsonb_build_array(r.x, r.y), jsonb_build_array(r.x + r.d, r.y + r.d), jsonb_build_array(r.x + r.d, r.y),
         jsonb_build_array(r.x, r.y + r.d), jsonb_build_array(r.x, r.y)))))
-    ELSE jsonb_build_object('event_id', 'tap-' || substr(r.h, 9, 8), 'device_id', 'gate', 'fare_amount_cents', 275,
-      'tap_timestamp', to_char(r.observed AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) END,
+    ELSE jsonb_strip_nulls(jsonb_build_object('event_id', 'tap-' || substr(r.h, 9, 8), 'device_id',
+      CASE WHEN r.reason <> 'device_id: Required' THEN ($9::text[])[1 + (r.i % 10)] || '-gate-' || lpad(((r.i / 10) % 24 + 1)::text, 2, '0') END,
+      'station', ($9::text[])[1 + (r.i % 10)], 'line', 'L' || (1 + r.i % 12), 'fare_amount_cents', 175 + (r.i % 7) * 25,
+      -- Luhn-valid test card numbers where the producer leaked them (masked for non-auditors)
+      'card_pan', CASE WHEN r.reason LIKE 'card_pan:%' THEN (ARRAY['4111111111111111','5555555555554444','4012888888881881'])[1 + r.i % 3] END,
+      'account_ref', CASE WHEN r.reason LIKE 'card_pan:%' THEN 'ACC-' || (r.i % 100000) END,
+      'operator_note', CASE WHEN r.i % 5 = 0 THEN (ARRAY['validator rebooted after firmware update','card read twice at the barrier',
+        'tap outside fare zone','offline buffer flushed late'])[1 + (r.i / 5) % 4] END,
+      'tap_timestamp', to_char(r.observed AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))) END,
   replace(replace(r.reason, '{x}', r.x::text), '{y}', r.y::text),
   replace(replace(r.reason, '{x}', r.x::text), '{y}', r.y::text),
   r.rgroup,

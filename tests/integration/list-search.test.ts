@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
+import { facetCounts } from "../../lib/dead-letters/query/facets";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { ingest, spatialEnvelope } from "../replay/fixtures";
 import { testDb } from "./helpers";
 
 // The list's search box: a key by its first characters in any case (the list shows keys cut short), a feature by
-// its id, and text with LIKE's wildcards taken literally.
+// its id, text with LIKE's wildcards taken literally, and values inside the working payload (never card data).
 
 let db: Db;
 
@@ -17,6 +18,48 @@ beforeAll(async () => {
     spatialEnvelope({ key: "sp-2030ba00-0000-bbbb", observedAt: 200, featureId: "parcel-78" }),
     spatialEnvelope({ key: "key_100%-literal", observedAt: 300, featureId: "parcel-79" }),
     spatialEnvelope({ key: "keyX100Y-other", observedAt: 400, featureId: "parcel-80" }),
+    JSON.stringify({
+      kind: "spatial",
+      source: "test",
+      idempotency_key: "sp-payload-sensor",
+      observed_at: EPOCH_ISO,
+      feature: {
+        type: "Feature",
+        id: "parcel-90",
+        properties: { sensor: "SN-9", level: 3, tags: ["flooded", "culvert"], note: "Fence line disputed by the neighbour" },
+        geometry: { type: "Point", coordinates: [2.3522, 48.8566] },
+      },
+      dead_letter_reason: "HTTP 503",
+    }),
+    JSON.stringify({
+      kind: "spatial",
+      source: "test",
+      idempotency_key: "sp-payload-other",
+      observed_at: EPOCH_ISO,
+      feature: {
+        type: "Feature",
+        id: "parcel-91",
+        properties: { sensor: "SN-90", owner: { sensor: "SN-9b" } },
+        geometry: { type: "Point", coordinates: [1, 1] },
+      },
+      dead_letter_reason: "HTTP 503",
+    }),
+    JSON.stringify({
+      kind: "afc",
+      source: "test",
+      raw_payload: {
+        event_id: "tap-search-1",
+        device_id: "gate-search",
+        fare_amount_cents: 275,
+        tap_timestamp: "2026-11-20T08:15:00Z",
+        card_pan: "4111111111111111",
+        account_ref: "ACC-77",
+        card: { holder: "Jane Quokka" },
+        operator_note: "rider gave card 5555 5555 5555 4444 by phone",
+      },
+      failure_reason: "card_pan: Unrecognized key",
+      retry_count: 0,
+    }),
   ]);
 });
 
@@ -25,6 +68,7 @@ afterAll(async () => {
   await closeDb();
 });
 
+const EPOCH_ISO = "2026-11-01T00:00:00Z";
 const keys = async (q: string) => (await listDeadLetters(db.pool, ListQuerySchema.parse({ q }))).items.map((r) => r.idempotencyKey);
 
 describe("search in the list", () => {
@@ -41,5 +85,43 @@ describe("search in the list", () => {
   it("takes a short text whole and LIKE's wildcards literally", async () => {
     expect(await keys("sp-20")).toEqual([]);
     expect(await keys("key_100%")).toEqual(["key_100%-literal"]);
+  });
+});
+
+describe("search inside the payload", () => {
+  const found = async (q: string) => (await keys(q)).sort();
+
+  it("finds free words among the values, in any order and case", async () => {
+    expect(await found("neighbour FENCE")).toEqual(["sp-payload-sensor"]);
+    expect(await found("culvert")).toEqual(["sp-payload-sensor"]);
+    expect(await found('"line disputed"')).toEqual(["sp-payload-sensor"]);
+  });
+
+  it("finds a value at a path, or under a key at any depth, exactly", async () => {
+    expect(await found('properties.sensor = "SN-9"')).toEqual(["sp-payload-sensor"]);
+    expect(await found("properties.sensor = SN-90")).toEqual(["sp-payload-other"]);
+    expect(await found("properties.level = 3")).toEqual(["sp-payload-sensor"]);
+    expect(await found("sensor:SN-9b")).toEqual(["sp-payload-other"]);
+    expect(await found("fare_amount_cents = 275")).toHaveLength(1);
+    expect(await found('properties.note = "Fence line"')).toEqual([]);
+  });
+
+  it("counts the facets of a payload search like the list finds it", async () => {
+    const facets = await facetCounts(db.pool, ListQuerySchema.parse({ q: "sensor:SN-9" }));
+    expect(facets.total).toBe(1);
+  });
+
+  it("never matches card data, which the list's readers see masked", async () => {
+    expect(await found("4111111111111111")).toEqual([]);
+    expect(await found("5555 5555 5555 4444")).toEqual([]);
+    expect(await found("ACC-77")).toEqual([]);
+    expect(await found("Quokka")).toEqual([]);
+    // the rest of the same note is searchable
+    expect(await found("rider phone")).toHaveLength(1);
+    expect(ListQuerySchema.safeParse({ q: 'card_pan = "4111111111111111"' }).success).toBe(false);
+  });
+
+  it("does not search the geometry's coordinates", async () => {
+    expect(await found("48.8566")).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ function orderedRange(filter: ListFilter, moved: "from" | "to"): ListFilter {
   return moved === "from" ? { ...filter, to: dayRange(null, dayOf(from)).to } : { ...filter, from: dayRange(dayOf(to), null).from };
 }
 
-// Search (a key or its first 6+ characters in any case, event id, device id, message id, feature id), the observation date range
+// Search (a key or its first 6+ characters in any case, event id, device id, message id, feature id, payload values), the observation date range
 // in whole UTC days, and the active filters as removable chips.
 
 function chips(filter: ListFilter): { label: string; title: string; without: ListFilter }[] {
@@ -82,14 +82,15 @@ export function FilterBar({
       >
         <div className="min-w-64 flex-1">
           <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600">
-            Search key or its first characters (6+, any case), event id, device id, feature id
+            Search key or its first characters (6+, any case), event id, device id, feature id, or payload values
           </label>
           <input
             id="dl-search"
             ref={searchRef}
             type="search"
             value={q}
-            placeholder="e.g. sp-2030ba99, a1b2c3d4 or parcel-77"
+            placeholder='e.g. sp-2030ba99, parcel-77, fence disputed, sensor:SN-9 or properties.sensor = "SN-9"'
+            aria-describedby="dl-search-help"
             onChange={(e) => {
               setQ(e.target.value);
               clearTimeout(timer.current);
@@ -101,6 +102,10 @@ export function FilterBar({
             }}
             className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
           />
+          <p id="dl-search-help" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            In the payload: words (all of them, any order), <code>key:value</code> (a key at any depth) or <code>path = value</code> (
+            <code>properties.sensor = &quot;SN-9&quot;</code>, <code>fare_amount_cents = 275</code>). Card data is not searchable.
+          </p>
         </div>
         <NoteFilter key={filter.note ?? ""} value={filter.note} onApply={(note) => onChange({ ...filter, note })} />
         <div>

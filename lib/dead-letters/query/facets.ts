@@ -158,7 +158,7 @@ const COMPACT_EVERY_MS = 60_000;
 const COMPACT_LOCK = 0x5245_4446; // "REDF"
 let lastCompaction = 0;
 
-function maybeCompact(db: Db): void {
+export function maybeCompact(db: Db): void {
   const now = Date.now();
   if (now - lastCompaction < COMPACT_EVERY_MS || !("connect" in db) || typeof db.connect !== "function") return;
   lastCompaction = now;

@@ -30,7 +30,7 @@ describe("buildWhere", () => {
   it("finds a key by its first characters in any case, and a feature by its id", () => {
     const { text, values } = buildWhere({ q: "SP-2030ba99" });
     expect(text).toContain("lower(d.idempotency_key) LIKE $2");
-    expect(text).toContain("d.entity_key = $1");
+    expect(text).toContain("(d.kind = 'spatial' AND d.entity_key = $1)");
     expect(values).toEqual(["SP-2030ba99", "sp-2030ba99%"]);
     // an event hash prefix is a key prefix like any other
     expect(buildWhere({ q: "ABCDEF12" }).values).toEqual(["ABCDEF12", "abcdef12%"]);
@@ -43,6 +43,21 @@ describe("buildWhere", () => {
 
   it("keeps LIKE's wildcards literal in a searched prefix", () => {
     expect(buildWhere({ q: "key_100%" }).values).toEqual(["key_100%", "key\\_100\\%%"]);
+  });
+
+  it("searches the payload's words with q itself, and a condition's value then its exact jsonpath", () => {
+    expect(buildWhere({ q: "fence" }).text).toContain("dead_letter_search_doc(d.payload) @@ plainto_tsquery('simple', $1)");
+    const { text, values } = buildWhere(ListFilterSchema.parse({ q: 'properties.sensor = "SN-9"' }));
+    expect(text).toContain(
+      "(dead_letter_search_doc(d.payload) @@ plainto_tsquery('simple', $3) AND jsonb_path_exists(d.payload, $4::jsonpath, $5::jsonb))",
+    );
+    expect(values.slice(2)).toEqual(["SN-9", '$."properties"."sensor" ? (@ == $s)', '{"s":"SN-9"}']);
+  });
+
+  it("refuses a broken condition as q, naming the rule", () => {
+    const r = ListFilterSchema.safeParse({ q: 'properties.sensor = "SN-9' });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.path).toEqual(["q"]);
   });
 
   it("filters the viewport by box overlap, and by its +360 copy for boxes stored unwrapped past 180", () => {

@@ -1,5 +1,6 @@
 import type { BBox } from "../../spatial/geojson";
 import type { ListFilter } from "../filters";
+import { conditionJsonPath, parsePayloadSearch, searchWords } from "../search-syntax";
 import { searchBoxes } from "./viewport";
 
 // Builds the WHERE clause for a list filter as parameterised SQL. Pure, so it is tested without a database
@@ -67,27 +68,51 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   if (filter.reason) clauses.push(`${alias}.reason_group = ${p(filter.reason)}`);
   if (filter.from) clauses.push(`${alias}.observed_at >= ${p(filter.from)}`);
   if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);
-  if (filter.q) {
-    const q = p(filter.q);
-    const ors = [
-      keyMatch(alias, `= ${q}`),
-      `${alias}.event_id = ${q}`,
-      `${alias}.device_id = ${q}`,
-      `${alias}.source_message_id = ${q}`,
-      // a feature's id (a tap's entity key is its device id, matched above)
-      `${alias}.entity_key = ${q}`,
-    ];
-    if (filter.q.length >= KEY_PREFIX_MIN) {
-      // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
-      ors.push(`lower(${alias}.idempotency_key) LIKE ${p(`${escapeLike(filter.q.toLowerCase())}%`)}`);
-    }
-    clauses.push(`(${ors.join(" OR ")})`);
-  }
+  if (filter.q) clauses.push(`(${searchConditions(filter.q, p, alias).join(" OR ")})`);
   // A semi-join on the notes' trigram index (dead_letter_note_text_trgm_idx), not a scan of every note.
   if (filter.note)
     clauses.push(`${alias}.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE text ILIKE ${p(`%${escapeLike(filter.note)}%`)})`);
   if (filter.bbox) clauses.push(viewportClause(filter.bbox, p, alias));
   return { text: clauses.length ? clauses.join(" AND ") : "TRUE", values };
+}
+
+/**
+ * What `q` matches, one condition per index that answers it: the list runs each as its own ordered branch
+ * (list.ts), everything else ORs them.
+ */
+export function searchConditions(text: string, p: (v: unknown) => string, alias = "d"): string[] {
+  const q = p(text);
+  const ors = [
+    keyMatch(alias, `= ${q}`),
+    `${alias}.event_id = ${q}`,
+    `${alias}.device_id = ${q}`,
+    `${alias}.source_message_id = ${q}`,
+    // a feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx
+    `(${alias}.kind = 'spatial' AND ${alias}.entity_key = ${q})`,
+  ];
+  if (text.length >= KEY_PREFIX_MIN) {
+    // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
+    ors.push(`lower(${alias}.idempotency_key) LIKE ${p(`${escapeLike(text.toLowerCase())}%`)}`);
+  }
+  const payload = payloadMatch(text, p, alias, q);
+  if (payload) ors.push(payload);
+  return ors;
+}
+
+/**
+ * `q` searched inside the working payload (search-syntax.ts): the words of the value through
+ * dead_letter_search_idx, then, for a condition, the exact jsonpath test on the rows they found. plainto_tsquery
+ * ANDs the words without positions, so the GIN index answers without rechecking the document. Null for a `q`
+ * that does not parse (the schema refuses it before it gets here).
+ */
+export function payloadMatch(q: string, p: (v: unknown) => string, alias = "d", qParam?: string): string | null {
+  const parsed = parsePayloadSearch(q);
+  if (!parsed.ok) return null;
+  const text = searchWords(parsed.search);
+  const words = `dead_letter_search_doc(${alias}.payload) @@ plainto_tsquery('simple', ${qParam && text === q ? qParam : p(text)})`;
+  if (parsed.search.kind === "words") return words;
+  const { path, vars } = conditionJsonPath(parsed.search);
+  return `(${words} AND jsonb_path_exists(${alias}.payload, ${p(path)}::jsonpath, ${p(JSON.stringify(vars))}::jsonb))`;
 }
 
 /**
