@@ -27,8 +27,8 @@ function Operation({ op }: { op: ReferenceOperation }) {
   return (
     <article id={op.id} aria-labelledby={`${op.id}-title`} className="space-y-2 border-t border-slate-200 py-3 dark:border-slate-700">
       <h3 id={`${op.id}-title`} className="flex flex-wrap items-center gap-2 text-sm">
-        <span className={`rounded px-1.5 py-0.5 font-mono text-xs font-semibold ${METHOD_CLASS[op.method] ?? ""}`}>{op.method}</span>
-        <code className="font-mono font-semibold">{op.path}</code>
+        <span className={`rounded px-1.5 py-0.5 font-mono text-xs font-semibold ${METHOD_CLASS[op.method] ?? ""}`}>{op.method}</span>{" "}
+        <code className="font-mono font-semibold">{op.path}</code>{" "}
         <span className="font-normal text-slate-700 dark:text-slate-300">{op.summary}</span>
       </h3>
       <p className="text-xs text-slate-500 dark:text-slate-400">

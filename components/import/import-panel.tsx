@@ -16,7 +16,7 @@ const SHOWN_RESULTS = 1000;
 
 type State =
   | { phase: "idle" }
-  | { phase: "running"; progress: ImportProgress | null }
+  | { phase: "running" }
   | { phase: "done"; summary: string; counts: ImportCounts }
   | { phase: "failed"; message: string };
 
@@ -43,6 +43,7 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
   const [file, setFile] = useState<File | null>(null);
   const [state, setState] = useState<State>({ phase: "idle" });
   const [results, setResults] = useState<ImportResult[]>([]);
+  const [progress, setProgress] = useState<ImportProgress | null>(null);
   const [onlyRejected, setOnlyRejected] = useState(false);
   const abort = useRef<AbortController | null>(null);
 
@@ -52,7 +53,8 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
     const controller = new AbortController();
     abort.current = controller;
     setResults([]);
-    setState({ phase: "running", progress: null });
+    setProgress(null);
+    setState({ phase: "running" });
     const started = performance.now();
     try {
       const body = await asNdjson(file);
@@ -60,13 +62,13 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
         signal: controller.signal,
         onResults: (batch, progress) => {
           setResults((prev) => prev.concat(prev.length >= SHOWN_RESULTS ? batch.filter((r) => r.status === "rejected") : batch));
-          setState({ phase: "running", progress });
+          setProgress(progress);
         },
       });
       setState({ phase: "done", counts, summary: importSummary(counts, (performance.now() - started) / 1000) });
     } catch (err) {
       const message = controller.signal.aborted
-        ? "Import stopped: the records answered above were stored; the rest were not sent."
+        ? "Import stopped. The results above are final; records of the slice in flight may have been stored too (importing the file again answers duplicate for those)."
         : (err as Error).message;
       setState({ phase: "failed", message });
     } finally {
@@ -75,7 +77,6 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
   }
 
   const running = state.phase === "running";
-  const progress = state.phase === "running" ? state.progress : null;
   const counts = state.phase === "done" ? state.counts : progress?.counts;
   const shown = onlyRejected ? results.filter((r) => r.status === "rejected") : results;
   const answered = counts ? counts.created + counts.duplicate + counts.rejected : 0;
