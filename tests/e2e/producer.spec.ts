@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./fixtures";
+import { DEMO, type DemoRole } from "./fixtures";
 
 // A producer's own view (#29.6) and import in the browser (#29.7): a file uploaded from the dashboard goes through
 // the same ingest as `redrive import`, with its per-record results and closing line; the producer then finds what
@@ -26,6 +26,19 @@ const envelope = (key: string) => ({
 
 /** A record ingest refuses: observed_at is not a time. */
 const BAD = { kind: "spatial", observed_at: "yesterday", feature: { type: "Feature", geometry: null, properties: {} } };
+
+/**
+ * Signs in through the API (the form is roles.spec's subject) and opens `next`: the page's context keeps the session
+ * cookie. Password hashing on a loaded machine can take longer than the form helper's 10 s wait.
+ */
+async function signIn(page: Page, role: DemoRole, next: string): Promise<void> {
+  const res = await page.request.post("/api/auth/sign-in/email", {
+    data: { email: DEMO[role].email, password: DEMO[role].password },
+    timeout: 60_000,
+  });
+  expect(res.ok()).toBe(true);
+  await page.goto(next);
+}
 
 async function importFile(page: Page, name: string, mimeType: string, text: string): Promise<void> {
   await page.getByLabel("File to import").setInputFiles({ name, mimeType, buffer: Buffer.from(text) });
@@ -93,6 +106,7 @@ test("import: a GeoJSON FeatureCollection of envelopes as an admin; a reader may
   await expect(page.getByRole("table", { name: "Per-record results" }).getByRole("row")).toHaveCount(4);
 
   await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in/);
   await signIn(page, "analyst", "/dead-letters");
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Import", exact: true })).toHaveCount(0);
   await page.goto("/import");
