@@ -15,8 +15,9 @@ export const dynamic = "force-dynamic";
 
 export default async function Home() {
   const me = await requirePagePrincipal();
-  // A producer (ingest only) has nothing to see here: its page is its API tokens (every role has tokens:own).
-  if (!can(me.role, "dead_letters:read")) redirect("/settings");
+  // A producer reads only what it sent: its own view (records, endpoints, tokens). Anyone else without the list
+  // has its API tokens (every role has tokens:own).
+  if (!can(me.role, "dead_letters:read")) redirect(can(me.role, "dead_letters:read_own") ? "/producer" : "/settings");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
   const overview = forReader(maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()));

@@ -6,7 +6,7 @@ import { getPagePrincipal } from "@/lib/api/page-principal";
 import { UserMenu } from "./user-menu";
 
 // The header's links and user menu, read from one session lookup: a page shows in the header only to roles
-// that may open it (a producer, who may only ingest, sees no triage pages it would be refused).
+// that may open it (a producer, who ingests and reads only what it sent, sees no triage pages it would be refused).
 
 const PAGES: readonly { href: string; label: string; permission: Permission }[] = [
   { href: "/dead-letters", label: "Dead letters", permission: "dead_letters:read" },
@@ -17,6 +17,8 @@ const PAGES: readonly { href: string; label: string; permission: Permission }[] 
   { href: "/sources", label: "Sources", permission: "sources:read" },
   { href: "/alerts", label: "Alerts", permission: "dead_letters:read" },
   { href: "/audit", label: "Audit log", permission: "audit:read" },
+  { href: "/producer", label: "My records", permission: "dead_letters:read_own" },
+  { href: "/import", label: "Import", permission: "dead_letters:ingest" },
 ];
 
 export async function SiteNav() {

@@ -31,6 +31,7 @@ import {
   TimelineQuerySchema,
 } from "../forensics/forensics-schemas";
 import { QuarantineBodySchema } from "../dead-letters/record-schemas";
+import { OwnRecordParamsSchema, OwnRecordSchema, OwnRecordsPageSchema, OwnRecordsQuerySchema } from "../dead-letters/own-records-schemas";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery, SingleApproverBody } from "../replay/batch/batch-schemas";
 import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from "../sources/source-schemas";
 import { GroupIdParamsSchema, GroupListQuerySchema, GroupPatchSchema } from "../dead-letters/groups/group-schemas";
@@ -632,6 +633,30 @@ const SETTINGS: Operation[] = [
   },
 ];
 
+const PRODUCER: Operation[] = [
+  {
+    method: "get",
+    path: "/api/producer/records",
+    tag: "producer",
+    summary: "The records the caller's tokens and sessions sent: status, reason, received time, and counts",
+    description:
+      "Newest observation first; pass nextCursor back as cursor. Counts cover all the caller's records. Reasons and keys are " +
+      "masked (card numbers keep their last 4); no payloads.",
+    access: { permission: "dead_letters:read_own" },
+    query: OwnRecordsQuerySchema,
+    responses: ok("A page of the caller's records", OwnRecordsPageSchema),
+  },
+  {
+    method: "get",
+    path: "/api/producer/records/{id}",
+    tag: "producer",
+    summary: "One record the caller sent",
+    access: { permission: "dead_letters:read_own" },
+    params: OwnRecordParamsSchema,
+    responses: { ...ok("The record", OwnRecordSchema), 404: { description: "No such record among those the caller sent" } },
+  },
+];
+
 const META: Operation[] = [
   {
     method: "get",
@@ -696,6 +721,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...SOURCES,
   ...ACCOUNTS,
   ...NOTES_AND_VIEWS,
+  ...PRODUCER,
   ...META,
 ];
 

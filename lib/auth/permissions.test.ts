@@ -11,8 +11,14 @@ describe("permission table", () => {
     for (const r of ROLES) for (const p of ROLE_PERMISSIONS[r]) expect(PERMISSIONS).toContain(p);
   });
 
-  it("producers may only ingest (and manage their own tokens)", () => {
-    expect([...ROLE_PERMISSIONS.producer].sort()).toEqual(["dead_letters:ingest", "tokens:own"]);
+  it("producers may only ingest, read what they sent (masked) and manage their own tokens", () => {
+    expect([...ROLE_PERMISSIONS.producer].sort()).toEqual(["dead_letters:ingest", "dead_letters:read_own", "tokens:own"]);
+    expect(can("producer", "dead_letters:read")).toBe(false);
+    expect(can("producer", "dead_letters:unmask")).toBe(false);
+  });
+
+  it("producers and admins ingest (an admin imports a file from the dashboard); readers do not", () => {
+    expect(ROLES.filter((r) => can(r, "dead_letters:ingest"))).toEqual(["admin", "producer"]);
   });
 
   it("every role can manage its own API tokens; only admins can revoke others' or manage users", () => {

@@ -6,6 +6,8 @@ export type Role = (typeof ROLES)[number];
 
 export const PERMISSIONS = [
   "dead_letters:read",
+  /** read the records one's own tokens and sessions sent (a producer's view), always masked */
+  "dead_letters:read_own",
   "dead_letters:ingest",
   "dead_letters:triage",
   "dead_letters:override_identity",
@@ -47,8 +49,18 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     "alerts:manage",
   ]),
   auditor: new Set<Permission>([...READ, "audit:read", "dead_letters:unmask"]),
-  admin: new Set<Permission>([...READ, "audit:read", "users:manage", "tokens:manage", "sources:manage", "settings:manage", "notes:write"]),
-  producer: new Set<Permission>(["dead_letters:ingest", "tokens:own"]),
+  // An admin ingests too: a file uploaded from the dashboard's import page.
+  admin: new Set<Permission>([
+    ...READ,
+    "dead_letters:ingest",
+    "audit:read",
+    "users:manage",
+    "tokens:manage",
+    "sources:manage",
+    "settings:manage",
+    "notes:write",
+  ]),
+  producer: new Set<Permission>(["dead_letters:ingest", "dead_letters:read_own", "tokens:own"]),
 };
 
 export function can(role: Role, permission: Permission): boolean {

@@ -38,10 +38,13 @@ for (const role of Object.keys(CAN_READ_LIST) as DemoRole[]) {
       await expect(page.getByRole("heading", { name: /403/ })).toBeVisible();
     }
 
-    // The start page: the health overview for readers; a producer is sent to its tokens, not to a 403.
+    // The start page: the health overview for readers; a producer is sent to its own view, not to a 403.
     await page.goto("/");
     if (CAN_READ_LIST[role]) await expect(page.getByRole("heading", { name: "DLQ health" })).toBeVisible();
-    else await expect(page).toHaveURL(/\/settings$/);
+    else await expect(page).toHaveURL(/\/producer$/);
+    // a producer's own records and the import page: producers; the import page: admins too
+    await expect(nav.getByRole("link", { name: "My records", exact: true })).toHaveCount(role === "producer" ? 1 : 0);
+    await expect(nav.getByRole("link", { name: "Import", exact: true })).toHaveCount(role === "producer" || role === "admin" ? 1 : 0);
 
     await page.goto("/dead-letters");
     if (CAN_READ_LIST[role]) {

@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { NormalizePool, defaultIngestThreads } from "../../dead-letters/ingest/normalize-pool";
 import { ingestStream, loadSourceSettings, type IngestResult } from "../../dead-letters/ingest/pipeline";
 import { splitNdjsonBytes } from "../../dead-letters/ingest/split";
+import { importSummary } from "../../dead-letters/ingest/import-summary";
 import { CliUsageError, connectCli, inputFile, osAccount } from "../context";
 
 /** Counts bytes as they stream past, for the progress bar. */
@@ -79,12 +80,7 @@ export function registerImportCommands(program: Command): void {
         bar?.stop();
         await Promise.all([close(), normalizer?.close()]);
       }
-      const secs = (performance.now() - started) / 1000;
-      const done = counts.created + counts.duplicate + counts.rejected;
-      process.stderr.write(
-        `imported ${done} records in ${secs.toFixed(1)} s (${Math.round(done / Math.max(secs, 1e-3))}/s): ` +
-          `${counts.created} created, ${counts.duplicate} duplicate, ${counts.rejected} rejected\n`,
-      );
+      process.stderr.write(`${importSummary(counts, (performance.now() - started) / 1000)}\n`);
       if (counts.rejected > 0) process.exitCode = 1;
     });
 }

@@ -78,9 +78,14 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   // entries in one order, which keeps them from deadlocking each other.
   const order = candidates.map((i, n) => [i, n] as const);
   order.sort(([a], [b]) => compareKeys(records[a] as PreparedRecord, records[b] as PreparedRecord));
-  // The rows were serialized as COPY text when prepared; only the id and the timestamps go in here.
+  // The rows were serialized as COPY text when prepared; only the id, the timestamps and the sender go in here.
   const at = ctx.now.toISOString();
-  const created = await insertRows(client, copyRows(order, records, ids.rows, at), order.length, ctx.copyHint ?? { storedKeys: false });
+  const created = await insertRows(
+    client,
+    copyRows(order, records, ids.rows, `${at}\t${at}\t${at}\t${ingestedBy(ctx)}`),
+    order.length,
+    ctx.copyHint ?? { storedKeys: false },
+  );
   const audits: AuditInput[] = [];
   const attempts: Attempt[] = [];
   const fresh: { id: string; record: PreparedRecord }[] = [];
@@ -129,28 +134,32 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   return outcomes as StoreOutcome[];
 }
 
-const COLUMNS = `id, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_failed_at`;
+const COLUMNS = `id, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_failed_at, ingested_by`;
+
+/** The user who sent the batch (dead_letter.ingested_by) as a COPY field: `\N` for a broker pull or the CLI. */
+const ingestedBy = (ctx: StoreContext): string => copyField(ctx.origin === "pull" ? null : ctx.actor.id);
 
 /**
  * The COPY data of the rows in `order` (record index, id index): one text, or, when a row came as bytes (a large
- * record, PreparedRecord.row), text pieces around those bytes, which are written as they are.
+ * record, PreparedRecord.row), text pieces around those bytes, which are written as they are. `tail`: the fields
+ * after the prepared row, the same for every row of the batch (three timestamps, the sender).
  */
 function copyRows(
   order: (readonly [number, number])[],
   records: PreparedRecord[],
   ids: { id: string }[],
-  at: string,
+  tail: string,
 ): string | (string | Uint8Array)[] {
   const pieces: (string | Uint8Array)[] = [];
   let text: string[] = [];
   for (const [i, n] of order) {
     const row = (records[i] as PreparedRecord).row;
     if (typeof row === "string") {
-      text.push(`${ids[n]?.id}\t${row}\t${at}\t${at}\t${at}\n`);
+      text.push(`${ids[n]?.id}\t${row}\t${tail}\n`);
       continue;
     }
     pieces.push(`${text.join("")}${ids[n]?.id}\t`, row);
-    text = [`\t${at}\t${at}\t${at}\n`];
+    text = [`\t${tail}\n`];
   }
   if (pieces.length === 0) return text.join("");
   pieces.push(text.join(""));

@@ -1,0 +1,16 @@
+import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { OwnRecordParamsSchema } from "@/lib/dead-letters/own-records-schemas";
+import { readOwnRecord } from "@/lib/dead-letters/query/own-records";
+import { configuredMaskRules } from "@/lib/masking/config";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/producer/records/{id} — one record the caller sent (404 for anyone else's), masked. */
+export const GET = defineRoute(
+  { access: { permission: "dead_letters:read_own" }, params: OwnRecordParamsSchema },
+  async ({ params, principal }) => readOwnRecord(getDb().pool, principal!.userId, params.id, configuredMaskRules()),
+);
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
