@@ -245,7 +245,7 @@ function createAuth(db: Db, sso: SsoConfig) {
       }),
     },
     // Last: lets auth.api calls made inside route handlers and server actions set the refreshed cookie.
-    plugins: [...(sso.provider ? [genericOAuth({ config: [oidcProvider(sso.provider)] })] : []), nextCookies()],
+    plugins: [...(sso.provider ? [genericOAuth({ config: [oidcProvider(sso.provider, env.BETTER_AUTH_URL)] })] : []), nextCookies()],
   });
 }
 
@@ -254,7 +254,7 @@ function createAuth(db: Db, sso: SsoConfig) {
  * ID token verified (signature against the provider's JWKS, issuer, audience, the nonce bound to the sign-in's
  * state); a provider whose discovery gives no keys is not registered rather than trusted unverified.
  */
-function oidcProvider(p: OidcProviderConfig): GenericOAuthConfig {
+function oidcProvider(p: OidcProviderConfig, baseURL: string | undefined): GenericOAuthConfig {
   return {
     providerId: OIDC_PROVIDER_ID,
     name: p.name,
@@ -264,8 +264,10 @@ function oidcProvider(p: OidcProviderConfig): GenericOAuthConfig {
     clientSecret: p.clientSecret,
     scopes: p.scopes,
     pkce: true,
-    // RP-initiated logout: sign-out sends the browser to the provider's end_session_endpoint, which returns here.
-    postLogoutRedirectURI: "/sign-in",
+    // RP-initiated logout: sign-out sends the browser to the provider's end_session_endpoint with the ID token as
+    // hint. Coming back here afterwards takes the public URL (the plugin resolves it against a fixed base URL);
+    // without it the provider shows its own signed-out page.
+    postLogoutRedirectURI: baseURL ? `${baseURL.replace(/\/+$/, "")}/sign-in` : undefined,
     mapProfileToUser: (profile) => ({
       name: [profile.name, profile.preferred_username, profile.email].find((v): v is string => typeof v === "string" && v !== "") ?? "",
     }),
