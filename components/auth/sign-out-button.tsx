@@ -17,7 +17,8 @@ export function SignOutButton() {
       });
       // Signed in through the identity provider: end the session there too (RP-initiated logout).
       const body: unknown = await res.json().catch(() => null);
-      if (typeof body === "object" && body !== null && "url" in body && typeof body.url === "string" && /^https?:\/\//.test(body.url)) next = body.url;
+      if (typeof body === "object" && body !== null && "url" in body && typeof body.url === "string" && /^https?:\/\//.test(body.url))
+        next = body.url;
     } finally {
       // A full page load, not a client-side navigation: it drops every in-memory cache (React Query) holding
       // this user's data before someone else signs in on the same tab.

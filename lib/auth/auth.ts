@@ -16,7 +16,14 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
 import { escapeUnstorable, unstorable } from "../json/storable";
 import { AppError } from "../errors/app-error";
-import { cachedSsoSettings, effectiveSsoConfig, OIDC_PROVIDER_ID, passwordSignInAllowed, type OidcProviderConfig, type SsoConfig } from "./sso-config";
+import {
+  cachedSsoSettings,
+  effectiveSsoConfig,
+  OIDC_PROVIDER_ID,
+  passwordSignInAllowed,
+  type OidcProviderConfig,
+  type SsoConfig,
+} from "./sso-config";
 import { applySsoRole, auditSsoSignIn, auditSsoUserCreated, decideSsoRole, ssoUserData } from "./sso-sign-in";
 
 // better-auth owns sign-in, sign-out and sessions (database sessions in an httpOnly SameSite=lax cookie);
@@ -298,6 +305,20 @@ export function requestOrigin(request: Request): string {
 }
 
 /**
+ * The request as the browser addressed it. Without BETTER_AUTH_URL better-auth takes its base URL from request.url,
+ * which `next start` builds as localhost: the redirect URI sent to the identity provider would then bring the
+ * browser back to another origin than the one holding its sign-in state cookie.
+ */
+function addressed(request: Request): Request {
+  const url = new URL(request.url);
+  const origin = requestOrigin(request);
+  if (url.origin === origin) return request;
+  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers: request.headers, signal: request.signal };
+  if (request.body) Object.assign(init, { body: request.body, duplex: "half" });
+  return new Request(`${origin}${url.pathname}${url.search}`, init);
+}
+
+/**
  * The e-mail a sign-in tried, as the audit trail keeps it: what PostgreSQL cannot store written as escapes,
  * after the cut, which may itself split a surrogate pair.
  */
@@ -352,9 +373,9 @@ const throttledSignIns = new ThrottleAuditGate(60_000);
  * as auth.sign_in_throttled, once per client address per minute (throttle-audit.ts). `now` is the request's time.
  */
 export async function handleAuthRequest(request: Request, now: Date): Promise<Response> {
-  await currentSsoConfig(now);
+  const sso = await currentSsoConfig(now);
   const auth = getAuth();
-  const res = await auth.handler(request);
+  const res = await auth.handler(sso.provider && !getEnv().BETTER_AUTH_URL ? addressed(request) : request);
   if (res.status !== 429 || !new URL(request.url).pathname.endsWith("/sign-in/email")) return res;
   const ip = getIP(request, auth.options) ?? "unknown";
   if (throttledSignIns.admit(ip, now.getTime())) {

@@ -68,7 +68,9 @@ export function effectiveSsoConfig(env: SsoEnv, stored: SsoSettings | null): Sso
   const scopes = (s.scopes ?? env.REDRIVE_OIDC_SCOPES).split(/[\s,]+/).filter(Boolean);
   return {
     provider:
-      issuer && clientId ? { issuer: issuer.replace(/\/+$/, ""), clientId, clientSecret, name: s.name ?? env.REDRIVE_OIDC_NAME, scopes } : null,
+      issuer && clientId
+        ? { issuer: issuer.replace(/\/+$/, ""), clientId, clientSecret, name: s.name ?? env.REDRIVE_OIDC_NAME, scopes }
+        : null,
     mapping: { claim: s.groupsClaim ?? env.REDRIVE_OIDC_GROUPS_CLAIM, map: roleMapOf(s.roleMap, env.REDRIVE_OIDC_ROLE_MAP) },
     passwordSignIn: s.passwordSignIn ?? true,
     breakGlassEmail: (s.breakGlassEmail ?? env.REDRIVE_BREAK_GLASS_ADMIN)?.trim().toLowerCase() || null,

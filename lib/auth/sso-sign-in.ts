@@ -101,7 +101,15 @@ export async function auditSsoUserCreated(db: Db, user: { id: string; email: str
       action: "user.created",
       targetType: "user",
       targetId: user.id,
-      after: { email: user.email, name: user.name, role: decision.role, via: "sso", issuer: decision.issuer, subject: decision.subject, groups: decision.groups },
+      after: {
+        email: user.email,
+        name: user.name,
+        role: decision.role,
+        via: "sso",
+        issuer: decision.issuer,
+        subject: decision.subject,
+        groups: decision.groups,
+      },
       requestId: requestFacts(ctx).requestId,
     },
   ]);
@@ -116,9 +124,10 @@ export async function applySsoRole(db: Db, userId: string, ctx: Ctx): Promise<vo
   const decision = decisionOf(ctx);
   if (!decision) throw new Error("SSO sign-in without a role decision");
   await inTransaction(db.pool, async (client) => {
-    const { rows } = await client.query<{ role: string; email: string }>(`SELECT role::text AS role, email FROM "user" WHERE id = $1 FOR UPDATE`, [
-      userId,
-    ]);
+    const { rows } = await client.query<{ role: string; email: string }>(
+      `SELECT role::text AS role, email FROM "user" WHERE id = $1 FOR UPDATE`,
+      [userId],
+    );
     const before = rows[0];
     if (!before || before.role === decision.role) return;
     const now = new Date();

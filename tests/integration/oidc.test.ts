@@ -84,7 +84,9 @@ class IdpBrowser {
 }
 
 async function startSignIn(): Promise<{ url: string; stateCookie: string }> {
-  const res = await authRequest("/sign-in/social", { body: { provider: "oidc", callbackURL: "/dead-letters", errorCallbackURL: "/sign-in" } });
+  const res = await authRequest("/sign-in/social", {
+    body: { provider: "oidc", callbackURL: "/dead-letters", errorCallbackURL: "/sign-in" },
+  });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { url: string };
   return { url: body.url, stateCookie: cookieFrom(res) };

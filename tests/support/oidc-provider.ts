@@ -62,7 +62,14 @@ export async function startOidcProvider(opts: { port?: number; redirectOrigins: 
       if (!person) return undefined;
       return {
         accountId: id,
-        claims: () => ({ sub: id, email: person.email, email_verified: true, name: person.name, preferred_username: id, groups: [...person.groups] }),
+        claims: () => ({
+          sub: id,
+          email: person.email,
+          email_verified: true,
+          name: person.name,
+          preferred_username: id,
+          groups: [...person.groups],
+        }),
       };
     },
     loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
