@@ -63,16 +63,26 @@ export async function decideSsoRole(
   const groups = decision.values.slice(0, MAX_AUDITED_GROUPS);
   if (decision.role === null) {
     const { ip, requestId } = requestFacts(ctx);
-    await audit(db, [
-      {
-        actorEmail: typeof data.user.email === "string" ? data.user.email.slice(0, 254) : null,
-        action: "auth.sso_refused",
-        targetType: "user",
-        reason: NO_MAPPED_GROUP,
-        after: { issuer, subject, claim: config.mapping.claim, groups, ip },
-        requestId,
-      },
-    ]);
+    // Someone who has an account here but no mapped group any more: their other sessions end with it.
+    const userId = source.action === "sign-in" && typeof data.user.id === "string" ? data.user.id : null;
+    await inTransaction(db.pool, async (client) => {
+      const ended = userId ? ((await client.query(`DELETE FROM session WHERE user_id = $1`, [userId])).rowCount ?? 0) : 0;
+      await appendAudit(
+        client,
+        [
+          {
+            actorEmail: typeof data.user.email === "string" ? data.user.email.slice(0, 254) : null,
+            action: "auth.sso_refused",
+            targetType: "user",
+            targetId: userId,
+            reason: NO_MAPPED_GROUP,
+            after: { issuer, subject, claim: config.mapping.claim, groups, ip, ...(userId ? { sessionsRevoked: ended } : {}) },
+            requestId,
+          },
+        ],
+        new Date(),
+      );
+    });
     return { error: NO_MAPPED_GROUP, errorDescription: "None of your groups at the identity provider gives access to Redrive." };
   }
   if (!ctx.request) return { error: "sso_request_missing", errorDescription: "Single sign-on needs the browser's request." };

@@ -185,12 +185,18 @@ describe("OpenID Connect sign-in (oidc-provider)", () => {
     expect(refused.after).toMatchObject({ subject: "carol", groups: ["sales", "everyone"], claim: "groups" });
   });
 
-  it("refuses a person whose groups were all removed, even with an account here", async () => {
+  it("refuses a person whose groups were all removed, even with an account here, and ends their sessions", async () => {
     const alice = idp.people.get("alice")!;
+    const earlier = (await ssoSignIn("alice")).cookie;
+    expect(await principalOf(earlier)).not.toBeNull();
     alice.groups = ["everyone"];
     const { location, cookie } = await ssoSignIn("alice");
     expect(new URL(location, ORIGIN).searchParams.get("error")).toBe("no_mapped_group");
     expect(await principalOf(cookie)).toBeNull();
+    expect(await principalOf(earlier)).toBeNull();
+    const refused = (await audits("auth.sso_refused")).at(-1);
+    expect(refused.after.subject).toBe("alice");
+    expect(refused.after.sessionsRevoked).toBeGreaterThanOrEqual(1);
     alice.groups = ["redrive-supervisors", "everyone"];
   });
 
@@ -255,5 +261,57 @@ describe("password sign-in switched off", () => {
       await db.pool.query(`DELETE FROM app_setting WHERE key = 'auth.sso'`);
       forgetSsoSettings();
     }
+  });
+});
+
+describe("SSO settings (admins)", () => {
+  const actor = { id: null, email: "admin-test", role: "admin" };
+  const ctx = () => ({ actor, requestId: "t", now: new Date() });
+
+  it("stores the client secret sealed, never returns it, and audits what changed without it", async () => {
+    const { updateSsoSettings, readSsoSettingsView } = await import("../../lib/auth/sso-settings");
+    const { getEnv } = await import("../../lib/env");
+    try {
+      const view = await updateSsoSettings(
+        db.pool,
+        getEnv(),
+        { clientSecret: "s3cret-value", roleMap: " ops = admin ", name: "Other IdP" },
+        ctx(),
+      );
+      expect(view).toMatchObject({ clientSecretSet: { value: true, from: "settings" }, roleMap: { value: "ops=admin", from: "settings" } });
+      expect(view.issuer).toEqual({ value: idp.issuer, from: "environment" });
+      expect(JSON.stringify(view)).not.toContain("s3cret-value");
+      const { rows } = await db.pool.query(`SELECT value FROM app_setting WHERE key = 'auth.sso'`);
+      expect(JSON.stringify(rows[0].value)).not.toContain("s3cret-value");
+      const event = (await audits("setting.changed")).at(-1);
+      expect(event.target_id).toBe("auth.sso");
+      expect(event.after).toMatchObject({ clientSecret: "(changed)", roleMap: "ops=admin", name: "Other IdP" });
+      expect(JSON.stringify(event)).not.toContain("s3cret-value");
+      // Cleared: the environment's values apply again.
+      const back = await updateSsoSettings(db.pool, getEnv(), { clientSecret: null, roleMap: null, name: null }, ctx());
+      expect(back.roleMap.from).toBe("environment");
+      expect((await readSsoSettingsView(db.pool, getEnv())).name).toEqual({ value: "Corp IdP", from: "default" });
+    } finally {
+      await db.pool.query(`DELETE FROM app_setting WHERE key = 'auth.sso'`);
+      forgetSsoSettings();
+    }
+  });
+
+  it("refuses a bad role map by name, and password sign-in off without an enabled break-glass admin", async () => {
+    const { updateSsoSettings } = await import("../../lib/auth/sso-settings");
+    const { getEnv } = await import("../../lib/env");
+    await expect(updateSsoSettings(db.pool, getEnv(), { roleMap: "ops=root" }, ctx())).rejects.toMatchObject({
+      issues: [{ path: "roleMap", message: expect.stringContaining("root is not a role") }],
+    });
+    await expect(updateSsoSettings(db.pool, getEnv(), { passwordSignIn: false }, ctx())).rejects.toMatchObject({
+      issues: [{ path: "breakGlassEmail" }],
+    });
+    await expect(
+      updateSsoSettings(db.pool, getEnv(), { passwordSignIn: false, breakGlassEmail: "nobody@corp.example" }, ctx()),
+    ).rejects.toMatchObject({
+      issues: [{ path: "breakGlassEmail", message: expect.stringContaining("not an enabled admin") }],
+    });
+    const { rows } = await db.pool.query(`SELECT 1 FROM app_setting WHERE key = 'auth.sso'`);
+    expect(rows).toHaveLength(0);
   });
 });
