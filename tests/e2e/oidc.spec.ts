@@ -1,6 +1,10 @@
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect as baseExpect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { startOidcProvider, type TestOidcProvider } from "../support/oidc-provider";
-import { DEMO, signIn } from "./fixtures";
+import { DEMO } from "./fixtures";
+
+// Each test crosses two servers and several full page loads: more room than a single-page spec.
+const expect = baseExpect.configure({ timeout: 30_000 });
+test.setTimeout(180_000);
 
 // Single sign-on end to end: an admin points Redrive at a real OpenID provider (oidc-provider, started here on a
 // free loopback port, with its development login pages) in the settings, then people sign in through it in
@@ -51,7 +55,11 @@ async function loginAtProvider(page: Page, login: string): Promise<void> {
 test.describe.configure({ mode: "serial" });
 
 test("sso: an admin configures the provider in the settings @themes", async ({ page }) => {
-  await signIn(page, "admin", "/settings");
+  await page.goto("/sign-in?next=%2Fsettings");
+  await page.getByLabel("E-mail").fill(DEMO.admin.email);
+  await page.getByLabel("Password").fill(DEMO.admin.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page).toHaveURL(`${ORIGIN}/settings`);
   const panel = page.getByRole("region", { name: "Single sign-on (OpenID Connect)" });
   await expect(panel).toContainText(`${ORIGIN}/api/auth/callback/oidc`);
   await panel.getByLabel("Issuer URL").fill(idp.issuer);
