@@ -66,6 +66,20 @@ const EnvSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || splitKeys(v).every((k) => k.length >= 32), "each key must be at least 32 characters"),
+  /** single sign-on: the OpenID Connect issuer (its /.well-known/openid-configuration is read); unset: no SSO */
+  REDRIVE_OIDC_ISSUER: z.string().url().optional(),
+  REDRIVE_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  REDRIVE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** the provider's name on the sign-in button ("Sign in with …") */
+  REDRIVE_OIDC_NAME: z.string().min(1).max(60).default("single sign-on"),
+  REDRIVE_OIDC_SCOPES: z.string().default("openid profile email groups"),
+  /** the claim holding the person's groups (a dotted path for a nested one, e.g. realm_access.roles) */
+  REDRIVE_OIDC_GROUPS_CLAIM: z.string().min(1).default("groups"),
+  /** group (or other claim value) to role, first match wins: redrive-admins=admin,ops=supervisor */
+  /** (checked where it is used, lib/auth/sso-roles.ts, which this neutral module does not import) */
+  REDRIVE_OIDC_ROLE_MAP: z.string().optional(),
+  /** the one admin who may still sign in with a password when an admin has turned password sign-in off */
+  REDRIVE_BREAK_GLASS_ADMIN: z.string().email().optional(),
   /** the public URL of the dashboard; unset: taken from each request (so any port works) */
   BETTER_AUTH_URL: z.string().url().optional(),
   /** forensics: key globs whose values are masked (comma-separated; default card*,pan,token,account*) */

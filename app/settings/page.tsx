@@ -4,12 +4,17 @@ import { AllTokensPanel } from "@/components/settings/all-tokens-panel";
 import { ChangePasswordForm } from "@/components/settings/change-password-form";
 import { TokensPanel } from "@/components/settings/tokens-panel";
 import { ReplayApprovalPanel } from "@/components/settings/replay-approval-panel";
+import { SsoPanel } from "@/components/settings/sso-panel";
 import { UsersPanel } from "@/components/settings/users-panel";
 import { can, ROLE_PERMISSIONS } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
 import { listUsers } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";
+import { getEnv } from "@/lib/env";
+import { readSsoSettingsView } from "@/lib/auth/sso-settings";
+import { requestOrigin } from "@/lib/auth/auth";
+import { headers } from "next/headers";
 import { readSingleApproverSetting } from "@/lib/replay/batch/single-approver";
 
 export const metadata: Metadata = { title: "Settings" };
@@ -21,12 +26,17 @@ export default async function SettingsPage() {
   const managesTokens = can(me.role, "tokens:manage");
   const managesSettings = can(me.role, "settings:manage");
   const { pool } = getDb();
-  const [tokens, users, allTokens, approval] = await Promise.all([
+  const [tokens, users, allTokens, approval, sso] = await Promise.all([
     listApiTokens(pool, me.userId),
     isAdmin ? listUsers(pool) : Promise.resolve(null),
     managesTokens ? listAllApiTokens(pool) : Promise.resolve(null),
     managesSettings ? readSingleApproverSetting(pool) : Promise.resolve(null),
+    managesSettings ? readSsoSettingsView(pool, getEnv()) : Promise.resolve(null),
   ]);
+  // The redirect URI the admin registers at the provider: BETTER_AUTH_URL, or the address this page was asked on.
+  const origin =
+    getEnv().BETTER_AUTH_URL?.replace(/\/+$/, "") ??
+    requestOrigin(new Request("http://localhost/", { headers: new Headers(await headers()) }));
 
   return (
     <div className="max-w-5xl space-y-4">
@@ -61,6 +71,7 @@ export default async function SettingsPage() {
       {users && <UsersPanel initialUsers={users} currentUserId={me.userId} />}
       {allTokens && <AllTokensPanel initialTokens={allTokens} />}
       {approval && <ReplayApprovalPanel initial={approval} />}
+      {sso && <SsoPanel initial={sso} origin={origin} />}
     </div>
   );
 }

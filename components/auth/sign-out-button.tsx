@@ -7,17 +7,22 @@ export function SignOutButton() {
 
   async function signOut() {
     setPending(true);
+    let next = new URL("/sign-in", window.location.href).href;
     try {
-      await fetch("/api/auth/sign-out", {
+      const res = await fetch("/api/auth/sign-out", {
         method: "POST",
         credentials: "same-origin",
         headers: { "content-type": "application/json" },
-        body: "{}",
+        body: JSON.stringify({ disableRedirect: true }),
       });
+      // Signed in through the identity provider: end the session there too (RP-initiated logout).
+      const body: unknown = await res.json().catch(() => null);
+      if (typeof body === "object" && body !== null && "url" in body && typeof body.url === "string" && /^https?:\/\//.test(body.url))
+        next = body.url;
     } finally {
       // A full page load, not a client-side navigation: it drops every in-memory cache (React Query) holding
       // this user's data before someone else signs in on the same tab.
-      window.location.replace(new URL("/sign-in", window.location.href).href);
+      window.location.replace(next);
     }
   }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AuditQuerySchema } from "../audit/log-schema";
 import { CreateTokenBody, CreateUserBody, IdParams, ListTokensQuery, PatchUserBody } from "../auth/account-schemas";
+import { SsoSettingsBody } from "../auth/sso-schemas";
 import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
 import {
   ActionBodySchema,
@@ -357,9 +358,35 @@ const ACCOUNTS: Operation[] = [
   },
   {
     method: "post",
+    path: "/api/auth/sign-in/social",
+    tag: "accounts",
+    summary:
+      "Start single sign-on (better-auth's OAuth flow; provider \"oidc\", only when configured): answers the identity provider's authorization URL, with state, PKCE and nonce",
+    access: { public: true },
+    body: z.object({
+      provider: z.literal("oidc"),
+      callbackURL: z.string().optional(),
+      errorCallbackURL: z.string().optional(),
+      disableRedirect: z.boolean().optional(),
+    }),
+    responses: { ...ok("{url, redirect}"), 404: { description: "Single sign-on is not configured" } },
+  },
+  {
+    method: "get",
+    path: "/api/auth/callback/{id}",
+    tag: "accounts",
+    summary:
+      "The identity provider's redirect back (better-auth): checks state, exchanges the code with the PKCE verifier, verifies the ID token and its nonce, maps groups to a role; audited as auth.sso_sign_in or auth.sso_refused",
+    access: { public: true },
+    params: z.object({ id: z.literal("oidc") }),
+    responses: { 302: { description: "To the page asked for, signed in; or to /sign-in?error=<code>" } },
+  },
+  {
+    method: "post",
     path: "/api/auth/sign-out",
     tag: "accounts",
-    summary: "Sign out (better-auth); audited as auth.sign_out",
+    summary:
+      "Sign out (better-auth); audited as auth.sign_out. Signed in through the identity provider: answers its end-session URL ({url}) for RP-initiated logout",
     access: { public: true },
     responses: ok("Signed out"),
   },
@@ -630,6 +657,26 @@ const SETTINGS: Operation[] = [
     access: { permission: "settings:manage" },
     body: SingleApproverBody,
     responses: ok("{limit, updatedAt, updatedBy}"),
+  },
+  {
+    method: "get",
+    path: "/api/settings/sso",
+    tag: "accounts",
+    summary: "Single sign-on (OpenID Connect) in force: each field's value and whether the settings or the environment set it",
+    access: { permission: "settings:manage" },
+    responses: ok(
+      "{configured, issuer, clientId, clientSecretSet, name, scopes, groupsClaim, roleMap, passwordSignIn, breakGlassEmail, …}",
+    ),
+  },
+  {
+    method: "put",
+    path: "/api/settings/sso",
+    tag: "accounts",
+    summary:
+      "Change the identity provider, the group-to-role map or password sign-in (admins; audited as setting.changed; the client secret sealed, never returned)",
+    access: { permission: "settings:manage" },
+    body: SsoSettingsBody,
+    responses: ok("as GET"),
   },
 ];
 

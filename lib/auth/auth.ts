@@ -3,6 +3,7 @@ import { betterAuth } from "better-auth/minimal";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware, getIP, getSessionFromCtx, isAPIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
+import { genericOAuth, type GenericOAuthConfig } from "better-auth/plugins/generic-oauth";
 import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
 import { appendAudit, type AuditInput } from "../audit/append";
@@ -15,13 +16,22 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
 import { escapeUnstorable, unstorable } from "../json/storable";
 import { AppError } from "../errors/app-error";
+import {
+  cachedSsoSettings,
+  effectiveSsoConfig,
+  OIDC_PROVIDER_ID,
+  passwordSignInAllowed,
+  type OidcProviderConfig,
+  type SsoConfig,
+} from "./sso-config";
+import { applySsoRole, auditSsoSignIn, auditSsoUserCreated, decideSsoRole, ssoUserData } from "./sso-sign-in";
 
 // better-auth owns sign-in, sign-out and sessions (database sessions in an httpOnly SameSite=lax cookie);
 // Redrive owns accounts: there is no sign-up, users come from the CLI or an admin (lib/auth/users.ts).
 
 const SESSION_HOURS = 8;
 
-function createAuth(db: Db) {
+function createAuth(db: Db, sso: SsoConfig) {
   const env = getEnv();
   return betterAuth({
     appName: "Redrive",
@@ -47,7 +57,8 @@ function createAuth(db: Db) {
       "/link-social",
       "/list-accounts",
       "/refresh-token",
-      "/sign-in/social",
+      // The OIDC provider signs in through better-auth's social endpoint; with none configured it stays closed.
+      ...(sso.provider ? [] : ["/sign-in/social" as const]),
       "/unlink-account",
       "/update-session",
       "/verify-password",
@@ -60,6 +71,11 @@ function createAuth(db: Db) {
       "/send-verification-email",
       "/verify-email",
     ],
+    // A person at the identity provider is one account here, keyed by issuer and subject: never joined to another
+    // account by a matching e-mail (two subjects, two people, so four eyes keeps meaning two people).
+    account: { accountLinking: { disableImplicitLinking: true } },
+    // Errors of the OAuth callback (refused, tampered state) land on the sign-in page, which explains them.
+    onAPIError: { errorURL: "/sign-in" },
     session: {
       expiresIn: SESSION_HOURS * 60 * 60,
       // Sliding: a session used after 15 minutes is extended to another 8 hours from then.
@@ -71,6 +87,7 @@ function createAuth(db: Db) {
         disabled: { type: "boolean", required: false, defaultValue: false, input: false },
         demo: { type: "boolean", required: false, defaultValue: false, input: false },
       },
+      validateUserInfo: (data, ctx) => decideSsoRole(db, sso, data, ctx),
     },
     // On in every environment (better-auth enables it only in production by default): sign-in attempts per
     // minute per client IP (REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE, default 20).
@@ -97,17 +114,25 @@ function createAuth(db: Db) {
     },
     logger: { log: authLog },
     databaseHooks: {
+      user: {
+        create: {
+          before: async (user, ctx) => ssoUserData(user, ctx),
+          after: async (user, ctx) => auditSsoUserCreated(db, user, ctx),
+        },
+      },
       session: {
         create: {
+          after: async (session, ctx) => auditSsoSignIn(db, session, ctx),
           // After the password has been verified, so a wrong password never learns whether the account is
           // disabled. Throwing here makes the sign-in fail with this message.
-          before: async (session) => {
+          before: async (session, ctx) => {
             const user = await db.prisma.user.findUnique({
               where: { id: session.userId },
               select: { disabled: true, demo: true },
             });
             const refusal = user ? accountRefusal(user, getEnv()) : "account_disabled";
             if (refusal) throw APIError.from("FORBIDDEN", { code: refusal.toUpperCase(), message: REFUSAL_MESSAGES[refusal] });
+            await applySsoRole(db, session.userId, ctx);
           },
         },
       },
@@ -122,6 +147,27 @@ function createAuth(db: Db) {
           return;
         }
         if (ctx.path !== "/sign-in/email") return;
+        const email = attemptedEmail(ctx.body);
+        if (email !== null && !passwordSignInAllowed(sso, email)) {
+          const message = `Password sign-in is turned off: sign in with ${sso.provider?.name ?? "your identity provider"}.`;
+          await inTransaction(db.pool, (client) =>
+            appendAudit(
+              client,
+              [
+                {
+                  actorEmail: email,
+                  action: "auth.sign_in_failed",
+                  targetType: "user",
+                  reason: "PASSWORD_SIGN_IN_DISABLED",
+                  after: { ip: ctx.request ? getIP(ctx.request, ctx.context.options) : null },
+                  requestId: ctx.request?.headers.get("x-request-id")?.slice(0, 100) ?? null,
+                },
+              ],
+              new Date(),
+            ),
+          ).catch((err: unknown) => console.error(`[auth] refused sign-in not audited: ${(err as Error).message}`));
+          throw APIError.from("FORBIDDEN", { code: "PASSWORD_SIGN_IN_DISABLED", message });
+        }
         // NUL or an unpaired surrogate fails the user lookup in PostgreSQL (a bare 500) and the audit event with
         // it: refuse the input by name, and audit the attempt with those characters written as escapes.
         const bad = unstorable(ctx.body, "");
@@ -206,8 +252,33 @@ function createAuth(db: Db) {
       }),
     },
     // Last: lets auth.api calls made inside route handlers and server actions set the refreshed cookie.
-    plugins: [nextCookies()],
+    plugins: [...(sso.provider ? [genericOAuth({ config: [oidcProvider(sso.provider, env.BETTER_AUTH_URL)] })] : []), nextCookies()],
   });
+}
+
+/**
+ * The identity provider for better-auth's generic OAuth plugin: endpoints and keys from discovery, PKCE, and the
+ * ID token verified (signature against the provider's JWKS, issuer, audience, the nonce bound to the sign-in's
+ * state); a provider whose discovery gives no keys is not registered rather than trusted unverified.
+ */
+function oidcProvider(p: OidcProviderConfig, baseURL: string | undefined): GenericOAuthConfig {
+  return {
+    providerId: OIDC_PROVIDER_ID,
+    name: p.name,
+    discoveryUrl: `${p.issuer}/.well-known/openid-configuration`,
+    requireIdTokenVerification: true,
+    clientId: p.clientId,
+    clientSecret: p.clientSecret,
+    scopes: p.scopes,
+    pkce: true,
+    // RP-initiated logout: sign-out sends the browser to the provider's end_session_endpoint with the ID token as
+    // hint. Coming back here afterwards takes the public URL (the plugin resolves it against a fixed base URL);
+    // without it the provider shows its own signed-out page.
+    postLogoutRedirectURI: baseURL ? `${baseURL.replace(/\/+$/, "")}/sign-in` : undefined,
+    mapProfileToUser: (profile) => ({
+      name: [profile.name, profile.preferred_username, profile.email].find((v): v is string => typeof v === "string" && v !== "") ?? "",
+    }),
+  };
 }
 
 type EndedSession = { user: { id: string; email: string; role?: unknown }; session: { id: string } };
@@ -234,6 +305,20 @@ export function requestOrigin(request: Request): string {
 }
 
 /**
+ * The request as the browser addressed it. Without BETTER_AUTH_URL better-auth takes its base URL from request.url,
+ * which `next start` builds as localhost: the redirect URI sent to the identity provider would then bring the
+ * browser back to another origin than the one holding its sign-in state cookie.
+ */
+function addressed(request: Request): Request {
+  const url = new URL(request.url);
+  const origin = requestOrigin(request);
+  if (url.origin === origin) return request;
+  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers: request.headers, signal: request.signal };
+  if (request.body) Object.assign(init, { body: request.body, duplex: "half" });
+  return new Request(`${origin}${url.pathname}${url.search}`, init);
+}
+
+/**
  * The e-mail a sign-in tried, as the audit trail keeps it: what PostgreSQL cannot store written as escapes,
  * after the cut, which may itself split a surrogate pair.
  */
@@ -252,16 +337,33 @@ function authLog(level: "debug" | "info" | "warn" | "error", message: string, ..
 
 export type Auth = ReturnType<typeof createAuth>;
 
-const globalForAuth = globalThis as unknown as { __redriveAuth?: { db: Db; auth: Auth } };
+const globalForAuth = globalThis as unknown as { __redriveAuth?: { db: Db; auth: Auth; sso: SsoConfig; key: string } };
 
-/** The process-wide better-auth instance, created on first use on the process-wide database (getDb()). */
+/**
+ * The process-wide better-auth instance on the process-wide database (getDb()), built for the single sign-on
+ * configuration last read (refreshSsoConfig); the environment's until then.
+ */
 export function getAuth(): Auth {
   const db = getDb();
   const cached = globalForAuth.__redriveAuth;
   if (cached?.db === db) return cached.auth;
-  const auth = createAuth(db);
-  globalForAuth.__redriveAuth = { db, auth };
+  return install(db, effectiveSsoConfig(getEnv(), null));
+}
+
+function install(db: Db, sso: SsoConfig): Auth {
+  const auth = createAuth(db, sso);
+  globalForAuth.__redriveAuth = { db, auth, sso, key: JSON.stringify(sso) };
   return auth;
+}
+
+/** The single sign-on configuration in force: the environment's, overridden by an admin's settings. */
+export async function currentSsoConfig(now: Date): Promise<SsoConfig> {
+  const db = getDb();
+  const sso = effectiveSsoConfig(getEnv(), await cachedSsoSettings(db.pool, now.getTime()));
+  const cached = globalForAuth.__redriveAuth;
+  // A changed configuration (an admin's settings) takes a new instance: better-auth reads its providers once.
+  if (cached?.db !== db || cached.key !== JSON.stringify(sso)) install(db, sso);
+  return sso;
 }
 
 const throttledSignIns = new ThrottleAuditGate(60_000);
@@ -271,8 +373,9 @@ const throttledSignIns = new ThrottleAuditGate(60_000);
  * as auth.sign_in_throttled, once per client address per minute (throttle-audit.ts). `now` is the request's time.
  */
 export async function handleAuthRequest(request: Request, now: Date): Promise<Response> {
+  const sso = await currentSsoConfig(now);
   const auth = getAuth();
-  const res = await auth.handler(request);
+  const res = await auth.handler(sso.provider && !getEnv().BETTER_AUTH_URL ? addressed(request) : request);
   if (res.status !== 429 || !new URL(request.url).pathname.endsWith("/sign-in/email")) return res;
   const ip = getIP(request, auth.options) ?? "unknown";
   if (throttledSignIns.admit(ip, now.getTime())) {

@@ -1,0 +1,113 @@
+import "server-only";
+import type pg from "pg";
+import { z } from "zod";
+import type { Env } from "../env";
+import { openSecret } from "../secrets/stored-secret";
+import { parseRoleMap, type RoleMapping } from "./sso-roles";
+
+// Single sign-on as configured: the environment (REDRIVE_OIDC_*) gives the defaults, the admin's settings (one
+// app_setting row, the client secret sealed like source URLs) override them field by field. Read through a short
+// cache so every auth request does not query it, and dropped at once in the process that changes it.
+
+export const OIDC_PROVIDER_ID = "oidc";
+export const SSO_SETTING_KEY = "auth.sso";
+const CACHE_MS = 5_000;
+
+/** What an admin may store; every field optional (unset: the environment's value). */
+export const SsoSettingsSchema = z
+  .object({
+    issuer: z.string().url().nullable().optional(),
+    clientId: z.string().min(1).max(500).nullable().optional(),
+    /** sealed (lib/secrets) */
+    clientSecret: z.string().min(1).nullable().optional(),
+    name: z.string().min(1).max(60).nullable().optional(),
+    scopes: z.string().max(500).nullable().optional(),
+    groupsClaim: z.string().min(1).max(200).nullable().optional(),
+    roleMap: z.string().max(4000).nullable().optional(),
+    passwordSignIn: z.boolean().optional(),
+    breakGlassEmail: z.string().email().nullable().optional(),
+  })
+  .strict();
+export type SsoSettings = z.infer<typeof SsoSettingsSchema>;
+
+export interface OidcProviderConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | undefined;
+  name: string;
+  scopes: string[];
+}
+
+export interface SsoConfig {
+  /** null: single sign-on is not configured */
+  provider: OidcProviderConfig | null;
+  mapping: RoleMapping;
+  /** false: only the break-glass admin may sign in with a password */
+  passwordSignIn: boolean;
+  breakGlassEmail: string | null;
+}
+
+type SsoEnv = Pick<
+  Env,
+  | "REDRIVE_OIDC_ISSUER"
+  | "REDRIVE_OIDC_CLIENT_ID"
+  | "REDRIVE_OIDC_CLIENT_SECRET"
+  | "REDRIVE_OIDC_NAME"
+  | "REDRIVE_OIDC_SCOPES"
+  | "REDRIVE_OIDC_GROUPS_CLAIM"
+  | "REDRIVE_OIDC_ROLE_MAP"
+  | "REDRIVE_BREAK_GLASS_ADMIN"
+>;
+
+/** The effective configuration from the environment and the stored settings (pure but for unsealing). */
+export function effectiveSsoConfig(env: SsoEnv, stored: SsoSettings | null): SsoConfig {
+  const s = stored ?? {};
+  const issuer = s.issuer ?? env.REDRIVE_OIDC_ISSUER;
+  const clientId = s.clientId ?? env.REDRIVE_OIDC_CLIENT_ID;
+  const clientSecret = s.clientSecret ? openSecret(s.clientSecret) : env.REDRIVE_OIDC_CLIENT_SECRET;
+  const scopes = (s.scopes ?? env.REDRIVE_OIDC_SCOPES).split(/[\s,]+/).filter(Boolean);
+  return {
+    provider:
+      issuer && clientId
+        ? { issuer: issuer.replace(/\/+$/, ""), clientId, clientSecret, name: s.name ?? env.REDRIVE_OIDC_NAME, scopes }
+        : null,
+    mapping: { claim: s.groupsClaim ?? env.REDRIVE_OIDC_GROUPS_CLAIM, map: roleMapOf(s.roleMap, env.REDRIVE_OIDC_ROLE_MAP) },
+    passwordSignIn: s.passwordSignIn ?? true,
+    breakGlassEmail: (s.breakGlassEmail ?? env.REDRIVE_BREAK_GLASS_ADMIN)?.trim().toLowerCase() || null,
+  };
+}
+
+function roleMapOf(stored: string | null | undefined, fromEnv: string | undefined) {
+  try {
+    return parseRoleMap(stored ?? fromEnv ?? "");
+  } catch (e) {
+    throw new Error(`${stored != null ? "the stored SSO role map" : "REDRIVE_OIDC_ROLE_MAP"}: ${(e as Error).message}`);
+  }
+}
+
+/** Whether a password sign-in for this e-mail is allowed by the configuration. */
+export function passwordSignInAllowed(config: SsoConfig, email: string): boolean {
+  return config.passwordSignIn || (config.breakGlassEmail !== null && email.trim().toLowerCase() === config.breakGlassEmail);
+}
+
+export async function readSsoSettings(db: pg.Pool | pg.PoolClient): Promise<SsoSettings | null> {
+  const { rows } = await db.query<{ value: unknown }>(`SELECT value FROM app_setting WHERE key = $1`, [SSO_SETTING_KEY]);
+  if (!rows[0]) return null;
+  const parsed = SsoSettingsSchema.safeParse(rows[0].value);
+  if (!parsed.success) throw new Error(`app_setting ${SSO_SETTING_KEY} is malformed: ${parsed.error.issues[0]?.message ?? ""}`);
+  return parsed.data;
+}
+
+let cache: { at: number; pool: pg.Pool; settings: SsoSettings | null } | undefined;
+
+/** The stored settings, at most CACHE_MS old. */
+export async function cachedSsoSettings(pool: pg.Pool, now: number): Promise<SsoSettings | null> {
+  if (cache && cache.pool === pool && now - cache.at < CACHE_MS) return cache.settings;
+  const settings = await readSsoSettings(pool);
+  cache = { at: now, pool, settings };
+  return settings;
+}
+
+export function forgetSsoSettings(): void {
+  cache = undefined;
+}

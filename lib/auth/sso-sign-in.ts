@@ -1,0 +1,191 @@
+import "server-only";
+import type { GenericEndpointContext, ValidateUserInfoResult, ValidateUserInfoSource } from "better-auth";
+import { getIP } from "better-auth/api";
+import { appendAudit, type AuditInput } from "../audit/append";
+import type { Db } from "../db/client";
+import { inTransaction } from "../db/transaction";
+import { isRole, type Role } from "./permissions";
+import { OIDC_PROVIDER_ID, type SsoConfig } from "./sso-config";
+import { decideRole } from "./sso-roles";
+
+// What Redrive adds to better-auth's OAuth callback (its generic OAuth plugin checks state, PKCE, the ID token's
+// signature, issuer, audience and nonce): the role from the provider's claims, decided in validateUserInfo (the one
+// hook that sees the fresh claims, at every sign-in), then applied and audited as the user row and the session are
+// written. A decision is kept per request between those hooks.
+
+interface SsoDecision {
+  role: Role;
+  groups: string[];
+  matched: string;
+  issuer: string;
+  subject: string;
+}
+
+const decisions = new WeakMap<Request, SsoDecision>();
+
+/** Audit events keep at most this many of a person's groups (Entra ID can send hundreds). */
+const MAX_AUDITED_GROUPS = 50;
+
+type Ctx = GenericEndpointContext | null | undefined;
+
+export const isSsoCallback = (ctx: Ctx): boolean => ctx?.path === "/callback/:id" && ctx.params?.id === OIDC_PROVIDER_ID;
+
+function requestFacts(ctx: Ctx): { ip: string | null; requestId: string | null } {
+  const request = ctx?.request;
+  return {
+    ip: request && ctx ? getIP(request, ctx.context.options) : null,
+    requestId: request?.headers.get("x-request-id")?.slice(0, 100) ?? null,
+  };
+}
+
+async function audit(db: Db, events: AuditInput[]): Promise<void> {
+  await inTransaction(db.pool, (client) => appendAudit(client, events, new Date()));
+}
+
+export const NO_MAPPED_GROUP = "no_mapped_group";
+
+/**
+ * better-auth's validateUserInfo for the OIDC provider: refuses (and audits) a person none of whose groups is
+ * mapped to a role, and remembers the role of everyone else for the hooks below.
+ */
+export async function decideSsoRole(
+  db: Db,
+  config: SsoConfig,
+  data: { user: Record<string, unknown>; source: ValidateUserInfoSource },
+  ctx: GenericEndpointContext,
+): Promise<ValidateUserInfoResult | void> {
+  const { source } = data;
+  if (source.method !== "oauth" || source.oauth?.providerId !== OIDC_PROVIDER_ID || !config.provider) return;
+  const claims = source.oauth.profile ?? {};
+  const decision = decideRole(claims, config.mapping);
+  const subject = String(claims.sub ?? "");
+  const issuer = typeof claims.iss === "string" ? claims.iss : config.provider.issuer;
+  const groups = decision.values.slice(0, MAX_AUDITED_GROUPS);
+  if (decision.role === null) {
+    const { ip, requestId } = requestFacts(ctx);
+    // Someone who has an account here but no mapped group any more: their other sessions end with it.
+    const userId = source.action === "sign-in" && typeof data.user.id === "string" ? data.user.id : null;
+    await inTransaction(db.pool, async (client) => {
+      const ended = userId ? ((await client.query(`DELETE FROM session WHERE user_id = $1`, [userId])).rowCount ?? 0) : 0;
+      await appendAudit(
+        client,
+        [
+          {
+            actorEmail: typeof data.user.email === "string" ? data.user.email.slice(0, 254) : null,
+            action: "auth.sso_refused",
+            targetType: "user",
+            targetId: userId,
+            reason: NO_MAPPED_GROUP,
+            after: { issuer, subject, claim: config.mapping.claim, groups, ip, ...(userId ? { sessionsRevoked: ended } : {}) },
+            requestId,
+          },
+        ],
+        new Date(),
+      );
+    });
+    return { error: NO_MAPPED_GROUP, errorDescription: "None of your groups at the identity provider gives access to Redrive." };
+  }
+  if (!ctx.request) return { error: "sso_request_missing", errorDescription: "Single sign-on needs the browser's request." };
+  decisions.set(ctx.request, { role: decision.role, groups, matched: decision.matched, issuer, subject });
+}
+
+function decisionOf(ctx: Ctx): SsoDecision | undefined {
+  return isSsoCallback(ctx) && ctx?.request ? decisions.get(ctx.request) : undefined;
+}
+
+/** user.create.before: a just-in-time account gets the role its groups give. */
+export function ssoUserData<U extends Record<string, unknown>>(user: U, ctx: Ctx): { data: U & { role: Role } } | undefined {
+  const decision = decisionOf(ctx);
+  return decision ? { data: { ...user, role: decision.role } } : undefined;
+}
+
+/** user.create.after: the just-in-time account, audited. */
+export async function auditSsoUserCreated(db: Db, user: { id: string; email: string; name: string }, ctx: Ctx): Promise<void> {
+  const decision = decisionOf(ctx);
+  if (!decision) return;
+  await audit(db, [
+    {
+      actorId: user.id,
+      actorEmail: user.email,
+      actorRole: decision.role,
+      action: "user.created",
+      targetType: "user",
+      targetId: user.id,
+      after: {
+        email: user.email,
+        name: user.name,
+        role: decision.role,
+        via: "sso",
+        issuer: decision.issuer,
+        subject: decision.subject,
+        groups: decision.groups,
+      },
+      requestId: requestFacts(ctx).requestId,
+    },
+  ]);
+}
+
+/**
+ * session.create.before, on an SSO sign-in: the user's role becomes what the groups say now (audited when it
+ * changes). Throws when the decision is missing, so no SSO session is made without one.
+ */
+export async function applySsoRole(db: Db, userId: string, ctx: Ctx): Promise<void> {
+  if (!isSsoCallback(ctx)) return;
+  const decision = decisionOf(ctx);
+  if (!decision) throw new Error("SSO sign-in without a role decision");
+  await inTransaction(db.pool, async (client) => {
+    const { rows } = await client.query<{ role: string; email: string }>(
+      `SELECT role::text AS role, email FROM "user" WHERE id = $1 FOR UPDATE`,
+      [userId],
+    );
+    const before = rows[0];
+    if (!before || before.role === decision.role) return;
+    const now = new Date();
+    await client.query(`UPDATE "user" SET role = $2::"Role", updated_at = $3 WHERE id = $1`, [userId, decision.role, now]);
+    await appendAudit(
+      client,
+      [
+        {
+          actorEmail: "sso",
+          actorRole: "system",
+          action: "user.role_changed",
+          targetType: "user",
+          targetId: userId,
+          before: { role: before.role },
+          after: { role: decision.role, userEmail: before.email, via: "sso", groups: decision.groups, matched: decision.matched },
+          requestId: requestFacts(ctx).requestId,
+        },
+      ],
+      now,
+    );
+  });
+}
+
+/** session.create.after: the SSO sign-in, audited with the identity it was made for. */
+export async function auditSsoSignIn(db: Db, session: { id: string; userId: string; expiresAt: Date }, ctx: Ctx): Promise<void> {
+  const decision = decisionOf(ctx);
+  if (!decision) return;
+  const { rows } = await db.pool.query<{ email: string; role: string }>(`SELECT email, role::text AS role FROM "user" WHERE id = $1`, [
+    session.userId,
+  ]);
+  const { ip, requestId } = requestFacts(ctx);
+  await audit(db, [
+    {
+      actorId: session.userId,
+      actorEmail: rows[0]?.email ?? null,
+      actorRole: isRole(rows[0]?.role) ? rows[0].role : null,
+      action: "auth.sso_sign_in",
+      targetType: "user",
+      targetId: session.userId,
+      after: {
+        sessionId: session.id,
+        ip,
+        expiresAt: session.expiresAt.toISOString(),
+        issuer: decision.issuer,
+        subject: decision.subject,
+        groups: decision.groups,
+      },
+      requestId,
+    },
+  ]);
+}
