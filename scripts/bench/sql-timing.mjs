@@ -2,6 +2,9 @@
 // statement the process sends through node-postgres (wall time from send to answer, so lock waits and the round
 // trip count), grouped by the statement's first words, and writes the totals to
 // $BENCH_SQL_TIMING_DIR/<pid>.json when the process exits. Measures the engine as it is, without touching it.
+// Not counted: statements sent with pool.query (pg.Pool passes a callback to the client: the claim, the rate
+// limiter's reservation, heartbeats) and COPY streams (the audit events' insert); their time shows as the
+// drain's wall time not accounted for.
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
