@@ -25,6 +25,9 @@ import { combinedFloor, copyFloor, normalizeFloor, type FloorPart } from "./benc
 const N = Number(process.env.BENCH_INGEST_COUNT ?? 100_000);
 const PER_REQUEST = 50_000;
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
+// The production server refuses to append audit events without a key; a benchmark's throwaway database needs no
+// stable one (as scripts/e2e.ts).
+process.env.REDRIVE_AUDIT_KEY ??= "bench-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
 const load = () => `load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`;
 
 /** A byte range of the file (inclusive, as createReadStream takes it). */

@@ -31,8 +31,9 @@ export async function normalizeFloor(file: string): Promise<FloorPart & { thread
   if (!pool) throw new Error("ingest floor: no normalization threads (normalize-worker.mjs not found)");
   const settings = { sources: new Map(), defaults: DEFAULT_SOURCE_SETTINGS };
   try {
-    // Threads load tsx and GEOS on start (~1 s): a server has them warm before its first request.
-    await pool.normalize(recs.slice(0, 10), new Date(), settings);
+    // Threads load tsx and GEOS on start (~1 s): a server has them warm before its first request. One small
+    // chunk per thread at once (each goes to the least busy thread), so every thread is up before the clock starts.
+    await Promise.all(Array.from({ length: size }, () => pool.normalize(recs.slice(0, 10), new Date(), settings)));
     const started = performance.now();
     // As ingest does: a chunk per thread in flight and one waiting, so no thread idles.
     const inFlight: Promise<Normalized[]>[] = [];
