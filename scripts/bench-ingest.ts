@@ -1,9 +1,13 @@
 // `npm run bench:ingest`: records/s for 100,000 spatial and 100,000 AFC envelopes through the API
 // (POST /api/dead-letters, NDJSON streamed, 50,000 per request) and through `redrive import`, including
 // validation, repair, hashing, storage and audit. Each path gets a fresh database so none sees duplicates.
+// Beside them, the ingest floor of the same inputs (scripts/bench/ingest-floor.ts): normalization alone on the
+// ingest threads, a COPY of the rows the API path stored, and the two together on the same cores; the API's
+// rate is judged by its ratio to that floor (goal ≥ 0.7), which moves with the machine as the rate does.
+// Every figure line carries the load average: the machine may be shared.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream, readFileSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,10 +20,15 @@ import { generateSpatial } from "../lib/seed/generate-spatial";
 import { Rng } from "../lib/seed/rng";
 import { DEMO_BASE } from "../lib/seed/seed";
 import { benchDatabase, fmt, startServer } from "./bench-support";
+import { combinedFloor, copyFloor, normalizeFloor, type FloorPart } from "./bench/ingest-floor";
 
 const N = Number(process.env.BENCH_INGEST_COUNT ?? 100_000);
 const PER_REQUEST = 50_000;
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
+// The production server refuses to append audit events without a key; a benchmark's throwaway database needs no
+// stable one (as scripts/e2e.ts).
+process.env.REDRIVE_AUDIT_KEY ??= "bench-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
+const load = () => `load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`;
 
 /** A byte range of the file (inclusive, as createReadStream takes it). */
 type Range = { start: number; end: number };
@@ -61,7 +70,7 @@ async function quiesce(pool: Pool): Promise<void> {
   await pool.query("CHECKPOINT").catch((e: unknown) => console.error(`  (no CHECKPOINT before this path: ${(e as Error).message})`));
 }
 
-async function viaApi(file: string, ranges: Range[], kind: string): Promise<number> {
+async function viaApi(file: string, ranges: Range[], kind: string): Promise<{ rate: number; copy: FloorPart & { rows: number } }> {
   const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}`);
   const server = await startServer(bench.url, PORT);
   try {
@@ -72,6 +81,7 @@ async function viaApi(file: string, ranges: Range[], kind: string): Promise<numb
       ctx,
     );
     const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "bench" }, ctx);
+    const { rows: head } = await bench.db.pool.query<{ id: string }>("SELECT coalesce(max(id), 0)::text AS id FROM audit_event");
     await quiesce(bench.db.pool);
     const t0 = performance.now();
     let stored = 0;
@@ -89,9 +99,16 @@ async function viaApi(file: string, ranges: Range[], kind: string): Promise<numb
     }
     const secs = (performance.now() - t0) / 1000;
     console.log(
-      `  API     ${kind.padEnd(8)} ${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s`,
+      `  API     ${kind.padEnd(8)} ${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s (${load()})`,
     );
-    return N / secs;
+    const exited = once(server, "exit");
+    server.kill("SIGTERM");
+    await exited; // the floor's COPY runs on a machine the server has left
+    const copy = await copyFloor(bench.url, head[0]?.id ?? "0", N);
+    console.log(
+      `  floor   ${kind.padEnd(8)} COPY of the ${fmt(copy.rows)} rows stored (records, failures, audit) into a fresh database: ${copy.seconds.toFixed(1)} s → ${fmt(copy.perSecond)} records/s (${load()})`,
+    );
+    return { rate: N / secs, copy };
   } finally {
     if (server.exitCode === null && server.signalCode === null) {
       const exited = once(server, "exit");
@@ -115,7 +132,7 @@ async function viaCli(file: string, kind: string): Promise<number> {
     );
     const secs = (performance.now() - t0) / 1000;
     console.log(
-      `  import  ${kind.padEnd(8)} ${fmt(N)} records in ${secs.toFixed(1)} s (incl. process start) → ${fmt(N / secs)} records/s (exit ${code})`,
+      `  import  ${kind.padEnd(8)} ${fmt(N)} records in ${secs.toFixed(1)} s (incl. process start) → ${fmt(N / secs)} records/s (exit ${code}, ${load()})`,
     );
     return N / secs;
   } finally {
@@ -132,14 +149,35 @@ try {
   console.log(
     `bench:ingest — ${fmt(N)} envelopes per kind (${((await stat(spatialFile)).size / 1e6).toFixed(1)} MB spatial, ${((await stat(afcFile)).size / 1e6).toFixed(1)} MB AFC), ${PER_REQUEST.toLocaleString("en")} per request`,
   );
+  const normalize = { spatial: await normalizeFloor(spatialFile), afc: await normalizeFloor(afcFile) };
+  for (const [kind, n] of Object.entries(normalize)) {
+    console.log(
+      `  floor   ${kind.padEnd(8)} normalization alone on ${n.threads} thread(s), no I/O: ${fmt(N)} records (${fmt(n.ok)} storable) in ${n.seconds.toFixed(1)} s → ${fmt(n.perSecond)} records/s (${load()})`,
+    );
+  }
+  const spatialApi = await viaApi(spatialFile, spatialRanges, "spatial");
+  const afcApi = await viaApi(afcFile, afcRanges, "afc");
   const results = {
-    spatialApi: await viaApi(spatialFile, spatialRanges, "spatial"),
-    afcApi: await viaApi(afcFile, afcRanges, "afc"),
+    spatialApi: spatialApi.rate,
+    afcApi: afcApi.rate,
     spatialCli: await viaCli(spatialFile, "spatial"),
     afcCli: await viaCli(afcFile, "afc"),
   };
+  const ratios = (
+    [
+      ["spatial", spatialApi, normalize.spatial],
+      ["afc", afcApi, normalize.afc],
+    ] as const
+  ).map(([kind, api, n]) => {
+    const floor = combinedFloor(n.perSecond, api.copy.perSecond);
+    const ratio = api.rate / floor;
+    console.log(
+      `  floor   ${kind.padEnd(8)} 1 / (1/${fmt(n.perSecond)} + 1/${fmt(api.copy.perSecond)}) = ${fmt(floor)} records/s; API / floor = ${ratio.toFixed(2)} (goal ≥ 0.7: ${ratio >= 0.7 ? "met" : "NOT met"})`,
+    );
+    return ratio;
+  });
   console.log(
-    `goals: spatial ≥ 5,000/s (API ${results.spatialApi >= 5000 ? "met" : "NOT met"}), AFC ≥ 10,000/s (API ${results.afcApi >= 10000 ? "met" : "NOT met"})`,
+    `goals: API / ingest floor ≥ 0.7 (spatial ${ratios[0]?.toFixed(2)}, AFC ${ratios[1]?.toFixed(2)}); absolute, machine-bound: spatial ≥ 5,000/s (API ${results.spatialApi >= 5000 ? "met" : "NOT met"}), AFC ≥ 10,000/s (API ${results.afcApi >= 10000 ? "met" : "NOT met"}) (${load()})`,
   );
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -1,14 +1,25 @@
-// `npm run bench:replay`: the replay engine against graphile-worker on the same PostgreSQL, in one run.
+// `npm run bench:replay`: the replay engine against its references and its floors on the same PostgreSQL, in one run.
 //  1. unpaced drain of 100,000 approved records (half AFC taps, half spatial features, both re-validated)
 //     through the built-in ledger with 1, 2 and 4 worker processes;
-//  2. graphile-worker 0.17 draining 100,000 no-op jobs in its best configuration (localQueue 500, batched
-//     completion with no delay, jobs added with one add_jobs call) — the reference;
+//  2. graphile-worker 0.17 in its best configuration (localQueue 500, batched completion with no delay, jobs added
+//     with one add_jobs call) draining 100,000 no-op jobs, and — the fair reference — one job per item whose task
+//     does the ledger path's writes (scripts/bench/graphile-reference.ts);
 //  3. the write floor: the writes each item needs, in one SQL statement per page and no application code
-//     (scripts/bench/write-floor.ts), with and without marking the records replayed — what parity would take;
-//  4. pacing accuracy at 10, 100 and 1,000 records/s with 1 and 4 workers: achieved rate and worst 1-s window.
+//     (scripts/bench/write-floor.ts), with all writes, then without each one in turn: what each write costs;
+//  4. the HTTP sink: 20,000 records drained unpaced by 2 workers into a local receiver answering 200 at once, beside
+//     a plain keep-alive client loop posting the same bodies with as many requests in flight (its floor);
+//  5. pacing accuracy at 10, 100 and 1,000 records/s with 1 and 4 workers: achieved rate and worst 1-s window.
+// Ends with the ratios and their goals (#30). Every figure line carries the load average, since the machine may
+// be shared: ratios within one run are what compares.
 // Uses a dedicated database on the resolved server (DATABASE_URL, else the embedded one), dropped at the end.
-//   --records N (default 100000)  --skip-graphile  --skip-floor  --skip-pacing  --workers 1,2,4 (--workers "" skips the drains)
+//   --records N (default 100000)  --http-records N (default 20000)  --workers 1,2,4 (--workers "" skips the drains)
+//   --skip-graphile  --skip-fair  --skip-floor  --skip-http  --skip-pacing
+//   --sql-timing: the engine's workers time every statement they send (scripts/bench/sql-timing.mjs); each drain
+//     then prints the statements' wall time per item (summed over the workers' connections)
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createDb, type Db } from "../lib/db/client";
@@ -19,20 +30,30 @@ import { createBatch } from "../lib/replay/batch/create-batch";
 import { applyBatchAction } from "../lib/replay/batch/apply-batch-action";
 import { CreateBatchBody } from "../lib/replay/batch/batch-schemas";
 import { bulkApproved, type TestUsers } from "../tests/replay/fixtures";
-import { benchGraphile } from "./bench/graphile-reference";
-import { benchWriteFloor, type FloorResult } from "./bench/write-floor";
+import { requestBody } from "../lib/replay/sinks/http-sink";
+import { benchGraphile, benchGraphileFair } from "./bench/graphile-reference";
+import { clientLoop, startOkServer } from "./bench/http-floor";
+import { benchWriteFloor, FLOOR_VARIANTS, type FloorResult } from "./bench/write-floor";
 
 const { values } = parseArgs({
   options: {
     records: { type: "string", default: "100000" },
+    "http-records": { type: "string", default: "20000" },
     workers: { type: "string", default: "1,2,4" },
     "skip-graphile": { type: "boolean", default: false },
+    "skip-fair": { type: "boolean", default: false },
+    "skip-http": { type: "boolean", default: false },
+    "sql-timing": { type: "boolean", default: false },
     "skip-floor": { type: "boolean", default: false },
     "skip-pacing": { type: "boolean", default: false },
   },
 });
 const RECORDS = Number(values.records);
-const say = (m: string) => console.error(`[bench] ${m}`);
+const HTTP_RECORDS = Number(values["http-records"]);
+const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const say = (m: string) => console.error(`[bench] ${m}  (load ${loadavg()})`);
+// The HTTP sink's receiver listens on loopback, which the outbound rule refuses unless an operator allows it.
+process.env.REDRIVE_OUTBOUND_ALLOW_PRIVATE = "127.0.0.1";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const server = await resolveDatabase(say);
@@ -55,13 +76,19 @@ const users: TestUsers = {
   approver: { userId: "bench-b", email: "b@bench.local", role: "supervisor" },
 };
 
-function spawnWorkers(n: number): ChildProcess[] {
+let timingDir: string | null = null;
+
+/** `timed`: with --sql-timing, these workers time their statements (read back by statementCosts). */
+function spawnWorkers(n: number, timed = false): ChildProcess[] {
+  if (timed && values["sql-timing"]) timingDir = mkdtempSync(join(tmpdir(), "redrive-sql-timing-"));
+  const timing = timingDir ? ["--import", "./scripts/bench/sql-timing.mjs"] : [];
   return Array.from({ length: n }, () =>
     // BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the workers.
     spawn(
       process.execPath,
       [
         ...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+        ...timing,
         "bin/redrive.mjs",
         "worker",
         "--concurrency",
@@ -69,7 +96,7 @@ function spawnWorkers(n: number): ChildProcess[] {
         "--no-maintenance",
       ],
       {
-        env: { ...process.env, DATABASE_URL: dbUrl },
+        env: { ...process.env, DATABASE_URL: dbUrl, ...(timingDir ? { BENCH_SQL_TIMING_DIR: timingDir } : {}) },
         stdio: ["ignore", "ignore", "pipe"],
       },
     ),
@@ -102,6 +129,25 @@ async function stopWorkers(children: ChildProcess[]): Promise<void> {
   );
 }
 
+/** The statements the last workers sent (--sql-timing), slowest first: wall µs per item, summed over workers. */
+function statementCosts(items: number): { statement: string; calls: number; usPerItem: number }[] {
+  if (!timingDir) return [];
+  const sum = new Map<string, { calls: number; ms: number }>();
+  for (const f of readdirSync(timingDir)) {
+    const part = JSON.parse(readFileSync(join(timingDir, f), "utf8")) as Record<string, { calls: number; ms: number }>;
+    for (const [k, v] of Object.entries(part)) {
+      const t = sum.get(k) ?? { calls: 0, ms: 0 };
+      sum.set(k, { calls: t.calls + v.calls, ms: t.ms + v.ms });
+    }
+  }
+  rmSync(timingDir, { recursive: true, force: true });
+  timingDir = null;
+  return [...sum.entries()]
+    .map(([statement, t]) => ({ statement, calls: t.calls, usPerItem: Number(((t.ms * 1000) / items).toFixed(1)) }))
+    .filter((r) => r.usPerItem >= 0.5)
+    .sort((a, b) => b.usPerItem - a.usPerItem);
+}
+
 async function reset(pool: pg.Pool): Promise<void> {
   await pool.query(
     "TRUNCATE dead_letter, failure_attempt, replay_batch, replay_item, ledger_entry, entity_state, worker RESTART IDENTITY CASCADE",
@@ -118,8 +164,8 @@ async function seed(d: Db, count: number): Promise<void> {
  * Creates and approves a batch over every record (not timed: a supervisor does that beforehand), then starts
  * it and resolves once it is completed, with the seconds from start to completion.
  */
-async function drain(rate: number, pageSize: number): Promise<{ id: string; seconds: number }> {
-  const input = CreateBatchBody.parse({ filter: {}, sink: { type: "ledger" }, ratePerSecond: rate, pageSize });
+async function drain(rate: number, pageSize: number, sink: unknown = { type: "ledger" }): Promise<{ id: string; seconds: number }> {
+  const input = CreateBatchBody.parse({ filter: {}, sink, ratePerSecond: rate, pageSize });
   const { id } = await createBatch(db.pool, input, users.creator, { now: new Date() });
   await applyBatchAction(db.pool, id, "approve", users.approver, { now: new Date() });
   const started = performance.now();
@@ -136,56 +182,123 @@ async function drain(rate: number, pageSize: number): Promise<{ id: string; seco
 const results: Record<string, unknown> = {};
 
 // 1. Unpaced drain.
-const engine: { workers: number; seconds: number; perSecond: number }[] = [];
+const engine: { workers: number; seconds: number; perSecond: number; statements?: ReturnType<typeof statementCosts> }[] = [];
 for (const n of values.workers.split(",").filter(Boolean).map(Number)) {
   await reset(db.pool);
   await seed(db, RECORDS);
-  const children = spawnWorkers(n);
+  const children = spawnWorkers(n, true);
   await waitStarted(children);
   const { id, seconds } = await drain(1_000_000, 500);
   await stopWorkers(children);
   const { rows } = await db.pool.query(`SELECT applied_count, total FROM replay_batch WHERE id = $1`, [id]);
   if (rows[0].applied_count !== RECORDS) throw new Error(`expected ${RECORDS} applied, got ${rows[0].applied_count}`);
   const perSecond = Math.round(RECORDS / seconds);
-  engine.push({ workers: n, seconds: Number(seconds.toFixed(2)), perSecond });
+  const statements = statementCosts(RECORDS);
+  engine.push({ workers: n, seconds: Number(seconds.toFixed(2)), perSecond, ...(statements.length ? { statements } : {}) });
   say(`engine, ${n} worker(s): ${RECORDS} records in ${seconds.toFixed(2)} s = ${perSecond}/s`);
+  for (const st of statements) say(`  ${String(st.usPerItem).padStart(7)} µs/item  ${String(st.calls).padStart(6)} calls  ${st.statement}`);
 }
 results.engine = engine;
 
-// 2. graphile-worker reference.
-let bestReference: number | null = null;
-if (!values["skip-graphile"]) {
+/** A fresh set of RECORDS approved records in one approved batch that no worker runs; its id. */
+async function approvedBatch(): Promise<string> {
   await reset(db.pool);
-  const reference = await benchGraphile(dbUrl, RECORDS, say);
-  results.graphileWorker = reference;
-  const best = Math.max(...engine.map((e) => e.perSecond));
-  const bestRef = Math.max(...reference.map((r) => r.perSecond));
-  bestReference = bestRef;
-  results.ratio = Number((best / bestRef).toFixed(2));
-  say(`ratio engine best / graphile-worker best = ${best} / ${bestRef} = ${results.ratio}`);
+  await seed(db, RECORDS);
+  const input = CreateBatchBody.parse({ filter: {}, sink: { type: "ledger" }, ratePerSecond: 1_000_000, pageSize: 500 });
+  const { id } = await createBatch(db.pool, input, users.creator, { now: new Date() });
+  await applyBatchAction(db.pool, id, "approve", users.approver, { now: new Date() });
+  await db.pool.query("VACUUM ANALYZE replay_item");
+  return id;
 }
 
-// 3. The write floor, 2 connections (both cores), with and without the records' status.
+// 2. graphile-worker: no-op jobs (as in #7), then the fair reference doing the ledger path's writes.
+if (!values["skip-graphile"]) {
+  await reset(db.pool);
+  results.graphileWorker = await benchGraphile(dbUrl, RECORDS, say);
+}
+if (!values["skip-fair"]) {
+  results.graphileWorkerFair = await benchGraphileFair(dbUrl, await approvedBatch(), RECORDS, say, approvedBatch);
+}
+
+// 3. The write floor, 2 connections (both cores): all writes, then each write left out in turn.
 if (!values["skip-floor"]) {
   const floor: FloorResult[] = [];
-  for (const recordStatus of [true, false]) {
-    await reset(db.pool);
-    await seed(db, RECORDS);
-    const input = CreateBatchBody.parse({ filter: {}, sink: { type: "ledger" }, ratePerSecond: 1_000_000, pageSize: 500 });
-    const { id } = await createBatch(db.pool, input, users.creator, { now: new Date() });
-    await applyBatchAction(db.pool, id, "approve", users.approver, { now: new Date() });
-    await db.pool.query("VACUUM ANALYZE replay_item");
-    const row = await benchWriteFloor(db.pool, id, RECORDS, 2, recordStatus);
+  for (const without of FLOOR_VARIANTS) {
+    const row = await benchWriteFloor(db.pool, await approvedBatch(), RECORDS, 2, without);
     floor.push(row);
     say(
-      `write floor (SQL only, ${row.lanes} connections${recordStatus ? "" : ", records' status left alone"}): ${RECORDS} items in ${row.seconds} s = ${row.perSecond}/s`,
+      `write floor (SQL only, ${row.lanes} connections${without ? `, without the ${without} write` : ""}): ${RECORDS} items in ${row.seconds} s = ${row.perSecond}/s`,
     );
   }
   results.writeFloor = floor;
-  if (bestReference !== null) {
-    const top = Math.max(...floor.map((f) => f.perSecond));
-    results.floorRatio = Number((top / bestReference).toFixed(2));
-    say(`ratio write floor best / graphile-worker best = ${top} / ${bestReference} = ${results.floorRatio}`);
+  const all = floor.find((f) => f.without === null) as FloorResult;
+  // Time per item on 2 connections (so CPU µs ≈ 2× these): the floor's, and what each write adds to it.
+  const us = (rate: number) => 1e6 / rate;
+  results.writeCostUsPerItem = Object.fromEntries([
+    ["all", Number(us(all.perSecond).toFixed(1))],
+    ...floor.filter((f) => f.without).map((f) => [f.without, Number((us(all.perSecond) - us(f.perSecond)).toFixed(1))]),
+  ]);
+  say(`write floor, wall µs per item (2 connections): ${JSON.stringify(results.writeCostUsPerItem)}`);
+}
+
+// 4. The HTTP sink against a plain client loop, same receiver, same bodies, same requests in flight.
+if (!values["skip-http"]) {
+  const WORKERS = 2;
+  const LANES = 2; // spawnWorkers' --concurrency
+  const SINK_CONCURRENCY = 4;
+  const inFlight = WORKERS * LANES * SINK_CONCURRENCY;
+  const receiver = await startOkServer();
+  try {
+    await reset(db.pool);
+    await seed(db, HTTP_RECORDS);
+    const children = spawnWorkers(WORKERS, true);
+    await waitStarted(children);
+    const sink = { type: "http", url: receiver.url, concurrency: SINK_CONCURRENCY };
+    const { id, seconds } = await drain(1_000_000, 500, sink);
+    await stopWorkers(children);
+    const { rows } = await db.pool.query(`SELECT applied_count FROM replay_batch WHERE id = $1`, [id]);
+    if (rows[0].applied_count !== HTTP_RECORDS)
+      throw new Error(`HTTP sink: expected ${HTTP_RECORDS} applied, got ${rows[0].applied_count}`);
+    const engineHttp = { workers: WORKERS, inFlight, seconds: Number(seconds.toFixed(2)), perSecond: Math.round(HTTP_RECORDS / seconds) };
+    say(
+      `engine → HTTP sink, ${WORKERS} workers, ${inFlight} in flight: ${HTTP_RECORDS} records in ${engineHttp.seconds} s = ${engineHttp.perSecond}/s`,
+    );
+    for (const st of statementCosts(HTTP_RECORDS))
+      say(`  ${String(st.usPerItem).padStart(7)} µs/item  ${String(st.calls).padStart(6)} calls  ${st.statement}`);
+
+    const { rows: records } = await db.pool.query<{
+      kind: "afc" | "spatial";
+      key: string;
+      entity: string | null;
+      observed: string;
+      payload: never;
+    }>(
+      `SELECT kind::text AS kind, idempotency_key AS key, entity_key AS entity, payload,
+         to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS observed
+       FROM dead_letter ORDER BY id`,
+    );
+    const bodies = records.map((r) => ({
+      key: r.key,
+      body: requestBody({
+        itemId: "0",
+        batchId: "0",
+        deadLetterId: "0",
+        kind: r.kind,
+        idempotencyKey: r.key,
+        entityKey: r.entity,
+        observedAt: r.observed,
+        payload: r.payload,
+      }),
+    }));
+    const loops = [];
+    for (const client of ["undici.request", "fetch"] as const) {
+      const loop = await clientLoop(receiver.url, bodies, inFlight, client);
+      loops.push(loop);
+      say(`client loop (${client}, keep-alive, ${inFlight} in flight): ${bodies.length} posts in ${loop.seconds} s = ${loop.perSecond}/s`);
+    }
+    results.http = { engine: engineHttp, loops };
+  } finally {
+    await receiver.stop();
   }
 }
 
@@ -231,6 +344,40 @@ if (!values["skip-pacing"]) {
   results.pacing = pacing;
 }
 
+// The ratios #30 asks for, from this run's figures.
+{
+  type Rate = { perSecond: number };
+  const best = (xs: unknown) => (Array.isArray(xs) && xs.length > 0 ? Math.max(...(xs as Rate[]).map((x) => x.perSecond)) : null);
+  const ratio = (a: number | null | undefined, b: number | null | undefined) => (a && b ? Number((a / b).toFixed(2)) : null);
+  const engineBest = best(engine);
+  const floorAll = (results.writeFloor as FloorResult[] | undefined)?.find((f) => f.without === null)?.perSecond;
+  const http = results.http as { engine: Rate; loops: (Rate & { client: string })[] } | undefined;
+  const ratios: Record<string, { value: number | null; goal?: string }> = {
+    "engine best / graphile-worker no-op best": { value: ratio(engineBest, best(results.graphileWorker)) },
+    "engine best / graphile-worker fair best": { value: ratio(engineBest, best(results.graphileWorkerFair)), goal: "≥ 2" },
+    "graphile-worker fair best / write floor": { value: ratio(best(results.graphileWorkerFair), floorAll) },
+  };
+  for (const e of engine)
+    ratios[`engine ${e.workers} worker(s) / write floor`] = {
+      value: ratio(e.perSecond, floorAll),
+      goal: e.workers <= 2 ? "≥ 0.7" : undefined,
+    };
+  if (http) {
+    for (const l of http.loops)
+      ratios[`engine HTTP sink / ${l.client} loop`] = {
+        value: ratio(http.engine.perSecond, l.perSecond),
+        goal: l.client === "undici.request" ? "≥ 0.8" : undefined,
+      };
+  }
+  results.ratios = ratios;
+  for (const [name, r] of Object.entries(ratios)) {
+    if (r.value === null) continue;
+    const verdict = r.goal ? ` (goal ${r.goal}: ${r.value >= Number(r.goal.slice(2)) ? "met" : "NOT met"})` : "";
+    say(`ratio ${name} = ${r.value}${verdict}`);
+  }
+}
+
+results.loadavg = loadavg();
 console.log(JSON.stringify(results, null, 2));
 await db.pool.end();
 await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);

@@ -1,0 +1,103 @@
+// bench:ingest's floor (#32): what ingest's unavoidable work costs in the same run, on the same inputs.
+//  - normalize: parse, schema, CRS, GEOS validity and repair, hashing and row serialization of every envelope, on
+//    the worker threads ingest uses (NormalizePool, as many threads as the server starts), no I/O: the file is
+//    read and split into lines before the clock starts;
+//  - copy: the rows ingest stored (the records, their failure history and the audit events it appended), taken
+//    out of ingest's database and COPYed, one COPY per table in one transaction, into a freshly migrated one (the
+//    same indexes and triggers, empty, as ingest found them).
+// Both need the same two cores, so together they make 1 / (1/normalize + 1/copy).
+import { readFile } from "node:fs/promises";
+import pg from "pg";
+import { to as copyTo } from "pg-copy-streams";
+import { copyIn } from "../../lib/db/copy";
+import { DEFAULT_SOURCE_SETTINGS, type Normalized } from "../../lib/dead-letters/ingest/normalize";
+import { defaultIngestThreads, NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
+import type { RecordText } from "../../lib/dead-letters/ingest/split";
+import { benchDatabase } from "../bench-support";
+
+export interface FloorPart {
+  seconds: number;
+  perSecond: number;
+}
+
+const CHUNK = 500;
+
+/** Normalizes every line of `file` on the ingest threads; records per second. */
+export async function normalizeFloor(file: string): Promise<FloorPart & { threads: number; ok: number }> {
+  const lines = (await readFile(file, "utf8")).split("\n").filter((l) => l.length > 0);
+  const recs: RecordText[] = lines.map((text, index) => ({ index, text }));
+  const size = defaultIngestThreads();
+  const pool = NormalizePool.create(size);
+  if (!pool) throw new Error("ingest floor: no normalization threads (normalize-worker.mjs not found)");
+  const settings = { sources: new Map(), defaults: DEFAULT_SOURCE_SETTINGS };
+  try {
+    // Threads load tsx and GEOS on start (~1 s): a server has them warm before its first request. One small
+    // chunk per thread at once (each goes to the least busy thread), so every thread is up before the clock starts.
+    await Promise.all(Array.from({ length: size }, () => pool.normalize(recs.slice(0, 10), new Date(), settings)));
+    const started = performance.now();
+    // As ingest does: a chunk per thread in flight and one waiting, so no thread idles.
+    const inFlight: Promise<Normalized[]>[] = [];
+    let ok = 0;
+    for (let from = 0; from < recs.length; from += CHUNK) {
+      inFlight.push(pool.normalize(recs.slice(from, from + CHUNK), new Date(), settings));
+      while (inFlight.length > size) ok += (await (inFlight.shift() as Promise<Normalized[]>)).filter((n) => n.ok).length;
+    }
+    for (const p of inFlight) ok += (await p).filter((n) => n.ok).length;
+    const seconds = (performance.now() - started) / 1000;
+    return { threads: size, ok, seconds, perSecond: recs.length / seconds };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** The tables ingest writes, in the order their rows can go back in (failure history points at records). */
+const TABLES = [
+  { table: "dead_letter", where: "true" },
+  { table: "failure_attempt", where: "true" },
+  { table: "audit_event", where: "id > $1" },
+];
+
+async function copyOut(client: pg.Client, sql: string): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  const stream = client.query(copyTo(sql));
+  for await (const c of stream) chunks.push(c as Buffer);
+  return chunks;
+}
+
+/**
+ * COPYs the rows ingest stored in `sourceUrl` (audit events after `auditAfter`) into a fresh database; `records`
+ * is what the rate counts (the envelopes sent, as the API's rate does).
+ */
+export async function copyFloor(sourceUrl: string, auditAfter: string, records: number): Promise<FloorPart & { rows: number }> {
+  const source = new pg.Client({ connectionString: sourceUrl });
+  await source.connect();
+  const data: { table: string; chunks: Buffer[] }[] = [];
+  try {
+    for (const { table, where } of TABLES) {
+      const sql = `COPY (SELECT * FROM ${table} WHERE ${where.replace("$1", `'${BigInt(auditAfter)}'`)} ORDER BY id) TO STDOUT`;
+      data.push({ table, chunks: await copyOut(source, sql) });
+    }
+  } finally {
+    await source.end();
+  }
+  const target = await benchDatabase("redrive_bench_ingest_copy");
+  const client = await target.db.pool.connect();
+  try {
+    await client.query("CHECKPOINT").catch(() => undefined);
+    let rows = 0;
+    const started = performance.now();
+    await client.query("BEGIN");
+    for (const { table, chunks } of data) rows += await copyIn(client, `COPY ${table} FROM STDIN`, chunks);
+    await client.query("COMMIT");
+    const seconds = (performance.now() - started) / 1000;
+    return { rows, seconds, perSecond: records / seconds };
+  } finally {
+    client.release();
+    await target.drop();
+  }
+}
+
+/** The floor both parts make on the same cores, and the ratio of a measured rate to it. */
+export function combinedFloor(normalize: number, copy: number): number {
+  return 1 / (1 / normalize + 1 / copy);
+}
