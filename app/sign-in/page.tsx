@@ -13,11 +13,14 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   if (await getPagePrincipal()) redirect(next);
 
   return (
-    <section aria-labelledby="sign-in-heading" className="mx-auto mt-16 max-w-sm rounded border border-slate-200 bg-white p-6 shadow-sm">
+    <section
+      aria-labelledby="sign-in-heading"
+      className="mx-auto mt-16 max-w-sm rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-6 shadow-sm"
+    >
       <h1 id="sign-in-heading" className="mb-1 text-lg font-semibold">
         Sign in to Redrive
       </h1>
-      <p className="mb-4 text-sm text-slate-500">Accounts are created by an administrator.</p>
+      <p className="mb-4 text-sm text-slate-500 dark:text-slate-400">Accounts are created by an administrator.</p>
       <SignInForm next={next} />
     </section>
   );

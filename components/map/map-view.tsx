@@ -397,13 +397,15 @@ export function MapView(props: MapViewProps) {
       aria-label={label}
       data-map-state={state}
       data-drawn={isDrawn(sources, drawnData) ? "true" : "false"}
-      className={`relative overflow-hidden rounded border border-slate-200 bg-[#dbe7ef] ${className}`}
+      className={`relative overflow-hidden rounded border border-slate-200 dark:border-slate-700 bg-[#dbe7ef] ${className}`}
     >
       {/* Inline style: maplibre-gl.css gives the container `position: relative`, which would collapse it. */}
       <div ref={container} style={{ position: "absolute", inset: 0 }} />
-      {state === "loading" && <p className="absolute inset-0 grid place-items-center text-xs text-slate-500">Loading map…</p>}
+      {state === "loading" && (
+        <p className="absolute inset-0 grid place-items-center text-xs text-slate-500 dark:text-slate-400">Loading map…</p>
+      )}
       {state === "error" && (
-        <p role="alert" className="absolute inset-0 grid place-items-center p-4 text-center text-xs text-red-700">
+        <p role="alert" className="absolute inset-0 grid place-items-center p-4 text-center text-xs text-red-700 dark:text-red-300">
           The map could not start (WebGL unavailable?). The geometry is still in the payload below.
         </p>
       )}

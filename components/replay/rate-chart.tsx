@@ -15,12 +15,12 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
   const { data, error } = useRateSeries(id, live);
   if (error)
     return (
-      <p role="alert" className="text-sm text-red-700">
+      <p role="alert" className="text-sm text-red-700 dark:text-red-300">
         Could not load the rate: {error.message}
       </p>
     );
   const points = data?.points ?? [];
-  if (points.length === 0) return <p className="py-8 text-center text-sm text-slate-500">No submissions yet.</p>;
+  if (points.length === 0) return <p className="py-8 text-center text-sm text-slate-500 dark:text-slate-400">No submissions yet.</p>;
   // A ceiling far above what was achieved (an unpaced drain at 1,000,000/s) would flatten the line at zero: the
   // axis then follows what was achieved, and the caption names the ceiling instead of drawing it.
   const peak = points.reduce((m, p) => Math.max(m, p.count), 0);
@@ -60,7 +60,7 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
           </LineChart>
         </ResponsiveContainer>
       </div>
-      <figcaption className="text-xs text-slate-500">
+      <figcaption className="text-xs text-slate-500 dark:text-slate-400">
         Records submitted per second over the last 5 minutes, times in UTC (solid green);{" "}
         {drawCeiling ? (
           <>

@@ -82,5 +82,5 @@ export function JsonEditor({
     v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
-  return <div ref={host} className="overflow-hidden rounded border border-slate-300 bg-white" />;
+  return <div ref={host} className="overflow-hidden rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900" />;
 }

@@ -79,7 +79,7 @@ export function FilterBar({
         }}
       >
         <div className="min-w-64 flex-1">
-          <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600">
+          <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
             Search key or its first characters (6+, any case), event id, device id, feature id
           </label>
           <input
@@ -97,11 +97,11 @@ export function FilterBar({
             onKeyDown={(e) => {
               if (e.key === "Escape") e.currentTarget.blur();
             }}
-            className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+            className="block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm"
           />
         </div>
         <div>
-          <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600">
+          <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
             Observed from (UTC)
           </label>
           <input
@@ -109,11 +109,11 @@ export function FilterBar({
             type="date"
             value={dayOf(filter.from)}
             onChange={(e) => onChange(orderedRange({ ...filter, from: dayRange(e.target.value, null).from }, "from"))}
-            className="rounded border border-slate-300 px-2 py-1 text-sm"
+            className="rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
           />
         </div>
         <div>
-          <label htmlFor="dl-to" className="block text-xs font-medium text-slate-600">
+          <label htmlFor="dl-to" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
             to
           </label>
           <input
@@ -121,7 +121,7 @@ export function FilterBar({
             type="date"
             value={dayOf(filter.to)}
             onChange={(e) => onChange(orderedRange({ ...filter, to: dayRange(null, e.target.value).to }, "to"))}
-            className="rounded border border-slate-300 px-2 py-1 text-sm"
+            className="rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
           />
         </div>
       </form>
@@ -133,7 +133,7 @@ export function FilterBar({
             onClick={() => onChange(c.without)}
             aria-label={`Remove filter ${c.label}`}
             title={c.title}
-            className="max-w-80 truncate rounded-full bg-slate-200 px-2 py-0.5 text-xs text-slate-800 hover:bg-slate-300"
+            className="max-w-80 truncate rounded-full bg-slate-200 dark:bg-slate-700 px-2 py-0.5 text-xs text-slate-800 dark:text-slate-200 hover:bg-slate-300 dark:hover:bg-slate-600"
           >
             {c.label} ✕
           </button>
