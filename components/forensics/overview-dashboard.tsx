@@ -5,6 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { Badge } from "@/components/ui/badge";
+import { chartColours } from "@/components/theme/chart-colours";
+import { useDarkTheme } from "@/components/theme/use-dark-theme";
 import { compactNumber } from "@/components/ui/compact-number";
 import { fetchJson } from "@/lib/api/client";
 import type { Overview } from "@/lib/ops/overview";
@@ -48,25 +50,28 @@ function Counts({ title, counts }: { title: string; counts: Record<string, numbe
 
 function RateChart({ title, data, unit }: { title: string; data: SeriesPoint[]; unit: "hour" | "day" }) {
   const label = (at: string) => (unit === "hour" ? `${at.slice(11, 13)}h` : at.slice(5, 10));
+  const c = chartColours(useDarkTheme());
   return (
     <section aria-label={title} className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
       <h2 className="mb-2 text-sm font-semibold">{title}</h2>
       <div className="h-48">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -8 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} />
-            <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} />
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={c.grid} />
+            <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} stroke={c.axis} tick={{ fill: c.axis }} />
+            <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} stroke={c.axis} tick={{ fill: c.axis }} />
             <Tooltip
+              contentStyle={c.tooltip}
+              cursor={{ fill: c.grid, fillOpacity: 0.4 }}
               labelFormatter={(at) =>
                 `${String(at)
                   .replace("T", " ")
                   .slice(0, unit === "hour" ? 16 : 10)} UTC`
               }
             />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Bar dataKey="arrivals" name="first seen" fill="#64748b" isAnimationActive={false} />
-            <Bar dataKey="poison" name="poison" fill="#b91c1c" isAnimationActive={false} />
+            <Legend wrapperStyle={{ fontSize: 12, color: c.axis }} />
+            <Bar dataKey="arrivals" name="first seen" fill={c.neutralBar} isAnimationActive={false} />
+            <Bar dataKey="poison" name="poison" fill={c.badBar} isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
       </div>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useSyncExternalStore } from "react";
 import { isThemeChoice, resolveDark, THEME_CHOICES, THEME_STORAGE_KEY, type ThemeChoice } from "./theme-script";
 
 // The header's theme choice: System (the default, follows prefers-color-scheme live), Light or Dark, kept in
@@ -23,27 +23,37 @@ function apply(choice: ThemeChoice, systemDark: boolean) {
   document.documentElement.style.colorScheme = dark ? "dark" : "light";
 }
 
+// The stored choice as an external store: "system" on the server and at hydration, then what storage holds; a
+// choice made in another tab arrives by the storage event.
+const listeners = new Set<() => void>();
+function subscribe(onChange: () => void): () => void {
+  listeners.add(onChange);
+  window.addEventListener("storage", onChange);
+  return () => {
+    listeners.delete(onChange);
+    window.removeEventListener("storage", onChange);
+  };
+}
+
 export function ThemeToggle() {
-  // "system" on the server and the first client render (no storage there), then the stored choice.
-  const [choice, setChoice] = useState<ThemeChoice>("system");
-  useEffect(() => setChoice(readChoice()), []);
+  const choice = useSyncExternalStore(subscribe, readChoice, () => "system" as const);
 
   useEffect(() => {
     const media = window.matchMedia("(prefers-color-scheme: dark)");
-    const onSystemChange = () => apply(readChoice(), media.matches);
+    apply(choice, media.matches);
+    const onSystemChange = () => apply(choice, media.matches);
     media.addEventListener("change", onSystemChange);
     return () => media.removeEventListener("change", onSystemChange);
-  }, []);
+  }, [choice]);
 
   function choose(next: ThemeChoice) {
-    setChoice(next);
     try {
       if (next === "system") localStorage.removeItem(THEME_STORAGE_KEY);
       else localStorage.setItem(THEME_STORAGE_KEY, next);
     } catch {
-      // storage blocked: the choice holds for this page only
+      // storage blocked: the system's setting stays in force
     }
-    apply(next, window.matchMedia("(prefers-color-scheme: dark)").matches);
+    for (const l of listeners) l();
   }
 
   return (

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMemo, useState } from "react";
+import { useDarkTheme } from "@/components/theme/use-dark-theme";
 import { receivedLayers, receivedSources, repairedLayers, repairedSources } from "@/components/map/geometry-layers";
 import { MapView, type Camera } from "@/components/map/map-view";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
@@ -92,9 +93,10 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
   );
   const rightSources = useMemo(() => repairedSources(p.repairedGeom), [p]);
   const overlaySources = useMemo(() => ({ ...rightSources, ...leftSources }), [leftSources, rightSources]);
-  const leftLayers = useMemo(() => receivedLayers(), []);
-  const rightLayers = useMemo(() => repairedLayers(), []);
-  const overlayLayers = useMemo(() => [...repairedLayers(), ...receivedLayers({ dashed: true })], []);
+  const dark = useDarkTheme();
+  const leftLayers = useMemo(() => receivedLayers({ dark }), [dark]);
+  const rightLayers = useMemo(() => repairedLayers({ dark }), [dark]);
+  const overlayLayers = useMemo(() => [...repairedLayers({ dark }), ...receivedLayers({ dashed: true, dark })], [dark]);
   const follow = (c: Camera, _v: unknown, byUser: boolean) => {
     if (byUser) setCamera(c);
   };
