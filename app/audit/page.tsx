@@ -30,7 +30,7 @@ function targetHref(e: AuditLogEvent): string | null {
 
 function Details({ event }: { event: AuditLogEvent }) {
   const parts = (["before", "after", "diff"] as const).filter((k) => event[k] !== null && event[k] !== undefined);
-  if (parts.length === 0 && !event.requestId) return <span className="text-slate-400">—</span>;
+  if (parts.length === 0 && !event.requestId) return <span className="text-slate-500 dark:text-slate-400">—</span>;
   return (
     <details>
       <summary className="cursor-pointer text-xs text-sky-700 dark:text-sky-300 hover:underline">
@@ -191,7 +191,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                       )}
                     </td>
                     <td className="max-w-xs px-3 py-2 text-slate-700 dark:text-slate-300">
-                      {e.reason ?? <span className="text-slate-400">—</span>}
+                      {e.reason ?? <span className="text-slate-500 dark:text-slate-400">—</span>}
                     </td>
                     <td className="max-w-md px-3 py-2">
                       <Details event={e} />

@@ -40,7 +40,7 @@ function Detail({ e }: { e: TimelineEvent }) {
         ))}
       </div>
       {e.hash && (
-        <p className="mt-1 font-mono text-[10px] text-slate-400">
+        <p className="mt-1 font-mono text-[10px] text-slate-500 dark:text-slate-400">
           audit #{e.id} · {e.hash}
         </p>
       )}

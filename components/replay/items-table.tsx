@@ -54,7 +54,7 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
             ))}
           </select>
         </label>
-        {isFetching && <span className="text-xs text-slate-400">refreshing…</span>}
+        {isFetching && <span className="text-xs text-slate-500 dark:text-slate-400">refreshing…</span>}
       </div>
       {error && (
         <p role="alert" className="text-sm text-red-700 dark:text-red-300">

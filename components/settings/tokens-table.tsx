@@ -54,7 +54,7 @@ export function TokensTable({
         </thead>
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {tokens.map((t) => (
-            <tr key={t.id} className={t.revokedAt ? "text-slate-400" : undefined}>
+            <tr key={t.id} className={t.revokedAt ? "text-slate-500 dark:text-slate-400" : undefined}>
               {showOwner && <td className="break-all py-1.5 pr-3">{t.userEmail}</td>}
               <td className="py-1.5 pr-3">{t.name}</td>
               <td className="py-1.5 pr-3 font-mono text-xs">{t.prefix}…</td>

@@ -86,7 +86,7 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
         </thead>
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {(users.data ?? []).map((u) => (
-            <tr key={u.id} className={u.disabled ? "text-slate-400" : undefined}>
+            <tr key={u.id} className={u.disabled ? "text-slate-500 dark:text-slate-400" : undefined}>
               <td className="py-1.5 pr-3">
                 {u.email}
                 {u.id === currentUserId && <span className="ml-1 text-xs text-slate-500 dark:text-slate-400">(you)</span>}

@@ -13,7 +13,7 @@ const CLASS: Record<TokenKind, string> = {
   string: "text-emerald-800 dark:text-emerald-200",
   number: "text-violet-700 dark:text-violet-300",
   literal: "text-amber-700 dark:text-amber-300",
-  punct: "text-slate-400",
+  punct: "text-slate-500 dark:text-slate-400",
   text: "text-slate-700 dark:text-slate-300",
 };
 

@@ -36,10 +36,10 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
             <tr key={c.path + c.kind}>
               <td className="py-1 pr-2 align-top text-slate-700 dark:text-slate-300">{c.path || "(whole payload)"}</td>
               <td className="break-all py-1 pr-2 align-top text-red-700 dark:text-red-300">
-                {c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before, c.path)}
+                {c.kind === "added" ? <em className="not-italic text-slate-500 dark:text-slate-400">(absent)</em> : show(c.before, c.path)}
               </td>
               <td className="break-all py-1 align-top text-emerald-800 dark:text-emerald-200">
-                {c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after, c.path)}
+                {c.kind === "removed" ? <em className="not-italic text-slate-500 dark:text-slate-400">(removed)</em> : show(c.after, c.path)}
               </td>
             </tr>
           ))}

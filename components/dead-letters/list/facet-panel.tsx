@@ -48,7 +48,7 @@ function Group({
     <Fold title={title} active={selected?.length ?? 0}>
       <fieldset className="space-y-0.5">
         <legend className="sr-only">{title}</legend>
-        {buckets.length === 0 && <p className="text-xs text-slate-400">none</p>}
+        {buckets.length === 0 && <p className="text-xs text-slate-500 dark:text-slate-400">none</p>}
         {buckets.map((b) => (
           <label
             key={b.value}

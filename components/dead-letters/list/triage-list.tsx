@@ -226,7 +226,7 @@ export function TriageList({
         <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
           {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")}{" "}
           loaded · newest observation first
-          {updating && <span className="text-slate-400"> · updating…</span>}
+          {updating && <span className="text-slate-500 dark:text-slate-400"> · updating…</span>}
         </p>
         <span className="ml-auto flex items-center gap-2">
           {canReplay && (
