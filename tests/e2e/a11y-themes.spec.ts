@@ -23,6 +23,9 @@ async function expectAccessible(page: Page, path: string, scheme: "light" | "dar
     (v) =>
       `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1).join(" ")}`).join("\n")}`,
   );
+  // A picture of each page in its theme, to look at (the names say which page).
+  const name = path.split("?")[0]!.replace(/\/\d+/g, "/id").replace(/\W+/g, "-").replace(/^-|-$/g, "") || "overview";
+  await page.screenshot({ path: `tests/artifacts/screenshots/theme-${scheme}-${name}.png` });
   expect(found, `${path} in ${scheme}`).toEqual([]);
 }
 
