@@ -33,7 +33,11 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  projects: [
+    { name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } },
+    // The dark theme: only tests tagged @themes run again here, so the whole suite's time grows by those alone.
+    { name: "dark", grep: /@themes/, use: { ...devices["Desktop Chrome"], channel: undefined, colorScheme: "dark" } },
+  ],
   webServer: {
     command: "node --import ./bin/server-side.mjs --import tsx scripts/serve.ts",
     url: `http://127.0.0.1:${port}/api/health`,

@@ -1,7 +1,11 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
 import { SiteNav } from "@/components/auth/site-nav";
 import { Providers } from "@/components/providers";
+import { THEME_SCRIPT } from "@/components/theme/theme-script";
+import { ThemeToggle } from "@/components/theme/theme-toggle";
+import { policyNonce } from "@/lib/net/content-security-policy";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -10,19 +14,26 @@ export const metadata: Metadata = {
   icons: { icon: "/favicon.svg" },
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // The theme script runs before paint, so it must carry this request's CSP nonce (proxy.ts) like Next's own.
+  const nonce = policyNonce((await headers()).get("content-security-policy"));
   return (
-    <html lang="en">
+    // The theme script sets <html>'s class and color-scheme before React hydrates.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+      </head>
       <body className="min-h-screen font-sans">
-        <header className="border-b border-slate-200 bg-white">
+        <header className="border-b border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900">
           <nav
             aria-label="Main"
             className="mx-auto flex h-12 max-w-[1600px] items-center gap-4 overflow-x-auto whitespace-nowrap px-4 text-sm lg:gap-6"
           >
-            <Link href="/" className="font-semibold tracking-tight text-slate-900">
+            <Link href="/" className="font-semibold tracking-tight text-slate-900 dark:text-slate-100">
               Redrive
             </Link>
             <SiteNav />
+            <ThemeToggle />
           </nav>
         </header>
         <main className="mx-auto max-w-[1600px] px-4 py-4">

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Toaster } from "sonner";
 import { HttpError } from "@/lib/api/client";
 import { onApiError } from "./session-ended";
+import { useDarkTheme } from "./theme/use-dark-theme";
 
 // One QueryClient per browser tab, and one per server render (useState runs per mount, so requests never
 // share a cache). Mount once in app/layout.tsx around {children}.
@@ -25,10 +26,11 @@ function makeQueryClient(): QueryClient {
 
 export function Providers({ children }: { children: React.ReactNode }) {
   const [client] = useState(makeQueryClient);
+  const dark = useDarkTheme();
   return (
     <QueryClientProvider client={client}>
       {children}
-      <Toaster position="bottom-right" richColors closeButton />
+      <Toaster position="bottom-right" richColors closeButton theme={dark ? "dark" : "light"} />
     </QueryClientProvider>
   );
 }

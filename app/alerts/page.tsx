@@ -21,7 +21,7 @@ export default async function AlertsPage() {
       <h1 id="alerts-heading" className="text-lg font-semibold">
         Alerts
       </h1>
-      <p className="text-sm text-slate-600">
+      <p className="text-sm text-slate-600 dark:text-slate-300">
         Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the
         value is back at or below it.
       </p>

@@ -30,18 +30,20 @@ function targetHref(e: AuditLogEvent): string | null {
 
 function Details({ event }: { event: AuditLogEvent }) {
   const parts = (["before", "after", "diff"] as const).filter((k) => event[k] !== null && event[k] !== undefined);
-  if (parts.length === 0 && !event.requestId) return <span className="text-slate-400">—</span>;
+  if (parts.length === 0 && !event.requestId) return <span className="text-slate-500 dark:text-slate-400">—</span>;
   return (
     <details>
-      <summary className="cursor-pointer text-xs text-sky-700 hover:underline">{parts.length ? parts.join(", ") : "request"}</summary>
+      <summary className="cursor-pointer text-xs text-sky-700 dark:text-sky-300 hover:underline">
+        {parts.length ? parts.join(", ") : "request"}
+      </summary>
       <div className="mt-2 space-y-2">
         {parts.map((k) => (
           <div key={k}>
-            <p className="text-xs font-medium text-slate-500">{k}</p>
+            <p className="text-xs font-medium text-slate-500 dark:text-slate-400">{k}</p>
             <JsonView text={JSON.stringify(event[k], null, 2)} label={`${k} of event ${event.id}`} maxHeight="16rem" />
           </div>
         ))}
-        <p className="break-all text-xs text-slate-500">
+        <p className="break-all text-xs text-slate-500 dark:text-slate-400">
           request {event.requestId ?? "—"} · hash {event.hash.slice(0, 12)}… · previous {event.prevHash.slice(0, 12)}…
         </p>
       </div>
@@ -60,14 +62,14 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const page = parsed.success ? forReader(await auditLog(getDb().pool, parsed.data, configuredMaskRules())) : null;
   const next = new URLSearchParams(params);
   if (page?.nextCursor) next.set("cursor", page.nextCursor);
-  const input = "rounded border border-slate-300 px-2 py-1 text-sm";
+  const input = "rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
   return (
     <section aria-labelledby="audit-heading" className="space-y-3">
       <div>
         <h1 id="audit-heading" className="text-lg font-semibold">
           Audit log
         </h1>
-        <p className="text-sm text-slate-500">
+        <p className="text-sm text-slate-500 dark:text-slate-400">
           Every state change, newest first: sign-ins, tokens, roles, triage decisions, replay batches and outcomes, exports, alert rules.
           Append-only and hash-chained (<code>npx redrive audit verify</code> checks the chain). Card data is masked; reveal a field from a
           record&apos;s timeline.
@@ -75,18 +77,18 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
       </div>
       <form
         method="get"
-        className="flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3"
+        className="flex flex-wrap items-end gap-2 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3"
         aria-label="Filter the audit log"
       >
-        <label className="flex flex-col text-xs text-slate-600">
+        <label className="flex flex-col text-xs text-slate-600 dark:text-slate-300">
           Action (or prefix ending with “.”)
           <input name="action" defaultValue={one(sp.action)} placeholder="replay_batch." className={`${input} w-44`} />
         </label>
-        <label className="flex flex-col text-xs text-slate-600">
+        <label className="flex flex-col text-xs text-slate-600 dark:text-slate-300">
           Actor e-mail
           <input name="actor" type="email" defaultValue={one(sp.actor)} className={`${input} w-52`} />
         </label>
-        <label className="flex flex-col text-xs text-slate-600">
+        <label className="flex flex-col text-xs text-slate-600 dark:text-slate-300">
           Target
           <select name="targetType" defaultValue={one(sp.targetType)} className={input}>
             <option value="">any</option>
@@ -97,39 +99,47 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
             ))}
           </select>
         </label>
-        <label className="flex flex-col text-xs text-slate-600">
+        <label className="flex flex-col text-xs text-slate-600 dark:text-slate-300">
           Target id
           <input name="targetId" defaultValue={one(sp.targetId)} className={`${input} w-24`} />
         </label>
-        <label className="flex flex-col text-xs text-slate-600">
+        <label className="flex flex-col text-xs text-slate-600 dark:text-slate-300">
           From (UTC)
           <input name="from" type="datetime-local" defaultValue={toLocalInput(one(sp.from))} className={input} />
         </label>
-        <label className="flex flex-col text-xs text-slate-600">
+        <label className="flex flex-col text-xs text-slate-600 dark:text-slate-300">
           To (UTC)
           <input name="to" type="datetime-local" defaultValue={toLocalInput(one(sp.to))} className={input} />
         </label>
         <div className="flex items-center gap-1">
-          <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+          <button
+            type="submit"
+            className="rounded bg-slate-900 dark:bg-slate-100 px-3 py-1.5 text-sm font-medium text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300"
+          >
             Show
           </button>
-          <Link href="/audit" className="px-2 py-1.5 text-sm text-slate-600 hover:underline">
+          <Link href="/audit" className="px-2 py-1.5 text-sm text-slate-600 dark:text-slate-300 hover:underline">
             Clear
           </Link>
         </div>
       </form>
       {!parsed.success && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 p-3 text-sm text-red-800 dark:text-red-200"
+        >
           {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
         </p>
       )}
       {page && page.events.length === 0 && (
-        <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">No audit event matches.</p>
+        <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-4 text-sm text-slate-500 dark:text-slate-400">
+          No audit event matches.
+        </p>
       )}
       {page && page.events.length > 0 && (
-        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
           <table className="w-full text-left text-sm">
-            <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
               <tr>
                 <th scope="col" className="px-3 py-2">
                   #
@@ -154,13 +164,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {page.events.map((e) => {
                 const href = targetHref(e);
                 const target = `${e.target.type}${e.target.id ? ` ${e.target.id}` : ""}`;
                 return (
                   <tr key={e.id} className="align-top">
-                    <td className="px-3 py-2 tabular-nums text-slate-500">{e.id}</td>
+                    <td className="px-3 py-2 tabular-nums text-slate-500 dark:text-slate-400">{e.id}</td>
                     <td className="whitespace-nowrap px-3 py-2 tabular-nums">{time(e.at)}</td>
                     <td className="px-3 py-2">
                       <span className="break-all">{e.actor.email ?? "system"}</span>
@@ -173,14 +183,16 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                     <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
                     <td className="px-3 py-2">
                       {href ? (
-                        <Link href={href} className="text-sky-700 hover:underline">
+                        <Link href={href} className="text-sky-700 dark:text-sky-300 hover:underline">
                           {target}
                         </Link>
                       ) : (
                         target
                       )}
                     </td>
-                    <td className="max-w-xs px-3 py-2 text-slate-700">{e.reason ?? <span className="text-slate-400">—</span>}</td>
+                    <td className="max-w-xs px-3 py-2 text-slate-700 dark:text-slate-300">
+                      {e.reason ?? <span className="text-slate-500 dark:text-slate-400">—</span>}
+                    </td>
                     <td className="max-w-md px-3 py-2">
                       <Details event={e} />
                     </td>
@@ -192,7 +204,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         </div>
       )}
       {page?.nextCursor && (
-        <Link href={`/audit?${next.toString()}`} className="inline-block text-sm text-sky-700 hover:underline">
+        <Link href={`/audit?${next.toString()}`} className="inline-block text-sm text-sky-700 dark:text-sky-300 hover:underline">
           Older events →
         </Link>
       )}

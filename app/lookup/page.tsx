@@ -30,19 +30,19 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
       <section aria-labelledby="records-heading" className="space-y-2">
         <h2 id="records-heading" className="text-sm font-semibold">
           Records{" "}
-          <span className="font-normal text-slate-500">
+          <span className="font-normal text-slate-500 dark:text-slate-400">
             ({result.records.length}
             {result.truncated ? "+, narrow the search" : ""})
           </span>
         </h2>
         {result.records.length === 0 ? (
-          <p className="rounded border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">
+          <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-4 text-sm text-slate-500 dark:text-slate-400">
             No record in the DLQ matches.{shortHexHint(q)}
           </p>
         ) : (
-          <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+          <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
             <table className="w-full text-left text-sm">
-              <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+              <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
                 <tr>
                   <th scope="col" className="px-3 py-2">
                     Record
@@ -67,21 +67,23 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
                   </th>
                 </tr>
               </thead>
-              <tbody className="divide-y divide-slate-100">
+              <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                 {result.records.map((r) => (
-                  <tr key={r.id} className="hover:bg-slate-50">
+                  <tr key={r.id} className="hover:bg-slate-50 dark:hover:bg-slate-800">
                     <td className="whitespace-nowrap px-3 py-1.5">
                       <KindBadge kind={r.kind} />{" "}
                       <Link href={`/lookup/timeline/${r.id}`} className="font-medium underline" aria-label={`Timeline of record ${r.id}`}>
                         #{r.id}
                       </Link>
                     </td>
-                    <td className="px-3 py-1.5 text-xs text-slate-600">{r.matchedOn.join(", ").replaceAll("_", " ")}</td>
+                    <td className="px-3 py-1.5 text-xs text-slate-600 dark:text-slate-300">
+                      {r.matchedOn.join(", ").replaceAll("_", " ")}
+                    </td>
                     <td className="px-3 py-1.5 font-mono text-xs">
                       <span title={r.idempotencyKey ?? "no key"}>
-                        {r.idempotencyKey ? r.idempotencyKey.slice(0, 16) : <span className="text-red-600">no key</span>}
+                        {r.idempotencyKey ? r.idempotencyKey.slice(0, 16) : <span className="text-red-600 dark:text-red-400">no key</span>}
                       </span>
-                      {r.deviceId && <span className="block text-slate-500">{r.deviceId}</span>}
+                      {r.deviceId && <span className="block text-slate-500 dark:text-slate-400">{r.deviceId}</span>}
                     </td>
                     <td className="max-w-md truncate px-3 py-1.5" title={r.reason}>
                       {r.reason}
@@ -92,7 +94,7 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
                     <td className="px-3 py-1.5">
                       <StatusBadge status={r.status} />
                     </td>
-                    <td className="whitespace-nowrap px-3 py-1.5 text-slate-600">
+                    <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
                       <time dateTime={r.observedAt}>{time(r.observedAt)}</time>
                     </td>
                   </tr>
@@ -107,7 +109,7 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
           <h2 id="ledger-heading" className="text-sm font-semibold">
             Settled in the ledger
           </h2>
-          <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white text-sm">
+          <ul className="divide-y divide-slate-100 dark:divide-slate-800 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 text-sm">
             {result.ledger.map((l) => (
               <li key={l.idempotencyKey} className="flex flex-wrap gap-x-4 px-3 py-1.5">
                 <span className="font-mono text-xs">{l.idempotencyKey}</span>
@@ -157,7 +159,10 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
         error={parsed && !parsed.success ? parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : null}
       />
       {timeOnly && (
-        <p role="status" className="rounded border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+        <p
+          role="status"
+          className="rounded border border-amber-200 dark:border-amber-800 bg-amber-50 dark:bg-amber-950/40 p-3 text-sm text-amber-900 dark:text-amber-100"
+        >
           A time window narrows a lookup: give a key, hash, id or place too (or use the dead-letter list to browse by time).
         </p>
       )}
@@ -166,7 +171,7 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
       ) : (
         !parsed &&
         !timeOnly && (
-          <p className="text-sm text-slate-500">
+          <p className="text-sm text-slate-500 dark:text-slate-400">
             Paste any identifier of a tap or feature, or give a place and a time window. Settled keys are found even after their record left
             the DLQ.
           </p>

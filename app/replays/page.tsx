@@ -25,7 +25,7 @@ export default async function ReplaysPage() {
         {canManage && (
           <Link
             href="/replays/new?status=approved"
-            className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
+            className="rounded bg-slate-900 dark:bg-slate-100 px-3 py-1.5 text-sm font-medium text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300"
           >
             New batch
           </Link>

@@ -42,23 +42,26 @@ export default async function SettingsPage() {
     <div className="max-w-5xl space-y-4">
       <h1 className="text-lg font-semibold">Settings</h1>
 
-      <section aria-labelledby="account-heading" className="rounded border border-slate-200 bg-white p-4">
+      <section
+        aria-labelledby="account-heading"
+        className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
+      >
         <h2 id="account-heading" className="mb-2 text-sm font-semibold">
           Your account
         </h2>
         <dl className="grid grid-cols-[8rem_1fr] gap-x-4 gap-y-1 text-sm">
-          <dt className="text-slate-500">E-mail</dt>
+          <dt className="text-slate-500 dark:text-slate-400">E-mail</dt>
           <dd>{me.email}</dd>
-          <dt className="text-slate-500">Name</dt>
+          <dt className="text-slate-500 dark:text-slate-400">Name</dt>
           <dd>{me.name}</dd>
-          <dt className="text-slate-500">Role</dt>
+          <dt className="text-slate-500 dark:text-slate-400">Role</dt>
           <dd>
             <Badge>{me.role}</Badge>
           </dd>
-          <dt className="text-slate-500">Permissions</dt>
+          <dt className="text-slate-500 dark:text-slate-400">Permissions</dt>
           <dd className="flex flex-wrap gap-1">
             {[...ROLE_PERMISSIONS[me.role]].sort().map((p) => (
-              <code key={p} className="rounded bg-slate-100 px-1 text-xs text-slate-700">
+              <code key={p} className="rounded bg-slate-100 dark:bg-slate-800 px-1 text-xs text-slate-700 dark:text-slate-300">
                 {p}
               </code>
             ))}

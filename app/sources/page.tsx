@@ -23,7 +23,7 @@ export default async function SourcesPage() {
           <h1 id="sources-heading" className="text-lg font-semibold">
             Broker sources
           </h1>
-          <p className="text-sm text-slate-600">
+          <p className="text-sm text-slate-600 dark:text-slate-300">
             Dead-letter queues, streams and groups Redrive pulls from. Workers pull each enabled source in the background; a pulled record
             keeps where it came from and can be replayed back there.
           </p>

@@ -39,12 +39,15 @@ export function SignInForm({ next }: { next: string }) {
   return (
     <form onSubmit={onSubmit} className="space-y-3" noValidate={false}>
       {error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
+        >
           {error}
         </p>
       )}
       <div className="space-y-1">
-        <label htmlFor="email" className="block text-sm font-medium text-slate-700">
+        <label htmlFor="email" className="block text-sm font-medium text-slate-700 dark:text-slate-300">
           E-mail
         </label>
         <input
@@ -54,11 +57,11 @@ export function SignInForm({ next }: { next: string }) {
           autoComplete="username"
           required
           autoFocus
-          className="block w-full rounded border border-slate-300 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none focus:ring-1 focus:ring-slate-500"
+          className="block w-full rounded border border-slate-300 dark:border-slate-600 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none focus:ring-1 focus:ring-slate-500"
         />
       </div>
       <div className="space-y-1">
-        <label htmlFor="password" className="block text-sm font-medium text-slate-700">
+        <label htmlFor="password" className="block text-sm font-medium text-slate-700 dark:text-slate-300">
           Password
         </label>
         <input
@@ -67,13 +70,13 @@ export function SignInForm({ next }: { next: string }) {
           type="password"
           autoComplete="current-password"
           required
-          className="block w-full rounded border border-slate-300 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none focus:ring-1 focus:ring-slate-500"
+          className="block w-full rounded border border-slate-300 dark:border-slate-600 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none focus:ring-1 focus:ring-slate-500"
         />
       </div>
       <button
         type="submit"
         disabled={pending}
-        className="w-full rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 disabled:cursor-wait disabled:opacity-60"
+        className="w-full rounded bg-slate-900 dark:bg-slate-100 px-3 py-1.5 text-sm font-medium text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300 disabled:cursor-wait disabled:opacity-60"
       >
         {pending ? "Signing in…" : "Sign in"}
       </button>

@@ -35,7 +35,7 @@ export async function SiteNav() {
   return (
     <>
       {pages.map((p) => (
-        <Link key={p.href} href={p.href} className="text-slate-600 hover:text-slate-900">
+        <Link key={p.href} href={p.href} className="text-slate-600 dark:text-slate-300 hover:text-slate-900 dark:hover:text-slate-100">
           {p.label}
         </Link>
       ))}

@@ -8,14 +8,18 @@ import { SignOutButton } from "./sign-out-button";
 export function UserMenu({ principal }: { principal: Principal | null }) {
   if (!principal) {
     return (
-      <Link href="/sign-in" className="text-slate-600 hover:text-slate-900">
+      <Link href="/sign-in" className="text-slate-600 dark:text-slate-300 hover:text-slate-900 dark:hover:text-slate-100">
         Sign in
       </Link>
     );
   }
   return (
     <div className="flex items-center gap-3">
-      <Link href="/settings" className="text-slate-700 hover:text-slate-900" title="Your account and API tokens">
+      <Link
+        href="/settings"
+        className="text-slate-700 dark:text-slate-300 hover:text-slate-900 dark:hover:text-slate-100"
+        title="Your account and API tokens"
+      >
         <span className="hidden lg:inline">{principal.email}</span>
         <span className="lg:hidden">Account</span>
       </Link>

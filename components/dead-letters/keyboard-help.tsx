@@ -33,7 +33,7 @@ export function KeyboardHelp({ open, onClose, keys }: { open: boolean; onClose: 
             <dt>
               {k.split(" ").map((part, i) =>
                 part === "/" || part === "or" ? (
-                  <span key={i} className="mx-1 text-xs text-slate-500">
+                  <span key={i} className="mx-1 text-xs text-slate-500 dark:text-slate-400">
                     {part}
                   </span>
                 ) : (
@@ -41,13 +41,13 @@ export function KeyboardHelp({ open, onClose, keys }: { open: boolean; onClose: 
                 ),
               )}
             </dt>
-            <dd className="text-slate-700">{what}</dd>
+            <dd className="text-slate-700 dark:text-slate-300">{what}</dd>
           </div>
         ))}
       </dl>
-      <p className="text-xs text-slate-500">Keys do nothing while you type in a field or the editor.</p>
+      <p className="text-xs text-slate-500 dark:text-slate-400">Keys do nothing while you type in a field or the editor.</p>
       <div className="text-right">
-        <button type="button" className="text-sm text-slate-700 underline" onClick={onClose}>
+        <button type="button" className="text-sm text-slate-700 dark:text-slate-300 underline" onClick={onClose}>
           Close
         </button>
       </div>

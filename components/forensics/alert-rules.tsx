@@ -37,12 +37,12 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
       },
     });
   const input =
-    "w-24 rounded border border-slate-300 px-1.5 py-0.5 text-sm disabled:cursor-not-allowed disabled:bg-slate-50 disabled:text-slate-500";
+    "w-24 rounded border border-slate-300 dark:border-slate-600 px-1.5 py-0.5 text-sm disabled:cursor-not-allowed disabled:bg-slate-50 dark:disabled:bg-slate-800 disabled:text-slate-500 dark:disabled:text-slate-400";
   return (
     <tr>
       <td className="px-3 py-2">
         <p className="font-medium">{rule.name || rule.id}</p>
-        <p className="text-xs text-slate-500">{rule.metric}</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">{rule.metric}</p>
       </td>
       <td className="px-3 py-2">
         {/* "ok" only once a worker has evaluated the rule: never evaluated means no worker runs housekeeping. */}
@@ -57,10 +57,12 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
         ) : (
           <Badge tone="green">ok</Badge>
         )}
-        <p className="text-xs text-slate-500 tabular-nums">now {rule.lastValue === null ? "—" : Math.round(rule.lastValue * 10) / 10}</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400 tabular-nums">
+          now {rule.lastValue === null ? "—" : Math.round(rule.lastValue * 10) / 10}
+        </p>
       </td>
       <td className="px-3 py-2">
-        <label className="text-xs text-slate-500">
+        <label className="text-xs text-slate-500 dark:text-slate-400">
           <input
             aria-label={`${rule.id} threshold`}
             className={input}
@@ -109,12 +111,12 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
 }
 
 function Events({ events }: { events: AlertEventView[] }) {
-  if (events.length === 0) return <p className="text-sm text-slate-500">No alert has fired yet.</p>;
+  if (events.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No alert has fired yet.</p>;
   return (
-    <ul className="divide-y divide-slate-100 rounded border border-slate-200 bg-white text-sm">
+    <ul className="divide-y divide-slate-100 dark:divide-slate-800 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 text-sm">
       {events.map((e) => (
         <li key={e.id} className="flex flex-wrap items-baseline gap-x-3 px-3 py-1.5">
-          <time className="text-xs text-slate-500" dateTime={e.firedAt}>
+          <time className="text-xs text-slate-500 dark:text-slate-400" dateTime={e.firedAt}>
             {e.firedAt.replace("T", " ").slice(0, 16)} UTC
           </time>
           <span>{e.message}</span>
@@ -123,7 +125,7 @@ function Events({ events }: { events: AlertEventView[] }) {
           ) : (
             <Badge tone="red">open</Badge>
           )}
-          <span className="text-xs text-slate-500">
+          <span className="text-xs text-slate-500 dark:text-slate-400">
             {e.deliveredAt
               ? "webhook delivered"
               : e.deliveryError
@@ -148,9 +150,9 @@ export function AlertRules({
   const { data } = useAlerts(initial, renderedAt);
   return (
     <div className="space-y-4">
-      <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
         <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+          <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
             <tr>
               <th scope="col" className="px-3 py-2">
                 Rule
@@ -172,7 +174,7 @@ export function AlertRules({
               </th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
             {data.rules.map((r) => (
               <RuleRow key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`} rule={r} canManage={canManage} />
             ))}

@@ -94,7 +94,11 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
   return (
     <div className="relative inline-block text-sm">
       {progress ? (
-        <div role="status" aria-live="polite" className="flex items-center gap-2 rounded border border-slate-300 bg-white px-3 py-1.5">
+        <div
+          role="status"
+          aria-live="polite"
+          className="flex items-center gap-2 rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-3 py-1.5"
+        >
           <span>
             Exporting {progress.format.toUpperCase()}: {lines.toLocaleString("en")}
             {/* GeoJSON counts features, one to three per record (original, edited, repaired): not "of" the records */}
@@ -113,21 +117,24 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
         </Button>
       )}
       {open && (
-        <div role="menu" className="absolute right-0 z-20 mt-1 w-72 rounded border border-slate-200 bg-white p-1 shadow-lg">
+        <div
+          role="menu"
+          className="absolute right-0 z-20 mt-1 w-72 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-1 shadow-lg"
+        >
           {FORMATS.map((f) => (
             <button
               key={f.label}
               role="menuitem"
               type="button"
               onClick={() => void run(f.format, f.excel)}
-              className="block w-full rounded px-2 py-1.5 text-left hover:bg-slate-100"
+              className="block w-full rounded px-2 py-1.5 text-left hover:bg-slate-100 dark:hover:bg-slate-800"
             >
               <span className="font-medium">{f.label}</span>
-              <span className="block text-xs text-slate-500">{f.hint}</span>
+              <span className="block text-xs text-slate-500 dark:text-slate-400">{f.hint}</span>
             </button>
           ))}
           {canUnmask && (
-            <label className="flex items-center gap-2 border-t border-slate-100 px-2 py-1.5 text-xs text-slate-600">
+            <label className="flex items-center gap-2 border-t border-slate-100 dark:border-slate-800 px-2 py-1.5 text-xs text-slate-600 dark:text-slate-300">
               <input type="checkbox" checked={unmask} onChange={(e) => setUnmask(e.target.checked)} />
               Card data in clear (audited)
             </label>

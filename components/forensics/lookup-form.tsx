@@ -74,9 +74,14 @@ export function LookupForm({
     router.push(next.q.trim() || place ? lookupUrl(next) : "/lookup");
   };
 
-  const input = "rounded border border-slate-300 px-2 py-1.5 text-sm";
+  const input = "rounded border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm";
   return (
-    <form role="search" aria-label="Lookup" onSubmit={submit} className="space-y-2 rounded border border-slate-200 bg-white p-3">
+    <form
+      role="search"
+      aria-label="Lookup"
+      onSubmit={submit}
+      className="space-y-2 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3"
+    >
       <div className="flex gap-2">
         <input
           aria-label="Key, hash, event id, device id or message id"
@@ -90,7 +95,7 @@ export function LookupForm({
           Look up
         </Button>
       </div>
-      <div className="flex flex-wrap items-end gap-3 text-xs text-slate-600">
+      <div className="flex flex-wrap items-end gap-3 text-xs text-slate-600 dark:text-slate-300">
         <label className="flex flex-col">
           From (UTC)
           <input type="datetime-local" aria-label="From (UTC)" className={input} value={v.from} onChange={set("from")} />
@@ -128,7 +133,10 @@ export function LookupForm({
         </Button>
       </div>
       {error && JSON.stringify(v) === JSON.stringify(initial) && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 p-3 text-sm text-red-800 dark:text-red-200"
+        >
           {error}
         </p>
       )}

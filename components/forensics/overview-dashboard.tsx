@@ -5,6 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { Badge } from "@/components/ui/badge";
+import { chartColours } from "@/components/theme/chart-colours";
+import { useDarkTheme } from "@/components/theme/use-dark-theme";
 import { compactNumber } from "@/components/ui/compact-number";
 import { fetchJson } from "@/lib/api/client";
 import type { Overview } from "@/lib/ops/overview";
@@ -17,10 +19,14 @@ import { forensicsKeys } from "./queries";
 
 function Stat({ label, value, hint, tone }: { label: string; value: string; hint?: string; tone?: "red" }) {
   return (
-    <div className="rounded border border-slate-200 bg-white p-3">
-      <p className="text-xs uppercase tracking-wide text-slate-500">{label}</p>
-      <p className={`text-2xl font-semibold tabular-nums ${tone === "red" ? "text-red-700" : "text-slate-900"}`}>{value}</p>
-      {hint && <p className="text-xs text-slate-500">{hint}</p>}
+    <div className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
+      <p className="text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">{label}</p>
+      <p
+        className={`text-2xl font-semibold tabular-nums ${tone === "red" ? "text-red-700 dark:text-red-300" : "text-slate-900 dark:text-slate-100"}`}
+      >
+        {value}
+      </p>
+      {hint && <p className="text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
     </div>
   );
 }
@@ -28,8 +34,8 @@ function Stat({ label, value, hint, tone }: { label: string; value: string; hint
 function Counts({ title, counts }: { title: string; counts: Record<string, number> }) {
   const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
   return (
-    <section aria-label={title} className="rounded border border-slate-200 bg-white p-3">
-      <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">{title}</h2>
+    <section aria-label={title} className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
+      <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">{title}</h2>
       <ul className="space-y-0.5 text-sm">
         {entries.map(([k, n]) => (
           <li key={k} className="flex justify-between">
@@ -44,25 +50,28 @@ function Counts({ title, counts }: { title: string; counts: Record<string, numbe
 
 function RateChart({ title, data, unit }: { title: string; data: SeriesPoint[]; unit: "hour" | "day" }) {
   const label = (at: string) => (unit === "hour" ? `${at.slice(11, 13)}h` : at.slice(5, 10));
+  const c = chartColours(useDarkTheme());
   return (
-    <section aria-label={title} className="rounded border border-slate-200 bg-white p-3">
+    <section aria-label={title} className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
       <h2 className="mb-2 text-sm font-semibold">{title}</h2>
       <div className="h-48">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -8 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} />
-            <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} />
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={c.grid} />
+            <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} stroke={c.axis} tick={{ fill: c.axis }} />
+            <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} stroke={c.axis} tick={{ fill: c.axis }} />
             <Tooltip
+              contentStyle={c.tooltip}
+              cursor={{ fill: c.grid, fillOpacity: 0.4 }}
               labelFormatter={(at) =>
                 `${String(at)
                   .replace("T", " ")
                   .slice(0, unit === "hour" ? 16 : 10)} UTC`
               }
             />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Bar dataKey="arrivals" name="first seen" fill="#64748b" isAnimationActive={false} />
-            <Bar dataKey="poison" name="poison" fill="#b91c1c" isAnimationActive={false} />
+            <Legend wrapperStyle={{ fontSize: 12, color: c.axis }} />
+            <Bar dataKey="arrivals" name="first seen" fill={c.neutralBar} isAnimationActive={false} />
+            <Bar dataKey="poison" name="poison" fill={c.badBar} isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
       </div>
@@ -90,14 +99,18 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
   return (
     <div className="space-y-4">
       {firing.length > 0 && (
-        <section role="alert" aria-label="Firing alerts" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-900">
+        <section
+          role="alert"
+          aria-label="Firing alerts"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 p-3 text-sm text-red-900 dark:text-red-100"
+        >
           <p className="font-semibold">{firing.length === 1 ? "1 alert firing" : `${firing.length} alerts firing`}</p>
           <ul className="list-disc pl-5">
             {firing.map((a) => (
               // The message holds the figures measured when the rule fired; the cards below are live.
               <li key={a.id}>
                 {a.firing?.message}{" "}
-                <span className="text-red-700">
+                <span className="text-red-700 dark:text-red-300">
                   — firing since {a.firing?.firedAt.replace("T", " ").slice(0, 16)} UTC (figures as measured then)
                 </span>
               </li>
@@ -124,7 +137,7 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
         <Stat label="Total records" value={o.total.toLocaleString("en")} hint="ever stored" />
       </div>
       {o.oldest && (
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-500 dark:text-slate-400">
           Oldest:{" "}
           <Link className="underline" href={`/lookup/timeline/${o.oldest.id}`}>
             record {o.oldest.id}
@@ -139,10 +152,13 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
         <Counts title="By kind" counts={o.byKind} />
         <Counts title="By status" counts={o.byStatus} />
         <Counts title="By class" counts={o.byClass} />
-        <section aria-label="Replays" className="rounded border border-slate-200 bg-white p-3 text-sm">
-          <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Replays in progress</h2>
+        <section
+          aria-label="Replays"
+          className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm"
+        >
+          <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400">Replays in progress</h2>
           {o.replays.length === 0 ? (
-            <p className="text-slate-500">None running.</p>
+            <p className="text-slate-500 dark:text-slate-400">None running.</p>
           ) : (
             <ul className="space-y-1">
               {o.replays.map((r) => (
@@ -151,7 +167,7 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
                     Batch {r.id}
                   </Link>{" "}
                   <Badge tone={r.status === "running" ? "green" : "amber"}>{r.status}</Badge>
-                  <span className="block text-xs text-slate-500 tabular-nums">
+                  <span className="block text-xs text-slate-500 dark:text-slate-400 tabular-nums">
                     {r.done.toLocaleString("en")} / {r.total.toLocaleString("en")} · {r.achievedPerSecond.toFixed(1)}/s of {r.ratePerSecond}
                     /s
                   </span>
@@ -161,13 +177,13 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
           )}
         </section>
       </div>
-      <section aria-label="Top reasons" className="rounded border border-slate-200 bg-white p-3">
+      <section aria-label="Top reasons" className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
         <h2 className="mb-2 text-sm font-semibold">Top reasons (unresolved)</h2>
         <table className="w-full text-left text-sm">
-          <tbody className="divide-y divide-slate-100">
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
             {o.topReasons.map((r) => (
               <tr key={`${r.kind}:${r.reasonGroup}`}>
-                <td className="py-1 pr-2 text-xs text-slate-500">{r.kind}</td>
+                <td className="py-1 pr-2 text-xs text-slate-500 dark:text-slate-400">{r.kind}</td>
                 <td className="max-w-3xl truncate py-1" title={r.reasonGroup}>
                   <Link className="hover:underline" href={`/dead-letters?reason=${encodeURIComponent(r.reasonGroup)}&kind=${r.kind}`}>
                     {r.reasonGroup}

@@ -182,7 +182,7 @@ export function PlacePicker({
         <Button size="sm" variant="ghost" disabled={!ready || place === null} onClick={clear}>
           Clear place
         </Button>
-        <span className="text-xs text-slate-500">
+        <span className="text-xs text-slate-500 dark:text-slate-400">
           {tool === "rectangle"
             ? "Drag across the map (or click two corners)."
             : tool === "point"

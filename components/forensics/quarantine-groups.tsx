@@ -50,19 +50,19 @@ export function QuarantineGroups({
   return (
     <div className="space-y-3">
       <div className="flex items-baseline justify-between">
-        <p className="text-sm text-slate-600">
+        <p className="text-sm text-slate-600 dark:text-slate-300">
           {total.toLocaleString("en")} quarantined records in {groups.length} reason patterns
         </p>
         <ExportMenu filter={{ status: ["quarantined"] }} canUnmask={canUnmask} />
       </div>
       {groups.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">
+        <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-8 text-center text-sm text-slate-500 dark:text-slate-400">
           Nothing in quarantine.
         </p>
       ) : (
-        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
           <table className="w-full text-left text-sm">
-            <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+            <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
               <tr>
                 <th scope="col" className="px-3 py-2">
                   Kind
@@ -85,10 +85,10 @@ export function QuarantineGroups({
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
+            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {groups.map((g) => (
                 <tr key={`${g.kind}:${g.reasonGroup}`}>
-                  <td className="px-3 py-1.5 text-xs text-slate-500">{g.kind}</td>
+                  <td className="px-3 py-1.5 text-xs text-slate-500 dark:text-slate-400">{g.kind}</td>
                   <td className="px-3 py-1.5" title={g.reasonGroup}>
                     {/* Truncated on a block inside the cell (a cell's own max-width does not bind a table): the row
                         keeps its trend and actions in view on a narrow window. */}
@@ -139,17 +139,17 @@ export function QuarantineGroups({
                 ? `Removes the payload and raw envelope of ${pending.group.count.toLocaleString("en")} record${pending.group.count === 1 ? "" : "s"} for good; their identity, hash and timeline stay, and the audit trail keeps a masked copy.`
                 : `Sends ${pending.group.count.toLocaleString("en")} record${pending.group.count === 1 ? "" : "s"} back to triage as pending.`}
             </p>
-            <p className="truncate text-xs text-slate-500" title={pending.group.reasonGroup}>
+            <p className="truncate text-xs text-slate-500 dark:text-slate-400" title={pending.group.reasonGroup}>
               {pending.group.reasonGroup}
             </p>
             <label className="block">
-              <span className="text-xs font-medium text-slate-700">Reason (audited)</span>
+              <span className="text-xs font-medium text-slate-700 dark:text-slate-300">Reason (audited)</span>
               <textarea
                 required
                 value={reason}
                 onChange={(e) => setReason(e.target.value)}
                 rows={2}
-                className="mt-1 w-full rounded border border-slate-300 p-1.5"
+                className="mt-1 w-full rounded border border-slate-300 dark:border-slate-600 p-1.5"
               />
             </label>
             <div className="flex justify-end gap-2">

@@ -21,7 +21,7 @@ export function RevealFields({ id, paths, canReveal }: { id: string; paths: stri
   };
   return (
     <div className="space-y-1 text-sm">
-      <p className="text-xs text-slate-600">
+      <p className="text-xs text-slate-600 dark:text-slate-300">
         {paths.length} masked field{paths.length === 1 ? "" : "s"} (card data){canReveal ? ": revealing one is audited" : ""}
       </p>
       <ul className="space-y-0.5">
@@ -29,7 +29,10 @@ export function RevealFields({ id, paths, canReveal }: { id: string; paths: stri
           <li key={p} className="flex items-center gap-2">
             <code className="text-xs">{p}</code>
             {values[p] !== undefined ? (
-              <code aria-label={`value of ${p}`} className="rounded bg-amber-50 px-1 text-xs text-amber-900">
+              <code
+                aria-label={`value of ${p}`}
+                className="rounded bg-amber-50 dark:bg-amber-950/40 px-1 text-xs text-amber-900 dark:text-amber-100"
+              >
                 {values[p]}
               </code>
             ) : canReveal ? (

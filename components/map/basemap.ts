@@ -20,12 +20,40 @@ export function loadBasemap(): Promise<FeatureCollection<Polygon | MultiPolygon>
 
 export const BASEMAP_SOURCE_ID = "basemap";
 
-export const BACKGROUND: LayerSpecification = { id: "basemap-water", type: "background", paint: { "background-color": "#dbe7ef" } };
+// Water, land and borders per theme: the dark pair keeps the land a step above the water and the geometry's
+// colours (geometry-layers.ts) readable on both.
+const PALETTE = {
+  light: { water: "#dbe7ef", land: "#f6f4ee", border: "#c9c3b5" },
+  dark: { water: "#0b1726", land: "#1e293b", border: "#475569" },
+} as const;
 
-const BASEMAP_LAYERS: LayerSpecification[] = [
-  { id: "basemap-land", type: "fill", source: BASEMAP_SOURCE_ID, paint: { "fill-color": "#f6f4ee" } },
-  { id: "basemap-borders", type: "line", source: BASEMAP_SOURCE_ID, paint: { "line-color": "#c9c3b5", "line-width": 0.6 } },
+/** Whether the page is dark now (the class components/theme/theme-script.ts sets), for a map being built. */
+export const pageIsDark = (): boolean => typeof document !== "undefined" && document.documentElement.classList.contains("dark");
+
+const palette = (dark: boolean) => (dark ? PALETTE.dark : PALETTE.light);
+
+const backgroundLayer = (dark: boolean): LayerSpecification => ({
+  id: "basemap-water",
+  type: "background",
+  paint: { "background-color": palette(dark).water },
+});
+
+/** The water, in the page's theme when called. */
+export const background = (): LayerSpecification => backgroundLayer(pageIsDark());
+
+const basemapLayers = (dark: boolean): LayerSpecification[] => [
+  { id: "basemap-land", type: "fill", source: BASEMAP_SOURCE_ID, paint: { "fill-color": palette(dark).land } },
+  { id: "basemap-borders", type: "line", source: BASEMAP_SOURCE_ID, paint: { "line-color": palette(dark).border, "line-width": 0.6 } },
 ];
+const BASEMAP_LAYERS = basemapLayers(false);
+
+/** Repaints water, land and borders of a map for a theme (a toggle, or a pooled map reused after one). */
+export function setBasemapTheme(map: Map, dark: boolean): void {
+  const p = palette(dark);
+  if (map.getLayer("basemap-water")) map.setPaintProperty("basemap-water", "background-color", p.water);
+  if (map.getLayer("basemap-land")) map.setPaintProperty("basemap-land", "fill-color", p.land);
+  if (map.getLayer("basemap-borders")) map.setPaintProperty("basemap-borders", "line-color", p.border);
+}
 
 /**
  * Adds the countries under every other layer. Done after the map's own data is drawn: turning ~180 country
@@ -37,8 +65,8 @@ export async function addBasemap(map: Map, visible = true): Promise<void> {
   const data = await loadBasemap();
   if (map.getSource(BASEMAP_SOURCE_ID)) return;
   map.addSource(BASEMAP_SOURCE_ID, { type: "geojson", data, maxzoom: 5, buffer: 16 });
-  const below = map.getStyle().layers.find((l) => l.id !== BACKGROUND.id)?.id;
-  for (const layer of BASEMAP_LAYERS) map.addLayer(visible ? layer : { ...layer, layout: { visibility: "none" } }, below);
+  const below = map.getStyle().layers.find((l) => l.id !== backgroundLayer(false).id)?.id;
+  for (const layer of basemapLayers(pageIsDark())) map.addLayer(visible ? layer : { ...layer, layout: { visibility: "none" } }, below);
 }
 
 /** Adds the countries, or shows them again on a reused map that had them hidden. */
@@ -57,7 +85,7 @@ export function setBasemapVisible(map: Map, visible: boolean): void {
   }
 }
 
-export const BASEMAP_LAYER_IDS = new Set([BACKGROUND.id, ...BASEMAP_LAYERS.map((l) => l.id)]);
+export const BASEMAP_LAYER_IDS = new Set([backgroundLayer(false).id, ...BASEMAP_LAYERS.map((l) => l.id)]);
 
 // Maps still waiting for their first draw. The countries are tiled in the same (single, on 2 cores) worker as the
 // records' geometry, so every map's basemap waits until no map on the page is still drawing its own data.

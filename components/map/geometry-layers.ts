@@ -13,22 +13,16 @@ type Role = "fill" | "line" | "vertex" | "marker";
 const role = (r: Role): ExpressionSpecification => ["==", ["get", "role"], r];
 
 export const PART_COLOURS = ["#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2"];
+// The same hues a step lighter, for the dark basemap (slate-800 land): the -600s fall under 3:1 against it.
+const PART_COLOURS_DARK = ["#60a5fa", "#fbbf24", "#34d399", "#f472b6", "#a78bfa", "#22d3ee"];
 
-const byPart: ExpressionSpecification = [
-  "match",
-  ["%", ["get", "part"], PART_COLOURS.length],
-  0,
-  PART_COLOURS[0]!,
-  1,
-  PART_COLOURS[1]!,
-  2,
-  PART_COLOURS[2]!,
-  3,
-  PART_COLOURS[3]!,
-  4,
-  PART_COLOURS[4]!,
-  PART_COLOURS[5]!,
-];
+function byPart(dark: boolean): ExpressionSpecification {
+  const c = dark ? PART_COLOURS_DARK : PART_COLOURS;
+  return ["match", ["%", ["get", "part"], c.length], 0, c[0]!, 1, c[1]!, 2, c[2]!, 3, c[3]!, 4, c[4]!, c[5]!];
+}
+
+// The received geometry's red: red-700 on the light basemap, red-400 on the dark one.
+const receivedRed = (dark: boolean) => (dark ? "#f87171" : "#b91c1c");
 
 function withRole(fc: FeatureCollection, role: Role): Feature[] {
   return fc.features.map((f) => ({ ...f, properties: { ...f.properties, role } }));
@@ -68,7 +62,8 @@ export function repairedSources(geometry: Geometry | null): Record<string, Sourc
   return { "repaired-parts": { data: geometry ? partsOf(geometry) : EMPTY_COLLECTION } };
 }
 
-export function receivedLayers(opts: { dashed?: boolean } = {}): LayerSpecification[] {
+export function receivedLayers(opts: { dashed?: boolean; dark?: boolean } = {}): LayerSpecification[] {
+  const red = receivedRed(opts.dark ?? false);
   return [
     {
       id: "received-fill",
@@ -82,14 +77,19 @@ export function receivedLayers(opts: { dashed?: boolean } = {}): LayerSpecificat
       type: "line",
       source: RECEIVED,
       filter: role("line"),
-      paint: { "line-color": "#b91c1c", "line-width": 2, ...(opts.dashed ? { "line-dasharray": [2, 1.5] } : {}) },
+      paint: { "line-color": red, "line-width": 2, ...(opts.dashed ? { "line-dasharray": [2, 1.5] } : {}) },
     },
     {
       id: "received-vertices",
       type: "circle",
       source: RECEIVED,
       filter: role("vertex"),
-      paint: { "circle-radius": 4, "circle-color": "#ffffff", "circle-stroke-color": "#b91c1c", "circle-stroke-width": 2 },
+      paint: {
+        "circle-radius": 4,
+        "circle-color": opts.dark ? "#0f172a" : "#ffffff",
+        "circle-stroke-color": red,
+        "circle-stroke-width": 2,
+      },
     },
     {
       id: "error-marker",
@@ -106,28 +106,29 @@ export function receivedLayers(opts: { dashed?: boolean } = {}): LayerSpecificat
   ];
 }
 
-export function repairedLayers(): LayerSpecification[] {
+export function repairedLayers(opts: { dark?: boolean } = {}): LayerSpecification[] {
+  const parts = byPart(opts.dark ?? false);
   return [
     {
       id: "repaired-fill",
       type: "fill",
       source: "repaired-parts",
       filter: ["==", ["get", "kind"], "polygon"],
-      paint: { "fill-color": byPart, "fill-opacity": 0.45 },
+      paint: { "fill-color": parts, "fill-opacity": 0.45 },
     },
     {
       id: "repaired-outline",
       type: "line",
       source: "repaired-parts",
       filter: ["!=", ["get", "kind"], "point"],
-      paint: { "line-color": byPart, "line-width": 2 },
+      paint: { "line-color": parts, "line-width": 2 },
     },
     {
       id: "repaired-points",
       type: "circle",
       source: "repaired-parts",
       filter: ["==", ["get", "kind"], "point"],
-      paint: { "circle-radius": 5, "circle-color": byPart, "circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5 },
+      paint: { "circle-radius": 5, "circle-color": parts, "circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5 },
     },
   ];
 }

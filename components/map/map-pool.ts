@@ -1,5 +1,5 @@
 import type { Map as MapLibreMap, MapEventType, StyleSpecification } from "maplibre-gl";
-import { BACKGROUND, BASEMAP_LAYER_IDS, BASEMAP_SOURCE_ID, addBasemap, setBasemapVisible } from "./basemap";
+import { background, BASEMAP_LAYER_IDS, BASEMAP_SOURCE_ID, addBasemap, setBasemapVisible } from "./basemap";
 
 // Map instances kept alive across mounts (react-map-gl's `reuseMaps`, Maplibre.reuse/recycle). A MapView that
 // unmounts parks its map here instead of removing it, and the next MapView that mounts takes it back: the container
@@ -214,7 +214,7 @@ export function releaseMap(entry: PooledMap, reusable: boolean): void {
 export function prewarmMaps(ml: MapLibre, count: number, width: number, height: number): void {
   const missing = Math.min(count, MAX_PARKED) - parked.length;
   for (let i = 0; i < missing; i++) {
-    const entry = createMap(ml, { style: { version: 8, sources: {}, layers: [BACKGROUND] } }, { size: [width, height] });
+    const entry = createMap(ml, { style: { version: 8, sources: {}, layers: [background()] } }, { size: [width, height] });
     parked.push(entry);
     entry.map.once("load", () => {
       if (!entry.lost && entry.map.getContainer().isConnected)

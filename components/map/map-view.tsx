@@ -15,7 +15,8 @@ import type {
 } from "maplibre-gl";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { flushSync } from "react-dom";
-import { afterFirstDraws, BACKGROUND, BASEMAP_LAYER_IDS, setBasemapVisible, showBasemap, startFirstDraw } from "./basemap";
+import { useDarkTheme } from "@/components/theme/use-dark-theme";
+import { afterFirstDraws, background, BASEMAP_LAYER_IDS, setBasemapTheme, setBasemapVisible, showBasemap, startFirstDraw } from "./basemap";
 import { loadMapLibre } from "./load-maplibre";
 import { attachMap, createMap, listen, parkInPlace, releaseMap, takeMap, type PooledMap } from "./map-pool";
 
@@ -97,7 +98,7 @@ function initialStyle(sources: Record<string, SourceDef>, layers: LayerSpecifica
   return {
     version: 8,
     sources: Object.fromEntries(Object.entries(sources).map(([id, def]) => [id, sourceSpec(def)])),
-    layers: [BACKGROUND, ...ownLayers(layers)],
+    layers: [background(), ...ownLayers(layers)],
   };
 }
 
@@ -181,6 +182,10 @@ export function MapView(props: MapViewProps) {
   const [state, setState] = useState<State>("loading");
   // The data objects on the map when it last went idle: the map shows the current props when they match.
   const [drawnData, setDrawnData] = useState<ReadonlyMap<string, GeoJSON> | null>(null);
+  const dark = useDarkTheme();
+  useEffect(() => {
+    if (map) setBasemapTheme(map, dark);
+  }, [map, dark]);
   // Latest callbacks without re-running effects (the map's listeners are attached once).
   const latest = useRef(props);
   useEffect(() => {
@@ -397,13 +402,15 @@ export function MapView(props: MapViewProps) {
       aria-label={label}
       data-map-state={state}
       data-drawn={isDrawn(sources, drawnData) ? "true" : "false"}
-      className={`relative overflow-hidden rounded border border-slate-200 bg-[#dbe7ef] ${className}`}
+      className={`relative overflow-hidden rounded border border-slate-200 dark:border-slate-700 bg-[#dbe7ef] dark:bg-[#0b1726] ${className}`}
     >
       {/* Inline style: maplibre-gl.css gives the container `position: relative`, which would collapse it. */}
       <div ref={container} style={{ position: "absolute", inset: 0 }} />
-      {state === "loading" && <p className="absolute inset-0 grid place-items-center text-xs text-slate-500">Loading map…</p>}
+      {state === "loading" && (
+        <p className="absolute inset-0 grid place-items-center text-xs text-slate-500 dark:text-slate-400">Loading map…</p>
+      )}
       {state === "error" && (
-        <p role="alert" className="absolute inset-0 grid place-items-center p-4 text-center text-xs text-red-700">
+        <p role="alert" className="absolute inset-0 grid place-items-center p-4 text-center text-xs text-red-700 dark:text-red-300">
           The map could not start (WebGL unavailable?). The geometry is still in the payload below.
         </p>
       )}

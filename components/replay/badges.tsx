@@ -43,7 +43,7 @@ export function ProgressBar({ total, counts }: { total: number; counts: OutcomeC
     ["dropped", counts.dropped, "bg-amber-400"],
     ["poison", counts.poison, "bg-red-500"],
     ["failed", counts.failed, "bg-red-300"],
-    ["cancelled", counts.cancelled, "bg-slate-300"],
+    ["cancelled", counts.cancelled, "bg-slate-300 dark:bg-slate-600"],
   ];
   const done = parts.reduce((s, [, n]) => s + n, 0);
   return (
@@ -53,7 +53,7 @@ export function ProgressBar({ total, counts }: { total: number; counts: OutcomeC
       aria-valuemax={total}
       aria-valuenow={done}
       aria-label={`${done} of ${total} finished`}
-      className="flex h-2 w-full overflow-hidden rounded bg-slate-100"
+      className="flex h-2 w-full overflow-hidden rounded bg-slate-100 dark:bg-slate-800"
     >
       {total > 0 &&
         parts.map(([name, n, color]) =>

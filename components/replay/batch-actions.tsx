@@ -49,16 +49,18 @@ export function BatchActions({ batch, perms }: { batch: BatchView; perms: Replay
         </Button>
       ))}
       {waitingForOther && (
-        <span className="text-xs text-slate-500">You created this batch: another supervisor must approve it (four-eyes).</span>
+        <span className="text-xs text-slate-500 dark:text-slate-400">
+          You created this batch: another supervisor must approve it (four-eyes).
+        </span>
       )}
       {draftOfMine && selfApprove && (
-        <span className="text-xs text-slate-500">
+        <span className="text-xs text-slate-500 dark:text-slate-400">
           You may approve it yourself: the admin allows one supervisor for batches of up to {perms.singleApproverLimit.toLocaleString("en")}{" "}
           {perms.singleApproverLimit === 1 ? "record" : "records"} (audited).
         </span>
       )}
       <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Cancel batch ${batch.id}?`}>
-        <p className="text-sm text-slate-700">
+        <p className="text-sm text-slate-700 dark:text-slate-300">
           {batch.counts.pending.toLocaleString("en")} unfinished records will not be replayed. Submissions in flight finish; nothing else is
           sent. The records stay approved and can go into a new batch.
         </p>

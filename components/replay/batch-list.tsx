@@ -12,13 +12,13 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
   const { data: batches = [], error } = useBatches(initial, renderedAt);
   if (error)
     return (
-      <p role="alert" className="text-sm text-red-700">
+      <p role="alert" className="text-sm text-red-700 dark:text-red-300">
         Could not load batches: {error.message}
       </p>
     );
   if (batches.length === 0) {
     return (
-      <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">
+      <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-8 text-center text-sm text-slate-500 dark:text-slate-400">
         No replay batches yet.{" "}
         {canManage
           ? "Select approved records on the dead-letter list and choose “Replay”, or start from “New batch”."
@@ -27,9 +27,9 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
     );
   }
   return (
-    <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+    <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
       <table className="w-full text-left text-sm">
-        <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+        <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
           <tr>
             <th scope="col" className="px-3 py-2">
               Batch
@@ -51,9 +51,9 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
             </th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100">
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {batches.map((b) => (
-            <tr key={b.id} className="hover:bg-slate-50">
+            <tr key={b.id} className="hover:bg-slate-50 dark:hover:bg-slate-800">
               <td className="px-3 py-1.5">
                 <Link href={`/replays/${b.id}`} className="font-medium underline-offset-2 hover:underline">
                   #{b.id}
@@ -62,7 +62,7 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
               <td className="px-3 py-1.5">
                 <BatchStatusBadge status={b.status} title={b.statusReason} />
               </td>
-              <td className="px-3 py-1.5 text-slate-600">
+              <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">
                 {b.sink.type === "http"
                   ? `HTTP ${new URL(b.sink.url).host}`
                   : b.sink.type === "origin"
@@ -73,13 +73,13 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
               </td>
               <td className="px-3 py-1.5">
                 <ProgressBar total={b.total} counts={b.counts} />
-                <span className="text-xs tabular-nums text-slate-500">{progressText(b.total, b.counts, fmt)}</span>
+                <span className="text-xs tabular-nums text-slate-500 dark:text-slate-400">{progressText(b.total, b.counts, fmt)}</span>
               </td>
               <td className="px-3 py-1.5 text-right tabular-nums">
                 {b.achievedRate !== null && b.status === "running" ? `${b.achievedRate.toFixed(1)} of ` : ""}
                 {fmt(b.ratePerSecond)}/s
               </td>
-              <td className="whitespace-nowrap px-3 py-1.5 text-slate-600">
+              <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
                 <time dateTime={b.createdAt}>{formatTime(b.createdAt)}</time> · {b.createdBy.email ?? b.createdBy.id}
               </td>
             </tr>

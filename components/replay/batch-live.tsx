@@ -22,30 +22,37 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
         <span data-testid="batch-status">
           <BatchStatusBadge status={batch.status} />
         </span>
-        {batch.statusReason && <span className="text-sm text-slate-600">{batch.statusReason}</span>}
+        {batch.statusReason && <span className="text-sm text-slate-600 dark:text-slate-300">{batch.statusReason}</span>}
         <div className="ml-auto">
           <BatchActions batch={batch} perms={perms} />
         </div>
       </div>
       {error && (
-        <p role="alert" className="text-sm text-red-700">
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           Live updates failed: {error.message}
         </p>
       )}
       {batch.status === "running" && batch.liveWorkers === 0 && (
-        <p role="alert" data-testid="no-worker" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+        <p
+          role="alert"
+          data-testid="no-worker"
+          className="rounded border border-amber-300 dark:border-amber-700 bg-amber-50 dark:bg-amber-950/40 p-2 text-sm text-amber-900 dark:text-amber-100"
+        >
           No replay worker is running, so this batch is not progressing. <code>npm start</code> runs one with the app; start more with{" "}
           <code>npx redrive worker</code> against the same database.
         </p>
       )}
 
-      <section aria-label="Progress" className="space-y-2 rounded border border-slate-200 bg-white p-3">
+      <section
+        aria-label="Progress"
+        className="space-y-2 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3"
+      >
         <ProgressBar total={batch.total} counts={batch.counts} />
         <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4 lg:grid-cols-7">
           {OUTCOMES.map((o) => (
             <div key={o}>
               <dt
-                className="text-xs uppercase tracking-wide text-slate-500"
+                className="text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400"
                 title={
                   o === "failed"
                     ? "Submissions that failed and wait for their retry (items list: outcome retry); after the attempt budget they become poison"
@@ -60,34 +67,34 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
             </div>
           ))}
         </dl>
-        <dl className="grid grid-cols-2 gap-x-6 gap-y-1 border-t border-slate-100 pt-2 text-sm sm:grid-cols-4">
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-1 border-t border-slate-100 dark:border-slate-800 pt-2 text-sm sm:grid-cols-4">
           <div>
-            <dt className="text-xs text-slate-500">Configured rate</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Configured rate</dt>
             <dd>
               {fmt(batch.ratePerSecond)}/s{batch.throttle < 1 && ` × ${batch.throttle.toFixed(2)} (sink asked to slow down)`}
             </dd>
           </div>
           {batch.achievedRate === null && batch.averageRate !== null ? (
             <div>
-              <dt className="text-xs text-slate-500" title="From the first submission to the end, pauses included">
+              <dt className="text-xs text-slate-500 dark:text-slate-400" title="From the first submission to the end, pauses included">
                 Achieved (whole run)
               </dt>
               <dd>{batch.averageRate.toFixed(1)}/s</dd>
             </div>
           ) : (
             <div>
-              <dt className="text-xs text-slate-500">Achieved (last 10 s)</dt>
+              <dt className="text-xs text-slate-500 dark:text-slate-400">Achieved (last 10 s)</dt>
               <dd data-testid="achieved-rate">
                 {batch.achievedRate !== null ? `${batch.achievedRate.toFixed(1)}/s` : batch.status === "paused" ? "— (paused)" : "—"}
               </dd>
             </div>
           )}
           <div>
-            <dt className="text-xs text-slate-500">ETA</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">ETA</dt>
             <dd>{batch.eta ? `${formatTime(batch.eta).slice(11)} (in ${formatDuration(batch.etaSeconds)})` : "—"}</dd>
           </div>
           <div>
-            <dt className="text-xs text-slate-500">Total</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Total</dt>
             <dd>
               {fmt(batch.total)} {batch.total === 1 ? "record" : "records"}
             </dd>
@@ -95,14 +102,17 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
         </dl>
       </section>
 
-      <section aria-label="Rate" className="rounded border border-slate-200 bg-white p-3">
+      <section aria-label="Rate" className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
         <RateChart id={batch.id} live={live} configured={batch.ratePerSecond} throttle={batch.throttle} />
       </section>
 
-      <section aria-label="Configuration" className="rounded border border-slate-200 bg-white p-3 text-sm">
+      <section
+        aria-label="Configuration"
+        className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm"
+      >
         <dl className="grid grid-cols-1 gap-x-6 gap-y-1 sm:grid-cols-3">
           <div>
-            <dt className="text-xs text-slate-500">Sink</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Sink</dt>
             <dd>
               {batch.sink.type === "http"
                 ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})`
@@ -114,26 +124,26 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
             </dd>
           </div>
           <div>
-            <dt className="text-xs text-slate-500">Repair (spatial)</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Repair (spatial)</dt>
             <dd>
               {batch.repair.method}, {batch.repair.policy}
             </dd>
           </div>
           <div>
-            <dt className="text-xs text-slate-500">Limits</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Limits</dt>
             <dd>
               page {batch.pageSize}; poison after {batch.maxReplays} replays or {batch.maxAttempts} attempts; pause above{" "}
               {Math.round(batch.failureThreshold * 100)}% failures
             </dd>
           </div>
           <div>
-            <dt className="text-xs text-slate-500">Created</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Created</dt>
             <dd>
               {formatTime(batch.createdAt)} by {batch.createdBy.email ?? batch.createdBy.id}
             </dd>
           </div>
           <div>
-            <dt className="text-xs text-slate-500">Approved</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Approved</dt>
             <dd data-testid="batch-approved">
               {batch.approvedBy ? `${formatTime(batch.approvedAt)} by ${batch.approvedBy.email ?? batch.approvedBy.id}` : "—"}
               {batch.singleApproverLimit !== null &&
@@ -141,7 +151,7 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
             </dd>
           </div>
           <div>
-            <dt className="text-xs text-slate-500">Started / finished</dt>
+            <dt className="text-xs text-slate-500 dark:text-slate-400">Started / finished</dt>
             <dd>
               {formatTime(batch.startedAt)} / {formatTime(batch.finishedAt)}
             </dd>

@@ -15,7 +15,7 @@ import { useCreateBatch } from "./queries";
 
 export type SelectionInput = { ids: string[] } | { filter: Record<string, string | string[]> };
 
-const field = "w-full rounded border border-slate-300 px-2 py-1 text-sm";
+const field = "w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
 
 /** "Name: value" lines → headers; a line without a colon is reported, not sent as a header named after it. */
 function parseHeaders(text: string): { headers: Record<string, string> | undefined; problems: string[] } {
@@ -41,7 +41,7 @@ function TapFailureNotice({ result }: { result: Promise<TapFailures | null> }) {
   const taps = use(result);
   if (!taps || taps.failing === 0) return null;
   return (
-    <p role="status" data-testid="tap-failures" className="text-amber-800">
+    <p role="status" data-testid="tap-failures" className="text-amber-800 dark:text-amber-200">
       {taps.complete ? fmt(taps.failing) : `At least ${fmt(taps.failing)}`} of these AFC taps still fail the tap schema
       {taps.complete ? "" : ` (of the first ${fmt(taps.checked)} checked)`}: the replay will drop them. Edit them first, or leave them out.
     </p>
@@ -146,7 +146,10 @@ export function CreateBatchForm({
   const skipped = Object.entries(preview.skipped).filter(([, n]) => n > 0);
   return (
     <form onSubmit={submit} className="grid gap-4 lg:grid-cols-[1fr_1fr]">
-      <section aria-labelledby="sel-heading" className="space-y-2 rounded border border-slate-200 bg-white p-3 text-sm">
+      <section
+        aria-labelledby="sel-heading"
+        className="space-y-2 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm"
+      >
         <h2 id="sel-heading" className="font-semibold">
           What will be replayed
         </h2>
@@ -155,7 +158,7 @@ export function CreateBatchForm({
           {fmt(preview.entities)} entities.
         </p>
         {preview.count === 0 ? (
-          <p role="status" className="text-amber-800">
+          <p role="status" className="text-amber-800 dark:text-amber-200">
             Nothing to replay: no record in this selection is approved and free to replay.
           </p>
         ) : (
@@ -182,12 +185,12 @@ export function CreateBatchForm({
           </>
         )}
         {tapFailures && (
-          <Suspense fallback={<p className="text-xs text-slate-500">Checking the AFC taps against the tap schema…</p>}>
+          <Suspense fallback={<p className="text-xs text-slate-500 dark:text-slate-400">Checking the AFC taps against the tap schema…</p>}>
             <TapFailureNotice result={tapFailures} />
           </Suspense>
         )}
         {skipped.length > 0 && (
-          <p className="text-amber-800">
+          <p className="text-amber-800 dark:text-amber-200">
             Left out:{" "}
             {skipped
               .map(
@@ -199,7 +202,7 @@ export function CreateBatchForm({
           </p>
         )}
         {preview.sample.length > 0 && (
-          <ol className="list-decimal pl-5 font-mono text-xs text-slate-600">
+          <ol className="list-decimal pl-5 font-mono text-xs text-slate-600 dark:text-slate-300">
             {preview.sample.map((s) => (
               <li key={s.id}>
                 {formatTime(s.observedAt)} · {s.kind} · {s.entityKey ?? "—"} · {s.idempotencyKey.slice(0, 16)}
@@ -209,12 +212,15 @@ export function CreateBatchForm({
         )}
       </section>
 
-      <section aria-labelledby="cfg-heading" className="space-y-3 rounded border border-slate-200 bg-white p-3 text-sm">
+      <section
+        aria-labelledby="cfg-heading"
+        className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm"
+      >
         <h2 id="cfg-heading" className="font-semibold">
           Settings
         </h2>
         <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
-          <legend className="mb-1 text-xs text-slate-500">Sink</legend>
+          <legend className="mb-1 text-xs text-slate-500 dark:text-slate-400">Sink</legend>
           <label>
             <input type="radio" name="sink" checked={sinkType === "ledger"} onChange={() => setSinkType("ledger")} /> Built-in ledger
           </label>
@@ -235,18 +241,18 @@ export function CreateBatchForm({
             <input type="radio" name="sink" checked={sinkType === "postgis"} onChange={() => setSinkType("postgis")} /> PostGIS table
           </label>
         </fieldset>
-        <p id="origin-sink-help" className="text-xs text-slate-500">
+        <p id="origin-sink-help" className="text-xs text-slate-500 dark:text-slate-400">
           Back to origin: each record is published to the exchange, subject or stream it came from, through its source
           {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: its item fails)"}.
         </p>
         {sinkType === "postgis" && (
           <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">
-            <p className="text-xs text-slate-500 sm:col-span-2">
+            <p className="text-xs text-slate-500 dark:text-slate-400 sm:col-span-2">
               Each feature is upserted by its id, the newest observation winning; its key goes into redrive_applied_key in the same schema,
               so each key is applied once. PostGIS checks every geometry first. The URL is stored encrypted and shown redacted.
             </p>
             {preview.byKind.afc > 0 && (
-              <p role="status" className="text-amber-800 sm:col-span-2">
+              <p role="status" className="text-amber-800 dark:text-amber-200 sm:col-span-2">
                 This selection holds {fmt(preview.byKind.afc)} AFC taps: the PostGIS sink takes spatial features only. Filter on kind =
                 spatial first.
               </p>
@@ -338,7 +344,7 @@ export function CreateBatchForm({
               aria-describedby={rateOk ? undefined : "rate-problem"}
             />
             {!rateOk && (
-              <span id="rate-problem" className="text-xs text-red-700">
+              <span id="rate-problem" className="text-xs text-red-700 dark:text-red-300">
                 a number of records per second above 0
               </span>
             )}
@@ -358,7 +364,7 @@ export function CreateBatchForm({
               onChange={(e) => setThreshold(e.target.value)}
               aria-describedby="threshold-help"
             />
-            <span id="threshold-help" className="text-xs text-slate-500">
+            <span id="threshold-help" className="text-xs text-slate-500 dark:text-slate-400">
               share of the last 100 submitted items whose latest attempt failed (429/503 too), from 20 answered
             </span>
           </label>
@@ -389,14 +395,14 @@ export function CreateBatchForm({
             </select>
           </label>
         </div>
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-500 dark:text-slate-400">
           Each record is replayed with the repair it was approved with; this setting applies to records approved without one.
         </p>
         {conflicts > 0 && (
           <div
             role="alert"
             aria-label="Approved repairs"
-            className="space-y-1 rounded border border-amber-300 bg-amber-50 p-2 text-amber-900"
+            className="space-y-1 rounded border border-amber-300 dark:border-amber-700 bg-amber-50 dark:bg-amber-950/40 p-2 text-amber-900 dark:text-amber-100"
           >
             <p data-testid="repair-conflicts">
               {fmt(conflicts)} {conflicts === 1 ? "record was" : "records were"} approved with another repair: {method} / {policy} would
@@ -413,7 +419,7 @@ export function CreateBatchForm({
           </div>
         )}
         {issues.length > 0 && (
-          <ul role="alert" className="list-disc pl-5 text-red-700">
+          <ul role="alert" className="list-disc pl-5 text-red-700 dark:text-red-300">
             {issues.map((i) => (
               <li key={i}>{i}</li>
             ))}

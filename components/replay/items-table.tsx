@@ -14,7 +14,10 @@ function ItemError({ item }: { item: ItemView }) {
   if (!item.lastError) return <td className="px-3 py-1.5" />;
   const settled = item.status === "applied" || item.status === "deduped";
   return (
-    <td className={`max-w-md truncate px-3 py-1.5 text-xs ${settled ? "text-slate-500" : "text-red-700"}`} title={item.lastError}>
+    <td
+      className={`max-w-md truncate px-3 py-1.5 text-xs ${settled ? "text-slate-500 dark:text-slate-400" : "text-red-700 dark:text-red-300"}`}
+      title={item.lastError}
+    >
       {settled ? `earlier send: ${item.lastError}` : item.lastError}
     </td>
   );
@@ -36,10 +39,10 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
         <h2 id="items-heading" className="text-sm font-semibold">
           Items
         </h2>
-        <label className="text-xs text-slate-600">
+        <label className="text-xs text-slate-600 dark:text-slate-300">
           Outcome{" "}
           <select
-            className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+            className="rounded border border-slate-300 dark:border-slate-600 px-1 py-0.5 text-xs"
             value={status ?? ""}
             onChange={(e) => choose((e.target.value || null) as ItemStatus | null)}
           >
@@ -51,16 +54,16 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
             ))}
           </select>
         </label>
-        {isFetching && <span className="text-xs text-slate-400">refreshing…</span>}
+        {isFetching && <span className="text-xs text-slate-500 dark:text-slate-400">refreshing…</span>}
       </div>
       {error && (
-        <p role="alert" className="text-sm text-red-700">
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           Could not load items: {error.message}
         </p>
       )}
-      <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
         <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+          <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
             <tr>
               <th scope="col" className="px-3 py-2 text-right">
                 #
@@ -88,10 +91,10 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
               </th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
             {(data?.items ?? []).map((i) => (
               <tr key={i.id}>
-                <td className="px-3 py-1.5 text-right tabular-nums text-slate-500">{i.seq}</td>
+                <td className="px-3 py-1.5 text-right tabular-nums text-slate-500 dark:text-slate-400">{i.seq}</td>
                 <td className="px-3 py-1.5">
                   <Link href={`/dead-letters/${i.deadLetterId}`} className="underline-offset-2 hover:underline">
                     {i.deadLetterId}
@@ -100,13 +103,15 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
                 <td className="px-3 py-1.5 font-mono text-xs" title={i.idempotencyKey}>
                   {i.idempotencyKey.slice(0, 16)}
                 </td>
-                <td className="px-3 py-1.5 text-slate-600">{i.entityKey ?? "—"}</td>
-                <td className="whitespace-nowrap px-3 py-1.5 text-slate-600">
+                <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">{i.entityKey ?? "—"}</td>
+                <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
                   <time dateTime={i.observedAt}>{formatTime(i.observedAt)}</time>
                 </td>
                 <td className="px-3 py-1.5">
                   <ItemStatusBadge status={i.status} />
-                  {i.status === "retry" && <span className="ml-1 text-xs text-slate-500">at {formatTime(i.runAt).slice(11)}</span>}
+                  {i.status === "retry" && (
+                    <span className="ml-1 text-xs text-slate-500 dark:text-slate-400">at {formatTime(i.runAt).slice(11)}</span>
+                  )}
                 </td>
                 <td className="px-3 py-1.5 text-right tabular-nums">{sendsOf(i)}</td>
                 <ItemError item={i} />
@@ -115,7 +120,7 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
           </tbody>
         </table>
         {data && data.items.length === 0 && (
-          <p className="p-4 text-center text-sm text-slate-500">No items{status ? ` with outcome ${status}` : ""}.</p>
+          <p className="p-4 text-center text-sm text-slate-500 dark:text-slate-400">No items{status ? ` with outcome ${status}` : ""}.</p>
         )}
       </div>
       <div className="flex gap-2">

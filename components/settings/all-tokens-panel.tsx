@@ -22,32 +22,40 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
   const error = revoke.error ?? tokens.error;
   const shown = (tokens.data ?? []).filter((t) => showRevoked || !t.revokedAt);
   return (
-    <section aria-labelledby="all-tokens-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+    <section
+      aria-labelledby="all-tokens-heading"
+      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
+    >
       <div className="flex items-baseline justify-between gap-2">
         <div>
           <h2 id="all-tokens-heading" className="text-sm font-semibold">
             All API tokens
           </h2>
-          <p className="text-xs text-slate-500">Every user&apos;s tokens (you manage tokens as an admin). Revoking one is audited.</p>
+          <p className="text-xs text-slate-500 dark:text-slate-400">
+            Every user&apos;s tokens (you manage tokens as an admin). Revoking one is audited.
+          </p>
         </div>
-        <label className="flex items-center gap-1 text-xs text-slate-600">
+        <label className="flex items-center gap-1 text-xs text-slate-600 dark:text-slate-300">
           <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> show revoked
         </label>
       </div>
       {error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
+        >
           {error.message}
         </p>
       )}
       {status && (
-        <p role="status" className="text-sm text-slate-600">
+        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
           {status}
         </p>
       )}
       {shown.length > 0 ? (
         <TokensTable tokens={shown} showOwner busy={revoke.isPending} onRevoke={onRevoke} />
       ) : (
-        <p className="text-sm text-slate-500">No {showRevoked ? "" : "active "}tokens.</p>
+        <p className="text-sm text-slate-500 dark:text-slate-400">No {showRevoked ? "" : "active "}tokens.</p>
       )}
     </section>
   );

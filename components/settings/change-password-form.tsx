@@ -4,7 +4,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/api/client";
 import { PASSWORD_MIN_LENGTH } from "@/lib/auth/account-schemas";
 
-const inputClass = "block w-full rounded border border-slate-300 px-2 py-1 text-sm";
+const inputClass = "block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
 
 /** better-auth's /change-password; other sessions are ended. Audited as user.password_changed. */
 export function ChangePasswordForm() {
@@ -43,13 +43,16 @@ export function ChangePasswordForm() {
   }
 
   return (
-    <section aria-labelledby="password-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+    <section
+      aria-labelledby="password-heading"
+      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
+    >
       <h2 id="password-heading" className="text-sm font-semibold">
         Change password
       </h2>
       <form onSubmit={onSubmit} className="grid max-w-md gap-2">
         <div className="space-y-1">
-          <label htmlFor="currentPassword" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="currentPassword" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             Current password
           </label>
           <input
@@ -62,7 +65,7 @@ export function ChangePasswordForm() {
           />
         </div>
         <div className="space-y-1">
-          <label htmlFor="newPassword" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="newPassword" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             New password (at least {PASSWORD_MIN_LENGTH} characters)
           </label>
           <input
@@ -76,7 +79,7 @@ export function ChangePasswordForm() {
           />
         </div>
         <div className="space-y-1">
-          <label htmlFor="confirmPassword" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="confirmPassword" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             Repeat the new password
           </label>
           <input id="confirmPassword" name="confirmPassword" type="password" autoComplete="new-password" required className={inputClass} />
@@ -85,7 +88,7 @@ export function ChangePasswordForm() {
           <button
             type="submit"
             disabled={pending}
-            className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
+            className="rounded bg-slate-900 dark:bg-slate-100 px-3 py-1 text-sm font-medium text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300 disabled:opacity-50"
           >
             {pending ? "Changing…" : "Change password"}
           </button>
@@ -93,7 +96,11 @@ export function ChangePasswordForm() {
         {message && (
           <p
             role={message.ok ? "status" : "alert"}
-            className={message.ok ? "text-sm text-emerald-700" : "rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"}
+            className={
+              message.ok
+                ? "text-sm text-emerald-700 dark:text-emerald-300"
+                : "rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
+            }
           >
             {message.text}
           </p>

@@ -34,12 +34,15 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
   });
   const parsed = /^\d+$/.test(value.trim()) ? Number(value.trim()) : null;
   return (
-    <section aria-labelledby="approval-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+    <section
+      aria-labelledby="approval-heading"
+      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
+    >
       <div>
         <h2 id="approval-heading" className="text-sm font-semibold">
           Replay approval (four eyes)
         </h2>
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-500 dark:text-slate-400">
           A replay batch needs a second supervisor to approve it. Batches of at most this many records may be approved by the supervisor who
           created them (say 1, to replay a single approved record at once); 0 keeps four eyes for every batch. Changes and every approval
           they allow are audited.
@@ -53,7 +56,7 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
         }}
       >
         <div className="space-y-1">
-          <label htmlFor="single-approver-limit" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="single-approver-limit" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             One supervisor may approve batches of up to (records)
           </label>
           <input
@@ -62,7 +65,7 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
             value={value}
             onChange={(e) => setValue(e.target.value)}
             aria-invalid={parsed === null}
-            className="block w-32 rounded border border-slate-300 px-2 py-1 text-sm"
+            className="block w-32 rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
           />
         </div>
         <Button type="submit" variant="primary" disabled={save.isPending || parsed === null || parsed === setting.limit}>
@@ -70,16 +73,19 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
         </Button>
       </form>
       {parsed === null && (
-        <p role="alert" className="text-sm text-red-700">
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           A whole number, 0 or more.
         </p>
       )}
       {save.error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
+        >
           {save.error.message}
         </p>
       )}
-      <p className="text-xs text-slate-500" data-testid="approval-setting">
+      <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="approval-setting">
         {setting.limit === 0
           ? "Now: every batch needs a second approver"
           : `Now: batches of up to ${recordCount(setting.limit)} need one approver`}

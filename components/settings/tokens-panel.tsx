@@ -35,19 +35,22 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
   const error = create.error ?? revoke.error ?? tokens.error;
 
   return (
-    <section aria-labelledby="tokens-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+    <section
+      aria-labelledby="tokens-heading"
+      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
+    >
       <div>
         <h2 id="tokens-heading" className="text-sm font-semibold">
           API tokens
         </h2>
-        <p className="text-xs text-slate-500">
+        <p className="text-xs text-slate-500 dark:text-slate-400">
           For scripts and producers: send <code>Authorization: Bearer rdv_…</code>. A token acts with your role.
         </p>
       </div>
 
       <form onSubmit={onCreate} className="flex items-end gap-2">
         <div className="flex-1 space-y-1">
-          <label htmlFor="token-name" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="token-name" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             New token name
           </label>
           <input
@@ -57,13 +60,13 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
             required
             maxLength={100}
             placeholder="e.g. nightly export"
-            className="block w-full rounded border border-slate-300 px-2 py-1 text-sm"
+            className="block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
           />
         </div>
         <button
           type="submit"
           disabled={create.isPending || name.trim() === ""}
-          className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
+          className="rounded bg-slate-900 dark:bg-slate-100 px-3 py-1 text-sm font-medium text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300 disabled:opacity-50"
         >
           {create.isPending ? "Creating…" : "Create token"}
         </button>
@@ -71,12 +74,15 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
 
       {created && <SecretOnce label={`Token "${created.name}"`} value={created.token} onDismiss={() => setCreated(null)} />}
       {error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
+        >
           {error.message}
         </p>
       )}
       {status && (
-        <p role="status" className="text-sm text-slate-600">
+        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
           {status}
         </p>
       )}
@@ -84,7 +90,7 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
       {tokens.data && tokens.data.length > 0 ? (
         <TokensTable tokens={tokens.data} busy={revoke.isPending} onRevoke={onRevoke} />
       ) : (
-        <p className="text-sm text-slate-500">No tokens yet.</p>
+        <p className="text-sm text-slate-500 dark:text-slate-400">No tokens yet.</p>
       )}
     </section>
   );

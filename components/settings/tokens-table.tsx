@@ -25,7 +25,7 @@ export function TokensTable({
   return (
     <>
       <table className="w-full text-left text-sm">
-        <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
+        <thead className="border-b border-slate-200 dark:border-slate-700 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
           <tr>
             {showOwner && (
               <th scope="col" className="py-1.5 pr-3">
@@ -52,9 +52,9 @@ export function TokensTable({
             </th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100">
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {tokens.map((t) => (
-            <tr key={t.id} className={t.revokedAt ? "text-slate-400" : undefined}>
+            <tr key={t.id} className={t.revokedAt ? "text-slate-500 dark:text-slate-400" : undefined}>
               {showOwner && <td className="break-all py-1.5 pr-3">{t.userEmail}</td>}
               <td className="py-1.5 pr-3">{t.name}</td>
               <td className="py-1.5 pr-3 font-mono text-xs">{t.prefix}…</td>
@@ -67,7 +67,7 @@ export function TokensTable({
                     type="button"
                     onClick={() => setConfirming(t)}
                     disabled={busy}
-                    className="rounded border border-red-200 px-2 py-0.5 text-xs text-red-700 hover:bg-red-50 disabled:opacity-50"
+                    className="rounded border border-red-200 dark:border-red-800 px-2 py-0.5 text-xs text-red-700 dark:text-red-300 hover:bg-red-50 dark:hover:bg-red-950/40 disabled:opacity-50"
                     aria-label={showOwner ? `Revoke ${t.userEmail ?? ""} token ${t.name}` : `Revoke token ${t.name}`}
                   >
                     Revoke
@@ -81,7 +81,7 @@ export function TokensTable({
       <Dialog open={confirming !== null} onClose={() => setConfirming(null)} title={`Revoke the token "${confirming?.name ?? ""}"?`}>
         {confirming && (
           <>
-            <p className="text-sm text-slate-700">
+            <p className="text-sm text-slate-700 dark:text-slate-300">
               {showOwner ? `${confirming.userEmail ?? "This user"}'s token` : "The token"} {confirming.prefix}… stops working at once:
               scripts and producers using it are refused from the next request. This cannot be undone; revoking is audited.
             </p>

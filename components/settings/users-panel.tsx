@@ -7,7 +7,7 @@ import type { CreatedUser, UserView } from "@/lib/auth/account-schemas";
 import { useCreateUser, usePatchUser, useUsers } from "./queries";
 import { SecretOnce } from "./secret-once";
 
-const inputClass = "block w-full rounded border border-slate-300 px-2 py-1 text-sm";
+const inputClass = "block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
 
 export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: UserView[]; currentUserId: string }) {
   const users = useUsers(initialUsers);
@@ -35,29 +35,37 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
   const error = patch.error ?? users.error;
 
   return (
-    <section aria-labelledby="users-heading" className="space-y-3 rounded border border-slate-200 bg-white p-4">
+    <section
+      aria-labelledby="users-heading"
+      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
+    >
       <div>
         <h2 id="users-heading" className="text-sm font-semibold">
           Users
         </h2>
-        <p className="text-xs text-slate-500">Role changes and disabling take effect on the user&apos;s next request and are audited.</p>
+        <p className="text-xs text-slate-500 dark:text-slate-400">
+          Role changes and disabling take effect on the user&apos;s next request and are audited.
+        </p>
       </div>
 
       <CreateUserForm />
 
       {error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
+        >
           {error.message}
         </p>
       )}
       {status && (
-        <p role="status" className="text-sm text-slate-600">
+        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
           {status}
         </p>
       )}
 
       <table className="w-full text-left text-sm">
-        <thead className="border-b border-slate-200 text-xs uppercase tracking-wide text-slate-500">
+        <thead className="border-b border-slate-200 dark:border-slate-700 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
           <tr>
             <th scope="col" className="py-1.5 pr-3">
               E-mail
@@ -76,12 +84,12 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
             </th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100">
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {(users.data ?? []).map((u) => (
-            <tr key={u.id} className={u.disabled ? "text-slate-400" : undefined}>
+            <tr key={u.id} className={u.disabled ? "text-slate-500 dark:text-slate-400" : undefined}>
               <td className="py-1.5 pr-3">
                 {u.email}
-                {u.id === currentUserId && <span className="ml-1 text-xs text-slate-500">(you)</span>}
+                {u.id === currentUserId && <span className="ml-1 text-xs text-slate-500 dark:text-slate-400">(you)</span>}
                 {u.demo && (
                   <span className="ml-1">
                     <Badge tone="violet" title="Seeded demo account: refused in production unless REDRIVE_DEMO=1">
@@ -100,7 +108,7 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
                   value={u.role}
                   disabled={patch.isPending}
                   onChange={(e) => changeRole(u, e.target.value as Role)}
-                  className="rounded border border-slate-300 bg-white px-1.5 py-0.5 text-sm"
+                  className="rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-1.5 py-0.5 text-sm"
                 >
                   {ROLES.map((r) => (
                     <option key={r} value={r}>
@@ -115,7 +123,7 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
                   type="button"
                   onClick={() => toggleDisabled(u)}
                   disabled={patch.isPending}
-                  className="rounded border border-slate-300 px-2 py-0.5 text-xs hover:bg-slate-100 disabled:opacity-50"
+                  className="rounded border border-slate-300 dark:border-slate-600 px-2 py-0.5 text-xs hover:bg-slate-100 dark:hover:bg-slate-800 disabled:opacity-50"
                   aria-label={`${u.disabled ? "Enable" : "Disable"} ${u.email}`}
                 >
                   {u.disabled ? "Enable" : "Disable"}
@@ -160,7 +168,7 @@ function CreateUserForm() {
         aria-label="Add a user"
       >
         <div className="space-y-1">
-          <label htmlFor="new-user-email" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="new-user-email" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             E-mail
           </label>
           <input
@@ -173,20 +181,20 @@ function CreateUserForm() {
           />
         </div>
         <div className="space-y-1">
-          <label htmlFor="new-user-name" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="new-user-name" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             Name (optional)
           </label>
           <input id="new-user-name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} className={inputClass} />
         </div>
         <div className="space-y-1">
-          <label htmlFor="new-user-role" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="new-user-role" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             Role
           </label>
           <select
             id="new-user-role"
             value={form.role}
             onChange={(e) => setForm({ ...form, role: e.target.value as Role })}
-            className={`${inputClass} bg-white`}
+            className={`${inputClass} bg-white dark:bg-slate-900`}
           >
             {ROLES.map((r) => (
               <option key={r} value={r}>
@@ -196,7 +204,7 @@ function CreateUserForm() {
           </select>
         </div>
         <div className="space-y-1">
-          <label htmlFor="new-user-password" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="new-user-password" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             Password (blank: generate)
           </label>
           <input
@@ -212,18 +220,21 @@ function CreateUserForm() {
         <button
           type="submit"
           disabled={create.isPending}
-          className="rounded bg-slate-900 px-3 py-1 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
+          className="rounded bg-slate-900 dark:bg-slate-100 px-3 py-1 text-sm font-medium text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300 disabled:opacity-50"
         >
           {create.isPending ? "Adding…" : "Add user"}
         </button>
       </form>
       {create.error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
+        >
           {create.error.message}
         </p>
       )}
       {created && !created.password && (
-        <p role="status" className="text-sm text-slate-600">
+        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
           {created.user.email} added as {created.user.role}.
         </p>
       )}

@@ -115,22 +115,22 @@ function Field({
   const described = [problem ? `${id}-problem` : null, hint ? `${id}-hint` : null].filter(Boolean).join(" ") || undefined;
   return (
     <div className={`space-y-0.5 ${className}`}>
-      <label htmlFor={id} className="block text-xs font-medium text-slate-700">
+      <label htmlFor={id} className="block text-xs font-medium text-slate-700 dark:text-slate-300">
         {label}
       </label>
       {children({
         id,
         "aria-invalid": problem !== undefined,
         "aria-describedby": described,
-        className: `${inputClass} ${problem ? "border-red-400" : "border-slate-300"}`,
+        className: `${inputClass} ${problem ? "border-red-400 dark:border-red-600" : "border-slate-300 dark:border-slate-600"}`,
       })}
       {problem && (
-        <p id={`${id}-problem`} className="text-xs text-red-700">
+        <p id={`${id}-problem`} className="text-xs text-red-700 dark:text-red-300">
           {problem}
         </p>
       )}
       {hint && (
-        <p id={`${id}-hint`} className="text-xs text-slate-500">
+        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
           {hint}
         </p>
       )}
@@ -295,8 +295,8 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
         </label>
       </div>
 
-      <fieldset className="space-y-3 rounded border border-slate-200 p-3">
-        <legend className="px-1 text-xs font-medium text-slate-600">{TYPE_LABEL[type]} options</legend>
+      <fieldset className="space-y-3 rounded border border-slate-200 dark:border-slate-700 p-3">
+        <legend className="px-1 text-xs font-medium text-slate-600 dark:text-slate-300">{TYPE_LABEL[type]} options</legend>
         {type === "rabbitmq" &&
           optionField("queue", "options.queue", "Dead-letter queue", { hint: "The queue dead letters are routed to." })}
         {type === "nats" && (
@@ -318,7 +318,7 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
         )}
         {type === "sqs" && (
           <>
-            <p className="text-xs text-slate-500">
+            <p className="text-xs text-slate-500 dark:text-slate-400">
               The URL is the dead-letter queue&apos;s. Credentials come from the AWS chain (environment, profile, instance role), or from an
               access key in the URL: https://AKID:SECRET@host/account/queue (the secret %-encoded).
             </p>
@@ -357,7 +357,7 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
                 Read from a dead-letter stream
               </label>
             </div>
-            <p className="text-xs text-slate-500">
+            <p className="text-xs text-slate-500 dark:text-slate-400">
               {o.redisMode === "claim"
                 ? "Redrive claims the entries the group's consumers failed too often (delivered at least that many times, idle at least that long)."
                 : "Producers already copy dead entries to a stream of their own; Redrive reads it through a group of its own."}
@@ -389,7 +389,10 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
       </fieldset>
 
       {(elsewhere.length > 0 || refused?.message) && (
-        <ul role="alert" className="list-disc rounded border border-red-200 bg-red-50 py-2 pl-6 pr-3 text-red-800">
+        <ul
+          role="alert"
+          className="list-disc rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 py-2 pl-6 pr-3 text-red-800 dark:text-red-200"
+        >
           {refused?.message && <li>{refused.message}</li>}
           {elsewhere.map(([path, message]) => (
             <li key={path}>
@@ -399,7 +402,9 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
         </ul>
       )}
       <div className="flex items-center justify-end gap-2">
-        {shown.size > elsewhere.length && <span className="mr-auto text-xs text-red-700">Fix the fields marked in red.</span>}
+        {shown.size > elsewhere.length && (
+          <span className="mr-auto text-xs text-red-700 dark:text-red-300">Fix the fields marked in red.</span>
+        )}
         <Button onClick={onDone}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={create.isPending}>
           {create.isPending ? "Adding…" : "Add source"}

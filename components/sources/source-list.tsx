@@ -20,8 +20,8 @@ const fmt = (n: number) => n.toLocaleString("en");
 function Stat({ term, children }: { term: string; children: React.ReactNode }) {
   return (
     <div className="min-w-0">
-      <dt className="text-xs text-slate-500">{term}</dt>
-      <dd className="tabular-nums text-slate-800">{children}</dd>
+      <dt className="text-xs text-slate-500 dark:text-slate-400">{term}</dt>
+      <dd className="tabular-nums text-slate-800 dark:text-slate-200">{children}</dd>
     </div>
   );
 }
@@ -40,10 +40,10 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
   return (
     <article
       aria-labelledby={heading}
-      className="flex h-full flex-col gap-2 rounded border border-slate-200 bg-white p-3 text-sm wrap-anywhere"
+      className="flex h-full flex-col gap-2 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm wrap-anywhere"
     >
       <header className="flex flex-wrap items-center gap-2">
-        <h2 id={heading} className="font-semibold text-slate-900">
+        <h2 id={heading} className="font-semibold text-slate-900 dark:text-slate-100">
           {source.name}
         </h2>
         <Badge>{TYPE_LABEL[source.type]}</Badge>
@@ -51,13 +51,13 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
         <Badge tone={CONDITION_TONE[condition]}>{condition}</Badge>
         {state.pulling && <Badge tone="blue">pulling now</Badge>}
       </header>
-      <p className="font-mono text-xs text-slate-600">{source.url}</p>
-      <p className="text-xs text-slate-600">{optionsSummary(source.type, source.options).join(" · ")}</p>
+      <p className="font-mono text-xs text-slate-600 dark:text-slate-300">{source.url}</p>
+      <p className="text-xs text-slate-600 dark:text-slate-300">{optionsSummary(source.type, source.options).join(" · ")}</p>
       <dl className="grid grid-cols-2 gap-x-3 gap-y-1.5 md:grid-cols-[minmax(0,1fr)_minmax(0,1fr)_minmax(0,1fr)_minmax(0,1.6fr)]">
         <Stat term="Waiting in the broker">
           {state.waiting === null ? "unknown" : fmt(state.waiting)}
           {state.waitingAt && (
-            <span className="block text-xs text-slate-500">
+            <span className="block text-xs text-slate-500 dark:text-slate-400">
               as of <Time iso={state.waitingAt} />
             </span>
           )}
@@ -74,7 +74,7 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
         </Stat>
       </dl>
       {state.lastError !== null && (
-        <p className="rounded border border-red-200 bg-red-50 px-2 py-1 text-xs text-red-800">
+        <p className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-2 py-1 text-xs text-red-800 dark:text-red-200">
           <span className="font-medium">
             Last error
             {state.lastErrorAt && (
@@ -89,7 +89,7 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
         </p>
       )}
       {source.enabled && state.failures > 0 && state.nextAttemptAt && (
-        <p className="text-xs text-amber-800">
+        <p className="text-xs text-amber-800 dark:text-amber-200">
           Backing off after {fmt(state.failures)} failed {state.failures === 1 ? "attempt" : "attempts"} in a row: next attempt not before{" "}
           <Time iso={state.nextAttemptAt} />.
         </p>
@@ -97,7 +97,7 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
       <div className="mt-auto flex flex-wrap items-center gap-2 pt-1">
         <Link
           href={`/dead-letters?origin=${encodeURIComponent(source.name)}`}
-          className="text-sky-800 underline-offset-2 hover:underline"
+          className="text-sky-800 dark:text-sky-200 underline-offset-2 hover:underline"
           title={`The dead-letter list filtered to what was pulled from ${source.name}`}
         >
           Records →
@@ -127,12 +127,12 @@ export function SourceList({ initial, renderedAt, canManage }: { initial: Source
   return (
     <>
       {error && (
-        <p role="alert" className="text-sm text-red-700">
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           Could not refresh the sources: {error.message}
         </p>
       )}
       {sources.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500">
+        <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-8 text-center text-sm text-slate-500 dark:text-slate-400">
           No broker sources yet.{" "}
           {canManage
             ? "“Add source” connects a RabbitMQ queue, a NATS JetStream stream, a Redis stream, a Kafka dead-letter topic or an SQS dead-letter queue whose dead letters Redrive should pull."
@@ -148,7 +148,7 @@ export function SourceList({ initial, renderedAt, canManage }: { initial: Source
         </ul>
       )}
       <Dialog open={removing !== null} onClose={() => setRemoving(null)} title={`Remove source ${removing ?? ""}?`}>
-        <p className="text-sm text-slate-700">
+        <p className="text-sm text-slate-700 dark:text-slate-300">
           Redrive stops pulling from it and removes what it created on the broker (its Redis consumer, its NATS advisory stream). The
           records already pulled stay, with their origin, but cannot go back to origin until a source of this name exists again.
         </p>

@@ -1,11 +1,14 @@
 import type { ButtonHTMLAttributes } from "react";
 
 const VARIANTS = {
-  primary: "bg-slate-900 text-white hover:bg-slate-700 disabled:bg-slate-400",
-  secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 disabled:text-slate-400",
+  primary:
+    "bg-slate-900 dark:bg-slate-100 text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300 disabled:bg-slate-400 dark:disabled:bg-slate-500",
+  secondary:
+    "border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 hover:bg-slate-50 dark:hover:bg-slate-800 disabled:text-slate-400 dark:disabled:text-slate-600",
   danger: "bg-red-700 text-white hover:bg-red-600 disabled:bg-red-300",
   approve: "bg-emerald-700 text-white hover:bg-emerald-600 disabled:bg-emerald-300",
-  ghost: "text-slate-600 hover:bg-slate-100 hover:text-slate-900 disabled:text-slate-300",
+  ghost:
+    "text-slate-600 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-900 dark:hover:text-slate-100 disabled:text-slate-300 dark:disabled:text-slate-600",
 } as const;
 
 export type ButtonVariant = keyof typeof VARIANTS;
@@ -27,5 +30,9 @@ export function Button({
 }
 
 export function Kbd({ children }: { children: React.ReactNode }) {
-  return <kbd className="rounded border border-slate-300 bg-slate-50 px-1 font-mono text-[10px] leading-4 text-slate-600">{children}</kbd>;
+  return (
+    <kbd className="rounded border border-slate-300 dark:border-slate-600 bg-slate-50 dark:bg-slate-800 px-1 font-mono text-[10px] leading-4 text-slate-600 dark:text-slate-300">
+      {children}
+    </kbd>
+  );
 }

@@ -22,7 +22,7 @@ export function CopyButton({ text, label, className = "" }: { text: string; labe
       onClick={copy}
       aria-label={label}
       title={label}
-      className={`rounded px-1 text-[11px] text-slate-500 hover:bg-slate-100 hover:text-slate-900 ${className}`}
+      className={`rounded px-1 text-[11px] text-slate-500 dark:text-slate-400 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-900 dark:hover:text-slate-100 ${className}`}
     >
       {copied ? "copied" : "copy"}
     </button>

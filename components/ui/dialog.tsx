@@ -34,11 +34,11 @@ export function Dialog({
         e.preventDefault();
         onClose();
       }}
-      className={`m-auto w-full rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40 ${wide ? "max-w-3xl" : "max-w-md"}`}
+      className={`m-auto w-full rounded-lg border border-slate-200 dark:border-slate-700 p-0 shadow-xl backdrop:bg-slate-900/40 ${wide ? "max-w-3xl" : "max-w-md"}`}
     >
       {open && (
         <div className="space-y-3 p-4">
-          <h2 className="text-base font-semibold text-slate-900">{title}</h2>
+          <h2 className="text-base font-semibold text-slate-900 dark:text-slate-100">{title}</h2>
           {children}
         </div>
       )}

@@ -9,12 +9,12 @@ import { tokenizeJson, type TokenKind } from "./json-tokens";
 // the rest shown plain, so a 100k-vertex geometry does not create a million spans.
 
 const CLASS: Record<TokenKind, string> = {
-  key: "text-sky-800",
-  string: "text-emerald-800",
-  number: "text-violet-700",
-  literal: "text-amber-700",
-  punct: "text-slate-400",
-  text: "text-slate-700",
+  key: "text-sky-800 dark:text-sky-200",
+  string: "text-emerald-800 dark:text-emerald-200",
+  number: "text-violet-700 dark:text-violet-300",
+  literal: "text-amber-700 dark:text-amber-300",
+  punct: "text-slate-500 dark:text-slate-400",
+  text: "text-slate-700 dark:text-slate-300",
 };
 
 const HIGHLIGHT_LIMIT = 60_000;
@@ -24,8 +24,8 @@ export function JsonView({ text, label, maxHeight = "24rem" }: { text: string; l
   const shown = full ? text : text.slice(0, HIGHLIGHT_LIMIT);
   const tokens = useMemo(() => tokenizeJson(shown), [shown]);
   return (
-    <figure className="relative rounded border border-slate-200 bg-slate-50" aria-label={label}>
-      <div className="absolute right-1 top-1 z-10 bg-slate-50">
+    <figure className="relative rounded border border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800" aria-label={label}>
+      <div className="absolute right-1 top-1 z-10 bg-slate-50 dark:bg-slate-800">
         <CopyButton text={text} label={`Copy ${label.toLowerCase()}`} />
       </div>
       <pre className="overflow-auto whitespace-pre-wrap break-all p-3 pr-12 font-mono text-xs leading-5" style={{ maxHeight }}>
@@ -37,7 +37,7 @@ export function JsonView({ text, label, maxHeight = "24rem" }: { text: string; l
           ))}
         </code>
         {!full && text.length > HIGHLIGHT_LIMIT && (
-          <button type="button" onClick={() => setFull(true)} className="mt-2 block text-xs text-sky-700 underline">
+          <button type="button" onClick={() => setFull(true)} className="mt-2 block text-xs text-sky-700 dark:text-sky-300 underline">
             Show all {text.length.toLocaleString("en")} characters
           </button>
         )}

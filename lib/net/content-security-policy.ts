@@ -30,3 +30,8 @@ export function pagePolicy(nonce: string, dev: boolean): string {
 export function staticPolicy(dev: boolean): string {
   return [`script-src 'self'${devEval(dev)}`, ...COMMON].join("; ");
 }
+
+/** The nonce a page's policy allows, for a script the page renders itself (the theme script in the root layout). */
+export function policyNonce(policy: string | null): string | undefined {
+  return policy ? /'nonce-([A-Za-z0-9+/=]+)'/.exec(policy)?.[1] : undefined;
+}

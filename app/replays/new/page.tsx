@@ -25,7 +25,10 @@ function toParams(sp: Record<string, string | string[] | undefined>): URLSearchP
 
 function Problem({ children }: { children: React.ReactNode }) {
   return (
-    <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+    <p
+      role="alert"
+      className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 p-3 text-sm text-red-800 dark:text-red-200"
+    >
       {children}
     </p>
   );

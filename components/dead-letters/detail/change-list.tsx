@@ -14,11 +14,11 @@ const show = (v: unknown, path: string) => {
 };
 
 export function ChangeList({ changes, truncated, empty }: { changes: Change[]; truncated: boolean; empty: string }) {
-  if (changes.length === 0) return <p className="text-sm text-slate-500">{empty}</p>;
+  if (changes.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">{empty}</p>;
   return (
     <div className="max-h-80 overflow-auto">
       <table className="w-full text-left text-xs">
-        <thead className="text-slate-500">
+        <thead className="text-slate-500 dark:text-slate-400">
           <tr>
             <th scope="col" className="py-1 pr-2 font-medium">
               Path
@@ -31,21 +31,21 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
             </th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100 font-mono">
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800 font-mono">
           {changes.map((c) => (
             <tr key={c.path + c.kind}>
-              <td className="py-1 pr-2 align-top text-slate-700">{c.path || "(whole payload)"}</td>
-              <td className="break-all py-1 pr-2 align-top text-red-700">
-                {c.kind === "added" ? <em className="not-italic text-slate-400">(absent)</em> : show(c.before, c.path)}
+              <td className="py-1 pr-2 align-top text-slate-700 dark:text-slate-300">{c.path || "(whole payload)"}</td>
+              <td className="break-all py-1 pr-2 align-top text-red-700 dark:text-red-300">
+                {c.kind === "added" ? <em className="not-italic text-slate-500 dark:text-slate-400">(absent)</em> : show(c.before, c.path)}
               </td>
-              <td className="break-all py-1 align-top text-emerald-800">
-                {c.kind === "removed" ? <em className="not-italic text-slate-400">(removed)</em> : show(c.after, c.path)}
+              <td className="break-all py-1 align-top text-emerald-800 dark:text-emerald-200">
+                {c.kind === "removed" ? <em className="not-italic text-slate-500 dark:text-slate-400">(removed)</em> : show(c.after, c.path)}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      {truncated && <p className="mt-1 text-xs text-slate-500">More changes not shown.</p>}
+      {truncated && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">More changes not shown.</p>}
     </div>
   );
 }

@@ -30,12 +30,12 @@ function whoChanged(by: ChangedBy | null | undefined): string {
 function Field({ name, before, after }: { name: string; before: string; after: string }) {
   const changed = before !== after;
   return (
-    <tr className={changed ? "bg-amber-50" : undefined}>
-      <th scope="row" className="py-1 pr-3 text-left text-xs font-medium text-slate-500">
+    <tr className={changed ? "bg-amber-50 dark:bg-amber-950/40" : undefined}>
+      <th scope="row" className="py-1 pr-3 text-left text-xs font-medium text-slate-500 dark:text-slate-400">
         {name}
       </th>
       <td className="py-1 pr-3 text-sm">{before}</td>
-      <td className={`py-1 text-sm ${changed ? "font-semibold text-amber-900" : ""}`}>{after}</td>
+      <td className={`py-1 text-sm ${changed ? "font-semibold text-amber-900 dark:text-amber-100" : ""}`}>{after}</td>
     </tr>
   );
 }
@@ -57,13 +57,13 @@ export function ConflictDialog({
   const { seen, current } = conflict;
   return (
     <Dialog open onClose={onClose} title={`#${current.id} changed while you were looking at it`} wide>
-      <p className="text-sm text-slate-700">
+      <p className="text-sm text-slate-700 dark:text-slate-300">
         Your <strong>{conflict.attempted}</strong> was not applied: {whoChanged(conflict.changedBy)} saved version {current.version} after
         you loaded version {seen.version}. Nothing was overwritten.
       </p>
       <table className="w-full">
         <thead>
-          <tr className="text-left text-xs text-slate-500">
+          <tr className="text-left text-xs text-slate-500 dark:text-slate-400">
             <th />
             <th className="font-medium">You saw</th>
             <th className="font-medium">Now</th>
@@ -83,13 +83,13 @@ export function ConflictDialog({
         </tbody>
       </table>
       <div>
-        <h3 className="mb-1 text-xs font-semibold text-slate-700">Payload changes</h3>
+        <h3 className="mb-1 text-xs font-semibold text-slate-700 dark:text-slate-300">Payload changes</h3>
         {diff ? (
           <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload did not change." />
         ) : (
-          <p className="text-sm text-slate-500">
+          <p className="text-sm text-slate-500 dark:text-slate-400">
             The list does not load payloads, so it cannot show how this one changed:{" "}
-            <Link href={`/dead-letters/${current.id}`} className="text-sky-700 underline">
+            <Link href={`/dead-letters/${current.id}`} className="text-sky-700 dark:text-sky-300 underline">
               open #{current.id}
             </Link>{" "}
             to see it.

@@ -27,7 +27,7 @@ export function DecisionBar({
   editing: boolean;
   onAction: (action: TriageAction) => void;
 }) {
-  if (!canTriage) return <p className="text-xs text-slate-500">Your role can read but not decide.</p>;
+  if (!canTriage) return <p className="text-xs text-slate-500 dark:text-slate-400">Your role can read but not decide.</p>;
   const actions = availableActions(record).filter((a) => a.enabled || a.action !== "reopen");
   return (
     <div role="toolbar" aria-label="Decide" className="flex flex-wrap items-center gap-2">
@@ -47,10 +47,10 @@ export function DecisionBar({
         );
       })}
       {!availableActions(record).some((a) => a.enabled) && (
-        <span className="text-xs text-slate-500">This record is {record.status}: no decision applies.</span>
+        <span className="text-xs text-slate-500 dark:text-slate-400">This record is {record.status}: no decision applies.</span>
       )}
       {record.status === "pending" && record.kind === "afc" && record.payload !== null && !validateTap(record.payload).ok && (
-        <span className="text-xs text-amber-800">
+        <span className="text-xs text-amber-800 dark:text-amber-200">
           The tap still fails its schema: approved as it is, the replay re-validates it and drops it. Edit it first.
         </span>
       )}

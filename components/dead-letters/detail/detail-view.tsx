@@ -42,11 +42,18 @@ import type { RepairPreview } from "@/lib/dead-letters/record-schemas";
 // The maps pull in MapLibre and the editor CodeMirror: both load with the parts of the page that show them.
 const MapsPanel = dynamic(loadMapsPanel, {
   ssr: false,
-  loading: () => <div className="h-[21rem] animate-pulse rounded border border-slate-200 bg-slate-100" aria-label="Loading maps" />,
+  loading: () => (
+    <div
+      className="h-[21rem] animate-pulse rounded border border-slate-200 dark:border-slate-700 bg-slate-100 dark:bg-slate-800"
+      aria-label="Loading maps"
+    />
+  ),
 });
 const EditPanel = dynamic(() => import("./edit-panel").then((m) => m.EditPanel), {
   ssr: false,
-  loading: () => <div className="h-96 animate-pulse rounded border border-slate-200 bg-slate-100" />,
+  loading: () => (
+    <div className="h-96 animate-pulse rounded border border-slate-200 dark:border-slate-700 bg-slate-100 dark:bg-slate-800" />
+  ),
 });
 
 export interface Permissions {
@@ -250,7 +257,7 @@ export function DetailView({
   return (
     <article aria-labelledby="record-heading" className="space-y-3" data-hydrated={hydrated}>
       <nav aria-label="Record navigation" className="flex items-center gap-2 text-sm">
-        <Link href={listHref} className="text-slate-600 hover:text-slate-900">
+        <Link href={listHref} className="text-slate-600 dark:text-slate-300 hover:text-slate-900 dark:hover:text-slate-100">
           ← Dead letters
         </Link>
         <span className="ml-auto flex items-center gap-1">
@@ -276,29 +283,29 @@ export function DetailView({
           </Button>
         </span>
       </nav>
-      <header className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded border border-slate-200 bg-white p-3">
+      <header className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
         <h1 id="record-heading" className="text-lg font-semibold">
           Dead letter #{record.id}
         </h1>
         <KindBadge kind={record.kind} />
         <StatusBadge status={record.status} />
         <ClassBadge failureClass={record.failureClass} title={record.classReason} />
-        <span className="min-w-0 text-xs text-slate-500 wrap-anywhere">
+        <span className="min-w-0 text-xs text-slate-500 dark:text-slate-400 wrap-anywhere">
           {record.source} · v{record.version} · observed{" "}
           <time dateTime={record.observedAt}>{record.observedAt.replace("T", " ").slice(0, 19)} UTC</time>
         </span>
-        <span className="flex items-center font-mono text-xs text-slate-600" title={record.idempotencyKey ?? "no key"}>
+        <span className="flex items-center font-mono text-xs text-slate-600 dark:text-slate-300" title={record.idempotencyKey ?? "no key"}>
           {record.kind === "afc" ? "hash" : "key"}{" "}
           {record.idempotencyKey ? (
             `${record.idempotencyKey.slice(0, 16)}${record.idempotencyKey.length > 16 ? "…" : ""}`
           ) : (
-            <span className="text-red-600">none</span>
+            <span className="text-red-600 dark:text-red-400">none</span>
           )}
           {record.idempotencyKey && <CopyButton text={record.idempotencyKey} label="Copy key" />}
         </span>
         <Link
           href={`/lookup/timeline/${record.id}`}
-          className="text-xs text-sky-800 underline-offset-2 hover:underline"
+          className="text-xs text-sky-800 dark:text-sky-200 underline-offset-2 hover:underline"
           title="Every decision on this record — who approved, edited or quarantined it, when and why — and its replays"
         >
           Timeline →
@@ -352,7 +359,7 @@ export function DetailView({
         <PayloadTabs record={record} />
       )}
       {permissions.reveal && maskedPathsOf(record).length > 0 && (
-        <section aria-label="Card data" className="rounded border border-slate-200 bg-white p-3">
+        <section aria-label="Card data" className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
           <RevealFields id={record.id} paths={maskedPathsOf(record)} canReveal />
         </section>
       )}

@@ -144,18 +144,21 @@ export function EditPanel({
       ref={panel}
       aria-labelledby="edit-heading"
       onKeyDown={onKeyDown}
-      className="scroll-mt-2 space-y-3 rounded border border-sky-200 bg-white p-3"
+      className="scroll-mt-2 space-y-3 rounded border border-sky-200 dark:border-sky-800 bg-white dark:bg-slate-900 p-3"
     >
       <div className="flex items-center gap-2">
         <h2 id="edit-heading" className="text-sm font-semibold">
           Edit payload
         </h2>
-        <span className="text-xs text-slate-500">
+        <span className="text-xs text-slate-500 dark:text-slate-400">
           based on version {record.version}; the raw envelope stays as received · <kbd className="font-mono">Esc</kbd> leaves the editor
         </span>
       </div>
       {stale && (
-        <div role="alert" className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+        <div
+          role="alert"
+          className="space-y-2 rounded border border-amber-300 dark:border-amber-700 bg-amber-50 dark:bg-amber-950/40 p-2 text-sm text-amber-900 dark:text-amber-100"
+        >
           <p>
             Someone saved version {current.version} while you were editing version {record.version}. Saving waits until you choose: keep
             your draft on version {current.version} (then check &ldquo;Your changes&rdquo;: whatever of theirs your draft does not have is
@@ -177,7 +180,7 @@ export function EditPanel({
           (geometry ? (
             <GeometryEditor geometry={geometry} location={validity?.location ?? null} onChange={onGeometry} />
           ) : (
-            <p className="grid place-items-center rounded border border-dashed border-slate-300 p-4 text-xs text-slate-500">
+            <p className="grid place-items-center rounded border border-dashed border-slate-300 dark:border-slate-600 p-4 text-xs text-slate-500 dark:text-slate-400">
               No drawable geometry in the draft: fix it in the JSON.
             </p>
           ))}
@@ -185,16 +188,16 @@ export function EditPanel({
       <div role="status" aria-live="polite" className="text-sm">
         {validity &&
           (validity.valid ? (
-            <p className="text-emerald-800">✓ Valid geometry</p>
+            <p className="text-emerald-800 dark:text-emerald-200">✓ Valid geometry</p>
           ) : (
-            <p className="text-amber-800">✗ {formatCoordinatesInText(validity.reason ?? "")}</p>
+            <p className="text-amber-800 dark:text-amber-200">✗ {formatCoordinatesInText(validity.reason ?? "")}</p>
           ))}
         {/* Errors block saving; warnings (a tap still failing its schema) save, and are listed too, not only
             underlined in the editor, so one kind of problem never hides the other (the geometry's is the line above). */}
         {check.findings
           .filter((f) => f.severity === "error")
           .map((f) => (
-            <p key={`e:${f.path}:${f.message}`} className="text-red-700">
+            <p key={`e:${f.path}:${f.message}`} className="text-red-700 dark:text-red-300">
               {f.path ? <code className="text-xs">{f.path}</code> : null}
               {f.path ? ": " : ""}
               {f.message}
@@ -203,7 +206,7 @@ export function EditPanel({
         {check.findings
           .filter((f) => f.severity === "warning" && f.path !== "geometry")
           .map((f) => (
-            <p key={`w:${f.path}:${f.message}`} className="text-amber-800">
+            <p key={`w:${f.path}:${f.message}`} className="text-amber-800 dark:text-amber-200">
               {f.path ? <code className="text-xs">{f.path}</code> : null}
               {f.path ? ": " : ""}
               {f.message}
@@ -212,33 +215,33 @@ export function EditPanel({
       </div>
       {check.identity.length > 0 &&
         (canOverrideIdentity ? (
-          <fieldset className="space-y-2 rounded border border-amber-300 bg-amber-50 p-2">
+          <fieldset className="space-y-2 rounded border border-amber-300 dark:border-amber-700 bg-amber-50 dark:bg-amber-950/40 p-2">
             <label className="flex items-center gap-2 text-sm">
               <input type="checkbox" checked={override} onChange={(e) => setOverride(e.target.checked)} />
               Override the identity rule (supervisor): change {check.identity.join(", ")} and keep the stored key
             </label>
             {override && (
               <div>
-                <label htmlFor="override-reason" className="block text-xs font-medium text-slate-700">
+                <label htmlFor="override-reason" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
                   Why (required, audited)
                 </label>
                 <input
                   id="override-reason"
                   value={reason}
                   onChange={(e) => setReason(e.target.value)}
-                  className="w-full rounded border border-slate-300 px-2 py-1 text-sm"
+                  className="w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
                 />
               </div>
             )}
           </fieldset>
         ) : (
-          <p className="rounded border border-red-200 bg-red-50 p-2 text-sm text-red-800">
+          <p className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 p-2 text-sm text-red-800 dark:text-red-200">
             Changing {check.identity.join(", ")} makes this a different tap. Only a supervisor can override that; undo the change to save.
           </p>
         ))}
       {changes && (
         <details open className="text-sm">
-          <summary className="cursor-pointer text-xs font-medium text-slate-600">
+          <summary className="cursor-pointer text-xs font-medium text-slate-600 dark:text-slate-300">
             Your changes ({changes.changes.length}
             {changes.truncated ? "+" : ""})
           </summary>
@@ -256,7 +259,9 @@ export function EditPanel({
         </Button>
       </div>
       <Dialog open={discarding} onClose={() => setDiscarding(false)} title="Discard your changes?">
-        <p className="text-sm text-slate-700">The payload you edited is not saved. Discarding keeps #{record.id} as it is.</p>
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          The payload you edited is not saved. Discarding keeps #{record.id} as it is.
+        </p>
         <div className="flex justify-end gap-2">
           <Button onClick={() => setDiscarding(false)}>Keep editing</Button>
           <Button

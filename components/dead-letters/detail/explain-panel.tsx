@@ -15,8 +15,8 @@ import { selfIntersectionsOf } from "@/lib/spatial/self-intersections";
 function Row({ term, children }: { term: string; children: React.ReactNode }) {
   return (
     <div className="grid grid-cols-[9rem_minmax(0,1fr)] gap-2 py-1">
-      <dt className="text-xs font-medium text-slate-500">{term}</dt>
-      <dd className="text-sm text-slate-800">{children}</dd>
+      <dt className="text-xs font-medium text-slate-500 dark:text-slate-400">{term}</dt>
+      <dd className="text-sm text-slate-800 dark:text-slate-200">{children}</dd>
     </div>
   );
 }
@@ -54,11 +54,14 @@ export function ExplainPanel({
   const failures = record.failureCount;
   return (
     // wrap-anywhere: a reason from a producer may be one unbroken word; it wraps instead of widening the page.
-    <section aria-labelledby="why-heading" className="min-w-0 rounded border border-slate-200 bg-white p-3 wrap-anywhere">
+    <section
+      aria-labelledby="why-heading"
+      className="min-w-0 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 wrap-anywhere"
+    >
       <h2 id="why-heading" className="mb-1 text-sm font-semibold">
         Why it failed
       </h2>
-      <dl className="divide-y divide-slate-100">
+      <dl className="divide-y divide-slate-100 dark:divide-slate-800">
         <Row term="First failure">{formatCoordinatesInText(record.firstFailureReason)}</Row>
         {record.reason !== record.firstFailureReason && <Row term="Latest failure">{formatCoordinatesInText(record.reason)}</Row>}
         <Row term="Failures">
@@ -66,9 +69,9 @@ export function ExplainPanel({
         </Row>
         <Row term="Class">
           <span className="font-medium">{record.failureClass.replace("_", " ")}</span>
-          {record.classReason && <span className="text-slate-600"> — {record.classReason}</span>}
+          {record.classReason && <span className="text-slate-600 dark:text-slate-300"> — {record.classReason}</span>}
           {record.failureClass === "poison" && record.status !== "purged" && record.status !== "replayed" && (
-            <span className="block text-xs text-red-700">
+            <span className="block text-xs text-red-700 dark:text-red-300">
               {reopenedClass(record.kind, record)
                 ? "The replay gave up on it (the sink kept failing), not on its payload: reopen or release it to approve and replay it again."
                 : "Poison records cannot be approved until the payload is edited into validity."}
@@ -89,7 +92,7 @@ export function ExplainPanel({
                 <div
                   role="alert"
                   aria-label="Repair warnings"
-                  className="mt-2 rounded border border-amber-300 bg-amber-50 p-2 text-amber-900"
+                  className="mt-2 rounded border border-amber-300 dark:border-amber-700 bg-amber-50 dark:bg-amber-950/40 p-2 text-amber-900 dark:text-amber-100"
                 >
                   <p className="text-xs font-semibold">
                     {record.status === "approved"
@@ -109,7 +112,7 @@ export function ExplainPanel({
         {tap && (
           <Row term="Tap schema now">
             {tap.ok ? (
-              <span className="text-emerald-800">The current payload passes the tap schema.</span>
+              <span className="text-emerald-800 dark:text-emerald-200">The current payload passes the tap schema.</span>
             ) : (
               <ul className="list-disc pl-4">
                 {tap.errors.map((e) => (

@@ -146,10 +146,10 @@ export function GeometryEditor({
         fitMaxZoom={20}
         onReady={(m) => void start(m)}
       />
-      <p className="text-xs text-slate-500">
+      <p className="text-xs text-slate-500 dark:text-slate-400">
         Click a shape to select it; drag a vertex to move it, drag a midpoint to insert one, right-click a vertex to delete it.
         {split.skipped.length > 0 && (
-          <span className="block text-amber-800">
+          <span className="block text-amber-800 dark:text-amber-200">
             Not editable on the map{split.closable.length === split.skipped.length ? " until closed" : " (edit in the JSON)"}:{" "}
             {split.skipped.join("; ")}.
           </span>

@@ -14,12 +14,15 @@ export function HeavyDetailView({ id, storedBytes, permissions }: { id: string; 
   const size = `${(storedBytes / 1024 / 1024).toFixed(1)} MB stored`;
   if (error)
     return (
-      <p role="alert" className="m-6 rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+      <p
+        role="alert"
+        className="m-6 rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 p-3 text-sm text-red-800 dark:text-red-200"
+      >
         Dead letter #{id} ({size}) could not be loaded: {error.message}
       </p>
     );
   return (
-    <p role="status" className="m-6 text-sm text-slate-600">
+    <p role="status" className="m-6 text-sm text-slate-600 dark:text-slate-300">
       Loading dead letter #{id}, a large record ({size})…
     </p>
   );

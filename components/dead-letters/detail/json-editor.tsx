@@ -2,10 +2,12 @@
 
 import { json, jsonParseLinter } from "@codemirror/lang-json";
 import { forceLinting, linter, lintGutter, type Diagnostic } from "@codemirror/lint";
-import { EditorState } from "@codemirror/state";
+import { Compartment, EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { useEffect, useRef } from "react";
+import { useDarkTheme } from "@/components/theme/use-dark-theme";
+import { editorTheme } from "./json-editor-theme";
 
 // CodeMirror 6 for the payload, created once per mount. `check` lints the text as you type (the record's
 // schema: tap schema + identity rule, or GeoJSON validity); a new `value` from outside (the map editor) replaces
@@ -31,6 +33,8 @@ export function JsonEditor({
   const view = useRef<EditorView | null>(null);
   const latest = useRef({ onChange, check });
   const lastText = useRef(value);
+  const dark = useDarkTheme();
+  const theme = useRef({ compartment: new Compartment(), dark });
 
   useEffect(() => {
     latest.current = { onChange, check };
@@ -62,6 +66,7 @@ export function JsonEditor({
           }),
           EditorView.contentAttributes.of({ "aria-label": label }),
           EditorView.theme({ "&": { fontSize: "12px", maxHeight: "28rem" }, ".cm-scroller": { overflow: "auto" } }),
+          theme.current.compartment.of(editorTheme(theme.current.dark)),
         ],
       }),
     });
@@ -77,10 +82,17 @@ export function JsonEditor({
 
   useEffect(() => {
     const v = view.current;
+    if (!v || theme.current.dark === dark) return;
+    theme.current.dark = dark;
+    v.dispatch({ effects: theme.current.compartment.reconfigure(editorTheme(dark)) });
+  }, [dark]);
+
+  useEffect(() => {
+    const v = view.current;
     if (!v || value === lastText.current) return;
     lastText.current = value;
     v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
-  return <div ref={host} className="overflow-hidden rounded border border-slate-300 bg-white" />;
+  return <div ref={host} className="overflow-hidden rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900" />;
 }

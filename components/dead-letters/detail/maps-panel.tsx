@@ -1,6 +1,7 @@
 "use client";
 
 import { useMemo, useState } from "react";
+import { useDarkTheme } from "@/components/theme/use-dark-theme";
 import { receivedLayers, receivedSources, repairedLayers, repairedSources } from "@/components/map/geometry-layers";
 import { MapView, type Camera } from "@/components/map/map-view";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
@@ -66,11 +67,11 @@ function Empty({ title, reason }: { title: string; reason: string }) {
     <div
       role="region"
       aria-label={title}
-      className="grid h-full place-items-center rounded border border-dashed border-slate-300 bg-slate-50 p-4 text-center"
+      className="grid h-full place-items-center rounded border border-dashed border-slate-300 dark:border-slate-600 bg-slate-50 dark:bg-slate-800 p-4 text-center"
     >
       <div>
-        <p className="text-sm font-medium text-slate-700">Nothing to draw</p>
-        <p className="mt-1 text-xs text-slate-500">{reason}</p>
+        <p className="text-sm font-medium text-slate-700 dark:text-slate-300">Nothing to draw</p>
+        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">{reason}</p>
       </div>
     </div>
   );
@@ -92,9 +93,10 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
   );
   const rightSources = useMemo(() => repairedSources(p.repairedGeom), [p]);
   const overlaySources = useMemo(() => ({ ...rightSources, ...leftSources }), [leftSources, rightSources]);
-  const leftLayers = useMemo(() => receivedLayers(), []);
-  const rightLayers = useMemo(() => repairedLayers(), []);
-  const overlayLayers = useMemo(() => [...repairedLayers(), ...receivedLayers({ dashed: true })], []);
+  const dark = useDarkTheme();
+  const leftLayers = useMemo(() => receivedLayers({ dark }), [dark]);
+  const rightLayers = useMemo(() => repairedLayers({ dark }), [dark]);
+  const overlayLayers = useMemo(() => [...repairedLayers({ dark }), ...receivedLayers({ dashed: true, dark })], [dark]);
   const follow = (c: Camera, _v: unknown, byUser: boolean) => {
     if (byUser) setCamera(c);
   };
@@ -112,7 +114,11 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
         <h2 id="maps-heading" className="text-sm font-semibold">
           Geometry
         </h2>
-        <div role="radiogroup" aria-label="Map layout" className="flex overflow-hidden rounded border border-slate-300 text-xs">
+        <div
+          role="radiogroup"
+          aria-label="Map layout"
+          className="flex overflow-hidden rounded border border-slate-300 dark:border-slate-600 text-xs"
+        >
           {(["side", "overlay"] as const).map((m) => (
             <button
               key={m}
@@ -120,19 +126,25 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
               role="radio"
               aria-checked={mode === m}
               onClick={() => setMode(m)}
-              className={`px-2 py-0.5 ${mode === m ? "bg-slate-800 text-white" : "bg-white text-slate-700 hover:bg-slate-50"}`}
+              className={`px-2 py-0.5 ${mode === m ? "bg-slate-800 dark:bg-slate-200 text-white dark:text-slate-900" : "bg-white dark:bg-slate-900 text-slate-700 dark:text-slate-300 hover:bg-slate-50 dark:hover:bg-slate-800"}`}
             >
               {m === "side" ? "Side by side" : "Overlay"}
             </button>
           ))}
         </div>
         {analysis?.type_changed && (
-          <span role="status" className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 ring-1 ring-amber-300">
+          <span
+            role="status"
+            className="rounded bg-amber-100 dark:bg-amber-900/50 px-2 py-0.5 text-xs font-medium text-amber-900 dark:text-amber-100 ring-1 ring-amber-300 dark:ring-amber-700"
+          >
             ⚠ Type changed: {analysis.type_before} → {analysis.type_after}
           </span>
         )}
         {analysis && analysis.outcome === "repaired" && area !== null && Math.abs(area) > areaChangeWarn && (
-          <span role="status" className="rounded bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 ring-1 ring-amber-300">
+          <span
+            role="status"
+            className="rounded bg-amber-100 dark:bg-amber-900/50 px-2 py-0.5 text-xs font-medium text-amber-900 dark:text-amber-100 ring-1 ring-amber-300 dark:ring-amber-700"
+          >
             ⚠ Area {area > 0 ? "+" : "−"}
             {Math.abs(area * 100).toFixed(1)}%
           </span>
@@ -141,7 +153,7 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
       {mode === "side" ? (
         <div className="grid h-80 grid-cols-2 gap-2">
           <div className="flex min-h-0 flex-col">
-            <p className="mb-1 truncate text-xs text-slate-500" title="Rings as lines, vertices as dots">
+            <p className="mb-1 truncate text-xs text-slate-500 dark:text-slate-400" title="Rings as lines, vertices as dots">
               As received{edited ? " (before the edit)" : ""} — rings as lines, vertices as dots
               {crossings && crossings.points.length > 1
                 ? `, ${crossings.points.length}${crossings.truncated ? "+" : ""} self-intersections ringed`
@@ -166,7 +178,7 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
             )}
           </div>
           <div className="flex min-h-0 flex-col">
-            <p className="mb-1 truncate text-xs text-slate-500">
+            <p className="mb-1 truncate text-xs text-slate-500 dark:text-slate-400">
               {repairedTitle}
               {p.parts > 1 ? ` — ${p.parts} parts, one colour each` : ""}
             </p>

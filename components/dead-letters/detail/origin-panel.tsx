@@ -24,28 +24,30 @@ function When({ iso }: { iso: string | null }) {
 function Row({ term, children }: { term: string; children: React.ReactNode }) {
   return (
     <div className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-2 py-0.5">
-      <dt className="text-xs font-medium text-slate-500">{term}</dt>
-      <dd className="min-w-0 text-slate-800">{children}</dd>
+      <dt className="text-xs font-medium text-slate-500 dark:text-slate-400">{term}</dt>
+      <dd className="min-w-0 text-slate-800 dark:text-slate-200">{children}</dd>
     </div>
   );
 }
 
-const Code = ({ children }: { children: React.ReactNode }) => <code className="rounded bg-slate-100 px-1 text-xs">{children}</code>;
+const Code = ({ children }: { children: React.ReactNode }) => (
+  <code className="rounded bg-slate-100 dark:bg-slate-800 px-1 text-xs">{children}</code>
+);
 
 function FieldTable({ label, fields }: { label: string; fields: Record<string, unknown> }) {
   const entries = Object.entries(fields);
-  if (entries.length === 0) return <span className="text-slate-500">none</span>;
+  if (entries.length === 0) return <span className="text-slate-500 dark:text-slate-400">none</span>;
   return (
-    <div className="max-h-36 overflow-auto rounded border border-slate-100">
+    <div className="max-h-36 overflow-auto rounded border border-slate-100 dark:border-slate-800">
       <table className="w-full text-left font-mono text-xs">
         <caption className="sr-only">{label}</caption>
-        <tbody className="divide-y divide-slate-100">
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {entries.map(([key, value]) => (
             <tr key={key} className="align-top">
-              <th scope="row" className="w-1/3 bg-slate-50 px-1.5 py-0.5 font-normal text-slate-600">
+              <th scope="row" className="w-1/3 bg-slate-50 dark:bg-slate-800 px-1.5 py-0.5 font-normal text-slate-600 dark:text-slate-300">
                 {key}
               </th>
-              <td className="px-1.5 py-0.5 text-slate-800">{headerText(value)}</td>
+              <td className="px-1.5 py-0.5 text-slate-800 dark:text-slate-200">{headerText(value)}</td>
             </tr>
           ))}
         </tbody>
@@ -59,7 +61,7 @@ export function OriginPanel({ origin, className = "" }: { origin: JsonValue; cla
   return (
     <section
       aria-labelledby="origin-heading"
-      className={`min-w-0 rounded border border-slate-200 bg-white p-3 text-sm wrap-anywhere ${className}`}
+      className={`min-w-0 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm wrap-anywhere ${className}`}
     >
       <h2 id="origin-heading" className="mb-1 text-sm font-semibold">
         Origin
@@ -69,20 +71,24 @@ export function OriginPanel({ origin, className = "" }: { origin: JsonValue; cla
       ) : (
         <dl>
           <Row term="Source">
-            <Link href="/sources" className="font-medium text-sky-800 underline-offset-2 hover:underline" title="The broker sources">
+            <Link
+              href="/sources"
+              className="font-medium text-sky-800 dark:text-sky-200 underline-offset-2 hover:underline"
+              title="The broker sources"
+            >
               {read.source}
             </Link>{" "}
             · {BROKER[read.sourceType] ?? read.sourceType} ·{" "}
             <Link
               href={`/dead-letters?origin=${encodeURIComponent(read.source)}`}
-              className="text-xs text-sky-800 underline-offset-2 hover:underline"
+              className="text-xs text-sky-800 dark:text-sky-200 underline-offset-2 hover:underline"
             >
               its records
             </Link>
           </Row>
           <Row term="Destination">
             {destinationParts(read.destination).map((p) => (
-              <span key={p.term} className={`mr-3 inline-block ${p.minor ? "text-xs text-slate-500" : ""}`}>
+              <span key={p.term} className={`mr-3 inline-block ${p.minor ? "text-xs text-slate-500 dark:text-slate-400" : ""}`}>
                 {p.term} <Code>{p.value}</Code>
               </span>
             ))}

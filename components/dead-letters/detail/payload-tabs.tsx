@@ -21,8 +21,8 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
   const diff = useMemo(() => (received.ok ? payloadChanges(received.value, record.payload) : null), [received, record.payload]);
   const current = useMemo(() => formatJson(record.payload), [record.payload]);
   return (
-    <section aria-label="Payload" className="rounded border border-slate-200 bg-white">
-      <div role="tablist" aria-label="Payload views" className="flex gap-1 border-b border-slate-200 px-2 pt-2">
+    <section aria-label="Payload" className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+      <div role="tablist" aria-label="Payload views" className="flex gap-1 border-b border-slate-200 dark:border-slate-700 px-2 pt-2">
         {TABS.map((t) => (
           <button
             key={t}
@@ -30,7 +30,7 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
             role="tab"
             aria-selected={tab === t}
             onClick={() => setTab(t)}
-            className={`rounded-t px-3 py-1.5 text-xs font-medium ${tab === t ? "border border-b-white border-slate-200 bg-white text-slate-900 -mb-px" : "text-slate-500 hover:text-slate-800"}`}
+            className={`rounded-t px-3 py-1.5 text-xs font-medium ${tab === t ? "border border-b-white dark:border-b-slate-900 border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 text-slate-900 dark:text-slate-100 -mb-px" : "text-slate-500 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200"}`}
           >
             {t}
             {t === "Changes since received" && diff ? ` (${diff.changes.length}${diff.truncated ? "+" : ""})` : ""}
@@ -41,13 +41,13 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
       <div role="tabpanel" aria-label={tab} className="p-3">
         {tab === "Raw envelope" &&
           (record.rawEnvelope === null ? (
-            <p className="text-sm text-slate-500">
+            <p className="text-sm text-slate-500 dark:text-slate-400">
               The raw envelope was removed {record.status === "purged" ? "when the record was purged" : "by retention"}; its timeline keeps
               who did it and when.
             </p>
           ) : (
             <>
-              <p className="mb-2 text-xs text-slate-500">
+              <p className="mb-2 text-xs text-slate-500 dark:text-slate-400">
                 Exactly as the producer sent it ({record.rawEnvelope.length.toLocaleString("en")} characters). It never changes.
               </p>
               <JsonView text={record.rawEnvelope} label="Raw envelope" />
@@ -58,7 +58,7 @@ export function PayloadTabs({ record }: { record: DeadLetterDetail }) {
           (diff ? (
             <ChangeList changes={diff.changes} truncated={diff.truncated} empty="The payload is exactly as received." />
           ) : (
-            <p className="text-sm text-slate-500">{!received.ok && received.reason}</p>
+            <p className="text-sm text-slate-500 dark:text-slate-400">{!received.ok && received.reason}</p>
           ))}
         {tab === "Failure history" && <History failures={record.failures} />}
       </div>

@@ -36,7 +36,7 @@ export function ReasonDialog({
       >
         {children}
         <div className="space-y-1">
-          <label htmlFor="quarantine-reason" className="block text-xs font-medium text-slate-700">
+          <label htmlFor="quarantine-reason" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
             Reason (required)
           </label>
           <input
@@ -45,12 +45,16 @@ export function ReasonDialog({
             value={reason}
             maxLength={MAX_REASON_LENGTH}
             onChange={(e) => setReason(e.target.value)}
-            className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+            className="block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm"
             placeholder="e.g. producer sends test data from this device"
           />
         </div>
         <div className="flex items-center justify-end gap-2">
-          {blank && <span className="mr-auto text-xs text-slate-500">Say why: the reason stays with the record and in the audit log.</span>}
+          {blank && (
+            <span className="mr-auto text-xs text-slate-500 dark:text-slate-400">
+              Say why: the reason stays with the record and in the audit log.
+            </span>
+          )}
           <Button onClick={onCancel}>Cancel</Button>
           <Button type="submit" variant="danger" disabled={blank || busy}>
             {confirmLabel}

@@ -32,11 +32,11 @@ export function RepairAckDialog({
             onConfirm(preview);
           }}
         >
-          <p className="text-sm text-slate-700">
+          <p className="text-sm text-slate-700 dark:text-slate-300">
             The replay will send the geometry as repaired by <strong>{preview.method}</strong> with policy <strong>{preview.policy}</strong>
             , and nothing else. This repair:
           </p>
-          <ul className="list-disc space-y-1 pl-5 text-sm text-amber-900">
+          <ul className="list-disc space-y-1 pl-5 text-sm text-amber-900 dark:text-amber-100">
             {preview.warnings.map((w) => (
               <li key={w.message}>{w.message}</li>
             ))}

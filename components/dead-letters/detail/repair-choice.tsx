@@ -12,7 +12,8 @@ export interface RepairSetting {
   policy: RepairPolicy;
 }
 
-const select = "rounded border border-slate-300 bg-white px-1.5 py-0.5 text-sm disabled:bg-slate-100";
+const select =
+  "rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-1.5 py-0.5 text-sm disabled:bg-slate-100 dark:disabled:bg-slate-800";
 
 export function RepairChoice({
   value,
@@ -41,9 +42,9 @@ export function RepairChoice({
   const isDefault = value.method === sourceDefault.method && value.policy === sourceDefault.policy;
   return (
     <div className="mb-1 flex flex-wrap items-center gap-2 text-sm" aria-busy={loading}>
-      <span className="text-xs font-medium text-slate-600">Repair to approve:</span>
+      <span className="text-xs font-medium text-slate-600 dark:text-slate-300">Repair to approve:</span>
       <label className="flex items-center gap-1">
-        <span className="text-xs text-slate-500">Method</span>
+        <span className="text-xs text-slate-500 dark:text-slate-400">Method</span>
         <select
           aria-label="Repair method"
           className={select}
@@ -57,7 +58,7 @@ export function RepairChoice({
         </select>
       </label>
       <label className="flex items-center gap-1">
-        <span className="text-xs text-slate-500">Policy</span>
+        <span className="text-xs text-slate-500 dark:text-slate-400">Policy</span>
         <select
           aria-label="Repair policy"
           className={select}
@@ -70,7 +71,7 @@ export function RepairChoice({
           ))}
         </select>
       </label>
-      <span className="text-xs text-slate-500">
+      <span className="text-xs text-slate-500 dark:text-slate-400">
         {isDefault ? "(the source's default)" : `(the source's default is ${sourceDefault.method} / ${sourceDefault.policy})`}
         {loading ? " — previewing…" : ""}
       </span>

@@ -118,7 +118,7 @@ export function BulkBar({
     <div
       role="toolbar"
       aria-label="Bulk actions"
-      className="flex flex-wrap items-center gap-2 rounded border border-amber-300 bg-amber-50 px-3 py-1.5 text-sm"
+      className="flex flex-wrap items-center gap-2 rounded border border-amber-300 dark:border-amber-700 bg-amber-50 dark:bg-amber-950/40 px-3 py-1.5 text-sm"
     >
       <span className="font-medium">
         {selection.mode === "filter" && !selection.exact ? "≈" : ""}
@@ -136,7 +136,7 @@ export function BulkBar({
       {replay && (
         <Link
           href={replay}
-          className="rounded border border-slate-300 bg-white px-2 py-0.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+          className="rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-0.5 text-sm font-medium text-slate-800 dark:text-slate-200 hover:bg-slate-50 dark:hover:bg-slate-800"
           title="A replay batch of the approved records in this selection"
         >
           Replay…
@@ -154,19 +154,23 @@ export function BulkBar({
           onCancel={() => setPending(null)}
           onConfirm={(reason) => run("quarantine", pending.count, reason)}
         >
-          <p className="text-sm text-slate-700">
+          <p className="text-sm text-slate-700 dark:text-slate-300">
             Quarantine {what.replace(/^all [\d,]+/, `all ${pending.count.toLocaleString("en")}`)}? Records that cannot be quarantined
             (already quarantined, replayed) are skipped and counted.
           </p>
         </ReasonDialog>
       ) : pending ? (
         <Dialog open title={`${VERB[pending.action]} ${records(pending.count)}`} onClose={() => setPending(null)}>
-          <p className="text-sm text-slate-700">
+          <p className="text-sm text-slate-700 dark:text-slate-300">
             {VERB[pending.action]} {pending.count.toLocaleString("en")} record{pending.count === 1 ? "" : "s"}? Records the state machine
             refuses (poison, already decided) are skipped and counted.
           </p>
           {Object.entries(pending.warnings ?? {}).map(([why, n]) => (
-            <p key={why} role="alert" className="rounded border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900">
+            <p
+              key={why}
+              role="alert"
+              className="rounded border border-amber-300 dark:border-amber-700 bg-amber-50 dark:bg-amber-950/40 p-2 text-sm text-amber-900 dark:text-amber-100"
+            >
               {n.toLocaleString("en")} of them{" "}
               {why
                 .replace(/^still fails/, n === 1 ? "still fails" : "still fail")

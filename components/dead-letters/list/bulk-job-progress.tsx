@@ -44,7 +44,10 @@ export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () =
 
   if (job.isError) {
     return (
-      <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">
+      <p
+        role="alert"
+        className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-1.5 text-sm text-red-800 dark:text-red-200"
+      >
         Could not follow bulk job {jobId}: {job.error.message}
       </p>
     );
@@ -55,7 +58,7 @@ export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () =
     <div
       role="status"
       aria-label="Bulk job"
-      className="flex flex-wrap items-center gap-3 rounded border border-sky-300 bg-sky-50 px-3 py-1.5 text-sm"
+      className="flex flex-wrap items-center gap-3 rounded border border-sky-300 dark:border-sky-700 bg-sky-50 dark:bg-sky-950/40 px-3 py-1.5 text-sm"
     >
       <span className="font-medium">
         {data ? DOING[data.action] : "Starting"} {n(done)} of {n(data?.matched ?? 0)}…
@@ -66,12 +69,12 @@ export function BulkJobProgress({ jobId, onDone }: { jobId: string; onDone: () =
         aria-valuemin={0}
         aria-valuemax={total}
         aria-valuenow={done}
-        className="h-2 w-48 overflow-hidden rounded bg-sky-100"
+        className="h-2 w-48 overflow-hidden rounded bg-sky-100 dark:bg-sky-900/50"
       >
         <div className="h-full bg-sky-600 transition-[width]" style={{ width: `${Math.min(100, (100 * done) / total)}%` }} />
       </div>
       {data && (
-        <span className="text-xs text-slate-600">
+        <span className="text-xs text-slate-600 dark:text-slate-300">
           {n(data.updated)} changed · {n(data.skipped)} skipped
         </span>
       )}

@@ -190,14 +190,14 @@ export function ClusterMap({
         {!follow && extent.data?.bbox && (
           <button
             type="button"
-            className="text-sky-800 underline-offset-2 hover:underline"
+            className="text-sky-800 dark:text-sky-200 underline-offset-2 hover:underline"
             onClick={() => fitToResults(true)}
             title={`Fit the map to all ${extent.data.count.toLocaleString("en")} spatial records matching the filters`}
           >
             Show all
           </button>
         )}
-        <span className="ml-auto text-slate-500" aria-live="polite">
+        <span className="ml-auto text-slate-500 dark:text-slate-400" aria-live="polite">
           {/* Until the new filter's or view's points arrive, the map keeps the previous ones (no blank flash): say so. */}
           {points.data
             ? `${points.data.exact ? "" : "≈"}${points.data.total.toLocaleString("en")} spatial in view${points.isPlaceholderData ? " · updating…" : ""}`

@@ -41,7 +41,7 @@ export const columns = helper.columns([
   helper.accessor("source", {
     header: "Source",
     cell: (c) => (
-      <span className="truncate text-xs text-slate-600" title={c.getValue()}>
+      <span className="truncate text-xs text-slate-600 dark:text-slate-300" title={c.getValue()}>
         {c.getValue()}
       </span>
     ),
@@ -51,7 +51,7 @@ export const columns = helper.columns([
     header: "Key / hash",
     cell: (c) => {
       const key = c.getValue();
-      if (!key) return <span className="text-xs text-red-600">none</span>;
+      if (!key) return <span className="text-xs text-red-600 dark:text-red-400">none</span>;
       return (
         <span className="flex min-w-0 items-center font-mono text-xs" title={key}>
           {/* The whole key, cut by CSS: an ellipsis shows it is cut (a 10-character prefix read as the key itself). */}
@@ -80,7 +80,11 @@ export const columns = helper.columns([
   helper.accessor("observedAt", {
     header: "Observed (UTC)",
     cell: (c) => (
-      <time dateTime={c.getValue()} title={c.getValue()} className="whitespace-nowrap text-xs tabular-nums text-slate-600">
+      <time
+        dateTime={c.getValue()}
+        title={c.getValue()}
+        className="whitespace-nowrap text-xs tabular-nums text-slate-600 dark:text-slate-300"
+      >
         {time(c.getValue())}
       </time>
     ),

@@ -15,12 +15,16 @@ const fmt = (n: number) => n.toLocaleString("en");
 function Fold({ title, active, children }: { title: string; active: number; children: React.ReactNode }) {
   return (
     <details open className="group/fold">
-      <summary className="mb-1 flex cursor-pointer list-none items-center gap-1 text-xs font-semibold uppercase tracking-wide text-slate-500 hover:text-slate-700">
+      <summary className="mb-1 flex cursor-pointer list-none items-center gap-1 text-xs font-semibold uppercase tracking-wide text-slate-500 dark:text-slate-400 hover:text-slate-700 dark:hover:text-slate-300">
         <span aria-hidden className="inline-block transition-transform group-open/fold:rotate-90">
           ▸
         </span>
         {title}
-        {active > 0 && <span className="rounded bg-sky-100 px-1 font-normal normal-case text-sky-900">{active} selected</span>}
+        {active > 0 && (
+          <span className="rounded bg-sky-100 dark:bg-sky-900/50 px-1 font-normal normal-case text-sky-900 dark:text-sky-100">
+            {active} selected
+          </span>
+        )}
       </summary>
       {children}
     </details>
@@ -44,14 +48,17 @@ function Group({
     <Fold title={title} active={selected?.length ?? 0}>
       <fieldset className="space-y-0.5">
         <legend className="sr-only">{title}</legend>
-        {buckets.length === 0 && <p className="text-xs text-slate-400">none</p>}
+        {buckets.length === 0 && <p className="text-xs text-slate-500 dark:text-slate-400">none</p>}
         {buckets.map((b) => (
-          <label key={b.value} className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100">
+          <label
+            key={b.value}
+            className="flex cursor-pointer items-center gap-2 rounded px-1 py-0.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800"
+          >
             <input type="checkbox" checked={selected?.includes(b.value) ?? false} onChange={() => onToggle(b.value)} />
             <span className="flex-1 truncate" title={LABEL[b.value] ?? b.value}>
               {LABEL[b.value] ?? b.value}
             </span>
-            <span className="tabular-nums text-xs text-slate-500">
+            <span className="tabular-nums text-xs text-slate-500 dark:text-slate-400">
               {approx ? "≈" : ""}
               {fmt(b.count)}
             </span>
@@ -73,7 +80,7 @@ export function FacetPanel({
   onChange: (filter: ListFilter) => void;
   loading: boolean;
 }) {
-  if (!facets) return <div className="h-full animate-pulse rounded bg-slate-100" aria-label="Loading counts" />;
+  if (!facets) return <div className="h-full animate-pulse rounded bg-slate-100 dark:bg-slate-800" aria-label="Loading counts" />;
   const approx = !facets.exact;
   const groups = [
     ["Kind", "kind", facets.kind],
@@ -103,11 +110,11 @@ export function FacetPanel({
                   type="button"
                   aria-pressed={active}
                   onClick={() => onChange({ ...filter, reason: active ? undefined : b.value })}
-                  className={`w-full rounded px-1 py-0.5 text-left text-xs leading-snug ${active ? "bg-sky-100 text-sky-900 ring-1 ring-sky-300" : "text-slate-700 hover:bg-slate-100"}`}
+                  className={`w-full rounded px-1 py-0.5 text-left text-xs leading-snug ${active ? "bg-sky-100 dark:bg-sky-900/50 text-sky-900 dark:text-sky-100 ring-1 ring-sky-300 dark:ring-sky-700" : "text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"}`}
                   title={b.value}
                 >
                   <span className="line-clamp-2 wrap-anywhere">{b.value}</span>
-                  <span className="tabular-nums text-slate-500">
+                  <span className="tabular-nums text-slate-500 dark:text-slate-400">
                     {" "}
                     × {approx ? "≈" : ""}
                     {fmt(b.count)}

@@ -81,7 +81,7 @@ export function FilterBar({
         }}
       >
         <div className="min-w-64 flex-1">
-          <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600">
+          <label htmlFor="dl-search" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
             Search key or its first characters (6+, any case), event id, device id, feature id, or payload values
           </label>
           <input
@@ -100,7 +100,7 @@ export function FilterBar({
             onKeyDown={(e) => {
               if (e.key === "Escape") e.currentTarget.blur();
             }}
-            className="block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+            className="block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm"
           />
           <p id="dl-search-help" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
             In the payload: words (all of them, any order), <code>key:value</code> (a key at any depth) or <code>path = value</code> (
@@ -109,7 +109,7 @@ export function FilterBar({
         </div>
         <NoteFilter key={filter.note ?? ""} value={filter.note} onApply={(note) => onChange({ ...filter, note })} />
         <div>
-          <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600">
+          <label htmlFor="dl-from" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
             Observed from (UTC)
           </label>
           <input
@@ -117,11 +117,11 @@ export function FilterBar({
             type="date"
             value={dayOf(filter.from)}
             onChange={(e) => onChange(orderedRange({ ...filter, from: dayRange(e.target.value, null).from }, "from"))}
-            className="rounded border border-slate-300 px-2 py-1 text-sm"
+            className="rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
           />
         </div>
         <div>
-          <label htmlFor="dl-to" className="block text-xs font-medium text-slate-600">
+          <label htmlFor="dl-to" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
             to
           </label>
           <input
@@ -129,7 +129,7 @@ export function FilterBar({
             type="date"
             value={dayOf(filter.to)}
             onChange={(e) => onChange(orderedRange({ ...filter, to: dayRange(null, e.target.value).to }, "to"))}
-            className="rounded border border-slate-300 px-2 py-1 text-sm"
+            className="rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
           />
         </div>
       </form>
@@ -141,7 +141,7 @@ export function FilterBar({
             onClick={() => onChange(c.without)}
             aria-label={`Remove filter ${c.label}`}
             title={c.title}
-            className="max-w-80 truncate rounded-full bg-slate-200 px-2 py-0.5 text-xs text-slate-800 hover:bg-slate-300"
+            className="max-w-80 truncate rounded-full bg-slate-200 dark:bg-slate-700 px-2 py-0.5 text-xs text-slate-800 dark:text-slate-200 hover:bg-slate-300 dark:hover:bg-slate-600"
           >
             {c.label} ✕
           </button>

@@ -110,9 +110,13 @@ export function ResultsTable({
 
   const header = table.getHeaderGroups()[0];
   return (
-    <div ref={scroller} className="h-full overflow-auto rounded border border-slate-200 bg-white" data-testid="results-scroller">
+    <div
+      ref={scroller}
+      className="h-full overflow-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900"
+      data-testid="results-scroller"
+    >
       <table className="grid w-full text-left text-sm" aria-rowcount={list.hasNextPage ? -1 : rows.length + 1} aria-label="Dead letters">
-        <thead className="sticky top-0 z-10 grid border-b border-slate-200 bg-slate-50">
+        <thead className="sticky top-0 z-10 grid border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800">
           <tr className="grid items-center" style={{ gridTemplateColumns: template, height: HEADER_HEIGHT - 1 }}>
             {header?.headers
               .filter((h) => !hidden.has(h.column.id))
@@ -120,7 +124,7 @@ export function ResultsTable({
                 <th
                   key={h.id}
                   scope="col"
-                  className={`truncate px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 ${h.column.columnDef.meta?.align === "right" ? "text-right" : ""}`}
+                  className={`truncate px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 dark:text-slate-400 ${h.column.columnDef.meta?.align === "right" ? "text-right" : ""}`}
                 >
                   {h.isPlaceholder ? null : <table.FlexRender header={h} />}
                 </th>
@@ -143,7 +147,7 @@ export function ResultsTable({
                   onFocus(item.index);
                   onOpen(row.original);
                 }}
-                className={`absolute left-0 grid w-full cursor-pointer items-center border-b border-slate-100 ${isFocused ? "bg-sky-50 outline outline-2 -outline-offset-2 outline-sky-400" : isSelected ? "bg-amber-50" : "hover:bg-slate-50"}`}
+                className={`absolute left-0 grid w-full cursor-pointer items-center border-b border-slate-100 dark:border-slate-800 ${isFocused ? "bg-sky-50 dark:bg-sky-950/40 outline outline-2 -outline-offset-2 outline-sky-400" : isSelected ? "bg-amber-50 dark:bg-amber-950/40" : "hover:bg-slate-50 dark:hover:bg-slate-800"}`}
                 style={{ gridTemplateColumns: template, height: ROW_HEIGHT, transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
               >
                 {row
@@ -160,15 +164,19 @@ export function ResultsTable({
         </tbody>
       </table>
       {list.isError && (
-        <p role="alert" className="p-4 text-sm text-red-700">
+        <p role="alert" className="p-4 text-sm text-red-700 dark:text-red-300">
           Could not load the list: {list.error.message}
         </p>
       )}
       {!list.isPending && rows.length === 0 && !list.isError && (
-        <p className="p-8 text-center text-sm text-slate-500">No dead letters match these filters.</p>
+        <p className="p-8 text-center text-sm text-slate-500 dark:text-slate-400">No dead letters match these filters.</p>
       )}
-      {list.isPending && <p className="p-8 text-center text-sm text-slate-500">Loading…</p>}
-      {isFetchingNextPage && <p className="sticky bottom-0 bg-white/90 p-2 text-center text-xs text-slate-500">Loading more…</p>}
+      {list.isPending && <p className="p-8 text-center text-sm text-slate-500 dark:text-slate-400">Loading…</p>}
+      {isFetchingNextPage && (
+        <p className="sticky bottom-0 bg-white/90 dark:bg-slate-900/90 p-2 text-center text-xs text-slate-500 dark:text-slate-400">
+          Loading more…
+        </p>
+      )}
     </div>
   );
 }

@@ -30,7 +30,9 @@ import { useRowDecisions } from "./use-row-decisions";
 
 const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMap), {
   ssr: false,
-  loading: () => <div className="h-full animate-pulse rounded border border-slate-200 bg-slate-100" />,
+  loading: () => (
+    <div className="h-full animate-pulse rounded border border-slate-200 dark:border-slate-700 bg-slate-100 dark:bg-slate-800" />
+  ),
 });
 
 const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
@@ -222,17 +224,17 @@ export function TriageList({
         <h1 id="dl-heading" className="text-lg font-semibold">
           Dead letters
         </h1>
-        <p className="text-sm text-slate-600" aria-live="polite">
+        <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
           {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")}{" "}
           loaded · newest observation first
-          {updating && <span className="text-slate-400"> · updating…</span>}
+          {updating && <span className="text-slate-500 dark:text-slate-400"> · updating…</span>}
         </p>
         <span className="ml-auto flex items-center gap-2">
           {canReplay && (
             <Link
               href={`/replays/new?${filterToParams({ ...filter, status: ["approved"] })}`}
               title="A replay batch of the approved records under these filters"
-              className="rounded px-2 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100"
+              className="rounded px-2 py-1 text-sm font-medium text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"
             >
               Replay approved…
             </Link>
@@ -250,7 +252,10 @@ export function TriageList({
         </span>
       </div>
       {error && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 px-3 py-1.5 text-sm text-red-800">
+        <p
+          role="alert"
+          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-1.5 text-sm text-red-800 dark:text-red-200"
+        >
           The filter in the URL is invalid ({error}); showing everything.
         </p>
       )}
@@ -260,11 +265,11 @@ export function TriageList({
       )}
       {job && <BulkJobProgress key={job} jobId={job} onDone={endJob} />}
       {canTriage && allLoadedSelected && !loaded.complete && total !== undefined && (
-        <p className="text-sm text-slate-700">
+        <p className="text-sm text-slate-700 dark:text-slate-300">
           All {loaded.count.toLocaleString("en")} loaded rows are selected.{" "}
           <button
             type="button"
-            className="font-medium text-sky-700 underline"
+            className="font-medium text-sky-700 dark:text-sky-300 underline"
             onClick={() => setSelection({ mode: "filter", filter, count: total, exact: !approx })}
           >
             Select all {approx ? "≈" : ""}
@@ -278,7 +283,7 @@ export function TriageList({
         </div>
         <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1600px]:row-span-1" : ""}`}>
           {canTriage && (
-            <label className="flex items-center gap-2 text-xs text-slate-600">
+            <label className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-300">
               <input
                 type="checkbox"
                 checked={allLoadedSelected || selection.mode === "filter"}
@@ -290,7 +295,10 @@ export function TriageList({
             </label>
           )}
           {arrivals.count > 0 && (
-            <p role="status" className="flex items-center gap-2 rounded border border-sky-200 bg-sky-50 px-2 py-1 text-sm text-sky-900">
+            <p
+              role="status"
+              className="flex items-center gap-2 rounded border border-sky-200 dark:border-sky-800 bg-sky-50 dark:bg-sky-950/40 px-2 py-1 text-sm text-sky-900 dark:text-sky-100"
+            >
               {arrivals.capped ? `${arrivals.count}+` : arrivals.count} new —
               <Button
                 size="sm"

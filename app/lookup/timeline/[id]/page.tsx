@@ -76,20 +76,25 @@ export default async function TimelinePage({ params, searchParams }: Props) {
             ))}
         </div>
       </div>
-      <p className="font-mono text-xs text-slate-600">key {timeline.idempotencyKey ?? "(none)"}</p>
+      <p className="font-mono text-xs text-slate-600 dark:text-slate-300">key {timeline.idempotencyKey ?? "(none)"}</p>
       <TimelineEvents events={timeline.events} />
       {evidence && (
-        <section aria-labelledby="evidence-heading" className="space-y-2 rounded border border-slate-200 bg-white p-3">
+        <section
+          aria-labelledby="evidence-heading"
+          className="space-y-2 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3"
+        >
           <h2 id="evidence-heading" className="text-sm font-semibold">
             Evidence{mask ? " (card data masked)" : ""}
           </h2>
           {evidence.rawEnvelope === null && evidence.payload === null ? (
-            <p className="text-sm text-slate-500">Payload and raw envelope removed (purge or retention); identity and timeline are kept.</p>
+            <p className="text-sm text-slate-500 dark:text-slate-400">
+              Payload and raw envelope removed (purge or retention); identity and timeline are kept.
+            </p>
           ) : (
             <>
               <RevealFields id={id} paths={evidence.masked} canReveal={canUnmask} />
-              <p className="text-xs font-medium text-slate-500">Raw envelope as received</p>
-              <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2 text-xs">
+              <p className="text-xs font-medium text-slate-500 dark:text-slate-400">Raw envelope as received</p>
+              <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 dark:bg-slate-800 p-2 text-xs">
                 {evidence.rawEnvelope ?? "(removed)"}
               </pre>
             </>

@@ -1,0 +1,76 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./fixtures";
+
+// Every page passes axe-core's WCAG 2.1 A/AA rules, colour contrast included, in the theme of the project
+// running it: "chromium" is light, "dark" (playwright.config.ts) re-runs these @themes tests with the system set
+// to dark, which the page follows by default.
+
+async function expectAccessible(page: Page, path: string, scheme: "light" | "dark") {
+  if (new URL(page.url()).pathname + new URL(page.url()).search !== path) await page.goto(path);
+  if (path !== "/sign-in") await expect(page).not.toHaveURL(/\/sign-in/);
+  await expect(page.locator("main")).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
+  await expect(page.locator("html")).toHaveClass(scheme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/);
+  // Data and client components settle (queries, maps' "Loading…" overlays) before the check.
+  await page.waitForLoadState("load");
+  await page.waitForTimeout(600);
+  const result = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    // MapLibre's canvas is not text, and its attribution control is MapLibre's own markup and colours.
+    .exclude(".maplibregl-ctrl-attrib")
+    .analyze();
+  const found = result.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1).join(" ")}`).join("\n")}`,
+  );
+  // A picture of each page in its theme, to look at (the names say which page).
+  const name = path.split("?")[0]!.replace(/\/\d+/g, "/id").replace(/\W+/g, "-").replace(/^-|-$/g, "") || "overview";
+  await page.screenshot({ path: `tests/artifacts/screenshots/theme-${scheme}-${name}.png` });
+  expect(found, `${path} in ${scheme}`).toEqual([]);
+}
+
+const schemeOf = (colorScheme: string | null | undefined) => (colorScheme === "dark" ? "dark" : "light");
+
+test("a11y: sign-in page @themes", async ({ page, colorScheme }) => {
+  await page.goto("/sign-in");
+  await expectAccessible(page, "/sign-in", schemeOf(colorScheme));
+});
+
+test("a11y: triage and forensics pages @themes", async ({ page, colorScheme }) => {
+  test.setTimeout(120_000);
+  const scheme = schemeOf(colorScheme);
+  // Signed in on the list: signIn's URL check could not tell "/" from the sign-in page itself.
+  await signIn(page, "analyst", "/dead-letters");
+  for (const path of ["/dead-letters", "/", "/quarantine", "/lookup", "/alerts", "/sources", "/settings"]) {
+    await expectAccessible(page, path, scheme);
+  }
+  const list = await page.request.get("/api/dead-letters?kind=spatial&status=pending&class=transient&limit=40");
+  expect(list.ok()).toBe(true);
+  const record = ((await list.json()) as { items: { id: string }[] }).items.at(-1);
+  expect(record).toBeDefined();
+  await expectAccessible(page, `/dead-letters/${record!.id}`, scheme);
+  await expect(page.locator('[data-map-state="ready"]').first()).toBeVisible({ timeout: 15_000 });
+  await expectAccessible(page, `/lookup/timeline/${record!.id}`, scheme);
+});
+
+test("a11y: replay pages @themes", async ({ page, colorScheme, baseURL }) => {
+  test.setTimeout(120_000);
+  const scheme = schemeOf(colorScheme);
+  await signIn(page, "supervisor", "/replays");
+  await expectAccessible(page, "/replays", scheme);
+  const list = await page.request.get("/api/dead-letters?kind=spatial&status=pending&class=transient&limit=3");
+  const ids = ((await list.json()) as { items: { id: string }[] }).items.map((r) => r.id);
+  expect(ids.length).toBe(3);
+  const bulk = await page.request.post("/api/dead-letters/bulk", { data: { action: "approve", ids }, headers: { origin: baseURL ?? "" } });
+  expect(bulk.ok()).toBe(true);
+  await expectAccessible(page, `/replays/new?ids=${ids.join(",")}`, scheme);
+  await page.getByRole("button", { name: "Create draft batch of 3" }).click();
+  await expect(page).toHaveURL(/\/replays\/\d+$/);
+  await expectAccessible(page, new URL(page.url()).pathname, scheme);
+});
+
+test("a11y: audit log @themes", async ({ page, colorScheme }) => {
+  await signIn(page, "auditor", "/audit");
+  await expectAccessible(page, "/audit", schemeOf(colorScheme));
+});
