@@ -39,7 +39,11 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
                 {c.kind === "added" ? <em className="not-italic text-slate-500 dark:text-slate-400">(absent)</em> : show(c.before, c.path)}
               </td>
               <td className="break-all py-1 align-top text-emerald-800 dark:text-emerald-200">
-                {c.kind === "removed" ? <em className="not-italic text-slate-500 dark:text-slate-400">(removed)</em> : show(c.after, c.path)}
+                {c.kind === "removed" ? (
+                  <em className="not-italic text-slate-500 dark:text-slate-400">(removed)</em>
+                ) : (
+                  show(c.after, c.path)
+                )}
               </td>
             </tr>
           ))}
