@@ -7,7 +7,7 @@ import { parseRoleMap, type RoleMapping } from "./sso-roles";
 
 // Single sign-on as configured: the environment (REDRIVE_OIDC_*) gives the defaults, the admin's settings (one
 // app_setting row, the client secret sealed like source URLs) override them field by field. Read through a short
-// cache so every auth request does not query it, and dropped at once in the process that changes it.
+// cache so every auth request does not query it (one per process), and dropped at once in the process that changes it.
 
 export const OIDC_PROVIDER_ID = "oidc";
 export const SSO_SETTING_KEY = "auth.sso";
@@ -98,16 +98,21 @@ export async function readSsoSettings(db: pg.Pool | pg.PoolClient): Promise<SsoS
   return parsed.data;
 }
 
-let cache: { at: number; pool: pg.Pool; settings: SsoSettings | null } | undefined;
+type SettingsCache = { at: number; pool: pg.Pool; settings: SsoSettings | null };
+// On globalThis, as the auth instance is (auth.ts): Next bundles each route with its own copy of this module, and
+// a copy still holding the settings from before an admin's change rebuilt the shared instance without the
+// provider (a sign-out then no longer ended the session at the provider).
+const shared = globalThis as unknown as { __redriveSsoSettings?: SettingsCache };
 
 /** The stored settings, at most CACHE_MS old. */
 export async function cachedSsoSettings(pool: pg.Pool, now: number): Promise<SsoSettings | null> {
+  const cache = shared.__redriveSsoSettings;
   if (cache && cache.pool === pool && now - cache.at < CACHE_MS) return cache.settings;
   const settings = await readSsoSettings(pool);
-  cache = { at: now, pool, settings };
+  shared.__redriveSsoSettings = { at: now, pool, settings };
   return settings;
 }
 
 export function forgetSsoSettings(): void {
-  cache = undefined;
+  delete shared.__redriveSsoSettings;
 }
