@@ -104,6 +104,10 @@ test("one supervisor replays a single record when the admin allows batches of â‰
 }) => {
   test.setTimeout(120_000);
   const base = baseURL ?? "";
+  // From four eyes for every batch, whatever an earlier attempt of this test left behind (a retry starts here).
+  const reset = await session(playwright.request, base, "admin");
+  expect((await reset.put("/api/settings/replay-approval", { data: { limit: 0 }, headers: { origin: base } })).ok()).toBe(true);
+  await reset.dispose();
   await signIn(page, "admin", "/settings");
   const panel = page.getByRole("region", { name: "Replay approval (four eyes)" });
   await expect(panel.getByTestId("approval-setting")).toHaveText("Now: every batch needs a second approver.");
@@ -147,7 +151,9 @@ test("one supervisor replays a single record when the admin allows batches of â‰
   );
   await page.getByRole("button", { name: "Start" }).click();
   await expect(page.getByTestId("batch-status")).toHaveText("completed", { timeout: 20_000 });
-  await expect.poll(() => count(page, "applied")).toBe(1);
+  // Applied, or deduped when the record drawn is one of the seed's keys already in the ledger (which records are
+  // still pending here depends on the specs before this one).
+  await expect.poll(async () => (await count(page, "applied")) + (await count(page, "deduped"))).toBe(1);
   await page.screenshot({ path: `${SHOTS}/triage-pages-single-approver-batch.png`, fullPage: true });
   await page.request.post(`/api/replays/${pairId}/cancel`, { headers: { origin: base } });
 
