@@ -119,7 +119,7 @@ describe.skipIf(skip !== null)("an SQS source", () => {
     }
   });
 
-  it("a page of many calls: every message is taken once and deleted, none left behind", async () => {
+  it("a page of many calls: every message is stored once and deleted, none left behind", async () => {
     const pair = await queuePair(sqs, `many-${run}`);
     const bodies = Array.from({ length: 45 }, (_, i) => spatialEnvelope({ key: `many-${i}`, observedAt: i, featureId: `f-${i}` }));
     for (let i = 0; i < bodies.length; i += 10) {
@@ -131,7 +131,12 @@ describe.skipIf(skip !== null)("an SQS source", () => {
       );
     }
     const name = await addSource(db, { name: `many-${run}`, type: "sqs", url: pair.dlqUrl, kind: "spatial", options: {} });
-    expect(await pull(db, name)).toEqual({ pulled: 45, created: 45, duplicates: 0, unreadable: 0 });
+    // A standard queue may hand a message out twice (at-least-once; moto did under load, one receive among the
+    // concurrent ones): the second copy is absorbed as a duplicate, never stored twice.
+    const pulled = await pull(db, name);
+    expect(pulled).toMatchObject({ created: 45, unreadable: 0 });
+    expect(pulled.pulled).toBe(45 + pulled.duplicates);
+    expect(pulled.duplicates).toBeLessThanOrEqual(2);
     expect(await depth(sqs, pair.dlqUrl)).toBe(0);
   });
 
