@@ -1,6 +1,8 @@
 import "server-only";
+import { writeSetting } from "../audit/setting-change";
+import type { JsonValue } from "../json/value";
 import type pg from "pg";
-import { appendAudit, type Actor } from "../audit/append";
+import type { Actor } from "../audit/append";
 import { AppError } from "../errors/app-error";
 import { inTransaction } from "../db/transaction";
 import type { Env } from "../env";
@@ -109,31 +111,20 @@ export async function updateSsoSettings(
       (k) => JSON.stringify(before[k as keyof SsoSettings]) !== JSON.stringify(next[k as keyof SsoSettings]),
     );
     if (changed.length) {
-      await client.query(
-        `INSERT INTO app_setting (key, value, updated_at, updated_by_id) VALUES ($1, $2::jsonb, $3, $4)
-         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, updated_by_id = EXCLUDED.updated_by_id`,
-        [SSO_SETTING_KEY, JSON.stringify(next), ctx.now, ctx.actor.id],
-      );
-      const pick = (s: ReturnType<typeof shown>) => Object.fromEntries(changed.map((k) => [k, s[k as keyof SsoSettings] ?? null]));
-      await appendAudit(
+      const pick = (s: ReturnType<typeof shown>): Record<string, JsonValue> =>
+        Object.fromEntries(changed.map((k) => [k, (s[k as keyof SsoSettings] ?? null) as JsonValue]));
+      await writeSetting(
         client,
-        [
-          {
-            actorId: ctx.actor.id,
-            actorEmail: ctx.actor.email,
-            actorRole: ctx.actor.role,
-            requestId: ctx.requestId,
-            action: "setting.changed",
-            targetType: "setting",
-            targetId: SSO_SETTING_KEY,
-            before: pick(shown(before)),
-            after: {
-              ...pick(shown(next)),
-              ...(changed.includes("clientSecret") ? { clientSecret: next.clientSecret ? "(changed)" : null } : {}),
-            },
+        {
+          key: SSO_SETTING_KEY,
+          value: next as JsonValue,
+          before: pick(shown(before)),
+          after: {
+            ...pick(shown(next)),
+            ...(changed.includes("clientSecret") ? { clientSecret: next.clientSecret ? "(changed)" : null } : {}),
           },
-        ],
-        ctx.now,
+        },
+        ctx,
       );
     }
     return view(env, (await client.query<SettingRow>(SELECT, [SSO_SETTING_KEY])).rows[0]);

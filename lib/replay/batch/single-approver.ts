@@ -1,6 +1,7 @@
 import "server-only";
+import { writeSetting } from "../../audit/setting-change";
 import type pg from "pg";
-import { appendAudit, type Actor } from "../../audit/append";
+import type { Actor } from "../../audit/append";
 import { inTransaction } from "../../db/transaction";
 import type { SingleApproverSetting } from "./batch-schemas";
 
@@ -53,28 +54,7 @@ export async function setSingleApproverLimit(
         ?.value,
     );
     if (before !== limit) {
-      await client.query(
-        `INSERT INTO app_setting (key, value, updated_at, updated_by_id) VALUES ($1, $2::jsonb, $3, $4)
-         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at, updated_by_id = EXCLUDED.updated_by_id`,
-        [SINGLE_APPROVER_KEY, JSON.stringify(limit), ctx.now, ctx.actor.id],
-      );
-      await appendAudit(
-        client,
-        [
-          {
-            actorId: ctx.actor.id,
-            actorEmail: ctx.actor.email,
-            actorRole: ctx.actor.role,
-            requestId: ctx.requestId,
-            action: "setting.changed",
-            targetType: "setting",
-            targetId: SINGLE_APPROVER_KEY,
-            before: { value: before },
-            after: { value: limit },
-          },
-        ],
-        ctx.now,
-      );
+      await writeSetting(client, { key: SINGLE_APPROVER_KEY, value: limit, before: { value: before }, after: { value: limit } }, ctx);
     }
     return view((await client.query<SettingRow>(SELECT, [SINGLE_APPROVER_KEY])).rows[0]);
   });
