@@ -79,6 +79,18 @@ async function post(body: Uint8Array, contentType: string): Promise<Response> {
   return POST(req, { params: Promise.resolve({}) });
 }
 
+/** A triage action as a browser sends it: the body arriving in 64 KiB chunks. */
+async function postAction(id: string, bearer: string, body: Uint8Array): Promise<Response> {
+  const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
+  const req = new Request(`http://localhost/api/dead-letters/${id}/actions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+    body: chunked(body),
+    duplex: "half",
+  } as RequestInit);
+  return POST(req, { params: Promise.resolve({ id }) });
+}
+
 interface Probed<T> {
   value: T;
   /** health answers while `work` ran: their latencies in ms, sorted */
@@ -251,14 +263,8 @@ describe("reading a huge record", () => {
     );
     const { id, version } = rows[0]!;
     const analyst = await makeToken(getDb(), (await makeUser(getDb(), "analyst")).id);
-    const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
     const run = await whileProbingHealth(async () => {
-      const req = new Request(`http://localhost/api/dead-letters/${id}/actions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${analyst}`, "content-type": "application/json" },
-        body: JSON.stringify({ action: "reopen", version }),
-      });
-      const res = await POST(req, { params: Promise.resolve({ id }) });
+      const res = await postAction(id, analyst, Buffer.from(JSON.stringify({ action: "reopen", version })));
       if (res.status !== 200) throw new Error(`reopen answered ${res.status}: ${(await res.text()).slice(0, 400)}`);
       return res;
     });
@@ -287,21 +293,12 @@ describe("reading a huge record", () => {
     );
     const { id, version } = rows[0]!;
     const analyst = await makeToken(getDb(), (await makeUser(getDb(), "analyst")).id);
-    const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
     const body = Buffer.from(
       `{"action":"edit","version":${version},"reason":"property fixed","payload":{"type":"Feature","id":"heavy-78k","geometry":{"type":"Polygon","coordinates":[${ring.toString("utf8")}]},"properties":{"edited":true}}}`,
     );
     expect(body.length).toBeGreaterThan(900_000);
     expect(body.length).toBeLessThan(1024 * 1024);
-    const run = await whileProbingHealth(async () => {
-      const req = new Request(`http://localhost/api/dead-letters/${id}/actions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${analyst}`, "content-type": "application/json" },
-        body: chunked(body),
-        duplex: "half",
-      } as RequestInit);
-      return POST(req, { params: Promise.resolve({ id }) });
-    });
+    const run = await whileProbingHealth(() => postAction(id, analyst, body));
     console.log(report("78,000-vertex edit", run));
     expect(run.value.status).toBe(200);
     expect(await run.value.json()).toMatchObject({ version: version + 1, payload: { properties: { edited: true } } });
@@ -314,20 +311,11 @@ describe("reading a huge record", () => {
     );
     const { id, version } = rows[0]!;
     const analyst = await makeToken(getDb(), (await makeUser(getDb(), "analyst")).id);
-    const { POST } = await import("../../app/api/dead-letters/[id]/actions/route");
     const ring = ringBytes(1_000_000).toString("utf8");
     const body = Buffer.from(
       `{"action":"edit","version":${version},"reason":"simplified","payload":{"type":"Feature","id":"heavy-1m","geometry":{"type":"Polygon","coordinates":[${ring}]},"properties":{"edited":true}}}`,
     );
-    const run = await whileProbingHealth(async () => {
-      const req = new Request(`http://localhost/api/dead-letters/${id}/actions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${analyst}`, "content-type": "application/json" },
-        body: chunked(body),
-        duplex: "half",
-      } as RequestInit);
-      return POST(req, { params: Promise.resolve({ id }) });
-    });
+    const run = await whileProbingHealth(() => postAction(id, analyst, body));
     console.log(report("1e6-vertex edit", run));
     expect(run.value.status).toBe(413);
     expect(await run.value.json()).toMatchObject({
