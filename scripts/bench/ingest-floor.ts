@@ -52,10 +52,22 @@ export async function normalizeFloor(file: string): Promise<FloorPart & { thread
 
 /** The tables ingest writes, in the order their rows can go back in (failure history points at records). */
 const TABLES = [
-  { table: "dead_letter", where: "true" },
-  { table: "failure_attempt", where: "true" },
-  { table: "audit_event", where: "id > $1" },
+  { table: "dead_letter", where: "true", order: "id" },
+  { table: "failure_attempt", where: "true", order: "dead_letter_id, attempt" },
+  { table: "audit_event", where: "id > $1", order: "id" },
 ];
+
+/** A table's columns that take values (a generated column is computed by the COPY into the target, as by ingest). */
+async function writableColumns(client: pg.Client, table: string): Promise<string> {
+  const { rows } = await client.query<{ cols: string }>(
+    `SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS cols FROM information_schema.columns
+     WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER'`,
+    [table],
+  );
+  const cols = rows[0]?.cols;
+  if (!cols) throw new Error(`ingest floor: no columns found for ${table}`);
+  return cols;
+}
 
 async function copyOut(client: pg.Client, sql: string): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
@@ -71,11 +83,12 @@ async function copyOut(client: pg.Client, sql: string): Promise<Buffer[]> {
 export async function copyFloor(sourceUrl: string, auditAfter: string, records: number): Promise<FloorPart & { rows: number }> {
   const source = new pg.Client({ connectionString: sourceUrl });
   await source.connect();
-  const data: { table: string; chunks: Buffer[] }[] = [];
+  const data: { table: string; cols: string; chunks: Buffer[] }[] = [];
   try {
-    for (const { table, where } of TABLES) {
-      const sql = `COPY (SELECT * FROM ${table} WHERE ${where.replace("$1", `'${BigInt(auditAfter)}'`)} ORDER BY id) TO STDOUT`;
-      data.push({ table, chunks: await copyOut(source, sql) });
+    for (const { table, where, order } of TABLES) {
+      const cols = await writableColumns(source, table);
+      const sql = `COPY (SELECT ${cols} FROM ${table} WHERE ${where.replace("$1", `'${BigInt(auditAfter)}'`)} ORDER BY ${order}) TO STDOUT`;
+      data.push({ table, cols, chunks: await copyOut(source, sql) });
     }
   } finally {
     await source.end();
@@ -87,7 +100,7 @@ export async function copyFloor(sourceUrl: string, auditAfter: string, records: 
     let rows = 0;
     const started = performance.now();
     await client.query("BEGIN");
-    for (const { table, chunks } of data) rows += await copyIn(client, `COPY ${table} FROM STDIN`, chunks);
+    for (const { table, cols, chunks } of data) rows += await copyIn(client, `COPY ${table} (${cols}) FROM STDIN`, chunks);
     await client.query("COMMIT");
     const seconds = (performance.now() - started) / 1000;
     return { rows, seconds, perSecond: records / seconds };
