@@ -6,7 +6,7 @@ import { utcMicrosSql } from "../../time/instant";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { maybeCompact } from "./facets";
 import type { ListQuery } from "../filters";
-import { buildWhere, buildWhereBranches, searchConditions, selectBranches, viewportClause } from "./where";
+import { buildWhere, buildWhereBranches, commonWordsSql, searchParts, selectBranches, viewportClause, type PayloadMatch } from "./where";
 
 // The list's row and page are the API's schemas (record-schemas.ts); these are their types.
 export type DeadLetterSummary = z.infer<typeof DeadLetterSummarySchema>;
@@ -160,7 +160,7 @@ async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Prom
   const base = clauses.filter(Boolean).join(" AND ");
   const limit = p(query.limit + 1);
   const page = q
-    ? searchPage(base, searchConditions(q, p), order, limit)
+    ? searchPage(base, searchParts(q, p, "d", query.kind), order, limit)
     : `SELECT d.id FROM dead_letter d WHERE ${base} ORDER BY ${ORDER(order)} LIMIT ${limit}`;
   const { rows } = await db.query<Row>(
     `WITH page AS MATERIALIZED (${page})
@@ -171,14 +171,50 @@ async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Prom
 }
 
 /**
- * A search's page as one ordered, bounded branch per condition, merged: each branch is an index's walk in
- * (observed_at, id) order, so a device with thousands of taps reads a page of them from
+ * A search's page as one ordered, bounded branch per condition, merged: each identifier's branch is an index's
+ * walk in (observed_at, id) order, so a device with thousands of taps reads a page of them from
  * (device_id, observed_at), where one OR over all conditions read every tap of the device through a bitmap
- * and sorted them. UNION drops a record two conditions found.
+ * and sorted them. UNION drops a record two conditions found. The payload's words take payloadBranch.
  */
-function searchPage(base: string, conditions: string[], order: string, limit: string): string {
-  const branches = conditions.map(
+function searchPage(base: string, parts: { identifiers: string[]; payload: PayloadMatch | null }, order: string, limit: string): string {
+  const branches = parts.identifiers.map(
     (c) => `(SELECT d.id, d.observed_at FROM dead_letter d WHERE ${base} AND ${c} ORDER BY ${ORDER(order)} LIMIT ${limit})`,
   );
+  if (parts.payload) branches.push(payloadBranch(base, parts.payload, order, limit));
   return `SELECT s.id FROM (${branches.join("\n UNION ")}) s ORDER BY ${ORDER(order, "s")} LIMIT ${limit}`;
+}
+
+/** Matches a rare payload search may have for its set to be read whole from the GIN index and sorted. */
+export const SEARCH_PROBE = 200;
+/** Records a common term's page is looked for in, walking (observed_at, id), before its matches are read whole. */
+export const SEARCH_WALK = 10_000;
+
+/**
+ * A payload search's page, whatever the term's frequency. The GIN index cannot return matches in observed_at order,
+ * and the planner cannot tell a rare term from a common one (it multiplies the words' frequencies: "fence line
+ * disputed", on 8% of records, was estimated at 458 rows of 1M, and read as 78,666 index entries, a heap fetch each
+ * and a sort: 700 ms). So the branch decides, each step a CTE that runs only when the ones before did not settle it:
+ *  1. common: are all the words common, per the statistics (where.ts commonWordsSql)? Then straight to 2.
+ *  2. probe (not common): up to SEARCH_PROBE + 1 matches from the index, in no order. A rare term (an id, a
+ *     sensor, a typo) ends here: all its matches, sorted.
+ *  3. walk (common, or the probe overflowed): SEARCH_WALK records in page order, testing the stored document
+ *     (a few µs each): a term on 1% of the records or more fills its page here (~1,300 records at 8%).
+ *  4. every_match (the walk came up short): every match from the index, sorted.
+ */
+function payloadBranch(base: string, payload: PayloadMatch, order: string, limit: string): string {
+  const cond = payload.condition;
+  const walked = `((SELECT c FROM common) OR (SELECT count(*) FROM probe) > ${SEARCH_PROBE})`;
+  return `(WITH common AS MATERIALIZED (SELECT ${commonWordsSql(payload.wordsParam)} AS c),
+     probe AS MATERIALIZED (
+       SELECT d.id, d.observed_at FROM dead_letter d WHERE NOT (SELECT c FROM common) AND ${base} AND ${cond} LIMIT ${SEARCH_PROBE + 1}),
+     walk AS MATERIALIZED (
+       SELECT d.id, d.observed_at FROM (
+         SELECT d.id, d.observed_at, d.search_doc, d.payload FROM dead_letter d WHERE ${walked} AND ${base}
+         ORDER BY ${ORDER(order)} LIMIT ${SEARCH_WALK}) d
+       WHERE ${cond} ORDER BY ${ORDER(order)} LIMIT ${limit}),
+     every_match AS MATERIALIZED (
+       SELECT d.id, d.observed_at FROM dead_letter d WHERE ${walked} AND (SELECT count(*) FROM walk) < ${limit} AND ${base} AND ${cond})
+   SELECT id, observed_at FROM probe WHERE NOT ${walked}
+   UNION SELECT id, observed_at FROM walk
+   UNION SELECT id, observed_at FROM every_match)`;
 }

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { ListFilterSchema } from "../filters";
-import { buildWhere, buildWhereBranches, escapeLike, prefixUpperBound, selectBranches } from "./where";
+import {
+  buildWhere,
+  buildWhereBranches,
+  COMMON_WORD_SHARE,
+  commonWordsSql,
+  escapeLike,
+  payloadWords,
+  prefixUpperBound,
+  selectBranches,
+} from "./where";
 
 describe("buildWhere", () => {
   it("is TRUE without filters", () => {
@@ -46,12 +55,24 @@ describe("buildWhere", () => {
   });
 
   it("searches the payload's words with q itself, and a condition's value then its exact jsonpath", () => {
-    expect(buildWhere({ q: "fence" }).text).toContain("dead_letter_search_doc(d.payload) @@ plainto_tsquery('simple', $1)");
+    expect(buildWhere({ q: "fence" }).text).toContain("d.search_doc @@ plainto_tsquery('simple', $1)");
     const { text, values } = buildWhere(ListFilterSchema.parse({ q: 'properties.sensor = "SN-9"' }));
-    expect(text).toContain(
-      "(dead_letter_search_doc(d.payload) @@ plainto_tsquery('simple', $3) AND jsonb_path_exists(d.payload, $4::jsonpath, $5::jsonb))",
-    );
+    expect(text).toContain("(d.search_doc @@ plainto_tsquery('simple', $3) AND jsonb_path_exists(d.payload, $4::jsonpath, $5::jsonb))");
     expect(values.slice(2)).toEqual(["SN-9", '$."properties"."sensor" ? (@ == $s)', '{"s":"SN-9"}']);
+  });
+
+  it("leaves the feature-id branch out when the filter excludes spatial records", () => {
+    expect(buildWhere({ q: "dev-1" }).text).toContain("d.entity_key = $1");
+    expect(buildWhere({ q: "dev-1", kind: ["afc"] }).text).not.toContain("entity_key");
+    expect(buildWhere({ q: "dev-1", kind: ["afc", "spatial"] }).text).toContain("d.entity_key = $2");
+  });
+
+  it("asks the statistics whether every searched word is common, from the words' parameter", () => {
+    const sql = commonWordsSql("$7");
+    expect(sql).toContain("to_tsvector('simple', $7)");
+    expect(sql).toContain(`>= ${COMMON_WORD_SHARE}`);
+    expect(payloadWords('properties.sensor = "SN-9"')).toBe("SN-9");
+    expect(payloadWords("fence line")).toBe("fence line");
   });
 
   it("refuses a broken condition as q, naming the rule", () => {

@@ -68,7 +68,7 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   if (filter.reason) clauses.push(`${alias}.reason_group = ${p(filter.reason)}`);
   if (filter.from) clauses.push(`${alias}.observed_at >= ${p(filter.from)}`);
   if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);
-  if (filter.q) clauses.push(`(${searchConditions(filter.q, p, alias).join(" OR ")})`);
+  if (filter.q) clauses.push(`(${searchConditions(filter.q, p, alias, filter.kind).join(" OR ")})`);
   // A semi-join on the notes' trigram index (dead_letter_note_text_trgm_idx), not a scan of every note.
   if (filter.note)
     clauses.push(`${alias}.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE text ILIKE ${p(`%${escapeLike(filter.note)}%`)})`);
@@ -80,39 +80,85 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
  * What `q` matches, one condition per index that answers it: the list runs each as its own ordered branch
  * (list.ts), everything else ORs them.
  */
-export function searchConditions(text: string, p: (v: unknown) => string, alias = "d"): string[] {
+export function searchConditions(text: string, p: (v: unknown) => string, alias = "d", kinds?: readonly string[]): string[] {
+  const { identifiers, payload } = searchParts(text, p, alias, kinds);
+  return payload ? [...identifiers, payload.condition] : identifiers;
+}
+
+/**
+ * `q` as the conditions on the record's identifiers (each exact, each served by its own index) and the one on its
+ * payload's words (null when `q` does not parse as a payload search), which the list pages through differently
+ * (list.ts searchPage).
+ */
+export function searchParts(
+  text: string,
+  p: (v: unknown) => string,
+  alias = "d",
+  kinds?: readonly string[],
+): { identifiers: string[]; payload: PayloadMatch | null } {
   const q = p(text);
-  const ors = [
-    keyMatch(alias, `= ${q}`),
-    `${alias}.event_id = ${q}`,
-    `${alias}.device_id = ${q}`,
-    `${alias}.source_message_id = ${q}`,
-    // a feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx
-    `(${alias}.kind = 'spatial' AND ${alias}.entity_key = ${q})`,
-  ];
+  const ors = [keyMatch(alias, `= ${q}`), `${alias}.event_id = ${q}`, `${alias}.device_id = ${q}`, `${alias}.source_message_id = ${q}`];
+  // A feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx. Left out
+  // when the filter excludes spatial records: the contradiction is planned as a parallel scan that never runs, and
+  // starting its workers cost 15-200 ms.
+  if (!kinds?.length || kinds.includes("spatial")) ors.push(`(${alias}.kind = 'spatial' AND ${alias}.entity_key = ${q})`);
   if (text.length >= KEY_PREFIX_MIN) {
     // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
     ors.push(`lower(${alias}.idempotency_key) LIKE ${p(`${escapeLike(text.toLowerCase())}%`)}`);
   }
-  const payload = payloadMatch(text, p, alias, q);
-  if (payload) ors.push(payload);
-  return ors;
+  return { identifiers: ors, payload: payloadMatch(text, p, alias, q) };
 }
 
 /**
- * `q` searched inside the working payload (search-syntax.ts): the words of the value through
- * dead_letter_search_idx, then, for a condition, the exact jsonpath test on the rows they found. plainto_tsquery
- * ANDs the words without positions, so the GIN index answers without rechecking the document. Null for a `q`
- * that does not parse (the schema refuses it before it gets here).
+ * `q` searched inside the working payload (search-syntax.ts): the words of the value in the stored search document
+ * (dead_letter.search_doc, its GIN index dead_letter_search_idx), then, for a condition, the exact jsonpath test on
+ * the rows they found. plainto_tsquery ANDs the words without positions, so the GIN index answers without
+ * rechecking the document. Null for a `q` that does not parse (the schema refuses it before it gets here).
  */
-export function payloadMatch(q: string, p: (v: unknown) => string, alias = "d", qParam?: string): string | null {
+export function payloadMatch(q: string, p: (v: unknown) => string, alias = "d", qParam?: string): PayloadMatch | null {
   const parsed = parsePayloadSearch(q);
   if (!parsed.ok) return null;
   const text = searchWords(parsed.search);
-  const words = `dead_letter_search_doc(${alias}.payload) @@ plainto_tsquery('simple', ${qParam && text === q ? qParam : p(text)})`;
-  if (parsed.search.kind === "words") return words;
+  const wordsParam = qParam && text === q ? qParam : p(text);
+  const words = `${alias}.search_doc @@ plainto_tsquery('simple', ${wordsParam})`;
+  if (parsed.search.kind === "words") return { condition: words, wordsParam };
   const { path, vars } = conditionJsonPath(parsed.search);
-  return `(${words} AND jsonb_path_exists(${alias}.payload, ${p(path)}::jsonpath, ${p(JSON.stringify(vars))}::jsonb))`;
+  return {
+    condition: `(${words} AND jsonb_path_exists(${alias}.payload, ${p(path)}::jsonpath, ${p(JSON.stringify(vars))}::jsonb))`,
+    wordsParam,
+  };
+}
+
+/** The words a payload search looks for in the search document; null for a `q` that does not parse. */
+export function payloadWords(q: string): string | null {
+  const parsed = parsePayloadSearch(q);
+  return parsed.ok ? searchWords(parsed.search) : null;
+}
+
+export interface PayloadMatch {
+  /** the SQL condition on the record */
+  condition: string;
+  /** the parameter holding the searched words */
+  wordsParam: string;
+}
+
+/** A word at least this frequent in the search documents (per ANALYZE's statistics) makes a term "common". */
+export const COMMON_WORD_SHARE = 0.005;
+
+/**
+ * True when every word of the search is on at least COMMON_WORD_SHARE of the records, per the most common lexemes
+ * ANALYZE keeps for dead_letter.search_doc (pg_stats): then a page of matches is near in observed_at order, and
+ * the GIN index, which hands over all of them in no order (~80,000 for an 8% word at 1M records, 40–150 ms to
+ * read its posting lists alone), is the slow way. False without statistics (a new or small table): the index.
+ * The words of a term together can be rarer than each alone: the list then falls back to the index (list.ts).
+ */
+export function commonWordsSql(wordsParam: string): string {
+  return `(SELECT coalesce(bool_and(coalesce(s.freq, 0) >= ${COMMON_WORD_SHARE}), false)
+     FROM unnest(tsvector_to_array(to_tsvector('simple', ${wordsParam}))) AS w(lexeme)
+     LEFT JOIN (SELECT e.lexeme, e.freq FROM pg_stats st,
+                  unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS e(lexeme, freq)
+                WHERE st.schemaname = current_schema() AND st.tablename = 'dead_letter' AND st.attname = 'search_doc') s
+       ON s.lexeme = w.lexeme)`;
 }
 
 /**
