@@ -9,6 +9,7 @@
 // runs each export again in the same process ("warm").
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { withSessionSetup } from "../lib/db/session";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
@@ -45,7 +46,7 @@ if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [args.db]
   await admin.query(`CREATE DATABASE "${args.db}"`);
 await admin.end();
 await applyMigrations(url.toString());
-const pool = new pg.Pool({ connectionString: url.toString(), max: 6 });
+const pool = withSessionSetup(new pg.Pool({ connectionString: url.toString(), max: 6 }));
 
 const have = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter")).rows[0]?.n ?? 0);
 if (have < COUNT) {

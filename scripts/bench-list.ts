@@ -6,6 +6,7 @@
 // ~5 minutes for 1M rows here) and reused by later runs unless --reseed.
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { withSessionSetup } from "../lib/db/session";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
@@ -39,7 +40,7 @@ const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1"
 if (!exists) await admin.query(`CREATE DATABASE "${args.db}"`);
 await admin.end();
 await applyMigrations(url.toString());
-const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+const pool = withSessionSetup(new pg.Pool({ connectionString: url.toString(), max: 4 }));
 const have = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter")).rows[0]?.n ?? 0);
 if (have < COUNT) {
   say(`seeding ${(COUNT - have).toLocaleString("en")} rows into ${args.db} (${have.toLocaleString("en")} present)`);

@@ -2,6 +2,7 @@ import "server-only";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client";
+import { withSessionSetup } from "./session";
 
 // One pg pool per process, shared by Prisma (through the driver adapter) and by the raw SQL of hot paths
 // (ingest, queue claims), so both see the same connection limit.
@@ -15,7 +16,7 @@ export interface Db {
 const globalForDb = globalThis as unknown as { __redriveDb?: Db };
 
 export function createDb(url: string, max = 20): Db {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  const pool = withSessionSetup(new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 }));
   // An idle client's connection can drop (database restart); without a listener that error would crash us.
   pool.on("error", (err) => console.error(`[db] idle client error: ${err.message}`));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

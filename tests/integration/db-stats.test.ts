@@ -15,6 +15,17 @@ afterAll(async () => {
   await closeDb();
 });
 
+describe("session setup", () => {
+  it("runs every connection of the pool with JIT off, from its first query", async () => {
+    const clients = await Promise.all([db.pool.connect(), db.pool.connect()]);
+    try {
+      for (const c of clients) expect((await c.query<{ jit: string }>("SHOW jit")).rows[0]?.jit).toBe("off");
+    } finally {
+      for (const c of clients) c.release();
+    }
+  });
+});
+
 describe("freshenStatistics", () => {
   it("analyzes a table once a tenth of it changed since its statistics, and leaves fresh ones alone", async () => {
     // Autovacuum (on in the embedded server) could analyze the table itself between our steps.
