@@ -23,8 +23,7 @@ export const DIRECT_CAP = 50_000;
  * A search's matches are counted exactly up to this many. Its payload words come from the GIN index in no useful
  * order, a heap fetch each for the facet columns (10–25 µs, the pages scattered): 5,000 took 60–140 ms, 50,000
  * took seconds. A search with more is counted from the sample, which tests the stored search document
- * (dead_letter.search_doc) on ~30,000 records (~35–65 ms); whether it has more is asked first with no column read
- * (searchHasMore).
+ * (dead_letter.search_doc) on ~30,000 records (~35–65 ms), at once when its words are common (commonWords).
  */
 export const SEARCH_DIRECT_CAP = 2_000;
 /** Rows a sample should hold: enough for ±1% on the large buckets. */
@@ -118,19 +117,6 @@ async function commonWords(db: Db, q: string): Promise<boolean> {
   return rows[0]?.c === true;
 }
 
-/**
- * Whether more than `cap` records match. Selecting no column lets the bitmap scan skip the heap on all-visible
- * pages, so this reads the indexes, not 80,000 scattered rows for a common word.
- */
-async function searchHasMore(db: Db, filter: ListFilter, cap: number): Promise<boolean> {
-  const where = buildWhere(filter);
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM dead_letter d WHERE ${where.text} LIMIT ${cap + 1}) s`,
-    where.values,
-  );
-  return (rows[0]?.n ?? 0) > cap;
-}
-
 async function sampledCube(db: Db, filter: ListFilter): Promise<{ cells: CubeCell[]; scale: number }> {
   const est = await db.query<{ n: number }>("SELECT GREATEST(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'dead_letter'::regclass");
   const percent = Math.min(100, Math.max(0.1, (100 * SAMPLE_ROWS) / (est.rows[0]?.n ?? SAMPLE_ROWS)));
@@ -151,7 +137,7 @@ export async function facetCounts(db: Db, filter: ListFilter): Promise<Facets> {
     const cube = await rollupCube(db, rest, "estimate");
     return facetsFromCube(cube.cells, filter, cube.exact);
   }
-  if (rest.q !== undefined && ((await commonWords(db, rest.q)) || (await searchHasMore(db, rest, SEARCH_DIRECT_CAP)))) {
+  if (rest.q !== undefined && (await commonWords(db, rest.q))) {
     const sample = await sampledCube(db, rest);
     return facetsFromCube(sample.cells, filter, false, sample.scale);
   }
