@@ -20,12 +20,12 @@ import { buildWhere, buildWhereBranches, commonWordsSql, payloadWords, selectBra
 export const VIEW_CAP = 20_000;
 export const DIRECT_CAP = 50_000;
 /**
- * A search's matches are counted exactly up to this many. Its payload words come from the GIN index in no useful
+ * A search's matches are counted exactly up to this many (a busy device's taps). Its payload words come from the GIN index in no useful
  * order, a heap fetch each for the facet columns (10–25 µs, the pages scattered): 5,000 took 60–140 ms, 50,000
  * took seconds. A search with more is counted from the sample, which tests the stored search document
  * (dead_letter.search_doc) on ~30,000 records (~35–65 ms), at once when its words are common (commonWords).
  */
-export const SEARCH_DIRECT_CAP = 2_000;
+export const SEARCH_DIRECT_CAP = 5_000;
 /** Rows a sample should hold: enough for ±1% on the large buckets. */
 const SAMPLE_ROWS = 30_000;
 
