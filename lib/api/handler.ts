@@ -5,6 +5,7 @@ import { can, type Permission } from "../auth/permissions";
 import { suspectText, unstorable } from "../json/storable";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../json/depth";
 import { AppError, bodyError, issueError, notUtf8Body, validationError } from "../errors/app-error";
+import { SecretError } from "../secrets/kept-secret";
 import { searchParamsToObject } from "../net/search-params";
 import { startedByRedrive } from "../auth/fetch-site";
 import { maskAnswer } from "../masking/answer";
@@ -123,6 +124,11 @@ export function errorResponse(err: unknown, requestId: string): Response {
     const headers: Record<string, string> = { "x-request-id": requestId, "cache-control": NO_STORE };
     if (err.code === "unauthenticated") headers["www-authenticate"] = 'Bearer realm="redrive"';
     return Response.json(err.toJSON(), { status: err.status, headers });
+  }
+  if (err instanceof SecretError) {
+    // Names the setting, never a value: an admin saving SSO settings learns what the operator must set.
+    console.error(`[api] ${requestId} ${err.message}`);
+    return errorResponse(new AppError("misconfigured", err.message), requestId);
   }
   console.error(`[api] ${requestId} unhandled error`, err);
   return Response.json(

@@ -16,6 +16,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "bad_gateway"
+  | "misconfigured"
   | "internal";
 
 const STATUS: Record<ErrorCode, number> = {
@@ -31,6 +32,8 @@ const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   bad_gateway: 502,
+  /** the server lacks a setting this request needs (a secret production must be given): the operator's to fix */
+  misconfigured: 503,
   internal: 500,
 };
 

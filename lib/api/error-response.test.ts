@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { AppError } from "../errors/app-error";
+import { SecretError } from "../secrets/kept-secret";
+import { errorResponse } from "./handler";
+
+describe("errorResponse", () => {
+  it("answers a missing production secret with 503 naming the setting, not a bare 500", async () => {
+    const res = errorResponse(new SecretError("REDRIVE_SECRET_KEY is not set. Production needs a stable secret"), "req-1");
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("misconfigured");
+    expect(body.error.message).toContain("REDRIVE_SECRET_KEY");
+  });
+
+  it("keeps an AppError's status and hides anything else behind a 500", async () => {
+    expect(errorResponse(new AppError("conflict", "stale version"), "req-2").status).toBe(409);
+    const res = errorResponse(new Error("connection string with password"), "req-3");
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(await res.json())).not.toContain("password");
+  });
+});
