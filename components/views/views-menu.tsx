@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
+import { DEFAULT_COLUMNS, sameColumns } from "@/lib/dead-letters/query/list-columns";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { SavedView } from "@/lib/dead-letters/views/view-schemas";
 import { useSavedViews, useViewChange } from "./queries";
@@ -170,7 +171,11 @@ export function ViewsMenu({ filter, columns, onApply }: { filter: ListFilter; co
               e.preventDefault();
               const n = name.trim();
               if (n)
-                change.mutate({ op: "create", name: n, shared, filter: current, columns: [...columns] }, { onSuccess: () => setName("") });
+                change.mutate(
+                  // The default layout is no choice: such a view opens with the reader's own columns.
+                  { op: "create", name: n, shared, filter: current, columns: sameColumns(columns, DEFAULT_COLUMNS) ? [] : [...columns] },
+                  { onSuccess: () => setName("") },
+                );
             }}
           >
             <label htmlFor="view-name" className="block text-xs font-medium text-slate-600 dark:text-slate-300">

@@ -323,7 +323,7 @@ export function TriageList({
           The filter in the URL is invalid ({error}); showing everything.
         </p>
       )}
-      <FilterBar filter={filter} onChange={setFilter} searchRef={search} />
+      <FilterBar filter={filter} onChange={setFilter} searchRef={search} fixed={scope.fixed} />
       {canTriage && selectionSize(selection) > 0 && (
         <BulkBar selection={selection} canReplay={canReplay} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />
       )}
