@@ -1,17 +1,20 @@
 "use client";
 
-import Link from "next/link";
-import { useState } from "react";
+import { useMemo, useState } from "react";
+import { TriageList, type ListScope } from "@/components/dead-letters/list/triage-list";
 import { Button } from "@/components/ui/button";
 import { DayTrend } from "@/components/ui/day-trend";
-import { filterToParams } from "@/lib/dead-letters/query/filter-url";
 import type { FailureGroupDetail, GroupPatch } from "@/lib/dead-letters/groups/group-schemas";
+import type { ListPage } from "@/lib/dead-letters/query/list";
+import type { Facets } from "@/lib/dead-letters/record-schemas";
 import { GroupStatusBadge, when } from "./group-badges";
 import { useGroup, usePatchGroup } from "./queries";
 
-// A failure group's page: its state (status, owner, resolution, regression), the notes thread and the way to its
-// records — the dead-letter list filtered to the group, with its filters and bulk actions, and a replay batch
-// of the group's approved records. Polls, so a second analyst's changes appear within seconds.
+// A failure group's page: its state (status, owner, resolution, regression), the notes thread, and its records
+// in the dead-letter list itself (filters, selection, bulk actions, keyboard), fixed to the group's source and
+// reason, with "Replay this group" into the replay form. Polls, so a second analyst's changes appear within
+// seconds; a status or owner change names the version it was based on, so one made on a stale copy is refused
+// (409) and shown rather than overwriting the other person's.
 
 export interface Owner {
   id: string;
@@ -26,13 +29,18 @@ export function GroupDetail({
   initial,
   renderedAt,
   owners,
+  list,
   canTriage,
+  canUnmask,
   canReplay,
 }: {
   initial: FailureGroupDetail;
   renderedAt: number;
   owners: Owner[];
+  /** the list's first page and counts under the group's filter and the URL's */
+  list: { key: string; page: ListPage; facets: Facets; renderedAt: number };
   canTriage: boolean;
+  canUnmask: boolean;
   canReplay: boolean;
 }) {
   const { data: g } = useGroup(initial, renderedAt);
@@ -40,8 +48,18 @@ export function GroupDetail({
   const [reason, setReason] = useState("");
   const [link, setLink] = useState("");
   const [note, setNote] = useState("");
-  const act = (p: GroupPatch, done?: () => void) => patch.mutate(p, { onSuccess: done });
-  const filter = { source: [g.source], reason: g.reasonGroup };
+  // Status, owner and resolution changes carry the version shown; a note never conflicts.
+  const act = (p: GroupPatch, done?: () => void) =>
+    patch.mutate(p.note === undefined ? { ...p, version: g.version } : p, { onSuccess: done });
+  const scope = useMemo<ListScope>(
+    () => ({
+      path: `/groups/${g.id}`,
+      fixed: { source: [g.source], reason: g.reasonGroup },
+      title: "Records in this group",
+      replayLabel: "Replay this group…",
+    }),
+    [g.id, g.source, g.reasonGroup],
+  );
   // The owner may no longer be assignable (disabled, role changed): still shown as the select's value.
   const choices = g.owner && !owners.some((o) => o.id === g.owner?.id) ? [...owners, g.owner] : owners;
 
@@ -94,6 +112,15 @@ export function GroupDetail({
       <div className="grid gap-4 lg:grid-cols-2">
         <section aria-label="Work on this group" className={PANEL}>
           <h2 className="text-sm font-semibold">Status and owner</h2>
+          {patch.conflict && (
+            <p
+              role="alert"
+              className="rounded border border-amber-300 bg-amber-50 px-2 py-1 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+            >
+              Someone else changed this group while you were looking, so your change was not made. The page now shows their change: check
+              it, then try again if it is still needed.
+            </p>
+          )}
           {canTriage ? (
             <>
               <div className="flex flex-wrap gap-2">
@@ -207,20 +234,7 @@ export function GroupDetail({
         </section>
       </div>
 
-      <section aria-label="Records" className={`${PANEL} flex flex-wrap items-center gap-3`}>
-        <h2 className="text-sm font-semibold">Records</h2>
-        <Link href={`/dead-letters?${filterToParams(filter)}`} className="text-sm text-sky-800 underline dark:text-sky-300">
-          Open the {g.count.toLocaleString("en")} records in the list
-        </Link>
-        {canReplay && (
-          <Link
-            href={`/replays/new?${filterToParams({ ...filter, status: ["approved"] })}`}
-            className="text-sm text-sky-800 underline dark:text-sky-300"
-          >
-            Replay this group…
-          </Link>
-        )}
-      </section>
+      <TriageList initial={list} canTriage={canTriage} canUnmask={canUnmask} canReplay={canReplay} scope={scope} />
     </div>
   );
 }

@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { isSessionEnd, poll } from "@/components/session-ended";
-import { fetchJson } from "@/lib/api/client";
+import { useState } from "react";
+import { fetchJson, HttpError } from "@/lib/api/client";
 import type { FailureGroupDetail, FailureGroupView, GroupPatch, GroupSort } from "@/lib/dead-letters/groups/group-schemas";
 
 // One hook per failure-group resource. Both poll every few seconds: two analysts on the same group see each
@@ -42,17 +43,26 @@ export function useGroup(initial: FailureGroupDetail, renderedAt: number) {
   });
 }
 
+/**
+ * A change to the group. `conflict`: the last change was refused because the group had changed since it was read
+ * (409 on its version); the group is read again, and the flag holds until the next change succeeds.
+ */
 export function usePatchGroup(id: string) {
   const qc = useQueryClient();
-  return useMutation({
+  const [conflict, setConflict] = useState(false);
+  const mutation = useMutation({
     mutationFn: (patch: GroupPatch) => fetchJson<FailureGroupDetail>(`/api/groups/${id}`, { method: "PATCH", body: patch }),
     onSuccess: (group) => {
+      setConflict(false);
       qc.setQueryData(groupKeys.one(id), group);
       void qc.invalidateQueries({ queryKey: groupKeys.all });
     },
     onError: (err) => {
-      if (!isSessionEnd(err)) toast.error(err.message);
+      const stale = err instanceof HttpError && err.status === 409;
+      setConflict(stale);
+      if (!stale && !isSessionEnd(err)) toast.error(err.message);
       void qc.invalidateQueries({ queryKey: groupKeys.one(id) });
     },
   });
+  return Object.assign(mutation, { conflict });
 }

@@ -25,15 +25,15 @@ export function useSavedViews(enabled = true) {
 }
 
 type Change =
-  | { op: "create"; name: string; shared: boolean; filter: string }
-  | { op: "update"; id: string; patch: { name?: string; shared?: boolean } }
+  | { op: "create"; name: string; shared: boolean; filter: string; columns: string[] }
+  | { op: "update"; id: string; patch: { name?: string; shared?: boolean; columns?: string[] } }
   | { op: "delete"; id: string }
   | { op: "default"; id: string | null };
 
 function send(c: Change): Promise<unknown> {
   switch (c.op) {
     case "create":
-      return fetchJson("/api/views", { method: "POST", body: { name: c.name, shared: c.shared, filter: c.filter } });
+      return fetchJson("/api/views", { method: "POST", body: { name: c.name, shared: c.shared, filter: c.filter, columns: c.columns } });
     case "update":
       return fetchJson(`/api/views/${c.id}`, { method: "PATCH", body: c.patch });
     case "delete":

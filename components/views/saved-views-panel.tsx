@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { viewQuery } from "@/lib/dead-letters/views/view-schemas";
 import { useSavedViews } from "./queries";
 import { ViewCount } from "./view-count";
 
@@ -26,7 +27,7 @@ export function SavedViewsPanel() {
         <ul className="space-y-0.5 text-sm">
           {views.data.map((v) => (
             <li key={v.id} className="flex items-center gap-2">
-              <Link href={`/dead-letters?${v.filter || "all"}`} className="truncate text-sky-800 hover:underline dark:text-sky-300">
+              <Link href={`/dead-letters?${viewQuery(v) || "all"}`} className="truncate text-sky-800 hover:underline dark:text-sky-300">
                 {v.name}
               </Link>
               {v.isDefault && <span title="Your default view">★</span>}

@@ -3,16 +3,19 @@
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
+import { DEFAULT_COLUMNS, sameColumns } from "@/lib/dead-letters/query/list-columns";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { SavedView } from "@/lib/dead-letters/views/view-schemas";
 import { useSavedViews, useViewChange } from "./queries";
 import { ViewCount } from "./view-count";
 
-// The list header's "Views" menu: pick a saved view (its filter replaces the list's), save the current filter as
-// one (personal or shared), make one the default (/dead-letters without a filter opens it), rename or delete
-// one's own. The list has fixed columns and one order, so a view holds its filter (and the order, newest first).
+// The list header's "Views" menu: pick a saved view (its filter and columns replace the list's), save the current
+// filter and columns as one (personal or shared), make one the default (/dead-letters without a filter opens
+// it), rename or delete one's own. The list has one order, so a view's sort is newest first.
 
-function ViewRow({ view, current, onApply }: { view: SavedView; current: string; onApply: (f: ListFilter) => void }) {
+type Apply = (filter: ListFilter, columns: string[]) => void;
+
+function ViewRow({ view, current, onApply }: { view: SavedView; current: string; onApply: Apply }) {
   const change = useViewChange();
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -50,9 +53,9 @@ function ViewRow({ view, current, onApply }: { view: SavedView; current: string;
     <li className="flex items-center gap-1">
       <button
         type="button"
-        onClick={() => onApply(filterFromParams(new URLSearchParams(view.filter)).filter)}
+        onClick={() => onApply(filterFromParams(new URLSearchParams(view.filter)).filter, view.columns)}
         aria-current={active ? "true" : undefined}
-        title={view.filter ? `Filter: ${view.filter}` : "No filter: every record"}
+        title={`${view.filter ? `Filter: ${view.filter}` : "No filter: every record"}${view.columns.length ? ` · columns: ${view.columns.join(", ")}` : ""}`}
         className={`flex min-w-0 flex-1 items-center gap-1.5 rounded px-1.5 py-1 text-left text-sm hover:bg-slate-100 dark:hover:bg-slate-800 ${active ? "font-semibold" : ""}`}
       >
         <span className="truncate">{view.name}</span>
@@ -106,7 +109,7 @@ function ViewRow({ view, current, onApply }: { view: SavedView; current: string;
   );
 }
 
-export function ViewsMenu({ filter, onApply }: { filter: ListFilter; onApply: (f: ListFilter) => void }) {
+export function ViewsMenu({ filter, columns, onApply }: { filter: ListFilter; columns: readonly string[]; onApply: Apply }) {
   const [open, setOpen] = useState(false);
   const views = useSavedViews(open);
   const change = useViewChange();
@@ -154,8 +157,8 @@ export function ViewsMenu({ filter, onApply }: { filter: ListFilter; onApply: (f
                   key={v.id}
                   view={v}
                   current={current}
-                  onApply={(f) => {
-                    onApply(f);
+                  onApply={(f, cols) => {
+                    onApply(f, cols);
                     setOpen(false);
                   }}
                 />
@@ -167,11 +170,16 @@ export function ViewsMenu({ filter, onApply }: { filter: ListFilter; onApply: (f
             onSubmit={(e) => {
               e.preventDefault();
               const n = name.trim();
-              if (n) change.mutate({ op: "create", name: n, shared, filter: current }, { onSuccess: () => setName("") });
+              if (n)
+                change.mutate(
+                  // The default layout is no choice: such a view opens with the reader's own columns.
+                  { op: "create", name: n, shared, filter: current, columns: sameColumns(columns, DEFAULT_COLUMNS) ? [] : [...columns] },
+                  { onSuccess: () => setName("") },
+                );
             }}
           >
             <label htmlFor="view-name" className="block text-xs font-medium text-slate-600 dark:text-slate-300">
-              Save the current filter as a view
+              Save the current filter and columns as a view
             </label>
             <div className="flex items-center gap-2">
               <input

@@ -25,7 +25,13 @@ async function expectAccessible(page: Page, path: string, scheme: "light" | "dar
       `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1).join(" ")}`).join("\n")}`,
   );
   // A picture of each page in its theme, to look at (the names say which page).
-  const name = path.split("?")[0]!.replace(/\/\d+/g, "/id").replace(/\W+/g, "-").replace(/^-|-$/g, "") || "overview";
+  const name =
+    path
+      .split("?")[0]!
+      .replace(/\/\d+/g, "/id")
+      .replace(/^\/groups\/[\w-]{16}$/, "/group")
+      .replace(/\W+/g, "-")
+      .replace(/^-|-$/g, "") || "overview";
   await page.screenshot({ path: `tests/artifacts/screenshots/theme-${scheme}-${name}.png` });
   expect(found, `${path} in ${scheme}`).toEqual([]);
 }
@@ -68,6 +74,16 @@ test("a11y: replay pages @themes", async ({ page, colorScheme, baseURL }) => {
   await page.getByRole("button", { name: "Create draft batch of 3" }).click();
   await expect(page).toHaveURL(/\/replays\/\d+$/);
   await expectAccessible(page, new URL(page.url()).pathname, scheme);
+});
+
+test("a11y: a failure group's page, with its records in the list @themes", async ({ page, colorScheme }) => {
+  test.setTimeout(120_000);
+  await signIn(page, "supervisor", "/groups");
+  await expectAccessible(page, "/groups", schemeOf(colorScheme));
+  const groups = (await (await page.request.get("/api/groups?sort=size")).json()) as { groups: { id: string }[] };
+  const biggest = groups.groups[0];
+  expect(biggest).toBeDefined();
+  await expectAccessible(page, `/groups/${biggest!.id}`, schemeOf(colorScheme));
 });
 
 test("a11y: audit log @themes", async ({ page, colorScheme }) => {

@@ -69,11 +69,120 @@ test("groups: two analysts share a group, and a regression reopens it @themes", 
   }
   await expect(a.getByRole("status").filter({ hasText: "Regression" })).toContainText("fixed upstream in release 4.2");
 
-  // The group's records are one click away in the list, filtered to the group.
-  await a.getByRole("link", { name: /Open the 2 records in the list/ }).click();
-  await expect(a).toHaveURL(/\/dead-letters\?.*source=e2e-groups/);
-  await expect(a.getByText(reason).first()).toBeVisible();
+  // The group's records are on its page, in the list, which announces the new arrival as it does on /dead-letters.
+  const records = a.getByRole("region", { name: "Records in this group" });
+  await records.getByRole("status").filter({ hasText: "1 new" }).getByRole("button", { name: "show" }).click();
+  await expect(records.getByText(/^2 matching/)).toBeVisible();
 
   await a.context().close();
   await b.context().close();
+});
+
+/** A tap of `reason` from the e2e-groups source, as a producer sends it. */
+const tap = (reason: string) => ({
+  kind: "afc",
+  source: "e2e-groups",
+  raw_payload: { event_id: `grp-${word()}`, device_id: "gate-9", fare_amount_cents: 250, tap_timestamp: new Date().toISOString() },
+  failure_reason: reason,
+});
+
+test("groups: a group's page lists its records with the list's tools, and replays the group @themes", async ({
+  browser,
+  playwright,
+  baseURL,
+}) => {
+  test.setTimeout(180_000);
+  const reason = `turnstile offline ${word()}`;
+  const other = `turnstile jammed ${word()}`;
+  for (let i = 0; i < 3; i++) await ingestAsProducer(playwright.request, baseURL, tap(reason));
+  // Same source, another reason: another group, not on this one's page.
+  await ingestAsProducer(playwright.request, baseURL, tap(other));
+
+  const page = await openAs(browser, "supervisor", "/groups");
+  await page.getByRole("link", { name: reason }).click();
+  await expect(page).toHaveURL(/\/groups\/[A-Za-z0-9_-]{16}$/);
+  const path = new URL(page.url()).pathname;
+  const records = page.getByRole("region", { name: "Records in this group" });
+  await expect(records.getByText(/^3 matching/)).toBeVisible();
+  const table = records.getByRole("table", { name: "Dead letters" });
+  await expect(table.getByRole("row")).toHaveCount(4); // the header and the group's three
+  await expect(table.getByText(reason)).toHaveCount(3);
+  await expect(page.getByText(other)).toHaveCount(0);
+  // The group's own source and reason are not filters one can remove here.
+  await expect(records.getByRole("button", { name: /^Remove filter (source|reason)/ })).toHaveCount(0);
+
+  // The list's keyboard: j highlights the first row, x selects it; the bulk bar approves it.
+  await expect(records).toHaveAttribute("data-hydrated", "true");
+  await page.keyboard.press("j");
+  await page.keyboard.press("x");
+  const bulk = records.getByRole("toolbar", { name: "Bulk actions" });
+  await expect(bulk).toContainText("1 selected record");
+  await bulk.getByRole("button", { name: "Approve…" }).click();
+  await page
+    .getByRole("dialog")
+    .getByRole("button", { name: /^Approve 1/ })
+    .click();
+  await expect(page.locator("[data-sonner-toast]").filter({ hasText: "Approved 1 of 1" })).toBeVisible();
+
+  // A further filter narrows within the group: its source and reason stay out of the URL and still apply.
+  // (click, not check: the box follows the URL, which the router applies a moment after the click)
+  const approved = records.getByRole("complementary", { name: "Filter by facet" }).getByRole("checkbox", { name: /^approved/ });
+  await approved.click();
+  await expect(approved).toBeChecked();
+  await expect(page).toHaveURL(new RegExp(`${path}\\?status=approved$`));
+  await expect(records.getByRole("button", { name: "Remove filter status: approved" })).toBeVisible();
+  await expect(records.getByText(/^1 matching/)).toBeVisible();
+  await expect(table.getByRole("row")).toHaveCount(2);
+  await page.reload();
+  await expect(records.getByText(/^1 matching/)).toBeVisible();
+
+  // "Replay this group…": the replay form, filled with the group's approved record.
+  await records.getByRole("link", { name: "Replay this group…" }).click();
+  await expect(page).toHaveURL(/\/replays\/new\?.*source=e2e-groups/);
+  expect(new URL(page.url()).searchParams.get("reason")).toBe(reason);
+  expect(new URL(page.url()).searchParams.get("status")).toBe("approved");
+  await expect(page.getByRole("button", { name: "Create draft batch of 1" })).toBeVisible();
+  await page.context().close();
+});
+
+test("groups: a change made on an out-of-date page is refused and shown, not written over another's @themes", async ({
+  browser,
+  playwright,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const reason = `validator rejected tap ${word()}`;
+  await ingestAsProducer(playwright.request, baseURL, tap(reason));
+  const a = await openAs(browser, "analyst", "/groups");
+  await a.getByRole("link", { name: reason }).click();
+  await expect(a).toHaveURL(/\/groups\/[A-Za-z0-9_-]{16}$/);
+  const id = new URL(a.url()).pathname.split("/").pop()!;
+  await expect(a.getByTestId("group-status")).toContainText("open");
+
+  // The page refreshes every 3 s; to be out of date for certain, its reads of the group fail for a while (as
+  // on a flaky network). Its change still goes through to the server.
+  let offline = true;
+  await a.route(`**/api/groups/${id}`, (route) => (offline && route.request().method() === "GET" ? route.abort() : route.fallback()));
+
+  // Meanwhile a supervisor ignores the group.
+  const b = await browser.newContext({ baseURL });
+  const login = await b.request.post("/api/auth/sign-in/email", { data: DEMO.supervisor });
+  expect(login.ok()).toBe(true);
+  const ignored = await b.request.patch(`/api/groups/${id}`, { data: { status: "ignored" }, headers: { origin: baseURL ?? "" } });
+  expect(ignored.status()).toBe(200);
+
+  // The analyst, still seeing "open", acknowledges: refused, said so, and the supervisor's change is shown.
+  await a.getByRole("button", { name: "Acknowledge" }).click();
+  await expect(a.getByRole("alert").filter({ hasText: "Someone else changed this group" })).toBeVisible();
+  offline = false;
+  await expect(a.getByTestId("group-status")).toContainText("ignored", { timeout: 15_000 });
+  const now = (await (await b.request.get(`/api/groups/${id}`)).json()) as { status: string };
+  expect(now.status).toBe("ignored");
+
+  // Seen, the change can be made on purpose: it goes through and the notice goes away.
+  await a.getByRole("button", { name: "Acknowledge" }).click();
+  await expect(a.getByTestId("group-status")).toContainText("acknowledged");
+  await expect(a.getByRole("alert").filter({ hasText: "Someone else changed this group" })).toHaveCount(0);
+  await a.context().close();
+  await b.close();
 });

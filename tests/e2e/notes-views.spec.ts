@@ -68,7 +68,7 @@ test("saved views: save from the list, apply, make default, counts on the overvi
     await expect(page.getByRole("button", { name: "Remove filter status: pending" })).toBeVisible();
     await page.getByRole("button", { name: "Views ▾" }).click();
     const menu = page.getByRole("dialog", { name: "Saved views" });
-    await menu.getByLabel("Save the current filter as a view").fill(name);
+    await menu.getByLabel("Save the current filter and columns as a view").fill(name);
     await menu.getByLabel("Shared").check();
     await menu.getByRole("button", { name: "Save view" }).click();
     const row = menu.getByRole("button", { name: new RegExp(`^${name}`) });
@@ -100,6 +100,72 @@ test("saved views: save from the list, apply, make default, counts on the overvi
   } finally {
     // Other specs open /dead-letters as this user: leave no default behind.
     await page.request.put("/api/views/default", { data: { viewId: null } });
+    const views = (await (await page.request.get("/api/views")).json()) as { items: { id: string; name: string }[] };
+    for (const v of views.items.filter((x) => x.name === name)) await page.request.delete(`/api/views/${v.id}`);
+  }
+});
+
+/** The list's column headers as shown, the selection checkbox's first. */
+const headers = (page: Page) => page.getByRole("table", { name: "Dead letters" }).getByRole("columnheader").allTextContents();
+
+test("saved views: a view keeps its columns, restored after a reload; the browser remembers its own @themes", async ({ page }) => {
+  await signIn(page, "analyst");
+  const name = `Narrow ${tag()}`;
+  try {
+    await page.goto("/dead-letters?status=pending");
+    await expect(page.locator("section[data-hydrated=true]")).toBeVisible();
+    const full = ["Select", "Kind", "Source", "Key / hash", "Failure reason", "Class", "Status", "Observed (UTC)", "Replays"];
+    await page.getByRole("button", { name: "Hide map" }).click(); // room for every column
+    await expect.poll(() => headers(page)).toEqual(full);
+
+    // Choose three columns and put Status first, with the keyboard.
+    await page.getByRole("button", { name: "Columns ▾" }).click();
+    const chooser = page.getByRole("dialog", { name: "Columns" });
+    for (const hide of ["Source", "Key / hash", "Class", "Observed (UTC)", "Replays"]) {
+      await chooser.getByRole("checkbox", { name: hide }).focus();
+      await page.keyboard.press("Space");
+    }
+    await chooser.getByRole("button", { name: "Move Status earlier" }).focus();
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Enter");
+    await expect(chooser.getByRole("button", { name: "Move Status earlier" })).toBeDisabled();
+    await page.keyboard.press("Escape");
+    await expect(chooser).toBeHidden();
+    const narrow = ["Select", "Status", "Kind", "Failure reason"];
+    await expect.poll(() => headers(page)).toEqual(narrow);
+
+    // Saved with the view; then this browser goes back to the default columns.
+    await page.getByRole("button", { name: "Views ▾" }).click();
+    const menu = page.getByRole("dialog", { name: "Saved views" });
+    await menu.getByLabel("Save the current filter and columns as a view").fill(name);
+    await menu.getByRole("button", { name: "Save view" }).click();
+    await expect(menu.getByRole("button", { name: new RegExp(`^${name}`) })).toBeVisible();
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "Columns ▾" }).click();
+    await chooser.getByRole("button", { name: "Default columns" }).click();
+    await page.keyboard.press("Escape");
+    await page.goto("/dead-letters?all");
+    await page.getByRole("button", { name: "Hide map" }).click();
+    await expect.poll(() => headers(page)).toEqual(full);
+
+    // Applying the view applies its columns, and a reload keeps them (they are in the URL).
+    await page.getByRole("button", { name: "Views ▾" }).click();
+    await menu.getByRole("button", { name: new RegExp(`^${name}`) }).click();
+    await expect(page).toHaveURL(/status=pending.*cols=status(%2C|,)kind(%2C|,)reason/);
+    await expect.poll(() => headers(page)).toEqual(narrow);
+    await page.reload();
+    await expect.poll(() => headers(page)).toEqual(narrow);
+
+    // Without a view, this browser's own choice is remembered across pages.
+    await page.goto("/dead-letters?all");
+    await page.getByRole("button", { name: "Hide map" }).click();
+    await page.getByRole("button", { name: "Columns ▾" }).click();
+    await chooser.getByRole("checkbox", { name: "Replays" }).uncheck();
+    await page.keyboard.press("Escape");
+    await page.reload();
+    await page.getByRole("button", { name: "Hide map" }).click();
+    await expect.poll(() => headers(page)).toEqual(full.slice(0, -1));
+  } finally {
     const views = (await (await page.request.get("/api/views")).json()) as { items: { id: string; name: string }[] };
     for (const v of views.items.filter((x) => x.name === name)) await page.request.delete(`/api/views/${v.id}`);
   }

@@ -224,17 +224,17 @@ describe("saved views", () => {
   it("sets a default view per user; unsharing drops others' default on it; all audited", async () => {
     const { PUT } = await defaultRoute();
     const { PATCH, DELETE } = await viewRoute();
-    const { defaultViewFilter } = await import("../../lib/dead-letters/views/saved-views");
+    const { defaultViewQuery } = await import("../../lib/dead-letters/views/saved-views");
     expect((await call("ann", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: personal } })).status).toBe(404);
     expect((await call("ann", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: shared } })).status).toBe(200);
-    expect(await defaultViewFilter(db.pool, users.ann!.id)).toBe("note=refund");
+    expect(await defaultViewQuery(db.pool, users.ann!.id)).toBe("note=refund");
     const unshare = await call("bob", "analyst", PATCH!, `/api/views/${shared}`, {
       method: "PATCH",
       body: { shared: false },
       params: { id: shared },
     });
     expect(unshare.status).toBe(200);
-    expect(await defaultViewFilter(db.pool, users.ann!.id)).toBeNull();
+    expect(await defaultViewQuery(db.pool, users.ann!.id)).toBeNull();
     expect((await call("bob", "analyst", DELETE!, `/api/views/${shared}`, { method: "DELETE", params: { id: shared } })).status).toBe(200);
     const audit = await db.pool.query<{ action: string }>("SELECT action FROM audit_event WHERE action LIKE 'saved_view.%' ORDER BY id");
     expect(audit.rows.map((r) => r.action).slice(2)).toEqual([
@@ -243,5 +243,44 @@ describe("saved views", () => {
       "saved_view.unshared",
       "saved_view.deleted",
     ]);
+  });
+});
+
+describe("saved views' columns", () => {
+  it("stores a view's columns in order; an unknown or repeated column is a 422 naming columns; the default view opens with them", async () => {
+    const { POST } = await viewsRoute();
+    const { PATCH, DELETE } = await viewRoute();
+    const { PUT } = await defaultRoute();
+    const { defaultViewQuery } = await import("../../lib/dead-letters/views/saved-views");
+    const made = await call("bob", "analyst", POST!, "/api/views", {
+      method: "POST",
+      body: { name: "Narrow", filter: "status=pending", columns: ["status", "reason", "kind"] },
+    });
+    expect(made.status).toBe(201);
+    const id = (made.json as { id: string; columns: string[] }).id;
+    expect((made.json as { columns: string[] }).columns).toEqual(["status", "reason", "kind"]);
+    for (const columns of [["reason", "payload"], ["reason", "reason"], [""]]) {
+      const bad = await call("bob", "analyst", POST!, "/api/views", { method: "POST", body: { name: "Bad cols", filter: "", columns } });
+      expect(bad.status, JSON.stringify(columns)).toBe(422);
+      expect(bad.text).toContain("columns");
+    }
+    const badPatch = await call("bob", "analyst", PATCH!, `/api/views/${id}`, {
+      method: "PATCH",
+      body: { columns: ["notAColumn"] },
+      params: { id },
+    });
+    expect(badPatch.status).toBe(422);
+    expect(badPatch.text).toContain("columns");
+    expect(badPatch.text).toContain("notAColumn");
+    const patched = await call("bob", "analyst", PATCH!, `/api/views/${id}`, {
+      method: "PATCH",
+      body: { columns: ["observedAt", "reason"] },
+      params: { id },
+    });
+    expect((patched.json as { columns: string[] }).columns).toEqual(["observedAt", "reason"]);
+    expect((await call("bob", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: id } })).status).toBe(200);
+    expect(await defaultViewQuery(db.pool, users.bob!.id)).toBe("status=pending&cols=observedAt,reason");
+    expect((await call("bob", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: null } })).status).toBe(200);
+    expect((await call("bob", "analyst", DELETE!, `/api/views/${id}`, { method: "DELETE", params: { id } })).status).toBe(200);
   });
 });

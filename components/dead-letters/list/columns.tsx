@@ -4,9 +4,10 @@ import { createColumnHelper, tableFeatures } from "@tanstack/react-table";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { DeadLetterSummary } from "@/lib/dead-letters/query/list";
+import type { ListColumnId } from "@/lib/dead-letters/query/list-columns";
 
 // The list's columns (TanStack Table v9: features and columns are module constants so row models are not
-// rebuilt on every render). Widths live in column meta and are applied by the renderer as grid tracks.
+// rebuilt on every render; the chosen ones are picked from them, list-columns.ts). Widths live in column meta and are applied by the renderer as grid tracks.
 
 export interface RowSelectionMeta {
   isSelected: (id: string) => boolean;
@@ -97,16 +98,28 @@ export const columns = helper.columns([
   }),
 ]);
 
-/** Each column's id and grid track, for fitting them to the table's width (column-fit.ts). */
-export const COLUMN_WIDTHS = columns.map((c) => ({
+type ListColumn = (typeof columns)[number];
+
+const idOf = (c: ListColumn) =>
   // An accessor column's definition has no id of its own: the table names it after its accessor key.
-  id: c.id ?? ("accessorKey" in c ? String(c.accessorKey) : ""),
-  width: c.meta?.width ?? "1fr",
-}));
+  c.id ?? ("accessorKey" in c ? String(c.accessorKey) : "");
+
+/** The selection checkbox, then the chosen columns in the chosen order (list-columns.ts names them). */
+export function chosenColumns(ids: readonly ListColumnId[]): ListColumn[] {
+  const byId = new Map(columns.map((c) => [idOf(c), c]));
+  const select = byId.get("select");
+  return [...(select ? [select] : []), ...ids.flatMap((id) => byId.get(id) ?? [])];
+}
+
+/** Each column's id and grid track, for fitting them to the table's width (column-fit.ts). */
+export function columnWidths(chosen: readonly ListColumn[]): { id: string; width: string }[] {
+  return chosen.map((c) => ({ id: idOf(c), width: c.meta?.width ?? "1fr" }));
+}
 
 /** The grid tracks of the columns not hidden. */
-export function gridTemplate(hidden: ReadonlySet<string>): string {
-  return COLUMN_WIDTHS.filter((c) => !hidden.has(c.id))
+export function gridTemplate(widths: { id: string; width: string }[], hidden: ReadonlySet<string>): string {
+  return widths
+    .filter((c) => !hidden.has(c.id))
     .map((c) => c.width)
     .join(" ");
 }

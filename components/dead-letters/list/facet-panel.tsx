@@ -74,11 +74,14 @@ export function FacetPanel({
   filter,
   onChange,
   loading,
+  fixed = {},
 }: {
   facets: Facets | undefined;
   filter: ListFilter;
   onChange: (filter: ListFilter) => void;
   loading: boolean;
+  /** filters the page sets (a failure group's source and reason): their facets are not offered */
+  fixed?: ListFilter;
 }) {
   if (!facets) return <div className="h-full animate-pulse rounded bg-slate-100 dark:bg-slate-800" aria-label="Loading counts" />;
   const approx = !facets.exact;
@@ -88,9 +91,10 @@ export function FacetPanel({
     ["Class", "class", facets.class],
     ["Source", "source", facets.source],
   ] as const;
+  const offered = groups.filter(([, key]) => fixed[key] === undefined);
   return (
     <aside aria-label="Filter by facet" className={`space-y-3 pr-1 transition-opacity ${loading ? "opacity-60" : ""}`}>
-      {groups.map(([title, key, buckets]) => (
+      {offered.map(([title, key, buckets]) => (
         <Group
           key={key}
           title={title}
@@ -100,31 +104,33 @@ export function FacetPanel({
           onToggle={(v) => onChange(toggleValue(filter, key, v as never))}
         />
       ))}
-      <Fold title="Failure reason (grouped)" active={filter.reason ? 1 : 0}>
-        <ul aria-label="Failure reason (grouped)" className="space-y-0.5">
-          {facets.reason.map((b) => {
-            const active = filter.reason === b.value;
-            return (
-              <li key={b.value}>
-                <button
-                  type="button"
-                  aria-pressed={active}
-                  onClick={() => onChange({ ...filter, reason: active ? undefined : b.value })}
-                  className={`w-full rounded px-1 py-0.5 text-left text-xs leading-snug ${active ? "bg-sky-100 dark:bg-sky-900/50 text-sky-900 dark:text-sky-100 ring-1 ring-sky-300 dark:ring-sky-700" : "text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"}`}
-                  title={b.value}
-                >
-                  <span className="line-clamp-2 wrap-anywhere">{b.value}</span>
-                  <span className="tabular-nums text-slate-500 dark:text-slate-400">
-                    {" "}
-                    × {approx ? "≈" : ""}
-                    {fmt(b.count)}
-                  </span>
-                </button>
-              </li>
-            );
-          })}
-        </ul>
-      </Fold>
+      {fixed.reason === undefined && (
+        <Fold title="Failure reason (grouped)" active={filter.reason ? 1 : 0}>
+          <ul aria-label="Failure reason (grouped)" className="space-y-0.5">
+            {facets.reason.map((b) => {
+              const active = filter.reason === b.value;
+              return (
+                <li key={b.value}>
+                  <button
+                    type="button"
+                    aria-pressed={active}
+                    onClick={() => onChange({ ...filter, reason: active ? undefined : b.value })}
+                    className={`w-full rounded px-1 py-0.5 text-left text-xs leading-snug ${active ? "bg-sky-100 dark:bg-sky-900/50 text-sky-900 dark:text-sky-100 ring-1 ring-sky-300 dark:ring-sky-700" : "text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"}`}
+                    title={b.value}
+                  >
+                    <span className="line-clamp-2 wrap-anywhere">{b.value}</span>
+                    <span className="tabular-nums text-slate-500 dark:text-slate-400">
+                      {" "}
+                      × {approx ? "≈" : ""}
+                      {fmt(b.count)}
+                    </span>
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        </Fold>
+      )}
     </aside>
   );
 }

@@ -19,16 +19,17 @@ function orderedRange(filter: ListFilter, moved: "from" | "to"): ListFilter {
 // Search (a key or its first 6+ characters in any case, event id, device id, message id, feature id, payload values), the observation date range
 // in whole UTC days, and the active filters as removable chips.
 
-function chips(filter: ListFilter): { label: string; title: string; without: ListFilter }[] {
+/** The chips of what the reader chose: not of the filters the page fixes (a failure group's source and reason). */
+function chips(filter: ListFilter, fixed: ListFilter): { label: string; title: string; without: ListFilter }[] {
   const out: { label: string; title: string; without: ListFilter }[] = [];
   const add = (label: string, patch: Partial<ListFilter>, title = label) => out.push({ label, title, without: { ...filter, ...patch } });
   for (const k of filter.kind ?? []) add(`kind: ${k}`, { kind: filter.kind?.filter((v) => v !== k) });
   for (const s of filter.status ?? []) add(`status: ${s}`, { status: filter.status?.filter((v) => v !== s) });
   for (const c of filter.class ?? []) add(`class: ${c}`, { class: filter.class?.filter((v) => v !== c) });
-  for (const s of filter.source ?? []) add(`source: ${s}`, { source: filter.source?.filter((v) => v !== s) });
+  if (!fixed.source) for (const s of filter.source ?? []) add(`source: ${s}`, { source: filter.source?.filter((v) => v !== s) });
   // The broker source a record was pulled from, not the `source` its producer named (the source facet).
   if (filter.origin) add(`Source: ${filter.origin}`, { origin: undefined }, `Pulled from the broker source ${filter.origin}`);
-  if (filter.reason) add(`reason: ${filter.reason}`, { reason: undefined });
+  if (filter.reason && !fixed.reason) add(`reason: ${filter.reason}`, { reason: undefined });
   if (filter.q) add(`search: ${filter.q}`, { q: undefined });
   if (filter.note) add(`note: ${filter.note}`, { note: undefined }, "Records with a note containing this text");
   if (filter.bbox) add("within the map view", { bbox: undefined });
@@ -44,10 +45,13 @@ export function FilterBar({
   filter,
   onChange,
   searchRef,
+  fixed = {},
 }: {
   filter: ListFilter;
   onChange: (f: ListFilter) => void;
   searchRef: React.RefObject<HTMLInputElement | null>;
+  /** filters the page sets: no chip to remove them, and "Clear all" keeps them */
+  fixed?: ListFilter;
 }) {
   const [q, setQ] = useState(filter.q ?? "");
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -69,7 +73,7 @@ export function FilterBar({
     const trimmed = value.trim();
     if ((latest.current.filter.q ?? "") !== trimmed) latest.current.onChange({ ...latest.current.filter, q: trimmed || undefined });
   };
-  const active = chips(filter);
+  const active = chips(filter, fixed);
   return (
     <div className="space-y-2">
       <form
@@ -147,7 +151,7 @@ export function FilterBar({
           </button>
         ))}
         {active.length > 0 && (
-          <Button size="sm" variant="ghost" onClick={() => onChange({})}>
+          <Button size="sm" variant="ghost" onClick={() => onChange(fixed)}>
             Clear all
           </Button>
         )}

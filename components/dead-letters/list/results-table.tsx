@@ -7,7 +7,8 @@ import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/query/list"
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import { useDeadLetterList } from "../queries";
 import { hiddenColumns } from "./column-fit";
-import { COLUMN_WIDTHS, columns, features, gridTemplate, type RowSelectionMeta } from "./columns";
+import { readColumns, type ListColumnId } from "@/lib/dead-letters/query/list-columns";
+import { chosenColumns, columnWidths, features, gridTemplate, type RowSelectionMeta } from "./columns";
 
 // The list: TanStack Table for the column model, TanStack Virtual for the rows (only the ~40 visible rows are
 // in the DOM, so 100k loaded rows scroll like 100), keyset pages from the server appended as the end nears.
@@ -30,15 +31,15 @@ const remPx = () => (typeof document === "undefined" ? 16 : parseFloat(getComput
  * The columns that do not fit the element's inner width (without its scrollbar), followed as it is resized. Held
  * as a key, not the width: a resize that hides no other column (most frames of a drag) renders nothing.
  */
-function useHiddenColumns(ref: RefObject<HTMLElement | null>): Set<string> {
+function useHiddenColumns(ref: RefObject<HTMLElement | null>, widths: { id: string; width: string }[]): Set<string> {
   const [key, setKey] = useState("");
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const observer = new ResizeObserver(() => setKey([...hiddenColumns(COLUMN_WIDTHS, el.clientWidth, remPx())].join(",")));
+    const observer = new ResizeObserver(() => setKey([...hiddenColumns(widths, el.clientWidth, remPx())].join(",")));
     observer.observe(el);
     return () => observer.disconnect();
-  }, [ref]);
+  }, [ref, widths]);
   return useMemo(() => new Set(key ? key.split(",") : []), [key]);
 }
 
@@ -54,6 +55,8 @@ export interface ResultsTableProps {
   onRows: (rows: DeadLetterSummary[], complete: boolean) => void;
   /** kept up to date with the first row in view, so `j` with nothing highlighted starts there, not at the top */
   firstVisible?: { current: number };
+  /** the columns chosen, in order (after the selection checkbox) */
+  columnIds: readonly ListColumnId[];
 }
 
 export function ResultsTable({
@@ -66,14 +69,19 @@ export function ResultsTable({
   onOpen,
   onRows,
   firstVisible,
+  columnIds,
 }: ResultsTableProps) {
   const list = useDeadLetterList(filter, initialPage, renderedAt);
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? EMPTY, [list.data]);
+  const idsKey = columnIds.join(",");
+  // Keyed by the ids' text: a new array with the same columns must not rebuild the table's column model.
+  const columns = useMemo(() => chosenColumns(readColumns(idsKey.split(","))), [idsKey]);
+  const widths = useMemo(() => columnWidths(columns), [columns]);
   const table = useTable({ features, columns, data: rows, getRowId, meta: selection });
   const scroller = useRef<HTMLDivElement>(null);
   const model = table.getRowModel().rows;
-  const hidden = useHiddenColumns(scroller);
-  const template = useMemo(() => gridTemplate(hidden), [hidden]);
+  const hidden = useHiddenColumns(scroller, widths);
+  const template = useMemo(() => gridTemplate(widths, hidden), [widths, hidden]);
   // Stable across renders: the virtualizer recomputes every row's offset (O(rows)) whenever getItemKey changes,
   // which with an inline function was every scroll frame — 54 ms a frame at 30k rows, 88 ms at 100k.
   const getItemKey = useCallback((i: number) => rows[i]?.id ?? i, [rows]);

@@ -18,15 +18,18 @@ import { useHotkeys } from "../use-hotkeys";
 import { useHydrated } from "../use-hydrated";
 import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
 import { BulkJobProgress } from "./bulk-job-progress";
+import { ColumnChooser } from "./column-chooser";
 import { FacetPanel } from "./facet-panel";
 import { FilterBar } from "./filter-bar";
 import { ResultsTable } from "./results-table";
 import { usePreloadDetail } from "./use-preload-detail";
+import { useListColumns } from "./use-list-columns";
 import { useRowDecisions } from "./use-row-decisions";
 
 // The triage list: filters in the URL (shareable; replaced in place, so filtering costs no server render),
 // facet counts, the virtualized table and the map of matching spatial records. MapLibre loads after the page
-// is interactive, only when the map is shown.
+// is interactive, only when the map is shown. The same list is a failure group's records on the group's page:
+// there the page fixes the source and reason, and the URL's filters narrow within them.
 
 const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMap), {
   ssr: false,
@@ -36,6 +39,19 @@ const ClusterMap = dynamic(() => import("./cluster-map").then((m) => m.ClusterMa
 });
 
 const NO_SELECTION: Selection = { mode: "ids", ids: new Set() };
+
+/** Where the list is shown and what that page fixes. */
+export interface ListScope {
+  /** the page's path: the list rewrites its query string only while it is the page */
+  path: string;
+  /** filters the page sets and the URL cannot change (a failure group's source and reason) */
+  fixed: ListFilter;
+  title: string;
+  /** the replay form's link: the approved records under the list's filter */
+  replayLabel: string;
+}
+
+const WHOLE_LIST: ListScope = { path: "/dead-letters", fixed: {}, title: "Dead letters", replayLabel: "Replay approved…" };
 
 // Column layout. From 1600 px: facets | table | map. Narrower, the map moves under the facets in a wider left
 // column, so it is still shown at once and the table keeps its width: every column (~56 rem; at 1440 px beside
@@ -51,16 +67,23 @@ export function TriageList({
   canTriage,
   canUnmask = false,
   canReplay = false,
+  scope = WHOLE_LIST,
 }: {
   /** the server's first page and facets for the URL's filter (`key`), read at `renderedAt` */
   initial: { key: string; page: ListPage; facets: Facets; renderedAt: number };
   canTriage: boolean;
   canUnmask?: boolean;
   canReplay?: boolean;
+  scope?: ListScope;
 }) {
   const router = useRouter();
   const params = useSearchParams();
-  const { filter, error } = useMemo(() => filterFromParams(params), [params]);
+  const fixedKey = filterKey(scope.fixed);
+  const embedded = fixedKey !== "";
+  const { filter, error } = useMemo(() => {
+    const url = filterFromParams(params);
+    return { filter: { ...url.filter, ...filterFromParams(new URLSearchParams(fixedKey)).filter }, error: url.error };
+  }, [params, fixedKey]);
   const key = filterKey(filter);
   const facets = useFacets(filter, key === initial.key ? initial.facets : undefined, initial.renderedAt);
   // The filter whose rows and count are on screen. A new filter's rows and counts are two requests (the counts
@@ -103,14 +126,42 @@ export function TriageList({
   // box's 400 ms timer, a map move settling) must not rewrite the URL — its replaceState cancelled the navigation
   // to the record, and the click was lost.
   const leaving = useRef(false);
-  const setFilter = useCallback((next: ListFilter) => {
-    // Only while the list is the page: a late callback must not rewrite another page's URL.
-    if (leaving.current || window.location.pathname !== "/dead-letters") return;
-    const qs = filterToParams(next).toString();
-    window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
-    setSelection(NO_SELECTION);
-    setFocused(-1);
-  }, []);
+  const path = scope.path;
+  /** The filter (less what the page fixes) and the columns (null: this browser's) into the URL; false: not now. */
+  const writeUrl = useCallback(
+    (next: ListFilter, cols: string | null): boolean => {
+      // Only while the list is the page: a late callback must not rewrite another page's URL.
+      if (leaving.current || window.location.pathname !== path) return false;
+      const fixed = new URLSearchParams(fixedKey);
+      const own = Object.fromEntries(Object.entries(next).filter(([k]) => !fixed.has(k))) as ListFilter;
+      const p = filterToParams(own);
+      if (cols !== null) p.set("cols", cols);
+      const qs = p.toString();
+      window.history.replaceState(null, "", qs ? `?${qs}` : window.location.pathname);
+      return true;
+    },
+    [path, fixedKey],
+  );
+  const setFilter = useCallback(
+    (next: ListFilter) => {
+      if (!writeUrl(next, new URLSearchParams(window.location.search).get("cols"))) return;
+      setSelection(NO_SELECTION);
+      setFocused(-1);
+    },
+    [writeUrl],
+  );
+  const columns = useListColumns(
+    params.get("cols"),
+    useCallback((cols) => void writeUrl(filter, cols === null ? null : cols.join(",")), [writeUrl, filter]),
+  );
+  const applyView = useCallback(
+    (next: ListFilter, cols: string[]) => {
+      if (!writeUrl(next, cols.length > 0 ? cols.join(",") : null)) return;
+      setSelection(NO_SELECTION);
+      setFocused(-1);
+    },
+    [writeUrl],
+  );
 
   const open = useCallback(
     (row: DeadLetterSummary) => {
@@ -219,11 +270,22 @@ export function TriageList({
   const allLoadedSelected = selection.mode === "ids" && selection.ids.size > 0 && selection.ids.size === loaded.count;
 
   return (
-    <section aria-labelledby="dl-heading" className="flex h-[calc(100vh-5.5rem)] flex-col gap-2" data-hydrated={hydrated}>
+    <section
+      aria-labelledby="dl-heading"
+      // On a group's page the list is under the group's panels: a screen's height of its own, scrolled to.
+      className={`flex flex-col gap-2 ${embedded ? "h-[calc(100vh-4rem)] min-h-[32rem]" : "h-[calc(100vh-5.5rem)]"}`}
+      data-hydrated={hydrated}
+    >
       <div className="flex items-baseline gap-3">
-        <h1 id="dl-heading" className="text-lg font-semibold">
-          Dead letters
-        </h1>
+        {embedded ? (
+          <h2 id="dl-heading" className="text-base font-semibold">
+            {scope.title}
+          </h2>
+        ) : (
+          <h1 id="dl-heading" className="text-lg font-semibold">
+            {scope.title}
+          </h1>
+        )}
         <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
           {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")}{" "}
           loaded · newest observation first
@@ -236,10 +298,12 @@ export function TriageList({
               title="A replay batch of the approved records under these filters"
               className="rounded px-2 py-1 text-sm font-medium text-slate-700 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800"
             >
-              Replay approved…
+              {scope.replayLabel}
             </Link>
           )}
-          <ViewsMenu filter={filter} onApply={setFilter} />
+          <ColumnChooser shown={columns.shown} fromView={columns.fromView} onChange={columns.change} />
+          {/* Views are filters of the whole list: applying one on a group's page would leave the group. */}
+          {!embedded && <ViewsMenu filter={filter} columns={columns.shown} onApply={applyView} />}
           <ExportMenu filter={filter} canUnmask={canUnmask} />
           {!afcOnly && (
             <Button size="sm" variant="ghost" onClick={() => setMapWanted((v) => !v)} aria-pressed={showMap}>
@@ -259,7 +323,7 @@ export function TriageList({
           The filter in the URL is invalid ({error}); showing everything.
         </p>
       )}
-      <FilterBar filter={filter} onChange={setFilter} searchRef={search} />
+      <FilterBar filter={filter} onChange={setFilter} searchRef={search} fixed={scope.fixed} />
       {canTriage && selectionSize(selection) > 0 && (
         <BulkBar selection={selection} canReplay={canReplay} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />
       )}
@@ -279,7 +343,7 @@ export function TriageList({
       )}
       <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? GRID_WITH_MAP : GRID_WITHOUT_MAP}`}>
         <div className="scroll-shadows col-start-1 row-start-1 min-h-0 overflow-y-auto">
-          <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} />
+          <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} fixed={scope.fixed} />
         </div>
         <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1600px]:row-span-1" : ""}`}>
           {canTriage && (
@@ -324,6 +388,7 @@ export function TriageList({
               onOpen={open}
               onRows={onRows}
               firstVisible={firstVisible}
+              columnIds={columns.shown}
             />
           </div>
         </div>

@@ -7,7 +7,7 @@ import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";
 import { facetCounts } from "../query/facets";
 import { filterFromParams } from "../query/filter-url";
-import type { CreateViewBody, PatchViewBody, SavedView } from "./view-schemas";
+import { viewQuery, type CreateViewBody, type PatchViewBody, type SavedView } from "./view-schemas";
 import { countCache, COUNTED_VIEWS } from "./view-counts";
 
 // Saved views: read (the reader's own and the team's shared ones), written by their owner (an admin may also
@@ -208,11 +208,13 @@ export async function setDefaultView(
   });
 }
 
-/** The filter of the reader's default view (its query string), or null. */
-export async function defaultViewFilter(db: Db, userId: string): Promise<string | null> {
-  const { rows } = await db.query<{ filter: string }>(
-    `SELECT v.filter FROM user_default_view d JOIN saved_view v ON v.id = d.view_id WHERE d.user_id = $1 AND (v.owner_id = $1 OR v.shared)`,
+/** The list's query string for the reader's default view (its filter and columns, viewQuery), or null. */
+export async function defaultViewQuery(db: Db, userId: string): Promise<string | null> {
+  const { rows } = await db.query<{ filter: string; columns: string[] | null }>(
+    `SELECT v.filter, v.columns FROM user_default_view d JOIN saved_view v ON v.id = d.view_id
+     WHERE d.user_id = $1 AND (v.owner_id = $1 OR v.shared)`,
     [userId],
   );
-  return rows[0]?.filter ?? null;
+  const row = rows[0];
+  return row ? viewQuery({ filter: row.filter, columns: row.columns ?? [] }) : null;
 }

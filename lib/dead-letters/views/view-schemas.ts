@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../../db/column-limits";
 import { filterFromParams, filterKey } from "../query/filter-url";
+import { ListColumnsSchema } from "../query/list-columns";
 
-// Saved views of the list: a named filter (the list's own query string, filter-url.ts) with its sort, personal
-// or shared with the team. Client-safe: the API's shapes and the canonical form of a view's filter.
+// Saved views of the list: a named filter (the list's own query string, filter-url.ts) with its sort and
+// columns (list-columns.ts), personal or shared with the team. Client-safe: the API's shapes and the canonical form of a view's filter.
 
 /**
  * A list query string in canonical form (stable key order, only filter keys), or an issue naming what is wrong:
@@ -12,6 +13,16 @@ import { filterFromParams, filterKey } from "../query/filter-url";
 export function canonicalViewFilter(query: string): { filter: string } | { error: string } {
   const { filter, error } = filterFromParams(new URLSearchParams(query.replace(/^\?/, "")));
   return error ? { error } : { filter: filterKey(filter) };
+}
+
+/**
+ * The list URL's query string that opens a view: its filter, and its columns as `cols=` when it has its own
+ * (without, the list shows the columns this browser remembers).
+ */
+export function viewQuery(view: { filter: string; columns: readonly string[] }): string {
+  if (view.columns.length === 0) return view.filter;
+  const cols = `cols=${view.columns.map(encodeURIComponent).join(",")}`;
+  return view.filter ? `${view.filter}&${cols}` : cols;
 }
 
 const FilterTextSchema = z
@@ -30,10 +41,7 @@ const FilterTextSchema = z
 const NameSchema = z.string().trim().min(1, "must not be empty").max(80, "at most 80 characters");
 export const VIEW_SORTS = ["desc", "asc"] as const;
 const SortSchema = z.enum(VIEW_SORTS).describe("by observation time: desc (newest first, the list's order) or asc");
-const ColumnsSchema = z
-  .array(z.string().min(1).max(40))
-  .max(30)
-  .describe("column ids to show; empty: the list's fixed columns (the list has no column choice yet)");
+const ColumnsSchema = ListColumnsSchema;
 
 export const CreateViewBodySchema = z
   .object({
