@@ -136,15 +136,21 @@ export async function claimItems(
 /**
  * Locks up to `limit` items (pick) for the open transaction on `client` without writing them (locked-page.ts):
  * they stay pending to everyone else, who skips them, until the transaction records their outcomes and commits
- * — or rolls back, which leaves them exactly as they were. Same columns as claimItems.
+ * — or rolls back, which leaves them exactly as they were. Same columns as claimItems. Sets the transaction's
+ * idle timeout in the same statement when asked (one round trip fewer per page).
  */
-export async function lockItems(client: pg.PoolClient, opts: { batchId: string; limit: number }): Promise<ClaimedItem[]> {
+export async function lockItems(
+  client: pg.PoolClient,
+  opts: { batchId: string; limit: number; idleTimeoutMs?: number },
+): Promise<ClaimedItem[]> {
   const { rows } = await client.query<ClaimRow>(
-    `WITH picked AS (${pick("$2")})
+    `WITH cfg AS (
+       SELECT CASE WHEN $3::text IS NOT NULL THEN set_config('idle_in_transaction_session_timeout', $3::text, true) END),
+     picked AS (${pick("$2")})
      SELECT ${CLAIMED_COLUMNS}
-     FROM replay_item i JOIN dead_letter d ON d.id = i.dead_letter_id
+     FROM cfg, replay_item i JOIN dead_letter d ON d.id = i.dead_letter_id
      WHERE i.id = ANY (ARRAY(SELECT id FROM picked))`,
-    [opts.batchId, opts.limit],
+    [opts.batchId, opts.limit, opts.idleTimeoutMs === undefined ? null : String(Math.ceil(opts.idleTimeoutMs))],
   );
   return toClaimed(rows);
 }
