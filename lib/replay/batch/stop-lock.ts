@@ -13,7 +13,7 @@ import type pg from "pg";
 // row. Nothing that holds the batch row waits for it.
 
 /**
- * The first key of the two-key advisory lock space ("RED3": RED1 is the audit chain, RED2 batch creation); the
+ * The first key of the two-key advisory lock space ("RED3": RED1 was the audit chain's, RED2 is batch creation); the
  * second is the batch id, folded to int4.
  */
 const BATCH_STOP_LOCK = 0x5245_4433;

@@ -13,7 +13,7 @@ import { readPin } from "./replay-repair";
 //
 // Lock order, everywhere (STACK-NOTES: graphile-worker deadlocked 1 run in 22 completing batches in
 // arbitrary order): replay_item rows by id → the batch's stop lock (stop-lock.ts) → dead_letter rows by id →
-// ledger_entry by key → entity_state by (kind, key) → the replay_batch row → the audit chain's advisory lock.
+// ledger_entry by key → entity_state by (kind, key) → the replay_batch row → the audit chain's head row (audit/append.ts).
 // Statements that only maintain leases (heartbeat, sweep) take item rows with SKIP LOCKED and never wait.
 //
 // `set_config('synchronous_commit', 'off', true)` makes the claim's own commit asynchronous: losing a claim

@@ -1,7 +1,7 @@
 import "server-only";
 import { recordSettled } from "../ledger/record-settled";
 import type pg from "pg";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../../audit/append";
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "../pacing/backoff";
 import { gaveUpReason } from "../../dead-letters/decisions";
 import type { ClaimedItem } from "./claim-items";
@@ -176,6 +176,37 @@ export async function writeOutcomes(
     if (w.status === "pending" || (w.status === "retry" && w.runAt === null)) counts.released++;
     else if (w.status !== "running") counts[w.status as keyof FlushCounts]++;
   }
+  const itemsById = new Map(resolutions.map((r) => [r.item.id, r.item]));
+  const audits: AuditInput[] = writes
+    .filter((w) => w.finished || (w.status === "retry" && w.runAt !== null))
+    .map((w) => {
+      const item = itemsById.get(w.id) as ClaimedItem;
+      const record = records.changes.get(item.deadLetterId);
+      return {
+        actorId: ctx.actor.id,
+        actorEmail: ctx.actor.email,
+        actorRole: ctx.actor.role,
+        action: `replay.${w.status}`,
+        targetType: "dead_letter",
+        targetId: item.deadLetterId,
+        after: {
+          batchId: ctx.batchId,
+          itemId: item.id,
+          seq: item.seq,
+          idempotencyKey: item.idempotencyKey,
+          outcome: w.status,
+          attempts: w.attempts,
+          ...(w.error ? { error: w.error } : {}),
+          ...(w.runAt ? { retryAt: w.runAt.toISOString() } : {}),
+          ...(record ? { recordStatus: record.after } : {}),
+        },
+        ...(record ? { before: { recordStatus: record.before } } : {}),
+      };
+    });
+  // Prepared (normalised, canonical JSON) before the batch row is taken below: that row is held until commit and
+  // every lane's commit and the rate limiter wait for it, so only the chain's hashes and the insert happen under it.
+  const audit = prepareAudit(audits, ctx.now);
+
   // A locked item released was never marked running: nothing to write back.
   const changed = opts.locked ? writes.filter((w) => w.finished || w.runAt !== null) : writes;
   const terminal = writes.some((w) => TERMINAL.has(w.status));
@@ -215,34 +246,7 @@ export async function writeOutcomes(
     );
   }
 
-  const itemsById = new Map(resolutions.map((r) => [r.item.id, r.item]));
-  const audits: AuditInput[] = writes
-    .filter((w) => w.finished || (w.status === "retry" && w.runAt !== null))
-    .map((w) => {
-      const item = itemsById.get(w.id) as ClaimedItem;
-      const record = records.changes.get(item.deadLetterId);
-      return {
-        actorId: ctx.actor.id,
-        actorEmail: ctx.actor.email,
-        actorRole: ctx.actor.role,
-        action: `replay.${w.status}`,
-        targetType: "dead_letter",
-        targetId: item.deadLetterId,
-        after: {
-          batchId: ctx.batchId,
-          itemId: item.id,
-          seq: item.seq,
-          idempotencyKey: item.idempotencyKey,
-          outcome: w.status,
-          attempts: w.attempts,
-          ...(w.error ? { error: w.error } : {}),
-          ...(w.runAt ? { retryAt: w.runAt.toISOString() } : {}),
-          ...(record ? { recordStatus: record.after } : {}),
-        },
-        ...(record ? { before: { recordStatus: record.before } } : {}),
-      };
-    });
-  await appendAudit(client, audits, ctx.now);
+  await appendAudit(client, audit, ctx.now);
   return counts;
 }
 
