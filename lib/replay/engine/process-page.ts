@@ -196,7 +196,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         // tolerance in the past) is on time when used at once. Unpaced (a page's slots span ≤ 50 ms, so a page
         // is ≤ 5% of a second's slots), the sink's concurrency holds the page back, not the rate: its slots are
         // all used, late or not. Letting them go there re-reserved every ~75 ms, each time waiting on the batch
-        // row for the other lanes' outcome commits: 0.11× a plain client loop's rate in bench:replay.
+        // row for the other lanes' outcome commits (bench:replay: 0.06× a plain client loop's rate, load 12).
         if (!unpaced && performance.now() - Math.max(due, grantedAt) > lateLimit) continue;
         const sub = subs[next++] as Submission;
         const item = byId.get(sub.itemId) as ClaimedItem;

@@ -132,7 +132,7 @@ export async function writeOutcomes(
   if (opts.locked) {
     mine = new Set(group.map((r) => r.item.id));
     await holdBatchAgainstStop(client, ctx.batchId);
-  } else mine = await ownedItems(client, group, ctx.workerId, ctx.batchId);
+  } else mine = await ownedItems(client, group, ctx.workerId, ctx.batchId, ctx.sink.mode === "remote");
   counts.lost = group.length - mine.size;
   const ours = group.filter((r) => mine.has(r.item.id));
   const checked = await settleDeliveredRecords(client, ctx.batchId, ours, ctx.now);
@@ -253,15 +253,30 @@ export async function writeOutcomes(
 /**
  * The group's items still leased to this worker, locked in id order, and then — same statement, the lock order —
  * the batch's stop lock, shared (stop-lock.ts). Anything else was swept from us.
+ *
+ * `asyncCommit` (a remote sink's answers): the transaction commits without waiting for its WAL flush, as the claim
+ * does. Every lane's commit waits for the batch row and the audit head, held until commit, so a flush there
+ * (0.5–40 ms here) was paid once per commit by all of them in turn. A database crash can then lose the last
+ * ~200 ms of outcomes, whole (items, ledger keys, records, audit events together): their items come back as a
+ * crashed worker's do and are sent again under the same key, which the receiver deduplicates — what a remote
+ * sink promises anyway. The built-in ledger, whose effect is the commit itself, stays synchronous.
  */
-async function ownedItems(client: pg.PoolClient, group: Resolution[], workerId: string, batchId: string): Promise<Set<string>> {
+async function ownedItems(
+  client: pg.PoolClient,
+  group: Resolution[],
+  workerId: string,
+  batchId: string,
+  asyncCommit: boolean,
+): Promise<Set<string>> {
   const owned = await client.query<{ ids: string[] }>(
     `WITH owned AS MATERIALIZED (
        SELECT id FROM replay_item WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
        ORDER BY replay_item.id FOR UPDATE) -- the bigint, not a text alias: numeric lock order, as everywhere
      -- The aggregate needs every row locked before the stop lock is taken.
-     SELECT o.ids, ${holdBatchAgainstStopSql("$3")} FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids FROM owned) o`,
-    [group.map((r) => r.item.id), workerId, batchId],
+     SELECT o.ids, ${holdBatchAgainstStopSql("$3")},
+       CASE WHEN $4::bool THEN set_config('synchronous_commit', 'off', true) END
+     FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids FROM owned) o`,
+    [group.map((r) => r.item.id), workerId, batchId, asyncCommit],
   );
   return new Set(owned.rows[0]?.ids ?? []);
 }
