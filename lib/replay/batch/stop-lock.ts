@@ -26,8 +26,8 @@ export async function holdBatchAgainstStop(client: pg.PoolClient, batchId: strin
 
 /**
  * The same shared lock as an SQL expression on the batch id parameter `param`, for a statement that first locks
- * the page's item rows and then takes it (claim-items.ts lockItems, write-outcomes.ts ownedItems): one round
- * trip instead of two, in the lock order above. The batch's status must still be read by a later statement.
+ * a group's item rows and then takes it (write-outcomes.ts ownedItems): one round trip instead of two, in the
+ * lock order above. The batch's status must still be read by a later statement.
  */
 export function holdBatchAgainstStopSql(param: string): string {
   return `pg_advisory_xact_lock_shared(${BATCH_STOP_LOCK}, (${param}::bigint % 2147483647)::int)`;
