@@ -9,10 +9,8 @@ import { auditBody, chainMac, CHAIN_KEYED, GENESIS_HASH, KEY_ROTATED, type Audit
 import { configuredAuditKeys } from "./configured-keys";
 import type { AuditKey, AuditKeyring } from "./keys";
 
-// Appending serialises on one advisory lock so the chain has a single order; callers pass the transaction
+// Appending serialises on the chain's head row so the chain has a single order; callers pass the transaction
 // that made the state change, so the change and its audit event commit (or roll back) together.
-
-const AUDIT_CHAIN_LOCK = 0x5245_4431; // "RED1"
 
 export type AuditInput = Omit<
   AuditContent,
@@ -187,19 +185,22 @@ function keyChange(
 const systemActor = { actorId: SYSTEM_ACTOR.id, actorEmail: SYSTEM_ACTOR.email, actorRole: SYSTEM_ACTOR.role };
 
 async function appendLocked(client: pg.PoolClient, events: PreparedAudit["events"], now: Date, keys: AuditKeyring): Promise<string[]> {
-  // The lock in its own statement: the next one's snapshot must see the last event committed before it.
-  await client.query("SELECT pg_advisory_xact_lock($1)", [AUDIT_CHAIN_LOCK]);
-  // COPY with ids taken here, under the chain's lock, so ascending ids are the chain's order: COPY has no
+  // Appenders serialise on the chain's head row (audit_head, one row from its migration on, never deleted),
+  // locked until commit, so the chain has a single order. Locking returns the newest committed head (READ
+  // COMMITTED re-reads a row it waited for), and the ids are drawn after the lock (their sub-select first counts
+  // the locked row), so ascending ids are the chain's order. Ids are taken here because COPY has no
   // RETURNING, and an INSERT from one JSON document parsed a batch's ~400 kB ingest event four times over (the
   // ::json cast, json_array_elements, json_to_record, jsonb) where COPY parses it once.
   // The chain continues from its head (audit_head), not from whatever event is last now: events deleted from
   // the end then leave the next event pointing at a hash nobody has, which verify reports.
   const head = await client.query<{ hash: string | null; last_id: string | null; key_id: string | null; ids: string[] }>(
-    `SELECT h.last_hash AS hash, h.last_id::text AS last_id, h.key_id,
-       ARRAY(SELECT nextval('audit_event_id_seq')::text FROM generate_series(1, $1)) AS ids
-     FROM (SELECT 1) one LEFT JOIN audit_head h ON h.id = 1`,
+    `WITH h AS MATERIALIZED (SELECT last_hash, last_id, key_id FROM audit_head WHERE id = 1 FOR UPDATE)
+     SELECT h.last_hash AS hash, h.last_id::text AS last_id, h.key_id,
+       ARRAY(SELECT nextval('audit_event_id_seq')::text FROM generate_series(1, $1) WHERE (SELECT count(*) FROM h) = 1) AS ids
+     FROM h`,
     [events.length],
   );
+  if (head.rows.length === 0) throw new AppError("internal", "the audit chain's head (audit_head) is missing: run the migrations");
   const row = head.rows[0];
   const change = keyChange({ lastId: row?.last_id ?? "0", keyId: row?.key_id ?? null }, keys, now);
   const signed: { key: AuditKey; body: AuditBody; copy: string }[] = events.map((e) => ({ key: keys.current, ...e }));

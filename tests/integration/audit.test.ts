@@ -153,6 +153,35 @@ describe("verifying the chain", () => {
   });
 });
 
+describe("appending from many connections at once", () => {
+  it("keeps one chain: each append locks the head, then draws its ids, so ascending ids are the chain's order", async () => {
+    const before = await verifyAuditTrail(db.pool);
+    expect(before.ok).toBe(true);
+    await Promise.all(
+      Array.from({ length: 8 }, (_, t) =>
+        inTransaction(db.pool, async (c) => {
+          // Overlap the transactions, so appends wait for each other's head lock.
+          await c.query("SELECT pg_sleep($1)", [(t % 3) * 0.01]);
+          await appendAudit(
+            c,
+            Array.from({ length: 5 }, (_, i) => ({ action: "test.concurrent", targetType: "test", targetId: `${t}-${i}` })),
+            new Date(),
+          );
+        }),
+      ),
+    );
+    const after = await verifyAuditTrail(db.pool);
+    expect(after).toMatchObject({ ok: true });
+    expect(after.verified - before.verified).toBe(40);
+    // One transaction's events are consecutive ids: nobody drew ids between them.
+    const { rows } = await db.pool.query<{ target_id: string }>(
+      `SELECT target_id FROM audit_event WHERE action = 'test.concurrent' ORDER BY id`,
+    );
+    const order = rows.map((r) => r.target_id.split("-")[0]);
+    for (let i = 0; i < order.length; i += 5) expect(new Set(order.slice(i, i + 5)).size).toBe(1);
+  });
+});
+
 describe("account CLI", () => {
   it("`token create` prints only the token on stdout; bad input exits non-zero with a message", async () => {
     const email = `cli-${Date.now()}@test.local`;

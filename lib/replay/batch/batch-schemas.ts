@@ -18,8 +18,21 @@ export const TERMINAL_ITEM_STATUSES = ["applied", "deduped", "dropped", "poison"
 
 export { REPAIR_METHODS, REPAIR_POLICIES };
 
-/** Headers the HTTP sink sets itself; a batch may not override them. */
-const RESERVED_HEADERS = new Set(["idempotency-key", "content-type", "content-length", "host", "connection", "transfer-encoding"]);
+/**
+ * Headers the HTTP sink sets itself, and the connection-level ones its client (undici's request) refuses to send
+ * (keep-alive, upgrade, expect): a batch may not set them.
+ */
+const RESERVED_HEADERS = new Set([
+  "idempotency-key",
+  "content-type",
+  "content-length",
+  "host",
+  "connection",
+  "transfer-encoding",
+  "keep-alive",
+  "upgrade",
+  "expect",
+]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export const LedgerSinkSchema = z.strictObject({ type: z.literal("ledger") });
@@ -44,7 +57,7 @@ export const HttpSinkSchema = z.strictObject({
         .regex(/^[\u0000-\u00ff]*$/, "must hold only Latin-1 characters (U+0000–U+00FF); fetch refuses others"),
     )
     .refine((h) => Object.keys(h).every((k) => !RESERVED_HEADERS.has(k.toLowerCase())), {
-      error: `may not set ${[...RESERVED_HEADERS].join(", ")} (the sink sets them)`,
+      error: `may not set ${[...RESERVED_HEADERS].join(", ")} (the sink sets them or its client refuses them)`,
     })
     .optional(),
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),

@@ -13,7 +13,7 @@ import { readPin } from "./replay-repair";
 //
 // Lock order, everywhere (STACK-NOTES: graphile-worker deadlocked 1 run in 22 completing batches in
 // arbitrary order): replay_item rows by id → the batch's stop lock (stop-lock.ts) → dead_letter rows by id →
-// ledger_entry by key → entity_state by (kind, key) → the replay_batch row → the audit chain's advisory lock.
+// ledger_entry by key → entity_state by (kind, key) → the replay_batch row → the audit chain's head row (audit/append.ts).
 // Statements that only maintain leases (heartbeat, sweep) take item rows with SKIP LOCKED and never wait.
 //
 // `set_config('synchronous_commit', 'off', true)` makes the claim's own commit asynchronous: losing a claim
@@ -136,15 +136,21 @@ export async function claimItems(
 /**
  * Locks up to `limit` items (pick) for the open transaction on `client` without writing them (locked-page.ts):
  * they stay pending to everyone else, who skips them, until the transaction records their outcomes and commits
- * — or rolls back, which leaves them exactly as they were. Same columns as claimItems.
+ * — or rolls back, which leaves them exactly as they were. Same columns as claimItems. Sets the transaction's
+ * idle timeout in the same statement when asked (one round trip fewer per page).
  */
-export async function lockItems(client: pg.PoolClient, opts: { batchId: string; limit: number }): Promise<ClaimedItem[]> {
+export async function lockItems(
+  client: pg.PoolClient,
+  opts: { batchId: string; limit: number; idleTimeoutMs?: number },
+): Promise<ClaimedItem[]> {
   const { rows } = await client.query<ClaimRow>(
-    `WITH picked AS (${pick("$2")})
+    `WITH cfg AS (
+       SELECT CASE WHEN $3::text IS NOT NULL THEN set_config('idle_in_transaction_session_timeout', $3::text, true) END),
+     picked AS (${pick("$2")})
      SELECT ${CLAIMED_COLUMNS}
-     FROM replay_item i JOIN dead_letter d ON d.id = i.dead_letter_id
+     FROM cfg, replay_item i JOIN dead_letter d ON d.id = i.dead_letter_id
      WHERE i.id = ANY (ARRAY(SELECT id FROM picked))`,
-    [opts.batchId, opts.limit],
+    [opts.batchId, opts.limit, opts.idleTimeoutMs === undefined ? null : String(Math.ceil(opts.idleTimeoutMs))],
   );
   return toClaimed(rows);
 }

@@ -77,8 +77,7 @@ export async function processLockedPage(ctx: LockedPageContext): Promise<LockedP
   const lastDueAt = grantedAt + grant.startAtMs + (grant.granted - 1) * grant.intervalMs - grant.dbNowMs;
 
   return inTransaction(ctx.pool, async (client): Promise<LockedPageResult> => {
-    await client.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, true)`, [String(Math.ceil(ctx.idleTimeoutMs))]);
-    const items = await lockItems(client, { batchId: batch.id, limit: grant.granted });
+    const items = await lockItems(client, { batchId: batch.id, limit: grant.granted, idleTimeoutMs: ctx.idleTimeoutMs });
     if (items.length === 0) return { kind: "idle" };
     if (items.some((i) => i.leaseLosses >= SUSPECT_LEASE_LOSSES)) return { kind: "suspect" };
     const geos = items.some((i) => i.kind === "spatial") ? await ctx.geos() : null;

@@ -1,12 +1,12 @@
 import "server-only";
 import { recordSettled } from "../ledger/record-settled";
 import type pg from "pg";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../../audit/append";
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "../pacing/backoff";
 import { gaveUpReason } from "../../dead-letters/decisions";
 import type { ClaimedItem } from "./claim-items";
 import { writeRecordEffects, type RecordTouch } from "./record-effects";
-import { holdBatchAgainstStop } from "../batch/stop-lock";
+import { holdBatchAgainstStop, holdBatchAgainstStopSql } from "../batch/stop-lock";
 import type { RecordOutcome } from "./failure-rules";
 import type { ItemStatus } from "../batch/batch-schemas";
 import type { Sink, SinkResult, Submission } from "../sinks/sink";
@@ -125,26 +125,32 @@ export async function writeOutcomes(
   opts: { locked?: boolean } = {},
 ): Promise<FlushCounts> {
   const counts: FlushCounts = { applied: 0, deduped: 0, dropped: 0, poison: 0, failed: 0, cancelled: 0, retry: 0, released: 0, lost: 0 };
-  const mine = opts.locked ? new Set(group.map((r) => r.item.id)) : await ownedItems(client, group, ctx.workerId);
+  // A pause or cancel either committed before the batch's status is read below, and nothing here is delivered, or
+  // waits for this transaction's commit: the stop lock (stop-lock.ts) is taken here — with the leased items, in
+  // ownedItems — and the status read is a later statement, whose snapshot sees what committed while this waited.
+  let mine: Set<string>;
+  if (opts.locked) {
+    mine = new Set(group.map((r) => r.item.id));
+    await holdBatchAgainstStop(client, ctx.batchId);
+  } else mine = await ownedItems(client, group, ctx.workerId, ctx.batchId, ctx.sink.mode === "remote");
   counts.lost = group.length - mine.size;
-  // A pause or cancel either committed before this read, and nothing here is delivered, or waits for this
-  // transaction's commit (stop-lock.ts). A statement of its own: the read must see what committed while it waited.
-  await holdBatchAgainstStop(client, ctx.batchId);
-  const batch = await client.query<{ status: string }>(`SELECT status::text AS status FROM replay_batch WHERE id = $1`, [ctx.batchId]);
-  const batchStatus = batch.rows[0]?.status ?? "cancelled";
+  const ours = group.filter((r) => mine.has(r.item.id));
+  const checked = await settleDeliveredRecords(client, ctx.batchId, ours, ctx.now);
+  const batchStatus = checked.batchStatus;
   // A pause or cancel that committed since these items were scheduled stops what has not been delivered yet;
   // in a cancelled (or failed) batch nothing goes back to the queue.
   const ended = batchStatus === "cancelled" || batchStatus === "failed";
-  const owned = group
-    .filter((r) => mine.has(r.item.id))
-    .map((r): Resolution => {
-      const undelivered = r.type === "release" || (r.type === "deliver" && batchStatus !== "running");
-      if (!undelivered) return r;
+  const resolutions = ours.map((r): Resolution => {
+    const undelivered = r.type === "release" || (r.type === "deliver" && batchStatus !== "running");
+    if (undelivered) {
       return ended
         ? { item: r.item, type: "decided", outcome: "cancelled", reason: `batch ${batchStatus} before delivery` }
         : { item: r.item, type: "release" };
-    });
-  const resolutions = await recheckRecords(client, owned);
+    }
+    if (r.type !== "deliver" || checked.settled.has(r.item.deadLetterId)) return r;
+    const now = checked.records.get(r.item.deadLetterId) ?? "deleted";
+    return { item: r.item, type: "decided", outcome: "cancelled", reason: `the record is ${now} now (approved when batched)` };
+  });
 
   const toDeliver = resolutions.flatMap((r) => (r.type === "deliver" ? [r.submission] : []));
   const settled =
@@ -161,45 +167,15 @@ export async function writeOutcomes(
   );
   if (remoteSettled.length > 0 && ctx.sink.mode === "remote") await recordSettled(client, remoteSettled, ctx.now, ctx.sink.ledgerOrigin);
 
-  // A locked item released was never marked running: nothing to write back.
-  const changed = opts.locked ? writes.filter((w) => w.finished || w.runAt !== null) : writes;
-  if (changed.length > 0) {
-    await client.query(
-      `UPDATE replay_item i SET status = u.status, attempts = u.attempts, run_at = coalesce(u.run_at, i.run_at),
-         last_error = coalesce(u.error, i.last_error), submitted_at = coalesce(u.submitted_at, i.submitted_at),
-         finished_at = CASE WHEN u.finished THEN $8::timestamptz END, locked_by = NULL, locked_until = NULL
-       FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[])
-         AS u(id, status, attempts, run_at, error, submitted_at, finished)
-       WHERE i.id = u.id AND i.id = ANY($1::bigint[])`,
-      [
-        changed.map((w) => w.id),
-        changed.map((w) => w.status),
-        changed.map((w) => w.attempts),
-        changed.map((w) => w.runAt),
-        changed.map((w) => w.error),
-        changed.map((w) => w.submittedAt),
-        changed.map((w) => w.finished),
-        ctx.now,
-      ],
-    );
-  }
-  const touches = writes.flatMap((w) => (w.touch ? [w.touch] : []));
+  // The records of delivered items became `replayed` above (settleDeliveredRecords): what recordEffect says for
+  // applied and deduped alike, so the ledger's answer does not change it.
+  const touches = writes.flatMap((w) => (w.touch && !checked.settledItems.has(w.id) ? [w.touch] : []));
   const records = await writeRecordEffects(client, touches, { batchId: ctx.batchId, now: ctx.now });
 
   for (const w of writes) {
     if (w.status === "pending" || (w.status === "retry" && w.runAt === null)) counts.released++;
     else if (w.status !== "running") counts[w.status as keyof FlushCounts]++;
   }
-  if (writes.some((w) => TERMINAL.has(w.status))) {
-    await client.query(
-      `UPDATE replay_batch SET applied_count = applied_count + $2, deduped_count = deduped_count + $3,
-         dropped_count = dropped_count + $4, poison_count = poison_count + $5, failed_count = failed_count + $6,
-         cancelled_count = cancelled_count + $7, updated_at = $8
-       WHERE id = $1`,
-      [ctx.batchId, counts.applied, counts.deduped, counts.dropped, counts.poison, counts.failed, counts.cancelled, ctx.now],
-    );
-  }
-
   const itemsById = new Map(resolutions.map((r) => [r.item.id, r.item]));
   const audits: AuditInput[] = writes
     .filter((w) => w.finished || (w.status === "retry" && w.runAt !== null))
@@ -227,41 +203,132 @@ export async function writeOutcomes(
         ...(record ? { before: { recordStatus: record.before } } : {}),
       };
     });
-  await appendAudit(client, audits, ctx.now);
+  // Prepared (normalised, canonical JSON) before the batch row is taken below: that row is held until commit and
+  // every lane's commit and the rate limiter wait for it, so only the chain's hashes and the insert happen under it.
+  const audit = prepareAudit(audits, ctx.now);
+
+  // A locked item released was never marked running: nothing to write back.
+  const changed = opts.locked ? writes.filter((w) => w.finished || w.runAt !== null) : writes;
+  const terminal = writes.some((w) => TERMINAL.has(w.status));
+  if (changed.length > 0 || terminal) {
+    // Items and the batch's counters in one statement. Last before the audit: the batch row comes after the
+    // records in the lock order (claim-items.ts), and lanes wait for each other on it until they commit.
+    await client.query(
+      `WITH items AS (
+         UPDATE replay_item i SET status = u.status, attempts = u.attempts, run_at = coalesce(u.run_at, i.run_at),
+           last_error = coalesce(u.error, i.last_error), submitted_at = coalesce(u.submitted_at, i.submitted_at),
+           finished_at = CASE WHEN u.finished THEN $8::timestamptz END, locked_by = NULL, locked_until = NULL
+         FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[])
+           AS u(id, status, attempts, run_at, error, submitted_at, finished)
+         WHERE i.id = u.id AND i.id = ANY($1::bigint[]))
+       UPDATE replay_batch SET applied_count = applied_count + $10, deduped_count = deduped_count + $11,
+         dropped_count = dropped_count + $12, poison_count = poison_count + $13, failed_count = failed_count + $14,
+         cancelled_count = cancelled_count + $15, updated_at = $8
+       WHERE id = $9 AND $16::bool`,
+      [
+        changed.map((w) => w.id),
+        changed.map((w) => w.status),
+        changed.map((w) => w.attempts),
+        changed.map((w) => w.runAt),
+        changed.map((w) => w.error),
+        changed.map((w) => w.submittedAt),
+        changed.map((w) => w.finished),
+        ctx.now,
+        ctx.batchId,
+        counts.applied,
+        counts.deduped,
+        counts.dropped,
+        counts.poison,
+        counts.failed,
+        counts.cancelled,
+        terminal,
+      ],
+    );
+  }
+
+  await appendAudit(client, audit, ctx.now);
   return counts;
 }
 
-/** The group's items still leased to this worker, locked in id order; anything else was swept from us. */
-async function ownedItems(client: pg.PoolClient, group: Resolution[], workerId: string): Promise<Set<string>> {
-  const owned = await client.query<{ id: string }>(
-    `SELECT id::text AS id FROM replay_item WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
-     ORDER BY replay_item.id FOR UPDATE`, // the bigint, not the text alias: numeric lock order, as everywhere
-    [group.map((r) => r.item.id), workerId],
+/**
+ * The group's items still leased to this worker, locked in id order, and then — same statement, the lock order —
+ * the batch's stop lock, shared (stop-lock.ts). Anything else was swept from us.
+ *
+ * `asyncCommit` (a remote sink's answers): the transaction commits without waiting for its WAL flush, as the claim
+ * does. Every lane's commit waits for the batch row and the audit head, held until commit, so a flush there
+ * (0.5–40 ms here) was paid once per commit by all of them in turn. A database crash can then lose the last
+ * ~200 ms of outcomes, whole (items, ledger keys, records, audit events together): their items come back as a
+ * crashed worker's do and are sent again under the same key, which the receiver deduplicates — what a remote
+ * sink promises anyway. The built-in ledger, whose effect is the commit itself, stays synchronous.
+ */
+async function ownedItems(
+  client: pg.PoolClient,
+  group: Resolution[],
+  workerId: string,
+  batchId: string,
+  asyncCommit: boolean,
+): Promise<Set<string>> {
+  const owned = await client.query<{ ids: string[] }>(
+    `WITH owned AS MATERIALIZED (
+       SELECT id FROM replay_item WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'running'
+       ORDER BY replay_item.id FOR UPDATE) -- the bigint, not a text alias: numeric lock order, as everywhere
+     -- The aggregate needs every row locked before the stop lock is taken.
+     SELECT o.ids, ${holdBatchAgainstStopSql("$3")},
+       CASE WHEN $4::bool THEN set_config('synchronous_commit', 'off', true) END
+     FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids FROM owned) o`,
+    [group.map((r) => r.item.id), workerId, batchId, asyncCommit],
   );
-  return new Set(owned.rows.map((r) => r.id));
+  return new Set(owned.rows[0]?.ids ?? []);
+}
+
+interface DeliveryCheck {
+  /** the batch's status, read after the stop lock ("cancelled" when it is gone) */
+  batchStatus: string;
+  /** records of items to deliver that were approved and are now `replayed` */
+  settled: Set<string>;
+  /** the items to deliver whose records those are */
+  settledItems: Set<string>;
+  /** every locked record's status as it was before this statement, for the reason of those not delivered */
+  records: Map<string, string>;
 }
 
 /**
- * Deliveries to an in-transaction sink happen here, so their records can be checked where it counts: locked
- * (in id order, the engine's lock order) and read as they are now. A record an analyst quarantined, reopened
- * or edited since its item was claimed is not delivered (its item is cancelled, as at claim time); one changed
- * while this transaction holds the lock waits for the commit and then finds it replayed (a version conflict
- * for the analyst, not a silent replay of a record they had just taken back).
+ * The batch's status and, for deliveries to an in-transaction sink, the re-check of their records where it
+ * counts — locked (in id order, the engine's lock order) and read as they are now — in one statement that also
+ * marks the approved ones `replayed` (replay_count + 1) when the batch is still running: a record an analyst
+ * quarantined, reopened or edited since its item was claimed is not delivered (its item is cancelled, as at claim
+ * time); one changed while this transaction holds the lock waits for the commit and then finds it replayed (a
+ * version conflict for the analyst, not a silent replay of a record they had just taken back). Locking a row
+ * returns its newest committed version, and the update re-reads it (READ COMMITTED), so the check and the write
+ * see the same row.
  */
-async function recheckRecords(client: pg.PoolClient, resolutions: Resolution[]): Promise<Resolution[]> {
-  const ids = resolutions.flatMap((r) => (r.type === "deliver" ? [r.item.deadLetterId] : []));
-  if (ids.length === 0) return resolutions;
-  const { rows } = await client.query<{ id: string; status: string }>(
-    `SELECT id::text AS id, status::text AS status FROM dead_letter WHERE id = ANY($1::bigint[])
-     ORDER BY dead_letter.id FOR UPDATE`,
-    [ids],
+async function settleDeliveredRecords(client: pg.PoolClient, batchId: string, group: Resolution[], now: Date): Promise<DeliveryCheck> {
+  const deliver = group.filter((r) => r.type === "deliver");
+  const ids = deliver.map((r) => r.item.deadLetterId);
+  const { rows } = await client.query<{ batch_status: string | null; id: string | null; status: string | null; replayed: boolean }>(
+    `WITH b AS (SELECT status FROM replay_batch WHERE id = $2),
+     l AS MATERIALIZED (
+       SELECT id, status FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY dead_letter.id FOR UPDATE),
+     u AS (
+       UPDATE dead_letter d SET status = 'replayed', replay_count = d.replay_count + 1, version = d.version + 1, updated_at = $3
+       FROM l WHERE d.id = l.id AND l.status = 'approved' AND d.id = ANY($1::bigint[])
+         AND (SELECT status FROM b) = 'running'
+       RETURNING d.id)
+     SELECT (SELECT status::text FROM b) AS batch_status, l.id::text AS id, l.status::text AS status, u.id IS NOT NULL AS replayed
+     FROM (SELECT 1) one LEFT JOIN (l LEFT JOIN u ON u.id = l.id) ON true`,
+    [ids, batchId, now],
   );
-  const status = new Map(rows.map((r) => [r.id, r.status]));
-  return resolutions.map((r): Resolution => {
-    if (r.type !== "deliver") return r;
-    const now = status.get(r.item.deadLetterId) ?? "deleted";
-    return now === "approved"
-      ? r
-      : { item: r.item, type: "decided", outcome: "cancelled", reason: `the record is ${now} now (approved when batched)` };
-  });
+  const settled = new Set<string>();
+  const records = new Map<string, string>();
+  for (const r of rows) {
+    if (r.id === null) continue;
+    records.set(r.id, r.status ?? "deleted");
+    if (r.replayed) settled.add(r.id);
+  }
+  return {
+    batchStatus: rows[0]?.batch_status ?? "cancelled",
+    settled,
+    settledItems: new Set(deliver.filter((r) => settled.has(r.item.deadLetterId)).map((r) => r.item.id)),
+    records,
+  };
 }

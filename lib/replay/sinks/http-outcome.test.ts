@@ -53,6 +53,16 @@ describe("HTTP sink outcome mapping", () => {
     expect(classifyHttpError(refused, 1500)).toMatchObject({ outcome: "retry", reason: "request failed: ECONNREFUSED" });
   });
 
+  it("undici request's errors carry their code on the error itself", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    expect(classifyHttpError(refused, 1500)).toMatchObject({ outcome: "retry", reason: "request failed: ECONNREFUSED" });
+    const why = "refused: 10.0.0.1 is a private address; an admin may allow it with REDRIVE_OUTBOUND_ALLOW_PRIVATE=10.0.0.1";
+    const outbound = Object.assign(new Error(why), { name: "OutboundRefusedError", code: "ERR_OUTBOUND_REFUSED" });
+    expect(classifyHttpError(outbound, 1500)).toEqual({ outcome: "failed", reason: why });
+    const timeout = new DOMException("The operation was aborted due to timeout", "TimeoutError");
+    expect(classifyHttpError(timeout, 1500)).toMatchObject({ outcome: "retry", reason: "timed out after 1500 ms" });
+  });
+
   it("a connection the outbound rule refused → failed, saying why and what allows it", () => {
     const why = "refused: 127.0.0.1 is a loopback address; an admin may allow it with REDRIVE_OUTBOUND_ALLOW_PRIVATE=127.0.0.1";
     const err = Object.assign(new TypeError("fetch failed"), { cause: { code: "ERR_OUTBOUND_REFUSED", message: why } });

@@ -5,7 +5,7 @@ import type { SinkResult } from "./sink";
 //   2xx → applied (deduped when the receiver says Idempotent-Replayed: true)
 //   409 → deduped (the receiver already has this key)
 //   408, 429, 5xx, timeout, connection error → retry later (Retry-After honoured; 429/503 also slow the batch)
-//   other 4xx (and 1xx/3xx, which fetch does not follow for a POST we did not expect to redirect) → failed
+//   other 4xx (and 1xx/3xx: the sink follows no redirect) → failed
 // Both `retry` and `failed` are tried again with backoff until the batch's attempt budget, then poison
 // (lib/replay/engine/write-outcomes.ts); `failed` ignores Retry-After.
 
@@ -39,15 +39,19 @@ export function classifyHttpAnswer(a: HttpAnswer, now: Date): SinkResult {
   return { outcome: "failed", reason: describe(a) };
 }
 
-/** A request that produced no answer: timeout, refused/reset connection, DNS failure: worth a retry. */
+/**
+ * A request that produced no answer: timeout, refused/reset connection, DNS failure: worth a retry. Takes undici
+ * request's errors (the code on the error) and fetch's (the code on its cause).
+ */
 export function classifyHttpError(err: unknown, timeoutMs: number): SinkResult {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const e = err as { name?: string; message?: string; code?: string; cause?: { code?: string; message?: string } };
+  const cause = e?.cause ?? (e?.code ? e : undefined);
   // Refused by the outbound rule (lib/net/outbound-guard.ts) before anything was sent: its message says why and
   // what setting allows the address. A refusal, like a 4xx: retried with backoff, poison after the budget.
-  if (e?.cause?.code === "ERR_OUTBOUND_REFUSED" && e.cause.message) return { outcome: "failed", reason: e.cause.message };
+  if (cause?.code === "ERR_OUTBOUND_REFUSED" && cause.message) return { outcome: "failed", reason: cause.message };
   const timedOut = e?.name === "TimeoutError" || e?.name === "AbortError";
   const reason = timedOut
     ? `timed out after ${timeoutMs} ms`
-    : `request failed: ${e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err)}`;
+    : `request failed: ${cause?.code ?? cause?.message ?? e?.message ?? String(err)}`;
   return { outcome: "retry", reason, retryAfterMs: null, slowDown: false };
 }

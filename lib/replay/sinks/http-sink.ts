@@ -1,5 +1,6 @@
 import { redactSecrets, secretsOf } from "../../masking/url";
-import { outboundFetch } from "../../net/outbound-guard";
+import type { Readable } from "node:stream";
+import { outboundRequest } from "../../net/outbound-guard";
 import { classifyHttpAnswer, classifyHttpError } from "./http-outcome";
 import type { HttpSinkConfig } from "../batch/batch-schemas";
 import type { RemoteSink, SinkResult, Submission } from "./sink";
@@ -37,8 +38,8 @@ export function requestBody(sub: Submission): string {
 }
 
 /**
- * The stored key as an HTTP field value, byte for byte: its UTF-8 bytes (fetch takes a header as a "byte
- * string", one character per byte; a character above U+00FF threw, and é went out as one Latin-1 byte). A key
+ * The stored key as an HTTP field value, byte for byte: its UTF-8 bytes (the client writes a header as a "byte
+ * string", one Latin-1 character per byte; a character above U+00FF is refused, and é would go out as one byte). A key
  * with a control character, or with white space at either end (parsers trim it), cannot arrive verbatim in a
  * header: null, with why.
  */
@@ -54,39 +55,54 @@ export function idempotencyHeader(key: string): { value: string } | { problem: s
   return { value: Buffer.from(key, "utf8").toString("latin1") };
 }
 
+/**
+ * The request's headers: the configured ones may replace the user agent (names compared in lower case, as HTTP
+ * does: undici's request sends a name twice if it is given twice), never the content type or the key.
+ */
+function requestHeaders(config: HttpSinkConfig, userAgent: string, key: string): Record<string, string> {
+  const headers: Record<string, string> = { "user-agent": userAgent };
+  for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value;
+  return { ...headers, "content-type": "application/json", "idempotency-key": key };
+}
+
 async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, stop: AbortSignal): Promise<SinkResult> {
   const header = idempotencyHeader(sub.idempotencyKey);
   // Deterministic: retrying cannot help, and a changed key would defeat the receiver's dedup. Poison, unsent.
   if ("problem" in header) return { outcome: "failed", reason: header.problem, permanent: true };
   try {
-    const res = await outboundFetch(config.url, {
+    // The timeout covers the whole exchange, answer and snippet included, as the signal stays on the body.
+    const res = await outboundRequest(config.url, {
       method: "POST",
-      headers: { "user-agent": userAgent, ...config.headers, "content-type": "application/json", "idempotency-key": header.value },
+      headers: requestHeaders(config, userAgent, header.value),
       body: requestBody(sub),
-      redirect: "manual",
       signal: AbortSignal.any([stop, AbortSignal.timeout(config.timeoutMs)]),
     });
-    return classifyHttpAnswer({ status: res.status, headers: res.headers, bodySnippet: await snippet(res) }, new Date());
+    const headers = {
+      get: (name: string): string | null => {
+        const v = res.headers[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+      },
+    };
+    return classifyHttpAnswer({ status: res.statusCode, headers, bodySnippet: await snippet(res.body) }, new Date());
   } catch (err) {
     if (stop.aborted) return { outcome: "retry", reason: "aborted: the worker is stopping", retryAfterMs: null, slowDown: false };
     return classifyHttpError(err, config.timeoutMs);
   }
 }
 
-/** The start of the body for error messages; the rest is discarded so the connection can be reused. */
-async function snippet(res: Awaited<ReturnType<typeof outboundFetch>>): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
+/**
+ * The start of the body for error messages. A body that ends within it (the usual short answer) leaves the
+ * connection to be reused; a longer one is cut off there, which closes the connection rather than reading on.
+ */
+async function snippet(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
   try {
-    while (size < SNIPPET_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) return Buffer.concat(chunks).toString("utf8");
-      chunks.push(value);
-      size += value.byteLength;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+      if (size >= SNIPPET_BYTES) break; // leaving the loop destroys the rest of the body
     }
-    await reader.cancel();
   } catch {
     // a body cut short still leaves us the status
   }
