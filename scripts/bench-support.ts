@@ -51,7 +51,10 @@ export async function startServer(url: string, port: number): Promise<ChildProce
   const next = join(process.cwd(), "node_modules/next/dist/bin/next");
   const env = { ...process.env, DATABASE_URL: url, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", REDRIVE_WORKER: "0" };
   await ensureBuild({ env });
-  const child = spawn(process.execPath, [next, "start", "-p", String(port)], { stdio: ["ignore", "ignore", "inherit"], env });
+  // BENCH_SERVER_NODE_ARGS (space-separated) go to the server's node alone: `--cpu-prof --cpu-prof-dir=…` profiles it
+  // under the benchmark's load without profiling the benchmark too (Node refuses --cpu-prof in NODE_OPTIONS).
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, next, "start", "-p", String(port)], { stdio: ["ignore", "ignore", "inherit"], env });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(

@@ -14,10 +14,20 @@ import { DEFAULT_SOURCE_SETTINGS, type Normalized } from "../../lib/dead-letters
 import { defaultIngestThreads, NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { benchDatabase } from "../bench-support";
+import { processCpu } from "./cpu";
 
 export interface FloorPart {
   seconds: number;
   perSecond: number;
+  /** CPU seconds the part spent (null where /proc cannot be read) */
+  cpu: number | null;
+}
+
+/** The COPY part's CPU: PostgreSQL's backend, and this process sending the rows (as the server sends them). */
+export interface CopyPart extends FloorPart {
+  rows: number;
+  backendCpu: number | null;
+  clientCpu: number;
 }
 
 const CHUNK = 500;
@@ -35,6 +45,9 @@ export async function normalizeFloor(file: string): Promise<FloorPart & { thread
     // chunk per thread at once (each goes to the least busy thread), so every thread is up before the clock starts.
     await Promise.all(Array.from({ length: size }, () => pool.normalize(recs.slice(0, 10), new Date(), settings)));
     const started = performance.now();
+    // This process's CPU over the run: the threads' normalization, and this thread handing them chunks and
+    // receiving their rows (as the server's main thread does). Nothing else runs here meanwhile.
+    const cpuBefore = process.cpuUsage();
     // As ingest does: a chunk per thread in flight and one waiting, so no thread idles.
     const inFlight: Promise<Normalized[]>[] = [];
     let ok = 0;
@@ -44,7 +57,8 @@ export async function normalizeFloor(file: string): Promise<FloorPart & { thread
     }
     for (const p of inFlight) ok += (await p).filter((n) => n.ok).length;
     const seconds = (performance.now() - started) / 1000;
-    return { threads: size, ok, seconds, perSecond: recs.length / seconds };
+    const used = process.cpuUsage(cpuBefore);
+    return { threads: size, ok, seconds, perSecond: recs.length / seconds, cpu: (used.user + used.system) / 1e6 };
   } finally {
     await pool.close();
   }
@@ -80,7 +94,7 @@ async function copyOut(client: pg.Client, sql: string): Promise<Buffer[]> {
  * COPYs the rows ingest stored in `sourceUrl` (audit events after `auditAfter`) into a fresh database; `records`
  * is what the rate counts (the envelopes sent, as the API's rate does).
  */
-export async function copyFloor(sourceUrl: string, auditAfter: string, records: number): Promise<FloorPart & { rows: number }> {
+export async function copyFloor(sourceUrl: string, auditAfter: string, records: number): Promise<CopyPart> {
   const source = new pg.Client({ connectionString: sourceUrl });
   await source.connect();
   const data: { table: string; cols: string; chunks: Buffer[] }[] = [];
@@ -97,13 +111,23 @@ export async function copyFloor(sourceUrl: string, auditAfter: string, records: 
   const client = await target.db.pool.connect();
   try {
     await client.query("CHECKPOINT").catch(() => undefined);
+    const { rows: me } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+    const backend = me[0]?.pid ?? 0;
     let rows = 0;
+    const cpuBefore = processCpu(backend);
+    const clientBefore = process.cpuUsage();
     const started = performance.now();
     await client.query("BEGIN");
     for (const { table, cols, chunks } of data) rows += await copyIn(client, `COPY ${table} (${cols}) FROM STDIN`, chunks);
     await client.query("COMMIT");
     const seconds = (performance.now() - started) / 1000;
-    return { rows, seconds, perSecond: records / seconds };
+    const sender = process.cpuUsage(clientBefore);
+    const clientCpu = (sender.user + sender.system) / 1e6;
+    const cpuAfter = processCpu(backend);
+    const backendCpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+    // The client's part counts: writing the rows to the socket (loopback TCP runs on the sender's CPU) is work the
+    // server does too, and the wall-clock COPY rate includes it.
+    return { rows, seconds, perSecond: records / seconds, cpu: backendCpu === null ? null : backendCpu + clientCpu, backendCpu, clientCpu };
   } finally {
     client.release();
     await target.drop();
