@@ -46,7 +46,7 @@ if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [args.db]
   await admin.query(`CREATE DATABASE "${args.db}"`);
 await admin.end();
 await applyMigrations(url.toString());
-const pool = withSessionSetup(new pg.Pool({ connectionString: url.toString(), max: 6 }));
+const pool = new pg.Pool(withSessionSetup({ connectionString: url.toString(), max: 6 }));
 
 const have = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter")).rows[0]?.n ?? 0);
 if (have < COUNT) {

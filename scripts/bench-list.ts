@@ -40,7 +40,7 @@ const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1"
 if (!exists) await admin.query(`CREATE DATABASE "${args.db}"`);
 await admin.end();
 await applyMigrations(url.toString());
-const pool = withSessionSetup(new pg.Pool({ connectionString: url.toString(), max: 4 }));
+const pool = new pg.Pool(withSessionSetup({ connectionString: url.toString(), max: 4 }));
 const have = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter")).rows[0]?.n ?? 0);
 if (have < COUNT) {
   say(`seeding ${(COUNT - have).toLocaleString("en")} rows into ${args.db} (${have.toLocaleString("en")} present)`);

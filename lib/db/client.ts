@@ -16,7 +16,7 @@ export interface Db {
 const globalForDb = globalThis as unknown as { __redriveDb?: Db };
 
 export function createDb(url: string, max = 20): Db {
-  const pool = withSessionSetup(new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 }));
+  const pool = new pg.Pool(withSessionSetup({ connectionString: url, max, idleTimeoutMillis: 30_000 }));
   // An idle client's connection can drop (database restart); without a listener that error would crash us.
   pool.on("error", (err) => console.error(`[db] idle client error: ${err.message}`));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
