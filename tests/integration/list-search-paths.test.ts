@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
+import { commonLexemes, forgetCommonLexemes } from "../../lib/dead-letters/query/common-lexemes";
 import { facetCounts } from "../../lib/dead-letters/query/facets";
 import { listDeadLetters, SEARCH_PROBE, SEARCH_WALK } from "../../lib/dead-letters/query/list";
 import { seedBulk } from "../../scripts/bench/seed-bulk";
@@ -30,6 +31,7 @@ beforeAll(async () => {
        WHERE id IN (SELECT id FROM dead_letter WHERE payload IS NOT NULL AND NOT payload @> '{"note": "quagga sparse marker"}' ORDER BY id LIMIT 7)`,
     );
     await client.query("ANALYZE dead_letter");
+    forgetCommonLexemes(); // the statistics just changed: read them again
   } finally {
     client.release();
   }
@@ -64,6 +66,8 @@ const common = async (word: string) =>
 describe("payload search plans", () => {
   it("builds the terms as meant: a common phrase, a rare word, a sparse word past the probe and the walk", async () => {
     expect(await common("hydrant")).toBeGreaterThan(0.02);
+    expect(await commonLexemes(db.pool)).toEqual(expect.arrayContaining(["hydrant", "relocated"]));
+    expect(await commonLexemes(db.pool)).not.toContain("zygote");
     expect(await common("zygote")).toBe(0);
     expect((await expected("zygote")).length).toBe(7);
     const { rows } = await db.pool.query<{ n: number; newest: number }>(

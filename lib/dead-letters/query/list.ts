@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { DeadLetterSummarySchema, ListPageSchema } from "../record-schemas";
 import { utcMicrosSql } from "../../time/instant";
 import { decodeCursor, encodeCursor } from "./cursor";
+import { commonLexemes } from "./common-lexemes";
 import { maybeCompact } from "./facets";
 import type { ListQuery } from "../filters";
 import { buildWhere, buildWhereBranches, commonWordsSql, searchParts, selectBranches, viewportClause, type PayloadMatch } from "./where";
@@ -160,7 +161,7 @@ async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Prom
   const base = clauses.filter(Boolean).join(" AND ");
   const limit = p(query.limit + 1);
   const page = q
-    ? searchPage(base, searchParts(q, p, "d", query.kind), order, limit)
+    ? searchPage(base, searchParts(q, p, "d", query.kind), order, limit, p(await commonLexemes(db)))
     : `SELECT d.id FROM dead_letter d WHERE ${base} ORDER BY ${ORDER(order)} LIMIT ${limit}`;
   const { rows } = await db.query<Row>(
     `WITH page AS MATERIALIZED (${page})
@@ -176,11 +177,17 @@ async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Prom
  * (device_id, observed_at), where one OR over all conditions read every tap of the device through a bitmap
  * and sorted them. UNION drops a record two conditions found. The payload's words take payloadBranch.
  */
-function searchPage(base: string, parts: { identifiers: string[]; payload: PayloadMatch | null }, order: string, limit: string): string {
+function searchPage(
+  base: string,
+  parts: { identifiers: string[]; payload: PayloadMatch | null },
+  order: string,
+  limit: string,
+  lexemesParam: string,
+): string {
   const branches = parts.identifiers.map(
     (c) => `(SELECT d.id, d.observed_at FROM dead_letter d WHERE ${base} AND ${c} ORDER BY ${ORDER(order)} LIMIT ${limit})`,
   );
-  if (parts.payload) branches.push(payloadBranch(base, parts.payload, order, limit));
+  if (parts.payload) branches.push(payloadBranch(base, parts.payload, order, limit, lexemesParam));
   return `SELECT s.id FROM (${branches.join("\n UNION ")}) s ORDER BY ${ORDER(order, "s")} LIMIT ${limit}`;
 }
 
@@ -194,17 +201,18 @@ export const SEARCH_WALK = 10_000;
  * and the planner cannot tell a rare term from a common one (it multiplies the words' frequencies: "fence line
  * disputed", on 8% of records, was estimated at 458 rows of 1M, and read as 78,666 index entries, a heap fetch each
  * and a sort: 700 ms). So the branch decides, each step a CTE that runs only when the ones before did not settle it:
- *  1. common: are all the words common, per the statistics (where.ts commonWordsSql)? Then straight to 2.
+ *  1. common: are all the words common, per the statistics (common-lexemes.ts, where.ts commonWordsSql)? Then
+ *     straight to 3.
  *  2. probe (not common): up to SEARCH_PROBE + 1 matches from the index, in no order. A rare term (an id, a
  *     sensor, a typo) ends here: all its matches, sorted.
  *  3. walk (common, or the probe overflowed): SEARCH_WALK records in page order, testing the stored document
  *     (a few µs each): a term on 1% of the records or more fills its page here (~1,300 records at 8%).
  *  4. every_match (the walk came up short): every match from the index, sorted.
  */
-function payloadBranch(base: string, payload: PayloadMatch, order: string, limit: string): string {
+function payloadBranch(base: string, payload: PayloadMatch, order: string, limit: string, lexemesParam: string): string {
   const cond = payload.condition;
   const walked = `((SELECT c FROM common) OR (SELECT count(*) FROM probe) > ${SEARCH_PROBE})`;
-  return `(WITH common AS MATERIALIZED (SELECT ${commonWordsSql(payload.wordsParam)} AS c),
+  return `(WITH common AS MATERIALIZED (SELECT ${commonWordsSql(payload.wordsParam, lexemesParam)} AS c),
      probe AS MATERIALIZED (
        SELECT d.id, d.observed_at FROM dead_letter d WHERE NOT (SELECT c FROM common) AND ${base} AND ${cond} LIMIT ${SEARCH_PROBE + 1}),
      walk AS MATERIALIZED (

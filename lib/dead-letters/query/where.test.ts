@@ -67,10 +67,11 @@ describe("buildWhere", () => {
     expect(buildWhere({ q: "dev-1", kind: ["afc", "spatial"] }).text).toContain("d.entity_key = $2");
   });
 
-  it("asks the statistics whether every searched word is common, from the words' parameter", () => {
-    const sql = commonWordsSql("$7");
+  it("tests every searched word against the common lexemes, from the words' parameter", () => {
+    const sql = commonWordsSql("$7", "$8");
     expect(sql).toContain("to_tsvector('simple', $7)");
-    expect(sql).toContain(`>= ${COMMON_WORD_SHARE}`);
+    expect(sql).toContain("<@ $8::text[]");
+    expect(COMMON_WORD_SHARE).toBeGreaterThan(0);
     expect(payloadWords('properties.sensor = "SN-9"')).toBe("SN-9");
     expect(payloadWords("fence line")).toBe("fence line");
   });

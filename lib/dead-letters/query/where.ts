@@ -146,19 +146,15 @@ export interface PayloadMatch {
 export const COMMON_WORD_SHARE = 0.005;
 
 /**
- * True when every word of the search is on at least COMMON_WORD_SHARE of the records, per the most common lexemes
- * ANALYZE keeps for dead_letter.search_doc (pg_stats): then a page of matches is near in observed_at order, and
- * the GIN index, which hands over all of them in no order (~80,000 for an 8% word at 1M records, 40–150 ms to
- * read its posting lists alone), is the slow way. False without statistics (a new or small table): the index.
- * The words of a term together can be rarer than each alone: the list then falls back to the index (list.ts).
+ * True when every word of the search is one of `lexemesParam` (a text[] parameter: the common lexemes,
+ * common-lexemes.ts): then a page of matches is near in observed_at order, and the GIN index, which hands over all
+ * of them in no order (~80,000 for an 8% word at 1M records, 40–150 ms to read its posting lists alone), is the
+ * slow way. The words are split as the search document's are (to_tsvector 'simple'). False for no words. The
+ * words of a term together can be rarer than each alone: the list then falls back to the index (list.ts).
  */
-export function commonWordsSql(wordsParam: string): string {
-  return `(SELECT coalesce(bool_and(coalesce(s.freq, 0) >= ${COMMON_WORD_SHARE}), false)
-     FROM unnest(tsvector_to_array(to_tsvector('simple', ${wordsParam}))) AS w(lexeme)
-     LEFT JOIN (SELECT e.lexeme, e.freq FROM pg_stats st,
-                  unnest(st.most_common_elems::text::text[], st.most_common_elem_freqs) AS e(lexeme, freq)
-                WHERE st.schemaname = current_schema() AND st.tablename = 'dead_letter' AND st.attname = 'search_doc') s
-       ON s.lexeme = w.lexeme)`;
+export function commonWordsSql(wordsParam: string, lexemesParam: string): string {
+  const words = `tsvector_to_array(to_tsvector('simple', ${wordsParam}))`;
+  return `(cardinality(${words}) > 0 AND ${words} <@ ${lexemesParam}::text[])`;
 }
 
 /**
