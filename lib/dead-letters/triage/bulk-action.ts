@@ -15,6 +15,7 @@ import { analyzeOffThread } from "../ingest/analyze-off-thread";
 import { getEnv } from "../../env";
 import { pinRepairBy } from "./approved-repair";
 import { repairWarnings } from "./repair-warnings";
+import { compareIds } from "../../db/id-order";
 
 // A decision on many records (POST /api/dead-letters/bulk): explicit ids, or every record matching a list filter
 // — evaluated on the server, never by loading the rows into the browser. Applied in pages of PAGE rows, each its
@@ -231,7 +232,7 @@ async function statusGroups(
  * through the same decidePage.
  */
 export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: boolean }, ctx: BulkContext): Promise<BulkResult> {
-  const ids = body.ids ? [...new Set(body.ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : null;
+  const ids = body.ids ? [...new Set(body.ids)].sort(compareIds) : null;
   const matched = ids ? ids.length : await countMatching(pool, body.filter ?? {});
   checkExpectedCount(body.expectedCount, matched);
   const result: BulkResult = { matched, updated: 0, skipped: 0, skippedReasons: {}, warnings: {} };

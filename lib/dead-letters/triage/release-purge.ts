@@ -11,6 +11,7 @@ import { maskJson, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import type { QuarantineBody } from "../record-schemas";
 import type { DeadLetterKind, DeadLetterStatus } from "@/lib/vocabulary/record";
+import { compareIds } from "../../db/id-order";
 
 // Releasing quarantined records back to triage, and purging them. Both act on quarantined records only, in
 // pages of PAGE rows, each page its own transaction: lock the rows in id order (the order bulk-action.ts and the
@@ -50,7 +51,7 @@ interface LockedRow {
 type PageAction = (client: pg.PoolClient, rows: LockedRow[]) => Promise<number>;
 
 async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Promise<{ done: number; skipped: number }> {
-  const ids = body.ids ? [...new Set(body.ids)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)) : null;
+  const ids = body.ids ? [...new Set(body.ids)].sort(compareIds) : null;
   // Records quarantined after the request started are not part of what the user saw.
   const ceiling = (await pool.query<{ max: string | null }>("SELECT max(id)::text AS max FROM dead_letter")).rows[0]?.max ?? "0";
   if (body.filter && body.expectedCount !== undefined) {

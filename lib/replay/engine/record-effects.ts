@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { reasonGroup } from "../../afc/reason-group";
+import { compareIds } from "../../db/id-order";
 import { recordEffect, type RecordOutcome, type RecordState } from "./failure-rules";
 
 // What item outcomes do to their dead-letter records (lib/replay/engine/failure-rules.ts recordEffect), written for a whole
@@ -109,17 +110,19 @@ export async function writeRecordEffects(
 
 /**
  * The common case in one statement: settled records (applied, deduped) become `replayed` — what recordEffect
- * says for these outcomes, written without reading the rows first. Rows are locked in id order (subquery),
- * the engine's lock order.
+ * says for these outcomes, written without reading the rows first. Rows are locked in id order, the engine's lock
+ * order: the arrays are sorted, and the index scan on `id = ANY(…)` visits them sorted as well. No SELECT … FOR
+ * UPDATE first: a row lock writes each tuple once more, as much as the update itself costs.
  */
 async function settleRecords(client: pg.PoolClient, settled: RecordTouch[], now: Date): Promise<void> {
-  const ids = settled.map((t) => t.deadLetterId);
+  const sorted = [...settled].sort((a, b) => compareIds(a.deadLetterId, b.deadLetterId));
+  const ids = sorted.map((t) => t.deadLetterId);
   await client.query(
     `UPDATE dead_letter d SET status = CASE WHEN d.status = 'approved' THEN 'replayed'::"DeadLetterStatus" ELSE d.status END,
        replay_count = d.replay_count + u.submitted::int, version = d.version + 1, updated_at = $3
-     FROM (SELECT id FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE) l,
-       unnest($1::bigint[], $2::bool[]) AS u(id, submitted)
-     WHERE d.id = l.id AND u.id = d.id AND d.id = ANY($1::bigint[])`,
-    [ids, settled.map((t) => t.submitted), now],
+     FROM unnest($1::bigint[], $2::bool[]) AS u(id, submitted)
+     WHERE u.id = d.id AND d.id = ANY($1::bigint[])`,
+    [ids, sorted.map((t) => t.submitted), now],
   );
 }
+
