@@ -3,14 +3,13 @@ import type pg from "pg";
 import type { Actor } from "../../audit/append";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { Geos } from "../../spatial/geos";
-import type { BackoffOptions } from "../pacing/backoff";
 import type { ClaimedItem } from "./claim-items";
 import { releaseItems } from "./claim-items";
 import type { ClockSync } from "../pacing/clock-sync";
 import { errorMessage } from "../../db/transient-errors";
 import { isUnpaced, lateLimitMs, pacingFor } from "../pacing/gcra";
-import { GroupWriter } from "./group-writer";
-import type { FlushCounts, Resolution } from "./write-outcomes";
+import type { GroupWriter } from "./group-writer";
+import type { Resolution } from "./write-outcomes";
 import { reserveSlots, slowDown } from "../pacing/reserve-slots";
 import { revalidate, type Revalidation } from "./revalidate";
 import { replayRepair } from "./replay-repair";
@@ -59,8 +58,8 @@ export interface PageContext {
   holdUntil: () => number;
   /** a slow-down signal with this Retry-After (ms, or null) arrived: hold every lane of this worker */
   onSlowDown: (retryAfterMs: number | null) => void;
-  backoff?: BackoffOptions;
-  onFlushed?: (counts: FlushCounts) => void;
+  /** records outcomes: one writer for every page of this batch the worker holds (group-writer.ts) */
+  writer: GroupWriter;
   /** the database's clock as seen from this worker (slots are times on the database's clock) */
   dbClock: ClockSync;
   /** this page's turn to send among the pages of its batch that the worker holds (send-order.ts) */
@@ -118,27 +117,14 @@ const CHECK_EVERY_MS = 200;
 
 export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promise<void> {
   const { batch, pool } = ctx;
-  const writer = new GroupWriter({
-    pool,
-    clock: ctx.clock,
-    log: ctx.log,
-    onFlushed: ctx.onFlushed,
-    context: (now) => ({
-      batchId: batch.id,
-      workerId: ctx.workerId,
-      actor: ctx.actor,
-      sink: batch.sink,
-      maxAttempts: batch.maxAttempts,
-      random: ctx.random,
-      now,
-      backoff: ctx.backoff,
-    }),
-  });
+  const writer = ctx.writer;
+  /** this page's outcomes, each the commit that carries it: the page ends when all of them are written */
+  const commits: Promise<void>[] = [];
   const byId = new Map(items.map((i) => [i.id, i]));
   const subs: Submission[] = [];
   for (const item of items) {
     const r = decideOrSubmit(item, ctx);
-    if ("type" in r) writer.add(r);
+    if ("type" in r) commits.push(writer.add(r));
     else subs.push(r);
   }
 
@@ -202,7 +188,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         const item = byId.get(sub.itemId) as ClaimedItem;
         ctx.sendWindow?.record(performance.now());
         if (batch.sink.mode === "in-transaction") {
-          writer.add({ item, type: "deliver", submission: sub, submittedAt: ctx.clock() });
+          commits.push(writer.add({ item, type: "deliver", submission: sub, submittedAt: ctx.clock() }));
           continue;
         }
         const sink = batch.sink;
@@ -210,7 +196,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         const request: Promise<void> = sink
           .submit(sub, ctx.hardStop)
           .then(async (result) => {
-            writer.add({ item, type: "answered", submission: sub, submittedAt, result });
+            commits.push(writer.add({ item, type: "answered", submission: sub, submittedAt, result }));
             if (result.outcome === "retry" && result.slowDown) {
               // Stop using this page's slots: the rest is re-queued and re-paced at the lowered rate.
               slowedDown = true;
@@ -228,9 +214,9 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
     ctx.turn?.leave(); // stopped, or slots were let go late: dispatching is over either way
     await Promise.allSettled(inFlight);
     const unsent = subs.slice(next).map((s) => byId.get(s.itemId) as ClaimedItem);
-    writer.add(...unsent.map((item): Resolution => ({ item, type: "release" })));
+    commits.push(writer.add(...unsent.map((item): Resolution => ({ item, type: "release" }))));
     try {
-      await writer.drain();
+      await Promise.all(commits);
     } catch (err) {
       // Outcomes that could not be written: give the rest back so nothing waits for a lease to expire.
       await releaseItems(

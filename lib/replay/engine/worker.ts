@@ -25,6 +25,7 @@ import { ClockSync } from "../pacing/clock-sync";
 import type { FlushCounts } from "./write-outcomes";
 import { processPage, type BatchConfig } from "./process-page";
 import { processLockedPage, usesLockedPages } from "./locked-page";
+import { GroupWriter } from "./group-writer";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./failure-rules";
 import { z } from "zod";
 import type { ItemStatus, StoredSinkConfig } from "../batch/batch-schemas";
@@ -110,6 +111,31 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     windows.set(batch.id, { rate: batch.ratePerSecond, window });
     return window;
   };
+  /** batch → the writer of its outcomes, shared by the lanes' pages (group-writer.ts); dropped with the batch */
+  const writers = new Map<string, GroupWriter>();
+  const writerFor = (batch: BatchConfig): GroupWriter => {
+    let writer = writers.get(batch.id);
+    if (!writer) {
+      writer = new GroupWriter({
+        pool,
+        clock,
+        log,
+        onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
+        context: (now) => ({
+          batchId: batch.id,
+          workerId: id,
+          actor,
+          sink: batch.sink,
+          maxAttempts: batch.maxAttempts,
+          random,
+          now,
+          backoff: opts.backoff,
+        }),
+      });
+      writers.set(batch.id, writer);
+    }
+    return writer;
+  };
   /** batch → the claim in progress: one claim at a time per batch, so pages enter sendOrder in claim order */
   const claiming = new Map<string, Promise<unknown>>();
 
@@ -166,6 +192,8 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     }
     for (const key of running.keys()) if (!seen.has(key)) running.delete(key);
     for (const key of windows.keys()) if (!seen.has(key)) windows.delete(key);
+    // Pages still running keep their reference to a dropped writer until they end.
+    for (const key of writers.keys()) if (!seen.has(key)) writers.delete(key);
   }
 
   function pick(): BatchConfig | null {
@@ -235,14 +263,13 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         hardStop: hardStop.signal,
         dbClock,
         isRunning: () => running.has(batch.id),
-        backoff: opts.backoff,
+        writer: writerFor(batch),
         ...(turn ? { turn } : {}),
         sendWindow: windowFor(batch),
         holdUntil: () => holds.get(batch.id) ?? 0,
         onSlowDown: (retryAfterMs) => {
           if (retryAfterMs) holds.set(batch.id, Math.max(holds.get(batch.id) ?? 0, Date.now() + retryAfterMs));
         },
-        onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
       },
       items,
     );
