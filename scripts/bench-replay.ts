@@ -9,7 +9,9 @@
 //  4. the HTTP sink: 20,000 records drained unpaced by 2 workers into a local receiver answering 200 at once, beside
 //     a plain keep-alive client loop posting the same bodies with as many requests in flight (its floor);
 //  5. pacing accuracy at 10, 100 and 1,000 records/s with 1 and 4 workers: achieved rate and worst 1-s window.
-// Ends with the ratios and their goals (#30). Every figure line carries the load average, since the machine may
+// Each drain, floor and loop prints its CPU ms per 1,000 items by process (PostgreSQL backends, workers, receiver,
+// client) and the rate that CPU allows on this machine's cores: wall-clock rates move with whatever else runs, the
+// CPU per item hardly does, and it shows what bounds a rate on 2 cores. Ends with the ratios and their goals (#30). Every figure line carries the load average, since the machine may
 // be shared: ratios within one run are what compares.
 // Uses a dedicated database on the resolved server (DATABASE_URL, else the embedded one), dropped at the end.
 //   --records N (default 100000)  --http-records N (default 20000)  --workers 1,2,4 (--workers "" skips the drains)
@@ -18,7 +20,7 @@
 //     then prints the statements' wall time per item (summed over the workers' connections)
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -34,6 +36,7 @@ import { requestBody } from "../lib/replay/sinks/http-sink";
 import { benchGraphile, benchGraphileFair } from "./bench/graphile-reference";
 import { clientLoop, startOkServer } from "./bench/http-floor";
 import { benchWriteFloor, FLOOR_VARIANTS, type FloorResult } from "./bench/write-floor";
+import { BackendMeter, processCpu } from "./bench/cpu";
 
 const { values } = parseArgs({
   options: {
@@ -179,23 +182,57 @@ async function drain(rate: number, pageSize: number, sink: unknown = { type: "le
   return { id, seconds: (performance.now() - started) / 1000 };
 }
 
+/** CPU seconds the given processes have used so far (processes /proc cannot read count 0). */
+function cpuOf(pids: (number | undefined)[]): number {
+  return pids.reduce<number>((sum, pid) => sum + (pid === undefined ? 0 : (processCpu(pid) ?? 0)), 0);
+}
+
+interface CpuCost {
+  /** CPU ms per 1,000 items, per part and in all */
+  msPer1000: Record<string, number>;
+  /** the rate these CPU costs allow on this machine's cores, were nothing else running */
+  cpuBoundPerSecond: number;
+}
+
+/** CPU ms per 1,000 items from CPU seconds per part; null parts (no /proc) are left out. */
+function cpuCost(items: number, parts: Record<string, number | null>): CpuCost {
+  const msPer1000: Record<string, number> = {};
+  let total = 0;
+  for (const [k, sec] of Object.entries(parts)) {
+    if (sec === null) continue;
+    msPer1000[k] = Number(((sec * 1e6) / items).toFixed(1));
+    total += sec;
+  }
+  msPer1000.total = Number(((total * 1e6) / items).toFixed(1));
+  return { msPer1000, cpuBoundPerSecond: total > 0 ? Math.round((items / total) * availableParallelism()) : 0 };
+}
+
+const describeCpu = (c: CpuCost) =>
+  `CPU ms per 1,000 items: ${Object.entries(c.msPer1000)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ")} (all ${availableParallelism()} cores busy with this alone: ${c.cpuBoundPerSecond}/s)`;
+
 const results: Record<string, unknown> = {};
 
 // 1. Unpaced drain.
-const engine: { workers: number; seconds: number; perSecond: number; statements?: ReturnType<typeof statementCosts> }[] = [];
+const engine: { workers: number; seconds: number; perSecond: number; cpu: CpuCost; statements?: ReturnType<typeof statementCosts> }[] = [];
 for (const n of values.workers.split(",").filter(Boolean).map(Number)) {
   await reset(db.pool);
   await seed(db, RECORDS);
   const children = spawnWorkers(n, true);
   await waitStarted(children);
+  const pgMeter = new BackendMeter(dbName).start();
+  const workers0 = cpuOf(children.map((c) => c.pid));
   const { id, seconds } = await drain(1_000_000, 500);
+  const cpu = cpuCost(RECORDS, { postgres: pgMeter.stop()?.seconds ?? null, workers: cpuOf(children.map((c) => c.pid)) - workers0 });
   await stopWorkers(children);
   const { rows } = await db.pool.query(`SELECT applied_count, total FROM replay_batch WHERE id = $1`, [id]);
   if (rows[0].applied_count !== RECORDS) throw new Error(`expected ${RECORDS} applied, got ${rows[0].applied_count}`);
   const perSecond = Math.round(RECORDS / seconds);
   const statements = statementCosts(RECORDS);
-  engine.push({ workers: n, seconds: Number(seconds.toFixed(2)), perSecond, ...(statements.length ? { statements } : {}) });
+  engine.push({ workers: n, seconds: Number(seconds.toFixed(2)), perSecond, cpu, ...(statements.length ? { statements } : {}) });
   say(`engine, ${n} worker(s): ${RECORDS} records in ${seconds.toFixed(2)} s = ${perSecond}/s`);
+  say(`  ${describeCpu(cpu)}`);
   for (const st of statements) say(`  ${String(st.usPerItem).padStart(7)} µs/item  ${String(st.calls).padStart(6)} calls  ${st.statement}`);
 }
 results.engine = engine;
@@ -222,16 +259,19 @@ if (!values["skip-fair"]) {
 
 // 3. The write floor, 2 connections (both cores): all writes, then each write left out in turn.
 if (!values["skip-floor"]) {
-  const floor: FloorResult[] = [];
+  const floor: (FloorResult & { cpu: CpuCost })[] = [];
   for (const without of FLOOR_VARIANTS) {
-    const row = await benchWriteFloor(db.pool, await approvedBatch(), RECORDS, 2, without);
-    floor.push(row);
+    const batch = await approvedBatch();
+    const pgMeter = new BackendMeter(dbName).start();
+    const row = await benchWriteFloor(db.pool, batch, RECORDS, 2, without);
+    const cpu = cpuCost(RECORDS, { postgres: pgMeter.stop()?.seconds ?? null });
+    floor.push({ ...row, cpu });
     say(
-      `write floor (SQL only, ${row.lanes} connections${without ? `, without the ${without} write` : ""}): ${RECORDS} items in ${row.seconds} s = ${row.perSecond}/s`,
+      `write floor (SQL only, ${row.lanes} connections${without ? `, without the ${without} write` : ""}): ${RECORDS} items in ${row.seconds} s = ${row.perSecond}/s; ${describeCpu(cpu)}`,
     );
   }
   results.writeFloor = floor;
-  const all = floor.find((f) => f.without === null) as FloorResult;
+  const all = floor.find((f) => f.without === null) as FloorResult & { cpu: CpuCost };
   // Time per item on 2 connections (so CPU µs ≈ 2× these): the floor's, and what each write adds to it.
   const us = (rate: number) => 1e6 / rate;
   results.writeCostUsPerItem = Object.fromEntries([
@@ -254,15 +294,29 @@ if (!values["skip-http"]) {
     const children = spawnWorkers(WORKERS, true);
     await waitStarted(children);
     const sink = { type: "http", url: receiver.url, concurrency: SINK_CONCURRENCY };
+    const pgMeter = new BackendMeter(dbName).start();
+    const before = { workers: cpuOf(children.map((c) => c.pid)), receiver: cpuOf([receiver.pid]) };
     const { id, seconds } = await drain(1_000_000, 500, sink);
+    const engineCpu = cpuCost(HTTP_RECORDS, {
+      postgres: pgMeter.stop()?.seconds ?? null,
+      workers: cpuOf(children.map((c) => c.pid)) - before.workers,
+      receiver: cpuOf([receiver.pid]) - before.receiver,
+    });
     await stopWorkers(children);
     const { rows } = await db.pool.query(`SELECT applied_count FROM replay_batch WHERE id = $1`, [id]);
     if (rows[0].applied_count !== HTTP_RECORDS)
       throw new Error(`HTTP sink: expected ${HTTP_RECORDS} applied, got ${rows[0].applied_count}`);
-    const engineHttp = { workers: WORKERS, inFlight, seconds: Number(seconds.toFixed(2)), perSecond: Math.round(HTTP_RECORDS / seconds) };
+    const engineHttp = {
+      workers: WORKERS,
+      inFlight,
+      seconds: Number(seconds.toFixed(2)),
+      perSecond: Math.round(HTTP_RECORDS / seconds),
+      cpu: engineCpu,
+    };
     say(
       `engine → HTTP sink, ${WORKERS} workers, ${inFlight} in flight: ${HTTP_RECORDS} records in ${engineHttp.seconds} s = ${engineHttp.perSecond}/s`,
     );
+    say(`  ${describeCpu(engineCpu)}`);
     for (const st of statementCosts(HTTP_RECORDS))
       say(`  ${String(st.usPerItem).padStart(7)} µs/item  ${String(st.calls).padStart(6)} calls  ${st.statement}`);
 
@@ -292,9 +346,15 @@ if (!values["skip-http"]) {
     }));
     const loops = [];
     for (const client of ["undici.request", "fetch"] as const) {
+      const own = process.cpuUsage();
+      const receiver0 = cpuOf([receiver.pid]);
       const loop = await clientLoop(receiver.url, bodies, inFlight, client);
-      loops.push(loop);
-      say(`client loop (${client}, keep-alive, ${inFlight} in flight): ${bodies.length} posts in ${loop.seconds} s = ${loop.perSecond}/s`);
+      const used = process.cpuUsage(own);
+      const cpu = cpuCost(bodies.length, { client: (used.user + used.system) / 1e6, receiver: cpuOf([receiver.pid]) - receiver0 });
+      loops.push({ ...loop, cpu });
+      say(
+        `client loop (${client}, keep-alive, ${inFlight} in flight): ${bodies.length} posts in ${loop.seconds} s = ${loop.perSecond}/s; ${describeCpu(cpu)}`,
+      );
     }
     results.http = { engine: engineHttp, loops };
   } finally {

@@ -9,6 +9,8 @@ import { Agent, fetch as undiciFetch, request } from "undici";
 
 export interface OkServer {
   url: string;
+  /** the receiver's process, for its CPU time */
+  pid: number | undefined;
   answered(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -19,6 +21,7 @@ export async function startOkServer(): Promise<OkServer> {
   const url = `http://127.0.0.1:${chunk.toString().trim()}/`;
   return {
     url,
+    pid: child.pid,
     answered: async () => Number(await (await undiciFetch(url)).text()),
     stop: async () => {
       if (child.exitCode !== null) return;
