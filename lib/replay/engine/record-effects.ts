@@ -125,4 +125,3 @@ async function settleRecords(client: pg.PoolClient, settled: RecordTouch[], now:
     [ids, sorted.map((t) => t.submitted), now],
   );
 }
-
