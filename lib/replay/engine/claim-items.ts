@@ -12,7 +12,8 @@ import { readPin } from "./replay-repair";
 // matches `locked_by = $worker`, so a worker whose lease was swept can no longer touch the item.
 //
 // Lock order, everywhere (STACK-NOTES: graphile-worker deadlocked 1 run in 22 completing batches in
-// arbitrary order): replay_item rows by id → the batch's stop lock (stop-lock.ts) → dead_letter rows by id →
+// arbitrary order): replay_item rows by id → the batch's stop lock (stop-lock.ts) → dead_letter rows by id (the
+// outcome's single-UPDATE settles lock them in plan order and rely on deadlock detection: write-outcomes.ts) →
 // ledger_entry by key → entity_state by (kind, key) → the replay_batch row → the audit chain's head row (audit/append.ts).
 // Statements that only maintain leases (heartbeat, sweep) take item rows with SKIP LOCKED and never wait.
 //

@@ -110,9 +110,10 @@ export async function writeRecordEffects(
 
 /**
  * The common case in one statement: settled records (applied, deduped) become `replayed` — what recordEffect
- * says for these outcomes, written without reading the rows first. Rows are locked in id order, the engine's lock
- * order: the arrays are sorted, and the index scan on `id = ANY(…)` visits them sorted as well. No SELECT … FOR
- * UPDATE first: a row lock writes each tuple once more, as much as the update itself costs.
+ * says for these outcomes, written without reading the rows first, nor locking them before the update (a row lock
+ * writes each tuple once more). The ids are sorted; the plan decides the order the rows are locked in, and a
+ * deadlock against a transaction locking them the other way round fails one side with 40P01, which the group
+ * writer retries (settleDeliveredRecords in write-outcomes.ts says more).
  */
 async function settleRecords(client: pg.PoolClient, settled: RecordTouch[], now: Date): Promise<void> {
   const sorted = [...settled].sort((a, b) => compareIds(a.deadLetterId, b.deadLetterId));

@@ -303,10 +303,13 @@ interface DeliveryCheck {
  * the newest version, so the check and the write see the same row: a record an analyst quarantined, reopened or
  * edited since its item was claimed is not delivered (its item is cancelled, as at claim time); one changed while
  * this transaction holds the row waits for the commit and then finds it replayed (a version conflict for the
- * analyst, not a silent replay of a record they had just taken back). Rows are locked in id order: the ids are
- * sorted, and an index scan on `id = ANY(…)` visits an array's values sorted anyway. No lock is taken before the update: a row lock writes the
- * tuple (and WAL) once more, which cost as much as the update itself (bench:replay --sql-timing). Only the records
- * left unchanged are read again, for the reason their items are cancelled.
+ * analyst, not a silent replay of a record they had just taken back). No SELECT … FOR UPDATE first: a row lock
+ * writes the tuple (and WAL) once more, which cost as much as the update itself (bench:replay --sql-timing). The
+ * rows are then locked in the order the plan visits them (id order for an index scan on the sorted ids, heap order
+ * for a bitmap scan), not always the engine's id order: a transaction that locks two of these records the other
+ * way round meets a deadlock, which PostgreSQL breaks by failing one side with 40P01 — transient, so the page (or
+ * the group) is rolled back and retried, never half written. Only the records left unchanged are read again, for
+ * the reason their items are cancelled.
  */
 async function settleDeliveredRecords(client: pg.PoolClient, batchId: string, group: Resolution[], now: Date): Promise<DeliveryCheck> {
   const deliver = group.filter((r) => r.type === "deliver");
