@@ -1,6 +1,5 @@
 import "server-only";
 import type pg from "pg";
-import type { Actor } from "../../audit/append";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { Geos } from "../../spatial/geos";
 import type { ClaimedItem } from "./claim-items";
@@ -43,9 +42,7 @@ export interface PageContext {
   pool: pg.Pool;
   batch: BatchConfig;
   workerId: string;
-  actor: Actor;
   geos: Geos | null;
-  random: () => number;
   clock: () => Date;
   log: (msg: string) => void;
   /** the worker is stopping: submit nothing new */
