@@ -6,7 +6,7 @@ import type { Geos } from "../../spatial/geos";
 import type { BackoffOptions } from "../pacing/backoff";
 import { lockItems } from "./claim-items";
 import { isUnpaced, pacingFor, UNPACED_PAGE_SPAN_MS } from "../pacing/gcra";
-import { writeOutcomes, type FlushCounts, type Resolution } from "./write-outcomes";
+import { outcomeContext, writeOutcomes, type FlushCounts, type Resolution } from "./write-outcomes";
 import { reserveSlots } from "../pacing/reserve-slots";
 import { decideOrSubmit, type BatchConfig } from "./process-page";
 import { SUSPECT_LEASE_LOSSES } from "./failure-rules";
@@ -96,21 +96,7 @@ export async function processLockedPage(ctx: LockedPageContext): Promise<LockedP
     for (const { item, submission } of subs) {
       resolutions.push(deliver ? { item, type: "deliver", submission, submittedAt } : { item, type: "release" });
     }
-    const counts = await writeOutcomes(
-      client,
-      resolutions,
-      {
-        batchId: batch.id,
-        workerId: ctx.workerId,
-        actor: ctx.actor,
-        sink: batch.sink,
-        maxAttempts: batch.maxAttempts,
-        random: ctx.random,
-        now: ctx.clock(),
-        backoff: ctx.backoff,
-      },
-      { locked: true },
-    );
+    const counts = await writeOutcomes(client, resolutions, outcomeContext(batch, ctx, ctx.clock()), { locked: true });
     return { kind: "done", claimed: items.length, counts };
   });
 }

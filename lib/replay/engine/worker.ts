@@ -22,7 +22,7 @@ import { errorMessage, isTransientDbError } from "../../db/transient-errors";
 import { claimSizeFor } from "../pacing/gcra";
 import type { ClaimedItem } from "./claim-items";
 import { ClockSync } from "../pacing/clock-sync";
-import type { FlushCounts } from "./write-outcomes";
+import { outcomeContext, type FlushCounts } from "./write-outcomes";
 import { processPage, type BatchConfig } from "./process-page";
 import { processLockedPage, usesLockedPages } from "./locked-page";
 import { GroupWriter } from "./group-writer";
@@ -121,16 +121,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
         clock,
         log,
         onFlushed: (counts) => void checkFailures(batch.id, counts).catch((e: unknown) => log(`failure check: ${errorMessage(e)}`)),
-        context: (now) => ({
-          batchId: batch.id,
-          workerId: id,
-          actor,
-          sink: batch.sink,
-          maxAttempts: batch.maxAttempts,
-          random,
-          now,
-          backoff: opts.backoff,
-        }),
+        context: (now) => outcomeContext(batch, { workerId: id, actor, random, backoff: opts.backoff }, now),
       });
       writers.set(batch.id, writer);
     }

@@ -42,6 +42,24 @@ export interface OutcomeContext {
   backoff?: BackoffOptions;
 }
 
+/** The outcome context of a batch's items in this worker, at `now` (the group writer and the locked page build it). */
+export function outcomeContext(
+  batch: { id: string; sink: Sink; maxAttempts: number },
+  worker: { workerId: string; actor: Actor; random: () => number; backoff?: BackoffOptions | undefined },
+  now: Date,
+): OutcomeContext {
+  return {
+    batchId: batch.id,
+    workerId: worker.workerId,
+    actor: worker.actor,
+    sink: batch.sink,
+    maxAttempts: batch.maxAttempts,
+    random: worker.random,
+    now,
+    backoff: worker.backoff,
+  };
+}
+
 export type FlushCounts = Record<
   "applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled" | "retry" | "released" | "lost",
   number
