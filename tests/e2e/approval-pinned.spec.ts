@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { ingestAsProducer, signIn } from "./fixtures";
+import { ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // The approval is pinned to what gets replayed, and the repair is described as it is (the triage issue's two
 // points), on the demo data's worst case: a star (a pentagram drawn as one self-intersecting ring). linework keeps
@@ -33,7 +33,7 @@ async function ingestStar(request: Parameters<typeof ingestAsProducer>[0], baseU
   return ingestAsProducer(request, baseURL, {
     kind: "spatial",
     source,
-    idempotency_key: `${source}-${n}-${Date.now()}`,
+    idempotency_key: `${source}-${n}-${uniqueSuffix()}`,
     observed_at: new Date().toISOString(),
     feature: { type: "Feature", id: `${source}-${n}`, geometry: star(2.35 + n * 0.05, 48.85), properties: {} },
     dead_letter_reason: "shapely.errors.GEOSException: IllegalArgumentException: Invalid polygon: Self-intersection",

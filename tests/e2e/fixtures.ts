@@ -12,6 +12,15 @@ export const DEMO = {
 
 export type DemoRole = keyof typeof DEMO;
 
+/**
+ * A suffix that makes a key or name unique to this run. Not `Date.now()` in decimal: 13 digits pass the Luhn check
+ * about one time in ten, and Redrive masks such a run as a card number wherever it shows the key or name (the
+ * specs then could not find what they created).
+ */
+export function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
 /** Signs in through the real form, landing on `next` (default: the dead-letter list). */
 export async function signIn(page: Page, role: DemoRole, next = "/dead-letters"): Promise<void> {
   await page.goto(`/sign-in?next=${encodeURIComponent(next)}`);

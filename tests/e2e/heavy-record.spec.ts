@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { ingestAsProducer, signIn } from "./fixtures";
+import { ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // A heavy record (past 256 KB stored: here a 60,000-vertex polygon) is not inlined in its page; the browser loads
 // it from the API, which builds the answer off the server's main thread. The analyst sees the record and its raw
@@ -18,7 +18,7 @@ function ring(n: number): number[][] {
 
 test("a heavy record's page loads it from the API and shows it", async ({ page, playwright, baseURL }) => {
   test.setTimeout(120_000);
-  const key = `heavy-e2e-${Date.now()}`;
+  const key = `heavy-e2e-${uniqueSuffix()}`;
   const id = await ingestAsProducer(playwright.request, baseURL, {
     kind: "spatial",
     source: "parcels",

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { DEMO, type DemoRole } from "./fixtures";
+import { DEMO, type DemoRole, uniqueSuffix } from "./fixtures";
 
 // A producer's own view (#29.6) and import in the browser (#29.7): a file uploaded from the dashboard goes through
 // the same ingest as `redrive import`, with its per-record results and closing line; the producer then finds what
@@ -49,7 +49,7 @@ test("producer: import NDJSON in the browser, see own records, copy the example,
   page,
   context,
 }) => {
-  const key = `e2e-producer-${Date.now()}`;
+  const key = `e2e-producer-${uniqueSuffix()}`;
   const ndjson = `${JSON.stringify(envelope(key))}\n${JSON.stringify(BAD)}\n`;
   await signIn(page, "producer", "/import");
   await expect(page.getByRole("heading", { name: "Import dead letters" })).toBeVisible();
@@ -97,7 +97,7 @@ test("producer: import NDJSON in the browser, see own records, copy the example,
 });
 
 test("import: a GeoJSON FeatureCollection of envelopes as an admin; a reader may not import @themes", async ({ page }) => {
-  const key = `e2e-collection-${Date.now()}`;
+  const key = `e2e-collection-${uniqueSuffix()}`;
   const collection = { type: "FeatureCollection", features: [envelope(`${key}-a`), envelope(`${key}-b`), BAD] };
   await signIn(page, "admin", "/import");
   await importFile(page, "envelopes.geojson", "application/geo+json", JSON.stringify(collection, null, 2));

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { ingestAsProducer, signIn } from "./fixtures";
+import { ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // What an exploratory pass through the UI tripped over: a 404 that leads somewhere, free text that wraps instead
 // of widening the page, a list that fits a 1280-pixel window, bulk results in plain words, and a replay started
@@ -34,7 +34,7 @@ test("a failure reason that is one long word wraps instead of widening the page"
   const id = await ingestAsProducer(playwright.request, baseURL, {
     kind: "spatial",
     source: "e2e-long-text",
-    idempotency_key: `long-${Date.now()}`,
+    idempotency_key: `long-${uniqueSuffix()}`,
     observed_at: new Date().toISOString(),
     feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
     dead_letter_reason: `upstream said ${word}`,

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { ingestAsProducer, signIn } from "./fixtures";
+import { ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // The list and record pages of issue #26: new arrivals announced without a reload, the count changing with the
 // rows, facets usable at 1280×720, closing a ring on the map, selection kept across opening a record, and undo on
@@ -66,7 +66,7 @@ test("a record arriving under the list's filter is announced within seconds, and
   const id = await ingestAsProducer(playwright.request, baseURL, {
     kind: "spatial",
     source: "e2e-arrival",
-    idempotency_key: `arrival-${Date.now()}`,
+    idempotency_key: `arrival-${uniqueSuffix()}`,
     observed_at: new Date().toISOString(),
     feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
     dead_letter_reason: "HTTP 503 from tiles-ingest (attempt 1)",

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { DEMO, ingestAsProducer, signIn, type DemoRole } from "./fixtures";
+import { DEMO, ingestAsProducer, signIn, type DemoRole, uniqueSuffix } from "./fixtures";
 
 // The replay, timeline, record, export and settings pages after issue #26 (points 10–13, 15, 17): a paused batch
 // shows no stale rate, toasts are sentences, the timeline says what a cancel did to a record applied before it,
@@ -168,7 +168,7 @@ test("an auditor reveals a masked card number on the record page, audited", asyn
     kind: "afc",
     source: "e2e-reveal",
     raw_payload: {
-      event_id: `reveal-${Date.now()}`,
+      event_id: `reveal-${uniqueSuffix()}`,
       device_id: "gate-reveal",
       fare_amount_cents: 250,
       tap_timestamp: "2026-11-20T08:15:00Z",
@@ -223,7 +223,7 @@ test("token revoke asks in the app's dialog, not window.confirm", async ({ page 
     throw new Error(`a native ${d.type()} dialog opened: ${d.message()}`);
   });
   await signIn(page, "analyst", "/settings");
-  const name = `revoke-me-${Date.now()}`;
+  const name = `revoke-me-${uniqueSuffix()}`;
   await page.getByLabel("New token name").fill(name);
   await page.getByRole("button", { name: "Create token" }).click();
   await expect(page.getByText(`Token "${name}"`).first()).toBeVisible();

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { ingestAsProducer, mapPixel, signIn } from "./fixtures";
+import { ingestAsProducer, mapPixel, signIn, uniqueSuffix } from "./fixtures";
 import { countForeground, countPixels, decodePng } from "./png";
 
 // The triage flow in a real browser against the production build and a freshly seeded database: filter, open a
@@ -337,7 +337,7 @@ test("payload text such as <img onerror> is shown as text, never as markup", asy
   const id = await ingestAsProducer(playwright.request, baseURL, {
     kind: "spatial",
     source: "e2e-hostile",
-    idempotency_key: `xss-${Date.now()}`,
+    idempotency_key: `xss-${uniqueSuffix()}`,
     observed_at: new Date().toISOString(),
     feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: { name: hostile } },
     dead_letter_reason: `${hostile} <script>alert(2)</script>`,
