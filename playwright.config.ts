@@ -4,6 +4,8 @@ import { defineConfig, devices } from "@playwright/test";
 // End-to-end tests run against the production build (scripts/serve.ts, as `npm start` serves it) in Debian's Chromium; never a downloaded
 // browser. scripts/e2e.ts prepares a fresh seeded database and the build, then runs `playwright test`.
 const port = Number(process.env.E2E_PORT ?? 3100);
+// scripts/e2e.ts runs the suite as shards side by side: each keeps its results and report apart.
+const shard = process.env.E2E_SHARD ? `/shard-${process.env.E2E_SHARD}` : "";
 // Debian's chromium-headless-shell where installed (.ci/run installs it): Chromium's engine without the browser UI
 // that the full build's new headless mode renders beside every page (40–55% of a core on 2 cores); the suite's
 // specs ran ~15% faster. The full Chromium otherwise, or the one CHROMIUM_PATH names.
@@ -15,13 +17,13 @@ process.env.REDRIVE_AUDIT_KEY ??= "e2e-audit-key-0123456789abcdefghijklmnopqrstu
 
 export default defineConfig({
   testDir: "tests/e2e",
-  outputDir: "test-results",
+  outputDir: `test-results${shard}`,
   forbidOnly: !!process.env.CI,
   retries: process.env.CI ? 1 : 0,
   workers: 1,
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  reporter: [["list"], ["html", { open: "never", outputFolder: `playwright-report${shard}` }]],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     screenshot: "only-on-failure",
