@@ -136,6 +136,22 @@ test("groups: a group's page lists its records with the list's tools, and replay
   await page.reload();
   await expect(records.getByText(/^1 matching/)).toBeVisible();
 
+  // A record opened from the group's list goes back to the group's page, its filter kept: by Escape, by the link.
+  await expect(records).toHaveAttribute("data-hydrated", "true");
+  await page.keyboard.press("j");
+  await page.keyboard.press("o");
+  await expect(page).toHaveURL(/\/dead-letters\/\d+\?.*back=/);
+  await expect(page.getByRole("heading", { name: /^Dead letter #\d+/ })).toBeVisible();
+  await expect(page.locator("article[data-hydrated=true]")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page).toHaveURL(new RegExp(`${path}\\?status=approved$`));
+  await expect(records.getByText(/^1 matching/)).toBeVisible();
+  await expect(records).toHaveAttribute("data-hydrated", "true");
+  await page.keyboard.press("j");
+  await page.keyboard.press("o");
+  await page.getByRole("link", { name: "← Failure group" }).click();
+  await expect(page).toHaveURL(new RegExp(`${path}\\?status=approved$`));
+
   // "Replay this group…": the replay form, filled with the group's approved record.
   await records.getByRole("link", { name: "Replay this group…" }).click();
   await expect(page).toHaveURL(/\/replays\/new\?.*source=e2e-groups/);

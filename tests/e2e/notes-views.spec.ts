@@ -155,6 +155,14 @@ test("saved views: a view keeps its columns, restored after a reload; the browse
     await expect.poll(() => headers(page)).toEqual(narrow);
     await page.reload();
     await expect.poll(() => headers(page)).toEqual(narrow);
+    // A record opened from this list comes back to it with these columns (Escape).
+    await expect(page.locator("section[data-hydrated=true]")).toBeVisible();
+    await page.keyboard.press("j");
+    await page.keyboard.press("o");
+    await expect(page.locator("article[data-hydrated=true]")).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(page).toHaveURL(/\/dead-letters\?status=pending.*cols=status(%2C|,)kind(%2C|,)reason/);
+    await expect.poll(() => headers(page)).toEqual(narrow);
 
     // Without a view, this browser's own choice is remembered across pages.
     await page.goto("/dead-letters?all");

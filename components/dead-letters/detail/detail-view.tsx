@@ -23,7 +23,8 @@ import { useHydrated } from "@/components/dead-letters/use-hydrated";
 import { Button, Kbd } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { rememberOpened } from "@/components/dead-letters/list-position";
-import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
+import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
+import { filterListHref, listReturn, recordHref } from "@/lib/dead-letters/query/record-return";
 import type { ActionBody, DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { decide, type TriageAction } from "@/lib/dead-letters/decisions";
 import { ConflictDialog, type Conflict } from "./conflict-dialog";
@@ -91,8 +92,9 @@ export function DetailView({
   const qc = useQueryClient();
   const params = useSearchParams();
   const filter = useMemo(() => filterFromParams(params).filter, [params]);
-  const listQuery = filterToParams(filter).toString();
-  const listHref = `/dead-letters${listQuery ? `?${listQuery}` : ""}`;
+  // Opened from a failure group's page, or a list with chosen columns: that list is the way back (record-return.ts).
+  const back = listReturn(params.get("back"));
+  const listHref = back?.href ?? filterListHref(filter);
   const record = useDeadLetter(initial.id, initial, renderedAt).data ?? initial;
   // The list highlights this record when the analyst goes back to it (j/k may have moved on from the row opened).
   const listKey = filterKey(filter);
@@ -131,7 +133,7 @@ export function DetailView({
       return;
     }
     openedFromRecord = { id, at: performance.now() };
-    router.push(`/dead-letters/${id}${listQuery ? `?${listQuery}` : ""}`);
+    router.push(recordHref(id, filter, back?.href ?? null));
   };
 
   /** The neighbour's id, waiting for it when a key was pressed before its lookup came back. */
@@ -258,7 +260,7 @@ export function DetailView({
     <article aria-labelledby="record-heading" className="space-y-3" data-hydrated={hydrated}>
       <nav aria-label="Record navigation" className="flex items-center gap-2 text-sm">
         <Link href={listHref} className="text-slate-600 dark:text-slate-300 hover:text-slate-900 dark:hover:text-slate-100">
-          ← Dead letters
+          {back?.label ?? "← Dead letters"}
         </Link>
         <span className="ml-auto flex items-center gap-1">
           {/* Not while editing: as j/k, they would leave the draft behind without asking. */}

@@ -9,6 +9,7 @@ import { ExportMenu } from "@/components/forensics/export-menu";
 import { ViewsMenu } from "@/components/views/views-menu";
 import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
+import { recordHref } from "@/lib/dead-letters/query/record-return";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/query/list";
 import type { Facets } from "@/lib/dead-letters/record-schemas";
@@ -50,6 +51,9 @@ export interface ListScope {
   /** the replay form's link: the approved records under the list's filter */
   replayLabel: string;
 }
+
+/** This list's own address (a failure group's page, chosen columns): where a record opened from it returns. */
+const listUrl = () => window.location.pathname + window.location.search;
 
 const WHOLE_LIST: ListScope = { path: "/dead-letters", fixed: {}, title: "Dead letters", replayLabel: "Replay approved…" };
 
@@ -170,8 +174,7 @@ export function TriageList({
       setTimeout(() => {
         leaving.current = false;
       }, 3000);
-      const qs = filterToParams(filter).toString();
-      router.push(`/dead-letters/${row.id}${qs ? `?${qs}` : ""}`);
+      router.push(recordHref(row.id, filter, listUrl()));
     },
     [router, filter],
   );
@@ -399,7 +402,7 @@ export function TriageList({
               follow={filter.bbox !== undefined}
               onFollowChange={(on, view) => setFilter({ ...filter, bbox: on && view ? view : undefined })}
               onView={(view) => setFilter({ ...filter, bbox: view })}
-              onOpen={(id) => router.push(`/dead-letters/${id}${filterToParams(filter).toString() ? `?${filterToParams(filter)}` : ""}`)}
+              onOpen={(id) => router.push(recordHref(id, filter, listUrl()))}
             />
           </div>
         )}
