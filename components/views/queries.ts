@@ -26,7 +26,7 @@ export function useSavedViews(enabled = true) {
 
 type Change =
   | { op: "create"; name: string; shared: boolean; filter: string; columns: string[] }
-  | { op: "update"; id: string; patch: { name?: string; shared?: boolean; columns?: string[] } }
+  | { op: "update"; id: string; patch: { name?: string; shared?: boolean; filter?: string; columns?: string[] } }
   | { op: "delete"; id: string }
   | { op: "default"; id: string | null };
 

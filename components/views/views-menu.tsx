@@ -11,15 +11,23 @@ import { ViewCount } from "./view-count";
 
 // The list header's "Views" menu: pick a saved view (its filter and columns replace the list's), save the current
 // filter and columns as one (personal or shared), make one the default (/dead-letters without a filter opens
-// it), rename or delete one's own. The list has one order, so a view's sort is newest first.
+// it), rename, update (with the list's current filter and columns) or delete one's own. The list has one order, so
+// a view's sort is newest first.
 
 type Apply = (filter: ListFilter, columns: string[]) => void;
 
-function ViewRow({ view, current, onApply }: { view: SavedView; current: string; onApply: Apply }) {
+/** The list's filter (canonical query string) and columns as a view stores them ([]: the reader's own). */
+interface Current {
+  filter: string;
+  columns: string[];
+}
+
+function ViewRow({ view, current, onApply }: { view: SavedView; current: Current; onApply: Apply }) {
   const change = useViewChange();
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const active = view.filter === current;
+  const active = view.filter === current.filter;
+  const differs = !active || !sameColumns(view.columns, current.columns);
   if (renaming !== null) {
     return (
       <li>
@@ -91,6 +99,17 @@ function ViewRow({ view, current, onApply }: { view: SavedView; current: string;
             <Button size="sm" variant="ghost" aria-label={`Rename ${view.name}`} onClick={() => setRenaming(view.name)}>
               ✎
             </Button>
+            {differs && (
+              <Button
+                size="sm"
+                variant="ghost"
+                aria-label={`Update ${view.name} with the current filter and columns`}
+                title={`Update with the list as it is now${view.shared ? " (for everyone it is shared with)" : ""}`}
+                onClick={() => change.mutate({ op: "update", id: view.id, patch: { filter: current.filter, columns: current.columns } })}
+              >
+                ⟳
+              </Button>
+            )}
             <Button
               size="sm"
               variant="ghost"
@@ -116,7 +135,8 @@ export function ViewsMenu({ filter, columns, onApply }: { filter: ListFilter; co
   const [name, setName] = useState("");
   const [shared, setShared] = useState(false);
   const box = useRef<HTMLDivElement>(null);
-  const current = filterKey(filter);
+  // The default layout is no choice: a view saved with it opens with the reader's own columns.
+  const current: Current = { filter: filterKey(filter), columns: sameColumns(columns, DEFAULT_COLUMNS) ? [] : [...columns] };
   useEffect(() => {
     if (!open) return;
     const close = (e: MouseEvent | KeyboardEvent) => {
@@ -172,8 +192,7 @@ export function ViewsMenu({ filter, columns, onApply }: { filter: ListFilter; co
               const n = name.trim();
               if (n)
                 change.mutate(
-                  // The default layout is no choice: such a view opens with the reader's own columns.
-                  { op: "create", name: n, shared, filter: current, columns: sameColumns(columns, DEFAULT_COLUMNS) ? [] : [...columns] },
+                  { op: "create", name: n, shared, filter: current.filter, columns: current.columns },
                   { onSuccess: () => setName("") },
                 );
             }}

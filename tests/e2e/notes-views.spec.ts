@@ -105,6 +105,10 @@ test("saved views: save from the list, apply, make default, counts on the overvi
   }
 });
 
+/** A saved view's "update with the list as it is now" button, in the open Views menu. */
+const updateButton = (page: Page, view: string) =>
+  page.getByRole("dialog", { name: "Saved views" }).getByRole("button", { name: `Update ${view} with the current filter and columns` });
+
 /** The list's column headers as shown, the selection checkbox's first. */
 const headers = (page: Page) => page.getByRole("table", { name: "Dead letters" }).getByRole("columnheader").allTextContents();
 
@@ -163,6 +167,31 @@ test("saved views: a view keeps its columns, restored after a reload; the browse
     await page.keyboard.press("Escape");
     await expect(page).toHaveURL(/\/dead-letters\?status=pending.*cols=status(%2C|,)kind(%2C|,)reason/);
     await expect.poll(() => headers(page)).toEqual(narrow);
+
+    // The view follows the list when asked: one column more, then "update" stores the filter and these columns.
+    await page.getByRole("button", { name: "Views ▾" }).click();
+    await expect(menu.getByRole("button", { name: new RegExp(`^${name}`) })).toBeVisible();
+    await expect(updateButton(page, name)).toHaveCount(0); // nothing to update while the list is the view
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "Columns ▾" }).click();
+    // (click, not check: the box follows the URL, which the router applies a moment after the click)
+    await chooser.getByRole("checkbox", { name: "Source" }).click();
+    await expect(chooser.getByRole("checkbox", { name: "Source" })).toBeChecked();
+    await page.keyboard.press("Escape");
+    await expect.poll(async () => (await headers(page)).length).toBe(narrow.length + 1);
+    const wider = await headers(page);
+    await page.getByRole("button", { name: "Views ▾" }).click();
+    await expect(updateButton(page, name)).toBeVisible();
+    await page.screenshot({ path: "tests/artifacts/screenshots/views-menu-update.png" });
+    await updateButton(page, name).click();
+    await expect(page.locator("[data-sonner-toast]").filter({ hasText: "View changed" })).toBeVisible();
+    await expect(updateButton(page, name)).toHaveCount(0);
+    await page.keyboard.press("Escape");
+    await page.goto("/dead-letters?all");
+    await page.getByRole("button", { name: "Views ▾" }).click();
+    await menu.getByRole("button", { name: new RegExp(`^${name}`) }).click();
+    await page.getByRole("button", { name: "Hide map" }).click();
+    await expect.poll(() => headers(page)).toEqual(wider);
 
     // Without a view, this browser's own choice is remembered across pages.
     await page.goto("/dead-letters?all");
