@@ -3,6 +3,7 @@
 import { useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
+import { usePopover } from "@/components/ui/use-popover";
 import { errorMessage } from "@/lib/api/client";
 import { filterToParams } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
@@ -33,7 +34,7 @@ interface Progress {
 const fmtBytes = (n: number) => (n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`);
 
 export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; canUnmask?: boolean }) {
-  const [open, setOpen] = useState(false);
+  const { open, setOpen, flip, box, toggle } = usePopover();
   const [unmask, setUnmask] = useState(false);
   const [progress, setProgress] = useState<Progress | null>(null);
   const abort = useRef<AbortController | null>(null);
@@ -92,7 +93,7 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
 
   const lines = progress ? (progress.format === "csv" ? Math.max(0, progress.records - 1) : progress.records) : 0;
   return (
-    <div className="relative inline-block text-sm">
+    <div ref={box} className="relative inline-block text-sm">
       {progress ? (
         <div
           role="status"
@@ -112,7 +113,7 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
           </Button>
         </div>
       ) : (
-        <Button aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+        <Button ref={toggle} aria-haspopup="menu" aria-expanded={open} onClick={flip}>
           Export ▾
         </Button>
       )}

@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
+import { usePopover } from "@/components/ui/use-popover";
 import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
 import { DEFAULT_COLUMNS, sameColumns } from "@/lib/dead-letters/query/list-columns";
 import type { ListFilter } from "@/lib/dead-letters/filters";
@@ -129,29 +130,16 @@ function ViewRow({ view, current, onApply }: { view: SavedView; current: Current
 }
 
 export function ViewsMenu({ filter, columns, onApply }: { filter: ListFilter; columns: readonly string[]; onApply: Apply }) {
-  const [open, setOpen] = useState(false);
+  const { open, setOpen, flip, box, toggle } = usePopover();
   const views = useSavedViews(open);
   const change = useViewChange();
   const [name, setName] = useState("");
   const [shared, setShared] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
   // The default layout is no choice: a view saved with it opens with the reader's own columns.
   const current: Current = { filter: filterKey(filter), columns: sameColumns(columns, DEFAULT_COLUMNS) ? [] : [...columns] };
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent | KeyboardEvent) => {
-      if (e instanceof KeyboardEvent ? e.key === "Escape" : !box.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    document.addEventListener("keydown", close);
-    return () => {
-      document.removeEventListener("mousedown", close);
-      document.removeEventListener("keydown", close);
-    };
-  }, [open]);
   return (
     <div ref={box} className="relative">
-      <Button size="sm" variant="ghost" aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen((v) => !v)}>
+      <Button ref={toggle} size="sm" variant="ghost" aria-expanded={open} aria-haspopup="dialog" onClick={flip}>
         Views ▾
       </Button>
       {open && (

@@ -1,7 +1,7 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { usePopover } from "@/components/ui/use-popover";
 import {
   chooserRows,
   DEFAULT_COLUMNS,
@@ -26,29 +26,11 @@ export function ColumnChooser({
   fromView: boolean;
   onChange: (next: ListColumnId[]) => void;
 }) {
-  const [open, setOpen] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  const toggle = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent | KeyboardEvent) => {
-      if (e instanceof KeyboardEvent) {
-        if (e.key !== "Escape") return;
-        setOpen(false);
-        toggle.current?.focus();
-      } else if (!box.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    document.addEventListener("keydown", close);
-    return () => {
-      document.removeEventListener("mousedown", close);
-      document.removeEventListener("keydown", close);
-    };
-  }, [open]);
+  const { open, flip, box, toggle } = usePopover();
   const rows = chooserRows(shown);
   return (
     <div ref={box} className="relative">
-      <Button ref={toggle} size="sm" variant="ghost" aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen((v) => !v)}>
+      <Button ref={toggle} size="sm" variant="ghost" aria-expanded={open} aria-haspopup="dialog" onClick={flip}>
         Columns ▾
       </Button>
       {open && (
