@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
+import { EmptyNotice } from "@/components/ui/empty-notice";
 import { JsonView } from "@/components/ui/json-view";
+import { ColumnHeaders, DividedBody, FramedTable } from "@/components/ui/table";
 import { searchParamsToObject } from "@/lib/net/search-params";
 import { auditLog } from "@/lib/audit/log";
 import { AUDIT_TARGET_TYPES, AuditQuerySchema, type AuditLogEvent } from "@/lib/audit/log-schema";
@@ -131,77 +133,47 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
           {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}
         </p>
       )}
-      {page && page.events.length === 0 && (
-        <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-4 text-sm text-slate-500 dark:text-slate-400">
-          No audit event matches.
-        </p>
-      )}
+      {page && page.events.length === 0 && <EmptyNotice inline>No audit event matches.</EmptyNotice>}
       {page && page.events.length > 0 && (
-        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
-          <table className="w-full text-left text-sm">
-            <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-              <tr>
-                <th scope="col" className="px-3 py-2">
-                  #
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Time (UTC)
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Actor
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Action
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Target
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Reason
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Details
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-              {page.events.map((e) => {
-                const href = targetHref(e);
-                const target = `${e.target.type}${e.target.id ? ` ${e.target.id}` : ""}`;
-                return (
-                  <tr key={e.id} className="align-top">
-                    <td className="px-3 py-2 tabular-nums text-slate-500 dark:text-slate-400">{e.id}</td>
-                    <td className="whitespace-nowrap px-3 py-2 tabular-nums">{time(e.at)}</td>
-                    <td className="px-3 py-2">
-                      <span className="break-all">{e.actor.email ?? "system"}</span>
-                      {e.actor.role && (
-                        <span className="ml-1">
-                          <Badge>{e.actor.role}</Badge>
-                        </span>
-                      )}
-                    </td>
-                    <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
-                    <td className="px-3 py-2">
-                      {href ? (
-                        <Link href={href} className="text-sky-700 dark:text-sky-300 hover:underline">
-                          {target}
-                        </Link>
-                      ) : (
-                        target
-                      )}
-                    </td>
-                    <td className="max-w-xs px-3 py-2 text-slate-700 dark:text-slate-300">
-                      {e.reason ?? <span className="text-slate-500 dark:text-slate-400">—</span>}
-                    </td>
-                    <td className="max-w-md px-3 py-2">
-                      <Details event={e} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <FramedTable>
+          <ColumnHeaders columns={["#", "Time (UTC)", "Actor", "Action", "Target", "Reason", "Details"]} />
+          <DividedBody>
+            {page.events.map((e) => {
+              const href = targetHref(e);
+              const target = `${e.target.type}${e.target.id ? ` ${e.target.id}` : ""}`;
+              return (
+                <tr key={e.id} className="align-top">
+                  <td className="px-3 py-2 tabular-nums text-slate-500 dark:text-slate-400">{e.id}</td>
+                  <td className="whitespace-nowrap px-3 py-2 tabular-nums">{time(e.at)}</td>
+                  <td className="px-3 py-2">
+                    <span className="break-all">{e.actor.email ?? "system"}</span>
+                    {e.actor.role && (
+                      <span className="ml-1">
+                        <Badge>{e.actor.role}</Badge>
+                      </span>
+                    )}
+                  </td>
+                  <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
+                  <td className="px-3 py-2">
+                    {href ? (
+                      <Link href={href} className="text-sky-700 dark:text-sky-300 hover:underline">
+                        {target}
+                      </Link>
+                    ) : (
+                      target
+                    )}
+                  </td>
+                  <td className="max-w-xs px-3 py-2 text-slate-700 dark:text-slate-300">
+                    {e.reason ?? <span className="text-slate-500 dark:text-slate-400">—</span>}
+                  </td>
+                  <td className="max-w-md px-3 py-2">
+                    <Details event={e} />
+                  </td>
+                </tr>
+              );
+            })}
+          </DividedBody>
+        </FramedTable>
       )}
       {page?.nextCursor && (
         <Link href={`/audit?${next.toString()}`} className="inline-block text-sm text-sky-700 dark:text-sky-300 hover:underline">

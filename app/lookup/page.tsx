@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { LookupForm } from "@/components/forensics/lookup-form";
+import { EmptyNotice } from "@/components/ui/empty-notice";
+import { ColumnHeaders, DividedBody, FramedTable } from "@/components/ui/table";
 import { searchParamsToObject } from "@/lib/net/search-params";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
@@ -36,72 +38,42 @@ function Results({ result, q }: { result: LookupResult; q?: string | undefined }
           </span>
         </h2>
         {result.records.length === 0 ? (
-          <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-4 text-sm text-slate-500 dark:text-slate-400">
-            No record in the DLQ matches.{shortHexHint(q)}
-          </p>
+          <EmptyNotice inline>No record in the DLQ matches.{shortHexHint(q)}</EmptyNotice>
         ) : (
-          <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
-            <table className="w-full text-left text-sm">
-              <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-                <tr>
-                  <th scope="col" className="px-3 py-2">
-                    Record
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Matched on
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Key / device
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Reason
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Class
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Status
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Observed (UTC)
-                  </th>
+          <FramedTable>
+            <ColumnHeaders columns={["Record", "Matched on", "Key / device", "Reason", "Class", "Status", "Observed (UTC)"]} />
+            <DividedBody>
+              {result.records.map((r) => (
+                <tr key={r.id} className="hover:bg-slate-50 dark:hover:bg-slate-800">
+                  <td className="whitespace-nowrap px-3 py-1.5">
+                    <KindBadge kind={r.kind} />{" "}
+                    <Link href={`/lookup/timeline/${r.id}`} className="font-medium underline" aria-label={`Timeline of record ${r.id}`}>
+                      #{r.id}
+                    </Link>
+                  </td>
+                  <td className="px-3 py-1.5 text-xs text-slate-600 dark:text-slate-300">{r.matchedOn.join(", ").replaceAll("_", " ")}</td>
+                  <td className="px-3 py-1.5 font-mono text-xs">
+                    <span title={r.idempotencyKey ?? "no key"}>
+                      {r.idempotencyKey ? r.idempotencyKey.slice(0, 16) : <span className="text-red-600 dark:text-red-400">no key</span>}
+                    </span>
+                    {r.deviceId && <span className="block text-slate-500 dark:text-slate-400">{r.deviceId}</span>}
+                  </td>
+                  <td className="max-w-md truncate px-3 py-1.5" title={r.reason}>
+                    {r.reason}
+                  </td>
+                  <td className="px-3 py-1.5">
+                    <ClassBadge failureClass={r.failureClass} />
+                  </td>
+                  <td className="px-3 py-1.5">
+                    <StatusBadge status={r.status} />
+                  </td>
+                  <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
+                    <time dateTime={r.observedAt}>{time(r.observedAt)}</time>
+                  </td>
                 </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-                {result.records.map((r) => (
-                  <tr key={r.id} className="hover:bg-slate-50 dark:hover:bg-slate-800">
-                    <td className="whitespace-nowrap px-3 py-1.5">
-                      <KindBadge kind={r.kind} />{" "}
-                      <Link href={`/lookup/timeline/${r.id}`} className="font-medium underline" aria-label={`Timeline of record ${r.id}`}>
-                        #{r.id}
-                      </Link>
-                    </td>
-                    <td className="px-3 py-1.5 text-xs text-slate-600 dark:text-slate-300">
-                      {r.matchedOn.join(", ").replaceAll("_", " ")}
-                    </td>
-                    <td className="px-3 py-1.5 font-mono text-xs">
-                      <span title={r.idempotencyKey ?? "no key"}>
-                        {r.idempotencyKey ? r.idempotencyKey.slice(0, 16) : <span className="text-red-600 dark:text-red-400">no key</span>}
-                      </span>
-                      {r.deviceId && <span className="block text-slate-500 dark:text-slate-400">{r.deviceId}</span>}
-                    </td>
-                    <td className="max-w-md truncate px-3 py-1.5" title={r.reason}>
-                      {r.reason}
-                    </td>
-                    <td className="px-3 py-1.5">
-                      <ClassBadge failureClass={r.failureClass} />
-                    </td>
-                    <td className="px-3 py-1.5">
-                      <StatusBadge status={r.status} />
-                    </td>
-                    <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
-                      <time dateTime={r.observedAt}>{time(r.observedAt)}</time>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </DividedBody>
+          </FramedTable>
         )}
       </section>
       {result.ledger.length > 0 && (

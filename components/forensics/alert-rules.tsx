@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ColumnHeaders, DividedBody, FramedTable } from "@/components/ui/table";
 import type { AlertEventView, AlertRuleView } from "@/lib/ops/alerts/alert-rules";
 import { useAlerts, useUpdateAlertRule } from "./queries";
 
@@ -150,37 +151,14 @@ export function AlertRules({
   const { data } = useAlerts(initial, renderedAt);
   return (
     <div className="space-y-4">
-      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
-        <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-            <tr>
-              <th scope="col" className="px-3 py-2">
-                Rule
-              </th>
-              <th scope="col" className="px-3 py-2">
-                State
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Fires above
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Window (min)
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Webhook
-              </th>
-              <th scope="col" className="px-3 py-2">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-            {data.rules.map((r) => (
-              <RuleRow key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`} rule={r} canManage={canManage} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <FramedTable>
+        <ColumnHeaders columns={["Rule", "State", "Fires above", "Window (min)", "Webhook", { label: "Actions", srOnly: true }]} />
+        <DividedBody>
+          {data.rules.map((r) => (
+            <RuleRow key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`} rule={r} canManage={canManage} />
+          ))}
+        </DividedBody>
+      </FramedTable>
       <section aria-labelledby="events-heading" className="space-y-2">
         <h2 id="events-heading" className="text-sm font-semibold">
           Recent alerts

@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { chartColours } from "@/components/theme/chart-colours";
 import { useDarkTheme } from "@/components/theme/use-dark-theme";
 import { compactNumber } from "@/components/ui/compact-number";
+import { DividedBody } from "@/components/ui/table";
 import { fetchJson } from "@/lib/api/client";
 import type { Overview } from "@/lib/ops/overview";
 import type { SeriesPoint } from "@/lib/ops/series";
@@ -180,7 +181,7 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
       <section aria-label="Top reasons" className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
         <h2 className="mb-2 text-sm font-semibold">Top reasons (unresolved)</h2>
         <table className="w-full text-left text-sm">
-          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+          <DividedBody>
             {o.topReasons.map((r) => (
               <tr key={`${r.kind}:${r.reasonGroup}`}>
                 <td className="py-1 pr-2 text-xs text-slate-500 dark:text-slate-400">{r.kind}</td>
@@ -192,7 +193,7 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
                 <td className="py-1 text-right tabular-nums">{r.count.toLocaleString("en")}</td>
               </tr>
             ))}
-          </tbody>
+          </DividedBody>
         </table>
       </section>
     </div>

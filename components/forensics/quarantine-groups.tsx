@@ -5,6 +5,8 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { DayTrend } from "@/components/ui/day-trend";
 import { Dialog } from "@/components/ui/dialog";
+import { EmptyNotice } from "@/components/ui/empty-notice";
+import { ColumnHeaders, DividedBody, FramedTable, type Column } from "@/components/ui/table";
 import type { QuarantineGroup } from "@/lib/dead-letters/record-schemas";
 import { ExportMenu } from "./export-menu";
 import { useQuarantineAction, useQuarantineGroups } from "./queries";
@@ -12,6 +14,17 @@ import { useQuarantineAction, useQuarantineGroups } from "./queries";
 // Quarantined records by reason pattern: how many, and whether the pattern is still arriving (14-day trend by
 // observation day). Each group can be released back to triage (the producer fixed it, or an analyst will) or
 // purged by a supervisor (the payload must not be kept), always with a reason, after a confirmation.
+
+const COLUMNS: (string | Column)[] = [
+  "Kind",
+  "Reason pattern",
+  { label: "Records", align: "right" },
+  {
+    label: "Observed per UTC day, last 14 days",
+    title: "records of the group per UTC day they were observed (not the day they were quarantined)",
+  },
+  { label: "Actions", srOnly: true },
+];
 
 type Pending = { action: "release" | "purge"; group: QuarantineGroup };
 
@@ -56,70 +69,44 @@ export function QuarantineGroups({
         <ExportMenu filter={{ status: ["quarantined"] }} canUnmask={canUnmask} />
       </div>
       {groups.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-8 text-center text-sm text-slate-500 dark:text-slate-400">
-          Nothing in quarantine.
-        </p>
+        <EmptyNotice>Nothing in quarantine.</EmptyNotice>
       ) : (
-        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
-          <table className="w-full text-left text-sm">
-            <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-              <tr>
-                <th scope="col" className="px-3 py-2">
-                  Kind
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Reason pattern
-                </th>
-                <th scope="col" className="px-3 py-2 text-right">
-                  Records
-                </th>
-                <th
-                  scope="col"
-                  className="px-3 py-2"
-                  title="records of the group per UTC day they were observed (not the day they were quarantined)"
-                >
-                  Observed per UTC day, last 14 days
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-              {groups.map((g) => (
-                <tr key={`${g.kind}:${g.reasonGroup}`}>
-                  <td className="px-3 py-1.5 text-xs text-slate-500 dark:text-slate-400">{g.kind}</td>
-                  <td className="px-3 py-1.5" title={g.reasonGroup}>
-                    {/* Truncated on a block inside the cell (a cell's own max-width does not bind a table): the row
+        <FramedTable>
+          <ColumnHeaders columns={COLUMNS} />
+          <DividedBody>
+            {groups.map((g) => (
+              <tr key={`${g.kind}:${g.reasonGroup}`}>
+                <td className="px-3 py-1.5 text-xs text-slate-500 dark:text-slate-400">{g.kind}</td>
+                <td className="px-3 py-1.5" title={g.reasonGroup}>
+                  {/* Truncated on a block inside the cell (a cell's own max-width does not bind a table): the row
                         keeps its trend and actions in view on a narrow window. */}
-                    <Link
-                      className="block max-w-[36vw] truncate hover:underline lg:max-w-xl"
-                      href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}
-                    >
-                      {g.reasonGroup}
-                    </Link>
-                  </td>
-                  <td className="px-3 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
-                  <td className="px-3 py-1.5">
-                    <DayTrend trend={g.trend} />
-                  </td>
-                  <td className="space-x-1 whitespace-nowrap px-3 py-1.5 text-right">
-                    {canTriage && (
-                      <Button size="sm" onClick={() => setPending({ action: "release", group: g })}>
-                        Release
-                      </Button>
-                    )}
-                    {canPurge && (
-                      <Button size="sm" variant="danger" onClick={() => setPending({ action: "purge", group: g })}>
-                        Purge
-                      </Button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                  <Link
+                    className="block max-w-[36vw] truncate hover:underline lg:max-w-xl"
+                    href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}
+                  >
+                    {g.reasonGroup}
+                  </Link>
+                </td>
+                <td className="px-3 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
+                <td className="px-3 py-1.5">
+                  <DayTrend trend={g.trend} />
+                </td>
+                <td className="space-x-1 whitespace-nowrap px-3 py-1.5 text-right">
+                  {canTriage && (
+                    <Button size="sm" onClick={() => setPending({ action: "release", group: g })}>
+                      Release
+                    </Button>
+                  )}
+                  {canPurge && (
+                    <Button size="sm" variant="danger" onClick={() => setPending({ action: "purge", group: g })}>
+                      Purge
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DividedBody>
+        </FramedTable>
       )}
       <Dialog
         open={pending !== null}

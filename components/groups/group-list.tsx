@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { DayTrend } from "@/components/ui/day-trend";
+import { EmptyNotice } from "@/components/ui/empty-notice";
 import { GROUP_SORTS, GROUP_STATUSES, type FailureGroupView, type GroupSort } from "@/lib/dead-letters/groups/group-schemas";
 import { GroupStatusBadge, when } from "./group-badges";
 import { useGroups } from "./queries";
@@ -74,9 +75,7 @@ export function GroupList({
         </p>
       )}
       {groups.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-400">
-          No failure groups{status ? " with this status" : ""}.
-        </p>
+        <EmptyNotice>No failure groups{status ? " with this status" : ""}.</EmptyNotice>
       ) : (
         <table className="w-full border-collapse bg-white text-sm dark:bg-slate-900">
           <thead>

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { ColumnHeaders } from "@/components/ui/table";
 import { importSummary, type ImportCounts } from "@/lib/dead-letters/ingest/import-summary";
 import { splitFeatureCollection } from "@/lib/spatial/collection-envelopes";
 import { runImport, type ImportProgress, type ImportResult } from "./run-import";
@@ -162,19 +163,7 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
           </label>
           <table className="w-full text-left text-xs">
             <caption className="sr-only">Per-record results</caption>
-            <thead className="text-slate-500 dark:text-slate-400">
-              <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Record
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Result
-                </th>
-                <th scope="col" className="py-1 font-medium">
-                  Id or reason
-                </th>
-              </tr>
-            </thead>
+            <ColumnHeaders look="compact" columns={["Record", "Result", "Id or reason"]} />
             <tbody>
               {shown.map((r) => (
                 <tr key={r.index} className="border-t border-slate-100 dark:border-slate-800">

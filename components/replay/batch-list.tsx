@@ -1,11 +1,22 @@
 "use client";
 
 import Link from "next/link";
+import { EmptyNotice } from "@/components/ui/empty-notice";
+import { ColumnHeaders, DividedBody, FramedTable, type Column } from "@/components/ui/table";
 import type { BatchView } from "@/lib/replay/batch/batch-schemas";
 import { progressText } from "@/lib/replay/batch/progress";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatTime } from "./format";
 import { useBatches } from "./queries";
+
+const COLUMNS: (string | Column)[] = [
+  "Batch",
+  "Status",
+  "Sink",
+  { label: "Progress", className: "w-64" },
+  { label: "Rate", align: "right" },
+  "Created",
+];
 
 /** The batches table on /replays, refreshed every 2 s. */
 export function BatchList({ initial, renderedAt, canManage }: { initial: BatchView[]; renderedAt: number; canManage: boolean }) {
@@ -18,74 +29,51 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
     );
   if (batches.length === 0) {
     return (
-      <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-8 text-center text-sm text-slate-500 dark:text-slate-400">
+      <EmptyNotice>
         No replay batches yet.{" "}
         {canManage
           ? "Select approved records on the dead-letter list and choose “Replay”, or start from “New batch”."
           : "Supervisors create them from approved records; they will show here with their live progress."}
-      </p>
+      </EmptyNotice>
     );
   }
   return (
-    <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
-      <table className="w-full text-left text-sm">
-        <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-          <tr>
-            <th scope="col" className="px-3 py-2">
-              Batch
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Status
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Sink
-            </th>
-            <th scope="col" className="w-64 px-3 py-2">
-              Progress
-            </th>
-            <th scope="col" className="px-3 py-2 text-right">
-              Rate
-            </th>
-            <th scope="col" className="px-3 py-2">
-              Created
-            </th>
+    <FramedTable>
+      <ColumnHeaders columns={COLUMNS} />
+      <DividedBody>
+        {batches.map((b) => (
+          <tr key={b.id} className="hover:bg-slate-50 dark:hover:bg-slate-800">
+            <td className="px-3 py-1.5">
+              <Link href={`/replays/${b.id}`} className="font-medium underline-offset-2 hover:underline">
+                #{b.id}
+              </Link>
+            </td>
+            <td className="px-3 py-1.5">
+              <BatchStatusBadge status={b.status} title={b.statusReason} />
+            </td>
+            <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">
+              {b.sink.type === "http"
+                ? `HTTP ${new URL(b.sink.url).host}`
+                : b.sink.type === "origin"
+                  ? "back to origin"
+                  : b.sink.type === "postgis"
+                    ? `PostGIS ${b.sink.table}`
+                    : "built-in ledger"}
+            </td>
+            <td className="px-3 py-1.5">
+              <ProgressBar total={b.total} counts={b.counts} />
+              <span className="text-xs tabular-nums text-slate-500 dark:text-slate-400">{progressText(b.total, b.counts, fmt)}</span>
+            </td>
+            <td className="px-3 py-1.5 text-right tabular-nums">
+              {b.achievedRate !== null && b.status === "running" ? `${b.achievedRate.toFixed(1)} of ` : ""}
+              {fmt(b.ratePerSecond)}/s
+            </td>
+            <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
+              <time dateTime={b.createdAt}>{formatTime(b.createdAt)}</time> · {b.createdBy.email ?? b.createdBy.id}
+            </td>
           </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-          {batches.map((b) => (
-            <tr key={b.id} className="hover:bg-slate-50 dark:hover:bg-slate-800">
-              <td className="px-3 py-1.5">
-                <Link href={`/replays/${b.id}`} className="font-medium underline-offset-2 hover:underline">
-                  #{b.id}
-                </Link>
-              </td>
-              <td className="px-3 py-1.5">
-                <BatchStatusBadge status={b.status} title={b.statusReason} />
-              </td>
-              <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">
-                {b.sink.type === "http"
-                  ? `HTTP ${new URL(b.sink.url).host}`
-                  : b.sink.type === "origin"
-                    ? "back to origin"
-                    : b.sink.type === "postgis"
-                      ? `PostGIS ${b.sink.table}`
-                      : "built-in ledger"}
-              </td>
-              <td className="px-3 py-1.5">
-                <ProgressBar total={b.total} counts={b.counts} />
-                <span className="text-xs tabular-nums text-slate-500 dark:text-slate-400">{progressText(b.total, b.counts, fmt)}</span>
-              </td>
-              <td className="px-3 py-1.5 text-right tabular-nums">
-                {b.achievedRate !== null && b.status === "running" ? `${b.achievedRate.toFixed(1)} of ` : ""}
-                {fmt(b.ratePerSecond)}/s
-              </td>
-              <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
-                <time dateTime={b.createdAt}>{formatTime(b.createdAt)}</time> · {b.createdBy.email ?? b.createdBy.id}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </DividedBody>
+    </FramedTable>
   );
 }

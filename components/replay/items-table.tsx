@@ -3,11 +3,23 @@
 import Link from "next/link";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
+import { ColumnHeaders, DividedBody, FramedTable, type Column } from "@/components/ui/table";
 import { sendsOf } from "@/lib/replay/batch/send-count";
 import { ITEM_STATUSES, type ItemStatus, type ItemView } from "@/lib/replay/batch/batch-schemas";
 import { ItemStatusBadge } from "./badges";
 import { formatTime } from "./format";
 import { useItems } from "./queries";
+
+const COLUMNS: (string | Column)[] = [
+  { label: "#", align: "right" },
+  "Record",
+  "Key",
+  "Entity",
+  "Observed",
+  "Outcome",
+  { label: "Sends", align: "right", title: "How many times the record was sent to the sink" },
+  "Error",
+];
 
 /** An item's last error: red while it decides the outcome; after a retry that succeeded, muted and labelled. */
 function ItemError({ item }: { item: ItemView }) {
@@ -61,68 +73,43 @@ export function ItemsTable({ id, live }: { id: string; live: boolean }) {
           Could not load items: {error.message}
         </p>
       )}
-      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
-        <table className="w-full text-left text-sm">
-          <thead className="border-b border-slate-200 dark:border-slate-700 bg-slate-50 dark:bg-slate-800 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-            <tr>
-              <th scope="col" className="px-3 py-2 text-right">
-                #
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Record
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Key
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Entity
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Observed
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Outcome
-              </th>
-              <th scope="col" className="px-3 py-2 text-right" title="How many times the record was sent to the sink">
-                Sends
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Error
-              </th>
+      <FramedTable
+        after={
+          data &&
+          data.items.length === 0 && (
+            <p className="p-4 text-center text-sm text-slate-500 dark:text-slate-400">No items{status ? ` with outcome ${status}` : ""}.</p>
+          )
+        }
+      >
+        <ColumnHeaders columns={COLUMNS} />
+        <DividedBody>
+          {(data?.items ?? []).map((i) => (
+            <tr key={i.id}>
+              <td className="px-3 py-1.5 text-right tabular-nums text-slate-500 dark:text-slate-400">{i.seq}</td>
+              <td className="px-3 py-1.5">
+                <Link href={`/dead-letters/${i.deadLetterId}`} className="underline-offset-2 hover:underline">
+                  {i.deadLetterId}
+                </Link>
+              </td>
+              <td className="px-3 py-1.5 font-mono text-xs" title={i.idempotencyKey}>
+                {i.idempotencyKey.slice(0, 16)}
+              </td>
+              <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">{i.entityKey ?? "—"}</td>
+              <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
+                <time dateTime={i.observedAt}>{formatTime(i.observedAt)}</time>
+              </td>
+              <td className="px-3 py-1.5">
+                <ItemStatusBadge status={i.status} />
+                {i.status === "retry" && (
+                  <span className="ml-1 text-xs text-slate-500 dark:text-slate-400">at {formatTime(i.runAt).slice(11)}</span>
+                )}
+              </td>
+              <td className="px-3 py-1.5 text-right tabular-nums">{sendsOf(i)}</td>
+              <ItemError item={i} />
             </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-            {(data?.items ?? []).map((i) => (
-              <tr key={i.id}>
-                <td className="px-3 py-1.5 text-right tabular-nums text-slate-500 dark:text-slate-400">{i.seq}</td>
-                <td className="px-3 py-1.5">
-                  <Link href={`/dead-letters/${i.deadLetterId}`} className="underline-offset-2 hover:underline">
-                    {i.deadLetterId}
-                  </Link>
-                </td>
-                <td className="px-3 py-1.5 font-mono text-xs" title={i.idempotencyKey}>
-                  {i.idempotencyKey.slice(0, 16)}
-                </td>
-                <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">{i.entityKey ?? "—"}</td>
-                <td className="whitespace-nowrap px-3 py-1.5 text-slate-600 dark:text-slate-300">
-                  <time dateTime={i.observedAt}>{formatTime(i.observedAt)}</time>
-                </td>
-                <td className="px-3 py-1.5">
-                  <ItemStatusBadge status={i.status} />
-                  {i.status === "retry" && (
-                    <span className="ml-1 text-xs text-slate-500 dark:text-slate-400">at {formatTime(i.runAt).slice(11)}</span>
-                  )}
-                </td>
-                <td className="px-3 py-1.5 text-right tabular-nums">{sendsOf(i)}</td>
-                <ItemError item={i} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {data && data.items.length === 0 && (
-          <p className="p-4 text-center text-sm text-slate-500 dark:text-slate-400">No items{status ? ` with outcome ${status}` : ""}.</p>
-        )}
-      </div>
+          ))}
+        </DividedBody>
+      </FramedTable>
       <div className="flex gap-2">
         <Button size="sm" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
           ← Previous

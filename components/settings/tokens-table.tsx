@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { ColumnHeaders, DividedBody } from "@/components/ui/table";
 import type { TokenView } from "@/lib/auth/account-schemas";
 
 // The table of API tokens on the settings page: the user's own, and for admins every user's (with an owner
@@ -25,34 +26,11 @@ export function TokensTable({
   return (
     <>
       <table className="w-full text-left text-sm">
-        <thead className="border-b border-slate-200 dark:border-slate-700 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-          <tr>
-            {showOwner && (
-              <th scope="col" className="py-1.5 pr-3">
-                Owner
-              </th>
-            )}
-            <th scope="col" className="py-1.5 pr-3">
-              Name
-            </th>
-            <th scope="col" className="py-1.5 pr-3">
-              Token
-            </th>
-            <th scope="col" className="py-1.5 pr-3">
-              Created
-            </th>
-            <th scope="col" className="py-1.5 pr-3">
-              Last used
-            </th>
-            <th scope="col" className="py-1.5 pr-3">
-              Status
-            </th>
-            <th scope="col" className="py-1.5">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+        <ColumnHeaders
+          look="panel"
+          columns={[...(showOwner ? ["Owner"] : []), "Name", "Token", "Created", "Last used", "Status", { label: "Actions", srOnly: true }]}
+        />
+        <DividedBody>
           {tokens.map((t) => (
             <tr key={t.id} className={t.revokedAt ? "text-slate-500 dark:text-slate-400" : undefined}>
               {showOwner && <td className="break-all py-1.5 pr-3">{t.userEmail}</td>}
@@ -76,7 +54,7 @@ export function TokensTable({
               </td>
             </tr>
           ))}
-        </tbody>
+        </DividedBody>
       </table>
       <Dialog open={confirming !== null} onClose={() => setConfirming(null)} title={`Revoke the token "${confirming?.name ?? ""}"?`}>
         {confirming && (

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
+import { ColumnHeaders, DividedBody } from "@/components/ui/table";
 import { ROLES, type Role } from "@/lib/auth/permissions";
 import type { CreatedUser, UserView } from "@/lib/auth/account-schemas";
 import { useCreateUser, usePatchUser, useUsers } from "./queries";
@@ -65,26 +66,8 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
       )}
 
       <table className="w-full text-left text-sm">
-        <thead className="border-b border-slate-200 dark:border-slate-700 text-xs uppercase tracking-wide text-slate-500 dark:text-slate-400">
-          <tr>
-            <th scope="col" className="py-1.5 pr-3">
-              E-mail
-            </th>
-            <th scope="col" className="py-1.5 pr-3">
-              Name
-            </th>
-            <th scope="col" className="py-1.5 pr-3">
-              Role
-            </th>
-            <th scope="col" className="py-1.5 pr-3">
-              Status
-            </th>
-            <th scope="col" className="py-1.5">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+        <ColumnHeaders look="panel" columns={["E-mail", "Name", "Role", "Status", { label: "Actions", srOnly: true }]} />
+        <DividedBody>
           {(users.data ?? []).map((u) => (
             <tr key={u.id} className={u.disabled ? "text-slate-500 dark:text-slate-400" : undefined}>
               <td className="py-1.5 pr-3">
@@ -131,7 +114,7 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
               </td>
             </tr>
           ))}
-        </tbody>
+        </DividedBody>
       </table>
     </section>
   );

@@ -6,6 +6,7 @@ import { KindBadge } from "@/components/dead-letters/badges";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { EmptyNotice } from "@/components/ui/empty-notice";
 import type { SourceView } from "@/lib/sources/source-schemas";
 import { usePullSource, useRemoveSource, useSetSourceEnabled, useSources } from "./queries";
 import { conditionOf, optionsSummary, TYPE_LABEL, utc, type SourceCondition } from "./source-text";
@@ -132,12 +133,12 @@ export function SourceList({ initial, renderedAt, canManage }: { initial: Source
         </p>
       )}
       {sources.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 p-8 text-center text-sm text-slate-500 dark:text-slate-400">
+        <EmptyNotice>
           No broker sources yet.{" "}
           {canManage
             ? "“Add source” connects a RabbitMQ queue, a NATS JetStream stream, a Redis stream, a Kafka dead-letter topic or an SQS dead-letter queue whose dead letters Redrive should pull."
             : "An admin adds them; they will show here with what waits in each broker."}
-        </p>
+        </EmptyNotice>
       ) : (
         <ul aria-label="Sources" className="grid gap-3 2xl:grid-cols-2">
           {sources.map((s) => (

@@ -1,3 +1,4 @@
+import { ColumnHeaders, DividedBody } from "@/components/ui/table";
 import type { Change } from "@/lib/dead-letters/query/payload-diff";
 import { stringifyWithCoordinates } from "@/lib/spatial/format-coordinate";
 
@@ -18,20 +19,8 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
   return (
     <div className="max-h-80 overflow-auto">
       <table className="w-full text-left text-xs">
-        <thead className="text-slate-500 dark:text-slate-400">
-          <tr>
-            <th scope="col" className="py-1 pr-2 font-medium">
-              Path
-            </th>
-            <th scope="col" className="py-1 pr-2 font-medium">
-              Before
-            </th>
-            <th scope="col" className="py-1 font-medium">
-              After
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800 font-mono">
+        <ColumnHeaders look="compact-narrow" columns={["Path", "Before", "After"]} />
+        <DividedBody className="font-mono">
           {changes.map((c) => (
             <tr key={c.path + c.kind}>
               <td className="py-1 pr-2 align-top text-slate-700 dark:text-slate-300">{c.path || "(whole payload)"}</td>
@@ -47,7 +36,7 @@ export function ChangeList({ changes, truncated, empty }: { changes: Change[]; t
               </td>
             </tr>
           ))}
-        </tbody>
+        </DividedBody>
       </table>
       {truncated && <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">More changes not shown.</p>}
     </div>

@@ -1,3 +1,4 @@
+import { ColumnHeaders, DividedBody } from "@/components/ui/table";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 
 const ORIGIN: Record<string, string> = { ingest: "ingested", capture: "captured at the tap gate", replay: "replay: dropped or gave up" };
@@ -6,23 +7,8 @@ export function History({ failures }: { failures: DeadLetterDetail["failures"] }
   if (failures.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No failure attempts recorded.</p>;
   return (
     <table className="w-full text-left text-xs">
-      <thead className="text-slate-500 dark:text-slate-400">
-        <tr>
-          <th scope="col" className="py-1 pr-3 font-medium">
-            #
-          </th>
-          <th scope="col" className="py-1 pr-3 font-medium">
-            When (UTC)
-          </th>
-          <th scope="col" className="py-1 pr-3 font-medium">
-            How
-          </th>
-          <th scope="col" className="py-1 font-medium">
-            Reason
-          </th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+      <ColumnHeaders look="compact" columns={["#", "When (UTC)", "How", "Reason"]} />
+      <DividedBody>
         {failures.map((f) => (
           <tr key={f.attempt}>
             <td className="py-1 pr-3 tabular-nums">{f.attempt}</td>
@@ -36,7 +22,7 @@ export function History({ failures }: { failures: DeadLetterDetail["failures"] }
             <td className="py-1 wrap-anywhere">{f.reason}</td>
           </tr>
         ))}
-      </tbody>
+      </DividedBody>
     </table>
   );
 }

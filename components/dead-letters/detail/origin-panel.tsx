@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useMemo } from "react";
+import { DividedBody } from "@/components/ui/table";
 import type { JsonValue } from "@/lib/json/value";
 import { destinationParts, headerText, readOrigin } from "./origin";
 
@@ -41,7 +42,7 @@ function FieldTable({ label, fields }: { label: string; fields: Record<string, u
     <div className="max-h-36 overflow-auto rounded border border-slate-100 dark:border-slate-800">
       <table className="w-full text-left font-mono text-xs">
         <caption className="sr-only">{label}</caption>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+        <DividedBody>
           {entries.map(([key, value]) => (
             <tr key={key} className="align-top">
               <th scope="row" className="w-1/3 bg-slate-50 dark:bg-slate-800 px-1.5 py-0.5 font-normal text-slate-600 dark:text-slate-300">
@@ -50,7 +51,7 @@ function FieldTable({ label, fields }: { label: string; fields: Record<string, u
               <td className="px-1.5 py-0.5 text-slate-800 dark:text-slate-200">{headerText(value)}</td>
             </tr>
           ))}
-        </tbody>
+        </DividedBody>
       </table>
     </div>
   );
