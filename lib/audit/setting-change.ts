@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type Actor } from "./append";
+import { appendAudit } from "./append";
+import { type Actor } from "./actor";
 import type { JsonValue } from "../json/value";
 
 // An admin's change to one app_setting row, in the caller's transaction: the row upserted and the change audited

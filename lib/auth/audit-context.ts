@@ -1,4 +1,4 @@
-import type { Actor, AuditInput } from "../audit/append";
+import { auditActor, type Actor, type ActorColumns } from "../audit/actor";
 
 /** Who is making an account change, when, and under which request: what every audit event of it records. */
 export interface AuditContext {
@@ -7,6 +7,7 @@ export interface AuditContext {
   requestId?: string | null;
 }
 
-export function actorFields(ctx: AuditContext): Pick<AuditInput, "actorId" | "actorEmail" | "actorRole" | "requestId"> {
-  return { actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId ?? null };
+/** The event's actor columns and request id (null when the context has none). */
+export function actorFields(ctx: AuditContext): ActorColumns {
+  return auditActor(ctx.actor, ctx.requestId ?? null);
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, SYSTEM_ACTOR, type Actor } from "../audit/append";
+import { appendAudit } from "../audit/append";
+import { SYSTEM_ACTOR, type Actor } from "../audit/actor";
 import { inTransaction } from "../db/transaction";
 
 // Retention of payload bodies: a record that is settled (replayed) or purged keeps its identity, hash, reasons

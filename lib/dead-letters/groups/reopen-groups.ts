@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import type { Actor, AuditInput } from "../../audit/append";
+import type { AuditInput } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import { failureGroupId } from "./group-id";
 
 // The store step's part in failure groups (lib/dead-letters/store/write-records.ts), inside its transaction:

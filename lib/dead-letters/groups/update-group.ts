@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { type Actor } from "../../audit/actor";
 import { can, isRole } from "../../auth/permissions";
 import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";

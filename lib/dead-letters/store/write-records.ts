@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { reasonGroup } from "../../afc/reason-group";
-import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, prepareAudit, type AuditInput } from "../../audit/append";
+import { type Actor } from "../../audit/actor";
 import { CanonicalJson } from "../../json/canonical";
 import { copyIn } from "../../db/copy";
 import { isUniqueViolation } from "../../db/pg-errors";

@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { approveWarning, TAP_FAILS_SCHEMA } from "./approve-warning";
 import { countMatching } from "../query/facets";

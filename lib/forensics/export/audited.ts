@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { ListFilter } from "../../dead-letters/filters";
 import type { MaskRules } from "../../masking/rules";

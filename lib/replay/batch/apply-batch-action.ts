@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { type Actor } from "../../audit/actor";
 import { assertFourEyes } from "../../auth/four-eyes";
 import { inTransaction } from "../../db/transaction";
 import { errorMessage } from "../../db/transient-errors";

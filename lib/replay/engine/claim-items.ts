@@ -1,7 +1,8 @@
 import "server-only";
 import { WORKER_ALIVE } from "../live-workers";
 import type pg from "pg";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { type Actor } from "../../audit/actor";
 import { utcMicrosSql } from "../../time/instant";
 import { inTransaction } from "../../db/transaction";
 import type { ApprovedRepair, DeadLetterKind } from "@/lib/vocabulary/record";

@@ -1,7 +1,8 @@
 import "server-only";
 import { recordSettled } from "../ledger/record-settled";
 import type pg from "pg";
-import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, prepareAudit, type AuditInput } from "../../audit/append";
+import { type Actor } from "../../audit/actor";
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "../pacing/backoff";
 import { gaveUpReason } from "../../dead-letters/decisions";
 import type { ClaimedItem } from "./claim-items";
