@@ -3,7 +3,7 @@ import type pg from "pg";
 import { parseLossless, toPlainJson } from "../json/lossless";
 import { AppError } from "../errors/app-error";
 import { appendAudit } from "../audit/append";
-import { type Actor } from "../audit/actor";
+import { auditActor, type Actor } from "../audit/actor";
 import { inTransaction } from "../db/transaction";
 import type { JsonValue } from "@/lib/json/value";
 import { maskJson } from "../masking/mask";
@@ -72,10 +72,7 @@ export async function revealField(
       client,
       [
         {
-          actorId: ctx.actor.id,
-          actorEmail: ctx.actor.email,
-          actorRole: ctx.actor.role,
-          requestId: ctx.requestId,
+          ...auditActor(ctx.actor, ctx.requestId),
           action: "dead_letter.field_revealed",
           targetType: "dead_letter",
           targetId: id,
@@ -100,10 +97,7 @@ export async function auditUnmaskedRead(
       client,
       [
         {
-          actorId: ctx.actor.id,
-          actorEmail: ctx.actor.email,
-          actorRole: ctx.actor.role,
-          requestId: ctx.requestId,
+          ...auditActor(ctx.actor, ctx.requestId),
           action: "dead_letter.unmasked_read",
           targetType: "dead_letter",
           targetId: id,

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit } from "../../audit/append";
-import { type Actor } from "../../audit/actor";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
@@ -165,10 +165,7 @@ export async function cancelBulkJob(
       client,
       [
         {
-          actorId: by.actor.id,
-          actorEmail: by.actor.email,
-          actorRole: by.actor.role,
-          requestId: by.requestId,
+          ...auditActor(by.actor, by.requestId),
           action: "bulk_job.cancel",
           targetType: "bulk_job",
           targetId: id,

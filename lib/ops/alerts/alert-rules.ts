@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit } from "../../audit/append";
-import { type Actor } from "../../audit/actor";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { AlertMetric, AlertRuleUpdate } from "../../forensics/forensics-schemas";
 import { checkOutboundTarget } from "../../net/outbound-guard";
@@ -165,10 +165,7 @@ export async function updateAlertRule(
       client,
       [
         {
-          actorId: ctx.actor.id,
-          actorEmail: ctx.actor.email,
-          actorRole: ctx.actor.role,
-          requestId: ctx.requestId,
+          ...auditActor(ctx.actor, ctx.requestId),
           action: "alert_rule.updated",
           targetType: "alert_rule",
           targetId: id,

@@ -2,7 +2,7 @@ import "server-only";
 import { WORKER_ALIVE } from "../live-workers";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
-import { type Actor } from "../../audit/actor";
+import { auditActor, type Actor } from "../../audit/actor";
 import { utcMicrosSql } from "../../time/instant";
 import { inTransaction } from "../../db/transaction";
 import type { ApprovedRepair, DeadLetterKind } from "@/lib/vocabulary/record";
@@ -293,9 +293,7 @@ export async function completeIfDone(pool: pg.Pool, batchId: string, actor: Acto
       client,
       [
         {
-          actorId: actor.id,
-          actorEmail: actor.email,
-          actorRole: actor.role,
+          ...auditActor(actor),
           action: "replay_batch.completed",
           targetType: "replay_batch",
           targetId: batchId,

@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { z } from "zod";
 import { appendAudit } from "../../audit/append";
-import { type Actor } from "../../audit/actor";
+import { auditActor, type Actor } from "../../audit/actor";
 import { indexedTextProblem } from "../../db/column-limits";
 import { inTimeRange } from "../../time/range";
 import { inTransaction } from "../../db/transaction";
@@ -118,9 +118,7 @@ export async function importLedger(
         client,
         [
           {
-            actorId: ctx.actor.id,
-            actorEmail: ctx.actor.email,
-            actorRole: ctx.actor.role,
+            ...auditActor(ctx.actor),
             action: "ledger.import",
             targetType: "ledger",
             targetId: null,
