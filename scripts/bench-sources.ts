@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { Kafka, logLevel, Partitioners } from "kafkajs";
 import { CreateQueueCommand, SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createClient } from "redis";
-import { SYSTEM_ACTOR } from "../lib/audit/append";
+import { SYSTEM_ACTOR } from "../lib/audit/actor";
 import type { Db } from "../lib/db/client";
 import { applyBatchAction } from "../lib/replay/batch/apply-batch-action";
 import { CreateBatchBody } from "../lib/replay/batch/batch-schemas";

@@ -5,6 +5,7 @@ import { copyField, copyJson, copyJsonText } from "../db/copy-text";
 import { CanonicalJson } from "../json/canonical";
 import { AppError } from "../errors/app-error";
 import { redactSecrets } from "../masking/url";
+import { auditActor, SYSTEM_ACTOR } from "./actor";
 import { auditBody, chainMac, CHAIN_KEYED, GENESIS_HASH, KEY_ROTATED, type AuditBody, type AuditContent } from "./chain";
 import { configuredAuditKeys } from "./configured-keys";
 import type { AuditKey, AuditKeyring } from "./keys";
@@ -17,14 +18,6 @@ export type AuditInput = Omit<
   "at" | "before" | "after" | "diff" | "reason" | "requestId" | "actorId" | "actorEmail" | "actorRole" | "targetId"
 > &
   Partial<Pick<AuditContent, "before" | "after" | "diff" | "reason" | "requestId" | "actorId" | "actorEmail" | "actorRole" | "targetId">>;
-
-export interface Actor {
-  id: string | null;
-  email: string | null;
-  role: string | null;
-}
-
-export const SYSTEM_ACTOR: Actor = { id: null, email: "system", role: "system" };
 
 /**
  * Round-trip through JSON so what we hash is exactly what jsonb will give back (no undefined, no Dates). Text
@@ -148,7 +141,7 @@ function keyChange(
     const [event] = prepareAudit(
       [
         {
-          ...systemActor,
+          ...auditActor(SYSTEM_ACTOR),
           action: CHAIN_KEYED,
           targetType: "audit_key",
           targetId: to.id,
@@ -169,7 +162,7 @@ function keyChange(
   const [event] = prepareAudit(
     [
       {
-        ...systemActor,
+        ...auditActor(SYSTEM_ACTOR),
         action: KEY_ROTATED,
         targetType: "audit_key",
         targetId: to.id,
@@ -181,8 +174,6 @@ function keyChange(
   ).events;
   return { key: from, event: event! };
 }
-
-const systemActor = { actorId: SYSTEM_ACTOR.id, actorEmail: SYSTEM_ACTOR.email, actorRole: SYSTEM_ACTOR.role };
 
 async function appendLocked(client: pg.PoolClient, events: PreparedAudit["events"], now: Date, keys: AuditKeyring): Promise<string[]> {
   // Appenders serialise on the chain's head row (audit_head, one row from its migration on, never deleted),

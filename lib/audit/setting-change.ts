@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type Actor } from "./append";
+import { appendAudit } from "./append";
+import { auditActor, type Actor } from "./actor";
 import type { JsonValue } from "../json/value";
 
 // An admin's change to one app_setting row, in the caller's transaction: the row upserted and the change audited
@@ -28,10 +29,7 @@ export async function writeSetting(
     client,
     [
       {
-        actorId: ctx.actor.id,
-        actorEmail: ctx.actor.email,
-        actorRole: ctx.actor.role,
-        requestId: ctx.requestId,
+        ...auditActor(ctx.actor, ctx.requestId),
         action: "setting.changed",
         targetType: "setting",
         targetId: change.key,

@@ -1,4 +1,5 @@
-import type { Actor, AuditInput } from "../audit/append";
+import { auditActor, type Actor, type ActorColumns } from "../audit/actor";
+import { isRole } from "./permissions";
 
 /** Who is making an account change, when, and under which request: what every audit event of it records. */
 export interface AuditContext {
@@ -7,6 +8,17 @@ export interface AuditContext {
   requestId?: string | null;
 }
 
-export function actorFields(ctx: AuditContext): Pick<AuditInput, "actorId" | "actorEmail" | "actorRole" | "requestId"> {
-  return { actorId: ctx.actor.id, actorEmail: ctx.actor.email, actorRole: ctx.actor.role, requestId: ctx.requestId ?? null };
+/** The event's actor columns and request id (null when the context has none). */
+export function actorFields(ctx: AuditContext): ActorColumns {
+  return auditActor(ctx.actor, ctx.requestId ?? null);
+}
+
+/** A user row or a session's user as an actor: a role the database holds that Redrive does not know is recorded as null. */
+export function userActor(user: { id: string; email: string | null; role?: unknown }): Actor {
+  return { id: user.id, email: user.email, role: isRole(user.role) ? user.role : null };
+}
+
+/** Someone not signed in, known only by the e-mail they gave (a refused sign-in). */
+export function unverifiedActor(email: string | null): Actor {
+  return { id: null, email, role: null };
 }

@@ -7,9 +7,11 @@ import { genericOAuth, type GenericOAuthConfig } from "better-auth/plugins/gener
 import { getDb, type Db } from "../db/client";
 import { getEnv } from "../env";
 import { appendAudit, type AuditInput } from "../audit/append";
+import { auditActor } from "../audit/actor";
+import { unverifiedActor, userActor } from "./audit-context";
 import { inTransaction } from "../db/transaction";
 import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
-import { isRole, ROLES } from "./permissions";
+import { ROLES } from "./permissions";
 import { parseTrustedProxies } from "../net/forwarded";
 import { ThrottleAuditGate } from "./throttle-audit";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
@@ -155,7 +157,7 @@ function createAuth(db: Db, sso: SsoConfig) {
               client,
               [
                 {
-                  actorEmail: email,
+                  ...auditActor(unverifiedActor(email)),
                   action: "auth.sign_in_failed",
                   targetType: "user",
                   reason: "PASSWORD_SIGN_IN_DISABLED",
@@ -174,7 +176,7 @@ function createAuth(db: Db, sso: SsoConfig) {
         if (!bad) return;
         const path = escapeUnstorable(bad.path) || "body";
         const event: AuditInput = {
-          actorEmail: attemptedEmail(ctx.body),
+          ...auditActor(unverifiedActor(attemptedEmail(ctx.body))),
           action: "auth.sign_in_failed",
           targetType: "user",
           reason: "INVALID_INPUT",
@@ -199,7 +201,7 @@ function createAuth(db: Db, sso: SsoConfig) {
           const newSession = ctx.context.newSession;
           if (isAPIError(returned)) {
             events.push({
-              actorEmail: attemptedEmail(ctx.body),
+              ...auditActor(unverifiedActor(attemptedEmail(ctx.body))),
               action: "auth.sign_in_failed",
               targetType: "user",
               reason: typeof returned.body?.code === "string" ? returned.body.code : String(returned.status),
@@ -209,9 +211,7 @@ function createAuth(db: Db, sso: SsoConfig) {
           } else if (newSession) {
             const { user, session } = newSession;
             events.push({
-              actorId: user.id,
-              actorEmail: user.email,
-              actorRole: isRole(user.role) ? user.role : null,
+              ...auditActor(userActor(user)),
               action: "auth.sign_in",
               targetType: "user",
               targetId: user.id,
@@ -225,9 +225,7 @@ function createAuth(db: Db, sso: SsoConfig) {
           if (!isAPIError(returned) && ended) {
             const { user, session } = ended;
             events.push({
-              actorId: user.id,
-              actorEmail: user.email,
-              actorRole: isRole(user.role) ? user.role : null,
+              ...auditActor(userActor(user)),
               action: SESSION_REVOCATIONS[ctx.path]!,
               targetType: "user",
               targetId: user.id,
@@ -238,9 +236,7 @@ function createAuth(db: Db, sso: SsoConfig) {
         } else if (!isAPIError(returned) && ctx.context.session) {
           const { user } = ctx.context.session;
           events.push({
-            actorId: user.id,
-            actorEmail: user.email,
-            actorRole: isRole(user.role) ? user.role : null,
+            ...auditActor(userActor(user)),
             action: "user.password_changed",
             targetType: "user",
             targetId: user.id,

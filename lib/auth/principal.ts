@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor } from "../audit/append";
+import type { Actor } from "../audit/actor";
 import { getDb } from "../db/client";
 import { getEnv } from "../env";
 import { accountRefusal } from "./account-policy";

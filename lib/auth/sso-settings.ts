@@ -2,7 +2,7 @@ import "server-only";
 import { writeSetting } from "../audit/setting-change";
 import type { JsonValue } from "../json/value";
 import type pg from "pg";
-import type { Actor } from "../audit/append";
+import type { Actor } from "../audit/actor";
 import { AppError } from "../errors/app-error";
 import { inTransaction } from "../db/transaction";
 import type { Env } from "../env";

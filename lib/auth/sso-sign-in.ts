@@ -2,9 +2,11 @@ import "server-only";
 import type { GenericEndpointContext, ValidateUserInfoResult, ValidateUserInfoSource } from "better-auth";
 import { getIP } from "better-auth/api";
 import { appendAudit, type AuditInput } from "../audit/append";
+import { auditActor, type Actor } from "../audit/actor";
+import { unverifiedActor, userActor } from "./audit-context";
 import type { Db } from "../db/client";
 import { inTransaction } from "../db/transaction";
-import { isRole, type Role } from "./permissions";
+import type { Role } from "./permissions";
 import { OIDC_PROVIDER_ID, type SsoConfig } from "./sso-config";
 import { decideRole } from "./sso-roles";
 
@@ -22,6 +24,9 @@ interface SsoDecision {
 }
 
 const decisions = new WeakMap<Request, SsoDecision>();
+
+/** Who changes a user's role to what their groups at the identity provider give. */
+const SSO_ACTOR: Actor = { id: null, email: "sso", role: "system" };
 
 /** Audit events keep at most this many of a person's groups (Entra ID can send hundreds). */
 const MAX_AUDITED_GROUPS = 50;
@@ -71,7 +76,7 @@ export async function decideSsoRole(
         client,
         [
           {
-            actorEmail: typeof data.user.email === "string" ? data.user.email.slice(0, 254) : null,
+            ...auditActor(unverifiedActor(typeof data.user.email === "string" ? data.user.email.slice(0, 254) : null)),
             action: "auth.sso_refused",
             targetType: "user",
             targetId: userId,
@@ -105,9 +110,7 @@ export async function auditSsoUserCreated(db: Db, user: { id: string; email: str
   if (!decision) return;
   await audit(db, [
     {
-      actorId: user.id,
-      actorEmail: user.email,
-      actorRole: decision.role,
+      ...auditActor({ id: user.id, email: user.email, role: decision.role }),
       action: "user.created",
       targetType: "user",
       targetId: user.id,
@@ -146,8 +149,7 @@ export async function applySsoRole(db: Db, userId: string, ctx: Ctx): Promise<vo
       client,
       [
         {
-          actorEmail: "sso",
-          actorRole: "system",
+          ...auditActor(SSO_ACTOR),
           action: "user.role_changed",
           targetType: "user",
           targetId: userId,
@@ -171,9 +173,7 @@ export async function auditSsoSignIn(db: Db, session: { id: string; userId: stri
   const { ip, requestId } = requestFacts(ctx);
   await audit(db, [
     {
-      actorId: session.userId,
-      actorEmail: rows[0]?.email ?? null,
-      actorRole: isRole(rows[0]?.role) ? rows[0].role : null,
+      ...auditActor(userActor({ id: session.userId, email: rows[0]?.email ?? null, role: rows[0]?.role })),
       action: "auth.sso_sign_in",
       targetType: "user",
       targetId: session.userId,

@@ -2,7 +2,8 @@ import "server-only";
 import type pg from "pg";
 import { parseLossless, toPlainJson } from "../json/lossless";
 import { AppError } from "../errors/app-error";
-import { appendAudit, type Actor } from "../audit/append";
+import { appendAudit } from "../audit/append";
+import { auditActor, type Actor } from "../audit/actor";
 import { inTransaction } from "../db/transaction";
 import type { JsonValue } from "@/lib/json/value";
 import { maskJson } from "../masking/mask";
@@ -71,10 +72,7 @@ export async function revealField(
       client,
       [
         {
-          actorId: ctx.actor.id,
-          actorEmail: ctx.actor.email,
-          actorRole: ctx.actor.role,
-          requestId: ctx.requestId,
+          ...auditActor(ctx.actor, ctx.requestId),
           action: "dead_letter.field_revealed",
           targetType: "dead_letter",
           targetId: id,
@@ -99,10 +97,7 @@ export async function auditUnmaskedRead(
       client,
       [
         {
-          actorId: ctx.actor.id,
-          actorEmail: ctx.actor.email,
-          actorRole: ctx.actor.role,
-          requestId: ctx.requestId,
+          ...auditActor(ctx.actor, ctx.requestId),
           action: "dead_letter.unmasked_read",
           targetType: "dead_letter",
           targetId: id,

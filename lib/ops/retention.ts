@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, SYSTEM_ACTOR, type Actor } from "../audit/append";
+import { appendAudit } from "../audit/append";
+import { auditActor, SYSTEM_ACTOR, type Actor } from "../audit/actor";
 import { inTransaction } from "../db/transaction";
 
 // Retention of payload bodies: a record that is settled (replayed) or purged keeps its identity, hash, reasons
@@ -53,9 +54,7 @@ export async function runRetention(
       await appendAudit(
         client,
         rows.map((r) => ({
-          actorId: actor.id,
-          actorEmail: actor.email,
-          actorRole: actor.role,
+          ...auditActor(actor),
           action: "dead_letter.retention_applied",
           targetType: "dead_letter",
           targetId: r.id,

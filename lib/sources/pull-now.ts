@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import type { Actor } from "../audit/append";
+import type { Actor } from "../audit/actor";
 import { AppError } from "../errors/app-error";
 import type { AuditContext } from "../auth/audit-context";
 import { createSource, getSource, readSourceConfig } from "./manage-sources";

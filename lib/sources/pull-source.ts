@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { Actor } from "../audit/append";
+import type { Actor } from "../audit/actor";
 import { inTransaction } from "../db/transaction";
 import { loadSourceSettings } from "../dead-letters/ingest/pipeline";
 import { DEFAULT_SOURCE_SETTINGS, normalizePulled, type PulledRecord } from "../dead-letters/ingest/pulled-message";

@@ -2,7 +2,7 @@ import "server-only";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import type { Actor } from "../audit/append";
+import type { Actor } from "../audit/actor";
 import { sleep } from "../time/sleep";
 import type { SourceConnector } from "./connector";
 import { readSourceConfig } from "./manage-sources";

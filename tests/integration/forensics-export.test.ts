@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { captureTaps } from "../../lib/dead-letters/ingest/capture-taps";
-import { SYSTEM_ACTOR } from "../../lib/audit/append";
+import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { applyMigrations } from "../../lib/db/migrate";
 import { connectionFields } from "../../lib/db/pg-adapter";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "../../lib/audit/append";
+import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { lookup } from "../../lib/forensics/lookup";

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "../../lib/audit/append";
+import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { evaluateAlerts } from "../../lib/ops/alerts/evaluate";
 import { updateAlertRule } from "../../lib/ops/alerts/alert-rules";

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "../../lib/audit/append";
+import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { quarantineGroups } from "../../lib/dead-letters/query/quarantine-groups";
 import { recordTimeline } from "../../lib/forensics/timeline";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { SYSTEM_ACTOR } from "../../lib/audit/append";
+import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import type { Db } from "../../lib/db/client";
 import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
 import { applyBatchAction, type ActingUser } from "../../lib/replay/batch/apply-batch-action";

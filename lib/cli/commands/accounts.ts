@@ -4,7 +4,7 @@
 import "server-only";
 import type { Command } from "commander";
 import { z } from "zod";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import type { AuditContext } from "../../auth/audit-context";
 import { CreateTokenBody, EmailSchema, PasswordSchema, RoleSchema } from "../../auth/account-schemas";
 import { createApiToken, revokeApiToken } from "../../auth/tokens";

@@ -5,7 +5,7 @@ import "server-only";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import type { Db } from "../../db/client";
 import { maskAnswer } from "../../masking/answer";
 import { configuredMaskRules } from "../../masking/config";

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import { getEnv } from "../../env";
 import { auditedExport } from "../../forensics/export/audited";
 import { assertExportable } from "../../forensics/export/stream";

@@ -3,7 +3,7 @@
 import "server-only";
 import type { Command } from "commander";
 
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import type { AuditContext } from "../../auth/audit-context";
 import type { Db } from "../../db/client";
 import { AppError } from "../../errors/app-error";

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import type { Actor, AuditInput } from "../../audit/append";
+import type { AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { failureGroupId } from "./group-id";
 
 // The store step's part in failure groups (lib/dead-letters/store/write-records.ts), inside its transaction:
@@ -65,10 +66,7 @@ export async function recordGroupArrivals(
     [arrivals.ids, arrivals.sources, arrivals.reasonGroups, ctx.now],
   );
   return reopened.rows.map((r) => ({
-    actorId: ctx.actor.id,
-    actorEmail: ctx.actor.email,
-    actorRole: ctx.actor.role,
-    requestId: ctx.requestId,
+    ...auditActor(ctx.actor, ctx.requestId),
     action: "failure_group.reopened",
     targetType: "failure_group",
     targetId: r.id,

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { can, isRole } from "../../auth/permissions";
 import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";
@@ -74,10 +75,7 @@ export async function updateGroup(pool: pg.Pool, id: string, patch: GroupPatch, 
     };
     const audits: AuditInput[] = [];
     const base = {
-      actorId: ctx.actor.id,
-      actorEmail: ctx.actor.email,
-      actorRole: ctx.actor.role,
-      requestId: ctx.requestId,
+      ...auditActor(ctx.actor, ctx.requestId),
       targetType: "failure_group",
       targetId: id,
     };

@@ -3,7 +3,7 @@ import { stringify } from "lossless-json";
 import type pg from "pg";
 import { AppError, bodyError, issueError } from "../../errors/app-error";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../../json/depth";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import { prepareRecord } from "../store/prepare-row";
 import { storeDeadLetters } from "../store/write-records";
 import type { NewDeadLetter } from "../../vocabulary/record";

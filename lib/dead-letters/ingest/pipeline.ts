@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store/write-records";
 import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { DEFAULT_SOURCE_SETTINGS, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";

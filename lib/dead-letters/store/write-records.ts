@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { reasonGroup } from "../../afc/reason-group";
-import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, prepareAudit, type AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { CanonicalJson } from "../../json/canonical";
 import { copyIn } from "../../db/copy";
 import { isUniqueViolation } from "../../db/pg-errors";
@@ -251,10 +252,7 @@ interface Attempt {
 
 function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedRecord }[]): AuditInput {
   return {
-    actorId: ctx.actor.id,
-    actorEmail: ctx.actor.email,
-    actorRole: ctx.actor.role,
-    requestId: ctx.requestId,
+    ...auditActor(ctx.actor, ctx.requestId),
     action: ctx.origin === "capture" ? "dead_letter.captured" : ctx.origin === "pull" ? "dead_letter.pulled" : "dead_letter.ingested",
     targetType: "dead_letter",
     targetId: null,
@@ -340,10 +338,7 @@ async function recordRepeats(
   );
   for (const u of updates) {
     audits.push({
-      actorId: ctx.actor.id,
-      actorEmail: ctx.actor.email,
-      actorRole: ctx.actor.role,
-      requestId: ctx.requestId,
+      ...auditActor(ctx.actor, ctx.requestId),
       action: "dead_letter.failure_recorded",
       targetType: "dead_letter",
       targetId: u.row.id,

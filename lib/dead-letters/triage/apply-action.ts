@@ -4,7 +4,8 @@ import { AppError } from "../../errors/app-error";
 import { containsMaskPlaceholder } from "../../masking/mask";
 import { restoreMasked } from "../../masking/restore";
 import type { MaskRules } from "../../masking/rules";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { notFound, readDetailRow, readFailures, readLightDetailRow, toDetail, type DetailRow } from "../query/detail";
 import { evaluateEdit, identityOverride, type EditOutcome } from "./evaluate-edit";
@@ -144,10 +145,7 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
     }
     const audit: AuditInput[] = [];
     const base = {
-      actorId: ctx.actor.id,
-      actorEmail: ctx.actor.email,
-      actorRole: ctx.actor.role,
-      requestId: ctx.requestId,
+      ...auditActor(ctx.actor, ctx.requestId),
       targetType: "dead_letter",
       targetId: id,
     };

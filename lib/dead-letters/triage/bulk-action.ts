@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { approveWarning, TAP_FAILS_SCHEMA } from "./approve-warning";
 import { countMatching } from "../query/facets";
@@ -129,10 +130,7 @@ export async function decidePage(
       sel.action === "reopen" ? reopenedClass(row.kind, { failureClass: row.failure_class, classReason: row.class_reason }) : null;
     updates.push({ id: row.id, next: d.next, reclassed, pin });
     audit.push({
-      actorId: ctx.actor.id,
-      actorEmail: ctx.actor.email,
-      actorRole: ctx.actor.role,
-      requestId: ctx.requestId,
+      ...auditActor(ctx.actor, ctx.requestId),
       action: AUDIT_ACTION[sel.action],
       targetType: "dead_letter",
       targetId: row.id,

@@ -2,7 +2,8 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
@@ -164,10 +165,7 @@ export async function cancelBulkJob(
       client,
       [
         {
-          actorId: by.actor.id,
-          actorEmail: by.actor.email,
-          actorRole: by.actor.role,
-          requestId: by.requestId,
+          ...auditActor(by.actor, by.requestId),
           action: "bulk_job.cancel",
           targetType: "bulk_job",
           targetId: id,

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount } from "./bulk-action";
 import { decide, reopenedClass } from "../decisions";
@@ -92,10 +93,7 @@ async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Pr
 
 function base(ctx: QuarantineContext, id: string) {
   return {
-    actorId: ctx.actor.id,
-    actorEmail: ctx.actor.email,
-    actorRole: ctx.actor.role,
-    requestId: ctx.requestId,
+    ...auditActor(ctx.actor, ctx.requestId),
     targetType: "dead_letter",
     targetId: id,
   };

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { ListFilter } from "../../dead-letters/filters";
 import type { MaskRules } from "../../masking/rules";
@@ -35,10 +36,7 @@ export function auditedExport(
             client,
             [
               {
-                actorId: ctx.actor.id,
-                actorEmail: ctx.actor.email,
-                actorRole: ctx.actor.role,
-                requestId: ctx.requestId,
+                ...auditActor(ctx.actor, ctx.requestId),
                 action: "dead_letters.exported",
                 targetType: "export",
                 targetId: null,

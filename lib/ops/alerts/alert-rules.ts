@@ -2,7 +2,8 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { AlertMetric, AlertRuleUpdate } from "../../forensics/forensics-schemas";
 import { checkOutboundTarget } from "../../net/outbound-guard";
@@ -164,10 +165,7 @@ export async function updateAlertRule(
       client,
       [
         {
-          actorId: ctx.actor.id,
-          actorEmail: ctx.actor.email,
-          actorRole: ctx.actor.role,
-          requestId: ctx.requestId,
+          ...auditActor(ctx.actor, ctx.requestId),
           action: "alert_rule.updated",
           targetType: "alert_rule",
           targetId: id,

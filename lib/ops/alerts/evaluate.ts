@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, SYSTEM_ACTOR, type AuditInput } from "../../audit/append";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { auditActor, SYSTEM_ACTOR } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { failingSources, hoursBetween, oldestUnresolved, poisonArrivals, unresolvedCount } from "../measures";
 import type { AlertMetric } from "../../forensics/forensics-schemas";
@@ -110,7 +111,7 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
         const id = ins.rows[0]?.id as string;
         out.fired.push(notice(id, value, d.message, now, null));
         audit.push({
-          ...sys(),
+          ...auditActor(SYSTEM_ACTOR),
           action: "alert.fired",
           targetType: "alert_rule",
           targetId: r.id,
@@ -120,7 +121,7 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
         await client.query("UPDATE alert_event SET resolved_at = $2 WHERE id = $1", [current.id, now]);
         out.resolved.push(notice(current.id, value, d.message, current.fired_at, now));
         audit.push({
-          ...sys(),
+          ...auditActor(SYSTEM_ACTOR),
           action: "alert.resolved",
           targetType: "alert_rule",
           targetId: r.id,
@@ -132,5 +133,3 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
     return out;
   });
 }
-
-const sys = () => ({ actorId: SYSTEM_ACTOR.id, actorEmail: SYSTEM_ACTOR.email, actorRole: SYSTEM_ACTOR.role });

@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { assertFourEyes } from "../../auth/four-eyes";
 import { inTransaction } from "../../db/transaction";
 import { errorMessage } from "../../db/transient-errors";
@@ -19,6 +20,11 @@ export interface ActingUser {
   userId: string;
   email: string;
   role: string;
+}
+
+/** The audit trail's actor for an acting user. */
+export function actingActor(user: ActingUser): Actor {
+  return { id: user.userId, email: user.email, role: user.role };
 }
 
 interface LockedBatch {
@@ -92,10 +98,7 @@ export async function applyBatchAction(
       client,
       [
         {
-          actorId: user.userId,
-          actorEmail: user.email,
-          actorRole: user.role,
-          requestId: ctx.requestId ?? null,
+          ...auditActor(actingActor(user), ctx.requestId ?? null),
           action: `replay_batch.${action}`,
           targetType: "replay_batch",
           targetId: batchId,
@@ -191,9 +194,7 @@ async function stopBatch(
       client,
       [
         {
-          actorId: actor.id,
-          actorEmail: actor.email,
-          actorRole: actor.role,
+          ...auditActor(actor),
           action: to === "paused" ? "replay_batch.pause" : "replay_batch.fail",
           targetType: "replay_batch",
           targetId: batchId,

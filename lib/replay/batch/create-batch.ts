@@ -4,10 +4,11 @@ import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { checkExpectedCount } from "../../dead-letters/triage/bulk-action";
 import { appendAudit } from "../../audit/append";
+import { auditActor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { approveWarning } from "../../dead-letters/triage/approve-warning";
 import { buildWhere } from "../../dead-letters/query/where";
-import type { ActingUser } from "./apply-batch-action";
+import { actingActor, type ActingUser } from "./apply-batch-action";
 import { repairConflicts, type BatchPreview, type CreateBatchInput, type Selection } from "./batch-schemas";
 import { sinkView, storeSink } from "./stored-sink";
 import { utcMicrosSql } from "../../time/instant";
@@ -328,10 +329,7 @@ export async function createBatch(
       client,
       [
         {
-          actorId: user.userId,
-          actorEmail: user.email,
-          actorRole: user.role,
-          requestId: ctx.requestId ?? null,
+          ...auditActor(actingActor(user), ctx.requestId ?? null),
           action: "replay_batch.create",
           targetType: "replay_batch",
           targetId: id,

@@ -1,7 +1,7 @@
 import "server-only";
 import { writeSetting } from "../../audit/setting-change";
 import type pg from "pg";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { SingleApproverSetting } from "./batch-schemas";
 

@@ -1,7 +1,8 @@
 import "server-only";
 import { WORKER_ALIVE } from "../live-workers";
 import type pg from "pg";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { utcMicrosSql } from "../../time/instant";
 import { inTransaction } from "../../db/transaction";
 import type { ApprovedRepair, DeadLetterKind } from "@/lib/vocabulary/record";
@@ -292,9 +293,7 @@ export async function completeIfDone(pool: pg.Pool, batchId: string, actor: Acto
       client,
       [
         {
-          actorId: actor.id,
-          actorEmail: actor.email,
-          actorRole: actor.role,
+          ...auditActor(actor),
           action: "replay_batch.completed",
           targetType: "replay_batch",
           targetId: batchId,

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { Geos } from "../../spatial/geos";
 import type { BackoffOptions } from "../pacing/backoff";

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
-import type { Actor } from "../../audit/append";
+import type { Actor } from "../../audit/actor";
 import type { Db } from "../../db/client";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { getGeos, type Geos } from "../../spatial/geos";

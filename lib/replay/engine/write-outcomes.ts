@@ -1,7 +1,8 @@
 import "server-only";
 import { recordSettled } from "../ledger/record-settled";
 import type pg from "pg";
-import { appendAudit, prepareAudit, type Actor, type AuditInput } from "../../audit/append";
+import { appendAudit, prepareAudit, type AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from "../pacing/backoff";
 import { gaveUpReason } from "../../dead-letters/decisions";
 import type { ClaimedItem } from "./claim-items";
@@ -202,9 +203,7 @@ export async function writeOutcomes(
       const item = itemsById.get(w.id) as ClaimedItem;
       const record = records.changes.get(item.deadLetterId);
       return {
-        actorId: ctx.actor.id,
-        actorEmail: ctx.actor.email,
-        actorRole: ctx.actor.role,
+        ...auditActor(ctx.actor),
         action: `replay.${w.status}`,
         targetType: "dead_letter",
         targetId: item.deadLetterId,

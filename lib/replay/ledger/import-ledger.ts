@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { z } from "zod";
-import { appendAudit, type Actor } from "../../audit/append";
+import { appendAudit } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
 import { indexedTextProblem } from "../../db/column-limits";
 import { inTimeRange } from "../../time/range";
 import { inTransaction } from "../../db/transaction";
@@ -117,9 +118,7 @@ export async function importLedger(
         client,
         [
           {
-            actorId: ctx.actor.id,
-            actorEmail: ctx.actor.email,
-            actorRole: ctx.actor.role,
+            ...auditActor(ctx.actor),
             action: "ledger.import",
             targetType: "ledger",
             targetId: null,
