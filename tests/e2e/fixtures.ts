@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { expect, type APIRequest, type Locator, type Page } from "@playwright/test";
 
 // Demo accounts seeded by scripts/e2e.ts (lib/auth/users.ts DEMO_ACCOUNTS).
@@ -64,4 +65,23 @@ export async function ingestAsProducer(
   } finally {
     await producer.dispose();
   }
+}
+
+/**
+ * A real replay worker (`redrive worker`, as on any extra machine) on the spec's database, which drains the
+ * batches the spec creates. `args` and `env` are added to the command's and the environment's.
+ */
+export function startWorker(args: string[] = [], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ["bin/redrive.mjs", "worker", "--lease-ms", "5000", ...args], {
+    env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL ?? "", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/** Stops a worker as an operator would (SIGTERM: it finishes what it holds) and waits until it has exited. */
+export async function stopWorker(worker: ChildProcess | null): Promise<void> {
+  if (!worker || worker.exitCode !== null) return;
+  const exited = new Promise((r) => worker.once("exit", r));
+  worker.kill("SIGTERM");
+  await exited;
 }

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { createPostgisDatabase, findPostgisServer, type PostgisDatabase } from "../support/postgis-server";
-import { signIn } from "./fixtures";
+import { signIn, startWorker, stopWorker } from "./fixtures";
 
 // A supervisor replays approved spatial records into a PostGIS table from the replay form: the PostGIS fields,
 // the batch page showing the target with its URL redacted, four-eyes approval, and the features in the table
@@ -23,18 +23,11 @@ test.beforeAll(async () => {
   await target.query(
     "CREATE TABLE gis.features (id text PRIMARY KEY, geom geometry(Geometry, 4326) NOT NULL, observed_at timestamptz NOT NULL, props jsonb)",
   );
-  worker = spawn(process.execPath, ["bin/redrive.mjs", "worker", "--lease-ms", "5000", "--no-maintenance", "--no-pull"], {
-    env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL ?? "", REDRIVE_SECRET_KEY: SEALING_KEY },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  worker = startWorker(["--no-maintenance", "--no-pull"], { REDRIVE_SECRET_KEY: SEALING_KEY });
 });
 
 test.afterAll(async () => {
-  if (worker && worker.exitCode === null) {
-    const exited = new Promise((r) => worker?.once("exit", r));
-    worker.kill("SIGTERM");
-    await exited;
-  }
+  await stopWorker(worker);
   await gis?.drop();
 });
 

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./fixtures";
+import { signIn, startWorker, stopWorker } from "./fixtures";
 
 // A supervisor's replay, as a user does it: approve some records, create a paced batch in the UI, have a
 // second supervisor approve and start it, watch it progress live, pause, resume, cancel. The batch is drained
@@ -10,18 +10,10 @@ const SHOTS = "tests/artifacts/screenshots";
 let worker: ChildProcess | null = null;
 
 test.beforeAll(() => {
-  worker = spawn(process.execPath, ["bin/redrive.mjs", "worker", "--lease-ms", "5000"], {
-    env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL ?? "" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  worker = startWorker();
 });
 
-test.afterAll(async () => {
-  if (!worker || worker.exitCode !== null) return;
-  const exited = new Promise((r) => worker?.once("exit", r));
-  worker.kill("SIGTERM");
-  await exited;
-});
+test.afterAll(() => stopWorker(worker));
 
 async function count(page: Page, outcome: string): Promise<number> {
   return Number((await page.getByTestId(`count-${outcome}`).innerText()).replace(/,/g, ""));

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { DEMO, ingestAsProducer, signIn, type DemoRole, uniqueSuffix } from "./fixtures";
+import { DEMO, ingestAsProducer, signIn, startWorker, stopWorker, type DemoRole, uniqueSuffix } from "./fixtures";
 
 // The replay, timeline, record, export and settings pages after issue #26 (points 10–13, 15, 17): a paused batch
 // shows no stale rate, toasts are sentences, the timeline says what a cancel did to a record applied before it,
@@ -12,18 +12,10 @@ const SHOTS = "tests/artifacts/screenshots";
 let worker: ChildProcess | null = null;
 
 test.beforeAll(() => {
-  worker = spawn(process.execPath, ["bin/redrive.mjs", "worker", "--lease-ms", "5000"], {
-    env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL ?? "" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  worker = startWorker();
 });
 
-test.afterAll(async () => {
-  if (!worker || worker.exitCode !== null) return;
-  const exited = new Promise((r) => worker?.once("exit", r));
-  worker.kill("SIGTERM");
-  await exited;
-});
+test.afterAll(() => stopWorker(worker));
 
 /** An API session of another demo user, for the steps a second person takes. */
 async function session(request: { newContext: (o: { baseURL?: string }) => Promise<APIRequestContext> }, baseURL: string, role: DemoRole) {
