@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { idempotencyHeader } from "./http-sink";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { idempotencyHeader, requestSignal } from "./http-sink";
 
 describe("idempotencyHeader", () => {
   it("sends the key's UTF-8 bytes, so any printable key arrives verbatim", () => {
@@ -19,5 +19,40 @@ describe("idempotencyHeader", () => {
     expect(idempotencyHeader(" key")).toMatchObject({ problem: expect.stringContaining("white space") });
     expect(idempotencyHeader("key\t")).toMatchObject({ problem: expect.stringContaining("white space") });
     expect(idempotencyHeader("a\tb")).toEqual({ value: "a\tb" });
+  });
+});
+
+describe("requestSignal", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("aborts after the timeout with a TimeoutError, as AbortSignal.timeout does (classifyHttpError reads its name)", () => {
+    vi.useFakeTimers();
+    const { signal } = requestSignal(new AbortController().signal, 1_000);
+    vi.advanceTimersByTime(999);
+    expect(signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as Error).name).toBe("TimeoutError");
+  });
+
+  it("aborts when the worker stops, with the stop's reason; at once when it has stopped already", () => {
+    const stop = new AbortController();
+    const { signal, done } = requestSignal(stop.signal, 60_000);
+    stop.abort(new Error("stopping"));
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as Error).message).toBe("stopping");
+    done();
+    expect(requestSignal(stop.signal, 60_000).signal.aborted).toBe(true);
+  });
+
+  it("once done, neither the timer nor a later stop touches it", () => {
+    vi.useFakeTimers();
+    const stop = new AbortController();
+    const { signal, done } = requestSignal(stop.signal, 1_000);
+    done();
+    expect(vi.getTimerCount()).toBe(0);
+    stop.abort();
+    vi.advanceTimersByTime(5_000);
+    expect(signal.aborted).toBe(false);
   });
 });
