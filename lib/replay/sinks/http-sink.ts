@@ -11,7 +11,8 @@ import type { RemoteSink, SinkResult, Submission } from "./sink";
 const SNIPPET_BYTES = 1024;
 
 export function httpSink(config: HttpSinkConfig, workerId: string): RemoteSink {
-  const userAgent = `redrive-worker/1 (${workerId})`;
+  // Every request's headers but its key, built once per sink rather than once per request.
+  const headers = sinkHeaders(config, `redrive-worker/1 (${workerId})`);
   // A reason becomes the item's error, the record's reason and failure history, its timeline and its quarantine
   // group, all read by analysts: the sink's credentials (userinfo, query values, header values) leave it here,
   // before anything stores it, even when the receiver echoes them back.
@@ -20,7 +21,7 @@ export function httpSink(config: HttpSinkConfig, workerId: string): RemoteSink {
     mode: "remote",
     ledgerOrigin: "http",
     concurrency: config.concurrency,
-    submit: async (sub, signal) => withoutSecrets(await post(config, userAgent, sub, signal), secrets),
+    submit: async (sub, signal) => withoutSecrets(await post(config, headers, sub, signal), secrets),
   };
 }
 
@@ -56,13 +57,14 @@ export function idempotencyHeader(key: string): { value: string } | { problem: s
 }
 
 /**
- * The request's headers: the configured ones may replace the user agent (names compared in lower case, as HTTP
- * does: undici's request sends a name twice if it is given twice), never the content type or the key.
+ * The headers every request of a sink sends: the configured ones may replace the user agent (names compared in
+ * lower case, as HTTP does: undici's request sends a name twice if it is given twice), never the content type (nor
+ * the key, which each request adds last).
  */
-function requestHeaders(config: HttpSinkConfig, userAgent: string, key: string): Record<string, string> {
+function sinkHeaders(config: HttpSinkConfig, userAgent: string): Record<string, string> {
   const headers: Record<string, string> = { "user-agent": userAgent };
   for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value;
-  return { ...headers, "content-type": "application/json", "idempotency-key": key };
+  return { ...headers, "content-type": "application/json" };
 }
 
 /**
@@ -89,7 +91,7 @@ export function requestSignal(stop: AbortSignal, ms: number): { signal: AbortSig
   };
 }
 
-async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, stop: AbortSignal): Promise<SinkResult> {
+async function post(config: HttpSinkConfig, sinkWide: Record<string, string>, sub: Submission, stop: AbortSignal): Promise<SinkResult> {
   const header = idempotencyHeader(sub.idempotencyKey);
   // Deterministic: retrying cannot help, and a changed key would defeat the receiver's dedup. Poison, unsent.
   if ("problem" in header) return { outcome: "failed", reason: header.problem, permanent: true };
@@ -98,7 +100,7 @@ async function post(config: HttpSinkConfig, userAgent: string, sub: Submission, 
   try {
     const res = await outboundRequest(config.url, {
       method: "POST",
-      headers: requestHeaders(config, userAgent, header.value),
+      headers: { ...sinkWide, "idempotency-key": header.value },
       body: requestBody(sub),
       signal: exchange.signal,
     });

@@ -5,9 +5,10 @@ import { HttpSinkSchema } from "@/lib/replay/batch/batch-schemas";
 import { httpSink } from "@/lib/replay/sinks/http-sink";
 import type { Submission } from "@/lib/replay/sinks/sink";
 
-// The HTTP sink's timeout covers the whole exchange, against a real server on loopback: one that never answers,
-// and one that sends its status and then stalls in the body. Both end as a retry that says it timed out, in about
-// the configured time; the worker's stop ends a request at once and says so.
+// The HTTP sink's requests against a real server on loopback. The timeout covers the whole exchange: a receiver
+// that never answers and one that sends its status and then stalls in the body both end in about the configured
+// time; the worker's stop ends a request at once and says so. The headers: each configured one once, the sink's
+// content type and the stored key.
 
 const sub: Submission = {
   itemId: "1",
@@ -23,11 +24,17 @@ const sub: Submission = {
 let server: Server;
 let base: string;
 const open: ServerResponse[] = [];
+let received: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    open.push(res);
     req.resume();
+    if (req.url === "/echo") {
+      received = req.rawHeaders;
+      res.end("ok");
+      return;
+    }
+    open.push(res);
     if (req.url === "/stall-body") {
       res.writeHead(200, { "content-type": "text/plain" });
       res.write("partial");
@@ -43,10 +50,10 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const sinkTo = (path: string, timeoutMs: number) =>
-  httpSink(HttpSinkSchema.parse({ type: "http", url: `${base}${path}`, timeoutMs, concurrency: 1 }), "test-worker");
+const sinkTo = (path: string, timeoutMs: number, headers: Record<string, string> = {}) =>
+  httpSink(HttpSinkSchema.parse({ type: "http", url: `${base}${path}`, timeoutMs, concurrency: 1, headers }), "test-worker");
 
-describe("HTTP sink timeout", () => {
+describe("HTTP sink requests", () => {
   it("a receiver that never answers: retry, timed out after the configured time", async () => {
     const started = performance.now();
     const result = await sinkTo("/never", 300).submit(sub, new AbortController().signal);
@@ -69,5 +76,18 @@ describe("HTTP sink timeout", () => {
     setTimeout(() => stop.abort(), 100);
     expect(await pending).toMatchObject({ outcome: "retry", reason: "aborted: the worker is stopping" });
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("sends the configured headers once each, the user agent replaced by a configured one, with its own content type and key", async () => {
+    // (the sink's schema refuses a configured content type or key: HttpSinkSchema's RESERVED_HEADERS)
+    const sink = sinkTo("/echo", 5_000, { "User-Agent": "parcels-replayer", "X-Token": "t-1" });
+    expect(await sink.submit(sub, new AbortController().signal)).toEqual({ outcome: "applied" });
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < received.length; i += 2) pairs.push([received[i]!.toLowerCase(), received[i + 1]!]);
+    const all = (name: string) => pairs.filter(([n]) => n === name).map(([, v]) => v);
+    expect(all("user-agent")).toEqual(["parcels-replayer"]);
+    expect(all("x-token")).toEqual(["t-1"]);
+    expect(all("content-type")).toEqual(["application/json"]);
+    expect(all("idempotency-key")).toEqual(["timeout-key-1"]);
   });
 });
