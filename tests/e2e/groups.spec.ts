@@ -143,6 +143,8 @@ test("groups: a group's page lists its records with the list's tools, and replay
   await expect(page).toHaveURL(/\/dead-letters\/\d+\?.*back=/);
   await expect(page.getByRole("heading", { name: /^Dead letter #\d+/ })).toBeVisible();
   await expect(page.locator("article[data-hydrated=true]")).toBeVisible();
+  await expect(page.getByRole("link", { name: "← Failure group" })).toBeVisible();
+  await page.screenshot({ path: "tests/artifacts/screenshots/record-from-group.png" });
   await page.keyboard.press("Escape");
   await expect(page).toHaveURL(new RegExp(`${path}\\?status=approved$`));
   await expect(records.getByText(/^1 matching/)).toBeVisible();
