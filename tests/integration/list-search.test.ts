@@ -60,6 +60,20 @@ beforeAll(async () => {
       failure_reason: "card_pan: Unrecognized key",
       retry_count: 0,
     }),
+    JSON.stringify({
+      kind: "afc",
+      source: "test",
+      raw_payload: {
+        event_id: "tap-search-2",
+        device_id: "gate-search",
+        fare_amount_cents: 300,
+        // The value after this one in the search document is the tap's time: 6 + 8 digits side by side.
+        operator_note: "barrier jammed at gate 679799",
+        tap_timestamp: "2026-11-20T08:15:00Z",
+      },
+      failure_reason: "tap_timestamp: stale",
+      retry_count: 0,
+    }),
   ]);
 });
 
@@ -118,6 +132,9 @@ describe("search inside the payload", () => {
     expect(await found("Quokka")).toEqual([]);
     // the rest of the same note is searchable
     expect(await found("rider phone")).toHaveLength(1);
+    // Digit runs are judged within each value: a number ending one value and a date starting the next are not a
+    // card number together.
+    expect(await found("barrier 679799")).toHaveLength(1);
     expect(ListQuerySchema.safeParse({ q: 'card_pan = "4111111111111111"' }).success).toBe(false);
   });
 
