@@ -199,7 +199,18 @@ test("exports: GeoJSON without spatial records says so; CSV for Excel starts wit
   await expect(page.getByText(/Exported .* as GEOJSON/)).toHaveCount(0);
   expect(downloads).toBe(0);
 
-  await page.getByRole("button", { name: "Export ▾" }).click();
+  // Escape closes the menu and gives the focus back to its button; a press outside closes it too.
+  const exportButton = page.getByRole("button", { name: "Export ▾" });
+  await exportButton.click();
+  await expect(page.getByRole("menu")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("menu")).toBeHidden();
+  await expect(exportButton).toBeFocused();
+  await exportButton.click();
+  await page.getByRole("heading", { level: 1 }).first().click();
+  await expect(page.getByRole("menu")).toBeHidden();
+
+  await exportButton.click();
   await page.screenshot({ path: `${SHOTS}/triage-pages-export-menu.png` });
   const download = page.waitForEvent("download");
   await page.getByRole("menuitem", { name: /^CSV for Excel/ }).click();
