@@ -1,6 +1,7 @@
 import "server-only";
-import { createInbox, nanos, type Msg, type NatsConnection } from "@nats-io/transport-node";
+import { createInbox, nanos, TimeoutError, type Msg, type NatsConnection } from "@nats-io/transport-node";
 import { NatsSourceError } from "./errors";
+import { mapInParallel } from "./parallel";
 
 // The pull request is made by hand rather than with the client's consumer.fetch(), which only ends early when the
 // batch is full (a batch of 100 with 3 waiting would sit out the whole wait) and refuses waits under 1 s.
@@ -13,6 +14,9 @@ const ANSWER_GRACE_MS = 5_000;
 
 const ACK = new TextEncoder().encode("+ACK");
 const NAK = new TextEncoder().encode("-NAK");
+
+/** Ack requests in flight at once: enough to hide the round trip; a batch of thousands goes in waves. */
+const ACK_CONCURRENCY = 256;
 
 export interface PullTarget {
   /** the JetStream API prefix ("$JS.API" unless a domain is used) */
@@ -80,22 +84,22 @@ function pullStatusError(code: number, description: string, target: PullTarget):
   return new NatsSourceError("broker_error", `the ${which} refused the pull: ${code} ${description}`.trim());
 }
 
-/** Acknowledges deliveries by their reply subjects; resolves once the server has read them. */
-export async function ackReplies(nc: NatsConnection, replies: Iterable<string>, timeoutMs: number): Promise<void> {
-  for (const reply of replies) nc.publish(reply, ACK);
-  // While the client reconnects, flush() waits for the server to come back; the caller must hear about it.
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new NatsSourceError("timeout", `the server did not confirm the acknowledgements within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+/**
+ * Acknowledges deliveries by their reply subjects and resolves once the server has applied every one. Each ack is
+ * a request: the server answers it after the consumer has processed the ack (the client's ackAck()). A flush would
+ * only say the server read them: since 2.9 a consumer applies acks from a queue of its own, so a count asked for
+ * right after could still include them.
+ */
+export async function ackReplies(nc: NatsConnection, replies: readonly string[], timeoutMs: number): Promise<void> {
+  await mapInParallel(replies, ACK_CONCURRENCY, async (reply) => {
+    try {
+      await nc.request(reply, ACK, { timeout: timeoutMs });
+    } catch (err) {
+      if (err instanceof TimeoutError)
+        throw new NatsSourceError("timeout", `the server did not confirm an acknowledgement within ${timeoutMs} ms`, { cause: err });
+      throw err;
+    }
   });
-  try {
-    await Promise.race([nc.flush(), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Hands deliveries back at once (a take that failed half-way), instead of after the ack wait. Best effort. */

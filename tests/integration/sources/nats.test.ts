@@ -240,6 +240,17 @@ describe("NATS source: nothing is lost", () => {
     expect((await admin.jsm.streams.info(stream)).state.messages).toBe(0);
   });
 
+  it("no longer counts dead letters in waiting() once ack() has resolved, however many it settled", async () => {
+    const { stream, subject, c } = await scenario(RetentionPolicy.Limits, 1);
+    const n = 300;
+    await Promise.all(Array.from({ length: n }, (_, i) => admin.js.publish(`${subject}.m`, `m${i}`)));
+    await consumeBadly(admin, stream, "worker", "term", waitingReaches(c, n));
+    const taken = await c.take(n, 1000);
+    expect(taken).toHaveLength(n);
+    await c.ack(taken);
+    expect(await c.waiting()).toBe(0);
+  });
+
   it.each([
     [RetentionPolicy.Workqueue, 0],
     [RetentionPolicy.Interest, 0],
