@@ -14,15 +14,9 @@ import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../op
 import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/forensics-schemas";
 import { configuredMaskRules } from "../../masking/config";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
+import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
-const list = (v: string, prev: string[] = []) => [
-  ...prev,
-  ...v
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean),
-];
 
 function parseOrExit<T>(
   schema: {
@@ -33,6 +27,15 @@ function parseOrExit<T>(
   const r = schema.safeParse(JSON.parse(JSON.stringify(raw)));
   if (r.success) return r.data;
   throw optionsError(r.error.issues, { q: "[q]" }); // lookup's search term is its argument
+}
+
+interface ExportFlags extends RecordFilterFlags {
+  format?: string;
+  status?: string[];
+  order?: string;
+  excel?: boolean;
+  unmask?: boolean;
+  as?: string;
 }
 
 async function writeOut(chunk: Uint8Array): Promise<void> {
@@ -85,37 +88,21 @@ export function registerForensicsCommands(program: Command): void {
       }
     });
 
-  program
+  const exportCommand = program
     .command("export")
     .description("stream the records matching a filter to stdout as NDJSON (re-importable), CSV or GeoJSON")
     .option("--format <format>", "ndjson | csv | geojson", "ndjson")
-    .option("--kind <kinds>", "spatial,afc", list)
-    .option("--status <statuses>", "pending,approved,quarantined,replayed,purged", list)
-    .option("--class <classes>", "transient,transient_schema,poison", list)
-    .option("--source <sources>", "source names", list)
-    .option("--origin <name>", "records pulled from this broker source")
-    .option("--reason <group>", "a reason group")
-    .option("--from <time>", "observed at or after")
-    .option("--to <time>", "observed at or before")
-    .option("--q <key>", "an identifier, as in lookup")
-    .option("--bbox <box>", "minLon,minLat,maxLon,maxLat")
+    .option("--status <statuses>", "pending,approved,quarantined,replayed,purged", commaList);
+  recordFilterOptions(exportCommand)
     .option("--order <order>", "desc (newest observation first, as the list) | asc", "desc")
     .option("--excel", "CSV for Excel: starts with a UTF-8 byte-order mark")
     .option("--unmask", "card data in clear (needs --as a user with dead_letters:unmask)")
     .option("--as <email>", "the user this export is done (and audited) as")
-    .action(async (o: Record<string, string | string[] | boolean | undefined>) => {
+    .action(async (o: ExportFlags) => {
       const query = parseOrExit(ExportQuerySchema, {
+        ...recordFilterOf(o),
         format: o.format,
-        kind: o.kind,
         status: o.status,
-        class: o.class,
-        source: o.source,
-        origin: o.origin,
-        reason: o.reason,
-        from: o.from,
-        to: o.to,
-        q: o.q,
-        bbox: o.bbox,
         order: o.order,
         excel: o.excel === true,
       });

@@ -22,6 +22,7 @@ import { formatBatch, formatDuration } from "./replay-format";
 import { redactUrlSecrets } from "../../masking/url";
 import { registerWorkerCommands } from "./worker";
 import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
+import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -41,31 +42,15 @@ async function actingAs(db: Db, email: string | undefined, permission: Permissio
   return { userId: user.id, email: user.email, role: user.role };
 }
 
-const list = (v: string, prev: string[] = []) => [
-  ...prev,
-  ...v
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean),
-];
 const header = (v: string, prev: Record<string, string> = {}) => {
   const at = v.indexOf(":");
   if (at < 1) throw new CliUsageError(`--header ${v}: expected "Name: value"`);
   return { ...prev, [v.slice(0, at).trim()]: v.slice(at + 1).trim() };
 };
 
-interface CreateOptions extends PostgisFlags {
+interface CreateOptions extends PostgisFlags, RecordFilterFlags {
   ids?: string[];
   filterStatus?: string[];
-  kind?: string[];
-  class?: string[];
-  source?: string[];
-  origin?: string;
-  reason?: string;
-  from?: string;
-  to?: string;
-  q?: string;
-  bbox?: string;
   rate: string;
   sink: string;
   header?: Record<string, string>;
@@ -130,20 +115,7 @@ function createBody(o: CreateOptions): unknown {
     if (v.trim() === "" || !Number.isFinite(Number(v))) throw new CliUsageError(`${flag}: expected a number, got ${JSON.stringify(v)}`);
     return Number(v);
   };
-  const filter = Object.fromEntries(
-    Object.entries({
-      status: o.filterStatus,
-      kind: o.kind,
-      class: o.class,
-      source: o.source,
-      origin: o.origin,
-      reason: o.reason,
-      from: o.from,
-      to: o.to,
-      q: o.q,
-      bbox: o.bbox,
-    }).filter(([, v]) => v !== undefined),
-  );
+  const filter = { ...(o.filterStatus === undefined ? {} : { status: o.filterStatus }), ...recordFilterOf(o) };
   const sink =
     o.sink === "http"
       ? {
@@ -183,20 +155,12 @@ export function registerReplayCommands(program: Command): void {
   registerWorkerCommands(program);
   const replay = program.command("replay").description("paced, idempotent replay batches of approved dead letters");
 
-  const create = replay
+  const selection = replay
     .command("create")
     .description("create a draft batch from approved records (--ids, or a filter); prints its id")
-    .option("--ids <ids>", "record ids, comma-separated (repeatable)", list)
-    .option("--filter-status <s>", "filter: status (must include approved)", list)
-    .option("--kind <k>", "filter: spatial | afc", list)
-    .option("--class <c>", "filter: failure class", list)
-    .option("--source <s>", "filter: source", list)
-    .option("--origin <name>", "filter: records pulled from this broker source")
-    .option("--reason <group>", "filter: reason group")
-    .option("--from <t>", "filter: observed at or after (RFC 3339)")
-    .option("--to <t>", "filter: observed at or before (RFC 3339)")
-    .option("--q <text>", "filter: key, hash prefix, event id, device id or message id")
-    .option("--bbox <minLon,minLat,maxLon,maxLat>", "filter: bounding box")
+    .option("--ids <ids>", "record ids, comma-separated (repeatable)", commaList)
+    .option("--filter-status <s>", "filter: status (must include approved)", commaList);
+  const create = recordFilterOptions(selection, "filter: ")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
     .option(
       "--sink <type>",
