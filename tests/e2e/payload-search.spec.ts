@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
-import { ingestAsProducer, signIn } from "./fixtures";
+import { ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // Issue #29 point 4: the list's search finds records by the values in their working payload — free words,
 // key:value and path = value — and never by card data, which its readers see masked.
@@ -30,7 +30,7 @@ test("payload search: words, key:value and path = value find a record; card data
   baseURL,
 }) => {
   test.setTimeout(120_000);
-  const run = Date.now().toString(36);
+  const run = uniqueSuffix(); // the chromium and dark runs of this test may start in the same millisecond
   const sensor = `SN-E2E-${run}`;
   const spatial = await ingestAsProducer(playwright.request, baseURL, {
     kind: "spatial",
