@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { errorMessage } from "@/lib/api/client";
+import { ErrorAlert } from "@/components/ui/alert";
 
 // Posts to better-auth's /api/auth/sign-in/email; on success a full navigation to `next`, so the layout's
 // user menu renders signed in.
@@ -38,14 +39,7 @@ export function SignInForm({ next }: { next: string }) {
 
   return (
     <form onSubmit={onSubmit} className="space-y-3" noValidate={false}>
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
-        >
-          {error}
-        </p>
-      )}
+      {error && <ErrorAlert>{error}</ErrorAlert>}
       <div className="space-y-1">
         <label htmlFor="email" className="block text-sm font-medium text-slate-700 dark:text-slate-300">
           E-mail

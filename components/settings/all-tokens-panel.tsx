@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { TokenView } from "@/lib/auth/account-schemas";
 import { useAllTokens, useRevokeToken } from "./queries";
 import { TokensTable } from "./tokens-table";
+import { ErrorAlert, StatusLine } from "@/components/ui/alert";
 
 // Admins (tokens:manage) see every user's API tokens and can revoke any of them: a leaked token is found and
 // stopped here without database access. Creating tokens stays with their owners (a token acts with its owner's role).
@@ -39,19 +40,8 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
           <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> show revoked
         </label>
       </div>
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
-        >
-          {error.message}
-        </p>
-      )}
-      {status && (
-        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
-          {status}
-        </p>
-      )}
+      {error && <ErrorAlert>{error.message}</ErrorAlert>}
+      {status && <StatusLine>{status}</StatusLine>}
       {shown.length > 0 ? (
         <TokensTable tokens={shown} showOwner busy={revoke.isPending} onRevoke={onRevoke} />
       ) : (

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { errorMessage } from "@/lib/api/client";
 import { PASSWORD_MIN_LENGTH } from "@/lib/auth/account-schemas";
+import { ERROR_BOX } from "@/components/ui/alert";
 
 const inputClass = "block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
 
@@ -94,14 +95,7 @@ export function ChangePasswordForm() {
           </button>
         </div>
         {message && (
-          <p
-            role={message.ok ? "status" : "alert"}
-            className={
-              message.ok
-                ? "text-sm text-emerald-700 dark:text-emerald-300"
-                : "rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
-            }
-          >
+          <p role={message.ok ? "status" : "alert"} className={message.ok ? "text-sm text-emerald-700 dark:text-emerald-300" : ERROR_BOX}>
             {message.text}
           </p>
         )}

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { fetchJson } from "@/lib/api/client";
 import type { SingleApproverSetting } from "@/lib/replay/batch/batch-schemas";
 import { accountKeys } from "./queries";
+import { ErrorAlert } from "@/components/ui/alert";
 
 // The admin's exception to four eyes: batches of at most N records may be approved by the supervisor who created
 // them (0 keeps a second approver for every batch). The server checks it when a batch is approved and audits
@@ -77,14 +78,7 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
           A whole number, 0 or more.
         </p>
       )}
-      {save.error && (
-        <p
-          role="alert"
-          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
-        >
-          {save.error.message}
-        </p>
-      )}
+      {save.error && <ErrorAlert>{save.error.message}</ErrorAlert>}
       <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="approval-setting">
         {setting.limit === 0
           ? "Now: every batch needs a second approver"

@@ -5,6 +5,7 @@ import type { CreatedToken, TokenView } from "@/lib/auth/account-schemas";
 import { useCreateToken, useRevokeToken, useTokens } from "./queries";
 import { SecretOnce } from "./secret-once";
 import { TokensTable } from "./tokens-table";
+import { ErrorAlert, StatusLine } from "@/components/ui/alert";
 
 export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
   const tokens = useTokens(initialTokens);
@@ -73,19 +74,8 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
       </form>
 
       {created && <SecretOnce label={`Token "${created.name}"`} value={created.token} onDismiss={() => setCreated(null)} />}
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
-        >
-          {error.message}
-        </p>
-      )}
-      {status && (
-        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
-          {status}
-        </p>
-      )}
+      {error && <ErrorAlert>{error.message}</ErrorAlert>}
+      {status && <StatusLine>{status}</StatusLine>}
 
       {tokens.data && tokens.data.length > 0 ? (
         <TokensTable tokens={tokens.data} busy={revoke.isPending} onRevoke={onRevoke} />

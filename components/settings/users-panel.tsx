@@ -7,6 +7,7 @@ import { ROLES, type Role } from "@/lib/auth/permissions";
 import type { CreatedUser, UserView } from "@/lib/auth/account-schemas";
 import { useCreateUser, usePatchUser, useUsers } from "./queries";
 import { SecretOnce } from "./secret-once";
+import { ErrorAlert, StatusLine } from "@/components/ui/alert";
 
 const inputClass = "block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
 
@@ -51,19 +52,8 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
 
       <CreateUserForm />
 
-      {error && (
-        <p
-          role="alert"
-          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
-        >
-          {error.message}
-        </p>
-      )}
-      {status && (
-        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
-          {status}
-        </p>
-      )}
+      {error && <ErrorAlert>{error.message}</ErrorAlert>}
+      {status && <StatusLine>{status}</StatusLine>}
 
       <table className="w-full text-left text-sm">
         <ColumnHeaders look="panel" columns={["E-mail", "Name", "Role", "Status", { label: "Actions", srOnly: true }]} />
@@ -208,18 +198,11 @@ function CreateUserForm() {
           {create.isPending ? "Adding…" : "Add user"}
         </button>
       </form>
-      {create.error && (
-        <p
-          role="alert"
-          className="rounded border border-red-200 dark:border-red-800 bg-red-50 dark:bg-red-950/40 px-3 py-2 text-sm text-red-800 dark:text-red-200"
-        >
-          {create.error.message}
-        </p>
-      )}
+      {create.error && <ErrorAlert>{create.error.message}</ErrorAlert>}
       {created && !created.password && (
-        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
+        <StatusLine>
           {created.user.email} added as {created.user.role}.
-        </p>
+        </StatusLine>
       )}
       {created?.password && (
         <SecretOnce label={`Password for ${created.user.email}`} value={created.password} onDismiss={() => setCreated(null)} />
