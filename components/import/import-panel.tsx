@@ -7,6 +7,7 @@ import { ColumnHeaders } from "@/components/ui/table";
 import { importSummary, type ImportCounts } from "@/lib/dead-letters/ingest/import-summary";
 import { splitFeatureCollection } from "@/lib/spatial/collection-envelopes";
 import { runImport, type ImportProgress, type ImportResult } from "./run-import";
+import { Panel } from "@/components/ui/panel";
 
 // Upload a file of envelopes from the dashboard: the same ingest, results and closing line as `redrive import`.
 // NDJSON is sent as it is, in slices of whole lines; a GeoJSON FeatureCollection (.geojson, .json) is split into
@@ -83,20 +84,17 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
   const answered = counts ? counts.created + counts.duplicate + counts.rejected : 0;
 
   return (
-    <section
-      aria-labelledby="import-heading"
-      className="space-y-3 rounded border border-slate-200 bg-white p-4 text-slate-900 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
-    >
-      <div>
-        <h2 id="import-heading" className="text-sm font-semibold">
-          Import a file
-        </h2>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
+    <Panel
+      id="import"
+      title="Import a file"
+      description={
+        <>
           NDJSON of envelopes (spatial or AFC, one per line), or a GeoJSON FeatureCollection (<code>.geojson</code>, <code>.json</code>)
           whose features are envelopes. Stored exactly as <code>POST /api/dead-letters</code> and <code>redrive import</code> store them;
           records already stored answer <em>duplicate</em>.
-        </p>
-      </div>
+        </>
+      }
+    >
       <form onSubmit={start} className="flex flex-wrap items-end gap-2">
         <div className="space-y-1">
           <label htmlFor="import-file" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
@@ -181,6 +179,6 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
           )}
         </div>
       )}
-    </section>
+    </Panel>
   );
 }

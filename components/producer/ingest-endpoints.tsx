@@ -1,4 +1,5 @@
 import { CopyButton } from "@/components/ui/copy-button";
+import { Panel } from "@/components/ui/panel";
 
 // How a producer sends dead letters: the two ingest endpoints, what they take, and a command to copy. The token
 // is a placeholder: a real one is shown once, when it is created (API tokens, below).
@@ -31,19 +32,16 @@ export function curlExample(origin: string): string {
 export function IngestEndpoints({ origin }: { origin: string }) {
   const example = curlExample(origin);
   return (
-    <section
-      aria-labelledby="ingest-heading"
-      className="space-y-3 rounded border border-slate-200 bg-white p-4 text-slate-900 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
-    >
-      <div>
-        <h2 id="ingest-heading" className="text-sm font-semibold">
-          Sending dead letters
-        </h2>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
+    <Panel
+      id="ingest"
+      title="Sending dead letters"
+      description={
+        <>
           Authenticate with <code>Authorization: Bearer &lt;API token&gt;</code>. Sending a record again is safe: it answers{" "}
           <em>duplicate</em> and counts one more failure.
-        </p>
-      </div>
+        </>
+      }
+    >
       <dl className="space-y-2 text-xs">
         {ENDPOINTS.map((e) => (
           <div key={e.route}>
@@ -68,6 +66,6 @@ export function IngestEndpoints({ origin }: { origin: string }) {
           <code>{example}</code>
         </pre>
       </figure>
-    </section>
+    </Panel>
   );
 }

@@ -6,6 +6,7 @@ import { Button } from "@/components/ui/button";
 import type { OwnRecordsPage } from "@/lib/dead-letters/own-records-schemas";
 import { STATUSES } from "@/lib/vocabulary/record";
 import { useOwnRecords } from "./queries";
+import { Panel } from "@/components/ui/panel";
 
 // What the producer's tokens sent: counts by status and reason over all of it, and its records newest first.
 
@@ -38,18 +39,13 @@ export function OwnRecords({ initial }: { initial: OwnRecordsPage }) {
   const data = page.data;
 
   return (
-    <section
-      aria-labelledby="own-records-heading"
-      className="space-y-3 rounded border border-slate-200 bg-white p-4 text-slate-900 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+    <Panel
+      id="own-records"
+      title="Records you sent"
+      description={
+        <>Every record your API tokens or this sign-in sent, with what Redrive made of it. Card numbers in keys and reasons are masked.</>
+      }
     >
-      <div>
-        <h2 id="own-records-heading" className="text-sm font-semibold">
-          Records you sent
-        </h2>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
-          Every record your API tokens or this sign-in sent, with what Redrive made of it. Card numbers in keys and reasons are masked.
-        </p>
-      </div>
       {data && (
         <div className="flex flex-wrap gap-6">
           <Counts title={`By status (${data.counts.total.toLocaleString("en")} in all)`} rows={data.counts.status} />
@@ -126,6 +122,6 @@ export function OwnRecords({ initial }: { initial: OwnRecordsPage }) {
           Older
         </Button>
       </div>
-    </section>
+    </Panel>
   );
 }

@@ -5,6 +5,7 @@ import type { TokenView } from "@/lib/auth/account-schemas";
 import { useAllTokens, useRevokeToken } from "./queries";
 import { TokensTable } from "./tokens-table";
 import { ErrorAlert, StatusLine } from "@/components/ui/alert";
+import { Panel } from "@/components/ui/panel";
 
 // Admins (tokens:manage) see every user's API tokens and can revoke any of them: a leaked token is found and
 // stopped here without database access. Creating tokens stays with their owners (a token acts with its owner's role).
@@ -23,23 +24,16 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
   const error = revoke.error ?? tokens.error;
   const shown = (tokens.data ?? []).filter((t) => showRevoked || !t.revokedAt);
   return (
-    <section
-      aria-labelledby="all-tokens-heading"
-      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
-    >
-      <div className="flex items-baseline justify-between gap-2">
-        <div>
-          <h2 id="all-tokens-heading" className="text-sm font-semibold">
-            All API tokens
-          </h2>
-          <p className="text-xs text-slate-500 dark:text-slate-400">
-            Every user&apos;s tokens (you manage tokens as an admin). Revoking one is audited.
-          </p>
-        </div>
+    <Panel
+      id="all-tokens"
+      title="All API tokens"
+      description={<>Every user&apos;s tokens (you manage tokens as an admin). Revoking one is audited.</>}
+      aside={
         <label className="flex items-center gap-1 text-xs text-slate-600 dark:text-slate-300">
           <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> show revoked
         </label>
-      </div>
+      }
+    >
       {error && <ErrorAlert>{error.message}</ErrorAlert>}
       {status && <StatusLine>{status}</StatusLine>}
       {shown.length > 0 ? (
@@ -47,6 +41,6 @@ export function AllTokensPanel({ initialTokens }: { initialTokens: TokenView[] }
       ) : (
         <p className="text-sm text-slate-500 dark:text-slate-400">No {showRevoked ? "" : "active "}tokens.</p>
       )}
-    </section>
+    </Panel>
   );
 }

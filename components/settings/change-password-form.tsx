@@ -4,6 +4,7 @@ import { useState } from "react";
 import { errorMessage } from "@/lib/api/client";
 import { PASSWORD_MIN_LENGTH } from "@/lib/auth/account-schemas";
 import { ERROR_BOX } from "@/components/ui/alert";
+import { Panel } from "@/components/ui/panel";
 
 const inputClass = "block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
 
@@ -44,13 +45,7 @@ export function ChangePasswordForm() {
   }
 
   return (
-    <section
-      aria-labelledby="password-heading"
-      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
-    >
-      <h2 id="password-heading" className="text-sm font-semibold">
-        Change password
-      </h2>
+    <Panel id="password" title="Change password">
       <form onSubmit={onSubmit} className="grid max-w-md gap-2">
         <div className="space-y-1">
           <label htmlFor="currentPassword" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
@@ -100,6 +95,6 @@ export function ChangePasswordForm() {
           </p>
         )}
       </form>
-    </section>
+    </Panel>
   );
 }

@@ -8,6 +8,7 @@ import { fetchJson } from "@/lib/api/client";
 import type { SingleApproverSetting } from "@/lib/replay/batch/batch-schemas";
 import { accountKeys } from "./queries";
 import { ErrorAlert } from "@/components/ui/alert";
+import { Panel } from "@/components/ui/panel";
 
 // The admin's exception to four eyes: batches of at most N records may be approved by the supervisor who created
 // them (0 keeps a second approver for every batch). The server checks it when a batch is approved and audits
@@ -35,20 +36,17 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
   });
   const parsed = /^\d+$/.test(value.trim()) ? Number(value.trim()) : null;
   return (
-    <section
-      aria-labelledby="approval-heading"
-      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
-    >
-      <div>
-        <h2 id="approval-heading" className="text-sm font-semibold">
-          Replay approval (four eyes)
-        </h2>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
+    <Panel
+      id="approval"
+      title="Replay approval (four eyes)"
+      description={
+        <>
           A replay batch needs a second supervisor to approve it. Batches of at most this many records may be approved by the supervisor who
           created them (say 1, to replay a single approved record at once); 0 keeps four eyes for every batch. Changes and every approval
           they allow are audited.
-        </p>
-      </div>
+        </>
+      }
+    >
       <form
         className="flex items-end gap-2"
         onSubmit={(e) => {
@@ -85,6 +83,6 @@ export function ReplayApprovalPanel({ initial }: { initial: SingleApproverSettin
           : `Now: batches of up to ${recordCount(setting.limit)} need one approver`}
         {setting.updatedBy ? ` (set by ${setting.updatedBy}, ${when(setting.updatedAt)})` : ""}.
       </p>
-    </section>
+    </Panel>
   );
 }

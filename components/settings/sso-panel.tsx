@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { fetchJson } from "@/lib/api/client";
 import type { SsoField, SsoSettingsBody, SsoSettingsView } from "@/lib/auth/sso-schemas";
 import { accountKeys } from "./queries";
+import { Panel } from "@/components/ui/panel";
 
 // Single sign-on for admins: the OpenID Connect provider, the map from its groups to Redrive roles, and the switch
 // that leaves password sign-in to the break-glass admin alone. Only fields changed here are sent, so a value the
@@ -75,21 +76,18 @@ export function SsoPanel({ initial, origin }: { initial: SsoSettingsView; origin
   const input =
     "block w-full rounded border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-950 dark:text-slate-100";
   return (
-    <section
-      aria-labelledby="sso-heading"
-      className="space-y-3 rounded border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900"
-    >
-      <div>
-        <h2 id="sso-heading" className="text-sm font-semibold">
-          Single sign-on (OpenID Connect)
-        </h2>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
+    <Panel
+      id="sso"
+      title="Single sign-on (OpenID Connect)"
+      description={
+        <>
           People sign in with your identity provider; at every sign-in their groups there give their role here, and someone with no mapped
           group is refused. Register{" "}
           <code className="rounded bg-slate-100 px-1 dark:bg-slate-800">{`${origin}${setting.callbackPath}`}</code> as the redirect URI.
           Changes are audited.
-        </p>
-      </div>
+        </>
+      }
+    >
       <form
         className="grid gap-3 sm:grid-cols-2"
         onSubmit={(e) => {
@@ -163,6 +161,6 @@ export function SsoPanel({ initial, origin }: { initial: SsoSettingsView; origin
         {setting.passwordSignIn.value ? "; passwords work for everyone" : "; passwords only for the break-glass admin"}
         {setting.updatedBy ? ` (changed by ${setting.updatedBy}, ${setting.updatedAt?.replace("T", " ").slice(0, 16)} UTC)` : ""}.
       </p>
-    </section>
+    </Panel>
   );
 }

@@ -6,6 +6,7 @@ import { useCreateToken, useRevokeToken, useTokens } from "./queries";
 import { SecretOnce } from "./secret-once";
 import { TokensTable } from "./tokens-table";
 import { ErrorAlert, StatusLine } from "@/components/ui/alert";
+import { Panel } from "@/components/ui/panel";
 
 export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
   const tokens = useTokens(initialTokens);
@@ -36,19 +37,15 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
   const error = create.error ?? revoke.error ?? tokens.error;
 
   return (
-    <section
-      aria-labelledby="tokens-heading"
-      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
-    >
-      <div>
-        <h2 id="tokens-heading" className="text-sm font-semibold">
-          API tokens
-        </h2>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
+    <Panel
+      id="tokens"
+      title="API tokens"
+      description={
+        <>
           For scripts and producers: send <code>Authorization: Bearer rdv_…</code>. A token acts with your role.
-        </p>
-      </div>
-
+        </>
+      }
+    >
       <form onSubmit={onCreate} className="flex items-end gap-2">
         <div className="flex-1 space-y-1">
           <label htmlFor="token-name" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
@@ -82,6 +79,6 @@ export function TokensPanel({ initialTokens }: { initialTokens: TokenView[] }) {
       ) : (
         <p className="text-sm text-slate-500 dark:text-slate-400">No tokens yet.</p>
       )}
-    </section>
+    </Panel>
   );
 }

@@ -8,6 +8,7 @@ import type { CreatedUser, UserView } from "@/lib/auth/account-schemas";
 import { useCreateUser, usePatchUser, useUsers } from "./queries";
 import { SecretOnce } from "./secret-once";
 import { ErrorAlert, StatusLine } from "@/components/ui/alert";
+import { Panel } from "@/components/ui/panel";
 
 const inputClass = "block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
 
@@ -37,19 +38,11 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
   const error = patch.error ?? users.error;
 
   return (
-    <section
-      aria-labelledby="users-heading"
-      className="space-y-3 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-4"
+    <Panel
+      id="users"
+      title="Users"
+      description={<>Role changes and disabling take effect on the user&apos;s next request and are audited.</>}
     >
-      <div>
-        <h2 id="users-heading" className="text-sm font-semibold">
-          Users
-        </h2>
-        <p className="text-xs text-slate-500 dark:text-slate-400">
-          Role changes and disabling take effect on the user&apos;s next request and are audited.
-        </p>
-      </div>
-
       <CreateUserForm />
 
       {error && <ErrorAlert>{error.message}</ErrorAlert>}
@@ -106,7 +99,7 @@ export function UsersPanel({ initialUsers, currentUserId }: { initialUsers: User
           ))}
         </DividedBody>
       </table>
-    </section>
+    </Panel>
   );
 }
 
