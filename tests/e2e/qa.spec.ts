@@ -52,7 +52,8 @@ test("on a 390-px phone the header scrolls within itself: the page does not pan 
   // header's scrolling nav, so it was placed against the page and widened it to 857 px on every page.
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, "supervisor");
-  await open(page, "/replays");
+  await page.goto("/replays");
+  await expect(page.getByRole("heading", { name: "Replay batches" })).toBeVisible();
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
   const nav = page.getByRole("navigation", { name: "Main" });
   expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeGreaterThan(0);
