@@ -119,10 +119,11 @@ export function searchParts(
 function identifierCondition(text: string, p: (v: unknown) => string, alias: string, kinds?: readonly string[]): string | null {
   const parsed = parsePayloadSearch(text);
   if (!parsed.ok || parsed.search.kind !== "condition" || parsed.search.path.length !== 1) return null;
+  const search = parsed.search;
   const spatial = !kinds?.length || kinds.includes("spatial");
-  const key = parsed.search.path[0];
+  const key = search.path[0];
   // Parameters are numbered as they are made: one made and never used leaves the statement with an untyped $n.
-  const value = () => p(String(parsed.search.value));
+  const value = () => p(String(search.value));
   const column =
     key === "event_id"
       ? `${alias}.event_id = ${value()}`
@@ -132,7 +133,7 @@ function identifierCondition(text: string, p: (v: unknown) => string, alias: str
           ? `${alias}.kind = 'spatial' AND ${alias}.entity_key = ${value()}`
           : null;
   if (!column) return null;
-  const { path, vars } = conditionJsonPath(parsed.search);
+  const { path, vars } = conditionJsonPath(search);
   return `(${column} AND jsonb_path_exists(${alias}.payload, ${p(path)}::jsonpath, ${p(JSON.stringify(vars))}::jsonb))`;
 }
 
