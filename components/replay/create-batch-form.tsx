@@ -234,7 +234,7 @@ export function CreateBatchForm({
         </fieldset>
         <p id="origin-sink-help" className="text-xs text-slate-500 dark:text-slate-400">
           Back to origin: each record is published to the exchange, subject or stream it came from, through its source
-          {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: its item fails)"}.
+          {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: a filter leaves it out, a list of ids naming one is refused)"}.
         </p>
         {sinkType === "postgis" && (
           <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">
