@@ -27,7 +27,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
         <header className="border-b border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900">
           <nav
             aria-label="Main"
-            className="mx-auto flex h-12 max-w-[1600px] items-center gap-4 overflow-x-auto whitespace-nowrap px-4 text-sm lg:gap-6"
+            className="relative mx-auto flex h-12 max-w-[1600px] items-center gap-4 overflow-x-auto whitespace-nowrap px-4 text-sm lg:gap-6"
           >
             <Link href="/" className="font-semibold tracking-tight text-slate-900 dark:text-slate-100">
               Redrive

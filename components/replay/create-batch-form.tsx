@@ -8,6 +8,7 @@ import { CreateBatchBody, repairConflicts } from "@/lib/replay/batch/batch-schem
 import { isUnpaced } from "@/lib/replay/pacing/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
+import { previewForSink, type SinkType } from "./preview-for-sink";
 import { useCreateBatch } from "./queries";
 
 // /replays/new: what will be replayed (count, order, spread) and how long it takes at the chosen rate, then
@@ -61,7 +62,9 @@ export function CreateBatchForm({
 }) {
   const router = useRouter();
   const create = useCreateBatch();
-  const [sinkType, setSinkType] = useState<"ledger" | "http" | "origin" | "postgis">("ledger");
+  const [sinkType, setSinkType] = useState<SinkType>("ledger");
+  // The origin sink leaves out the records without an origin: its count and the reasons follow the sink.
+  const { count, leftOut } = previewForSink(preview, sinkType);
   const [gis, setGis] = useState({
     url: "",
     table: "",
@@ -94,7 +97,7 @@ export function CreateBatchForm({
 
   const rateN = Number(rate);
   const rateOk = rate.trim() !== "" && Number.isFinite(rateN) && rateN > 0;
-  const seconds = rateOk ? preview.count / rateN : null;
+  const seconds = rateOk ? count / rateN : null;
   const parsedHeaders = parseHeaders(headers);
   const body: CreateBatchRequest = {
     ...selection,
@@ -120,7 +123,7 @@ export function CreateBatchForm({
     maxAttempts: Number(maxAttempts),
     failureThreshold: Number(threshold) / 100,
     repair: { method, policy, ...(overriding ? { override: true, confirmedConflicts: conflicts } : {}) },
-    expectedCount: preview.count,
+    expectedCount: count,
   };
 
   const checked = CreateBatchBody.safeParse(body);
@@ -143,7 +146,6 @@ export function CreateBatchForm({
     });
   }
 
-  const skipped = Object.entries(preview.skipped).filter(([, n]) => n > 0);
   return (
     <form onSubmit={submit} className="grid gap-4 lg:grid-cols-[1fr_1fr]">
       <section
@@ -189,18 +191,7 @@ export function CreateBatchForm({
             <TapFailureNotice result={tapFailures} />
           </Suspense>
         )}
-        {skipped.length > 0 && (
-          <p className="text-amber-800 dark:text-amber-200">
-            Left out:{" "}
-            {skipped
-              .map(
-                ([k, n]) =>
-                  `${fmt(n)} ${k === "notApproved" ? "not approved" : k === "inActiveBatch" ? "already in an active batch" : "without an idempotency key"}`,
-              )
-              .join(", ")}
-            .
-          </p>
-        )}
+        {leftOut.length > 0 && <p className="text-amber-800 dark:text-amber-200">Left out: {leftOut.join(", ")}.</p>}
         {preview.sample.length > 0 && (
           <ol className="list-decimal pl-5 font-mono text-xs text-slate-600 dark:text-slate-300">
             {preview.sample.map((s) => (
@@ -243,7 +234,7 @@ export function CreateBatchForm({
         </fieldset>
         <p id="origin-sink-help" className="text-xs text-slate-500 dark:text-slate-400">
           Back to origin: each record is published to the exchange, subject or stream it came from, through its source
-          {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: its item fails)"}.
+          {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: a filter leaves it out, a list of ids naming one is refused)"}.
         </p>
         {sinkType === "postgis" && (
           <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">
@@ -425,8 +416,8 @@ export function CreateBatchForm({
             ))}
           </ul>
         )}
-        <Button type="submit" variant="primary" disabled={create.isPending || preview.count === 0}>
-          {create.isPending ? "Creating…" : `Create draft batch of ${fmt(preview.count)}`}
+        <Button type="submit" variant="primary" disabled={create.isPending || count === 0}>
+          {create.isPending ? "Creating…" : `Create draft batch of ${fmt(count)}`}
         </Button>
       </section>
     </form>

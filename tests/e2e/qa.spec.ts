@@ -47,6 +47,18 @@ test("a failure reason that is one long word wraps instead of widening the page"
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
 });
 
+test("on a 390-px phone the header scrolls within itself: the page does not pan sideways to blank space", async ({ page }) => {
+  // The theme menu's visually hidden label (sr-only: position absolute) found no positioned ancestor inside the
+  // header's scrolling nav, so it was placed against the page and widened it to 857 px on every page.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "supervisor");
+  await page.goto("/replays");
+  await expect(page.getByRole("heading", { name: "Replay batches" })).toBeVisible();
+  expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeGreaterThan(0);
+});
+
 test("at 1280 and 1440 px every list column fits beside the map (under the facets); from 1600 px the map is on the right, every column still shown", async ({
   page,
 }) => {

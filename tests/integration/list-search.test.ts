@@ -120,6 +120,15 @@ describe("search inside the payload", () => {
     expect(await found('properties.note = "Fence line"')).toEqual([]);
   });
 
+  it("finds a condition on a key the record keeps in a column (event_id, device_id, a feature's id)", async () => {
+    // These keys are left out of the search document (their columns answer a bare id): a condition on one found nothing.
+    expect(await found("device_id:gate-search")).toHaveLength(2);
+    expect(await found('event_id = "tap-search-1"')).toHaveLength(1);
+    expect(await found("id:parcel-91")).toEqual(["sp-payload-other"]);
+    expect(await found("device_id:gate-searc")).toEqual([]);
+    expect((await facetCounts(db.pool, ListQuerySchema.parse({ q: "device_id:gate-search" }))).total).toBe(2);
+  });
+
   it("counts the facets of a payload search like the list finds it", async () => {
     const facets = await facetCounts(db.pool, ListQuerySchema.parse({ q: "sensor:SN-9" }));
     expect(facets.total).toBe(1);

@@ -106,7 +106,35 @@ export function searchParts(
     // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
     ors.push(`lower(${alias}.idempotency_key) LIKE ${p(`${escapeLike(text.toLowerCase())}%`)}`);
   }
+  const column = identifierCondition(text, p, alias, kinds);
+  if (column) ors.push(column);
   return { identifiers: ors, payload: payloadMatch(text, p, alias, q) };
+}
+
+/**
+ * A condition on a top-level key the search document leaves out because the record holds it in a column (a tap's
+ * event_id and device_id, a feature's id: migration 20261202030000_payload_search), answered by that column's index
+ * and then checked on the payload. Without it `device_id:gate-7` found nothing while `gate-7` found the taps.
+ */
+function identifierCondition(text: string, p: (v: unknown) => string, alias: string, kinds?: readonly string[]): string | null {
+  const parsed = parsePayloadSearch(text);
+  if (!parsed.ok || parsed.search.kind !== "condition" || parsed.search.path.length !== 1) return null;
+  const search = parsed.search;
+  const spatial = !kinds?.length || kinds.includes("spatial");
+  const key = search.path[0];
+  // Parameters are numbered as they are made: one made and never used leaves the statement with an untyped $n.
+  const value = () => p(String(search.value));
+  const column =
+    key === "event_id"
+      ? `${alias}.event_id = ${value()}`
+      : key === "device_id"
+        ? `${alias}.device_id = ${value()}`
+        : key === "id" && spatial
+          ? `${alias}.kind = 'spatial' AND ${alias}.entity_key = ${value()}`
+          : null;
+  if (!column) return null;
+  const { path, vars } = conditionJsonPath(search);
+  return `(${column} AND jsonb_path_exists(${alias}.payload, ${p(path)}::jsonpath, ${p(JSON.stringify(vars))}::jsonb))`;
 }
 
 /**
