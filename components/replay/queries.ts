@@ -2,6 +2,7 @@
 
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import { toast } from "sonner";
 import { fetchJson } from "@/lib/api/client";
 import type { BatchView, CreateBatchRequest, ItemsPage, ItemStatus, RateSeries } from "@/lib/replay/batch/batch-schemas";
@@ -21,6 +22,18 @@ export const replayKeys = {
 };
 
 const livePoll = (live: boolean) => poll(live ? 1000 : false);
+
+/**
+ * Polling stops when the batch stops being live, and the last poll of its items or rate may predate the end (a
+ * finished batch's table still said "running"): fetch once more when `live` turns false.
+ */
+function useFinalRefetch(live: boolean, refetch: () => unknown) {
+  const wasLive = useRef(live);
+  useEffect(() => {
+    if (wasLive.current && !live) void refetch();
+    wasLive.current = live;
+  }, [live, refetch]);
+}
 
 /** `renderedAt`: when the server read `initial` (see useDeadLetterList in components/dead-letters/queries.ts). */
 export function useBatches(initial?: BatchView[], renderedAt?: number) {
@@ -45,23 +58,27 @@ export function useBatch(id: string, initial?: BatchView, renderedAt?: number) {
 }
 
 export function useRateSeries(id: string, live: boolean) {
-  return useQuery({
+  const query = useQuery({
     queryKey: replayKeys.rate(id),
     queryFn: ({ signal }) => fetchJson<RateSeries>(`/api/replays/${id}/rate?window=300`, { signal }),
     staleTime: 0,
     refetchInterval: () => livePoll(live),
   });
+  useFinalRefetch(live, query.refetch);
+  return query;
 }
 
 export function useItems(id: string, status: ItemStatus | null, cursor: number, live: boolean) {
   const q = new URLSearchParams({ limit: "50", ...(cursor ? { cursor: String(cursor) } : {}), ...(status ? { status } : {}) });
-  return useQuery({
+  const query = useQuery({
     queryKey: replayKeys.items(id, status, cursor),
     queryFn: ({ signal }) => fetchJson<ItemsPage>(`/api/replays/${id}/items?${q.toString()}`, { signal }),
     placeholderData: keepPreviousData,
     staleTime: 0,
     refetchInterval: () => livePoll(live),
   });
+  useFinalRefetch(live, query.refetch);
+  return query;
 }
 
 export function useBatchAction(id: string) {

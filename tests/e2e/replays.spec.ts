@@ -83,3 +83,39 @@ test("create in the UI, four-eyes approval, paced live progress, pause, resume, 
   expect(view.status).toBe("cancelled");
   expect(view.counts.applied).toBe(applied);
 });
+
+test("when a batch finishes, its items show how each ended, not what the last poll before the end saw", async ({ page, baseURL }) => {
+  test.setTimeout(90_000);
+  await signIn(page, "supervisor", "/replays");
+  const list = await page.request.get("/api/dead-letters?kind=spatial&status=pending&class=transient&limit=3");
+  const ids = ((await list.json()) as { items: { id: string }[] }).items.map((r) => r.id);
+  expect(ids.length).toBe(3);
+  const headers = { origin: baseURL ?? "" };
+  expect((await page.request.post("/api/dead-letters/bulk", { data: { action: "approve", ids }, headers })).ok()).toBe(true);
+  const created = await page.request.post("/api/replays", { data: { ids, sink: { type: "ledger" }, ratePerSecond: 50 }, headers });
+  expect(created.status()).toBe(201);
+  const batchId = ((await created.json()) as { id: string }).id;
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signIn(page, "supervisor2", `/replays/${batchId}`);
+  await expect(page.getByRole("row").filter({ hasText: "pending" })).toHaveCount(3);
+
+  // Until the page has been told the batch completed, every items poll answers what the table showed before the
+  // start (as a poll that raced the end would): the table must still come to show the outcomes.
+  const stale = await (await page.request.get(`/api/replays/${batchId}/items?limit=50`)).text();
+  let toldCompleted = false;
+  page.on("response", async (r) => {
+    if (new URL(r.url()).pathname === `/api/replays/${batchId}` && r.ok() && (await r.text()).includes('"status":"completed"'))
+      toldCompleted = true;
+  });
+  await page.route(`**/api/replays/${batchId}/items**`, async (route) => {
+    const real = await route.fetch();
+    await route.fulfill({ response: real, body: toldCompleted ? await real.text() : stale });
+  });
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByTestId("batch-status")).toHaveText("approved");
+  await page.getByRole("button", { name: "Start" }).click();
+  await expect(page.getByTestId("batch-status")).toHaveText("completed", { timeout: 30_000 });
+  await expect(page.getByRole("row").filter({ hasText: "applied" })).toHaveCount(3);
+  await expect(page.getByRole("row").filter({ hasText: "pending" })).toHaveCount(0);
+});
