@@ -159,9 +159,11 @@ export function CreateBatchForm({
           <strong>{fmt(preview.count)}</strong> approved records ({fmt(preview.byKind.spatial)} spatial, {fmt(preview.byKind.afc)} AFC),{" "}
           {fmt(preview.entities)} entities.
         </p>
-        {preview.count === 0 ? (
+        {count === 0 ? (
           <p role="status" className="text-amber-800 dark:text-amber-200">
-            Nothing to replay: no record in this selection is approved and free to replay.
+            {preview.count === 0
+              ? "Nothing to replay: no record in this selection is approved and free to replay."
+              : "Nothing to replay back to origin: none of these records was pulled from a broker source."}
           </p>
         ) : (
           <>
@@ -234,7 +236,9 @@ export function CreateBatchForm({
         </fieldset>
         <p id="origin-sink-help" className="text-xs text-slate-500 dark:text-slate-400">
           Back to origin: each record is published to the exchange, subject or stream it came from, through its source
-          {sinkType === "origin" && " (a record not pulled from a broker source has nowhere to go back to: a filter leaves it out, a list of ids naming one is refused)"}.
+          {sinkType === "origin" &&
+            " (a record not pulled from a broker source has nowhere to go back to: a filter leaves it out, a list of ids naming one is refused)"}
+          .
         </p>
         {sinkType === "postgis" && (
           <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">

@@ -75,7 +75,7 @@ export function RateChart({ id, live, configured, throttle = 1 }: { id: string; 
         </ResponsiveContainer>
       </div>
       <figcaption className="text-xs text-slate-500 dark:text-slate-400">
-        Records submitted per second over the last 5 minutes, times in UTC (solid green);{" "}
+        Records submitted per second in the last 5 minutes of the batch (or since it started), times in UTC (solid green);{" "}
         {drawCeiling ? (
           <>
             dashed: the configured rate, the limit for all workers together
