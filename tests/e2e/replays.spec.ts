@@ -103,10 +103,13 @@ test("when a batch finishes, its items show how each ended, not what the last po
   // Until the page has been told the batch completed, every items poll answers what the table showed before the
   // start (as a poll that raced the end would): the table must still come to show the outcomes.
   const stale = await (await page.request.get(`/api/replays/${batchId}/items?limit=50`)).text();
+  // The flag is set before the page receives the answer that says so, so the refetch that answer causes is real.
   let toldCompleted = false;
-  page.on("response", async (r) => {
-    if (new URL(r.url()).pathname === `/api/replays/${batchId}` && r.ok() && (await r.text()).includes('"status":"completed"'))
-      toldCompleted = true;
+  await page.route(`**/api/replays/${batchId}`, async (route) => {
+    const real = await route.fetch();
+    const body = await real.text();
+    if (real.ok() && body.includes('"status":"completed"')) toldCompleted = true;
+    await route.fulfill({ response: real, body });
   });
   await page.route(`**/api/replays/${batchId}/items**`, async (route) => {
     const real = await route.fetch();
