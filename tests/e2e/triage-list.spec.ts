@@ -111,6 +111,21 @@ test("on the first filter change the matching count and the rows change together
   expect(seen.some((t) => / 0 loaded/.test(t))).toBe(false);
 });
 
+test("an observed date range shows as chips that remove it, and Clear all clears it", async ({ page }) => {
+  await page.getByLabel("Observed from (UTC)").fill("2020-01-01");
+  await expect(page).toHaveURL(/from=2020-01-01/);
+  const chip = page.getByRole("button", { name: "Remove filter observed from: 2020-01-01" });
+  await expect(chip).toBeVisible();
+  await page.getByLabel("to", { exact: true }).fill("2099-12-31");
+  await expect(page.getByRole("button", { name: "Remove filter observed to: 2099-12-31" })).toBeVisible();
+  await chip.click();
+  await expect(page).not.toHaveURL(/from=/);
+  await expect(page.getByLabel("Observed from (UTC)")).toHaveValue("");
+  await page.getByRole("button", { name: "Clear all" }).click();
+  await expect(page).not.toHaveURL(/to=/);
+  await expect(page.getByLabel("to", { exact: true })).toHaveValue("");
+});
+
 test("at 1280×720 every facet group and every reason is reachable and readable", async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 720 });
   await open(page, "/dead-letters");

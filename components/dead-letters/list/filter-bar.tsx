@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { dayOf, dayRange } from "@/lib/dead-letters/query/filter-url";
+import { boundLabel, dayOf, dayRange } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import { NoteFilter } from "./note-filter";
 
@@ -31,6 +31,8 @@ function chips(filter: ListFilter, fixed: ListFilter): { label: string; title: s
   if (filter.origin) add(`Source: ${filter.origin}`, { origin: undefined }, `Pulled from the broker source ${filter.origin}`);
   if (filter.reason && !fixed.reason) add(`reason: ${filter.reason}`, { reason: undefined });
   if (filter.q) add(`search: ${filter.q}`, { q: undefined });
+  if (filter.from) add(`observed from: ${boundLabel(filter.from, "from")}`, { from: undefined }, `Observed at or after ${filter.from}`);
+  if (filter.to) add(`observed to: ${boundLabel(filter.to, "to")}`, { to: undefined }, `Observed at or before ${filter.to}`);
   if (filter.note) add(`note: ${filter.note}`, { note: undefined }, "Records with a note containing this text");
   if (filter.bbox) add("within the map view", { bbox: undefined });
   return out.map((c) => ({

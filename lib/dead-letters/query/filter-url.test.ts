@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayOf, dayRange, filterFromParams, filterKey, filterToParams, toggleValue } from "./filter-url";
+import { boundLabel, dayOf, dayRange, filterFromParams, filterKey, filterToParams, toggleValue } from "./filter-url";
 
 describe("filter ↔ URL", () => {
   it("round-trips every filter", () => {
@@ -70,5 +70,19 @@ describe("the note filter in the URL", () => {
     const { filter } = filterFromParams(new URLSearchParams("bbox=1,2,3,4&note=refund%20ok&q=abc"));
     expect(filter.note).toBe("refund ok");
     expect(filterToParams(filter).toString()).toBe("q=abc&note=refund+ok&bbox=1%2C2%2C3%2C4");
+  });
+});
+
+describe("a time bound's chip", () => {
+  it("shows the day for a whole day's edge, as the date inputs make it", () => {
+    const { from, to } = dayRange("2026-11-20", "2026-11-22");
+    expect(boundLabel(from ?? "", "from")).toBe("2026-11-20");
+    expect(boundLabel(to ?? "", "to")).toBe("2026-11-22");
+  });
+
+  it("shows the instant to the second for any other bound", () => {
+    expect(boundLabel("2026-11-20T08:15:00Z", "from")).toBe("2026-11-20 08:15:00 UTC");
+    // The start of a day as an upper bound is not the whole day.
+    expect(boundLabel("2026-11-20T00:00:00.000000Z", "to")).toBe("2026-11-20 00:00:00 UTC");
   });
 });

@@ -71,5 +71,15 @@ export function dayRange(fromDay: string | null, toDay: string | null): Pick<Lis
 /** The UTC day of a filter's time bound, for a date input. */
 export const dayOf = (t: string | undefined): string => (t ? dayOfText(t) : "");
 
+/**
+ * A time bound as a chip shows it: the day when the bound is a whole UTC day's edge (what the date inputs make),
+ * else the instant to the second (a bound that came in a link or from the API).
+ */
+export function boundLabel(t: string, side: "from" | "to"): string {
+  const day = dayOfText(t);
+  if (t === (side === "from" ? startOfDay(day) : endOfDay(day))) return day;
+  return `${t.slice(0, 19).replace("T", " ")} UTC`;
+}
+
 /** Rows per list request in the UI: a few screens, so scrolling rarely waits; the API allows up to 500. */
 export const LIST_PAGE_SIZE = 200;
