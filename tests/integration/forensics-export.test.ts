@@ -11,6 +11,8 @@ import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { auditedExport } from "../../lib/forensics/export/audited";
 import type { ExportFormat } from "../../lib/forensics/forensics-schemas";
 import { DEFAULT_MASK_RULES } from "../../lib/masking/rules";
+import type { PulledMessage, SourceConnector } from "../../lib/sources/connector";
+import { pullSource } from "../../lib/sources/pull-source";
 import { afcRecord, ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -21,7 +23,7 @@ import { testDb } from "./helpers";
 setTestAuthEnv();
 
 let db: Db;
-let fresh: { db: Db; name: string; admin: pg.Client } | null = null;
+const freshDbs: { db: Db; name: string; admin: pg.Client }[] = [];
 const PAN = "4111111111111111";
 
 const bowtie = {
@@ -67,7 +69,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (fresh) {
+  for (const fresh of freshDbs) {
     await fresh.db.pool.end();
     await fresh.admin.query(`DROP DATABASE IF EXISTS "${fresh.name}" WITH (FORCE)`);
     await fresh.admin.end();
@@ -107,6 +109,31 @@ async function records(pool: pg.Pool) {
   return (await pool.query(`SELECT ${COMPARED} FROM dead_letter ORDER BY kind, idempotency_key`)).rows;
 }
 
+/** An empty, migrated database of its own, dropped after the file. */
+async function freshDb() {
+  const admin = new pg.Client({ ...connectionFields(inject("serverUrl")), database: "postgres" });
+  await admin.connect();
+  const name = `redrive_test_export_${Date.now().toString(36)}${freshDbs.length}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(inject("serverUrl"));
+  url.pathname = `/${name}`;
+  await applyMigrations(url.toString());
+  const fresh = { db: createDb(url.toString(), 4), name, admin };
+  freshDbs.push(fresh);
+  return fresh;
+}
+
+/** An export's text through the import's own path (POST /api/dead-letters, redrive import). */
+async function reimport(target: Db, text: string) {
+  async function* chunks() {
+    yield new TextEncoder().encode(text);
+  }
+  const results = [];
+  for await (const batch of ingestStream(target.pool, splitNdjsonBytes(chunks()), { actor: SYSTEM_ACTOR, requestId: "reimport" }))
+    results.push(...batch);
+  return results;
+}
+
 describe("NDJSON export", () => {
   it("re-imports into a fresh database as the same records with the same keys", async () => {
     const { text, records: n, skipped } = await exportText("ndjson");
@@ -116,21 +143,8 @@ describe("NDJSON export", () => {
     expect(text).toContain('"fare_amount_cents": 275.0'); // the envelope as received, joined onto one line
     expect(text).toContain('{"kind":"afc","source":"gates","raw_payload":{');
 
-    const admin = new pg.Client({ ...connectionFields(inject("serverUrl")), database: "postgres" });
-    await admin.connect();
-    const name = `redrive_test_export_${Date.now().toString(36)}`;
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const url = new URL(inject("serverUrl"));
-    url.pathname = `/${name}`;
-    await applyMigrations(url.toString());
-    fresh = { db: createDb(url.toString(), 4), name, admin };
-
-    async function* chunks() {
-      yield new TextEncoder().encode(text);
-    }
-    const results = [];
-    for await (const batch of ingestStream(fresh.db.pool, splitNdjsonBytes(chunks()), { actor: SYSTEM_ACTOR, requestId: "reimport" }))
-      results.push(...batch);
+    const fresh = await freshDb();
+    const results = await reimport(fresh.db, text);
     expect(results.map((r) => r.status)).toEqual(Array(6).fill("created"));
     expect(await records(fresh.db.pool)).toEqual(await records(db.pool));
     // the exhausted-retry count survives the wrapping of captured taps
@@ -309,5 +323,78 @@ describe("what every format shares", () => {
     }
     const fc = JSON.parse((await exportText("geojson")).text) as { features: { properties: { observed_at: string } }[] };
     for (const f of fc.features) expect(f.properties.observed_at).toMatch(micros);
+  });
+});
+
+describe("NDJSON export of records pulled from a broker", () => {
+  it("re-imports bodies without kind, source or reason, bare taps and dead-letter records alike; unreadable ones are skipped", async () => {
+    const bodies = [
+      // a spatial envelope as a producer published it to the queue: no kind, no reason, a source of its own
+      `{"source":"mapper","idempotency_key":"pulled-sp-1","observed_at":"2026-11-04T00:00:00Z","feature":{"type":"Feature","id":"p-1","geometry":${JSON.stringify(bowtie)},"properties":{}}}`,
+      // a bare tap (the pull wraps it, as a capture), with a lexeme JSON.parse would lose
+      '{"event_id":"pulled-tap-1","device_id":"pd-1","fare_amount_cents":275.0,"tap_timestamp":"2026-11-04T01:00:00Z"}',
+      // an AFC dead-letter record without kind
+      '{"raw_payload":{"event_id":"pulled-tap-2","device_id":"pd-2","fare_amount_cents":120,"tap_timestamp":"2026-11-04T02:00:00Z","extra":1},"failure_reason":"extra: Unrecognized key"}',
+      "this is not json <xml/>",
+    ];
+    const message = (body: string, i: number, kind: "spatial" | "afc"): PulledMessage => ({
+      body: Buffer.from(body),
+      receipt: i,
+      origin: {
+        sourceType: "rabbitmq",
+        destination: { type: "rabbitmq", exchange: "work", routingKeys: ["work"], queue: "work" },
+        deathReason: "rejected",
+        deliveryCount: 1,
+        messageId: `m-${kind}-${i}`,
+        position: `${kind}-${i}`,
+        publishedAt: null,
+        diedAt: null,
+        headers: {},
+        properties: {},
+      },
+    });
+    const queue = (messages: PulledMessage[]): SourceConnector => ({
+      provision: async () => {},
+      deprovision: async () => {},
+      waiting: async () => messages.length,
+      take: async (max) => messages.splice(0, max),
+      ack: async () => {},
+      publish: async () => ({ outcome: "applied" }),
+      close: async () => {},
+    });
+    const opts = { actor: SYSTEM_ACTOR, requestId: "t", clock: () => new Date("2026-11-05T00:00:00Z") };
+    await pullSource(
+      db.pool,
+      { name: "pulled-sp", type: "rabbitmq", kind: "spatial" },
+      queue([message(bodies[0]!, 0, "spatial"), message(bodies[3]!, 3, "spatial")]),
+      opts,
+    );
+    await pullSource(
+      db.pool,
+      { name: "pulled-afc", type: "rabbitmq", kind: "afc" },
+      queue([1, 2, 3].map((i) => message(bodies[i]!, i, "afc"))),
+      opts,
+    );
+
+    const pulled = ["pulled-sp", "pulled-afc"];
+    const lines: string[] = [];
+    let skipped = 0;
+    for (const origin of pulled) {
+      const out = await exportText("ndjson", false, { origin });
+      lines.push(...out.text.split("\n").filter(Boolean));
+      skipped += out.skipped;
+    }
+    expect([lines.length, skipped]).toEqual([3, 2]);
+    const fresh = await freshDb();
+    expect((await reimport(fresh.db, `${lines.join("\n")}\n`)).map((r) => r.status)).toEqual(["created", "created", "created"]);
+    // The broker's provenance (origin, message id) stays with the pulled record: an envelope cannot carry it.
+    const compared = `SELECT ${COMPARED.replace("source_message_id", "NULL AS source_message_id")} FROM dead_letter`;
+    const readable = `${compared} WHERE idempotency_key IS NOT NULL ORDER BY kind, idempotency_key`;
+    const mine = await db.pool.query(
+      `${compared} WHERE origin_source = ANY($1) AND idempotency_key IS NOT NULL ORDER BY kind, idempotency_key`,
+      [pulled],
+    );
+    expect(mine.rows).toHaveLength(3);
+    expect((await fresh.db.pool.query(readable)).rows).toEqual(mine.rows);
   });
 });

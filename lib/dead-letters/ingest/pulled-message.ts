@@ -16,6 +16,9 @@ import { unstorableProblem } from "./storable-record";
 // envelope, a value PostgreSQL cannot store) is still kept, as a poison record whose raw text (or base64 of its
 // bytes) and reason say why: the DLQ drains and nothing is dropped.
 
+/** The class reason of a pulled message that could not be read: its record holds the raw text, not an envelope. */
+export const UNREADABLE_CLASS_REASON = "unreadable: the body could not be read as a dead letter";
+
 export interface PulledBody {
   body: Buffer;
   /** how the source reads bodies */
@@ -126,7 +129,7 @@ function unreadable(b: PulledBody, now: Date, why: string, text: string | null):
       payload,
       failureReason: reason,
       failureClass: "poison",
-      classReason: "unreadable: the body could not be read as a dead letter",
+      classReason: UNREADABLE_CLASS_REASON,
       replayCount: 0,
       origin: { source: b.sourceName, messageId: b.messageId, origin: b.origin },
       spatial: b.kind === "spatial" ? { analysis: unreadableAnalysis(why), repairedGeometry: null, bbox: null } : null,

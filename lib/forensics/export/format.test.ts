@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell } from "./format";
+import { csvCell, ndjsonLine, type NdjsonRow } from "./format";
 
 describe("csvCell", () => {
   it("puts an apostrophe before text a spreadsheet would run as a formula", () => {
@@ -46,5 +46,62 @@ describe("csvCell", () => {
     expect(csvCell(" =1,2")).toBe(`"' =1,2"`);
     expect(csvCell(-1)).toBe("-1");
     expect(csvCell(null)).toBe("");
+  });
+});
+
+describe("ndjsonLine of a record pulled from a broker", () => {
+  const row = (over: Partial<NdjsonRow>): NdjsonRow => ({
+    kind: "spatial",
+    source: "parcels",
+    idempotency_key: "k-1",
+    failure_class: "transient",
+    first_failure_reason: "dead-lettered by rabbitmq: rejected",
+    failure_count: 1,
+    first_seen_at: "2026-12-01T00:00:00.000000Z",
+    raw_envelope: null,
+    captured: null,
+    pulled: true,
+    unreadable: false,
+    ...over,
+  });
+  const parse = (line: string | null) => JSON.parse(line ?? "null") as Record<string, unknown>;
+
+  it("puts kind, source and the broker's reason first, so the body's own fields still win", () => {
+    const body =
+      '{"idempotency_key":"k-1","observed_at":"2026-12-01T00:00:00Z","feature":{"type":"Feature","geometry":null,"properties":{}}}';
+    const line = ndjsonLine(row({ raw_envelope: body }), null);
+    expect(line).toBe(`{"kind":"spatial","source":"parcels","dead_letter_reason":"dead-lettered by rabbitmq: rejected",${body.slice(1)}`);
+    const own = '{"source":"mapper","dead_letter_reason":"HTTP 503","idempotency_key":"k-1"}';
+    expect(parse(ndjsonLine(row({ raw_envelope: own }), null))).toMatchObject({
+      kind: "spatial",
+      source: "mapper",
+      dead_letter_reason: "HTTP 503",
+    });
+    expect(ndjsonLine(row({ raw_envelope: " {} " }), null)).toBe(
+      '{"kind":"spatial","source":"parcels","dead_letter_reason":"dead-lettered by rabbitmq: rejected"} ',
+    );
+  });
+
+  it("wraps a bare tap as a captured one, and completes an AFC dead-letter record", () => {
+    const tap = '{"event_id":"e-1","device_id":"d-1","fare_amount_cents":275.0,"tap_timestamp":"2026-11-02T00:00:00Z"}';
+    const hash = "a".repeat(64);
+    const wrapped = ndjsonLine(row({ kind: "afc", idempotency_key: hash, failure_class: "transient_schema", raw_envelope: tap }), null);
+    expect(wrapped).toContain(`"raw_payload":${tap}`); // the lexeme 275.0 as received
+    expect(parse(wrapped)).toMatchObject({
+      kind: "afc",
+      source: "parcels",
+      event_hash: hash,
+      failure_reason: "dead-lettered by rabbitmq: rejected",
+    });
+    const record = `{"raw_payload":${tap},"failure_reason":"schema"}`;
+    expect(parse(ndjsonLine(row({ kind: "afc", raw_envelope: record }), null))).toMatchObject({
+      kind: "afc",
+      source: "parcels",
+      failure_reason: "schema",
+    });
+  });
+
+  it("writes no line for a body that could not be read (no envelope to re-import)", () => {
+    expect(ndjsonLine(row({ raw_envelope: "this is not json <xml/>", unreadable: true }), null)).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import { maskEntityKey, maskIdentifier } from "../../masking/identifiers";
 import { maskFreeText, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { receivedGeometry } from "../../spatial/received";
+import { isJsonObject, parsePythonJson } from "../../json/lossless";
 import type { ExportFormat } from "../forensics-schemas";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
@@ -22,6 +23,10 @@ export interface NdjsonRow {
   raw_envelope: string | null;
   /** AFC: the record was captured at our tap boundary, so raw_envelope is the bare tap */
   captured: boolean | null;
+  /** pulled from a broker source: raw_envelope is the message body as it died there */
+  pulled: boolean;
+  /** pulled, and its body could not be read as a dead letter: raw_envelope is that text (or base64), no envelope */
+  unreadable: boolean;
 }
 
 /** What a CSV row holds: the record's columns and its payload as JSON text. */
@@ -80,25 +85,58 @@ const geometryText = (text: string | null, mask: MaskRules | null) =>
 /**
  * One NDJSON line that `POST /api/dead-letters` / `redrive import` ingest back into the same record (same kind,
  * source, key, identifiers, payload, first reason and class), or null when the record has no envelope left
- * (purged, or past retention): there is nothing to re-ingest.
+ * (purged, or past retention, or a broker message that was never one): there is nothing to re-ingest.
  *
  * A record posted by a producer is its raw envelope as received. A tap captured at our boundary was stored
  * bare, so it is wrapped the way an AFC producer would have dead-lettered it; the stored hash goes in as
  * event_hash so the key is never recomputed, and retry_count is the failed retries after the first failure
- * (what the producers count), so an exhausted tap re-imports as exhausted.
+ * (what the producers count), so an exhausted tap re-imports as exhausted. A message pulled from a broker is its
+ * body, which may lack what POST requires and the pull supplied (kind, source, the broker's reason): those go
+ * first, so the body's own fields, later in the object, win as they did at the pull (JSON's last duplicate key
+ * wins, in our import as in Python's json.loads); a bare tap is wrapped as a captured one.
  */
 export function ndjsonLine(r: NdjsonRow, mask: MaskRules | null): string | null {
-  if (r.raw_envelope === null) return null;
+  if (r.raw_envelope === null || r.unreadable) return null;
   // Newlines can only be whitespace between tokens in JSON (inside strings they are escaped): an envelope that
   // arrived pretty-printed becomes one line, its content unchanged.
   const raw = oneLine(masked(r.raw_envelope, mask));
+  if (r.pulled) {
+    if (r.kind === "spatial")
+      return withFieldsFirst(
+        raw,
+        `"kind":"spatial","source":${q(free(r.source, mask))},"dead_letter_reason":${q(free(r.first_failure_reason, mask))}`,
+      );
+    if (hasRawPayload(raw))
+      return withFieldsFirst(
+        raw,
+        `"kind":"afc","source":${q(free(r.source, mask))},"failure_reason":${q(free(r.first_failure_reason, mask))}`,
+      );
+    return wrappedTap(r, raw, mask);
+  }
   if (r.kind !== "afc" || !r.captured) return raw;
+  return wrappedTap(r, raw, mask);
+}
+
+function wrappedTap(r: NdjsonRow, raw: string, mask: MaskRules | null): string {
   const cls = r.failure_class === "poison" || r.failure_class === "transient_schema" ? `,"failure_class":${q(r.failure_class)}` : "";
   const hash = r.idempotency_key !== null && EVENT_HASH.test(r.idempotency_key) ? `,"event_hash":${q(r.idempotency_key)}` : "";
   return (
     `{"kind":"afc","source":${q(free(r.source, mask))},"raw_payload":${raw},"failure_reason":${q(free(r.first_failure_reason, mask))}` +
     `${cls}${hash},"retry_count":${Math.max(0, r.failure_count - 1)},"first_seen_utc":${q(r.first_seen_at)}}`
   );
+}
+
+/** A JSON object's text with `fields` (`"a":1,"b":2`) put first. */
+function withFieldsFirst(object: string, fields: string): string {
+  const rest = object.trimStart().slice(1);
+  return `{${fields}${rest.trimStart().startsWith("}") ? "" : ","}${rest}`;
+}
+
+/** Whether a pulled AFC body is a dead-letter record (raw_payload holds the tap) rather than the bare tap. */
+function hasRawPayload(object: string): boolean {
+  if (!object.includes('"raw_payload"')) return false;
+  const value = parsePythonJson(object);
+  return isJsonObject(value) && Object.hasOwn(value, "raw_payload");
 }
 
 export const CSV_COLUMNS = [

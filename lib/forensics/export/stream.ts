@@ -17,6 +17,7 @@ import {
   type NdjsonRow,
 } from "./format";
 import { utcMicrosSql } from "../../time/instant";
+import { UNREADABLE_CLASS_REASON } from "../../dead-letters/ingest/pulled-message";
 import { AppError } from "../../errors/app-error";
 
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
@@ -56,7 +57,8 @@ export interface ExportOptions {
  */
 const FORMAT_COLUMNS: Record<ExportFormat, string> = {
   ndjson: `d.kind, d.source, d.idempotency_key, d.failure_class::text AS failure_class, d.first_failure_reason, d.failure_count,
-    ${utcMicrosSql("d.first_seen_at")} AS first_seen_at, d.raw_envelope,
+    ${utcMicrosSql("d.first_seen_at")} AS first_seen_at, d.raw_envelope, d.origin_source IS NOT NULL AS pulled,
+    d.origin_source IS NOT NULL AND d.class_reason = '${UNREADABLE_CLASS_REASON.replaceAll("'", "''")}' AS unreadable,
     CASE WHEN d.kind = 'afc' THEN EXISTS (SELECT 1 FROM failure_attempt f WHERE f.dead_letter_id = d.id AND f.attempt = 1
       AND f.origin = 'capture') END AS captured`,
   csv: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
