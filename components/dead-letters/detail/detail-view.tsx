@@ -38,6 +38,7 @@ import { PayloadTabs } from "./payload-tabs";
 import { ReasonDialog } from "./quarantine-dialog";
 import { RepairAckDialog } from "./repair-ack-dialog";
 import { RepairChoice, type RepairSetting } from "./repair-choice";
+import { isFeaturePayload } from "@/lib/spatial/feature-payload";
 import type { RepairPreview } from "@/lib/dead-letters/record-schemas";
 
 // The maps pull in MapLibre and the editor CodeMirror: both load with the parts of the page that show them.
@@ -113,7 +114,7 @@ export function DetailView({
   const sourceDefault: RepairSetting | null = record.analysis ? { method: record.analysis.method, policy: record.analysis.policy } : null;
   const [picked, setPicked] = useState<{ id: string; setting: RepairSetting } | null>(null);
   const choice: RepairSetting | null =
-    record.kind !== "spatial" || record.payload === null || !sourceDefault
+    record.kind !== "spatial" || !isFeaturePayload(record.payload) || !sourceDefault
       ? null
       : record.approvedRepair
         ? { method: record.approvedRepair.method, policy: record.approvedRepair.policy }

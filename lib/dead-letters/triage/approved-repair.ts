@@ -6,6 +6,7 @@ import { geometryToJson } from "../../spatial/geojson";
 import type { Geos } from "../../spatial/geos";
 import type { ApprovedRepair, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { GeometryLimits } from "../../spatial/geometry-limits";
+import { isFeaturePayload } from "../../spatial/feature-payload";
 
 // What a spatial record's replay sends, computed the one way both the approval and the replay engine use: the
 // approval pins its digest, the engine recomputes it and refuses to send anything else. One function, so the
@@ -14,10 +15,6 @@ import type { GeometryLimits } from "../../spatial/geometry-limits";
 export type Delivered =
   | { ok: true; geometry: JsonValue; outcome: "valid" | "repaired"; result: AnalyzeResult }
   | { ok: false; reason: string; result: AnalyzeResult | null };
-
-function isObject(v: unknown): v is { [key: string]: JsonValue } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** Where GEOS runs: here (the replay engine's process) or elsewhere (a request's work, on a worker thread). */
 export type Analyze = (geometry: unknown, opts: AnalyzeOptions) => Promise<AnalyzeResult>;
@@ -45,13 +42,13 @@ const NOT_A_FEATURE: Delivered = { ok: false, reason: "payload is not a GeoJSON 
 
 /** The geometry a replay of this Feature delivers with this repair: the input when valid, the repair otherwise. */
 export function deliveredGeometry(geos: Geos, payload: unknown, repair: Repair): Delivered {
-  if (!isObject(payload) || payload.type !== "Feature") return NOT_A_FEATURE;
+  if (!isFeaturePayload(payload)) return NOT_A_FEATURE;
   return deliveredFrom(payload.geometry, analyzeGeometry(geos, payload.geometry, analyzeOptions(repair)));
 }
 
 /** deliveredGeometry with GEOS run by `analyze` (for a request: on a worker thread, analyzeOffThread). */
 export async function deliveredGeometryBy(analyze: Analyze, payload: unknown, repair: Repair): Promise<Delivered> {
-  if (!isObject(payload) || payload.type !== "Feature") return NOT_A_FEATURE;
+  if (!isFeaturePayload(payload)) return NOT_A_FEATURE;
   return deliveredFrom(payload.geometry, await analyze(payload.geometry, analyzeOptions(repair)));
 }
 
