@@ -105,7 +105,7 @@ test("an admin adds a Redis source, pulls it now, follows it to its records and 
 
   await card.getByRole("link", { name: /Records/ }).click();
   await expect(page).toHaveURL(new RegExp(`/dead-letters\\?origin=${source}$`));
-  await expect(page.getByRole("button", { name: `Remove filter Source: ${source}` })).toBeVisible();
+  await expect(page.getByRole("button", { name: `Remove filter pulled from: ${source}` })).toBeVisible();
   for (const key of keys) await expect(page.getByRole("row").filter({ hasText: key })).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: "geocoder timed out" })).toHaveCount(2);
 
@@ -123,7 +123,7 @@ test("an admin adds a Redis source, pulls it now, follows it to its records and 
 
   // Back on the list, the source's chip goes and takes the filter with it.
   await page.goto(`/dead-letters?origin=${source}`);
-  await page.getByRole("button", { name: `Remove filter Source: ${source}` }).click();
+  await page.getByRole("button", { name: `Remove filter pulled from: ${source}` }).click();
   await expect(page).toHaveURL(/\/dead-letters$/);
 });
 

@@ -28,7 +28,7 @@ function chips(filter: ListFilter, fixed: ListFilter): { label: string; title: s
   for (const c of filter.class ?? []) add(`class: ${c}`, { class: filter.class?.filter((v) => v !== c) });
   if (!fixed.source) for (const s of filter.source ?? []) add(`source: ${s}`, { source: filter.source?.filter((v) => v !== s) });
   // The broker source a record was pulled from, not the `source` its producer named (the source facet).
-  if (filter.origin) add(`Source: ${filter.origin}`, { origin: undefined }, `Pulled from the broker source ${filter.origin}`);
+  if (filter.origin) add(`pulled from: ${filter.origin}`, { origin: undefined }, `Pulled from the broker source ${filter.origin}`);
   if (filter.reason && !fixed.reason) add(`reason: ${filter.reason}`, { reason: undefined });
   if (filter.q) add(`search: ${filter.q}`, { q: undefined });
   if (filter.from) add(`observed from: ${boundLabel(filter.from, "from")}`, { from: undefined }, `Observed at or after ${filter.from}`);
