@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
 import type { CreateSourceBody, PullCounts, SourceView } from "@/lib/sources/source-schemas";
-import { pullSummary } from "./source-text";
+import { addedNotice, pullSummary } from "./source-text";
 
 // One hook per broker-source resource, keyed by a factory; the list polls every 5 s (workers pull in the
 // background, so its state moves on its own), and every change invalidates it.
@@ -39,8 +39,10 @@ export function useCreateSource() {
   return useMutation({
     mutationFn: (body: CreateSourceRequest) => fetchJson<SourceView>("/api/sources", { method: "POST", body }),
     onSuccess: (source) => {
-      toast.success(`Source ${source.name} added`, {
-        description: source.enabled ? "Workers start pulling it within a few seconds; “Pull now” pulls at once." : "It is paused.",
+      const notice = addedNotice(source);
+      (notice.ok ? toast.success : toast.warning)(notice.title, {
+        description: notice.description,
+        duration: notice.ok ? undefined : 15_000,
       });
       return qc.invalidateQueries({ queryKey: sourceKeys.all });
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { conditionOf, duration, optionsSummary, pullSummary } from "./source-text";
+import { addedNotice, conditionOf, duration, optionsSummary, pullSummary } from "./source-text";
 
 const state = {
   connected: null,
@@ -82,5 +82,25 @@ describe("pullSummary", () => {
     );
     expect(pullSummary({ pulled: 1, created: 1, duplicates: 0, unreadable: 0 })).toBe("1 pulled: 1 new record, 0 already stored");
     expect(pullSummary({ pulled: 0, created: 0, duplicates: 0, unreadable: 0 })).toBe("Nothing was waiting.");
+  });
+});
+
+describe("addedNotice", () => {
+  it("warns with the broker's answer when the test at adding failed", () => {
+    const failed = { ...state, connected: false, lastError: "RabbitMQ refused user 'guest' (ACCESS-REFUSED)" };
+    expect(addedNotice({ name: "orders", enabled: true, state: failed })).toEqual({
+      ok: false,
+      title: "Source orders added, but the broker test failed",
+      description:
+        "RabbitMQ refused user 'guest' (ACCESS-REFUSED). Workers keep trying, less and less often; its card shows the last error.",
+    });
+  });
+
+  it("says it was added when the broker answered, or when it is paused", () => {
+    expect(addedNotice({ name: "orders", enabled: true, state: { ...state, connected: true } })).toMatchObject({
+      ok: true,
+      title: "Source orders added",
+    });
+    expect(addedNotice({ name: "orders", enabled: false, state }).description).toBe("It is paused.");
   });
 });

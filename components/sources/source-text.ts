@@ -83,3 +83,21 @@ export function pullSummary(c: PullCounts): string {
   const unreadable = c.unreadable > 0 ? ` (${fmt(c.unreadable)} unreadable, kept as poison)` : "";
   return `${fmt(c.pulled)} pulled: ${fmt(c.created)} new ${c.created === 1 ? "record" : "records"}${unreadable}, ${fmt(c.duplicates)} already stored`;
 }
+
+/**
+ * What adding a source says. Adding tests the broker at once, so a wrong password, a missing queue or a dead port
+ * is known when the dialog closes: it is said then, as a warning, not left for the card to show.
+ */
+export function addedNotice(source: Pick<SourceView, "name" | "enabled" | "state">): { ok: boolean; title: string; description: string } {
+  if (source.state.connected === false)
+    return {
+      ok: false,
+      title: `Source ${source.name} added, but the broker test failed`,
+      description: `${(source.state.lastError ?? "no reason given").replace(/\.$/, "")}. Workers keep trying, less and less often; its card shows the last error.`,
+    };
+  return {
+    ok: true,
+    title: `Source ${source.name} added`,
+    description: source.enabled ? "Workers start pulling it within a few seconds; “Pull now” pulls at once." : "It is paused.",
+  };
+}

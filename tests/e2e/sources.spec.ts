@@ -157,3 +157,22 @@ test("an admin pauses, resumes and removes the source", async ({ page }) => {
   const groups = await redis.xInfoGroups(dlq);
   expect(groups.find((g) => g.name === "redrive")?.consumers ?? 0).toBe(0);
 });
+
+test("adding a source the broker refuses says so as the dialog closes, with the broker's answer", async ({ page, baseURL }) => {
+  const dead = `dead-${run.slice(-8)}`;
+  await signIn(page, "admin", "/sources");
+  await page.getByRole("button", { name: "Add source" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add a broker source" });
+  await dialog.getByLabel("Name", { exact: true }).fill(dead);
+  await dialog.getByLabel("Type", { exact: true }).selectOption("redis");
+  await dialog.getByLabel("URL", { exact: true }).fill("redis://127.0.0.1:1"); // nothing listens there
+  await dialog.getByLabel("Read from a dead-letter stream").check();
+  await dialog.getByLabel("Application stream", { exact: true }).fill(stream);
+  await dialog.getByLabel("Application group", { exact: true }).fill("workers");
+  await dialog.getByLabel("Dead-letter stream", { exact: true }).fill(dlq);
+  await dialog.getByRole("button", { name: "Add source" }).click();
+  await expect(page.getByText(`Source ${dead} added, but the broker test failed`)).toBeVisible();
+  await expect(page.getByText(/ECONNREFUSED|refused/i).first()).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/sources-added-unreachable.png` });
+  expect((await page.request.delete(`/api/sources/${dead}`, { headers: { origin: baseURL ?? "" } })).ok()).toBe(true);
+});
