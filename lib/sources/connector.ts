@@ -31,7 +31,7 @@ export interface Origin {
   /** The broker's own words: rejected|expired|maxlen|delivery_limit (RabbitMQ), max_deliveries|terminated (NATS), max_deliveries|dead_letter_stream (Redis), the exception's class and message (Kafka), max_receive_count (SQS). */
   deathReason: string | null;
   deliveryCount: number | null;
-  /** The broker's id for the message: AMQP message_id, NATS stream sequence, Redis entry id, Kafka's original topic:partition:offset, SQS MessageId. */
+  /** The broker's id for the message: AMQP message_id, NATS Nats-Msg-Id (else the stream sequence), Redis entry id, Kafka's original topic:partition:offset, SQS MessageId. */
   messageId: string | null;
   /** Unique within one source and stable across re-deliveries of the same dead letter. */
   position: string;

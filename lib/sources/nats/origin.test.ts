@@ -81,13 +81,17 @@ describe("deadLetterOrigin", () => {
       destination: { type: "nats", subject: "orders.created", stream: "ORDERS" },
       deathReason: "max_deliveries",
       deliveryCount: 2,
-      messageId: "42",
+      messageId: "m1", // the producer's Nats-Msg-Id; the sequence is in the position
       position: "ORDERS:42",
       publishedAt: "2026-12-01T15:06:25.106422Z",
       diedAt: "2026-12-01T15:06:25.718012Z",
       headers: { "X-Trace": "abc", "Nats-Msg-Id": "m1" },
       properties: { consumer: "worker", advisoryId: "K5QE3QasyPKqY1yS3ZatA5" },
     });
+  });
+
+  it("takes the stream sequence as the message id when the producer set no Nats-Msg-Id", () => {
+    expect(deadLetterOrigin(maxDeliver, { ...stored, headers: [["X-Trace", ["abc"]]] }).messageId).toBe("42");
   });
 
   it("maps a terminated advisory, keeping the consumer sequence and a reason when the server sends one", () => {

@@ -74,11 +74,23 @@ function baseOrigin(advisory: Advisory, subject: string, consumers: readonly str
 
 /** `consumers`: every consumer whose advisory for this message came in the same batch, first one first. */
 export function deadLetterOrigin(advisory: Advisory, stored: StoredMessage, consumers: readonly string[] = [advisory.consumer]): Origin {
+  const headers = headersToJson(stored.headers);
   return {
     ...baseOrigin(advisory, stored.subject, consumers),
+    messageId: producerMessageId(headers) ?? String(advisory.stream_seq),
     publishedAt: utcMicros(stored.timestamp),
-    headers: headersToJson(stored.headers),
+    headers,
   };
+}
+
+/**
+ * The id the producer gave the message (the `Nats-Msg-Id` header JetStream deduplicates on), which is what an
+ * investigator has in hand, as AMQP's message_id is for RabbitMQ; the stream sequence stays in the position.
+ */
+function producerMessageId(headers: Record<string, string | string[]>): string | null {
+  const id = headers["Nats-Msg-Id"];
+  const first = Array.isArray(id) ? id[0] : id;
+  return first !== undefined && first.trim() !== "" ? first : null;
 }
 
 /**
