@@ -67,3 +67,21 @@ describe("a record's fate in a batch that ended after its turn", () => {
     expect(pause.summary).toBe("replay_batch.pause");
   });
 });
+
+describe("timeline summary of a pulled record", () => {
+  const pulled: TimelineEvent = {
+    ...event("dead_letter.pulled"),
+    kind: "capture",
+    actor: { id: "u", email: "admin@x.local", role: "admin" },
+    after: { source: "mapper", failureReason: "dead-lettered by rabbitmq: rejected", failureClass: "transient" },
+  };
+
+  it("names the broker source it came through, and the producer's source when it differs", () => {
+    expect(summarize(pulled, "5", { originSource: "orders-rmq" })).toBe(
+      "Pulled from the broker source orders-rmq (source mapper) by admin@x.local (admin): dead-lettered by rabbitmq: rejected (class transient)",
+    );
+    expect(
+      summarize({ ...pulled, after: { ...(pulled.after as object), source: "orders-rmq" } }, "5", { originSource: "orders-rmq" }),
+    ).toBe("Pulled from the broker source orders-rmq by admin@x.local (admin): dead-lettered by rabbitmq: rejected (class transient)");
+  });
+});

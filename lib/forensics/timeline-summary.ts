@@ -29,30 +29,39 @@ const DECISIONS: Record<string, string> = {
   "dead_letter.released": "Released from quarantine to triage",
 };
 
+/** " (class poison: why); geometry repaired" of an ingest event's `after`. */
+function classAndRepair(a: unknown): string {
+  const cls = str(field(a, "failureClass"));
+  const why = str(field(a, "classReason"));
+  const outcome = str(field(field(a, "analysis"), "outcome"));
+  const repaired = outcome === "repaired" ? "; geometry repaired" : outcome === "dropped" ? "; geometry unusable" : "";
+  return `${cls ? ` (class ${cls}${why ? `: ${why}` : ""})` : ""}${repaired}`;
+}
+
 /** Past tenses the regular rule gets wrong ("canceled": the product writes "cancelled" everywhere else). */
 const PAST: Record<string, string> = { cancel: "cancelled" };
 
-export function summarize(e: TimelineEvent, targetId: string | null): string {
+/** What the timeline knows of the record beyond its events: the broker source it was pulled from. */
+export interface RecordContext {
+  originSource: string | null;
+}
+
+export function summarize(e: TimelineEvent, targetId: string | null, record?: RecordContext): string {
   const a = e.after;
   switch (e.action) {
     case "dead_letter.ingested":
     case "dead_letter.pulled":
     case "dead_letter.captured": {
-      const verb =
-        e.action === "dead_letter.captured"
-          ? "Captured at the AFC boundary"
-          : e.action === "dead_letter.pulled"
-            ? "Pulled from a broker"
-            : "Received";
       const source = str(field(a, "source"));
-      const cls = str(field(a, "failureClass"));
-      const why = str(field(a, "classReason"));
-      const outcome = str(field(field(a, "analysis"), "outcome"));
-      const repaired = outcome === "repaired" ? "; geometry repaired" : outcome === "dropped" ? "; geometry unusable" : "";
-      return (
-        `${verb}${source ? ` from ${source}` : ""}${who(e)}: ${str(field(a, "failureReason")) ?? "no reason"}` +
-        `${cls ? ` (class ${cls}${why ? `: ${why}` : ""})` : ""}${repaired}`
-      );
+      const broker = record?.originSource;
+      if (e.action === "dead_letter.pulled")
+        // The envelope's source (the producer's name) is not the broker source the record came through.
+        return (
+          `Pulled from ${broker ? `the broker source ${broker}` : "a broker"}${source && source !== broker ? ` (source ${source})` : ""}` +
+          `${who(e)}: ${str(field(a, "failureReason")) ?? "no reason"}${classAndRepair(a)}`
+        );
+      const verb = e.action === "dead_letter.captured" ? "Captured at the AFC boundary" : "Received";
+      return `${verb}${source ? ` from ${source}` : ""}${who(e)}: ${str(field(a, "failureReason")) ?? "no reason"}${classAndRepair(a)}`;
     }
     case "dead_letter.failure_recorded":
       return (

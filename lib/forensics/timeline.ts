@@ -6,7 +6,7 @@ import type { JsonValue } from "@/lib/json/value";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import type { Timeline, TimelineEvent, TimelineKind } from "./forensics-schemas";
-import { noteRecordFateInEndedBatches, summarize } from "./timeline-summary";
+import { noteRecordFateInEndedBatches, summarize, type RecordContext } from "./timeline-summary";
 
 // One record's life, in order, read from the hash-chained audit trail — not a second source of truth:
 //   * events about the record (target dead_letter/<id>): failures, edits, decisions, the replay engine's
@@ -71,7 +71,7 @@ function batchOf(after: JsonValue | null): string | null {
   return typeof after.batchId === "string" ? after.batchId : null;
 }
 
-function fromAudit(r: AuditRow, mask: MaskRules | null): TimelineEvent {
+function fromAudit(r: AuditRow, mask: MaskRules | null, record?: RecordContext): TimelineEvent {
   const m = <T extends JsonValue | null>(v: T): JsonValue | null => (v === null || !mask ? v : maskJson(v, mask));
   const kind = kindOf(r.action, r.target_type);
   const event: TimelineEvent = {
@@ -87,7 +87,7 @@ function fromAudit(r: AuditRow, mask: MaskRules | null): TimelineEvent {
     diff: m(r.diff),
     hash: r.hash,
   };
-  event.summary = summarize(event, r.target_id);
+  event.summary = summarize(event, r.target_id, record);
   return event;
 }
 
@@ -119,10 +119,13 @@ const BATCH_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, ac
 
 /** The timeline of one record; `mask` null shows values as stored (callers holding dead_letters:unmask). */
 export async function recordTimeline(db: Db, id: string, mask: MaskRules | null): Promise<Timeline> {
-  const head = await db.query<{ kind: Timeline["kind"]; status: string; idempotency_key: string | null; created_at: Date }>(
-    "SELECT kind, status::text AS status, idempotency_key, created_at FROM dead_letter WHERE id = $1",
-    [id],
-  );
+  const head = await db.query<{
+    kind: Timeline["kind"];
+    status: string;
+    idempotency_key: string | null;
+    created_at: Date;
+    origin_source: string | null;
+  }>("SELECT kind, status::text AS status, idempotency_key, created_at, origin_source FROM dead_letter WHERE id = $1", [id]);
   const record = head.rows[0];
   if (!record)
     throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
@@ -162,7 +165,7 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
     ...[...own.rows.map((r) => asRecordEvent(r, id)), ...batches.rows].map((r) => ({
       at: r.at.getTime(),
       seq: Number(r.id),
-      event: fromAudit(r, mask),
+      event: fromAudit(r, mask, { originSource: record.origin_source }),
       batchId: r.target_type === "replay_batch" ? r.target_id : batchOf(r.after),
     })),
     ...ledger.rows.map((l) => ({ at: l.applied_at.getTime(), seq: Number.MAX_SAFE_INTEGER, event: fromLedger(l), batchId: null })),
