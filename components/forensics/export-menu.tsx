@@ -93,7 +93,7 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
 
   const lines = progress ? (progress.format === "csv" ? Math.max(0, progress.records - 1) : progress.records) : 0;
   return (
-    <div ref={box} className="relative inline-block text-sm">
+    <div ref={box} className="relative inline-block shrink-0 text-sm max-sm:static">
       {progress ? (
         <div
           role="status"
@@ -120,7 +120,7 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
       {open && (
         <div
           role="menu"
-          className="absolute right-0 z-20 mt-1 w-72 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-1 shadow-lg"
+          className="absolute right-0 z-20 mt-1 w-72 max-w-[calc(100vw-2rem)] rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-1 shadow-lg"
         >
           {FORMATS.map((f) => (
             <button

@@ -185,7 +185,7 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
             {o.topReasons.map((r) => (
               <tr key={`${r.kind}:${r.reasonGroup}`}>
                 <td className="py-1 pr-2 text-xs text-slate-500 dark:text-slate-400">{r.kind}</td>
-                <td className="max-w-3xl truncate py-1" title={r.reasonGroup}>
+                <td className="max-w-3xl truncate py-1 max-sm:whitespace-normal max-sm:wrap-anywhere" title={r.reasonGroup}>
                   <Link className="hover:underline" href={`/dead-letters?reason=${encodeURIComponent(r.reasonGroup)}&kind=${r.kind}`}>
                     {r.reasonGroup}
                   </Link>

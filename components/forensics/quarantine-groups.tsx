@@ -62,7 +62,7 @@ export function QuarantineGroups({
 
   return (
     <div className="space-y-3">
-      <div className="flex items-baseline justify-between">
+      <div className="relative flex items-baseline justify-between gap-3">
         <p className="text-sm text-slate-600 dark:text-slate-300">
           {total.toLocaleString("en")} quarantined records in {groups.length} reason patterns
         </p>

@@ -77,42 +77,45 @@ export function GroupList({
       {groups.length === 0 ? (
         <EmptyNotice>No failure groups{status ? " with this status" : ""}.</EmptyNotice>
       ) : (
-        <table className="w-full border-collapse bg-white text-sm dark:bg-slate-900">
-          <thead>
-            <tr className="border-b border-slate-200 text-left text-xs uppercase text-slate-500 dark:border-slate-700 dark:text-slate-400">
-              <th className="px-2 py-1.5">Status</th>
-              <th className="px-2 py-1.5">Reason pattern</th>
-              <th className="px-2 py-1.5">Source</th>
-              <th className="px-2 py-1.5 text-right">Records</th>
-              <th className="px-2 py-1.5 text-right">Unresolved</th>
-              <th className="px-2 py-1.5">14 days</th>
-              <th className="px-2 py-1.5">Latest arrival</th>
-              <th className="px-2 py-1.5">Owner</th>
-            </tr>
-          </thead>
-          <tbody>
-            {groups.map((g) => (
-              <tr key={g.id} className="border-b border-slate-100 align-top dark:border-slate-800">
-                <td className="px-2 py-1.5">
-                  <GroupStatusBadge group={g} />
-                </td>
-                <td className="max-w-xl px-2 py-1.5">
-                  <Link href={`/groups/${g.id}`} className="break-words font-mono text-xs text-sky-800 hover:underline dark:text-sky-300">
-                    {g.reasonGroup}
-                  </Link>
-                </td>
-                <td className="px-2 py-1.5">{g.source}</td>
-                <td className="px-2 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
-                <td className="px-2 py-1.5 text-right tabular-nums">{g.unresolved.toLocaleString("en")}</td>
-                <td className="px-2 py-1.5">
-                  <DayTrend trend={g.trend} />
-                </td>
-                <td className="whitespace-nowrap px-2 py-1.5 tabular-nums">{when(g.lastSeenAt)}</td>
-                <td className="px-2 py-1.5">{g.owner?.name || g.owner?.email || "—"}</td>
+        // Scrolls sideways inside its own box on a narrow window, rather than widening the page.
+        <div className="relative overflow-x-auto">
+          <table className="w-full border-collapse bg-white text-sm dark:bg-slate-900">
+            <thead>
+              <tr className="border-b border-slate-200 text-left text-xs uppercase text-slate-500 dark:border-slate-700 dark:text-slate-400">
+                <th className="px-2 py-1.5">Status</th>
+                <th className="px-2 py-1.5">Reason pattern</th>
+                <th className="px-2 py-1.5">Source</th>
+                <th className="px-2 py-1.5 text-right">Records</th>
+                <th className="px-2 py-1.5 text-right">Unresolved</th>
+                <th className="px-2 py-1.5">14 days</th>
+                <th className="px-2 py-1.5">Latest arrival</th>
+                <th className="px-2 py-1.5">Owner</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {groups.map((g) => (
+                <tr key={g.id} className="border-b border-slate-100 align-top dark:border-slate-800">
+                  <td className="px-2 py-1.5">
+                    <GroupStatusBadge group={g} />
+                  </td>
+                  <td className="max-w-xl px-2 py-1.5">
+                    <Link href={`/groups/${g.id}`} className="break-words font-mono text-xs text-sky-800 hover:underline dark:text-sky-300">
+                      {g.reasonGroup}
+                    </Link>
+                  </td>
+                  <td className="px-2 py-1.5">{g.source}</td>
+                  <td className="px-2 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
+                  <td className="px-2 py-1.5 text-right tabular-nums">{g.unresolved.toLocaleString("en")}</td>
+                  <td className="px-2 py-1.5">
+                    <DayTrend trend={g.trend} />
+                  </td>
+                  <td className="whitespace-nowrap px-2 py-1.5 tabular-nums">{when(g.lastSeenAt)}</td>
+                  <td className="px-2 py-1.5">{g.owner?.name || g.owner?.email || "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </div>
   );

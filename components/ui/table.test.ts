@@ -47,7 +47,7 @@ describe("FramedTable and DividedBody", () => {
     const body = DividedBody({ className: "font-mono", children: null });
     const html = renderToStaticMarkup(FramedTable({ after: createElement("p", null, "none"), children: body }));
     expect(html).toBe(
-      '<div class="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">' +
+      '<div class="relative overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">' +
         '<table class="w-full text-left text-sm"><tbody class="divide-y divide-slate-100 dark:divide-slate-800 font-mono"></tbody></table>' +
         "<p>none</p></div>",
     );

@@ -37,10 +37,14 @@ const LOOKS = {
 
 export type HeaderLook = keyof typeof LOOKS;
 
-/** A table in a bordered frame that scrolls sideways when its columns do not fit. `after`: shown in the frame below the table. */
+/**
+ * A table in a bordered frame that scrolls sideways when its columns do not fit. `after`: shown in the frame below
+ * the table. `relative`: a visually hidden header label (sr-only is position: absolute) escapes an overflow box
+ * that is not its containing block, and would widen the page by as much as the table is wider than the window.
+ */
 export function FramedTable({ children, after }: { children: React.ReactNode; after?: React.ReactNode }) {
   return (
-    <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
+    <div className="relative overflow-x-auto rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900">
       <table className="w-full text-left text-sm">{children}</table>
       {after}
     </div>

@@ -138,7 +138,7 @@ export function ViewsMenu({ filter, columns, onApply }: { filter: ListFilter; co
   // The default layout is no choice: a view saved with it opens with the reader's own columns.
   const current: Current = { filter: filterKey(filter), columns: sameColumns(columns, DEFAULT_COLUMNS) ? [] : [...columns] };
   return (
-    <div ref={box} className="relative">
+    <div ref={box} className="relative max-sm:static">
       <Button ref={toggle} size="sm" variant="ghost" aria-expanded={open} aria-haspopup="dialog" onClick={flip}>
         Views ▾
       </Button>
@@ -148,7 +148,7 @@ export function ViewsMenu({ filter, columns, onApply }: { filter: ListFilter; co
           aria-label="Saved views"
           // The list's shortcuts (j, k, a, q, /) must not fire while typing a view's name.
           onKeyDown={(e) => e.stopPropagation()}
-          className="absolute right-0 z-30 mt-1 w-96 space-y-2 rounded border border-slate-200 bg-white p-2 text-slate-900 shadow-lg dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+          className="absolute right-0 z-30 mt-1 w-96 max-w-[calc(100vw-2rem)] space-y-2 rounded border border-slate-200 bg-white p-2 text-slate-900 shadow-lg dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
         >
           {views.isPending ? (
             <p className="px-1.5 text-sm text-slate-500 dark:text-slate-400">Loading views…</p>

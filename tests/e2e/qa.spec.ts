@@ -59,6 +59,31 @@ test("on a 390-px phone the header scrolls within itself: the page does not pan 
   expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeGreaterThan(0);
 });
 
+test("on a 390-px phone no page pans sideways: wide tables scroll in their own box, the list's toolbar wraps, its facets stack above the table", async ({
+  page,
+}) => {
+  // Soft: one page that pans does not hide another.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "supervisor");
+  for (const [path, heading] of [
+    ["/groups", "Failure groups"],
+    ["/alerts", "Alerts"],
+    ["/", "DLQ health"],
+    ["/quarantine", "Quarantine"],
+    ["/dead-letters", "Dead letters"],
+  ] as const) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+    expect.soft(await pageOverflow(page), path).toBeLessThanOrEqual(0);
+  }
+  await expect(page.getByRole("button", { name: "Keyboard shortcuts" })).toBeInViewport({ ratio: 1 });
+  const table = await page.getByTestId("results-scroller").boundingBox();
+  expect(table!.width).toBeGreaterThan(300);
+  // The wrapped toolbar's menus open on the screen, not off its left edge.
+  await page.getByRole("button", { name: /^Export/ }).click();
+  await expect(page.getByRole("menu")).toBeInViewport({ ratio: 1 });
+});
+
 test("at 1280 and 1440 px every list column fits beside the map (under the facets); from 1600 px the map is on the right, every column still shown", async ({
   page,
 }) => {

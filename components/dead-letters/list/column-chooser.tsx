@@ -29,7 +29,7 @@ export function ColumnChooser({
   const { open, flip, box, toggle } = usePopover();
   const rows = chooserRows(shown);
   return (
-    <div ref={box} className="relative">
+    <div ref={box} className="relative max-sm:static">
       <Button ref={toggle} size="sm" variant="ghost" aria-expanded={open} aria-haspopup="dialog" onClick={flip}>
         Columns ▾
       </Button>
@@ -39,7 +39,7 @@ export function ColumnChooser({
           aria-label="Columns"
           // The list's shortcuts (j, k, a, q, x) must not act on rows while choosing columns.
           onKeyDown={(e) => e.stopPropagation()}
-          className="absolute right-0 z-30 mt-1 w-72 space-y-2 rounded border border-slate-200 bg-white p-2 text-slate-900 shadow-lg dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+          className="absolute right-0 z-30 mt-1 w-72 max-w-[calc(100vw-2rem)] space-y-2 rounded border border-slate-200 bg-white p-2 text-slate-900 shadow-lg dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
         >
           <p className="px-1 text-xs text-slate-600 dark:text-slate-300">
             {fromView ? "The view's columns (kept in the link)" : "Remembered in this browser"}

@@ -62,9 +62,18 @@ const WHOLE_LIST: ListScope = { path: "/dead-letters", fixed: {}, title: "Dead l
 // the map the replay count gave way) and a failure reason long enough to tell reasons apart.
 // On a short screen (1280×720: the facet column was 230 px, only Kind and Status in view) the map under the facets
 // is lower, and the facet column scrolls with folding groups.
+// Below 1024 px (NARROW) one column: facets, table, map stacked, each of its own height, and the page scrolls
+// down to them. Beside the facets a 390-px phone left the table 100 px.
 const GRID_WITH_MAP =
-  "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] max-[1599px]:[@media(max-height:800px)]:grid-rows-[minmax(0,1fr)_9rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
+  "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] lg:max-[1599px]:[@media(max-height:800px)]:grid-rows-[minmax(0,1fr)_9rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
 const GRID_WITHOUT_MAP = "grid-cols-[12rem_minmax(0,1fr)] grid-rows-1";
+const NARROW = {
+  section: "max-lg:h-auto",
+  grid: "max-lg:grid-cols-1 max-lg:grid-rows-none",
+  facets: "max-lg:col-start-auto max-lg:row-start-auto max-lg:max-h-64",
+  table: "max-lg:col-start-auto max-lg:row-start-auto max-lg:row-span-1 max-lg:h-[75vh]",
+  map: "max-lg:col-start-auto max-lg:row-start-auto max-lg:h-64",
+};
 
 export function TriageList({
   initial,
@@ -276,10 +285,10 @@ export function TriageList({
     <section
       aria-labelledby="dl-heading"
       // On a group's page the list is under the group's panels: a screen's height of its own, scrolled to.
-      className={`flex flex-col gap-2 ${embedded ? "h-[calc(100vh-4rem)] min-h-[32rem]" : "h-[calc(100vh-5.5rem)]"}`}
+      className={`flex flex-col gap-2 ${embedded ? "h-[calc(100vh-4rem)] min-h-[32rem]" : "h-[calc(100vh-5.5rem)]"} ${NARROW.section}`}
       data-hydrated={hydrated}
     >
-      <div className="flex items-baseline gap-3">
+      <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         {embedded ? (
           <h2 id="dl-heading" className="text-base font-semibold">
             {scope.title}
@@ -294,7 +303,9 @@ export function TriageList({
           loaded · newest observation first
           {updating && <span className="text-slate-500 dark:text-slate-400"> · updating…</span>}
         </p>
-        <span className="ml-auto flex items-center gap-2">
+        {/* relative: below 640 px its menus open against the toolbar's right edge (max-sm:static on theirs), not a
+            button's that wrapped to the left, which put them off the left of the screen. */}
+        <span className="relative ml-auto flex flex-wrap items-center gap-2">
           {canReplay && (
             <Link
               href={`/replays/new?${filterToParams({ ...filter, status: ["approved"] })}`}
@@ -344,11 +355,13 @@ export function TriageList({
           </button>
         </p>
       )}
-      <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? GRID_WITH_MAP : GRID_WITHOUT_MAP}`}>
-        <div className="scroll-shadows col-start-1 row-start-1 min-h-0 overflow-y-auto">
+      <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? GRID_WITH_MAP : GRID_WITHOUT_MAP} ${NARROW.grid}`}>
+        <div className={`scroll-shadows col-start-1 row-start-1 min-h-0 overflow-y-auto ${NARROW.facets}`}>
           <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} fixed={scope.fixed} />
         </div>
-        <div className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1600px]:row-span-1" : ""}`}>
+        <div
+          className={`col-start-2 row-start-1 flex min-h-0 flex-col gap-1 ${showMap ? "row-span-2 min-[1600px]:row-span-1" : ""} ${NARROW.table}`}
+        >
           {canTriage && (
             <label className="flex items-center gap-2 text-xs text-slate-600 dark:text-slate-300">
               <input
@@ -396,7 +409,7 @@ export function TriageList({
           </div>
         </div>
         {showMap && (
-          <div className="col-start-1 row-start-2 min-h-0 min-[1600px]:col-start-3 min-[1600px]:row-start-1">
+          <div className={`col-start-1 row-start-2 min-h-0 min-[1600px]:col-start-3 min-[1600px]:row-start-1 ${NARROW.map}`}>
             <ClusterMap
               filter={filter}
               follow={filter.bbox !== undefined}
