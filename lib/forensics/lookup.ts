@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
+import { escapeLike, isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskIdentifier } from "../masking/identifiers";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
@@ -96,9 +96,10 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
       ORDER BY x.observed_at DESC LIMIT ${limit})`,
     `SELECT id, 'source_message_id' FROM dead_letter WHERE source_message_id = ${key}`,
     // Pulled from a broker: its message id (AMQP message_id, JetStream sequence, Redis entry id) or its position
-    // (queue/message id, stream:sequence, stream:entry id), as the broker's own tools show them.
+    // (queue/message id, stream:sequence, stream:entry id), as the broker's own tools show them: a stored position
+    // goes on with which instance of the message it was (`@` and the stream's creation, the death's time, …).
     `SELECT id, 'broker_message_id' FROM dead_letter WHERE origin_message_id = ${key}`,
-    `SELECT dead_letter_id, 'broker_position' FROM source_message WHERE position = ${key}`,
+    `SELECT dead_letter_id, 'broker_position' FROM source_message WHERE position = ${key} OR position LIKE ${p(`${escapeLike(q)}@%`)}`,
     // event_id/device_id values an identity override replaced: the record was captured with them.
     `SELECT dead_letter_id, field FROM identity_alias WHERE value = ${key}`,
   ];
