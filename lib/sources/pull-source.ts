@@ -10,6 +10,7 @@ import type { JsonValue } from "../json/value";
 import { getGeos } from "../spatial/geos";
 import type { DeadLetterKind } from "../vocabulary/record";
 import type { PulledMessage, SourceConnector } from "./connector";
+import { withHeaderOrder } from "./header-order";
 import { bodyHash, unseen, type KnownMessage } from "./seen-messages";
 import type { PullCounts } from "./source-schemas";
 
@@ -93,7 +94,7 @@ async function storePage(
           deathReason: m.origin.deathReason,
           messageId: m.origin.messageId,
           publishedAt: m.origin.publishedAt,
-          origin: { source: source.name, ...m.origin } as unknown as JsonValue,
+          origin: { source: source.name, ...withHeaderOrder(m.origin) } as unknown as JsonValue,
           ...(m.problem !== undefined ? { problem: m.problem } : {}),
         },
         now,
