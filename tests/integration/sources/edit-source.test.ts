@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
 import { getSource, readSourceConfig, updateSource } from "../../../lib/sources/manage-sources";
@@ -92,5 +94,39 @@ describe("editing a source", () => {
       status: 422,
       issues: [{ path: "url" }],
     });
+  });
+
+  it("`redrive source update` takes the add command's flags: a password alone, an option merged into the stored ones", async () => {
+    const t = await broker.topology();
+    const wrong = new URL(RABBITMQ_URL);
+    wrong.password = "nope";
+    const name = await addSource(db, {
+      name: `edit-cli-${t.suffix}`,
+      type: "rabbitmq",
+      url: wrong.toString(),
+      kind: "spatial",
+      options: { queue: t.dlq },
+    });
+    const cli = async (args: string[]) => {
+      try {
+        const { stderr } = await promisify(execFile)(process.execPath, ["bin/redrive.mjs", ...args], {
+          env: { ...process.env, DATABASE_URL: db.url },
+          timeout: 60_000,
+        });
+        return { code: 0, stderr };
+      } catch (err) {
+        const e = err as { code?: number; stderr?: string };
+        return { code: e.code ?? -1, stderr: e.stderr ?? "" };
+      }
+    };
+    const fixed = await cli(["source", "update", name, "--password", decodeURIComponent(new URL(RABBITMQ_URL).password)]);
+    expect(fixed).toMatchObject({ code: 0 });
+    expect(fixed.stderr).toMatch(/updated rabbitmq source .* \(amqp:\/\/redacted@/);
+    expect(fixed.stderr).toMatch(/connected: \d+ waiting/);
+    expect((await readSourceConfig(db.pool, name)).url).toBe(new URL(RABBITMQ_URL).toString());
+    const bad = await cli(["source", "update", name, "--queue", ""]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--queue/);
+    expect((await readSourceConfig(db.pool, name)).options).toEqual({ queue: t.dlq });
   });
 });
