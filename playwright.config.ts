@@ -59,6 +59,7 @@ export default defineConfig({
       REDRIVE_DB_MODE: process.env.REDRIVE_DB_MODE ?? "",
       PORT: String(port),
       NODE_ENV: "production",
+      REDRIVE_DRAIN_DELAY_MS: "0",
       REDRIVE_DEMO: "1",
       // every test signs in from 127.0.0.1; the limiter itself is tested in tests/integration/auth.test.ts
       REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: "1000",
