@@ -163,7 +163,7 @@ describe("escapeLike", () => {
 describe("the note filter", () => {
   it("is a semi-join on the notes, a case-insensitive substring with LIKE's wildcards taken literally", () => {
     const w = buildWhere({ note: "50%_off" });
-    expect(w.text).toBe("d.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE text ILIKE $1)");
+    expect(w.text).toBe("d.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE search_text ILIKE $1)");
     expect(w.values).toEqual(["%50\\%\\_off%"]);
   });
 });
