@@ -208,6 +208,14 @@ describe("the search oracle finds nothing a reader is shown masked", () => {
     const refused = await call("analyst", list, `/api/dead-letters?note=${PAN}`);
     expect(refused.status).toBe(422);
     expect(refused.text).toContain('"path":"note"');
+    expect(refused.text).not.toContain(PAN);
+    // Lookup: refused without unmask rights; an auditor finds the record by the real value.
+    const lookup = ((await import("../../app/api/lookup/route")) as { GET: Handler }).GET;
+    const analyst = await call("analyst", lookup, `/api/lookup?q=${PAN}`);
+    expect(analyst.status).toBe(422);
+    expect(analyst.text).toContain('"path":"q"');
+    const auditor = await call("auditor", lookup, `/api/lookup?q=${PAN}`);
+    expect((JSON.parse(auditor.text) as { records: { id: string }[] }).records.map((r) => r.id)).toEqual([card[1]]);
   });
 
   it("over every parameter of the list, facets, map points, export and lookup, for an analyst", async () => {
