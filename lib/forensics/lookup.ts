@@ -213,8 +213,8 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
 
 /**
  * Finds records and settled keys. `mask`: rules to apply to free text shown (null for clear values);
- * `unmaskRights`: whether the reader may see card data in clear (the safe default: not) — without them a term holding a card number is
- * refused (422 naming q), as the answer would confirm a number the reader is shown masked.
+ * `unmaskRights`: whether the reader may see card data in clear (the safe default: not). Without them a term
+ * holding a card number is refused (422 naming q): the answer would confirm a number the reader sees masked.
  */
 export async function lookup(
   db: Db,
