@@ -95,7 +95,7 @@ describe("timeline summaries of failures after a replay and of other senders' re
       after: { failureCount: 2, failureClass: "transient", status: "pending", reason: "rejected by consumer", replayBatchId: "12" },
     };
     expect(summarize(e, "9")).toBe(
-      "Failed again after replay in batch #12 by puller:w1 (system) (failure #2): rejected by consumer — back in triage",
+      "Failed again after replay in batch #12 (failure #2) by puller:w1 (system): rejected by consumer — back in triage",
     );
     expect(summarize({ ...e, after: { ...e.after, status: "quarantined" } }, "9")).toContain("now poison, in quarantine");
   });

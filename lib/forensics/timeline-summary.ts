@@ -72,7 +72,7 @@ export function summarize(e: TimelineEvent, targetId: string | null, record?: Re
       const batch = str(field(a, "replayBatchId"));
       const back = field(a, "status") === "quarantined" ? " — now poison, in quarantine" : " — back in triage";
       return (
-        `Failed again after replay${batch ? ` in batch #${batch}` : ""}${who(e)} (failure #${str(field(a, "failureCount")) ?? "?"}): ` +
+        `Failed again after replay${batch ? ` in batch #${batch}` : ""} (failure #${str(field(a, "failureCount")) ?? "?"})${who(e)}: ` +
         `${str(field(a, "reason")) ?? "no reason"}${back}`
       );
     }

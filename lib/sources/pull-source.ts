@@ -56,7 +56,9 @@ export async function pullSource(pool: pg.Pool, source: PullTarget, connector: S
     await connector.ack(messages);
     for (const k of Object.keys(counts) as (keyof PullCounts)[]) counts[k] += page[k] ?? 0;
   }
-  return counts;
+  // Named only when there were any: a pull's answer keeps its four counts otherwise.
+  const { failedAgain, ...rest } = counts;
+  return failedAgain > 0 ? counts : rest;
 }
 
 async function storePage(

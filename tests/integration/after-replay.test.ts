@@ -207,17 +207,23 @@ describe("from a broker", () => {
     });
 
   it("a new position of a replayed record's key is a failure after replay; the same position again counts nothing", async () => {
-    expect(await pull([message("ar-pull-1", "parcels.dlq/m-1")])).toMatchObject({ pulled: 1, created: 1, failedAgain: 0 });
+    expect(await pull([message("ar-pull-1", "parcels.dlq/m-1")])).toEqual({ pulled: 1, created: 1, duplicates: 0, unreadable: 0 });
     const { rows } = await db.pool.query<{ id: string }>(`SELECT id::text FROM dead_letter WHERE idempotency_key = 'ar-pull-1'`);
     const id = rows[0]!.id;
     const batch = await replay([id]);
 
     // redelivered after a crash: the position is known, nothing is counted
-    expect(await pull([message("ar-pull-1", "parcels.dlq/m-1")])).toMatchObject({ pulled: 1, created: 0, duplicates: 1, failedAgain: 0 });
+    expect(await pull([message("ar-pull-1", "parcels.dlq/m-1")])).toEqual({ pulled: 1, created: 0, duplicates: 1, unreadable: 0 });
     expect(await record(id)).toMatchObject({ status: "replayed", failure_count: 1 });
 
     // died again after the replay: a new position
-    expect(await pull([message("ar-pull-1", "parcels.dlq/m-1@2")])).toMatchObject({ pulled: 1, created: 0, duplicates: 0, failedAgain: 1 });
+    expect(await pull([message("ar-pull-1", "parcels.dlq/m-1@2")])).toEqual({
+      pulled: 1,
+      created: 0,
+      duplicates: 0,
+      unreadable: 0,
+      failedAgain: 1,
+    });
     expect(await record(id)).toMatchObject({ status: "pending", failure_class: "transient", failure_count: 2 });
     expect((await failures(id)).at(-1)).toMatchObject({ attempt: 2, origin: "pull", batch_id: batch });
     const timeline = await recordTimeline(db.pool, id, null);
