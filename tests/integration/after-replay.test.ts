@@ -3,6 +3,7 @@ import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { failureGroupId } from "../../lib/dead-letters/groups/group-id";
 import { recordTimeline } from "../../lib/forensics/timeline";
+import { unresolvedCount } from "../../lib/ops/measures";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import type { PulledMessage, SourceConnector } from "../../lib/sources/connector";
 import { pullSource } from "../../lib/sources/pull-source";
@@ -139,6 +140,7 @@ describe("over HTTP", () => {
       group,
     ]);
 
+    const unresolvedBefore = await unresolvedCount(db.pool);
     const again = await send(producerB, envelope("ar-http-1", "HTTP 503 from parcels", { replay_count: 3 }));
     expect(again).toEqual({ index: 0, status: "duplicate" }); // another producer's record: no id
     // back in triage, transient (one replay of three), B's reported replay count ignored
@@ -151,6 +153,7 @@ describe("over HTTP", () => {
       [reasonGroup],
     );
     expect(Number(pendingInGroup.rows[0]?.n)).toBe(1);
+    expect(await unresolvedCount(db.pool)).toBe(unresolvedBefore + 1); // the overview's unresolved count moves
 
     // the record's page (its API) and its timeline say so
     const detail = await call(detailRoute.GET, `/dead-letters/${id}`, analyst, { params: { id } });
