@@ -32,7 +32,9 @@ async function asNdjson(file: File): Promise<Blob> {
 }
 
 function detail(r: ImportResult): string {
-  return r.status === "rejected" ? r.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ") : r.id;
+  if (r.status === "rejected") return r.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ");
+  // A key another sender stored first: that record is not this uploader's, so its id is not given.
+  return r.id ?? "stored by another sender";
 }
 
 const STATUS_CLASS: Record<ImportResult["status"], string> = {

@@ -200,7 +200,10 @@ export const FailureAttemptSchema = z.object({
   at: z.string(),
   reason: z.string(),
   origin: z.string(),
+  /** the replay batch whose item failed (origin replay), or that had replayed the record before this failure */
   batchId: z.string().nullable(),
+  /** another sender's re-send of the key, which changed nothing on the record: who sent it */
+  alsoSentBy: z.string().nullable(),
 });
 
 export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({

@@ -93,9 +93,14 @@ export function TriageList({
   const params = useSearchParams();
   const fixedKey = filterKey(scope.fixed);
   const embedded = fixedKey !== "";
-  const { filter, error } = useMemo(() => {
+  const { filter, error, refusedSearch } = useMemo(() => {
     const url = filterFromParams(params);
-    return { filter: { ...url.filter, ...filterFromParams(new URLSearchParams(fixedKey)).filter }, error: url.error };
+    // A refused search is shown by the search box, which keeps its text; the banner names the rest.
+    return {
+      filter: { ...url.filter, ...filterFromParams(new URLSearchParams(fixedKey)).filter },
+      error: url.otherError,
+      refusedSearch: url.refusedSearch,
+    };
   }, [params, fixedKey]);
   const key = filterKey(filter);
   const facets = useFacets(filter, key === initial.key ? initial.facets : undefined, initial.renderedAt);
@@ -337,7 +342,7 @@ export function TriageList({
           The filter in the URL is invalid ({error}); showing everything.
         </p>
       )}
-      <FilterBar filter={filter} onChange={setFilter} searchRef={search} fixed={scope.fixed} />
+      <FilterBar filter={filter} onChange={setFilter} searchRef={search} fixed={scope.fixed} refusedSearch={refusedSearch} />
       {canTriage && selectionSize(selection) > 0 && (
         <BulkBar selection={selection} canReplay={canReplay} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />
       )}

@@ -66,7 +66,7 @@ export function registerForensicsCommands(program: Command): void {
       });
       const { db, close } = await connectCli();
       try {
-        const result = await lookup(db.pool, query, configuredMaskRules());
+        const result = await lookup(db.pool, query, configuredMaskRules(), { unmaskRights: true }); // the operator's own database
         if (o.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           return;

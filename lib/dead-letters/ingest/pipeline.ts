@@ -12,8 +12,11 @@ import type { RecordText } from "./split";
 // bounded batches, each batch one transaction, so memory stays flat whatever the input size and a failing
 // record never takes others with it.
 
+/** A duplicate of a record another sender stored answers without its id (write-records.ts StoreOutcome). */
 export type IngestResult =
-  { index: number; status: "created" | "duplicate"; id: string } | { index: number; status: "rejected"; errors: FieldError[] };
+  | { index: number; status: "created"; id: string }
+  | { index: number; status: "duplicate"; id?: string }
+  | { index: number; status: "rejected"; errors: FieldError[] };
 
 export interface IngestOptions extends NormalizeSettings {
   actor: Actor;
@@ -96,7 +99,10 @@ async function storeInOrder(
       await client.query("COMMIT");
       good.forEach((g, i) => {
         const o = outcomes[i];
-        if (o) stored.set(g.index, { index: g.index, status: o.status, id: o.id });
+        if (!o) return;
+        if (o.status === "created") stored.set(g.index, { index: g.index, status: "created", id: o.id });
+        else
+          stored.set(g.index, o.id === null ? { index: g.index, status: "duplicate" } : { index: g.index, status: "duplicate", id: o.id });
       });
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});

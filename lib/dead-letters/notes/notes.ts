@@ -4,14 +4,15 @@ import { appendAudit } from "../../audit/append";
 import { actorFields, type AuditContext } from "../../auth/audit-context";
 import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";
-import { maskFreeText } from "../../masking/mask";
+import { maskFreeText, withoutCardNumbers } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { handlesOf, mentionHandles } from "./mentions";
 import type { MentionList, MentionedUser, Note } from "./note-schemas";
 
 // Notes on a record: read (the record's thread, a reader's mentions) and written (one note, audited in the same
 // transaction). The text is stored as typed; every read path masks it like free text (the answer pass), and the
-// audit event keeps it masked, so a card number typed into a note is not copied in clear into the chain.
+// audit event keeps it masked, so a card number typed into a note is not copied in clear into the chain. The list's
+// note filter searches search_text, the note without its card numbers, so it finds only what readers are shown.
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -84,9 +85,9 @@ export async function addNote(
     await requireRecord(client, deadLetterId, "FOR KEY SHARE");
     const mentions = await resolveMentions(client, text);
     const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO dead_letter_note (dead_letter_id, author_id, author_email, text, mentions, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,
-      [deadLetterId, ctx.actor.id, ctx.actor.email, text, mentions.map((m) => m.id), ctx.now],
+      `INSERT INTO dead_letter_note (dead_letter_id, author_id, author_email, text, search_text, mentions, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text AS id`,
+      [deadLetterId, ctx.actor.id, ctx.actor.email, text, withoutCardNumbers(text), mentions.map((m) => m.id), ctx.now],
     );
     const noteId = rows[0]!.id;
     await appendAudit(
