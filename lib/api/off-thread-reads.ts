@@ -5,12 +5,14 @@ import { getDb } from "../db/client";
 import { sharedNormalizePool } from "../dead-letters/ingest/normalize-pool";
 import { heavyDetailJsonFrom } from "../dead-letters/query/heavy-detail-read";
 import { repairPreview } from "../dead-letters/triage/repair-preview";
+import { purgeQuarantined } from "../dead-letters/triage/release-purge";
+import type { QuarantineBody } from "../dead-letters/record-schemas";
 import type { RepairMethod, RepairPolicy } from "../vocabulary/record";
 import { revealField } from "../forensics/reveal";
 import { maskAnswer } from "../masking/answer";
 import type { MaskRules } from "../masking/rules";
 
-// Every request that reads a stored record's payload or envelope whole, or runs GEOS on it, builds its answer
+// Every request that reads a stored record's payload or envelope whole, or runs GEOS on it, does it
 // here, on an ingest thread (normalize-pool.ts) when there are any: a stored 1,000,000-vertex polygon is 12 MB of
 // envelope and as much payload, and receiving, parsing, repairing and serializing it on the thread that answers
 // requests held health for seconds. A task reads the row itself on its own connection, so those bytes never
@@ -40,6 +42,11 @@ export const OFF_THREAD_READS = {
   reveal: (databaseUrl: string, a: { id: string; path: string; actor: Actor; requestId: string; now: Date; rules: MaskRules }) =>
     withClient(databaseUrl, async (pool) =>
       JSON.stringify(await revealField(pool, a.id, a.path, { actor: a.actor, requestId: a.requestId, now: a.now, rules: a.rules })),
+    ),
+  /** POST /api/quarantine/purge: each purged record's payload and envelope, masked, into its audit event */
+  purge: (databaseUrl: string, a: { body: QuarantineBody; actor: Actor; requestId: string; now: Date; rules: MaskRules }) =>
+    withClient(databaseUrl, async (pool) =>
+      JSON.stringify(await purgeQuarantined(pool, a.body, { actor: a.actor, requestId: a.requestId, now: a.now, rules: a.rules })),
     ),
 } satisfies Record<string, (databaseUrl: string, args: never) => Promise<string>>;
 
