@@ -264,7 +264,13 @@ function imports(file: string): string[] {
 function closure(file: string): Set<string> {
   const seen = new Set([file]);
   const stack = [file];
-  while (stack.length) for (const d of imports(stack.pop()!)) if (!seen.has(d)) (seen.add(d), stack.push(d));
+  while (stack.length) {
+    for (const d of imports(stack.pop()!)) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      stack.push(d);
+    }
+  }
   return seen;
 }
 
