@@ -50,6 +50,9 @@ export const OFF_THREAD_READS = {
     ),
 } satisfies Record<string, (databaseUrl: string, args: never) => Promise<string>>;
 
+/** Where the threads find OFF_THREAD_READS (normalize-worker.mjs imports it by this project-relative path). */
+const THIS_MODULE = "lib/api/off-thread-reads.ts";
+
 export type OffThreadRead = keyof typeof OFF_THREAD_READS;
 export type OffThreadArgs<K extends OffThreadRead> = Parameters<(typeof OFF_THREAD_READS)[K]>[1];
 
@@ -66,6 +69,8 @@ export function runOffThreadRead<K extends OffThreadRead>(name: K, databaseUrl: 
 export async function answerOffThread<K extends OffThreadRead>(name: K, args: OffThreadArgs<K>): Promise<Response> {
   const { url } = getDb();
   const threads = sharedNormalizePool();
-  const json = threads ? await threads.read(name, url, args) : new TextEncoder().encode(await runOffThreadRead(name, url, args));
+  const json = threads
+    ? await threads.read(THIS_MODULE, name, url, args)
+    : new TextEncoder().encode(await runOffThreadRead(name, url, args));
   return new Response(json, { headers: { "content-type": "application/json" } });
 }

@@ -198,12 +198,13 @@ export class NormalizePool {
   }
 
   /**
-   * One of the reads of a stored record (lib/api/off-thread-reads.ts) on a thread, its answer as UTF-8 JSON: for a
+   * One of the reads of a stored record (`module`'s runOffThreadRead, project-relative: lib/api/off-thread-reads.ts)
+   * on a thread, its answer as UTF-8 JSON: for a
    * heavy record, receiving its 24 MB of text, parsing, masking and serializing it held this thread for seconds.
    * An AppError the task threw (not found, a field refused) is thrown here as one.
    */
-  async read(name: string, databaseUrl: string, args: unknown): Promise<Uint8Array<ArrayBuffer>> {
-    const { json } = await this.send({ task: "read", name, databaseUrl, args });
+  async read(module: string, name: string, databaseUrl: string, args: unknown): Promise<Uint8Array<ArrayBuffer>> {
+    const { json } = await this.send({ task: "read", module, name, databaseUrl, args });
     if (!json) throw new Error(`the thread answered ${name} without a result`);
     return json;
   }

@@ -25,8 +25,17 @@ const { decodeDeferred } = await import("./split.ts");
 const { analyzeGeometry } = await import("../../spatial/analyze.ts");
 // The reads reach the database: their modules are marked server-only, resolved here as on the server.
 await import("../../../bin/server-side.mjs");
-const { runOffThreadRead } = await import("../../api/off-thread-reads.ts");
 const { AppError } = await import("../../errors/app-error.ts");
+
+// A "read" names the module that holds its task (lib/api/off-thread-reads.ts sends its own path): the reads reach
+// triage and forensics, which reach this pool, so this thread learns of them from its caller instead of importing them.
+const PROJECT = new URL("../../../", import.meta.url);
+const readModules = new Map();
+function readModule(path) {
+  if (!/^lib\/[\w/-]+\.ts$/.test(path)) throw new Error(`not a module of this project: ${path}`);
+  if (!readModules.has(path)) readModules.set(path, import(new URL(path, PROJECT).href));
+  return readModules.get(path);
+}
 
 // Past these the thread asks to be replaced (normalize-pool.ts retire): a wasm heap never shrinks, and V8 keeps
 // the pages a 10 MB record's parse grew its heap to. A thread normalizing ordinary records stays far below
@@ -45,9 +54,10 @@ async function shouldRetire(texts) {
   return getHeapStatistics().total_heap_size > RETIRE_V8_HEAP_BYTES;
 }
 
-parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometryText, opts, databaseUrl, name, args }) => {
+parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometryText, opts, module, databaseUrl, name, args }) => {
   try {
     if (task === "read") {
+      const { runOffThreadRead } = await readModule(module);
       const json = new TextEncoder().encode(await runOffThreadRead(name, databaseUrl, args));
       // Parsing 24 MB grew this thread's heap: past the limit it asks to be replaced, which gives it back.
       parentPort.postMessage({ id, json, retire: await shouldRetire([json]) }, [json.buffer]);
