@@ -60,7 +60,7 @@ export async function listNotes(db: Db, deadLetterId: string): Promise<Note[]> {
 }
 
 /** Active users a note's handles name (an e-mail's local part or a display name without spaces, any case). */
-async function resolveMentions(db: Db, text: string): Promise<MentionedUser[]> {
+export async function resolveMentions(db: Db, text: string): Promise<MentionedUser[]> {
   const handles = mentionHandles(text);
   if (handles.length === 0) return [];
   const { rows } = await db.query<{ id: string; email: string; name: string }>(
@@ -107,7 +107,7 @@ export async function addNote(
   });
 }
 
-/** The notes that mention a user: how many, and the newest `limit`. */
+/** The notes on records that mention a user: how many, and the newest `limit`. */
 export async function mentionsOf(db: Db, userId: string, limit = 20): Promise<MentionList> {
   const [count, rows] = await Promise.all([
     db.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter_note WHERE mentions @> ARRAY[$1]::text[]", [userId]),
@@ -116,5 +116,5 @@ export async function mentionsOf(db: Db, userId: string, limit = 20): Promise<Me
       [userId, limit],
     ),
   ]);
-  return { count: count.rows[0]?.n ?? 0, items: rows.rows.map(toNote) };
+  return { count: count.rows[0]?.n ?? 0, items: rows.rows.map((r) => ({ ...toNote(r), group: null })) };
 }
