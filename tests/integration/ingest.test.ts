@@ -452,6 +452,19 @@ describe("POST /api/dead-letters", () => {
     expect(((await res.json()) as { results: IngestResult[] }).results).toEqual([expect.objectContaining({ status: "created" })]);
   });
 
+  it("numbers NDJSON results by the body's line too (blank lines counted), and names a rejected envelope's key", async () => {
+    const bad = spatial("http-lines-bad", { observed_at: "yesterday" });
+    const nd = await post(`${spatial("http-lines-1")}\n\n  \n${bad}\n${spatial("http-lines-5")}\n`, "application/x-ndjson");
+    const results = ((await nd.json()) as { results: IngestResult[] }).results;
+    expect(results.map((r) => [r.index, r.line, r.status])).toEqual([
+      [0, 1, "created"],
+      [1, 4, "rejected"],
+      [2, 5, "created"],
+    ]);
+    expect(results[1]).toMatchObject({ key: "http-lines-bad", errors: [{ path: "observed_at" }] });
+    expect(Object.keys(results[1]!).slice(0, 2)).toEqual(["index", "line"]);
+  });
+
   it("takes NDJSON and a single envelope", async () => {
     const nd = await post(`${spatial("http-2")}\n${afc(TAP.replace("e-1", "e-http"))}\n`, "application/x-ndjson");
     expect(((await nd.json()) as { results: IngestResult[] }).results.map((r) => r.status)).toEqual(["created", "created"]);
