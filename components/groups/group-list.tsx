@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
 import { DayTrend } from "@/components/ui/day-trend";
 import { EmptyNotice } from "@/components/ui/empty-notice";
 import { GROUP_SORTS, GROUP_STATUSES, type FailureGroupView, type GroupSort } from "@/lib/dead-letters/groups/group-schemas";
@@ -98,6 +99,11 @@ export function GroupList({
                 <tr key={g.id} className="border-b border-slate-100 align-top dark:border-slate-800">
                   <td className="px-2 py-1.5">
                     <GroupStatusBadge group={g} />
+                    {g.count > 0 && g.unresolved === 0 && (g.status === "open" || g.status === "acknowledged") && (
+                      <Badge tone="green" title="every record replayed or discarded: the group can be resolved">
+                        nothing left
+                      </Badge>
+                    )}
                   </td>
                   <td className="max-w-xl px-2 py-1.5">
                     <Link href={`/groups/${g.id}`} className="break-words font-mono text-xs text-sky-800 hover:underline dark:text-sky-300">

@@ -247,6 +247,7 @@ test("groups: a group whose records are all dealt with says so and offers Resolv
   const purge = await page.request.post("/api/quarantine/purge", { data: { ids: [id], reason: "e2e: not needed" }, headers });
   expect(purge.ok()).toBe(true);
   await page.goto("/groups");
+  await expect(page.getByRole("row").filter({ hasText: reason })).toContainText("nothing left");
   await page.getByRole("link", { name: reason }).click();
   await expect(page.getByTestId("group-count")).toHaveText("1 record");
   const done = page.getByRole("status").filter({ hasText: "nothing is left to do" });

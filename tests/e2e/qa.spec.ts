@@ -58,7 +58,7 @@ test("on a 390-px phone the header wraps: Sign out and the theme switch are on t
   const nav = page.getByRole("navigation", { name: "Main" });
   expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
   await expect(nav.getByRole("button", { name: "Sign out" })).toBeInViewport({ ratio: 1 });
-  await expect(nav.getByRole("link", { name: "Audit log" })).toBeInViewport({ ratio: 1 });
+  await expect(nav.getByRole("link", { name: "Alerts" })).toBeInViewport({ ratio: 1 });
   await expect(nav.getByRole("combobox", { name: "Theme" })).toBeInViewport({ ratio: 1 });
 });
 

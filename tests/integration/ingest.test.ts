@@ -197,6 +197,7 @@ describe("ingest pipeline", () => {
       index: 0,
       status: "rejected",
       errors: [{ path: "dead_letter_reason", message: "contains the NUL character (\\u0000), which cannot be stored" }],
+      key: "nul-1",
     });
     expect(results[1]).toEqual({
       index: 1,
@@ -331,7 +332,13 @@ describe("ingest pipeline", () => {
     try {
       const here = await ingest(db, mixed("zq1"), 40);
       const threaded = await ingest(db, mixed("zq2"), 40, { normalizer: pool });
-      const shape = (rs: IngestResult[]) => rs.map((r) => (r.status === "rejected" ? r : { index: r.index, status: r.status }));
+      // A rejection names the envelope's key, which differs between the two runs only by its prefix.
+      const shape = (rs: IngestResult[]) =>
+        rs.map((r) =>
+          r.status === "rejected"
+            ? { ...r, ...(r.key ? { key: r.key.replace(/^zq\d/, "zq") } : {}) }
+            : { index: r.index, status: r.status },
+        );
       expect(shape(threaded)).toEqual(shape(here));
       expect(here.filter((r) => r.status === "created").length).toBeGreaterThan(40);
       const rows = async (p: string) =>
