@@ -98,19 +98,25 @@ export function GroupList({
               {groups.map((g) => (
                 <tr key={g.id} className="border-b border-slate-100 align-top dark:border-slate-800">
                   <td className="px-2 py-1.5">
-                    <GroupStatusBadge group={g} />
-                    {g.count > 0 && g.unresolved === 0 && (g.status === "open" || g.status === "acknowledged") && (
-                      <Badge tone="green" title="every record replayed or discarded: the group can be resolved">
-                        nothing left
-                      </Badge>
-                    )}
+                    {/* wraps on a phone, where the reason beside it needs the width */}
+                    <div className="flex flex-wrap gap-1">
+                      <GroupStatusBadge group={g} />
+                      {g.count > 0 && g.unresolved === 0 && (g.status === "open" || g.status === "acknowledged") && (
+                        <Badge tone="green" title="every record replayed or discarded: the group can be resolved">
+                          nothing left
+                        </Badge>
+                      )}
+                    </div>
                   </td>
                   <td className="max-w-xl px-2 py-1.5">
-                    <Link href={`/groups/${g.id}`} className="break-words font-mono text-xs text-sky-800 hover:underline dark:text-sky-300">
+                    <Link
+                      href={`/groups/${g.id}`}
+                      className="break-words font-mono text-xs text-sky-800 hover:underline max-md:wrap-anywhere dark:text-sky-300"
+                    >
                       {g.reasonGroup}
                     </Link>
                     {/* Below 768 px the columns beside it would be off the screen: what matters most, under it. */}
-                    <p className="mt-0.5 text-xs text-slate-600 md:hidden dark:text-slate-300" data-testid="group-summary">
+                    <p className="mt-0.5 text-xs text-slate-600 wrap-anywhere md:hidden dark:text-slate-300" data-testid="group-summary">
                       {g.source} · {countOf(g.count, "record")} · {g.unresolved.toLocaleString("en")} unresolved · latest{" "}
                       {when(g.lastSeenAt)}
                     </p>
