@@ -70,10 +70,10 @@ export async function listNotes(db: Db, deadLetterId: string): Promise<Note[]> {
 }
 
 /**
- * Active users who can read the record whose handles the note names (an e-mail's local part or a display name
- * without spaces, any case).
+ * Active users who can read records whose handles the note names (an e-mail's local part or a display name
+ * without spaces, any case). Record notes and group notes both resolve through here.
  */
-async function resolveMentions(db: Db, text: string): Promise<MentionedUser[]> {
+export async function resolveMentions(db: Db, text: string): Promise<MentionedUser[]> {
   const handles = mentionHandles(text);
   if (handles.length === 0) return [];
   const { rows } = await db.query<{ id: string; email: string; name: string }>(
@@ -121,7 +121,7 @@ export async function addNote(
   });
 }
 
-/** The notes that mention a user: how many, and the newest `limit`. */
+/** The notes on records that mention a user: how many, and the newest `limit`. */
 export async function mentionsOf(db: Db, userId: string, limit = 20): Promise<MentionList> {
   const [count, rows] = await Promise.all([
     db.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter_note WHERE mentions @> ARRAY[$1]::text[]", [userId]),
@@ -130,5 +130,5 @@ export async function mentionsOf(db: Db, userId: string, limit = 20): Promise<Me
       [userId, limit],
     ),
   ]);
-  return { count: count.rows[0]?.n ?? 0, items: rows.rows.map(toNote) };
+  return { count: count.rows[0]?.n ?? 0, items: rows.rows.map((r) => ({ ...toNote(r), group: null })) };
 }
