@@ -632,7 +632,8 @@ const SOURCES: Operation[] = [
     method: "get",
     path: "/api/sources/{name}/status",
     tag: "sources",
-    summary: "What waits in the broker (asked now), the last pull, totals and the last error",
+    summary:
+      "What waits in the broker, the last pull, totals and the last error: as the pullers recorded it (an admin's call asks the broker now, unless the source is backing off)",
     access: { permission: "sources:read" },
     params: SourceNameParams,
     responses: { ...ok("The state"), 404: { description: "No such source" } },

@@ -358,6 +358,11 @@ export interface QuarantineGroup {
   count: number;
   /** records per UTC day of observation, oldest first, the last 14 days */
   trend: { day: string; count: number }[];
+  /**
+   * Why people quarantined its records (the reason given with the decision), most frequent first, at most
+   * QUARANTINE_REASONS_SHOWN; records quarantined automatically (poison) have none.
+   */
+  reasons?: { reason: string; count: number }[];
 }
 
 export const RepairPreviewSchema = z
