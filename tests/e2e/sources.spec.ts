@@ -210,6 +210,9 @@ test("an admin fixes a wrong password with Edit: the secret is never shown and t
     await expect(dialog.getByRole("button", { name: "Save changes" })).toBeDisabled();
     expect(await page.content()).not.toContain("typo-in-the-password");
     await dialog.getByLabel("Password", { exact: true }).fill(decodeURIComponent(new URL(RABBITMQ_URL).password));
+    await expect(dialog.getByRole("button", { name: "Save changes" })).toBeEnabled();
+    // Buttons fade between states (transition-colors): the picture shows the enabled one.
+    await page.waitForTimeout(300);
     await page.screenshot({ path: `${SHOTS}/sources-edit.png`, fullPage: true });
     await dialog.getByRole("button", { name: "Save changes" }).click();
     await expect(page.getByText(`Updated ${name}`)).toBeVisible();
