@@ -121,6 +121,45 @@ export function refusedBy(err: unknown): OutboundRefusedError | null {
 
 const RESOLVE_TIMEOUT_MS = 3_000;
 
+/** `db.example.com`, `[::1]`, `/run/postgresql`: a local socket path is never a target Redrive may connect to. */
+export function isSocketPath(host: string): boolean {
+  return host.startsWith("/") || host.startsWith("@") || /^[A-Za-z]:[\\/]/.test(host);
+}
+
+/** The addresses `host` has now (the address itself for a literal); none when it does not resolve in time. */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host) !== 0) return [host];
+  const found = await Promise.race([
+    dnsLookupAsync(host, { all: true }).catch(() => []),
+    new Promise<LookupAddress[]>((resolve) => setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS).unref()),
+  ]);
+  return found.map((a) => a.address);
+}
+
+/**
+ * Why one of `hosts` may not be connected to, or null: a socket path, or an address (what a name resolves to now)
+ * that is loopback, private or link-local and not allowed. Every connector checks its targets here before it
+ * connects, so a refused target is answered before any connection, in the same words whichever connector it is.
+ */
+export async function outboundHostsRefusal(hosts: readonly string[], policy: OutboundPolicy = outboundPolicy()): Promise<string | null> {
+  for (const raw of hosts) {
+    const host = raw.replace(/^\[|\]$/g, "");
+    if (host === "") return "refused: the target names no host";
+    if (isSocketPath(host)) return `refused: ${host} is a local socket path, which no sink or webhook may use`;
+    for (const address of await addressesOf(host)) {
+      const why = refusal(host, address, policy);
+      if (why) return why;
+    }
+  }
+  return null;
+}
+
+/** Throws the 422 naming `path` when one of `hosts` is refused (outboundHostsRefusal). */
+export async function checkOutboundHosts(hosts: readonly string[], path: string): Promise<void> {
+  const why = await outboundHostsRefusal(hosts);
+  if (why) throw new AppError("validation_failed", `${path}: ${why}`, { issues: [{ path, message: why }] });
+}
+
 /**
  * Checks a sink or webhook URL when it is saved: the host allow-list (REDRIVE_OUTBOUND_HOSTS), then the addresses
  * its host has now. A 422 naming `path` says why. A name that does not resolve passes (the send will say so); the
@@ -128,19 +167,5 @@ const RESOLVE_TIMEOUT_MS = 3_000;
  */
 export async function checkOutboundTarget(url: string, path: string): Promise<void> {
   checkOutbound(url, getEnv().REDRIVE_OUTBOUND_HOSTS, path);
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  const policy = outboundPolicy();
-  let addresses: string[];
-  if (isIP(host) !== 0) addresses = [host];
-  else {
-    const found = await Promise.race([
-      dnsLookupAsync(host, { all: true }).catch(() => []),
-      new Promise<LookupAddress[]>((resolve) => setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS).unref()),
-    ]);
-    addresses = found.map((a) => a.address);
-  }
-  for (const address of addresses) {
-    const why = refusal(host, address, policy);
-    if (why) throw new AppError("validation_failed", `${path}: ${why}`, { issues: [{ path, message: why }] });
-  }
+  await checkOutboundHosts([new URL(url).hostname], path);
 }

@@ -4,7 +4,7 @@ import type pg from "pg";
 import type { Actor } from "../audit/actor";
 import { AppError } from "../errors/app-error";
 import type { AuditContext } from "../auth/audit-context";
-import { createSource, getSource, readSourceConfig } from "./manage-sources";
+import { createSource, getSource, readSourceConfig, type SourceAudience } from "./manage-sources";
 import { openConnector, type SourceConfig } from "./open-connector";
 import { pullSource } from "./pull-source";
 import { recordSourceFailure } from "./pullers";
@@ -99,14 +99,19 @@ export async function removeFromBroker(source: SourceConfig): Promise<{ cleaned:
 }
 
 /** The stored state, with `waiting` asked of the broker now (within STATUS_TIMEOUT_MS, else the last known). */
-export async function sourceStatus(pool: pg.Pool, name: string, now: Date): Promise<SourceState & { name: string; enabled: boolean }> {
-  const before = await getSource(pool, name, now);
+export async function sourceStatus(
+  pool: pg.Pool,
+  name: string,
+  now: Date,
+  audience: SourceAudience = "reader",
+): Promise<SourceState & { name: string; enabled: boolean }> {
+  const before = await getSource(pool, name, now, audience);
   await Promise.race([
     testSource(pool, name).catch(() => undefined),
     new Promise((resolve) => setTimeout(resolve, STATUS_TIMEOUT_MS).unref()),
   ]);
   // testSource wrote what it found, or why it failed, on the source: read it back either way.
-  const after = await getSource(pool, name, now).catch(() => before);
+  const after = await getSource(pool, name, now, audience).catch(() => before);
   return { name, enabled: after.enabled, ...after.state };
 }
 
@@ -120,5 +125,5 @@ const STATUS_TIMEOUT_MS = 3000;
 export async function addSource(pool: pg.Pool, body: CreateSourceBody, ctx: AuditContext): Promise<SourceView> {
   const created = await createSource(pool, body, ctx);
   await testSource(pool, created.name).catch(() => undefined);
-  return getSource(pool, created.name, ctx.now);
+  return getSource(pool, created.name, ctx.now, "manager");
 }

@@ -39,6 +39,7 @@ export function formatTargetReport(url: string, table: string, r: TargetReport):
     r.keyTable.exists
       ? `  key table ${r.table?.schema ?? "?"}.${KEY_TABLE}: exists${r.keyTable.rows !== null ? `, ${r.keyTable.rows} key(s)` : ""}`
       : `  key table ${KEY_TABLE}: not yet (created on the first page)`,
+    ...r.notes.map((n) => `  note: ${FLAG_OF[n.path] ?? n.path}: ${n.message}`),
     r.problems.length === 0 ? "  ok: a batch can write here" : `  ${r.problems.length} problem(s):`,
     ...r.problems.map((p) => `    ${FLAG_OF[p.path] ?? p.path}: ${p.message}`),
   ];

@@ -1,13 +1,14 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
+import { audienceOf } from "@/lib/sources/manage-sources";
 import { sourceStatus } from "@/lib/sources/pull-now";
 import { SourceNameParams } from "@/lib/sources/source-schemas";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/sources/{name}/status — waiting in the broker (asked now, within a few seconds), last pull, totals, last error. */
-export const GET = defineRoute({ access: { permission: "sources:read" }, params: SourceNameParams }, async ({ params, now }) =>
-  sourceStatus(getDb().pool, params.name, now),
+export const GET = defineRoute({ access: { permission: "sources:read" }, params: SourceNameParams }, async ({ params, now, principal }) =>
+  sourceStatus(getDb().pool, params.name, now, audienceOf(principal!.role)),
 );
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
