@@ -32,14 +32,14 @@ const BY_CODE: Record<string, SourceErrorCategory> = {
 /** The category of a connector's failure, from its error's code; "other" for anything without a known one. */
 export function sourceErrorCategory(err: unknown): SourceErrorCategory {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && code in BY_CODE) return BY_CODE[code] as SourceErrorCategory;
+  if (typeof code === "string" && Object.hasOwn(BY_CODE, code)) return BY_CODE[code] as SourceErrorCategory;
   if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return "unreachable";
   return "other";
 }
 
 /** The text shown to a reader for a stored category (one recorded before categories were kept: "other"). */
 export function sourceErrorText(category: string | null): string {
-  return category && category in SOURCE_ERROR_CATEGORIES
+  return category && Object.hasOwn(SOURCE_ERROR_CATEGORIES, category)
     ? SOURCE_ERROR_CATEGORIES[category as SourceErrorCategory]
     : SOURCE_ERROR_CATEGORIES.other;
 }
