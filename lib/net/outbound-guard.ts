@@ -9,12 +9,16 @@ import { inAddressList, parseAddressList } from "./address-list";
 import { reachedAddress, restrictedAddress } from "./address-class";
 import { checkOutbound } from "./outbound";
 
-// Where the replay HTTP sink and alert webhooks may connect. A supervisor chooses their URLs, and the sink's
-// answers come back to analysts in item errors: pointed at loopback, the private network or the cloud metadata
-// service (169.254.169.254), the server would fetch for them what they cannot reach themselves. So those addresses
-// are refused unless an operator lists them in REDRIVE_OUTBOUND_ALLOW_PRIVATE. The check runs on the connection
-// itself (the address the socket is about to use, after DNS), not only on the URL when it is saved: a name that
-// resolved to a public address then and to 127.0.0.1 now (DNS rebinding) is refused when it matters.
+// Where Redrive may connect on a user's word: the replay HTTP and PostGIS sinks, alert webhooks, the SSO issuer's
+// discovery and keys (outbound-connectors.ts lists them). A supervisor or admin chooses those addresses, and what
+// they answer comes back to people: pointed at loopback, the private network or the cloud metadata service
+// (169.254.169.254), the server would reach for them what they cannot reach themselves. So those addresses, and
+// local socket paths, are refused unless an operator lists them in REDRIVE_OUTBOUND_ALLOW_PRIVATE. Each target is
+// checked before any connection (outboundHostsRefusal: the same words whichever connector meets it) and again on
+// the connection itself (guardedLookup: the address the socket is about to use, after DNS), so a name that resolved
+// to a public address then and to 127.0.0.1 now (DNS rebinding) is refused when it matters. The HTTP pool below,
+// outbound-socket.ts (raw TCP) and outbound-scope.ts (libraries that use the global fetch) all judge through
+// refusal().
 
 export const ALLOW_PRIVATE_VARIABLE = "REDRIVE_OUTBOUND_ALLOW_PRIVATE";
 

@@ -11,6 +11,7 @@ import { checkOutbound } from "../../net/outbound";
 import { withPostgresPort } from "../../replay/batch/check-postgis-target";
 import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/batch/inspect-postgis-target";
 import { PostgisSinkSchema } from "../../replay/batch/postgis-sink-schema";
+import { checkPostgisUrl } from "../../replay/sinks/postgis/target-connection";
 import { CliUsageError, optionsError } from "../context";
 import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 
@@ -64,6 +65,7 @@ export function registerSinkCommands(program: Command): void {
       const { type: _type, url, ...target } = parsed.data;
       try {
         checkOutbound(withPostgresPort(url), getEnv().REDRIVE_OUTBOUND_HOSTS, "--url");
+        await checkPostgisUrl(url, "--url");
       } catch (err) {
         if (err instanceof AppError) throw new CliUsageError(err.message);
         throw err;
