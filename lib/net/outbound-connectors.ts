@@ -8,7 +8,7 @@
 export const OUTBOUND_CONNECTORS = {
   /** lib/replay/sinks/http-sink.ts: outboundRequest, the guarded undici pool; checked when the batch is created */
   "http-sink": "guarded HTTP pool",
-  /** lib/replay/sinks/postgis/target-connection.ts: every pg client and pool through outboundSocket */
+  /** lib/replay/batch/postgis-connection.ts: every pg client and pool through outboundSocket */
   "postgis-sink": "guarded TCP socket",
   /** lib/ops/alerts/webhook.ts: outboundFetch; checked when the rule is saved */
   "alert-webhook": "guarded HTTP pool",

@@ -11,7 +11,7 @@ import { checkOutbound } from "../../net/outbound";
 import { withPostgresPort } from "../../replay/batch/check-postgis-target";
 import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/batch/inspect-postgis-target";
 import { PostgisSinkSchema } from "../../replay/batch/postgis-sink-schema";
-import { checkPostgisUrl } from "../../replay/sinks/postgis/target-connection";
+import { checkPostgisUrl } from "../../replay/batch/postgis-connection";
 import { CliUsageError, optionsError } from "../context";
 import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 

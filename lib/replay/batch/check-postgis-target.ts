@@ -4,7 +4,7 @@ import { checkOutbound } from "../../net/outbound";
 import { getEnv } from "../../env";
 import { configKey } from "../../secrets/config-key";
 import { seal } from "../../secrets/seal";
-import { checkPostgisUrl, unreachableMessage } from "../sinks/postgis/target-connection";
+import { checkPostgisUrl, unreachableMessage } from "./postgis-connection";
 import { inspectPostgisTarget, targetClient, type TargetReport } from "./inspect-postgis-target";
 import type { PostgisSinkConfig, StoredPostgisSinkConfig } from "./postgis-sink-schema";
 

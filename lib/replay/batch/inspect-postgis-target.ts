@@ -1,6 +1,6 @@
 import "server-only";
 import pg from "pg";
-import { postgisConnection } from "../sinks/postgis/target-connection";
+import { postgisConnection } from "./postgis-connection";
 import { parseTableName, type PostgisTarget } from "./postgis-sink-schema";
 
 // What a PostGIS sink's target database holds, read from its catalogs: the PostGIS version, the table and its

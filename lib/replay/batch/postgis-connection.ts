@@ -1,11 +1,11 @@
 import "server-only";
 import { parse } from "pg-connection-string";
 import type pg from "pg";
-import { AppError } from "../../../errors/app-error";
-import { getEnv } from "../../../env";
-import { outboundAllowed } from "../../../net/outbound";
-import { outboundHostsRefusal, refusedBy } from "../../../net/outbound-guard";
-import { outboundSocket } from "../../../net/outbound-socket";
+import { AppError } from "../../errors/app-error";
+import { getEnv } from "../../env";
+import { outboundAllowed } from "../../net/outbound";
+import { outboundHostsRefusal, refusedBy } from "../../net/outbound-guard";
+import { outboundSocket } from "../../net/outbound-socket";
 
 // How the PostGIS sink reaches a team's database: one function, postgisConnection(url), gives the `pg` settings
 // every client and pool to that target is made from (the batch check, `redrive sink check`, the sink's pool).

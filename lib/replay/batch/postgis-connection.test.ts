@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { postgisUrlParts, postgisUrlRefusal } from "./target-connection";
+import { postgisUrlParts, postgisUrlRefusal } from "./postgis-connection";
 
 describe("the hosts a PostGIS sink URL makes pg connect to", () => {
   it("reads every host the driver would use: the URL's, host= and hostaddr=, a list, a percent-encoded socket path", () => {
