@@ -715,6 +715,22 @@ const META: Operation[] = [
   },
   {
     method: "get",
+    path: "/api/health/live",
+    tag: "meta",
+    summary: "Liveness: the process answers (no database check)",
+    access: { public: true },
+    responses: ok("live"),
+  },
+  {
+    method: "get",
+    path: "/api/health/ready",
+    tag: "meta",
+    summary: "Readiness: database reachable, this code's migrations applied, not stopping",
+    access: { public: true },
+    responses: { ...ok("ready"), 503: { description: "Not ready, with the reasons" } },
+  },
+  {
+    method: "get",
     path: "/api/openapi.json",
     tag: "meta",
     summary: "This document",

@@ -14,6 +14,7 @@ import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
 import { ROLES } from "./permissions";
 import { parseTrustedProxies } from "../net/forwarded";
 import { ThrottleAuditGate } from "./throttle-audit";
+import { postgresRateLimitStore } from "./rate-limit-store";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
 import { escapeUnstorable, unstorable } from "../json/storable";
@@ -93,10 +94,11 @@ function createAuth(db: Db, sso: SsoConfig) {
       validateUserInfo: (data, ctx) => decideSsoRole(db, sso, data, ctx),
     },
     // On in every environment (better-auth enables it only in production by default): sign-in attempts per
-    // minute per client IP (REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE, default 20).
+    // minute per client IP (REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE, default 20), counted in PostgreSQL so that every
+    // server on the database shares one count.
     rateLimit: {
       enabled: true,
-      storage: "memory",
+      customStorage: postgresRateLimitStore(db.pool),
       window: 60,
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: env.REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE } },

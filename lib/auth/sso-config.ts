@@ -7,11 +7,12 @@ import { parseRoleMap, type RoleMapping } from "./sso-roles";
 
 // Single sign-on as configured: the environment (REDRIVE_OIDC_*) gives the defaults, the admin's settings (one
 // app_setting row, the client secret sealed like source URLs) override them field by field. Read through a short
-// cache so every auth request does not query it (one per process), and dropped at once in the process that changes it.
+// cache so every auth request does not query it (one per process), and dropped at once in the process that changes it;
+// every other server on the database sees a change within CACHE_MS.
 
 export const OIDC_PROVIDER_ID = "oidc";
 export const SSO_SETTING_KEY = "auth.sso";
-const CACHE_MS = 5_000;
+const CACHE_MS = 1_500;
 
 /** What an admin may store; every field optional (unset: the environment's value). */
 export const SsoSettingsSchema = z
