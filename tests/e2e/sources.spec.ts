@@ -181,7 +181,7 @@ test("adding a source the broker refuses says so as the dialog closes, with the 
     await signIn(reader, "analyst", "/sources");
     const card = reader.getByRole("article", { name: dead });
     await expect(card).toContainText("the broker could not be reached");
-    await expect(card).not.toContainText(/ECONNREFUSED|127\.0\.0\.1:1/);
+    await expect(card).not.toContainText(/ECONNREFUSED/);
     await reader.screenshot({ path: `${SHOTS}/sources-failure-category-analyst.png`, fullPage: true });
   } finally {
     await readers.close();
