@@ -75,6 +75,11 @@ const EnvSchema = z.object({
     .refine((v) => v === undefined || splitKeys(v).every((k) => k.length >= 32), "each key must be at least 32 characters"),
   /** single sign-on: the OpenID Connect issuer (its /.well-known/openid-configuration is read); unset: no SSO */
   REDRIVE_OIDC_ISSUER: z.string().url().optional(),
+  /**
+   * "1": an http:// issuer is accepted in production too (a test provider on loopback); unset, production takes only
+   * https:// issuers (lib/auth/sso-config.ts)
+   */
+  REDRIVE_OIDC_ALLOW_HTTP: z.enum(["0", "1"]).optional(),
   REDRIVE_OIDC_CLIENT_ID: z.string().min(1).optional(),
   REDRIVE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   /** the provider's name on the sign-in button ("Sign in with …") */
@@ -95,11 +100,11 @@ const EnvSchema = z.object({
   REDRIVE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   /** forensics: where alerts are POSTed when their rule names no webhook */
   REDRIVE_ALERT_WEBHOOK_URL: z.string().url().optional(),
-  /** hosts the replay HTTP sink and alert webhooks may call (lib/net/outbound.ts); unset: any */
+  /** hosts the replay HTTP and PostGIS sinks and alert webhooks may call (lib/net/outbound.ts); unset: any */
   REDRIVE_OUTBOUND_HOSTS: z.string().optional(),
   /**
-   * private, loopback and link-local addresses (or CIDR blocks) the replay HTTP sink and alert webhooks may reach
-   * anyway (lib/net/outbound-guard.ts); unset: none
+   * private, loopback and link-local addresses (or CIDR blocks) the replay HTTP and PostGIS sinks, alert webhooks and
+   * the SSO issuer may reach anyway (lib/net/outbound-guard.ts); unset: none
    */
   REDRIVE_OUTBOUND_ALLOW_PRIVATE: z
     .string()

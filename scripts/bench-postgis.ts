@@ -14,6 +14,9 @@ import pg from "pg";
 
 // The worker processes unseal the sink's URL with the key this process sealed it with.
 process.env.REDRIVE_SECRET_KEY ??= `bench-postgis-${"k".repeat(32)}`;
+// The target database is on this machine, which the outbound rule refuses unless allowed (lib/net/outbound-guard.ts);
+// the workers inherit the setting.
+process.env.REDRIVE_OUTBOUND_ALLOW_PRIVATE ??= "127.0.0.1,::1";
 
 const { createDb } = await import("../lib/db/client");
 const { applyMigrations } = await import("../lib/db/migrate");

@@ -4,7 +4,7 @@ import { SourceList } from "@/components/sources/source-list";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
-import { listSources } from "@/lib/sources/manage-sources";
+import { audienceOf, listSources } from "@/lib/sources/manage-sources";
 import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Sources" };
@@ -14,7 +14,7 @@ export default async function SourcesPage() {
   const principal = await requirePagePrincipal("sources:read");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const sources = await listSources(getDb().pool, now);
+  const sources = await listSources(getDb().pool, now, audienceOf(principal.role));
   const canManage = can(principal.role, "sources:manage");
   return (
     <section aria-labelledby="sources-heading" className="space-y-3">

@@ -19,6 +19,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
 import { escapeUnstorable, unstorable } from "../json/storable";
 import { AppError } from "../errors/app-error";
+import { withOutboundGuard } from "../net/outbound-scope";
 import { cachedSsoSettings, effectiveSsoConfig, OIDC_PROVIDER_ID, type OidcProviderConfig, type SsoConfig } from "./sso-config";
 import { passwordSessionAllowed, passwordSignInAllowed } from "./break-glass";
 import { applySsoRole, auditSsoSignIn, auditSsoUserCreated, decideSsoRole, ssoUserData } from "./sso-sign-in";
@@ -350,7 +351,13 @@ export function getAuth(): Auth {
 }
 
 function install(db: Db, sso: SsoConfig): Auth {
-  const auth = createAuth(db, sso);
+  if (sso.issuerRefused) console.error(`[auth] single sign-on is off: ${sso.issuerRefused}`);
+  // The plugin starts the issuer's discovery as the instance is built: inside the guard, as every later fetch.
+  const auth = withOutboundGuard(() => {
+    const created = createAuth(db, sso);
+    void created.$context.catch(() => undefined);
+    return created;
+  });
   globalForAuth.__redriveAuth = { db, auth, sso, key: JSON.stringify(sso) };
   return auth;
 }
@@ -374,7 +381,9 @@ const throttledSignIns = new ThrottleAuditGate(60_000);
 export async function handleAuthRequest(request: Request, now: Date): Promise<Response> {
   const sso = await currentSsoConfig(now);
   const auth = getAuth();
-  const res = await auth.handler(sso.provider && !getEnv().BETTER_AUTH_URL ? addressed(request) : request);
+  // Everything the handler fetches (the issuer's discovery, keys, token and userinfo endpoints) goes through the
+  // outbound rule, as sinks and webhooks do.
+  const res = await withOutboundGuard(() => auth.handler(sso.provider && !getEnv().BETTER_AUTH_URL ? addressed(request) : request));
   if (res.status !== 429 || !new URL(request.url).pathname.endsWith("/sign-in/email")) return res;
   const ip = getIP(request, auth.options) ?? "unknown";
   if (throttledSignIns.admit(ip, now.getTime())) {

@@ -41,8 +41,10 @@ export interface OidcProviderConfig {
 }
 
 export interface SsoConfig {
-  /** null: single sign-on is not configured */
+  /** null: single sign-on is not configured, or its issuer is refused (issuerRefused) */
   provider: OidcProviderConfig | null;
+  /** why the configured issuer is not used (an http:// issuer in production), else null */
+  issuerRefused: string | null;
   mapping: RoleMapping;
   /** false: only the break-glass admin may sign in with a password */
   passwordSignIn: boolean;
@@ -59,7 +61,28 @@ type SsoEnv = Pick<
   | "REDRIVE_OIDC_GROUPS_CLAIM"
   | "REDRIVE_OIDC_ROLE_MAP"
   | "REDRIVE_BREAK_GLASS_ADMIN"
+  | "REDRIVE_OIDC_ALLOW_HTTP"
+  | "NODE_ENV"
 >;
+
+/**
+ * Why `issuer` may not be used, or null. In production it must be https://: the discovery document and the keys
+ * that verify every sign-in are fetched from it, and over http:// anyone on the path could hand over their own.
+ * REDRIVE_OIDC_ALLOW_HTTP=1 accepts http:// anyway (a test provider on loopback).
+ */
+export function ssoIssuerProblem(issuer: string, env: Pick<Env, "NODE_ENV" | "REDRIVE_OIDC_ALLOW_HTTP">): string | null {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return "must be a URL";
+  }
+  if (url.protocol === "https:") return null;
+  if (url.protocol !== "http:") return "must be an https:// URL";
+  return env.NODE_ENV === "production" && env.REDRIVE_OIDC_ALLOW_HTTP !== "1"
+    ? "must be an https:// URL in production (REDRIVE_OIDC_ALLOW_HTTP=1 allows http:// for a test provider)"
+    : null;
+}
 
 /** The effective configuration from the environment and the stored settings (pure but for unsealing). */
 export function effectiveSsoConfig(env: SsoEnv, stored: SsoSettings | null): SsoConfig {
@@ -68,11 +91,13 @@ export function effectiveSsoConfig(env: SsoEnv, stored: SsoSettings | null): Sso
   const clientId = s.clientId ?? env.REDRIVE_OIDC_CLIENT_ID;
   const clientSecret = s.clientSecret ? openSecret(s.clientSecret) : env.REDRIVE_OIDC_CLIENT_SECRET;
   const scopes = (s.scopes ?? env.REDRIVE_OIDC_SCOPES).split(/[\s,]+/).filter(Boolean);
+  const problem = issuer ? ssoIssuerProblem(issuer, env) : null;
   return {
     provider:
-      issuer && clientId
+      issuer && clientId && !problem
         ? { issuer: issuer.replace(/\/+$/, ""), clientId, clientSecret, name: s.name ?? env.REDRIVE_OIDC_NAME, scopes }
         : null,
+    issuerRefused: problem && `the SSO issuer ${issuer} ${problem}`,
     mapping: { claim: s.groupsClaim ?? env.REDRIVE_OIDC_GROUPS_CLAIM, map: roleMapOf(s.roleMap, env.REDRIVE_OIDC_ROLE_MAP) },
     ...breakGlassSettingsOf(env, s),
   };

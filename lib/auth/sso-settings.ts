@@ -7,8 +7,10 @@ import { AppError } from "../errors/app-error";
 import { inTransaction } from "../db/transaction";
 import type { Env } from "../env";
 import { sealSecret } from "../secrets/stored-secret";
+import { outboundHostsRefusal } from "../net/outbound-guard";
 import {
   effectiveSsoConfig,
+  ssoIssuerProblem,
   forgetSsoSettings,
   OIDC_PROVIDER_ID,
   SSO_SETTING_KEY,
@@ -75,6 +77,12 @@ export async function updateSsoSettings(
   body: SsoSettingsBody,
   ctx: { actor: Actor; requestId: string | null; now: Date },
 ): Promise<SsoSettingsView> {
+  if (typeof body.issuer === "string") {
+    // Before anything is stored: the issuer's discovery and keys are fetched on the first sign-in, through the same
+    // outbound rule as sinks and webhooks (lib/net/outbound-scope.ts).
+    const problem = ssoIssuerProblem(body.issuer, env) ?? (await outboundHostsRefusal([new URL(body.issuer).hostname]));
+    if (problem) throw invalid("issuer", problem);
+  }
   let roleMap = body.roleMap;
   if (typeof roleMap === "string") {
     try {

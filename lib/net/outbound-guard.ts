@@ -9,12 +9,16 @@ import { inAddressList, parseAddressList } from "./address-list";
 import { reachedAddress, restrictedAddress } from "./address-class";
 import { checkOutbound } from "./outbound";
 
-// Where the replay HTTP sink and alert webhooks may connect. A supervisor chooses their URLs, and the sink's
-// answers come back to analysts in item errors: pointed at loopback, the private network or the cloud metadata
-// service (169.254.169.254), the server would fetch for them what they cannot reach themselves. So those addresses
-// are refused unless an operator lists them in REDRIVE_OUTBOUND_ALLOW_PRIVATE. The check runs on the connection
-// itself (the address the socket is about to use, after DNS), not only on the URL when it is saved: a name that
-// resolved to a public address then and to 127.0.0.1 now (DNS rebinding) is refused when it matters.
+// Where Redrive may connect on a user's word: the replay HTTP and PostGIS sinks, alert webhooks, the SSO issuer's
+// discovery and keys (outbound-connectors.ts lists them). A supervisor or admin chooses those addresses, and what
+// they answer comes back to people: pointed at loopback, the private network or the cloud metadata service
+// (169.254.169.254), the server would reach for them what they cannot reach themselves. So those addresses, and
+// local socket paths, are refused unless an operator lists them in REDRIVE_OUTBOUND_ALLOW_PRIVATE. Each target is
+// checked before any connection (outboundHostsRefusal: the same words whichever connector meets it) and again on
+// the connection itself (guardedLookup: the address the socket is about to use, after DNS), so a name that resolved
+// to a public address then and to 127.0.0.1 now (DNS rebinding) is refused when it matters. The HTTP pool below,
+// outbound-socket.ts (raw TCP) and outbound-scope.ts (libraries that use the global fetch) all judge through
+// refusal().
 
 export const ALLOW_PRIVATE_VARIABLE = "REDRIVE_OUTBOUND_ALLOW_PRIVATE";
 
@@ -121,6 +125,45 @@ export function refusedBy(err: unknown): OutboundRefusedError | null {
 
 const RESOLVE_TIMEOUT_MS = 3_000;
 
+/** `db.example.com`, `[::1]`, `/run/postgresql`: a local socket path is never a target Redrive may connect to. */
+export function isSocketPath(host: string): boolean {
+  return host.startsWith("/") || host.startsWith("@") || /^[A-Za-z]:[\\/]/.test(host);
+}
+
+/** The addresses `host` has now (the address itself for a literal); none when it does not resolve in time. */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host) !== 0) return [host];
+  const found = await Promise.race([
+    dnsLookupAsync(host, { all: true }).catch(() => []),
+    new Promise<LookupAddress[]>((resolve) => setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS).unref()),
+  ]);
+  return found.map((a) => a.address);
+}
+
+/**
+ * Why one of `hosts` may not be connected to, or null: a socket path, or an address (what a name resolves to now)
+ * that is loopback, private or link-local and not allowed. Every connector checks its targets here before it
+ * connects, so a refused target is answered before any connection, in the same words whichever connector it is.
+ */
+export async function outboundHostsRefusal(hosts: readonly string[], policy: OutboundPolicy = outboundPolicy()): Promise<string | null> {
+  for (const raw of hosts) {
+    const host = raw.replace(/^\[|\]$/g, "");
+    if (host === "") return "refused: the target names no host";
+    if (isSocketPath(host)) return `refused: ${host} is a local socket path, which no sink or webhook may use`;
+    for (const address of await addressesOf(host)) {
+      const why = refusal(host, address, policy);
+      if (why) return why;
+    }
+  }
+  return null;
+}
+
+/** Throws the 422 naming `path` when one of `hosts` is refused (outboundHostsRefusal). */
+export async function checkOutboundHosts(hosts: readonly string[], path: string): Promise<void> {
+  const why = await outboundHostsRefusal(hosts);
+  if (why) throw new AppError("validation_failed", `${path}: ${why}`, { issues: [{ path, message: why }] });
+}
+
 /**
  * Checks a sink or webhook URL when it is saved: the host allow-list (REDRIVE_OUTBOUND_HOSTS), then the addresses
  * its host has now. A 422 naming `path` says why. A name that does not resolve passes (the send will say so); the
@@ -128,19 +171,5 @@ const RESOLVE_TIMEOUT_MS = 3_000;
  */
 export async function checkOutboundTarget(url: string, path: string): Promise<void> {
   checkOutbound(url, getEnv().REDRIVE_OUTBOUND_HOSTS, path);
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  const policy = outboundPolicy();
-  let addresses: string[];
-  if (isIP(host) !== 0) addresses = [host];
-  else {
-    const found = await Promise.race([
-      dnsLookupAsync(host, { all: true }).catch(() => []),
-      new Promise<LookupAddress[]>((resolve) => setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS).unref()),
-    ]);
-    addresses = found.map((a) => a.address);
-  }
-  for (const address of addresses) {
-    const why = refusal(host, address, policy);
-    if (why) throw new AppError("validation_failed", `${path}: ${why}`, { issues: [{ path, message: why }] });
-  }
+  await checkOutboundHosts([new URL(url).hostname], path);
 }

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { appendAudit } from "../audit/append";
 import { actorFields, type AuditContext } from "../auth/audit-context";
+import { can, type Role } from "../auth/permissions";
 import { inTransaction } from "../db/transaction";
 import { isUniqueViolation } from "../db/pg-errors";
 import { AppError } from "../errors/app-error";
@@ -9,6 +10,8 @@ import { configKey } from "../secrets/config-key";
 import { seal, unseal } from "../secrets/seal";
 import type { DeadLetterKind } from "../vocabulary/record";
 import type { SourceConfig } from "./open-connector";
+import { sourceErrorText } from "./error-category";
+import { openOptions, sealOptions, shownOptions } from "./sealed-options";
 import { changedUrl, replacedSecrets } from "./source-credentials";
 import {
   displayUrl,
@@ -38,6 +41,7 @@ interface SourceRow {
   waiting_at: Date | null;
   last_pull_at: Date | null;
   last_error: string | null;
+  last_error_category: string | null;
   last_error_at: Date | null;
   failures: number;
   next_attempt_at: Date | null;
@@ -50,7 +54,7 @@ interface SourceRow {
 }
 
 const COLUMNS = `name, type, url_sealed, kind, options, enabled, created_at, updated_at, locked_until, connected, waiting,
-  waiting_at, last_pull_at, last_error, last_error_at, failures, next_attempt_at, pulled_total::text, created_total::text,
+  waiting_at, last_pull_at, last_error, last_error_category, last_error_at, failures, next_attempt_at, pulled_total::text, created_total::text,
   duplicates_total::text, unreadable_total::text, to_char(pulled_day, 'YYYY-MM-DD') AS pulled_day, pulled_today`;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -59,7 +63,15 @@ function urlOf(row: Pick<SourceRow, "url_sealed">): string {
   return unseal(row.url_sealed, configKey());
 }
 
-function toView(row: SourceRow, now: Date): SourceView {
+/**
+ * Who reads a source: a "manager" (sources:manage, the admins who configure the connection, and the CLI) sees the
+ * broker's own words for the last failure; a "reader" sees its category (lib/sources/error-category.ts).
+ */
+export type SourceAudience = "manager" | "reader";
+
+export const audienceOf = (role: Role): SourceAudience => (can(role, "sources:manage") ? "manager" : "reader");
+
+function toView(row: SourceRow, now: Date, audience: SourceAudience): SourceView {
   let url: string;
   try {
     url = displayUrl(urlOf(row));
@@ -72,7 +84,7 @@ function toView(row: SourceRow, now: Date): SourceView {
     type: row.type,
     kind: row.kind,
     url,
-    options: row.options,
+    options: shownOptions(row.type, row.options),
     enabled: row.enabled,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -81,7 +93,7 @@ function toView(row: SourceRow, now: Date): SourceView {
       waiting: row.waiting,
       waitingAt: iso(row.waiting_at),
       lastPullAt: iso(row.last_pull_at),
-      lastError: row.last_error,
+      lastError: row.last_error === null || audience === "manager" ? row.last_error : sourceErrorText(row.last_error_category),
       lastErrorAt: iso(row.last_error_at),
       failures: row.failures,
       nextAttemptAt: iso(row.next_attempt_at),
@@ -100,15 +112,15 @@ function toView(row: SourceRow, now: Date): SourceView {
 const notFound = (name: string) =>
   new AppError("not_found", `source ${name} not found`, { issues: [{ path: "name", message: "names no source" }] });
 
-export async function listSources(pool: pg.Pool, now: Date): Promise<SourceView[]> {
+export async function listSources(pool: pg.Pool, now: Date, audience: SourceAudience = "reader"): Promise<SourceView[]> {
   const { rows } = await pool.query<SourceRow>(`SELECT ${COLUMNS} FROM source ORDER BY name`);
-  return rows.map((r) => toView(r, now));
+  return rows.map((r) => toView(r, now, audience));
 }
 
-export async function getSource(pool: pg.Pool, name: string, now: Date): Promise<SourceView> {
+export async function getSource(pool: pg.Pool, name: string, now: Date, audience: SourceAudience = "reader"): Promise<SourceView> {
   const { rows } = await pool.query<SourceRow>(`SELECT ${COLUMNS} FROM source WHERE name = $1`, [name]);
   if (!rows[0]) throw notFound(name);
-  return toView(rows[0], now);
+  return toView(rows[0], now, audience);
 }
 
 /** The stored source with its URL unsealed, for opening a connection; never served. */
@@ -119,12 +131,19 @@ export async function readSourceConfig(
   const { rows } = await db.query<SourceRow>(`SELECT ${COLUMNS} FROM source WHERE name = $1`, [name]);
   const row = rows[0];
   if (!row) throw notFound(name);
-  return { name: row.name, type: row.type, url: urlOf(row), options: row.options, kind: row.kind, enabled: row.enabled };
+  return {
+    name: row.name,
+    type: row.type,
+    url: urlOf(row),
+    options: openOptions(row.type, row.options),
+    kind: row.kind,
+    enabled: row.enabled,
+  };
 }
 
 /** What the audit trail keeps of a source: everything but the URL's secrets. */
-function auditView(s: { type: string; kind: string; url: string; options: unknown; enabled: boolean }) {
-  return { type: s.type, kind: s.kind, url: displayUrl(s.url), options: s.options, enabled: s.enabled };
+function auditView(s: { type: SourceType; kind: string; url: string; options: Record<string, unknown>; enabled: boolean }) {
+  return { type: s.type, kind: s.kind, url: displayUrl(s.url), options: shownOptions(s.type, s.options), enabled: s.enabled };
 }
 
 export async function createSource(pool: pg.Pool, body: CreateSourceBody, ctx: AuditContext): Promise<SourceView> {
@@ -133,7 +152,15 @@ export async function createSource(pool: pg.Pool, body: CreateSourceBody, ctx: A
       await client.query(
         `INSERT INTO source (name, type, url_sealed, kind, options, enabled, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-        [body.name, body.type, seal(body.url, configKey()), body.kind, JSON.stringify(body.options), body.enabled, ctx.now],
+        [
+          body.name,
+          body.type,
+          seal(body.url, configKey()),
+          body.kind,
+          JSON.stringify(sealOptions(body.type, body.options)),
+          body.enabled,
+          ctx.now,
+        ],
       );
     } catch (err) {
       if (isUniqueViolation(err, "source_pkey"))
@@ -176,7 +203,15 @@ export async function updateSource(pool: pg.Pool, name: string, patch: PatchSour
       `UPDATE source SET url_sealed = $2, kind = $3, options = $4, enabled = $5, updated_at = $6,
          failures = CASE WHEN $7 THEN 0 ELSE failures END, next_attempt_at = CASE WHEN $7 THEN NULL ELSE next_attempt_at END
        WHERE name = $1`,
-      [name, urlChanged ? seal(url, configKey()) : row.url_sealed, next.kind, JSON.stringify(options), next.enabled, ctx.now, reconnect],
+      [
+        name,
+        urlChanged ? seal(url, configKey()) : row.url_sealed,
+        next.kind,
+        JSON.stringify(sealOptions(row.type, options)),
+        next.enabled,
+        ctx.now,
+        reconnect,
+      ],
     );
     const before = auditView({ type: row.type, kind: row.kind, url: stored, options: row.options, enabled: row.enabled });
     // The trail never holds a secret, so a replaced password would not show in before/after: it is named.
@@ -202,7 +237,7 @@ export async function updateSource(pool: pg.Pool, name: string, patch: PatchSour
       ctx.now,
     );
   });
-  return getSource(pool, name, ctx.now);
+  return getSource(pool, name, ctx.now, "manager");
 }
 
 /** Removes the source; its records keep their origin, and what it created on the broker is removed by the caller. */
@@ -225,6 +260,6 @@ export async function deleteSource(pool: pg.Pool, name: string, ctx: AuditContex
       ],
       ctx.now,
     );
-    return { name, type: row.type, url, options: row.options };
+    return { name, type: row.type, url, options: openOptions(row.type, row.options) };
   });
 }

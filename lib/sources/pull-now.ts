@@ -4,7 +4,7 @@ import type pg from "pg";
 import type { Actor } from "../audit/actor";
 import { AppError } from "../errors/app-error";
 import type { AuditContext } from "../auth/audit-context";
-import { createSource, getSource, readSourceConfig } from "./manage-sources";
+import { createSource, getSource, readSourceConfig, type SourceAudience } from "./manage-sources";
 import { openConnector, type SourceConfig } from "./open-connector";
 import { pullSource } from "./pull-source";
 import { recordSourceFailure } from "./pullers";
@@ -100,23 +100,23 @@ export async function removeFromBroker(source: SourceConfig): Promise<{ cleaned:
 }
 
 /**
- * The stored state; with `mayManage` (sources:manage), `waiting` is asked of the broker now (within
+ * The stored state; for an audience that manages sources, `waiting` is asked of the broker now (within
  * STATUS_TIMEOUT_MS, else the last known) unless the source is backing off (status-policy.ts).
  */
 export async function sourceStatus(
   pool: pg.Pool,
   name: string,
   now: Date,
-  mayManage: boolean,
+  audience: SourceAudience = "reader",
 ): Promise<SourceState & { name: string; enabled: boolean }> {
-  const before = await getSource(pool, name, now);
-  if (!statusAsksBroker(mayManage, before.state, now)) return { name, enabled: before.enabled, ...before.state };
+  const before = await getSource(pool, name, now, audience);
+  if (!statusAsksBroker(audience === "manager", before.state, now)) return { name, enabled: before.enabled, ...before.state };
   await Promise.race([
     testSource(pool, name).catch(() => undefined),
     new Promise((resolve) => setTimeout(resolve, STATUS_TIMEOUT_MS).unref()),
   ]);
   // testSource wrote what it found, or why it failed, on the source: read it back either way.
-  const after = await getSource(pool, name, now).catch(() => before);
+  const after = await getSource(pool, name, now, audience).catch(() => before);
   return { name, enabled: after.enabled, ...after.state };
 }
 
@@ -130,5 +130,5 @@ const STATUS_TIMEOUT_MS = 3000;
 export async function addSource(pool: pg.Pool, body: CreateSourceBody, ctx: AuditContext): Promise<SourceView> {
   const created = await createSource(pool, body, ctx);
   await testSource(pool, created.name).catch(() => undefined);
-  return getSource(pool, created.name, ctx.now);
+  return getSource(pool, created.name, ctx.now, "manager");
 }

@@ -8,6 +8,7 @@ import type { SourceConnector } from "./connector";
 import { readSourceConfig } from "./manage-sources";
 import { openConnector } from "./open-connector";
 import { pullSource } from "./pull-source";
+import { sourceErrorCategory } from "./error-category";
 
 // The continuous drain: every replay worker process runs this loop. A source is pulled by one process at a time
 // (a lease on its row, taken with SKIP LOCKED and renewed while pulling); a broker that is down or refuses the
@@ -37,12 +38,12 @@ export async function recordSourceFailure(pool: pg.Pool, name: string, err: unkn
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
   await pool
     .query(
-      `UPDATE source SET connected = false, last_error = $2, last_error_at = now(), failures = failures + 1,
+      `UPDATE source SET connected = false, last_error = $2, last_error_category = $4, last_error_at = now(), failures = failures + 1,
          failing_since = coalesce(failing_since, now()),
          next_attempt_at = now() + (LEAST($3::float8, 1000 * 2 ^ failures) * interval '1 millisecond'),
          locked_by = NULL, locked_until = NULL
        WHERE name = $1`,
-      [name, message, MAX_BACKOFF_MS],
+      [name, message, MAX_BACKOFF_MS, sourceErrorCategory(err)],
     )
     .catch(() => {});
   return message;

@@ -21,5 +21,9 @@ export function e2eServerEnv(port: number): Record<string, string> {
     REDRIVE_AUDIT_KEY: process.env.REDRIVE_AUDIT_KEY ?? "",
     NEXT_TELEMETRY_DISABLED: "1",
     REDRIVE_WORKER: "0",
+    // the test identity provider (tests/support/oidc-provider.ts) listens on http://127.0.0.1, which production
+    // refuses twice: an http:// issuer, and a loopback address under the outbound rule (lib/net/outbound-guard.ts)
+    REDRIVE_OIDC_ALLOW_HTTP: "1",
+    REDRIVE_OUTBOUND_ALLOW_PRIVATE: "127.0.0.1",
   };
 }

@@ -159,7 +159,7 @@ test("an admin pauses, resumes and removes the source", async ({ page }) => {
   expect(groups.find((g) => g.name === "redrive")?.consumers ?? 0).toBe(0);
 });
 
-test("adding a source the broker refuses says so as the dialog closes, with the broker's answer", async ({ page, baseURL }) => {
+test("adding a source the broker refuses says so as the dialog closes, with the broker's answer", async ({ page, baseURL, browser }) => {
   const dead = `dead-${run.slice(-8)}`;
   await signIn(page, "admin", "/sources");
   await page.getByRole("button", { name: "Add source" }).click();
@@ -175,6 +175,18 @@ test("adding a source the broker refuses says so as the dialog closes, with the 
   await expect(page.getByText(`Source ${dead} added, but the broker test failed`)).toBeVisible();
   await expect(page.getByText(/ECONNREFUSED|refused/i).first()).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/sources-added-unreachable.png` });
+  // Those who read sources but do not manage them see what kind of failure it is, not the broker's words.
+  const readers = await browser.newContext({ baseURL });
+  try {
+    const reader = await readers.newPage();
+    await signIn(reader, "analyst", "/sources");
+    const card = reader.getByRole("article", { name: dead });
+    await expect(card).toContainText("the broker could not be reached");
+    await expect(card).not.toContainText(/ECONNREFUSED/);
+    await reader.screenshot({ path: `${SHOTS}/sources-failure-category-analyst.png`, fullPage: true });
+  } finally {
+    await readers.close();
+  }
   expect((await page.request.delete(`/api/sources/${dead}`, { headers: { origin: baseURL ?? "" } })).ok()).toBe(true);
 });
 

@@ -14,7 +14,7 @@ import { getGeos } from "../../lib/spatial/geos";
 import { postgisSink } from "../../lib/replay/sinks/postgis/postgis-sink";
 import { keyTableStatement } from "../../lib/replay/sinks/postgis/page-statement";
 import { closeTargetPools } from "../../lib/replay/sinks/postgis/target-pools";
-import { storedPostgisSink } from "../../lib/replay/batch/check-postgis-target";
+import { checkPostgisTarget, storedPostgisSink } from "../../lib/replay/batch/check-postgis-target";
 import { PostgisSinkSchema } from "../../lib/replay/batch/postgis-sink-schema";
 import type { Submission } from "../../lib/replay/sinks/sink";
 import type { JsonValue } from "../../lib/json/value";
@@ -275,8 +275,63 @@ describe.skipIf(unavailable !== null)("PostGIS sink", () => {
     expect(taps.issues).toEqual([{ path: "ids.1", message: expect.stringContaining("the PostGIS sink takes spatial features only") }]);
     const filtered = await refusal({ filter: { q: "ref-afc" }, ratePerSecond: 10, sink: sinkFor(target.url) });
     expect(filtered.issues).toEqual([{ path: "filter.kind", message: expect.stringContaining("AFC") }]);
-    const refused = await refusal({ ...base, sink: { ...sinkFor(target.url), url: "postgresql://postgres@127.0.0.1:1/nothing" } });
-    expect(refused.issues).toEqual([{ path: "sink.url", message: expect.stringContaining("cannot connect") }]);
+    const closed = await refusal({ ...base, sink: { ...sinkFor(target.url), url: "postgresql://postgres@127.0.0.1:1/nothing" } });
+    expect(closed.issues).toEqual([{ path: "sink.url", message: expect.stringMatching(/^could not reach the target/) }]);
+  });
+
+  it("answers an unreachable target without the server's words: no oracle for databases, users or ports", async () => {
+    const spatial = await ingest(db, [spatialEnvelope({ key: "oracle-1", observedAt: 12, featureId: "oracle" })]);
+    await approve(db, spatial);
+    const answers = new Set<string>();
+    const u = new URL(target.url);
+    for (const url of [
+      `postgresql://postgres@${u.host}/no_such_database_here`,
+      `postgresql://no_such_role_here@${u.host}${u.pathname}`,
+      "postgresql://postgres@127.0.0.1:1/nothing",
+    ]) {
+      const r = await refusal({ ids: spatial, ratePerSecond: 10, sink: { ...sinkFor(target.url), url } });
+      expect(r.issues.map((i) => i.path)).toEqual(["sink.url"]);
+      answers.add(r.issues[0]!.message);
+    }
+    expect([...answers]).toEqual(["could not reach the target (no connection, or the server refused the sign-in or the database)"]);
+  });
+
+  it("takes an observation-time column of any precision (Prisma's timestamptz(6), timestamp(3)) and says how it is written", async () => {
+    await target.pool.query(
+      `CREATE TABLE gis.prisma_like (id text PRIMARY KEY, geom geometry(Geometry, 4326) NOT NULL, observed_at timestamptz(6) NOT NULL)`,
+    );
+    await target.pool.query(
+      `CREATE TABLE gis.local_time (id text PRIMARY KEY, geom geometry(Geometry, 4326) NOT NULL, observed_at timestamp(3) NOT NULL)`,
+    );
+    const check = (table: string) => checkPostgisTarget(PostgisSinkSchema.parse({ type: "postgis", url: target.url, table }));
+    const tz = await check("gis.prisma_like");
+    expect(tz.problems).toEqual([]);
+    expect(tz.types.observedAt).toBe("timestamp(6) with time zone");
+    const local = await check("gis.local_time");
+    expect(local.notes).toEqual([
+      { path: "sink.observedAtColumn", message: '"observed_at" is timestamp(3) without time zone: observation times are written in UTC' },
+    ]);
+    const ids = await ingest(db, [spatialEnvelope({ key: "prec-1", observedAt: 1_000_000, featureId: "prec-1" })]);
+    await approve(db, ids);
+    const sink = postgisSink(storedPostgisSink(PostgisSinkSchema.parse({ type: "postgis", url: target.url, table: "gis.prisma_like" })));
+    const submitted = await sink.submit(
+      {
+        itemId: "1",
+        batchId: "1",
+        deadLetterId: ids[0]!,
+        kind: "spatial",
+        idempotencyKey: "prec-1",
+        entityKey: null,
+        observedAt: "2026-11-01T00:00:00.123456Z",
+        payload: { type: "Feature", id: "prec-1", geometry: { type: "Point", coordinates: [1, 2] }, properties: {} },
+      },
+      new AbortController().signal,
+    );
+    expect(submitted).toEqual({ outcome: "applied" });
+    const { rows } = await target.pool.query<{ at: string }>(
+      `SELECT to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at FROM gis.prisma_like`,
+    );
+    expect(rows).toEqual([{ at: "2026-11-01T00:00:00.123456" }]);
   });
 
   it("a target error fails the items with the target's reason and pauses the batch past the threshold", async () => {

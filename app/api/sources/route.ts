@@ -1,15 +1,15 @@
 import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { listSources } from "@/lib/sources/manage-sources";
+import { audienceOf, listSources } from "@/lib/sources/manage-sources";
 import { addSource } from "@/lib/sources/pull-now";
 import { CreateSourceBody } from "@/lib/sources/source-schemas";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/sources — every broker source with its state (URL redacted). */
-export const GET = defineRoute({ access: { permission: "sources:read" } }, async ({ now }) => ({
-  sources: await listSources(getDb().pool, now),
+export const GET = defineRoute({ access: { permission: "sources:read" } }, async ({ now, principal }) => ({
+  sources: await listSources(getDb().pool, now, audienceOf(principal!.role)),
 }));
 
 /** POST /api/sources {name, type, url, kind, options, enabled?} — admins add a source (audited); 201 with it. */

@@ -11,6 +11,7 @@ import { checkOutbound } from "../../net/outbound";
 import { withPostgresPort } from "../../replay/batch/check-postgis-target";
 import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/batch/inspect-postgis-target";
 import { PostgisSinkSchema } from "../../replay/batch/postgis-sink-schema";
+import { checkPostgisUrl } from "../../replay/batch/postgis-connection";
 import { CliUsageError, optionsError } from "../context";
 import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 
@@ -39,6 +40,7 @@ export function formatTargetReport(url: string, table: string, r: TargetReport):
     r.keyTable.exists
       ? `  key table ${r.table?.schema ?? "?"}.${KEY_TABLE}: exists${r.keyTable.rows !== null ? `, ${r.keyTable.rows} key(s)` : ""}`
       : `  key table ${KEY_TABLE}: not yet (created on the first page)`,
+    ...r.notes.map((n) => `  note: ${FLAG_OF[n.path] ?? n.path}: ${n.message}`),
     r.problems.length === 0 ? "  ok: a batch can write here" : `  ${r.problems.length} problem(s):`,
     ...r.problems.map((p) => `    ${FLAG_OF[p.path] ?? p.path}: ${p.message}`),
   ];
@@ -63,6 +65,7 @@ export function registerSinkCommands(program: Command): void {
       const { type: _type, url, ...target } = parsed.data;
       try {
         checkOutbound(withPostgresPort(url), getEnv().REDRIVE_OUTBOUND_HOSTS, "--url");
+        await checkPostgisUrl(url, "--url");
       } catch (err) {
         if (err instanceof AppError) throw new CliUsageError(err.message);
         throw err;

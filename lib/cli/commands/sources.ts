@@ -210,7 +210,7 @@ export function registerSourceCommands(program: Command): void {
     .option("--json", "one JSON array on stdout")
     .action(async (raw: { json?: boolean }) => {
       await withDb(async (db) => {
-        const sources = await listSources(db.pool, new Date());
+        const sources = await listSources(db.pool, new Date(), "manager");
         if (raw.json) process.stdout.write(`${JSON.stringify(sources)}\n`);
         else if (sources.length === 0) say("no sources (add one with `redrive source add`)");
         else for (const s of sources) process.stdout.write(`${stateLine(s)}\n`);

@@ -1,16 +1,19 @@
 import "server-only";
 import { AppError } from "../../errors/app-error";
-import { redactUrlSecrets } from "../../masking/url";
 import { checkOutbound } from "../../net/outbound";
 import { getEnv } from "../../env";
 import { configKey } from "../../secrets/config-key";
 import { seal } from "../../secrets/seal";
+import { checkPostgisUrl, unreachableMessage } from "./postgis-connection";
 import { inspectPostgisTarget, targetClient, type TargetReport } from "./inspect-postgis-target";
 import type { PostgisSinkConfig, StoredPostgisSinkConfig } from "./postgis-sink-schema";
 
-// Before a PostGIS batch is created: may Redrive call that host (REDRIVE_OUTBOUND_HOSTS), does the database answer,
-// and can the configuration work there (PostGIS, the table, the columns, their types, the rights to write)? A
-// batch that would fail every item after approval is refused now, 422 naming the field.
+// Before a PostGIS batch is created: may Redrive call that host (REDRIVE_OUTBOUND_HOSTS, then the outbound rule on
+// every host the URL names — answered before any connection), does the database answer, and can the configuration
+// work there (PostGIS, the table, the columns, their types, the rights to write)? A batch that would fail every item
+// after approval is refused now, 422 naming the field. Only a target that answered gets the details: one that could
+// not be reached is "could not reach the target", whatever the server said, so the 422 cannot be used to learn which
+// databases, ports or users exist behind an address.
 
 /** The URL with PostgreSQL's port written out, so an allow-list entry "db.example.com:5432" matches a URL without one. */
 export function withPostgresPort(url: string): string {
@@ -21,12 +24,14 @@ export function withPostgresPort(url: string): string {
 
 export async function checkPostgisTarget(sink: PostgisSinkConfig, path = "sink"): Promise<TargetReport> {
   checkOutbound(withPostgresPort(sink.url), getEnv().REDRIVE_OUTBOUND_HOSTS, `${path}.url`);
+  await checkPostgisUrl(sink.url, `${path}.url`);
   const { type: _type, url, ...target } = sink;
   const client = targetClient(url);
   try {
     await client.connect();
   } catch (err) {
-    const message = `cannot connect to ${redactUrlSecrets(url)}: ${(err as Error).message}`;
+    await client.end().catch(() => undefined);
+    const message = unreachableMessage(err);
     throw new AppError("validation_failed", `${path}.url: ${message}`, { issues: [{ path: `${path}.url`, message }] });
   }
   try {

@@ -1,5 +1,6 @@
 import "server-only";
 import pg from "pg";
+import { postgisConnection } from "./postgis-connection";
 import { parseTableName, type PostgisTarget } from "./postgis-sink-schema";
 
 // What a PostGIS sink's target database holds, read from its catalogs: the PostGIS version, the table and its
@@ -28,12 +29,14 @@ export interface TargetReport {
   types: { id: string | null; observedAt: string | null; properties: string | null };
   keyTable: { exists: boolean; rows: number | null };
   problems: { path: string; message: string }[];
+  /** what a batch will do that the team may not expect (how times are written) */
+  notes: { path: string; message: string }[];
 }
 
 /** A client for a check or inspection: short timeouts, so a wrong host answers within seconds. */
 export function targetClient(url: string, timeoutMs = 5000): pg.Client {
   return new pg.Client({
-    connectionString: url,
+    ...postgisConnection(url),
     connectionTimeoutMillis: timeoutMs,
     statement_timeout: timeoutMs * 2,
     application_name: "redrive-postgis-check",
@@ -45,7 +48,8 @@ export function qualifiedName(schema: string, table: string): string {
   return `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
 }
 
-const TIME_TYPES = new Set(["timestamp with time zone", "timestamp without time zone"]);
+/** By pg_type name, so any precision passes: Prisma's DateTime is `timestamptz(6)`, formatted "timestamp(6) with time zone". */
+const TIME_TYPES = new Set(["timestamptz", "timestamp"]);
 const JSON_TYPES = new Set(["jsonb", "json"]);
 
 /** `countKeys`: also count the key table's rows (a full scan: for the check command, not for every batch). */
@@ -63,6 +67,7 @@ export async function inspectPostgisTarget(
     types: { id: null, observedAt: null, properties: null },
     keyTable: { exists: false, rows: null },
     problems,
+    notes: [],
   };
   const ext = await db.query<{ installed: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis') AS installed`);
   if (ext.rows[0]?.installed) {
@@ -145,12 +150,22 @@ export async function inspectPostgisTarget(
   const observed = col(target.observedAtColumn);
   if (!observed)
     problems.push({ path: "sink.observedAtColumn", message: `${quoted} has no column ${pg.escapeIdentifier(target.observedAtColumn)}` });
-  else if (!TIME_TYPES.has(observed.type)) {
+  else if (!TIME_TYPES.has(observed.typname)) {
     problems.push({
       path: "sink.observedAtColumn",
       message: `${pg.escapeIdentifier(target.observedAtColumn)} is ${observed.type}, not a timestamp`,
     });
-  } else report.types.observedAt = observed.type;
+  } else {
+    report.types.observedAt = observed.type;
+    // The sink's sessions run with TimeZone=UTC (target-pools.ts): a column without a time zone gets UTC wall time.
+    report.notes.push({
+      path: "sink.observedAtColumn",
+      message:
+        observed.typname === "timestamp"
+          ? `${pg.escapeIdentifier(target.observedAtColumn)} is ${observed.type}: observation times are written in UTC`
+          : `${pg.escapeIdentifier(target.observedAtColumn)} is ${observed.type}: observation times keep their instant`,
+    });
+  }
 
   if (target.propertiesColumn !== undefined) {
     const props = col(target.propertiesColumn);

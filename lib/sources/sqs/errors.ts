@@ -89,7 +89,20 @@ function scrub(text: string, queue: Pick<SqsQueue, "credentials">): string {
   return [secret, encodeURIComponent(secret)].reduce((t, s) => t.split(s).join("***"), text);
 }
 
+/**
+ * Whether the SDK failed to read the endpoint's answer as SQS's: an HTML page, a proxy's error, anything else. Its
+ * message quotes the start of that answer (`Unexpected token '<', "<!DOCTYPE "...`), which is not SQS's to show.
+ */
+function unreadableAnswer(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  return e.name === "SyntaxError" || /Deserialization error|is not valid JSON|Unexpected token|<!DOCTYPE|<html|<\?xml/i.test(e.message);
+}
+
 function messageOf(e: unknown): string {
+  if (unreadableAnswer(e)) {
+    const status = (e as SdkLike).$metadata?.httpStatusCode;
+    return `the endpoint answered with something other than SQS${typeof status === "number" ? ` (HTTP ${status})` : ""}`;
+  }
   if (e instanceof Error) {
     const said = e.message || e.name;
     return e.name && e.name !== "Error" && !said.includes(e.name) ? `${e.name}: ${said}` : said;

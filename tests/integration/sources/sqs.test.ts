@@ -77,6 +77,10 @@ describe.skipIf(skip !== null)("an SQS source", () => {
     // The access key is sealed and never shown.
     const view = await getSource(db.pool, name, new Date());
     expect(JSON.stringify(view)).not.toMatch(/s3cret|AKIDTEST/);
+    // So is the source queue's URL (it may carry a key too): shown redacted, opened only to connect.
+    const stored = await db.pool.query<{ options: string }>("SELECT options::text AS options FROM source WHERE name = $1", [name]);
+    expect(stored.rows[0]?.options).not.toContain(new URL(pair.sourceUrl).host);
+    expect(view.options).toMatchObject({ sourceQueueUrl: pair.sourceUrl });
 
     expect(await pull(db, name)).toEqual({ pulled: 3, created: 3, duplicates: 0, unreadable: 0 });
     expect(await depth(sqs, pair.dlqUrl)).toBe(0);
@@ -305,10 +309,13 @@ describe.skipIf(skip !== null)("an SQS source", () => {
       kind: "spatial",
       options: {},
     });
-    const state = (await getSource(db.pool, name, new Date())).state;
+    const state = (await getSource(db.pool, name, new Date(), "manager")).state;
     expect(state.connected).toBe(false);
     expect(state.lastError).toMatch(/no-such/);
     expect(state.lastError).not.toMatch(/s3cret/);
+    // Readers see what kind of failure it is, not SQS's words.
+    const read = (await getSource(db.pool, name, new Date(), "reader")).state;
+    expect(read.lastError).toBe("the queue, stream or topic the source reads does not exist");
     const err = await pull(db, name).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
 

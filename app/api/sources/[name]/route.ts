@@ -1,15 +1,15 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { deleteSource, getSource, updateSource } from "@/lib/sources/manage-sources";
+import { audienceOf, deleteSource, getSource, updateSource } from "@/lib/sources/manage-sources";
 import { removeFromBroker } from "@/lib/sources/pull-now";
 import { PatchSourceBody, SourceNameParams } from "@/lib/sources/source-schemas";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/sources/{name} — one source with its state. */
-export const GET = defineRoute({ access: { permission: "sources:read" }, params: SourceNameParams }, async ({ params, now }) =>
-  getSource(getDb().pool, params.name, now),
+export const GET = defineRoute({ access: { permission: "sources:read" }, params: SourceNameParams }, async ({ params, now, principal }) =>
+  getSource(getDb().pool, params.name, now, audienceOf(principal!.role)),
 );
 
 /** PATCH /api/sources/{name} {url?, kind?, options?, enabled?} — change or pause/resume a source (audited). */

@@ -139,10 +139,10 @@ async function applyPage(stored: StoredPostgisSinkConfig, subs: Submission[]): P
   });
   if (rows.length === 0) return results as SinkResult[];
 
-  const pool = targetPool(url);
   const cacheKey = JSON.stringify([url, targetOf(stored)]);
   let answers: PageAnswer[];
   try {
+    const pool = targetPool(url);
     const target = await resolveTarget(pool, cacheKey, stored);
     const res = await pool.query<PageAnswer>(pageStatement(target), [
       JSON.stringify(rows),

@@ -1,5 +1,6 @@
 import "server-only";
 import pg from "pg";
+import { postgisConnection } from "../../batch/postgis-connection";
 
 // One connection pool per PostGIS target URL in this process: every batch (and lane) writing to the same database
 // shares it, so a worker holds at most MAX_CONNECTIONS connections to a team's database whatever it runs. Idle
@@ -17,7 +18,7 @@ export function targetPool(url: string): pg.Pool {
   let pool = pools.get(url);
   if (!pool) {
     pool = new pg.Pool({
-      connectionString: url,
+      ...postgisConnection(url),
       max: MAX_CONNECTIONS,
       idleTimeoutMillis: IDLE_MS,
       connectionTimeoutMillis: 10_000,

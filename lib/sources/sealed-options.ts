@@ -1,0 +1,46 @@
+import "server-only";
+import { redactUrlSecrets } from "../masking/url";
+import { configKey } from "../secrets/config-key";
+import { isSealed, seal, unseal } from "../secrets/seal";
+import type { SourceType } from "./source-schemas";
+
+// Options that hold a URL are kept like the source's own URL: sealed at rest with the configuration key, shown and
+// audited only redacted, unsealed only to open a connection. An SQS endpoint or source queue URL may carry an access
+// key in its userinfo or a signed query, as the queue URL does. A value stored before this rule (plain) is read as
+// it is and sealed at the source's next change.
+
+const SEALED: Partial<Record<SourceType, readonly string[]>> = { sqs: ["endpoint", "sourceQueueUrl"] };
+
+type Options = Record<string, unknown>;
+
+function mapSealed(type: SourceType, options: Options, f: (value: string) => string): Options {
+  const keys = SEALED[type];
+  if (!keys) return options;
+  const out: Options = { ...options };
+  for (const key of keys) {
+    const value = out[key];
+    if (typeof value === "string") out[key] = f(value);
+  }
+  return out;
+}
+
+/** What the options column stores: each URL option sealed. */
+export function sealOptions(type: SourceType, options: Options): Options {
+  return mapSealed(type, options, (v) => (isSealed(v) ? v : seal(v, configKey())));
+}
+
+/** The options in the clear, for opening a connection; never served. */
+export function openOptions(type: SourceType, options: Options): Options {
+  return mapSealed(type, options, (v) => (isSealed(v) ? unseal(v, configKey()) : v));
+}
+
+/** The options as shown and audited: each URL option unsealed and its secrets redacted. */
+export function shownOptions(type: SourceType, options: Options): Options {
+  return mapSealed(type, options, (v) => {
+    try {
+      return redactUrlSecrets(isSealed(v) ? unseal(v, configKey()) : v);
+    } catch (err) {
+      return `(cannot be read: ${(err as Error).message})`;
+    }
+  });
+}
