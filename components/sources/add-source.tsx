@@ -80,13 +80,13 @@ function optionsOf(type: SourceType, o: OptionInputs): Record<string, unknown> {
 }
 
 /** Issues by field path ("name", "options.stream"); the first one per field. */
-function byPath(issues: readonly { path: string; message: string }[]): Map<string, string> {
+export function byPath(issues: readonly { path: string; message: string }[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const i of issues) if (!out.has(i.path)) out.set(i.path, i.message);
   return out;
 }
 
-function serverIssues(err: unknown): { path: string; message: string }[] {
+export function serverIssues(err: unknown): { path: string; message: string }[] {
   if (!(err instanceof HttpError) || typeof err.body !== "object" || err.body === null || !("error" in err.body)) return [];
   const inner = err.body.error;
   if (typeof inner !== "object" || inner === null || !("issues" in inner) || !Array.isArray(inner.issues)) return [];
@@ -98,7 +98,7 @@ function serverIssues(err: unknown): { path: string; message: string }[] {
 
 const inputClass = "block w-full rounded border px-2 py-1 text-sm";
 
-function Field({
+export function Field({
   label,
   hint,
   problem,

@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import type { z } from "zod";
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
-import type { CreateSourceBody, PullCounts, SourceView } from "@/lib/sources/source-schemas";
+import type { CreateSourceBody, PatchSourceBody, PullCounts, SourceView } from "@/lib/sources/source-schemas";
 import { addedNotice, pullSummary } from "./source-text";
 
 // One hook per broker-source resource, keyed by a factory; the list polls every 5 s (workers pull in the
@@ -43,6 +43,23 @@ export function useCreateSource() {
       (notice.ok ? toast.success : toast.warning)(notice.title, {
         description: notice.description,
         duration: notice.ok ? undefined : 15_000,
+      });
+      return qc.invalidateQueries({ queryKey: sourceKeys.all });
+    },
+  });
+}
+
+export type UpdateSourceRequest = z.input<typeof PatchSourceBody>;
+
+/** Errors are the form's to show (a 422 names the field); only success is toasted here. */
+export function useUpdateSource() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, body }: { name: string; body: UpdateSourceRequest }) =>
+      fetchJson<SourceView>(path(name), { method: "PATCH", body }),
+    onSuccess: (source) => {
+      toast.success(`Updated ${source.name}`, {
+        description: source.enabled ? "Workers connect with the new settings on their next round." : "It stays paused.",
       });
       return qc.invalidateQueries({ queryKey: sourceKeys.all });
     },

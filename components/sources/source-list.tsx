@@ -8,11 +8,12 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { EmptyNotice } from "@/components/ui/empty-notice";
 import type { SourceView } from "@/lib/sources/source-schemas";
+import { EditSource } from "./edit-source";
 import { usePullSource, useRemoveSource, useSetSourceEnabled, useSources } from "./queries";
 import { conditionOf, optionsSummary, TYPE_LABEL, utc, type SourceCondition } from "./source-text";
 
 // The broker sources as cards: where each reads, what the last attempts found, and (admins) pull now, pause or
-// resume, remove. Refreshed every 5 s: workers pull in the background and move the numbers on their own.
+// resume, edit, remove. Refreshed every 5 s: workers pull in the background and move the numbers on their own.
 
 const CONDITION_TONE: Record<SourceCondition, Tone> = { connected: "green", error: "red", paused: "amber", "never tried": "slate" };
 
@@ -111,6 +112,7 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
             <Button size="sm" disabled={toggle.isPending} onClick={() => toggle.mutate({ name: source.name, enabled: !source.enabled })}>
               {source.enabled ? "Pause" : "Resume"}
             </Button>
+            <EditSource source={source} />
             <Button size="sm" variant="danger" onClick={onRemove}>
               Remove
             </Button>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addedNotice, conditionOf, duration, optionsSummary, pullSummary } from "./source-text";
+import { addedNotice, conditionOf, duration, optionsSummary, pullSummary, hasStoredCredentials } from "./source-text";
 
 const state = {
   connected: null,
@@ -105,5 +105,14 @@ describe("addedNotice", () => {
       title: "Source orders added",
     });
     expect(addedNotice({ name: "orders", enabled: false, state }).description).toBe("It is paused.");
+  });
+});
+
+describe("hasStoredCredentials", () => {
+  it("reads the redacted userinfo the server shows", () => {
+    expect(hasStoredCredentials("amqp://redacted@rabbit:5672/")).toBe(true);
+    expect(hasStoredCredentials("kafka://redacted@b1:9092,b2:9092")).toBe(true);
+    expect(hasStoredCredentials("nats://nats:4222")).toBe(false);
+    expect(hasStoredCredentials("redis://cache:6379/0?redacted@x")).toBe(false);
   });
 });

@@ -102,3 +102,8 @@ export function addedNotice(source: Pick<SourceView, "name" | "enabled" | "state
     description: source.enabled ? "Workers start pulling it within a few seconds; “Pull now” pulls at once." : "It is paused.",
   };
 }
+
+/** Whether the stored URL has a user name or password: the server shows such a URL's userinfo as "redacted". */
+export function hasStoredCredentials(displayedUrl: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:\/\/redacted@/.test(displayedUrl);
+}

@@ -48,6 +48,8 @@ export const SQL_ONLY_INDEXES: readonly string[] = [
   "dead_letter_note_search_trgm_idx",
   // *_search_doc_column: the payload search's GIN over a column schema.prisma can only call Unsupported
   "dead_letter_search_idx",
+  // *_source_message_body_hash: broker positions found by prefix (text_pattern_ops, declared plain in the schema)
+  "source_message_position_idx",
 ];
 
 export function withoutSqlOnlyIndexes(script: string): string {

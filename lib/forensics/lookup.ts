@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
+import { escapeLike, isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskIdentifier } from "../masking/identifiers";
 import { assertSearchable } from "./access";
 import { maskFreeText } from "../masking/mask";
@@ -102,9 +102,10 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
     // A feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx.
     `SELECT id, 'feature_id' FROM dead_letter WHERE kind = 'spatial' AND entity_key = ${key}`,
     // Pulled from a broker: its message id (AMQP message_id, JetStream sequence, Redis entry id) or its position
-    // (queue/message id, stream:sequence, stream:entry id), as the broker's own tools show them.
+    // (queue/message id, stream:sequence, stream:entry id), as the broker's own tools show them: a stored position
+    // goes on with which instance of the message it was (`@` and the stream's creation, the death's time, …).
     `SELECT id, 'broker_message_id' FROM dead_letter WHERE origin_message_id = ${key}`,
-    `SELECT dead_letter_id, 'broker_position' FROM source_message WHERE position = ${key}`,
+    `SELECT dead_letter_id, 'broker_position' FROM source_message WHERE position = ${key} OR position LIKE ${p(`${escapeLike(q)}@%`)}`,
     // event_id/device_id values an identity override replaced: the record was captured with them.
     `SELECT dead_letter_id, field FROM identity_alias WHERE value = ${key}`,
   ];

@@ -33,7 +33,7 @@ export interface Origin {
   deliveryCount: number | null;
   /** The broker's id for the message: AMQP message_id, NATS Nats-Msg-Id (else the stream sequence), Redis entry id, Kafka's original topic:partition:offset, SQS MessageId. */
   messageId: string | null;
-  /** Unique within one source and stable across re-deliveries of the same dead letter. */
+  /** Names one message instance within its source (a re-created stream or topic, or a later death, gets another), stable across re-deliveries of the same dead letter. */
   position: string;
   /** ISO 8601 UTC, when the broker says. */
   publishedAt: string | null;
@@ -42,6 +42,8 @@ export interface Origin {
   headers: Headers;
   /** The message's other broker properties as received (AMQP content_type, correlation_id, timestamp, …); {} where none. */
   properties: Headers;
+  /** The headers' names in the broker's order, recorded when stored (jsonb reorders object keys): header-order.ts. */
+  headerOrder?: string[];
 }
 
 export interface PulledMessage {

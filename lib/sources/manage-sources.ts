@@ -12,6 +12,7 @@ import type { DeadLetterKind } from "../vocabulary/record";
 import type { SourceConfig } from "./open-connector";
 import { sourceErrorText } from "./error-category";
 import { openOptions, sealOptions, shownOptions } from "./sealed-options";
+import { changedUrl, replacedSecrets } from "./source-credentials";
 import {
   displayUrl,
   SOURCE_OPTIONS,
@@ -180,8 +181,11 @@ export async function updateSource(pool: pg.Pool, name: string, patch: PatchSour
     const { rows } = await client.query<SourceRow>(`SELECT ${COLUMNS} FROM source WHERE name = $1 FOR UPDATE`, [name]);
     const row = rows[0];
     if (!row) throw notFound(name);
-    const url = patch.url ?? urlOf(row);
-    const urlProblem = patch.url === undefined ? null : sourceUrlProblem(row.type, url);
+    const stored = urlOf(row);
+    const credentials = { url: patch.url, username: patch.username, password: patch.password };
+    const urlChanged = patch.url !== undefined || patch.username !== undefined || patch.password !== undefined;
+    const url = urlChanged ? changedUrl(stored, credentials) : stored;
+    const urlProblem = urlChanged ? sourceUrlProblem(row.type, url) : null;
     if (urlProblem) throw new AppError("validation_failed", `url: ${urlProblem}`, { issues: [{ path: "url", message: urlProblem }] });
     let options = row.options;
     if (patch.options !== undefined) {
@@ -194,14 +198,14 @@ export async function updateSource(pool: pg.Pool, name: string, patch: PatchSour
     }
     const next = { type: row.type, kind: patch.kind ?? row.kind, url, options, enabled: patch.enabled ?? row.enabled };
     // A changed connection starts over: the next attempt is now, not after the old URL's backoff.
-    const reconnect = patch.url !== undefined || patch.options !== undefined || (patch.enabled === true && !row.enabled);
+    const reconnect = urlChanged || patch.options !== undefined || (patch.enabled === true && !row.enabled);
     await client.query(
       `UPDATE source SET url_sealed = $2, kind = $3, options = $4, enabled = $5, updated_at = $6,
          failures = CASE WHEN $7 THEN 0 ELSE failures END, next_attempt_at = CASE WHEN $7 THEN NULL ELSE next_attempt_at END
        WHERE name = $1`,
       [
         name,
-        patch.url === undefined ? row.url_sealed : seal(url, configKey()),
+        urlChanged ? seal(url, configKey()) : row.url_sealed,
         next.kind,
         JSON.stringify(sealOptions(row.type, options)),
         next.enabled,
@@ -209,7 +213,9 @@ export async function updateSource(pool: pg.Pool, name: string, patch: PatchSour
         reconnect,
       ],
     );
-    const before = auditView({ type: row.type, kind: row.kind, url: urlOf(row), options: row.options, enabled: row.enabled });
+    const before = auditView({ type: row.type, kind: row.kind, url: stored, options: row.options, enabled: row.enabled });
+    // The trail never holds a secret, so a replaced password would not show in before/after: it is named.
+    const replaced = urlChanged ? replacedSecrets(stored, credentials) : [];
     const action =
       patch.enabled === false && row.enabled
         ? "source.paused"
@@ -218,7 +224,16 @@ export async function updateSource(pool: pg.Pool, name: string, patch: PatchSour
           : "source.updated";
     await appendAudit(
       client,
-      [{ ...actorFields(ctx), action, targetType: "source", targetId: name, before, after: auditView(next) }],
+      [
+        {
+          ...actorFields(ctx),
+          action,
+          targetType: "source",
+          targetId: name,
+          before,
+          after: { ...auditView(next), ...(replaced.length ? { secretsReplaced: replaced } : {}) },
+        },
+      ],
       ctx.now,
     );
   });

@@ -10,14 +10,17 @@ import type { JsonValue } from "../json/value";
 import { getGeos } from "../spatial/geos";
 import type { DeadLetterKind } from "../vocabulary/record";
 import type { PulledMessage, SourceConnector } from "./connector";
+import { withHeaderOrder } from "./header-order";
+import { bodyHash, unseen, type KnownMessage } from "./seen-messages";
 import type { PullCounts } from "./source-schemas";
 
 // One pull: take a page of dead letters from the broker, store them in one transaction, and only after that
-// commit acknowledge them. A crash between the two hands the same messages out again; their positions are then
-// found in source_message (written in the storing transaction), so the second pull stores nothing and counts
-// no extra failure — it only acknowledges. A position not seen before always reaches the store, also when its key
-// is stored: what a known key means there (one more failure, a replayed record failing again, another sender's
-// re-send) is the store's decision (lib/dead-letters/store/repeat-failure.ts decideKnownKey), the same for every path.
+// commit acknowledge them. A crash between the two hands the same messages out again; their positions and bodies
+// are then found in source_message (written in the storing transaction), so the second pull stores nothing and
+// counts no extra failure — it only acknowledges. A known position with another body is another message
+// (seen-messages.ts). A message not seen before always reaches the store, also when its key is stored: what a
+// known key means there (one more failure, a replayed record failing again, another sender's re-send) is the
+// store's decision (lib/dead-letters/store/repeat-failure.ts decideKnownKey), the same for every path.
 
 export const PULL_PAGE = 500;
 
@@ -70,17 +73,21 @@ async function storePage(
 ): Promise<PullCounts> {
   const now = opts.clock();
   const geos = await getGeos();
-  // One record per position: a broker may hand the same dead letter out twice in one page.
-  const byPosition = new Map<string, PulledMessage>();
-  for (const m of messages) if (!byPosition.has(m.origin.position)) byPosition.set(m.origin.position, m);
+  const arrivals = messages.map((m) => ({
+    message: m,
+    position: m.origin.position,
+    bodyHash: bodyHash(m.body),
+    bodyGone: m.problem !== undefined && m.body.length === 0,
+  }));
   return inTransaction(pool, async (client) => {
     await client.query("SET LOCAL lock_timeout = '30s'");
-    const known = await client.query<{ position: string }>(
-      "SELECT position FROM source_message WHERE source = $1 AND position = ANY($2::text[])",
-      [source.name, [...byPosition.keys()]],
+    const known = await client.query<KnownMessage>(
+      `SELECT position, body_hash AS "bodyHash" FROM source_message WHERE source = $1 AND position = ANY($2::text[])`,
+      [source.name, [...new Set(arrivals.map((a) => a.position))]],
     );
-    for (const { position } of known.rows) byPosition.delete(position);
-    const fresh = [...byPosition.values()];
+    // One record per message: a broker may hand the same dead letter out twice in one page.
+    const toStore = unseen(arrivals, known.rows);
+    const fresh = toStore.map((a) => a.message);
     const records: PulledRecord[] = fresh.map((m) =>
       normalizePulled(
         {
@@ -91,7 +98,7 @@ async function storePage(
           deathReason: m.origin.deathReason,
           messageId: m.origin.messageId,
           publishedAt: m.origin.publishedAt,
-          origin: { source: source.name, ...m.origin } as unknown as JsonValue,
+          origin: { source: source.name, ...withHeaderOrder(m.origin) } as unknown as JsonValue,
           ...(m.problem !== undefined ? { problem: m.problem } : {}),
         },
         now,
@@ -108,9 +115,9 @@ async function storePage(
       : [];
     if (outcomes.length) {
       await client.query(
-        `INSERT INTO source_message (source, position, dead_letter_id, pulled_at)
-         SELECT $1, p, id, $4 FROM unnest($2::text[], $3::bigint[]) AS t(p, id)`,
-        [source.name, fresh.map((m) => m.origin.position), outcomes.map((o) => o.recordId), now],
+        `INSERT INTO source_message (source, position, body_hash, dead_letter_id, pulled_at)
+         SELECT $1, p, h, id, $5 FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(p, h, id)`,
+        [source.name, toStore.map((a) => a.position), toStore.map((a) => a.bodyHash), outcomes.map((o) => o.recordId), now],
       );
     }
     // A message at a new position whose key is a replayed record's is that record failing again: counted apart

@@ -108,11 +108,14 @@ export type CreateSourceBody = z.output<typeof CreateSourceBody>;
 export const PatchSourceBody = z
   .strictObject({
     url: urlField.optional(),
+    /** replace the stored URL's user name / password only ("" removes it); a url without either keeps the stored ones */
+    username: z.string().max(1024).optional(),
+    password: z.string().max(1024).optional(),
     kind: DeadLetterKindSchema.optional(),
     options: z.record(z.string(), z.unknown()).optional(),
     enabled: z.boolean().optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, { message: "give at least one of url, kind, options, enabled" });
+  .refine((b) => Object.keys(b).length > 0, { message: "give at least one of url, username, password, kind, options, enabled" });
 export type PatchSourceBody = z.output<typeof PatchSourceBody>;
 
 export const SourceNameParams = z.object({ name: SourceNameSchema });

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import amqp from "amqplib";
 import { createClient } from "redis";
 import { signIn } from "./fixtures";
 
@@ -135,7 +136,7 @@ test("an analyst sees the sources and their records, without the admin's buttons
   await expect(card).toContainText("connected");
   await expect(card.getByRole("link", { name: /Records/ })).toBeVisible();
   await expect(page.getByRole("button", { name: "Add source" })).toHaveCount(0);
-  for (const name of ["Pull now", "Pause", "Remove"]) await expect(card.getByRole("button", { name })).toHaveCount(0);
+  for (const name of ["Pull now", "Pause", "Edit", "Remove"]) await expect(card.getByRole("button", { name })).toHaveCount(0);
   await page.screenshot({ path: `${SHOTS}/sources-analyst.png`, fullPage: true });
 });
 
@@ -187,4 +188,55 @@ test("adding a source the broker refuses says so as the dialog closes, with the 
     await readers.close();
   }
   expect((await page.request.delete(`/api/sources/${dead}`, { headers: { origin: baseURL ?? "" } })).ok()).toBe(true);
+});
+
+test("an admin fixes a wrong password with Edit: the secret is never shown and the source connects", async ({ page, baseURL }) => {
+  test.setTimeout(90_000);
+  const RABBITMQ_URL = process.env.REDRIVE_TEST_RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672";
+  const queue = `${run}:rabbit-dlq`;
+  const name = `rabbit-${run.slice(-8)}`;
+  const conn = await amqp.connect(RABBITMQ_URL);
+  const ch = await conn.createChannel();
+  await ch.assertQueue(queue, { durable: false });
+  const wrong = new URL(RABBITMQ_URL);
+  wrong.password = "typo-in-the-password";
+  const headers = { origin: baseURL ?? "" };
+  try {
+    await signIn(page, "admin", "/sources");
+    const added = await page.request.post("/api/sources", {
+      headers,
+      data: { name, type: "rabbitmq", url: wrong.toString(), kind: "spatial", options: { queue } },
+    });
+    expect(added.status()).toBe(201);
+    await page.reload();
+    const card = page.getByRole("article", { name });
+    await expect(card).toContainText("error");
+
+    await card.getByRole("button", { name: "Edit" }).click();
+    const dialog = page.getByRole("dialog", { name: `Edit source ${name}` });
+    await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("");
+    await expect(dialog.getByLabel("URL", { exact: true })).toHaveAttribute("placeholder", /^amqp:\/\/redacted@127\.0\.0\.1:5672/);
+    await expect(dialog.getByLabel("Password", { exact: true })).toHaveValue("");
+    await expect(dialog.getByLabel("Password", { exact: true })).toHaveAttribute("placeholder", /kept unless replaced/);
+    await expect(dialog.getByLabel("Password", { exact: true })).toHaveAttribute("type", "password");
+    await expect(dialog.getByRole("button", { name: "Save changes" })).toBeDisabled();
+    expect(await page.content()).not.toContain("typo-in-the-password");
+    await dialog.getByLabel("Password", { exact: true }).fill(decodeURIComponent(new URL(RABBITMQ_URL).password));
+    await expect(dialog.getByRole("button", { name: "Save changes" })).toBeEnabled();
+    // Buttons fade between states (transition-colors): the picture shows the enabled one.
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `${SHOTS}/sources-edit.png`, fullPage: true });
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.getByText(`Updated ${name}`)).toBeVisible();
+    await expect(dialog).toBeHidden();
+
+    await card.getByRole("button", { name: "Pull now" }).click();
+    await expect(page.getByText(`Pulled from ${name}`)).toBeVisible();
+    await expect(card).toContainText("connected");
+    await page.screenshot({ path: `${SHOTS}/sources-edited.png`, fullPage: true });
+  } finally {
+    await page.request.delete(`/api/sources/${encodeURIComponent(name)}`, { headers });
+    await ch.deleteQueue(queue);
+    await conn.close();
+  }
 });

@@ -24,6 +24,11 @@ describe("readOrigin", () => {
     });
   });
 
+  it("shows the headers in the broker's order, not the stored object's", () => {
+    const stored = { ...redis, headers: { "x-tenant": "north", traceparent: "00-abc" }, headerOrder: ["traceparent", "x-tenant"] };
+    expect(Object.keys(readOrigin(stored)?.headers ?? {})).toEqual(["traceparent", "x-tenant"]);
+  });
+
   it("takes missing optional fields as empty, and refuses what it cannot read", () => {
     const { headers: _h, properties: _p, deathReason: _d, ...bare } = redis;
     expect(readOrigin(bare)).toMatchObject({ headers: {}, properties: {}, deathReason: null });

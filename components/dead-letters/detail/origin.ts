@@ -47,13 +47,25 @@ const OriginSchema = z.object({
   diedAt: text,
   headers: fields,
   properties: fields,
+  /** the headers' names in the broker's order (the stored object's keys are in jsonb's): lib/sources/header-order.ts */
+  headerOrder: z.array(z.string()).optional(),
 });
 export type OriginView = z.output<typeof OriginSchema>;
 
 /** The origin, or null when it is not one this page knows how to read (then it is shown as JSON). */
 export function readOrigin(value: JsonValue): OriginView | null {
   const parsed = OriginSchema.safeParse(value);
-  return parsed.success ? parsed.data : null;
+  if (!parsed.success) return null;
+  return { ...parsed.data, headers: inOrder(parsed.data.headers, parsed.data.headerOrder) };
+}
+
+/** The headers in the recorded order; names it does not hold follow as they come. */
+function inOrder(headers: Record<string, unknown>, order: readonly string[] | undefined): Record<string, unknown> {
+  if (!order) return headers;
+  const names = [...new Set([...order.filter((n) => Object.hasOwn(headers, n)), ...Object.keys(headers)])];
+  const out: Record<string, unknown> = {};
+  for (const n of names) Object.defineProperty(out, n, { value: headers[n], enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 export interface DestinationPart {

@@ -7,9 +7,9 @@ import type { Actor } from "../../audit/actor";
 import type { AuditContext } from "../../auth/audit-context";
 import type { Db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
-import { createSource, deleteSource, listSources, updateSource } from "../../sources/manage-sources";
+import { createSource, deleteSource, listSources, readSourceConfig, updateSource } from "../../sources/manage-sources";
 import { pullNow, removeFromBroker, testSource } from "../../sources/pull-now";
-import { CreateSourceBody, PullBody, SourceNameSchema, type SourceView } from "../../sources/source-schemas";
+import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameSchema, type SourceView } from "../../sources/source-schemas";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 
 /** Body fields → the flags that set them, so a 422's path names the flag. */
@@ -31,6 +31,10 @@ const FLAGS: Record<string, string> = {
   "options.sourceQueueUrl": "--source-queue-url",
   "options.visibilityTimeoutSeconds": "--visibility-timeout-seconds",
   options: "options",
+  url: "--url",
+  username: "--username",
+  password: "--password",
+  kind: "--kind",
 };
 
 const OPTION_FLAGS = [
@@ -105,19 +109,9 @@ function stateLine(s: SourceView): string {
   return `${s.name}\t${s.type}\t${s.kind}\t${health}\twaiting ${waiting}\tpulled today ${st.pulledToday}\ttotal ${st.totals.pulled}\t${s.url}`;
 }
 
-export function registerSourceCommands(program: Command): void {
-  const source = program.command("source").description("broker sources: where dead letters are pulled from and replayed back to");
-
-  source
-    .command("add")
-    .description("add a source (admins' /sources does the same); its URL is sealed at rest")
-    .requiredOption("--name <name>", "a name for the source")
-    .requiredOption("--type <type>", "rabbitmq | nats | redis | kafka | sqs")
-    .requiredOption(
-      "--url <url>",
-      "the broker's URL: amqp://, nats://, redis://, kafka://[user:password@]host:port[,host:port] (kafkas:// for TLS); sqs: the dead-letter queue's https:// URL",
-    )
-    .requiredOption("--kind <kind>", "spatial | afc: how message bodies are read")
+/** The type's option flags, the same on `add` and `update`. */
+function withOptionFlags(cmd: Command): Command {
+  return cmd
     .option("--queue <queue>", "rabbitmq: the dead-letter queue to drain")
     .option("--stream <stream>", "nats: the stream whose consumers dead-letter messages; redis: the application's stream")
     .option("--consumer <consumer>", "nats: one consumer of the stream (default every one); redis: Redrive's consumer name")
@@ -133,7 +127,24 @@ export function registerSourceCommands(program: Command): void {
     .option("--region <region>", "sqs: the AWS region (default: the one the queue URL's host names)")
     .option("--endpoint <url>", "sqs: an SQS-compatible server (default: the queue URL's host)")
     .option("--source-queue-url <url>", "sqs: where dead letters go back when SQS does not name their source queue")
-    .option("--visibility-timeout-seconds <s>", "sqs: how long a taken message stays invisible (default 60, extended while storing)")
+    .option("--visibility-timeout-seconds <s>", "sqs: how long a taken message stays invisible (default 60, extended while storing)");
+}
+
+export function registerSourceCommands(program: Command): void {
+  const source = program.command("source").description("broker sources: where dead letters are pulled from and replayed back to");
+
+  withOptionFlags(
+    source
+      .command("add")
+      .description("add a source (admins' /sources does the same); its URL is sealed at rest")
+      .requiredOption("--name <name>", "a name for the source")
+      .requiredOption("--type <type>", "rabbitmq | nats | redis | kafka | sqs")
+      .requiredOption(
+        "--url <url>",
+        "the broker's URL: amqp://, nats://, redis://, kafka://[user:password@]host:port[,host:port] (kafkas:// for TLS); sqs: the dead-letter queue's https:// URL",
+      )
+      .requiredOption("--kind <kind>", "spatial | afc: how message bodies are read"),
+  )
     .option("--disabled", "add it paused")
     .action(async (raw: Record<string, unknown>) => {
       const body = {
@@ -157,6 +168,41 @@ export function registerSourceCommands(program: Command): void {
         }
       });
     });
+
+  withOptionFlags(
+    source
+      .command("update <name>")
+      .description(
+        "change a source in place (it keeps its history): URL, credentials, kind or options; the option flags given replace those options, the others stay",
+      )
+      .option("--url <url>", "a new broker URL; without a user name or password it keeps the stored ones")
+      .option("--username <name>", "replace the stored user name only (SQS: the access key id)")
+      .option("--password <password>", 'replace the stored password only (SQS: the secret key; "" removes it)')
+      .option("--kind <kind>", "spatial | afc: how message bodies are read"),
+  ).action(async (name: string, raw: Record<string, unknown>) => {
+    const n = sourceName(name);
+    const given = optionsFrom(raw);
+    const patch = {
+      ...(raw.url !== undefined ? { url: raw.url } : {}),
+      ...(raw.username !== undefined ? { username: raw.username } : {}),
+      ...(raw.password !== undefined ? { password: raw.password } : {}),
+      ...(raw.kind !== undefined ? { kind: raw.kind } : {}),
+    };
+    await withDb(async (db) => {
+      // The flags given change those options; the stored ones stay (PATCH replaces the whole object).
+      const current = Object.keys(given).length ? await readSourceConfig(db.pool, n) : undefined;
+      const parsed = PatchSourceBody.safeParse({ ...patch, ...(current ? { options: { ...current.options, ...given } } : {}) });
+      if (!parsed.success) throw optionsError(parsed.error.issues, FLAGS);
+      const updated = await updateSource(db.pool, n, parsed.data, auditContext());
+      say(`updated ${updated.type} source ${updated.name} (${updated.url})`);
+      try {
+        const { waiting } = await testSource(db.pool, updated.name);
+        say(`connected: ${waiting ?? "?"} waiting`);
+      } catch (err) {
+        say(`not connected (the workers retry with backoff): ${(err as Error).message}`);
+      }
+    });
+  });
 
   source
     .command("list")

@@ -82,6 +82,21 @@ describe("ndjsonLine of a record pulled from a broker", () => {
     );
   });
 
+  it("writes each key once: the body's own kind, source and reason, the pull's only where the body has none", () => {
+    const own = '{"kind":"spatial","source":"mapper","idempotency_key":"k-1","feature":null}';
+    const line = ndjsonLine(row({ raw_envelope: own }), null);
+    expect(line).toBe(`{"dead_letter_reason":"dead-lettered by rabbitmq: rejected",${own.slice(1)}`);
+    const all = '{"kind":"spatial","source":"mapper","dead_letter_reason":"HTTP 503"}';
+    expect(ndjsonLine(row({ raw_envelope: all }), null)).toBe(all);
+    // An escaped key is still the same key; a nested "source" is not the object's.
+    const escaped = '{"\\u006bind":"spatial","feature":{"properties":{"source":"x"}}}';
+    expect(ndjsonLine(row({ raw_envelope: escaped }), null)).toBe(
+      `{"source":"parcels","dead_letter_reason":"dead-lettered by rabbitmq: rejected",${escaped.slice(1)}`,
+    );
+    const afc = '{"kind":"afc","source":"gates","raw_payload":{"event_id":"e"},"failure_reason":"schema"}';
+    expect(ndjsonLine(row({ kind: "afc", raw_envelope: afc }), null)).toBe(afc);
+  });
+
   it("wraps a bare tap as a captured one, and completes an AFC dead-letter record", () => {
     const tap = '{"event_id":"e-1","device_id":"d-1","fare_amount_cents":275.0,"tap_timestamp":"2026-11-02T00:00:00Z"}';
     const hash = "a".repeat(64);

@@ -2,7 +2,7 @@ import { maskEntityKey, maskIdentifier } from "../../masking/identifiers";
 import { maskFreeText, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { receivedGeometry } from "../../spatial/received";
-import { isJsonObject, parsePythonJson } from "../../json/lossless";
+import { isJsonObject, parseJsonOrPython, parsePythonJson } from "../../json/lossless";
 import type { ExportFormat } from "../forensics-schemas";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
@@ -91,9 +91,9 @@ const geometryText = (text: string | null, mask: MaskRules | null) =>
  * bare, so it is wrapped the way an AFC producer would have dead-lettered it; the stored hash goes in as
  * event_hash so the key is never recomputed, and retry_count is the failed retries after the first failure
  * (what the producers count), so an exhausted tap re-imports as exhausted. A message pulled from a broker is its
- * body, which may lack what POST requires and the pull supplied (kind, source, the broker's reason): those go
- * first, so the body's own fields, later in the object, win as they did at the pull (JSON's last duplicate key
- * wins, in our import as in Python's json.loads); a bare tap is wrapped as a captured one.
+ * body, which may lack what POST requires and the pull supplied (kind, source, the broker's reason): those the
+ * body lacks go first, and the ones it has are its own (the body's fields won at the pull too), so every key is
+ * written once; a bare tap is wrapped as a captured one.
  */
 export function ndjsonLine(r: NdjsonRow, mask: MaskRules | null): string | null {
   if (r.raw_envelope === null || r.unreadable) return null;
@@ -102,15 +102,17 @@ export function ndjsonLine(r: NdjsonRow, mask: MaskRules | null): string | null 
   const raw = oneLine(masked(r.raw_envelope, mask));
   if (r.pulled) {
     if (r.kind === "spatial")
-      return withFieldsFirst(
-        raw,
-        `"kind":"spatial","source":${q(free(r.source, mask))},"dead_letter_reason":${q(free(r.first_failure_reason, mask))}`,
-      );
+      return withMissingFieldsFirst(raw, [
+        ["kind", '"spatial"'],
+        ["source", q(free(r.source, mask))],
+        ["dead_letter_reason", q(free(r.first_failure_reason, mask))],
+      ]);
     if (hasRawPayload(raw))
-      return withFieldsFirst(
-        raw,
-        `"kind":"afc","source":${q(free(r.source, mask))},"failure_reason":${q(free(r.first_failure_reason, mask))}`,
-      );
+      return withMissingFieldsFirst(raw, [
+        ["kind", '"afc"'],
+        ["source", q(free(r.source, mask))],
+        ["failure_reason", q(free(r.first_failure_reason, mask))],
+      ]);
     return wrappedTap(r, raw, mask);
   }
   if (r.kind !== "afc" || !r.captured) return raw;
@@ -126,10 +128,31 @@ function wrappedTap(r: NdjsonRow, raw: string, mask: MaskRules | null): string {
   );
 }
 
-/** A JSON object's text with `fields` (`"a":1,"b":2`) put first. */
-function withFieldsFirst(object: string, fields: string): string {
+/** A JSON object's text with those of `fields` (name, JSON text) it does not have itself put first. */
+function withMissingFieldsFirst(object: string, fields: readonly (readonly [string, string])[]): string {
+  const own = ownKeys(object, fields);
+  const text = fields
+    .filter(([name]) => !own.has(name))
+    .map(([name, value]) => `${q(name)}:${value}`)
+    .join(",");
+  if (text === "") return object;
   const rest = object.trimStart().slice(1);
-  return `{${fields}${rest.trimStart().startsWith("}") ? "" : ","}${rest}`;
+  return `{${text}${rest.trimStart().startsWith("}") ? "" : ","}${rest}`;
+}
+
+/**
+ * Which of `fields`' names the object has at its top level. A name that does not occur in the text (even
+ * escaped, which needs a backslash) cannot be a key, so most bodies are never parsed here.
+ */
+function ownKeys(object: string, fields: readonly (readonly [string, string])[]): Set<string> {
+  if (!object.includes("\\") && !fields.some(([name]) => object.includes(`"${name}"`))) return new Set();
+  let value: unknown;
+  try {
+    value = parseJsonOrPython(object);
+  } catch {
+    return new Set();
+  }
+  return new Set(isJsonObject(value) ? fields.map(([name]) => name).filter((name) => Object.hasOwn(value, name)) : []);
 }
 
 /** Whether a pulled AFC body is a dead-letter record (raw_payload holds the tap) rather than the bare tap. */

@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { JsonValue } from "../../json/value";
 import type { Origin } from "../../sources/connector";
 import { ConnectorCache } from "../../sources/connector-cache";
+import { inBrokerOrder } from "../../sources/header-order";
 import { outgoingBody } from "../../sources/outgoing-body";
 import type { RemoteSink, SinkResult, Submission } from "./sink";
 
@@ -90,7 +91,9 @@ async function publishBack(
   } catch (err) {
     return { outcome: "retry", reason: `source ${row.origin_source}: ${(err as Error).message}`, retryAfterMs: null, slowDown: false };
   }
-  const result = await connector.publish({ key: sub.idempotencyKey, body: body.body, origin: row.origin }).catch((err: unknown) => ({
+  // The headers go back in the order the broker gave them (storage as jsonb reorders them).
+  const origin = inBrokerOrder(row.origin);
+  const result = await connector.publish({ key: sub.idempotencyKey, body: body.body, origin }).catch((err: unknown) => ({
     outcome: "failed" as const,
     error: (err as Error).message,
     retryable: true,

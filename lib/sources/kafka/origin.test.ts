@@ -32,7 +32,7 @@ describe("toPulled", () => {
       destination: { type: "kafka", topic: "orders", partition: 3, offset: null, dlqTopic: "orders-dlt" },
       deathReason: "java.lang.IllegalStateException: bad ring",
       messageId: null,
-      position: "orders-dlt:1:42",
+      position: "orders-dlt:1:42@2025-12-01T14:40:00.123Z",
       diedAt: "2025-12-01T14:40:00.123Z",
       properties: {
         key: "order-17",
@@ -42,6 +42,14 @@ describe("toPulled", () => {
       },
     });
     expect(origin.headers).toMatchObject({ traceparent: "00-abc-def-01", "kafka_dlt-original-partition": { base64: "AAAAAw==" } });
+  });
+
+  it("names offset 42 of a topic re-created under the same name apart from the old one's, by the record's time", () => {
+    const old = toPulled(springRecord).origin.position;
+    const recreated = toPulled({ ...springRecord, timestamp: "1764700000000" }).origin.position;
+    expect(recreated).toBe("orders-dlt:1:42@2025-12-02T18:26:40.000Z");
+    expect(recreated).not.toBe(old);
+    expect(toPulled({ ...springRecord, timestamp: null }).origin.position).toBe("orders-dlt:1:42");
   });
 
   it("keeps a tombstone with why, and a binary key as base64", () => {

@@ -21,9 +21,20 @@ export interface Translated {
   problem?: string;
 }
 
-/** Unique within the source and stable across re-reads: the dead-letter topic, partition and offset. */
+/** Where a record sits: topic, partition and offset (also how the original record is named, as Kafka's tools do). */
 export function positionOf(topic: string, partition: number, offset: string): string {
   return `${topic}:${partition}:${offset}`;
+}
+
+/**
+ * A dead-letter record's position, stable across re-reads: topic, partition, offset and the record's own
+ * timestamp (`@<ISO time>`). A topic deleted and created again under its name starts its offsets at 0; Kafka's
+ * topic id would tell the two apart, but kafkajs (Metadata up to v6) never reads it, so the timestamp the record
+ * was written with does: records of the new topic carry times after it was created.
+ */
+export function recordPositionOf(record: Pick<DlqRecord, "topic" | "partition" | "offset" | "timestamp">): string {
+  const at = isoFromMillis(record.timestamp);
+  return `${positionOf(record.topic, record.partition, record.offset)}${at === null ? "" : `@${at}`}`;
 }
 
 function isoFromMillis(ms: string | null): string | null {
@@ -62,7 +73,7 @@ function contextProperties(ctx: DlqContext): Headers {
 
 export function toPulled(record: DlqRecord): Translated {
   const ctx = dlqContext(record.headers);
-  const position = positionOf(record.topic, record.partition, record.offset);
+  const position = recordPositionOf(record);
   const origin: Origin = {
     sourceType: "kafka",
     destination: { type: "kafka", topic: ctx.topic ?? "", partition: ctx.partition, offset: ctx.offset, dlqTopic: record.topic },
@@ -82,6 +93,9 @@ export function toPulled(record: DlqRecord): Translated {
       ...contextProperties(ctx),
     },
   };
-  if (record.value === null) return { body: Buffer.alloc(0), origin, problem: `record ${position} has no value (a tombstone)` };
+  if (record.value === null) {
+    const where = positionOf(record.topic, record.partition, record.offset);
+    return { body: Buffer.alloc(0), origin, problem: `record ${where} has no value (a tombstone)` };
+  }
   return { body: record.value, origin };
 }

@@ -21,8 +21,6 @@ import { NatsReceipt } from "./receipt";
 
 const DELETE_CONCURRENCY = 64;
 
-export type RetentionLookup = (stream: string) => Promise<RetentionPolicy | null>;
-
 function receiptsOf(messages: readonly PulledMessage[]): NatsReceipt[] {
   return messages.map((m) => {
     if (m.receipt instanceof NatsReceipt) return m.receipt;
@@ -44,25 +42,18 @@ async function deleteSettled(session: NatsSession, stream: string, seqs: readonl
   });
 }
 
-export async function settleDeadLetters(
-  session: NatsSession,
-  messages: readonly PulledMessage[],
-  retentionOf: RetentionLookup,
-): Promise<void> {
+export async function settleDeadLetters(session: NatsSession, messages: readonly PulledMessage[]): Promise<void> {
   const receipts = receiptsOf(messages);
   const byStream = new Map<string, number[]>();
   for (const r of receipts) {
     if (r.stream === null || r.seq === null) continue;
+    if (r.retention !== RetentionPolicy.Workqueue && r.retention !== RetentionPolicy.Interest) continue;
     const seqs = byStream.get(r.stream) ?? [];
     seqs.push(r.seq);
     byStream.set(r.stream, seqs);
   }
   try {
-    for (const [stream, seqs] of byStream) {
-      const retention = await retentionOf(stream);
-      if (retention === RetentionPolicy.Workqueue || retention === RetentionPolicy.Interest)
-        await deleteSettled(session, stream, [...new Set(seqs)]);
-    }
+    for (const [stream, seqs] of byStream) await deleteSettled(session, stream, [...new Set(seqs)]);
   } catch (err) {
     throw natsFailure(err, "deleting acknowledged dead letters from their stream", session.where);
   }

@@ -1,10 +1,8 @@
 import "server-only";
-import type { RetentionPolicy } from "@nats-io/jetstream";
 import type { ConnectorConfig, OutgoingMessage, PublishResult, PulledMessage, SourceConnector } from "../connector";
 import { settleDeadLetters } from "./ack";
 import { openSession, type NatsSession } from "./connection";
 import { NatsSourceError } from "./errors";
-import { isNotFound } from "./failure";
 import { advisoryCapture } from "./names";
 import { natsOptionsSchema, parseNatsUrl, type NatsOptions } from "./options";
 import { advisoryConsumerInfo, deprovisionCapture, provisionCapture } from "./provision";
@@ -34,21 +32,6 @@ export async function createNatsConnector(config: ConnectorConfig<NatsOptions>):
   const open = (): NatsSession => {
     if (closed) throw new NatsSourceError("closed", `the NATS connector for source ${JSON.stringify(config.name)} is closed`);
     return session;
-  };
-
-  // A stream's retention cannot change once it exists, so one lookup per stream serves the connector's life.
-  const retention = new Map<string, RetentionPolicy>();
-  const retentionOf = async (stream: string): Promise<RetentionPolicy | null> => {
-    const known = retention.get(stream);
-    if (known) return known;
-    try {
-      const info = await session.jsm.streams.info(stream);
-      retention.set(stream, info.config.retention);
-      return info.config.retention;
-    } catch (err) {
-      if (isNotFound(err)) return null;
-      throw err;
-    }
   };
 
   return {
@@ -85,7 +68,7 @@ export async function createNatsConnector(config: ConnectorConfig<NatsOptions>):
 
     ack: async (messages: readonly PulledMessage[]): Promise<void> => {
       const s = open();
-      if (messages.length > 0) await settleDeadLetters(s, messages, retentionOf);
+      if (messages.length > 0) await settleDeadLetters(s, messages);
     },
 
     publish: async (message: OutgoingMessage): Promise<PublishResult> => publishBack(open(), message),

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Advisory } from "./advisory";
-import { deadLetterOrigin, headersToJson, missingMessageOrigin, positionOf, unreadableAdvisoryOrigin, utcMicros } from "./origin";
+import {
+  deadLetterOrigin,
+  headersToJson,
+  instanceOf,
+  missingMessageOrigin,
+  positionOf,
+  unreadableAdvisoryOrigin,
+  utcMicros,
+} from "./origin";
 
 const maxDeliver: Advisory = {
   type: "io.nats.jetstream.advisory.v1.max_deliver",
@@ -64,6 +72,9 @@ describe("headersToJson", () => {
   });
 });
 
+const created = "2026-12-01T15:00:00.123456789Z";
+const instance = { created };
+
 describe("deadLetterOrigin", () => {
   const stored = {
     subject: "orders.created",
@@ -76,13 +87,13 @@ describe("deadLetterOrigin", () => {
   };
 
   it("maps a max-deliveries advisory and its message", () => {
-    expect(deadLetterOrigin(maxDeliver, stored)).toEqual({
+    expect(deadLetterOrigin(maxDeliver, instance, stored)).toEqual({
       sourceType: "nats",
       destination: { type: "nats", subject: "orders.created", stream: "ORDERS" },
       deathReason: "max_deliveries",
       deliveryCount: 2,
       messageId: "m1", // the producer's Nats-Msg-Id; the sequence is in the position
-      position: "ORDERS:42",
+      position: `ORDERS:42@${created}`,
       publishedAt: "2026-12-01T15:06:25.106422Z",
       diedAt: "2026-12-01T15:06:25.718012Z",
       headers: { "X-Trace": "abc", "Nats-Msg-Id": "m1" },
@@ -91,35 +102,55 @@ describe("deadLetterOrigin", () => {
   });
 
   it("takes the stream sequence as the message id when the producer set no Nats-Msg-Id", () => {
-    expect(deadLetterOrigin(maxDeliver, { ...stored, headers: [["X-Trace", ["abc"]]] }).messageId).toBe("42");
+    expect(deadLetterOrigin(maxDeliver, instance, { ...stored, headers: [["X-Trace", ["abc"]]] }).messageId).toBe("42");
   });
 
   it("maps a terminated advisory, keeping the consumer sequence and a reason when the server sends one", () => {
-    const origin = deadLetterOrigin({ ...terminated, reason: "bad payload" }, stored);
+    const origin = deadLetterOrigin({ ...terminated, reason: "bad payload" }, instance, stored);
     expect(origin.deathReason).toBe("terminated");
     expect(origin.deliveryCount).toBe(1);
     expect(origin.properties).toEqual({ consumer: "worker", advisoryId: "K5QE3QasyPKqY1yS3ZatA5", consumerSeq: 7, reason: "bad payload" });
   });
 
   it("lists every consumer that gave up on the message", () => {
-    expect(deadLetterOrigin(maxDeliver, stored, ["worker", "audit"]).properties.consumers).toEqual(["worker", "audit"]);
+    expect(deadLetterOrigin(maxDeliver, instance, stored, ["worker", "audit"]).properties.consumers).toEqual(["worker", "audit"]);
   });
 
-  it("takes the position from the advisory, so every re-delivery of it names the same one", () => {
-    expect(deadLetterOrigin(maxDeliver, stored).position).toBe(positionOf("ORDERS", 42));
-    expect(deadLetterOrigin({ ...maxDeliver, deliveries: 5, id: "other" }, stored).position).toBe("ORDERS:42");
+  it("takes the position from the advisory and the stream instance, so every re-delivery of it names the same one", () => {
+    expect(deadLetterOrigin(maxDeliver, instance, stored).position).toBe(positionOf(maxDeliver, instance));
+    expect(deadLetterOrigin({ ...maxDeliver, deliveries: 5, id: "other" }, instance, stored).position).toBe(`ORDERS:42@${created}`);
+  });
+
+  it("names sequence 42 of a stream re-created under the same name apart from the old one's", () => {
+    const again = { created: "2026-12-02T09:00:00.000000001Z" };
+    expect(deadLetterOrigin(maxDeliver, again, stored).position).not.toBe(deadLetterOrigin(maxDeliver, instance, stored).position);
   });
 
   it("leaves an unparseable timestamp as null rather than inventing one", () => {
-    expect(deadLetterOrigin({ ...maxDeliver, timestamp: "soon" }, { ...stored, timestamp: "" }).diedAt).toBeNull();
+    expect(deadLetterOrigin({ ...maxDeliver, timestamp: "soon" }, instance, { ...stored, timestamp: "" }).diedAt).toBeNull();
+  });
+});
+
+describe("instanceOf", () => {
+  it("is the stream now when the advisory is not older than it", () => {
+    expect(instanceOf(maxDeliver, created)).toEqual({ created });
+    expect(instanceOf(maxDeliver, "2026-12-01T15:06:25.718012Z")).toEqual({ created: "2026-12-01T15:06:25.718012Z" });
+  });
+  it("is gone when the stream was created after the advisory, or does not exist", () => {
+    expect(instanceOf(maxDeliver, "2026-12-01T15:07:00Z")).toEqual({ gone: true });
+    expect(instanceOf(maxDeliver, null)).toEqual({ gone: true });
+    expect(positionOf(maxDeliver, { gone: true })).toBe("ORDERS:42@advisory:K5QE3QasyPKqY1yS3ZatA5");
+  });
+  it("counts unreadable times as the stream now", () => {
+    expect(instanceOf({ timestamp: "soon" }, created)).toEqual({ created });
   });
 });
 
 describe("missingMessageOrigin", () => {
   it("keeps what the advisory says and leaves the unknown subject empty", () => {
-    const origin = missingMessageOrigin(maxDeliver);
+    const origin = missingMessageOrigin(maxDeliver, instance);
     expect(origin.destination).toEqual({ type: "nats", subject: "", stream: "ORDERS" });
-    expect(origin.position).toBe("ORDERS:42");
+    expect(origin.position).toBe(`ORDERS:42@${created}`);
     expect(origin.deathReason).toBe("max_deliveries");
     expect(origin.publishedAt).toBeNull();
     expect(origin.headers).toEqual({});

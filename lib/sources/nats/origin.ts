@@ -12,9 +12,32 @@ export interface StoredMessage {
   headers: Iterable<[string, string[]]> | undefined;
 }
 
-/** A dead letter is one stream message: every consumer that gives up on it names the same position. */
-export function positionOf(stream: string, seq: number): string {
-  return `${stream}:${seq}`;
+/**
+ * Which instance of its stream an advisory's message lived in. A stream deleted and created again under its name
+ * starts its sequences at 1, so `stream:seq` alone would name two messages; the stream's creation time (stream
+ * info `created`) tells the instances apart. An advisory older than the stream now under that name, or for a
+ * stream that no longer exists, is about a message that is gone: its own id is all that names it.
+ */
+export type StreamInstance = { created: string } | { gone: true };
+
+/**
+ * A dead letter is one stream message: every consumer that gives up on it names the same position,
+ * `<stream>:<seq>@<stream created>`; `<stream>:<seq>@advisory:<id>` when its stream instance is gone.
+ */
+export function positionOf(advisory: Pick<Advisory, "stream" | "stream_seq" | "id">, instance: StreamInstance): string {
+  const where = `${advisory.stream}:${advisory.stream_seq}`;
+  return "created" in instance ? `${where}@${instance.created}` : `${where}@advisory:${advisory.id}`;
+}
+
+/**
+ * The instance an advisory's message lived in: the stream as it is now (its `created`, or null when it does not
+ * exist), unless the advisory predates it. Times the server wrote that cannot be read count as this instance.
+ */
+export function instanceOf(advisory: Pick<Advisory, "timestamp">, created: string | null): StreamInstance {
+  if (created === null) return { gone: true };
+  const died = utcMicros(advisory.timestamp);
+  const born = utcMicros(created);
+  return died !== null && born !== null && died < born ? { gone: true } : { created };
 }
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -57,14 +80,14 @@ function advisoryProperties(advisory: Advisory, consumers: readonly string[]): H
   return props;
 }
 
-function baseOrigin(advisory: Advisory, subject: string, consumers: readonly string[]): Origin {
+function baseOrigin(advisory: Advisory, instance: StreamInstance, subject: string, consumers: readonly string[]): Origin {
   return {
     sourceType: "nats",
     destination: { type: "nats", subject, stream: advisory.stream },
     deathReason: deathReason(advisory),
     deliveryCount: advisory.deliveries,
     messageId: String(advisory.stream_seq),
-    position: positionOf(advisory.stream, advisory.stream_seq),
+    position: positionOf(advisory, instance),
     publishedAt: null,
     diedAt: utcMicros(advisory.timestamp),
     headers: {},
@@ -73,10 +96,15 @@ function baseOrigin(advisory: Advisory, subject: string, consumers: readonly str
 }
 
 /** `consumers`: every consumer whose advisory for this message came in the same batch, first one first. */
-export function deadLetterOrigin(advisory: Advisory, stored: StoredMessage, consumers: readonly string[] = [advisory.consumer]): Origin {
+export function deadLetterOrigin(
+  advisory: Advisory,
+  instance: StreamInstance,
+  stored: StoredMessage,
+  consumers: readonly string[] = [advisory.consumer],
+): Origin {
   const headers = headersToJson(stored.headers);
   return {
-    ...baseOrigin(advisory, stored.subject, consumers),
+    ...baseOrigin(advisory, instance, stored.subject, consumers),
     messageId: producerMessageId(headers) ?? String(advisory.stream_seq),
     publishedAt: utcMicros(stored.timestamp),
     headers,
@@ -97,8 +125,12 @@ function producerMessageId(headers: Record<string, string | string[]>): string |
  * The advisory points at a message that is no longer in its stream (deleted, aged out, the stream removed):
  * the subject is unknown, so the destination's is empty and the record can only be kept, never replayed.
  */
-export function missingMessageOrigin(advisory: Advisory, consumers: readonly string[] = [advisory.consumer]): Origin {
-  return baseOrigin(advisory, "", consumers);
+export function missingMessageOrigin(
+  advisory: Advisory,
+  instance: StreamInstance,
+  consumers: readonly string[] = [advisory.consumer],
+): Origin {
+  return baseOrigin(advisory, instance, "", consumers);
 }
 
 /** An advisory that could not be read: kept under its own place in the advisory stream so a person can look. */

@@ -1,12 +1,12 @@
 import "server-only";
-import type { StoredMsg } from "@nats-io/jetstream";
+import type { RetentionPolicy, StoredMsg } from "@nats-io/jetstream";
 import type { Msg } from "@nats-io/transport-node";
 import type { PulledMessage } from "../connector";
 import { parseAckSubject, parseAdvisory, type Advisory } from "./advisory";
 import type { NatsSession } from "./connection";
 import { isNoMessage, isNotFound, natsFailure } from "./failure";
 import type { AdvisoryCapture } from "./names";
-import { deadLetterOrigin, missingMessageOrigin, positionOf, unreadableAdvisoryOrigin } from "./origin";
+import { deadLetterOrigin, instanceOf, missingMessageOrigin, positionOf, unreadableAdvisoryOrigin, type StreamInstance } from "./origin";
 import { mapInParallel } from "./parallel";
 import { nakReplies, pullBatch } from "./pull";
 import { NatsReceipt } from "./receipt";
@@ -19,39 +19,67 @@ const GET_CONCURRENCY = 64;
 
 interface DeadLetterGroup {
   advisory: Advisory;
+  instance: StreamInstance;
   consumers: string[];
   replies: string[];
 }
 
 type Slot = { kind: "unreadable"; msg: Msg; reply: string; problem: string } | { kind: "dead"; group: DeadLetterGroup };
 
+/** A stream as take() found it: when it was created (which instance holds the sequences) and its retention. */
+interface StreamNow {
+  created: string;
+  retention: RetentionPolicy;
+}
+
 /**
  * One slot per dead letter, in advisory order. Two advisories for one message (two consumers gave up on it, or
- * an advisory handed out again) become one PulledMessage whose receipt acknowledges both.
+ * an advisory handed out again) become one PulledMessage whose receipt acknowledges both; advisories for the same
+ * sequence in two instances of a stream stay apart.
  */
-function groupDeliveries(deliveries: readonly Msg[]): Slot[] {
+function groupDeliveries(parsed: readonly Parsed[], streams: ReadonlyMap<string, StreamNow | null>): Slot[] {
   const slots: Slot[] = [];
   const byPosition = new Map<string, DeadLetterGroup>();
-  for (const msg of deliveries) {
-    const reply = msg.reply ?? "";
-    const parsed = parseAdvisory(msg.data);
-    if (!parsed.ok) {
-      slots.push({ kind: "unreadable", msg, reply, problem: parsed.problem });
+  for (const { msg, reply, result } of parsed) {
+    if (!result.ok) {
+      slots.push({ kind: "unreadable", msg, reply, problem: result.problem });
       continue;
     }
-    const { advisory } = parsed;
-    const position = positionOf(advisory.stream, advisory.stream_seq);
+    const { advisory } = result;
+    const instance = instanceOf(advisory, streams.get(advisory.stream)?.created ?? null);
+    const position = positionOf(advisory, instance);
     const group = byPosition.get(position);
     if (group) {
       if (!group.consumers.includes(advisory.consumer)) group.consumers.push(advisory.consumer);
       group.replies.push(reply);
       continue;
     }
-    const fresh = { advisory, consumers: [advisory.consumer], replies: [reply] };
+    const fresh = { advisory, instance, consumers: [advisory.consumer], replies: [reply] };
     byPosition.set(position, fresh);
     slots.push({ kind: "dead", group: fresh });
   }
   return slots;
+}
+
+interface Parsed {
+  msg: Msg;
+  reply: string;
+  result: ReturnType<typeof parseAdvisory>;
+}
+
+/** Each stream the advisories name, as it is now (null: it does not exist). One request per stream and take. */
+async function streamsNow(session: NatsSession, parsed: readonly Parsed[]): Promise<Map<string, StreamNow | null>> {
+  const names = [...new Set(parsed.flatMap((p) => (p.result.ok ? [p.result.advisory.stream] : [])))];
+  const found = await mapInParallel(names, GET_CONCURRENCY, async (name): Promise<StreamNow | null> => {
+    try {
+      const info = await session.jsm.streams.info(name);
+      return { created: info.created, retention: info.config.retention };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  });
+  return new Map(names.map((name, i) => [name, found[i] ?? null]));
 }
 
 type Lookup = { found: StoredMsg } | { missing: string };
@@ -68,7 +96,12 @@ async function lookUp(session: NatsSession, advisory: Advisory): Promise<Lookup>
   }
 }
 
-async function resolve(session: NatsSession, capture: AdvisoryCapture, slots: readonly Slot[]): Promise<PulledMessage[]> {
+async function resolve(
+  session: NatsSession,
+  capture: AdvisoryCapture,
+  slots: readonly Slot[],
+  streams: ReadonlyMap<string, StreamNow | null>,
+): Promise<PulledMessage[]> {
   return mapInParallel(slots, GET_CONCURRENCY, async (slot): Promise<PulledMessage> => {
     if (slot.kind === "unreadable") {
       const seq = parseAckSubject(slot.reply)?.streamSeq ?? null;
@@ -80,16 +113,25 @@ async function resolve(session: NatsSession, capture: AdvisoryCapture, slots: re
         problem: slot.problem,
       };
     }
-    const { advisory, consumers, replies } = slot.group;
-    const lookup = await lookUp(session, advisory);
+    const { advisory, instance, consumers, replies } = slot.group;
+    const stream = streams.get(advisory.stream) ?? null;
+    const lookup: Lookup =
+      stream === null
+        ? { missing: `stream ${advisory.stream} no longer exists` }
+        : "gone" in instance
+          ? {
+              missing: `stream ${advisory.stream} was deleted and created again (${stream.created}) after message ${advisory.stream_seq} died`,
+            }
+          : await lookUp(session, advisory);
     if ("missing" in lookup) {
       const receipt = new NatsReceipt(replies, null, null);
-      return { body: Buffer.alloc(0), origin: missingMessageOrigin(advisory, consumers), receipt, problem: lookup.missing };
+      return { body: Buffer.alloc(0), origin: missingMessageOrigin(advisory, instance, consumers), receipt, problem: lookup.missing };
     }
-    const receipt = new NatsReceipt(replies, advisory.stream, advisory.stream_seq);
+    const receipt = new NatsReceipt(replies, advisory.stream, advisory.stream_seq, stream?.retention ?? null);
     const stored = lookup.found;
     const origin = deadLetterOrigin(
       advisory,
+      instance,
       { subject: stored.subject, seq: stored.seq, timestamp: stored.timestamp, headers: stored.header },
       consumers,
     );
@@ -116,7 +158,9 @@ export async function takeDeadLetters(
   }
   if (deliveries.length === 0) return [];
   try {
-    return await resolve(session, capture, groupDeliveries(deliveries));
+    const parsed = deliveries.map((msg) => ({ msg, reply: msg.reply ?? "", result: parseAdvisory(msg.data) }));
+    const streams = await streamsNow(session, parsed);
+    return await resolve(session, capture, groupDeliveries(parsed, streams), streams);
   } catch (err) {
     nakReplies(
       session.nc,

@@ -57,7 +57,7 @@ describe("toOrigin", () => {
       deathReason: "rejected",
       deliveryCount: 1,
       messageId: "m-1",
-      position: "q.dlq/m-1",
+      position: "q.dlq/m-1@2026-12-01T15:05:53.000Z#1",
       publishedAt: "2023-11-14T22:13:20.000Z",
       diedAt: "2026-12-01T15:05:53.000Z",
     });
@@ -163,11 +163,23 @@ describe("toOrigin", () => {
     const hex = createHash("sha256").update('{"id":1}').digest("hex");
     const origin = toOrigin("q.dlq", msg);
     expect(origin.messageId).toBeNull();
-    expect(origin.position).toBe(`q.dlq/sha256:${hex}`);
+    expect(origin.position).toBe(`q.dlq/sha256:${hex}@2026-12-01T15:05:53.000Z#1`);
     expect(origin.properties).not.toHaveProperty("message_id");
     expect(positionOf("q.dlq", "", Buffer.from("x"))).toBe("q.dlq/"); // positionOf trusts its caller; toOrigin passes null for ""
     msg.properties.messageId = "";
-    expect(toOrigin("q.dlq", msg).position).toBe(`q.dlq/sha256:${hex}`);
+    expect(toOrigin("q.dlq", msg).position).toBe(`q.dlq/sha256:${hex}@2026-12-01T15:05:53.000Z#1`);
+  });
+
+  it("names each death of one message_id apart: a later death, or the same one counted again", () => {
+    const first = toOrigin("q.dlq", rejected());
+    const replayed = rejected();
+    const deaths = replayed.properties.headers?.["x-death"] as Record<string, unknown>[];
+    deaths[0] = { ...deaths[0], time: { "!": "timestamp", value: 1796137600 } };
+    expect(toOrigin("q.dlq", replayed).position).toBe("q.dlq/m-1@2026-12-01T15:06:40.000Z#1");
+    const again = rejected();
+    (again.properties.headers?.["x-death"] as Record<string, unknown>[])[0]!.count = 2;
+    expect(new Set([first.position, toOrigin("q.dlq", replayed).position, toOrigin("q.dlq", again).position]).size).toBe(3);
+    expect(positionOf("q.dlq", "m-1", Buffer.alloc(0), null)).toBe("q.dlq/m-1");
   });
 
   it("describes a message that was never dead-lettered (no x-death) without inventing a destination", () => {

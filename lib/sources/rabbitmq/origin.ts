@@ -73,7 +73,7 @@ export function toOrigin(dlq: string, message: AmqpDeadLetter): Origin {
     // appear counts deliveries from the DLQ itself, so it is kept in `headers` but is not this number.
     deliveryCount: first?.count ?? null,
     messageId,
-    position: positionOf(dlq, messageId, message.content),
+    position: positionOf(dlq, messageId, message.content, deaths[0] ? { time: timeToIso(deaths[0].time), count: deaths[0].count } : null),
     publishedAt: typeof message.properties.timestamp === "number" ? amqpSecondsToIso(message.properties.timestamp) : null,
     // The newest death is the one that brought the message into this queue.
     diedAt: timeToIso(deaths[0]?.time),
@@ -82,15 +82,24 @@ export function toOrigin(dlq: string, message: AmqpDeadLetter): Origin {
   };
 }
 
+/** The newest x-death entry: the death that brought the message into this queue. */
+export interface LatestDeath {
+  time: string | null;
+  count: number | null;
+}
+
 /**
- * `<dlq>/<message_id>` when the producer set one, else `<dlq>/sha256:<hex of the body>`: both stay the same
- * when the broker hands the message out again (its delivery tag and, on a quorum DLQ, x-delivery-count do
- * not). The cost: two distinct dead letters sharing a message_id, or without one and with identical bodies,
- * are taken for one message seen twice.
+ * `<dlq>/<message_id>` when the producer set one, else `<dlq>/sha256:<hex of the body>`, then the newest death's
+ * time and count (`@<ISO time>#<count>`) when x-death has them. All stay the same when the broker hands the
+ * message out again (its delivery tag and, on a quorum DLQ, x-delivery-count do not). The death tells apart a
+ * message that died again after a replay (the replay sends no x-* headers, so its x-death starts anew) or a
+ * producer reusing a message_id. What is left: two deaths of one message_id within the same second of
+ * x-death's clock (count 1 each) share a position; bodies that differ are still told apart by the store.
  */
-export function positionOf(dlq: string, messageId: string | null, body: Buffer): string {
-  if (messageId !== null) return `${dlq}/${messageId}`;
-  return `${dlq}/sha256:${createHash("sha256").update(body).digest("hex")}`;
+export function positionOf(dlq: string, messageId: string | null, body: Buffer, death: LatestDeath | null = null): string {
+  const where = messageId !== null ? `${dlq}/${messageId}` : `${dlq}/sha256:${createHash("sha256").update(body).digest("hex")}`;
+  if (death === null || (death.time === null && death.count === null)) return where;
+  return `${where}@${death.time ?? ""}#${death.count ?? ""}`;
 }
 
 function destinationOf(exchange: string | null, first: XDeathEntry | null, firstQueue: string | null): Destination {

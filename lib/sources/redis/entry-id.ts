@@ -17,7 +17,12 @@ export function after(id: string): string {
   return `(${id}`;
 }
 
-/** Unique within the source and stable across re-deliveries: the stream read and the entry's id. */
+/**
+ * Unique within the source and stable across re-deliveries: the stream read and the entry's id. Redis keeps no
+ * creation identity for a stream; none is needed while ids are the server's (`XADD *`): they are times, and a
+ * stream created again under its name gets ids from its creation on, never an old one. A producer that chooses
+ * its own ids can repeat one: then the body tells the messages apart (lib/sources/seen-messages.ts).
+ */
 export function positionOf(stream: string, id: string): string {
   return `${stream}:${id}`;
 }

@@ -99,6 +99,7 @@ export function toPulled(m: ReceivedMessage, ctx: ReadContext): Translated {
     // SQS counts on: a message moved to the dead-letter queue keeps its count, and Redrive's own receive adds one.
     deliveryCount: receives !== undefined && /^\d+$/.test(receives) ? Number(receives) : null,
     messageId: messageId || null,
+    // SQS gives every message, and every re-send of one, a new MessageId: it names this message instance.
     position: `${ctx.queueName}/${messageId}`,
     publishedAt: isoOfMillis(attrs.SentTimestamp),
     // SQS records no time of the move to the dead-letter queue.

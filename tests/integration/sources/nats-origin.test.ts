@@ -52,7 +52,11 @@ describe("a NATS JetStream source", () => {
       spatialEnvelope({ key: "n-late", observedAt: 300, featureId: "f-1" }),
       spatialEnvelope({ key: "n-early", observedAt: 100, featureId: "f-1" }),
     ];
-    for (const b of bodies) await publishWithHeaders(admin, `${subject}.parcels`, new TextEncoder().encode(b), [["X-Trace", "t-9"]]);
+    for (const b of bodies)
+      await publishWithHeaders(admin, `${subject}.parcels`, new TextEncoder().encode(b), [
+        ["X-Trace", "t-9"],
+        ["Tn", "north"],
+      ]);
     await publishWithHeaders(
       admin,
       `${subject}.term`,
@@ -90,6 +94,9 @@ describe("a NATS JetStream source", () => {
       expect(m.headers["Idempotency-Key"]).toBe(key);
     }
     expect(back.find((m) => m.subject === `${subject}.parcels`)?.headers["X-Trace"]).toBe("t-9");
+    // In the order they were published (jsonb would have put Tn first), then the replay's own.
+    const sent = back.find((m) => m.subject === `${subject}.parcels`)?.headers ?? {};
+    expect(Object.keys(sent).filter((k) => !k.startsWith("Nats-"))).toEqual(["X-Trace", "Tn", "Idempotency-Key"]);
 
     // A second batch of the same records inside the dedup window: JetStream's own gate answers duplicate.
     await db.pool.query("UPDATE dead_letter SET status = 'pending' WHERE id = ANY($1::bigint[])", [ids]);

@@ -95,7 +95,7 @@ describe("NATS source: dead letters the JetStream way", () => {
       deathReason: "max_deliveries",
       deliveryCount: 2,
       messageId: "order-1",
-      position: `${stream}:${acks[0]?.seq}`,
+      position: `${stream}:${acks[0]?.seq}@${(await admin.jsm.streams.info(stream)).created}`,
       headers: { "X-Trace": "t-1", "X-Multi": ["a", "b"], "Nats-Msg-Id": "order-1" },
       properties: { consumer: "worker" },
     });
@@ -132,7 +132,12 @@ describe("NATS source: dead letters the JetStream way", () => {
     const [m] = await c.take(10, 2000);
     expect(m?.problem).toMatch(/no longer in stream/);
     expect(m?.body.length).toBe(0);
-    expect(m?.origin).toMatchObject({ position: `${stream}:${pa.seq}`, deathReason: "terminated", destination: { subject: "", stream } });
+    const { created } = await admin.jsm.streams.info(stream);
+    expect(m?.origin).toMatchObject({
+      position: `${stream}:${pa.seq}@${created}`,
+      deathReason: "terminated",
+      destination: { subject: "", stream },
+    });
     await c.ack(m ? [m] : []);
     expect(await c.waiting()).toBe(0);
   });

@@ -43,7 +43,7 @@ describe("RabbitMQ source: dead letters made by the broker", () => {
       deathReason: "rejected",
       deliveryCount: 1,
       messageId: "m-1",
-      position: `${t.dlq}/m-1`,
+      position: `${t.dlq}/m-1@${m?.origin.diedAt}#1`,
       publishedAt: "2023-11-14T22:13:21.000Z",
       properties: {
         content_type: "application/octet-stream",
@@ -87,7 +87,7 @@ describe("RabbitMQ source: dead letters made by the broker", () => {
       deathReason: "delivery_limit",
       deliveryCount: 1,
       messageId: "m-7",
-      position: `${t.dlq}/m-7`,
+      position: `${t.dlq}/m-7@${m?.origin.diedAt}#1`,
     });
     await c.ack(m ? [m] : []);
   });
@@ -98,7 +98,7 @@ describe("RabbitMQ source: dead letters made by the broker", () => {
     const c = await connect(t.dlq);
     const [m] = await c.take(1, 2000);
     expect(m?.origin.messageId).toBeNull();
-    expect(m?.origin.position).toMatch(new RegExp(`^${t.dlq.replace(/\./g, "\\.")}/sha256:[0-9a-f]{64}$`));
+    expect(m?.origin.position).toMatch(new RegExp(`^${t.dlq.replace(/\./g, "\\.")}/sha256:[0-9a-f]{64}@\\d{4}-[\\d:.T-]+Z#1$`));
   });
 });
 
