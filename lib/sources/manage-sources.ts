@@ -11,7 +11,7 @@ import { seal, unseal } from "../secrets/seal";
 import type { DeadLetterKind } from "../vocabulary/record";
 import type { SourceConfig } from "./open-connector";
 import { sourceErrorText } from "./error-category";
-import { openOptions, sealOptions, shownOptions } from "./sealed-options";
+import { keepShownSealed, openOptions, sealOptions, shownOptions } from "./sealed-options";
 import { changedUrl, replacedSecrets } from "./source-credentials";
 import {
   displayUrl,
@@ -194,7 +194,7 @@ export async function updateSource(pool: pg.Pool, name: string, patch: PatchSour
         const issues = parsed.error.issues.map((i) => ({ path: ["options", ...i.path.map(String)].join("."), message: i.message }));
         throw new AppError("validation_failed", `options: ${issues[0]?.message ?? "invalid"}`, { issues });
       }
-      options = parsed.data;
+      options = keepShownSealed(row.type, row.options, parsed.data);
     }
     const next = { type: row.type, kind: patch.kind ?? row.kind, url, options, enabled: patch.enabled ?? row.enabled };
     // A changed connection starts over: the next attempt is now, not after the old URL's backoff.

@@ -44,3 +44,18 @@ export function shownOptions(type: SourceType, options: Options): Options {
     }
   });
 }
+
+/**
+ * An edit's options with every URL option that comes back exactly as it was shown (redacted) replaced by the stored
+ * value: a form that sends the options it was shown keeps the secrets, as the source's URL keeps its credentials
+ * unless they are replaced.
+ */
+export function keepShownSealed(type: SourceType, stored: Options, edited: Options): Options {
+  const shown = shownOptions(type, stored);
+  const keys = SEALED[type] ?? [];
+  const out: Options = { ...edited };
+  for (const key of keys) {
+    if (typeof out[key] === "string" && out[key] === shown[key] && stored[key] !== undefined) out[key] = stored[key];
+  }
+  return out;
+}
