@@ -49,6 +49,9 @@ interface BatchRow {
   approved_at: Date | null;
   started_at: Date | null;
   first_submitted_at: Date | null;
+  /** once finished: items submitted and the last submission (the whole run's rate) */
+  submitted: number | null;
+  last_submitted_at: Date | null;
   window_from: Date | null;
   finished_at: Date | null;
 }
@@ -68,7 +71,12 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
     (SELECT count(*)::int FROM worker w WHERE ${WORKER_ALIVE}) AS live_workers,
     b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at,
     -- The run's rate counts from its first submission: a batch started before any worker ran did not go slower.
-    (SELECT min(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) AS first_submitted_at
+    (SELECT min(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) AS first_submitted_at,
+    -- Only once ended (a subquery in a CASE branch not taken is not run): a running batch is polled every second.
+    CASE WHEN b.finished_at IS NOT NULL THEN
+      (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) END AS submitted,
+    CASE WHEN b.finished_at IS NOT NULL THEN
+      (SELECT max(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) END AS last_submitted_at
   FROM replay_batch b LEFT JOIN "user" cu ON cu.id = b.created_by_id LEFT JOIN "user" au ON au.id = b.approved_by_id`;
 
 function toView(r: BatchRow, now: Date): BatchView {
@@ -120,7 +128,10 @@ function toView(r: BatchRow, now: Date): BatchView {
     total: r.total,
     counts,
     achievedRate,
-    averageRate: averageRate(counts, r.first_submitted_at ?? r.started_at, r.finished_at),
+    averageRate: averageRate(
+      { submitted: r.submitted ?? 0, firstAt: r.first_submitted_at, lastAt: r.last_submitted_at },
+      r.finished_at,
+    ),
     liveWorkers: r.live_workers,
     eta,
     etaSeconds,
