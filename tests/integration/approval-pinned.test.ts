@@ -266,7 +266,11 @@ describe("after the replay, the record keeps what was approved and what was sent
     await applyAction(
       db.pool,
       id,
-      { action: "approve", version: await version(id), repair: { method: "structure", policy: "accept", digest: preview.digest!, acknowledged } },
+      {
+        action: "approve",
+        version: await version(id),
+        repair: { method: "structure", policy: "accept", digest: preview.digest!, acknowledged },
+      },
       analyst,
     );
     // The batch's own setting differs: the record is sent with its approval's.
@@ -292,7 +296,11 @@ describe("after the replay, the record keeps what was approved and what was sent
     const header = csv[0]!.split(",");
     const line = csv.find((l) => l.startsWith(`${id},`))!.split(",");
     const cell = (name: string) => line[line.length - (header.length - header.indexOf(name))];
-    expect([cell("approved_repair"), cell("replay_batch_id"), cell("replay_repair")]).toEqual(["structure/accept", batchId, "structure/accept"]);
+    expect([cell("approved_repair"), cell("replay_batch_id"), cell("replay_repair")]).toEqual([
+      "structure/accept",
+      batchId,
+      "structure/accept",
+    ]);
 
     const geo = JSON.parse(await exported("geojson")) as {
       features: { geometry: JsonValue; properties: { dead_letter_id: string; role: string; replay: unknown; approved_repair: string } }[];
