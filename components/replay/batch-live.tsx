@@ -76,7 +76,10 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
           </div>
           {batch.achievedRate === null && batch.averageRate !== null ? (
             <div>
-              <dt className="text-xs text-slate-500 dark:text-slate-400" title="Submissions per second from the first to the last, pauses included">
+              <dt
+                className="text-xs text-slate-500 dark:text-slate-400"
+                title="Submissions per second from the first to the last, pauses included"
+              >
                 Achieved (whole run)
               </dt>
               <dd>{batch.averageRate.toFixed(1)}/s</dd>

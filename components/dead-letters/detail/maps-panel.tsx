@@ -111,7 +111,9 @@ export function MapsPanel({
   };
   const analysis = record.analysis;
   const area = analysis ? areaChange(analysis) : null;
-  const repairedTitle = sentTitle ?? `${edited ? "As edited — " : ""}${analysis?.outcome === "valid" ? (edited ? "valid" : "Valid (no repair needed)") : analysis?.outcome === "dropped" ? `${edited ? "d" : "D"}ropped by the repair` : edited ? "repaired" : "Repaired"}`;
+  const repairedTitle =
+    sentTitle ??
+    `${edited ? "As edited — " : ""}${analysis?.outcome === "valid" ? (edited ? "valid" : "Valid (no repair needed)") : analysis?.outcome === "dropped" ? `${edited ? "d" : "D"}ropped by the repair` : edited ? "repaired" : "Repaired"}`;
   const rightReason =
     p.repaired && !p.repaired.ok
       ? p.repaired.reason

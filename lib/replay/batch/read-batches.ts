@@ -128,10 +128,7 @@ function toView(r: BatchRow, now: Date): BatchView {
     total: r.total,
     counts,
     achievedRate,
-    averageRate: averageRate(
-      { submitted: r.submitted ?? 0, firstAt: r.first_submitted_at, lastAt: r.last_submitted_at },
-      r.finished_at,
-    ),
+    averageRate: averageRate({ submitted: r.submitted ?? 0, firstAt: r.first_submitted_at, lastAt: r.last_submitted_at }, r.finished_at),
     liveWorkers: r.live_workers,
     eta,
     etaSeconds,

@@ -13,8 +13,7 @@ import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 export type Revalidation =
   /** `repair`: spatial only, what the repair did to the geometry (the payload sent holds the result) */
-  | { ok: true; payload: JsonValue; repair?: "valid" | "repaired" }
-  | { ok: false; reason: string; review?: true };
+  { ok: true; payload: JsonValue; repair?: "valid" | "repaired" } | { ok: false; reason: string; review?: true };
 
 export interface RevalidateOptions {
   /** required for spatial records */

@@ -95,7 +95,16 @@ const TERMINAL = new Set<ItemStatus>(["applied", "deduped", "dropped", "poison",
 
 function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx: OutcomeContext): ItemWrite {
   const { item } = r;
-  const base = { id: item.id, attempts: item.attempts, runAt: null, error: null, submittedAt: null, finished: true, touch: null, sent: null };
+  const base = {
+    id: item.id,
+    attempts: item.attempts,
+    runAt: null,
+    error: null,
+    submittedAt: null,
+    finished: true,
+    touch: null,
+    sent: null,
+  };
   const touch = (outcome: RecordOutcome, reason: string | null, submitted: boolean): RecordTouch => ({
     deadLetterId: item.deadLetterId,
     outcome,
