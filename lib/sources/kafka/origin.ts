@@ -1,4 +1,4 @@
-import type { HeaderValue, Headers, Origin } from "../connector";
+import type { Destination, HeaderValue, Headers, Origin } from "../connector";
 import { dlqContext, headersToJson, headerValue, type DlqContext, type RawHeader } from "./dlq-headers";
 
 // From one record of the dead-letter topic to the Origin Redrive stores. Pure.
@@ -84,4 +84,9 @@ export function toPulled(record: DlqRecord): Translated {
   };
   if (record.value === null) return { body: Buffer.alloc(0), origin, problem: `record ${position} has no value (a tombstone)` };
   return { body: record.value, origin };
+}
+
+/** Where a replay to origin produces this dead letter, as `options.destinations` patterns see it: the original topic. */
+export function destinationTexts(d: Extract<Destination, { type: "kafka" }>): string[] {
+  return [d.topic];
 }
