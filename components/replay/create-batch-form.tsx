@@ -10,6 +10,7 @@ import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
 import { defaultSink, previewForSink, SINK_HELP, type SinkType } from "./preview-for-sink";
 import { useCreateBatch } from "./queries";
+import { DestinationsList } from "./destinations-list";
 
 // /replays/new: what will be replayed (count, order, spread) and how long it takes at the chosen rate, then
 // the batch's settings. Creating makes a draft; another supervisor approves it on the batch's page.
@@ -194,6 +195,9 @@ export function CreateBatchForm({
           </Suspense>
         )}
         {leftOut.length > 0 && <p className="text-amber-800 dark:text-amber-200">Left out: {leftOut.join(", ")}.</p>}
+        {sinkType === "origin" && (preview.destinations?.length ?? 0) > 0 && (
+          <DestinationsList destinations={preview.destinations ?? []} caption="Where they go back to" />
+        )}
         {preview.sample.length > 0 && (
           <ol className="list-decimal pl-5 font-mono text-xs text-slate-600 dark:text-slate-300">
             {preview.sample.map((s) => (
