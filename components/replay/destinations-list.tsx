@@ -31,7 +31,7 @@ export function DestinationsList({ destinations, caption }: { destinations: Orig
               className={d.allowed ? "" : "text-red-800 dark:text-red-200"}
               data-allowed={d.allowed}
             >
-              <td className="py-0.5 pr-3">{d.source}</td>
+              <td className="whitespace-nowrap py-0.5 pr-3">{d.source}</td>
               <td className="break-all py-0.5 pr-3">
                 {d.destination === "" ? <span className="font-sans italic">unknown</span> : d.destination}
                 {!d.allowed && <span className="font-sans"> — outside the source&apos;s destinations</span>}

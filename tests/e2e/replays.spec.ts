@@ -200,6 +200,7 @@ test("after its replay a record shows the batch, the repair it was approved and 
   await expect(said).toContainText(`Replayed in batch #${batchId} with structure / accept`);
   await expect(said).toContainText("the repair it was approved with");
   await expect(page.getByText("Repair to approve:")).toHaveCount(0);
+  await expect(page.getByRole("alert", { name: "Repair warnings" })).toContainText("Sent with this repair");
   await expect(page.getByRole("combobox", { name: "Repair method" })).toHaveCount(0);
   await expect(page.getByText(`Sent in batch #${batchId} (structure / accept)`)).toBeVisible();
   await expect(page.getByRole("region", { name: "Geometry sent" })).toHaveAttribute("data-drawn", "true", { timeout: 20_000 });
@@ -219,6 +220,7 @@ test("back to origin: the form starts there from a source's records, lists the d
   const name = `dest-${run.slice(-8)}`;
   const redis = createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", socket: { reconnectStrategy: false } });
   await redis.connect();
+  let admin: Page | null = null;
   try {
     await redis.xAdd(stream, "*", { body: "{}" });
     // Two dead letters naming their own stream; a third, written straight into the dead-letter stream, names another.
@@ -234,7 +236,7 @@ test("back to origin: the form starts there from a source's records, lists the d
       await redis.xAdd(dlq, "*", { body: JSON.stringify(envelope), source_stream: target });
     }
 
-    const admin = await as(browser, "admin", "/sources");
+    admin = await as(browser, "admin", "/sources");
     const origin = { origin: new URL(admin.url()).origin };
     const added = await admin.request.post("/api/sources", {
       data: {
@@ -249,7 +251,6 @@ test("back to origin: the form starts there from a source's records, lists the d
     expect(added.status(), await added.text()).toBe(201);
     const pulled = await admin.request.post(`/api/sources/${name}/pull`, { data: {}, headers: origin });
     expect(pulled.ok(), await pulled.text()).toBe(true);
-    await admin.context().close();
 
     await signIn(page, "supervisor", `/dead-letters?origin=${name}`);
     const list = (await (await page.request.get(`/api/dead-letters?origin=${name}&limit=10`)).json()) as {
@@ -295,6 +296,10 @@ test("back to origin: the form starts there from a source's records, lists the d
     await second.request.post(`/api/replays/${batchId}/cancel`, { data: {}, headers: { origin: new URL(second.url()).origin } });
     await second.context().close();
   } finally {
+    if (admin) {
+      await admin.request.delete(`/api/sources/${name}`, { headers: { origin: new URL(admin.url()).origin } }).catch(() => undefined);
+      await admin.context().close();
+    }
     for await (const found of redis.scanIterator({ MATCH: `${run}*`, COUNT: 1000 })) if (found.length) await redis.del(found);
     await redis.quit();
   }
