@@ -1,5 +1,8 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+// Also sets REDRIVE_AUDIT_KEY for every process that appends to the test database's chain (the seeding in
+// scripts/e2e.ts sets the same, the server, the workers specs spawn), or the first under another key is refused.
+import { e2eServerEnv } from "./tests/e2e/server-env";
 
 // End-to-end tests run against the production build (scripts/serve.ts, as `npm start` serves it) in Debian's Chromium; never a downloaded
 // browser. scripts/e2e.ts prepares a fresh seeded database and the build, then runs `playwright test`.
@@ -11,9 +14,6 @@ const shard = process.env.E2E_SHARD ? `/shard-${process.env.E2E_SHARD}` : "";
 // specs ran ~15% faster. The full Chromium otherwise, or the one CHROMIUM_PATH names.
 const HEADLESS_SHELL = "/usr/bin/chromium-headless-shell";
 const browserPath = process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : "/usr/bin/chromium");
-// One audit key for every process that appends to the test database's chain — the seeding (scripts/e2e.ts sets the
-// same), the server, the workers specs spawn — or the first of them to append under another key is refused.
-process.env.REDRIVE_AUDIT_KEY ??= "e2e-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -54,21 +54,6 @@ export default defineConfig({
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: "pipe",
-    env: {
-      DATABASE_URL: process.env.E2E_DATABASE_URL ?? "",
-      REDRIVE_DB_MODE: process.env.REDRIVE_DB_MODE ?? "",
-      PORT: String(port),
-      NODE_ENV: "production",
-      REDRIVE_DEMO: "1",
-      // every test signs in from 127.0.0.1; the limiter itself is tested in tests/integration/auth.test.ts
-      REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE: "1000",
-      BETTER_AUTH_SECRET: "e2e-secret-0123456789abcdefghijklmnopqrstuvwxyz",
-      // seals the broker sources' URLs (required in production)
-      REDRIVE_SECRET_KEY: "e2e-sealing-key-0123456789abcdefghijklmnopqrstuvwxyz",
-      // MACs the audit chain (required in production)
-      REDRIVE_AUDIT_KEY: process.env.REDRIVE_AUDIT_KEY,
-      NEXT_TELEMETRY_DISABLED: "1",
-      REDRIVE_WORKER: "0",
-    },
+    env: e2eServerEnv(port),
   },
 });

@@ -29,6 +29,13 @@ const EnvSchema = z.object({
   REDRIVE_DEMO: z.string().optional(),
   /** number of demo records `npm start` seeds into an empty database */
   REDRIVE_SEED_COUNT: z.coerce.number().int().min(0).default(2000),
+  /**
+   * on SIGTERM, how long the server keeps serving while GET /api/health/ready answers 503, so a load balancer
+   * takes it out of rotation before it stops accepting connections
+   */
+  REDRIVE_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(2_000),
+  /** on SIGTERM, how long requests in flight get to finish once the server stops accepting new ones */
+  REDRIVE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** "0" disables the in-process replay worker of the web server */
   REDRIVE_WORKER: z.enum(["0", "1"]).default("1"),
   /**

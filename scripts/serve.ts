@@ -1,27 +1,40 @@
 // The production web server: Next's request handler behind a plain Node HTTP server, so the client's address
 // comes from the socket (lib/net/forwarded.ts) instead of whatever X-Forwarded-For a client sends, which
-// `next start` would pass on to better-auth's sign-in limiter. `npm start` and the end-to-end tests run this.
+// `next start` would pass on to better-auth's sign-in limiter. `npm start` and the end-to-end tests run this, and
+// `npm run serve` runs it alone: one of N servers on one PostgreSQL (README "Running several servers"). It never
+// builds and never migrates: it refuses to start without a build of the current sources, and answers not ready
+// (GET /api/health/ready) until the database has this code's migrations.
 import { createServer } from "node:http";
 import next from "next";
 import { getEnv } from "../lib/env";
 import { parseTrustedProxies, sanitizeForwarding } from "../lib/net/forwarded";
 import { configuredMaskRules } from "../lib/masking/config";
 import { maskConsole } from "../lib/ops/masked-logs";
+import { startDraining } from "../lib/startup/lifecycle";
+import { buildState } from "./source-stamp";
 
 // The server's log lines leave with card numbers masked, whichever module (or library) wrote them.
 maskConsole(configuredMaskRules());
 
 const env = getEnv();
-if (!env.BETTER_AUTH_SECRET) {
-  console.error("BETTER_AUTH_SECRET is not set (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting");
+const refuse = (why: string): never => {
+  console.error(`[redrive] ${why}; not starting`);
   process.exit(1);
-}
+};
+if (!env.BETTER_AUTH_SECRET) refuse("BETTER_AUTH_SECRET is not set (at least 32 characters, e.g. $(openssl rand -base64 32))");
+if (!process.env.DATABASE_URL)
+  refuse("DATABASE_URL is not set (`npm start` starts an embedded PostgreSQL; a server of several needs the shared one)");
+const build = buildState();
+if (build === "missing") refuse("there is no production build: run `npm run build` first");
+if (build === "stale") refuse("the production build is older than the code: run `npm run build` again");
+
 const { list: trusted } = parseTrustedProxies(env.REDRIVE_TRUSTED_PROXIES);
 const app = next({ dev: false, dir: process.cwd(), port: env.PORT });
 const handle = app.getRequestHandler();
 await app.prepare();
 
 let warned = false;
+let draining = false;
 const server = createServer((req, res) => {
   if (sanitizeForwarding(req.headers, req.socket.remoteAddress, trusted) && !warned) {
     // Once: behind a proxy nobody listed, every client counts as the proxy (one sign-in limit for all) and an
@@ -31,6 +44,8 @@ const server = createServer((req, res) => {
       `[redrive] ignored forwarding headers from ${req.socket.remoteAddress ?? "an unknown peer"}: behind a reverse proxy, set REDRIVE_TRUSTED_PROXIES to its address`,
     );
   }
+  // While stopping, each answer closes its connection: a keep-alive client reconnects, through the balancer, elsewhere.
+  if (draining) res.setHeader("Connection", "close");
   void handle(req, res);
 });
 server.on("error", (err: NodeJS.ErrnoException) => {
@@ -43,12 +58,29 @@ server.on("error", (err: NodeJS.ErrnoException) => {
 server.listen(env.PORT, () => console.log(`✓ Ready on http://localhost:${env.PORT}`));
 
 // Started by scripts/start.ts with an IPC channel: when the launcher is gone (even SIGKILLed), so is this server.
-if (process.send) process.on("disconnect", close);
+if (process.send) process.on("disconnect", () => close(0));
 
-function close(): void {
-  server.close(() => process.exit(0));
-  // Keep-alive connections can hold close() open: give in-flight requests a moment, then go.
-  setTimeout(() => process.exit(0), 5000).unref();
+/**
+ * Readiness fails first (for `drainDelayMs` the server still serves whatever the balancer sends), then the server
+ * stops accepting connections, requests in flight get `REDRIVE_SHUTDOWN_TIMEOUT_MS` to finish, and the process exits.
+ */
+function close(drainDelayMs: number): void {
+  if (draining) return;
+  draining = true;
+  startDraining();
+  console.log(
+    `[redrive] stopping: not ready now; closing in ${drainDelayMs} ms, in-flight requests then get ${env.REDRIVE_SHUTDOWN_TIMEOUT_MS} ms`,
+  );
+  setTimeout(() => {
+    server.close(() => process.exit(0));
+    server.closeIdleConnections();
+    setTimeout(() => {
+      console.warn("[redrive] requests still in flight at the shutdown timeout: closing them");
+      server.closeAllConnections();
+      process.exit(0);
+    }, env.REDRIVE_SHUTDOWN_TIMEOUT_MS).unref();
+  }, drainDelayMs);
 }
-process.on("SIGTERM", close);
-process.on("SIGINT", close);
+process.on("SIGTERM", () => close(env.REDRIVE_DRAIN_DELAY_MS));
+// Ctrl-C in a terminal: nobody balances this server's traffic, so no delay.
+process.on("SIGINT", () => close(0));

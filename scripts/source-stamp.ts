@@ -46,6 +46,13 @@ export function sourceStamp(): string {
   return hash.digest("hex");
 }
 
+/** Whether .next holds a production build, and whether it was built from the sources as they are now. */
+export function buildState(): "missing" | "stale" | "current" {
+  if (!existsSync(BUILD_ID)) return "missing";
+  if (!existsSync(STAMP_FILE)) return "stale";
+  return readFileSync(STAMP_FILE, "utf8").trim() === sourceStamp() ? "current" : "stale";
+}
+
 /**
  * Runs `next build` unless .next holds a build of the current sources (`force`: always), then stamps it with the
  * sources as they were BEFORE the build started — edited (or pulled) while it ran, they make the next call build

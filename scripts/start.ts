@@ -59,7 +59,8 @@ try {
 const { db, stop } = boot;
 
 const nextBin = join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
-const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1" };
+// One machine, no load balancer to take the server out of rotation: on stop it closes without a drain delay.
+const childEnv: NodeJS.ProcessEnv = { REDRIVE_DRAIN_DELAY_MS: "0", ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: "1" };
 // The server always runs a production build. Unless the operator said NODE_ENV=production themselves, this
 // is the quick start: demo accounts work and a session secret is generated into REDRIVE_DATA_DIR. A real
 // deployment sets NODE_ENV=production and BETTER_AUTH_SECRET, and the demo passwords stop working.

@@ -8,7 +8,8 @@ import { searchParamsToObject } from "@/lib/net/search-params";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { toDateTimeLocal } from "@/lib/time/parse-time";
-import { maskFor } from "@/lib/forensics/access";
+import { hasUnmaskRights, maskFor } from "@/lib/forensics/access";
+import { AppError } from "@/lib/errors/app-error";
 import { lookup } from "@/lib/forensics/lookup";
 import { LookupQuerySchema, type LookupResult } from "@/lib/forensics/forensics-schemas";
 import { forReader } from "@/lib/api/page-data";
@@ -112,7 +113,17 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
   // A time window alone looks nothing up (the API needs q or a place): say so rather than show the start hint again.
   const timeOnly = !asked && (params.has("from") || params.has("to"));
   const parsed = asked ? LookupQuerySchema.safeParse(searchParamsToObject(params)) : null;
-  const result = parsed?.success ? forReader(await lookup(getDb().pool, parsed.data, maskFor(principal, false))) : null;
+  let refused: string | null = null;
+  const found = parsed?.success
+    ? await lookup(getDb().pool, parsed.data, maskFor(principal, false), { unmaskRights: hasUnmaskRights(principal) }).catch(
+        (e: unknown) => {
+          if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
+          refused = e.message;
+          return null;
+        },
+      )
+    : null;
+  const result = found ? forReader(found) : null;
   return (
     <section aria-labelledby="lookup-heading" className="space-y-3">
       <h1 id="lookup-heading" className="text-lg font-semibold">
@@ -128,7 +139,7 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
           near: one(sp.near),
           radiusKm: one(sp.radiusKm) || "1",
         }}
-        error={parsed && !parsed.success ? parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : null}
+        error={parsed && !parsed.success ? parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : refused}
       />
       {timeOnly && (
         <p

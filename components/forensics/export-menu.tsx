@@ -8,6 +8,7 @@ import { errorMessage } from "@/lib/api/client";
 import { filterToParams } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { ExportFormat } from "@/lib/forensics/forensics-schemas";
+import { countOf, plural } from "@/lib/vocabulary/plural";
 
 // "Export ▾" for the list and quarantine pages: the current filter as NDJSON, CSV or GeoJSON from
 // GET /api/export. Read through fetch + a reader rather than a plain link so the page can show what has
@@ -104,8 +105,8 @@ export function ExportMenu({ filter, canUnmask = false }: { filter: ListFilter; 
             Exporting {progress.format.toUpperCase()}: {lines.toLocaleString("en")}
             {/* GeoJSON counts features, one to three per record (original, edited, repaired): not "of" the records */}
             {progress.format === "geojson"
-              ? ` feature${lines === 1 ? "" : "s"}${progress.estimate !== null ? ` (from about ${progress.estimate.toLocaleString("en")} records)` : ""}`
-              : `${progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} records`}
+              ? ` feature${lines === 1 ? "" : "s"}${progress.estimate !== null ? ` (from about ${countOf(progress.estimate, "record")})` : ""}`
+              : `${progress.estimate !== null ? ` / ${progress.estimate.toLocaleString("en")}` : ""} ${plural(progress.estimate ?? lines, "record")}`}
             , {fmtBytes(progress.bytes)}
           </span>
           <Button size="sm" variant="ghost" onClick={() => abort.current?.abort()}>

@@ -3,11 +3,8 @@
 import { poll } from "@/components/session-ended";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import dynamic from "next/dynamic";
 import { Badge } from "@/components/ui/badge";
-import { chartColours } from "@/components/theme/chart-colours";
-import { useDarkTheme } from "@/components/theme/use-dark-theme";
-import { compactNumber } from "@/components/ui/compact-number";
 import { DividedBody } from "@/components/ui/table";
 import { fetchJson } from "@/lib/api/client";
 import type { Overview } from "@/lib/ops/overview";
@@ -17,6 +14,13 @@ import { forensicsKeys } from "./queries";
 // The health overview: where the DLQ stands (counts, oldest record, top reasons), where it is heading (arrival
 // and poison rates), what is being done about it (replays) and what is alarming (alerts). Rendered on the
 // server first, then refreshed every 30 s.
+
+// recharts is most of this page's script: loaded once the bars are drawn, in the browser (a chart sized to its
+// container has nothing to draw on the server), so the page is interactive before it arrives.
+const ArrivalsBars = dynamic(() => import("./arrivals-bars").then((m) => m.ArrivalsBars), {
+  ssr: false,
+  loading: () => <div className="h-full animate-pulse rounded bg-slate-100 dark:bg-slate-800" />,
+});
 
 function Stat({ label, value, hint, tone }: { label: string; value: string; hint?: string; tone?: "red" }) {
   return (
@@ -50,31 +54,11 @@ function Counts({ title, counts }: { title: string; counts: Record<string, numbe
 }
 
 function RateChart({ title, data, unit }: { title: string; data: SeriesPoint[]; unit: "hour" | "day" }) {
-  const label = (at: string) => (unit === "hour" ? `${at.slice(11, 13)}h` : at.slice(5, 10));
-  const c = chartColours(useDarkTheme());
   return (
     <section aria-label={title} className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3">
       <h2 className="mb-2 text-sm font-semibold">{title}</h2>
       <div className="h-48">
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -8 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={c.grid} />
-            <XAxis dataKey="at" tickFormatter={label} fontSize={11} minTickGap={16} stroke={c.axis} tick={{ fill: c.axis }} />
-            <YAxis fontSize={11} allowDecimals={false} width={48} tickFormatter={compactNumber} stroke={c.axis} tick={{ fill: c.axis }} />
-            <Tooltip
-              contentStyle={c.tooltip}
-              cursor={{ fill: c.grid, fillOpacity: 0.4 }}
-              labelFormatter={(at) =>
-                `${String(at)
-                  .replace("T", " ")
-                  .slice(0, unit === "hour" ? 16 : 10)} UTC`
-              }
-            />
-            <Legend wrapperStyle={{ fontSize: 12, color: c.axis }} />
-            <Bar dataKey="arrivals" name="first seen" fill={c.neutralBar} isAnimationActive={false} />
-            <Bar dataKey="poison" name="poison" fill={c.badBar} isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
+        <ArrivalsBars data={data} unit={unit} />
       </div>
     </section>
   );

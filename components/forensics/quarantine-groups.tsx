@@ -1,7 +1,9 @@
 "use client";
 
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { countOf } from "@/lib/vocabulary/plural";
 import { Button } from "@/components/ui/button";
 import { DayTrend } from "@/components/ui/day-trend";
 import { Dialog } from "@/components/ui/dialog";
@@ -13,7 +15,8 @@ import { useQuarantineAction, useQuarantineGroups } from "./queries";
 
 // Quarantined records by reason pattern: how many, and whether the pattern is still arriving (14-day trend by
 // observation day). Each group can be released back to triage (the producer fixed it, or an analyst will) or
-// purged by a supervisor (the payload must not be kept), always with a reason, after a confirmation.
+// purged by a supervisor (the payload must not be kept), always with a reason, after a confirmation. Under each
+// pattern, the reasons people gave when they quarantined its records; a row opens the group's records.
 
 const COLUMNS: (string | Column)[] = [
   "Kind",
@@ -25,6 +28,9 @@ const COLUMNS: (string | Column)[] = [
   },
   { label: "Actions", srOnly: true },
 ];
+
+/** The list of a group's quarantined records. */
+const recordsOf = (g: QuarantineGroup) => `/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`;
 
 type Pending = { action: "release" | "purge"; group: QuarantineGroup };
 
@@ -42,6 +48,7 @@ export function QuarantineGroups({
   canUnmask: boolean;
 }) {
   const { data: groups } = useQuarantineGroups(initial, renderedAt);
+  const router = useRouter();
   const release = useQuarantineAction("release");
   const purge = useQuarantineAction("purge");
   const [pending, setPending] = useState<Pending | null>(null);
@@ -64,7 +71,7 @@ export function QuarantineGroups({
     <div className="space-y-3">
       <div className="relative flex items-baseline justify-between gap-3">
         <p className="text-sm text-slate-600 dark:text-slate-300">
-          {total.toLocaleString("en")} quarantined records in {groups.length} reason patterns
+          {countOf(total, "quarantined record")} in {countOf(groups.length, "reason pattern")}
         </p>
         <ExportMenu filter={{ status: ["quarantined"] }} canUnmask={canUnmask} />
       </div>
@@ -75,17 +82,34 @@ export function QuarantineGroups({
           <ColumnHeaders columns={COLUMNS} />
           <DividedBody>
             {groups.map((g) => (
-              <tr key={`${g.kind}:${g.reasonGroup}`}>
+              <tr
+                key={`${g.kind}:${g.reasonGroup}`}
+                // The whole row opens the group's records (its link is the keyboard's way there; the buttons act).
+                className="cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800/60"
+                onClick={(e) => {
+                  if ((e.target as HTMLElement).closest("a, button")) return;
+                  router.push(recordsOf(g));
+                }}
+              >
                 <td className="px-3 py-1.5 text-xs text-slate-500 dark:text-slate-400">{g.kind}</td>
                 <td className="px-3 py-1.5" title={g.reasonGroup}>
                   {/* Truncated on a block inside the cell (a cell's own max-width does not bind a table): the row
                         keeps its trend and actions in view on a narrow window. */}
-                  <Link
-                    className="block max-w-[36vw] truncate hover:underline lg:max-w-xl"
-                    href={`/dead-letters?status=quarantined&kind=${g.kind}&reason=${encodeURIComponent(g.reasonGroup)}`}
-                  >
+                  <Link className="block max-w-[36vw] truncate hover:underline lg:max-w-xl" href={recordsOf(g)}>
                     {g.reasonGroup}
                   </Link>
+                  {g.reasons && g.reasons.length > 0 && (
+                    <ul
+                      aria-label="Reasons given when quarantining"
+                      className="mt-0.5 space-y-0.5 text-xs text-slate-600 dark:text-slate-300"
+                    >
+                      {g.reasons.map((r) => (
+                        <li key={r.reason} className="block max-w-[36vw] truncate lg:max-w-xl" title={r.reason}>
+                          Quarantined because: “{r.reason}”{g.count > 1 || r.count > 1 ? ` (${countOf(r.count, "record")})` : ""}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
                 </td>
                 <td className="px-3 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
                 <td className="px-3 py-1.5">

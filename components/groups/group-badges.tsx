@@ -5,7 +5,7 @@ const TONE: Record<GroupStatus, Tone> = { open: "amber", acknowledged: "blue", r
 
 export function GroupStatusBadge({ group }: { group: Pick<FailureGroupView, "status" | "regression" | "regressedAt"> }) {
   return (
-    <span className="inline-flex items-center gap-1">
+    <span className="inline-flex flex-wrap items-center gap-1">
       <Badge tone={TONE[group.status]}>{group.status}</Badge>
       {group.regression && (
         <Badge tone="red" title={group.regressedAt ? `new records arrived after it was resolved (${group.regressedAt})` : undefined}>

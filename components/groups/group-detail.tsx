@@ -7,8 +7,10 @@ import { DayTrend } from "@/components/ui/day-trend";
 import type { FailureGroupDetail, GroupPatch } from "@/lib/dead-letters/groups/group-schemas";
 import type { ListPage } from "@/lib/dead-letters/query/list";
 import type { Facets } from "@/lib/dead-letters/record-schemas";
+import { NoteText } from "@/components/notes/note-text";
 import { GroupStatusBadge, when } from "./group-badges";
 import { useGroup, usePatchGroup } from "./queries";
+import { countOf } from "@/lib/vocabulary/plural";
 
 // A failure group's page: its state (status, owner, resolution, regression), the notes thread, and its records
 // in the dead-letter list itself (filters, selection, bulk actions, keyboard), fixed to the group's source and
@@ -21,6 +23,9 @@ export interface Owner {
   name: string;
   email: string;
 }
+
+/** The resolution a group gets from "Resolve the group" once nothing in it is left to do. */
+const ALL_DONE_REASON = "every record resolved (replayed or discarded)";
 
 const FIELD = "rounded border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
 const PANEL = "space-y-2 rounded border border-slate-200 bg-white p-3 dark:border-slate-700 dark:bg-slate-900";
@@ -57,9 +62,14 @@ export function GroupDetail({
       fixed: { source: [g.source], reason: g.reasonGroup },
       title: "Records in this group",
       replayLabel: "Replay this group…",
+      // The header polls the group: when its records change (one arrived, one was decided elsewhere), the list
+      // reads them again rather than showing other counts than the header above it.
+      revision: `${g.count}:${g.unresolved}:${g.lastSeenAt ?? ""}`,
     }),
-    [g.id, g.source, g.reasonGroup],
+    [g.id, g.source, g.reasonGroup, g.count, g.unresolved, g.lastSeenAt],
   );
+  // Every record replayed or discarded while the group is still open: say so, and offer to resolve it.
+  const allDone = g.count > 0 && g.unresolved === 0 && (g.status === "open" || g.status === "acknowledged");
   // The owner may no longer be assignable (disabled, role changed): still shown as the select's value.
   const choices = g.owner && !owners.some((o) => o.id === g.owner?.id) ? [...owners, g.owner] : owners;
 
@@ -74,7 +84,7 @@ export function GroupDetail({
           <span data-testid="group-status">
             <GroupStatusBadge group={g} />
           </span>
-          <span>{g.count.toLocaleString("en")} records</span>
+          <span data-testid="group-count">{countOf(g.count, "record")}</span>
           <span>{g.unresolved.toLocaleString("en")} unresolved</span>
           <span>first seen {when(g.firstSeenAt)}</span>
           <span>latest arrival {when(g.lastSeenAt)}</span>
@@ -90,8 +100,9 @@ export function GroupDetail({
           </p>
         )}
         {g.status === "resolved" && g.resolution && (
-          <p className="text-sm text-slate-700 dark:text-slate-300">
-            Resolved {when(g.resolution.at)}: {g.resolution.reason}
+          <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="group-resolution">
+            Resolved {when(g.resolution.at)}
+            {g.resolvedBy ? ` by ${g.resolvedBy}` : ""}: {g.resolution.reason}
             {g.resolution.link && (
               <>
                 {" · "}
@@ -99,6 +110,25 @@ export function GroupDetail({
                   {g.resolution.link}
                 </a>
               </>
+            )}
+          </p>
+        )}
+        {allDone && (
+          <p
+            role="status"
+            className="flex flex-wrap items-center gap-2 rounded border border-emerald-200 bg-emerald-50 px-3 py-1.5 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950/40 dark:text-emerald-100"
+          >
+            {g.count === 1 ? "Its record is" : `All ${countOf(g.count, "record")} are`} resolved (replayed or discarded): nothing is left to
+            do here, but the group is still {g.status}.
+            {canTriage && (
+              <Button
+                size="sm"
+                variant="approve"
+                disabled={patch.isPending}
+                onClick={() => act({ status: "resolved", resolution: { reason: ALL_DONE_REASON } })}
+              >
+                Resolve the group
+              </Button>
             )}
           </p>
         )}
@@ -209,7 +239,7 @@ export function GroupDetail({
                   <p className="text-xs text-slate-500 dark:text-slate-400">
                     {n.authorEmail} · {when(n.at)}
                   </p>
-                  <p className="whitespace-pre-wrap break-words">{n.body}</p>
+                  <NoteText note={{ text: n.body, mentions: n.mentions }} />
                 </li>
               ))}
             </ol>

@@ -3,11 +3,13 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { Badge } from "@/components/ui/badge";
 import { DayTrend } from "@/components/ui/day-trend";
 import { EmptyNotice } from "@/components/ui/empty-notice";
 import { GROUP_SORTS, GROUP_STATUSES, type FailureGroupView, type GroupSort } from "@/lib/dead-letters/groups/group-schemas";
 import { GroupStatusBadge, when } from "./group-badges";
 import { useGroups } from "./queries";
+import { countOf } from "@/lib/vocabulary/plural";
 
 // /groups: failure groups (source + reason pattern) as issues a team works on, sorted by latest arrival, size or
 // age, filtered by status. Polls, so a group acknowledged or reopened elsewhere changes here within seconds.
@@ -66,7 +68,7 @@ export function GroupList({
           </select>
         </label>
         <span className="text-slate-600 dark:text-slate-400" aria-live="polite">
-          {groups.length.toLocaleString("en")} groups
+          {countOf(groups.length, "group")}
         </span>
       </div>
       {isError && (
@@ -84,33 +86,49 @@ export function GroupList({
               <tr className="border-b border-slate-200 text-left text-xs uppercase text-slate-500 dark:border-slate-700 dark:text-slate-400">
                 <th className="px-2 py-1.5">Status</th>
                 <th className="px-2 py-1.5">Reason pattern</th>
-                <th className="px-2 py-1.5">Source</th>
-                <th className="px-2 py-1.5 text-right">Records</th>
-                <th className="px-2 py-1.5 text-right">Unresolved</th>
-                <th className="px-2 py-1.5">14 days</th>
-                <th className="px-2 py-1.5">Latest arrival</th>
-                <th className="px-2 py-1.5">Owner</th>
+                <th className="px-2 py-1.5 max-md:hidden">Source</th>
+                <th className="px-2 py-1.5 text-right max-md:hidden">Records</th>
+                <th className="px-2 py-1.5 text-right max-md:hidden">Unresolved</th>
+                <th className="px-2 py-1.5 max-md:hidden">14 days</th>
+                <th className="px-2 py-1.5 max-md:hidden">Latest arrival</th>
+                <th className="px-2 py-1.5 max-md:hidden">Owner</th>
               </tr>
             </thead>
             <tbody>
               {groups.map((g) => (
                 <tr key={g.id} className="border-b border-slate-100 align-top dark:border-slate-800">
                   <td className="px-2 py-1.5">
-                    <GroupStatusBadge group={g} />
+                    {/* wraps on a phone, where the reason beside it needs the width */}
+                    <div className="flex flex-wrap gap-1">
+                      <GroupStatusBadge group={g} />
+                      {g.count > 0 && g.unresolved === 0 && (g.status === "open" || g.status === "acknowledged") && (
+                        <Badge tone="green" title="every record replayed or discarded: the group can be resolved">
+                          nothing left
+                        </Badge>
+                      )}
+                    </div>
                   </td>
                   <td className="max-w-xl px-2 py-1.5">
-                    <Link href={`/groups/${g.id}`} className="break-words font-mono text-xs text-sky-800 hover:underline dark:text-sky-300">
+                    <Link
+                      href={`/groups/${g.id}`}
+                      className="break-words font-mono text-xs text-sky-800 hover:underline max-md:wrap-anywhere dark:text-sky-300"
+                    >
                       {g.reasonGroup}
                     </Link>
+                    {/* Below 768 px the columns beside it would be off the screen: what matters most, under it. */}
+                    <p className="mt-0.5 text-xs text-slate-600 wrap-anywhere md:hidden dark:text-slate-300" data-testid="group-summary">
+                      {g.source} · {countOf(g.count, "record")} · {g.unresolved.toLocaleString("en")} unresolved · latest{" "}
+                      {when(g.lastSeenAt)}
+                    </p>
                   </td>
-                  <td className="px-2 py-1.5">{g.source}</td>
-                  <td className="px-2 py-1.5 text-right tabular-nums">{g.count.toLocaleString("en")}</td>
-                  <td className="px-2 py-1.5 text-right tabular-nums">{g.unresolved.toLocaleString("en")}</td>
-                  <td className="px-2 py-1.5">
+                  <td className="px-2 py-1.5 max-md:hidden">{g.source}</td>
+                  <td className="px-2 py-1.5 text-right tabular-nums max-md:hidden">{g.count.toLocaleString("en")}</td>
+                  <td className="px-2 py-1.5 text-right tabular-nums max-md:hidden">{g.unresolved.toLocaleString("en")}</td>
+                  <td className="px-2 py-1.5 max-md:hidden">
                     <DayTrend trend={g.trend} />
                   </td>
-                  <td className="whitespace-nowrap px-2 py-1.5 tabular-nums">{when(g.lastSeenAt)}</td>
-                  <td className="px-2 py-1.5">{g.owner?.name || g.owner?.email || "—"}</td>
+                  <td className="whitespace-nowrap px-2 py-1.5 tabular-nums max-md:hidden">{when(g.lastSeenAt)}</td>
+                  <td className="px-2 py-1.5 max-md:hidden">{g.owner?.name || g.owner?.email || "—"}</td>
                 </tr>
               ))}
             </tbody>

@@ -8,6 +8,7 @@ import { importSummary, type ImportCounts } from "@/lib/dead-letters/ingest/impo
 import { splitFeatureCollection } from "@/lib/spatial/collection-envelopes";
 import { runImport, type ImportProgress, type ImportResult } from "./run-import";
 import { Panel } from "@/components/ui/panel";
+import { countOf } from "@/lib/vocabulary/plural";
 
 // Upload a file of envelopes from the dashboard: the same ingest, results and closing line as `redrive import`.
 // NDJSON is sent as it is, in slices of whole lines; a GeoJSON FeatureCollection (.geojson, .json) is split into
@@ -32,7 +33,12 @@ async function asNdjson(file: File): Promise<Blob> {
 }
 
 function detail(r: ImportResult): string {
-  return r.status === "rejected" ? r.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ") : r.id;
+  if (r.status !== "rejected") {
+    // A key another sender stored first: that record is not this uploader's, so its id is not given.
+    return r.id ?? "stored by another sender";
+  }
+  const why = r.errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; ");
+  return r.key !== undefined ? `key ${r.key} — ${why}` : why;
 }
 
 const STATUS_CLASS: Record<ImportResult["status"], string> = {
@@ -81,6 +87,8 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
   const running = state.phase === "running";
   const counts = state.phase === "done" ? state.counts : progress?.counts;
   const shown = onlyRejected ? results.filter((r) => r.status === "rejected") : results;
+  // A FeatureCollection is sent a feature per line: its "lines" are its features.
+  const lineLabel = file && isCollectionFile(file.name) ? "Feature" : "Line";
   const answered = counts ? counts.created + counts.duplicate + counts.rejected : 0;
 
   return (
@@ -132,7 +140,7 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
           {progress && (
             <p className="text-xs text-slate-600 dark:text-slate-300">
               {progress.bytesSent.toLocaleString("en")} of {progress.totalBytes.toLocaleString("en")} bytes sent ·{" "}
-              {(progress.counts.created + progress.counts.duplicate + progress.counts.rejected).toLocaleString("en")} records answered
+              {countOf(progress.counts.created + progress.counts.duplicate + progress.counts.rejected, "record")} answered
             </p>
           )}
           {state.phase === "done" && (
@@ -161,11 +169,14 @@ export function ImportPanel({ records }: { records: { href: string; label: strin
           </label>
           <table className="w-full text-left text-xs">
             <caption className="sr-only">Per-record results</caption>
-            <ColumnHeaders look="compact" columns={["Record", "Result", "Id or reason"]} />
+            <ColumnHeaders look="compact" columns={[lineLabel, "Result", "Id, or key and reason"]} />
             <tbody>
               {shown.map((r) => (
                 <tr key={r.index} className="border-t border-slate-100 dark:border-slate-800">
-                  <td className="py-1 pr-3 font-mono">{r.index}</td>
+                  {/* The file's own line (blank lines counted), which an editor shows; the record index skips blanks. */}
+                  <td className="py-1 pr-3 font-mono" title={`record ${r.index + 1} of the file`}>
+                    {r.line ?? r.index + 1}
+                  </td>
                   <td className={`py-1 pr-3 font-medium ${STATUS_CLASS[r.status]}`}>{r.status}</td>
                   <td className="py-1 font-mono break-all">{detail(r)}</td>
                 </tr>

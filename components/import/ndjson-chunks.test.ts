@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ndjsonRanges, type ByteRange } from "./ndjson-chunks";
+import { lineEnds, ndjsonRanges, type ByteRange } from "./ndjson-chunks";
 
 async function ranges(text: string, target: number): Promise<ByteRange[]> {
   const out: ByteRange[] = [];
@@ -44,5 +44,12 @@ describe("ndjsonRanges", () => {
       if (i < out.length - 1) expect(r.end - r.start).toBeGreaterThanOrEqual(64 * 1024);
       expect(r.end - r.start).toBeLessThan(64 * 1024 + 100);
     }
+  });
+
+  it("counts a slice's line ends, blank lines included, so line numbers run on across slices", () => {
+    const enc = (t: string) => new TextEncoder().encode(t);
+    expect(lineEnds(enc("a\n\n\nb\n"))).toBe(4);
+    expect(lineEnds(enc("a\nbbb"))).toBe(1);
+    expect(lineEnds(enc(""))).toBe(0);
   });
 });

@@ -30,3 +30,10 @@ export async function* ndjsonRanges(file: Blob, target: number): AsyncGenerator<
   }
   if (start < file.size) yield { start, end: file.size };
 }
+
+/** How many line ends `bytes` holds: the lines a slice moves the next slice's line numbers on by. */
+export function lineEnds(bytes: Uint8Array): number {
+  let n = 0;
+  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) n++;
+  return n;
+}

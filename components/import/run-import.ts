@@ -1,12 +1,12 @@
 // The dashboard's import: a file sent to POST /api/dead-letters as NDJSON, a request per slice of whole lines,
 // one after the other (the server stores a request's records in input order; a second request at the same time
 // would only compete with the first for the same threads). Each answer's results are renumbered from the start
-// of the file, so they read as `redrive import --results` prints them.
+// of the file (record index and line), so they read as `redrive import --results` prints them.
 
 import { errorMessage, HttpError } from "@/lib/api/client";
 import type { ImportCounts } from "@/lib/dead-letters/ingest/import-summary";
 import type { IngestResult } from "@/lib/dead-letters/ingest/pipeline";
-import { ndjsonRanges } from "./ndjson-chunks";
+import { lineEnds, ndjsonRanges } from "./ndjson-chunks";
 
 export type ImportResult = IngestResult;
 
@@ -35,13 +35,15 @@ export async function runImport(
 ): Promise<ImportCounts> {
   const counts: ImportCounts = { created: 0, duplicate: 0, rejected: 0 };
   let answered = 0;
+  let linesBefore = 0; // the file's lines before this slice
   for await (const { start, end } of ndjsonRanges(file, opts.requestBytes ?? IMPORT_REQUEST_BYTES)) {
+    const body = new Uint8Array(await file.slice(start, end).arrayBuffer());
     const res = await fetch("/api/dead-letters", {
       method: "POST",
       credentials: "same-origin",
       signal: opts.signal,
       headers: { accept: "application/json", "content-type": "application/x-ndjson" },
-      body: file.slice(start, end),
+      body,
     });
     const text = await res.text();
     let data: IngestAnswer | null = null;
@@ -51,7 +53,14 @@ export async function runImport(
       data = null;
     }
     if (!res.ok) throw new HttpError(res.status, errorMessage(res.status, data), data);
-    const results = (data?.results ?? []).map((r) => ({ ...r, index: answered + r.index }));
+    // The server numbers records and lines within the slice: from the start of the file here.
+    const offset = linesBefore;
+    const results = (data?.results ?? []).map((r) => ({
+      ...r,
+      index: answered + r.index,
+      ...(r.line !== undefined ? { line: offset + r.line } : {}),
+    }));
+    linesBefore += lineEnds(body);
     for (const r of results) counts[r.status]++;
     answered += results.length;
     opts.onResults(results, { bytesSent: end, totalBytes: file.size, counts: { ...counts } });

@@ -9,7 +9,7 @@ import type { SourceDef } from "./map-view";
 // marked; the repaired geometry is filled, each part in its own colour so a split into parts is visible.
 
 const RECEIVED = "received";
-type Role = "fill" | "line" | "vertex" | "marker";
+type Role = "fill" | "line" | "vertex" | "marker" | "crossing";
 const role = (r: Role): ExpressionSpecification => ["==", ["get", "role"], r];
 
 export const PART_COLOURS = ["#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2"];
@@ -52,7 +52,7 @@ export function receivedSources(
     ...(opts.crossings ?? []).map((c): Feature => ({
       type: "Feature",
       geometry: { type: "Point", coordinates: [c[0], c[1]] },
-      properties: { role: "marker" },
+      properties: { role: "crossing" },
     })),
   ];
   return { [RECEIVED]: { data: { type: "FeatureCollection", features } } };
@@ -103,8 +103,25 @@ export function receivedLayers(opts: { dashed?: boolean; dark?: boolean } = {}):
         "circle-stroke-width": 2.5,
       },
     },
+    {
+      // Small hollow rings: a star's many crossings lie close together around its centre, and filled rings the size
+      // of the one error marker covered that centre at the zoom the map opens at. They grow as the map zooms in.
+      id: "crossing-marker",
+      type: "circle",
+      source: RECEIVED,
+      filter: role("crossing"),
+      paint: {
+        "circle-radius": CROSSING_RADIUS,
+        "circle-opacity": 0,
+        "circle-stroke-color": opts.dark ? "#facc15" : "#a16207",
+        "circle-stroke-width": 1.5,
+      },
+    },
   ];
 }
+
+/** A crossing's ring: 3 px at world zooms, 6 px from street level on. */
+export const CROSSING_RADIUS: ExpressionSpecification = ["interpolate", ["linear"], ["zoom"], 10, 3, 18, 6];
 
 export function repairedLayers(opts: { dark?: boolean } = {}): LayerSpecification[] {
   const parts = byPart(opts.dark ?? false);

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { NoteText } from "./note-text";
 import { useMentions } from "./queries";
 
-/** On the overview: notes that mention the reader, how many, the newest with a link to their record. */
+/** On the overview: notes that mention the reader, how many, the newest with a link to their record or failure group. */
 export function MentionsPanel() {
   const mentions = useMentions();
   const data = mentions.data;
@@ -22,9 +22,19 @@ export function MentionsPanel() {
           {data.items.slice(0, 8).map((n) => (
             <li key={n.id}>
               <p className="text-xs text-slate-500 dark:text-slate-400">
-                <Link href={`/dead-letters/${n.deadLetterId}`} className="font-medium text-sky-800 hover:underline dark:text-sky-300">
-                  #{n.deadLetterId}
-                </Link>{" "}
+                {n.group ? (
+                  <Link
+                    href={`/groups/${n.group.id}`}
+                    title={n.group.reasonGroup}
+                    className="font-medium text-sky-800 hover:underline dark:text-sky-300"
+                  >
+                    group {n.group.source}: {n.group.reasonGroup.length > 40 ? `${n.group.reasonGroup.slice(0, 39)}…` : n.group.reasonGroup}
+                  </Link>
+                ) : (
+                  <Link href={`/dead-letters/${n.deadLetterId}`} className="font-medium text-sky-800 hover:underline dark:text-sky-300">
+                    #{n.deadLetterId}
+                  </Link>
+                )}{" "}
                 · {n.author.name || n.author.email} · <time dateTime={n.createdAt}>{n.createdAt.slice(0, 16).replace("T", " ")}</time>
               </p>
               <NoteText note={n} />

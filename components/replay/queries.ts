@@ -8,6 +8,7 @@ import { fetchJson } from "@/lib/api/client";
 import type { BatchView, CreateBatchRequest, ItemsPage, ItemStatus, RateSeries } from "@/lib/replay/batch/batch-schemas";
 import { isLive } from "@/lib/replay/batch/progress";
 import { actionToast, type BatchAction } from "@/lib/replay/batch/batch-states";
+import { countOf } from "@/lib/vocabulary/plural";
 
 // One hook per replay resource, keyed by a factory (bull-board's queryKeys pattern); live views poll about
 // once a second while a batch can still change, and stop when it is finished.
@@ -104,7 +105,7 @@ export function useCreateBatch() {
     mutationFn: (body: CreateBatchRequest) =>
       fetchJson<BatchView & { skipped: Record<string, number> }>("/api/replays", { method: "POST", body }),
     onSuccess: (batch) => {
-      toast.success(`Draft batch ${batch.id} created with ${batch.total} records: it needs approval before it starts`);
+      toast.success(`Draft batch ${batch.id} created with ${countOf(batch.total, "record")}: it needs approval before it starts`);
       return qc.invalidateQueries({ queryKey: replayKeys.lists() });
     },
     onError: (err) => {

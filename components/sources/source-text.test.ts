@@ -81,6 +81,9 @@ describe("pullSummary", () => {
       "3 pulled: 2 new records (1 unreadable, kept as poison), 1 already stored",
     );
     expect(pullSummary({ pulled: 1, created: 1, duplicates: 0, unreadable: 0 })).toBe("1 pulled: 1 new record, 0 already stored");
+    expect(pullSummary({ pulled: 6, created: 0, duplicates: 1, unreadable: 0, failedAgain: 5 })).toBe(
+      "6 pulled: 0 new records, 5 failed again after replay (back in triage), 1 already stored",
+    );
     expect(pullSummary({ pulled: 0, created: 0, duplicates: 0, unreadable: 0 })).toBe("Nothing was waiting.");
   });
 });

@@ -81,7 +81,8 @@ export function pullSummary(c: PullCounts): string {
   if (c.pulled === 0) return "Nothing was waiting.";
   // Unreadable bodies are stored too (as poison records), so they are among the new ones.
   const unreadable = c.unreadable > 0 ? ` (${fmt(c.unreadable)} unreadable, kept as poison)` : "";
-  return `${fmt(c.pulled)} pulled: ${fmt(c.created)} new ${c.created === 1 ? "record" : "records"}${unreadable}, ${fmt(c.duplicates)} already stored`;
+  const again = c.failedAgain ? `, ${fmt(c.failedAgain)} failed again after replay (back in triage)` : "";
+  return `${fmt(c.pulled)} pulled: ${fmt(c.created)} new ${c.created === 1 ? "record" : "records"}${unreadable}${again}, ${fmt(c.duplicates)} already stored`;
 }
 
 /**

@@ -1,14 +1,18 @@
 import type { ComponentPropsWithRef } from "react";
 
+// A disabled button recedes in both themes: a filled one becomes a faint surface with muted text (a lighter tint
+// of its colour read as more prominent than the enabled buttons beside it on the dark background), and hover
+// changes only enabled buttons.
+const DISABLED_FILLED = "disabled:bg-slate-100 disabled:text-slate-400 dark:disabled:bg-slate-800/70 dark:disabled:text-slate-500";
+
 const VARIANTS = {
-  primary:
-    "bg-slate-900 dark:bg-slate-100 text-white dark:text-slate-900 hover:bg-slate-700 dark:hover:bg-slate-300 disabled:bg-slate-400 dark:disabled:bg-slate-500",
+  primary: `bg-slate-900 dark:bg-slate-100 text-white dark:text-slate-900 enabled:hover:bg-slate-700 dark:enabled:hover:bg-slate-300 ${DISABLED_FILLED}`,
   secondary:
-    "border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 hover:bg-slate-50 dark:hover:bg-slate-800 disabled:text-slate-400 dark:disabled:text-slate-600",
-  danger: "bg-red-700 text-white hover:bg-red-600 disabled:bg-red-300",
-  approve: "bg-emerald-700 text-white hover:bg-emerald-600 disabled:bg-emerald-300",
+    "border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 text-slate-800 dark:text-slate-200 enabled:hover:bg-slate-50 dark:enabled:hover:bg-slate-800 disabled:border-slate-200 disabled:text-slate-400 dark:disabled:border-slate-700 dark:disabled:bg-transparent dark:disabled:text-slate-500",
+  danger: `bg-red-700 text-white enabled:hover:bg-red-600 ${DISABLED_FILLED}`,
+  approve: `bg-emerald-700 text-white enabled:hover:bg-emerald-600 ${DISABLED_FILLED}`,
   ghost:
-    "text-slate-600 dark:text-slate-300 hover:bg-slate-100 dark:hover:bg-slate-800 hover:text-slate-900 dark:hover:text-slate-100 disabled:text-slate-300 dark:disabled:text-slate-600",
+    "text-slate-600 dark:text-slate-300 enabled:hover:bg-slate-100 dark:enabled:hover:bg-slate-800 enabled:hover:text-slate-900 dark:enabled:hover:text-slate-100 disabled:text-slate-300 dark:disabled:text-slate-600",
 } as const;
 
 export type ButtonVariant = keyof typeof VARIANTS;

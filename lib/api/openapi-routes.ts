@@ -73,7 +73,7 @@ const DEAD_LETTERS: Operation[] = [
       description: "Spatial or AFC envelopes; streamed, results in input order",
     },
     responses: {
-      ...ok("Per-record results: created, duplicate or rejected with field errors"),
+      ...ok("Per-record results: created, duplicate (without the id when another sender stored the record) or rejected with field errors"),
       415: { description: "Neither JSON nor NDJSON", schema: ErrorBodySchema },
     },
   },
@@ -208,7 +208,7 @@ const DEAD_LETTERS: Operation[] = [
         "`[tap, …]`, `{source, taps}` or one tap, or NDJSON (one tap per line); number lexemes are kept. All or nothing: a line that is not JSON refuses the request (400, the line named)",
     },
     responses: {
-      ...ok("Per-tap results: passed, captured or duplicate"),
+      ...ok("Per-tap results: passed, captured or duplicate (without the id when another sender captured the record)"),
       413: { description: "More than 10,000 taps", schema: ErrorBodySchema },
     },
   },
@@ -623,7 +623,7 @@ const SOURCES: Operation[] = [
     params: SourceNameParams,
     body: PullBody,
     responses: {
-      ...ok("{pulled, created, duplicates, unreadable}"),
+      ...ok("{pulled, created, duplicates, unreadable, failedAgain?}: failedAgain, when any, counts replayed records back in triage"),
       409: { description: "A worker is pulling the source now" },
       502: { description: "The broker could not be reached or refused (recorded on the source)" },
     },
@@ -632,7 +632,8 @@ const SOURCES: Operation[] = [
     method: "get",
     path: "/api/sources/{name}/status",
     tag: "sources",
-    summary: "What waits in the broker (asked now), the last pull, totals and the last error",
+    summary:
+      "What waits in the broker, the last pull, totals and the last error: as the pullers recorded it (an admin's call asks the broker now, unless the source is backing off)",
     access: { permission: "sources:read" },
     params: SourceNameParams,
     responses: { ...ok("The state"), 404: { description: "No such source" } },
@@ -712,6 +713,22 @@ const META: Operation[] = [
     summary: "Database reachability and migration state",
     access: { public: true },
     responses: { ...ok("ok"), 503: { description: "Not ok" } },
+  },
+  {
+    method: "get",
+    path: "/api/health/live",
+    tag: "meta",
+    summary: "Liveness: the process answers (no database check)",
+    access: { public: true },
+    responses: ok("live"),
+  },
+  {
+    method: "get",
+    path: "/api/health/ready",
+    tag: "meta",
+    summary: "Readiness: database reachable, this code's migrations applied, not stopping",
+    access: { public: true },
+    responses: { ...ok("ready"), 503: { description: "Not ready, with the reasons" } },
   },
   {
     method: "get",

@@ -11,27 +11,25 @@ import { auditActor } from "../audit/actor";
 import { unverifiedActor, userActor } from "./audit-context";
 import { inTransaction } from "../db/transaction";
 import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
-import { ROLES } from "./permissions";
+import { isRole, ROLES } from "./permissions";
 import { parseTrustedProxies } from "../net/forwarded";
 import { ThrottleAuditGate } from "./throttle-audit";
+import { postgresRateLimitStore } from "./rate-limit-store";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
 import { escapeUnstorable, unstorable } from "../json/storable";
 import { AppError } from "../errors/app-error";
-import {
-  cachedSsoSettings,
-  effectiveSsoConfig,
-  OIDC_PROVIDER_ID,
-  passwordSignInAllowed,
-  type OidcProviderConfig,
-  type SsoConfig,
-} from "./sso-config";
+import { cachedSsoSettings, effectiveSsoConfig, OIDC_PROVIDER_ID, type OidcProviderConfig, type SsoConfig } from "./sso-config";
+import { passwordSessionAllowed, passwordSignInAllowed } from "./break-glass";
 import { applySsoRole, auditSsoSignIn, auditSsoUserCreated, decideSsoRole, ssoUserData } from "./sso-sign-in";
 
 // better-auth owns sign-in, sign-out and sessions (database sessions in an httpOnly SameSite=lax cookie);
 // Redrive owns accounts: there is no sign-up, users come from the CLI or an admin (lib/auth/users.ts).
 
 const SESSION_HOURS = 8;
+
+const passwordOffMessage = (sso: SsoConfig): string =>
+  `Password sign-in is turned off: sign in with ${sso.provider?.name ?? "your identity provider"}.`;
 
 function createAuth(db: Db, sso: SsoConfig) {
   const env = getEnv();
@@ -92,10 +90,11 @@ function createAuth(db: Db, sso: SsoConfig) {
       validateUserInfo: (data, ctx) => decideSsoRole(db, sso, data, ctx),
     },
     // On in every environment (better-auth enables it only in production by default): sign-in attempts per
-    // minute per client IP (REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE, default 20).
+    // minute per client IP (REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE, default 20), counted in PostgreSQL so that every
+    // server on the database shares one count.
     rateLimit: {
       enabled: true,
-      storage: "memory",
+      customStorage: postgresRateLimitStore(db.pool),
       window: 60,
       max: 100,
       customRules: { "/sign-in/email": { window: 60, max: env.REDRIVE_SIGNIN_ATTEMPTS_PER_MINUTE } },
@@ -130,10 +129,14 @@ function createAuth(db: Db, sso: SsoConfig) {
           before: async (session, ctx) => {
             const user = await db.prisma.user.findUnique({
               where: { id: session.userId },
-              select: { disabled: true, demo: true },
+              select: { disabled: true, demo: true, email: true, role: true },
             });
             const refusal = user ? accountRefusal(user, getEnv()) : "account_disabled";
             if (refusal) throw APIError.from("FORBIDDEN", { code: refusal.toUpperCase(), message: REFUSAL_MESSAGES[refusal] });
+            // The e-mail was let through before its password was checked; the break-glass account must still be an admin.
+            if (ctx?.path === "/sign-in/email" && user && !(isRole(user.role) && passwordSessionAllowed(sso, user))) {
+              throw APIError.from("FORBIDDEN", { code: "PASSWORD_SIGN_IN_DISABLED", message: passwordOffMessage(sso) });
+            }
             await applySsoRole(db, session.userId, ctx);
           },
         },
@@ -151,7 +154,7 @@ function createAuth(db: Db, sso: SsoConfig) {
         if (ctx.path !== "/sign-in/email") return;
         const email = attemptedEmail(ctx.body);
         if (email !== null && !passwordSignInAllowed(sso, email)) {
-          const message = `Password sign-in is turned off: sign in with ${sso.provider?.name ?? "your identity provider"}.`;
+          const message = passwordOffMessage(sso);
           await inTransaction(db.pool, (client) =>
             appendAudit(
               client,

@@ -4,14 +4,16 @@ import { z } from "zod";
 import type { Env } from "../env";
 import { openSecret } from "../secrets/stored-secret";
 import { parseRoleMap, type RoleMapping } from "./sso-roles";
+import type { BreakGlassSettings } from "./break-glass";
 
 // Single sign-on as configured: the environment (REDRIVE_OIDC_*) gives the defaults, the admin's settings (one
 // app_setting row, the client secret sealed like source URLs) override them field by field. Read through a short
-// cache so every auth request does not query it (one per process), and dropped at once in the process that changes it.
+// cache so every auth request does not query it (one per process), and dropped at once in the process that changes it;
+// every other server on the database sees a change within CACHE_MS.
 
 export const OIDC_PROVIDER_ID = "oidc";
 export const SSO_SETTING_KEY = "auth.sso";
-const CACHE_MS = 5_000;
+const CACHE_MS = 1_500;
 
 /** What an admin may store; every field optional (unset: the environment's value). */
 export const SsoSettingsSchema = z
@@ -72,8 +74,15 @@ export function effectiveSsoConfig(env: SsoEnv, stored: SsoSettings | null): Sso
         ? { issuer: issuer.replace(/\/+$/, ""), clientId, clientSecret, name: s.name ?? env.REDRIVE_OIDC_NAME, scopes }
         : null,
     mapping: { claim: s.groupsClaim ?? env.REDRIVE_OIDC_GROUPS_CLAIM, map: roleMapOf(s.roleMap, env.REDRIVE_OIDC_ROLE_MAP) },
-    passwordSignIn: s.passwordSignIn ?? true,
-    breakGlassEmail: (s.breakGlassEmail ?? env.REDRIVE_BREAK_GLASS_ADMIN)?.trim().toLowerCase() || null,
+    ...breakGlassSettingsOf(env, s),
+  };
+}
+
+/** The two settings the break-glass rules read (break-glass.ts), without unsealing anything. */
+export function breakGlassSettingsOf(env: Pick<Env, "REDRIVE_BREAK_GLASS_ADMIN">, stored: SsoSettings | null): BreakGlassSettings {
+  return {
+    passwordSignIn: stored?.passwordSignIn ?? true,
+    breakGlassEmail: (stored?.breakGlassEmail ?? env.REDRIVE_BREAK_GLASS_ADMIN)?.trim().toLowerCase() || null,
   };
 }
 
@@ -85,13 +94,9 @@ function roleMapOf(stored: string | null | undefined, fromEnv: string | undefine
   }
 }
 
-/** Whether a password sign-in for this e-mail is allowed by the configuration. */
-export function passwordSignInAllowed(config: SsoConfig, email: string): boolean {
-  return config.passwordSignIn || (config.breakGlassEmail !== null && email.trim().toLowerCase() === config.breakGlassEmail);
-}
-
-export async function readSsoSettings(db: pg.Pool | pg.PoolClient): Promise<SsoSettings | null> {
-  const { rows } = await db.query<{ value: unknown }>(`SELECT value FROM app_setting WHERE key = $1`, [SSO_SETTING_KEY]);
+/** The stored settings; `lock` ("FOR SHARE") holds them until the caller's transaction ends. */
+export async function readSsoSettings(db: pg.Pool | pg.PoolClient, lock: "" | "FOR SHARE" = ""): Promise<SsoSettings | null> {
+  const { rows } = await db.query<{ value: unknown }>(`SELECT value FROM app_setting WHERE key = $1 ${lock}`, [SSO_SETTING_KEY]);
   if (!rows[0]) return null;
   const parsed = SsoSettingsSchema.safeParse(rows[0].value);
   if (!parsed.success) throw new Error(`app_setting ${SSO_SETTING_KEY} is malformed: ${parsed.error.issues[0]?.message ?? ""}`);

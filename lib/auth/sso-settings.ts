@@ -100,7 +100,8 @@ export async function updateSsoSettings(
       if (!effective.provider)
         throw invalid("passwordSignIn", "password sign-in can only be turned off once an identity provider is configured");
       if (!effective.breakGlassEmail) throw invalid("breakGlassEmail", "set a break-glass admin before turning password sign-in off");
-      const admin = await client.query(`SELECT 1 FROM "user" WHERE email = $1 AND role = 'admin' AND NOT disabled`, [
+      // Shared: a change to that account waits for this one (users.ts takes these settings first, then the account).
+      const admin = await client.query(`SELECT 1 FROM "user" WHERE email = $1 AND role = 'admin' AND NOT disabled FOR SHARE`, [
         effective.breakGlassEmail,
       ]);
       if (!admin.rowCount) throw invalid("breakGlassEmail", `${effective.breakGlassEmail} is not an enabled admin`);

@@ -10,6 +10,9 @@ import { actorFields, type AuditContext } from "./audit-context";
 import { hashPassword, verifyPassword } from "./auth";
 import { isRole, type Role } from "./permissions";
 import { PasswordSchema, type UserView } from "./account-schemas";
+import { breakGlassChangeRefusal } from "./break-glass";
+import { breakGlassSettingsOf, readSsoSettings } from "./sso-config";
+import { getEnv } from "../env";
 
 // Accounts are managed here, not through better-auth's endpoints (sign-up and update-user are disabled): every
 // change is written together with its audit event in one transaction. Rows have better-auth's shape: a
@@ -178,6 +181,9 @@ export async function updateUser(
 ): Promise<UserView> {
   return inTransaction(pool, async (client) => {
     const mayDropAdmin = (patch.role !== undefined && patch.role !== "admin") || patch.disabled === true;
+    // The SSO settings first, shared: an admin turning password sign-in off (sso-settings.ts, which locks them
+    // before checking the break-glass account) and this change then serialise, in the same lock order.
+    const sso = mayDropAdmin ? breakGlassSettingsOf(getEnv(), await readSsoSettings(client, "FOR SHARE")) : null;
     // Lock the enabled admins first, always in id order: two admins demoting each other at the same moment
     // then serialise instead of both seeing the other as the one who remains.
     const admins = mayDropAdmin
@@ -193,6 +199,10 @@ export async function updateUser(
       throw new AppError("conflict", `${before.email} is the last enabled admin: make someone else admin first`);
     }
     if (role === before.role && disabled === before.disabled) return before;
+    const breakGlass = sso && breakGlassChangeRefusal(sso, before, { role, disabled });
+    if (breakGlass) {
+      throw new AppError("validation_failed", `${breakGlass.path}: ${before.email} ${breakGlass.message}`, { issues: [breakGlass] });
+    }
 
     const { rows } = await client.query<UserRow>(
       `UPDATE "user" SET role = $2::"Role", disabled = $3, updated_at = $4 WHERE id = $1 RETURNING ${USER_COLUMNS}`,

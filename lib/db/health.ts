@@ -30,3 +30,23 @@ export async function databaseHealth(pool: pg.Pool): Promise<Health> {
     };
   }
 }
+
+export interface Readiness {
+  ready: boolean;
+  /** why not, when not: "draining", "database unreachable", "migrations pending: …", "migrations failed: …" */
+  reasons: string[];
+}
+
+/**
+ * Readiness from health: migrations this code expects but the database lacks keep the server out of rotation, while
+ * migrations the database has and this code does not know (a newer version expanded the schema during a rolling
+ * upgrade) do not.
+ */
+export function readiness(health: Health, draining: boolean): Readiness {
+  const reasons: string[] = [];
+  if (draining) reasons.push("draining");
+  if (!health.database.ok) reasons.push("database unreachable");
+  if (health.migrations?.pending.length) reasons.push(`migrations pending: ${health.migrations.pending.join(", ")}`);
+  if (health.migrations?.failed.length) reasons.push(`migrations failed: ${health.migrations.failed.join(", ")}`);
+  return { ready: reasons.length === 0, reasons };
+}

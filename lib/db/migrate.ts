@@ -44,8 +44,8 @@ export const SQL_ONLY_INDEXES: readonly string[] = [
   "dead_letter_view_idx",
   "dead_letter_observed_idx",
   "dead_letter_status_observed_idx",
-  // *_notes_views: the note filter's trigram index (an operator class schema.prisma has no word for)
-  "dead_letter_note_text_trgm_idx",
+  // *_note_search_text: the note filter's trigram index (an operator class schema.prisma has no word for)
+  "dead_letter_note_search_trgm_idx",
   // *_search_doc_column: the payload search's GIN over a column schema.prisma can only call Unsupported
   "dead_letter_search_idx",
 ];

@@ -8,7 +8,9 @@
 //      └──quarantine──▶ quarantined ◀──quarantine
 //                          │
 //                          └──reopen──▶ pending
-//   replayed, purged: final — no triage decision applies (the ledger / retention own them).
+//   replayed, purged: no triage decision applies (the ledger / retention own them). A replayed record is not
+//   settled for good, though: when its key arrives again (its consumer rejected it again), the store step sends it
+//   back to pending, or to quarantine when that failure makes it poison (lib/dead-letters/store/repeat-failure.ts).
 //
 // Edit is allowed wherever a decision is still open (pending, approved, quarantined). Editing an approved
 // record sends it back to pending: the approval covered the payload the analyst saw, not the new one.

@@ -57,3 +57,32 @@ describe("ListFilterSchema origin", () => {
     expect(FilterBodySchema.parse({ origin: "orders-dlq", status: "approved" })).toEqual({ origin: "orders-dlq", status: ["approved"] });
   });
 });
+
+describe("ListFilterSchema refuses a term holding a card number, in every text parameter", () => {
+  const PAN = "4111111111111111";
+  // Every parameter of the schema that takes text; a new one must be added here or to the list of non-text ones.
+  const NOT_TEXT = ["kind", "status", "class", "from", "to", "bbox"];
+  const textParams = Object.keys(ListFilterSchema.shape).filter((k) => !NOT_TEXT.includes(k));
+
+  it("names the parameter", () => {
+    expect(textParams.sort()).toEqual(["note", "origin", "q", "reason", "source"]);
+    for (const key of textParams) {
+      for (const value of [PAN, `order-${PAN}`, "4111 1111 1111 1111", `x ${PAN.slice(0, 8)}-${PAN.slice(8)}`]) {
+        const r = ListFilterSchema.safeParse({ [key]: value });
+        expect(r.success, `${key}=${value}`).toBe(false);
+        expect(r.error?.issues[0]?.path).toEqual(key === "source" ? ["source", 0] : [key]);
+        expect(r.error?.issues[0]?.message).toMatch(/holds a card number/);
+      }
+    }
+  });
+
+  it("keeps numbers that are not card-like: partial runs, epoch-millisecond times, hashes", () => {
+    for (const value of [
+      "411111111111",
+      "producer-msg-1796571817221-1",
+      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    ]) {
+      for (const key of textParams) expect(ListFilterSchema.safeParse({ [key]: value }).success, `${key}=${value}`).toBe(true);
+    }
+  });
+});

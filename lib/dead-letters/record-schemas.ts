@@ -206,7 +206,10 @@ export const FailureAttemptSchema = z.object({
   at: z.string(),
   reason: z.string(),
   origin: z.string(),
+  /** the replay batch whose item failed (origin replay), or that had replayed the record before this failure */
   batchId: z.string().nullable(),
+  /** another sender's re-send of the key, which changed nothing on the record: who sent it */
+  alsoSentBy: z.string().nullable(),
 });
 
 /** The record's latest replay that reached its sink: what was sent, kept on the replay item for good. */
@@ -383,6 +386,11 @@ export interface QuarantineGroup {
   count: number;
   /** records per UTC day of observation, oldest first, the last 14 days */
   trend: { day: string; count: number }[];
+  /**
+   * Why people quarantined its records (the reason given with the decision), most frequent first, at most
+   * QUARANTINE_REASONS_SHOWN; records quarantined automatically (poison) have none.
+   */
+  reasons?: { reason: string; count: number }[];
 }
 
 export const RepairPreviewSchema = z

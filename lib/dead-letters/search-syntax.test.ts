@@ -42,6 +42,16 @@ describe("parsePayloadSearch", () => {
     expect(bad('"unclosed phrase')).toMatch(/close the quote/);
   });
 
+  it("refuses a key with an operator and no value, and keeps base64 ids", () => {
+    expect(bad("properties.sensor =")).toMatch(/needs a value after =/);
+    expect(bad("properties.sensor ==")).toMatch(/needs a value after =/);
+    expect(bad("sensor =")).toMatch(/needs a value after =/);
+    expect(bad("properties.sensor=")).toMatch(/needs a value after =/);
+    expect(bad("name:")).toMatch(/needs a value after the colon/);
+    expect(ok("AbC123=")).toEqual({ kind: "words", text: "AbC123=" });
+    expect(ok("urn:uuid:1")).toMatchObject({ kind: "condition" });
+  });
+
   it("refuses conditions on keys masked as card data", () => {
     expect(bad('card_pan = "4111111111111111"')).toMatch(/"card_pan" holds masked card data/);
     expect(bad("account_ref:ACC-1")).toMatch(/"account_ref"/);

@@ -14,6 +14,8 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
 const CONDITION = /^([^\s=:"]+)\s*==?\s*(.*)$/s;
 /** `key:value`, no space around the colon; a URN-like id (`urn:uuid:…`) also parses, and matches no key. */
 const KEY_VALUE = /^([A-Za-z_][A-Za-z0-9_-]*):(\S.*)$/s;
+/** `key:` with nothing after the colon: a key:value search missing its value. */
+const KEY_ONLY = /^[A-Za-z_][A-Za-z0-9_-]*:$/;
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 export type PayloadSearch =
@@ -47,7 +49,11 @@ function maskedKey(path: string[]): string | undefined {
 export function parsePayloadSearch(q: string): SearchParse {
   const text = q.trim();
   const condition = CONDITION.exec(text);
-  // "abc==" (a base64 id) has no value after "=": an identifier, searched as such, not a broken condition.
+  // "abc==" (a base64 id) has no value after "=": an identifier, searched as such, not a broken condition. A path
+  // (a dot) or a space around the "=" is no base64 id: that is a condition missing its value.
+  if (condition && condition[2]!.trim() === "" && (condition[1]!.includes(".") || /\s/.test(text))) {
+    return { ok: false, message: 'a condition needs a value after = (a quoted string or a number), e.g. properties.sensor = "SN-9"' };
+  }
   if (condition && condition[2]!.trim() !== "") {
     const path = condition[1]!.split(".");
     if (path.some((k) => !SEGMENT.test(k))) {
@@ -59,6 +65,7 @@ export function parsePayloadSearch(q: string): SearchParse {
     if (masked) return { ok: false, message: `"${masked}" holds masked card data and cannot be searched` };
     return { ok: true, search: { kind: "condition", path, anywhere: false, value: value.value } };
   }
+  if (KEY_ONLY.test(text)) return { ok: false, message: "key:value needs a value after the colon, e.g. sensor:SN-9" };
   const keyValue = KEY_VALUE.exec(text);
   if (keyValue) {
     const value = parseValue(keyValue[2]!);

@@ -21,7 +21,10 @@ export const FlagSchema = z.preprocess((v) => (v === "1" || v === "true" ? true 
 
 export const LookupQuerySchema = z
   .object({
-    /** idempotency key, event hash (full or ≥ 8 hex characters), event_id, device_id or source message id */
+    /**
+     * idempotency key, event hash (full or ≥ 8 hex characters), event_id, device_id, source message id, a feature's
+     * id, a broker message id or position. A term holding a card number needs dead_letters:unmask (access.ts).
+     */
     q: z.string().trim().min(1).max(300).optional(),
     bbox: BboxSchema.optional(),
     near: PointSchema.optional(),
@@ -44,6 +47,7 @@ export const MATCH_FIELDS = [
   "event_id",
   "device_id",
   "source_message_id",
+  "feature_id",
   "broker_message_id",
   "broker_position",
   "place",

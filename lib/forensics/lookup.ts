@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskIdentifier } from "../masking/identifiers";
+import { assertSearchable } from "./access";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import { placeBox, placeBranches, placeClause, type Place } from "./place";
@@ -18,6 +19,9 @@ import { utcMicrosSql } from "../time/instant";
 // ordered on (device_id, observed_at).
 
 type Db = pg.Pool | pg.PoolClient;
+
+/** A key that is an event hash: the only keys a prefix finds here (masking never touches a 64-hex token). */
+const HASH_KEY = "idempotency_key ~ '^[0-9a-f]{64}$'";
 
 /** A place search reads at most this many index entries before sorting (cf. VIEWPORT_CAP in list.ts). */
 export const PLACE_CAP = 5_000;
@@ -95,6 +99,8 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
     `(SELECT x.id, 'device_id' FROM dead_letter x WHERE x.device_id = ${key} ${deviceTime.map((c) => `AND ${c}`).join(" ")}
       ORDER BY x.observed_at DESC LIMIT ${limit})`,
     `SELECT id, 'source_message_id' FROM dead_letter WHERE source_message_id = ${key}`,
+    // A feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx.
+    `SELECT id, 'feature_id' FROM dead_letter WHERE kind = 'spatial' AND entity_key = ${key}`,
     // Pulled from a broker: its message id (AMQP message_id, JetStream sequence, Redis entry id) or its position
     // (queue/message id, stream:sequence, stream:entry id), as the broker's own tools show them.
     `SELECT id, 'broker_message_id' FROM dead_letter WHERE origin_message_id = ${key}`,
@@ -103,10 +109,12 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
     `SELECT dead_letter_id, field FROM identity_alias WHERE value = ${key}`,
   ];
   if (isHashRange(q)) {
-    // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation.
+    // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation. Only a key
+    // that is a whole hash (64 hex characters, never masked) is found by its prefix: "41111111" must not find a
+    // key made of a card number, which its readers see masked.
     const lower = q.toLowerCase();
     branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter
-      WHERE ${keyMatch("", `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`, `<> ${key}`)} LIMIT ${limit})`);
+      WHERE ${keyMatch("", `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`, `<> ${key}`)} AND ${HASH_KEY} LIMIT ${limit})`);
   }
   const where = [...timeClauses(query, p), ...(place ? [placeClause(place, p)] : [])];
   const { rows } = await db.query<Row>(
@@ -177,7 +185,9 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
     ors.push(`idempotency_key = $${values.push(q)}`);
     if (isHashRange(q)) {
       const lower = q.toLowerCase();
-      ors.push(`(idempotency_key >= $${values.push(lower)} AND idempotency_key < $${values.push(prefixUpperBound(lower))})`);
+      ors.push(
+        `(idempotency_key >= $${values.push(lower)} AND idempotency_key < $${values.push(prefixUpperBound(lower))} AND ${HASH_KEY})`,
+      );
     }
   }
   // One probe of the primary key per branch; the UNION keeps each an index scan.
@@ -201,8 +211,18 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
   }));
 }
 
-/** Finds records and settled keys. `mask`: rules to apply to free text shown (null for unmask holders). */
-export async function lookup(db: Db, query: LookupQuery, mask: MaskRules | null): Promise<LookupResult> {
+/**
+ * Finds records and settled keys. `mask`: rules to apply to free text shown (null for clear values);
+ * `unmaskRights`: whether the reader may see card data in clear (the safe default: not). Without them a term
+ * holding a card number is refused (422 naming q): the answer would confirm a number the reader sees masked.
+ */
+export async function lookup(
+  db: Db,
+  query: LookupQuery,
+  mask: MaskRules | null,
+  reader: { unmaskRights: boolean } = { unmaskRights: false },
+): Promise<LookupResult> {
+  assertSearchable(reader.unmaskRights, { q: query.q });
   const place = placeOf(query);
   const rows = query.q !== undefined ? await byIdentifier(db, query, query.q, place) : place ? await byPlace(db, query, place) : [];
   const records = rows.slice(0, query.limit).map((r) => toRecord(r, mask));

@@ -85,3 +85,27 @@ describe("timeline summary of a pulled record", () => {
     ).toBe("Pulled from the broker source orders-rmq by admin@x.local (admin): dead-lettered by rabbitmq: rejected (class transient)");
   });
 });
+
+describe("timeline summaries of failures after a replay and of other senders' re-sends", () => {
+  it("says the record failed again after replay in its batch and is back in triage", () => {
+    const e = {
+      ...event("dead_letter.failed_after_replay"),
+      kind: "failure" as const,
+      actor: { id: null, email: "puller:w1", role: "system" },
+      after: { failureCount: 2, failureClass: "transient", status: "pending", reason: "rejected by consumer", replayBatchId: "12" },
+    };
+    expect(summarize(e, "9")).toBe(
+      "Failed again after replay in batch #12 (failure #2) by puller:w1 (system): rejected by consumer — back in triage",
+    );
+    expect(summarize({ ...e, after: { ...e.after, status: "quarantined" } }, "9")).toContain("now poison, in quarantine");
+  });
+  it("names the other sender of the same key and says the record was left as it is", () => {
+    const e = {
+      ...event("dead_letter.key_sent_by_other"),
+      kind: "failure" as const,
+      actor: { id: "b", email: "b@producer.local", role: "producer" },
+      after: { failureCount: 2, failureClass: "transient", status: "approved", reason: "HTTP 500" },
+    };
+    expect(summarize(e, "9")).toBe("The same key was also sent by b@producer.local (producer): HTTP 500 — the record was left as it is");
+  });
+});

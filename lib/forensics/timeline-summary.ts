@@ -68,6 +68,16 @@ export function summarize(e: TimelineEvent, targetId: string | null, record?: Re
         `Failed again (failure #${str(field(a, "failureCount")) ?? "?"}): ${str(field(a, "reason")) ?? "no reason"}` +
         `${field(a, "failureClass") === "poison" && field(e.before, "failureClass") !== "poison" ? " — now poison" : ""}`
       );
+    case "dead_letter.failed_after_replay": {
+      const batch = str(field(a, "replayBatchId"));
+      const back = field(a, "status") === "quarantined" ? " — now poison, in quarantine" : " — back in triage";
+      return (
+        `Failed again after replay${batch ? ` in batch #${batch}` : ""} (failure #${str(field(a, "failureCount")) ?? "?"})${who(e)}: ` +
+        `${str(field(a, "reason")) ?? "no reason"}${back}`
+      );
+    }
+    case "dead_letter.key_sent_by_other":
+      return `The same key was also sent${who(e) || " by another sender"}: ${str(field(a, "reason")) ?? "no reason"} — the record was left as it is`;
     case "dead_letter.edited": {
       const n = countChanges(e.diff);
       const before = str(field(e.before, "outcome"));

@@ -37,7 +37,12 @@ interface LedgerRow {
 export function kindOf(action: string, targetType: string): TimelineKind {
   if (targetType === "replay_batch") return "batch";
   if (action === "dead_letter.ingested" || action === "dead_letter.captured" || action === "dead_letter.pulled") return "capture";
-  if (action === "dead_letter.failure_recorded") return "failure";
+  if (
+    action === "dead_letter.failure_recorded" ||
+    action === "dead_letter.failed_after_replay" ||
+    action === "dead_letter.key_sent_by_other"
+  )
+    return "failure";
   if (action === "dead_letter.edited" || action === "dead_letter.identity_overridden") return "edit";
   if (action.includes("repair")) return "repair";
   if (/^dead_letter\.(approved|quarantined|reopened|released)$/.test(action)) return "decision";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { luhnValid, maskDigitRuns, maskJson, maskPan, maskText, MASK } from "./mask";
+import { cardSpans, holdsCardNumber, luhnValid, maskDigitRuns, maskJson, maskPan, maskText, MASK, withoutCardNumbers } from "./mask";
 import { DEFAULT_MASK_RULES, maskRules, parseMaskKeys } from "./rules";
 
 const PAN = "4111111111111111";
@@ -177,5 +177,36 @@ describe("digit runs", () => {
     expect(maskDigitRuns(wkt)).toBe(wkt);
     const raw = '{"coordinates":[174.4111111111111111,-36.8]}';
     expect(maskText(raw, rules)).toBe(raw);
+  });
+});
+
+describe("epoch-millisecond times are not card numbers", () => {
+  it.each([
+    "producer-msg-1796571817221-1", // the run with its suffix passes Luhn as 14 digits
+    "producer-msg-1796571817221",
+    "order 1700000000012 done", // 13 digits, Luhn-valid, starting with 1
+  ])("leaves %s alone", (text) => {
+    expect(maskDigitRuns(text)).toBe(text);
+    expect(maskText(JSON.stringify({ id: text }), rules)).toBe(JSON.stringify({ id: text }));
+  });
+
+  it("leaves a 13-digit integer starting with 1 alone, and keeps every real card masked", () => {
+    expect(luhnValid("1700000000012")).toBe(true);
+    expect(maskJson({ at: 1700000000012 }, rules)).toEqual({ at: 1700000000012 });
+    expect(maskDigitRuns("visa 4222222222222")).toBe("visa •••••••••2222"); // a 13-digit Visa test number
+    expect(maskDigitRuns("uatp 135410014004955")).toBe("uatp •••••••••••4955"); // 15 digits starting with 1
+    expect(maskDigitRuns("1796571817221-4111111111111111")).toBe("1796571817221-••••••••••••1111");
+  });
+});
+
+describe("cardSpans, the one card-like definition", () => {
+  it("is what masking hides, what an index leaves out and what a search term may not hold", () => {
+    const text = "paid 4111 1111 1111 1111 at 1796571817221";
+    expect(cardSpans(text)).toEqual([{ start: 5, end: 24, digits: PAN }]);
+    expect(maskDigitRuns(text)).toBe("paid ••••••••••••1111 at 1796571817221");
+    expect(withoutCardNumbers(text)).toBe("paid   at 1796571817221");
+    expect(holdsCardNumber(text)).toBe(true);
+    expect(holdsCardNumber("producer-msg-1796571817221-1")).toBe(false);
+    expect(holdsCardNumber("411111111111")).toBe(false);
   });
 });

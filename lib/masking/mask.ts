@@ -9,8 +9,12 @@ import { keyMatches, type MaskRules } from "./rules";
 // (the last 4 are what a rider quotes on the phone, and what PCI DSS allows to be shown). Booleans and nulls
 // carry no card data and are kept, so a masked document still says which fields were set.
 //
-// Known false positives, accepted on purpose (masking too much is safe: an auditor can reveal): about one in
-// ten 13–19 digit integers passes Luhn by chance, e.g. epoch-millisecond timestamps stored as numbers.
+// "Card-like" (isPanDigits, cardSpans) is the one definition every consumer shares: what is masked here is what
+// the search indexes leave out and what a search term may not hold (lib/dead-letters/search-syntax.ts, the notes'
+// index). Known false positives, accepted on purpose (masking too much is safe: an auditor can reveal): about one
+// in ten 14–19 digit runs passes Luhn by chance. A 13-digit run starting with 1 is an epoch-millisecond time
+// (2001 to 2286), which producers put in keys and broker ids; no 13-digit card starts with 1 (they are Visa, 4…),
+// so such a run is never a card, nor part of one.
 
 export const MASK = "•••";
 const BULLET = "•";
@@ -30,8 +34,14 @@ export function luhnValid(digits: string): boolean {
   return digits.length > 0 && sum % 10 === 0;
 }
 
+/** A 13-digit run starting with 1: an epoch-millisecond time, never a card number. */
+export function isEpochMillis(digits: string): boolean {
+  return digits.length === 13 && digits[0] === "1";
+}
+
+/** Card-like: 13–19 digits passing Luhn, not an epoch-millisecond time. */
 export function isPanDigits(digits: string): boolean {
-  return /^\d{13,19}$/.test(digits) && luhnValid(digits);
+  return /^\d{13,19}$/.test(digits) && !isEpochMillis(digits) && luhnValid(digits);
 }
 
 /** "4111111111111111" → "••••••••••••1111" */
@@ -97,10 +107,20 @@ function groupsOf(run: string, offset: number): { digits: string; start: number;
   return runs;
 }
 
-/** Masks every Luhn-valid 13–19 digit card number inside free text (reasons, unparseable envelopes, strings). */
-export function maskDigitRuns(text: string): string {
-  if (!/\d{4}/.test(text)) return text;
-  const edits: { start: number; end: number; text: string }[] = [];
+export interface CardSpan {
+  start: number;
+  end: number;
+  /** the card number's digits, separators left out */
+  digits: string;
+}
+
+/**
+ * Where free text holds card-like numbers, as offsets into `text`: what masking hides, what the notes' index
+ * leaves out and what a search term may not hold.
+ */
+export function cardSpans(text: string): CardSpan[] {
+  if (!/\d{4}/.test(text)) return [];
+  const spans: CardSpan[] = [];
   const uuids = uuidSpans(text);
   for (const m of text.matchAll(RUN)) {
     for (const groups of groupsOf(m[0], m.index)) {
@@ -111,35 +131,57 @@ export function maskDigitRuns(text: string): string {
         let best = -1;
         let digits = "";
         for (let e = s; e < groups.length && digits.length + groups[e]!.digits.length <= 19; e++) {
+          // An epoch-millisecond group is a time whatever follows it ("msg-1796571817221-1"), never part of a card.
+          if (isEpochMillis(groups[e]!.digits)) break;
           digits += groups[e]!.digits;
-          if (digits.length >= 13 && luhnValid(digits)) best = e;
+          if (isPanDigits(digits)) best = e;
         }
         if (best === -1) continue;
         const start = groups[s]!.start,
           end = groups[best]!.end;
         if (insideHexToken(text, start, end) || insideUuid(uuids, start, end)) continue;
-        edits.push({
+        spans.push({
           start,
           end,
-          text: maskPan(
-            groups
-              .slice(s, best + 1)
-              .map((g) => g.digits)
-              .join(""),
-          ),
+          digits: groups
+            .slice(s, best + 1)
+            .map((g) => g.digits)
+            .join(""),
         });
         s = best;
       }
     }
   }
-  if (edits.length === 0) return text;
+  return spans;
+}
+
+/** Whether free text holds a card-like number (a search term that does is refused). */
+export function holdsCardNumber(text: string): boolean {
+  return cardSpans(text).length > 0;
+}
+
+function replaceSpans(text: string, spans: CardSpan[], by: (span: CardSpan) => string): string {
+  if (spans.length === 0) return text;
   let out = "";
   let last = 0;
-  for (const e of edits) {
-    out += text.slice(last, e.start) + e.text;
+  for (const e of spans) {
+    out += text.slice(last, e.start) + by(e);
     last = e.end;
   }
   return out + text.slice(last);
+}
+
+/** Masks every card-like number inside free text (reasons, unparseable envelopes, strings). */
+export function maskDigitRuns(text: string): string {
+  return replaceSpans(text, cardSpans(text), (span) => maskPan(span.digits));
+}
+
+/**
+ * Free text as a search index holds it: every card-like number left out (a space in its place), so neither its
+ * digits nor a substring of them can be found.
+ */
+export function withoutCardNumbers(text: string): string {
+  return replaceSpans(text, cardSpans(text), () => " ");
 }
 
 /** Free text (a failure reason, an audit reason): only the Luhn rule applies, there are no keys. */

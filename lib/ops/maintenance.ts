@@ -4,10 +4,11 @@ import { runBulkJob, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
 import { runRetention, type RetentionResult } from "./retention";
+import { pruneRateLimits } from "../auth/rate-limit-store";
 
 // The housekeeping loop, started next to the replay worker: every interval (default a minute) it strips
-// payloads past retention, evaluates the alert rules (then delivers their webhooks) and resumes bulk jobs whose
-// runner died. Any number of processes may run it: retention claims rows with SKIP LOCKED, alert evaluation
+// payloads past retention, evaluates the alert rules (then delivers their webhooks), resumes bulk jobs whose
+// runner died and forgets the sign-in limiter's ended windows. Any number of processes may run it: retention claims rows with SKIP LOCKED, alert evaluation
 // takes a try-lock, a bulk job is claimed by one runner at a time. A failing round is logged and the next one
 // runs as usual; aborting `signal` ends the loop after the current round (and stops resumed jobs between pages).
 
@@ -74,6 +75,11 @@ export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> 
     }
   } catch (err) {
     log(`[maintenance] bulk job resume failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    await pruneRateLimits(opts.pool);
+  } catch (err) {
+    log(`[maintenance] sign-in limiter pruning failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   return result;
 }

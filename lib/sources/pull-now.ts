@@ -8,6 +8,7 @@ import { createSource, getSource, readSourceConfig } from "./manage-sources";
 import { openConnector, type SourceConfig } from "./open-connector";
 import { pullSource } from "./pull-source";
 import { recordSourceFailure } from "./pullers";
+import { statusAsksBroker } from "./status-policy";
 import type { CreateSourceBody, PullCounts, SourceState, SourceView } from "./source-schemas";
 
 // "Pull now" (the API, the page's button, `redrive source pull`): the same pull the workers run, on demand, under
@@ -98,9 +99,18 @@ export async function removeFromBroker(source: SourceConfig): Promise<{ cleaned:
   }
 }
 
-/** The stored state, with `waiting` asked of the broker now (within STATUS_TIMEOUT_MS, else the last known). */
-export async function sourceStatus(pool: pg.Pool, name: string, now: Date): Promise<SourceState & { name: string; enabled: boolean }> {
+/**
+ * The stored state; with `mayManage` (sources:manage), `waiting` is asked of the broker now (within
+ * STATUS_TIMEOUT_MS, else the last known) unless the source is backing off (status-policy.ts).
+ */
+export async function sourceStatus(
+  pool: pg.Pool,
+  name: string,
+  now: Date,
+  mayManage: boolean,
+): Promise<SourceState & { name: string; enabled: boolean }> {
   const before = await getSource(pool, name, now);
+  if (!statusAsksBroker(mayManage, before.state, now)) return { name, enabled: before.enabled, ...before.state };
   await Promise.race([
     testSource(pool, name).catch(() => undefined),
     new Promise((resolve) => setTimeout(resolve, STATUS_TIMEOUT_MS).unref()),

@@ -15,7 +15,9 @@ import type { PullCounts } from "./source-schemas";
 // One pull: take a page of dead letters from the broker, store them in one transaction, and only after that
 // commit acknowledge them. A crash between the two hands the same messages out again; their positions are then
 // found in source_message (written in the storing transaction), so the second pull stores nothing and counts
-// no extra failure — it only acknowledges.
+// no extra failure — it only acknowledges. A position not seen before always reaches the store, also when its key
+// is stored: what a known key means there (one more failure, a replayed record failing again, another sender's
+// re-send) is the store's decision (lib/dead-letters/store/repeat-failure.ts decideKnownKey), the same for every path.
 
 export const PULL_PAGE = 500;
 
@@ -37,7 +39,7 @@ export interface PullOptions {
   signal?: AbortSignal;
 }
 
-const ZERO: PullCounts = { pulled: 0, created: 0, duplicates: 0, unreadable: 0 };
+const ZERO: Required<PullCounts> = { pulled: 0, created: 0, duplicates: 0, unreadable: 0, failedAgain: 0 };
 
 export async function pullSource(pool: pg.Pool, source: PullTarget, connector: SourceConnector, opts: PullOptions): Promise<PullCounts> {
   const counts = { ...ZERO };
@@ -52,9 +54,11 @@ export async function pullSource(pool: pg.Pool, source: PullTarget, connector: S
     if (messages.length === 0) break;
     const page = await storePage(pool, source, messages, settingsOf, opts);
     await connector.ack(messages);
-    for (const k of Object.keys(counts) as (keyof PullCounts)[]) counts[k] += page[k];
+    for (const k of Object.keys(counts) as (keyof PullCounts)[]) counts[k] += page[k] ?? 0;
   }
-  return counts;
+  // Named only when there were any: a pull's answer keeps its four counts otherwise.
+  const { failedAgain, ...rest } = counts;
+  return failedAgain > 0 ? counts : rest;
 }
 
 async function storePage(
@@ -106,14 +110,19 @@ async function storePage(
       await client.query(
         `INSERT INTO source_message (source, position, dead_letter_id, pulled_at)
          SELECT $1, p, id, $4 FROM unnest($2::text[], $3::bigint[]) AS t(p, id)`,
-        [source.name, fresh.map((m) => m.origin.position), outcomes.map((o) => o.id), now],
+        [source.name, fresh.map((m) => m.origin.position), outcomes.map((o) => o.recordId), now],
       );
     }
+    // A message at a new position whose key is a replayed record's is that record failing again: counted apart
+    // from "already stored" (a position seen before, or a re-send of a record still in triage).
+    const created = outcomes.filter((o) => o.status === "created").length;
+    const failedAgain = outcomes.filter((o) => o.status === "duplicate" && o.effect === "failed_again").length;
     const page: PullCounts = {
       pulled: messages.length,
-      created: outcomes.filter((o) => o.status === "created").length,
-      duplicates: messages.length - outcomes.filter((o) => o.status === "created").length,
+      created,
+      duplicates: messages.length - created - failedAgain,
       unreadable: records.filter((r, i) => r.unreadable && outcomes[i]?.status === "created").length,
+      failedAgain,
     };
     const day = now.toISOString().slice(0, 10);
     await client.query(
@@ -122,7 +131,7 @@ async function storePage(
          pulled_today = CASE WHEN pulled_day = $6::date THEN pulled_today + $2 ELSE $2 END, pulled_day = $6::date,
          last_pull_at = $7, connected = true, last_error = NULL, failures = 0, failing_since = NULL, next_attempt_at = NULL
        WHERE name = $1`,
-      [source.name, page.pulled, page.created, page.duplicates, page.unreadable, day, now],
+      [source.name, page.pulled, page.created, page.duplicates + failedAgain, page.unreadable, day, now],
     );
     return page;
   });

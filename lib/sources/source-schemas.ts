@@ -147,6 +147,9 @@ export interface PullCounts {
   created: number;
   duplicates: number;
   unreadable: number;
+  /** a pull's answer only, when there were any (the source's totals count these under `duplicates`): replayed
+   * records whose key came back at a new position, now back in triage */
+  failedAgain?: number;
 }
 
 export interface SourceState {

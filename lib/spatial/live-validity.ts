@@ -1,7 +1,7 @@
 // Geometry validity in the browser, as the analyst edits: jsts's IsValidOp (a port of JTS 1.17) gives the same
 // kind of verdict and location GEOS gives on the server ("Self-intersection at or near point (0.5, 0.5)"). It is
 // a preview only — the server re-validates with GEOS on save and its answer is the one stored. jsts files are
-// imported by path (STACK-NOTES): the package's index pulls in every module.
+// imported by path: the package's index pulls in every module.
 import GeometryFactory from "jsts/org/locationtech/jts/geom/GeometryFactory.js";
 import GeoJSONReader from "jsts/org/locationtech/jts/io/GeoJSONReader.js";
 import IsValidOp from "jsts/org/locationtech/jts/operation/valid/IsValidOp.js";

@@ -1,6 +1,5 @@
 // The replay benchmark's references: graphile-worker in its best configuration as measured on these machines
-// (STACK-NOTES: localQueue 500 + completeJobBatchDelay 0 + failJobBatchDelay 0, ~22–23k no-op jobs/s on an idle
-// PostgreSQL 15), all jobs added by one graphile_worker.add_jobs call, draining
+// (localQueue 500 + completeJobBatchDelay 0 + failJobBatchDelay 0, its fastest settings for no-op jobs), all jobs added by one graphile_worker.add_jobs call, draining
 //  - no-op jobs: what a queue costs with nothing to do (the engine cannot match it: its items need writes);
 //  - one job per replay item whose task does the writes the built-in ledger path does for it, in one statement
 //    (one round trip, as favourable to graphile-worker as a team could write it): the ledger insert with its

@@ -1,6 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { signIn } from "./fixtures";
+import { ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
+import { decodePng } from "./png";
 
 // Every page passes axe-core's WCAG 2.1 A/AA rules, colour contrast included, in the theme of the project
 // running it: "chromium" is light, "dark" (playwright.config.ts) re-runs these @themes tests with the system set
@@ -89,4 +90,72 @@ test("a11y: a failure group's page, with its records in the list @themes", async
 test("a11y: audit log @themes", async ({ page, colorScheme }) => {
   await signIn(page, "auditor", "/audit");
   await expectAccessible(page, "/audit", schemeOf(colorScheme));
+});
+
+/**
+ * How much a button stands out from what is around it: the mean difference in luminance between its pixels and
+ * the background just outside it (from a screenshot, whatever colour format the styles use).
+ */
+async function prominence(page: Page, button: ReturnType<Page["getByRole"]>): Promise<number> {
+  const box = (await button.boundingBox())!;
+  const m = 4;
+  const img = decodePng(
+    await page.screenshot({ clip: { x: box.x - m, y: box.y - m, width: box.width + 2 * m, height: box.height + 2 * m } }),
+  );
+  const lum = (i: number) => (0.2126 * img.data[i]! + 0.7152 * img.data[i + 1]! + 0.0722 * img.data[i + 2]!) / 255;
+  const bg = lum(0); // the top-left corner, outside the button
+  let sum = 0;
+  let n = 0;
+  for (let y = m + 1; y < img.height - m - 1; y++) {
+    for (let x = m + 1; x < img.width - m - 1; x++) {
+      sum += Math.abs(lum((y * img.width + x) * 4) - bg);
+      n++;
+    }
+  }
+  return sum / n;
+}
+
+test("a disabled Approve stands out less than an enabled one, in both themes @themes", async ({
+  page,
+  colorScheme,
+  playwright,
+  baseURL,
+}) => {
+  const scheme = schemeOf(colorScheme);
+  const key = `e2e-disabled-${uniqueSuffix()}`;
+  const square = [
+    [
+      [2.35, 48.85],
+      [2.36, 48.85],
+      [2.36, 48.86],
+      [2.35, 48.86],
+      [2.35, 48.85],
+    ],
+  ];
+  const id = await ingestAsProducer(playwright.request, baseURL, {
+    kind: "spatial",
+    source: "e2e-disabled",
+    idempotency_key: key,
+    observed_at: new Date().toISOString(),
+    feature: { type: "Feature", id: key, geometry: { type: "Polygon", coordinates: square }, properties: {} },
+    dead_letter_reason: "HTTP 503 from the parcels service",
+  });
+  await signIn(page, "supervisor", `/dead-letters/${id}`);
+  const bar = page.getByRole("toolbar", { name: "Decide" });
+  const approve = bar.getByRole("button", { name: /^Approve/ });
+  await expect(approve).toBeEnabled();
+  await page.mouse.move(0, 0); // no hover
+  const enabled = await prominence(page, approve);
+  const record = (await (await page.request.get(`/api/dead-letters/${id}`)).json()) as { version: number };
+  const res = await page.request.post(`/api/dead-letters/${id}/actions`, {
+    data: { action: "approve", version: record.version },
+    headers: { origin: baseURL ?? "" },
+  });
+  expect(res.ok()).toBe(true);
+  await page.reload();
+  await expect(approve).toBeDisabled();
+  await page.mouse.move(0, 0);
+  const disabled = await prominence(page, approve);
+  await bar.screenshot({ path: `tests/artifacts/screenshots/ui-polish-decide-disabled-${scheme}.png` });
+  expect(disabled, `${scheme}: disabled ${disabled.toFixed(3)} against enabled ${enabled.toFixed(3)}`).toBeLessThan(enabled * 0.6);
 });

@@ -8,6 +8,15 @@ test("health reports the database and migrations as ok", async ({ request }) => 
   expect(body).toMatchObject({ status: "ok", database: { ok: true }, migrations: { pending: [], failed: [] } });
 });
 
+test("liveness and readiness answer apart from health, signed out", async ({ request }) => {
+  const live = await request.get("/api/health/live");
+  expect(live.status()).toBe(200);
+  expect(await live.json()).toEqual({ status: "live" });
+  const ready = await request.get("/api/health/ready");
+  expect(ready.status()).toBe(200);
+  expect(await ready.json()).toEqual({ ready: true, reasons: [] });
+});
+
 test("signed out, the list sends you to sign in", async ({ page }) => {
   await page.goto("/dead-letters");
   await expect(page).toHaveURL(/\/sign-in/);

@@ -46,20 +46,26 @@ test("groups: two analysts share a group, and a regression reopens it @themes", 
   await a.getByRole("button", { name: "Acknowledge" }).click();
   await expect(a.getByTestId("group-status")).toContainText("acknowledged");
   await a.getByLabel("Owner").selectOption({ label: "analyst@demo.redrive.local" });
-  await a.getByLabel("Add a note").fill("On it: the gateway team is looking");
+  const note = `On it: the gateway team is looking at ${reason}, @supervisor please check`;
+  await a.getByLabel("Add a note").fill(note);
   await a.getByRole("button", { name: "Add note" }).click();
   await expect(a.getByRole("list", { name: "Notes" })).toContainText("On it: the gateway team is looking");
+  // The @mention is highlighted, as on a record's note.
+  await expect(a.getByRole("list", { name: "Notes" }).locator("mark")).toHaveText("@supervisor");
+  // One record: in the singular.
+  await expect(a.getByTestId("group-count")).toHaveText("1 record");
 
   // B sees all of it within seconds, without reloading.
   await expect(b.getByTestId("group-status")).toContainText("acknowledged", { timeout: 8_000 });
   await expect(b.getByRole("list", { name: "Notes" })).toContainText("On it: the gateway team is looking", { timeout: 8_000 });
   await expect(b.getByLabel("Owner")).toHaveValue(/.+/);
 
-  // B resolves it, saying why; A sees the resolution.
+  // B resolves it, saying why; A sees the resolution, and who made it.
   await b.getByLabel("Resolve: why").fill("fixed upstream in release 4.2");
   await b.getByRole("button", { name: "Resolve" }).click();
   await expect(a.getByTestId("group-status")).toContainText("resolved", { timeout: 8_000 });
   await expect(a.getByText("fixed upstream in release 4.2")).toBeVisible();
+  await expect(a.getByTestId("group-resolution")).toContainText(`by ${DEMO.supervisor.email}`);
 
   // The failure comes back: the group reopens itself, marked as a regression, on both pages.
   await ingestAsProducer(playwright.request, baseURL, envelope(`grp-${word()}`));
@@ -69,10 +75,20 @@ test("groups: two analysts share a group, and a regression reopens it @themes", 
   }
   await expect(a.getByRole("status").filter({ hasText: "Regression" })).toContainText("fixed upstream in release 4.2");
 
-  // The group's records are on its page, in the list, which announces the new arrival as it does on /dead-letters.
+  // The group's records are on its page, in the list, which follows the header's count without a reload.
   const records = a.getByRole("region", { name: "Records in this group" });
-  await records.getByRole("status").filter({ hasText: "1 new" }).getByRole("button", { name: "show" }).click();
-  await expect(records.getByText(/^2 matching/)).toBeVisible();
+  await expect(a.getByTestId("group-count")).toHaveText("2 records");
+  await expect(records.getByText(/^2 matching · 2 loaded/)).toBeVisible({ timeout: 8_000 });
+
+  // The supervisor finds the group's note under "Mentions of you", linking to the group.
+  await b.goto("/");
+  const mentions = b.getByRole("region", { name: "Mentions" });
+  // The note names the group's reason, unique to this run (the dark project's run adds its own).
+  const mention = mentions.getByRole("listitem").filter({ hasText: note });
+  await expect(mention).toBeVisible();
+  await expect(mention.locator("mark")).toHaveText("@supervisor");
+  await mention.getByRole("link", { name: /^group e2e-groups/ }).click();
+  await expect(b.getByRole("heading", { name: reason })).toBeVisible();
 
   await a.context().close();
   await b.context().close();
@@ -203,4 +219,44 @@ test("groups: a change made on an out-of-date page is refused and shown, not wri
   await expect(a.getByRole("alert").filter({ hasText: "Someone else changed this group" })).toHaveCount(0);
   await a.context().close();
   await b.close();
+});
+
+test("groups: a group whose records are all dealt with says so and offers Resolve; quarantine shows the reason given @themes", async ({
+  browser,
+  playwright,
+  baseURL,
+}) => {
+  test.setTimeout(120_000);
+  const reason = `validator crashed ${word()}`;
+  const id = await ingestAsProducer(playwright.request, baseURL, tap(reason));
+  const page = await openAs(browser, "supervisor", "/quarantine");
+  const headers = { origin: baseURL ?? "" };
+  const record = (await (await page.request.get(`/api/dead-letters/${id}`)).json()) as { version: number };
+  const why = `vendor sends unparseable taps ${word()}`;
+  const q = await page.request.post(`/api/dead-letters/${id}/actions`, {
+    data: { action: "quarantine", version: record.version, reason: why },
+    headers,
+  });
+  expect(q.ok()).toBe(true);
+
+  // Quarantine: the pattern, the reason the person gave, and a row that opens the records.
+  await page.reload();
+  const row = page.getByRole("row").filter({ hasText: reason });
+  await expect(row.getByRole("list", { name: "Reasons given when quarantining" })).toContainText(`Quarantined because: “${why}”`);
+  await row.getByRole("cell").nth(2).click();
+  await expect(page).toHaveURL(/\/dead-letters\?status=quarantined&kind=afc&reason=/);
+
+  // Purged, nothing in the group is left to do: the page says so, and one click resolves it.
+  const purge = await page.request.post("/api/quarantine/purge", { data: { ids: [id], reason: "e2e: not needed" }, headers });
+  expect(purge.ok()).toBe(true);
+  await page.goto("/groups");
+  await expect(page.getByRole("row").filter({ hasText: reason })).toContainText("nothing left");
+  await page.getByRole("link", { name: reason }).click();
+  await expect(page.getByTestId("group-count")).toHaveText("1 record");
+  const done = page.getByRole("status").filter({ hasText: "nothing is left to do" });
+  await expect(done).toContainText("Its record is resolved");
+  await done.getByRole("button", { name: "Resolve the group" }).click();
+  await expect(page.getByTestId("group-status")).toContainText("resolved");
+  await expect(page.getByTestId("group-resolution")).toContainText(`by ${DEMO.supervisor.email}`);
+  await page.context().close();
 });

@@ -78,17 +78,37 @@ test("payload search: words, key:value and path = value find a record; card data
   await expect(row(tap)).toBeVisible(SLOW);
   await expect(row(spatial)).toHaveCount(0);
 
-  // The analyst sees the card number masked: searching it (as words) finds nothing, and as a condition is refused.
-  await search(page, "4111111111111111");
-  await expect(page.getByText("No dead letters match these filters.")).toBeVisible(SLOW);
-  await expect(row(tap)).toHaveCount(0);
+  // The analyst sees the card number masked: searching it is refused by the box (and by the API), which keeps
+  // the text and says why; the search applied before stays, named by its chip.
+  await refusedSearch(page, "4111111111111111", /Not searched: holds a card number/);
+  await expect(row(tap)).toBeVisible(SLOW);
   const refused = await page.request.get(`/api/dead-letters?q=${encodeURIComponent('card_pan = "4111111111111111"')}`);
   expect(refused.status()).toBe(422);
   const body = JSON.stringify(await refused.json());
   expect(body).toContain("q");
   expect(body).not.toContain("4111111111111111");
 
-  // Broken syntax: the page names q.
-  await search(page, `properties.sensor = "${sensor}`);
-  await expect(page.getByText("The filter in the URL is invalid (q: a quoted value")).toBeVisible(SLOW);
+  // Broken syntax and a condition without a value: the box keeps the text and names the problem.
+  await refusedSearch(page, `properties.sensor = "${sensor}`, /Not searched: a quoted value/);
+  await refusedSearch(page, "properties.sensor =", /Not searched: a condition needs a value/);
+  await refusedSearch(page, "card_pan:4111", /Not searched: "card_pan" holds masked card data/);
+  await page.screenshot({ path: `${SHOTS}/list-search-refused-${test.info().project.name}.png` });
+
+  // A link holding a search the list cannot read: the box shows it with why, not an emptied box over everything.
+  await page.goto(`/dead-letters?q=${encodeURIComponent("card_pan:4111")}`);
+  await expect(page.locator('[data-hydrated="true"]')).toBeAttached(SLOW);
+  await expect(page.getByRole("searchbox", { name: /^Search key/ })).toHaveValue("card_pan:4111");
+  await expect(page.getByRole("alert").filter({ hasText: /Not searched: "card_pan" holds masked card data/ })).toBeVisible(SLOW);
+  await expect(page.getByText("The filter in the URL is invalid")).toHaveCount(0);
 });
+
+async function refusedSearch(page: Page, q: string, message: RegExp): Promise<void> {
+  const box = page.getByRole("searchbox", { name: /^Search key/ });
+  const before = new URL(page.url()).searchParams.get("q");
+  await box.fill(q);
+  await box.press("Enter");
+  await expect(page.getByRole("alert").filter({ hasText: message })).toBeVisible(SLOW);
+  await expect(box).toHaveValue(q);
+  await expect(box).toHaveAttribute("aria-invalid", "true");
+  expect(new URL(page.url()).searchParams.get("q")).toBe(before);
+}

@@ -58,12 +58,13 @@ test("producer: import NDJSON in the browser, see own records, copy the example,
   await expect(page.getByRole("status")).toContainText(/imported 2 records in [\d.]+ s \(\d+\/s\): 1 created, 0 duplicate, 1 rejected/);
   await expect(page.getByRole("progressbar", { name: "Import progress" })).toBeVisible();
   const results = page.getByRole("table", { name: "Per-record results" });
+  // The first column is the file's line, as an editor numbers it.
   const good = results.getByRole("row").nth(1).getByRole("cell");
-  await expect(good.nth(0)).toHaveText("0");
+  await expect(good.nth(0)).toHaveText("1");
   await expect(good.nth(1)).toHaveText("created");
   await expect(good.nth(2)).toHaveText(/^\d+$/);
   const bad = results.getByRole("row").nth(2).getByRole("cell");
-  await expect(bad.nth(0)).toHaveText("1");
+  await expect(bad.nth(0)).toHaveText("2");
   await expect(bad.nth(1)).toHaveText("rejected");
   await expect(bad.nth(2)).toContainText("observed_at");
 
@@ -112,4 +113,31 @@ test("import: a GeoJSON FeatureCollection of envelopes as an admin; a reader may
   await page.goto("/import");
   await expect(page.getByRole("heading", { name: /403/ })).toBeVisible();
   expect((await page.request.post("/api/dead-letters", { data: envelope(`${key}-c`) })).status()).toBe(403);
+});
+
+test("import: a rejected row names the file's line (blank lines counted) and its key", async ({ page }) => {
+  const key = `e2e-lines-${uniqueSuffix()}`;
+  // Line 10 is the rejected one; blank lines 2 and 5 are skipped by the ingest, which numbers it record 8 (from 0).
+  const lines = [
+    JSON.stringify(envelope(`${key}-1`)),
+    "",
+    JSON.stringify(envelope(`${key}-3`)),
+    JSON.stringify(envelope(`${key}-4`)),
+    "   ",
+    JSON.stringify(envelope(`${key}-6`)),
+    JSON.stringify(envelope(`${key}-7`)),
+    JSON.stringify(envelope(`${key}-8`)),
+    JSON.stringify(envelope(`${key}-9`)),
+    JSON.stringify({ ...envelope(`${key}-bad`), observed_at: "yesterday" }),
+    JSON.stringify(envelope(`${key}-11`)),
+  ];
+  await signIn(page, "producer", "/import");
+  await importFile(page, "lines.ndjson", "application/x-ndjson", `${lines.join("\n")}\n`);
+  await expect(page.getByRole("status")).toContainText("8 created, 0 duplicate, 1 rejected");
+  await page.getByLabel("Only rejected records").check();
+  const row = page.getByRole("table", { name: "Per-record results" }).getByRole("row").nth(1).getByRole("cell");
+  await expect(row.nth(0)).toHaveText("10");
+  await expect(row.nth(1)).toHaveText("rejected");
+  await expect(row.nth(2)).toContainText(`key ${key}-bad`);
+  await expect(row.nth(2)).toContainText("observed_at");
 });

@@ -47,19 +47,22 @@ test("a failure reason that is one long word wraps instead of widening the page"
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
 });
 
-test("on a 390-px phone the header scrolls within itself: the page does not pan sideways to blank space", async ({ page }) => {
-  // The theme menu's visually hidden label (sr-only: position absolute) found no positioned ancestor inside the
-  // header's scrolling nav, so it was placed against the page and widened it to 857 px on every page.
+test("on a 390-px phone the header wraps: Sign out and the theme switch are on the screen, and the page does not pan", async ({ page }) => {
+  // The theme menu's visually hidden label (sr-only: position absolute) once widened the page to 857 px; then the
+  // nav scrolled sideways within itself with Sign out and Theme off the screen. Now its links wrap.
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, "supervisor");
   await page.goto("/replays");
   await expect(page.getByRole("heading", { name: "Replay batches" })).toBeVisible();
   expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
   const nav = page.getByRole("navigation", { name: "Main" });
-  expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeGreaterThan(0);
+  expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+  await expect(nav.getByRole("button", { name: "Sign out" })).toBeInViewport({ ratio: 1 });
+  await expect(nav.getByRole("link", { name: "Alerts" })).toBeInViewport({ ratio: 1 });
+  await expect(nav.getByRole("combobox", { name: "Theme" })).toBeInViewport({ ratio: 1 });
 });
 
-test("on a 390-px phone no page pans sideways: wide tables scroll in their own box, the list's toolbar wraps, its facets stack above the table", async ({
+test("on a 390-px phone no page pans sideways: wide tables scroll in their own box, the list's toolbar wraps, its facets fold behind a button", async ({
   page,
 }) => {
   // Soft: one page that pans does not hide another.
@@ -79,6 +82,13 @@ test("on a 390-px phone no page pans sideways: wide tables scroll in their own b
   await expect(page.getByRole("button", { name: "Keyboard shortcuts" })).toBeInViewport({ ratio: 1 });
   const table = await page.getByTestId("results-scroller").boundingBox();
   expect(table!.width).toBeGreaterThan(300);
+  // The facets are folded: the table's first row is on the first screen; "Filters" unfolds them above it.
+  await expect(page.getByRole("table", { name: "Dead letters" }).getByRole("row").nth(1)).toBeInViewport();
+  const facets = page.locator("#list-facets");
+  await expect(facets).toBeHidden();
+  await page.getByRole("button", { name: "Filters" }).click();
+  await expect(facets).toBeVisible();
+  await page.getByRole("button", { name: "Hide filters" }).click();
   // The wrapped toolbar's menus open on the screen, not off its left edge.
   await page.getByRole("button", { name: /^Export/ }).click();
   await expect(page.getByRole("menu")).toBeInViewport({ ratio: 1 });
@@ -167,4 +177,92 @@ test("an analyst is not offered a replay from the list", async ({ page }) => {
     .first()
     .check();
   await expect(page.getByRole("toolbar", { name: "Bulk actions" }).getByRole("link", { name: "Replay…" })).toHaveCount(0);
+});
+
+test("list keys are cut in the middle: keys that differ only at the end stay apart, and the column takes free width", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
+  const source = `e2e-keys-${uniqueSuffix()}`;
+  const prefix = `${source}:orders-eu-west:w3-bowtie`;
+  for (const n of [1, 2, 3]) {
+    await ingestAsProducer(playwright.request, baseURL, {
+      kind: "spatial",
+      source,
+      idempotency_key: `${prefix}-${n}`,
+      observed_at: new Date().toISOString(),
+      feature: { type: "Feature", geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
+      dead_letter_reason: "HTTP 503 from the parcels service",
+    });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page, "analyst");
+  await open(page, `/dead-letters?source=${source}`);
+  // Every row is loaded: the count is exact, without "≈".
+  await expect(page.getByText(/^3 matching · 3 loaded/)).toBeVisible();
+  const tails = page.getByTestId("key-text").locator("span:last-child");
+  await expect(tails).toHaveCount(3);
+  const seen = new Set<string>();
+  for (let i = 0; i < 3; i++) {
+    const tail = tails.nth(i);
+    await expect(tail).toBeInViewport({ ratio: 1 });
+    seen.add(((await tail.textContent()) ?? "").trim());
+  }
+  expect([...seen].sort()).toEqual([":w3-bowtie-1", ":w3-bowtie-2", ":w3-bowtie-3"]);
+  // Wider than its old fixed 7.75 rem (124 px) at 1440 px.
+  const cell = await page.getByTestId("key-text").first().boundingBox();
+  expect(cell!.width).toBeGreaterThan(124);
+  await page.screenshot({ path: "tests/artifacts/screenshots/ui-polish-list-keys-1440.png" });
+});
+
+test("on a 390-px phone the record page fits the screen in one column, and the groups table shows source and counts @themes", async ({
+  page,
+  colorScheme,
+}) => {
+  const scheme = colorScheme === "dark" ? "dark" : "light";
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, "analyst");
+  const list = await page.request.get("/api/dead-letters?kind=spatial&status=pending&limit=1");
+  const id = ((await list.json()) as { items: { id: string }[] }).items[0]!.id;
+  await open(page, `/dead-letters/${id}`);
+  await expect(page.locator('[data-map-state="ready"]').first()).toBeVisible({ timeout: 15_000 });
+  expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+  // A term and its text one above the other: side by side the term column left most of the screen empty.
+  const term = page.locator("dt").first();
+  const text = page.locator("dd").first();
+  const [t, d] = [await term.boundingBox(), await text.boundingBox()];
+  expect(d!.y).toBeGreaterThanOrEqual(t!.y + t!.height - 1);
+  expect(d!.width).toBeGreaterThan(300);
+  await page.screenshot({ path: `tests/artifacts/screenshots/ui-polish-record-390-${scheme}.png`, fullPage: true });
+
+  await page.goto("/groups");
+  await expect(page.getByRole("heading", { level: 1, name: "Failure groups" })).toBeVisible();
+  const summary = page.getByTestId("group-summary").first();
+  await expect(summary).toBeInViewport({ ratio: 1 });
+  await expect(summary).toContainText(/ · \d[\d,]* records? · \d[\d,]* unresolved/);
+  expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: `tests/artifacts/screenshots/ui-polish-groups-390-${scheme}.png` });
+  for (const [path, name] of [
+    ["/dead-letters", "list"],
+    ["/quarantine", "quarantine"],
+    ["/", "overview"],
+  ] as const) {
+    await page.goto(path);
+    await page.waitForLoadState("load");
+    await page.screenshot({ path: `tests/artifacts/screenshots/ui-polish-${name}-390-${scheme}.png` });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  for (const [path, name] of [
+    [`/dead-letters/${id}`, "record"],
+    ["/dead-letters", "list"],
+    ["/groups", "groups"],
+    ["/quarantine", "quarantine"],
+    ["/", "overview"],
+  ] as const) {
+    await page.goto(path);
+    await page.waitForLoadState("load");
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: `tests/artifacts/screenshots/ui-polish-${name}-1440-${scheme}.png` });
+  }
 });

@@ -229,6 +229,9 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     );
     expect(throttled.rows).toEqual([{ reason: "too many sign-in attempts from this address", after: { ip, limitPerMinute: max } }]);
     expect((await signIn(user.email, PASSWORD, randomIp())).res.status).toBe(200);
+    // Counted in the database, where every server on it counts too (tests/integration/rate-limit-store.test.ts).
+    const counted = await db.pool.query<{ count: number }>(`SELECT count FROM auth_rate_limit WHERE key LIKE $1`, [`${ip}%sign-in/email`]);
+    expect(counted.rows).toEqual([{ count: max + 4 }]);
   });
 
   it("refuses a cross-site sign-out (Origin check)", async () => {

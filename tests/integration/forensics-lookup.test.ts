@@ -110,6 +110,24 @@ describe("lookup", () => {
     expect((await lookup(db.pool, q({ q: "nothing-like-this" }), null)).records).toEqual([]);
   });
 
+  it("finds a spatial record by its feature id", async () => {
+    expect((await lookup(db.pool, q({ q: "berlin" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+      [ids.berlin, ["feature_id"]],
+    ]);
+  });
+
+  it("never finds a record by a prefix of a key made of a card number, and refuses a card number without unmask rights", async () => {
+    const [card] = await ingest(db, [spatialEnvelope({ key: PAN, observedAt: 400, featureId: "card-keyed", geometry: square(20, 20) })]);
+    for (let n = 8; n < PAN.length; n++) {
+      expect((await lookup(db.pool, q({ q: PAN.slice(0, n) }), null)).records, PAN.slice(0, n)).toEqual([]);
+      expect((await lookup(db.pool, q({ q: PAN.slice(0, n) }), null)).ledger).toEqual([]);
+    }
+    await expect(lookup(db.pool, q({ q: PAN }), null)).rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "q" }] });
+    // A reader who may unmask looks it up by the real value; exact lookup of a whole key stays.
+    expect((await lookup(db.pool, q({ q: PAN }), null, { unmaskRights: true })).records.map((r) => r.id)).toEqual([card]);
+    await db.pool.query("DELETE FROM dead_letter WHERE id = $1", [card]);
+  });
+
   it("narrows by time window", async () => {
     const r = await lookup(db.pool, q({ q: "dev-A", from: "2026-11-06T00:00:00Z", to: "2026-11-06T23:59:59Z" }), null);
     expect(r.records.map((x) => x.id)).toEqual([ids.ev2]);

@@ -197,6 +197,7 @@ describe("ingest pipeline", () => {
       index: 0,
       status: "rejected",
       errors: [{ path: "dead_letter_reason", message: "contains the NUL character (\\u0000), which cannot be stored" }],
+      key: "nul-1",
     });
     expect(results[1]).toEqual({
       index: 1,
@@ -331,7 +332,13 @@ describe("ingest pipeline", () => {
     try {
       const here = await ingest(db, mixed("zq1"), 40);
       const threaded = await ingest(db, mixed("zq2"), 40, { normalizer: pool });
-      const shape = (rs: IngestResult[]) => rs.map((r) => (r.status === "rejected" ? r : { index: r.index, status: r.status }));
+      // A rejection names the envelope's key, which differs between the two runs only by its prefix.
+      const shape = (rs: IngestResult[]) =>
+        rs.map((r) =>
+          r.status === "rejected"
+            ? { ...r, ...(r.key ? { key: r.key.replace(/^zq\d/, "zq") } : {}) }
+            : { index: r.index, status: r.status },
+        );
       expect(shape(threaded)).toEqual(shape(here));
       expect(here.filter((r) => r.status === "created").length).toBeGreaterThan(40);
       const rows = async (p: string) =>
@@ -450,6 +457,19 @@ describe("POST /api/dead-letters", () => {
     const res = await post(spatial("http-nan").replace("[[[2.35,48.85],[2.36,48.85]", "[[[2.35,48.85],[NaN,48.85]"));
     expect(res.status).toBe(200);
     expect(((await res.json()) as { results: IngestResult[] }).results).toEqual([expect.objectContaining({ status: "created" })]);
+  });
+
+  it("numbers NDJSON results by the body's line too (blank lines counted), and names a rejected envelope's key", async () => {
+    const bad = spatial("http-lines-bad", { observed_at: "yesterday" });
+    const nd = await post(`${spatial("http-lines-1")}\n\n  \n${bad}\n${spatial("http-lines-5")}\n`, "application/x-ndjson");
+    const results = ((await nd.json()) as { results: IngestResult[] }).results;
+    expect(results.map((r) => [r.index, r.line, r.status])).toEqual([
+      [0, 1, "created"],
+      [1, 4, "rejected"],
+      [2, 5, "created"],
+    ]);
+    expect(results[1]).toMatchObject({ key: "http-lines-bad", errors: [{ path: "observed_at" }] });
+    expect(Object.keys(results[1]!).slice(0, 2)).toEqual(["index", "line"]);
   });
 
   it("takes NDJSON and a single envelope", async () => {

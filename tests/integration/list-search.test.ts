@@ -18,6 +18,9 @@ beforeAll(async () => {
     spatialEnvelope({ key: "sp-2030ba00-0000-bbbb", observedAt: 200, featureId: "parcel-78" }),
     spatialEnvelope({ key: "key_100%-literal", observedAt: 300, featureId: "parcel-79" }),
     spatialEnvelope({ key: "keyX100Y-other", observedAt: 400, featureId: "parcel-80" }),
+    spatialEnvelope({ key: "payment-4111111111111111-x", observedAt: 500, featureId: "parcel-81" }),
+    spatialEnvelope({ key: "producer-msg-1796571817221-1", observedAt: 600, featureId: "parcel-82" }),
+    spatialEnvelope({ key: "batch-2026-11-07-0042", observedAt: 700, featureId: "parcel-83" }),
     JSON.stringify({
       kind: "spatial",
       source: "test",
@@ -100,6 +103,26 @@ describe("search in the list", () => {
     expect(await keys("sp-20")).toEqual([]);
     expect(await keys("key_100%")).toEqual(["key_100%-literal"]);
   });
+
+  it("never finds a key by a prefix ending inside a run of digits long enough to be a card number", async () => {
+    // Shown as payment-••••••••••••1111-x: the part before the mask finds it, a digit more does not.
+    expect(await keys("payment-4111")).toEqual([]);
+    expect(await keys("payment-411111111111")).toEqual([]);
+    expect(await keys("payment-")).toEqual(["payment-4111111111111111-x"]);
+    // Short digit runs (dates, counters) are prefixes like any text; a whole key is found exactly.
+    expect(await keys("batch-2026-11")).toEqual(["batch-2026-11-07-0042"]);
+    expect(await keys("producer-msg-1796571817221-1")).toEqual(["producer-msg-1796571817221-1"]);
+    expect(await keys("producer-msg-")).toEqual(["producer-msg-1796571817221-1"]);
+  });
+
+  it("refuses a condition with no value, naming q", () => {
+    for (const q of ["properties.sensor =", "properties.sensor ==", "name:"]) {
+      expect(ListQuerySchema.safeParse({ q }).error?.issues[0], q).toMatchObject({
+        path: ["q"],
+        message: expect.stringMatching(/needs a value/),
+      });
+    }
+  });
 });
 
 describe("search inside the payload", () => {
@@ -135,8 +158,10 @@ describe("search inside the payload", () => {
   });
 
   it("never matches card data, which the list's readers see masked", async () => {
-    expect(await found("4111111111111111")).toEqual([]);
-    expect(await found("5555 5555 5555 4444")).toEqual([]);
+    // A term holding a whole card number is refused (the schema names the parameter), a part of one finds nothing.
+    expect(ListQuerySchema.safeParse({ q: "4111111111111111" }).error?.issues[0]).toMatchObject({ path: ["q"] });
+    expect(ListQuerySchema.safeParse({ q: "5555 5555 5555 4444" }).success).toBe(false);
+    expect(await found("5555 5555 5555")).toEqual([]);
     expect(await found("ACC-77")).toEqual([]);
     expect(await found("Quokka")).toEqual([]);
     // the rest of the same note is searchable

@@ -138,6 +138,39 @@ describe("notes on a record", () => {
     expect((await call("bob", "analyst", mentions, "/api/notes/mentions")).json).toMatchObject({ count: 0, items: [] });
   });
 
+  it("resolves @mentions only to users who can read the record, and never lists the e-mails of other roles", async () => {
+    const { GET, POST } = await notesRoute();
+    const producer = await as("pat", "producer", "pat.doe@test.local");
+    const res = await call("bob", "analyst", POST!, `/api/dead-letters/${recordA}/notes`, {
+      method: "POST",
+      body: { text: "@pat.doe sent it again, @ann.lee see above" },
+      params: { id: recordA! },
+    });
+    expect(res.status).toBe(201);
+    expect((res.json as { mentions: { email: string }[] }).mentions.map((m) => m.email)).toEqual(["ann.lee@test.local"]);
+    expect(res.text).not.toContain("pat.doe@test.local");
+    const stored = await db.pool.query<{ id: string; mentions: string[] }>(
+      "SELECT id::text AS id, mentions FROM dead_letter_note ORDER BY id DESC LIMIT 1",
+    );
+    expect(stored.rows[0]!.mentions).not.toContain(producer!.id);
+    const { rows } = await db.pool.query<{ after: { mentions: string[] } }>(
+      "SELECT after FROM audit_event WHERE action = 'dead_letter.note_added' ORDER BY id DESC LIMIT 1",
+    );
+    expect(rows[0]!.after.mentions).toEqual(["ann.lee@test.local"]);
+    // A note stored with such a mention (written before the rule): its answers still do not name the producer.
+    await db.pool.query("UPDATE dead_letter_note SET mentions = mentions || $2::text WHERE id = $1", [stored.rows[0]!.id, producer!.id]);
+    for (const role of ["analyst", "auditor", "supervisor"] as const) {
+      const read = await call(`m-${role}`, role, GET!, `/api/dead-letters/${recordA}/notes`, { params: { id: recordA! } });
+      expect(read.status).toBe(200);
+      expect(read.text).toContain("ann.lee@test.local");
+      expect(read.text).not.toContain("pat.doe@test.local");
+    }
+    const mentions = (await import("../../app/api/notes/mentions/route")).GET as unknown as Handler;
+    const ann = await call("ann", "analyst", mentions, "/api/notes/mentions");
+    expect(ann.text).not.toContain("pat.doe@test.local");
+    await db.pool.query("DELETE FROM dead_letter_note WHERE id = $1", [stored.rows[0]!.id]);
+  });
+
   it("the list's note filter finds records by their notes' text, any case, and the count agrees", async () => {
     const list = (await import("../../app/api/dead-letters/route")).GET as unknown as Handler;
     const facets = (await import("../../app/api/dead-letters/facets/route")).GET as unknown as Handler;

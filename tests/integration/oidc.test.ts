@@ -264,6 +264,60 @@ describe("password sign-in switched off", () => {
   });
 });
 
+describe("break-glass holds while password sign-in is off", () => {
+  it("refuses demoting or disabling the break-glass admin (422 naming the setting), and a demoted one cannot sign in with a password", async () => {
+    const { makeToken } = await import("./auth-helpers");
+    const breakGlass = await makeUser(db, "admin", { email: "root@corp.example" });
+    const other = await makeUser(db, "admin");
+    const bearer = await makeToken(db, other.id);
+    const { PATCH } = await import("../../app/api/users/[id]/route");
+    const patch = (id: string, body: unknown) =>
+      PATCH(
+        new Request(`${ORIGIN}/api/users/${id}`, {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+        { params: Promise.resolve({ id }) },
+      );
+    await db.pool.query(`INSERT INTO app_setting (key, value, updated_at) VALUES ('auth.sso', $1::jsonb, now())`, [
+      JSON.stringify({ passwordSignIn: false, breakGlassEmail: breakGlass.email }),
+    ]);
+    forgetSsoSettings();
+    try {
+      for (const [body, field] of [
+        [{ role: "analyst" }, "role"],
+        [{ disabled: true }, "disabled"],
+        [{ role: "supervisor", disabled: true }, "role"],
+      ] as const) {
+        const res = await patch(breakGlass.id, body);
+        expect(res.status).toBe(422);
+        expect(await res.json()).toMatchObject({
+          error: { code: "validation_failed", issues: [{ path: field, message: expect.stringContaining("passwordSignIn") }] },
+        });
+      }
+      expect((await db.pool.query(`SELECT role::text AS role, disabled FROM "user" WHERE id = $1`, [breakGlass.id])).rows[0]).toEqual({
+        role: "admin",
+        disabled: false,
+      });
+      // Another admin is not held by the setting.
+      expect((await patch(other.id, { role: "supervisor" })).status).toBe(200);
+      expect((await signIn(breakGlass.email, PASSWORD)).res.status).toBe(200);
+
+      // Demoted behind the API's back (or before the rule existed): the role is checked at sign-in.
+      await db.pool.query(`UPDATE "user" SET role = 'analyst' WHERE id = $1`, [breakGlass.id]);
+      const refused = await signIn(breakGlass.email, PASSWORD);
+      expect(refused.res.status).toBe(403);
+      expect(await refused.res.json()).toMatchObject({ code: "PASSWORD_SIGN_IN_DISABLED" });
+    } finally {
+      await db.pool.query(`DELETE FROM app_setting WHERE key = 'auth.sso'`);
+      forgetSsoSettings();
+    }
+    // With password sign-in on, the same account is an account like any other.
+    expect((await signIn(breakGlass.email, PASSWORD)).res.status).toBe(200);
+  });
+});
+
 describe("SSO settings (admins)", () => {
   const actor = { id: null, email: "admin-test", role: "admin" };
   const ctx = () => ({ actor, requestId: "t", now: new Date() });

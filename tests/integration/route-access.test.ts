@@ -16,6 +16,8 @@ setTestAuthEnv();
 /** Routes anyone may call, as "METHOD /api/path". Adding one here is a security decision: say why. */
 const PUBLIC = new Set([
   "GET /api/health", // load balancers and the launcher probe it without credentials
+  "GET /api/health/live", // the orchestrator's liveness probe: the process answers (no data)
+  "GET /api/health/ready", // the balancer's readiness probe: database, migrations, stopping (no data)
   "GET /api/openapi.json", // the API's description (no data): client generators and docs viewers fetch it unauthenticated
   // the catch-all for paths no route claims: it answers 404 (JSON) and touches nothing
   ...["GET", "POST", "PUT", "PATCH", "DELETE"].map((m) => `${m} /api/1`),

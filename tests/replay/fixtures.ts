@@ -61,6 +61,7 @@ export async function ingest(db: Db, texts: string[]): Promise<string[]> {
   for await (const results of ingestStream(db.pool, records(), { actor: SYSTEM_ACTOR, requestId: "test", batchSize: 500 })) {
     for (const r of results) {
       if (r.status === "rejected") throw new Error(`fixture rejected: ${JSON.stringify(r.errors)}`);
+      if (r.id === undefined) throw new Error("fixture key stored by another sender");
       ids.push(r.id);
     }
   }

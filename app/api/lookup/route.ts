@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { maskFor } from "@/lib/forensics/access";
+import { hasUnmaskRights, maskFor } from "@/lib/forensics/access";
 import { lookup } from "@/lib/forensics/lookup";
 import { LookupQuerySchema } from "@/lib/forensics/forensics-schemas";
 
@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/lookup?q=&bbox=&near=&radiusKm=&from=&to=&limit= — records by any identifier or place, and settled keys. */
 export const GET = defineRoute({ access: { permission: "dead_letters:read" }, query: LookupQuerySchema }, async ({ query, principal }) =>
-  lookup(getDb().pool, query, maskFor(principal, false)),
+  lookup(getDb().pool, query, maskFor(principal, false), { unmaskRights: hasUnmaskRights(principal) }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

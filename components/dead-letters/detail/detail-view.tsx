@@ -29,6 +29,7 @@ import type { ActionBody, DeadLetterDetail } from "@/lib/dead-letters/record-sch
 import { decide, type TriageAction } from "@/lib/dead-letters/decisions";
 import { ConflictDialog, type Conflict } from "./conflict-dialog";
 import { DecisionBar } from "./decision-bar";
+import { FailedAgainNotice } from "./failed-again-notice";
 import { ExplainPanel } from "./explain-panel";
 import { NotesPanel } from "@/components/notes/notes-panel";
 import { loadMapsPanel } from "./load-maps-panel";
@@ -323,6 +324,7 @@ export function DetailView({
         >
           Timeline →
         </Link>
+        <FailedAgainNotice record={record} />
         <div className="w-full">
           <DecisionBar record={record} canTriage={permissions.triage} busy={mutation.isPending} editing={editing} onAction={act} />
         </div>

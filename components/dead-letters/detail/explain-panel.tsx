@@ -14,7 +14,8 @@ import { selfIntersectionsOf } from "@/lib/spatial/self-intersections";
 
 function Row({ term, children }: { term: string; children: React.ReactNode }) {
   return (
-    <div className="grid grid-cols-[9rem_minmax(0,1fr)] gap-2 py-1">
+    // One column on a phone: a 9-rem term column beside the text left most of a 390-px screen empty.
+    <div className="grid gap-x-2 py-1 sm:grid-cols-[9rem_minmax(0,1fr)]">
       <dt className="text-xs font-medium text-slate-500 dark:text-slate-400">{term}</dt>
       <dd className="text-sm text-slate-800 dark:text-slate-200">{children}</dd>
     </div>

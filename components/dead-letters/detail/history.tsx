@@ -1,7 +1,6 @@
 import { ColumnHeaders, DividedBody } from "@/components/ui/table";
 import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
-
-const ORIGIN: Record<string, string> = { ingest: "ingested", capture: "captured at the tap gate", replay: "replay: dropped or gave up" };
+import { howItFailed } from "./failure-words";
 
 export function History({ failures }: { failures: DeadLetterDetail["failures"] }) {
   if (failures.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No failure attempts recorded.</p>;
@@ -15,10 +14,7 @@ export function History({ failures }: { failures: DeadLetterDetail["failures"] }
             <td className="whitespace-nowrap py-1 pr-3 tabular-nums">
               <time dateTime={f.at}>{f.at.replace("T", " ").slice(0, 19)}</time>
             </td>
-            <td className="py-1 pr-3">
-              {ORIGIN[f.origin] ?? f.origin}
-              {f.batchId ? ` (batch ${f.batchId})` : ""}
-            </td>
+            <td className="py-1 pr-3">{howItFailed(f)}</td>
             <td className="py-1 wrap-anywhere">{f.reason}</td>
           </tr>
         ))}

@@ -162,7 +162,8 @@ export function MapsPanel({
         )}
       </div>
       {mode === "side" ? (
-        <div className="grid h-80 grid-cols-2 gap-2">
+        // Side by side from 640 px; on a phone one above the other, each its own height.
+        <div className="grid gap-2 max-sm:auto-rows-[16rem] sm:h-80 sm:grid-cols-2">
           <div className="flex min-h-0 flex-col">
             <p className="mb-1 truncate text-xs text-slate-500 dark:text-slate-400" title="Rings as lines, vertices as dots">
               As received{edited ? " (before the edit)" : ""} — rings as lines, vertices as dots

@@ -24,7 +24,7 @@ function When({ iso }: { iso: string | null }) {
 
 function Row({ term, children }: { term: string; children: React.ReactNode }) {
   return (
-    <div className="grid grid-cols-[6.5rem_minmax(0,1fr)] gap-2 py-0.5">
+    <div className="grid gap-x-2 py-0.5 sm:grid-cols-[6.5rem_minmax(0,1fr)]">
       <dt className="text-xs font-medium text-slate-500 dark:text-slate-400">{term}</dt>
       <dd className="min-w-0 text-slate-800 dark:text-slate-200">{children}</dd>
     </div>

@@ -11,6 +11,7 @@ import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { BulkBody, BulkResult } from "@/lib/dead-letters/record-schemas";
 import { ReasonDialog } from "../detail/quarantine-dialog";
 import { useBulkAction } from "../queries";
+import { countOf } from "@/lib/vocabulary/plural";
 
 // A decision on a selection: the ticked rows, or every record matching the filter — sent as the filter, so the
 // server applies it in pages without the browser loading N rows (as a job, answered 202, whose progress
@@ -113,7 +114,9 @@ export function BulkBar({
   const what =
     selection.mode === "ids"
       ? `${size.toLocaleString("en")} selected record${size === 1 ? "" : "s"}`
-      : `all ${size.toLocaleString("en")} records matching the filters`;
+      : size === 1
+        ? "the 1 record matching the filters"
+        : `all ${countOf(size, "record")} matching the filters`;
   return (
     <div
       role="toolbar"

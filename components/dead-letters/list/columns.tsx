@@ -3,6 +3,7 @@
 import { createColumnHelper, tableFeatures } from "@tanstack/react-table";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { CopyButton } from "@/components/ui/copy-button";
+import { splitForMiddleTruncation } from "@/components/ui/middle-truncate";
 import type { DeadLetterSummary } from "@/lib/dead-letters/query/list";
 import type { ListColumnId } from "@/lib/dead-letters/query/list-columns";
 
@@ -53,15 +54,20 @@ export const columns = helper.columns([
     cell: (c) => {
       const key = c.getValue();
       if (!key) return <span className="text-xs text-red-600 dark:text-red-400">none</span>;
+      const { head, tail } = splitForMiddleTruncation(key);
       return (
         <span className="flex min-w-0 items-center font-mono text-xs" title={key}>
-          {/* The whole key, cut by CSS: an ellipsis shows it is cut (a 10-character prefix read as the key itself). */}
-          <span className="truncate">{key}</span>
+          {/* Cut in the middle: the head gives way (an ellipsis shows it is cut), the end that tells keys apart stays. */}
+          <span className="flex min-w-0" data-testid="key-text">
+            {head && <span className="truncate">{head}</span>}
+            <span className="shrink-0 whitespace-pre">{tail}</span>
+          </span>
           <CopyButton text={key} label={`Copy key of #${c.row.original.id}`} />
         </span>
       );
     },
-    meta: { width: "7.75rem" },
+    // Grows with the table beside the reason, which keeps the larger share.
+    meta: { width: "minmax(7.75rem, 0.6fr)" },
   }),
   helper.accessor("reason", {
     header: "Failure reason",

@@ -2,8 +2,9 @@
 
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { boundLabel, dayOf, dayRange } from "@/lib/dead-letters/query/filter-url";
+import { boundLabel, dayOf, dayRange, searchError, type RefusedSearch } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
+import { SEARCH_EXAMPLES, SEARCH_PLACEHOLDER } from "@/lib/dead-letters/search-examples";
 import { NoteFilter } from "./note-filter";
 
 /**
@@ -48,14 +49,20 @@ export function FilterBar({
   onChange,
   searchRef,
   fixed = {},
+  refusedSearch = null,
 }: {
   filter: ListFilter;
   onChange: (f: ListFilter) => void;
   searchRef: React.RefObject<HTMLInputElement | null>;
   /** filters the page sets: no chip to remove them, and "Clear all" keeps them */
   fixed?: ListFilter;
+  /** a search the URL held that the list could not read: the box shows it with why */
+  refusedSearch?: RefusedSearch | null;
 }) {
-  const [q, setQ] = useState(filter.q ?? "");
+  const [q, setQ] = useState(filter.q ?? refusedSearch?.text ?? "");
+  // Why the text in the box is not searched. The text stays (to be corrected) and the list keeps the search it
+  // had, which its chip names; nothing unreadable goes into the URL.
+  const [qError, setQError] = useState<string | null>(filter.q === undefined ? (refusedSearch?.message ?? null) : null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const latest = useRef({ filter, onChange });
   useEffect(() => {
@@ -69,10 +76,14 @@ export function FilterBar({
   if (shownQ !== filter.q) {
     setShownQ(filter.q);
     setQ(filter.q ?? "");
+    setQError(null);
   }
   const commit = (value: string) => {
     clearTimeout(timer.current);
     const trimmed = value.trim();
+    const refused = searchError(trimmed);
+    setQError(refused);
+    if (refused) return;
     if ((latest.current.filter.q ?? "") !== trimmed) latest.current.onChange({ ...latest.current.filter, q: trimmed || undefined });
   };
   const active = chips(filter, fixed);
@@ -95,10 +106,12 @@ export function FilterBar({
             ref={searchRef}
             type="search"
             value={q}
-            placeholder='e.g. sp-2030ba99, parcel-77, fence disputed, sensor:SN-9 or properties.sensor = "SN-9"'
-            aria-describedby="dl-search-help"
+            placeholder={SEARCH_PLACEHOLDER}
+            aria-describedby={qError ? "dl-search-error dl-search-help" : "dl-search-help"}
+            aria-invalid={qError ? true : undefined}
             onChange={(e) => {
               setQ(e.target.value);
+              setQError(null);
               clearTimeout(timer.current);
               const v = e.target.value;
               timer.current = setTimeout(() => commit(v), 400);
@@ -108,9 +121,14 @@ export function FilterBar({
             }}
             className="block w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1.5 text-sm"
           />
+          {qError && (
+            <p id="dl-search-error" role="alert" className="mt-1 text-xs text-red-700 dark:text-red-300">
+              Not searched: {qError}.
+            </p>
+          )}
           <p id="dl-search-help" className="mt-1 text-xs text-slate-500 dark:text-slate-400">
             In the payload: words (all of them, any order), <code>key:value</code> (a key at any depth) or <code>path = value</code> (
-            <code>properties.sensor = &quot;SN-9&quot;</code>, <code>fare_amount_cents = 275</code>). Card data is not searchable.
+            <code>{SEARCH_EXAMPLES.condition}</code>, <code>fare_amount_cents = 275</code>). Card data is not searchable.
           </p>
         </div>
         <NoteFilter key={filter.note ?? ""} value={filter.note} onApply={(note) => onChange({ ...filter, note })} />

@@ -20,6 +20,7 @@ import { useHydrated } from "../use-hydrated";
 import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
 import { BulkJobProgress } from "./bulk-job-progress";
 import { ColumnChooser } from "./column-chooser";
+import { countLine } from "./count-text";
 import { FacetPanel } from "./facet-panel";
 import { FilterBar } from "./filter-bar";
 import { ResultsTable } from "./results-table";
@@ -50,6 +51,8 @@ export interface ListScope {
   title: string;
   /** the replay form's link: the approved records under the list's filter */
   replayLabel: string;
+  /** the page's own reading of what the list holds (a group's counts): when it changes, the list reads its rows again */
+  revision?: string;
 }
 
 /** This list's own address (a failure group's page, chosen columns): where a record opened from it returns. */
@@ -93,9 +96,14 @@ export function TriageList({
   const params = useSearchParams();
   const fixedKey = filterKey(scope.fixed);
   const embedded = fixedKey !== "";
-  const { filter, error } = useMemo(() => {
+  const { filter, error, refusedSearch } = useMemo(() => {
     const url = filterFromParams(params);
-    return { filter: { ...url.filter, ...filterFromParams(new URLSearchParams(fixedKey)).filter }, error: url.error };
+    // A refused search is shown by the search box, which keeps its text; the banner names the rest.
+    return {
+      filter: { ...url.filter, ...filterFromParams(new URLSearchParams(fixedKey)).filter },
+      error: url.otherError,
+      refusedSearch: url.refusedSearch,
+    };
   }, [params, fixedKey]);
   const key = filterKey(filter);
   const facets = useFacets(filter, key === initial.key ? initial.facets : undefined, initial.renderedAt);
@@ -119,6 +127,15 @@ export function TriageList({
   );
   const updating = shown.key !== key;
   const arrivals = useArrivals(shown.filter);
+  // Read again when the page saw the records change: the list's own poll asks only about new arrivals (and shows
+  // them on request), so a record arriving or decided elsewhere left a group's list behind its header until a reload.
+  const seenRevision = useRef(scope.revision);
+  const resetArrivals = arrivals.reset;
+  useEffect(() => {
+    if (scope.revision === seenRevision.current) return;
+    seenRevision.current = scope.revision;
+    void resetArrivals();
+  }, [scope.revision, resetArrivals]);
   const [showingNew, setShowingNew] = useState(false);
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [focused, setFocused] = useState(-1);
@@ -127,6 +144,8 @@ export function TriageList({
   const [job, setJob] = useState<string | null>(null);
   const endJob = useCallback(() => setJob(null), []);
   const [mapWanted, setMapWanted] = useState(true);
+  // Below 1024 px the facets fold behind a button: above the table they pushed its first row below the screen.
+  const [facetsOpen, setFacetsOpen] = useState(false);
   // Taps have no geometry: with only AFC records listed the map could only say "0 spatial in view".
   const afcOnly = filter.kind?.length === 1 && filter.kind[0] === "afc" && filter.bbox === undefined;
   const showMap = mapWanted && !afcOnly;
@@ -278,6 +297,10 @@ export function TriageList({
   });
 
   const total = shownFacets.data?.total;
+  const activeFacets = (["kind", "status", "class", "source", "reason"] as const).filter((k) => {
+    const v = filter[k];
+    return Array.isArray(v) ? v.length > 0 : v !== undefined && !(k in scope.fixed);
+  }).length;
   const approx = shownFacets.data ? !shownFacets.data.exact : false;
   const allLoadedSelected = selection.mode === "ids" && selection.ids.size > 0 && selection.ids.size === loaded.count;
 
@@ -299,8 +322,7 @@ export function TriageList({
           </h1>
         )}
         <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
-          {total === undefined ? "…" : `${approx ? "≈" : ""}${total.toLocaleString("en")} matching`} · {loaded.count.toLocaleString("en")}{" "}
-          loaded · newest observation first
+          {countLine({ total, exact: !approx, loaded: loaded.count, complete: loaded.complete })} · newest observation first
           {updating && <span className="text-slate-500 dark:text-slate-400"> · updating…</span>}
         </p>
         {/* relative: below 640 px its menus open against the toolbar's right edge (max-sm:static on theirs), not a
@@ -337,7 +359,7 @@ export function TriageList({
           The filter in the URL is invalid ({error}); showing everything.
         </p>
       )}
-      <FilterBar filter={filter} onChange={setFilter} searchRef={search} fixed={scope.fixed} />
+      <FilterBar filter={filter} onChange={setFilter} searchRef={search} fixed={scope.fixed} refusedSearch={refusedSearch} />
       {canTriage && selectionSize(selection) > 0 && (
         <BulkBar selection={selection} canReplay={canReplay} onClear={() => setSelection(NO_SELECTION)} onJob={setJob} />
       )}
@@ -356,7 +378,20 @@ export function TriageList({
         </p>
       )}
       <div className={`grid min-h-0 flex-1 gap-3 ${showMap ? GRID_WITH_MAP : GRID_WITHOUT_MAP} ${NARROW.grid}`}>
-        <div className={`scroll-shadows col-start-1 row-start-1 min-h-0 overflow-y-auto ${NARROW.facets}`}>
+        <Button
+          size="sm"
+          className="justify-self-start lg:hidden"
+          aria-expanded={facetsOpen}
+          aria-controls="list-facets"
+          onClick={() => setFacetsOpen((v) => !v)}
+        >
+          {facetsOpen ? "Hide filters" : "Filters"}
+          {activeFacets > 0 && ` (${activeFacets} selected)`}
+        </Button>
+        <div
+          id="list-facets"
+          className={`scroll-shadows col-start-1 row-start-1 min-h-0 overflow-y-auto ${NARROW.facets} ${facetsOpen ? "" : "max-lg:hidden"}`}
+        >
           <FacetPanel facets={facets.data} filter={filter} onChange={setFilter} loading={facets.isFetching} fixed={scope.fixed} />
         </div>
         <div

@@ -1,6 +1,7 @@
 // `redrive group list|show|acknowledge|resolve|ignore|reopen|assign|note`: failure groups for operators, as
 // /groups and PATCH /api/groups/{id} offer them. Changes act as a named user (--as <email>, who must be allowed
 // to triage), recorded as the audit actor. Output masks card data as the API does for a reader without clear access.
+import { plural } from "../../vocabulary/plural";
 import "server-only";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
@@ -106,7 +107,7 @@ export function registerGroupCommands(program: Command): void {
       await withCliDb(async (db) => {
         const groups = await listGroups(db.pool, r.data, new Date());
         print(groups, o.json === true, () => groupTable(groups));
-        say(`${groups.length} groups`);
+        say(`${groups.length} ${plural(groups.length, "group")}`);
       });
     });
 

@@ -2,6 +2,7 @@
 // Results go to stdout (export: the file itself, so `redrive export --format ndjson > dlq.ndjson`); progress and
 // summaries to stderr. Card data is masked unless --unmask names (--as) a user allowed to see it; that export
 // is audited under their name.
+import { countOf, plural } from "../../vocabulary/plural";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
@@ -66,7 +67,7 @@ export function registerForensicsCommands(program: Command): void {
       });
       const { db, close } = await connectCli();
       try {
-        const result = await lookup(db.pool, query, configuredMaskRules());
+        const result = await lookup(db.pool, query, configuredMaskRules(), { unmaskRights: true }); // the operator's own database
         if (o.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           return;
@@ -80,7 +81,7 @@ export function registerForensicsCommands(program: Command): void {
           process.stdout.write(`ledger\t${l.idempotencyKey}\tapplied ${l.appliedAt}\tbatch ${l.batchId ?? "-"}\t${l.origin}\n`);
         }
         say(
-          `${result.records.length} records, ${result.ledger.length} ledger entries${result.truncated ? " (more match: narrow the query)" : ""}`,
+          `${countOf(result.records.length, "record")}, ${countOf(result.ledger.length, "ledger entry", "ledger entries")}${result.truncated ? " (more match: narrow the query)" : ""}`,
         );
         if (result.records.length === 0 && result.ledger.length === 0) process.exitCode = 1;
       } finally {
@@ -134,13 +135,13 @@ export function registerForensicsCommands(program: Command): void {
           await writeOut(value);
           if (process.stderr.isTTY && performance.now() - lastLog > 1000) {
             lastLog = performance.now();
-            process.stderr.write(`\rexported ${stats.records.toLocaleString("en")} records, ${(stats.bytes / 1e6).toFixed(1)} MB`);
+            process.stderr.write(`\rexported ${countOf(stats.records, "record")}, ${(stats.bytes / 1e6).toFixed(1)} MB`);
           }
         }
         await audited;
         const secs = (performance.now() - started) / 1000;
         say(
-          `${process.stderr.isTTY ? "\n" : ""}exported ${stats.records} records (${stats.skipped} without an envelope skipped), ` +
+          `${process.stderr.isTTY ? "\n" : ""}exported ${stats.records} ${plural(stats.records, "record")} (${stats.skipped} without an envelope skipped), ` +
             `${stats.bytes} bytes in ${secs.toFixed(1)} s (${Math.round(stats.records / Math.max(secs, 1e-3))}/s)`,
         );
       } finally {

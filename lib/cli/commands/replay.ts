@@ -3,6 +3,7 @@
 // must allow the action, the audit trail records them as the actor, and four-eyes still applies (the creator
 // cannot approve, unless the batch is within the admin's single-approver limit). Batch ids go to stdout, so
 // `ID=$(redrive replay create …)` works; progress goes to stderr.
+import { plural } from "../../vocabulary/plural";
 import "server-only";
 import { hostname } from "node:os";
 import type { Command } from "commander";
@@ -189,7 +190,7 @@ export function registerReplayCommands(program: Command): void {
           await freshenReplayStatistics(db.pool);
           const p = await previewBatch(db.pool, selection, { origin: body.sink.type === "origin" });
           process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
-          say(`${p.count} records, oldest observation first; ${howLong(p.count, body.ratePerSecond, body.pageSize)}`);
+          say(`${p.count} ${plural(p.count, "record")}, oldest observation first; ${howLong(p.count, body.ratePerSecond, body.pageSize)}`);
           return;
         }
         const user = await actingAs(db, o.as, "replays:manage");
@@ -200,7 +201,7 @@ export function registerReplayCommands(program: Command): void {
           .map(([k, n]) => `${n} ${k}`);
         const { limit } = await readSingleApproverSetting(db.pool);
         say(
-          `created draft batch ${created.id}: ${created.total} records${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
+          `created draft batch ${created.id}: ${created.total} ${plural(created.total, "record")}${skipped.length ? ` (left out: ${skipped.join(", ")})` : ""}; ` +
             `${howLong(created.total, body.ratePerSecond, body.pageSize)}; ` +
             (singleApproverAllowed(created.total, limit)
               ? `you may approve it yourself (the admin allows one supervisor for batches of up to ${limit} record${limit === 1 ? "" : "s"})`

@@ -189,7 +189,9 @@ export function registerSourceCommands(program: Command): void {
 
   source
     .command("pull <name>")
-    .description("pull now: store what waits, acknowledge it after the commit; prints {pulled, created, duplicates, unreadable}")
+    .description(
+      "pull now: store what waits, acknowledge it after the commit; prints {pulled, created, duplicates, unreadable, failedAgain?}",
+    )
     .option("--max <n>", "pull at most this many")
     .action(async (name: string, raw: { max?: string }) => {
       const n = sourceName(name);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { MentionedUser } from "../notes/note-schemas";
 
 // Request and response shapes of the failure-group API (GET /api/groups, GET/PATCH /api/groups/{id}), shared by
 // the route handlers, the CLI, the client hooks and the OpenAPI document. Client-safe: no server imports.
@@ -100,8 +101,12 @@ export interface GroupNote {
   authorEmail: string;
   body: string;
   at: string;
+  /** the users its @handles named when it was written (as a record's note) */
+  mentions: MentionedUser[];
 }
 
 export interface FailureGroupDetail extends FailureGroupView {
   notes: GroupNote[];
+  /** who resolved it (the e-mail of the audited change that set its resolution); null when not resolved or unknown */
+  resolvedBy: string | null;
 }

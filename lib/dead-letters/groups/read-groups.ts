@@ -4,6 +4,8 @@ import { can, ROLES } from "../../auth/permissions";
 import { AppError } from "../../errors/app-error";
 import { groupsFromCells, lastDays, sortGroups, TREND_DAYS, type GroupCell, type GroupRow } from "./group-rules";
 import type { FailureGroupDetail, FailureGroupView, GroupListQuery, GroupNote, GroupStatus } from "./group-schemas";
+import { handlesOf } from "../notes/mentions";
+import type { MentionList, MentionedUser } from "../notes/note-schemas";
 
 // Failure groups as the list and a group's page read them. Counts and trends come from the trigger-maintained
 // rollup (dead_letter_stat, see lib/dead-letters/query/facets.ts): at 1M records a few thousand delta rows
@@ -108,25 +110,97 @@ const notFound = (id: string) =>
   });
 
 export async function getGroup(db: Db, id: string, now: Date): Promise<FailureGroupDetail> {
-  const [cells, rows, notes] = await Promise.all([
+  const [cells, rows, notes, resolvedBy] = await Promise.all([
     groupCells(db, now, { id }),
     db.query<GroupDbRow>(`SELECT ${GROUP_COLUMNS} FROM failure_group g LEFT JOIN "user" u ON u.id = g.owner_id WHERE g.id = $1`, [id]),
     groupNotes(db, id),
+    resolverOf(db, id),
   ]);
   const row = rows.rows[0];
   const group = groupsFromCells(cells, rows.rows.map(toRow), now)[0];
-  if (group) return { ...group, notes };
+  const by = (g: { resolution: unknown }) => (g.resolution ? resolvedBy : null);
+  if (group) return { ...group, notes, resolvedBy: by(group) };
   // A group whose records are all gone (retention, purge) keeps its row, status and notes.
-  if (row) return { ...toRow(row), count: 0, unresolved: 0, trend: lastDays(now, TREND_DAYS).map((day) => ({ day, count: 0 })), notes };
+  if (row) {
+    const kept = toRow(row);
+    return {
+      ...kept,
+      count: 0,
+      unresolved: 0,
+      trend: lastDays(now, TREND_DAYS).map((day) => ({ day, count: 0 })),
+      notes,
+      resolvedBy: by(kept),
+    };
+  }
   throw notFound(id);
 }
 
-async function groupNotes(db: Db, id: string): Promise<GroupNote[]> {
-  const { rows } = await db.query<{ id: string; author_email: string; body: string; created_at: Date }>(
-    "SELECT id::text AS id, author_email, body, created_at FROM failure_group_note WHERE group_id = $1 ORDER BY id",
+/**
+ * Who set the group's current resolution: the actor of the latest audited change into "resolved". The audit chain
+ * is the record of who did what (a resolution is only ever set through updateGroup, which audits it), so the
+ * group's row keeps no copy of its own.
+ */
+async function resolverOf(db: Db, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ actor_email: string | null }>(
+    `SELECT actor_email FROM audit_event
+     WHERE target_type = 'failure_group' AND target_id = $1 AND action = 'failure_group.updated' AND after->>'status' = 'resolved'
+       AND (before->>'status' IS DISTINCT FROM 'resolved' OR before->'resolution' IS DISTINCT FROM after->'resolution')
+     ORDER BY id DESC LIMIT 1`,
     [id],
   );
-  return rows.map((r) => ({ id: r.id, authorEmail: r.author_email, body: r.body, at: r.created_at.toISOString() }));
+  return rows[0]?.actor_email ?? null;
+}
+
+interface GroupNoteRow {
+  id: string;
+  group_id: string;
+  source: string;
+  reason_group: string;
+  author_id: string | null;
+  author_email: string;
+  author_name: string | null;
+  body: string;
+  created_at: Date;
+  mentioned: { id: string; email: string; name: string }[];
+}
+
+const GROUP_NOTE_COLUMNS = `n.id::text AS id, n.group_id, g.source, g.reason_group, n.author_id, n.author_email, a.name AS author_name,
+  n.body, n.created_at,
+  COALESCE((SELECT json_agg(json_build_object('id', u.id, 'email', u.email, 'name', u.name) ORDER BY u.email)
+            FROM "user" u WHERE u.id = ANY (n.mentions)), '[]') AS mentioned`;
+const GROUP_NOTE_FROM = `failure_group_note n JOIN failure_group g ON g.id = n.group_id LEFT JOIN "user" a ON a.id = n.author_id`;
+
+const mentioned = (r: GroupNoteRow): MentionedUser[] => r.mentioned.map((u) => ({ ...u, handle: handlesOf(u)[0]! }));
+
+async function groupNotes(db: Db, id: string): Promise<GroupNote[]> {
+  const { rows } = await db.query<GroupNoteRow>(
+    `SELECT ${GROUP_NOTE_COLUMNS} FROM ${GROUP_NOTE_FROM} WHERE n.group_id = $1 ORDER BY n.id`,
+    [id],
+  );
+  return rows.map((r) => ({ id: r.id, authorEmail: r.author_email, body: r.body, at: r.created_at.toISOString(), mentions: mentioned(r) }));
+}
+
+/** The notes on failure groups that mention a user: how many, and the newest `limit` (as mentionsOf for records). */
+export async function groupMentionsOf(db: Db, userId: string, limit = 20): Promise<MentionList> {
+  const [count, rows] = await Promise.all([
+    db.query<{ n: number }>("SELECT count(*)::int AS n FROM failure_group_note WHERE mentions @> ARRAY[$1]::text[]", [userId]),
+    db.query<GroupNoteRow>(
+      `SELECT ${GROUP_NOTE_COLUMNS} FROM ${GROUP_NOTE_FROM} WHERE n.mentions @> ARRAY[$1]::text[] ORDER BY n.created_at DESC, n.id DESC LIMIT $2`,
+      [userId, limit],
+    ),
+  ]);
+  return {
+    count: count.rows[0]?.n ?? 0,
+    items: rows.rows.map((r) => ({
+      id: `group-note-${r.id}`,
+      deadLetterId: null,
+      group: { id: r.group_id, source: r.source, reasonGroup: r.reason_group },
+      author: { id: r.author_id ?? "", email: r.author_email, name: r.author_name },
+      createdAt: r.created_at.toISOString(),
+      text: r.body,
+      mentions: mentioned(r),
+    })),
+  };
 }
 
 /** The (source, reason group) of a group id, from its row or, for an untracked group, from the rollup. */

@@ -8,6 +8,7 @@ import { AppError } from "../../errors/app-error";
 import { applyGroupPatch, auditedState, type GroupState } from "./group-rules";
 import type { FailureGroupDetail, GroupPatch, GroupStatus } from "./group-schemas";
 import { getGroup, groupKey } from "./read-groups";
+import { resolveMentions } from "../notes/notes";
 
 // PATCH /api/groups/{id} and `redrive group resolve|ignore|assign`: a person changes a group's status or owner,
 // or adds a note. The change and its audit event commit together, on the group's row locked and read again
@@ -95,14 +96,20 @@ export async function updateGroup(pool: pg.Pool, id: string, patch: GroupPatch, 
       });
     }
     if (patch.note !== undefined) {
+      // @handles resolved as on a record's note, so the note is highlighted and listed under the person's mentions.
+      const mentions = await resolveMentions(client, patch.note);
       const note = await client.query<{ id: string }>(
-        `INSERT INTO failure_group_note (group_id, author_id, author_email, body, created_at) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO failure_group_note (group_id, author_id, author_email, body, mentions, created_at) VALUES ($1, $2, $3, $4, $5, $6)
          RETURNING id::text AS id`,
-        [id, ctx.actor.id, ctx.actor.email ?? "unknown", patch.note, ctx.now],
+        [id, ctx.actor.id, ctx.actor.email ?? "unknown", patch.note, mentions.map((m) => m.id), ctx.now],
       );
       // A note bumps the version too: a reader's copy is out of date.
       if (!next) await client.query("UPDATE failure_group SET version = version + 1, updated_at = $2 WHERE id = $1", [id, ctx.now]);
-      audits.push({ ...base, action: "failure_group.note_added", after: { noteId: note.rows[0]?.id, body: patch.note } });
+      audits.push({
+        ...base,
+        action: "failure_group.note_added",
+        after: { noteId: note.rows[0]?.id, body: patch.note, mentions: mentions.map((m) => m.email) },
+      });
     }
     await appendAudit(client, audits, ctx.now);
   });

@@ -21,7 +21,9 @@ export const MAX_TAPS_PER_REQUEST = 10_000;
 
 export type TapResult =
   | { index: number; status: "passed"; event_hash: string | null }
-  | { index: number; status: "captured" | "duplicate"; id: string; reason: string; failure_class: string; event_hash: string | null };
+  | { index: number; status: "captured"; id: string; reason: string; failure_class: string; event_hash: string | null }
+  // A duplicate of a record another sender captured: without its id, and with this tap's own class, not the record's.
+  | { index: number; status: "duplicate"; id?: string; reason: string; failure_class: string; event_hash: string | null };
 
 export interface CaptureBody {
   source: string | undefined;
@@ -159,14 +161,16 @@ export async function captureTaps(
         if (s.status === "created") captured++;
         else duplicates++;
         // A repeat answers with the record's class as stored now: the capture that spends the last retry makes it poison.
-        results[f.index] = {
-          index: f.index,
-          status: s.status === "created" ? "captured" : "duplicate",
-          id: s.id,
-          reason: f.record.failureReason,
-          failure_class: s.status === "created" ? f.record.failureClass : s.failureClass,
-          event_hash: f.record.idempotencyKey,
-        };
+        const common = { index: f.index, reason: f.record.failureReason, event_hash: f.record.idempotencyKey };
+        results[f.index] =
+          s.status === "created"
+            ? { ...common, status: "captured", id: s.id, failure_class: f.record.failureClass }
+            : {
+                ...common,
+                status: "duplicate",
+                ...(s.id === null ? {} : { id: s.id }),
+                failure_class: s.failureClass ?? f.record.failureClass,
+              };
       });
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});

@@ -10,4 +10,10 @@ describe("importSummary", () => {
       "imported 0 records in 0.0 s (0/s): 0 created, 0 duplicate, 0 rejected",
     );
   });
+
+  it("says one record in the singular", () => {
+    expect(importSummary({ created: 1, duplicate: 0, rejected: 0 }, 1)).toBe(
+      "imported 1 record in 1.0 s (1/s): 1 created, 0 duplicate, 0 rejected",
+    );
+  });
 });

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { isMainThread, Worker } from "node:worker_threads";
 import type { AnalyzeOptions, AnalyzeResult } from "../../spatial/analyze";
-import type { MaskRules } from "../../masking/rules";
+import { AppError, type ErrorCode, type FieldIssue } from "../../errors/app-error";
 import type { Normalized, NormalizeSettings } from "./normalize";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
 
@@ -30,6 +30,8 @@ interface Reply {
   analyzed?: AnalyzeResult;
   /** a heavy record's detail answer, UTF-8 JSON (its buffer transferred, not copied) */
   json?: Uint8Array<ArrayBuffer>;
+  /** what a read refused (not found, a field): thrown again here as the same AppError */
+  appError?: { code: ErrorCode; message: string; issues: FieldIssue[]; details?: Record<string, unknown> };
   /** the thread asks to be replaced: its GEOS aborted, or a heavy record grew its heaps */
   retire?: boolean;
 }
@@ -111,7 +113,8 @@ export class NormalizePool {
       thread.pending.delete(m.id);
       if (--thread.load === 0) worker.unref();
       if (m.retire || thread.retiring) this.retire(thread);
-      if (m.error !== undefined) p.reject(new Error(`ingest normalization failed: ${m.error}`));
+      if (m.appError) p.reject(new AppError(m.appError.code, m.appError.message, m.appError));
+      else if (m.error !== undefined) p.reject(new Error(`ingest normalization failed: ${m.error}`));
       else p.resolve(m);
     });
     const fail = (err: Error) => {
@@ -195,12 +198,14 @@ export class NormalizePool {
   }
 
   /**
-   * A heavy record's detail answer, read and built on a thread (detail-off-thread.ts): receiving its 24 MB of
-   * text, parsing, masking it twice and serializing it held this thread for seconds.
+   * One of the reads of a stored record (`module`'s runOffThreadRead, project-relative: lib/api/off-thread-reads.ts)
+   * on a thread, its answer as UTF-8 JSON: for a
+   * heavy record, receiving its 24 MB of text, parsing, masking and serializing it held this thread for seconds.
+   * An AppError the task threw (not found, a field refused) is thrown here as one.
    */
-  async detailJson(databaseUrl: string, id: string, rules: MaskRules | null): Promise<Uint8Array<ArrayBuffer>> {
-    const { json } = await this.send({ task: "detail", databaseUrl, detailId: id, rules });
-    if (!json) throw new Error("the detail thread answered without a result");
+  async read(module: string, name: string, databaseUrl: string, args: unknown): Promise<Uint8Array<ArrayBuffer>> {
+    const { json } = await this.send({ task: "read", module, name, databaseUrl, args });
+    if (!json) throw new Error(`the thread answered ${name} without a result`);
     return json;
   }
 
@@ -236,6 +241,8 @@ const slot = globalThis as { [SHARED]?: NormalizePool | null };
 
 /** The process's pool (REDRIVE_INGEST_THREADS threads, default one per core), or null when threads are off. */
 export function sharedNormalizePool(): NormalizePool | null {
+  // A task running on one of the threads (an off-thread read) does its work where it is: no pool of its own.
+  if (!isMainThread) return null;
   if (slot[SHARED] === undefined) {
     const wanted = defaultIngestThreads();
     const pool = NormalizePool.create(wanted);

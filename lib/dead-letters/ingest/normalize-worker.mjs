@@ -1,7 +1,8 @@
 // Worker-thread entry for ingest normalization (normalize-pool.ts): registers tsx's loader in this thread (a
 // worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
 // "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
-// "analyze" one geometry (an analyst's edit), or build a heavy record's "detail" answer.
+// "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
+// (lib/api/off-thread-reads.ts: a heavy record's detail, a repair preview, a revealed field).
 import { setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
@@ -22,9 +23,19 @@ const { geosBroken, getGeos } = await import("../../spatial/geos.ts");
 const { parseJsonOrPython } = await import("../../json/lossless.ts");
 const { decodeDeferred } = await import("./split.ts");
 const { analyzeGeometry } = await import("../../spatial/analyze.ts");
-// The heavy detail read reaches the database: its modules are marked server-only, resolved here as on the server.
+// The reads reach the database: their modules are marked server-only, resolved here as on the server.
 await import("../../../bin/server-side.mjs");
-const { heavyDetailJsonFrom } = await import("../query/heavy-detail-read.ts");
+const { AppError } = await import("../../errors/app-error.ts");
+
+// A "read" names the module that holds its task (lib/api/off-thread-reads.ts sends its own path): the reads reach
+// triage and forensics, which reach this pool, so this thread learns of them from its caller instead of importing them.
+const PROJECT = new URL("../../../", import.meta.url);
+const readModules = new Map();
+function readModule(path) {
+  if (!/^lib\/[\w/-]+\.ts$/.test(path)) throw new Error(`not a module of this project: ${path}`);
+  if (!readModules.has(path)) readModules.set(path, import(new URL(path, PROJECT).href));
+  return readModules.get(path);
+}
 
 // Past these the thread asks to be replaced (normalize-pool.ts retire): a wasm heap never shrinks, and V8 keeps
 // the pages a 10 MB record's parse grew its heap to. A thread normalizing ordinary records stays far below
@@ -43,10 +54,11 @@ async function shouldRetire(texts) {
   return getHeapStatistics().total_heap_size > RETIRE_V8_HEAP_BYTES;
 }
 
-parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometryText, opts, databaseUrl, detailId, rules }) => {
+parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometryText, opts, module, databaseUrl, name, args }) => {
   try {
-    if (task === "detail") {
-      const json = new TextEncoder().encode(await heavyDetailJsonFrom(databaseUrl, detailId, rules));
+    if (task === "read") {
+      const { runOffThreadRead } = await readModule(module);
+      const json = new TextEncoder().encode(await runOffThreadRead(name, databaseUrl, args));
       // Parsing 24 MB grew this thread's heap: past the limit it asks to be replaced, which gives it back.
       parentPort.postMessage({ id, json, retire: await shouldRetire([json]) }, [json.buffer]);
       return;
@@ -71,6 +83,12 @@ parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometryTe
     const retire = await shouldRetire(recs.map((r) => r.bytes ?? r.text));
     parentPort.postMessage({ id, results, retire }, rowsAsBytes(results));
   } catch (err) {
+    if (err instanceof AppError) {
+      // A refusal (no such record, a field): the request's answer, not a failure of this thread.
+      const appError = { code: err.code, message: err.message, issues: err.issues, details: err.details };
+      parentPort.postMessage({ id, appError, retire: await shouldRetire([]) });
+      return;
+    }
     parentPort.postMessage({ id, error: err instanceof Error ? (err.stack ?? err.message) : String(err), retire: true });
   }
 });

@@ -31,7 +31,13 @@ export interface NormalizeSettings {
 }
 
 /** A record ready to store (serialized here, so a worker thread hands over strings: see PreparedRecord) or its errors. */
-export type Normalized = { index: number; ok: true; record: PreparedRecord } | { index: number; ok: false; errors: FieldError[] };
+export type Normalized =
+  | { index: number; ok: true; record: PreparedRecord }
+  /** `key`: the envelope's idempotency key when it parsed and has one, so a rejection can be found in the file */
+  | { index: number; ok: false; errors: FieldError[]; key?: string };
+
+/** A key as a result repeats it: a key far past any stored one's length is cut (it is rejected anyway). */
+const shownKey = (key: string) => (key.length > 256 ? `${key.slice(0, 255)}…` : key);
 
 export async function normalizeRecord(sent: RecordText, now: Date, opts: NormalizeSettings): Promise<Normalized> {
   const rec = sent.bytes ? { index: sent.index, ...decodeDeferred(sent.bytes) } : sent;
@@ -45,10 +51,12 @@ export async function normalizeRecord(sent: RecordText, now: Date, opts: Normali
     return { index: rec.index, ok: false, errors: [{ path: "(root)", message: parseProblem(e) }] };
   }
   if (!isJsonObject(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: "must be a JSON object" }] };
-  if (nestsDeeperThan(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: TOO_DEEP }] };
+  // From here a rejection names the envelope's key too: "record 8 rejected" alone cannot be found in the file.
+  const key = typeof value.idempotency_key === "string" && value.idempotency_key !== "" ? { key: shownKey(value.idempotency_key) } : {};
+  if (nestsDeeperThan(value)) return { index: rec.index, ok: false, errors: [{ path: "(root)", message: TOO_DEEP }], ...key };
   const kind = value.kind;
   if (kind !== "spatial" && kind !== "afc")
-    return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }] };
+    return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }], ...key };
   let result;
   try {
     if (kind === "spatial") {
@@ -66,13 +74,18 @@ export async function normalizeRecord(sent: RecordText, now: Date, opts: Normali
   } catch (e) {
     // Not expected (bad input comes back as field errors or a poison record); if it happens, this record alone
     // is rejected rather than the request's later records being left unstored.
-    return { index: rec.index, ok: false, errors: [{ path: "(root)", message: `could not be processed: ${(e as Error).message}` }] };
+    return {
+      index: rec.index,
+      ok: false,
+      errors: [{ path: "(root)", message: `could not be processed: ${(e as Error).message}` }],
+      ...key,
+    };
   }
-  if (!result.ok) return { index: rec.index, ok: false, errors: result.errors };
+  if (!result.ok) return { index: rec.index, ok: false, errors: result.errors, ...key };
   // One value PostgreSQL cannot store would fail the whole batch: that record alone is rejected (storable.ts;
   // text and jsonb are searched only when the line holds a suspect escape).
   const bad = unstorableProblem(result.record, suspectText(rec.text));
-  if (bad !== null) return { index: rec.index, ok: false, errors: [bad] };
+  if (bad !== null) return { index: rec.index, ok: false, errors: [bad], ...key };
   return { index: rec.index, ok: true, record: prepareRecord(result.record) };
 }
 

@@ -12,8 +12,15 @@ import type { RecordText } from "./split";
 // bounded batches, each batch one transaction, so memory stays flat whatever the input size and a failing
 // record never takes others with it.
 
+/**
+ * `line`: an NDJSON record's line in the body, from 1 (the index counts records and skips blank lines). `key`: a
+ * rejected envelope's idempotency key, when it has one. A duplicate of a record another sender stored answers
+ * without its id (write-records.ts StoreOutcome).
+ */
 export type IngestResult =
-  { index: number; status: "created" | "duplicate"; id: string } | { index: number; status: "rejected"; errors: FieldError[] };
+  | { index: number; line?: number; status: "created"; id: string }
+  | { index: number; line?: number; status: "duplicate"; id?: string }
+  | { index: number; line?: number; status: "rejected"; errors: FieldError[]; key?: string };
 
 export interface IngestOptions extends NormalizeSettings {
   actor: Actor;
@@ -96,7 +103,10 @@ async function storeInOrder(
       await client.query("COMMIT");
       good.forEach((g, i) => {
         const o = outcomes[i];
-        if (o) stored.set(g.index, { index: g.index, status: o.status, id: o.id });
+        if (!o) return;
+        if (o.status === "created") stored.set(g.index, { index: g.index, status: "created", id: o.id });
+        else
+          stored.set(g.index, o.id === null ? { index: g.index, status: "duplicate" } : { index: g.index, status: "duplicate", id: o.id });
       });
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});
@@ -106,7 +116,9 @@ async function storeInOrder(
     }
   }
   return batch.map((n) =>
-    n.ok ? (stored.get(n.index) as IngestResult) : { index: n.index, status: "rejected" as const, errors: n.errors },
+    n.ok
+      ? (stored.get(n.index) as IngestResult)
+      : { index: n.index, status: "rejected" as const, errors: n.errors, ...(n.key !== undefined ? { key: n.key } : {}) },
   );
 }
 
@@ -145,6 +157,30 @@ export async function* ingestStream(
   records: AsyncIterable<RecordText>,
   opts: IngestOptions,
 ): AsyncGenerator<IngestResult[]> {
+  // Each NDJSON record's line, from when it is read until its result is given: at most the batches in flight.
+  const lines = new Map<number, number>();
+  async function* noted(): AsyncGenerator<RecordText> {
+    for await (const rec of records) {
+      if (rec.line !== undefined) lines.set(rec.index, rec.line);
+      yield rec;
+    }
+  }
+  for await (const results of ingestRecords(pool, noted(), opts)) {
+    if (lines.size === 0) {
+      yield results;
+      continue;
+    }
+    yield results.map((r) => {
+      const line = lines.get(r.index);
+      if (line === undefined) return r;
+      lines.delete(r.index);
+      // index first, then line: the order the CLI prints them in
+      return Object.assign({ index: r.index, line }, r);
+    });
+  }
+}
+
+async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>, opts: IngestOptions): AsyncGenerator<IngestResult[]> {
   const clock = opts.clock ?? (() => new Date());
   const size = opts.batchSize ?? 500;
   let batch: Normalized[] = [];

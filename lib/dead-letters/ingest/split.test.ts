@@ -92,15 +92,15 @@ describe("splitNdjsonBytes", () => {
     expect((await collect(splitNdjsonBytes(bytes()))).map((r) => r.text)).toEqual(['{"a":1}', '{"b":2}']);
   });
 
-  it("splits lines, skips blanks, handles CRLF and a missing final newline", async () => {
+  it("splits lines, skips blanks (each record keeps its line number), handles CRLF and a missing final newline", async () => {
     const encoded = async function* () {
       for await (const text of chunked('{"a":1}\r\n\n{"b":2}\n{"c":3}', 3)) yield new TextEncoder().encode(text);
     };
     const recs = await collect(splitNdjsonBytes(encoded()));
     expect(recs).toEqual([
-      { index: 0, text: '{"a":1}' },
-      { index: 1, text: '{"b":2}' },
-      { index: 2, text: '{"c":3}' },
+      { index: 0, line: 1, text: '{"a":1}' },
+      { index: 1, line: 3, text: '{"b":2}' },
+      { index: 2, line: 4, text: '{"c":3}' },
     ]);
   });
 });
@@ -114,9 +114,9 @@ describe("splitNdjsonBytes", () => {
   it("splits lines with multi-byte characters across chunks", async () => {
     for (const size of [1, 2, 5, 1000]) {
       expect(await collect(splitNdjsonBytes(bytesOf(['{"a":"Zürich €"}\r\n\n  \n{"b":2}\n{"c":3}'], size)))).toEqual([
-        { index: 0, text: '{"a":"Zürich €"}' },
-        { index: 1, text: '{"b":2}' },
-        { index: 2, text: '{"c":3}' },
+        { index: 0, line: 1, text: '{"a":"Zürich €"}' },
+        { index: 1, line: 4, text: '{"b":2}' },
+        { index: 2, line: 5, text: '{"c":3}' },
       ]);
     }
   });
@@ -125,9 +125,9 @@ describe("splitNdjsonBytes", () => {
     // 0xE9 alone: "é" in Latin-1, not UTF-8
     const recs = await collect(splitNdjsonBytes(bytesOf(['{"a":1}\n{"s":"caf', [0xe9], '"}\n{"b":2}\n'], 3)));
     expect(recs).toEqual([
-      { index: 0, text: '{"a":1}' },
-      { index: 1, text: '{"s":"caf\ufffd"}', error: NOT_UTF8 },
-      { index: 2, text: '{"b":2}' },
+      { index: 0, line: 1, text: '{"a":1}' },
+      { index: 1, line: 2, text: '{"s":"caf\ufffd"}', error: NOT_UTF8 },
+      { index: 2, line: 3, text: '{"b":2}' },
     ]);
   });
 });
@@ -189,10 +189,10 @@ describe("a record larger than the limit", () => {
       for (let i = 0; i < text.length; i += size) chunks.push(Buffer.from(text.slice(i, i + size)));
       const out = await collect(splitNdjsonBytes(gen(chunks), 50));
       expect(out, `chunks of ${size}`).toEqual([
-        { index: 0, text: '{"a":1}' },
-        { index: 1, text: "", error: RECORD_TOO_LARGE },
-        { index: 2, text: '{"b":2}' },
-        { index: 3, text: "", error: RECORD_TOO_LARGE },
+        { index: 0, line: 1, text: '{"a":1}' },
+        { index: 1, line: 2, text: "", error: RECORD_TOO_LARGE },
+        { index: 2, line: 3, text: '{"b":2}' },
+        { index: 3, line: 4, text: "", error: RECORD_TOO_LARGE },
       ]);
     }
   });

@@ -4,6 +4,8 @@
 
 export interface RecordText {
   index: number;
+  /** NDJSON: the record's line in the body, from 1, blank lines counted (the index skips them) */
+  line?: number;
   /** the record's text; "" while `bytes` holds it undecoded */
   text: string;
   /**
@@ -348,18 +350,25 @@ export function decodeDeferred(bytes: Uint8Array): { text: string; error?: strin
  */
 export async function* splitNdjsonBytes(chunks: AsyncIterable<Uint8Array>, maxRecordBytes = MAX_RECORD_BYTES): AsyncGenerator<RecordText> {
   let index = 0;
+  let lineNo = 0;
   for await (const line of byteLines(chunks, maxRecordBytes, DEFER_DECODE_BYTES)) {
+    lineNo++;
     if (line === LINE_TOO_LONG) {
-      yield { index: index++, text: "", error: RECORD_TOO_LARGE };
+      yield { index: index++, line: lineNo, text: "", error: RECORD_TOO_LARGE };
       continue;
     }
     if (line.byteLength >= DEFER_DECODE_BYTES) {
       // In shared memory (byteLines joined it there), unless it came whole in one chunk: then copied there.
-      yield { index: index++, text: "", bytes: line.buffer instanceof SharedArrayBuffer ? line : await joinShared([line], line.length) };
+      yield {
+        index: index++,
+        line: lineNo,
+        text: "",
+        bytes: line.buffer instanceof SharedArrayBuffer ? line : await joinShared([line], line.length),
+      };
       continue;
     }
     const { text, utf8 } = decodeLine(line, true);
     if (text.trim() === "") continue;
-    yield utf8 ? { index: index++, text } : { index: index++, text, error: NOT_UTF8 };
+    yield utf8 ? { index: index++, line: lineNo, text } : { index: index++, line: lineNo, text, error: NOT_UTF8 };
   }
 }

@@ -36,3 +36,13 @@ export function mentionSegments(text: string, handles: ReadonlySet<string>): { t
   if (at < text.length) out.push({ text: text.slice(at), mention: false });
   return out;
 }
+
+/** Two lists of mentions (records' notes, groups' notes) as one: counts added, the newest `limit` first. */
+export function mergeMentions<T extends { createdAt: string }>(
+  a: { count: number; items: T[] },
+  b: { count: number; items: T[] },
+  limit: number,
+): { count: number; items: T[] } {
+  const items = [...a.items, ...b.items].sort((x, y) => (x.createdAt < y.createdAt ? 1 : x.createdAt > y.createdAt ? -1 : 0));
+  return { count: a.count + b.count, items: items.slice(0, limit) };
+}

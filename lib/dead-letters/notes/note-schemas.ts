@@ -34,12 +34,21 @@ export type Note = z.infer<typeof NoteSchema>;
 
 export const NoteListSchema = z.object({ items: z.array(NoteSchema) }).meta({ id: "DeadLetterNoteList" });
 
+/** A note that mentions the reader: on a record (`deadLetterId`) or on a failure group (`group`). */
+export const MentionSchema = NoteSchema.extend({
+  /** the record the note is on; null for a failure group's note */
+  deadLetterId: z.string().nullable(),
+  /** the failure group the note is on; null for a record's note */
+  group: z.object({ id: z.string(), source: z.string(), reasonGroup: z.string() }).nullable(),
+}).meta({ id: "NoteMention" });
+export type Mention = z.infer<typeof MentionSchema>;
+
 export const MentionListSchema = z
   .object({
-    /** notes mentioning the reader, all time */
+    /** notes mentioning the reader, all time, on records and on failure groups */
     count: z.number().int(),
     /** the newest of them */
-    items: z.array(NoteSchema),
+    items: z.array(MentionSchema),
   })
   .meta({ id: "NoteMentions" });
 export type MentionList = z.infer<typeof MentionListSchema>;

@@ -1,17 +1,19 @@
 import "server-only";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
+import { can, ROLES } from "../../auth/permissions";
 import { actorFields, type AuditContext } from "../../auth/audit-context";
 import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";
-import { maskFreeText } from "../../masking/mask";
+import { maskFreeText, withoutCardNumbers } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { handlesOf, mentionHandles } from "./mentions";
 import type { MentionList, MentionedUser, Note } from "./note-schemas";
 
 // Notes on a record: read (the record's thread, a reader's mentions) and written (one note, audited in the same
 // transaction). The text is stored as typed; every read path masks it like free text (the answer pass), and the
-// audit event keeps it masked, so a card number typed into a note is not copied in clear into the chain.
+// audit event keeps it masked, so a card number typed into a note is not copied in clear into the chain. The list's
+// note filter searches search_text, the note without its card numbers, so it finds only what readers are shown.
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -26,10 +28,18 @@ interface NoteRow {
   mentioned: { id: string; email: string; name: string }[];
 }
 
+/**
+ * The roles that read records (dead_letters:read): the only ones a mention resolves to, and the only mentioned
+ * users a note's answer names. Anyone else (a producer's account) could not open the record, and listing them
+ * would hand every reader the e-mails of accounts of other roles.
+ */
+const READER_ROLES = ROLES.filter((r) => can(r, "dead_letters:read"));
+const READER_ROLES_SQL = READER_ROLES.map((r) => `'${r}'`).join(", ");
+
 const NOTE_COLUMNS = `n.id::text AS id, n.dead_letter_id::text AS dead_letter_id, n.author_id, n.author_email, a.name AS author_name,
   n.text, n.created_at,
   COALESCE((SELECT json_agg(json_build_object('id', u.id, 'email', u.email, 'name', u.name) ORDER BY u.email)
-            FROM "user" u WHERE u.id = ANY (n.mentions)), '[]') AS mentioned`;
+            FROM "user" u WHERE u.id = ANY (n.mentions) AND u.role::text IN (${READER_ROLES_SQL})), '[]') AS mentioned`;
 const NOTE_FROM = `dead_letter_note n LEFT JOIN "user" a ON a.id = n.author_id`;
 
 function toNote(r: NoteRow): Note {
@@ -59,15 +69,19 @@ export async function listNotes(db: Db, deadLetterId: string): Promise<Note[]> {
   return rows.map(toNote);
 }
 
-/** Active users a note's handles name (an e-mail's local part or a display name without spaces, any case). */
-async function resolveMentions(db: Db, text: string): Promise<MentionedUser[]> {
+/**
+ * Active users who can read records whose handles the note names (an e-mail's local part or a display name
+ * without spaces, any case). Record notes and group notes both resolve through here.
+ */
+export async function resolveMentions(db: Db, text: string): Promise<MentionedUser[]> {
   const handles = mentionHandles(text);
   if (handles.length === 0) return [];
   const { rows } = await db.query<{ id: string; email: string; name: string }>(
     `SELECT id, email, name FROM "user"
-     WHERE NOT disabled AND (lower(split_part(email, '@', 1)) = ANY ($1) OR lower(regexp_replace(name, '\\s+', '', 'g')) = ANY ($1))
+     WHERE NOT disabled AND role::text = ANY ($2)
+       AND (lower(split_part(email, '@', 1)) = ANY ($1) OR lower(regexp_replace(name, '\\s+', '', 'g')) = ANY ($1))
      ORDER BY email`,
-    [handles],
+    [handles, READER_ROLES],
   );
   return rows.map((u) => ({ ...u, handle: handlesOf(u).find((h) => handles.includes(h)) ?? handlesOf(u)[0]! }));
 }
@@ -84,9 +98,9 @@ export async function addNote(
     await requireRecord(client, deadLetterId, "FOR KEY SHARE");
     const mentions = await resolveMentions(client, text);
     const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO dead_letter_note (dead_letter_id, author_id, author_email, text, mentions, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,
-      [deadLetterId, ctx.actor.id, ctx.actor.email, text, mentions.map((m) => m.id), ctx.now],
+      `INSERT INTO dead_letter_note (dead_letter_id, author_id, author_email, text, search_text, mentions, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text AS id`,
+      [deadLetterId, ctx.actor.id, ctx.actor.email, text, withoutCardNumbers(text), mentions.map((m) => m.id), ctx.now],
     );
     const noteId = rows[0]!.id;
     await appendAudit(
@@ -107,7 +121,7 @@ export async function addNote(
   });
 }
 
-/** The notes that mention a user: how many, and the newest `limit`. */
+/** The notes on records that mention a user: how many, and the newest `limit`. */
 export async function mentionsOf(db: Db, userId: string, limit = 20): Promise<MentionList> {
   const [count, rows] = await Promise.all([
     db.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter_note WHERE mentions @> ARRAY[$1]::text[]", [userId]),
@@ -116,5 +130,5 @@ export async function mentionsOf(db: Db, userId: string, limit = 20): Promise<Me
       [userId, limit],
     ),
   ]);
-  return { count: count.rows[0]?.n ?? 0, items: rows.rows.map(toNote) };
+  return { count: count.rows[0]?.n ?? 0, items: rows.rows.map((r) => ({ ...toNote(r), group: null })) };
 }

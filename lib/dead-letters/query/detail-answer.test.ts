@@ -51,7 +51,7 @@ describe("heavyDetailJson", () => {
   it("parses the heavy columns and masks every card number for a reader without unmask", () => {
     const json = heavyDetailJson(
       row,
-      [{ attempt: 1, at: new Date("2026-01-01T00:00:01Z"), reason: "schema", origin: "ingest", batch_id: null }],
+      [{ attempt: 1, at: new Date("2026-01-01T00:00:01Z"), reason: "schema", origin: "ingest", batch_id: null, also_sent_by: null }],
       texts,
       maskRules(),
     );

@@ -6,7 +6,7 @@ import { maskDetail } from "./mask-detail";
 
 // The detail answer of a heavy record (a 12 MB envelope, a 1,000,000-vertex payload), built where it may cost
 // seconds: parsing its JSON columns, both masking passes and serializing the answer, on a worker thread
-// (normalize-worker.mjs "detail"), the same steps the route and defineRoute take for an ordinary record. Pure.
+// (lib/api/off-thread-reads.ts "detail"), the same steps the route and defineRoute take for an ordinary record. Pure.
 
 /** The columns that make a record heavy, read as text (jsonb::text) rather than parsed by the driver. */
 export const HEAVY_COLUMNS = ["raw_envelope", "payload", "analysis", "repaired_geometry", "origin"] as const;

@@ -63,6 +63,7 @@ export interface FailureRow {
   reason: string;
   origin: string;
   batch_id: string | null;
+  also_sent_by: string | null;
 }
 
 export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail {
@@ -105,6 +106,7 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
       reason: f.reason,
       origin: f.origin,
       batchId: f.batch_id,
+      alsoSentBy: f.also_sent_by,
     })),
     cursor: encodeCursor({ observedAt, id: r.id }),
   };

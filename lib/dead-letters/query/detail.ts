@@ -55,7 +55,7 @@ export async function readLightDetailRow(db: Db, id: string, lock = false): Prom
 
 export async function readFailures(db: Db, id: string): Promise<FailureRow[]> {
   const { rows } = await db.query<FailureRow>(
-    `SELECT attempt, at, reason, origin, batch_id::text AS batch_id FROM failure_attempt
+    `SELECT attempt, at, reason, origin, batch_id::text AS batch_id, also_sent_by FROM failure_attempt
      WHERE dead_letter_id = $1 ORDER BY attempt`,
     [id],
   );

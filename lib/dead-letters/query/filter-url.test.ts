@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundLabel, dayOf, dayRange, filterFromParams, filterKey, filterToParams, toggleValue } from "./filter-url";
+import { boundLabel, dayOf, dayRange, filterFromParams, filterKey, filterToParams, searchError, toggleValue } from "./filter-url";
 
 describe("filter ↔ URL", () => {
   it("round-trips every filter", () => {
@@ -84,5 +84,26 @@ describe("a time bound's chip", () => {
     expect(boundLabel("2026-11-20T08:15:00Z", "from")).toBe("2026-11-20 08:15:00 UTC");
     // The start of a day as an upper bound is not the whole day.
     expect(boundLabel("2026-11-20T00:00:00.000000Z", "to")).toBe("2026-11-20 00:00:00 UTC");
+  });
+});
+
+describe("a search the list cannot read", () => {
+  it("is given apart with its text, for the search box to keep it and say why", () => {
+    const bad = filterFromParams(new URLSearchParams("q=card_pan%3A4111&status=pending"));
+    expect(bad.filter).toEqual({ status: ["pending"] });
+    expect(bad.refusedSearch).toEqual({ text: "card_pan:4111", message: expect.stringMatching(/"card_pan" holds masked card data/) });
+    expect(bad.otherError).toBeNull();
+    expect(bad.error).toContain("q:");
+    const both = filterFromParams(new URLSearchParams("q=properties.sensor+%3D&status=nope"));
+    expect(both.refusedSearch?.message).toMatch(/needs a value/);
+    expect(both.otherError).toContain("status");
+  });
+
+  it("searchError: the API's rule for q, null for text it searches", () => {
+    expect(searchError("card_pan:4111")).toMatch(/masked card data/);
+    expect(searchError("name:")).toMatch(/needs a value/);
+    expect(searchError("4111 1111 1111 1111")).toMatch(/holds a card number/);
+    expect(searchError("rome-parcel-258")).toBeNull();
+    expect(searchError("  ")).toBeNull();
   });
 });

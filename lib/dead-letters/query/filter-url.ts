@@ -8,22 +8,50 @@ import { ListFilterSchema, type ListFilter } from "../filters";
 
 export const FILTER_KEYS = ["kind", "status", "class", "source", "origin", "reason", "from", "to", "q", "note", "bbox"] as const;
 
+/** A search the list could not read: the text as typed (the box keeps it) and why. */
+export interface RefusedSearch {
+  text: string;
+  message: string;
+}
+
 /**
  * The filter in the URL; when the URL was edited into something invalid, the filter without the fields in
- * question (the rest still applies, and a change made next keeps it) with the problem to show.
+ * question (the rest still applies, and a change made next keeps it) with the problem to show. A refused search
+ * (`q`) is also given apart, for the search box to keep its text and say why beside it; `otherError` is the
+ * problem without it.
  */
-export function filterFromParams(params: URLSearchParams): { filter: ListFilter; error: string | null } {
+export function filterFromParams(params: URLSearchParams): {
+  filter: ListFilter;
+  error: string | null;
+  refusedSearch: RefusedSearch | null;
+  otherError: string | null;
+} {
   const raw = searchParamsToObject(params);
   const picked = Object.fromEntries(FILTER_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]]));
   const parsed = ListFilterSchema.safeParse(picked);
-  if (parsed.success) return { filter: parsed.data, error: null };
-  const error = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+  if (parsed.success) return { filter: parsed.data, error: null, refusedSearch: null, otherError: null };
+  const describe = (issues: typeof parsed.error.issues) => issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") || null;
+  const searchIssue = parsed.error.issues.find((i) => i.path[0] === "q");
+  const q = picked.q;
   // from > to names `from` alone, but it takes both ends to make it: drop the range as a whole.
   const bad = new Set(
     parsed.error.issues.flatMap((i) => (i.path[0] === "from" || i.path[0] === "to" ? ["from", "to"] : [String(i.path[0])])),
   );
   const rest = ListFilterSchema.safeParse(Object.fromEntries(Object.entries(picked).filter(([k]) => !bad.has(k))));
-  return { filter: rest.success ? rest.data : {}, error };
+  return {
+    filter: rest.success ? rest.data : {},
+    error: describe(parsed.error.issues),
+    refusedSearch: searchIssue && typeof q === "string" ? { text: q, message: searchIssue.message } : null,
+    otherError: describe(parsed.error.issues.filter((i) => i.path[0] !== "q")),
+  };
+}
+
+/** Why the list cannot search for `text` (the rule the API applies to `q`), or null when it can. */
+export function searchError(text: string): string | null {
+  const trimmed = text.trim();
+  if (trimmed === "") return null;
+  const parsed = ListFilterSchema.shape.q.safeParse(trimmed);
+  return parsed.success ? null : (parsed.error.issues[0]?.message ?? "cannot be searched");
 }
 
 const round = (n: number) => Math.round(n * 1e5) / 1e5;

@@ -6,7 +6,7 @@ import { notFound, readHeavyDetailRow } from "./detail";
 
 /**
  * Reads the record on a connection of its own, in one snapshot (the row and its failures agree), and builds its
- * answer. Runs on the thread that calls it: an ingest thread (normalize-worker.mjs "detail") when there are any.
+ * answer. Runs on the thread that calls it: an ingest thread (lib/api/off-thread-reads.ts "detail") when there are any.
  */
 export async function heavyDetailJsonFrom(databaseUrl: string, id: string, rules: MaskRules | null): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });

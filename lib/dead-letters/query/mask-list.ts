@@ -51,6 +51,16 @@ export function maskFacets(facets: Facets, rules: MaskRules | null): Facets {
 }
 
 /** Anything grouped by reason pattern (quarantine groups, the overview's top reasons). */
-export function maskReasonGroups<T extends { reasonGroup: string }>(groups: T[], rules: MaskRules | null): T[] {
-  return rules ? groups.map((g) => ({ ...g, reasonGroup: maskFreeText(g.reasonGroup, rules) })) : groups;
+export function maskReasonGroups<T extends { reasonGroup: string; reasons?: { reason: string; count: number }[] }>(
+  groups: T[],
+  rules: MaskRules | null,
+): T[] {
+  // A quarantine group's people-given reasons are free text too.
+  return rules
+    ? groups.map((g) => ({
+        ...g,
+        reasonGroup: maskFreeText(g.reasonGroup, rules),
+        ...(g.reasons ? { reasons: g.reasons.map((r) => ({ ...r, reason: maskFreeText(r.reason, rules) })) } : {}),
+      }))
+    : groups;
 }

@@ -45,14 +45,52 @@ export function toGroups(
     .sort((a, b) => b.count - a.count || a.reasonGroup.localeCompare(b.reasonGroup));
 }
 
+/** How many of a group's people-given quarantine reasons are shown (the rest are on the records' timelines). */
+export const QUARANTINE_REASONS_SHOWN = 3;
+
+/** Pure: adds each group's people-given reasons (rows of reason group, kind, reason, count), most frequent first. */
+export function withReasons(
+  groups: QuarantineGroup[],
+  reasons: { reasonGroup: string; kind: QuarantineGroup["kind"]; reason: string; n: number }[],
+): QuarantineGroup[] {
+  const byGroup = new Map<string, { reason: string; count: number }[]>();
+  for (const r of reasons) {
+    const key = `${r.kind}\u0000${r.reasonGroup}`;
+    byGroup.set(key, [...(byGroup.get(key) ?? []), { reason: r.reason, count: r.n }]);
+  }
+  return groups.map((g) => {
+    const list = (byGroup.get(`${g.kind}\u0000${g.reasonGroup}`) ?? [])
+      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
+      .slice(0, QUARANTINE_REASONS_SHOWN);
+    return { ...g, reasons: list };
+  });
+}
+
 export async function quarantineGroups(db: pg.Pool | pg.PoolClient, now: Date): Promise<QuarantineGroup[]> {
-  const { rows } = await db.query<Row>(
-    `SELECT reason_group, kind::text AS kind, to_char(day, 'YYYY-MM-DD') AS day, sum(n)::text AS n
-     FROM dead_letter_stat WHERE status = 'quarantined'
-     GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
-  );
-  return toGroups(
-    rows.map((r) => ({ reasonGroup: r.reason_group, kind: r.kind, day: r.day, n: Number(r.n) })),
+  const [counts, reasons] = await Promise.all([
+    db.query<Row>(
+      `SELECT reason_group, kind::text AS kind, to_char(day, 'YYYY-MM-DD') AS day, sum(n)::text AS n
+       FROM dead_letter_stat WHERE status = 'quarantined'
+       GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
+    ),
+    // The reason given with each quarantined record's latest quarantine decision (the audit chain keeps it; the
+    // record does not): quarantined records only, each one index probe into the audit's target index.
+    db.query<{ reason_group: string; kind: QuarantineGroup["kind"]; reason: string; n: number }>(
+      `SELECT d.reason_group, d.kind::text AS kind, q.reason, count(*)::int AS n
+       FROM dead_letter d
+       CROSS JOIN LATERAL (SELECT a.reason FROM audit_event a
+                           WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = 'dead_letter.quarantined'
+                           ORDER BY a.id DESC LIMIT 1) q
+       WHERE d.status = 'quarantined' AND q.reason IS NOT NULL
+       GROUP BY 1, 2, 3`,
+    ),
+  ]);
+  const groups = toGroups(
+    counts.rows.map((r) => ({ reasonGroup: r.reason_group, kind: r.kind, day: r.day, n: Number(r.n) })),
     now,
+  );
+  return withReasons(
+    groups,
+    reasons.rows.map((r) => ({ reasonGroup: r.reason_group, kind: r.kind, reason: r.reason, n: r.n })),
   );
 }

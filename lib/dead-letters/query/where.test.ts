@@ -3,6 +3,8 @@ import { ListFilterSchema } from "../filters";
 import {
   buildWhere,
   buildWhereBranches,
+  CARD_RUN_MIN,
+  keyPrefixCondition,
   COMMON_WORD_SHARE,
   commonWordsSql,
   escapeLike,
@@ -40,9 +42,22 @@ describe("buildWhere", () => {
     const { text, values } = buildWhere({ q: "SP-2030ba99" });
     expect(text).toContain("lower(d.idempotency_key) LIKE $2");
     expect(text).toContain("(d.kind = 'spatial' AND d.entity_key = $1)");
-    expect(values).toEqual(["SP-2030ba99", "sp-2030ba99%"]);
+    expect(values.slice(0, 2)).toEqual(["SP-2030ba99", "sp-2030ba99%"]);
     // an event hash prefix is a key prefix like any other
-    expect(buildWhere({ q: "ABCDEF12" }).values).toEqual(["ABCDEF12", "abcdef12%"]);
+    expect(buildWhere({ q: "ABCDEFAB" }).values).toEqual(["ABCDEFAB", "abcdefab%"]);
+  });
+
+  it("stops a key prefix ending in digits where the key's run of digits could be a card number", () => {
+    // No digits at the end: the prefix alone.
+    expect(keyPrefixCondition("order-", (v) => `[${String(v)}]`)).toBe("lower(d.idempotency_key) LIKE [order-%]");
+    const values: unknown[] = [];
+    const sql = keyPrefixCondition("Pay-4111 11", (v) => `$${values.push(v)}`);
+    expect(values).toEqual(["pay-4111 11%", 12, "^[ _.-]?\\d+(?:[ _.-]\\d+)*", CARD_RUN_MIN - 6]);
+    expect(sql).toContain("OR d.idempotency_key ~ '^[0-9a-f]{64}$'");
+    // After a separator the run goes on with the next digit.
+    const after: unknown[] = [];
+    keyPrefixCondition("pay-4111-", (v) => `$${after.push(v)}`);
+    expect(after[2]).toBe("^\\d+(?:[ _.-]\\d+)*");
   });
 
   it("matches short text whole: a prefix of a few characters would match most of the table", () => {
@@ -163,7 +178,7 @@ describe("escapeLike", () => {
 describe("the note filter", () => {
   it("is a semi-join on the notes, a case-insensitive substring with LIKE's wildcards taken literally", () => {
     const w = buildWhere({ note: "50%_off" });
-    expect(w.text).toBe("d.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE text ILIKE $1)");
+    expect(w.text).toBe("d.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE search_text ILIKE $1)");
     expect(w.values).toEqual(["%50\\%\\_off%"]);
   });
 });

@@ -41,6 +41,33 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, "\\$&");
 }
 
+/** A run of digits (single separators between groups) ending a prefix, maybe with a separator after it. */
+const TRAILING_RUN = /\d+(?:[ _.-]\d+)*[ _.-]?$/;
+
+/** Digits enough for a card number (lib/masking/mask.ts isPanDigits): a shorter run is never masked. */
+export const CARD_RUN_MIN = 13;
+
+/**
+ * The key starts with `prefix` (any case), and the prefix does not end inside a run of digits long enough to be
+ * a card number. Keys are shown with card-like runs masked; a prefix growing one digit at a time into such a run
+ * would rebuild the card from the answers (a 12-digit prefix and the 4 digits the mask shows). Luhn is not
+ * decided in SQL: any run of 13+ digits is matched whole (the exact key) or not at all, which hides more than the
+ * mask does (an epoch-millisecond run) and never less. A 64-character hex key (an event hash) is never masked.
+ */
+export function keyPrefixCondition(prefix: string, p: (v: unknown) => string, alias = "d"): string {
+  const lower = prefix.toLowerCase();
+  const like = `lower(${alias}.idempotency_key) LIKE ${p(`${escapeLike(lower)}%`)}`;
+  const tail = TRAILING_RUN.exec(lower);
+  if (!tail) return like;
+  const tailDigits = tail[0].replace(/\D/g, "").length;
+  // The run continues into the rest of the key: digits right after (or after one separator, when the prefix
+  // ends on a digit), then more groups.
+  const next = /[ _.-]$/.test(tail[0]) ? "^\\d+(?:[ _.-]\\d+)*" : "^[ _.-]?\\d+(?:[ _.-]\\d+)*";
+  const rest = `substring(${alias}.idempotency_key from ${p(lower.length + 1)}::int)`;
+  const more = `length(regexp_replace(coalesce(substring(${rest} from ${p(next)}), ''), '\\D', '', 'g'))`;
+  return `(${like} AND (${more} = 0 OR ${more} < ${p(CARD_RUN_MIN - tailDigits)}::int OR ${alias}.idempotency_key ~ '^[0-9a-f]{64}$'))`;
+}
+
 export function keyMatch(alias: string, ...conds: string[]): string {
   const a = alias ? `${alias}.` : "";
   return `(${a}kind = ANY ('{spatial,afc}'::"DeadLetterKind"[]) AND ${conds.map((c) => `${a}idempotency_key ${c}`).join(" AND ")})`;
@@ -69,9 +96,12 @@ export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "
   if (filter.from) clauses.push(`${alias}.observed_at >= ${p(filter.from)}`);
   if (filter.to) clauses.push(`${alias}.observed_at <= ${p(filter.to)}`);
   if (filter.q) clauses.push(`(${searchConditions(filter.q, p, alias, filter.kind).join(" OR ")})`);
-  // A semi-join on the notes' trigram index (dead_letter_note_text_trgm_idx), not a scan of every note.
+  // A semi-join on the notes' trigram index (dead_letter_note_search_trgm_idx), not a scan of every note. The notes'
+  // search text leaves card numbers out (notes.ts): readers see them masked, so a substring must not find them.
   if (filter.note)
-    clauses.push(`${alias}.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE text ILIKE ${p(`%${escapeLike(filter.note)}%`)})`);
+    clauses.push(
+      `${alias}.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE search_text ILIKE ${p(`%${escapeLike(filter.note)}%`)})`,
+    );
   if (filter.bbox) clauses.push(viewportClause(filter.bbox, p, alias));
   return { text: clauses.length ? clauses.join(" AND ") : "TRUE", values };
 }
@@ -102,10 +132,8 @@ export function searchParts(
   // when the filter excludes spatial records: the contradiction is planned as a parallel scan that never runs, and
   // starting its workers cost 15-200 ms.
   if (!kinds?.length || kinds.includes("spatial")) ors.push(`(${alias}.kind = 'spatial' AND ${alias}.entity_key = ${q})`);
-  if (text.length >= KEY_PREFIX_MIN) {
-    // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
-    ors.push(`lower(${alias}.idempotency_key) LIKE ${p(`${escapeLike(text.toLowerCase())}%`)}`);
-  }
+  // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
+  if (text.length >= KEY_PREFIX_MIN) ors.push(keyPrefixCondition(text, p, alias));
   const column = identifierCondition(text, p, alias, kinds);
   if (column) ors.push(column);
   return { identifiers: ors, payload: payloadMatch(text, p, alias, q) };

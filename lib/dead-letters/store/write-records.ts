@@ -8,17 +8,32 @@ import { copyIn } from "../../db/copy";
 import { isUniqueViolation } from "../../db/pg-errors";
 import { copyField } from "../../db/copy-text";
 import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
-import { applyRepeatFailure, type RepeatState } from "./repeat-failure";
+import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatState } from "./repeat-failure";
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import type { NewDeadLetter } from "../../vocabulary/record";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
-// database or earlier in the same batch) become one more failure attempt on the existing row. Raw SQL with
-// COPY and unnest arrays: one statement per step whatever the batch size (Prisma's createMany is ~30× slower here).
+// database or earlier in the same batch) become one more failure attempt on the existing row — what that attempt
+// does to the row is decideKnownKey's (repeat-failure.ts): every arrival passes here (HTTP ingest, AFC capture,
+// import, broker pulls), so this is where a replayed record comes back to triage and where one sender cannot
+// change another's record. Raw SQL with COPY and unnest arrays: one statement per step whatever the batch size
+// (Prisma's createMany is ~30× slower here).
 
-/** A repeat carries the record's class after this failure: the last retry makes an AFC record poison. */
+/**
+ * What the sender may be told: a repeat carries what it did (`effect`) and, for the record's own sender, the
+ * record's id and its class after this failure (the last retry makes an AFC record poison). Another sender learns
+ * neither — `id` and `failureClass` are null, whether or not the record was replayed —; `recordId` is the
+ * store's own bookkeeping (a pulled message's position points at it) and never goes into an answer.
+ */
 export type StoreOutcome =
-  { status: "created"; id: string } | { status: "duplicate"; id: string; failureClass: RepeatState["failureClass"] };
+  | { status: "created"; id: string; recordId: string }
+  | {
+      status: "duplicate";
+      id: string | null;
+      failureClass: RepeatState["failureClass"] | null;
+      effect: KnownKeyEffect;
+      recordId: string;
+    };
 
 export interface StoreContext {
   now: Date;
@@ -95,7 +110,7 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
     const id = ids.rows[n]?.id as string;
     if (created === "all" || created.has(id)) {
       const r = records[i] as PreparedRecord;
-      outcomes[i] = { status: "created", id };
+      outcomes[i] = { status: "created", id, recordId: id };
       attempts.push({ id, attempt: 1, reason: r.failureReason, at: r.firstSeenAt });
       fresh.push({ id, record: r });
     } else repeats.push(i);
@@ -128,9 +143,17 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   if (attempts.length) {
     const origin = copyField(ctx.origin);
     const text = attempts
-      .map((a) => `${a.id}\t${a.attempt}\t${a.at.toISOString()}\t${copyField(a.reason)}\t${origin}\t${eventOf(a) ?? "\\N"}\n`)
+      .map(
+        (a) =>
+          `${a.id}\t${a.attempt}\t${a.at.toISOString()}\t${copyField(a.reason)}\t${origin}\t${eventOf(a) ?? "\\N"}\t` +
+          `${copyField(a.batchId ?? null)}\t${copyField(a.alsoSentBy ?? null)}\n`,
+      )
       .join("");
-    await copyIn(client, "COPY failure_attempt (dead_letter_id, attempt, at, reason, origin, audit_event_id) FROM STDIN", text);
+    await copyIn(
+      client,
+      "COPY failure_attempt (dead_letter_id, attempt, at, reason, origin, audit_event_id, batch_id, also_sent_by) FROM STDIN",
+      text,
+    );
   }
   return outcomes as StoreOutcome[];
 }
@@ -138,7 +161,10 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
 const COLUMNS = `id, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_failed_at, ingested_by`;
 
 /** The user who sent the batch (dead_letter.ingested_by) as a COPY field: `\N` for a broker pull or the CLI. */
-const ingestedBy = (ctx: StoreContext): string => copyField(ctx.origin === "pull" ? null : ctx.actor.id);
+const ingestedBy = (ctx: StoreContext): string => copyField(senderOf(ctx));
+
+/** Who sends: the user behind the request, null for a broker pull or the CLI (dead_letter.ingested_by). */
+const senderOf = (ctx: StoreContext): string | null => (ctx.origin === "pull" ? null : ctx.actor.id);
 
 /** A row this long (bytes or UTF-16 units) goes to the socket as its own piece rather than copied into a shared buffer. */
 const OWN_PIECE_FROM = 64 * 1024;
@@ -248,6 +274,10 @@ interface Attempt {
   attempt: number;
   reason: string;
   at: Date;
+  /** the replay batch that had sent the record, for a new failure after replay */
+  batchId?: string | null;
+  /** another sender's re-send that changed nothing: who sent it */
+  alsoSentBy?: string | null;
 }
 
 function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedRecord }[]): AuditInput {
@@ -270,11 +300,26 @@ interface LockedRow {
   failure_class: RepeatState["failureClass"];
   class_reason: string | null;
   status: RepeatState["status"];
+  reason: string;
+  ingested_by: string | null;
+  /** failures in its history that changed nothing (failure_attempt.also_sent_by set) */
+  noted: number;
+  /** for a replayed record: the batch that replayed it last */
+  replay_batch: string | null;
 }
 
+/** The audit verb of a record's repeats in one store, the strongest effect among them deciding. */
+const REPEAT_ACTION: Record<KnownKeyEffect, string> = {
+  failed_again: "dead_letter.failed_after_replay",
+  repeat: "dead_letter.failure_recorded",
+  noted: "dead_letter.key_sent_by_other",
+};
+const STRENGTH: Record<KnownKeyEffect, number> = { noted: 0, repeat: 1, failed_again: 2 };
+
 /**
- * One more failure per repeated record, applied in input order on rows locked in id order. Returns the groups
- * the records are in after it (a repeat brings its reason, hence its reason group).
+ * One more failure per repeated record, applied in input order on rows locked in id order (decideKnownKey says
+ * what each does). Returns the groups of the records the repeats changed (a repeat brings its reason, hence its
+ * reason group; a re-send that changed nothing is no arrival in any group).
  */
 async function recordRepeats(
   client: pg.PoolClient,
@@ -289,14 +334,23 @@ async function recordRepeats(
   const keys = repeats.map((i) => (records[i] as PreparedRecord).idempotencyKey);
   const { rows } = await client.query<LockedRow>(
     `SELECT d.id::text AS id, d.source, d.kind, d.idempotency_key, d.failure_count, d.replay_count, d.failure_class,
-       d.class_reason, d.status
+       d.class_reason, d.status, d.reason, d.ingested_by,
+       (SELECT count(*)::int FROM failure_attempt f WHERE f.dead_letter_id = d.id AND f.also_sent_by IS NOT NULL) AS noted,
+       CASE WHEN d.status = 'replayed' THEN (
+         SELECT i.batch_id::text FROM replay_item i
+         WHERE i.dead_letter_id = d.id AND i.status IN ('applied', 'deduped')
+         ORDER BY i.finished_at DESC NULLS LAST, i.id DESC LIMIT 1) END AS replay_batch
      FROM dead_letter d JOIN unnest($1::"DeadLetterKind"[], $2::text[]) AS k(kind, key)
        ON d.kind = k.kind AND d.idempotency_key = k.key
      ORDER BY d.id FOR UPDATE OF d`,
     [kinds, keys],
   );
   const byKey = new Map(rows.map((r) => [`${r.kind}\u0000${r.idempotency_key}`, r]));
-  const state = new Map<string, { row: LockedRow; next: ReturnType<typeof applyRepeatFailure>; before: RepeatState }>();
+  const sender = senderOf(ctx);
+  const state = new Map<
+    string,
+    { row: LockedRow; next: RepeatOutcome; before: RepeatState; effect: KnownKeyEffect; noted: number; reason: string }
+  >();
   for (const i of repeats) {
     const r = records[i] as PreparedRecord;
     const row = byKey.get(keyOf(r) as string);
@@ -310,19 +364,47 @@ async function recordRepeats(
       classReason: row.class_reason,
       status: row.status,
     };
-    const next = applyRepeatFailure(current, { reason: r.failureReason, at: ctx.now, replayCount: r.replayCount }, ctx.maxRetries);
-    state.set(row.id, { row, next, before: prev?.before ?? current });
-    attempts.push({ id: row.id, attempt: next.failureCount, reason: r.failureReason, at: ctx.now });
-    outcomes[i] = { status: "duplicate", id: row.id, failureClass: next.failureClass };
+    const noted = prev?.noted ?? row.noted;
+    const ownSender = sender === row.ingested_by;
+    const decision = decideKnownKey(
+      { ...current, notedFailures: noted },
+      { reason: r.failureReason, at: ctx.now, replayCount: r.replayCount, ownSender },
+      ctx.maxRetries,
+    );
+    const { effect, next } = decision;
+    const counts = effect !== "noted";
+    state.set(row.id, {
+      row,
+      next,
+      before: prev?.before ?? current,
+      effect: prev && STRENGTH[prev.effect] > STRENGTH[effect] ? prev.effect : effect,
+      noted: noted + (counts ? 0 : 1),
+      reason: counts ? next.reason : (prev?.reason ?? row.reason),
+    });
+    attempts.push({
+      id: row.id,
+      attempt: next.failureCount,
+      reason: r.failureReason,
+      at: ctx.now,
+      batchId: effect === "failed_again" ? row.replay_batch : null,
+      alsoSentBy: counts ? null : (ctx.actor.email ?? ctx.actor.id ?? "an unknown sender"),
+    });
+    outcomes[i] = ownSender
+      ? { status: "duplicate", id: row.id, failureClass: next.failureClass, effect, recordId: row.id }
+      : { status: "duplicate", id: null, failureClass: null, effect, recordId: row.id };
   }
   const updates = [...state.values()];
-  const groups = updates.map((u) => ({ source: u.row.source, reasonGroup: reasonGroup(u.next.reason) }));
+  const counted = updates.filter((u) => u.effect !== "noted");
   await client.query(
     `UPDATE dead_letter d SET failure_count = u.failure_count, replay_count = u.replay_count,
        failure_class = u.failure_class, class_reason = u.class_reason, status = u.status, reason = u.reason,
-       reason_group = u.reason_group, last_failed_at = $8, updated_at = $8, version = d.version + 1
+       reason_group = u.reason_group,
+       last_failed_at = CASE WHEN u.counts THEN $8 ELSE d.last_failed_at END,
+       updated_at = CASE WHEN u.counts THEN $8 ELSE d.updated_at END,
+       version = d.version + u.counts::int
      FROM unnest($1::bigint[], $2::int[], $3::int[], $4::"FailureClass"[], $5::text[], $6::"DeadLetterStatus"[],
-       $7::text[], $9::text[]) AS u(id, failure_count, replay_count, failure_class, class_reason, status, reason, reason_group)
+       $7::text[], $9::text[], $10::bool[]) AS u(id, failure_count, replay_count, failure_class, class_reason, status, reason,
+       reason_group, counts)
      WHERE d.id = u.id`,
     [
       updates.map((u) => u.row.id),
@@ -331,20 +413,34 @@ async function recordRepeats(
       updates.map((u) => u.next.failureClass),
       updates.map((u) => u.next.classReason),
       updates.map((u) => u.next.status),
-      updates.map((u) => u.next.reason),
+      updates.map((u) => u.reason),
       ctx.now,
-      groups.map((g) => g.reasonGroup),
+      updates.map((u) => reasonGroup(u.reason)),
+      updates.map((u) => u.effect !== "noted"),
     ],
   );
   for (const u of updates) {
+    const after = {
+      failureCount: u.next.failureCount,
+      failureClass: u.next.failureClass,
+      status: u.next.status,
+      reason: u.effect === "noted" ? attemptsReason(attempts, u.row.id) : u.next.reason,
+      ...(u.effect === "failed_again" ? { replayBatchId: u.row.replay_batch } : {}),
+    };
     audits.push({
       ...auditActor(ctx.actor, ctx.requestId),
-      action: "dead_letter.failure_recorded",
+      action: REPEAT_ACTION[u.effect],
       targetType: "dead_letter",
       targetId: u.row.id,
       before: { failureCount: u.before.failureCount, failureClass: u.before.failureClass, status: u.before.status },
-      after: { failureCount: u.next.failureCount, failureClass: u.next.failureClass, status: u.next.status, reason: u.next.reason },
+      after,
     });
   }
-  return groups;
+  return counted.map((u) => ({ source: u.row.source, reasonGroup: reasonGroup(u.reason) }));
+}
+
+/** The reason of a record's latest attempt in this store. */
+function attemptsReason(attempts: Attempt[], id: string): string {
+  for (let i = attempts.length - 1; i >= 0; i--) if (attempts[i]?.id === id) return (attempts[i] as Attempt).reason;
+  return "";
 }

@@ -113,7 +113,7 @@ async function approvalPin(row: DetailRow, chosen: ApproveRepair | undefined): P
 
 /**
  * The record after the decision. `heavy`: it is past HEAVY_DETAIL_BYTES and was read without its heavy columns
- * (payload, envelope, analysis… null here): the caller answers it off this thread (heavyDetailAnswer).
+ * (payload, envelope, analysis… null here): the caller answers it off this thread (lib/api/off-thread-reads.ts).
  */
 export type ActionOutcome = DeadLetterDetail & { heavy?: true };
 

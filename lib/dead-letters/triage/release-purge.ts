@@ -51,7 +51,16 @@ interface LockedRow {
 
 type PageAction = (client: pg.PoolClient, rows: LockedRow[]) => Promise<number>;
 
-async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Promise<{ done: number; skipped: number }> {
+/**
+ * Runs `act` on the records `body` names, a page at a time under row locks. `withBodies`: the rows carry payload
+ * and raw envelope (a purge keeps them, masked, in its audit event); a release reads neither.
+ */
+async function inPages(
+  pool: pg.Pool,
+  body: QuarantineBody,
+  withBodies: boolean,
+  act: PageAction,
+): Promise<{ done: number; skipped: number }> {
   const ids = body.ids ? [...new Set(body.ids)].sort(compareIds) : null;
   // Records quarantined after the request started are not part of what the user saw.
   const ceiling = (await pool.query<{ max: string | null }>("SELECT max(id)::text AS max FROM dead_letter")).rows[0]?.max ?? "0";
@@ -72,7 +81,8 @@ async function inPages(pool: pg.Pool, body: QuarantineBody, act: PageAction): Pr
         ? `d.id = ANY($${values.push(ids)}::bigint[])`
         : buildWhere({ ...(body.filter ?? {}), status: ["quarantined"] }, values).text;
       const { rows: page } = await client.query<LockedRow>(
-        `SELECT d.id::text AS id, d.kind, d.status, d.failure_class, d.class_reason, d.version, d.payload, d.raw_envelope
+        `SELECT d.id::text AS id, d.kind, d.status, d.failure_class, d.class_reason, d.version,
+           ${withBodies ? "d.payload, d.raw_envelope" : "NULL AS payload, NULL AS raw_envelope"}
          FROM dead_letter d WHERE ${where} AND d.id > $${values.push(after)}::bigint AND d.id <= $${values.push(ceiling)}::bigint
          ORDER BY d.id LIMIT ${PAGE} FOR UPDATE`,
         values,
@@ -101,7 +111,7 @@ function base(ctx: QuarantineContext, id: string) {
 
 /** Quarantined → pending (the triage state machine's reopen), with the reason on each record's audit event. */
 export async function releaseQuarantined(pool: pg.Pool, body: QuarantineBody, ctx: QuarantineContext): Promise<QuarantineResult> {
-  const { done, skipped } = await inPages(pool, body, async (client, rows) => {
+  const { done, skipped } = await inPages(pool, body, false, async (client, rows) => {
     const eligible = rows.filter(
       (r) => decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "reopen").ok,
     );
@@ -132,13 +142,17 @@ export async function releaseQuarantined(pool: pg.Pool, body: QuarantineBody, ct
   return { released: done, skipped };
 }
 
-/** Quarantined → purged: the bodies go, the identity and timeline stay; `rules` mask what the audit keeps. */
+/**
+ * Quarantined → purged: the bodies go, the identity and timeline stay; `rules` mask what the audit keeps. The
+ * bodies are read, masked and written to the audit trail whole: POST /api/quarantine/purge runs this off the
+ * request thread (lib/api/off-thread-reads.ts).
+ */
 export async function purgeQuarantined(
   pool: pg.Pool,
   body: QuarantineBody,
   ctx: QuarantineContext & { rules: MaskRules },
 ): Promise<QuarantineResult> {
-  const { done, skipped } = await inPages(pool, body, async (client, rows) => {
+  const { done, skipped } = await inPages(pool, body, true, async (client, rows) => {
     if (rows.length === 0) return 0;
     await client.query(
       `UPDATE dead_letter SET status = 'purged', payload = NULL, raw_envelope = NULL, repaired_geometry = NULL,

@@ -12,8 +12,8 @@ import { readPin } from "./replay-repair";
 // a CTE `… FOR UPDATE SKIP LOCKED` then `UPDATE … RETURNING`; everything that finishes or returns an item
 // matches `locked_by = $worker`, so a worker whose lease was swept can no longer touch the item.
 //
-// Lock order, everywhere (STACK-NOTES: graphile-worker deadlocked 1 run in 22 completing batches in
-// arbitrary order): replay_item rows by id → the batch's stop lock (stop-lock.ts) → dead_letter rows by id (the
+// Lock order, everywhere (rows locked in arbitrary order while completing batches deadlock: graphile-worker
+// issue #636): replay_item rows by id → the batch's stop lock (stop-lock.ts) → dead_letter rows by id (the
 // outcome's single-UPDATE settles lock them in plan order and rely on deadlock detection: write-outcomes.ts) →
 // ledger_entry by key → entity_state by (kind, key) → the replay_batch row → the audit chain's head row (audit/append.ts).
 // Statements that only maintain leases (heartbeat, sweep) take item rows with SKIP LOCKED and never wait.

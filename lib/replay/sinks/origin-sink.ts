@@ -7,7 +7,7 @@ import { outgoingBody } from "../../sources/outgoing-body";
 import type { RemoteSink, SinkResult, Submission } from "./sink";
 
 // The origin sink: each record goes back to its own original destination (RabbitMQ exchange + routing key,
-// NATS subject, Redis stream) through its source's connection, under the key stored at first ingest. The
+// NATS subject, Redis stream, Kafka topic, SQS queue) through its source's connection, under the key stored at first ingest. The
 // broker's answer decides the outcome: confirmed → applied; a dedup gate that already had the key → deduped;
 // returned, nacked, unreachable → retried, poison after the batch's budget.
 

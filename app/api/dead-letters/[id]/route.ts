@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { readDetailForReader } from "@/lib/dead-letters/query/detail";
-import { heavyDetailAnswer } from "@/lib/dead-letters/ingest/detail-off-thread";
+import { answerOffThread } from "@/lib/api/off-thread-reads";
 import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
 import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
@@ -22,10 +22,7 @@ export const GET = defineRoute(
     const mask = maskFor(principal, query.unmask);
     const read = await readDetailForReader(getDb().pool, params.id);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "detail", { actor: actorOf(principal!), requestId, now });
-    if (read.heavy) {
-      const answer = await heavyDetailAnswer(getDb().url, params.id, mask);
-      return new Response(answer, { headers: { "content-type": "application/json" } });
-    }
+    if (read.heavy) return answerOffThread("detail", { id: params.id, rules: mask });
     return maskDetail(read.detail, mask);
   },
 );

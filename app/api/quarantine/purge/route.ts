@@ -1,17 +1,19 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { getDb } from "@/lib/db/client";
+import { answerOffThread } from "@/lib/api/off-thread-reads";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { purgeQuarantined } from "@/lib/dead-letters/triage/release-purge";
 import { QuarantineBodySchema } from "@/lib/dead-letters/record-schemas";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/quarantine/purge {ids | filter, reason} — supervisors: payloads removed, status purged; {purged, skipped}. */
+/**
+ * POST /api/quarantine/purge {ids | filter, reason} — supervisors: payloads removed, status purged; {purged, skipped}.
+ * The bodies go into the audit trail (masked): read and written off this thread (lib/api/off-thread-reads.ts).
+ */
 export const POST = defineRoute(
   { access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema },
   async ({ body, principal, requestId, now }) =>
-    purgeQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
+    answerOffThread("purge", { body, actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

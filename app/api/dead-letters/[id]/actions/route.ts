@@ -7,7 +7,7 @@ import { applyAction } from "@/lib/dead-letters/triage/apply-action";
 import { ActionBodySchema, IdParamsSchema, type DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
-import { heavyDetailAnswer } from "@/lib/dead-letters/ingest/detail-off-thread";
+import { answerOffThread } from "@/lib/api/off-thread-reads";
 
 export const dynamic = "force-dynamic";
 
@@ -32,8 +32,7 @@ export const POST = defineRoute(
         maskRules: rules,
       });
       // A heavy record's answer is built off this thread, as its GET is.
-      if (heavy)
-        return new Response(await heavyDetailAnswer(getDb().url, params.id, rules), { headers: { "content-type": "application/json" } });
+      if (heavy) return answerOffThread("detail", { id: params.id, rules });
       return maskDetail(detail, rules);
     } catch (err) {
       // a 409 carries the record as it is now: masked like every other answer

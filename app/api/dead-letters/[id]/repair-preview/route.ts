@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
-import { getDb } from "@/lib/db/client";
-import { repairPreview } from "@/lib/dead-letters/triage/repair-preview";
+import { answerOffThread } from "@/lib/api/off-thread-reads";
+import { configuredMaskRules } from "@/lib/masking/config";
 import { IdParamsSchema, RepairPreviewQuerySchema } from "@/lib/dead-letters/record-schemas";
 
 export const dynamic = "force-dynamic";
@@ -8,10 +8,11 @@ export const dynamic = "force-dynamic";
 /**
  * GET /api/dead-letters/{id}/repair-preview[?method=&policy=] — what approving this spatial record with that repair
  * (default: its source's) would replay: the analysis, the geometry, its digest, and the warnings to acknowledge.
+ * Read, repaired and serialized off this thread (lib/api/off-thread-reads.ts).
  */
 export const GET = defineRoute(
   { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: RepairPreviewQuerySchema },
-  async ({ params, query }) => repairPreview(getDb().pool, params.id, query),
+  async ({ params, query }) => answerOffThread("repairPreview", { id: params.id, ...query, rules: configuredMaskRules() }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -5,11 +5,11 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RepairMethod } from "@/lib/vocabulary/record";
-import { analyzeGeometry } from "./analyze";
-import { CORPUS_PATH, loadCorpus } from "./corpus";
-import { getGeos, type Geos } from "./geos";
-import { geosArea, withGeos } from "./geos-io";
-import { parseGeometry, type Geometry } from "./geojson";
+import { analyzeGeometry } from "@/lib/spatial/analyze";
+import { CORPUS_PATH, loadCorpus } from "@/lib/spatial/corpus";
+import { getGeos, type Geos } from "@/lib/spatial/geos";
+import { geosArea, withGeos } from "@/lib/spatial/geos-io";
+import { parseGeometry, type Geometry } from "@/lib/spatial/geojson";
 
 const PYTHON = process.env.REDRIVE_PYTHON ?? "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("../../scripts/shapely_make_valid.py", import.meta.url));

@@ -1,0 +1,18 @@
+import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { getDb } from "@/lib/db/client";
+import { databaseHealth, readiness } from "@/lib/db/health";
+import { isDraining } from "@/lib/startup/lifecycle";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/health/ready — whether to send this server requests: the database answers, every migration this code
+ * expects is applied (a database ahead of it is fine), and the server is not stopping. 503 otherwise.
+ */
+export const GET = defineRoute({ access: { public: true } }, async () => {
+  const ready = readiness(await databaseHealth(getDb().pool), isDraining());
+  return Response.json(ready, { status: ready.ready ? 200 : 503 });
+});
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,0 +1,76 @@
+import "server-only";
+import pg from "pg";
+import type { Actor } from "../audit/actor";
+import { getDb } from "../db/client";
+import { sharedNormalizePool } from "../dead-letters/ingest/normalize-pool";
+import { heavyDetailJsonFrom } from "../dead-letters/query/heavy-detail-read";
+import { repairPreview } from "../dead-letters/triage/repair-preview";
+import { purgeQuarantined } from "../dead-letters/triage/release-purge";
+import type { QuarantineBody } from "../dead-letters/record-schemas";
+import type { RepairMethod, RepairPolicy } from "../vocabulary/record";
+import { revealField } from "../forensics/reveal";
+import { maskAnswer } from "../masking/answer";
+import type { MaskRules } from "../masking/rules";
+
+// Every request that reads a stored record's payload or envelope whole, or runs GEOS on it, does it
+// here, on an ingest thread (normalize-pool.ts) when there are any: a stored 1,000,000-vertex polygon is 12 MB of
+// envelope and as much payload, and receiving, parsing, repairing and serializing it on the thread that answers
+// requests held health for seconds. A task reads the row itself on its own connection, so those bytes never
+// reach that thread; its answer comes back as UTF-8 JSON. tests/integration/heavy-routes.test.ts finds every
+// route that reaches a payload reader and checks it keeps health answering against such a record.
+
+/** Runs `fn` with a connection of its own (the calling thread's, not the server's pool). */
+async function withClient<T>(databaseUrl: string, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    return await fn(pool);
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
+
+export const OFF_THREAD_READS = {
+  /** GET /api/dead-letters/{id} of a heavy record: the whole detail, masked by `rules` (null: in clear) */
+  detail: (databaseUrl: string, a: { id: string; rules: MaskRules | null }) => heavyDetailJsonFrom(databaseUrl, a.id, a.rules),
+  /** GET /api/dead-letters/{id}/repair-preview: GEOS on the stored payload, and the repaired geometry */
+  repairPreview: (databaseUrl: string, a: { id: string; method?: RepairMethod; policy?: RepairPolicy; rules: MaskRules }) =>
+    withClient(databaseUrl, async (pool) => {
+      const chosen = { ...(a.method ? { method: a.method } : {}), ...(a.policy ? { policy: a.policy } : {}) };
+      return JSON.stringify(maskAnswer(await repairPreview(pool, a.id, chosen), a.rules));
+    }),
+  /** POST /api/dead-letters/{id}/reveal: one field of the payload or the envelope (parsed whole), audited */
+  reveal: (databaseUrl: string, a: { id: string; path: string; actor: Actor; requestId: string; now: Date; rules: MaskRules }) =>
+    withClient(databaseUrl, async (pool) =>
+      JSON.stringify(await revealField(pool, a.id, a.path, { actor: a.actor, requestId: a.requestId, now: a.now, rules: a.rules })),
+    ),
+  /** POST /api/quarantine/purge: each purged record's payload and envelope, masked, into its audit event */
+  purge: (databaseUrl: string, a: { body: QuarantineBody; actor: Actor; requestId: string; now: Date; rules: MaskRules }) =>
+    withClient(databaseUrl, async (pool) =>
+      JSON.stringify(await purgeQuarantined(pool, a.body, { actor: a.actor, requestId: a.requestId, now: a.now, rules: a.rules })),
+    ),
+} satisfies Record<string, (databaseUrl: string, args: never) => Promise<string>>;
+
+/** Where the threads find OFF_THREAD_READS (normalize-worker.mjs imports it by this project-relative path). */
+const THIS_MODULE = "lib/api/off-thread-reads.ts";
+
+export type OffThreadRead = keyof typeof OFF_THREAD_READS;
+export type OffThreadArgs<K extends OffThreadRead> = Parameters<(typeof OFF_THREAD_READS)[K]>[1];
+
+/** Runs one of OFF_THREAD_READS by name (normalize-worker.mjs "read"; in this thread when there are no threads). */
+export function runOffThreadRead<K extends OffThreadRead>(name: K, databaseUrl: string, args: OffThreadArgs<K>): Promise<string> {
+  const task = OFF_THREAD_READS[name] as (databaseUrl: string, args: OffThreadArgs<K>) => Promise<string>;
+  return task(databaseUrl, args);
+}
+
+/**
+ * The answer of one of OFF_THREAD_READS, built on an ingest thread when there are any, as a JSON Response (which
+ * defineRoute sends as it is: masking is the task's, with the rules it is given).
+ */
+export async function answerOffThread<K extends OffThreadRead>(name: K, args: OffThreadArgs<K>): Promise<Response> {
+  const { url } = getDb();
+  const threads = sharedNormalizePool();
+  const json = threads
+    ? await threads.read(THIS_MODULE, name, url, args)
+    : new TextEncoder().encode(await runOffThreadRead(name, url, args));
+  return new Response(json, { headers: { "content-type": "application/json" } });
+}
