@@ -8,6 +8,7 @@ import { ItemsTable } from "./items-table";
 import { isLive } from "@/lib/replay/batch/progress";
 import { useBatch } from "./queries";
 import { RateChart } from "./rate-chart";
+import { DestinationsList } from "./destinations-list";
 
 const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled", "pending"] as const;
 
@@ -31,6 +32,17 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
         <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           Live updates failed: {error.message}
         </p>
+      )}
+      {batch.destinations !== null && (
+        <section
+          aria-label="Destinations"
+          className="rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 p-3 text-sm"
+        >
+          <DestinationsList
+            destinations={batch.destinations}
+            caption={`Where the messages go back to: ${batch.destinations.length} ${batch.destinations.length === 1 ? "destination" : "destinations"}`}
+          />
+        </section>
       )}
       {batch.status === "running" && batch.liveWorkers === 0 && (
         <p
@@ -76,7 +88,10 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
           </div>
           {batch.achievedRate === null && batch.averageRate !== null ? (
             <div>
-              <dt className="text-xs text-slate-500 dark:text-slate-400" title="From the first submission to the end, pauses included">
+              <dt
+                className="text-xs text-slate-500 dark:text-slate-400"
+                title="Submissions per second from the first to the last, pauses included"
+              >
                 Achieved (whole run)
               </dt>
               <dd>{batch.averageRate.toFixed(1)}/s</dd>
@@ -117,7 +132,7 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
               {batch.sink.type === "http"
                 ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})`
                 : batch.sink.type === "origin"
-                  ? "back to origin: each record to the exchange, subject or stream it came from"
+                  ? "back to origin: each record to the exchange, subject, stream, topic or queue it came from (listed above)"
                   : batch.sink.type === "postgis"
                     ? `PostGIS ${batch.sink.url}, table ${batch.sink.table} (id ${batch.sink.idColumn}, geometry ${batch.sink.geometryColumn} SRID ${batch.sink.srid}, observed ${batch.sink.observedAtColumn}${batch.sink.propertiesColumn ? `, properties ${batch.sink.propertiesColumn}` : ""}): newest observation wins, each key once`
                     : "built-in ledger"}

@@ -8,8 +8,9 @@ import { CreateBatchBody, repairConflicts } from "@/lib/replay/batch/batch-schem
 import { isUnpaced } from "@/lib/replay/pacing/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
-import { previewForSink, type SinkType } from "./preview-for-sink";
+import { defaultSink, previewForSink, SINK_HELP, type SinkType } from "./preview-for-sink";
 import { useCreateBatch } from "./queries";
+import { DestinationsList } from "./destinations-list";
 
 // /replays/new: what will be replayed (count, order, spread) and how long it takes at the chosen rate, then
 // the batch's settings. Creating makes a draft; another supervisor approves it on the batch's page.
@@ -62,7 +63,7 @@ export function CreateBatchForm({
 }) {
   const router = useRouter();
   const create = useCreateBatch();
-  const [sinkType, setSinkType] = useState<SinkType>("ledger");
+  const [sinkType, setSinkType] = useState<SinkType>(() => defaultSink(selection));
   // The origin sink leaves out the records without an origin: its count and the reasons follow the sink.
   const { count, leftOut } = previewForSink(preview, sinkType);
   const [gis, setGis] = useState({
@@ -194,6 +195,9 @@ export function CreateBatchForm({
           </Suspense>
         )}
         {leftOut.length > 0 && <p className="text-amber-800 dark:text-amber-200">Left out: {leftOut.join(", ")}.</p>}
+        {sinkType === "origin" && (preview.destinations?.length ?? 0) > 0 && (
+          <DestinationsList destinations={preview.destinations ?? []} caption="Where they go back to" />
+        )}
         {preview.sample.length > 0 && (
           <ol className="list-decimal pl-5 font-mono text-xs text-slate-600 dark:text-slate-300">
             {preview.sample.map((s) => (
@@ -214,37 +218,34 @@ export function CreateBatchForm({
         </h2>
         <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
           <legend className="mb-1 text-xs text-slate-500 dark:text-slate-400">Sink</legend>
-          <label>
-            <input type="radio" name="sink" checked={sinkType === "ledger"} onChange={() => setSinkType("ledger")} /> Built-in ledger
-          </label>
-          <label>
-            <input type="radio" name="sink" checked={sinkType === "http"} onChange={() => setSinkType("http")} /> HTTP
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="sink"
-              checked={sinkType === "origin"}
-              onChange={() => setSinkType("origin")}
-              aria-describedby="origin-sink-help"
-            />{" "}
-            Back to origin
-          </label>
-          <label>
-            <input type="radio" name="sink" checked={sinkType === "postgis"} onChange={() => setSinkType("postgis")} /> PostGIS table
-          </label>
+          {(
+            [
+              ["ledger", "Built-in ledger"],
+              ["http", "HTTP"],
+              ["origin", "Back to origin"],
+              ["postgis", "PostGIS table"],
+            ] as const
+          ).map(([type, label]) => (
+            <label key={type}>
+              <input
+                type="radio"
+                name="sink"
+                checked={sinkType === type}
+                onChange={() => setSinkType(type)}
+                aria-describedby={sinkType === type ? "sink-help" : undefined}
+              />{" "}
+              {label}
+            </label>
+          ))}
         </fieldset>
-        <p id="origin-sink-help" className="text-xs text-slate-500 dark:text-slate-400">
-          Back to origin: each record is published to the exchange, subject or stream it came from, through its source
-          {sinkType === "origin" &&
-            " (a record not pulled from a broker source has nowhere to go back to: a filter leaves it out, a list of ids naming one is refused)"}
-          .
+        <p id="sink-help" data-testid="sink-help" className="text-xs text-slate-500 dark:text-slate-400">
+          {SINK_HELP[sinkType]}
         </p>
         {sinkType === "postgis" && (
           <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">
             <p className="text-xs text-slate-500 dark:text-slate-400 sm:col-span-2">
-              Each feature is upserted by its id, the newest observation winning; its key goes into redrive_applied_key in the same schema,
-              so each key is applied once. PostGIS checks every geometry first. The URL is stored encrypted and shown redacted.
+              The keys go into redrive_applied_key in the same schema. PostGIS checks every geometry first. The URL is stored encrypted and
+              shown redacted.
             </p>
             {preview.byKind.afc > 0 && (
               <p role="status" className="text-amber-800 dark:text-amber-200 sm:col-span-2">

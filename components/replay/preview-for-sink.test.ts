@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BatchPreview } from "@/lib/replay/batch/batch-schemas";
-import { previewForSink } from "./preview-for-sink";
+import { defaultSink, previewForSink, SINK_HELP } from "./preview-for-sink";
 
 const preview = (skipped: Partial<BatchPreview["skipped"]>, count = 142): BatchPreview => ({
   count,
@@ -33,5 +33,27 @@ describe("previewForSink", () => {
       "3 already in an active batch",
       "2 without an idempotency key",
     ]);
+  });
+});
+
+describe("defaultSink", () => {
+  it("starts with back to origin when opened from a broker source's records (origin=)", () => {
+    expect(defaultSink({ filter: { origin: "orders-rabbit", status: ["approved"] } })).toBe("origin");
+  });
+  it("starts with the built-in ledger otherwise", () => {
+    expect(defaultSink({ filter: { status: ["approved"] } })).toBe("ledger");
+    expect(defaultSink({ filter: { source: "orders-rabbit" } })).toBe("ledger");
+    expect(defaultSink({ ids: ["1", "2"] })).toBe("ledger");
+  });
+});
+
+describe("SINK_HELP", () => {
+  it("describes each sink in its own words, never another's", () => {
+    const names = { ledger: "Built-in ledger", http: "HTTP", origin: "Back to origin", postgis: "PostGIS table" } as const;
+    for (const [type, name] of Object.entries(names)) {
+      const help = SINK_HELP[type as keyof typeof names];
+      expect(help.startsWith(`${name}:`)).toBe(true);
+      for (const [other, otherName] of Object.entries(names)) if (other !== type) expect(help).not.toContain(`${otherName}:`);
+    }
   });
 });

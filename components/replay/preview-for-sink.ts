@@ -7,6 +7,25 @@ import { fmt } from "./format";
 
 export type SinkType = "ledger" | "http" | "origin" | "postgis";
 
+/** What each sink does, shown under the sink choice for the one selected (never another sink's words). */
+export const SINK_HELP: Record<SinkType, string> = {
+  ledger:
+    "Built-in ledger: each record's key is recorded in Redrive's own ledger, once, newest observation per entity winning; nothing leaves Redrive.",
+  http: "HTTP: each record is POSTed to the URL with its original key in the Idempotency-Key header; the receiver deduplicates.",
+  origin:
+    "Back to origin: each record is published to the exchange, subject, stream, topic or queue it came from, through its source (a record not pulled from a broker source has nowhere to go back to: a filter leaves it out, a list of ids naming one is refused).",
+  postgis:
+    "PostGIS table: each feature is upserted into the table by its id, the newest observation winning, and its key recorded beside it so it is applied once.",
+};
+
+/**
+ * The sink the form starts with: back to origin when it was opened from a broker source's records (the list
+ * filtered by `origin=`), where sending them back is what a supervisor came for; the built-in ledger otherwise.
+ */
+export function defaultSink(selection: { ids: string[] } | { filter: Record<string, string | string[]> }): SinkType {
+  return "filter" in selection && typeof selection.filter.origin === "string" && selection.filter.origin !== "" ? "origin" : "ledger";
+}
+
 /** What a batch to this sink would take: its record count and the reasons records are left out, in words. */
 export function previewForSink(preview: BatchPreview, sink: SinkType): { count: number; leftOut: string[] } {
   const { notApproved, inActiveBatch, noKey, noOrigin } = preview.skipped;

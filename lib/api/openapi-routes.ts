@@ -247,7 +247,7 @@ const REPLAYS: Operation[] = [
     params: BatchIdParams,
     responses: {
       ...ok(
-        "The batch: `status`, `counts` {applied, deduped, dropped, poison, failed, cancelled, pending}, `total`, `achievedRate` (last 10 s), `averageRate` (whole run: first submission to end, once ended), `eta`, …",
+        "The batch: `status`, `counts` {applied, deduped, dropped, poison, failed, cancelled, pending}, `total`, `achievedRate` (last 10 s), `averageRate` (whole run: submissions per second from the first to the last, once ended), `eta`, `destinations` (back to origin: every distinct destination with counts), …",
       ),
       ...noBatch,
     },

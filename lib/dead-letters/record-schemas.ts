@@ -2,7 +2,13 @@ import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
 import { CLASSES, EMPTY_FILTER_NEEDS_COUNT, FilterBodySchema, isEmptyFilter, KINDS, ListFilterSchema, STATUSES } from "./filters";
 import { MAX_REASON_LENGTH, TRIAGE_ACTIONS } from "./decisions";
-import { ApprovedRepairSchema, RepairMethodSchema, RepairPolicySchema, type DeadLetterKind } from "@/lib/vocabulary/record";
+import {
+  ApprovedRepairSchema,
+  RepairMethodSchema,
+  RepairPolicySchema,
+  SentRepairSchema,
+  type DeadLetterKind,
+} from "@/lib/vocabulary/record";
 import { isJsonValue, type JsonValue } from "@/lib/json/value";
 
 // Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
@@ -206,6 +212,23 @@ export const FailureAttemptSchema = z.object({
   alsoSentBy: z.string().nullable(),
 });
 
+/** The record's latest replay that reached its sink: what was sent, kept on the replay item for good. */
+export const LastReplaySchema = z
+  .object({
+    batchId: IdSchema,
+    itemId: IdSchema,
+    outcome: z.enum(["applied", "deduped"]),
+    sink: z.string().describe("the batch's sink type: ledger, http, origin or postgis"),
+    submittedAt: z.string(),
+    /** spatial: the repair it was sent with; null for AFC taps and for items sent before items kept it */
+    repair: SentRepairSchema.nullable(),
+    /** spatial: the geometry the sink received (EPSG:4326); null when not kept or left out (geometryOmitted) */
+    geometry: JsonValueSchema.nullable(),
+    geometryOmitted: z.boolean().describe("the sent geometry is too large for this answer"),
+  })
+  .meta({ id: "LastReplay" });
+export type LastReplay = z.infer<typeof LastReplaySchema>;
+
 export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
   entityKey: z.string().nullable(),
   sourceMessageId: z.string().nullable(),
@@ -219,8 +242,13 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
   /** spatial: validity, reason, location and repair outcome of the current payload */
   analysis: SpatialAnalysisSchema.nullable(),
   repairedGeometry: JsonValueSchema.nullable(),
-  /** spatial, while approved: the repair the approval pinned (what a replay sends), or null when approved without one */
+  /**
+   * spatial, approved or replayed: the repair the approval pinned (what a replay sends, and once replayed what it
+   * sent), or null when approved without one
+   */
   approvedRepair: ApprovedRepairSchema.nullable().optional(),
+  /** the latest replay that reached its sink: batch, sink, the repair sent and the geometry sent; null before any */
+  lastReplay: LastReplaySchema.nullable().optional(),
   /**
    * spatial: the geometry as received (from the raw envelope, in EPSG:4326) once an edit changed the payload's;
    * null while the payload still holds it

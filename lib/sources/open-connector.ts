@@ -1,4 +1,5 @@
 import "server-only";
+import type { z } from "zod";
 import type { ConnectorConfig, SourceConnector } from "./connector";
 import { createKafkaConnector } from "./kafka/connector";
 import type { KafkaOptions } from "./kafka/options";
@@ -20,22 +21,36 @@ export interface SourceConfig {
   options: Record<string, unknown>;
 }
 
-/** Opens the broker connection of a stored source; options are parsed again (stored ones may predate a default). */
+/**
+ * The type's options as its connector takes them: parsed again (stored ones may predate a default), without
+ * `destinations`, which limit where a replay may publish (batch creation applies them), not the connection.
+ */
+function connectorOptions<T extends SourceType>(
+  type: T,
+  options: Record<string, unknown>,
+): Omit<z.output<(typeof SOURCE_OPTIONS)[T]>, "destinations"> {
+  const { destinations: _limits, ...rest } = SOURCE_OPTIONS[type].parse(options) as z.output<(typeof SOURCE_OPTIONS)[T]> & {
+    destinations?: unknown;
+  };
+  return rest;
+}
+
+/** Opens the broker connection of a stored source. */
 export async function openConnector(source: SourceConfig): Promise<SourceConnector> {
   const base = { name: source.name, url: source.url };
   switch (source.type) {
     case "rabbitmq":
       return createRabbitmqConnector({
         ...base,
-        options: SOURCE_OPTIONS.rabbitmq.parse(source.options),
+        options: connectorOptions("rabbitmq", source.options),
       } satisfies ConnectorConfig<RabbitmqOptions>);
     case "nats":
-      return createNatsConnector({ ...base, options: SOURCE_OPTIONS.nats.parse(source.options) } satisfies ConnectorConfig<NatsOptions>);
+      return createNatsConnector({ ...base, options: connectorOptions("nats", source.options) } satisfies ConnectorConfig<NatsOptions>);
     case "redis":
-      return createRedisConnector({ ...base, options: SOURCE_OPTIONS.redis.parse(source.options) } satisfies ConnectorConfig<RedisOptions>);
+      return createRedisConnector({ ...base, options: connectorOptions("redis", source.options) } satisfies ConnectorConfig<RedisOptions>);
     case "kafka":
-      return createKafkaConnector({ ...base, options: SOURCE_OPTIONS.kafka.parse(source.options) } satisfies ConnectorConfig<KafkaOptions>);
+      return createKafkaConnector({ ...base, options: connectorOptions("kafka", source.options) } satisfies ConnectorConfig<KafkaOptions>);
     case "sqs":
-      return createSqsConnector({ ...base, options: SOURCE_OPTIONS.sqs.parse(source.options) } satisfies ConnectorConfig<SqsOptions>);
+      return createSqsConnector({ ...base, options: connectorOptions("sqs", source.options) } satisfies ConnectorConfig<SqsOptions>);
   }
 }

@@ -33,3 +33,33 @@ describe("CreateSourceBody for sqs", () => {
     expect(JSON.stringify(half.error?.issues)).toContain("accessKeyId");
   });
 });
+
+describe("options.destinations", () => {
+  it("is taken by every source type, as patterns", () => {
+    const bodies = [
+      { type: "rabbitmq", url: "amqp://guest:guest@127.0.0.1:5672", options: { queue: "dlq" } },
+      { type: "nats", url: "nats://127.0.0.1:4222", options: { stream: "ORDERS" } },
+      { type: "redis", url: "redis://127.0.0.1:6379", options: { stream: "orders", group: "app" } },
+      { type: "kafka", url: "kafka://127.0.0.1:9092", options: { topic: "orders.DLT" } },
+      { type: "sqs", url: QUEUE, options: {} },
+    ];
+    for (const b of bodies) {
+      const parsed = CreateSourceBody.safeParse({
+        name: "s",
+        kind: "spatial",
+        ...b,
+        options: { ...b.options, destinations: ["orders/*"] },
+      });
+      expect(parsed.success, `${b.type}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+      expect(parsed.data?.options).toMatchObject({ destinations: ["orders/*"] });
+    }
+  });
+
+  it("refuses an empty list or pattern, naming the field", () => {
+    for (const destinations of [[], [""], "orders/*"]) {
+      const parsed = CreateSourceBody.safeParse({ name: "s", kind: "spatial", type: "sqs", url: QUEUE, options: { destinations } });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.path.join(".")).toMatch(/^options\.destinations/);
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { natsOptionsSchema, parseNatsUrl } from "./nats/options";
 import { parseRabbitmqUrl, rabbitmqOptionsSchema } from "./rabbitmq/options";
 import { parseRedisUrl, redisOptionsSchema } from "./redis/options";
 import { parseSqsUrl, sqsOptionsSchema } from "./sqs/options";
+import { MAX_DESTINATION_PATTERN_LENGTH, MAX_DESTINATION_PATTERNS } from "./destination-glob";
 
 // A source as the API, the CLI and the /sources page see it: what creates one, what changes one, what is shown.
 // Pure (no connections), so the page's form checks with the rules the server applies.
@@ -20,13 +21,33 @@ export const SourceNameSchema = z
   .max(64, "must be at most 64 characters")
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, '.', '_' or '-', starting with a letter or a digit");
 
-/** Each type's options and URL rule, from its connector's own modules. */
+/**
+ * Where a replay to origin may publish this source's dead letters (lib/sources/destination-glob.ts): glob
+ * patterns, `*` for any run of characters, over `exchange/routingKey` (RabbitMQ), the subject (NATS), the stream
+ * (Redis), the topic (Kafka) or the queue URL (SQS). Omitted: anywhere a dead letter's origin names — a message
+ * published straight into the DLQ with forged routing headers goes where they say.
+ */
+const destinationsOption = {
+  destinations: z
+    .array(
+      z
+        .string({ error: "must be a pattern (a string)" })
+        .min(1, "must not be empty")
+        .max(MAX_DESTINATION_PATTERN_LENGTH, `must be at most ${MAX_DESTINATION_PATTERN_LENGTH} characters`),
+      { error: "must be a list of patterns" },
+    )
+    .min(1, "must name at least one pattern (omit it to allow every destination)")
+    .max(MAX_DESTINATION_PATTERNS, `must be at most ${MAX_DESTINATION_PATTERNS} patterns`)
+    .optional(),
+};
+
+/** Each type's options and URL rule, from its connector's own modules, with the destinations every type takes. */
 export const SOURCE_OPTIONS = {
-  rabbitmq: rabbitmqOptionsSchema,
-  nats: natsOptionsSchema,
-  redis: redisOptionsSchema,
-  kafka: kafkaOptionsSchema,
-  sqs: sqsOptionsSchema,
+  rabbitmq: rabbitmqOptionsSchema.safeExtend(destinationsOption),
+  nats: natsOptionsSchema.safeExtend(destinationsOption),
+  redis: redisOptionsSchema.safeExtend(destinationsOption),
+  kafka: kafkaOptionsSchema.safeExtend(destinationsOption),
+  sqs: sqsOptionsSchema.safeExtend(destinationsOption),
 } as const;
 
 const URL_RULES: Record<SourceType, (url: string) => { ok: true } | { ok: false; message: string }> = {
@@ -89,11 +110,11 @@ export const CreateSourceBody = z.preprocess(
     .discriminatedUnion(
       "type",
       [
-        z.strictObject({ ...common, type: z.literal("rabbitmq"), options: rabbitmqOptionsSchema }),
-        z.strictObject({ ...common, type: z.literal("nats"), options: natsOptionsSchema }),
-        z.strictObject({ ...common, type: z.literal("redis"), options: redisOptionsSchema }),
-        z.strictObject({ ...common, type: z.literal("kafka"), options: kafkaOptionsSchema }),
-        z.strictObject({ ...common, type: z.literal("sqs"), options: sqsOptionsSchema }),
+        z.strictObject({ ...common, type: z.literal("rabbitmq"), options: SOURCE_OPTIONS.rabbitmq }),
+        z.strictObject({ ...common, type: z.literal("nats"), options: SOURCE_OPTIONS.nats }),
+        z.strictObject({ ...common, type: z.literal("redis"), options: SOURCE_OPTIONS.redis }),
+        z.strictObject({ ...common, type: z.literal("kafka"), options: SOURCE_OPTIONS.kafka }),
+        z.strictObject({ ...common, type: z.literal("sqs"), options: SOURCE_OPTIONS.sqs }),
       ],
       { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
     )

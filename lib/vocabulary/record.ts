@@ -117,3 +117,18 @@ export const ApprovedRepairSchema = z.strictObject({
   acknowledged: z.array(z.string()).optional(),
 });
 export type ApprovedRepair = z.infer<typeof ApprovedRepairSchema>;
+
+/**
+ * The repair a replay sent a spatial record with, kept on its replay item for good (replay_item.sent, without the
+ * geometry): the settings, where they came from (the approval's pin, or the batch's setting for a record approved
+ * without one), what the repair did, and the pin's digest and acknowledged warnings when it came from the approval.
+ */
+export const SentRepairSchema = z.strictObject({
+  method: RepairMethodSchema,
+  policy: RepairPolicySchema,
+  from: z.enum(["approval", "batch"]),
+  outcome: z.enum(["valid", "repaired"]),
+  digest: z.string().optional(),
+  acknowledged: z.array(z.string()).optional(),
+});
+export type SentRepair = z.infer<typeof SentRepairSchema>;

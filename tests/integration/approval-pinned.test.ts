@@ -12,6 +12,7 @@ import { decideOrSubmit } from "../../lib/replay/engine/process-page";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import { ledgerSink } from "../../lib/replay/sinks/ledger-sink";
 import { getGeos } from "../../lib/spatial/geos";
+import { exportStream } from "../../lib/forensics/export/stream";
 import type { JsonValue } from "../../lib/json/value";
 import { batchStatus, ingest, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -249,5 +250,67 @@ describe("a batch replays what was approved", () => {
       [changed],
     );
     expect(ledger.rows[0].n).toBe(0);
+  });
+});
+
+async function exported(format: "csv" | "geojson"): Promise<string> {
+  const { stream } = exportStream(db.pool, { format, filter: { status: ["replayed"] }, mask: null });
+  return new Response(stream).text();
+}
+
+describe("after the replay, the record keeps what was approved and what was sent", () => {
+  it("the API, the CSV and the GeoJSON say the batch, structure / accept, and carry the geometry sent", async () => {
+    const id = await ingestStar();
+    const preview = await repairPreview(db.pool, id, { method: "structure", policy: "accept" });
+    const acknowledged = ["area −30.5%"];
+    await applyAction(
+      db.pool,
+      id,
+      {
+        action: "approve",
+        version: await version(id),
+        repair: { method: "structure", policy: "accept", digest: preview.digest!, acknowledged },
+      },
+      analyst,
+    );
+    // The batch's own setting differs: the record is sent with its approval's.
+    const batchId = await runningBatch(db, users, { ids: [id], sink: { type: "ledger" }, ratePerSecond: 1000 });
+    workers.push(startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50 }));
+    await waitFor("completion", async () => (await batchStatus(db, batchId)) === "completed");
+
+    const record = await getDeadLetter(db.pool, id);
+    expect(record.status).toBe("replayed");
+    expect(record.analysis?.method).toBe("linework"); // the source's default analysis is still there…
+    expect(record.approvedRepair).toMatchObject({ method: "structure", policy: "accept", digest: preview.digest, acknowledged });
+    expect(record.lastReplay).toMatchObject({
+      batchId,
+      outcome: "applied",
+      sink: "ledger",
+      repair: { method: "structure", policy: "accept", from: "approval", outcome: "repaired", digest: preview.digest, acknowledged },
+      geometryOmitted: false,
+    });
+    // …but what was sent is the approved geometry, byte for byte.
+    expect(geometryDigest(record.lastReplay!.geometry!)).toBe(preview.digest);
+
+    const csv = (await exported("csv")).split("\r\n");
+    const header = csv[0]!.split(",");
+    const line = csv.find((l) => l.startsWith(`${id},`))!.split(",");
+    const cell = (name: string) => line[line.length - (header.length - header.indexOf(name))];
+    expect([cell("approved_repair"), cell("replay_batch_id"), cell("replay_repair")]).toEqual([
+      "structure/accept",
+      batchId,
+      "structure/accept",
+    ]);
+
+    const geo = JSON.parse(await exported("geojson")) as {
+      features: { geometry: JsonValue; properties: { dead_letter_id: string; role: string; replay: unknown; approved_repair: string } }[];
+    };
+    const mine = geo.features.filter((f) => f.properties.dead_letter_id === id);
+    expect(mine.map((f) => f.properties.role)).toEqual(["original", "sent"]);
+    expect(geometryDigest(mine[1]!.geometry)).toBe(preview.digest);
+    expect(mine[1]!.properties).toMatchObject({
+      approved_repair: "structure/accept",
+      replay: { batch_id: batchId, repair: "structure/accept", from: "approval" },
+    });
   });
 });

@@ -111,22 +111,32 @@ export function DetailView({
   const editing = editBase !== null;
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const hydrated = useHydrated();
-  // The repair an approval pins: the source's default until the analyst picks another; an approved record's own.
+  // The repair an approval pins: the source's default until the analyst picks another; an approved record's own;
+  // a replayed record's, the one its latest replay was sent with (what was sent stays on the record).
   const sourceDefault: RepairSetting | null = record.analysis ? { method: record.analysis.method, policy: record.analysis.policy } : null;
   const [picked, setPicked] = useState<{ id: string; setting: RepairSetting } | null>(null);
+  const replayed = record.status === "replayed" ? (record.lastReplay ?? null) : null;
   const choice: RepairSetting | null =
     record.kind !== "spatial" || !isFeaturePayload(record.payload) || !sourceDefault
       ? null
-      : record.approvedRepair
-        ? { method: record.approvedRepair.method, policy: record.approvedRepair.policy }
-        : picked?.id === record.id
-          ? picked.setting
-          : sourceDefault;
+      : replayed?.repair
+        ? { method: replayed.repair.method, policy: replayed.repair.policy }
+        : record.approvedRepair
+          ? { method: record.approvedRepair.method, policy: record.approvedRepair.policy }
+          : picked?.id === record.id
+            ? picked.setting
+            : sourceDefault;
   const preview = useRepairPreview(record.id, record.version, choice);
-  const shown = useMemo(
-    () => (preview.data ? { ...record, analysis: preview.data.analysis, repairedGeometry: preview.data.geometry } : record),
-    [record, preview.data],
-  );
+  // Once replayed, the right map holds the geometry sent (kept on the replay item), not a new repair of the payload.
+  const sentGeometry = replayed?.geometry ?? null;
+  const shown = useMemo(() => {
+    const base = preview.data ? { ...record, analysis: preview.data.analysis, repairedGeometry: preview.data.geometry } : record;
+    return sentGeometry !== null ? { ...base, repairedGeometry: sentGeometry } : base;
+  }, [record, preview.data, sentGeometry]);
+  const sentTitle =
+    replayed && sentGeometry !== null
+      ? `Sent in batch #${replayed.batchId}${replayed.repair ? ` (${replayed.repair.method} / ${replayed.repair.policy})` : ""}`
+      : null;
   const [ack, setAck] = useState<RepairPreview | null>(null);
 
   const open = (id: string | null | undefined, dir: string) => {
@@ -332,6 +342,7 @@ export function DetailView({
                   value={choice}
                   sourceDefault={sourceDefault}
                   approved={record.approvedRepair ?? null}
+                  replayed={replayed}
                   editable={permissions.triage && record.status === "pending" && !editing}
                   loading={preview.isFetching}
                   onChange={(setting) => setPicked({ id: record.id, setting })}
@@ -343,7 +354,12 @@ export function DetailView({
           {record.origin !== null && <OriginPanel origin={record.origin} className="order-last xl:order-none" />}
         </div>
         {record.kind === "spatial" && (
-          <MapsPanel key={`${record.id}:${record.version}`} record={shown} areaChangeWarn={preview.data?.areaChangeWarn} />
+          <MapsPanel
+            key={`${record.id}:${record.version}`}
+            record={shown}
+            areaChangeWarn={preview.data?.areaChangeWarn}
+            sentTitle={sentTitle}
+          />
         )}
       </div>
       {editBase ? (

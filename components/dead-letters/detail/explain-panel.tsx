@@ -98,7 +98,9 @@ export function ExplainPanel({
                   <p className="text-xs font-semibold">
                     {record.status === "approved"
                       ? "⚠ Acknowledged with the approval:"
-                      : "⚠ Approving this repair needs your acknowledgement:"}
+                      : record.status === "replayed"
+                        ? "⚠ Sent with this repair:"
+                        : "⚠ Approving this repair needs your acknowledgement:"}
                   </p>
                   <ul className="list-disc space-y-0.5 pl-4">
                     {spatial.warnings.map((w) => (

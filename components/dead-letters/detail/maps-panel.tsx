@@ -77,7 +77,16 @@ function Empty({ title, reason }: { title: string; reason: string }) {
   );
 }
 
-export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }: { record: DeadLetterDetail; areaChangeWarn?: number }) {
+export function MapsPanel({
+  record,
+  areaChangeWarn = DEFAULT_AREA_CHANGE_WARN,
+  sentTitle = null,
+}: {
+  record: DeadLetterDetail;
+  areaChangeWarn?: number;
+  /** the right map holds the geometry a replay sent (record.lastReplay): its title says so */
+  sentTitle?: string | null;
+}) {
   const [mode, setMode] = useState<"side" | "overlay">("side");
   const [camera, setCamera] = useState<Camera | null>(null);
   const p = useMemo(() => prepare(record), [record]);
@@ -102,7 +111,9 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
   };
   const analysis = record.analysis;
   const area = analysis ? areaChange(analysis) : null;
-  const repairedTitle = `${edited ? "As edited — " : ""}${analysis?.outcome === "valid" ? (edited ? "valid" : "Valid (no repair needed)") : analysis?.outcome === "dropped" ? `${edited ? "d" : "D"}ropped by the repair` : edited ? "repaired" : "Repaired"}`;
+  const repairedTitle =
+    sentTitle ??
+    `${edited ? "As edited — " : ""}${analysis?.outcome === "valid" ? (edited ? "valid" : "Valid (no repair needed)") : analysis?.outcome === "dropped" ? `${edited ? "d" : "D"}ropped by the repair` : edited ? "repaired" : "Repaired"}`;
   const rightReason =
     p.repaired && !p.repaired.ok
       ? p.repaired.reason
@@ -186,7 +197,7 @@ export function MapsPanel({ record, areaChangeWarn = DEFAULT_AREA_CHANGE_WARN }:
             {p.repaired?.ok ? (
               <MapView
                 reuse
-                label="Geometry repaired"
+                label={sentTitle ? "Geometry sent" : "Geometry repaired"}
                 className="flex-1"
                 sources={rightSources}
                 layers={rightLayers}

@@ -1,6 +1,6 @@
 import { originalGeometry } from "../../spatial/received";
 import { encodeCursor } from "./cursor";
-import type { DeadLetterDetail } from "../record-schemas";
+import { LastReplaySchema, type DeadLetterDetail, type LastReplay } from "../record-schemas";
 import { ApprovedRepairSchema, type ApprovedRepair, type SpatialAnalysis } from "../../vocabulary/record";
 import type { JsonValue } from "../../json/value";
 
@@ -38,6 +38,8 @@ export interface DetailRow {
   origin: JsonValue | null;
   /** an analyst edited the payload (audited): only then can the received geometry differ from the payload's */
   edited: boolean;
+  /** the latest replay that reached its sink (detail.ts LAST_REPLAY_SQL), or null */
+  last_replay?: unknown;
 }
 
 /** A stored pin, or null when absent or unreadable (an unreadable one pins nothing: the batch's repair applies). */
@@ -45,6 +47,15 @@ function readApprovedRepair(value: unknown): ApprovedRepair | null {
   const parsed = ApprovedRepairSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
 }
+
+function readLastReplay(value: unknown): LastReplay | null {
+  if (value === null || value === undefined) return null;
+  const parsed = LastReplaySchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The approval's pin is kept through the replay it was sent with: what was approved stays on the record. */
+const KEEPS_PIN = new Set<DeadLetterDetail["status"]>(["approved", "replayed"]);
 
 export interface FailureRow {
   attempt: number;
@@ -84,7 +95,8 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
     outcome: r.analysis?.outcome ?? null,
     analysis: r.analysis,
     repairedGeometry: r.repaired_geometry,
-    approvedRepair: r.status === "approved" ? readApprovedRepair(r.approved_repair) : null,
+    approvedRepair: KEEPS_PIN.has(r.status) ? readApprovedRepair(r.approved_repair) : null,
+    lastReplay: readLastReplay(r.last_replay),
     // Parsing the raw envelope costs ~0.25 s for a 100k-vertex polygon: only for records that were edited.
     originalGeometry: r.kind === "spatial" && r.edited ? originalGeometry(r.raw_envelope, r.payload) : null,
     origin: r.origin,

@@ -5,6 +5,7 @@ import { utcMicrosSql } from "../../time/instant";
 import { AUDIT_ACTION } from "../decisions";
 import type { DeadLetterDetail } from "../record-schemas";
 import { toDetail, type DetailRow, type FailureRow } from "./detail-row";
+import { lastReplaySql, SENT_GEOMETRY_SQL } from "./last-replay";
 import { HEAVY_COLUMNS, HEAVY_DETAIL_BYTES, type HeavyColumn, type HeavyTexts } from "./detail-answer";
 
 export { toDetail, type DetailRow } from "./detail-row";
@@ -14,11 +15,22 @@ export { toDetail, type DetailRow } from "./detail-row";
 
 type Db = pg.Pool | pg.ClientBase;
 
+/** A sent geometry past this (as stored) is left out of the answer (geometryOmitted): the request thread parses it. */
+const SENT_GEOMETRY_MAX_BYTES = 256 * 1024;
+
+/** The latest replay that reached its sink: batch, sink, the repair it was sent with and the geometry sent. */
+const LAST_REPLAY_SQL = lastReplaySql(`jsonb_build_object('batchId', i.batch_id::text, 'itemId', i.id::text, 'outcome', i.status::text,
+    'sink', b.sink->>'type', 'submittedAt', to_char(i.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'repair', i.sent - 'geometry',
+    'geometry', CASE WHEN pg_column_size(${SENT_GEOMETRY_SQL}) <= ${SENT_GEOMETRY_MAX_BYTES} THEN ${SENT_GEOMETRY_SQL} END,
+    'geometryOmitted', coalesce(pg_column_size(${SENT_GEOMETRY_SQL}) > ${SENT_GEOMETRY_MAX_BYTES}, false))`);
+
 export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id,
   d.source_message_id, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
   d.first_failure_reason, d.reason, d.reason_group, d.failure_class, d.class_reason, d.status, d.replay_count,
   d.failure_count, d.version, d.analysis, d.repaired_geometry, d.approved_repair, d.origin,
-  EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited`;
+  EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited,
+  ${LAST_REPLAY_SQL} AS last_replay`;
 
 /** The record, or null when there is none with this id. `lock` takes the row lock (inside a transaction). */
 export async function readDetailRow(db: Db, id: string, lock = false): Promise<DetailRow | null> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, ndjsonLine, type NdjsonRow } from "./format";
+import { CSV_COLUMNS, csvCell, csvLine, geojsonFeatures, ndjsonLine, type CsvRow, type GeojsonRow, type NdjsonRow } from "./format";
 
 describe("csvCell", () => {
   it("puts an apostrophe before text a spreadsheet would run as a formula", () => {
@@ -118,5 +118,83 @@ describe("ndjsonLine of a record pulled from a broker", () => {
 
   it("writes no line for a body that could not be read (no envelope to re-import)", () => {
     expect(ndjsonLine(row({ raw_envelope: "this is not json <xml/>", unreadable: true }), null)).toBeNull();
+  });
+});
+
+describe("what was approved and sent, after a replay", () => {
+  const square = '{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1],[0,0]]]}';
+  const star = '{"type":"Polygon","coordinates":[[[0,0],[2,2],[2,0],[0,2],[0,0]]]}';
+  const linework = '{"type":"MultiPolygon","coordinates":[]}';
+  const geo = (over: Partial<GeojsonRow>): GeojsonRow => ({
+    id: "2010",
+    kind: "spatial",
+    source: "parcels",
+    idempotency_key: "k-2010",
+    status: "replayed",
+    failure_class: "transient_schema",
+    reason: "self-intersection",
+    observed_at: "2026-12-01T00:00:00.000000Z",
+    outcome: "repaired",
+    geometry: star,
+    properties: null,
+    repaired_geometry: linework,
+    received_envelope: null,
+    approved_repair: "structure/accept",
+    analysis_repair: "linework/accept",
+    replay: '{"batch_id":"7","repair":"structure/accept","from":"approval"}',
+    replay_geometry: square,
+    ...over,
+  });
+  const parsed = (r: GeojsonRow) =>
+    geojsonFeatures(r, null).map((f) => JSON.parse(f) as { geometry: unknown; properties: Record<string, unknown> });
+
+  it("GeoJSON: once replayed, the geometry sent, with the batch and the repair, instead of the analysis's default", () => {
+    const features = parsed(geo({}));
+    expect(features.map((f) => f.properties.role)).toEqual(["original", "sent"]);
+    expect(features[1]!.geometry).toEqual(JSON.parse(square));
+    for (const f of features) {
+      expect(f.properties.approved_repair).toBe("structure/accept");
+      expect(f.properties.replay).toEqual({ batch_id: "7", repair: "structure/accept", from: "approval" });
+    }
+  });
+
+  it("GeoJSON: before a replay, the analysis's result only when the approval did not pin another repair", () => {
+    const approvedOther = parsed(geo({ status: "approved", replay: null, replay_geometry: null }));
+    expect(approvedOther.map((f) => f.properties.role)).toEqual(["original"]);
+    const approvedSame = parsed(geo({ status: "approved", approved_repair: "linework/accept", replay: null, replay_geometry: null }));
+    expect(approvedSame.map((f) => f.properties.role)).toEqual(["original", "repaired"]);
+    const pending = parsed(geo({ status: "pending", approved_repair: null, replay: null, replay_geometry: null }));
+    expect(pending.map((f) => f.properties.role)).toEqual(["original", "repaired"]);
+    expect(pending[1]!.properties.replay).toBeNull();
+  });
+
+  it("CSV: the approved repair, the replay's batch and the repair it was sent with, after the existing columns", () => {
+    expect(CSV_COLUMNS.slice(-4)).toEqual(["payload", "approved_repair", "replay_batch_id", "replay_repair"]);
+    const row: CsvRow = {
+      id: "2010",
+      kind: "spatial",
+      source: "parcels",
+      idempotency_key: "k-2010",
+      entity_key: "p-1",
+      event_id: null,
+      device_id: null,
+      source_message_id: null,
+      observed_at: "2026-12-01T00:00:00.000000Z",
+      first_seen_at: "2026-12-01T00:00:00.000000Z",
+      status: "replayed",
+      failure_class: "transient_schema",
+      class_reason: null,
+      first_failure_reason: "x",
+      reason: "x",
+      reason_group: "x",
+      replay_count: 1,
+      failure_count: 1,
+      outcome: "repaired",
+      payload: "{}",
+      approved_repair: "structure/accept",
+      replay_batch_id: "7",
+      replay_repair: "structure/accept",
+    };
+    expect(csvLine(row, null).trimEnd().split(",").slice(-3)).toEqual(["structure/accept", "7", "structure/accept"]);
   });
 });

@@ -51,6 +51,11 @@ export interface CsvRow {
   failure_count: number;
   outcome: string | null;
   payload: string | null;
+  /** "method/policy" the approval pinned (approved or replayed records) */
+  approved_repair: string | null;
+  /** the latest replay that reached its sink: its batch and the "method/policy" it was sent with */
+  replay_batch_id: string | null;
+  replay_repair: string | null;
 }
 
 /** What a record's GeoJSON features hold. */
@@ -69,6 +74,14 @@ export interface GeojsonRow {
   repaired_geometry: string | null;
   /** the raw envelope, only for a record an analyst edited (its payload's geometry is then the edit) */
   received_envelope: string | null;
+  /** "method/policy" the approval pinned (approved or replayed records) */
+  approved_repair: string | null;
+  /** "method/policy" of the analysis, whose result repaired_geometry is */
+  analysis_repair: string | null;
+  /** JSON text of the latest replay that reached its sink: {batch_id, repair ("method/policy"), from} */
+  replay: string | null;
+  /** the geometry that replay sent (JSON text), null when not kept */
+  replay_geometry: string | null;
 }
 
 const EVENT_HASH = /^[0-9a-f]{64}$/;
@@ -183,6 +196,9 @@ export const CSV_COLUMNS = [
   "failure_count",
   "repair_outcome",
   "payload",
+  "approved_repair",
+  "replay_batch_id",
+  "replay_repair",
 ] as const;
 
 /**
@@ -229,6 +245,9 @@ export function csvLine(r: CsvRow, mask: MaskRules | null): string {
     r.failure_count,
     r.outcome,
     r.payload === null ? null : masked(r.payload, mask),
+    r.approved_repair,
+    r.replay_batch_id,
+    r.replay_repair,
   ];
   // Every cell, not only the reasons: a producer's source, key or message id can be a card number too.
   return `${cells.map((c) => csvCell(typeof c === "string" ? free(c, mask) : c)).join(",")}\r\n`;
@@ -237,27 +256,52 @@ export function csvLine(r: CsvRow, mask: MaskRules | null): string {
 export const GEOJSON_HEAD = '{"type":"FeatureCollection","features":[\n';
 export const GEOJSON_TAIL = "\n]}\n";
 
-function feature(r: GeojsonRow, role: "original" | "edited" | "repaired", geometry: string | null, mask: MaskRules | null): string {
+interface Replay {
+  batch_id: string;
+  repair: string | null;
+  from: string | null;
+}
+
+function feature(
+  r: GeojsonRow,
+  role: "original" | "edited" | "repaired" | "sent",
+  geometry: string | null,
+  replay: Replay | null,
+  mask: MaskRules | null,
+): string {
+  const replayed =
+    replay === null
+      ? "null"
+      : `{"batch_id":${q(replay.batch_id)},"repair":${replay.repair === null ? "null" : q(replay.repair)},"from":${replay.from === null ? "null" : q(replay.from)}}`;
   const props =
     `{"dead_letter_id":${q(r.id)},"role":${q(role)},"source":${q(free(r.source, mask))},"idempotency_key":${r.idempotency_key === null ? "null" : q(free(r.idempotency_key, mask))},` +
     `"status":${q(r.status)},"failure_class":${q(r.failure_class)},"reason":${q(free(r.reason, mask))},` +
     `"observed_at":${q(r.observed_at)},"repair_outcome":${r.outcome === null ? "null" : q(r.outcome)},` +
+    `"approved_repair":${r.approved_repair === null ? "null" : q(r.approved_repair)},"replay":${replayed},` +
     `"feature_properties":${r.properties === null ? "null" : masked(r.properties, mask)}}`;
   return `{"type":"Feature","id":${q(`${r.id}:${role}`)},"geometry":${geometryText(geometry, mask) ?? "null"},"properties":${props}}`;
 }
 
 /**
  * The record's features, EPSG:4326: its geometry as received ("original"), the analyst's edit when there is one
- * ("edited", the payload's), and what repair produced ("repaired").
+ * ("edited", the payload's), and then what was or will be sent: once replayed, the geometry its latest replay sent
+ * ("sent", with the repair it was sent with); before, what the analysis's repair produced ("repaired") — unless the
+ * approval pinned another repair, whose result is not the analysis's (the record page previews it). Every feature
+ * says the approved repair and the latest replay.
  */
 export function geojsonFeatures(r: GeojsonRow, mask: MaskRules | null): string[] {
   if (r.kind !== "spatial") return [];
+  const replay = r.replay === null ? null : (JSON.parse(r.replay) as Replay);
   const received = r.received_envelope === null ? undefined : receivedGeometry(r.received_envelope);
   const out =
     received === undefined
-      ? [feature(r, "original", r.geometry, mask)]
-      : [feature(r, "original", JSON.stringify(received), mask), feature(r, "edited", r.geometry, mask)];
-  if (r.repaired_geometry !== null) out.push(feature(r, "repaired", r.repaired_geometry, mask));
+      ? [feature(r, "original", r.geometry, replay, mask)]
+      : [feature(r, "original", JSON.stringify(received), replay, mask), feature(r, "edited", r.geometry, replay, mask)];
+  if (replay !== null && r.replay_geometry !== null) {
+    out.push(feature(r, "sent", r.replay_geometry, replay, mask));
+  } else if (r.repaired_geometry !== null && (r.approved_repair === null || r.approved_repair === r.analysis_repair)) {
+    out.push(feature(r, "repaired", r.repaired_geometry, replay, mask));
+  }
   return out;
 }
 

@@ -19,6 +19,7 @@ import {
 import { utcMicrosSql } from "../../time/instant";
 import { UNREADABLE_CLASS_REASON } from "../../dead-letters/ingest/pulled-message";
 import { AppError } from "../../errors/app-error";
+import { lastReplaySql, SENT_GEOMETRY_SQL } from "../../dead-letters/query/last-replay";
 
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
 // the export is one consistent snapshot and its count is exact), FETCH BATCH rows at a time, the next batch
@@ -50,6 +51,11 @@ export interface ExportOptions {
   batchSize?: number;
 }
 
+/** "method/policy" of the approval's pin, kept through the replay (what was approved stays on the record). */
+const APPROVED_REPAIR_SQL = `CASE WHEN d.status IN ('approved', 'replayed') THEN (d.approved_repair->>'method') || '/' || (d.approved_repair->>'policy') END`;
+/** "method/policy" an item was sent with (null: AFC, or sent before items kept it). */
+const REPLAY_REPAIR_SQL = `(i.sent->>'method') || '/' || (i.sent->>'policy')`;
+
 /**
  * Only the columns each format writes, jsonb as text (no parse, no re-stringify). Reading rows is most of an
  * export's cost, and node-postgres's cost grows with the columns: at 1M records an NDJSON export fetching all
@@ -64,12 +70,16 @@ const FORMAT_COLUMNS: Record<ExportFormat, string> = {
   csv: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
     ${utcMicrosSql("d.observed_at")} AS observed_at, ${utcMicrosSql("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
     d.failure_class::text AS failure_class, d.class_reason, d.first_failure_reason, d.reason, d.reason_group, d.replay_count,
-    d.failure_count, d.analysis->>'outcome' AS outcome, d.payload::text AS payload`,
+    d.failure_count, d.analysis->>'outcome' AS outcome, d.payload::text AS payload, ${APPROVED_REPAIR_SQL} AS approved_repair,
+    ${lastReplaySql("i.batch_id::text")} AS replay_batch_id, ${lastReplaySql(REPLAY_REPAIR_SQL)} AS replay_repair`,
   geojson: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.status::text AS status, d.failure_class::text AS failure_class,
     d.reason, ${utcMicrosSql("d.observed_at")} AS observed_at, d.analysis->>'outcome' AS outcome, (d.payload->'geometry')::text AS geometry,
     (d.payload->'properties')::text AS properties, d.repaired_geometry::text AS repaired_geometry,
     CASE WHEN EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text
-      AND a.action = '${AUDIT_ACTION.edit}') THEN d.raw_envelope END AS received_envelope`,
+      AND a.action = '${AUDIT_ACTION.edit}') THEN d.raw_envelope END AS received_envelope,
+    ${APPROVED_REPAIR_SQL} AS approved_repair, (d.analysis->>'method') || '/' || (d.analysis->>'policy') AS analysis_repair,
+    ${lastReplaySql(`jsonb_build_object('batch_id', i.batch_id::text, 'repair', ${REPLAY_REPAIR_SQL}, 'from', i.sent->>'from')::text`)} AS replay,
+    ${lastReplaySql(`(${SENT_GEOMETRY_SQL})::text`)} AS replay_geometry`,
 };
 
 /**

@@ -185,10 +185,12 @@ export interface BatchView {
   failureThreshold: number;
   repair: { method: string; policy: string; override?: boolean };
   total: number;
+  /** back to origin: every distinct destination of its records, with counts, as at creation; null for other sinks */
+  destinations: OriginDestination[] | null;
   counts: OutcomeCounts;
   /** submissions per second over the last 10 s of a running batch; null otherwise (a paused one submits nothing) */
   achievedRate: number | null;
-  /** records dealt with per second over the whole run (first submission to end, pauses included) once ended; null before */
+  /** submissions per second over the whole run (first to last submission, pauses included) once ended; null before */
   averageRate: number | null;
   /**
    * replay workers alive now (heartbeat within the last minute), whichever batch they work on: a running batch
@@ -255,6 +257,16 @@ export interface RateSeries {
   points: RatePoint[];
 }
 
+/** Where a batch back to origin publishes: one broker source's destination (lib/sources/destinations.ts), with its records. */
+export interface OriginDestination {
+  source: string;
+  /** `exchange/routingKey` (RabbitMQ), subject (NATS), stream (Redis), topic (Kafka), queue URL (SQS) */
+  destination: string;
+  count: number;
+  /** within the source's `options.destinations` (or it sets none); a batch back to origin refuses the others */
+  allowed: boolean;
+}
+
 export interface BatchPreview {
   /** records that will be replayed */
   count: number;
@@ -272,6 +284,8 @@ export interface BatchPreview {
    * theirs would replay them differently from what was approved (repairConflicts counts them for a setting)
    */
   pinnedRepairs?: { method: string; policy: string; count: number }[];
+  /** the records' origin destinations, most records first (records pulled from a broker source only) */
+  destinations?: OriginDestination[];
 }
 
 /** How many approved repairs a batch setting would change if it overrode them (pinnedRepairs of a preview). */

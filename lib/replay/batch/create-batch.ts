@@ -14,6 +14,7 @@ import { sinkView, storeSink } from "./stored-sink";
 import { utcMicrosSql } from "../../time/instant";
 import { checkOutboundTarget } from "../../net/outbound-guard";
 import { checkPostgisTarget } from "./check-postgis-target";
+import { originDestinations, refuseDisallowedDestinations } from "./origin-destinations";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
@@ -179,9 +180,12 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection, 
      GROUP BY 1, 2 ORDER BY 3 DESC`,
     values,
   );
+  // Where the records would go back to (only records pulled from a broker source have a destination).
+  const { destinations } = await originDestinations(db, `${where} AND ${eligible(true)}`, values);
   const r = rows[0];
   return {
     pinnedRepairs: pinned.rows,
+    destinations,
     count: r?.count ?? 0,
     byKind: { spatial: r?.spatial ?? 0, afc: r?.afc ?? 0 },
     firstObservedAt: r?.first ?? null,
@@ -292,10 +296,24 @@ export async function createBatch(
       throw new AppError("validation_failed", `selection: ${preview.count} records; a batch takes at most ${MAX_BATCH_RECORDS}`);
     }
     const conflicts = repairConflicts(preview.pinnedRepairs, input.repair);
+    // Back to origin: a record whose destination its source's options.destinations do not allow is refused,
+    // named; the others' destinations are kept on the batch for the supervisor who approves it.
+    let destinations = null;
+    if (origin) {
+      const found = preview.destinations ?? [];
+      if (found.some((d) => !d.allowed)) {
+        // Rare: group again for the refused (source, destination) pairs, to name their records.
+        const dv: unknown[] = [];
+        const dWhere = `${selectionWhere(selection, dv)} AND ${eligible(true)}`;
+        const { refused } = await originDestinations(client, dWhere, dv);
+        await refuseDisallowedDestinations(client, refused, dWhere, dv, "ids" in selection ? selection.ids : null);
+      }
+      destinations = found.map(({ source, destination, count }) => ({ source, destination, count }));
+    }
     const batch = await client.query<{ id: string }>(
       `INSERT INTO replay_batch (status, created_by_id, sink, selection, rate_per_second, page_size, max_replays, repair_method,
-         repair_policy, max_attempts, failure_threshold, created_at, updated_at, repair_override)
-       VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12) RETURNING id::text AS id`,
+         repair_policy, max_attempts, failure_threshold, created_at, updated_at, repair_override, destinations)
+       VALUES ('draft', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13) RETURNING id::text AS id`,
       [
         user.userId,
         JSON.stringify(storeSink(input.sink)),
@@ -309,6 +327,7 @@ export async function createBatch(
         input.failureThreshold,
         ctx.now,
         input.repair.override && conflicts > 0,
+        destinations === null ? null : JSON.stringify(destinations),
       ],
     );
     const id = batch.rows[0]?.id as string;
@@ -339,6 +358,7 @@ export async function createBatch(
             skipped: preview.skipped,
             selection,
             sink: sinkView(input.sink),
+            ...(destinations ? { destinations } : {}),
             ratePerSecond: input.ratePerSecond,
             pageSize: input.pageSize,
             maxReplays: input.maxReplays,

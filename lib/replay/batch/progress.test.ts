@@ -38,16 +38,23 @@ describe("isLive", () => {
 });
 
 describe("averageRate", () => {
-  const start = new Date("2026-11-30T12:00:00Z");
-  it("divides what was dealt with (not what was cancelled) by the time from the run's start (its first submission) to its end", () => {
-    expect(averageRate(counts({ applied: 900, dropped: 50, poison: 50, cancelled: 500 }), start, new Date("2026-11-30T12:00:10Z"))).toBe(
-      100,
-    );
+  const at = (s: number) => new Date(Date.parse("2026-11-30T12:00:00Z") + s * 1000);
+  it("counts n paced submissions as n - 1 intervals: 5 sends 0.5 s apart are 2/s, not 2.5/s", () => {
+    // The target's applied_at 0.5 s apart at a configured 2/s; the batch ends a commit after the last send.
+    expect(averageRate({ submitted: 5, firstAt: at(0), lastAt: at(2) }, at(2.03))).toBe(2);
+    expect(averageRate({ submitted: 1001, firstAt: at(0), lastAt: at(10) }, at(10.5))).toBe(100);
   });
-  it("has no figure before the end, without a start, or when nothing was dealt with", () => {
-    expect(averageRate(counts({ applied: 10 }), start, null)).toBeNull();
-    expect(averageRate(counts({ applied: 10 }), null, start)).toBeNull();
-    expect(averageRate(counts({ cancelled: 10 }), start, new Date("2026-11-30T12:00:01Z"))).toBeNull();
-    expect(averageRate(counts({ applied: 10 }), start, start)).toBeNull();
+  it("keeps the pauses in the span (the whole run)", () => {
+    // 3 sends at 1/s, a 7-s pause, 3 more at 1/s: 5 intervals over 12 s.
+    expect(averageRate({ submitted: 6, firstAt: at(0), lastAt: at(12) }, at(12))).toBeCloseTo(5 / 12, 12);
+  });
+  it("falls back to first send → end when the sends share one instant", () => {
+    expect(averageRate({ submitted: 60, firstAt: at(0), lastAt: at(0) }, at(0.5))).toBe(120);
+    expect(averageRate({ submitted: 1, firstAt: at(0), lastAt: at(0) }, at(0.25))).toBe(4);
+  });
+  it("has no figure before the end, or when nothing was sent", () => {
+    expect(averageRate({ submitted: 10, firstAt: at(0), lastAt: at(5) }, null)).toBeNull();
+    expect(averageRate({ submitted: 0, firstAt: null, lastAt: null }, at(1))).toBeNull();
+    expect(averageRate({ submitted: 1, firstAt: at(0), lastAt: at(0) }, at(0))).toBeNull();
   });
 });

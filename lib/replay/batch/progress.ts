@@ -10,16 +10,27 @@ export function progressText(total: number, counts: OutcomeCounts, fmt: (n: numb
   return `${fmt(processed)} / ${fmt(total)}${counts.cancelled > 0 ? ` · ${fmt(counts.cancelled)} cancelled` : ""}`;
 }
 
+/** A batch's submissions as the rate over its whole run needs them: how many items were sent, first and last send. */
+export interface SubmissionSpan {
+  submitted: number;
+  firstAt: Date | null;
+  lastAt: Date | null;
+}
+
 /**
- * Records dealt with per second over the whole run — from its first submission (read-batches.ts; the start when nothing
- * was submitted) to its end, pauses included: what a supervisor compares with the configured rate once the batch
- * has finished and its last-10-s rate is gone. Null before the end.
+ * Submissions per second over the whole run, pauses included: what a supervisor compares with the configured rate
+ * once the batch has finished and its last-10-s rate is gone. n submissions paced at r per second are n - 1
+ * intervals of 1/r apart, so the rate is (n - 1) over the span from the first to the last; n over that span (or
+ * over first submission → end, which adds only the last commit) reads high by n/(n - 1). A run whose sends all
+ * share one instant (unpaced, a single one) has no span: its n over first submission → end is the best figure.
+ * Null before the end or when nothing was sent.
  */
-export function averageRate(counts: OutcomeCounts, startedAt: Date | null, finishedAt: Date | null): number | null {
-  if (!startedAt || !finishedAt) return null;
-  const seconds = (finishedAt.getTime() - startedAt.getTime()) / 1000;
-  const processed = counts.applied + counts.deduped + counts.dropped + counts.poison + counts.failed;
-  return seconds > 0 && processed > 0 ? processed / seconds : null;
+export function averageRate(span: SubmissionSpan, finishedAt: Date | null): number | null {
+  if (!finishedAt || !span.firstAt || span.submitted === 0) return null;
+  const between = span.lastAt ? (span.lastAt.getTime() - span.firstAt.getTime()) / 1000 : 0;
+  if (span.submitted >= 2 && between > 0) return (span.submitted - 1) / between;
+  const run = (finishedAt.getTime() - span.firstAt.getTime()) / 1000;
+  return run > 0 ? span.submitted / run : null;
 }
 
 /** After a batch ended, items still in flight are counted within a page's commit; give up watching after this. */

@@ -36,6 +36,7 @@ interface BatchRow {
   repair_override: boolean;
   single_approver_limit: number | null;
   total: number;
+  destinations: { source: string; destination: string; count: number }[] | null;
   applied_count: number;
   deduped_count: number;
   dropped_count: number;
@@ -49,6 +50,9 @@ interface BatchRow {
   approved_at: Date | null;
   started_at: Date | null;
   first_submitted_at: Date | null;
+  /** once finished: items submitted and the last submission (the whole run's rate) */
+  submitted: number | null;
+  last_submitted_at: Date | null;
   window_from: Date | null;
   finished_at: Date | null;
 }
@@ -58,7 +62,7 @@ const RECENT_S = 10;
 
 const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.status_reason, b.created_by_id, cu.email AS created_by_email,
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
-    b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.repair_override, b.single_approver_limit, b.total,
+    b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.repair_override, b.single_approver_limit, b.total, b.destinations,
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     -- Since the (re)start when that is more recent, as the span it is divided by (toView): submissions from before
     -- a pause counted over the seconds since the resume showed 6/s for a batch paced at 1/s.
@@ -68,7 +72,12 @@ const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.statu
     (SELECT count(*)::int FROM worker w WHERE ${WORKER_ALIVE}) AS live_workers,
     b.created_at, b.approved_at, b.started_at, b.window_from, b.finished_at,
     -- The run's rate counts from its first submission: a batch started before any worker ran did not go slower.
-    (SELECT min(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) AS first_submitted_at
+    (SELECT min(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) AS first_submitted_at,
+    -- Only once ended (a subquery in a CASE branch not taken is not run): a running batch is polled every second.
+    CASE WHEN b.finished_at IS NOT NULL THEN
+      (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) END AS submitted,
+    CASE WHEN b.finished_at IS NOT NULL THEN
+      (SELECT max(i.submitted_at) FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) END AS last_submitted_at
   FROM replay_batch b LEFT JOIN "user" cu ON cu.id = b.created_by_id LEFT JOIN "user" au ON au.id = b.approved_by_id`;
 
 function toView(r: BatchRow, now: Date): BatchView {
@@ -118,9 +127,11 @@ function toView(r: BatchRow, now: Date): BatchView {
     failureThreshold: r.failure_threshold,
     repair: { method: r.repair_method, policy: r.repair_policy, override: r.repair_override },
     total: r.total,
+    // Kept at creation, when every one was checked against its source's options.destinations.
+    destinations: r.destinations?.map((d) => ({ ...d, allowed: true })) ?? null,
     counts,
     achievedRate,
-    averageRate: averageRate(counts, r.first_submitted_at ?? r.started_at, r.finished_at),
+    averageRate: averageRate({ submitted: r.submitted ?? 0, firstAt: r.first_submitted_at, lastAt: r.last_submitted_at }, r.finished_at),
     liveWorkers: r.live_workers,
     eta,
     etaSeconds,

@@ -11,7 +11,7 @@ import type { GroupWriter } from "./group-writer";
 import type { Resolution } from "./write-outcomes";
 import { reserveSlots, slowDown } from "../pacing/reserve-slots";
 import { revalidate, type Revalidation } from "./revalidate";
-import { replayRepair } from "./replay-repair";
+import { replayRepair, sentRepair } from "./replay-repair";
 import { sleep } from "../../time/sleep";
 import { geometryLimits } from "../../env";
 import { poisonReason } from "./failure-rules";
@@ -106,6 +106,7 @@ export function decideOrSubmit(item: ClaimedItem, ctx: Pick<PageContext, "batch"
     entityKey: item.entityKey,
     observedAt: item.observedAt,
     payload: checked.payload,
+    repair: checked.repair ? sentRepair(repair, item.approvedRepair, checked.repair) : null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { ApprovedRepairSchema, type ApprovedRepair, type RepairMethod, type RepairPolicy } from "../../vocabulary/record";
+import { ApprovedRepairSchema, type ApprovedRepair, type RepairMethod, type RepairPolicy, type SentRepair } from "../../vocabulary/record";
 
 // Which repair an item replays with. The approval pinned one (method, policy, digest of what the analyst saw); the
 // batch's own setting is for records approved without a pin (before pins existed, or AFC). A supervisor may
@@ -40,4 +40,21 @@ export function conflictsWithPin(
   batch: { method: RepairMethod; policy: RepairPolicy },
 ): boolean {
   return pin.outcome === "repaired" && (pin.method !== batch.method || pin.policy !== batch.policy);
+}
+
+/**
+ * What an item records as sent (replay_item.sent): the repair it was sent with and what that did, with the pin's
+ * digest and acknowledged warnings when the settings came from the approval — the approval stays on the record's
+ * replay for good, whatever the record's own approval fields say later (re-opened, approved again).
+ */
+export function sentRepair(repair: ReplayRepair, pin: ApprovedRepair | null, outcome: "valid" | "repaired"): SentRepair {
+  const fromPin = repair.from === "approval" && pin !== null;
+  return {
+    method: repair.method,
+    policy: repair.policy,
+    from: repair.from,
+    outcome,
+    ...(fromPin ? { digest: pin.digest } : {}),
+    ...(fromPin && pin.acknowledged?.length ? { acknowledged: pin.acknowledged } : {}),
+  };
 }

@@ -11,7 +11,9 @@ import type { DeadLetterKind } from "@/lib/vocabulary/record";
 // (replay-repair.ts: the approved one, or the batch's); AFC: the tap schema. What comes out is what the sink
 // receives. With an approved digest, a different geometry is not sent: the analyst never saw it.
 
-export type Revalidation = { ok: true; payload: JsonValue } | { ok: false; reason: string; review?: true };
+export type Revalidation =
+  /** `repair`: spatial only, what the repair did to the geometry (the payload sent holds the result) */
+  { ok: true; payload: JsonValue; repair?: "valid" | "repaired" } | { ok: false; reason: string; review?: true };
 
 export interface RevalidateOptions {
   /** required for spatial records */
@@ -42,6 +44,6 @@ export function revalidate(kind: DeadLetterKind, payload: unknown, opts: Revalid
   }
   const feature = payload as { [key: string]: JsonValue };
   return delivered.outcome === "valid"
-    ? { ok: true, payload: feature }
-    : { ok: true, payload: { ...feature, geometry: delivered.geometry } };
+    ? { ok: true, payload: feature, repair: "valid" }
+    : { ok: true, payload: { ...feature, geometry: delivered.geometry }, repair: "repaired" };
 }

@@ -12,6 +12,7 @@ import { holdBatchAgainstStop, holdBatchAgainstStopSql } from "../batch/stop-loc
 import type { RecordOutcome } from "./failure-rules";
 import type { ItemStatus } from "../batch/batch-schemas";
 import type { Sink, SinkResult, Submission } from "../sinks/sink";
+import type { JsonValue } from "../../json/value";
 
 // The outcome transaction: everything a group of items ends with, in ONE commit — item rows, the ledger (the
 // built-in sink delivers here), the dead-letter records and their failure history, the batch's counters and
@@ -75,13 +76,35 @@ interface ItemWrite {
   submittedAt: Date | null;
   finished: boolean;
   touch: RecordTouch | null;
+  /** replay_item.sent (JSON text): what was submitted, kept for good; null leaves it as it is */
+  sent: string | null;
+}
+
+/**
+ * What an item keeps of its submission: the repair it was sent with and, when the repair changed the geometry,
+ * the geometry the sink received (a valid one is the snapshot's, already on the item). Null for AFC taps.
+ */
+function sentJson(sub: Submission): string | null {
+  if (!sub.repair) return null;
+  const payload = sub.payload as { geometry?: JsonValue } | null;
+  const geometry = sub.repair.outcome === "repaired" && payload !== null && typeof payload === "object" ? payload.geometry : undefined;
+  return JSON.stringify(geometry === undefined ? sub.repair : { ...sub.repair, geometry });
 }
 
 const TERMINAL = new Set<ItemStatus>(["applied", "deduped", "dropped", "poison", "failed", "cancelled"]);
 
 function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx: OutcomeContext): ItemWrite {
   const { item } = r;
-  const base = { id: item.id, attempts: item.attempts, runAt: null, error: null, submittedAt: null, finished: true, touch: null };
+  const base = {
+    id: item.id,
+    attempts: item.attempts,
+    runAt: null,
+    error: null,
+    submittedAt: null,
+    finished: true,
+    touch: null,
+    sent: null,
+  };
   const touch = (outcome: RecordOutcome, reason: string | null, submitted: boolean): RecordTouch => ({
     deadLetterId: item.deadLetterId,
     outcome,
@@ -100,11 +123,11 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
       };
     case "deliver": {
       const outcome = settled.get(item.id) ?? "deduped";
-      return { ...base, status: outcome, submittedAt: r.submittedAt, touch: touch(outcome, null, true) };
+      return { ...base, status: outcome, submittedAt: r.submittedAt, sent: sentJson(r.submission), touch: touch(outcome, null, true) };
     }
     case "answered": {
       const res = r.result;
-      const sent = { ...base, submittedAt: r.submittedAt };
+      const sent = { ...base, submittedAt: r.submittedAt, sent: sentJson(r.submission) };
       if (res.outcome !== "retry" && res.outcome !== "failed")
         return { ...sent, status: res.outcome, touch: touch(res.outcome, null, true) };
       // `failed` (a refusal, e.g. 400) is retried later with exponential backoff and jitter, and after the budget
@@ -115,6 +138,7 @@ function decide(r: Resolution, settled: Map<string, "applied" | "deduped">, ctx:
         return {
           ...sent,
           submittedAt: null,
+          sent: null,
           status: "poison",
           attempts: item.attempts + 1,
           error: res.reason,
@@ -237,9 +261,10 @@ export async function writeOutcomes(
       `WITH items AS (
          UPDATE replay_item i SET status = u.status, attempts = u.attempts, run_at = coalesce(u.run_at, i.run_at),
            last_error = coalesce(u.error, i.last_error), submitted_at = coalesce(u.submitted_at, i.submitted_at),
-           finished_at = CASE WHEN u.finished THEN $8::timestamptz END, locked_by = NULL, locked_until = NULL
-         FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[])
-           AS u(id, status, attempts, run_at, error, submitted_at, finished)
+           finished_at = CASE WHEN u.finished THEN $8::timestamptz END, locked_by = NULL, locked_until = NULL,
+           sent = coalesce(u.sent, i.sent)
+         FROM unnest($1::bigint[], $2::"ReplayItemStatus"[], $3::int[], $4::timestamptz[], $5::text[], $6::timestamptz[], $7::bool[], $17::jsonb[])
+           AS u(id, status, attempts, run_at, error, submitted_at, finished, sent)
          WHERE i.id = u.id AND i.id = ANY($1::bigint[])
          RETURNING 1)
        UPDATE replay_batch SET applied_count = applied_count + $10, deduped_count = deduped_count + $11,
@@ -263,6 +288,7 @@ export async function writeOutcomes(
         counts.failed,
         counts.cancelled,
         terminal,
+        changed.map((w) => w.sent),
       ],
     );
   }

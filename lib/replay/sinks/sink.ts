@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import type { JsonValue } from "@/lib/json/value";
-import type { DeadLetterKind } from "@/lib/vocabulary/record";
+import type { DeadLetterKind, SentRepair } from "@/lib/vocabulary/record";
 
 // A sink is where a replay delivers a record. Two kinds, one small interface each:
 // - in-transaction (the built-in ledger): delivery happens inside the transaction that records the items'
@@ -24,6 +24,8 @@ export interface Submission {
   observedAt: string;
   /** the re-validated (spatial: repaired) record */
   payload: JsonValue;
+  /** spatial: the repair it was sent with, recorded on its item (replay_item.sent) once submitted; sinks ignore it */
+  repair?: SentRepair | null;
 }
 
 export type SinkResult =
