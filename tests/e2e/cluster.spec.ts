@@ -117,8 +117,10 @@ test.describe("several servers on one database", () => {
   });
 
   test("a rolling restart under steady ingest loses no acknowledged record", async ({ playwright }) => {
+    // As an admin (who may ingest too), observed long ago: the records sort last in every newest-first list, so the
+    // specs after this one (the producer's own records, the list's newest rows) do not meet them.
     const producer = await playwright.request.newContext();
-    expect((await signInVia(producer, proxy.url, "producer", "198.51.100.202")).ok()).toBe(true);
+    expect((await signInVia(producer, proxy.url, "admin", "198.51.100.202")).ok()).toBe(true);
     const run = `rolling-${uniqueSuffix()}`;
     const acknowledged: string[] = [];
     const refused: number[] = [];
@@ -134,7 +136,7 @@ test.describe("several servers on one database", () => {
               // a seeded source: specs after this one look for the demo's sources at the top of the list
               source: "field-survey",
               idempotency_key: key,
-              observed_at: new Date().toISOString(),
+              observed_at: new Date(Date.UTC(2020, 0, 1, 0, 0, sent)).toISOString(),
               feature: { type: "Feature", id: key, geometry: { type: "Point", coordinates: [2.35, 48.85] }, properties: {} },
               dead_letter_reason: "rolling restart probe",
             },

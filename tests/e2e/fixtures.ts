@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect, type APIRequest, type Locator, type Page } from "@playwright/test";
+import { e2eServerEnv } from "./server-env";
 
 // Demo accounts seeded by scripts/e2e.ts (lib/auth/users.ts DEMO_ACCOUNTS).
 export const DEMO = {
@@ -72,8 +73,11 @@ export async function ingestAsProducer(
  * batches the spec creates. `args` and `env` are added to the command's and the environment's.
  */
 export function startWorker(args: string[] = [], env: Record<string, string> = {}): ChildProcess {
+  // The server's keys and outbound allowances: the worker unseals the sources and sinks the server sealed, appends to
+  // the same audit chain and connects to the same loopback targets.
+  const { PORT: _port, REDRIVE_WORKER: _worker, NODE_ENV: _mode, ...shared } = e2eServerEnv(0);
   return spawn(process.execPath, ["bin/redrive.mjs", "worker", "--lease-ms", "5000", ...args], {
-    env: { ...process.env, DATABASE_URL: process.env.E2E_DATABASE_URL ?? "", ...env },
+    env: { ...process.env, ...shared, DATABASE_URL: process.env.E2E_DATABASE_URL ?? "", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
 }
