@@ -9,6 +9,10 @@ import { purgeQuarantined } from "../dead-letters/triage/release-purge";
 import type { QuarantineBody } from "../dead-letters/record-schemas";
 import type { RepairMethod, RepairPolicy } from "../vocabulary/record";
 import { revealField } from "../forensics/reveal";
+import type { ListFilter } from "../dead-letters/filters";
+import { auditedExport } from "../forensics/export/audited";
+import type { ExportOrder } from "../forensics/export/stream";
+import type { ExportFormat } from "../forensics/forensics-schemas";
 import { maskAnswer } from "../masking/answer";
 import type { MaskRules } from "../masking/rules";
 
@@ -50,6 +54,35 @@ export const OFF_THREAD_READS = {
     ),
 } satisfies Record<string, (databaseUrl: string, args: never) => Promise<string>>;
 
+/**
+ * The streams of stored records, run the same way: on a thread, on connections of its own, read a chunk at a time
+ * by the response (NormalizePool.openStream), so neither a heavy record's bytes nor their masking and formatting
+ * ever reach the thread that answers requests.
+ */
+export const OFF_THREAD_STREAMS = {
+  /** GET /api/export: the cursor, formatting and masking, and the export's audit event when it ends */
+  export: (
+    databaseUrl: string,
+    a: {
+      format: ExportFormat;
+      filter: ListFilter;
+      mask: MaskRules | null;
+      order?: ExportOrder;
+      excel?: boolean;
+      actor: Actor;
+      requestId: string;
+      now: Date;
+    },
+  ): ReadableStream<Uint8Array> => {
+    // One connection for the cursor's transaction, one for the audit event written as the stream ends.
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    const { actor, requestId, now, ...args } = a;
+    const { stream, audited } = auditedExport(pool, args, { actor, requestId, now });
+    void audited.then(() => pool.end()).catch(() => {});
+    return stream;
+  },
+} satisfies Record<string, (databaseUrl: string, args: never) => ReadableStream<Uint8Array>>;
+
 /** Where the threads find OFF_THREAD_READS (normalize-worker.mjs imports it by this project-relative path). */
 const THIS_MODULE = "lib/api/off-thread-reads.ts";
 
@@ -60,6 +93,42 @@ export type OffThreadArgs<K extends OffThreadRead> = Parameters<(typeof OFF_THRE
 export function runOffThreadRead<K extends OffThreadRead>(name: K, databaseUrl: string, args: OffThreadArgs<K>): Promise<string> {
   const task = OFF_THREAD_READS[name] as (databaseUrl: string, args: OffThreadArgs<K>) => Promise<string>;
   return task(databaseUrl, args);
+}
+
+export type OffThreadStreamName = keyof typeof OFF_THREAD_STREAMS;
+export type OffThreadStreamArgs<K extends OffThreadStreamName> = Parameters<(typeof OFF_THREAD_STREAMS)[K]>[1];
+
+/** Opens one of OFF_THREAD_STREAMS by name (normalize-worker.mjs "stream-pull"; in this thread when there are no threads). */
+export function openOffThreadStream<K extends OffThreadStreamName>(
+  name: K,
+  databaseUrl: string,
+  args: OffThreadStreamArgs<K>,
+): ReadableStream<Uint8Array> {
+  const open = OFF_THREAD_STREAMS[name] as (databaseUrl: string, args: OffThreadStreamArgs<K>) => ReadableStream<Uint8Array>;
+  return open(databaseUrl, args);
+}
+
+/**
+ * One of OFF_THREAD_STREAMS run on an ingest thread when there are any, as the body of a response: each read asks
+ * the thread for one chunk (no read-ahead here, as the stream itself has none), and a client that goes away
+ * cancels the stream there.
+ */
+export function streamOffThread<K extends OffThreadStreamName>(name: K, args: OffThreadStreamArgs<K>): ReadableStream<Uint8Array> {
+  const { url } = getDb();
+  const threads = sharedNormalizePool();
+  if (!threads) return openOffThreadStream(name, url, args);
+  const remote = threads.openStream(THIS_MODULE, name, url, args);
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const chunk = await remote.pull();
+        if (chunk === null) controller.close();
+        else controller.enqueue(chunk);
+      },
+      cancel: (reason) => remote.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /**
