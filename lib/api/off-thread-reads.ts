@@ -2,6 +2,7 @@ import "server-only";
 import pg from "pg";
 import type { Actor } from "../audit/actor";
 import { getDb } from "../db/client";
+import { withSessionSetup } from "../db/session";
 import { sharedNormalizePool } from "../dead-letters/ingest/normalize-pool";
 import { heavyDetailJsonFrom } from "../dead-letters/query/heavy-detail-read";
 import { repairPreview } from "../dead-letters/triage/repair-preview";
@@ -23,9 +24,9 @@ import type { MaskRules } from "../masking/rules";
 // reach that thread; its answer comes back as UTF-8 JSON. tests/integration/heavy-routes.test.ts finds every
 // route that reaches a payload reader and checks it keeps health answering against such a record.
 
-/** Runs `fn` with a connection of its own (the calling thread's, not the server's pool). */
+/** Runs `fn` with a connection of its own (the calling thread's, not the server's pool), set up as the server's are. */
 async function withClient<T>(databaseUrl: string, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  const pool = new pg.Pool(withSessionSetup({ connectionString: databaseUrl, max: 1 }));
   try {
     return await fn(pool);
   } finally {
@@ -75,7 +76,7 @@ export const OFF_THREAD_STREAMS = {
     },
   ): ReadableStream<Uint8Array> => {
     // One connection for the cursor's transaction, one for the audit event written as the stream ends.
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    const pool = new pg.Pool(withSessionSetup({ connectionString: databaseUrl, max: 2 }));
     const { actor, requestId, now, ...args } = a;
     const { stream, audited } = auditedExport(pool, args, { actor, requestId, now });
     void audited.then(() => pool.end()).catch(() => {});
@@ -109,19 +110,22 @@ export function openOffThreadStream<K extends OffThreadStreamName>(
 }
 
 /**
- * One of OFF_THREAD_STREAMS run on an ingest thread when there are any, as the body of a response: each read asks
- * the thread for one chunk (no read-ahead here, as the stream itself has none), and a client that goes away
- * cancels the stream there.
+ * One of OFF_THREAD_STREAMS run on an ingest thread when there are any, as the body of a response: the thread
+ * builds one chunk ahead of what the client has read, no more, and a client that goes away cancels the stream there.
  */
 export function streamOffThread<K extends OffThreadStreamName>(name: K, args: OffThreadStreamArgs<K>): ReadableStream<Uint8Array> {
   const { url } = getDb();
   const threads = sharedNormalizePool();
   if (!threads) return openOffThreadStream(name, url, args);
   const remote = threads.openStream(THIS_MODULE, name, url, args);
+  // One chunk asked for ahead: the thread builds the next while this one is written to the client.
+  let ahead: Promise<Uint8Array | null> | null = null;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const chunk = await remote.pull();
+        const chunk = await (ahead ?? remote.pull());
+        ahead = chunk === null ? null : remote.pull();
+        ahead?.catch(() => {}); // surfaced by the next read
         if (chunk === null) controller.close();
         else controller.enqueue(chunk);
       },
