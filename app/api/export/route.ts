@@ -1,9 +1,9 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { streamOffThread } from "@/lib/api/off-thread-reads";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { countMatching } from "@/lib/dead-letters/query/facets";
 import { maskFor } from "@/lib/forensics/access";
-import { auditedExport } from "@/lib/forensics/export/audited";
 import { CONTENT_TYPES, EXTENSIONS } from "@/lib/forensics/export/format";
 import { assertExportable, exportFilter } from "@/lib/forensics/export/stream";
 import { ExportQuerySchema } from "@/lib/forensics/forensics-schemas";
@@ -16,6 +16,7 @@ export const dynamic = "force-dynamic";
  * GeoJSON of a filter without spatial records is refused (422) rather than answered with an empty collection.
  * x-redrive-estimated-count gives the UI a denominator for its progress (exact for facet filters);
  * x-redrive-masked says whether values were masked for this reader (the file name says it too).
+ * The records are read, masked and formatted on an ingest thread (off-thread-reads.ts), which also audits the export.
  */
 export const GET = defineRoute(
   { access: { permission: "dead_letters:export", auditedRead: true }, query: ExportQuerySchema },
@@ -26,7 +27,7 @@ export const GET = defineRoute(
     await assertExportable(pool, format, filter);
     const exported = exportFilter(format, filter);
     const estimate = exported === null ? 0 : filter.bbox || filter.q ? null : await countMatching(pool, exported);
-    const { stream } = auditedExport(pool, { format, filter, mask, order, excel }, { actor: actorOf(principal!), requestId, now });
+    const stream = streamOffThread("export", { format, filter, mask, order, excel, actor: actorOf(principal!), requestId, now });
     const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, "");
     return new Response(stream, {
       headers: {

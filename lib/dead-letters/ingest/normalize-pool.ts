@@ -30,6 +30,9 @@ interface Reply {
   analyzed?: AnalyzeResult;
   /** a heavy record's detail answer, UTF-8 JSON (its buffer transferred, not copied) */
   json?: Uint8Array<ArrayBuffer>;
+  /** an off-thread stream's next chunk (transferred), or done: the stream has ended */
+  chunk?: Uint8Array<ArrayBuffer>;
+  done?: boolean;
   /** what a read refused (not found, a field): thrown again here as the same AppError */
   appError?: { code: ErrorCode; message: string; issues: FieldIssue[]; details?: Record<string, unknown> };
   /** the thread asks to be replaced: its GEOS aborted, or a heavy record grew its heaps */
@@ -160,9 +163,9 @@ export class NormalizePool {
     return [...this.threads].sort((a, b) => a.load - b.load)[0];
   }
 
-  private send(message: Record<string, unknown>): Promise<Reply> {
-    const thread = this.pick();
+  private send(message: Record<string, unknown>, thread = this.pick()): Promise<Reply> {
     if (!thread) return Promise.reject(new Error("no ingest normalization thread is running"));
+    if (thread.failed) return Promise.reject(thread.failed);
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
@@ -210,6 +213,64 @@ export class NormalizePool {
   }
 
   /**
+   * One of the streams of stored records (`module`'s openOffThreadStream, project-relative) run on a thread, read
+   * a chunk at a time: `pull` asks the thread for its next chunk (null once the stream has ended), so the thread
+   * never runs ahead of the reader, and `cancel` cancels it there. The stream opens on the thread with the first
+   * pull or the cancel, and stays on that thread: the thread is held (not retired) until the stream ends.
+   */
+  openStream(module: string, name: string, databaseUrl: string, args: unknown): OffThreadStream {
+    const streamId = this.nextId++;
+    const open = { module, name, databaseUrl, args };
+    let thread: Thread | undefined;
+    let closed = false;
+    const hold = (): Thread => {
+      if (thread) return thread;
+      const t = this.pick();
+      if (!t) throw new Error("no ingest normalization thread is running");
+      if (t.load++ === 0) t.worker.ref();
+      return (thread = t);
+    };
+    const release = () => {
+      if (!thread || closed) return;
+      closed = true;
+      if (thread.failed) return; // its load was cleared when it died
+      if (--thread.load === 0) {
+        thread.worker.unref();
+        if (thread.retiring) void thread.worker.terminate();
+      }
+    };
+    return {
+      pull: async () => {
+        if (closed) return null;
+        const first = !thread;
+        const t = hold();
+        try {
+          const m = await this.send({ task: "stream-pull", streamId, ...(first ? open : {}) }, t);
+          if (m.done || !m.chunk) {
+            release();
+            return null;
+          }
+          return m.chunk;
+        } catch (err) {
+          release();
+          throw err;
+        }
+      },
+      cancel: async (reason) => {
+        if (closed) return;
+        const first = !thread;
+        const t = hold();
+        const why = reason === undefined ? undefined : reason instanceof Error ? reason.message : String(reason);
+        try {
+          await this.send({ task: "stream-cancel", streamId, reason: why, ...(first ? open : {}) }, t);
+        } finally {
+          release();
+        }
+      },
+    };
+  }
+
+  /**
    * Why `rec` is not one JSON value (null when it is), found on a thread: parsing a 12 MB body here held the
    * event loop for seconds. Also `rec` as it is best sent again (a long text as shared bytes, encoded once).
    */
@@ -222,6 +283,14 @@ export class NormalizePool {
   async close(): Promise<void> {
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
+}
+
+/** A stream run on a thread (NormalizePool.openStream). */
+export interface OffThreadStream {
+  /** the next chunk, null once the stream has ended; rejects when it failed there */
+  pull(): Promise<Uint8Array<ArrayBuffer> | null>;
+  /** cancels the stream on its thread (`reason`, as an Error's message, is what its end records) */
+  cancel(reason?: unknown): Promise<void>;
 }
 
 /**

@@ -2,7 +2,8 @@
 // worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
 // "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
 // "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
-// (lib/api/off-thread-reads.ts: a heavy record's detail, a repair preview, a revealed field).
+// (lib/api/off-thread-reads.ts: a heavy record's detail, a repair preview, a revealed field), or "stream-pull" /
+// "stream-cancel" a stream of stored records run here (an export), one chunk per pull.
 import { setPriority } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
@@ -37,6 +38,18 @@ function readModule(path) {
   return readModules.get(path);
 }
 
+// The streams open on this thread (normalize-pool.ts openStream), by the id the pool gave them: each a promise of
+// its reader, set before the first await so a cancel that follows the first pull finds it.
+const streams = new Map();
+function streamReader(streamId, module, name, databaseUrl, args) {
+  if (!streams.has(streamId)) {
+    if (module === undefined) throw new Error(`no stream ${streamId} is open on this thread`);
+    const opened = readModule(module).then(({ openOffThreadStream }) => openOffThreadStream(name, databaseUrl, args).getReader());
+    streams.set(streamId, opened);
+  }
+  return streams.get(streamId);
+}
+
 // Past these the thread asks to be replaced (normalize-pool.ts retire): a wasm heap never shrinks, and V8 keeps
 // the pages a 10 MB record's parse grew its heap to. A thread normalizing ordinary records stays far below
 // both (its GEOS heap ~20 MB, its V8 heap ~50 MB), so only a heavy record costs a restart (~1 s, off the
@@ -54,8 +67,30 @@ async function shouldRetire(texts) {
   return getHeapStatistics().total_heap_size > RETIRE_V8_HEAP_BYTES;
 }
 
-parentPort.on("message", async ({ id, task, recs, now, settings, rec, geometryText, opts, module, databaseUrl, name, args }) => {
+parentPort.on("message", async (message) => {
+  const { id, task, recs, now, settings, rec, geometryText, opts, module, databaseUrl, name, args, streamId, reason } = message;
   try {
+    if (task === "stream-pull" || task === "stream-cancel") {
+      let reader;
+      try {
+        reader = await streamReader(streamId, module, name, databaseUrl, args);
+        if (task === "stream-cancel") {
+          streams.delete(streamId);
+          await reader.cancel(reason === undefined ? undefined : new Error(reason));
+          parentPort.postMessage({ id, done: true, retire: await shouldRetire([]) });
+          return;
+        }
+        const { done, value } = await reader.read();
+        if (done) streams.delete(streamId);
+        // A chunk's buffer is its own (TextEncoder's): it crosses without a copy.
+        const chunk = done ? undefined : value;
+        parentPort.postMessage({ id, done, chunk, retire: await shouldRetire(chunk ? [chunk] : []) }, chunk ? [chunk.buffer] : []);
+      } catch (err) {
+        streams.delete(streamId);
+        throw err;
+      }
+      return;
+    }
     if (task === "read") {
       const { runOffThreadRead } = await readModule(module);
       const json = new TextEncoder().encode(await runOffThreadRead(name, databaseUrl, args));

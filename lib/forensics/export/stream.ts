@@ -24,7 +24,8 @@ import { lastReplaySql, SENT_GEOMETRY_SQL } from "../../dead-letters/query/last-
 // Streams the records matching a list filter through a server-side cursor: one REPEATABLE READ transaction (so
 // the export is one consistent snapshot and its count is exact), FETCH BATCH rows at a time, the next batch
 // fetched while the current one is formatted. Memory holds two batches whatever the export's size; the HTTP
-// route and the CLI consume the same ReadableStream, and a client that goes away cancels the cursor.
+// route (run on an ingest thread: lib/api/off-thread-reads.ts) and the CLI consume the same ReadableStream, and a
+// client that goes away cancels the cursor.
 
 export const BATCH = 1_000;
 
