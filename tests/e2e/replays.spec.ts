@@ -13,8 +13,9 @@ const SHOTS = "tests/artifacts/screenshots";
 mkdirSync(SHOTS, { recursive: true });
 let worker: ChildProcess | null = null;
 
+// Replays only: the spec pulls its sources itself (Pull now), which a worker's puller holding the lease would refuse.
 test.beforeAll(() => {
-  worker = startWorker();
+  worker = startWorker(["--no-pull"]);
 });
 
 test.afterAll(() => stopWorker(worker));

@@ -11,8 +11,9 @@ import { DEMO, ingestAsProducer, signIn, startWorker, stopWorker, type DemoRole,
 const SHOTS = "tests/artifacts/screenshots";
 let worker: ChildProcess | null = null;
 
+// Replays only: the broker sources other specs left in this database are not this spec's to pull.
 test.beforeAll(() => {
-  worker = startWorker();
+  worker = startWorker(["--no-pull"]);
 });
 
 test.afterAll(() => stopWorker(worker));
