@@ -98,6 +98,31 @@ export function serverIssues(err: unknown): { path: string; message: string }[] 
 
 const inputClass = "block w-full rounded border px-2 py-1 text-sm";
 
+/** What a source's messages are: the Kind field of the add and edit forms. */
+export function KindField({
+  kind,
+  onChange,
+  problem,
+}: {
+  kind: DeadLetterKind;
+  onChange: (kind: DeadLetterKind) => void;
+  problem: string | undefined;
+}) {
+  return (
+    <Field label="Kind" problem={problem} hint="What its messages are: spatial envelopes or AFC taps.">
+      {(p) => (
+        <select {...p} value={kind} onChange={(e) => onChange(e.target.value as DeadLetterKind)}>
+          {KINDS.map((k) => (
+            <option key={k} value={k}>
+              {k === "afc" ? "AFC taps" : "spatial envelopes"}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
 export function Field({
   label,
   hint,
@@ -278,17 +303,7 @@ function AddSourceForm({ onDone }: { onDone: () => void }) {
             />
           )}
         </Field>
-        <Field label="Kind" problem={problem("kind")} hint="What its messages are: spatial envelopes or AFC taps.">
-          {(p) => (
-            <select {...p} value={kind} onChange={(e) => setKind(e.target.value as DeadLetterKind)}>
-              {KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {k === "afc" ? "AFC taps" : "spatial envelopes"}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <KindField kind={kind} onChange={setKind} problem={problem("kind")} />
         <label className="flex items-center gap-2 self-center text-sm">
           <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Workers pull it at once (else it starts
           paused)

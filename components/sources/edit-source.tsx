@@ -4,8 +4,8 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { PatchSourceBody, sourceUrlProblem, type SourceView } from "@/lib/sources/source-schemas";
-import { KINDS, type DeadLetterKind } from "@/lib/vocabulary/record";
-import { byPath, Field, serverIssues } from "./add-source";
+import type { DeadLetterKind } from "@/lib/vocabulary/record";
+import { byPath, Field, KindField, serverIssues } from "./add-source";
 import { useUpdateSource, type UpdateSourceRequest } from "./queries";
 import { hasStoredCredentials } from "./source-text";
 
@@ -108,17 +108,7 @@ function EditSourceForm({ source, onDone }: { source: SourceView; onDone: () => 
           )}
         </Field>
       </div>
-      <Field label="Kind" problem={problem("kind")} hint="What its messages are: spatial envelopes or AFC taps.">
-        {(p) => (
-          <select {...p} value={kind} onChange={(e) => setKind(e.target.value as DeadLetterKind)}>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {k === "afc" ? "AFC taps" : "spatial envelopes"}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <KindField kind={kind} onChange={setKind} problem={problem("kind")} />
       <Field label="Options (JSON)" problem={problem("options")} hint="The source's options as stored; the whole object replaces them.">
         {(p) => (
           <textarea
