@@ -15,12 +15,17 @@ export async function readSchema(): Promise<{ path: string; content: string }> {
   return { path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, "utf8") };
 }
 
-export async function readMigrationList(): Promise<MigrationList> {
+/** The migrations on disk by name (their folders), in order: one directory read, no file contents. */
+export async function migrationNames(): Promise<string[]> {
   const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true }).catch(() => []);
-  const dirs = entries
+  return entries
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort();
+}
+
+export async function readMigrationList(): Promise<MigrationList> {
+  const dirs = await migrationNames();
   const migrationDirectories: MigrationDirectory[] = await Promise.all(
     dirs.map(async (name) => {
       const file = join(MIGRATIONS_DIR, name, "migration.sql");
@@ -48,7 +53,8 @@ export async function readMigrationList(): Promise<MigrationList> {
 export async function migrationStatus(
   query: (sql: string) => Promise<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]>,
 ): Promise<{ applied: number; pending: string[]; failed: string[]; unknown: string[] }> {
-  const onDisk = (await readMigrationList()).migrationDirectories.map((d) => d.path);
+  // Only the names: health and readiness probes call this every few seconds on every server.
+  const onDisk = await migrationNames();
   const rows = await query("SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations ORDER BY started_at").catch(
     () => [],
   );
