@@ -3,9 +3,9 @@
 import { useTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
-import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/query/list";
+import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/contract/list";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import { useDeadLetterList } from "../queries";
+import { useDeadLetterList } from "../use-dead-letter-queries";
 import { hiddenColumns } from "./column-fit";
 import { readColumns, type ListColumnId } from "@/lib/dead-letters/query/list-columns";
 import { chosenColumns, columnWidths, features, gridTemplate, type RowSelectionMeta } from "./columns";

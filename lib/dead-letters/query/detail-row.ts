@@ -1,6 +1,6 @@
 import { originalGeometry } from "../../spatial/received";
 import { encodeCursor } from "./cursor";
-import { LastReplaySchema, type DeadLetterDetail, type LastReplay } from "../record-schemas";
+import { LastReplaySchema, type DeadLetterDetail, type LastReplay } from "../contract/detail";
 import { ApprovedRepairSchema, type ApprovedRepair, type SpatialAnalysis } from "../../vocabulary/record";
 import type { JsonValue } from "../../json/value";
 

@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { facetsFromCube, nonFacetFilter, rollupCanCount, splitByDay, type CubeCell } from "./facet-cube";
 import type { ListFilter } from "../filters";
-import type { Facets } from "../record-schemas";
+import type { Facets } from "../contract/facets";
 import { commonLexemes } from "./common-lexemes";
 import { buildWhere, buildWhereBranches, commonWordsSql, payloadWords, selectBranches } from "./where";
 

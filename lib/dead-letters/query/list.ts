@@ -1,17 +1,12 @@
 import "server-only";
 import type pg from "pg";
-import type { z } from "zod";
-import type { DeadLetterSummarySchema, ListPageSchema } from "../record-schemas";
+import type { DeadLetterSummary, ListPage } from "../contract/list";
 import { utcMicrosSql } from "../../time/instant";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { commonLexemes } from "./common-lexemes";
 import { maybeCompact } from "./facets";
 import type { ListQuery } from "../filters";
 import { buildWhere, buildWhereBranches, commonWordsSql, searchParts, selectBranches, viewportClause, type PayloadMatch } from "./where";
-
-// The list's row and page are the API's schemas (record-schemas.ts); these are their types.
-export type DeadLetterSummary = z.infer<typeof DeadLetterSummarySchema>;
-export type ListPage = z.infer<typeof ListPageSchema>;
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.reason,
   d.reason_group, d.failure_class, d.class_reason, d.status, ${utcMicrosSql("d.observed_at")} AS observed_at, d.replay_count, d.failure_count,
