@@ -31,6 +31,15 @@ const domainImports = (except = []) =>
     `../../${d}/*`,
   ]);
 const restrict = (...patterns) => ["error", { patterns }];
+const CLI_ONLY = {
+  group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*", "../../cli/*", "../../../cli/*"],
+  message: "only the CLI knows the CLI: the engine and the domains do not import it",
+};
+const NOT_ROUTE_GLUE = {
+  group: ["@/lib/api/*", "**/lib/api/*", "../api/*", "../../api/*", "../../../api/*"],
+  message: "domains do not import the route glue in lib/api",
+};
+const NODE_BUILTINS = ["node:*", "fs", "fs/*", "path", "crypto", "child_process", "worker_threads", "stream", "os", "net"];
 const SOURCES = (dirs) => dirs.map((d) => `${d}/**/*.{ts,tsx,mjs}`);
 const NOT_TESTS = ["**/*.test.ts", "**/*.test.tsx"];
 
@@ -98,14 +107,25 @@ export default defineConfig([
     rules: {
       "no-restricted-imports": restrict(
         { group: FRAMEWORK, message: "framework glue (next/*, React) belongs in app/ or lib/api" },
+        CLI_ONLY,
+        NOT_ROUTE_GLUE,
+      ),
+    },
+  },
+  {
+    // A contract/ folder holds an API's request and response shapes; the route handlers, the client hooks and
+    // OpenAPI share it, so it ships to the browser: no database (the column limits are plain zod), no Node.
+    files: ["lib/**/contract/**/*.ts"],
+    ignores: NOT_TESTS,
+    rules: {
+      "no-restricted-imports": restrict(
         {
-          group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*", "../../cli/*", "../../../cli/*"],
-          message: "only the CLI knows the CLI: the engine and the domains do not import it",
+          group: [...DATABASE, "!**/db/column-limits", ...NODE_BUILTINS],
+          message: "a contract/ module ships to the browser: it imports no database, server-only module or Node built-in",
         },
-        {
-          group: ["@/lib/api/*", "**/lib/api/*", "../api/*", "../../api/*", "../../../api/*"],
-          message: "domains do not import the route glue in lib/api",
-        },
+        { group: FRAMEWORK, message: "framework glue (next/*, React) belongs in app/ or lib/api" },
+        CLI_ONLY,
+        NOT_ROUTE_GLUE,
       ),
     },
   },

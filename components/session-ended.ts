@@ -5,7 +5,7 @@ import { HttpError } from "@/lib/api/client";
 
 // A browser session that ended (signed out in another tab, expired, revoked by an admin) makes every request a
 // 401. Said once, with a way back: a banner that stays, and a sign-in that returns here. Polling stops meanwhile
-// (a batch page sent 31 failing requests in 10 s, each with its own error). A full page load after signing in
+// (a polling page would otherwise send failing request after request, each with its own error). A full page load after signing in
 // starts this module afresh.
 
 let ended = false;

@@ -8,7 +8,7 @@ import { forReader } from "@/lib/api/page-data";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { listApiTokens } from "@/lib/auth/tokens";
 import { getDb } from "@/lib/db/client";
-import { OwnRecordsQuerySchema } from "@/lib/dead-letters/own-records-schemas";
+import { OwnRecordsQuerySchema } from "@/lib/dead-letters/contract/own-records";
 import { listOwnRecords } from "@/lib/dead-letters/query/own-records";
 import { configuredMaskRules } from "@/lib/masking/config";
 

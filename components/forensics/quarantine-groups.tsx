@@ -9,7 +9,7 @@ import { DayTrend } from "@/components/ui/day-trend";
 import { Dialog } from "@/components/ui/dialog";
 import { EmptyNotice } from "@/components/ui/empty-notice";
 import { ColumnHeaders, DividedBody, FramedTable, type Column } from "@/components/ui/table";
-import type { QuarantineGroup } from "@/lib/dead-letters/record-schemas";
+import type { QuarantineGroup } from "@/lib/dead-letters/contract/quarantine";
 import { ExportMenu } from "./export-menu";
 import { useQuarantineAction, useQuarantineGroups } from "./queries";
 

@@ -6,7 +6,7 @@ import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
 import type { AlertEventView, AlertRuleView } from "@/lib/ops/alerts/alert-rules";
 import type { AlertRuleUpdate } from "@/lib/forensics/forensics-schemas";
-import type { QuarantineBody, QuarantineGroup } from "@/lib/dead-letters/record-schemas";
+import type { QuarantineBody, QuarantineGroup } from "@/lib/dead-letters/contract/quarantine";
 
 // One hook per forensics resource, keyed by a factory so mutations invalidate exactly what they change.
 

@@ -5,8 +5,8 @@ import { TriageList, type ListScope } from "@/components/dead-letters/list/triag
 import { Button } from "@/components/ui/button";
 import { DayTrend } from "@/components/ui/day-trend";
 import type { FailureGroupDetail, GroupPatch } from "@/lib/dead-letters/groups/group-schemas";
-import type { ListPage } from "@/lib/dead-letters/query/list";
-import type { Facets } from "@/lib/dead-letters/record-schemas";
+import type { ListPage } from "@/lib/dead-letters/contract/list";
+import type { Facets } from "@/lib/dead-letters/contract/facets";
 import { NoteText } from "@/components/notes/note-text";
 import { GroupStatusBadge, when } from "./group-badges";
 import { useGroup, usePatchGroup } from "./queries";

@@ -57,7 +57,7 @@ export function setBasemapTheme(map: Map, dark: boolean): void {
 
 /**
  * Adds the countries under every other layer. Done after the map's own data is drawn: turning ~180 country
- * polygons into tiles costs ~0.5–1 s per map in headless Chromium on 2 cores, and the record's geometry, not the
+ * polygons into tiles is the slowest part of a map's first draw with software WebGL, and the record's geometry, not the
  * coastline, is what the analyst is waiting for. maxzoom 5: at 1:110m there is no detail beyond it, so deeper
  * zooms overzoom the z5 tile instead of cutting coastlines down to parcel scale.
  */

@@ -32,7 +32,7 @@ function withRole(fc: FeatureCollection, role: Role): Feature[] {
  * One source for everything the received map draws, each feature tagged with the layer that draws it. Why not one
  * source per layer: every GeoJSON source is its own worker job and its own tile, and each tile that arrives is one
  * more frame; with software compositing every frame that changed a canvas reads it back from the GPU process
- * (GLES2::ReadPixels: 0.23–0.37 s in all between a row click and both maps drawn, in two Chromium traces), and
+ * (GLES2::ReadPixels, a visible part of the time between a row click and both maps drawn), and
  * four sources cost up to four such frames and four worker jobs before the first 'idle'.
  */
 export function receivedSources(

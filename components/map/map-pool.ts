@@ -6,7 +6,7 @@ import { background, BASEMAP_LAYER_IDS, BASEMAP_SOURCE_ID, addBasemap, setBasema
 // element moves into the new component, the map is resized and gets the new record's sources.
 //
 // Why: with software WebGL on 2 cores a new map costs a WebGL context, shader compilation, a style load and a new
-// tiling of the countries in the worker before the record's geometry can draw — most of the ~1 s between a click on a
+// tiling of the countries in the worker before the record's geometry can draw — most of the time between a click on a
 // row and both detail maps drawn (tests/e2e/triage-timing, performance marks map:*:mount → map:*:idle). A parked map
 // has its context, its compiled programs and the countries' index in the worker; reusing it leaves the record's own
 // tiles as the work.
@@ -146,7 +146,7 @@ export function takeMap(width: number, height: number): PooledMap | null {
 
 function destroy(entry: PooledMap): void {
   entry.element.remove();
-  // Removing a map loses its WebGL context, a synchronous GPU call of ~70–100 ms with software WebGL; it waits
+  // Removing a map loses its WebGL context, a long synchronous GPU call with software WebGL; it waits
   // until the browser is idle so that it does not run between a click and the next page's first draw.
   whenIdle(() => entry.map.remove());
 }

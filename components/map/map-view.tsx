@@ -70,9 +70,9 @@ type State = "loading" | "ready" | "error";
 
 /**
  * Commits a state change the map reports ('load', 'idle') at once instead of when React's scheduler gets to it.
- * Why: on the record's page React was measured committing data-drawn 0.1–0.6 s after the map's 'idle' (marks
- * map:*:idle against the attribute's mutation in tests/e2e/triage-timing), batched behind the page's other updates,
- * so the page said "not drawn" for a map on screen. In a microtask, so that a call from inside a React effect
+ * Why: on the record's page React may commit data-drawn well after the map's 'idle' (marks map:*:idle against the
+ * attribute's mutation in tests/e2e/triage-timing), batched behind the page's other updates, so the page would say
+ * "not drawn" for a map on screen. In a microtask, so that a call from inside a React effect
  * (a reused map is ready within the mount effect) is flushed after it rather than warned about.
  */
 function commitNow(update: () => void): void {
@@ -248,8 +248,8 @@ export function MapView(props: MapViewProps) {
           const drawn = new Map(applied.current.data);
           commitNow(() => setDrawnData(drawn));
           firstDrawn();
-          // The countries wait until every map on the page has drawn its own data: there is one worker on 2
-          // cores, and tiling ~180 countries in it first held the second map's record back by 0.3–0.8 s.
+          // The countries wait until every map on the page has drawn its own data: the maps share one worker,
+          // and tiling the countries in it first would hold the second map's record back.
           if (latest.current.basemap ?? true) {
             void afterFirstDraws()
               .then(() => (cancelled ? undefined : showBasemap(m)))

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { Button } from "@/components/ui/button";
-import type { OwnRecordsPage } from "@/lib/dead-letters/own-records-schemas";
+import type { OwnRecordsPage } from "@/lib/dead-letters/contract/own-records";
 import { STATUSES } from "@/lib/vocabulary/record";
 import { useOwnRecords } from "./queries";
 import { Panel } from "@/components/ui/panel";

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { fetchJson } from "@/lib/api/client";
-import type { OwnRecordsPage } from "@/lib/dead-letters/own-records-schemas";
+import type { OwnRecordsPage } from "@/lib/dead-letters/contract/own-records";
 
 // The producer's own records (GET /api/producer/records), one page per status filter and cursor.
 

@@ -36,7 +36,7 @@ function useFinalRefetch(live: boolean, refetch: () => unknown) {
   }, [live, refetch]);
 }
 
-/** `renderedAt`: when the server read `initial` (see useDeadLetterList in components/dead-letters/queries.ts). */
+/** `renderedAt`: when the server read `initial` (see useDeadLetterList in components/dead-letters/use-dead-letter-queries.ts). */
 export function useBatches(initial?: BatchView[], renderedAt?: number) {
   return useQuery({
     queryKey: replayKeys.lists(),

@@ -16,7 +16,7 @@ export const sourceKeys = {
   lists: () => [...sourceKeys.all, "list"] as const,
 };
 
-/** `renderedAt`: when the server read `initial` (see useDeadLetterList in components/dead-letters/queries.ts). */
+/** `renderedAt`: when the server read `initial` (see useDeadLetterList in components/dead-letters/use-dead-letter-queries.ts). */
 export function useSources(initial?: SourceView[], renderedAt?: number) {
   return useQuery({
     queryKey: sourceKeys.lists(),

@@ -32,7 +32,7 @@ export function eventHash(tap: unknown): string | null {
   return canonical === null ? null : sha256Hex(canonical);
 }
 
-/** One-shot crypto.hash (Node >= 20.12): ~3x faster than createHash().update().digest() for short input.
+/** One-shot crypto.hash (Node >= 20.12): cheaper than createHash().update().digest() for short input.
  * The canonical text is pure ASCII (ensure_ascii), so its UTF-8 bytes are unambiguous even for lone surrogates. */
 export function sha256Hex(text: string): string {
   return hash("sha256", text, "hex");

@@ -1,7 +1,6 @@
 // Run a zod schema through its Standard Schema entry point instead of safeParse. Same checks, same issues,
-// but no ZodError: that is an Error subclass, and building it (stack capture + issue finalizing) was about
-// two thirds of a failing tap's validation cost (measured: ~385k vs ~110k failing parses/s). Failing parses
-// are the norm here — every dead letter is one.
+// but no ZodError: that is an Error subclass, and building it (stack capture + issue finalizing) is most of a
+// failing tap's validation cost. Failing parses are the norm here — every dead letter is one.
 import type * as z from "zod";
 
 export type SchemaRun<T> = { ok: true; data: T } | { ok: false; issues: z.core.$ZodIssue[] };

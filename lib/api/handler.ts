@@ -140,8 +140,8 @@ export function errorResponse(err: unknown, requestId: string): Response {
 /**
  * Largest JSON body a route reads unless it says otherwise (ingest and tap capture stream theirs and have their own
  * limits): a replay of 100,000 ids is ~1.5 MB. Larger answers 413 before it is parsed. A body is parsed, checked
- * and walked on the thread that answers every request, ~250 µs of it per KB for an edit: 4 MB of anything
- * else stays well under a second of it, and a route whose body does more says less (an action: 1 MB).
+ * and walked on the thread that answers every request, linear in its size: 4 MB of anything else stays well under
+ * a second of it, and a route whose body does more per byte says less (an action: 1 MB).
  */
 export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
 

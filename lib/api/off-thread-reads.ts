@@ -7,7 +7,7 @@ import { sharedNormalizePool } from "../dead-letters/ingest/normalize-pool";
 import { heavyDetailJsonFrom } from "../dead-letters/query/heavy-detail-read";
 import { repairPreview } from "../dead-letters/triage/repair-preview";
 import { purgeQuarantined } from "../dead-letters/triage/release-purge";
-import type { QuarantineBody } from "../dead-letters/record-schemas";
+import type { QuarantineBody } from "../dead-letters/contract/quarantine";
 import type { RepairMethod, RepairPolicy } from "../vocabulary/record";
 import { revealField } from "../forensics/reveal";
 import type { ListFilter } from "../dead-letters/filters";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IdParamsSchema } from "../dead-letters/record-schemas";
+import { IdParamsSchema } from "../dead-letters/contract/record-id";
 import { MentionListSchema, NoteBodySchema, NoteListSchema, NoteSchema } from "../dead-letters/notes/note-schemas";
 import {
   CreateViewBodySchema,

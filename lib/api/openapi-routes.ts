@@ -3,26 +3,14 @@ import { AuditQuerySchema } from "../audit/log-schema";
 import { CreateTokenBody, CreateUserBody, IdParams, ListTokensQuery, PatchUserBody } from "../auth/account-schemas";
 import { SsoSettingsBody } from "../auth/sso-schemas";
 import { ListFilterSchema, ListQuerySchema } from "../dead-letters/filters";
-import {
-  ActionBodySchema,
-  BulkBodySchema,
-  BulkJobAcceptedSchema,
-  BulkJobParamsSchema,
-  BulkJobSchema,
-  BulkResultSchema,
-  ConflictBodySchema,
-  ServedDeadLetterDetailSchema,
-  FacetsSchema,
-  ExtentSchema,
-  ArrivalsQuerySchema,
-  ArrivalsSchema,
-  IdParamsSchema,
-  ListPageSchema,
-  MapPointsQuerySchema,
-  MapPointsSchema,
-  RepairPreviewQuerySchema,
-  RepairPreviewSchema,
-} from "../dead-letters/record-schemas";
+import { ActionBodySchema, ConflictBodySchema } from "../dead-letters/contract/decision";
+import { BulkBodySchema, BulkJobAcceptedSchema, BulkJobParamsSchema, BulkJobSchema, BulkResultSchema } from "../dead-letters/contract/bulk";
+import { ServedDeadLetterDetailSchema } from "../dead-letters/contract/detail";
+import { FacetsSchema } from "../dead-letters/contract/facets";
+import { ExtentSchema, MapPointsQuerySchema, MapPointsSchema } from "../dead-letters/contract/map";
+import { ArrivalsQuerySchema, ArrivalsSchema, ListPageSchema } from "../dead-letters/contract/list";
+import { IdParamsSchema } from "../dead-letters/contract/record-id";
+import { RepairPreviewQuerySchema, RepairPreviewSchema } from "../dead-letters/contract/repair-preview";
 import {
   AlertRuleParamsSchema,
   AlertRuleUpdateSchema,
@@ -31,8 +19,8 @@ import {
   RevealBodySchema,
   TimelineQuerySchema,
 } from "../forensics/forensics-schemas";
-import { QuarantineBodySchema } from "../dead-letters/record-schemas";
-import { OwnRecordParamsSchema, OwnRecordSchema, OwnRecordsPageSchema, OwnRecordsQuerySchema } from "../dead-letters/own-records-schemas";
+import { QuarantineBodySchema } from "../dead-letters/contract/quarantine";
+import { OwnRecordParamsSchema, OwnRecordSchema, OwnRecordsPageSchema, OwnRecordsQuerySchema } from "../dead-letters/contract/own-records";
 import { BatchIdParams, CreateBatchBody, ItemsQuery, ListBatchesQuery, RateQuery, SingleApproverBody } from "../replay/batch/batch-schemas";
 import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from "../sources/source-schemas";
 import { GroupIdParamsSchema, GroupListQuerySchema, GroupPatchSchema } from "../dead-letters/groups/group-schemas";

@@ -3,8 +3,8 @@ import type { Command } from "commander";
 export type Register = (program: Command) => void;
 
 // Command groups load on demand: a run loads only the group of its command (all of them for the top-level help,
-// `help` or an unknown command). Loading every group cost `redrive import` 2–5 s of start-up here (the replay and
-// forensics modules pull in most of the app), a tenth of a 100k-record import.
+// `help` or an unknown command). Loading every group would make every command pay for the replay and forensics
+// modules, which pull in most of the app, in its start-up.
 export const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
   { commands: ["db"], load: async () => (await import("./commands/db")).registerDbCommands },
   { commands: ["import"], load: async () => (await import("./commands/import")).registerImportCommands },

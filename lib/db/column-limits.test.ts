@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuditQuerySchema } from "../audit/log-schema";
 import { decodeCursor, encodeCursor } from "../dead-letters/query/cursor";
 import { ListFilterSchema } from "../dead-letters/filters";
-import { IdSchema } from "../dead-letters/record-schemas";
+import { IdSchema } from "../dead-letters/contract/record-id";
 import { BatchIdParams, CreateBatchBody, ItemsQuery } from "../replay/batch/batch-schemas";
 import { isBigintId } from "./column-limits";
 import { inTimeRange, isImpossibleCalendarDate } from "../time/range";

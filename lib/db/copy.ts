@@ -21,7 +21,7 @@ export async function copyIn(
   else {
     let failed = false;
     done.catch(() => (failed = true));
-    // Bytes a slice at a time, waiting for the socket to drain: a 24 MB row written at once held the event loop ~0.2 s
+    // Bytes a slice at a time, waiting for the socket to drain: a large row written at once holds the event loop
     // in the socket write. Text goes whole (a slice could end inside a surrogate pair).
     for (const piece of data) {
       const step = typeof piece === "string" ? Math.max(piece.length, 1) : WRITE_SLICE;

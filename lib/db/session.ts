@@ -3,7 +3,7 @@ import type pg from "pg";
 /**
  * What every connection of Redrive's runs first. JIT off: PostgreSQL compiles a query whose estimated cost passes
  * jit_above_cost (100,000), and the estimate counts branches that never run (a search's fallback plan, a sample's
- * scan): a 12 ms list search spent 456 ms compiling at 1M records. Redrive's statements are short or bounded,
+ * scan), so a fast list search on a large table can spend many times its run compiling. Redrive's statements are short or bounded,
  * where compiling never pays; a database where it would can keep it for its other clients. A SET, not the startup
  * packet's `options`, which connection poolers such as PgBouncer refuse.
  */

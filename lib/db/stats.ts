@@ -3,9 +3,9 @@ import type pg from "pg";
 
 // Planner statistics the way autovacuum keeps them (analyze once 10% of a table + 50 rows changed since the
 // last ANALYZE), for the few statements whose plan depends on them badly: after a bulk approval the statistics
-// still say "1 approved record", and a replay batch's eligibility check over 48k records ran 169 s on a plan
-// made for one. Where autovacuum runs this almost never finds anything to do; where it is off (this
-// machine's shared server, some managed setups) it is the difference between seconds and minutes.
+// still say "1 approved record", and a replay batch's eligibility check over tens of thousands of records runs
+// for minutes on a plan made for one. Where autovacuum runs this almost never finds anything to do; where it
+// is off (some managed setups, shared test servers) it is the difference between seconds and minutes.
 
 const ANALYZABLE = new Set(["dead_letter", "replay_item", "replay_batch"]);
 

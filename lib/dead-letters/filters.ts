@@ -79,8 +79,7 @@ export const ListFilterSchema = z
       .optional(),
     /**
      * text in the record's notes: a case-insensitive substring. Three characters at least: the trigram index
-     * answers nothing shorter, and a 2-character pattern read all 200k notes of a test table (~2 s) where a
-     * 3+ character one took ~1 ms.
+     * answers nothing shorter, so a 2-character pattern would read every note.
      */
     note: searchText(z.string().trim().min(3, "at least 3 characters").max(200)).optional(),
     bbox: BboxSchema.optional(),

@@ -4,7 +4,7 @@ import { viewportBranches, viewportClause } from "../dead-letters/query/where";
 // box (core PostgreSQL `box`, GiST-indexed; PostGIS is not in the embedded server), so a radius search is the
 // enclosing box (index) refined by the great-circle distance from the point to the nearest point of the box.
 // Both are searched like the list's map view: across ±180° and against boxes stored unwrapped past 180
-// (lib/dead-letters/store/write-records/stored-box.ts, viewport.ts).
+// (lib/dead-letters/store/stored-box.ts, lib/dead-letters/query/viewport.ts).
 
 export type Place = { type: "bbox"; bbox: [number, number, number, number] } | { type: "near"; lon: number; lat: number; radiusKm: number };
 

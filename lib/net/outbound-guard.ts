@@ -104,8 +104,8 @@ export function outboundFetch(url: string, init: NonNullable<Parameters<typeof u
 }
 
 /**
- * undici's `request` through the guarded pool: the replay HTTP sink's client, about 3× fetch's rate on keep-alive
- * connections (bench:replay's client loops). It follows no redirect (request has none without undici's redirect
+ * undici's `request` through the guarded pool: the replay HTTP sink's client, well ahead of fetch's rate on keep-alive
+ * connections (bench:replay's client loops compare them). It follows no redirect (request has none without undici's redirect
  * interceptor, which this pool does not install), and a refused connection rejects with the OutboundRefusedError
  * itself rather than as a cause.
  */

@@ -7,7 +7,7 @@ import { configuredMaskRules } from "../masking/config";
 import { maskAnswer } from "../masking/answer";
 
 // GET /api/metrics: the DLQ and the replay engine for Prometheus. Every number is read from a rollup, a
-// counter column or an index-only range, so a 15-second scrape costs a few milliseconds at 1M records.
+// counter column or an index-only range, so a frequent scrape stays cheap however many records there are.
 
 type Db = pg.Pool | pg.PoolClient;
 

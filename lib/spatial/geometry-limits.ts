@@ -15,8 +15,8 @@ export interface GeometryLimits {
 
 /**
  * Defaults. 200,000 vertices: twice the largest shape the repair and display are benchmarked on (a 100k-vertex
- * polygon, ~4 MB of text), about 8 MB of text (half the 16 MB a record may be), and validated in ~0.5 s on one
- * thread here. 10,000 parts: a city's parcels as one MultiPolygon, and well under the per-part overhead that
+ * polygon, bench:repair), about 8 MB of text (half the 16 MB a record may be), and validated on one thread in
+ * well under the time a request may take. 10,000 parts: a city's parcels as one MultiPolygon, and well under the per-part overhead that
  * makes MakeValid's node graph balloon. Nesting 8: RFC 7946 §3.1.8 advises against nested collections at all.
  */
 export const DEFAULT_GEOMETRY_LIMITS: GeometryLimits = { maxVertices: 200_000, maxParts: 10_000, maxNesting: 8 };

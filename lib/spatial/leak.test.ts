@@ -1,6 +1,6 @@
 // Every GEOS pointer analyzeGeometry allocates must be freed. The wasm heap only grows and hides small leaks in
-// its free space, so used memory is measured directly (Geos.usedHeapBytes). Verified to catch a leak of one
-// GEOS Point per invalid geometry (not destroying GEOSisValidDetail's location): ~1 MB over this run.
+// its free space, so used memory is measured directly (Geos.usedHeapBytes). The bound is small enough to catch a
+// leak of one GEOS Point per invalid geometry (not destroying GEOSisValidDetail's location).
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import { analyzeGeometry } from "./analyze";

@@ -1,8 +1,7 @@
 // The HTTP sink's floor in the replay benchmark: the same bodies the sink sends (requestBody, with the
 // Idempotency-Key header), posted by a plain keep-alive client loop with the same number of requests in flight
 // to the same 200-at-once receiver, no database and no engine. Two clients: undici's request (the leanest
-// Node client, the floor, and what the sink uses) and fetch through undici (what the sink used before: ~3× slower
-// on these connections).
+// Node client, the floor, and what the sink uses) and fetch through undici (the slower one, for comparison).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { Agent, fetch as undiciFetch, request } from "undici";

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Role } from "../../lib/auth/permissions";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListFilterSchema, ListQuerySchema } from "../../lib/dead-letters/filters";
-import { MapPointsQuerySchema } from "../../lib/dead-letters/record-schemas";
+import { MapPointsQuerySchema } from "../../lib/dead-letters/contract/map";
 import { ExportQuerySchema, LookupQuerySchema } from "../../lib/forensics/forensics-schemas";
 import { ingest } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
-import type { OwnRecord, OwnRecordsPage } from "../../lib/dead-letters/own-records-schemas";
+import type { OwnRecord, OwnRecordsPage } from "../../lib/dead-letters/contract/own-records";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 

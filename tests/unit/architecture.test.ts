@@ -30,6 +30,10 @@ describe("lint boundaries", () => {
     ["lib/replay/engine/example.ts", "@/lib/cli/context", "only the CLI knows the CLI"],
     ["lib/replay/engine/example.ts", "../../../cli/context", "only the CLI knows the CLI"],
     ["lib/dead-letters/query/example.ts", "next/headers", "framework glue (next/*, React) belongs in app/ or lib/api"],
+    ["lib/dead-letters/contract/example.ts", "../../db/client", "a contract/ module ships to the browser"],
+    ["lib/dead-letters/contract/example.ts", "server-only", "a contract/ module ships to the browser"],
+    ["lib/dead-letters/contract/example.ts", "node:crypto", "a contract/ module ships to the browser"],
+    ["lib/dead-letters/contract/example.ts", "next/server", "framework glue (next/*, React) belongs in app/ or lib/api"],
     ["lib/ops/example.ts", "@/lib/api/handler", "domains do not import the route glue in lib/api"],
   ])(
     "%s may not import %s",
@@ -45,6 +49,8 @@ describe("lint boundaries", () => {
     ["lib/afc/example.ts", "../time/parse-time"],
     ["lib/replay/engine/example.ts", "@/lib/db/client"],
     ["lib/api/example.ts", "next/server"],
+    ["lib/dead-letters/contract/example.ts", "../../db/column-limits"],
+    ["lib/dead-letters/contract/example.ts", "../filters"],
   ])(
     "%s may import %s",
     async (file, specifier) => {
@@ -52,6 +58,64 @@ describe("lint boundaries", () => {
     },
     30_000,
   );
+});
+
+const IMPORT = /(?:from|import)\s*\(?\s*"([^"]+)"/g;
+
+/** The repository file a specifier names (relative or `@/`), or null for a package. */
+function resolveImport(file: string, spec: string): string | null {
+  if (!spec.startsWith(".") && !spec.startsWith("@/")) return null;
+  const target = spec.startsWith("@/") ? spec.slice(2) : path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
+  return (
+    ["", ".ts", ".tsx", ".mjs", "/index.ts"]
+      .map((ext) => target + ext)
+      .find((t) => /\.(ts|tsx|mjs)$/.test(t) && existsSync(path.join(root, t))) ?? null
+  );
+}
+
+/**
+ * What keeps a module out of the browser, among everything `start` reaches through its imports (values and types):
+ * a module marked `import "server-only"`, or a Node built-in. Each finding names the chain of imports to it.
+ */
+function serverReach(start: string): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>([start]);
+  const queue: string[][] = [[start]];
+  while (queue.length > 0) {
+    const chain = queue.shift()!;
+    const file = chain.at(-1)!;
+    for (const m of readFileSync(path.join(root, file), "utf8").matchAll(IMPORT)) {
+      const spec = m[1]!;
+      if (spec === "server-only" || spec.startsWith("node:")) {
+        found.push([...chain, spec].join(" → "));
+        continue;
+      }
+      const next = resolveImport(file, spec);
+      if (next === null || seen.has(next)) continue;
+      seen.add(next);
+      queue.push([...chain, next]);
+    }
+  }
+  return found;
+}
+
+describe("browser-safe contract", () => {
+  const contracts = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "lib"], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter((f) => /\/contract\/[^/]+\.ts$/.test(f) && !f.endsWith(".test.ts"));
+
+  it("there is a contract to check", () => {
+    expect(contracts).toContain("lib/dead-letters/contract/detail.ts");
+  });
+
+  it.each(contracts)("%s reaches no server-only module and no Node built-in", (file) => {
+    expect(serverReach(file)).toEqual([]);
+  });
+
+  it("finds the server-only module a file reaches", () => {
+    expect(serverReach("lib/dead-letters/query/extent.ts")).toContain("lib/dead-letters/query/extent.ts → server-only");
+    expect(serverReach("app/api/dead-letters/extent/route.ts").some((chain) => chain.includes("lib/db/"))).toBe(true);
+  });
 });
 
 /** Folder → folders it imports (values and types alike), from every source file of lib/ (tests excluded). */

@@ -7,7 +7,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { readDetailForReader } from "@/lib/dead-letters/query/detail";
-import { IdSchema } from "@/lib/dead-letters/record-schemas";
+import { IdSchema } from "@/lib/dead-letters/contract/record-id";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
 import { forReader } from "@/lib/api/page-data";

@@ -5,7 +5,8 @@ import { useMemo } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { payloadChanges } from "@/lib/dead-letters/query/payload-diff";
-import type { ChangedBy, DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { ChangedBy } from "@/lib/dead-letters/contract/decision";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { ChangeList } from "./change-list";
 
 // A decision answered 409: someone else changed the record since it was loaded. Nothing was overwritten; this

@@ -1,7 +1,7 @@
 "use client";
 
 import { Button, Kbd, type ButtonVariant } from "@/components/ui/button";
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { validateTap } from "@/lib/afc/tap-schema";
 import { availableActions, type TriageAction } from "@/lib/dead-letters/decisions";
 

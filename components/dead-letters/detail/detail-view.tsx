@@ -17,7 +17,7 @@ import {
   useNeighbor,
   repairPreviewQuery,
   useRepairPreview,
-} from "@/components/dead-letters/queries";
+} from "@/components/dead-letters/use-dead-letter-queries";
 import { useHotkeys } from "@/components/dead-letters/use-hotkeys";
 import { useHydrated } from "@/components/dead-letters/use-hydrated";
 import { Button, Kbd } from "@/components/ui/button";
@@ -25,7 +25,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { rememberOpened } from "@/components/dead-letters/list-position";
 import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
 import { filterListHref, listReturn, recordHref } from "@/lib/dead-letters/query/record-return";
-import type { ActionBody, DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { ActionBody } from "@/lib/dead-letters/contract/decision";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { decide, type TriageAction } from "@/lib/dead-letters/decisions";
 import { ConflictDialog, type Conflict } from "./conflict-dialog";
 import { DecisionBar } from "./decision-bar";
@@ -40,7 +41,7 @@ import { ReasonDialog } from "./quarantine-dialog";
 import { RepairAckDialog } from "./repair-ack-dialog";
 import { RepairChoice, type RepairSetting } from "./repair-choice";
 import { isFeaturePayload } from "@/lib/spatial/feature-payload";
-import type { RepairPreview } from "@/lib/dead-letters/record-schemas";
+import type { RepairPreview } from "@/lib/dead-letters/contract/repair-preview";
 
 // The maps pull in MapLibre and the editor CodeMirror: both load with the parts of the page that show them.
 const MapsPanel = dynamic(loadMapsPanel, {

@@ -9,7 +9,7 @@ import { checkDraft } from "@/lib/dead-letters/triage/check-draft";
 import { formatJson } from "@/lib/json/format";
 import { locateMembers, rangeOf } from "@/lib/json/paths";
 import { payloadChanges } from "@/lib/dead-letters/query/payload-diff";
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import type { JsonValue } from "@/lib/json/value";
 import { readDisplayGeometry } from "@/lib/spatial/display";
 import { formatCoordinatesInText } from "@/lib/spatial/format-coordinate";

@@ -5,7 +5,7 @@ import { useMemo } from "react";
 import { reopenedClass } from "@/lib/dead-letters/decisions";
 import { validateTap } from "@/lib/afc/tap-schema";
 import { explainAnalysis } from "@/lib/dead-letters/triage/explain-analysis";
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { partsOf, readDisplayGeometry } from "@/lib/spatial/display";
 import { selfIntersectionsOf } from "@/lib/spatial/self-intersections";
 

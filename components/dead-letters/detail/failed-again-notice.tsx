@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { failedAgainAfterReplay } from "./failure-words";
 
 /** "Failed again after replay in batch #N" at the top of a record that came back to triage after its replay. */

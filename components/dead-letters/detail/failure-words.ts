@@ -1,4 +1,4 @@
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 
 // How the record page words its failure history: where each failure came from, a new failure after a replay, and
 // another sender's re-send that changed nothing. Pure and client-safe.

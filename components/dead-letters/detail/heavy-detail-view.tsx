@@ -1,6 +1,6 @@
 "use client";
 
-import { useDeadLetter } from "../queries";
+import { useDeadLetter } from "../use-dead-letter-queries";
 import { DetailView, type Permissions } from "./detail-view";
 
 /**

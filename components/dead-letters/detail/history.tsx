@@ -1,5 +1,5 @@
 import { ColumnHeaders, DividedBody } from "@/components/ui/table";
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { howItFailed } from "./failure-words";
 
 export function History({ failures }: { failures: DeadLetterDetail["failures"] }) {

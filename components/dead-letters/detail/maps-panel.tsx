@@ -4,7 +4,7 @@ import { useMemo, useState } from "react";
 import { useDarkTheme } from "@/components/theme/use-dark-theme";
 import { receivedLayers, receivedSources, repairedLayers, repairedSources } from "@/components/map/geometry-layers";
 import { MapView, type Camera } from "@/components/map/map-view";
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import {
   displayBBox,
   fitBox,

@@ -5,7 +5,7 @@ import { JsonView } from "@/components/ui/json-view";
 import { formatJson } from "@/lib/json/format";
 import { payloadChanges } from "@/lib/dead-letters/query/payload-diff";
 import { receivedPayload } from "@/lib/dead-letters/query/received-payload";
-import type { DeadLetterDetail } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { ChangeList } from "./change-list";
 import { History } from "./history";
 

@@ -2,7 +2,7 @@
 
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import type { RepairPreview } from "@/lib/dead-letters/record-schemas";
+import type { RepairPreview } from "@/lib/dead-letters/contract/repair-preview";
 
 /**
  * Approving a repair that changes the geometry's type or a large share of its area asks first: the approval

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import type { ApprovedRepair, RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
-import type { LastReplay } from "@/lib/dead-letters/record-schemas";
+import type { LastReplay } from "@/lib/dead-letters/contract/detail";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "@/lib/vocabulary/record";
 
 // The repair an approval of this record will pin, chosen where it is reviewed: it starts at the source's default

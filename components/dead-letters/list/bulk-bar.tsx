@@ -8,9 +8,9 @@ import { Dialog } from "@/components/ui/dialog";
 import { HttpError } from "@/lib/api/client";
 import { filterToParams } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { BulkBody, BulkResult } from "@/lib/dead-letters/record-schemas";
+import type { BulkBody, BulkResult } from "@/lib/dead-letters/contract/bulk";
 import { ReasonDialog } from "../detail/quarantine-dialog";
-import { useBulkAction } from "../queries";
+import { useBulkAction } from "../use-dead-letter-queries";
 import { countOf } from "@/lib/vocabulary/plural";
 
 // A decision on a selection: the ticked rows, or every record matching the filter — sent as the filter, so the

@@ -4,8 +4,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import type { BulkJob } from "@/lib/dead-letters/record-schemas";
-import { invalidateAfterBulk, useBulkJob, useCancelBulkJob } from "../queries";
+import type { BulkJob } from "@/lib/dead-letters/contract/bulk";
+import { invalidateAfterBulk, useBulkJob, useCancelBulkJob } from "../use-dead-letter-queries";
 
 // A bulk decision on a filter runs on the server as a job (it may be 100k records): its progress, polled, with a
 // way to stop it. It stays on screen when the selection or the filter changes — the job does not depend on them.

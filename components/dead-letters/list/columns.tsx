@@ -4,7 +4,7 @@ import { createColumnHelper, tableFeatures } from "@tanstack/react-table";
 import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/badges";
 import { CopyButton } from "@/components/ui/copy-button";
 import { splitForMiddleTruncation } from "@/components/ui/middle-truncate";
-import type { DeadLetterSummary } from "@/lib/dead-letters/query/list";
+import type { DeadLetterSummary } from "@/lib/dead-letters/contract/list";
 import type { ListColumnId } from "@/lib/dead-letters/query/list-columns";
 
 // The list's columns (TanStack Table v9: features and columns are module constants so row models are not

@@ -2,7 +2,7 @@
 
 import { toggleValue } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { Facets, FacetBucket } from "@/lib/dead-letters/record-schemas";
+import type { Facets, FacetBucket } from "@/lib/dead-letters/contract/facets";
 
 // Counts per facet from the server, for the records matching every other selected facet. Clicking a value
 // toggles it in the URL's filter; reasons are grouped by pattern (reason_group) with their counts.

@@ -11,10 +11,10 @@ import { Button, Kbd } from "@/components/ui/button";
 import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
 import { recordHref } from "@/lib/dead-letters/query/record-return";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/query/list";
-import type { Facets } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/contract/list";
+import type { Facets } from "@/lib/dead-letters/contract/facets";
 import { KeyboardHelp, LIST_KEYS } from "../keyboard-help";
-import { useArrivals, useDeadLetterList, useFacets } from "../queries";
+import { useArrivals, useDeadLetterList, useFacets } from "../use-dead-letter-queries";
 import { useHotkeys } from "../use-hotkeys";
 import { useHydrated } from "../use-hydrated";
 import { BulkBar, selectionSize, type Selection } from "./bulk-bar";
@@ -61,12 +61,12 @@ const listUrl = () => window.location.pathname + window.location.search;
 const WHOLE_LIST: ListScope = { path: "/dead-letters", fixed: {}, title: "Dead letters", replayLabel: "Replay approved…" };
 
 // Column layout. From 1600 px: facets | table | map. Narrower, the map moves under the facets in a wider left
-// column, so it is still shown at once and the table keeps its width: every column (~56 rem; at 1440 px beside
-// the map the replay count gave way) and a failure reason long enough to tell reasons apart.
-// On a short screen (1280×720: the facet column was 230 px, only Kind and Status in view) the map under the facets
-// is lower, and the facet column scrolls with folding groups.
+// column, so it is still shown at once and the table keeps its width: every column (~56 rem, more than fits
+// beside the map below 1600 px) and a failure reason long enough to tell reasons apart.
+// On a short screen (1280×720) the map under the facets is lower, and the facet column scrolls with folding
+// groups, so more than the first groups are in view.
 // Below 1024 px (NARROW) one column: facets, table, map stacked, each of its own height, and the page scrolls
-// down to them. Beside the facets a 390-px phone left the table 100 px.
+// down to them: beside the facets a phone would leave the table no room.
 const GRID_WITH_MAP =
   "grid-cols-[16rem_minmax(0,1fr)] grid-rows-[minmax(0,1fr)_15rem] lg:max-[1599px]:[@media(max-height:800px)]:grid-rows-[minmax(0,1fr)_9rem] min-[1600px]:grid-cols-[12rem_minmax(0,1fr)_20rem] min-[1600px]:grid-rows-1";
 const GRID_WITHOUT_MAP = "grid-cols-[12rem_minmax(0,1fr)] grid-rows-1";
@@ -108,7 +108,7 @@ export function TriageList({
   const key = filterKey(filter);
   const facets = useFacets(filter, key === initial.key ? initial.facets : undefined, initial.renderedAt);
   // The filter whose rows and count are on screen. A new filter's rows and counts are two requests (the counts
-  // are the slower, by ~0.7 s): the table and the count switch together once both are in, so the count never
+  // are the slower): the table and the count switch together once both are in, so the count never
   // describes other rows than the table's (nor says "0 loaded" while the rows load).
   const list = useDeadLetterList(filter, key === initial.key ? initial.page : undefined, initial.renderedAt);
   const [shown, setShown] = useState({ key, filter });

@@ -4,8 +4,8 @@ import { useEffect } from "react";
 
 // While the analyst reads the list, the browser is idle: fetch and evaluate what a record's page needs before
 // its maps can draw — the maps panel's chunk, MapLibre with its (prewarmed) worker, and the parsed Natural Earth
-// basemap — so a click on a row waits for the record only. Measured on the e2e build (tests/e2e/triage-timing):
-// the first record opened from the list spent ~0.8 s fetching the panel's chunk before a map was mounted.
+// basemap — so a click on a row waits for the record only, not for the panel's chunk before a map is mounted
+// (tests/e2e/triage-timing).
 // Everything is imported dynamically here too, so none of it joins the list's first-load JavaScript.
 
 export function usePreloadDetail(): void {

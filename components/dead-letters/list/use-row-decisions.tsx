@@ -2,14 +2,15 @@
 
 import { useState, type ReactNode } from "react";
 import { toast } from "sonner";
-import type { DeadLetterSummary } from "@/lib/dead-letters/query/list";
-import type { ActionBody, RepairPreview } from "@/lib/dead-letters/record-schemas";
+import type { DeadLetterSummary } from "@/lib/dead-letters/contract/list";
+import type { ActionBody } from "@/lib/dead-letters/contract/decision";
+import type { RepairPreview } from "@/lib/dead-letters/contract/repair-preview";
 import { fetchJson } from "@/lib/api/client";
 import { RepairAckDialog } from "../detail/repair-ack-dialog";
 import { decide } from "@/lib/dead-letters/decisions";
 import { ConflictDialog, type Conflict } from "../detail/conflict-dialog";
 import { ReasonDialog } from "../detail/quarantine-dialog";
-import { conflictChangedBy, conflictCurrent, useDecision } from "../queries";
+import { conflictChangedBy, conflictCurrent, useDecision } from "../use-dead-letter-queries";
 
 // `a` / `q` on the list's highlighted row: the same decision the record's page makes, without opening it. The
 // version sent is the one the row shows, so a record someone changed since the list loaded answers 409 and the

@@ -9,8 +9,8 @@ import type { Normalized, NormalizeSettings } from "./normalize";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
 
 // Normalization (JSON parse, schema checks, hashing, and for spatial records GEOS validation and repair: the
-// bulk of ingest's CPU) on worker threads, so the main thread only reads the body and stores: on two cores a
-// spatial import ran 1.4k records/s with everything on one thread. Chunks go to the least busy thread and come
+// bulk of ingest's CPU) on worker threads, so the main thread only reads the body and stores (bench:ingest
+// compares the two). Chunks go to the least busy thread and come
 // back as promises, which the pipeline awaits in input order; a thread handles its chunks one at a time.
 //
 // One pool per process, its threads started with the first chunk and kept (a thread takes ~1 s to load tsx and
@@ -51,9 +51,8 @@ interface Thread {
 
 /**
  * Threads for ingest by default: one per core. The main thread mostly waits for PostgreSQL, and spatial
- * normalization (GEOS MakeValid: ~280 µs a geometry) is the bottleneck of a spatial import: on two cores a
- * second thread took 100k spatial records from 2,675 to 3,496 records/s, and AFC imports (bound by PostgreSQL)
- * ran the same with one or two. At most MAX_DEFAULT_THREADS unless REDRIVE_INGEST_THREADS says otherwise.
+ * normalization (GEOS MakeValid) is the bottleneck of a spatial import, which a second thread speeds up; AFC
+ * imports are bound by PostgreSQL and run the same with one or two. At most MAX_DEFAULT_THREADS unless REDRIVE_INGEST_THREADS says otherwise.
  */
 export function defaultIngestThreads(): number {
   const fromEnv = process.env.REDRIVE_INGEST_THREADS;
@@ -193,8 +192,8 @@ export class NormalizePool {
 
   /** analyzeGeometry on a thread (an analyst's edit: GEOS's validity and repair of up to the vertex limit). */
   async analyze(geometry: unknown, opts: AnalyzeOptions): Promise<AnalyzeResult> {
-    // As text: the structured clone of a 140,000-vertex ring's 280,000 little arrays held this thread ~370 ms,
-    // its JSON ~40 ms (copying a string is a memcpy; the thread parses it).
+    // As text: the structured clone of a large ring's many little arrays holds this thread many times longer
+    // than its JSON (copying a string is a memcpy; the thread parses it).
     const { analyzed } = await this.send({ task: "analyze", geometryText: JSON.stringify(geometry ?? null), opts });
     if (!analyzed) throw new Error("the analysis thread answered without a result");
     return analyzed;

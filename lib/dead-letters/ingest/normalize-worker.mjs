@@ -9,8 +9,8 @@ import { getHeapStatistics } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { register } from "tsx/esm/api";
 
-// Below the thread that answers requests: on two cores, two threads normalizing a 12 MB record at full speed
-// left it waiting for a core. On Linux a thread's nice value is its own (pid 0: this thread), so the main
+// Below the thread that answers requests: on a small machine, threads normalizing a heavy record at full speed
+// would leave it waiting for a core. On Linux a thread's nice value is its own (pid 0: this thread), so the main
 // thread keeps its priority; where that fails (other platforms), the thread runs at the normal one.
 try {
   setPriority(10);
@@ -52,8 +52,8 @@ function streamReader(streamId, module, name, databaseUrl, args) {
 
 // Past these the thread asks to be replaced (normalize-pool.ts retire): a wasm heap never shrinks, and V8 keeps
 // the pages a 10 MB record's parse grew its heap to. A thread normalizing ordinary records stays far below
-// both (its GEOS heap ~20 MB, its V8 heap ~50 MB), so only a heavy record costs a restart (~1 s, off the
-// request path: the pool starts the replacement while the others work).
+// both, so only a heavy record costs a restart (off the request path: the pool starts the replacement while the
+// others work).
 const RETIRE_GEOS_HEAP_BYTES = 256 * 1024 * 1024;
 const RETIRE_V8_HEAP_BYTES = 512 * 1024 * 1024;
 /** A record this long (past the 200k-vertex default limit's ~8 MB) has grown the heap whatever it held. */

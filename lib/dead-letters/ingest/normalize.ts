@@ -115,8 +115,8 @@ const ROW_BYTES_FROM = 64 * 1024;
 /**
  * Turns the rows of a thread's results into UTF-8 bytes, in place, and returns their buffers for the thread to
  * transfer (moved, not copied) with its answer. The storing thread then copies bytes into the COPY data instead
- * of receiving each row as a string, concatenating them and encoding the result for the socket: that was ~40% of
- * its CPU on an AFC import (profiled), the encoding done here costs a fraction of it. Short rows are encoded into
+ * of receiving each row as a string, concatenating them and encoding the result for the socket, a large share of
+ * its CPU on an AFC import; the encoding done here costs a fraction of it. Short rows are encoded into
  * one buffer per chunk (one transfer instead of hundreds); a large row gets its own, so it never makes the
  * shared one grow.
  */

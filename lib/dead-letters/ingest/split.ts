@@ -10,7 +10,8 @@ export interface RecordText {
   text: string;
   /**
    * A long NDJSON line's bytes, decoded where the record is normalized (normalizeRecord, on a worker thread):
-   * decoding 12 MB and handing the text to a thread held the thread reading the body ~0.5 s, bytes cross as a copy.
+   * decoding a large line and handing the text to a thread would hold the thread reading the body; bytes cross as a
+   * copy.
    */
   bytes?: Uint8Array;
   /** why this record is rejected whatever its text (a JSON array the body cut off) */
@@ -203,8 +204,8 @@ export async function* byteLines(
   let held = 0; // bytes of the unfinished line
   let tooLong = false; // the unfinished line passed maxBytes: dropped, its end still sought
   // A line past `sharedFrom` bytes goes on in shared memory, copied there chunk by chunk as it arrives: a worker
-  // thread is handed it without a copy (postMessage copies a plain buffer at ~30 ns a byte on the sending thread:
-  // 0.4 s for 12 MB), and no 12 MB join holds the event loop at its end. Sized for the longest line taken; pages
+  // thread is handed it without a copy (postMessage copies a plain buffer byte by byte on the sending thread),
+  // and no join of a large line holds the event loop at its end. Sized for the longest line taken; pages
   // never written are never touched, so the slack costs no memory.
   let shared: Uint8Array | null = null;
   const sharedCapacity = Number.isFinite(maxBytes) ? maxBytes : 0;
@@ -270,8 +271,8 @@ const join = (parts: Uint8Array[], tail: Uint8Array): Uint8Array => (parts.lengt
 
 /**
  * The parts joined into shared memory, which a worker thread is handed without a copy (a plain buffer is
- * copied by postMessage at ~30 ns a byte here: 0.4 s for 12 MB, all on the sending thread). Copied a slice
- * at a time with a turn of the event loop between slices, so a 12 MB line does not hold it in one go.
+ * copied by postMessage, all on the sending thread). Copied a slice at a time with a turn of the event loop
+ * between slices, so a large line does not hold it in one go.
  */
 async function joinShared(parts: Uint8Array[], length: number): Promise<Uint8Array> {
   const out = new Uint8Array(new SharedArrayBuffer(length));

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { Arrivals } from "../record-schemas";
+import type { Arrivals } from "../contract/list";
 import type { ListFilter } from "../filters";
 import { buildWhere, viewportClause } from "./where";
 

@@ -4,7 +4,7 @@ import { COMMON_WORD_SHARE } from "./where";
 
 // The words on at least COMMON_WORD_SHARE of the records, from the most common lexemes ANALYZE keeps for
 // dead_letter.search_doc (pg_stats). Read once every few minutes per process, not per search: the view's privilege
-// checks and the anyarray's text round trip cost ~5 ms a search when it was a subquery of the list's statement.
+// checks and the anyarray's text round trip would cost every search as a subquery of the list's statement.
 // Empty without statistics (a new or small table): every search then starts from the index.
 
 const REFRESH_MS = 5 * 60_000;

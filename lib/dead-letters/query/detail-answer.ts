@@ -16,8 +16,8 @@ export type HeavyTexts = Record<HeavyColumn, string | null>;
 /**
  * Past this many stored bytes in the heavy columns (as PostgreSQL stores them, compressed), the detail is heavy.
  * An edited record's light answer parses its envelope and payload, compares the received geometry with the
- * edited one and masks every string: at 1 MB (a 78,000-vertex ring) that held the request thread past the 200 ms
- * health budget; at a quarter of it, each step stays a few tens of milliseconds.
+ * edited one and masks every string, each linear in the size: this bound keeps that well inside the health
+ * budget (tests/integration/heavy-input.test.ts) on the thread that answers requests.
  */
 export const HEAVY_DETAIL_BYTES = 256 * 1024;
 

@@ -1,6 +1,6 @@
 import { originalGeometry } from "../../spatial/received";
 import { encodeCursor } from "./cursor";
-import { LastReplaySchema, type DeadLetterDetail, type LastReplay } from "../record-schemas";
+import { LastReplaySchema, type DeadLetterDetail, type LastReplay } from "../contract/detail";
 import { ApprovedRepairSchema, type ApprovedRepair, type SpatialAnalysis } from "../../vocabulary/record";
 import type { JsonValue } from "../../json/value";
 
@@ -97,7 +97,7 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
     repairedGeometry: r.repaired_geometry,
     approvedRepair: KEEPS_PIN.has(r.status) ? readApprovedRepair(r.approved_repair) : null,
     lastReplay: readLastReplay(r.last_replay),
-    // Parsing the raw envelope costs ~0.25 s for a 100k-vertex polygon: only for records that were edited.
+    // Parsing the raw envelope is costly for a large polygon: only for records that were edited.
     originalGeometry: r.kind === "spatial" && r.edited ? originalGeometry(r.raw_envelope, r.payload) : null,
     origin: r.origin,
     failures: failures.map((f) => ({

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { utcMicrosSql } from "../../time/instant";
 import { AUDIT_ACTION } from "../decisions";
-import type { DeadLetterDetail } from "../record-schemas";
+import type { DeadLetterDetail } from "../contract/detail";
 import { toDetail, type DetailRow, type FailureRow } from "./detail-row";
 import { lastReplaySql, SENT_GEOMETRY_SQL } from "./last-replay";
 import { HEAVY_COLUMNS, HEAVY_DETAIL_BYTES, type HeavyColumn, type HeavyTexts } from "./detail-answer";

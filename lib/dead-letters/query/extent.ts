@@ -1,17 +1,11 @@
 import "server-only";
 import type pg from "pg";
 import type { ListFilter } from "../filters";
+import type { Extent } from "../contract/map";
 import { buildWhere } from "./where";
 
 // Where the spatial records matching the list's filters are: the box the list map fits to, so a filter on a
 // source whose records are in Tokyo and Auckland does not leave the map on Europe showing none of them.
-
-export interface Extent {
-  /** [west, south, east, north] in EPSG:4326; east may exceed 180 where boxes cross the antimeridian */
-  bbox: [number, number, number, number] | null;
-  /** spatial records with a box among the matches */
-  count: number;
-}
 
 /** The union of the matching records' boxes (the filter's own bbox, the map view, is not applied). */
 export async function matchingExtent(db: pg.Pool | pg.PoolClient, filter: ListFilter): Promise<Extent> {

@@ -1,5 +1,5 @@
 import type { ListFilter } from "../filters";
-import type { FacetBucket, Facets } from "../record-schemas";
+import type { FacetBucket, Facets } from "../contract/facets";
 import { dayOfText, endOfDay, startOfDay } from "../../time/instant";
 
 // Facet counts from a "cube": counts per (kind, status, class, source, reason group) for the records matching

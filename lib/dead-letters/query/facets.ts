@@ -2,15 +2,15 @@ import "server-only";
 import type pg from "pg";
 import { facetsFromCube, nonFacetFilter, rollupCanCount, splitByDay, type CubeCell } from "./facet-cube";
 import type { ListFilter } from "../filters";
-import type { Facets } from "../record-schemas";
+import type { Facets } from "../contract/facets";
 import { commonLexemes } from "./common-lexemes";
 import { buildWhere, buildWhereBranches, commonWordsSql, payloadWords, selectBranches } from "./where";
 
-// Facet counts for the list (GET /api/dead-letters/facets). Counting 1M rows directly takes 430–600 ms on
-// two cores even as an index-only scan (status alone, parallel; bench:list), so the count
-// comes from the cheapest source that is exact for the filter:
-//   1. dead_letter_stat, the trigger-maintained rollup per (facet columns, UTC day): ~10k rows for 1M
-//      records, a few ms, exact for every filter made of facet columns and whole days (the UI only sends
+// Facet counts for the list (GET /api/dead-letters/facets). Counting a large table directly is too slow for the
+// list even as an index-only scan (bench:list), so the count comes from the cheapest source that is exact for
+// the filter:
+//   1. dead_letter_stat, the trigger-maintained rollup per (facet columns, UTC day): far fewer rows than
+//      records, exact for every filter made of facet columns and whole days (the UI only sends
 //      whole days); partial days at the ends are estimated from their day's rollup (exact: false);
 //   2. a viewport: the covering GiST index (dead_letter_view_idx) holds every facet column, so the cube is an
 //      index-only scan, capped at VIEW_CAP entries;
@@ -22,9 +22,9 @@ export const VIEW_CAP = 20_000;
 export const DIRECT_CAP = 50_000;
 /**
  * A search's matches are counted exactly up to this many (a busy device's taps). Its payload words come from the GIN index in no useful
- * order, a heap fetch each for the facet columns (10–25 µs, the pages scattered): 5,000 took 60–140 ms, 50,000
- * took seconds. A search with more is counted from the sample, which tests the stored search document
- * (dead_letter.search_doc) on ~30,000 records (~35–65 ms), at once when its words are common (commonWords).
+ * order, a heap fetch each for the facet columns (the pages scattered), which past this many takes too long for the list. A search
+ * with more is counted from the sample, which tests the stored search document (dead_letter.search_doc) on
+ * SAMPLE_ROWS records, at once when its words are common (commonWords).
  */
 export const SEARCH_DIRECT_CAP = 5_000;
 /** Rows a sample should hold: enough for ±1% on the large buckets. */

@@ -4,9 +4,10 @@ import type { ListFilter } from "../filters";
 import { configuredMaskRules } from "../../masking/config";
 import { facetCounts } from "./facets";
 import { filterKey, LIST_PAGE_SIZE } from "./filter-url";
-import { listDeadLetters, type ListPage } from "./list";
+import type { ListPage } from "../contract/list";
+import { listDeadLetters } from "./list";
 import { maskFacets, maskListPage } from "./mask-list";
-import type { Facets } from "../record-schemas";
+import type { Facets } from "../contract/facets";
 
 // The list's first page and counts for a filter, masked, read on the server so the list comes with the HTML
 // (/dead-letters, and a failure group's page with the group's filter); the rest pages in from the browser.

@@ -1,17 +1,12 @@
 import "server-only";
 import type pg from "pg";
-import type { z } from "zod";
-import type { DeadLetterSummarySchema, ListPageSchema } from "../record-schemas";
+import type { DeadLetterSummary, ListPage } from "../contract/list";
 import { utcMicrosSql } from "../../time/instant";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { commonLexemes } from "./common-lexemes";
 import { maybeCompact } from "./facets";
 import type { ListQuery } from "../filters";
 import { buildWhere, buildWhereBranches, commonWordsSql, searchParts, selectBranches, viewportClause, type PayloadMatch } from "./where";
-
-// The list's row and page are the API's schemas (record-schemas.ts); these are their types.
-export type DeadLetterSummary = z.infer<typeof DeadLetterSummarySchema>;
-export type ListPage = z.infer<typeof ListPageSchema>;
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.reason,
   d.reason_group, d.failure_class, d.class_reason, d.status, ${utcMicrosSql("d.observed_at")} AS observed_at, d.replay_count, d.failure_count,
@@ -59,9 +54,9 @@ function toSummary(r: Row): DeadLetterSummary {
 }
 
 /**
- * A viewport holding at most this many records is listed by sorting its GiST entries (~2 µs each); a fuller one
- * by walking observed_at until a page is found (~0.5 µs per entry, ~101 / density entries). The costs cross
- * near 5,000 for 1M rows, so neither plan reads more than ~10k entries (scripts/bench-list.ts).
+ * A viewport holding at most this many records is listed by sorting its GiST entries; a fuller one by walking
+ * observed_at until a page is found (a page / density entries, each cheaper than a GiST entry). The costs cross
+ * near here, so neither plan reads many more entries than this (scripts/bench-list.ts measures both).
  */
 export const VIEWPORT_CAP = 5_000;
 
@@ -94,8 +89,7 @@ function facetDimensions(f: ListQuery): number {
 /** Records matching the facet columns in the days overlapping [from, to]: exact for whole days, else an upper bound. */
 async function rollupUpperBound(db: pg.Pool | pg.PoolClient, f: ListQuery): Promise<number> {
   // The rollup has no index: this reads all of it, and its delta rows (one per cell per ingest statement) grow
-  // until compacted — 149k rows after a 1M-record seed, 2,583 pages and ~40 ms of a 50 ms page, ~7k once
-  // compacted. The list compacts it too, not only the facet panel (an API client may never ask for facets).
+  // until compacted, when reading them would be most of a list page's time. The list compacts it too, not only the facet panel (an API client may never ask for facets).
   maybeCompact(db);
   const values: unknown[] = [];
   const where: string[] = [];
@@ -198,9 +192,9 @@ export const SEARCH_WALK = 10_000;
 
 /**
  * A payload search's page, whatever the term's frequency. The GIN index cannot return matches in observed_at order,
- * and the planner cannot tell a rare term from a common one (it multiplies the words' frequencies: "fence line
- * disputed", on 8% of records, was estimated at 458 rows of 1M, and read as 78,666 index entries, a heap fetch each
- * and a sort: 700 ms). So the branch decides, each step a CTE that runs only when the ones before did not settle it:
+ * and the planner cannot tell a rare term from a common one (it multiplies the words' frequencies, so a phrase
+ * whose words always come together is estimated far rarer than it is, and its plan reads every match from the
+ * index, a heap fetch each, and sorts them). So the branch decides, each step a CTE that runs only when the ones before did not settle it:
  *  1. common: are all the words common, per the statistics (common-lexemes.ts, where.ts commonWordsSql)? Then
  *     straight to 3.
  *  2. probe (not common): up to SEARCH_PROBE + 1 matches from the index, in no order. A rare term (an id, a

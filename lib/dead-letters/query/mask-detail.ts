@@ -1,4 +1,4 @@
-import type { DeadLetterDetail } from "../record-schemas";
+import type { DeadLetterDetail } from "../contract/detail";
 import { maskEntityKey, maskIdentifier } from "../../masking/identifiers";
 import { maskSummary } from "./mask-list";
 import { maskFreeText, maskJson, maskText } from "../../masking/mask";

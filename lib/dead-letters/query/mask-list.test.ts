@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { reasonGroup } from "../../afc/reason-group";
-import type { DeadLetterSummary } from "./list";
-import type { Facets } from "../record-schemas";
+import type { DeadLetterSummary } from "../contract/list";
+import type { Facets } from "../contract/facets";
 import { maskFacets, maskListPage, maskReason, maskReasonGroups, maskSummary } from "./mask-list";
 import { DEFAULT_MASK_RULES } from "../../masking/rules";
 

@@ -1,5 +1,5 @@
-import type { DeadLetterSummary, ListPage } from "./list";
-import type { Facets } from "../record-schemas";
+import type { DeadLetterSummary, ListPage } from "../contract/list";
+import type { Facets } from "../contract/facets";
 import { maskIdentifier } from "../../masking/identifiers";
 import { maskFreeText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import type { MaskRules } from "../../masking/rules";
 import { utcMicrosSql, utcMillisSql } from "../../time/instant";
-import type { OwnRecord, OwnRecordsPage, OwnRecordsQuery } from "../own-records-schemas";
+import type { OwnRecord, OwnRecordsPage, OwnRecordsQuery } from "../contract/own-records";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { maskReason } from "./mask-list";
 

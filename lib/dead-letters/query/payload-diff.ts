@@ -57,7 +57,7 @@ function coarseDelta(before: JsonValue | null | undefined, after: JsonValue | nu
 
 /**
  * Whether two JSON values are equal (objects whatever their key order, as jsonb stores them), without building
- * text: serializing both sides of a 140,000-vertex ring to compare them cost ~150 ms. Recursive: both payloads
+ * text: serializing both sides of a large ring to compare them holds the thread. Recursive: both payloads
  * passed the nesting limit (lib/json/depth.ts) where they arrived.
  */
 function sameJson(x: unknown, y: unknown): boolean {

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { QuarantineGroup } from "../record-schemas";
+import type { QuarantineGroup } from "../contract/quarantine";
 
 // Quarantined records grouped by reason pattern, with a 14-day trend, for /quarantine. Read from the
 // trigger-maintained rollup (dead_letter_stat, see lib/dead-letters/query/facets.ts): a few thousand delta rows

@@ -130,7 +130,7 @@ export function searchParts(
   const ors = [keyMatch(alias, `= ${q}`), `${alias}.event_id = ${q}`, `${alias}.device_id = ${q}`, `${alias}.source_message_id = ${q}`];
   // A feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx. Left out
   // when the filter excludes spatial records: the contradiction is planned as a parallel scan that never runs, and
-  // starting its workers cost 15-200 ms.
+  // starting its workers is not free.
   if (!kinds?.length || kinds.includes("spatial")) ors.push(`(${alias}.kind = 'spatial' AND ${alias}.entity_key = ${q})`);
   // The list shows keys cut short: their first characters, in any case, find them (dead_letter_key_lower_prefix_idx).
   if (text.length >= KEY_PREFIX_MIN) ors.push(keyPrefixCondition(text, p, alias));
@@ -204,8 +204,7 @@ export const COMMON_WORD_SHARE = 0.005;
 /**
  * True when every word of the search is one of `lexemesParam` (a text[] parameter: the common lexemes,
  * common-lexemes.ts): then a page of matches is near in observed_at order, and the GIN index, which hands over all
- * of them in no order (~80,000 for an 8% word at 1M records, 40–150 ms to read its posting lists alone), is the
- * slow way. The words are split as the search document's are (to_tsvector 'simple'). False for no words. The
+ * of them in no order (every match of a common word, before a page can be chosen), is the slow way. The words are split as the search document's are (to_tsvector 'simple'). False for no words. The
  * words of a term together can be rarer than each alone: the list then falls back to the index (list.ts).
  */
 export function commonWordsSql(wordsParam: string, lexemesParam: string): string {
@@ -229,8 +228,7 @@ function boxParams(bbox: BBox, p: (v: unknown) => string): string[] {
 /**
  * The filter as conditions for a UNION ALL, one per search box, each with a single box overlap the covering
  * GiST index (dead_letter_view_idx) can serve index-only. An OR of two overlaps is planned as a BitmapOr, and a
- * bitmap heap scan reads the table for every candidate: measured on 400k rows, a Paris view's 5,001 candidates
- * took 25 ms from 456 index buffers as a UNION ALL, 133 ms and 4,411 heap blocks as an OR (PostgreSQL 15). Each
+ * bitmap heap scan reads the table for every candidate, where the union reads only index pages. Each
  * branch leaves out what an earlier one matched, so the union lists a record once.
  */
 export function buildWhereBranches(filter: ListFilter, values: unknown[] = [], alias = "d"): { branches: string[]; values: unknown[] } {

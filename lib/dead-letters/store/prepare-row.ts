@@ -23,8 +23,8 @@ export interface PreparedRecord {
   /**
    * The row's columns ROW_COLUMNS in PostgreSQL's COPY text format (lib/db/copy-text.ts), tab-separated, without
    * the id in front and the three timestamps behind, which the store adds when it knows them. UTF-8 bytes for a
-   * large record prepared on a thread (rowAsBytes): a 24 MB string took ~0.7 s of the storing thread to receive
-   * and ~0.5 s more to encode for the socket, bytes are moved and written as they are.
+   * large record prepared on a thread (rowAsBytes): a large string costs the storing thread its receiving and
+   * its encoding for the socket, bytes are moved and written as they are.
    */
   row: string | Uint8Array;
   /**

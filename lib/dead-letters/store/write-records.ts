@@ -17,7 +17,7 @@ import type { NewDeadLetter } from "../../vocabulary/record";
 // does to the row is decideKnownKey's (repeat-failure.ts): every arrival passes here (HTTP ingest, AFC capture,
 // import, broker pulls), so this is where a replayed record comes back to triage and where one sender cannot
 // change another's record. Raw SQL with COPY and unnest arrays: one statement per step whatever the batch size
-// (Prisma's createMany is ~30× slower here).
+// (Prisma's createMany is many times slower).
 
 /**
  * What the sender may be told: a repeat carries what it did (`effect`) and, for the record's own sender, the
@@ -173,7 +173,7 @@ const OWN_PIECE_FROM = 64 * 1024;
  * The COPY data of the rows in `order` (record index, id index). Rows prepared on a thread arrive as UTF-8 bytes
  * (normalize.ts rowsAsBytes): they are copied, with their id in front and `tail` behind (the fields after the
  * prepared row, the same for every row of the batch: three timestamps, the sender), into one buffer — a memcpy
- * per row where building one string and encoding it for the socket held this thread ~20 µs a row. A large row
+ * per row, where building one string and encoding it for the socket would hold this thread for every row. A large row
  * (≥ OWN_PIECE_FROM) stays a piece of its own, written as it is; rows normalized on this thread (no pool) are text.
  */
 export function copyRows(

@@ -10,14 +10,15 @@ import { inTransaction } from "../../db/transaction";
 import { notFound, readDetailRow, readFailures, readLightDetailRow, toDetail, type DetailRow } from "../query/detail";
 import { evaluateEdit, identityOverride, type EditOutcome } from "./evaluate-edit";
 import { payloadDelta } from "../query/payload-diff";
-import type { ActionBody, ChangedBy, DeadLetterDetail } from "../record-schemas";
+import type { ActionBody, ChangedBy } from "../contract/decision";
+import type { DeadLetterDetail } from "../contract/detail";
 import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import { storedBox } from "../store/stored-box";
 import type { JsonValue } from "@/lib/json/value";
 import type { ApprovedRepair } from "@/lib/vocabulary/record";
 import { analyzeOffThread } from "../ingest/analyze-off-thread";
 import { pinRepairBy } from "./approved-repair";
-import type { ApproveRepair } from "../record-schemas";
+import type { ApproveRepair } from "../contract/decision";
 
 // One triage decision on one record (POST /api/dead-letters/{id}/actions): lock the row, check the version the
 // analyst saw and the state machine under the lock, write the change and its audit event in one transaction.

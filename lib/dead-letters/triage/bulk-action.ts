@@ -6,7 +6,7 @@ import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { approveWarning, TAP_FAILS_SCHEMA } from "./approve-warning";
 import { countMatching } from "../query/facets";
-import type { BulkBody, BulkResult } from "../record-schemas";
+import type { BulkBody, BulkResult } from "../contract/bulk";
 import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import type { DeadLetterStatus } from "../../vocabulary/record";
 import type { FailureClass } from "../../vocabulary/record";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BulkBodySchema } from "../record-schemas";
+import { BulkBodySchema } from "../contract/bulk";
 
 describe("BulkBodySchema", () => {
   it("refuses an empty filter without the confirmed count: it would act on every record", () => {

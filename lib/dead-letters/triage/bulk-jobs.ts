@@ -8,7 +8,7 @@ import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
 import { ListFilterSchema, type ListFilter } from "../filters";
-import type { BulkBody, BulkJob } from "../record-schemas";
+import type { BulkBody, BulkJob } from "../contract/bulk";
 
 // "Select all N matching this filter" as a job: N may be 100k, and applying it inside the request held the
 // request (and the analyst's browser) for minutes. The request records the job (what, who, the count confirmed

@@ -10,7 +10,7 @@ import type { JsonValue } from "@/lib/json/value";
 import { buildWhere } from "../query/where";
 import { maskJson, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
-import type { QuarantineBody } from "../record-schemas";
+import type { QuarantineBody } from "../contract/quarantine";
 import type { DeadLetterKind, DeadLetterStatus } from "@/lib/vocabulary/record";
 import { compareIds } from "../../db/id-order";
 

@@ -6,7 +6,7 @@ import { analyzeOffThread } from "../ingest/analyze-off-thread";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { geometryDigest, deliveredGeometryBy } from "./approved-repair";
 import { repairWarnings } from "./repair-warnings";
-import type { RepairPreview } from "../record-schemas";
+import type { RepairPreview } from "../contract/repair-preview";
 import { notFound } from "../query/detail";
 
 // What approving a spatial record with a given repair would pin and replay (GET /api/dead-letters/{id}/repair-preview):

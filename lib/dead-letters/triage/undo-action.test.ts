@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ActionBodySchema } from "../record-schemas";
+import { ActionBodySchema } from "../contract/decision";
 import { decide } from "../decisions";
 import { undoBody } from "./undo-action";
 import type { ApprovedRepair } from "../../vocabulary/record";

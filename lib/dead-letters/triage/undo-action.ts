@@ -1,5 +1,5 @@
 import type { ApprovedRepair, DeadLetterStatus } from "../../vocabulary/record";
-import type { ActionBody } from "../record-schemas";
+import type { ActionBody } from "../contract/decision";
 
 // The undo a decision's toast offers: the inverse decision, sent through the same versioned action as any other
 // (so it is audited, and refused with a 409 when someone acted on the record in between). Pure and client-safe.

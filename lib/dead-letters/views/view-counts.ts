@@ -2,8 +2,8 @@
 // takes the function that counts.
 
 /**
- * Views counted per answer: the list's count is a few ms from the rollup but up to ~100 ms for a filter it
- * cannot serve (a search, a viewport, a note), so an answer stays near a second even when every view is one of those.
+ * Views counted per answer: the list's count is cheap from the rollup but not for a filter it cannot serve (a
+ * search, a viewport, a note), so an answer stays near a second even when every view is one of those.
  */
 export const COUNTED_VIEWS = 12;
 /** A count this young is served again: the overview and every open list's menu poll, and the rollup changes by the second anyway. */

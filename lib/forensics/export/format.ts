@@ -8,7 +8,7 @@ import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Pure formatters for exports: one record row in, the text for it out. Built by string concatenation over the
 // stored texts (raw envelope, payload::text) instead of parse-and-stringify: it keeps the envelope as received
-// (number lexemes matter to AFC hashes) and it is what lets 1M records stream at > 20,000/s.
+// (number lexemes matter to AFC hashes) and it keeps a large export's throughput (bench:export).
 
 /** What an NDJSON line needs: the envelope as received, and what wrapping a captured tap takes. */
 export interface NdjsonRow {

@@ -59,8 +59,8 @@ const REPLAY_REPAIR_SQL = `(i.sent->>'method') || '/' || (i.sent->>'policy')`;
 
 /**
  * Only the columns each format writes, jsonb as text (no parse, no re-stringify). Reading rows is most of an
- * export's cost, and node-postgres's cost grows with the columns: at 1M records an NDJSON export fetching all
- * of the CSV's 20 columns read ~43k rows/s, its own 9 ~77k rows/s (scripts/bench-export.ts, same machine).
+ * export's cost, and node-postgres's cost grows with the columns: an NDJSON export fetching all of the CSV's
+ * columns would read rows markedly slower than with its own (scripts/bench-export.ts).
  */
 const FORMAT_COLUMNS: Record<ExportFormat, string> = {
   ndjson: `d.kind, d.source, d.idempotency_key, d.failure_class::text AS failure_class, d.first_failure_reason, d.failure_count,

@@ -83,8 +83,8 @@ export async function applyBatchAction(
     if (action === "cancel") {
       // The batch's status is the cancel: no worker claims or delivers anything of it from this commit on (pages
       // being recorded finished first: stop-lock.ts). HTTP requests already in flight finish and keep their answer.
-      // Its waiting items are marked afterwards, in chunks (cancelWaitingItems): marking 20k in this
-      // transaction kept the supervisor waiting 2 s for the answer. Claimed ones are finished by their workers
+      // Its waiting items are marked afterwards, in chunks (cancelWaitingItems): marking a large batch's items in
+      // this transaction would keep the supervisor waiting for the answer. Claimed ones are finished by their workers
       // (delivered ones keep their outcome, undelivered ones become cancelled), or by the sweeper.
       cancelledItems = await countWaiting(client, batchId);
     }

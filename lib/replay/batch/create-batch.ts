@@ -29,7 +29,7 @@ export const MAX_BATCH_RECORDS = 1_000_000;
 const CREATE_LOCK = 0x5245_4432; // "RED2"
 
 // Whether a record is in an active batch. Its plan depends on the statistics (a hash anti-join when they are
-// right; a nested loop over a whole batch's items per record when they say "1 approved record": 169 s for 48k),
+// right; a nested loop over a whole batch's items per record when they say "1 approved record": minutes),
 // so previews and creation freshen them first (freshenReplayStatistics). The item status is compared as text so the
 // batch-keyed partial indexes are never the inner side of that loop.
 const BUSY = `EXISTS (SELECT 1 FROM replay_item ri JOIN replay_batch rb ON rb.id = ri.batch_id

@@ -20,7 +20,7 @@ import { readPin } from "./replay-repair";
 //
 // `set_config('synchronous_commit', 'off', true)` makes the claim's own commit asynchronous: losing a claim
 // in a database crash only returns its items to the queue, and the outcome transaction (synchronous) flushes
-// the claim with it. It saves one disk flush (0.5–4 ms here) per page.
+// the claim with it. It saves one disk flush per page.
 
 export interface ClaimedItem {
   id: string;

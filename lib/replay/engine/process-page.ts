@@ -149,7 +149,7 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
       }
       // Once this page holds slots for every item it has left, the next page's slots can only come after them:
       // it may go. Waiting until this page has *sent* everything would also cap a slow sink at one lane's
-      // requests in flight (-36% at 100 ms per answer). Slots let go late are taken again, after it.
+      // requests in flight. Slots let go late are taken again, after it.
       slotted += grant.granted;
       if (slotted >= subs.length) ctx.turn?.leave();
       // Slots are times on the database's clock: map them to ours (performance.now() for the waits).
@@ -179,8 +179,8 @@ export async function processPage(ctx: PageContext, items: ClaimedItem[]): Promi
         // rather than burst. Lateness counts from when the slot was granted: a catch-up slot (granted up to the
         // tolerance in the past) is on time when used at once. Unpaced (a page's slots span ≤ 50 ms, so a page
         // is ≤ 5% of a second's slots), the sink's concurrency holds the page back, not the rate: its slots are
-        // all used, late or not. Letting them go there re-reserved every ~75 ms, each time waiting on the batch
-        // row for the other lanes' outcome commits (bench:replay: 0.06× a plain client loop's rate, load 12).
+        // all used, late or not. Letting them go there would re-reserve over and over, each time waiting on the
+        // batch row for the other lanes' outcome commits, far below a plain client loop's rate (bench:replay).
         if (!unpaced && performance.now() - Math.max(due, grantedAt) > lateLimit) continue;
         const sub = subs[next++] as Submission;
         const item = byId.get(sub.itemId) as ClaimedItem;

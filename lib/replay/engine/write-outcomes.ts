@@ -16,7 +16,7 @@ import type { JsonValue } from "../../json/value";
 
 // The outcome transaction: everything a group of items ends with, in ONE commit — item rows, the ledger (the
 // built-in sink delivers here), the dead-letter records and their failure history, the batch's counters and
-// one audit event per outcome. A commit per item cannot keep up on this disk (0.5–4 ms per flush); a group is
+// one audit event per outcome. A commit per item cannot keep up (each waits for its own disk flush); a group is
 // whatever a worker has ready when the previous commit returns: a whole page when unpaced, a few items at
 // 1,000/s.
 //
@@ -256,7 +256,7 @@ export async function writeOutcomes(
     // Items and the batch's counters in one statement. Last before the audit: the batch row comes after the
     // records in the lock order (claim-items.ts), and lanes wait for each other on it until they commit. A
     // data-modifying CTE the main query does not read runs after it: the qual's read of `items` makes the items'
-    // update (~25 ms for a page of 500) run first, before the batch row is locked, not while every lane waits.
+    // update (a page's worth of rows) run first, before the batch row is locked, not while every lane waits.
     await client.query(
       `WITH items AS (
          UPDATE replay_item i SET status = u.status, attempts = u.attempts, run_at = coalesce(u.run_at, i.run_at),
@@ -303,8 +303,8 @@ export async function writeOutcomes(
  *
  * `asyncCommit` (a remote sink's answers): the transaction commits without waiting for its WAL flush, as the claim
  * does. Every lane's commit waits for the batch row and the audit head, held until commit, so a flush there
- * (0.5–40 ms here) was paid once per commit by all of them in turn. A database crash can then lose the last
- * ~200 ms of outcomes, whole (items, ledger keys, records, audit events together): their items come back as a
+ * would be paid once per commit by all of them in turn. A database crash can then lose the last moments
+ * (wal_writer_delay, 200 ms by default) of outcomes, whole (items, ledger keys, records, audit events together): their items come back as a
  * crashed worker's do and are sent again under the same key, which the receiver deduplicates — what a remote
  * sink promises anyway. The built-in ledger, whose effect is the commit itself, stays synchronous.
  */
@@ -347,7 +347,7 @@ interface DeliveryCheck {
  * edited since its item was claimed is not delivered (its item is cancelled, as at claim time); one changed while
  * this transaction holds the row waits for the commit and then finds it replayed (a version conflict for the
  * analyst, not a silent replay of a record they had just taken back). No SELECT … FOR UPDATE first: a row lock
- * writes the tuple (and WAL) once more, which cost as much as the update itself (bench:replay --sql-timing). The
+ * writes the tuple (and WAL) once more, about as costly as the update itself (bench:replay --sql-timing). The
  * rows are then locked in the order the plan visits them (id order for an index scan on the sorted ids, heap order
  * for a bitmap scan), not always the engine's id order: a transaction that locks two of these records the other
  * way round meets a deadlock, which PostgreSQL breaks by failing one side with 40P01 — transient, so the page (or

@@ -1,8 +1,8 @@
 // The database's clock as seen from this worker. The shared rate limiter hands out slots as points in time on
 // the database's clock; a worker must turn them into its own time without adding the round trip's variance.
-// Relative offsets ("in 40 ms") measured from when the answer arrives are late by however long the answer took
-// — 5 ms on a quiet machine, 100 ms under load — and differently for every grant, which squeezes the slots of
-// one grant against the next: measured here, 120 submissions in one second at 100/s with 4 workers.
+// Relative offsets ("in 40 ms") counted from when the answer arrives are late by however long the answer took
+// — little on a quiet machine, much more under load — and differently for every grant, which squeezes the
+// slots of one grant against the next until a 1-s window holds more than the rate.
 //
 // So slots come back as absolute database times and this keeps an estimate of (database clock − local clock),
 // NTP-style: each query is a sample whose error is at most half its round trip, and the sample with the

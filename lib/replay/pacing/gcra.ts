@@ -2,8 +2,8 @@
 // time `tat` of the next slot. Every worker reserves slots by advancing replay_batch.tat in one UPDATE
 // (lib/replay/pacing/reserve-slots.ts runs the same arithmetic in SQL), so the limit holds for all workers together.
 //
-// Why reservation instead of a token bucket: a setTimeout-driven bucket measured here under-delivers by up to
-// 24% (late timers discard earned tokens) or bursts. A reserved slot is a point in time; a worker sleeps until
+// Why reservation instead of a token bucket: a setTimeout-driven bucket under-delivers (late timers discard
+// earned tokens) or bursts. A reserved slot is a point in time; a worker sleeps until
 // it and a late timer only makes that one submission late — the next slots keep their times, so elapsed time
 // is accounted for, not ticks. Slots are spaced 1/rate apart across all workers, so any 1-s window holds at
 // most rate + 1 slots; lateness can only push submissions later, plus a catch-up of at most `toleranceMs`.
@@ -63,7 +63,7 @@ export function pacingFor(rate: number): GcraParams {
  * How late a granted slot may still be used. A submission lands between its slot's time and `toleranceMs`
  * (a catch-up slot) + this limit after it, so within any 1-s window the slots' spacing can shrink by at most
  * that spread in total: a spread ≤ 100 ms keeps every window within rate × 1.1 (at 10/s: 11), whatever the
- * rate. Measured with a limit of one interval (spread 125 ms at 10/s): 12 in a window at 10/s. A stalled worker
+ * rate; a limit of one whole interval lets a window overshoot. A stalled worker
  * (busy event loop, slow commit) gives up slots later than this rather than send them all at once on top of
  * the next ones; the item waits for a fresh slot.
  */

@@ -1,6 +1,6 @@
 // Within one worker, the pages of a batch start sending in batch order. A worker runs two lanes, each claiming a
 // page and then reserving rate-limiter slots for it; without a turn, the lane that claimed the later page could
-// reserve first and send items 3, 4 before 1, 2 (seen at 2 records/s: a quarter of neighbours swapped). A page
+// reserve first and send items 3, 4 before 1, 2 (at a low rate, neighbours swap often). A page
 // waits here, after re-validating its items and before its first slot, until every page of the same batch with
 // an earlier first item that this worker holds has been granted slots for all its items (process-page.ts): slots are
 // handed out in time order, so the later page's come after. Only the dispatch order is kept, and only while the

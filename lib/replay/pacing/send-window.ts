@@ -27,7 +27,7 @@ export class SendWindow {
   waitMs(now: number): number {
     if (this.times.length < this.cap) return 0;
     // A whole window after the cap-th latest, plus a margin for what happens between here and the sink (the
-    // request's own path: arrivals measured at a sink were 1-2 ms closer than the submissions).
+    // request's own path can bring two arrivals at the sink closer together than their submissions).
     return Math.max(0, (this.times[this.next] as number) + this.windowMs + MARGIN_MS - now);
   }
 

@@ -70,8 +70,8 @@ function sinkHeaders(config: HttpSinkConfig, userAgent: string): Record<string, 
 /**
  * A signal for one request: aborted by the worker's stop, or after `ms` with a TimeoutError (as
  * AbortSignal.timeout's). `done` lets both go once the exchange is over. One controller and one timer per request:
- * AbortSignal.any over AbortSignal.timeout cost ~22 µs a request on Node 20 (a tenth of the sink's CPU per item
- * in bench:replay's HTTP drain) and left every request's signals for the garbage collector; this ~1 µs.
+ * AbortSignal.any over AbortSignal.timeout costs a visible share of the sink's CPU per item (bench:replay's HTTP
+ * drain) and leaves every request's signals for the garbage collector.
  */
 export function requestSignal(stop: AbortSignal, ms: number): { signal: AbortSignal; done: () => void } {
   const controller = new AbortController();

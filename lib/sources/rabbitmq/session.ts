@@ -59,7 +59,7 @@ export class AmqpSession {
     try {
       model = await amqp.connect(this.url, {
         timeout: CONNECT_TIMEOUT_MS,
-        // Each take is a few small command frames; Nagle's algorithm held them back (take(100) + ack: a third the rate).
+        // Each take is a few small command frames, which Nagle's algorithm would hold back (bench:sources).
         noDelay: true,
         clientProperties: { connection_name: this.connectionName },
       });

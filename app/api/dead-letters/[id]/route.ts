@@ -3,7 +3,7 @@ import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { readDetailForReader } from "@/lib/dead-letters/query/detail";
 import { answerOffThread } from "@/lib/api/off-thread-reads";
-import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
+import { IdParamsSchema } from "@/lib/dead-letters/contract/record-id";
 import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
 import { UnmaskQuerySchema } from "@/lib/forensics/forensics-schemas";

@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { countArrivals } from "@/lib/dead-letters/query/arrivals";
-import { ArrivalsQuerySchema } from "@/lib/dead-letters/record-schemas";
+import { ArrivalsQuerySchema } from "@/lib/dead-letters/contract/list";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import { getDb } from "@/lib/db/client";
 import { bulkAction } from "@/lib/dead-letters/triage/bulk-action";
 import { createBulkJob } from "@/lib/dead-letters/triage/bulk-jobs";
 import { runInBackground } from "@/lib/api/run-in-background";
-import { BulkBodySchema } from "@/lib/dead-letters/record-schemas";
+import { BulkBodySchema } from "@/lib/dead-letters/contract/bulk";
 
 export const dynamic = "force-dynamic";
 

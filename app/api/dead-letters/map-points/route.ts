@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { mapPoints } from "@/lib/dead-letters/query/map-points";
-import { MapPointsQuerySchema } from "@/lib/dead-letters/record-schemas";
+import { MapPointsQuerySchema } from "@/lib/dead-letters/contract/map";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { OwnRecordsQuerySchema } from "@/lib/dead-letters/own-records-schemas";
+import { OwnRecordsQuerySchema } from "@/lib/dead-letters/contract/own-records";
 import { listOwnRecords } from "@/lib/dead-letters/query/own-records";
 import { configuredMaskRules } from "@/lib/masking/config";
 

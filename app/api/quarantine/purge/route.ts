@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { answerOffThread } from "@/lib/api/off-thread-reads";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { QuarantineBodySchema } from "@/lib/dead-letters/record-schemas";
+import { QuarantineBodySchema } from "@/lib/dead-letters/contract/quarantine";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { releaseQuarantined } from "@/lib/dead-letters/triage/release-purge";
-import { QuarantineBodySchema } from "@/lib/dead-letters/record-schemas";
+import { QuarantineBodySchema } from "@/lib/dead-letters/contract/quarantine";
 
 export const dynamic = "force-dynamic";
 

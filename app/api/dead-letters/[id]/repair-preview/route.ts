@@ -1,7 +1,8 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { answerOffThread } from "@/lib/api/off-thread-reads";
 import { configuredMaskRules } from "@/lib/masking/config";
-import { IdParamsSchema, RepairPreviewQuerySchema } from "@/lib/dead-letters/record-schemas";
+import { IdParamsSchema } from "@/lib/dead-letters/contract/record-id";
+import { RepairPreviewQuerySchema } from "@/lib/dead-letters/contract/repair-preview";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { answerOffThread } from "@/lib/api/off-thread-reads";
-import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
+import { IdParamsSchema } from "@/lib/dead-letters/contract/record-id";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { RevealBodySchema } from "@/lib/forensics/forensics-schemas";
 

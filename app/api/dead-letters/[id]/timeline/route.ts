@@ -1,7 +1,7 @@
 import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { IdParamsSchema } from "@/lib/dead-letters/record-schemas";
+import { IdParamsSchema } from "@/lib/dead-letters/contract/record-id";
 import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
 import { TimelineQuerySchema } from "@/lib/forensics/forensics-schemas";

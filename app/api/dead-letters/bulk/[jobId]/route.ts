@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { pollBulkJob } from "@/lib/dead-letters/triage/bulk-jobs";
 import { runInBackground } from "@/lib/api/run-in-background";
-import { BulkJobParamsSchema } from "@/lib/dead-letters/record-schemas";
+import { BulkJobParamsSchema } from "@/lib/dead-letters/contract/bulk";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { OwnRecordParamsSchema } from "@/lib/dead-letters/own-records-schemas";
+import { OwnRecordParamsSchema } from "@/lib/dead-letters/contract/own-records";
 import { readOwnRecord } from "@/lib/dead-letters/query/own-records";
 import { configuredMaskRules } from "@/lib/masking/config";
 

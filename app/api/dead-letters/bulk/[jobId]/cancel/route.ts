@@ -3,7 +3,7 @@ import { actorOf } from "@/lib/auth/principal";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import { cancelBulkJob } from "@/lib/dead-letters/triage/bulk-jobs";
-import { BulkJobParamsSchema } from "@/lib/dead-letters/record-schemas";
+import { BulkJobParamsSchema } from "@/lib/dead-letters/contract/bulk";
 
 export const dynamic = "force-dynamic";
 

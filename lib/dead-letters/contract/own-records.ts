@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DeadLetterKindSchema, DeadLetterStatusSchema, FailureClassSchema } from "../vocabulary/record";
-import { IdSchema } from "./record-schemas";
+import { DeadLetterKindSchema, DeadLetterStatusSchema, FailureClassSchema } from "../../vocabulary/record";
+import { IdSchema } from "./record-id";
 
 // A producer's view of what it sent (GET /api/producer/records): its records' outcome, never their payloads.
 // Shared by the route, the OpenAPI description and the page.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ActionBodySchema } from "./record-schemas";
+import { ActionBodySchema } from "./decision";
 
 const issuesOf = (body: unknown) => {
   const r = ActionBodySchema.safeParse(body);

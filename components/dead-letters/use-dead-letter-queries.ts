@@ -8,23 +8,17 @@ import { isSessionEnd } from "@/components/session-ended";
 import { fetchJson, HttpError } from "@/lib/api/client";
 import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type {
-  ActionBody,
-  Arrivals,
-  BulkBody,
-  BulkJob,
-  BulkJobAccepted,
-  BulkResult,
-  ChangedBy,
-  DeadLetterDetail,
-  Facets,
-  MapPoints,
-  RepairPreview,
-} from "@/lib/dead-letters/record-schemas";
+import type { ActionBody, ChangedBy } from "@/lib/dead-letters/contract/decision";
+import type { Arrivals } from "@/lib/dead-letters/contract/list";
+import type { BulkBody, BulkJob, BulkJobAccepted, BulkResult } from "@/lib/dead-letters/contract/bulk";
+import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
+import type { Facets } from "@/lib/dead-letters/contract/facets";
+import type { MapPoints } from "@/lib/dead-letters/contract/map";
+import type { RepairPreview } from "@/lib/dead-letters/contract/repair-preview";
 import type { ApprovedRepair, DeadLetterStatus, RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import { UNDO_WINDOW_MS, undoBody, type UndoableAction } from "@/lib/dead-letters/triage/undo-action";
-import type { Extent } from "@/lib/dead-letters/query/extent";
-import type { ListPage } from "@/lib/dead-letters/query/list";
+import type { Extent } from "@/lib/dead-letters/contract/map";
+import type { ListPage } from "@/lib/dead-letters/contract/list";
 
 // One hook per resource of the triage UI, keyed by a factory so mutations invalidate exactly what they change
 // (bull-board's hooks/queryKeys.ts pattern). Filters are keyed by their canonical query string.
