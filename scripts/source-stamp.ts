@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { refreshRouteModules } from "./route-modules";
 
 const ROOT = process.cwd();
 const DIRS = ["app", "components", "lib", "public"];
@@ -59,6 +60,7 @@ export function buildState(): "missing" | "stale" | "current" {
  * again instead of passing for built. Throws when the build fails.
  */
 export async function ensureBuild(opts: { env: NodeJS.ProcessEnv; force?: boolean; log?: (msg: string) => void }): Promise<void> {
+  if (refreshRouteModules(ROOT)) opts.log?.("the route files changed: rewrote app/api/route-modules.generated.ts");
   const stamp = sourceStamp();
   const built = existsSync(BUILD_ID);
   const current = built && existsSync(STAMP_FILE) && readFileSync(STAMP_FILE, "utf8").trim() === stamp;

@@ -11,6 +11,7 @@ import { resolveAuthSecret } from "../lib/auth/secret";
 import { resolveConfigSecret } from "../lib/secrets/config-key";
 import { bootstrap } from "../lib/startup/bootstrap";
 import { ensureBuild } from "./source-stamp";
+import { refreshRouteModules } from "./route-modules";
 
 const dev = process.argv.includes("--dev");
 const env = getEnv();
@@ -72,6 +73,9 @@ if (process.env.NODE_ENV !== "production") {
   // And the key sealing source and sink secrets, which the worker and the CLI read from the same file.
   childEnv.REDRIVE_SECRET_KEY ??= resolveConfigSecret({ ...env, NODE_ENV: "development" });
 }
+
+// `next dev` compiles what it is asked for: the OpenAPI document's list of route files is kept current here.
+if (dev && refreshRouteModules()) say("the route files changed: rewrote app/api/route-modules.generated.ts");
 
 if (!dev) {
   try {

@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import { ApiReference } from "@/components/api-reference/api-reference";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
-import { openApiDocument } from "@/lib/api/openapi-routes";
+import { openApiDocument } from "@/lib/api/route-operations";
+import { ROUTE_MODULES } from "@/app/api/route-modules.generated";
 import { referenceView } from "@/lib/api/reference-view";
 
 export const metadata: Metadata = { title: "API reference" };
@@ -10,5 +11,5 @@ export const dynamic = "force-dynamic";
 /** The document /api/openapi.json serves, rendered on the server: no script, no font or style from elsewhere. */
 export default async function ApiReferencePage() {
   await requirePagePrincipal();
-  return <ApiReference view={referenceView(openApiDocument())} />;
+  return <ApiReference view={referenceView(openApiDocument(ROUTE_MODULES))} />;
 }

@@ -7,6 +7,7 @@ import { applyBatchAction, type ActingUser } from "../replay/batch/apply-batch-a
 import { BatchIdParams } from "../replay/batch/batch-schemas";
 import { ACTION_PERMISSION, type BatchAction } from "../replay/batch/batch-states";
 import { getBatch } from "../replay/batch/read-batches";
+import { ErrorBodySchema } from "./openapi";
 
 // Glue between app/api/replays/** and the engine, so each route file stays one line of wiring.
 
@@ -18,7 +19,19 @@ export function actingUser(principal: Principal | null): ActingUser {
 /** POST /api/replays/{id}/{action}: the transition, under the action's permission (approve: four-eyes too). */
 export function batchActionRoute(action: BatchAction): RouteHandler {
   return defineRoute(
-    { access: { permission: ACTION_PERMISSION[action] }, params: BatchIdParams },
+    {
+      access: { permission: ACTION_PERMISSION[action] },
+      params: BatchIdParams,
+      openapi: {
+        tag: "replays",
+        summary: `${action[0]!.toUpperCase()}${action.slice(1)} a batch`,
+        responses: {
+          200: { description: "The batch after the transition" },
+          404: { description: "No such batch", schema: ErrorBodySchema },
+          409: { description: "The batch's status forbids it" },
+        },
+      },
+    },
     async ({ params, principal, now, requestId }) => {
       const pool = getDb().pool;
       // A cancel's waiting items are marked after this answer (apply-batch-action.ts); the view counts them cancelled already.

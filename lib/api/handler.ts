@@ -10,6 +10,7 @@ import { searchParamsToObject } from "../net/search-params";
 import { startedByRedrive } from "../auth/fetch-site";
 import { maskAnswer } from "../masking/answer";
 import { configuredMaskRules } from "../masking/config";
+import type { OperationDoc, RouteDescription, Undocumented } from "./openapi";
 
 // Every route handler goes through defineRoute: authentication, the permission check, CSRF origin check,
 // parsing of params/query/body with zod, and the mapping of errors to HTTP happen here and nowhere else.
@@ -48,10 +49,17 @@ export interface RouteSpec<P, Q, B> {
   clearAnswer?: true;
   /** the largest JSON body this route reads, in bytes (default MAX_JSON_BODY_BYTES); larger answers 413 unread */
   maxBodyBytes?: number;
+  /**
+   * The operation in /api/openapi.json (lib/api/route-operations.ts): summary, tag, responses; its parameters and
+   * body are the schemas above.
+   */
+  openapi: OperationDoc | Undocumented;
 }
 
 export interface RouteMeta {
   access: Access;
+  /** absent on otherMethods' 405 answers, which are not operations */
+  openapi?: RouteDescription;
 }
 
 type NextCtx = { params: Promise<Record<string, string | string[]>> };
@@ -280,7 +288,20 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
       return errorResponse(err, requestId);
     }
   };
-  return Object.assign(handler, { meta: { access: spec.access } });
+  // The type requires a description; a route that lacks one anyway (a cast) is named by tests/unit/route-descriptions.test.ts.
+  const doc = spec.openapi as RouteSpec<P, Q, B>["openapi"] | undefined;
+  const openapi: RouteDescription | undefined =
+    doc === undefined || "undocumented" in doc ? doc : { ...doc, params: spec.params, query: spec.query, body: spec.body };
+  return Object.assign(handler, { meta: { access: spec.access, openapi } });
+}
+
+/**
+ * A handler not built with defineRoute (better-auth's) with the access it applies itself and its description, so
+ * the OpenAPI document lists it like every other route.
+ */
+export function describedRoute(handler: (req: Request) => Promise<Response>, access: Access, openapi: RouteDescription): RouteHandler {
+  // A function of its own: better-auth hands out one function for both GET and POST, each described differently.
+  return Object.assign((req: Request) => handler(req), { meta: { access, openapi } });
 }
 
 function wantsUnmask(query: Record<string, unknown>): boolean {

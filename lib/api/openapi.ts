@@ -4,9 +4,30 @@ import type { Permission } from "../auth/permissions";
 // OpenAPI 3.1 from the same zod schemas the route handlers parse with (z.toJSONSchema): a schema change changes
 // the document, there is no second description to forget. 3.1 uses JSON Schema 2020-12, which is what zod
 // emits, so the only rewriting is moving each schema's $defs into components.schemas.
-// The operations themselves are listed in lib/api/openapi-routes.ts.
+// Each route describes its own operation in its defineRoute call (`openapi`); the document is built from the
+// route files themselves (app/api/route-modules.generated.ts), so a route cannot be left out or described twice.
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+
+/** The document's sections, in the order the API reference shows them. */
+export const TAGS = [
+  "dead letters",
+  "ingest",
+  "triage",
+  "groups",
+  "replays",
+  "accounts",
+  "forensics",
+  "sources",
+  "notes",
+  "saved views",
+  "producer",
+  "meta",
+] as const;
+export type Tag = (typeof TAGS)[number];
+
+/** status → description and optional body schema */
+export type Responses = Record<number, { description: string; schema?: z.ZodType }>;
 
 export interface RawBody {
   /** content type → description, for bodies a route reads itself (streams, NDJSON) */
@@ -15,19 +36,48 @@ export interface RawBody {
   schema?: z.ZodType;
 }
 
+/** What a route says of its operation; the parameters and body come from the schemas its handler parses. */
+export interface OperationDoc {
+  tag: Tag;
+  summary: string;
+  description?: string;
+  responses: Responses;
+  /** the body of a route that reads it itself (streams, NDJSON) */
+  rawBody?: RawBody;
+}
+
+/** A route kept out of the document, with the reason (the catch-all that answers unknown paths 404). */
+export interface Undocumented {
+  undocumented: string;
+}
+
+/** An operation as its handler carries it (RouteHandler.meta.openapi): the route's description and schemas. */
+export interface DescribedOperation extends OperationDoc {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
+
+/**
+ * What a handler says of itself: one operation; or, for a catch-all route that serves several paths itself
+ * (better-auth's), one operation per path below the route's own (`/sign-in/email` under /api/auth).
+ */
+export type RouteDescription = DescribedOperation | Undocumented | { subpaths: Record<string, DescribedOperation> };
+
+type Access = { public: true } | { permission: Permission; tokenOnly?: true; auditedRead?: true };
+
 export interface Operation {
   method: HttpMethod;
   /** OpenAPI path, e.g. /api/dead-letters/{id} */
   path: string;
-  tag: string;
+  tag: Tag;
   summary: string;
   description?: string;
-  access: { public: true } | { permission: Permission; tokenOnly?: true; auditedRead?: true };
+  access: Access;
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType | RawBody;
-  /** status → description and optional body schema */
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  responses: Responses;
 }
 
 type JsonSchema = Record<string, unknown>;

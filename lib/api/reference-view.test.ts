@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { openApiDocument } from "./openapi-routes";
+import { ROUTE_MODULES } from "../../app/api/route-modules.generated";
+import { openApiDocument } from "./route-operations";
 import { referenceView, typeLabel } from "./reference-view";
 
 describe("referenceView", () => {
   it("reads every operation of Redrive's own document, grouped by tag, with permissions and schemas", () => {
-    const doc = openApiDocument();
+    const doc = openApiDocument(ROUTE_MODULES);
     const view = referenceView(doc);
     const count = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
     expect(view.tags.flatMap((t) => t.operations)).toHaveLength(count);

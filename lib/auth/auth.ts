@@ -50,7 +50,7 @@ function createAuth(db: Db, sso: SsoConfig) {
     // Flows that would change an account outside lib/auth/users.ts (and so outside the audit trail), or
     // need e-mail, which Redrive does not send.
     // Also every endpoint Redrive does not use (social accounts, access tokens of other providers, account info):
-    // what is reachable is what lib/api/openapi-routes.ts documents.
+    // what is reachable is what app/api/auth/[...all]/route.ts documents.
     disabledPaths: [
       "/account-info",
       "/delete-user/callback",

@@ -19,7 +19,17 @@ export const dynamic = "force-dynamic";
  * The records are read, masked and formatted on an ingest thread (off-thread-reads.ts), which also audits the export.
  */
 export const GET = defineRoute(
-  { access: { permission: "dead_letters:export", auditedRead: true }, query: ExportQuerySchema },
+  {
+    access: { permission: "dead_letters:export", auditedRead: true },
+    query: ExportQuerySchema,
+    openapi: {
+      tag: "forensics",
+      summary: "The filter's records as NDJSON, CSV or GeoJSON (streamed, audited)",
+      description:
+        "Audited in the reader's name: with a browser session, only when Redrive's own page started it (Sec-Fetch-Site same-origin or none); 403 otherwise.",
+      responses: { 200: { description: "The file (x-redrive-estimated-count gives the expected rows)" } },
+    },
+  },
   async ({ query, principal, requestId, now }) => {
     const { format, unmask, excel, order, ...filter } = query;
     const mask = maskFor(principal, unmask);

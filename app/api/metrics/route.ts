@@ -10,7 +10,14 @@ export const dynamic = "force-dynamic";
  * (`authorization: { credentials: rdv_… }` in the scrape config); a browser session is refused.
  */
 export const GET = defineRoute(
-  { access: { permission: "dead_letters:read", tokenOnly: true } },
+  {
+    access: { permission: "dead_letters:read", tokenOnly: true },
+    openapi: {
+      tag: "forensics",
+      summary: "Prometheus metrics (text format; scrape with an API token)",
+      responses: { 200: { description: "text/plain; version=0.0.4" } },
+    },
+  },
   async ({ now }) =>
     new Response(await prometheusMetrics(getDb().pool, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
 );

@@ -6,8 +6,16 @@ import { configuredMaskRules } from "@/lib/masking/config";
 export const dynamic = "force-dynamic";
 
 /** GET /api/overview — DLQ health: counts, arrival and poison series, oldest record, replays, alerts. */
-export const GET = defineRoute({ access: { permission: "dead_letters:read" } }, async ({ now }) =>
-  maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()),
+export const GET = defineRoute(
+  {
+    access: { permission: "dead_letters:read" },
+    openapi: {
+      tag: "forensics",
+      summary: "DLQ health: counts, series, oldest record, replays, alerts",
+      responses: { 200: { description: "The overview" } },
+    },
+  },
+  async ({ now }) => maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

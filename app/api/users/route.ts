@@ -7,11 +7,28 @@ import { getDb } from "@/lib/db/client";
 export const dynamic = "force-dynamic";
 
 /** GET /api/users — every account (admins). */
-export const GET = defineRoute({ access: { permission: "users:manage" } }, async () => ({ users: await listUsers(getDb().pool) }));
+export const GET = defineRoute(
+  {
+    access: { permission: "users:manage" },
+    openapi: { tag: "accounts", summary: "Every account", responses: { 200: { description: "{ users }" } } },
+  },
+  async () => ({ users: await listUsers(getDb().pool) }),
+);
 
 /** POST /api/users {email, name?, role, password?} — create an account; a generated password is returned once. */
 export const POST = defineRoute(
-  { access: { permission: "users:manage" }, body: CreateUserBody },
+  {
+    access: { permission: "users:manage" },
+    body: CreateUserBody,
+    openapi: {
+      tag: "accounts",
+      summary: "Create an account",
+      responses: {
+        201: { description: "The account (and a generated password, once)" },
+        409: { description: "An account with this e-mail exists" },
+      },
+    },
+  },
   async ({ body, principal, now, requestId }) => {
     const created = await createUser(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
     const out: CreatedUser = created.generated ? { user: created.user, password: created.password } : { user: created.user };

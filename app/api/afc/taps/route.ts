@@ -4,6 +4,7 @@ import { actorOf } from "@/lib/auth/principal";
 import { captureTaps, parseCaptureBody } from "@/lib/dead-letters/ingest/capture-taps";
 import { getDb } from "@/lib/db/client";
 import { isNdjson } from "@/lib/api/ingest-response";
+import { ErrorBodySchema } from "@/lib/api/openapi";
 
 /** Up to 10,000 capture records a request (capture-taps.ts), ~1.6 KB each at most. */
 const CAPTURE_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -18,7 +19,23 @@ const Query = z.object({ source: z.string().min(1).max(200).optional() });
  * transaction.
  */
 export const POST = defineRoute(
-  { access: { permission: "dead_letters:ingest" }, query: Query },
+  {
+    access: { permission: "dead_letters:ingest" },
+    query: Query,
+    openapi: {
+      tag: "ingest",
+      summary: "The AFC capture boundary: validate taps, capture the failing ones",
+      responses: {
+        200: { description: "Per-tap results: passed, captured or duplicate (without the id when another sender captured the record)" },
+        413: { description: "More than 10,000 taps", schema: ErrorBodySchema },
+      },
+      rawBody: {
+        contentTypes: ["application/json", "application/x-ndjson"],
+        description:
+          "`[tap, …]`, `{source, taps}` or one tap, or NDJSON (one tap per line); number lexemes are kept. All or nothing: a line that is not JSON refuses the request (400, the line named)",
+      },
+    },
+  },
   async ({ req, query, principal, requestId, now }) => {
     // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
     const body = parseCaptureBody(

@@ -8,7 +8,16 @@ export const dynamic = "force-dynamic";
 
 /** PATCH /api/alerts/{id} {name?, threshold?, windowMinutes?, enabled?, webhookUrl?} — supervisors edit a rule (audited). */
 export const PATCH = defineRoute(
-  { access: { permission: "alerts:manage" }, params: AlertRuleParamsSchema, body: AlertRuleUpdateSchema },
+  {
+    access: { permission: "alerts:manage" },
+    params: AlertRuleParamsSchema,
+    body: AlertRuleUpdateSchema,
+    openapi: {
+      tag: "forensics",
+      summary: "Edit an alert rule (audited)",
+      responses: { 200: { description: "The rule" }, 404: { description: "No such rule" } },
+    },
+  },
   async ({ params, body, principal, requestId, now }) =>
     updateAlertRule(getDb().pool, params.id, body, { actor: actorOf(principal!), requestId, now }),
 );

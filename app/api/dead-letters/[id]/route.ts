@@ -8,6 +8,7 @@ import { maskFor } from "@/lib/forensics/access";
 import { auditUnmaskedRead } from "@/lib/forensics/reveal";
 import { UnmaskQuerySchema } from "@/lib/forensics/forensics-schemas";
 import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
+import { ServedDeadLetterDetailSchema } from "@/lib/dead-letters/contract/detail";
 
 export const dynamic = "force-dynamic";
 
@@ -17,7 +18,16 @@ export const dynamic = "force-dynamic";
  * A heavy record's answer (past 256 KB stored) is built on a worker thread and sent as it comes from there.
  */
 export const GET = defineRoute(
-  { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: UnmaskQuerySchema },
+  {
+    access: { permission: "dead_letters:read" },
+    params: IdParamsSchema,
+    query: UnmaskQuerySchema,
+    openapi: {
+      tag: "dead letters",
+      summary: "One record: raw envelope, payload, analysis, failure history",
+      responses: { 200: { description: "The record", schema: ServedDeadLetterDetailSchema }, 404: { description: "No such record" } },
+    },
+  },
   async ({ params, query, principal, requestId, now }) => {
     const mask = maskFor(principal, query.unmask);
     const read = await readDetailForReader(getDb().pool, params.id);

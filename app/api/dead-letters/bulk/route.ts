@@ -4,7 +4,8 @@ import { getDb } from "@/lib/db/client";
 import { bulkAction } from "@/lib/dead-letters/triage/bulk-action";
 import { createBulkJob } from "@/lib/dead-letters/triage/bulk-jobs";
 import { runInBackground } from "@/lib/api/run-in-background";
-import { BulkBodySchema } from "@/lib/dead-letters/contract/bulk";
+import { BulkBodySchema, BulkJobAcceptedSchema, BulkResultSchema } from "@/lib/dead-letters/contract/bulk";
+import { ConflictBodySchema } from "@/lib/dead-letters/contract/decision";
 
 export const dynamic = "force-dynamic";
 
@@ -14,7 +15,22 @@ export const dynamic = "force-dynamic";
  * filter answers 202 {job} at once and the server applies it in pages (GET /api/dead-letters/bulk/{jobId}).
  */
 export const POST = defineRoute(
-  { access: { permission: "dead_letters:triage" }, body: BulkBodySchema },
+  {
+    access: { permission: "dead_letters:triage" },
+    body: BulkBodySchema,
+    openapi: {
+      tag: "triage",
+      summary: "One decision on many records (ids, or everything matching a filter)",
+      description:
+        "Applied on the server in pages of 500 rows locked in id order; records the state machine refuses are skipped and counted by reason. expectedCount guards against the selection having changed since it was confirmed (409 with `matched`). " +
+        "Ids (at most 10,000) and dry runs are answered 200 with the result. A filter, which may match any number of records, is answered 202 with a job at once (Location: its progress URL); the server applies it page by page after the response — poll GET /api/dead-letters/bulk/{jobId}.",
+      responses: {
+        200: { description: "Ids or a dry run: what was done (or would match)", schema: BulkResultSchema },
+        202: { description: "A filter: the job, accepted and running", schema: BulkJobAcceptedSchema },
+        409: { description: "The number of matching records changed: confirm again", schema: ConflictBodySchema },
+      },
+    },
+  },
   async ({ body, principal, requestId, now }) => {
     const ctx = { actor: actorOf(principal!), requestId, now };
     const pool = getDb().pool;

@@ -11,7 +11,18 @@ export const dynamic = "force-dynamic";
  * The bodies go into the audit trail (masked): read and written off this thread (lib/api/off-thread-reads.ts).
  */
 export const POST = defineRoute(
-  { access: { permission: "dead_letters:purge" }, body: QuarantineBodySchema },
+  {
+    access: { permission: "dead_letters:purge" },
+    body: QuarantineBodySchema,
+    openapi: {
+      tag: "forensics",
+      summary: "Remove quarantined payloads (status purged), by ids or filter",
+      responses: {
+        200: { description: "{ purged, skipped }" },
+        409: { description: "With a filter: the group's count is no longer the confirmed expectedCount" },
+      },
+    },
+  },
   async ({ body, principal, requestId, now }) =>
     answerOffThread("purge", { body, actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );

@@ -8,7 +8,18 @@ export const dynamic = "force-dynamic";
 
 /** POST /api/quarantine/release {ids | filter, reason} — quarantined → pending; answers {released, skipped}. */
 export const POST = defineRoute(
-  { access: { permission: "dead_letters:triage" }, body: QuarantineBodySchema },
+  {
+    access: { permission: "dead_letters:triage" },
+    body: QuarantineBodySchema,
+    openapi: {
+      tag: "forensics",
+      summary: "Quarantined → pending, by ids or filter",
+      responses: {
+        200: { description: "{ released, skipped }" },
+        409: { description: "With a filter: the group's count is no longer the confirmed expectedCount" },
+      },
+    },
+  },
   async ({ body, principal, requestId, now }) => releaseQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now }),
 );
 

@@ -9,7 +9,15 @@ export const dynamic = "force-dynamic";
 
 /** DELETE /api/tokens/{id} — revoke one of the caller's tokens; with tokens:manage (admins), anyone's. */
 export const DELETE = defineRoute(
-  { access: { permission: "tokens:own" }, params: IdParams },
+  {
+    access: { permission: "tokens:own" },
+    params: IdParams,
+    openapi: {
+      tag: "accounts",
+      summary: "Revoke a token",
+      responses: { 200: { description: "The revoked token" }, 404: { description: "No such token (or not yours)" } },
+    },
+  },
   async ({ params, principal, now, requestId }) => {
     const p = principal!;
     const ownerId = can(p.role, "tokens:manage") ? null : p.userId;

@@ -10,6 +10,8 @@ import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskDetail } from "@/lib/dead-letters/query/mask-detail";
 import { answerOffThread } from "@/lib/api/off-thread-reads";
+import { ConflictBodySchema } from "@/lib/dead-letters/contract/decision";
+import { ServedDeadLetterDetailSchema } from "@/lib/dead-letters/contract/detail";
 
 export const dynamic = "force-dynamic";
 
@@ -21,7 +23,27 @@ export const POST = defineRoute(
   // An edit's payload is parsed, compared with the stored one and serialized on this thread (GEOS runs on a
   // worker): each of those is linear in its size, and 1 MB (a ~75,000-vertex polygon, more than the editor
   // handles) keeps every one of them well under the 200 ms health budget; a larger record is fixed at its source.
-  { access: { permission: "dead_letters:triage" }, params: IdParamsSchema, body: ActionBodySchema, maxBodyBytes: 1024 * 1024 },
+  {
+    access: { permission: "dead_letters:triage" },
+    params: IdParamsSchema,
+    body: ActionBodySchema,
+    maxBodyBytes: 1024 * 1024,
+    openapi: {
+      tag: "triage",
+      summary: "Approve, edit, quarantine or reopen one record",
+      description:
+        "Optimistic concurrency: send the version you read. Quarantine needs a reason. Poison records cannot be approved until edited into validity. " +
+        "AFC identity fields (event_id, device_id, tap_timestamp, fare_amount_cents) may only change when a supervisor overrides with a reason (an edit by a supervisor with a reason is the override, unless overrideIdentity is false); the stored key never changes.",
+      responses: {
+        200: { description: "The record after the decision", schema: ServedDeadLetterDetailSchema },
+        404: { description: "No such record" },
+        409: {
+          description: "The record changed under you or its status forbids this: `current` is the record now",
+          schema: ConflictBodySchema,
+        },
+      },
+    },
+  },
   async ({ params, body, principal, requestId, now }) => {
     const rules = configuredMaskRules();
     try {

@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { answerOffThread } from "@/lib/api/off-thread-reads";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { IdParamsSchema } from "@/lib/dead-letters/contract/record-id";
-import { RepairPreviewQuerySchema } from "@/lib/dead-letters/contract/repair-preview";
+import { RepairPreviewQuerySchema, RepairPreviewSchema } from "@/lib/dead-letters/contract/repair-preview";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,21 @@ export const dynamic = "force-dynamic";
  * Read, repaired and serialized off this thread (lib/api/off-thread-reads.ts).
  */
 export const GET = defineRoute(
-  { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: RepairPreviewQuerySchema },
+  {
+    access: { permission: "dead_letters:read" },
+    params: IdParamsSchema,
+    query: RepairPreviewQuerySchema,
+    openapi: {
+      tag: "dead letters",
+      summary: "What approving a spatial record with a repair (method, policy) would replay",
+      description:
+        "Default: the record's source's method and policy. Send the answer's method, policy and digest with the approval (repair) to pin exactly this result: a replay sends nothing else.",
+      responses: {
+        200: { description: "The repair's analysis, geometry, digest and warnings", schema: RepairPreviewSchema },
+        404: { description: "No such record" },
+      },
+    },
+  },
   async ({ params, query }) => answerOffThread("repairPreview", { id: params.id, ...query, rules: configuredMaskRules() }),
 );
 

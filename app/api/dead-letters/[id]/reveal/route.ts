@@ -12,7 +12,17 @@ export const dynamic = "force-dynamic";
  * payload or envelope is read and parsed off this thread (lib/api/off-thread-reads.ts).
  */
 export const POST = defineRoute(
-  { access: { permission: "dead_letters:unmask" }, params: IdParamsSchema, body: RevealBodySchema, clearAnswer: true },
+  {
+    access: { permission: "dead_letters:unmask" },
+    params: IdParamsSchema,
+    body: RevealBodySchema,
+    clearAnswer: true,
+    openapi: {
+      tag: "forensics",
+      summary: "One masked field in clear (audited)",
+      responses: { 200: { description: "The field's value" }, 404: { description: "No such record" } },
+    },
+  },
   async ({ params, body, principal, requestId, now }) =>
     answerOffThread("reveal", { id: params.id, path: body.path, actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );

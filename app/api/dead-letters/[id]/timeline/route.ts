@@ -11,7 +11,17 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/dead-letters/{id}/timeline[?unmask=1][&download=1] — every event of the record's life, in order. */
 export const GET = defineRoute(
-  { access: { permission: "dead_letters:read" }, params: IdParamsSchema, query: TimelineQuerySchema },
+  {
+    access: { permission: "dead_letters:read" },
+    params: IdParamsSchema,
+    query: TimelineQuerySchema,
+    openapi: {
+      tag: "forensics",
+      summary: "Every event of a record's life, in order",
+      description: "Masked by default; unmask=1 (auditors) is audited. download=1 answers a file.",
+      responses: { 200: { description: "The timeline" }, 404: { description: "No such record" } },
+    },
+  },
   async ({ params, query, principal, requestId, now }) => {
     const mask = maskFor(principal, query.unmask);
     const timeline = await recordTimeline(getDb().pool, params.id, mask);

@@ -5,12 +5,22 @@ import { listItems } from "@/lib/replay/batch/read-batches";
 import { configuredMaskRules } from "@/lib/masking/config";
 import { maskEntityKey } from "@/lib/masking/identifiers";
 import { maskOptionalReason } from "@/lib/dead-letters/query/mask-list";
+import { ErrorBodySchema } from "@/lib/api/openapi";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/replays/{id}/items?status=&cursor=&limit= — the batch's items in replay order, with outcomes and errors. */
 export const GET = defineRoute(
-  { access: { permission: "replays:read" }, params: BatchIdParams, query: ItemsQuery },
+  {
+    access: { permission: "replays:read" },
+    params: BatchIdParams,
+    query: ItemsQuery,
+    openapi: {
+      tag: "replays",
+      summary: "A batch's items in replay order",
+      responses: { 200: { description: "A page of items" }, 404: { description: "No such batch", schema: ErrorBodySchema } },
+    },
+  },
   async ({ params, query }) => {
     // A sink's error may echo the payload it refused (card data included): masked like every other reason.
     const page = await listItems(getDb().pool, params.id, query);

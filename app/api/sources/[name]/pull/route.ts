@@ -8,7 +8,24 @@ export const dynamic = "force-dynamic";
 
 /** POST /api/sources/{name}/pull {max?} — pull now: {pulled, created, duplicates, unreadable}; 502 when the broker cannot be reached. */
 export const POST = defineRoute(
-  { access: { permission: "sources:manage" }, params: SourceNameParams, body: PullBody, bodyOptional: true },
+  {
+    access: { permission: "sources:manage" },
+    params: SourceNameParams,
+    body: PullBody,
+    bodyOptional: true,
+    openapi: {
+      tag: "sources",
+      summary: "Pull now: store what waits (up to max) and acknowledge it after the commit",
+      responses: {
+        200: {
+          description:
+            "{pulled, created, duplicates, unreadable, failedAgain?}: failedAgain, when any, counts replayed records back in triage",
+        },
+        409: { description: "A worker is pulling the source now" },
+        502: { description: "The broker could not be reached or refused (recorded on the source)" },
+      },
+    },
+  },
   async ({ params, body, principal, requestId }) =>
     pullNow(getDb().pool, params.name, {
       ...(body.max !== undefined ? { max: body.max } : {}),

@@ -11,8 +11,18 @@ export const dynamic = "force-dynamic";
  * last recorded it (the error as a category); an admin's call asks the broker now (within a few seconds), unless the
  * source is backing off.
  */
-export const GET = defineRoute({ access: { permission: "sources:read" }, params: SourceNameParams }, async ({ params, now, principal }) =>
-  sourceStatus(getDb().pool, params.name, now, audienceOf(principal!.role)),
+export const GET = defineRoute(
+  {
+    access: { permission: "sources:read" },
+    params: SourceNameParams,
+    openapi: {
+      tag: "sources",
+      summary:
+        "What waits in the broker, the last pull, totals and the last error: as the pullers recorded it (an admin's call asks the broker now, unless the source is backing off)",
+      responses: { 200: { description: "The state" }, 404: { description: "No such source" } },
+    },
+  },
+  async ({ params, now, principal }) => sourceStatus(getDb().pool, params.name, now, audienceOf(principal!.role)),
 );
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
