@@ -133,7 +133,7 @@ const DEAD_LETTERS: Operation[] = [
     tag: "triage",
     summary: "A bulk job's progress",
     description:
-      "processed of matched, updated, skipped by reason; status running → completed | cancelled | failed. Progress is committed with each page's changes. A job whose runner stopped reporting for 30 s is resumed by this poll.",
+      "processed of matched, updated, skipped by reason; status running → completed | cancelled | failed. Progress is committed with each page's changes. A job whose runner stopped reporting for 10 s is resumed by this poll.",
     access: { permission: "dead_letters:triage" },
     params: BulkJobParamsSchema,
     responses: { ...ok("The job", BulkJobSchema), 404: { description: "No such job" } },
