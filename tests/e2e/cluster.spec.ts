@@ -235,6 +235,7 @@ test.describe("several servers on one database", () => {
     const [a] = peers.map((p) => `http://127.0.0.1:${p.port}`) as [string, string];
     expect((await signInVia(producer, a, "admin", "198.51.100.205")).ok()).toBe(true);
     const page = await browser.newPage();
+    let restarted: { index: number; peer: Promise<Peer> } | null = null;
     try {
       const seeding = Date.now();
       for (let from = 0; from < BULK; from += 10_000) {
@@ -309,6 +310,8 @@ test.describe("several servers on one database", () => {
       // The other server takes it over (its progress poll finds the runner's heartbeat stale) ...
       await expect.poll(async () => (await jobRow()).locked_by, { timeout: 60_000, intervals: [100] }).not.toBe(before.locked_by);
       const takeoverMs = Date.now() - killedAt;
+      // The killed server comes back while the other finishes (the rolling restart below needs both).
+      restarted = { index: runner, peer: startPeer(runnerPort) };
       // ... and the same progress bar, now answered by the other server only, goes on to the end.
       await expect.poll(async () => Number(await progressBar.getAttribute("aria-valuenow")), { timeout: 30_000 }).toBeGreaterThan(atKill);
       await expect(page.getByText(new RegExp(`^Approved ${n} of ${n}`))).toBeVisible({ timeout: 180_000 });
@@ -326,7 +329,6 @@ test.describe("several servers on one database", () => {
         `[cluster] bulk approve: ${BULK} records, killed its server at ${atKill} processed, taken over after ${takeoverMs} ms, finished ${finishedAt - killedAt} ms after the kill; approved ${decided[0]!.approved}, approval events ${decided[0]!.events} for ${decided[0]!.records} records`,
       );
       expect(decided[0]).toEqual({ approved: BULK, events: BULK, records: BULK }); // each record decided exactly once
-      peers[runner] = await startPeer(runnerPort);
     } finally {
       await page.close();
       await producer.dispose();
@@ -337,6 +339,7 @@ test.describe("several servers on one database", () => {
         )
         .catch(() => undefined);
       await db.end();
+      if (restarted) peers[restarted.index] = await restarted.peer;
       for (const [i, peer] of peers.entries()) if (peer.child.signalCode !== null) peers[i] = await startPeer(peer.port);
     }
   });
