@@ -13,7 +13,7 @@ import { inTransaction } from "../db/transaction";
 import { accountRefusal, REFUSAL_MESSAGES } from "./account-policy";
 import { isRole, ROLES } from "./permissions";
 import { parseTrustedProxies } from "../net/forwarded";
-import { ThrottleAuditGate } from "./throttle-audit";
+import { admitThrottleAudit } from "./throttle-audit";
 import { postgresRateLimitStore } from "./rate-limit-store";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
@@ -372,11 +372,9 @@ export async function currentSsoConfig(now: Date): Promise<SsoConfig> {
   return sso;
 }
 
-const throttledSignIns = new ThrottleAuditGate(60_000);
-
 /**
  * better-auth's handler, plus what its hooks cannot see: a sign-in refused by the rate limiter (429) is audited
- * as auth.sign_in_throttled, once per client address per minute (throttle-audit.ts). `now` is the request's time.
+ * as auth.sign_in_throttled, once per client address per minute on all servers together (throttle-audit.ts). `now` is the request's time.
  */
 export async function handleAuthRequest(request: Request, now: Date): Promise<Response> {
   const sso = await currentSsoConfig(now);
@@ -386,7 +384,12 @@ export async function handleAuthRequest(request: Request, now: Date): Promise<Re
   const res = await withOutboundGuard(() => auth.handler(sso.provider && !getEnv().BETTER_AUTH_URL ? addressed(request) : request));
   if (res.status !== 429 || !new URL(request.url).pathname.endsWith("/sign-in/email")) return res;
   const ip = getIP(request, auth.options) ?? "unknown";
-  if (throttledSignIns.admit(ip, now.getTime())) {
+  // The refusal stands whether or not it could be audited.
+  const audit = await admitThrottleAudit(getDb().pool, ip).catch((err: unknown) => {
+    console.error(`[auth] throttled sign-in not audited: ${(err as Error).message}`);
+    return false;
+  });
+  if (audit) {
     const event: AuditInput = {
       action: "auth.sign_in_throttled",
       targetType: "user",

@@ -13,7 +13,8 @@ import type { BreakGlassSettings } from "./break-glass";
 
 export const OIDC_PROVIDER_ID = "oidc";
 export const SSO_SETTING_KEY = "auth.sso";
-const CACHE_MS = 1_500;
+// A second leaves the other half of the 2 s promised in the README for the request that shows the change.
+const CACHE_MS = 1_000;
 
 /** What an admin may store; every field optional (unset: the environment's value). */
 export const SsoSettingsSchema = z

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { runBulkJob, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
+import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
 import { runRetention, type RetentionResult } from "./retention";
@@ -8,7 +8,7 @@ import { pruneRateLimits } from "../auth/rate-limit-store";
 
 // The housekeeping loop, started next to the replay worker: every interval (default a minute) it strips
 // payloads past retention, evaluates the alert rules (then delivers their webhooks), resumes bulk jobs whose
-// runner died and forgets the sign-in limiter's ended windows. Any number of processes may run it: retention claims rows with SKIP LOCKED, alert evaluation
+// runner died (also between rounds, every few seconds) and forgets the sign-in limiter's ended windows. Any number of processes may run it: retention claims rows with SKIP LOCKED, alert evaluation
 // takes a try-lock, a bulk job is claimed by one runner at a time. A failing round is logged and the next one
 // runs as usual; aborting `signal` ends the loop after the current round (and stops resumed jobs between pages).
 
@@ -63,9 +63,28 @@ export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> 
   } catch (err) {
     log(`[maintenance] alerts failed: ${err instanceof Error ? err.message : String(err)}`);
   }
+  result.resumed = await resumeStalledBulkJobs(opts, now, log);
+  try {
+    await pruneRateLimits(opts.pool);
+  } catch (err) {
+    log(`[maintenance] sign-in limiter pruning failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return result;
+}
+
+/**
+ * Starts a runner for each bulk job whose runner stopped reporting (stalledBulkJobs); they run on in the
+ * background. Returns their ids. A failure is logged, never thrown.
+ */
+export async function resumeStalledBulkJobs(
+  opts: Pick<MaintenanceOptions, "pool" | "now"> & { signal?: AbortSignal },
+  now: Date,
+  log: (msg: string) => void,
+): Promise<string[]> {
+  const resumed: string[] = [];
   try {
     for (const id of await stalledBulkJobs(opts.pool, now)) {
-      result.resumed.push(id);
+      resumed.push(id);
       log(`[maintenance] resuming bulk job ${id} (its runner stopped reporting)`);
       const run = runBulkJob(opts.pool, id, { now: opts.now ?? (() => new Date()), ...(opts.signal ? { signal: opts.signal } : {}) })
         .then((job) => log(`[maintenance] bulk job ${id}: ${job.status}, ${job.processed}/${job.matched} processed`))
@@ -76,12 +95,7 @@ export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> 
   } catch (err) {
     log(`[maintenance] bulk job resume failed: ${err instanceof Error ? err.message : String(err)}`);
   }
-  try {
-    await pruneRateLimits(opts.pool);
-  } catch (err) {
-    log(`[maintenance] sign-in limiter pruning failed: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return result;
+  return resumed;
 }
 
 /** Resolves when every bulk job resumed so far has stopped (completed, cancelled, failed or aborted). */
@@ -89,24 +103,43 @@ export async function resumedJobsSettled(): Promise<void> {
   await Promise.allSettled([...resumedJobs]);
 }
 
-/** Runs rounds until `signal` aborts; `done` resolves after the last round has finished. */
-export function startMaintenance(opts: MaintenanceOptions): { done: Promise<void> } {
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs rounds until `signal` aborts; `done` resolves after the last round has finished. Between rounds, stalled
+ * bulk jobs are looked for every `bulkCheckMs` (one indexed query), so a job whose server died resumes within
+ * STALE_AFTER_MS and a few seconds even when nobody is watching it.
+ */
+export function startMaintenance(opts: MaintenanceOptions & { bulkCheckMs?: number }): { done: Promise<void> } {
   const interval = opts.intervalMs ?? 60_000;
-  const done = (async () => {
+  const bulkCheck = opts.bulkCheckMs ?? STALE_AFTER_MS / 2;
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const rounds = (async () => {
     while (!opts.signal.aborted) {
       await maintenanceRound(opts);
-      await new Promise<void>((resolve) => {
-        const onAbort = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          opts.signal.removeEventListener("abort", onAbort);
-          resolve();
-        }, interval);
-        opts.signal.addEventListener("abort", onAbort, { once: true });
-      });
+      await pause(interval, opts.signal);
     }
+  })();
+  const checks = (async () => {
+    while (!opts.signal.aborted) {
+      await pause(bulkCheck, opts.signal);
+      if (!opts.signal.aborted) await resumeStalledBulkJobs(opts, (opts.now ?? (() => new Date()))(), log);
+    }
+  })();
+  const done = (async () => {
+    await Promise.all([rounds, checks]);
     await resumedJobsSettled();
   })();
   return { done };

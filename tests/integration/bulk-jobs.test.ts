@@ -12,7 +12,7 @@ import {
   runBulkJob,
   STALE_AFTER_MS,
 } from "../../lib/dead-letters/triage/bulk-jobs";
-import { maintenanceRound, resumedJobsSettled } from "../../lib/ops/maintenance";
+import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../lib/ops/maintenance";
 import type { BulkContext } from "../../lib/dead-letters/triage/bulk-action";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
@@ -216,6 +216,33 @@ describe("bulk jobs", () => {
     expect((await round()).resumed).toEqual([live.id]);
     await resumedJobsSettled();
     expect(await getBulkJob(db.pool, live.id)).toMatchObject({ status: "completed", processed: 10 });
+  });
+
+  it("is resumed between the housekeeping loop's rounds, within its bulk check, once its runner is stale", async () => {
+    await insert(N, "gates");
+    const job = await createBulkJob(db.pool, { action: "approve", filter: { source: ["gates"] } }, { ...ctx, requestId: "req-check" });
+    await db.pool.query("UPDATE bulk_job SET locked_by = 'killed', heartbeat_at = $2 WHERE id = $1", [job.id, clock]);
+    const stop = new AbortController();
+    // The first round runs at once, while the runner still counts as alive; the next would be an hour later.
+    const loop = startMaintenance({
+      pool: db.pool,
+      signal: stop.signal,
+      now,
+      retentionDays: 90,
+      intervalMs: 3_600_000,
+      bulkCheckMs: 50,
+      log: () => {},
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await getBulkJob(db.pool, job.id)).toMatchObject({ status: "running", processed: 0 });
+      clock = new Date(clock.getTime() + STALE_AFTER_MS + 1);
+      await expect.poll(async () => (await getBulkJob(db.pool, job.id)).status, { timeout: 10_000 }).toBe("completed");
+      expect(await getBulkJob(db.pool, job.id)).toMatchObject({ processed: N, updated: N });
+    } finally {
+      stop.abort();
+      await loop.done;
+    }
   });
 
   it("knows when a job needs a runner", () => {

@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { postgresRateLimitStore, pruneRateLimits } from "../../lib/auth/rate-limit-store";
+import { admitThrottleAudit } from "../../lib/auth/throttle-audit";
 import { testDb } from "./helpers";
 
 // Two pools stand for two servers on one database: each has its own connections and its own store object, as
@@ -33,6 +34,16 @@ describe("the sign-in limiter's store in PostgreSQL", () => {
     // Another address and another path have counts of their own.
     expect((await a.consume("203.0.113.8|/sign-in/email", rule)).allowed).toBe(true);
     expect((await b.consume("203.0.113.7|/sign-out", rule)).allowed).toBe(true);
+  });
+
+  it("admits one audit of a throttled address per window across every server", async () => {
+    const ip = "203.0.113.99";
+    const admitted = await Promise.all(Array.from({ length: 10 }, (_, i) => admitThrottleAudit(i % 2 ? db.pool : second, ip)));
+    expect(admitted.filter(Boolean)).toHaveLength(1);
+    expect(await admitThrottleAudit(second, "203.0.113.98")).toBe(true); // another address has its own
+    // The limiter's count for the address's sign-ins is not touched.
+    const { rows } = await db.pool.query(`SELECT key FROM auth_rate_limit WHERE key LIKE $1`, [`${ip}%`]);
+    expect(rows).toEqual([]);
   });
 
   it("opens a new window once the last one has ended, and prunes ended windows", async () => {

@@ -10,12 +10,15 @@ export interface RoundRobinProxy {
   url: string;
   /** answers per upstream port */
   served: Map<number, number>;
+  /** every answer: which upstream gave it (a test finds the server that accepted a request) */
+  answers: { method: string; path: string; port: number; status: number }[];
   close(): Promise<void>;
 }
 
 export async function startRoundRobinProxy(upstreamPorts: number[]): Promise<RoundRobinProxy> {
   let next = 0;
   const served = new Map<number, number>();
+  const answers: RoundRobinProxy["answers"] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -27,6 +30,7 @@ export async function startRoundRobinProxy(upstreamPorts: number[]): Promise<Rou
         const port = upstreamPorts[next++ % upstreamPorts.length]!;
         const up = httpRequest({ host: "127.0.0.1", port, method: req.method, path: req.url, headers, agent: false }, (upRes) => {
           served.set(port, (served.get(port) ?? 0) + 1);
+          answers.push({ method: req.method ?? "GET", path: req.url ?? "/", port, status: upRes.statusCode ?? 502 });
           res.writeHead(upRes.statusCode ?? 502, upRes.headers);
           upRes.pipe(res);
         });
@@ -45,6 +49,7 @@ export async function startRoundRobinProxy(upstreamPorts: number[]): Promise<Rou
   return {
     url: `http://127.0.0.1:${port}`,
     served,
+    answers,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

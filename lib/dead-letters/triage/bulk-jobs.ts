@@ -17,8 +17,14 @@ import type { BulkBody, BulkJob } from "../contract/bulk";
 // the job's progress (cursor, counts) commit in one transaction, so the progress polled is exactly what was
 // done, and a job whose runner died (its heartbeat went stale) resumes after the last committed page.
 
-/** A runner that has not reported for this long is presumed dead; the next poll resumes its job. */
-export const STALE_AFTER_MS = 30_000;
+/**
+ * A runner that has not reported for this long is presumed dead; the next poll (or the housekeeping loop) resumes
+ * its job. It reports at every page's commit, and a page in flight holds the job's row lock, which a claim waits
+ * for: a slow page never loses its job, and a runner paused between pages past this (a saturated pool, a skewed
+ * clock) only hands it over — its next page sees another owner and stops. So this can be short: a killed
+ * server's job resumes seconds later, not half a minute.
+ */
+export const STALE_AFTER_MS = 10_000;
 
 /** The skipped reason for records that matched when the job was created and had left the filter when it got there. */
 export const LEFT_FILTER = "changed meanwhile: no longer matches the filter";

@@ -15,7 +15,7 @@ export const GET = defineRoute(
       tag: "triage",
       summary: "A bulk job's progress",
       description:
-        "processed of matched, updated, skipped by reason; status running → completed | cancelled | failed. Progress is committed with each page's changes. A job whose runner stopped reporting for 30 s is resumed by this poll.",
+        "processed of matched, updated, skipped by reason; status running → completed | cancelled | failed. Progress is committed with each page's changes. A job whose runner stopped reporting for 10 s is resumed by this poll (or by any server's housekeeping within seconds).",
       responses: { 200: { description: "The job", schema: BulkJobSchema }, 404: { description: "No such job" } },
     },
   },
