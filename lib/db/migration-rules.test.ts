@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS_DIR, migrationNames } from "./migration-files";
@@ -56,6 +56,14 @@ ALTER TABLE failure_attempt ADD CONSTRAINT u UNIQUE USING INDEX u_idx;`;
       checkMigration(`CREATE INDEX s_idx ON "source" (name); UPDATE app_setting SET v = 1;
 ALTER TABLE saved_view ADD COLUMN c text GENERATED ALWAYS AS (lower(name)) STORED;`),
     ).toEqual([]);
+  });
+});
+
+describe("bench:migration's change", () => {
+  it("is the online way on dead_letter, and passes", async () => {
+    const dir = join(import.meta.dirname, "../../scripts/bench/online-migration");
+    const [name] = await readdir(dir);
+    expect(checkMigration(await readFile(join(dir, name!, "migration.sql"), "utf8"))).toEqual([]);
   });
 });
 
