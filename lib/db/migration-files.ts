@@ -59,9 +59,10 @@ export const MIGRATE_LOCK: [number, number] = [0x5245_4434, 0];
  */
 export async function migrationStatus(
   query: (sql: string) => Promise<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null; migrating: boolean }[]>,
+  dir = MIGRATIONS_DIR,
 ): Promise<{ applied: number; pending: string[]; failed: string[]; running: string[]; unknown: string[] }> {
   // Only the names: health and readiness probes call this every few seconds on every server.
-  const onDisk = await migrationNames();
+  const onDisk = await migrationNames(dir);
   const rows = await query(
     `SELECT migration_name, finished_at, rolled_back_at, EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
        AND classid = ${MIGRATE_LOCK[0]} AND objid = ${MIGRATE_LOCK[1]} AND objsubid = 2 AND granted) AS migrating

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { applyMigrations } from "../../lib/db/migrate";
+import { migrationStatus } from "../../lib/db/migration-files";
 import { RUNNER_APPLICATION } from "../../lib/db/online-runner";
 import { connectionFields } from "../../lib/db/pg-adapter";
 
@@ -48,11 +49,16 @@ describe("no-transaction migrations", () => {
       await new Promise((r) => setTimeout(r, 25));
     }
     expect(progress?.finished).toBe(false);
+    // Meanwhile health says it is being applied (readiness: not ready for code that expects it), not failed.
+    const status = await migrationStatus(async (sql) => (await db.query(sql)).rows, FIXTURE);
+    expect(status).toMatchObject({ running: [ONLINE], failed: [], pending: [ONLINE] });
     await db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = $2", [
       RUNNER_APPLICATION,
       name,
     ]);
     await expect(first).rejects.toThrow();
+    // Nobody applies it now: it failed, until the next run takes it up again.
+    expect(await migrationStatus(async (sql) => (await db.query(sql)).rows, FIXTURE)).toMatchObject({ running: [], failed: [ONLINE] });
 
     const cut = await db.query<{ rows: string; last: string }>(
       "SELECT rows::text AS rows, last_key::text AS last FROM redrive_migrate.backfill",
