@@ -55,7 +55,14 @@ say(describeLoad(`before, ${args.settle} s`, await before.stop()));
 
 const during = startLoad(pool);
 const t0 = performance.now();
+// A long backfill reports as it goes: cut off (it resumes on the next run), the figures so far are not lost.
+const interim = setInterval(() => {
+  say(
+    describeLoad(`during the migration, first ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load()}`, during.sofar()),
+  );
+}, 60_000);
 const applied = await applyMigrations(url.toString(), dir);
+clearInterval(interim);
 const secs = (performance.now() - t0) / 1000;
 const report = await during.stop();
 say(`applied ${applied.join(", ")} in ${secs.toFixed(0)} s (${Math.round((have / secs) * 60).toLocaleString("en")} rows/min backfilled)`);

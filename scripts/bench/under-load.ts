@@ -19,7 +19,7 @@ const LIST_FILTERS = [{}, { status: "pending" }, { kind: "afc", status: "pending
 const INGEST_BATCH = 20;
 const INGEST_EVERY_MS = 200;
 
-export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport> } {
+export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport>; sofar(): LoadReport } {
   let running = true;
   const listTimes: number[] = [];
   const ingestTimes: number[] = [];
@@ -68,16 +68,20 @@ export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport> } {
     }
   })();
 
+  const sofar = (): LoadReport => {
+    const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] ?? NaN;
+    return {
+      list: { runs: listTimes.length, p50: q(listTimes, 0.5), p99: q(listTimes, 0.99), worst: Math.max(...listTimes) },
+      ingest: { batches: ingestTimes.length, records, p50: q(ingestTimes, 0.5), worst: Math.max(...ingestTimes) },
+      lockWait: { ...lock },
+    };
+  };
   return {
+    sofar,
     async stop() {
       running = false;
       await Promise.all([listLoop, ingestLoop, lockLoop]);
-      const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] ?? NaN;
-      return {
-        list: { runs: listTimes.length, p50: q(listTimes, 0.5), p99: q(listTimes, 0.99), worst: Math.max(...listTimes) },
-        ingest: { batches: ingestTimes.length, records, p50: q(ingestTimes, 0.5), worst: Math.max(...ingestTimes) },
-        lockWait: lock,
-      };
+      return sofar();
     },
   };
 }
