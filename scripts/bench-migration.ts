@@ -40,7 +40,6 @@ if (have < Number(args.count) * 0.99) {
   say(`${args.db} holds ${have} dead letters; seed it first: npm run bench:list -- --db ${args.db} --count ${args.count} --seed-only`);
   process.exit(1);
 }
-await applyMigrations(url.toString());
 
 // The project's migrations plus the demo one, as the runner would see a release that adds it.
 const dir = await mkdtemp(join(tmpdir(), "bench-migration-"));

@@ -15,6 +15,7 @@ export const LOCK_TIMEOUT_MS = 1000;
 export const RUNNER_APPLICATION = "redrive migrate";
 const LOCK_ATTEMPTS = 60;
 const LOCK_NOT_AVAILABLE = "55P03";
+const DEADLOCK = "40P01";
 
 /** Where backfills keep their progress: a schema of its own, out of the schema engine's sight (public). */
 const PROGRESS_DDL = [
@@ -50,19 +51,29 @@ export async function runNoTransactionScript(fields: pg.ClientConfig, script: st
 async function runStep(client: pg.Client, step: Step, log: (m: string) => void): Promise<void> {
   if (step.kind === "backfill") return backfill(client, step, log);
   const index = concurrentIndexName(step.sql);
-  for (let attempt = 1; ; attempt++) {
+  await retryingLocks(log, firstLine(step.sql), async () => {
+    if (index && (await indexState(client, index)) === "invalid") {
+      log(`dropping the INVALID index ${index} an interrupted build left`);
+      await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${pg.escapeIdentifier(index)}`);
+    }
+    if (index && (await indexState(client, index)) === "valid") return;
+    await client.query(step.sql);
+  });
+}
+
+/**
+ * Runs `attempt` again when it gave up waiting for a lock (or lost a deadlock, which a backfill batch can against
+ * a writer locking the same rows in another order); anything else fails the migration.
+ */
+async function retryingLocks<T>(log: (m: string) => void, what: string, attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
     try {
-      if (index && (await indexState(client, index)) === "invalid") {
-        log(`dropping the INVALID index ${index} an interrupted build left`);
-        await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${pg.escapeIdentifier(index)}`);
-      }
-      if (index && (await indexState(client, index)) === "valid") return;
-      await client.query(step.sql);
-      return;
+      return await attempt();
     } catch (err) {
-      if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= LOCK_ATTEMPTS) throw err;
-      log(`lock not granted within ${LOCK_TIMEOUT_MS} ms (attempt ${attempt}), retrying: ${firstLine(step.sql)}`);
-      await sleep(Math.min(5000, 200 * attempt));
+      const code = (err as { code?: string }).code;
+      if ((code !== LOCK_NOT_AVAILABLE && code !== DEADLOCK) || n >= LOCK_ATTEMPTS) throw err;
+      log(`${code === DEADLOCK ? "deadlock" : `lock not granted within ${LOCK_TIMEOUT_MS} ms`} (attempt ${n}), retrying: ${what}`);
+      await sleep(Math.min(5000, 200 * n));
     }
   }
 }
@@ -93,30 +104,35 @@ async function backfill(client: pg.Client, step: Extract<Step, { kind: "backfill
   if (last !== "0") log(`backfill ${step.name}: resuming after key ${last} (${total} rows done)`);
   let said = performance.now();
   for (;;) {
-    await client.query("BEGIN");
-    try {
-      const r = await client.query<{ n: number; last: string | null }>(
-        `WITH batch AS (${step.sql}) SELECT count(*)::int AS n, max(key)::text AS last FROM batch`,
-        [last, step.batch],
-      );
-      const n = r.rows[0]?.n ?? 0;
-      if (n === 0) {
-        await client.query("UPDATE redrive_migrate.backfill SET finished_at = now(), updated_at = now() WHERE name = $1", [step.name]);
+    const n = await retryingLocks(log, `backfill ${step.name} after key ${last}`, async () => {
+      await client.query("BEGIN");
+      try {
+        const r = await client.query<{ n: number; last: string | null }>(
+          `WITH batch AS (${step.sql}) SELECT count(*)::int AS n, max(key)::text AS last FROM batch`,
+          [last, step.batch],
+        );
+        const got = r.rows[0]?.n ?? 0;
+        if (got === 0) {
+          await client.query("UPDATE redrive_migrate.backfill SET finished_at = now(), updated_at = now() WHERE name = $1", [step.name]);
+        } else {
+          await client.query(
+            "UPDATE redrive_migrate.backfill SET last_key = $2, rows = rows + $3, batches = batches + 1, updated_at = now() WHERE name = $1",
+            [step.name, r.rows[0]!.last, got],
+          );
+        }
         await client.query("COMMIT");
-        log(`backfill ${step.name}: done, ${total} rows`);
-        return;
+        if (got > 0) last = r.rows[0]!.last!;
+        return got;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
       }
-      last = r.rows[0]!.last!;
-      await client.query(
-        "UPDATE redrive_migrate.backfill SET last_key = $2, rows = rows + $3, batches = batches + 1, updated_at = now() WHERE name = $1",
-        [step.name, last, n],
-      );
-      await client.query("COMMIT");
-      total += n;
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
+    });
+    if (n === 0) {
+      log(`backfill ${step.name}: done, ${total} rows`);
+      return;
     }
+    total += n;
     if (performance.now() - said > 10_000) {
       said = performance.now();
       log(`backfill ${step.name}: ${total} rows, up to key ${last}`);

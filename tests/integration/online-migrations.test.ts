@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { applyMigrations } from "../../lib/db/migrate";
 import { migrationStatus } from "../../lib/db/migration-files";
-import { RUNNER_APPLICATION } from "../../lib/db/online-runner";
+import { LOCK_TIMEOUT_MS, RUNNER_APPLICATION } from "../../lib/db/online-runner";
 import { connectionFields } from "../../lib/db/pg-adapter";
 
 // The fixture's second migration is marked redrive:no-transaction: a nullable column, a trigger, a batched
@@ -78,7 +78,25 @@ describe("no-transaction migrations", () => {
     const invalid = await db.query("SELECT 1 FROM pg_index WHERE indexrelid = 'item_doc_idx'::regclass AND NOT indisvalid");
     expect(invalid.rowCount).toBe(1);
 
-    expect(await applyMigrations(url, FIXTURE)).toEqual([ONLINE]);
+    // A long reader holds the table while the re-run's ALTER TABLE needs it: the ALTER gives up its place in the
+    // lock queue after LOCK_TIMEOUT_MS and tries again, so readers arriving meanwhile wait at most about that long.
+    const reader = new pg.Client(connectionFields(url));
+    await reader.connect();
+    await reader.query("BEGIN");
+    await reader.query("LOCK TABLE item IN ACCESS SHARE MODE");
+    const rerun = applyMigrations(url, FIXTURE);
+    let worstRead = 0;
+    const readsUntil = Date.now() + 2500;
+    while (Date.now() < readsUntil) {
+      const t = performance.now();
+      await db.query("SELECT count(*) FROM item WHERE id = 1");
+      worstRead = Math.max(worstRead, performance.now() - t);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await reader.query("COMMIT");
+    await reader.end();
+    expect(await rerun).toEqual([ONLINE]);
+    expect(worstRead).toBeLessThan(LOCK_TIMEOUT_MS + 500);
 
     const after = await db.query<{ rows: string; last: string; batches: number; finished: boolean }>(
       "SELECT rows::text AS rows, last_key::text AS last, batches, finished_at IS NOT NULL AS finished FROM redrive_migrate.backfill",
