@@ -53,7 +53,7 @@ export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport>; sofar()
   const lockLoop = (async () => {
     while (running) {
       const { rows } = await pool.query<{ ms: number | null; who: string | null }>(
-        `SELECT extract(epoch FROM clock_timestamp() - l.waitstart) * 1000 AS ms,
+        `SELECT (extract(epoch FROM clock_timestamp() - l.waitstart) * 1000)::float8 AS ms,
                 l.mode || ' on ' || coalesce(l.relation::regclass::text, l.locktype) || ': ' || left(a.query, 80) AS who
          FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
          WHERE NOT l.granted AND l.waitstart IS NOT NULL AND a.datname = current_database()
