@@ -71,7 +71,12 @@ export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport>; sofar()
   const sofar = (): LoadReport => {
     const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)] ?? NaN;
     return {
-      list: { runs: listTimes.length, p50: q(listTimes, 0.5), p99: q(listTimes, 0.99), worst: listTimes.reduce((a, b) => Math.max(a, b), 0) },
+      list: {
+        runs: listTimes.length,
+        p50: q(listTimes, 0.5),
+        p99: q(listTimes, 0.99),
+        worst: listTimes.reduce((a, b) => Math.max(a, b), 0),
+      },
       ingest: { batches: ingestTimes.length, records, p50: q(ingestTimes, 0.5), worst: ingestTimes.reduce((a, b) => Math.max(a, b), 0) },
       lockWait: { ...lock },
     };
