@@ -64,7 +64,15 @@ const applied = await applyMigrations(url.toString(), dir);
 clearInterval(interim);
 const secs = (performance.now() - t0) / 1000;
 const report = await during.stop();
-say(`applied ${applied.join(", ")} in ${secs.toFixed(0)} s (${Math.round((have / secs) * 60).toLocaleString("en")} rows/min backfilled)`);
+const progress = await pool.query<{ rows: string; secs: number }>(
+  `SELECT rows::text AS rows, extract(epoch FROM finished_at - started_at)::float8 AS secs
+   FROM redrive_migrate.backfill WHERE name = 'dead_letter_reason_doc'`,
+);
+const bf = progress.rows[0];
+say(
+  `applied ${applied.join(", ")} in ${secs.toFixed(0)} s; its backfill: ${Number(bf?.rows ?? 0).toLocaleString("en")} rows in ` +
+    `${(bf?.secs ?? 0).toFixed(0)} s since it first started (earlier runs cut off included)`,
+);
 say(describeLoad("during the migration", report));
 say(`load average ${load()}`);
 
