@@ -13,7 +13,7 @@ export interface DestinationPart {
   minor?: boolean;
 }
 
-/** One option in the add form (and its `redrive source` flag). */
+/** One option in the add form and its `redrive source` flag. */
 export interface SourceOptionField {
   /** the option's name: the body's options.<name> */
   name: string;
@@ -29,6 +29,10 @@ export interface SourceOptionField {
   min?: number;
   /** what the field holds before anyone types ("" unless given) */
   initial?: string;
+  /** `redrive source add|update`'s flag for it (the option's name in kebab case): its argument and this type's help */
+  cli: { arg: string; help: string };
+  /** holds a URL that may carry credentials: sealed at rest like the source's URL, shown redacted (sealed-options.ts) */
+  sealed?: boolean;
   /** shown, and sent, only in this mode of the type (modes below) */
   mode?: string;
 }
@@ -61,8 +65,6 @@ export interface SourceConfigPlug<T extends string, O extends z.ZodObject, D ext
   /** the options that say where the dead letters are read, in a few words each */
   summary(options: Readonly<Record<string, unknown>>): string[];
   form: SourceForm;
-  /** `redrive source add|update`'s help for each option flag this type reads (flags are the options' names in kebab case) */
-  cliFlags: Readonly<Record<string, string>>;
   /** what the stored URL's user name and password are to this type, if not a user's ("the access key") */
   secretHint?: string;
   /** a create body's options given in this type's own terms, moved into the URL before parsing (SQS's queueUrl, key) */

@@ -20,12 +20,14 @@ export const kafkaConfigPlug: SourceConfigPlug<"kafka", typeof kafkaOptionsSchem
         fields: [
           {
             name: "topic",
+            cli: { arg: "<topic>", help: "the dead-letter topic to drain" },
             label: "Dead-letter topic",
             hint: "Where Spring's recoverer or Kafka Connect writes the failed records.",
             value: "required",
           },
           {
             name: "group",
+            cli: { arg: "<group>", help: "Redrive's consumer group (default redrive)" },
             label: "Redrive's consumer group",
             hint: "Its committed offsets say how far Redrive has stored.",
             value: "optional",
@@ -35,5 +37,4 @@ export const kafkaConfigPlug: SourceConfigPlug<"kafka", typeof kafkaOptionsSchem
       },
     ],
   },
-  cliFlags: { topic: "the dead-letter topic to drain", group: "Redrive's consumer group (default redrive)" },
 };

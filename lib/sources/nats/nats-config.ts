@@ -25,16 +25,30 @@ export const natsConfigPlug: SourceConfigPlug<"nats", typeof natsOptionsSchema, 
       {
         columns: 3,
         fields: [
-          { name: "stream", label: "Stream", hint: "Whose consumers' dead letters to pull.", value: "required" },
-          { name: "consumer", label: "Consumer", hint: "Blank: every consumer of the stream.", value: "optional" },
-          { name: "ackWaitMs", label: "Ack wait (ms)", value: "number", min: 100, initial: "30000" },
+          {
+            name: "stream",
+            cli: { arg: "<stream>", help: "the stream whose consumers dead-letter messages" },
+            label: "Stream",
+            hint: "Whose consumers' dead letters to pull.",
+            value: "required",
+          },
+          {
+            name: "consumer",
+            cli: { arg: "<consumer>", help: "one consumer of the stream (default every one)" },
+            label: "Consumer",
+            hint: "Blank: every consumer of the stream.",
+            value: "optional",
+          },
+          {
+            name: "ackWaitMs",
+            cli: { arg: "<ms>", help: "how long a taken advisory stays invisible before it is handed out again" },
+            label: "Ack wait (ms)",
+            value: "number",
+            min: 100,
+            initial: "30000",
+          },
         ],
       },
     ],
-  },
-  cliFlags: {
-    stream: "the stream whose consumers dead-letter messages",
-    consumer: "one consumer of the stream (default every one)",
-    ackWaitMs: "how long a taken advisory stays invisible before it is handed out again",
   },
 };

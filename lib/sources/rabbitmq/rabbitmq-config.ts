@@ -17,9 +17,16 @@ export const rabbitmqConfigPlug: SourceConfigPlug<"rabbitmq", typeof rabbitmqOpt
     rows: [
       {
         columns: 1,
-        fields: [{ name: "queue", label: "Dead-letter queue", hint: "The queue dead letters are routed to.", value: "verbatim" }],
+        fields: [
+          {
+            name: "queue",
+            cli: { arg: "<queue>", help: "the dead-letter queue to drain" },
+            label: "Dead-letter queue",
+            hint: "The queue dead letters are routed to.",
+            value: "verbatim",
+          },
+        ],
       },
     ],
   },
-  cliFlags: { queue: "the dead-letter queue to drain" },
 };

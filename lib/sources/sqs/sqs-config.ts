@@ -23,30 +23,45 @@ export const sqsConfigPlug: SourceConfigPlug<"sqs", typeof sqsOptionsSchema, Sqs
     ];
   },
   form: {
-    note:
-      "The URL is the dead-letter queue's. Credentials come from the AWS chain (environment, profile, instance role), or from an access key in the URL: https://AKID:SECRET@host/account/queue (the secret %-encoded).",
+    note: "The URL is the dead-letter queue's. Credentials come from the AWS chain (environment, profile, instance role), or from an access key in the URL: https://AKID:SECRET@host/account/queue (the secret %-encoded).",
     rows: [
       {
         columns: 2,
         fields: [
-          { name: "region", label: "Region", hint: "Blank: the one the URL's host names.", value: "optional" },
-          { name: "endpoint", label: "Endpoint", hint: "An SQS-compatible server; blank: the URL's host.", value: "optional" },
+          {
+            name: "region",
+            cli: { arg: "<region>", help: "the AWS region (default: the one the queue URL's host names)" },
+            label: "Region",
+            hint: "Blank: the one the URL's host names.",
+            value: "optional",
+          },
+          {
+            name: "endpoint",
+            cli: { arg: "<url>", help: "an SQS-compatible server (default: the queue URL's host)" },
+            label: "Endpoint",
+            hint: "An SQS-compatible server; blank: the URL's host.",
+            value: "optional",
+            sealed: true,
+          },
           {
             name: "sourceQueueUrl",
+            cli: { arg: "<url>", help: "where dead letters go back when SQS does not name their source queue" },
             label: "Source queue URL",
             hint: "Where dead letters go back when SQS does not name their queue.",
             value: "optional",
+            sealed: true,
           },
-          { name: "visibilityTimeoutSeconds", label: "Visibility timeout (s)", value: "number", min: 10, initial: "60" },
+          {
+            name: "visibilityTimeoutSeconds",
+            cli: { arg: "<s>", help: "how long a taken message stays invisible (default 60, extended while storing)" },
+            label: "Visibility timeout (s)",
+            value: "number",
+            min: 10,
+            initial: "60",
+          },
         ],
       },
     ],
-  },
-  cliFlags: {
-    region: "the AWS region (default: the one the queue URL's host names)",
-    endpoint: "an SQS-compatible server (default: the queue URL's host)",
-    sourceQueueUrl: "where dead letters go back when SQS does not name their source queue",
-    visibilityTimeoutSeconds: "how long a taken message stays invisible (default 60, extended while storing)",
   },
   secretHint: " (SQS: the access key)",
   bodyIntoUrl: sqsOptionsIntoUrl,
