@@ -8,6 +8,8 @@ import { redactUrlSecrets } from "../../masking/url";
 import { postgisTargetRefusal } from "../../replay/sinks/postgis/check-postgis-target";
 import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/sinks/postgis/inspect-postgis-target";
 import { PostgisSinkSchema, postgisSinkBody } from "../../replay/sinks/postgis/postgis-sink-schema";
+import { SINKS } from "../../replay/sinks/registry";
+import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { CliUsageError, optionsError } from "../context";
 import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 
@@ -53,7 +55,9 @@ export function registerSinkCommands(program: Command): void {
   postgisTargetOptions(check)
     .option("--json", "print the report as JSON")
     .action(async (o: CheckOptions) => {
-      if (o.type !== "postgis") throw new CliUsageError(`--type: ${o.type} has no check; only postgis does`);
+      const checkable: readonly AnySinkConfigPlug[] = SINKS.filter((p) => p.checkCommand);
+      if (!checkable.some((p) => p.type === o.type))
+        throw new CliUsageError(`--type: ${o.type} has no check; only ${checkable.map((p) => p.type).join(", ")} does`);
       if (o.srid !== undefined && !/^\d+$/.test(o.srid))
         throw new CliUsageError(`--srid: expected a number, got ${JSON.stringify(o.srid)}`);
       const parsed = PostgisSinkSchema.safeParse(postgisSinkBody({ ...o }, o.srid === undefined ? undefined : Number(o.srid)));

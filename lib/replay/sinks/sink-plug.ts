@@ -22,6 +22,8 @@ export interface SinkConfigPlug<T extends string, S extends z.ZodObject, V exten
   schema: S;
   /** the sink's body from `redrive replay create`'s flags (undefined fields are dropped, so defaults apply) */
   fromFlags(flags: SinkFlags, num: FlagNumber): Record<string, unknown>;
+  /** `redrive sink check --type <it>` inspects its target (lib/cli/commands/sink.ts) */
+  checkCommand?: boolean;
   /** what `redrive replay create` says before the (slow) check of a target, if it checks one */
   checking?(config: z.output<S>): string;
   /** a configured sink in words, from its view (secrets redacted) */

@@ -145,6 +145,7 @@ export const postgisConfigPlug: SinkConfigPlug<"postgis", typeof PostgisSinkSche
   cliHelp: "postgis (a PostGIS table)",
   schema: PostgisSinkSchema,
   fromFlags: (o, num) => postgisSinkBody(o, num(o.srid, "--srid")),
+  checkCommand: true,
   checking: (config) => `checking the PostGIS target ${redactUrlSecrets(config.url)} ${config.table}…`,
   describe: {
     cli: (v) => `postgis ${v.url} table ${v.table}`,
