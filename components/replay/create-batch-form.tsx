@@ -8,8 +8,8 @@ import { CreateBatchBody, repairConflicts } from "@/lib/replay/batch/batch-schem
 import { isUnpaced } from "@/lib/replay/pacing/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
-import { defaultSink, previewForSink, sinkHelp, type SinkType } from "./preview-for-sink";
-import { SINKS, sinkPlug } from "@/lib/replay/sinks/registry";
+import { defaultSink, previewForSink, sinkChoices, sinkHelp, type SinkType } from "./preview-for-sink";
+import { sinkPlug } from "@/lib/replay/sinks/registry";
 import { useCreateBatch } from "./queries";
 import { DestinationsList } from "./destinations-list";
 
@@ -219,13 +219,13 @@ export function CreateBatchForm({
         </h2>
         <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
           <legend className="mb-1 text-xs text-slate-500 dark:text-slate-400">Sink</legend>
-          {SINKS.map(({ type, label }) => (
+          {sinkChoices().map(({ type, label }) => (
             <label key={type}>
               <input
                 type="radio"
                 name="sink"
                 checked={sinkType === type}
-                onChange={() => setSinkType(type)}
+                onChange={() => setSinkType(type as SinkType)}
                 aria-describedby={sinkType === type ? "sink-help" : undefined}
               />{" "}
               {label}

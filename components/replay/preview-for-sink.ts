@@ -1,5 +1,6 @@
 import type { BatchPreview } from "@/lib/replay/batch/batch-schemas";
 import { SINKS, sinkPlug, type SinkType } from "@/lib/replay/sinks/registry";
+import type { AnySinkConfigPlug } from "@/lib/replay/sinks/sink-plug";
 import { fmt } from "./format";
 
 // The creation form's preview for the sink the supervisor picked. The server previews once for every sink and counts
@@ -7,6 +8,11 @@ import { fmt } from "./format";
 // so for it they are neither in the count the form creates (expectedCount) nor news for any other sink.
 
 export type { SinkType };
+
+/** The form's sink choices: each registered sink with its name. */
+export function sinkChoices(plugs: readonly AnySinkConfigPlug[] = SINKS): { type: string; label: string }[] {
+  return plugs.map((p) => ({ type: p.type, label: p.label }));
+}
 
 /** What each sink does, shown under the sink choice for the one selected (never another sink's words). */
 export const sinkHelp = (sink: SinkType): string => sinkPlug(sink).help;

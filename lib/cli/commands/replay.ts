@@ -21,6 +21,7 @@ import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
 import { checkingNotice, SINKS, sinkPlug } from "../../replay/sinks/registry";
+import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { registerWorkerCommands } from "./worker";
 import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
@@ -110,7 +111,7 @@ function flagOf(path: string): string {
   return path || "options";
 }
 
-function createBody(o: CreateOptions): unknown {
+function createBody(o: CreateOptions, sinks: readonly AnySinkConfigPlug[]): unknown {
   const num = (v: unknown, flag: string) => {
     if (v === undefined) return undefined;
     if (String(v).trim() === "" || !Number.isFinite(Number(v)))
@@ -118,7 +119,7 @@ function createBody(o: CreateOptions): unknown {
     return Number(v);
   };
   const filter = { ...(o.filterStatus === undefined ? {} : { status: o.filterStatus }), ...recordFilterOf(o) };
-  const sink = SINKS.find((p) => p.type === o.sink)?.fromFlags({ ...o }, num) ?? { type: o.sink };
+  const sink = sinks.find((p) => p.type === o.sink)?.fromFlags({ ...o }, num) ?? { type: o.sink };
   return {
     ...(o.ids ? { ids: o.ids } : { filter }),
     sink: JSON.parse(JSON.stringify(sink)), // drops undefined fields, so defaults apply
@@ -142,7 +143,8 @@ function print(view: BatchView, json: boolean | undefined): void {
 }
 
 /** `replay …`, `worker` and `ledger import`. */
-export function registerReplayCommands(program: Command): void {
+/** `sinks`: the registry's sink types (a test registers one more). */
+export function registerReplayCommands(program: Command, sinks: readonly AnySinkConfigPlug[] = SINKS): void {
   registerWorkerCommands(program);
   const replay = program.command("replay").description("paced, idempotent replay batches of approved dead letters");
 
@@ -153,7 +155,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--filter-status <s>", "filter: status (must include approved)", commaList);
   const create = recordFilterOptions(selection, "filter: ")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
-    .option("--sink <type>", SINKS.map((p) => p.cliHelp).join(" | "), "ledger")
+    .option("--sink <type>", sinks.map((p) => p.cliHelp).join(" | "), "ledger")
     .option("--url <url>", "http sink: where to POST; postgis sink: postgresql://user:password@host:port/database")
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")
@@ -169,7 +171,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--preview", "show what would be replayed, in which order and how long it takes; create nothing")
     .option("--json", "print the batch as JSON")
     .action(async (o: CreateOptions) => {
-      const body = parseBody(createBody(o));
+      const body = parseBody(createBody(o, sinks));
       await withCliDb(async (db) => {
         const selection = body.ids ? { ids: body.ids } : { filter: body.filter ?? {} };
         if (o.preview) {
