@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import type { z } from "zod";
 import type { OutboundConnector } from "../../net/outbound-connectors";
 import type { Sink } from "./sink";
 
@@ -40,3 +41,26 @@ export interface SinkServerPlug<C extends { type: string }, Opened extends { typ
 
 /** Any sink type's server plug (methods are compared bivariantly, so each type's own shapes fit). */
 export type AnySinkServerPlug = SinkServerPlug<{ type: string }, { type: string }, { type: string }>;
+
+/** A sink whose configuration is its type alone (the ledger, back to origin): stored, opened and shown as it is. */
+export function typeOnlyServerPlug<T extends string>(
+  type: T,
+  schema: z.ZodType<{ type: T }>,
+  outbound: { none: string },
+  make: SinkServerPlug<{ type: T }, { type: T }, { type: T }>["make"],
+): SinkServerPlug<{ type: T }, { type: T }, { type: T }> {
+  const view = (config: { type: T }) => ({ type: config.type });
+  const open = (stored: unknown) => schema.parse(stored);
+  return {
+    type,
+    outbound,
+    store: view,
+    open,
+    view,
+    storedView: (stored) => {
+      const parsed = schema.safeParse(stored);
+      return parsed.success ? view(parsed.data) : null;
+    },
+    make,
+  };
+}
