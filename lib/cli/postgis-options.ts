@@ -25,4 +25,3 @@ export function postgisTargetOptions(cmd: Command, prefix = ""): Command {
     .option("--properties-column <c>", `${prefix}a jsonb column for the Feature's properties`)
     .option("--srid <n>", `${prefix}the SRID given to the geometries (default 4326)`);
 }
-
