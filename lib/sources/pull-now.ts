@@ -5,7 +5,7 @@ import type { Actor } from "../audit/actor";
 import { AppError } from "../errors/app-error";
 import type { AuditContext } from "../auth/audit-context";
 import { createSource, getSource, readSourceConfig, type SourceAudience } from "./manage-sources";
-import { openConnector, type SourceConfig } from "./open-connector";
+import { openConnector, type SourceConfig } from "./registry.server";
 import { pullSource } from "./pull-source";
 import { recordSourceFailure } from "./pullers";
 import { statusAsksBroker } from "./status-policy";

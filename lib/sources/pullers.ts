@@ -6,7 +6,7 @@ import type { Actor } from "../audit/actor";
 import { sleep } from "../time/sleep";
 import type { SourceConnector } from "./connector";
 import { readSourceConfig } from "./manage-sources";
-import { openConnector } from "./open-connector";
+import { openConnector } from "./registry.server";
 import { pullSource } from "./pull-source";
 import { sourceErrorCategory } from "./error-category";
 
