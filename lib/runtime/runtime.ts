@@ -53,11 +53,27 @@ export function startRuntime(opts: RuntimeOptions): RuntimeHandle {
   const pullers =
     opts.pullers === false
       ? null
-      : startPullers({ pool, signal: stopping.signal, log: (m) => log(`[sources ${id}] ${m}`), workerId: id, leaseMs, turns, ...poll(opts) });
+      : startPullers({
+          pool,
+          signal: stopping.signal,
+          log: (m) => log(`[sources ${id}] ${m}`),
+          workerId: id,
+          leaseMs,
+          turns,
+          ...poll(opts),
+        });
   const requests =
     opts.pullRequests === false
       ? null
-      : servePullRequests({ pool, holder: id, signal: stopping.signal, log: (m) => log(`[sources ${id}] ${m}`), turns, leaseMs, ...poll(opts) });
+      : servePullRequests({
+          pool,
+          holder: id,
+          signal: stopping.signal,
+          log: (m) => log(`[sources ${id}] ${m}`),
+          turns,
+          leaseMs,
+          ...poll(opts),
+        });
   const maintenance = opts.maintenance
     ? startMaintenance({ pool, signal: stopping.signal, ...opts.maintenance, log: (m) => log(`maintenance: ${m}`) })
     : null;

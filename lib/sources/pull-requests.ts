@@ -54,10 +54,9 @@ export async function awaitPull(pool: pg.Pool, name: string, id: string, timeout
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
-      const { rows } = await pool.query<RequestRow>(
-        "SELECT status, result, error, claimed_by FROM source_pull_request WHERE id = $1",
-        [id],
-      );
+      const { rows } = await pool.query<RequestRow>("SELECT status, result, error, claimed_by FROM source_pull_request WHERE id = $1", [
+        id,
+      ]);
       const row = rows[0];
       if (!row) throw new AppError("not_found", `source ${name}: the pull request was removed`, { issues: [] });
       if (row.status === "done" && row.result) return row.result;

@@ -15,10 +15,12 @@ export class SourceTurns {
   async run<T>(source: string, fn: () => Promise<T>, { wants = true } = {}): Promise<T> {
     if (wants) this.waiting.set(source, (this.waiting.get(source) ?? 0) + 1);
     const before = this.tails.get(source) ?? Promise.resolve();
-    const mine = before.catch(() => undefined).then(() => {
-      if (wants) this.waiting.set(source, (this.waiting.get(source) ?? 1) - 1);
-      return fn();
-    });
+    const mine = before
+      .catch(() => undefined)
+      .then(() => {
+        if (wants) this.waiting.set(source, (this.waiting.get(source) ?? 1) - 1);
+        return fn();
+      });
     const tail = mine.catch(() => undefined);
     this.tails.set(source, tail);
     try {

@@ -69,8 +69,24 @@ async function shouldRetire(texts) {
 }
 
 parentPort.on("message", async (message) => {
-  const { id, task, recs, now, settings, rec, geometryText, opts, module, databaseUrl, name, args, streamId, reason, bodies, maxBodyBytes } =
-    message;
+  const {
+    id,
+    task,
+    recs,
+    now,
+    settings,
+    rec,
+    geometryText,
+    opts,
+    module,
+    databaseUrl,
+    name,
+    args,
+    streamId,
+    reason,
+    bodies,
+    maxBodyBytes,
+  } = message;
   try {
     if (task === "stream-pull" || task === "stream-cancel") {
       let reader;

@@ -66,7 +66,8 @@ export function normalizePulled(
   const pulledFrom: PulledFrom = { source: b.sourceName, messageId: b.messageId, origin: b.origin };
   if (b.problem !== undefined) return unreadable(b, now, b.problem, null);
   // Kept as poison without its body, never acknowledged away unstored: the DLQ drains, the reason says why.
-  if (b.body.length > maxBodyBytes) return unreadable({ ...b, body: Buffer.alloc(0) }, now, oversizeProblem(b.body.length, maxBodyBytes), "");
+  if (b.body.length > maxBodyBytes)
+    return unreadable({ ...b, body: Buffer.alloc(0) }, now, oversizeProblem(b.body.length, maxBodyBytes), "");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b.body);

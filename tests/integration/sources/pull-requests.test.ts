@@ -76,7 +76,14 @@ async function dlqSource(bodies: Buffer[]): Promise<{ name: string; queue: strin
 }
 
 const tap = (i: number, run: string) =>
-  Buffer.from(JSON.stringify({ event_id: `pr-${run}-${i}`, device_id: `dev-${i % 7}`, fare_amount_cents: 250, tap_timestamp: "2026-11-01T08:00:00Z" }));
+  Buffer.from(
+    JSON.stringify({
+      event_id: `pr-${run}-${i}`,
+      device_id: `dev-${i % 7}`,
+      fare_amount_cents: 250,
+      tap_timestamp: "2026-11-01T08:00:00Z",
+    }),
+  );
 
 async function records(source: string): Promise<number> {
   const { rows } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter WHERE origin_source = $1", [source]);
@@ -146,7 +153,8 @@ describe("Pull now as a request row", () => {
     const id = await submitPull(db.pool, name, { actor: TEST_CTX().actor, requestId: "kill-test" });
     await waitFor(
       "the first worker to store a page",
-      async () => (await db.pool.query<{ pulled: number }>("SELECT pulled FROM source_pull_request WHERE id = $1", [id])).rows[0]!.pulled > 0,
+      async () =>
+        (await db.pool.query<{ pulled: number }>("SELECT pulled FROM source_pull_request WHERE id = $1", [id])).rows[0]!.pulled > 0,
       60_000,
       20,
     );

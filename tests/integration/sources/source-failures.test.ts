@@ -61,7 +61,13 @@ describe("sources that cannot work", () => {
     expect((err as AppError).status).toBe(502);
     expect((err as AppError).message).not.toContain("s3cret-pass");
 
-    const worker = startRuntime({ db, log: () => {}, leaseMs: 2000, pollMs: 50, replay: { pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } } });
+    const worker = startRuntime({
+      db,
+      log: () => {},
+      leaseMs: 2000,
+      pollMs: 50,
+      replay: { pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } },
+    });
     try {
       // The next attempt waits for the backoff; make it due now, as time passing would.
       await db.pool.query("UPDATE source SET next_attempt_at = now() WHERE name = $1", [name]);
