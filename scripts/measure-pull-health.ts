@@ -34,6 +34,14 @@ function hugePolygonEnvelope(n: number): string {
   );
 }
 
+const keys = {
+  BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? "measure-secret-0123456789abcdefghijklmnopqrstuvwxyz",
+  REDRIVE_SECRET_KEY: process.env.REDRIVE_SECRET_KEY ?? "measure-sealing-key-0123456789abcdefghijklmnopqrstuv",
+  REDRIVE_AUDIT_KEY: process.env.REDRIVE_AUDIT_KEY ?? "measure-audit-key-0123456789abcdefghijklmnopqrstuvwx",
+  REDRIVE_OUTBOUND_ALLOW_PRIVATE: "127.0.0.1",
+};
+// This process seals the source's URL and MACs audit events with the server's keys: set before anything reads them.
+Object.assign(process.env, keys);
 const bench = await benchDatabase("redrive_measure_pull_health");
 const env = {
   ...process.env,
@@ -42,17 +50,8 @@ const env = {
   NODE_ENV: "production" as const,
   NEXT_TELEMETRY_DISABLED: "1",
   REDRIVE_DRAIN_DELAY_MS: "0",
-  BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? "measure-secret-0123456789abcdefghijklmnopqrstuvwxyz",
-  REDRIVE_SECRET_KEY: process.env.REDRIVE_SECRET_KEY ?? "measure-sealing-key-0123456789abcdefghijklmnopqrstuv",
-  REDRIVE_AUDIT_KEY: process.env.REDRIVE_AUDIT_KEY ?? "measure-audit-key-0123456789abcdefghijklmnopqrstuvwx",
-  REDRIVE_OUTBOUND_ALLOW_PRIVATE: "127.0.0.1",
+  ...keys,
 };
-// This process seals the source's URL and MACs audit events with the server's keys.
-Object.assign(process.env, {
-  REDRIVE_SECRET_KEY: env.REDRIVE_SECRET_KEY,
-  REDRIVE_AUDIT_KEY: env.REDRIVE_AUDIT_KEY,
-  REDRIVE_OUTBOUND_ALLOW_PRIVATE: "127.0.0.1",
-});
 await ensureBuild({ env, log: say });
 const server = spawn(process.execPath, ["--import", "./bin/server-side.mjs", "--import", "tsx", join("scripts", "serve.ts")], {
   env,
