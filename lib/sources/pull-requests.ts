@@ -49,7 +49,11 @@ export async function submitPull(pool: pg.Pool, name: string, opts: Omit<PullReq
 
 /** The request's answer once a runtime has given it: its counts, or the broker's refusal as a 502. */
 export async function awaitPull(pool: pg.Pool, name: string, id: string, timeoutMs = 60_000): Promise<PullCounts> {
-  let wake = () => {};
+  // An answer that arrives while the row is being read must not wait out the poll: remembered until then.
+  let answered = false;
+  let wake = () => {
+    answered = true;
+  };
   const listener = await listen(pool, ANSWERED, (payload) => payload === id && wake()).catch(() => null);
   const deadline = Date.now() + timeoutMs;
   try {
@@ -70,10 +74,21 @@ export async function awaitPull(pool: pg.Pool, name: string, id: string, timeout
           { issues: [{ path: "name", message: "the pull has not finished" }], details: { pullRequest: id } },
         );
       }
+      if (answered) {
+        answered = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.min(left, 500));
+        const t = setTimeout(
+          () => {
+            wake = () => (answered = true);
+            resolve();
+          },
+          Math.min(left, 500),
+        );
         wake = () => {
           clearTimeout(t);
+          wake = () => (answered = true);
           resolve();
         };
       });
