@@ -21,6 +21,7 @@ const DOMAINS = [
   "startup",
   "net",
   "env",
+  "runtime",
 ];
 const domainImports = (except = []) =>
   DOMAINS.filter((d) => !except.includes(d)).flatMap((d) => [

@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 function worker(): WorkerHandle {
-  const w = startWorker({ db, log: () => {}, pullSources: false, ...FAST });
+  const w = startWorker({ db, log: () => {}, ...FAST });
   workers.push(w);
   return w;
 }

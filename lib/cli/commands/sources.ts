@@ -234,7 +234,7 @@ export function registerSourceCommands(program: Command, plugs: readonly [AnySou
   source
     .command("pull <name>")
     .description(
-      "pull now: store what waits, acknowledge it after the commit; prints {pulled, created, duplicates, unreadable, failedAgain?}",
+      "pull now: store what waits, acknowledge it after the commit; prints {pulled, created, duplicates, unreadable, failedAgain?} (run by the worker holding the source's lease, if one does: this waits for it)",
     )
     .option("--max <n>", "pull at most this many")
     .action(async (name: string, raw: { max?: string }) => {
@@ -246,7 +246,6 @@ export function registerSourceCommands(program: Command, plugs: readonly [AnySou
           ...(parsed.data.max !== undefined ? { max: parsed.data.max } : {}),
           actor: cliActor(),
           requestId: null,
-          clock: () => new Date(),
         });
         process.stdout.write(`${JSON.stringify(counts)}\n`);
       });
