@@ -16,6 +16,7 @@ import { applyBatchAction } from "../lib/replay/batch/apply-batch-action";
 import { CreateBatchBody } from "../lib/replay/batch/batch-schemas";
 import { createBatch } from "../lib/replay/batch/create-batch";
 import { startWorker } from "../lib/replay/engine/worker";
+import { sharedNormalizePool } from "../lib/dead-letters/ingest/normalize-pool";
 import { addSource, pullNow } from "../lib/sources/pull-now";
 import { CreateSourceBody } from "../lib/sources/source-schemas";
 import { createUser } from "../lib/auth/users";
@@ -45,6 +46,8 @@ async function measure(
 ): Promise<{ pullPerSec: number; replayPerSec: number; outcomes: string }> {
   const name = (await addSource(db.pool, CreateSourceBody.parse(s.body), ctx())).name;
   await s.fill?.();
+  // As a server or worker does at start (instrumentation.ts, lib/runtime): the threads' start-up is not the pull's.
+  await sharedNormalizePool()?.warmed();
   const t0 = performance.now();
   const counts = await pullNow(db.pool, name, { actor: SYSTEM_ACTOR, requestId: null, clock: () => new Date() });
   const pullMs = performance.now() - t0;

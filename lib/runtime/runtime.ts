@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Db } from "../db/client";
+import { sharedNormalizePool } from "../dead-letters/ingest/normalize-pool";
 import { startMaintenance } from "../ops/maintenance";
 import { startWorker, type WorkerOptions } from "../replay/engine/worker";
 import { startPullers } from "../sources/pullers";
@@ -49,6 +50,8 @@ export function startRuntime(opts: RuntimeOptions): RuntimeHandle {
   const leaseMs = opts.leaseMs ?? (opts.replay ? opts.replay.leaseMs : undefined) ?? 30_000;
   const turns = new SourceTurns();
   const log = opts.log;
+  // A thread takes a while to load GEOS: started now, a pull's first page does not wait for it.
+  if (opts.pullers !== false || opts.pullRequests !== false) sharedNormalizePool()?.warm();
   const replay = opts.replay === false ? null : startWorker({ ...opts.replay, db: opts.db, log, workerId: id, leaseMs });
   const pullers =
     opts.pullers === false

@@ -22,9 +22,14 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/** Below this many messages a pulled page goes to one thread whole: the hand-over would cost more than it saves. */
+const PULLED_CHUNK_MIN = 25;
+
 /** What a thread answers (normalize-worker.mjs): a chunk's results, or a body's parse problem. */
 interface Reply {
   id?: number;
+  /** the thread has loaded its modules (sent once, without an id) */
+  ready?: boolean;
   results?: Normalized[];
   pulled?: PreparedPulled[];
   problem?: string | null;
@@ -49,6 +54,8 @@ interface Thread {
   failed: Error | null;
   /** takes no new task; terminated once it has answered the ones it holds */
   retiring: boolean;
+  /** resolves once the thread has loaded its modules (or failed) */
+  loaded: Promise<void>;
 }
 
 /**
@@ -109,8 +116,17 @@ export class NormalizePool {
   private spawn(): Thread {
     const worker = new Worker(this.script);
     worker.unref();
-    const thread: Thread = { worker, pending: new Map(), load: 0, failed: null, retiring: false };
+    let loaded = () => {};
+    const thread: Thread = {
+      worker,
+      pending: new Map(),
+      load: 0,
+      failed: null,
+      retiring: false,
+      loaded: new Promise<void>((resolve) => (loaded = resolve)),
+    };
     worker.on("message", (m: Reply) => {
+      if (m.ready) loaded();
       if (m.id === undefined) return;
       const p = thread.pending.get(m.id);
       if (!p) return;
@@ -122,6 +138,7 @@ export class NormalizePool {
       else p.resolve(m);
     });
     const fail = (err: Error) => {
+      loaded();
       thread.failed = err;
       for (const p of thread.pending.values()) p.reject(err);
       thread.pending.clear();
@@ -155,6 +172,12 @@ export class NormalizePool {
    */
   warm(): void {
     while (this.threads.length < this.size) this.threads.push(this.spawn());
+  }
+
+  /** Starts the threads (warm) and resolves once each has loaded: for a measurement that leaves start-up out. */
+  async warmed(): Promise<void> {
+    this.warm();
+    await Promise.all(this.threads.map((t) => t.loaded));
   }
 
   /** The least busy thread in service; a thread that died (its tasks were rejected) is replaced first. */
@@ -198,6 +221,27 @@ export class NormalizePool {
    * A thread whose GEOS aborted answers for the messages before the one that aborted it; the rest go to another.
    */
   async normalizePulled(bodies: PulledBody[], now: Date, settings: NormalizeSettings, maxBodyBytes: number): Promise<PreparedPulled[]> {
+    // A page is split over the threads, so its normalization runs on every core rather than one.
+    const share = Math.max(PULLED_CHUNK_MIN, Math.ceil(bodies.length / this.size));
+    if (bodies.length <= share) return this.normalizePulledChunk(bodies, now, settings, maxBodyBytes);
+    const parts: Promise<PreparedPulled[]>[] = [];
+    for (let start = 0; start < bodies.length; start += share) {
+      const offset = start;
+      parts.push(
+        this.normalizePulledChunk(bodies.slice(start, start + share), now, settings, maxBodyBytes).then((done) =>
+          done.map((r) => ({ ...r, index: r.index + offset })),
+        ),
+      );
+    }
+    return (await Promise.all(parts)).flat();
+  }
+
+  private async normalizePulledChunk(
+    bodies: PulledBody[],
+    now: Date,
+    settings: NormalizeSettings,
+    maxBodyBytes: number,
+  ): Promise<PreparedPulled[]> {
     const plain = { sources: settings.sources, defaults: settings.defaults };
     const sent = bodies.map((b) => ({ ...b, body: new Uint8Array(b.body) }));
     const { pulled = [] } = await this.send(
@@ -206,7 +250,7 @@ export class NormalizePool {
       sent.map((b) => b.body.buffer),
     );
     if (pulled.length >= bodies.length || pulled.length === 0) return pulled;
-    const rest = await this.normalizePulled(bodies.slice(pulled.length), now, settings, maxBodyBytes);
+    const rest = await this.normalizePulledChunk(bodies.slice(pulled.length), now, settings, maxBodyBytes);
     return [...pulled, ...rest.map((r) => ({ ...r, index: r.index + pulled.length }))];
   }
 
