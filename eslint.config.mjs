@@ -20,6 +20,7 @@ const DOMAINS = [
   "startup",
   "net",
   "env",
+  "rules",
 ];
 const domainImports = (except = []) =>
   DOMAINS.filter((d) => !except.includes(d)).flatMap((d) => [

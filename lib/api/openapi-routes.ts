@@ -38,6 +38,7 @@ import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameParams } from ".
 import { GroupIdParamsSchema, GroupListQuerySchema, GroupPatchSchema } from "../dead-letters/groups/group-schemas";
 import { ErrorBodySchema, buildOpenApi, type Operation } from "./openapi";
 import { NOTES_AND_VIEWS } from "./openapi-notes-views";
+import { RULES } from "./openapi-rules";
 
 // Every route under app/api, with the schemas its handler parses. tests/integration/openapi.test.ts fails when
 // a route file or method is missing here or its permission differs from the handler's: add new routes here.
@@ -785,6 +786,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...SOURCES,
   ...ACCOUNTS,
   ...NOTES_AND_VIEWS,
+  ...RULES,
   ...PRODUCER,
   ...META,
 ];

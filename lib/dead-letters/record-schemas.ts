@@ -10,6 +10,7 @@ import {
   type DeadLetterKind,
 } from "@/lib/vocabulary/record";
 import { isJsonValue, type JsonValue } from "@/lib/json/value";
+import { DecidedByRuleSchema } from "../rules/rule-schemas";
 
 // Request and response shapes of the triage API: the route handlers parse with them, the client hooks type
 // with them and lib/api/openapi.ts documents them. Client-safe: nothing here may import server code.
@@ -249,6 +250,8 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
   approvedRepair: ApprovedRepairSchema.nullable().optional(),
   /** the latest replay that reached its sink: batch, sink, the repair sent and the geometry sent; null before any */
   lastReplay: LastReplaySchema.nullable().optional(),
+  /** approved, quarantined or replayed by a triage rule: the rule, its version and who approved it; null otherwise */
+  decidedBy: DecidedByRuleSchema.nullable().optional(),
   /**
    * spatial: the geometry as received (from the raw envelope, in EPSG:4326) once an edit changed the payload's;
    * null while the payload still holds it
