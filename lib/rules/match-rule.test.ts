@@ -36,6 +36,7 @@ const tap: RecordFacts = {
   reason: "battery_pct: Unrecognized key",
   failureClass: "transient_schema",
   analysis: null,
+  tap: { event_id: "e-1", device_id: "gate-1", fare_amount_cents: 250, tap_timestamp: "2026-12-01T08:00:00Z", battery_pct: 7 },
 };
 const sliver = { match: { source: "parcels", repair: { sameType: true, maxAreaChange: 0.01 } }, action: { type: "approve" as const } };
 
@@ -104,11 +105,14 @@ describe("matchRule", () => {
   it("matches AFC records whose every tap-schema issue is listed, by field or by whole entry", () => {
     const rule = { match: { afcIssues: ["battery_pct"] }, action: { type: "quarantine" as const, reason: "firmware 2.1" } };
     expect(matchRule(rule, tap)).toMatchObject({ kind: "decide" });
-    const two = { ...tap, reason: "fare_amount_cents: Expected integer, received string; battery_pct: Unrecognized key" };
+    const two = { ...tap, tap: { ...(tap.tap as object), fare_amount_cents: "250" } };
     expect(matchRule(rule, two)).toEqual({ kind: "out" });
     const both = { ...rule, match: { afcIssues: ["battery_pct", "fare_amount_cents: Expected integer, received string"] } };
     expect(matchRule(both, two)).toMatchObject({ kind: "decide" });
-    expect(afcIssuesOf(two.reason).map((i) => i.field)).toEqual(["fare_amount_cents", "battery_pct"]);
+    expect(afcIssuesOf(two.tap).map((i) => i.field)).toEqual(["fare_amount_cents", "battery_pct"]);
+    // A tap that passes the schema has no issue a rule could list.
+    const { battery_pct: _, ...clean } = tap.tap as Record<string, unknown>;
+    expect(matchRule(rule, { ...tap, tap: clean })).toEqual({ kind: "out" });
   });
 });
 

@@ -1,3 +1,4 @@
+import { validateTap } from "../afc/tap-schema";
 import { areaChange } from "../spatial/area-change";
 import type { DeadLetterKind, DeadLetterStatus, FailureClass, RepairMethod, RepairPolicy, SpatialAnalysis } from "../vocabulary/record";
 import type { RuleAction, RuleMatch } from "./rule-schemas";
@@ -21,8 +22,10 @@ export interface RecordFacts {
   /** the broker source it was pulled from (dead_letter.origin_source) */
   originSource: string | null;
   reasonGroup: string;
-  /** the reason as stored: an AFC record's lists its tap-schema issues */
+  /** the reason as stored */
   reason: string;
+  /** AFC: the working payload (the tap), whose tap-schema issues afcIssues matches */
+  tap?: unknown;
   failureClass: FailureClass;
   /** spatial: as ingest stored it (the source's method and policy) */
   analysis: RuleAnalysis | null;
@@ -49,16 +52,10 @@ export const SKIP = {
 
 const formatShare = (x: number) => `${Math.round(x * 100_000) / 1000}%`;
 
-/** An AFC reason's issues: `field: message` entries joined with "; " (lib/afc/issue-messages.ts formatReason). */
-export function afcIssuesOf(reason: string): { field: string; entry: string }[] {
-  return reason
-    .split("; ")
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      const colon = entry.indexOf(": ");
-      return { field: colon < 0 ? entry : entry.slice(0, colon), entry };
-    });
+/** A tap's issues under the tap schema now (lib/afc/tap-schema.ts): each field, and its `field: message` entry. */
+export function afcIssuesOf(tap: unknown): { field: string; entry: string }[] {
+  const gate = validateTap(tap);
+  return gate.ok ? [] : gate.errors.map((e) => ({ field: e.path, entry: `${e.path}: ${e.message}` }));
 }
 
 /** Whether a record of this kind, source and reason group may be in the rule's scope (what ingest knows before storing). */
@@ -76,7 +73,7 @@ function inScope(m: RuleMatch, r: RecordFacts): boolean {
   if (m.class !== undefined && m.class !== r.failureClass) return false;
   if (m.afcIssues !== undefined) {
     const allowed = new Set(m.afcIssues);
-    const issues = afcIssuesOf(r.reason);
+    const issues = afcIssuesOf(r.tap);
     if (issues.length === 0 || !issues.every((i) => allowed.has(i.field) || allowed.has(i.entry))) return false;
   }
   return true;

@@ -35,7 +35,7 @@ export const RuleMatchSchema = z
     origin: text(64).optional(),
     reason: text(1000).optional(),
     class: FailureClassSchema.optional(),
-    /** AFC: the tap schema's issues (`field` or `field: message`); the record's issues must all be among them */
+    /** AFC: the tap schema's issues (`field` or `field: message`); every issue of the tap must be among them */
     afcIssues: z.array(text(300)).min(1).max(50).optional(),
     repair: RuleRepairMatchSchema.optional(),
   })

@@ -37,7 +37,8 @@ export interface RuleDecision {
 export const FACT_COLUMNS = `d.id::text AS id, d.kind, d.status, d.source, d.origin_source, d.reason_group, d.reason, d.failure_class,
   d.version, d.analysis,
   CASE WHEN d.kind = 'spatial' THEN CASE WHEN d.analysis->>'outcome' = 'valid' THEN d.payload->'geometry' ELSE d.repaired_geometry END END
-    AS delivered`;
+    AS delivered,
+  CASE WHEN d.kind = 'afc' THEN d.payload END AS tap`;
 
 export interface FactRow {
   id: string;
@@ -51,6 +52,7 @@ export interface FactRow {
   version: number;
   analysis: RuleAnalysis | null;
   delivered: JsonValue | null;
+  tap: JsonValue | null;
 }
 
 export const toRuleRecord = (r: FactRow): RuleRecord => ({
@@ -65,6 +67,7 @@ export const toRuleRecord = (r: FactRow): RuleRecord => ({
   version: r.version,
   analysis: r.analysis,
   delivered: r.delivered,
+  tap: r.tap,
 });
 
 /**
