@@ -67,13 +67,21 @@ export function mayMatch(m: RuleMatch, r: Pick<RecordFacts, "kind" | "source" | 
   return true;
 }
 
+/** A record's tap issues, once per record however many rules ask (the store judges every arrival by each rule). */
+const issuesSeen = new WeakMap<RecordFacts, { field: string; entry: string }[]>();
+function tapIssues(r: RecordFacts): { field: string; entry: string }[] {
+  let issues = issuesSeen.get(r);
+  if (!issues) issuesSeen.set(r, (issues = afcIssuesOf(r.tap)));
+  return issues;
+}
+
 function inScope(m: RuleMatch, r: RecordFacts): boolean {
   if (r.status !== "pending" || !mayMatch(m, r)) return false;
   if (m.origin !== undefined && m.origin !== r.originSource) return false;
   if (m.class !== undefined && m.class !== r.failureClass) return false;
   if (m.afcIssues !== undefined) {
     const allowed = new Set(m.afcIssues);
-    const issues = afcIssuesOf(r.tap);
+    const issues = tapIssues(r);
     if (issues.length === 0 || !issues.every((i) => allowed.has(i.field) || allowed.has(i.entry))) return false;
   }
   return true;

@@ -168,7 +168,11 @@ export async function createRuleJob(
         ctx.now,
       ],
     );
-  if (!active) return toView((await insert(pool)).rows[0]!);
+  if (!active) {
+    // The editor dry-runs as one types: finished dry runs are kept a day (their counts stay pollable), not for ever.
+    await pool.query(`DELETE FROM rule_job WHERE type = 'dry_run' AND finished_at < $1::timestamptz - interval '1 day'`, [ctx.now]);
+    return toView((await insert(pool)).rows[0]!);
+  }
   const rule = active;
   return inTransaction(pool, async (client) => {
     const job = (await insert(client)).rows[0]!;
