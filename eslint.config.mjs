@@ -22,6 +22,7 @@ const DOMAINS = [
   "net",
   "env",
   "runtime",
+  "rules",
 ];
 const domainImports = (except = []) =>
   DOMAINS.filter((d) => !except.includes(d)).flatMap((d) => [

@@ -20,6 +20,7 @@ import { generateSpatial } from "../lib/seed/generate-spatial";
 import { Rng } from "../lib/seed/rng";
 import { DEMO_BASE } from "../lib/seed/seed";
 import { benchDatabase, fmt, startServer } from "./bench-support";
+import { insertActiveRules } from "./bench/active-rules";
 import { BackendMeter, treeCpu } from "./bench/cpu";
 import { combinedFloor, copyFloor, normalizeFloor, type CopyPart } from "./bench/ingest-floor";
 
@@ -27,6 +28,8 @@ const N = Number(process.env.BENCH_INGEST_COUNT ?? 100_000);
 const PER_REQUEST = 50_000;
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
 const WITH_CLI = process.env.BENCH_INGEST_CLI !== "0";
+/** active triage rules in each bench database (scripts/bench/active-rules.ts) */
+const RULES = Number(process.env.BENCH_INGEST_RULES ?? 0);
 // The production server refuses to append audit events without a key; a benchmark's throwaway database needs no
 // stable one (as scripts/e2e.ts).
 process.env.REDRIVE_AUDIT_KEY ??= "bench-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -122,6 +125,7 @@ async function viaApi(file: string, ranges: Range[], kind: string): Promise<ApiR
       ctx,
     );
     const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "bench" }, ctx);
+    if (RULES > 0) await insertActiveRules(bench.db.pool, RULES);
     const { rows: head } = await bench.db.pool.query<{ id: string }>("SELECT coalesce(max(id), 0)::text AS id FROM audit_event");
     await warmUp(token, server.pid);
     await quiesce(bench.db.pool);

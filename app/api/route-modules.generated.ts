@@ -45,19 +45,25 @@ import * as route41 from "./replays/[id]/pause/route";
 import * as route42 from "./replays/[id]/rate/route";
 import * as route43 from "./replays/[id]/resume/route";
 import * as route44 from "./replays/[id]/start/route";
-import * as route45 from "./settings/replay-approval/route";
-import * as route46 from "./settings/sso/route";
-import * as route47 from "./sources/route";
-import * as route48 from "./sources/[name]/route";
-import * as route49 from "./sources/[name]/pull/route";
-import * as route50 from "./sources/[name]/status/route";
-import * as route51 from "./tokens/route";
-import * as route52 from "./tokens/[id]/route";
-import * as route53 from "./users/route";
-import * as route54 from "./users/[id]/route";
-import * as route55 from "./views/route";
-import * as route56 from "./views/[id]/route";
-import * as route57 from "./views/default/route";
+import * as route45 from "./rules/route";
+import * as route46 from "./rules/[id]/route";
+import * as route47 from "./rules/[id]/apply/route";
+import * as route48 from "./rules/[id]/approve/route";
+import * as route49 from "./rules/[id]/dry-run/route";
+import * as route50 from "./rules/[id]/jobs/[jobId]/route";
+import * as route51 from "./settings/replay-approval/route";
+import * as route52 from "./settings/sso/route";
+import * as route53 from "./sources/route";
+import * as route54 from "./sources/[name]/route";
+import * as route55 from "./sources/[name]/pull/route";
+import * as route56 from "./sources/[name]/status/route";
+import * as route57 from "./tokens/route";
+import * as route58 from "./tokens/[id]/route";
+import * as route59 from "./users/route";
+import * as route60 from "./users/[id]/route";
+import * as route61 from "./views/route";
+import * as route62 from "./views/[id]/route";
+import * as route63 from "./views/default/route";
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "[...path]", module: route0 },
@@ -105,17 +111,23 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "replays/[id]/rate", module: route42 },
   { dir: "replays/[id]/resume", module: route43 },
   { dir: "replays/[id]/start", module: route44 },
-  { dir: "settings/replay-approval", module: route45 },
-  { dir: "settings/sso", module: route46 },
-  { dir: "sources", module: route47 },
-  { dir: "sources/[name]", module: route48 },
-  { dir: "sources/[name]/pull", module: route49 },
-  { dir: "sources/[name]/status", module: route50 },
-  { dir: "tokens", module: route51 },
-  { dir: "tokens/[id]", module: route52 },
-  { dir: "users", module: route53 },
-  { dir: "users/[id]", module: route54 },
-  { dir: "views", module: route55 },
-  { dir: "views/[id]", module: route56 },
-  { dir: "views/default", module: route57 },
+  { dir: "rules", module: route45 },
+  { dir: "rules/[id]", module: route46 },
+  { dir: "rules/[id]/apply", module: route47 },
+  { dir: "rules/[id]/approve", module: route48 },
+  { dir: "rules/[id]/dry-run", module: route49 },
+  { dir: "rules/[id]/jobs/[jobId]", module: route50 },
+  { dir: "settings/replay-approval", module: route51 },
+  { dir: "settings/sso", module: route52 },
+  { dir: "sources", module: route53 },
+  { dir: "sources/[name]", module: route54 },
+  { dir: "sources/[name]/pull", module: route55 },
+  { dir: "sources/[name]/status", module: route56 },
+  { dir: "tokens", module: route57 },
+  { dir: "tokens/[id]", module: route58 },
+  { dir: "users", module: route59 },
+  { dir: "users/[id]", module: route60 },
+  { dir: "views", module: route61 },
+  { dir: "views/[id]", module: route62 },
+  { dir: "views/default", module: route63 },
 ];

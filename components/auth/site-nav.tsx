@@ -13,6 +13,7 @@ const PAGES: readonly { href: string; label: string; permission: Permission }[] 
   { href: "/lookup", label: "Lookup", permission: "dead_letters:read" },
   { href: "/groups", label: "Groups", permission: "dead_letters:read" },
   { href: "/quarantine", label: "Quarantine", permission: "dead_letters:read" },
+  { href: "/rules", label: "Rules", permission: "dead_letters:read" },
   { href: "/replays", label: "Replays", permission: "replays:read" },
   { href: "/sources", label: "Sources", permission: "sources:read" },
   { href: "/alerts", label: "Alerts", permission: "dead_letters:read" },

@@ -21,6 +21,7 @@ export const TAGS = [
   "sources",
   "notes",
   "saved views",
+  "rules",
   "producer",
   "meta",
 ] as const;

@@ -32,6 +32,8 @@ export const PERMISSIONS = [
   "settings:manage",
   /** write notes on a record (reading them takes dead_letters:read) */
   "notes:write",
+  /** the triage rules' kill switch (drafting and approving a rule take replays:approve) */
+  "rules:disable",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -47,6 +49,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     "replays:manage",
     "replays:approve",
     "alerts:manage",
+    "rules:disable",
   ]),
   auditor: new Set<Permission>([...READ, "audit:read", "dead_letters:unmask"]),
   // An admin ingests too: a file uploaded from the dashboard's import page.
@@ -59,6 +62,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     "sources:manage",
     "settings:manage",
     "notes:write",
+    "rules:disable",
   ]),
   producer: new Set<Permission>(["dead_letters:ingest", "dead_letters:read_own", "tokens:own"]),
 };

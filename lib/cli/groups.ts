@@ -14,6 +14,7 @@ export const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
   { commands: ["audit"], load: async () => (await import("./commands/audit")).registerAuditCommands },
   { commands: ["lookup", "export", "maintenance"], load: async () => (await import("./commands/forensics")).registerForensicsCommands },
   { commands: ["group"], load: async () => (await import("./commands/failure-groups")).registerGroupCommands },
+  { commands: ["rule"], load: async () => (await import("./commands/rules")).registerRuleCommands },
   { commands: ["source"], load: async () => (await import("./commands/sources")).registerSourceCommands },
   { commands: ["sink"], load: async () => (await import("./commands/sink")).registerSinkCommands },
   { commands: ["worker", "ledger", "replay"], load: async () => (await import("./commands/replay")).registerReplayCommands },

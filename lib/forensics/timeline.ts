@@ -70,6 +70,32 @@ export function asRecordEvent(r: AuditRow, recordId: string): AuditRow {
   return { ...r, target_id: recordId, after: { ...entry, batchRecords: typeof after.count === "number" ? after.count : records.length } };
 }
 
+/**
+ * A triage rule's decision at arrival, written inside the batch's ingest event (lib/dead-letters/store/rule-decisions.ts),
+ * as an event of its own on the record's timeline: the rule (its name and version) is the actor. Null when none.
+ */
+export function ruleDecisionEvent(r: AuditRow, recordId: string): AuditRow | null {
+  const after = r.after;
+  if (r.target_id !== null || after === null || typeof after !== "object" || Array.isArray(after) || !Array.isArray(after.rules))
+    return null;
+  const own = after.rules.find((e) => e !== null && typeof e === "object" && !Array.isArray(e) && e.id === recordId);
+  if (own === undefined || own === null || typeof own !== "object" || Array.isArray(own)) return null;
+  const { id: _id, ...decision } = own;
+  const rule = decision.rule !== null && typeof decision.rule === "object" && !Array.isArray(decision.rule) ? decision.rule : {};
+  return {
+    ...r,
+    actor_id: `rule:${String(rule.id)}`,
+    actor_email: `rule ${String(rule.name)} v${String(rule.version)}`,
+    actor_role: "rule",
+    action: decision.status === "quarantined" ? "dead_letter.quarantined" : "dead_letter.approved",
+    target_type: "dead_letter",
+    target_id: recordId,
+    before: { status: "pending" },
+    after: decision,
+    reason: typeof decision.reason === "string" ? decision.reason : null,
+  };
+}
+
 /** The replay batch an outcome event (replay.<outcome>) belongs to. */
 function batchOf(after: JsonValue | null): string | null {
   if (after === null || typeof after !== "object" || Array.isArray(after)) return null;
@@ -119,7 +145,8 @@ const AUDIT_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, ac
 /** AUDIT_COLUMNS for a batch's ingest event read for record $1: its list narrowed to that record's entry. */
 const BATCH_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, action, target_type, target_id, before,
   jsonb_build_object('count', after->'count',
-    'records', jsonb_path_query_array(after, '$.records[*] ? (@.id == $id)', jsonb_build_object('id', $1::text))) AS after,
+    'records', jsonb_path_query_array(after, '$.records[*] ? (@.id == $id)', jsonb_build_object('id', $1::text)),
+    'rules', jsonb_path_query_array(after, '$.rules[*] ? (@.id == $id)', jsonb_build_object('id', $1::text))) AS after,
   diff, reason, hash`;
 
 /** The timeline of one record; `mask` null shows values as stored (callers holding dead_letters:unmask). */
@@ -173,6 +200,13 @@ export async function recordTimeline(db: Db, id: string, mask: MaskRules | null)
       event: fromAudit(r, mask, { originSource: record.origin_source }),
       batchId: r.target_type === "replay_batch" ? r.target_id : batchOf(r.after),
     })),
+    // Right after the ingest event it was written in (same instant, same chain position: seq + 0.5).
+    ...own.rows.flatMap((r) => {
+      const ruled = ruleDecisionEvent(r, id);
+      if (!ruled) return [];
+      const event = fromAudit(ruled, mask, { originSource: record.origin_source });
+      return [{ at: r.at.getTime(), seq: Number(r.id) + 0.5, event: { ...event, id: `${event.id}:rule` }, batchId: null }];
+    }),
     ...ledger.rows.map((l) => ({ at: l.applied_at.getTime(), seq: Number.MAX_SAFE_INTEGER, event: fromLedger(l), batchId: null })),
   ];
   keyed.sort((a, b) => a.at - b.at || a.seq - b.seq);

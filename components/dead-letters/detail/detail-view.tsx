@@ -1,5 +1,6 @@
 "use client";
 
+import { DecidedByRuleNote } from "@/components/rules/decided-by-rule";
 import { useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
@@ -326,6 +327,7 @@ export function DetailView({
           Timeline →
         </Link>
         <FailedAgainNotice record={record} />
+        {record.decidedBy && <DecidedByRuleNote decidedBy={record.decidedBy} status={record.status} />}
         <div className="w-full">
           <DecisionBar record={record} canTriage={permissions.triage} busy={mutation.isPending} editing={editing} onAction={act} />
         </div>

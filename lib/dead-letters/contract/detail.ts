@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ApprovedRepairSchema, SentRepairSchema } from "../../vocabulary/record";
 import { IdSchema, JsonValueSchema } from "./record-id";
 import { DeadLetterSummarySchema } from "./list";
+import { DecidedByRuleSchema } from "../../rules/rule-schemas";
 
 // GET /api/dead-letters/{id}: one record with its analysis, history and latest replay, masked for the reader.
 
@@ -74,6 +75,8 @@ export const DeadLetterDetailSchema = DeadLetterSummarySchema.extend({
   approvedRepair: ApprovedRepairSchema.nullable().optional(),
   /** the latest replay that reached its sink: batch, sink, the repair sent and the geometry sent; null before any */
   lastReplay: LastReplaySchema.nullable().optional(),
+  /** approved, quarantined or replayed by a triage rule: the rule, its version and who approved it; null otherwise */
+  decidedBy: DecidedByRuleSchema.nullable().optional(),
   /**
    * spatial: the geometry as received (from the raw envelope, in EPSG:4326) once an edit changed the payload's;
    * null while the payload still holds it

@@ -3,6 +3,7 @@ import { encodeCursor } from "./cursor";
 import { LastReplaySchema, type DeadLetterDetail, type LastReplay } from "../contract/detail";
 import { ApprovedRepairSchema, type ApprovedRepair, type SpatialAnalysis } from "../../vocabulary/record";
 import type { JsonValue } from "../../json/value";
+import { DecidedByRuleSchema, type DecidedByRule } from "../../rules/rule-schemas";
 
 // A dead_letter row as the detail query reads it, and the detail it becomes. Pure (no database, no framework):
 // a heavy record's detail is built on a worker thread (detail-answer.ts) from the same row.
@@ -40,6 +41,8 @@ export interface DetailRow {
   edited: boolean;
   /** the latest replay that reached its sink (detail.ts LAST_REPLAY_SQL), or null */
   last_replay?: unknown;
+  /** the rule version that decided the record (detail.ts DECIDED_BY_SQL), or null */
+  decided_by?: unknown;
 }
 
 /** A stored pin, or null when absent or unreadable (an unreadable one pins nothing: the batch's repair applies). */
@@ -56,6 +59,14 @@ function readLastReplay(value: unknown): LastReplay | null {
 
 /** The approval's pin is kept through the replay it was sent with: what was approved stays on the record. */
 const KEEPS_PIN = new Set<DeadLetterDetail["status"]>(["approved", "replayed"]);
+
+/** A rule's decision stands while the record is where it put it (or replayed from there); a failure after replay ends it. */
+const RULE_DECIDED = new Set<DeadLetterDetail["status"]>(["approved", "quarantined", "replayed"]);
+
+function readDecidedBy(value: unknown): DecidedByRule | null {
+  const parsed = DecidedByRuleSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
 
 export interface FailureRow {
   attempt: number;
@@ -97,6 +108,7 @@ export function toDetail(r: DetailRow, failures: FailureRow[]): DeadLetterDetail
     repairedGeometry: r.repaired_geometry,
     approvedRepair: KEEPS_PIN.has(r.status) ? readApprovedRepair(r.approved_repair) : null,
     lastReplay: readLastReplay(r.last_replay),
+    decidedBy: RULE_DECIDED.has(r.status) ? readDecidedBy(r.decided_by) : null,
     // Parsing the raw envelope is costly for a large polygon: only for records that were edited.
     originalGeometry: r.kind === "spatial" && r.edited ? originalGeometry(r.raw_envelope, r.payload) : null,
     origin: r.origin,

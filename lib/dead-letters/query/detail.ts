@@ -25,12 +25,18 @@ const LAST_REPLAY_SQL = lastReplaySql(`jsonb_build_object('batchId', i.batch_id:
     'geometry', CASE WHEN pg_column_size(${SENT_GEOMETRY_SQL}) <= ${SENT_GEOMETRY_MAX_BYTES} THEN ${SENT_GEOMETRY_SQL} END,
     'geometryOmitted', coalesce(pg_column_size(${SENT_GEOMETRY_SQL}) > ${SENT_GEOMETRY_MAX_BYTES}, false))`);
 
+/** The rule version that decided the record (dead_letter.decided_by_rule_*), with its drafter and approver. */
+const DECIDED_BY_SQL = `(SELECT jsonb_build_object('rule', jsonb_build_object('id', r.id::text, 'name', r.name, 'version', v.version),
+    'approvers', jsonb_build_array(coalesce(v.drafted_by_email, v.drafted_by_id, 'unknown'),
+      coalesce(v.approved_by_email, v.approved_by_id, 'unknown')))
+  FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = d.decided_by_rule_version WHERE r.id = d.decided_by_rule_id)`;
+
 export const DETAIL_COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id,
   d.source_message_id, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.last_failed_at, d.updated_at, d.raw_envelope, d.payload,
   d.first_failure_reason, d.reason, d.reason_group, d.failure_class, d.class_reason, d.status, d.replay_count,
   d.failure_count, d.version, d.analysis, d.repaired_geometry, d.approved_repair, d.origin,
   EXISTS (SELECT 1 FROM audit_event a WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = '${AUDIT_ACTION.edit}') AS edited,
-  ${LAST_REPLAY_SQL} AS last_replay`;
+  ${LAST_REPLAY_SQL} AS last_replay, ${DECIDED_BY_SQL} AS decided_by`;
 
 /** The record, or null when there is none with this id. `lock` takes the row lock (inside a transaction). */
 export async function readDetailRow(db: Db, id: string, lock = false): Promise<DetailRow | null> {

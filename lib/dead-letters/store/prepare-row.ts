@@ -117,9 +117,10 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
  * from its records' prepared entries. One event per stored batch rather than one per record: a producer's
  * request is one action (and an audit log of one line per record buried every human action under them), and
  * per record it cost as much as storing the record itself. A record's timeline finds its entry through
- * failure_attempt.audit_event_id (lib/forensics/timeline.ts).
+ * failure_attempt.audit_event_id (lib/forensics/timeline.ts). `rules`: the triage rules' decisions at arrival.
  */
-export function batchAuditAfter(entries: { id: string; record: PreparedRecord }[]): string {
+export function batchAuditAfter(entries: { id: string; record: PreparedRecord }[], rules: string | null = null): string {
   const records = entries.map(({ id, record }) => `{${record.audit.head},"id":${JSON.stringify(id)},${record.audit.tail}}`);
-  return `{"count":${entries.length},"records":[${records.join(",")}]}`;
+  // "rules" (canonical JSON: the triage rules' decisions on these records) sorts after "records".
+  return `{"count":${entries.length},"records":[${records.join(",")}]${rules === null ? "" : `,"rules":${rules}`}}`;
 }

@@ -10,6 +10,7 @@ import { copyField } from "../../db/copy-text";
 import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
 import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatState } from "./repeat-failure";
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
+import { decideArrivals } from "./rule-decisions";
 import type { NewDeadLetter } from "../../vocabulary/record";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
@@ -115,8 +116,11 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
       fresh.push({ id, record: r });
     } else repeats.push(i);
   });
+  // The active triage rules decide the new records here, in this transaction; their decisions go into the batch's
+  // one ingest event (lib/dead-letters/store/rule-decisions.ts).
+  const ruled = await decideArrivals(client, fresh, ctx.now);
   // The batch's one ingest event comes first in the chain, then one event per record that failed again.
-  if (fresh.length) audits.push(ingestAudit(ctx, fresh));
+  if (fresh.length) audits.push(ingestAudit(ctx, fresh, ruled));
   const isCandidate = new Set(candidates);
   records.forEach((_, i) => {
     if (!isCandidate.has(i)) repeats.push(i); // a key seen earlier in this batch
@@ -280,13 +284,13 @@ interface Attempt {
   alsoSentBy?: string | null;
 }
 
-function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedRecord }[]): AuditInput {
+function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedRecord }[], ruled: string | null): AuditInput {
   return {
     ...auditActor(ctx.actor, ctx.requestId),
     action: ctx.origin === "capture" ? "dead_letter.captured" : ctx.origin === "pull" ? "dead_letter.pulled" : "dead_letter.ingested",
     targetType: "dead_letter",
     targetId: null,
-    after: new CanonicalJson(batchAuditAfter(entries)),
+    after: new CanonicalJson(batchAuditAfter(entries, ruled)),
   };
 }
 

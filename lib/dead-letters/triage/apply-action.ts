@@ -201,7 +201,7 @@ export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, c
       await client.query(
         `UPDATE dead_letter SET status = $2, version = version + 1, updated_at = $3,
            failure_class = coalesce($4::"FailureClass", failure_class), class_reason = CASE WHEN $4 IS NULL THEN class_reason ELSE $5 END,
-           approved_repair = $6::jsonb
+           approved_repair = $6::jsonb, decided_by_rule_id = NULL, decided_by_rule_version = NULL
          WHERE id = $1`,
         [id, decision.next, ctx.now, reclassed?.failureClass ?? null, reclassed?.classReason ?? null, pin ? JSON.stringify(pin) : null],
       );
@@ -233,7 +233,7 @@ async function writeEdit(client: pg.PoolClient, id: string, payload: unknown, st
        -- A tap's observation time is in its payload: an edited tap_timestamp moves it (ordering, lookup, entity state).
        observed_at = CASE WHEN kind = 'afc' AND $15::text IS NOT NULL THEN $15::timestamptz ELSE observed_at END,
        analysis = CASE WHEN kind = 'spatial' THEN $8::jsonb ELSE analysis END,
-       approved_repair = NULL,
+       approved_repair = NULL, decided_by_rule_id = NULL, decided_by_rule_version = NULL,
        repaired_geometry = CASE WHEN kind = 'spatial' THEN $9::jsonb ELSE repaired_geometry END,
        bbox = CASE WHEN kind <> 'spatial' THEN bbox WHEN $10::float8 IS NULL THEN NULL
                    ELSE box(point($10, $11), point($12, $13)) END,

@@ -143,7 +143,7 @@ export async function decidePage(
     await client.query(
       `UPDATE dead_letter d SET status = u.status, version = d.version + 1, updated_at = $3,
          failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END,
-         approved_repair = u.pin
+         approved_repair = u.pin, decided_by_rule_id = NULL, decided_by_rule_version = NULL
        FROM unnest($1::bigint[], $2::"DeadLetterStatus"[], $4::"FailureClass"[], $5::text[], $6::jsonb[]) AS u(id, status, cls, cls_reason, pin)
        WHERE d.id = u.id`,
       [

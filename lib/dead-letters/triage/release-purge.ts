@@ -120,7 +120,7 @@ export async function releaseQuarantined(pool: pg.Pool, body: QuarantineBody, ct
     const reclassed = eligible.map((r) => reopenedClass(r.kind, { failureClass: r.failure_class, classReason: r.class_reason }));
     await client.query(
       `UPDATE dead_letter d SET status = 'pending', version = d.version + 1, updated_at = $2,
-         failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END
+         decided_by_rule_id = NULL, decided_by_rule_version = NULL, failure_class = coalesce(u.cls, d.failure_class), class_reason = CASE WHEN u.cls IS NULL THEN d.class_reason ELSE u.cls_reason END
        FROM unnest($1::bigint[], $3::"FailureClass"[], $4::text[]) AS u(id, cls, cls_reason)
        WHERE d.id = u.id`,
       [eligible.map((r) => r.id), ctx.now, reclassed.map((c) => c?.failureClass ?? null), reclassed.map((c) => c?.classReason ?? null)],
@@ -156,7 +156,7 @@ export async function purgeQuarantined(
     if (rows.length === 0) return 0;
     await client.query(
       `UPDATE dead_letter SET status = 'purged', payload = NULL, raw_envelope = NULL, repaired_geometry = NULL,
-         version = version + 1, updated_at = $2
+         version = version + 1, updated_at = $2, decided_by_rule_id = NULL, decided_by_rule_version = NULL
        WHERE id = ANY($1::bigint[])`,
       [rows.map((r) => r.id), ctx.now],
     );

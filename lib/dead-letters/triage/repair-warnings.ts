@@ -1,4 +1,5 @@
 import type { SpatialAnalysis } from "../../vocabulary/record";
+import { areaChange } from "../../spatial/area-change";
 
 // A repair that changes what the geometry is — its type, or a large share of its area — is a decision the analyst
 // must see and acknowledge, not a bullet among others: linework drops a star's centre pentagon (−47% area) and an
@@ -15,11 +16,7 @@ export interface RepairWarning {
   message: string;
 }
 
-/** The signed relative area change (−0.472 for −47.2%), or null when there is no comparable area. */
-export function areaChange(a: Pick<SpatialAnalysis, "area_before" | "area_after">): number | null {
-  if (a.area_before === null || a.area_after === null || a.area_before <= 0) return null;
-  return (a.area_after - a.area_before) / a.area_before;
-}
+export { areaChange };
 
 const pct = (x: number) => `${x > 0 ? "+" : "−"}${Math.abs(x * 100).toFixed(1)}%`;
 

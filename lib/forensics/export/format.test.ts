@@ -143,6 +143,7 @@ describe("what was approved and sent, after a replay", () => {
     analysis_repair: "linework/accept",
     replay: '{"batch_id":"7","repair":"structure/accept","from":"approval"}',
     replay_geometry: square,
+    decided_by: null,
     ...over,
   });
   const parsed = (r: GeojsonRow) =>
@@ -154,6 +155,7 @@ describe("what was approved and sent, after a replay", () => {
     expect(features[1]!.geometry).toEqual(JSON.parse(square));
     for (const f of features) {
       expect(f.properties.approved_repair).toBe("structure/accept");
+      expect(f.properties.decided_by).toBeNull();
       expect(f.properties.replay).toEqual({ batch_id: "7", repair: "structure/accept", from: "approval" });
     }
   });
@@ -168,8 +170,8 @@ describe("what was approved and sent, after a replay", () => {
     expect(pending[1]!.properties.replay).toBeNull();
   });
 
-  it("CSV: the approved repair, the replay's batch and the repair it was sent with, after the existing columns", () => {
-    expect(CSV_COLUMNS.slice(-4)).toEqual(["payload", "approved_repair", "replay_batch_id", "replay_repair"]);
+  it("CSV: the approved repair, the replay's batch and the repair it was sent with, the deciding rule, after the existing columns", () => {
+    expect(CSV_COLUMNS.slice(-5)).toEqual(["payload", "approved_repair", "replay_batch_id", "replay_repair", "decided_by"]);
     const row: CsvRow = {
       id: "2010",
       kind: "spatial",
@@ -194,7 +196,13 @@ describe("what was approved and sent, after a replay", () => {
       approved_repair: "structure/accept",
       replay_batch_id: "7",
       replay_repair: "structure/accept",
+      decided_by: "rule bowtie-sliver v3 (approved by a@x and b@x)",
     };
-    expect(csvLine(row, null).trimEnd().split(",").slice(-3)).toEqual(["structure/accept", "7", "structure/accept"]);
+    expect(csvLine(row, null).trimEnd().split(",").slice(-4)).toEqual([
+      "structure/accept",
+      "7",
+      "structure/accept",
+      "rule bowtie-sliver v3 (approved by a@x and b@x)",
+    ]);
   });
 });

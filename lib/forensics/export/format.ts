@@ -56,6 +56,8 @@ export interface CsvRow {
   /** the latest replay that reached its sink: its batch and the "method/policy" it was sent with */
   replay_batch_id: string | null;
   replay_repair: string | null;
+  /** the triage rule whose decision the record's status is: "rule <name> v<n> (approved by A and B)" */
+  decided_by: string | null;
 }
 
 /** What a record's GeoJSON features hold. */
@@ -82,6 +84,8 @@ export interface GeojsonRow {
   replay: string | null;
   /** the geometry that replay sent (JSON text), null when not kept */
   replay_geometry: string | null;
+  /** as CsvRow's */
+  decided_by: string | null;
 }
 
 const EVENT_HASH = /^[0-9a-f]{64}$/;
@@ -199,6 +203,7 @@ export const CSV_COLUMNS = [
   "approved_repair",
   "replay_batch_id",
   "replay_repair",
+  "decided_by",
 ] as const;
 
 /**
@@ -248,6 +253,7 @@ export function csvLine(r: CsvRow, mask: MaskRules | null): string {
     r.approved_repair,
     r.replay_batch_id,
     r.replay_repair,
+    r.decided_by,
   ];
   // Every cell, not only the reasons: a producer's source, key or message id can be a card number too.
   return `${cells.map((c) => csvCell(typeof c === "string" ? free(c, mask) : c)).join(",")}\r\n`;
@@ -277,7 +283,8 @@ function feature(
     `{"dead_letter_id":${q(r.id)},"role":${q(role)},"source":${q(free(r.source, mask))},"idempotency_key":${r.idempotency_key === null ? "null" : q(free(r.idempotency_key, mask))},` +
     `"status":${q(r.status)},"failure_class":${q(r.failure_class)},"reason":${q(free(r.reason, mask))},` +
     `"observed_at":${q(r.observed_at)},"repair_outcome":${r.outcome === null ? "null" : q(r.outcome)},` +
-    `"approved_repair":${r.approved_repair === null ? "null" : q(r.approved_repair)},"replay":${replayed},` +
+    `"approved_repair":${r.approved_repair === null ? "null" : q(r.approved_repair)},"decided_by":${r.decided_by === null ? "null" : q(r.decided_by)},` +
+    `"replay":${replayed},` +
     `"feature_properties":${r.properties === null ? "null" : masked(r.properties, mask)}}`;
   return `{"type":"Feature","id":${q(`${r.id}:${role}`)},"geometry":${geometryText(geometry, mask) ?? "null"},"properties":${props}}`;
 }

@@ -54,6 +54,11 @@ export interface ExportOptions {
 
 /** "method/policy" of the approval's pin, kept through the replay (what was approved stays on the record). */
 const APPROVED_REPAIR_SQL = `CASE WHEN d.status IN ('approved', 'replayed') THEN (d.approved_repair->>'method') || '/' || (d.approved_repair->>'policy') END`;
+/** The triage rule whose decision the record's status is (as the detail's decidedBy), as one line of text. */
+const DECIDED_BY_SQL = `CASE WHEN d.decided_by_rule_id IS NOT NULL AND d.status IN ('approved', 'quarantined', 'replayed') THEN
+  (SELECT 'rule ' || r.name || ' v' || v.version || ' (approved by ' || coalesce(v.drafted_by_email, v.drafted_by_id, 'unknown') || ' and '
+     || coalesce(v.approved_by_email, v.approved_by_id, 'unknown') || ')'
+   FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = d.decided_by_rule_version WHERE r.id = d.decided_by_rule_id) END`;
 /** "method/policy" an item was sent with (null: AFC, or sent before items kept it). */
 const REPLAY_REPAIR_SQL = `(i.sent->>'method') || '/' || (i.sent->>'policy')`;
 
@@ -72,7 +77,8 @@ const FORMAT_COLUMNS: Record<ExportFormat, string> = {
     ${utcMicrosSql("d.observed_at")} AS observed_at, ${utcMicrosSql("d.first_seen_at")} AS first_seen_at, d.status::text AS status,
     d.failure_class::text AS failure_class, d.class_reason, d.first_failure_reason, d.reason, d.reason_group, d.replay_count,
     d.failure_count, d.analysis->>'outcome' AS outcome, d.payload::text AS payload, ${APPROVED_REPAIR_SQL} AS approved_repair,
-    ${lastReplaySql("i.batch_id::text")} AS replay_batch_id, ${lastReplaySql(REPLAY_REPAIR_SQL)} AS replay_repair`,
+    ${lastReplaySql("i.batch_id::text")} AS replay_batch_id, ${lastReplaySql(REPLAY_REPAIR_SQL)} AS replay_repair,
+    ${DECIDED_BY_SQL} AS decided_by`,
   geojson: `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.status::text AS status, d.failure_class::text AS failure_class,
     d.reason, ${utcMicrosSql("d.observed_at")} AS observed_at, d.analysis->>'outcome' AS outcome, (d.payload->'geometry')::text AS geometry,
     (d.payload->'properties')::text AS properties, d.repaired_geometry::text AS repaired_geometry,
@@ -80,7 +86,7 @@ const FORMAT_COLUMNS: Record<ExportFormat, string> = {
       AND a.action = '${AUDIT_ACTION.edit}') THEN d.raw_envelope END AS received_envelope,
     ${APPROVED_REPAIR_SQL} AS approved_repair, (d.analysis->>'method') || '/' || (d.analysis->>'policy') AS analysis_repair,
     ${lastReplaySql(`jsonb_build_object('batch_id', i.batch_id::text, 'repair', ${REPLAY_REPAIR_SQL}, 'from', i.sent->>'from')::text`)} AS replay,
-    ${lastReplaySql(`(${SENT_GEOMETRY_SQL})::text`)} AS replay_geometry`,
+    ${lastReplaySql(`(${SENT_GEOMETRY_SQL})::text`)} AS replay_geometry, ${DECIDED_BY_SQL} AS decided_by`,
 };
 
 /**

@@ -1,0 +1,46 @@
+import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { ruleContext } from "@/lib/api/rule-routes";
+import { getDb } from "@/lib/db/client";
+import { getRule, patchRule } from "@/lib/rules/rules";
+import { PatchRuleBodySchema, RuleIdParamsSchema } from "@/lib/rules/rule-schemas";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/rules/{id} — the rule with every version (who drafted and approved each) and its stats. */
+export const GET = defineRoute(
+  {
+    access: { permission: "dead_letters:read" },
+    params: RuleIdParamsSchema,
+    openapi: {
+      tag: "rules",
+      summary: "One rule with every version (who drafted and approved each) and its stats",
+      responses: { 200: { description: "The rule" }, 404: { description: "No such rule" } },
+    },
+  },
+  async ({ params, now }) => getRule(getDb().pool, params.id, now),
+);
+
+/**
+ * PATCH /api/rules/{id} — `{enabled: false}`: the kill switch (supervisors and admins), at once; `{enabled: true}` or
+ * a change of match, action or replay: a new version, inactive until a second supervisor approves it.
+ */
+export const PATCH = defineRoute(
+  {
+    access: { permission: "rules:disable" },
+    params: RuleIdParamsSchema,
+    body: PatchRuleBodySchema,
+    openapi: {
+      tag: "rules",
+      summary: "Kill switch ({enabled: false}, at once), or a new version (a change, or {enabled: true}) awaiting approval",
+      responses: {
+        200: { description: "The rule" },
+        404: { description: "No such rule" },
+        409: { description: "Enabling a draft (it waits for approval already)" },
+      },
+    },
+  },
+  async ({ params, body, principal, requestId, now }) => patchRule(getDb().pool, params.id, body, ruleContext(principal, requestId, now)),
+);
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { POST, PUT, DELETE } = otherMethods("GET", "PATCH");

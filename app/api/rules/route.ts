@@ -1,0 +1,44 @@
+import { defineRoute, json, otherMethods } from "@/lib/api/handler";
+import { ruleContext } from "@/lib/api/rule-routes";
+import { getDb } from "@/lib/db/client";
+import { createRule, listRules } from "@/lib/rules/rules";
+import { CreateRuleBodySchema } from "@/lib/rules/rule-schemas";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/rules — every triage rule with its latest version and stats. */
+export const GET = defineRoute(
+  {
+    access: { permission: "dead_letters:read" },
+    openapi: {
+      tag: "rules",
+      summary: "Triage rules with their latest version, status (draft, active, disabled) and stats",
+      responses: { 200: { description: "{ rules }" } },
+    },
+  },
+  async ({ now }) => ({
+    rules: await listRules(getDb().pool, now),
+  }),
+);
+
+/** POST /api/rules — a rule's first version: 201 with the rule, a draft until a second supervisor approves it. */
+export const POST = defineRoute(
+  {
+    access: { permission: "replays:approve" },
+    body: CreateRuleBodySchema,
+    openapi: {
+      tag: "rules",
+      summary: "Draft a rule (version 1): it decides nothing until a second supervisor approves it",
+      description:
+        "`match`: kind, source, origin (broker source), reason (reason group), class, afcIssues (the tap schema's issues, by field or " +
+        "`field: message`; every issue of a record must be listed), repair {method, policy, sameType, maxAreaChange, maxDroppedParts}. " +
+        "`action`: approve (pins the repair it matched on), quarantine (with a reason) or leave (count only). A standing `replay` is refused for now.",
+      responses: { 201: { description: "The rule: id, version 1, status draft" }, 409: { description: "A rule of that name exists" } },
+    },
+  },
+  async ({ body, principal, requestId, now }) =>
+    json(await createRule(getDb().pool, body, ruleContext(principal, requestId, now)), { status: 201 }),
+);
+
+/** Other methods: 405 with Allow, in JSON. */
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

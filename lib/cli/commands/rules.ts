@@ -1,0 +1,206 @@
+// `redrive rule list|show|create|dry-run|approve|disable|apply`: triage rules, as /rules and /api/rules offer them.
+// Changes act as a named user (--as <email>), recorded as the audit actor; the four-eyes rule and the permissions
+// are lib/rules' own, the same as over the API. A dry run and an apply run here, to the end, and print their counts.
+import "server-only";
+import type { Command } from "commander";
+import { isRole } from "../../auth/permissions";
+import { findUserByEmail } from "../../auth/users";
+import type { Db } from "../../db/client";
+import { analyzeOffThread } from "../../dead-letters/ingest/analyze-off-thread";
+import { createRuleJob, runRuleJob } from "../../dead-letters/rules/rule-jobs";
+import { approveRule, createRule, getRule, listRules, patchRule, type RuleContext } from "../../rules/rules";
+import { CreateRuleBodySchema, RuleIdSchema, type RuleJobView, type RuleView } from "../../rules/rule-schemas";
+import { plural } from "../../vocabulary/plural";
+import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
+
+const say = (msg: string) => process.stderr.write(`${msg}\n`);
+
+async function actingAs(db: Db, email: string | undefined): Promise<RuleContext> {
+  if (!email) throw new CliUsageError("--as <email> is required: the supervisor on whose behalf this is done (and audited)");
+  const user = await findUserByEmail(db.pool, email);
+  if (!user) throw new CliUsageError(`--as: no user with e-mail ${email}`);
+  if (user.disabled) throw new CliUsageError(`--as: ${email} is disabled`);
+  if (!isRole(user.role)) throw new CliUsageError(`--as: ${email} has no known role`);
+  return {
+    actor: { id: user.id, email: user.email, role: user.role },
+    role: user.role,
+    requestId: `cli:${osAccount()}@rule`,
+    now: new Date(),
+  };
+}
+
+function ruleId(raw: string): string {
+  const r = RuleIdSchema.safeParse(raw);
+  if (!r.success) throw new CliUsageError(`<id>: ${r.error.issues[0]?.message ?? "invalid"}`);
+  return r.data;
+}
+
+function versionOf(raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new CliUsageError("<version>: a version number (see rule show)");
+  return n;
+}
+
+const describeAction = (r: Pick<RuleView, "action">) =>
+  r.action.type === "quarantine" ? `quarantine (${r.action.reason})` : r.action.type;
+
+/** Pure: rules as an aligned text table, one line each. */
+export function ruleTable(rules: RuleView[]): string {
+  const rows = [
+    ["ID", "NAME", "STATUS", "VERSION", "ACTIVE", "ACTION", "TODAY", "WEEK", "MATCH"],
+    ...rules.map((r) => [
+      r.id,
+      r.name,
+      r.status,
+      String(r.version),
+      r.activeVersion === null ? "-" : String(r.activeVersion),
+      describeAction(r),
+      String(r.stats.decidedToday),
+      String(r.stats.decidedThisWeek),
+      JSON.stringify(r.match),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+}
+
+/** Pure: a dry run's or an apply's counts. */
+export function jobText(job: RuleJobView): string {
+  const lines = [
+    `${job.type === "apply" ? "applied" : "dry run"}: ${job.status}${job.error ? ` (${job.error})` : ""}`,
+    `looked at ${job.processed} of ${job.total}; ${job.type === "apply" ? "decided" : "would decide"} ${job.decided}, skipped ${job.skipped}`,
+    ...Object.entries(job.skippedReasons).map(([reason, n]) => `  skipped ${n}: ${reason}`),
+  ];
+  const areas = Object.entries(job.areaChanges);
+  if (areas.length) lines.push(`area change of approvals (≤ bound: count): ${areas.map(([k, n]) => `${k}: ${n}`).join(", ")}`);
+  if (job.samples.decided.length) lines.push(`sample decided: ${job.samples.decided.join(", ")}`);
+  if (job.samples.skipped.length) lines.push(`sample skipped: ${job.samples.skipped.map((s) => s.id).join(", ")}`);
+  return `${lines.join("\n")}\n`;
+}
+
+const print = (value: unknown, json: boolean | undefined, text: () => string) =>
+  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text());
+
+const runJob = (db: Db, id: string, job: RuleJobView) =>
+  runRuleJob(db.pool, id, job.id, { analyze: analyzeOffThread, now: () => new Date() });
+
+export function registerRuleCommands(program: Command): void {
+  const rule = program.command("rule").description("triage rules: records decided by a rule two supervisors approved, dry run first");
+
+  rule
+    .command("list")
+    .description("every rule with its status, versions and decisions today / this week")
+    .option("--json", "print the rules as JSON")
+    .action(async (o: { json?: boolean }) => {
+      await withCliDb(async (db) => {
+        const rules = await listRules(db.pool, new Date());
+        print(rules, o.json, () => ruleTable(rules));
+        say(`${rules.length} ${plural(rules.length, "rule")}`);
+      });
+    });
+
+  rule
+    .command("show")
+    .argument("<id>", "the rule's id (see rule list)")
+    .description("one rule with every version, who drafted and who approved it")
+    .option("--json", "print the rule as JSON")
+    .action(async (id: string, o: { json?: boolean }) => {
+      await withCliDb(async (db) => {
+        const r = await getRule(db.pool, ruleId(id), new Date());
+        print(r, o.json, () => {
+          const lines = [ruleTable([r])];
+          for (const v of r.versions ?? []) {
+            const approved = v.approvedBy ? `approved by ${v.approvedBy.email ?? v.approvedBy.id} ${v.approvedAt}` : "not approved";
+            lines.push(`v${v.version}  drafted by ${v.draftedBy.email ?? v.draftedBy.id} ${v.draftedAt}, ${approved}\n`);
+          }
+          return lines.join("");
+        });
+      });
+    });
+
+  rule
+    .command("create")
+    .description("draft a rule (version 1): it decides nothing until another supervisor approves it")
+    .requiredOption("--name <name>", "lower-case name, e.g. bowtie-sliver")
+    .requiredOption("--match <json>", `what it matches, e.g. '{"source":"parcels","repair":{"sameType":true,"maxAreaChange":0.01}}'`)
+    .requiredOption("--action <type>", "approve | quarantine | leave")
+    .option("--reason <text>", "the quarantine reason")
+    .option("--as <email>", "the supervisor drafting it")
+    .option("--json", "print the rule as JSON")
+    .action(async (o: { name: string; match: string; action: string; reason?: string; as?: string; json?: boolean }) => {
+      let match: unknown;
+      try {
+        match = JSON.parse(o.match);
+      } catch {
+        throw new CliUsageError("--match: not JSON");
+      }
+      const action = o.action === "quarantine" ? { type: o.action, reason: o.reason } : { type: o.action };
+      const r = CreateRuleBodySchema.safeParse({ name: o.name, match, action });
+      if (!r.success)
+        throw optionsError(r.error.issues, { name: "--name", match: "--match", action: "--action", "action.reason": "--reason" });
+      await withCliDb(async (db) => {
+        const created = await createRule(db.pool, r.data, await actingAs(db, o.as));
+        print(created, o.json, () => ruleTable([created]));
+        say(`rule ${created.name} v1 is a draft: another supervisor approves it with redrive rule approve ${created.id} --version 1`);
+      });
+    });
+
+  rule
+    .command("dry-run")
+    .argument("<id>", "the rule's id")
+    .description("what the rule's latest version would do to the records stored now (decides nothing)")
+    .option("--as <email>", "the supervisor running it")
+    .option("--json", "print the job as JSON")
+    .action(async (id: string, o: { as?: string; json?: boolean }) => {
+      await withCliDb(async (db) => {
+        const ctx = await actingAs(db, o.as);
+        const r = await getRule(db.pool, ruleId(id), ctx.now);
+        const job = await createRuleJob(db.pool, r.id, { type: "dry_run", match: r.match, action: r.action, version: r.version }, ctx);
+        const done = await runJob(db, r.id, job);
+        print(done, o.json, () => jobText(done));
+      });
+    });
+
+  rule
+    .command("approve")
+    .argument("<id>", "the rule's id")
+    .argument("<version>", "the version you reviewed (see rule show)")
+    .description("approve exactly the version you reviewed (not one you drafted): the rule becomes active")
+    .option("--as <email>", "the approving supervisor")
+    .option("--json", "print the rule as JSON")
+    .action(async (id: string, version: string, o: { as?: string; json?: boolean }) => {
+      await withCliDb(async (db) => {
+        const r = await approveRule(db.pool, ruleId(id), versionOf(version), await actingAs(db, o.as));
+        print(r, o.json, () => ruleTable([r]));
+      });
+    });
+
+  rule
+    .command("disable")
+    .argument("<id>", "the rule's id")
+    .description("the kill switch: the rule stops deciding at once (enabling it again needs a second supervisor)")
+    .option("--as <email>", "the supervisor or admin")
+    .option("--json", "print the rule as JSON")
+    .action(async (id: string, o: { as?: string; json?: boolean }) => {
+      await withCliDb(async (db) => {
+        const r = await patchRule(db.pool, ruleId(id), { enabled: false }, await actingAs(db, o.as));
+        print(r, o.json, () => ruleTable([r]));
+      });
+    });
+
+  rule
+    .command("apply")
+    .argument("<id>", "the rule's id")
+    .argument("<version>", "the active version the dry run was made with")
+    .description("the active version decides the matching records stored now (after a dry run); each decision audited")
+    .option("--as <email>", "the supervisor starting it")
+    .option("--json", "print the job as JSON")
+    .action(async (id: string, version: string, o: { as?: string; json?: boolean }) => {
+      await withCliDb(async (db) => {
+        const rid = ruleId(id);
+        const job = await createRuleJob(db.pool, rid, { type: "apply", version: versionOf(version) }, await actingAs(db, o.as));
+        const done = await runJob(db, rid, job);
+        print(done, o.json, () => jobText(done));
+      });
+    });
+}

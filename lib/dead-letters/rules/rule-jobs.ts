@@ -1,0 +1,388 @@
+import "server-only";
+import type pg from "pg";
+import { AppError } from "../../errors/app-error";
+import { appendAudit, type AuditInput } from "../../audit/append";
+import { auditActor, type Actor } from "../../audit/actor";
+import { inTransaction } from "../../db/transaction";
+import type { JsonValue } from "../../json/value";
+import { areaBucket, matchRule, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
+import { activeVersionOf, approversOf, recordMatches, type ActiveRule } from "../../rules/rules";
+import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../rules/rule-schemas";
+import { deliveredGeometryBy, geometryDigest, type Analyze } from "../triage/approved-repair";
+import { idCeiling } from "../triage/bulk-action";
+import {
+  decisionAudit,
+  decisionOf,
+  FACT_COLUMNS,
+  toRuleRecord,
+  writeRuleDecisions,
+  type FactRow,
+  type RuleDecision,
+  type RuleRecord,
+} from "../store/rule-decisions";
+
+// A rule's dry run and its apply: the same walk over the records stored when the job started (id ≤ ceiling, still
+// pending, in the rule's SQL-visible scope), page by page in id order, judged by the same matchRule — so an apply
+// right after a dry run decides what the dry run counted. A dry run only counts; an apply writes each page's
+// decisions, their audit events (the rule as actor) and the job's progress in one transaction, and stops when the
+// rule is disabled or changed under it. A rule judging a repair other than the stored one runs GEOS on the ingest
+// threads (analyzeOffThread) for each record it looks at.
+
+const PAGE = 1000;
+const SAMPLES = 10;
+
+export interface RuleJobContext {
+  actor: Actor;
+  requestId: string | null;
+  now: Date;
+}
+
+interface JobRow {
+  id: string;
+  rule_id: string;
+  version: number | null;
+  type: "dry_run" | "apply";
+  status: RuleJobView["status"];
+  match: RuleMatch;
+  action: RuleAction;
+  ceiling: string;
+  cursor: string;
+  total: number;
+  processed: number;
+  decided: number;
+  skipped: number;
+  skipped_reasons: Record<string, number>;
+  samples: RuleCounts["samples"];
+  area_changes: Record<string, number>;
+  error: string | null;
+  request_id: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+const COLUMNS = `id::text AS id, rule_id::text AS rule_id, version, type, status, match, action, ceiling::text AS ceiling,
+  cursor::text AS cursor, total, processed, decided, skipped, skipped_reasons, samples, area_changes, error, request_id, created_at,
+  finished_at`;
+
+function toView(r: JobRow): RuleJobView {
+  return {
+    id: r.id,
+    ruleId: r.rule_id,
+    version: r.version,
+    type: r.type,
+    status: r.status,
+    total: r.total,
+    processed: r.processed,
+    decided: r.decided,
+    skipped: r.skipped,
+    skippedReasons: r.skipped_reasons,
+    samples: r.samples,
+    areaChanges: r.area_changes,
+    error: r.error,
+    createdAt: r.created_at.toISOString(),
+    finishedAt: r.finished_at?.toISOString() ?? null,
+  };
+}
+
+/** The SQL part of a rule's scope (what indexes answer); matchRule judges the rest. */
+function scopeSql(m: RuleMatch, params: unknown[]): string {
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const clauses = ["d.status = 'pending'"];
+  if (m.kind) clauses.push(`d.kind = ${p(m.kind)}::"DeadLetterKind"`);
+  if (m.repair) clauses.push(`d.kind = 'spatial'`);
+  if (m.afcIssues) clauses.push(`d.kind = 'afc'`);
+  if (m.source) clauses.push(`d.source = ${p(m.source)}`);
+  if (m.origin) clauses.push(`d.origin_source = ${p(m.origin)}`);
+  if (m.reason) clauses.push(`d.reason_group = ${p(m.reason)}`);
+  if (m.class) clauses.push(`d.failure_class = ${p(m.class)}::"FailureClass"`);
+  return clauses.join(" AND ");
+}
+
+async function readJob(db: pg.Pool | pg.PoolClient, ruleId: string, id: string): Promise<JobRow> {
+  const { rows } = await db.query<JobRow>(`SELECT ${COLUMNS} FROM rule_job WHERE id = $1 AND rule_id = $2`, [id, ruleId]);
+  if (!rows[0]) throw new AppError("not_found", `no job ${id} of rule ${ruleId}`);
+  return rows[0];
+}
+
+export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string): Promise<RuleJobView> {
+  return toView(await readJob(pool, ruleId, id));
+}
+
+/**
+ * Records a dry run (of the rule's latest version, or of the draft's match and action the editor sends) or an
+ * apply (of the active version, which `version` must be). The caller runs it with runRuleJob.
+ */
+export async function createRuleJob(
+  pool: pg.Pool,
+  ruleId: string,
+  spec: { type: "dry_run"; match: RuleMatch; action: RuleAction; version: number | null } | { type: "apply"; version: number },
+  ctx: RuleJobContext,
+): Promise<RuleJobView> {
+  let judged: { match: RuleMatch; action: RuleAction };
+  let active: ActiveRule | null = null;
+  if (spec.type === "apply") {
+    const { rule, version } = await activeVersionOf(pool, ruleId);
+    if (version.version !== spec.version) {
+      throw new AppError(
+        "conflict",
+        `version: rule ${rule.name} applies version ${version.version}, not ${spec.version}: dry-run it again`,
+        {
+          issues: [{ path: "version", message: `is ${version.version} now` }],
+        },
+      );
+    }
+    if (version.action.type === "leave") throw new AppError("conflict", `rule ${rule.name} leaves records as they are: nothing to apply`);
+    judged = version;
+    active = {
+      id: ruleId,
+      name: rule.name,
+      version: version.version,
+      match: version.match,
+      action: version.action,
+      approvers: approversOf(version),
+    };
+  } else judged = spec;
+  const ceiling = await idCeiling(pool);
+  const params: unknown[] = [ceiling];
+  const { rows: counted } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM dead_letter d WHERE d.id <= $1 AND ${scopeSql(judged.match, params)}`,
+    params,
+  );
+  const total = counted[0]?.n ?? 0;
+  const insert = async (db: pg.Pool | pg.PoolClient) =>
+    db.query<JobRow>(
+      `INSERT INTO rule_job (rule_id, version, type, match, action, ceiling, total, actor_id, actor_email, actor_role, request_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
+      [
+        ruleId,
+        spec.version,
+        spec.type,
+        JSON.stringify(judged.match),
+        JSON.stringify(judged.action),
+        ceiling,
+        total,
+        ctx.actor.id,
+        ctx.actor.email,
+        ctx.actor.role,
+        ctx.requestId,
+        ctx.now,
+      ],
+    );
+  if (!active) {
+    // The editor dry-runs as one types: finished dry runs are kept a day (their counts stay pollable), not for ever.
+    await pool.query(`DELETE FROM rule_job WHERE type = 'dry_run' AND finished_at < $1::timestamptz - interval '1 day'`, [ctx.now]);
+    return toView((await insert(pool)).rows[0]!);
+  }
+  const rule = active;
+  return inTransaction(pool, async (client) => {
+    const job = (await insert(client)).rows[0]!;
+    await appendAudit(
+      client,
+      [
+        {
+          ...auditActor(ctx.actor, ctx.requestId),
+          action: "rule.apply_started",
+          targetType: "rule",
+          targetId: ruleId,
+          after: { job: job.id, name: rule.name, version: rule.version, approvers: rule.approvers, candidates: total },
+        },
+      ],
+      ctx.now,
+    );
+    return toView(job);
+  });
+}
+
+/** The audit trail's actor for a rule's own decisions: the rule, by id, name and version. */
+export function ruleActor(rule: Pick<ActiveRule, "id" | "name" | "version">): Actor {
+  return { id: `rule:${rule.id}`, email: `rule ${rule.name} v${rule.version}`, role: "rule" };
+}
+
+/** A page's verdicts: the outcome per record, and the decisions an apply writes. */
+interface Judged {
+  record: RuleRecord;
+  outcome: RuleOutcome;
+  decision: RuleDecision | null;
+}
+
+/** Judges one record; a repair other than the stored one is run here (GEOS, through `analyze`). */
+async function judge(rule: ActiveRule, record: RuleRecord & { payload?: JsonValue | null }, analyze: Analyze): Promise<Judged> {
+  const outcome = matchRule(rule, record);
+  if (outcome.kind !== "needs_analysis") return { record, outcome, decision: decisionOf(rule, record, outcome) };
+  const repair = { method: outcome.method, policy: outcome.policy };
+  const delivered = await deliveredGeometryBy(analyze, record.payload ?? null, repair);
+  const analysis: RuleAnalysis | undefined = delivered.result?.analysis;
+  const again: RuleOutcome = analysis ? matchRule(rule, record, analysis) : { kind: "skip", reason: "payload is not a GeoJSON Feature" };
+  if (again.kind !== "decide" || !delivered.ok || rule.action.type !== "approve") return { record, outcome: again, decision: null };
+  const pin = { ...repair, digest: geometryDigest(delivered.geometry), outcome: delivered.outcome };
+  return {
+    record,
+    outcome: again,
+    decision: { id: record.id, recordVersion: record.version, rule, action: "approve", pin, areaChange: again.areaChange },
+  };
+}
+
+function addCounts(c: RuleCounts, page: Judged[], action: RuleAction): void {
+  for (const { record, outcome } of page) {
+    if (outcome.kind === "skip") {
+      c.skipped++;
+      c.skippedReasons[outcome.reason] = (c.skippedReasons[outcome.reason] ?? 0) + 1;
+      if (c.samples.skipped.length < SAMPLES) c.samples.skipped.push({ id: record.id, reason: outcome.reason });
+    } else if (outcome.kind === "decide") {
+      c.decided++;
+      if (c.samples.decided.length < SAMPLES) c.samples.decided.push(record.id);
+      if (action.type === "approve" && record.kind === "spatial") {
+        const bucket = areaBucket(outcome.areaChange);
+        c.areaChanges[bucket] = (c.areaChanges[bucket] ?? 0) + 1;
+      }
+    }
+  }
+}
+
+/** Still the active version the apply started with (read under a share lock: a kill switch waits for this page). */
+async function stillActive(client: pg.PoolClient, ruleId: string, version: number): Promise<boolean> {
+  const { rows } = await client.query<{ ok: boolean }>(
+    `SELECT status = 'active' AND active_version = $2 AS ok FROM rule WHERE id = $1 FOR SHARE`,
+    [ruleId, version],
+  );
+  return rows[0]?.ok === true;
+}
+
+/** Works through a job to its end (or the rule's disabling, for an apply); failures are recorded on the job. */
+export async function runRuleJob(
+  pool: pg.Pool,
+  ruleId: string,
+  jobId: string,
+  opts: { analyze: Analyze; now: () => Date },
+): Promise<RuleJobView> {
+  const job = await readJob(pool, ruleId, jobId);
+  if (job.status !== "running") return toView(job);
+  const rule: ActiveRule = { id: ruleId, name: "", version: job.version ?? 0, match: job.match, action: job.action, approvers: [] };
+  if (job.type === "apply") {
+    const { rule: row, version } = await activeVersionOf(pool, ruleId).catch(() => ({ rule: null, version: null }));
+    Object.assign(rule, { name: row?.name ?? "", approvers: version ? approversOf(version) : [] });
+  }
+  const counts: RuleCounts = {
+    decided: job.decided,
+    skipped: job.skipped,
+    skippedReasons: job.skipped_reasons,
+    samples: job.samples,
+    areaChanges: job.area_changes,
+  };
+  let cursor = job.cursor;
+  let processed = job.processed;
+  const needsPayload = rule.match.repair?.method !== undefined || rule.match.repair?.policy !== undefined;
+  try {
+    for (;;) {
+      const params: unknown[] = [cursor, job.ceiling];
+      const { rows } = await pool.query<FactRow & { payload?: JsonValue | null }>(
+        `SELECT ${FACT_COLUMNS}${needsPayload ? ", d.payload" : ""} FROM dead_letter d
+         WHERE d.id > $1 AND d.id <= $2 AND ${scopeSql(rule.match, params)} ORDER BY d.id LIMIT ${PAGE}`,
+        params,
+      );
+      if (rows.length === 0) break;
+      const page: Judged[] = [];
+      for (const row of rows) page.push(await judge(rule, { ...toRuleRecord(row), payload: row.payload ?? null }, opts.analyze));
+      const last = rows[rows.length - 1]!.id;
+      const now = opts.now();
+      if (job.type === "apply") {
+        const stopped = await inTransaction(pool, async (client) => {
+          if (!(await stillActive(client, ruleId, rule.version))) return true;
+          const decisions = page.flatMap((j) => (j.decision ? [j.decision] : []));
+          const written = await writeRuleDecisions(client, decisions, now);
+          // A record decided meanwhile (by an analyst, or a rule at its arrival) is not the apply's: skipped.
+          const applied = page.map((j) =>
+            j.outcome.kind === "decide" && !written.has(j.record.id) ? { ...j, outcome: { kind: "skip" as const, reason: CHANGED } } : j,
+          );
+          const pageCounts = emptyCounts();
+          addCounts(pageCounts, applied, rule.action);
+          merge(counts, pageCounts);
+          await appendAudit(
+            client,
+            decisions.filter((d) => written.has(d.id)).map((d) => recordAudit(d, jobId, job.request_id)),
+            now,
+          );
+          await recordMatches(
+            client,
+            [{ ruleId, version: rule.version, matched: pageCounts.decided + pageCounts.skipped, decided: pageCounts.decided }],
+            now,
+          );
+          await saveProgress(client, jobId, last, processed + rows.length, counts);
+          return false;
+        });
+        if (stopped) return finish(pool, ruleId, jobId, "failed", now, "the rule was disabled or changed: the apply stopped");
+      } else {
+        addCounts(counts, page, rule.action);
+        await saveProgress(pool, jobId, last, processed + rows.length, counts);
+      }
+      cursor = last;
+      processed += rows.length;
+    }
+    return finish(pool, ruleId, jobId, "completed", opts.now(), null);
+  } catch (err) {
+    console.error(`[rules] job ${jobId} of rule ${ruleId} failed`, err);
+    return finish(pool, ruleId, jobId, "failed", opts.now(), err instanceof AppError ? err.message : "internal error (see the server log)");
+  }
+}
+
+/** Why an apply skips a record its walk judged decidable: someone decided it between the read and the write. */
+export const CHANGED = "changed meanwhile: decided or edited before the rule got to it";
+
+const emptyCounts = (): RuleCounts => ({
+  decided: 0,
+  skipped: 0,
+  skippedReasons: {},
+  samples: { decided: [], skipped: [] },
+  areaChanges: {},
+});
+
+function merge(into: RuleCounts, page: RuleCounts): void {
+  into.decided += page.decided;
+  into.skipped += page.skipped;
+  for (const [k, n] of Object.entries(page.skippedReasons)) into.skippedReasons[k] = (into.skippedReasons[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(page.areaChanges)) into.areaChanges[k] = (into.areaChanges[k] ?? 0) + n;
+  into.samples.decided.push(...page.samples.decided.slice(0, SAMPLES - into.samples.decided.length));
+  into.samples.skipped.push(...page.samples.skipped.slice(0, SAMPLES - into.samples.skipped.length));
+}
+
+function recordAudit(d: RuleDecision, jobId: string, requestId: string | null): AuditInput {
+  const entry = decisionAudit(d);
+  return {
+    ...auditActor(ruleActor(d.rule), requestId),
+    action: d.action === "approve" ? "dead_letter.approved" : "dead_letter.quarantined",
+    targetType: "dead_letter",
+    targetId: d.id,
+    reason: entry.reason ?? null,
+    before: { status: "pending", version: d.recordVersion },
+    after: { ...entry, version: d.recordVersion + 1, job: jobId },
+  };
+}
+
+async function saveProgress(db: pg.Pool | pg.PoolClient, id: string, cursor: string, processed: number, c: RuleCounts): Promise<void> {
+  await db.query(
+    `UPDATE rule_job SET cursor = $2, processed = $3, decided = $4, skipped = $5, skipped_reasons = $6, samples = $7, area_changes = $8
+     WHERE id = $1`,
+    [
+      id,
+      cursor,
+      processed,
+      c.decided,
+      c.skipped,
+      JSON.stringify(c.skippedReasons),
+      JSON.stringify(c.samples),
+      JSON.stringify(c.areaChanges),
+    ],
+  );
+}
+
+async function finish(
+  pool: pg.Pool,
+  ruleId: string,
+  id: string,
+  status: "completed" | "failed",
+  now: Date,
+  error: string | null,
+): Promise<RuleJobView> {
+  await pool.query(`UPDATE rule_job SET status = $2, finished_at = $3, error = $4 WHERE id = $1`, [id, status, now, error]);
+  return getRuleJob(pool, ruleId, id);
+}

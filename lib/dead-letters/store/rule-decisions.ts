@@ -1,0 +1,199 @@
+import "server-only";
+import type pg from "pg";
+import { sha256Hex } from "../../afc/hash";
+import { canonicalJson } from "../../json/canonical";
+import type { JsonValue } from "../../json/value";
+import { matchRule, mayMatch, type RecordFacts, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
+import { activeRules, recordMatches, type ActiveRule } from "../../rules/rules";
+import type { DecidedByRule } from "../../rules/rule-schemas";
+import type { ApprovedRepair, DeadLetterKind, RepairMethod, RepairPolicy } from "../../vocabulary/record";
+
+// Triage rules deciding records: at arrival (the store step, in the transaction that stores the batch) and in a
+// rule's apply job (page by page). A decision is written as an analyst's is — status, a pinned repair for an
+// approval, the version bumped — plus the rule version that made it (decided_by_rule_*), which any later decision
+// clears. The write re-checks status, class and version under the row lock, so a record an analyst decided in
+// between is left alone.
+
+/** A record as a rule sees it, with what its approval would pin. */
+export interface RuleRecord extends RecordFacts {
+  id: string;
+  version: number;
+  /** what a replay of it delivers with the stored repair: the payload's geometry (valid) or the repair */
+  delivered: JsonValue | null;
+}
+
+/** One decision a rule made. */
+export interface RuleDecision {
+  id: string;
+  /** the version read: the write is refused when the record changed since */
+  recordVersion: number;
+  rule: ActiveRule;
+  action: "approve" | "quarantine";
+  pin: ApprovedRepair | null;
+  areaChange: number | null;
+}
+
+/** The columns a rule reads, for a record id $n (FACT_COLUMNS) — the delivered geometry only for spatial records. */
+export const FACT_COLUMNS = `d.id::text AS id, d.kind, d.status, d.source, d.origin_source, d.reason_group, d.reason, d.failure_class,
+  d.version, d.analysis,
+  CASE WHEN d.kind = 'spatial' THEN CASE WHEN d.analysis->>'outcome' = 'valid' THEN d.payload->'geometry' ELSE d.repaired_geometry END END
+    AS delivered,
+  CASE WHEN d.kind = 'afc' THEN d.payload END AS tap`;
+
+export interface FactRow {
+  id: string;
+  kind: DeadLetterKind;
+  status: RecordFacts["status"];
+  source: string;
+  origin_source: string | null;
+  reason_group: string;
+  reason: string;
+  failure_class: RecordFacts["failureClass"];
+  version: number;
+  analysis: RuleAnalysis | null;
+  delivered: JsonValue | null;
+  tap: JsonValue | null;
+}
+
+export const toRuleRecord = (r: FactRow): RuleRecord => ({
+  id: r.id,
+  kind: r.kind,
+  status: r.status,
+  source: r.source,
+  originSource: r.origin_source,
+  reasonGroup: r.reason_group,
+  reason: r.reason,
+  failureClass: r.failure_class,
+  version: r.version,
+  analysis: r.analysis,
+  delivered: r.delivered,
+  tap: r.tap,
+});
+
+/**
+ * The pin an approval by the rule stores: the stored repair's settings and the digest of what it delivers, as
+ * lib/dead-letters/triage/approved-repair.ts geometryDigest computes it (SHA-256 of the canonical JSON).
+ */
+export function rulePin(r: RuleRecord, repair: { method: RepairMethod; policy: RepairPolicy }, delivered: JsonValue): ApprovedRepair {
+  const outcome = r.analysis?.outcome === "valid" ? "valid" : "repaired";
+  return { method: repair.method, policy: repair.policy, digest: sha256Hex(canonicalJson(delivered)), outcome };
+}
+
+/** The decision `outcome` stands for, or null (a `leave` rule, a skip, or a repair other than the stored one). */
+export function decisionOf(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome): RuleDecision | null {
+  if (outcome.kind !== "decide" || rule.action.type === "leave") return null;
+  let pin: ApprovedRepair | null = null;
+  if (rule.action.type === "approve" && r.kind === "spatial") {
+    // A pin needs the stored repair's geometry; another repair's is not stored (the apply job pins those itself).
+    if (!outcome.repair || r.delivered === null || r.analysis === null) return null;
+    if (outcome.repair.method !== r.analysis.method || outcome.repair.policy !== r.analysis.policy) return null;
+    pin = rulePin(r, outcome.repair, r.delivered);
+  }
+  return { id: r.id, recordVersion: r.version, rule, action: rule.action.type, pin, areaChange: outcome.areaChange };
+}
+
+/** Per rule: records in its scope (decided or skipped) and decided. */
+type Counts = Map<string, { rule: ActiveRule; matched: number; decided: number }>;
+
+function count(counts: Counts, rule: ActiveRule, decided: boolean): void {
+  const c = counts.get(rule.id) ?? { rule, matched: 0, decided: 0 };
+  c.matched++;
+  if (decided) c.decided++;
+  counts.set(rule.id, c);
+}
+
+/**
+ * What the store's active rules decide for arriving records: the first rule (oldest first) that decides a record
+ * wins; a `leave` rule counts its matches and lets the next rules look. A rule judging a repair other than the
+ * stored one leaves the arrival to a later apply (its GEOS run has no place inside this transaction).
+ */
+export function decideRecords(rules: ActiveRule[], records: RuleRecord[]): { decisions: RuleDecision[]; counts: Counts } {
+  const decisions: RuleDecision[] = [];
+  const counts: Counts = new Map();
+  for (const r of records) {
+    for (const rule of rules) {
+      const outcome = matchRule(rule, r);
+      if (outcome.kind === "out" || outcome.kind === "needs_analysis") continue;
+      const decision = decisionOf(rule, r, outcome);
+      count(counts, rule, decision !== null || (outcome.kind === "decide" && rule.action.type === "leave"));
+      if (decision) {
+        decisions.push(decision);
+        break;
+      }
+    }
+  }
+  return { decisions, counts };
+}
+
+/**
+ * Writes decisions (rows are locked by the UPDATE itself, in id order); returns the ids written. A record no longer
+ * pending, poison for an approval, or at another version than read is skipped.
+ */
+export async function writeRuleDecisions(client: pg.PoolClient, decisions: RuleDecision[], now: Date): Promise<Set<string>> {
+  if (decisions.length === 0) return new Set();
+  const sorted = [...decisions].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const { rows } = await client.query<{ id: string }>(
+    `UPDATE dead_letter d SET status = u.status, approved_repair = u.pin, version = d.version + 1, updated_at = $7,
+       decided_by_rule_id = u.rule_id, decided_by_rule_version = u.rule_version
+     FROM unnest($1::bigint[], $2::"DeadLetterStatus"[], $3::jsonb[], $4::bigint[], $5::int[], $6::int[])
+       AS u(id, status, pin, rule_id, rule_version, version)
+     WHERE d.id = u.id AND d.status = 'pending' AND d.version = u.version
+       AND (u.status <> 'approved' OR d.failure_class <> 'poison')
+     RETURNING d.id::text AS id`,
+    [
+      sorted.map((d) => d.id),
+      sorted.map((d) => (d.action === "approve" ? "approved" : "quarantined")),
+      sorted.map((d) => (d.pin ? JSON.stringify(d.pin) : null)),
+      sorted.map((d) => d.rule.id),
+      sorted.map((d) => d.rule.version),
+      sorted.map((d) => d.recordVersion),
+      now,
+    ],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** How a decision names its rule in the API, the timeline, exports and audit events. */
+export const decidedBy = (rule: ActiveRule): DecidedByRule => ({
+  rule: { id: rule.id, name: rule.name, version: rule.version },
+  approvers: rule.approvers,
+});
+
+/** A decision's entry in an audit event (the batch's ingest event at arrival, the record's own in an apply). */
+export function decisionAudit(d: RuleDecision): { status: string; repair?: ApprovedRepair; reason?: string } & DecidedByRule {
+  return {
+    status: d.action === "approve" ? "approved" : "quarantined",
+    ...(d.pin ? { repair: d.pin } : {}),
+    ...(d.rule.action.type === "quarantine" ? { reason: d.rule.action.reason } : {}),
+    ...decidedBy(d.rule),
+  };
+}
+
+/**
+ * The store step's hook: the active rules decide the batch's new records in its transaction. Returns the entries
+ * for the batch's one ingest event (`rules`, canonical JSON), or null when no rule decided anything.
+ */
+export async function decideArrivals(
+  client: pg.PoolClient,
+  fresh: { id: string; record: { kind: DeadLetterKind; source: string; reasonGroup: string } }[],
+  now: Date,
+): Promise<string | null> {
+  if (fresh.length === 0) return null;
+  const rules = await activeRules(client);
+  if (rules.length === 0) return null;
+  // What the prepared record tells already (kind, source, reason group) narrows the rows to read back.
+  const ids = fresh.filter((f) => rules.some((rule) => mayMatch(rule.match, f.record))).map((f) => f.id);
+  if (ids.length === 0) return null;
+  const { rows } = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM dead_letter d WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`, [
+    ids,
+  ]);
+  const { decisions, counts } = decideRecords(rules, rows.map(toRuleRecord));
+  const written = await writeRuleDecisions(client, decisions, now);
+  await recordMatches(
+    client,
+    [...counts.values()].map((c) => ({ ruleId: c.rule.id, version: c.rule.version, matched: c.matched, decided: c.decided })),
+    now,
+  );
+  const entries = decisions.filter((d) => written.has(d.id)).map((d) => ({ id: d.id, ...decisionAudit(d) }));
+  return entries.length ? canonicalJson(entries) : null;
+}

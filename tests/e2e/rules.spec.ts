@@ -1,0 +1,88 @@
+import { expect, test } from "@playwright/test";
+import { DEMO, ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
+
+// Triage rules under four eyes: a supervisor drafts a rule and sees its live dry run, a second supervisor (another
+// browser) approves exactly that version, and a new bow-tie arrival is decided by it, as its record page says.
+
+const ring = (points: number[][]) => ({ type: "Polygon", coordinates: [points] });
+/** A bow-tie whose second lobe is a sliver: its repair keeps all but 0.01% of the area. */
+const BOWTIE = ring([
+  [2.35, 48.85],
+  [2.36, 48.85],
+  [2.36, 48.86],
+  [2.35, 48.86],
+  [2.3501, 48.8499],
+  [2.35, 48.85],
+]);
+/** A pentagram: its repair loses the centre, −47% of the area. */
+const STAR = ring(
+  [0, 2, 4, 1, 3, 0].map((k) => [
+    2.35 + 0.01 * Math.cos(Math.PI / 2 + (k * 2 * Math.PI) / 5),
+    48.85 + 0.01 * Math.sin(Math.PI / 2 + (k * 2 * Math.PI) / 5),
+  ]),
+);
+
+const envelope = (source: string, key: string, geometry: unknown) => ({
+  kind: "spatial",
+  source,
+  idempotency_key: key,
+  observed_at: "2026-12-01T10:00:00Z",
+  feature: { type: "Feature", id: key, properties: {}, geometry },
+  dead_letter_reason: "TopologyException: Self-intersection",
+});
+
+test("rules: drafted, dry-run, approved by a second supervisor, and its decision shown on a record @themes", async ({
+  browser,
+  playwright,
+  baseURL,
+}) => {
+  const suffix = uniqueSuffix();
+  const source = `parcels-${suffix}`;
+  const name = `bowtie-sliver-${suffix}`;
+  // Stored before the rule: the dry run counts them (one it would approve, one it would skip).
+  await ingestAsProducer(playwright.request, baseURL, envelope(source, `old-bow-${suffix}`, BOWTIE));
+  await ingestAsProducer(playwright.request, baseURL, envelope(source, `old-star-${suffix}`, STAR));
+
+  const drafter = await (await browser.newContext()).newPage();
+  await signIn(drafter, "supervisor", "/rules");
+  await drafter.getByRole("button", { name: "New rule" }).click();
+  const form = drafter.getByRole("form", { name: "New rule" });
+  await form.getByLabel("Name").fill(name);
+  await form.getByLabel("Source", { exact: true }).fill(source);
+  await form.getByLabel("Max area change (%)").fill("1");
+  await form.getByRole("button", { name: "Save draft" }).click();
+
+  const detail = drafter.getByRole("region", { name: `Rule ${name}` });
+  await expect(detail.getByText("v1 (not in force)")).toBeVisible();
+  const counts = detail.getByTestId("dry-run-counts");
+  await expect(counts.getByTestId("dry-run-decided")).toHaveText("1");
+  await expect(counts.getByTestId("dry-run-skipped")).toHaveText("1");
+  await expect(counts.getByText("1 skipped: the area changes by more than 1%")).toBeVisible();
+  // Four eyes: the drafter cannot approve their own version.
+  await expect(detail.getByRole("button", { name: "Approve v1" })).toBeDisabled();
+
+  const approver = await (await browser.newContext()).newPage();
+  await signIn(approver, "supervisor2", "/rules");
+  await approver.getByRole("button", { name }).click();
+  const theirs = approver.getByRole("region", { name: `Rule ${name}` });
+  await expect(theirs.getByText(DEMO.supervisor.email)).toBeVisible();
+  await expect(theirs.getByTestId("dry-run-decided")).toHaveText("1");
+  await theirs.getByRole("button", { name: "Approve v1" }).click();
+  await expect(theirs.getByText("v1 (v1 in force)")).toBeVisible();
+
+  // A new bow-tie is decided by the rule as it is stored.
+  const id = await ingestAsProducer(playwright.request, baseURL, envelope(source, `new-bow-${suffix}`, BOWTIE));
+  await drafter.goto(`/dead-letters/${id}`);
+  const note = drafter.getByTestId("decided-by-rule");
+  await expect(note).toHaveText(`Approved by rule ${name} v1 (approved by ${DEMO.supervisor.email} and ${DEMO.supervisor2.email})`);
+  await expect(note.getByRole("link", { name })).toBeVisible();
+
+  // The kill switch, from the approver's browser: the rule is disabled at once.
+  await approver.reload();
+  await approver.getByRole("button", { name }).click();
+  await approver
+    .getByRole("region", { name: `Rule ${name}` })
+    .getByRole("button", { name: "Disable" })
+    .click();
+  await expect(approver.getByRole("row", { name: new RegExp(name) }).getByText("disabled")).toBeVisible();
+});
