@@ -395,6 +395,71 @@ const EXCUSED = new Map([
   ["DELETE /api/sources/[name]", "removes a source: reads no record"],
   ["GET /api/sources/[name]/status", "a source's state: reads no record"],
   ["POST /api/sources/[name]/pull", "pulls from a broker: ingest (normalized on the ingest threads), tests/integration/sources"],
+  ["GET /api/openapi.json", "imports every route module to describe it; runs none of them"],
+  [
+    "GET /api/replays/[id]",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "GET /api/replays/[id]/items",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "GET /api/replays/[id]/rate",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "POST /api/replays/[id]/approve",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "POST /api/replays/[id]/cancel",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "POST /api/replays/[id]/pause",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "POST /api/replays/[id]/resume",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "POST /api/replays/[id]/start",
+    "reaches the sink registry (lib/replay/sinks/registry.server.ts) for the batch's sink view; payloads are sent by the replay worker, never read here",
+  ],
+  [
+    "GET /api/rules",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
+  [
+    "GET /api/rules/[id]",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
+  [
+    "GET /api/rules/[id]/jobs/[jobId]",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
+  [
+    "PATCH /api/rules/[id]",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
+  [
+    "POST /api/rules",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
+  [
+    "POST /api/rules/[id]/apply",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
+  [
+    "POST /api/rules/[id]/approve",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
+  [
+    "POST /api/rules/[id]/dry-run",
+    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+  ],
 ]);
 
 describe("routes that read a stored payload", () => {
