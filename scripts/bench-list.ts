@@ -5,6 +5,7 @@
 // 250 ms, facets p95 ≤ 250 ms. The database is seeded once (scripts/bench/seed-bulk.ts,
 // ~5 minutes for 1M rows here) and reused by later runs unless --reseed.
 import { parseArgs } from "node:util";
+import { UNSCOPED } from "../lib/auth/record-scope";
 import pg from "pg";
 import { withSessionSetup } from "../lib/db/session";
 import { connectionFields } from "../lib/db/pg-adapter";
@@ -94,8 +95,8 @@ const keys = sample.filter((s) => s.kind === "spatial");
 
 // ── scenarios ───────────────────────────────────────────────────────────────────────────────────────────────
 type Scenario = [name: string, run: () => Promise<unknown>];
-const list = (f: () => Record<string, unknown>) => () => listDeadLetters(pool, ListQuerySchema.parse(f()));
-const facets = (f: () => ListFilter) => () => facetCounts(pool, f());
+const list = (f: () => Record<string, unknown>) => () => listDeadLetters(pool, UNSCOPED, ListQuerySchema.parse(f()));
+const facets = (f: () => ListFilter) => () => facetCounts(pool, UNSCOPED, f());
 
 let scrollCursor: string | null = null;
 const scenarios: Scenario[] = [
@@ -103,7 +104,7 @@ const scenarios: Scenario[] = [
   [
     "list: scrolling (next page by cursor)",
     async () => {
-      const page = await listDeadLetters(pool, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
+      const page = await listDeadLetters(pool, UNSCOPED, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
       scrollCursor = page.nextCursor;
     },
   ],
@@ -159,9 +160,9 @@ const scenarios: Scenario[] = [
   ["facets: q=free words, common (~8%)", facets(() => ({ q: pick(["fence line disputed", "hydrant relocated", "drainage easement"]) }))],
   ["facets: viewport city", facets(() => ({ bbox: around(0.3) }))],
   ["facets: viewport region (sampled)", facets(() => ({ bbox: [-10, 35, 25, 60] }))],
-  ["map: world, zoom 1 (sampled)", () => mapPoints(pool, { bbox: [-180, -85, 180, 85] }, 1)],
-  ["map: city, zoom 11", () => mapPoints(pool, { bbox: around(0.3) }, 11)],
-  ["map: street, zoom 16", () => mapPoints(pool, { bbox: around(0.01) }, 16)],
+  ["map: world, zoom 1 (sampled)", () => mapPoints(pool, UNSCOPED, { bbox: [-180, -85, 180, 85] }, 1)],
+  ["map: city, zoom 11", () => mapPoints(pool, UNSCOPED, { bbox: around(0.3) }, 11)],
+  ["map: street, zoom 16", () => mapPoints(pool, UNSCOPED, { bbox: around(0.01) }, 16)],
 ];
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;

@@ -51,13 +51,15 @@ import * as route47 from "./sources/route";
 import * as route48 from "./sources/[name]/route";
 import * as route49 from "./sources/[name]/pull/route";
 import * as route50 from "./sources/[name]/status/route";
-import * as route51 from "./tokens/route";
-import * as route52 from "./tokens/[id]/route";
-import * as route53 from "./users/route";
-import * as route54 from "./users/[id]/route";
-import * as route55 from "./views/route";
-import * as route56 from "./views/[id]/route";
-import * as route57 from "./views/default/route";
+import * as route51 from "./teams/route";
+import * as route52 from "./teams/[id]/route";
+import * as route53 from "./tokens/route";
+import * as route54 from "./tokens/[id]/route";
+import * as route55 from "./users/route";
+import * as route56 from "./users/[id]/route";
+import * as route57 from "./views/route";
+import * as route58 from "./views/[id]/route";
+import * as route59 from "./views/default/route";
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "[...path]", module: route0 },
@@ -111,11 +113,13 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "sources/[name]", module: route48 },
   { dir: "sources/[name]/pull", module: route49 },
   { dir: "sources/[name]/status", module: route50 },
-  { dir: "tokens", module: route51 },
-  { dir: "tokens/[id]", module: route52 },
-  { dir: "users", module: route53 },
-  { dir: "users/[id]", module: route54 },
-  { dir: "views", module: route55 },
-  { dir: "views/[id]", module: route56 },
-  { dir: "views/default", module: route57 },
+  { dir: "teams", module: route51 },
+  { dir: "teams/[id]", module: route52 },
+  { dir: "tokens", module: route53 },
+  { dir: "tokens/[id]", module: route54 },
+  { dir: "users", module: route55 },
+  { dir: "users/[id]", module: route56 },
+  { dir: "views", module: route57 },
+  { dir: "views/[id]", module: route58 },
+  { dir: "views/default", module: route59 },
 ];

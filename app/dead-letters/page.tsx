@@ -28,7 +28,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   }
   const { filter } = filterFromParams(params);
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
-  const first = await firstListPage(getDb().pool, filter, new Date());
+  const first = await firstListPage(getDb().pool, principal.scope, filter, new Date());
   return (
     <TriageList
       initial={{ ...first, ...forReader({ page: first.page, facets: first.facets }) }}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/auth/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning";
 import { PAGE } from "../../lib/dead-letters/triage/bulk-action";
@@ -51,7 +52,7 @@ const statuses = async (source: string) =>
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "failure_attempt", "user", "bulk_job"] });
   const a = await makeUser(db, "analyst");
-  ctx = { actor: { id: a.id, email: a.email, role: "analyst" }, requestId: "req-bulk", now: clock };
+  ctx = { scope: UNSCOPED, actor: { id: a.id, email: a.email, role: "analyst" }, requestId: "req-bulk", now: clock };
 });
 
 beforeEach(async () => {

@@ -7,6 +7,8 @@ import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
+import { readRecordScope } from "../../auth/teams/read-scope";
+import { UNSCOPED } from "../../auth/record-scope";
 import { ListFilterSchema, type ListFilter } from "../filters";
 import type { BulkBody, BulkJob } from "../contract/bulk";
 
@@ -80,7 +82,7 @@ function toJob(r: JobRow): BulkJob {
 
 /** Records the job (409 when the confirmed count is not the count now). The caller starts runBulkJob. */
 export async function createBulkJob(pool: pg.Pool, body: BulkBody & { filter: ListFilter }, ctx: BulkContext): Promise<BulkJob> {
-  const matched = await countMatching(pool, body.filter);
+  const matched = await countMatching(pool, ctx.scope, body.filter);
   checkExpectedCount(body.expectedCount, matched);
   const ceiling = await idCeiling(pool);
   const { rows } = await pool.query<JobRow>(
@@ -223,7 +225,10 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
           );
           return { job: rows[0]!, done: true };
         }
-        const ctx: BulkContext = { actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role }, requestId: r.request_id, now };
+        // The starter's teams as they are now: a starter removed from a team stops changing its records mid-job.
+        // A job without a starter (a system job) runs company-wide.
+        const scope = r.actor_id === null ? UNSCOPED : await readRecordScope(client, r.actor_id);
+        const ctx: BulkContext = { actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role }, requestId: r.request_id, now, scope };
         const page = await decidePage(
           client,
           { action: r.action, reason: r.reason, filter: ListFilterSchema.parse(r.filter), ids: null },
