@@ -61,7 +61,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   // The form's datetime-local fields carry no zone; they are labelled UTC, and the schema reads a time without an
   // offset as UTC and a minute given as "to" to its end (To 14:59 keeps an event at 14:59:03).
   const parsed = AuditQuerySchema.safeParse(searchParamsToObject(params));
-  const page = parsed.success ? forReader(await auditLog(getDb().pool, parsed.data, configuredMaskRules())) : null;
+  const page = parsed.success ? forReader(await auditLog(getDb().pool, principal.scope, parsed.data, configuredMaskRules())) : null;
   const next = new URLSearchParams(params);
   if (page?.nextCursor) next.set("cursor", page.nextCursor);
   const input = "rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";

@@ -146,15 +146,15 @@ describe("bulk jobs", () => {
         if (j.status !== "running" || j.processed !== PAGE) return;
         // another analyst may not stop it; its starter may (audited)
         const other = { id: "someone-else", email: "other@test.local", role: "analyst" };
-        await expect(cancelBulkJob(db.pool, job.id, { actor: other, requestId: "req-x", now: clock, anyJob: false })).rejects.toMatchObject(
+        await expect(cancelBulkJob(db.pool, job.id, { actor: other, scope: UNSCOPED, requestId: "req-x", now: clock, anyJob: false })).rejects.toMatchObject(
           { code: "forbidden" },
         );
-        await cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: "req-cancel", now: clock, anyJob: false });
+        await cancelBulkJob(db.pool, job.id, { actor: ctx.actor, scope: UNSCOPED, requestId: "req-cancel", now: clock, anyJob: false });
       },
     });
     expect(done).toMatchObject({ status: "cancelled", processed: PAGE, updated: PAGE, cancelRequested: true });
     expect(await statuses("gates")).toEqual({ approved: PAGE, pending: N - PAGE });
-    await expect(cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: null, now: clock, anyJob: true })).rejects.toMatchObject({
+    await expect(cancelBulkJob(db.pool, job.id, { actor: ctx.actor, scope: UNSCOPED, requestId: null, now: clock, anyJob: true })).rejects.toMatchObject({
       code: "conflict",
     });
     const audit = await db.pool.query(
@@ -185,11 +185,11 @@ describe("bulk jobs", () => {
 
     // Within the heartbeat window the runner counts as alive: a poll does not resume, a second runner does nothing.
     clock = new Date(clock.getTime() + STALE_AFTER_MS - 1_000);
-    expect((await pollBulkJob(db.pool, job.id, clock)).resume).toBe(false);
+    expect((await pollBulkJob(db.pool, { userId: null, scope: UNSCOPED }, job.id, clock)).resume).toBe(false);
     expect(await runBulkJob(db.pool, job.id, { now, runner: "eager" })).toMatchObject({ status: "running", processed: PAGE });
 
     clock = new Date(clock.getTime() + 2_000);
-    expect((await pollBulkJob(db.pool, job.id, clock)).resume).toBe(true);
+    expect((await pollBulkJob(db.pool, { userId: null, scope: UNSCOPED }, job.id, clock)).resume).toBe(true);
     const done = await runBulkJob(db.pool, job.id, { now, runner: "rescuer" });
     expect(done).toMatchObject({ status: "completed", processed: N, updated: N });
     const audit = await db.pool.query<{ n: number; distinct: number }>(

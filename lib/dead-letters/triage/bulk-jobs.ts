@@ -8,7 +8,7 @@ import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
 import { readRecordScope } from "../../auth/teams/read-scope";
-import { UNSCOPED } from "../../auth/record-scope";
+import { UNSCOPED, type RecordScope } from "../../auth/record-scope";
 import { ListFilterSchema, type ListFilter } from "../filters";
 import type { BulkBody, BulkJob } from "../contract/bulk";
 
@@ -107,9 +107,17 @@ export async function createBulkJob(pool: pg.Pool, body: BulkBody & { filter: Li
   return toJob(rows[0]!);
 }
 
-async function readJob(db: pg.Pool | pg.PoolClient, id: string, lock = false): Promise<JobRow> {
+/** Who looks at a job: a user in teams sees only the jobs they started (another's filter reaches other records). */
+export interface JobViewer {
+  userId: string | null;
+  scope: RecordScope;
+}
+
+const ANY_VIEWER: JobViewer = { userId: null, scope: UNSCOPED };
+
+async function readJob(db: pg.Pool | pg.PoolClient, id: string, lock = false, viewer: JobViewer = ANY_VIEWER): Promise<JobRow> {
   const { rows } = await db.query<JobRow>(`SELECT ${COLUMNS} FROM bulk_job WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [id]);
-  if (!rows[0]) throw new AppError("not_found", `no bulk job ${id}`);
+  if (!rows[0] || (!viewer.scope.all && rows[0].actor_id !== viewer.userId)) throw new AppError("not_found", `no bulk job ${id}`);
   return rows[0];
 }
 
@@ -124,8 +132,8 @@ export function needsRunner(job: { status: string; lockedBy: string | null; hear
 }
 
 /** The job, and whether the caller should start a runner for it (see needsRunner). */
-export async function pollBulkJob(pool: pg.Pool, id: string, now: Date): Promise<{ job: BulkJob; resume: boolean }> {
-  const r = await readJob(pool, id);
+export async function pollBulkJob(pool: pg.Pool, viewer: JobViewer, id: string, now: Date): Promise<{ job: BulkJob; resume: boolean }> {
+  const r = await readJob(pool, id, false, viewer);
   return { job: toJob(r), resume: needsRunner({ status: r.status, lockedBy: r.locked_by, heartbeatAt: r.heartbeat_at }, now) };
 }
 
@@ -152,10 +160,10 @@ export async function stalledBulkJobs(pool: pg.Pool, now: Date): Promise<string[
 export async function cancelBulkJob(
   pool: pg.Pool,
   id: string,
-  by: { actor: Actor; requestId: string | null; now: Date; anyJob: boolean },
+  by: { actor: Actor; scope: RecordScope; requestId: string | null; now: Date; anyJob: boolean },
 ): Promise<BulkJob> {
   return inTransaction(pool, async (client) => {
-    const job = await readJob(client, id, true);
+    const job = await readJob(client, id, true, { userId: by.actor.id, scope: by.scope });
     if (job.status !== "running") {
       throw new AppError("conflict", `bulk job ${id} is ${job.status}: nothing to cancel`, { details: { job: toJob(job) } });
     }
