@@ -54,7 +54,7 @@ function Details({ event }: { event: AuditLogEvent }) {
 }
 
 export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
-  await requirePagePrincipal("audit:read");
+  const principal = await requirePagePrincipal("audit:read");
   const sp = await searchParams;
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v ? [v] : []) if (x !== "") params.append(k, x);

@@ -220,7 +220,7 @@ const recordIds = () => [b.spatialId, b.tapId, b.quarantinedId];
 const asA = (token: keyof typeof tokens) => tokens[token];
 
 /** Every identifier team A might try for team B's records, as list filters. */
-const filters = () => [
+const filters = (): Record<string, string>[] => [
   {},
   { source: "team-b-parcels" },
   { q: "tb-key-1" },
