@@ -115,7 +115,8 @@ export async function prometheusMetrics(db: Db, scope: RecordScope, now: Date): 
       name: "redrive_alert_firing",
       help: "1 while the alert rule is breached (fired and not resolved).",
       type: "gauge",
-      samples: firing.rows.map((f) => ({ labels: { rule: f.rule_id }, value: f.n > 0 ? 1 : 0 })),
+      // A rule fires on company-wide counts: a token of a user in teams is not told.
+      samples: scope.all ? firing.rows.map((f) => ({ labels: { rule: f.rule_id }, value: f.n > 0 ? 1 : 0 })) : [],
     },
   ];
   // Label values go through the same last pass as every other answer: none holds producer data today, and a

@@ -415,7 +415,12 @@ const PROBES: Record<string, Probe | string> = {
     await expectNothing(call(asA("audA"), "GET", "audit", { query: { targetType: "replay_batch", targetId: b.batchId } }), "audit of batch");
   },
   "GET alerts": async () => {
-    await expectNothing(call(asA("anaA"), "GET", "alerts"), "alerts");
+    const r = await call(asA("anaA"), "GET", "alerts");
+    await expectNothing(Promise.resolve(r), "alerts");
+    // rules are evaluated on company-wide counts: their values and events are not a team's to see
+    const { rules, events } = r.json() as { rules: { lastValue: number | null; firing: unknown }[]; events: unknown[] };
+    expect(events).toEqual([]);
+    for (const rule of rules) expect([rule.lastValue, rule.firing]).toEqual([null, null]);
   },
   "PATCH alerts/[id]": "alert rules are company-wide configuration (a threshold), no record; per-team alerts are not built yet",
   "POST dead-letters": "ingest writes records; a re-sent key answers without another sender's record id (producer-isolation.test.ts)",

@@ -231,11 +231,12 @@ export async function setDefaultView(
 }
 
 /** The list's query string for the reader's default view (its filter and columns, viewQuery), or null. */
-export async function defaultViewQuery(db: Db, userId: string): Promise<string | null> {
+export async function defaultViewQuery(db: Db, reader: Reader): Promise<string | null> {
+  const values: unknown[] = [reader.userId];
   const { rows } = await db.query<{ filter: string; columns: string[] | null }>(
     `SELECT v.filter, v.columns FROM user_default_view d JOIN saved_view v ON v.id = d.view_id
-     WHERE d.user_id = $1 AND (v.owner_id = $1 OR v.shared)`,
-    [userId],
+     WHERE d.user_id = $1 AND (v.owner_id = $1 OR ${sharedWith(reader, values)})`,
+    values,
   );
   const row = rows[0];
   return row ? viewQuery({ filter: row.filter, columns: row.columns ?? [] }) : null;
