@@ -10,7 +10,7 @@
 // an ingest thread read a chunk at a time (lib/api/off-thread-reads.ts; audited there, which is where the count
 // comes from); node CPU counts every thread of the process, and --batch does not apply.
 import { parseArgs } from "node:util";
-import { UNSCOPED } from "../lib/auth/record-scope";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import pg from "pg";
 import { streamOffThread } from "../lib/api/off-thread-reads";
 import { SYSTEM_ACTOR } from "../lib/audit/actor";
@@ -165,7 +165,15 @@ if (!args["skip-export"]) {
       const mask = masked ? DEFAULT_MASK_RULES : null;
       const { stream, stats } = args["off-thread"]
         ? {
-            stream: streamOffThread("export", { scope: UNSCOPED, format, filter: {}, mask, actor: SYSTEM_ACTOR, requestId: "bench", now: new Date() }),
+            stream: streamOffThread("export", {
+              scope: UNSCOPED,
+              format,
+              filter: {},
+              mask,
+              actor: SYSTEM_ACTOR,
+              requestId: "bench",
+              now: new Date(),
+            }),
             stats: { records: Number.NaN, skipped: Number.NaN, bytes: 0 },
           }
         : exportStream(pool, { scope: UNSCOPED, format, filter: {}, mask, batchSize });

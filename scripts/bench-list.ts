@@ -5,7 +5,7 @@
 // 250 ms, facets p95 ≤ 250 ms. The database is seeded once (scripts/bench/seed-bulk.ts,
 // ~5 minutes for 1M rows here) and reused by later runs unless --reseed.
 import { parseArgs } from "node:util";
-import { scopeOf, UNSCOPED, type RecordScope } from "../lib/auth/record-scope";
+import { scopeOf, UNSCOPED, type RecordScope } from "../lib/scope/record-scope";
 import pg from "pg";
 import { withSessionSetup } from "../lib/db/session";
 import { connectionFields } from "../lib/db/pg-adapter";

@@ -9,7 +9,7 @@
 // the first server offering PostGIS (that one, else the machine's PostgreSQL 15), both dropped at the end. Figures go to stdout as JSON, progress to stderr.
 //   --records N (default 20000)  --workers 1,2  --page-size 500  --compare-ledger
 import { spawn, type ChildProcess } from "node:child_process";
-import { UNSCOPED } from "../lib/auth/record-scope";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import { parseArgs } from "node:util";
 import pg from "pg";
 

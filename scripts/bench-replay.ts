@@ -19,7 +19,7 @@
 //   --sql-timing: the engine's workers time every statement they send (scripts/bench/sql-timing.mjs); each drain
 //     then prints the statements' wall time per item (summed over the workers' connections)
 import { spawn, type ChildProcess } from "node:child_process";
-import { UNSCOPED } from "../lib/auth/record-scope";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
 // go back to their origin with the origin sink unpaced (one worker, the engine's defaults). BENCH_SOURCE_COUNT sets
 // the size, BENCH_SOURCE_BROKERS (e.g. "kafka,sqs") which brokers run.
 import amqp from "amqplib";
-import { UNSCOPED } from "../lib/auth/record-scope";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect, nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";

@@ -66,9 +66,9 @@ export function TeamsPanel({ initialTeams, users }: { initialTeams: TeamView[]; 
       title="Teams"
       description={
         <>
-          A user in teams sees and changes only their teams&apos; records (404 for the rest); a user in no team sees every
-          record. A team holds the records whose source is a name or starts with a prefix (<code>sensor*</code>), or that were
-          pulled from a broker source (<code>origin:name</code>). Changes are audited and take effect on the next request.
+          A user in teams sees and changes only their teams&apos; records (404 for the rest); a user in no team sees every record. A team
+          holds the records whose source is a name or starts with a prefix (<code>sensor*</code>), or that were pulled from a broker source
+          (<code>origin:name</code>). Changes are audited and take effect on the next request.
         </>
       }
     >
@@ -132,7 +132,11 @@ export function TeamsPanel({ initialTeams, users }: { initialTeams: TeamView[]; 
                     </li>
                   ))}
                 </ul>
-                <AddSource team={t} busy={busy} onAdd={(claims) => change(t, "sources added", { sources: [...t.sources.map(asClaim), ...claims] })} />
+                <AddSource
+                  team={t}
+                  busy={busy}
+                  onAdd={(claims) => change(t, "sources added", { sources: [...t.sources.map(asClaim), ...claims] })}
+                />
               </td>
               <td className="py-1.5 pr-3">
                 <ul className="flex flex-wrap gap-1" aria-label={`Members of ${t.name}`}>
@@ -179,7 +183,13 @@ export function TeamsPanel({ initialTeams, users }: { initialTeams: TeamView[]; 
                 </select>
               </td>
               <td className="py-1.5 text-right">
-                <button type="button" onClick={() => onDelete(t)} disabled={busy} className={buttonClass} aria-label={`Remove team ${t.name}`}>
+                <button
+                  type="button"
+                  onClick={() => onDelete(t)}
+                  disabled={busy}
+                  className={buttonClass}
+                  aria-label={`Remove team ${t.name}`}
+                >
                   Remove
                 </button>
               </td>

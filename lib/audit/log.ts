@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import type { JsonValue } from "@/lib/json/value";
-import { batchInScopeSql, scopeSql, type RecordScope } from "../auth/record-scope";
+import { batchInScopeSql, scopeSql, type RecordScope } from "../scope/record-scope";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import type { AuditLogEvent, AuditLogPage, AuditQuery } from "./log-schema";

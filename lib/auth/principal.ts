@@ -7,7 +7,7 @@ import { getAuth } from "./auth";
 import { isRole, type Role } from "./permissions";
 import { bearerToken } from "./token-format";
 import { authenticateToken } from "./tokens";
-import type { RecordScope } from "./record-scope";
+import type { RecordScope } from "../scope/record-scope";
 import { readRecordScope } from "./teams/read-scope";
 
 // Who is calling: an API token (Authorization: Bearer rdv_…) or a better-auth session cookie. Role,

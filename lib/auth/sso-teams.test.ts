@@ -18,7 +18,10 @@ describe("parseTeamMap", () => {
 describe("decideTeams", () => {
   const map = parseTeamMap("parcels-ops=Parcels,fare-ops=Fares,fare-admins=Fares");
   it("puts the person in every team one of their groups maps to", () => {
-    expect(decideTeams(["fare-admins", "parcels-ops", "other"], map)).toEqual({ managed: ["Fares", "Parcels"], member: ["Fares", "Parcels"] });
+    expect(decideTeams(["fare-admins", "parcels-ops", "other"], map)).toEqual({
+      managed: ["Fares", "Parcels"],
+      member: ["Fares", "Parcels"],
+    });
   });
 
   it("a person in no mapped group is in none of the managed teams", () => {

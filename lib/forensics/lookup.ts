@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, type RecordScope } from "../auth/record-scope";
+import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { escapeLike, isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskIdentifier } from "../masking/identifiers";
@@ -238,7 +238,8 @@ export async function lookup(
 ): Promise<LookupResult> {
   assertSearchable(reader.unmaskRights, { q: query.q });
   const place = placeOf(query);
-  const rows = query.q !== undefined ? await byIdentifier(db, scope, query, query.q, place) : place ? await byPlace(db, scope, query, place) : [];
+  const rows =
+    query.q !== undefined ? await byIdentifier(db, scope, query, query.q, place) : place ? await byPlace(db, scope, query, place) : [];
   const records = rows.slice(0, query.limit).map((r) => toRecord(r, mask));
   const keys = [...new Set(records.flatMap((r) => (r.idempotencyKey ? [r.idempotencyKey] : [])))];
   const ledger = keys.length > 0 || query.q !== undefined ? await ledgerHits(db, scope, query.q, keys, query.limit) : [];

@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, type RecordScope } from "../auth/record-scope";
+import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { AppError } from "../errors/app-error";
 import type { AuditEventRow } from "../audit/row";

@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, type RecordScope } from "../auth/record-scope";
+import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 
 // The few numbers the overview, the alerts and /api/metrics share, each read from the cheapest exact source:

@@ -1,5 +1,5 @@
 import "server-only";
-import { batchInScopeSql, paramsOf, type RecordScope } from "../auth/record-scope";
+import { batchInScopeSql, paramsOf, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { hoursBetween, oldestUnresolved, poisonArrivals } from "./measures";
 import { countCells, runningReplays } from "./overview";

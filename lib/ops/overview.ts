@@ -1,5 +1,5 @@
 import "server-only";
-import { batchInScopeSql, paramsOf, scopeSql, sourceColumnSql, type RecordScope } from "../auth/record-scope";
+import { batchInScopeSql, paramsOf, scopeSql, sourceColumnSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { maskReasonGroups } from "../dead-letters/query/mask-list";
 import type { MaskRules } from "../masking/rules";

@@ -2,7 +2,7 @@
 // dead_letter's indexes that hold `status` or `updated_at` dropped and fillfactor 85, so the record's status update
 // can be HOT. Prints both rates and pg_stat_user_tables' HOT counts. Uses its own database, dropped at the end.
 //   npx tsx --import ./bin/server-side.mjs scripts/bench/hot-experiment.ts [records]
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { createDb } from "../../lib/db/client";

@@ -40,7 +40,12 @@ const envelope = (source: string, key: string, x: number) => ({
   dead_letter_reason: `${source} upstream refused the parcel`,
 });
 
-async function session(request: { newContext: (o: { baseURL?: string }) => Promise<APIRequestContext> }, baseURL: string | undefined, email: string, password: string) {
+async function session(
+  request: { newContext: (o: { baseURL?: string }) => Promise<APIRequestContext> },
+  baseURL: string | undefined,
+  email: string,
+  password: string,
+) {
   const ctx = await request.newContext({ baseURL });
   const login = await ctx.post("/api/auth/sign-in/email", { data: { email, password } });
   expect(login.ok(), await login.text()).toBe(true);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { failureGroupId } from "../../lib/dead-letters/groups/group-id";
@@ -41,7 +41,10 @@ beforeAll(async () => {
     makeUser(db, "producer"),
     makeUser(db, "analyst"),
   ]);
-  users = { creator: { scope: UNSCOPED, userId: s1.id, email: s1.email, role: s1.role }, approver: { scope: UNSCOPED, userId: s2.id, email: s2.email, role: s2.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: s1.id, email: s1.email, role: s1.role },
+    approver: { scope: UNSCOPED, userId: s2.id, email: s2.email, role: s2.role },
+  };
   [producerA, producerB, analyst] = await Promise.all([makeToken(db, a.id), makeToken(db, b.id), makeToken(db, an.id)]);
 });
 

@@ -1,5 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -59,8 +59,10 @@ afterAll(async () => {
 
 const storedBox = async (id: string) =>
   (await db.pool.query<{ bbox: string }>("SELECT bbox::text AS bbox FROM dead_letter WHERE id = $1", [id])).rows[0]?.bbox;
-const list = async (bbox: string) => (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id);
-const byPlace = async (raw: Record<string, string>) => (await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse(raw), null)).records.map((r) => r.id);
+const list = async (bbox: string) =>
+  (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id);
+const byPlace = async (raw: Record<string, string>) =>
+  (await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse(raw), null)).records.map((r) => r.id);
 
 // Latitudes -20..-10 hold Fiji and the easterly box; each view below names which of the two it must find.
 const VIEWS: [string, string][] = [

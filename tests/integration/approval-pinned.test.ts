@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction, type ActionContext } from "../../lib/dead-letters/triage/apply-action";
 import { bulkAction, REPAIR_NEEDS_ACK } from "../../lib/dead-letters/triage/bulk-action";
@@ -55,8 +55,17 @@ async function version(id: string): Promise<number> {
 beforeAll(async () => {
   db = await testDb();
   const [a, b, c] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor"), await makeUser(db, "analyst")];
-  users = { creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role }, approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role } };
-  analyst = { scope: UNSCOPED, actor: { id: c.id, email: c.email, role: "analyst" }, requestId: "t", now: new Date(), canOverrideIdentity: false };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
+  analyst = {
+    scope: UNSCOPED,
+    actor: { id: c.id, email: c.email, role: "analyst" },
+    requestId: "t",
+    now: new Date(),
+    canOverrideIdentity: false,
+  };
 });
 
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { appendAudit } from "../../lib/audit/append";
 import { auditLog } from "../../lib/audit/log";
 import { AuditQuerySchema } from "../../lib/audit/log-schema";
@@ -79,7 +79,8 @@ afterAll(async () => {
 });
 
 const q = (raw: Record<string, unknown>) => AuditQuerySchema.parse(raw);
-const actions = async (raw: Record<string, unknown>) => (await auditLog(db.pool, UNSCOPED, q(raw), DEFAULT_MASK_RULES)).events.map((e) => e.action);
+const actions = async (raw: Record<string, unknown>) =>
+  (await auditLog(db.pool, UNSCOPED, q(raw), DEFAULT_MASK_RULES)).events.map((e) => e.action);
 
 describe("audit log", () => {
   it("lists events newest first, and filters by action, action prefix, actor, target and time", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning";
 import { PAGE } from "../../lib/dead-letters/triage/bulk-action";
@@ -146,15 +146,17 @@ describe("bulk jobs", () => {
         if (j.status !== "running" || j.processed !== PAGE) return;
         // another analyst may not stop it; its starter may (audited)
         const other = { id: "someone-else", email: "other@test.local", role: "analyst" };
-        await expect(cancelBulkJob(db.pool, job.id, { actor: other, scope: UNSCOPED, requestId: "req-x", now: clock, anyJob: false })).rejects.toMatchObject(
-          { code: "forbidden" },
-        );
+        await expect(
+          cancelBulkJob(db.pool, job.id, { actor: other, scope: UNSCOPED, requestId: "req-x", now: clock, anyJob: false }),
+        ).rejects.toMatchObject({ code: "forbidden" });
         await cancelBulkJob(db.pool, job.id, { actor: ctx.actor, scope: UNSCOPED, requestId: "req-cancel", now: clock, anyJob: false });
       },
     });
     expect(done).toMatchObject({ status: "cancelled", processed: PAGE, updated: PAGE, cancelRequested: true });
     expect(await statuses("gates")).toEqual({ approved: PAGE, pending: N - PAGE });
-    await expect(cancelBulkJob(db.pool, job.id, { actor: ctx.actor, scope: UNSCOPED, requestId: null, now: clock, anyJob: true })).rejects.toMatchObject({
+    await expect(
+      cancelBulkJob(db.pool, job.id, { actor: ctx.actor, scope: UNSCOPED, requestId: null, now: clock, anyJob: true }),
+    ).rejects.toMatchObject({
       code: "conflict",
     });
     const audit = await db.pool.query(

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { captureTaps } from "../../lib/dead-letters/ingest/capture-taps";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -123,7 +123,10 @@ describe("lookup", () => {
       expect((await lookup(db.pool, UNSCOPED, q({ q: PAN.slice(0, n) }), null)).records, PAN.slice(0, n)).toEqual([]);
       expect((await lookup(db.pool, UNSCOPED, q({ q: PAN.slice(0, n) }), null)).ledger).toEqual([]);
     }
-    await expect(lookup(db.pool, UNSCOPED, q({ q: PAN }), null)).rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "q" }] });
+    await expect(lookup(db.pool, UNSCOPED, q({ q: PAN }), null)).rejects.toMatchObject({
+      code: "validation_failed",
+      issues: [{ path: "q" }],
+    });
     // A reader who may unmask looks it up by the real value; exact lookup of a whole key stays.
     expect((await lookup(db.pool, UNSCOPED, q({ q: PAN }), null, { unmaskRights: true })).records.map((r) => r.id)).toEqual([card]);
     await db.pool.query("DELETE FROM dead_letter WHERE id = $1", [card]);
@@ -212,7 +215,13 @@ describe("lookup after an identity override", () => {
         payload: { ...rows[0]!.payload, device_id: "dev-Y", event_id: "ev-Y" },
         reason: "gate remapped",
       },
-      { scope: UNSCOPED, actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true },
+      {
+        scope: UNSCOPED,
+        actor: { id: s.id, email: s.email, role: "supervisor" },
+        requestId: "t",
+        now: new Date(),
+        canOverrideIdentity: true,
+      },
     );
     for (const [value, field] of [
       ["dev-Z", "device_id"],
@@ -226,9 +235,9 @@ describe("lookup after an identity override", () => {
       ).toEqual([[id, "dev-Y", [field]]]);
     }
     // …within a time window too, and not outside it
-    expect((await lookup(db.pool, UNSCOPED, q({ q: "dev-Z", from: "2026-11-08T00:00:00Z", to: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(
-      1,
-    );
+    expect(
+      (await lookup(db.pool, UNSCOPED, q({ q: "dev-Z", from: "2026-11-08T00:00:00Z", to: "2026-11-09T00:00:00Z" }), null)).records,
+    ).toHaveLength(1);
     expect((await lookup(db.pool, UNSCOPED, q({ q: "dev-Z", from: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(0);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -34,7 +34,10 @@ const record = (retry: number) =>
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker", "user"] });
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role }, approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
   analyst = await makeUser(db, "analyst");
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { facetCounts } from "../../lib/dead-letters/query/facets";
@@ -87,7 +87,8 @@ afterAll(async () => {
 });
 
 const EPOCH_ISO = "2026-11-01T00:00:00Z";
-const keys = async (q: string) => (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ q }))).items.map((r) => r.idempotencyKey);
+const keys = async (q: string) =>
+  (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ q }))).items.map((r) => r.idempotencyKey);
 
 describe("search in the list", () => {
   it("finds a key by its first characters, in any case", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 
 // REDRIVE_OUTBOUND_HOSTS is read once per process (lib/env.ts): set before anything reads the environment.
 process.env.REDRIVE_OUTBOUND_HOSTS = "sink.example.com";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { tapSchemaFailures } from "../../lib/replay/batch/create-batch";
 import { endedBatchesWithWaitingItems } from "../../lib/replay/engine/claim-items";

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { claimItems } from "../../lib/replay/engine/claim-items";
 import { applyBatchAction } from "../../lib/replay/batch/apply-batch-action";
@@ -25,7 +25,10 @@ const FAST = { leaseMs: 3000, pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } };
 beforeAll(async () => {
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role }, approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
 });
 
 afterEach(async () => {

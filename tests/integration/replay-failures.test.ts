@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -41,7 +41,10 @@ const workers: WorkerHandle[] = [];
 beforeAll(async () => {
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role }, approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
 });
 
 afterEach(async () => {
@@ -136,7 +139,11 @@ describe("a sink that keeps failing", () => {
     // Poison from delivery, not from the record: released by a person, it can be approved and replayed again.
     const actor = { id: null, email: "t@test.local", role: "analyst" };
     expect(
-      await releaseQuarantined(db.pool, { ids: [record!], reason: "the consumer was fixed" }, { scope: UNSCOPED, actor, requestId: "t", now: new Date() }),
+      await releaseQuarantined(
+        db.pool,
+        { ids: [record!], reason: "the consumer was fixed" },
+        { scope: UNSCOPED, actor, requestId: "t", now: new Date() },
+      ),
     ).toEqual({ released: 1, skipped: 0 });
     const released = await getDeadLetter(db.pool, record!);
     expect(released).toMatchObject({

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +39,10 @@ beforeAll(async () => {
   if (unavailable) return;
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role }, approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
   target = await createPostgisTarget(server);
   await createFeatureTable(target.pool);
 });

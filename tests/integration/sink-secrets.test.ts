@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
@@ -33,7 +33,10 @@ let base: string;
 beforeAll(async () => {
   db = await testDb({ truncate: ["alert_event"] });
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role }, approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
   server = createServer((req, res) => {
     req.resume();
     res.writeHead(404).end(`Cannot ${req.method} ${req.url} (authorization: ${req.headers.authorization ?? "none"})`);

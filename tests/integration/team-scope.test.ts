@@ -105,7 +105,12 @@ const spatial = (source: string, key: string, x: number, reason: string) => ({
   source,
   idempotency_key: key,
   observed_at: "2026-12-01T00:00:00Z",
-  feature: { type: "Feature", id: key.replace("key", "feat"), geometry: { type: "Polygon", coordinates: square(x, 48.85) }, properties: {} },
+  feature: {
+    type: "Feature",
+    id: key.replace("key", "feat"),
+    geometry: { type: "Polygon", coordinates: square(x, 48.85) },
+    properties: {},
+  },
   dead_letter_reason: reason,
 });
 const tap = (source: string, prefix: string) => ({
@@ -166,10 +171,7 @@ beforeAll(async () => {
   expect(teamB.status, teamB.text).toBe(201);
 
   // Both teams' records in the same place, with the same kinds of identifiers.
-  aIds = await ingest([
-    spatial("team-a-parcels", "ta-key-1", 2.35, "topology: ring self-intersection"),
-    tap("team-a-gates", "ta"),
-  ]);
+  aIds = await ingest([spatial("team-a-parcels", "ta-key-1", 2.35, "topology: ring self-intersection"), tap("team-a-gates", "ta")]);
   const [bSpatial, bTap, bQuarantined] = await ingest([
     spatial("team-b-parcels", "tb-key-1", 2.35, "topology: ring self-intersection"),
     tap("team-b-gates", "tb"),
@@ -278,7 +280,10 @@ const PROBES: Record<string, Probe | string> = {
     const r = await call(asA("anaA"), "GET", "dead-letters/arrivals", { query: { after: "0" } });
     await expectNothing(Promise.resolve(r), "arrivals");
     expect((r.json() as { count: number }).count).toBe(aIds.length);
-    await expectNothing(call(asA("anaA"), "GET", "dead-letters/arrivals", { query: { after: "0", source: "team-b-parcels" } }), "arrivals b");
+    await expectNothing(
+      call(asA("anaA"), "GET", "dead-letters/arrivals", { query: { after: "0", source: "team-b-parcels" } }),
+      "arrivals b",
+    );
   },
   "POST dead-letters/bulk": async () => {
     const byIds = await call(asA("supA"), "POST", "dead-letters/bulk", { body: { action: "reopen", reason: "x", ids: recordIds() } });
@@ -296,12 +301,14 @@ const PROBES: Record<string, Probe | string> = {
     await expect404(call(asA("supA"), "POST", "dead-letters/bulk/[jobId]/cancel", { params: { jobId: b.jobId } }), "cancel job");
   },
   "GET dead-letters/extent": async () => {
-    for (const f of filters()) await expectNothing(call(asA("anaA"), "GET", "dead-letters/extent", { query: f }), `extent ${JSON.stringify(f)}`);
+    for (const f of filters())
+      await expectNothing(call(asA("anaA"), "GET", "dead-letters/extent", { query: f }), `extent ${JSON.stringify(f)}`);
     const r = (await call(asA("anaA"), "GET", "dead-letters/extent", { query: { source: "team-b-parcels" } })).json() as { count?: number };
     expect(r.count ?? 0).toBe(0);
   },
   "GET dead-letters/facets": async () => {
-    for (const f of filters()) await expectNothing(call(asA("anaA"), "GET", "dead-letters/facets", { query: f }), `facets ${JSON.stringify(f)}`);
+    for (const f of filters())
+      await expectNothing(call(asA("anaA"), "GET", "dead-letters/facets", { query: f }), `facets ${JSON.stringify(f)}`);
     expect(((await call(asA("anaA"), "GET", "dead-letters/facets")).json() as { total: number }).total).toBe(aIds.length);
   },
   "GET dead-letters/map-points": async () => {
@@ -412,7 +419,10 @@ const PROBES: Record<string, Probe | string> = {
     await expectNothing(Promise.resolve(r), "audit log");
     for (const id of recordIds())
       await expectNothing(call(asA("audA"), "GET", "audit", { query: { targetType: "dead_letter", targetId: id } }), `audit of ${id}`);
-    await expectNothing(call(asA("audA"), "GET", "audit", { query: { targetType: "replay_batch", targetId: b.batchId } }), "audit of batch");
+    await expectNothing(
+      call(asA("audA"), "GET", "audit", { query: { targetType: "replay_batch", targetId: b.batchId } }),
+      "audit of batch",
+    );
   },
   "GET alerts": async () => {
     const r = await call(asA("anaA"), "GET", "alerts");

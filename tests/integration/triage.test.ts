@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction, type ActionContext } from "../../lib/dead-letters/triage/apply-action";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning";
@@ -73,8 +73,20 @@ beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "failure_attempt", "user"] });
   const a = await makeUser(db, "analyst");
   const s = await makeUser(db, "supervisor");
-  analyst = { scope: UNSCOPED, actor: { id: a.id, email: a.email, role: "analyst" }, requestId: "t", now: new Date(), canOverrideIdentity: false };
-  supervisor = { scope: UNSCOPED, actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true };
+  analyst = {
+    scope: UNSCOPED,
+    actor: { id: a.id, email: a.email, role: "analyst" },
+    requestId: "t",
+    now: new Date(),
+    canOverrideIdentity: false,
+  };
+  supervisor = {
+    scope: UNSCOPED,
+    actor: { id: s.id, email: s.email, role: "supervisor" },
+    requestId: "t",
+    now: new Date(),
+    canOverrideIdentity: true,
+  };
   const lines = [spatial("sp-1"), afc(tap("e-1")), afc(tap(null)), afc(tap("e-3")), afc(tap("e-4")), spatial("sp-2")];
   const names = ["bowtie", "afc", "poison", "afc3", "afc4", "bowtie2"];
   for await (const results of ingestStream(db.pool, texts(lines), { actor: analyst.actor, requestId: "seed" })) {
@@ -491,7 +503,9 @@ describe("observation times to the microsecond", () => {
       expect(keys, JSON.stringify(range)).toContain("us-epoch");
       expect(await countMatching(db.pool, UNSCOPED, filter), JSON.stringify(range)).toBe(keys.length);
     }
-    expect((await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ source: "micro", from: self, to: self }))).items).toHaveLength(1);
+    expect((await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ source: "micro", from: self, to: self }))).items).toHaveLength(
+      1,
+    );
   });
 });
 

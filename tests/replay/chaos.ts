@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { UNSCOPED } from "../../lib/auth/record-scope";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";

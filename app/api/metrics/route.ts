@@ -19,7 +19,9 @@ export const GET = defineRoute(
     },
   },
   async ({ now, principal }) =>
-    new Response(await prometheusMetrics(getDb().pool, principal!.scope, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+    new Response(await prometheusMetrics(getDb().pool, principal!.scope, now), {
+      headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+    }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

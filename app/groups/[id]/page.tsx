@@ -32,7 +32,10 @@ export default async function GroupPage({ params, searchParams }: { params: Prom
   for (const [k, v] of Object.entries(await searchParams)) for (const one of Array.isArray(v) ? v : v ? [v] : []) query.append(k, one);
   // The URL's filters narrow within the group: its source and reason always apply.
   const filter = { ...filterFromParams(query).filter, source: [group.source], reason: group.reasonGroup };
-  const [owners, first] = await Promise.all([canTriage ? assignableOwners(pool) : Promise.resolve([]), firstListPage(pool, principal.scope, filter, now)]);
+  const [owners, first] = await Promise.all([
+    canTriage ? assignableOwners(pool) : Promise.resolve([]),
+    firstListPage(pool, principal.scope, filter, now),
+  ]);
   return (
     <section aria-labelledby="group-heading">
       <GroupDetail

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { scopeOf, type RecordScope } from "../record-scope";
+import { scopeOf, type RecordScope } from "../../scope/record-scope";
 
 /** The record scope of a user from their teams, one statement (team_member_user_idx), read on every request. */
 export async function readRecordScope(db: pg.Pool | pg.PoolClient, userId: string): Promise<RecordScope> {

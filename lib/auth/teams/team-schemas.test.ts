@@ -3,8 +3,15 @@ import { TeamBodySchema, TeamPatchSchema, TeamSourceSchema } from "./team-schema
 
 describe("a team's body", () => {
   it("takes a source name, a prefix ending in * and a broker source", () => {
-    const body = TeamBodySchema.parse({ name: " Parcels ", sources: [{ source: "parcels" }, { source: "sensor*" }, { origin: "rabbit-dlq" }] });
-    expect(body).toEqual({ name: "Parcels", members: [], sources: [{ source: "parcels" }, { source: "sensor*" }, { origin: "rabbit-dlq" }] });
+    const body = TeamBodySchema.parse({
+      name: " Parcels ",
+      sources: [{ source: "parcels" }, { source: "sensor*" }, { origin: "rabbit-dlq" }],
+    });
+    expect(body).toEqual({
+      name: "Parcels",
+      members: [],
+      sources: [{ source: "parcels" }, { source: "sensor*" }, { origin: "rabbit-dlq" }],
+    });
   });
 
   it.each([

@@ -44,7 +44,8 @@ function toView(r: TeamRow): TeamView {
   };
 }
 
-const notFound = (id: string) => new AppError("not_found", `team ${id} does not exist`, { issues: [{ path: "id", message: "no such team" }] });
+const notFound = (id: string) =>
+  new AppError("not_found", `team ${id} does not exist`, { issues: [{ path: "id", message: "no such team" }] });
 
 export async function listTeams(db: Db): Promise<TeamView[]> {
   const { rows } = await db.query<TeamRow>(`${SELECT_TEAM} ORDER BY lower(t.name), t.id`);
@@ -79,18 +80,19 @@ async function checkUsers(client: pg.PoolClient, members: { userId: string }[]):
 async function writeMembers(client: pg.PoolClient, id: string, members: { userId: string }[]): Promise<void> {
   await checkUsers(client, members);
   await client.query("DELETE FROM team_member WHERE team_id = $1", [id]);
-  await client.query(
-    "INSERT INTO team_member (team_id, user_id) SELECT $1, u FROM unnest($2::text[]) AS u ON CONFLICT DO NOTHING",
-    [id, [...new Set(members.map((m) => m.userId))]],
-  );
+  await client.query("INSERT INTO team_member (team_id, user_id) SELECT $1, u FROM unnest($2::text[]) AS u ON CONFLICT DO NOTHING", [
+    id,
+    [...new Set(members.map((m) => m.userId))],
+  ]);
 }
 
 async function writeSources(client: pg.PoolClient, id: string, sources: TeamBody["sources"]): Promise<void> {
   await client.query("DELETE FROM team_source WHERE team_id = $1", [id]);
-  await client.query(
-    "INSERT INTO team_source (team_id, source, origin) SELECT $1, s, o FROM unnest($2::text[], $3::text[]) AS x(s, o)",
-    [id, sources.map((s) => s.source ?? null), sources.map((s) => s.origin ?? null)],
-  );
+  await client.query("INSERT INTO team_source (team_id, source, origin) SELECT $1, s, o FROM unnest($2::text[], $3::text[]) AS x(s, o)", [
+    id,
+    sources.map((s) => s.source ?? null),
+    sources.map((s) => s.origin ?? null),
+  ]);
 }
 
 function nameTaken(name: string): AppError {

@@ -2,7 +2,7 @@
 // /groups and PATCH /api/groups/{id} offer them. Changes act as a named user (--as <email>, who must be allowed
 // to triage), recorded as the audit actor. Output masks card data as the API does for a reader without clear access.
 import { plural } from "../../vocabulary/plural";
-import { UNSCOPED } from "../../auth/record-scope";
+import { UNSCOPED } from "../../scope/record-scope";
 import "server-only";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
@@ -82,7 +82,12 @@ async function applyChange(
   await withCliDb(async (db) => {
     const actor = await actingAs(db, o.as);
     const patch = change(await build(db));
-    const group = await updateGroup(db.pool, gid, patch, { actor, scope: UNSCOPED, requestId: `cli:${osAccount()}@group`, now: new Date() });
+    const group = await updateGroup(db.pool, gid, patch, {
+      actor,
+      scope: UNSCOPED,
+      requestId: `cli:${osAccount()}@group`,
+      now: new Date(),
+    });
     print(group, o.json, () => groupTable([group]));
   });
 }

@@ -3,7 +3,7 @@
 // summaries to stderr. Card data is masked unless --unmask names (--as) a user allowed to see it; that export
 // is audited under their name.
 import { countOf, plural } from "../../vocabulary/plural";
-import { UNSCOPED } from "../../auth/record-scope";
+import { UNSCOPED } from "../../scope/record-scope";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";

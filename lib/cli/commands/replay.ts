@@ -4,7 +4,7 @@
 // cannot approve, unless the batch is within the admin's single-approver limit). Batch ids go to stdout, so
 // `ID=$(redrive replay create …)` works; progress goes to stderr.
 import { plural } from "../../vocabulary/plural";
-import { UNSCOPED } from "../../auth/record-scope";
+import { UNSCOPED } from "../../scope/record-scope";
 import { readRecordScope } from "../../auth/teams/read-scope";
 import "server-only";
 import { hostname } from "node:os";

@@ -1,4 +1,4 @@
-// `redrive team …`: teams scope which records their members see and change (lib/auth/record-scope.ts). Every
+// `redrive team …`: teams scope which records their members see and change (lib/scope/record-scope.ts). Every
 // change goes through the same audited functions as /api/teams, in the name of the operating-system user.
 import "server-only";
 import type { Command } from "commander";

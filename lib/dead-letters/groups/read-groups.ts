@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, sourceColumnSql, sourceInScope, type RecordScope } from "../../auth/record-scope";
+import { paramsOf, scopeSql, sourceColumnSql, sourceInScope, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { can, ROLES } from "../../auth/permissions";
 import { AppError } from "../../errors/app-error";
@@ -106,7 +106,11 @@ export async function listGroups(db: Db, scope: RecordScope, query: GroupListQue
   ]);
   // A tracked group with no records in scope is another team's: only groups holding the reader's records are listed.
   const visible = new Set(cells.map((c) => c.id));
-  let groups = groupsFromCells(cells, rows.rows.map(toRow).filter((r) => scope.all || visible.has(r.id)), now);
+  let groups = groupsFromCells(
+    cells,
+    rows.rows.map(toRow).filter((r) => scope.all || visible.has(r.id)),
+    now,
+  );
   if (query.status) {
     const wanted = new Set<string>(query.status);
     groups = groups.filter((g) => wanted.has(g.status));

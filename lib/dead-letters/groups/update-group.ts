@@ -1,5 +1,5 @@
 import "server-only";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";

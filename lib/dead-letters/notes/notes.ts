@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, type RecordScope } from "../../auth/record-scope";
+import { paramsOf, scopeSql, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
 import { can, ROLES } from "../../auth/permissions";
@@ -56,7 +56,10 @@ function toNote(r: NoteRow): Note {
 
 async function requireRecord(db: Db, scope: RecordScope, id: string, lock = ""): Promise<void> {
   const values: unknown[] = [id];
-  const { rowCount } = await db.query(`SELECT 1 FROM dead_letter d WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))} ${lock}`, values);
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM dead_letter d WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))} ${lock}`,
+    values,
+  );
   if (!rowCount)
     throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
 }

@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import type { ListFilter } from "../filters";
 import type { Extent } from "../contract/map";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import { buildWhere } from "./where";
 
 // Where the spatial records matching the list's filters are: the box the list map fits to, so a filter on a

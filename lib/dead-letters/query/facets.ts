@@ -4,7 +4,7 @@ import { facetsFromCube, nonFacetFilter, rollupCanCount, splitByDay, type CubeCe
 import type { ListFilter } from "../filters";
 import type { Facets } from "../contract/facets";
 import { commonLexemes } from "./common-lexemes";
-import { paramsOf, sourceColumnSql, type RecordScope } from "../../auth/record-scope";
+import { paramsOf, sourceColumnSql, type RecordScope } from "../../scope/record-scope";
 import { buildWhere, buildWhereBranches, commonWordsSql, payloadWords, selectBranches } from "./where";
 
 // Facet counts for the list (GET /api/dead-letters/facets). Counting a large table directly is too slow for the
@@ -69,7 +69,12 @@ const DAY_MS = 86_400_000;
  * fetch each, 300–500 ms — or, for the facet panel, estimated as the day's rollup times the share of the day
  * covered (`exact: false`).
  */
-async function rollupCube(db: Db, scope: RecordScope, filter: ListFilter, edges: "exact" | "estimate"): Promise<{ cells: CubeCell[]; exact: boolean }> {
+async function rollupCube(
+  db: Db,
+  scope: RecordScope,
+  filter: ListFilter,
+  edges: "exact" | "estimate",
+): Promise<{ cells: CubeCell[]; exact: boolean }> {
   const split = splitByDay(filter.from, filter.to);
   const parts: Promise<CubeCell[]>[] = [];
   if (split.anyDay) parts.push(rollupDays(db, scope, split.firstDay, split.lastDay));
@@ -164,7 +169,8 @@ function rollupCanScope(scope: RecordScope): boolean {
  */
 export async function countMatching(db: Db, scope: RecordScope, filter: ListFilter): Promise<number> {
   const rest = nonFacetFilter(filter);
-  if (rollupCanCount(rest) && rollupCanScope(scope)) return facetsFromCube((await rollupCube(db, scope, rest, "exact")).cells, filter, true).total;
+  if (rollupCanCount(rest) && rollupCanScope(scope))
+    return facetsFromCube((await rollupCube(db, scope, rest, "exact")).cells, filter, true).total;
   if (filter.bbox) {
     // Only spatial records have a box, and kind is not in dead_letter_view_idx: leaving it out keeps the count
     // index-only (400k rows, Europe's 86,863 records: 79 ms as a UNION ALL, 1.4 s as an OR's bitmap heap scan).

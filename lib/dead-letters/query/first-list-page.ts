@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import type { ListFilter } from "../filters";
 import { configuredMaskRules } from "../../masking/config";
 import { facetCounts } from "./facets";

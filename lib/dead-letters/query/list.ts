@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor } from "./cursor";
 import { commonLexemes } from "./common-lexemes";
 import { maybeCompact } from "./facets";
 import type { ListQuery } from "../filters";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import { buildWhere, buildWhereBranches, commonWordsSql, searchParts, selectBranches, viewportClause, type PayloadMatch } from "./where";
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.reason,

@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import type { ListFilter } from "../filters";
 import type { MapPoints } from "../contract/map";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import { buildWhere, buildWhereBranches, selectBranches } from "./where";
 
 // Points for the list's map (GET /api/dead-letters/map-points): the centre of every matching record's box in the

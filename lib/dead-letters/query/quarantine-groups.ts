@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, sourceColumnSql, type RecordScope } from "../../auth/record-scope";
+import { paramsOf, scopeSql, sourceColumnSql, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import type { QuarantineGroup } from "../contract/quarantine";
 

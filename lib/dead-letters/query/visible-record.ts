@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { paramsOf, scopeSql, type RecordScope } from "../../auth/record-scope";
+import { paramsOf, scopeSql, type RecordScope } from "../../scope/record-scope";
 import { notFound } from "./detail";
 
 /**
@@ -10,6 +10,9 @@ import { notFound } from "./detail";
  */
 export async function assertRecordVisible(db: pg.Pool | pg.PoolClient, scope: RecordScope, id: string): Promise<void> {
   const values: unknown[] = [id];
-  const { rowCount } = await db.query(`SELECT 1 FROM dead_letter d WHERE d.id = $1::bigint AND ${scopeSql(scope, paramsOf(values))}`, values);
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM dead_letter d WHERE d.id = $1::bigint AND ${scopeSql(scope, paramsOf(values))}`,
+    values,
+  );
   if (!rowCount) throw notFound(id);
 }

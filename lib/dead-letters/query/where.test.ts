@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ListFilterSchema } from "../filters";
-import { UNSCOPED } from "../../auth/record-scope";
+import { UNSCOPED } from "../../scope/record-scope";
 import {
   buildWhere,
   buildWhereBranches,
@@ -153,7 +153,10 @@ describe("buildWhereBranches", () => {
   });
 
   it("is the plain condition without a viewport", () => {
-    expect(buildWhereBranches(UNSCOPED, { status: ["pending"] })).toEqual({ branches: ['d.status = $1::"DeadLetterStatus"'], values: ["pending"] });
+    expect(buildWhereBranches(UNSCOPED, { status: ["pending"] })).toEqual({
+      branches: ['d.status = $1::"DeadLetterStatus"'],
+      values: ["pending"],
+    });
     expect(selectBranches("d.id", ["a", "b"])).toBe(
       "SELECT d.id FROM dead_letter d WHERE a\n UNION ALL SELECT d.id FROM dead_letter d WHERE b",
     );

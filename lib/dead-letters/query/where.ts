@@ -1,5 +1,5 @@
 import type { BBox } from "../../spatial/geojson";
-import { scopeSql, type RecordScope } from "../../auth/record-scope";
+import { scopeSql, type RecordScope } from "../../scope/record-scope";
 import type { ListFilter } from "../filters";
 import { conditionJsonPath, parsePayloadSearch, searchWords } from "../search-syntax";
 import { searchBoxes } from "./viewport";
@@ -75,7 +75,7 @@ export function keyMatch(alias: string, ...conds: string[]): string {
 }
 
 /**
- * The filter and the reader's record scope (lib/auth/record-scope.ts) as one condition: the scope is a required
+ * The filter and the reader's record scope (lib/scope/record-scope.ts) as one condition: the scope is a required
  * argument, so no path reads records through a filter without it.
  */
 export function buildWhere(scope: RecordScope, filter: ListFilter, values: unknown[] = [], alias = "d"): SqlFragment {

@@ -1,5 +1,5 @@
 import "server-only";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import { assertRecordVisible } from "../query/visible-record";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";

@@ -11,7 +11,7 @@ import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import type { DeadLetterStatus } from "../../vocabulary/record";
 import type { FailureClass } from "../../vocabulary/record";
 import { buildWhere, idsWhere, type SqlFragment } from "../query/where";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import type { ApprovedRepair, DeadLetterKind, SpatialAnalysis } from "@/lib/vocabulary/record";
 import { analyzeOffThread } from "../ingest/analyze-off-thread";
 import { getEnv } from "../../env";

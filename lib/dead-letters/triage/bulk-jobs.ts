@@ -8,7 +8,7 @@ import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
 import { readRecordScope } from "../../auth/teams/read-scope";
-import { UNSCOPED, type RecordScope } from "../../auth/record-scope";
+import { UNSCOPED, type RecordScope } from "../../scope/record-scope";
 import { ListFilterSchema, type ListFilter } from "../filters";
 import type { BulkBody, BulkJob } from "../contract/bulk";
 
@@ -236,7 +236,12 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
         // The starter's teams as they are now: a starter removed from a team stops changing its records mid-job.
         // A job without a starter (a system job) runs company-wide.
         const scope = r.actor_id === null ? UNSCOPED : await readRecordScope(client, r.actor_id);
-        const ctx: BulkContext = { actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role }, requestId: r.request_id, now, scope };
+        const ctx: BulkContext = {
+          actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role },
+          requestId: r.request_id,
+          now,
+          scope,
+        };
         const page = await decidePage(
           client,
           { action: r.action, reason: r.reason, filter: ListFilterSchema.parse(r.filter), ids: null },

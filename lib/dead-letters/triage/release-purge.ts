@@ -8,7 +8,7 @@ import { decide, reopenedClass } from "../decisions";
 import type { FailureClass } from "../../vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";
 import { buildWhere, idsWhere } from "../query/where";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import { maskJson, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import type { QuarantineBody } from "../contract/quarantine";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
 import { actorFields, type AuditContext } from "../../auth/audit-context";
@@ -106,8 +106,7 @@ async function viewForUpdate(client: pg.PoolClient, id: string, reader: Reader):
   );
   const row = rows[0];
   // Someone else's personal view (or one shared in another team) is not there for this reader: 404, not 403.
-  if (!row)
-    throw new AppError("not_found", `saved view ${id} does not exist`, { issues: [{ path: "id", message: "no such saved view" }] });
+  if (!row) throw new AppError("not_found", `saved view ${id} does not exist`, { issues: [{ path: "id", message: "no such saved view" }] });
   if (!editableBy(row, reader))
     throw new AppError(
       "forbidden",

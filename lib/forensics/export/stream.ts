@@ -3,7 +3,7 @@ import type pg from "pg";
 import type { ListFilter } from "../../dead-letters/filters";
 import { AUDIT_ACTION } from "../../dead-letters/decisions";
 import { buildWhere } from "../../dead-letters/query/where";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../forensics-schemas";
 import {

@@ -1,5 +1,5 @@
 import "server-only";
-import { UNSCOPED } from "../../auth/record-scope";
+import { UNSCOPED } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, SYSTEM_ACTOR } from "../../audit/actor";

@@ -1,5 +1,5 @@
 import "server-only";
-import { batchInScopeSql, paramsOf, type RecordScope } from "../../auth/record-scope";
+import { batchInScopeSql, paramsOf, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit } from "../../audit/append";

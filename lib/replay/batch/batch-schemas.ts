@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RecordScope } from "../../auth/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "../../vocabulary/record";
 import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
 import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/filters";
@@ -124,7 +124,7 @@ export type CreateBatchInput = z.output<typeof CreateBatchBody>;
 export type CreateBatchRequest = z.input<typeof CreateBatchBody>;
 
 /** What a batch was built from, as stored in replay_batch.selection. */
-/** What a batch takes, within the scope of who creates it (lib/auth/record-scope.ts). */
+/** What a batch takes, within the scope of who creates it (lib/scope/record-scope.ts). */
 export type Selection = ({ ids: string[] } | { filter: z.output<typeof ListFilterSchema> }) & { scope: RecordScope };
 
 export const BatchIdParams = z.object({ id: bigintIdSchema("must be a batch id") });

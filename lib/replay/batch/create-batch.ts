@@ -8,7 +8,7 @@ import { auditActor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { approveWarning } from "../../dead-letters/triage/approve-warning";
 import { buildWhere, idsWhere } from "../../dead-letters/query/where";
-import { paramsOf, scopeSql, type RecordScope } from "../../auth/record-scope";
+import { paramsOf, scopeSql, type RecordScope } from "../../scope/record-scope";
 import { actingActor, type ActingUser } from "./apply-batch-action";
 import { repairConflicts, type BatchPreview, type CreateBatchInput, type Selection } from "./batch-schemas";
 import { sinkView, storeSink } from "./stored-sink";

@@ -1,5 +1,5 @@
 import { RetentionPolicy } from "@nats-io/jetstream";
-import { UNSCOPED } from "../../../lib/auth/record-scope";
+import { UNSCOPED } from "../../../lib/scope/record-scope";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNSCOPED } from "../../../lib/auth/record-scope";
+import { UNSCOPED } from "../../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../../lib/db/client";
 import { LookupQuerySchema } from "../../../lib/forensics/forensics-schemas";
 import { lookup } from "../../../lib/forensics/lookup";

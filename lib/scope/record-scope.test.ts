@@ -51,9 +51,7 @@ describe("scopeSql", () => {
   it("ORs an equality, an index range per prefix (with the LIKE recheck) and the origin", () => {
     const { values, p } = params();
     const scope = scopeOf([{ id: "1", claims: [{ source: "parcels" }, { source: "sen_sor*" }, { origin: "amqp-fares" }] }]);
-    expect(scopeSql(scope, p)).toBe(
-      "(d.source = $1 OR (d.source >= $2 AND d.source < $3 AND d.source LIKE $4) OR d.origin_source = $5)",
-    );
+    expect(scopeSql(scope, p)).toBe("(d.source = $1 OR (d.source >= $2 AND d.source < $3 AND d.source LIKE $4) OR d.origin_source = $5)");
     expect(values).toEqual(["parcels", "sen_sor", "sen_sos", "sen\\_sor%", "amqp-fares"]);
   });
 
