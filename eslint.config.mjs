@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
@@ -20,6 +21,7 @@ const DOMAINS = [
   "startup",
   "net",
   "env",
+  "runtime",
 ];
 const domainImports = (except = []) =>
   DOMAINS.filter((d) => !except.includes(d)).flatMap((d) => [
@@ -30,6 +32,14 @@ const domainImports = (except = []) =>
     `../${d}/*`,
     `../../${d}/*`,
   ]);
+// Each sink and each broker type is a folder named for it (lib/replay/sinks/<type>/, lib/sources/<type>/), listed in
+// its registry; tests/unit/architecture.test.ts checks the folders and the registries name the same types.
+const pluggedTypes = (dir) =>
+  readdirSync(new URL(dir, import.meta.url), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+const PLUGGED = new RegExp(`^(${[...pluggedTypes("lib/replay/sinks/"), ...pluggedTypes("lib/sources/")].join("|")})$`);
+const TYPE_OPERAND = ":matches([left.property.name='type'], [left.name=/^(type|[a-z]+Type)$/])";
 const restrict = (...patterns) => ["error", { patterns }];
 const CLI_ONLY = {
   group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*", "../../cli/*", "../../../cli/*"],
@@ -138,6 +148,26 @@ export default defineConfig([
         group: ["@/lib/cli", "@/lib/cli/*", "**/lib/cli/*", "../cli/*"],
         message: "the API does not import the CLI",
       }),
+    },
+  },
+  {
+    // Only a sink's or a broker type's own folder decides by its type: everything else asks its registry (the
+    // plug's words, schema, flags, checks), so adding one is a folder and a registry line.
+    files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.{ts,tsx}", "scripts/**/*.ts"],
+    // create-batch-form.tsx still renders the HTTP and PostGIS sinks' fields itself (to move into per-sink form parts).
+    ignores: [...NOT_TESTS, "lib/sources/**", "lib/replay/sinks/**", "components/replay/create-batch-form.tsx"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: `BinaryExpression[operator=/^[!=]==$/][right.type='Literal'][right.value=${PLUGGED}]${TYPE_OPERAND}`,
+          message: "a sink or source type is decided in its own folder (lib/replay/sinks/<type>/, lib/sources/<type>/): ask its registry",
+        },
+        {
+          selector: `SwitchCase[test.type='Literal'][test.value=${PLUGGED}]`,
+          message: "a sink or source type is decided in its own folder (lib/replay/sinks/<type>/, lib/sources/<type>/): ask its registry",
+        },
+      ],
     },
   },
   {

@@ -63,7 +63,7 @@ const have = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n
 if (have < COUNT) {
   say(`seeding ${(COUNT - have).toLocaleString("en")} rows into ${args.db}`);
   const client = await pool.connect();
-  await seedBulk(client, COUNT - have, say);
+  await seedBulk(client, COUNT, say);
   // seed-bulk writes stub envelopes; an export benchmark needs envelopes of a real size. The keep-evidence
   // trigger forbids rewriting them, so it is switched off for this one statement, on this bench database only.
   say("writing realistic raw envelopes (bench database only: keep-evidence trigger disabled for this statement)");

@@ -33,7 +33,7 @@ import { createBatch } from "../lib/replay/batch/create-batch";
 import { applyBatchAction } from "../lib/replay/batch/apply-batch-action";
 import { CreateBatchBody } from "../lib/replay/batch/batch-schemas";
 import { bulkApproved, type TestUsers } from "../tests/replay/fixtures";
-import { requestBody } from "../lib/replay/sinks/http-sink";
+import { requestBody } from "../lib/replay/sinks/http/http-sink";
 import { benchGraphile, benchGraphileFair } from "./bench/graphile-reference";
 import { clientLoop, startOkServer } from "./bench/http-floor";
 import { benchWriteFloor, FLOOR_VARIANTS, type FloorResult } from "./bench/write-floor";

@@ -69,7 +69,7 @@ async function measure(
   });
   const { id } = await createBatch(db.pool, input, creator, { now: new Date() });
   await applyBatchAction(db.pool, id, "approve", approver, { now: new Date() });
-  const worker = startWorker({ db, log: () => {}, pullSources: false });
+  const worker = startWorker({ db, log: () => {} });
   const t1 = performance.now();
   await applyBatchAction(db.pool, id, "start", creator, { now: new Date() });
   for (;;) {

@@ -11,6 +11,8 @@ import { parseTrustedProxies, sanitizeForwarding } from "../lib/net/forwarded";
 import { configuredMaskRules } from "../lib/masking/config";
 import { maskConsole } from "../lib/ops/masked-logs";
 import { startDraining } from "../lib/startup/lifecycle";
+import { getDb } from "../lib/db/client";
+import { startRuntime } from "../lib/runtime/runtime";
 import { buildState } from "./source-stamp";
 
 // The server's log lines leave with card numbers masked, whichever module (or library) wrote them.
@@ -32,6 +34,17 @@ const { list: trusted } = parseTrustedProxies(env.REDRIVE_TRUSTED_PROXIES);
 const app = next({ dev: false, dir: process.cwd(), port: env.PORT });
 const handle = app.getRequestHandler();
 await app.prepare();
+
+// Pull now requests written on any server are answered by every server's runtime too, so one is answered where no
+// worker runs; the pull's parsing and GEOS run on the ingest threads, off this event loop. Replay lanes, the
+// continuous drain and housekeeping are the workers' (`redrive worker`, or `npm start`'s launcher).
+const runtime = startRuntime({
+  db: getDb(),
+  log: (m) => console.log(`[redrive] ${m}`),
+  replay: false,
+  pullers: false,
+  maintenance: false,
+});
 
 let warned = false;
 let draining = false;
@@ -68,6 +81,7 @@ function close(drainDelayMs: number): void {
   if (draining) return;
   draining = true;
   startDraining();
+  void runtime.stop();
   console.log(
     `[redrive] stopping: not ready now; closing in ${drainDelayMs} ms, in-flight requests then get ${env.REDRIVE_SHUTDOWN_TIMEOUT_MS} ms`,
   );

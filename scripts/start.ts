@@ -105,21 +105,17 @@ server.stdout?.on("data", (chunk: Buffer) => {
   }
 });
 
-// One replay worker and the housekeeping loop (retention, alerts) run in this process by default; more
-// workers run anywhere with `npx redrive worker` against the same database.
+// The runtime (lib/runtime: one replay worker, the sources' pullers, Pull now requests, the housekeeping loop:
+// retention, alerts) runs in this process by default; more run anywhere with `npx redrive worker` against the
+// same database.
 const background = new AbortController();
 const worker =
   env.REDRIVE_WORKER === "1"
-    ? (await import("../lib/replay/engine/worker")).startWorker({ db, signal: background.signal, log: (m) => say(`worker: ${m}`) })
-    : null;
-const maintenance =
-  env.REDRIVE_WORKER === "1"
-    ? (await import("../lib/ops/maintenance")).startMaintenance({
-        pool: db.pool,
+    ? (await import("../lib/runtime/runtime")).startRuntime({
+        db,
         signal: background.signal,
-        retentionDays: env.REDRIVE_RETENTION_DAYS,
-        webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
-        log: (m) => say(`maintenance: ${m}`),
+        log: (m) => say(`worker: ${m}`),
+        maintenance: { retentionDays: env.REDRIVE_RETENTION_DAYS, webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null },
       })
     : null;
 if (worker) say(`replay worker ${worker.id} running in-process (REDRIVE_WORKER=0 to disable)`);
@@ -145,7 +141,6 @@ async function shutdown(signal: NodeJS.Signals | null, code = 0, why?: string) {
   await Promise.all([
     server.exitCode === null && server.signalCode === null ? new Promise((r) => server.once("exit", r)) : null,
     worker?.stop(),
-    maintenance?.done,
   ]);
   await stop();
   process.exit(code);

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { describeSink } from "@/lib/replay/sinks/registry";
 import { EmptyNotice } from "@/components/ui/empty-notice";
 import { ColumnHeaders, DividedBody, FramedTable, type Column } from "@/components/ui/table";
 import type { BatchView } from "@/lib/replay/batch/batch-schemas";
@@ -51,15 +52,7 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
             <td className="px-3 py-1.5">
               <BatchStatusBadge status={b.status} title={b.statusReason} />
             </td>
-            <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">
-              {b.sink.type === "http"
-                ? `HTTP ${new URL(b.sink.url).host}`
-                : b.sink.type === "origin"
-                  ? "back to origin"
-                  : b.sink.type === "postgis"
-                    ? `PostGIS ${b.sink.table}`
-                    : "built-in ledger"}
-            </td>
+            <td className="px-3 py-1.5 text-slate-600 dark:text-slate-300">{describeSink(b.sink, "short")}</td>
             <td className="px-3 py-1.5">
               <ProgressBar total={b.total} counts={b.counts} />
               <span className="text-xs tabular-nums text-slate-500 dark:text-slate-400">{progressText(b.total, b.counts, fmt)}</span>

@@ -1,6 +1,7 @@
 "use client";
 
 import type { BatchView } from "@/lib/replay/batch/batch-schemas";
+import { describeSink } from "@/lib/replay/sinks/registry";
 import { BatchActions, type ReplayPermissions } from "./batch-actions";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatDuration, formatTime } from "./format";
@@ -128,15 +129,7 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
         <dl className="grid grid-cols-1 gap-x-6 gap-y-1 sm:grid-cols-3">
           <div>
             <dt className="text-xs text-slate-500 dark:text-slate-400">Sink</dt>
-            <dd>
-              {batch.sink.type === "http"
-                ? `HTTP POST ${batch.sink.url} (timeout ${batch.sink.timeoutMs} ms, ${batch.sink.concurrency} in flight${batch.sink.headers.length ? `, headers ${batch.sink.headers.join(", ")}` : ""})`
-                : batch.sink.type === "origin"
-                  ? "back to origin: each record to the exchange, subject, stream, topic or queue it came from (listed above)"
-                  : batch.sink.type === "postgis"
-                    ? `PostGIS ${batch.sink.url}, table ${batch.sink.table} (id ${batch.sink.idColumn}, geometry ${batch.sink.geometryColumn} SRID ${batch.sink.srid}, observed ${batch.sink.observedAtColumn}${batch.sink.propertiesColumn ? `, properties ${batch.sink.propertiesColumn}` : ""}): newest observation wins, each key once`
-                    : "built-in ledger"}
-            </dd>
+            <dd>{describeSink(batch.sink, "detail")}</dd>
           </div>
           <div>
             <dt className="text-xs text-slate-500 dark:text-slate-400">Repair (spatial)</dt>

@@ -8,7 +8,8 @@ import { CreateBatchBody, repairConflicts } from "@/lib/replay/batch/batch-schem
 import { isUnpaced } from "@/lib/replay/pacing/gcra";
 import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
-import { defaultSink, previewForSink, SINK_HELP, type SinkType } from "./preview-for-sink";
+import { defaultSink, previewForSink, sinkChoices, sinkHelp, type SinkType } from "./preview-for-sink";
+import { sinkPlug } from "@/lib/replay/sinks/registry";
 import { useCreateBatch } from "./queries";
 import { DestinationsList } from "./destinations-list";
 
@@ -195,7 +196,7 @@ export function CreateBatchForm({
           </Suspense>
         )}
         {leftOut.length > 0 && <p className="text-amber-800 dark:text-amber-200">Left out: {leftOut.join(", ")}.</p>}
-        {sinkType === "origin" && (preview.destinations?.length ?? 0) > 0 && (
+        {sinkPlug(sinkType).needsOrigin && (preview.destinations?.length ?? 0) > 0 && (
           <DestinationsList destinations={preview.destinations ?? []} caption="Where they go back to" />
         )}
         {preview.sample.length > 0 && (
@@ -218,20 +219,13 @@ export function CreateBatchForm({
         </h2>
         <fieldset className="flex flex-wrap gap-x-4 gap-y-1">
           <legend className="mb-1 text-xs text-slate-500 dark:text-slate-400">Sink</legend>
-          {(
-            [
-              ["ledger", "Built-in ledger"],
-              ["http", "HTTP"],
-              ["origin", "Back to origin"],
-              ["postgis", "PostGIS table"],
-            ] as const
-          ).map(([type, label]) => (
+          {sinkChoices().map(({ type, label }) => (
             <label key={type}>
               <input
                 type="radio"
                 name="sink"
                 checked={sinkType === type}
-                onChange={() => setSinkType(type)}
+                onChange={() => setSinkType(type as SinkType)}
                 aria-describedby={sinkType === type ? "sink-help" : undefined}
               />{" "}
               {label}
@@ -239,7 +233,7 @@ export function CreateBatchForm({
           ))}
         </fieldset>
         <p id="sink-help" data-testid="sink-help" className="text-xs text-slate-500 dark:text-slate-400">
-          {SINK_HELP[sinkType]}
+          {sinkHelp(sinkType)}
         </p>
         {sinkType === "postgis" && (
           <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">

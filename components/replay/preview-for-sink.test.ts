@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BatchPreview } from "@/lib/replay/batch/batch-schemas";
-import { defaultSink, previewForSink, SINK_HELP } from "./preview-for-sink";
+import { defaultSink, previewForSink, sinkHelp } from "./preview-for-sink";
 
 const preview = (skipped: Partial<BatchPreview["skipped"]>, count = 142): BatchPreview => ({
   count,
@@ -47,11 +47,11 @@ describe("defaultSink", () => {
   });
 });
 
-describe("SINK_HELP", () => {
+describe("sinkHelp", () => {
   it("describes each sink in its own words, never another's", () => {
     const names = { ledger: "Built-in ledger", http: "HTTP", origin: "Back to origin", postgis: "PostGIS table" } as const;
     for (const [type, name] of Object.entries(names)) {
-      const help = SINK_HELP[type as keyof typeof names];
+      const help = sinkHelp(type as keyof typeof names);
       expect(help.startsWith(`${name}:`)).toBe(true);
       for (const [other, otherName] of Object.entries(names)) if (other !== type) expect(help).not.toContain(`${otherName}:`);
     }

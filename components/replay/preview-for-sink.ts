@@ -1,35 +1,37 @@
 import type { BatchPreview } from "@/lib/replay/batch/batch-schemas";
+import { SINKS, sinkPlug, type SinkType } from "@/lib/replay/sinks/registry";
+import type { AnySinkConfigPlug } from "@/lib/replay/sinks/sink-plug";
 import { fmt } from "./format";
 
 // The creation form's preview for the sink the supervisor picked. The server previews once for every sink and counts
 // the approved records without an origin (skipped.noOrigin) beside the others: only the origin sink leaves them out,
 // so for it they are neither in the count the form creates (expectedCount) nor news for any other sink.
 
-export type SinkType = "ledger" | "http" | "origin" | "postgis";
+export type { SinkType };
+
+/** The form's sink choices: each registered sink with its name. */
+export function sinkChoices(plugs: readonly AnySinkConfigPlug[] = SINKS): { type: string; label: string }[] {
+  return plugs.map((p) => ({ type: p.type, label: p.label }));
+}
 
 /** What each sink does, shown under the sink choice for the one selected (never another sink's words). */
-export const SINK_HELP: Record<SinkType, string> = {
-  ledger:
-    "Built-in ledger: each record's key is recorded in Redrive's own ledger, once, newest observation per entity winning; nothing leaves Redrive.",
-  http: "HTTP: each record is POSTed to the URL with its original key in the Idempotency-Key header; the receiver deduplicates.",
-  origin:
-    "Back to origin: each record is published to the exchange, subject, stream, topic or queue it came from, through its source (a record not pulled from a broker source has nowhere to go back to: a filter leaves it out, a list of ids naming one is refused).",
-  postgis:
-    "PostGIS table: each feature is upserted into the table by its id, the newest observation winning, and its key recorded beside it so it is applied once.",
-};
+export const sinkHelp = (sink: SinkType): string => sinkPlug(sink).help;
 
 /**
  * The sink the form starts with: back to origin when it was opened from a broker source's records (the list
  * filtered by `origin=`), where sending them back is what a supervisor came for; the built-in ledger otherwise.
  */
 export function defaultSink(selection: { ids: string[] } | { filter: Record<string, string | string[]> }): SinkType {
-  return "filter" in selection && typeof selection.filter.origin === "string" && selection.filter.origin !== "" ? "origin" : "ledger";
+  return "filter" in selection && typeof selection.filter.origin === "string" && selection.filter.origin !== "" ? ORIGIN_SINK : "ledger";
 }
+
+/** The sink that sends records back where they were pulled from. */
+const ORIGIN_SINK: SinkType = SINKS.find((p) => p.needsOrigin)?.type ?? "ledger";
 
 /** What a batch to this sink would take: its record count and the reasons records are left out, in words. */
 export function previewForSink(preview: BatchPreview, sink: SinkType): { count: number; leftOut: string[] } {
   const { notApproved, inActiveBatch, noKey, noOrigin } = preview.skipped;
-  const origin = sink === "origin";
+  const origin = sinkPlug(sink).needsOrigin;
   const leftOut = [
     notApproved > 0 ? `${fmt(notApproved)} not approved` : null,
     inActiveBatch > 0 ? `${fmt(inActiveBatch)} already in an active batch` : null,

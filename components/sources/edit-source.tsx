@@ -4,6 +4,8 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { PatchSourceBody, sourceUrlProblem, type SourceView } from "@/lib/sources/source-schemas";
+import { sourcePlug } from "@/lib/sources/registry";
+import type { AnySourceConfigPlug } from "@/lib/sources/source-plug";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 import { byPath, Field, KindField, serverIssues } from "./add-source";
 import { useUpdateSource, type UpdateSourceRequest } from "./queries";
@@ -65,7 +67,7 @@ function EditSourceForm({ source, onDone }: { source: SourceView; onDone: () => 
     );
   }
 
-  const secretHint = source.type === "sqs" ? " (SQS: the access key)" : "";
+  const secretHint = (sourcePlug(source.type) as AnySourceConfigPlug).secretHint ?? "";
   return (
     <form onSubmit={submit} noValidate className="space-y-3 text-sm">
       <Field

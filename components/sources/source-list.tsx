@@ -10,7 +10,7 @@ import { EmptyNotice } from "@/components/ui/empty-notice";
 import type { SourceView } from "@/lib/sources/source-schemas";
 import { EditSource } from "./edit-source";
 import { usePullSource, useRemoveSource, useSetSourceEnabled, useSources } from "./queries";
-import { conditionOf, optionsSummary, TYPE_LABEL, utc, type SourceCondition } from "./source-text";
+import { conditionOf, optionsSummary, typeLabel, utc, type SourceCondition } from "./source-text";
 
 // The broker sources as cards: where each reads, what the last attempts found, and (admins) pull now, pause or
 // resume, edit, remove. Refreshed every 5 s: workers pull in the background and move the numbers on their own.
@@ -48,7 +48,7 @@ function SourceCard({ source, canManage, onRemove }: { source: SourceView; canMa
         <h2 id={heading} className="font-semibold text-slate-900 dark:text-slate-100">
           {source.name}
         </h2>
-        <Badge>{TYPE_LABEL[source.type]}</Badge>
+        <Badge>{typeLabel(source.type)}</Badge>
         <KindBadge kind={source.kind} />
         <Badge tone={CONDITION_TONE[condition]}>{condition}</Badge>
         {state.pulling && <Badge tone="blue">pulling now</Badge>}

@@ -1,70 +1,22 @@
+import { sourcePlug } from "@/lib/sources/registry";
 import type { PullCounts, SourceType, SourceView } from "@/lib/sources/source-schemas";
+
+export { duration } from "@/lib/sources/summary-words";
 
 // How a source reads on the /sources page: its type's name, its options in a few words, its state and a pull's
 // counts. Pure and client-safe.
 
-export const TYPE_LABEL: Record<SourceType, string> = {
-  rabbitmq: "RabbitMQ",
-  nats: "NATS JetStream",
-  redis: "Redis Streams",
-  kafka: "Kafka",
-  sqs: "Amazon SQS",
-};
+/** A broker type's name on the page ("RabbitMQ"). */
+export const typeLabel = (type: SourceType): string => sourcePlug(type).label;
 
 const fmt = (n: number) => n.toLocaleString("en");
 
 /** Every time Redrive shows is UTC and says so. */
 export const utc = (iso: string): string => `${iso.replace("T", " ").slice(0, 19)} UTC`;
 
-/** 500 → "500 ms", 60000 → "60 s", 120000 → "2 min", 43200000 → "12 h". */
-export function duration(ms: number): string {
-  if (ms < 1000) return `${fmt(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 120 || s % 60 !== 0) return `${fmt(Math.round(s * 10) / 10)} s`;
-  if (s < 7200 || s % 3600 !== 0) return `${fmt(s / 60)} min`;
-  return `${fmt(s / 3600)} h`;
-}
-
-const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-
 /** The options that say where the dead letters are read, in a few words each (stored options have their defaults). */
 export function optionsSummary(type: SourceType, options: Record<string, unknown>): string[] {
-  const parts: (string | null)[] = [];
-  if (type === "rabbitmq") parts.push(`queue ${text(options.queue) ?? "?"}`);
-  else if (type === "kafka") parts.push(`topic ${text(options.topic) ?? "?"}`, `group ${text(options.group) ?? "redrive"}`);
-  else if (type === "nats") {
-    const ackWait = num(options.ackWaitMs);
-    parts.push(
-      `stream ${text(options.stream) ?? "?"}`,
-      text(options.consumer) ? `consumer ${text(options.consumer)}` : "every consumer",
-      ackWait === null ? null : `ack wait ${duration(ackWait)}`,
-    );
-  } else if (type === "sqs") {
-    const visibility = num(options.visibilityTimeoutSeconds);
-    parts.push(
-      text(options.region) ? `region ${text(options.region)}` : null,
-      text(options.endpoint) ? `endpoint ${text(options.endpoint)}` : null,
-      text(options.sourceQueueUrl) ? `back to ${text(options.sourceQueueUrl)} unless SQS names the queue` : "back to the queue SQS names",
-      visibility === null ? null : `visibility ${duration(visibility * 1000)}`,
-    );
-  } else {
-    const dlq = text(options.dlqStream);
-    if (dlq)
-      parts.push(`dead-letter stream ${dlq} (group ${text(options.dlqGroup) ?? "redrive"})`, `back to ${text(options.stream) ?? "?"}`);
-    else {
-      const deliveries = num(options.maxDeliveries);
-      const idle = num(options.minIdleMs);
-      parts.push(
-        `stream ${text(options.stream) ?? "?"}`,
-        `group ${text(options.group) ?? "?"}`,
-        `claims after ${deliveries ?? "?"} deliveries${idle === null ? "" : `, idle ${duration(idle)}`}`,
-      );
-    }
-    const field = text(options.field);
-    if (field && field !== "body") parts.push(`body field ${field}`);
-  }
-  return parts.filter((p): p is string => p !== null);
+  return sourcePlug(type).summary(options);
 }
 
 export type SourceCondition = "paused" | "never tried" | "connected" | "error";

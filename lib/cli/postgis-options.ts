@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 
 // The PostGIS target's flags, shared by `redrive replay create --sink postgis` and `redrive sink check`: the same
-// names, the same defaults, read into the same sink body.
+// names, the same defaults, read into the same sink body (postgisSinkBody, lib/replay/sinks/postgis/postgis-sink-schema.ts).
 
 export interface PostgisFlags {
   url?: string;
@@ -24,20 +24,4 @@ export function postgisTargetOptions(cmd: Command, prefix = ""): Command {
     .option("--observed-at-column <c>", `${prefix}the observation time's column (default observed_at)`)
     .option("--properties-column <c>", `${prefix}a jsonb column for the Feature's properties`)
     .option("--srid <n>", `${prefix}the SRID given to the geometries (default 4326)`);
-}
-
-/** The sink body the flags say, without the flags left out (so the schema's defaults apply). */
-export function postgisSinkBody(o: PostgisFlags, srid: number | undefined): Record<string, unknown> {
-  const body = {
-    type: "postgis",
-    url: o.url,
-    table: o.table,
-    idColumn: o.idColumn,
-    idProperty: o.idProperty,
-    geometryColumn: o.geometryColumn,
-    observedAtColumn: o.observedAtColumn,
-    propertiesColumn: o.propertiesColumn,
-    srid,
-  };
-  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 }

@@ -23,6 +23,15 @@ describe("readiness", () => {
     expect(readiness(failed, false).reasons).toEqual(["migrations failed: 20261206_y"]);
   });
 
+  it("names a migration being applied (a backfill under way) apart from ones not started", () => {
+    const busy: Health = {
+      ...healthy,
+      status: "degraded",
+      migrations: { applied: 39, pending: ["20261207_a", "20261207_b"], failed: [], running: ["20261207_a"] },
+    };
+    expect(readiness(busy, false).reasons).toEqual(["migrations pending: 20261207_b", "migrations being applied: 20261207_a"]);
+  });
+
   it("is not ready when the database does not answer", () => {
     const down: Health = {
       status: "down",

@@ -5,7 +5,8 @@ import { migrationStatus } from "./migration-files";
 export interface Health {
   status: "ok" | "degraded" | "down";
   database: { ok: boolean; latencyMs: number | null; version: string | null; embedded: boolean; error?: string };
-  migrations: { applied: number; pending: string[]; failed: string[] } | null;
+  /** `running`: being applied by some process now (pending too); a backfilling migration stays here until done */
+  migrations: { applied: number; pending: string[]; failed: string[]; running?: string[] } | null;
 }
 
 export async function databaseHealth(pool: pg.Pool): Promise<Health> {
@@ -33,20 +34,26 @@ export async function databaseHealth(pool: pg.Pool): Promise<Health> {
 
 export interface Readiness {
   ready: boolean;
-  /** why not, when not: "draining", "database unreachable", "migrations pending: …", "migrations failed: …" */
+  /** why not, when not: "draining", "database unreachable", "migrations pending: …", "migrations being applied: …",
+   * "migrations failed: …" */
   reasons: string[];
 }
 
 /**
  * Readiness from health: migrations this code expects but the database lacks keep the server out of rotation, while
  * migrations the database has and this code does not know (a newer version expanded the schema during a rolling
- * upgrade) do not.
+ * upgrade) do not. A migration counts as applied only once all its steps are, backfills included: the code that
+ * ships with it may read what the backfill fills. Servers of the previous release, which do not know it, stay ready
+ * while it runs.
  */
 export function readiness(health: Health, draining: boolean): Readiness {
   const reasons: string[] = [];
   if (draining) reasons.push("draining");
   if (!health.database.ok) reasons.push("database unreachable");
-  if (health.migrations?.pending.length) reasons.push(`migrations pending: ${health.migrations.pending.join(", ")}`);
+  const running = health.migrations?.running ?? [];
+  const waiting = health.migrations?.pending.filter((m) => !running.includes(m)) ?? [];
+  if (waiting.length) reasons.push(`migrations pending: ${waiting.join(", ")}`);
+  if (running.length) reasons.push(`migrations being applied: ${running.join(", ")}`);
   if (health.migrations?.failed.length) reasons.push(`migrations failed: ${health.migrations.failed.join(", ")}`);
   return { ready: reasons.length === 0, reasons };
 }

@@ -1,16 +1,57 @@
 import "server-only";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { MIGRATIONS_DIR, readMigrationList, readSchema } from "./migration-files";
+import pg from "pg";
+import type { MigrationList } from "@prisma/schema-engine-wasm";
+import { MIGRATE_LOCK, MIGRATIONS_DIR, readMigrationList, readSchema } from "./migration-files";
+import { isNoTransaction } from "./migration-script";
+import { connectionFields } from "./pg-adapter";
 import { NO_FILTER, withSchemaEngine } from "./schema-engine";
 
-/** Applies every migration in prisma/migrations not yet recorded in _prisma_migrations. */
-export async function applyMigrations(url: string): Promise<string[]> {
-  const migrationsList = await readMigrationList();
-  return withSchemaEngine(url, async (engine) => {
-    const out = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
-    return out.appliedMigrationNames;
-  });
+/**
+ * Applies every migration in prisma/migrations (or `dir`) not yet recorded in _prisma_migrations. Processes take
+ * turns on an advisory lock held by a session of its own for the whole run: the engine's own lock lives on a pooled
+ * connection, and a `no-transaction` migration runs on another session for as long as its backfills take.
+ */
+export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const migrationsList = await readMigrationList(dir);
+  const lock = new pg.Client(connectionFields(url));
+  lock.on("error", () => {});
+  await lock.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock($1, $2)", MIGRATE_LOCK);
+    await retryInterrupted(lock, migrationsList);
+    return await withSchemaEngine(url, async (engine) => {
+      const out = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
+      return out.appliedMigrationNames;
+    });
+  } finally {
+    await lock.end().catch(() => {});
+  }
+}
+
+/**
+ * A `no-transaction` migration that did not finish (its process died, a statement failed) is marked rolled back,
+ * so the engine applies it again: each of its steps is safe to repeat and its backfills resume. Under the migrate
+ * lock, an unfinished row belongs to no running process. A transactional migration that failed left nothing
+ * behind but its row; the engine reports it (`migrate resolve` territory) as before.
+ */
+async function retryInterrupted(client: pg.Client, list: MigrationList): Promise<void> {
+  const rows = await client
+    .query<{ id: string; migration_name: string }>(
+      "SELECT id, migration_name FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL",
+    )
+    .then(
+      (r) => r.rows,
+      () => [],
+    );
+  for (const row of rows) {
+    const dir = list.migrationDirectories.find((d) => d.path === row.migration_name);
+    const content = dir?.migrationFile.content;
+    if (content?.tag !== "ok" || !isNoTransaction(content.value)) continue;
+    console.log(`[migrate] ${row.migration_name} did not finish: running it again (its steps repeat safely, backfills resume)`);
+    await client.query("UPDATE _prisma_migrations SET rolled_back_at = now() WHERE id = $1", [row.id]);
+  }
 }
 
 /**

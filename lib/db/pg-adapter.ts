@@ -2,6 +2,8 @@ import "server-only";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { ColumnTypeEnum, type SqlQuery, type SqlResultSet } from "@prisma/driver-adapter-utils";
+import { isNoTransaction } from "./migration-script";
+import { runNoTransactionScript } from "./online-runner";
 
 /**
  * pg.Client that reports PostgreSQL's internal `"char"` type (oid 18) as text. The schema engine's catalog
@@ -93,7 +95,7 @@ export class MigrationPgAdapterFactory extends PrismaPg {
   private readonly open = new Set<PgAdapter>();
 
   override async connect() {
-    const adapter = wholeScripts(await super.connect());
+    const adapter = wholeScripts(await super.connect(), this.fields);
     this.open.add(adapter);
     const dispose = adapter.dispose.bind(adapter);
     adapter.dispose = async () => {
@@ -121,6 +123,7 @@ export class MigrationPgAdapterFactory extends PrismaPg {
         idleTimeoutMillis: 200,
         allowExitOnIdle: true,
       }).connect(),
+      { ...this.fields, database },
     );
     const disposeShadow = shadow.dispose.bind(shadow);
     shadow.dispose = async () => {
@@ -139,13 +142,16 @@ type PgAdapter = Awaited<ReturnType<PrismaPg["connect"]>>;
 
 /**
  * Upstream executeScript splits a migration on every ";", which breaks function bodies ($$ … ; … $$).
- * A parameterless query goes over PostgreSQL's simple protocol, which runs a whole multi-statement script.
+ * A parameterless query goes over PostgreSQL's simple protocol, which runs a whole multi-statement script as one
+ * transaction. A script marked `-- redrive:no-transaction` runs statement by statement on a session of its own
+ * instead (online-runner.ts).
  */
-function wholeScripts(adapter: PgAdapter): PgAdapter {
+function wholeScripts(adapter: PgAdapter, fields: pg.ClientConfig): PgAdapter {
   charColumns(adapter);
   const startTransaction = adapter.startTransaction.bind(adapter);
   adapter.startTransaction = async (isolation) => charColumns(await startTransaction(isolation));
   adapter.executeScript = async (script: string) => {
+    if (isNoTransaction(script)) return runNoTransactionScript(fields, script);
     await adapter.executeRaw({ sql: script, args: [], argTypes: [] });
   };
   return adapter;

@@ -16,6 +16,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "bad_gateway"
+  | "gateway_timeout"
   | "misconfigured"
   | "internal";
 
@@ -32,6 +33,8 @@ const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   bad_gateway: 502,
+  /** work handed to a worker or another server did not answer in time; it goes on there */
+  gateway_timeout: 504,
   /** the server lacks a setting this request needs (a secret production must be given): the operator's to fix */
   misconfigured: 503,
   internal: 500,

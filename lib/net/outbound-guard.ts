@@ -7,7 +7,7 @@ import { AppError } from "../errors/app-error";
 import { getEnv } from "../env";
 import { inAddressList, parseAddressList } from "./address-list";
 import { reachedAddress, restrictedAddress } from "./address-class";
-import { checkOutbound } from "./outbound";
+import { outboundHostRefusal } from "./outbound";
 
 // Where Redrive may connect on a user's word: the replay HTTP and PostGIS sinks, alert webhooks, the SSO issuer's
 // discovery and keys (outbound-connectors.ts lists them). A supervisor or admin chooses those addresses, and what
@@ -170,6 +170,11 @@ export async function checkOutboundHosts(hosts: readonly string[], path: string)
  * connection is checked again every time it is made.
  */
 export async function checkOutboundTarget(url: string, path: string): Promise<void> {
-  checkOutbound(url, getEnv().REDRIVE_OUTBOUND_HOSTS, path);
-  await checkOutboundHosts([new URL(url).hostname], path);
+  const why = await outboundTargetRefusal(url);
+  if (why) throw new AppError("validation_failed", `${path}: ${why}`, { issues: [{ path, message: why }] });
+}
+
+/** Why `url` may not be called (checkOutboundTarget's rules), or null. */
+export async function outboundTargetRefusal(url: string): Promise<string | null> {
+  return outboundHostRefusal(url, getEnv().REDRIVE_OUTBOUND_HOSTS) ?? (await outboundHostsRefusal([new URL(url).hostname]));
 }

@@ -28,11 +28,15 @@ export function outboundAllowed(url: string, allowList: string | undefined): boo
   });
 }
 
+/** Why the URL's host is not allowed, or null when it is. */
+export function outboundHostRefusal(url: string, allowList: string | undefined): string | null {
+  return outboundAllowed(url, allowList) ? null : `host ${new URL(url).host} is not in REDRIVE_OUTBOUND_HOSTS`;
+}
+
 /** Throws a 422 naming `path` when the URL's host is not allowed. */
 export function checkOutbound(url: string, allowList: string | undefined, path: string): void {
-  if (outboundAllowed(url, allowList)) return;
-  const message = `host ${new URL(url).host} is not in REDRIVE_OUTBOUND_HOSTS`;
-  throw new AppError("validation_failed", `${path}: ${message}`, { issues: [{ path, message }] });
+  const message = outboundHostRefusal(url, allowList);
+  if (message) throw new AppError("validation_failed", `${path}: ${message}`, { issues: [{ path, message }] });
 }
 
 /**

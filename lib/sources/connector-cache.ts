@@ -2,7 +2,7 @@ import "server-only";
 import type pg from "pg";
 import type { SourceConnector } from "./connector";
 import { readSourceConfig } from "./manage-sources";
-import { openConnector } from "./open-connector";
+import { openConnector } from "./registry.server";
 
 // Connections to sources kept open between publishes (the origin sink sends each record through its own
 // source's connection): one per source per process, opened on first use, reopened when the source changed,

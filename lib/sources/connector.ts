@@ -8,22 +8,13 @@
  */
 import "server-only";
 
-export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "kafka", "sqs"] as const;
-export type SourceType = (typeof SOURCE_TYPES)[number];
+import type { Destination, SourceType } from "./registry";
+
+export type { Destination, SourceType };
 
 /** JSON-safe header values: byte strings become `{ "base64": "…" }`, timestamps ISO 8601 strings. */
 export type HeaderValue = string | number | boolean | null | HeaderValue[] | { [key: string]: HeaderValue };
 export type Headers = Record<string, HeaderValue>;
-
-/** Where a message was going before it died: enough to publish it back there. */
-export type Destination =
-  | { type: "rabbitmq"; exchange: string; routingKeys: string[]; queue: string | null }
-  | { type: "nats"; subject: string; stream: string }
-  | { type: "redis"; stream: string; field: string }
-  /** the original topic (empty when the headers name none), partition and offset; the dead-letter topic read */
-  | { type: "kafka"; topic: string; partition: number | null; offset: string | null; dlqTopic: string }
-  /** SQS: the source queue by DeadLetterQueueSourceArn when SQS gave it, else the source's sourceQueueUrl */
-  | { type: "sqs"; queueArn: string | null; queueUrl: string | null };
 
 export interface Origin {
   sourceType: SourceType;

@@ -1,43 +1,20 @@
-import type { Destination } from "./connector";
-import { destinationTexts as kafkaDestination } from "./kafka/origin";
-import { destinationTexts as natsDestination } from "./nats/origin";
-import { destinationTexts as rabbitmqDestination } from "./rabbitmq/origin";
-import { destinationTexts as redisDestination } from "./redis/origin";
-import { destinationTexts as sqsDestination } from "./sqs/message";
+import { findSourcePlug } from "./registry";
 import { destinationsAllowed } from "./destination-glob";
 
 // Where a replay to origin sends a stored dead letter, as text: what a batch lists for the second supervisor and
-// what a source's `options.destinations` patterns are matched against. One formatter per broker type, in its own
-// folder, registered here; nothing else decides per type.
-
-type Formatters = { [T in Destination["type"]]: (d: Extract<Destination, { type: T }>) => string[] };
-
-const FORMATTERS: Formatters = {
-  rabbitmq: rabbitmqDestination,
-  nats: natsDestination,
-  redis: redisDestination,
-  kafka: kafkaDestination,
-  sqs: sqsDestination,
-};
-
-function isDestination(value: unknown): value is Destination {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.hasOwn(FORMATTERS, (value as { type?: unknown }).type as string)
-  );
-}
+// what a source's `options.destinations` patterns are matched against. Each broker type formats its own
+// (lib/sources/<type>/destination.ts, listed in registry.ts); nothing else decides per type.
 
 /**
  * The destinations a stored origin's `destination` (jsonb, as the pull recorded it) publishes to: usually one;
  * RabbitMQ one per routing key. Unreadable or of no known type: [""] — no pattern but `*` allows it.
  */
 export function destinationTexts(destination: unknown): string[] {
-  if (!isDestination(destination)) return [""];
-  const format = FORMATTERS[destination.type] as (d: Destination) => string[];
+  if (typeof destination !== "object" || destination === null || Array.isArray(destination)) return [""];
+  const plug = findSourcePlug((destination as { type?: unknown }).type);
+  if (!plug) return [""];
   try {
-    const texts = format(destination);
+    const texts = plug.destinationTexts(destination as { type: string });
     return texts.length > 0 ? texts : [""];
   } catch {
     return [""];

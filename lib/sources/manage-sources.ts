@@ -9,7 +9,7 @@ import { AppError } from "../errors/app-error";
 import { configKey } from "../secrets/config-key";
 import { seal, unseal } from "../secrets/seal";
 import type { DeadLetterKind } from "../vocabulary/record";
-import type { SourceConfig } from "./open-connector";
+import type { SourceConfig } from "./registry.server";
 import { sourceErrorText } from "./error-category";
 import { keepShownSealed, openOptions, sealOptions, shownOptions } from "./sealed-options";
 import { changedUrl, replacedSecrets } from "./source-credentials";

@@ -5,61 +5,54 @@ import type { Actor } from "../audit/actor";
 import { AppError } from "../errors/app-error";
 import type { AuditContext } from "../auth/audit-context";
 import { createSource, getSource, readSourceConfig, type SourceAudience } from "./manage-sources";
-import { openConnector, type SourceConfig } from "./open-connector";
-import { pullSource } from "./pull-source";
+import { openConnector, type SourceConfig } from "./registry.server";
 import { recordSourceFailure } from "./pullers";
+import { awaitPull, servePullRequests, submitPull } from "./pull-requests";
+import { SourceTurns } from "./source-turns";
 import { statusAsksBroker } from "./status-policy";
 import type { CreateSourceBody, PullCounts, SourceState, SourceView } from "./source-schemas";
 
-// "Pull now" (the API, the page's button, `redrive source pull`): the same pull the workers run, on demand, under
-// the source's lease so it never runs beside a worker's pull of the same source.
+// "Pull now" (the API, the page's button, `redrive source pull`): the same pull the runtimes' pullers run, on
+// demand, asked of the runtimes as a row (pull-requests.ts) so it runs under the source's lease wherever that is
+// held, and never inside the request handler that asked.
 
 export interface PullNowOptions {
   max?: number;
   actor: Actor;
   requestId: string | null;
-  clock: () => Date;
-  leaseMs?: number;
+  clock?: () => Date;
+  /** how long to wait for the answer (default: 60 s for a request, an hour for pullNow) */
+  timeoutMs?: number;
 }
 
+/** Pull now for a request handler: a runtime (a server's or a worker's) runs it; this waits for its answer. */
+export async function requestPull(pool: pg.Pool, name: string, opts: PullNowOptions): Promise<PullCounts> {
+  const id = await submitPull(pool, name, opts);
+  return awaitPull(pool, name, id, opts.timeoutMs);
+}
+
+/**
+ * Pull now outside a runtime (`redrive source pull`, tests, benchmarks): the request is served here when the
+ * source's lease is free, and by its holder otherwise (a worker pulling it now), whose answer this waits for.
+ */
 export async function pullNow(pool: pg.Pool, name: string, opts: PullNowOptions): Promise<PullCounts> {
-  const config = await readSourceConfig(pool, name);
-  const holder = `pull-now:${randomUUID().slice(0, 8)}`;
-  const leaseMs = opts.leaseMs ?? 120_000;
-  const taken = await pool.query(
-    `UPDATE source SET locked_by = $2, locked_until = now() + $3 * interval '1 millisecond'
-     WHERE name = $1 AND (locked_until IS NULL OR locked_until < now())`,
-    [name, holder, leaseMs],
-  );
-  if (taken.rowCount === 0) {
-    throw new AppError("conflict", `source ${name} is being pulled by a worker now; try again in a few seconds`, {
-      issues: [{ path: "name", message: "is being pulled" }],
-    });
-  }
-  let connector;
+  const id = await submitPull(pool, name, opts);
+  const stop = new AbortController();
+  const serving = servePullRequests({
+    pool,
+    holder: `pull-now:${randomUUID().slice(0, 8)}`,
+    signal: stop.signal,
+    log: () => {},
+    turns: new SourceTurns(),
+    only: id,
+    pollMs: 200,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
   try {
-    connector = await openConnector(config);
-    await connector.provision();
-    const counts = await pullSource(pool, { name, type: config.type, kind: config.kind }, connector, {
-      ...(opts.max !== undefined ? { max: opts.max } : {}),
-      waitMs: 500,
-      actor: opts.actor,
-      requestId: opts.requestId,
-      clock: opts.clock,
-    });
-    const waiting = await connector.waiting().catch(() => null);
-    await pool.query(
-      `UPDATE source SET connected = true, waiting = $2, waiting_at = now(), last_error = NULL, failures = 0, failing_since = NULL,
-         next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
-       WHERE name = $1 AND locked_by = $3`,
-      [name, waiting, holder],
-    );
-    return counts;
-  } catch (err) {
-    const message = await recordSourceFailure(pool, name, err);
-    throw new AppError("bad_gateway", `source ${name}: ${message}`, { issues: [] });
+    return await awaitPull(pool, name, id, opts.timeoutMs ?? 3_600_000);
   } finally {
-    await connector?.close().catch(() => {});
+    stop.abort();
+    await serving;
   }
 }
 

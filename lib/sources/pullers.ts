@@ -6,11 +6,12 @@ import type { Actor } from "../audit/actor";
 import { sleep } from "../time/sleep";
 import type { SourceConnector } from "./connector";
 import { readSourceConfig } from "./manage-sources";
-import { openConnector } from "./open-connector";
+import { openConnector } from "./registry.server";
 import { pullSource } from "./pull-source";
 import { sourceErrorCategory } from "./error-category";
+import type { SourceTurns } from "./source-turns";
 
-// The continuous drain: every replay worker process runs this loop. A source is pulled by one process at a time
+// The continuous drain: every runtime that pulls (lib/runtime) runs this loop. A source is pulled by one process at a time
 // (a lease on its row, taken with SKIP LOCKED and renewed while pulling); a broker that is down or refuses the
 // credentials is a state on the source, retried with a backoff that grows to a minute, never a crash.
 
@@ -26,6 +27,8 @@ export interface PullersOptions {
   /** how long one take waits for a message (default 1 s) */
   waitMs?: number;
   clock?: () => Date;
+  /** this process's turns on each source, shared with the pull requests it runs */
+  turns: SourceTurns;
 }
 
 const MAX_BACKOFF_MS = 60_000;
@@ -88,7 +91,11 @@ export function startPullers(opts: PullersOptions): { done: Promise<void> } {
   async function round(): Promise<boolean> {
     const claimed = await claim();
     if (!claimed) return false;
-    const { name, version } = claimed;
+    await opts.turns.run(claimed.name, () => pullClaimed(claimed), { wants: false });
+    return true;
+  }
+
+  async function pullClaimed({ name, version }: { name: string; version: string }): Promise<void> {
     try {
       const config = await readSourceConfig(opts.pool, name);
       let held = connectors.get(name);
@@ -123,6 +130,7 @@ export function startPullers(opts: PullersOptions): { done: Promise<void> } {
           requestId: null,
           clock,
           signal: opts.signal,
+          yieldTo: () => opts.turns.wanted(name),
         });
         if (counts.pulled > 0) {
           opts.log(
@@ -143,7 +151,6 @@ export function startPullers(opts: PullersOptions): { done: Promise<void> } {
       await closeConnector(name);
       await fail(name, err);
     }
-    return true;
   }
 
   const done = (async () => {

@@ -2,20 +2,23 @@ import "server-only";
 import { redactUrlSecrets } from "../masking/url";
 import { configKey } from "../secrets/config-key";
 import { isSealed, seal, unseal } from "../secrets/seal";
-import type { SourceType } from "./source-schemas";
+import { SOURCES, type SourceType } from "./registry";
 
 // Options that hold a URL are kept like the source's own URL: sealed at rest with the configuration key, shown and
-// audited only redacted, unsealed only to open a connection. An SQS endpoint or source queue URL may carry an access
+// audited only redacted, unsealed only to open a connection. An SQS endpoint or source queue URL (say) may carry an access
 // key in its userinfo or a signed query, as the queue URL does. A value stored before this rule (plain) is read as
 // it is and sealed at the source's next change.
 
-const SEALED: Partial<Record<SourceType, readonly string[]>> = { sqs: ["endpoint", "sourceQueueUrl"] };
+/** Each type's options marked `sealed` (lib/sources/<type>/, listed in registry.ts). */
+const SEALED = new Map<string, readonly string[]>(
+  SOURCES.map((p) => [p.type, p.form.rows.flatMap((row) => row.fields.filter((f) => f.sealed).map((f) => f.name))]),
+);
 
 type Options = Record<string, unknown>;
 
 function mapSealed(type: SourceType, options: Options, f: (value: string) => string): Options {
-  const keys = SEALED[type];
-  if (!keys) return options;
+  const keys = SEALED.get(type);
+  if (!keys?.length) return options;
   const out: Options = { ...options };
   for (const key of keys) {
     const value = out[key];
@@ -52,7 +55,7 @@ export function shownOptions(type: SourceType, options: Options): Options {
  */
 export function keepShownSealed(type: SourceType, stored: Options, edited: Options): Options {
   const shown = shownOptions(type, stored);
-  const keys = SEALED[type] ?? [];
+  const keys = SEALED.get(type) ?? [];
   const out: Options = { ...edited };
   for (const key of keys) {
     if (typeof out[key] === "string" && out[key] === shown[key] && stored[key] !== undefined) out[key] = stored[key];

@@ -1,18 +1,16 @@
 import { z } from "zod";
 import { redactUrlSecrets } from "../masking/url";
 import { DeadLetterKindSchema, type DeadLetterKind } from "../vocabulary/record";
-import { isKafkaUrl, kafkaOptionsSchema, parseKafkaUrl, redactKafkaUrl } from "./kafka/options";
-import { natsOptionsSchema, parseNatsUrl } from "./nats/options";
-import { parseRabbitmqUrl, rabbitmqOptionsSchema } from "./rabbitmq/options";
-import { parseRedisUrl, redisOptionsSchema } from "./redis/options";
-import { parseSqsUrl, sqsOptionsSchema } from "./sqs/options";
+import { isKafkaUrl, redactKafkaUrl } from "./kafka/options";
 import { MAX_DESTINATION_PATTERN_LENGTH, MAX_DESTINATION_PATTERNS } from "./destination-glob";
+import { findSourcePlug, SOURCE_TYPES, SOURCES, sourceUrlProblem, type SourceType } from "./registry";
+import type { AnySourceConfigPlug } from "./source-plug";
 
 // A source as the API, the CLI and the /sources page see it: what creates one, what changes one, what is shown.
-// Pure (no connections), so the page's form checks with the rules the server applies.
+// Pure (no connections), so the page's form checks with the rules the server applies. Each broker type's options
+// and URL rule are its own (lib/sources/<type>/, listed in registry.ts).
 
-export const SOURCE_TYPES = ["rabbitmq", "nats", "redis", "kafka", "sqs"] as const;
-export type SourceType = (typeof SOURCE_TYPES)[number];
+export { SOURCE_TYPES, sourceUrlProblem, type SourceType };
 
 export const SourceNameSchema = z
   .string()
@@ -41,28 +39,16 @@ const destinationsOption = {
     .optional(),
 };
 
-/** Each type's options and URL rule, from its connector's own modules, with the destinations every type takes. */
-export const SOURCE_OPTIONS = {
-  rabbitmq: rabbitmqOptionsSchema.safeExtend(destinationsOption),
-  nats: natsOptionsSchema.safeExtend(destinationsOption),
-  redis: redisOptionsSchema.safeExtend(destinationsOption),
-  kafka: kafkaOptionsSchema.safeExtend(destinationsOption),
-  sqs: sqsOptionsSchema.safeExtend(destinationsOption),
-} as const;
+/** A type's options as a source stores them: its connector's, with the destinations every type takes. */
+type WithDestinations<O extends z.ZodObject> = z.ZodObject<z.core.util.Extend<O["shape"], typeof destinationsOption>, O["_zod"]["config"]>;
+const withDestinations = <O extends z.ZodObject>(options: O): WithDestinations<O> =>
+  options.safeExtend(destinationsOption) as WithDestinations<O>;
+type OptionsOf<P extends AnySourceConfigPlug> = WithDestinations<P["options"]>;
 
-const URL_RULES: Record<SourceType, (url: string) => { ok: true } | { ok: false; message: string }> = {
-  rabbitmq: parseRabbitmqUrl,
-  nats: parseNatsUrl,
-  redis: parseRedisUrl,
-  kafka: parseKafkaUrl,
-  sqs: parseSqsUrl,
+/** Each type's options schema, by type. */
+export const SOURCE_OPTIONS = Object.fromEntries(SOURCES.map((p) => [p.type, withDestinations(p.options)])) as {
+  [P in (typeof SOURCES)[number] as P["type"]]: OptionsOf<P>;
 };
-
-/** Why `url` cannot reach a broker of `type` (scheme, host, encoding), or null; never repeats a password. */
-export function sourceUrlProblem(type: SourceType, url: string): string | null {
-  const parsed = URL_RULES[type](url);
-  return parsed.ok ? null : parsed.message;
-}
 
 const urlField = z.string({ error: "must be the broker's URL" }).trim().min(1, "must be the broker's URL").max(2048);
 
@@ -73,56 +59,29 @@ const common = {
   enabled: z.boolean().default(true),
 };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+type BodyOf<P extends AnySourceConfigPlug> = z.ZodObject<
+  typeof common & { type: z.ZodLiteral<P["type"]>; options: OptionsOf<P> },
+  z.core.$strict
+>;
+type BodiesOf<Ps extends readonly AnySourceConfigPlug[]> = { -readonly [K in keyof Ps]: BodyOf<Ps[K]> };
 
-/**
- * SQS names a queue by its URL, and AWS tools call it `queueUrl`, with an access key beside it: a body may give
- * `options.queueUrl` (for `url`) and `options.accessKeyId` + `options.secretAccessKey` (the stored access key).
- * They become the source's URL, the key in its userinfo, so it is sealed and redacted like any broker password.
- * Anything else (a queueUrl beside a different url, half a key) is left for the schema to refuse by name.
- */
-export function sqsOptionsIntoUrl(body: unknown): unknown {
-  if (!isRecord(body) || body.type !== "sqs" || !isRecord(body.options)) return body;
-  const { queueUrl, accessKeyId, secretAccessKey, ...options } = body.options;
-  let url = body.url;
-  if (queueUrl !== undefined) {
-    if (typeof queueUrl !== "string" || (url !== undefined && url !== queueUrl)) return body;
-    url = queueUrl;
-  }
-  if (accessKeyId !== undefined || secretAccessKey !== undefined) {
-    if (typeof accessKeyId !== "string" || typeof secretAccessKey !== "string" || typeof url !== "string") return body;
-    try {
-      const u = new URL(url);
-      if (u.username || u.password) return body;
-      u.username = encodeURIComponent(accessKeyId);
-      u.password = encodeURIComponent(secretAccessKey);
-      url = u.toString();
-    } catch {
-      return body;
-    }
-  }
-  return { ...body, url, options };
+/** What creates a source of one of `plugs`' types: CreateSourceBody for the registry's, more in a test. */
+export function createSourceBodyOf<const Ps extends readonly [AnySourceConfigPlug, ...AnySourceConfigPlug[]]>(plugs: Ps) {
+  const bodies = plugs.map((p) => z.strictObject({ ...common, type: z.literal(p.type), options: withDestinations(p.options) }));
+  return z.preprocess(
+    (body) => findSourcePlug((body as { type?: unknown } | null)?.type)?.bodyIntoUrl?.(body) ?? body,
+    z
+      .discriminatedUnion("type", bodies as unknown as BodiesOf<Ps>, {
+        error: `type: must be one of ${plugs.map((p) => p.type).join(", ")}`,
+      })
+      .superRefine((b, ctx) => {
+        const parsed = (plugs.find((p) => p.type === b.type) as AnySourceConfigPlug).urlRule(b.url);
+        if (!parsed.ok) ctx.addIssue({ code: "custom", path: ["url"], message: parsed.message });
+      }),
+  );
 }
 
-export const CreateSourceBody = z.preprocess(
-  sqsOptionsIntoUrl,
-  z
-    .discriminatedUnion(
-      "type",
-      [
-        z.strictObject({ ...common, type: z.literal("rabbitmq"), options: SOURCE_OPTIONS.rabbitmq }),
-        z.strictObject({ ...common, type: z.literal("nats"), options: SOURCE_OPTIONS.nats }),
-        z.strictObject({ ...common, type: z.literal("redis"), options: SOURCE_OPTIONS.redis }),
-        z.strictObject({ ...common, type: z.literal("kafka"), options: SOURCE_OPTIONS.kafka }),
-        z.strictObject({ ...common, type: z.literal("sqs"), options: SOURCE_OPTIONS.sqs }),
-      ],
-      { error: `type: must be one of ${SOURCE_TYPES.join(", ")}` },
-    )
-    .superRefine((b, ctx) => {
-      const problem = sourceUrlProblem(b.type, b.url);
-      if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
-    }),
-);
+export const CreateSourceBody = createSourceBodyOf(SOURCES);
 export type CreateSourceBody = z.output<typeof CreateSourceBody>;
 
 /** Options are checked against the source's own type by the server (it knows the type). */

@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import { sealPlainWebhooks } from "../ops/alerts/alert-rules";
-import { sealPlainSinks } from "../replay/batch/stored-sink";
+import { sealPlainSinks } from "../replay/sinks/http/sealed-http-sink";
 
 /**
  * Seals configuration secrets written in clear by a Redrive that did not seal them yet (HTTP sinks of replay

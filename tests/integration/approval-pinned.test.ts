@@ -11,7 +11,7 @@ import { CreateBatchBody, repairConflicts } from "../../lib/replay/batch/batch-s
 import { claimItems } from "../../lib/replay/engine/claim-items";
 import { decideOrSubmit } from "../../lib/replay/engine/process-page";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
-import { ledgerSink } from "../../lib/replay/sinks/ledger-sink";
+import { ledgerSink } from "../../lib/replay/sinks/ledger/ledger-sink";
 import { getGeos } from "../../lib/spatial/geos";
 import { exportStream } from "../../lib/forensics/export/stream";
 import type { JsonValue } from "../../lib/json/value";

@@ -1,8 +1,8 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpSinkSchema } from "@/lib/replay/batch/batch-schemas";
-import { httpSink } from "@/lib/replay/sinks/http-sink";
+import { HttpSinkSchema } from "@/lib/replay/sinks/http/http-config";
+import { httpSink } from "@/lib/replay/sinks/http/http-sink";
 import type { Submission } from "@/lib/replay/sinks/sink";
 
 // The HTTP sink's requests against a real server on loopback. The timeout covers the whole exchange: a receiver

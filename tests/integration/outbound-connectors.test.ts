@@ -6,11 +6,13 @@ import { closeDb } from "../../lib/db/client";
 import type { OutboundConnector } from "../../lib/net/outbound-connectors";
 import { withOutboundGuard } from "../../lib/net/outbound-scope";
 import { createBatch } from "../../lib/replay/batch/create-batch";
-import { CreateBatchBody, HttpSinkSchema } from "../../lib/replay/batch/batch-schemas";
-import { PostgisSinkSchema } from "../../lib/replay/batch/postgis-sink-schema";
-import { storedPostgisSink } from "../../lib/replay/batch/check-postgis-target";
-import { targetClient } from "../../lib/replay/batch/inspect-postgis-target";
-import { httpSink } from "../../lib/replay/sinks/http-sink";
+import { SERVER_SINKS } from "../../lib/replay/sinks/registry.server";
+import { CreateBatchBody } from "../../lib/replay/batch/batch-schemas";
+import { HttpSinkSchema } from "../../lib/replay/sinks/http/http-config";
+import { PostgisSinkSchema } from "../../lib/replay/sinks/postgis/postgis-sink-schema";
+import { storedPostgisSink } from "../../lib/replay/sinks/postgis/check-postgis-target";
+import { targetClient } from "../../lib/replay/sinks/postgis/inspect-postgis-target";
+import { httpSink } from "../../lib/replay/sinks/http/http-sink";
 import { postgisSink } from "../../lib/replay/sinks/postgis/postgis-sink";
 import { closeTargetPools } from "../../lib/replay/sinks/postgis/target-pools";
 import type { SinkResult, Submission } from "../../lib/replay/sinks/sink";
@@ -163,6 +165,12 @@ const probes: Record<OutboundConnector, () => Promise<void>> = {
 };
 
 describe("every outbound connector", () => {
+  it("the sink registry checks every sink that connects anywhere, under a connector probed here", () => {
+    const connects = Object.values(SERVER_SINKS).flatMap((p) => ("connector" in p.outbound ? [p.outbound.connector] : []));
+    for (const c of connects) expect(Object.keys(probes)).toContain(c);
+    expect(connects.sort()).toEqual(["http-sink", "postgis-sink"]);
+  });
+
   for (const [name, probe] of Object.entries(probes)) {
     it(`${name}: refuses a loopback target without REDRIVE_OUTBOUND_ALLOW_PRIVATE, and nothing reaches it`, async () => {
       await probe();

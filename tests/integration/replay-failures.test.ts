@@ -8,7 +8,7 @@ import { releaseQuarantined } from "../../lib/dead-letters/triage/release-purge"
 import { claimItems, registerWorker, sweepExpired } from "../../lib/replay/engine/claim-items";
 import { writeOutcomes } from "../../lib/replay/engine/write-outcomes";
 import { decideOrSubmit } from "../../lib/replay/engine/process-page";
-import { makeSink } from "../../lib/replay/sinks/make-sink";
+import { makeSink } from "../../lib/replay/sinks/registry.server";
 import { MAX_LEASE_LOSSES } from "../../lib/replay/engine/failure-rules";
 import { getBatch } from "../../lib/replay/batch/read-batches";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";

@@ -7,7 +7,7 @@ import { applyBatchAction } from "../../lib/replay/batch/apply-batch-action";
 import { isTransientDbError } from "../../lib/db/transient-errors";
 import { processLockedPage, type LockedPageContext } from "../../lib/replay/engine/locked-page";
 import type { BatchConfig } from "../../lib/replay/engine/process-page";
-import { ledgerSink } from "../../lib/replay/sinks/ledger-sink";
+import { ledgerSink } from "../../lib/replay/sinks/ledger/ledger-sink";
 import type { TransactionalSink } from "../../lib/replay/sinks/sink";
 import { getGeos } from "../../lib/spatial/geos";
 import { afcRecord, approve, ingest, runningBatch, spatialEnvelope, type TestUsers } from "../replay/fixtures";

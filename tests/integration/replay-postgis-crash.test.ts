@@ -102,7 +102,6 @@ describe.skipIf(unavailable !== null)("PostGIS sink: a crash between the target'
     const handle: WorkerHandle = startWorker({
       db,
       log: () => {},
-      pullSources: false,
       leaseMs: 1000,
       pollMs: 50,
       backoff: { baseMs: 20, maxMs: 200 },

@@ -15,8 +15,8 @@ import { getGeos } from "../../lib/spatial/geos";
 import { postgisSink } from "../../lib/replay/sinks/postgis/postgis-sink";
 import { keyTableStatement } from "../../lib/replay/sinks/postgis/page-statement";
 import { closeTargetPools } from "../../lib/replay/sinks/postgis/target-pools";
-import { checkPostgisTarget, storedPostgisSink } from "../../lib/replay/batch/check-postgis-target";
-import { PostgisSinkSchema } from "../../lib/replay/batch/postgis-sink-schema";
+import { checkPostgisTarget, storedPostgisSink } from "../../lib/replay/sinks/postgis/check-postgis-target";
+import { PostgisSinkSchema } from "../../lib/replay/sinks/postgis/postgis-sink-schema";
 import type { Submission } from "../../lib/replay/sinks/sink";
 import type { JsonValue } from "../../lib/json/value";
 import { afcRecord, approve, batchStatus, EPOCH, ingest, runningBatch, spatialEnvelope, type TestUsers, waitFor } from "../replay/fixtures";
@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 
 function worker(): WorkerHandle {
-  const w = startWorker({ db, log: () => {}, pullSources: false, ...FAST });
+  const w = startWorker({ db, log: () => {}, ...FAST });
   workers.push(w);
   return w;
 }

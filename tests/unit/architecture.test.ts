@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
+import { SINK_TYPES } from "../../lib/replay/sinks/registry";
+import { SOURCE_TYPES } from "../../lib/sources/registry";
 
 // The tree's boundaries (ARCHITECTURE.md): each lint rule refuses an import that runs against the data path, and
 // no two folders of lib/ import each other, directly or round a loop.
@@ -115,6 +117,54 @@ describe("browser-safe contract", () => {
   it("finds the server-only module a file reaches", () => {
     expect(serverReach("lib/dead-letters/query/extent.ts")).toContain("lib/dead-letters/query/extent.ts → server-only");
     expect(serverReach("app/api/dead-letters/extent/route.ts").some((chain) => chain.includes("lib/db/"))).toBe(true);
+  });
+});
+
+async function syntaxErrors(filePath: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: root });
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, filePath) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-syntax").map((m) => m.message);
+}
+
+describe("plug registries", () => {
+  const folders = (dir: string) =>
+    readdirSync(path.join(root, dir), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+
+  it("each sink and each broker type is a folder named for it, and each such folder is registered", () => {
+    expect(folders("lib/replay/sinks")).toEqual([...SINK_TYPES].sort());
+    expect(folders("lib/sources")).toEqual([...SOURCE_TYPES].sort());
+  });
+
+  const switchOnType = [
+    'export const f = (sink: { type: string }) => (sink.type === "postgis" ? 1 : 0);\n',
+    'export const f = (type: string) => (type !== "kafka" ? 1 : 0);\n',
+    'export const f = (sinkType: string) => (sinkType === "origin" ? 1 : 0);\n',
+    'export function f(d: { type: string }) {\n  switch (d.type) {\n    case "rabbitmq":\n      return 1;\n  }\n  return 0;\n}\n',
+  ];
+
+  it.each(["components/example.tsx", "lib/cli/commands/example.ts", "lib/replay/batch/example.ts", "app/example/page.tsx"])(
+    "%s may not decide by a sink or source type",
+    async (file) => {
+      for (const code of switchOnType) {
+        expect((await syntaxErrors(file, code)).join("\n"), code).toContain("a sink or source type is decided in its own folder");
+      }
+    },
+    30_000,
+  );
+
+  it.each(["lib/replay/sinks/example.ts", "lib/sources/example.ts", "lib/sources/kafka/example.ts"])(
+    "%s may",
+    async (file) => {
+      for (const code of switchOnType) expect(await syntaxErrors(file, code), code).toEqual([]);
+    },
+    30_000,
+  );
+
+  it("other comparisons of a type are not its business", async () => {
+    expect(await syntaxErrors("components/example.tsx", 'export const f = (g: { type: string }) => g.type === "Point";\n')).toEqual([]);
   });
 });
 

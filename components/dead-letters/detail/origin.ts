@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { JsonValue } from "@/lib/json/value";
+import { DestinationSchema, sourcePlug, type Destination } from "@/lib/sources/registry";
+import type { AnySourceConfigPlug, DestinationPart } from "@/lib/sources/source-plug";
 
 // A pulled record's origin (DeadLetterDetail.origin: lib/sources/connector.ts's Origin plus the source's name),
 // read for the record page: the API serves it as plain JSON, so it is checked here rather than trusted. Pure.
@@ -9,23 +11,7 @@ const text = z
   .nullish()
   .transform((v) => v ?? null);
 
-const DestinationSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("rabbitmq"), exchange: z.string(), routingKeys: z.array(z.string()), queue: text }),
-  z.object({ type: z.literal("nats"), subject: z.string(), stream: z.string() }),
-  z.object({ type: z.literal("redis"), stream: z.string(), field: z.string() }),
-  z.object({
-    type: z.literal("kafka"),
-    topic: z.string(),
-    partition: z
-      .number()
-      .nullish()
-      .transform((v) => v ?? null),
-    offset: text,
-    dlqTopic: z.string(),
-  }),
-  z.object({ type: z.literal("sqs"), queueArn: text, queueUrl: text }),
-]);
-export type Destination = z.output<typeof DestinationSchema>;
+export type { Destination };
 
 const fields = z
   .record(z.string(), z.unknown())
@@ -68,48 +54,11 @@ function inOrder(headers: Record<string, unknown>, order: readonly string[] | un
   return out;
 }
 
-export interface DestinationPart {
-  term: string;
-  value: string;
-  /** context rather than the address itself */
-  minor?: boolean;
-}
+export type { DestinationPart };
 
 /** Where the message was going, in the broker's own terms: exchange and routing keys, subject, stream. */
 export function destinationParts(d: Destination): DestinationPart[] {
-  switch (d.type) {
-    case "rabbitmq":
-      return [
-        // The default exchange's name is the empty string; RabbitMQ's own UI calls it "(AMQP default)".
-        { term: "exchange", value: d.exchange === "" ? "(AMQP default)" : d.exchange },
-        { term: d.routingKeys.length === 1 ? "routing key" : "routing keys", value: d.routingKeys.join(", ") || "(none)" },
-        ...(d.queue ? [{ term: "dead-lettered from queue", value: d.queue, minor: true }] : []),
-      ];
-    case "nats":
-      return [
-        { term: "subject", value: d.subject },
-        { term: "stream", value: d.stream, minor: true },
-      ];
-    case "redis":
-      return [{ term: "stream", value: d.stream }, ...(d.field !== "body" ? [{ term: "body field", value: d.field, minor: true }] : [])];
-    case "kafka":
-      return [
-        // The headers may name no topic (neither Spring's nor Connect's context): the record cannot go back.
-        { term: "topic", value: d.topic === "" ? "(not named by the headers)" : d.topic },
-        ...(d.partition !== null ? [{ term: "partition", value: String(d.partition) }] : []),
-        ...(d.offset !== null ? [{ term: "offset", value: d.offset, minor: true }] : []),
-        { term: "dead-letter topic", value: d.dlqTopic, minor: true },
-      ];
-    case "sqs":
-      // SQS's DeadLetterQueueSourceArn wins over the source's sourceQueueUrl, as the origin sink decides.
-      if (d.queueArn) return [{ term: "source queue", value: d.queueArn }];
-      if (d.queueUrl)
-        return [
-          { term: "source queue", value: d.queueUrl },
-          { term: "named by", value: "the source's sourceQueueUrl", minor: true },
-        ];
-      return [{ term: "source queue", value: "not known (SQS did not name it and the source has no sourceQueueUrl)" }];
-  }
+  return (sourcePlug(d.type) as AnySourceConfigPlug).destinationParts(d);
 }
 
 /** A header's value as text: strings as they are, anything else (numbers, arrays, x-death tables) as JSON. */

@@ -1,4 +1,5 @@
 import { progressText } from "../../replay/batch/progress";
+import { describeSink } from "../../replay/sinks/registry";
 import type { BatchView } from "../../replay/batch/batch-schemas";
 
 // Plain-text rendering of batches for the terminal.
@@ -33,7 +34,7 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
         : "—";
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
-    `  sink ${sinkText(b.sink)}; rate ${b.ratePerSecond}/s` +
+    `  sink ${describeSink(b.sink, "cli")}; rate ${b.ratePerSecond}/s` +
       `${b.throttle < 1 ? ` × ${b.throttle.toFixed(2)} (throttled by the sink)` : ""}; achieved ${rate}`,
     `  ${progressText(b.total, c)} — applied ${c.applied}, deduped ${c.deduped}, dropped ${c.dropped}, poison ${c.poison}, ` +
       `failed ${c.failed}, cancelled ${c.cancelled}; pending ${c.pending}`,
@@ -44,11 +45,4 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
       ? ["  no replay worker is running: the batch will not progress until one is (`npx redrive worker`)"]
       : []),
   ].join("\n");
-}
-
-function sinkText(sink: BatchView["sink"]): string {
-  if (sink.type === "http") return `http ${sink.url}`;
-  if (sink.type === "origin") return "back to origin";
-  if (sink.type === "postgis") return `postgis ${sink.url} table ${sink.table}`;
-  return "built-in ledger";
 }

@@ -22,9 +22,10 @@ import { ACTION_PERMISSION, BATCH_ACTIONS, singleApproverAllowed, type BatchActi
 import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
-import { redactUrlSecrets } from "../../masking/url";
+import { checkingNotice, SINKS, sinkPlug } from "../../replay/sinks/registry";
+import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { registerWorkerCommands } from "./worker";
-import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
+import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -113,25 +114,15 @@ function flagOf(path: string): string {
   return path || "options";
 }
 
-function createBody(o: CreateOptions): unknown {
-  const num = (v: string | undefined, flag: string) => {
+function createBody(o: CreateOptions, sinks: readonly AnySinkConfigPlug[]): unknown {
+  const num = (v: unknown, flag: string) => {
     if (v === undefined) return undefined;
-    if (v.trim() === "" || !Number.isFinite(Number(v))) throw new CliUsageError(`${flag}: expected a number, got ${JSON.stringify(v)}`);
+    if (String(v).trim() === "" || !Number.isFinite(Number(v)))
+      throw new CliUsageError(`${flag}: expected a number, got ${JSON.stringify(v)}`);
     return Number(v);
   };
   const filter = { ...(o.filterStatus === undefined ? {} : { status: o.filterStatus }), ...recordFilterOf(o) };
-  const sink =
-    o.sink === "http"
-      ? {
-          type: "http",
-          url: o.url,
-          headers: o.header,
-          timeoutMs: num(o.timeoutMs, "--timeout-ms"),
-          concurrency: num(o.concurrency, "--concurrency"),
-        }
-      : o.sink === "postgis"
-        ? postgisSinkBody(o, num(o.srid, "--srid"))
-        : { type: o.sink };
+  const sink = sinks.find((p) => p.type === o.sink)?.fromFlags({ ...o }, num) ?? { type: o.sink };
   return {
     ...(o.ids ? { ids: o.ids } : { filter }),
     sink: JSON.parse(JSON.stringify(sink)), // drops undefined fields, so defaults apply
@@ -155,7 +146,8 @@ function print(view: BatchView, json: boolean | undefined): void {
 }
 
 /** `replay …`, `worker` and `ledger import`. */
-export function registerReplayCommands(program: Command): void {
+/** `sinks`: the registry's sink types (a test registers one more). */
+export function registerReplayCommands(program: Command, sinks: readonly AnySinkConfigPlug[] = SINKS): void {
   registerWorkerCommands(program);
   const replay = program.command("replay").description("paced, idempotent replay batches of approved dead letters");
 
@@ -166,11 +158,7 @@ export function registerReplayCommands(program: Command): void {
     .option("--filter-status <s>", "filter: status (must include approved)", commaList);
   const create = recordFilterOptions(selection, "filter: ")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
-    .option(
-      "--sink <type>",
-      "ledger (built-in) | http | origin (each record back to its own broker destination) | postgis (a PostGIS table)",
-      "ledger",
-    )
+    .option("--sink <type>", sinks.map((p) => p.cliHelp).join(" | "), "ledger")
     .option("--url <url>", "http sink: where to POST; postgis sink: postgresql://user:password@host:port/database")
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")
@@ -186,19 +174,20 @@ export function registerReplayCommands(program: Command): void {
     .option("--preview", "show what would be replayed, in which order and how long it takes; create nothing")
     .option("--json", "print the batch as JSON")
     .action(async (o: CreateOptions) => {
-      const body = parseBody(createBody(o));
+      const body = parseBody(createBody(o, sinks));
       await withCliDb(async (db) => {
         // The operator holds the database: a preview is company-wide (creating takes the --as user's teams).
         const selection = body.ids ? { ids: body.ids, scope: UNSCOPED } : { filter: body.filter ?? {}, scope: UNSCOPED };
         if (o.preview) {
           await freshenReplayStatistics(db.pool);
-          const p = await previewBatch(db.pool, selection, { origin: body.sink.type === "origin" });
+          const p = await previewBatch(db.pool, selection, { origin: sinkPlug(body.sink.type).needsOrigin });
           process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
           say(`${p.count} ${plural(p.count, "record")}, oldest observation first; ${howLong(p.count, body.ratePerSecond, body.pageSize)}`);
           return;
         }
         const user = await actingAs(db, o.as, "replays:manage");
-        if (body.sink.type === "postgis") say(`checking the PostGIS target ${redactUrlSecrets(body.sink.url)} ${body.sink.table}…`);
+        const checking = checkingNotice(body.sink);
+        if (checking) say(checking);
         const created = await createBatch(db.pool, body, user, { now: new Date(), requestId: cliRequestId() });
         const skipped = Object.entries(created.skipped)
           .filter(([, n]) => n > 0)

@@ -4,16 +4,14 @@
 // would refuse. Exit 0 when the target can take a batch, 1 when it cannot, 2 for a usage error.
 import "server-only";
 import type { Command } from "commander";
-import { AppError } from "../../errors/app-error";
 import { redactUrlSecrets } from "../../masking/url";
-import { getEnv } from "../../env";
-import { checkOutbound } from "../../net/outbound";
-import { withPostgresPort } from "../../replay/batch/check-postgis-target";
-import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/batch/inspect-postgis-target";
-import { PostgisSinkSchema } from "../../replay/batch/postgis-sink-schema";
-import { checkPostgisUrl } from "../../replay/batch/postgis-connection";
+import { postgisTargetRefusal } from "../../replay/sinks/postgis/check-postgis-target";
+import { inspectPostgisTarget, KEY_TABLE, targetClient, type TargetReport } from "../../replay/sinks/postgis/inspect-postgis-target";
+import { PostgisSinkSchema, postgisSinkBody } from "../../replay/sinks/postgis/postgis-sink-schema";
+import { SINKS } from "../../replay/sinks/registry";
+import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { CliUsageError, optionsError } from "../context";
-import { postgisSinkBody, postgisTargetOptions, type PostgisFlags } from "../postgis-options";
+import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 
 interface CheckOptions extends PostgisFlags {
   type: string;
@@ -57,19 +55,16 @@ export function registerSinkCommands(program: Command): void {
   postgisTargetOptions(check)
     .option("--json", "print the report as JSON")
     .action(async (o: CheckOptions) => {
-      if (o.type !== "postgis") throw new CliUsageError(`--type: ${o.type} has no check; only postgis does`);
+      const checkable: readonly AnySinkConfigPlug[] = SINKS.filter((p) => p.checkCommand);
+      if (!checkable.some((p) => p.type === o.type))
+        throw new CliUsageError(`--type: ${o.type} has no check; only ${checkable.map((p) => p.type).join(", ")} does`);
       if (o.srid !== undefined && !/^\d+$/.test(o.srid))
         throw new CliUsageError(`--srid: expected a number, got ${JSON.stringify(o.srid)}`);
-      const parsed = PostgisSinkSchema.safeParse(postgisSinkBody(o, o.srid === undefined ? undefined : Number(o.srid)));
+      const parsed = PostgisSinkSchema.safeParse(postgisSinkBody({ ...o }, o.srid === undefined ? undefined : Number(o.srid)));
       if (!parsed.success) throw optionsError(parsed.error.issues);
       const { type: _type, url, ...target } = parsed.data;
-      try {
-        checkOutbound(withPostgresPort(url), getEnv().REDRIVE_OUTBOUND_HOSTS, "--url");
-        await checkPostgisUrl(url, "--url");
-      } catch (err) {
-        if (err instanceof AppError) throw new CliUsageError(err.message);
-        throw err;
-      }
+      const refused = await postgisTargetRefusal(url);
+      if (refused) throw new CliUsageError(`--url: ${refused}`);
       const client = targetClient(url);
       try {
         await client.connect();

@@ -9,27 +9,20 @@ import type { Db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
 import { createSource, deleteSource, listSources, readSourceConfig, updateSource } from "../../sources/manage-sources";
 import { pullNow, removeFromBroker, testSource } from "../../sources/pull-now";
-import { CreateSourceBody, PatchSourceBody, PullBody, SourceNameSchema, type SourceView } from "../../sources/source-schemas";
+import { SOURCES } from "../../sources/registry";
+import type { AnySourceConfigPlug } from "../../sources/source-plug";
+import {
+  CreateSourceBody,
+  createSourceBodyOf,
+  PatchSourceBody,
+  PullBody,
+  SourceNameSchema,
+  type SourceView,
+} from "../../sources/source-schemas";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 
-/** Body fields → the flags that set them, so a 422's path names the flag. */
-const FLAGS: Record<string, string> = {
-  "options.queue": "--queue",
-  "options.topic": "--topic",
-  "options.stream": "--stream",
-  "options.consumer": "--consumer",
-  "options.group": "--group",
-  "options.minIdleMs": "--min-idle-ms",
-  "options.maxDeliveries": "--max-deliveries",
-  "options.dlqStream": "--dlq-stream",
-  "options.dlqGroup": "--dlq-group",
-  "options.field": "--field",
-  "options.gatePrefix": "--gate-prefix",
-  "options.ackWaitMs": "--ack-wait-ms",
-  "options.region": "--region",
-  "options.endpoint": "--endpoint",
-  "options.sourceQueueUrl": "--source-queue-url",
-  "options.visibilityTimeoutSeconds": "--visibility-timeout-seconds",
+/** Body fields → the flags that set them, so a 422's path names the flag (each type's option flags added below). */
+const BODY_FLAGS: Record<string, string> = {
   options: "options",
   url: "--url",
   username: "--username",
@@ -37,25 +30,38 @@ const FLAGS: Record<string, string> = {
   kind: "--kind",
 };
 
-const OPTION_FLAGS = [
-  "queue",
-  "topic",
-  "stream",
-  "consumer",
-  "group",
-  "minIdleMs",
-  "maxDeliveries",
-  "dlqStream",
-  "dlqGroup",
-  "field",
-  "gatePrefix",
-  "ackWaitMs",
-  "region",
-  "endpoint",
-  "sourceQueueUrl",
-  "visibilityTimeoutSeconds",
-];
-const NUMERIC = new Set(["minIdleMs", "maxDeliveries", "ackWaitMs", "visibilityTimeoutSeconds"]);
+/** An option's flag: its name in kebab case (minIdleMs → --min-idle-ms). */
+const flagOf = (option: string) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+interface OptionFlag {
+  option: string;
+  arg: string;
+  /** each type's help, "nats: …; redis: …" */
+  help: string;
+  numeric: boolean;
+}
+
+/** Every option flag of `plugs`' types, once each, in the order the types list them. */
+function optionFlags(plugs: readonly AnySourceConfigPlug[]): OptionFlag[] {
+  const flags = new Map<string, OptionFlag>();
+  for (const p of plugs) {
+    for (const row of p.form.rows) {
+      for (const f of row.fields) {
+        const help = `${p.type}: ${f.cli.help}`;
+        const known = flags.get(f.name);
+        if (known) known.help += `; ${help}`;
+        else flags.set(f.name, { option: f.name, arg: f.cli.arg, help, numeric: f.value === "number" });
+      }
+    }
+  }
+  return [...flags.values()];
+}
+
+const flagNames = (flags: readonly OptionFlag[]): Record<string, string> => ({
+  ...Object.fromEntries(flags.map((f) => [`options.${f.option}`, flagOf(f.option)])),
+  ...BODY_FLAGS,
+});
+const FLAGS = flagNames(optionFlags(SOURCES));
 
 const cliActor = (): Actor => ({ id: null, email: `cli:${osAccount()}`, role: "system" });
 const auditContext = (): AuditContext => ({ actor: cliActor(), now: new Date(), requestId: null });
@@ -86,12 +92,12 @@ async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
 }
 
 /** The options a type takes, from the flags given (numbers parsed; anything given to the wrong type is refused). */
-function optionsFrom(raw: Record<string, unknown>): Record<string, unknown> {
+function optionsFrom(raw: Record<string, unknown>, flags: readonly OptionFlag[]): Record<string, unknown> {
   const options: Record<string, unknown> = {};
-  for (const key of OPTION_FLAGS) {
-    const value = raw[key];
+  for (const { option, numeric } of flags) {
+    const value = raw[option];
     if (value === undefined) continue;
-    options[key] = NUMERIC.has(key) && typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
+    options[option] = numeric && typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
   }
   return options;
 }
@@ -109,28 +115,17 @@ function stateLine(s: SourceView): string {
   return `${s.name}\t${s.type}\t${s.kind}\t${health}\twaiting ${waiting}\tpulled today ${st.pulledToday}\ttotal ${st.totals.pulled}\t${s.url}`;
 }
 
-/** The type's option flags, the same on `add` and `update`. */
-function withOptionFlags(cmd: Command): Command {
-  return cmd
-    .option("--queue <queue>", "rabbitmq: the dead-letter queue to drain")
-    .option("--stream <stream>", "nats: the stream whose consumers dead-letter messages; redis: the application's stream")
-    .option("--consumer <consumer>", "nats: one consumer of the stream (default every one); redis: Redrive's consumer name")
-    .option("--topic <topic>", "kafka: the dead-letter topic to drain")
-    .option("--group <group>", "redis: the application's consumer group; kafka: Redrive's consumer group (default redrive)")
-    .option("--min-idle-ms <ms>", "redis: how long an entry must be pending before it is claimed")
-    .option("--max-deliveries <n>", "redis: deliveries after which a pending entry is dead")
-    .option("--dlq-stream <stream>", "redis: a stream producers already copy dead entries into (read through a group)")
-    .option("--dlq-group <group>", "redis: the group Redrive reads --dlq-stream with")
-    .option("--field <field>", "redis: the entry field that holds the message (default body)")
-    .option("--gate-prefix <prefix>", "redis: prefix of the keys that remember what was published back")
-    .option("--ack-wait-ms <ms>", "nats: how long a taken advisory stays invisible before it is handed out again")
-    .option("--region <region>", "sqs: the AWS region (default: the one the queue URL's host names)")
-    .option("--endpoint <url>", "sqs: an SQS-compatible server (default: the queue URL's host)")
-    .option("--source-queue-url <url>", "sqs: where dead letters go back when SQS does not name their source queue")
-    .option("--visibility-timeout-seconds <s>", "sqs: how long a taken message stays invisible (default 60, extended while storing)");
+/** The types' option flags, the same on `add` and `update`. */
+function withOptionFlags(cmd: Command, flags: readonly OptionFlag[]): Command {
+  for (const f of flags) cmd.option(`${flagOf(f.option)} ${f.arg}`, f.help);
+  return cmd;
 }
 
-export function registerSourceCommands(program: Command): void {
+/** `plugs`: the registry's broker types (a test registers one more). */
+export function registerSourceCommands(program: Command, plugs: readonly [AnySourceConfigPlug, ...AnySourceConfigPlug[]] = SOURCES): void {
+  const flags = optionFlags(plugs);
+  const FLAGS = flagNames(flags);
+  const CreateBody = plugs === SOURCES ? CreateSourceBody : createSourceBodyOf(plugs);
   const source = program.command("source").description("broker sources: where dead letters are pulled from and replayed back to");
 
   withOptionFlags(
@@ -138,12 +133,13 @@ export function registerSourceCommands(program: Command): void {
       .command("add")
       .description("add a source (admins' /sources does the same); its URL is sealed at rest")
       .requiredOption("--name <name>", "a name for the source")
-      .requiredOption("--type <type>", "rabbitmq | nats | redis | kafka | sqs")
+      .requiredOption("--type <type>", plugs.map((p) => p.type).join(" | "))
       .requiredOption(
         "--url <url>",
         "the broker's URL: amqp://, nats://, redis://, kafka://[user:password@]host:port[,host:port] (kafkas:// for TLS); sqs: the dead-letter queue's https:// URL",
       )
       .requiredOption("--kind <kind>", "spatial | afc: how message bodies are read"),
+    flags,
   )
     .option("--disabled", "add it paused")
     .action(async (raw: Record<string, unknown>) => {
@@ -152,13 +148,14 @@ export function registerSourceCommands(program: Command): void {
         type: raw.type,
         url: raw.url,
         kind: raw.kind,
-        options: optionsFrom(raw),
+        options: optionsFrom(raw, flags),
         enabled: raw.disabled !== true,
       };
-      const parsed = CreateSourceBody.safeParse(body);
+      const parsed = CreateBody.safeParse(body);
       if (!parsed.success) throw optionsError(parsed.error.issues, FLAGS);
       await withDb(async (db) => {
-        const created = await createSource(db.pool, parsed.data, auditContext());
+        // Only the registry's types reach here outside a test (which registers one more to read the help).
+        const created = await createSource(db.pool, parsed.data as CreateSourceBody, auditContext());
         say(`added ${created.type} source ${created.name} (${created.url})`);
         try {
           const { waiting } = await testSource(db.pool, created.name);
@@ -179,9 +176,10 @@ export function registerSourceCommands(program: Command): void {
       .option("--username <name>", "replace the stored user name only (SQS: the access key id)")
       .option("--password <password>", 'replace the stored password only (SQS: the secret key; "" removes it)')
       .option("--kind <kind>", "spatial | afc: how message bodies are read"),
+    flags,
   ).action(async (name: string, raw: Record<string, unknown>) => {
     const n = sourceName(name);
-    const given = optionsFrom(raw);
+    const given = optionsFrom(raw, flags);
     const patch = {
       ...(raw.url !== undefined ? { url: raw.url } : {}),
       ...(raw.username !== undefined ? { username: raw.username } : {}),
@@ -236,7 +234,7 @@ export function registerSourceCommands(program: Command): void {
   source
     .command("pull <name>")
     .description(
-      "pull now: store what waits, acknowledge it after the commit; prints {pulled, created, duplicates, unreadable, failedAgain?}",
+      "pull now: store what waits, acknowledge it after the commit; prints {pulled, created, duplicates, unreadable, failedAgain?} (run by the worker holding the source's lease, if one does: this waits for it)",
     )
     .option("--max <n>", "pull at most this many")
     .action(async (name: string, raw: { max?: string }) => {
@@ -248,7 +246,6 @@ export function registerSourceCommands(program: Command): void {
           ...(parsed.data.max !== undefined ? { max: parsed.data.max } : {}),
           actor: cliActor(),
           requestId: null,
-          clock: () => new Date(),
         });
         process.stdout.write(`${JSON.stringify(counts)}\n`);
       });

@@ -1,12 +1,12 @@
-// `redrive worker`: more replay workers, on this machine or others, against the same PostgreSQL.
+// `redrive worker`: a runtime (lib/runtime: replay lanes, the sources' pullers, Pull now requests, housekeeping),
+// on this machine or others, against the same PostgreSQL.
 // `redrive ledger import`: settled keys from an external ledger, so a replay dedupes them without sending.
 import { createReadStream } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { getEnv } from "../../env";
-import { startMaintenance } from "../../ops/maintenance";
 import { importLedger } from "../../replay/ledger/import-ledger";
-import { startWorker } from "../../replay/engine/worker";
+import { startRuntime } from "../../runtime/runtime";
 import { CliUsageError, connectCli, inputFile, optionsError, osAccount } from "../context";
 import { readLines } from "../lines";
 
@@ -25,7 +25,7 @@ export function registerWorkerCommands(program: Command): void {
     .option("--lease-ms <ms>", "how long claimed items stay this worker's without a heartbeat", "30000")
     .option("--backoff-base-ms <ms>", "first retry delay after a failed submission (doubles per attempt, jittered)", "1000")
     .option("--backoff-max-ms <ms>", "longest retry delay", "300000")
-    .option("--no-pull", "do not also drain the enabled broker sources (redrive source list)")
+    .option("--no-pull", "do not also drain the enabled broker sources (redrive source list); Pull now requests are still answered")
     .option("--no-maintenance", "do not also run the housekeeping loop (retention, alert rules and their webhooks, stalled bulk jobs)")
     .action(async (raw: Record<string, unknown>) => {
       const parsed = WorkerOptions.safeParse(raw);
@@ -42,29 +42,23 @@ export function registerWorkerCommands(program: Command): void {
       const stop = new AbortController();
       process.once("SIGTERM", () => stop.abort());
       process.once("SIGINT", () => stop.abort());
-      const worker = startWorker({
+      const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+      const env = getEnv();
+      const runtime = startRuntime({
         db,
         signal: stop.signal,
-        concurrency,
+        log,
         leaseMs,
-        backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, backoffMaxMs) },
-        pullSources: raw.pull !== false,
-        log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
+        replay: { concurrency, leaseMs, backoff: { baseMs: backoffBaseMs, maxMs: Math.max(backoffBaseMs, backoffMaxMs) } },
+        pullers: raw.pull !== false,
+        // Housekeeping runs beside every worker (it is safe in any number of processes: retention claims rows with
+        // SKIP LOCKED, alert evaluation takes a try-lock), so a deployment of workers alone still fires alerts.
+        maintenance:
+          raw.maintenance === false
+            ? false
+            : { retentionDays: env.REDRIVE_RETENTION_DAYS, webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null },
       });
-      // Housekeeping runs beside every worker (it is safe in any number of processes: retention claims rows with
-      // SKIP LOCKED, alert evaluation takes a try-lock), so a deployment of workers alone still fires alerts.
-      const env = getEnv();
-      const maintenance =
-        raw.maintenance === false
-          ? null
-          : startMaintenance({
-              pool: db.pool,
-              signal: stop.signal,
-              retentionDays: env.REDRIVE_RETENTION_DAYS,
-              webhookUrl: env.REDRIVE_ALERT_WEBHOOK_URL ?? null,
-              log: (m) => process.stderr.write(`${new Date().toISOString()} ${m}\n`),
-            });
-      await Promise.all([worker.done, maintenance?.done]);
+      await runtime.done;
       await close();
     });
 

@@ -6,6 +6,7 @@ import { isMainThread, Worker } from "node:worker_threads";
 import type { AnalyzeOptions, AnalyzeResult } from "../../spatial/analyze";
 import { AppError, type ErrorCode, type FieldIssue } from "../../errors/app-error";
 import type { Normalized, NormalizeSettings } from "./normalize";
+import type { PreparedPulled, PulledBody } from "./pulled-message";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
 
 // Normalization (JSON parse, schema checks, hashing, and for spatial records GEOS validation and repair: the
@@ -25,6 +26,7 @@ interface Pending {
 interface Reply {
   id?: number;
   results?: Normalized[];
+  pulled?: PreparedPulled[];
   problem?: string | null;
   error?: string;
   analyzed?: AnalyzeResult;
@@ -162,7 +164,7 @@ export class NormalizePool {
     return [...this.threads].sort((a, b) => a.load - b.load)[0];
   }
 
-  private send(message: Record<string, unknown>, thread = this.pick()): Promise<Reply> {
+  private send(message: Record<string, unknown>, thread = this.pick(), transfer: ArrayBuffer[] = []): Promise<Reply> {
     if (!thread) return Promise.reject(new Error("no ingest normalization thread is running"));
     if (thread.failed) return Promise.reject(thread.failed);
     const id = this.nextId++;
@@ -170,7 +172,7 @@ export class NormalizePool {
       thread.pending.set(id, { resolve, reject });
       // Referenced while it owes an answer (the process must wait for it), unreferenced when idle.
       if (thread.load++ === 0) thread.worker.ref();
-      thread.worker.postMessage({ ...message, id });
+      thread.worker.postMessage({ ...message, id }, transfer);
     });
   }
 
@@ -188,6 +190,24 @@ export class NormalizePool {
     const { results = [] } = await this.send({ task: "normalize", recs: sent, now, settings: plain });
     if (results.length >= recs.length || results.length === 0) return results;
     return [...results, ...(await this.normalize(recs.slice(results.length), now, settings))];
+  }
+
+  /**
+   * A page of broker messages normalized and prepared on a thread (pulled-message.ts preparePulled): their bodies
+   * cross as copies in buffers of their own, transferred, so a large body costs this thread a memcpy and no parse.
+   * A thread whose GEOS aborted answers for the messages before the one that aborted it; the rest go to another.
+   */
+  async normalizePulled(bodies: PulledBody[], now: Date, settings: NormalizeSettings, maxBodyBytes: number): Promise<PreparedPulled[]> {
+    const plain = { sources: settings.sources, defaults: settings.defaults };
+    const sent = bodies.map((b) => ({ ...b, body: new Uint8Array(b.body) }));
+    const { pulled = [] } = await this.send(
+      { task: "normalize-pulled", bodies: sent, now, settings: plain, maxBodyBytes },
+      undefined,
+      sent.map((b) => b.body.buffer),
+    );
+    if (pulled.length >= bodies.length || pulled.length === 0) return pulled;
+    const rest = await this.normalizePulled(bodies.slice(pulled.length), now, settings, maxBodyBytes);
+    return [...pulled, ...rest.map((r) => ({ ...r, index: r.index + pulled.length }))];
   }
 
   /** analyzeGeometry on a thread (an analyst's edit: GEOS's validity and repair of up to the vertex limit). */

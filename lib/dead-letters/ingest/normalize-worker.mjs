@@ -1,7 +1,7 @@
 // Worker-thread entry for ingest normalization (normalize-pool.ts): registers tsx's loader in this thread (a
 // worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
 // "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
-// "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
+// "normalize-pulled" a page of broker messages, "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
 // (lib/api/off-thread-reads.ts: a heavy record's detail, a repair preview, a revealed field), or "stream-pull" /
 // "stream-cancel" a stream of stored records run here (an export), one chunk per pull.
 import { setPriority } from "node:os";
@@ -23,6 +23,7 @@ const { normalizeChunk, rowsAsBytes } = await import("./normalize.ts");
 const { geosBroken, getGeos } = await import("../../spatial/geos.ts");
 const { parseJsonOrPython } = await import("../../json/lossless.ts");
 const { decodeDeferred } = await import("./split.ts");
+const { preparePulled } = await import("./pulled-message.ts");
 const { analyzeGeometry } = await import("../../spatial/analyze.ts");
 // The reads reach the database: their modules are marked server-only, resolved here as on the server.
 await import("../../../bin/server-side.mjs");
@@ -68,7 +69,24 @@ async function shouldRetire(texts) {
 }
 
 parentPort.on("message", async (message) => {
-  const { id, task, recs, now, settings, rec, geometryText, opts, module, databaseUrl, name, args, streamId, reason } = message;
+  const {
+    id,
+    task,
+    recs,
+    now,
+    settings,
+    rec,
+    geometryText,
+    opts,
+    module,
+    databaseUrl,
+    name,
+    args,
+    streamId,
+    reason,
+    bodies,
+    maxBodyBytes,
+  } = message;
   try {
     if (task === "stream-pull" || task === "stream-cancel") {
       let reader;
@@ -112,6 +130,18 @@ parentPort.on("message", async (message) => {
         problem = e instanceof Error ? e.message : String(e);
       }
       parentPort.postMessage({ id, problem, retire: await shouldRetire([text]) });
+      return;
+    }
+    if (task === "normalize-pulled") {
+      // A page of broker messages (pulled-message.ts), one GEOS at a time like a chunk of envelopes.
+      const results = [];
+      const geos = await getGeos();
+      for (const body of bodies) {
+        results.push({ ...preparePulled([body], now, geos, settings, maxBodyBytes)[0], index: results.length });
+        if (await geosBroken()) break;
+      }
+      const retire = await shouldRetire(bodies.map((b) => b.body));
+      parentPort.postMessage({ id, pulled: results, retire }, rowsAsBytes(results));
       return;
     }
     const results = await normalizeChunk(recs, now, settings, true);

@@ -120,7 +120,7 @@ const ROW_BYTES_FROM = 64 * 1024;
  * one buffer per chunk (one transfer instead of hundreds); a large row gets its own, so it never makes the
  * shared one grow.
  */
-export function rowsAsBytes(results: Normalized[]): ArrayBuffer[] {
+export function rowsAsBytes(results: readonly (Normalized | { ok: true; record: PreparedRecord })[]): ArrayBuffer[] {
   const moved: ArrayBuffer[] = [];
   const short: PreparedRecord[] = [];
   let room = 0;

@@ -7,7 +7,10 @@ import { EMPTY_DRAFT } from "../../spatial/analyze";
 import type { Geos } from "../../spatial/geos";
 import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
 import type { DeadLetterKind, NewDeadLetter, PulledFrom, SpatialAnalysis } from "../../vocabulary/record";
-import { DEFAULT_SOURCE_SETTINGS, type SourceSettings } from "./normalize";
+import { createHash } from "node:crypto";
+import { prepareRecord, type PreparedRecord } from "../store/prepare-row";
+import { DEFAULT_SOURCE_SETTINGS, type NormalizeSettings, type SourceSettings } from "./normalize";
+import { MAX_RECORD_BYTES } from "./split";
 import { unstorableProblem } from "./storable-record";
 
 // A message pulled from a broker's dead-letter location → the record POST /api/dead-letters would make of the
@@ -47,9 +50,24 @@ export function deathReasonText(b: Pick<PulledBody, "sourceType" | "deathReason"
   return `dead-lettered by ${b.sourceType}: ${b.deathReason ?? "no reason given"}`;
 }
 
-export function normalizePulled(b: PulledBody, now: Date, geos: Geos, settings: (source: string) => SourceSettings): PulledRecord {
+/** Why a body over the record limit was stored without it: the same limit as POST's, its size named. */
+export function oversizeProblem(bytes: number, maxBytes = MAX_RECORD_BYTES): string {
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return `the message is ${mb(bytes)} (${bytes} bytes), larger than the ${mb(maxBytes)} a record may be: its body was not kept`;
+}
+
+export function normalizePulled(
+  b: PulledBody,
+  now: Date,
+  geos: Geos,
+  settings: (source: string) => SourceSettings,
+  maxBodyBytes = MAX_RECORD_BYTES,
+): PulledRecord {
   const pulledFrom: PulledFrom = { source: b.sourceName, messageId: b.messageId, origin: b.origin };
   if (b.problem !== undefined) return unreadable(b, now, b.problem, null);
+  // Kept as poison without its body, never acknowledged away unstored: the DLQ drains, the reason says why.
+  if (b.body.length > maxBodyBytes)
+    return unreadable({ ...b, body: Buffer.alloc(0) }, now, oversizeProblem(b.body.length, maxBodyBytes), "");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(b.body);
@@ -95,6 +113,41 @@ export function normalizePulled(b: PulledBody, now: Date, geos: Geos, settings: 
 }
 
 export { DEFAULT_SOURCE_SETTINGS };
+
+/** A pulled message normalized and prepared for the store (on an ingest thread), with its body's SHA-256. */
+export interface PreparedPulled {
+  ok: true;
+  index: number;
+  record: PreparedRecord;
+  unreadable: boolean;
+  /** hex SHA-256 of the body as pulled (source_message.body_hash) */
+  bodyHash: string;
+}
+
+export function bodySha256(body: Uint8Array): string {
+  return createHash("sha256").update(body).digest("hex");
+}
+
+/**
+ * A page of pulled messages → prepared records, in order. No database and nothing shared: it runs on an ingest
+ * thread (normalize-pool.ts) like every other arrival's normalization, or here when there is none. A body
+ * arrives on a thread as a plain Uint8Array.
+ */
+export function preparePulled(
+  bodies: readonly PulledBody[],
+  now: Date,
+  geos: Geos,
+  settings: Pick<NormalizeSettings, "sources" | "defaults">,
+  maxBodyBytes = MAX_RECORD_BYTES,
+): PreparedPulled[] {
+  const settingsOf = (s: string) => settings.sources?.get(s) ?? settings.defaults ?? DEFAULT_SOURCE_SETTINGS;
+  return bodies.map((sent, index) => {
+    const bytes: Uint8Array = sent.body;
+    const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const { record, unreadable } = normalizePulled({ ...sent, body }, now, geos, settingsOf, maxBodyBytes);
+    return { ok: true, index, record: prepareRecord(record), unreadable, bodyHash: bodySha256(body) };
+  });
+}
 
 function describe(errors: { path: string; message: string }[]): string {
   const shown = errors.slice(0, 3).map((e) => `${e.path} ${e.message}`);

@@ -3,12 +3,13 @@ import type { RecordScope } from "../../scope/record-scope";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "../../vocabulary/record";
 import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
 import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/filters";
-import { hasUrlCredentials } from "../../net/outbound";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
-import { PostgisSinkSchema, StoredPostgisSinkSchema, type PostgisSinkView } from "./postgis-sink-schema";
+import type { OriginDestination } from "../sinks/origin/origin-config";
+import { SinkSchema, type SinkView } from "../sinks/registry";
 
-// The replay engine's boundary shapes: request bodies and queries (routes, CLI), the stored sink config, and
-// the views the API returns. zod only, so client components import it too.
+// The replay engine's boundary shapes: request bodies and queries (routes, CLI) and the views the API returns.
+// Each sink's configuration is its own (lib/replay/sinks/<type>/, listed in sinks/registry.ts). zod only, so
+// client components import it too.
 
 export const BATCH_STATUSES = ["draft", "approved", "running", "paused", "completed", "cancelled", "failed"] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
@@ -18,107 +19,55 @@ export type ItemStatus = (typeof ITEM_STATUSES)[number];
 export const TERMINAL_ITEM_STATUSES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled"] as const;
 
 export { REPAIR_METHODS, REPAIR_POLICIES };
-
-/**
- * Headers the HTTP sink sets itself, and the connection-level ones its client (undici's request) refuses to send
- * (keep-alive, upgrade, expect): a batch may not set them.
- */
-const RESERVED_HEADERS = new Set([
-  "idempotency-key",
-  "content-type",
-  "content-length",
-  "host",
-  "connection",
-  "transfer-encoding",
-  "keep-alive",
-  "upgrade",
-  "expect",
-]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-export const LedgerSinkSchema = z.strictObject({ type: z.literal("ledger") });
-
-export const HttpSinkSchema = z.strictObject({
-  type: z.literal("http"),
-  url: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-    .max(2000)
-    .refine((u) => !hasUrlCredentials(u), {
-      error: "must not contain a user name or password (fetch refuses them; send credentials in a header)",
-    }),
-  headers: z
-    // A value fetch's Headers refuse (CR, LF, NUL; a character above U+00FF, as header values are bytes) would make
-    // every request fail after the batch started.
-    .record(
-      z.string().regex(HEADER_NAME, "must be an HTTP header name"),
-      z
-        .string()
-        .max(4096)
-        .regex(/^[^\r\n\0]*$/, "must not contain CR, LF or NUL")
-        .regex(/^[\u0000-\u00ff]*$/, "must hold only Latin-1 characters (U+0000–U+00FF); fetch refuses others"),
-    )
-    .refine((h) => Object.keys(h).every((k) => !RESERVED_HEADERS.has(k.toLowerCase())), {
-      error: `may not set ${[...RESERVED_HEADERS].join(", ")} (the sink sets them or its client refuses them)`,
-    })
-    .optional(),
-  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
-  /** requests in flight per worker lane */
-  concurrency: z.number().int().min(1).max(64).default(4),
-});
-
-/** Back where each record came from: its source's broker, its original exchange, subject or stream. */
-export const OriginSinkSchema = z.strictObject({ type: z.literal("origin") });
-
-export const SinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema, OriginSinkSchema, PostgisSinkSchema]);
-export type SinkConfig = z.output<typeof SinkSchema>;
-/** A sink as replay_batch.sink holds it: the same, but a PostGIS URL is sealed (create-batch.ts seals it). */
-export const StoredSinkSchema = z.discriminatedUnion("type", [LedgerSinkSchema, HttpSinkSchema, OriginSinkSchema, StoredPostgisSinkSchema]);
-export type StoredSinkConfig = z.output<typeof StoredSinkSchema>;
-export type HttpSinkConfig = z.output<typeof HttpSinkSchema>;
+export type { OriginDestination, SinkView };
 
 const IdSchema = z.union([bigintIdSchema("must be a record id"), z.number().int().positive()]).transform(String);
 
-export const CreateBatchBody = z
-  .strictObject({
-    ids: z.array(IdSchema).min(1).max(100_000).optional(),
-    filter: FilterBodySchema.optional(),
-    sink: SinkSchema,
-    ratePerSecond: z.number().positive().max(1_000_000),
-    pageSize: z.number().int().min(1).max(1000).default(100),
-    maxReplays: z.number().int().min(1).max(100).default(3),
-    maxAttempts: z.number().int().min(1).max(100).default(5),
-    failureThreshold: z.number().gt(0).max(1).default(0.5),
-    repair: z
-      .strictObject({
-        method: z.enum(REPAIR_METHODS).default("linework"),
-        policy: z.enum(REPAIR_POLICIES).default("accept"),
-        override: z
-          .boolean()
-          .default(false)
-          .describe(
-            "replay records approved with another repair with this one too (changing what was approved); false: it applies only to records approved without one",
-          ),
-        confirmedConflicts: z
-          .number()
-          .int()
-          .min(0)
-          .optional()
-          .describe(
-            "with override: the count of approved repairs it changes, as the preview showed it (required; a different count answers 409)",
-          ),
-      })
-      .default({ method: "linework", policy: "accept", override: false }),
-    expectedCount: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe("the record count the supervisor saw in the preview; a different count answers 409 with `matched`"),
-  })
-  .refine((b) => (b.ids === undefined) !== (b.filter === undefined), {
-    error: "give either ids or filter, not both and not neither",
-    path: ["ids"],
-  });
+/** The create body with `sink` as given: the registry's sinks (CreateBatchBody), or more in a test. */
+export function createBatchBodyWith<S extends z.ZodType>(sink: S) {
+  return z
+    .strictObject({
+      ids: z.array(IdSchema).min(1).max(100_000).optional(),
+      filter: FilterBodySchema.optional(),
+      sink,
+      ratePerSecond: z.number().positive().max(1_000_000),
+      pageSize: z.number().int().min(1).max(1000).default(100),
+      maxReplays: z.number().int().min(1).max(100).default(3),
+      maxAttempts: z.number().int().min(1).max(100).default(5),
+      failureThreshold: z.number().gt(0).max(1).default(0.5),
+      repair: z
+        .strictObject({
+          method: z.enum(REPAIR_METHODS).default("linework"),
+          policy: z.enum(REPAIR_POLICIES).default("accept"),
+          override: z
+            .boolean()
+            .default(false)
+            .describe(
+              "replay records approved with another repair with this one too (changing what was approved); false: it applies only to records approved without one",
+            ),
+          confirmedConflicts: z
+            .number()
+            .int()
+            .min(0)
+            .optional()
+            .describe(
+              "with override: the count of approved repairs it changes, as the preview showed it (required; a different count answers 409)",
+            ),
+        })
+        .default({ method: "linework", policy: "accept", override: false }),
+      expectedCount: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe("the record count the supervisor saw in the preview; a different count answers 409 with `matched`"),
+    })
+    .refine((b) => (b.ids === undefined) !== (b.filter === undefined), {
+      error: "give either ids or filter, not both and not neither",
+      path: ["ids"],
+    });
+}
+export const CreateBatchBody = createBatchBodyWith(SinkSchema);
 export type CreateBatchInput = z.output<typeof CreateBatchBody>;
 /** What a client sends (defaults not yet applied). */
 export type CreateBatchRequest = z.input<typeof CreateBatchBody>;
@@ -162,13 +111,6 @@ export interface OutcomeCounts {
   /** not finished yet: waiting, claimed or waiting to retry */
   pending: number;
 }
-
-/** The sink as shown to readers: header values are masked (they may carry credentials). */
-export type SinkView =
-  | { type: "ledger" }
-  | { type: "origin" }
-  | { type: "http"; url: string; headers: string[]; timeoutMs: number; concurrency: number }
-  | PostgisSinkView;
 
 export interface BatchView {
   id: string;
@@ -257,16 +199,6 @@ export interface RatePoint {
 export interface RateSeries {
   ratePerSecond: number;
   points: RatePoint[];
-}
-
-/** Where a batch back to origin publishes: one broker source's destination (lib/sources/destinations.ts), with its records. */
-export interface OriginDestination {
-  source: string;
-  /** `exchange/routingKey` (RabbitMQ), subject (NATS), stream (Redis), topic (Kafka), queue URL (SQS) */
-  destination: string;
-  count: number;
-  /** within the source's `options.destinations` (or it sets none); a batch back to origin refuses the others */
-  allowed: boolean;
 }
 
 export interface BatchPreview {

@@ -11,11 +11,10 @@ import { buildWhere, idsWhere } from "../../dead-letters/query/where";
 import { paramsOf, scopeSql, type RecordScope } from "../../scope/record-scope";
 import { actingActor, type ActingUser } from "./apply-batch-action";
 import { repairConflicts, type BatchPreview, type CreateBatchInput, type Selection } from "./batch-schemas";
-import { sinkView, storeSink } from "./stored-sink";
+import { checkSink, sinkView, storeSink } from "../sinks/registry.server";
+import { sinkPlug } from "../sinks/registry";
 import { utcMicrosSql } from "../../time/instant";
-import { checkOutboundTarget } from "../../net/outbound-guard";
-import { checkPostgisTarget } from "./check-postgis-target";
-import { originDestinations, refuseDisallowedDestinations } from "./origin-destinations";
+import { originDestinations, refuseDisallowedDestinations } from "../sinks/origin/origin-destinations";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
@@ -274,14 +273,12 @@ export async function createBatch(
 ): Promise<CreatedBatch> {
   const selection: Selection = input.ids ? { ids: input.ids, scope: user.scope } : { filter: input.filter ?? {}, scope: user.scope };
   checkFilterStatus(selection);
-  if (input.sink.type === "http") await checkOutboundTarget(input.sink.url, "sink.url");
   // Outside the transaction: a target that is slow to answer must not hold the creation lock.
-  if (input.sink.type === "postgis") await checkPostgisTarget(input.sink);
-  const spatialOnly = input.sink.type === "postgis";
+  await checkSink(input.sink);
+  const { spatialOnly, needsOrigin: origin } = sinkPlug(input.sink.type);
   await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
-    const origin = input.sink.type === "origin";
     if ("ids" in selection) await refuseIneligibleIds(client, selection.scope, selection.ids, origin, spatialOnly);
     const counted = await previewBatch(client, selection, { origin });
     // Records without an origin are left out only by the origin sink; for the others they are no news.

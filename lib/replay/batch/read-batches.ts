@@ -7,7 +7,7 @@ import { effectiveThrottle } from "../pacing/throttle";
 import { averageRate } from "./progress";
 import { WORKER_ALIVE } from "../live-workers";
 import { utcMicrosSql } from "../../time/instant";
-import { storedSinkView } from "./stored-sink";
+import { storedSinkView } from "../sinks/registry.server";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 
 // Reading batches for the API, the pages and the CLI. Counts come from the batch's counters (written in the

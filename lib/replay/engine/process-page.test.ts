@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimedItem } from "./claim-items";
 import { decideOrSubmit, type BatchConfig } from "./process-page";
-import { ledgerSink } from "../sinks/ledger-sink";
+import { ledgerSink } from "../sinks/ledger/ledger-sink";
 
 // Per item, in this order: still replayable → already settled → re-validate → poison check → submit.
 

@@ -28,14 +28,12 @@ import { processLockedPage, usesLockedPages } from "./locked-page";
 import { GroupWriter } from "./group-writer";
 import { failureVerdict, SUSPECT_LEASE_LOSSES } from "./failure-rules";
 import { z } from "zod";
-import type { ItemStatus, StoredSinkConfig } from "../batch/batch-schemas";
-import { openStoredSink } from "../batch/stored-sink";
+import type { ItemStatus } from "../batch/batch-schemas";
+import { makeSink, openStoredSink, type StoredSinkConfig } from "../sinks/registry.server";
 import { SendOrder, type Turn } from "../pacing/send-order";
 import { SendWindow, windowCap, WINDOWED_UP_TO } from "../pacing/send-window";
-import { makeSink } from "../sinks/make-sink";
-import { closeOriginConnections } from "../sinks/origin-sink";
+import { closeOriginConnections } from "../sinks/origin/origin-sink";
 import { closeTargetPools } from "../sinks/postgis/target-pools";
-import { startPullers } from "../../sources/pullers";
 import { sleep } from "../../time/sleep";
 
 // A replay worker: `concurrency` lanes that each claim a page of a running batch, process it and come back;
@@ -58,8 +56,6 @@ export interface WorkerOptions {
   backoff?: BackoffOptions;
   random?: () => number;
   clock?: () => Date;
-  /** also drain the enabled broker sources (lib/sources/pullers.ts); default true */
-  pullSources?: boolean;
 }
 
 export interface WorkerHandle {
@@ -401,10 +397,8 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       every(Math.max(100, leaseMs / 3), "heartbeat", beat),
       every(Math.max(250, Math.min(5000, leaseMs / 4)), "sweeper", sweep),
     ];
-    const pullers = opts.pullSources === false ? null : startPullers({ pool, signal: stopping.signal, log, workerId: id, clock, leaseMs });
     await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, () => lane()));
     await Promise.all(background);
-    await pullers?.done;
     await closeOriginConnections();
     await closeTargetPools();
     await pool.query(`DELETE FROM worker WHERE id = $1`, [id]).catch(() => undefined);

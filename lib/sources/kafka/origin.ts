@@ -1,4 +1,4 @@
-import type { Destination, HeaderValue, Headers, Origin } from "../connector";
+import type { HeaderValue, Headers, Origin } from "../connector";
 import { dlqContext, headersToJson, headerValue, type DlqContext, type RawHeader } from "./dlq-headers";
 
 // From one record of the dead-letter topic to the Origin Redrive stores. Pure.
@@ -98,9 +98,4 @@ export function toPulled(record: DlqRecord): Translated {
     return { body: Buffer.alloc(0), origin, problem: `record ${where} has no value (a tombstone)` };
   }
   return { body: record.value, origin };
-}
-
-/** Where a replay to origin produces this dead letter, as `options.destinations` patterns see it: the original topic. */
-export function destinationTexts(d: Extract<Destination, { type: "kafka" }>): string[] {
-  return [d.topic];
 }

@@ -1,4 +1,4 @@
-import type { Destination, Headers, HeaderValue, Origin } from "../connector";
+import type { Headers, HeaderValue, Origin } from "../connector";
 import { deathReason, type Advisory } from "./advisory";
 
 // From an advisory and the stream message it points at to the Origin Redrive stores. Pure.
@@ -147,9 +147,4 @@ export function unreadableAdvisoryOrigin(advisoryStream: string, advisorySeq: nu
     headers: {},
     properties: { advisorySubject: subject },
   };
-}
-
-/** Where a replay to origin publishes this dead letter, as `options.destinations` patterns see it: the subject. */
-export function destinationTexts(d: Extract<Destination, { type: "nats" }>): string[] {
-  return [d.subject];
 }

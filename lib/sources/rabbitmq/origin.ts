@@ -151,12 +151,3 @@ function nonEmptyText(v: unknown): string | null {
   const t = text(v);
   return t === null || t === "" ? null : t;
 }
-
-/**
- * Where a replay to origin publishes this dead letter, as `options.destinations` patterns see it: one
- * `exchange/routingKey` per routing key it goes out with (the first as the routing key, the others as CC: each
- * reaches its own queues). The default exchange is the empty name ("/orders" goes to the queue "orders").
- */
-export function destinationTexts(d: Extract<Destination, { type: "rabbitmq" }>): string[] {
-  return d.routingKeys.map((key) => `${d.exchange}/${key}`);
-}

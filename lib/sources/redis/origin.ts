@@ -1,4 +1,4 @@
-import type { Destination, Origin } from "../connector";
+import type { Origin } from "../connector";
 import { entryIdTime, positionOf } from "./entry-id";
 import { decodeFields } from "./fields";
 
@@ -73,9 +73,4 @@ export function toPulled(entry: StreamEntry, ctx: ReadContext): Translated {
     return { body: Buffer.alloc(0), origin, problem: `entry ${entry.id} has no "${ctx.field}" field (its fields: ${had})` };
   }
   return { body: decoded.body, origin };
-}
-
-/** Where a replay to origin adds this dead letter, as `options.destinations` patterns see it: the stream's key. */
-export function destinationTexts(d: Extract<Destination, { type: "redis" }>): string[] {
-  return [d.stream];
 }

@@ -201,12 +201,3 @@ export function outgoingSend(
   }
   return { ok: true, send };
 }
-
-/**
- * Where a replay to origin sends this dead letter, as `options.destinations` patterns see it: the source queue's
- * URL (the source's sourceQueueUrl), or its ARN when SQS named the queue by DeadLetterQueueSourceArn (its URL is
- * only asked of SQS when sending).
- */
-export function destinationTexts(d: SqsDestination): string[] {
-  return [d.queueUrl ?? d.queueArn ?? ""];
-}

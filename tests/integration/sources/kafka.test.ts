@@ -2,7 +2,7 @@ import { Kafka, logLevel, Partitioners, type IHeaders, type KafkaMessage } from 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
 import type { SourceConnector } from "../../../lib/sources/connector";
-import { openConnector } from "../../../lib/sources/open-connector";
+import { openConnector } from "../../../lib/sources/registry.server";
 import { pullSource } from "../../../lib/sources/pull-source";
 import { spatialEnvelope, type TestUsers } from "../../replay/fixtures";
 import { startKafkaMock, type KafkaMock } from "../../support/kafka-mock";

@@ -59,7 +59,6 @@ export async function replayToOrigin(db: Db, users: TestUsers, ids: string[], ra
     leaseMs: 3000,
     pollMs: 50,
     backoff: { baseMs: 20, maxMs: 200 },
-    pullSources: false,
   });
   try {
     await waitFor("the batch to finish", async () => ["completed", "failed", "cancelled"].includes(await batchStatus(db, batchId)), 60_000);

@@ -45,7 +45,7 @@ async function replayThroughRestart(
 ): Promise<Record<string, number> & { resent: number }> {
   await approve(db, ids);
   const batchId = await runningBatch(db, users, { ids, sink: { type: "origin" }, ratePerSecond: 100, pageSize: 20, maxAttempts: 20 });
-  const worker = startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 50, maxMs: 500 }, pullSources: false });
+  const worker = startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 50, maxMs: 500 } });
   try {
     await waitFor("a third of the batch to be sent", async () => ((await itemCounts(db.pool, batchId)).applied ?? 0) >= N / 3, 30_000);
     await down();

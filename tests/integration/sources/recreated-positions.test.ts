@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
 import { LookupQuerySchema } from "../../../lib/forensics/forensics-schemas";
 import { lookup } from "../../../lib/forensics/lookup";
-import { openConnector } from "../../../lib/sources/open-connector";
+import { openConnector } from "../../../lib/sources/registry.server";
 import { pullSource } from "../../../lib/sources/pull-source";
 import { spatialEnvelope, type TestUsers } from "../../replay/fixtures";
 import { startKafkaMock } from "../../support/kafka-mock";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
-import { SOURCE_TYPES, type PulledMessage, type SourceConnector, type SourceType } from "../../../lib/sources/connector";
+import type { PulledMessage, SourceConnector } from "../../../lib/sources/connector";
+import { SOURCE_TYPES, type SourceType } from "../../../lib/sources/registry";
 import { toPulled as kafkaPulled } from "../../../lib/sources/kafka/origin";
 import { deadLetterOrigin } from "../../../lib/sources/nats/origin";
 import { pullSource } from "../../../lib/sources/pull-source";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
 import { AppError } from "../../../lib/errors/app-error";
 import { evaluateAlerts } from "../../../lib/ops/alerts/evaluate";
-import { startWorker } from "../../../lib/replay/engine/worker";
+import { startRuntime } from "../../../lib/runtime/runtime";
 import { getSource, updateSource } from "../../../lib/sources/manage-sources";
 import { CreateSourceBody } from "../../../lib/sources/source-schemas";
 import { waitFor } from "../../replay/fixtures";
@@ -61,7 +61,13 @@ describe("sources that cannot work", () => {
     expect((err as AppError).status).toBe(502);
     expect((err as AppError).message).not.toContain("s3cret-pass");
 
-    const worker = startWorker({ db, log: () => {}, leaseMs: 2000, pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } });
+    const worker = startRuntime({
+      db,
+      log: () => {},
+      leaseMs: 2000,
+      pollMs: 50,
+      replay: { pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } },
+    });
     try {
       // The next attempt waits for the backoff; make it due now, as time passing would.
       await db.pool.query("UPDATE source SET next_attempt_at = now() WHERE name = $1", [name]);

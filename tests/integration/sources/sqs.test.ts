@@ -5,7 +5,7 @@ import { closeDb, type Db } from "../../../lib/db/client";
 import { AppError } from "../../../lib/errors/app-error";
 import type { Origin, SourceConnector } from "../../../lib/sources/connector";
 import { getSource, readSourceConfig } from "../../../lib/sources/manage-sources";
-import { openConnector } from "../../../lib/sources/open-connector";
+import { openConnector } from "../../../lib/sources/registry.server";
 import { pullSource } from "../../../lib/sources/pull-source";
 import { createSqsConnector } from "../../../lib/sources/sqs/connector";
 import { sqsOptionsSchema } from "../../../lib/sources/sqs/options";

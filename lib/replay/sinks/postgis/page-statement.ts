@@ -1,7 +1,7 @@
 import "server-only";
 import pg from "pg";
 import type { JsonValue } from "../../../json/value";
-import type { PostgisTarget } from "../../batch/postgis-sink-schema";
+import type { PostgisTarget } from "./postgis-sink-schema";
 
 // The one statement that applies a page to a PostGIS table. Everything the page does happens in it, so it commits
 // (or fails) as one transaction in the target:

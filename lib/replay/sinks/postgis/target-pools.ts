@@ -1,6 +1,6 @@
 import "server-only";
 import pg from "pg";
-import { postgisConnection } from "../../batch/postgis-connection";
+import { postgisConnection } from "./postgis-connection";
 
 // One connection pool per PostGIS target URL in this process: every batch (and lane) writing to the same database
 // shares it, so a worker holds at most MAX_CONNECTIONS connections to a team's database whatever it runs. Idle

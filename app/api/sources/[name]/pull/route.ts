@@ -1,12 +1,15 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { pullNow } from "@/lib/sources/pull-now";
+import { requestPull } from "@/lib/sources/pull-now";
 import { PullBody, SourceNameParams } from "@/lib/sources/source-schemas";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/sources/{name}/pull {max?} — pull now: {pulled, created, duplicates, unreadable}; 502 when the broker cannot be reached. */
+/**
+ * POST /api/sources/{name}/pull {max?} — pull now, run by a runtime under the source's lease: {pulled, created,
+ * duplicates, unreadable}; 502 when the broker cannot be reached, 504 when no answer came within 60 s.
+ */
 export const POST = defineRoute(
   {
     access: { permission: "sources:manage" },
@@ -27,11 +30,10 @@ export const POST = defineRoute(
     },
   },
   async ({ params, body, principal, requestId }) =>
-    pullNow(getDb().pool, params.name, {
+    requestPull(getDb().pool, params.name, {
       ...(body.max !== undefined ? { max: body.max } : {}),
       actor: actorOf(principal!),
       requestId,
-      clock: () => new Date(),
     }),
 );
 

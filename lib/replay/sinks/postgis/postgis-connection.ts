@@ -1,11 +1,11 @@
 import "server-only";
 import { parse } from "pg-connection-string";
 import type pg from "pg";
-import { AppError } from "../../errors/app-error";
-import { getEnv } from "../../env";
-import { outboundAllowed } from "../../net/outbound";
-import { outboundHostsRefusal, refusedBy } from "../../net/outbound-guard";
-import { outboundSocket } from "../../net/outbound-socket";
+import { AppError } from "../../../errors/app-error";
+import { getEnv } from "../../../env";
+import { outboundAllowed } from "../../../net/outbound";
+import { outboundHostsRefusal, refusedBy } from "../../../net/outbound-guard";
+import { outboundSocket } from "../../../net/outbound-socket";
 
 // How the PostGIS sink reaches a team's database: one function, postgisConnection(url), gives the `pg` settings
 // every client and pool to that target is made from (the batch check, `redrive sink check`, the sink's pool).
@@ -70,12 +70,6 @@ export async function postgisUrlRefusal(url: string): Promise<string | null> {
   // node-postgres connects to one host; libpq would try a list in turn, which a sink does not offer.
   if (parts.hosts.length > 1) return `names ${parts.hosts.length} hosts; give one host`;
   return null;
-}
-
-/** Throws a 422 naming `path` when the URL is refused (postgisUrlRefusal): before any connection is made. */
-export async function checkPostgisUrl(url: string, path: string): Promise<void> {
-  const why = await postgisUrlRefusal(url);
-  if (why) throw new AppError("validation_failed", `${path}: ${why}`, { issues: [{ path, message: why }] });
 }
 
 /** The `pg` settings for a client or pool to `url`, its socket under the outbound rule. */

@@ -1,11 +1,11 @@
 import "server-only";
 import type pg from "pg";
-import type { JsonValue } from "../../json/value";
-import type { Origin } from "../../sources/connector";
-import { ConnectorCache } from "../../sources/connector-cache";
-import { inBrokerOrder } from "../../sources/header-order";
-import { outgoingBody } from "../../sources/outgoing-body";
-import type { RemoteSink, SinkResult, Submission } from "./sink";
+import type { JsonValue } from "../../../json/value";
+import type { Origin } from "../../../sources/connector";
+import { ConnectorCache } from "../../../sources/connector-cache";
+import { inBrokerOrder } from "../../../sources/header-order";
+import { outgoingBody } from "../../../sources/outgoing-body";
+import type { RemoteSink, SinkResult, Submission } from "../sink";
 
 // The origin sink: each record goes back to its own original destination (RabbitMQ exchange + routing key,
 // NATS subject, Redis stream, Kafka topic, SQS queue) through its source's connection, under the key stored at first ingest. The

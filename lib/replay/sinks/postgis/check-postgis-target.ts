@@ -1,10 +1,10 @@
 import "server-only";
-import { AppError } from "../../errors/app-error";
-import { checkOutbound } from "../../net/outbound";
-import { getEnv } from "../../env";
-import { configKey } from "../../secrets/config-key";
-import { seal } from "../../secrets/seal";
-import { checkPostgisUrl, unreachableMessage } from "./postgis-connection";
+import { AppError } from "../../../errors/app-error";
+import { outboundHostRefusal } from "../../../net/outbound";
+import { getEnv } from "../../../env";
+import { configKey } from "../../../secrets/config-key";
+import { seal } from "../../../secrets/seal";
+import { postgisUrlRefusal, unreachableMessage } from "./postgis-connection";
 import { inspectPostgisTarget, targetClient, type TargetReport } from "./inspect-postgis-target";
 import type { PostgisSinkConfig, StoredPostgisSinkConfig } from "./postgis-sink-schema";
 
@@ -22,9 +22,20 @@ export function withPostgresPort(url: string): string {
   return u.toString();
 }
 
+/** Why the sink's URL may not be connected to (the outbound rule, every host it names), or null: before any connection. */
+export async function postgisTargetRefusal(url: string): Promise<string | null> {
+  return outboundHostRefusal(withPostgresPort(url), getEnv().REDRIVE_OUTBOUND_HOSTS) ?? (await postgisUrlRefusal(url));
+}
+
+/** The whole check: the outbound rule (postgisTargetRefusal), then the database (checkPostgisDatabase). */
 export async function checkPostgisTarget(sink: PostgisSinkConfig, path = "sink"): Promise<TargetReport> {
-  checkOutbound(withPostgresPort(sink.url), getEnv().REDRIVE_OUTBOUND_HOSTS, `${path}.url`);
-  await checkPostgisUrl(sink.url, `${path}.url`);
+  const why = await postgisTargetRefusal(sink.url);
+  if (why) throw new AppError("validation_failed", `${path}.url: ${why}`, { issues: [{ path: `${path}.url`, message: why }] });
+  return checkPostgisDatabase(sink, path);
+}
+
+/** Connects to a target the outbound rule allows and inspects it; 422 naming the field of each problem. */
+export async function checkPostgisDatabase(sink: PostgisSinkConfig, path = "sink"): Promise<TargetReport> {
   const { type: _type, url, ...target } = sink;
   const client = targetClient(url);
   try {

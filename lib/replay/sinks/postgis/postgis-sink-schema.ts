@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { redactUrlSecrets } from "../../../masking/url";
+import type { SinkConfigPlug, SinkFlags } from "../sink-plug";
 
 // The PostGIS sink's configuration: where a batch writes features (a PostgreSQL database with PostGIS, one table)
-// and which columns hold what. Pure and client-safe (the replay form validates with it).
+// and which columns hold what. Pure and client-safe (the replay form validates with it); its plug is at the end.
 //
 // `table` is read as SQL reads a name — `schema.table`, an unquoted part folded to lower case, a double-quoted part
 // kept as written (`"Roads"."2024.v1"`) — because that is how the people who own the table write it. Column names
@@ -119,3 +121,38 @@ export interface PostgisSinkView {
   propertiesColumn: string | null;
   srid: number;
 }
+
+/** The sink body `redrive replay create --sink postgis` and `redrive sink check` read from the same flags. */
+export function postgisSinkBody(o: SinkFlags, srid: number | undefined): Record<string, unknown> {
+  const body = {
+    type: "postgis",
+    url: o.url,
+    table: o.table,
+    idColumn: o.idColumn,
+    idProperty: o.idProperty,
+    geometryColumn: o.geometryColumn,
+    observedAtColumn: o.observedAtColumn,
+    propertiesColumn: o.propertiesColumn,
+    srid,
+  };
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+}
+
+export const postgisConfigPlug: SinkConfigPlug<"postgis", typeof PostgisSinkSchema, PostgisSinkView> = {
+  type: "postgis",
+  label: "PostGIS table",
+  help: "PostGIS table: each feature is upserted into the table by its id, the newest observation winning, and its key recorded beside it so it is applied once.",
+  cliHelp: "postgis (a PostGIS table)",
+  schema: PostgisSinkSchema,
+  fromFlags: (o, num) => postgisSinkBody(o, num(o.srid, "--srid")),
+  checkCommand: true,
+  checking: (config) => `checking the PostGIS target ${redactUrlSecrets(config.url)} ${config.table}…`,
+  describe: {
+    cli: (v) => `postgis ${v.url} table ${v.table}`,
+    short: (v) => `PostGIS ${v.table}`,
+    detail: (v) =>
+      `PostGIS ${v.url}, table ${v.table} (id ${v.idColumn}, geometry ${v.geometryColumn} SRID ${v.srid}, observed ${v.observedAtColumn}${v.propertiesColumn ? `, properties ${v.propertiesColumn}` : ""}): newest observation wins, each key once`,
+  },
+  spatialOnly: true,
+  needsOrigin: false,
+};

@@ -1,7 +1,7 @@
 import "server-only";
 import type pg from "pg";
-import { recordSettled } from "../ledger/record-settled";
-import type { Submission, TransactionalSink } from "./sink";
+import { recordSettled } from "../../ledger/record-settled";
+import type { Submission, TransactionalSink } from "../sink";
 
 // The built-in sink: PostgreSQL itself. The dedup gate is the ledger's primary key, inserted in the SAME
 // transaction that records the items' outcomes, so a key is applied exactly once whatever crashes and

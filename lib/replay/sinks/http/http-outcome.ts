@@ -1,5 +1,5 @@
-import { parseRetryAfter } from "../pacing/backoff";
-import type { SinkResult } from "./sink";
+import { parseRetryAfter } from "../../pacing/backoff";
+import type { SinkResult } from "../sink";
 
 // What an HTTP sink's answer means for the item. Pure, so every status is tested without a server.
 //   2xx → applied (deduped when the receiver says Idempotent-Replayed: true)

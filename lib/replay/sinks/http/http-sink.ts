@@ -1,9 +1,9 @@
-import { redactSecrets, secretsOf } from "../../masking/url";
+import { redactSecrets, secretsOf } from "../../../masking/url";
 import type { Readable } from "node:stream";
-import { outboundRequest } from "../../net/outbound-guard";
+import { outboundRequest } from "../../../net/outbound-guard";
 import { classifyHttpAnswer, classifyHttpError } from "./http-outcome";
-import type { HttpSinkConfig } from "../batch/batch-schemas";
-import type { RemoteSink, SinkResult, Submission } from "./sink";
+import type { HttpSinkConfig } from "./http-config";
+import type { RemoteSink, SinkResult, Submission } from "../sink";
 
 // The HTTP sink: POST {kind, idempotency_key, observed_at, payload} with `Idempotency-Key: <stored key>`.
 // The receiver deduplicates by that header, which is what makes a resend after a crash harmless.

@@ -1,9 +1,9 @@
 import "server-only";
 import type pg from "pg";
-import { AppError } from "../../errors/app-error";
-import { destinationPatterns, destinationTexts } from "../../sources/destinations";
-import { destinationsAllowed } from "../../sources/destination-glob";
-import type { OriginDestination } from "./batch-schemas";
+import { AppError } from "../../../errors/app-error";
+import { destinationPatterns, destinationTexts } from "../../../sources/destinations";
+import { destinationsAllowed } from "../../../sources/destination-glob";
+import type { OriginDestination } from "./origin-config";
 
 // Where a batch back to origin will publish: its records' origin destinations, as text (lib/sources/destinations.ts),
 // with counts, and whether each source's `options.destinations` allows them. The preview lists them for the

@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+// What a sink type is to everyone who only configures or shows it: its request schema, its name in lists and
+// forms, one line describing a configured one, and what it asks of the records it takes. Pure and client-safe;
+// what stores, checks and opens a sink is its server plug (sink-plug.server.ts). Each type's folder exports one
+// of each, and registry.ts lists them.
+
+/** The flags of `redrive replay create`, as commander read them (strings, a header record). */
+export type SinkFlags = Readonly<Record<string, unknown>>;
+/** Reads a numeric flag: undefined when absent; a usage error (naming the flag) when it is not a number. */
+export type FlagNumber = (value: unknown, flag: string) => number | undefined;
+
+export interface SinkConfigPlug<T extends string, S extends z.ZodObject, V extends { type: T }> {
+  type: T;
+  /** its name in the replay form's type list */
+  label: string;
+  /** what it does, shown under the replay form's type list when it is chosen */
+  help: string;
+  /** `redrive replay create --sink`'s help for it */
+  cliHelp: string;
+  /** what a supervisor sends (the API, the CLI and the form parse with it) */
+  schema: S;
+  /** the sink's body from `redrive replay create`'s flags (undefined fields are dropped, so defaults apply) */
+  fromFlags(flags: SinkFlags, num: FlagNumber): Record<string, unknown>;
+  /** `redrive sink check --type <it>` inspects its target (lib/cli/commands/sink.ts) */
+  checkCommand?: boolean;
+  /** what `redrive replay create` says before the (slow) check of a target, if it checks one */
+  checking?(config: z.output<S>): string;
+  /** a configured sink in words, from its view (secrets redacted) */
+  describe: SinkWords<V>;
+  /** takes spatial features only: a selection holding AFC taps is refused */
+  spatialOnly: boolean;
+  /** sends each record back where it was pulled from: records without an origin are left out */
+  needsOrigin: boolean;
+}
+
+export interface SinkWords<V> {
+  /** `redrive replay show` */
+  cli(view: V): string;
+  /** the batch list's Sink column */
+  short(view: V): string;
+  /** the batch page's Sink entry */
+  detail(view: V): string;
+}
+
+/** Any sink type's plug (methods are compared bivariantly, so each type's own view fits). */
+export type AnySinkConfigPlug = SinkConfigPlug<string, z.ZodObject, { type: string }>;
+
+type SchemasOf<P extends readonly AnySinkConfigPlug[]> = { -readonly [K in keyof P]: P[K]["schema"] };
+
+/** The request schema of every sink in `plugs`, told apart by `type`. */
+export function sinkSchemaOf<const P extends readonly [AnySinkConfigPlug, ...AnySinkConfigPlug[]]>(plugs: P) {
+  return z.discriminatedUnion("type", plugs.map((p) => p.schema) as unknown as SchemasOf<P>);
+}

@@ -1,0 +1,110 @@
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { initialInputs, optionsOf, sourceTypeChoices } from "../../components/sources/source-form";
+import { sinkChoices } from "../../components/replay/preview-for-sink";
+import { registerReplayCommands } from "../../lib/cli/commands/replay";
+import { registerSourceCommands } from "../../lib/cli/commands/sources";
+import { createBatchBodyWith } from "../../lib/replay/batch/batch-schemas";
+import { SINKS } from "../../lib/replay/sinks/registry";
+import { sinkSchemaOf, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
+import { SOURCES } from "../../lib/sources/registry";
+import type { SourceConfigPlug } from "../../lib/sources/source-plug";
+import { createSourceBodyOf } from "../../lib/sources/source-schemas";
+
+// Adding a sink or a broker type is its folder and one registry line: a type registered here (as a test's own
+// registry) reaches the API's schema, the CLI's help and flags, and the form's type list, with nothing else edited.
+
+const QueueSinkSchema = z.strictObject({ type: z.literal("fixture-queue"), queue: z.string().min(1) });
+const fixtureSink: SinkConfigPlug<"fixture-queue", typeof QueueSinkSchema, { type: "fixture-queue"; queue: string }> = {
+  type: "fixture-queue",
+  label: "Fixture queue",
+  help: "Fixture queue: each record is put on a queue.",
+  cliHelp: "fixture-queue (a test's queue)",
+  schema: QueueSinkSchema,
+  fromFlags: (o) => ({ type: "fixture-queue", queue: o.url }),
+  describe: { cli: (v) => `queue ${v.queue}`, short: (v) => v.queue, detail: (v) => `queue ${v.queue}` },
+  spatialOnly: false,
+  needsOrigin: false,
+};
+
+const FixtureOptions = z.strictObject({ mailbox: z.string().min(1) });
+const FixtureDestination = z.object({ type: z.literal("fixture-mq"), mailbox: z.string() });
+const fixtureSource: SourceConfigPlug<"fixture-mq", typeof FixtureOptions, z.output<typeof FixtureDestination>> = {
+  type: "fixture-mq",
+  label: "Fixture MQ",
+  urlPlaceholder: "fmq://host",
+  options: FixtureOptions,
+  urlRule: (url) => (url.startsWith("fmq://") ? { ok: true } : { ok: false, message: "must be an fmq:// URL" }),
+  destination: FixtureDestination,
+  destinationTexts: (d) => [d.mailbox],
+  destinationParts: (d) => [{ term: "mailbox", value: d.mailbox }],
+  summary: (o) => [`mailbox ${String(o.mailbox)}`],
+  form: {
+    rows: [
+      {
+        columns: 1,
+        fields: [
+          { name: "mailbox", label: "Mailbox", value: "required", initial: "dlq", cli: { arg: "<name>", help: "the dead-letter mailbox" } },
+        ],
+      },
+    ],
+  },
+};
+
+describe("a sink registered in one line", () => {
+  const plugs = [...SINKS, fixtureSink] as const;
+
+  it("is in the API's create-batch schema and its OpenAPI form", () => {
+    const body = createBatchBodyWith(sinkSchemaOf(plugs));
+    expect(body.parse({ ids: ["1"], ratePerSecond: 5, sink: { type: "fixture-queue", queue: "q1" } }).sink).toEqual({
+      type: "fixture-queue",
+      queue: "q1",
+    });
+    expect(body.safeParse({ ids: ["1"], ratePerSecond: 5, sink: { type: "fixture-queue" } }).success).toBe(false);
+    expect(JSON.stringify(z.toJSONSchema(body, { io: "input", unrepresentable: "any" }))).toContain('"fixture-queue"');
+  });
+
+  it("is in the CLI's help, and its flags make its body", () => {
+    const program = new Command();
+    registerReplayCommands(program, plugs);
+    const create = program.commands.find((c) => c.name() === "replay")?.commands.find((c) => c.name() === "create");
+    expect(create?.helpInformation()).toContain("fixture-queue (a test's queue)");
+    expect(fixtureSink.fromFlags({ url: "q2" }, () => undefined)).toEqual({ type: "fixture-queue", queue: "q2" });
+  });
+
+  it("is in the replay form's type list", () => {
+    expect(sinkChoices(plugs)).toContainEqual({ type: "fixture-queue", label: "Fixture queue" });
+    expect(sinkChoices().map((c) => c.type)).toEqual(["ledger", "http", "origin", "postgis"]);
+  });
+});
+
+describe("a broker type registered in one line", () => {
+  const plugs = [...SOURCES, fixtureSource] as const;
+  const body = { name: "fx", type: "fixture-mq", url: "fmq://host", kind: "spatial", options: { mailbox: "dlq" } };
+
+  it("is in the API's create-source schema, its URL rule applied, and its OpenAPI form", () => {
+    const schema = createSourceBodyOf(plugs);
+    expect(schema.parse(body)).toMatchObject({ type: "fixture-mq", options: { mailbox: "dlq" }, enabled: true });
+    expect(schema.safeParse({ ...body, url: "amqp://host" }).error?.issues).toEqual([
+      expect.objectContaining({ path: ["url"], message: "must be an fmq:// URL" }),
+    ]);
+    expect(schema.safeParse({ ...body, options: { mailbox: "dlq", destinations: ["a*"] } }).success).toBe(true);
+    expect(JSON.stringify(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }))).toContain('"fixture-mq"');
+  });
+
+  it("is in the CLI's help with its option flag", () => {
+    const program = new Command();
+    registerSourceCommands(program, plugs);
+    const add = program.commands.find((c) => c.name() === "source")?.commands.find((c) => c.name() === "add");
+    const help = (add?.helpInformation() ?? "").replace(/\s+/g, " ");
+    expect(help).toContain("rabbitmq | nats | redis | kafka | sqs | fixture-mq");
+    expect(help).toContain("--mailbox <name> fixture-mq: the dead-letter mailbox");
+  });
+
+  it("is in the add form's type list, with its fields and their options body", () => {
+    expect(sourceTypeChoices(plugs)).toContainEqual({ type: "fixture-mq", label: "Fixture MQ" });
+    const { inputs, modes } = initialInputs(plugs);
+    expect(optionsOf(fixtureSource, inputs, modes["fixture-mq"])).toEqual({ mailbox: "dlq" });
+  });
+});
