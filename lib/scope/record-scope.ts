@@ -55,7 +55,11 @@ export function inScope(scope: RecordScope, record: { source: string; originSour
   return record.originSource != null && scope.origins.includes(record.originSource);
 }
 
-/** Whether a source name (not a record) may be named to this scope: a facet, a metric label, a group's source. */
+/**
+ * Whether a source name (not a record) may be named to this scope: a facet, a metric label, a group's source. A
+ * triage rule (lib/rules) is in the teams its match names: a scoped user lists and edits only the rules whose
+ * source passes this (a prefix match names the prefix itself); a rule naming no source is an admin's.
+ */
 export function sourceInScope(scope: RecordScope, source: string): boolean {
   return inScope(scope, { source });
 }
