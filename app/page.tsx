@@ -20,7 +20,7 @@ export default async function Home() {
   if (!can(me.role, "dead_letters:read")) redirect(can(me.role, "dead_letters:read_own") ? "/producer" : "/settings");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const overview = forReader(maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()));
+  const overview = forReader(maskOverview(await healthOverview(getDb().pool, me.scope, now), configuredMaskRules()));
   return (
     <section aria-labelledby="health-heading" className="space-y-3">
       <h1 id="health-heading" className="text-lg font-semibold">

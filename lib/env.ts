@@ -90,6 +90,8 @@ const EnvSchema = z.object({
   /** group (or other claim value) to role, first match wins: redrive-admins=admin,ops=supervisor */
   /** (checked where it is used, lib/auth/sso-roles.ts, which this neutral module does not import) */
   REDRIVE_OIDC_ROLE_MAP: z.string().optional(),
+  /** group to team, every match counts: parcels-ops=Parcels,fare-ops=Fares (checked in lib/auth/sso-teams.ts) */
+  REDRIVE_OIDC_TEAM_MAP: z.string().optional(),
   /** the one admin who may still sign in with a password when an admin has turned password sign-in off */
   REDRIVE_BREAK_GLASS_ADMIN: z.string().email().optional(),
   /** the public URL of the dashboard; unset: taken from each request (so any port works) */

@@ -10,6 +10,7 @@
 // an ingest thread read a chunk at a time (lib/api/off-thread-reads.ts; audited there, which is where the count
 // comes from); node CPU counts every thread of the process, and --batch does not apply.
 import { parseArgs } from "node:util";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import pg from "pg";
 import { streamOffThread } from "../lib/api/off-thread-reads";
 import { SYSTEM_ACTOR } from "../lib/audit/actor";
@@ -128,12 +129,12 @@ if (!args["skip-lookup"])
   say(`lookup at ${COUNT.toLocaleString("en")} records, ${RUNS} runs per case (ms, wall time incl. the round trip)`);
 for (const [name, raw] of args["skip-lookup"] ? [] : cases) {
   const queries = raw.slice(0, RUNS).map((r) => LookupQuerySchema.parse(r));
-  for (const q of queries.slice(0, 5)) await lookup(pool, q, DEFAULT_MASK_RULES); // warm
+  for (const q of queries.slice(0, 5)) await lookup(pool, UNSCOPED, q, DEFAULT_MASK_RULES); // warm
   const times: number[] = [];
   let found = 0;
   for (const q of queries) {
     const t = performance.now();
-    const r = await lookup(pool, q, DEFAULT_MASK_RULES);
+    const r = await lookup(pool, UNSCOPED, q, DEFAULT_MASK_RULES);
     times.push(performance.now() - t);
     if (r.records.length + r.ledger.length > 0) found++;
   }
@@ -164,10 +165,18 @@ if (!args["skip-export"]) {
       const mask = masked ? DEFAULT_MASK_RULES : null;
       const { stream, stats } = args["off-thread"]
         ? {
-            stream: streamOffThread("export", { format, filter: {}, mask, actor: SYSTEM_ACTOR, requestId: "bench", now: new Date() }),
+            stream: streamOffThread("export", {
+              scope: UNSCOPED,
+              format,
+              filter: {},
+              mask,
+              actor: SYSTEM_ACTOR,
+              requestId: "bench",
+              now: new Date(),
+            }),
             stats: { records: Number.NaN, skipped: Number.NaN, bytes: 0 },
           }
-        : exportStream(pool, { format, filter: {}, mask, batchSize });
+        : exportStream(pool, { scope: UNSCOPED, format, filter: {}, mask, batchSize });
       const reader = stream.getReader();
       for (;;) {
         const { done, value } = await reader.read();

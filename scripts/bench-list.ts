@@ -5,6 +5,7 @@
 // 250 ms, facets p95 ≤ 250 ms. The database is seeded once (scripts/bench/seed-bulk.ts) and reused by later runs
 // unless --reseed; a larger --count adds the missing rows, and a seed cut off goes on where it stopped.
 import { parseArgs } from "node:util";
+import { scopeOf, UNSCOPED, type RecordScope } from "../lib/scope/record-scope";
 import pg from "pg";
 import { withSessionSetup } from "../lib/db/session";
 import { connectionFields } from "../lib/db/pg-adapter";
@@ -103,80 +104,94 @@ const keys = sample.filter((s) => s.kind === "spatial");
 
 // ── scenarios ───────────────────────────────────────────────────────────────────────────────────────────────
 type Scenario = [name: string, run: () => Promise<unknown>];
-const list = (f: () => Record<string, unknown>) => () => listDeadLetters(pool, ListQuerySchema.parse(f()));
-const facets = (f: () => ListFilter) => () => facetCounts(pool, f());
+// A team whose sources are half of them (every other one, the first as a prefix): its user's list, facets and search
+// run with the scope's predicate beside the company-wide figures.
+const half = [...sources].sort().filter((_, i) => i % 2 === 0);
+const TEAM_SCOPE = scopeOf([
+  {
+    id: "1",
+    claims: [{ source: `${half[0]!.slice(0, Math.max(1, half[0]!.length - 2))}*` }, ...half.slice(1).map((source) => ({ source }))],
+  },
+]);
 
-let scrollCursor: string | null = null;
-const scenarios: Scenario[] = [
-  ["list: no filter, first page", list(() => ({}))],
-  [
-    "list: scrolling (next page by cursor)",
-    async () => {
-      const page = await listDeadLetters(pool, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
-      scrollCursor = page.nextCursor;
-    },
-  ],
-  ["list: kind=afc", list(() => ({ kind: "afc" }))],
-  ["list: status=pending", list(() => ({ status: "pending" }))],
-  ["list: status=approved", list(() => ({ status: "approved" }))],
-  ["list: class=poison", list(() => ({ class: "poison" }))],
-  ["list: source=<random>", list(() => ({ source: pick(sources) }))],
-  ["list: reason=<random group>", list(() => ({ reason: pick(groups) }))],
-  ["list: one day (from/to)", list(() => oneDay())],
-  [
-    "list: combined (pending+afc+source+day)",
-    list(() => ({ status: "pending", kind: "afc", source: pick(["gates.metro", "validators.bus", "tram.readers"]), ...oneDay() })),
-  ],
-  ["list: combined (pending+spatial+reason)", list(() => ({ status: "pending", kind: "spatial", reason: pick(groups) }))],
-  ["list: viewport street (0.01°)", list(() => ({ bbox: around(0.01) }))],
-  ["list: viewport city (0.3°)", list(() => ({ bbox: around(0.3) }))],
-  ["list: viewport city + pending", list(() => ({ bbox: around(0.3), status: "pending" }))],
-  ["list: viewport region (Europe)", list(() => ({ bbox: [-10, 35, 25, 60] }))],
-  ["list: viewport empty ocean", list(() => ({ bbox: [-150, -40, -140, -30] }))],
-  // seed-bulk's antimeridian boxes (179.9 → -179.85, stored 179.9..180.15) seen from east of -180: the +360 copy
-  ["list: viewport east of -180 (unwrapped boxes)", list(() => ({ bbox: [-179.95, 40, -179.5, 60] }))],
-  ["list: viewport across ±180", list(() => ({ bbox: [179, 40, 181, 60] }))],
-  ["lookup: q=spatial key", list(() => ({ q: pick(keys).key }))],
-  ["lookup: q=hash prefix (10 hex)", list(() => ({ q: pick(hashes).key.slice(0, 10) }))],
-  ["lookup: q=full hash", list(() => ({ q: pick(hashes).key }))],
-  ["lookup: q=event_id", list(() => ({ q: pick(hashes).event_id ?? "none" }))],
-  ["lookup: q=device_id", list(() => ({ q: pick(hashes).device_id ?? "none" }))],
-  // Payload search (seed-bulk: sensor SN-0…SN-49999 ~11 records each, note "… ref <hex>" ~6 each, a note
-  // phrase on 1/7 of spatial records, an operator note on 1/20 of taps)
-  ["search: q=payload value (sensor id)", list(() => ({ q: sensor() }))],
-  ["search: q=path = value", list(() => ({ q: `properties.sensor = "${sensor()}"` }))],
-  ["search: q=key:value", list(() => ({ q: `sensor:${sensor()}` }))],
-  ["search: q=number condition (fare)", list(() => ({ q: `fare_amount_cents = ${175 + 25 * Math.floor(Math.random() * 7)}` }))],
-  ["search: q=free words, rare", list(() => ({ q: `ref ${Math.floor(Math.random() * 99991).toString(16)}` }))],
-  ["search: q=free words, common (~8%)", list(() => ({ q: pick(["fence line disputed", "hydrant relocated", "drainage easement"]) }))],
-  ["search: q=free words, medium (~2%)", list(() => ({ q: pick(["firmware", "barrier", "offline buffer"]) }))],
-  ["search: q=word + pending + afc", list(() => ({ q: "firmware", status: "pending", kind: "afc" }))],
-  ["search: q=no match", list(() => ({ q: "zanzibar" }))],
-  ["facets: no filter", facets(() => ({}))],
-  ["facets: status=pending", facets(() => ({ status: ["pending"] }))],
-  ["facets: kind+source+reason", facets(() => ({ kind: ["spatial"], source: [pick(sources)], reason: pick(groups) }))],
-  ["facets: one day", facets(() => oneDay())],
-  [
-    "facets: partial days (12:00→12:00)",
-    facets(() => {
-      const d = oneDay();
-      return { from: utcMicrosOfDate(new Date(Date.parse(d.from!) + DAY / 2)), to: utcMicrosOfDate(new Date(Date.parse(d.to!) + DAY / 2)) };
-    }),
-  ],
-  ["facets: q=device_id", facets(() => ({ q: pick(hashes).device_id ?? "none" }))],
-  ["facets: q=payload value (sensor id)", facets(() => ({ q: sensor() }))],
-  ["facets: q=free words, common (~8%)", facets(() => ({ q: pick(["fence line disputed", "hydrant relocated", "drainage easement"]) }))],
-  ["facets: viewport city", facets(() => ({ bbox: around(0.3) }))],
-  ["facets: viewport region (sampled)", facets(() => ({ bbox: [-10, 35, 25, 60] }))],
-  ["map: world, zoom 1 (sampled)", () => mapPoints(pool, { bbox: [-180, -85, 180, 85] }, 1)],
-  ["map: city, zoom 11", () => mapPoints(pool, { bbox: around(0.3) }, 11)],
-  ["map: street, zoom 16", () => mapPoints(pool, { bbox: around(0.01) }, 16)],
-];
+function scenariosFor(scope: RecordScope): Scenario[] {
+  const list = (f: () => Record<string, unknown>) => () => listDeadLetters(pool, scope, ListQuerySchema.parse(f()));
+  const facets = (f: () => ListFilter) => () => facetCounts(pool, scope, f());
+
+  let scrollCursor: string | null = null;
+  return [
+    ["list: no filter, first page", list(() => ({}))],
+    [
+      "list: scrolling (next page by cursor)",
+      async () => {
+        const page = await listDeadLetters(pool, scope, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
+        scrollCursor = page.nextCursor;
+      },
+    ],
+    ["list: kind=afc", list(() => ({ kind: "afc" }))],
+    ["list: status=pending", list(() => ({ status: "pending" }))],
+    ["list: status=approved", list(() => ({ status: "approved" }))],
+    ["list: class=poison", list(() => ({ class: "poison" }))],
+    ["list: source=<random>", list(() => ({ source: pick(sources) }))],
+    ["list: reason=<random group>", list(() => ({ reason: pick(groups) }))],
+    ["list: one day (from/to)", list(() => oneDay())],
+    [
+      "list: combined (pending+afc+source+day)",
+      list(() => ({ status: "pending", kind: "afc", source: pick(["gates.metro", "validators.bus", "tram.readers"]), ...oneDay() })),
+    ],
+    ["list: combined (pending+spatial+reason)", list(() => ({ status: "pending", kind: "spatial", reason: pick(groups) }))],
+    ["list: viewport street (0.01°)", list(() => ({ bbox: around(0.01) }))],
+    ["list: viewport city (0.3°)", list(() => ({ bbox: around(0.3) }))],
+    ["list: viewport city + pending", list(() => ({ bbox: around(0.3), status: "pending" }))],
+    ["list: viewport region (Europe)", list(() => ({ bbox: [-10, 35, 25, 60] }))],
+    ["list: viewport empty ocean", list(() => ({ bbox: [-150, -40, -140, -30] }))],
+    // seed-bulk's antimeridian boxes (179.9 → -179.85, stored 179.9..180.15) seen from east of -180: the +360 copy
+    ["list: viewport east of -180 (unwrapped boxes)", list(() => ({ bbox: [-179.95, 40, -179.5, 60] }))],
+    ["list: viewport across ±180", list(() => ({ bbox: [179, 40, 181, 60] }))],
+    ["lookup: q=spatial key", list(() => ({ q: pick(keys).key }))],
+    ["lookup: q=hash prefix (10 hex)", list(() => ({ q: pick(hashes).key.slice(0, 10) }))],
+    ["lookup: q=full hash", list(() => ({ q: pick(hashes).key }))],
+    ["lookup: q=event_id", list(() => ({ q: pick(hashes).event_id ?? "none" }))],
+    ["lookup: q=device_id", list(() => ({ q: pick(hashes).device_id ?? "none" }))],
+    // Payload search (seed-bulk: sensor SN-0…SN-49999 ~11 records each, note "… ref <hex>" ~6 each, a note
+    // phrase on 1/7 of spatial records, an operator note on 1/20 of taps)
+    ["search: q=payload value (sensor id)", list(() => ({ q: sensor() }))],
+    ["search: q=path = value", list(() => ({ q: `properties.sensor = "${sensor()}"` }))],
+    ["search: q=key:value", list(() => ({ q: `sensor:${sensor()}` }))],
+    ["search: q=number condition (fare)", list(() => ({ q: `fare_amount_cents = ${175 + 25 * Math.floor(Math.random() * 7)}` }))],
+    ["search: q=free words, rare", list(() => ({ q: `ref ${Math.floor(Math.random() * 99991).toString(16)}` }))],
+    ["search: q=free words, common (~8%)", list(() => ({ q: pick(["fence line disputed", "hydrant relocated", "drainage easement"]) }))],
+    ["search: q=free words, medium (~2%)", list(() => ({ q: pick(["firmware", "barrier", "offline buffer"]) }))],
+    ["search: q=word + pending + afc", list(() => ({ q: "firmware", status: "pending", kind: "afc" }))],
+    ["search: q=no match", list(() => ({ q: "zanzibar" }))],
+    ["facets: no filter", facets(() => ({}))],
+    ["facets: status=pending", facets(() => ({ status: ["pending"] }))],
+    ["facets: kind+source+reason", facets(() => ({ kind: ["spatial"], source: [pick(sources)], reason: pick(groups) }))],
+    ["facets: one day", facets(() => oneDay())],
+    [
+      "facets: partial days (12:00→12:00)",
+      facets(() => {
+        const d = oneDay();
+        return {
+          from: utcMicrosOfDate(new Date(Date.parse(d.from!) + DAY / 2)),
+          to: utcMicrosOfDate(new Date(Date.parse(d.to!) + DAY / 2)),
+        };
+      }),
+    ],
+    ["facets: q=device_id", facets(() => ({ q: pick(hashes).device_id ?? "none" }))],
+    ["facets: q=payload value (sensor id)", facets(() => ({ q: sensor() }))],
+    ["facets: q=free words, common (~8%)", facets(() => ({ q: pick(["fence line disputed", "hydrant relocated", "drainage easement"]) }))],
+    ["facets: viewport city", facets(() => ({ bbox: around(0.3) }))],
+    ["facets: viewport region (sampled)", facets(() => ({ bbox: [-10, 35, 25, 60] }))],
+    ["map: world, zoom 1 (sampled)", () => mapPoints(pool, scope, { bbox: [-180, -85, 180, 85] }, 1)],
+    ["map: city, zoom 11", () => mapPoints(pool, scope, { bbox: around(0.3) }, 11)],
+    ["map: street, zoom 16", () => mapPoints(pool, scope, { bbox: around(0.01) }, 16)],
+  ];
+}
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN;
 const fmt = (ms: number) => ms.toFixed(1).padStart(7);
-console.log(`\n${"scenario".padEnd(44)}${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}${"max".padStart(7)}  ms`);
-for (const [name, run] of scenarios) {
+async function timed(run: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < 3; i++) await run();
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -184,9 +199,20 @@ for (const [name, run] of scenarios) {
     await run();
     times.push(performance.now() - t);
   }
-  times.sort((a, b) => a - b);
+  return times.sort((a, b) => a - b);
+}
+
+const company = scenariosFor(UNSCOPED);
+const team = scenariosFor(TEAM_SCOPE);
+say(`team scenario: ${half.length} of ${sources.length} sources (${JSON.stringify(TEAM_SCOPE)})`);
+console.log(
+  `\n${"scenario".padEnd(44)}${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}${"max".padStart(7)}  ms   │ team: ${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}`,
+);
+for (const [i, [name, run]] of company.entries()) {
+  const all = await timed(run);
+  const scoped = await timed(team[i]![1]);
   console.log(
-    `${name.padEnd(44)}${fmt(quantile(times, 0.5))}${fmt(quantile(times, 0.95))}${fmt(quantile(times, 0.99))}${fmt(times.at(-1)!)}`,
+    `${name.padEnd(44)}${fmt(quantile(all, 0.5))}${fmt(quantile(all, 0.95))}${fmt(quantile(all, 0.99))}${fmt(all.at(-1)!)}     │       ${fmt(quantile(scoped, 0.5))}${fmt(quantile(scoped, 0.95))}${fmt(quantile(scoped, 0.99))}`,
   );
 }
 await pool.end();

@@ -9,6 +9,7 @@
 // the first server offering PostGIS (that one, else the machine's PostgreSQL 15), both dropped at the end. Figures go to stdout as JSON, progress to stderr.
 //   --records N (default 20000)  --workers 1,2  --page-size 500  --compare-ledger
 import { spawn, type ChildProcess } from "node:child_process";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import { parseArgs } from "node:util";
 import pg from "pg";
 
@@ -68,8 +69,8 @@ say(`Redrive database ${dbName} on ${new URL(server.url).host}, PostGIS target $
 
 await db.pool.query(`INSERT INTO "user" (id, name, email, role) VALUES ('bench-a', 'A', 'a@bench.local', 'supervisor'),
   ('bench-b', 'B', 'b@bench.local', 'supervisor')`);
-const creator = { userId: "bench-a", email: "a@bench.local", role: "supervisor" as const };
-const approver = { userId: "bench-b", email: "b@bench.local", role: "supervisor" as const };
+const creator = { scope: UNSCOPED, userId: "bench-a", email: "a@bench.local", role: "supervisor" as const };
+const approver = { scope: UNSCOPED, userId: "bench-b", email: "b@bench.local", role: "supervisor" as const };
 const sinkConfig = {
   type: "postgis" as const,
   url: gisUrl,

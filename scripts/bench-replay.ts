@@ -19,6 +19,7 @@
 //   --sql-timing: the engine's workers time every statement they send (scripts/bench/sql-timing.mjs); each drain
 //     then prints the statements' wall time per item (summed over the workers' connections)
 import { spawn, type ChildProcess } from "node:child_process";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,8 +76,8 @@ say(`database ${dbName} on ${url.host}`);
 await db.pool.query(`INSERT INTO "user" (id, name, email, role) VALUES ('bench-a', 'A', 'a@bench.local', 'supervisor'),
   ('bench-b', 'B', 'b@bench.local', 'supervisor')`);
 const users: TestUsers = {
-  creator: { userId: "bench-a", email: "a@bench.local", role: "supervisor" },
-  approver: { userId: "bench-b", email: "b@bench.local", role: "supervisor" },
+  creator: { scope: UNSCOPED, userId: "bench-a", email: "a@bench.local", role: "supervisor" },
+  approver: { scope: UNSCOPED, userId: "bench-b", email: "b@bench.local", role: "supervisor" },
 };
 
 let timingDir: string | null = null;

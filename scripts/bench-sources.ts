@@ -4,6 +4,7 @@
 // go back to their origin with the origin sink unpaced (one worker, the engine's defaults). BENCH_SOURCE_COUNT sets
 // the size, BENCH_SOURCE_BROKERS (e.g. "kafka,sqs") which brokers run.
 import amqp from "amqplib";
+import { UNSCOPED } from "../lib/scope/record-scope";
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy } from "@nats-io/jetstream";
 import { connect, nanos } from "@nats-io/transport-node";
 import { randomBytes } from "node:crypto";
@@ -61,8 +62,8 @@ async function measure(
     "UPDATE dead_letter SET status = 'approved' WHERE origin_source = $1 RETURNING id::text AS id",
     [name],
   );
-  const creator = { userId: users.a, email: "a@bench", role: "supervisor" };
-  const approver = { userId: users.b, email: "b@bench", role: "supervisor" };
+  const creator = { scope: UNSCOPED, userId: users.a, email: "a@bench", role: "supervisor" };
+  const approver = { scope: UNSCOPED, userId: users.b, email: "b@bench", role: "supervisor" };
   const input = CreateBatchBody.parse({
     ids: ids.rows.map((r) => r.id),
     sink: { type: "origin" },

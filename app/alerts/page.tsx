@@ -3,7 +3,7 @@ import { AlertRules } from "@/components/forensics/alert-rules";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
-import { listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
+import { alertsForScope, listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
 import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Alerts" };
@@ -15,7 +15,10 @@ export default async function AlertsPage() {
   const canManage = can(principal.role, "alerts:manage");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const [rules, events] = await Promise.all([listAlertRules(pool, canManage ? "whole" : "origin"), recentAlertEvents(pool)]);
+  const { rules, events } = alertsForScope(
+    principal.scope,
+    ...(await Promise.all([listAlertRules(pool, canManage ? "whole" : "origin"), recentAlertEvents(pool)])),
+  );
   return (
     <section aria-labelledby="alerts-heading" className="space-y-3">
       <h1 id="alerts-heading" className="text-lg font-semibold">

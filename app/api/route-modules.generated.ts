@@ -57,13 +57,15 @@ import * as route53 from "./sources/route";
 import * as route54 from "./sources/[name]/route";
 import * as route55 from "./sources/[name]/pull/route";
 import * as route56 from "./sources/[name]/status/route";
-import * as route57 from "./tokens/route";
-import * as route58 from "./tokens/[id]/route";
-import * as route59 from "./users/route";
-import * as route60 from "./users/[id]/route";
-import * as route61 from "./views/route";
-import * as route62 from "./views/[id]/route";
-import * as route63 from "./views/default/route";
+import * as route57 from "./teams/route";
+import * as route58 from "./teams/[id]/route";
+import * as route59 from "./tokens/route";
+import * as route60 from "./tokens/[id]/route";
+import * as route61 from "./users/route";
+import * as route62 from "./users/[id]/route";
+import * as route63 from "./views/route";
+import * as route64 from "./views/[id]/route";
+import * as route65 from "./views/default/route";
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "[...path]", module: route0 },
@@ -123,11 +125,13 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "sources/[name]", module: route54 },
   { dir: "sources/[name]/pull", module: route55 },
   { dir: "sources/[name]/status", module: route56 },
-  { dir: "tokens", module: route57 },
-  { dir: "tokens/[id]", module: route58 },
-  { dir: "users", module: route59 },
-  { dir: "users/[id]", module: route60 },
-  { dir: "views", module: route61 },
-  { dir: "views/[id]", module: route62 },
-  { dir: "views/default", module: route63 },
+  { dir: "teams", module: route57 },
+  { dir: "teams/[id]", module: route58 },
+  { dir: "tokens", module: route59 },
+  { dir: "tokens/[id]", module: route60 },
+  { dir: "users", module: route61 },
+  { dir: "users/[id]", module: route62 },
+  { dir: "views", module: route63 },
+  { dir: "views/[id]", module: route64 },
+  { dir: "views/default", module: route65 },
 ];

@@ -54,14 +54,14 @@ function Details({ event }: { event: AuditLogEvent }) {
 }
 
 export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
-  await requirePagePrincipal("audit:read");
+  const principal = await requirePagePrincipal("audit:read");
   const sp = await searchParams;
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(sp)) for (const x of Array.isArray(v) ? v : v ? [v] : []) if (x !== "") params.append(k, x);
   // The form's datetime-local fields carry no zone; they are labelled UTC, and the schema reads a time without an
   // offset as UTC and a minute given as "to" to its end (To 14:59 keeps an event at 14:59:03).
   const parsed = AuditQuerySchema.safeParse(searchParamsToObject(params));
-  const page = parsed.success ? forReader(await auditLog(getDb().pool, parsed.data, configuredMaskRules())) : null;
+  const page = parsed.success ? forReader(await auditLog(getDb().pool, principal.scope, parsed.data, configuredMaskRules())) : null;
   const next = new URLSearchParams(params);
   if (page?.nextCursor) next.set("cursor", page.nextCursor);
   const input = "rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";

@@ -23,12 +23,12 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   // No query at all: the reader's default view (its filter and columns), if any (`?all` asks for every record,
   // default or not).
   if (Object.keys(given).length === 0) {
-    const preset = await defaultViewQuery(getDb().pool, principal.userId);
+    const preset = await defaultViewQuery(getDb().pool, principal);
     if (preset) redirect(`/dead-letters?${preset}`);
   }
   const { filter } = filterFromParams(params);
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
-  const first = await firstListPage(getDb().pool, filter, new Date());
+  const first = await firstListPage(getDb().pool, principal.scope, filter, new Date());
   return (
     <TriageList
       initial={{ ...first, ...forReader({ page: first.page, facets: first.facets }) }}

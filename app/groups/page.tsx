@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function GroupsPage({ searchParams }: { searchParams: SearchParams }) {
-  await requirePagePrincipal("dead_letters:read");
+  const principal = await requirePagePrincipal("dead_letters:read");
   const sp = await searchParams;
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   // A bad sort or status in the URL shows the default list rather than an error page.
@@ -20,7 +20,7 @@ export default async function GroupsPage({ searchParams }: { searchParams: Searc
   const query = parsed.success ? parsed.data : GroupListQuerySchema.parse({});
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const groups = forReader(await listGroups(getDb().pool, query, now));
+  const groups = forReader(await listGroups(getDb().pool, principal.scope, query, now));
   return (
     <section aria-labelledby="groups-heading" className="space-y-3">
       <h1 id="groups-heading" className="text-lg font-semibold">

@@ -115,13 +115,13 @@ export default async function LookupPage({ searchParams }: { searchParams: Searc
   const parsed = asked ? LookupQuerySchema.safeParse(searchParamsToObject(params)) : null;
   let refused: string | null = null;
   const found = parsed?.success
-    ? await lookup(getDb().pool, parsed.data, maskFor(principal, false), { unmaskRights: hasUnmaskRights(principal) }).catch(
-        (e: unknown) => {
-          if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
-          refused = e.message;
-          return null;
-        },
-      )
+    ? await lookup(getDb().pool, principal.scope, parsed.data, maskFor(principal, false), {
+        unmaskRights: hasUnmaskRights(principal),
+      }).catch((e: unknown) => {
+        if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
+        refused = e.message;
+        return null;
+      })
     : null;
   const result = found ? forReader(found) : null;
   return (

@@ -15,7 +15,7 @@ export default async function QuarantinePage() {
   const principal = await requirePagePrincipal("dead_letters:read");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const groups = forReader(maskReasonGroups(await quarantineGroups(getDb().pool, now), configuredMaskRules()));
+  const groups = forReader(maskReasonGroups(await quarantineGroups(getDb().pool, principal.scope, now), configuredMaskRules()));
   return (
     <section aria-labelledby="q-heading" className="space-y-3">
       <h1 id="q-heading" className="text-lg font-semibold">

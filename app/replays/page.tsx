@@ -14,7 +14,7 @@ export default async function ReplaysPage() {
   const principal = await requirePagePrincipal("replays:read");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const batches = await listBatches(getDb().pool, { limit: 50 }, now);
+  const batches = await listBatches(getDb().pool, principal.scope, { limit: 50 }, now);
   const canManage = can(principal.role, "replays:manage");
   return (
     <section aria-labelledby="replays-heading" className="space-y-3">

@@ -14,7 +14,7 @@ export default async function RulesRoute({ searchParams }: { searchParams: Promi
   const { rule } = await searchParams;
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const rules = await listRules(getDb().pool, now);
+  const rules = await listRules(getDb().pool, now, principal.scope);
   const selected = typeof rule === "string" && rules.some((r) => r.id === rule) ? rule : null;
   return (
     <section aria-labelledby="rules-heading" className="space-y-3">

@@ -6,6 +6,8 @@ import { TokensPanel } from "@/components/settings/tokens-panel";
 import { ReplayApprovalPanel } from "@/components/settings/replay-approval-panel";
 import { SsoPanel } from "@/components/settings/sso-panel";
 import { UsersPanel } from "@/components/settings/users-panel";
+import { TeamsPanel } from "@/components/settings/teams-panel";
+import { listTeams } from "@/lib/auth/teams/teams";
 import { can, ROLE_PERMISSIONS } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
@@ -26,12 +28,13 @@ export default async function SettingsPage() {
   const managesTokens = can(me.role, "tokens:manage");
   const managesSettings = can(me.role, "settings:manage");
   const { pool } = getDb();
-  const [tokens, users, allTokens, approval, sso] = await Promise.all([
+  const [tokens, users, allTokens, approval, sso, teams] = await Promise.all([
     listApiTokens(pool, me.userId),
     isAdmin ? listUsers(pool) : Promise.resolve(null),
     managesTokens ? listAllApiTokens(pool) : Promise.resolve(null),
     managesSettings ? readSingleApproverSetting(pool) : Promise.resolve(null),
     managesSettings ? readSsoSettingsView(pool, getEnv()) : Promise.resolve(null),
+    isAdmin ? listTeams(pool) : Promise.resolve(null),
   ]);
   // The redirect URI the admin registers at the provider: BETTER_AUTH_URL, or the address this page was asked on.
   const origin =
@@ -72,6 +75,7 @@ export default async function SettingsPage() {
       <TokensPanel initialTokens={tokens} />
       {me.via === "session" && <ChangePasswordForm />}
       {users && <UsersPanel initialUsers={users} currentUserId={me.userId} />}
+      {users && teams && <TeamsPanel initialTeams={teams} users={users} />}
       {allTokens && <AllTokensPanel initialTokens={allTokens} />}
       {approval && <ReplayApprovalPanel initial={approval} />}
       {sso && <SsoPanel initial={sso} origin={origin} />}

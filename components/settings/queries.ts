@@ -11,6 +11,7 @@ import type {
   UserView,
 } from "@/lib/auth/account-schemas";
 import { fetchJson } from "@/lib/api/client";
+import type { TeamBody, TeamPatch, TeamView } from "@/lib/auth/teams/team-schemas";
 
 // One hook per resource of the settings page; mutations invalidate by key.
 
@@ -75,5 +76,40 @@ export function usePatchUser() {
     mutationFn: ({ id, patch }: { id: string; patch: PatchUserBody }) =>
       fetchJson<{ user: UserView }>(`/api/users/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
     onSuccess: () => qc.invalidateQueries({ queryKey: accountKeys.users() }),
+  });
+}
+
+export const teamKeys = { all: ["teams"] as const };
+
+export function useTeams(initialData?: TeamView[]) {
+  return useQuery({
+    queryKey: teamKeys.all,
+    queryFn: async () => (await fetchJson<{ items: TeamView[] }>("/api/teams")).items,
+    initialData,
+  });
+}
+
+export function useCreateTeam() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: TeamBody) => fetchJson<TeamView>("/api/teams", { method: "POST", body }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: teamKeys.all }),
+  });
+}
+
+export function usePatchTeam() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, patch }: { id: string; patch: TeamPatch }) =>
+      fetchJson<TeamView>(`/api/teams/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: teamKeys.all }),
+  });
+}
+
+export function useDeleteTeam() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => fetchJson<{ deleted: true }>(`/api/teams/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: teamKeys.all }),
   });
 }

@@ -83,8 +83,8 @@ export function SsoPanel({ initial, origin }: { initial: SsoSettingsView; origin
         <>
           People sign in with your identity provider; at every sign-in their groups there give their role here, and someone with no mapped
           group is refused. Register{" "}
-          <code className="rounded bg-slate-100 px-1 dark:bg-slate-800">{`${origin}${setting.callbackPath}`}</code> as the redirect URI.
-          Changes are audited.
+          <code className="rounded bg-slate-100 px-1 text-slate-700 dark:bg-slate-800 dark:text-slate-300">{`${origin}${setting.callbackPath}`}</code>{" "}
+          as the redirect URI. Changes are audited.
         </>
       }
     >

@@ -13,7 +13,7 @@ import { ErrorBodySchema } from "./openapi";
 
 export function actingUser(principal: Principal | null): ActingUser {
   if (!principal) throw new AppError("unauthenticated", "sign in or send Authorization: Bearer <token>");
-  return { userId: principal.userId, email: principal.email, role: principal.role };
+  return { userId: principal.userId, email: principal.email, role: principal.role, scope: principal.scope };
 }
 
 /** POST /api/replays/{id}/{action}: the transition, under the action's permission (approve: four-eyes too). */
@@ -36,7 +36,7 @@ export function batchActionRoute(action: BatchAction): RouteHandler {
       const pool = getDb().pool;
       // A cancel's waiting items are marked after this answer (apply-batch-action.ts); the view counts them cancelled already.
       await applyBatchAction(pool, params.id, action, actingUser(principal), { now, requestId });
-      return getBatch(pool, params.id, now);
+      return getBatch(pool, principal!.scope, params.id, now);
     },
   );
 }

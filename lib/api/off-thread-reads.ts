@@ -1,6 +1,7 @@
 import "server-only";
 import pg from "pg";
 import type { Actor } from "../audit/actor";
+import type { RecordScope } from "../scope/record-scope";
 import { getDb } from "../db/client";
 import { withSessionSetup } from "../db/session";
 import { sharedNormalizePool } from "../dead-letters/ingest/normalize-pool";
@@ -44,14 +45,24 @@ export const OFF_THREAD_READS = {
       return JSON.stringify(maskAnswer(await repairPreview(pool, a.id, chosen), a.rules));
     }),
   /** POST /api/dead-letters/{id}/reveal: one field of the payload or the envelope (parsed whole), audited */
-  reveal: (databaseUrl: string, a: { id: string; path: string; actor: Actor; requestId: string; now: Date; rules: MaskRules }) =>
+  reveal: (
+    databaseUrl: string,
+    a: { id: string; path: string; scope: RecordScope; actor: Actor; requestId: string; now: Date; rules: MaskRules },
+  ) =>
     withClient(databaseUrl, async (pool) =>
-      JSON.stringify(await revealField(pool, a.id, a.path, { actor: a.actor, requestId: a.requestId, now: a.now, rules: a.rules })),
+      JSON.stringify(
+        await revealField(pool, a.scope, a.id, a.path, { actor: a.actor, requestId: a.requestId, now: a.now, rules: a.rules }),
+      ),
     ),
   /** POST /api/quarantine/purge: each purged record's payload and envelope, masked, into its audit event */
-  purge: (databaseUrl: string, a: { body: QuarantineBody; actor: Actor; requestId: string; now: Date; rules: MaskRules }) =>
+  purge: (
+    databaseUrl: string,
+    a: { body: QuarantineBody; scope: RecordScope; actor: Actor; requestId: string; now: Date; rules: MaskRules },
+  ) =>
     withClient(databaseUrl, async (pool) =>
-      JSON.stringify(await purgeQuarantined(pool, a.body, { actor: a.actor, requestId: a.requestId, now: a.now, rules: a.rules })),
+      JSON.stringify(
+        await purgeQuarantined(pool, a.body, { actor: a.actor, scope: a.scope, requestId: a.requestId, now: a.now, rules: a.rules }),
+      ),
     ),
 } satisfies Record<string, (databaseUrl: string, args: never) => Promise<string>>;
 
@@ -67,6 +78,7 @@ export const OFF_THREAD_STREAMS = {
     a: {
       format: ExportFormat;
       filter: ListFilter;
+      scope: RecordScope;
       mask: MaskRules | null;
       order?: ExportOrder;
       excel?: boolean;

@@ -17,7 +17,7 @@ export const DRY_RUN_INLINE_MS = 1000;
 
 export function ruleContext(principal: Principal | null, requestId: string, now: Date): RuleContext {
   if (!principal) throw new AppError("unauthenticated", "sign in or send Authorization: Bearer <token>");
-  return { actor: actorOf(principal), role: principal.role, requestId, now };
+  return { actor: actorOf(principal), role: principal.role, scope: principal.scope, requestId, now };
 }
 
 const location = (job: RuleJobView) => `/api/rules/${job.ruleId}/jobs/${job.id}`;

@@ -1,6 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import type { JsonValue } from "@/lib/json/value";
+import { batchInScopeSql, scopeSql, type RecordScope } from "../scope/record-scope";
 import { maskFreeText, maskJson } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
 import type { AuditLogEvent, AuditLogPage, AuditQuery } from "./log-schema";
@@ -15,10 +16,18 @@ type Db = pg.Pool | pg.PoolClient;
 /** LIKE pattern for an action prefix ("replay_batch." → every replay_batch.* action). */
 const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export async function auditLog(db: Db, q: AuditQuery, mask: MaskRules | null): Promise<AuditLogPage> {
+/**
+ * `scope`: an auditor in teams reads the events of their teams' records (and of replay batches of those records)
+ * only; verifying the chain, which reads every event, stays an admin's (lib/audit/verify.ts, the CLI).
+ */
+export async function auditLog(db: Db, scope: RecordScope, q: AuditQuery, mask: MaskRules | null): Promise<AuditLogPage> {
   const values: unknown[] = [];
   const p = (v: unknown) => `$${values.push(v)}`;
   const where: string[] = [];
+  if (!scope.all) {
+    where.push(`((a.target_type = 'dead_letter' AND EXISTS (SELECT 1 FROM dead_letter d WHERE d.id::text = a.target_id AND ${scopeSql(scope, p)}))
+      OR (a.target_type = 'replay_batch' AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id::text = a.target_id AND ${batchInScopeSql(scope, p)})))`);
+  }
   if (q.action) where.push(q.action.endsWith(".") ? `action LIKE ${p(prefixPattern(q.action))}` : `action = ${p(q.action)}`);
   if (q.actor) {
     // Through the user's id when the e-mail is a user's (indexed); events of deleted or system actors by e-mail.

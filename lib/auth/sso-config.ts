@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Env } from "../env";
 import { openSecret } from "../secrets/stored-secret";
 import { parseRoleMap, type RoleMapping } from "./sso-roles";
+import { parseTeamMap, type TeamMapEntry } from "./sso-teams";
 import type { BreakGlassSettings } from "./break-glass";
 
 // Single sign-on as configured: the environment (REDRIVE_OIDC_*) gives the defaults, the admin's settings (one
@@ -47,6 +48,8 @@ export interface SsoConfig {
   /** why the configured issuer is not used (an http:// issuer in production), else null */
   issuerRefused: string | null;
   mapping: RoleMapping;
+  /** REDRIVE_OIDC_TEAM_MAP: the groups that put a person in a team, applied at every SSO sign-in */
+  teamMap: TeamMapEntry[];
   /** false: only the break-glass admin may sign in with a password */
   passwordSignIn: boolean;
   breakGlassEmail: string | null;
@@ -61,6 +64,7 @@ type SsoEnv = Pick<
   | "REDRIVE_OIDC_SCOPES"
   | "REDRIVE_OIDC_GROUPS_CLAIM"
   | "REDRIVE_OIDC_ROLE_MAP"
+  | "REDRIVE_OIDC_TEAM_MAP"
   | "REDRIVE_BREAK_GLASS_ADMIN"
   | "REDRIVE_OIDC_ALLOW_HTTP"
   | "NODE_ENV"
@@ -100,6 +104,7 @@ export function effectiveSsoConfig(env: SsoEnv, stored: SsoSettings | null): Sso
         : null,
     issuerRefused: problem && `the SSO issuer ${issuer} ${problem}`,
     mapping: { claim: s.groupsClaim ?? env.REDRIVE_OIDC_GROUPS_CLAIM, map: roleMapOf(s.roleMap, env.REDRIVE_OIDC_ROLE_MAP) },
+    teamMap: teamMapOf(env.REDRIVE_OIDC_TEAM_MAP),
     ...breakGlassSettingsOf(env, s),
   };
 }
@@ -110,6 +115,14 @@ export function breakGlassSettingsOf(env: Pick<Env, "REDRIVE_BREAK_GLASS_ADMIN">
     passwordSignIn: stored?.passwordSignIn ?? true,
     breakGlassEmail: (stored?.breakGlassEmail ?? env.REDRIVE_BREAK_GLASS_ADMIN)?.trim().toLowerCase() || null,
   };
+}
+
+function teamMapOf(fromEnv: string | undefined): TeamMapEntry[] {
+  try {
+    return parseTeamMap(fromEnv ?? "");
+  } catch (e) {
+    throw new Error(`REDRIVE_OIDC_TEAM_MAP: ${(e as Error).message}`);
+  }
 }
 
 function roleMapOf(stored: string | null | undefined, fromEnv: string | undefined) {

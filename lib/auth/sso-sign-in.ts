@@ -9,6 +9,8 @@ import { inTransaction } from "../db/transaction";
 import type { Role } from "./permissions";
 import { OIDC_PROVIDER_ID, type SsoConfig } from "./sso-config";
 import { decideRole } from "./sso-roles";
+import { decideTeams } from "./sso-teams";
+import type pg from "pg";
 
 // What Redrive adds to better-auth's OAuth callback (its generic OAuth plugin checks state, PKCE, the ID token's
 // signature, issuer, audience and nonce): the role from the provider's claims, decided in validateUserInfo (the one
@@ -17,6 +19,8 @@ import { decideRole } from "./sso-roles";
 
 interface SsoDecision {
   role: Role;
+  /** the teams REDRIVE_OIDC_TEAM_MAP manages, and those the person's groups put them in */
+  teams: { managed: string[]; member: string[] };
   groups: string[];
   matched: string;
   issuer: string;
@@ -91,7 +95,8 @@ export async function decideSsoRole(
     return { error: NO_MAPPED_GROUP, errorDescription: "None of your groups at the identity provider gives access to Redrive." };
   }
   if (!ctx.request) return { error: "sso_request_missing", errorDescription: "Single sign-on needs the browser's request." };
-  decisions.set(ctx.request, { role: decision.role, groups, matched: decision.matched, issuer, subject });
+  const teams = decideTeams(decision.values, config.teamMap);
+  decisions.set(ctx.request, { role: decision.role, teams, groups, matched: decision.matched, issuer, subject });
 }
 
 function decisionOf(ctx: Ctx): SsoDecision | undefined {
@@ -142,8 +147,10 @@ export async function applySsoRole(db: Db, userId: string, ctx: Ctx): Promise<vo
       [userId],
     );
     const before = rows[0];
-    if (!before || before.role === decision.role) return;
+    if (!before) return;
     const now = new Date();
+    await applySsoTeams(client, userId, before.email, decision, now, requestFacts(ctx).requestId);
+    if (before.role === decision.role) return;
     await client.query(`UPDATE "user" SET role = $2::"Role", updated_at = $3 WHERE id = $1`, [userId, decision.role, now]);
     await appendAudit(
       client,
@@ -161,6 +168,53 @@ export async function applySsoRole(db: Db, userId: string, ctx: Ctx): Promise<vo
       now,
     );
   });
+}
+
+/**
+ * The user's memberships of the teams the map manages become what the groups say now, in the role's transaction;
+ * audited as team.sso_synced when they change. A managed team that does not exist yet is skipped (an admin creates
+ * teams and names their records; the map only places people).
+ */
+async function applySsoTeams(
+  client: pg.PoolClient,
+  userId: string,
+  email: string,
+  decision: SsoDecision,
+  now: Date,
+  requestId: string | null,
+): Promise<void> {
+  if (decision.teams.managed.length === 0) return;
+  const { rows } = await client.query<{ id: string; name: string; member: boolean }>(
+    `SELECT t.id::text AS id, t.name, EXISTS (SELECT 1 FROM team_member m WHERE m.team_id = t.id AND m.user_id = $2) AS member
+     FROM team t WHERE t.name = ANY($1::text[]) ORDER BY t.name FOR UPDATE`,
+    [decision.teams.managed, userId],
+  );
+  const wanted = new Set(decision.teams.member);
+  const join = rows.filter((t) => wanted.has(t.name) && !t.member);
+  const leave = rows.filter((t) => !wanted.has(t.name) && t.member);
+  if (join.length === 0 && leave.length === 0) return;
+  if (join.length)
+    await client.query("INSERT INTO team_member (team_id, user_id) SELECT unnest($1::bigint[]), $2 ON CONFLICT DO NOTHING", [
+      join.map((t) => t.id),
+      userId,
+    ]);
+  if (leave.length)
+    await client.query("DELETE FROM team_member WHERE team_id = ANY($1::bigint[]) AND user_id = $2", [leave.map((t) => t.id), userId]);
+  await appendAudit(
+    client,
+    [
+      {
+        ...auditActor(SSO_ACTOR),
+        action: "team.sso_synced",
+        targetType: "user",
+        targetId: userId,
+        before: { teams: rows.filter((t) => t.member).map((t) => t.name) },
+        after: { teams: rows.filter((t) => wanted.has(t.name)).map((t) => t.name), userEmail: email, groups: decision.groups },
+        requestId,
+      },
+    ],
+    now,
+  );
 }
 
 /** session.create.after: the SSO sign-in, audited with the identity it was made for. */

@@ -41,7 +41,7 @@ function view(row: TokenRow): TokenView {
 }
 
 /** The principal a bearer token stands for, or null when it is unknown, revoked or its user may not sign in. */
-export async function authenticateToken(pool: pg.Pool, token: string, now: Date): Promise<Principal | null> {
+export async function authenticateToken(pool: pg.Pool, token: string, now: Date): Promise<Omit<Principal, "scope"> | null> {
   const { rows } = await pool.query<{
     id: string;
     revoked_at: Date | null;

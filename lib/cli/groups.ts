@@ -11,6 +11,7 @@ export const GROUPS: { commands: string[]; load: () => Promise<Register> }[] = [
   { commands: ["afc"], load: async () => (await import("./commands/afc")).registerAfcCommands },
   { commands: ["geometry"], load: async () => (await import("./commands/geometry")).registerGeometryCommands },
   { commands: ["user", "token"], load: async () => (await import("./commands/accounts")).registerAccountCommands },
+  { commands: ["team"], load: async () => (await import("./commands/teams")).registerTeamCommands },
   { commands: ["audit"], load: async () => (await import("./commands/audit")).registerAuditCommands },
   { commands: ["lookup", "export", "maintenance"], load: async () => (await import("./commands/forensics")).registerForensicsCommands },
   { commands: ["group"], load: async () => (await import("./commands/failure-groups")).registerGroupCommands },

@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { escapeLike, isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskIdentifier } from "../masking/identifiers";
@@ -87,12 +88,12 @@ function placeOf(query: LookupQuery): Place | null {
   return null;
 }
 
-async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place | null): Promise<Row[]> {
+async function byIdentifier(db: Db, scope: RecordScope, query: LookupQuery, q: string, place: Place | null): Promise<Row[]> {
   const values: unknown[] = [];
   const p = (v: unknown) => `$${values.push(v)}`;
   const key = p(q);
   const limit = p(query.limit + 1);
-  const deviceTime = timeClauses(query, p, "x");
+  const deviceTime = [...timeClauses(query, p, "x"), ...(scope.all ? [] : [scopeSql(scope, p, "x")])];
   const branches = [
     `SELECT id, 'idempotency_key' AS m FROM dead_letter WHERE ${keyMatch("", `= ${key}`)}`,
     `SELECT id, 'event_id' FROM dead_letter WHERE event_id = ${key}`,
@@ -117,7 +118,7 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
     branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter
       WHERE ${keyMatch("", `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`, `<> ${key}`)} AND ${HASH_KEY} LIMIT ${limit})`);
   }
-  const where = [...timeClauses(query, p), ...(place ? [placeClause(place, p)] : [])];
+  const where = [...timeClauses(query, p), ...(place ? [placeClause(place, p)] : []), ...(scope.all ? [] : [scopeSql(scope, p)])];
   const { rows } = await db.query<Row>(
     `WITH hits AS (${branches.join("\n UNION ALL ")})
      SELECT ${COLUMNS}, array_agg(DISTINCT h.m ORDER BY h.m) AS matched
@@ -134,10 +135,10 @@ async function byIdentifier(db: Db, query: LookupQuery, q: string, place: Place 
  * records is read from the covering GiST index and sorted; a crowded one by walking observed_at backwards,
  * which finds a page quickly exactly because the place is crowded.
  */
-async function byPlace(db: Db, query: LookupQuery, place: Place): Promise<Row[]> {
+async function byPlace(db: Db, scope: RecordScope, query: LookupQuery, place: Place): Promise<Row[]> {
   const values: unknown[] = [];
   const p = (v: unknown) => `$${values.push(v)}`;
-  const time = timeClauses(query, p);
+  const time = [...timeClauses(query, p), ...(scope.all ? [] : [scopeSql(scope, p)])];
   const union = selectBranches(
     "d.id, d.observed_at",
     placeBranches(place, p).map((b) => [b, ...time].join(" AND ")),
@@ -159,12 +160,22 @@ async function byPlace(db: Db, query: LookupQuery, place: Place): Promise<Row[]>
     `COALESCE(${viewportClause(placeBox(place), w)}, false)`,
     placeClause(place, w, { indexable: false }),
     ...timeClauses(query, w),
+    ...(scope.all ? [] : [scopeSql(scope, w)]),
   ].join(" AND ");
   const { rows } = await db.query<Row>(
     select(`SELECT d.id FROM dead_letter d WHERE ${walk} ORDER BY d.observed_at DESC, d.id DESC LIMIT ${w(query.limit + 1)}`),
     walkValues,
   );
   return rows;
+}
+
+/**
+ * A settled key is shown to a scoped reader when its record is theirs; one whose record is gone (purged) names no
+ * source, so it is shown to unscoped readers only.
+ */
+function ledgerScope(scope: RecordScope, values: unknown[]): string {
+  if (scope.all) return "TRUE";
+  return `EXISTS (SELECT 1 FROM dead_letter d WHERE d.id = l.dead_letter_id AND ${scopeSql(scope, paramsOf(values))})`;
 }
 
 interface LedgerRow {
@@ -179,7 +190,7 @@ interface LedgerRow {
   origin: string;
 }
 
-async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: number): Promise<LedgerHit[]> {
+async function ledgerHits(db: Db, scope: RecordScope, q: string | undefined, keys: string[], limit: number): Promise<LedgerHit[]> {
   const values: unknown[] = [keys];
   const ors = ["idempotency_key = ANY($1::text[])"];
   if (q !== undefined) {
@@ -196,6 +207,7 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
     `SELECT idempotency_key, kind, entity_key, ${utcMicrosSql("observed_at")} AS observed_at, applied_at, batch_id::text AS batch_id, item_id::text AS item_id,
        dead_letter_id::text AS dead_letter_id, origin
      FROM (${ors.map((o) => `(SELECT * FROM ledger_entry WHERE ${o} LIMIT ${limit + 1})`).join(" UNION ")}) l
+     WHERE ${ledgerScope(scope, values)}
      ORDER BY applied_at DESC LIMIT ${limit + 1}`,
     values,
   );
@@ -219,16 +231,18 @@ async function ledgerHits(db: Db, q: string | undefined, keys: string[], limit: 
  */
 export async function lookup(
   db: Db,
+  scope: RecordScope,
   query: LookupQuery,
   mask: MaskRules | null,
   reader: { unmaskRights: boolean } = { unmaskRights: false },
 ): Promise<LookupResult> {
   assertSearchable(reader.unmaskRights, { q: query.q });
   const place = placeOf(query);
-  const rows = query.q !== undefined ? await byIdentifier(db, query, query.q, place) : place ? await byPlace(db, query, place) : [];
+  const rows =
+    query.q !== undefined ? await byIdentifier(db, scope, query, query.q, place) : place ? await byPlace(db, scope, query, place) : [];
   const records = rows.slice(0, query.limit).map((r) => toRecord(r, mask));
   const keys = [...new Set(records.flatMap((r) => (r.idempotencyKey ? [r.idempotencyKey] : [])))];
-  const ledger = keys.length > 0 || query.q !== undefined ? await ledgerHits(db, query.q, keys, query.limit) : [];
+  const ledger = keys.length > 0 || query.q !== undefined ? await ledgerHits(db, scope, query.q, keys, query.limit) : [];
   return {
     records,
     ledger: ledger.slice(0, query.limit),

@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { parseLossless, toPlainJson } from "../json/lossless";
 import { AppError } from "../errors/app-error";
@@ -33,14 +34,16 @@ export function valueAt(doc: JsonValue, segments: string[]): JsonValue | undefin
 
 export async function revealField(
   pool: pg.Pool,
+  scope: RecordScope,
   id: string,
   path: string,
   ctx: { actor: Actor; requestId: string; now: Date; rules?: MaskRules },
 ): Promise<{ path: string; value: JsonValue }> {
   return inTransaction(pool, async (client) => {
+    const values: unknown[] = [id];
     const { rows } = await client.query<{ payload: JsonValue | null; raw_envelope: string | null }>(
-      "SELECT payload, raw_envelope FROM dead_letter WHERE id = $1",
-      [id],
+      `SELECT d.payload, d.raw_envelope FROM dead_letter d WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))}`,
+      values,
     );
     const row = rows[0];
     if (!row)

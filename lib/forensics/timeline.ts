@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { AppError } from "../errors/app-error";
 import type { AuditEventRow } from "../audit/row";
@@ -150,14 +151,19 @@ const BATCH_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, ac
   diff, reason, hash`;
 
 /** The timeline of one record; `mask` null shows values as stored (callers holding dead_letters:unmask). */
-export async function recordTimeline(db: Db, id: string, mask: MaskRules | null): Promise<Timeline> {
+export async function recordTimeline(db: Db, scope: RecordScope, id: string, mask: MaskRules | null): Promise<Timeline> {
+  const values: unknown[] = [id];
   const head = await db.query<{
     kind: Timeline["kind"];
     status: string;
     idempotency_key: string | null;
     created_at: Date;
     origin_source: string | null;
-  }>("SELECT kind, status::text AS status, idempotency_key, created_at, origin_source FROM dead_letter WHERE id = $1", [id]);
+  }>(
+    `SELECT d.kind, d.status::text AS status, d.idempotency_key, d.created_at, d.origin_source FROM dead_letter d
+     WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))}`,
+    values,
+  );
   const record = head.rows[0];
   if (!record)
     throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });

@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 
 // The few numbers the overview, the alerts and /api/metrics share, each read from the cheapest exact source:
@@ -35,23 +36,28 @@ export async function unresolvedCount(db: Db): Promise<number> {
 }
 
 /** When the oldest unresolved record was first seen: one probe of (status, first_seen_at) per status. */
-export async function oldestUnresolved(db: Db): Promise<{ id: string; firstSeenAt: Date } | null> {
+export async function oldestUnresolved(db: Db, scope: RecordScope): Promise<{ id: string; firstSeenAt: Date } | null> {
   const ignored = await ignoredFilter(db, "d");
+  const values: unknown[] = [];
+  const scoped = scope.all ? "" : ` AND ${scopeSql(scope, paramsOf(values))}`;
   const { rows } = await db.query<{ id: string; first_seen_at: Date }>(
     `SELECT id::text AS id, first_seen_at FROM (
-       ${UNRESOLVED.map((s) => `(SELECT id, first_seen_at FROM dead_letter d WHERE status = '${s}'${ignored} ORDER BY first_seen_at LIMIT 1)`).join(" UNION ALL ")}
+       ${UNRESOLVED.map((s) => `(SELECT id, first_seen_at FROM dead_letter d WHERE status = '${s}'${ignored}${scoped} ORDER BY first_seen_at LIMIT 1)`).join(" UNION ALL ")}
      ) o ORDER BY first_seen_at LIMIT 1`,
+    values,
   );
   const r = rows[0];
   return r ? { id: r.id, firstSeenAt: r.first_seen_at } : null;
 }
 
 /** Poison records first seen in [since, until): an index-only range on (first_seen_at, failure_class). */
-export async function poisonArrivals(db: Db, since: Date, until: Date): Promise<number> {
+export async function poisonArrivals(db: Db, scope: RecordScope, since: Date, until: Date): Promise<number> {
   const ignored = await ignoredFilter(db, "d");
+  const values: unknown[] = [since, until];
+  const scoped = scope.all ? "" : ` AND ${scopeSql(scope, paramsOf(values))}`;
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM dead_letter d WHERE first_seen_at >= $1 AND first_seen_at < $2 AND failure_class = 'poison'${ignored}`,
-    [since, until],
+    `SELECT count(*)::int AS n FROM dead_letter d WHERE first_seen_at >= $1 AND first_seen_at < $2 AND failure_class = 'poison'${ignored}${scoped}`,
+    values,
   );
   return rows[0]?.n ?? 0;
 }

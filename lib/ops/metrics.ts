@@ -1,4 +1,5 @@
 import "server-only";
+import { batchInScopeSql, paramsOf, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { hoursBetween, oldestUnresolved, poisonArrivals } from "./measures";
 import { countCells, runningReplays } from "./overview";
@@ -11,23 +12,36 @@ import { maskAnswer } from "../masking/answer";
 
 type Db = pg.Pool | pg.PoolClient;
 
-export async function prometheusMetrics(db: Db, now: Date): Promise<string> {
+/**
+ * `scope`: the scraping token's owner's records. A token of a user in teams is given their teams' numbers only (the
+ * labels name no other team's source); replay totals count the batches of their records, and the poison counter,
+ * kept per kind only, is left out for them.
+ */
+export async function prometheusMetrics(db: Db, scope: RecordScope, now: Date): Promise<string> {
+  const batchValues: unknown[] = [];
+  const batchScope = batchInScopeSql(scope, paramsOf(batchValues));
   const [cells, oldest, poisonHour, replays, outcomes, batches, firing, poisoned] = await Promise.all([
-    countCells(db),
-    oldestUnresolved(db),
-    poisonArrivals(db, new Date(now.getTime() - 3_600_000), now),
-    runningReplays(db, now),
+    countCells(db, scope),
+    oldestUnresolved(db, scope),
+    poisonArrivals(db, scope, new Date(now.getTime() - 3_600_000), now),
+    runningReplays(db, scope, now),
     db.query<Record<"applied" | "deduped" | "dropped" | "poison" | "failed" | "cancelled", string>>(
       `SELECT coalesce(sum(applied_count), 0)::text AS applied, coalesce(sum(deduped_count), 0)::text AS deduped,
          coalesce(sum(dropped_count), 0)::text AS dropped, coalesce(sum(poison_count), 0)::text AS poison,
          coalesce(sum(failed_count), 0)::text AS failed, coalesce(sum(cancelled_count), 0)::text AS cancelled
-       FROM replay_batch`,
+       FROM replay_batch b WHERE ${batchScope}`,
+      batchValues,
     ),
-    db.query<{ status: string; n: number }>("SELECT status::text AS status, count(*)::int AS n FROM replay_batch GROUP BY 1"),
+    db.query<{ status: string; n: number }>(
+      `SELECT status::text AS status, count(*)::int AS n FROM replay_batch b WHERE ${batchScope} GROUP BY 1`,
+      batchValues,
+    ),
     db.query<{ rule_id: string; n: number }>(
       "SELECT r.id AS rule_id, count(e.id)::int AS n FROM alert_rule r LEFT JOIN alert_event e ON e.rule_id = r.id AND e.resolved_at IS NULL GROUP BY 1",
     ),
-    db.query<{ kind: string; n: string }>("SELECT kind::text AS kind, sum(n)::text AS n FROM poison_stat GROUP BY 1 ORDER BY 1"),
+    db.query<{ kind: string; n: string }>(
+      `SELECT kind::text AS kind, sum(n)::text AS n FROM poison_stat WHERE ${scope.all ? "TRUE" : "FALSE"} GROUP BY 1 ORDER BY 1`,
+    ),
   ]);
   const byCell = new Map<string, { kind: string; status: string; failure_class: string; n: number }>();
   const arrivals = new Map<string, number>();
@@ -101,7 +115,8 @@ export async function prometheusMetrics(db: Db, now: Date): Promise<string> {
       name: "redrive_alert_firing",
       help: "1 while the alert rule is breached (fired and not resolved).",
       type: "gauge",
-      samples: firing.rows.map((f) => ({ labels: { rule: f.rule_id }, value: f.n > 0 ? 1 : 0 })),
+      // A rule fires on company-wide counts: a token of a user in teams is not told.
+      samples: scope.all ? firing.rows.map((f) => ({ labels: { rule: f.rule_id }, value: f.n > 0 ? 1 : 0 })) : [],
     },
   ];
   // Label values go through the same last pass as every other answer: none holds producer data today, and a

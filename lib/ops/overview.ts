@@ -1,8 +1,9 @@
 import "server-only";
+import { batchInScopeSql, paramsOf, scopeSql, sourceColumnSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { maskReasonGroups } from "../dead-letters/query/mask-list";
 import type { MaskRules } from "../masking/rules";
-import { listAlertRules, type AlertRuleView } from "./alerts/alert-rules";
+import { alertsForScope, listAlertRules, type AlertRuleView } from "./alerts/alert-rules";
 import { hoursBetween, notIgnored, oldestUnresolved, UNRESOLVED } from "./measures";
 import { bucketRange, fillSeries, type SeriesPoint, type Unit } from "./series";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
@@ -85,7 +86,15 @@ export function summarizeCells(
   return { total, unresolved, byKind, byStatus, byClass, topReasons };
 }
 
-export async function countCells(db: Db): Promise<CountCell[]> {
+export async function countCells(db: Db, scope: RecordScope): Promise<CountCell[]> {
+  // The rollup counts per source; a scope claiming broker sources counts from the records (see read-groups.ts).
+  const values: unknown[] = [];
+  const cells =
+    !scope.all && scope.origins.length > 0
+      ? `(SELECT kind, status, failure_class, source, reason_group, 1 AS n FROM dead_letter d WHERE ${scopeSql(scope, paramsOf(values))})`
+      : scope.all
+        ? "dead_letter_stat"
+        : `(SELECT * FROM dead_letter_stat WHERE ${sourceColumnSql(scope, paramsOf(values), "source")})`;
   const { rows } = await db.query<{
     kind: CountCell["kind"];
     status: string;
@@ -96,7 +105,8 @@ export async function countCells(db: Db): Promise<CountCell[]> {
   }>(
     `SELECT kind::text AS kind, status::text AS status, failure_class::text AS failure_class, reason_group,
        NOT ${notIgnored("s")} AS ignored, sum(n)::text AS n
-     FROM dead_letter_stat s GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0`,
+     FROM ${cells} s GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0`,
+    values,
   );
   return rows.map((r) => ({
     kind: r.kind,
@@ -108,18 +118,20 @@ export async function countCells(db: Db): Promise<CountCell[]> {
   }));
 }
 
-export async function arrivalSeries(db: Db, now: Date, unit: Unit, count: number): Promise<SeriesPoint[]> {
+export async function arrivalSeries(db: Db, scope: RecordScope, now: Date, unit: Unit, count: number): Promise<SeriesPoint[]> {
   const range = bucketRange(now, unit, count);
+  const values: unknown[] = [new Date(range[0] as number), now];
   const { rows } = await db.query<{ at: number; arrivals: number; poison: number }>(
     `SELECT (extract(epoch FROM date_trunc('${unit}', first_seen_at AT TIME ZONE 'UTC')) * 1000)::float8 AS at,
        count(*)::int AS arrivals, count(*) FILTER (WHERE failure_class = 'poison')::int AS poison
-     FROM dead_letter WHERE first_seen_at >= $1 AND first_seen_at <= $2 GROUP BY 1`,
-    [new Date(range[0] as number), now],
+     FROM dead_letter d WHERE first_seen_at >= $1 AND first_seen_at <= $2 AND ${scopeSql(scope, paramsOf(values))} GROUP BY 1`,
+    values,
   );
   return fillSeries(range, rows);
 }
 
-export async function runningReplays(db: Db, now: Date): Promise<RunningReplay[]> {
+export async function runningReplays(db: Db, scope: RecordScope, now: Date): Promise<RunningReplay[]> {
+  const values: unknown[] = [now];
   const { rows } = await db.query<{
     id: string;
     status: string;
@@ -133,8 +145,8 @@ export async function runningReplays(db: Db, now: Date): Promise<RunningReplay[]
        b.applied_count + b.deduped_count + b.dropped_count + b.poison_count + b.failed_count + b.cancelled_count AS done,
        b.rate_per_second, b.started_at,
        (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at > $1::timestamptz - interval '10 seconds') AS recent
-     FROM replay_batch b WHERE b.status IN ('approved', 'running', 'paused') ORDER BY b.id`,
-    [now],
+     FROM replay_batch b WHERE b.status IN ('approved', 'running', 'paused') AND ${batchInScopeSql(scope, paramsOf(values))} ORDER BY b.id`,
+    values,
   );
   return rows.map((r) => ({
     id: r.id,
@@ -147,13 +159,13 @@ export async function runningReplays(db: Db, now: Date): Promise<RunningReplay[]
   }));
 }
 
-export async function healthOverview(db: Db, now: Date): Promise<Overview> {
+export async function healthOverview(db: Db, scope: RecordScope, now: Date): Promise<Overview> {
   const [cells, hourly, daily, oldest, replays, rules] = await Promise.all([
-    countCells(db),
-    arrivalSeries(db, now, "hour", 48),
-    arrivalSeries(db, now, "day", 30),
-    oldestUnresolved(db),
-    runningReplays(db, now),
+    countCells(db, scope),
+    arrivalSeries(db, scope, now, "hour", 48),
+    arrivalSeries(db, scope, now, "day", 30),
+    oldestUnresolved(db, scope),
+    runningReplays(db, scope, now),
     listAlertRules(db, "origin"),
   ]);
   return {
@@ -165,6 +177,6 @@ export async function healthOverview(db: Db, now: Date): Promise<Overview> {
       ? { id: oldest.id, firstSeenAt: oldest.firstSeenAt.toISOString(), ageHours: hoursBetween(oldest.firstSeenAt, now) }
       : null,
     replays,
-    alerts: rules,
+    alerts: alertsForScope(scope, rules, []).rules,
   };
 }

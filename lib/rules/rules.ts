@@ -19,6 +19,7 @@ import {
   type RuleVersionView,
   type RuleView,
 } from "./rule-schemas";
+import { inScope, type RecordScope } from "../scope/record-scope";
 
 // Triage rules under four eyes: a supervisor drafts a version, another approves exactly that version, and only
 // then does it decide records. Versions are immutable (a trigger refuses changes): a change of match, action or
@@ -29,6 +30,8 @@ import {
 export interface RuleContext {
   actor: Actor;
   role: Role;
+  /** the teams' records the caller may see: a rule is in the teams its match names (ruleInScope) */
+  scope: RecordScope;
   requestId: string | null;
   now: Date;
 }
@@ -149,8 +152,35 @@ function toView(r: RuleRow, latest: VersionRow, stats: RuleStats | undefined, ve
   };
 }
 
-/** Every rule with its latest version, by name. */
-export async function listRules(db: Db, now: Date): Promise<RuleView[]> {
+/**
+ * Whether a rule is in the caller's teams: every record it can decide must be theirs, so its match names a source
+ * (or a broker source) the teams hold. A rule naming neither spans every team: an unscoped user's (an admin's).
+ */
+export function ruleInScope(scope: RecordScope, match: Pick<RuleMatch, "source" | "origin">): boolean {
+  if (scope.all) return true;
+  if (match.source === undefined && match.origin === undefined) return false;
+  return inScope(scope, { source: match.source ?? "", originSource: match.origin ?? null });
+}
+
+/** 422 when a match the caller drafts or dry-runs reaches beyond their teams. */
+export function assertMatchInScope(scope: RecordScope, match: Pick<RuleMatch, "source" | "origin">): void {
+  if (ruleInScope(scope, match)) return;
+  throw new AppError("validation_failed", "the match must name a source (or broker source) of your teams", {
+    issues: [{ path: "match.source", message: "is not a source of your teams" }],
+  });
+}
+
+/** A rule outside the caller's teams is answered as no rule at all (404), never 403. */
+async function readRuleInScope(db: Db, id: string, scope: RecordScope, lock = false): Promise<RuleRow> {
+  const rule = await readRule(db, id, lock);
+  if (scope.all) return rule;
+  const [latest] = await readVersions(db, id);
+  if (!latest || !ruleInScope(scope, RuleMatchSchema.parse(latest.match))) throw notFound(id);
+  return rule;
+}
+
+/** Every rule with its latest version, by name: those in the caller's teams. */
+export async function listRules(db: Db, now: Date, scope: RecordScope): Promise<RuleView[]> {
   const { rows } = await db.query<RuleRow & { v: VersionRow }>(
     `SELECT r.id::text AS id, r.name, r.status, r.latest_version, r.active_version, r.created_at, r.updated_at, to_jsonb(v) AS v
      FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = r.latest_version
@@ -161,7 +191,7 @@ export async function listRules(db: Db, now: Date): Promise<RuleView[]> {
     rows.map((r) => r.id),
     now,
   );
-  return rows.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id)));
+  return rows.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id))).filter((r) => ruleInScope(scope, r.match));
 }
 
 /** to_jsonb(rule_version) gives timestamps as text. */
@@ -171,8 +201,8 @@ function versionFromJson(v: VersionRow): VersionRow {
 }
 
 /** One rule with every version, newest first. */
-export async function getRule(db: Db, id: string, now: Date): Promise<RuleView> {
-  const rule = await readRule(db, id);
+export async function getRule(db: Db, id: string, now: Date, scope: RecordScope): Promise<RuleView> {
+  const rule = await readRuleInScope(db, id, scope);
   const versions = await readVersions(db, id);
   const stats = await decisionStats(db, [id], now);
   return toView(rule, versions[0]!, stats.get(id), versions);
@@ -226,6 +256,7 @@ const audit = (ctx: RuleContext, action: string, id: string, after: Record<strin
 export async function createRule(pool: pg.Pool, body: CreateRuleBody, ctx: RuleContext): Promise<RuleView> {
   needs(ctx, "replays:approve", "drafting a rule");
   refuseReplay(body.replay);
+  assertMatchInScope(ctx.scope, body.match);
   const id = await inTransaction(pool, async (client) => {
     let inserted;
     try {
@@ -246,7 +277,7 @@ export async function createRule(pool: pg.Pool, body: CreateRuleBody, ctx: RuleC
     );
     return ruleId;
   });
-  return getRule(pool, id, ctx.now);
+  return getRule(pool, id, ctx.now, ctx.scope);
 }
 
 /**
@@ -257,8 +288,9 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
   if (body.enabled === false) needs(ctx, "rules:disable", "the kill switch");
   else needs(ctx, "replays:approve", body.enabled ? "enabling a rule" : "changing a rule");
   refuseReplay(body.replay);
+  if (body.match) assertMatchInScope(ctx.scope, body.match);
   await inTransaction(pool, async (client) => {
-    const rule = await readRule(client, id, true);
+    const rule = await readRuleInScope(client, id, ctx.scope, true);
     const [latest] = await readVersions(client, id);
     const current = toVersion(latest!);
     if (body.enabled === false) {
@@ -314,14 +346,14 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
       ctx.now,
     );
   });
-  return getRule(pool, id, ctx.now);
+  return getRule(pool, id, ctx.now, ctx.scope);
 }
 
 /** A second supervisor approves exactly `version` (the latest, a draft): the rule is active with it. */
 export async function approveRule(pool: pg.Pool, id: string, version: number, ctx: RuleContext): Promise<RuleView> {
   needs(ctx, "replays:approve", "approving a rule");
   await inTransaction(pool, async (client) => {
-    const rule = await readRule(client, id, true);
+    const rule = await readRuleInScope(client, id, ctx.scope, true);
     if (version !== rule.latest_version) {
       throw new AppError("conflict", `version ${version} is not rule ${rule.name}'s latest (${rule.latest_version}): review that one`, {
         issues: [{ path: "version", message: `is ${rule.latest_version} now` }],
@@ -348,7 +380,7 @@ export async function approveRule(pool: pg.Pool, id: string, version: number, ct
       ctx.now,
     );
   });
-  return getRule(pool, id, ctx.now);
+  return getRule(pool, id, ctx.now, ctx.scope);
 }
 
 /** An active rule as the store step and the apply job decide with it. */

@@ -2,6 +2,7 @@
 // dead_letter's indexes that hold `status` or `updated_at` dropped and fillfactor 85, so the record's status update
 // can be HOT. Prints both rates and pg_stat_user_tables' HOT counts. Uses its own database, dropped at the end.
 //   npx tsx --import ./bin/server-side.mjs scripts/bench/hot-experiment.ts [records]
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { createDb } from "../../lib/db/client";
@@ -26,8 +27,8 @@ const db = createDb(url.toString(), 4);
 await db.pool.query(
   `INSERT INTO "user" (id, name, email, role) VALUES ('hot-a', 'A', 'a@hot.local', 'supervisor'), ('hot-b', 'B', 'b@hot.local', 'supervisor')`,
 );
-const creator = { userId: "hot-a", email: "a@hot.local", role: "supervisor" as const };
-const approver = { userId: "hot-b", email: "b@hot.local", role: "supervisor" as const };
+const creator = { scope: UNSCOPED, userId: "hot-a", email: "a@hot.local", role: "supervisor" as const };
+const approver = { scope: UNSCOPED, userId: "hot-b", email: "b@hot.local", role: "supervisor" as const };
 
 async function round(label: string): Promise<void> {
   await db.pool.query(

@@ -2,6 +2,7 @@
 // pages as the triage view does, a steady ingest of AFC taps through the real pipeline, and a watch on pg_locks
 // for the longest time any session of the database waited for a lock. Each reports its worst case.
 import pg from "pg";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
@@ -29,7 +30,7 @@ export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport>; sofar()
   const listLoop = (async () => {
     for (let i = 0; running; i++) {
       const t = performance.now();
-      await listDeadLetters(pool, ListQuerySchema.parse(LIST_FILTERS[i % LIST_FILTERS.length]));
+      await listDeadLetters(pool, UNSCOPED, ListQuerySchema.parse(LIST_FILTERS[i % LIST_FILTERS.length]));
       listTimes.push(performance.now() - t);
     }
   })();

@@ -61,6 +61,27 @@ test("a11y: triage and forensics pages @themes", async ({ page, colorScheme }) =
   await expectAccessible(page, `/lookup/timeline/${record!.id}`, scheme);
 });
 
+test("a11y: an admin's settings with the Teams panel @themes", async ({ page, colorScheme, baseURL }) => {
+  const scheme = schemeOf(colorScheme);
+  await signIn(page, "admin", "/settings");
+  // A team without members scopes nobody: the other specs' accounts keep seeing every record.
+  const name = `a11y team ${uniqueSuffix()}`;
+  const created = await page.request.post("/api/teams", {
+    data: { name, sources: [{ source: "a11y-parcels" }, { source: "a11y-sensor*" }, { origin: "a11y-rabbit" }] },
+    headers: { origin: baseURL ?? "" },
+  });
+  expect(created.status()).toBe(201);
+  try {
+    await page.goto("/settings");
+    await expect(page.getByRole("heading", { name: "Teams" })).toBeVisible();
+    await expect(page.getByRole("cell", { name, exact: true })).toBeVisible();
+    await expectAccessible(page, "/settings", scheme);
+  } finally {
+    const { id } = (await created.json()) as { id: string };
+    await page.request.delete(`/api/teams/${id}`, { headers: { origin: baseURL ?? "" } });
+  }
+});
+
 test("a11y: replay pages @themes", async ({ page, colorScheme, baseURL }) => {
   test.setTimeout(120_000);
   const scheme = schemeOf(colorScheme);

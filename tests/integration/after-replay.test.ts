@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { failureGroupId } from "../../lib/dead-letters/groups/group-id";
@@ -40,7 +41,10 @@ beforeAll(async () => {
     makeUser(db, "producer"),
     makeUser(db, "analyst"),
   ]);
-  users = { creator: { userId: s1.id, email: s1.email, role: s1.role }, approver: { userId: s2.id, email: s2.email, role: s2.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: s1.id, email: s1.email, role: s1.role },
+    approver: { scope: UNSCOPED, userId: s2.id, email: s2.email, role: s2.role },
+  };
   [producerA, producerB, analyst] = await Promise.all([makeToken(db, a.id), makeToken(db, b.id), makeToken(db, an.id)]);
 });
 
@@ -159,7 +163,7 @@ describe("over HTTP", () => {
     const detail = await call(detailRoute.GET, `/dead-letters/${id}`, analyst, { params: { id } });
     expect(detail.status).toBe(200);
     expect((detail.body as { failures: unknown[] }).failures.at(-1)).toMatchObject({ origin: "ingest", batchId: batch, alsoSentBy: null });
-    const timeline = await recordTimeline(db.pool, id, null);
+    const timeline = await recordTimeline(db.pool, UNSCOPED, id, null);
     expect(timeline.events.map((e) => e.summary)).toContainEqual(expect.stringContaining(`Failed again after replay in batch #${batch}`));
 
     // a second re-send while it is back in triage is an ordinary repeat again (the owner's) or a noted one (B's)
@@ -229,7 +233,7 @@ describe("from a broker", () => {
     });
     expect(await record(id)).toMatchObject({ status: "pending", failure_class: "transient", failure_count: 2 });
     expect((await failures(id)).at(-1)).toMatchObject({ attempt: 2, origin: "pull", batch_id: batch });
-    const timeline = await recordTimeline(db.pool, id, null);
+    const timeline = await recordTimeline(db.pool, UNSCOPED, id, null);
     expect(timeline.events.at(-1)?.summary).toMatch(new RegExp(`^Failed again after replay in batch #${batch} .*back in triage$`));
   });
 });
@@ -244,7 +248,7 @@ describe("before a replay (issue 40 point 4)", () => {
     expect(await record(id!)).toEqual({ ...before, failure_count: 2 });
     expect((await failures(id!)).at(-1)).toMatchObject({ attempt: 2, reason: "B says poison", batch_id: null });
     expect((await failures(id!)).at(-1)?.also_sent_by).toMatch(/@/);
-    const timeline = await recordTimeline(db.pool, id!, null);
+    const timeline = await recordTimeline(db.pool, UNSCOPED, id!, null);
     expect(timeline.events.at(-1)?.summary).toMatch(/^The same key was also sent by .*: B says poison — the record was left as it is$/);
     // the owner's own re-send stays what it is: one more failure, with the id
     const own = await send(producerA, envelope("ar-other-1", "schema mismatch again"));

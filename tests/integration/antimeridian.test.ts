@@ -1,4 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -58,8 +59,10 @@ afterAll(async () => {
 
 const storedBox = async (id: string) =>
   (await db.pool.query<{ bbox: string }>("SELECT bbox::text AS bbox FROM dead_letter WHERE id = $1", [id])).rows[0]?.bbox;
-const list = async (bbox: string) => (await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id);
-const byPlace = async (raw: Record<string, string>) => (await lookup(db.pool, LookupQuerySchema.parse(raw), null)).records.map((r) => r.id);
+const list = async (bbox: string) =>
+  (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id);
+const byPlace = async (raw: Record<string, string>) =>
+  (await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse(raw), null)).records.map((r) => r.id);
 
 // Latitudes -20..-10 hold Fiji and the easterly box; each view below names which of the two it must find.
 const VIEWS: [string, string][] = [
@@ -78,10 +81,10 @@ describe("a geometry across the antimeridian", () => {
   it.each(VIEWS)("is listed, counted and faceted in the view %s (%s)", async (bbox) => {
     expect((await list(bbox)).sort()).toEqual([ids.fiji!, ids.easterly!].sort());
     const filter = ListQuerySchema.parse({ bbox });
-    expect(await countMatching(db.pool, { bbox: filter.bbox })).toBe(2);
-    expect(await countMatching(db.pool, { bbox: filter.bbox, kind: ["spatial"], status: ["pending"] })).toBe(2);
-    expect(await countMatching(db.pool, { bbox: filter.bbox, kind: ["afc"] })).toBe(0);
-    expect((await facetCounts(db.pool, { bbox: filter.bbox })).total).toBe(2);
+    expect(await countMatching(db.pool, UNSCOPED, { bbox: filter.bbox })).toBe(2);
+    expect(await countMatching(db.pool, UNSCOPED, { bbox: filter.bbox, kind: ["spatial"], status: ["pending"] })).toBe(2);
+    expect(await countMatching(db.pool, UNSCOPED, { bbox: filter.bbox, kind: ["afc"] })).toBe(0);
+    expect((await facetCounts(db.pool, UNSCOPED, { bbox: filter.bbox })).total).toBe(2);
   });
 
   it("gives the list map an extent a few degrees wide across ±180, not the whole world", async () => {
@@ -89,9 +92,9 @@ describe("a geometry across the antimeridian", () => {
       spatialEnvelope({ key: "am-extent", observedAt: 150, featureId: "extent", geometry: ring(-179.9, -17, -179.8, -16) }),
     ]);
     const window = { from: utcMicrosOfDate(new Date((EPOCH + 90) * 1000)), to: utcMicrosOfDate(new Date((EPOCH + 160) * 1000)) }; // Fiji (178..182) and it
-    expect(await matchingExtent(db.pool, window)).toEqual({ bbox: [178, -17, 182, -16], count: 2 });
+    expect(await matchingExtent(db.pool, UNSCOPED, window)).toEqual({ bbox: [178, -17, 182, -16], count: 2 });
     // Either side of 0°, the plain extent is the narrower one.
-    expect(await matchingExtent(db.pool, { from: utcMicrosOfDate(new Date((EPOCH + 290) * 1000)) })).toEqual({
+    expect(await matchingExtent(db.pool, UNSCOPED, { from: utcMicrosOfDate(new Date((EPOCH + 290) * 1000)) })).toEqual({
       bbox: [2.3, -17, 6, 48.9],
       count: 2,
     });
@@ -101,17 +104,17 @@ describe("a geometry across the antimeridian", () => {
   it("is not in a view on the other side of the world, nor in one at other latitudes", async () => {
     expect(await list("0,-20,10,-10")).toEqual([ids.edit!]);
     expect(await list("172,-15,179,-14")).toEqual([]);
-    expect(await countMatching(db.pool, { bbox: [0, -20, 10, -10] })).toBe(1);
+    expect(await countMatching(db.pool, UNSCOPED, { bbox: [0, -20, 10, -10] })).toBe(1);
   });
 
   it("is one point on the map, at its centre wrapped back into [-180, 180]", async () => {
-    const points = await mapPoints(db.pool, { bbox: [170, -20, 190, -10] }, 5);
+    const points = await mapPoints(db.pool, UNSCOPED, { bbox: [170, -20, 190, -10] }, 5);
     const at = Object.fromEntries(points.features.map((f) => [f.properties.id, f.geometry.coordinates]));
     expect(points.features).toHaveLength(2);
     expect(at[ids.fiji!]).toEqual([180, -16.5]);
     expect(at[ids.easterly!]).toEqual([-178, -12.5]);
     // The whole world's map (one box, -180..180) lists it once, not once per side.
-    const world = await mapPoints(db.pool, {}, 1);
+    const world = await mapPoints(db.pool, UNSCOPED, {}, 1);
     expect(world.features.filter((f) => f.properties.id === ids.fiji)).toHaveLength(1);
   });
 
@@ -136,6 +139,7 @@ describe("a geometry across the antimeridian", () => {
   it("is stored unwrapped when an edit moves a geometry across the antimeridian", async () => {
     const user = await makeUser(db, "analyst");
     const ctx = {
+      scope: UNSCOPED,
       actor: { id: user.id, email: user.email, role: "analyst" as const },
       requestId: "t",
       now: new Date(),

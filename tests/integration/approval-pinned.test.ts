@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction, type ActionContext } from "../../lib/dead-letters/triage/apply-action";
 import { bulkAction, REPAIR_NEEDS_ACK } from "../../lib/dead-letters/triage/bulk-action";
@@ -54,8 +55,17 @@ async function version(id: string): Promise<number> {
 beforeAll(async () => {
   db = await testDb();
   const [a, b, c] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor"), await makeUser(db, "analyst")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
-  analyst = { actor: { id: c.id, email: c.email, role: "analyst" }, requestId: "t", now: new Date(), canOverrideIdentity: false };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
+  analyst = {
+    scope: UNSCOPED,
+    actor: { id: c.id, email: c.email, role: "analyst" },
+    requestId: "t",
+    now: new Date(),
+    canOverrideIdentity: false,
+  };
 });
 
 afterEach(async () => {
@@ -121,7 +131,7 @@ describe("approving pins the repair", () => {
 
   it("bulk approval pins each spatial record's default repair; the dry run counts the repairs to acknowledge", async () => {
     const ids = [await ingestStar(), await ingestStar()];
-    const ctx = { actor: analyst.actor, requestId: "t", now: new Date() };
+    const ctx = { scope: UNSCOPED, actor: analyst.actor, requestId: "t", now: new Date() };
     const dry = await bulkAction(db.pool, { action: "approve", ids, dryRun: true }, ctx);
     // linework keeps the star's five tips: −47% of its area and a Polygon → MultiPolygon.
     expect(dry.warnings[REPAIR_NEEDS_ACK]).toBe(2);
@@ -177,7 +187,7 @@ describe("a batch replays what was approved", () => {
   it("the preview counts approved repairs a batch setting would change; overriding them needs the count confirmed, audited", async () => {
     const ids = [await ingestStar(), await ingestStar()];
     for (const id of ids) await applyAction(db.pool, id, { action: "approve", version: await version(id) }, analyst);
-    const preview = await previewBatch(db.pool, { ids });
+    const preview = await previewBatch(db.pool, { scope: UNSCOPED, ids });
     expect(preview.pinnedRepairs).toEqual([{ method: "linework", policy: "accept", count: 2 }]);
     expect(repairConflicts(preview.pinnedRepairs, { method: "structure", policy: "accept" })).toBe(2);
     expect(repairConflicts(preview.pinnedRepairs, { method: "linework", policy: "accept" })).toBe(0);
@@ -254,7 +264,7 @@ describe("a batch replays what was approved", () => {
 });
 
 async function exported(format: "csv" | "geojson"): Promise<string> {
-  const { stream } = exportStream(db.pool, { format, filter: { status: ["replayed"] }, mask: null });
+  const { stream } = exportStream(db.pool, { scope: UNSCOPED, format, filter: { status: ["replayed"] }, mask: null });
   return new Response(stream).text();
 }
 

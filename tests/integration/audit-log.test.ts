@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { appendAudit } from "../../lib/audit/append";
 import { auditLog } from "../../lib/audit/log";
 import { AuditQuerySchema } from "../../lib/audit/log-schema";
@@ -78,7 +79,8 @@ afterAll(async () => {
 });
 
 const q = (raw: Record<string, unknown>) => AuditQuerySchema.parse(raw);
-const actions = async (raw: Record<string, unknown>) => (await auditLog(db.pool, q(raw), DEFAULT_MASK_RULES)).events.map((e) => e.action);
+const actions = async (raw: Record<string, unknown>) =>
+  (await auditLog(db.pool, UNSCOPED, q(raw), DEFAULT_MASK_RULES)).events.map((e) => e.action);
 
 describe("audit log", () => {
   it("lists events newest first, and filters by action, action prefix, actor, target and time", async () => {
@@ -117,7 +119,7 @@ describe("audit log", () => {
     );
     const seen: string[] = [];
     for (let cursor: string | null | undefined; ;) {
-      const page = await auditLog(db.pool, q({ limit: "25", ...(cursor ? { cursor } : {}) }), null);
+      const page = await auditLog(db.pool, UNSCOPED, q({ limit: "25", ...(cursor ? { cursor } : {}) }), null);
       seen.push(...page.events.map((e) => e.id));
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -126,20 +128,20 @@ describe("audit log", () => {
   });
 
   it("pages by cursor without gaps or repeats", async () => {
-    const first = await auditLog(db.pool, q({ limit: "2", targetType: "replay_batch" }), null);
+    const first = await auditLog(db.pool, UNSCOPED, q({ limit: "2", targetType: "replay_batch" }), null);
     expect(first.events).toHaveLength(2);
     expect(first.nextCursor).toBeNull();
-    const a = await auditLog(db.pool, q({ limit: "1" }), null);
-    const b = await auditLog(db.pool, q({ limit: "1", cursor: a.nextCursor }), null);
+    const a = await auditLog(db.pool, UNSCOPED, q({ limit: "1" }), null);
+    const b = await auditLog(db.pool, UNSCOPED, q({ limit: "1", cursor: a.nextCursor }), null);
     expect(Number(b.events[0]!.id)).toBeLessThan(Number(a.events[0]!.id));
     expect(b.events[0]!.prevHash).toBeTruthy();
   });
 
   it("masks card data in before, after and reason; shows it as stored without rules", async () => {
-    const [masked] = (await auditLog(db.pool, q({ action: "dead_letter.edited" }), DEFAULT_MASK_RULES)).events;
+    const [masked] = (await auditLog(db.pool, UNSCOPED, q({ action: "dead_letter.edited" }), DEFAULT_MASK_RULES)).events;
     expect(JSON.stringify(masked)).not.toContain(PAN);
     expect(masked!.reason).not.toContain(PAN);
-    const [clear] = (await auditLog(db.pool, q({ action: "dead_letter.edited" }), null)).events;
+    const [clear] = (await auditLog(db.pool, UNSCOPED, q({ action: "dead_letter.edited" }), null)).events;
     expect(clear!.before).toEqual({ payload: { card_pan: PAN } });
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning";
 import { PAGE } from "../../lib/dead-letters/triage/bulk-action";
@@ -51,7 +52,7 @@ const statuses = async (source: string) =>
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "failure_attempt", "user", "bulk_job"] });
   const a = await makeUser(db, "analyst");
-  ctx = { actor: { id: a.id, email: a.email, role: "analyst" }, requestId: "req-bulk", now: clock };
+  ctx = { scope: UNSCOPED, actor: { id: a.id, email: a.email, role: "analyst" }, requestId: "req-bulk", now: clock };
 });
 
 beforeEach(async () => {
@@ -145,15 +146,17 @@ describe("bulk jobs", () => {
         if (j.status !== "running" || j.processed !== PAGE) return;
         // another analyst may not stop it; its starter may (audited)
         const other = { id: "someone-else", email: "other@test.local", role: "analyst" };
-        await expect(cancelBulkJob(db.pool, job.id, { actor: other, requestId: "req-x", now: clock, anyJob: false })).rejects.toMatchObject(
-          { code: "forbidden" },
-        );
-        await cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: "req-cancel", now: clock, anyJob: false });
+        await expect(
+          cancelBulkJob(db.pool, job.id, { actor: other, scope: UNSCOPED, requestId: "req-x", now: clock, anyJob: false }),
+        ).rejects.toMatchObject({ code: "forbidden" });
+        await cancelBulkJob(db.pool, job.id, { actor: ctx.actor, scope: UNSCOPED, requestId: "req-cancel", now: clock, anyJob: false });
       },
     });
     expect(done).toMatchObject({ status: "cancelled", processed: PAGE, updated: PAGE, cancelRequested: true });
     expect(await statuses("gates")).toEqual({ approved: PAGE, pending: N - PAGE });
-    await expect(cancelBulkJob(db.pool, job.id, { actor: ctx.actor, requestId: null, now: clock, anyJob: true })).rejects.toMatchObject({
+    await expect(
+      cancelBulkJob(db.pool, job.id, { actor: ctx.actor, scope: UNSCOPED, requestId: null, now: clock, anyJob: true }),
+    ).rejects.toMatchObject({
       code: "conflict",
     });
     const audit = await db.pool.query(
@@ -184,11 +187,11 @@ describe("bulk jobs", () => {
 
     // Within the heartbeat window the runner counts as alive: a poll does not resume, a second runner does nothing.
     clock = new Date(clock.getTime() + STALE_AFTER_MS - 1_000);
-    expect((await pollBulkJob(db.pool, job.id, clock)).resume).toBe(false);
+    expect((await pollBulkJob(db.pool, { userId: null, scope: UNSCOPED }, job.id, clock)).resume).toBe(false);
     expect(await runBulkJob(db.pool, job.id, { now, runner: "eager" })).toMatchObject({ status: "running", processed: PAGE });
 
     clock = new Date(clock.getTime() + 2_000);
-    expect((await pollBulkJob(db.pool, job.id, clock)).resume).toBe(true);
+    expect((await pollBulkJob(db.pool, { userId: null, scope: UNSCOPED }, job.id, clock)).resume).toBe(true);
     const done = await runBulkJob(db.pool, job.id, { now, runner: "rescuer" });
     expect(done).toMatchObject({ status: "completed", processed: N, updated: N });
     const audit = await db.pool.query<{ n: number; distinct: number }>(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { sharedNormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
@@ -106,7 +107,7 @@ describe("GET /api/export on an ingest thread", () => {
     const routed = new Uint8Array(await res.arrayBuffer());
     const here = auditedExport(
       db.pool,
-      { format, filter: {}, mask: masked ? DEFAULT_MASK_RULES : null, ...(format === "csv" ? { excel: true } : {}) },
+      { scope: UNSCOPED, format, filter: {}, mask: masked ? DEFAULT_MASK_RULES : null, ...(format === "csv" ? { excel: true } : {}) },
       { actor: SYSTEM_ACTOR, requestId: "t", now: new Date() },
       () => {},
     );

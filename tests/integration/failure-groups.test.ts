@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
@@ -166,10 +167,10 @@ describe("failure groups", () => {
 
   it("an ignored group leaves the overview's attention counts and the dlq_size measure; its records are kept", async () => {
     const id = await idOf("schema v3");
-    const before = summarizeCells(await countCells(db.pool));
+    const before = summarizeCells(await countCells(db.pool, UNSCOPED));
     const unresolvedBefore = await unresolvedCount(db.pool);
     expect((await patch(id, { status: "ignored", note: "expected during the migration" })).body.status).toBe("ignored");
-    const after = summarizeCells(await countCells(db.pool));
+    const after = summarizeCells(await countCells(db.pool, UNSCOPED));
     expect(after.total).toBe(before.total);
     expect(after.unresolved).toBe(before.unresolved - 1);
     expect(after.topReasons.some((r) => r.reasonGroup.startsWith("schema v3"))).toBe(false);

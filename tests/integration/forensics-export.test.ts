@@ -1,4 +1,5 @@
 import pg from "pg";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { captureTaps } from "../../lib/dead-letters/ingest/capture-taps";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
@@ -86,7 +87,7 @@ async function exportText(
 ): Promise<{ text: string; records: number; skipped: number }> {
   const { stream, stats, audited } = auditedExport(
     db.pool,
-    { format, filter, mask: mask ? DEFAULT_MASK_RULES : null, ...more },
+    { scope: UNSCOPED, format, filter, mask: mask ? DEFAULT_MASK_RULES : null, ...more },
     {
       actor: SYSTEM_ACTOR,
       requestId: "t",
@@ -213,7 +214,7 @@ describe("CSV and GeoJSON exports", () => {
       db.pool,
       row.id,
       { action: "edit", version: row.version, payload: { ...row.payload, geometry: square } },
-      { actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false },
+      { scope: UNSCOPED, actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false },
     );
     const after = JSON.parse((await exportText("geojson")).text) as typeof fc;
     const ex1 = after.features.filter((f) => f.properties.idempotency_key === "ex-1");

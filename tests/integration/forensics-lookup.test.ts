@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -20,7 +21,7 @@ setTestAuthEnv();
 
 let db: Db;
 const PAN = "4111111111111111";
-const ctx = () => ({ actor: SYSTEM_ACTOR, requestId: "t", now: new Date() });
+const ctx = () => ({ scope: UNSCOPED, actor: SYSTEM_ACTOR, requestId: "t", now: new Date() });
 const q = (raw: Record<string, unknown>) => LookupQuerySchema.parse(raw);
 const ids: Record<string, string> = {};
 
@@ -87,31 +88,31 @@ afterAll(async () => {
 
 describe("lookup", () => {
   it("finds a record by idempotency key, event id, device id, source message id and hash prefix", async () => {
-    expect((await lookup(db.pool, q({ q: "lk-paris" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+    expect((await lookup(db.pool, UNSCOPED, q({ q: "lk-paris" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
       [ids.paris, ["idempotency_key"]],
     ]);
-    expect((await lookup(db.pool, q({ q: "ev-1" }), null)).records.map((r) => r.id)).toEqual([ids.pan]);
-    expect((await lookup(db.pool, q({ q: "msg-123" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+    expect((await lookup(db.pool, UNSCOPED, q({ q: "ev-1" }), null)).records.map((r) => r.id)).toEqual([ids.pan]);
+    expect((await lookup(db.pool, UNSCOPED, q({ q: "msg-123" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
       [ids.msg, ["source_message_id"]],
     ]);
-    const byDevice = await lookup(db.pool, q({ q: "dev-A" }), null);
+    const byDevice = await lookup(db.pool, UNSCOPED, q({ q: "dev-A" }), null);
     expect(byDevice.records.map((r) => r.id)).toEqual([ids.ev2, ids.pan]); // newest observation first
     const { rows } = await db.pool.query<{ key: string }>("SELECT idempotency_key AS key FROM dead_letter WHERE id = $1", [ids.poison]);
     const hash = rows[0]!.key;
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
-    expect((await lookup(db.pool, q({ q: hash }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+    expect((await lookup(db.pool, UNSCOPED, q({ q: hash }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
       [ids.poison, ["idempotency_key"]],
     ]);
-    const prefix = await lookup(db.pool, q({ q: hash.slice(0, 10).toUpperCase() }), null);
+    const prefix = await lookup(db.pool, UNSCOPED, q({ q: hash.slice(0, 10).toUpperCase() }), null);
     expect(prefix.records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["event_hash_prefix"]]]);
     // A whole hash pasted in upper case (some tools print hex that way) still finds it.
-    const upper = await lookup(db.pool, q({ q: hash.toUpperCase() }), null);
+    const upper = await lookup(db.pool, UNSCOPED, q({ q: hash.toUpperCase() }), null);
     expect(upper.records.map((r) => [r.id, r.matchedOn])).toEqual([[ids.poison, ["event_hash_prefix"]]]);
-    expect((await lookup(db.pool, q({ q: "nothing-like-this" }), null)).records).toEqual([]);
+    expect((await lookup(db.pool, UNSCOPED, q({ q: "nothing-like-this" }), null)).records).toEqual([]);
   });
 
   it("finds a spatial record by its feature id", async () => {
-    expect((await lookup(db.pool, q({ q: "berlin" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
+    expect((await lookup(db.pool, UNSCOPED, q({ q: "berlin" }), null)).records.map((r) => [r.id, r.matchedOn])).toEqual([
       [ids.berlin, ["feature_id"]],
     ]);
   });
@@ -119,22 +120,25 @@ describe("lookup", () => {
   it("never finds a record by a prefix of a key made of a card number, and refuses a card number without unmask rights", async () => {
     const [card] = await ingest(db, [spatialEnvelope({ key: PAN, observedAt: 400, featureId: "card-keyed", geometry: square(20, 20) })]);
     for (let n = 8; n < PAN.length; n++) {
-      expect((await lookup(db.pool, q({ q: PAN.slice(0, n) }), null)).records, PAN.slice(0, n)).toEqual([]);
-      expect((await lookup(db.pool, q({ q: PAN.slice(0, n) }), null)).ledger).toEqual([]);
+      expect((await lookup(db.pool, UNSCOPED, q({ q: PAN.slice(0, n) }), null)).records, PAN.slice(0, n)).toEqual([]);
+      expect((await lookup(db.pool, UNSCOPED, q({ q: PAN.slice(0, n) }), null)).ledger).toEqual([]);
     }
-    await expect(lookup(db.pool, q({ q: PAN }), null)).rejects.toMatchObject({ code: "validation_failed", issues: [{ path: "q" }] });
+    await expect(lookup(db.pool, UNSCOPED, q({ q: PAN }), null)).rejects.toMatchObject({
+      code: "validation_failed",
+      issues: [{ path: "q" }],
+    });
     // A reader who may unmask looks it up by the real value; exact lookup of a whole key stays.
-    expect((await lookup(db.pool, q({ q: PAN }), null, { unmaskRights: true })).records.map((r) => r.id)).toEqual([card]);
+    expect((await lookup(db.pool, UNSCOPED, q({ q: PAN }), null, { unmaskRights: true })).records.map((r) => r.id)).toEqual([card]);
     await db.pool.query("DELETE FROM dead_letter WHERE id = $1", [card]);
   });
 
   it("narrows by time window", async () => {
-    const r = await lookup(db.pool, q({ q: "dev-A", from: "2026-11-06T00:00:00Z", to: "2026-11-06T23:59:59Z" }), null);
+    const r = await lookup(db.pool, UNSCOPED, q({ q: "dev-A", from: "2026-11-06T00:00:00Z", to: "2026-11-06T23:59:59Z" }), null);
     expect(r.records.map((x) => x.id)).toEqual([ids.ev2]);
   });
 
   it("finds records by place: a box, or a point and radius, with a time window", async () => {
-    const box = await lookup(db.pool, q({ bbox: "2.3,48.8,2.4,48.9" }), null);
+    const box = await lookup(db.pool, UNSCOPED, q({ bbox: "2.3,48.8,2.4,48.9" }), null);
     expect(box.records.map((r) => r.id)).toEqual([ids.msg, ids.paris]);
     expect(box.records.every((r) => r.matchedOn.includes("place"))).toBe(true);
     // Each comes with where it is, for the lookup's map.
@@ -145,30 +149,30 @@ describe("lookup", () => {
       expect(lat).toBeGreaterThanOrEqual(48.8);
       expect(lat).toBeLessThanOrEqual(48.9);
     }
-    expect((await lookup(db.pool, q({ q: "ev-1" }), null)).records[0]!.position).toBeNull(); // a tap has no place
-    const near = await lookup(db.pool, q({ near: "2.3505,48.8505", radiusKm: "0.5" }), null);
+    expect((await lookup(db.pool, UNSCOPED, q({ q: "ev-1" }), null)).records[0]!.position).toBeNull(); // a tap has no place
+    const near = await lookup(db.pool, UNSCOPED, q({ near: "2.3505,48.8505", radiusKm: "0.5" }), null);
     expect(near.records.map((r) => r.id)).toEqual([ids.paris]); // msg is ~1.4 km away
-    const wider = await lookup(db.pool, q({ near: "2.3505,48.8505", radiusKm: "2" }), null);
+    const wider = await lookup(db.pool, UNSCOPED, q({ near: "2.3505,48.8505", radiusKm: "2" }), null);
     expect(wider.records.map((r) => r.id)).toEqual([ids.msg, ids.paris]);
-    const early = await lookup(db.pool, q({ bbox: "2.3,48.8,2.4,48.9", to: new Date((EPOCH + 150) * 1000).toISOString() }), null);
+    const early = await lookup(db.pool, UNSCOPED, q({ bbox: "2.3,48.8,2.4,48.9", to: new Date((EPOCH + 150) * 1000).toISOString() }), null);
     expect(early.records.map((r) => r.id)).toEqual([ids.paris]);
-    const keyAndPlace = await lookup(db.pool, q({ q: "lk-berlin", bbox: "2.3,48.8,2.4,48.9" }), null);
+    const keyAndPlace = await lookup(db.pool, UNSCOPED, q({ q: "lk-berlin", bbox: "2.3,48.8,2.4,48.9" }), null);
     expect(keyAndPlace.records).toEqual([]);
   });
 
   it("answers from the ledger, also for keys that never were in this DLQ", async () => {
-    const elsewhere = await lookup(db.pool, q({ q: "settled-elsewhere-1" }), null);
+    const elsewhere = await lookup(db.pool, UNSCOPED, q({ q: "settled-elsewhere-1" }), null);
     expect(elsewhere.records).toEqual([]);
     expect(elsewhere.ledger).toMatchObject([
       { idempotencyKey: "settled-elsewhere-1", origin: "import", appliedAt: "2026-11-10T00:00:00.000Z" },
     ]);
-    const berlin = await lookup(db.pool, q({ q: "lk-berlin" }), null);
+    const berlin = await lookup(db.pool, UNSCOPED, q({ q: "lk-berlin" }), null);
     expect(berlin.ledger.map((l) => l.idempotencyKey)).toEqual(["lk-berlin"]);
   });
 
   it("masks card data in reasons for readers without unmask", async () => {
     await db.pool.query(`UPDATE dead_letter SET reason = $2 WHERE id = $1`, [ids.pan, `refused card ${PAN}`]);
-    const masked = await lookup(db.pool, q({ q: "ev-1" }), DEFAULT_MASK_RULES);
+    const masked = await lookup(db.pool, UNSCOPED, q({ q: "ev-1" }), DEFAULT_MASK_RULES);
     expect(masked.records[0]!.reason).toBe("refused card ••••••••••••1111");
   });
 
@@ -211,7 +215,13 @@ describe("lookup after an identity override", () => {
         payload: { ...rows[0]!.payload, device_id: "dev-Y", event_id: "ev-Y" },
         reason: "gate remapped",
       },
-      { actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true },
+      {
+        scope: UNSCOPED,
+        actor: { id: s.id, email: s.email, role: "supervisor" },
+        requestId: "t",
+        now: new Date(),
+        canOverrideIdentity: true,
+      },
     );
     for (const [value, field] of [
       ["dev-Z", "device_id"],
@@ -220,15 +230,15 @@ describe("lookup after an identity override", () => {
       ["ev-Y", "event_id"],
     ]) {
       expect(
-        (await lookup(db.pool, q({ q: value }), null)).records.map((r) => [r.id, r.deviceId, r.matchedOn]),
+        (await lookup(db.pool, UNSCOPED, q({ q: value }), null)).records.map((r) => [r.id, r.deviceId, r.matchedOn]),
         value,
       ).toEqual([[id, "dev-Y", [field]]]);
     }
     // …within a time window too, and not outside it
-    expect((await lookup(db.pool, q({ q: "dev-Z", from: "2026-11-08T00:00:00Z", to: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(
-      1,
-    );
-    expect((await lookup(db.pool, q({ q: "dev-Z", from: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(0);
+    expect(
+      (await lookup(db.pool, UNSCOPED, q({ q: "dev-Z", from: "2026-11-08T00:00:00Z", to: "2026-11-09T00:00:00Z" }), null)).records,
+    ).toHaveLength(1);
+    expect((await lookup(db.pool, UNSCOPED, q({ q: "dev-Z", from: "2026-11-09T00:00:00Z" }), null)).records).toHaveLength(0);
   });
 });
 
@@ -381,7 +391,7 @@ describe("GET /api/dead-letters/{id}", () => {
 
 describe("quarantine", () => {
   it("groups quarantined records by reason with a zero-filled 14-day trend", async () => {
-    const groups = await quarantineGroups(db.pool, new Date("2026-11-10T12:00:00Z"));
+    const groups = await quarantineGroups(db.pool, UNSCOPED, new Date("2026-11-10T12:00:00Z"));
     expect(groups).toHaveLength(1);
     expect(groups[0]).toMatchObject({ kind: "afc", count: 1 });
     expect(groups[0]!.trend).toHaveLength(14);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import type { Role } from "../../lib/auth/permissions";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
@@ -171,9 +172,9 @@ describe("identifier copies under custom key globs", () => {
     const detail = maskDetail((await getDeadLetter(db.pool, id!))!, rules);
     expect(detail).toMatchObject({ deviceId: "•••", entityKey: "•••", eventId: "mi-1" });
     expect(JSON.stringify(detail)).not.toContain("gate-secret-9");
-    const page = maskListPage(await listDeadLetters(db.pool, ListQuerySchema.parse({ source: "mask-ids" })), rules);
+    const page = maskListPage(await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ source: "mask-ids" })), rules);
     expect(page.items.map((r) => [r.deviceId, r.eventId])).toEqual([["•••", "mi-1"]]);
-    const found = await lookup(db.pool, LookupQuerySchema.parse({ q: "gate-secret-9" }), rules);
+    const found = await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse({ q: "gate-secret-9" }), rules);
     expect(found.records.map((r) => r.deviceId)).toEqual(["•••"]);
     const { rows } = await db.pool.query(
       `SELECT d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,

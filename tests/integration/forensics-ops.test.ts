@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
@@ -124,7 +125,7 @@ describe("alerts", () => {
     expect(await urlFor("supervisor")).toBe(hookUrl);
     expect(await urlFor("analyst")).toBe(`${new URL(hookUrl).origin}/…`);
     // the overview every reader sees lists the rules too
-    expect((await healthOverview(db.pool, new Date())).alerts.find((r) => r.id === "dlq-size")?.webhookUrl).toBe(
+    expect((await healthOverview(db.pool, UNSCOPED, new Date())).alerts.find((r) => r.id === "dlq-size")?.webhookUrl).toBe(
       `${new URL(hookUrl).origin}/…`,
     );
   });
@@ -161,7 +162,7 @@ describe("retention", () => {
       { id: open, gone: false, raw_gone: false, idempotency_key: "ret-open" },
     ]);
     expect(await runRetention(db.pool, now, 90)).toEqual({ stripped: 0, more: false }); // nothing twice
-    const timeline = await recordTimeline(db.pool, old, null);
+    const timeline = await recordTimeline(db.pool, UNSCOPED, old, null);
     expect(timeline.events.map((e) => e.action)).toEqual(["dead_letter.ingested", "dead_letter.retention_applied"]);
     expect(timeline.events[1]!.summary).toBe("Payload removed by retention (90 days after settlement)");
   });
@@ -177,7 +178,7 @@ describe("retention", () => {
 
 describe("overview and metrics", () => {
   it("summarizes counts, series, the oldest record and alerts", async () => {
-    const o = await healthOverview(db.pool, new Date());
+    const o = await healthOverview(db.pool, UNSCOPED, new Date());
     expect(o.total).toBeGreaterThan(0);
     expect(o.hourly).toHaveLength(48);
     expect(o.daily).toHaveLength(30);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -33,7 +34,10 @@ const record = (retry: number) =>
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "entity_state", "worker", "user"] });
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
   analyst = await makeUser(db, "analyst");
 });
 
@@ -50,6 +54,7 @@ describe("timeline after a full life", () => {
     await ingest(db, [record(1)]); // the producer failed it again: one more failure on the same row
     const now = () => new Date();
     const ctx = (u: { id: string; email: string; role: string }) => ({
+      scope: UNSCOPED,
       actor: { id: u.id, email: u.email, role: u.role },
       requestId: "t",
       now: now(),
@@ -73,7 +78,7 @@ describe("timeline after a full life", () => {
       await worker.stop();
     }
 
-    const timeline = await recordTimeline(db.pool, id, null);
+    const timeline = await recordTimeline(db.pool, UNSCOPED, id, null);
     expect(timeline.status).toBe("replayed");
     const actions = timeline.events.map((e) => e.action);
     expect(actions).toEqual([
@@ -134,15 +139,15 @@ describe("timeline after a full life", () => {
         version: 1,
         reason: `rider read out ${PAN}`,
       },
-      { actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false },
+      { scope: UNSCOPED, actor: SYSTEM_ACTOR, requestId: "t", now: new Date(), canOverrideIdentity: false },
     );
     const { rows } = await db.pool.query<{ id: string }>("SELECT id::text AS id FROM dead_letter WHERE event_id = 'x'");
-    const masked = await recordTimeline(db.pool, rows[0]!.id, DEFAULT_MASK_RULES);
+    const masked = await recordTimeline(db.pool, UNSCOPED, rows[0]!.id, DEFAULT_MASK_RULES);
     const text = JSON.stringify(masked.events);
     expect(text).not.toContain(PAN);
     expect(text).toContain("••••••••••••1111");
     expect(masked.masked).toBe(true);
-    const clear = await recordTimeline(db.pool, rows[0]!.id, null);
+    const clear = await recordTimeline(db.pool, UNSCOPED, rows[0]!.id, null);
     expect(JSON.stringify(clear.events)).toContain(PAN);
   });
 
@@ -194,14 +199,14 @@ describe("a batch cancelled after a record's turn", () => {
     } finally {
       await worker.stop();
     }
-    const applied = (await recordTimeline(db.pool, first, null)).events;
+    const applied = (await recordTimeline(db.pool, UNSCOPED, first, null)).events;
     const last = applied.at(-1)!;
     expect(last.action).toBe("replay_batch.cancel");
     expect(last.summary).toBe(
       `Replay batch ${batchId} cancelled by ${users.creator.email} (supervisor) — after this record was applied in it (the batch was cancelled later; the record stays applied)`,
     );
     // The second record's item was claimed when the cancel came: its worker then ends it cancelled, after the cancel.
-    const notSent = (await recordTimeline(db.pool, second, null)).events.find((e) => e.action === "replay_batch.cancel")!;
+    const notSent = (await recordTimeline(db.pool, UNSCOPED, second, null)).events.find((e) => e.action === "replay_batch.cancel")!;
     expect(notSent.summary).toBe(
       `Replay batch ${batchId} cancelled by ${users.creator.email} (supervisor) — this record was not sent in it`,
     );

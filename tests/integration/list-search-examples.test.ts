@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
@@ -24,7 +25,7 @@ afterAll(async () => {
 
 describe("the search box's examples", () => {
   it.each(Object.entries(SEARCH_EXAMPLES))("%s (%s) finds demo records", async (_, q) => {
-    const page = await listDeadLetters(db.pool, ListQuerySchema.parse({ q, limit: 5 }));
+    const page = await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ q, limit: 5 }));
     expect(page.items.length).toBeGreaterThan(0);
   });
 });

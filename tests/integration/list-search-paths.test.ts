@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { commonLexemes, forgetCommonLexemes } from "../../lib/dead-letters/query/common-lexemes";
@@ -52,7 +53,7 @@ async function expected(words: string, extra = "TRUE", order: "DESC" | "ASC" = "
 }
 
 const page = async (input: Record<string, unknown>) =>
-  (await listDeadLetters(db.pool, ListQuerySchema.parse({ limit: 100, ...input }))).items.map((i) => i.id);
+  (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ limit: 100, ...input }))).items.map((i) => i.id);
 
 const common = async (word: string) =>
   (
@@ -108,14 +109,14 @@ describe("payload search plans", () => {
 
   it("the next page by cursor continues each plan", async () => {
     for (const q of ["hydrant relocated", "quagga"]) {
-      const first = await listDeadLetters(db.pool, ListQuerySchema.parse({ q, limit: 50 }));
-      const second = await listDeadLetters(db.pool, ListQuerySchema.parse({ q, limit: 50, cursor: first.nextCursor }));
+      const first = await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ q, limit: 50 }));
+      const second = await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ q, limit: 50, cursor: first.nextCursor }));
       expect([...first.items, ...second.items].map((i) => i.id)).toEqual(await expected(q));
     }
   });
 
   it("facets: a common term is estimated from the sample, a rare one counted", async () => {
-    const commonFacets = await facetCounts(db.pool, { q: "hydrant relocated" });
+    const commonFacets = await facetCounts(db.pool, UNSCOPED, { q: "hydrant relocated" });
     const n = (
       await db.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM dead_letter WHERE search_doc @@ plainto_tsquery('simple', 'hydrant relocated')`,
@@ -124,7 +125,7 @@ describe("payload search plans", () => {
     expect(commonFacets.exact).toBe(false);
     expect(commonFacets.total).toBeGreaterThan(n * 0.5);
     expect(commonFacets.total).toBeLessThan(n * 1.5);
-    const rare = await facetCounts(db.pool, { q: "zygote" });
+    const rare = await facetCounts(db.pool, UNSCOPED, { q: "zygote" });
     expect(rare).toMatchObject({ exact: true, total: 7 });
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
 import { facetCounts } from "../../lib/dead-letters/query/facets";
@@ -86,7 +87,8 @@ afterAll(async () => {
 });
 
 const EPOCH_ISO = "2026-11-01T00:00:00Z";
-const keys = async (q: string) => (await listDeadLetters(db.pool, ListQuerySchema.parse({ q }))).items.map((r) => r.idempotencyKey);
+const keys = async (q: string) =>
+  (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ q }))).items.map((r) => r.idempotencyKey);
 
 describe("search in the list", () => {
   it("finds a key by its first characters, in any case", async () => {
@@ -149,11 +151,11 @@ describe("search inside the payload", () => {
     expect(await found('event_id = "tap-search-1"')).toHaveLength(1);
     expect(await found("id:parcel-91")).toEqual(["sp-payload-other"]);
     expect(await found("device_id:gate-searc")).toEqual([]);
-    expect((await facetCounts(db.pool, ListQuerySchema.parse({ q: "device_id:gate-search" }))).total).toBe(2);
+    expect((await facetCounts(db.pool, UNSCOPED, ListQuerySchema.parse({ q: "device_id:gate-search" }))).total).toBe(2);
   });
 
   it("counts the facets of a payload search like the list finds it", async () => {
-    const facets = await facetCounts(db.pool, ListQuerySchema.parse({ q: "sensor:SN-9" }));
+    const facets = await facetCounts(db.pool, UNSCOPED, ListQuerySchema.parse({ q: "sensor:SN-9" }));
     expect(facets.total).toBe(1);
   });
 

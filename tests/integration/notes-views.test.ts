@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import type { Role } from "../../lib/auth/permissions";
 import { ingest, spatialEnvelope } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -260,14 +261,14 @@ describe("saved views", () => {
     const { defaultViewQuery } = await import("../../lib/dead-letters/views/saved-views");
     expect((await call("ann", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: personal } })).status).toBe(404);
     expect((await call("ann", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: shared } })).status).toBe(200);
-    expect(await defaultViewQuery(db.pool, users.ann!.id)).toBe("note=refund");
+    expect(await defaultViewQuery(db.pool, { userId: users.ann!.id, role: "analyst", scope: UNSCOPED })).toBe("note=refund");
     const unshare = await call("bob", "analyst", PATCH!, `/api/views/${shared}`, {
       method: "PATCH",
       body: { shared: false },
       params: { id: shared },
     });
     expect(unshare.status).toBe(200);
-    expect(await defaultViewQuery(db.pool, users.ann!.id)).toBeNull();
+    expect(await defaultViewQuery(db.pool, { userId: users.ann!.id, role: "analyst", scope: UNSCOPED })).toBeNull();
     expect((await call("bob", "analyst", DELETE!, `/api/views/${shared}`, { method: "DELETE", params: { id: shared } })).status).toBe(200);
     const audit = await db.pool.query<{ action: string }>("SELECT action FROM audit_event WHERE action LIKE 'saved_view.%' ORDER BY id");
     expect(audit.rows.map((r) => r.action).slice(2)).toEqual([
@@ -312,7 +313,9 @@ describe("saved views' columns", () => {
     });
     expect((patched.json as { columns: string[] }).columns).toEqual(["observedAt", "reason"]);
     expect((await call("bob", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: id } })).status).toBe(200);
-    expect(await defaultViewQuery(db.pool, users.bob!.id)).toBe("status=pending&cols=observedAt,reason");
+    expect(await defaultViewQuery(db.pool, { userId: users.bob!.id, role: "analyst", scope: UNSCOPED })).toBe(
+      "status=pending&cols=observedAt,reason",
+    );
     expect((await call("bob", "analyst", PUT!, "/api/views/default", { method: "PUT", body: { viewId: null } })).status).toBe(200);
     expect((await call("bob", "analyst", DELETE!, `/api/views/${id}`, { method: "DELETE", params: { id } })).status).toBe(200);
   });

@@ -18,6 +18,7 @@ process.env.REDRIVE_OIDC_CLIENT_ID = idp.clientId;
 process.env.REDRIVE_OIDC_CLIENT_SECRET = idp.clientSecret;
 process.env.REDRIVE_OIDC_NAME = "Corp IdP";
 process.env.REDRIVE_OIDC_ROLE_MAP = "redrive-admins=admin,redrive-supervisors=supervisor,ops=supervisor,readers=analyst";
+process.env.REDRIVE_OIDC_TEAM_MAP = "ops=Ops Team,readers=Readers Team";
 
 const { authenticate } = await import("../../lib/auth/principal");
 const { forgetSsoSettings } = await import("../../lib/auth/sso-config");
@@ -170,6 +171,27 @@ describe("OpenID Connect sign-in (oidc-provider)", () => {
     expect(change.before).toEqual({ role: "admin" });
     expect(change.after).toMatchObject({ role: "analyst", via: "sso", groups: ["readers"], matched: "readers" });
     bob.groups = ["ops", "everyone"];
+  });
+
+  it("places a person in the teams their groups map to at every sign-in, and takes them out again (audited)", async () => {
+    const { createTeam } = await import("../../lib/auth/teams/teams");
+    const ctx = { actor: { id: null, email: "test", role: "system" }, requestId: null, now: new Date() };
+    const ops = await createTeam(db.pool, { name: "Ops Team", members: [], sources: [{ source: "ops-*" }] }, ctx);
+    const bob = idp.people.get("bob")!;
+    const groupsBefore = bob.groups;
+    bob.groups = ["ops"];
+    const inTeam = await principalOf((await ssoSignIn("bob")).cookie);
+    expect(inTeam!.scope).toEqual({ all: false, teamIds: [ops.id], sources: [], prefixes: ["ops-"], origins: [] });
+    const synced = (await audits("team.sso_synced")).at(-1);
+    expect(synced).toMatchObject({ target_id: inTeam!.userId, actor_email: "sso" });
+    expect(synced.before).toEqual({ teams: [] });
+    expect(synced.after).toMatchObject({ teams: ["Ops Team"] });
+    // "readers" maps to a team that does not exist: skipped; "ops" gone: out of Ops Team, so unscoped again.
+    bob.groups = ["readers"];
+    const out = await principalOf((await ssoSignIn("bob")).cookie);
+    expect(out!.scope).toEqual({ all: true });
+    expect((await audits("team.sso_synced")).at(-1).after).toMatchObject({ teams: [] });
+    bob.groups = groupsBefore;
   });
 
   it("refuses a person none of whose groups is mapped, with a reason the sign-in page explains (audited)", async () => {

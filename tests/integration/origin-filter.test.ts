@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { ListFilterSchema, ListQuerySchema } from "../../lib/dead-letters/filters";
 import { matchingExtent } from "../../lib/dead-letters/query/extent";
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 
 const keysOf = async (query: Record<string, string>) =>
-  (await listDeadLetters(db.pool, ListQuerySchema.parse(query))).items.map((i) => i.idempotencyKey).sort();
+  (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse(query))).items.map((i) => i.idempotencyKey).sort();
 
 describe("origin filter", () => {
   it("lists only the source's records, alone or with other filters", async () => {
@@ -49,29 +50,29 @@ describe("origin filter", () => {
   });
 
   it("counts facets exactly from the source's records, not from the rollup of every record", async () => {
-    const facets = await facetCounts(db.pool, ListFilterSchema.parse({ origin: "orders-dlq" }));
+    const facets = await facetCounts(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "orders-dlq" }));
     expect(facets).toMatchObject({ total: 3, exact: true, kind: [{ value: "spatial", count: 3 }] });
-    const withFacet = await facetCounts(db.pool, ListFilterSchema.parse({ origin: "taps-dlq", kind: "spatial" }));
+    const withFacet = await facetCounts(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "taps-dlq", kind: "spatial" }));
     expect(withFacet.total).toBe(0);
     // kind's own facet ignores its selection (disjunctive), but not the origin
     expect(withFacet.kind).toEqual([
       { value: "afc", count: 1 },
       { value: "spatial", count: 0 },
     ]);
-    const inView = await facetCounts(db.pool, ListFilterSchema.parse({ origin: "orders-dlq", bbox: "9,49,11,51" }));
+    const inView = await facetCounts(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "orders-dlq", bbox: "9,49,11,51" }));
     expect(inView).toMatchObject({ total: 3, exact: true });
-    expect((await facetCounts(db.pool, {})).total).toBe(6);
+    expect((await facetCounts(db.pool, UNSCOPED, {})).total).toBe(6);
   });
 
   it("counts what a bulk action or a replay by this filter would touch", async () => {
-    expect(await countMatching(db.pool, ListFilterSchema.parse({ origin: "orders-dlq" }))).toBe(3);
-    expect(await countMatching(db.pool, ListFilterSchema.parse({ origin: "orders-dlq", status: "approved" }))).toBe(0);
-    expect(await countMatching(db.pool, ListFilterSchema.parse({ origin: "orders-dlq", bbox: "9,49,11,51" }))).toBe(3);
-    expect(await countMatching(db.pool, ListFilterSchema.parse({ origin: "taps-dlq" }))).toBe(1);
+    expect(await countMatching(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "orders-dlq" }))).toBe(3);
+    expect(await countMatching(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "orders-dlq", status: "approved" }))).toBe(0);
+    expect(await countMatching(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "orders-dlq", bbox: "9,49,11,51" }))).toBe(3);
+    expect(await countMatching(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "taps-dlq" }))).toBe(1);
   });
 
   it("fits the map to the source's records", async () => {
-    expect(await matchingExtent(db.pool, ListFilterSchema.parse({ origin: "orders-dlq" }))).toMatchObject({ count: 3 });
-    expect(await matchingExtent(db.pool, ListFilterSchema.parse({ origin: "taps-dlq" }))).toEqual({ bbox: null, count: 0 });
+    expect(await matchingExtent(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "orders-dlq" }))).toMatchObject({ count: 3 });
+    expect(await matchingExtent(db.pool, UNSCOPED, ListFilterSchema.parse({ origin: "taps-dlq" }))).toEqual({ bbox: null, count: 0 });
   });
 });

@@ -1,4 +1,5 @@
 import { createServer as createHttpServer, type Server } from "node:http";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb } from "../../lib/db/client";
@@ -63,7 +64,7 @@ afterAll(async () => {
 });
 
 const REFUSED = "refused: 127.0.0.2 is a loopback address; an admin may allow it with REDRIVE_OUTBOUND_ALLOW_PRIVATE=127.0.0.2";
-const supervisor = { userId: "u", email: "s@x", role: "supervisor" as const };
+const supervisor = { scope: UNSCOPED, userId: "u", email: "s@x", role: "supervisor" as const };
 const ctx = { actor: SYSTEM_ACTOR, requestId: "t", now: new Date() };
 const never = {} as never; // a pool the refusal must come before
 

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -44,7 +45,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-const user = { userId: "u", email: "s@x", role: "supervisor" as const };
+const user = { scope: UNSCOPED, userId: "u", email: "s@x", role: "supervisor" as const };
 const ctx = { actor: SYSTEM_ACTOR, requestId: "t", now: new Date() };
 
 describe("outbound addresses by default", () => {
@@ -73,7 +74,7 @@ describe("outbound addresses by default", () => {
     const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
     const ids = await ingest(db, [afcRecord({ eventId: "priv-1", deviceId: "priv-d", at: 1 })]);
     await approve(db, ids);
-    const creator = { userId: a.id, email: a.email, role: a.role };
+    const creator = { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role };
     const now = new Date();
     const { id } = await createBatch(
       db.pool,
@@ -88,7 +89,7 @@ describe("outbound addresses by default", () => {
       id,
       JSON.stringify({ type: "http", url: `${base}/ingest`, timeoutMs: 2000, concurrency: 1 }),
     ]);
-    await applyBatchAction(db.pool, id, "approve", { userId: b.id, email: b.email, role: b.role }, { now });
+    await applyBatchAction(db.pool, id, "approve", { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role }, { now });
     await applyBatchAction(db.pool, id, "start", creator, { now });
     const worker = startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 20, maxMs: 100 } });
     try {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 
 // REDRIVE_OUTBOUND_HOSTS is read once per process (lib/env.ts): set before anything reads the environment.
 process.env.REDRIVE_OUTBOUND_HOSTS = "sink.example.com";
@@ -15,7 +16,7 @@ describe("REDRIVE_OUTBOUND_HOSTS", () => {
       sink: { type: "http", url: "http://169.254.169.254/latest/meta-data" },
       ratePerSecond: 10,
     });
-    const user = { userId: "u", email: "s@x", role: "supervisor" as const };
+    const user = { scope: UNSCOPED, userId: "u", email: "s@x", role: "supervisor" as const };
     await expect(createBatch(pool, input, user, { now: new Date() })).rejects.toMatchObject({
       status: 422,
       issues: [{ path: "sink.url", message: "host 169.254.169.254 is not in REDRIVE_OUTBOUND_HOSTS" }],

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { tapSchemaFailures } from "../../lib/replay/batch/create-batch";
 import { endedBatchesWithWaitingItems } from "../../lib/replay/engine/claim-items";
@@ -115,8 +116,8 @@ describe("creating and approving a batch", () => {
       afcRecord({ eventId: "sf-3", deviceId: "sf", at: 3, fare: -5 }),
     ]);
     await approve(db, ids);
-    expect(await tapSchemaFailures(db.pool, { ids })).toEqual({ failing: 2, checked: 3, complete: true });
-    expect(await tapSchemaFailures(db.pool, { ids: [ids[0]!] })).toEqual({ failing: 0, checked: 1, complete: true });
+    expect(await tapSchemaFailures(db.pool, { scope: UNSCOPED, ids })).toEqual({ failing: 2, checked: 3, complete: true });
+    expect(await tapSchemaFailures(db.pool, { scope: UNSCOPED, ids: [ids[0]!] })).toEqual({ failing: 0, checked: 1, complete: true });
   });
 
   it("creates only what the supervisor saw: a count other than expectedCount is a 409 with the count now", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { CreateBatchBody } from "../../lib/replay/batch/batch-schemas";
 import { createBatch, previewBatch } from "../../lib/replay/batch/create-batch";
@@ -114,7 +115,7 @@ describe("a forged destination outside options.destinations", () => {
       const [ok1, ok2, forged] = await pulledFrom(name, type, [c.allowed, c.allowed, c.forged]);
 
       // The preview lists every distinct destination, with its count and whether the source allows it.
-      const preview = await previewBatch(db.pool, { ids: [ok1!, ok2!, forged!] }, { origin: true });
+      const preview = await previewBatch(db.pool, { scope: UNSCOPED, ids: [ok1!, ok2!, forged!] }, { origin: true });
       expect(preview.destinations).toEqual([
         { source: name, destination: c.allowedText, count: 2, allowed: true },
         { source: name, destination: c.forgedText, count: 1, allowed: false },
@@ -134,7 +135,7 @@ describe("a forged destination outside options.destinations", () => {
 
       // Without the forged record the batch is created and keeps where it goes, for its approval page and API.
       const created = await createBatch(db.pool, originBody({ ids: [ok1!, ok2!] }), users.creator, { now: new Date() });
-      const view = await getBatch(db.pool, created.id, new Date());
+      const view = await getBatch(db.pool, UNSCOPED, created.id, new Date());
       expect(view.destinations).toEqual([{ source: name, destination: c.allowedText, count: 2, allowed: true }]);
       await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [created.id]);
 
@@ -145,7 +146,7 @@ describe("a forged destination outside options.destinations", () => {
         users.creator,
         { now: new Date() },
       );
-      expect((await getBatch(db.pool, ledger.id, new Date())).destinations).toBeNull();
+      expect((await getBatch(db.pool, UNSCOPED, ledger.id, new Date())).destinations).toBeNull();
       await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [ledger.id]);
     });
   }
@@ -154,7 +155,7 @@ describe("a forged destination outside options.destinations", () => {
     await source("dest-open", "rabbitmq", { queue: "dlq" });
     const ids = await pulledFrom("dest-open", "rabbitmq", [CASES.rabbitmq.allowed, CASES.rabbitmq.forged, CASES.rabbitmq.forged]);
     const created = await createBatch(db.pool, originBody({ ids }), users.creator, { now: new Date() });
-    expect((await getBatch(db.pool, created.id, new Date())).destinations).toEqual([
+    expect((await getBatch(db.pool, UNSCOPED, created.id, new Date())).destinations).toEqual([
       { source: "dest-open", destination: "/payments", count: 2, allowed: true },
       { source: "dest-open", destination: "orders/eu.de", count: 1, allowed: true },
     ]);
@@ -211,7 +212,7 @@ describe("RabbitMQ, end to end: a message published straight into the DLQ with f
     const forged = rows.find((r) => r.idempotency_key === `forged-${t.suffix}`)!;
     await approve(db, [real.id, forged.id]);
 
-    const preview = await previewBatch(db.pool, { ids: [real.id, forged.id] }, { origin: true });
+    const preview = await previewBatch(db.pool, { scope: UNSCOPED, ids: [real.id, forged.id] }, { origin: true });
     expect(preview.destinations).toEqual(
       expect.arrayContaining([
         { source: name, destination: `${t.exchange}/orders.eu`, count: 1, allowed: true },
@@ -225,7 +226,7 @@ describe("RabbitMQ, end to end: a message published straight into the DLQ with f
       },
     );
     const created = await createBatch(db.pool, originBody({ ids: [real.id] }), users.creator, { now: new Date() });
-    expect((await getBatch(db.pool, created.id, new Date())).destinations).toEqual([
+    expect((await getBatch(db.pool, UNSCOPED, created.id, new Date())).destinations).toEqual([
       { source: name, destination: `${t.exchange}/orders.eu`, count: 1, allowed: true },
     ]);
     await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [created.id]);

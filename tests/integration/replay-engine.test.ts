@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { claimItems } from "../../lib/replay/engine/claim-items";
 import { applyBatchAction } from "../../lib/replay/batch/apply-batch-action";
@@ -24,7 +25,10 @@ const FAST = { leaseMs: 3000, pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } };
 beforeAll(async () => {
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
 });
 
 afterEach(async () => {
@@ -135,7 +139,7 @@ describe("unpaced", () => {
     expect(await counts(id)).toMatchObject({ applied: 60 });
     // Once it has ended, the last-10-s rate is gone and the batch says how fast the whole run went: n - 1 intervals
     // over its first to last submission (not its start: it may have waited for a worker).
-    const view = await getBatch(db.pool, id, new Date());
+    const view = await getBatch(db.pool, UNSCOPED, id, new Date());
     expect(view.achievedRate).toBeNull();
     const { rows } = await db.pool.query(
       `SELECT extract(epoch FROM max(submitted_at) - min(submitted_at))::float8 AS s,
@@ -167,11 +171,11 @@ describe("achieved rate", () => {
       ]);
     }
     await db.pool.query(`UPDATE replay_batch SET window_from = $2 WHERE id = $1`, [id, ago(2)]);
-    const view = await getBatch(db.pool, id, now);
+    const view = await getBatch(db.pool, UNSCOPED, id, now);
     expect(view.achievedRate).toBeCloseTo(2 / 2, 6);
     // Paused, the same recent submissions are not a rate the batch has now.
     await applyBatchAction(db.pool, id, "pause", users.creator, { now });
-    expect((await getBatch(db.pool, id, now)).achievedRate).toBeNull();
+    expect((await getBatch(db.pool, UNSCOPED, id, now)).achievedRate).toBeNull();
     await applyBatchAction(db.pool, id, "cancel", users.creator, { now: new Date() }); // nothing for the next tests' workers
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
@@ -40,7 +41,10 @@ const workers: WorkerHandle[] = [];
 beforeAll(async () => {
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
 });
 
 afterEach(async () => {
@@ -117,12 +121,12 @@ describe("a sink that keeps failing", () => {
     });
     // A backoff long enough to read the batch while its item waits for the retry.
     workers.push(startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 1500, maxMs: 1500 } }));
-    await waitFor("the first refusal", async () => (await getBatch(db.pool, id, new Date())).counts.failed === 1, 10_000);
-    expect((await getBatch(db.pool, id, new Date())).counts).toMatchObject({ failed: 1, pending: 0, poison: 0 });
+    await waitFor("the first refusal", async () => (await getBatch(db.pool, UNSCOPED, id, new Date())).counts.failed === 1, 10_000);
+    expect((await getBatch(db.pool, UNSCOPED, id, new Date())).counts).toMatchObject({ failed: 1, pending: 0, poison: 0 });
     await settle(id);
     expect(server.deliveries).toHaveLength(3);
     expect(await itemCounts(db.pool, id)).toEqual({ poison: 1 });
-    expect((await getBatch(db.pool, id, new Date())).counts).toMatchObject({ failed: 0, poison: 1 });
+    expect((await getBatch(db.pool, UNSCOPED, id, new Date())).counts).toMatchObject({ failed: 0, poison: 1 });
     const rec = await db.pool.query(`SELECT status::text, failure_class::text, replay_count, reason FROM dead_letter WHERE id = $1`, [
       record,
     ]);
@@ -135,7 +139,11 @@ describe("a sink that keeps failing", () => {
     // Poison from delivery, not from the record: released by a person, it can be approved and replayed again.
     const actor = { id: null, email: "t@test.local", role: "analyst" };
     expect(
-      await releaseQuarantined(db.pool, { ids: [record!], reason: "the consumer was fixed" }, { actor, requestId: "t", now: new Date() }),
+      await releaseQuarantined(
+        db.pool,
+        { ids: [record!], reason: "the consumer was fixed" },
+        { scope: UNSCOPED, actor, requestId: "t", now: new Date() },
+      ),
     ).toEqual({ released: 1, skipped: 0 });
     const released = await getDeadLetter(db.pool, record!);
     expect(released).toMatchObject({
@@ -147,7 +155,7 @@ describe("a sink that keeps failing", () => {
       db.pool,
       record!,
       { action: "approve", version: released.version },
-      { actor, requestId: "t", now: new Date(), canOverrideIdentity: false },
+      { scope: UNSCOPED, actor, requestId: "t", now: new Date(), canOverrideIdentity: false },
     );
     expect(approved.status).toBe("approved");
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { startWorker } from "../../lib/replay/engine/worker";
 import { afcRecord, approve, batchStatus, ingest, runningBatch, type TestUsers, waitFor } from "../replay/fixtures";
@@ -20,7 +21,10 @@ beforeAll(async () => {
   db = await testDb();
   other = createDb(db.url, 8);
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
 });
 
 afterAll(async () => {

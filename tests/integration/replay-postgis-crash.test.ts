@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
@@ -32,7 +33,10 @@ beforeAll(async () => {
   if (unavailable) return;
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
   target = await createPostgisTarget(server);
   await createFeatureTable(target.pool);
 });

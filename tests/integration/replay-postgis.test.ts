@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -38,7 +39,10 @@ beforeAll(async () => {
   if (unavailable) return;
   db = await testDb();
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
   target = await createPostgisTarget(server);
   await createFeatureTable(target.pool);
 });
@@ -143,7 +147,7 @@ describe.skipIf(unavailable !== null)("PostGIS sink", () => {
       { idempotency_key: "pg-250", origin: "postgis" },
     ]);
     // The batch shows the target without its password.
-    const view = await getBatch(db.pool, id, new Date());
+    const view = await getBatch(db.pool, UNSCOPED, id, new Date());
     expect(view.sink).toMatchObject({ type: "postgis", table: "gis.features", idColumn: "id", srid: 4326 });
     const stored = await db.pool.query(`SELECT sink FROM replay_batch WHERE id = $1`, [id]);
     expect(JSON.stringify(stored.rows[0].sink)).not.toContain(target.url);
@@ -359,7 +363,7 @@ describe.skipIf(unavailable !== null)("PostGIS sink", () => {
     await target.pool.query(`DROP TABLE gis.doomed`);
     worker();
     await waitFor("the pause", async () => (await batchStatus(db, id)) === "paused", 20_000);
-    const view = await getBatch(db.pool, id, new Date());
+    const view = await getBatch(db.pool, UNSCOPED, id, new Date());
     expect(view.statusReason).toMatch(/paused automatically/);
     const { rows } = await db.pool.query(`SELECT DISTINCT last_error FROM replay_item WHERE batch_id = $1 AND last_error IS NOT NULL`, [
       id,

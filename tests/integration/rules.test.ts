@@ -12,6 +12,7 @@ import { getGeos } from "../../lib/spatial/geos";
 import { ingest } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 
 // Triage rules against a real database: four eyes on the rule, decisions at arrival inside the store's transaction
 // (and its one audit event), dry run = apply, versions inactive until approved, the kill switch, the audit trail.
@@ -75,6 +76,7 @@ let ruleId: string;
 
 const ctx = (u: { id: string; email: string }, role: RuleContext["role"]): RuleContext => ({
   actor: { id: u.id, email: u.email, role },
+  scope: UNSCOPED,
   role,
   requestId: "t",
   now: new Date(),
@@ -127,7 +129,7 @@ describe("a triage rule under four eyes", () => {
         await createRuleJob(
           db.pool,
           ruleId,
-          { type: "dry_run", match: (await getRule(db.pool, ruleId, new Date())).match, action: { type: "approve" }, version: 1 },
+          { type: "dry_run", match: (await getRule(db.pool, ruleId, new Date(), UNSCOPED)).match, action: { type: "approve" }, version: 1 },
           b,
         )
       ).id,
@@ -212,12 +214,12 @@ describe("a triage rule under four eyes", () => {
         approvers: ["ann@test.local", "bob@test.local"],
       },
     ]);
-    const timeline = await recordTimeline(db.pool, bow!, null);
+    const timeline = await recordTimeline(db.pool, UNSCOPED, bow!, null);
     expect(timeline.events.map((e) => [e.action, e.actor.email])).toEqual([
       ["dead_letter.ingested", "system"],
       ["dead_letter.approved", "rule bowtie-sliver v1"],
     ]);
-    const stats = (await listRules(db.pool, new Date())).find((r) => r.id === ruleId)!.stats;
+    const stats = (await listRules(db.pool, new Date(), UNSCOPED)).find((r) => r.id === ruleId)!.stats;
     expect(stats).toMatchObject({ decidedToday: 5, decidedThisWeek: 5 });
     expect(stats.lastMatchAt).not.toBeNull();
   });
@@ -231,6 +233,7 @@ describe("a triage rule under four eyes", () => {
       { action: "reopen", version: d.version, reason: "undo of approve" },
       {
         ...analyst,
+        scope: UNSCOPED,
         requestId: "t",
         canOverrideIdentity: false,
       },

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
@@ -32,7 +33,10 @@ let base: string;
 beforeAll(async () => {
   db = await testDb({ truncate: ["alert_event"] });
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  users = { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  users = {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
   server = createServer((req, res) => {
     req.resume();
     res.writeHead(404).end(`Cannot ${req.method} ${req.url} (authorization: ${req.headers.authorization ?? "none"})`);
@@ -71,7 +75,7 @@ describe("an HTTP sink's credentials", () => {
       await worker.stop();
     }
     // The receiver's answer is kept — it says what went wrong — with the credentials it echoed redacted.
-    const items = await listItems(db.pool, id, ItemsQuery.parse({}));
+    const items = await listItems(db.pool, UNSCOPED, id, ItemsQuery.parse({}));
     expect(items.items[0]?.lastError).toMatch(
       /^gave up after 1 attempt: HTTP 404: Cannot POST \/ingest\?api_key=redacted \(authorization: \[redacted\]\)$/,
     );
@@ -80,10 +84,10 @@ describe("an HTTP sink's credentials", () => {
       [ids[0]],
     );
     const history = await db.pool.query<{ reason: string }>("SELECT reason FROM failure_attempt WHERE dead_letter_id = $1", [ids[0]]);
-    const timeline = await recordTimeline(db.pool, ids[0]!, null);
-    const groups = await quarantineGroups(db.pool, new Date());
+    const timeline = await recordTimeline(db.pool, UNSCOPED, ids[0]!, null);
+    const groups = await quarantineGroups(db.pool, UNSCOPED, new Date());
     const audit = await db.pool.query<{ body: string }>("SELECT row_to_json(a)::text AS body FROM audit_event a");
-    const batch = await getBatch(db.pool, id, new Date());
+    const batch = await getBatch(db.pool, UNSCOPED, id, new Date());
     expect(batch.sink).toMatchObject({ url: `${base}/ingest?api_key=redacted`, headers: ["Authorization"] });
     for (const text of [
       JSON.stringify(items),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { applyAction, type ActionContext } from "../../lib/dead-letters/triage/apply-action";
 import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning";
@@ -72,8 +73,20 @@ beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "failure_attempt", "user"] });
   const a = await makeUser(db, "analyst");
   const s = await makeUser(db, "supervisor");
-  analyst = { actor: { id: a.id, email: a.email, role: "analyst" }, requestId: "t", now: new Date(), canOverrideIdentity: false };
-  supervisor = { actor: { id: s.id, email: s.email, role: "supervisor" }, requestId: "t", now: new Date(), canOverrideIdentity: true };
+  analyst = {
+    scope: UNSCOPED,
+    actor: { id: a.id, email: a.email, role: "analyst" },
+    requestId: "t",
+    now: new Date(),
+    canOverrideIdentity: false,
+  };
+  supervisor = {
+    scope: UNSCOPED,
+    actor: { id: s.id, email: s.email, role: "supervisor" },
+    requestId: "t",
+    now: new Date(),
+    canOverrideIdentity: true,
+  };
   const lines = [spatial("sp-1"), afc(tap("e-1")), afc(tap(null)), afc(tap("e-3")), afc(tap("e-4")), spatial("sp-2")];
   const names = ["bowtie", "afc", "poison", "afc3", "afc4", "bowtie2"];
   for await (const results of ingestStream(db.pool, texts(lines), { actor: analyst.actor, requestId: "seed" })) {
@@ -279,7 +292,7 @@ describe("edits", () => {
 describe("bulk and counts", () => {
   it("applies a filter on the server after confirming the count, skipping what the state machine refuses", async () => {
     const filter = { kind: ["afc" as const] };
-    const matched = await countMatching(db.pool, filter);
+    const matched = await countMatching(db.pool, UNSCOPED, filter);
     expect(matched).toBe(4);
     await expect(
       bulkAction(db.pool, { action: "quarantine", reason: "bad batch", filter, expectedCount: 3 }, analyst),
@@ -302,21 +315,21 @@ describe("bulk and counts", () => {
   });
 
   it("keeps the facet rollup equal to the rows after inserts and updates", async () => {
-    const facets = await facetCounts(db.pool, {});
+    const facets = await facetCounts(db.pool, UNSCOPED, {});
     const { rows } = await db.pool.query<{ status: string; n: number }>(
       "SELECT status::text, count(*)::int AS n FROM dead_letter GROUP BY 1",
     );
     expect(Object.fromEntries(facets.status.map((b) => [b.value, b.count]))).toEqual(Object.fromEntries(rows.map((r) => [r.status, r.n])));
     expect(facets.total).toBe(6);
-    const pending = await facetCounts(db.pool, { status: ["pending"] });
+    const pending = await facetCounts(db.pool, UNSCOPED, { status: ["pending"] });
     expect(pending.total).toBe(rows.find((r) => r.status === "pending")?.n ?? 0);
     expect(pending.status.length).toBeGreaterThan(1); // disjunctive: other statuses still counted
   });
 
   it("lists a viewport through the index-only plan with the same result as a plain query", async () => {
-    const page = await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox: "2.3,48.8,2.4,48.9" }));
+    const page = await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ bbox: "2.3,48.8,2.4,48.9" }));
     expect(page.items.map((i) => i.id).sort()).toEqual([ids.bowtie, ids.bowtie2].sort());
-    const empty = await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox: "2.3,48.8,2.4,48.9", kind: "afc" }));
+    const empty = await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ bbox: "2.3,48.8,2.4,48.9", kind: "afc" }));
     expect(empty.items).toEqual([]);
   });
 
@@ -326,11 +339,11 @@ describe("bulk and counts", () => {
        FROM dead_letter WHERE bbox IS NOT NULL`,
     );
     const all = rows[0]!;
-    const extent = await matchingExtent(db.pool, { kind: ["spatial"], bbox: [100, 0, 101, 1] });
+    const extent = await matchingExtent(db.pool, UNSCOPED, { kind: ["spatial"], bbox: [100, 0, 101, 1] });
     expect(extent).toEqual({ bbox: [all.w, all.s, all.e, all.n], count: all.count });
     expect(extent.bbox![0]).toBeLessThanOrEqual(2.35);
     expect(extent.bbox![2]).toBeGreaterThanOrEqual(2.36);
-    expect(await matchingExtent(db.pool, { kind: ["afc"] })).toEqual({ bbox: null, count: 0 });
+    expect(await matchingExtent(db.pool, UNSCOPED, { kind: ["afc"] })).toEqual({ bbox: null, count: 0 });
   });
 });
 
@@ -415,13 +428,13 @@ describe("approving taps that still fail their schema", () => {
     const dry = await bulkAction(
       db.pool,
       { action: "approve", ids: [good!, bad!], dryRun: true },
-      { actor: analyst.actor, requestId: "t", now: new Date() },
+      { scope: UNSCOPED, actor: analyst.actor, requestId: "t", now: new Date() },
     );
     expect(dry).toMatchObject({ matched: 2, updated: 2, skipped: 0, warnings: { [TAP_FAILS_SCHEMA]: 1 } });
     const run = await bulkAction(
       db.pool,
       { action: "approve", ids: [good!, bad!] },
-      { actor: analyst.actor, requestId: "t", now: new Date() },
+      { scope: UNSCOPED, actor: analyst.actor, requestId: "t", now: new Date() },
     );
     expect(run).toMatchObject({ matched: 2, updated: 2, skipped: 0, warnings: { [TAP_FAILS_SCHEMA]: 1 } });
     expect((await getDeadLetter(db.pool, bad!)).status).toBe("approved");
@@ -466,6 +479,7 @@ describe("observation times to the microsecond", () => {
       do {
         const page = await listDeadLetters(
           db.pool,
+          UNSCOPED,
           ListQuerySchema.parse({ source: "micro", order, limit: "1", ...(cursor ? { cursor } : {}) }),
         );
         seen.push(...page.items.map((i) => `${i.idempotencyKey} ${i.observedAt}`));
@@ -485,11 +499,13 @@ describe("observation times to the microsecond", () => {
     const self = detail.observedAt;
     for (const range of [{ to: self }, { from: self }, { from: self, to: self }, { to: "1794045600.123456" }]) {
       const filter = ListQuerySchema.parse({ source: "micro", ...range });
-      const keys = (await listDeadLetters(db.pool, filter)).items.map((i) => i.idempotencyKey);
+      const keys = (await listDeadLetters(db.pool, UNSCOPED, filter)).items.map((i) => i.idempotencyKey);
       expect(keys, JSON.stringify(range)).toContain("us-epoch");
-      expect(await countMatching(db.pool, filter), JSON.stringify(range)).toBe(keys.length);
+      expect(await countMatching(db.pool, UNSCOPED, filter), JSON.stringify(range)).toBe(keys.length);
     }
-    expect((await listDeadLetters(db.pool, ListQuerySchema.parse({ source: "micro", from: self, to: self }))).items).toHaveLength(1);
+    expect((await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ source: "micro", from: self, to: self }))).items).toHaveLength(
+      1,
+    );
   });
 });
 

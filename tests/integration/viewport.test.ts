@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { countMatching } from "../../lib/dead-letters/query/facets";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
@@ -34,7 +35,7 @@ afterAll(async () => {
 });
 
 const list = async (bbox: string) =>
-  (await listDeadLetters(db.pool, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id).sort();
+  (await listDeadLetters(db.pool, UNSCOPED, ListQuerySchema.parse({ bbox, limit: 50 }))).items.map((i) => i.id).sort();
 
 describe("a viewport across ±180°", () => {
   it("lists, counts and maps the records on both sides", async () => {
@@ -42,8 +43,8 @@ describe("a viewport across ±180°", () => {
     expect(await list("175,-20,185,-15")).toEqual(both); // scrolled east past 180
     expect(await list("-185,-20,-175,-15")).toEqual(both); // the same place, scrolled west past -180
     const bbox = ListQuerySchema.parse({ bbox: "175,-20,185,-15" }).bbox!;
-    expect(await countMatching(db.pool, { bbox })).toBe(2);
-    const points = await mapPoints(db.pool, { bbox }, 6);
+    expect(await countMatching(db.pool, UNSCOPED, { bbox })).toBe(2);
+    const points = await mapPoints(db.pool, UNSCOPED, { bbox }, 6);
     expect(points.features.map((f) => f.properties.id).sort()).toEqual(both);
   });
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -183,8 +184,8 @@ async function makeUsers(pool: pg.Pool): Promise<TestUsers> {
   await pool.query(`INSERT INTO "user" (id, name, email, role) VALUES ('chaos-a', 'A', 'a@chaos.local', 'supervisor'),
     ('chaos-b', 'B', 'b@chaos.local', 'supervisor') ON CONFLICT DO NOTHING`);
   return {
-    creator: { userId: "chaos-a", email: "a@chaos.local", role: "supervisor" },
-    approver: { userId: "chaos-b", email: "b@chaos.local", role: "supervisor" },
+    creator: { scope: UNSCOPED, userId: "chaos-a", email: "a@chaos.local", role: "supervisor" },
+    approver: { scope: UNSCOPED, userId: "chaos-b", email: "b@chaos.local", role: "supervisor" },
   };
 }
 

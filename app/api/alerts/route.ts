@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
-import { listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
+import { alertsForScope, listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
 
 export const dynamic = "force-dynamic";
 
@@ -22,7 +22,7 @@ export const GET = defineRoute(
     const pool = getDb().pool;
     const webhooks = can(principal!.role, "alerts:manage") ? "whole" : "origin";
     const [rules, events] = await Promise.all([listAlertRules(pool, webhooks), recentAlertEvents(pool)]);
-    return { rules, events };
+    return alertsForScope(principal!.scope, rules, events);
   },
 );
 

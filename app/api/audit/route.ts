@@ -19,7 +19,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "{ events, nextCursor, masked }" } },
     },
   },
-  async ({ query }) => auditLog(getDb().pool, query, configuredMaskRules()),
+  async ({ query, principal }) => auditLog(getDb().pool, principal!.scope, query, configuredMaskRules()),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

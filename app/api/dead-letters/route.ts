@@ -24,7 +24,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "A page", schema: ListPageSchema } },
     },
   },
-  async ({ query }) => maskListPage(await listDeadLetters(getDb().pool, query), configuredMaskRules()),
+  async ({ query, principal }) => maskListPage(await listDeadLetters(getDb().pool, principal!.scope, query), configuredMaskRules()),
 );
 
 /** POST /api/dead-letters — ingest one envelope, a JSON array or NDJSON; results in input order. */

@@ -34,10 +34,20 @@ export const GET = defineRoute(
     const { format, unmask, excel, order, ...filter } = query;
     const mask = maskFor(principal, unmask);
     const pool = getDb().pool;
-    await assertExportable(pool, format, filter);
+    await assertExportable(pool, principal!.scope, format, filter);
     const exported = exportFilter(format, filter);
-    const estimate = exported === null ? 0 : filter.bbox || filter.q ? null : await countMatching(pool, exported);
-    const stream = streamOffThread("export", { format, filter, mask, order, excel, actor: actorOf(principal!), requestId, now });
+    const estimate = exported === null ? 0 : filter.bbox || filter.q ? null : await countMatching(pool, principal!.scope, exported);
+    const stream = streamOffThread("export", {
+      format,
+      filter,
+      scope: principal!.scope,
+      mask,
+      order,
+      excel,
+      actor: actorOf(principal!),
+      requestId,
+      now,
+    });
     const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, "");
     return new Response(stream, {
       headers: {

@@ -17,8 +17,8 @@ export const GET = defineRoute(
       responses: { 200: { description: "{ groups }" } },
     },
   },
-  async ({ query, now }) => ({
-    groups: await listGroups(getDb().pool, query, now),
+  async ({ query, now, principal }) => ({
+    groups: await listGroups(getDb().pool, principal!.scope, query, now),
   }),
 );
 

@@ -18,7 +18,8 @@ export const GET = defineRoute(
       responses: { 200: { description: "Matches" } },
     },
   },
-  async ({ query, principal }) => lookup(getDb().pool, query, maskFor(principal, false), { unmaskRights: hasUnmaskRights(principal) }),
+  async ({ query, principal }) =>
+    lookup(getDb().pool, principal!.scope, query, maskFor(principal, false), { unmaskRights: hasUnmaskRights(principal) }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

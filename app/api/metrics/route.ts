@@ -18,8 +18,10 @@ export const GET = defineRoute(
       responses: { 200: { description: "text/plain; version=0.0.4" } },
     },
   },
-  async ({ now }) =>
-    new Response(await prometheusMetrics(getDb().pool, now), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+  async ({ now, principal }) =>
+    new Response(await prometheusMetrics(getDb().pool, principal!.scope, now), {
+      headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+    }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -15,7 +15,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "The overview" } },
     },
   },
-  async ({ now }) => maskOverview(await healthOverview(getDb().pool, now), configuredMaskRules()),
+  async ({ now, principal }) => maskOverview(await healthOverview(getDb().pool, principal!.scope, now), configuredMaskRules()),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -19,8 +19,8 @@ export const GET = defineRoute(
       responses: { 200: { description: "{ batches }", schema: z.looseObject({}).describe("batches") } },
     },
   },
-  async ({ query, now }) => ({
-    batches: await listBatches(getDb().pool, query, now),
+  async ({ query, now, principal }) => ({
+    batches: await listBatches(getDb().pool, principal!.scope, query, now),
   }),
 );
 
@@ -41,7 +41,7 @@ export const POST = defineRoute(
   async ({ body, principal, now, requestId }) => {
     const pool = getDb().pool;
     const created = await createBatch(pool, body, actingUser(principal), { now, requestId });
-    return json({ ...(await getBatch(pool, created.id, now)), skipped: created.skipped }, { status: 201 });
+    return json({ ...(await getBatch(pool, principal!.scope, created.id, now)), skipped: created.skipped }, { status: 201 });
   },
 );
 

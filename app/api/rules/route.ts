@@ -16,8 +16,8 @@ export const GET = defineRoute(
       responses: { 200: { description: "{ rules }" } },
     },
   },
-  async ({ now }) => ({
-    rules: await listRules(getDb().pool, now),
+  async ({ now, principal }) => ({
+    rules: await listRules(getDb().pool, now, principal!.scope),
   }),
 );
 

@@ -20,7 +20,7 @@ export const GET = defineRoute(
   async ({ query, principal, now }) => {
     const pool = getDb().pool;
     const views = await listViews(pool, principal!);
-    return { items: query.counts ? await withCounts(pool, views, now) : views };
+    return { items: query.counts ? await withCounts(pool, principal!.scope, views, now) : views };
   },
 );
 

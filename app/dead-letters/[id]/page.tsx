@@ -24,7 +24,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   if (!id.success) notFound();
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const read = await readDetailForReader(getDb().pool, id.data).catch((err: unknown) => {
+  const read = await readDetailForReader(getDb().pool, principal.scope, id.data).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
     throw err;
   });

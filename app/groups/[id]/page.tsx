@@ -24,7 +24,7 @@ export default async function GroupPage({ params, searchParams }: { params: Prom
   const now = new Date();
   const pool = getDb().pool;
   const canTriage = can(principal.role, "dead_letters:triage");
-  const group = await getGroup(pool, id.data, now).catch((err: unknown) => {
+  const group = await getGroup(pool, principal.scope, id.data, now).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
     throw err;
   });
@@ -32,7 +32,10 @@ export default async function GroupPage({ params, searchParams }: { params: Prom
   for (const [k, v] of Object.entries(await searchParams)) for (const one of Array.isArray(v) ? v : v ? [v] : []) query.append(k, one);
   // The URL's filters narrow within the group: its source and reason always apply.
   const filter = { ...filterFromParams(query).filter, source: [group.source], reason: group.reasonGroup };
-  const [owners, first] = await Promise.all([canTriage ? assignableOwners(pool) : Promise.resolve([]), firstListPage(pool, filter, now)]);
+  const [owners, first] = await Promise.all([
+    canTriage ? assignableOwners(pool) : Promise.resolve([]),
+    firstListPage(pool, principal.scope, filter, now),
+  ]);
   return (
     <section aria-labelledby="group-heading">
       <GroupDetail

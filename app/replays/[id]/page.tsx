@@ -20,7 +20,7 @@ export default async function ReplayBatchPage({ params }: { params: Promise<{ id
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
   const [batch, approval] = await Promise.all([
-    getBatch(getDb().pool, id, now).catch((err: unknown) => {
+    getBatch(getDb().pool, principal.scope, id, now).catch((err: unknown) => {
       if (err instanceof AppError && err.code === "not_found") notFound();
       throw err;
     }),

@@ -36,21 +36,21 @@ function Problem({ children }: { children: React.ReactNode }) {
 
 /** /replays/new?ids=1,2,3 or /replays/new?status=approved&kind=afc… (the dead-letter list's filters). */
 export default async function NewReplayPage({ searchParams }: { searchParams: SearchParams }) {
-  await requirePagePrincipal("replays:manage");
+  const principal = await requirePagePrincipal("replays:manage");
   const raw = searchParamsToObject(toParams(await searchParams));
   let selection: Selection;
   let input: SelectionInput;
   if (raw.ids !== undefined) {
     const ids = (Array.isArray(raw.ids) ? raw.ids : raw.ids.split(",")).map((s) => s.trim()).filter(Boolean);
     if (ids.length === 0 || !ids.every(isBigintId)) return <Problem>ids: expected record ids separated by commas.</Problem>;
-    selection = { ids };
+    selection = { ids, scope: principal.scope };
     input = { ids };
   } else {
     const { cursor: _c, limit: _l, order: _o, ...filterRaw } = raw;
     const parsed = ListFilterSchema.safeParse(filterRaw);
     if (!parsed.success)
       return <Problem>Invalid filter: {parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}</Problem>;
-    selection = { filter: parsed.data };
+    selection = { filter: parsed.data, scope: principal.scope };
     // Only the filter's own keys go on to POST /api/replays, which refuses unknown ones (the list's URL may
     // carry others, e.g. the open record).
     input = { filter: Object.fromEntries(Object.entries(filterRaw).filter(([k]) => k in ListFilterSchema.shape)) };
@@ -69,7 +69,7 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
       sample: preview.sample.map((x) => ({ ...x, entityKey: maskEntityKey(x.entityKey, x.kind, rules) })),
     });
     // The preview leaves out what cannot be replayed; the form submits the same (the API would refuse the rest).
-    if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, input.ids) };
+    if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, principal.scope, input.ids) };
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return <Problem>{err.message}</Problem>;
     throw err;

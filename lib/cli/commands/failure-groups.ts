@@ -2,6 +2,7 @@
 // /groups and PATCH /api/groups/{id} offer them. Changes act as a named user (--as <email>, who must be allowed
 // to triage), recorded as the audit actor. Output masks card data as the API does for a reader without clear access.
 import { plural } from "../../vocabulary/plural";
+import { UNSCOPED } from "../../scope/record-scope";
 import "server-only";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
@@ -81,7 +82,12 @@ async function applyChange(
   await withCliDb(async (db) => {
     const actor = await actingAs(db, o.as);
     const patch = change(await build(db));
-    const group = await updateGroup(db.pool, gid, patch, { actor, requestId: `cli:${osAccount()}@group`, now: new Date() });
+    const group = await updateGroup(db.pool, gid, patch, {
+      actor,
+      scope: UNSCOPED,
+      requestId: `cli:${osAccount()}@group`,
+      now: new Date(),
+    });
     print(group, o.json, () => groupTable([group]));
   });
 }
@@ -105,7 +111,7 @@ export function registerGroupCommands(program: Command): void {
       );
       if (!r.success) throw optionsError(r.error.issues);
       await withCliDb(async (db) => {
-        const groups = await listGroups(db.pool, r.data, new Date());
+        const groups = await listGroups(db.pool, UNSCOPED, r.data, new Date());
         print(groups, o.json === true, () => groupTable(groups));
         say(`${groups.length} ${plural(groups.length, "group")}`);
       });
@@ -119,7 +125,7 @@ export function registerGroupCommands(program: Command): void {
     .action(async (id: string, o: { json?: boolean }) => {
       const gid = groupId(id);
       await withCliDb(async (db) => {
-        const g = await getGroup(db.pool, gid, new Date());
+        const g = await getGroup(db.pool, UNSCOPED, gid, new Date());
         print(g, o.json, () => {
           const lines = [groupTable([g])];
           if (g.resolution) lines.push(`resolution: ${g.resolution.reason}${g.resolution.link ? ` (${g.resolution.link})` : ""}\n`);

@@ -3,6 +3,7 @@
 // summaries to stderr. Card data is masked unless --unmask names (--as) a user allowed to see it; that export
 // is audited under their name.
 import { countOf, plural } from "../../vocabulary/plural";
+import { UNSCOPED } from "../../scope/record-scope";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
@@ -67,7 +68,7 @@ export function registerForensicsCommands(program: Command): void {
       });
       const { db, close } = await connectCli();
       try {
-        const result = await lookup(db.pool, query, configuredMaskRules(), { unmaskRights: true }); // the operator's own database
+        const result = await lookup(db.pool, UNSCOPED, query, configuredMaskRules(), { unmaskRights: true }); // the operator's own database, company-wide
         if (o.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           return;
@@ -120,11 +121,11 @@ export function registerForensicsCommands(program: Command): void {
             throw new Error(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`); // a refusal: exit 1
           actor = { id: user.id, email: user.email, role: user.role };
         }
-        await assertExportable(db.pool, format, filter);
+        await assertExportable(db.pool, UNSCOPED, format, filter);
         const started = performance.now();
         const { stream, stats, audited } = auditedExport(
           db.pool,
-          { format, filter, mask: o.unmask ? null : configuredMaskRules(), order, excel },
+          { format, filter, scope: UNSCOPED, mask: o.unmask ? null : configuredMaskRules(), order, excel },
           { actor, requestId: `export-${Date.now()}`, now: new Date() },
         );
         const reader = stream.getReader();

@@ -4,6 +4,8 @@
 // cannot approve, unless the batch is within the admin's single-approver limit). Batch ids go to stdout, so
 // `ID=$(redrive replay create …)` works; progress goes to stderr.
 import { plural } from "../../vocabulary/plural";
+import { UNSCOPED } from "../../scope/record-scope";
+import { readRecordScope } from "../../auth/teams/read-scope";
 import "server-only";
 import { hostname } from "node:os";
 import type { Command } from "commander";
@@ -41,7 +43,8 @@ async function actingAs(db: Db, email: string | undefined, permission: Permissio
   if (!user) throw new CliUsageError(`--as: no user with e-mail ${email}`);
   if (user.disabled) throw new CliUsageError(`--as: ${email} is disabled`);
   if (!isRole(user.role) || !can(user.role, permission)) throw new Error(`--as: ${email} (${user.role}) lacks permission ${permission}`); // a refusal: exit 1
-  return { userId: user.id, email: user.email, role: user.role };
+  // The user's teams bound what they batch and approve here as in the API.
+  return { userId: user.id, email: user.email, role: user.role, scope: await readRecordScope(db.pool, user.id) };
 }
 
 const header = (v: string, prev: Record<string, string> = {}) => {
@@ -173,7 +176,8 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
     .action(async (o: CreateOptions) => {
       const body = parseBody(createBody(o, sinks));
       await withCliDb(async (db) => {
-        const selection = body.ids ? { ids: body.ids } : { filter: body.filter ?? {} };
+        // The operator holds the database: a preview is company-wide (creating takes the --as user's teams).
+        const selection = body.ids ? { ids: body.ids, scope: UNSCOPED } : { filter: body.filter ?? {}, scope: UNSCOPED };
         if (o.preview) {
           await freshenReplayStatistics(db.pool);
           const p = await previewBatch(db.pool, selection, { origin: sinkPlug(body.sink.type).needsOrigin });
@@ -196,7 +200,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
               ? `you may approve it yourself (the admin allows one supervisor for batches of up to ${limit} record${limit === 1 ? "" : "s"})`
               : "another supervisor must approve it"),
         );
-        if (o.json) print(await getBatch(db.pool, created.id, new Date()), true);
+        if (o.json) print(await getBatch(db.pool, UNSCOPED, created.id, new Date()), true);
         else process.stdout.write(`${created.id}\n`);
       });
     });
@@ -221,7 +225,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
           const r = await applyBatchAction(db.pool, batchId.data, action, user, { now: new Date(), requestId: cliRequestId() });
           await r.itemsCancelled; // before the pool closes
           say(`batch ${id}: ${r.status}${r.cancelledItems ? ` (${r.cancelledItems} waiting items cancelled)` : ""}`);
-          if (o.json) print(await getBatch(db.pool, batchId.data, new Date()), true);
+          if (o.json) print(await getBatch(db.pool, UNSCOPED, batchId.data, new Date()), true);
         });
       });
   }
@@ -267,7 +271,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
       if (!isBigintId(id)) throw new CliUsageError(`${id}: not a batch id`);
       await withCliDb(async (db) => {
         for (;;) {
-          const view = await getBatch(db.pool, id, new Date());
+          const view = await getBatch(db.pool, UNSCOPED, id, new Date());
           print(view, o.json);
           if (!o.watch || ["completed", "cancelled", "failed"].includes(view.status)) return;
           await new Promise((r) => setTimeout(r, 1000));
@@ -285,7 +289,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
       const q = ListBatchesQuery.safeParse(o); // the API's own query: the same limits
       if (!q.success) throw optionsError(q.error.issues);
       await withCliDb(async (db) => {
-        const batches = await listBatches(db.pool, q.data, new Date());
+        const batches = await listBatches(db.pool, UNSCOPED, q.data, new Date());
         if (o.json) process.stdout.write(`${JSON.stringify(batches, null, 2)}\n`);
         else if (batches.length > 0) process.stdout.write(`${batches.map((b) => formatBatch(b, { oneLine: true })).join("\n")}\n`);
         // Said on stderr: stdout stays empty for scripts reading one batch per line.

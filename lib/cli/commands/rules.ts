@@ -12,6 +12,8 @@ import { approveRule, createRule, getRule, listRules, patchRule, type RuleContex
 import { CreateRuleBodySchema, RuleIdSchema, type RuleJobView, type RuleView } from "../../rules/rule-schemas";
 import { plural } from "../../vocabulary/plural";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
+import { UNSCOPED } from "../../scope/record-scope";
+import { readRecordScope } from "../../auth/teams/read-scope";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -24,6 +26,7 @@ async function actingAs(db: Db, email: string | undefined): Promise<RuleContext>
   return {
     actor: { id: user.id, email: user.email, role: user.role },
     role: user.role,
+    scope: await readRecordScope(db.pool, user.id),
     requestId: `cli:${osAccount()}@rule`,
     now: new Date(),
   };
@@ -93,7 +96,7 @@ export function registerRuleCommands(program: Command): void {
     .option("--json", "print the rules as JSON")
     .action(async (o: { json?: boolean }) => {
       await withCliDb(async (db) => {
-        const rules = await listRules(db.pool, new Date());
+        const rules = await listRules(db.pool, new Date(), UNSCOPED);
         print(rules, o.json, () => ruleTable(rules));
         say(`${rules.length} ${plural(rules.length, "rule")}`);
       });
@@ -106,7 +109,7 @@ export function registerRuleCommands(program: Command): void {
     .option("--json", "print the rule as JSON")
     .action(async (id: string, o: { json?: boolean }) => {
       await withCliDb(async (db) => {
-        const r = await getRule(db.pool, ruleId(id), new Date());
+        const r = await getRule(db.pool, ruleId(id), new Date(), UNSCOPED);
         print(r, o.json, () => {
           const lines = [ruleTable([r])];
           for (const v of r.versions ?? []) {
@@ -154,7 +157,7 @@ export function registerRuleCommands(program: Command): void {
     .action(async (id: string, o: { as?: string; json?: boolean }) => {
       await withCliDb(async (db) => {
         const ctx = await actingAs(db, o.as);
-        const r = await getRule(db.pool, ruleId(id), ctx.now);
+        const r = await getRule(db.pool, ruleId(id), ctx.now, ctx.scope);
         const job = await createRuleJob(db.pool, r.id, { type: "dry_run", match: r.match, action: r.action, version: r.version }, ctx);
         const done = await runJob(db, r.id, job);
         print(done, o.json, () => jobText(done));

@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, sourceColumnSql, sourceInScope, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { can, ROLES } from "../../auth/permissions";
 import { AppError } from "../../errors/app-error";
@@ -68,35 +69,48 @@ function toRow(r: GroupDbRow): GroupRow {
  * The rollup per group, status and day. Days before the trend's window are summed into one cell (day '')
  * so the result stays small however old the data; the group id is computed once per group, after grouping.
  */
-async function groupCells(db: Db, now: Date, where: { source?: string; id?: string }): Promise<GroupCell[]> {
+async function groupCells(db: Db, scope: RecordScope, now: Date, where: { source?: string; id?: string }): Promise<GroupCell[]> {
   const first = lastDays(now, TREND_DAYS)[0] as string;
   const values: unknown[] = [first];
   const conds: string[] = [];
   if (where.source !== undefined) conds.push(`source = $${values.push(where.source)}`);
   if (where.id !== undefined) conds.push(`failure_group_id(source, reason_group) = $${values.push(where.id)}`);
+  // A team claiming a broker source owns some of a source's records and not others: the rollup, per source, cannot
+  // tell them apart, so such a scope counts its groups from the records themselves.
+  const fromRecords = !scope.all && scope.origins.length > 0;
+  if (!scope.all) conds.push(fromRecords ? scopeSql(scope, paramsOf(values), "") : sourceColumnSql(scope, paramsOf(values), "source"));
+  const cells = fromRecords
+    ? `SELECT source, origin_source, reason_group, status, (observed_at AT TIME ZONE 'UTC')::date AS day, 1 AS n FROM dead_letter`
+    : "SELECT source, reason_group, status, day, n FROM dead_letter_stat";
   const { rows } = await db.query<CellRow>(
     `SELECT failure_group_id(source, reason_group) AS id, source, reason_group, status::text AS status, day, sum(n)::text AS n
      FROM (SELECT source, reason_group, status, CASE WHEN day >= $1::date THEN to_char(day, 'YYYY-MM-DD') ELSE '' END AS day, n
-           FROM dead_letter_stat ${conds.length ? `WHERE ${conds.join(" AND ")}` : ""}) s
+           FROM (${cells}) c ${conds.length ? `WHERE ${conds.join(" AND ")}` : ""}) s
      GROUP BY source, reason_group, status, day HAVING sum(n) <> 0`,
     values,
   );
   return rows.map((r) => ({ id: r.id, source: r.source, reasonGroup: r.reason_group, status: r.status, day: r.day, n: Number(r.n) }));
 }
 
-export async function listGroups(db: Db, query: GroupListQuery, now: Date): Promise<FailureGroupView[]> {
+export async function listGroups(db: Db, scope: RecordScope, query: GroupListQuery, now: Date): Promise<FailureGroupView[]> {
   const values: unknown[] = [];
   const conds: string[] = [];
   if (query.source !== undefined) conds.push(`g.source = $${values.push(query.source)}`);
   const [cells, rows] = await Promise.all([
-    groupCells(db, now, { source: query.source }),
+    groupCells(db, scope, now, { source: query.source }),
     db.query<GroupDbRow>(
       `SELECT ${GROUP_COLUMNS} FROM failure_group g LEFT JOIN "user" u ON u.id = g.owner_id
        ${conds.length ? `WHERE ${conds.join(" AND ")}` : ""}`,
       values,
     ),
   ]);
-  let groups = groupsFromCells(cells, rows.rows.map(toRow), now);
+  // A tracked group with no records in scope is another team's: only groups holding the reader's records are listed.
+  const visible = new Set(cells.map((c) => c.id));
+  let groups = groupsFromCells(
+    cells,
+    rows.rows.map(toRow).filter((r) => scope.all || visible.has(r.id)),
+    now,
+  );
   if (query.status) {
     const wanted = new Set<string>(query.status);
     groups = groups.filter((g) => wanted.has(g.status));
@@ -109,9 +123,9 @@ const notFound = (id: string) =>
     issues: [{ path: "id", message: "no such group" }],
   });
 
-export async function getGroup(db: Db, id: string, now: Date): Promise<FailureGroupDetail> {
+export async function getGroup(db: Db, scope: RecordScope, id: string, now: Date): Promise<FailureGroupDetail> {
   const [cells, rows, notes, resolvedBy] = await Promise.all([
-    groupCells(db, now, { id }),
+    groupCells(db, scope, now, { id }),
     db.query<GroupDbRow>(`SELECT ${GROUP_COLUMNS} FROM failure_group g LEFT JOIN "user" u ON u.id = g.owner_id WHERE g.id = $1`, [id]),
     groupNotes(db, id),
     resolverOf(db, id),
@@ -120,8 +134,9 @@ export async function getGroup(db: Db, id: string, now: Date): Promise<FailureGr
   const group = groupsFromCells(cells, rows.rows.map(toRow), now)[0];
   const by = (g: { resolution: unknown }) => (g.resolution ? resolvedBy : null);
   if (group) return { ...group, notes, resolvedBy: by(group) };
-  // A group whose records are all gone (retention, purge) keeps its row, status and notes.
-  if (row) {
+  // A group whose records are all gone (retention, purge) keeps its row, status and notes; shown to a scoped reader
+  // only when its source is theirs (no record tells which team it was).
+  if (row && (scope.all || sourceInScope(scope, row.source))) {
     const kept = toRow(row);
     return {
       ...kept,
@@ -181,12 +196,20 @@ async function groupNotes(db: Db, id: string): Promise<GroupNote[]> {
 }
 
 /** The notes on failure groups that mention a user: how many, and the newest `limit` (as mentionsOf for records). */
-export async function groupMentionsOf(db: Db, userId: string, limit = 20): Promise<MentionList> {
+export async function groupMentionsOf(db: Db, scope: RecordScope, userId: string, limit = 20): Promise<MentionList> {
+  const countValues: unknown[] = [userId];
+  const pageValues: unknown[] = [userId, limit];
+  const inScope = (values: unknown[]) => sourceColumnSql(scope, paramsOf(values), "g.source");
   const [count, rows] = await Promise.all([
-    db.query<{ n: number }>("SELECT count(*)::int AS n FROM failure_group_note WHERE mentions @> ARRAY[$1]::text[]", [userId]),
+    db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM failure_group_note n JOIN failure_group g ON g.id = n.group_id
+       WHERE n.mentions @> ARRAY[$1]::text[] AND ${inScope(countValues)}`,
+      countValues,
+    ),
     db.query<GroupNoteRow>(
-      `SELECT ${GROUP_NOTE_COLUMNS} FROM ${GROUP_NOTE_FROM} WHERE n.mentions @> ARRAY[$1]::text[] ORDER BY n.created_at DESC, n.id DESC LIMIT $2`,
-      [userId, limit],
+      `SELECT ${GROUP_NOTE_COLUMNS} FROM ${GROUP_NOTE_FROM} WHERE n.mentions @> ARRAY[$1]::text[] AND ${inScope(pageValues)}
+       ORDER BY n.created_at DESC, n.id DESC LIMIT $2`,
+      pageValues,
     ),
   ]);
   return {

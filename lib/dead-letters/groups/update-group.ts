@@ -1,4 +1,5 @@
 import "server-only";
+import type { RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";
@@ -16,6 +17,8 @@ import { resolveMentions } from "../notes/notes";
 
 export interface GroupChangeContext {
   actor: Actor;
+  /** the changer's records: a group holding none of them answers 404 */
+  scope: RecordScope;
   requestId: string | null;
   now: Date;
 }
@@ -45,6 +48,7 @@ async function checkOwner(client: pg.PoolClient, ownerId: string): Promise<void>
 }
 
 export async function updateGroup(pool: pg.Pool, id: string, patch: GroupPatch, ctx: GroupChangeContext): Promise<FailureGroupDetail> {
+  await getGroup(pool, ctx.scope, id, ctx.now);
   await inTransaction(pool, async (client) => {
     const key = await groupKey(client, id);
     // A group whose reason came from a failed replay has no row yet: it gets one now (first/last seen unknown,
@@ -113,5 +117,5 @@ export async function updateGroup(pool: pg.Pool, id: string, patch: GroupPatch, 
     }
     await appendAudit(client, audits, ctx.now);
   });
-  return getGroup(pool, id, ctx.now);
+  return getGroup(pool, ctx.scope, id, ctx.now);
 }

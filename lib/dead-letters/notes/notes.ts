@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
 import { can, ROLES } from "../../auth/permissions";
@@ -53,15 +54,19 @@ function toNote(r: NoteRow): Note {
   };
 }
 
-async function requireRecord(db: Db, id: string, lock = ""): Promise<void> {
-  const { rowCount } = await db.query(`SELECT 1 FROM dead_letter WHERE id = $1 ${lock}`, [id]);
+async function requireRecord(db: Db, scope: RecordScope, id: string, lock = ""): Promise<void> {
+  const values: unknown[] = [id];
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM dead_letter d WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))} ${lock}`,
+    values,
+  );
   if (!rowCount)
     throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
 }
 
 /** A record's notes, oldest first (a thread reads downwards). */
-export async function listNotes(db: Db, deadLetterId: string): Promise<Note[]> {
-  await requireRecord(db, deadLetterId);
+export async function listNotes(db: Db, scope: RecordScope, deadLetterId: string): Promise<Note[]> {
+  await requireRecord(db, scope, deadLetterId);
   const { rows } = await db.query<NoteRow>(
     `SELECT ${NOTE_COLUMNS} FROM ${NOTE_FROM} WHERE n.dead_letter_id = $1 ORDER BY n.created_at, n.id`,
     [deadLetterId],
@@ -89,13 +94,14 @@ export async function resolveMentions(db: Db, text: string): Promise<MentionedUs
 /** Adds a note (text already checked by NoteBodySchema) and its audit event, `dead_letter.note_added`. */
 export async function addNote(
   pool: pg.Pool,
+  scope: RecordScope,
   deadLetterId: string,
   text: string,
   ctx: AuditContext & { actor: { id: string; email: string }; rules: MaskRules },
 ): Promise<Note> {
   return inTransaction(pool, async (client) => {
     // FOR KEY SHARE: a purge running now either waits for the note or the note sees the record gone.
-    await requireRecord(client, deadLetterId, "FOR KEY SHARE");
+    await requireRecord(client, scope, deadLetterId, "FOR KEY SHARE");
     const mentions = await resolveMentions(client, text);
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO dead_letter_note (dead_letter_id, author_id, author_email, text, search_text, mentions, created_at)
@@ -122,12 +128,21 @@ export async function addNote(
 }
 
 /** The notes on records that mention a user: how many, and the newest `limit`. */
-export async function mentionsOf(db: Db, userId: string, limit = 20): Promise<MentionList> {
+export async function mentionsOf(db: Db, scope: RecordScope, userId: string, limit = 20): Promise<MentionList> {
+  // A mention on a record outside the reader's teams is not theirs to see (the record answers 404 to them).
+  const visible = (values: unknown[]) =>
+    scope.all ? "TRUE" : `EXISTS (SELECT 1 FROM dead_letter d WHERE d.id = n.dead_letter_id AND ${scopeSql(scope, paramsOf(values))})`;
+  const countValues: unknown[] = [userId];
+  const pageValues: unknown[] = [userId, limit];
   const [count, rows] = await Promise.all([
-    db.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter_note WHERE mentions @> ARRAY[$1]::text[]", [userId]),
+    db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM dead_letter_note n WHERE n.mentions @> ARRAY[$1]::text[] AND ${visible(countValues)}`,
+      countValues,
+    ),
     db.query<NoteRow>(
-      `SELECT ${NOTE_COLUMNS} FROM ${NOTE_FROM} WHERE n.mentions @> ARRAY[$1]::text[] ORDER BY n.created_at DESC, n.id DESC LIMIT $2`,
-      [userId, limit],
+      `SELECT ${NOTE_COLUMNS} FROM ${NOTE_FROM} WHERE n.mentions @> ARRAY[$1]::text[] AND ${visible(pageValues)}
+       ORDER BY n.created_at DESC, n.id DESC LIMIT $2`,
+      pageValues,
     ),
   ]);
   return { count: count.rows[0]?.n ?? 0, items: rows.rows.map((r) => ({ ...toNote(r), group: null })) };

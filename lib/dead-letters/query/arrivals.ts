@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import type { Arrivals } from "../contract/list";
 import type { ListFilter } from "../filters";
+import type { RecordScope } from "../../scope/record-scope";
 import { buildWhere, viewportClause } from "./where";
 
 // What arrived since the list was loaded, for its "N new — show" banner: the records under the same filter with
@@ -11,13 +12,22 @@ import { buildWhere, viewportClause } from "./where";
 
 export const ARRIVALS_CAP = 999;
 
-export async function countArrivals(db: pg.Pool | pg.PoolClient, filter: ListFilter, after: string | undefined): Promise<Arrivals> {
+export async function countArrivals(
+  db: pg.Pool | pg.PoolClient,
+  scope: RecordScope,
+  filter: ListFilter,
+  after: string | undefined,
+): Promise<Arrivals> {
   const { rows: top } = await db.query<{ id: string | null }>(`SELECT max(id)::text AS id FROM dead_letter`);
   const watermark = top[0]?.id ?? "0";
   if (after === undefined) return { watermark, count: 0, cap: ARRIVALS_CAP, capped: false };
   const values: unknown[] = [];
   const { bbox, ...rest } = filter;
-  const clauses = [buildWhere(rest, values).text, `d.id > $${values.push(after)}::bigint`, `d.id <= $${values.push(watermark)}::bigint`];
+  const clauses = [
+    buildWhere(scope, rest, values).text,
+    `d.id > $${values.push(after)}::bigint`,
+    `d.id <= $${values.push(watermark)}::bigint`,
+  ];
   if (bbox) clauses.push(`COALESCE(${viewportClause(bbox, (v) => `$${values.push(v)}`)}, false)`);
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT 1 FROM dead_letter d WHERE ${clauses.join(" AND ")} LIMIT ${ARRIVALS_CAP + 1}) s`,

@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { utcMicrosSql } from "../../time/instant";
@@ -96,13 +97,14 @@ const LIGHT_COLUMNS = DETAIL_COLUMNS.replace(HEAVY_COLUMN, (_m, c: string) => `C
  * HEAVY_DETAIL_BYTES (256 KB) stored (a 1,000,000-vertex polygon kept as poison: 12 MB of envelope and as much payload)
  * is not read here: receiving, parsing, masking and serializing it held the event loop for seconds.
  */
-export async function readDetailForReader(db: Db, id: string): Promise<ReaderRead> {
+export async function readDetailForReader(db: Db, scope: RecordScope, id: string): Promise<ReaderRead> {
+  const values: unknown[] = [id, HEAVY_DETAIL_BYTES];
   const [{ rows }, failures] = await Promise.all([
     db.query<DetailRow & { heavy: boolean; stored_bytes: string }>(
       `SELECT ${LIGHT_COLUMNS}, s.heavy, b.stored_bytes::text AS stored_bytes
        FROM dead_letter d, LATERAL (SELECT ${STORED_BYTES} AS stored_bytes) b, LATERAL (SELECT b.stored_bytes > $2 AS heavy) s
-       WHERE d.id = $1`,
-      [id, HEAVY_DETAIL_BYTES],
+       WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))}`,
+      values,
     ),
     readFailures(db, id),
   ]);

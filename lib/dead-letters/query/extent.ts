@@ -2,15 +2,16 @@ import "server-only";
 import type pg from "pg";
 import type { ListFilter } from "../filters";
 import type { Extent } from "../contract/map";
+import type { RecordScope } from "../../scope/record-scope";
 import { buildWhere } from "./where";
 
 // Where the spatial records matching the list's filters are: the box the list map fits to, so a filter on a
 // source whose records are in Tokyo and Auckland does not leave the map on Europe showing none of them.
 
 /** The union of the matching records' boxes (the filter's own bbox, the map view, is not applied). */
-export async function matchingExtent(db: pg.Pool | pg.PoolClient, filter: ListFilter): Promise<Extent> {
+export async function matchingExtent(db: pg.Pool | pg.PoolClient, scope: RecordScope, filter: ListFilter): Promise<Extent> {
   const { bbox: _view, ...rest } = filter;
-  const where = buildWhere(rest);
+  const where = buildWhere(scope, rest);
   // A box is stored as (high corner),(low corner): [0] is north-east, [1] south-west. Records either side of the
   // antimeridian (Fiji at 178° and at -179.9°) span the whole world in longitudes -180..180 but a few degrees
   // in 0..360: both are computed and the narrower one is kept.

@@ -4,6 +4,7 @@ import { facetsFromCube, nonFacetFilter, rollupCanCount, splitByDay, type CubeCe
 import type { ListFilter } from "../filters";
 import type { Facets } from "../contract/facets";
 import { commonLexemes } from "./common-lexemes";
+import { paramsOf, sourceColumnSql, type RecordScope } from "../../scope/record-scope";
 import { buildWhere, buildWhereBranches, commonWordsSql, payloadWords, selectBranches } from "./where";
 
 // Facet counts for the list (GET /api/dead-letters/facets). Counting a large table directly is too slow for the
@@ -46,9 +47,10 @@ interface CubeRow {
 
 const toCells = (rows: CubeRow[]): CubeCell[] => rows.map((r) => ({ ...r, n: Number(r.n) }));
 
-async function rollupDays(db: Db, first: string | null, last: string | null): Promise<CubeCell[]> {
+async function rollupDays(db: Db, scope: RecordScope, first: string | null, last: string | null): Promise<CubeCell[]> {
   const values: unknown[] = [];
   const where: string[] = [];
+  if (!scope.all) where.push(sourceColumnSql(scope, paramsOf(values), "source"));
   if (first) where.push(`day >= $${values.push(first)}::date`);
   if (last) where.push(`day <= $${values.push(last)}::date`);
   const { rows } = await db.query<CubeRow>(
@@ -67,24 +69,29 @@ const DAY_MS = 86_400_000;
  * fetch each, 300–500 ms — or, for the facet panel, estimated as the day's rollup times the share of the day
  * covered (`exact: false`).
  */
-async function rollupCube(db: Db, filter: ListFilter, edges: "exact" | "estimate"): Promise<{ cells: CubeCell[]; exact: boolean }> {
+async function rollupCube(
+  db: Db,
+  scope: RecordScope,
+  filter: ListFilter,
+  edges: "exact" | "estimate",
+): Promise<{ cells: CubeCell[]; exact: boolean }> {
   const split = splitByDay(filter.from, filter.to);
   const parts: Promise<CubeCell[]>[] = [];
-  if (split.anyDay) parts.push(rollupDays(db, split.firstDay, split.lastDay));
+  if (split.anyDay) parts.push(rollupDays(db, scope, split.firstDay, split.lastDay));
   for (const edge of split.edges) {
     if (edges === "exact") {
-      parts.push(directCube(db, { from: edge.from, to: edge.to }, Infinity).then((r) => r.cells));
+      parts.push(directCube(db, scope, { from: edge.from, to: edge.to }, Infinity).then((r) => r.cells));
     } else {
       const day = edge.from.slice(0, 10);
       const share = Math.min(1, (Date.parse(edge.to) - Date.parse(edge.from) + 1) / DAY_MS);
-      parts.push(rollupDays(db, day, day).then((cells) => cells.map((c) => ({ ...c, n: c.n * share }))));
+      parts.push(rollupDays(db, scope, day, day).then((cells) => cells.map((c) => ({ ...c, n: c.n * share }))));
     }
   }
   return { cells: (await Promise.all(parts)).flat(), exact: edges === "exact" || split.edges.length === 0 };
 }
 
-async function directCube(db: Db, filter: ListFilter, cap: number): Promise<{ cells: CubeCell[]; capped: boolean }> {
-  const where = buildWhere(filter);
+async function directCube(db: Db, scope: RecordScope, filter: ListFilter, cap: number): Promise<{ cells: CubeCell[]; capped: boolean }> {
+  const where = buildWhere(scope, filter);
   const limit = Number.isFinite(cap) ? `LIMIT ${cap + 1}` : "";
   const { rows } = await db.query<CubeRow>(
     `SELECT ${CUBE_COLUMNS.replaceAll("::text", "")}, count(*)::text AS n
@@ -96,8 +103,8 @@ async function directCube(db: Db, filter: ListFilter, cap: number): Promise<{ ce
 }
 
 /** Index-only over dead_letter_view_idx: every referenced column is in the index (kind is always spatial); one scan per search box. */
-async function viewportCube(db: Db, filter: ListFilter): Promise<{ cells: CubeCell[]; capped: boolean }> {
-  const { branches, values } = buildWhereBranches(filter);
+async function viewportCube(db: Db, scope: RecordScope, filter: ListFilter): Promise<{ cells: CubeCell[]; capped: boolean }> {
+  const { branches, values } = buildWhereBranches(scope, filter);
   const { rows } = await db.query<CubeRow>(
     `SELECT 'spatial' AS kind, status::text AS status, failure_class::text AS failure_class, source, reason_group,
        count(*)::text AS n
@@ -118,10 +125,10 @@ async function commonWords(db: Db, q: string): Promise<boolean> {
   return rows[0]?.c === true;
 }
 
-async function sampledCube(db: Db, filter: ListFilter): Promise<{ cells: CubeCell[]; scale: number }> {
+async function sampledCube(db: Db, scope: RecordScope, filter: ListFilter): Promise<{ cells: CubeCell[]; scale: number }> {
   const est = await db.query<{ n: number }>("SELECT GREATEST(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'dead_letter'::regclass");
   const percent = Math.min(100, Math.max(0.1, (100 * SAMPLE_ROWS) / (est.rows[0]?.n ?? SAMPLE_ROWS)));
-  const where = buildWhere(filter);
+  const where = buildWhere(scope, filter);
   // REPEATABLE: the same pages every time, so refreshing the page does not make the numbers jitter.
   const { rows } = await db.query<CubeRow>(
     `SELECT ${CUBE_COLUMNS}, count(*)::text AS n FROM dead_letter d TABLESAMPLE SYSTEM (${percent.toFixed(3)}) REPEATABLE (42)
@@ -131,42 +138,48 @@ async function sampledCube(db: Db, filter: ListFilter): Promise<{ cells: CubeCel
   return { cells: toCells(rows), scale: 100 / percent };
 }
 
-export async function facetCounts(db: Db, filter: ListFilter): Promise<Facets> {
+export async function facetCounts(db: Db, scope: RecordScope, filter: ListFilter): Promise<Facets> {
   const rest = nonFacetFilter(filter);
-  if (rollupCanCount(rest)) {
+  if (rollupCanCount(rest) && rollupCanScope(scope)) {
     maybeCompact(db);
-    const cube = await rollupCube(db, rest, "estimate");
+    const cube = await rollupCube(db, scope, rest, "estimate");
     return facetsFromCube(cube.cells, filter, cube.exact);
   }
   if (rest.q !== undefined && (await commonWords(db, rest.q))) {
-    const sample = await sampledCube(db, rest);
+    const sample = await sampledCube(db, scope, rest);
     return facetsFromCube(sample.cells, filter, false, sample.scale);
   }
   const exact =
     rest.bbox !== undefined && rest.q === undefined
-      ? await viewportCube(db, rest)
-      : await directCube(db, rest, rest.q ? SEARCH_DIRECT_CAP : DIRECT_CAP);
+      ? await viewportCube(db, scope, rest)
+      : await directCube(db, scope, rest, rest.q ? SEARCH_DIRECT_CAP : DIRECT_CAP);
   if (!exact.capped) return facetsFromCube(exact.cells, filter, true);
-  const sample = await sampledCube(db, rest);
+  const sample = await sampledCube(db, scope, rest);
   return facetsFromCube(sample.cells, filter, false, sample.scale);
+}
+
+/** The rollup counts per source: a scope naming broker sources (origin_source, not in the rollup) is counted from the records. */
+function rollupCanScope(scope: RecordScope): boolean {
+  return scope.all || scope.origins.length === 0;
 }
 
 /**
  * Exact number of records matching a filter (bulk actions confirm it): from the rollup when the filter allows,
  * otherwise counted directly.
  */
-export async function countMatching(db: Db, filter: ListFilter): Promise<number> {
+export async function countMatching(db: Db, scope: RecordScope, filter: ListFilter): Promise<number> {
   const rest = nonFacetFilter(filter);
-  if (rollupCanCount(rest)) return facetsFromCube((await rollupCube(db, rest, "exact")).cells, filter, true).total;
+  if (rollupCanCount(rest) && rollupCanScope(scope))
+    return facetsFromCube((await rollupCube(db, scope, rest, "exact")).cells, filter, true).total;
   if (filter.bbox) {
     // Only spatial records have a box, and kind is not in dead_letter_view_idx: leaving it out keeps the count
     // index-only (400k rows, Europe's 86,863 records: 79 ms as a UNION ALL, 1.4 s as an OR's bitmap heap scan).
     if (filter.kind && !filter.kind.includes("spatial")) return 0;
-    const { branches, values } = buildWhereBranches({ ...filter, kind: undefined });
+    const { branches, values } = buildWhereBranches(scope, { ...filter, kind: undefined });
     const { rows } = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM (${selectBranches("1", branches)}) s`, values);
     return Number(rows[0]?.n ?? 0);
   }
-  const where = buildWhere(filter);
+  const where = buildWhere(scope, filter);
   const { rows } = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM dead_letter d WHERE ${where.text}`, where.values);
   return Number(rows[0]?.n ?? 0);
 }

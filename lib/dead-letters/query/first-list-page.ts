@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import type { RecordScope } from "../../scope/record-scope";
 import type { ListFilter } from "../filters";
 import { configuredMaskRules } from "../../masking/config";
 import { facetCounts } from "./facets";
@@ -21,10 +22,10 @@ export interface FirstListPage {
   renderedAt: number;
 }
 
-export async function firstListPage(pool: pg.Pool, filter: ListFilter, now: Date): Promise<FirstListPage> {
+export async function firstListPage(pool: pg.Pool, scope: RecordScope, filter: ListFilter, now: Date): Promise<FirstListPage> {
   const [page, facets] = await Promise.all([
-    listDeadLetters(pool, { ...filter, limit: LIST_PAGE_SIZE, order: "desc" }),
-    facetCounts(pool, filter),
+    listDeadLetters(pool, scope, { ...filter, limit: LIST_PAGE_SIZE, order: "desc" }),
+    facetCounts(pool, scope, filter),
   ]);
   const rules = configuredMaskRules();
   // The key is computed from the filter as given: masked, a search for a key holding a Luhn-valid digit run no

@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor } from "./cursor";
 import { commonLexemes } from "./common-lexemes";
 import { maybeCompact } from "./facets";
 import type { ListQuery } from "../filters";
+import type { RecordScope } from "../../scope/record-scope";
 import { buildWhere, buildWhereBranches, commonWordsSql, searchParts, selectBranches, viewportClause, type PayloadMatch } from "./where";
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.reason,
@@ -63,17 +64,17 @@ export const VIEWPORT_CAP = 5_000;
 const ORDER = (order: string, alias = "d") => `${alias}.observed_at ${order}, ${alias}.id ${order}`;
 
 /** One page of the list, newest (or oldest) observation first, by keyset over (observed_at, id). */
-export async function listDeadLetters(db: pg.Pool | pg.PoolClient, query: ListQuery): Promise<ListPage> {
+export async function listDeadLetters(db: pg.Pool | pg.PoolClient, scope: RecordScope, query: ListQuery): Promise<ListPage> {
   if (query.bbox && query.kind && !query.kind.includes("spatial")) return { items: [], nextCursor: null }; // only spatial records have a box
   let rows: Row[] | null = null;
-  if (query.bbox && !query.q) rows = await sortedViewport(db, query);
+  if (query.bbox && !query.q) rows = await sortedViewport(db, scope, query);
   else if (!query.q && facetDimensions(query) >= 2) {
     // A combination of facets can be empty although each part is common (an AFC reason with kind=spatial):
     // walking one facet's index would then read all of it (~1 s at 1M rows). The rollup knows, in ~3 ms.
     // Walking the best index reads ~101 / density rows, so it stays the plan whenever anything matches.
     if ((await rollupUpperBound(db, query)) === 0) return { items: [], nextCursor: null };
   }
-  rows ??= await walkObserved(db, query);
+  rows ??= await walkObserved(db, scope, query);
   const items = rows.slice(0, query.limit).map(toSummary);
   const last = items.at(-1);
   return {
@@ -120,10 +121,10 @@ function keysetClause(query: ListQuery, values: unknown[]): string | null {
  * holds more than VIEWPORT_CAP of them. No ORDER BY inside the CTE, or the planner could prefer walking
  * observed_at with the viewport as a filter.
  */
-async function sortedViewport(db: pg.Pool | pg.PoolClient, query: ListQuery): Promise<Row[] | null> {
+async function sortedViewport(db: pg.Pool | pg.PoolClient, scope: RecordScope, query: ListQuery): Promise<Row[] | null> {
   const values: unknown[] = [];
   const order = query.order === "asc" ? "ASC" : "DESC";
-  const { branches } = buildWhereBranches({ ...query, kind: undefined }, values);
+  const { branches } = buildWhereBranches(scope, { ...query, kind: undefined }, values);
   const keyset = keysetClause(query, values);
   const union = selectBranches(
     "d.id, d.observed_at",
@@ -144,12 +145,12 @@ async function sortedViewport(db: pg.Pool | pg.PoolClient, query: ListQuery): Pr
  * Walks the (filter, observed_at, id) indexes. The viewport test is written so the GiST index cannot serve it
  * (COALESCE is not an indexable operator): the observed_at indexes carry the box, so it costs no heap access.
  */
-async function walkObserved(db: pg.Pool | pg.PoolClient, query: ListQuery): Promise<Row[]> {
+async function walkObserved(db: pg.Pool | pg.PoolClient, scope: RecordScope, query: ListQuery): Promise<Row[]> {
   const values: unknown[] = [];
   const p = (v: unknown) => `$${values.push(v)}`;
   const order = query.order === "asc" ? "ASC" : "DESC";
   const { bbox, q, ...rest } = query;
-  const where = buildWhere(rest, values);
+  const where = buildWhere(scope, rest, values);
   const clauses = [where.text, keysetClause(query, values)];
   if (bbox) clauses.push(`COALESCE(${viewportClause(bbox, p)}, false)`);
   const base = clauses.filter(Boolean).join(" AND ");

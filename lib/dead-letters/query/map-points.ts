@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import type { ListFilter } from "../filters";
 import type { MapPoints } from "../contract/map";
+import type { RecordScope } from "../../scope/record-scope";
 import { buildWhere, buildWhereBranches, selectBranches } from "./where";
 
 // Points for the list's map (GET /api/dead-letters/map-points): the centre of every matching record's box in the
@@ -46,10 +47,10 @@ function toPoints(rows: PointRow[], mode: MapPoints["mode"], total: number, scal
   };
 }
 
-export async function mapPoints(db: pg.Pool | pg.PoolClient, filter: ListFilter, zoom: number): Promise<MapPoints> {
+export async function mapPoints(db: pg.Pool | pg.PoolClient, scope: RecordScope, filter: ListFilter, zoom: number): Promise<MapPoints> {
   if (filter.kind && !filter.kind.includes("spatial")) return toPoints([], "points", 0);
   // kind is implied by having a box (only spatial records have one) and is not in the covering index.
-  const { branches, values } = buildWhereBranches({ ...filter, kind: undefined, bbox: filter.bbox ?? [-540, -90, 540, 90] });
+  const { branches, values } = buildWhereBranches(scope, { ...filter, kind: undefined, bbox: filter.bbox ?? [-540, -90, 540, 90] });
   const cell = cellSize(zoom);
   const { rows } = await db.query<PointRow & { total: number }>(
     `WITH inview AS MATERIALIZED (${selectBranches(`d.id, ${CX} AS x, ${CY} AS y`, branches)} LIMIT ${GRID_CAP + 1}),
@@ -64,13 +65,13 @@ export async function mapPoints(db: pg.Pool | pg.PoolClient, filter: ListFilter,
   const total = rows[0]?.total ?? 0;
   if (total <= POINT_LIMIT) return toPoints(rows, "points", total);
   if (total <= GRID_CAP) return toPoints(rows, "grid", total);
-  return sampledGrid(db, filter, cell);
+  return sampledGrid(db, scope, filter, cell);
 }
 
-async function sampledGrid(db: pg.Pool | pg.PoolClient, filter: ListFilter, cell: number): Promise<MapPoints> {
+async function sampledGrid(db: pg.Pool | pg.PoolClient, scope: RecordScope, filter: ListFilter, cell: number): Promise<MapPoints> {
   const est = await db.query<{ n: number }>("SELECT GREATEST(reltuples, 1)::float8 AS n FROM pg_class WHERE oid = 'dead_letter'::regclass");
   const percent = Math.min(100, Math.max(0.1, (100 * SAMPLE_ROWS) / (est.rows[0]?.n ?? SAMPLE_ROWS)));
-  const where = buildWhere({ ...filter, kind: undefined });
+  const where = buildWhere(scope, { ...filter, kind: undefined });
   const { rows } = await db.query<PointRow>(
     `SELECT NULL::text AS id, avg(x) AS x, avg(y) AS y, count(*)::text AS n
      FROM (SELECT ${CX} AS x, ${CY} AS y FROM dead_letter d TABLESAMPLE SYSTEM (${percent.toFixed(3)}) REPEATABLE (42)

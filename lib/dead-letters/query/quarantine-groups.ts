@@ -1,4 +1,5 @@
 import "server-only";
+import { paramsOf, scopeSql, sourceColumnSql, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import type { QuarantineGroup } from "../contract/quarantine";
 
@@ -66,12 +67,22 @@ export function withReasons(
   });
 }
 
-export async function quarantineGroups(db: pg.Pool | pg.PoolClient, now: Date): Promise<QuarantineGroup[]> {
+export async function quarantineGroups(db: pg.Pool | pg.PoolClient, scope: RecordScope, now: Date): Promise<QuarantineGroup[]> {
+  // The rollup counts per source; a scope claiming broker sources counts from the records (see read-groups.ts).
+  const fromRecords = !scope.all && scope.origins.length > 0;
+  const countValues: unknown[] = [];
+  const cells = fromRecords
+    ? `SELECT reason_group, kind, (observed_at AT TIME ZONE 'UTC')::date AS day, 1 AS n FROM dead_letter d
+       WHERE d.status = 'quarantined' AND ${scopeSql(scope, paramsOf(countValues))}`
+    : `SELECT reason_group, kind, day, n FROM dead_letter_stat WHERE status = 'quarantined' AND ${sourceColumnSql(scope, paramsOf(countValues), "source")}`;
+  const reasonValues: unknown[] = [];
+  const reasonScope = scopeSql(scope, paramsOf(reasonValues));
   const [counts, reasons] = await Promise.all([
     db.query<Row>(
       `SELECT reason_group, kind::text AS kind, to_char(day, 'YYYY-MM-DD') AS day, sum(n)::text AS n
-       FROM dead_letter_stat WHERE status = 'quarantined'
+       FROM (${cells}) c
        GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
+      countValues,
     ),
     // The reason given with each quarantined record's latest quarantine decision (the audit chain keeps it; the
     // record does not): quarantined records only, each one index probe into the audit's target index.
@@ -81,8 +92,9 @@ export async function quarantineGroups(db: pg.Pool | pg.PoolClient, now: Date): 
        CROSS JOIN LATERAL (SELECT a.reason FROM audit_event a
                            WHERE a.target_type = 'dead_letter' AND a.target_id = d.id::text AND a.action = 'dead_letter.quarantined'
                            ORDER BY a.id DESC LIMIT 1) q
-       WHERE d.status = 'quarantined' AND q.reason IS NOT NULL
+       WHERE d.status = 'quarantined' AND q.reason IS NOT NULL AND ${reasonScope}
        GROUP BY 1, 2, 3`,
+      reasonValues,
     ),
   ]);
   const groups = toGroups(

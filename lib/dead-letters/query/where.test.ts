@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ListFilterSchema } from "../filters";
+import { UNSCOPED } from "../../scope/record-scope";
 import {
   buildWhere,
   buildWhereBranches,
@@ -15,12 +16,12 @@ import {
 
 describe("buildWhere", () => {
   it("is TRUE without filters", () => {
-    expect(buildWhere({})).toEqual({ text: "TRUE", values: [] });
+    expect(buildWhere(UNSCOPED, {})).toEqual({ text: "TRUE", values: [] });
   });
 
   it("parameterises every value, never interpolates", () => {
     const filter = ListFilterSchema.parse({ kind: "afc", status: "pending,approved", source: "x'; drop table y; --" });
-    const { text, values } = buildWhere(filter);
+    const { text, values } = buildWhere(UNSCOPED, filter);
     expect(text).not.toContain("drop table");
     expect(values).toEqual(["afc", ["pending", "approved"], "x'; drop table y; --"]);
     // One value is an equality (so an index on it can still return rows in observed_at order), several an ANY.
@@ -29,22 +30,22 @@ describe("buildWhere", () => {
 
   it("selects a broker source's records by their origin, as a parameter", () => {
     const filter = ListFilterSchema.parse({ status: "pending", origin: "orders-dlq" });
-    expect(buildWhere(filter)).toEqual({
+    expect(buildWhere(UNSCOPED, filter)).toEqual({
       text: 'd.status = $1::"DeadLetterStatus" AND d.origin_source = $2',
       values: ["pending", "orders-dlq"],
     });
-    expect(buildWhereBranches({ origin: "orders-dlq", bbox: [0, 0, 1, 1] }).branches[0]).toBe(
+    expect(buildWhereBranches(UNSCOPED, { origin: "orders-dlq", bbox: [0, 0, 1, 1] }).branches[0]).toBe(
       "d.origin_source = $1 AND d.bbox && box(point($2, $3), point($4, $5))",
     );
   });
 
   it("finds a key by its first characters in any case, and a feature by its id", () => {
-    const { text, values } = buildWhere({ q: "SP-2030ba99" });
+    const { text, values } = buildWhere(UNSCOPED, { q: "SP-2030ba99" });
     expect(text).toContain("lower(d.idempotency_key) LIKE $2");
     expect(text).toContain("(d.kind = 'spatial' AND d.entity_key = $1)");
     expect(values.slice(0, 2)).toEqual(["SP-2030ba99", "sp-2030ba99%"]);
     // an event hash prefix is a key prefix like any other
-    expect(buildWhere({ q: "ABCDEFAB" }).values).toEqual(["ABCDEFAB", "abcdefab%"]);
+    expect(buildWhere(UNSCOPED, { q: "ABCDEFAB" }).values).toEqual(["ABCDEFAB", "abcdefab%"]);
   });
 
   it("stops a key prefix ending in digits where the key's run of digits could be a card number", () => {
@@ -61,25 +62,25 @@ describe("buildWhere", () => {
   });
 
   it("matches short text whole: a prefix of a few characters would match most of the table", () => {
-    expect(buildWhere({ q: "abc" }).values).toEqual(["abc"]);
-    expect(buildWhere({ q: "sp-12" }).values).toEqual(["sp-12"]);
+    expect(buildWhere(UNSCOPED, { q: "abc" }).values).toEqual(["abc"]);
+    expect(buildWhere(UNSCOPED, { q: "sp-12" }).values).toEqual(["sp-12"]);
   });
 
   it("keeps LIKE's wildcards literal in a searched prefix", () => {
-    expect(buildWhere({ q: "key_100%" }).values).toEqual(["key_100%", "key\\_100\\%%"]);
+    expect(buildWhere(UNSCOPED, { q: "key_100%" }).values).toEqual(["key_100%", "key\\_100\\%%"]);
   });
 
   it("searches the payload's words with q itself, and a condition's value then its exact jsonpath", () => {
-    expect(buildWhere({ q: "fence" }).text).toContain("d.search_doc @@ plainto_tsquery('simple', $1)");
-    const { text, values } = buildWhere(ListFilterSchema.parse({ q: 'properties.sensor = "SN-9"' }));
+    expect(buildWhere(UNSCOPED, { q: "fence" }).text).toContain("d.search_doc @@ plainto_tsquery('simple', $1)");
+    const { text, values } = buildWhere(UNSCOPED, ListFilterSchema.parse({ q: 'properties.sensor = "SN-9"' }));
     expect(text).toContain("(d.search_doc @@ plainto_tsquery('simple', $3) AND jsonb_path_exists(d.payload, $4::jsonpath, $5::jsonb))");
     expect(values.slice(2)).toEqual(["SN-9", '$."properties"."sensor" ? (@ == $s)', '{"s":"SN-9"}']);
   });
 
   it("leaves the feature-id branch out when the filter excludes spatial records", () => {
-    expect(buildWhere({ q: "dev-1" }).text).toContain("d.entity_key = $1");
-    expect(buildWhere({ q: "dev-1", kind: ["afc"] }).text).not.toContain("entity_key");
-    expect(buildWhere({ q: "dev-1", kind: ["afc", "spatial"] }).text).toContain("d.entity_key = $2");
+    expect(buildWhere(UNSCOPED, { q: "dev-1" }).text).toContain("d.entity_key = $1");
+    expect(buildWhere(UNSCOPED, { q: "dev-1", kind: ["afc"] }).text).not.toContain("entity_key");
+    expect(buildWhere(UNSCOPED, { q: "dev-1", kind: ["afc", "spatial"] }).text).toContain("d.entity_key = $2");
   });
 
   it("tests every searched word against the common lexemes, from the words' parameter", () => {
@@ -99,29 +100,29 @@ describe("buildWhere", () => {
 
   it("filters the viewport by box overlap, and by its +360 copy for boxes stored unwrapped past 180", () => {
     const filter = ListFilterSchema.parse({ bbox: "-10,40,5.5,52" });
-    expect(buildWhere(filter)).toEqual({
+    expect(buildWhere(UNSCOPED, filter)).toEqual({
       text: "(d.bbox && box(point($1, $2), point($3, $4)) OR d.bbox && box(point($5, $6), point($7, $8)))",
       values: [-10, 40, 5.5, 52, 350, 40, 365.5, 52],
     });
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,180,-10" }))).toEqual({
+    expect(buildWhere(UNSCOPED, ListFilterSchema.parse({ bbox: "170,-20,180,-10" }))).toEqual({
       text: "d.bbox && box(point($1, $2), point($3, $4))",
       values: [170, -20, 180, -10],
     });
   });
 
   it("looks on both sides of the antimeridian for a viewport across it, instead of clamping it to one", () => {
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" }))).toEqual({
+    expect(buildWhere(UNSCOPED, ListFilterSchema.parse({ bbox: "170,-20,190,-10" }))).toEqual({
       text: "(d.bbox && box(point($1, $2), point($3, $4)) OR d.bbox && box(point($5, $6), point($7, $8)))",
       values: [170, -20, 180, -10, -180, -20, -170, -10],
     });
     // The RFC 7946 form of the same box (west > east) means the same.
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "170,-20,-170,-10" }))).toEqual(
-      buildWhere(ListFilterSchema.parse({ bbox: "170,-20,190,-10" })),
+    expect(buildWhere(UNSCOPED, ListFilterSchema.parse({ bbox: "170,-20,-170,-10" }))).toEqual(
+      buildWhere(UNSCOPED, ListFilterSchema.parse({ bbox: "170,-20,190,-10" })),
     );
     expect(ListFilterSchema.safeParse({ bbox: "10,-20,5,-10" }).success).toBe(true); // 10 → 365 east: a box around the world's back
     expect(ListFilterSchema.safeParse({ bbox: "5,-10,10,-20" }).success).toBe(false); // south above north stays an error
     // A view scrolled onto the next world copy is the same place.
-    expect(buildWhere(ListFilterSchema.parse({ bbox: "362,40,365,41" })).values).toEqual([2, 40, 5, 41, 362, 40, 365, 41]);
+    expect(buildWhere(UNSCOPED, ListFilterSchema.parse({ bbox: "362,40,365,41" })).values).toEqual([2, 40, 5, 41, 362, 40, 365, 41]);
   });
 
   it("rejects a malformed bbox with a message", () => {
@@ -143,7 +144,7 @@ describe("prefixUpperBound", () => {
 
 describe("buildWhereBranches", () => {
   it("gives one branch per search box, each leaving out what an earlier one matched", () => {
-    const { branches, values } = buildWhereBranches(ListFilterSchema.parse({ status: "pending", bbox: "172,-20,179,-10" }));
+    const { branches, values } = buildWhereBranches(UNSCOPED, ListFilterSchema.parse({ status: "pending", bbox: "172,-20,179,-10" }));
     expect(branches).toEqual([
       'd.status = $1::"DeadLetterStatus" AND d.bbox && box(point($2, $3), point($4, $5))',
       'd.status = $1::"DeadLetterStatus" AND d.bbox && box(point($6, $7), point($8, $9)) AND NOT (d.bbox && box(point($2, $3), point($4, $5)))',
@@ -152,7 +153,10 @@ describe("buildWhereBranches", () => {
   });
 
   it("is the plain condition without a viewport", () => {
-    expect(buildWhereBranches({ status: ["pending"] })).toEqual({ branches: ['d.status = $1::"DeadLetterStatus"'], values: ["pending"] });
+    expect(buildWhereBranches(UNSCOPED, { status: ["pending"] })).toEqual({
+      branches: ['d.status = $1::"DeadLetterStatus"'],
+      values: ["pending"],
+    });
     expect(selectBranches("d.id", ["a", "b"])).toBe(
       "SELECT d.id FROM dead_letter d WHERE a\n UNION ALL SELECT d.id FROM dead_letter d WHERE b",
     );
@@ -177,7 +181,7 @@ describe("escapeLike", () => {
 
 describe("the note filter", () => {
   it("is a semi-join on the notes, a case-insensitive substring with LIKE's wildcards taken literally", () => {
-    const w = buildWhere({ note: "50%_off" });
+    const w = buildWhere(UNSCOPED, { note: "50%_off" });
     expect(w.text).toBe("d.id IN (SELECT dead_letter_id FROM dead_letter_note WHERE search_text ILIKE $1)");
     expect(w.values).toEqual(["%50\\%\\_off%"]);
   });

@@ -1,4 +1,5 @@
 import type { BBox } from "../../spatial/geojson";
+import { scopeSql, type RecordScope } from "../../scope/record-scope";
 import type { ListFilter } from "../filters";
 import { conditionJsonPath, parsePayloadSearch, searchWords } from "../search-syntax";
 import { searchBoxes } from "./viewport";
@@ -73,12 +74,17 @@ export function keyMatch(alias: string, ...conds: string[]): string {
   return `(${a}kind = ANY ('{spatial,afc}'::"DeadLetterKind"[]) AND ${conds.map((c) => `${a}idempotency_key ${c}`).join(" AND ")})`;
 }
 
-export function buildWhere(filter: ListFilter, values: unknown[] = [], alias = "d"): SqlFragment {
+/**
+ * The filter and the reader's record scope (lib/scope/record-scope.ts) as one condition: the scope is a required
+ * argument, so no path reads records through a filter without it.
+ */
+export function buildWhere(scope: RecordScope, filter: ListFilter, values: unknown[] = [], alias = "d"): SqlFragment {
   const clauses: string[] = [];
   const p = (v: unknown) => {
     values.push(v);
     return `$${values.length}`;
   };
+  if (!scope.all) clauses.push(scopeSql(scope, p, alias));
   // One value is an equality, not `= ANY(array)`: before PostgreSQL 17 an array condition on an index's leading
   // column stops the index from returning rows in (observed_at, id) order, so the list could not walk
   // (status, observed_at, id) and fell back to filtering the observed_at index with a heap fetch per row.
@@ -231,9 +237,14 @@ function boxParams(bbox: BBox, p: (v: unknown) => string): string[] {
  * bitmap heap scan reads the table for every candidate, where the union reads only index pages. Each
  * branch leaves out what an earlier one matched, so the union lists a record once.
  */
-export function buildWhereBranches(filter: ListFilter, values: unknown[] = [], alias = "d"): { branches: string[]; values: unknown[] } {
+export function buildWhereBranches(
+  scope: RecordScope,
+  filter: ListFilter,
+  values: unknown[] = [],
+  alias = "d",
+): { branches: string[]; values: unknown[] } {
   const { bbox, ...rest } = filter;
-  const base = buildWhere(rest, values, alias).text;
+  const base = buildWhere(scope, rest, values, alias).text;
   if (!bbox) return { branches: [base], values };
   const branches = viewportBranches(bbox, (v) => `$${values.push(v)}`, alias);
   return { branches: base === "TRUE" ? branches : branches.map((b) => `${base} AND ${b}`), values };
@@ -248,4 +259,11 @@ export function viewportBranches(bbox: BBox, p: (v: unknown) => string, alias = 
 /** `SELECT <columns> FROM dead_letter <alias> WHERE <branch>` for each branch, as one UNION ALL. */
 export function selectBranches(columns: string, branches: string[], alias = "d"): string {
   return branches.map((b) => `SELECT ${columns} FROM dead_letter ${alias} WHERE ${b}`).join("\n UNION ALL ");
+}
+
+/** Records chosen by id, within the reader's scope: an id outside it is as absent as one that does not exist. */
+export function idsWhere(scope: RecordScope, ids: readonly string[], values: unknown[], alias = "d"): string {
+  const p = (v: unknown) => `$${values.push(v)}`;
+  const byId = `${alias}.id = ANY(${p(ids)}::bigint[])`;
+  return scope.all ? byId : `${byId} AND ${scopeSql(scope, p, alias)}`;
 }

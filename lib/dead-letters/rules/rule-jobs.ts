@@ -6,7 +6,8 @@ import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { JsonValue } from "../../json/value";
 import { areaBucket, matchRule, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
-import { activeVersionOf, approversOf, recordMatches, type ActiveRule } from "../../rules/rules";
+import { activeVersionOf, approversOf, assertMatchInScope, getRule, recordMatches, type ActiveRule } from "../../rules/rules";
+import type { RecordScope } from "../../scope/record-scope";
 import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../rules/rule-schemas";
 import { deliveredGeometryBy, geometryDigest, type Analyze } from "../triage/approved-repair";
 import { idCeiling } from "../triage/bulk-action";
@@ -33,6 +34,8 @@ const SAMPLES = 10;
 
 export interface RuleJobContext {
   actor: Actor;
+  /** the caller's teams: a rule outside them is no rule (404), a dry-run match must stay within them */
+  scope: RecordScope;
   requestId: string | null;
   now: Date;
 }
@@ -104,7 +107,8 @@ async function readJob(db: pg.Pool | pg.PoolClient, ruleId: string, id: string):
   return rows[0];
 }
 
-export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string): Promise<RuleJobView> {
+export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope, now: Date): Promise<RuleJobView> {
+  await getRule(pool, ruleId, now, scope);
   return toView(await readJob(pool, ruleId, id));
 }
 
@@ -118,6 +122,8 @@ export async function createRuleJob(
   spec: { type: "dry_run"; match: RuleMatch; action: RuleAction; version: number | null } | { type: "apply"; version: number },
   ctx: RuleJobContext,
 ): Promise<RuleJobView> {
+  await getRule(pool, ruleId, ctx.now, ctx.scope);
+  if (spec.type === "dry_run") assertMatchInScope(ctx.scope, spec.match);
   let judged: { match: RuleMatch; action: RuleAction };
   let active: ActiveRule | null = null;
   if (spec.type === "apply") {
@@ -384,5 +390,5 @@ async function finish(
   error: string | null,
 ): Promise<RuleJobView> {
   await pool.query(`UPDATE rule_job SET status = $2, finished_at = $3, error = $4 WHERE id = $1`, [id, status, now, error]);
-  return getRuleJob(pool, ruleId, id);
+  return toView(await readJob(pool, ruleId, id));
 }

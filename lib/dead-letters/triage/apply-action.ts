@@ -1,4 +1,6 @@
 import "server-only";
+import type { RecordScope } from "../../scope/record-scope";
+import { assertRecordVisible } from "../query/visible-record";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { containsMaskPlaceholder } from "../../masking/mask";
@@ -27,6 +29,8 @@ import type { ApproveRepair } from "../contract/decision";
 
 export interface ActionContext {
   actor: Actor;
+  /** the deciding user's records: another team's record answers 404 */
+  scope: RecordScope;
   requestId: string;
   now: Date;
   /** the caller holds dead_letters:override_identity */
@@ -124,6 +128,7 @@ const LIGHT_ACTIONS: ReadonlySet<ActionBody["action"]> = new Set(["quarantine", 
 export async function applyAction(pool: pg.Pool, id: string, body: ActionBody, ctx: ActionContext): Promise<ActionOutcome> {
   const light = LIGHT_ACTIONS.has(body.action);
   return inTransaction(pool, async (client) => {
+    await assertRecordVisible(client, ctx.scope, id);
     const row = light ? await readLightDetailRow(client, id, true) : await readDetailRow(client, id, true);
     if (!row) throw notFound(id);
     if (row.version !== body.version) {

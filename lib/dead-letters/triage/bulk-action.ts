@@ -10,7 +10,8 @@ import type { BulkBody, BulkResult } from "../contract/bulk";
 import { AUDIT_ACTION, decide, reopenedClass } from "../decisions";
 import type { DeadLetterStatus } from "../../vocabulary/record";
 import type { FailureClass } from "../../vocabulary/record";
-import { buildWhere } from "../query/where";
+import { buildWhere, idsWhere, type SqlFragment } from "../query/where";
+import type { RecordScope } from "../../scope/record-scope";
 import type { ApprovedRepair, DeadLetterKind, SpatialAnalysis } from "@/lib/vocabulary/record";
 import { analyzeOffThread } from "../ingest/analyze-off-thread";
 import { getEnv } from "../../env";
@@ -28,6 +29,8 @@ export const PAGE = 500;
 
 export interface BulkContext {
   actor: Actor;
+  /** the records the deciding user may change (a job re-reads its starter's at every page) */
+  scope: RecordScope;
   requestId: string;
   now: Date;
 }
@@ -104,7 +107,7 @@ export async function decidePage(
   ceiling: string,
   ctx: BulkContext,
 ): Promise<PageOutcome> {
-  const rows = await lockPage(client, sel.filter ?? {}, sel.ids, after, ceiling, sel.action === "approve");
+  const rows = await lockPage(client, ctx.scope, sel.filter ?? {}, sel.ids, after, ceiling, sel.action === "approve");
   const skippedReasons: Record<string, number> = {};
   const warnings: Record<string, number> = {};
   // Pins first, all of the page's at once: GEOS runs on the worker threads side by side, not on this one.
@@ -164,8 +167,8 @@ export async function decidePage(
  * Of the selected AFC records the state machine would approve, how many still fail the tap schema (the dry run's
  * warning). Reads those taps' payloads: the schema is checked where it is defined, not re-written in SQL.
  */
-async function tapsFailingSchema(pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"]): Promise<number> {
-  const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
+async function tapsFailingSchema(pool: pg.Pool, scope: RecordScope, ids: string[] | null, filter: BulkBody["filter"]): Promise<number> {
+  const where = selection(scope, ids, filter);
   const { rows } = await pool.query<{
     status: DeadLetterStatus;
     failure_class: FailureClass;
@@ -187,8 +190,8 @@ async function tapsFailingSchema(pool: pg.Pool, ids: string[] | null, filter: Bu
  * Of the selected spatial records the state machine would approve, how many carry a repair whose area or type
  * change needs acknowledgement (repair-warnings.ts, the same rule as the record page). Reads only the analyses.
  */
-async function repairsNeedingAck(pool: pg.Pool, ids: string[] | null, filter: BulkBody["filter"]): Promise<number> {
-  const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
+async function repairsNeedingAck(pool: pg.Pool, scope: RecordScope, ids: string[] | null, filter: BulkBody["filter"]): Promise<number> {
+  const where = selection(scope, ids, filter);
   const { rows } = await pool.query<{
     status: DeadLetterStatus;
     failure_class: FailureClass;
@@ -210,10 +213,11 @@ async function repairsNeedingAck(pool: pg.Pool, ids: string[] | null, filter: Bu
 /** How many of the selected records are in each (status, class): what the state machine decides on. */
 async function statusGroups(
   pool: pg.Pool,
+  scope: RecordScope,
   ids: string[] | null,
   filter: BulkBody["filter"],
 ): Promise<{ status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; n: number }[]> {
-  const where = ids ? { text: "d.id = ANY($1::bigint[])", values: [ids] as unknown[] } : buildWhere(filter ?? {});
+  const where = selection(scope, ids, filter);
   // The class reason too: a refusal names it ("poison records cannot be approved (missing idempotency key)…"), and
   // the dry run's reasons must read as the run's.
   const { rows } = await pool.query<{ status: DeadLetterStatus; failure_class: FailureClass; class_reason: string | null; n: number }>(
@@ -224,6 +228,13 @@ async function statusGroups(
   return rows;
 }
 
+/** The selected records, by id or by filter, within the scope of who decides. */
+function selection(scope: RecordScope, ids: string[] | null, filter: BulkBody["filter"]): SqlFragment {
+  if (!ids) return buildWhere(scope, filter ?? {});
+  const values: unknown[] = [];
+  return { text: idsWhere(scope, ids, values), values };
+}
+
 /**
  * Applies a bulk decision within the calling request. The route uses this for explicit ids (at most
  * MAX_BULK_IDS) and dry runs; a filter, which may match any number of records, runs as a job (bulk-jobs.ts)
@@ -231,7 +242,7 @@ async function statusGroups(
  */
 export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: boolean }, ctx: BulkContext): Promise<BulkResult> {
   const ids = body.ids ? [...new Set(body.ids)].sort(compareIds) : null;
-  const matched = ids ? ids.length : await countMatching(pool, body.filter ?? {});
+  const matched = ids ? ids.length : await countMatching(pool, ctx.scope, body.filter ?? {});
   checkExpectedCount(body.expectedCount, matched);
   const result: BulkResult = { matched, updated: 0, skipped: 0, skippedReasons: {}, warnings: {} };
   const skip = (reason: string, n = 1) => {
@@ -242,7 +253,7 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
   if (body.dryRun) {
     // What the run would do, from the state machine per (status, class) of the matches; nothing is locked, so a
     // record changed meanwhile can still be skipped by the real run.
-    for (const g of await statusGroups(pool, ids, body.filter)) {
+    for (const g of await statusGroups(pool, ctx.scope, ids, body.filter)) {
       const d = decide({ status: g.status, failureClass: g.failure_class, classReason: g.class_reason }, body.action, {
         reason: body.reason ?? null,
       });
@@ -252,9 +263,9 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
     const missing = ids ? ids.length - (result.updated + result.skipped) : 0;
     if (missing > 0) skip("no such dead letter", missing);
     if (body.action === "approve") {
-      const failing = await tapsFailingSchema(pool, ids, body.filter);
+      const failing = await tapsFailingSchema(pool, ctx.scope, ids, body.filter);
       if (failing > 0) result.warnings[TAP_FAILS_SCHEMA] = failing;
-      const needAck = await repairsNeedingAck(pool, ids, body.filter);
+      const needAck = await repairsNeedingAck(pool, ctx.scope, ids, body.filter);
       if (needAck > 0) result.warnings[REPAIR_NEEDS_ACK] = needAck;
     }
     return result;
@@ -282,6 +293,7 @@ export async function bulkAction(pool: pg.Pool, body: BulkBody & { dryRun?: bool
 
 async function lockPage(
   client: pg.PoolClient,
+  scope: RecordScope,
   filter: NonNullable<BulkBody["filter"]>,
   ids: string[] | null,
   after: string,
@@ -289,7 +301,7 @@ async function lockPage(
   approving = false,
 ): Promise<LockedRow[]> {
   const values: unknown[] = [];
-  const where = ids ? `d.id = ANY($${values.push(ids)}::bigint[])` : buildWhere(filter, values).text;
+  const where = ids ? idsWhere(scope, ids, values) : buildWhere(scope, filter, values).text;
   const { rows } = await client.query<LockedRow>(
     `SELECT d.id::text AS id, d.kind, d.status, d.failure_class, d.class_reason, d.version,
        CASE WHEN d.kind = 'afc' THEN d.payload END AS tap,

@@ -7,6 +7,8 @@ import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { checkExpectedCount, decidePage, idCeiling, PAGE, type BulkContext } from "./bulk-action";
 import { countMatching } from "../query/facets";
+import { readRecordScope } from "../../auth/teams/read-scope";
+import { UNSCOPED, type RecordScope } from "../../scope/record-scope";
 import { ListFilterSchema, type ListFilter } from "../filters";
 import type { BulkBody, BulkJob } from "../contract/bulk";
 
@@ -80,7 +82,7 @@ function toJob(r: JobRow): BulkJob {
 
 /** Records the job (409 when the confirmed count is not the count now). The caller starts runBulkJob. */
 export async function createBulkJob(pool: pg.Pool, body: BulkBody & { filter: ListFilter }, ctx: BulkContext): Promise<BulkJob> {
-  const matched = await countMatching(pool, body.filter);
+  const matched = await countMatching(pool, ctx.scope, body.filter);
   checkExpectedCount(body.expectedCount, matched);
   const ceiling = await idCeiling(pool);
   const { rows } = await pool.query<JobRow>(
@@ -105,9 +107,17 @@ export async function createBulkJob(pool: pg.Pool, body: BulkBody & { filter: Li
   return toJob(rows[0]!);
 }
 
-async function readJob(db: pg.Pool | pg.PoolClient, id: string, lock = false): Promise<JobRow> {
+/** Who looks at a job: a user in teams sees only the jobs they started (another's filter reaches other records). */
+export interface JobViewer {
+  userId: string | null;
+  scope: RecordScope;
+}
+
+const ANY_VIEWER: JobViewer = { userId: null, scope: UNSCOPED };
+
+async function readJob(db: pg.Pool | pg.PoolClient, id: string, lock = false, viewer: JobViewer = ANY_VIEWER): Promise<JobRow> {
   const { rows } = await db.query<JobRow>(`SELECT ${COLUMNS} FROM bulk_job WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [id]);
-  if (!rows[0]) throw new AppError("not_found", `no bulk job ${id}`);
+  if (!rows[0] || (!viewer.scope.all && rows[0].actor_id !== viewer.userId)) throw new AppError("not_found", `no bulk job ${id}`);
   return rows[0];
 }
 
@@ -122,8 +132,8 @@ export function needsRunner(job: { status: string; lockedBy: string | null; hear
 }
 
 /** The job, and whether the caller should start a runner for it (see needsRunner). */
-export async function pollBulkJob(pool: pg.Pool, id: string, now: Date): Promise<{ job: BulkJob; resume: boolean }> {
-  const r = await readJob(pool, id);
+export async function pollBulkJob(pool: pg.Pool, viewer: JobViewer, id: string, now: Date): Promise<{ job: BulkJob; resume: boolean }> {
+  const r = await readJob(pool, id, false, viewer);
   return { job: toJob(r), resume: needsRunner({ status: r.status, lockedBy: r.locked_by, heartbeatAt: r.heartbeat_at }, now) };
 }
 
@@ -150,10 +160,10 @@ export async function stalledBulkJobs(pool: pg.Pool, now: Date): Promise<string[
 export async function cancelBulkJob(
   pool: pg.Pool,
   id: string,
-  by: { actor: Actor; requestId: string | null; now: Date; anyJob: boolean },
+  by: { actor: Actor; scope: RecordScope; requestId: string | null; now: Date; anyJob: boolean },
 ): Promise<BulkJob> {
   return inTransaction(pool, async (client) => {
-    const job = await readJob(client, id, true);
+    const job = await readJob(client, id, true, { userId: by.actor.id, scope: by.scope });
     if (job.status !== "running") {
       throw new AppError("conflict", `bulk job ${id} is ${job.status}: nothing to cancel`, { details: { job: toJob(job) } });
     }
@@ -223,7 +233,15 @@ export async function runBulkJob(pool: pg.Pool, id: string, opts: RunOptions): P
           );
           return { job: rows[0]!, done: true };
         }
-        const ctx: BulkContext = { actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role }, requestId: r.request_id, now };
+        // The starter's teams as they are now: a starter removed from a team stops changing its records mid-job.
+        // A job without a starter (a system job) runs company-wide.
+        const scope = r.actor_id === null ? UNSCOPED : await readRecordScope(client, r.actor_id);
+        const ctx: BulkContext = {
+          actor: { id: r.actor_id, email: r.actor_email, role: r.actor_role },
+          requestId: r.request_id,
+          now,
+          scope,
+        };
         const page = await decidePage(
           client,
           { action: r.action, reason: r.reason, filter: ListFilterSchema.parse(r.filter), ids: null },

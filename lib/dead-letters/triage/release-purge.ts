@@ -7,7 +7,8 @@ import { checkExpectedCount } from "./bulk-action";
 import { decide, reopenedClass } from "../decisions";
 import type { FailureClass } from "../../vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";
-import { buildWhere } from "../query/where";
+import { buildWhere, idsWhere } from "../query/where";
+import type { RecordScope } from "../../scope/record-scope";
 import { maskJson, maskText } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import type { QuarantineBody } from "../contract/quarantine";
@@ -28,6 +29,8 @@ export const PAGE = 500;
 
 export interface QuarantineContext {
   actor: Actor;
+  /** the records the user may release or purge (their teams') */
+  scope: RecordScope;
   requestId: string;
   now: Date;
 }
@@ -57,6 +60,7 @@ type PageAction = (client: pg.PoolClient, rows: LockedRow[]) => Promise<number>;
  */
 async function inPages(
   pool: pg.Pool,
+  scope: RecordScope,
   body: QuarantineBody,
   withBodies: boolean,
   act: PageAction,
@@ -67,7 +71,7 @@ async function inPages(
   if (body.filter && body.expectedCount !== undefined) {
     // The count the user confirmed (the group's, on /quarantine): records quarantined or released since differ.
     const values: unknown[] = [];
-    const where = buildWhere({ ...body.filter, status: ["quarantined"] }, values).text;
+    const where = buildWhere(scope, { ...body.filter, status: ["quarantined"] }, values).text;
     const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM dead_letter d WHERE ${where}`, values);
     checkExpectedCount(body.expectedCount, rows[0]?.n ?? 0);
   }
@@ -78,8 +82,8 @@ async function inPages(
     const rows = await inTransaction(pool, async (client) => {
       const values: unknown[] = [];
       const where = ids
-        ? `d.id = ANY($${values.push(ids)}::bigint[])`
-        : buildWhere({ ...(body.filter ?? {}), status: ["quarantined"] }, values).text;
+        ? idsWhere(scope, ids, values)
+        : buildWhere(scope, { ...(body.filter ?? {}), status: ["quarantined"] }, values).text;
       const { rows: page } = await client.query<LockedRow>(
         `SELECT d.id::text AS id, d.kind, d.status, d.failure_class, d.class_reason, d.version,
            ${withBodies ? "d.payload, d.raw_envelope" : "NULL AS payload, NULL AS raw_envelope"}
@@ -111,7 +115,7 @@ function base(ctx: QuarantineContext, id: string) {
 
 /** Quarantined → pending (the triage state machine's reopen), with the reason on each record's audit event. */
 export async function releaseQuarantined(pool: pg.Pool, body: QuarantineBody, ctx: QuarantineContext): Promise<QuarantineResult> {
-  const { done, skipped } = await inPages(pool, body, false, async (client, rows) => {
+  const { done, skipped } = await inPages(pool, ctx.scope, body, false, async (client, rows) => {
     const eligible = rows.filter(
       (r) => decide({ status: r.status, failureClass: r.failure_class, classReason: r.class_reason }, "reopen").ok,
     );
@@ -152,7 +156,7 @@ export async function purgeQuarantined(
   body: QuarantineBody,
   ctx: QuarantineContext & { rules: MaskRules },
 ): Promise<QuarantineResult> {
-  const { done, skipped } = await inPages(pool, body, true, async (client, rows) => {
+  const { done, skipped } = await inPages(pool, ctx.scope, body, true, async (client, rows) => {
     if (rows.length === 0) return 0;
     await client.query(
       `UPDATE dead_letter SET status = 'purged', payload = NULL, raw_envelope = NULL, repaired_geometry = NULL,

@@ -1,4 +1,5 @@
 import "server-only";
+import type { RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
 import { actorFields, type AuditContext } from "../../auth/audit-context";
@@ -19,6 +20,17 @@ type Db = pg.Pool | pg.PoolClient;
 export interface Reader {
   userId: string;
   role: Role;
+  /** a scoped reader sees the views shared by members of their teams; counts are of the reader's records */
+  scope: RecordScope;
+}
+
+/**
+ * Whether `v` is shared with the reader: every shared view for an unscoped reader, those of a teammate for a
+ * reader in teams (a view's filter names sources, which another team's members are not shown).
+ */
+function sharedWith(reader: Reader, values: unknown[]): string {
+  if (reader.scope.all) return "v.shared";
+  return `(v.shared AND EXISTS (SELECT 1 FROM team_member m WHERE m.user_id = v.owner_id AND m.team_id = ANY($${values.push(reader.scope.teamIds)}::bigint[])))`;
 }
 
 interface ViewRow {
@@ -60,9 +72,10 @@ function toView(r: ViewRow, reader: Reader): SavedView {
 
 /** The reader's views and the shared ones, the reader's default first, then by name. */
 export async function listViews(db: Db, reader: Reader): Promise<SavedView[]> {
+  const values: unknown[] = [reader.userId];
   const { rows } = await db.query<ViewRow>(
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE v.owner_id = $1 OR v.shared ORDER BY is_default DESC, lower(v.name), v.id`,
-    [reader.userId],
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE v.owner_id = $1 OR ${sharedWith(reader, values)} ORDER BY is_default DESC, lower(v.name), v.id`,
+    values,
   );
   return rows.map((r) => toView(r, reader));
 }
@@ -71,22 +84,29 @@ export async function listViews(db: Db, reader: Reader): Promise<SavedView[]> {
  * Each view's live count, for the first COUNTED_VIEWS of them (the rest: null): one count per distinct filter,
  * cached a few seconds, so an overview refreshed by a team with many views costs a handful of counts.
  */
-export async function withCounts(db: Db, views: SavedView[], now: Date): Promise<SavedView[]> {
+export async function withCounts(db: Db, scope: RecordScope, views: SavedView[], now: Date): Promise<SavedView[]> {
   const counted = views.slice(0, COUNTED_VIEWS);
+  // Cached per scope too: one team's count is not another's.
+  const scopeKey = JSON.stringify(scope);
   const counts = await Promise.all(
     counted.map((v) =>
-      countCache.get(v.filter, now.getTime(), () => facetCounts(db, filterFromParams(new URLSearchParams(v.filter)).filter)),
+      countCache.get(`${scopeKey}\n${v.filter}`, now.getTime(), () =>
+        facetCounts(db, scope, filterFromParams(new URLSearchParams(v.filter)).filter),
+      ),
     ),
   );
   return views.map((v, i) => ({ ...v, count: i < counts.length ? { total: counts[i]!.total, exact: counts[i]!.exact } : null }));
 }
 
 async function viewForUpdate(client: pg.PoolClient, id: string, reader: Reader): Promise<ViewRow> {
-  const { rows } = await client.query<ViewRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE v.id = $2 FOR UPDATE OF v`, [reader.userId, id]);
+  const values: unknown[] = [reader.userId, id];
+  const { rows } = await client.query<ViewRow>(
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE v.id = $2 AND (v.owner_id = $1 OR ${sharedWith(reader, values)}) FOR UPDATE OF v`,
+    values,
+  );
   const row = rows[0];
-  // Someone else's personal view is not there for this reader: 404, not 403, so its existence does not leak.
-  if (!row || (row.owner_id !== reader.userId && !row.shared))
-    throw new AppError("not_found", `saved view ${id} does not exist`, { issues: [{ path: "id", message: "no such saved view" }] });
+  // Someone else's personal view (or one shared in another team) is not there for this reader: 404, not 403.
+  if (!row) throw new AppError("not_found", `saved view ${id} does not exist`, { issues: [{ path: "id", message: "no such saved view" }] });
   if (!editableBy(row, reader))
     throw new AppError(
       "forbidden",
@@ -185,10 +205,11 @@ export async function setDefaultView(
     if (viewId === null) {
       await client.query("DELETE FROM user_default_view WHERE user_id = $1", [reader.userId]);
     } else {
-      const { rowCount } = await client.query("SELECT 1 FROM saved_view WHERE id = $1 AND (owner_id = $2 OR shared) FOR KEY SHARE", [
-        viewId,
-        reader.userId,
-      ]);
+      const values: unknown[] = [viewId, reader.userId];
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM saved_view v WHERE v.id = $1 AND (v.owner_id = $2 OR ${sharedWith(reader, values)}) FOR KEY SHARE`,
+        values,
+      );
       if (!rowCount)
         throw new AppError("not_found", `saved view ${viewId} does not exist`, {
           issues: [{ path: "viewId", message: "no such saved view" }],
@@ -209,11 +230,12 @@ export async function setDefaultView(
 }
 
 /** The list's query string for the reader's default view (its filter and columns, viewQuery), or null. */
-export async function defaultViewQuery(db: Db, userId: string): Promise<string | null> {
+export async function defaultViewQuery(db: Db, reader: Reader): Promise<string | null> {
+  const values: unknown[] = [reader.userId];
   const { rows } = await db.query<{ filter: string; columns: string[] | null }>(
     `SELECT v.filter, v.columns FROM user_default_view d JOIN saved_view v ON v.id = d.view_id
-     WHERE d.user_id = $1 AND (v.owner_id = $1 OR v.shared)`,
-    [userId],
+     WHERE d.user_id = $1 AND (v.owner_id = $1 OR ${sharedWith(reader, values)})`,
+    values,
   );
   const row = rows[0];
   return row ? viewQuery({ filter: row.filter, columns: row.columns ?? [] }) : null;

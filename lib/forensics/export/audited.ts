@@ -1,4 +1,5 @@
 import "server-only";
+import type { RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";
@@ -21,7 +22,7 @@ export interface AuditedExportContext {
 
 export function auditedExport(
   pool: pg.Pool,
-  args: { format: ExportFormat; filter: ListFilter; mask: MaskRules | null; order?: ExportOrder; excel?: boolean },
+  args: { format: ExportFormat; filter: ListFilter; scope: RecordScope; mask: MaskRules | null; order?: ExportOrder; excel?: boolean },
   ctx: AuditedExportContext,
   log: (msg: string, err: unknown) => void = (m, e) => console.error(m, e),
 ): { stream: ReadableStream<Uint8Array>; stats: ExportStats; audited: Promise<void> } {

@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { ListFilter } from "../../dead-letters/filters";
 import { AUDIT_ACTION } from "../../dead-letters/decisions";
 import { buildWhere } from "../../dead-letters/query/where";
+import type { RecordScope } from "../../scope/record-scope";
 import type { MaskRules } from "../../masking/rules";
 import type { ExportFormat } from "../forensics-schemas";
 import {
@@ -40,6 +41,8 @@ export interface ExportStats {
 export type ExportOrder = "asc" | "desc";
 
 export interface ExportOptions {
+  /** the exporter's records (their teams') */
+  scope: RecordScope;
   format: ExportFormat;
   filter: ListFilter;
   /** by observation time as the list sorts (default desc, the list's) */
@@ -99,9 +102,14 @@ export function exportFilter(format: ExportFormat, filter: ListFilter): ListFilt
   return { ...filter, kind: ["spatial"] };
 }
 
-export function exportQuery(format: ExportFormat, filter: ListFilter, order: ExportOrder = "desc"): { text: string; values: unknown[] } {
+export function exportQuery(
+  format: ExportFormat,
+  scope: RecordScope,
+  filter: ListFilter,
+  order: ExportOrder = "desc",
+): { text: string; values: unknown[] } {
   const f = exportFilter(format, filter);
-  const where = f === null ? { text: "FALSE", values: [] } : buildWhere(f);
+  const where = f === null ? { text: "FALSE", values: [] } : buildWhere(scope, f);
   // The list's order (lib/dead-letters/query/list.ts): the file reads as the page the export was made from.
   return {
     text: `SELECT ${FORMAT_COLUMNS[format]} FROM dead_letter d WHERE ${where.text} ORDER BY d.observed_at ${order}, d.id ${order}`,
@@ -113,10 +121,10 @@ export function exportQuery(format: ExportFormat, filter: ListFilter, order: Exp
  * Refuses an export that could only be empty because of its format: GeoJSON of a filter without spatial records
  * would download a file with no features and look like a success.
  */
-export async function assertExportable(pool: pg.Pool, format: ExportFormat, filter: ListFilter): Promise<void> {
+export async function assertExportable(pool: pg.Pool, scope: RecordScope, format: ExportFormat, filter: ListFilter): Promise<void> {
   if (format !== "geojson") return;
   const f = exportFilter(format, filter);
-  const where = f === null ? null : buildWhere(f);
+  const where = f === null ? null : buildWhere(scope, f);
   const any =
     where === null
       ? false
@@ -195,7 +203,7 @@ export function exportStream(pool: pg.Pool, opts: ExportOptions): { stream: Read
   async function open(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     client = await pool.connect();
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    const q = exportQuery(opts.format, opts.filter, opts.order);
+    const q = exportQuery(opts.format, opts.scope, opts.filter, opts.order);
     await client.query(`DECLARE redrive_export NO SCROLL CURSOR FOR ${q.text}`, q.values);
     next = fetchBatch(client);
     if (opts.format === "csv") emit(controller, `${opts.excel ? UTF8_BOM : ""}${csvHeader()}`);

@@ -1,4 +1,5 @@
 import "server-only";
+import type { RecordScope } from "../../scope/record-scope";
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
@@ -201,4 +202,18 @@ export async function sealPlainWebhooks(pool: pg.Pool): Promise<number> {
     ]);
   }
   return plain.length;
+}
+
+/**
+ * The alerts as a reader in teams sees them: the rules and thresholds, without the values they were evaluated to
+ * and the events they fired (company-wide counts, which include other teams' records). Alerts per team are not
+ * evaluated yet; a reader in no team sees everything.
+ */
+export function alertsForScope(
+  scope: RecordScope,
+  rules: AlertRuleView[],
+  events: AlertEventView[],
+): { rules: AlertRuleView[]; events: AlertEventView[] } {
+  if (scope.all) return { rules, events };
+  return { rules: rules.map((r) => ({ ...r, lastValue: null, lastEvaluatedAt: null, firing: null })), events: [] };
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { UNSCOPED } from "../../scope/record-scope";
 import type pg from "pg";
 import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, SYSTEM_ACTOR } from "../../audit/actor";
@@ -52,9 +53,9 @@ async function metricValue(client: pg.PoolClient, rule: RuleState, now: Date, ca
   if (rule.metric === "dlq_size") value = await unresolvedCount(client);
   else if (rule.metric === "source_down") value = await failingSources(client, new Date(now.getTime() - rule.windowMinutes * 60_000));
   else if (rule.metric === "oldest_age") {
-    const oldest = await oldestUnresolved(client);
+    const oldest = await oldestUnresolved(client, UNSCOPED);
     value = oldest ? hoursBetween(oldest.firstSeenAt, now) : 0;
-  } else value = await poisonArrivals(client, new Date(now.getTime() - rule.windowMinutes * 60_000), now);
+  } else value = await poisonArrivals(client, UNSCOPED, new Date(now.getTime() - rule.windowMinutes * 60_000), now);
   cache.set(key, value);
   return value;
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { batchInScopeSql, paramsOf, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit } from "../../audit/append";
@@ -20,6 +21,8 @@ export interface ActingUser {
   userId: string;
   email: string;
   role: string;
+  /** the records the user may batch and approve (their teams') */
+  scope: RecordScope;
 }
 
 /** The audit trail's actor for an acting user. */
@@ -43,9 +46,11 @@ export async function applyBatchAction(
   return inTransaction(pool, async (client) => {
     // Stopping waits for the pages being recorded, so what they delivered is counted as delivered (stop-lock.ts).
     if (action === "pause" || action === "cancel") await lockBatchForStop(client, batchId);
+    const values: unknown[] = [batchId];
     const { rows } = await client.query<LockedBatch>(
-      `SELECT status::text AS status, created_by_id, total FROM replay_batch WHERE id = $1 FOR UPDATE`,
-      [batchId],
+      `SELECT status::text AS status, created_by_id, total FROM replay_batch b
+       WHERE b.id = $1 AND ${batchInScopeSql(user.scope, paramsOf(values))} FOR UPDATE`,
+      values,
     );
     const batch = rows[0];
     if (!batch) throw new AppError("not_found", `replay batch ${batchId} not found`);

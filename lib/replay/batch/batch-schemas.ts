@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RecordScope } from "../../scope/record-scope";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "../../vocabulary/record";
 import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
 import { FilterBodySchema, ListFilterSchema } from "../../dead-letters/filters";
@@ -72,7 +73,8 @@ export type CreateBatchInput = z.output<typeof CreateBatchBody>;
 export type CreateBatchRequest = z.input<typeof CreateBatchBody>;
 
 /** What a batch was built from, as stored in replay_batch.selection. */
-export type Selection = { ids: string[] } | { filter: z.output<typeof ListFilterSchema> };
+/** What a batch takes, within the scope of who creates it (lib/scope/record-scope.ts). */
+export type Selection = ({ ids: string[] } | { filter: z.output<typeof ListFilterSchema> }) & { scope: RecordScope };
 
 export const BatchIdParams = z.object({ id: bigintIdSchema("must be a batch id") });
 

@@ -7,7 +7,8 @@ import { appendAudit } from "../../audit/append";
 import { auditActor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { approveWarning } from "../../dead-letters/triage/approve-warning";
-import { buildWhere } from "../../dead-letters/query/where";
+import { buildWhere, idsWhere } from "../../dead-letters/query/where";
+import { paramsOf, scopeSql, type RecordScope } from "../../scope/record-scope";
 import { actingActor, type ActingUser } from "./apply-batch-action";
 import { repairConflicts, type BatchPreview, type CreateBatchInput, type Selection } from "./batch-schemas";
 import { checkSink, sinkView, storeSink } from "../sinks/registry.server";
@@ -40,13 +41,10 @@ const HAS_ORIGIN = "d.origin_source IS NOT NULL";
 const eligible = (origin: boolean) => (origin ? `${ELIGIBLE} AND ${HAS_ORIGIN}` : ELIGIBLE);
 
 function selectionWhere(sel: Selection, values: unknown[]): string {
-  if ("ids" in sel) {
-    values.push(sel.ids);
-    return `d.id = ANY($${values.length}::bigint[])`;
-  }
+  if ("ids" in sel) return idsWhere(sel.scope, sel.ids, values);
   // A status in the filter narrows what "matched" means (so ?status=approved reports nothing as left out);
   // approval itself is the engine's rule (ELIGIBLE), whatever the filter says.
-  return buildWhere(sel.filter, values).text;
+  return buildWhere(sel.scope, sel.filter, values).text;
 }
 
 function checkFilterStatus(sel: Selection): void {
@@ -61,16 +59,27 @@ function checkFilterStatus(sel: Selection): void {
  * The ids of a selection a batch would take — approved, keyed, not in an active batch — so a form built from a
  * mixed selection submits those (POST /api/replays refuses ineligible ids, naming each, rather than guess).
  */
-export async function eligibleIds(db: pg.Pool | pg.PoolClient, ids: string[]): Promise<string[]> {
+export async function eligibleIds(db: pg.Pool | pg.PoolClient, scope: RecordScope, ids: string[]): Promise<string[]> {
+  const values: unknown[] = [];
+  const where = idsWhere(scope, ids, values);
   const { rows } = await db.query<{ id: string }>(
-    `SELECT d.id::text AS id FROM dead_letter d WHERE d.id = ANY($1::bigint[]) AND ${ELIGIBLE} ORDER BY d.observed_at, d.id`,
-    [ids],
+    `SELECT d.id::text AS id FROM dead_letter d WHERE ${where} AND ${ELIGIBLE} ORDER BY d.observed_at, d.id`,
+    values,
   );
   return rows.map((r) => r.id);
 }
 
 /** Ids that cannot go into a batch, with why (422 with one issue per id). */
-async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[], origin: boolean, spatialOnly: boolean): Promise<void> {
+async function refuseIneligibleIds(
+  db: pg.Pool | pg.PoolClient,
+  scope: RecordScope,
+  ids: string[],
+  origin: boolean,
+  spatialOnly: boolean,
+): Promise<void> {
+  const values: unknown[] = [ids];
+  // A record outside the creator's teams is "no such record", as one that does not exist.
+  const visible = scopeSql(scope, paramsOf(values), "d");
   const { rows } = await db.query<{
     id: string;
     at: number;
@@ -82,9 +91,9 @@ async function refuseIneligibleIds(db: pg.Pool | pg.PoolClient, ids: string[], o
   }>(
     `SELECT w.id::text AS id, (w.ord - 1)::int AS at, d.status::text AS status, d.idempotency_key IS NOT NULL AS has_key, ${BUSY} AS busy,
        ${HAS_ORIGIN} AS has_origin, d.kind::text AS kind
-     FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, ord) LEFT JOIN dead_letter d ON d.id = w.id
+     FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, ord) LEFT JOIN dead_letter d ON d.id = w.id AND ${visible}
      ORDER BY w.ord`,
-    [ids],
+    values,
   );
   const issues = rows.flatMap((r) => {
     const why =
@@ -262,7 +271,7 @@ export async function createBatch(
   user: ActingUser,
   ctx: { now: Date; requestId?: string | null },
 ): Promise<CreatedBatch> {
-  const selection: Selection = input.ids ? { ids: input.ids } : { filter: input.filter ?? {} };
+  const selection: Selection = input.ids ? { ids: input.ids, scope: user.scope } : { filter: input.filter ?? {}, scope: user.scope };
   checkFilterStatus(selection);
   // Outside the transaction: a target that is slow to answer must not hold the creation lock.
   await checkSink(input.sink);
@@ -270,7 +279,7 @@ export async function createBatch(
   await freshenReplayStatistics(pool);
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [CREATE_LOCK]);
-    if ("ids" in selection) await refuseIneligibleIds(client, selection.ids, origin, spatialOnly);
+    if ("ids" in selection) await refuseIneligibleIds(client, selection.scope, selection.ids, origin, spatialOnly);
     const counted = await previewBatch(client, selection, { origin });
     // Records without an origin are left out only by the origin sink; for the others they are no news.
     const preview = origin ? counted : { ...counted, skipped: { ...counted.skipped, noOrigin: 0 } };
@@ -314,7 +323,7 @@ export async function createBatch(
       [
         user.userId,
         JSON.stringify(storeSink(input.sink)),
-        JSON.stringify(selection),
+        JSON.stringify("ids" in selection ? { ids: selection.ids } : { filter: selection.filter }),
         input.ratePerSecond,
         input.pageSize,
         input.maxReplays,

@@ -1,4 +1,5 @@
 import "server-only";
+import { batchInScopeSql, paramsOf, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import type { BatchStatus, BatchView, ItemsPage, ItemsQuery, ItemStatus, OutcomeCounts, RateSeries, Selection } from "./batch-schemas";
@@ -143,8 +144,9 @@ function toView(r: BatchRow, now: Date): BatchView {
   };
 }
 
-export async function getBatch(db: pg.Pool | pg.PoolClient, id: string, now: Date): Promise<BatchView> {
-  const { rows } = await db.query<BatchRow>(`${SELECT_BATCH} WHERE b.id = $2`, [now, id]);
+export async function getBatch(db: pg.Pool | pg.PoolClient, scope: RecordScope, id: string, now: Date): Promise<BatchView> {
+  const values: unknown[] = [now, id];
+  const { rows } = await db.query<BatchRow>(`${SELECT_BATCH} WHERE b.id = $2 AND ${batchInScopeSql(scope, paramsOf(values))}`, values);
   const row = rows[0];
   if (!row) throw new AppError("not_found", `replay batch ${id} not found`);
   return toView(row, now);
@@ -152,12 +154,15 @@ export async function getBatch(db: pg.Pool | pg.PoolClient, id: string, now: Dat
 
 export async function listBatches(
   db: pg.Pool | pg.PoolClient,
+  scope: RecordScope,
   q: { status?: BatchStatus | undefined; limit: number },
   now: Date,
 ): Promise<BatchView[]> {
+  const values: unknown[] = [now, q.status ?? null, q.limit];
   const { rows } = await db.query<BatchRow>(
-    `${SELECT_BATCH} WHERE ($2::"ReplayBatchStatus" IS NULL OR b.status = $2) ORDER BY b.id DESC LIMIT $3`,
-    [now, q.status ?? null, q.limit],
+    `${SELECT_BATCH} WHERE ($2::"ReplayBatchStatus" IS NULL OR b.status = $2) AND ${batchInScopeSql(scope, paramsOf(values))}
+     ORDER BY b.id DESC LIMIT $3`,
+    values,
   );
   return rows.map((r) => toView(r, now));
 }
@@ -178,8 +183,9 @@ interface ItemRow {
   run_at: Date;
 }
 
-export async function listItems(db: pg.Pool | pg.PoolClient, batchId: string, q: ItemsQuery): Promise<ItemsPage> {
-  const exists = await db.query(`SELECT 1 FROM replay_batch WHERE id = $1`, [batchId]);
+export async function listItems(db: pg.Pool | pg.PoolClient, scope: RecordScope, batchId: string, q: ItemsQuery): Promise<ItemsPage> {
+  const scoped: unknown[] = [batchId];
+  const exists = await db.query(`SELECT 1 FROM replay_batch b WHERE b.id = $1 AND ${batchInScopeSql(scope, paramsOf(scoped))}`, scoped);
   if (exists.rowCount === 0) throw new AppError("not_found", `replay batch ${batchId} not found`);
   const { rows } = await db.query<ItemRow>(
     `SELECT id::text AS id, seq, dead_letter_id::text AS dead_letter_id, kind, idempotency_key, entity_key, ${utcMicrosSql("observed_at")} AS observed_at,
@@ -211,10 +217,17 @@ export async function listItems(db: pg.Pool | pg.PoolClient, batchId: string, q:
 }
 
 /** Submissions per second over the last `windowS` seconds (gaps filled with zeros) for the progress chart. */
-export async function rateSeries(db: pg.Pool | pg.PoolClient, batchId: string, windowS: number, now: Date): Promise<RateSeries> {
+export async function rateSeries(
+  db: pg.Pool | pg.PoolClient,
+  scope: RecordScope,
+  batchId: string,
+  windowS: number,
+  now: Date,
+): Promise<RateSeries> {
+  const scoped: unknown[] = [batchId];
   const batch = await db.query<{ rate_per_second: number; started_at: Date | null; finished_at: Date | null }>(
-    `SELECT rate_per_second, started_at, finished_at FROM replay_batch WHERE id = $1`,
-    [batchId],
+    `SELECT rate_per_second, started_at, finished_at FROM replay_batch b WHERE b.id = $1 AND ${batchInScopeSql(scope, paramsOf(scoped))}`,
+    scoped,
   );
   const b = batch.rows[0];
   if (!b) throw new AppError("not_found", `replay batch ${batchId} not found`);

@@ -1,4 +1,5 @@
 import type { Db } from "../../../lib/db/client";
+import { UNSCOPED } from "../../../lib/scope/record-scope";
 import { addSource as add, pullNow } from "../../../lib/sources/pull-now";
 import { CreateSourceBody, type PullCounts } from "../../../lib/sources/source-schemas";
 import { startWorker, type WorkerHandle } from "../../../lib/replay/engine/worker";
@@ -10,7 +11,10 @@ import { makeUser, TEST_CTX } from "../auth-helpers";
 
 export async function supervisors(db: Db): Promise<TestUsers> {
   const [a, b] = [await makeUser(db, "supervisor"), await makeUser(db, "supervisor")];
-  return { creator: { userId: a.id, email: a.email, role: a.role }, approver: { userId: b.id, email: b.email, role: b.role } };
+  return {
+    creator: { scope: UNSCOPED, userId: a.id, email: a.email, role: a.role },
+    approver: { scope: UNSCOPED, userId: b.id, email: b.email, role: b.role },
+  };
 }
 
 export async function addSource(db: Db, body: unknown): Promise<string> {

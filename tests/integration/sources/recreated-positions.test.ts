@@ -1,4 +1,5 @@
 import { RetentionPolicy } from "@nats-io/jetstream";
+import { UNSCOPED } from "../../../lib/scope/record-scope";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
@@ -88,7 +89,7 @@ describe("a NATS stream deleted and created again under the same name", () => {
     // Nothing left over: every advisory was settled.
     expect(await pull(db, name)).toMatchObject({ pulled: 0 });
     // An investigator pastes the place NATS's tools show: both instances' first messages are found.
-    const found = await lookup(db.pool, LookupQuerySchema.parse({ q: `${stream}:1` }), null);
+    const found = await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse({ q: `${stream}:1` }), null);
     expect(found.records.map((r) => r.matchedOn)).toEqual([["broker_position"], ["broker_position"]]);
   }, 90_000);
 });

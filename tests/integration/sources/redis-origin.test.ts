@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNSCOPED } from "../../../lib/scope/record-scope";
 import { closeDb, type Db } from "../../../lib/db/client";
 import { LookupQuerySchema } from "../../../lib/forensics/forensics-schemas";
 import { lookup } from "../../../lib/forensics/lookup";
@@ -85,9 +86,9 @@ describe("a Redis Streams source", () => {
     }
     // Investigators find a pulled record by the broker's message id and by its stream position.
     const one = records[0]!;
-    const found = await lookup(db.pool, LookupQuerySchema.parse({ q: one.origin_message_id }), null);
+    const found = await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse({ q: one.origin_message_id }), null);
     expect(found.records.map((r) => [r.id, r.matchedOn])).toEqual([[one.id, ["broker_message_id", "source_message_id"]]]);
-    const byPosition = await lookup(db.pool, LookupQuerySchema.parse({ q: `${stream}:${one.origin_message_id}` }), null);
+    const byPosition = await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse({ q: `${stream}:${one.origin_message_id}` }), null);
     expect(byPosition.records.map((r) => [r.id, r.matchedOn])).toEqual([[one.id, ["broker_position"]]]);
     // The group's pending list is empty: the dead letters were acknowledged after they were stored.
     expect((await admin.xPending(stream, "workers")).pending).toBe(0);

@@ -30,7 +30,7 @@ export const GET = defineRoute(
   },
   async ({ params, query, principal, requestId, now }) => {
     const mask = maskFor(principal, query.unmask);
-    const read = await readDetailForReader(getDb().pool, params.id);
+    const read = await readDetailForReader(getDb().pool, principal!.scope, params.id);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "detail", { actor: actorOf(principal!), requestId, now });
     if (read.heavy) return answerOffThread("detail", { id: params.id, rules: mask });
     return maskDetail(read.detail, mask);

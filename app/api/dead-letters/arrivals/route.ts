@@ -18,9 +18,9 @@ export const GET = defineRoute(
       responses: { 200: { description: "The count since the watermark", schema: ArrivalsSchema } },
     },
   },
-  async ({ query }) => {
+  async ({ query, principal }) => {
     const { after, ...filter } = query;
-    return countArrivals(getDb().pool, filter, after);
+    return countArrivals(getDb().pool, principal!.scope, filter, after);
   },
 );
 

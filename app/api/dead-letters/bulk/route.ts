@@ -32,7 +32,7 @@ export const POST = defineRoute(
     },
   },
   async ({ body, principal, requestId, now }) => {
-    const ctx = { actor: actorOf(principal!), requestId, now };
+    const ctx = { actor: actorOf(principal!), scope: principal!.scope, requestId, now };
     const pool = getDb().pool;
     if (!body.filter || body.dryRun) return bulkAction(pool, body, ctx);
     const job = await createBulkJob(pool, { ...body, filter: body.filter }, ctx);

@@ -18,7 +18,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "The extent", schema: ExtentSchema } },
     },
   },
-  async ({ query }) => matchingExtent(getDb().pool, query),
+  async ({ query, principal }) => matchingExtent(getDb().pool, principal!.scope, query),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -21,7 +21,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "Facet counts", schema: FacetsSchema } },
     },
   },
-  async ({ query }) => maskFacets(await facetCounts(getDb().pool, query), configuredMaskRules()),
+  async ({ query, principal }) => maskFacets(await facetCounts(getDb().pool, principal!.scope, query), configuredMaskRules()),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

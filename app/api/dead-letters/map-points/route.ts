@@ -18,9 +18,9 @@ export const GET = defineRoute(
       responses: { 200: { description: "A GeoJSON FeatureCollection", schema: MapPointsSchema } },
     },
   },
-  async ({ query }) => {
+  async ({ query, principal }) => {
     const { zoom, ...filter } = query;
-    return mapPoints(getDb().pool, filter, zoom);
+    return mapPoints(getDb().pool, principal!.scope, filter, zoom);
   },
 );
 

@@ -18,7 +18,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "The group" }, 404: { description: "No such group" } },
     },
   },
-  async ({ params, now }) => getGroup(getDb().pool, params.id, now),
+  async ({ params, now, principal }) => getGroup(getDb().pool, principal!.scope, params.id, now),
 );
 
 /** PATCH /api/groups/{id} {status?, owner?, resolution?, note?, version?} — analysts and supervisors work on a group (audited). */
@@ -38,7 +38,7 @@ export const PATCH = defineRoute(
     },
   },
   async ({ params, body, principal, requestId, now }) =>
-    updateGroup(getDb().pool, params.id, body, { actor: actorOf(principal!), requestId, now }),
+    updateGroup(getDb().pool, params.id, body, { actor: actorOf(principal!), scope: principal!.scope, requestId, now }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -22,8 +22,8 @@ export const GET = defineRoute(
   async ({ principal }) => {
     const pool = getDb().pool;
     const [records, groups] = await Promise.all([
-      mentionsOf(pool, principal!.userId, NEWEST),
-      groupMentionsOf(pool, principal!.userId, NEWEST),
+      mentionsOf(pool, principal!.scope, principal!.userId, NEWEST),
+      groupMentionsOf(pool, principal!.scope, principal!.userId, NEWEST),
     ]);
     return mergeMentions(records, groups, NEWEST);
   },

@@ -16,8 +16,8 @@ export const GET = defineRoute(
       responses: { 200: { description: "The groups" } },
     },
   },
-  async ({ now }) => ({
-    groups: maskReasonGroups(await quarantineGroups(getDb().pool, now), configuredMaskRules()),
+  async ({ now, principal }) => ({
+    groups: maskReasonGroups(await quarantineGroups(getDb().pool, principal!.scope, now), configuredMaskRules()),
   }),
 );
 

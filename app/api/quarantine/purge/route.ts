@@ -24,7 +24,7 @@ export const POST = defineRoute(
     },
   },
   async ({ body, principal, requestId, now }) =>
-    answerOffThread("purge", { body, actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
+    answerOffThread("purge", { body, scope: principal!.scope, actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

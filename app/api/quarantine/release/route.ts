@@ -20,7 +20,8 @@ export const POST = defineRoute(
       },
     },
   },
-  async ({ body, principal, requestId, now }) => releaseQuarantined(getDb().pool, body, { actor: actorOf(principal!), requestId, now }),
+  async ({ body, principal, requestId, now }) =>
+    releaseQuarantined(getDb().pool, body, { actor: actorOf(principal!), scope: principal!.scope, requestId, now }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -23,7 +23,7 @@ export const GET = defineRoute(
       },
     },
   },
-  async ({ params, now }) => getBatch(getDb().pool, params.id, now),
+  async ({ params, now, principal }) => getBatch(getDb().pool, principal!.scope, params.id, now),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

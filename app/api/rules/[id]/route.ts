@@ -17,7 +17,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "The rule" }, 404: { description: "No such rule" } },
     },
   },
-  async ({ params, now }) => getRule(getDb().pool, params.id, now),
+  async ({ params, principal, now }) => getRule(getDb().pool, params.id, now, principal!.scope),
 );
 
 /**

@@ -29,7 +29,7 @@ async function load(id: string, principal: Principal, unmask: boolean) {
   const mask = maskFor(principal, unmask);
   const pool = getDb().pool;
   try {
-    const timeline = await recordTimeline(pool, id, mask);
+    const timeline = await recordTimeline(pool, principal.scope, id, mask);
     const evidence = await recordEvidence(pool, id, mask);
     if (unmask)
       await auditUnmaskedRead(pool, id, "timeline page", { actor: actorOf(principal), requestId: `page-${randomUUID()}`, now: new Date() });

@@ -49,6 +49,7 @@ export const POST = defineRoute(
     try {
       const { heavy, ...detail } = await applyAction(getDb().pool, params.id, body, {
         actor: actorOf(principal!),
+        scope: principal!.scope,
         requestId,
         now,
         canOverrideIdentity: can(principal!.role, "dead_letters:override_identity"),

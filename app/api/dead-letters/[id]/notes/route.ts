@@ -29,7 +29,7 @@ export const GET = defineRoute(
   },
   async ({ params, query, principal, requestId, now }) => {
     const mask = maskFor(principal, query.unmask);
-    const items = await listNotes(getDb().pool, params.id);
+    const items = await listNotes(getDb().pool, principal!.scope, params.id);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "notes", { actor: actorOf(principal!), requestId, now });
     return { items };
   },
@@ -53,7 +53,7 @@ export const POST = defineRoute(
     },
   },
   async ({ params, body, principal, requestId, now }) => {
-    const note = await addNote(getDb().pool, params.id, body.text, {
+    const note = await addNote(getDb().pool, principal!.scope, params.id, body.text, {
       actor: { id: principal!.userId, email: principal!.email, role: principal!.role },
       requestId,
       now,

@@ -1,3 +1,5 @@
+import { getDb } from "@/lib/db/client";
+import { assertRecordVisible } from "@/lib/dead-letters/query/visible-record";
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { answerOffThread } from "@/lib/api/off-thread-reads";
 import { configuredMaskRules } from "@/lib/masking/config";
@@ -27,7 +29,10 @@ export const GET = defineRoute(
       },
     },
   },
-  async ({ params, query }) => answerOffThread("repairPreview", { id: params.id, ...query, rules: configuredMaskRules() }),
+  async ({ params, query, principal }) => {
+    await assertRecordVisible(getDb().pool, principal!.scope, params.id);
+    return answerOffThread("repairPreview", { id: params.id, ...query, rules: configuredMaskRules() });
+  },
 );
 
 /** Other methods: 405 with Allow, in JSON. */

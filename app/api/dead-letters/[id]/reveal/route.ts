@@ -24,7 +24,15 @@ export const POST = defineRoute(
     },
   },
   async ({ params, body, principal, requestId, now }) =>
-    answerOffThread("reveal", { id: params.id, path: body.path, actor: actorOf(principal!), requestId, now, rules: configuredMaskRules() }),
+    answerOffThread("reveal", {
+      id: params.id,
+      path: body.path,
+      scope: principal!.scope,
+      actor: actorOf(principal!),
+      requestId,
+      now,
+      rules: configuredMaskRules(),
+    }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

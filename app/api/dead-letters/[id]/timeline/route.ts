@@ -24,7 +24,7 @@ export const GET = defineRoute(
   },
   async ({ params, query, principal, requestId, now }) => {
     const mask = maskFor(principal, query.unmask);
-    const timeline = await recordTimeline(getDb().pool, params.id, mask);
+    const timeline = await recordTimeline(getDb().pool, principal!.scope, params.id, mask);
     if (!mask) await auditUnmaskedRead(getDb().pool, params.id, "timeline", { actor: actorOf(principal!), requestId, now });
     return answer(
       timeline,

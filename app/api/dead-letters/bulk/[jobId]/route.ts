@@ -19,9 +19,9 @@ export const GET = defineRoute(
       responses: { 200: { description: "The job", schema: BulkJobSchema }, 404: { description: "No such job" } },
     },
   },
-  async ({ params, now }) => {
+  async ({ params, now, principal }) => {
     const pool = getDb().pool;
-    const { job, resume } = await pollBulkJob(pool, params.jobId, now);
+    const { job, resume } = await pollBulkJob(pool, { userId: principal!.userId, scope: principal!.scope }, params.jobId, now);
     if (resume) runInBackground(pool, job.id);
     return job;
   },

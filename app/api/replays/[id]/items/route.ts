@@ -21,9 +21,9 @@ export const GET = defineRoute(
       responses: { 200: { description: "A page of items" }, 404: { description: "No such batch", schema: ErrorBodySchema } },
     },
   },
-  async ({ params, query }) => {
+  async ({ params, query, principal }) => {
     // A sink's error may echo the payload it refused (card data included): masked like every other reason.
-    const page = await listItems(getDb().pool, params.id, query);
+    const page = await listItems(getDb().pool, principal!.scope, params.id, query);
     const rules = configuredMaskRules();
     // A tap's entity key is its device_id: masked when the key globs name it (lib/masking/identifiers.ts).
     return {

@@ -18,7 +18,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "The series" }, 404: { description: "No such batch", schema: ErrorBodySchema } },
     },
   },
-  async ({ params, query, now }) => rateSeries(getDb().pool, params.id, query.window, now),
+  async ({ params, query, now, principal }) => rateSeries(getDb().pool, principal!.scope, params.id, query.window, now),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -27,8 +27,8 @@ export const POST = defineRoute(
   },
   async ({ params, body, principal, requestId, now }) => {
     const pool = getDb().pool;
-    const rule = await getRule(pool, params.id, now);
     const ctx = ruleContext(principal, requestId, now);
+    const rule = await getRule(pool, params.id, now, ctx.scope);
     const edited = body.match !== undefined || body.action !== undefined;
     const job = await createRuleJob(
       pool,

@@ -26,6 +26,7 @@ export const POST = defineRoute(
   async ({ params, now, principal, requestId }) =>
     cancelBulkJob(getDb().pool, params.jobId, {
       actor: actorOf(principal!),
+      scope: principal!.scope,
       requestId,
       now,
       anyJob: can(principal!.role, "dead_letters:purge"),

@@ -1,0 +1,567 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTE_MODULES } from "../../app/api/route-modules.generated";
+import type { RouteMeta } from "../../lib/api/handler";
+import { readRecordScope } from "../../lib/auth/teams/read-scope";
+import { closeDb, type Db } from "../../lib/db/client";
+import { createBulkJob } from "../../lib/dead-letters/triage/bulk-jobs";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// Teams (issue 45): a user of team A asks every API operation for team B's records by every identifier — id,
+// idempotency key, event hash, device, feature id, place, group, filter, note, export, bulk job, replay batch,
+// saved view — and finds nothing: 404 for one record, lists and counts without them. Every operation is read from
+// the generated route list (app/api/route-modules.generated.ts, the one OpenAPI reads): one this file does not
+// probe, or name as holding no records, fails the first test, so a new route must be classified here.
+
+setTestAuthEnv();
+
+type Handler = ((req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>) & {
+  meta?: RouteMeta;
+};
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+let db: Db;
+const tokens: Record<"admin" | "supA" | "anaA" | "audA" | "supB" | "supB2" | "anaB", string> = {
+  admin: "",
+  supA: "",
+  anaA: "",
+  audA: "",
+  supB: "",
+  supB2: "",
+  anaB: "",
+};
+let anaAHandle = "";
+/** team B's identifiers, and the values that must never reach a team A answer */
+const b = {
+  spatialId: "",
+  tapId: "",
+  quarantinedId: "",
+  hash: "",
+  groupId: "",
+  batchId: "",
+  jobId: "",
+  viewId: "",
+  note: "",
+  ruleId: "",
+  ruleJobId: "",
+};
+let aIds: string[] = [];
+
+function handler(dir: string, method: string): Handler {
+  const mod = ROUTE_MODULES.find((r) => r.dir === dir)?.module;
+  const h = mod?.[method] as Handler | undefined;
+  if (!h) throw new Error(`${method} ${dir}: no such handler`);
+  return h;
+}
+
+async function call(
+  token: string,
+  method: string,
+  dir: string,
+  opts: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; text: string; json: () => unknown }> {
+  const path = dir.replace(/\[(\w+)\]/g, (_, p: string) => opts.params?.[p] ?? "1");
+  const qs = opts.query ? `?${new URLSearchParams(opts.query).toString()}` : "";
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (opts.body !== undefined) headers["content-type"] = "application/json";
+  const res = await handler(dir, method)(
+    new Request(`http://localhost/api/${path}${qs}`, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    }),
+    { params: Promise.resolve(opts.params ?? {}) },
+  );
+  const text = await res.text();
+  return { status: res.status, text, json: () => JSON.parse(text) as unknown };
+}
+
+/**
+ * What team B's records would show of themselves in an answer. The facet counts echo a source the reader filtered
+ * on (with count 0): their own words, not a record's, so that echo is left out.
+ */
+function leaks(answer: string): string[] {
+  const text = answer.replaceAll('{"value":"team-b-parcels","count":0}', "");
+  const found: string[] = [];
+  for (const marker of ["team-b", "tb-key", "tb-dev", "tb-tap", "tb-feat", b.note, b.hash].filter(Boolean))
+    if (text.includes(marker)) found.push(marker);
+  for (const id of [b.spatialId, b.tapId, b.quarantinedId])
+    if (new RegExp(`"(id|deadLetterId|dead_letter_id)":"${id}"`).test(text)) found.push(`record ${id}`);
+  return found;
+}
+
+async function expectNothing(r: Promise<{ status: number; text: string }>, what: string): Promise<void> {
+  const { status, text } = await r;
+  expect(status, `${what}: ${text.slice(0, 300)}`).toBeLessThan(500);
+  expect(leaks(text), `${what} answered ${text.slice(0, 300)}`).toEqual([]);
+}
+
+async function expect404(r: Promise<{ status: number; text: string }>, what: string): Promise<void> {
+  const { status, text } = await r;
+  expect(status, `${what}: ${text.slice(0, 300)}`).toBe(404);
+  expect(leaks(text), what).toEqual([]);
+}
+
+const square = (x: number, y: number) => [
+  [
+    [x, y],
+    [x + 0.01, y],
+    [x + 0.01, y + 0.01],
+    [x, y + 0.01],
+    [x, y],
+  ],
+];
+const spatial = (source: string, key: string, x: number, reason: string) => ({
+  kind: "spatial",
+  source,
+  idempotency_key: key,
+  observed_at: "2026-12-01T00:00:00Z",
+  feature: {
+    type: "Feature",
+    id: key.replace("key", "feat"),
+    geometry: { type: "Polygon", coordinates: square(x, 48.85) },
+    properties: {},
+  },
+  dead_letter_reason: reason,
+});
+const tap = (source: string, prefix: string) => ({
+  kind: "afc",
+  source,
+  raw_payload: {
+    event_id: `${prefix}-tap-1`,
+    device_id: `${prefix}-dev-1`,
+    fare_amount_cents: "250",
+    tap_timestamp: "2026-12-01T08:00:00Z",
+  },
+  failure_reason: "HTTP 503 from fares service",
+  retry_count: 1,
+});
+
+async function ingest(records: unknown[]): Promise<string[]> {
+  const res = await call(tokens.admin, "POST", "dead-letters", { body: records });
+  expect(res.status, res.text).toBe(200);
+  const results = (res.json() as { results: { status: string; id?: string }[] }).results;
+  return results.map((r) => {
+    expect(r.status).toBe("created");
+    return r.id!;
+  });
+}
+
+async function decide(token: string, id: string, body: Record<string, unknown>): Promise<void> {
+  const detail = (await call(token, "GET", "dead-letters/[id]", { params: { id } })).json() as { version: number };
+  const res = await call(token, "POST", "dead-letters/[id]/actions", { params: { id }, body: { ...body, version: detail.version } });
+  expect(res.status, res.text).toBe(200);
+}
+
+beforeAll(async () => {
+  db = await testDb();
+  const [admin, supA, anaA, audA, supB, supB2, anaB] = await Promise.all([
+    makeUser(db, "admin"),
+    makeUser(db, "supervisor"),
+    makeUser(db, "analyst", { email: `ana-a-${Date.now()}@test.local` }),
+    makeUser(db, "auditor"),
+    makeUser(db, "supervisor"),
+    makeUser(db, "supervisor"),
+    makeUser(db, "analyst"),
+  ]);
+  anaAHandle = anaA.email.split("@")[0]!;
+  const users = { admin, supA, anaA, audA, supB, supB2, anaB };
+  for (const [k, u] of Object.entries(users)) tokens[k as keyof typeof tokens] = await makeToken(db, u.id);
+
+  const teamA = await call(tokens.admin, "POST", "teams", {
+    body: { name: "A", members: [supA, anaA, audA].map((u) => ({ userId: u.id })), sources: [{ source: "team-a*" }] },
+  });
+  expect(teamA.status, teamA.text).toBe(201);
+  const teamB = await call(tokens.admin, "POST", "teams", {
+    body: {
+      name: "B",
+      members: [supB, supB2, anaB].map((u) => ({ userId: u.id })),
+      sources: [{ source: "team-b-parcels" }, { source: "team-b-gates" }],
+    },
+  });
+  expect(teamB.status, teamB.text).toBe(201);
+
+  // Both teams' records in the same place, with the same kinds of identifiers.
+  aIds = await ingest([spatial("team-a-parcels", "ta-key-1", 2.35, "topology: ring self-intersection"), tap("team-a-gates", "ta")]);
+  const [bSpatial, bTap, bQuarantined] = await ingest([
+    spatial("team-b-parcels", "tb-key-1", 2.35, "topology: ring self-intersection"),
+    tap("team-b-gates", "tb"),
+    spatial("team-b-parcels", "tb-key-q", 2.351, "HTTP 500 from parcels API"),
+  ]);
+  Object.assign(b, { spatialId: bSpatial!, tapId: bTap!, quarantinedId: bQuarantined! });
+  const { rows } = await db.pool.query<{ key: string }>("SELECT idempotency_key AS key FROM dead_letter WHERE id = $1", [b.tapId]);
+  b.hash = rows[0]!.key; // a tap's key is its event hash
+
+  // Team B at work: an approval, a quarantine, a note mentioning A's analyst, a shared view, a batch, a bulk job.
+  await decide(tokens.supB, b.spatialId, { action: "approve" });
+  await decide(tokens.supB, b.quarantinedId, { action: "quarantine", reason: "team b holds this one" });
+  b.note = "tb-note only team b reads";
+  const note = await call(tokens.anaB, "POST", "dead-letters/[id]/notes", {
+    params: { id: b.spatialId },
+    body: { text: `${b.note} @${anaAHandle}` },
+  });
+  expect(note.status, note.text).toBeLessThan(300);
+  const view = await call(tokens.anaB, "POST", "views", { body: { name: "team-b view", shared: true, filter: "source=team-b-parcels" } });
+  expect(view.status, view.text).toBeLessThan(300);
+  b.viewId = (view.json() as { id: string }).id;
+  const batch = await call(tokens.supB, "POST", "replays", { body: { ids: [b.spatialId], sink: { type: "ledger" }, ratePerSecond: 10 } });
+  expect(batch.status, batch.text).toBe(201);
+  b.batchId = (batch.json() as { id: string }).id;
+  // A bulk job by filter, started by B's analyst (the route runs it after answering, outside a test's reach).
+  const job = await createBulkJob(
+    db.pool,
+    { action: "reopen", reason: "team b looks again", filter: { source: ["team-b-gates"] } },
+    {
+      actor: { id: anaB.id, email: anaB.email, role: "analyst" },
+      scope: await readRecordScope(db.pool, anaB.id),
+      requestId: "t",
+      now: new Date(),
+    },
+  );
+  b.jobId = job.id;
+  const groups = (await call(tokens.anaB, "GET", "groups")).json() as { groups: { id: string; source: string }[] };
+  b.groupId = groups.groups.find((g) => g.source === "team-b-parcels")!.id;
+  // A triage rule of team B's source, drafted and approved by B's supervisors, with a dry run of its own.
+  const rule = await call(tokens.supB, "POST", "rules", {
+    body: { name: "team-b-rule", match: { source: "team-b-parcels" }, action: { type: "leave" } },
+  });
+  expect(rule.status, rule.text).toBe(201);
+  b.ruleId = (rule.json() as { id: string }).id;
+  const approved = await call(tokens.supB2, "POST", "rules/[id]/approve", { params: { id: b.ruleId }, body: { version: 1 } });
+  expect(approved.status, approved.text).toBe(200);
+  const dry = await call(tokens.supB, "POST", "rules/[id]/dry-run", { params: { id: b.ruleId }, body: {} });
+  expect(dry.status, dry.text).toBeLessThan(300);
+  b.ruleJobId = (dry.json() as { job: { id: string } }).job.id;
+}, 120_000);
+
+afterAll(async () => {
+  await db?.pool.end();
+  await closeDb();
+});
+
+type Probe = () => Promise<void>;
+const recordIds = () => [b.spatialId, b.tapId, b.quarantinedId];
+const asA = (token: keyof typeof tokens) => tokens[token];
+
+/** Every identifier team A might try for team B's records, as list filters. */
+const filters = (): Record<string, string>[] => [
+  {},
+  { source: "team-b-parcels" },
+  { q: "tb-key-1" },
+  { q: "tb-dev-1" },
+  { q: "tb-tap-1" },
+  { q: "tb-feat-1" },
+  { q: b.hash },
+  { q: b.hash.slice(0, 10) },
+  { q: "device_id:tb-dev-1" },
+  { note: "tb-note" },
+  { bbox: "2.3,48.8,2.4,48.9" },
+  { status: "approved" },
+];
+
+/** Each operation with a probe, or the reason it holds no team records (a string). */
+const PROBES: Record<string, Probe | string> = {
+  "GET dead-letters": async () => {
+    for (const f of filters()) await expectNothing(call(asA("anaA"), "GET", "dead-letters", { query: f }), `list ${JSON.stringify(f)}`);
+    const all = (await call(asA("anaA"), "GET", "dead-letters")).json() as { items: { id: string }[] };
+    expect(all.items.map((i) => i.id).sort()).toEqual([...aIds].sort()); // the seam does not hide the team's own
+  },
+  "GET dead-letters/[id]": async () => {
+    for (const id of recordIds()) await expect404(call(asA("anaA"), "GET", "dead-letters/[id]", { params: { id } }), `detail ${id}`);
+  },
+  "POST dead-letters/[id]/actions": async () => {
+    for (const id of recordIds())
+      await expect404(
+        call(asA("supA"), "POST", "dead-letters/[id]/actions", { params: { id }, body: { action: "reopen", version: 1, reason: "x" } }),
+        `action ${id}`,
+      );
+  },
+  "GET dead-letters/[id]/notes": async () => {
+    for (const id of recordIds()) await expect404(call(asA("anaA"), "GET", "dead-letters/[id]/notes", { params: { id } }), `notes ${id}`);
+  },
+  "POST dead-letters/[id]/notes": async () => {
+    await expect404(
+      call(asA("anaA"), "POST", "dead-letters/[id]/notes", { params: { id: b.spatialId }, body: { text: "hello" } }),
+      "add note",
+    );
+  },
+  "GET dead-letters/[id]/repair-preview": async () => {
+    await expect404(call(asA("anaA"), "GET", "dead-letters/[id]/repair-preview", { params: { id: b.spatialId } }), "repair preview");
+  },
+  "POST dead-letters/[id]/reveal": async () => {
+    await expect404(
+      call(asA("audA"), "POST", "dead-letters/[id]/reveal", { params: { id: b.tapId }, body: { path: "/payload/device_id" } }),
+      "reveal",
+    );
+  },
+  "GET dead-letters/[id]/timeline": async () => {
+    for (const id of recordIds())
+      await expect404(call(asA("audA"), "GET", "dead-letters/[id]/timeline", { params: { id } }), `timeline ${id}`);
+  },
+  "GET dead-letters/arrivals": async () => {
+    const r = await call(asA("anaA"), "GET", "dead-letters/arrivals", { query: { after: "0" } });
+    await expectNothing(Promise.resolve(r), "arrivals");
+    expect((r.json() as { count: number }).count).toBe(aIds.length);
+    await expectNothing(
+      call(asA("anaA"), "GET", "dead-letters/arrivals", { query: { after: "0", source: "team-b-parcels" } }),
+      "arrivals b",
+    );
+  },
+  "POST dead-letters/bulk": async () => {
+    const byIds = await call(asA("supA"), "POST", "dead-letters/bulk", { body: { action: "reopen", reason: "x", ids: recordIds() } });
+    await expectNothing(Promise.resolve(byIds), "bulk by ids");
+    expect((byIds.json() as { updated: number }).updated).toBe(0);
+    const byFilter = await call(asA("supA"), "POST", "dead-letters/bulk", {
+      body: { action: "reopen", reason: "x", filter: { source: ["team-b-gates"] }, dryRun: true },
+    });
+    expect((byFilter.json() as { matched: number }).matched).toBe(0);
+  },
+  "GET dead-letters/bulk/[jobId]": async () => {
+    await expect404(call(asA("anaA"), "GET", "dead-letters/bulk/[jobId]", { params: { jobId: b.jobId } }), "bulk job");
+  },
+  "POST dead-letters/bulk/[jobId]/cancel": async () => {
+    await expect404(call(asA("supA"), "POST", "dead-letters/bulk/[jobId]/cancel", { params: { jobId: b.jobId } }), "cancel job");
+  },
+  "GET dead-letters/extent": async () => {
+    for (const f of filters())
+      await expectNothing(call(asA("anaA"), "GET", "dead-letters/extent", { query: f }), `extent ${JSON.stringify(f)}`);
+    const r = (await call(asA("anaA"), "GET", "dead-letters/extent", { query: { source: "team-b-parcels" } })).json() as { count?: number };
+    expect(r.count ?? 0).toBe(0);
+  },
+  "GET dead-letters/facets": async () => {
+    for (const f of filters())
+      await expectNothing(call(asA("anaA"), "GET", "dead-letters/facets", { query: f }), `facets ${JSON.stringify(f)}`);
+    expect(((await call(asA("anaA"), "GET", "dead-letters/facets")).json() as { total: number }).total).toBe(aIds.length);
+  },
+  "GET dead-letters/map-points": async () => {
+    for (const f of filters())
+      await expectNothing(call(asA("anaA"), "GET", "dead-letters/map-points", { query: { ...f, zoom: "12" } }), `map ${JSON.stringify(f)}`);
+  },
+  "GET export": async () => {
+    for (const format of ["ndjson", "csv", "geojson"])
+      await expectNothing(call(asA("anaA"), "GET", "export", { query: { format } }), `export ${format}`);
+    await expectNothing(call(asA("anaA"), "GET", "export", { query: { format: "ndjson", q: "tb-key-1" } }), "export by key");
+  },
+  "GET groups": async () => {
+    await expectNothing(call(asA("anaA"), "GET", "groups"), "groups");
+    await expectNothing(call(asA("anaA"), "GET", "groups", { query: { source: "team-b-parcels" } }), "groups of b's source");
+  },
+  "GET groups/[id]": async () => {
+    await expect404(call(asA("anaA"), "GET", "groups/[id]", { params: { id: b.groupId } }), "group");
+  },
+  "PATCH groups/[id]": async () => {
+    await expect404(call(asA("supA"), "PATCH", "groups/[id]", { params: { id: b.groupId }, body: { status: "ignored" } }), "patch group");
+  },
+  "GET lookup": async () => {
+    for (const q of ["tb-key-1", "tb-dev-1", "tb-tap-1", "tb-feat-1", b.hash, b.hash.slice(0, 12)])
+      await expectNothing(call(asA("anaA"), "GET", "lookup", { query: { q } }), `lookup ${q}`);
+    await expectNothing(call(asA("anaA"), "GET", "lookup", { query: { near: "2.355,48.855", radiusKm: "5" } }), "lookup near");
+    await expectNothing(call(asA("anaA"), "GET", "lookup", { query: { bbox: "2.3,48.8,2.4,48.9" } }), "lookup in a box");
+  },
+  "GET metrics": async () => {
+    const r = await call(asA("anaA"), "GET", "metrics");
+    await expectNothing(Promise.resolve(r), "metrics");
+    const total = [...r.text.matchAll(/^redrive_dead_letters\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0);
+    expect(total).toBe(aIds.length);
+  },
+  "GET notes/mentions": async () => {
+    await expectNothing(call(asA("anaA"), "GET", "notes/mentions"), "mentions");
+  },
+  "GET overview": async () => {
+    const r = await call(asA("anaA"), "GET", "overview");
+    await expectNothing(Promise.resolve(r), "overview");
+    expect((r.json() as { replays: { id: string }[] }).replays.map((x) => x.id)).not.toContain(b.batchId);
+    const o = r.json() as { total?: number; unresolved?: number };
+    if (o.total !== undefined) expect(o.total).toBe(aIds.length);
+  },
+  "GET quarantine/groups": async () => {
+    await expectNothing(call(asA("anaA"), "GET", "quarantine/groups"), "quarantine groups");
+  },
+  "POST quarantine/purge": async () => {
+    const r = await call(asA("supA"), "POST", "quarantine/purge", { body: { ids: [b.quarantinedId], reason: "x" } });
+    await expectNothing(Promise.resolve(r), "purge by id");
+    expect((r.json() as { purged?: number }).purged ?? 0).toBe(0);
+    const f = await call(asA("supA"), "POST", "quarantine/purge", { body: { filter: { source: ["team-b-parcels"] }, reason: "x" } });
+    expect((f.json() as { purged?: number }).purged ?? 0).toBe(0);
+  },
+  "POST quarantine/release": async () => {
+    const r = await call(asA("supA"), "POST", "quarantine/release", { body: { ids: [b.quarantinedId], reason: "x" } });
+    await expectNothing(Promise.resolve(r), "release by id");
+    expect((r.json() as { released?: number }).released ?? 0).toBe(0);
+  },
+  "GET replays": async () => {
+    const r = await call(asA("anaA"), "GET", "replays");
+    await expectNothing(Promise.resolve(r), "replays");
+    expect((r.json() as { batches: { id: string }[] }).batches.map((x) => x.id)).not.toContain(b.batchId);
+  },
+  "POST replays": async () => {
+    const byIds = await call(asA("supA"), "POST", "replays", { body: { ids: [b.spatialId], sink: { type: "ledger" }, ratePerSecond: 1 } });
+    expect(byIds.status).toBe(422);
+    expect(byIds.text).toContain("no such record");
+    const byFilter = await call(asA("supA"), "POST", "replays", {
+      body: { filter: { source: ["team-b-parcels"] }, sink: { type: "ledger" }, ratePerSecond: 1 },
+    });
+    expect(byFilter.status).toBe(422);
+    await expectNothing(Promise.resolve(byFilter), "batch by filter");
+  },
+  "GET replays/[id]": async () => {
+    await expect404(call(asA("anaA"), "GET", "replays/[id]", { params: { id: b.batchId } }), "batch");
+  },
+  "GET replays/[id]/items": async () => {
+    await expect404(call(asA("anaA"), "GET", "replays/[id]/items", { params: { id: b.batchId } }), "batch items");
+  },
+  "GET replays/[id]/rate": async () => {
+    await expect404(call(asA("anaA"), "GET", "replays/[id]/rate", { params: { id: b.batchId } }), "batch rate");
+  },
+  ...Object.fromEntries(
+    ["approve", "cancel", "pause", "resume", "start"].map((action) => [
+      `POST replays/[id]/${action}`,
+      async () => {
+        await expect404(call(asA("supA"), "POST", `replays/[id]/${action}`, { params: { id: b.batchId }, body: {} }), `batch ${action}`);
+      },
+    ]),
+  ),
+  "GET views": async () => {
+    const r = await call(asA("anaA"), "GET", "views", { query: { counts: "1" } });
+    await expectNothing(Promise.resolve(r), "views");
+    expect(r.text).not.toContain("team-b view");
+  },
+  "PATCH views/[id]": async () => {
+    await expect404(call(asA("anaA"), "PATCH", "views/[id]", { params: { id: b.viewId }, body: { name: "mine" } }), "patch view");
+  },
+  "DELETE views/[id]": async () => {
+    await expect404(call(asA("anaA"), "DELETE", "views/[id]", { params: { id: b.viewId } }), "delete view");
+  },
+  "PUT views/default": async () => {
+    await expect404(call(asA("anaA"), "PUT", "views/default", { body: { viewId: b.viewId } }), "default view");
+  },
+  "POST views": "creates the caller's own view (a filter text); its counts are read through GET views, probed above",
+  "GET audit": async () => {
+    const r = await call(asA("audA"), "GET", "audit", { query: { limit: "200" } });
+    await expectNothing(Promise.resolve(r), "audit log");
+    for (const id of recordIds())
+      await expectNothing(call(asA("audA"), "GET", "audit", { query: { targetType: "dead_letter", targetId: id } }), `audit of ${id}`);
+    await expectNothing(
+      call(asA("audA"), "GET", "audit", { query: { targetType: "replay_batch", targetId: b.batchId } }),
+      "audit of batch",
+    );
+  },
+  "GET alerts": async () => {
+    const r = await call(asA("anaA"), "GET", "alerts");
+    await expectNothing(Promise.resolve(r), "alerts");
+    // rules are evaluated on company-wide counts: their values and events are not a team's to see
+    const { rules, events } = r.json() as { rules: { lastValue: number | null; firing: unknown }[]; events: unknown[] };
+    expect(events).toEqual([]);
+    for (const rule of rules) expect([rule.lastValue, rule.firing]).toEqual([null, null]);
+  },
+  "PATCH alerts/[id]": "alert rules are company-wide configuration (a threshold), no record; per-team alerts are not built yet",
+  "POST dead-letters": "ingest writes records; a re-sent key answers without another sender's record id (producer-isolation.test.ts)",
+  "POST afc/taps": "tap capture writes records; as POST /api/dead-letters",
+  "GET producer/records": "a producer's own records only (producer-isolation.test.ts); producers are not scoped by teams",
+  "GET producer/records/[id]": "as GET producer/records",
+  "GET [...path]": "the API's catch-all 404",
+  "POST [...path]": "the API's catch-all 404",
+  "PUT [...path]": "the API's catch-all 404",
+  "PATCH [...path]": "the API's catch-all 404",
+  "DELETE [...path]": "the API's catch-all 404",
+  "GET auth/[...all]": "sign-in (better-auth): no record",
+  "POST auth/[...all]": "sign-in (better-auth): no record",
+  "GET health": "service health: no record",
+  "GET health/live": "service health: no record",
+  "GET health/ready": "service health: no record",
+  "GET openapi.json": "the API's description: no record",
+  "GET settings/replay-approval": "a company-wide setting: no record",
+  "PUT settings/replay-approval": "a company-wide setting (admins): no record",
+  "GET settings/sso": "SSO settings (admins): no record",
+  "PUT settings/sso": "SSO settings (admins): no record",
+  "GET sources": "broker sources' configuration and state (names, not records); every holder of sources:read sees them",
+  "POST sources": "adds a broker source (admins)",
+  "GET sources/[name]": "one broker source's configuration: no record",
+  "PATCH sources/[name]": "changes a broker source (admins)",
+  "DELETE sources/[name]": "removes a broker source (admins)",
+  "POST sources/[name]/pull": "pulls a broker source now (admins)",
+  "GET sources/[name]/status": "a broker source's state: no record",
+  "GET teams": "teams (admins, unscoped)",
+  "POST teams": "teams (admins, unscoped)",
+  "GET teams/[id]": "teams (admins, unscoped)",
+  "PATCH teams/[id]": "teams (admins, unscoped)",
+  "DELETE teams/[id]": "teams (admins, unscoped)",
+  "GET tokens": "the caller's own API tokens",
+  "POST tokens": "the caller's own API tokens",
+  "DELETE tokens/[id]": "the caller's own API tokens",
+  "GET rules": async () => {
+    const r = await call(asA("supA"), "GET", "rules");
+    await expectNothing(Promise.resolve(r), "rules");
+    expect((r.json() as { rules: { id: string }[] }).rules.map((x) => x.id)).not.toContain(b.ruleId);
+  },
+  "POST rules": async () => {
+    const r = await call(asA("supA"), "POST", "rules", {
+      body: { name: "reach-into-b", match: { source: "team-b-parcels" }, action: { type: "leave" } },
+    });
+    expect(r.status, r.text).toBe(422);
+    const wide = await call(asA("supA"), "POST", "rules", {
+      body: { name: "every-source", match: { kind: "spatial" }, action: { type: "leave" } },
+    });
+    expect(wide.status, wide.text).toBe(422);
+  },
+  "GET rules/[id]": async () => {
+    await expect404(call(asA("anaA"), "GET", "rules/[id]", { params: { id: b.ruleId } }), "rule");
+  },
+  "PATCH rules/[id]": async () => {
+    await expect404(call(asA("supA"), "PATCH", "rules/[id]", { params: { id: b.ruleId }, body: { enabled: false } }), "kill switch");
+  },
+  "POST rules/[id]/approve": async () => {
+    await expect404(call(asA("supA"), "POST", "rules/[id]/approve", { params: { id: b.ruleId }, body: { version: 1 } }), "approve rule");
+  },
+  "POST rules/[id]/dry-run": async () => {
+    await expect404(call(asA("supA"), "POST", "rules/[id]/dry-run", { params: { id: b.ruleId }, body: {} }), "dry run");
+  },
+  "POST rules/[id]/apply": async () => {
+    await expect404(call(asA("supA"), "POST", "rules/[id]/apply", { params: { id: b.ruleId }, body: { version: 1 } }), "apply");
+  },
+  "GET rules/[id]/jobs/[jobId]": async () => {
+    await expect404(call(asA("anaA"), "GET", "rules/[id]/jobs/[jobId]", { params: { id: b.ruleId, jobId: b.ruleJobId } }), "rule job");
+  },
+  "GET users": "accounts (admins)",
+  "POST users": "accounts (admins)",
+  "PATCH users/[id]": "accounts (admins)",
+};
+
+/** Every operation a route file answers (405 answers excluded), as `METHOD dir`. */
+function operations(): string[] {
+  const out: string[] = [];
+  for (const { dir, module } of ROUTE_MODULES)
+    for (const m of METHODS) {
+      const h = module[m] as Handler | undefined;
+      if (h?.meta && !("notAllowed" in h.meta.access)) out.push(`${m} ${dir}`);
+    }
+  return out;
+}
+
+describe("team scope on every route", () => {
+  it("every API operation is probed here or named as holding no team records", () => {
+    const unknown = operations().filter((op) => !(op in PROBES));
+    expect(unknown, "classify these operations in PROBES (tests/integration/team-scope.test.ts)").toEqual([]);
+    const stale = Object.keys(PROBES).filter((op) => !operations().includes(op));
+    expect(stale, "no such operation any more").toEqual([]);
+  });
+
+  it("team B sees its own records (the setup is what the probes assume)", async () => {
+    const list = (await call(tokens.anaB, "GET", "dead-letters")).json() as { items: { id: string }[] };
+    expect(list.items.map((i) => i.id).sort()).toEqual(recordIds().sort());
+    expect((await call(tokens.supB, "GET", "replays/[id]", { params: { id: b.batchId } })).status).toBe(200);
+    expect((await call(tokens.anaB, "GET", "groups/[id]", { params: { id: b.groupId } })).status).toBe(200);
+  });
+
+  for (const op of operations()) {
+    const probe = PROBES[op];
+    if (typeof probe !== "function") continue;
+    it(`${op}: team A finds none of team B's records`, probe, 60_000);
+  }
+
+  it("an admin in no team still sees every record", async () => {
+    const list = (await call(tokens.admin, "GET", "dead-letters")).json() as { items: { id: string }[] };
+    expect(list.items.length).toBe(aIds.length + recordIds().length);
+  });
+});
