@@ -1,6 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
+import { analyzeOffThread } from "../dead-letters/ingest/analyze-off-thread";
+import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
 import { runRetention, type RetentionResult } from "./retention";
@@ -64,6 +66,7 @@ export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> 
     log(`[maintenance] alerts failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   result.resumed = await resumeStalledBulkJobs(opts, now, log);
+  await resumeStalledRuleJobs(opts, now, log);
   try {
     await pruneRateLimits(opts.pool);
   } catch (err) {
@@ -94,6 +97,33 @@ export async function resumeStalledBulkJobs(
     }
   } catch (err) {
     log(`[maintenance] bulk job resume failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return resumed;
+}
+
+/**
+ * Starts a runner for each triage rule's dry run or apply whose runner stopped saving pages (stalledRuleJobs):
+ * the server that started it died. The runner claims the job first, so two servers' housekeeping never both run
+ * it. Returns the job ids. A failure is logged, never thrown.
+ */
+export async function resumeStalledRuleJobs(
+  opts: Pick<MaintenanceOptions, "pool" | "now">,
+  now: Date,
+  log: (msg: string) => void,
+): Promise<string[]> {
+  const resumed: string[] = [];
+  try {
+    for (const { ruleId, jobId } of await stalledRuleJobs(opts.pool, now)) {
+      resumed.push(jobId);
+      log(`[maintenance] resuming rule job ${jobId} of rule ${ruleId} (its runner stopped reporting)`);
+      const run = runRuleJob(opts.pool, ruleId, jobId, { analyze: analyzeOffThread, now: opts.now ?? (() => new Date()) })
+        .then((job) => log(`[maintenance] rule job ${jobId}: ${job.status}, ${job.processed} processed`))
+        .catch((err: unknown) => log(`[maintenance] rule job ${jobId} failed: ${err instanceof Error ? err.message : String(err)}`))
+        .finally(() => resumedJobs.delete(run));
+      resumedJobs.add(run);
+    }
+  } catch (err) {
+    log(`[maintenance] rule job resume failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   return resumed;
 }
@@ -135,7 +165,10 @@ export function startMaintenance(opts: MaintenanceOptions & { bulkCheckMs?: numb
   const checks = (async () => {
     while (!opts.signal.aborted) {
       await pause(bulkCheck, opts.signal);
-      if (!opts.signal.aborted) await resumeStalledBulkJobs(opts, (opts.now ?? (() => new Date()))(), log);
+      if (opts.signal.aborted) break;
+      const now = (opts.now ?? (() => new Date()))();
+      await resumeStalledBulkJobs(opts, now, log);
+      await resumeStalledRuleJobs(opts, now, log);
     }
   })();
   const done = (async () => {

@@ -4,7 +4,8 @@ import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { pinRepair } from "../../lib/dead-letters/triage/approved-repair";
 import { analyzeOffThread } from "../../lib/dead-letters/ingest/analyze-off-thread";
-import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
+import { createRuleJob, getRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
+import { resumedJobsSettled, resumeStalledRuleJobs } from "../../lib/ops/maintenance";
 import { recordTimeline } from "../../lib/forensics/timeline";
 import { approveRule, createRule, getRule, listRules, patchRule, type RuleContext } from "../../lib/rules/rules";
 import { SKIP } from "../../lib/rules/match-rule";
@@ -264,6 +265,31 @@ describe("a triage rule under four eyes", () => {
     expect(await approveRule(db.pool, ruleId, 3, b)).toMatchObject({ status: "active", activeVersion: 3 });
     const [after] = await ingest(db, [envelope(bowtie)]);
     expect(await getDeadLetter(db.pool, after!)).toMatchObject({ status: "approved", decidedBy: { rule: { version: 3 } } });
+  });
+
+  it("a dry run whose server died is taken over by another server's housekeeping, and counts the same", async () => {
+    const spec = () => ({
+      type: "dry_run" as const,
+      match: { kind: "spatial" as const },
+      action: { type: "leave" as const },
+      version: null,
+    });
+    const direct = await run((await createRuleJob(db.pool, ruleId, spec(), b)).id);
+    const orphan = await createRuleJob(db.pool, ruleId, spec(), b);
+    // Held by a live runner: nobody else takes it.
+    await db.pool.query(`UPDATE rule_job SET locked_by = 'other-host:1:live', heartbeat_at = now() WHERE id = $1`, [orphan.id]);
+    expect(await resumeStalledRuleJobs({ pool: db.pool }, new Date(), () => {})).not.toContain(orphan.id);
+    // Its server was killed: the heartbeat goes stale, and the next round of any server's housekeeping resumes it.
+    await db.pool.query(`UPDATE rule_job SET heartbeat_at = now() - interval '1 minute' WHERE id = $1`, [orphan.id]);
+    expect(await resumeStalledRuleJobs({ pool: db.pool }, new Date(), () => {})).toContain(orphan.id);
+    await resumedJobsSettled();
+    const resumed = await getRuleJob(db.pool, ruleId, orphan.id, UNSCOPED, new Date());
+    expect(resumed).toMatchObject({ status: "completed", total: direct.total, processed: direct.processed, skipped: direct.skipped });
+    // A second runner finds the job held by a live one and leaves it alone.
+    const again = await createRuleJob(db.pool, ruleId, spec(), b);
+    await db.pool.query(`UPDATE rule_job SET locked_by = 'other-host:1:live', heartbeat_at = now() WHERE id = $1`, [again.id]);
+    const loser = await runRuleJob(db.pool, ruleId, again.id, { analyze: analyzeOffThread, now: () => new Date(), runner: "me" });
+    expect(loser).toMatchObject({ status: "running", processed: 0 });
   });
 
   it("versions are immutable in the database", async () => {

@@ -1,4 +1,6 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit, type AuditInput } from "../../audit/append";
@@ -157,8 +159,9 @@ export async function createRuleJob(
   const total = counted[0]?.n ?? 0;
   const insert = async (db: pg.Pool | pg.PoolClient) =>
     db.query<JobRow>(
-      `INSERT INTO rule_job (rule_id, version, type, match, action, ceiling, total, actor_id, actor_email, actor_role, request_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
+      `INSERT INTO rule_job (rule_id, version, type, match, action, ceiling, total, actor_id, actor_email, actor_role, request_id, created_at,
+         heartbeat_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${COLUMNS}`,
       [
         ruleId,
         spec.version,
@@ -254,13 +257,54 @@ async function stillActive(client: pg.PoolClient, ruleId: string, version: numbe
   return rows[0]?.ok === true;
 }
 
-/** Works through a job to its end (or the rule's disabling, for an apply); failures are recorded on the job. */
+/** A runner that has not saved a page for this long is presumed dead; any server's housekeeping resumes its job. */
+export const RULE_JOB_STALE_AFTER_MS = 10_000;
+
+/** This process's name as a job runner. */
+const RUNNER = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+/** Thrown inside a page's transaction when another runner has taken the job over: the page rolls back. */
+class JobTakenOver extends Error {}
+
+/**
+ * Takes the job for `runner`: when nobody holds it, this runner already does, or its holder went stale. False when
+ * a live runner holds it (or it has ended).
+ */
+async function claimJob(pool: pg.Pool, jobId: string, runner: string, now: Date): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE rule_job SET locked_by = $2, heartbeat_at = $3
+     WHERE id = $1 AND status = 'running'
+       AND (locked_by IS NULL OR locked_by = $2 OR heartbeat_at IS NULL OR heartbeat_at < $3::timestamptz - $4 * interval '1 millisecond')`,
+    [jobId, runner, now, RULE_JOB_STALE_AFTER_MS],
+  );
+  return rowCount === 1;
+}
+
+/** Running jobs whose runner stopped saving pages: the housekeeping loop resumes them (lib/ops/maintenance.ts). */
+export async function stalledRuleJobs(pool: pg.Pool, now: Date): Promise<{ ruleId: string; jobId: string }[]> {
+  const { rows } = await pool.query<{ ruleId: string; jobId: string }>(
+    `SELECT rule_id::text AS "ruleId", id::text AS "jobId" FROM rule_job
+     WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < $1::timestamptz - $2 * interval '1 millisecond')
+     ORDER BY id`,
+    [now, RULE_JOB_STALE_AFTER_MS],
+  );
+  return rows;
+}
+
+/**
+ * Works through a job to its end (or the rule's disabling, for an apply); failures are recorded on the job. Each
+ * page's progress commits with a heartbeat under this runner's name (an apply's decisions in the same
+ * transaction), so a runner that dies leaves the job at its last page for another to resume, and a runner that
+ * was taken over (it stalled) finds out at its next page, which rolls back: nothing is decided twice.
+ */
 export async function runRuleJob(
   pool: pg.Pool,
   ruleId: string,
   jobId: string,
-  opts: { analyze: Analyze; now: () => Date },
+  opts: { analyze: Analyze; now: () => Date; runner?: string },
 ): Promise<RuleJobView> {
+  const runner = opts.runner ?? RUNNER;
+  if (!(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
   const job = await readJob(pool, ruleId, jobId);
   if (job.status !== "running") return toView(job);
   const rule: ActiveRule = { id: ruleId, name: "", version: job.version ?? 0, match: job.match, action: job.action, approvers: [] };
@@ -313,19 +357,20 @@ export async function runRuleJob(
             [{ ruleId, version: rule.version, matched: pageCounts.decided + pageCounts.skipped, decided: pageCounts.decided }],
             now,
           );
-          await saveProgress(client, jobId, last, processed + rows.length, counts);
+          await saveProgress(client, jobId, runner, now, last, processed + rows.length, counts);
           return false;
         });
         if (stopped) return finish(pool, ruleId, jobId, "failed", now, "the rule was disabled or changed: the apply stopped");
       } else {
         addCounts(counts, page, rule.action);
-        await saveProgress(pool, jobId, last, processed + rows.length, counts);
+        await saveProgress(pool, jobId, runner, now, last, processed + rows.length, counts);
       }
       cursor = last;
       processed += rows.length;
     }
     return finish(pool, ruleId, jobId, "completed", opts.now(), null);
   } catch (err) {
+    if (err instanceof JobTakenOver) return toView(await readJob(pool, ruleId, jobId));
     console.error(`[rules] job ${jobId} of rule ${ruleId} failed`, err);
     return finish(pool, ruleId, jobId, "failed", opts.now(), err instanceof AppError ? err.message : "internal error (see the server log)");
   }
@@ -364,10 +409,19 @@ function recordAudit(d: RuleDecision, jobId: string, requestId: string | null): 
   };
 }
 
-async function saveProgress(db: pg.Pool | pg.PoolClient, id: string, cursor: string, processed: number, c: RuleCounts): Promise<void> {
-  await db.query(
-    `UPDATE rule_job SET cursor = $2, processed = $3, decided = $4, skipped = $5, skipped_reasons = $6, samples = $7, area_changes = $8
-     WHERE id = $1`,
+async function saveProgress(
+  db: pg.Pool | pg.PoolClient,
+  id: string,
+  runner: string,
+  now: Date,
+  cursor: string,
+  processed: number,
+  c: RuleCounts,
+): Promise<void> {
+  const { rowCount } = await db.query(
+    `UPDATE rule_job SET cursor = $2, processed = $3, decided = $4, skipped = $5, skipped_reasons = $6, samples = $7, area_changes = $8,
+       heartbeat_at = $10
+     WHERE id = $1 AND locked_by = $9 AND status = 'running'`,
     [
       id,
       cursor,
@@ -377,8 +431,11 @@ async function saveProgress(db: pg.Pool | pg.PoolClient, id: string, cursor: str
       JSON.stringify(c.skippedReasons),
       JSON.stringify(c.samples),
       JSON.stringify(c.areaChanges),
+      runner,
+      now,
     ],
   );
+  if (rowCount !== 1) throw new JobTakenOver(`rule job ${id} is another runner's now`);
 }
 
 async function finish(
