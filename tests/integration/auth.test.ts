@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb, type Db } from "../../lib/db/client";
 import { authRequest, cookieFrom, makeToken, makeUser, PASSWORD, randomIp, signIn, TEST_CTX, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { UNSCOPED } from "../../lib/scope/record-scope";
 
 setTestAuthEnv();
 
@@ -39,7 +40,7 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     expect(setCookie).toMatch(/Max-Age=28800/);
 
     const principal = await authenticate(req({ cookie }));
-    expect(principal).toEqual({ userId: user.id, email: user.email, name: user.name, role: "supervisor", via: "session" });
+    expect(principal).toEqual({ userId: user.id, email: user.email, name: user.name, role: "supervisor", via: "session", scope: UNSCOPED });
 
     const event = await lastAudit("auth.sign_in");
     expect(event).toMatchObject({ actor_id: user.id, actor_email: user.email, actor_role: "supervisor", target_id: user.id });
