@@ -7,6 +7,7 @@ import { evaluateAlerts } from "./alerts/evaluate";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
 import { runRetention, type RetentionResult } from "./retention";
 import { pruneRateLimits } from "../auth/rate-limit-store";
+import { pruneAnsweredPulls } from "../sources/pull-requests";
 
 // The housekeeping loop, started next to the replay worker: every interval (default a minute) it strips
 // payloads past retention, evaluates the alert rules (then delivers their webhooks), resumes bulk jobs whose
@@ -71,6 +72,11 @@ export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> 
     await pruneRateLimits(opts.pool);
   } catch (err) {
     log(`[maintenance] sign-in limiter pruning failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    await pruneAnsweredPulls(opts.pool, now);
+  } catch (err) {
+    log(`[maintenance] pull request pruning failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   return result;
 }

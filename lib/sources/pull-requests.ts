@@ -285,3 +285,16 @@ async function runRequest(opts: ServePullRequestsOptions, req: Claimed, leaseMs:
     await connector?.close().catch(() => {});
   }
 }
+
+/**
+ * Forgets answered requests (done or failed) older than `olderThanMs`: their askers have long had the answer, and
+ * the pull itself is recorded where it matters (source counters, source_message, the audit trail). Waiting and
+ * running requests are kept whatever their age: a worker started later still answers them.
+ */
+export async function pruneAnsweredPulls(pool: pg.Pool, now: Date, olderThanMs = 24 * 3_600_000): Promise<number> {
+  const { rowCount } = await pool.query(
+    `DELETE FROM source_pull_request WHERE status IN ('done', 'failed') AND finished_at < $1::timestamptz - $2 * interval '1 millisecond'`,
+    [now, olderThanMs],
+  );
+  return rowCount ?? 0;
+}

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../../lib/db/client";
 import { AppError } from "../../../lib/errors/app-error";
-import { awaitPull, submitPull } from "../../../lib/sources/pull-requests";
+import { awaitPull, pruneAnsweredPulls, submitPull } from "../../../lib/sources/pull-requests";
 import { requestPull } from "../../../lib/sources/pull-now";
 import { waitFor } from "../../replay/fixtures";
 import { testDb } from "../helpers";
@@ -186,6 +186,25 @@ describe("Pull now as a request row", () => {
     } finally {
       await kill(second.child);
     }
+  });
+});
+
+describe("answered pull requests", () => {
+  it("are forgotten a day after their answer; waiting and running ones are kept whatever their age", async () => {
+    const { rows } = await db.pool.query<{ id: string; status: string }>(
+      `INSERT INTO source_pull_request (source, actor, status, created_at, finished_at)
+       SELECT 'prune-probe', '{}'::jsonb, s, now() - interval '3 days', CASE WHEN s IN ('done', 'failed') THEN f END
+       FROM unnest(ARRAY['done', 'failed', 'done', 'waiting', 'running']) WITH ORDINALITY AS t(s, i),
+            LATERAL (SELECT CASE WHEN i = 3 THEN now() - interval '1 hour' ELSE now() - interval '2 days' END AS f) AS x
+       RETURNING id::text AS id, status`,
+    );
+    expect(await pruneAnsweredPulls(db.pool, new Date())).toBeGreaterThanOrEqual(2);
+    const left = await db.pool.query<{ status: string }>(
+      "SELECT status FROM source_pull_request WHERE id = ANY($1::bigint[]) ORDER BY id",
+      [rows.map((r) => r.id)],
+    );
+    expect(left.rows.map((r) => r.status)).toEqual(["done", "waiting", "running"]);
+    await db.pool.query("DELETE FROM source_pull_request WHERE source = 'prune-probe'");
   });
 });
 
