@@ -8,6 +8,7 @@ import type { DeadLetterKind } from "../../vocabulary/record";
 import { storeDeadLetters } from "../store/write-records";
 import type { NormalizeSettings } from "./normalize";
 import { sharedNormalizePool } from "./normalize-pool";
+import { arrivalRules } from "../store/arrival-rules";
 import { preparePulled, type PreparedPulled, type PulledBody } from "./pulled-message";
 import { MAX_RECORD_BYTES } from "./split";
 
@@ -67,11 +68,12 @@ export interface PulledPageOptions {
 }
 
 /** Normalizes the page on an ingest thread when there is one (here otherwise): never the puller's own event loop. */
-async function prepare(bodies: PulledBody[], opts: PulledPageOptions): Promise<PreparedPulled[]> {
+async function prepare(pool: pg.Pool, bodies: PulledBody[], opts: PulledPageOptions): Promise<PreparedPulled[]> {
   const maxBodyBytes = opts.maxBodyBytes ?? MAX_RECORD_BYTES;
   const threads = sharedNormalizePool();
-  if (threads) return threads.normalizePulled(bodies, opts.now, opts.settings, maxBodyBytes);
-  return preparePulled(bodies, opts.now, await getGeos(), opts.settings, maxBodyBytes);
+  const settings = { ...opts.settings, rules: await arrivalRules(pool) };
+  if (threads) return threads.normalizePulled(bodies, opts.now, settings, maxBodyBytes);
+  return preparePulled(bodies, opts.now, await getGeos(), settings, maxBodyBytes);
 }
 
 export async function ingestPulledPage(
@@ -91,7 +93,7 @@ export async function ingestPulledPage(
     origin: m.origin,
     ...(m.problem !== undefined ? { problem: m.problem } : {}),
   }));
-  const prepared = await prepare(bodies, opts);
+  const prepared = await prepare(pool, bodies, opts);
   const arrivals: PageArrival[] = messages.map((m, index) => ({
     index,
     position: m.position,

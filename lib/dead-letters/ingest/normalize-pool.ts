@@ -207,7 +207,7 @@ export class NormalizePool {
    */
   async normalize(recs: RecordText[], now: Date, settings: NormalizeSettings): Promise<Normalized[]> {
     // A Map of plain objects, a Date and plain limits: all survive structured cloning as they are.
-    const plain = { sources: settings.sources, defaults: settings.defaults, limits: settings.limits };
+    const plain = { sources: settings.sources, defaults: settings.defaults, limits: settings.limits, rules: settings.rules };
     const sent: RecordText[] = [];
     for (const rec of recs) sent.push(await asSendable(rec));
     const { results = [] } = await this.send({ task: "normalize", recs: sent, now, settings: plain });
@@ -242,7 +242,7 @@ export class NormalizePool {
     settings: NormalizeSettings,
     maxBodyBytes: number,
   ): Promise<PreparedPulled[]> {
-    const plain = { sources: settings.sources, defaults: settings.defaults };
+    const plain = { sources: settings.sources, defaults: settings.defaults, rules: settings.rules };
     const sent = bodies.map((b) => ({ ...b, body: new Uint8Array(b.body) }));
     const { pulled = [] } = await this.send(
       { task: "normalize-pulled", bodies: sent, now, settings: plain, maxBodyBytes },

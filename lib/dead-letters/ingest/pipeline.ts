@@ -5,6 +5,7 @@ import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../st
 import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { DEFAULT_SOURCE_SETTINGS, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
+import { arrivalRules } from "../store/arrival-rules";
 import type { RecordText } from "./split";
 
 // ingest → classify/repair → store, for every entry point (POST /api/dead-letters, `redrive import`, the demo
@@ -209,7 +210,7 @@ async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>,
   const threads = opts.normalizer ?? null;
   if (!threads) {
     for await (const rec of records) {
-      batch.push(await normalizeRecord(rec, clock(), opts));
+      batch.push(await normalizeRecord(rec, clock(), { ...opts, rules: await arrivalRules(pool) }));
       if (batch.length >= size) {
         yield* submit(batch);
         batch = [];
@@ -221,22 +222,22 @@ async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>,
     // input order. At most threads.size + 1 chunks wait for normalization, so memory stays bounded.
     const normalizing: Promise<Normalized[]>[] = [];
     let raw: RecordText[] = [];
-    const send = (recs: RecordText[]) => {
+    const send = async (recs: RecordText[]) => {
       // Whatever its size: a single envelope may hold a 10 MB polygon, whose parse alone held this thread for
       // seconds (a round trip to a warm thread costs well under a millisecond). opts is a NormalizeSettings; the
-      // pool sends a thread only its sources, defaults and limits.
-      const p = threads.normalize(recs, clock(), opts);
+      // pool sends a thread only its sources, defaults, limits and the active rules.
+      const p = threads.normalize(recs, clock(), { ...opts, rules: await arrivalRules(pool) });
       p.catch(() => {}); // surfaces when awaited, in order
       normalizing.push(p);
     };
     for await (const rec of records) {
       raw.push(rec);
       if (raw.length < size) continue;
-      send(raw);
+      await send(raw);
       raw = [];
       while (normalizing.length > threads.size) yield* submit(await (normalizing.shift() as Promise<Normalized[]>));
     }
-    if (raw.length) send(raw);
+    if (raw.length) await send(raw);
     while (normalizing.length) yield* submit(await (normalizing.shift() as Promise<Normalized[]>));
   }
   while (inFlight.length) yield await (inFlight.shift() as (typeof inFlight)[number]).done;

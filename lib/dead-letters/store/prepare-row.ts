@@ -3,6 +3,7 @@ import { canonicalJson } from "../../json/canonical";
 import { copyField, copyJson, copyNumber } from "../../db/copy-text";
 import { storedBox } from "./stored-box";
 import type { DeadLetterKind, NewDeadLetter } from "../../vocabulary/record";
+import type { ArrivalFacts } from "./arrival-facts";
 
 /**
  * A record ready to store, serialized where it was normalized — on an ingest worker thread, in parallel with
@@ -32,6 +33,8 @@ export interface PreparedRecord {
    * where its id goes ("id" sorts between "failureReason" and "idempotencyKey"): `{<head>,"id":"…",<tail>}`.
    */
   audit: { head: string; tail: string };
+  /** what the active triage rules will ask of the record at the store step (arrival-facts.ts), when ingest gathered it */
+  facts?: ArrivalFacts;
 }
 
 /** The dead_letter columns of PreparedRecord.row, in order. */

@@ -4,9 +4,12 @@ import { sha256Hex } from "../../afc/hash";
 import { canonicalJson } from "../../json/canonical";
 import type { JsonValue } from "../../json/value";
 import { matchRule, mayMatch, type RecordFacts, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
-import { activeRules, recordMatches, type ActiveRule } from "../../rules/rules";
+import { recordMatches, type ActiveRule } from "../../rules/rules";
 import type { DecidedByRule } from "../../rules/rule-schemas";
 import type { ApprovedRepair, DeadLetterKind, RepairMethod, RepairPolicy } from "../../vocabulary/record";
+import type { ArrivalFacts, OtherRepairFacts } from "./arrival-facts";
+import { lockedArrivalRules } from "./arrival-rules";
+import type { PreparedRecord } from "./prepare-row";
 
 // Triage rules deciding records: at arrival (the store step, in the transaction that stores the batch) and in a
 // rule's apply job (page by page). A decision is written as an analyst's is — status, a pinned repair for an
@@ -20,6 +23,10 @@ export interface RuleRecord extends RecordFacts {
   version: number;
   /** what a replay of it delivers with the stored repair: the payload's geometry (valid) or the repair */
   delivered: JsonValue | null;
+  /** the digest of `delivered`, when ingest computed it (then `delivered` is not read) */
+  deliveredDigest?: string | null;
+  /** other repairs' analyses, run by ingest before the store (arrival-facts.ts) */
+  repairs?: OtherRepairFacts[];
 }
 
 /** One decision a rule made. */
@@ -74,9 +81,14 @@ export const toRuleRecord = (r: FactRow): RuleRecord => ({
  * The pin an approval by the rule stores: the stored repair's settings and the digest of what it delivers, as
  * lib/dead-letters/triage/approved-repair.ts geometryDigest computes it (SHA-256 of the canonical JSON).
  */
-export function rulePin(r: RuleRecord, repair: { method: RepairMethod; policy: RepairPolicy }, delivered: JsonValue): ApprovedRepair {
+export function rulePin(
+  r: RuleRecord,
+  repair: { method: RepairMethod; policy: RepairPolicy },
+  delivered: JsonValue | string,
+): ApprovedRepair {
   const outcome = r.analysis?.outcome === "valid" ? "valid" : "repaired";
-  return { method: repair.method, policy: repair.policy, digest: sha256Hex(canonicalJson(delivered)), outcome };
+  const digest = typeof delivered === "string" ? delivered : sha256Hex(canonicalJson(delivered));
+  return { method: repair.method, policy: repair.policy, digest, outcome };
 }
 
 /** The decision `outcome` stands for, or null (a `leave` rule, a skip, or a repair other than the stored one). */
@@ -85,9 +97,10 @@ export function decisionOf(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome
   let pin: ApprovedRepair | null = null;
   if (rule.action.type === "approve" && r.kind === "spatial") {
     // A pin needs the stored repair's geometry; another repair's is not stored (the apply job pins those itself).
-    if (!outcome.repair || r.delivered === null || r.analysis === null) return null;
+    const delivered = r.deliveredDigest ?? r.delivered;
+    if (!outcome.repair || delivered === null || r.analysis === null) return null;
     if (outcome.repair.method !== r.analysis.method || outcome.repair.policy !== r.analysis.policy) return null;
-    pin = rulePin(r, outcome.repair, r.delivered);
+    pin = rulePin(r, outcome.repair, delivered);
   }
   return { id: r.id, recordVersion: r.version, rule, action: rule.action.type, pin, areaChange: outcome.areaChange };
 }
@@ -102,19 +115,38 @@ function count(counts: Counts, rule: ActiveRule, decided: boolean): void {
   counts.set(rule.id, c);
 }
 
+/** The decision of a rule that judged the record by another repair than the stored one (`other`, run by ingest). */
+function otherRepairDecision(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome, other: OtherRepairFacts): RuleDecision | null {
+  if (outcome.kind !== "decide" || rule.action.type === "leave") return null;
+  let pin: ApprovedRepair | null = null;
+  if (rule.action.type === "approve") {
+    if (other.digest === null || other.outcome === null) return null;
+    pin = { method: other.method, policy: other.policy, digest: other.digest, outcome: other.outcome };
+  }
+  return { id: r.id, recordVersion: r.version, rule, action: rule.action.type, pin, areaChange: outcome.areaChange };
+}
+
 /**
  * What the store's active rules decide for arriving records: the first rule (oldest first) that decides a record
  * wins; a `leave` rule counts its matches and lets the next rules look. A rule judging a repair other than the
- * stored one leaves the arrival to a later apply (its GEOS run has no place inside this transaction).
+ * stored one decides with that repair's analysis when ingest ran it before the store (`repairs`); without it the
+ * arrival is left to a later apply (GEOS has no place inside this transaction).
  */
 export function decideRecords(rules: ActiveRule[], records: RuleRecord[]): { decisions: RuleDecision[]; counts: Counts } {
   const decisions: RuleDecision[] = [];
   const counts: Counts = new Map();
   for (const r of records) {
     for (const rule of rules) {
-      const outcome = matchRule(rule, r);
+      let outcome = matchRule(rule, r);
+      let other: OtherRepairFacts | undefined;
+      if (outcome.kind === "needs_analysis") {
+        const wanted = outcome;
+        other = r.repairs?.find((x) => x.method === wanted.method && x.policy === wanted.policy);
+        if (!other) continue;
+        outcome = matchRule(rule, r, other.analysis);
+      }
       if (outcome.kind === "out" || outcome.kind === "needs_analysis") continue;
-      const decision = decisionOf(rule, r, outcome);
+      const decision = other ? otherRepairDecision(rule, r, outcome, other) : decisionOf(rule, r, outcome);
       count(counts, rule, decision !== null || (outcome.kind === "decide" && rule.action.type === "leave"));
       if (decision) {
         decisions.push(decision);
@@ -169,25 +201,58 @@ export function decisionAudit(d: RuleDecision): { status: string; repair?: Appro
   };
 }
 
+/** A new record as the rules see it, from what ingest gathered (its row is version 1, as inserted). */
+function fromFacts(id: string, r: PreparedRecord, facts: ArrivalFacts): RuleRecord {
+  return {
+    id,
+    version: 1,
+    kind: r.kind,
+    status: facts.failureClass === "poison" ? "quarantined" : "pending",
+    source: r.source,
+    originSource: facts.originSource,
+    reasonGroup: r.reasonGroup,
+    reason: facts.reason,
+    failureClass: facts.failureClass,
+    analysis: facts.analysis,
+    delivered: null,
+    ...(facts.afcIssues ? { afcIssues: facts.afcIssues } : {}),
+    ...(facts.deliveredDigest !== undefined ? { deliveredDigest: facts.deliveredDigest } : {}),
+    ...(facts.repairs ? { repairs: facts.repairs } : {}),
+  };
+}
+
 /**
- * The store step's hook: the active rules decide the batch's new records in its transaction. Returns the entries
- * for the batch's one ingest event (`rules`, canonical JSON), or null when no rule decided anything.
+ * The store step's hook: the active rules decide the batch's new records in its transaction. A record ingest
+ * prepared for these rules (arrival-facts.ts) is decided from memory; another (prepared for rules that changed
+ * since, or by a path that gathers nothing) is read back. Returns the entries for the batch's one ingest event
+ * (`rules`, canonical JSON), or null when no rule decided anything.
  */
 export async function decideArrivals(
   client: pg.PoolClient,
-  fresh: { id: string; record: { kind: DeadLetterKind; source: string; reasonGroup: string } }[],
+  fresh: { id: string; record: PreparedRecord }[],
   now: Date,
 ): Promise<string | null> {
   if (fresh.length === 0) return null;
-  const rules = await activeRules(client);
+  const { key, rules } = await lockedArrivalRules(client);
   if (rules.length === 0) return null;
-  // What the prepared record tells already (kind, source, reason group) narrows the rows to read back.
-  const ids = fresh.filter((f) => rules.some((rule) => mayMatch(rule.match, f.record))).map((f) => f.id);
-  if (ids.length === 0) return null;
-  const { rows } = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM dead_letter d WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`, [
-    ids,
-  ]);
-  const { decisions, counts } = decideRecords(rules, rows.map(toRuleRecord));
+  const records: RuleRecord[] = [];
+  const unknown: string[] = [];
+  for (const f of fresh) {
+    // What the prepared record tells already (kind, source, reason group) narrows the records to judge.
+    if (!rules.some((rule) => mayMatch(rule.match, f.record))) continue;
+    const facts = f.record.facts;
+    if (facts?.rulesKey === key) records.push(fromFacts(f.id, f.record, facts));
+    else unknown.push(f.id);
+  }
+  if (unknown.length) {
+    const { rows } = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM dead_letter d WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`, [
+      unknown,
+    ]);
+    records.push(...rows.map(toRuleRecord));
+    records.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  }
+  if (records.length === 0) return null;
+  const { decisions, counts } = decideRecords(rules, records);
   const written = await writeRuleDecisions(client, decisions, now);
   await recordMatches(
     client,
