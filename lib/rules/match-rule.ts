@@ -131,7 +131,7 @@ export function matchRule(rule: { match: RuleMatch; action: RuleAction }, r: Rec
  * themselves decide when both are known.
  */
 function typeChanges(a: RuleAnalysis): boolean {
-  return a.type_before !== null && a.type_after !== null ? a.type_before !== a.type_after : a.type_changed;
+  return a.type_before != null && a.type_after != null ? a.type_before !== a.type_after : a.type_changed;
 }
 
 /** Upper bounds of the dry run's area-change distribution (absolute share); beyond the last: "more". */
