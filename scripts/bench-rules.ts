@@ -13,7 +13,6 @@ import { withSessionSetup } from "../lib/db/session";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
-import { analyzeOffThread } from "../lib/dead-letters/ingest/analyze-off-thread";
 import { sharedNormalizePool } from "../lib/dead-letters/ingest/normalize-pool";
 import { createRuleJob, runRuleJob } from "../lib/dead-letters/rules/rule-jobs";
 import { createRule, type RuleContext } from "../lib/rules/rules";
@@ -89,7 +88,7 @@ async function dryRun(name: string, match: RuleMatch, action: RuleAction): Promi
   const rule = await createRule(pool, { name: `bench-${name}-${stamp}`, match, action }, ctx);
   const created = await createRuleJob(pool, rule.id, { type: "dry_run", match, action, version: 1 }, { ...ctx, now: new Date() });
   const t0 = performance.now();
-  const job = await runRuleJob(pool, rule.id, created.id, { analyze: analyzeOffThread, now: () => new Date() });
+  const job = await runRuleJob(pool, rule.id, created.id, { now: () => new Date() });
   const seconds = (performance.now() - t0) / 1000;
   if (job.status !== "completed") throw new Error(`the dry run ${job.status}: ${job.error}`);
   return { job, seconds };

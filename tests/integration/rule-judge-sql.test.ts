@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reasonGroup } from "../../lib/afc/reason-group";
 import { closeDb, type Db } from "../../lib/db/client";
-import { analyzeOffThread } from "../../lib/dead-letters/ingest/analyze-off-thread";
 import { judgeableInSql } from "../../lib/dead-letters/rules/judge-in-sql";
 import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { FACT_COLUMNS, toRuleRecord, type FactRow } from "../../lib/dead-letters/store/rule-decisions";
@@ -128,7 +127,7 @@ describe("a dry run counted in SQL", () => {
     expect(judgeableInSql(match)).toBe(true);
     const rule = await createRule(db.pool, { name, match, action }, ctx);
     const job = await createRuleJob(db.pool, rule.id, { type: "dry_run", match, action, version: 1 }, ctx);
-    const done = await runRuleJob(db.pool, rule.id, job.id, { analyze: analyzeOffThread, now: () => new Date() });
+    const done = await runRuleJob(db.pool, rule.id, job.id, { now: () => new Date() });
     const want = await reference(match, action);
     expect(done).toMatchObject({ status: "completed", ...want });
     expect(done.processed).toBe(done.total);

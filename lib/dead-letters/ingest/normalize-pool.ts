@@ -7,6 +7,8 @@ import type { AnalyzeOptions, AnalyzeResult } from "../../spatial/analyze";
 import { AppError, type ErrorCode, type FieldIssue } from "../../errors/app-error";
 import type { Normalized, NormalizeSettings } from "./normalize";
 import type { PreparedPulled, PulledBody } from "./pulled-message";
+import type { OtherRepairFacts } from "../store/arrival-facts";
+import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
 
 // Normalization (JSON parse, schema checks, hashing, and for spatial records GEOS validation and repair: the
@@ -35,6 +37,8 @@ interface Reply {
   problem?: string | null;
   error?: string;
   analyzed?: AnalyzeResult;
+  /** a rule's other repair of each payload sent (rule-repairs), null where a payload is not a Feature */
+  repairs?: (OtherRepairFacts | null)[];
   /** a heavy record's detail answer, UTF-8 JSON (its buffer transferred, not copied) */
   json?: Uint8Array<ArrayBuffer>;
   /** an off-thread stream's next chunk (transferred), or done: the stream has ended */
@@ -252,6 +256,32 @@ export class NormalizePool {
     if (pulled.length >= bodies.length || pulled.length === 0) return pulled;
     const rest = await this.normalizePulledChunk(bodies.slice(pulled.length), now, settings, maxBodyBytes);
     return [...pulled, ...rest.map((r) => ({ ...r, index: r.index + pulled.length }))];
+  }
+
+  /**
+   * A rule's other repair (rule-facts.ts otherRepair: GEOS, and the digest of what it delivers) of each payload,
+   * given as JSON text, split over the threads so every core runs GEOS; results in the payloads' order. Only the
+   * rule's fields of each analysis come back, not its geometries.
+   */
+  async ruleRepairs(
+    payloads: (string | null)[],
+    repair: { method: RepairMethod; policy: RepairPolicy },
+  ): Promise<(OtherRepairFacts | null)[]> {
+    const share = Math.max(1, Math.ceil(payloads.length / this.size));
+    const parts: Promise<(OtherRepairFacts | null)[]>[] = [];
+    for (let start = 0; start < payloads.length; start += share)
+      parts.push(this.ruleRepairsChunk(payloads.slice(start, start + share), repair));
+    return (await Promise.all(parts)).flat();
+  }
+
+  private async ruleRepairsChunk(
+    payloads: (string | null)[],
+    repair: { method: RepairMethod; policy: RepairPolicy },
+  ): Promise<(OtherRepairFacts | null)[]> {
+    const { repairs = [] } = await this.send({ task: "rule-repairs", payloads, repair });
+    // A thread whose GEOS aborted answers up to the payload that aborted it: the rest go to another.
+    if (repairs.length >= payloads.length || repairs.length === 0) return payloads.map((_, i) => repairs[i] ?? null);
+    return [...repairs, ...(await this.ruleRepairsChunk(payloads.slice(repairs.length), repair))];
   }
 
   /** analyzeGeometry on a thread (an analyst's edit: GEOS's validity and repair of up to the vertex limit). */

@@ -59,8 +59,12 @@ function payloadGeometry(payload: JsonValue): JsonValue | null {
   return isFeaturePayload(payload) ? (payload.geometry ?? null) : null;
 }
 
-/** The record's geometry under another repair (GEOS), as the apply job judges it (approved-repair.ts). */
-function otherRepair(payload: JsonValue, repair: Pick<OtherRepairFacts, "method" | "policy">, geos: Geos | null): OtherRepairFacts | null {
+/** A record's geometry under another repair (GEOS): its analysis, and the digest of what it delivers (approved-repair.ts). */
+export function otherRepair(
+  payload: unknown,
+  repair: Pick<OtherRepairFacts, "method" | "policy">,
+  geos: Geos | null,
+): OtherRepairFacts | null {
   if (!geos || !isFeaturePayload(payload)) return null;
   const delivered = deliveredFrom(
     payload.geometry,

@@ -116,7 +116,7 @@ function count(counts: Counts, rule: ActiveRule, decided: boolean): void {
 }
 
 /** The decision of a rule that judged the record by another repair than the stored one (`other`, run by ingest). */
-function otherRepairDecision(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome, other: OtherRepairFacts): RuleDecision | null {
+export function otherRepairDecision(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome, other: OtherRepairFacts): RuleDecision | null {
   if (outcome.kind !== "decide" || rule.action.type === "leave") return null;
   let pin: ApprovedRepair | null = null;
   if (rule.action.type === "approve") {
