@@ -21,6 +21,8 @@ export interface PreparedRecord {
   reasonGroup: string;
   firstSeenAt: Date;
   replayCount: number;
+  /** its status as it arrives (a poison record is held for a human), unless a triage rule decides it at the store */
+  status: "pending" | "quarantined";
   /**
    * The row's columns ROW_COLUMNS in PostgreSQL's COPY text format (lib/db/copy-text.ts), tab-separated, without
    * the id in front and the three timestamps behind, which the store adds when it knows them. UTF-8 bytes for a
@@ -55,7 +57,6 @@ export const ROW_COLUMNS = [
   "reason_group",
   "failure_class",
   "class_reason",
-  "status",
   "replay_count",
   "analysis",
   "repaired_geometry",
@@ -89,7 +90,6 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     copyField(group),
     r.failureClass,
     copyField(r.classReason),
-    r.failureClass === "poison" ? "quarantined" : "pending",
     copyNumber(r.replayCount),
     copyField(analysis),
     copyJson(r.spatial?.repairedGeometry ?? null),
@@ -110,6 +110,7 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     reasonGroup: group,
     firstSeenAt: r.firstSeenAt,
     replayCount: r.replayCount,
+    status: r.failureClass === "poison" ? "quarantined" : "pending",
     row,
     audit: { head, tail: canonicalJson(tail).slice(1, -1) },
   };

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { sha256Hex } from "../../afc/hash";
 import { canonicalJson } from "../../json/canonical";
+import { copyField } from "../../db/copy-text";
 import type { JsonValue } from "../../json/value";
 import { matchRule, mayMatch, type RecordFacts, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
 import { recordMatches, type ActiveRule } from "../../rules/rules";
@@ -221,44 +222,103 @@ function fromFacts(id: string, r: PreparedRecord, facts: ArrivalFacts): RuleReco
   };
 }
 
+/** What the active rules decided for a batch's records before they were inserted (decideBeforeInsert). */
+export interface ArrivalVerdicts {
+  rules: ActiveRule[];
+  /** the records judged from what ingest gathered, by id */
+  judged: Map<string, RuleRecord>;
+  /** their decisions, by id: inserted decided */
+  decisions: Map<string, RuleDecision>;
+  counts: Counts;
+}
+
+/** The columns an arriving row takes from its decision (ARRIVAL_COLUMNS), in COPY text, each followed by a tab. */
+export const ARRIVAL_COLUMNS = "status, version, approved_repair, decided_by_rule_id, decided_by_rule_version";
+
+export function arrivalFields(status: "pending" | "quarantined", d: RuleDecision | undefined): string {
+  if (!d) return `${status}\t1\t\\N\t\\N\t\\N\t`;
+  // A record decided at arrival is at version 2 (arrived, decided), as one decided right after it arrived.
+  const pin = copyField(d.pin ? canonicalJson(d.pin) : null);
+  return `${d.action === "approve" ? "approved" : "quarantined"}\t2\t${pin}\t${d.rule.id}\t${d.rule.version}\t`;
+}
+
 /**
- * The store step's hook: the active rules decide the batch's new records in its transaction. A record ingest
- * prepared for these rules (arrival-facts.ts) is decided from memory; another (prepared for rules that changed
- * since, or by a path that gathers nothing) is read back. Returns the entries for the batch's one ingest event
- * (`rules`, canonical JSON), or null when no rule decided anything.
+ * The store step's first hook, before the batch's rows go in: the active rules (read under the share lock a kill
+ * switch waits for) decide the records ingest prepared for them (arrival-facts.ts), from memory. Null when no rule
+ * is active.
+ */
+export async function decideBeforeInsert(
+  client: pg.PoolClient,
+  batch: { id: string; record: PreparedRecord }[],
+): Promise<ArrivalVerdicts | null> {
+  const { key, rules } = await lockedArrivalRules(client);
+  if (rules.length === 0) return null;
+  const judged = new Map<string, RuleRecord>();
+  for (const f of batch) {
+    const facts = f.record.facts;
+    if (facts?.rulesKey === key && rules.some((rule) => mayMatch(rule.match, f.record))) judged.set(f.id, fromFacts(f.id, f.record, facts));
+  }
+  const { decisions, counts } = decideRecords(rules, [...judged.values()]);
+  return { rules, judged, decisions: new Map(decisions.map((d) => [d.id, d])), counts };
+}
+
+/**
+ * The store step's second hook, once the rows are in: the decisions made before the insert on the records created,
+ * and the active rules' decisions on new records ingest gathered nothing for (prepared for rules that changed
+ * since, or by a path that gathers nothing), read back and written. Returns the entries for the batch's one ingest
+ * event (`rules`, canonical JSON), or null when no rule decided anything.
  */
 export async function decideArrivals(
   client: pg.PoolClient,
   fresh: { id: string; record: PreparedRecord }[],
   now: Date,
+  verdicts: ArrivalVerdicts | null,
 ): Promise<string | null> {
-  if (fresh.length === 0) return null;
-  const { key, rules } = await lockedArrivalRules(client);
-  if (rules.length === 0) return null;
-  const records: RuleRecord[] = [];
-  const unknown: string[] = [];
-  for (const f of fresh) {
-    // What the prepared record tells already (kind, source, reason group) narrows the records to judge.
-    if (!rules.some((rule) => mayMatch(rule.match, f.record))) continue;
-    const facts = f.record.facts;
-    if (facts?.rulesKey === key) records.push(fromFacts(f.id, f.record, facts));
-    else unknown.push(f.id);
+  if (fresh.length === 0 || !verdicts) return null;
+  const { rules } = verdicts;
+  let decided = [...verdicts.decisions.values()];
+  let counts = verdicts.counts;
+  const created = new Set(fresh.map((f) => f.id));
+  if ([...verdicts.judged.keys()].some((id) => !created.has(id))) {
+    // Some keys were stored already (those rows did not go in): the verdicts count the records created only.
+    const again = decideRecords(
+      rules,
+      [...verdicts.judged.values()].filter((r) => created.has(r.id)),
+    );
+    decided = again.decisions;
+    counts = again.counts;
   }
+  const unknown = fresh.filter((f) => !verdicts.judged.has(f.id) && mayMatchAny(rules, f.record)).map((f) => f.id);
+  let written: RuleDecision[] = [];
   if (unknown.length) {
     const { rows } = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM dead_letter d WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`, [
       unknown,
     ]);
-    records.push(...rows.map(toRuleRecord));
-    records.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    const late = decideRecords(rules, rows.map(toRuleRecord));
+    const ok = await writeRuleDecisions(client, late.decisions, now);
+    written = late.decisions.filter((d) => ok.has(d.id));
+    counts = mergeCounts(counts, late.counts);
   }
-  if (records.length === 0) return null;
-  const { decisions, counts } = decideRecords(rules, records);
-  const written = await writeRuleDecisions(client, decisions, now);
   await recordMatches(
     client,
     [...counts.values()].map((c) => ({ ruleId: c.rule.id, version: c.rule.version, matched: c.matched, decided: c.decided })),
     now,
   );
-  const entries = decisions.filter((d) => written.has(d.id)).map((d) => ({ id: d.id, ...decisionAudit(d) }));
+  const entries = [...decided, ...written]
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+    .map((d) => ({ id: d.id, ...decisionAudit(d) }));
   return entries.length ? canonicalJson(entries) : null;
+}
+
+const mayMatchAny = (rules: ActiveRule[], r: PreparedRecord) => rules.some((rule) => mayMatch(rule.match, r));
+
+function mergeCounts(a: Counts, b: Counts): Counts {
+  const out: Counts = new Map([...a].map(([k, v]) => [k, { ...v }]));
+  for (const [k, v] of b) {
+    const c = out.get(k) ?? { rule: v.rule, matched: 0, decided: 0 };
+    c.matched += v.matched;
+    c.decided += v.decided;
+    out.set(k, c);
+  }
+  return out;
 }
