@@ -3,7 +3,8 @@
 // scripts/bench/seed-bulk.ts once and reused; a seed cut off goes on where it stopped):
 //  - a rule that reads the stored analysis, dry-run over every record (goal: within 10 s);
 //  - a rule judging another repair method, which runs GEOS for each record it looks at on the ingest threads
-//    (goal: GEOS speed on every core): its rate beside GEOS's own on one core, here.
+//    (goal: GEOS speed on every core): its rate beside GEOS's own on one core, here, and the CPU each record costs
+//    (every thread of this process: on a shared machine the ingest threads, at a lower priority, get what is left).
 // Every figure line carries the load average: the machine may be shared.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -43,6 +44,7 @@ function fail(message: string): never {
 
 const load = () => `load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`;
 const fmt = (n: number) => Math.round(n).toLocaleString("en");
+const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
 const say = (m: string) => console.log(`[bench:rules] ${m}`);
 
 const handle = await resolveDatabase();
@@ -128,14 +130,20 @@ console.log(`bench:rules — ${fmt(total)} records in ${args.db} (${load()})`);
     [group.source, group.reason],
   );
   const geos = await getGeos();
+  // Once untimed: the first calls compile and tier up GEOS's wasm on this thread (the ingest threads are warm).
+  for (const { g } of sample) analyzeGeometry(geos, g, { method: "structure", policy: "accept" });
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   for (const { g } of sample) analyzeGeometry(geos, g, { method: "structure", policy: "accept" });
   const oneCore = sample.length / ((performance.now() - t0) / 1000);
+  const geosCpu = cpuSeconds(process.cpuUsage(c0)) / sample.length;
   const match: RuleMatch = { source: group.source, reason: group.reason, repair: { method: "structure", maxAreaChange: 0.05 } };
+  const c1 = process.cpuUsage();
   const { job, seconds } = await dryRun("geos", match, { type: "approve" });
+  const jobCpu = cpuSeconds(process.cpuUsage(c1)) / job.processed;
   const rate = job.processed / seconds;
   console.log(
-    `  other method     structure repair of ${fmt(job.processed)} records (${group.source}, "${group.reason.slice(0, 40)}…") in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}) (${load()})`,
+    `  other method     structure repair of ${fmt(job.processed)} records (${group.source}, "${group.reason.slice(0, 40)}…") in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs (${load()})`,
   );
 }
 
