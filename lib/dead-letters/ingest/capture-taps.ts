@@ -5,6 +5,8 @@ import { AppError, bodyError, issueError } from "../../errors/app-error";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../../json/depth";
 import type { Actor } from "../../audit/actor";
 import { prepareRecord } from "../store/prepare-row";
+import { arrivalRules } from "../store/arrival-rules";
+import { withFacts } from "./normalize";
 import { storeDeadLetters } from "../store/write-records";
 import type { NewDeadLetter } from "../../vocabulary/record";
 import { normalizeCapturedTap } from "../../afc/normalize-record";
@@ -141,19 +143,18 @@ export async function captureTaps(
   let captured = 0;
   let duplicates = 0;
   if (failing.length) {
+    // Taps are small and normalized here: what the active rules ask of them (their schema issues) is gathered here too.
+    const rules = await arrivalRules(pool);
+    const prepared = failing.map((f) => withFacts(prepareRecord(f.record), f.record, rules, null));
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      const stored = await storeDeadLetters(
-        client,
-        failing.map((f) => prepareRecord(f.record)),
-        {
-          now: ctx.now,
-          actor: ctx.actor,
-          requestId: ctx.requestId,
-          origin: "capture",
-        },
-      );
+      const stored = await storeDeadLetters(client, prepared, {
+        now: ctx.now,
+        actor: ctx.actor,
+        requestId: ctx.requestId,
+        origin: "capture",
+      });
       await client.query("COMMIT");
       failing.forEach((f, i) => {
         const s = stored[i];
