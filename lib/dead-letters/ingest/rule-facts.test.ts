@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ActiveRule } from "../../rules/rules";
+import { ROW_COLUMNS } from "../store/prepare-row";
 import { geometryDigest } from "../triage/approved-repair";
 import { normalizeRecord } from "./normalize";
 
@@ -70,7 +71,7 @@ describe("arrivalFacts: what the active rules will ask at the store step, gather
     expect(record.facts?.repairs).toBeUndefined();
     const row = record.row as string;
     // The repaired geometry is the row's repaired_geometry column (after analysis): its digest is the pin's.
-    const repaired = JSON.parse(row.split("\t")[19]!) as Parameters<typeof geometryDigest>[0];
+    const repaired = JSON.parse(row.split("\t")[ROW_COLUMNS.indexOf("repaired_geometry")]!) as Parameters<typeof geometryDigest>[0];
     expect(record.facts?.deliveredDigest).toBe(geometryDigest(repaired));
   });
 
