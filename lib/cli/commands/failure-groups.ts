@@ -17,7 +17,7 @@ import {
   GroupPatchSchema,
   type FailureGroupView,
   type GroupPatch,
-} from "../../dead-letters/groups/group-schemas";
+} from "../../dead-letters/contract/groups";
 import { getGroup, listGroups } from "../../dead-letters/groups/read-groups";
 import { updateGroup } from "../../dead-letters/groups/update-group";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";

@@ -22,7 +22,7 @@ import { ACTION_PERMISSION, BATCH_ACTIONS, singleApproverAllowed, type BatchActi
 import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
-import { checkingNotice, SINKS, sinkPlug } from "../../replay/sinks/registry";
+import { checkingNotice, SINKS, sinkPlug, urlHelp } from "../../replay/sinks/registry";
 import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { registerWorkerCommands } from "./worker";
 import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
@@ -159,7 +159,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
   const create = recordFilterOptions(selection, "filter: ")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
     .option("--sink <type>", sinks.map((p) => p.cliHelp).join(" | "), "ledger")
-    .option("--url <url>", "http sink: where to POST; postgis sink: postgresql://user:password@host:port/database")
+    .option("--url <url>", urlHelp(sinks))
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")
     .option("--concurrency <n>", "http sink: requests in flight per worker lane");
