@@ -3,8 +3,8 @@ import type { RecordScope } from "../../scope/record-scope";
 
 // Which alert rules a principal sees and changes. A team's rule counts the team's records only: its members see it
 // with its values and events and (supervisors) edit it. A company-wide rule (no team) counts every record: a reader
-// in teams sees its name and threshold but not what it measured (other teams' records are in it), and only an
-// unscoped supervisor or admin edits it. Another team's rule is not there at all (404, as a record outside one's
+// in teams sees its name and threshold but not what it measured (other teams' records are in it), and only a
+// supervisor in no team edits it. Another team's rule is not there at all (404, as a record outside one's
 // teams). Pure: the SQL readers and the edits apply these.
 
 /** "full": with values and events · "config": name and threshold only · "none": not shown. */
