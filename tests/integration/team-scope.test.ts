@@ -49,6 +49,9 @@ const b = {
   teamId: "",
   alertId: "team-b-backlog",
 };
+/** each team's broker source; B's name holds no marker (a 404 may echo the name asked for), so it is checked by name */
+const A_BROKER = "a-broker";
+const B_BROKER = "gates-broker-2";
 /** team A's own alert rule: its members see it whole */
 const aAlertId = "team-a-backlog";
 let aIds: string[] = [];
@@ -175,7 +178,11 @@ beforeAll(async () => {
   for (const [k, u] of Object.entries(users)) tokens[k as keyof typeof tokens] = await makeToken(db, u.id);
 
   const teamA = await call(tokens.admin, "POST", "teams", {
-    body: { name: "A", members: [supA, anaA, audA].map((u) => ({ userId: u.id })), sources: [{ source: "team-a*" }] },
+    body: {
+      name: "A",
+      members: [supA, anaA, audA].map((u) => ({ userId: u.id })),
+      sources: [{ source: "team-a*" }, { origin: A_BROKER }],
+    },
   });
   expect(teamA.status, teamA.text).toBe(201);
   const teamB = await call(tokens.admin, "POST", "teams", {
@@ -187,6 +194,13 @@ beforeAll(async () => {
   });
   expect(teamB.status, teamB.text).toBe(201);
   b.teamId = (teamB.json() as { id: string }).id;
+
+  // A broker source for each team, with counts (B's claimed by no one in A).
+  for (const name of [A_BROKER, B_BROKER])
+    await db.pool.query(
+      "INSERT INTO source (name, type, url_sealed, kind, pulled_total, created_total) VALUES ($1, 'rabbitmq', 'unused', 'afc', 42, 40)",
+      [name],
+    );
 
   // Both teams' records in the same place, with the same kinds of identifiers.
   aIds = await ingest([spatial("team-a-parcels", "ta-key-1", 2.35, "topology: ring self-intersection"), tap("team-a-gates", "ta")]);
@@ -513,13 +527,26 @@ const PROBES: Record<string, Probe | string> = {
   "PUT settings/replay-approval": "a company-wide setting (admins): no record",
   "GET settings/sso": "SSO settings (admins): no record",
   "PUT settings/sso": "SSO settings (admins): no record",
-  "GET sources": "broker sources' configuration and state (names, not records); every holder of sources:read sees them",
+  "GET sources": async () => {
+    const r = await call(asA("anaA"), "GET", "sources");
+    await expectNothing(Promise.resolve(r), "sources");
+    // a broker source's state and counts are its claiming teams' (by origin): B's is not listed to A, A's is
+    expect((r.json() as { sources: { name: string }[] }).sources.map((x) => x.name)).toEqual([A_BROKER]);
+  },
   "POST sources": "adds a broker source (admins)",
-  "GET sources/[name]": "one broker source's configuration: no record",
+  "GET sources/[name]": async () => {
+    const r = await call(asA("anaA"), "GET", "sources/[name]", { params: { name: B_BROKER } });
+    expect(r.status, r.text).toBe(404);
+    expect((await call(asA("anaA"), "GET", "sources/[name]", { params: { name: A_BROKER } })).status).toBe(200);
+  },
   "PATCH sources/[name]": "changes a broker source (admins)",
   "DELETE sources/[name]": "removes a broker source (admins)",
   "POST sources/[name]/pull": "pulls a broker source now (admins)",
-  "GET sources/[name]/status": "a broker source's state: no record",
+  "GET sources/[name]/status": async () => {
+    const r = await call(asA("anaA"), "GET", "sources/[name]/status", { params: { name: B_BROKER } });
+    expect(r.status, r.text).toBe(404);
+    expect(r.text).not.toContain("pulled");
+  },
   "GET teams": "teams (admins, unscoped)",
   "POST teams": "teams (admins, unscoped)",
   "GET teams/[id]": "teams (admins, unscoped)",
