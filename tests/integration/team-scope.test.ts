@@ -472,6 +472,12 @@ const PROBES: Record<string, Probe | string> = {
   "GET audit": async () => {
     const r = await call(asA("audA"), "GET", "audit", { query: { limit: "200" } });
     await expectNothing(Promise.resolve(r), "audit log");
+    // their own team's alert rule: its creation and its firing
+    const own = await call(asA("audA"), "GET", "audit", { query: { targetType: "alert_rule", targetId: aAlertId } });
+    expect((own.json() as { events: { action: string }[] }).events.map((e) => e.action).sort()).toEqual([
+      "alert.fired",
+      "alert_rule.created",
+    ]);
     for (const id of recordIds())
       await expectNothing(call(asA("audA"), "GET", "audit", { query: { targetType: "dead_letter", targetId: id } }), `audit of ${id}`);
     await expectNothing(
