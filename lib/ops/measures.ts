@@ -29,7 +29,7 @@ async function ignoredFilter(db: Db, alias: string): Promise<string> {
 /**
  * Records still waiting for someone: pending, approved (not yet replayed) or quarantined, outside ignored groups,
  * within `scope`. From the rollup, per source; a scope that claims broker sources counts the records themselves
- * (the rollup has no origin), through the (status, first_seen_at) index.
+ * (the rollup has no origin: docs/benchmarks.md "Alerts per team").
  */
 export async function unresolvedCount(db: Db, scope: RecordScope): Promise<number> {
   const values: unknown[] = [UNRESOLVED];

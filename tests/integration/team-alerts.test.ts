@@ -44,6 +44,7 @@ async function call(token: string, handler: unknown, method: string, opts: { id?
 
 interface RuleView {
   id: string;
+  webhookUrl: string | null;
   teamId: string | null;
   team: string | null;
   lastValue: number | null;
@@ -203,7 +204,15 @@ describe("alerts per team", () => {
     expect((await call(tokens.supA, alertRuleRoutes.DELETE, "DELETE", { id: rule.aDown })).status).toBe(200);
     expect((await alerts(tokens.supA)).rules.map((r) => r.id)).not.toContain(rule.aDown);
     // A supervisor in no team changes a company-wide rule; the shipped defaults are switched off, not removed.
-    expect((await call(tokens.supAll, alertRuleRoutes.PATCH, "PATCH", { id: "dlq-size", body: { threshold: 20000 } })).status).toBe(200);
+    const hook = `${hookUrl}/company-secret`;
+    const wide = await call(tokens.supAll, alertRuleRoutes.PATCH, "PATCH", {
+      id: "dlq-size",
+      body: { threshold: 20000, webhookUrl: hook },
+    });
+    expect(wide.status, wide.text).toBe(200);
+    // its webhook (a credential) is shown whole to those who manage the rule, by its origin to a team's supervisor
+    const shown = (token: string) => alerts(token).then((a) => a.rules.find((r) => r.id === "dlq-size")?.webhookUrl);
+    expect([await shown(tokens.supAll), await shown(tokens.supA)]).toEqual([hook, `${new URL(hookUrl).origin}/…`]);
     expect((await call(tokens.supAll, alertRuleRoutes.DELETE, "DELETE", { id: "dlq-size" })).status).toBe(409);
     const { rows } = await db.pool.query<{ action: string }>(
       "SELECT action FROM audit_event WHERE target_type = 'alert_rule' AND target_id = $1 ORDER BY id",

@@ -74,7 +74,7 @@ function visibleRules(scope: RecordScope, p: (v: unknown) => string): string {
  * The rules `scope` may see, with the open event of a firing one; a company-wide rule's value and event are left
  * out for a principal in teams (ruleAccess). A webhook URL is a credential (a chat webhook's secret is its path):
  * `webhooks` "whole" for those who manage alerts, "origin" for every other reader (the alerts page, its API, the
- * overview).
+ * overview) and for a company-wide rule read by a supervisor in teams, who does not manage it.
  */
 export async function listAlertRules(
   db: pg.Pool | pg.PoolClient,
@@ -116,7 +116,7 @@ export async function listAlertRules(
       threshold: r.threshold,
       windowMinutes: r.window_minutes,
       enabled: r.enabled,
-      webhookUrl: r.webhook_url === null ? null : shownWebhook(r.webhook_url, webhooks),
+      webhookUrl: r.webhook_url === null ? null : shownWebhook(r.webhook_url, full ? webhooks : "origin"),
       lastValue: full ? r.last_value : null,
       lastEvaluatedAt: full ? (r.last_evaluated_at?.toISOString() ?? null) : null,
       firing: full ? (firing.get(r.id) ?? null) : null,
