@@ -1,9 +1,10 @@
-// `npm run bench:archive-move [-- --db redrive_bench --batch 1000 --pause 25 --settle 10]`
+// `npm run bench:archive-move [-- --db redrive_bench --batch 1000 --pause 25 --settle 10 --settle-extra 0]`
 // Measures bounding dead_letter (README "Archive horizon", issue #46 point 4): every settled record (replayed,
 // purged) of the bench database moved to dead_letter_archive by the maintenance loop's own step (lib/ops/archive.ts
 // runArchive: batches in their own short transactions, SKIP LOCKED, paced), while a list loop and a steady ingest
 // run; prints the rate, the worst batch, the worst list latency and the longest lock wait. The seed spreads
-// observed_at over 28 days, so its settled records are a month of them. It runs on a copy of the bench:list
+// observed_at over 28 days, so its settled records are a month of them; --settle-extra N marks N more of the copy's
+// pending and approved records replayed first (the seed settles about a seventh). It runs on a copy of the bench:list
 // database (CREATE DATABASE … TEMPLATE), dropped at the end, so bench:list's stays whole.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -21,6 +22,7 @@ const { values: args } = parseArgs({
     batch: { type: "string", default: "1000" },
     pause: { type: "string", default: "25" },
     settle: { type: "string", default: "10" },
+    "settle-extra": { type: "string", default: "0" },
   },
 });
 const say = (m: string) => console.log(`[bench:archive-move] ${m}`);
@@ -44,6 +46,19 @@ const pool = new pg.Pool(withSessionSetup({ ...connectionFields(url.toString()),
 // DROP DATABASE … WITH (FORCE) below ends sessions the pool may still be closing.
 pool.on("error", () => {});
 try {
+  for (let left = Number(args["settle-extra"]); left > 0;) {
+    const r = await pool.query(
+      `UPDATE dead_letter SET status = 'replayed' WHERE id IN (
+         SELECT id FROM dead_letter WHERE status IN ('pending', 'approved') AND failure_class <> 'poison' ORDER BY id LIMIT $1)`,
+      [Math.min(left, 50_000)],
+    );
+    if (!r.rowCount) break;
+    left -= r.rowCount;
+  }
+  if (Number(args["settle-extra"]) > 0) {
+    await pool.query("VACUUM ANALYZE dead_letter");
+    say(`marked ${Number(args["settle-extra"]).toLocaleString("en")} more records replayed`);
+  }
   const due = await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter WHERE status IN ('replayed', 'purged')");
   say(
     `${Number(due.rows[0]!.n).toLocaleString("en")} settled records to move in batches of ${args.batch}, ${args.pause} ms apart; load average ${load()}`,
