@@ -10,7 +10,7 @@ import { recordTimeline } from "../../lib/forensics/timeline";
 import { runArchive } from "../../lib/ops/archive";
 import { archiveHorizonDays, readArchiveSetting, setArchiveHorizon } from "../../lib/ops/archive-setting";
 import { maintenanceRound } from "../../lib/ops/maintenance";
-import { scopeOf, UNSCOPED } from "../../lib/scope/record-scope";
+import { batchInScopeSql, paramsOf, scopeOf, UNSCOPED } from "../../lib/scope/record-scope";
 import { LookupQuerySchema } from "../../lib/forensics/forensics-schemas";
 import { afcRecord, ingest, spatialEnvelope } from "../replay/fixtures";
 import { testDb } from "./helpers";
@@ -240,6 +240,37 @@ describe("lookup, the timeline and the record page read the archive", () => {
     // a live record's timeline says it is not archived
     const [live] = await ingest(db, [afcRecord({ eventId: "arc-tap-live", deviceId: "arc-dev-look", at: 31 })]);
     expect((await recordTimeline(db.pool, UNSCOPED, live!, null)).archivedAt).toBeNull();
+  });
+});
+
+describe("team scope of replay batches", () => {
+  it("still hides a batch from a team whose records it did not hold once those records are archived", async () => {
+    const [id] = await ingest(db, [spatialEnvelope({ key: "arc-batch", observedAt: 50, featureId: "f-arc-b" })]);
+    const batch = (
+      await db.pool.query<{ id: string }>(
+        `INSERT INTO replay_batch (status, created_by_id, sink, selection, rate_per_second)
+         VALUES ('completed', 'arc-user', '{}', '{}', 1) RETURNING id::text AS id`,
+      )
+    ).rows[0]!.id;
+    await db.pool.query(
+      `INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, observed_at, snapshot, status)
+       SELECT $1, d.id, 1, d.kind, d.idempotency_key, d.observed_at, '{}', 'applied' FROM dead_letter d WHERE d.id = $2`,
+      [batch, id],
+    );
+    await settle([id!], LONG_AGO);
+    expect((await runArchive(db.pool, NOW, 30)).archived).toBe(1);
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM replay_item WHERE batch_id = $1", [batch])).rows[0].n).toBe(0);
+    const visible = async (scope: ReturnType<typeof scopeOf>) => {
+      const values: unknown[] = [batch];
+      const { rows } = await db.pool.query(
+        `SELECT b.id FROM replay_batch b WHERE b.id = $1 AND ${batchInScopeSql(scope, paramsOf(values))}`,
+        values,
+      );
+      return rows.length === 1;
+    };
+    expect(await visible(scopeOf([{ id: "1", claims: [{ source: "test" }] }]))).toBe(true);
+    expect(await visible(scopeOf([{ id: "2", claims: [{ source: "elsewhere" }] }]))).toBe(false);
+    expect((await archivedRow(id!)).replay_batch_ids).toEqual([batch]);
   });
 });
 

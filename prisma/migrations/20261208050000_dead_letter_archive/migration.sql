@@ -39,6 +39,9 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS "dead_letter_archive_event_id_idx" ON "d
 CREATE INDEX CONCURRENTLY IF NOT EXISTS "dead_letter_archive_device_observed_idx" ON "dead_letter_archive"("device_id", "observed_at") WHERE "device_id" IS NOT NULL;
 CREATE INDEX CONCURRENTLY IF NOT EXISTS "dead_letter_archive_source_message_idx" ON "dead_letter_archive"("source_message_id") WHERE "source_message_id" IS NOT NULL;
 CREATE INDEX CONCURRENTLY IF NOT EXISTS "dead_letter_archive_feature_idx" ON "dead_letter_archive"("entity_key") WHERE "kind" = 'spatial'::"DeadLetterKind";
+-- A replay batch is shown to a scoped reader only when every record it held is theirs, archived ones included
+-- (lib/scope/record-scope.ts batchInScopeSql): their replay_item rows are gone, their batch ids are here.
+CREATE INDEX CONCURRENTLY IF NOT EXISTS "dead_letter_archive_replay_batches_idx" ON "dead_letter_archive" USING GIN ("replay_batch_ids");
 CREATE INDEX CONCURRENTLY IF NOT EXISTS "dead_letter_archive_origin_message_idx" ON "dead_letter_archive"("origin_message_id") WHERE "origin_message_id" IS NOT NULL;
 
 -- The archive's queue: settled records by the time they settled (updated_at: both statuses are final). Partial,
