@@ -14,9 +14,15 @@ import { batchInScopeSql, paramsOf, scopeOf, UNSCOPED } from "../../lib/scope/re
 import { LookupQuerySchema } from "../../lib/forensics/forensics-schemas";
 import { afcRecord, ingest, spatialEnvelope } from "../replay/fixtures";
 import { testDb } from "./helpers";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
+import type { RouteHandler } from "../../lib/api/handler";
+import { GET as archiveGet, PUT as archivePut } from "../../app/api/settings/archive/route";
+import { GET as detailGet } from "../../app/api/dead-letters/[id]/route";
 
 // The archive horizon (lib/ops/archive.ts): settled records leave dead_letter for dead_letter_archive; dedup, lookup,
 // the timeline and the record page still know them, within the reader's team scope.
+
+setTestAuthEnv();
 
 let db: Db;
 const NOW = new Date("2027-06-01T00:00:00Z");
@@ -296,5 +302,44 @@ describe("the horizon setting", () => {
       { before: { days: null }, after: { days: 60 } },
       { before: { days: 60 }, after: { days: null } },
     ]);
+  });
+});
+
+describe("over HTTP", () => {
+  async function call(handler: RouteHandler, url: string, token: string, method: string, body?: unknown, params = {}) {
+    const res = await handler(
+      new Request(`http://localhost${url}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+      { params: Promise.resolve(params) },
+    );
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  it("lets admins alone set the horizon, refuses a bad one naming the field, and answers 410 for an archived record", async () => {
+    const admin = await makeUser(db, "admin");
+    const adminToken = await makeToken(db, admin.id);
+    const supervisorToken = await makeToken(db, (await makeUser(db, "supervisor")).id);
+    const put = (token: string, body: unknown) => call(archivePut, "/api/settings/archive", token, "PUT", body);
+
+    expect((await put(supervisorToken, { days: 30 })).status).toBe(403);
+    const bad = await put(adminToken, { days: 0 });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain('"path":"days"');
+    expect((await put(adminToken, { days: "30" })).status).toBe(422);
+    const ok = await put(adminToken, { days: 400 });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ days: 400, updatedBy: admin.email });
+    expect((await call(archiveGet, "/api/settings/archive", adminToken, "GET")).body).toMatchObject({ days: 400 });
+    expect((await put(adminToken, { days: null })).body).toMatchObject({ days: null });
+
+    const [id] = await ingest(db, [spatialEnvelope({ key: "arc-http", observedAt: 60, featureId: "f-arc-h" })]);
+    await settle([id!], LONG_AGO);
+    expect((await runArchive(db.pool, NOW, 30)).archived).toBe(1);
+    const gone = await call(detailGet, `/api/dead-letters/${id}`, adminToken, "GET", undefined, { id });
+    expect(gone.status).toBe(410);
+    expect(gone.body).toMatchObject({ error: { code: "gone", timeline: `/api/dead-letters/${id}/timeline` } });
   });
 });
