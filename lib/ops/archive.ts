@@ -34,22 +34,27 @@ export function archiveCutoff(now: Date, days: number): Date {
 
 const UNFINISHED_ITEM = `EXISTS (SELECT 1 FROM replay_item i WHERE i.dead_letter_id = d.id AND i.status IN ('pending', 'running', 'retry'))`;
 
+// The copied values come from `due`, the locked rows (the latest version of each), not from a second read of
+// dead_letter under the statement's snapshot, which could be the version before a concurrent change.
 const MOVE = `WITH due AS (
-    SELECT d.id FROM dead_letter d
+    SELECT d.id, d.kind, d.source, d.origin_source, d.origin_message_id, d.idempotency_key, d.entity_key, d.event_id,
+      d.device_id, d.source_message_id, d.ingested_by, d.observed_at, d.first_seen_at, d.created_at, d.updated_at, d.status,
+      d.failure_class, d.reason, d.reason_group, d.failure_count, d.replay_count
+    FROM dead_letter d
     WHERE d.status IN ('replayed', 'purged') AND d.updated_at < $1 AND NOT ${UNFINISHED_ITEM}
     ORDER BY d.updated_at, d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED
   ), kept AS (
     INSERT INTO dead_letter_archive (id, kind, source, origin_source, origin_message_id, idempotency_key, entity_key, event_id,
       device_id, source_message_id, ingested_by, observed_at, first_seen_at, created_at, settled_at, archived_at, status,
       failure_class, reason, reason_group, failure_count, replay_count, capture_event_ids, replay_batch_ids, aliases)
-    SELECT d.id, d.kind, d.source, d.origin_source, d.origin_message_id, d.idempotency_key, d.entity_key, d.event_id,
-      d.device_id, d.source_message_id, d.ingested_by, d.observed_at, d.first_seen_at, d.created_at, d.updated_at, $3, d.status,
-      d.failure_class, d.reason, d.reason_group, d.failure_count, d.replay_count,
-      ARRAY(SELECT DISTINCT f.audit_event_id FROM failure_attempt f WHERE f.dead_letter_id = d.id AND f.audit_event_id IS NOT NULL),
-      ARRAY(SELECT DISTINCT i.batch_id FROM replay_item i WHERE i.dead_letter_id = d.id),
+    SELECT u.id, u.kind, u.source, u.origin_source, u.origin_message_id, u.idempotency_key, u.entity_key, u.event_id,
+      u.device_id, u.source_message_id, u.ingested_by, u.observed_at, u.first_seen_at, u.created_at, u.updated_at, $3, u.status,
+      u.failure_class, u.reason, u.reason_group, u.failure_count, u.replay_count,
+      ARRAY(SELECT DISTINCT f.audit_event_id FROM failure_attempt f WHERE f.dead_letter_id = u.id AND f.audit_event_id IS NOT NULL),
+      ARRAY(SELECT DISTINCT i.batch_id FROM replay_item i WHERE i.dead_letter_id = u.id),
       (SELECT jsonb_agg(jsonb_build_object('field', a.field, 'value', a.value, 'replacedAt', a.replaced_at))
-       FROM identity_alias a WHERE a.dead_letter_id = d.id)
-    FROM dead_letter d JOIN due ON due.id = d.id
+       FROM identity_alias a WHERE a.dead_letter_id = u.id)
+    FROM due u
     RETURNING id
   )
   DELETE FROM dead_letter d USING kept WHERE d.id = kept.id
