@@ -51,6 +51,7 @@ export const MATCH_FIELDS = [
   "broker_message_id",
   "broker_position",
   "place",
+  "record_id",
 ] as const;
 export type MatchField = (typeof MATCH_FIELDS)[number];
 
@@ -71,6 +72,8 @@ export interface LookupRecord {
   replayCount: number;
   failureCount: number;
   matchedOn: MatchField[];
+  /** found in the archive (settled records past the archive horizon): no payload, no map position, no record page */
+  archived: boolean;
   /** spatial: the centre of the record's geometry [lon, lat] (the lookup map plots it); null without one */
   position: [number, number] | null;
 }
@@ -140,6 +143,8 @@ export interface Timeline {
   idempotencyKey: string | null;
   kind: DeadLetterKind;
   status: string;
+  /** the record left dead_letter past the archive horizon (lib/ops/archive.ts): when; null for a live record */
+  archivedAt: string | null;
   masked: boolean;
   events: TimelineEvent[];
 }

@@ -92,6 +92,13 @@ export function summarize(e: TimelineEvent, targetId: string | null, record?: Re
       return withReason(`Purged${who(e)}: payload and raw envelope removed`, e.reason);
     case "dead_letter.retention_applied":
       return `Payload removed by retention (${str(field(a, "retentionDays")) ?? "?"} days after settlement)`;
+    case "dead_letter.archived":
+      return `Moved to the archive (${str(field(a, "archiveAfterDays")) ?? "?"} days after settlement): identity, key and timeline kept`;
+    case "dead_letter.archived_key_received":
+      return withReason(
+        `Its key arrived again after it was archived${who(e)}: counted as a duplicate, nothing changed`,
+        str(field(a, "reason")) ?? null,
+      );
     case "dead_letter.note_added":
       return `Note${who(e)}: ${str(field(a, "text")) ?? ""}`;
     case "dead_letter.field_revealed":

@@ -122,10 +122,13 @@ export function paramsOf(values: unknown[]): (v: unknown) => string {
 
 /**
  * A replay batch (alias `b`) is in scope when every record it holds is: a batch that reaches into another team's
- * records is not shown, approved or changed by a scoped user (it answers 404).
+ * records is not shown, approved or changed by a scoped user (it answers 404). Records archived since (their
+ * replay_item rows went with them; lib/ops/archive.ts) still count, through the archive's batch ids.
  */
 export function batchInScopeSql(scope: RecordScope, p: (v: unknown) => string, batchAlias = "b"): string {
   if (scope.all) return "TRUE";
   return `NOT EXISTS (SELECT 1 FROM replay_item si JOIN dead_letter sd ON sd.id = si.dead_letter_id
-    WHERE si.batch_id = ${batchAlias}.id AND NOT coalesce(${scopeSql(scope, p, "sd")}, false))`;
+    WHERE si.batch_id = ${batchAlias}.id AND NOT coalesce(${scopeSql(scope, p, "sd")}, false))
+    AND NOT EXISTS (SELECT 1 FROM dead_letter_archive sa
+    WHERE sa.replay_batch_ids @> ARRAY[${batchAlias}.id] AND NOT coalesce(${scopeSql(scope, p, "sa")}, false))`;
 }

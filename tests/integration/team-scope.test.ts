@@ -531,6 +531,8 @@ const PROBES: Record<string, Probe | string> = {
   "GET openapi.json": "the API's description: no record",
   "GET settings/replay-approval": "a company-wide setting: no record",
   "PUT settings/replay-approval": "a company-wide setting (admins): no record",
+  "GET settings/archive": "a company-wide setting (admins): no record",
+  "PUT settings/archive": "a company-wide setting (admins): no record",
   "GET settings/sso": "SSO settings (admins): no record",
   "PUT settings/sso": "SSO settings (admins): no record",
   "GET sources": async () => {
