@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { defineRoute, otherMethods, readBodyText } from "@/lib/api/handler";
+import { defineRoute, otherMethods, readBodyBytes } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { captureTaps, parseCaptureBody } from "@/lib/dead-letters/ingest/capture-taps";
+import { captureAnswer } from "@/lib/dead-letters/ingest/arrival-outcome";
+import { ingestAll } from "@/lib/dead-letters/ingest/ingest";
 import { getDb } from "@/lib/db/client";
 import { isNdjson } from "@/lib/api/ingest-response";
 import { ErrorBodySchema } from "@/lib/api/openapi";
 
-/** Up to 10,000 capture records a request (capture-taps.ts), ~1.6 KB each at most. */
+/** Up to 10,000 capture records a request (tap-gate.ts), ~1.6 KB each at most. */
 const CAPTURE_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export const dynamic = "force-dynamic";
@@ -38,11 +39,13 @@ export const POST = defineRoute(
   },
   async ({ req, query, principal, requestId, now }) => {
     // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
-    const body = parseCaptureBody(
-      await readBodyText(req, CAPTURE_MAX_BODY_BYTES),
-      isNdjson(req.headers.get("content-type")) ? "ndjson" : "json",
+    const body = await readBodyBytes(req, CAPTURE_MAX_BODY_BYTES);
+    const format = isNdjson(req.headers.get("content-type")) ? "ndjson" : "json";
+    const outcomes = await ingestAll(
+      { via: "taps", body, format, ...(query.source !== undefined ? { source: query.source } : {}) },
+      { pool: getDb().pool, actor: actorOf(principal!), requestId, clock: () => now },
     );
-    return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
+    return captureAnswer(outcomes);
   },
 );
 
