@@ -98,6 +98,11 @@ export async function ingest(arrival: Arrival, ctx: IngestContext): Promise<Asyn
       return streamEnvelopes(ctx.pool, records, { ...settings, ...who, clock, batchSize: ctx.batchSize ?? 500, normalizer: threads });
     }
     case "taps": {
+      // A capture request is one record's worth at most: past it, refused whole (the boundary is all or nothing).
+      if (arrival.body.byteLength > MAX_RECORD_BYTES) {
+        const message = `larger than ${MAX_RECORD_BYTES / 1024 / 1024} MB`;
+        throw new AppError("payload_too_large", `body: ${message}`, { issues: [{ path: "body", message }] });
+      }
       const now = clock();
       const gated = threads
         ? await threads.gateTaps(arrival.body, arrival.format, now, arrival.source)

@@ -3,12 +3,13 @@ import { defineRoute, otherMethods, readBodyBytes } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { captureAnswer } from "@/lib/dead-letters/ingest/arrival-outcome";
 import { ingestAll } from "@/lib/dead-letters/ingest/ingest";
+import { MAX_RECORD_BYTES } from "@/lib/dead-letters/ingest/split";
 import { getDb } from "@/lib/db/client";
 import { isNdjson } from "@/lib/api/ingest-response";
 import { ErrorBodySchema } from "@/lib/api/openapi";
 
-/** Up to 10,000 capture records a request (tap-gate.ts), ~1.6 KB each at most. */
-const CAPTURE_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Up to 10,000 capture records a request (tap-gate.ts), ~1.6 KB each at most: the record limit, as ingest applies it. */
+const CAPTURE_MAX_BODY_BYTES = MAX_RECORD_BYTES;
 
 export const dynamic = "force-dynamic";
 
