@@ -29,7 +29,7 @@ export const POST = defineRoute(
       summary: "The AFC capture boundary: validate taps, capture the failing ones",
       responses: {
         200: { description: "Per-tap results: passed, captured or duplicate (without the id when another sender captured the record)" },
-        413: { description: "More than 10,000 taps", schema: ErrorBodySchema },
+        413: { description: "More than 10,000 taps, or a body over 16 MB (the record limit)", schema: ErrorBodySchema },
       },
       rawBody: {
         contentTypes: ["application/json", "application/x-ndjson"],
