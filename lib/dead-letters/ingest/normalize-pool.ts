@@ -255,12 +255,10 @@ export class NormalizePool {
       moved,
     );
     if (pulled.length >= bodies.length || pulled.length === 0) return pulled;
-    const left = bodies
-      .slice(pulled.length)
-      .map((b, i) => ({
-        ...b,
-        body: unanswered[i] ? Buffer.from(unanswered[i].buffer, unanswered[i].byteOffset, unanswered[i].byteLength) : b.body,
-      }));
+    const left = bodies.slice(pulled.length).map((b, i) => ({
+      ...b,
+      body: unanswered[i] ? Buffer.from(unanswered[i].buffer, unanswered[i].byteOffset, unanswered[i].byteLength) : b.body,
+    }));
     const rest = await this.normalizePulledChunk(left, now, settings, maxBodyBytes);
     return [...pulled, ...rest.map((r) => ({ ...r, index: r.index + pulled.length }))];
   }
