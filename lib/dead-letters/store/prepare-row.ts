@@ -15,6 +15,7 @@ export interface PreparedRecord {
   kind: DeadLetterKind;
   idempotencyKey: string | null;
   failureReason: string;
+  failureClass: NewDeadLetter["failureClass"];
   /** the record's failure group (lib/dead-letters/groups): its arrival marks the group seen */
   source: string;
   reasonGroup: string;
@@ -33,6 +34,10 @@ export interface PreparedRecord {
    */
   audit: { head: string; tail: string };
 }
+
+/** The dedup identity of a record (kind + stored key); null for a record without a key. */
+export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) =>
+  r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`;
 
 /** The dead_letter columns of PreparedRecord.row, in order. */
 export const ROW_COLUMNS = [
@@ -103,6 +108,7 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     kind: r.kind,
     idempotencyKey: r.idempotencyKey,
     failureReason: r.failureReason,
+    failureClass: r.failureClass,
     source: r.source,
     reasonGroup: group,
     firstSeenAt: r.firstSeenAt,

@@ -7,11 +7,10 @@ import { CanonicalJson } from "../../json/canonical";
 import { copyIn } from "../../db/copy";
 import { isUniqueViolation } from "../../db/pg-errors";
 import { copyField } from "../../db/copy-text";
-import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
+import { batchAuditAfter, keyOf, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
 import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatState } from "./repeat-failure";
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import { decideArrivals } from "./rule-decisions";
-import type { NewDeadLetter } from "../../vocabulary/record";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
 // database or earlier in the same batch) become one more failure attempt on the existing row — what that attempt
@@ -66,10 +65,6 @@ function compareKeys(a: PreparedRecord, b: PreparedRecord): number {
   const [x, y] = [a.idempotencyKey ?? "", b.idempotencyKey ?? ""];
   return x < y ? -1 : x > y ? 1 : 0;
 }
-
-/** The dedup identity of a record (kind + stored key); null for a record without a key. */
-export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) =>
-  r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`;
 
 /** Stores records prepared by prepareRecord (ingest does that on its normalizing threads). */
 export async function storeDeadLetters(client: pg.PoolClient, records: PreparedRecord[], ctx: StoreContext): Promise<StoreOutcome[]> {
