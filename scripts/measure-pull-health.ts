@@ -77,6 +77,23 @@ try {
   );
   const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "measure" }, ctx());
 
+  // A server's first Pull now loads the route's and the pull's code (hundreds of ms of the event loop, once per
+  // process): one on an empty queue first, so the figures are the heavy messages' own. MEASURE_COLD=1 skips it.
+  if (process.env.MEASURE_COLD !== "1") {
+    const queue = `measure.${run}.warm`;
+    await ch.assertQueue(queue, { durable: false });
+    queues.push(queue);
+    const warm = CreateSourceBody.parse({
+      name: `measure-warm-${run}`,
+      type: "rabbitmq",
+      url: "amqp://guest:guest@127.0.0.1:5672",
+      kind: "afc",
+      options: { queue },
+    });
+    const { name } = await addSource(bench.db.pool, warm, ctx());
+    const res = await fetch(`${base}/api/sources/${name}/pull`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+    say(`warm-up Pull now of an empty queue: ${res.status} ${await res.text()}`);
+  }
   const cases: [string, "afc" | "spatial", Buffer][] = [
     ["a 20 MB message", "afc", Buffer.alloc(20 * 1024 * 1024, "x")],
     ["a 1,000,000-vertex polygon", "spatial", Buffer.from(hugePolygonEnvelope(1_000_000))],

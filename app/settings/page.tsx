@@ -18,6 +18,8 @@ import { readSsoSettingsView } from "@/lib/auth/sso-settings";
 import { requestOrigin } from "@/lib/auth/auth";
 import { headers } from "next/headers";
 import { readSingleApproverSetting } from "@/lib/replay/batch/single-approver";
+import { ArchivePanel } from "@/components/settings/archive-panel";
+import { readArchiveSetting } from "@/lib/ops/archive-setting";
 
 export const metadata: Metadata = { title: "Settings" };
 export const dynamic = "force-dynamic";
@@ -28,13 +30,14 @@ export default async function SettingsPage() {
   const managesTokens = can(me.role, "tokens:manage");
   const managesSettings = can(me.role, "settings:manage");
   const { pool } = getDb();
-  const [tokens, users, allTokens, approval, sso, teams] = await Promise.all([
+  const [tokens, users, allTokens, approval, sso, teams, archive] = await Promise.all([
     listApiTokens(pool, me.userId),
     isAdmin ? listUsers(pool) : Promise.resolve(null),
     managesTokens ? listAllApiTokens(pool) : Promise.resolve(null),
     managesSettings ? readSingleApproverSetting(pool) : Promise.resolve(null),
     managesSettings ? readSsoSettingsView(pool, getEnv()) : Promise.resolve(null),
     isAdmin ? listTeams(pool) : Promise.resolve(null),
+    managesSettings ? readArchiveSetting(pool, getEnv().REDRIVE_RETENTION_DAYS) : Promise.resolve(null),
   ]);
   // The redirect URI the admin registers at the provider: BETTER_AUTH_URL, or the address this page was asked on.
   const origin =
@@ -78,6 +81,7 @@ export default async function SettingsPage() {
       {users && teams && <TeamsPanel initialTeams={teams} users={users} />}
       {allTokens && <AllTokensPanel initialTokens={allTokens} />}
       {approval && <ReplayApprovalPanel initial={approval} />}
+      {archive && <ArchivePanel initial={archive} />}
       {sso && <SsoPanel initial={sso} origin={origin} />}
     </div>
   );

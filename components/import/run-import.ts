@@ -5,7 +5,7 @@
 
 import { errorMessage, HttpError } from "@/lib/api/client";
 import type { ImportCounts } from "@/lib/dead-letters/ingest/import-summary";
-import type { IngestResult } from "@/lib/dead-letters/ingest/pipeline";
+import type { IngestResult } from "@/lib/dead-letters/ingest/arrival-outcome";
 import { lineEnds, ndjsonRanges } from "./ndjson-chunks";
 
 export type ImportResult = IngestResult;

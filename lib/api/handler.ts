@@ -163,6 +163,16 @@ function tooLarge(max: number): AppError {
  * a 400, not U+FFFD stored in their place (req.text() would replace them silently).
  */
 export async function readBodyText(req: Request, max = MAX_JSON_BODY_BYTES): Promise<string> {
+  const bytes = await readBodyBytes(req, max);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw notUtf8Body();
+  }
+}
+
+/** The body's bytes, at most `max` of them (413 past it, before they are all held). */
+export async function readBodyBytes(req: Request, max = MAX_JSON_BODY_BYTES): Promise<Buffer> {
   if (Number(req.headers.get("content-length") ?? 0) > max) throw tooLarge(max);
   // Counted while it arrives: a chunked body has no Content-Length, and must not be held whole before the check.
   const parts: Uint8Array[] = [];
@@ -178,11 +188,7 @@ export async function readBodyText(req: Request, max = MAX_JSON_BODY_BYTES): Pro
       parts.push(r.value);
     }
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(parts, size));
-  } catch {
-    throw notUtf8Body();
-  }
+  return Buffer.concat(parts, size);
 }
 
 export async function readJson(req: Request, whenEmpty?: unknown, max = MAX_JSON_BODY_BYTES): Promise<unknown> {

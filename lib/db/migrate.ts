@@ -19,7 +19,7 @@ export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promis
   lock.on("error", () => {});
   await lock.connect();
   try {
-    await lock.query("SELECT pg_advisory_lock($1, $2)", MIGRATE_LOCK);
+    await takeMigrateLock(lock);
     await retryInterrupted(lock, migrationsList);
     return await withSchemaEngine(url, async (engine) => {
       const out = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
@@ -27,6 +27,20 @@ export async function applyMigrations(url: string, dir = MIGRATIONS_DIR): Promis
     });
   } finally {
     await lock.end().catch(() => {});
+  }
+}
+
+/**
+ * Waits for the migrate lock by trying it, never by blocking on it: a session blocked in `pg_advisory_lock` holds
+ * a snapshot the whole time, and `CREATE INDEX CONCURRENTLY` in the lock holder's migration waits for every
+ * snapshot older than its own, so processes that start together would wait on each other for good (the build's
+ * lock_timeout retries forever).
+ */
+async function takeMigrateLock(lock: pg.Client): Promise<void> {
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", MIGRATE_LOCK);
+    if (rows[0]?.ok) return;
+    await new Promise((r) => setTimeout(r, wait));
   }
 }
 

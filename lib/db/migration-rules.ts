@@ -15,6 +15,7 @@ export const BIG_TABLES = [
   "ledger_entry",
   "source_message",
   "dead_letter_note",
+  "dead_letter_archive",
   "alert_event",
 ] as const;
 

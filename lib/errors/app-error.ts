@@ -11,6 +11,7 @@ export type ErrorCode =
   | "forbidden"
   | "not_found"
   | "conflict"
+  | "gone"
   | "method_not_allowed"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -28,6 +29,8 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** a record that left dead_letter for the archive: its timeline and lookup still answer */
+  gone: 410,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -29,7 +29,15 @@ export const PLACE_CAP = 5_000;
 
 const COLUMNS = `d.id::text AS id, d.kind, d.source, d.idempotency_key, d.event_id, d.device_id, d.source_message_id,
   d.reason, d.reason_group, d.failure_class, d.status, ${utcMicrosSql("d.observed_at")} AS observed_at, d.first_seen_at, d.replay_count, d.failure_count,
-  (center(d.bbox))[0] AS cx, (center(d.bbox))[1] AS cy`;
+  (center(d.bbox))[0] AS cx, (center(d.bbox))[1] AS cy, false AS archived`;
+
+/** COLUMNS of an archived record (alias a): no payload, no geometry; the final reason and counts. */
+const ARCHIVE_COLUMNS = `a.id::text AS id, a.kind, a.source, a.idempotency_key, a.event_id, a.device_id, a.source_message_id,
+  a.reason, a.reason_group, a.failure_class, a.status, ${utcMicrosSql("a.observed_at")} AS observed_at, a.first_seen_at, a.replay_count,
+  a.failure_count, NULL::float8 AS cx, NULL::float8 AS cy, true AS archived`;
+
+/** A record id as the search term: digits that fit a bigint. */
+const isRecordId = (q: string) => /^[1-9][0-9]{0,17}$/.test(q);
 
 interface Row {
   id: string;
@@ -51,6 +59,7 @@ interface Row {
   cx: number | null;
   cy: number | null;
   matched: MatchField[];
+  archived: boolean;
 }
 
 function toRecord(r: Row, mask: MaskRules | null): LookupRecord {
@@ -71,6 +80,7 @@ function toRecord(r: Row, mask: MaskRules | null): LookupRecord {
     replayCount: r.replay_count,
     failureCount: r.failure_count,
     matchedOn: r.matched,
+    archived: r.archived,
     position: r.cx === null || r.cy === null ? null : [r.cx > 180 ? r.cx - 360 : r.cx, r.cy],
   };
 }
@@ -109,6 +119,7 @@ async function byIdentifier(db: Db, scope: RecordScope, query: LookupQuery, q: s
     `SELECT dead_letter_id, 'broker_position' FROM source_message WHERE position = ${key} OR position LIKE ${p(`${escapeLike(q)}@%`)}`,
     // event_id/device_id values an identity override replaced: the record was captured with them.
     `SELECT dead_letter_id, field FROM identity_alias WHERE value = ${key}`,
+    ...(isRecordId(q) ? [`SELECT id, 'record_id' FROM dead_letter WHERE id = ${p(q)}::bigint`] : []),
   ];
   if (isHashRange(q)) {
     // Event hashes are lowercase hex; a range on the plain btree finds a prefix under any collation. Only a key
@@ -128,6 +139,51 @@ async function byIdentifier(db: Db, scope: RecordScope, query: LookupQuery, q: s
     values,
   );
   return rows;
+}
+
+/**
+ * The same identifiers in dead_letter_archive (settled records past the archive horizon, lib/ops/archive.ts): each
+ * its own index probe, as above, under the same time window and team scope. The archive keeps no geometry, so a
+ * search with a place finds nothing there; values an identity override replaced are kept in `aliases` but not
+ * indexed, so they are not searched.
+ */
+async function archivedByIdentifier(db: Db, scope: RecordScope, query: LookupQuery, q: string): Promise<Row[]> {
+  const values: unknown[] = [];
+  const p = (v: unknown) => `$${values.push(v)}`;
+  const key = p(q);
+  const limit = p(query.limit + 1);
+  const deviceTime = [...timeClauses(query, p, "x"), ...(scope.all ? [] : [scopeSql(scope, p, "x")])];
+  const branches = [
+    `SELECT id, 'idempotency_key' AS m FROM dead_letter_archive WHERE ${keyMatch("", `= ${key}`)}`,
+    `SELECT id, 'event_id' FROM dead_letter_archive WHERE event_id = ${key}`,
+    `(SELECT x.id, 'device_id' FROM dead_letter_archive x WHERE x.device_id = ${key} ${deviceTime.map((c) => `AND ${c}`).join(" ")}
+      ORDER BY x.observed_at DESC LIMIT ${limit})`,
+    `SELECT id, 'source_message_id' FROM dead_letter_archive WHERE source_message_id = ${key}`,
+    `SELECT id, 'feature_id' FROM dead_letter_archive WHERE kind = 'spatial' AND entity_key = ${key}`,
+    `SELECT id, 'broker_message_id' FROM dead_letter_archive WHERE origin_message_id = ${key}`,
+    ...(isRecordId(q) ? [`SELECT id, 'record_id' FROM dead_letter_archive WHERE id = ${p(q)}::bigint`] : []),
+  ];
+  if (isHashRange(q)) {
+    const lower = q.toLowerCase();
+    branches.push(`(SELECT id, 'event_hash_prefix' FROM dead_letter_archive
+      WHERE ${keyMatch("", `>= ${p(lower)}`, `< ${p(prefixUpperBound(lower))}`, `<> ${key}`)} AND ${HASH_KEY} LIMIT ${limit})`);
+  }
+  const where = [...timeClauses(query, p, "a"), ...(scope.all ? [] : [scopeSql(scope, p, "a")])];
+  const { rows } = await db.query<Row>(
+    `WITH hits AS (${branches.join("\n UNION ALL ")})
+     SELECT ${ARCHIVE_COLUMNS}, array_agg(DISTINCT h.m ORDER BY h.m) AS matched
+     FROM hits h JOIN dead_letter_archive a ON a.id = h.id
+     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+     GROUP BY a.id ORDER BY a.observed_at DESC, a.id DESC LIMIT ${limit}`,
+    values,
+  );
+  return rows;
+}
+
+/** Live and archived hits in one order: newest observed first, then the higher id. */
+function newestFirst(a: Row, b: Row): number {
+  if (a.observed_at !== b.observed_at) return a.observed_at < b.observed_at ? 1 : -1;
+  return BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0;
 }
 
 /**
@@ -170,12 +226,14 @@ async function byPlace(db: Db, scope: RecordScope, query: LookupQuery, place: Pl
 }
 
 /**
- * A settled key is shown to a scoped reader when its record is theirs; one whose record is gone (purged) names no
+ * A settled key is shown to a scoped reader when its record (live or archived) is theirs; one whose record is gone names no
  * source, so it is shown to unscoped readers only.
  */
 function ledgerScope(scope: RecordScope, values: unknown[]): string {
   if (scope.all) return "TRUE";
-  return `EXISTS (SELECT 1 FROM dead_letter d WHERE d.id = l.dead_letter_id AND ${scopeSql(scope, paramsOf(values))})`;
+  const p = paramsOf(values);
+  return `(EXISTS (SELECT 1 FROM dead_letter d WHERE d.id = l.dead_letter_id AND ${scopeSql(scope, p)})
+    OR EXISTS (SELECT 1 FROM dead_letter_archive a WHERE a.id = l.dead_letter_id AND ${scopeSql(scope, p, "a")}))`;
 }
 
 interface LedgerRow {
@@ -239,7 +297,11 @@ export async function lookup(
   assertSearchable(reader.unmaskRights, { q: query.q });
   const place = placeOf(query);
   const rows =
-    query.q !== undefined ? await byIdentifier(db, scope, query, query.q, place) : place ? await byPlace(db, scope, query, place) : [];
+    query.q !== undefined
+      ? await byIdentifierLiveAndArchived(db, scope, query, query.q, place)
+      : place
+        ? await byPlace(db, scope, query, place)
+        : [];
   const records = rows.slice(0, query.limit).map((r) => toRecord(r, mask));
   const keys = [...new Set(records.flatMap((r) => (r.idempotencyKey ? [r.idempotencyKey] : [])))];
   const ledger = keys.length > 0 || query.q !== undefined ? await ledgerHits(db, scope, query.q, keys, query.limit) : [];
@@ -248,4 +310,12 @@ export async function lookup(
     ledger: ledger.slice(0, query.limit),
     truncated: rows.length > query.limit || ledger.length > query.limit,
   };
+}
+
+async function byIdentifierLiveAndArchived(db: Db, scope: RecordScope, query: LookupQuery, q: string, place: Place | null): Promise<Row[]> {
+  const [live, archived] = await Promise.all([
+    byIdentifier(db, scope, query, q, place),
+    place ? Promise.resolve([]) : archivedByIdentifier(db, scope, query, q),
+  ]);
+  return archived.length === 0 ? live : [...live, ...archived].sort(newestFirst).slice(0, query.limit + 1);
 }

@@ -1,3 +1,4 @@
+import { settledBy } from "../replay/sinks/registry";
 import type { TimelineEvent } from "./forensics-schemas";
 
 // One line per timeline event, in words an investigator reads aloud on a call ("Approved by ana@… (supervisor):
@@ -91,6 +92,13 @@ export function summarize(e: TimelineEvent, targetId: string | null, record?: Re
       return withReason(`Purged${who(e)}: payload and raw envelope removed`, e.reason);
     case "dead_letter.retention_applied":
       return `Payload removed by retention (${str(field(a, "retentionDays")) ?? "?"} days after settlement)`;
+    case "dead_letter.archived":
+      return `Moved to the archive (${str(field(a, "archiveAfterDays")) ?? "?"} days after settlement): identity, key and timeline kept`;
+    case "dead_letter.archived_key_received":
+      return withReason(
+        `Its key arrived again after it was archived${who(e)}: counted as a duplicate, nothing changed`,
+        str(field(a, "reason")) ?? null,
+      );
     case "dead_letter.note_added":
       return `Note${who(e)}: ${str(field(a, "text")) ?? ""}`;
     case "dead_letter.field_revealed":
@@ -99,7 +107,8 @@ export function summarize(e: TimelineEvent, targetId: string | null, record?: Re
       const origin = str(field(a, "origin"));
       const batch = str(field(a, "batchId"));
       if (origin === "import") return "Settled key found in the ledger (imported from an external ledger)";
-      return `Settled in the ledger${batch ? ` by replay batch ${batch}` : ""}${origin === "http" ? " (HTTP sink)" : origin === "postgis" ? " (PostGIS sink)" : ""}`;
+      const sink = origin === null ? null : settledBy(origin);
+      return `Settled in the ledger${batch ? ` by replay batch ${batch}` : ""}${sink ? ` (${sink})` : ""}`;
     }
   }
   if (DECISIONS[e.action]) return withReason(`${DECISIONS[e.action]}${who(e)}`, e.reason);

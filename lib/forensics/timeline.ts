@@ -41,14 +41,15 @@ export function kindOf(action: string, targetType: string): TimelineKind {
   if (
     action === "dead_letter.failure_recorded" ||
     action === "dead_letter.failed_after_replay" ||
-    action === "dead_letter.key_sent_by_other"
+    action === "dead_letter.key_sent_by_other" ||
+    action === "dead_letter.archived_key_received"
   )
     return "failure";
   if (action === "dead_letter.edited" || action === "dead_letter.identity_overridden") return "edit";
   if (action.includes("repair")) return "repair";
   if (/^dead_letter\.(approved|quarantined|reopened|released)$/.test(action)) return "decision";
   if (action === "dead_letter.purged") return "purge";
-  if (action === "dead_letter.retention_applied") return "retention";
+  if (action === "dead_letter.retention_applied" || action === "dead_letter.archived") return "retention";
   if (action === "dead_letter.field_revealed" || action === "dead_letter.unmasked_read") return "reveal";
   if (action === "dead_letter.note_added") return "note";
   if (action.startsWith("replay.")) return "replay";
@@ -150,24 +151,71 @@ const BATCH_COLUMNS = `id::text AS id, at, actor_id, actor_email, actor_role, ac
     'rules', jsonb_path_query_array(after, '$.rules[*] ? (@.id == $id)', jsonb_build_object('id', $1::text))) AS after,
   diff, reason, hash`;
 
-/** The timeline of one record; `mask` null shows values as stored (callers holding dead_letters:unmask). */
-export async function recordTimeline(db: Db, scope: RecordScope, id: string, mask: MaskRules | null): Promise<Timeline> {
+interface Head {
+  kind: Timeline["kind"];
+  status: string;
+  idempotency_key: string | null;
+  created_at: Date;
+  origin_source: string | null;
+  /** archived records only: what failure_attempt and replay_item held (they left with the row) */
+  capture_event_ids: string[] | null;
+  replay_batch_ids: string[] | null;
+  archived_at: Date | null;
+}
+
+/**
+ * The record's head: the live row, else its archived one (same id, same team scope: the archive keeps source and
+ * origin_source). Null when neither is there or in scope.
+ */
+async function headOf(db: Db, scope: RecordScope, id: string): Promise<Head | null> {
   const values: unknown[] = [id];
-  const head = await db.query<{
-    kind: Timeline["kind"];
-    status: string;
-    idempotency_key: string | null;
-    created_at: Date;
-    origin_source: string | null;
-  }>(
-    `SELECT d.kind, d.status::text AS status, d.idempotency_key, d.created_at, d.origin_source FROM dead_letter d
-     WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))}`,
+  const live = await db.query<Head>(
+    `SELECT d.kind, d.status::text AS status, d.idempotency_key, d.created_at, d.origin_source,
+       NULL AS capture_event_ids, NULL AS replay_batch_ids, NULL AS archived_at
+     FROM dead_letter d WHERE d.id = $1 AND ${scopeSql(scope, paramsOf(values))}`,
     values,
   );
-  const record = head.rows[0];
+  if (live.rows[0]) return live.rows[0];
+  const archivedValues: unknown[] = [id];
+  const archived = await db.query<Head>(
+    `SELECT a.kind, a.status::text AS status, a.idempotency_key, a.created_at, a.origin_source,
+       a.capture_event_ids::text[] AS capture_event_ids, a.replay_batch_ids::text[] AS replay_batch_ids, a.archived_at
+     FROM dead_letter_archive a WHERE a.id = $1 AND ${scopeSql(scope, paramsOf(archivedValues), "a")}`,
+    archivedValues,
+  );
+  return archived.rows[0] ?? null;
+}
+
+/**
+ * The archive batch's event (one per batch, listing its ids), as this record's: found by its action and instant
+ * (audit_event_action_idx), the record's own entry checked in its list.
+ */
+function archivedEvent(db: Db, id: string, archivedAt: Date): Promise<pg.QueryResult<AuditRow>> {
+  return db.query<AuditRow>(
+    `SELECT id::text AS id, at, actor_id, actor_email, actor_role, action, 'dead_letter' AS target_type, $1::text AS target_id,
+       before, jsonb_build_object('archiveAfterDays', after->'archiveAfterDays', 'settledBefore', after->'settledBefore',
+         'batchRecords', after->'count') AS after, diff, reason, hash
+     FROM audit_event WHERE action = 'dead_letter.archived' AND at = $2 AND after->'ids' ? $1::text`,
+    [id, archivedAt],
+  );
+}
+
+/**
+ * The timeline of one record, live or archived; `mask` null shows values as stored (callers holding
+ * dead_letters:unmask).
+ */
+export async function recordTimeline(db: Db, scope: RecordScope, id: string, mask: MaskRules | null): Promise<Timeline> {
+  const record = await headOf(db, scope, id);
   if (!record)
     throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
-  const [own, batches, ledger] = await Promise.all([
+  const archived = record.archived_at !== null;
+  // A live record finds its capture events and replay batches through its failure_attempt and replay_item rows; an
+  // archived one kept their ids.
+  const captures = archived
+    ? "$3::bigint[]"
+    : "ARRAY(SELECT audit_event_id FROM failure_attempt WHERE dead_letter_id = $1::bigint AND audit_event_id IS NOT NULL)";
+  const batchIds = archived ? "$1::text[]" : "ARRAY(SELECT batch_id::text FROM replay_item WHERE dead_letter_id = $1)";
+  const [own, batches, ledger, archiveEvent] = await Promise.all([
     // Ids restart when the demo data is reset (`db seed --reset` truncates dead_letter; the audit trail stays):
     // events older than the record belong to an earlier record that had its id. Its capture event has the
     // record's created_at exactly (one `now` for both), so nothing of this record is cut.
@@ -176,17 +224,15 @@ export async function recordTimeline(db: Db, scope: RecordScope, id: string, mas
        UNION ALL
        -- The batch's ingest event, with only this record's entry in its list (a batch lists up to 500).
        SELECT ${BATCH_COLUMNS} FROM audit_event
-       WHERE id = ANY (ARRAY(SELECT audit_event_id FROM failure_attempt WHERE dead_letter_id = $1::bigint AND audit_event_id IS NOT NULL))
-         AND target_id IS NULL AND at >= $2
+       WHERE id = ANY (${captures}) AND target_id IS NULL AND at >= $2
        ORDER BY id`,
-      [id, record.created_at],
+      archived ? [id, record.created_at, record.capture_event_ids] : [id, record.created_at],
     ),
     db.query<AuditRow>(
       `SELECT ${AUDIT_COLUMNS} FROM audit_event
-       WHERE target_type = 'replay_batch' AND target_id = ANY(SELECT batch_id::text FROM replay_item WHERE dead_letter_id = $1)
-         AND at >= $2
+       WHERE target_type = 'replay_batch' AND target_id = ANY(${batchIds}) AND at >= $2
        ORDER BY id`,
-      [id, record.created_at],
+      [archived ? record.replay_batch_ids : id, record.created_at],
     ),
     record.idempotency_key === null
       ? Promise.resolve({ rows: [] as LedgerRow[] })
@@ -196,11 +242,12 @@ export async function recordTimeline(db: Db, scope: RecordScope, id: string, mas
            FROM ledger_entry WHERE idempotency_key = $1`,
           [record.idempotency_key],
         ),
+    record.archived_at === null ? Promise.resolve({ rows: [] as AuditRow[] }) : archivedEvent(db, id, record.archived_at),
   ]);
   // Audit rows sort by time, then by chain order; the ledger row sits after the audit events of its instant
   // (the replay outcome that settled it is written in the same transaction, with the same time).
   const keyed = [
-    ...[...own.rows.map((r) => asRecordEvent(r, id)), ...batches.rows].map((r) => ({
+    ...[...own.rows.map((r) => asRecordEvent(r, id)), ...archiveEvent.rows, ...batches.rows].map((r) => ({
       at: r.at.getTime(),
       seq: Number(r.id),
       event: fromAudit(r, mask, { originSource: record.origin_source }),
@@ -222,6 +269,7 @@ export async function recordTimeline(db: Db, scope: RecordScope, id: string, mas
     idempotencyKey: record.idempotency_key,
     kind: record.kind,
     status: record.status,
+    archivedAt: record.archived_at?.toISOString() ?? null,
     masked: mask !== null,
     events: keyed.map((k) => k.event),
   };

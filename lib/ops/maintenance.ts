@@ -5,11 +5,14 @@ import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
 import { runRetention, type RetentionResult } from "./retention";
+import { runArchive, type ArchiveResult } from "./archive";
+import { archiveHorizonDays } from "./archive-setting";
 import { pruneRateLimits } from "../auth/rate-limit-store";
 import { pruneAnsweredPulls } from "../sources/pull-requests";
 
 // The housekeeping loop, started next to the replay worker: every interval (default a minute) it strips
-// payloads past retention, evaluates the alert rules (then delivers their webhooks), resumes bulk jobs whose
+// payloads past retention, moves settled records past the archive horizon (an admin's setting, off by default) to
+// the archive, evaluates the alert rules (then delivers their webhooks), resumes bulk jobs whose
 // runner died (also between rounds, every few seconds) and forgets the sign-in limiter's ended windows. Any number of processes may run it: retention claims rows with SKIP LOCKED, alert evaluation
 // takes a try-lock, a bulk job is claimed by one runner at a time. A failing round is logged and the next one
 // runs as usual; aborting `signal` ends the loop after the current round (and stops resumed jobs between pages).
@@ -30,6 +33,8 @@ const resumedJobs = new Set<Promise<unknown>>();
 
 export interface RoundResult {
   retention: RetentionResult | null;
+  /** null when the archive horizon is off (or the step failed) */
+  archive: ArchiveResult | null;
   fired: number;
   resolved: number;
   delivered: number;
@@ -41,12 +46,22 @@ export interface RoundResult {
 export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> & { signal?: AbortSignal }): Promise<RoundResult> {
   const now = (opts.now ?? (() => new Date()))();
   const log = opts.log ?? ((m: string) => console.error(m));
-  const result: RoundResult = { retention: null, fired: 0, resolved: 0, delivered: 0, resumed: [] };
+  const result: RoundResult = { retention: null, archive: null, fired: 0, resolved: 0, delivered: 0, resumed: [] };
   try {
     result.retention = await runRetention(opts.pool, now, opts.retentionDays);
     if (result.retention.stripped > 0) log(`[maintenance] retention: stripped ${result.retention.stripped} payloads`);
   } catch (err) {
     log(`[maintenance] retention failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const days = await archiveHorizonDays(opts.pool);
+    if (days !== null) {
+      result.archive = await runArchive(opts.pool, now, days, opts.signal ? { signal: opts.signal } : {});
+      if (result.archive.archived > 0)
+        log(`[maintenance] archive: moved ${result.archive.archived} settled records${result.archive.more ? " (more due)" : ""}`);
+    }
+  } catch (err) {
+    log(`[maintenance] archive failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
     const evaluation = await evaluateAlerts(opts.pool, now);

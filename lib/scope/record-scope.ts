@@ -64,6 +64,14 @@ export function sourceInScope(scope: RecordScope, source: string): boolean {
   return inScope(scope, { source });
 }
 
+/**
+ * Whether a broker source (lib/sources: its configuration, state and per-source counts) is shown to this scope: the
+ * ones its teams claim by name (`origin`), as the records pulled from it are theirs. Another is not there (404).
+ */
+export function brokerSourceInScope(scope: RecordScope, name: string): boolean {
+  return scope.all || scope.origins.includes(name);
+}
+
 /** The smallest string greater than every string starting with `prefix` (an index range's upper bound). */
 function upperBound(prefix: string): string {
   const last = prefix.charCodeAt(prefix.length - 1);
@@ -114,10 +122,13 @@ export function paramsOf(values: unknown[]): (v: unknown) => string {
 
 /**
  * A replay batch (alias `b`) is in scope when every record it holds is: a batch that reaches into another team's
- * records is not shown, approved or changed by a scoped user (it answers 404).
+ * records is not shown, approved or changed by a scoped user (it answers 404). Records archived since (their
+ * replay_item rows went with them; lib/ops/archive.ts) still count, through the archive's batch ids.
  */
 export function batchInScopeSql(scope: RecordScope, p: (v: unknown) => string, batchAlias = "b"): string {
   if (scope.all) return "TRUE";
   return `NOT EXISTS (SELECT 1 FROM replay_item si JOIN dead_letter sd ON sd.id = si.dead_letter_id
-    WHERE si.batch_id = ${batchAlias}.id AND NOT coalesce(${scopeSql(scope, p, "sd")}, false))`;
+    WHERE si.batch_id = ${batchAlias}.id AND NOT coalesce(${scopeSql(scope, p, "sd")}, false))
+    AND NOT EXISTS (SELECT 1 FROM dead_letter_archive sa
+    WHERE sa.replay_batch_ids @> ARRAY[${batchAlias}.id] AND NOT coalesce(${scopeSql(scope, p, "sa")}, false))`;
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { createDb } from "../db/client";
-import { ingestStream } from "../dead-letters/ingest/pipeline";
+import { ingest } from "../dead-letters/ingest/ingest";
 import type { RecordText } from "../dead-letters/ingest/split";
 import { generateAfc } from "./generate-afc";
 import { generateSpatial } from "./generate-spatial";
@@ -61,7 +61,9 @@ export async function seedChunks(job: ChunkJob, onBatch?: (n: number) => void): 
   try {
     const actor = { id: null, email: "demo-seed", role: "system" };
     const records = asAsync(chunkRecords(job.seed, job.count, chunksOf(job), result.applied));
-    for await (const results of ingestStream(db.pool, records, { actor, requestId: `seed-${job.seed}`, batchSize: 1000 })) {
+    // Normalized on this thread: the seed runs its chunks in threads of its own.
+    const ctx = { pool: db.pool, actor, requestId: `seed-${job.seed}`, batchSize: 1000, threads: null };
+    for await (const results of await ingest({ via: "records", records }, ctx)) {
       for (const r of results) {
         if (r.status === "created") result.created++;
         else if (r.status === "duplicate") result.duplicates++;

@@ -1,8 +1,7 @@
 import "server-only";
 import type pg from "pg";
 import type { Actor } from "../audit/actor";
-import { ingestPulledPage, type PulledCounts } from "../dead-letters/ingest/ingest-pulled";
-import { loadSourceSettings, type SourceSettings } from "../dead-letters/ingest/pipeline";
+import { ingestAll, pulledCounts, type PulledCounts } from "../dead-letters/ingest/ingest";
 import type { JsonValue } from "../json/value";
 import type { DeadLetterKind } from "../vocabulary/record";
 import type { PulledMessage, SourceConnector } from "./connector";
@@ -10,8 +9,8 @@ import { withHeaderOrder } from "./header-order";
 import { unseen } from "./seen-messages";
 import type { PullCounts } from "./source-schemas";
 
-// One pull: take a page of dead letters from the broker, hand it to ingest (lib/dead-letters/ingest/ingest-pulled.ts:
-// normalized on the ingest threads, stored with its bookkeeping in one transaction), and only after that commit
+// One pull: take a page of dead letters from the broker, hand it to ingest's entry point (lib/dead-letters/ingest/
+// ingest.ts: normalized on the ingest threads, stored with its bookkeeping in one transaction), and only after that commit
 // acknowledge it. A crash between the two hands the same messages out again; their positions and bodies are then
 // found in source_message, so the second pull stores nothing and counts no extra failure — it only acknowledges.
 // A known position with another body is another message (seen-messages.ts). A message not seen before always
@@ -46,7 +45,6 @@ const ZERO: Required<PullCounts> = { pulled: 0, created: 0, duplicates: 0, unrea
 
 export async function pullSource(pool: pg.Pool, source: PullTarget, connector: SourceConnector, opts: PullOptions): Promise<PullCounts> {
   const counts = { ...ZERO };
-  const settings = await loadSourceSettings(pool);
   let first = true;
   while (!opts.signal?.aborted && !opts.yieldTo?.()) {
     const want = Math.min(PULL_PAGE, (opts.max ?? Infinity) - counts.pulled);
@@ -54,7 +52,7 @@ export async function pullSource(pool: pg.Pool, source: PullTarget, connector: S
     const messages = await connector.take(want, first ? (opts.waitMs ?? 0) : 0);
     first = false;
     if (messages.length === 0) break;
-    const page = await storePage(pool, source, messages, settings, opts);
+    const page = await storePage(pool, source, messages, opts);
     await connector.ack(messages);
     for (const k of Object.keys(counts) as (keyof PullCounts)[]) counts[k] += page[k] ?? 0;
   }
@@ -63,32 +61,25 @@ export async function pullSource(pool: pg.Pool, source: PullTarget, connector: S
   return failedAgain > 0 ? counts : rest;
 }
 
-async function storePage(
-  pool: pg.Pool,
-  source: PullTarget,
-  messages: PulledMessage[],
-  settings: Map<string, SourceSettings>,
-  opts: PullOptions,
-): Promise<PullCounts> {
-  return ingestPulledPage(
-    pool,
-    source,
-    messages.map((m) => ({
-      body: m.body,
-      position: m.origin.position,
-      deathReason: m.origin.deathReason,
-      messageId: m.origin.messageId,
-      publishedAt: m.origin.publishedAt,
-      origin: { source: source.name, ...withHeaderOrder(m.origin) } as unknown as JsonValue,
-      ...(m.problem !== undefined ? { problem: m.problem } : {}),
-    })),
+/** A page to ingest's entry point, which stores it with its bookkeeping before this acknowledges it. */
+async function storePage(pool: pg.Pool, source: PullTarget, messages: PulledMessage[], opts: PullOptions): Promise<PulledCounts> {
+  const outcomes = await ingestAll(
     {
-      actor: opts.actor,
-      requestId: opts.requestId,
-      now: opts.clock(),
-      settings: { sources: settings },
+      via: "broker",
+      source,
+      messages: messages.map((m) => ({
+        body: m.body,
+        position: m.origin.position,
+        deathReason: m.origin.deathReason,
+        messageId: m.origin.messageId,
+        publishedAt: m.origin.publishedAt,
+        origin: { source: source.name, ...withHeaderOrder(m.origin) } as unknown as JsonValue,
+        ...(m.problem !== undefined ? { problem: m.problem } : {}),
+      })),
       unseen,
       ...(opts.alsoInTransaction ? { alsoInTransaction: opts.alsoInTransaction } : {}),
     },
+    { pool, actor: opts.actor, requestId: opts.requestId, clock: opts.clock },
   );
+  return pulledCounts(outcomes);
 }

@@ -4,7 +4,7 @@
 import pg from "pg";
 import { UNSCOPED } from "../../lib/scope/record-scope";
 import { ListQuerySchema } from "../../lib/dead-letters/filters";
-import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
+import { ingest } from "../../lib/dead-letters/ingest/ingest";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { generateAfc } from "../../lib/seed/generate-afc";
 import { Rng } from "../../lib/seed/rng";
@@ -43,8 +43,8 @@ export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport>; sofar()
       async function* batch() {
         for (let k = 0; k < INGEST_BATCH; k++) yield { index: k, text: generateAfc(rng, n * INGEST_BATCH + k, DEMO_BASE, SPAN_MS).text };
       }
-      for await (const results of ingestStream(pool, batch(), { actor, requestId: null, batchSize: INGEST_BATCH }))
-        records += results.length;
+      const ctx = { pool, actor, requestId: null, batchSize: INGEST_BATCH, threads: null };
+      for await (const results of await ingest({ via: "records", records: batch() }, ctx)) records += results.length;
       const took = performance.now() - t;
       ingestTimes.push(took);
       await new Promise((r) => setTimeout(r, Math.max(0, INGEST_EVERY_MS - took)));

@@ -1,13 +1,12 @@
 import pg from "pg";
 import { UNSCOPED } from "../../lib/scope/record-scope";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { captureTaps } from "../../lib/dead-letters/ingest/capture-taps";
+import { ingest as ingestArrival, ingestAll } from "../../lib/dead-letters/ingest/ingest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, createDb, type Db } from "../../lib/db/client";
 import { applyMigrations } from "../../lib/db/migrate";
 import { connectionFields } from "../../lib/db/pg-adapter";
-import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
-import { splitNdjsonBytes } from "../../lib/dead-letters/ingest/split";
+import { envelopeAnswer } from "../../lib/dead-letters/ingest/arrival-outcome";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { auditedExport } from "../../lib/forensics/export/audited";
 import type { ExportFormat } from "../../lib/forensics/forensics-schemas";
@@ -50,8 +49,12 @@ beforeAll(async () => {
     afcRecord({ eventId: "e-2", deviceId: "d-2", at: 30 }),
   ]);
   // Taps captured at our boundary: stored bare, wrapped on export.
-  await captureTaps(
-    db.pool,
+  const capture = (body: unknown, at: string) =>
+    ingestAll(
+      { via: "taps", body: Buffer.from(JSON.stringify(body)), format: "json" },
+      { pool: db.pool, actor: SYSTEM_ACTOR, requestId: "t", clock: () => new Date(at), threads: null },
+    );
+  await capture(
     {
       source: "gates",
       taps: [
@@ -59,13 +62,12 @@ beforeAll(async () => {
         { device_id: "g-2", fare_amount_cents: 250, tap_timestamp: "2026-11-03T11:00:00Z", account_ref: "acct-9" }, // poison: no event_id
       ],
     },
-    { now: new Date("2026-11-03T12:00:00Z"), actor: SYSTEM_ACTOR, requestId: "t" },
+    "2026-11-03T12:00:00Z",
   );
   // captured twice: one more failure on the same row
-  await captureTaps(
-    db.pool,
+  await capture(
     { source: "gates", taps: [{ event_id: "cap-1", device_id: "g-1", fare_amount_cents: "310", tap_timestamp: "2026-11-03T10:00:00Z" }] },
-    { now: new Date("2026-11-03T12:05:00Z"), actor: SYSTEM_ACTOR, requestId: "t" },
+    "2026-11-03T12:05:00Z",
   );
 });
 
@@ -130,8 +132,9 @@ async function reimport(target: Db, text: string) {
     yield new TextEncoder().encode(text);
   }
   const results = [];
-  for await (const batch of ingestStream(target.pool, splitNdjsonBytes(chunks()), { actor: SYSTEM_ACTOR, requestId: "reimport" }))
-    results.push(...batch);
+  const ctx = { pool: target.pool, actor: SYSTEM_ACTOR, requestId: "reimport", threads: null };
+  for await (const batch of await ingestArrival({ via: "envelopes", body: chunks(), format: "ndjson" }, ctx))
+    results.push(...batch.map(envelopeAnswer));
   return results;
 }
 

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb, type Db } from "../../lib/db/client";
 import { sharedNormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
-import type { IngestResult } from "../../lib/dead-letters/ingest/pipeline";
+import type { IngestResult } from "../../lib/dead-letters/ingest/arrival-outcome";
 import type { Role } from "../../lib/auth/permissions";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";

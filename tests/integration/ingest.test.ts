@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb, type Db } from "../../lib/db/client";
 import { NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
 import { normalizeChunk } from "../../lib/dead-letters/ingest/normalize";
-import { ingestStream, storeBatch, type IngestOptions, type IngestResult } from "../../lib/dead-letters/ingest/pipeline";
+import { envelopeAnswer, type IngestResult } from "../../lib/dead-letters/ingest/arrival-outcome";
+import { ingest as ingestEntry } from "../../lib/dead-letters/ingest/ingest";
+import { streamEnvelopes } from "../../lib/dead-letters/ingest/pipeline";
+import { storeBatch } from "../../lib/dead-letters/ingest/store-arrivals";
+import type { GeometryLimits } from "../../lib/spatial/geometry-limits";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { DEFAULT_GEOMETRY_LIMITS } from "../../lib/spatial/geometry-limits";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -17,9 +21,29 @@ async function* texts(lines: string[]): AsyncGenerator<RecordText> {
   for (const text of lines) yield { index: index++, text };
 }
 
-async function ingest(db: Db, lines: string[], batchSize = 500, extra: Partial<IngestOptions> = {}): Promise<IngestResult[]> {
+/**
+ * Through the entry point, normalized on this thread unless given threads; with `limits` other than the process's,
+ * through its envelope stream directly (the entry point applies the process's own).
+ */
+async function ingest(
+  db: Db,
+  lines: string[],
+  batchSize = 500,
+  extra: { normalizer?: NormalizePool | null; limits?: GeometryLimits } = {},
+): Promise<IngestResult[]> {
   const out: IngestResult[] = [];
-  for await (const r of ingestStream(db.pool, texts(lines), { actor, requestId: "t", batchSize, ...extra })) out.push(...r);
+  const threads = extra.normalizer ?? null;
+  const outcomes = extra.limits
+    ? streamEnvelopes(db.pool, texts(lines), {
+        actor,
+        requestId: "t",
+        clock: () => new Date(),
+        batchSize,
+        normalizer: threads,
+        limits: extra.limits,
+      })
+    : await ingestEntry({ via: "records", records: texts(lines) }, { pool: db.pool, actor, requestId: "t", batchSize, threads });
+  for await (const r of outcomes) out.push(...r.map(envelopeAnswer));
   return out;
 }
 

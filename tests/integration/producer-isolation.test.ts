@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteHandler } from "../../lib/api/handler";
 import { can } from "../../lib/auth/permissions";
 import { closeDb, type Db } from "../../lib/db/client";
-import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
+import { envelopeAnswer } from "../../lib/dead-letters/ingest/arrival-outcome";
+import { ingest } from "../../lib/dead-letters/ingest/ingest";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -214,11 +215,9 @@ describe("a producer's writes and another producer's records", () => {
       yield { index: 0, text: s("CLI import") };
       yield { index: 1, text: f("CLI import") };
     }
-    for await (const results of ingestStream(db.pool, lines(), {
-      actor: { id: null, email: "cli:ops", role: "operator" },
-      requestId: "cli",
-    })) {
-      for (const r of results) {
+    const cli = { pool: db.pool, actor: { id: null, email: "cli:ops", role: "operator" }, requestId: "cli", threads: null };
+    for await (const results of await ingest({ via: "records", records: lines() }, cli)) {
+      for (const r of results.map(envelopeAnswer)) {
         expect(r.status).toBe("duplicate");
         expect("id" in r).toBe(false);
       }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
-import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
+import { ingest as ingestArrival } from "../../lib/dead-letters/ingest/ingest";
 import { normalizeRecord } from "../../lib/dead-letters/ingest/normalize";
 import { NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
@@ -64,8 +64,8 @@ async function ingest(texts: string[]): Promise<string[]> {
     for (const [index, text] of texts.entries()) yield { index, text };
   }
   const ids: string[] = [];
-  const opts = { actor: SYSTEM_ACTOR, requestId: "test", batchSize: 500, normalizer: threads };
-  for await (const results of ingestStream(db.pool, records(), opts)) {
+  const ctx = { pool: db.pool, actor: SYSTEM_ACTOR, requestId: "test", batchSize: 500, threads };
+  for await (const results of await ingestArrival({ via: "records", records: records() }, ctx)) {
     for (const r of results) if (r.status === "created") ids.push(r.id);
   }
   return ids;

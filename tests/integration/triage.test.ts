@@ -6,7 +6,7 @@ import { TAP_FAILS_SCHEMA } from "../../lib/dead-letters/triage/approve-warning"
 import { bulkAction } from "../../lib/dead-letters/triage/bulk-action";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { countMatching, facetCounts } from "../../lib/dead-letters/query/facets";
-import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
+import { ingest } from "../../lib/dead-letters/ingest/ingest";
 import type { RecordText } from "../../lib/dead-letters/ingest/split";
 import { listDeadLetters } from "../../lib/dead-letters/query/list";
 import { matchingExtent } from "../../lib/dead-letters/query/extent";
@@ -89,7 +89,8 @@ beforeAll(async () => {
   };
   const lines = [spatial("sp-1"), afc(tap("e-1")), afc(tap(null)), afc(tap("e-3")), afc(tap("e-4")), spatial("sp-2")];
   const names = ["bowtie", "afc", "poison", "afc3", "afc4", "bowtie2"];
-  for await (const results of ingestStream(db.pool, texts(lines), { actor: analyst.actor, requestId: "seed" })) {
+  const seed = { pool: db.pool, actor: analyst.actor, requestId: "seed", threads: null };
+  for await (const results of await ingest({ via: "records", records: texts(lines) }, seed)) {
     for (const r of results) if (r.status === "created") ids[names[r.index]!] = r.id;
   }
 });
@@ -513,7 +514,8 @@ describe("AFC observation time", () => {
   it("a tap time without an offset orders the tap (as UTC); an edited tap_timestamp moves it", async () => {
     const naive = `{"event_id":"e-naive","device_id":"gate-09","fare_amount_cents":275,"tap_timestamp":"2025-06-01T00:00:00"}`;
     let id = "";
-    for await (const results of ingestStream(db.pool, texts([afc(naive)]), { actor: analyst.actor, requestId: "naive" })) {
+    const naiveCtx = { pool: db.pool, actor: analyst.actor, requestId: "naive", threads: null };
+    for await (const results of await ingest({ via: "records", records: texts([afc(naive)]) }, naiveCtx)) {
       for (const r of results) if (r.status === "created") id = r.id;
     }
     const d = await getDeadLetter(db.pool, id);

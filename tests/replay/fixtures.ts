@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import type { Db } from "../../lib/db/client";
-import { ingestStream } from "../../lib/dead-letters/ingest/pipeline";
+import { envelopeAnswer } from "../../lib/dead-letters/ingest/arrival-outcome";
+import { ingest as ingestArrival } from "../../lib/dead-letters/ingest/ingest";
 import { applyBatchAction, type ActingUser } from "../../lib/replay/batch/apply-batch-action";
 import { createBatch } from "../../lib/replay/batch/create-batch";
 import { CreateBatchBody } from "../../lib/replay/batch/batch-schemas";
@@ -58,8 +59,9 @@ export async function ingest(db: Db, texts: string[]): Promise<string[]> {
     for (const [index, text] of texts.entries()) yield { index, text };
   }
   const ids: string[] = [];
-  for await (const results of ingestStream(db.pool, records(), { actor: SYSTEM_ACTOR, requestId: "test", batchSize: 500 })) {
-    for (const r of results) {
+  const ctx = { pool: db.pool, actor: SYSTEM_ACTOR, requestId: "test", batchSize: 500, threads: null };
+  for await (const results of await ingestArrival({ via: "records", records: records() }, ctx)) {
+    for (const r of results.map(envelopeAnswer)) {
       if (r.status === "rejected") throw new Error(`fixture rejected: ${JSON.stringify(r.errors)}`);
       if (r.id === undefined) throw new Error("fixture key stored by another sender");
       ids.push(r.id);

@@ -145,7 +145,13 @@ describe("plug registries", () => {
     'export function f(d: { type: string }) {\n  switch (d.type) {\n    case "rabbitmq":\n      return 1;\n  }\n  return 0;\n}\n',
   ];
 
-  it.each(["components/example.tsx", "lib/cli/commands/example.ts", "lib/replay/batch/example.ts", "app/example/page.tsx"])(
+  it.each([
+    "components/example.tsx",
+    "components/replay/create-batch-form.tsx",
+    "lib/cli/commands/example.ts",
+    "lib/replay/batch/example.ts",
+    "app/example/page.tsx",
+  ])(
     "%s may not decide by a sink or source type",
     async (file) => {
       for (const code of switchOnType) {
@@ -249,5 +255,66 @@ describe("folders", () => {
       ["lib/b", new Map([["lib/a", "lib/b/y.ts → ../a/x"]])],
     ]);
     expect(findCycle(edges)).toEqual(["lib/a → lib/b (lib/a/x.ts → ../b/y)", "lib/b → lib/a (lib/b/y.ts → ../a/x)"]);
+  });
+});
+
+/** File → the repository files it imports (values and types alike), for every source file outside tests. */
+function fileImports(): Map<string, string[]> {
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "lib", "app", "components", "scripts", "bin"], {
+    cwd: root,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((f) => /\.(ts|tsx|mjs)$/.test(f) && !f.includes(".test.") && !f.startsWith("lib/generated/") && existsSync(path.join(root, f)));
+  return new Map(
+    files.map((file) => {
+      const text = readFileSync(path.join(root, file), "utf8");
+      const specs = [...text.matchAll(/(?:from|import)\s*\(?\s*"((?:\.\.?\/|@\/)[^"]+)"/g)].map((m) => m[1]!);
+      return [file, specs.map((s) => resolveImport(file, s)).filter((t): t is string => t !== null)];
+    }),
+  );
+}
+
+const importersOf = (graph: Map<string, string[]>, target: string) =>
+  [...graph].filter(([, targets]) => targets.includes(target)).map(([file]) => file);
+
+describe("one way in", () => {
+  const ENTRY = "lib/dead-letters/ingest/ingest.ts";
+  // The entry point's own modules: only it reaches the store, and only through them.
+  const STORE = "lib/dead-letters/ingest/store-arrivals.ts";
+  const STREAM = "lib/dead-letters/ingest/pipeline.ts";
+  const WRITER = "lib/dead-letters/store/write-records.ts";
+  /** Every arrival path and the module where it hands its arrival in. */
+  const ARRIVAL_PATHS: [string, string][] = [
+    ["POST /api/dead-letters", "lib/api/ingest-response.ts"],
+    ["redrive import", "lib/cli/commands/import.ts"],
+    ["POST /api/afc/taps", "app/api/afc/taps/route.ts"],
+    ["a broker pull's page", "lib/sources/pull-source.ts"],
+    ["the demo seed", "lib/seed/seed-chunks.ts"],
+  ];
+  const graph = fileImports();
+
+  it("nothing but the entry point's store imports the store writer", () => {
+    expect(importersOf(graph, WRITER)).toEqual([STORE]);
+  });
+
+  it("nothing but the entry point imports its store and its envelope stream", () => {
+    expect(importersOf(graph, STORE).sort()).toEqual([ENTRY, STREAM].sort());
+    expect(importersOf(graph, STREAM)).toEqual([ENTRY]);
+  });
+
+  it.each(ARRIVAL_PATHS)("%s hands its arrivals to the entry point", (_path, file) => {
+    expect(graph.get(file)).toContain(ENTRY);
+  });
+
+  it("the dashboard's import sends its slices to POST /api/dead-letters", () => {
+    expect(readFileSync(path.join(root, "components/import/run-import.ts"), "utf8")).toMatch(/fetch\("\/api\/dead-letters"/);
+    expect(graph.get("app/api/dead-letters/route.ts")).toContain("lib/api/ingest-response.ts");
+  });
+
+  it("finds a writer outside the entry point", () => {
+    const bad = new Map(graph);
+    bad.set("lib/replay/engine/example.ts", [WRITER]);
+    expect(importersOf(bad, WRITER)).not.toEqual([STORE]);
   });
 });

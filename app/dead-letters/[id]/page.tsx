@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { DetailView } from "@/components/dead-letters/detail/detail-view";
 import { HeavyDetailView } from "@/components/dead-letters/detail/heavy-detail-view";
 import { AppError } from "@/lib/errors/app-error";
@@ -26,6 +26,8 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   const now = new Date();
   const read = await readDetailForReader(getDb().pool, principal.scope, id.data).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") notFound();
+    // Archived: what is left of it is its timeline.
+    if (err instanceof AppError && err.code === "gone") redirect(`/lookup/timeline/${id.data}`);
     throw err;
   });
   const permissions = {

@@ -2,8 +2,8 @@ import { createReadStream } from "node:fs";
 import { SingleBar, Presets } from "cli-progress";
 import type { Command } from "commander";
 import { NormalizePool, defaultIngestThreads } from "../../dead-letters/ingest/normalize-pool";
-import { ingestStream, loadSourceSettings, type IngestResult } from "../../dead-letters/ingest/pipeline";
-import { splitNdjsonBytes } from "../../dead-letters/ingest/split";
+import { envelopeAnswer } from "../../dead-letters/ingest/arrival-outcome";
+import { ingest } from "../../dead-letters/ingest/ingest";
 import { importSummary } from "../../dead-letters/ingest/import-summary";
 import { CliUsageError, connectCli, inputFile, osAccount } from "../context";
 
@@ -59,19 +59,17 @@ export function registerImportCommands(program: Command): void {
       let bytes = 0;
       bar?.start(total ?? 1, 0, { records: 0, rate: 0 });
       try {
-        const sources = await loadSourceSettings(db.pool);
         const actor = { id: null, email: `cli:${osAccount()}`, role: "operator" };
-        const records = splitNdjsonBytes(counted(input, (n) => (bytes += n)));
-        for await (const results of ingestStream(db.pool, records, {
-          actor,
-          requestId: `import-${Date.now()}`,
-          sources,
-          batchSize,
-          normalizer,
-        })) {
-          for (const r of results) {
+        const body = counted(input, (n) => (bytes += n));
+        const outcomes = await ingest(
+          { via: "envelopes", body, format: "ndjson" },
+          { pool: db.pool, actor, requestId: `import-${Date.now()}`, batchSize, threads: normalizer },
+        );
+        for await (const results of outcomes) {
+          for (const outcome of results) {
+            const r = envelopeAnswer(outcome);
             counts[r.status]++;
-            if (opts.results || r.status === "rejected") process.stdout.write(`${JSON.stringify(r satisfies IngestResult)}\n`);
+            if (opts.results || r.status === "rejected") process.stdout.write(`${JSON.stringify(r)}\n`);
           }
           const done = counts.created + counts.duplicate + counts.rejected;
           bar?.update(total ? bytes : 1, { records: done, rate: Math.round(done / ((performance.now() - started) / 1000)) });

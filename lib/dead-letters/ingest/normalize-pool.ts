@@ -9,6 +9,7 @@ import type { Normalized, NormalizeSettings } from "./normalize";
 import type { PreparedPulled, PulledBody } from "./pulled-message";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
+import type { GatedTaps } from "./tap-gate";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
 
 // Normalization (JSON parse, schema checks, hashing, and for spatial records GEOS validation and repair: the
@@ -34,6 +35,9 @@ interface Reply {
   ready?: boolean;
   results?: Normalized[];
   pulled?: PreparedPulled[];
+  gated?: GatedTaps;
+  /** the bodies of the messages a thread stopped before (its GEOS aborted), moved back */
+  unanswered?: Uint8Array[];
   problem?: string | null;
   error?: string;
   analyzed?: AnalyzeResult;
@@ -246,15 +250,20 @@ export class NormalizePool {
     settings: NormalizeSettings,
     maxBodyBytes: number,
   ): Promise<PreparedPulled[]> {
-    const plain = { sources: settings.sources, defaults: settings.defaults, rules: settings.rules };
-    const sent = bodies.map((b) => ({ ...b, body: new Uint8Array(b.body) }));
-    const { pulled = [] } = await this.send(
+    const plain = { sources: settings.sources, defaults: settings.defaults, limits: settings.limits, rules: settings.rules };
+    const moved: ArrayBuffer[] = [];
+    const sent = bodies.map((b) => ({ ...b, body: movable(b.body, moved) }));
+    const { pulled = [], unanswered = [] } = await this.send(
       { task: "normalize-pulled", bodies: sent, now, settings: plain, maxBodyBytes },
       undefined,
-      sent.map((b) => b.body.buffer),
+      moved,
     );
     if (pulled.length >= bodies.length || pulled.length === 0) return pulled;
-    const rest = await this.normalizePulledChunk(bodies.slice(pulled.length), now, settings, maxBodyBytes);
+    const left = bodies.slice(pulled.length).map((b, i) => ({
+      ...b,
+      body: unanswered[i] ? Buffer.from(unanswered[i].buffer, unanswered[i].byteOffset, unanswered[i].byteLength) : b.body,
+    }));
+    const rest = await this.normalizePulledChunk(left, now, settings, maxBodyBytes);
     return [...pulled, ...rest.map((r) => ({ ...r, index: r.index + pulled.length }))];
   }
 
@@ -282,6 +291,14 @@ export class NormalizePool {
     // A thread whose GEOS aborted answers up to the payload that aborted it: the rest go to another.
     if (repairs.length >= payloads.length || repairs.length === 0) return payloads.map((_, i) => repairs[i] ?? null);
     return [...repairs, ...(await this.ruleRepairsChunk(payloads.slice(repairs.length), repair))];
+  }
+
+  /** A capture request's body through the AFC gate on a thread (tap-gate.ts gateTaps); its refusal thrown here. */
+  async gateTaps(body: Uint8Array, format: "json" | "ndjson", now: Date, source: string | undefined): Promise<GatedTaps> {
+    const moved: ArrayBuffer[] = [];
+    const { gated } = await this.send({ task: "gate-taps", body: movable(body, moved), format, now, source }, undefined, moved);
+    if (!gated) throw new Error("the gate thread answered without a result");
+    return gated;
   }
 
   /** analyzeGeometry on a thread (an analyst's edit: GEOS's validity and repair of up to the vertex limit). */
@@ -385,6 +402,24 @@ export interface OffThreadStream {
   /** cancels the stream on its thread (`reason`, as an Error's message, is what its end records) */
   cancel(reason?: unknown): Promise<void>;
 }
+
+/**
+ * Bytes as they cross to a thread: moved (their buffer transferred, `moved` collects it) when they are the whole
+ * of a buffer of their own, as a large Buffer is, which costs nothing whatever their size and leaves `bytes`
+ * empty; copied otherwise (a slice of a shared or pooled buffer, which must not be taken from its other users).
+ */
+function movable(bytes: Uint8Array, moved: ArrayBuffer[]): Uint8Array {
+  const { buffer } = bytes;
+  const whole = buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+  if (whole && bytes.byteLength >= MOVE_FROM && !moved.includes(buffer)) {
+    moved.push(buffer);
+    return bytes;
+  }
+  return new Uint8Array(bytes);
+}
+
+/** Below this a copy costs less than a transfer's bookkeeping. */
+const MOVE_FROM = 64 * 1024;
 
 /**
  * A record as it crosses to a thread: a long text as UTF-8 in shared memory. postMessage copies a string at

@@ -1,7 +1,7 @@
 // Worker-thread entry for ingest normalization (normalize-pool.ts): registers tsx's loader in this thread (a
 // worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
 // "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
-// "normalize-pulled" a page of broker messages, "rule-repairs" a rule's other repair of stored payloads, "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
+// "normalize-pulled" a page of broker messages, "gate-taps" a capture request's body, "rule-repairs" a rule's other repair of stored payloads, "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
 // (lib/api/off-thread-reads.ts: a heavy record's detail, a repair preview, a revealed field), or "stream-pull" /
 // "stream-cancel" a stream of stored records run here (an export), one chunk per pull.
 import { setPriority } from "node:os";
@@ -24,6 +24,7 @@ const { geosBroken, getGeos } = await import("../../spatial/geos.ts");
 const { parseJsonOrPython } = await import("../../json/lossless.ts");
 const { decodeDeferred } = await import("./split.ts");
 const { preparePulled } = await import("./pulled-message.ts");
+const { gateTaps } = await import("./tap-gate.ts");
 const { analyzeGeometry } = await import("../../spatial/analyze.ts");
 const { otherRepair } = await import("./rule-facts.ts");
 // The reads reach the database: their modules are marked server-only, resolved here as on the server.
@@ -89,6 +90,9 @@ parentPort.on("message", async (message) => {
     maxBodyBytes,
     payloads,
     repair,
+    body,
+    format,
+    source,
   } = message;
   try {
     if (task === "stream-pull" || task === "stream-cancel") {
@@ -155,7 +159,18 @@ parentPort.on("message", async (message) => {
         if (await geosBroken()) break;
       }
       const retire = await shouldRetire(bodies.map((b) => b.body));
-      parentPort.postMessage({ id, pulled: results, retire }, rowsAsBytes(results));
+      // The bodies of the messages not answered go back (moved) to be normalized on another thread.
+      const unanswered = bodies.slice(results.length).map((b) => b.body);
+      const moved = [...rowsAsBytes(results), ...new Set(unanswered.map((b) => b.buffer).filter((b) => b instanceof ArrayBuffer))];
+      parentPort.postMessage({ id, pulled: results, unanswered, retire }, moved);
+      return;
+    }
+    if (task === "gate-taps") {
+      const gated = gateTaps(body, format, now, source);
+      parentPort.postMessage(
+        { id, gated, retire: await shouldRetire([body]) },
+        rowsAsBytes(gated.failing.map((f) => ({ ok: true, record: f.record }))),
+      );
       return;
     }
     const results = await normalizeChunk(recs, now, settings, true);

@@ -1,126 +1,22 @@
 import "server-only";
 import type pg from "pg";
-import type { Actor } from "../../audit/actor";
-import { keyOf, storeDeadLetters, type CopyHint, type StoreContext } from "../store/write-records";
-import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
-import { DEFAULT_SOURCE_SETTINGS, normalizeRecord, type Normalized, type NormalizeSettings, type SourceSettings } from "./normalize";
+import { keyOf } from "../store/prepare-row";
+import type { ArrivalOutcome } from "./arrival-outcome";
+import { normalizeRecord, type Normalized, type NormalizeSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
 import { arrivalRules } from "../store/arrival-rules";
 import type { RecordText } from "./split";
+import { storeBatch, type CopyHint, type StoreWho } from "./store-arrivals";
 
-// ingest → classify/repair → store, for every entry point (POST /api/dead-letters, `redrive import`, the demo
-// seed). Records are normalized (normalize.ts; on worker threads when given a NormalizePool) and stored in
-// bounded batches, each batch one transaction, so memory stays flat whatever the input size and a failing
-// record never takes others with it.
+// A stream of envelopes through ingest's entry point (ingest.ts): normalized (normalize.ts; on worker threads when
+// given a NormalizePool) and stored in bounded batches, each batch one transaction, so memory stays flat whatever
+// the input size and a failing record never takes others with it.
 
-/**
- * `line`: an NDJSON record's line in the body, from 1 (the index counts records and skips blank lines). `key`: a
- * rejected envelope's idempotency key, when it has one. A duplicate of a record another sender stored answers
- * without its id (write-records.ts StoreOutcome).
- */
-export type IngestResult =
-  | { index: number; line?: number; status: "created"; id: string }
-  | { index: number; line?: number; status: "duplicate"; id?: string }
-  | { index: number; line?: number; status: "rejected"; errors: FieldError[]; key?: string };
-
-export interface IngestOptions extends NormalizeSettings {
-  actor: Actor;
-  requestId: string | null;
-  clock?: () => Date;
-  batchSize?: number;
-  origin?: "ingest" | "capture";
+export interface StreamOptions extends NormalizeSettings, StoreWho {
+  clock: () => Date;
+  batchSize: number;
   /** worker threads for normalization (normalize-pool.ts); without one, records are normalized on this thread */
-  normalizer?: NormalizePool | null;
-}
-
-export { DEFAULT_SOURCE_SETTINGS, type SourceSettings };
-
-export async function loadSourceSettings(pool: pg.Pool): Promise<Map<string, SourceSettings>> {
-  const { rows } = await pool.query<{
-    source: string;
-    repair_method: RepairMethod;
-    repair_policy: RepairPolicy;
-    entity_property: string | null;
-  }>("SELECT source, repair_method, repair_policy, entity_property FROM source_config");
-  return new Map(
-    rows.map((r) => [
-      r.source,
-      { method: r.repair_method, policy: r.repair_policy, ...(r.entity_property ? { entityProperty: r.entity_property } : {}) },
-    ]),
-  );
-}
-
-/** How a batch's store fits in its stream (see storeBatch and StoreContext). */
-type StoreOrder = Pick<StoreContext, "after" | "idsAfter" | "idsTaken" | "copyHint">;
-
-/**
- * Stores normalized records in one transaction and returns results in input order. `order` keeps overlapping
- * stores of one stream in input order (StoreContext): take ids after `idsAfter`, then signal `idsTaken`; append
- * to the audit chain and commit only once `after` (the previous batch's store) has succeeded.
- */
-export async function storeBatch(
-  pool: pg.Pool,
-  batch: Normalized[],
-  now: Date,
-  opts: IngestOptions,
-  order: StoreOrder = {},
-): Promise<IngestResult[]> {
-  try {
-    return await storeInOrder(pool, batch, now, opts, order);
-  } finally {
-    order.idsTaken?.(); // also when nothing was stored or the store failed: the next batch must not wait for ever
-  }
-}
-
-async function storeInOrder(
-  pool: pg.Pool,
-  batch: Normalized[],
-  now: Date,
-  opts: IngestOptions,
-  order: StoreOrder,
-): Promise<IngestResult[]> {
-  const good = batch.filter((n): n is Extract<Normalized, { ok: true }> => n.ok);
-  const stored = new Map<number, IngestResult>();
-  if (good.length === 0) await order.after; // nothing to store, but report nothing before the batches ahead are in
-  if (good.length) {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      // A store may wait (outside PostgreSQL's deadlock detector) for the previous batch of its stream; should
-      // that one wait on a concurrent request that waits on us, the lock timeout breaks the cycle with an error
-      // instead of a hang. Keys go in sorted (write-records.ts) to make such cycles rare in the first place.
-      await client.query("SET LOCAL lock_timeout = '30s'");
-      const outcomes = await storeDeadLetters(
-        client,
-        good.map((g) => g.record),
-        {
-          now,
-          actor: opts.actor,
-          requestId: opts.requestId,
-          origin: opts.origin ?? "ingest",
-          ...order,
-        },
-      );
-      await client.query("COMMIT");
-      good.forEach((g, i) => {
-        const o = outcomes[i];
-        if (!o) return;
-        if (o.status === "created") stored.set(g.index, { index: g.index, status: "created", id: o.id });
-        else
-          stored.set(g.index, o.id === null ? { index: g.index, status: "duplicate" } : { index: g.index, status: "duplicate", id: o.id });
-      });
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-  return batch.map((n) =>
-    n.ok
-      ? (stored.get(n.index) as IngestResult)
-      : { index: n.index, status: "rejected" as const, errors: n.errors, ...(n.key !== undefined ? { key: n.key } : {}) },
-  );
+  normalizer: NormalizePool | null;
 }
 
 /** The dedup keys of a batch's storable records (kind + key), to keep concurrent stores on disjoint keys. */
@@ -153,11 +49,11 @@ const STORES_IN_FLIGHT = 2;
  * to land first, the earlier batch would wait for it inside PostgreSQL while it waits for the earlier one here,
  * for ever. At most STORES_IN_FLIGHT + 1 batches are in memory at a time.
  */
-export async function* ingestStream(
+export async function* streamEnvelopes(
   pool: pg.Pool,
   records: AsyncIterable<RecordText>,
-  opts: IngestOptions,
-): AsyncGenerator<IngestResult[]> {
+  opts: StreamOptions,
+): AsyncGenerator<ArrivalOutcome[]> {
   // Each NDJSON record's line, from when it is read until its result is given: at most the batches in flight.
   const lines = new Map<number, number>();
   async function* noted(): AsyncGenerator<RecordText> {
@@ -173,19 +69,18 @@ export async function* ingestStream(
     }
     yield results.map((r) => {
       const line = lines.get(r.index);
-      if (line === undefined) return r;
+      if (line === undefined || r.status === "passed") return r;
       lines.delete(r.index);
-      // index first, then line: the order the CLI prints them in
-      return Object.assign({ index: r.index, line }, r);
+      return { ...r, line };
     });
   }
 }
 
-async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>, opts: IngestOptions): AsyncGenerator<IngestResult[]> {
-  const clock = opts.clock ?? (() => new Date());
-  const size = opts.batchSize ?? 500;
+async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>, opts: StreamOptions): AsyncGenerator<ArrivalOutcome[]> {
+  const { clock, batchSize: size } = opts;
+  const who = { actor: opts.actor, requestId: opts.requestId };
   let batch: Normalized[] = [];
-  const inFlight: { keys: Set<string>; done: Promise<IngestResult[]> }[] = [];
+  const inFlight: { keys: Set<string>; done: Promise<ArrivalOutcome[]> }[] = [];
   let idsAfter: Promise<void> = Promise.resolve();
   // Once a batch met keys stored before it (a producer sending again what it sent), the next ones probably do
   // too: they skip the COPY attempt that such a key fails, until a batch meets none (write-records.ts insertRows).
@@ -193,13 +88,13 @@ async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>,
   const start = (b: Normalized[], keys: Set<string>) => {
     let idsTaken = () => {};
     const taken = new Promise<void>((resolve) => (idsTaken = resolve));
-    const done = storeBatch(pool, b, clock(), opts, { after: inFlight.at(-1)?.done, idsAfter, idsTaken, copyHint });
+    const done = storeBatch(pool, b, clock(), who, { after: inFlight.at(-1)?.done, idsAfter, idsTaken, copyHint });
     idsAfter = taken;
     // A rejected store surfaces when awaited; keep Node from reporting it as unhandled meanwhile.
     done.catch(() => {});
     inFlight.push({ keys, done });
   };
-  async function* submit(b: Normalized[]): AsyncGenerator<IngestResult[]> {
+  async function* submit(b: Normalized[]): AsyncGenerator<ArrivalOutcome[]> {
     const keys = keysOf(b);
     // Oldest first, so results keep input order: wait while the pipeline is full or an in-flight batch shares a key.
     while (inFlight.length >= STORES_IN_FLIGHT || inFlight.some((f) => overlaps(f.keys, keys))) {
@@ -207,7 +102,7 @@ async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>,
     }
     start(b, keys);
   }
-  const threads = opts.normalizer ?? null;
+  const threads = opts.normalizer;
   if (!threads) {
     for await (const rec of records) {
       batch.push(await normalizeRecord(rec, clock(), { ...opts, rules: await arrivalRules(pool) }));

@@ -4,6 +4,7 @@ import { isJsonObject, parsePythonJson } from "../../json/lossless";
 import { suspectText } from "../../json/storable";
 import type { JsonValue } from "../../json/value";
 import { EMPTY_DRAFT } from "../../spatial/analyze";
+import type { GeometryLimits } from "../../spatial/geometry-limits";
 import type { Geos } from "../../spatial/geos";
 import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
 import type { DeadLetterKind, NewDeadLetter, PulledFrom, SpatialAnalysis } from "../../vocabulary/record";
@@ -62,6 +63,7 @@ export function normalizePulled(
   geos: Geos,
   settings: (source: string) => SourceSettings,
   maxBodyBytes = MAX_RECORD_BYTES,
+  limits?: GeometryLimits,
 ): PulledRecord {
   const pulledFrom: PulledFrom = { source: b.sourceName, messageId: b.messageId, origin: b.origin };
   if (b.problem !== undefined) return unreadable(b, now, b.problem, null);
@@ -91,7 +93,12 @@ export function normalizePulled(
     // The envelope as POST takes it; one without a reason of its own carries the broker's.
     const envelope = { ...value, kind: "spatial", dead_letter_reason: value.dead_letter_reason ?? deathReasonText(b) };
     const source = typeof value.source === "string" ? value.source : b.sourceName;
-    const result = normalizeSpatialEnvelope({ ...envelope, source }, text, { now, geos, ...settings(source) });
+    const result = normalizeSpatialEnvelope({ ...envelope, source }, text, {
+      now,
+      geos,
+      ...settings(source),
+      ...(limits ? { limits } : {}),
+    });
     if (!result.ok) return unreadable(b, now, `not a spatial envelope: ${describe(result.errors)}`, text);
     record = result.record;
   } else if (Object.hasOwn(value, "raw_payload")) {
@@ -137,14 +144,14 @@ export function preparePulled(
   bodies: readonly PulledBody[],
   now: Date,
   geos: Geos,
-  settings: Pick<NormalizeSettings, "sources" | "defaults" | "rules">,
+  settings: NormalizeSettings,
   maxBodyBytes = MAX_RECORD_BYTES,
 ): PreparedPulled[] {
   const settingsOf = (s: string) => settings.sources?.get(s) ?? settings.defaults ?? DEFAULT_SOURCE_SETTINGS;
   return bodies.map((sent, index) => {
     const bytes: Uint8Array = sent.body;
     const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const { record, unreadable } = normalizePulled({ ...sent, body }, now, geos, settingsOf, maxBodyBytes);
+    const { record, unreadable } = normalizePulled({ ...sent, body }, now, geos, settingsOf, maxBodyBytes, settings.limits);
     return {
       ok: true,
       index,

@@ -73,6 +73,25 @@ export function notFound(id: string): AppError {
   return new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
 }
 
+/**
+ * Why a record id has no row: archived (settled past the archive horizon, lib/ops/archive.ts) and in the reader's
+ * scope — 410 naming its timeline, which still answers — or absent (404, as outside the scope).
+ */
+export async function absentOrArchived(db: Db, scope: RecordScope, id: string): Promise<AppError> {
+  const values: unknown[] = [id];
+  const { rows } = await db.query<{ archived_at: Date }>(
+    `SELECT a.archived_at FROM dead_letter_archive a WHERE a.id = $1 AND ${scopeSql(scope, paramsOf(values), "a")}`,
+    values,
+  );
+  const archived = rows[0];
+  if (!archived) return notFound(id);
+  return new AppError(
+    "gone",
+    `dead letter ${id} was settled and moved to the archive on ${archived.archived_at.toISOString()}: its payload is gone; its timeline and lookup still answer`,
+    { details: { archivedAt: archived.archived_at.toISOString(), timeline: `/api/dead-letters/${id}/timeline` } },
+  );
+}
+
 export async function getDeadLetter(db: Db, id: string): Promise<DeadLetterDetail> {
   const [row, failures] = await Promise.all([readDetailRow(db, id), readFailures(db, id)]);
   if (!row) throw notFound(id);
@@ -109,7 +128,7 @@ export async function readDetailForReader(db: Db, scope: RecordScope, id: string
     readFailures(db, id),
   ]);
   const r = rows[0];
-  if (!r) throw notFound(id);
+  if (!r) throw await absentOrArchived(db, scope, id);
   const { heavy, stored_bytes, ...row } = r;
   return heavy ? { heavy: true, storedBytes: Number(stored_bytes) } : { heavy: false, detail: toDetail(row, failures) };
 }

@@ -16,6 +16,7 @@ export interface PreparedRecord {
   kind: DeadLetterKind;
   idempotencyKey: string | null;
   failureReason: string;
+  failureClass: NewDeadLetter["failureClass"];
   /** the record's failure group (lib/dead-letters/groups): its arrival marks the group seen */
   source: string;
   reasonGroup: string;
@@ -38,6 +39,10 @@ export interface PreparedRecord {
   /** what the active triage rules will ask of the record at the store step (arrival-facts.ts), when ingest gathered it */
   facts?: ArrivalFacts;
 }
+
+/** The dedup identity of a record (kind + stored key); null for a record without a key. */
+export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) =>
+  r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`;
 
 /** The dead_letter columns of PreparedRecord.row, in order. */
 export const ROW_COLUMNS = [
@@ -106,6 +111,7 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     kind: r.kind,
     idempotencyKey: r.idempotencyKey,
     failureReason: r.failureReason,
+    failureClass: r.failureClass,
     source: r.source,
     reasonGroup: group,
     firstSeenAt: r.firstSeenAt,

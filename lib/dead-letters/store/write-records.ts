@@ -7,7 +7,7 @@ import { CanonicalJson } from "../../json/canonical";
 import { copyIn } from "../../db/copy";
 import { isUniqueViolation } from "../../db/pg-errors";
 import { copyField } from "../../db/copy-text";
-import { batchAuditAfter, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
+import { batchAuditAfter, keyOf, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
 import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatState } from "./repeat-failure";
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import { ARRIVAL_COLUMNS, arrivalFields, decideArrivals, decideBeforeInsert } from "./rule-decisions";
@@ -32,7 +32,8 @@ export type StoreOutcome =
       status: "duplicate";
       id: string | null;
       failureClass: RepeatState["failureClass"] | null;
-      effect: KnownKeyEffect;
+      /** `archived`: the key's record has left dead_letter (lib/ops/archive.ts); nothing changed, the arrival is audited */
+      effect: KnownKeyEffect | "archived";
       recordId: string;
     };
 
@@ -65,10 +66,6 @@ function compareKeys(a: PreparedRecord, b: PreparedRecord): number {
   const [x, y] = [a.idempotencyKey ?? "", b.idempotencyKey ?? ""];
   return x < y ? -1 : x > y ? 1 : 0;
 }
-
-/** The dedup identity of a record (kind + stored key); null for a record without a key. */
-export const keyOf = (r: Pick<NewDeadLetter, "kind" | "idempotencyKey">) =>
-  r.idempotencyKey === null ? null : `${r.kind}\u0000${r.idempotencyKey}`;
 
 /** Stores records prepared by prepareRecord (ingest does that on its normalizing threads). */
 export async function storeDeadLetters(client: pg.PoolClient, records: PreparedRecord[], ctx: StoreContext): Promise<StoreOutcome[]> {
@@ -117,9 +114,10 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   const attempts: Attempt[] = [];
   const fresh: { id: string; record: PreparedRecord }[] = [];
   const repeats: number[] = [];
+  const unarchived = await dropArchivedKeys(client, candidates, records, ids.rows, created);
   candidates.forEach((i, n) => {
     const id = ids.rows[n]?.id as string;
-    if (created === "all" || created.has(id)) {
+    if ((created === "all" || created.has(id)) && !unarchived.has(id)) {
       const r = records[i] as PreparedRecord;
       outcomes[i] = { status: "created", id, recordId: id };
       attempts.push({ id, attempt: 1, reason: r.failureReason, at: r.firstSeenAt });
@@ -276,6 +274,37 @@ async function insertRows(
 }
 
 /**
+ * Takes back the rows just inserted whose key is in dead_letter_archive, and returns their ids: their key was seen
+ * before, so they are repeats (recordRepeats answers them from the archive). Checked after the insert, not before:
+ * an archiving transaction deletes the live row and inserts the archived one atomically, and an insert of the same
+ * key that ran meanwhile waited on the deleted row's unique-index entry until that commit, so this statement,
+ * which starts after the insert, sees the archived key. A check before the insert would miss exactly that race.
+ * One index probe per new key; an empty archive answers at once.
+ */
+async function dropArchivedKeys(
+  client: pg.PoolClient,
+  candidates: number[],
+  records: PreparedRecord[],
+  ids: { id: string }[],
+  created: "all" | Set<string>,
+): Promise<Set<string>> {
+  const ours: { id: string; kind: string; key: string }[] = [];
+  candidates.forEach((i, n) => {
+    const id = (ids[n] as { id: string }).id;
+    const r = records[i] as PreparedRecord;
+    if (r.idempotencyKey !== null && (created === "all" || created.has(id))) ours.push({ id, kind: r.kind, key: r.idempotencyKey });
+  });
+  if (ours.length === 0) return new Set();
+  const { rows } = await client.query<{ id: string }>(
+    `WITH k AS (SELECT * FROM unnest($1::bigint[], $2::"DeadLetterKind"[], $3::text[]) AS k(id, kind, key)),
+       hit AS (SELECT k.id FROM k JOIN dead_letter_archive a ON a.kind = k.kind AND a.idempotency_key = k.key)
+     DELETE FROM dead_letter d USING hit WHERE d.id = hit.id RETURNING d.id::text AS id`,
+    [ours.map((o) => o.id), ours.map((o) => o.kind), ours.map((o) => o.key)],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
  * Whether a stream's batches meet keys stored before them (a producer sending again what it sent): they then
  * skip the COPY attempt that such a key fails. Shared by a stream's batches; updated by each.
  */
@@ -361,6 +390,10 @@ async function recordRepeats(
     [kinds, keys],
   );
   const byKey = new Map(rows.map((r) => [`${r.kind}\u0000${r.idempotency_key}`, r]));
+  const archived = await archivedOf(
+    client,
+    repeats.map((i) => records[i] as PreparedRecord).filter((r) => !byKey.has(keyOf(r) as string)),
+  );
   const sender = senderOf(ctx);
   const state = new Map<
     string,
@@ -369,7 +402,12 @@ async function recordRepeats(
   for (const i of repeats) {
     const r = records[i] as PreparedRecord;
     const row = byKey.get(keyOf(r) as string);
-    if (!row) throw new Error(`dead letter ${r.kind}/${r.idempotencyKey} vanished while recording a repeat failure`);
+    if (!row) {
+      const gone = archived.get(keyOf(r) as string);
+      if (!gone) throw new Error(`dead letter ${r.kind}/${r.idempotencyKey} vanished while recording a repeat failure`);
+      outcomes[i] = archivedRepeat(gone, r, sender, audits, ctx);
+      continue;
+    }
     const prev = state.get(row.id);
     const current: RepeatState = prev?.next ?? {
       kind: row.kind,
@@ -410,6 +448,7 @@ async function recordRepeats(
   }
   const updates = [...state.values()];
   const counted = updates.filter((u) => u.effect !== "noted");
+  if (updates.length === 0) return [];
   await client.query(
     `UPDATE dead_letter d SET failure_count = u.failure_count, replay_count = u.replay_count,
        failure_class = u.failure_class, class_reason = u.class_reason, status = u.status, reason = u.reason,
@@ -458,4 +497,52 @@ async function recordRepeats(
 function attemptsReason(attempts: Attempt[], id: string): string {
   for (let i = attempts.length - 1; i >= 0; i--) if (attempts[i]?.id === id) return (attempts[i] as Attempt).reason;
   return "";
+}
+
+interface ArchivedRow {
+  id: string;
+  kind: RepeatState["kind"];
+  idempotency_key: string;
+  failure_class: RepeatState["failureClass"];
+  status: RepeatState["status"];
+  ingested_by: string | null;
+}
+
+/**
+ * The archived records of keys that have no live row (the row was archived before or while this batch stored):
+ * the key was seen, whatever its age. Keyed by keyOf.
+ */
+async function archivedOf(client: pg.PoolClient, missing: PreparedRecord[]): Promise<Map<string, ArchivedRow>> {
+  if (missing.length === 0) return new Map();
+  const { rows } = await client.query<ArchivedRow>(
+    `SELECT a.id::text AS id, a.kind, a.idempotency_key, a.failure_class, a.status, a.ingested_by
+     FROM dead_letter_archive a JOIN unnest($1::"DeadLetterKind"[], $2::text[]) AS k(kind, key)
+       ON a.kind = k.kind AND a.idempotency_key = k.key`,
+    [missing.map((r) => r.kind), missing.map((r) => r.idempotencyKey)],
+  );
+  return new Map(rows.map((r) => [`${r.kind}\u0000${r.idempotency_key}`, r]));
+}
+
+/**
+ * A repeat of an archived record: a duplicate that changes nothing (the record is settled and gone from triage;
+ * its archived row is never written), audited on the record so its timeline shows the arrival. The record's own
+ * sender learns its id, as for any repeat.
+ */
+function archivedRepeat(row: ArchivedRow, r: PreparedRecord, sender: string | null, audits: AuditInput[], ctx: StoreContext): StoreOutcome {
+  audits.push({
+    ...auditActor(ctx.actor, ctx.requestId),
+    action: "dead_letter.archived_key_received",
+    targetType: "dead_letter",
+    targetId: row.id,
+    before: { status: row.status, archived: true },
+    after: { reason: r.failureReason, origin: ctx.origin },
+  });
+  const own = sender === row.ingested_by;
+  return {
+    status: "duplicate",
+    id: own ? row.id : null,
+    failureClass: own ? row.failure_class : null,
+    effect: "archived",
+    recordId: row.id,
+  };
 }

@@ -8,7 +8,7 @@ import { indexedTextProblem } from "../../db/column-limits";
 import { analyzeOffThread } from "../ingest/analyze-off-thread";
 import { geometryLimits } from "../../env";
 import { geometryToJson } from "../../spatial/geojson";
-import { DEFAULT_SOURCE_SETTINGS } from "../ingest/pipeline";
+import { DEFAULT_SOURCE_SETTINGS } from "../ingest/normalize";
 import { identityChanges, identityRefusal } from "./identity-guard";
 import type { FailureClass, SpatialAnalysis } from "../../vocabulary/record";
 import type { JsonValue } from "@/lib/json/value";

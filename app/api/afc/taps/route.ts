@@ -1,13 +1,15 @@
 import { z } from "zod";
-import { defineRoute, otherMethods, readBodyText } from "@/lib/api/handler";
+import { defineRoute, otherMethods, readBodyBytes } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
-import { captureTaps, parseCaptureBody } from "@/lib/dead-letters/ingest/capture-taps";
+import { captureAnswer } from "@/lib/dead-letters/ingest/arrival-outcome";
+import { ingestAll } from "@/lib/dead-letters/ingest/ingest";
+import { MAX_RECORD_BYTES } from "@/lib/dead-letters/ingest/split";
 import { getDb } from "@/lib/db/client";
 import { isNdjson } from "@/lib/api/ingest-response";
 import { ErrorBodySchema } from "@/lib/api/openapi";
 
-/** Up to 10,000 capture records a request (capture-taps.ts), ~1.6 KB each at most. */
-const CAPTURE_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Up to 10,000 capture records a request (tap-gate.ts), ~1.6 KB each at most: the record limit, as ingest applies it. */
+const CAPTURE_MAX_BODY_BYTES = MAX_RECORD_BYTES;
 
 export const dynamic = "force-dynamic";
 
@@ -27,7 +29,7 @@ export const POST = defineRoute(
       summary: "The AFC capture boundary: validate taps, capture the failing ones",
       responses: {
         200: { description: "Per-tap results: passed, captured or duplicate (without the id when another sender captured the record)" },
-        413: { description: "More than 10,000 taps", schema: ErrorBodySchema },
+        413: { description: "More than 10,000 taps, or a body over 16 MB (the record limit)", schema: ErrorBodySchema },
       },
       rawBody: {
         contentTypes: ["application/json", "application/x-ndjson"],
@@ -38,11 +40,13 @@ export const POST = defineRoute(
   },
   async ({ req, query, principal, requestId, now }) => {
     // Any other content type is read as JSON, as before (a bare `curl -d` sends form-urlencoded).
-    const body = parseCaptureBody(
-      await readBodyText(req, CAPTURE_MAX_BODY_BYTES),
-      isNdjson(req.headers.get("content-type")) ? "ndjson" : "json",
+    const body = await readBodyBytes(req, CAPTURE_MAX_BODY_BYTES);
+    const format = isNdjson(req.headers.get("content-type")) ? "ndjson" : "json";
+    const outcomes = await ingestAll(
+      { via: "taps", body, format, ...(query.source !== undefined ? { source: query.source } : {}) },
+      { pool: getDb().pool, actor: actorOf(principal!), requestId, clock: () => now },
     );
-    return captureTaps(getDb().pool, body, { now, actor: actorOf(principal!), requestId, source: query.source });
+    return captureAnswer(outcomes);
   },
 );
 

@@ -58,9 +58,11 @@ export default async function TimelinePage({ params, searchParams }: Props) {
           Timeline of record #{id} <KindBadge kind={timeline.kind} /> <StatusBadge status={timeline.status} />
         </h1>
         <div className="flex gap-3 text-sm">
-          <Link className="underline" href={`/dead-letters/${id}`}>
-            Open in triage
-          </Link>
+          {timeline.archivedAt === null && (
+            <Link className="underline" href={`/dead-letters/${id}`}>
+              Open in triage
+            </Link>
+          )}
           <a className="underline" href={apiUrl} download>
             Download JSON
           </a>
@@ -77,6 +79,12 @@ export default async function TimelinePage({ params, searchParams }: Props) {
         </div>
       </div>
       <p className="font-mono text-xs text-slate-600 dark:text-slate-300">key {timeline.idempotencyKey ?? "(none)"}</p>
+      {timeline.archivedAt !== null && (
+        <p role="note" className="text-sm text-slate-700 dark:text-slate-300">
+          Archived on {timeline.archivedAt.replace("T", " ").slice(0, 16)} UTC: settled past the archive horizon, this record left the dead
+          letters. Its identity, key, final state and this timeline are kept; its payload is not. Its key still counts as a duplicate.
+        </p>
+      )}
       <TimelineEvents events={timeline.events} />
       {evidence && (
         <section

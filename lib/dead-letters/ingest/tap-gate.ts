@@ -1,31 +1,20 @@
-import "server-only";
 import { stringify } from "lossless-json";
-import type pg from "pg";
-import { AppError, bodyError, issueError } from "../../errors/app-error";
+import { AppError, bodyError, issueError, notUtf8Body } from "../../errors/app-error";
 import { isTooDeep, nestsDeeperThan, TOO_DEEP } from "../../json/depth";
-import type { Actor } from "../../audit/actor";
-import { prepareRecord } from "../store/prepare-row";
-import { arrivalRules } from "../store/arrival-rules";
-import { withFacts } from "./normalize";
-import { storeDeadLetters } from "../store/write-records";
+import { prepareRecord, type PreparedRecord } from "../store/prepare-row";
 import type { NewDeadLetter } from "../../vocabulary/record";
 import { normalizeCapturedTap } from "../../afc/normalize-record";
 import { eventHash } from "../../afc/hash";
 import { isJsonObject, parsePythonJson } from "../../json/lossless";
 import { suspectText, unstorable } from "../../json/storable";
+import type { ArrivalOutcome } from "./arrival-outcome";
 import { unstorableProblem } from "./storable-record";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
 // fail become dead letters with the gate's reason, class and identity hash. All captures of one request
-// commit in one transaction: either every failing tap is in the DLQ or none is and the producer retries.
+// commit in one transaction (ingest.ts): either every failing tap is in the DLQ or none is and the producer retries.
 
 export const MAX_TAPS_PER_REQUEST = 10_000;
-
-export type TapResult =
-  | { index: number; status: "passed"; event_hash: string | null }
-  | { index: number; status: "captured"; id: string; reason: string; failure_class: string; event_hash: string | null }
-  // A duplicate of a record another sender captured: without its id, and with this tap's own class, not the record's.
-  | { index: number; status: "duplicate"; id?: string; reason: string; failure_class: string; event_hash: string | null };
 
 export interface CaptureBody {
   source: string | undefined;
@@ -43,7 +32,7 @@ export function parseCaptureBody(text: string, format: "json" | "ndjson" = "json
   const body = parseBody(text, format);
   if (nestsDeeperThan(body.taps)) throw bodyError(TOO_DEEP);
   const suspect = suspectText(text);
-  // The request's source is named as such; each captured tap's fields are checked in captureTaps.
+  // The request's source is named as such; each captured tap's fields are checked in gateTaps.
   const bad = suspect ? unstorable(body.source, "source") : null;
   if (bad) throw issueError(bad);
   return { ...body, suspect };
@@ -117,68 +106,45 @@ function tapText(tap: unknown): string {
   return constants ? text.replace(/"\\u0000python:(NaN|Infinity|-Infinity)"/g, "$1") : text;
 }
 
-export async function captureTaps(
-  pool: pg.Pool,
-  body: CaptureBody,
-  ctx: { now: Date; actor: Actor; requestId: string; source?: string | undefined },
-): Promise<{ passed: number; captured: number; duplicates: number; results: TapResult[] }> {
-  if (body.taps.length > MAX_TAPS_PER_REQUEST) {
-    throw new AppError("payload_too_large", `taps: at most ${MAX_TAPS_PER_REQUEST} per request, got ${body.taps.length}`, {
+/** A capture request through the gate: each tap's outcome if it passed, and the failing ones ready to store. */
+export interface GatedTaps {
+  passed: ArrivalOutcome[];
+  failing: { index: number; record: PreparedRecord }[];
+  count: number;
+}
+
+/**
+ * The gate of a capture request's body (UTF-8 bytes): parse, count, and each tap through normalizeCapturedTap.
+ * No database and nothing shared: it runs on an ingest thread (normalize-pool.ts) like every arrival's
+ * normalization. A refusal of the request (not JSON, too many taps, a value PostgreSQL cannot store) is thrown as
+ * an AppError: the boundary is all or nothing.
+ */
+export function gateTaps(body: Uint8Array, format: "json" | "ndjson", now: Date, querySource?: string): GatedTaps {
+  let text: string;
+  try {
+    // TextDecoder refuses a view of shared memory: decoded from a private copy.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(body.buffer instanceof SharedArrayBuffer ? new Uint8Array(body) : body);
+  } catch {
+    throw notUtf8Body();
+  }
+  const parsed = parseCaptureBody(text, format);
+  if (parsed.taps.length > MAX_TAPS_PER_REQUEST) {
+    throw new AppError("payload_too_large", `taps: at most ${MAX_TAPS_PER_REQUEST} per request, got ${parsed.taps.length}`, {
       issues: [{ path: "taps", message: `at most ${MAX_TAPS_PER_REQUEST} per request` }],
     });
   }
-  const source = body.source ?? ctx.source;
+  const source = parsed.source ?? querySource;
+  const passed: ArrivalOutcome[] = [];
   const failing: { index: number; record: NewDeadLetter }[] = [];
-  const results: (TapResult | undefined)[] = body.taps.map((tap, index) => {
-    const outcome = normalizeCapturedTap(tap, tapText(tap), { now: ctx.now, ...(source ? { source } : {}) });
-    if (outcome.passed) return { index, status: "passed", event_hash: eventHash(tap) };
-    failing.push({ index, record: outcome.record });
-    return undefined;
+  parsed.taps.forEach((tap, index) => {
+    const outcome = normalizeCapturedTap(tap, tapText(tap), { now, ...(source ? { source } : {}) });
+    if (outcome.passed) passed.push({ index, status: "passed", eventHash: eventHash(tap) });
+    else failing.push({ index, record: outcome.record });
   });
   // All or nothing, like the rest of the boundary: a value PostgreSQL cannot store would fail the one transaction.
   for (const f of failing) {
-    const bad = unstorableProblem(f.record, body.suspect ?? false, "");
+    const bad = unstorableProblem(f.record, parsed.suspect ?? false, "");
     if (bad) throw issueError({ path: `taps[${f.index}].${bad.path}`, message: bad.message });
   }
-  let captured = 0;
-  let duplicates = 0;
-  if (failing.length) {
-    // Taps are small and normalized here: what the active rules ask of them (their schema issues) is gathered here too.
-    const rules = await arrivalRules(pool);
-    const prepared = failing.map((f) => withFacts(prepareRecord(f.record), f.record, rules, null));
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      const stored = await storeDeadLetters(client, prepared, {
-        now: ctx.now,
-        actor: ctx.actor,
-        requestId: ctx.requestId,
-        origin: "capture",
-      });
-      await client.query("COMMIT");
-      failing.forEach((f, i) => {
-        const s = stored[i];
-        if (!s) return;
-        if (s.status === "created") captured++;
-        else duplicates++;
-        // A repeat answers with the record's class as stored now: the capture that spends the last retry makes it poison.
-        const common = { index: f.index, reason: f.record.failureReason, event_hash: f.record.idempotencyKey };
-        results[f.index] =
-          s.status === "created"
-            ? { ...common, status: "captured", id: s.id, failure_class: f.record.failureClass }
-            : {
-                ...common,
-                status: "duplicate",
-                ...(s.id === null ? {} : { id: s.id }),
-                failure_class: s.failureClass ?? f.record.failureClass,
-              };
-      });
-    } catch (err) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-  return { passed: body.taps.length - failing.length, captured, duplicates, results: results as TapResult[] };
+  return { passed, failing: failing.map((f) => ({ index: f.index, record: prepareRecord(f.record) })), count: parsed.taps.length };
 }
