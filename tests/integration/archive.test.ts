@@ -4,7 +4,8 @@ import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { AppError } from "../../lib/errors/app-error";
 import { readDetailForReader } from "../../lib/dead-letters/query/detail";
-import { ingestStream, type IngestResult } from "../../lib/dead-letters/ingest/pipeline";
+import { ingestAll } from "../../lib/dead-letters/ingest/ingest";
+import { envelopeAnswer, type IngestResult } from "../../lib/dead-letters/ingest/arrival-outcome";
 import { lookup } from "../../lib/forensics/lookup";
 import { recordTimeline } from "../../lib/forensics/timeline";
 import { runArchive } from "../../lib/ops/archive";
@@ -35,10 +36,11 @@ async function send(texts: string[]): Promise<IngestResult[]> {
   async function* records() {
     for (const [index, text] of texts.entries()) yield { index, text };
   }
-  const out: IngestResult[] = [];
-  for await (const results of ingestStream(db.pool, records(), { actor: SYSTEM_ACTOR, requestId: "test", batchSize: 500 }))
-    out.push(...results);
-  return out;
+  const outcomes = await ingestAll(
+    { via: "records", records: records() },
+    { pool: db.pool, actor: SYSTEM_ACTOR, requestId: "test", threads: null },
+  );
+  return outcomes.map(envelopeAnswer);
 }
 
 const liveCount = async (key: string) =>

@@ -18,8 +18,9 @@ export interface StoredAs {
 export type ArrivalOutcome =
   | { index: number; line?: number; status: "created"; id: string; stored: StoredAs }
   /**
-   * A known key, or (`seen`) a broker message a pull stored before: `id` and `classNow` (the record's class after
-   * this failure) only for the record's own sender (write-records.ts StoreOutcome).
+   * A known key, or (`seen`) a broker message a pull stored before, or (`archived`) a key whose record has left
+   * dead_letter for the archive: `id` and `classNow` (the record's class after this failure) only for the record's
+   * own sender (write-records.ts StoreOutcome).
    */
   | {
       index: number;
@@ -28,7 +29,7 @@ export type ArrivalOutcome =
       id?: string;
       stored?: StoredAs;
       classNow?: FailureClass;
-      effect: "repeat" | "failed_again" | "noted" | "seen";
+      effect: "repeat" | "failed_again" | "noted" | "seen" | "archived";
     }
   /** `key`: the envelope's idempotency key when it parsed and has one, so the rejection can be found in the file */
   | { index: number; line?: number; status: "rejected"; errors: FieldError[]; key?: string }
