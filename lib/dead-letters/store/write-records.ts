@@ -11,7 +11,6 @@ import { batchAuditAfter, keyOf, ROW_COLUMNS, type PreparedRecord } from "./prep
 import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatState } from "./repeat-failure";
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import { ARRIVAL_COLUMNS, arrivalFields, decideArrivals, decideBeforeInsert } from "./rule-decisions";
-import type { NewDeadLetter } from "../../vocabulary/record";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
 // database or earlier in the same batch) become one more failure attempt on the existing row — what that attempt
