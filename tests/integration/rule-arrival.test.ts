@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
-import { ingest as ingestArrival } from "../../lib/dead-letters/ingest/ingest";
+import { ingestAll, ingest as ingestArrival } from "../../lib/dead-letters/ingest/ingest";
 import { normalizeRecord } from "../../lib/dead-letters/ingest/normalize";
 import { NormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
@@ -50,6 +50,7 @@ const envelope = (source = SOURCE) =>
 let db: Db;
 let threads: NormalizePool;
 let supervisor: RuleContext;
+let approver: RuleContext;
 
 const ctx = (u: { id: string; email: string }): RuleContext => ({
   actor: { id: u.id, email: u.email, role: "supervisor" },
@@ -77,6 +78,7 @@ beforeAll(async () => {
   const a = ctx(await makeUser(db, "supervisor", { email: "ann@test.local" }));
   supervisor = a;
   const b = ctx(await makeUser(db, "supervisor", { email: "bob@test.local" }));
+  approver = b;
   const rule = await createRule(
     db.pool,
     {
@@ -152,6 +154,27 @@ describe("a rule on another repair method at arrival", () => {
     const done = await runRuleJob(db.pool, rule.id, job.id, { now: () => new Date() });
     // −24% under structure (−47% under the stored linework repair, which the rule does not judge by).
     expect(done).toMatchObject({ status: "completed", decided: 2, skipped: 0, areaChanges: { "0.25": 2 } });
+  });
+
+  it("a captured tap is decided from the issues the gate found on its thread", async () => {
+    const rule = await createRule(
+      db.pool,
+      {
+        name: "text-fares",
+        match: { kind: "afc", afcIssues: ["fare_amount_cents"] },
+        action: { type: "quarantine", reason: "fares as text" },
+      },
+      supervisor,
+    );
+    await approveRule(db.pool, rule.id, 1, approver);
+    const tap = { event_id: "tap-rule-1", device_id: "gate-01", fare_amount_cents: "2.50", tap_timestamp: "2026-11-02T18:10:11.901Z" };
+    const [outcome] = await ingestAll(
+      { via: "taps", body: Buffer.from(JSON.stringify([tap])), format: "json" },
+      { pool: db.pool, actor: SYSTEM_ACTOR, requestId: "t", threads },
+    );
+    expect(outcome).toMatchObject({ status: "created" });
+    const id = (outcome as { id: string }).id;
+    expect(await getDeadLetter(db.pool, id)).toMatchObject({ status: "quarantined", decidedBy: { rule: { name: "text-fares" } } });
   });
 
   it("nothing the store step loads reaches GEOS", () => {

@@ -105,9 +105,10 @@ export async function ingest(arrival: Arrival, ctx: IngestContext): Promise<Asyn
         throw new AppError("payload_too_large", `body: ${message}`, { issues: [{ path: "body", message }] });
       }
       const now = clock();
+      const rules = await arrivalRules(ctx.pool);
       const gated = threads
-        ? await threads.gateTaps(arrival.body, arrival.format, now, arrival.source)
-        : gateTaps(arrival.body, arrival.format, now, arrival.source);
+        ? await threads.gateTaps(arrival.body, arrival.format, now, arrival.source, rules)
+        : gateTaps(arrival.body, arrival.format, now, arrival.source, rules);
       const captured = await storeTaps(ctx.pool, gated.failing, now, who);
       return once([...gated.passed, ...captured].sort((a, b) => a.index - b.index));
     }

@@ -7,7 +7,7 @@ import type { AnalyzeOptions, AnalyzeResult } from "../../spatial/analyze";
 import { AppError, type ErrorCode, type FieldIssue } from "../../errors/app-error";
 import type { Normalized, NormalizeSettings } from "./normalize";
 import type { PreparedPulled, PulledBody } from "./pulled-message";
-import type { OtherRepairFacts } from "../store/arrival-facts";
+import type { ArrivalRules, OtherRepairFacts } from "../store/arrival-facts";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { GatedTaps } from "./tap-gate";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
@@ -294,9 +294,15 @@ export class NormalizePool {
   }
 
   /** A capture request's body through the AFC gate on a thread (tap-gate.ts gateTaps); its refusal thrown here. */
-  async gateTaps(body: Uint8Array, format: "json" | "ndjson", now: Date, source: string | undefined): Promise<GatedTaps> {
+  async gateTaps(
+    body: Uint8Array,
+    format: "json" | "ndjson",
+    now: Date,
+    source: string | undefined,
+    rules?: ArrivalRules,
+  ): Promise<GatedTaps> {
     const moved: ArrayBuffer[] = [];
-    const { gated } = await this.send({ task: "gate-taps", body: movable(body, moved), format, now, source }, undefined, moved);
+    const { gated } = await this.send({ task: "gate-taps", body: movable(body, moved), format, now, source, rules }, undefined, moved);
     if (!gated) throw new Error("the gate thread answered without a result");
     return gated;
   }

@@ -90,6 +90,7 @@ parentPort.on("message", async (message) => {
     maxBodyBytes,
     payloads,
     repair,
+    rules,
     body,
     format,
     source,
@@ -166,7 +167,7 @@ parentPort.on("message", async (message) => {
       return;
     }
     if (task === "gate-taps") {
-      const gated = gateTaps(body, format, now, source);
+      const gated = gateTaps(body, format, now, source, rules);
       parentPort.postMessage(
         { id, gated, retire: await shouldRetire([body]) },
         rowsAsBytes(gated.failing.map((f) => ({ ok: true, record: f.record }))),
