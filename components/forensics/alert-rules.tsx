@@ -15,6 +15,8 @@ const UNIT: Record<AlertRuleView["metric"], string> = {
   dlq_size: "unresolved records",
   oldest_age: "hours",
   source_down: "sources failing",
+  rule_canary: "(a rule's canary failed)",
+  rule_refailure: "records of one rule failing again in the window",
 };
 
 /**
@@ -79,7 +81,7 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
         <input
           aria-label={`${rule.id} window minutes`}
           className={input}
-          disabled={!canManage || (rule.metric !== "poison_growth" && rule.metric !== "source_down")}
+          disabled={!canManage || !["poison_growth", "source_down", "rule_refailure"].includes(rule.metric)}
           value={windowMinutes}
           onChange={(e) => setWindowMinutes(e.target.value)}
           inputMode="numeric"

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
 import { DeadLetterKindSchema, FailureClassSchema, RepairMethodSchema, RepairPolicySchema } from "../vocabulary/record";
+import { SinkSchema, type SinkView } from "../replay/sinks/registry";
 
 // Triage rules' request and response shapes (issue #44): the routes parse with them, the CLI and the /rules page
 // type with them, OpenAPI documents them. Client-safe: nothing here reaches the database.
@@ -60,12 +61,50 @@ export const RuleActionSchema = z.discriminatedUnion("type", [
 ]);
 export type RuleAction = z.infer<typeof RuleActionSchema>;
 
-/** A standing replay of the rule's approved records (parsed so the body has one shape; refused until it is built). */
+/**
+ * A standing replay: the records the rule approves flow into one paced batch to `sink` (a sink as batches name it:
+ * "ledger", "origin", or the sink's configuration, e.g. {type: "http", url}), approved by the rule version's own
+ * approval. `canary`: once the first `count` items have an answer, a failure share above `maxFailureRate` pauses it.
+ */
 export const RuleReplaySchema = z.strictObject({
-  sink: text(200),
+  sink: z.preprocess((v) => (typeof v === "string" ? { type: v } : v), SinkSchema),
   ratePerSecond: z.number().positive().max(10_000),
-  canary: z.strictObject({ count: z.number().int().min(1), maxFailureRate: z.number().min(0).max(1) }).optional(),
+  canary: z
+    .strictObject({ count: z.number().int().min(1).max(10_000), maxFailureRate: z.number().min(0).max(1) })
+    .optional()
+    .describe("the first `count` items answered; a failure share above maxFailureRate pauses the flow and raises an alert"),
 });
+export type RuleReplay = z.output<typeof RuleReplaySchema>;
+
+/** A standing replay as readers see it: the sink without its secrets. */
+export interface RuleReplayView {
+  sink: SinkView;
+  ratePerSecond: number;
+  canary?: { count: number; maxFailureRate: number };
+}
+
+/** The flow of the rule's standing replay (the batch of the active version, else of the latest one that had one). */
+export interface StandingReplayView {
+  batchId: string;
+  version: number;
+  /** the batch's status; `open`: records the rule approves are still appended (its version is the active one) */
+  status: string;
+  open: boolean;
+  statusReason: string | null;
+  canary: { count: number; maxFailureRate: number; state: "watching" | "passed" | "tripped" } | null;
+}
+
+/** What became of the rule's records in its standing replays. */
+export interface RuleReplayStats {
+  queued: number;
+  sent: number;
+  applied: number;
+  duplicate: number;
+  failed: number;
+  dropped: number;
+  /** records the rule decided that failed again after their replay, in the last 7 days */
+  failedAfterReplay: number;
+}
 
 export const RULE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 const RuleNameSchema = z
@@ -106,6 +145,8 @@ export const PatchRuleBodySchema = z
   });
 export type PatchRuleBody = z.infer<typeof PatchRuleBodySchema>;
 
+export const ResumeRuleBodySchema = z.strictObject({});
+
 export const ApproveRuleBodySchema = z.strictObject({
   version: z.number().int().min(1).describe("the version the approver reviewed: another one answers 409"),
 });
@@ -138,7 +179,7 @@ export interface RuleVersionView {
   version: number;
   match: RuleMatch;
   action: RuleAction;
-  replay: z.infer<typeof RuleReplaySchema> | null;
+  replay: RuleReplayView | null;
   draftedBy: RulePerson;
   draftedAt: string;
   approvedBy: RulePerson | null;
@@ -155,12 +196,14 @@ export interface RuleView {
   activeVersion: number | null;
   match: RuleMatch;
   action: RuleAction;
-  replay: z.infer<typeof RuleReplaySchema> | null;
+  replay: RuleReplayView | null;
   draftedBy: RulePerson;
   approvedBy: RulePerson | null;
   createdAt: string;
   updatedAt: string;
-  stats: { decidedToday: number; decidedThisWeek: number; lastMatchAt: string | null };
+  stats: { decidedToday: number; decidedThisWeek: number; lastMatchAt: string | null; replay: RuleReplayStats };
+  /** the standing replay's flow, if the rule has had one */
+  standing: StandingReplayView | null;
   versions?: RuleVersionView[];
 }
 

@@ -109,9 +109,14 @@ describe("a triage rule under four eyes", () => {
       action: { type: "approve" as const },
     };
     await expect(createRule(db.pool, body, analyst)).rejects.toMatchObject({ code: "forbidden" });
-    await expect(createRule(db.pool, { ...body, replay: { sink: "ledger", ratePerSecond: 5 } }, a)).rejects.toMatchObject({
-      code: "validation_failed",
-    });
+    // A standing replay replays what the rule approves: a quarantining rule has none.
+    const quarantining = { ...body, action: { type: "quarantine" as const, reason: "slivers" } };
+    await expect(createRule(db.pool, { ...quarantining, replay: { sink: { type: "ledger" }, ratePerSecond: 5 } }, a)).rejects.toMatchObject(
+      {
+        code: "validation_failed",
+        issues: [{ path: "replay" }],
+      },
+    );
     const rule = await createRule(db.pool, body, a);
     ruleId = rule.id;
     expect(rule).toMatchObject({ name: "bowtie-sliver", version: 1, status: "draft", activeVersion: null });

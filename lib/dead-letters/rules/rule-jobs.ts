@@ -16,6 +16,7 @@ import { idCeiling } from "../triage/bulk-action";
 import {
   decisionAudit,
   decisionOf,
+  queueStandingReplays,
   FACT_COLUMNS,
   toRuleRecord,
   writeRuleDecisions,
@@ -148,6 +149,7 @@ export async function createRuleJob(
       match: version.match,
       action: version.action,
       approvers: approversOf(version),
+      replays: version.replay !== null,
     };
   } else judged = spec;
   const ceiling = await idCeiling(pool);
@@ -310,7 +312,7 @@ export async function runRuleJob(
   const rule: ActiveRule = { id: ruleId, name: "", version: job.version ?? 0, match: job.match, action: job.action, approvers: [] };
   if (job.type === "apply") {
     const { rule: row, version } = await activeVersionOf(pool, ruleId).catch(() => ({ rule: null, version: null }));
-    Object.assign(rule, { name: row?.name ?? "", approvers: version ? approversOf(version) : [] });
+    Object.assign(rule, { name: row?.name ?? "", approvers: version ? approversOf(version) : [], replays: version?.replay != null });
   }
   const counts: RuleCounts = {
     decided: job.decided,
@@ -340,6 +342,7 @@ export async function runRuleJob(
           if (!(await stillActive(client, ruleId, rule.version))) return true;
           const decisions = page.flatMap((j) => (j.decision ? [j.decision] : []));
           const written = await writeRuleDecisions(client, decisions, now);
+          await queueStandingReplays(client, decisions, written, now);
           // A record decided meanwhile (by an analyst, or a rule at its arrival) is not the apply's: skipped.
           const applied = page.map((j) =>
             j.outcome.kind === "decide" && !written.has(j.record.id) ? { ...j, outcome: { kind: "skip" as const, reason: CHANGED } } : j,
