@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
 import { DeadLetterKindSchema, FailureClassSchema, RepairMethodSchema, RepairPolicySchema } from "../vocabulary/record";
-import { SinkSchema, type SinkView } from "../replay/sinks/registry";
 
 // Triage rules' request and response shapes (issue #44): the routes parse with them, the CLI and the /rules page
 // type with them, OpenAPI documents them. Client-safe: nothing here reaches the database.
@@ -62,12 +61,22 @@ export const RuleActionSchema = z.discriminatedUnion("type", [
 export type RuleAction = z.infer<typeof RuleActionSchema>;
 
 /**
- * A standing replay: the records the rule approves flow into one paced batch to `sink` (a sink as batches name it:
- * "ledger", "origin", or the sink's configuration, e.g. {type: "http", url}), approved by the rule version's own
- * approval. `canary`: once the first `count` items have an answer, a failure share above `maxFailureRate` pauses it.
+ * A sink as a rule names it: its type alone ("ledger", "origin") or a sink's configuration ({type: "http", url}).
+ * Its fields are the sink's own (lib/replay/sinks/registry.ts SinkSchema): the standing replay parses them
+ * (lib/replay/batch/standing-rules.ts) before the version is stored, answering 422 on `replay.sink.<field>`.
+ */
+export const RuleSinkSchema = z.preprocess(
+  (v) => (typeof v === "string" ? { type: v } : v),
+  z.looseObject({ type: z.string().min(1).max(50) }),
+);
+
+/**
+ * A standing replay: the records the rule approves flow into one paced batch to `sink`, approved by the rule
+ * version's own approval. `canary`: once the first `count` items have an answer, a failure share above
+ * `maxFailureRate` pauses it.
  */
 export const RuleReplaySchema = z.strictObject({
-  sink: z.preprocess((v) => (typeof v === "string" ? { type: v } : v), SinkSchema),
+  sink: RuleSinkSchema,
   ratePerSecond: z.number().positive().max(10_000),
   canary: z
     .strictObject({ count: z.number().int().min(1).max(10_000), maxFailureRate: z.number().min(0).max(1) })
@@ -76,9 +85,10 @@ export const RuleReplaySchema = z.strictObject({
 });
 export type RuleReplay = z.output<typeof RuleReplaySchema>;
 
-/** A standing replay as readers see it: the sink without its secrets. */
+/** A standing replay as readers see it: the sink without its secrets, and in words (its detail, as a batch's page says it). */
 export interface RuleReplayView {
-  sink: SinkView;
+  sink: { type: string } & Record<string, unknown>;
+  sinkText: string;
   ratePerSecond: number;
   canary?: { count: number; maxFailureRate: number };
 }
@@ -144,8 +154,6 @@ export const PatchRuleBodySchema = z
     }
   });
 export type PatchRuleBody = z.infer<typeof PatchRuleBodySchema>;
-
-export const ResumeRuleBodySchema = z.strictObject({});
 
 export const ApproveRuleBodySchema = z.strictObject({
   version: z.number().int().min(1).describe("the version the approver reviewed: another one answers 409"),

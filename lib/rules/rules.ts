@@ -22,19 +22,60 @@ import {
   type RuleView,
   type StandingReplayView,
 } from "./rule-schemas";
-import { sinkPlug } from "../replay/sinks/registry";
-import { checkSink, storeSink, storedSinkView } from "../replay/sinks/registry.server";
-import { openStandingBatch, pauseStandingOf, resumeStandingOf, standingOf, type StoredReplay } from "../replay/batch/standing-batch";
 import { inScope, type RecordScope } from "../scope/record-scope";
 
 // Triage rules under four eyes: a supervisor drafts a version, another approves exactly that version, and only
 // then does it decide records. Versions are immutable (a trigger refuses changes): a change of match, action or
 // replay is a new version, and the rule decides nothing until that one is approved. The kill switch takes the
 // rule out at once; enabling it again is a new version (the same content) needing a second supervisor again.
-// Every change is audited in the transaction that makes it. A version's `replay` is a standing replay
-// (lib/replay/batch/standing-batch.ts): approving the version opens its batch, approved by that same approval.
+// Every change is audited in the transaction that makes it. A version's `replay` is a standing replay: approving
+// the version opens its batch, approved by that same approval. What that takes of the replay step (the sink's
+// checks, the batch) comes through ctx.standing (StandingReplayPort, lib/replay/batch/standing-rules.ts): the data
+// path runs from here to the replay, not back.
+
+/** The standing replay as a rule version stores it (rule_version.replay): its sink sealed as a batch's is. */
+export interface StoredReplay {
+  sink: { type: string } & Record<string, unknown>;
+  ratePerSecond: number;
+  canary?: { count: number; maxFailureRate: number };
+}
+
+/** What opens a version's standing batch: the version and who stands behind it. */
+export interface StandingSpec {
+  rule: { id: string; name: string; version: number };
+  replay: StoredReplay;
+  draftedById: string | null;
+  approvedById: string | null;
+  /** who drafted and who approved the version, as decisions name them */
+  approvers: string[];
+}
+
+/** Each rule's standing flow and the outcomes of its standing batches. */
+export interface StandingFlows {
+  standing: Map<string, StandingReplayView>;
+  outcomes: Map<string, Omit<RuleReplayStats, "failedAfterReplay">>;
+}
+
+/** What a rule's standing replay needs of the replay step (lib/replay/batch/standing-rules.ts implements it). */
+export interface StandingReplayPort {
+  /** The drafted replay's sink parsed, checked (outbound rule, the sink's own checks) and sealed; 422 on replay.sink.*. */
+  prepare(replay: RuleReplay, match: RuleMatch): Promise<StoredReplay>;
+  view(stored: StoredReplay): RuleReplayView;
+  /** In the approving transaction: the version's batch, approved by that approval and running. */
+  open(client: pg.PoolClient, spec: StandingSpec, ctx: RuleContext): Promise<string>;
+  /** In the kill switch's transaction: the rule's running standing batches pause. */
+  pause(client: pg.PoolClient, rule: { id: string; name: string }, reason: string, ctx: RuleContext): Promise<void>;
+  /** The rule's paused standing batch runs again; 409 when there is none. Returns its id. */
+  resume(client: pg.PoolClient, rule: { id: string; name: string }, ctx: RuleContext): Promise<string>;
+  flows(db: pg.Pool | pg.PoolClient, ruleIds: string[]): Promise<StandingFlows>;
+}
+
+/** What a reader needs of the port: a version's replay as shown, and the rules' flows. */
+export type StandingReader = Pick<StandingReplayPort, "view" | "flows">;
 
 export interface RuleContext {
+  /** the replay step's part of standing replays */
+  standing: StandingReplayPort;
   actor: Actor;
   role: Role;
   /** the teams' records the caller may see: a rule is in the teams its match names (ruleInScope) */
@@ -81,37 +122,31 @@ function needs(ctx: RuleContext, permission: "replays:approve" | "rules:disable"
 const invalid = (path: string, message: string) =>
   new AppError("validation_failed", `${path}: ${message}`, { issues: [{ path, message }] });
 
-/**
- * A drafted standing replay as the version stores it: only an approving rule replays, a PostGIS sink only spatial
- * records; the sink passes the outbound rule and its own checks (outside any transaction, as a batch's does) and
- * is stored with its secrets sealed, as replay_batch.sink is.
- */
-async function storedReplay(replay: RuleReplay, action: RuleAction, match: RuleMatch): Promise<StoredReplay> {
+/** Only an approving rule replays what it decides; then the port checks and seals the sink (outside any transaction). */
+async function storedReplay(replay: RuleReplay, action: RuleAction, match: RuleMatch, ctx: RuleContext): Promise<StoredReplay> {
   if (action.type !== "approve") throw invalid("replay", "only a rule that approves records replays them (action.type approve)");
-  if (sinkPlug(replay.sink.type).spatialOnly && (match.kind === "afc" || match.afcIssues !== undefined)) {
-    throw invalid("replay.sink", "this sink takes spatial features only; the rule matches AFC taps");
-  }
-  await checkSink(replay.sink, "replay.sink");
+  return ctx.standing.prepare(replay, match);
+}
+
+/** A stored replay for a reader without the replay step (the sink's type only, nothing sealed). */
+function plainReplayView(stored: StoredReplay): RuleReplayView {
   return {
-    sink: storeSink(replay.sink) as StoredReplay["sink"],
-    ratePerSecond: replay.ratePerSecond,
-    ...(replay.canary ? { canary: replay.canary } : {}),
+    sink: { type: stored.sink.type },
+    sinkText: stored.sink.type,
+    ratePerSecond: stored.ratePerSecond,
+    ...(stored.canary ? { canary: stored.canary } : {}),
   };
 }
 
-/** What readers see of a stored replay (the sink's secrets redacted). */
-function replayView(stored: unknown): RuleReplayView | null {
-  if (stored === null || stored === undefined) return null;
-  const r = stored as StoredReplay;
-  return { sink: storedSinkView(r.sink), ratePerSecond: r.ratePerSecond, ...(r.canary ? { canary: r.canary } : {}) };
-}
+const replayOf = (v: { replay: unknown }): StoredReplay | null => (v.replay ?? null) as StoredReplay | null;
 
-function toVersion(v: VersionRow): RuleVersionView {
+function toVersion(v: VersionRow, view: (stored: StoredReplay) => RuleReplayView = plainReplayView): RuleVersionView {
+  const replay = replayOf(v);
   return {
     version: v.version,
     match: RuleMatchSchema.parse(v.match),
     action: RuleActionSchema.parse(v.action),
-    replay: replayView(v.replay),
+    replay: replay === null ? null : view(replay),
     draftedBy: { id: v.drafted_by_id, email: v.drafted_by_email },
     draftedAt: v.drafted_at.toISOString(),
     approvedBy: v.approved_at ? { id: v.approved_by_id, email: v.approved_by_email } : null,
@@ -164,13 +199,15 @@ async function decisionStats(db: Db, ids: string[], now: Date): Promise<Map<stri
 
 const NO_OUTCOMES = { queued: 0, sent: 0, applied: 0, duplicate: 0, failed: 0, dropped: 0 };
 
-interface Standing {
-  standing: Map<string, StandingReplayView>;
-  outcomes: Map<string, Omit<RuleReplayStats, "failedAfterReplay">>;
-}
-
-function toView(r: RuleRow, latest: VersionRow, stats: RuleStats | undefined, flow: Standing, versions?: VersionRow[]): RuleView {
-  const v = toVersion(latest);
+function toView(
+  r: RuleRow,
+  latest: VersionRow,
+  stats: RuleStats | undefined,
+  flow: StandingFlows,
+  reader: StandingReader,
+  versions?: VersionRow[],
+): RuleView {
+  const v = toVersion(latest, reader.view);
   return {
     id: r.id,
     name: r.name,
@@ -191,7 +228,7 @@ function toView(r: RuleRow, latest: VersionRow, stats: RuleStats | undefined, fl
       replay: { ...(flow.outcomes.get(r.id) ?? NO_OUTCOMES), failedAfterReplay: stats?.refailedWeek ?? 0 },
     },
     standing: flow.standing.get(r.id) ?? null,
-    ...(versions ? { versions: versions.map(toVersion) } : {}),
+    ...(versions ? { versions: versions.map((x) => toVersion(x, reader.view)) } : {}),
   };
 }
 
@@ -223,15 +260,15 @@ async function readRuleInScope(db: Db, id: string, scope: RecordScope, lock = fa
 }
 
 /** Every rule with its latest version, by name: those in the caller's teams. */
-export async function listRules(db: Db, now: Date, scope: RecordScope): Promise<RuleView[]> {
+export async function listRules(db: Db, now: Date, scope: RecordScope, reader: StandingReader): Promise<RuleView[]> {
   const { rows } = await db.query<RuleRow & { v: VersionRow }>(
     `SELECT r.id::text AS id, r.name, r.status, r.latest_version, r.active_version, r.created_at, r.updated_at, to_jsonb(v) AS v
      FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = r.latest_version
      ORDER BY r.name`,
   );
   const ids = rows.map((r) => r.id);
-  const [stats, flow] = await Promise.all([decisionStats(db, ids, now), standingOf(db, ids)]);
-  return rows.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id), flow)).filter((r) => ruleInScope(scope, r.match));
+  const [stats, flow] = await Promise.all([decisionStats(db, ids, now), reader.flows(db, ids)]);
+  return rows.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id), flow, reader)).filter((r) => ruleInScope(scope, r.match));
 }
 
 /** to_jsonb(rule_version) gives timestamps as text. */
@@ -241,11 +278,16 @@ function versionFromJson(v: VersionRow): VersionRow {
 }
 
 /** One rule with every version, newest first. */
-export async function getRule(db: Db, id: string, now: Date, scope: RecordScope): Promise<RuleView> {
+export async function getRule(db: Db, id: string, now: Date, scope: RecordScope, reader: StandingReader): Promise<RuleView> {
   const rule = await readRuleInScope(db, id, scope);
   const versions = await readVersions(db, id);
-  const [stats, flow] = await Promise.all([decisionStats(db, [id], now), standingOf(db, [id])]);
-  return toView(rule, versions[0]!, stats.get(id), flow, versions);
+  const [stats, flow] = await Promise.all([decisionStats(db, [id], now), reader.flows(db, [id])]);
+  return toView(rule, versions[0]!, stats.get(id), flow, reader, versions);
+}
+
+/** 404 unless the rule exists in the caller's teams (a job's rule, before the job is made or read). */
+export async function assertRuleVisible(db: Db, id: string, scope: RecordScope): Promise<void> {
+  await readRuleInScope(db, id, scope);
 }
 
 /** The version a rule decides with now, with who stands behind it; 409 when the rule is not active. */
@@ -296,7 +338,7 @@ const audit = (ctx: RuleContext, action: string, id: string, after: Record<strin
 export async function createRule(pool: pg.Pool, body: CreateRuleBody, ctx: RuleContext): Promise<RuleView> {
   needs(ctx, "replays:approve", "drafting a rule");
   assertMatchInScope(ctx.scope, body.match);
-  const replay = body.replay ? await storedReplay(body.replay, body.action, body.match) : null;
+  const replay = body.replay ? await storedReplay(body.replay, body.action, body.match, ctx) : null;
   const id = await inTransaction(pool, async (client) => {
     let inserted;
     try {
@@ -318,14 +360,14 @@ export async function createRule(pool: pg.Pool, body: CreateRuleBody, ctx: RuleC
           version: 1,
           match: body.match,
           action: body.action,
-          replay: replayView(replay),
+          replay: replay && ctx.standing.view(replay),
         }),
       ],
       ctx.now,
     );
     return ruleId;
   });
-  return getRule(pool, id, ctx.now, ctx.scope);
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
 }
 
 /**
@@ -343,7 +385,7 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
     const latest = (await readVersions(pool, id))[0];
     if (!latest) throw notFound(id);
     const current = toVersion(latest);
-    drafted = await storedReplay(body.replay, body.action ?? current.action, body.match ?? current.match);
+    drafted = await storedReplay(body.replay, body.action ?? current.action, body.match ?? current.match, ctx);
   }
   await inTransaction(pool, async (client) => {
     const rule = await readRuleInScope(client, id, ctx.scope, true);
@@ -353,14 +395,7 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
       if (rule.status === "disabled") return;
       await client.query(`UPDATE rule SET status = 'disabled', active_version = NULL, updated_at = $2 WHERE id = $1`, [id, ctx.now]);
       // What the rule queued for replay stops with it: its items wait in the paused batch (resume or cancel there).
-      await pauseStandingOf(
-        client,
-        id,
-        `rule ${rule.name} disabled by ${ctx.actor.email ?? ctx.actor.id}`,
-        ctx.actor,
-        ctx.requestId,
-        ctx.now,
-      );
+      await ctx.standing.pause(client, { id, name: rule.name }, `rule ${rule.name} disabled by ${ctx.actor.email ?? ctx.actor.id}`, ctx);
       await appendAudit(
         client,
         [
@@ -388,7 +423,7 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
     const next = {
       match: body.match ?? current.match,
       action: body.action ?? current.action,
-      replay: body.replay === null ? null : body.replay ? drafted : ((latest!.replay as StoredReplay | null) ?? null),
+      replay: body.replay === null ? null : body.replay ? drafted : replayOf(latest!),
     };
     if (next.replay && next.action.type !== "approve") {
       throw invalid("replay", "only a rule that approves records replays them: remove the replay (replay: null) or keep approve");
@@ -407,14 +442,21 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
           ctx,
           body.enabled ? "rule.enable_requested" : "rule.changed",
           id,
-          { name: rule.name, version, match: next.match, action: next.action, replay: replayView(next.replay), status: "draft" },
+          {
+            name: rule.name,
+            version,
+            match: next.match,
+            action: next.action,
+            replay: next.replay && ctx.standing.view(next.replay),
+            status: "draft",
+          },
           { version: rule.latest_version, status: rule.status, activeVersion: rule.active_version },
         ),
       ],
       ctx.now,
     );
   });
-  return getRule(pool, id, ctx.now, ctx.scope);
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
 }
 
 /** A second supervisor approves exactly `version` (the latest, a draft): the rule is active with it. */
@@ -442,7 +484,7 @@ export async function approveRule(pool: pg.Pool, id: string, version: number, ct
     );
     await client.query(`UPDATE rule SET status = 'active', active_version = $2, updated_at = $3 WHERE id = $1`, [id, version, ctx.now]);
     const approvers = approversOf({ draftedBy: { id: v.drafted_by_id, email: v.drafted_by_email }, approvedBy: ctx.actor });
-    const replay = v.replay as StoredReplay | null;
+    const replay = replayOf(v);
     await appendAudit(
       client,
       [
@@ -453,7 +495,7 @@ export async function approveRule(pool: pg.Pool, id: string, version: number, ct
           approvers,
           match: v.match,
           action: v.action,
-          replay: replayView(replay),
+          replay: replay && ctx.standing.view(replay),
         }),
       ],
       ctx.now,
@@ -466,10 +508,10 @@ export async function approveRule(pool: pg.Pool, id: string, version: number, ct
         approvedById: ctx.actor.id,
         approvers,
       };
-      await openStandingBatch(client, spec, ctx.actor, ctx.requestId, ctx.now);
+      await ctx.standing.open(client, spec, ctx);
     }
   });
-  return getRule(pool, id, ctx.now, ctx.scope);
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
 }
 
 /**
@@ -480,10 +522,10 @@ export async function resumeRule(pool: pg.Pool, id: string, ctx: RuleContext): P
   needs(ctx, "replays:approve", "resuming a rule's standing replay");
   await inTransaction(pool, async (client) => {
     const rule = await readRuleInScope(client, id, ctx.scope);
-    const batchId = await resumeStandingOf(client, { id, name: rule.name }, ctx.actor, ctx.requestId, ctx.now);
+    const batchId = await ctx.standing.resume(client, { id, name: rule.name }, ctx);
     await appendAudit(client, [audit(ctx, "rule.replay_resumed", id, { name: rule.name, batch: batchId })], ctx.now);
   });
-  return getRule(pool, id, ctx.now, ctx.scope);
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
 }
 
 /** An active rule as the store step and the apply job decide with it. */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
+import { analyzeOffThread } from "../../lib/dead-letters/ingest/analyze-off-thread";
+import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { evaluateRuleAlerts } from "../../lib/ops/alerts/rule-alerts";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import { MAX_SPREAD_MS } from "../../lib/replay/pacing/gcra";
@@ -8,6 +10,7 @@ import { approveRule, createRule, getRule, patchRule, resumeRule, type RuleConte
 import type { z } from "zod";
 import { CreateRuleBodySchema, PatchRuleBodySchema, type CreateRuleBody, type RuleView } from "../../lib/rules/rule-schemas";
 import { UNSCOPED } from "../../lib/scope/record-scope";
+import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 import { EPOCH, ingest, waitFor } from "../replay/fixtures";
 import { startSinkServer, type SinkServer } from "../replay/sink-server";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -29,6 +32,7 @@ const workers: WorkerHandle[] = [];
 const servers: SinkServer[] = [];
 
 const ctx = (u: { id: string; email: string }, role: RuleContext["role"]): RuleContext => ({
+  standing: STANDING_REPLAY,
   actor: { id: u.id, email: u.email, role },
   scope: UNSCOPED,
   role,
@@ -42,7 +46,9 @@ beforeAll(async () => {
   a = ctx(await makeUser(db, "supervisor", { email: "ann-standing@test.local" }), "supervisor");
   b = ctx(await makeUser(db, "supervisor", { email: "bob-standing@test.local" }), "supervisor");
   analyst = ctx(await makeUser(db, "analyst"), "analyst");
-  workers.push(startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 20, maxMs: 100 } }));
+  // Retries wait seconds, as a real sink's would: the canary's verdict comes from the first answers, not from a
+  // record's retry budget spent within a page or two on a loaded machine.
+  workers.push(startWorker({ db, log: () => {}, leaseMs: 3000, pollMs: 50, backoff: { baseMs: 2000, maxMs: 4000 } }));
 });
 
 afterAll(async () => {
@@ -72,7 +78,7 @@ const envelope = (source: string, eventId = `${source}-${++tap}`) =>
 const rule = (source: string, replay: z.input<typeof CreateRuleBodySchema>["replay"]): CreateRuleBody =>
   CreateRuleBodySchema.parse({ name: source, match: { kind: "afc", source }, action: { type: "approve" }, ...(replay ? { replay } : {}) });
 
-const view = (id: string): Promise<RuleView> => getRule(db.pool, id, new Date(), UNSCOPED);
+const view = (id: string): Promise<RuleView> => getRule(db.pool, id, new Date(), UNSCOPED, STANDING_REPLAY);
 
 async function batchRow(id: string) {
   const { rows } = await db.pool.query<{
@@ -106,10 +112,20 @@ describe("a standing replay", () => {
   it("delivers the records an approved rule version approves at arrival, paced, in a batch the version's approval approved", async () => {
     healthy = await startSinkServer();
     servers.push(healthy);
+    // The sink is checked as a batch's is: a sink of no known type, or an HTTP sink without a URL, is a 422 naming the field.
+    await expect(createRule(db.pool, rule("standing-ok", { sink: "kafka", ratePerSecond: 5 }), at(a))).rejects.toMatchObject({
+      code: "validation_failed",
+      issues: [expect.objectContaining({ path: expect.stringMatching(/^replay\.sink/) })],
+    });
+    await expect(createRule(db.pool, rule("standing-ok", { sink: "http", ratePerSecond: 5 }), at(a))).rejects.toMatchObject({
+      code: "validation_failed",
+      issues: [expect.objectContaining({ path: "replay.sink.url" })],
+    });
     const drafted = await createRule(db.pool, rule("standing-ok", { sink: { type: "http", url: healthy.url }, ratePerSecond: 5 }), at(a));
     healthyRule = drafted.id;
     // The approval page shows what the approver agrees to: the sink and the rate.
     expect(drafted.replay).toMatchObject({ sink: { type: "http", url: healthy.url }, ratePerSecond: 5 });
+    expect(drafted.replay!.sinkText).toContain(`HTTP POST ${healthy.url}`);
     expect(drafted.standing).toBeNull();
     // Nothing flows before the second supervisor's approval: arrivals stay pending.
     const [early] = await ingest(db, [envelope("standing-ok")]);
@@ -145,6 +161,16 @@ describe("a standing replay", () => {
     expect((await batchRow(firstBatch)).status).toBe("running");
     const stats = (await view(healthyRule)).stats.replay;
     expect(stats).toMatchObject({ queued: 6, sent: 6, applied: 6, duplicate: 0, failed: 0, failedAfterReplay: 0 });
+
+    // The record stored before the approval joins the flow when an apply decides it.
+    const job = await createRuleJob(db.pool, healthyRule, { type: "apply", version: 1 }, at(b));
+    expect(await runRuleJob(db.pool, healthyRule, job.id, { analyze: analyzeOffThread, now: () => new Date() })).toMatchObject({
+      status: "completed",
+      decided: 1,
+    });
+    await waitFor("the applied record replayed", async () => (await getDeadLetter(db.pool, early!)).status === "replayed", 10_000);
+    expect(healthy.deliveries).toHaveLength(7);
+    expect((await view(healthyRule)).stats.replay).toMatchObject({ queued: 7, applied: 7 });
   });
 
   it("is part of the rule version: a changed replay is a new version that replays nothing until a second supervisor approves it", async () => {
@@ -165,7 +191,7 @@ describe("a standing replay", () => {
     const [waiting] = await ingest(db, [envelope("standing-ok")]);
     await new Promise((r) => setTimeout(r, 300));
     expect((await getDeadLetter(db.pool, waiting!)).status).toBe("pending");
-    expect(healthy.deliveries).toHaveLength(6);
+    expect(healthy.deliveries).toHaveLength(7);
 
     await expect(approveRule(db.pool, healthyRule, 2, at(a))).rejects.toMatchObject({ code: "forbidden" });
     const approved = await approveRule(db.pool, healthyRule, 2, at(b));
@@ -174,8 +200,8 @@ describe("a standing replay", () => {
     expect((await batchRow(approved.standing!.batchId)).rate_per_second).toBe(20);
     const [later] = await ingest(db, [envelope("standing-ok")]);
     await waitFor("the v2 arrival delivered", async () => (await getDeadLetter(db.pool, later!)).status === "replayed", 10_000);
-    expect(healthy.deliveries).toHaveLength(7);
-    expect((await view(healthyRule)).stats.replay).toMatchObject({ queued: 7, applied: 7 });
+    expect(healthy.deliveries).toHaveLength(8);
+    expect((await view(healthyRule)).stats.replay).toMatchObject({ queued: 8, applied: 8 });
   });
 
   it("counts records the rule decided that fail again after their replay, and raises the rule's re-failure alert", async () => {

@@ -1,6 +1,7 @@
 import { defineRoute, json, otherMethods } from "@/lib/api/handler";
 import { ruleContext } from "@/lib/api/rule-routes";
 import { getDb } from "@/lib/db/client";
+import { STANDING_REPLAY } from "@/lib/replay/batch/standing-rules";
 import { createRule, listRules } from "@/lib/rules/rules";
 import { CreateRuleBodySchema } from "@/lib/rules/rule-schemas";
 
@@ -21,7 +22,7 @@ export const GET = defineRoute(
     },
   },
   async ({ now, principal }) => ({
-    rules: await listRules(getDb().pool, now, principal!.scope),
+    rules: await listRules(getDb().pool, now, principal!.scope, STANDING_REPLAY),
   }),
 );
 

@@ -11,7 +11,7 @@ import { createRuleJob, runRuleJob } from "../../dead-letters/rules/rule-jobs";
 import { approveRule, createRule, getRule, listRules, patchRule, resumeRule, type RuleContext } from "../../rules/rules";
 import { CreateRuleBodySchema, RuleIdSchema, type RuleJobView, type RuleView } from "../../rules/rule-schemas";
 import { plural } from "../../vocabulary/plural";
-import { describeSink } from "../../replay/sinks/registry";
+import { STANDING_REPLAY } from "../../replay/batch/standing-rules";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { UNSCOPED } from "../../scope/record-scope";
 import { readRecordScope } from "../../auth/teams/read-scope";
@@ -25,6 +25,7 @@ async function actingAs(db: Db, email: string | undefined): Promise<RuleContext>
   if (user.disabled) throw new CliUsageError(`--as: ${email} is disabled`);
   if (!isRole(user.role)) throw new CliUsageError(`--as: ${email} has no known role`);
   return {
+    standing: STANDING_REPLAY,
     actor: { id: user.id, email: user.email, role: user.role },
     role: user.role,
     scope: await readRecordScope(db.pool, user.id),
@@ -76,7 +77,7 @@ export function standingText(r: RuleView): string {
     const canary = r.replay.canary
       ? `, canary: first ${r.replay.canary.count} items, pause above ${r.replay.canary.maxFailureRate * 100}% failed`
       : "";
-    lines.push(`standing replay (v${r.version}): ${describeSink(r.replay.sink, "cli")} at ${r.replay.ratePerSecond}/s${canary}`);
+    lines.push(`standing replay (v${r.version}): ${r.replay.sinkText} at ${r.replay.ratePerSecond}/s${canary}`);
   }
   if (r.standing) {
     const s = r.standing;
@@ -121,7 +122,7 @@ export function registerRuleCommands(program: Command): void {
     .option("--json", "print the rules as JSON")
     .action(async (o: { json?: boolean }) => {
       await withCliDb(async (db) => {
-        const rules = await listRules(db.pool, new Date(), UNSCOPED);
+        const rules = await listRules(db.pool, new Date(), UNSCOPED, STANDING_REPLAY);
         print(rules, o.json, () => ruleTable(rules));
         say(`${rules.length} ${plural(rules.length, "rule")}`);
       });
@@ -134,7 +135,7 @@ export function registerRuleCommands(program: Command): void {
     .option("--json", "print the rule as JSON")
     .action(async (id: string, o: { json?: boolean }) => {
       await withCliDb(async (db) => {
-        const r = await getRule(db.pool, ruleId(id), new Date(), UNSCOPED);
+        const r = await getRule(db.pool, ruleId(id), new Date(), UNSCOPED, STANDING_REPLAY);
         print(r, o.json, () => {
           const lines = [ruleTable([r]), standingText(r)];
           for (const v of r.versions ?? []) {
@@ -195,7 +196,7 @@ export function registerRuleCommands(program: Command): void {
     .action(async (id: string, o: { as?: string; json?: boolean }) => {
       await withCliDb(async (db) => {
         const ctx = await actingAs(db, o.as);
-        const r = await getRule(db.pool, ruleId(id), ctx.now, ctx.scope);
+        const r = await getRule(db.pool, ruleId(id), ctx.now, ctx.scope, ctx.standing);
         const job = await createRuleJob(db.pool, r.id, { type: "dry_run", match: r.match, action: r.action, version: r.version }, ctx);
         const done = await runJob(db, r.id, job);
         print(done, o.json, () => jobText(done));

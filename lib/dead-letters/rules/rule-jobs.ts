@@ -8,7 +8,7 @@ import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import type { JsonValue } from "../../json/value";
 import { areaBucket, matchRule, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
-import { activeVersionOf, approversOf, assertMatchInScope, getRule, recordMatches, type ActiveRule } from "../../rules/rules";
+import { activeVersionOf, approversOf, assertMatchInScope, assertRuleVisible, recordMatches, type ActiveRule } from "../../rules/rules";
 import type { RecordScope } from "../../scope/record-scope";
 import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../rules/rule-schemas";
 import { deliveredGeometryBy, geometryDigest, type Analyze } from "../triage/approved-repair";
@@ -110,8 +110,8 @@ async function readJob(db: pg.Pool | pg.PoolClient, ruleId: string, id: string):
   return rows[0];
 }
 
-export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope, now: Date): Promise<RuleJobView> {
-  await getRule(pool, ruleId, now, scope);
+export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope): Promise<RuleJobView> {
+  await assertRuleVisible(pool, ruleId, scope);
   return toView(await readJob(pool, ruleId, id));
 }
 
@@ -125,7 +125,7 @@ export async function createRuleJob(
   spec: { type: "dry_run"; match: RuleMatch; action: RuleAction; version: number | null } | { type: "apply"; version: number },
   ctx: RuleJobContext,
 ): Promise<RuleJobView> {
-  await getRule(pool, ruleId, ctx.now, ctx.scope);
+  await assertRuleVisible(pool, ruleId, ctx.scope);
   if (spec.type === "dry_run") assertMatchInScope(ctx.scope, spec.match);
   let judged: { match: RuleMatch; action: RuleAction };
   let active: ActiveRule | null = null;

@@ -7,7 +7,7 @@ import { matchRule, mayMatch, type RecordFacts, type RuleAnalysis, type RuleOutc
 import { activeRules, recordMatches, type ActiveRule } from "../../rules/rules";
 import type { DecidedByRule } from "../../rules/rule-schemas";
 import type { ApprovedRepair, DeadLetterKind, RepairMethod, RepairPolicy } from "../../vocabulary/record";
-import { appendToStanding, openStandingBatches } from "../../replay/batch/standing-batch";
+import { appendToStanding } from "../../rules/standing-queue";
 
 // Triage rules deciding records: at arrival (the store step, in the transaction that stores the batch) and in a
 // rule's apply job (page by page). A decision is written as an analyst's is — status, a pinned repair for an
@@ -156,7 +156,7 @@ export async function writeRuleDecisions(client: pg.PoolClient, decisions: RuleD
 
 /**
  * The approvals just written by rules with a standing replay join their open batch, in the deciding transaction
- * (lib/replay/batch/standing-batch.ts). Returns how many records went in.
+ * (lib/rules/standing-queue.ts). Returns how many records went in.
  */
 export async function queueStandingReplays(
   client: pg.PoolClient,
@@ -169,14 +169,7 @@ export async function queueStandingReplays(
     if (d.action !== "approve" || !d.rule.replays || !written.has(d.id)) continue;
     byRule.set(d.rule.id, [...(byRule.get(d.rule.id) ?? []), d.id]);
   }
-  if (byRule.size === 0) return 0;
-  const batches = await openStandingBatches(client, [...byRule.keys()]);
-  let queued = 0;
-  for (const [ruleId, ids] of byRule) {
-    const batch = batches.get(ruleId);
-    if (batch) queued += await appendToStanding(client, batch, ids, now);
-  }
-  return queued;
+  return byRule.size === 0 ? 0 : appendToStanding(client, byRule, now);
 }
 
 /** How a decision names its rule in the API, the timeline, exports and audit events. */

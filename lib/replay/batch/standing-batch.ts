@@ -5,48 +5,36 @@ import { appendAudit } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";
 import { CANARY_ALERT, fireRuleAlert, resolveRuleAlert } from "../../ops/alerts/rule-alerts";
 import { canaryPause } from "./apply-batch-action";
-import { ITEM_SNAPSHOT } from "./create-batch";
 import { lockBatchForStop } from "./stop-lock";
-import { OPEN_STANDING } from "./standing-sql";
-import { canaryVerdict, type CanaryVerdict } from "../engine/failure-rules";
+import { OPEN_STANDING } from "../../rules/standing-queue";
+import { canaryVerdict, type CanaryVerdict } from "./canary";
 import type { ItemStatus } from "./batch-schemas";
 import { sinkPlug, type SinkType } from "../sinks/registry";
 import { storedSinkView } from "../sinks/registry.server";
-import type { RuleReplayStats, StandingReplayView } from "../../rules/rule-schemas";
+import type { StandingReplayView } from "../../rules/rule-schemas";
+import type { StandingFlows, StandingSpec } from "../../rules/rules";
 
-// A triage rule's standing replay: one batch per rule version that carries `replay`, opened — approved and
-// running — in the transaction that approves the version (that approval, by a second supervisor, is the batch's
-// four eyes), and open while the version is the rule's active one. The records the rule approves are appended
-// to it in the transaction that decides them (at arrival in the store, or in an apply job's page); the ordinary
-// replay lanes drain it at its rate, on any server. Nothing lives in memory: whether a batch is open is read from
-// the rule (OPEN_STANDING), so the claim and completion SQL of every worker agrees with the rule's state.
-//
-// Lock order (claim-items.ts): an append holds dead_letter rows (the decision), then the batch row (its total and
-// the items' seq), then the audit chain's head — the order of the outcome writers; the rule row, read FOR SHARE by
-// the deciding transaction, comes before all of them, as in the kill switch.
-
-/** The standing replay as a rule version stores it (rule_version.replay), its sink sealed as a batch's is. */
-export interface StoredReplay {
-  sink: { type: SinkType } & Record<string, unknown>;
-  ratePerSecond: number;
-  canary?: { count: number; maxFailureRate: number };
-}
-
-export interface StandingSpec {
-  rule: { id: string; name: string; version: number };
-  replay: StoredReplay;
-  draftedById: string | null;
-  approvedById: string | null;
-  /** who drafted and who approved the version, as decisions name them */
-  approvers: string[];
-}
+// A triage rule's standing replay, its replay side: one batch per rule version that carries `replay`, opened —
+// approved and running — in the transaction that approves the version (that approval, by a second supervisor, is
+// the batch's four eyes), and open while the version is the rule's active one. The rule's approvals are appended
+// to it where they are decided (lib/rules/standing-queue.ts); the ordinary replay lanes drain it at its rate, on any
+// server. Here: opening it, the kill switch's pause, a supervisor's resume, the canary the worker checks after each
+// page, and what the rule's page shows of it.
 
 /**
  * Opens the version's standing batch (in the approving transaction): approved by the version's approval, running
  * at once, empty. Returns its id.
  */
-export async function openStandingBatch(client: pg.PoolClient, spec: StandingSpec, actor: Actor, requestId: string | null, now: Date) {
+export async function openStandingBatch(
+  client: pg.PoolClient,
+  spec: StandingSpec,
+  actor: Actor,
+  requestId: string | null,
+  now: Date,
+): Promise<string> {
   const { rule, replay } = spec;
+  // What the appends filter on (lib/rules/standing-queue.ts), from the sink's plug: the batch's selection keeps it.
+  const { needsOrigin, spatialOnly } = sinkPlug(replay.sink.type as SinkType);
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO replay_batch (status, created_by_id, approved_by_id, sink, selection, rate_per_second, created_at, approved_at,
        started_at, window_from, updated_at, rule_id, rule_version, canary_count, canary_max_failure_rate)
@@ -55,7 +43,7 @@ export async function openStandingBatch(client: pg.PoolClient, spec: StandingSpe
       spec.draftedById ?? `rule:${rule.id}`,
       spec.approvedById,
       JSON.stringify(replay.sink),
-      JSON.stringify({ rule }),
+      JSON.stringify({ rule, needsOrigin: needsOrigin === true, spatialOnly: spatialOnly === true }),
       replay.ratePerSecond,
       now,
       rule.id,
@@ -95,53 +83,6 @@ export async function openStandingBatch(client: pg.PoolClient, spec: StandingSpe
     now,
   );
   return id;
-}
-
-/** The open standing batch of each rule version that has one (for the deciding transaction). */
-export async function openStandingBatches(
-  client: pg.PoolClient,
-  ruleIds: string[],
-): Promise<Map<string, { id: string; sinkType: SinkType }>> {
-  if (ruleIds.length === 0) return new Map();
-  const { rows } = await client.query<{ rule_id: string; id: string; sink_type: SinkType }>(
-    `SELECT b.rule_id::text AS rule_id, b.id::text AS id, b.sink->>'type' AS sink_type FROM replay_batch b
-     WHERE b.rule_id = ANY($1::bigint[]) AND b.status IN ('approved', 'running', 'paused') AND ${OPEN_STANDING}`,
-    [ruleIds],
-  );
-  return new Map(rows.map((r) => [r.rule_id, { id: r.id, sinkType: r.sink_type }]));
-}
-
-/**
- * Appends records just approved by a rule to its standing batch, in the deciding transaction: the approved ones
- * that have an idempotency key and suit the sink (an origin for the origin sink, a feature for PostGIS), in
- * observation order after the batch's items. A record left out stays approved for a batch of its own. A paused
- * batch takes them (they wait for its resume); an ended one none. Returns how many went in.
- */
-export async function appendToStanding(
-  client: pg.PoolClient,
-  batch: { id: string; sinkType: SinkType },
-  ids: string[],
-  now: Date,
-): Promise<number> {
-  if (ids.length === 0) return 0;
-  const { needsOrigin, spatialOnly } = sinkPlug(batch.sinkType);
-  const { rowCount } = await client.query(
-    `WITH e AS (
-       SELECT d.id, d.kind, d.idempotency_key, d.entity_key, d.observed_at, ${ITEM_SNAPSHOT} AS snapshot,
-         row_number() OVER (ORDER BY d.observed_at, d.id)::int AS n
-       FROM dead_letter d
-       WHERE d.id = ANY($2::bigint[]) AND d.status = 'approved' AND d.idempotency_key IS NOT NULL
-         AND (NOT $3 OR d.origin_source IS NOT NULL) AND (NOT $4 OR d.kind = 'spatial')
-     ), b AS (
-       UPDATE replay_batch SET total = total + (SELECT count(*) FROM e)::int, updated_at = $5
-       WHERE id = $1 AND status IN ('approved', 'running', 'paused') AND EXISTS (SELECT 1 FROM e)
-       RETURNING total - (SELECT count(*) FROM e)::int AS base
-     )
-     INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, entity_key, observed_at, snapshot, run_at)
-     SELECT $1, e.id, b.base + e.n, e.kind, e.idempotency_key, e.entity_key, e.observed_at, e.snapshot, $5 FROM e, b`,
-    [batch.id, ids, needsOrigin === true, spatialOnly === true, now],
-  );
-  return rowCount ?? 0;
 }
 
 /** The kill switch: the rule's running standing batches pause with it (their items wait; the batch page resumes or cancels). */
@@ -264,10 +205,7 @@ export async function checkCanary(pool: pg.Pool, batchId: string, actor: Actor, 
  * Each rule's standing replay as its page shows it: the active version's batch if it has one, else its latest
  * one's; and the outcomes of every standing batch of the rule.
  */
-export async function standingOf(
-  db: pg.Pool | pg.PoolClient,
-  ruleIds: string[],
-): Promise<{ standing: Map<string, StandingReplayView>; outcomes: Map<string, Omit<RuleReplayStats, "failedAfterReplay">> }> {
+export async function standingOf(db: pg.Pool | pg.PoolClient, ruleIds: string[]): Promise<StandingFlows> {
   if (ruleIds.length === 0) return { standing: new Map(), outcomes: new Map() };
   const [latest, sums] = await Promise.all([
     db.query<{

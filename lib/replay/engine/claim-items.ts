@@ -1,5 +1,5 @@
 import "server-only";
-import { OPEN_STANDING } from "../batch/standing-sql";
+import { OPEN_STANDING } from "../../rules/standing-queue";
 import { WORKER_ALIVE } from "../live-workers";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";

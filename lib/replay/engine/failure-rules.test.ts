@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canaryVerdict, failureVerdict, MAX_LEASE_LOSSES, poisonReason, recordEffect, type RecordState } from "./failure-rules";
+import { failureVerdict, MAX_LEASE_LOSSES, poisonReason, recordEffect, type RecordState } from "./failure-rules";
 import type { ItemStatus } from "../batch/batch-schemas";
 import { availableActions, nextStatus } from "../batch/batch-states";
 
@@ -97,20 +97,5 @@ describe("batch life cycle", () => {
     expect(availableActions("draft", { ...sup, isCreator: true })).toEqual(["cancel"]);
     expect(availableActions("draft", { ...sup, isCreator: false })).toEqual(["approve", "cancel"]);
     expect(availableActions("running", { canManage: false, canApprove: false, isCreator: false })).toEqual([]);
-  });
-});
-
-describe("canaryVerdict", () => {
-  const canary = { count: 4, maxFailureRate: 0.25 };
-  it("watches until the first `count` items have an answer", () => {
-    expect(canaryVerdict(["failed", "failed", "running"], canary).state).toBe("watching");
-    expect(canaryVerdict(["failed", "failed", "retry", "running", "applied"], canary).state).toBe("watching");
-  });
-  it("trips above the failure share, counting retries, and passes at or under it", () => {
-    const tripped = canaryVerdict(["applied", "retry", "failed", "applied", "applied"], canary);
-    expect(tripped).toMatchObject({ state: "tripped", failures: 2, answered: 4 });
-    expect(tripped.reason).toContain("2 of the first 4 items failed (50%, above 25%)");
-    expect(canaryVerdict(["applied", "deduped", "poison", "applied", "failed"], canary)).toMatchObject({ state: "passed", failures: 1 });
-    expect(canaryVerdict(["dropped", "applied", "applied", "applied"], canary).state).toBe("passed");
   });
 });

@@ -1,6 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { ruleContext } from "@/lib/api/rule-routes";
 import { getDb } from "@/lib/db/client";
+import { STANDING_REPLAY } from "@/lib/replay/batch/standing-rules";
 import { getRule, patchRule } from "@/lib/rules/rules";
 import { PatchRuleBodySchema, RuleIdParamsSchema } from "@/lib/rules/rule-schemas";
 
@@ -17,7 +18,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "The rule" }, 404: { description: "No such rule" } },
     },
   },
-  async ({ params, principal, now }) => getRule(getDb().pool, params.id, now, principal!.scope),
+  async ({ params, principal, now }) => getRule(getDb().pool, params.id, now, principal!.scope, STANDING_REPLAY),
 );
 
 /**
