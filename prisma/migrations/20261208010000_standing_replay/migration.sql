@@ -22,3 +22,8 @@ VALUES
   ('rule-canary', 'A rule''s standing replay failed its canary', 'rule_canary', 0, 60, true),
   ('rule-refailure', 'A rule''s records fail again after their replay', 'rule_refailure', 0, 60, true)
 ON CONFLICT ("id") DO NOTHING;
+
+-- The re-failure alert's round reads the window's re-failures of every rule (lib/ops/alerts/rule-alerts.ts): a partial
+-- index holds those rows only, not every store's counts. rule_match_stat is not a big table (a row per store batch
+-- and rule, kept small by its readers' windows), so a plain CREATE INDEX.
+CREATE INDEX "rule_match_stat_refailed_idx" ON "rule_match_stat"("at") WHERE "failed_after_replay" > 0;
