@@ -168,7 +168,7 @@ export const RevealBodySchema = z.strictObject({
 });
 
 export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age", "source_down", "rule_canary", "rule_refailure"] as const;
-/** Alerts about one triage rule at a time, each event naming it (lib/ops/alerts/rule-alerts.ts, not the evaluation round). */
+/** Alerts about one triage rule at a time, each event naming it (lib/rules/rule-alerts.ts, not the evaluation round). */
 export const RULE_ALERT_METRICS: readonly AlertMetric[] = ["rule_canary", "rule_refailure"];
 export type AlertMetric = (typeof ALERT_METRICS)[number];
 

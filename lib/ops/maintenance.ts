@@ -4,7 +4,7 @@ import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/tri
 import { analyzeOffThread } from "../dead-letters/ingest/analyze-off-thread";
 import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";
-import { evaluateRuleAlerts } from "./alerts/rule-alerts";
+import { evaluateRuleAlerts } from "../rules/rule-alerts";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
 import { runRetention, type RetentionResult } from "./retention";
 import { pruneRateLimits } from "../auth/rate-limit-store";

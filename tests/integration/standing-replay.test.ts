@@ -3,7 +3,7 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { analyzeOffThread } from "../../lib/dead-letters/ingest/analyze-off-thread";
 import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
-import { evaluateRuleAlerts } from "../../lib/ops/alerts/rule-alerts";
+import { evaluateRuleAlerts } from "../../lib/rules/rule-alerts";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import { MAX_SPREAD_MS } from "../../lib/replay/pacing/gcra";
 import { approveRule, createRule, getRule, patchRule, resumeRule, type RuleContext } from "../../lib/rules/rules";

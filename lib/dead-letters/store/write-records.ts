@@ -428,7 +428,7 @@ async function recordRepeats(
     ],
   );
   // A record a rule decided that fails again after its replay counts toward that rule's re-failure alert
-  // (lib/ops/alerts/rule-alerts.ts).
+  // (lib/rules/rule-alerts.ts).
   const refailed = new Map<string, { ruleId: string; version: number; failed: number }>();
   for (const u of updates) {
     if (u.effect !== "failed_again" || u.row.rule_id === null || u.row.rule_version === null) continue;

@@ -79,7 +79,7 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
     const out: Evaluation = { evaluated: true, fired: [], resolved: [] };
     const audit: AuditInput[] = [];
     for (const r of rules) {
-      // Alerts about one triage rule fire and resolve per rule (rule-alerts.ts), with several events open at once.
+      // Alerts about one triage rule fire and resolve per rule (lib/rules/rule-alerts.ts), with several events open at once.
       if (RULE_ALERT_METRICS.includes(r.metric)) continue;
       const rule: RuleState = { id: r.id, name: r.name, metric: r.metric, threshold: r.threshold, windowMinutes: r.window_minutes };
       const current = open.get(r.id);

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";
-import { CANARY_ALERT, fireRuleAlert, resolveRuleAlert } from "../../ops/alerts/rule-alerts";
+import { CANARY_ALERT, fireRuleAlert, resolveRuleAlert } from "../../rules/rule-alerts";
 import { canaryPause } from "./apply-batch-action";
 import { lockBatchForStop } from "./stop-lock";
 import { OPEN_STANDING } from "../../rules/standing-queue";

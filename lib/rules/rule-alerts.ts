@@ -1,11 +1,12 @@
 import "server-only";
 import type pg from "pg";
-import { appendAudit, type AuditInput } from "../../audit/append";
-import { auditActor, SYSTEM_ACTOR } from "../../audit/actor";
-import { inTransaction } from "../../db/transaction";
+import { appendAudit, type AuditInput } from "../audit/append";
+import { auditActor, SYSTEM_ACTOR } from "../audit/actor";
+import { inTransaction } from "../db/transaction";
 
 // Alerts about one triage rule: its standing replay's canary paused the flow (rule-canary), or records it decided
-// fail again after their replay (rule-refailure). Each open event names its rule (alert_event.triage_rule_id), so
+// fail again after their replay (rule-refailure). Here with the rules rather than in lib/ops/alerts: the replay step
+// raises the canary's in the transaction that pauses the flow, and the replay step may import the rules, not ops. Each open event names its rule (alert_event.triage_rule_id), so
 // two rules in trouble are two events; the alert rule's row holds the threshold, window, switch and webhook as
 // for the other alerts, and the webhook delivery of open events is theirs (webhook.ts deliverFired).
 
