@@ -155,8 +155,7 @@ export default defineConfig([
     // Only a sink's or a broker type's own folder decides by its type: everything else asks its registry (the
     // plug's words, schema, flags, checks), so adding one is a folder and a registry line.
     files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/**/*.{ts,tsx}", "scripts/**/*.ts"],
-    // create-batch-form.tsx still renders the HTTP and PostGIS sinks' fields itself (to move into per-sink form parts).
-    ignores: [...NOT_TESTS, "lib/sources/**", "lib/replay/sinks/**", "components/replay/create-batch-form.tsx"],
+    ignores: [...NOT_TESTS, "lib/sources/**", "lib/replay/sinks/**"],
     rules: {
       "no-restricted-syntax": [
         "error",

@@ -3,7 +3,7 @@ import { AlertRules } from "@/components/forensics/alert-rules";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
-import { alertsForScope, listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
+import { alertTeams, listAlertRules, recentAlertEvents } from "@/lib/ops/alerts/alert-rules";
 import { forReader } from "@/lib/api/page-data";
 
 export const metadata: Metadata = { title: "Alerts" };
@@ -15,10 +15,11 @@ export default async function AlertsPage() {
   const canManage = can(principal.role, "alerts:manage");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const { rules, events } = alertsForScope(
-    principal.scope,
-    ...(await Promise.all([listAlertRules(pool, canManage ? "whole" : "origin"), recentAlertEvents(pool)])),
-  );
+  const [rules, events, teams] = await Promise.all([
+    listAlertRules(pool, principal.scope, canManage ? "whole" : "origin"),
+    recentAlertEvents(pool, principal.scope),
+    canManage ? alertTeams(pool, principal.scope) : [],
+  ]);
   return (
     <section aria-labelledby="alerts-heading" className="space-y-3">
       <h1 id="alerts-heading" className="text-lg font-semibold">
@@ -26,9 +27,16 @@ export default async function AlertsPage() {
       </h1>
       <p className="text-sm text-slate-600 dark:text-slate-300">
         Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the
-        value is back at or below it.
+        value is back at or below it. A team&apos;s rule counts that team&apos;s records only; a company-wide rule counts every record
+        {principal.scope.all ? "" : " (its value and alerts are shown to supervisors in no team)"}.
       </p>
-      <AlertRules initial={forReader({ rules, events })} renderedAt={now.getTime()} canManage={canManage} />
+      <AlertRules
+        initial={forReader({ rules, events })}
+        renderedAt={now.getTime()}
+        canManage={canManage}
+        scoped={!principal.scope.all}
+        teams={teams}
+      />
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { TriageList } from "@/components/dead-letters/list/triage-list";
 import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
-import { filterFromParams } from "@/lib/dead-letters/query/filter-url";
+import { filterFromParams } from "@/lib/dead-letters/filter-url";
 import { firstListPage } from "@/lib/dead-letters/query/first-list-page";
 import { forReader } from "@/lib/api/page-data";
 import { redirect } from "next/navigation";

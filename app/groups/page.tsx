@@ -3,7 +3,7 @@ import { GroupList } from "@/components/groups/group-list";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { forReader } from "@/lib/api/page-data";
 import { getDb } from "@/lib/db/client";
-import { GroupListQuerySchema } from "@/lib/dead-letters/groups/group-schemas";
+import { GroupListQuerySchema } from "@/lib/dead-letters/contract/groups";
 import { listGroups } from "@/lib/dead-letters/groups/read-groups";
 
 export const metadata: Metadata = { title: "Failure groups" };

@@ -14,7 +14,7 @@ export default async function SourcesPage() {
   const principal = await requirePagePrincipal("sources:read");
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const sources = await listSources(getDb().pool, now, audienceOf(principal.role));
+  const sources = await listSources(getDb().pool, now, audienceOf(principal.role), principal.scope);
   const canManage = can(principal.role, "sources:manage");
   return (
     <section aria-labelledby="sources-heading" className="space-y-3">

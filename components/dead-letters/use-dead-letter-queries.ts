@@ -6,7 +6,7 @@ import { toast } from "sonner";
 import { forensicsKeys } from "@/components/forensics/queries";
 import { isSessionEnd } from "@/components/session-ended";
 import { fetchJson, HttpError } from "@/lib/api/client";
-import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/query/filter-url";
+import { filterKey, filterToParams, LIST_PAGE_SIZE } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { ActionBody, ChangedBy } from "@/lib/dead-letters/contract/decision";
 import type { Arrivals } from "@/lib/dead-letters/contract/list";

@@ -5,10 +5,17 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ColumnHeaders, DividedBody, FramedTable } from "@/components/ui/table";
 import type { AlertEventView, AlertRuleView } from "@/lib/ops/alerts/alert-rules";
-import { useAlerts, useUpdateAlertRule } from "./queries";
+import { RULE_ALERT_METRICS } from "@/lib/forensics/forensics-schemas";
+import { useAlerts, useCreateAlertRule, useDeleteAlertRule, useUpdateAlertRule } from "./queries";
 
 // Alert rules (editable by supervisors) and the latest alert events. Thresholds are in the metric's unit:
-// poison records per window, unresolved records, hours.
+// poison records per window, unresolved records, hours. A team's rule counts its team's records; a supervisor in
+// teams edits their teams' rules and copies a company-wide rule for a team (lib/ops/alerts/alert-scope.ts).
+
+interface Team {
+  id: string;
+  name: string;
+}
 
 const UNIT: Record<AlertRuleView["metric"], string> = {
   poison_growth: "poison records in the window",
@@ -25,8 +32,49 @@ const UNIT: Record<AlertRuleView["metric"], string> = {
  */
 const decimal = (text: string) => Number(/^\s*[+-]?\d*,\d+\s*$/.test(text) ? text.replace(",", ".") : text);
 
-function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean }) {
+function CopyForTeam({ rule, teams }: { rule: AlertRuleView; teams: Team[] }) {
+  const create = useCreateAlertRule();
+  const [teamId, setTeamId] = useState(teams[0]?.id ?? "");
+  const team = teams.find((t) => t.id === teamId);
+  if (!team) return null;
+  const copy = () =>
+    create.mutate({
+      teamId: team.id,
+      name: `${rule.name || rule.id} (${team.name})`,
+      metric: rule.metric,
+      threshold: rule.threshold,
+      windowMinutes: rule.windowMinutes,
+      enabled: rule.enabled,
+    });
+  return (
+    <span className="inline-flex items-center gap-1">
+      {teams.length > 1 && (
+        <select
+          aria-label={`${rule.id} copy for team`}
+          className="rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-1 py-0.5 text-xs"
+          value={teamId}
+          onChange={(e) => setTeamId(e.target.value)}
+        >
+          {teams.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      )}
+      <Button size="sm" variant="ghost" onClick={copy} disabled={create.isPending}>
+        Copy for {teams.length > 1 ? "team" : team.name}
+      </Button>
+    </span>
+  );
+}
+
+function RuleRow({ rule, canManage, scoped, teams }: { rule: AlertRuleView; canManage: boolean; scoped: boolean; teams: Team[] }) {
   const update = useUpdateAlertRule();
+  const remove = useDeleteAlertRule();
+  // A company-wide rule as a member of teams sees it: its value counts other teams' records and is not sent.
+  const hidden = scoped && rule.teamId === null;
+  const canEdit = canManage && !hidden;
   const [threshold, setThreshold] = useState(String(rule.threshold));
   const [windowMinutes, setWindowMinutes] = useState(String(rule.windowMinutes));
   const [webhookUrl, setWebhookUrl] = useState(rule.webhookUrl ?? "");
@@ -47,9 +95,14 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
         <p className="font-medium">{rule.name || rule.id}</p>
         <p className="text-xs text-slate-500 dark:text-slate-400">{rule.metric}</p>
       </td>
+      <td className="px-3 py-2">{rule.team ?? <span className="text-slate-500 dark:text-slate-400">company-wide</span>}</td>
       <td className="px-3 py-2">
         {/* "ok" only once a worker has evaluated the rule: never evaluated means no worker runs housekeeping. */}
-        {rule.firing ? (
+        {hidden ? (
+          <span title="Counted over every team's records: shown to supervisors in no team">
+            <Badge tone="slate">value not shown</Badge>
+          </span>
+        ) : rule.firing ? (
           <Badge tone="red">firing</Badge>
         ) : !rule.enabled ? (
           <Badge tone="slate">off</Badge>
@@ -69,7 +122,7 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
           <input
             aria-label={`${rule.id} threshold`}
             className={input}
-            disabled={!canManage}
+            disabled={!canEdit}
             value={threshold}
             onChange={(e) => setThreshold(e.target.value)}
             inputMode="decimal"
@@ -81,7 +134,7 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
         <input
           aria-label={`${rule.id} window minutes`}
           className={input}
-          disabled={!canManage || !["poison_growth", "source_down", "rule_refailure"].includes(rule.metric)}
+          disabled={!canEdit || !["poison_growth", "source_down", "rule_refailure"].includes(rule.metric)}
           value={windowMinutes}
           onChange={(e) => setWindowMinutes(e.target.value)}
           inputMode="numeric"
@@ -91,14 +144,14 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
         <input
           aria-label={`${rule.id} webhook`}
           className={`${input} w-64`}
-          disabled={!canManage}
+          disabled={!canEdit}
           placeholder="default (REDRIVE_ALERT_WEBHOOK_URL)"
           value={webhookUrl}
           onChange={(e) => setWebhookUrl(e.target.value)}
         />
       </td>
       <td className="space-x-1 whitespace-nowrap px-3 py-2 text-right">
-        {canManage && (
+        {canEdit && (
           <>
             <Button size="sm" onClick={save} disabled={update.isPending}>
               Save
@@ -106,7 +159,22 @@ function RuleRow({ rule, canManage }: { rule: AlertRuleView; canManage: boolean 
             <Button size="sm" variant="ghost" onClick={() => update.mutate({ id: rule.id, patch: { enabled: !rule.enabled } })}>
               {rule.enabled ? "Disable" : "Enable"}
             </Button>
+            {rule.teamId !== null && (
+              <Button
+                size="sm"
+                variant="ghost"
+                disabled={remove.isPending}
+                onClick={() => {
+                  if (window.confirm(`Remove alert rule ${rule.name || rule.id} of ${rule.team ?? "the team"}?`)) remove.mutate(rule.id);
+                }}
+              >
+                Remove
+              </Button>
+            )}
           </>
+        )}
+        {canManage && rule.teamId === null && teams.length > 0 && !RULE_ALERT_METRICS.includes(rule.metric) && (
+          <CopyForTeam rule={rule} teams={teams} />
         )}
       </td>
     </tr>
@@ -145,19 +213,31 @@ export function AlertRules({
   initial,
   renderedAt,
   canManage,
+  scoped,
+  teams,
 }: {
   initial: { rules: AlertRuleView[]; events: AlertEventView[] };
   renderedAt: number;
   canManage: boolean;
+  /** the reader is in teams: company-wide rules come without values and are not theirs to edit */
+  scoped: boolean;
+  /** the teams the reader may give a rule to (none: no copying) */
+  teams: Team[];
 }) {
   const { data } = useAlerts(initial, renderedAt);
   return (
     <div className="space-y-4">
       <FramedTable>
-        <ColumnHeaders columns={["Rule", "State", "Fires above", "Window (min)", "Webhook", { label: "Actions", srOnly: true }]} />
+        <ColumnHeaders columns={["Rule", "Team", "State", "Fires above", "Window (min)", "Webhook", { label: "Actions", srOnly: true }]} />
         <DividedBody>
           {data.rules.map((r) => (
-            <RuleRow key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`} rule={r} canManage={canManage} />
+            <RuleRow
+              key={`${r.id}:${r.threshold}:${r.windowMinutes}:${r.webhookUrl}`}
+              rule={r}
+              canManage={canManage}
+              scoped={scoped}
+              teams={teams}
+            />
           ))}
         </DividedBody>
       </FramedTable>

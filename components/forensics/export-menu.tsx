@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { usePopover } from "@/components/ui/use-popover";
 import { errorMessage } from "@/lib/api/client";
-import { filterToParams } from "@/lib/dead-letters/query/filter-url";
+import { filterToParams } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { ExportFormat } from "@/lib/forensics/forensics-schemas";
 import { countOf, plural } from "@/lib/vocabulary/plural";

@@ -94,6 +94,7 @@ export function OverviewDashboard({ initial, renderedAt }: { initial: Overview; 
             {firing.map((a) => (
               // The message holds the figures measured when the rule fired; the cards below are live.
               <li key={a.id}>
+                {a.team && <span className="font-medium">{a.team}: </span>}
                 {a.firing?.message}{" "}
                 <span className="text-red-700 dark:text-red-300">
                   — firing since {a.firing?.firedAt.replace("T", " ").slice(0, 16)} UTC (figures as measured then)

@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
 import type { AlertEventView, AlertRuleView } from "@/lib/ops/alerts/alert-rules";
-import type { AlertRuleUpdate } from "@/lib/forensics/forensics-schemas";
+import type { AlertRuleCreate, AlertRuleUpdate } from "@/lib/forensics/forensics-schemas";
 import type { QuarantineBody, QuarantineGroup } from "@/lib/dead-letters/contract/quarantine";
 
 // One hook per forensics resource, keyed by a factory so mutations invalidate exactly what they change.
@@ -69,6 +69,35 @@ export function useUpdateAlertRule() {
       void qc.invalidateQueries({ queryKey: forensicsKeys.all });
     },
     onError: (err, { id }) => {
+      if (!isSessionEnd(err)) toast.error(err.message, { id: `alert-rule-${id}` });
+    },
+  });
+}
+
+/** A new rule, e.g. a company-wide default copied for a team. */
+export function useCreateAlertRule() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AlertRuleCreate) => fetchJson<AlertRuleView>("/api/alerts", { method: "POST", body }),
+    onSuccess: (r) => {
+      toast.success(`Created rule ${r.name || r.id}${r.team ? ` for ${r.team}` : ""}`);
+      void qc.invalidateQueries({ queryKey: forensicsKeys.all });
+    },
+    onError: (err) => {
+      if (!isSessionEnd(err)) toast.error(err.message);
+    },
+  });
+}
+
+export function useDeleteAlertRule() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => fetchJson<{ deleted: true }>(`/api/alerts/${id}`, { method: "DELETE" }),
+    onSuccess: (_r, id) => {
+      toast.success(`Removed rule ${id}`, { id: `alert-rule-${id}` });
+      void qc.invalidateQueries({ queryKey: forensicsKeys.all });
+    },
+    onError: (err, id) => {
       if (!isSessionEnd(err)) toast.error(err.message, { id: `alert-rule-${id}` });
     },
   });

@@ -1,5 +1,5 @@
 import { Badge, type Tone } from "@/components/ui/badge";
-import type { FailureGroupView, GroupStatus } from "@/lib/dead-letters/groups/group-schemas";
+import type { FailureGroupView, GroupStatus } from "@/lib/dead-letters/contract/groups";
 
 const TONE: Record<GroupStatus, Tone> = { open: "amber", acknowledged: "blue", resolved: "green", ignored: "slate" };
 

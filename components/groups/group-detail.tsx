@@ -4,7 +4,7 @@ import { useMemo, useState } from "react";
 import { TriageList, type ListScope } from "@/components/dead-letters/list/triage-list";
 import { Button } from "@/components/ui/button";
 import { DayTrend } from "@/components/ui/day-trend";
-import type { FailureGroupDetail, GroupPatch } from "@/lib/dead-letters/groups/group-schemas";
+import type { FailureGroupDetail, GroupPatch } from "@/lib/dead-letters/contract/groups";
 import type { ListPage } from "@/lib/dead-letters/contract/list";
 import type { Facets } from "@/lib/dead-letters/contract/facets";
 import { NoteText } from "@/components/notes/note-text";

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { DayTrend } from "@/components/ui/day-trend";
 import { EmptyNotice } from "@/components/ui/empty-notice";
-import { GROUP_SORTS, GROUP_STATUSES, type FailureGroupView, type GroupSort } from "@/lib/dead-letters/groups/group-schemas";
+import { GROUP_SORTS, GROUP_STATUSES, type FailureGroupView, type GroupSort } from "@/lib/dead-letters/contract/groups";
 import { GroupStatusBadge, when } from "./group-badges";
 import { useGroups } from "./queries";
 import { countOf } from "@/lib/vocabulary/plural";

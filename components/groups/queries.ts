@@ -5,7 +5,7 @@ import { toast } from "sonner";
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { useState } from "react";
 import { fetchJson, HttpError } from "@/lib/api/client";
-import type { FailureGroupDetail, FailureGroupView, GroupPatch, GroupSort } from "@/lib/dead-letters/groups/group-schemas";
+import type { FailureGroupDetail, FailureGroupView, GroupPatch, GroupSort } from "@/lib/dead-letters/contract/groups";
 
 // One hook per failure-group resource. Both poll every few seconds: two analysts on the same group see each
 // other's status, owner and notes without reloading.

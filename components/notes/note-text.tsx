@@ -1,5 +1,5 @@
 import { mentionSegments } from "@/lib/dead-letters/notes/mentions";
-import type { Note } from "@/lib/dead-letters/notes/note-schemas";
+import type { Note } from "@/lib/dead-letters/contract/notes";
 
 /** A note's text as text (React escapes it: no HTML, no markdown), its resolved @mentions highlighted. */
 export function NoteText({ note }: { note: Pick<Note, "text" | "mentions"> }) {

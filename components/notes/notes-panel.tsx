@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
-import { NOTE_MAX_CHARS } from "@/lib/dead-letters/notes/note-schemas";
+import { NOTE_MAX_CHARS } from "@/lib/dead-letters/contract/notes";
 import { NoteText } from "./note-text";
 import { useAddNote, useNotes } from "./queries";
 

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
-import type { MentionList, Note } from "@/lib/dead-letters/notes/note-schemas";
+import type { MentionList, Note } from "@/lib/dead-letters/contract/notes";
 
 // Notes on a record and the reader's mentions. Polled every few seconds, so two analysts on the same record see
 // each other's notes without reloading.

@@ -10,6 +10,8 @@ import { fmt, formatDuration, formatTime } from "./format";
 import { HttpError } from "@/lib/api/client";
 import { defaultSink, previewForSink, sinkChoices, sinkHelp, type SinkType } from "./preview-for-sink";
 import { sinkPlug } from "@/lib/replay/sinks/registry";
+import { initialSinkInputs, sinkBodyOf } from "./sink-form";
+import { field, SinkFields } from "./sink-fields";
 import { useCreateBatch } from "./queries";
 import { DestinationsList } from "./destinations-list";
 
@@ -17,26 +19,6 @@ import { DestinationsList } from "./destinations-list";
 // the batch's settings. Creating makes a draft; another supervisor approves it on the batch's page.
 
 export type SelectionInput = { ids: string[] } | { filter: Record<string, string | string[]> };
-
-const field = "w-full rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm";
-
-/** "Name: value" lines → headers; a line without a colon is reported, not sent as a header named after it. */
-function parseHeaders(text: string): { headers: Record<string, string> | undefined; problems: string[] } {
-  const problems: string[] = [];
-  const entries = text
-    .split("\n")
-    .map((l) => l.trim())
-    .flatMap((l, i) => {
-      if (l === "") return [];
-      const at = l.indexOf(":");
-      if (at <= 0) {
-        problems.push(`sink.headers: line ${i + 1} is not "Name: value"`);
-        return [];
-      }
-      return [[l.slice(0, at).trim(), l.slice(at + 1).trim()] as const];
-    });
-  return { headers: entries.length ? Object.fromEntries(entries) : undefined, problems };
-}
 
 type TapFailures = { failing: number; checked: number; complete: boolean };
 
@@ -67,22 +49,10 @@ export function CreateBatchForm({
   const [sinkType, setSinkType] = useState<SinkType>(() => defaultSink(selection));
   // The origin sink leaves out the records without an origin: its count and the reasons follow the sink.
   const { count, leftOut } = previewForSink(preview, sinkType);
-  const [gis, setGis] = useState({
-    url: "",
-    table: "",
-    idColumn: "id",
-    idProperty: "",
-    geometryColumn: "geom",
-    observedAtColumn: "observed_at",
-    propertiesColumn: "",
-    srid: "4326",
-  });
-  const setGisField = (k: keyof typeof gis) => (e: React.ChangeEvent<HTMLInputElement>) => setGis({ ...gis, [k]: e.target.value });
+  // Every sink's settings, kept while another sink is chosen (switching back finds them as typed).
+  const [sinkInputs, setSinkInputs] = useState(() => initialSinkInputs());
+  const setSinkInput = (key: string, value: string) => setSinkInputs((inputs) => ({ ...inputs, [key]: value }));
   const [rate, setRate] = useState("50");
-  const [url, setUrl] = useState("");
-  const [headers, setHeaders] = useState("");
-  const [timeoutMs, setTimeoutMs] = useState("10000");
-  const [concurrency, setConcurrency] = useState("4");
   const [pageSize, setPageSize] = useState("100");
   const [maxReplays, setMaxReplays] = useState("3");
   const [maxAttempts, setMaxAttempts] = useState("5");
@@ -100,25 +70,12 @@ export function CreateBatchForm({
   const rateN = Number(rate);
   const rateOk = rate.trim() !== "" && Number.isFinite(rateN) && rateN > 0;
   const seconds = rateOk ? count / rateN : null;
-  const parsedHeaders = parseHeaders(headers);
+  const plug = sinkPlug(sinkType);
+  const sinkBody = sinkBodyOf(plug, sinkInputs);
   const body: CreateBatchRequest = {
     ...selection,
-    sink:
-      sinkType === "http"
-        ? { type: "http", url, headers: parsedHeaders.headers, timeoutMs: Number(timeoutMs), concurrency: Number(concurrency) }
-        : sinkType === "postgis"
-          ? {
-              type: "postgis",
-              url: gis.url,
-              table: gis.table,
-              idColumn: gis.idColumn,
-              idProperty: gis.idProperty.trim() || undefined,
-              geometryColumn: gis.geometryColumn,
-              observedAtColumn: gis.observedAtColumn,
-              propertiesColumn: gis.propertiesColumn.trim() || undefined,
-              srid: Number(gis.srid),
-            }
-          : { type: sinkType },
+    // Checked whole by CreateBatchBody below: each sink's schema names what its fields got wrong.
+    sink: sinkBody.sink as CreateBatchRequest["sink"],
     ratePerSecond: rateN,
     pageSize: Number(pageSize),
     maxReplays: Number(maxReplays),
@@ -129,10 +86,7 @@ export function CreateBatchForm({
   };
 
   const checked = CreateBatchBody.safeParse(body);
-  const problems = [
-    ...(sinkType === "http" ? parsedHeaders.problems : []),
-    ...(checked.success ? [] : checked.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`)),
-  ];
+  const problems = [...sinkBody.problems, ...(checked.success ? [] : checked.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`))];
   const issues = attempted ? problems : [];
 
   function submit(e: React.FormEvent) {
@@ -196,7 +150,7 @@ export function CreateBatchForm({
           </Suspense>
         )}
         {leftOut.length > 0 && <p className="text-amber-800 dark:text-amber-200">Left out: {leftOut.join(", ")}.</p>}
-        {sinkPlug(sinkType).needsOrigin && (preview.destinations?.length ?? 0) > 0 && (
+        {plug.needsOrigin && (preview.destinations?.length ?? 0) > 0 && (
           <DestinationsList destinations={preview.destinations ?? []} caption="Where they go back to" />
         )}
         {preview.sample.length > 0 && (
@@ -235,90 +189,7 @@ export function CreateBatchForm({
         <p id="sink-help" data-testid="sink-help" className="text-xs text-slate-500 dark:text-slate-400">
           {sinkHelp(sinkType)}
         </p>
-        {sinkType === "postgis" && (
-          <div className="grid gap-2 sm:grid-cols-2" data-testid="postgis-sink">
-            <p className="text-xs text-slate-500 dark:text-slate-400 sm:col-span-2">
-              The keys go into redrive_applied_key in the same schema. PostGIS checks every geometry first. The URL is stored encrypted and
-              shown redacted.
-            </p>
-            {preview.byKind.afc > 0 && (
-              <p role="status" className="text-amber-800 dark:text-amber-200 sm:col-span-2">
-                This selection holds {fmt(preview.byKind.afc)} AFC taps: the PostGIS sink takes spatial features only. Filter on kind =
-                spatial first.
-              </p>
-            )}
-            <label className="sm:col-span-2">
-              Database URL{" "}
-              <input
-                className={field}
-                required
-                autoComplete="off"
-                spellCheck={false}
-                value={gis.url}
-                onChange={setGisField("url")}
-                placeholder="postgresql://writer:password@db.example:5432/gis"
-              />
-            </label>
-            <label>
-              Table <input className={field} required value={gis.table} onChange={setGisField("table")} placeholder="schema.table" />
-            </label>
-            <label>
-              SRID <input className={field} type="number" min={0} value={gis.srid} onChange={setGisField("srid")} />
-            </label>
-            <label>
-              Id column <input className={field} required value={gis.idColumn} onChange={setGisField("idColumn")} />
-            </label>
-            <label>
-              Id property (Features without an id){" "}
-              <input className={field} value={gis.idProperty} onChange={setGisField("idProperty")} placeholder="optional" />
-            </label>
-            <label>
-              Geometry column <input className={field} required value={gis.geometryColumn} onChange={setGisField("geometryColumn")} />
-            </label>
-            <label>
-              Observation time column{" "}
-              <input className={field} required value={gis.observedAtColumn} onChange={setGisField("observedAtColumn")} />
-            </label>
-            <label>
-              Properties column (jsonb){" "}
-              <input className={field} value={gis.propertiesColumn} onChange={setGisField("propertiesColumn")} placeholder="optional" />
-            </label>
-          </div>
-        )}
-        {sinkType === "http" && (
-          <div className="grid gap-2 sm:grid-cols-2">
-            <label className="sm:col-span-2">
-              URL{" "}
-              <input
-                className={field}
-                type="url"
-                required
-                value={url}
-                onChange={(e) => setUrl(e.target.value)}
-                placeholder="https://downstream.example/ingest"
-              />
-            </label>
-            <label className="sm:col-span-2">
-              Headers (one “Name: value” per line){" "}
-              <textarea className={field} rows={2} value={headers} onChange={(e) => setHeaders(e.target.value)} />
-            </label>
-            <label>
-              Timeout (ms){" "}
-              <input className={field} type="number" min={100} value={timeoutMs} onChange={(e) => setTimeoutMs(e.target.value)} />
-            </label>
-            <label>
-              Requests in flight{" "}
-              <input
-                className={field}
-                type="number"
-                min={1}
-                max={64}
-                value={concurrency}
-                onChange={(e) => setConcurrency(e.target.value)}
-              />
-            </label>
-          </div>
-        )}
+        <SinkFields plug={plug} inputs={sinkInputs} onInput={setSinkInput} afcTaps={preview.byKind.afc} />
         <div className="grid gap-2 sm:grid-cols-3">
           <label>
             Rate (records/s){" "}

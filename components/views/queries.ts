@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { isSessionEnd, poll } from "@/components/session-ended";
 import { fetchJson } from "@/lib/api/client";
-import type { SavedView } from "@/lib/dead-letters/views/view-schemas";
+import type { SavedView } from "@/lib/dead-letters/contract/views";
 
 // Saved views of the list, with their live counts (the list's count for each filter), refreshed while shown.
 

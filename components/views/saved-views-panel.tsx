@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { viewQuery } from "@/lib/dead-letters/views/view-schemas";
+import { viewQuery } from "@/lib/dead-letters/contract/views";
 import { useSavedViews } from "./queries";
 import { ViewCount } from "./view-count";
 

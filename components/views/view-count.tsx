@@ -1,4 +1,4 @@
-import type { SavedView } from "@/lib/dead-letters/views/view-schemas";
+import type { SavedView } from "@/lib/dead-letters/contract/views";
 
 /** A view's live count: "≈" when the list's count was estimated, "—" past the count cap. */
 export function ViewCount({ view, className = "" }: { view: SavedView; className?: string }) {

@@ -3,10 +3,10 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { usePopover } from "@/components/ui/use-popover";
-import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
-import { DEFAULT_COLUMNS, sameColumns } from "@/lib/dead-letters/query/list-columns";
+import { filterFromParams, filterKey } from "@/lib/dead-letters/filter-url";
+import { DEFAULT_COLUMNS, sameColumns } from "@/lib/dead-letters/list-columns";
 import type { ListFilter } from "@/lib/dead-letters/filters";
-import type { SavedView } from "@/lib/dead-letters/views/view-schemas";
+import type { SavedView } from "@/lib/dead-letters/contract/views";
 import { useSavedViews, useViewChange } from "./queries";
 import { ViewCount } from "./view-count";
 

@@ -17,8 +17,8 @@ type Db = pg.Pool | pg.PoolClient;
 const prefixPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
- * `scope`: an auditor in teams reads the events of their teams' records (and of replay batches of those records)
- * only; verifying the chain, which reads every event, stays an admin's (lib/audit/verify.ts, the CLI).
+ * `scope`: an auditor in teams reads the events of their teams' records (and of replay batches of those records,
+ * and of their teams' alert rules: changes, firings) only; verifying the chain, which reads every event, stays an admin's (lib/audit/verify.ts, the CLI).
  */
 export async function auditLog(db: Db, scope: RecordScope, q: AuditQuery, mask: MaskRules | null): Promise<AuditLogPage> {
   const values: unknown[] = [];
@@ -26,7 +26,8 @@ export async function auditLog(db: Db, scope: RecordScope, q: AuditQuery, mask: 
   const where: string[] = [];
   if (!scope.all) {
     where.push(`((a.target_type = 'dead_letter' AND EXISTS (SELECT 1 FROM dead_letter d WHERE d.id::text = a.target_id AND ${scopeSql(scope, p)}))
-      OR (a.target_type = 'replay_batch' AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id::text = a.target_id AND ${batchInScopeSql(scope, p)})))`);
+      OR (a.target_type = 'replay_batch' AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id::text = a.target_id AND ${batchInScopeSql(scope, p)}))
+      OR (a.target_type = 'alert_rule' AND EXISTS (SELECT 1 FROM alert_rule r WHERE r.id = a.target_id AND r.team_id = ANY(${p(scope.teamIds)}::bigint[]))))`);
   }
   if (q.action) where.push(q.action.endsWith(".") ? `action LIKE ${p(prefixPattern(q.action))}` : `action = ${p(q.action)}`);
   if (q.actor) {

@@ -172,24 +172,54 @@ export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age", "source
 export const RULE_ALERT_METRICS: readonly AlertMetric[] = ["rule_canary", "rule_refailure"];
 export type AlertMetric = (typeof ALERT_METRICS)[number];
 
-export const AlertRuleUpdateSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
-  threshold: z.number().finite().min(0).optional(),
+const alertRuleFields = {
+  name: z.string().trim().min(1).max(200),
+  threshold: z.number().finite().min(0),
   windowMinutes: z
     .number()
     .int()
     .min(1)
-    .max(7 * 24 * 60)
-    .optional(),
-  enabled: z.boolean().optional(),
+    .max(7 * 24 * 60),
+  enabled: z.boolean(),
   webhookUrl: z
     .url({ protocol: /^https?$/ })
     .max(2000, "must be at most 2,000 characters")
     .refine((u) => !hasUrlCredentials(u), {
       error: "must not contain a user name or password (fetch refuses them; put a token in the path or query)",
     })
-    .nullable()
-    .optional(),
+    .nullable(),
+};
+const alertRuleId = z.string().regex(/^[a-z0-9-]{1,60}$/, "must be an alert rule id (a-z, 0-9, -; at most 60)");
+
+export const AlertRuleUpdateSchema = z.strictObject({
+  name: alertRuleFields.name.optional(),
+  threshold: alertRuleFields.threshold.optional(),
+  windowMinutes: alertRuleFields.windowMinutes.optional(),
+  enabled: alertRuleFields.enabled.optional(),
+  webhookUrl: alertRuleFields.webhookUrl.optional(),
 });
 export type AlertRuleUpdate = z.output<typeof AlertRuleUpdateSchema>;
-export const AlertRuleParamsSchema = z.object({ id: z.string().regex(/^[a-z0-9-]{1,60}$/, "must be an alert rule id") });
+export const AlertRuleParamsSchema = z.object({ id: alertRuleId });
+
+/**
+ * POST /api/alerts: a new rule, for a team (`teamId`; a member of one team may leave it out) or company-wide
+ * (`teamId: null`, unscoped supervisors only). Copying a company-wide default for a team is this body with the
+ * default's metric, threshold and window.
+ */
+export const AlertRuleCreateSchema = z.strictObject({
+  id: alertRuleId.optional(),
+  teamId: z
+    .string()
+    .regex(/^[1-9][0-9]{0,18}$/, "must be a team id")
+    .nullable()
+    .optional(),
+  name: alertRuleFields.name,
+  metric: z
+    .enum(ALERT_METRICS)
+    .refine((m) => !RULE_ALERT_METRICS.includes(m), "is a triage rule's alert: it exists once, raised for every rule, with no copies"),
+  threshold: alertRuleFields.threshold,
+  windowMinutes: alertRuleFields.windowMinutes.default(60),
+  enabled: alertRuleFields.enabled.default(true),
+  webhookUrl: alertRuleFields.webhookUrl.optional(),
+});
+export type AlertRuleCreate = z.output<typeof AlertRuleCreateSchema>;

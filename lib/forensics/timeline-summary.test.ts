@@ -35,6 +35,26 @@ describe("timeline summaries of notes", () => {
   });
 });
 
+describe("timeline summaries of a settled key", () => {
+  const settled = (origin: string, batchId: string | null = "4"): TimelineEvent => ({
+    ...event("ledger.settled"),
+    kind: "settlement",
+    actor: { id: null, email: null, role: null },
+    after: { idempotencyKey: "k", batchId, itemId: "1", deadLetterId: "9", origin },
+  });
+
+  it("names the sink that settled it, in that sink's own words", () => {
+    expect(summarize(settled("http"), null)).toBe("Settled in the ledger by replay batch 4 (HTTP sink)");
+    expect(summarize(settled("postgis"), null)).toBe("Settled in the ledger by replay batch 4 (PostGIS sink)");
+    expect(summarize(settled("replay"), null)).toBe("Settled in the ledger by replay batch 4");
+    expect(summarize(settled("origin"), null)).toBe("Settled in the ledger by replay batch 4");
+  });
+
+  it("says an imported key came from an external ledger", () => {
+    expect(summarize(settled("import", null), null)).toBe("Settled key found in the ledger (imported from an external ledger)");
+  });
+});
+
 describe("a record's fate in a batch that ended after its turn", () => {
   const at = (action: string, after: TimelineEvent["after"] = null): TimelineEvent => ({ ...event(action), after, summary: action });
   it("says the record was applied before the cancel, not that it was cancelled", () => {

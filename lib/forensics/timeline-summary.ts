@@ -1,3 +1,4 @@
+import { settledBy } from "../replay/sinks/registry";
 import type { TimelineEvent } from "./forensics-schemas";
 
 // One line per timeline event, in words an investigator reads aloud on a call ("Approved by ana@… (supervisor):
@@ -99,7 +100,8 @@ export function summarize(e: TimelineEvent, targetId: string | null, record?: Re
       const origin = str(field(a, "origin"));
       const batch = str(field(a, "batchId"));
       if (origin === "import") return "Settled key found in the ledger (imported from an external ledger)";
-      return `Settled in the ledger${batch ? ` by replay batch ${batch}` : ""}${origin === "http" ? " (HTTP sink)" : origin === "postgis" ? " (PostGIS sink)" : ""}`;
+      const sink = origin === null ? null : settledBy(origin);
+      return `Settled in the ledger${batch ? ` by replay batch ${batch}` : ""}${sink ? ` (${sink})` : ""}`;
     }
   }
   if (DECISIONS[e.action]) return withReason(`${DECISIONS[e.action]}${who(e)}`, e.reason);

@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
+import { paramsOf, scopeSql, sourceColumnSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 
 // The few numbers the overview, the alerts and /api/metrics share, each read from the cheapest exact source:
@@ -26,12 +26,20 @@ async function ignoredFilter(db: Db, alias: string): Promise<string> {
   return rows[0]?.any ? ` AND ${notIgnored(alias)}` : "";
 }
 
-/** Records still waiting for someone: pending, approved (not yet replayed) or quarantined, outside ignored groups. */
-export async function unresolvedCount(db: Db): Promise<number> {
-  const { rows } = await db.query<{ n: string | null }>(
-    `SELECT sum(n)::text AS n FROM dead_letter_stat s WHERE status = ANY($1::"DeadLetterStatus"[]) AND ${notIgnored("s")}`,
-    [UNRESOLVED],
-  );
+/**
+ * Records still waiting for someone: pending, approved (not yet replayed) or quarantined, outside ignored groups,
+ * within `scope`. From the rollup, per source; a scope that claims broker sources counts the records themselves
+ * (the rollup has no origin: docs/benchmarks.md "Alerts per team").
+ */
+export async function unresolvedCount(db: Db, scope: RecordScope): Promise<number> {
+  const values: unknown[] = [UNRESOLVED];
+  const p = paramsOf(values);
+  const sql =
+    !scope.all && scope.origins.length > 0
+      ? `SELECT count(*)::text AS n FROM dead_letter d WHERE status = ANY($1::"DeadLetterStatus"[]) AND ${scopeSql(scope, p)}${await ignoredFilter(db, "d")}`
+      : `SELECT sum(n)::text AS n FROM dead_letter_stat s WHERE status = ANY($1::"DeadLetterStatus"[]) AND ${notIgnored("s")}
+           AND ${sourceColumnSql(scope, p, "s.source")}`;
+  const { rows } = await db.query<{ n: string | null }>(sql, values);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -66,11 +74,16 @@ export function hoursBetween(from: Date, to: Date): number {
   return Math.max(0, (to.getTime() - from.getTime()) / 3_600_000);
 }
 
-/** Enabled broker sources whose attempts have failed since before `since` (the source_down alert). */
-export async function failingSources(db: pg.Pool | pg.PoolClient, since: Date): Promise<number> {
+/**
+ * Enabled broker sources whose attempts have failed since before `since` (the source_down alert); within a scope,
+ * the broker sources its teams claim by name (a team's `origin`).
+ */
+export async function failingSources(db: Db, since: Date, scope: RecordScope): Promise<number> {
+  const values: unknown[] = [since];
+  const claimed = scope.all ? "" : ` AND name = ANY(${paramsOf(values)(scope.origins)}::text[])`;
   const { rows } = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM source WHERE enabled AND failing_since IS NOT NULL AND failing_since <= $1",
-    [since],
+    `SELECT count(*)::int AS n FROM source WHERE enabled AND failing_since IS NOT NULL AND failing_since <= $1${claimed}`,
+    values,
   );
   return rows[0]?.n ?? 0;
 }

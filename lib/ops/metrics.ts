@@ -14,8 +14,8 @@ type Db = pg.Pool | pg.PoolClient;
 
 /**
  * `scope`: the scraping token's owner's records. A token of a user in teams is given their teams' numbers only (the
- * labels name no other team's source); replay totals count the batches of their records, and the poison counter,
- * kept per kind only, is left out for them.
+ * labels name no other team's source); replay totals count the batches of their records, the alert gauge their teams'
+ * rules (labelled `team`), and the poison counter, kept per kind only, is left out for them.
  */
 export async function prometheusMetrics(db: Db, scope: RecordScope, now: Date): Promise<string> {
   const batchValues: unknown[] = [];
@@ -36,8 +36,11 @@ export async function prometheusMetrics(db: Db, scope: RecordScope, now: Date): 
       `SELECT status::text AS status, count(*)::int AS n FROM replay_batch b WHERE ${batchScope} GROUP BY 1`,
       batchValues,
     ),
-    db.query<{ rule_id: string; n: number }>(
-      "SELECT r.id AS rule_id, count(e.id)::int AS n FROM alert_rule r LEFT JOIN alert_event e ON e.rule_id = r.id AND e.resolved_at IS NULL GROUP BY 1",
+    db.query<{ rule_id: string; team: string | null; n: number }>(
+      `SELECT r.id AS rule_id, t.name AS team, count(e.id)::int AS n
+       FROM alert_rule r LEFT JOIN team t ON t.id = r.team_id LEFT JOIN alert_event e ON e.rule_id = r.id AND e.resolved_at IS NULL
+       WHERE ${scope.all ? "TRUE" : "r.team_id = ANY($1::bigint[])"} GROUP BY 1, 2`,
+      scope.all ? [] : [scope.teamIds],
     ),
     db.query<{ kind: string; n: string }>(
       `SELECT kind::text AS kind, sum(n)::text AS n FROM poison_stat WHERE ${scope.all ? "TRUE" : "FALSE"} GROUP BY 1 ORDER BY 1`,
@@ -115,8 +118,11 @@ export async function prometheusMetrics(db: Db, scope: RecordScope, now: Date): 
       name: "redrive_alert_firing",
       help: "1 while the alert rule is breached (fired and not resolved).",
       type: "gauge",
-      // A rule fires on company-wide counts: a token of a user in teams is not told.
-      samples: scope.all ? firing.rows.map((f) => ({ labels: { rule: f.rule_id }, value: f.n > 0 ? 1 : 0 })) : [],
+      // A company-wide rule fires on every team's records: a token of a user in teams is told of its teams' rules only.
+      samples: firing.rows.map((f) => ({
+        labels: { rule: f.rule_id, ...(f.team === null ? {} : { team: f.team }) },
+        value: f.n > 0 ? 1 : 0,
+      })),
     },
   ];
   // Label values go through the same last pass as every other answer: none holds producer data today, and a

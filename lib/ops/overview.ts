@@ -3,7 +3,7 @@ import { batchInScopeSql, paramsOf, scopeSql, sourceColumnSql, type RecordScope 
 import type pg from "pg";
 import { maskReasonGroups } from "../dead-letters/query/mask-list";
 import type { MaskRules } from "../masking/rules";
-import { alertsForScope, listAlertRules, type AlertRuleView } from "./alerts/alert-rules";
+import { listAlertRules, type AlertRuleView } from "./alerts/alert-rules";
 import { hoursBetween, notIgnored, oldestUnresolved, UNRESOLVED } from "./measures";
 import { bucketRange, fillSeries, type SeriesPoint, type Unit } from "./series";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
@@ -166,7 +166,7 @@ export async function healthOverview(db: Db, scope: RecordScope, now: Date): Pro
     arrivalSeries(db, scope, now, "day", 30),
     oldestUnresolved(db, scope),
     runningReplays(db, scope, now),
-    listAlertRules(db, "origin"),
+    listAlertRules(db, scope, "origin"),
   ]);
   return {
     generatedAt: now.toISOString(),
@@ -177,6 +177,6 @@ export async function healthOverview(db: Db, scope: RecordScope, now: Date): Pro
       ? { id: oldest.id, firstSeenAt: oldest.firstSeenAt.toISOString(), ageHours: hoursBetween(oldest.firstSeenAt, now) }
       : null,
     replays,
-    alerts: alertsForScope(scope, rules, []).rules,
+    alerts: rules,
   };
 }

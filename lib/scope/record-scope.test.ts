@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchInScopeSql, inScope, scopeOf, scopeSql, sourceColumnSql, UNSCOPED } from "./record-scope";
+import { batchInScopeSql, brokerSourceInScope, inScope, scopeOf, scopeSql, sourceColumnSql, UNSCOPED } from "./record-scope";
 
 const params = () => {
   const values: unknown[] = [];
@@ -73,5 +73,13 @@ describe("scopeSql", () => {
     const scope = scopeOf([{ id: "1", claims: [{ origin: "o" }] }]);
     expect(batchInScopeSql(scope, p)).toContain("NOT coalesce(sd.origin_source = $1, false)");
     expect(batchInScopeSql(UNSCOPED, p)).toBe("TRUE");
+  });
+});
+
+describe("brokerSourceInScope", () => {
+  it("shows a team the broker sources it claims by name, not those whose records' source names it claims", () => {
+    const scope = scopeOf([{ id: "1", claims: [{ source: "amqp*" }, { origin: "amqp-fares" }] }]);
+    expect([brokerSourceInScope(scope, "amqp-fares"), brokerSourceInScope(scope, "amqp-parcels")]).toEqual([true, false]);
+    expect(brokerSourceInScope(UNSCOPED, "amqp-parcels")).toBe(true);
   });
 });

@@ -64,6 +64,14 @@ export function sourceInScope(scope: RecordScope, source: string): boolean {
   return inScope(scope, { source });
 }
 
+/**
+ * Whether a broker source (lib/sources: its configuration, state and per-source counts) is shown to this scope: the
+ * ones its teams claim by name (`origin`), as the records pulled from it are theirs. Another is not there (404).
+ */
+export function brokerSourceInScope(scope: RecordScope, name: string): boolean {
+  return scope.all || scope.origins.includes(name);
+}
+
 /** The smallest string greater than every string starting with `prefix` (an index range's upper bound). */
 function upperBound(prefix: string): string {
   const last = prefix.charCodeAt(prefix.length - 1);

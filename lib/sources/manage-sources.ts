@@ -6,6 +6,7 @@ import { can, type Role } from "../auth/permissions";
 import { inTransaction } from "../db/transaction";
 import { isUniqueViolation } from "../db/pg-errors";
 import { AppError } from "../errors/app-error";
+import { brokerSourceInScope, type RecordScope } from "../scope/record-scope";
 import { configKey } from "../secrets/config-key";
 import { seal, unseal } from "../secrets/seal";
 import type { DeadLetterKind } from "../vocabulary/record";
@@ -112,9 +113,21 @@ function toView(row: SourceRow, now: Date, audience: SourceAudience): SourceView
 const notFound = (name: string) =>
   new AppError("not_found", `source ${name} not found`, { issues: [{ path: "name", message: "names no source" }] });
 
-export async function listSources(pool: pg.Pool, now: Date, audience: SourceAudience = "reader"): Promise<SourceView[]> {
-  const { rows } = await pool.query<SourceRow>(`SELECT ${COLUMNS} FROM source ORDER BY name`);
+/**
+ * The sources `scope` may read, with their state and counts: a reader in teams, those their teams claim by name
+ * (brokerSourceInScope); its other teams' sources' counts are not theirs to see.
+ */
+export async function listSources(pool: pg.Pool, now: Date, audience: SourceAudience, scope: RecordScope): Promise<SourceView[]> {
+  const { rows } = await pool.query<SourceRow>(
+    `SELECT ${COLUMNS} FROM source ${scope.all ? "" : "WHERE name = ANY($1::text[])"} ORDER BY name`,
+    scope.all ? [] : [scope.origins],
+  );
   return rows.map((r) => toView(r, now, audience));
+}
+
+/** 404 for a source outside `scope`, word for word as for a source that does not exist. */
+export function assertSourceInScope(scope: RecordScope, name: string): void {
+  if (!brokerSourceInScope(scope, name)) throw notFound(name);
 }
 
 export async function getSource(pool: pg.Pool, name: string, now: Date, audience: SourceAudience = "reader"): Promise<SourceView> {

@@ -147,3 +147,35 @@ test("a supervisor cannot batch another team's records", async ({ page }) => {
   await page.goto(`/replays/new?source=${encodeURIComponent(sourceB)}&status=approved`);
   await expect(page.getByText(/no approved record|nothing to replay|0 records/i).first()).toBeVisible();
 });
+
+test("a team's supervisor copies a company-wide alert for the team; another team does not see it", async ({ page }) => {
+  const teamA = `A ${s}`;
+  await signInAs(page, users.supA.email, "/alerts");
+  await expect(page.getByRole("heading", { name: "Alerts", exact: true })).toBeVisible();
+  const wide = page.getByRole("row").filter({ hasText: "Too many unresolved dead letters" }).first();
+  // company-wide: counted over every team's records, so its value is not shown to a member of teams
+  await expect(wide.getByText("company-wide")).toBeVisible();
+  await expect(wide.getByText("value not shown")).toBeVisible();
+  await expect(wide.getByRole("button", { name: "Save" })).toHaveCount(0);
+  await wide.getByRole("button", { name: `Copy for ${teamA}` }).click();
+  const copy = page.getByRole("row").filter({ hasText: `Too many unresolved dead letters (${teamA})` });
+  await expect(copy).toBeVisible();
+  await expect(copy.getByRole("cell", { name: teamA, exact: true })).toBeVisible();
+  await expect(copy.getByRole("button", { name: "Save" })).toBeVisible();
+  const mine = ((await (await page.request.get("/api/alerts")).json()) as { rules: { id: string; team: string | null }[] }).rules.find(
+    (r) => r.team === teamA,
+  );
+  expect(mine).toBeDefined();
+
+  // B's analyst neither lists it nor reaches it
+  const b = await (await page.context().browser()!.newContext()).newPage();
+  await signInAs(b, users.anaB.email, "/alerts");
+  await expect(b.getByText(`(${teamA})`)).toHaveCount(0);
+  const seen = (await (await b.request.get("/api/alerts")).json()) as { rules: { id: string }[] };
+  expect(seen.rules.map((r) => r.id)).not.toContain(mine!.id);
+  await b.context().close();
+
+  page.once("dialog", (d) => void d.accept());
+  await copy.getByRole("button", { name: "Remove" }).click();
+  await expect(copy).toHaveCount(0);
+});

@@ -144,7 +144,7 @@ describe("over HTTP", () => {
       group,
     ]);
 
-    const unresolvedBefore = await unresolvedCount(db.pool);
+    const unresolvedBefore = await unresolvedCount(db.pool, UNSCOPED);
     const again = await send(producerB, envelope("ar-http-1", "HTTP 503 from parcels", { replay_count: 3 }));
     expect(again).toEqual({ index: 0, status: "duplicate" }); // another producer's record: no id
     // back in triage, transient (one replay of three), B's reported replay count ignored
@@ -157,7 +157,7 @@ describe("over HTTP", () => {
       [reasonGroup],
     );
     expect(Number(pendingInGroup.rows[0]?.n)).toBe(1);
-    expect(await unresolvedCount(db.pool)).toBe(unresolvedBefore + 1); // the overview's unresolved count moves
+    expect(await unresolvedCount(db.pool, UNSCOPED)).toBe(unresolvedBefore + 1); // the overview's unresolved count moves
 
     // the record's page (its API) and its timeline say so
     const detail = await call(detailRoute.GET, `/dead-letters/${id}`, analyst, { params: { id } });

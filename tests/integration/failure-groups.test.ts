@@ -168,13 +168,13 @@ describe("failure groups", () => {
   it("an ignored group leaves the overview's attention counts and the dlq_size measure; its records are kept", async () => {
     const id = await idOf("schema v3");
     const before = summarizeCells(await countCells(db.pool, UNSCOPED));
-    const unresolvedBefore = await unresolvedCount(db.pool);
+    const unresolvedBefore = await unresolvedCount(db.pool, UNSCOPED);
     expect((await patch(id, { status: "ignored", note: "expected during the migration" })).body.status).toBe("ignored");
     const after = summarizeCells(await countCells(db.pool, UNSCOPED));
     expect(after.total).toBe(before.total);
     expect(after.unresolved).toBe(before.unresolved - 1);
     expect(after.topReasons.some((r) => r.reasonGroup.startsWith("schema v3"))).toBe(false);
-    expect(await unresolvedCount(db.pool)).toBe(unresolvedBefore - 1);
+    expect(await unresolvedCount(db.pool, UNSCOPED)).toBe(unresolvedBefore - 1);
     // Still listed, with its records.
     expect((await list("?status=ignored")).body.groups).toMatchObject([{ id, count: 1 }]);
     // An ignored group is not reopened by arrivals: only a resolved one is.

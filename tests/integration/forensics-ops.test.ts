@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { evaluateAlerts } from "../../lib/ops/alerts/evaluate";
-import { updateAlertRule } from "../../lib/ops/alerts/alert-rules";
+import { updateAlertRule } from "../../lib/ops/alerts/change-alert-rule";
 import { maintenanceRound } from "../../lib/ops/maintenance";
 import { healthOverview } from "../../lib/ops/overview";
 import { runRetention } from "../../lib/ops/retention";
@@ -24,7 +24,7 @@ let server: Server;
 let hookUrl: string;
 let hookStatus = 200;
 const received: { type: string; alert: { ruleId: string; value: number } }[] = [];
-const ctx = (now: Date) => ({ actor: SYSTEM_ACTOR, requestId: "t", now });
+const ctx = (now: Date) => ({ actor: SYSTEM_ACTOR, scope: UNSCOPED, requestId: "t", now });
 
 beforeAll(async () => {
   db = await testDb({ truncate: ["dead_letter", "replay_batch", "ledger_entry", "alert_event", "user"] });

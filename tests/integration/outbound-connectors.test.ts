@@ -16,7 +16,7 @@ import { httpSink } from "../../lib/replay/sinks/http/http-sink";
 import { postgisSink } from "../../lib/replay/sinks/postgis/postgis-sink";
 import { closeTargetPools } from "../../lib/replay/sinks/postgis/target-pools";
 import type { SinkResult, Submission } from "../../lib/replay/sinks/sink";
-import { updateAlertRule } from "../../lib/ops/alerts/alert-rules";
+import { updateAlertRule } from "../../lib/ops/alerts/change-alert-rule";
 import { deliverFired } from "../../lib/ops/alerts/webhook";
 import { getEnv } from "../../lib/env";
 import { updateSsoSettings } from "../../lib/auth/sso-settings";
@@ -65,7 +65,7 @@ afterAll(async () => {
 
 const REFUSED = "refused: 127.0.0.2 is a loopback address; an admin may allow it with REDRIVE_OUTBOUND_ALLOW_PRIVATE=127.0.0.2";
 const supervisor = { scope: UNSCOPED, userId: "u", email: "s@x", role: "supervisor" as const };
-const ctx = { actor: SYSTEM_ACTOR, requestId: "t", now: new Date() };
+const ctx = { actor: SYSTEM_ACTOR, scope: UNSCOPED, requestId: "t", now: new Date() };
 const never = {} as never; // a pool the refusal must come before
 
 const submission: Submission = {

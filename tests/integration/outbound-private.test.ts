@@ -13,7 +13,7 @@ const { closeDb } = await import("../../lib/db/client");
 const { createBatch } = await import("../../lib/replay/batch/create-batch");
 const { applyBatchAction } = await import("../../lib/replay/batch/apply-batch-action");
 const { CreateBatchBody } = await import("../../lib/replay/batch/batch-schemas");
-const { updateAlertRule } = await import("../../lib/ops/alerts/alert-rules");
+const { updateAlertRule } = await import("../../lib/ops/alerts/change-alert-rule");
 const { deliverFired } = await import("../../lib/ops/alerts/webhook");
 const { startWorker } = await import("../../lib/replay/engine/worker");
 const { SYSTEM_ACTOR } = await import("../../lib/audit/actor");
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 const user = { scope: UNSCOPED, userId: "u", email: "s@x", role: "supervisor" as const };
-const ctx = { actor: SYSTEM_ACTOR, requestId: "t", now: new Date() };
+const ctx = { actor: SYSTEM_ACTOR, scope: UNSCOPED, requestId: "t", now: new Date() };
 
 describe("outbound addresses by default", () => {
   it("refuses a sink or webhook on loopback, link-local or a name resolving there when saved: 422 naming the field and the setting", async () => {

@@ -5,7 +5,7 @@ import { UNSCOPED } from "../../lib/scope/record-scope";
 process.env.REDRIVE_OUTBOUND_HOSTS = "sink.example.com";
 
 const { createBatch } = await import("../../lib/replay/batch/create-batch");
-const { updateAlertRule } = await import("../../lib/ops/alerts/alert-rules");
+const { updateAlertRule } = await import("../../lib/ops/alerts/change-alert-rule");
 const { CreateBatchBody } = await import("../../lib/replay/batch/batch-schemas");
 
 describe("REDRIVE_OUTBOUND_HOSTS", () => {
@@ -23,7 +23,12 @@ describe("REDRIVE_OUTBOUND_HOSTS", () => {
     });
     const actor = { id: "u", email: "s@x", role: "supervisor" };
     await expect(
-      updateAlertRule(pool, "dlq-size", { webhookUrl: "http://127.0.0.1:9/hook" }, { actor, requestId: "t", now: new Date() }),
+      updateAlertRule(
+        pool,
+        "dlq-size",
+        { webhookUrl: "http://127.0.0.1:9/hook" },
+        { actor, scope: UNSCOPED, requestId: "t", now: new Date() },
+      ),
     ).rejects.toMatchObject({
       status: 422,
       issues: [{ path: "webhookUrl" }],

@@ -6,7 +6,8 @@ import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { closeDb, type Db } from "../../lib/db/client";
 import { quarantineGroups } from "../../lib/dead-letters/query/quarantine-groups";
 import { recordTimeline } from "../../lib/forensics/timeline";
-import { listAlertRules, updateAlertRule } from "../../lib/ops/alerts/alert-rules";
+import { listAlertRules } from "../../lib/ops/alerts/alert-rules";
+import { updateAlertRule } from "../../lib/ops/alerts/change-alert-rule";
 import { deliverFired } from "../../lib/ops/alerts/webhook";
 import { getBatch, listItems } from "../../lib/replay/batch/read-batches";
 import { ItemsQuery } from "../../lib/replay/batch/batch-schemas";
@@ -107,11 +108,16 @@ describe("an HTTP sink's credentials", () => {
 describe("an alert webhook's URL", () => {
   it("is sealed at rest, kept out of the audit trail and of delivery errors, and shown whole only to those who manage alerts", async () => {
     const url = `${base}/hook?api_key=${HOOK_KEY}`;
-    await updateAlertRule(db.pool, "dlq-size", { webhookUrl: url }, { actor: SYSTEM_ACTOR, requestId: "t", now: new Date() });
+    await updateAlertRule(
+      db.pool,
+      "dlq-size",
+      { webhookUrl: url },
+      { actor: SYSTEM_ACTOR, scope: UNSCOPED, requestId: "t", now: new Date() },
+    );
     const atRest = await db.pool.query<{ webhook_url: string }>("SELECT webhook_url FROM alert_rule WHERE id = 'dlq-size'");
     expect(leaks(atRest.rows[0]!.webhook_url)).toEqual([]);
-    expect((await listAlertRules(db.pool, "whole")).find((r) => r.id === "dlq-size")?.webhookUrl).toBe(url);
-    expect((await listAlertRules(db.pool, "origin")).find((r) => r.id === "dlq-size")?.webhookUrl).toBe(`${base}/…`);
+    expect((await listAlertRules(db.pool, UNSCOPED, "whole")).find((r) => r.id === "dlq-size")?.webhookUrl).toBe(url);
+    expect((await listAlertRules(db.pool, UNSCOPED, "origin")).find((r) => r.id === "dlq-size")?.webhookUrl).toBe(`${base}/…`);
 
     const { GET } = await import("../../app/api/audit/route");
     const token = await makeToken(db, (await makeUser(db, "auditor")).id);

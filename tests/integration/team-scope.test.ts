@@ -4,6 +4,7 @@ import type { RouteMeta } from "../../lib/api/handler";
 import { readRecordScope } from "../../lib/auth/teams/read-scope";
 import { closeDb, type Db } from "../../lib/db/client";
 import { createBulkJob } from "../../lib/dead-letters/triage/bulk-jobs";
+import { evaluateAlerts } from "../../lib/ops/alerts/evaluate";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -45,7 +46,14 @@ const b = {
   note: "",
   ruleId: "",
   ruleJobId: "",
+  teamId: "",
+  alertId: "team-b-backlog",
 };
+/** each team's broker source; B's name holds no marker (a 404 may echo the name asked for), so it is checked by name */
+const A_BROKER = "a-broker";
+const B_BROKER = "gates-broker-2";
+/** team A's own alert rule: its members see it whole */
+const aAlertId = "team-a-backlog";
 let aIds: string[] = [];
 
 function handler(dir: string, method: string): Handler {
@@ -170,7 +178,11 @@ beforeAll(async () => {
   for (const [k, u] of Object.entries(users)) tokens[k as keyof typeof tokens] = await makeToken(db, u.id);
 
   const teamA = await call(tokens.admin, "POST", "teams", {
-    body: { name: "A", members: [supA, anaA, audA].map((u) => ({ userId: u.id })), sources: [{ source: "team-a*" }] },
+    body: {
+      name: "A",
+      members: [supA, anaA, audA].map((u) => ({ userId: u.id })),
+      sources: [{ source: "team-a*" }, { origin: A_BROKER }],
+    },
   });
   expect(teamA.status, teamA.text).toBe(201);
   const teamB = await call(tokens.admin, "POST", "teams", {
@@ -181,6 +193,14 @@ beforeAll(async () => {
     },
   });
   expect(teamB.status, teamB.text).toBe(201);
+  b.teamId = (teamB.json() as { id: string }).id;
+
+  // A broker source for each team, with counts (B's claimed by no one in A).
+  for (const name of [A_BROKER, B_BROKER])
+    await db.pool.query(
+      "INSERT INTO source (name, type, url_sealed, kind, pulled_total, created_total) VALUES ($1, 'rabbitmq', 'unused', 'afc', 42, 40)",
+      [name],
+    );
 
   // Both teams' records in the same place, with the same kinds of identifiers.
   aIds = await ingest([spatial("team-a-parcels", "ta-key-1", 2.35, "topology: ring self-intersection"), tap("team-a-gates", "ta")]);
@@ -233,6 +253,16 @@ beforeAll(async () => {
   const dry = await call(tokens.supB, "POST", "rules/[id]/dry-run", { params: { id: b.ruleId }, body: {} });
   expect(dry.status, dry.text).toBeLessThan(300);
   b.ruleJobId = (dry.json() as { job: { id: string } }).job.id;
+  // Each team's supervisor copies the backlog alert for their team (A's in one team: no teamId needed); both fire.
+  for (const [token, id, teamId] of [
+    [tokens.supB, b.alertId, b.teamId],
+    [tokens.supA, aAlertId, undefined],
+  ] as const) {
+    const alert = await call(token, "POST", "alerts", { body: { id, teamId, name: `${id} alert`, metric: "dlq_size", threshold: 0 } });
+    expect(alert.status, alert.text).toBe(201);
+  }
+  const evaluation = await evaluateAlerts(db.pool, new Date());
+  expect(evaluation.fired.map((f) => f.ruleId).sort()).toEqual([aAlertId, b.alertId]);
 }, 120_000);
 
 afterAll(async () => {
@@ -364,6 +394,8 @@ const PROBES: Record<string, Probe | string> = {
     await expectNothing(Promise.resolve(r), "metrics");
     const total = [...r.text.matchAll(/^redrive_dead_letters\{[^}]*\} (\d+)/gm)].reduce((s, m) => s + Number(m[1]), 0);
     expect(total).toBe(aIds.length);
+    expect(r.text).toContain(`redrive_alert_firing{rule="${aAlertId}",team="A"} 1`);
+    expect(r.text).not.toMatch(/redrive_alert_firing\{rule="(dlq-size|poison-growth|oldest-age)"/);
   },
   "GET notes/mentions": async () => {
     await expectNothing(call(asA("anaA"), "GET", "notes/mentions"), "mentions");
@@ -440,6 +472,12 @@ const PROBES: Record<string, Probe | string> = {
   "GET audit": async () => {
     const r = await call(asA("audA"), "GET", "audit", { query: { limit: "200" } });
     await expectNothing(Promise.resolve(r), "audit log");
+    // their own team's alert rule: its creation and its firing
+    const own = await call(asA("audA"), "GET", "audit", { query: { targetType: "alert_rule", targetId: aAlertId } });
+    expect((own.json() as { events: { action: string }[] }).events.map((e) => e.action).sort()).toEqual([
+      "alert.fired",
+      "alert_rule.created",
+    ]);
     for (const id of recordIds())
       await expectNothing(call(asA("audA"), "GET", "audit", { query: { targetType: "dead_letter", targetId: id } }), `audit of ${id}`);
     await expectNothing(
@@ -450,12 +488,32 @@ const PROBES: Record<string, Probe | string> = {
   "GET alerts": async () => {
     const r = await call(asA("anaA"), "GET", "alerts");
     await expectNothing(Promise.resolve(r), "alerts");
-    // rules are evaluated on company-wide counts: their values and events are not a team's to see
-    const { rules, events } = r.json() as { rules: { lastValue: number | null; firing: unknown }[]; events: unknown[] };
-    expect(events).toEqual([]);
-    for (const rule of rules) expect([rule.lastValue, rule.firing]).toEqual([null, null]);
+    const { rules, events } = r.json() as {
+      rules: { id: string; teamId: string | null; lastValue: number | null; firing: unknown }[];
+      events: { ruleId: string }[];
+    };
+    expect(rules.map((x) => x.id)).not.toContain(b.alertId);
+    // company-wide rules count every team's records: their values and events are not a team's to see
+    for (const rule of rules.filter((x) => x.teamId === null)) expect([rule.lastValue, rule.firing]).toEqual([null, null]);
+    const own = rules.find((x) => x.id === aAlertId);
+    expect([own?.lastValue, own?.firing === null]).toEqual([aIds.length, false]);
+    expect(new Set(events.map((e) => e.ruleId))).toEqual(new Set([aAlertId]));
   },
-  "PATCH alerts/[id]": "alert rules are company-wide configuration (a threshold), no record; per-team alerts are not built yet",
+  "POST alerts": async () => {
+    for (const teamId of [b.teamId, null]) {
+      const r = await call(asA("supA"), "POST", "alerts", { body: { teamId, name: "reach into b", metric: "dlq_size", threshold: 1 } });
+      expect(r.status, r.text).toBe(422);
+      expect(r.text).toContain("teamId");
+    }
+  },
+  "PATCH alerts/[id]": async () => {
+    await expect404(call(asA("supA"), "PATCH", "alerts/[id]", { params: { id: b.alertId }, body: { threshold: 5 } }), "patch alert");
+    const wide = await call(asA("supA"), "PATCH", "alerts/[id]", { params: { id: "dlq-size" }, body: { threshold: 5 } });
+    expect(wide.status, wide.text).toBe(403); // company-wide: shown to A (without values), changed by supervisors in no team
+  },
+  "DELETE alerts/[id]": async () => {
+    await expect404(call(asA("supA"), "DELETE", "alerts/[id]", { params: { id: b.alertId } }), "delete alert");
+  },
   "POST dead-letters": "ingest writes records; a re-sent key answers without another sender's record id (producer-isolation.test.ts)",
   "POST afc/taps": "tap capture writes records; as POST /api/dead-letters",
   "GET producer/records": "a producer's own records only (producer-isolation.test.ts); producers are not scoped by teams",
@@ -475,13 +533,26 @@ const PROBES: Record<string, Probe | string> = {
   "PUT settings/replay-approval": "a company-wide setting (admins): no record",
   "GET settings/sso": "SSO settings (admins): no record",
   "PUT settings/sso": "SSO settings (admins): no record",
-  "GET sources": "broker sources' configuration and state (names, not records); every holder of sources:read sees them",
+  "GET sources": async () => {
+    const r = await call(asA("anaA"), "GET", "sources");
+    await expectNothing(Promise.resolve(r), "sources");
+    // a broker source's state and counts are its claiming teams' (by origin): B's is not listed to A, A's is
+    expect((r.json() as { sources: { name: string }[] }).sources.map((x) => x.name)).toEqual([A_BROKER]);
+  },
   "POST sources": "adds a broker source (admins)",
-  "GET sources/[name]": "one broker source's configuration: no record",
+  "GET sources/[name]": async () => {
+    const r = await call(asA("anaA"), "GET", "sources/[name]", { params: { name: B_BROKER } });
+    expect(r.status, r.text).toBe(404);
+    expect((await call(asA("anaA"), "GET", "sources/[name]", { params: { name: A_BROKER } })).status).toBe(200);
+  },
   "PATCH sources/[name]": "changes a broker source (admins)",
   "DELETE sources/[name]": "removes a broker source (admins)",
   "POST sources/[name]/pull": "pulls a broker source now (admins)",
-  "GET sources/[name]/status": "a broker source's state: no record",
+  "GET sources/[name]/status": async () => {
+    const r = await call(asA("anaA"), "GET", "sources/[name]/status", { params: { name: B_BROKER } });
+    expect(r.status, r.text).toBe(404);
+    expect(r.text).not.toContain("pulled");
+  },
   "GET teams": "teams (admins, unscoped)",
   "POST teams": "teams (admins, unscoped)",
   "GET teams/[id]": "teams (admins, unscoped)",
@@ -566,5 +637,8 @@ describe("team scope on every route", () => {
   it("an admin in no team still sees every record", async () => {
     const list = (await call(tokens.admin, "GET", "dead-letters")).json() as { items: { id: string }[] };
     expect(list.items.length).toBe(aIds.length + recordIds().length);
+    const alerts = (await call(tokens.admin, "GET", "alerts")).json() as { rules: { id: string; lastValue: number | null }[] };
+    const values = Object.fromEntries(alerts.rules.map((r) => [r.id, r.lastValue]));
+    expect([values[aAlertId], values[b.alertId]]).toEqual([aIds.length, recordIds().length]);
   });
 });

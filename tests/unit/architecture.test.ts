@@ -145,7 +145,13 @@ describe("plug registries", () => {
     'export function f(d: { type: string }) {\n  switch (d.type) {\n    case "rabbitmq":\n      return 1;\n  }\n  return 0;\n}\n',
   ];
 
-  it.each(["components/example.tsx", "lib/cli/commands/example.ts", "lib/replay/batch/example.ts", "app/example/page.tsx"])(
+  it.each([
+    "components/example.tsx",
+    "components/replay/create-batch-form.tsx",
+    "lib/cli/commands/example.ts",
+    "lib/replay/batch/example.ts",
+    "app/example/page.tsx",
+  ])(
     "%s may not decide by a sink or source type",
     async (file) => {
       for (const code of switchOnType) {

@@ -1,27 +1,40 @@
 import { Command } from "commander";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { initialInputs, optionsOf, sourceTypeChoices } from "../../components/sources/source-form";
 import { sinkChoices } from "../../components/replay/preview-for-sink";
+import { initialSinkInputs, sinkBodyOf, sinkInputKey } from "../../components/replay/sink-form";
+import { SinkFields } from "../../components/replay/sink-fields";
 import { registerReplayCommands } from "../../lib/cli/commands/replay";
 import { registerSourceCommands } from "../../lib/cli/commands/sources";
 import { createBatchBodyWith } from "../../lib/replay/batch/batch-schemas";
-import { SINKS } from "../../lib/replay/sinks/registry";
+import { SINKS, urlHelp } from "../../lib/replay/sinks/registry";
 import { sinkSchemaOf, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
 import { SOURCES } from "../../lib/sources/registry";
 import type { SourceConfigPlug } from "../../lib/sources/source-plug";
 import { createSourceBodyOf } from "../../lib/sources/source-schemas";
 
 // Adding a sink or a broker type is its folder and one registry line: a type registered here (as a test's own
-// registry) reaches the API's schema, the CLI's help and flags, and the form's type list, with nothing else edited.
+// registry) reaches the API's schema, the CLI's help and flags, and the form's type list and fields, with nothing
+// else edited.
 
-const QueueSinkSchema = z.strictObject({ type: z.literal("fixture-queue"), queue: z.string().min(1) });
+const QueueSinkSchema = z.strictObject({ type: z.literal("fixture-queue"), queue: z.string().min(1), priority: z.string().optional() });
 const fixtureSink: SinkConfigPlug<"fixture-queue", typeof QueueSinkSchema, { type: "fixture-queue"; queue: string }> = {
   type: "fixture-queue",
   label: "Fixture queue",
   help: "Fixture queue: each record is put on a queue.",
   cliHelp: "fixture-queue (a test's queue)",
+  urlHelp: "the queue's name",
   schema: QueueSinkSchema,
+  form: {
+    note: "Records are put on the queue in order.",
+    fields: [
+      { name: "queue", label: "Queue name", value: "text", required: true, initial: "replays" },
+      { name: "priority", label: "Priority", value: "optional", placeholder: "optional" },
+    ],
+  },
   fromFlags: (o) => ({ type: "fixture-queue", queue: o.url }),
   describe: { cli: (v) => `queue ${v.queue}`, short: (v) => v.queue, detail: (v) => `queue ${v.queue}` },
   spatialOnly: false,
@@ -69,13 +82,38 @@ describe("a sink registered in one line", () => {
     const program = new Command();
     registerReplayCommands(program, plugs);
     const create = program.commands.find((c) => c.name() === "replay")?.commands.find((c) => c.name() === "create");
-    expect(create?.helpInformation()).toContain("fixture-queue (a test's queue)");
+    const help = (create?.helpInformation() ?? "").replace(/\s+/g, " ");
+    expect(help).toContain("fixture-queue (a test's queue)");
+    expect(help).toContain(
+      "--url <url> http sink: where to POST; postgis sink: postgresql://user:password@host:port/database; fixture-queue sink: the queue's name",
+    );
+    expect(urlHelp()).not.toContain("fixture-queue");
     expect(fixtureSink.fromFlags({ url: "q2" }, () => undefined)).toEqual({ type: "fixture-queue", queue: "q2" });
   });
 
   it("is in the replay form's type list", () => {
     expect(sinkChoices(plugs)).toContainEqual({ type: "fixture-queue", label: "Fixture queue" });
     expect(sinkChoices().map((c) => c.type)).toEqual(["ledger", "http", "origin", "postgis"]);
+  });
+
+  it("has its fields drawn in the replay form, and what is typed there makes its body", () => {
+    const inputs = { ...initialSinkInputs(plugs), [sinkInputKey("fixture-queue", fixtureSink.form!.fields[1]!)]: "  " };
+    const html = renderToStaticMarkup(createElement(SinkFields, { plug: fixtureSink, inputs, onInput: () => {}, afcTaps: 0 })).replaceAll(
+      "<!-- -->",
+      "",
+    );
+    expect(html).toContain('data-testid="fixture-queue-sink"');
+    expect(html).toContain("Records are put on the queue in order.");
+    const input = (label: string) => html.match(new RegExp(`<label[^>]*>${label} <input([^>]*)/>`))?.[1] ?? "";
+    expect(input("Queue name")).toContain('value="replays"');
+    expect(input("Queue name")).toContain('required=""');
+    expect(input("Priority")).toContain('placeholder="optional"');
+
+    const { sink, problems } = sinkBodyOf(fixtureSink, inputs);
+    expect(sink).toEqual({ type: "fixture-queue", queue: "replays" });
+    expect(problems).toEqual([]);
+    const body = createBatchBodyWith(sinkSchemaOf(plugs));
+    expect(body.parse({ ids: ["1"], ratePerSecond: 5, sink }).sink).toEqual({ type: "fixture-queue", queue: "replays" });
   });
 });
 

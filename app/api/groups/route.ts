@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { GroupListQuerySchema } from "@/lib/dead-letters/groups/group-schemas";
+import { GroupListQuerySchema } from "@/lib/dead-letters/contract/groups";
 import { listGroups } from "@/lib/dead-letters/groups/read-groups";
 
 export const dynamic = "force-dynamic";

@@ -8,7 +8,7 @@ import { z } from "zod";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/sources — every broker source with its state (URL redacted). */
+/** GET /api/sources — every broker source with its state (URL redacted); to a user in teams, their teams' (by origin). */
 export const GET = defineRoute(
   {
     access: { permission: "sources:read" },
@@ -19,7 +19,7 @@ export const GET = defineRoute(
     },
   },
   async ({ now, principal }) => ({
-    sources: await listSources(getDb().pool, now, audienceOf(principal!.role)),
+    sources: await listSources(getDb().pool, now, audienceOf(principal!.role), principal!.scope),
   }),
 );
 

@@ -2,7 +2,7 @@ import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { createView, listViews, withCounts } from "@/lib/dead-letters/views/saved-views";
-import { CreateViewBodySchema, ListViewsQuerySchema, SavedViewListSchema, SavedViewSchema } from "@/lib/dead-letters/views/view-schemas";
+import { CreateViewBodySchema, ListViewsQuerySchema, SavedViewListSchema, SavedViewSchema } from "@/lib/dead-letters/contract/views";
 
 export const dynamic = "force-dynamic";
 

@@ -6,9 +6,9 @@ import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { forReader } from "@/lib/api/page-data";
 import { getDb } from "@/lib/db/client";
 import { AppError } from "@/lib/errors/app-error";
-import { filterFromParams } from "@/lib/dead-letters/query/filter-url";
+import { filterFromParams } from "@/lib/dead-letters/filter-url";
 import { firstListPage } from "@/lib/dead-letters/query/first-list-page";
-import { GroupIdSchema } from "@/lib/dead-letters/groups/group-schemas";
+import { GroupIdSchema } from "@/lib/dead-letters/contract/groups";
 import { assignableOwners, getGroup } from "@/lib/dead-letters/groups/read-groups";
 
 export const metadata: Metadata = { title: "Failure group" };

@@ -24,7 +24,7 @@ import { useHydrated } from "@/components/dead-letters/use-hydrated";
 import { Button, Kbd } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { rememberOpened } from "@/components/dead-letters/list-position";
-import { filterFromParams, filterKey } from "@/lib/dead-letters/query/filter-url";
+import { filterFromParams, filterKey } from "@/lib/dead-letters/filter-url";
 import { filterListHref, listReturn, recordHref } from "@/lib/dead-letters/query/record-return";
 import type { ActionBody } from "@/lib/dead-letters/contract/decision";
 import type { DeadLetterDetail } from "@/lib/dead-letters/contract/detail";

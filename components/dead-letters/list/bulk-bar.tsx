@@ -6,7 +6,7 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { HttpError } from "@/lib/api/client";
-import { filterToParams } from "@/lib/dead-letters/query/filter-url";
+import { filterToParams } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { BulkBody, BulkResult } from "@/lib/dead-letters/contract/bulk";
 import { ReasonDialog } from "../detail/quarantine-dialog";

@@ -10,7 +10,7 @@ import {
   sameColumns,
   toggleColumn,
   type ListColumnId,
-} from "@/lib/dead-letters/query/list-columns";
+} from "@/lib/dead-letters/list-columns";
 
 // The list header's "Columns" menu: a checkbox per column (shown or not) and buttons to move a shown one
 // earlier or later, in the order the table shows them. Plain checkboxes and buttons, so Tab, Space and Enter

@@ -5,7 +5,7 @@ import { ClassBadge, KindBadge, StatusBadge } from "@/components/dead-letters/ba
 import { CopyButton } from "@/components/ui/copy-button";
 import { splitForMiddleTruncation } from "@/components/ui/middle-truncate";
 import type { DeadLetterSummary } from "@/lib/dead-letters/contract/list";
-import type { ListColumnId } from "@/lib/dead-letters/query/list-columns";
+import type { ListColumnId } from "@/lib/dead-letters/list-columns";
 
 // The list's columns (TanStack Table v9: features and columns are module constants so row models are not
 // rebuilt on every render; the chosen ones are picked from them, list-columns.ts). Widths live in column meta and are applied by the renderer as grid tracks.

@@ -1,6 +1,6 @@
 "use client";
 
-import { toggleValue } from "@/lib/dead-letters/query/filter-url";
+import { toggleValue } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { Facets, FacetBucket } from "@/lib/dead-letters/contract/facets";
 

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { boundLabel, dayOf, dayRange, searchError, type RefusedSearch } from "@/lib/dead-letters/query/filter-url";
+import { boundLabel, dayOf, dayRange, searchError, type RefusedSearch } from "@/lib/dead-letters/filter-url";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import { SEARCH_EXAMPLES, SEARCH_PLACEHOLDER } from "@/lib/dead-letters/search-examples";
 import { NoteFilter } from "./note-filter";

@@ -7,7 +7,7 @@ import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/contract/li
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import { useDeadLetterList } from "../use-dead-letter-queries";
 import { hiddenColumns } from "./column-fit";
-import { readColumns, type ListColumnId } from "@/lib/dead-letters/query/list-columns";
+import { readColumns, type ListColumnId } from "@/lib/dead-letters/list-columns";
 import { chosenColumns, columnWidths, features, gridTemplate, type RowSelectionMeta } from "./columns";
 
 // The list: TanStack Table for the column model, TanStack Virtual for the rows (only the ~40 visible rows are

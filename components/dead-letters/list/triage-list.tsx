@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ExportMenu } from "@/components/forensics/export-menu";
 import { ViewsMenu } from "@/components/views/views-menu";
 import { Button, Kbd } from "@/components/ui/button";
-import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/query/filter-url";
+import { filterFromParams, filterKey, filterToParams } from "@/lib/dead-letters/filter-url";
 import { recordHref } from "@/lib/dead-letters/query/record-return";
 import type { ListFilter } from "@/lib/dead-letters/filters";
 import type { DeadLetterSummary, ListPage } from "@/lib/dead-letters/contract/list";

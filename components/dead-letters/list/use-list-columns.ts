@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useSyncExternalStore } from "react";
-import { columnsFromParam, readColumns, sameColumns, DEFAULT_COLUMNS, type ListColumnId } from "@/lib/dead-letters/query/list-columns";
+import { columnsFromParam, readColumns, sameColumns, DEFAULT_COLUMNS, type ListColumnId } from "@/lib/dead-letters/list-columns";
 
 // The list's columns: a view's own (in the URL as `cols=`, so a reload or a shared link keeps them), else the
 // ones this browser last chose (localStorage), else the default. A change goes where the columns came from:

@@ -1,8 +1,10 @@
 // `redrive group list|show|acknowledge|resolve|ignore|reopen|assign|note`: failure groups for operators, as
 // /groups and PATCH /api/groups/{id} offer them. Changes act as a named user (--as <email>, who must be allowed
-// to triage), recorded as the audit actor. Output masks card data as the API does for a reader without clear access.
+// to triage), recorded as the audit actor and bounded by their teams; reads are company-wide unless --as names a
+// user (read-as.ts). Output masks card data as the API does for a reader without clear access.
 import { plural } from "../../vocabulary/plural";
-import { UNSCOPED } from "../../scope/record-scope";
+import type { RecordScope } from "../../scope/record-scope";
+import { readRecordScope } from "../../auth/teams/read-scope";
 import "server-only";
 import type { Command } from "commander";
 import { can, isRole } from "../../auth/permissions";
@@ -17,21 +19,22 @@ import {
   GroupPatchSchema,
   type FailureGroupView,
   type GroupPatch,
-} from "../../dead-letters/groups/group-schemas";
+} from "../../dead-letters/contract/groups";
 import { getGroup, listGroups } from "../../dead-letters/groups/read-groups";
 import { updateGroup } from "../../dead-letters/groups/update-group";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
+import { READ_AS_HELP, readingAs } from "../read-as";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
-async function actingAs(db: Db, email: string | undefined): Promise<Actor> {
+async function actingAs(db: Db, email: string | undefined): Promise<{ actor: Actor; scope: RecordScope }> {
   if (!email) throw new CliUsageError("--as <email> is required: the analyst or supervisor on whose behalf this is done (and audited)");
   const user = await findUserByEmail(db.pool, email);
   if (!user) throw new CliUsageError(`--as: no user with e-mail ${email}`);
   if (user.disabled) throw new CliUsageError(`--as: ${email} is disabled`);
   if (!isRole(user.role) || !can(user.role, "dead_letters:triage"))
     throw new Error(`--as: ${email} (${user.role}) lacks permission dead_letters:triage`);
-  return { id: user.id, email: user.email, role: user.role };
+  return { actor: { id: user.id, email: user.email, role: user.role }, scope: await readRecordScope(db.pool, user.id) };
 }
 
 function groupId(raw: string): string {
@@ -80,11 +83,11 @@ async function applyChange(
 ): Promise<void> {
   const gid = groupId(id);
   await withCliDb(async (db) => {
-    const actor = await actingAs(db, o.as);
+    const { actor, scope } = await actingAs(db, o.as);
     const patch = change(await build(db));
     const group = await updateGroup(db.pool, gid, patch, {
       actor,
-      scope: UNSCOPED,
+      scope,
       requestId: `cli:${osAccount()}@group`,
       now: new Date(),
     });
@@ -104,6 +107,7 @@ export function registerGroupCommands(program: Command): void {
     .option("--status <statuses>", "open,acknowledged,resolved,ignored")
     .option("--source <name>", "only this source")
     .option("--limit <n>", "at most this many groups", "200")
+    .option("--as <email>", READ_AS_HELP)
     .option("--json", "print the groups as JSON")
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const r = GroupListQuerySchema.safeParse(
@@ -111,7 +115,8 @@ export function registerGroupCommands(program: Command): void {
       );
       if (!r.success) throw optionsError(r.error.issues);
       await withCliDb(async (db) => {
-        const groups = await listGroups(db.pool, UNSCOPED, r.data, new Date());
+        const { scope } = await readingAs(db, typeof o.as === "string" ? o.as : undefined);
+        const groups = await listGroups(db.pool, scope, r.data, new Date());
         print(groups, o.json === true, () => groupTable(groups));
         say(`${groups.length} ${plural(groups.length, "group")}`);
       });
@@ -121,11 +126,13 @@ export function registerGroupCommands(program: Command): void {
     .command("show")
     .argument("<id>", "the group's id (see group list)")
     .description("one group with its resolution and notes")
+    .option("--as <email>", READ_AS_HELP)
     .option("--json", "print the group as JSON")
-    .action(async (id: string, o: { json?: boolean }) => {
+    .action(async (id: string, o: { as?: string; json?: boolean }) => {
       const gid = groupId(id);
       await withCliDb(async (db) => {
-        const g = await getGroup(db.pool, UNSCOPED, gid, new Date());
+        const { scope } = await readingAs(db, o.as);
+        const g = await getGroup(db.pool, scope, gid, new Date());
         print(g, o.json, () => {
           const lines = [groupTable([g])];
           if (g.resolution) lines.push(`resolution: ${g.resolution.reason}${g.resolution.link ? ` (${g.resolution.link})` : ""}\n`);

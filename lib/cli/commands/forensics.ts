@@ -1,12 +1,10 @@
 // `redrive lookup <q>`, `redrive export --format …`, `redrive maintenance`: the forensics API for operators.
 // Results go to stdout (export: the file itself, so `redrive export --format ndjson > dlq.ndjson`); progress and
-// summaries to stderr. Card data is masked unless --unmask names (--as) a user allowed to see it; that export
-// is audited under their name.
+// summaries to stderr. Company-wide, unless --as names a user: their teams then bound what is found (read-as.ts).
+// Card data is masked unless --unmask names (--as) a user allowed to see it; that export is audited under their name.
 import { countOf, plural } from "../../vocabulary/plural";
-import { UNSCOPED } from "../../scope/record-scope";
 import type { Command } from "commander";
-import { can, isRole } from "../../auth/permissions";
-import { findUserByEmail } from "../../auth/users";
+import { can } from "../../auth/permissions";
 import type { Actor } from "../../audit/actor";
 import { getEnv } from "../../env";
 import { auditedExport } from "../../forensics/export/audited";
@@ -16,6 +14,7 @@ import { maintenanceRound, resumedJobsSettled, startMaintenance } from "../../op
 import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/forensics-schemas";
 import { configuredMaskRules } from "../../masking/config";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
+import { READ_AS_HELP, readingAs } from "../read-as";
 import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -55,6 +54,7 @@ export function registerForensicsCommands(program: Command): void {
     .option("--from <time>", "observed at or after (RFC 3339)")
     .option("--to <time>", "observed at or before (RFC 3339)")
     .option("--limit <n>", "at most this many records", "50")
+    .option("--as <email>", READ_AS_HELP)
     .option("--json", "print the result as JSON")
     .action(async (q: string | undefined, o: Record<string, string | boolean | undefined>) => {
       const query = parseOrExit(LookupQuerySchema, {
@@ -68,7 +68,8 @@ export function registerForensicsCommands(program: Command): void {
       });
       const { db, close } = await connectCli();
       try {
-        const result = await lookup(db.pool, UNSCOPED, query, configuredMaskRules(), { unmaskRights: true }); // the operator's own database, company-wide
+        const { scope } = await readingAs(db, typeof o.as === "string" ? o.as : undefined);
+        const result = await lookup(db.pool, scope, query, configuredMaskRules(), { unmaskRights: true }); // the operator's own database
         if (o.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           return;
@@ -99,7 +100,7 @@ export function registerForensicsCommands(program: Command): void {
     .option("--order <order>", "desc (newest observation first, as the list) | asc", "desc")
     .option("--excel", "CSV for Excel: starts with a UTF-8 byte-order mark")
     .option("--unmask", "card data in clear (needs --as a user with dead_letters:unmask)")
-    .option("--as <email>", "the user this export is done (and audited) as")
+    .option("--as <email>", "the user this export is done (and audited) as: their teams bound it (default: company-wide)")
     .action(async (o: ExportFlags) => {
       const query = parseOrExit(ExportQuerySchema, {
         ...recordFilterOf(o),
@@ -111,21 +112,17 @@ export function registerForensicsCommands(program: Command): void {
       const { format, unmask: _unmask, order, excel, ...filter } = query;
       const { db, close } = await connectCli();
       try {
-        let actor: Actor = { id: null, email: `cli:${osAccount()}`, role: "operator" };
-        if (typeof o.as === "string" || o.unmask) {
-          if (typeof o.as !== "string")
-            throw new CliUsageError("--unmask needs --as <email>: a user with dead_letters:unmask, audited as the reader");
-          const user = await findUserByEmail(db.pool, o.as);
-          if (!user || user.disabled || !isRole(user.role)) throw new CliUsageError(`--as: no active user with e-mail ${o.as}`);
-          if (o.unmask && !can(user.role, "dead_letters:unmask"))
-            throw new Error(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`); // a refusal: exit 1
-          actor = { id: user.id, email: user.email, role: user.role };
-        }
-        await assertExportable(db.pool, UNSCOPED, format, filter);
+        if (o.unmask && typeof o.as !== "string")
+          throw new CliUsageError("--unmask needs --as <email>: a user with dead_letters:unmask, audited as the reader");
+        const { scope, user } = await readingAs(db, o.as);
+        if (o.unmask && user && !can(user.role, "dead_letters:unmask"))
+          throw new Error(`--as: ${o.as} (${user.role}) lacks permission dead_letters:unmask`); // a refusal: exit 1
+        const actor: Actor = user ?? { id: null, email: `cli:${osAccount()}`, role: "operator" };
+        await assertExportable(db.pool, scope, format, filter);
         const started = performance.now();
         const { stream, stats, audited } = auditedExport(
           db.pool,
-          { format, filter, scope: UNSCOPED, mask: o.unmask ? null : configuredMaskRules(), order, excel },
+          { format, filter, scope, mask: o.unmask ? null : configuredMaskRules(), order, excel },
           { actor, requestId: `export-${Date.now()}`, now: new Date() },
         );
         const reader = stream.getReader();

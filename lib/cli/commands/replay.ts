@@ -22,11 +22,12 @@ import { ACTION_PERMISSION, BATCH_ACTIONS, singleApproverAllowed, type BatchActi
 import { getBatch, listBatches } from "../../replay/batch/read-batches";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { formatBatch, formatDuration } from "./replay-format";
-import { checkingNotice, SINKS, sinkPlug } from "../../replay/sinks/registry";
+import { checkingNotice, SINKS, sinkPlug, urlHelp } from "../../replay/sinks/registry";
 import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { registerWorkerCommands } from "./worker";
 import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
+import { READ_AS_HELP, readingAs } from "../read-as";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -159,7 +160,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
   const create = recordFilterOptions(selection, "filter: ")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
     .option("--sink <type>", sinks.map((p) => p.cliHelp).join(" | "), "ledger")
-    .option("--url <url>", "http sink: where to POST; postgis sink: postgresql://user:password@host:port/database")
+    .option("--url <url>", urlHelp(sinks))
     .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
     .option("--timeout-ms <ms>", "http sink: request timeout")
     .option("--concurrency <n>", "http sink: requests in flight per worker lane");
@@ -176,9 +177,10 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
     .action(async (o: CreateOptions) => {
       const body = parseBody(createBody(o, sinks));
       await withCliDb(async (db) => {
-        // The operator holds the database: a preview is company-wide (creating takes the --as user's teams).
-        const selection = body.ids ? { ids: body.ids, scope: UNSCOPED } : { filter: body.filter ?? {}, scope: UNSCOPED };
         if (o.preview) {
+          // The operator holds the database: a preview is company-wide unless --as names whose teams bound it.
+          const { scope } = await readingAs(db, o.as);
+          const selection = body.ids ? { ids: body.ids, scope } : { filter: body.filter ?? {}, scope };
           await freshenReplayStatistics(db.pool);
           const p = await previewBatch(db.pool, selection, { origin: sinkPlug(body.sink.type).needsOrigin });
           process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
@@ -266,12 +268,14 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
     .argument("<id>", "batch id")
     .option("--json", "print as JSON")
     .option("--watch", "print every second until the batch finishes")
+    .option("--as <email>", READ_AS_HELP)
     .description("a batch's progress: counts per outcome, rate, ETA")
-    .action(async (id: string, o: { json?: boolean; watch?: boolean }) => {
+    .action(async (id: string, o: { json?: boolean; watch?: boolean; as?: string }) => {
       if (!isBigintId(id)) throw new CliUsageError(`${id}: not a batch id`);
       await withCliDb(async (db) => {
+        const { scope } = await readingAs(db, o.as);
         for (;;) {
-          const view = await getBatch(db.pool, UNSCOPED, id, new Date());
+          const view = await getBatch(db.pool, scope, id, new Date());
           print(view, o.json);
           if (!o.watch || ["completed", "cancelled", "failed"].includes(view.status)) return;
           await new Promise((r) => setTimeout(r, 1000));
@@ -284,12 +288,14 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
     .option("--status <s>", `only batches in this status (${BATCH_STATUSES.join(", ")})`)
     .option("--limit <n>", "at most this many", "50")
     .option("--json", "print as JSON")
+    .option("--as <email>", READ_AS_HELP)
     .description("replay batches, newest first")
-    .action(async (o: { status?: string; limit: string; json?: boolean }) => {
-      const q = ListBatchesQuery.safeParse(o); // the API's own query: the same limits
+    .action(async (o: { status?: string; limit: string; json?: boolean; as?: string }) => {
+      const q = ListBatchesQuery.safeParse({ status: o.status, limit: o.limit }); // the API's own query: the same limits
       if (!q.success) throw optionsError(q.error.issues);
       await withCliDb(async (db) => {
-        const batches = await listBatches(db.pool, UNSCOPED, q.data, new Date());
+        const { scope } = await readingAs(db, o.as);
+        const batches = await listBatches(db.pool, scope, q.data, new Date());
         if (o.json) process.stdout.write(`${JSON.stringify(batches, null, 2)}\n`);
         else if (batches.length > 0) process.stdout.write(`${batches.map((b) => formatBatch(b, { oneLine: true })).join("\n")}\n`);
         // Said on stderr: stdout stays empty for scripts reading one batch per line.

@@ -13,7 +13,7 @@ import { CreateRuleBodySchema, RuleIdSchema, type RuleJobView, type RuleView } f
 import { plural } from "../../vocabulary/plural";
 import { STANDING_REPLAY } from "../../replay/batch/standing-rules";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
-import { UNSCOPED } from "../../scope/record-scope";
+import { READ_AS_HELP, readingAs } from "../read-as";
 import { readRecordScope } from "../../auth/teams/read-scope";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -119,10 +119,12 @@ export function registerRuleCommands(program: Command): void {
   rule
     .command("list")
     .description("every rule with its status, versions and decisions today / this week")
+    .option("--as <email>", READ_AS_HELP)
     .option("--json", "print the rules as JSON")
-    .action(async (o: { json?: boolean }) => {
+    .action(async (o: { json?: boolean; as?: string }) => {
       await withCliDb(async (db) => {
-        const rules = await listRules(db.pool, new Date(), UNSCOPED, STANDING_REPLAY);
+        const { scope } = await readingAs(db, o.as);
+        const rules = await listRules(db.pool, new Date(), scope, STANDING_REPLAY);
         print(rules, o.json, () => ruleTable(rules));
         say(`${rules.length} ${plural(rules.length, "rule")}`);
       });
@@ -132,10 +134,12 @@ export function registerRuleCommands(program: Command): void {
     .command("show")
     .argument("<id>", "the rule's id (see rule list)")
     .description("one rule with every version, who drafted and who approved it")
+    .option("--as <email>", READ_AS_HELP)
     .option("--json", "print the rule as JSON")
-    .action(async (id: string, o: { json?: boolean }) => {
+    .action(async (id: string, o: { json?: boolean; as?: string }) => {
       await withCliDb(async (db) => {
-        const r = await getRule(db.pool, ruleId(id), new Date(), UNSCOPED, STANDING_REPLAY);
+        const { scope } = await readingAs(db, o.as);
+        const r = await getRule(db.pool, ruleId(id), new Date(), scope, STANDING_REPLAY);
         print(r, o.json, () => {
           const lines = [ruleTable([r]), standingText(r)];
           for (const v of r.versions ?? []) {

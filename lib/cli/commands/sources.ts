@@ -7,6 +7,7 @@ import type { Actor } from "../../audit/actor";
 import type { AuditContext } from "../../auth/audit-context";
 import type { Db } from "../../db/client";
 import { AppError } from "../../errors/app-error";
+import { UNSCOPED } from "../../scope/record-scope";
 import { createSource, deleteSource, listSources, readSourceConfig, updateSource } from "../../sources/manage-sources";
 import { pullNow, removeFromBroker, testSource } from "../../sources/pull-now";
 import { SOURCES } from "../../sources/registry";
@@ -208,7 +209,7 @@ export function registerSourceCommands(program: Command, plugs: readonly [AnySou
     .option("--json", "one JSON array on stdout")
     .action(async (raw: { json?: boolean }) => {
       await withDb(async (db) => {
-        const sources = await listSources(db.pool, new Date(), "manager");
+        const sources = await listSources(db.pool, new Date(), "manager", UNSCOPED);
         if (raw.json) process.stdout.write(`${JSON.stringify(sources)}\n`);
         else if (sources.length === 0) say("no sources (add one with `redrive source add`)");
         else for (const s of sources) process.stdout.write(`${stateLine(s)}\n`);

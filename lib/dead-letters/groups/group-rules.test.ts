@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { applyGroupPatch, groupsFromCells, sortGroups, type GroupCell, type GroupState } from "./group-rules";
-import { GroupPatchSchema, type FailureGroupView } from "./group-schemas";
+import { GroupPatchSchema, type FailureGroupView } from "../contract/groups";
 
 const now = new Date("2026-12-02T12:00:00Z");
 const open: GroupState = {

@@ -1,4 +1,4 @@
-import type { FailureGroupView, GroupPatch, GroupSort, GroupStatus, TrendPoint } from "./group-schemas";
+import type { FailureGroupView, GroupPatch, GroupSort, GroupStatus, TrendPoint } from "../contract/groups";
 
 // The pure rules of failure groups: what a change does to a group's state, and how the rollup's cells become
 // the list's groups. The SQL around them is in read-groups.ts, update-group.ts and reopen-groups.ts.

@@ -4,9 +4,9 @@ import type pg from "pg";
 import { can, ROLES } from "../../auth/permissions";
 import { AppError } from "../../errors/app-error";
 import { groupsFromCells, lastDays, sortGroups, TREND_DAYS, type GroupCell, type GroupRow } from "./group-rules";
-import type { FailureGroupDetail, FailureGroupView, GroupListQuery, GroupNote, GroupStatus } from "./group-schemas";
+import type { FailureGroupDetail, FailureGroupView, GroupListQuery, GroupNote, GroupStatus } from "../contract/groups";
 import { handlesOf } from "../notes/mentions";
-import type { MentionList, MentionedUser } from "../notes/note-schemas";
+import type { MentionList, MentionedUser } from "../contract/notes";
 
 // Failure groups as the list and a group's page read them. Counts and trends come from the trigger-maintained
 // rollup (dead_letter_stat, see lib/dead-letters/query/facets.ts): at 1M records a few thousand delta rows

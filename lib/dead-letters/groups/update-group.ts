@@ -7,7 +7,7 @@ import { can, isRole } from "../../auth/permissions";
 import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";
 import { applyGroupPatch, auditedState, type GroupState } from "./group-rules";
-import type { FailureGroupDetail, GroupPatch, GroupStatus } from "./group-schemas";
+import type { FailureGroupDetail, GroupPatch, GroupStatus } from "../contract/groups";
 import { getGroup, groupKey } from "./read-groups";
 import { resolveMentions } from "../notes/notes";
 

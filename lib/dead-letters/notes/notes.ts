@@ -9,7 +9,7 @@ import { AppError } from "../../errors/app-error";
 import { maskFreeText, withoutCardNumbers } from "../../masking/mask";
 import type { MaskRules } from "../../masking/rules";
 import { handlesOf, mentionHandles } from "./mentions";
-import type { MentionList, MentionedUser, Note } from "./note-schemas";
+import type { MentionList, MentionedUser, Note } from "../contract/notes";
 
 // Notes on a record: read (the record's thread, a reader's mentions) and written (one note, audited in the same
 // transaction). The text is stored as typed; every read path masks it like free text (the answer pass), and the

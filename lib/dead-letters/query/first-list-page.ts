@@ -4,7 +4,7 @@ import type { RecordScope } from "../../scope/record-scope";
 import type { ListFilter } from "../filters";
 import { configuredMaskRules } from "../../masking/config";
 import { facetCounts } from "./facets";
-import { filterKey, LIST_PAGE_SIZE } from "./filter-url";
+import { filterKey, LIST_PAGE_SIZE } from "../filter-url";
 import type { ListPage } from "../contract/list";
 import { listDeadLetters } from "./list";
 import { maskFacets, maskListPage } from "./mask-list";

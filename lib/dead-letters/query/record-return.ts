@@ -1,5 +1,5 @@
 import type { ListFilter } from "../filters";
-import { filterToParams } from "./filter-url";
+import { filterToParams } from "../filter-url";
 
 // The way back from a record to the list it was opened from. A record's URL carries the list's filter (its
 // neighbours for j/k are that list's); a list that is more than its filter — a failure group's page, or columns

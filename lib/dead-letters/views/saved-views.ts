@@ -7,8 +7,8 @@ import type { Role } from "../../auth/permissions";
 import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";
 import { facetCounts } from "../query/facets";
-import { filterFromParams } from "../query/filter-url";
-import { viewQuery, type CreateViewBody, type PatchViewBody, type SavedView } from "./view-schemas";
+import { filterFromParams } from "../filter-url";
+import { viewQuery, type CreateViewBody, type PatchViewBody, type SavedView } from "../contract/views";
 import { countCache, COUNTED_VIEWS } from "./view-counts";
 
 // Saved views: read (the reader's own and the team's shared ones), written by their owner (an admin may also

@@ -1,19 +1,15 @@
 import "server-only";
-import type { RecordScope } from "../../scope/record-scope";
-import { createHash } from "node:crypto";
 import type pg from "pg";
-import { AppError } from "../../errors/app-error";
-import { appendAudit } from "../../audit/append";
-import { auditActor, type Actor } from "../../audit/actor";
-import { inTransaction } from "../../db/transaction";
-import type { AlertMetric, AlertRuleUpdate } from "../../forensics/forensics-schemas";
-import { checkOutboundTarget } from "../../net/outbound-guard";
+import { paramsOf, type RecordScope } from "../../scope/record-scope";
+import type { AlertMetric } from "../../forensics/forensics-schemas";
 import { urlOrigin } from "../../masking/url";
 import { isSealed } from "../../secrets/seal";
 import { openSecret, sealSecret } from "../../secrets/stored-secret";
+import { ruleAccess } from "./alert-scope";
 
-// Alert rules as the UI shows them (with the open event, if firing) and their edits by supervisors, audited
-// with before and after. The rules themselves ship with the forensics migration.
+// Alert rules as the UI shows them (with the open event, if firing), read through the principal's scope
+// (alert-scope.ts): a team's rules to its members, company-wide ones to everyone with their values to the
+// unscoped only. Changes are in change-alert-rule.ts. The company-wide defaults ship with the forensics migration.
 
 export interface AlertEventView {
   id: string;
@@ -29,6 +25,9 @@ export interface AlertEventView {
 
 export interface AlertRuleView {
   id: string;
+  /** the team whose records it counts; null: company-wide */
+  teamId: string | null;
+  team: string | null;
   name: string;
   metric: AlertMetric;
   threshold: number;
@@ -66,15 +65,29 @@ const toEvent = (e: EventRow): AlertEventView => ({
 
 const EVENT_COLUMNS = `id::text AS id, rule_id, fired_at, resolved_at, value, message, delivered_at, delivery_attempts, delivery_error`;
 
+/** The SQL condition on alert_rule `r` for the rules a scope may see at all (company-wide and its teams'). */
+function visibleRules(scope: RecordScope, p: (v: unknown) => string): string {
+  return scope.all ? "TRUE" : `(r.team_id IS NULL OR r.team_id = ANY(${p(scope.teamIds)}::bigint[]))`;
+}
+
 /**
- * The rules, with the open event of a firing one. A webhook URL is a credential (a chat webhook's secret is its
- * path): `webhooks` "whole" for those who manage alerts, "origin" for every other reader (the alerts page, its
- * API, the overview).
+ * The rules `scope` may see, with the open event of a firing one; a company-wide rule's value and event are left
+ * out for a principal in teams (ruleAccess). A webhook URL is a credential (a chat webhook's secret is its path):
+ * `webhooks` "whole" for those who manage alerts, "origin" for every other reader (the alerts page, its API, the
+ * overview) and for a company-wide rule read by a supervisor in teams, who does not manage it.
  */
-export async function listAlertRules(db: pg.Pool | pg.PoolClient, webhooks: "whole" | "origin"): Promise<AlertRuleView[]> {
+export async function listAlertRules(
+  db: pg.Pool | pg.PoolClient,
+  scope: RecordScope,
+  webhooks: "whole" | "origin",
+): Promise<AlertRuleView[]> {
+  const values: unknown[] = [];
+  const visible = visibleRules(scope, paramsOf(values));
   const [rules, open] = await Promise.all([
     db.query<{
       id: string;
+      team_id: string | null;
+      team: string | null;
       name: string;
       metric: AlertMetric;
       threshold: number;
@@ -84,23 +97,31 @@ export async function listAlertRules(db: pg.Pool | pg.PoolClient, webhooks: "who
       last_value: number | null;
       last_evaluated_at: Date | null;
     }>(
-      "SELECT id, name, metric, threshold, window_minutes, enabled, webhook_url, last_value, last_evaluated_at FROM alert_rule ORDER BY id",
+      `SELECT r.id, r.team_id::text AS team_id, t.name AS team, r.name, r.metric, r.threshold, r.window_minutes, r.enabled,
+         r.webhook_url, r.last_value, r.last_evaluated_at
+       FROM alert_rule r LEFT JOIN team t ON t.id = r.team_id WHERE ${visible} ORDER BY r.team_id NULLS FIRST, r.id`,
+      values,
     ),
-    db.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM alert_event WHERE resolved_at IS NULL ORDER BY fired_at`),
+    db.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM alert_event e WHERE resolved_at IS NULL ORDER BY fired_at`),
   ]);
   const firing = new Map(open.rows.map((e) => [e.rule_id, toEvent(e)]));
-  return rules.rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    metric: r.metric,
-    threshold: r.threshold,
-    windowMinutes: r.window_minutes,
-    enabled: r.enabled,
-    webhookUrl: r.webhook_url === null ? null : shownWebhook(r.webhook_url, webhooks),
-    lastValue: r.last_value,
-    lastEvaluatedAt: r.last_evaluated_at?.toISOString() ?? null,
-    firing: firing.get(r.id) ?? null,
-  }));
+  return rules.rows.map((r) => {
+    const full = ruleAccess(scope, r.team_id) === "full";
+    return {
+      id: r.id,
+      teamId: r.team_id,
+      team: r.team,
+      name: r.name,
+      metric: r.metric,
+      threshold: r.threshold,
+      windowMinutes: r.window_minutes,
+      enabled: r.enabled,
+      webhookUrl: r.webhook_url === null ? null : shownWebhook(r.webhook_url, full ? webhooks : "origin"),
+      lastValue: full ? r.last_value : null,
+      lastEvaluatedAt: full ? (r.last_evaluated_at?.toISOString() ?? null) : null,
+      firing: full ? (firing.get(r.id) ?? null) : null,
+    };
+  });
 }
 
 /** A stored webhook URL as `webhooks` readers see it; one sealed with another key says so instead. */
@@ -114,78 +135,26 @@ function shownWebhook(stored: string, webhooks: "whole" | "origin"): string {
   return webhooks === "whole" ? url : urlOrigin(url);
 }
 
-/**
- * A webhook URL in an audit event (read at /api/audit): where it points, and a fingerprint that tells one URL from
- * another without giving it away (its secret is its path or query).
- */
-function auditedWebhook(stored: string | null): string | null {
-  if (stored === null) return null;
-  let url: string;
-  try {
-    url = openSecret(stored);
-  } catch {
-    return "(cannot be read)";
-  }
-  return `${urlOrigin(url)} (sha256 ${createHash("sha256").update(url).digest("hex").slice(0, 12)})`;
-}
-
-export async function recentAlertEvents(db: pg.Pool | pg.PoolClient, limit = 50): Promise<AlertEventView[]> {
-  const { rows } = await db.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM alert_event ORDER BY fired_at DESC, id DESC LIMIT $1`, [limit]);
+/** The latest events of the rules whose values `scope` sees: every rule's unscoped, its teams' rules' in teams. */
+export async function recentAlertEvents(db: pg.Pool | pg.PoolClient, scope: RecordScope, limit = 50): Promise<AlertEventView[]> {
+  const values: unknown[] = [limit];
+  const own = scope.all
+    ? ""
+    : `WHERE e.rule_id IN (SELECT r.id FROM alert_rule r WHERE r.team_id = ANY(${paramsOf(values)(scope.teamIds)}::bigint[]))`;
+  const { rows } = await db.query<EventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM alert_event e ${own} ORDER BY e.fired_at DESC, e.id DESC LIMIT $1`,
+    values,
+  );
   return rows.map(toEvent);
 }
 
-export async function updateAlertRule(
-  pool: pg.Pool,
-  id: string,
-  patch: AlertRuleUpdate,
-  ctx: { actor: Actor; requestId: string; now: Date },
-): Promise<AlertRuleView> {
-  if (patch.webhookUrl) await checkOutboundTarget(patch.webhookUrl, "webhookUrl");
-  await inTransaction(pool, async (client) => {
-    const before = await client.query<{
-      name: string;
-      threshold: number;
-      window_minutes: number;
-      enabled: boolean;
-      webhook_url: string | null;
-    }>("SELECT name, threshold, window_minutes, enabled, webhook_url FROM alert_rule WHERE id = $1 FOR UPDATE", [id]);
-    const b = before.rows[0];
-    if (!b) throw new AppError("not_found", `alert rule ${id} does not exist`, { issues: [{ path: "id", message: "no such alert rule" }] });
-    const after = {
-      name: patch.name ?? b.name,
-      threshold: patch.threshold ?? b.threshold,
-      windowMinutes: patch.windowMinutes ?? b.window_minutes,
-      enabled: patch.enabled ?? b.enabled,
-      webhookUrl: patch.webhookUrl === undefined ? b.webhook_url : patch.webhookUrl && sealSecret(patch.webhookUrl),
-    };
-    await client.query(
-      `UPDATE alert_rule SET name = $2, threshold = $3, window_minutes = $4, enabled = $5, webhook_url = $6, updated_at = $7 WHERE id = $1`,
-      [id, after.name, after.threshold, after.windowMinutes, after.enabled, after.webhookUrl, ctx.now],
-    );
-    await appendAudit(
-      client,
-      [
-        {
-          ...auditActor(ctx.actor, ctx.requestId),
-          action: "alert_rule.updated",
-          targetType: "alert_rule",
-          targetId: id,
-          before: {
-            name: b.name,
-            threshold: b.threshold,
-            windowMinutes: b.window_minutes,
-            enabled: b.enabled,
-            webhookUrl: auditedWebhook(b.webhook_url),
-          },
-          after: { ...after, webhookUrl: auditedWebhook(after.webhookUrl) },
-        },
-      ],
-      ctx.now,
-    );
-  });
-  const rule = (await listAlertRules(pool, "whole")).find((r) => r.id === id); // answered to its manager
-  if (!rule) throw new AppError("not_found", `alert rule ${id} does not exist`);
-  return rule;
+/** The teams a scope may give alert rules to, for the create form: its own, or every team when unscoped. */
+export async function alertTeams(db: pg.Pool | pg.PoolClient, scope: RecordScope): Promise<{ id: string; name: string }[]> {
+  const { rows } = await db.query<{ id: string; name: string }>(
+    `SELECT id::text AS id, name FROM team ${scope.all ? "" : "WHERE id = ANY($1::bigint[])"} ORDER BY name`,
+    scope.all ? [] : [scope.teamIds],
+  );
+  return rows;
 }
 
 /** Seals webhook URLs stored in clear (rules edited before sealing); returns how many. */
@@ -202,18 +171,4 @@ export async function sealPlainWebhooks(pool: pg.Pool): Promise<number> {
     ]);
   }
   return plain.length;
-}
-
-/**
- * The alerts as a reader in teams sees them: the rules and thresholds, without the values they were evaluated to
- * and the events they fired (company-wide counts, which include other teams' records). Alerts per team are not
- * evaluated yet; a reader in no team sees everything.
- */
-export function alertsForScope(
-  scope: RecordScope,
-  rules: AlertRuleView[],
-  events: AlertEventView[],
-): { rules: AlertRuleView[]; events: AlertEventView[] } {
-  if (scope.all) return { rules, events };
-  return { rules: rules.map((r) => ({ ...r, lastValue: null, lastEvaluatedAt: null, firing: null })), events: [] };
 }

@@ -1,6 +1,7 @@
 import "server-only";
-import { UNSCOPED } from "../../scope/record-scope";
+import { UNSCOPED, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
+import { readTeamScopes } from "../../auth/teams/read-scope";
 import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, SYSTEM_ACTOR } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
@@ -10,13 +11,19 @@ import { decideAlert, type RuleState } from "./decide";
 
 // One evaluation of every alert rule, in one transaction under a try-lock: with several processes running the
 // maintenance loop, one evaluates and the others skip this round, so a breach cannot fire twice by a race.
-// Open events (resolved_at IS NULL) carry the state between rounds; decide.ts says what changes.
+// Open events (resolved_at IS NULL) carry the state between rounds; decide.ts says what changes. A team's rule
+// measures the team's records only (the scope of its claims, record-scope.ts, as the list applies it); a rule
+// with no team measures every record.
 
 const ALERT_LOCK = 0x5245_4441; // "REDA"
+
+const NO_RECORDS: RecordScope = { all: false, teamIds: [], sources: [], prefixes: [], origins: [] };
 
 export interface AlertNotice {
   eventId: string;
   ruleId: string;
+  /** the team whose records the rule counts; null: company-wide */
+  team: string | null;
   name: string;
   metric: AlertMetric;
   threshold: number;
@@ -37,6 +44,8 @@ export interface Evaluation {
 
 interface RuleRow {
   id: string;
+  team_id: string | null;
+  team: string | null;
   name: string;
   metric: AlertMetric;
   threshold: number;
@@ -45,17 +54,26 @@ interface RuleRow {
   webhook_url: string | null;
 }
 
-async function metricValue(client: pg.PoolClient, rule: RuleState, now: Date, cache: Map<string, number>): Promise<number> {
-  const key = rule.metric === "poison_growth" || rule.metric === "source_down" ? `${rule.metric}:${rule.windowMinutes}` : rule.metric;
+async function metricValue(
+  client: pg.PoolClient,
+  rule: RuleState,
+  scope: { key: string; records: RecordScope },
+  now: Date,
+  cache: Map<string, number>,
+): Promise<number> {
+  const measure = rule.metric === "poison_growth" || rule.metric === "source_down" ? `${rule.metric}:${rule.windowMinutes}` : rule.metric;
+  const key = `${scope.key}|${measure}`;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
+  const records = scope.records;
+  const since = new Date(now.getTime() - rule.windowMinutes * 60_000);
   let value: number;
-  if (rule.metric === "dlq_size") value = await unresolvedCount(client);
-  else if (rule.metric === "source_down") value = await failingSources(client, new Date(now.getTime() - rule.windowMinutes * 60_000));
+  if (rule.metric === "dlq_size") value = await unresolvedCount(client, records);
+  else if (rule.metric === "source_down") value = await failingSources(client, since, records);
   else if (rule.metric === "oldest_age") {
-    const oldest = await oldestUnresolved(client, UNSCOPED);
+    const oldest = await oldestUnresolved(client, records);
     value = oldest ? hoursBetween(oldest.firstSeenAt, now) : 0;
-  } else value = await poisonArrivals(client, UNSCOPED, new Date(now.getTime() - rule.windowMinutes * 60_000), now);
+  } else value = await poisonArrivals(client, records, since, now);
   cache.set(key, value);
   return value;
 }
@@ -65,8 +83,12 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
     const lock = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [ALERT_LOCK]);
     if (!lock.rows[0]?.ok) return { evaluated: false, fired: [], resolved: [] };
     const rules = (
-      await client.query<RuleRow>("SELECT id, name, metric, threshold, window_minutes, enabled, webhook_url FROM alert_rule ORDER BY id")
+      await client.query<RuleRow>(
+        `SELECT r.id, r.team_id::text AS team_id, t.name AS team, r.name, r.metric, r.threshold, r.window_minutes, r.enabled, r.webhook_url
+         FROM alert_rule r LEFT JOIN team t ON t.id = r.team_id ORDER BY r.id`,
+      )
     ).rows;
+    const teamScopes = await readTeamScopes(client, [...new Set(rules.flatMap((r) => (r.team_id ? [r.team_id] : [])))]);
     const open = new Map(
       (
         await client.query<{ id: string; rule_id: string; value: number; message: string; fired_at: Date }>(
@@ -86,6 +108,7 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
       const notice = (eventId: string, value: number, message: string, firedAt: Date, resolvedAt: Date | null): AlertNotice => ({
         eventId,
         ruleId: r.id,
+        team: r.team,
         name: r.name,
         metric: r.metric,
         threshold: r.threshold,
@@ -103,7 +126,12 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
         }
         continue;
       }
-      const value = await metricValue(client, rule, now, cache);
+      // A team removed since the read above takes its rules with it (cascade); its scope, if missing, matches nothing.
+      const scope =
+        r.team_id === null
+          ? { key: "all", records: UNSCOPED }
+          : { key: `team:${r.team_id}`, records: teamScopes.get(r.team_id) ?? NO_RECORDS };
+      const value = await metricValue(client, rule, scope, now, cache);
       await client.query("UPDATE alert_rule SET last_value = $2, last_evaluated_at = $3 WHERE id = $1", [r.id, value, now]);
       const d = decideAlert(rule, value, current !== undefined);
       if (d.action === "fire") {

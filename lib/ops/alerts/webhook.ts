@@ -33,6 +33,7 @@ export function webhookBody(type: "alert.fired" | "alert.resolved", n: AlertNoti
     alert: {
       id: n.eventId,
       ruleId: n.ruleId,
+      team: n.team,
       name: n.name,
       metric: n.metric,
       threshold: n.threshold,
@@ -47,6 +48,7 @@ export function webhookBody(type: "alert.fired" | "alert.resolved", n: AlertNoti
 interface PendingRow {
   id: string;
   rule_id: string;
+  team: string | null;
   name: string;
   metric: AlertNotice["metric"];
   threshold: number;
@@ -61,9 +63,9 @@ interface PendingRow {
 export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?: string | null; post?: Poster } = {}): Promise<number> {
   const post = opts.post ?? fetchPoster;
   const { rows } = await pool.query<PendingRow>(
-    `SELECT e.id::text AS id, e.rule_id, r.name, r.metric, r.threshold, e.value, e.message, e.fired_at, e.delivery_attempts,
+    `SELECT e.id::text AS id, e.rule_id, t.name AS team, r.name, r.metric, r.threshold, e.value, e.message, e.fired_at, e.delivery_attempts,
        r.webhook_url AS url
-     FROM alert_event e JOIN alert_rule r ON r.id = e.rule_id
+     FROM alert_event e JOIN alert_rule r ON r.id = e.rule_id LEFT JOIN team t ON t.id = r.team_id
      WHERE e.delivered_at IS NULL AND e.resolved_at IS NULL AND e.delivery_attempts < $1
      ORDER BY e.id`,
     [MAX_ATTEMPTS],
@@ -80,6 +82,7 @@ export async function deliverFired(pool: pg.Pool, now: Date, opts: { defaultUrl?
     const notice: AlertNotice = {
       eventId: r.id,
       ruleId: r.rule_id,
+      team: r.team,
       name: r.name,
       metric: r.metric,
       threshold: r.threshold,

@@ -30,6 +30,16 @@ export function describeSink(view: SinkView, words: keyof Plug["describe"]): str
   return describe(view);
 }
 
+/** What a record's timeline names as having settled a key whose ledger entry has this origin, if a sink's words. */
+export function settledBy(ledgerOrigin: string): string | null {
+  return (SINKS as readonly AnySinkConfigPlug[]).find((p) => p.type === ledgerOrigin)?.settledBy ?? null;
+}
+
+/** `redrive replay create --url`'s help: what the URL is to each sink that takes one. */
+export function urlHelp(plugs: readonly AnySinkConfigPlug[] = SINKS): string {
+  return plugs.flatMap((p) => (p.urlHelp ? [`${p.type} sink: ${p.urlHelp}`] : [])).join("; ");
+}
+
 /** What the CLI says before a sink's target is checked (a check that connects may take seconds), if anything. */
 export function checkingNotice(config: SinkConfig): string | null {
   const plug = sinkPlug(config.type) as AnySinkConfigPlug;

@@ -18,8 +18,12 @@ export interface SinkConfigPlug<T extends string, S extends z.ZodObject, V exten
   help: string;
   /** `redrive replay create --sink`'s help for it */
   cliHelp: string;
+  /** what `--url` is to it, if it takes one (`redrive replay create --url`'s help: "<type> sink: <this>") */
+  urlHelp?: string;
   /** what a supervisor sends (the API, the CLI and the form parse with it) */
   schema: S;
+  /** its settings in the replay form, under the type list (a sink whose body is its type alone has none) */
+  form?: SinkForm;
   /** the sink's body from `redrive replay create`'s flags (undefined fields are dropped, so defaults apply) */
   fromFlags(flags: SinkFlags, num: FlagNumber): Record<string, unknown>;
   /** `redrive sink check --type <it>` inspects its target (lib/cli/commands/sink.ts) */
@@ -32,6 +36,44 @@ export interface SinkConfigPlug<T extends string, S extends z.ZodObject, V exten
   spatialOnly: boolean;
   /** sends each record back where it was pulled from: records without an origin are left out */
   needsOrigin: boolean;
+  /**
+   * what a record's timeline names as having settled its key ("Settled in the ledger by replay batch 7 (HTTP
+   * sink)"), when its ledger entry's origin is this type (a remote sink records its type there)
+   */
+  settledBy?: string;
+}
+
+/** One setting in the replay form: its text becomes the sink body's `<name>`. */
+export interface SinkFormField {
+  name: string;
+  label: string;
+  /**
+   * How the typed text is sent: text (as typed: the schema judges it), optional (trimmed; blank leaves it out, so
+   * its default applies or it stays unset), number (Number(text), for the schema to judge), header-lines ("Name:
+   * value" per line, a record of headers; none leaves it out; a line without a colon is a problem, not a header)
+   */
+  value: "text" | "optional" | "number" | "header-lines";
+  /** an http(s) URL: the browser's URL field */
+  url?: boolean;
+  required?: boolean;
+  min?: number;
+  max?: number;
+  placeholder?: string;
+  /** what the field holds before anyone types ("" unless given) */
+  initial?: string;
+  /** takes the whole row */
+  wide?: boolean;
+  /** may hold a password: the browser neither fills it in nor spell-checks it */
+  secret?: boolean;
+}
+
+export interface SinkForm {
+  /** a paragraph above the fields */
+  note?: string;
+  /** after "This selection holds N AFC taps: ", for a spatialOnly sink given a selection holding taps */
+  afcNotice?: string;
+  /** two to a row, a wide one alone */
+  fields: readonly SinkFormField[];
 }
 
 export interface SinkWords<V> {

@@ -1,7 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { GroupIdParamsSchema, GroupPatchSchema } from "@/lib/dead-letters/groups/group-schemas";
+import { GroupIdParamsSchema, GroupPatchSchema } from "@/lib/dead-letters/contract/groups";
 import { getGroup } from "@/lib/dead-letters/groups/read-groups";
 import { updateGroup } from "@/lib/dead-letters/groups/update-group";
 

@@ -3,7 +3,7 @@ import { getDb } from "@/lib/db/client";
 import { groupMentionsOf } from "@/lib/dead-letters/groups/read-groups";
 import { mergeMentions } from "@/lib/dead-letters/notes/mentions";
 import { mentionsOf } from "@/lib/dead-letters/notes/notes";
-import { MentionListSchema } from "@/lib/dead-letters/notes/note-schemas";
+import { MentionListSchema } from "@/lib/dead-letters/contract/notes";
 
 export const dynamic = "force-dynamic";
 

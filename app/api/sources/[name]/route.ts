@@ -1,13 +1,13 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
-import { audienceOf, deleteSource, getSource, updateSource } from "@/lib/sources/manage-sources";
+import { assertSourceInScope, audienceOf, deleteSource, getSource, updateSource } from "@/lib/sources/manage-sources";
 import { removeFromBroker } from "@/lib/sources/pull-now";
 import { PatchSourceBody, SourceNameParams } from "@/lib/sources/source-schemas";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/sources/{name} — one source with its state. */
+/** GET /api/sources/{name} — one source with its state; 404 to a user in teams for a source their teams do not claim. */
 export const GET = defineRoute(
   {
     access: { permission: "sources:read" },
@@ -18,7 +18,10 @@ export const GET = defineRoute(
       responses: { 200: { description: "The source" }, 404: { description: "No such source" } },
     },
   },
-  async ({ params, now, principal }) => getSource(getDb().pool, params.name, now, audienceOf(principal!.role)),
+  async ({ params, now, principal }) => {
+    assertSourceInScope(principal!.scope, params.name);
+    return getSource(getDb().pool, params.name, now, audienceOf(principal!.role));
+  },
 );
 
 /** PATCH /api/sources/{name} {url?, kind?, options?, enabled?} — change or pause/resume a source (audited). */

@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { deleteView, updateView } from "@/lib/dead-letters/views/saved-views";
-import { PatchViewBodySchema, ViewIdParamsSchema, SavedViewSchema } from "@/lib/dead-letters/views/view-schemas";
+import { PatchViewBodySchema, ViewIdParamsSchema, SavedViewSchema } from "@/lib/dead-letters/contract/views";
 import { z } from "zod";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { setDefaultView } from "@/lib/dead-letters/views/saved-views";
-import { DefaultViewBodySchema } from "@/lib/dead-letters/views/view-schemas";
+import { DefaultViewBodySchema } from "@/lib/dead-letters/contract/views";
 import { z } from "zod";
 
 export const dynamic = "force-dynamic";

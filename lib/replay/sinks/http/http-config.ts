@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { hasUrlCredentials } from "../../../net/outbound";
 import type { SinkConfigPlug } from "../sink-plug";
+import { httpForm } from "./http-form";
 
 // The HTTP sink's configuration: where to POST, extra headers, timeout, requests in flight. Pure and client-safe.
 
@@ -64,7 +65,9 @@ export const httpConfigPlug: SinkConfigPlug<"http", typeof HttpSinkSchema, HttpS
   label: "HTTP",
   help: "HTTP: each record is POSTed to the URL with its original key in the Idempotency-Key header; the receiver deduplicates.",
   cliHelp: "http",
+  urlHelp: "where to POST",
   schema: HttpSinkSchema,
+  form: httpForm,
   fromFlags: (o, num) => ({
     type: "http",
     url: o.url,
@@ -80,4 +83,5 @@ export const httpConfigPlug: SinkConfigPlug<"http", typeof HttpSinkSchema, HttpS
   },
   spatialOnly: false,
   needsOrigin: false,
+  settledBy: "HTTP sink",
 };

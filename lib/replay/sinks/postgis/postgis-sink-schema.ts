@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { redactUrlSecrets } from "../../../masking/url";
 import type { SinkConfigPlug, SinkFlags } from "../sink-plug";
+import { postgisForm } from "./postgis-form";
 
 // The PostGIS sink's configuration: where a batch writes features (a PostgreSQL database with PostGIS, one table)
 // and which columns hold what. Pure and client-safe (the replay form validates with it); its plug is at the end.
@@ -143,7 +144,9 @@ export const postgisConfigPlug: SinkConfigPlug<"postgis", typeof PostgisSinkSche
   label: "PostGIS table",
   help: "PostGIS table: each feature is upserted into the table by its id, the newest observation winning, and its key recorded beside it so it is applied once.",
   cliHelp: "postgis (a PostGIS table)",
+  urlHelp: "postgresql://user:password@host:port/database",
   schema: PostgisSinkSchema,
+  form: postgisForm,
   fromFlags: (o, num) => postgisSinkBody(o, num(o.srid, "--srid")),
   checkCommand: true,
   checking: (config) => `checking the PostGIS target ${redactUrlSecrets(config.url)} ${config.table}…`,
@@ -155,4 +158,5 @@ export const postgisConfigPlug: SinkConfigPlug<"postgis", typeof PostgisSinkSche
   },
   spatialOnly: true,
   needsOrigin: false,
+  settledBy: "PostGIS sink",
 };

@@ -2,7 +2,7 @@ import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { IdParamsSchema } from "@/lib/dead-letters/contract/record-id";
-import { NoteBodySchema, NoteListSchema, NoteSchema } from "@/lib/dead-letters/notes/note-schemas";
+import { NoteBodySchema, NoteListSchema, NoteSchema } from "@/lib/dead-letters/contract/notes";
 import { addNote, listNotes } from "@/lib/dead-letters/notes/notes";
 import { maskFor } from "@/lib/forensics/access";
 import { UnmaskQuerySchema } from "@/lib/forensics/forensics-schemas";

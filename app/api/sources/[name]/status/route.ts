@@ -1,6 +1,6 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
-import { audienceOf } from "@/lib/sources/manage-sources";
+import { assertSourceInScope, audienceOf } from "@/lib/sources/manage-sources";
 import { sourceStatus } from "@/lib/sources/pull-now";
 import { SourceNameParams } from "@/lib/sources/source-schemas";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 /**
  * GET /api/sources/{name}/status — waiting in the broker, last pull, totals, last error: for read roles as the pullers
  * last recorded it (the error as a category); an admin's call asks the broker now (within a few seconds), unless the
- * source is backing off.
+ * source is backing off. 404 to a user in teams for a source their teams do not claim.
  */
 export const GET = defineRoute(
   {
@@ -22,7 +22,10 @@ export const GET = defineRoute(
       responses: { 200: { description: "The state" }, 404: { description: "No such source" } },
     },
   },
-  async ({ params, now, principal }) => sourceStatus(getDb().pool, params.name, now, audienceOf(principal!.role)),
+  async ({ params, now, principal }) => {
+    assertSourceInScope(principal!.scope, params.name);
+    return sourceStatus(getDb().pool, params.name, now, audienceOf(principal!.role));
+  },
 );
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

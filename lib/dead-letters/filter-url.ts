@@ -1,6 +1,6 @@
-import { searchParamsToObject } from "../../net/search-params";
-import { dayOfText, endOfDay, startOfDay } from "../../time/instant";
-import { ListFilterSchema, type ListFilter } from "../filters";
+import { searchParamsToObject } from "../net/search-params";
+import { dayOfText, endOfDay, startOfDay } from "../time/instant";
+import { ListFilterSchema, type ListFilter } from "./filters";
 
 // The list's filter ↔ the URL's query string, so a filtered view is a link someone else can open. The same
 // spelling as the API's query (kind=spatial,afc, from=2026-11-05T00:00:00.000Z …), so the page passes its own

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalViewFilter, CreateViewBodySchema, PatchViewBodySchema } from "./view-schemas";
+import { canonicalViewFilter, CreateViewBodySchema, PatchViewBodySchema } from "./views";
 
 describe("a saved view's filter", () => {
   it("is the list's query string in canonical order, without keys that are not filters", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { viewQuery } from "../views/view-schemas";
+import { viewQuery } from "./contract/views";
 import {
   chooserRows,
   columnsFromParam,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../../db/column-limits";
-import { filterFromParams, filterKey } from "../query/filter-url";
-import { ListColumnsSchema } from "../query/list-columns";
+import { filterFromParams, filterKey } from "../filter-url";
+import { ListColumnsSchema } from "../list-columns";
 
 // Saved views of the list: a named filter (the list's own query string, filter-url.ts) with its sort and
 // columns (list-columns.ts), personal or shared with the team. Client-safe: the API's shapes and the canonical form of a view's filter.

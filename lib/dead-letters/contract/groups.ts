@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MentionedUser } from "../notes/note-schemas";
+import type { MentionedUser } from "./notes";
 
 // Request and response shapes of the failure-group API (GET /api/groups, GET/PATCH /api/groups/{id}), shared by
 // the route handlers, the CLI, the client hooks and the OpenAPI document. Client-safe: no server imports.
