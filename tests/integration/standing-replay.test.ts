@@ -253,9 +253,12 @@ describe("a standing replay", () => {
     const alerts = await openAlerts("rule-canary", drafted.id);
     expect(alerts).toEqual([expect.objectContaining({ value: 3 })]);
     expect(alerts[0]!.message).toContain("rule standing-canary v1");
-    // Paused means paused: nothing more reaches the sink, and the other rule's flow is not touched.
+    // Paused means paused: once the requests in flight at the pause have landed, nothing more reaches the sink — not
+    // even the failed items' retries, due within 2 s (the worker's backoff).
+    await new Promise((r) => setTimeout(r, 300));
     const sent = sink.deliveries.length;
-    await new Promise((r) => setTimeout(r, 400));
+    expect(sent).toBeLessThanOrEqual(5);
+    await new Promise((r) => setTimeout(r, 2_200));
     expect(sink.deliveries.length).toBe(sent);
     // The housekeeping round leaves an alert whose batch is still held by its canary open.
     await evaluateRuleAlerts(db.pool, new Date());
