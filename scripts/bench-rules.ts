@@ -7,6 +7,7 @@
 //    (every thread of this process: on a shared machine the ingest threads, at a lower priority, get what is left).
 // Every figure line carries the load average: the machine may be shared.
 import { readFileSync } from "node:fs";
+import { STANDING_REPLAY } from "../lib/replay/batch/standing-rules";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createUser } from "../lib/auth/users";
@@ -84,6 +85,7 @@ const ctx: RuleContext = {
   scope: UNSCOPED,
   requestId: "bench",
   now,
+  standing: STANDING_REPLAY,
 };
 
 async function dryRun(name: string, match: RuleMatch, action: RuleAction): Promise<{ job: RuleJobView; seconds: number }> {

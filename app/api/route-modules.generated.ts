@@ -51,22 +51,23 @@ import * as route47 from "./rules/[id]/apply/route";
 import * as route48 from "./rules/[id]/approve/route";
 import * as route49 from "./rules/[id]/dry-run/route";
 import * as route50 from "./rules/[id]/jobs/[jobId]/route";
-import * as route51 from "./settings/archive/route";
-import * as route52 from "./settings/replay-approval/route";
-import * as route53 from "./settings/sso/route";
-import * as route54 from "./sources/route";
-import * as route55 from "./sources/[name]/route";
-import * as route56 from "./sources/[name]/pull/route";
-import * as route57 from "./sources/[name]/status/route";
-import * as route58 from "./teams/route";
-import * as route59 from "./teams/[id]/route";
-import * as route60 from "./tokens/route";
-import * as route61 from "./tokens/[id]/route";
-import * as route62 from "./users/route";
-import * as route63 from "./users/[id]/route";
-import * as route64 from "./views/route";
-import * as route65 from "./views/[id]/route";
-import * as route66 from "./views/default/route";
+import * as route51 from "./rules/[id]/resume/route";
+import * as route52 from "./settings/archive/route";
+import * as route53 from "./settings/replay-approval/route";
+import * as route54 from "./settings/sso/route";
+import * as route55 from "./sources/route";
+import * as route56 from "./sources/[name]/route";
+import * as route57 from "./sources/[name]/pull/route";
+import * as route58 from "./sources/[name]/status/route";
+import * as route59 from "./teams/route";
+import * as route60 from "./teams/[id]/route";
+import * as route61 from "./tokens/route";
+import * as route62 from "./tokens/[id]/route";
+import * as route63 from "./users/route";
+import * as route64 from "./users/[id]/route";
+import * as route65 from "./views/route";
+import * as route66 from "./views/[id]/route";
+import * as route67 from "./views/default/route";
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "[...path]", module: route0 },
@@ -120,20 +121,21 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   { dir: "rules/[id]/approve", module: route48 },
   { dir: "rules/[id]/dry-run", module: route49 },
   { dir: "rules/[id]/jobs/[jobId]", module: route50 },
-  { dir: "settings/archive", module: route51 },
-  { dir: "settings/replay-approval", module: route52 },
-  { dir: "settings/sso", module: route53 },
-  { dir: "sources", module: route54 },
-  { dir: "sources/[name]", module: route55 },
-  { dir: "sources/[name]/pull", module: route56 },
-  { dir: "sources/[name]/status", module: route57 },
-  { dir: "teams", module: route58 },
-  { dir: "teams/[id]", module: route59 },
-  { dir: "tokens", module: route60 },
-  { dir: "tokens/[id]", module: route61 },
-  { dir: "users", module: route62 },
-  { dir: "users/[id]", module: route63 },
-  { dir: "views", module: route64 },
-  { dir: "views/[id]", module: route65 },
-  { dir: "views/default", module: route66 },
+  { dir: "rules/[id]/resume", module: route51 },
+  { dir: "settings/archive", module: route52 },
+  { dir: "settings/replay-approval", module: route53 },
+  { dir: "settings/sso", module: route54 },
+  { dir: "sources", module: route55 },
+  { dir: "sources/[name]", module: route56 },
+  { dir: "sources/[name]/pull", module: route57 },
+  { dir: "sources/[name]/status", module: route58 },
+  { dir: "teams", module: route59 },
+  { dir: "teams/[id]", module: route60 },
+  { dir: "tokens", module: route61 },
+  { dir: "tokens/[id]", module: route62 },
+  { dir: "users", module: route63 },
+  { dir: "users/[id]", module: route64 },
+  { dir: "views", module: route65 },
+  { dir: "views/[id]", module: route66 },
+  { dir: "views/default", module: route67 },
 ];

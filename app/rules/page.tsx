@@ -4,6 +4,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { forReader } from "@/lib/api/page-data";
 import { getDb } from "@/lib/db/client";
+import { STANDING_REPLAY } from "@/lib/replay/batch/standing-rules";
 import { listRules } from "@/lib/rules/rules";
 
 export const metadata: Metadata = { title: "Rules" };
@@ -14,7 +15,7 @@ export default async function RulesRoute({ searchParams }: { searchParams: Promi
   const { rule } = await searchParams;
   // Before reading: the client refetches what is older than this (initialDataUpdatedAt).
   const now = new Date();
-  const rules = await listRules(getDb().pool, now, principal.scope);
+  const rules = await listRules(getDb().pool, now, principal.scope, STANDING_REPLAY);
   const selected = typeof rule === "string" && rules.some((r) => r.id === rule) ? rule : null;
   return (
     <section aria-labelledby="rules-heading" className="space-y-3">

@@ -5,6 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ColumnHeaders, DividedBody, FramedTable } from "@/components/ui/table";
 import type { AlertEventView, AlertRuleView } from "@/lib/ops/alerts/alert-rules";
+import { RULE_ALERT_METRICS } from "@/lib/forensics/forensics-schemas";
 import { useAlerts, useCreateAlertRule, useDeleteAlertRule, useUpdateAlertRule } from "./queries";
 
 // Alert rules (editable by supervisors) and the latest alert events. Thresholds are in the metric's unit:
@@ -21,6 +22,8 @@ const UNIT: Record<AlertRuleView["metric"], string> = {
   dlq_size: "unresolved records",
   oldest_age: "hours",
   source_down: "sources failing",
+  rule_canary: "(a rule's canary failed)",
+  rule_refailure: "records of one rule failing again in the window",
 };
 
 /**
@@ -131,7 +134,7 @@ function RuleRow({ rule, canManage, scoped, teams }: { rule: AlertRuleView; canM
         <input
           aria-label={`${rule.id} window minutes`}
           className={input}
-          disabled={!canEdit || (rule.metric !== "poison_growth" && rule.metric !== "source_down")}
+          disabled={!canEdit || !["poison_growth", "source_down", "rule_refailure"].includes(rule.metric)}
           value={windowMinutes}
           onChange={(e) => setWindowMinutes(e.target.value)}
           inputMode="numeric"
@@ -170,7 +173,9 @@ function RuleRow({ rule, canManage, scoped, teams }: { rule: AlertRuleView; canM
             )}
           </>
         )}
-        {canManage && rule.teamId === null && teams.length > 0 && <CopyForTeam rule={rule} teams={teams} />}
+        {canManage && rule.teamId === null && teams.length > 0 && !RULE_ALERT_METRICS.includes(rule.metric) && (
+          <CopyForTeam rule={rule} teams={teams} />
+        )}
       </td>
     </tr>
   );

@@ -80,6 +80,12 @@ export const useApproveRule = () =>
     (r) => `Rule ${r.name} v${r.activeVersion} approved: it decides new arrivals now`,
   );
 
+export const useResumeRule = () =>
+  useRuleMutation(
+    ({ id }: { id: string }) => fetchJson<RuleView>(`/api/rules/${id}/resume`, { method: "POST" }),
+    (r) => `Rule ${r.name}: standing replay resumed`,
+  );
+
 export function useApplyRule() {
   const qc = useQueryClient();
   return useMutation({

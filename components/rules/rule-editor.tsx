@@ -7,10 +7,13 @@ import {
   CreateRuleBodySchema,
   RuleActionSchema,
   RuleMatchSchema,
+  RuleReplaySchema,
   type RuleAction,
   type RuleMatch,
+  type RuleReplay,
   type RuleView,
 } from "@/lib/rules/rule-schemas";
+import { SINKS } from "@/lib/replay/sinks/registry";
 import { DryRunCounts } from "./dry-run-counts";
 import { useCreateRule, useDryRun, usePatchRule } from "./queries";
 
@@ -32,6 +35,13 @@ interface Draft {
   maxDroppedParts: string;
   action: RuleAction["type"];
   quarantineReason: string;
+  /** the standing replay's sink type; "keep": the version's as it is (a change), "": none */
+  replaySink: string;
+  /** the sink's other settings, JSON (e.g. {"url": "https://…"} for HTTP) */
+  replaySettings: string;
+  replayRate: string;
+  canaryCount: string;
+  canaryPct: string;
 }
 
 function draftOf(rule: RuleView | null): Draft {
@@ -52,7 +62,35 @@ function draftOf(rule: RuleView | null): Draft {
     maxDroppedParts: m.repair?.maxDroppedParts === undefined ? "" : String(m.repair.maxDroppedParts),
     action: rule?.action.type ?? "approve",
     quarantineReason: rule?.action.type === "quarantine" ? rule.action.reason : "",
+    // A change keeps the version's replay unless another is chosen: its sink's secrets are not shown to edit.
+    replaySink: rule?.replay ? "keep" : "",
+    replaySettings: "",
+    replayRate: rule?.replay ? String(rule.replay.ratePerSecond) : "10",
+    canaryCount: rule?.replay?.canary ? String(rule.replay.canary.count) : "",
+    canaryPct: rule?.replay?.canary ? String(rule.replay.canary.maxFailureRate * 100) : "",
   };
+}
+
+/** The draft's standing replay: undefined keeps the version's, null is none. */
+function replayOf(d: Draft): { ok: true; replay: RuleReplay | null | undefined } | { ok: false; message: string } {
+  // Only an approving rule replays: another action drops the version's replay.
+  if (d.replaySink === "" || d.action !== "approve") return { ok: true, replay: null };
+  if (d.replaySink === "keep") return { ok: true, replay: undefined };
+  let settings: unknown = {};
+  if (d.replaySettings.trim() !== "") {
+    try {
+      settings = JSON.parse(d.replaySettings);
+    } catch {
+      return { ok: false, message: "replay: the sink settings are not JSON" };
+    }
+  }
+  const parsed = RuleReplaySchema.safeParse({
+    sink: { ...(typeof settings === "object" && settings !== null ? settings : {}), type: d.replaySink },
+    ratePerSecond: Number(d.replayRate),
+    canary: d.canaryCount.trim() === "" ? undefined : { count: Number(d.canaryCount), maxFailureRate: Number(d.canaryPct || "0") / 100 },
+  });
+  if (!parsed.success) return { ok: false, message: `replay: ${parsed.error.issues[0]?.message ?? "invalid"}` };
+  return { ok: true, replay: parsed.data };
 }
 
 const orUndefined = (s: string) => (s.trim() === "" ? undefined : s.trim());
@@ -139,15 +177,23 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
   const [d, setD] = useState<Draft>(() => draftOf(rule));
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((x) => ({ ...x, [k]: v }));
   const body = bodyOf(d);
+  const replay = replayOf(d);
   const live = useDebounced(body.ok ? { match: body.match, action: body.action } : null, 400);
   const counts = useDryRun(rule?.id ?? null, live ?? {}, live !== null);
   const create = useCreateRule();
   const patch = usePatchRule();
   const save = () => {
-    if (!body.ok) return;
-    if (rule) patch.mutate({ id: rule.id, body: { match: body.match, action: body.action } }, { onSuccess: (r) => onSaved(r.id) });
+    if (!body.ok || !replay.ok) return;
+    const withReplay = replay.replay === undefined ? {} : { replay: replay.replay };
+    if (rule)
+      patch.mutate({ id: rule.id, body: { match: body.match, action: body.action, ...withReplay } }, { onSuccess: (r) => onSaved(r.id) });
     else {
-      const parsed = CreateRuleBodySchema.safeParse({ name: d.name, match: body.match, action: body.action });
+      const parsed = CreateRuleBodySchema.safeParse({
+        name: d.name,
+        match: body.match,
+        action: body.action,
+        ...(replay.replay ? { replay: replay.replay } : {}),
+      });
       if (parsed.success) create.mutate(parsed.data, { onSuccess: (r) => onSaved(r.id) });
     }
   };
@@ -232,9 +278,80 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
           </Field>
         )}
       </div>
+      {d.action === "approve" && (
+        <fieldset className="grid gap-2 rounded border border-slate-200 p-2 sm:grid-cols-2 lg:grid-cols-3 dark:border-slate-700">
+          <legend className="px-1 text-xs font-semibold">Standing replay of what it approves (part of the version)</legend>
+          <Field label="Replay sink" hint="approved records flow into one paced batch, approved with this version">
+            {(id) => (
+              <select id={id} className={INPUT} value={d.replaySink} onChange={(e) => set("replaySink", e.target.value)}>
+                <option value="">none</option>
+                {rule?.replay && (
+                  <option value="keep">
+                    as in v{rule.version}: {rule.replay.sinkText}
+                  </option>
+                )}
+                {SINKS.map((p) => (
+                  <option key={p.type} value={p.type}>
+                    {p.label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          {d.replaySink !== "" && d.replaySink !== "keep" && (
+            <Field label="Sink settings (JSON)" hint='the sink&apos;s fields as a batch takes them, e.g. {"url": "https://…"}'>
+              {(id) => <input id={id} className={INPUT} value={d.replaySettings} onChange={(e) => set("replaySettings", e.target.value)} />}
+            </Field>
+          )}
+          {d.replaySink !== "" && d.replaySink !== "keep" && (
+            <>
+              <Field label="Replay rate (records/s)">
+                {(id) => (
+                  <input
+                    id={id}
+                    type="number"
+                    min={0}
+                    step="any"
+                    className={INPUT}
+                    value={d.replayRate}
+                    onChange={(e) => set("replayRate", e.target.value)}
+                  />
+                )}
+              </Field>
+              <Field label="Canary items" hint="empty: no canary">
+                {(id) => (
+                  <input
+                    id={id}
+                    type="number"
+                    min={1}
+                    className={INPUT}
+                    value={d.canaryCount}
+                    onChange={(e) => set("canaryCount", e.target.value)}
+                  />
+                )}
+              </Field>
+              <Field label="Canary max failed (%)">
+                {(id) => (
+                  <input
+                    id={id}
+                    type="number"
+                    min={0}
+                    max={100}
+                    step="any"
+                    className={INPUT}
+                    value={d.canaryPct}
+                    onChange={(e) => set("canaryPct", e.target.value)}
+                  />
+                )}
+              </Field>
+            </>
+          )}
+        </fieldset>
+      )}
       {!body.ok && <p className="text-xs text-amber-700 dark:text-amber-300">{body.message}</p>}
+      {!replay.ok && <p className="text-xs text-amber-700 dark:text-amber-300">{replay.message}</p>}
       <div className="flex items-center gap-2">
-        <Button type="submit" variant="primary" disabled={!body.ok || create.isPending || patch.isPending}>
+        <Button type="submit" variant="primary" disabled={!body.ok || !replay.ok || create.isPending || patch.isPending}>
           {rule ? "Save as a new version" : "Save draft"}
         </Button>
         <span className="text-xs text-slate-500 dark:text-slate-400">

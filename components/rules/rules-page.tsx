@@ -8,7 +8,7 @@ import { Panel } from "@/components/ui/panel";
 import type { RuleStatus, RuleView } from "@/lib/rules/rule-schemas";
 import { DryRunCounts } from "./dry-run-counts";
 import { RuleEditor } from "./rule-editor";
-import { useApplyRule, useApproveRule, useDryRun, usePatchRule, useRules } from "./queries";
+import { useApplyRule, useApproveRule, useDryRun, usePatchRule, useResumeRule, useRules } from "./queries";
 
 // /rules: the triage rules, the editor, and the four eyes: a draft's approval panel shows exactly the version to
 // approve with its dry run; the kill switch is one click for any supervisor or admin.
@@ -16,6 +16,19 @@ import { useApplyRule, useApproveRule, useDryRun, usePatchRule, useRules } from 
 const STATUS_TONE: Record<RuleStatus, Tone> = { draft: "amber", active: "green", disabled: "slate" };
 
 const person = (p: { email: string | null; id: string | null } | null) => (p ? (p.email ?? p.id ?? "unknown") : "—");
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+/** The version's standing replay as its approver reviews it: where to, how fast, the canary. */
+function replayText(replay: NonNullable<RuleView["replay"]>): string {
+  const canary = replay.canary
+    ? `; canary: the first ${replay.canary.count} items, paused above ${pct(replay.canary.maxFailureRate)} failed`
+    : "; no canary";
+  return `${replay.sinkText} at ${replay.ratePerSecond.toLocaleString("en")} records/s${canary}`;
+}
+
+/** Whether the rule's standing flow waits for a supervisor (its canary, or the engine's failure check, paused it). */
+const held = (r: RuleView) => r.standing?.open === true && r.standing.status === "paused";
 
 function RuleDetails({
   rule,
@@ -31,7 +44,10 @@ function RuleDetails({
   const approve = useApproveRule();
   const patch = usePatchRule();
   const apply = useApplyRule();
+  const resume = useResumeRule();
   const dry = useDryRun(rule.id, {}, true);
+  const flow = rule.standing;
+  const out = rule.stats.replay;
   const ownDraft = rule.draftedBy.id === userId;
   return (
     <div className="space-y-2">
@@ -44,6 +60,8 @@ function RuleDetails({
         <dd className="font-mono text-xs wrap-anywhere">{JSON.stringify(rule.match)}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Action</dt>
         <dd>{rule.action.type === "quarantine" ? `quarantine: ${rule.action.reason}` : rule.action.type}</dd>
+        <dt className="text-slate-500 dark:text-slate-400">Standing replay</dt>
+        <dd data-testid="rule-replay">{rule.replay ? replayText(rule.replay) : "none (approved records wait for a batch)"}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Drafted by</dt>
         <dd>{person(rule.draftedBy)}</dd>
         <dt className="text-slate-500 dark:text-slate-400">Approved by</dt>
@@ -53,6 +71,30 @@ function RuleDetails({
           {rule.stats.decidedToday} today · {rule.stats.decidedThisWeek} this week · last match{" "}
           {rule.stats.lastMatchAt?.slice(0, 16).replace("T", " ") ?? "never"}
         </dd>
+        {flow && (
+          <>
+            <dt className="text-slate-500 dark:text-slate-400">Flow</dt>
+            <dd data-testid="rule-flow">
+              <a className="text-sky-800 hover:underline dark:text-sky-200" href={`/replays/${flow.batchId}`}>
+                batch {flow.batchId}
+              </a>{" "}
+              (v{flow.version}){" "}
+              <Badge tone={flow.status === "running" ? "green" : flow.status === "paused" ? "amber" : "slate"}>{flow.status}</Badge>
+              {!flow.open && " closed to new records"}
+              {flow.canary && ` · canary ${flow.canary.state}`}
+              {flow.statusReason && <span className="block text-xs text-slate-600 dark:text-slate-300">{flow.statusReason}</span>}
+            </dd>
+          </>
+        )}
+        {(flow || out.failedAfterReplay > 0) && (
+          <>
+            <dt className="text-slate-500 dark:text-slate-400">Replayed</dt>
+            <dd data-testid="rule-outcomes">
+              {out.queued} queued · {out.sent} sent · {out.applied} applied · {out.duplicate} duplicate · {out.failed} failed ·{" "}
+              {out.failedAfterReplay} failed again after replay (7 days)
+            </dd>
+          </>
+        )}
       </dl>
       <section aria-label="Dry run" className="rounded border border-slate-200 p-2 dark:border-slate-700">
         <h3 className="text-xs font-semibold">Dry run of v{rule.version} against the records stored now</h3>
@@ -78,6 +120,18 @@ function RuleDetails({
             }}
           >
             Apply to the {dry.data.decided.toLocaleString("en")} matching now
+          </Button>
+        )}
+        {held(rule) && canApprove && (
+          <Button
+            variant="approve"
+            disabled={resume.isPending}
+            onClick={() => {
+              if (window.confirm(`Resume ${rule.name}'s standing replay? Its canary watches the next items again.`))
+                resume.mutate({ id: rule.id });
+            }}
+          >
+            Resume replay
           </Button>
         )}
         {rule.status !== "disabled" && canDisable && (
@@ -133,6 +187,7 @@ export function RulesPage({
                 <th>Action</th>
                 <th>Today</th>
                 <th>This week</th>
+                <th>Replayed</th>
               </tr>
             </thead>
             <tbody>
@@ -154,6 +209,22 @@ export function RulesPage({
                   <td>{r.action.type}</td>
                   <td>{r.stats.decidedToday}</td>
                   <td>{r.stats.decidedThisWeek}</td>
+                  <td>
+                    {r.standing ? (
+                      <>
+                        {r.stats.replay.applied + r.stats.replay.duplicate}/{r.stats.replay.queued}
+                        {r.stats.replay.failed > 0 && ` · ${r.stats.replay.failed} failed`}
+                        {held(r) && (
+                          <>
+                            {" "}
+                            <Badge tone="amber">paused</Badge>
+                          </>
+                        )}
+                      </>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -6,6 +6,7 @@ import type { Principal } from "../auth/principal";
 import { actorOf } from "../auth/principal";
 import { runRuleJob } from "../dead-letters/rules/rule-jobs";
 import type { RuleContext } from "../rules/rules";
+import { STANDING_REPLAY } from "../replay/batch/standing-rules";
 import type { RuleJobView } from "../rules/rule-schemas";
 import { answer, type JsonAnswer } from "./handler";
 
@@ -16,7 +17,7 @@ export const DRY_RUN_INLINE_MS = 1000;
 
 export function ruleContext(principal: Principal | null, requestId: string, now: Date): RuleContext {
   if (!principal) throw new AppError("unauthenticated", "sign in or send Authorization: Bearer <token>");
-  return { actor: actorOf(principal), role: principal.role, scope: principal.scope, requestId, now };
+  return { standing: STANDING_REPLAY, actor: actorOf(principal), role: principal.role, scope: principal.scope, requestId, now };
 }
 
 const location = (job: RuleJobView) => `/api/rules/${job.ruleId}/jobs/${job.id}`;

@@ -172,7 +172,9 @@ export const RevealBodySchema = z.strictObject({
     .max(1000),
 });
 
-export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age", "source_down"] as const;
+export const ALERT_METRICS = ["poison_growth", "dlq_size", "oldest_age", "source_down", "rule_canary", "rule_refailure"] as const;
+/** Alerts about one triage rule at a time, each event naming it (lib/rules/rule-alerts.ts, not the evaluation round). */
+export const RULE_ALERT_METRICS: readonly AlertMetric[] = ["rule_canary", "rule_refailure"];
 export type AlertMetric = (typeof ALERT_METRICS)[number];
 
 const alertRuleFields = {
@@ -217,7 +219,9 @@ export const AlertRuleCreateSchema = z.strictObject({
     .nullable()
     .optional(),
   name: alertRuleFields.name,
-  metric: z.enum(ALERT_METRICS),
+  metric: z
+    .enum(ALERT_METRICS)
+    .refine((m) => !RULE_ALERT_METRICS.includes(m), "is a triage rule's alert: it exists once, raised for every rule, with no copies"),
   threshold: alertRuleFields.threshold,
   windowMinutes: alertRuleFields.windowMinutes.default(60),
   enabled: alertRuleFields.enabled.default(true),

@@ -3,6 +3,7 @@ import type pg from "pg";
 import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
 import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";
+import { evaluateRuleAlerts } from "../rules/rule-alerts";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
 import { runRetention, type RetentionResult } from "./retention";
 import { runArchive, type ArchiveResult } from "./archive";
@@ -68,6 +69,10 @@ export async function maintenanceRound(opts: Omit<MaintenanceOptions, "signal"> 
     result.fired = evaluation.fired.length;
     result.resolved = evaluation.resolved.length;
     for (const n of evaluation.fired) log(`[maintenance] alert fired: ${n.message}`);
+    const ruleAlerts = await evaluateRuleAlerts(opts.pool, now);
+    result.fired += ruleAlerts.fired.length;
+    result.resolved += ruleAlerts.resolved;
+    for (const message of ruleAlerts.fired) log(`[maintenance] alert fired: ${message}`);
     // Firing and resolution notices both count as delivered (the summary said 0 beside a delivered resolution).
     result.delivered = await deliverResolved(evaluation.resolved, {
       defaultUrl: opts.webhookUrl ?? null,

@@ -60,12 +60,61 @@ export const RuleActionSchema = z.discriminatedUnion("type", [
 ]);
 export type RuleAction = z.infer<typeof RuleActionSchema>;
 
-/** A standing replay of the rule's approved records (parsed so the body has one shape; refused until it is built). */
+/**
+ * A sink as a rule names it: its type alone ("ledger", "origin") or a sink's configuration ({type: "http", url}).
+ * Its fields are the sink's own (lib/replay/sinks/registry.ts SinkSchema): the standing replay parses them
+ * (lib/replay/batch/standing-rules.ts) before the version is stored, answering 422 on `replay.sink.<field>`.
+ */
+export const RuleSinkSchema = z.preprocess(
+  (v) => (typeof v === "string" ? { type: v } : v),
+  z.looseObject({ type: z.string().min(1).max(50) }),
+);
+
+/**
+ * A standing replay: the records the rule approves flow into one paced batch to `sink`, approved by the rule
+ * version's own approval. `canary`: once the first `count` items have an answer, a failure share above
+ * `maxFailureRate` pauses it.
+ */
 export const RuleReplaySchema = z.strictObject({
-  sink: text(200),
+  sink: RuleSinkSchema,
   ratePerSecond: z.number().positive().max(10_000),
-  canary: z.strictObject({ count: z.number().int().min(1), maxFailureRate: z.number().min(0).max(1) }).optional(),
+  canary: z
+    .strictObject({ count: z.number().int().min(1).max(10_000), maxFailureRate: z.number().min(0).max(1) })
+    .optional()
+    .describe("the first `count` items answered; a failure share above maxFailureRate pauses the flow and raises an alert"),
 });
+export type RuleReplay = z.output<typeof RuleReplaySchema>;
+
+/** A standing replay as readers see it: the sink without its secrets, and in words (its detail, as a batch's page says it). */
+export interface RuleReplayView {
+  sink: { type: string } & Record<string, unknown>;
+  sinkText: string;
+  ratePerSecond: number;
+  canary?: { count: number; maxFailureRate: number };
+}
+
+/** The flow of the rule's standing replay (the batch of the active version, else of the latest one that had one). */
+export interface StandingReplayView {
+  batchId: string;
+  version: number;
+  /** the batch's status; `open`: records the rule approves are still appended (its version is the active one) */
+  status: string;
+  open: boolean;
+  statusReason: string | null;
+  canary: { count: number; maxFailureRate: number; state: "watching" | "passed" | "tripped" } | null;
+}
+
+/** What became of the rule's records in its standing replays. */
+export interface RuleReplayStats {
+  queued: number;
+  sent: number;
+  applied: number;
+  duplicate: number;
+  failed: number;
+  dropped: number;
+  /** records the rule decided that failed again after their replay, in the last 7 days */
+  failedAfterReplay: number;
+}
 
 export const RULE_NAME = /^[a-z0-9][a-z0-9._-]*$/;
 const RuleNameSchema = z
@@ -138,7 +187,7 @@ export interface RuleVersionView {
   version: number;
   match: RuleMatch;
   action: RuleAction;
-  replay: z.infer<typeof RuleReplaySchema> | null;
+  replay: RuleReplayView | null;
   draftedBy: RulePerson;
   draftedAt: string;
   approvedBy: RulePerson | null;
@@ -155,12 +204,14 @@ export interface RuleView {
   activeVersion: number | null;
   match: RuleMatch;
   action: RuleAction;
-  replay: z.infer<typeof RuleReplaySchema> | null;
+  replay: RuleReplayView | null;
   draftedBy: RulePerson;
   approvedBy: RulePerson | null;
   createdAt: string;
   updatedAt: string;
-  stats: { decidedToday: number; decidedThisWeek: number; lastMatchAt: string | null };
+  stats: { decidedToday: number; decidedThisWeek: number; lastMatchAt: string | null; replay: RuleReplayStats };
+  /** the standing replay's flow, if the rule has had one */
+  standing: StandingReplayView | null;
   versions?: RuleVersionView[];
 }
 

@@ -10,14 +10,17 @@ import { isUniqueViolation } from "../db/pg-errors";
 import {
   RuleActionSchema,
   RuleMatchSchema,
-  RuleReplaySchema,
   type CreateRuleBody,
   type PatchRuleBody,
   type RuleAction,
   type RuleMatch,
+  type RuleReplay,
+  type RuleReplayStats,
+  type RuleReplayView,
   type RuleStatus,
   type RuleVersionView,
   type RuleView,
+  type StandingReplayView,
 } from "./rule-schemas";
 import { inScope, type RecordScope } from "../scope/record-scope";
 
@@ -25,9 +28,54 @@ import { inScope, type RecordScope } from "../scope/record-scope";
 // then does it decide records. Versions are immutable (a trigger refuses changes): a change of match, action or
 // replay is a new version, and the rule decides nothing until that one is approved. The kill switch takes the
 // rule out at once; enabling it again is a new version (the same content) needing a second supervisor again.
-// Every change is audited in the transaction that makes it.
+// Every change is audited in the transaction that makes it. A version's `replay` is a standing replay: approving
+// the version opens its batch, approved by that same approval. What that takes of the replay step (the sink's
+// checks, the batch) comes through ctx.standing (StandingReplayPort, lib/replay/batch/standing-rules.ts): the data
+// path runs from here to the replay, not back.
+
+/** The standing replay as a rule version stores it (rule_version.replay): its sink sealed as a batch's is. */
+export interface StoredReplay {
+  sink: { type: string } & Record<string, unknown>;
+  ratePerSecond: number;
+  canary?: { count: number; maxFailureRate: number };
+}
+
+/** What opens a version's standing batch: the version and who stands behind it. */
+export interface StandingSpec {
+  rule: { id: string; name: string; version: number };
+  replay: StoredReplay;
+  draftedById: string | null;
+  approvedById: string | null;
+  /** who drafted and who approved the version, as decisions name them */
+  approvers: string[];
+}
+
+/** Each rule's standing flow and the outcomes of its standing batches. */
+export interface StandingFlows {
+  standing: Map<string, StandingReplayView>;
+  outcomes: Map<string, Omit<RuleReplayStats, "failedAfterReplay">>;
+}
+
+/** What a rule's standing replay needs of the replay step (lib/replay/batch/standing-rules.ts implements it). */
+export interface StandingReplayPort {
+  /** The drafted replay's sink parsed, checked (outbound rule, the sink's own checks) and sealed; 422 on replay.sink.*. */
+  prepare(replay: RuleReplay, match: RuleMatch): Promise<StoredReplay>;
+  view(stored: StoredReplay): RuleReplayView;
+  /** In the approving transaction: the version's batch, approved by that approval and running. */
+  open(client: pg.PoolClient, spec: StandingSpec, ctx: RuleContext): Promise<string>;
+  /** In the kill switch's transaction: the rule's running standing batches pause. */
+  pause(client: pg.PoolClient, rule: { id: string; name: string }, reason: string, ctx: RuleContext): Promise<void>;
+  /** The rule's paused standing batch runs again; 409 when there is none. Returns its id. */
+  resume(client: pg.PoolClient, rule: { id: string; name: string }, ctx: RuleContext): Promise<string>;
+  flows(db: pg.Pool | pg.PoolClient, ruleIds: string[]): Promise<StandingFlows>;
+}
+
+/** What a reader needs of the port: a version's replay as shown, and the rules' flows. */
+export type StandingReader = Pick<StandingReplayPort, "view" | "flows">;
 
 export interface RuleContext {
+  /** the replay step's part of standing replays */
+  standing: StandingReplayPort;
   actor: Actor;
   role: Role;
   /** the teams' records the caller may see: a rule is in the teams its match names (ruleInScope) */
@@ -71,19 +119,34 @@ function needs(ctx: RuleContext, permission: "replays:approve" | "rules:disable"
   }
 }
 
-/** A standing replay is part of the rule's body; until it is built, a rule carrying one is refused, not kept idle. */
-function refuseReplay(replay: unknown): void {
-  if (replay === undefined || replay === null) return;
-  const message = "standing replays are not available yet: create the rule without one and replay its approved records in a batch";
-  throw new AppError("validation_failed", `replay: ${message}`, { issues: [{ path: "replay", message }] });
+const invalid = (path: string, message: string) =>
+  new AppError("validation_failed", `${path}: ${message}`, { issues: [{ path, message }] });
+
+/** Only an approving rule replays what it decides; then the port checks and seals the sink (outside any transaction). */
+async function storedReplay(replay: RuleReplay, action: RuleAction, match: RuleMatch, ctx: RuleContext): Promise<StoredReplay> {
+  if (action.type !== "approve") throw invalid("replay", "only a rule that approves records replays them (action.type approve)");
+  return ctx.standing.prepare(replay, match);
 }
 
-function toVersion(v: VersionRow): RuleVersionView {
+/** A stored replay for a reader without the replay step (the sink's type only, nothing sealed). */
+function plainReplayView(stored: StoredReplay): RuleReplayView {
+  return {
+    sink: { type: stored.sink.type },
+    sinkText: stored.sink.type,
+    ratePerSecond: stored.ratePerSecond,
+    ...(stored.canary ? { canary: stored.canary } : {}),
+  };
+}
+
+const replayOf = (v: { replay: unknown }): StoredReplay | null => (v.replay ?? null) as StoredReplay | null;
+
+function toVersion(v: VersionRow, view: (stored: StoredReplay) => RuleReplayView = plainReplayView): RuleVersionView {
+  const replay = replayOf(v);
   return {
     version: v.version,
     match: RuleMatchSchema.parse(v.match),
     action: RuleActionSchema.parse(v.action),
-    replay: v.replay === null ? null : RuleReplaySchema.parse(v.replay),
+    replay: replay === null ? null : view(replay),
     draftedBy: { id: v.drafted_by_id, email: v.drafted_by_email },
     draftedAt: v.drafted_at.toISOString(),
     approvedBy: v.approved_at ? { id: v.approved_by_id, email: v.approved_by_email } : null,
@@ -116,6 +179,7 @@ interface RuleStats {
   today: number;
   week: number;
   last: Date | null;
+  refailedWeek: number;
 }
 
 /** Each rule's decisions today and in the last 7 days (UTC days), and its last match (rule_match_stat). */
@@ -123,17 +187,27 @@ async function decisionStats(db: Db, ids: string[], now: Date): Promise<Map<stri
   if (ids.length === 0) return new Map();
   const today = startOfDay(now);
   const week = new Date(today.getTime() - 6 * 86_400_000);
-  const { rows } = await db.query<{ id: string; today: number; week: number; last: Date | null }>(
+  const { rows } = await db.query<{ id: string; today: number; week: number; last: Date | null; refailed: number }>(
     `SELECT rule_id::text AS id, coalesce(sum(decided) FILTER (WHERE at >= $2), 0)::int AS today,
-       coalesce(sum(decided) FILTER (WHERE at >= $3), 0)::int AS week, max(at) AS last
+       coalesce(sum(decided) FILTER (WHERE at >= $3), 0)::int AS week, max(at) FILTER (WHERE matched > 0) AS last,
+       coalesce(sum(failed_after_replay) FILTER (WHERE at >= $3), 0)::int AS refailed
      FROM rule_match_stat WHERE rule_id = ANY($1::bigint[]) GROUP BY rule_id`,
     [ids, today, week],
   );
-  return new Map(rows.map((r) => [r.id, { today: r.today, week: r.week, last: r.last }]));
+  return new Map(rows.map((r) => [r.id, { today: r.today, week: r.week, last: r.last, refailedWeek: r.refailed }]));
 }
 
-function toView(r: RuleRow, latest: VersionRow, stats: RuleStats | undefined, versions?: VersionRow[]): RuleView {
-  const v = toVersion(latest);
+const NO_OUTCOMES = { queued: 0, sent: 0, applied: 0, duplicate: 0, failed: 0, dropped: 0 };
+
+function toView(
+  r: RuleRow,
+  latest: VersionRow,
+  stats: RuleStats | undefined,
+  flow: StandingFlows,
+  reader: StandingReader,
+  versions?: VersionRow[],
+): RuleView {
+  const v = toVersion(latest, reader.view);
   return {
     id: r.id,
     name: r.name,
@@ -147,8 +221,14 @@ function toView(r: RuleRow, latest: VersionRow, stats: RuleStats | undefined, ve
     approvedBy: v.approvedBy,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
-    stats: { decidedToday: stats?.today ?? 0, decidedThisWeek: stats?.week ?? 0, lastMatchAt: stats?.last?.toISOString() ?? null },
-    ...(versions ? { versions: versions.map(toVersion) } : {}),
+    stats: {
+      decidedToday: stats?.today ?? 0,
+      decidedThisWeek: stats?.week ?? 0,
+      lastMatchAt: stats?.last?.toISOString() ?? null,
+      replay: { ...(flow.outcomes.get(r.id) ?? NO_OUTCOMES), failedAfterReplay: stats?.refailedWeek ?? 0 },
+    },
+    standing: flow.standing.get(r.id) ?? null,
+    ...(versions ? { versions: versions.map((x) => toVersion(x, reader.view)) } : {}),
   };
 }
 
@@ -180,18 +260,15 @@ async function readRuleInScope(db: Db, id: string, scope: RecordScope, lock = fa
 }
 
 /** Every rule with its latest version, by name: those in the caller's teams. */
-export async function listRules(db: Db, now: Date, scope: RecordScope): Promise<RuleView[]> {
+export async function listRules(db: Db, now: Date, scope: RecordScope, reader: StandingReader): Promise<RuleView[]> {
   const { rows } = await db.query<RuleRow & { v: VersionRow }>(
     `SELECT r.id::text AS id, r.name, r.status, r.latest_version, r.active_version, r.created_at, r.updated_at, to_jsonb(v) AS v
      FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = r.latest_version
      ORDER BY r.name`,
   );
-  const stats = await decisionStats(
-    db,
-    rows.map((r) => r.id),
-    now,
-  );
-  return rows.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id))).filter((r) => ruleInScope(scope, r.match));
+  const ids = rows.map((r) => r.id);
+  const [stats, flow] = await Promise.all([decisionStats(db, ids, now), reader.flows(db, ids)]);
+  return rows.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id), flow, reader)).filter((r) => ruleInScope(scope, r.match));
 }
 
 /** to_jsonb(rule_version) gives timestamps as text. */
@@ -201,11 +278,16 @@ function versionFromJson(v: VersionRow): VersionRow {
 }
 
 /** One rule with every version, newest first. */
-export async function getRule(db: Db, id: string, now: Date, scope: RecordScope): Promise<RuleView> {
+export async function getRule(db: Db, id: string, now: Date, scope: RecordScope, reader: StandingReader): Promise<RuleView> {
   const rule = await readRuleInScope(db, id, scope);
   const versions = await readVersions(db, id);
-  const stats = await decisionStats(db, [id], now);
-  return toView(rule, versions[0]!, stats.get(id), versions);
+  const [stats, flow] = await Promise.all([decisionStats(db, [id], now), reader.flows(db, [id])]);
+  return toView(rule, versions[0]!, stats.get(id), flow, reader, versions);
+}
+
+/** 404 unless the rule exists in the caller's teams (a job's rule, before the job is made or read). */
+export async function assertRuleVisible(db: Db, id: string, scope: RecordScope): Promise<void> {
+  await readRuleInScope(db, id, scope);
 }
 
 /** The version a rule decides with now, with who stands behind it; 409 when the rule is not active. */
@@ -224,7 +306,7 @@ async function insertVersion(
   client: pg.PoolClient,
   id: string,
   version: number,
-  body: { match: RuleMatch; action: RuleAction; replay: unknown },
+  body: { match: RuleMatch; action: RuleAction; replay: StoredReplay | null },
   ctx: RuleContext,
 ): Promise<void> {
   await client.query(
@@ -255,8 +337,8 @@ const audit = (ctx: RuleContext, action: string, id: string, after: Record<strin
 /** A new rule, version 1, a draft until a second supervisor approves it. 409 when the name is taken. */
 export async function createRule(pool: pg.Pool, body: CreateRuleBody, ctx: RuleContext): Promise<RuleView> {
   needs(ctx, "replays:approve", "drafting a rule");
-  refuseReplay(body.replay);
   assertMatchInScope(ctx.scope, body.match);
+  const replay = body.replay ? await storedReplay(body.replay, body.action, body.match, ctx) : null;
   const id = await inTransaction(pool, async (client) => {
     let inserted;
     try {
@@ -269,15 +351,23 @@ export async function createRule(pool: pg.Pool, body: CreateRuleBody, ctx: RuleC
       throw new AppError("conflict", `name: a rule named ${body.name} exists`, { issues: [{ path: "name", message: "is taken" }] });
     }
     const ruleId = inserted.rows[0]!.id;
-    await insertVersion(client, ruleId, 1, { ...body, replay: null }, ctx);
+    await insertVersion(client, ruleId, 1, { match: body.match, action: body.action, replay }, ctx);
     await appendAudit(
       client,
-      [audit(ctx, "rule.created", ruleId, { name: body.name, version: 1, match: body.match, action: body.action })],
+      [
+        audit(ctx, "rule.created", ruleId, {
+          name: body.name,
+          version: 1,
+          match: body.match,
+          action: body.action,
+          replay: replay && ctx.standing.view(replay),
+        }),
+      ],
       ctx.now,
     );
     return ruleId;
   });
-  return getRule(pool, id, ctx.now, ctx.scope);
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
 }
 
 /**
@@ -287,8 +377,16 @@ export async function createRule(pool: pg.Pool, body: CreateRuleBody, ctx: RuleC
 export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, ctx: RuleContext): Promise<RuleView> {
   if (body.enabled === false) needs(ctx, "rules:disable", "the kill switch");
   else needs(ctx, "replays:approve", body.enabled ? "enabling a rule" : "changing a rule");
-  refuseReplay(body.replay);
   if (body.match) assertMatchInScope(ctx.scope, body.match);
+  // A new replay is checked before the transaction (its sink may be slow to answer); the version's action and
+  // match it is checked against are the ones the new version will have.
+  let drafted: StoredReplay | null = null;
+  if (body.replay) {
+    const latest = (await readVersions(pool, id))[0];
+    if (!latest) throw notFound(id);
+    const current = toVersion(latest);
+    drafted = await storedReplay(body.replay, body.action ?? current.action, body.match ?? current.match, ctx);
+  }
   await inTransaction(pool, async (client) => {
     const rule = await readRuleInScope(client, id, ctx.scope, true);
     const [latest] = await readVersions(client, id);
@@ -296,6 +394,8 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
     if (body.enabled === false) {
       if (rule.status === "disabled") return;
       await client.query(`UPDATE rule SET status = 'disabled', active_version = NULL, updated_at = $2 WHERE id = $1`, [id, ctx.now]);
+      // What the rule queued for replay stops with it: its items wait in the paused batch (resume or cancel there).
+      await ctx.standing.pause(client, { id, name: rule.name }, `rule ${rule.name} disabled by ${ctx.actor.email ?? ctx.actor.id}`, ctx);
       await appendAudit(
         client,
         [
@@ -323,8 +423,11 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
     const next = {
       match: body.match ?? current.match,
       action: body.action ?? current.action,
-      replay: null,
+      replay: body.replay === null ? null : body.replay ? drafted : replayOf(latest!),
     };
+    if (next.replay && next.action.type !== "approve") {
+      throw invalid("replay", "only a rule that approves records replays them: remove the replay (replay: null) or keep approve");
+    }
     const version = rule.latest_version + 1;
     await insertVersion(client, id, version, next, ctx);
     await client.query(`UPDATE rule SET status = 'draft', latest_version = $2, active_version = NULL, updated_at = $3 WHERE id = $1`, [
@@ -339,14 +442,21 @@ export async function patchRule(pool: pg.Pool, id: string, body: PatchRuleBody, 
           ctx,
           body.enabled ? "rule.enable_requested" : "rule.changed",
           id,
-          { name: rule.name, version, match: next.match, action: next.action, status: "draft" },
+          {
+            name: rule.name,
+            version,
+            match: next.match,
+            action: next.action,
+            replay: next.replay && ctx.standing.view(next.replay),
+            status: "draft",
+          },
           { version: rule.latest_version, status: rule.status, activeVersion: rule.active_version },
         ),
       ],
       ctx.now,
     );
   });
-  return getRule(pool, id, ctx.now, ctx.scope);
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
 }
 
 /** A second supervisor approves exactly `version` (the latest, a draft): the rule is active with it. */
@@ -374,13 +484,48 @@ export async function approveRule(pool: pg.Pool, id: string, version: number, ct
     );
     await client.query(`UPDATE rule SET status = 'active', active_version = $2, updated_at = $3 WHERE id = $1`, [id, version, ctx.now]);
     const approvers = approversOf({ draftedBy: { id: v.drafted_by_id, email: v.drafted_by_email }, approvedBy: ctx.actor });
+    const replay = replayOf(v);
     await appendAudit(
       client,
-      [audit(ctx, "rule.approved", id, { name: rule.name, version, status: "active", approvers, match: v.match, action: v.action })],
+      [
+        audit(ctx, "rule.approved", id, {
+          name: rule.name,
+          version,
+          status: "active",
+          approvers,
+          match: v.match,
+          action: v.action,
+          replay: replay && ctx.standing.view(replay),
+        }),
+      ],
       ctx.now,
     );
+    if (replay) {
+      const spec = {
+        rule: { id, name: rule.name, version },
+        replay,
+        draftedById: v.drafted_by_id,
+        approvedById: ctx.actor.id,
+        approvers,
+      };
+      await ctx.standing.open(client, spec, ctx);
+    }
   });
-  return getRule(pool, id, ctx.now, ctx.scope);
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
+}
+
+/**
+ * A supervisor resumes the rule's standing replay, paused by its canary (or by the engine's failure check): its
+ * canary watches again from now, and the rule's canary alert resolves.
+ */
+export async function resumeRule(pool: pg.Pool, id: string, ctx: RuleContext): Promise<RuleView> {
+  needs(ctx, "replays:approve", "resuming a rule's standing replay");
+  await inTransaction(pool, async (client) => {
+    const rule = await readRuleInScope(client, id, ctx.scope);
+    const batchId = await ctx.standing.resume(client, { id, name: rule.name }, ctx);
+    await appendAudit(client, [audit(ctx, "rule.replay_resumed", id, { name: rule.name, batch: batchId })], ctx.now);
+  });
+  return getRule(pool, id, ctx.now, ctx.scope, ctx.standing);
 }
 
 /** An active rule as the store step and the apply job decide with it. */
@@ -391,6 +536,8 @@ export interface ActiveRule {
   match: RuleMatch;
   action: RuleAction;
   approvers: string[];
+  /** the version carries a standing replay: what it approves joins its batch */
+  replays?: boolean;
 }
 
 /**
@@ -407,8 +554,10 @@ export async function activeRules(client: pg.PoolClient): Promise<ActiveRule[]> 
     action: unknown;
     drafted: string | null;
     approved: string | null;
+    replays: boolean;
   }>(
-    `SELECT r.id::text AS id, r.name, v.version, v.match, v.action, coalesce(v.drafted_by_email, v.drafted_by_id) AS drafted,
+    `SELECT r.id::text AS id, r.name, v.version, v.match, v.action, v.replay IS NOT NULL AS replays,
+       coalesce(v.drafted_by_email, v.drafted_by_id) AS drafted,
        coalesce(v.approved_by_email, v.approved_by_id) AS approved
      FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = r.active_version
      WHERE r.status = 'active' ORDER BY r.id FOR SHARE OF r`,
@@ -420,6 +569,7 @@ export async function activeRules(client: pg.PoolClient): Promise<ActiveRule[]> 
     match: RuleMatchSchema.parse(r.match),
     action: RuleActionSchema.parse(r.action),
     approvers: [r.drafted, r.approved].filter((x): x is string => x !== null),
+    ...(r.replays ? { replays: true } : {}),
   }));
 }
 
@@ -434,5 +584,19 @@ export async function recordMatches(
     `INSERT INTO rule_match_stat (rule_id, version, at, matched, decided)
      SELECT rule_id, version, $5, matched, decided FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[]) AS t(rule_id, version, matched, decided)`,
     [counts.map((c) => c.ruleId), counts.map((c) => c.version), counts.map((c) => c.matched), counts.map((c) => c.decided), now],
+  );
+}
+
+/** Records a rule had decided that failed again after their replay, per rule version (one store's count). */
+export async function recordRefailures(
+  client: pg.PoolClient,
+  counts: { ruleId: string; version: number; failed: number }[],
+  now: Date,
+): Promise<void> {
+  if (counts.length === 0) return;
+  await client.query(
+    `INSERT INTO rule_match_stat (rule_id, version, at, matched, decided, failed_after_replay)
+     SELECT rule_id, version, $4, 0, 0, failed FROM unnest($1::bigint[], $2::int[], $3::int[]) AS t(rule_id, version, failed)`,
+    [counts.map((c) => c.ruleId), counts.map((c) => c.version), counts.map((c) => c.failed), now],
   );
 }

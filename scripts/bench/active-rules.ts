@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 import { createUser } from "../../lib/auth/users";
 import { approveRule, createRule, type RuleContext } from "../../lib/rules/rules";
 import type { RuleAction, RuleMatch } from "../../lib/rules/rule-schemas";
@@ -40,7 +41,14 @@ export async function insertActiveRules(pool: Pool, n: number, now = new Date())
   const system = { actor: { id: null, email: "bench", role: "system" }, now };
   const supervisor = async (email: string): Promise<RuleContext> => {
     const { user } = await createUser(pool, { email, role: "supervisor", password: "bench-supervisor-pass" }, system);
-    return { actor: { id: user.id, email, role: "supervisor" }, role: "supervisor", scope: UNSCOPED, requestId: "bench", now };
+    return {
+      actor: { id: user.id, email, role: "supervisor" },
+      role: "supervisor",
+      scope: UNSCOPED,
+      requestId: "bench",
+      now,
+      standing: STANDING_REPLAY,
+    };
   };
   const drafter = await supervisor("ann@bench.local");
   const approver = await supervisor("bob@bench.local");

@@ -1,8 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { DEMO, ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
-// Triage rules under four eyes: a supervisor drafts a rule and sees its live dry run, a second supervisor (another
-// browser) approves exactly that version, and a new bow-tie arrival is decided by it, as its record page says.
+// Triage rules under four eyes: a supervisor drafts a rule (with a standing replay into the ledger) and sees its live
+// dry run, a second supervisor (another browser) approves exactly that version — the sink and rate in front of them —
+// and a new bow-tie arrival is decided by it, as its record page says.
 
 const ring = (points: number[][]) => ({ type: "Polygon", coordinates: [points] });
 /** A bow-tie whose second lobe is a sliver: its repair keeps all but 0.01% of the area. */
@@ -50,6 +51,10 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   await form.getByLabel("Name").fill(name);
   await form.getByLabel("Source", { exact: true }).fill(source);
   await form.getByLabel("Max area change (%)").fill("1");
+  await form.getByLabel("Replay sink").selectOption({ label: "Built-in ledger" });
+  await form.getByLabel("Replay rate (records/s)").fill("5");
+  await form.getByLabel("Canary items").fill("3");
+  await form.getByLabel("Canary max failed (%)").fill("50");
   await form.getByRole("button", { name: "Save draft" }).click();
 
   const detail = drafter.getByRole("region", { name: `Rule ${name}` });
@@ -67,8 +72,13 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   const theirs = approver.getByRole("region", { name: `Rule ${name}` });
   await expect(theirs.getByText(DEMO.supervisor.email)).toBeVisible();
   await expect(theirs.getByTestId("dry-run-decided")).toHaveText("1");
+  // What the approval starts: the version's standing replay, where to and how fast.
+  await expect(theirs.getByTestId("rule-replay")).toHaveText(
+    "built-in ledger at 5 records/s; canary: the first 3 items, paused above 50% failed",
+  );
   await theirs.getByRole("button", { name: "Approve v1" }).click();
   await expect(theirs.getByText("v1 (v1 in force)")).toBeVisible();
+  await expect(theirs.getByTestId("rule-flow")).toContainText("running");
 
   // A new bow-tie is decided by the rule as it is stored.
   const id = await ingestAsProducer(playwright.request, baseURL, envelope(source, `new-bow-${suffix}`, BOWTIE));

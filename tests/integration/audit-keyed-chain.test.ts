@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { appendAudit, type AuditInput } from "../../lib/audit/append";
 import { auditHash, CHAIN_KEYED, GENESIS_HASH, KEY_ROTATED } from "../../lib/audit/chain";
@@ -14,13 +12,13 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
 import { setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { runCli } from "./cli-run";
 
 // What a database superuser can do to the audit chain without the audit key, and what verify says about it. Each
 // test rewrites its own database (testDb), since the attacks leave the chain broken on purpose.
 
 setTestAuthEnv();
 
-const run = promisify(execFile);
 const SECRET_A = "audit-key-A-0123456789abcdefghijklmnopqrstuvwxyz";
 const SECRET_B = "audit-key-B-0123456789abcdefghijklmnopqrstuvwxyz";
 const SECRET_C = "audit-key-C-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -120,18 +118,8 @@ async function cutTail(db: Db, keep: string): Promise<void> {
   });
 }
 
-async function cli(db: Db, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "./bin/server-side.mjs", "bin/redrive.mjs", ...args], {
-      env: { ...process.env, DATABASE_URL: db.url, REDRIVE_AUDIT_KEY: SECRET_A, ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
+const cli = (db: Db, args: string[], env: Record<string, string> = {}) =>
+  runCli(db.url, args, { env: { REDRIVE_AUDIT_KEY: SECRET_A, ...env }, nodeArgs: ["--import", "./bin/server-side.mjs"] });
 
 async function checkpointOf(db: Db): Promise<Checkpoint> {
   const result = await verifyAuditTrail(db.pool, { keys: A });

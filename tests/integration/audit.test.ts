@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "../../lib/audit/append";
 import { verifyAuditTrail } from "../../lib/audit/verify";
@@ -7,10 +5,10 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { inTransaction } from "../../lib/db/transaction";
 import { setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { runCli } from "./cli-run";
 
 setTestAuthEnv();
 
-const run = promisify(execFile);
 let db: Db;
 
 beforeAll(async () => {
@@ -54,18 +52,7 @@ async function withTamperedEvent(id: string, fn: () => Promise<void>): Promise<v
   }
 }
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
-      env: { ...process.env, DATABASE_URL: db.url },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
+const cli = (args: string[]) => runCli(db.url, args);
 
 describe("the audit trail is append-only in the database", () => {
   it("refuses UPDATE, DELETE and TRUNCATE", async () => {

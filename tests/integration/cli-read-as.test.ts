@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
 import { createTeam } from "../../lib/auth/teams/teams";
@@ -7,28 +5,17 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { ingest } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { runCli } from "./cli-run";
 
 // The CLI reads company-wide (the operator holds the database) unless --as names a user: then that user's teams
 // bound lookup, export and group list as they bound the API (issue 45), as `replay create --as` bounds a batch.
 
 setTestAuthEnv();
 
-const run = promisify(execFile);
 let db: Db;
 let anaA = "";
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
-      env: { ...process.env, DATABASE_URL: db.url },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
+const cli = (args: string[]) => runCli(db.url, args);
 
 const tap = (source: string, prefix: string) =>
   JSON.stringify({

@@ -183,7 +183,7 @@ describe("overview and metrics", () => {
     expect(o.hourly).toHaveLength(48);
     expect(o.daily).toHaveLength(30);
     expect(o.byKind.afc).toBe(3);
-    expect(o.alerts.map((a) => a.id)).toEqual(["dlq-size", "oldest-age", "poison-growth", "source-down"]);
+    expect(o.alerts.map((a) => a.id)).toEqual(["dlq-size", "oldest-age", "poison-growth", "rule-canary", "rule-refailure", "source-down"]);
     expect(o.hourly.reduce((n, p) => n + p.arrivals, 0)).toBeGreaterThan(0);
   });
 

@@ -457,6 +457,10 @@ const EXCUSED = new Map([
     "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
+    "POST /api/rules/[id]/resume",
+    "rules: resumes the rule's standing replay batch; payloads are sent by the replay worker, never read here",
+  ],
+  [
     "POST /api/rules/[id]/dry-run",
     "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],

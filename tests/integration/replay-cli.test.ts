@@ -1,37 +1,24 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { afcRecord, approve, ingest } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { runCli } from "./cli-run";
 
 // The operator's CLI: `redrive ledger import`, `redrive replay create|approve …` acting as a named user
 // (--as), with four-eyes enforced and the user recorded as the audit actor.
 
 setTestAuthEnv();
 
-const run = promisify(execFile);
 let db: Db;
 let dir: string;
 let supA: string;
 let supB: string;
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
-      env: { ...process.env, DATABASE_URL: db.url },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
+const cli = (args: string[]) => runCli(db.url, args);
 
 beforeAll(async () => {
   db = await testDb();

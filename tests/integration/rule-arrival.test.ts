@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYSTEM_ACTOR } from "../../lib/audit/actor";
@@ -58,6 +59,7 @@ const ctx = (u: { id: string; email: string }): RuleContext => ({
   role: "supervisor",
   requestId: "t",
   now: new Date(),
+  standing: STANDING_REPLAY,
 });
 
 async function ingest(texts: string[]): Promise<string[]> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 import { reasonGroup } from "../../lib/afc/reason-group";
 import { closeDb, type Db } from "../../lib/db/client";
 import { judgeableInSql } from "../../lib/dead-letters/rules/judge-in-sql";
@@ -65,7 +66,14 @@ let ctx: RuleContext;
 beforeAll(async () => {
   db = await testDb();
   const u = await makeUser(db, "supervisor", { email: "sql@test.local" });
-  ctx = { actor: { id: u.id, email: u.email, role: "supervisor" }, role: "supervisor", scope: UNSCOPED, requestId: "t", now: new Date() };
+  ctx = {
+    actor: { id: u.id, email: u.email, role: "supervisor" },
+    role: "supervisor",
+    scope: UNSCOPED,
+    requestId: "t",
+    now: new Date(),
+    standing: STANDING_REPLAY,
+  };
   const ids = await ingest(db, [
     ...[bowtie, star, square, bowtie, star, square, bowtie, star, square, bowtie, star, square].map((g) => spatial(g)),
     spatial(bowtie, "elsewhere"),

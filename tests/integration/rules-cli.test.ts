@@ -1,34 +1,21 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { ingest } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { runCli } from "./cli-run";
 
 // `redrive rule …`: a firmware's known bad field quarantined by a rule, drafted and approved by two supervisors
 // through the CLI (--as), dry-run then applied, with --json answers.
 
 setTestAuthEnv();
 
-const run = promisify(execFile);
 let db: Db;
 let supA: string;
 let supB: string;
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["bin/redrive.mjs", ...args], {
-      env: { ...process.env, DATABASE_URL: db.url },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
-}
+const cli = (args: string[]) => runCli(db.url, args);
 
 const tap = (eventId: string, extra: Record<string, unknown>) =>
   JSON.stringify({
@@ -105,4 +92,50 @@ describe("redrive rule", () => {
     const shown = await cli(["rule", "show", rule.id]);
     expect(shown.stdout).toMatch(/v1 {2}drafted by .*approved by /);
   }, 240_000); // ten CLI processes, each a few seconds to start on a loaded machine
+
+  it("drafts a standing replay with --replay, shows its sink, rate and flow, and resumes only a paused one", async () => {
+    const bad = await cli([
+      "rule",
+      "create",
+      "--name",
+      "gates-replay",
+      "--match",
+      "{}",
+      "--action",
+      "approve",
+      "--replay",
+      "{",
+      "--as",
+      supA,
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/--replay: not JSON/);
+    const replay = JSON.stringify({ sink: "ledger", ratePerSecond: 5, canary: { count: 10, maxFailureRate: 0.2 } });
+    const match = JSON.stringify({ kind: "afc", source: "gates-replay" });
+    const created = await cli([
+      "rule",
+      "create",
+      "--name",
+      "gates-replay",
+      "--match",
+      match,
+      "--action",
+      "approve",
+      "--replay",
+      replay,
+      "--as",
+      supA,
+      "--json",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const rule = JSON.parse(created.stdout) as { id: string; replay: unknown };
+    expect(rule.replay).toMatchObject({ sink: { type: "ledger" }, ratePerSecond: 5, canary: { count: 10, maxFailureRate: 0.2 } });
+    expect((await cli(["rule", "approve", rule.id, "1", "--as", supB])).code).toBe(0);
+    const shown = await cli(["rule", "show", rule.id]);
+    expect(shown.stdout).toMatch(/standing replay \(v1\): built-in ledger at 5\/s, canary: first 10 items, pause above 20% failed/);
+    expect(shown.stdout).toMatch(/flow: batch \d+ \(v1\) running, canary watching/);
+    const resume = await cli(["rule", "resume", rule.id, "--as", supB]);
+    expect(resume.code).not.toBe(0);
+    expect(resume.stderr).toMatch(/has no paused standing replay/);
+  }, 240_000);
 });

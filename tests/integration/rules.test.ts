@@ -13,6 +13,7 @@ import { ingest } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 import { UNSCOPED } from "../../lib/scope/record-scope";
+import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 
 // Triage rules against a real database: four eyes on the rule, decisions at arrival inside the store's transaction
 // (and its one audit event), dry run = apply, versions inactive until approved, the kill switch, the audit trail.
@@ -75,6 +76,7 @@ let analyst: RuleContext;
 let ruleId: string;
 
 const ctx = (u: { id: string; email: string }, role: RuleContext["role"]): RuleContext => ({
+  standing: STANDING_REPLAY,
   actor: { id: u.id, email: u.email, role },
   scope: UNSCOPED,
   role,
@@ -108,9 +110,14 @@ describe("a triage rule under four eyes", () => {
       action: { type: "approve" as const },
     };
     await expect(createRule(db.pool, body, analyst)).rejects.toMatchObject({ code: "forbidden" });
-    await expect(createRule(db.pool, { ...body, replay: { sink: "ledger", ratePerSecond: 5 } }, a)).rejects.toMatchObject({
-      code: "validation_failed",
-    });
+    // A standing replay replays what the rule approves: a quarantining rule has none.
+    const quarantining = { ...body, action: { type: "quarantine" as const, reason: "slivers" } };
+    await expect(createRule(db.pool, { ...quarantining, replay: { sink: { type: "ledger" }, ratePerSecond: 5 } }, a)).rejects.toMatchObject(
+      {
+        code: "validation_failed",
+        issues: [{ path: "replay" }],
+      },
+    );
     const rule = await createRule(db.pool, body, a);
     ruleId = rule.id;
     expect(rule).toMatchObject({ name: "bowtie-sliver", version: 1, status: "draft", activeVersion: null });
@@ -129,7 +136,12 @@ describe("a triage rule under four eyes", () => {
         await createRuleJob(
           db.pool,
           ruleId,
-          { type: "dry_run", match: (await getRule(db.pool, ruleId, new Date(), UNSCOPED)).match, action: { type: "approve" }, version: 1 },
+          {
+            type: "dry_run",
+            match: (await getRule(db.pool, ruleId, new Date(), UNSCOPED, STANDING_REPLAY)).match,
+            action: { type: "approve" },
+            version: 1,
+          },
           b,
         )
       ).id,
@@ -219,7 +231,7 @@ describe("a triage rule under four eyes", () => {
       ["dead_letter.ingested", "system"],
       ["dead_letter.approved", "rule bowtie-sliver v1"],
     ]);
-    const stats = (await listRules(db.pool, new Date(), UNSCOPED)).find((r) => r.id === ruleId)!.stats;
+    const stats = (await listRules(db.pool, new Date(), UNSCOPED, STANDING_REPLAY)).find((r) => r.id === ruleId)!.stats;
     expect(stats).toMatchObject({ decidedToday: 5, decidedThisWeek: 5 });
     expect(stats.lastMatchAt).not.toBeNull();
   });
@@ -282,7 +294,7 @@ describe("a triage rule under four eyes", () => {
     await db.pool.query(`UPDATE rule_job SET heartbeat_at = now() - interval '1 minute' WHERE id = $1`, [orphan.id]);
     expect(await resumeStalledRuleJobs({ pool: db.pool }, new Date(), () => {})).toContain(orphan.id);
     await resumedJobsSettled();
-    const resumed = await getRuleJob(db.pool, ruleId, orphan.id, UNSCOPED, new Date());
+    const resumed = await getRuleJob(db.pool, ruleId, orphan.id, UNSCOPED);
     expect(resumed).toMatchObject({ status: "completed", total: direct.total, processed: direct.processed, skipped: direct.skipped });
     // A second runner finds the job held by a live one and leaves it alone.
     const again = await createRuleJob(db.pool, ruleId, spec(), b);

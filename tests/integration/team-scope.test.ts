@@ -593,6 +593,9 @@ const PROBES: Record<string, Probe | string> = {
   "POST rules/[id]/apply": async () => {
     await expect404(call(asA("supA"), "POST", "rules/[id]/apply", { params: { id: b.ruleId }, body: { version: 1 } }), "apply");
   },
+  "POST rules/[id]/resume": async () => {
+    await expect404(call(asA("supA"), "POST", "rules/[id]/resume", { params: { id: b.ruleId } }), "resume rule");
+  },
   "GET rules/[id]/jobs/[jobId]": async () => {
     await expect404(call(asA("anaA"), "GET", "rules/[id]/jobs/[jobId]", { params: { id: b.ruleId, jobId: b.ruleJobId } }), "rule job");
   },

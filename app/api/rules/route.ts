@@ -1,6 +1,7 @@
 import { defineRoute, json, otherMethods } from "@/lib/api/handler";
 import { ruleContext } from "@/lib/api/rule-routes";
 import { getDb } from "@/lib/db/client";
+import { STANDING_REPLAY } from "@/lib/replay/batch/standing-rules";
 import { createRule, listRules } from "@/lib/rules/rules";
 import { CreateRuleBodySchema } from "@/lib/rules/rule-schemas";
 
@@ -12,12 +13,16 @@ export const GET = defineRoute(
     access: { permission: "dead_letters:read" },
     openapi: {
       tag: "rules",
-      summary: "Triage rules with their latest version, status (draft, active, disabled) and stats",
+      summary: "Triage rules with their latest version, status (draft, active, disabled), stats and standing replay",
+      description:
+        "`stats`: decisions today and this week, and `replay`: the outcomes of the rule's standing replays (queued, sent, applied, " +
+        "duplicate, failed, dropped; failedAfterReplay: its records that failed again after their replay, last 7 days). `standing`: the " +
+        "flow (its batch, status, reason, canary state watching/passed/tripped).",
       responses: { 200: { description: "{ rules }" } },
     },
   },
   async ({ now, principal }) => ({
-    rules: await listRules(getDb().pool, now, principal!.scope),
+    rules: await listRules(getDb().pool, now, principal!.scope, STANDING_REPLAY),
   }),
 );
 
@@ -32,7 +37,10 @@ export const POST = defineRoute(
       description:
         "`match`: kind, source, origin (broker source), reason (reason group), class, afcIssues (the tap schema's issues, by field or " +
         "`field: message`; every issue of a record must be listed), repair {method, policy, sameType, maxAreaChange, maxDroppedParts}. " +
-        "`action`: approve (pins the repair it matched on), quarantine (with a reason) or leave (count only). A standing `replay` is refused for now.",
+        "`action`: approve (pins the repair it matched on), quarantine (with a reason) or leave (count only). `replay` (approving rules only): " +
+        "{sink, ratePerSecond, canary?: {count, maxFailureRate}} — a standing replay: once the version is approved, the records it approves " +
+        'flow into one paced batch to the sink ("ledger", "origin" or a sink configuration such as {type: "http", url}), approved by ' +
+        "that approval; the canary pauses the flow when the first `count` items fail above `maxFailureRate`.",
       responses: { 201: { description: "The rule: id, version 1, status draft" }, 409: { description: "A rule of that name exists" } },
     },
   },

@@ -1,4 +1,4 @@
-// `redrive rule list|show|create|dry-run|approve|disable|apply`: triage rules, as /rules and /api/rules offer them.
+// `redrive rule list|show|create|dry-run|approve|disable|apply|resume`: triage rules, as /rules and /api/rules offer them.
 // Changes act as a named user (--as <email>), recorded as the audit actor; the four-eyes rule and the permissions
 // are lib/rules' own, the same as over the API. A dry run and an apply run here, to the end, and print their counts.
 import "server-only";
@@ -7,9 +7,10 @@ import { isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
 import { createRuleJob, runRuleJob } from "../../dead-letters/rules/rule-jobs";
-import { approveRule, createRule, getRule, listRules, patchRule, type RuleContext } from "../../rules/rules";
+import { approveRule, createRule, getRule, listRules, patchRule, resumeRule, type RuleContext } from "../../rules/rules";
 import { CreateRuleBodySchema, RuleIdSchema, type RuleJobView, type RuleView } from "../../rules/rule-schemas";
 import { plural } from "../../vocabulary/plural";
+import { STANDING_REPLAY } from "../../replay/batch/standing-rules";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { READ_AS_HELP, readingAs } from "../read-as";
 import { readRecordScope } from "../../auth/teams/read-scope";
@@ -23,6 +24,7 @@ async function actingAs(db: Db, email: string | undefined): Promise<RuleContext>
   if (user.disabled) throw new CliUsageError(`--as: ${email} is disabled`);
   if (!isRole(user.role)) throw new CliUsageError(`--as: ${email} has no known role`);
   return {
+    standing: STANDING_REPLAY,
     actor: { id: user.id, email: user.email, role: user.role },
     role: user.role,
     scope: await readRecordScope(db.pool, user.id),
@@ -66,6 +68,30 @@ export function ruleTable(rules: RuleView[]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
 }
 
+/** Pure: a rule's standing replay in a few lines (its sink and rate, its flow, what became of its records). */
+export function standingText(r: RuleView): string {
+  if (!r.replay && !r.standing) return "";
+  const lines: string[] = [];
+  if (r.replay) {
+    const canary = r.replay.canary
+      ? `, canary: first ${r.replay.canary.count} items, pause above ${r.replay.canary.maxFailureRate * 100}% failed`
+      : "";
+    lines.push(`standing replay (v${r.version}): ${r.replay.sinkText} at ${r.replay.ratePerSecond}/s${canary}`);
+  }
+  if (r.standing) {
+    const s = r.standing;
+    const canary = s.canary ? `, canary ${s.canary.state}` : "";
+    lines.push(
+      `flow: batch ${s.batchId} (v${s.version}) ${s.status}${s.open ? "" : ", closed to new records"}${canary}${s.statusReason ? ` — ${s.statusReason}` : ""}`,
+    );
+  }
+  const o = r.stats.replay;
+  lines.push(
+    `replayed: ${o.queued} queued, ${o.sent} sent, ${o.applied} applied, ${o.duplicate} duplicate, ${o.failed} failed; ${o.failedAfterReplay} failed again after replay (7 days)`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
 /** Pure: a dry run's or an apply's counts. */
 export function jobText(job: RuleJobView): string {
   const lines = [
@@ -96,7 +122,7 @@ export function registerRuleCommands(program: Command): void {
     .action(async (o: { json?: boolean; as?: string }) => {
       await withCliDb(async (db) => {
         const { scope } = await readingAs(db, o.as);
-        const rules = await listRules(db.pool, new Date(), scope);
+        const rules = await listRules(db.pool, new Date(), scope, STANDING_REPLAY);
         print(rules, o.json, () => ruleTable(rules));
         say(`${rules.length} ${plural(rules.length, "rule")}`);
       });
@@ -111,9 +137,9 @@ export function registerRuleCommands(program: Command): void {
     .action(async (id: string, o: { json?: boolean; as?: string }) => {
       await withCliDb(async (db) => {
         const { scope } = await readingAs(db, o.as);
-        const r = await getRule(db.pool, ruleId(id), new Date(), scope);
+        const r = await getRule(db.pool, ruleId(id), new Date(), scope, STANDING_REPLAY);
         print(r, o.json, () => {
-          const lines = [ruleTable([r])];
+          const lines = [ruleTable([r]), standingText(r)];
           for (const v of r.versions ?? []) {
             const approved = v.approvedBy ? `approved by ${v.approvedBy.email ?? v.approvedBy.id} ${v.approvedAt}` : "not approved";
             lines.push(`v${v.version}  drafted by ${v.draftedBy.email ?? v.draftedBy.id} ${v.draftedAt}, ${approved}\n`);
@@ -130,19 +156,32 @@ export function registerRuleCommands(program: Command): void {
     .requiredOption("--match <json>", `what it matches, e.g. '{"source":"parcels","repair":{"sameType":true,"maxAreaChange":0.01}}'`)
     .requiredOption("--action <type>", "approve | quarantine | leave")
     .option("--reason <text>", "the quarantine reason")
+    .option(
+      "--replay <json>",
+      `a standing replay of what it approves, e.g. '{"sink":"ledger","ratePerSecond":5,"canary":{"count":20,"maxFailureRate":0.1}}'`,
+    )
     .option("--as <email>", "the supervisor drafting it")
     .option("--json", "print the rule as JSON")
-    .action(async (o: { name: string; match: string; action: string; reason?: string; as?: string; json?: boolean }) => {
-      let match: unknown;
-      try {
-        match = JSON.parse(o.match);
-      } catch {
-        throw new CliUsageError("--match: not JSON");
-      }
+    .action(async (o: { name: string; match: string; action: string; reason?: string; replay?: string; as?: string; json?: boolean }) => {
+      const json = (raw: string, flag: string): unknown => {
+        try {
+          return JSON.parse(raw);
+        } catch {
+          throw new CliUsageError(`${flag}: not JSON`);
+        }
+      };
+      const match = json(o.match, "--match");
+      const replay = o.replay === undefined ? undefined : json(o.replay, "--replay");
       const action = o.action === "quarantine" ? { type: o.action, reason: o.reason } : { type: o.action };
-      const r = CreateRuleBodySchema.safeParse({ name: o.name, match, action });
+      const r = CreateRuleBodySchema.safeParse({ name: o.name, match, action, ...(replay === undefined ? {} : { replay }) });
       if (!r.success)
-        throw optionsError(r.error.issues, { name: "--name", match: "--match", action: "--action", "action.reason": "--reason" });
+        throw optionsError(r.error.issues, {
+          name: "--name",
+          match: "--match",
+          action: "--action",
+          "action.reason": "--reason",
+          replay: "--replay",
+        });
       await withCliDb(async (db) => {
         const created = await createRule(db.pool, r.data, await actingAs(db, o.as));
         print(created, o.json, () => ruleTable([created]));
@@ -159,7 +198,7 @@ export function registerRuleCommands(program: Command): void {
     .action(async (id: string, o: { as?: string; json?: boolean }) => {
       await withCliDb(async (db) => {
         const ctx = await actingAs(db, o.as);
-        const r = await getRule(db.pool, ruleId(id), ctx.now, ctx.scope);
+        const r = await getRule(db.pool, ruleId(id), ctx.now, ctx.scope, ctx.standing);
         const job = await createRuleJob(db.pool, r.id, { type: "dry_run", match: r.match, action: r.action, version: r.version }, ctx);
         const done = await runJob(db, r.id, job);
         print(done, o.json, () => jobText(done));
@@ -206,6 +245,19 @@ export function registerRuleCommands(program: Command): void {
         const job = await createRuleJob(db.pool, rid, { type: "apply", version: versionOf(version) }, await actingAs(db, o.as));
         const done = await runJob(db, rid, job);
         print(done, o.json, () => jobText(done));
+      });
+    });
+
+  rule
+    .command("resume")
+    .argument("<id>", "the rule's id")
+    .description("resume the rule's standing replay its canary paused (the canary watches again from now)")
+    .option("--as <email>", "the supervisor resuming it")
+    .option("--json", "print the rule as JSON")
+    .action(async (id: string, o: { as?: string; json?: boolean }) => {
+      await withCliDb(async (db) => {
+        const r = await resumeRule(db.pool, ruleId(id), await actingAs(db, o.as));
+        print(r, o.json, () => ruleTable([r]) + standingText(r));
       });
     });
 }

@@ -7,7 +7,7 @@ import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { areaBucket, matchRule, type RuleOutcome } from "../../rules/match-rule";
-import { activeVersionOf, approversOf, assertMatchInScope, getRule, recordMatches, type ActiveRule } from "../../rules/rules";
+import { activeVersionOf, approversOf, assertMatchInScope, assertRuleVisible, recordMatches, type ActiveRule } from "../../rules/rules";
 import type { RecordScope } from "../../scope/record-scope";
 import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../rules/rule-schemas";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
@@ -19,6 +19,7 @@ import {
   decisionAudit,
   decisionOf,
   otherRepairDecision,
+  queueStandingReplays,
   FACT_COLUMNS,
   toRuleRecord,
   writeRuleDecisions,
@@ -114,8 +115,8 @@ async function readJob(db: pg.Pool | pg.PoolClient, ruleId: string, id: string):
   return rows[0];
 }
 
-export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope, now: Date): Promise<RuleJobView> {
-  await getRule(pool, ruleId, now, scope);
+export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope): Promise<RuleJobView> {
+  await assertRuleVisible(pool, ruleId, scope);
   return toView(await readJob(pool, ruleId, id));
 }
 
@@ -129,7 +130,7 @@ export async function createRuleJob(
   spec: { type: "dry_run"; match: RuleMatch; action: RuleAction; version: number | null } | { type: "apply"; version: number },
   ctx: RuleJobContext,
 ): Promise<RuleJobView> {
-  await getRule(pool, ruleId, ctx.now, ctx.scope);
+  await assertRuleVisible(pool, ruleId, ctx.scope);
   if (spec.type === "dry_run") assertMatchInScope(ctx.scope, spec.match);
   let judged: { match: RuleMatch; action: RuleAction };
   let active: ActiveRule | null = null;
@@ -153,6 +154,7 @@ export async function createRuleJob(
       match: version.match,
       action: version.action,
       approvers: approversOf(version),
+      replays: version.replay !== null,
     };
   } else judged = spec;
   const ceiling = await idCeiling(pool);
@@ -333,7 +335,7 @@ export async function runRuleJob(
   const rule: ActiveRule = { id: ruleId, name: "", version: job.version ?? 0, match: job.match, action: job.action, approvers: [] };
   if (job.type === "apply") {
     const { rule: row, version } = await activeVersionOf(pool, ruleId).catch(() => ({ rule: null, version: null }));
-    Object.assign(rule, { name: row?.name ?? "", approvers: version ? approversOf(version) : [] });
+    Object.assign(rule, { name: row?.name ?? "", approvers: version ? approversOf(version) : [], replays: version?.replay != null });
   }
   const counts: RuleCounts = {
     decided: job.decided,
@@ -374,6 +376,7 @@ export async function runRuleJob(
           if (!(await stillActive(client, ruleId, rule.version))) return true;
           const decisions = page.flatMap((j) => (j.decision ? [j.decision] : []));
           const written = await writeRuleDecisions(client, decisions, now);
+          await queueStandingReplays(client, decisions, written, now);
           // A record decided meanwhile (by an analyst, or a rule at its arrival) is not the apply's: skipped.
           const applied = page.map((j) =>
             j.outcome.kind === "decide" && !written.has(j.record.id) ? { ...j, outcome: { kind: "skip" as const, reason: CHANGED } } : j,

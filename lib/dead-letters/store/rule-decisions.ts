@@ -11,6 +11,7 @@ import type { ApprovedRepair, DeadLetterKind, RepairMethod, RepairPolicy } from 
 import type { ArrivalFacts, OtherRepairFacts } from "./arrival-facts";
 import { lockedArrivalRules } from "./arrival-rules";
 import type { PreparedRecord } from "./prepare-row";
+import { appendToStanding } from "../../rules/standing-queue";
 
 // Triage rules deciding records: at arrival (the store step, in the transaction that stores the batch) and in a
 // rule's apply job (page by page). A decision is written as an analyst's is — status, a pinned repair for an
@@ -186,6 +187,24 @@ export async function writeRuleDecisions(client: pg.PoolClient, decisions: RuleD
   return new Set(rows.map((r) => r.id));
 }
 
+/**
+ * The approvals just written by rules with a standing replay join their open batch, in the deciding transaction
+ * (lib/rules/standing-queue.ts). Returns how many records went in.
+ */
+export async function queueStandingReplays(
+  client: pg.PoolClient,
+  decisions: RuleDecision[],
+  written: Set<string>,
+  now: Date,
+): Promise<number> {
+  const byRule = new Map<string, string[]>();
+  for (const d of decisions) {
+    if (d.action !== "approve" || !d.rule.replays || !written.has(d.id)) continue;
+    byRule.set(d.rule.id, [...(byRule.get(d.rule.id) ?? []), d.id]);
+  }
+  return byRule.size === 0 ? 0 : appendToStanding(client, byRule, now);
+}
+
 /** How a decision names its rule in the API, the timeline, exports and audit events. */
 export const decidedBy = (rule: ActiveRule): DecidedByRule => ({
   rule: { id: rule.id, name: rule.name, version: rule.version },
@@ -298,7 +317,9 @@ export async function decideArrivals(
     const ok = await writeRuleDecisions(client, late.decisions, now);
     written = late.decisions.filter((d) => ok.has(d.id));
     counts = mergeCounts(counts, late.counts);
+    await queueStandingReplays(client, late.decisions, ok, now);
   }
+  await queueStandingReplays(client, decided, new Set(decided.map((d) => d.id)), now);
   await recordMatches(
     client,
     [...counts.values()].map((c) => ({ ruleId: c.rule.id, version: c.rule.version, matched: c.matched, decided: c.decided })),

@@ -11,6 +11,7 @@ import { batchAuditAfter, keyOf, ROW_COLUMNS, type PreparedRecord } from "./prep
 import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatState } from "./repeat-failure";
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import { ARRIVAL_COLUMNS, arrivalFields, decideArrivals, decideBeforeInsert } from "./rule-decisions";
+import { recordRefailures } from "../../rules/rules";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
 // database or earlier in the same batch) become one more failure attempt on the existing row — what that attempt
@@ -349,6 +350,9 @@ interface LockedRow {
   noted: number;
   /** for a replayed record: the batch that replayed it last */
   replay_batch: string | null;
+  /** the rule version that decided it (a re-failure after its replay counts against that rule) */
+  rule_id: string | null;
+  rule_version: number | null;
 }
 
 /** The audit verb of a record's repeats in one store, the strongest effect among them deciding. */
@@ -377,7 +381,7 @@ async function recordRepeats(
   const keys = repeats.map((i) => (records[i] as PreparedRecord).idempotencyKey);
   const { rows } = await client.query<LockedRow>(
     `SELECT d.id::text AS id, d.source, d.kind, d.idempotency_key, d.failure_count, d.replay_count, d.failure_class,
-       d.class_reason, d.status, d.reason, d.ingested_by,
+       d.class_reason, d.status, d.reason, d.ingested_by, d.decided_by_rule_id::text AS rule_id, d.decided_by_rule_version AS rule_version,
        (SELECT count(*)::int FROM failure_attempt f WHERE f.dead_letter_id = d.id AND f.also_sent_by IS NOT NULL) AS noted,
        CASE WHEN d.status = 'replayed' THEN (
          SELECT i.batch_id::text FROM replay_item i
@@ -472,6 +476,17 @@ async function recordRepeats(
       updates.map((u) => u.effect !== "noted"),
     ],
   );
+  // A record a rule decided that fails again after its replay counts toward that rule's re-failure alert
+  // (lib/rules/rule-alerts.ts).
+  const refailed = new Map<string, { ruleId: string; version: number; failed: number }>();
+  for (const u of updates) {
+    if (u.effect !== "failed_again" || u.row.rule_id === null || u.row.rule_version === null) continue;
+    const key = `${u.row.rule_id}:${u.row.rule_version}`;
+    const c = refailed.get(key) ?? { ruleId: u.row.rule_id, version: u.row.rule_version, failed: 0 };
+    c.failed++;
+    refailed.set(key, c);
+  }
+  await recordRefailures(client, [...refailed.values()], ctx.now);
   for (const u of updates) {
     const after = {
       failureCount: u.next.failureCount,

@@ -30,6 +30,10 @@ function describe(rule: RuleState, value: number): string {
       return `oldest unresolved dead letter is ${v} h old (threshold ${rule.threshold} h)`;
     case "source_down":
       return `${v} broker source(s) failing for more than ${rule.windowMinutes} min (threshold ${rule.threshold}); see /sources`;
+    case "rule_canary":
+      return `${v} standing replay(s) paused by their canary; see /rules`;
+    case "rule_refailure":
+      return `${v} records of a rule failed again after their replay in the last ${rule.windowMinutes} min (threshold ${rule.threshold}); see /rules`;
   }
 }
 

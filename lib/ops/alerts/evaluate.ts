@@ -6,7 +6,7 @@ import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, SYSTEM_ACTOR } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { failingSources, hoursBetween, oldestUnresolved, poisonArrivals, unresolvedCount } from "../measures";
-import type { AlertMetric } from "../../forensics/forensics-schemas";
+import { RULE_ALERT_METRICS, type AlertMetric } from "../../forensics/forensics-schemas";
 import { decideAlert, type RuleState } from "./decide";
 
 // One evaluation of every alert rule, in one transaction under a try-lock: with several processes running the
@@ -101,6 +101,8 @@ export async function evaluateAlerts(pool: pg.Pool, now: Date): Promise<Evaluati
     const out: Evaluation = { evaluated: true, fired: [], resolved: [] };
     const audit: AuditInput[] = [];
     for (const r of rules) {
+      // Alerts about one triage rule fire and resolve per rule (lib/rules/rule-alerts.ts), with several events open at once.
+      if (RULE_ALERT_METRICS.includes(r.metric)) continue;
       const rule: RuleState = { id: r.id, name: r.name, metric: r.metric, threshold: r.threshold, windowMinutes: r.window_minutes };
       const current = open.get(r.id);
       const notice = (eventId: string, value: number, message: string, firedAt: Date, resolvedAt: Date | null): AlertNotice => ({

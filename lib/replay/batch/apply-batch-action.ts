@@ -81,7 +81,8 @@ export async function applyBatchAction(
       // A fresh schedule: tat from now, failures counted from now.
       start: { set: `started_at = coalesce(started_at, $2), tat = NULL, window_from = $2, status_reason = NULL` },
       pause: { set: `status_reason = $4`, value: `paused by ${user.email}` },
-      resume: { set: `tat = NULL, window_from = $2, status_reason = NULL` },
+      // A standing replay's canary watches again from the resume (the failures that tripped it are behind it).
+      resume: { set: `tat = NULL, window_from = $2, status_reason = NULL, canary_passed_at = NULL, canary_tripped_at = NULL` },
       cancel: { set: `finished_at = $2, status_reason = $4`, value: `cancelled by ${user.email}` },
     };
     let cancelledItems = 0;
@@ -171,6 +172,21 @@ export async function selfPause(pool: pg.Pool, batchId: string, reason: string, 
   return stopBatch(pool, batchId, "paused", reason, actor, now);
 }
 
+/**
+ * A worker pauses a standing replay whose canary failed (lib/replay/engine/failure-rules.ts canaryVerdict), marking
+ * it held by the canary; `also` runs in the same transaction once it paused (the rule's alert).
+ */
+export async function canaryPause(
+  pool: pg.Pool,
+  batchId: string,
+  reason: string,
+  actor: Actor,
+  now: Date,
+  also: (client: pg.PoolClient) => Promise<void>,
+): Promise<boolean> {
+  return stopBatch(pool, batchId, "paused", reason, actor, now, { canary: true, also });
+}
+
 /** A worker gives up on a batch it cannot run (unusable configuration, repeated engine errors). */
 export async function failBatch(pool: pg.Pool, batchId: string, reason: string, actor: Actor, now: Date): Promise<boolean> {
   return stopBatch(pool, batchId, "failed", reason, actor, now);
@@ -183,16 +199,19 @@ async function stopBatch(
   reason: string,
   actor: Actor,
   now: Date,
+  opts: { canary?: boolean; also?: (client: pg.PoolClient) => Promise<void> } = {},
 ): Promise<boolean> {
   const stopped = await inTransaction(pool, async (client) => {
     await lockBatchForStop(client, batchId);
     const { rows } = await client.query(
       `UPDATE replay_batch SET status = $2::"ReplayBatchStatus", status_reason = $3, updated_at = $4,
-         finished_at = CASE WHEN $2 = 'failed' THEN $4::timestamptz ELSE finished_at END
+         finished_at = CASE WHEN $2 = 'failed' THEN $4::timestamptz ELSE finished_at END,
+         canary_tripped_at = CASE WHEN $5 THEN $4::timestamptz ELSE canary_tripped_at END
        WHERE id = $1 AND status = 'running' RETURNING id`,
-      [batchId, to, reason, now],
+      [batchId, to, reason, now, opts.canary === true],
     );
     if (rows.length === 0) return false;
+    await opts.also?.(client);
     // A failed batch's waiting items end as a cancelled one's do: counted here, marked after the commit.
     const cancelledItems = to === "failed" ? await countWaiting(client, batchId) : 0;
     await appendAudit(

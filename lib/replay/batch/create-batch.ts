@@ -16,6 +16,7 @@ import { sinkPlug } from "../sinks/registry";
 import { utcMicrosSql } from "../../time/instant";
 import { originDestinations, refuseDisallowedDestinations } from "../sinks/origin/origin-destinations";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
+import { ITEM_SNAPSHOT_SQL } from "../../vocabulary/replay-item";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
 // order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
@@ -342,8 +343,7 @@ export async function createBatch(
     const items = await client.query(
       `INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, entity_key, observed_at, snapshot, run_at)
        SELECT $1, d.id, row_number() OVER (ORDER BY d.observed_at, d.id), d.kind, d.idempotency_key, d.entity_key, d.observed_at,
-         jsonb_build_object('payload', d.payload, 'version', d.version, 'source', d.source, 'replayCount', d.replay_count,
-           'approvedRepair', d.approved_repair), $2
+         ${ITEM_SNAPSHOT_SQL}, $2
        FROM dead_letter d WHERE ${where} AND ${eligible(origin)}
        ORDER BY d.observed_at, d.id`,
       values,

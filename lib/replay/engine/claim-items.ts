@@ -1,4 +1,5 @@
 import "server-only";
+import { OPEN_STANDING } from "../../rules/standing-queue";
 import { WORKER_ALIVE } from "../live-workers";
 import type pg from "pg";
 import { appendAudit } from "../../audit/append";
@@ -269,7 +270,7 @@ export async function sweepExpired(db: pg.Pool, limit = 1000): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-/** Marks a running batch completed when none of its items is unfinished; audited. True when it did. */
+/** Marks a running batch completed when none of its items is unfinished (a standing one once its rule version no longer decides); audited. */
 export async function completeIfDone(pool: pg.Pool, batchId: string, actor: Actor, now: Date): Promise<boolean> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<{
@@ -282,7 +283,7 @@ export async function completeIfDone(pool: pg.Pool, batchId: string, actor: Acto
       cancelled_count: number;
     }>(
       `UPDATE replay_batch b SET status = 'completed', finished_at = $2, updated_at = $2, status_reason = NULL
-       WHERE b.id = $1 AND b.status = 'running'
+       WHERE b.id = $1 AND b.status = 'running' AND NOT ${OPEN_STANDING}
          AND NOT EXISTS (SELECT 1 FROM replay_item i WHERE i.batch_id = b.id AND i.status IN ('pending', 'running', 'retry'))
        RETURNING total, applied_count, deduped_count, dropped_count, poison_count, failed_count, cancelled_count`,
       [batchId, now],
@@ -320,7 +321,7 @@ export async function completeIfDone(pool: pg.Pool, batchId: string, actor: Acto
 export async function runningBatchesToComplete(pool: pg.Pool): Promise<string[]> {
   const { rows } = await pool.query<{ id: string }>(
     `SELECT b.id::text AS id FROM replay_batch b
-     WHERE b.status = 'running'
+     WHERE b.status = 'running' AND NOT ${OPEN_STANDING}
        AND NOT EXISTS (SELECT 1 FROM replay_item i WHERE i.batch_id = b.id AND i.status IN ('pending', 'running', 'retry'))`,
   );
   return rows.map((r) => r.id);

@@ -18,6 +18,7 @@ import {
   sweepExpired,
 } from "./claim-items";
 import { cancelWaitingItems, failBatch, recentSubmissions, selfPause } from "../batch/apply-batch-action";
+import { checkCanary } from "../batch/standing-batch";
 import { errorMessage, isTransientDbError } from "../../db/transient-errors";
 import { claimSizeFor } from "../pacing/gcra";
 import type { ClaimedItem } from "./claim-items";
@@ -85,6 +86,8 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   // warned of a leak that is not one.
   setMaxListeners(16 + 68 * Math.max(1, opts.concurrency ?? 2), stopping.signal, hardStop.signal);
   const running = new Map<string, BatchConfig>();
+  /** running standing replays whose canary still watches (read at every refresh): judged after each page */
+  const canaries = new Set<string>();
   const idleUntil = new Map<string, number>();
   const engineErrors = new Map<string, number>();
   /** batch → epoch ms before which this worker submits nothing (Retry-After); see refresh() and lanes */
@@ -141,14 +144,18 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
       repair_override: boolean;
       throttled_ms: number | null;
       tat_in_ms: number | null;
+      canary: boolean;
     }>(
       `SELECT id::text AS id, sink, rate_per_second, page_size, max_replays, max_attempts, repair_method, repair_policy, repair_override,
-         (extract(epoch FROM throttled_at) * 1000)::float8 AS throttled_ms, (extract(epoch FROM tat - now()) * 1000)::float8 AS tat_in_ms
+         (extract(epoch FROM throttled_at) * 1000)::float8 AS throttled_ms, (extract(epoch FROM tat - now()) * 1000)::float8 AS tat_in_ms,
+         canary_count IS NOT NULL AND canary_passed_at IS NULL AS canary
        FROM replay_batch WHERE status = 'running' ORDER BY replay_batch.id`,
     );
     const seen = new Set<string>();
+    canaries.clear();
     for (const r of rows) {
       seen.add(r.id);
+      if (r.canary) canaries.add(r.id);
       // Another worker hit a 429/503: its Retry-After pushed tat; hold our lanes until then too.
       if (r.throttled_ms !== null && r.throttled_ms !== lastThrottle.get(r.id)) {
         if (lastThrottle.has(r.id) && r.tat_in_ms !== null && r.tat_in_ms > 0) {
@@ -191,6 +198,12 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
   }
 
   async function checkFailures(batchId: string, counts: FlushCounts): Promise<void> {
+    if (canaries.has(batchId)) {
+      // Every page, successes too: the canary is judged when its last item answers, whatever that answer.
+      const verdict = await checkCanary(pool, batchId, actor, clock());
+      if (verdict?.state !== "watching") canaries.delete(batchId);
+      if (verdict?.state === "tripped") return log(`batch ${batchId}: ${verdict.reason}`);
+    }
     if (counts.retry + counts.failed + counts.poison === 0) return;
     const recent = await recentSubmissions(pool, batchId);
     const verdict = failureVerdict(recent.statuses as ItemStatus[], recent.threshold);

@@ -1,6 +1,7 @@
 import { defineRoute, otherMethods } from "@/lib/api/handler";
 import { ruleContext } from "@/lib/api/rule-routes";
 import { getDb } from "@/lib/db/client";
+import { STANDING_REPLAY } from "@/lib/replay/batch/standing-rules";
 import { getRule, patchRule } from "@/lib/rules/rules";
 import { PatchRuleBodySchema, RuleIdParamsSchema } from "@/lib/rules/rule-schemas";
 
@@ -13,11 +14,11 @@ export const GET = defineRoute(
     params: RuleIdParamsSchema,
     openapi: {
       tag: "rules",
-      summary: "One rule with every version (who drafted and approved each) and its stats",
+      summary: "One rule with every version (who drafted and approved each, its replay's sink and rate), its stats and standing replay",
       responses: { 200: { description: "The rule" }, 404: { description: "No such rule" } },
     },
   },
-  async ({ params, principal, now }) => getRule(getDb().pool, params.id, now, principal!.scope),
+  async ({ params, principal, now }) => getRule(getDb().pool, params.id, now, principal!.scope, STANDING_REPLAY),
 );
 
 /**
@@ -32,6 +33,9 @@ export const PATCH = defineRoute(
     openapi: {
       tag: "rules",
       summary: "Kill switch ({enabled: false}, at once), or a new version (a change, or {enabled: true}) awaiting approval",
+      description:
+        "A change of match, action or `replay` ({sink, ratePerSecond, canary?}, or null to drop it) is a new version, inactive until a " +
+        "second supervisor approves it; the kill switch also pauses the rule's running standing replay.",
       responses: {
         200: { description: "The rule" },
         404: { description: "No such rule" },

@@ -15,6 +15,9 @@ export const POST = defineRoute(
     openapi: {
       tag: "rules",
       summary: "Approve exactly the version reviewed (four eyes: not its drafter); the rule becomes active",
+      description:
+        "A version with a `replay` opens its standing replay batch here: created approved (its approvers are the version's drafter and " +
+        "approver) and running at the version's rate.",
       responses: {
         200: { description: "The rule, active" },
         404: { description: "No such rule" },

@@ -28,7 +28,7 @@ export const POST = defineRoute(
   async ({ params, body, principal, requestId, now }) => {
     const pool = getDb().pool;
     const ctx = ruleContext(principal, requestId, now);
-    const rule = await getRule(pool, params.id, now, ctx.scope);
+    const rule = await getRule(pool, params.id, now, ctx.scope, ctx.standing);
     const edited = body.match !== undefined || body.action !== undefined;
     const job = await createRuleJob(
       pool,

@@ -16,7 +16,7 @@ export const GET = defineRoute(
       responses: { 200: { description: "The job" }, 404: { description: "No such job" } },
     },
   },
-  async ({ params, principal, now }) => getRuleJob(getDb().pool, params.id, params.jobId, principal!.scope, now),
+  async ({ params, principal }) => getRuleJob(getDb().pool, params.id, params.jobId, principal!.scope),
 );
 
 /** Other methods: 405 with Allow, in JSON. */
