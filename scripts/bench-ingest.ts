@@ -4,7 +4,9 @@
 // Beside them, the ingest floor of the same inputs (scripts/bench/ingest-floor.ts): normalization alone on the
 // ingest threads, a COPY of the rows the API path stored, and the two together on the same cores; the API's
 // rate is judged by its ratio to that floor (goal ≥ 0.7), which moves with the machine as the rate does.
-// Every figure line carries the load average: the machine may be shared.
+// `--rules n` (or BENCH_INGEST_RULES=n) runs the API paths a second time with n active triage rules
+// (scripts/bench/active-rules.ts) and prints both ratios. Every figure line carries the load average: the machine
+// may be shared.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createReadStream, createWriteStream, readFileSync } from "node:fs";
@@ -28,8 +30,20 @@ const N = Number(process.env.BENCH_INGEST_COUNT ?? 100_000);
 const PER_REQUEST = 50_000;
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
 const WITH_CLI = process.env.BENCH_INGEST_CLI !== "0";
-/** active triage rules in each bench database (scripts/bench/active-rules.ts) */
-const RULES = Number(process.env.BENCH_INGEST_RULES ?? 0);
+/** active triage rules for the second run of the API paths (scripts/bench/active-rules.ts); 0: one run, no rules */
+const RULES = rulesArg();
+
+function rulesArg(): number {
+  const at = process.argv.indexOf("--rules");
+  const text = at >= 0 ? process.argv[at + 1] : process.env.BENCH_INGEST_RULES;
+  if (text === undefined) return 0;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) {
+    console.error(`--rules: must be a whole number of rules from 0 to 1000, not ${JSON.stringify(text)}`);
+    process.exit(2);
+  }
+  return n;
+}
 // The production server refuses to append audit events without a key; a benchmark's throwaway database needs no
 // stable one (as scripts/e2e.ts).
 process.env.REDRIVE_AUDIT_KEY ??= "bench-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -110,8 +124,8 @@ async function warmUp(token: string, pid: number | undefined): Promise<void> {
   }
 }
 
-async function viaApi(file: string, ranges: Range[], kind: string): Promise<ApiRun> {
-  const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}`);
+async function viaApi(file: string, ranges: Range[], kind: string, rules: number): Promise<ApiRun> {
+  const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}${rules ? `_rules${rules}` : ""}`);
   // A server that does not start must not leave its database behind.
   const server = await startServer(bench.url, PORT).catch(async (e: unknown) => {
     await bench.drop();
@@ -125,7 +139,7 @@ async function viaApi(file: string, ranges: Range[], kind: string): Promise<ApiR
       ctx,
     );
     const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "bench" }, ctx);
-    if (RULES > 0) await insertActiveRules(bench.db.pool, RULES);
+    if (rules > 0) await insertActiveRules(bench.db.pool, rules);
     const { rows: head } = await bench.db.pool.query<{ id: string }>("SELECT coalesce(max(id), 0)::text AS id FROM audit_event");
     await warmUp(token, server.pid);
     await quiesce(bench.db.pool);
@@ -149,8 +163,12 @@ async function viaApi(file: string, ranges: Range[], kind: string): Promise<ApiR
     const serverAfter = server.pid === undefined ? null : treeCpu(server.pid);
     const serverCpu = serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore;
     const backendCpu = backends.stop()?.seconds ?? null;
+    const decided = rules
+      ? (await bench.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter WHERE decided_by_rule_id IS NOT NULL"))
+          .rows[0]!.n
+      : 0;
     console.log(
-      `  API     ${kind.padEnd(8)} ${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s; CPU-s per 10k: server ${per10k(serverCpu)} + PostgreSQL ${per10k(backendCpu)} (${load()})`,
+      `  API     ${kind.padEnd(8)} ${rules ? `${rules} rules, ${fmt(decided)} decided at arrival; ` : ""}${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s; CPU-s per 10k: server ${per10k(serverCpu)} + PostgreSQL ${per10k(backendCpu)} (${load()})`,
     );
     const exited = once(server, "exit");
     server.kill("SIGTERM");
@@ -206,39 +224,51 @@ try {
       `  floor   ${kind.padEnd(8)} normalization alone on ${n.threads} thread(s), no I/O: ${fmt(N)} records (${fmt(n.ok)} storable) in ${n.seconds.toFixed(1)} s → ${fmt(n.perSecond)} records/s; CPU-s per 10k: ${per10k(n.cpu)} (${load()})`,
     );
   }
-  const spatialApi = await viaApi(spatialFile, spatialRanges, "spatial");
-  const afcApi = await viaApi(afcFile, afcRanges, "afc");
-  const results = {
-    spatialApi: spatialApi.rate,
-    afcApi: afcApi.rate,
-    // BENCH_INGEST_CLI=0 leaves out `redrive import` (no floor is compared with it): quicker when working on the API.
-    spatialCli: WITH_CLI ? await viaCli(spatialFile, "spatial") : null,
-    afcCli: WITH_CLI ? await viaCli(afcFile, "afc") : null,
+  /** The API's ratios to the floor with `rules` active rules: wall clock and CPU, per kind. */
+  const apiRatios = async (rules: number) => {
+    if (rules) console.log(`with ${rules} active triage rules (drafted and approved by two supervisors):`);
+    const spatialApi = await viaApi(spatialFile, spatialRanges, "spatial", rules);
+    const afcApi = await viaApi(afcFile, afcRanges, "afc", rules);
+    const ratios = (
+      [
+        ["spatial", spatialApi, normalize.spatial],
+        ["afc", afcApi, normalize.afc],
+      ] as const
+    ).map(([kind, api, n]) => {
+      const floor = combinedFloor(n.perSecond, api.copy.perSecond);
+      const ratio = api.rate / floor;
+      console.log(
+        `  floor   ${kind.padEnd(8)} 1 / (1/${fmt(n.perSecond)} + 1/${fmt(api.copy.perSecond)}) = ${fmt(floor)} records/s; API / floor = ${ratio.toFixed(2)} (goal ≥ 0.7: ${ratio >= 0.7 ? "met" : "NOT met"}) (${load()})`,
+      );
+      // The same comparison in CPU time, which the machine's other work hardly moves: the floor's CPU per record
+      // over the API's (server and backends). On saturated cores the two ratios agree; under load, trust this one.
+      const floorCpu = n.cpu === null || api.copy.cpu === null ? null : n.cpu + api.copy.cpu;
+      const apiCpu = api.serverCpu === null || api.backendCpu === null ? null : api.serverCpu + api.backendCpu;
+      const cpuRatio = floorCpu === null || apiCpu === null ? null : floorCpu / apiCpu;
+      console.log(
+        `  floor   ${kind.padEnd(8)} CPU-s per 10k: floor ${per10k(n.cpu)} + ${per10k(api.copy.cpu)} = ${per10k(floorCpu)}, API ${per10k(api.serverCpu)} + ${per10k(api.backendCpu)} = ${per10k(apiCpu)}; floor / API = ${cpuRatio === null ? "n/a" : cpuRatio.toFixed(2)} (goal ≥ 0.7: ${cpuRatio !== null && cpuRatio >= 0.7 ? "met" : "NOT met"}) (${load()})`,
+      );
+      return { wall: ratio, cpu: cpuRatio };
+    });
+    return { spatialApi: spatialApi.rate, afcApi: afcApi.rate, ratios };
   };
-  const ratios = (
-    [
-      ["spatial", spatialApi, normalize.spatial],
-      ["afc", afcApi, normalize.afc],
-    ] as const
-  ).map(([kind, api, n]) => {
-    const floor = combinedFloor(n.perSecond, api.copy.perSecond);
-    const ratio = api.rate / floor;
-    console.log(
-      `  floor   ${kind.padEnd(8)} 1 / (1/${fmt(n.perSecond)} + 1/${fmt(api.copy.perSecond)}) = ${fmt(floor)} records/s; API / floor = ${ratio.toFixed(2)} (goal ≥ 0.7: ${ratio >= 0.7 ? "met" : "NOT met"}) (${load()})`,
-    );
-    // The same comparison in CPU time, which the machine's other work hardly moves: the floor's CPU per record
-    // over the API's (server and backends). On saturated cores the two ratios agree; under load, trust this one.
-    const floorCpu = n.cpu === null || api.copy.cpu === null ? null : n.cpu + api.copy.cpu;
-    const apiCpu = api.serverCpu === null || api.backendCpu === null ? null : api.serverCpu + api.backendCpu;
-    const cpuRatio = floorCpu === null || apiCpu === null ? null : floorCpu / apiCpu;
-    console.log(
-      `  floor   ${kind.padEnd(8)} CPU-s per 10k: floor ${per10k(n.cpu)} + ${per10k(api.copy.cpu)} = ${per10k(floorCpu)}, API ${per10k(api.serverCpu)} + ${per10k(api.backendCpu)} = ${per10k(apiCpu)}; floor / API = ${cpuRatio === null ? "n/a" : cpuRatio.toFixed(2)} (goal ≥ 0.7: ${cpuRatio !== null && cpuRatio >= 0.7 ? "met" : "NOT met"}) (${load()})`,
-    );
-    return { wall: ratio, cpu: cpuRatio };
-  });
+  const plain = await apiRatios(0);
+  const ruled = RULES > 0 ? await apiRatios(RULES) : null;
+  // BENCH_INGEST_CLI=0 leaves out `redrive import` (no floor is compared with it): quicker when working on the API.
+  if (WITH_CLI) {
+    await viaCli(spatialFile, "spatial");
+    await viaCli(afcFile, "afc");
+  }
+  const show = (r: { wall: number; cpu: number | null } | undefined) => `${r?.wall.toFixed(2)} / ${r?.cpu?.toFixed(2) ?? "n/a"}`;
   console.log(
-    `goals: API / ingest floor ≥ 0.7, wall-clock / CPU (spatial ${ratios[0]?.wall.toFixed(2)} / ${ratios[0]?.cpu?.toFixed(2) ?? "n/a"}, AFC ${ratios[1]?.wall.toFixed(2)} / ${ratios[1]?.cpu?.toFixed(2) ?? "n/a"}); absolute, machine-bound: spatial ≥ 5,000/s (API ${results.spatialApi >= 5000 ? "met" : "NOT met"}), AFC ≥ 10,000/s (API ${results.afcApi >= 10000 ? "met" : "NOT met"}) (${load()})`,
+    `goals: API / ingest floor ≥ 0.7, wall-clock / CPU (spatial ${show(plain.ratios[0])}, AFC ${show(plain.ratios[1])}); absolute, machine-bound: spatial ≥ 5,000/s (API ${plain.spatialApi >= 5000 ? "met" : "NOT met"}), AFC ≥ 10,000/s (API ${plain.afcApi >= 10000 ? "met" : "NOT met"}) (${load()})`,
   );
+  if (ruled) {
+    const met = ruled.ratios.every((r) => (r.cpu ?? r.wall) >= 0.7);
+    console.log(
+      `goal: with ${RULES} active rules the ratio stays ≥ 0.7, wall-clock / CPU: spatial ${show(ruled.ratios[0])} (without rules ${show(plain.ratios[0])}), AFC ${show(ruled.ratios[1])} (without ${show(plain.ratios[1])}); API ${fmt(ruled.spatialApi)} / ${fmt(ruled.afcApi)} records/s (without ${fmt(plain.spatialApi)} / ${fmt(plain.afcApi)}) — ${met ? "met" : "NOT met"} (${load()})`,
+    );
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

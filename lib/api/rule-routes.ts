@@ -4,7 +4,6 @@ import type pg from "pg";
 import { AppError } from "../errors/app-error";
 import type { Principal } from "../auth/principal";
 import { actorOf } from "../auth/principal";
-import { analyzeOffThread } from "../dead-letters/ingest/analyze-off-thread";
 import { runRuleJob } from "../dead-letters/rules/rule-jobs";
 import type { RuleContext } from "../rules/rules";
 import { STANDING_REPLAY } from "../replay/batch/standing-rules";
@@ -28,7 +27,7 @@ const location = (job: RuleJobView) => `/api/rules/${job.ruleId}/jobs/${job.id}`
  * progress at GET /api/rules/{id}/jobs/{jobId}) while the server keeps working on it after the answer.
  */
 export async function runRuleJobRoute(pool: pg.Pool, job: RuleJobView, inlineMs: number): Promise<JsonAnswer> {
-  const run = runRuleJob(pool, job.ruleId, job.id, { analyze: analyzeOffThread, now: () => new Date() });
+  const run = runRuleJob(pool, job.ruleId, job.id, { now: () => new Date() });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), inlineMs);

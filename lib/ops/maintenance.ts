@@ -1,7 +1,6 @@
 import "server-only";
 import type pg from "pg";
 import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
-import { analyzeOffThread } from "../dead-letters/ingest/analyze-off-thread";
 import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { evaluateRuleAlerts } from "../rules/rule-alerts";
@@ -142,7 +141,7 @@ export async function resumeStalledRuleJobs(
     for (const { ruleId, jobId } of await stalledRuleJobs(opts.pool, now)) {
       resumed.push(jobId);
       log(`[maintenance] resuming rule job ${jobId} of rule ${ruleId} (its runner stopped reporting)`);
-      const run = runRuleJob(opts.pool, ruleId, jobId, { analyze: analyzeOffThread, now: opts.now ?? (() => new Date()) })
+      const run = runRuleJob(opts.pool, ruleId, jobId, { now: opts.now ?? (() => new Date()) })
         .then((job) => log(`[maintenance] rule job ${jobId}: ${job.status}, ${job.processed} processed`))
         .catch((err: unknown) => log(`[maintenance] rule job ${jobId} failed: ${err instanceof Error ? err.message : String(err)}`))
         .finally(() => resumedJobs.delete(run));

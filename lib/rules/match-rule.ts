@@ -26,6 +26,8 @@ export interface RecordFacts {
   reason: string;
   /** AFC: the working payload (the tap), whose tap-schema issues afcIssues matches */
   tap?: unknown;
+  /** AFC: the tap's issues when already known (afcIssuesOf, computed where the tap was normalized) */
+  afcIssues?: { field: string; entry: string }[];
   failureClass: FailureClass;
   /** spatial: as ingest stored it (the source's method and policy) */
   analysis: RuleAnalysis | null;
@@ -70,7 +72,7 @@ export function mayMatch(m: RuleMatch, r: Pick<RecordFacts, "kind" | "source" | 
 /** A record's tap issues, once per record however many rules ask (the store judges every arrival by each rule). */
 const issuesSeen = new WeakMap<RecordFacts, { field: string; entry: string }[]>();
 function tapIssues(r: RecordFacts): { field: string; entry: string }[] {
-  let issues = issuesSeen.get(r);
+  let issues = r.afcIssues ?? issuesSeen.get(r);
   if (!issues) issuesSeen.set(r, (issues = afcIssuesOf(r.tap)));
   return issues;
 }
@@ -129,7 +131,7 @@ export function matchRule(rule: { match: RuleMatch; action: RuleAction }, r: Rec
  * themselves decide when both are known.
  */
 function typeChanges(a: RuleAnalysis): boolean {
-  return a.type_before !== null && a.type_after !== null ? a.type_before !== a.type_after : a.type_changed;
+  return a.type_before != null && a.type_after != null ? a.type_before !== a.type_after : a.type_changed;
 }
 
 /** Upper bounds of the dry run's area-change distribution (absolute share); beyond the last: "more". */

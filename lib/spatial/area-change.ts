@@ -6,6 +6,6 @@ import type { SpatialAnalysis } from "../vocabulary/record";
  * both judge a repair by it.
  */
 export function areaChange(a: Pick<SpatialAnalysis, "area_before" | "area_after">): number | null {
-  if (a.area_before === null || a.area_after === null || a.area_before <= 0) return null;
+  if (a.area_before == null || a.area_after == null || a.area_before <= 0) return null;
   return (a.area_after - a.area_before) / a.area_before;
 }

@@ -430,31 +430,31 @@ const EXCUSED = new Map([
   ],
   [
     "GET /api/rules",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
     "GET /api/rules/[id]",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
     "GET /api/rules/[id]/jobs/[jobId]",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
     "PATCH /api/rules/[id]",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
     "POST /api/rules",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
     "POST /api/rules/[id]/apply",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
     "POST /api/rules/[id]/approve",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
   [
     "POST /api/rules/[id]/resume",
@@ -462,7 +462,7 @@ const EXCUSED = new Map([
   ],
   [
     "POST /api/rules/[id]/dry-run",
-    "rules: judges pending records only (this poison record never), GEOS on the ingest threads (analyzeOffThread); tests/integration/rules.test.ts",
+    "rules: judges pending records only (this poison record never); another repair runs on the ingest threads (otherRepairsOffThread); tests/integration/rules.test.ts, rule-arrival.test.ts",
   ],
 ]);
 

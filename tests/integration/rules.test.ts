@@ -3,7 +3,6 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { applyAction } from "../../lib/dead-letters/triage/apply-action";
 import { pinRepair } from "../../lib/dead-letters/triage/approved-repair";
-import { analyzeOffThread } from "../../lib/dead-letters/ingest/analyze-off-thread";
 import { createRuleJob, getRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { resumedJobsSettled, resumeStalledRuleJobs } from "../../lib/ops/maintenance";
 import { recordTimeline } from "../../lib/forensics/timeline";
@@ -84,7 +83,7 @@ const ctx = (u: { id: string; email: string }, role: RuleContext["role"]): RuleC
   requestId: "t",
   now: new Date(),
 });
-const run = (jobId: string) => runRuleJob(db.pool, ruleId, jobId, { analyze: analyzeOffThread, now: () => new Date() });
+const run = (jobId: string) => runRuleJob(db.pool, ruleId, jobId, { now: () => new Date() });
 const status = async (id: string) => (await getDeadLetter(db.pool, id)).status;
 
 beforeAll(async () => {
@@ -300,7 +299,7 @@ describe("a triage rule under four eyes", () => {
     // A second runner finds the job held by a live one and leaves it alone.
     const again = await createRuleJob(db.pool, ruleId, spec(), b);
     await db.pool.query(`UPDATE rule_job SET locked_by = 'other-host:1:live', heartbeat_at = now() WHERE id = $1`, [again.id]);
-    const loser = await runRuleJob(db.pool, ruleId, again.id, { analyze: analyzeOffThread, now: () => new Date(), runner: "me" });
+    const loser = await runRuleJob(db.pool, ruleId, again.id, { now: () => new Date(), runner: "me" });
     expect(loser).toMatchObject({ status: "running", processed: 0 });
   });
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
-import { analyzeOffThread } from "../../lib/dead-letters/ingest/analyze-off-thread";
 import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { evaluateRuleAlerts } from "../../lib/rules/rule-alerts";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
@@ -164,7 +163,7 @@ describe("a standing replay", () => {
 
     // The record stored before the approval joins the flow when an apply decides it.
     const job = await createRuleJob(db.pool, healthyRule, { type: "apply", version: 1 }, at(b));
-    expect(await runRuleJob(db.pool, healthyRule, job.id, { analyze: analyzeOffThread, now: () => new Date() })).toMatchObject({
+    expect(await runRuleJob(db.pool, healthyRule, job.id, { now: () => new Date() })).toMatchObject({
       status: "completed",
       decided: 1,
     });

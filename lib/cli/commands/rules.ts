@@ -6,7 +6,6 @@ import type { Command } from "commander";
 import { isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
-import { analyzeOffThread } from "../../dead-letters/ingest/analyze-off-thread";
 import { createRuleJob, runRuleJob } from "../../dead-letters/rules/rule-jobs";
 import { approveRule, createRule, getRule, listRules, patchRule, resumeRule, type RuleContext } from "../../rules/rules";
 import { CreateRuleBodySchema, RuleIdSchema, type RuleJobView, type RuleView } from "../../rules/rule-schemas";
@@ -110,8 +109,7 @@ export function jobText(job: RuleJobView): string {
 const print = (value: unknown, json: boolean | undefined, text: () => string) =>
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text());
 
-const runJob = (db: Db, id: string, job: RuleJobView) =>
-  runRuleJob(db.pool, id, job.id, { analyze: analyzeOffThread, now: () => new Date() });
+const runJob = (db: Db, id: string, job: RuleJobView) => runRuleJob(db.pool, id, job.id, { now: () => new Date() });
 
 export function registerRuleCommands(program: Command): void {
   const rule = program.command("rule").description("triage rules: records decided by a rule two supervisors approved, dry run first");

@@ -2,6 +2,9 @@ import { analyzeGeometry, type AnalyzeOptions, type AnalyzeResult } from "../../
 import { DEFAULT_GEOMETRY_LIMITS, geometryOverLimits } from "../../spatial/geometry-limits";
 import { getGeos } from "../../spatial/geos";
 import { sharedNormalizePool } from "./normalize-pool";
+import { otherRepair } from "./rule-facts";
+import type { OtherRepairFacts } from "../store/arrival-facts";
+import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 
 /**
  * analyzeGeometry for a request (an analyst's edit), on the ingest threads when there are any: GEOS on a
@@ -14,4 +17,18 @@ export async function analyzeOffThread(geometry: unknown, opts: AnalyzeOptions):
     return analyzeGeometry(await getGeos(), geometry, opts);
   }
   return threads.analyze(geometry, opts);
+}
+
+/**
+ * A rule's other repair of stored payloads (JSON text; null: none), for a dry run or an apply: on the ingest
+ * threads, split so that every core runs GEOS, when there are any. Null where a payload is not a Feature.
+ */
+export async function otherRepairsOffThread(
+  payloads: (string | null)[],
+  repair: { method: RepairMethod; policy: RepairPolicy },
+): Promise<(OtherRepairFacts | null)[]> {
+  const threads = sharedNormalizePool();
+  if (threads) return threads.ruleRepairs(payloads, repair);
+  const geos = await getGeos();
+  return payloads.map((p) => (p === null ? null : otherRepair(JSON.parse(p), repair, geos)));
 }

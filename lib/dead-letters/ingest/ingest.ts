@@ -12,6 +12,7 @@ import type { NormalizeSettings, SourceSettings } from "./normalize";
 import { sharedNormalizePool, type NormalizePool } from "./normalize-pool";
 import { streamEnvelopes } from "./pipeline";
 import { preparePulled, type PulledBody } from "./pulled-message";
+import { arrivalRules } from "../store/arrival-rules";
 import { decodeUtf8, MAX_RECORD_BYTES, RECORD_TOO_LARGE, splitJson, splitNdjsonBytes, type BodyFormat, type RecordText } from "./split";
 import { storePage, storeTaps, type PageArrival, type PageBooks } from "./store-arrivals";
 import { gateTaps } from "./tap-gate";
@@ -104,9 +105,10 @@ export async function ingest(arrival: Arrival, ctx: IngestContext): Promise<Asyn
         throw new AppError("payload_too_large", `body: ${message}`, { issues: [{ path: "body", message }] });
       }
       const now = clock();
+      const rules = await arrivalRules(ctx.pool);
       const gated = threads
-        ? await threads.gateTaps(arrival.body, arrival.format, now, arrival.source)
-        : gateTaps(arrival.body, arrival.format, now, arrival.source);
+        ? await threads.gateTaps(arrival.body, arrival.format, now, arrival.source, rules)
+        : gateTaps(arrival.body, arrival.format, now, arrival.source, rules);
       const captured = await storeTaps(ctx.pool, gated.failing, now, who);
       return once([...gated.passed, ...captured].sort((a, b) => a.index - b.index));
     }
@@ -180,7 +182,8 @@ async function ingestPage(
     origin: m.origin,
     ...(m.problem !== undefined ? { problem: m.problem } : {}),
   }));
-  const settings = await loadSettings(pool);
+  // The active triage rules: what they will ask of each record is gathered where it is normalized (rule-facts.ts).
+  const settings = { ...(await loadSettings(pool)), rules: await arrivalRules(pool) };
   const prepared = threads
     ? await threads.normalizePulled(bodies, now, settings, MAX_RECORD_BYTES)
     : preparePulled(bodies, now, await getGeos(), settings, MAX_RECORD_BYTES);

@@ -7,6 +7,8 @@ import type { AnalyzeOptions, AnalyzeResult } from "../../spatial/analyze";
 import { AppError, type ErrorCode, type FieldIssue } from "../../errors/app-error";
 import type { Normalized, NormalizeSettings } from "./normalize";
 import type { PreparedPulled, PulledBody } from "./pulled-message";
+import type { ArrivalRules, OtherRepairFacts } from "../store/arrival-facts";
+import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { GatedTaps } from "./tap-gate";
 import { DEFER_DECODE_BYTES, encodeShared, type RecordText } from "./split";
 
@@ -39,6 +41,8 @@ interface Reply {
   problem?: string | null;
   error?: string;
   analyzed?: AnalyzeResult;
+  /** a rule's other repair of each payload sent (rule-repairs), null where a payload is not a Feature */
+  repairs?: (OtherRepairFacts | null)[];
   /** a heavy record's detail answer, UTF-8 JSON (its buffer transferred, not copied) */
   json?: Uint8Array<ArrayBuffer>;
   /** an off-thread stream's next chunk (transferred), or done: the stream has ended */
@@ -211,7 +215,7 @@ export class NormalizePool {
    */
   async normalize(recs: RecordText[], now: Date, settings: NormalizeSettings): Promise<Normalized[]> {
     // A Map of plain objects, a Date and plain limits: all survive structured cloning as they are.
-    const plain = { sources: settings.sources, defaults: settings.defaults, limits: settings.limits };
+    const plain = { sources: settings.sources, defaults: settings.defaults, limits: settings.limits, rules: settings.rules };
     const sent: RecordText[] = [];
     for (const rec of recs) sent.push(await asSendable(rec));
     const { results = [] } = await this.send({ task: "normalize", recs: sent, now, settings: plain });
@@ -246,7 +250,7 @@ export class NormalizePool {
     settings: NormalizeSettings,
     maxBodyBytes: number,
   ): Promise<PreparedPulled[]> {
-    const plain = { sources: settings.sources, defaults: settings.defaults, limits: settings.limits };
+    const plain = { sources: settings.sources, defaults: settings.defaults, limits: settings.limits, rules: settings.rules };
     const moved: ArrayBuffer[] = [];
     const sent = bodies.map((b) => ({ ...b, body: movable(b.body, moved) }));
     const { pulled = [], unanswered = [] } = await this.send(
@@ -263,10 +267,42 @@ export class NormalizePool {
     return [...pulled, ...rest.map((r) => ({ ...r, index: r.index + pulled.length }))];
   }
 
+  /**
+   * A rule's other repair (rule-facts.ts otherRepair: GEOS, and the digest of what it delivers) of each payload,
+   * given as JSON text, split over the threads so every core runs GEOS; results in the payloads' order. Only the
+   * rule's fields of each analysis come back, not its geometries.
+   */
+  async ruleRepairs(
+    payloads: (string | null)[],
+    repair: { method: RepairMethod; policy: RepairPolicy },
+  ): Promise<(OtherRepairFacts | null)[]> {
+    const share = Math.max(1, Math.ceil(payloads.length / this.size));
+    const parts: Promise<(OtherRepairFacts | null)[]>[] = [];
+    for (let start = 0; start < payloads.length; start += share)
+      parts.push(this.ruleRepairsChunk(payloads.slice(start, start + share), repair));
+    return (await Promise.all(parts)).flat();
+  }
+
+  private async ruleRepairsChunk(
+    payloads: (string | null)[],
+    repair: { method: RepairMethod; policy: RepairPolicy },
+  ): Promise<(OtherRepairFacts | null)[]> {
+    const { repairs = [] } = await this.send({ task: "rule-repairs", payloads, repair });
+    // A thread whose GEOS aborted answers up to the payload that aborted it: the rest go to another.
+    if (repairs.length >= payloads.length || repairs.length === 0) return payloads.map((_, i) => repairs[i] ?? null);
+    return [...repairs, ...(await this.ruleRepairsChunk(payloads.slice(repairs.length), repair))];
+  }
+
   /** A capture request's body through the AFC gate on a thread (tap-gate.ts gateTaps); its refusal thrown here. */
-  async gateTaps(body: Uint8Array, format: "json" | "ndjson", now: Date, source: string | undefined): Promise<GatedTaps> {
+  async gateTaps(
+    body: Uint8Array,
+    format: "json" | "ndjson",
+    now: Date,
+    source: string | undefined,
+    rules?: ArrivalRules,
+  ): Promise<GatedTaps> {
     const moved: ArrayBuffer[] = [];
-    const { gated } = await this.send({ task: "gate-taps", body: movable(body, moved), format, now, source }, undefined, moved);
+    const { gated } = await this.send({ task: "gate-taps", body: movable(body, moved), format, now, source, rules }, undefined, moved);
     if (!gated) throw new Error("the gate thread answered without a result");
     return gated;
   }

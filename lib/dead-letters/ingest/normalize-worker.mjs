@@ -1,7 +1,7 @@
 // Worker-thread entry for ingest normalization (normalize-pool.ts): registers tsx's loader in this thread (a
 // worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
 // "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
-// "normalize-pulled" a page of broker messages, "gate-taps" a capture request's body, "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
+// "normalize-pulled" a page of broker messages, "gate-taps" a capture request's body, "rule-repairs" a rule's other repair of stored payloads, "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
 // (lib/api/off-thread-reads.ts: a heavy record's detail, a repair preview, a revealed field), or "stream-pull" /
 // "stream-cancel" a stream of stored records run here (an export), one chunk per pull.
 import { setPriority } from "node:os";
@@ -26,6 +26,7 @@ const { decodeDeferred } = await import("./split.ts");
 const { preparePulled } = await import("./pulled-message.ts");
 const { gateTaps } = await import("./tap-gate.ts");
 const { analyzeGeometry } = await import("../../spatial/analyze.ts");
+const { otherRepair } = await import("./rule-facts.ts");
 // The reads reach the database: their modules are marked server-only, resolved here as on the server.
 await import("../../../bin/server-side.mjs");
 const { AppError } = await import("../../errors/app-error.ts");
@@ -87,6 +88,9 @@ parentPort.on("message", async (message) => {
     reason,
     bodies,
     maxBodyBytes,
+    payloads,
+    repair,
+    rules,
     body,
     format,
     source,
@@ -118,6 +122,17 @@ parentPort.on("message", async (message) => {
       const json = new TextEncoder().encode(await runOffThreadRead(name, databaseUrl, args));
       // Parsing 24 MB grew this thread's heap: past the limit it asks to be replaced, which gives it back.
       parentPort.postMessage({ id, json, retire: await shouldRetire([json]) }, [json.buffer]);
+      return;
+    }
+    if (task === "rule-repairs") {
+      // A rule's other repair of stored payloads (a dry run or an apply), one GEOS at a time like a chunk.
+      const geos = await getGeos();
+      const repairs = [];
+      for (const text of payloads) {
+        repairs.push(text === null ? null : otherRepair(JSON.parse(text), repair, geos));
+        if (await geosBroken()) break;
+      }
+      parentPort.postMessage({ id, repairs, retire: await shouldRetire(payloads.filter((p) => p !== null)) });
       return;
     }
     if (task === "analyze") {
@@ -152,7 +167,7 @@ parentPort.on("message", async (message) => {
       return;
     }
     if (task === "gate-taps") {
-      const gated = gateTaps(body, format, now, source);
+      const gated = gateTaps(body, format, now, source, rules);
       parentPort.postMessage(
         { id, gated, retire: await shouldRetire([body]) },
         rowsAsBytes(gated.failing.map((f) => ({ ok: true, record: f.record }))),

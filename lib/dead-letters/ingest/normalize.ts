@@ -9,6 +9,8 @@ import { unstorableProblem } from "./storable-record";
 import { prepareRecord, type PreparedRecord } from "../store/prepare-row";
 import type { FieldError, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { decodeDeferred, type RecordText } from "./split";
+import type { ArrivalRules } from "../store/arrival-facts";
+import { arrivalFacts } from "./rule-facts";
 
 // One record's text → a storable record or its field errors: parse (number lexemes kept), then the spatial or
 // AFC normalizer. No database and nothing shared, so it runs on the main thread or in a worker thread
@@ -28,6 +30,8 @@ export interface NormalizeSettings {
   defaults?: SourceSettings;
   /** geometries past these are poison, never given to GEOS (default DEFAULT_GEOMETRY_LIMITS; env: geometryLimitsFromEnv) */
   limits?: GeometryLimits;
+  /** the active triage rules: what they will ask of each record is gathered here (rule-facts.ts) */
+  rules?: ArrivalRules;
 }
 
 /** A record ready to store (serialized here, so a worker thread hands over strings: see PreparedRecord) or its errors. */
@@ -58,13 +62,14 @@ export async function normalizeRecord(sent: RecordText, now: Date, opts: Normali
   if (kind !== "spatial" && kind !== "afc")
     return { index: rec.index, ok: false, errors: [{ path: "kind", message: 'must be "spatial" or "afc"' }], ...key };
   let result;
+  const geos = kind === "spatial" ? await getGeos() : null;
   try {
-    if (kind === "spatial") {
+    if (geos) {
       const source = typeof value.source === "string" ? value.source : "";
       const settings = opts.sources?.get(source) ?? opts.defaults ?? DEFAULT_SOURCE_SETTINGS;
       result = normalizeSpatialEnvelope(value, rec.text, {
         now,
-        geos: await getGeos(),
+        geos,
         ...settings,
         ...(opts.limits ? { limits: opts.limits } : {}),
       });
@@ -86,7 +91,18 @@ export async function normalizeRecord(sent: RecordText, now: Date, opts: Normali
   // text and jsonb are searched only when the line holds a suspect escape).
   const bad = unstorableProblem(result.record, suspectText(rec.text));
   if (bad !== null) return { index: rec.index, ok: false, errors: [bad], ...key };
-  return { index: rec.index, ok: true, record: prepareRecord(result.record) };
+  return { index: rec.index, ok: true, record: withFacts(prepareRecord(result.record), result.record, opts.rules, geos) };
+}
+
+/** A prepared record with what the active rules will ask of it at the store step (none when no rule is active). */
+export function withFacts<T extends PreparedRecord>(
+  prepared: T,
+  record: Parameters<typeof arrivalFacts>[0],
+  rules: ArrivalRules | undefined,
+  geos: Parameters<typeof arrivalFacts>[3],
+): T {
+  if (rules && rules.rules.length > 0) prepared.facts = arrivalFacts(record, prepared.reasonGroup, rules, geos);
+  return prepared;
 }
 
 /**

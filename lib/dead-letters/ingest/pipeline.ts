@@ -4,6 +4,7 @@ import { keyOf } from "../store/prepare-row";
 import type { ArrivalOutcome } from "./arrival-outcome";
 import { normalizeRecord, type Normalized, type NormalizeSettings } from "./normalize";
 import type { NormalizePool } from "./normalize-pool";
+import { arrivalRules } from "../store/arrival-rules";
 import type { RecordText } from "./split";
 import { storeBatch, type CopyHint, type StoreWho } from "./store-arrivals";
 
@@ -104,7 +105,7 @@ async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>,
   const threads = opts.normalizer;
   if (!threads) {
     for await (const rec of records) {
-      batch.push(await normalizeRecord(rec, clock(), opts));
+      batch.push(await normalizeRecord(rec, clock(), { ...opts, rules: await arrivalRules(pool) }));
       if (batch.length >= size) {
         yield* submit(batch);
         batch = [];
@@ -116,22 +117,22 @@ async function* ingestRecords(pool: pg.Pool, records: AsyncIterable<RecordText>,
     // input order. At most threads.size + 1 chunks wait for normalization, so memory stays bounded.
     const normalizing: Promise<Normalized[]>[] = [];
     let raw: RecordText[] = [];
-    const send = (recs: RecordText[]) => {
+    const send = async (recs: RecordText[]) => {
       // Whatever its size: a single envelope may hold a 10 MB polygon, whose parse alone held this thread for
       // seconds (a round trip to a warm thread costs well under a millisecond). opts is a NormalizeSettings; the
-      // pool sends a thread only its sources, defaults and limits.
-      const p = threads.normalize(recs, clock(), opts);
+      // pool sends a thread only its sources, defaults, limits and the active rules.
+      const p = threads.normalize(recs, clock(), { ...opts, rules: await arrivalRules(pool) });
       p.catch(() => {}); // surfaces when awaited, in order
       normalizing.push(p);
     };
     for await (const rec of records) {
       raw.push(rec);
       if (raw.length < size) continue;
-      send(raw);
+      await send(raw);
       raw = [];
       while (normalizing.length > threads.size) yield* submit(await (normalizing.shift() as Promise<Normalized[]>));
     }
-    if (raw.length) send(raw);
+    if (raw.length) await send(raw);
     while (normalizing.length) yield* submit(await (normalizing.shift() as Promise<Normalized[]>));
   }
   while (inFlight.length) yield await (inFlight.shift() as (typeof inFlight)[number]).done;

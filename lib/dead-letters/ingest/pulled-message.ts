@@ -10,7 +10,7 @@ import { normalizeSpatialEnvelope } from "../../spatial/normalize-envelope";
 import type { DeadLetterKind, NewDeadLetter, PulledFrom, SpatialAnalysis } from "../../vocabulary/record";
 import { createHash } from "node:crypto";
 import { prepareRecord, type PreparedRecord } from "../store/prepare-row";
-import { DEFAULT_SOURCE_SETTINGS, type NormalizeSettings, type SourceSettings } from "./normalize";
+import { DEFAULT_SOURCE_SETTINGS, withFacts, type NormalizeSettings, type SourceSettings } from "./normalize";
 import { MAX_RECORD_BYTES } from "./split";
 import { unstorableProblem } from "./storable-record";
 
@@ -152,7 +152,13 @@ export function preparePulled(
     const bytes: Uint8Array = sent.body;
     const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const { record, unreadable } = normalizePulled({ ...sent, body }, now, geos, settingsOf, maxBodyBytes, settings.limits);
-    return { ok: true, index, record: prepareRecord(record), unreadable, bodyHash: bodySha256(body) };
+    return {
+      ok: true,
+      index,
+      record: withFacts(prepareRecord(record), record, settings.rules, geos),
+      unreadable,
+      bodyHash: bodySha256(body),
+    };
   });
 }
 

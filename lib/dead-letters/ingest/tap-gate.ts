@@ -9,6 +9,8 @@ import { isJsonObject, parsePythonJson } from "../../json/lossless";
 import { suspectText, unstorable } from "../../json/storable";
 import type { ArrivalOutcome } from "./arrival-outcome";
 import { unstorableProblem } from "./storable-record";
+import { withFacts } from "./normalize";
+import type { ArrivalRules } from "../store/arrival-facts";
 
 // The capture boundary producers call with a batch of raw taps: each tap runs through the gate; the ones that
 // fail become dead letters with the gate's reason, class and identity hash. All captures of one request
@@ -119,7 +121,7 @@ export interface GatedTaps {
  * normalization. A refusal of the request (not JSON, too many taps, a value PostgreSQL cannot store) is thrown as
  * an AppError: the boundary is all or nothing.
  */
-export function gateTaps(body: Uint8Array, format: "json" | "ndjson", now: Date, querySource?: string): GatedTaps {
+export function gateTaps(body: Uint8Array, format: "json" | "ndjson", now: Date, querySource?: string, rules?: ArrivalRules): GatedTaps {
   let text: string;
   try {
     // TextDecoder refuses a view of shared memory: decoded from a private copy.
@@ -146,5 +148,7 @@ export function gateTaps(body: Uint8Array, format: "json" | "ndjson", now: Date,
     const bad = unstorableProblem(f.record, parsed.suspect ?? false, "");
     if (bad) throw issueError({ path: `taps[${f.index}].${bad.path}`, message: bad.message });
   }
-  return { passed, failing: failing.map((f) => ({ index: f.index, record: prepareRecord(f.record) })), count: parsed.taps.length };
+  // What the active triage rules will ask of each failing tap (its schema issues) is gathered here, as for every arrival.
+  const prepared = failing.map((f) => ({ index: f.index, record: withFacts(prepareRecord(f.record), f.record, rules, null) }));
+  return { passed, failing: prepared, count: parsed.taps.length };
 }

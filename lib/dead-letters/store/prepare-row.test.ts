@@ -54,12 +54,13 @@ function columns(row: string): Record<string, string | null> {
 
 describe("prepareRecord", () => {
   it("serializes the row's columns once as COPY text, without the id and timestamps the store adds", () => {
-    const row = columns(prepareRecord(spatial).row);
+    const prepared = prepareRecord(spatial);
+    expect(prepared.status).toBe("pending");
+    const row = columns(prepared.row);
     expect(row).toMatchObject({
       kind: "spatial",
       idempotency_key: spatial.idempotencyKey,
       source_message_id: "msg-1",
-      status: "pending",
       reason_group: "Self-intersection at or near point (…)",
       observed_at: "2026-11-02T18:10:11.901Z",
       raw_envelope: spatial.rawEnvelope,
@@ -69,8 +70,8 @@ describe("prepareRecord", () => {
     });
     expect(JSON.parse(row.repaired_geometry as string)).toEqual({ type: "MultiPolygon", coordinates: [] });
     expect(JSON.parse(row.payload as string)).toEqual(spatial.payload);
+    expect(prepareRecord({ ...base, failureClass: "poison" }).status).toBe("quarantined");
     expect(columns(prepareRecord({ ...base, failureClass: "poison" }).row)).toMatchObject({
-      status: "quarantined",
       analysis: null,
       bbox: null,
     });

@@ -3,6 +3,7 @@ import { canonicalJson } from "../../json/canonical";
 import { copyField, copyJson, copyNumber } from "../../db/copy-text";
 import { storedBox } from "./stored-box";
 import type { DeadLetterKind, NewDeadLetter } from "../../vocabulary/record";
+import type { ArrivalFacts } from "./arrival-facts";
 
 /**
  * A record ready to store, serialized where it was normalized — on an ingest worker thread, in parallel with
@@ -21,6 +22,8 @@ export interface PreparedRecord {
   reasonGroup: string;
   firstSeenAt: Date;
   replayCount: number;
+  /** its status as it arrives (a poison record is held for a human), unless a triage rule decides it at the store */
+  status: "pending" | "quarantined";
   /**
    * The row's columns ROW_COLUMNS in PostgreSQL's COPY text format (lib/db/copy-text.ts), tab-separated, without
    * the id in front and the three timestamps behind, which the store adds when it knows them. UTF-8 bytes for a
@@ -33,6 +36,8 @@ export interface PreparedRecord {
    * where its id goes ("id" sorts between "failureReason" and "idempotencyKey"): `{<head>,"id":"…",<tail>}`.
    */
   audit: { head: string; tail: string };
+  /** what the active triage rules will ask of the record at the store step (arrival-facts.ts), when ingest gathered it */
+  facts?: ArrivalFacts;
 }
 
 /** The dedup identity of a record (kind + stored key); null for a record without a key. */
@@ -57,7 +62,6 @@ export const ROW_COLUMNS = [
   "reason_group",
   "failure_class",
   "class_reason",
-  "status",
   "replay_count",
   "analysis",
   "repaired_geometry",
@@ -91,7 +95,6 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     copyField(group),
     r.failureClass,
     copyField(r.classReason),
-    r.failureClass === "poison" ? "quarantined" : "pending",
     copyNumber(r.replayCount),
     copyField(analysis),
     copyJson(r.spatial?.repairedGeometry ?? null),
@@ -113,6 +116,7 @@ export function prepareRecord(r: NewDeadLetter): PreparedRecord & { row: string 
     reasonGroup: group,
     firstSeenAt: r.firstSeenAt,
     replayCount: r.replayCount,
+    status: r.failureClass === "poison" ? "quarantined" : "pending",
     row,
     audit: { head, tail: canonicalJson(tail).slice(1, -1) },
   };

@@ -2,11 +2,15 @@ import "server-only";
 import type pg from "pg";
 import { sha256Hex } from "../../afc/hash";
 import { canonicalJson } from "../../json/canonical";
+import { copyField } from "../../db/copy-text";
 import type { JsonValue } from "../../json/value";
 import { matchRule, mayMatch, type RecordFacts, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
-import { activeRules, recordMatches, type ActiveRule } from "../../rules/rules";
+import { recordMatches, type ActiveRule } from "../../rules/rules";
 import type { DecidedByRule } from "../../rules/rule-schemas";
 import type { ApprovedRepair, DeadLetterKind, RepairMethod, RepairPolicy } from "../../vocabulary/record";
+import type { ArrivalFacts, OtherRepairFacts } from "./arrival-facts";
+import { lockedArrivalRules } from "./arrival-rules";
+import type { PreparedRecord } from "./prepare-row";
 import { appendToStanding } from "../../rules/standing-queue";
 
 // Triage rules deciding records: at arrival (the store step, in the transaction that stores the batch) and in a
@@ -21,6 +25,10 @@ export interface RuleRecord extends RecordFacts {
   version: number;
   /** what a replay of it delivers with the stored repair: the payload's geometry (valid) or the repair */
   delivered: JsonValue | null;
+  /** the digest of `delivered`, when ingest computed it (then `delivered` is not read) */
+  deliveredDigest?: string | null;
+  /** other repairs' analyses, run by ingest before the store (arrival-facts.ts) */
+  repairs?: OtherRepairFacts[];
 }
 
 /** One decision a rule made. */
@@ -75,9 +83,14 @@ export const toRuleRecord = (r: FactRow): RuleRecord => ({
  * The pin an approval by the rule stores: the stored repair's settings and the digest of what it delivers, as
  * lib/dead-letters/triage/approved-repair.ts geometryDigest computes it (SHA-256 of the canonical JSON).
  */
-export function rulePin(r: RuleRecord, repair: { method: RepairMethod; policy: RepairPolicy }, delivered: JsonValue): ApprovedRepair {
+export function rulePin(
+  r: RuleRecord,
+  repair: { method: RepairMethod; policy: RepairPolicy },
+  delivered: JsonValue | string,
+): ApprovedRepair {
   const outcome = r.analysis?.outcome === "valid" ? "valid" : "repaired";
-  return { method: repair.method, policy: repair.policy, digest: sha256Hex(canonicalJson(delivered)), outcome };
+  const digest = typeof delivered === "string" ? delivered : sha256Hex(canonicalJson(delivered));
+  return { method: repair.method, policy: repair.policy, digest, outcome };
 }
 
 /** The decision `outcome` stands for, or null (a `leave` rule, a skip, or a repair other than the stored one). */
@@ -86,9 +99,10 @@ export function decisionOf(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome
   let pin: ApprovedRepair | null = null;
   if (rule.action.type === "approve" && r.kind === "spatial") {
     // A pin needs the stored repair's geometry; another repair's is not stored (the apply job pins those itself).
-    if (!outcome.repair || r.delivered === null || r.analysis === null) return null;
+    const delivered = r.deliveredDigest ?? r.delivered;
+    if (!outcome.repair || delivered === null || r.analysis === null) return null;
     if (outcome.repair.method !== r.analysis.method || outcome.repair.policy !== r.analysis.policy) return null;
-    pin = rulePin(r, outcome.repair, r.delivered);
+    pin = rulePin(r, outcome.repair, delivered);
   }
   return { id: r.id, recordVersion: r.version, rule, action: rule.action.type, pin, areaChange: outcome.areaChange };
 }
@@ -103,19 +117,38 @@ function count(counts: Counts, rule: ActiveRule, decided: boolean): void {
   counts.set(rule.id, c);
 }
 
+/** The decision of a rule that judged the record by another repair than the stored one (`other`, run by ingest). */
+export function otherRepairDecision(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome, other: OtherRepairFacts): RuleDecision | null {
+  if (outcome.kind !== "decide" || rule.action.type === "leave") return null;
+  let pin: ApprovedRepair | null = null;
+  if (rule.action.type === "approve") {
+    if (other.digest === null || other.outcome === null) return null;
+    pin = { method: other.method, policy: other.policy, digest: other.digest, outcome: other.outcome };
+  }
+  return { id: r.id, recordVersion: r.version, rule, action: rule.action.type, pin, areaChange: outcome.areaChange };
+}
+
 /**
  * What the store's active rules decide for arriving records: the first rule (oldest first) that decides a record
  * wins; a `leave` rule counts its matches and lets the next rules look. A rule judging a repair other than the
- * stored one leaves the arrival to a later apply (its GEOS run has no place inside this transaction).
+ * stored one decides with that repair's analysis when ingest ran it before the store (`repairs`); without it the
+ * arrival is left to a later apply (GEOS has no place inside this transaction).
  */
 export function decideRecords(rules: ActiveRule[], records: RuleRecord[]): { decisions: RuleDecision[]; counts: Counts } {
   const decisions: RuleDecision[] = [];
   const counts: Counts = new Map();
   for (const r of records) {
     for (const rule of rules) {
-      const outcome = matchRule(rule, r);
+      let outcome = matchRule(rule, r);
+      let other: OtherRepairFacts | undefined;
+      if (outcome.kind === "needs_analysis") {
+        const wanted = outcome;
+        other = r.repairs?.find((x) => x.method === wanted.method && x.policy === wanted.policy);
+        if (!other) continue;
+        outcome = matchRule(rule, r, other.analysis);
+      }
       if (outcome.kind === "out" || outcome.kind === "needs_analysis") continue;
-      const decision = decisionOf(rule, r, outcome);
+      const decision = other ? otherRepairDecision(rule, r, outcome, other) : decisionOf(rule, r, outcome);
       count(counts, rule, decision !== null || (outcome.kind === "decide" && rule.action.type === "leave"));
       if (decision) {
         decisions.push(decision);
@@ -188,32 +221,125 @@ export function decisionAudit(d: RuleDecision): { status: string; repair?: Appro
   };
 }
 
+/** A new record as the rules see it, from what ingest gathered (its row is version 1, as inserted). */
+function fromFacts(id: string, r: PreparedRecord, facts: ArrivalFacts): RuleRecord {
+  return {
+    id,
+    version: 1,
+    kind: r.kind,
+    status: facts.failureClass === "poison" ? "quarantined" : "pending",
+    source: r.source,
+    originSource: facts.originSource,
+    reasonGroup: r.reasonGroup,
+    reason: facts.reason,
+    failureClass: facts.failureClass,
+    analysis: facts.analysis,
+    delivered: null,
+    ...(facts.afcIssues ? { afcIssues: facts.afcIssues } : {}),
+    ...(facts.deliveredDigest !== undefined ? { deliveredDigest: facts.deliveredDigest } : {}),
+    ...(facts.repairs ? { repairs: facts.repairs } : {}),
+  };
+}
+
+/** What the active rules decided for a batch's records before they were inserted (decideBeforeInsert). */
+export interface ArrivalVerdicts {
+  rules: ActiveRule[];
+  /** the records judged from what ingest gathered, by id */
+  judged: Map<string, RuleRecord>;
+  /** their decisions, by id: inserted decided */
+  decisions: Map<string, RuleDecision>;
+  counts: Counts;
+}
+
+/** The columns an arriving row takes from its decision (ARRIVAL_COLUMNS), in COPY text, each followed by a tab. */
+export const ARRIVAL_COLUMNS = "status, version, approved_repair, decided_by_rule_id, decided_by_rule_version";
+
+export function arrivalFields(status: "pending" | "quarantined", d: RuleDecision | undefined): string {
+  if (!d) return `${status}\t1\t\\N\t\\N\t\\N\t`;
+  // A record decided at arrival is at version 2 (arrived, decided), as one decided right after it arrived.
+  const pin = copyField(d.pin ? canonicalJson(d.pin) : null);
+  return `${d.action === "approve" ? "approved" : "quarantined"}\t2\t${pin}\t${d.rule.id}\t${d.rule.version}\t`;
+}
+
 /**
- * The store step's hook: the active rules decide the batch's new records in its transaction. Returns the entries
- * for the batch's one ingest event (`rules`, canonical JSON), or null when no rule decided anything.
+ * The store step's first hook, before the batch's rows go in: the active rules (read under the share lock a kill
+ * switch waits for) decide the records ingest prepared for them (arrival-facts.ts), from memory. Null when no rule
+ * is active.
+ */
+export async function decideBeforeInsert(
+  client: pg.PoolClient,
+  batch: { id: string; record: PreparedRecord }[],
+): Promise<ArrivalVerdicts | null> {
+  const { key, rules } = await lockedArrivalRules(client);
+  if (rules.length === 0) return null;
+  const judged = new Map<string, RuleRecord>();
+  for (const f of batch) {
+    const facts = f.record.facts;
+    if (facts?.rulesKey === key && rules.some((rule) => mayMatch(rule.match, f.record))) judged.set(f.id, fromFacts(f.id, f.record, facts));
+  }
+  const { decisions, counts } = decideRecords(rules, [...judged.values()]);
+  return { rules, judged, decisions: new Map(decisions.map((d) => [d.id, d])), counts };
+}
+
+/**
+ * The store step's second hook, once the rows are in: the decisions made before the insert on the records created,
+ * and the active rules' decisions on new records ingest gathered nothing for (prepared for rules that changed
+ * since, or by a path that gathers nothing), read back and written. Returns the entries for the batch's one ingest
+ * event (`rules`, canonical JSON), or null when no rule decided anything.
  */
 export async function decideArrivals(
   client: pg.PoolClient,
-  fresh: { id: string; record: { kind: DeadLetterKind; source: string; reasonGroup: string } }[],
+  fresh: { id: string; record: PreparedRecord }[],
   now: Date,
+  verdicts: ArrivalVerdicts | null,
 ): Promise<string | null> {
-  if (fresh.length === 0) return null;
-  const rules = await activeRules(client);
-  if (rules.length === 0) return null;
-  // What the prepared record tells already (kind, source, reason group) narrows the rows to read back.
-  const ids = fresh.filter((f) => rules.some((rule) => mayMatch(rule.match, f.record))).map((f) => f.id);
-  if (ids.length === 0) return null;
-  const { rows } = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM dead_letter d WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`, [
-    ids,
-  ]);
-  const { decisions, counts } = decideRecords(rules, rows.map(toRuleRecord));
-  const written = await writeRuleDecisions(client, decisions, now);
-  await queueStandingReplays(client, decisions, written, now);
+  if (fresh.length === 0 || !verdicts) return null;
+  const { rules } = verdicts;
+  let decided = [...verdicts.decisions.values()];
+  let counts = verdicts.counts;
+  const created = new Set(fresh.map((f) => f.id));
+  if ([...verdicts.judged.keys()].some((id) => !created.has(id))) {
+    // Some keys were stored already (those rows did not go in): the verdicts count the records created only.
+    const again = decideRecords(
+      rules,
+      [...verdicts.judged.values()].filter((r) => created.has(r.id)),
+    );
+    decided = again.decisions;
+    counts = again.counts;
+  }
+  const unknown = fresh.filter((f) => !verdicts.judged.has(f.id) && mayMatchAny(rules, f.record)).map((f) => f.id);
+  let written: RuleDecision[] = [];
+  if (unknown.length) {
+    const { rows } = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM dead_letter d WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`, [
+      unknown,
+    ]);
+    const late = decideRecords(rules, rows.map(toRuleRecord));
+    const ok = await writeRuleDecisions(client, late.decisions, now);
+    written = late.decisions.filter((d) => ok.has(d.id));
+    counts = mergeCounts(counts, late.counts);
+    await queueStandingReplays(client, late.decisions, ok, now);
+  }
+  await queueStandingReplays(client, decided, new Set(decided.map((d) => d.id)), now);
   await recordMatches(
     client,
     [...counts.values()].map((c) => ({ ruleId: c.rule.id, version: c.rule.version, matched: c.matched, decided: c.decided })),
     now,
   );
-  const entries = decisions.filter((d) => written.has(d.id)).map((d) => ({ id: d.id, ...decisionAudit(d) }));
+  const entries = [...decided, ...written]
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+    .map((d) => ({ id: d.id, ...decisionAudit(d) }));
   return entries.length ? canonicalJson(entries) : null;
+}
+
+const mayMatchAny = (rules: ActiveRule[], r: PreparedRecord) => rules.some((rule) => mayMatch(rule.match, r));
+
+function mergeCounts(a: Counts, b: Counts): Counts {
+  const out: Counts = new Map([...a].map(([k, v]) => [k, { ...v }]));
+  for (const [k, v] of b) {
+    const c = out.get(k) ?? { rule: v.rule, matched: 0, decided: 0 };
+    c.matched += v.matched;
+    c.decided += v.decided;
+    out.set(k, c);
+  }
+  return out;
 }

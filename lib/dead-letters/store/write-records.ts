@@ -10,7 +10,7 @@ import { copyField } from "../../db/copy-text";
 import { batchAuditAfter, keyOf, ROW_COLUMNS, type PreparedRecord } from "./prepare-row";
 import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatState } from "./repeat-failure";
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
-import { decideArrivals } from "./rule-decisions";
+import { ARRIVAL_COLUMNS, arrivalFields, decideArrivals, decideBeforeInsert } from "./rule-decisions";
 import { recordRefailures } from "../../rules/rules";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
@@ -88,6 +88,16 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
     [candidates.length],
   );
   ctx.idsTaken?.();
+  // The active triage rules decide the new records before they go in, from what ingest gathered (rule-decisions.ts):
+  // a decided record is inserted decided, in this transaction, rather than inserted and updated.
+  const verdicts = await decideBeforeInsert(
+    client,
+    candidates.map((i, n) => ({ id: ids.rows[n]!.id, record: records[i] as PreparedRecord })),
+  );
+  const heads = candidates.map((i, n) => {
+    const id = ids.rows[n]!.id;
+    return { id, head: arrivalFields((records[i] as PreparedRecord).status, verdicts?.decisions.get(id)) };
+  });
   // Rows go in key order (ids still follow input order): concurrent stores then take the unique index's
   // entries in one order, which keeps them from deadlocking each other.
   const order = candidates.map((i, n) => [i, n] as const);
@@ -96,7 +106,7 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   const at = ctx.now.toISOString();
   const created = await insertRows(
     client,
-    copyRows(order, records, ids.rows, `${at}\t${at}\t${at}\t${ingestedBy(ctx)}`),
+    copyRows(order, records, heads, `${at}\t${at}\t${at}\t${ingestedBy(ctx)}`),
     order.length,
     ctx.copyHint ?? { storedKeys: false },
   );
@@ -114,9 +124,9 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
       fresh.push({ id, record: r });
     } else repeats.push(i);
   });
-  // The active triage rules decide the new records here, in this transaction; their decisions go into the batch's
-  // one ingest event (lib/dead-letters/store/rule-decisions.ts).
-  const ruled = await decideArrivals(client, fresh, ctx.now);
+  // The rules' decisions on the records created go into the batch's one ingest event; a record ingest gathered
+  // nothing for is decided here (lib/dead-letters/store/rule-decisions.ts).
+  const ruled = await decideArrivals(client, fresh, ctx.now, verdicts);
   // The batch's one ingest event comes first in the chain, then one event per record that failed again.
   if (fresh.length) audits.push(ingestAudit(ctx, fresh, ruled));
   const isCandidate = new Set(candidates);
@@ -160,7 +170,7 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   return outcomes as StoreOutcome[];
 }
 
-const COLUMNS = `id, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_failed_at, ingested_by`;
+const COLUMNS = `id, ${ARRIVAL_COLUMNS}, ${ROW_COLUMNS.join(", ")}, created_at, updated_at, last_failed_at, ingested_by`;
 
 /** The user who sent the batch (dead_letter.ingested_by) as a COPY field: `\N` for a broker pull or the CLI. */
 const ingestedBy = (ctx: StoreContext): string => copyField(senderOf(ctx));
@@ -173,7 +183,7 @@ const OWN_PIECE_FROM = 64 * 1024;
 
 /**
  * The COPY data of the rows in `order` (record index, id index). Rows prepared on a thread arrive as UTF-8 bytes
- * (normalize.ts rowsAsBytes): they are copied, with their id in front and `tail` behind (the fields after the
+ * (normalize.ts rowsAsBytes): they are copied, with their id (and its `head`, ASCII fields ending in a tab) in front and `tail` behind (the fields after the
  * prepared row, the same for every row of the batch: three timestamps, the sender), into one buffer — a memcpy
  * per row, where building one string and encoding it for the socket would hold this thread for every row. A large row
  * (≥ OWN_PIECE_FROM) stays a piece of its own, written as it is; rows normalized on this thread (no pool) are text.
@@ -181,7 +191,7 @@ const OWN_PIECE_FROM = 64 * 1024;
 export function copyRows(
   order: readonly (readonly [number, number])[],
   records: readonly Pick<PreparedRecord, "row">[],
-  ids: readonly { id: string }[],
+  ids: readonly { id: string; head?: string }[],
   tail: string,
 ): (string | Uint8Array)[] {
   const pieces: (string | Uint8Array)[] = [];
@@ -204,7 +214,8 @@ export function copyRows(
   };
   for (const [i, n] of order) {
     const row = (records[i] as Pick<PreparedRecord, "row">).row;
-    const head = `${(ids[n] as { id: string }).id}\t`;
+    const id = ids[n] as { id: string; head?: string };
+    const head = `${id.id}\t${id.head ?? ""}`;
     if (row.length < OWN_PIECE_FROM) {
       run.push({ head, row });
       continue;

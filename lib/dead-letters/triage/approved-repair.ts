@@ -2,7 +2,7 @@ import { sha256Hex } from "../../afc/hash";
 import { canonicalJson } from "../../json/canonical";
 import type { JsonValue } from "../../json/value";
 import { analyzeGeometry, type AnalyzeOptions, type AnalyzeResult } from "../../spatial/analyze";
-import { geometryToJson } from "../../spatial/geojson";
+import { deliveredFrom, type Delivered } from "../../spatial/delivered-geometry";
 import type { Geos } from "../../spatial/geos";
 import type { ApprovedRepair, RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import type { GeometryLimits } from "../../spatial/geometry-limits";
@@ -12,9 +12,7 @@ import { isFeaturePayload } from "../../spatial/feature-payload";
 // approval pins its digest, the engine recomputes it and refuses to send anything else. One function, so the
 // two cannot drift apart (the engine's revalidate.ts calls deliveredGeometry).
 
-export type Delivered =
-  | { ok: true; geometry: JsonValue; outcome: "valid" | "repaired"; result: AnalyzeResult }
-  | { ok: false; reason: string; result: AnalyzeResult | null };
+export type { Delivered };
 
 /** Where GEOS runs: here (the replay engine's process) or elsewhere (a request's work, on a worker thread). */
 export type Analyze = (geometry: unknown, opts: AnalyzeOptions) => Promise<AnalyzeResult>;
@@ -26,17 +24,6 @@ const analyzeOptions = (repair: Repair): AnalyzeOptions => ({
   policy: repair.policy,
   ...(repair.limits ? { limits: repair.limits } : {}),
 });
-
-/** What a Feature's analysis delivers: the input when valid, the repair otherwise, or why nothing. */
-function deliveredFrom(geometry: unknown, result: AnalyzeResult): Delivered {
-  const { analysis, repaired } = result;
-  if (analysis.outcome === "dropped" || !repaired) {
-    return { ok: false, reason: `geometry: ${analysis.drop_reason ?? analysis.reason ?? "not repairable"}`, result };
-  }
-  if (analysis.outcome === "valid") return { ok: true, geometry: (geometry as JsonValue | undefined) ?? null, outcome: "valid", result };
-  // Repaired: deliver the repair, never the invalid input.
-  return { ok: true, geometry: geometryToJson(repaired), outcome: "repaired", result };
-}
 
 const NOT_A_FEATURE: Delivered = { ok: false, reason: "payload is not a GeoJSON Feature", result: null };
 

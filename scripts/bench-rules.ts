@@ -1,0 +1,154 @@
+// `npm run bench:rules [-- --count 1000000 --db redrive_bench --reseed --geos-records 20000]`
+// Triage rules' dry runs on a database of 1M synthetic dead letters (bench:list's, seeded by
+// scripts/bench/seed-bulk.ts once and reused; a seed cut off goes on where it stopped):
+//  - a rule that reads the stored analysis, dry-run over every record (goal: within 10 s);
+//  - a rule judging another repair method, which runs GEOS for each record it looks at on the ingest threads
+//    (goal: GEOS speed on every core): its rate beside GEOS's own on one core, here, and the CPU each record costs
+//    (every thread of this process: on a shared machine the ingest threads, at a lower priority, get what is left).
+// Every figure line carries the load average: the machine may be shared.
+import { readFileSync } from "node:fs";
+import { STANDING_REPLAY } from "../lib/replay/batch/standing-rules";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { createUser } from "../lib/auth/users";
+import { withSessionSetup } from "../lib/db/session";
+import { connectionFields } from "../lib/db/pg-adapter";
+import { applyMigrations } from "../lib/db/migrate";
+import { resolveDatabase } from "../lib/db/resolve";
+import { sharedNormalizePool } from "../lib/dead-letters/ingest/normalize-pool";
+import { createRuleJob, runRuleJob } from "../lib/dead-letters/rules/rule-jobs";
+import { createRule, type RuleContext } from "../lib/rules/rules";
+import type { RuleAction, RuleJobView, RuleMatch } from "../lib/rules/rule-schemas";
+import { UNSCOPED } from "../lib/scope/record-scope";
+import { analyzeGeometry } from "../lib/spatial/analyze";
+import { getGeos } from "../lib/spatial/geos";
+import { seedBulk } from "./bench/seed-bulk";
+
+const { values: args } = parseArgs({
+  options: {
+    count: { type: "string", default: "1000000" },
+    db: { type: "string", default: "redrive_bench" },
+    reseed: { type: "boolean", default: false },
+    /** about how many records the GEOS rule looks at (a source and reason group of about that size is chosen) */
+    "geos-records": { type: "string", default: "20000" },
+  },
+});
+const COUNT = Number(args.count);
+const GEOS_RECORDS = Number(args["geos-records"]);
+if (!Number.isInteger(COUNT) || COUNT < 1) fail(`--count: must be a whole number of records, not ${args.count}`);
+if (!Number.isInteger(GEOS_RECORDS) || GEOS_RECORDS < 1) fail(`--geos-records: must be a whole number, not ${args["geos-records"]}`);
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+const load = () => `load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`;
+const fmt = (n: number) => Math.round(n).toLocaleString("en");
+const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+const say = (m: string) => console.log(`[bench:rules] ${m}`);
+
+const handle = await resolveDatabase();
+const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
+await admin.connect();
+const url = new URL(handle.url);
+url.pathname = `/${args.db}`;
+if (args.reseed) await admin.query(`DROP DATABASE IF EXISTS "${args.db}" WITH (FORCE)`);
+if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [args.db])).rowCount !== 1) {
+  await admin.query(`CREATE DATABASE "${args.db}"`);
+}
+await admin.end();
+await applyMigrations(url.toString());
+process.env.DATABASE_URL = url.toString();
+const pool = new pg.Pool(withSessionSetup({ connectionString: url.toString(), max: 4 }));
+{
+  const client = await pool.connect();
+  const seeded = await seedBulk(client, COUNT, say);
+  client.release();
+  if (seeded > 0) {
+    say("VACUUM ANALYZE");
+    await pool.query("VACUUM ANALYZE dead_letter");
+  }
+}
+
+// A rule is dry-run as a draft: no second supervisor needed, and nothing is left deciding arrivals in the database.
+const stamp = Date.now().toString(36);
+const now = new Date();
+const { user } = await createUser(
+  pool,
+  { email: `bench-rules-${stamp}@local`, role: "supervisor", password: "bench-rules-supervisor" },
+  { actor: { id: null, email: "bench", role: "system" }, now },
+);
+const ctx: RuleContext = {
+  actor: { id: user.id, email: user.email, role: "supervisor" },
+  role: "supervisor",
+  scope: UNSCOPED,
+  requestId: "bench",
+  now,
+  standing: STANDING_REPLAY,
+};
+
+async function dryRun(name: string, match: RuleMatch, action: RuleAction): Promise<{ job: RuleJobView; seconds: number }> {
+  const rule = await createRule(pool, { name: `bench-${name}-${stamp}`, match, action }, ctx);
+  const created = await createRuleJob(pool, rule.id, { type: "dry_run", match, action, version: 1 }, { ...ctx, now: new Date() });
+  const t0 = performance.now();
+  const job = await runRuleJob(pool, rule.id, created.id, { now: () => new Date() });
+  const seconds = (performance.now() - t0) / 1000;
+  if (job.status !== "completed") throw new Error(`the dry run ${job.status}: ${job.error}`);
+  return { job, seconds };
+}
+
+const total = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter")).rows[0]!.n);
+console.log(`bench:rules — ${fmt(total)} records in ${args.db} (${load()})`);
+
+// 1. The stored analysis: every pending spatial record of every source.
+{
+  const match: RuleMatch = { kind: "spatial", repair: { sameType: true, maxAreaChange: 0.05, maxDroppedParts: 0 } };
+  const { job, seconds } = await dryRun("stored", match, { type: "approve" });
+  const top = Object.entries(job.skippedReasons)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 2)
+    .map(([r, n]) => `${fmt(n)} "${r}"`)
+    .join(", ");
+  console.log(
+    `  stored analysis  ${JSON.stringify(match)}: ${fmt(job.processed)} records looked at (${fmt(total)} stored) in ${seconds.toFixed(1)} s → ${fmt(total / seconds)} records/s; decided ${fmt(job.decided)}, skipped ${fmt(job.skipped)} (${top}) — goal ≤ 10 s: ${seconds <= 10 ? "met" : "NOT met"} (${load()})`,
+  );
+}
+
+// 2. Another repair method: GEOS for each record looked at, on the ingest threads.
+{
+  const threads = sharedNormalizePool();
+  await threads?.warmed();
+  const { rows: groups } = await pool.query<{ source: string; reason: string; n: number }>(
+    `SELECT source, reason_group AS reason, count(*)::int AS n FROM dead_letter
+     WHERE status = 'pending' AND kind = 'spatial' AND failure_class <> 'poison' GROUP BY 1, 2`,
+  );
+  const group = groups.sort((a, b) => Math.abs(a.n - GEOS_RECORDS) - Math.abs(b.n - GEOS_RECORDS))[0];
+  if (!group) fail("no pending spatial records to judge: seed first");
+  // GEOS alone on this thread, on the same geometries: one core's speed.
+  const { rows: sample } = await pool.query<{ g: unknown }>(
+    `SELECT payload->'geometry' AS g FROM dead_letter WHERE status = 'pending' AND kind = 'spatial' AND source = $1 AND reason_group = $2
+     ORDER BY id LIMIT 2000`,
+    [group.source, group.reason],
+  );
+  const geos = await getGeos();
+  // Once untimed: the first calls compile and tier up GEOS's wasm on this thread (the ingest threads are warm).
+  for (const { g } of sample) analyzeGeometry(geos, g, { method: "structure", policy: "accept" });
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  for (const { g } of sample) analyzeGeometry(geos, g, { method: "structure", policy: "accept" });
+  const oneCore = sample.length / ((performance.now() - t0) / 1000);
+  const geosCpu = cpuSeconds(process.cpuUsage(c0)) / sample.length;
+  const match: RuleMatch = { source: group.source, reason: group.reason, repair: { method: "structure", maxAreaChange: 0.05 } };
+  const c1 = process.cpuUsage();
+  const { job, seconds } = await dryRun("geos", match, { type: "approve" });
+  const jobCpu = cpuSeconds(process.cpuUsage(c1)) / job.processed;
+  const rate = job.processed / seconds;
+  console.log(
+    `  other method     structure repair of ${fmt(job.processed)} records (${group.source}, "${group.reason.slice(0, 40)}…") in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs (${load()})`,
+  );
+}
+
+await pool.end();
+await handle.stop();
+process.exit(0);
