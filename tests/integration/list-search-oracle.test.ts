@@ -78,6 +78,9 @@ const envelope = (o: { key: string; at: string; feature: string; reason: string;
 
 beforeAll(async () => {
   db = await testDb();
+  // Lookup finds a record by its id, which the reader is shown: ids from 700001 (a 7, which no probe of the card
+  // number holds) keep an id that happens to equal a probe from counting as a find by content.
+  await db.pool.query("SELECT setval(pg_get_serial_sequence('dead_letter', 'id'), 700000)");
   const records = (n: string, source: string) => [
     envelope({
       key: `order-${n}-a`,
