@@ -22,9 +22,26 @@ const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 /** The version's standing replay as its approver reviews it: where to, how fast, the canary. */
 function replayText(replay: NonNullable<RuleView["replay"]>): string {
   const canary = replay.canary
-    ? `; canary: the first ${replay.canary.count} items, paused above ${pct(replay.canary.maxFailureRate)} failed`
+    ? `; canary: the first ${replay.canary.count} items sent, paused above ${pct(replay.canary.maxFailureRate)} failed (an item waiting for its retry counts as failed)`
     : "; no canary";
   return `${replay.sinkText} at ${replay.ratePerSecond.toLocaleString("en")} records/s${canary}`;
+}
+
+/** The rule's replay outcomes, each item that joined in exactly one state. */
+function outcomesText(out: RuleView["stats"]["replay"]): string {
+  const parts = [
+    `${out.joined} joined`,
+    `${out.waiting} waiting`,
+    ...(out.sending > 0 ? [`${out.sending} sending`] : []),
+    `${out.retrying} retrying (failed, to be retried; the canary counts them as failed)`,
+    `${out.applied} applied`,
+    `${out.duplicate} duplicate (absorbed by dedup)`,
+    `${out.failed} failed`,
+    `${out.dropped} dropped`,
+    ...(out.cancelled > 0 ? [`${out.cancelled} cancelled`] : []),
+    ...(out.notReplayable > 0 ? [`${out.notReplayable} approved but not replayable (no broker source, key or spatial kind)`] : []),
+  ];
+  return `${parts.join(" · ")} · ${out.failedAfterReplay} failed again after replay (7 days)`;
 }
 
 /** Whether the rule's standing flow waits for a supervisor (its canary, or the engine's failure check, paused it). */
@@ -89,16 +106,19 @@ function RuleDetails({
         {(flow || out.failedAfterReplay > 0) && (
           <>
             <dt className="text-slate-500 dark:text-slate-400">Replayed</dt>
-            <dd data-testid="rule-outcomes">
-              {out.queued} queued · {out.sent} sent · {out.applied} applied · {out.duplicate} duplicate · {out.failed} failed ·{" "}
-              {out.failedAfterReplay} failed again after replay (7 days)
-            </dd>
+            <dd data-testid="rule-outcomes">{outcomesText(out)}</dd>
           </>
         )}
       </dl>
       <section aria-label="Dry run" className="rounded border border-slate-200 p-2 dark:border-slate-700">
         <h3 className="text-xs font-semibold">Dry run of v{rule.version} against the records stored now</h3>
         <DryRunCounts query={dry} />
+        {rule.replay?.sink.type === "origin" && rule.action.type === "approve" && (
+          <p className="text-xs text-amber-800 dark:text-amber-200" data-testid="dry-run-origin-note">
+            Back to origin: a record it approves that was not pulled from a broker source cannot go back — it is approved but stays out of
+            the standing replay (counted as not replayable under Replayed).
+          </p>
+        )}
       </section>
       <div className="flex flex-wrap items-center gap-2">
         {rule.status === "draft" && canApprove && (
@@ -212,7 +232,8 @@ export function RulesPage({
                   <td>
                     {r.standing ? (
                       <>
-                        {r.stats.replay.applied + r.stats.replay.duplicate}/{r.stats.replay.queued}
+                        {r.stats.replay.applied + r.stats.replay.duplicate}/{r.stats.replay.joined}
+                        {r.stats.replay.retrying > 0 && ` · ${r.stats.replay.retrying} retrying`}
                         {r.stats.replay.failed > 0 && ` · ${r.stats.replay.failed} failed`}
                         {held(r) && (
                           <>

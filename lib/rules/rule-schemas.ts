@@ -104,14 +104,34 @@ export interface StandingReplayView {
   canary: { count: number; maxFailureRate: number; state: "watching" | "passed" | "tripped" } | null;
 }
 
-/** What became of the rule's records in its standing replays. */
+/**
+ * What became of the rule's records in its standing replays, by the state of their replay items now: every item
+ * that joined is in exactly one of waiting, sending, retrying, applied, duplicate, failed, dropped, cancelled.
+ */
 export interface RuleReplayStats {
+  /** items that ever joined the rule's standing batches */
+  joined: number;
+  /** the same as `joined` (its older name) */
   queued: number;
+  /** not sent yet (or released back to wait) */
+  waiting: number;
+  /** in a worker's hands now */
+  sending: number;
+  /** sent, the sink failed, waiting for their next attempt (the canary counts them as failures) */
+  retrying: number;
+  /** items submitted to the sink at least once (a duplicate absorbed by the dedup ledger was not) */
   sent: number;
   applied: number;
+  /** absorbed by the dedup: the sink or the ledger already had the key */
   duplicate: number;
+  /** ended failed (attempts exhausted, or poison) */
   failed: number;
+  /** refused before sending (the record no longer passes), back to triage */
   dropped: number;
+  /** the batch was cancelled before they were sent */
+  cancelled: number;
+  /** records the rule approved that could not join its flow (no broker source to go back to, no key, not spatial) */
+  notReplayable: number;
   /** records the rule decided that failed again after their replay, in the last 7 days */
   failedAfterReplay: number;
 }

@@ -197,7 +197,20 @@ async function decisionStats(db: Db, ids: string[], now: Date): Promise<Map<stri
   return new Map(rows.map((r) => [r.id, { today: r.today, week: r.week, last: r.last, refailedWeek: r.refailed }]));
 }
 
-const NO_OUTCOMES = { queued: 0, sent: 0, applied: 0, duplicate: 0, failed: 0, dropped: 0 };
+const NO_OUTCOMES = {
+  joined: 0,
+  queued: 0,
+  waiting: 0,
+  sending: 0,
+  retrying: 0,
+  sent: 0,
+  applied: 0,
+  duplicate: 0,
+  failed: 0,
+  dropped: 0,
+  cancelled: 0,
+  notReplayable: 0,
+};
 
 function toView(
   r: RuleRow,

@@ -17,7 +17,8 @@ export const OPEN_STANDING = `EXISTS (SELECT 1 FROM rule sr WHERE sr.id = b.rule
 /**
  * Appends the records just approved by rules with a standing replay to their open batch: those approved, keyed
  * and suiting the sink (the batch's selection says whether it needs an origin or takes spatial features only), in
- * observation order after the batch's items. A record left out stays approved, free for a batch of its own. A
+ * observation order after the batch's items. A record left out stays approved, free for a batch of its own, and is
+ * counted on the batch as not replayable. A
  * paused batch takes them (they wait for its resume); an ended one none. Returns how many went in.
  */
 export async function appendToStanding(client: pg.PoolClient, byRule: Map<string, string[]>, now: Date): Promise<number> {
@@ -26,20 +27,28 @@ export async function appendToStanding(client: pg.PoolClient, byRule: Map<string
     if (ids.length === 0) continue;
     // The batch row is locked by the UPDATE until the deciding transaction commits: appends to one rule's flow
     // queue behind each other there (the lanes' rate reservations on that row wait as long).
+    // An approved record that does not suit the sink (no broker source to go back to, no key, not spatial) is
+    // counted on the batch (selection.notReplayable) so the rule's outcomes show it rather than losing it silently.
     const { rowCount } = await client.query(
       `WITH b0 AS (
          SELECT b.id, coalesce((b.selection->>'needsOrigin')::boolean, false) AS needs_origin,
            coalesce((b.selection->>'spatialOnly')::boolean, false) AS spatial_only
          FROM replay_batch b WHERE b.rule_id = $1 AND b.status IN ('approved', 'running', 'paused') AND ${OPEN_STANDING}
+       ), c AS (
+         SELECT b0.id AS batch_id, d.id, d.idempotency_key IS NOT NULL AND (NOT b0.needs_origin OR d.origin_source IS NOT NULL)
+           AND (NOT b0.spatial_only OR d.kind = 'spatial') AS fits
+         FROM b0, dead_letter d WHERE d.id = ANY($2::bigint[]) AND d.status = 'approved'
        ), e AS (
-         SELECT b0.id AS batch_id, d.id, d.kind, d.idempotency_key, d.entity_key, d.observed_at, ${ITEM_SNAPSHOT_SQL} AS snapshot,
+         SELECT c.batch_id, d.id, d.kind, d.idempotency_key, d.entity_key, d.observed_at, ${ITEM_SNAPSHOT_SQL} AS snapshot,
            row_number() OVER (ORDER BY d.observed_at, d.id)::int AS n
-         FROM b0, dead_letter d
-         WHERE d.id = ANY($2::bigint[]) AND d.status = 'approved' AND d.idempotency_key IS NOT NULL
-           AND (NOT b0.needs_origin OR d.origin_source IS NOT NULL) AND (NOT b0.spatial_only OR d.kind = 'spatial')
+         FROM c JOIN dead_letter d ON d.id = c.id WHERE c.fits
        ), b AS (
-         UPDATE replay_batch SET total = total + (SELECT count(*) FROM e)::int, updated_at = $3
-         WHERE id = (SELECT id FROM b0) AND EXISTS (SELECT 1 FROM e)
+         UPDATE replay_batch SET total = total + (SELECT count(*) FROM e)::int, updated_at = $3,
+           selection = CASE WHEN EXISTS (SELECT 1 FROM c WHERE NOT c.fits)
+             THEN jsonb_set(selection, '{notReplayable}', to_jsonb(coalesce((selection->>'notReplayable')::int, 0)
+               + (SELECT count(*) FROM c WHERE NOT c.fits)::int))
+             ELSE selection END
+         WHERE id = (SELECT id FROM b0) AND EXISTS (SELECT 1 FROM c)
          RETURNING id, total - (SELECT count(*) FROM e)::int AS base
        )
        INSERT INTO replay_item (batch_id, dead_letter_id, seq, kind, idempotency_key, entity_key, observed_at, snapshot, run_at)

@@ -159,7 +159,21 @@ describe("a standing replay", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect((await batchRow(firstBatch)).status).toBe("running");
     const stats = (await view(healthyRule)).stats.replay;
-    expect(stats).toMatchObject({ queued: 6, sent: 6, applied: 6, duplicate: 0, failed: 0, failedAfterReplay: 0 });
+    expect(stats).toEqual({
+      joined: 6,
+      queued: 6,
+      waiting: 0,
+      sending: 0,
+      retrying: 0,
+      sent: 6,
+      applied: 6,
+      duplicate: 0,
+      failed: 0,
+      dropped: 0,
+      cancelled: 0,
+      notReplayable: 0,
+      failedAfterReplay: 0,
+    });
 
     // The record stored before the approval joins the flow when an apply decides it.
     const job = await createRuleJob(db.pool, healthyRule, { type: "apply", version: 1 }, at(b));
@@ -248,7 +262,9 @@ describe("a standing replay", () => {
       20_000,
     );
     expect(paused.standing).toMatchObject({ open: true, canary: { state: "tripped" } });
-    expect(paused.standing!.statusReason).toContain("paused by its canary: 3 of the first 3 items failed (100%, above 34%)");
+    expect(paused.standing!.statusReason).toContain(
+      "paused by its canary: 3 of the first 3 items sent failed (100%, above 34%; an item waiting for its retry counts as failed)",
+    );
     const alerts = await openAlerts("rule-canary", drafted.id);
     expect(alerts).toEqual([expect.objectContaining({ value: 3 })]);
     expect(alerts[0]!.message).toContain("rule standing-canary v1");
@@ -259,6 +275,13 @@ describe("a standing replay", () => {
     expect(sent).toBeLessThanOrEqual(5);
     await new Promise((r) => setTimeout(r, 2_200));
     expect(sink.deliveries.length).toBe(sent);
+    // The outcomes say what the canary saw: what was sent waits for its retry (a failure to the canary), nothing
+    // counts as sent that was not, and each item that joined is in exactly one state.
+    const held = (await view(drafted.id)).stats.replay;
+    expect(held).toMatchObject({ joined: 5, sending: 0, applied: 0, duplicate: 0, failed: 0, dropped: 0, cancelled: 0, notReplayable: 0 });
+    expect(held.retrying).toBeGreaterThanOrEqual(3);
+    expect(held.sent).toBe(held.retrying);
+    expect(held.waiting + held.retrying).toBe(5);
     // The housekeeping round leaves an alert whose batch is still held by its canary open.
     await evaluateRuleAlerts(db.pool, new Date());
     expect(await openAlerts("rule-canary", drafted.id)).toHaveLength(1);
@@ -277,7 +300,18 @@ describe("a standing replay", () => {
     );
     const after = await view(drafted.id);
     expect(after.standing).toMatchObject({ status: "running", canary: { state: "passed" } });
-    expect(after.stats.replay).toMatchObject({ queued: 5, applied: 5, failed: 0 });
+    expect(after.stats.replay).toMatchObject({ joined: 5, queued: 5, waiting: 0, retrying: 0, sent: 5, applied: 5, failed: 0 });
+  });
+
+  it("counts the approvals a back-to-origin flow cannot take (no broker source) as not replayable, and says so", async () => {
+    const drafted = await createRule(db.pool, rule("standing-origin", { sink: { type: "origin" }, ratePerSecond: 5 }), at(a));
+    // The rule's page lists no destinations: its text does not point at any.
+    expect(drafted.replay!.sinkText).not.toContain("listed above");
+    expect(drafted.replay!.sinkText).toContain("a record approved without one cannot go back");
+    await approveRule(db.pool, drafted.id, 1, at(b));
+    const ids = await ingest(db, [envelope("standing-origin"), envelope("standing-origin")]);
+    for (const id of ids) expect((await getDeadLetter(db.pool, id)).status).toBe("approved");
+    expect((await view(drafted.id)).stats.replay).toMatchObject({ joined: 0, waiting: 0, sent: 0, notReplayable: 2 });
   });
 
   it("stops with the kill switch: its running batch pauses with the rule", async () => {

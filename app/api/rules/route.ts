@@ -15,8 +15,11 @@ export const GET = defineRoute(
       tag: "rules",
       summary: "Triage rules with their latest version, status (draft, active, disabled), stats and standing replay",
       description:
-        "`stats`: decisions today and this week, and `replay`: the outcomes of the rule's standing replays (queued, sent, applied, " +
-        "duplicate, failed, dropped; failedAfterReplay: its records that failed again after their replay, last 7 days). `standing`: the " +
+        "`stats`: decisions today and this week, and `replay`: the outcomes of the rule's standing replays by their items' state now " +
+        "(joined = waiting + sending + retrying + applied + duplicate + failed + dropped + cancelled; queued: the same as joined; " +
+        "retrying: sent, failed, waiting for their retry, which the canary counts as failures; duplicate: absorbed by the dedup; " +
+        "sent: submitted to the sink at least once; notReplayable: approved records that could not join the flow, e.g. no broker " +
+        "source to go back to; failedAfterReplay: its records that failed again after their replay, last 7 days). `standing`: the " +
         "flow (its batch, status, reason, canary state watching/passed/tripped).",
       responses: { 200: { description: "{ rules }" } },
     },

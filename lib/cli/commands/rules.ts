@@ -87,7 +87,9 @@ export function standingText(r: RuleView): string {
   }
   const o = r.stats.replay;
   lines.push(
-    `replayed: ${o.queued} queued, ${o.sent} sent, ${o.applied} applied, ${o.duplicate} duplicate, ${o.failed} failed; ${o.failedAfterReplay} failed again after replay (7 days)`,
+    `replayed: ${o.joined} joined, ${o.waiting} waiting, ${o.sending} sending, ${o.retrying} retrying (the canary counts them as failed), ` +
+      `${o.applied} applied, ${o.duplicate} duplicate (absorbed by dedup), ${o.failed} failed, ${o.dropped} dropped, ${o.cancelled} cancelled` +
+      `${o.notReplayable > 0 ? `, ${o.notReplayable} approved but not replayable` : ""}; ${o.failedAfterReplay} failed again after replay (7 days)`,
   );
   return `${lines.join("\n")}\n`;
 }

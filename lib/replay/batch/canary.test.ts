@@ -10,7 +10,7 @@ describe("canaryVerdict", () => {
   it("trips above the failure share, counting retries, and passes at or under it", () => {
     const tripped = canaryVerdict(["applied", "retry", "failed", "applied", "applied"], canary);
     expect(tripped).toMatchObject({ state: "tripped", failures: 2, answered: 4 });
-    expect(tripped.reason).toContain("2 of the first 4 items failed (50%, above 25%)");
+    expect(tripped.reason).toContain("2 of the first 4 items sent failed (50%, above 25%; an item waiting for its retry counts as failed)");
     expect(canaryVerdict(["applied", "deduped", "poison", "applied", "failed"], canary)).toMatchObject({ state: "passed", failures: 1 });
     expect(canaryVerdict(["dropped", "applied", "applied", "applied"], canary).state).toBe("passed");
   });

@@ -12,7 +12,7 @@ export interface CanaryVerdict {
 
 /**
  * A standing replay's canary, from the statuses of its first items submitted since the flow (re)started, in
- * batch order: once `count` of them have an answer, a failure share (retry, failed, poison) above
+ * batch order (a duplicate the dedup ledger absorbed was never submitted, so it is not one of them): once `count` of them have an answer, a failure share (retry, failed, poison) above
  * `maxFailureRate` trips it — the flow pauses until a supervisor resumes it — and anything else passes it.
  */
 export function canaryVerdict(statuses: readonly ItemStatus[], canary: { count: number; maxFailureRate: number }): CanaryVerdict {
@@ -27,6 +27,6 @@ export function canaryVerdict(statuses: readonly ItemStatus[], canary: { count: 
     state: "tripped",
     failures,
     answered,
-    reason: `paused by its canary: ${failures} of the first ${canary.count} items failed (${pct(share)}, above ${pct(canary.maxFailureRate)}); a supervisor resumes it`,
+    reason: `paused by its canary: ${failures} of the first ${canary.count} items sent failed (${pct(share)}, above ${pct(canary.maxFailureRate)}; an item waiting for its retry counts as failed); a supervisor resumes it`,
   };
 }

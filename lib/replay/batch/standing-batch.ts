@@ -11,7 +11,7 @@ import { canaryVerdict, type CanaryVerdict } from "./canary";
 import type { ItemStatus } from "./batch-schemas";
 import { sinkPlug, type SinkType } from "../sinks/registry";
 import { storedSinkView } from "../sinks/registry.server";
-import type { StandingReplayView } from "../../rules/rule-schemas";
+import type { RuleReplayStats, StandingReplayView } from "../../rules/rule-schemas";
 import type { StandingFlows, StandingSpec } from "../../rules/rules";
 
 // A triage rule's standing replay, its replay side: one batch per rule version that carries `replay`, opened —
@@ -227,10 +227,29 @@ export async function standingOf(db: pg.Pool | pg.PoolClient, ruleIds: string[])
        ORDER BY b.rule_id, ${OPEN_STANDING} DESC, b.rule_version DESC`,
       [ruleIds],
     ),
-    db.query<{ rule_id: string; queued: number; applied: number; duplicate: number; failed: number; dropped: number }>(
-      `SELECT rule_id::text AS rule_id, sum(total)::int AS queued, sum(applied_count)::int AS applied, sum(deduped_count)::int AS duplicate,
-         sum(failed_count + poison_count)::int AS failed, sum(dropped_count)::int AS dropped
-       FROM replay_batch WHERE rule_id = ANY($1::bigint[]) GROUP BY rule_id`,
+    // Per batch, then per rule: the terminal outcomes from the batch's counters (kept by the engine with the
+    // items), what is in the sink's hands or waits for its retry from the items (partial indexes by status), and
+    // what waits from the difference. A cancelled or failed batch's waiting items are being marked cancelled in
+    // chunks (apply-batch-action.ts cancelWaitingItems): counted cancelled from the start, as the batch page does.
+    db.query<OutcomeRow>(
+      `WITH per AS (
+         SELECT b.rule_id, b.status::text AS status, b.total, b.applied_count, b.deduped_count, b.failed_count + b.poison_count AS failed,
+           b.dropped_count, b.cancelled_count, coalesce((b.selection->>'notReplayable')::int, 0) AS not_replayable,
+           (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.status = 'retry') AS retrying,
+           (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.status = 'running') AS sending,
+           (SELECT count(*)::int FROM replay_item i WHERE i.batch_id = b.id AND i.submitted_at IS NOT NULL) AS sent
+         FROM replay_batch b WHERE b.rule_id = ANY($1::bigint[])
+       ), w AS (
+         SELECT per.*, greatest(0, total - applied_count - deduped_count - failed - dropped_count - cancelled_count - retrying - sending) AS rest
+         FROM per
+       )
+       SELECT rule_id::text AS rule_id, sum(total)::int AS joined,
+         sum(CASE WHEN status IN ('cancelled', 'failed') THEN 0 ELSE rest END)::int AS waiting, sum(sending)::int AS sending,
+         sum(retrying)::int AS retrying, sum(sent)::int AS sent, sum(applied_count)::int AS applied, sum(deduped_count)::int AS duplicate,
+         sum(failed)::int AS failed, sum(dropped_count)::int AS dropped,
+         sum(cancelled_count + CASE WHEN status IN ('cancelled', 'failed') THEN rest ELSE 0 END)::int AS cancelled,
+         sum(not_replayable)::int AS not_replayable
+       FROM w GROUP BY rule_id`,
       [ruleIds],
     ),
   ]);
@@ -254,18 +273,39 @@ export async function standingOf(db: pg.Pool | pg.PoolClient, ruleIds: string[])
       },
     ]),
   );
-  const outcomes = new Map(
-    sums.rows.map((r) => [
-      r.rule_id,
-      {
-        queued: r.queued,
-        sent: r.applied + r.duplicate + r.failed,
-        applied: r.applied,
-        duplicate: r.duplicate,
-        failed: r.failed,
-        dropped: r.dropped,
-      },
-    ]),
-  );
+  const outcomes = new Map(sums.rows.map((r) => [r.rule_id, outcomesOf(r)]));
   return { standing, outcomes };
+}
+
+interface OutcomeRow {
+  rule_id: string;
+  joined: number;
+  waiting: number;
+  sending: number;
+  retrying: number;
+  sent: number;
+  applied: number;
+  duplicate: number;
+  failed: number;
+  dropped: number;
+  cancelled: number;
+  not_replayable: number;
+}
+
+/** A rule's outcomes from its batches' sums; `queued` is what ever joined (its older name, kept for clients). */
+function outcomesOf(r: OutcomeRow): Omit<RuleReplayStats, "failedAfterReplay"> {
+  return {
+    joined: r.joined,
+    queued: r.joined,
+    waiting: r.waiting,
+    sending: r.sending,
+    retrying: r.retrying,
+    sent: r.sent,
+    applied: r.applied,
+    duplicate: r.duplicate,
+    failed: r.failed,
+    dropped: r.dropped,
+    cancelled: r.cancelled,
+    notReplayable: r.not_replayable,
+  };
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { AppError } from "../../errors/app-error";
 import type { RuleReplayView } from "../../rules/rule-schemas";
 import type { StandingReplayPort, StoredReplay } from "../../rules/rules";
-import { describeSink, SinkSchema, sinkPlug } from "../sinks/registry";
+import { describeSink, SinkSchema, sinkPlug, type SinkType } from "../sinks/registry";
 import { checkSink, storeSink, storedSinkView } from "../sinks/registry.server";
 import { openStandingBatch, pauseStandingOf, resumeStandingOf, standingOf } from "./standing-batch";
 
@@ -40,7 +40,10 @@ function view(stored: StoredReplay): RuleReplayView {
   const sink = storedSinkView(stored.sink);
   return {
     sink: { ...sink },
-    sinkText: describeSink(sink, "detail"),
+    // A batch's page lists the destinations a back-to-origin detail refers to; a rule's page has none to list.
+    sinkText: sinkPlug(sink.type as SinkType).needsOrigin
+      ? `${describeSink(sink, "short")}: each record to the exchange, subject, stream, topic or queue it came from, through its broker source (a record approved without one cannot go back: it stays approved, outside the flow, counted as not replayable)`
+      : describeSink(sink, "detail"),
     ratePerSecond: stored.ratePerSecond,
     ...(stored.canary ? { canary: stored.canary } : {}),
   };
