@@ -12,7 +12,8 @@ import { ruleAccess } from "./alert-scope";
 // (alert-scope.ts): a team's rules to its members, company-wide ones to everyone with their values to the
 // unscoped only. An event about one triage rule (alert_event.triage_rule_id: rule-canary, rule-refailure) is shown
 // with its value and message to every reader whose teams hold that triage rule (lib/rules ruleInScope), though its
-// alert rule is company-wide. Changes are in change-alert-rule.ts. The company-wide defaults ship with the forensics migration.
+// alert rule is company-wide. Changes are in change-alert-rule.ts. The company-wide defaults ship with the
+// forensics migration.
 
 export interface AlertEventView {
   id: string;
