@@ -28,7 +28,10 @@ export default async function AlertsPage() {
       <p className="text-sm text-slate-600 dark:text-slate-300">
         Evaluated every minute; an alert fires once when its value goes above the threshold, is posted to the webhook, and resolves when the
         value is back at or below it. A team&apos;s rule counts that team&apos;s records only; a company-wide rule counts every record
-        {principal.scope.all ? "" : " (its value and alerts are shown to supervisors in no team)"}.
+        {principal.scope.all
+          ? ""
+          : " (its value and alerts are shown to supervisors in no team, except an alert about a triage rule of your teams)"}
+        .
       </p>
       <AlertRules
         initial={forReader({ rules, events })}

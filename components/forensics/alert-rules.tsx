@@ -72,9 +72,12 @@ function CopyForTeam({ rule, teams }: { rule: AlertRuleView; teams: Team[] }) {
 function RuleRow({ rule, canManage, scoped, teams }: { rule: AlertRuleView; canManage: boolean; scoped: boolean; teams: Team[] }) {
   const update = useUpdateAlertRule();
   const remove = useDeleteAlertRule();
-  // A company-wide rule as a member of teams sees it: its value counts other teams' records and is not sent.
-  const hidden = scoped && rule.teamId === null;
-  const canEdit = canManage && !hidden;
+  // A company-wide rule as a member of teams sees it: its value counts other teams' records and is not sent. An
+  // alert about one triage rule comes with its event when the triage rule is the reader's (alert-rules.ts).
+  const wide = scoped && rule.teamId === null;
+  const eventDriven = RULE_ALERT_METRICS.includes(rule.metric);
+  const hidden = wide && !eventDriven;
+  const canEdit = canManage && !wide;
   const [threshold, setThreshold] = useState(String(rule.threshold));
   const [windowMinutes, setWindowMinutes] = useState(String(rule.windowMinutes));
   const [webhookUrl, setWebhookUrl] = useState(rule.webhookUrl ?? "");
@@ -95,17 +98,25 @@ function RuleRow({ rule, canManage, scoped, teams }: { rule: AlertRuleView; canM
         <p className="font-medium">{rule.name || rule.id}</p>
         <p className="text-xs text-slate-500 dark:text-slate-400">{rule.metric}</p>
       </td>
-      <td className="px-3 py-2">{rule.team ?? <span className="text-slate-500 dark:text-slate-400">company-wide</span>}</td>
+      <td className="px-3 py-2">
+        {rule.team ?? <span className="whitespace-nowrap text-slate-500 dark:text-slate-400">company-wide</span>}
+      </td>
       <td className="px-3 py-2">
         {/* "ok" only once a worker has evaluated the rule: never evaluated means no worker runs housekeeping. */}
-        {hidden ? (
+        {rule.firing ? (
+          <Badge tone="red">firing</Badge>
+        ) : hidden ? (
           <span title="Counted over every team's records: shown to supervisors in no team">
             <Badge tone="slate">value not shown</Badge>
           </span>
-        ) : rule.firing ? (
-          <Badge tone="red">firing</Badge>
         ) : !rule.enabled ? (
           <Badge tone="slate">off</Badge>
+        ) : rule.lastEvaluatedAt === null && eventDriven ? (
+          <span title="Raised by the replay step when a rule's canary trips or its records fail again; checked each housekeeping round">
+            <Badge tone="slate">
+              {rule.metric === "rule_canary" ? "fires when a rule’s canary trips" : "fires when a rule’s records fail again"}
+            </Badge>
+          </span>
         ) : rule.lastEvaluatedAt === null ? (
           <span title="No worker has evaluated this rule yet: start `npx redrive worker` or `npm start`">
             <Badge tone="slate">not evaluated</Badge>
@@ -181,8 +192,16 @@ function RuleRow({ rule, canManage, scoped, teams }: { rule: AlertRuleView; canM
   );
 }
 
-function Events({ events }: { events: AlertEventView[] }) {
-  if (events.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">No alert has fired yet.</p>;
+function Events({ events, scoped }: { events: AlertEventView[]; scoped: boolean }) {
+  // A member of teams does not see company-wide alerts firing on other teams' records: "none" would mislead.
+  if (events.length === 0)
+    return (
+      <p className="text-sm text-slate-500 dark:text-slate-400">
+        {scoped
+          ? "No alert of your teams has fired yet (company-wide alerts over every team are not shown here)."
+          : "No alert has fired yet."}
+      </p>
+    );
   return (
     <ul className="divide-y divide-slate-100 dark:divide-slate-800 rounded border border-slate-200 dark:border-slate-700 bg-white dark:bg-slate-900 text-sm">
       {events.map((e) => (
@@ -245,7 +264,7 @@ export function AlertRules({
         <h2 id="events-heading" className="text-sm font-semibold">
           Recent alerts
         </h2>
-        <Events events={data.events} />
+        <Events events={data.events} scoped={scoped} />
       </section>
     </div>
   );

@@ -79,7 +79,7 @@ export async function resolveRuleAlert(client: pg.PoolClient, alert: RuleAlert, 
  * failed again after their replay more than the threshold within the window fires once, naming it; the event
  * resolves when the window holds no more than the threshold. Canary events a supervisor did not resolve by
  * resuming (the batch was cancelled, or the rule changed) resolve here once no batch of the rule is held by its
- * canary. Returns what fired and resolved.
+ * canary. Both alert rules get their value and time of this round. Returns what fired and resolved.
  */
 export async function evaluateRuleAlerts(pool: pg.Pool, now: Date): Promise<{ fired: string[]; resolved: number }> {
   return inTransaction(pool, async (client) => {
@@ -108,6 +108,16 @@ export async function evaluateRuleAlerts(pool: pg.Pool, now: Date): Promise<{ fi
     );
     let resolved = 0;
     for (const c of calm) if (await resolveRuleAlert(client, c.alert, c.rule_id, now)) resolved++;
+    // Checked this round, so the page says so: the re-failure alert's value is the most records of one rule failing
+    // again in its window, the canary's the number of rules whose canary holds a batch now.
+    await client.query(
+      `UPDATE alert_rule a SET last_evaluated_at = $1, last_value = CASE WHEN a.id = $2
+         THEN (SELECT coalesce(max(n), 0) FROM (SELECT sum(s.failed_after_replay) AS n FROM rule_match_stat s
+               WHERE s.at > $1::timestamptz - a.window_minutes * interval '1 minute' AND s.failed_after_replay > 0 GROUP BY s.rule_id) m)
+         ELSE (SELECT count(DISTINCT b.rule_id) FROM replay_batch b WHERE b.status = 'paused' AND b.canary_tripped_at IS NOT NULL) END
+       WHERE a.id IN ($2, $3) AND a.enabled`,
+      [now, REFAILURE_ALERT, CANARY_ALERT],
+    );
     return { fired, resolved };
   });
 }

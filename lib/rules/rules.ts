@@ -272,6 +272,17 @@ async function readRuleInScope(db: Db, id: string, scope: RecordScope, lock = fa
   return rule;
 }
 
+/**
+ * The ids of the rules in the caller's teams (ruleInScope of each latest version's match): whose alerts
+ * (alert_event.triage_rule_id) the caller sees although the alert rule is company-wide.
+ */
+export async function ruleIdsInScope(db: Db, scope: RecordScope): Promise<string[]> {
+  const { rows } = await db.query<{ id: string; match: unknown }>(
+    `SELECT r.id::text AS id, v.match FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = r.latest_version`,
+  );
+  return rows.filter((r) => ruleInScope(scope, RuleMatchSchema.parse(r.match))).map((r) => r.id);
+}
+
 /** Every rule with its latest version, by name: those in the caller's teams. */
 export async function listRules(db: Db, now: Date, scope: RecordScope, reader: StandingReader): Promise<RuleView[]> {
   const { rows } = await db.query<RuleRow & { v: VersionRow }>(

@@ -6,6 +6,7 @@ import * as alertRuleRoutes from "../../app/api/alerts/[id]/route";
 import * as teamRoutes from "../../app/api/teams/route";
 import { closeDb, type Db } from "../../lib/db/client";
 import { evaluateAlerts } from "../../lib/ops/alerts/evaluate";
+import { CANARY_ALERT, evaluateRuleAlerts, fireRuleAlert } from "../../lib/rules/rule-alerts";
 import { deliverFired } from "../../lib/ops/alerts/webhook";
 import { ingest } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
@@ -48,10 +49,11 @@ interface RuleView {
   teamId: string | null;
   team: string | null;
   lastValue: number | null;
-  firing: { value: number } | null;
+  lastEvaluatedAt: string | null;
+  firing: { value: number; message: string } | null;
 }
 const alerts = async (token: string) =>
-  (await call(token, alertRoutes.GET, "GET")).json<{ rules: RuleView[]; events: { ruleId: string }[] }>();
+  (await call(token, alertRoutes.GET, "GET")).json<{ rules: RuleView[]; events: { ruleId: string; message: string }[] }>();
 
 const taps = (source: string, prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) =>
@@ -219,5 +221,63 @@ describe("alerts per team", () => {
       [rule.aDown],
     );
     expect(rows.map((r) => r.action)).toEqual(["alert_rule.created", "alert.fired", "alert_rule.deleted"]);
+  });
+});
+
+describe("alerts about one triage rule (rule-canary, company-wide) per team", () => {
+  /** A triage rule whose match names `source`, as /rules keeps it (its latest version decides whose it is). */
+  async function triageRule(name: string, source: string): Promise<{ id: string; name: string }> {
+    const { rows } = await db.pool.query<{ id: string }>(
+      `INSERT INTO rule (name, status, latest_version, active_version, created_at, updated_at) VALUES ($1, 'active', 1, 1, now(), now())
+       RETURNING id::text AS id`,
+      [name],
+    );
+    const id = rows[0]!.id;
+    await db.pool.query(`INSERT INTO rule_version (rule_id, version, match, action, drafted_at) VALUES ($1, 1, $2, $3, now())`, [
+      id,
+      JSON.stringify({ kind: "afc", source }),
+      JSON.stringify({ type: "approve" }),
+    ]);
+    return { id, name };
+  }
+
+  it("shows a rule's canary event to its team's readers (and the rule firing) and not to another team's", async () => {
+    const suffix = Date.now().toString(36);
+    const [ra, rb] = [await triageRule(`canary A ${suffix}`, "ta-parcels-north"), await triageRule(`canary B ${suffix}`, "tb-gates")];
+    const client = await db.pool.connect();
+    try {
+      for (const r of [ra, rb])
+        expect(await fireRuleAlert(client, CANARY_ALERT, r, 3, `rule ${r.name}: canary failed`, new Date())).not.toBeNull();
+    } finally {
+      client.release();
+    }
+    const seen = async (token: string) => {
+      const { rules, events } = await alerts(token);
+      return {
+        firing: rules.find((r) => r.id === CANARY_ALERT)?.firing?.message ?? null,
+        events: events.filter((e) => e.ruleId === CANARY_ALERT).map((e) => e.message),
+      };
+    };
+    for (const token of [tokens.supA, tokens.anaA])
+      expect(await seen(token)).toEqual({ firing: `rule ${ra.name}: canary failed`, events: [`rule ${ra.name}: canary failed`] });
+    expect(await seen(tokens.supB)).toEqual({ firing: `rule ${rb.name}: canary failed`, events: [`rule ${rb.name}: canary failed`] });
+    expect((await seen(tokens.supAll)).events.sort()).toEqual([`rule ${ra.name}: canary failed`, `rule ${rb.name}: canary failed`]);
+
+    // The housekeeping round checks the event-driven alerts: they are evaluated (no batch is held, so both resolve).
+    const round = await evaluateRuleAlerts(db.pool, new Date());
+    expect(round.resolved).toBeGreaterThanOrEqual(2);
+    const canary = (await alerts(tokens.supA)).rules.find((r) => r.id === CANARY_ALERT);
+    expect([canary?.firing, canary?.lastValue, canary?.lastEvaluatedAt === null]).toEqual([null, null, false]);
+    const wide = (await alerts(tokens.supAll)).rules.find((r) => r.id === "rule-refailure");
+    expect(wide?.lastEvaluatedAt).not.toBeNull();
+  });
+
+  it("refuses a second rule of one metric for one team (Copy for team twice), naming the field", async () => {
+    const body = { teamId: team.b, name: "B oldest", metric: "oldest_age", threshold: 24 };
+    expect((await call(tokens.supB, alertRoutes.POST, "POST", { body })).status).toBe(201);
+    const twice = await call(tokens.supB, alertRoutes.POST, "POST", { body });
+    expect([twice.status, twice.json<{ error: { issues: { path: string }[] } }>().error.issues[0]?.path]).toEqual([409, "metric"]);
+    // another team may have its own
+    expect((await call(tokens.supAll, alertRoutes.POST, "POST", { body: { ...body, teamId: team.a } })).status).toBe(201);
   });
 });

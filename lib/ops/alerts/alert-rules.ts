@@ -1,15 +1,19 @@
 import "server-only";
 import type pg from "pg";
 import { paramsOf, type RecordScope } from "../../scope/record-scope";
-import type { AlertMetric } from "../../forensics/forensics-schemas";
 import { urlOrigin } from "../../masking/url";
 import { isSealed } from "../../secrets/seal";
 import { openSecret, sealSecret } from "../../secrets/stored-secret";
+import { ruleIdsInScope } from "../../rules/rules";
+import { RULE_ALERT_METRICS, type AlertMetric } from "../../forensics/forensics-schemas";
 import { ruleAccess } from "./alert-scope";
 
 // Alert rules as the UI shows them (with the open event, if firing), read through the principal's scope
 // (alert-scope.ts): a team's rules to its members, company-wide ones to everyone with their values to the
-// unscoped only. Changes are in change-alert-rule.ts. The company-wide defaults ship with the forensics migration.
+// unscoped only. An event about one triage rule (alert_event.triage_rule_id: rule-canary, rule-refailure) is shown
+// with its value and message to every reader whose teams hold that triage rule (lib/rules ruleInScope), though its
+// alert rule is company-wide. Changes are in change-alert-rule.ts. The company-wide defaults ship with the
+// forensics migration.
 
 export interface AlertEventView {
   id: string;
@@ -49,6 +53,7 @@ interface EventRow {
   delivered_at: Date | null;
   delivery_attempts: number;
   delivery_error: string | null;
+  triage_rule_id: string | null;
 }
 
 const toEvent = (e: EventRow): AlertEventView => ({
@@ -63,7 +68,8 @@ const toEvent = (e: EventRow): AlertEventView => ({
   deliveryError: e.delivery_error,
 });
 
-const EVENT_COLUMNS = `id::text AS id, rule_id, fired_at, resolved_at, value, message, delivered_at, delivery_attempts, delivery_error`;
+const EVENT_COLUMNS = `id::text AS id, rule_id, fired_at, resolved_at, value, message, delivered_at, delivery_attempts, delivery_error,
+  triage_rule_id::text AS triage_rule_id`;
 
 /** The SQL condition on alert_rule `r` for the rules a scope may see at all (company-wide and its teams'). */
 function visibleRules(scope: RecordScope, p: (v: unknown) => string): string {
@@ -83,7 +89,7 @@ export async function listAlertRules(
 ): Promise<AlertRuleView[]> {
   const values: unknown[] = [];
   const visible = visibleRules(scope, paramsOf(values));
-  const [rules, open] = await Promise.all([
+  const [rules, open, ownTriage] = await Promise.all([
     db.query<{
       id: string;
       team_id: string | null;
@@ -103,10 +109,18 @@ export async function listAlertRules(
       values,
     ),
     db.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM alert_event e WHERE resolved_at IS NULL ORDER BY fired_at`),
+    scope.all ? Promise.resolve([]) : ruleIdsInScope(db, scope),
   ]);
   const firing = new Map(open.rows.map((e) => [e.rule_id, toEvent(e)]));
+  // The latest open event of each alert rule about a triage rule of the reader's teams.
+  const triage = new Set(ownTriage);
+  const firingOwn = new Map(
+    open.rows.filter((e) => e.triage_rule_id !== null && triage.has(e.triage_rule_id)).map((e) => [e.rule_id, toEvent(e)]),
+  );
   return rules.rows.map((r) => {
     const full = ruleAccess(scope, r.team_id) === "full";
+    // When an event-driven alert was last checked tells nothing of other teams' records.
+    const eventDriven = RULE_ALERT_METRICS.includes(r.metric);
     return {
       id: r.id,
       teamId: r.team_id,
@@ -118,8 +132,8 @@ export async function listAlertRules(
       enabled: r.enabled,
       webhookUrl: r.webhook_url === null ? null : shownWebhook(r.webhook_url, full ? webhooks : "origin"),
       lastValue: full ? r.last_value : null,
-      lastEvaluatedAt: full ? (r.last_evaluated_at?.toISOString() ?? null) : null,
-      firing: full ? (firing.get(r.id) ?? null) : null,
+      lastEvaluatedAt: full || eventDriven ? (r.last_evaluated_at?.toISOString() ?? null) : null,
+      firing: (full ? firing.get(r.id) : firingOwn.get(r.id)) ?? null,
     };
   });
 }
@@ -135,12 +149,17 @@ function shownWebhook(stored: string, webhooks: "whole" | "origin"): string {
   return webhooks === "whole" ? url : urlOrigin(url);
 }
 
-/** The latest events of the rules whose values `scope` sees: every rule's unscoped, its teams' rules' in teams. */
+/**
+ * The latest events `scope` sees: every event unscoped; in teams those of its teams' rules and those about a triage
+ * rule of its teams.
+ */
 export async function recentAlertEvents(db: pg.Pool | pg.PoolClient, scope: RecordScope, limit = 50): Promise<AlertEventView[]> {
   const values: unknown[] = [limit];
+  const p = paramsOf(values);
   const own = scope.all
     ? ""
-    : `WHERE e.rule_id IN (SELECT r.id FROM alert_rule r WHERE r.team_id = ANY(${paramsOf(values)(scope.teamIds)}::bigint[]))`;
+    : `WHERE e.rule_id IN (SELECT r.id FROM alert_rule r WHERE r.team_id = ANY(${p(scope.teamIds)}::bigint[]))
+         OR e.triage_rule_id = ANY(${p(await ruleIdsInScope(db, scope))}::bigint[])`;
   const { rows } = await db.query<EventRow>(
     `SELECT ${EVENT_COLUMNS} FROM alert_event e ${own} ORDER BY e.fired_at DESC, e.id DESC LIMIT $1`,
     values,

@@ -67,9 +67,19 @@ export async function createAlertRule(pool: pg.Pool, body: AlertRuleCreate, ctx:
   };
   await inTransaction(pool, async (client) => {
     if (teamId !== null) {
-      const team = await client.query("SELECT 1 FROM team WHERE id = $1 FOR SHARE", [teamId]);
+      // FOR UPDATE: two creates for one team take turns, so both cannot pass the check below.
+      const team = await client.query("SELECT 1 FROM team WHERE id = $1 FOR UPDATE", [teamId]);
       if (team.rowCount === 0)
         throw new AppError("validation_failed", `team ${teamId} does not exist`, { issues: [{ path: "teamId", message: "no such team" }] });
+      // A team has one rule per metric: a second ("Copy for team" twice) would fire twice for one breach.
+      const same = await client.query<{ id: string }>("SELECT id FROM alert_rule WHERE team_id = $1 AND metric = $2 LIMIT 1", [
+        teamId,
+        rule.metric,
+      ]);
+      if (same.rows[0])
+        throw new AppError("conflict", `the team has a ${rule.metric} alert rule already (${same.rows[0].id}): change that one`, {
+          issues: [{ path: "metric", message: "the team has an alert rule of this metric already" }],
+        });
     }
     const ins = await client.query(
       `INSERT INTO alert_rule (id, team_id, name, metric, threshold, window_minutes, enabled, webhook_url, updated_at)
