@@ -63,7 +63,7 @@ export function ArchivePanel({ initial }: { initial: ArchiveSetting }) {
             value={value}
             onChange={(e) => setValue(e.target.value)}
             aria-invalid={parsed === undefined}
-            className="block w-32 rounded border border-slate-300 dark:border-slate-600 px-2 py-1 text-sm"
+            className="block w-32 rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-2 py-1 text-sm"
           />
         </div>
         <Button type="submit" variant="primary" disabled={save.isPending || parsed === undefined || parsed === setting.days}>

@@ -109,94 +109,99 @@ export function TeamsPanel({ initialTeams, users }: { initialTeams: TeamView[]; 
       {error && <ErrorAlert>{error.message}</ErrorAlert>}
       {status && <StatusLine>{status}</StatusLine>}
 
-      <table className="w-full text-left text-sm">
-        <ColumnHeaders look="panel" columns={["Team", "Sources", "Members", { label: "Actions", srOnly: true }]} />
-        <DividedBody>
-          {(teams.data ?? []).map((t) => (
-            <tr key={t.id} className="align-top">
-              <td className="py-1.5 pr-3 font-medium">{t.name}</td>
-              <td className="py-1.5 pr-3">
-                <ul className="flex flex-wrap gap-1" aria-label={`Sources of ${t.name}`}>
-                  {t.sources.map((s, i) => (
-                    <li key={i} className="flex items-center gap-1 rounded bg-slate-100 dark:bg-slate-800 px-1 text-xs">
-                      <code>{claimLabel(s)}</code>
-                      <button
-                        type="button"
-                        disabled={busy}
-                        aria-label={`Remove ${claimLabel(s)} from ${t.name}`}
-                        onClick={() => change(t, `${claimLabel(s)} removed`, { sources: t.sources.filter((_, j) => j !== i).map(asClaim) })}
-                        className="text-slate-500 hover:text-red-600 dark:text-slate-400 dark:hover:text-red-400"
-                      >
-                        ×
-                      </button>
-                    </li>
-                  ))}
-                </ul>
-                <AddSource
-                  team={t}
-                  busy={busy}
-                  onAdd={(claims) => change(t, "sources added", { sources: [...t.sources.map(asClaim), ...claims] })}
-                />
-              </td>
-              <td className="py-1.5 pr-3">
-                <ul className="flex flex-wrap gap-1" aria-label={`Members of ${t.name}`}>
-                  {t.members.map((m) => (
-                    <li key={m.userId} className="flex items-center gap-1 rounded bg-slate-100 dark:bg-slate-800 px-1 text-xs">
-                      {m.email ?? m.userId}
-                      <button
-                        type="button"
-                        disabled={busy}
-                        aria-label={`Remove ${m.email ?? m.userId} from ${t.name}`}
-                        onClick={() =>
-                          change(t, `${m.email ?? m.userId} removed`, {
-                            members: t.members.filter((x) => x.userId !== m.userId).map((x) => ({ userId: x.userId })),
-                          })
-                        }
-                        className="text-slate-500 hover:text-red-600 dark:text-slate-400 dark:hover:text-red-400"
-                      >
-                        ×
-                      </button>
-                    </li>
-                  ))}
-                </ul>
-                <label className="sr-only" htmlFor={`add-member-${t.id}`}>
-                  Add a member to {t.name}
-                </label>
-                <select
-                  id={`add-member-${t.id}`}
-                  value=""
-                  disabled={busy}
-                  onChange={(e) =>
-                    e.target.value &&
-                    change(t, "member added", { members: [...t.members.map((x) => ({ userId: x.userId })), { userId: e.target.value }] })
-                  }
-                  className="mt-1 rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-1.5 py-0.5 text-xs"
-                >
-                  <option value="">Add member…</option>
-                  {users
-                    .filter((u) => !t.members.some((m) => m.userId === u.id))
-                    .map((u) => (
-                      <option key={u.id} value={u.id}>
-                        {u.email} ({u.role})
-                      </option>
+      {/* narrow screens scroll the table inside the panel rather than cut its last column */}
+      <div className="overflow-x-auto">
+        <table className="w-full text-left text-sm">
+          <ColumnHeaders look="panel" columns={["Team", "Sources", "Members", { label: "Actions", srOnly: true }]} />
+          <DividedBody>
+            {(teams.data ?? []).map((t) => (
+              <tr key={t.id} className="align-top">
+                <td className="py-1.5 pr-3 font-medium">{t.name}</td>
+                <td className="py-1.5 pr-3">
+                  <ul className="flex flex-wrap gap-1" aria-label={`Sources of ${t.name}`}>
+                    {t.sources.map((s, i) => (
+                      <li key={i} className="flex items-center gap-1 rounded bg-slate-100 dark:bg-slate-800 px-1 text-xs">
+                        <code>{claimLabel(s)}</code>
+                        <button
+                          type="button"
+                          disabled={busy}
+                          aria-label={`Remove ${claimLabel(s)} from ${t.name}`}
+                          onClick={() =>
+                            change(t, `${claimLabel(s)} removed`, { sources: t.sources.filter((_, j) => j !== i).map(asClaim) })
+                          }
+                          className="text-slate-500 hover:text-red-600 dark:text-slate-400 dark:hover:text-red-400"
+                        >
+                          ×
+                        </button>
+                      </li>
                     ))}
-                </select>
-              </td>
-              <td className="py-1.5 text-right">
-                <button
-                  type="button"
-                  onClick={() => onDelete(t)}
-                  disabled={busy}
-                  className={buttonClass}
-                  aria-label={`Remove team ${t.name}`}
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </DividedBody>
-      </table>
+                  </ul>
+                  <AddSource
+                    team={t}
+                    busy={busy}
+                    onAdd={(claims) => change(t, "sources added", { sources: [...t.sources.map(asClaim), ...claims] })}
+                  />
+                </td>
+                <td className="py-1.5 pr-3">
+                  <ul className="flex flex-wrap gap-1" aria-label={`Members of ${t.name}`}>
+                    {t.members.map((m) => (
+                      <li key={m.userId} className="flex items-center gap-1 rounded bg-slate-100 dark:bg-slate-800 px-1 text-xs">
+                        {m.email ?? m.userId}
+                        <button
+                          type="button"
+                          disabled={busy}
+                          aria-label={`Remove ${m.email ?? m.userId} from ${t.name}`}
+                          onClick={() =>
+                            change(t, `${m.email ?? m.userId} removed`, {
+                              members: t.members.filter((x) => x.userId !== m.userId).map((x) => ({ userId: x.userId })),
+                            })
+                          }
+                          className="text-slate-500 hover:text-red-600 dark:text-slate-400 dark:hover:text-red-400"
+                        >
+                          ×
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                  <label className="sr-only" htmlFor={`add-member-${t.id}`}>
+                    Add a member to {t.name}
+                  </label>
+                  <select
+                    id={`add-member-${t.id}`}
+                    value=""
+                    disabled={busy}
+                    onChange={(e) =>
+                      e.target.value &&
+                      change(t, "member added", { members: [...t.members.map((x) => ({ userId: x.userId })), { userId: e.target.value }] })
+                    }
+                    className="mt-1 rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-1.5 py-0.5 text-xs"
+                  >
+                    <option value="">Add member…</option>
+                    {users
+                      .filter((u) => !t.members.some((m) => m.userId === u.id))
+                      .map((u) => (
+                        <option key={u.id} value={u.id}>
+                          {u.email} ({u.role})
+                        </option>
+                      ))}
+                  </select>
+                </td>
+                <td className="py-1.5 text-right">
+                  <button
+                    type="button"
+                    onClick={() => onDelete(t)}
+                    disabled={busy}
+                    className={buttonClass}
+                    aria-label={`Remove team ${t.name}`}
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DividedBody>
+        </table>
+      </div>
     </Panel>
   );
 }

@@ -74,7 +74,7 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   await expect(theirs.getByTestId("dry-run-decided")).toHaveText("1");
   // What the approval starts: the version's standing replay, where to and how fast.
   await expect(theirs.getByTestId("rule-replay")).toHaveText(
-    "built-in ledger at 5 records/s; canary: the first 3 items, paused above 50% failed",
+    "built-in ledger at 5 records/s; canary: the first 3 items sent, paused above 50% failed (an item waiting for its retry counts as failed)",
   );
   await theirs.getByRole("button", { name: "Approve v1" }).click();
   await expect(theirs.getByText("v1 (v1 in force)")).toBeVisible();
