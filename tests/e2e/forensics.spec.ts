@@ -75,7 +75,8 @@ async function spatialTarget(page: Page): Promise<{ id: string; lon: number; lat
   if (!region) throw new Error("the lookup map has no box");
   let hit: (typeof features)[number] | undefined;
   for (const f of features) {
-    if (!f.properties.id) continue;
+    // Away from the antimeridian: a box drawn there runs past 180, a case of its own (lib/forensics/place.test.ts).
+    if (!f.properties.id || Math.abs(f.geometry.coordinates[0]) > 170) continue;
     const p = await pixelOf(page, f.geometry.coordinates[0], f.geometry.coordinates[1]);
     const margin = 60;
     if (
@@ -121,11 +122,8 @@ test("a box drawn with the mouse finds the records in it; a dropped point finds 
   expect(url.searchParams.get("from")).not.toBeNull();
   expect(url.searchParams.has("near")).toBe(false);
   const [x1, y1, x2, y2] = url.searchParams.get("bbox")!.split(",").map(Number);
-  // A record by the antimeridian (another spec's) may be the target: its box then runs past 180 (170..190),
-  // and the record lies in it at its longitude + 360.
-  const lon = target.lon < x1! ? target.lon + 360 : target.lon;
-  expect(x1!).toBeLessThan(lon);
-  expect(x2!).toBeGreaterThan(lon);
+  expect(x1!).toBeLessThan(target.lon);
+  expect(x2!).toBeGreaterThan(target.lon);
   expect(y1!).toBeLessThan(target.lat);
   expect(y2!).toBeGreaterThan(target.lat);
   expect(x2! - x1!, "a 50 px box at the first zoom is ~20° wide, not the whole view").toBeLessThan(40);
