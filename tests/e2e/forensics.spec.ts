@@ -1,5 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
-import { mapPixel, signIn } from "./fixtures";
+import { expect, test, type APIRequest, type Page } from "@playwright/test";
+import { ingestAsProducer, mapPixel, signIn, uniqueSuffix } from "./fixtures";
 import { countPixels, decodePng } from "./png";
 
 // An investigator's question, end to end: "what happened to this tap?" — a poison tap from the demo data
@@ -64,43 +64,78 @@ async function pixelOf(page: Page, lon: number, lat: number): Promise<{ x: numbe
 }
 
 /**
- * A spatial record of the demo data that lies well inside the lookup map as it shows now (so a 50 × 40 px drag
- * around it starts and ends on the map), with its position (its box's centre) and observation time.
+ * A spatial record of the spec's own, well inside the lookup map as it shows now (so a 50 × 40 px drag around it
+ * starts and ends on the map), observed at a minute of 2011 no other record shares: the box and the time window
+ * then find it however many records other specs have put near it (a lookup lists the newest 50).
  */
-async function spatialTarget(page: Page): Promise<{ id: string; lon: number; lat: number; observedAt: string }> {
-  const res = await page.request.get("/api/dead-letters/map-points?zoom=1");
-  expect(res.ok()).toBe(true);
-  const { features } = (await res.json()) as { features: { geometry: { coordinates: [number, number] }; properties: { id?: string } }[] };
+async function spatialTarget(
+  page: Page,
+  request: APIRequest,
+  baseURL: string | undefined,
+): Promise<{ id: string; lon: number; lat: number; observedAt: string }> {
   const region = await page.getByRole("region", { name: "Lookup place" }).boundingBox();
   if (!region) throw new Error("the lookup map has no box");
-  let hit: (typeof features)[number] | undefined;
-  for (const f of features) {
-    // Away from the antimeridian: a box drawn there runs past 180, a case of its own (lib/forensics/place.test.ts).
-    if (!f.properties.id || Math.abs(f.geometry.coordinates[0]) > 170) continue;
-    const p = await pixelOf(page, f.geometry.coordinates[0], f.geometry.coordinates[1]);
-    const margin = 60;
+  const margin = 60;
+  let at: [number, number] | undefined;
+  for (const [lon, lat] of [
+    [12.5, 41.9],
+    [-43.2, -22.9],
+    [78.5, 17.4],
+    [0, 0],
+    [-100, 40],
+  ] as const) {
+    const p = await pixelOf(page, lon, lat);
     if (
       p.x > region.x + margin &&
       p.x < region.x + region.width - margin &&
       p.y > region.y + margin &&
       p.y < region.y + region.height - margin
     ) {
-      hit = f;
+      at = [lon, lat];
       break;
     }
   }
-  expect(hit, "the demo data has a spatial record well inside the map's first view").toBeDefined();
-  const id = hit!.properties.id!;
-  const detail = await page.request.get(`/api/dead-letters/${id}`);
-  const { observedAt } = (await detail.json()) as { observedAt: string };
-  return { id, lon: hit!.geometry.coordinates[0], lat: hit!.geometry.coordinates[1], observedAt };
+  expect(at, "one of the places lies well inside the map's first view").toBeDefined();
+  const [lon, lat] = at!;
+  const observedAt = new Date(Date.UTC(2011, 0, 1) + Math.floor(Math.random() * 360 * 24 * 60) * 60_000).toISOString();
+  const d = 0.01;
+  const key = `e2e-drawn-box-${uniqueSuffix()}`;
+  const id = await ingestAsProducer(request, baseURL, {
+    kind: "spatial",
+    source: "e2e-lookup",
+    idempotency_key: key,
+    observed_at: observedAt,
+    feature: {
+      type: "Feature",
+      id: key,
+      geometry: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [lon - d, lat - d],
+            [lon + d, lat - d],
+            [lon + d, lat + d],
+            [lon - d, lat + d],
+            [lon - d, lat - d],
+          ],
+        ],
+      },
+      properties: {},
+    },
+    dead_letter_reason: "HTTP 503 from the parcels service",
+  });
+  return { id, lon, lat, observedAt };
 }
 
-test("a box drawn with the mouse finds the records in it; a dropped point finds them by radius; clearing empties", async ({ page }) => {
+test("a box drawn with the mouse finds the records in it; a dropped point finds them by radius; clearing empties", async ({
+  page,
+  playwright,
+  baseURL,
+}) => {
   await signIn(page, "analyst", "/lookup");
   await page.getByRole("button", { name: "Draw on map" }).click();
   await expect(page.getByRole("region", { name: "Lookup place" })).toHaveAttribute("data-map-state", "ready", { timeout: 20_000 });
-  const target = await spatialTarget(page);
+  const target = await spatialTarget(page, playwright.request, baseURL);
   const at = new Date(target.observedAt).getTime();
   const local = (ms: number) => new Date(ms).toISOString().slice(0, 16);
   await page.getByLabel("From (UTC)").fill(local(at - 3_600_000));
