@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { DEMO, ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // Triage rules under four eyes: a supervisor drafts a rule (with a standing replay into the ledger) and sees its live
@@ -22,6 +22,18 @@ const STAR = ring(
     48.85 + 0.01 * Math.sin(Math.PI / 2 + (k * 2 * Math.PI) / 5),
   ]),
 );
+
+/**
+ * Opens a rule from the list. A click that lands before the page has hydrated does nothing, so it is repeated
+ * until the rule's panel is open.
+ */
+async function openRule(page: Page, name: string): Promise<void> {
+  const panel = page.getByRole("region", { name: `Rule ${name}` });
+  await expect(async () => {
+    await page.getByRole("button", { name }).click();
+    await expect(panel).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+}
 
 const envelope = (source: string, key: string, geometry: unknown) => ({
   kind: "spatial",
@@ -68,8 +80,8 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
 
   const approver = await (await browser.newContext()).newPage();
   await signIn(approver, "supervisor2", "/rules");
-  await approver.getByRole("button", { name }).click();
   const theirs = approver.getByRole("region", { name: `Rule ${name}` });
+  await openRule(approver, name);
   await expect(theirs.getByText(DEMO.supervisor.email)).toBeVisible();
   await expect(theirs.getByTestId("dry-run-decided")).toHaveText("1");
   // What the approval starts: the version's standing replay, where to and how fast.
@@ -89,7 +101,7 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
 
   // The kill switch, from the approver's browser: the rule is disabled at once.
   await approver.reload();
-  await approver.getByRole("button", { name }).click();
+  await openRule(approver, name);
   await approver
     .getByRole("region", { name: `Rule ${name}` })
     .getByRole("button", { name: "Disable" })
