@@ -47,9 +47,11 @@ export async function runRetention(
       );
       if (rows.length === 0) return 0;
       await client.query(
-        `UPDATE dead_letter SET payload = NULL, raw_envelope = NULL, repaired_geometry = NULL, version = version + 1, updated_at = $2
+        // updated_at stays the time the record was settled: the archive horizon counts from it (lib/ops/archive.ts),
+        // and a strip is not a decision. The strip's own time is its audit event's.
+        `UPDATE dead_letter SET payload = NULL, raw_envelope = NULL, repaired_geometry = NULL, version = version + 1
          WHERE id = ANY($1::bigint[])`,
-        [rows.map((r) => r.id), now],
+        [rows.map((r) => r.id)],
       );
       await appendAudit(
         client,

@@ -307,6 +307,25 @@ describe("the horizon setting", () => {
   });
 });
 
+describe("retention and the archive in one round", () => {
+  it("counts the archive horizon from when the record was settled, not from when retention stripped its payload", async () => {
+    const [id] = await ingest(db, [spatialEnvelope({ key: "arc-stripped", observedAt: 41, featureId: "f-arc-s" })]);
+    await settle([id!], LONG_AGO); // 151 days before NOW: past retention (30) and the horizon (60)
+    const ctx = { actor: SYSTEM_ACTOR, requestId: "t", now: NOW };
+    await setArchiveHorizon(db.pool, 60, 30, ctx);
+    try {
+      const r = await maintenanceRound({ pool: db.pool, now: () => NOW, retentionDays: 30, log: () => {} });
+      // (other tests' settled records are in the same round)
+      expect(r.retention!.stripped).toBeGreaterThanOrEqual(1);
+      expect(r.archive!.archived).toBeGreaterThanOrEqual(1);
+      expect(await liveCount("arc-stripped")).toBe(0);
+      expect((await archivedRow(id!)).settled_at).toEqual(LONG_AGO);
+    } finally {
+      await setArchiveHorizon(db.pool, null, 30, ctx);
+    }
+  });
+});
+
 describe("over HTTP", () => {
   async function call(handler: RouteHandler, url: string, token: string, method: string, body?: unknown, params = {}) {
     const res = await handler(
