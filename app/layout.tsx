@@ -29,7 +29,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
             aria-label="Main"
             // Below 1024 px the links wrap onto more lines rather than scrolling sideways, which put Sign out and
             // the theme switch off the screen.
-            className="relative mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-4 gap-y-1 whitespace-nowrap px-4 py-2 text-sm lg:h-12 lg:flex-nowrap lg:gap-6 lg:overflow-x-auto lg:py-0"
+            className="relative mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-4 gap-y-1 whitespace-nowrap px-4 py-2 text-sm lg:h-12 lg:flex-nowrap lg:gap-4 lg:overflow-x-auto lg:py-0"
           >
             <Link href="/" className="font-semibold tracking-tight text-slate-900 dark:text-slate-100">
               Redrive
