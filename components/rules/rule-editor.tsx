@@ -39,6 +39,33 @@ function Field({ label, children, hint }: { label: string; children: (id: string
   );
 }
 
+/** A number field: its text as typed (the draft keeps text; bodyOf and replayOf read it). */
+function NumberField({
+  label,
+  hint,
+  value,
+  onChange,
+  min,
+  max,
+  step,
+}: {
+  label: string;
+  hint?: string;
+  value: string;
+  onChange: (v: string) => void;
+  min?: number;
+  max?: number;
+  step?: "any";
+}) {
+  return (
+    <Field label={label} hint={hint}>
+      {(id) => (
+        <input id={id} type="number" min={min} max={max} step={step} className={INPUT} value={value} onChange={(e) => onChange(e.target.value)} />
+      )}
+    </Field>
+  );
+}
+
 function Choice({
   id,
   value,
@@ -123,31 +150,8 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
         <Field label="Repair policy">
           {(id) => <Choice id={id} value={d.policy} options={REPAIR_POLICIES} onChange={(v) => set("policy", v)} />}
         </Field>
-        <Field label="Max area change (%)">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={0}
-              step="any"
-              className={INPUT}
-              value={d.maxAreaPct}
-              onChange={(e) => set("maxAreaPct", e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Max dropped parts">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={0}
-              className={INPUT}
-              value={d.maxDroppedParts}
-              onChange={(e) => set("maxDroppedParts", e.target.value)}
-            />
-          )}
-        </Field>
+        <NumberField label="Max area change (%)" min={0} step="any" value={d.maxAreaPct} onChange={(v) => set("maxAreaPct", v)} />
+        <NumberField label="Max dropped parts" min={0} value={d.maxDroppedParts} onChange={(v) => set("maxDroppedParts", v)} />
         <label className="flex items-center gap-2 self-end text-sm">
           <input type="checkbox" checked={d.sameType} onChange={(e) => set("sameType", e.target.checked)} />
           Repair keeps the geometry type
@@ -199,45 +203,9 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
           )}
           {picked && (
             <>
-              <Field label="Replay rate (records/s)">
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={0}
-                    step="any"
-                    className={INPUT}
-                    value={d.replayRate}
-                    onChange={(e) => set("replayRate", e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field label="Canary items" hint="empty: no canary">
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={1}
-                    className={INPUT}
-                    value={d.canaryCount}
-                    onChange={(e) => set("canaryCount", e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field label="Canary max failed (%)">
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={0}
-                    max={100}
-                    step="any"
-                    className={INPUT}
-                    value={d.canaryPct}
-                    onChange={(e) => set("canaryPct", e.target.value)}
-                  />
-                )}
-              </Field>
+              <NumberField label="Replay rate (records/s)" min={0} step="any" value={d.replayRate} onChange={(v) => set("replayRate", v)} />
+              <NumberField label="Canary items" hint="empty: no canary" min={1} value={d.canaryCount} onChange={(v) => set("canaryCount", v)} />
+              <NumberField label="Canary max failed (%)" min={0} max={100} step="any" value={d.canaryPct} onChange={(v) => set("canaryPct", v)} />
             </>
           )}
         </fieldset>
