@@ -36,6 +36,20 @@ export function DryRunCounts({ query }: { query: UseQueryResult<RuleJobView> }) 
           Area change of approvals: {areas.map(([bound, n]) => `${AREA_LABEL(bound)}: ${n}`).join(" · ")}
         </p>
       )}
+      {job.notReplayableToOrigin && (
+        <p
+          data-testid="dry-run-not-replayable"
+          className={
+            job.notReplayableToOrigin.total > 0 ? "text-xs text-amber-800 dark:text-amber-200" : "text-xs text-slate-600 dark:text-slate-300"
+          }
+        >
+          Back to origin: <strong>{job.notReplayableToOrigin.total.toLocaleString("en")}</strong> of the approvals cannot go back
+          {job.notReplayableToOrigin.total > 0 &&
+            ` (${job.notReplayableToOrigin.noBrokerSource.toLocaleString("en")} not pulled from a broker source, ` +
+              `${job.notReplayableToOrigin.refusedDestination.toLocaleString("en")} to a destination their source does not allow)`}
+          : approved, they stay out of the standing replay.
+        </p>
+      )}
       <p className="flex flex-wrap gap-x-2 text-xs">
         {job.samples.decided.map((id) => (
           <Link key={id} href={`/dead-letters/${id}`} className="text-sky-800 underline-offset-2 hover:underline dark:text-sky-200">

@@ -96,7 +96,9 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
   const body = bodyOf(d);
   const replay = replayOf(d);
   const picked = pickedSink(d);
-  const live = useDebounced(body.ok ? { match: body.match, action: body.action } : null, 400);
+  // The draft's standing replay too: one back to origin counts the approvals that cannot go back.
+  const sink = d.replaySink === KEEP_REPLAY ? undefined : d.action === "approve" && d.replaySink !== "" ? d.replaySink : null;
+  const live = useDebounced(body.ok ? { match: body.match, action: body.action, ...(sink === undefined ? {} : { sink }) } : null, 400);
   const counts = useDryRun(rule?.id ?? null, live ?? {}, live !== null);
   const create = useCreateRule();
   const patch = usePatchRule();

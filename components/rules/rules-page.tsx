@@ -113,12 +113,6 @@ function RuleDetails({
       <section aria-label="Dry run" className="rounded border border-slate-200 p-2 dark:border-slate-700">
         <h3 className="text-xs font-semibold">Dry run of v{rule.version} against the records stored now</h3>
         <DryRunCounts query={dry} />
-        {rule.replay?.sink.type === "origin" && rule.action.type === "approve" && (
-          <p className="text-xs text-amber-800 dark:text-amber-200" data-testid="dry-run-origin-note">
-            Back to origin: a record it approves that was not pulled from a broker source cannot go back — it is approved but stays out of
-            the standing replay (counted as not replayable under Replayed).
-          </p>
-        )}
       </section>
       <div className="flex flex-wrap items-center gap-2">
         {rule.status === "draft" && canApprove && (

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { AREA_BUCKETS, SKIP } from "../../rules/match-rule";
 import type { RuleAction, RuleCounts, RuleMatch } from "../../rules/rule-schemas";
+import { notReplayableToOrigin, type NotReplayableToOrigin } from "../../replay/sinks/origin/origin-destinations";
 
 // A dry run of a rule that reads only what is stored (its scope's columns and the stored analysis: no tap issues,
 // no other repair), counted by PostgreSQL: matchRule's verdict written as one SQL expression, and each range of
@@ -52,6 +53,15 @@ export function verdictSql(m: RuleMatch, action: RuleAction, p: (v: unknown) => 
   return `CASE ${cases.join(" ")} ELSE '' END`;
 }
 
+/** Adds a page's (or a range's) approvals that cannot go back to origin, when the job counts them. */
+export function addOrigin(c: RuleCounts, more: NotReplayableToOrigin): void {
+  const o = c.notReplayableToOrigin;
+  if (!o) return;
+  o.noBrokerSource += more.noBrokerSource;
+  o.refusedDestination += more.refusedDestination;
+  o.total = o.noBrokerSource + o.refusedDestination;
+}
+
 /** areaBucket (match-rule.ts) of a decided approval's change: the smallest bound it stays within, "more" or "unknown". */
 const BUCKET = `CASE WHEN (${CHANGE}) IS NULL THEN 'unknown' ${AREA_BUCKETS.map((b) => `WHEN abs(${CHANGE}) <= ${b} THEN '${b}'`).join(" ")}
   ELSE 'more' END`;
@@ -82,9 +92,11 @@ export async function countInSql(
     params,
   );
   let seen = 0;
+  let approvals = 0;
   for (const r of rows) {
     seen += r.n;
     if (r.verdict === "") {
+      approvals += r.n;
       counts.decided += r.n;
       if (r.bucket !== null) counts.areaChanges[r.bucket] = (counts.areaChanges[r.bucket] ?? 0) + r.n;
     } else {
@@ -92,6 +104,9 @@ export async function countInSql(
       counts.skippedReasons[r.verdict] = (counts.skippedReasons[r.verdict] ?? 0) + r.n;
     }
   }
+  // Of the range's approvals, those a standing replay back to origin could not send (two more passes over the
+  // range, for such a rule's dry run alone).
+  if (counts.notReplayableToOrigin && approvals > 0) addOrigin(counts, await notReplayableToOrigin(db, `${inRange} AND (${verdict}) = ''`, params));
   // The first samples of each kind in id order, while the job still wants some (a query each: LIMIT stops early).
   const first = async (decided: boolean, want: number) =>
     want <= 0 || !rows.some((r) => (r.verdict === "") === decided)
