@@ -8,6 +8,7 @@ import { Panel } from "@/components/ui/panel";
 import type { RuleStatus, RuleView } from "@/lib/rules/rule-schemas";
 import { DryRunCounts } from "./dry-run-counts";
 import { RuleEditor } from "./rule-editor";
+import { VersionChanges } from "./version-changes";
 import { useApplyRule, useApproveRule, useDryRun, usePatchRule, useResumeRule, useRules } from "./queries";
 
 // /rules: the triage rules, the editor, and the four eyes: a draft's approval panel shows exactly the version to
@@ -110,6 +111,7 @@ function RuleDetails({
           </>
         )}
       </dl>
+      {rule.status === "draft" && rule.version > 1 && <VersionChanges rule={rule} />}
       <section aria-label="Dry run" className="rounded border border-slate-200 p-2 dark:border-slate-700">
         <h3 className="text-xs font-semibold">Dry run of v{rule.version} against the records stored now</h3>
         <DryRunCounts query={dry} />
