@@ -1,7 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { ITEM_SNAPSHOT_SQL } from "../vocabulary/replay-item";
-import { HAS_ORIGIN } from "../replay/sinks/origin/origin-destinations";
+import { HAS_ORIGIN, ITEM_SNAPSHOT_SQL } from "../vocabulary/replay-item";
 
 // Where a rule's approvals go when its version carries a standing replay: into that version's one open batch
 // (opened at the version's approval: lib/replay/batch/standing-batch.ts), in the transaction that decides them —

@@ -5,6 +5,7 @@ import { POST as dryRunPost } from "../../app/api/rules/[id]/dry-run/route";
 import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { jobText } from "../../lib/cli/commands/rules";
 import { createBatch, previewBatch } from "../../lib/replay/batch/create-batch";
+import { notReplayableToOrigin } from "../../lib/replay/sinks/origin/origin-destinations";
 import { CreateBatchBody } from "../../lib/replay/batch/batch-schemas";
 import { createRule, type RuleContext } from "../../lib/rules/rules";
 import type { RuleJobView } from "../../lib/rules/rule-schemas";
@@ -147,8 +148,15 @@ describe("a dry run of a rule replaying back to origin", () => {
   it("counts the same on the paged walk (a repair other than the stored one runs GEOS)", async () => {
     const match = { source: SOURCE, repair: { method: "linework" as const, policy: "accept" as const, maxAreaChange: 0.01 } };
     const job = await createRuleJob(db.pool, originRule, { type: "dry_run", match, action: { type: "approve" }, version: null, toOrigin: true }, sup);
-    const done = await runRuleJob(db.pool, originRule, job.id, { now: () => new Date() });
+    const done = await runRuleJob(db.pool, originRule, job.id, { now: () => new Date(), originCheck: notReplayableToOrigin });
     expect(done).toMatchObject({ status: "completed", decided: 5, notReplayableToOrigin: WANT });
+  });
+
+  it("fails a job counting back to origin whose runner was not handed the replay step's check, rather than count none", async () => {
+    const match = { source: SOURCE, repair: { maxAreaChange: 0.01 } };
+    const job = await createRuleJob(db.pool, originRule, { type: "dry_run", match, action: { type: "approve" }, version: null, toOrigin: true }, sup);
+    const done = await runRuleJob(db.pool, originRule, job.id, { now: () => new Date() });
+    expect(done.status).toBe("failed");
   });
 
   it("is what a batch back to origin of the same records leaves out and refuses", async () => {

@@ -4,6 +4,7 @@
 import "server-only";
 import type { Command } from "commander";
 import { sinkNeedsOrigin } from "../../replay/sinks/registry";
+import { notReplayableToOrigin } from "../../replay/sinks/origin/origin-destinations";
 import { isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
@@ -119,7 +120,8 @@ export function jobText(job: RuleJobView): string {
 const print = (value: unknown, json: boolean | undefined, text: () => string) =>
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text());
 
-const runJob = (db: Db, id: string, job: RuleJobView) => runRuleJob(db.pool, id, job.id, { now: () => new Date() });
+const runJob = (db: Db, id: string, job: RuleJobView) =>
+  runRuleJob(db.pool, id, job.id, { now: () => new Date(), originCheck: notReplayableToOrigin });
 
 export function registerRuleCommands(program: Command): void {
   const rule = program.command("rule").description("triage rules: records decided by a rule two supervisors approved, dry run first");

@@ -2,7 +2,6 @@ import "server-only";
 import type pg from "pg";
 import { AREA_BUCKETS, SKIP } from "../../rules/match-rule";
 import type { RuleAction, RuleCounts, RuleMatch } from "../../rules/rule-schemas";
-import { notReplayableToOrigin, type NotReplayableToOrigin } from "../../replay/sinks/origin/origin-destinations";
 
 // A dry run of a rule that reads only what is stored (its scope's columns and the stored analysis: no tap issues,
 // no other repair), counted by PostgreSQL: matchRule's verdict written as one SQL expression, and each range of
@@ -53,8 +52,22 @@ export function verdictSql(m: RuleMatch, action: RuleAction, p: (v: unknown) => 
   return `CASE ${cases.join(" ")} ELSE '' END`;
 }
 
+/** Of some records, how many a replay back to origin could not send, and why. */
+export interface NotReplayableCount {
+  noBrokerSource: number;
+  refusedDestination: number;
+}
+
+/**
+ * Counts, of the records `where` selects (its parameters in `values`; `d` is dead_letter), those a replay back to
+ * origin could not send: the replay step's own check (lib/replay/sinks/origin/origin-destinations.ts
+ * notReplayableToOrigin), handed in by whoever runs the job — this step sits before the replay on the path and does
+ * not import it.
+ */
+export type OriginCheck = (db: pg.Pool | pg.PoolClient, where: string, values: readonly unknown[]) => Promise<NotReplayableCount>;
+
 /** Adds a page's (or a range's) approvals that cannot go back to origin, when the job counts them. */
-export function addOrigin(c: RuleCounts, more: NotReplayableToOrigin): void {
+export function addOrigin(c: RuleCounts, more: NotReplayableCount): void {
   const o = c.notReplayableToOrigin;
   if (!o) return;
   o.noBrokerSource += more.noBrokerSource;
@@ -78,6 +91,7 @@ export async function countInSql(
   scope: { sql: string; params: unknown[] },
   counts: RuleCounts,
   samples: number,
+  originCheck?: OriginCheck,
 ): Promise<number> {
   const params = [...scope.params];
   const p = (v: unknown) => `$${params.push(v)}`;
@@ -106,7 +120,10 @@ export async function countInSql(
   }
   // Of the range's approvals, those a standing replay back to origin could not send (two more passes over the
   // range, for such a rule's dry run alone).
-  if (counts.notReplayableToOrigin && approvals > 0) addOrigin(counts, await notReplayableToOrigin(db, `${inRange} AND (${verdict}) = ''`, params));
+  if (counts.notReplayableToOrigin && approvals > 0) {
+    if (!originCheck) throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
+    addOrigin(counts, await originCheck(db, `${inRange} AND (${verdict}) = ''`, params));
+  }
   // The first samples of each kind in id order, while the job still wants some (a query each: LIMIT stops early).
   const first = async (decided: boolean, want: number) =>
     want <= 0 || !rows.some((r) => (r.verdict === "") === decided)

@@ -14,8 +14,9 @@ import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import { idCeiling } from "../triage/bulk-action";
-import { addOrigin, countInSql, judgeableInSql } from "./judge-in-sql";
-import { notReplayableToOrigin } from "../../replay/sinks/origin/origin-destinations";
+import { addOrigin, countInSql, judgeableInSql, type OriginCheck } from "./judge-in-sql";
+
+export type { OriginCheck } from "./judge-in-sql";
 import {
   decisionAudit,
   decisionOf,
@@ -346,7 +347,12 @@ export async function runRuleJob(
   pool: pg.Pool,
   ruleId: string,
   jobId: string,
-  opts: { now: () => Date; runner?: string },
+  opts: {
+    now: () => Date;
+    runner?: string;
+    /** the replay step's check, for a dry run counting approvals back to origin (it fails without) */
+    originCheck?: OriginCheck;
+  },
 ): Promise<RuleJobView> {
   const runner = opts.runner ?? RUNNER;
   if (!(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
@@ -375,7 +381,7 @@ export async function runRuleJob(
         const to = String(BigInt(cursor) + SQL_RANGE < BigInt(job.ceiling) ? BigInt(cursor) + SQL_RANGE : BigInt(job.ceiling));
         const params: unknown[] = [];
         const sql = scopeSql(rule.match, params);
-        processed += await countInSql(pool, rule, { from: cursor, to }, { sql, params }, counts, SAMPLES);
+        processed += await countInSql(pool, rule, { from: cursor, to }, { sql, params }, counts, SAMPLES, opts.originCheck);
         await saveProgress(pool, jobId, runner, opts.now(), to, processed, counts);
         cursor = to;
       }
@@ -423,7 +429,10 @@ export async function runRuleJob(
         addCounts(counts, page, rule.action);
         if (counts.notReplayableToOrigin) {
           const decided = page.flatMap((j) => (j.outcome.kind === "decide" ? [j.record.id] : []));
-          if (decided.length > 0) addOrigin(counts, await notReplayableToOrigin(pool, "d.id = ANY($1::bigint[])", [decided]));
+          if (decided.length > 0) {
+            if (!opts.originCheck) throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
+            addOrigin(counts, await opts.originCheck(pool, "d.id = ANY($1::bigint[])", [decided]));
+          }
         }
         await saveProgress(pool, jobId, runner, now, last, processed + rows.length, counts);
       }

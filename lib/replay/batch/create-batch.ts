@@ -14,9 +14,9 @@ import { repairConflicts, type BatchPreview, type CreateBatchInput, type Selecti
 import { checkSink, sinkView, storeSink } from "../sinks/registry.server";
 import { sinkPlug } from "../sinks/registry";
 import { utcMicrosSql } from "../../time/instant";
-import { HAS_ORIGIN, originDestinations, refuseDisallowedDestinations } from "../sinks/origin/origin-destinations";
+import { originDestinations, refuseDisallowedDestinations } from "../sinks/origin/origin-destinations";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
-import { ITEM_SNAPSHOT_SQL } from "../../vocabulary/replay-item";
+import { HAS_ORIGIN, ITEM_SNAPSHOT_SQL } from "../../vocabulary/replay-item";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
 // order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.

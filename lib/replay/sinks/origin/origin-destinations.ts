@@ -4,19 +4,13 @@ import { AppError } from "../../../errors/app-error";
 import { destinationPatterns, destinationTexts } from "../../../sources/destinations";
 import { destinationsAllowed } from "../../../sources/destination-glob";
 import type { OriginDestination } from "./origin-config";
+import { HAS_ORIGIN } from "../../../vocabulary/replay-item";
 
 // Where a batch back to origin will publish: its records' origin destinations, as text (lib/sources/destinations.ts),
 // with counts, and whether each source's `options.destinations` allows them. The preview lists them for the
 // supervisor who creates the batch, the batch keeps them for the one who approves it, and creation refuses a
 // record whose destination its source does not allow — a message published straight into a DLQ with forged
 // routing headers would otherwise be sent wherever they say, under Redrive's credentials.
-
-/**
- * SQL (d: dead_letter): the record was pulled from a broker source, so the origin sink has a source to send it
- * through. A batch back to origin leaves the others out (lib/replay/batch/create-batch.ts), a rule's standing replay
- * back to origin counts them as not replayable (lib/rules/standing-queue.ts), and a rule's dry run counts them ahead.
- */
-export const HAS_ORIGIN = "d.origin_source IS NOT NULL";
 
 /** One group of records: a source and a stored destination (jsonb), as the grouping query reads them. */
 export interface DestinationGroup {
