@@ -15,8 +15,6 @@ import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import { idCeiling } from "../triage/bulk-action";
 import { addOrigin, countInSql, judgeableInSql, type OriginCheck } from "./judge-in-sql";
-
-export type { OriginCheck } from "./judge-in-sql";
 import {
   decisionAudit,
   decisionOf,
@@ -430,7 +428,8 @@ export async function runRuleJob(
         if (counts.notReplayableToOrigin) {
           const decided = page.flatMap((j) => (j.outcome.kind === "decide" ? [j.record.id] : []));
           if (decided.length > 0) {
-            if (!opts.originCheck) throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
+            if (!opts.originCheck)
+              throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
             addOrigin(counts, await opts.originCheck(pool, "d.id = ANY($1::bigint[])", [decided]));
           }
         }
@@ -458,7 +457,6 @@ const emptyCounts = (): RuleCounts => ({
   areaChanges: {},
   notReplayableToOrigin: null,
 });
-
 
 function merge(into: RuleCounts, page: RuleCounts): void {
   into.decided += page.decided;
@@ -507,7 +505,10 @@ async function saveProgress(
       runner,
       now,
       c.notReplayableToOrigin
-        ? JSON.stringify({ noBrokerSource: c.notReplayableToOrigin.noBrokerSource, refusedDestination: c.notReplayableToOrigin.refusedDestination })
+        ? JSON.stringify({
+            noBrokerSource: c.notReplayableToOrigin.noBrokerSource,
+            refusedDestination: c.notReplayableToOrigin.refusedDestination,
+          })
         : null,
     ],
   );
