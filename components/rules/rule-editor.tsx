@@ -60,7 +60,16 @@ function NumberField({
   return (
     <Field label={label} hint={hint}>
       {(id) => (
-        <input id={id} type="number" min={min} max={max} step={step} className={INPUT} value={value} onChange={(e) => onChange(e.target.value)} />
+        <input
+          id={id}
+          type="number"
+          min={min}
+          max={max}
+          step={step}
+          className={INPUT}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
     </Field>
   );
@@ -206,8 +215,21 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
           {picked && (
             <>
               <NumberField label="Replay rate (records/s)" min={0} step="any" value={d.replayRate} onChange={(v) => set("replayRate", v)} />
-              <NumberField label="Canary items" hint="empty: no canary" min={1} value={d.canaryCount} onChange={(v) => set("canaryCount", v)} />
-              <NumberField label="Canary max failed (%)" min={0} max={100} step="any" value={d.canaryPct} onChange={(v) => set("canaryPct", v)} />
+              <NumberField
+                label="Canary items"
+                hint="empty: no canary"
+                min={1}
+                value={d.canaryCount}
+                onChange={(v) => set("canaryCount", v)}
+              />
+              <NumberField
+                label="Canary max failed (%)"
+                min={0}
+                max={100}
+                step="any"
+                value={d.canaryPct}
+                onChange={(v) => set("canaryPct", v)}
+              />
             </>
           )}
         </fieldset>

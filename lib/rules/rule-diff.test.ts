@@ -36,7 +36,10 @@ describe("diffRuleVersions", () => {
 
   it("compares lists as one field and the action's type and reason", () => {
     const before = v(1, { match: { kind: "afc", afcIssues: ["fare_amount_cents"] }, action: { type: "approve" } });
-    const after = v(2, { match: { kind: "afc", afcIssues: ["fare_amount_cents", "device_id"] }, action: { type: "quarantine", reason: "firmware" } });
+    const after = v(2, {
+      match: { kind: "afc", afcIssues: ["fare_amount_cents", "device_id"] },
+      action: { type: "quarantine", reason: "firmware" },
+    });
     expect(diffRuleVersions(before, after)).toEqual([
       { field: "match.afcIssues", before: "fare_amount_cents", after: "fare_amount_cents, device_id" },
       { field: "action.type", before: "approve", after: "quarantine" },
@@ -62,7 +65,11 @@ describe("diffRuleVersions", () => {
       { field: "replay.canary.count", before: null, after: "20" },
       { field: "replay.canary.maxFailureRate", before: null, after: "0.1" },
     ]);
-    expect(diffRuleVersions(v(3, { replay: http }), v(4))).toContainEqual({ field: "replay.sink.url", before: "https://down.example/in", after: null });
+    expect(diffRuleVersions(v(3, { replay: http }), v(4))).toContainEqual({
+      field: "replay.sink.url",
+      before: "https://down.example/in",
+      after: null,
+    });
   });
 });
 

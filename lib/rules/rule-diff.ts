@@ -59,7 +59,10 @@ export function diffRuleVersions(before: Compared, after: Compared): RuleFieldCh
  * The version a new one is compared with: the latest approved before it (what was in force, or last was), else the
  * one just before it; null for a first version.
  */
-export function baseVersionOf<V extends Pick<RuleVersionView, "version" | "approvedAt">>(versions: readonly V[], version: number): V | null {
+export function baseVersionOf<V extends Pick<RuleVersionView, "version" | "approvedAt">>(
+  versions: readonly V[],
+  version: number,
+): V | null {
   const older = versions.filter((v) => v.version < version).sort((x, y) => y.version - x.version);
   return older.find((v) => v.approvedAt !== null) ?? older[0] ?? null;
 }

@@ -189,7 +189,9 @@ export const DryRunBodySchema = z.strictObject({
     .max(50)
     .nullable()
     .optional()
-    .describe("the draft's standing replay sink type (null: none; absent: the latest version's): back to origin counts notReplayableToOrigin"),
+    .describe(
+      "the draft's standing replay sink type (null: none; absent: the latest version's): back to origin counts notReplayableToOrigin",
+    ),
 });
 export type DryRunBody = z.infer<typeof DryRunBodySchema>;
 

@@ -88,12 +88,26 @@ beforeAll(async () => {
   const u = await makeUser(db, "supervisor", { email: "origin-dry@test.local" });
   user = u;
   token = await makeToken(db, u.id);
-  sup = { standing: STANDING_REPLAY, actor: { id: u.id, email: u.email, role: "supervisor" }, scope: UNSCOPED, role: "supervisor", requestId: "t", now: new Date() };
+  sup = {
+    standing: STANDING_REPLAY,
+    actor: { id: u.id, email: u.email, role: "supervisor" },
+    scope: UNSCOPED,
+    role: "supervisor",
+    requestId: "t",
+    now: new Date(),
+  };
   await db.pool.query(`INSERT INTO source (name, type, url_sealed, kind, options) VALUES ($1, 'nats', 'unused', 'spatial', $2)`, [
     BROKER,
     JSON.stringify({ destinations: ["orders.*"] }),
   ]);
-  const stored = await ingest(db, [envelope(square), envelope(square), envelope(square), envelope(square), envelope(square), envelope(star)]);
+  const stored = await ingest(db, [
+    envelope(square),
+    envelope(square),
+    envelope(square),
+    envelope(square),
+    envelope(square),
+    envelope(star),
+  ]);
   ids = { none: stored.slice(0, 2), allowed: stored.slice(2, 4), forged: [stored[4]!], star: stored[5]! };
   for (const id of ids.allowed) await pulled(id, "orders.eu");
   await pulled(ids.forged[0]!, "payments.settle");
@@ -117,7 +131,7 @@ describe("a dry run of a rule replaying back to origin", () => {
         name: "origin-dry",
         match: { source: SOURCE, repair: { maxAreaChange: 0.01 } },
         action: { type: "approve" },
-        replay: { sink: "origin", ratePerSecond: 10 },
+        replay: { sink: { type: "origin" }, ratePerSecond: 10 },
       },
       sup,
     );
@@ -135,7 +149,12 @@ describe("a dry run of a rule replaying back to origin", () => {
     expect((await call(dryRunPost, originRule, { sink: null })).job.notReplayableToOrigin).toBeNull();
     const ledger = await createRule(
       db.pool,
-      { name: "ledger-dry", match: { source: SOURCE, repair: { maxAreaChange: 0.01 } }, action: { type: "approve" }, replay: { sink: "ledger", ratePerSecond: 10 } },
+      {
+        name: "ledger-dry",
+        match: { source: SOURCE, repair: { maxAreaChange: 0.01 } },
+        action: { type: "approve" },
+        replay: { sink: { type: "ledger" }, ratePerSecond: 10 },
+      },
       sup,
     );
     expect((await call(dryRunPost, ledger.id, {})).job).toMatchObject({ decided: 5, notReplayableToOrigin: null });
@@ -147,14 +166,24 @@ describe("a dry run of a rule replaying back to origin", () => {
 
   it("counts the same on the paged walk (a repair other than the stored one runs GEOS)", async () => {
     const match = { source: SOURCE, repair: { method: "linework" as const, policy: "accept" as const, maxAreaChange: 0.01 } };
-    const job = await createRuleJob(db.pool, originRule, { type: "dry_run", match, action: { type: "approve" }, version: null, toOrigin: true }, sup);
+    const job = await createRuleJob(
+      db.pool,
+      originRule,
+      { type: "dry_run", match, action: { type: "approve" }, version: null, toOrigin: true },
+      sup,
+    );
     const done = await runRuleJob(db.pool, originRule, job.id, { now: () => new Date(), originCheck: notReplayableToOrigin });
     expect(done).toMatchObject({ status: "completed", decided: 5, notReplayableToOrigin: WANT });
   });
 
   it("fails a job counting back to origin whose runner was not handed the replay step's check, rather than count none", async () => {
     const match = { source: SOURCE, repair: { maxAreaChange: 0.01 } };
-    const job = await createRuleJob(db.pool, originRule, { type: "dry_run", match, action: { type: "approve" }, version: null, toOrigin: true }, sup);
+    const job = await createRuleJob(
+      db.pool,
+      originRule,
+      { type: "dry_run", match, action: { type: "approve" }, version: null, toOrigin: true },
+      sup,
+    );
     const done = await runRuleJob(db.pool, originRule, job.id, { now: () => new Date() });
     expect(done.status).toBe("failed");
   });
@@ -167,8 +196,8 @@ describe("a dry run of a rule replaying back to origin", () => {
     expect(preview.skipped.noOrigin).toBe(WANT.noBrokerSource);
     expect(preview.destinations?.filter((d) => !d.allowed).reduce((s, d) => s + d.count, 0)).toBe(WANT.refusedDestination);
     const body = CreateBatchBody.parse({ filter: { source: [SOURCE] }, sink: { type: "origin" }, ratePerSecond: 10 });
-    await expect(createBatch(db.pool, body, { userId: user.id, email: user.email, role: "supervisor", scope: UNSCOPED }, { now: new Date() })).rejects.toThrow(
-      /1 record\(s\) cannot go back to origin/,
-    );
+    await expect(
+      createBatch(db.pool, body, { userId: user.id, email: user.email, role: "supervisor", scope: UNSCOPED }, { now: new Date() }),
+    ).rejects.toThrow(/1 record\(s\) cannot go back to origin/);
   });
 });
