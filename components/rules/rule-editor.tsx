@@ -205,8 +205,9 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
             )}
           </Field>
           {picked && (
-            <div className="space-y-1 sm:col-span-2 lg:col-span-3">
-              <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="rule-sink-help">
+            // The sink's labels read as the editor's own (small, muted); its inputs keep the replay form's look.
+            <div className="space-y-1 text-xs text-slate-600 sm:col-span-2 lg:col-span-3 dark:text-slate-300">
+              <p className="font-normal text-slate-500 dark:text-slate-400" data-testid="rule-sink-help">
                 {sinkPlug(picked).help}
               </p>
               <SinkFields plug={sinkPlug(picked)} inputs={d.sinkInputs} onInput={setSinkInput} afcTaps={0} />

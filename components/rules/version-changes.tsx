@@ -26,7 +26,7 @@ export function VersionChanges({ rule }: { rule: RuleView }) {
       {changes.length === 0 ? (
         <p className="text-xs text-slate-600 dark:text-slate-300">Nothing in its match, action or standing replay.</p>
       ) : (
-        <table className="mt-1 w-full text-xs" data-testid="version-changes">
+        <table className="mt-1 text-xs" data-testid="version-changes">
           <thead className="text-left text-slate-500 dark:text-slate-400">
             <tr>
               <th className="py-0.5 pr-3 font-medium">Field</th>
