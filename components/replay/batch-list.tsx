@@ -9,6 +9,7 @@ import { progressText } from "@/lib/replay/batch/progress";
 import { BatchStatusBadge, ProgressBar } from "./badges";
 import { fmt, formatTime } from "./format";
 import { useBatches } from "./queries";
+import { FedByRule } from "./fed-by-rule";
 
 const COLUMNS: (string | Column)[] = [
   "Batch",
@@ -48,6 +49,11 @@ export function BatchList({ initial, renderedAt, canManage }: { initial: BatchVi
               <Link href={`/replays/${b.id}`} className="font-medium underline-offset-2 hover:underline">
                 #{b.id}
               </Link>
+              {b.rule && (
+                <span data-testid="batch-rule" className="block text-xs text-slate-500 dark:text-slate-400">
+                  standing: <FedByRule rule={b.rule} />
+                </span>
+              )}
             </td>
             <td className="px-3 py-1.5">
               <BatchStatusBadge status={b.status} title={b.statusReason} />

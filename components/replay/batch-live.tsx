@@ -10,6 +10,7 @@ import { isLive } from "@/lib/replay/batch/progress";
 import { useBatch } from "./queries";
 import { RateChart } from "./rate-chart";
 import { DestinationsList } from "./destinations-list";
+import { FedByRule } from "./fed-by-rule";
 
 const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled", "pending"] as const;
 
@@ -28,6 +29,12 @@ export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; 
         <div className="ml-auto">
           <BatchActions batch={batch} perms={perms} />
         </div>
+        {batch.rule && (
+          <p data-testid="batch-rule" className="basis-full text-sm text-slate-600 dark:text-slate-300">
+            Standing replay of <FedByRule rule={batch.rule} />: the records that version approves join this batch, approved by its four
+            eyes.
+          </p>
+        )}
       </div>
       {error && (
         <p role="alert" className="text-sm text-red-700 dark:text-red-300">

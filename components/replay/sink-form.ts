@@ -1,4 +1,4 @@
-import { SINKS } from "@/lib/replay/sinks/registry";
+import { SINKS, SinkSchema } from "@/lib/replay/sinks/registry";
 import type { AnySinkConfigPlug, SinkFormField } from "@/lib/replay/sinks/sink-plug";
 
 // The replay form's sink settings, from each sink's own fields (lib/replay/sinks/<type>/, listed in the registry):
@@ -57,4 +57,16 @@ export function sinkBodyOf(plug: AnySinkConfigPlug, inputs: SinkInputs): { sink:
     problems.push(...read.problems);
   }
   return { sink, problems };
+}
+
+/**
+ * The sink body and every problem with it, worded as the replay form words them ("sink.url: Invalid URL"): its
+ * fields' text, then the sink's own schema. A form whose body holds the sink elsewhere (a rule's standing replay)
+ * checks it with this, so a supervisor reads the same message in both.
+ */
+export function checkedSinkOf(plug: AnySinkConfigPlug, inputs: SinkInputs): { sink: Record<string, unknown>; problems: string[] } {
+  const { sink, problems } = sinkBodyOf(plug, inputs);
+  const checked = SinkSchema.safeParse(sink);
+  const issues = checked.success ? [] : checked.error.issues.map((i) => `${["sink", ...i.path].join(".")}: ${i.message}`);
+  return { sink, problems: [...problems, ...issues] };
 }

@@ -13,6 +13,7 @@ export function DryRunCounts({ query }: { query: UseQueryResult<RuleJobView> }) 
   const job = query.data;
   if (!job) return <p className="text-xs text-slate-500 dark:text-slate-400">{query.isFetching ? "Counting…" : "No dry run yet."}</p>;
   const areas = Object.entries(job.areaChanges);
+  const origin = job.notReplayableToOrigin;
   return (
     <div className="space-y-1 text-sm" aria-live="polite" data-testid="dry-run-counts">
       <p>
@@ -34,6 +35,22 @@ export function DryRunCounts({ query }: { query: UseQueryResult<RuleJobView> }) 
       {areas.length > 0 && (
         <p className="text-xs text-slate-600 dark:text-slate-300">
           Area change of approvals: {areas.map(([bound, n]) => `${AREA_LABEL(bound)}: ${n}`).join(" · ")}
+        </p>
+      )}
+      {origin && (
+        <p
+          data-testid="dry-run-not-replayable"
+          className={origin.total > 0 ? "text-xs text-amber-800 dark:text-amber-200" : "text-xs text-slate-600 dark:text-slate-300"}
+        >
+          {origin.total === 0 ? (
+            "Back to origin: every approval can go back."
+          ) : (
+            <>
+              Back to origin: <strong>{origin.total.toLocaleString("en")}</strong> of the approvals cannot go back (
+              {origin.noBrokerSource.toLocaleString("en")} not pulled from a broker source, {origin.refusedDestination.toLocaleString("en")}{" "}
+              to a destination their source does not allow): approved, they stay out of the standing replay.
+            </>
+          )}
         </p>
       )}
       <p className="flex flex-wrap gap-x-2 text-xs">

@@ -11,6 +11,7 @@ import type { CreateRuleBody, DryRunBody, PatchRuleBody, RuleJobView, RuleView }
 export const ruleKeys = {
   all: ["rules"] as const,
   list: () => [...ruleKeys.all, "list"] as const,
+  one: (id: string) => [...ruleKeys.all, "one", id] as const,
   dryRun: (id: string, body: DryRunBody) => [...ruleKeys.all, "dry-run", id, JSON.stringify(body)] as const,
 };
 
@@ -20,6 +21,15 @@ export function useRules(initial: RuleView[], renderedAt: number) {
     queryFn: ({ signal }) => fetchJson<{ rules: RuleView[] }>("/api/rules", { signal }).then((r) => r.rules),
     initialData: initial,
     initialDataUpdatedAt: renderedAt,
+  });
+}
+
+/** One rule with every version (the list carries the latest alone). */
+export function useRule(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ruleKeys.one(id),
+    enabled,
+    queryFn: ({ signal }) => fetchJson<RuleView>(`/api/rules/${id}`, { signal }),
   });
 }
 

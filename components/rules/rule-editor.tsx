@@ -3,128 +3,17 @@
 import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { CLASSES, KINDS, REPAIR_METHODS, REPAIR_POLICIES } from "@/lib/vocabulary/record";
-import {
-  CreateRuleBodySchema,
-  RuleActionSchema,
-  RuleMatchSchema,
-  RuleReplaySchema,
-  type RuleAction,
-  type RuleMatch,
-  type RuleReplay,
-  type RuleView,
-} from "@/lib/rules/rule-schemas";
-import { SINKS } from "@/lib/replay/sinks/registry";
+import { CreateRuleBodySchema, type RuleView } from "@/lib/rules/rule-schemas";
+import { SINKS, sinkPlug } from "@/lib/replay/sinks/registry";
+import { SinkFields } from "@/components/replay/sink-fields";
 import { DryRunCounts } from "./dry-run-counts";
+import { bodyOf, draftOf, KEEP_REPLAY, pickedSink, replayOf, type Draft } from "./rule-draft";
 import { useCreateRule, useDryRun, usePatchRule } from "./queries";
 
 // The rule editor: a new rule's first version, or a change to the selected one (a new version). The live counts
 // are a dry run of what is typed (debounced), against the records stored now; a new rule gets them once drafted.
-
-interface Draft {
-  name: string;
-  kind: string;
-  source: string;
-  origin: string;
-  reason: string;
-  cls: string;
-  afcIssues: string;
-  method: string;
-  policy: string;
-  sameType: boolean;
-  maxAreaPct: string;
-  maxDroppedParts: string;
-  action: RuleAction["type"];
-  quarantineReason: string;
-  /** the standing replay's sink type; "keep": the version's as it is (a change), "": none */
-  replaySink: string;
-  /** the sink's other settings, JSON (e.g. {"url": "https://…"} for HTTP) */
-  replaySettings: string;
-  replayRate: string;
-  canaryCount: string;
-  canaryPct: string;
-}
-
-function draftOf(rule: RuleView | null): Draft {
-  const m = rule?.match ?? {};
-  const pct = m.repair?.maxAreaChange;
-  return {
-    name: rule?.name ?? "",
-    kind: m.kind ?? "",
-    source: m.source ?? "",
-    origin: m.origin ?? "",
-    reason: m.reason ?? "",
-    cls: m.class ?? "",
-    afcIssues: m.afcIssues?.join(", ") ?? "",
-    method: m.repair?.method ?? "",
-    policy: m.repair?.policy ?? "",
-    sameType: m.repair?.sameType ?? false,
-    maxAreaPct: pct === undefined ? "" : String(Math.round(pct * 100_000) / 1000),
-    maxDroppedParts: m.repair?.maxDroppedParts === undefined ? "" : String(m.repair.maxDroppedParts),
-    action: rule?.action.type ?? "approve",
-    quarantineReason: rule?.action.type === "quarantine" ? rule.action.reason : "",
-    // A change keeps the version's replay unless another is chosen: its sink's secrets are not shown to edit.
-    replaySink: rule?.replay ? "keep" : "",
-    replaySettings: "",
-    replayRate: rule?.replay ? String(rule.replay.ratePerSecond) : "10",
-    canaryCount: rule?.replay?.canary ? String(rule.replay.canary.count) : "",
-    canaryPct: rule?.replay?.canary ? String(rule.replay.canary.maxFailureRate * 100) : "",
-  };
-}
-
-/** The draft's standing replay: undefined keeps the version's, null is none. */
-function replayOf(d: Draft): { ok: true; replay: RuleReplay | null | undefined } | { ok: false; message: string } {
-  // Only an approving rule replays: another action drops the version's replay.
-  if (d.replaySink === "" || d.action !== "approve") return { ok: true, replay: null };
-  if (d.replaySink === "keep") return { ok: true, replay: undefined };
-  let settings: unknown = {};
-  if (d.replaySettings.trim() !== "") {
-    try {
-      settings = JSON.parse(d.replaySettings);
-    } catch {
-      return { ok: false, message: "replay: the sink settings are not JSON" };
-    }
-  }
-  const parsed = RuleReplaySchema.safeParse({
-    sink: { ...(typeof settings === "object" && settings !== null ? settings : {}), type: d.replaySink },
-    ratePerSecond: Number(d.replayRate),
-    canary: d.canaryCount.trim() === "" ? undefined : { count: Number(d.canaryCount), maxFailureRate: Number(d.canaryPct || "0") / 100 },
-  });
-  if (!parsed.success) return { ok: false, message: `replay: ${parsed.error.issues[0]?.message ?? "invalid"}` };
-  return { ok: true, replay: parsed.data };
-}
-
-const orUndefined = (s: string) => (s.trim() === "" ? undefined : s.trim());
-
-/** The draft as the API's match and action, or the first problem with it. */
-function bodyOf(d: Draft): { ok: true; match: RuleMatch; action: RuleAction } | { ok: false; message: string } {
-  const repair = {
-    method: orUndefined(d.method),
-    policy: orUndefined(d.policy),
-    sameType: d.sameType || undefined,
-    maxAreaChange: d.maxAreaPct.trim() === "" ? undefined : Number(d.maxAreaPct) / 100,
-    maxDroppedParts: d.maxDroppedParts.trim() === "" ? undefined : Number(d.maxDroppedParts),
-  };
-  const hasRepair = Object.values(repair).some((v) => v !== undefined);
-  const issues = d.afcIssues
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const match = RuleMatchSchema.safeParse({
-    kind: orUndefined(d.kind),
-    source: orUndefined(d.source),
-    origin: orUndefined(d.origin),
-    reason: orUndefined(d.reason),
-    class: orUndefined(d.cls),
-    afcIssues: issues.length ? issues : undefined,
-    repair: hasRepair ? repair : undefined,
-  });
-  if (!match.success) return { ok: false, message: `match: ${match.error.issues[0]?.message ?? "invalid"}` };
-  const action = RuleActionSchema.safeParse(
-    d.action === "quarantine" ? { type: d.action, reason: d.quarantineReason } : { type: d.action },
-  );
-  if (!action.success) return { ok: false, message: `action: ${action.error.issues[0]?.message ?? "invalid"}` };
-  return { ok: true, match: match.data, action: action.data };
-}
+// A standing replay's sink is picked and filled in as in the replay batch form: each sink's own fields, from the
+// sink registry (components/replay/sink-fields.tsx), checked with the same words.
 
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = useState(value);
@@ -147,6 +36,42 @@ function Field({ label, children, hint }: { label: string; children: (id: string
       {children(id)}
       {hint && <p className="text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
     </div>
+  );
+}
+
+/** A number field: its text as typed (the draft keeps text; bodyOf and replayOf read it). */
+function NumberField({
+  label,
+  hint,
+  value,
+  onChange,
+  min,
+  max,
+  step,
+}: {
+  label: string;
+  hint?: string;
+  value: string;
+  onChange: (v: string) => void;
+  min?: number;
+  max?: number;
+  step?: "any";
+}) {
+  return (
+    <Field label={label} hint={hint}>
+      {(id) => (
+        <input
+          id={id}
+          type="number"
+          min={min}
+          max={max}
+          step={step}
+          className={INPUT}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    </Field>
   );
 }
 
@@ -176,9 +101,13 @@ function Choice({
 export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: (id: string) => void }) {
   const [d, setD] = useState<Draft>(() => draftOf(rule));
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((x) => ({ ...x, [k]: v }));
+  const setSinkInput = (key: string, value: string) => setD((x) => ({ ...x, sinkInputs: { ...x.sinkInputs, [key]: value } }));
   const body = bodyOf(d);
   const replay = replayOf(d);
-  const live = useDebounced(body.ok ? { match: body.match, action: body.action } : null, 400);
+  const picked = pickedSink(d);
+  // The draft's standing replay too: one back to origin counts the approvals that cannot go back.
+  const sink = d.replaySink === KEEP_REPLAY ? undefined : d.action === "approve" && d.replaySink !== "" ? d.replaySink : null;
+  const live = useDebounced(body.ok ? { match: body.match, action: body.action, ...(sink === undefined ? {} : { sink }) } : null, 400);
   const counts = useDryRun(rule?.id ?? null, live ?? {}, live !== null);
   const create = useCreateRule();
   const patch = usePatchRule();
@@ -232,31 +161,8 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
         <Field label="Repair policy">
           {(id) => <Choice id={id} value={d.policy} options={REPAIR_POLICIES} onChange={(v) => set("policy", v)} />}
         </Field>
-        <Field label="Max area change (%)">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={0}
-              step="any"
-              className={INPUT}
-              value={d.maxAreaPct}
-              onChange={(e) => set("maxAreaPct", e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label="Max dropped parts">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={0}
-              className={INPUT}
-              value={d.maxDroppedParts}
-              onChange={(e) => set("maxDroppedParts", e.target.value)}
-            />
-          )}
-        </Field>
+        <NumberField label="Max area change (%)" min={0} step="any" value={d.maxAreaPct} onChange={(v) => set("maxAreaPct", v)} />
+        <NumberField label="Max dropped parts" min={0} value={d.maxDroppedParts} onChange={(v) => set("maxDroppedParts", v)} />
         <label className="flex items-center gap-2 self-end text-sm">
           <input type="checkbox" checked={d.sameType} onChange={(e) => set("sameType", e.target.checked)} />
           Repair keeps the geometry type
@@ -286,7 +192,7 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
               <select id={id} className={INPUT} value={d.replaySink} onChange={(e) => set("replaySink", e.target.value)}>
                 <option value="">none</option>
                 {rule?.replay && (
-                  <option value="keep">
+                  <option value={KEEP_REPLAY}>
                     as in v{rule.version}: {rule.replay.sinkText}
                   </option>
                 )}
@@ -298,58 +204,45 @@ export function RuleEditor({ rule, onSaved }: { rule: RuleView | null; onSaved: 
               </select>
             )}
           </Field>
-          {d.replaySink !== "" && d.replaySink !== "keep" && (
-            <Field label="Sink settings (JSON)" hint='the sink&apos;s fields as a batch takes them, e.g. {"url": "https://…"}'>
-              {(id) => <input id={id} className={INPUT} value={d.replaySettings} onChange={(e) => set("replaySettings", e.target.value)} />}
-            </Field>
+          {picked && (
+            // The sink's labels read as the editor's own (small, muted); its inputs keep the replay form's look.
+            <div className="space-y-1 text-xs text-slate-600 sm:col-span-2 lg:col-span-3 dark:text-slate-300">
+              <p className="font-normal text-slate-500 dark:text-slate-400" data-testid="rule-sink-help">
+                {sinkPlug(picked).help}
+              </p>
+              <SinkFields plug={sinkPlug(picked)} inputs={d.sinkInputs} onInput={setSinkInput} afcTaps={0} />
+            </div>
           )}
-          {d.replaySink !== "" && d.replaySink !== "keep" && (
+          {picked && (
             <>
-              <Field label="Replay rate (records/s)">
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={0}
-                    step="any"
-                    className={INPUT}
-                    value={d.replayRate}
-                    onChange={(e) => set("replayRate", e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field label="Canary items" hint="empty: no canary">
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={1}
-                    className={INPUT}
-                    value={d.canaryCount}
-                    onChange={(e) => set("canaryCount", e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field label="Canary max failed (%)">
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={0}
-                    max={100}
-                    step="any"
-                    className={INPUT}
-                    value={d.canaryPct}
-                    onChange={(e) => set("canaryPct", e.target.value)}
-                  />
-                )}
-              </Field>
+              <NumberField label="Replay rate (records/s)" min={0} step="any" value={d.replayRate} onChange={(v) => set("replayRate", v)} />
+              <NumberField
+                label="Canary items"
+                hint="empty: no canary"
+                min={1}
+                value={d.canaryCount}
+                onChange={(v) => set("canaryCount", v)}
+              />
+              <NumberField
+                label="Canary max failed (%)"
+                min={0}
+                max={100}
+                step="any"
+                value={d.canaryPct}
+                onChange={(v) => set("canaryPct", v)}
+              />
             </>
           )}
         </fieldset>
       )}
       {!body.ok && <p className="text-xs text-amber-700 dark:text-amber-300">{body.message}</p>}
-      {!replay.ok && <p className="text-xs text-amber-700 dark:text-amber-300">{replay.message}</p>}
+      {!replay.ok && (
+        <ul aria-label="Standing replay problems" className="list-disc pl-5 text-xs text-amber-700 dark:text-amber-300">
+          {replay.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
       <div className="flex items-center gap-2">
         <Button type="submit" variant="primary" disabled={!body.ok || !replay.ok || create.isPending || patch.isPending}>
           {rule ? "Save as a new version" : "Save draft"}

@@ -8,6 +8,7 @@ import { Panel } from "@/components/ui/panel";
 import type { RuleStatus, RuleView } from "@/lib/rules/rule-schemas";
 import { DryRunCounts } from "./dry-run-counts";
 import { RuleEditor } from "./rule-editor";
+import { VersionChanges } from "./version-changes";
 import { useApplyRule, useApproveRule, useDryRun, usePatchRule, useResumeRule, useRules } from "./queries";
 
 // /rules: the triage rules, the editor, and the four eyes: a draft's approval panel shows exactly the version to
@@ -110,15 +111,10 @@ function RuleDetails({
           </>
         )}
       </dl>
+      {rule.status === "draft" && rule.version > 1 && <VersionChanges rule={rule} />}
       <section aria-label="Dry run" className="rounded border border-slate-200 p-2 dark:border-slate-700">
         <h3 className="text-xs font-semibold">Dry run of v{rule.version} against the records stored now</h3>
         <DryRunCounts query={dry} />
-        {rule.replay?.sink.type === "origin" && rule.action.type === "approve" && (
-          <p className="text-xs text-amber-800 dark:text-amber-200" data-testid="dry-run-origin-note">
-            Back to origin: a record it approves that was not pulled from a broker source cannot go back — it is approved but stays out of
-            the standing replay (counted as not replayable under Replayed).
-          </p>
-        )}
       </section>
       <div className="flex flex-wrap items-center gap-2">
         {rule.status === "draft" && canApprove && (

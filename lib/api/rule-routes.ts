@@ -7,6 +7,7 @@ import { actorOf } from "../auth/principal";
 import { runRuleJob } from "../dead-letters/rules/rule-jobs";
 import type { RuleContext } from "../rules/rules";
 import { STANDING_REPLAY } from "../replay/batch/standing-rules";
+import { notReplayableToOrigin } from "../replay/sinks/origin/origin-destinations";
 import type { RuleJobView } from "../rules/rule-schemas";
 import { answer, type JsonAnswer } from "./handler";
 
@@ -27,7 +28,7 @@ const location = (job: RuleJobView) => `/api/rules/${job.ruleId}/jobs/${job.id}`
  * progress at GET /api/rules/{id}/jobs/{jobId}) while the server keeps working on it after the answer.
  */
 export async function runRuleJobRoute(pool: pg.Pool, job: RuleJobView, inlineMs: number): Promise<JsonAnswer> {
-  const run = runRuleJob(pool, job.ruleId, job.id, { now: () => new Date() });
+  const run = runRuleJob(pool, job.ruleId, job.id, { now: () => new Date(), originCheck: notReplayableToOrigin });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), inlineMs);

@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
 import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
+import { notReplayableToOrigin } from "../replay/sinks/origin/origin-destinations";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { evaluateRuleAlerts } from "../rules/rule-alerts";
 import { deliverFired, deliverResolved, type Poster } from "./alerts/webhook";
@@ -141,7 +142,7 @@ export async function resumeStalledRuleJobs(
     for (const { ruleId, jobId } of await stalledRuleJobs(opts.pool, now)) {
       resumed.push(jobId);
       log(`[maintenance] resuming rule job ${jobId} of rule ${ruleId} (its runner stopped reporting)`);
-      const run = runRuleJob(opts.pool, ruleId, jobId, { now: opts.now ?? (() => new Date()) })
+      const run = runRuleJob(opts.pool, ruleId, jobId, { now: opts.now ?? (() => new Date()), originCheck: notReplayableToOrigin })
         .then((job) => log(`[maintenance] rule job ${jobId}: ${job.status}, ${job.processed} processed`))
         .catch((err: unknown) => log(`[maintenance] rule job ${jobId} failed: ${err instanceof Error ? err.message : String(err)}`))
         .finally(() => resumedJobs.delete(run));

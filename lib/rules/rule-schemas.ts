@@ -183,6 +183,15 @@ export const ApproveRuleBodySchema = z.strictObject({
 export const DryRunBodySchema = z.strictObject({
   match: RuleMatchSchema.optional(),
   action: RuleActionSchema.optional(),
+  sink: z
+    .string()
+    .min(1)
+    .max(50)
+    .nullable()
+    .optional()
+    .describe(
+      "the draft's standing replay sink type (null: none; absent: the latest version's): back to origin counts notReplayableToOrigin",
+    ),
 });
 export type DryRunBody = z.infer<typeof DryRunBodySchema>;
 
@@ -244,6 +253,11 @@ export interface RuleCounts {
   samples: { decided: string[]; skipped: { id: string; reason: string }[] };
   /** approvals: how many records change their area by up to each bound (keys "0", "0.001", … "more") */
   areaChanges: Record<string, number>;
+  /**
+   * A dry run of a rule whose standing replay goes back to origin: of its approvals, those that cannot (counted as
+   * a batch back to origin leaves them out or refuses them); null for any other dry run, and for an apply.
+   */
+  notReplayableToOrigin: { total: number; noBrokerSource: number; refusedDestination: number } | null;
 }
 
 export interface RuleJobView extends RuleCounts {

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { ITEM_SNAPSHOT_SQL } from "../vocabulary/replay-item";
+import { HAS_ORIGIN, ITEM_SNAPSHOT_SQL } from "../vocabulary/replay-item";
 
 // Where a rule's approvals go when its version carries a standing replay: into that version's one open batch
 // (opened at the version's approval: lib/replay/batch/standing-batch.ts), in the transaction that decides them —
@@ -35,7 +35,7 @@ export async function appendToStanding(client: pg.PoolClient, byRule: Map<string
            coalesce((b.selection->>'spatialOnly')::boolean, false) AS spatial_only
          FROM replay_batch b WHERE b.rule_id = $1 AND b.status IN ('approved', 'running', 'paused') AND ${OPEN_STANDING}
        ), c AS (
-         SELECT b0.id AS batch_id, d.id, d.idempotency_key IS NOT NULL AND (NOT b0.needs_origin OR d.origin_source IS NOT NULL)
+         SELECT b0.id AS batch_id, d.id, d.idempotency_key IS NOT NULL AND (NOT b0.needs_origin OR ${HAS_ORIGIN})
            AND (NOT b0.spatial_only OR d.kind = 'spatial') AS fits
          FROM b0, dead_letter d WHERE d.id = ANY($2::bigint[]) AND d.status = 'approved'
        ), e AS (

@@ -1,9 +1,15 @@
+import { mkdirSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { DEMO, ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // Triage rules under four eyes: a supervisor drafts a rule (with a standing replay into the ledger) and sees its live
 // dry run, a second supervisor (another browser) approves exactly that version — the sink and rate in front of them —
-// and a new bow-tie arrival is decided by it, as its record page says.
+// and a new bow-tie arrival is decided by it, as its record page says. The standing replay's batch names the rule; a
+// change back to origin counts, in its live dry run, the approvals that cannot go back; its approver sees what it
+// changes from v1, field by field.
+
+const SHOTS = "tests/artifacts/screenshots";
+mkdirSync(SHOTS, { recursive: true });
 
 const ring = (points: number[][]) => ({ type: "Polygon", coordinates: [points] });
 /** A bow-tie whose second lobe is a sliver: its repair keeps all but 0.01% of the area. */
@@ -48,7 +54,10 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   browser,
   playwright,
   baseURL,
+  colorScheme,
 }) => {
+  test.setTimeout(120_000);
+  const scheme = colorScheme === "dark" ? "dark" : "light";
   const suffix = uniqueSuffix();
   const source = `parcels-${suffix}`;
   const name = `bowtie-sliver-${suffix}`;
@@ -56,14 +65,24 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   await ingestAsProducer(playwright.request, baseURL, envelope(source, `old-bow-${suffix}`, BOWTIE));
   await ingestAsProducer(playwright.request, baseURL, envelope(source, `old-star-${suffix}`, STAR));
 
-  const drafter = await (await browser.newContext()).newPage();
+  const drafter = await (await browser.newContext({ colorScheme })).newPage();
   await signIn(drafter, "supervisor", "/rules");
   await drafter.getByRole("button", { name: "New rule" }).click();
   const form = drafter.getByRole("form", { name: "New rule" });
   await form.getByLabel("Name").fill(name);
   await form.getByLabel("Source", { exact: true }).fill(source);
   await form.getByLabel("Max area change (%)").fill("1");
+  // The sink's own fields, as in the replay batch form: HTTP asks for its URL and names what is wrong with it.
+  await form.getByLabel("Replay sink").selectOption({ label: "HTTP" });
+  await form.getByLabel("URL").fill("ftp://not-http.example/in");
+  await expect(form.getByLabel("Requests in flight")).toHaveValue("4");
+  const problems = form.getByRole("list", { name: "Standing replay problems" });
+  await expect(problems).toContainText("sink.url: must be an http(s) URL");
+  await expect(form.getByRole("button", { name: "Save draft" })).toBeDisabled();
+  await form.screenshot({ path: `${SHOTS}/rules-editor-sink-${scheme}.png` });
   await form.getByLabel("Replay sink").selectOption({ label: "Built-in ledger" });
+  await expect(form.getByLabel("URL")).toHaveCount(0);
+  await expect(problems).toHaveCount(0);
   await form.getByLabel("Replay rate (records/s)").fill("5");
   await form.getByLabel("Canary items").fill("3");
   await form.getByLabel("Canary max failed (%)").fill("50");
@@ -78,7 +97,7 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   // Four eyes: the drafter cannot approve their own version.
   await expect(detail.getByRole("button", { name: "Approve v1" })).toBeDisabled();
 
-  const approver = await (await browser.newContext()).newPage();
+  const approver = await (await browser.newContext({ colorScheme })).newPage();
   await signIn(approver, "supervisor2", "/rules");
   const theirs = approver.getByRole("region", { name: `Rule ${name}` });
   await openRule(approver, name);
@@ -98,6 +117,49 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   const note = drafter.getByTestId("decided-by-rule");
   await expect(note).toHaveText(`Approved by rule ${name} v1 (approved by ${DEMO.supervisor.email} and ${DEMO.supervisor2.email})`);
   await expect(note.getByRole("link", { name })).toBeVisible();
+
+  // The standing replay's batch names the rule that feeds it, on its page and in the list, linking back to it.
+  const flowLink = theirs.getByTestId("rule-flow").getByRole("link");
+  const batchPath = await flowLink.getAttribute("href");
+  await approver.goto(batchPath!);
+  const fedBy = approver.getByTestId("batch-rule");
+  await expect(fedBy).toHaveText(
+    `Standing replay of rule ${name} v1: the records that version approves join this batch, approved by its four eyes.`,
+  );
+  await approver.screenshot({ path: `${SHOTS}/rules-standing-batch-${scheme}.png` });
+  await approver.goto("/replays");
+  const row = approver.getByRole("row", { name: new RegExp(`#${batchPath!.split("/").pop()}\\b`) });
+  await expect(row.getByTestId("batch-rule")).toHaveText(`standing: rule ${name} v1`);
+  await row.getByRole("link", { name }).click();
+  await expect(approver.getByRole("region", { name: `Rule ${name}` })).toBeVisible();
+
+  // A change back to origin: the live dry run counts the approval that cannot go back (it came over HTTP, from no
+  // broker source); the version is saved as v2.
+  await drafter.goto("/rules");
+  await openRule(drafter, name);
+  const mine = drafter.getByRole("region", { name: `Rule ${name}` });
+  await mine.getByRole("button", { name: "Change" }).click();
+  const change = drafter.getByRole("form", { name: `Change rule ${name}` });
+  await change.getByLabel("Max area change (%)").fill("2");
+  await change.getByLabel("Replay sink").selectOption({ label: "Back to origin" });
+  const live = change.getByRole("region", { name: "Live dry run" });
+  await expect(live.getByTestId("dry-run-not-replayable")).toHaveText(
+    "Back to origin: 1 of the approvals cannot go back (1 not pulled from a broker source, 0 to a destination their source does not allow): approved, they stay out of the standing replay.",
+  );
+  await live.screenshot({ path: `${SHOTS}/rules-dry-run-origin-${scheme}.png` });
+  await change.getByRole("button", { name: "Save as a new version" }).click();
+  await expect(mine.getByText("v2 (not in force)")).toBeVisible();
+
+  // Its approver sees what v2 changes from v1, the last approved, field by field.
+  await approver.goto("/rules");
+  await openRule(approver, name);
+  const review = approver.getByRole("region", { name: `Rule ${name}` });
+  const changes = review.getByRole("region", { name: "Changes in v2" });
+  await expect(changes.getByText("What v2 changes from v1 (the last approved)")).toBeVisible();
+  await expect(changes.getByRole("row", { name: /match\.repair\.maxAreaChange/ })).toHaveText(/0\.01\s*0\.02/);
+  await expect(changes.getByRole("row", { name: /replay\.sink\.type/ })).toHaveText(/ledger\s*origin/);
+  await expect(review.getByTestId("dry-run-not-replayable")).toContainText("1 of the approvals cannot go back");
+  await review.screenshot({ path: `${SHOTS}/rules-approval-diff-${scheme}.png` });
 
   // The kill switch, from the approver's browser: the rule is disabled at once.
   await approver.reload();

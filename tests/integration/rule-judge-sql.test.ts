@@ -101,7 +101,14 @@ afterAll(async () => {
 /** matchRule's counts over every stored record, in id order: what the paged walk computes. */
 async function reference(match: RuleMatch, action: RuleAction): Promise<RuleCounts> {
   const { rows } = await db.pool.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM dead_letter d ORDER BY d.id`);
-  const c: RuleCounts = { decided: 0, skipped: 0, skippedReasons: {}, samples: { decided: [], skipped: [] }, areaChanges: {} };
+  const c: RuleCounts = {
+    decided: 0,
+    skipped: 0,
+    skippedReasons: {},
+    samples: { decided: [], skipped: [] },
+    areaChanges: {},
+    notReplayableToOrigin: null,
+  };
   for (const row of rows) {
     const r = toRuleRecord(row);
     const o = matchRule({ match, action }, r);

@@ -34,6 +34,7 @@ export function formatBatch(b: BatchView, opts: { oneLine?: boolean } = {}): str
         : "—";
   return [
     `batch ${b.id}: ${b.status}${b.statusReason ? ` (${b.statusReason})` : ""}`,
+    ...(b.rule ? [`  standing replay of rule ${b.rule.name} v${b.rule.version} (rule ${b.rule.id})`] : []),
     `  sink ${describeSink(b.sink, "cli")}; rate ${b.ratePerSecond}/s` +
       `${b.throttle < 1 ? ` × ${b.throttle.toFixed(2)} (throttled by the sink)` : ""}; achieved ${rate}`,
     `  ${progressText(b.total, c)} — applied ${c.applied}, deduped ${c.deduped}, dropped ${c.dropped}, poison ${c.poison}, ` +

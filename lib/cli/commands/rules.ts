@@ -3,6 +3,8 @@
 // are lib/rules' own, the same as over the API. A dry run and an apply run here, to the end, and print their counts.
 import "server-only";
 import type { Command } from "commander";
+import { sinkNeedsOrigin } from "../../replay/sinks/registry";
+import { notReplayableToOrigin } from "../../replay/sinks/origin/origin-destinations";
 import { isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Db } from "../../db/client";
@@ -103,6 +105,13 @@ export function jobText(job: RuleJobView): string {
   ];
   const areas = Object.entries(job.areaChanges);
   if (areas.length) lines.push(`area change of approvals (≤ bound: count): ${areas.map(([k, n]) => `${k}: ${n}`).join(", ")}`);
+  const o = job.notReplayableToOrigin;
+  if (o) {
+    lines.push(
+      `not replayable to origin: ${o.total} of the approvals (${o.noBrokerSource} not pulled from a broker source, ` +
+        `${o.refusedDestination} to a destination their source does not allow)`,
+    );
+  }
   if (job.samples.decided.length) lines.push(`sample decided: ${job.samples.decided.join(", ")}`);
   if (job.samples.skipped.length) lines.push(`sample skipped: ${job.samples.skipped.map((s) => s.id).join(", ")}`);
   return `${lines.join("\n")}\n`;
@@ -111,7 +120,8 @@ export function jobText(job: RuleJobView): string {
 const print = (value: unknown, json: boolean | undefined, text: () => string) =>
   process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text());
 
-const runJob = (db: Db, id: string, job: RuleJobView) => runRuleJob(db.pool, id, job.id, { now: () => new Date() });
+const runJob = (db: Db, id: string, job: RuleJobView) =>
+  runRuleJob(db.pool, id, job.id, { now: () => new Date(), originCheck: notReplayableToOrigin });
 
 export function registerRuleCommands(program: Command): void {
   const rule = program.command("rule").description("triage rules: records decided by a rule two supervisors approved, dry run first");
@@ -201,7 +211,12 @@ export function registerRuleCommands(program: Command): void {
       await withCliDb(async (db) => {
         const ctx = await actingAs(db, o.as);
         const r = await getRule(db.pool, ruleId(id), ctx.now, ctx.scope, ctx.standing);
-        const job = await createRuleJob(db.pool, r.id, { type: "dry_run", match: r.match, action: r.action, version: r.version }, ctx);
+        const job = await createRuleJob(
+          db.pool,
+          r.id,
+          { type: "dry_run", match: r.match, action: r.action, version: r.version, toOrigin: sinkNeedsOrigin(r.replay?.sink.type) },
+          ctx,
+        );
         const done = await runJob(db, r.id, job);
         print(done, o.json, () => jobText(done));
       });

@@ -52,6 +52,29 @@ export function verdictSql(m: RuleMatch, action: RuleAction, p: (v: unknown) => 
   return `CASE ${cases.join(" ")} ELSE '' END`;
 }
 
+/** Of some records, how many a replay back to origin could not send, and why. */
+export interface NotReplayableCount {
+  noBrokerSource: number;
+  refusedDestination: number;
+}
+
+/**
+ * Counts, of the records `where` selects (its parameters in `values`; `d` is dead_letter), those a replay back to
+ * origin could not send: the replay step's own check (lib/replay/sinks/origin/origin-destinations.ts
+ * notReplayableToOrigin), handed in by whoever runs the job — this step sits before the replay on the path and does
+ * not import it.
+ */
+export type OriginCheck = (db: pg.Pool | pg.PoolClient, where: string, values: readonly unknown[]) => Promise<NotReplayableCount>;
+
+/** Adds a page's (or a range's) approvals that cannot go back to origin, when the job counts them. */
+export function addOrigin(c: RuleCounts, more: NotReplayableCount): void {
+  const o = c.notReplayableToOrigin;
+  if (!o) return;
+  o.noBrokerSource += more.noBrokerSource;
+  o.refusedDestination += more.refusedDestination;
+  o.total = o.noBrokerSource + o.refusedDestination;
+}
+
 /** areaBucket (match-rule.ts) of a decided approval's change: the smallest bound it stays within, "more" or "unknown". */
 const BUCKET = `CASE WHEN (${CHANGE}) IS NULL THEN 'unknown' ${AREA_BUCKETS.map((b) => `WHEN abs(${CHANGE}) <= ${b} THEN '${b}'`).join(" ")}
   ELSE 'more' END`;
@@ -68,6 +91,7 @@ export async function countInSql(
   scope: { sql: string; params: unknown[] },
   counts: RuleCounts,
   samples: number,
+  originCheck?: OriginCheck,
 ): Promise<number> {
   const params = [...scope.params];
   const p = (v: unknown) => `$${params.push(v)}`;
@@ -82,15 +106,23 @@ export async function countInSql(
     params,
   );
   let seen = 0;
+  let approvals = 0;
   for (const r of rows) {
     seen += r.n;
     if (r.verdict === "") {
+      approvals += r.n;
       counts.decided += r.n;
       if (r.bucket !== null) counts.areaChanges[r.bucket] = (counts.areaChanges[r.bucket] ?? 0) + r.n;
     } else {
       counts.skipped += r.n;
       counts.skippedReasons[r.verdict] = (counts.skippedReasons[r.verdict] ?? 0) + r.n;
     }
+  }
+  // Of the range's approvals, those a standing replay back to origin could not send (two more passes over the
+  // range, for such a rule's dry run alone).
+  if (counts.notReplayableToOrigin && approvals > 0) {
+    if (!originCheck) throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
+    addOrigin(counts, await originCheck(db, `${inRange} AND (${verdict}) = ''`, params));
   }
   // The first samples of each kind in id order, while the job still wants some (a query each: LIMIT stops early).
   const first = async (decided: boolean, want: number) =>

@@ -14,7 +14,7 @@ import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import { idCeiling } from "../triage/bulk-action";
-import { countInSql, judgeableInSql } from "./judge-in-sql";
+import { addOrigin, countInSql, judgeableInSql, type OriginCheck } from "./judge-in-sql";
 import {
   decisionAudit,
   decisionOf,
@@ -65,6 +65,7 @@ interface JobRow {
   skipped_reasons: Record<string, number>;
   samples: RuleCounts["samples"];
   area_changes: Record<string, number>;
+  not_replayable_to_origin: { noBrokerSource: number; refusedDestination: number } | null;
   error: string | null;
   request_id: string | null;
   created_at: Date;
@@ -72,7 +73,8 @@ interface JobRow {
 }
 
 const COLUMNS = `id::text AS id, rule_id::text AS rule_id, version, type, status, match, action, ceiling::text AS ceiling,
-  cursor::text AS cursor, total, processed, decided, skipped, skipped_reasons, samples, area_changes, error, request_id, created_at,
+  cursor::text AS cursor, total, processed, decided, skipped, skipped_reasons, samples, area_changes, not_replayable_to_origin, error,
+  request_id, created_at,
   finished_at`;
 
 function toView(r: JobRow): RuleJobView {
@@ -89,11 +91,15 @@ function toView(r: JobRow): RuleJobView {
     skippedReasons: r.skipped_reasons,
     samples: r.samples,
     areaChanges: r.area_changes,
+    notReplayableToOrigin: originView(r.not_replayable_to_origin),
     error: r.error,
     createdAt: r.created_at.toISOString(),
     finishedAt: r.finished_at?.toISOString() ?? null,
   };
 }
+
+const originView = (o: JobRow["not_replayable_to_origin"]): RuleCounts["notReplayableToOrigin"] =>
+  o === null ? null : { total: o.noBrokerSource + o.refusedDestination, ...o };
 
 /** The SQL part of a rule's scope (what indexes answer); matchRule judges the rest. */
 function scopeSql(m: RuleMatch, params: unknown[]): string {
@@ -127,7 +133,16 @@ export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scop
 export async function createRuleJob(
   pool: pg.Pool,
   ruleId: string,
-  spec: { type: "dry_run"; match: RuleMatch; action: RuleAction; version: number | null } | { type: "apply"; version: number },
+  spec:
+    | {
+        type: "dry_run";
+        match: RuleMatch;
+        action: RuleAction;
+        version: number | null;
+        /** the rule's standing replay (the version's, or the draft's) goes back to origin: count its approvals that cannot */
+        toOrigin?: boolean;
+      }
+    | { type: "apply"; version: number },
   ctx: RuleJobContext,
 ): Promise<RuleJobView> {
   await assertRuleVisible(pool, ruleId, ctx.scope);
@@ -167,8 +182,8 @@ export async function createRuleJob(
   const insert = async (db: pg.Pool | pg.PoolClient) =>
     db.query<JobRow>(
       `INSERT INTO rule_job (rule_id, version, type, match, action, ceiling, total, actor_id, actor_email, actor_role, request_id, created_at,
-         heartbeat_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${COLUMNS}`,
+         heartbeat_at, not_replayable_to_origin)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13) RETURNING ${COLUMNS}`,
       [
         ruleId,
         spec.version,
@@ -182,6 +197,10 @@ export async function createRuleJob(
         ctx.actor.role,
         ctx.requestId,
         ctx.now,
+        // Counted from zero by a dry run of approvals going back to origin; null (not counted) otherwise.
+        spec.type === "dry_run" && spec.toOrigin === true && judged.action.type === "approve"
+          ? JSON.stringify({ noBrokerSource: 0, refusedDestination: 0 })
+          : null,
       ],
     );
   if (!active) {
@@ -326,7 +345,12 @@ export async function runRuleJob(
   pool: pg.Pool,
   ruleId: string,
   jobId: string,
-  opts: { now: () => Date; runner?: string },
+  opts: {
+    now: () => Date;
+    runner?: string;
+    /** the replay step's check, for a dry run counting approvals back to origin (it fails without) */
+    originCheck?: OriginCheck;
+  },
 ): Promise<RuleJobView> {
   const runner = opts.runner ?? RUNNER;
   if (!(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
@@ -343,6 +367,7 @@ export async function runRuleJob(
     skippedReasons: job.skipped_reasons,
     samples: job.samples,
     areaChanges: job.area_changes,
+    notReplayableToOrigin: originView(job.not_replayable_to_origin),
   };
   let cursor = job.cursor;
   let processed = job.processed;
@@ -354,7 +379,7 @@ export async function runRuleJob(
         const to = String(BigInt(cursor) + SQL_RANGE < BigInt(job.ceiling) ? BigInt(cursor) + SQL_RANGE : BigInt(job.ceiling));
         const params: unknown[] = [];
         const sql = scopeSql(rule.match, params);
-        processed += await countInSql(pool, rule, { from: cursor, to }, { sql, params }, counts, SAMPLES);
+        processed += await countInSql(pool, rule, { from: cursor, to }, { sql, params }, counts, SAMPLES, opts.originCheck);
         await saveProgress(pool, jobId, runner, opts.now(), to, processed, counts);
         cursor = to;
       }
@@ -400,6 +425,14 @@ export async function runRuleJob(
         if (stopped) return finish(pool, ruleId, jobId, "failed", now, "the rule was disabled or changed: the apply stopped");
       } else {
         addCounts(counts, page, rule.action);
+        if (counts.notReplayableToOrigin) {
+          const decided = page.flatMap((j) => (j.outcome.kind === "decide" ? [j.record.id] : []));
+          if (decided.length > 0) {
+            if (!opts.originCheck)
+              throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
+            addOrigin(counts, await opts.originCheck(pool, "d.id = ANY($1::bigint[])", [decided]));
+          }
+        }
         await saveProgress(pool, jobId, runner, now, last, processed + rows.length, counts);
       }
       cursor = last;
@@ -422,6 +455,7 @@ const emptyCounts = (): RuleCounts => ({
   skippedReasons: {},
   samples: { decided: [], skipped: [] },
   areaChanges: {},
+  notReplayableToOrigin: null,
 });
 
 function merge(into: RuleCounts, page: RuleCounts): void {
@@ -457,7 +491,7 @@ async function saveProgress(
 ): Promise<void> {
   const { rowCount } = await db.query(
     `UPDATE rule_job SET cursor = $2, processed = $3, decided = $4, skipped = $5, skipped_reasons = $6, samples = $7, area_changes = $8,
-       heartbeat_at = $10
+       heartbeat_at = $10, not_replayable_to_origin = $11
      WHERE id = $1 AND locked_by = $9 AND status = 'running'`,
     [
       id,
@@ -470,6 +504,12 @@ async function saveProgress(
       JSON.stringify(c.areaChanges),
       runner,
       now,
+      c.notReplayableToOrigin
+        ? JSON.stringify({
+            noBrokerSource: c.notReplayableToOrigin.noBrokerSource,
+            refusedDestination: c.notReplayableToOrigin.refusedDestination,
+          })
+        : null,
     ],
   );
   if (rowCount !== 1) throw new JobTakenOver(`rule job ${id} is another runner's now`);

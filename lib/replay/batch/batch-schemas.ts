@@ -129,6 +129,8 @@ export interface BatchView {
   failureThreshold: number;
   repair: { method: string; policy: string; override?: boolean };
   total: number;
+  /** a triage rule's standing replay: the rule version whose approvals feed it (lib/replay/batch/standing-batch.ts); null otherwise */
+  rule: { id: string; name: string; version: number } | null;
   /** back to origin: every distinct destination of its records, with counts, as at creation; null for other sinks */
   destinations: OriginDestination[] | null;
   counts: OutcomeCounts;

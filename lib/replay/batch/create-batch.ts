@@ -16,7 +16,7 @@ import { sinkPlug } from "../sinks/registry";
 import { utcMicrosSql } from "../../time/instant";
 import { originDestinations, refuseDisallowedDestinations } from "../sinks/origin/origin-destinations";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
-import { ITEM_SNAPSHOT_SQL } from "../../vocabulary/replay-item";
+import { HAS_ORIGIN, ITEM_SNAPSHOT_SQL } from "../../vocabulary/replay-item";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
 // order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
@@ -37,8 +37,6 @@ const BUSY = `EXISTS (SELECT 1 FROM replay_item ri JOIN replay_batch rb ON rb.id
   WHERE ri.dead_letter_id = d.id AND rb.status IN ('draft', 'approved', 'running', 'paused')
     AND ri.status::text IN ('pending', 'running', 'retry'))`;
 const ELIGIBLE = `d.status = 'approved' AND d.idempotency_key IS NOT NULL AND NOT ${BUSY}`;
-/** The origin sink sends a record through the source it was pulled from: only pulled records have one. */
-const HAS_ORIGIN = "d.origin_source IS NOT NULL";
 const eligible = (origin: boolean) => (origin ? `${ELIGIBLE} AND ${HAS_ORIGIN}` : ELIGIBLE);
 
 function selectionWhere(sel: Selection, values: unknown[]): string {

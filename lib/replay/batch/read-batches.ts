@@ -37,6 +37,9 @@ interface BatchRow {
   repair_override: boolean;
   single_approver_limit: number | null;
   total: number;
+  rule_id: string | null;
+  rule_version: number | null;
+  rule_name: string | null;
   destinations: { source: string; destination: string; count: number }[] | null;
   applied_count: number;
   deduped_count: number;
@@ -64,6 +67,7 @@ const RECENT_S = 10;
 const SELECT_BATCH = `SELECT b.id::text AS id, b.status::text AS status, b.status_reason, b.created_by_id, cu.email AS created_by_email,
     b.approved_by_id, au.email AS approved_by_email, b.sink, b.selection, b.rate_per_second, b.throttle, b.throttled_at,
     b.page_size, b.max_replays, b.max_attempts, b.failure_threshold, b.repair_method, b.repair_policy, b.repair_override, b.single_approver_limit, b.total, b.destinations,
+    b.rule_id::text AS rule_id, b.rule_version, (SELECT r.name FROM rule r WHERE r.id = b.rule_id) AS rule_name,
     b.applied_count, b.deduped_count, b.dropped_count, b.poison_count, b.failed_count, b.cancelled_count,
     -- Since the (re)start when that is more recent, as the span it is divided by (toView): submissions from before
     -- a pause counted over the seconds since the resume showed 6/s for a batch paced at 1/s.
@@ -128,6 +132,7 @@ function toView(r: BatchRow, now: Date): BatchView {
     failureThreshold: r.failure_threshold,
     repair: { method: r.repair_method, policy: r.repair_policy, override: r.repair_override },
     total: r.total,
+    rule: r.rule_id !== null && r.rule_name !== null ? { id: r.rule_id, name: r.rule_name, version: r.rule_version ?? 0 } : null,
     // Kept at creation, when every one was checked against its source's options.destinations.
     destinations: r.destinations?.map((d) => ({ ...d, allowed: true })) ?? null,
     counts,

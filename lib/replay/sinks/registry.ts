@@ -24,6 +24,11 @@ export function sinkPlug<T extends SinkType>(type: T): Extract<Plug, { type: T }
   return SINKS.find((p) => p.type === type) as Extract<Plug, { type: T }>;
 }
 
+/** Whether a sink type (any text: a rule's stored or drafted replay) sends each record back where it came from. */
+export function sinkNeedsOrigin(type: string | null | undefined): boolean {
+  return (SINKS as readonly AnySinkConfigPlug[]).find((p) => p.type === type)?.needsOrigin === true;
+}
+
 /** A batch's sink in words: the CLI's line, the list's column or the batch page's entry. */
 export function describeSink(view: SinkView, words: keyof Plug["describe"]): string {
   const describe = sinkPlug(view.type).describe[words] as (v: SinkView) => string;

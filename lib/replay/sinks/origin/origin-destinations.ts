@@ -4,6 +4,7 @@ import { AppError } from "../../../errors/app-error";
 import { destinationPatterns, destinationTexts } from "../../../sources/destinations";
 import { destinationsAllowed } from "../../../sources/destination-glob";
 import type { OriginDestination } from "./origin-config";
+import { HAS_ORIGIN } from "../../../vocabulary/replay-item";
 
 // Where a batch back to origin will publish: its records' origin destinations, as text (lib/sources/destinations.ts),
 // with counts, and whether each source's `options.destinations` allows them. The preview lists them for the
@@ -61,7 +62,7 @@ export async function originDestinations(
 ): Promise<{ destinations: OriginDestination[]; refused: DestinationGroup[] }> {
   const { rows } = await db.query<DestinationGroup>(
     `SELECT d.origin_source AS source, d.origin->'destination' AS destination, count(*)::int AS count
-     FROM dead_letter d WHERE ${where} AND d.origin_source IS NOT NULL GROUP BY 1, 2`,
+     FROM dead_letter d WHERE ${where} AND ${HAS_ORIGIN} GROUP BY 1, 2`,
     [...values],
   );
   if (rows.length === 0) return { destinations: [], refused: [] };
@@ -69,6 +70,30 @@ export async function originDestinations(
     [...new Set(rows.map((r) => r.source))],
   ]);
   return summarizeDestinations(rows, new Map(sources.rows.map((s) => [s.name, s.options])));
+}
+
+/** Why records cannot go back to origin, counted: as a batch back to origin would leave out or refuse them. */
+export interface NotReplayableToOrigin {
+  /** not pulled from a broker source (HAS_ORIGIN): nowhere to go back to */
+  noBrokerSource: number;
+  /** pulled, but published to a destination outside their source's options.destinations (originDestinations' refused) */
+  refusedDestination: number;
+}
+
+/**
+ * How many of the records `where` selects (with `values`) a batch back to origin could not send: the same two
+ * checks the batch form's preview and creation make (HAS_ORIGIN, then the sources' allowed destinations).
+ */
+export async function notReplayableToOrigin(
+  db: pg.Pool | pg.PoolClient,
+  where: string,
+  values: readonly unknown[],
+): Promise<NotReplayableToOrigin> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM dead_letter d WHERE ${where} AND NOT (${HAS_ORIGIN})`, [
+    ...values,
+  ]);
+  const { refused } = await originDestinations(db, where, values);
+  return { noBrokerSource: rows[0]?.n ?? 0, refusedDestination: refused.reduce((n, g) => n + g.count, 0) };
 }
 
 /** Ids named in a refusal at most: the answer stays readable, and the count says how many there are. */
