@@ -48,7 +48,8 @@ export function DryRunCounts({ query }: { query: UseQueryResult<RuleJobView> }) 
             <>
               Back to origin: <strong>{origin.total.toLocaleString("en")}</strong> of the approvals cannot go back (
               {origin.noBrokerSource.toLocaleString("en")} not pulled from a broker source, {origin.refusedDestination.toLocaleString("en")}{" "}
-              to a destination their source does not allow): approved, they stay out of the standing replay.
+              to a destination their source does not allow): approved all the same; the flow leaves out the first and fails the second when
+              it sends them.
             </>
           )}
         </p>

@@ -144,7 +144,7 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   await change.getByLabel("Replay sink").selectOption({ label: "Back to origin" });
   const live = change.getByRole("region", { name: "Live dry run" });
   await expect(live.getByTestId("dry-run-not-replayable")).toHaveText(
-    "Back to origin: 1 of the approvals cannot go back (1 not pulled from a broker source, 0 to a destination their source does not allow): approved, they stay out of the standing replay.",
+    "Back to origin: 1 of the approvals cannot go back (1 not pulled from a broker source, 0 to a destination their source does not allow): approved all the same; the flow leaves out the first and fails the second when it sends them.",
   );
   await live.screenshot({ path: `${SHOTS}/rules-dry-run-origin-${scheme}.png` });
   await change.getByRole("button", { name: "Save as a new version" }).click();

@@ -4,6 +4,7 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { CreateBatchBody } from "../../lib/replay/batch/batch-schemas";
 import { createBatch, previewBatch } from "../../lib/replay/batch/create-batch";
 import { getBatch } from "../../lib/replay/batch/read-batches";
+import { originSink } from "../../lib/replay/sinks/origin/origin-sink";
 import { SOURCE_TYPES, type SourceType } from "../../lib/sources/source-schemas";
 import { approve, ingest, spatialEnvelope, type TestUsers } from "../replay/fixtures";
 import { setTestAuthEnv } from "./auth-helpers";
@@ -150,6 +151,32 @@ describe("a forged destination outside options.destinations", () => {
       await db.pool.query(`UPDATE replay_batch SET status = 'cancelled' WHERE id = $1`, [ledger.id]);
     });
   }
+
+  it("is refused again when sent, whichever way the item came (a rule's standing replay makes no batch to refuse)", async () => {
+    const sink = originSink(db.pool);
+    for (const type of SOURCE_TYPES) {
+      const c = CASES[type];
+      const name = `dest-send-${type}`;
+      await source(name, type, { destinations: c.patterns });
+      const [forged] = await pulledFrom(name, type, [c.forged]);
+      const result = await sink.submit({
+        itemId: "0",
+        batchId: "0",
+        deadLetterId: forged!,
+        kind: "spatial",
+        idempotencyKey: `k-${forged}`,
+        entityKey: null,
+        observedAt: "2026-01-01T00:00:00.000000Z",
+        payload: {},
+      });
+      // Refused before any connection is opened (the source's URL here opens nothing).
+      expect(result, type).toEqual({
+        outcome: "failed",
+        reason: `source ${name} does not allow publishing to ${c.forgedText} (its options.destinations)`,
+        permanent: true,
+      });
+    }
+  });
 
   it("a source without options.destinations lets every destination through, listed with counts", async () => {
     await source("dest-open", "rabbitmq", { queue: "dlq" });

@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { JsonValue } from "../../../json/value";
 import type { Origin } from "../../../sources/connector";
 import { ConnectorCache } from "../../../sources/connector-cache";
+import { destinationTexts, originAllowed } from "../../../sources/destinations";
 import { inBrokerOrder } from "../../../sources/header-order";
 import { outgoingBody } from "../../../sources/outgoing-body";
 import type { RemoteSink, SinkResult, Submission } from "../sink";
@@ -19,6 +20,8 @@ interface OriginRow {
   origin_source: string | null;
   origin: (Origin & { source?: string }) | null;
   raw_envelope: string | null;
+  /** the source's options as they are now (null: the source is gone): their `destinations` bound where it may go */
+  source_options: unknown;
 }
 
 export function originSink(pool: pg.Pool, cache: ConnectorCache = sharedCache(pool)): RemoteSink {
@@ -37,7 +40,8 @@ function originRows(pool: pg.Pool): (id: string) => Promise<OriginRow | undefine
     waiting = [];
     pool
       .query<OriginRow & { id: string }>(
-        "SELECT id::text AS id, origin_source, origin, raw_envelope FROM dead_letter WHERE id = ANY($1::bigint[])",
+        `SELECT d.id::text AS id, d.origin_source, d.origin, d.raw_envelope, s.options AS source_options
+         FROM dead_letter d LEFT JOIN source s ON s.name = d.origin_source WHERE d.id = ANY($1::bigint[])`,
         [batch.map((w) => w.id)],
       )
       .then(
@@ -82,6 +86,16 @@ async function publishBack(
   }
   if (!row?.origin_source || !row.origin) {
     return { outcome: "failed", reason: "the record has no origin: it was not pulled from a broker source", permanent: true };
+  }
+  // The source's options.destinations, checked on every send, whichever way the item came (a batch checked them at
+  // creation; a rule's standing replay takes its approvals as they arrive; an admin may narrow them since).
+  if (!originAllowed(row.source_options, row.origin.destination)) {
+    const where = destinationTexts(row.origin.destination).join(", ");
+    return {
+      outcome: "failed",
+      reason: `source ${row.origin_source} does not allow publishing to ${where || "an unreadable destination"} (its options.destinations)`,
+      permanent: true,
+    };
   }
   const body = outgoingBody(sub.kind, row.raw_envelope, sub.payload as JsonValue);
   if (!body.ok) return { outcome: "failed", reason: body.reason, permanent: true };
