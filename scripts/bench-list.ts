@@ -236,7 +236,11 @@ if (args.explain) {
   await handle.stop();
   process.exit(0);
 }
-say(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+say(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 say(`team scenario: ${half.length} of ${sources.length} sources (${JSON.stringify(TEAM_SCOPE)})`);
 console.log(
   `\n${"scenario".padEnd(44)}${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}${"max".padStart(7)}  ms   │ team: ${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}`,
@@ -248,7 +252,11 @@ for (const [i, [name, run]] of company.entries()) {
     `${name.padEnd(44)}${fmt(quantile(all, 0.5))}${fmt(quantile(all, 0.95))}${fmt(quantile(all, 0.99))}${fmt(all.at(-1)!)}     │       ${fmt(quantile(scoped, 0.5))}${fmt(quantile(scoped, 0.95))}${fmt(quantile(scoped, 0.99))}`,
   );
 }
-say(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+say(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 await pool.end();
 await handle.stop();
 process.exit(0);

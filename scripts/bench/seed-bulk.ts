@@ -251,7 +251,9 @@ async function load(pool: pg.Pool | null, client: Conn, missing: [number, number
       }
       done += to - from + 1;
       const rate = (done / (performance.now() - started)) * 60_000;
-      log(`seeded ${done.toLocaleString("en")} / ${total.toLocaleString("en")} rows (up to row ${to.toLocaleString("en")}; ${Math.round(rate).toLocaleString("en")} rows/min)`);
+      log(
+        `seeded ${done.toLocaleString("en")} / ${total.toLocaleString("en")} rows (up to row ${to.toLocaleString("en")}; ${Math.round(rate).toLocaleString("en")} rows/min)`,
+      );
     }
     await conn.query("DROP TABLE bench_scenario");
     // the pool's connections go on to serve the benchmark's queries

@@ -134,7 +134,9 @@ describe("payload search plans", () => {
       await db.pool.query<{ d: string }>("SELECT device_id AS d FROM dead_letter WHERE device_id IS NOT NULL ORDER BY id LIMIT 1")
     ).rows[0]!.d;
     // one of its taps is found by its event id too (facets.ts searchCube merges the branches by record)
-    await db.pool.query("UPDATE dead_letter SET event_id = device_id WHERE id = (SELECT min(id) FROM dead_letter WHERE device_id = $1)", [device]);
+    await db.pool.query("UPDATE dead_letter SET event_id = device_id WHERE id = (SELECT min(id) FROM dead_letter WHERE device_id = $1)", [
+      device,
+    ]);
     const { rows } = await db.pool.query<{ status: string; n: number }>(
       "SELECT status::text AS status, count(*)::int AS n FROM dead_letter WHERE device_id = $1 OR event_id = $1 GROUP BY 1",
       [device],

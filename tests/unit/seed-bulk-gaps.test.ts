@@ -7,8 +7,27 @@ describe("seed-bulk gaps", () => {
     expect(gaps([{ first: 1, last: 10 }], 10)).toEqual([]);
     expect(gaps([{ first: 1, last: 10 }], 25)).toEqual([[11, 25]]);
     // chunks committed out of order by two loaders, one lost between them
-    expect(gaps([{ first: 21, last: 30 }, { first: 1, last: 10 }], 40)).toEqual([[11, 20], [31, 40]]);
+    expect(
+      gaps(
+        [
+          { first: 21, last: 30 },
+          { first: 1, last: 10 },
+        ],
+        40,
+      ),
+    ).toEqual([
+      [11, 20],
+      [31, 40],
+    ]);
     // a load cut off above a smaller target still gets its hole filled
-    expect(gaps([{ first: 1, last: 10 }, { first: 21, last: 30 }], 15)).toEqual([[11, 20]]);
+    expect(
+      gaps(
+        [
+          { first: 1, last: 10 },
+          { first: 21, last: 30 },
+        ],
+        15,
+      ),
+    ).toEqual([[11, 20]]);
   });
 });
