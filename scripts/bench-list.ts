@@ -1,9 +1,10 @@
-// `npm run bench:list [-- --count 1000000 --db redrive_bench --reseed --runs 60 --seed-only]`
+// `npm run bench:list [-- --count 1000000 --db redrive_bench --reseed --runs 60 --seed-only --only TEXT --explain]`
 // Server-side time of the triage list's queries on a dedicated database of 1M synthetic dead letters: every
 // single filter, a combined filter, viewports, key/hash lookups, payload search, facet counts and map points, as
 // p50/p95/p99. Targets: list page p95 ≤ 50 ms (the combined filter and lookups ≤ 25 ms), payload search p95 ≤
 // 250 ms, facets p95 ≤ 250 ms. The database is seeded once (scripts/bench/seed-bulk.ts) and reused by later runs
 // unless --reseed; a larger --count adds the missing rows, and a seed cut off goes on where it stopped.
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { scopeOf, UNSCOPED, type RecordScope } from "../lib/scope/record-scope";
 import pg from "pg";
@@ -11,7 +12,7 @@ import { withSessionSetup } from "../lib/db/session";
 import { connectionFields } from "../lib/db/pg-adapter";
 import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
-import { facetCounts } from "../lib/dead-letters/query/facets";
+import { compactStats, facetCounts } from "../lib/dead-letters/query/facets";
 import { ListQuerySchema, type ListFilter } from "../lib/dead-letters/filters";
 import { listDeadLetters } from "../lib/dead-letters/query/list";
 import { mapPoints } from "../lib/dead-letters/query/map-points";
@@ -27,6 +28,10 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "60" },
     // seed (or finish seeding) the database and stop: for bench:migration and bench:retention, which reuse it
     "seed-only": { type: "boolean", default: false },
+    // run only the scenarios whose name contains one of these (case-insensitive; repeatable)
+    only: { type: "string", multiple: true },
+    // instead of timing, print EXPLAIN (ANALYZE, BUFFERS) of every statement the chosen scenarios run, once each
+    explain: { type: "boolean", default: false },
   },
 });
 const COUNT = Number(args.count);
@@ -46,16 +51,18 @@ await applyMigrations(url.toString());
 const pool = new pg.Pool(withSessionSetup({ connectionString: url.toString(), max: 4 }));
 const have = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter")).rows[0]?.n ?? 0);
 {
-  const client = await pool.connect();
-  // Also finishes a load an earlier run left half-way (its indexes are rebuilt even when no row is missing).
-  const seeded = await seedBulk(client, COUNT, say);
-  client.release();
+  // Also finishes a load an earlier run left half-way (its indexes are rebuilt even when no row is missing). The
+  // pool: chunks are written on two connections at once.
+  const seeded = await seedBulk(pool, COUNT, say);
   if (seeded > 0) {
     say("VACUUM ANALYZE (index-only scans need the visibility map)");
     await pool.query("VACUUM ANALYZE dead_letter");
-    await pool.query("VACUUM ANALYZE dead_letter_stat");
   }
 }
+// A running server's rollup is compacted (facets.ts maybeCompact) and vacuumed: one just seeded holds a delta row
+// per cell per seeding statement, and a compaction first run inside the timed scenarios would be measured with them.
+say(`rollup: ${(await compactStats(pool, 0)).toLocaleString("en")} delta rows compacted`);
+await pool.query("VACUUM ANALYZE dead_letter_stat");
 if (args["seed-only"]) {
   await pool.end();
   await handle.stop();
@@ -114,9 +121,23 @@ const TEAM_SCOPE = scopeOf([
   },
 ]);
 
+/**
+ * --explain: a stand-in for the pool that shows each statement's plan as it ran (EXPLAIN ANALYZE runs it) and then
+ * runs it again for the rows the caller reads next (a rollup's count decides the list's plan).
+ */
+const explaining = {
+  async query(text: string, values?: unknown[]) {
+    const plan = await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values);
+    console.log(`\n${text.replace(/\s+/g, " ").slice(0, 400)}\n  values: ${JSON.stringify(values ?? []).slice(0, 300)}`);
+    for (const r of plan.rows) console.log(`  ${r["QUERY PLAN"]}`);
+    return pool.query(text, values);
+  },
+} as unknown as pg.Pool;
+const db = args.explain ? explaining : pool;
+
 function scenariosFor(scope: RecordScope): Scenario[] {
-  const list = (f: () => Record<string, unknown>) => () => listDeadLetters(pool, scope, ListQuerySchema.parse(f()));
-  const facets = (f: () => ListFilter) => () => facetCounts(pool, scope, f());
+  const list = (f: () => Record<string, unknown>) => () => listDeadLetters(db, scope, ListQuerySchema.parse(f()));
+  const facets = (f: () => ListFilter) => () => facetCounts(db, scope, f());
 
   let scrollCursor: string | null = null;
   return [
@@ -124,7 +145,7 @@ function scenariosFor(scope: RecordScope): Scenario[] {
     [
       "list: scrolling (next page by cursor)",
       async () => {
-        const page = await listDeadLetters(pool, scope, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
+        const page = await listDeadLetters(db, scope, ListQuerySchema.parse(scrollCursor ? { cursor: scrollCursor } : {}));
         scrollCursor = page.nextCursor;
       },
     ],
@@ -183,9 +204,9 @@ function scenariosFor(scope: RecordScope): Scenario[] {
     ["facets: q=free words, common (~8%)", facets(() => ({ q: pick(["fence line disputed", "hydrant relocated", "drainage easement"]) }))],
     ["facets: viewport city", facets(() => ({ bbox: around(0.3) }))],
     ["facets: viewport region (sampled)", facets(() => ({ bbox: [-10, 35, 25, 60] }))],
-    ["map: world, zoom 1 (sampled)", () => mapPoints(pool, scope, { bbox: [-180, -85, 180, 85] }, 1)],
-    ["map: city, zoom 11", () => mapPoints(pool, scope, { bbox: around(0.3) }, 11)],
-    ["map: street, zoom 16", () => mapPoints(pool, scope, { bbox: around(0.01) }, 16)],
+    ["map: world, zoom 1 (sampled)", () => mapPoints(db, scope, { bbox: [-180, -85, 180, 85] }, 1)],
+    ["map: city, zoom 11", () => mapPoints(db, scope, { bbox: around(0.3) }, 11)],
+    ["map: street, zoom 16", () => mapPoints(db, scope, { bbox: around(0.01) }, 16)],
   ];
 }
 
@@ -202,8 +223,24 @@ async function timed(run: () => Promise<unknown>): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
-const company = scenariosFor(UNSCOPED);
-const team = scenariosFor(TEAM_SCOPE);
+const only = (args.only ?? []).map((o) => o.toLowerCase());
+const chosen = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));
+const company = scenariosFor(UNSCOPED).filter(([name]) => chosen(name));
+const team = scenariosFor(TEAM_SCOPE).filter(([name]) => chosen(name));
+if (args.explain) {
+  for (const [name, run] of company) {
+    console.log(`\n── ${name} ──`);
+    await run();
+  }
+  await pool.end();
+  await handle.stop();
+  process.exit(0);
+}
+say(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 say(`team scenario: ${half.length} of ${sources.length} sources (${JSON.stringify(TEAM_SCOPE)})`);
 console.log(
   `\n${"scenario".padEnd(44)}${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}${"max".padStart(7)}  ms   │ team: ${"p50".padStart(7)}${"p95".padStart(7)}${"p99".padStart(7)}`,
@@ -215,6 +252,11 @@ for (const [i, [name, run]] of company.entries()) {
     `${name.padEnd(44)}${fmt(quantile(all, 0.5))}${fmt(quantile(all, 0.95))}${fmt(quantile(all, 0.99))}${fmt(all.at(-1)!)}     │       ${fmt(quantile(scoped, 0.5))}${fmt(quantile(scoped, 0.95))}${fmt(quantile(scoped, 0.99))}`,
   );
 }
+say(
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 await pool.end();
 await handle.stop();
 process.exit(0);

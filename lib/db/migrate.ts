@@ -99,6 +99,10 @@ export const SQL_ONLY_INDEXES: readonly string[] = [
   "dead_letter_view_idx",
   "dead_letter_observed_idx",
   "dead_letter_status_observed_idx",
+  // *_covering_list_walks: the source, reason and device walks with the facet columns in INCLUDE
+  "dead_letter_source_cover_idx",
+  "dead_letter_reason_cover_idx",
+  "dead_letter_device_cover_idx",
   // *_note_search_text: the note filter's trigram index (an operator class schema.prisma has no word for)
   "dead_letter_note_search_trgm_idx",
   // *_search_doc_column: the payload search's GIN over a column schema.prisma can only call Unsupported

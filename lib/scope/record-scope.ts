@@ -84,7 +84,7 @@ function escapeLike(text: string): string {
 
 /**
  * The scope as one SQL condition on the dead_letter row `alias` (`source` and `origin_source` columns), or "TRUE".
- * A prefix is a range on `source` (dead_letter_source_observed_idx answers it as an index range) with the LIKE as a
+ * A prefix is a range on `source` (dead_letter_source_cover_idx answers it as an index range) with the LIKE as a
  * recheck, so the range is exact under any collation. A scope with no claims matches nothing.
  */
 export function scopeSql(scope: RecordScope, p: (v: unknown) => string, alias = "d"): string {

@@ -128,4 +128,22 @@ describe("payload search plans", () => {
     const rare = await facetCounts(db.pool, UNSCOPED, { q: "zygote" });
     expect(rare).toMatchObject({ exact: true, total: 7 });
   });
+
+  it("facets: a device's records are counted exactly, a record two conditions find once", async () => {
+    const device = (
+      await db.pool.query<{ d: string }>("SELECT device_id AS d FROM dead_letter WHERE device_id IS NOT NULL ORDER BY id LIMIT 1")
+    ).rows[0]!.d;
+    // one of its taps is found by its event id too (facets.ts searchCube merges the branches by record)
+    await db.pool.query("UPDATE dead_letter SET event_id = device_id WHERE id = (SELECT min(id) FROM dead_letter WHERE device_id = $1)", [
+      device,
+    ]);
+    const { rows } = await db.pool.query<{ status: string; n: number }>(
+      "SELECT status::text AS status, count(*)::int AS n FROM dead_letter WHERE device_id = $1 OR event_id = $1 GROUP BY 1",
+      [device],
+    );
+    const facets = await facetCounts(db.pool, UNSCOPED, { q: device });
+    expect(facets.exact).toBe(true);
+    expect(facets.total).toBe(rows.reduce((sum, r) => sum + r.n, 0));
+    expect(Object.fromEntries(facets.status.map((b) => [b.value, b.count]))).toEqual(Object.fromEntries(rows.map((r) => [r.status, r.n])));
+  });
 });

@@ -124,16 +124,18 @@ export function searchConditions(text: string, p: (v: unknown) => string, alias 
 /**
  * `q` as the conditions on the record's identifiers (each exact, each served by its own index) and the one on its
  * payload's words (null when `q` does not parse as a payload search), which the list pages through differently
- * (list.ts searchPage).
+ * (list.ts searchPage); `covered` names the identifier conditions whose index also holds every facet column.
  */
 export function searchParts(
   text: string,
   p: (v: unknown) => string,
   alias = "d",
   kinds?: readonly string[],
-): { identifiers: string[]; payload: PayloadMatch | null } {
+): { identifiers: string[]; payload: PayloadMatch | null; covered: string[] } {
   const q = p(text);
-  const ors = [keyMatch(alias, `= ${q}`), `${alias}.event_id = ${q}`, `${alias}.device_id = ${q}`, `${alias}.source_message_id = ${q}`];
+  // dead_letter_device_cover_idx holds every facet column: the facet counts read a device's records index-only.
+  const device = `${alias}.device_id = ${q}`;
+  const ors = [keyMatch(alias, `= ${q}`), `${alias}.event_id = ${q}`, device, `${alias}.source_message_id = ${q}`];
   // A feature's id (a tap's entity key is its device id, matched above): dead_letter_feature_observed_idx. Left out
   // when the filter excludes spatial records: the contradiction is planned as a parallel scan that never runs, and
   // starting its workers is not free.
@@ -142,7 +144,7 @@ export function searchParts(
   if (text.length >= KEY_PREFIX_MIN) ors.push(keyPrefixCondition(text, p, alias));
   const column = identifierCondition(text, p, alias, kinds);
   if (column) ors.push(column);
-  return { identifiers: ors, payload: payloadMatch(text, p, alias, q) };
+  return { identifiers: ors, payload: payloadMatch(text, p, alias, q), covered: [device] };
 }
 
 /**
