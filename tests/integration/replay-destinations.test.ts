@@ -159,16 +159,19 @@ describe("a forged destination outside options.destinations", () => {
       const name = `dest-send-${type}`;
       await source(name, type, { destinations: c.patterns });
       const [forged] = await pulledFrom(name, type, [c.forged]);
-      const result = await sink.submit({
-        itemId: "0",
-        batchId: "0",
-        deadLetterId: forged!,
-        kind: "spatial",
-        idempotencyKey: `k-${forged}`,
-        entityKey: null,
-        observedAt: "2026-01-01T00:00:00.000000Z",
-        payload: {},
-      });
+      const result = await sink.submit(
+        {
+          itemId: "0",
+          batchId: "0",
+          deadLetterId: forged!,
+          kind: "spatial",
+          idempotencyKey: `k-${forged}`,
+          entityKey: null,
+          observedAt: "2026-01-01T00:00:00.000000Z",
+          payload: {},
+        },
+        new AbortController().signal,
+      );
       // Refused before any connection is opened (the source's URL here opens nothing).
       expect(result, type).toEqual({
         outcome: "failed",
