@@ -43,6 +43,8 @@ interface Reply {
   analyzed?: AnalyzeResult;
   /** a rule's other repair of each payload sent (rule-repairs), null where a payload is not a Feature */
   repairs?: (OtherRepairFacts | null)[];
+  /** how long the thread worked on a rule-repairs task, ms (its wall clock: on a shared core, also its waits) */
+  busy?: number;
   /** a heavy record's detail answer, UTF-8 JSON (its buffer transferred, not copied) */
   json?: Uint8Array<ArrayBuffer>;
   /** an off-thread stream's next chunk (transferred), or done: the stream has ended */
@@ -104,6 +106,16 @@ export class NormalizePool {
   private nextId = 1;
   private retiredCount = 0;
 
+  /**
+   * Milliseconds the threads spent on rule-repairs tasks, summed over them: against a dry run's wall clock times
+   * the threads, how much of it they had work (bench:rules). A diagnostic.
+   */
+  get ruleBusyMs(): number {
+    return this.ruleBusy;
+  }
+
+  private ruleBusy = 0;
+
   /** Threads replaced so far because they asked to be (see retire): for tests and diagnostics. */
   get retired(): number {
     return this.retiredCount;
@@ -139,6 +151,7 @@ export class NormalizePool {
       const p = thread.pending.get(m.id);
       if (!p) return;
       thread.pending.delete(m.id);
+      if (m.busy !== undefined) this.ruleBusy += m.busy;
       if (--thread.load === 0) worker.unref();
       if (m.retire || thread.retiring) this.retire(thread);
       if (m.appError) p.reject(new AppError(m.appError.code, m.appError.message, m.appError));
