@@ -161,7 +161,19 @@ if (!args["skip-stored"]) {
     // The threads on their own, no job: the same payloads handed to them straight, as fast as they take them —
     // what this machine's cores give GEOS now (on a shared machine, less than twice one core's figure).
     let bothThreads = 0;
+    let oneThread = 0;
     if (threads) {
+      // One ingest thread at a time (a chunk each, awaited): one core at the threads' lower priority, beside the
+      // main thread's figure above — on a loaded machine the difference is what the others take from them.
+      const t3 = performance.now();
+      for (let i = 0; i < sample.length; i += 100) {
+        await threads.ruleRepairs(
+          sample.slice(i, i + 100).map((r) => r.t),
+          repair,
+          { digest: false },
+        );
+      }
+      oneThread = sample.length / ((performance.now() - t3) / 1000);
       const payloads = [...sample, ...sample].map((r) => r.t);
       const t2 = performance.now();
       await threads.ruleRepairs(payloads, repair, { digest: false });
@@ -178,7 +190,7 @@ if (!args["skip-stored"]) {
     const threadsBusy = threads ? ((threads.ruleBusyMs - busy0) / (seconds * 1000 * threads.size)) * 100 : 0;
     const mainBusy = performance.eventLoopUtilization(elu0).utilization * 100;
     console.log(
-      `  other method #${run}${run === 1 ? " (threads' first GEOS)" : ""}: structure repair of ${fmt(job.processed)} records (${group.source}, "${group.reason.slice(0, 40)}…") in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}), a thread's work per record (parse, GEOS, facts) on one core: ${fmt(threadWork)} records/s (×${(rate / threadWork).toFixed(2)}); the threads alone, fed with no job: ${fmt(bothThreads)} records/s (×${(bothThreads / oneCore).toFixed(2)} one core; the dry run ×${(rate / bothThreads).toFixed(2)} of it); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs; threads at work ${fmt(threadsBusy)}% of the run, main thread busy ${fmt(mainBusy)}% (${load()})`,
+      `  other method #${run}${run === 1 ? " (threads' first GEOS)" : ""}: structure repair of ${fmt(job.processed)} records (${group.source}, "${group.reason.slice(0, 40)}…") in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}), a thread's work per record (parse, GEOS, facts) on one core: ${fmt(threadWork)} records/s (×${(rate / threadWork).toFixed(2)}); one ingest thread alone: ${fmt(oneThread)} records/s (the dry run ×${(rate / oneThread).toFixed(2)}); both threads alone, fed with no job: ${fmt(bothThreads)} records/s (×${(bothThreads / oneThread).toFixed(2)} one thread; the dry run ×${(rate / bothThreads).toFixed(2)} of it); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs; threads at work ${fmt(threadsBusy)}% of the run, main thread busy ${fmt(mainBusy)}% (${load()})`,
     );
   }
 }
