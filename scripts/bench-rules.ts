@@ -1,4 +1,4 @@
-// `npm run bench:rules [-- --count 1000000 --db redrive_bench --reseed --geos-records 20000]`
+// `npm run bench:rules [-- --count 1000000 --db redrive_bench --reseed --geos-records 20000 --runs 3 --skip-stored]`
 // Triage rules' dry runs on a database of 1M synthetic dead letters (bench:list's, seeded by
 // scripts/bench/seed-bulk.ts once and reused; a seed cut off goes on where it stopped):
 //  - a rule that reads the stored analysis, dry-run over every record (goal: within 10 s);
@@ -7,6 +7,7 @@
 //    (every thread of this process: on a shared machine the ingest threads, at a lower priority, get what is left).
 // Every figure line carries the load average: the machine may be shared.
 import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { STANDING_REPLAY } from "../lib/replay/batch/standing-rules";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -16,6 +17,7 @@ import { connectionFields } from "../lib/db/pg-adapter";
 import { applyMigrations } from "../lib/db/migrate";
 import { resolveDatabase } from "../lib/db/resolve";
 import { sharedNormalizePool } from "../lib/dead-letters/ingest/normalize-pool";
+import { otherRepair } from "../lib/dead-letters/ingest/rule-facts";
 import { createRuleJob, runRuleJob } from "../lib/dead-letters/rules/rule-jobs";
 import { createRule, type RuleContext } from "../lib/rules/rules";
 import type { RuleAction, RuleJobView, RuleMatch } from "../lib/rules/rule-schemas";
@@ -31,12 +33,18 @@ const { values: args } = parseArgs({
     reseed: { type: "boolean", default: false },
     /** about how many records the GEOS rule looks at (a source and reason group of about that size is chosen) */
     "geos-records": { type: "string", default: "20000" },
+    /** dry runs of the GEOS rule, one after another (the first one's threads start GEOS cold) */
+    runs: { type: "string", default: "3" },
+    /** leave out the stored-analysis dry run (when only the GEOS rule is measured) */
+    "skip-stored": { type: "boolean", default: false },
   },
 });
 const COUNT = Number(args.count);
 const GEOS_RECORDS = Number(args["geos-records"]);
+const RUNS = Number(args.runs);
 if (!Number.isInteger(COUNT) || COUNT < 1) fail(`--count: must be a whole number of records, not ${args.count}`);
 if (!Number.isInteger(GEOS_RECORDS) || GEOS_RECORDS < 1) fail(`--geos-records: must be a whole number, not ${args["geos-records"]}`);
+if (!Number.isInteger(RUNS) || RUNS < 1) fail(`--runs: must be a whole number, not ${args.runs}`);
 
 function fail(message: string): never {
   console.error(message);
@@ -102,7 +110,7 @@ const total = Number((await pool.query<{ n: string }>("SELECT count(*)::text AS 
 console.log(`bench:rules — ${fmt(total)} records in ${args.db} (${load()})`);
 
 // 1. The stored analysis: every pending spatial record of every source.
-{
+if (!args["skip-stored"]) {
   const match: RuleMatch = { kind: "spatial", repair: { sameType: true, maxAreaChange: 0.05, maxDroppedParts: 0 } };
   const { job, seconds } = await dryRun("stored", match, { type: "approve" });
   const top = Object.entries(job.skippedReasons)
@@ -125,28 +133,66 @@ console.log(`bench:rules — ${fmt(total)} records in ${args.db} (${load()})`);
   );
   const group = groups.sort((a, b) => Math.abs(a.n - GEOS_RECORDS) - Math.abs(b.n - GEOS_RECORDS))[0];
   if (!group) fail("no pending spatial records to judge: seed first");
-  // GEOS alone on this thread, on the same geometries: one core's speed.
-  const { rows: sample } = await pool.query<{ g: unknown }>(
-    `SELECT payload->'geometry' AS g FROM dead_letter WHERE status = 'pending' AND kind = 'spatial' AND source = $1 AND reason_group = $2
-     ORDER BY id LIMIT 2000`,
+  const { rows: sample } = await pool.query<{ g: unknown; t: string }>(
+    `SELECT payload->'geometry' AS g, payload::text AS t FROM dead_letter
+     WHERE status = 'pending' AND kind = 'spatial' AND source = $1 AND reason_group = $2 ORDER BY id LIMIT 2000`,
     [group.source, group.reason],
   );
   const geos = await getGeos();
-  // Once untimed: the first calls compile and tier up GEOS's wasm on this thread (the ingest threads are warm).
-  for (const { g } of sample) analyzeGeometry(geos, g, { method: "structure", policy: "accept" });
-  const t0 = performance.now();
-  const c0 = process.cpuUsage();
-  for (const { g } of sample) analyzeGeometry(geos, g, { method: "structure", policy: "accept" });
-  const oneCore = sample.length / ((performance.now() - t0) / 1000);
-  const geosCpu = cpuSeconds(process.cpuUsage(c0)) / sample.length;
+  const repair = { method: "structure", policy: "accept" } as const;
+  // Once untimed: the first calls compile and tier up GEOS's wasm on this thread.
+  for (const { g, t } of sample) {
+    analyzeGeometry(geos, g, repair);
+    otherRepair(JSON.parse(t), repair, geos, { digest: false });
+  }
   const match: RuleMatch = { source: group.source, reason: group.reason, repair: { method: "structure", maxAreaChange: 0.05 } };
-  const c1 = process.cpuUsage();
-  const { job, seconds } = await dryRun("geos", match, { type: "approve" });
-  const jobCpu = cpuSeconds(process.cpuUsage(c1)) / job.processed;
-  const rate = job.processed / seconds;
-  console.log(
-    `  other method     structure repair of ${fmt(job.processed)} records (${group.source}, "${group.reason.slice(0, 40)}…") in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs (${load()})`,
-  );
+  // Each run measures one core's speed just before its dry run: on a shared machine the load moves between runs.
+  for (let run = 1; run <= RUNS; run++) {
+    // GEOS alone on this thread, on the same geometries (parsed already): one core's speed.
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    for (const { g } of sample) analyzeGeometry(geos, g, repair);
+    const oneCore = sample.length / ((performance.now() - t0) / 1000);
+    const geosCpu = cpuSeconds(process.cpuUsage(c0)) / sample.length;
+    // A thread's whole work per record of a dry run, on this thread: the payload's text parsed, GEOS, the rule's facts.
+    const t1 = performance.now();
+    for (const { t } of sample) otherRepair(JSON.parse(t), repair, geos, { digest: false });
+    const threadWork = sample.length / ((performance.now() - t1) / 1000);
+    // The threads on their own, no job: the same payloads handed to them straight, as fast as they take them —
+    // what this machine's cores give GEOS now (on a shared machine, less than twice one core's figure).
+    let bothThreads = 0;
+    let oneThread = 0;
+    if (threads) {
+      // One ingest thread at a time (a chunk each, awaited): one core at the threads' lower priority, beside the
+      // main thread's figure above — on a loaded machine the difference is what the others take from them.
+      const t3 = performance.now();
+      for (let i = 0; i < sample.length; i += 100) {
+        await threads.ruleRepairs(
+          sample.slice(i, i + 100).map((r) => r.t),
+          repair,
+          { digest: false },
+        );
+      }
+      oneThread = sample.length / ((performance.now() - t3) / 1000);
+      const payloads = [...sample, ...sample].map((r) => r.t);
+      const t2 = performance.now();
+      await threads.ruleRepairs(payloads, repair, { digest: false });
+      bothThreads = payloads.length / ((performance.now() - t2) / 1000);
+    }
+    const c1 = process.cpuUsage();
+    const busy0 = threads?.ruleBusyMs ?? 0;
+    const elu0 = performance.eventLoopUtilization();
+    const { job, seconds } = await dryRun(`geos${run}`, match, { type: "approve" });
+    const jobCpu = cpuSeconds(process.cpuUsage(c1)) / job.processed;
+    const rate = job.processed / seconds;
+    // How much of the run the threads had work (their wall clock on it: on a shared core also their waits for
+    // it), and how busy this thread was (reading pages, handing them over, saving progress).
+    const threadsBusy = threads ? ((threads.ruleBusyMs - busy0) / (seconds * 1000 * threads.size)) * 100 : 0;
+    const mainBusy = performance.eventLoopUtilization(elu0).utilization * 100;
+    console.log(
+      `  other method #${run}${run === 1 ? " (threads' first GEOS)" : ""}: structure repair of ${fmt(job.processed)} records (${group.source}, "${group.reason.slice(0, 40)}…") in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}), a thread's work per record (parse, GEOS, facts) on one core: ${fmt(threadWork)} records/s (×${(rate / threadWork).toFixed(2)}); one ingest thread alone: ${fmt(oneThread)} records/s (the dry run ×${(rate / oneThread).toFixed(2)}); both threads alone, fed with no job: ${fmt(bothThreads)} records/s (×${(bothThreads / oneThread).toFixed(2)} one thread; the dry run ×${(rate / bothThreads).toFixed(2)} of it); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs; threads at work ${fmt(threadsBusy)}% of the run, main thread busy ${fmt(mainBusy)}% (${load()})`,
+    );
+  }
 }
 
 await pool.end();

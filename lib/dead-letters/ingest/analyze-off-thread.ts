@@ -22,13 +22,15 @@ export async function analyzeOffThread(geometry: unknown, opts: AnalyzeOptions):
 /**
  * A rule's other repair of stored payloads (JSON text; null: none), for a dry run or an apply: on the ingest
  * threads, split so that every core runs GEOS, when there are any. Null where a payload is not a Feature.
+ * `digest: false` (a dry run): no digest of what the repair delivers (OtherRepairFacts.digest null).
  */
 export async function otherRepairsOffThread(
   payloads: (string | null)[],
   repair: { method: RepairMethod; policy: RepairPolicy },
+  opts: { digest?: boolean } = {},
 ): Promise<(OtherRepairFacts | null)[]> {
   const threads = sharedNormalizePool();
-  if (threads) return threads.ruleRepairs(payloads, repair);
+  if (threads) return threads.ruleRepairs(payloads, repair, opts);
   const geos = await getGeos();
-  return payloads.map((p) => (p === null ? null : otherRepair(JSON.parse(p), repair, geos)));
+  return payloads.map((p) => (p === null ? null : otherRepair(JSON.parse(p), repair, geos, opts)));
 }

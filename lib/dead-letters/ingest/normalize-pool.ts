@@ -25,6 +25,18 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/**
+ * Payloads per rule-repairs task: ~30 ms of GEOS on small geometries, so a page splits into many and a thread that
+ * runs slower (sharing its core with PostgreSQL) holds back no more than one; a message costs ~0.1 ms.
+ */
+const RULE_CHUNK = 100;
+
+/**
+ * Tasks a thread holds from the rule queue: the one it runs and the next few, which it starts without a round
+ * trip, so a main thread held up a while (parsing a page on a loaded machine) does not leave it waiting.
+ */
+const QUEUED_PER_THREAD = 4;
+
 /** Below this many messages a pulled page goes to one thread whole: the hand-over would cost more than it saves. */
 const PULLED_CHUNK_MIN = 25;
 
@@ -43,6 +55,8 @@ interface Reply {
   analyzed?: AnalyzeResult;
   /** a rule's other repair of each payload sent (rule-repairs), null where a payload is not a Feature */
   repairs?: (OtherRepairFacts | null)[];
+  /** how long the thread worked on a rule-repairs task, ms (its wall clock: on a shared core, also its waits) */
+  busy?: number;
   /** a heavy record's detail answer, UTF-8 JSON (its buffer transferred, not copied) */
   json?: Uint8Array<ArrayBuffer>;
   /** an off-thread stream's next chunk (transferred), or done: the stream has ended */
@@ -101,8 +115,20 @@ function workerScript(): string | null {
 
 export class NormalizePool {
   private threads: Thread[] = [];
+  /** Tasks waiting for a thread with room (fewer than QUEUED_PER_THREAD tasks owed), first in first out. */
+  private ruleQueue: { message: Record<string, unknown>; resolve: (r: Reply) => void; reject: (e: Error) => void }[] = [];
   private nextId = 1;
   private retiredCount = 0;
+
+  /**
+   * Milliseconds the threads spent on rule-repairs tasks, summed over them: against a dry run's wall clock times
+   * the threads, how much of it they had work (bench:rules). A diagnostic.
+   */
+  get ruleBusyMs(): number {
+    return this.ruleBusy;
+  }
+
+  private ruleBusy = 0;
 
   /** Threads replaced so far because they asked to be (see retire): for tests and diagnostics. */
   get retired(): number {
@@ -139,11 +165,14 @@ export class NormalizePool {
       const p = thread.pending.get(m.id);
       if (!p) return;
       thread.pending.delete(m.id);
+      if (m.busy !== undefined) this.ruleBusy += m.busy;
       if (--thread.load === 0) worker.unref();
       if (m.retire || thread.retiring) this.retire(thread);
       if (m.appError) p.reject(new AppError(m.appError.code, m.appError.message, m.appError));
       else if (m.error !== undefined) p.reject(new Error(`ingest normalization failed: ${m.error}`));
       else p.resolve(m);
+      // Any answer (a queued task's or another's) gives that thread room for the queue's next task.
+      if (this.ruleQueue.length > 0) this.drainQueue();
     });
     const fail = (err: Error) => {
       loaded();
@@ -151,6 +180,8 @@ export class NormalizePool {
       for (const p of thread.pending.values()) p.reject(err);
       thread.pending.clear();
       thread.load = 0;
+      // The queue's next tasks go to the thread that replaces this one.
+      if (this.ruleQueue.length > 0) queueMicrotask(() => this.drainQueue());
     };
     worker.on("error", fail);
     worker.on("exit", (code) => {
@@ -268,29 +299,53 @@ export class NormalizePool {
   }
 
   /**
-   * A rule's other repair (rule-facts.ts otherRepair: GEOS, and the digest of what it delivers) of each payload,
-   * given as JSON text, split over the threads so every core runs GEOS; results in the payloads' order. Only the
-   * rule's fields of each analysis come back, not its geometries.
+   * A rule's other repair (rule-facts.ts otherRepair: GEOS, and — with `digest` — the digest of what it delivers)
+   * of each payload, given as JSON text; results in the payloads' order. Only the rule's fields of each analysis
+   * come back, not its geometries. The payloads go out in small chunks through a queue that hands a thread its
+   * next chunk as it answers one (ruleQueue): a job keeps a page or two queued ahead, and every thread stays busy
+   * whichever of them runs slower (a fixed split per page left the faster one idle at each page's end).
    */
   async ruleRepairs(
     payloads: (string | null)[],
     repair: { method: RepairMethod; policy: RepairPolicy },
+    opts: { digest?: boolean } = {},
   ): Promise<(OtherRepairFacts | null)[]> {
-    const share = Math.max(1, Math.ceil(payloads.length / this.size));
     const parts: Promise<(OtherRepairFacts | null)[]>[] = [];
-    for (let start = 0; start < payloads.length; start += share)
-      parts.push(this.ruleRepairsChunk(payloads.slice(start, start + share), repair));
+    for (let start = 0; start < payloads.length; start += RULE_CHUNK)
+      parts.push(this.ruleRepairsChunk(payloads.slice(start, start + RULE_CHUNK), repair, opts.digest !== false));
     return (await Promise.all(parts)).flat();
   }
 
   private async ruleRepairsChunk(
     payloads: (string | null)[],
     repair: { method: RepairMethod; policy: RepairPolicy },
+    digest: boolean,
   ): Promise<(OtherRepairFacts | null)[]> {
-    const { repairs = [] } = await this.send({ task: "rule-repairs", payloads, repair });
+    const { repairs = [] } = await this.queued({ task: "rule-repairs", payloads, repair, digest });
     // A thread whose GEOS aborted answers up to the payload that aborted it: the rest go to another.
     if (repairs.length >= payloads.length || repairs.length === 0) return payloads.map((_, i) => repairs[i] ?? null);
-    return [...repairs, ...(await this.ruleRepairsChunk(payloads.slice(repairs.length), repair))];
+    return [...repairs, ...(await this.ruleRepairsChunk(payloads.slice(repairs.length), repair, digest))];
+  }
+
+  /** `message` sent once a thread has room: a thread holds its current task and the next, never a backlog. */
+  private queued(message: Record<string, unknown>): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      this.ruleQueue.push({ message, resolve, reject });
+      this.drainQueue();
+    });
+  }
+
+  private drainQueue(): void {
+    while (this.ruleQueue.length > 0) {
+      const thread = this.pick();
+      if (!thread) {
+        for (const t of this.ruleQueue.splice(0)) t.reject(new Error("no ingest normalization thread is running"));
+        return;
+      }
+      if (thread.load >= QUEUED_PER_THREAD) return;
+      const task = this.ruleQueue.shift()!;
+      this.send(task.message, thread).then(task.resolve, task.reject);
+    }
   }
 
   /** A capture request's body through the AFC gate on a thread (tap-gate.ts gateTaps); its refusal thrown here. */

@@ -90,6 +90,7 @@ parentPort.on("message", async (message) => {
     maxBodyBytes,
     payloads,
     repair,
+    digest,
     rules,
     body,
     format,
@@ -126,13 +127,15 @@ parentPort.on("message", async (message) => {
     }
     if (task === "rule-repairs") {
       // A rule's other repair of stored payloads (a dry run or an apply), one GEOS at a time like a chunk.
+      const started = performance.now();
       const geos = await getGeos();
       const repairs = [];
       for (const text of payloads) {
-        repairs.push(text === null ? null : otherRepair(JSON.parse(text), repair, geos));
+        repairs.push(text === null ? null : otherRepair(JSON.parse(text), repair, geos, { digest: digest !== false }));
         if (await geosBroken()) break;
       }
-      parentPort.postMessage({ id, repairs, retire: await shouldRetire(payloads.filter((p) => p !== null)) });
+      const busy = performance.now() - started;
+      parentPort.postMessage({ id, repairs, busy, retire: await shouldRetire(payloads.filter((p) => p !== null)) });
       return;
     }
     if (task === "analyze") {

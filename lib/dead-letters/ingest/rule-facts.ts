@@ -59,22 +59,30 @@ function payloadGeometry(payload: JsonValue): JsonValue | null {
   return isFeaturePayload(payload) ? (payload.geometry ?? null) : null;
 }
 
-/** A record's geometry under another repair (GEOS): its analysis, and the digest of what it delivers (approved-repair.ts). */
+/**
+ * A record's geometry under another repair (GEOS): its analysis, and the digest of what it delivers
+ * (approved-repair.ts). Without `digest` (a dry run, which only counts verdicts and pins nothing) the digest is
+ * left null and what it would cost — the repair as GeoJSON, canonical JSON, SHA-256 — is not spent.
+ */
 export function otherRepair(
   payload: unknown,
   repair: Pick<OtherRepairFacts, "method" | "policy">,
   geos: Geos | null,
+  opts: { digest?: boolean } = {},
 ): OtherRepairFacts | null {
   if (!geos || !isFeaturePayload(payload)) return null;
-  const delivered = deliveredFrom(
-    payload.geometry,
-    analyzeGeometry(geos, payload.geometry, { method: repair.method, policy: repair.policy }),
-  );
-  if (!delivered.result) return null;
+  const result = analyzeGeometry(geos, payload.geometry, { method: repair.method, policy: repair.policy });
+  const analysis = ruleAnalysisOf(result.analysis);
+  if (opts.digest === false) {
+    // deliveredFrom's verdict without building what it delivers.
+    const outcome = result.analysis.outcome === "dropped" || !result.repaired ? null : result.analysis.outcome;
+    return { method: repair.method, policy: repair.policy, analysis, digest: null, outcome };
+  }
+  const delivered = deliveredFrom(payload.geometry, result);
   return {
     method: repair.method,
     policy: repair.policy,
-    analysis: ruleAnalysisOf(delivered.result.analysis),
+    analysis,
     digest: delivered.ok ? digestOf(delivered.geometry) : null,
     outcome: delivered.ok ? delivered.outcome : null,
   };

@@ -20,7 +20,7 @@ import {
   decisionOf,
   otherRepairDecision,
   queueStandingReplays,
-  FACT_COLUMNS,
+  factColumns,
   toRuleRecord,
   writeRuleDecisions,
   type FactRow,
@@ -240,11 +240,125 @@ interface Judged {
   decision: RuleDecision | null;
 }
 
+type PageRow = FactRow & { payload_text?: string | null };
+
+/** A page read: its rows (those still in the rule's scope), and the last id it covered — the job's cursor after it. */
+interface ReadPage {
+  rows: PageRow[];
+  last: string;
+}
+
+/**
+ * The walk's pages, read one after the other: the records after id `after` up to the ceiling in the rule's SQL
+ * scope, in id order. Their ids come a range of ids at a time (RANGE), the next range read while this one's
+ * pages are, and each page's rows then by id. Asking instead for the scope's next page (ORDER BY id LIMIT) had
+ * PostgreSQL find and sort every match past the cursor for each page: a bitmap scan of the scope's indexes
+ * and their rows, 1–2 s on 1M records on a loaded machine, longer than the page's GEOS. Each page is read with
+ * the scope again, so a record that left it meanwhile (decided, edited) is not judged. A dry run reads no
+ * delivered geometry (it pins nothing); the payload as text only for a rule that runs GEOS. Null: no ids left.
+ */
+function pageReader(
+  pool: pg.Pool,
+  match: RuleMatch,
+  ceiling: string,
+  needsPayload: boolean,
+  type: JobRow["type"],
+): (after: string) => Promise<ReadPage | null> {
+  const top = BigInt(ceiling);
+  /** The scope's ids in the ranges after `after`, up to the first range that holds any (or the ceiling). */
+  const readWindow = async (after: string): Promise<{ ids: string[]; end: bigint }> => {
+    let from = BigInt(after);
+    for (;;) {
+      const end = from + RANGE < top ? from + RANGE : top;
+      if (from >= end) return { ids: [], end };
+      const params: unknown[] = [String(from), String(end)];
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT d.id::text AS id FROM dead_letter d WHERE d.id > $1 AND d.id <= $2 AND ${scopeSql(match, params)} ORDER BY d.id`,
+        params,
+      );
+      if (rows.length > 0 || end === top) return { ids: rows.map((r) => r.id), end };
+      from = end;
+    }
+  };
+  let window: string[] = [];
+  let upcoming: Promise<{ ids: string[]; end: bigint }> | null = null;
+  let exhausted = false;
+  return async (after) => {
+    if (window.length === 0 && !exhausted) {
+      const read = await (upcoming ?? readWindow(after));
+      window = read.ids;
+      exhausted = read.end >= top;
+      upcoming = exhausted ? null : readWindow(String(read.end));
+      // Awaited when this window runs out; a walk that ends before must not leave an unhandled rejection.
+      upcoming?.catch(() => {});
+    }
+    const ids = window.splice(0, PAGE);
+    if (ids.length === 0) return null;
+    const params: unknown[] = [ids];
+    const { rows } = await pool.query<PageRow>(
+      `SELECT ${factColumns({ delivered: type === "apply" })}${needsPayload ? ", d.payload::text AS payload_text" : ""} FROM dead_letter d
+       WHERE d.id = ANY($1::bigint[]) AND ${scopeSql(match, params)} ORDER BY d.id`,
+      params,
+    );
+    return { rows, last: ids[ids.length - 1]! };
+  };
+}
+
+/**
+ * Ids per query of the walk's scope: PostgreSQL reads that range in id order (a few thousand table pages), and
+ * a window holds at most this many ids (a few MB).
+ */
+const RANGE = 50_000n;
+
+/** A page as the walk hands it over: its verdicts, its last id and how many records it held. */
+interface WalkedPage {
+  page: Judged[];
+  last: string;
+  count: number;
+}
+
+/**
+ * The pages after `from`, each read and judged ahead of the one being saved (AHEAD pages more in flight): the
+ * read of a page starts as soon as the previous one's is done, and its judging (GEOS, queued on the ingest
+ * threads behind the previous page's) as soon as it is read. `next` gives them in id order, null after the last.
+ * A walk left early (an apply stopped, a runner taken over) lets its pages in flight finish unawaited.
+ */
+function pageWalk(
+  read: (after: string) => Promise<ReadPage | null>,
+  from: string,
+  judge: (rows: PageRow[]) => Promise<Judged[]>,
+): { next: () => Promise<WalkedPage | null> } {
+  let reading: Promise<ReadPage | null> | null = null;
+  const inFlight: Promise<WalkedPage | null>[] = [];
+  const launch = () => {
+    const previous = reading;
+    const page = previous === null ? read(from) : previous.then((p) => (p === null ? null : read(p.last)));
+    reading = page;
+    const walked = page.then(async (p) => (p === null ? null : { page: await judge(p.rows), last: p.last, count: p.rows.length }));
+    // Awaited by next() in turn; one left behind by a walk that ended early must not be an unhandled rejection.
+    walked.catch(() => {});
+    inFlight.push(walked);
+  };
+  for (let i = 0; i <= AHEAD; i++) launch();
+  return {
+    next: async () => {
+      const head = inFlight.shift();
+      const page = head ? await head : null;
+      if (page) launch();
+      return page;
+    },
+  };
+}
+
+/** Pages read and judged ahead of the one being saved: enough that the threads never wait for a read. */
+const AHEAD = 1;
+
 /**
  * Judges a page. A rule judging a repair other than the stored one has it run on the ingest threads (GEOS), the
- * page's payloads sent as the text PostgreSQL gives, split over the threads.
+ * page's payloads sent as the text PostgreSQL gives, queued in chunks for the threads. `pin`: an apply, whose
+ * decisions need the digest of what the repair delivers (a dry run's do not).
  */
-async function judgePage(rule: ActiveRule, rows: (FactRow & { payload_text?: string | null })[]): Promise<Judged[]> {
+async function judgePage(rule: ActiveRule, rows: PageRow[], pin: boolean): Promise<Judged[]> {
   const records = rows.map(toRuleRecord);
   const outcomes = records.map((r) => matchRule(rule, r));
   const wanted = new Map<string, { repair: { method: RepairMethod; policy: RepairPolicy }; at: number[] }>();
@@ -256,20 +370,24 @@ async function judgePage(rule: ActiveRule, rows: (FactRow & { payload_text?: str
     wanted.set(key, group);
   });
   const others = new Map<number, OtherRepairFacts | null>();
-  for (const { repair, at } of wanted.values()) {
-    const done = await otherRepairsOffThread(
-      at.map((i) => rows[i]!.payload_text ?? null),
-      repair,
-    );
-    at.forEach((i, k) => others.set(i, done[k] ?? null));
-  }
+  // Every group queued at once: the threads take them in turn.
+  const done = await Promise.all(
+    [...wanted.values()].map(({ repair, at }) =>
+      otherRepairsOffThread(
+        at.map((i) => rows[i]!.payload_text ?? null),
+        repair,
+        { digest: pin },
+      ),
+    ),
+  );
+  [...wanted.values()].forEach(({ at }, g) => at.forEach((i, k) => others.set(i, done[g]![k] ?? null)));
   return records.map((record, i) => {
     const outcome = outcomes[i]!;
-    if (outcome.kind !== "needs_analysis") return { record, outcome, decision: decisionOf(rule, record, outcome) };
+    if (outcome.kind !== "needs_analysis") return { record, outcome, decision: pin ? decisionOf(rule, record, outcome) : null };
     const other = others.get(i) ?? null;
     if (!other) return { record, outcome: { kind: "skip", reason: NOT_A_FEATURE }, decision: null };
     const again = matchRule(rule, record, other.analysis);
-    return { record, outcome: again, decision: otherRepairDecision(rule, record, again, other) };
+    return { record, outcome: again, decision: pin ? otherRepairDecision(rule, record, again, other) : null };
   });
 }
 
@@ -385,16 +503,15 @@ export async function runRuleJob(
       }
       return finish(pool, ruleId, jobId, "completed", opts.now(), null);
     }
+    // Pages in a pipeline: the next page is read, and its GEOS work queued on the threads, while this one is
+    // judged and saved, so neither the threads nor PostgreSQL wait on the other; pages still commit in id order.
+    const pages = pageWalk(pageReader(pool, rule.match, job.ceiling, needsPayload, job.type), cursor, (rows) =>
+      judgePage(rule, rows, job.type === "apply"),
+    );
     for (;;) {
-      const params: unknown[] = [cursor, job.ceiling];
-      const { rows } = await pool.query<FactRow & { payload_text?: string | null }>(
-        `SELECT ${FACT_COLUMNS}${needsPayload ? ", d.payload::text AS payload_text" : ""} FROM dead_letter d
-         WHERE d.id > $1 AND d.id <= $2 AND ${scopeSql(rule.match, params)} ORDER BY d.id LIMIT ${PAGE}`,
-        params,
-      );
-      if (rows.length === 0) break;
-      const page = await judgePage(rule, rows);
-      const last = rows[rows.length - 1]!.id;
+      const next = await pages.next();
+      if (next === null) break;
+      const { page, last, count } = next;
       const now = opts.now();
       if (job.type === "apply") {
         const stopped = await inTransaction(pool, async (client) => {
@@ -419,7 +536,7 @@ export async function runRuleJob(
             [{ ruleId, version: rule.version, matched: pageCounts.decided + pageCounts.skipped, decided: pageCounts.decided }],
             now,
           );
-          await saveProgress(client, jobId, runner, now, last, processed + rows.length, counts);
+          await saveProgress(client, jobId, runner, now, last, processed + count, counts);
           return false;
         });
         if (stopped) return finish(pool, ruleId, jobId, "failed", now, "the rule was disabled or changed: the apply stopped");
@@ -433,10 +550,10 @@ export async function runRuleJob(
             addOrigin(counts, await opts.originCheck(pool, "d.id = ANY($1::bigint[])", [decided]));
           }
         }
-        await saveProgress(pool, jobId, runner, now, last, processed + rows.length, counts);
+        await saveProgress(pool, jobId, runner, now, last, processed + count, counts);
       }
       cursor = last;
-      processed += rows.length;
+      processed += count;
     }
     return finish(pool, ruleId, jobId, "completed", opts.now(), null);
   } catch (err) {

@@ -42,12 +42,20 @@ export interface RuleDecision {
   areaChange: number | null;
 }
 
-/** The columns a rule reads, for a record id $n (FACT_COLUMNS) — the delivered geometry only for spatial records. */
-export const FACT_COLUMNS = `d.id::text AS id, d.kind, d.status, d.source, d.origin_source, d.reason_group, d.reason, d.failure_class,
-  d.version, d.analysis,
-  CASE WHEN d.kind = 'spatial' THEN CASE WHEN d.analysis->>'outcome' = 'valid' THEN d.payload->'geometry' ELSE d.repaired_geometry END END
-    AS delivered,
-  CASE WHEN d.kind = 'afc' THEN d.payload END AS tap`;
+/**
+ * The columns a rule reads — the delivered geometry only for spatial records, and only where a decision is pinned
+ * (`delivered`: a dry run only counts verdicts, and parsing each record's geometry was its main thread's work).
+ */
+export function factColumns(opts: { delivered: boolean }): string {
+  const delivered = opts.delivered
+    ? `CASE WHEN d.kind = 'spatial' THEN CASE WHEN d.analysis->>'outcome' = 'valid' THEN d.payload->'geometry' ELSE d.repaired_geometry END END`
+    : "NULL::jsonb";
+  return `d.id::text AS id, d.kind, d.status, d.source, d.origin_source, d.reason_group, d.reason, d.failure_class,
+  d.version, d.analysis, ${delivered} AS delivered, CASE WHEN d.kind = 'afc' THEN d.payload END AS tap`;
+}
+
+/** The columns a rule reads, for a record id $n: factColumns with the delivered geometry. */
+export const FACT_COLUMNS = factColumns({ delivered: true });
 
 export interface FactRow {
   id: string;
