@@ -220,6 +220,7 @@ describe("a rule judging another repair, walked over several pages", () => {
       skippedReasons: done.skippedReasons,
       samples: done.samples,
       areaChanges: done.areaChanges,
+      notReplayableToOrigin: done.notReplayableToOrigin,
     }).toEqual(expected.counts);
 
     await approveRule(db.pool, rule.id, 1, approver);
