@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AppError } from "../errors/app-error";
 import { SecretError } from "../secrets/kept-secret";
 import { errorResponse } from "./handler";
@@ -17,5 +17,22 @@ describe("errorResponse", () => {
     const res = errorResponse(new Error("connection string with password"), "req-3");
     expect(res.status).toBe(500);
     expect(JSON.stringify(await res.json())).not.toContain("password");
+  });
+
+  it("answers a request its client cut off with 400 and a line in the log, not an unhandled error", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const res = errorResponse(Object.assign(new Error("aborted"), { code: "ECONNRESET" }), "req-4");
+      expect(res.status).toBe(400);
+      expect(error).not.toHaveBeenCalled();
+      expect(warn).toHaveBeenCalledWith("[api] req-4 the client closed the connection before its request was read");
+      // Another ECONNRESET (a database connection reset) stays an unhandled error.
+      expect(errorResponse(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }), "req-5").status).toBe(500);
+      expect(error).toHaveBeenCalledTimes(1);
+    } finally {
+      error.mockRestore();
+      warn.mockRestore();
+    }
   });
 });

@@ -127,6 +127,11 @@ export function json(data: unknown, init: ResponseInit = {}): Response {
  */
 const NO_STORE = "no-store";
 
+/** Node's error for a request body cut off by its client (IncomingMessage "aborted"). */
+function clientWentAway(err: unknown): boolean {
+  return err instanceof Error && err.message === "aborted" && (err as { code?: unknown }).code === "ECONNRESET";
+}
+
 export function errorResponse(err: unknown, requestId: string): Response {
   if (err instanceof AppError) {
     const headers: Record<string, string> = { "x-request-id": requestId, "cache-control": NO_STORE };
@@ -137,6 +142,12 @@ export function errorResponse(err: unknown, requestId: string): Response {
     // Names the setting, never a value: an admin saving SSO settings learns what the operator must set.
     console.error(`[api] ${requestId} ${err.message}`);
     return errorResponse(new AppError("misconfigured", err.message), requestId);
+  }
+  if (clientWentAway(err)) {
+    // Nobody reads this answer (a browser cancelled a request while sending it: a debounced live query); a line,
+    // not an "unhandled error" with its stack.
+    console.warn(`[api] ${requestId} the client closed the connection before its request was read`);
+    return errorResponse(new AppError("bad_request", "the request was not read whole: the client closed the connection"), requestId);
   }
   console.error(`[api] ${requestId} unhandled error`, err);
   return Response.json(

@@ -28,7 +28,7 @@ describe("diffRuleVersions", () => {
     const before = v(1, { match: { source: "parcels", reason: "TopologyException", repair: { maxAreaChange: 0.01 } } });
     expect(diffRuleVersions(before, after)).toEqual([
       { field: "match.kind", before: null, after: "spatial" },
-      { field: "match.repair.maxAreaChange", before: "0.01", after: "0.02" },
+      { field: "match.repair.maxAreaChange", before: "1% (0.01)", after: "2% (0.02)" },
       { field: "match.repair.sameType", before: null, after: "true" },
       { field: "match.reason", before: "TopologyException", after: null },
     ]);
@@ -63,7 +63,7 @@ describe("diffRuleVersions", () => {
       { field: "replay.sink.url", before: null, after: "https://down.example/in" },
       { field: "replay.ratePerSecond", before: "5", after: "10" },
       { field: "replay.canary.count", before: null, after: "20" },
-      { field: "replay.canary.maxFailureRate", before: null, after: "0.1" },
+      { field: "replay.canary.maxFailureRate", before: null, after: "10% (0.1)" },
     ]);
     expect(diffRuleVersions(v(3, { replay: http }), v(4))).toContainEqual({
       field: "replay.sink.url",

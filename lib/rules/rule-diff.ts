@@ -19,12 +19,16 @@ function text(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** Fields the API keeps as fractions and the editor asks for in per cent: said both ways ("1% (0.01)"). */
+const FRACTIONS = /\.(maxAreaChange|maxFailureRate)$/;
+
 /** Leaves of `value` by dotted path, in the order they appear; an array is one leaf. */
 function leaves(value: unknown, path: string, into: Map<string, string>): Map<string, string> {
   if (value === undefined || value === null) return into;
   if (typeof value === "object" && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) leaves(v, `${path}.${k}`, into);
-  } else into.set(path, text(value));
+  } else if (typeof value === "number" && FRACTIONS.test(path)) into.set(path, `${Number((value * 100).toPrecision(12))}% (${value})`);
+  else into.set(path, text(value));
   return into;
 }
 

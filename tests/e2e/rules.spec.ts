@@ -156,7 +156,7 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   const review = approver.getByRole("region", { name: `Rule ${name}` });
   const changes = review.getByRole("region", { name: "Changes in v2" });
   await expect(changes.getByText("What v2 changes from v1 (the last approved)")).toBeVisible();
-  await expect(changes.getByRole("row", { name: /match\.repair\.maxAreaChange/ })).toHaveText(/0\.01\s*0\.02/);
+  await expect(changes.getByRole("row", { name: /match\.repair\.maxAreaChange/ })).toHaveText(/1% \(0\.01\)\s*2% \(0\.02\)/);
   await expect(changes.getByRole("row", { name: /replay\.sink\.type/ })).toHaveText(/ledger\s*origin/);
   await expect(review.getByTestId("dry-run-not-replayable")).toContainText("1 of the approvals cannot go back");
   await review.screenshot({ path: `${SHOTS}/rules-approval-diff-${scheme}.png` });
