@@ -19,6 +19,7 @@ import { UNSCOPED } from "../../lib/scope/record-scope";
 import { getGeos } from "../../lib/spatial/geos";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { pentagram } from "../support/rule-shapes";
 
 // A rule judging another repair than the source's decides at arrival: ingest runs that repair (GEOS) on its
 // threads before the store transaction and hands the analysis to the store step, which decides from it.
@@ -27,15 +28,7 @@ setTestAuthEnv();
 
 const SOURCE = "parcels-structure";
 /** A pentagram: the source's repair (linework) drops its centre pentagon (−47% of the area), structure −24%. */
-const star = {
-  type: "Polygon",
-  coordinates: [
-    [0, 2, 4, 1, 3, 0].map((k) => [
-      2.35 + 0.01 * Math.cos(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-      48.85 + 0.01 * Math.sin(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-    ]),
-  ],
-};
+const star = pentagram();
 
 let n = 0;
 const envelope = (source = SOURCE) =>

@@ -14,6 +14,7 @@ import { UNSCOPED } from "../../lib/scope/record-scope";
 import { approve, ingest } from "../replay/fixtures";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { pentagram, SQUARE } from "../support/rule-shapes";
 
 // A rule whose standing replay goes back to origin: its dry run counts, among the approvals, those that cannot go
 // back — not pulled from a broker source, or pulled from one whose options.destinations refuse their destination —
@@ -23,28 +24,9 @@ setTestAuthEnv();
 
 const SOURCE = "parcels-origin-dry";
 const BROKER = "nats-orders-dry";
-const square = {
-  type: "Polygon",
-  coordinates: [
-    [
-      [2.35, 48.85],
-      [2.36, 48.85],
-      [2.36, 48.86],
-      [2.35, 48.86],
-      [2.35, 48.85],
-    ],
-  ],
-};
+const square = SQUARE;
 /** A pentagram: linework drops its centre, −47% of the area (the rule skips it). */
-const star = {
-  type: "Polygon",
-  coordinates: [
-    [0, 2, 4, 1, 3, 0].map((k) => [
-      2.35 + 0.01 * Math.cos(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-      48.85 + 0.01 * Math.sin(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-    ]),
-  ],
-};
+const star = pentagram();
 let n = 0;
 const envelope = (geometry: unknown) =>
   JSON.stringify({

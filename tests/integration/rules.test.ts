@@ -14,6 +14,7 @@ import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 import { UNSCOPED } from "../../lib/scope/record-scope";
 import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
+import { pentagram, SLIVER_BOWTIE, SQUARE } from "../support/rule-shapes";
 
 // Triage rules against a real database: four eyes on the rule, decisions at arrival inside the store's transaction
 // (and its one audit event), dry run = apply, versions inactive until approved, the kill switch, the audit trail.
@@ -21,42 +22,9 @@ import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 setTestAuthEnv();
 
 const SOURCE = "parcels-rules";
-/** A bow-tie whose second lobe is a sliver: the linework repair keeps all but 0.01% of the area. */
-const bowtie = {
-  type: "Polygon",
-  coordinates: [
-    [
-      [2.35, 48.85],
-      [2.36, 48.85],
-      [2.36, 48.86],
-      [2.35, 48.86],
-      [2.3501, 48.8499],
-      [2.35, 48.85],
-    ],
-  ],
-};
-/** A pentagram: linework drops its centre pentagon, −47% of the area. */
-const star = {
-  type: "Polygon",
-  coordinates: [
-    [0, 2, 4, 1, 3, 0].map((k) => [
-      2.35 + 0.01 * Math.cos(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-      48.85 + 0.01 * Math.sin(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-    ]),
-  ],
-};
-const square = {
-  type: "Polygon",
-  coordinates: [
-    [
-      [2.35, 48.85],
-      [2.36, 48.85],
-      [2.36, 48.86],
-      [2.35, 48.86],
-      [2.35, 48.85],
-    ],
-  ],
-};
+const bowtie = SLIVER_BOWTIE;
+const star = pentagram();
+const square = SQUARE;
 
 let n = 0;
 const envelope = (geometry: unknown, source = SOURCE) =>
