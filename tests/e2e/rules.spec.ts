@@ -67,8 +67,12 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
 
   const drafter = await (await browser.newContext({ colorScheme })).newPage();
   await signIn(drafter, "supervisor", "/rules");
-  await drafter.getByRole("button", { name: "New rule" }).click();
   const form = drafter.getByRole("form", { name: "New rule" });
+  // As openRule: a click before the page has hydrated does nothing, so it is repeated until the form shows.
+  await expect(async () => {
+    await drafter.getByRole("button", { name: "New rule" }).click();
+    await expect(form).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await form.getByLabel("Name").fill(name);
   await form.getByLabel("Source", { exact: true }).fill(source);
   await form.getByLabel("Max area change (%)").fill("1");
