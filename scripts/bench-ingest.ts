@@ -4,6 +4,9 @@
 // Beside them, the ingest floor of the same inputs (scripts/bench/ingest-floor.ts): normalization alone on the
 // ingest threads, a COPY of the rows the API path stored, and the two together on the same cores; the API's
 // rate is judged by its ratio to that floor (goal ≥ 0.7), which moves with the machine as the rate does.
+// `--into DB` starts every API path and its COPY floor from a file copy of database DB (bench:list's, e.g. 10M
+// records: `npm run bench:list -- --count 10000000 --seed-only`), dead_letter's indexes read once first, instead
+// of an empty one: ingest into a table that already holds millions (issue #46). `redrive import` is left out then.
 // `--rules n` (or BENCH_INGEST_RULES=n) runs the API paths a second time with n active triage rules
 // (scripts/bench/active-rules.ts) and prints both ratios. Every figure line carries the load average: the machine
 // may be shared.
@@ -24,14 +27,27 @@ import { DEMO_BASE } from "../lib/seed/seed";
 import { benchDatabase, fmt, startServer } from "./bench-support";
 import { insertActiveRules } from "./bench/active-rules";
 import { BackendMeter, treeCpu } from "./bench/cpu";
-import { combinedFloor, copyFloor, normalizeFloor, type CopyPart } from "./bench/ingest-floor";
+import { combinedFloor, copyFloor, normalizeFloor, prewarm, type CopyPart } from "./bench/ingest-floor";
 
 const N = Number(process.env.BENCH_INGEST_COUNT ?? 100_000);
 const PER_REQUEST = 50_000;
 const PORT = Number(process.env.BENCH_PORT ?? 3300);
-const WITH_CLI = process.env.BENCH_INGEST_CLI !== "0";
+/** a database whose copy each API path starts from (`--into`); undefined: a fresh, empty one */
+const INTO = argValue("--into");
+const WITH_CLI = process.env.BENCH_INGEST_CLI !== "0" && INTO === undefined;
 /** active triage rules for the second run of the API paths (scripts/bench/active-rules.ts); 0: one run, no rules */
 const RULES = rulesArg();
+
+function argValue(flag: string): string | undefined {
+  const at = process.argv.indexOf(flag);
+  if (at < 0) return undefined;
+  const value = process.argv[at + 1];
+  if (value === undefined || value.startsWith("--")) {
+    console.error(`${flag}: needs a value`);
+    process.exit(2);
+  }
+  return value;
+}
 
 function rulesArg(): number {
   const at = process.argv.indexOf("--rules");
@@ -125,7 +141,14 @@ async function warmUp(token: string, pid: number | undefined): Promise<void> {
 }
 
 async function viaApi(file: string, ranges: Range[], kind: string, rules: number): Promise<ApiRun> {
-  const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}${rules ? `_rules${rules}` : ""}`);
+  const bench = await benchDatabase(`redrive_bench_ingest_api_${kind}${rules ? `_rules${rules}` : ""}`, { template: INTO });
+  if (INTO) {
+    const { rows } = await bench.db.pool.query<{ n: string }>("SELECT count(*)::text AS n FROM dead_letter");
+    const bytes = await prewarm(bench.db.pool);
+    console.log(
+      `  (into a copy of ${INTO}: ${fmt(Number(rows[0]!.n))} records; dead_letter's indexes read first, ${(bytes / 2 ** 30).toFixed(1)} GiB)`,
+    );
+  }
   // A server that does not start must not leave its database behind.
   const server = await startServer(bench.url, PORT).catch(async (e: unknown) => {
     await bench.drop();
@@ -140,7 +163,9 @@ async function viaApi(file: string, ranges: Range[], kind: string, rules: number
     );
     const { token } = await createApiToken(bench.db.pool, { userId: user.id, name: "bench" }, ctx);
     if (rules > 0) await insertActiveRules(bench.db.pool, rules);
-    const { rows: head } = await bench.db.pool.query<{ id: string }>("SELECT coalesce(max(id), 0)::text AS id FROM audit_event");
+    const { rows: head } = await bench.db.pool.query<{ audit: string; records: string }>(
+      "SELECT (SELECT coalesce(max(id), 0) FROM audit_event)::text AS audit, (SELECT coalesce(max(id), 0) FROM dead_letter)::text AS records",
+    );
     await warmUp(token, server.pid);
     await quiesce(bench.db.pool);
     const backends = new BackendMeter(new URL(bench.url).pathname.slice(1)).start();
@@ -164,8 +189,12 @@ async function viaApi(file: string, ranges: Range[], kind: string, rules: number
     const serverCpu = serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore;
     const backendCpu = backends.stop()?.seconds ?? null;
     const decided = rules
-      ? (await bench.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letter WHERE decided_by_rule_id IS NOT NULL"))
-          .rows[0]!.n
+      ? (
+          await bench.db.pool.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM dead_letter WHERE id > $1 AND decided_by_rule_id IS NOT NULL",
+            [head[0]!.records],
+          )
+        ).rows[0]!.n
       : 0;
     console.log(
       `  API     ${kind.padEnd(8)} ${rules ? `${rules} rules, ${fmt(decided)} decided at arrival; ` : ""}${fmt(N)} records (${fmt(stored)} stored) in ${secs.toFixed(1)} s → ${fmt(N / secs)} records/s; CPU-s per 10k: server ${per10k(serverCpu)} + PostgreSQL ${per10k(backendCpu)} (${load()})`,
@@ -173,9 +202,9 @@ async function viaApi(file: string, ranges: Range[], kind: string, rules: number
     const exited = once(server, "exit");
     server.kill("SIGTERM");
     await exited; // the floor's COPY runs on a machine the server has left
-    const copy = await copyFloor(bench.url, head[0]?.id ?? "0", N);
+    const copy = await copyFloor(bench.url, head[0]!, N, INTO);
     console.log(
-      `  floor   ${kind.padEnd(8)} COPY of the ${fmt(copy.rows)} rows stored (records, failures, audit) into a fresh database: ${copy.seconds.toFixed(1)} s → ${fmt(copy.perSecond)} records/s; CPU-s per 10k: PostgreSQL ${per10k(copy.backendCpu)} + client ${per10k(copy.clientCpu)} (${load()})`,
+      `  floor   ${kind.padEnd(8)} COPY of the ${fmt(copy.rows)} rows stored (records, failures, audit) into ${INTO ? `a copy of ${INTO}` : "a fresh database"}: ${copy.seconds.toFixed(1)} s → ${fmt(copy.perSecond)} records/s; CPU-s per 10k: PostgreSQL ${per10k(copy.backendCpu)} + client ${per10k(copy.clientCpu)} (${load()})`,
     );
     return { rate: N / secs, copy, serverCpu, backendCpu };
   } finally {

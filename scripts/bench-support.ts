@@ -16,14 +16,21 @@ export interface BenchDb {
   drop(): Promise<void>;
 }
 
-export async function benchDatabase(prefix: string): Promise<BenchDb> {
+/**
+ * A fresh database named from `prefix`, migrated. With `template`, a file copy of that database (bench:ingest
+ * `--into`: ingest into a table that already holds bench:list's millions); FILE_COPY, because the default
+ * strategy would write the whole copy through the WAL.
+ */
+export async function benchDatabase(prefix: string, opts: { template?: string } = {}): Promise<BenchDb> {
   const handle = await resolveDatabase();
   const admin = new pg.Client({ ...connectionFields(handle.url), database: "postgres" });
   // A restart of the server must not crash this process through an unhandled client error.
   admin.on("error", (e) => console.error(`[db] admin connection: ${e.message}`));
   await admin.connect();
   const name = `${prefix}_${Date.now().toString(36)}`;
-  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.query(
+    opts.template ? `CREATE DATABASE "${name}" TEMPLATE "${opts.template}" STRATEGY = FILE_COPY` : `CREATE DATABASE "${name}"`,
+  );
   const url = new URL(handle.url);
   url.pathname = `/${name}`;
   await applyMigrations(url.toString());

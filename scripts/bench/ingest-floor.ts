@@ -66,10 +66,16 @@ export async function normalizeFloor(file: string): Promise<FloorPart & { thread
 
 /** The tables ingest writes, in the order their rows can go back in (failure history points at records). */
 const TABLES = [
-  { table: "dead_letter", where: "true", order: "id" },
-  { table: "failure_attempt", where: "true", order: "dead_letter_id, attempt" },
-  { table: "audit_event", where: "id > $1", order: "id" },
+  { table: "dead_letter", where: "id > $records", order: "id" },
+  { table: "failure_attempt", where: "dead_letter_id > $records", order: "dead_letter_id, attempt" },
+  { table: "audit_event", where: "id > $audit", order: "id" },
 ];
+
+/** The ids the database held before ingest ran: its rows are those above them. */
+export interface IngestedAfter {
+  records: string;
+  audit: string;
+}
 
 /** A table's columns that take values (a generated column is computed by the COPY into the target, as by ingest). */
 async function writableColumns(client: pg.Client, table: string): Promise<string> {
@@ -91,23 +97,26 @@ async function copyOut(client: pg.Client, sql: string): Promise<Buffer[]> {
 }
 
 /**
- * COPYs the rows ingest stored in `sourceUrl` (audit events after `auditAfter`) into a fresh database; `records`
- * is what the rate counts (the envelopes sent, as the API's rate does).
+ * COPYs the rows ingest stored in `sourceUrl` (those after `after`) into a fresh database, or into a copy of
+ * `template` (the database ingest started from, for `--into`); `records` is what the rate counts (the envelopes
+ * sent, as the API's rate does).
  */
-export async function copyFloor(sourceUrl: string, auditAfter: string, records: number): Promise<CopyPart> {
+export async function copyFloor(sourceUrl: string, after: IngestedAfter, records: number, template?: string): Promise<CopyPart> {
   const source = new pg.Client({ connectionString: sourceUrl });
   await source.connect();
   const data: { table: string; cols: string; chunks: Buffer[] }[] = [];
   try {
     for (const { table, where, order } of TABLES) {
       const cols = await writableColumns(source, table);
-      const sql = `COPY (SELECT ${cols} FROM ${table} WHERE ${where.replace("$1", `'${BigInt(auditAfter)}'`)} ORDER BY ${order}) TO STDOUT`;
+      const bound = where.replace("$records", `'${BigInt(after.records)}'`).replace("$audit", `'${BigInt(after.audit)}'`);
+      const sql = `COPY (SELECT ${cols} FROM ${table} WHERE ${bound} ORDER BY ${order}) TO STDOUT`;
       data.push({ table, cols, chunks: await copyOut(source, sql) });
     }
   } finally {
     await source.end();
   }
-  const target = await benchDatabase("redrive_bench_ingest_copy");
+  const target = await benchDatabase("redrive_bench_ingest_copy", { template });
+  if (template) await prewarm(target.db.pool);
   const client = await target.db.pool.connect();
   try {
     await client.query("CHECKPOINT").catch(() => undefined);
@@ -137,4 +146,17 @@ export async function copyFloor(sourceUrl: string, auditAfter: string, records: 
 /** The floor both parts make on the same cores, and the ratio of a measured rate to it. */
 export function combinedFloor(normalize: number, copy: number): number {
   return 1 / (1 / normalize + 1 / copy);
+}
+
+/**
+ * A copy of a large database starts with its files partly outside the OS cache; a server that has run a while has
+ * dead_letter's indexes in memory (or not, if they outgrew it: what `--into` measures). They are read once first,
+ * as bench:list does; prints how much that was.
+ */
+export async function prewarm(pool: pg.Pool): Promise<number> {
+  await pool.query("CREATE EXTENSION IF NOT EXISTS pg_prewarm");
+  const { rows } = await pool.query<{ blocks: string }>(
+    `SELECT coalesce(sum(pg_prewarm(indexrelid, 'read')), 0)::text AS blocks FROM pg_index WHERE indrelid = 'dead_letter'::regclass`,
+  );
+  return Number(rows[0]?.blocks ?? 0) * 8192;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ListFilterSchema } from "../filters";
-import { UNSCOPED } from "../../scope/record-scope";
+import { scopeOf, UNSCOPED } from "../../scope/record-scope";
 import {
   buildWhere,
   buildWhereBranches,
@@ -15,6 +15,29 @@ import {
 } from "./where";
 
 describe("buildWhere", () => {
+  describe("a source filter under a team's scope", () => {
+    const team = scopeOf([{ id: "1", claims: [{ source: "gates.metro" }, { source: "parcels.*" }] }]);
+
+    it("names nothing outside the scope: no row is read", () => {
+      const { text, values } = buildWhere(team, ListFilterSchema.parse({ source: "validators.bus", status: "pending" }));
+      expect(text).toBe('FALSE AND d.status = $1::"DeadLetterStatus"');
+      expect(values).toEqual(["pending"]);
+    });
+
+    it("keeps the sources in scope (by name or prefix) as a plain condition, without the scope's OR", () => {
+      const { text, values } = buildWhere(team, ListFilterSchema.parse({ source: "parcels.v2,validators.bus,gates.metro" }));
+      expect(text).toBe("d.source = ANY($1::text[])");
+      expect(values).toEqual([["parcels.v2", "gates.metro"]]);
+    });
+
+    it("keeps the scope's condition when the team claims a broker source (a record of another source may be theirs)", () => {
+      const withOrigin = scopeOf([{ id: "1", claims: [{ source: "gates.metro" }, { origin: "rabbit-taps" }] }]);
+      const { text } = buildWhere(withOrigin, ListFilterSchema.parse({ source: "validators.bus" }));
+      expect(text).toContain("d.origin_source = $");
+      expect(text).toContain("d.source = $");
+    });
+  });
+
   it("is TRUE without filters", () => {
     expect(buildWhere(UNSCOPED, {})).toEqual({ text: "TRUE", values: [] });
   });

@@ -1,5 +1,5 @@
 import type { BBox } from "../../spatial/geojson";
-import { scopeSql, type RecordScope } from "../../scope/record-scope";
+import { scopeSql, sourceInScope, type RecordScope } from "../../scope/record-scope";
 import type { ListFilter } from "../filters";
 import { conditionJsonPath, parsePayloadSearch, searchWords } from "../search-syntax";
 import { searchBoxes } from "./viewport";
@@ -78,13 +78,23 @@ export function keyMatch(alias: string, ...conds: string[]): string {
  * The filter and the reader's record scope (lib/scope/record-scope.ts) as one condition: the scope is a required
  * argument, so no path reads records through a filter without it.
  */
-export function buildWhere(scope: RecordScope, filter: ListFilter, values: unknown[] = [], alias = "d"): SqlFragment {
+export function buildWhere(scope: RecordScope, asked: ListFilter, values: unknown[] = [], alias = "d"): SqlFragment {
+  let filter = asked;
   const clauses: string[] = [];
   const p = (v: unknown) => {
     values.push(v);
     return `$${values.length}`;
   };
-  if (!scope.all) clauses.push(scopeSql(scope, p, alias));
+  if (!scope.all) {
+    if (filter.source?.length && scope.origins.length === 0) {
+      // Named sources under a scope that claims no broker source: each is in scope or not whatever the record, so
+      // the scope is decided here and the planner gets the plain equality. As SQL, a source outside the scope
+      // was walked in full on its index and every row filtered out.
+      const visible = filter.source.filter((source) => sourceInScope(scope, source));
+      if (visible.length === 0) clauses.push("FALSE");
+      filter = { ...filter, source: visible };
+    } else clauses.push(scopeSql(scope, p, alias));
+  }
   // One value is an equality, not `= ANY(array)`: before PostgreSQL 17 an array condition on an index's leading
   // column stops the index from returning rows in (observed_at, id) order, so the list could not walk
   // (status, observed_at, id) and fell back to filtering the observed_at index with a heap fetch per row.
