@@ -202,7 +202,7 @@ async function viaApi(file: string, ranges: Range[], kind: string, rules: number
     const exited = once(server, "exit");
     server.kill("SIGTERM");
     await exited; // the floor's COPY runs on a machine the server has left
-    const copy = await copyFloor(bench.url, head[0]!, N, INTO);
+    const copy = await copyFloor(bench.url, head[0]!, N, { template: INTO, sourceRead: INTO ? bench.dropDatabase : undefined });
     console.log(
       `  floor   ${kind.padEnd(8)} COPY of the ${fmt(copy.rows)} rows stored (records, failures, audit) into ${INTO ? `a copy of ${INTO}` : "a fresh database"}: ${copy.seconds.toFixed(1)} s → ${fmt(copy.perSecond)} records/s; CPU-s per 10k: PostgreSQL ${per10k(copy.backendCpu)} + client ${per10k(copy.clientCpu)} (${load()})`,
     );

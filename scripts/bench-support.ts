@@ -13,6 +13,8 @@ export interface BenchDb {
   db: Db;
   url: string;
   embedded: boolean;
+  /** drops the database now (a copy of millions of records is large), keeping the server; drop() does the rest */
+  dropDatabase(): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -37,16 +39,23 @@ export async function benchDatabase(prefix: string, opts: { template?: string } 
   // Modules that use the process-wide database (auth) must see this one.
   process.env.DATABASE_URL = url.toString();
   const db = createDb(url.toString(), 20);
+  let dropped = false;
+  const dropDatabase = async () => {
+    if (dropped) return;
+    dropped = true;
+    await db.pool.end().catch(() => {});
+    // Modules that used the process-wide pool (above) hold idle connections: DROP … WITH (FORCE) would cut
+    // them and the pool would log each as an error in the middle of the benchmark's figures.
+    await closeDb().catch(() => {});
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+  };
   return {
     db,
     url: url.toString(),
     embedded: handle.embedded,
+    dropDatabase,
     drop: async () => {
-      await db.pool.end().catch(() => {});
-      // Modules that used the process-wide pool (above) hold idle connections: DROP … WITH (FORCE) would cut
-      // them and the pool would log each as an error in the middle of the benchmark's figures.
-      await closeDb().catch(() => {});
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+      await dropDatabase();
       await admin.end();
       await handle.stop();
     },

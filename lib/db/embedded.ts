@@ -248,6 +248,11 @@ export async function startEmbeddedPostgres(opts: {
     log(`attaching to embedded PostgreSQL on port ${owner.port} (pid ${running}, owned by pid ${owner.pid})`);
     return { url: embeddedUrl(owner.port), owned: false, embedded: true, stop: async () => {} };
   }
+  if (running && owner?.pid === process.pid && ownedPostmasters.has(running)) {
+    // Started by an earlier call in this process (a benchmark's second database): shared, and stopped by the handle
+    // that started it. Taken for one left behind, it was restarted under every open connection.
+    return { url: embeddedUrl(owner.port), owned: false, embedded: true, stop: async () => {} };
+  }
   if (running) {
     log(`stopping embedded PostgreSQL left behind by a previous run (pid ${running})`);
     process.kill(running, "SIGINT"); // fast shutdown

@@ -99,9 +99,16 @@ async function copyOut(client: pg.Client, sql: string): Promise<Buffer[]> {
 /**
  * COPYs the rows ingest stored in `sourceUrl` (those after `after`) into a fresh database, or into a copy of
  * `template` (the database ingest started from, for `--into`); `records` is what the rate counts (the envelopes
- * sent, as the API's rate does).
+ * sent, as the API's rate does). `sourceRead` runs once the rows are read (a copy of millions of records can go
+ * before the next is made).
  */
-export async function copyFloor(sourceUrl: string, after: IngestedAfter, records: number, template?: string): Promise<CopyPart> {
+export async function copyFloor(
+  sourceUrl: string,
+  after: IngestedAfter,
+  records: number,
+  opts: { template?: string; sourceRead?: () => Promise<void> } = {},
+): Promise<CopyPart> {
+  const { template } = opts;
   const source = new pg.Client({ connectionString: sourceUrl });
   await source.connect();
   const data: { table: string; cols: string; chunks: Buffer[] }[] = [];
@@ -115,6 +122,7 @@ export async function copyFloor(sourceUrl: string, after: IngestedAfter, records
   } finally {
     await source.end();
   }
+  await opts.sourceRead?.();
   const target = await benchDatabase("redrive_bench_ingest_copy", { template });
   if (template) await prewarm(target.db.pool);
   const client = await target.db.pool.connect();
