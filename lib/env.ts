@@ -25,6 +25,11 @@ const EnvSchema = z.object({
   /** where the embedded PostgreSQL keeps its data when DATABASE_URL is unset */
   REDRIVE_DATA_DIR: z.string().default(".data"),
   REDRIVE_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  /** the embedded PostgreSQL's shared_buffers, e.g. 2GB; default a quarter of the machine's memory (128MB to 8GB) */
+  REDRIVE_PG_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9]\d*(kB|MB|GB)$/, "must be a size PostgreSQL reads, e.g. 512MB or 2GB")
+    .optional(),
   /** "1" to allow the seeded demo accounts in production */
   REDRIVE_DEMO: z.string().optional(),
   /** number of demo records `npm start` seeds into an empty database */

@@ -14,4 +14,12 @@ describe("compareIds", () => {
     expect(compareIds("007", "7")).toBe(0);
     expect(compareIds("010", "9")).toBe(1);
   });
+  it("agrees with BigInt's order on every pair, written plainly or not", () => {
+    const ids = ["1", "9", "10", "99", "100", "0", "00", "01", "12 ", " 12", "100 ", "9007199254740993", "09007199254740993"];
+    for (const a of ids)
+      for (const b of ids) {
+        const [x, y] = [BigInt(a), BigInt(b)];
+        expect(Math.sign(compareIds(a, b)), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).toBe(x < y ? -1 : x > y ? 1 : 0);
+      }
+  });
 });

@@ -11,5 +11,11 @@ export async function resolveDatabase(
 ): Promise<EmbeddedHandle> {
   const env = getEnv();
   if (env.DATABASE_URL) return { url: env.DATABASE_URL, owned: false, embedded: false, stop: async () => {} };
-  return startEmbeddedPostgres({ dataRoot: env.REDRIVE_DATA_DIR, port: env.REDRIVE_PG_PORT, log, onUnexpectedExit });
+  return startEmbeddedPostgres({
+    dataRoot: env.REDRIVE_DATA_DIR,
+    port: env.REDRIVE_PG_PORT,
+    sharedBuffers: env.REDRIVE_PG_SHARED_BUFFERS,
+    log,
+    onUnexpectedExit,
+  });
 }

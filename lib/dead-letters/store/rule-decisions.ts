@@ -3,6 +3,7 @@ import type pg from "pg";
 import { sha256Hex } from "../../afc/hash";
 import { canonicalJson } from "../../json/canonical";
 import { copyField } from "../../db/copy-text";
+import { compareIds } from "../../db/id-order";
 import type { JsonValue } from "../../json/value";
 import { matchRule, mayMatch, type RecordFacts, type RuleAnalysis, type RuleOutcome } from "../../rules/match-rule";
 import { recordMatches, type ActiveRule } from "../../rules/rules";
@@ -173,7 +174,7 @@ export function decideRecords(rules: ActiveRule[], records: RuleRecord[]): { dec
  */
 export async function writeRuleDecisions(client: pg.PoolClient, decisions: RuleDecision[], now: Date): Promise<Set<string>> {
   if (decisions.length === 0) return new Set();
-  const sorted = [...decisions].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const sorted = [...decisions].sort((a, b) => compareIds(a.id, b.id));
   const { rows } = await client.query<{ id: string }>(
     `UPDATE dead_letter d SET status = u.status, approved_repair = u.pin, version = d.version + 1, updated_at = $7,
        decided_by_rule_id = u.rule_id, decided_by_rule_version = u.rule_version
@@ -333,9 +334,7 @@ export async function decideArrivals(
     [...counts.values()].map((c) => ({ ruleId: c.rule.id, version: c.rule.version, matched: c.matched, decided: c.decided })),
     now,
   );
-  const entries = [...decided, ...written]
-    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
-    .map((d) => ({ id: d.id, ...decisionAudit(d) }));
+  const entries = [...decided, ...written].sort((a, b) => compareIds(a.id, b.id)).map((d) => ({ id: d.id, ...decisionAudit(d) }));
   return entries.length ? canonicalJson(entries) : null;
 }
 
