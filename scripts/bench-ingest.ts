@@ -18,7 +18,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { Pool } from "pg";
+import { resolveAuditSecret } from "../lib/audit/configured-keys";
 import { createApiToken } from "../lib/auth/tokens";
+import { getEnv } from "../lib/env";
 import { createUser } from "../lib/auth/users";
 import { generateAfc } from "../lib/seed/generate-afc";
 import { generateSpatial } from "../lib/seed/generate-spatial";
@@ -60,9 +62,10 @@ function rulesArg(): number {
   }
   return n;
 }
-// The production server refuses to append audit events without a key; a benchmark's throwaway database needs no
-// stable one (as scripts/e2e.ts).
-process.env.REDRIVE_AUDIT_KEY ??= "bench-audit-key-0123456789abcdefghijklmnopqrstuvwxyz";
+// The production server refuses to append audit events without a key. It is the one `npm start` hands its server
+// (REDRIVE_DATA_DIR/audit-key): bench:list's database, which --into copies, holds a chain the other benchmarks'
+// loads (bench:migration, bench:archive-move) appended with it, and a chain goes on only under its own key.
+process.env.REDRIVE_AUDIT_KEY ??= resolveAuditSecret({ ...getEnv(), NODE_ENV: "development" });
 const load = () => `load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`;
 
 /** A byte range of the file (inclusive, as createReadStream takes it). */
