@@ -82,8 +82,14 @@ export async function ensureBuild(opts: { env: NodeJS.ProcessEnv; force?: boolea
   writeFileSync(STAMP_FILE, `${stamp}\n`);
 }
 
-if (process.argv.includes("--build")) {
-  await ensureBuild({ env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, force: true }).catch((e: unknown) => {
+// --build: `npm run build`, always; --ensure: only when .next holds no build of the current sources (`npm test`
+// builds for the e2e phase while the unit tests leave a core idle).
+if (process.argv.includes("--build") || process.argv.includes("--ensure")) {
+  await ensureBuild({
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    force: process.argv.includes("--build"),
+    log: (m) => console.log(`[build] ${m}`),
+  }).catch((e: unknown) => {
     console.error((e as Error).message);
     process.exit(1);
   });

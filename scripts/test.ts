@@ -1,12 +1,14 @@
 // `npm test`: lint, typecheck, unit, integration and e2e (each also an npm script of its own), stopping at the
 // first phase that fails, with each phase's wall time printed at the end. Lint and typecheck run side by side:
 // each is one single-threaded process, so on a 2-core machine the pair takes about as long as lint alone. Their
-// output is held until each ends, so the two never interleave.
+// output is held until each ends, so the two never interleave (so is the unit tests' and the build's).
 import { spawn } from "node:child_process";
 
 type Phase = string | string[];
 
-const PHASES: Phase[] = [["lint", "typecheck"], "test:unit", "test:integration", "test:e2e"];
+// The e2e phase's production build runs beside the unit tests: vitest gives them one worker on two cores, and the
+// build (`build:current`, nothing when .next already holds a build of these sources) takes the other.
+const PHASES: Phase[] = [["lint", "typecheck"], ["test:unit", "build:current"], "test:integration", "test:e2e"];
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 interface Outcome {
