@@ -37,7 +37,8 @@ await admin.connect();
 const copy = `${args.db}_archive_move`;
 await admin.query(`DROP DATABASE IF EXISTS "${copy}" WITH (FORCE)`);
 let t = performance.now();
-await admin.query(`CREATE DATABASE "${copy}" TEMPLATE "${args.db}"`);
+// FILE_COPY: the default strategy writes the whole copy (19 GB at 10M) through the WAL.
+await admin.query(`CREATE DATABASE "${copy}" TEMPLATE "${args.db}" STRATEGY = FILE_COPY`);
 say(`copied ${args.db} in ${((performance.now() - t) / 1000).toFixed(0)} s`);
 const url = new URL(handle.url);
 url.pathname = `/${copy}`;
