@@ -228,8 +228,14 @@ test("token revoke asks in the app's dialog, not window.confirm", async ({ page 
   });
   await signIn(page, "analyst", "/settings");
   const name = `revoke-me-${uniqueSuffix()}`;
-  await page.getByLabel("New token name").fill(name);
-  await page.getByRole("button", { name: "Create token" }).click();
+  const create = page.getByRole("button", { name: "Create token" });
+  // Typed before the page hydrated, the name never reached React's state and the button stayed disabled (once on
+  // CI): type it until the button counts it.
+  await expect(async () => {
+    await page.getByLabel("New token name").fill(name);
+    await expect(create).toBeEnabled({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await create.click();
   await expect(page.getByText(`Token "${name}"`).first()).toBeVisible();
 
   await page.getByRole("button", { name: `Revoke token ${name}` }).click();
