@@ -55,8 +55,13 @@ test("archive horizon: set in Settings, a settled record past it leaves the list
   await signIn(page, "admin", "/settings");
   const panel = page.getByRole("region", { name: "Archive horizon" });
   const days = panel.getByLabel("Move settled records to the archive after (days)");
-  await days.fill("abc");
-  await expect(panel.getByRole("alert")).toHaveText("A whole number of days, 1 or more, or empty to keep settled records forever.");
+  // Typed before the page hydrated, the text never reached React's state (once on CI): type it until it counts.
+  await expect(async () => {
+    await days.fill("abc");
+    await expect(panel.getByRole("alert")).toHaveText("A whole number of days, 1 or more, or empty to keep settled records forever.", {
+      timeout: 1_000,
+    });
+  }).toPass({ timeout: 20_000 });
   await expect(panel.getByRole("button", { name: "Save" })).toBeDisabled();
   try {
     await days.fill(String(HORIZON_DAYS));
