@@ -1,24 +1,14 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres, type EmbeddedHandle } from "../../lib/db/embedded";
+import { freePort } from "../support/free-port";
 
 // One process asking for the embedded PostgreSQL twice (bench:ingest opens a database per path, each through
 // resolveDatabase) gets the server it already runs. It was taken for a server a killed owner left behind and
 // restarted, which cut every connection the process had open on it.
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer()
-      .listen(0, "127.0.0.1", () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      })
-      .on("error", reject);
-  });
 
 const handles: EmbeddedHandle[] = [];
 let root = "";

@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { UNSCOPED } from "../../lib/scope/record-scope";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -10,6 +9,7 @@ import { verifyAuditTrail } from "../../lib/audit/verify";
 import { createDb } from "../../lib/db/client";
 import { startEmbeddedPostgres, type EmbeddedHandle } from "../../lib/db/embedded";
 import { applyMigrations } from "../../lib/db/migrate";
+import { freePort } from "../support/free-port";
 import { seededRandom } from "../support/seeded-random";
 import { usesLockedPages } from "../../lib/replay/engine/locked-page";
 import { bulkApproved, itemCounts, runningBatch, type TestUsers } from "./fixtures";
@@ -63,17 +63,6 @@ export interface ChaosReport {
     duplicatesNearTimeout: number;
     duplicatesAfterCrash: number;
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-      .listen(0, "127.0.0.1", () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      })
-      .on("error", reject);
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
+import { freePort } from "./free-port";
 
 // A private moto_server (Python's moto, an SQS-compatible server) for the SQS source's tests, bench and e2e spec:
 // started on a free port, ready once it answers HTTP, killed by its pid. .ci/run makes sure the command exists;
@@ -24,15 +24,6 @@ export function motoSkip(): string | null {
     return why;
   }
   return null;
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, "127.0.0.1");
-  await once(srv, "listening");
-  const address = srv.address();
-  srv.close();
-  if (typeof address !== "object" || address === null) throw new Error("no free port");
-  return address.port;
 }
 
 export interface MotoServer {
