@@ -228,9 +228,14 @@ const chosen = (name: string) => !only.length || only.some((o) => name.toLowerCa
 const company = scenariosFor(UNSCOPED).filter(([name]) => chosen(name));
 const team = scenariosFor(TEAM_SCOPE).filter(([name]) => chosen(name));
 if (args.explain) {
-  for (const [name, run] of company) {
-    console.log(`\n── ${name} ──`);
-    await run();
+  for (const [scope, runs] of [
+    ["company", company],
+    ["team", team],
+  ] as const) {
+    for (const [name, run] of runs) {
+      console.log(`\n── ${name} (${scope}) ──`);
+      await run();
+    }
   }
   await pool.end();
   await handle.stop();
