@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { NO_REASON_GIVEN, normalizeAfcRecord, normalizeCapturedTap } from "./normalize-record";
+import { NO_REASON_GIVEN, normalizeAfcRecord, normalizeCapturedTap, normalizeDeadLetteredTap } from "./normalize-record";
+import { afcIssuesOf } from "../rules/match-rule";
+import type { NewDeadLetter } from "../vocabulary/record";
 import { eventHash } from "./hash";
 import { parseLossless } from "../json/lossless";
 
@@ -266,6 +268,10 @@ describe("normalizeCapturedTap", () => {
         classReason: null,
         replayCount: 0,
         spatial: null,
+        tapIssues: [
+          { field: "fare_amount_cents", entry: "fare_amount_cents: Number must be greater than or equal to 0" },
+          { field: "battery_pct", entry: "battery_pct: Unrecognized key" },
+        ],
       },
     });
   });
@@ -280,4 +286,44 @@ describe("normalizeCapturedTap", () => {
     expect(result.record.failureClass).toBe("poison");
     expect(result.record.classReason).toBe("missing event_id");
   });
+});
+
+describe("the gate's issues, kept for the triage rules, are the stored payload's", () => {
+  // Each path that runs the gate; the rules must see what afcIssuesOf(payload) — what a dry run and an apply read
+  // from the stored row — gives, or no issues at all (then the rules validate the stored payload themselves).
+  const paths: [string, (tapText: string) => NewDeadLetter][] = [
+    ["a posted record without a failure_reason", (tap) => okRecord(record(`"raw_payload":${tap}`))],
+    ["a posted record whose raw_payload is the tap's text", (tap) => okRecord(record(`"raw_payload":${JSON.stringify(tap)}`))],
+    [
+      "a tap caught at the capture boundary",
+      (tap) => {
+        const caught = normalizeCapturedTap(parseLossless(tap), tap, { now });
+        if (caught.passed) throw new Error("passed the gate");
+        return caught.record;
+      },
+    ],
+    ["a tap a broker dead-lettered", (tap) => normalizeDeadLetteredTap(parseLossless(tap), tap, { now, source: "gates", reason: "nack" })],
+  ];
+  const taps = [
+    BAD_TAP,
+    '{"event_id":"e","device_id":"d","fare_amount_cents":275.5,"tap_timestamp":"2024-05-01T08:30:00Z","battery_pct":12}',
+    '{"event_id":"e","device_id":"d","fare_amount_cents":275.0,"tap_timestamp":"2024-05-01T08:30:00"}',
+    '{"event_id":" ","device_id":null,"fare_amount_cents":-1,"tap_timestamp":[1,2e400],"card_pan":{"x":1e400}}',
+    '{"event_id":"e","device_id":"d","fare_amount_cents":1e400,"tap_timestamp":"2024-05-01T08:30:00Z"}',
+    '{"event_id":"e","device_id":"d","fare_amount_cents":123456789012345678901234567890,"tap_timestamp":"x"}',
+    '{"event_id":"e","device_id":"d","fare_amount_cents":0.1000000000000000000001,"tap_timestamp":"x"}',
+  ];
+  for (const [path, normalized] of paths) {
+    it(path, () => {
+      let kept = 0;
+      for (const tap of taps) {
+        const r = normalized(tap);
+        if (r.tapIssues === undefined) continue;
+        kept++;
+        expect(r.tapIssues, tap).toEqual(afcIssuesOf(r.payload));
+      }
+      // the safe taps keep theirs; the three with unsafe lexemes at the top level do not
+      expect(kept).toBe(taps.length - 3);
+    });
+  }
 });

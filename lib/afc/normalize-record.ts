@@ -20,7 +20,7 @@ import { NOT_DATETIME, NOT_INTEGER, issuesToFieldErrors } from "./issue-messages
 import { isJsonObject, parsePythonJson, toPlainJson } from "../json/lossless";
 import { tapObservedAt } from "./tap-time";
 import { runSchema } from "./run-schema";
-import { validateTap, withPlainNumbers } from "./tap-schema";
+import { judgedAsStored, tapIssuesOf, validateTap, withPlainNumbers, type TapValidation } from "./tap-schema";
 
 export const DEFAULT_SOURCE = "unknown";
 
@@ -100,7 +100,8 @@ export function normalizeAfcRecord(value: unknown, rawText: string, ctx: AfcReco
   const retryCount = record.retry_count ?? 0;
   const firstSeenAt = (record.first_seen_utc ? parseProducerTime(record.first_seen_utc) : null) ?? ctx.now;
   const givenReason = record.failure_reason?.trim() ? record.failure_reason : undefined;
-  const failureReason = givenReason ?? gateReason(tap);
+  const gate = givenReason === undefined ? validateTap(tap) : null;
+  const failureReason = givenReason ?? (gate?.ok === false ? gate.reason : NO_REASON_GIVEN);
   const classification = classifyRecord(tap, retryCount, maxRetries, record.failure_class ?? null, failureReason);
   return {
     ok: true,
@@ -113,6 +114,7 @@ export function normalizeAfcRecord(value: unknown, rawText: string, ctx: AfcReco
       idempotencyKey: record.event_hash ?? eventHash(tap),
       replayCount: retryCount,
       firstSeenAt,
+      gate,
     }),
   };
 }
@@ -137,6 +139,7 @@ export function normalizeCapturedTap(tap: unknown, rawText: string, ctx: { now: 
       idempotencyKey: eventHash(tap),
       replayCount: 0,
       firstSeenAt: ctx.now,
+      gate,
     }),
   };
 }
@@ -156,6 +159,7 @@ export function normalizeDeadLetteredTap(tap: unknown, rawText: string, ctx: { n
     idempotencyKey: eventHash(tap),
     replayCount: 0,
     firstSeenAt: ctx.now,
+    gate,
   });
 }
 
@@ -168,6 +172,8 @@ function buildRecord(args: {
   idempotencyKey: string | null;
   replayCount: number;
   firstSeenAt: Date;
+  /** the gate's verdict on the tap, when it ran */
+  gate: TapValidation | null;
 }): NewDeadLetter {
   const eventId = idField(args.tap, "event_id");
   const deviceId = idField(args.tap, "device_id");
@@ -190,6 +196,7 @@ function buildRecord(args: {
     classReason: args.classification.classReason,
     replayCount: args.replayCount,
     spatial: null,
+    ...(args.gate && judgedAsStored(args.tap) ? { tapIssues: tapIssuesOf(args.gate) } : {}),
   };
 }
 
@@ -204,11 +211,6 @@ function resolvePayload(raw: unknown): unknown {
   } catch {
     return raw;
   }
-}
-
-function gateReason(tap: unknown): string {
-  const gate = validateTap(tap);
-  return gate.ok ? NO_REASON_GIVEN : gate.reason;
 }
 
 function idField(tap: unknown, field: "event_id" | "device_id"): string | null {

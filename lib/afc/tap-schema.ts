@@ -2,7 +2,7 @@
 // here is dead-lettered with the reason string this module builds.
 import * as z from "zod";
 import type { FieldError } from "@/lib/vocabulary/record";
-import { isJsonObject, isLosslessNumber, setOwn } from "../json/lossless";
+import { isJsonObject, isLosslessNumber, isSafeLexeme, setOwn } from "../json/lossless";
 import { isRfc3339 } from "@/lib/time/parse-time";
 import { NOT_BLANK, NOT_DATETIME, NOT_INTEGER, formatReason, issuesToFieldErrors } from "./issue-messages";
 import { runSchema } from "./run-schema";
@@ -50,6 +50,32 @@ export function validateTap(value: unknown): TapValidation {
   if (result.ok) return { ok: true, tap: result.data };
   const errors = issuesToFieldErrors(result.issues, value, TAP_ISSUE_OPTIONS);
   return { ok: false, errors, reason: formatReason(errors) };
+}
+
+/** One issue of a tap under the schema: its field, and its `field: message` entry of the reason. */
+export interface TapIssue {
+  field: string;
+  entry: string;
+}
+
+/** A gate's issues, each field with its entry (none when the tap passes). */
+export function tapIssuesOf(gate: TapValidation): TapIssue[] {
+  return gate.ok ? [] : gate.errors.map((e) => ({ field: e.path, entry: `${e.path}: ${e.message}` }));
+}
+
+/**
+ * Whether validateTap judges a tap as parsed (lossless numbers) exactly as it judges the tap as stored (toPlainJson):
+ * the schema reads the top level only, where a safe number lexeme is the same number either way, but an unsafe one
+ * (1e400, 2^63) is stored as its text and would be reported as a string. Nested values are reported by type name,
+ * the same for both.
+ */
+export function judgedAsStored(tap: unknown): boolean {
+  if (!isJsonObject(tap)) return false;
+  for (const key of Object.keys(tap)) {
+    const v = tap[key];
+    if (typeof v === "bigint" || (isLosslessNumber(v) && !isSafeLexeme(v.value))) return false;
+  }
+  return true;
 }
 
 /**

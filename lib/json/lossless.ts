@@ -119,7 +119,7 @@ export function toPlainJson(value: unknown): JsonValue {
     return Number.isSafeInteger(n) ? n : value.toString();
   }
   if (isLosslessNumber(value)) {
-    return isSafeNumber(value.value) ? Number.parseFloat(value.value) : value.value;
+    return isSafeLexeme(value.value) ? Number.parseFloat(value.value) : value.value;
   }
   if (Array.isArray(value)) return value.map(toPlainJson);
   if (isJsonObject(value)) {
@@ -129,6 +129,9 @@ export function toPlainJson(value: unknown): JsonValue {
   }
   throw new TypeError(`not a JSON value: ${typeof value}`);
 }
+
+/** Whether toPlainJson stores a number lexeme as a number (otherwise as its text). */
+export const isSafeLexeme = (lexeme: string): boolean => isSafeNumber(lexeme);
 
 /** JSON type name of a value in the vocabulary of the reason strings ("string", "number", "array", ...). */
 export function jsonTypeName(value: unknown): string {

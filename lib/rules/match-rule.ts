@@ -1,4 +1,4 @@
-import { validateTap } from "../afc/tap-schema";
+import { tapIssuesOf, validateTap, type TapIssue } from "../afc/tap-schema";
 import { areaChange } from "../spatial/area-change";
 import type { DeadLetterKind, DeadLetterStatus, FailureClass, RepairMethod, RepairPolicy, SpatialAnalysis } from "../vocabulary/record";
 import type { RuleAction, RuleMatch } from "./rule-schemas";
@@ -27,7 +27,7 @@ export interface RecordFacts {
   /** AFC: the working payload (the tap), whose tap-schema issues afcIssues matches */
   tap?: unknown;
   /** AFC: the tap's issues when already known (afcIssuesOf, computed where the tap was normalized) */
-  afcIssues?: { field: string; entry: string }[];
+  afcIssues?: TapIssue[];
   failureClass: FailureClass;
   /** spatial: as ingest stored it (the source's method and policy) */
   analysis: RuleAnalysis | null;
@@ -55,9 +55,8 @@ export const SKIP = {
 const formatShare = (x: number) => `${Math.round(x * 100_000) / 1000}%`;
 
 /** A tap's issues under the tap schema now (lib/afc/tap-schema.ts): each field, and its `field: message` entry. */
-export function afcIssuesOf(tap: unknown): { field: string; entry: string }[] {
-  const gate = validateTap(tap);
-  return gate.ok ? [] : gate.errors.map((e) => ({ field: e.path, entry: `${e.path}: ${e.message}` }));
+export function afcIssuesOf(tap: unknown): TapIssue[] {
+  return tapIssuesOf(validateTap(tap));
 }
 
 /** Whether a record of this kind, source and reason group may be in the rule's scope (what ingest knows before storing). */
@@ -70,11 +69,19 @@ export function mayMatch(m: RuleMatch, r: Pick<RecordFacts, "kind" | "source" | 
 }
 
 /** A record's tap issues, once per record however many rules ask (the store judges every arrival by each rule). */
-const issuesSeen = new WeakMap<RecordFacts, { field: string; entry: string }[]>();
-function tapIssues(r: RecordFacts): { field: string; entry: string }[] {
+const issuesSeen = new WeakMap<RecordFacts, TapIssue[]>();
+function tapIssues(r: RecordFacts): TapIssue[] {
   let issues = r.afcIssues ?? issuesSeen.get(r);
   if (!issues) issuesSeen.set(r, (issues = afcIssuesOf(r.tap)));
   return issues;
+}
+
+/** A rule's issue list as a set, once per rule (it is asked about every arriving tap). */
+const issueSets = new WeakMap<readonly string[], Set<string>>();
+function allowedIssues(list: readonly string[]): Set<string> {
+  let set = issueSets.get(list);
+  if (!set) issueSets.set(list, (set = new Set(list)));
+  return set;
 }
 
 function inScope(m: RuleMatch, r: RecordFacts): boolean {
@@ -82,7 +89,7 @@ function inScope(m: RuleMatch, r: RecordFacts): boolean {
   if (m.origin !== undefined && m.origin !== r.originSource) return false;
   if (m.class !== undefined && m.class !== r.failureClass) return false;
   if (m.afcIssues !== undefined) {
-    const allowed = new Set(m.afcIssues);
+    const allowed = allowedIssues(m.afcIssues);
     const issues = tapIssues(r);
     if (issues.length === 0 || !issues.every((i) => allowed.has(i.field) || allowed.has(i.entry))) return false;
   }

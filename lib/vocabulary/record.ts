@@ -80,6 +80,12 @@ export interface NewDeadLetter {
   classReason: string | null;
   /** earlier attempts the producer reports (spatial replay_count, AFC retry_count) */
   replayCount: number;
+  /**
+   * AFC: the tap's issues under the tap schema, as afcIssuesOf(payload) gives them, when normalizing already ran the
+   * gate and its verdict holds for the stored payload (tap-schema.ts judgedAsStored); the triage rules ask for them.
+   * Not stored.
+   */
+  tapIssues?: { field: string; entry: string }[];
   /** where a record pulled from a broker came from (lib/sources); absent for records POSTed or imported */
   origin?: PulledFrom | null;
   spatial: {

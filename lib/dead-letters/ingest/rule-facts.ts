@@ -38,7 +38,7 @@ export function arrivalFacts(r: NewDeadLetter, reasonGroup: string, rules: Arriv
     analysis,
   };
   if (r.kind === "afc" && inScope.some((rule) => rule.match.afcIssues !== undefined)) {
-    record.afcIssues = facts.afcIssues = afcIssuesOf(r.payload);
+    record.afcIssues = facts.afcIssues = r.tapIssues ?? afcIssuesOf(r.payload);
   }
   for (const rule of inScope) {
     const outcome = matchRule(rule, record);
