@@ -334,8 +334,35 @@ export async function decideArrivals(
     [...counts.values()].map((c) => ({ ruleId: c.rule.id, version: c.rule.version, matched: c.matched, decided: c.decided })),
     now,
   );
-  const entries = [...decided, ...written].sort((a, b) => compareIds(a.id, b.id)).map((d) => ({ id: d.id, ...decisionAudit(d) }));
-  return entries.length ? canonicalJson(entries) : null;
+  const entries = [...decided, ...written].sort((a, b) => compareIds(a.id, b.id));
+  return entries.length ? decisionEntriesJson(entries) : null;
+}
+
+/**
+ * The entries of a batch's ingest event, `[{id, ...decisionAudit(d)}, …]` as canonicalJson writes them, with what
+ * is the same for every record of a rule (its name, version, approvers, status, reason) written once per rule: at
+ * arrival half the records of a batch may be decided, and sorting each entry's keys was most of what the rules
+ * cost ingest's main thread. Members in canonical order: approvers, id, reason, repair, rule, status.
+ */
+export function decisionEntriesJson(decisions: readonly RuleDecision[]): string {
+  const fixed = new Map<string, { head: string; reason: string; tail: string }>();
+  const parts: string[] = [];
+  for (const d of decisions) {
+    const key = `${d.rule.id}/${d.rule.version}/${d.action}`;
+    let f = fixed.get(key);
+    if (!f) {
+      const { approvers, rule } = decidedBy(d.rule);
+      const { status, reason } = decisionAudit({ ...d, pin: null });
+      f = {
+        head: `{"approvers":${canonicalJson(approvers)},"id":`,
+        reason: reason === undefined ? "" : `,"reason":${canonicalJson(reason)}`,
+        tail: `,"rule":${canonicalJson(rule)},"status":${canonicalJson(status)}}`,
+      };
+      fixed.set(key, f);
+    }
+    parts.push(`${f.head}${canonicalJson(d.id)}${f.reason}${d.pin ? `,"repair":${canonicalJson(d.pin)}` : ""}${f.tail}`);
+  }
+  return `[${parts.join(",")}]`;
 }
 
 const mayMatchAny = (rules: ActiveRule[], r: PreparedRecord) => rules.some((rule) => mayMatch(rule.match, r));
