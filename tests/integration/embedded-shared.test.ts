@@ -31,6 +31,14 @@ describe("the embedded PostgreSQL asked for twice in one process", () => {
     client.on("error", (e) => errors.push(e));
     await client.connect();
     const pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    // its flags took (a misspelt -c would not have started it; a wrong unit would show here)
+    const wal = await client.query<{ name: string; setting: string }>(
+      "SELECT name, current_setting(name) AS setting FROM unnest(ARRAY['max_wal_size', 'checkpoint_timeout']) AS name ORDER BY name",
+    );
+    expect(wal.rows).toEqual([
+      { name: "checkpoint_timeout", setting: "15min" },
+      { name: "max_wal_size", setting: "16GB" },
+    ]);
 
     const second = await startEmbeddedPostgres({ dataRoot: root, port });
     handles.push(second);
