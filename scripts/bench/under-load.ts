@@ -17,6 +17,11 @@ export interface LoadReport {
 }
 
 const LIST_FILTERS = [{}, { status: "pending" }, { kind: "afc", status: "pending" }, { class: "poison" }];
+/**
+ * A page read every 25 ms at most: 40 a second, more than a room of analysts asks for. Back to back the loop read
+ * about 400 a second, a core of a two-core machine, and the backfill it watched ran on what was left.
+ */
+const LIST_EVERY_MS = 25;
 const INGEST_BATCH = 20;
 const INGEST_EVERY_MS = 200;
 
@@ -31,7 +36,9 @@ export function startLoad(pool: pg.Pool): { stop(): Promise<LoadReport>; sofar()
     for (let i = 0; running; i++) {
       const t = performance.now();
       await listDeadLetters(pool, UNSCOPED, ListQuerySchema.parse(LIST_FILTERS[i % LIST_FILTERS.length]));
-      listTimes.push(performance.now() - t);
+      const took = performance.now() - t;
+      listTimes.push(took);
+      await new Promise((r) => setTimeout(r, Math.max(0, LIST_EVERY_MS - took)));
     }
   })();
 
