@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
+import { pentagram, SLIVER_BOWTIE } from "../support/rule-shapes";
 import { DEMO, ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 
 // Triage rules under four eyes: a supervisor drafts a rule (with a standing replay into the ledger) and sees its live
@@ -11,23 +12,8 @@ import { DEMO, ingestAsProducer, signIn, uniqueSuffix } from "./fixtures";
 const SHOTS = "tests/artifacts/screenshots";
 mkdirSync(SHOTS, { recursive: true });
 
-const ring = (points: number[][]) => ({ type: "Polygon", coordinates: [points] });
-/** A bow-tie whose second lobe is a sliver: its repair keeps all but 0.01% of the area. */
-const BOWTIE = ring([
-  [2.35, 48.85],
-  [2.36, 48.85],
-  [2.36, 48.86],
-  [2.35, 48.86],
-  [2.3501, 48.8499],
-  [2.35, 48.85],
-]);
 /** A pentagram: its repair loses the centre, −47% of the area. */
-const STAR = ring(
-  [0, 2, 4, 1, 3, 0].map((k) => [
-    2.35 + 0.01 * Math.cos(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-    48.85 + 0.01 * Math.sin(Math.PI / 2 + (k * 2 * Math.PI) / 5),
-  ]),
-);
+const STAR = pentagram();
 
 /**
  * Opens a rule from the list. A click that lands before the page has hydrated does nothing, so it is repeated
@@ -62,7 +48,7 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   const source = `parcels-${suffix}`;
   const name = `bowtie-sliver-${suffix}`;
   // Stored before the rule: the dry run counts them (one it would approve, one it would skip).
-  await ingestAsProducer(playwright.request, baseURL, envelope(source, `old-bow-${suffix}`, BOWTIE));
+  await ingestAsProducer(playwright.request, baseURL, envelope(source, `old-bow-${suffix}`, SLIVER_BOWTIE));
   await ingestAsProducer(playwright.request, baseURL, envelope(source, `old-star-${suffix}`, STAR));
 
   const drafter = await (await browser.newContext({ colorScheme })).newPage();
@@ -116,7 +102,7 @@ test("rules: drafted, dry-run, approved by a second supervisor, and its decision
   await expect(theirs.getByTestId("rule-flow")).toContainText("running");
 
   // A new bow-tie is decided by the rule as it is stored.
-  const id = await ingestAsProducer(playwright.request, baseURL, envelope(source, `new-bow-${suffix}`, BOWTIE));
+  const id = await ingestAsProducer(playwright.request, baseURL, envelope(source, `new-bow-${suffix}`, SLIVER_BOWTIE));
   await drafter.goto(`/dead-letters/${id}`);
   const note = drafter.getByTestId("decided-by-rule");
   await expect(note).toHaveText(`Approved by rule ${name} v1 (approved by ${DEMO.supervisor.email} and ${DEMO.supervisor2.email})`);

@@ -12,6 +12,7 @@ import { UNSCOPED } from "../../lib/scope/record-scope";
 import { ingest } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
+import { pentagram, SLIVER_BOWTIE, SQUARE } from "../support/rule-shapes";
 
 // A dry run of a rule reading only stored columns is counted in SQL (judge-in-sql.ts): its counts, skip reasons,
 // area-change buckets and samples must be matchRule's on the same records, whatever odd analyses they hold.
@@ -19,28 +20,9 @@ import { testDb } from "./helpers";
 setTestAuthEnv();
 
 const SOURCE = "parcels-sql";
-const ring = (pts: number[][]) => ({ type: "Polygon", coordinates: [pts] });
-const bowtie = ring([
-  [2.35, 48.85],
-  [2.36, 48.85],
-  [2.36, 48.86],
-  [2.35, 48.86],
-  [2.3501, 48.8499],
-  [2.35, 48.85],
-]);
-const star = ring(
-  [0, 2, 4, 1, 3, 0].map((k) => [
-    2.35 + 0.01 * Math.cos(Math.PI / 2 + (k * 4 * Math.PI) / 5),
-    48.85 + 0.01 * Math.sin(Math.PI / 2 + (k * 4 * Math.PI) / 5),
-  ]),
-);
-const square = ring([
-  [2.35, 48.85],
-  [2.36, 48.85],
-  [2.36, 48.86],
-  [2.35, 48.86],
-  [2.35, 48.85],
-]);
+const bowtie = SLIVER_BOWTIE;
+const star = pentagram();
+const square = SQUARE;
 
 let n = 0;
 const spatial = (geometry: unknown, source = SOURCE) =>
