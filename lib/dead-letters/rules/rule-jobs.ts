@@ -296,13 +296,19 @@ function pageReader(
     if (ids.length === 0) return null;
     const params: unknown[] = [ids];
     const { rows } = await pool.query<PageRow>(
-      `SELECT ${factColumns({ delivered: type === "apply" })}${needsPayload ? ", d.payload::text AS payload_text" : ""} FROM dead_letter d
+      `SELECT ${factColumns({ delivered: type === "apply" })}${needsPayload ? `, ${PAYLOAD_FOR_REPAIR} AS payload_text` : ""} FROM dead_letter d
        WHERE d.id = ANY($1::bigint[]) AND ${scopeSql(match, params)} ORDER BY d.id`,
       params,
     );
     return { rows, last: ids[ids.length - 1]! };
   };
 }
+
+/**
+ * The payload a repair reads, as text: a Feature without its properties, which no repair reads and which were half
+ * of the text PostgreSQL wrote and the threads parsed for each record (a poison record's payload may be no object).
+ */
+const PAYLOAD_FOR_REPAIR = `CASE WHEN jsonb_typeof(d.payload) = 'object' THEN (d.payload - 'properties')::text ELSE d.payload::text END`;
 
 /**
  * Ids per query of the walk's scope: PostgreSQL reads that range in id order (a few thousand table pages), and
