@@ -7,6 +7,7 @@
 import { createServer } from "node:http";
 import next from "next";
 import { getEnv } from "../lib/env";
+import { productionSecretsRefusal } from "../lib/secrets/production-secrets";
 import { parseTrustedProxies, sanitizeForwarding } from "../lib/net/forwarded";
 import { configuredMaskRules } from "../lib/masking/config";
 import { maskConsole } from "../lib/ops/masked-logs";
@@ -23,7 +24,10 @@ const refuse = (why: string): never => {
   console.error(`[redrive] ${why}; not starting`);
   process.exit(1);
 };
-if (!env.BETTER_AUTH_SECRET) refuse("BETTER_AUTH_SECRET is not set (at least 32 characters, e.g. $(openssl rand -base64 32))");
+// This server always runs as production: it generates no secret, and without one it would answer ready and fail
+// every sign-in, audited change or source saved.
+const missingSecrets = productionSecretsRefusal({ ...env, NODE_ENV: "production" });
+if (missingSecrets) refuse(missingSecrets);
 if (!process.env.DATABASE_URL)
   refuse("DATABASE_URL is not set (`npm start` starts an embedded PostgreSQL; a server of several needs the shared one)");
 const build = buildState();

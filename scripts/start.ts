@@ -9,6 +9,7 @@ import { getEnv } from "../lib/env";
 import { resolveAuditSecret } from "../lib/audit/configured-keys";
 import { resolveAuthSecret } from "../lib/auth/secret";
 import { resolveConfigSecret } from "../lib/secrets/config-key";
+import { productionSecretsRefusal } from "../lib/secrets/production-secrets";
 import { bootstrap } from "../lib/startup/bootstrap";
 import { ensureBuild } from "./source-stamp";
 import { refreshRouteModules } from "./route-modules";
@@ -18,19 +19,11 @@ const env = getEnv();
 const started = Date.now();
 const say = (msg: string) => console.log(`[redrive] ${msg}`);
 
-// A production server without a stable session secret would start, look healthy and refuse every sign-in
-// (better-auth throws per request): refuse to start instead, before seeding anything.
-if (process.env.NODE_ENV === "production" && !env.BETTER_AUTH_SECRET) {
-  console.error(
-    "[redrive] NODE_ENV=production needs BETTER_AUTH_SECRET (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting",
-  );
-  process.exit(1);
-}
-// Likewise the audit key: without it every audited action (nearly every change) would fail with a 500.
-if (process.env.NODE_ENV === "production" && !env.REDRIVE_AUDIT_KEY) {
-  console.error(
-    "[redrive] NODE_ENV=production needs REDRIVE_AUDIT_KEY (at least 32 characters, e.g. $(openssl rand -base64 32)); not starting",
-  );
+// A production server without its secrets would start, look healthy and refuse every sign-in, audited change or
+// source saved: refuse to start instead, before seeding anything.
+const missingSecrets = productionSecretsRefusal({ ...env, NODE_ENV: process.env.NODE_ENV === "production" ? "production" : "development" });
+if (missingSecrets) {
+  console.error(`[redrive] ${missingSecrets}; not starting`);
   process.exit(1);
 }
 

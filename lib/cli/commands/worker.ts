@@ -5,6 +5,7 @@ import { createReadStream } from "node:fs";
 import type { Command } from "commander";
 import { z } from "zod";
 import { getEnv } from "../../env";
+import { productionSecretsRefusal, WORKER_SECRETS } from "../../secrets/production-secrets";
 import { importLedger } from "../../replay/ledger/import-ledger";
 import { startRuntime } from "../../runtime/runtime";
 import { CliUsageError, connectCli, inputFile, optionsError, osAccount } from "../context";
@@ -31,6 +32,9 @@ export function registerWorkerCommands(program: Command): void {
       const parsed = WorkerOptions.safeParse(raw);
       if (!parsed.success) throw optionsError(parsed.error.issues);
       const { concurrency, leaseMs, backoffBaseMs, backoffMaxMs } = parsed.data;
+      // A production worker generates no key: without them its first audited step or sealed source would fail.
+      const missingSecrets = productionSecretsRefusal(getEnv(), WORKER_SECRETS);
+      if (missingSecrets) throw new CliUsageError(`${missingSecrets}; not starting`);
       // Workers never migrate: on other machines they must not change the schema under the app.
       const { db, close } = await connectCli({ migrate: false });
       try {
