@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 // the audit key, it answered ready and failed every sign-in with a 500.
 
 const KEY = "k".repeat(40);
-const base = { ...process.env, NODE_ENV: "production", DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none", PORT: "3" };
+const base: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", DATABASE_URL: "postgresql://nobody@127.0.0.1:1/none", PORT: "3" };
 delete base.BETTER_AUTH_SECRET;
 delete base.REDRIVE_AUDIT_KEY;
 delete base.REDRIVE_SECRET_KEY;
