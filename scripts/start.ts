@@ -21,7 +21,7 @@ const say = (msg: string) => console.log(`[redrive] ${msg}`);
 
 // A production server without its secrets would start, look healthy and refuse every sign-in, audited change or
 // source saved: refuse to start instead, before seeding anything.
-const missingSecrets = productionSecretsRefusal({ ...env, NODE_ENV: process.env.NODE_ENV === "production" ? "production" : "development" });
+const missingSecrets = productionSecretsRefusal(env);
 if (missingSecrets) {
   console.error(`[redrive] ${missingSecrets}; not starting`);
   process.exit(1);
