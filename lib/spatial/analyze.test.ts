@@ -1,7 +1,8 @@
 import { parse } from "lossless-json";
 import { beforeAll, describe, expect, it } from "vitest";
 import { analyzeGeometry } from "./analyze";
-import { noisyPolygon } from "./corpus";
+import { REPAIR_METHODS, REPAIR_POLICIES } from "@/lib/vocabulary/record";
+import { loadCorpus, noisyPolygon } from "./corpus";
 import { getGeos, type Geos } from "./geos";
 
 let geos: Geos;
@@ -202,4 +203,76 @@ describe("analyzeGeometry", () => {
       expect(analysis.reason).toContain("Self-intersection");
     }
   }, 60_000);
+});
+
+describe("analyzeGeometry over the corpus, under every method and policy", () => {
+  const settings = REPAIR_METHODS.flatMap((method) => REPAIR_POLICIES.map((policy) => ({ method, policy })));
+  const cases = loadCorpus();
+
+  it("gives the same analysis without delivering the repair (deliver: false, a rule's dry run)", () => {
+    let repairedSeen = 0;
+    for (const c of cases) {
+      for (const s of settings) {
+        const opts = { ...s, ...(c.crs ? { crs: c.crs } : {}) };
+        const full = analyzeGeometry(geos, structuredClone(c.geometry), opts);
+        const lean = analyzeGeometry(geos, structuredClone(c.geometry), { ...opts, deliver: false });
+        expect(lean.analysis, `${c.name} ${s.method}/${s.policy}`).toEqual(full.analysis);
+        if (full.analysis.outcome === "repaired") {
+          repairedSeen++;
+          expect(full.repaired).not.toBeNull();
+          expect(lean.repaired).toBeNull();
+        } else expect(lean.repaired).toEqual(full.repaired);
+      }
+    }
+    expect(repairedSeen).toBeGreaterThan(50);
+  });
+
+  it("judges a valid input alike whatever the repair (what lets a rule on another method read a valid record's stored analysis)", () => {
+    const ring = (x: number, y: number, d: number) => [
+      [x, y],
+      [x + d, y],
+      [x + d, y + d],
+      [x, y + d],
+      [x, y],
+    ];
+    const valid = [
+      { name: "point", geometry: { type: "Point", coordinates: [13.4, 52.5] } },
+      {
+        name: "line",
+        geometry: {
+          type: "LineString",
+          coordinates: [
+            [0, 0],
+            [1, 1],
+            [2, 0],
+          ],
+        },
+      },
+      { name: "polygon with a hole", geometry: { type: "Polygon", coordinates: [ring(0, 0, 10), ring(2, 2, 2).reverse()] } },
+      { name: "multipolygon", geometry: { type: "MultiPolygon", coordinates: [[ring(0, 0, 1)], [ring(5, 5, 1)]] } },
+      {
+        name: "collection",
+        geometry: {
+          type: "GeometryCollection",
+          geometries: [
+            { type: "Point", coordinates: [1, 1] },
+            { type: "Polygon", coordinates: [ring(3, 3, 1)] },
+          ],
+        },
+      },
+    ];
+    let validSeen = 0;
+    for (const c of [...cases, ...valid] as { name: string; geometry: unknown; crs?: string }[]) {
+      const opts = c.crs ? { crs: c.crs } : {};
+      const [first, ...others] = settings.map((s) => analyzeGeometry(geos, structuredClone(c.geometry), { ...s, ...opts }));
+      if (first!.analysis.outcome !== "valid") continue;
+      validSeen++;
+      for (const other of others) {
+        expect(other.analysis.outcome, c.name).toBe("valid");
+        expect({ ...other.analysis, method: "-", policy: "-" }, c.name).toEqual({ ...first!.analysis, method: "-", policy: "-" });
+        expect(other.repaired, c.name).toEqual(first!.repaired);
+      }
+    }
+    expect(validSeen).toBeGreaterThanOrEqual(valid.length + 4);
+  });
 });

@@ -17,6 +17,11 @@ export interface AnalyzeOptions {
   crs?: string;
   /** a geometry past these is dropped before GEOS sees it; default DEFAULT_GEOMETRY_LIMITS */
   limits?: GeometryLimits;
+  /**
+   * false: the analysis only, `repaired` left null when the input is repaired (a rule's dry run counts verdicts):
+   * the repair is not copied out of GEOS, oriented and built as GeoJSON. Default true.
+   */
+  deliver?: boolean;
 }
 
 export interface AnalyzeResult {
@@ -81,7 +86,7 @@ function dropped(reason: string, patch: Partial<Draft> = {}): Draft {
  * The stored analysis, field by field in SpatialAnalysis order. Spreading differently-shaped drafts into one
  * object literal goes megamorphic in V8, a cost every spatial record pays at ingest.
  */
-function toAnalysis(settings: Pick<SpatialAnalysis, "method" | "policy" | "crs">, d: Draft): SpatialAnalysis {
+function toAnalysis(settings: Settings, d: Draft): SpatialAnalysis {
   return {
     valid_before: d.valid_before,
     reason: d.reason,
@@ -109,19 +114,25 @@ interface Core {
   normalized: Geometry | null;
 }
 
-/** Repair → antimeridian split → policy, on an invalid GEOS geometry `g`. `keep` registers pointers to destroy. */
+/** Pointers to destroy when an analysis is done: each registered as it is created. */
+function keep(owned: number[], g: number): number {
+  owned.push(g);
+  return g;
+}
+
+/** Repair → antimeridian split → policy, on an invalid GEOS geometry `g`. New pointers go to `owned`. */
 function repairParsed(
   geos: Geos,
   g: number,
   valid: boolean,
-  ctx: { typeBefore: GeometryType; unwrapped: Geometry | null; method: RepairMethod; policy: RepairPolicy },
-  keep: (g: number) => number,
+  ctx: { typeBefore: GeometryType; unwrapped: Geometry | null; method: RepairMethod; policy: RepairPolicy; deliver: boolean },
+  owned: number[],
 ): { patch: Partial<Draft>; repaired: Geometry | null } {
   let fixed = g;
   if (!valid) {
     const result = repairToValid(geos, g, ctx.method);
     if (!result.ok) return { patch: { outcome: "dropped", drop_reason: result.reason }, repaired: null };
-    fixed = keep(result.g);
+    fixed = keep(owned, result.g);
   }
   if (geosIsEmpty(geos, fixed)) {
     // Under the structure method also when holes cover the whole shell: they are subtracted, nothing collapses.
@@ -130,7 +141,7 @@ function repairParsed(
   // Until here `fixed` is known valid (GEOS said so, or repairToValid checked); a split or a policy extract is not.
   let checked = fixed;
   if (ctx.unwrapped) {
-    fixed = keep(toGeos(geos, splitAtAntimeridian(geos, fixed, fromGeos(geos, fixed))));
+    fixed = keep(owned, toGeos(geos, splitAtAntimeridian(geos, fixed, fromGeos(geos, fixed))));
     // A sliver a few ulps wide across ±180° leaves nothing on either side of the cut.
     if (geosIsEmpty(geos, fixed)) {
       return {
@@ -142,7 +153,7 @@ function repairParsed(
   const outcome = applyPolicy(geos, fixed, ctx.typeBefore, ctx.policy);
   const patch: Partial<Draft> = { type_changed: outcome.typeChanged, dropped_parts: outcome.droppedParts };
   if (outcome.g === 0) return { patch: { ...patch, outcome: "dropped", drop_reason: outcome.dropReason }, repaired: null };
-  if (outcome.g !== fixed) keep(outcome.g);
+  if (outcome.g !== fixed) keep(owned, outcome.g);
   if (outcome.g !== checked) {
     const check = geosValidity(geos, outcome.g);
     if (!check.valid)
@@ -157,7 +168,7 @@ function repairParsed(
       type_after: geosTypeName(geos, checked),
       area_after: geosArea(geos, checked),
     },
-    repaired: fromGeos(geos, orientRfc7946(geos, checked)),
+    repaired: ctx.deliver ? fromGeos(geos, orientRfc7946(geos, checked)) : null,
   };
 }
 
@@ -172,7 +183,7 @@ function orientRfc7946(geos: Geos, g: number): number {
   return g;
 }
 
-function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method: RepairMethod): Core {
+function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method: RepairMethod, deliver: boolean): Core {
   const typeBefore = input.type;
   const normalized = input;
   if (isEmptyGeometry(input)) {
@@ -197,12 +208,8 @@ function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method
     return { draft, repaired: null, bbox, normalized };
   }
   const owned: number[] = [];
-  const keep = (g: number): number => {
-    owned.push(g);
-    return g;
-  };
   try {
-    const g = keep(toGeos(geos, work));
+    const g = keep(owned, toGeos(geos, work));
     const validity = geosValidity(geos, g);
     const areaBefore = geosArea(geos, g);
     const geosReason = crossing ? wrapLocation(validity) : validity.reason;
@@ -236,8 +243,9 @@ function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method
         unwrapped: crossing ? work : null,
         method,
         policy,
+        deliver,
       },
-      keep,
+      owned,
     );
     const draft: Draft = { ...described, ...patch, dropped_parts: report.removedParts + (patch.dropped_parts ?? 0) };
     return { draft, repaired, bbox, normalized };
@@ -255,22 +263,15 @@ function analyzeParsed(geos: Geos, input: Geometry, policy: RepairPolicy, method
 export function analyzeGeometry(geos: Geos, geometry: unknown, opts: AnalyzeOptions): AnalyzeResult {
   const crs = resolveCrs(opts.crs);
   const settings = { method: opts.method, policy: opts.policy, crs: crs.ok ? crs.declared : String(opts.crs) };
-  const finish = (core: Core): AnalyzeResult => ({
-    analysis: toAnalysis(settings, core.draft),
-    repaired: core.repaired,
-    bbox: core.bbox ?? (core.repaired ? bboxOf(core.repaired) : null),
-    normalized: core.normalized,
-  });
-  const unusable = (reason: string): AnalyzeResult => finish({ draft: dropped(reason), repaired: null, bbox: null, normalized: null });
-  if (!crs.ok) return unusable(crs.message);
-  if (geometry === null || geometry === undefined) return unusable("Geometry is null");
+  if (!crs.ok) return unusable(settings, crs.message);
+  if (geometry === null || geometry === undefined) return unusable(settings, "Geometry is null");
   const tooBig = geometryOverLimits(geometry, opts.limits ?? DEFAULT_GEOMETRY_LIMITS);
-  if (tooBig) return unusable(tooBig);
+  if (tooBig) return unusable(settings, tooBig);
   const parsed = parseGeometry(geometry);
-  if (!parsed.ok) return unusable(parsed.reason);
+  if (!parsed.ok) return unusable(settings, parsed.reason);
   const outOfRange = findOutOfRange(parsed.geometry, crs.crs);
   if (outOfRange) {
-    return finish({
+    return finish(settings, {
       draft: dropped(outOfRange.reason, { location: outOfRange.location, type_before: parsed.geometry.type }),
       repaired: null,
       bbox: null,
@@ -279,17 +280,32 @@ export function analyzeGeometry(geos: Geos, geometry: unknown, opts: AnalyzeOpti
   }
   const input = toWgs84(parsed.geometry, crs.crs);
   try {
-    return finish(analyzeParsed(geos, input, opts.policy, opts.method));
+    return finish(settings, analyzeParsed(geos, input, opts.policy, opts.method, opts.deliver !== false));
   } catch (e) {
     // GEOS itself failed (out of wasm memory: std::bad_alloc aborts the module). This record alone is dropped,
     // with the reason; an aborted module is marked broken so its owner (a worker thread) replaces it.
     if (!(e instanceof GeosError) && !(e instanceof WebAssembly.RuntimeError)) throw e;
     if (e instanceof WebAssembly.RuntimeError) geos.markBroken();
-    return finish({
+    return finish(settings, {
       draft: dropped(`GEOS could not process the geometry: ${e.message}`, { type_before: input.type }),
       repaired: null,
       bbox: null,
       normalized: input,
     });
   }
+}
+
+type Settings = Pick<SpatialAnalysis, "method" | "policy" | "crs">;
+
+function finish(settings: Settings, core: Core): AnalyzeResult {
+  return {
+    analysis: toAnalysis(settings, core.draft),
+    repaired: core.repaired,
+    bbox: core.bbox ?? (core.repaired ? bboxOf(core.repaired) : null),
+    normalized: core.normalized,
+  };
+}
+
+function unusable(settings: Settings, reason: string): AnalyzeResult {
+  return finish(settings, { draft: dropped(reason), repaired: null, bbox: null, normalized: null });
 }

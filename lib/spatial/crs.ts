@@ -101,7 +101,7 @@ export interface RangeProblem {
 
 /** The first finite coordinate outside the valid range of the CRS, or null. Non-finite ones are validate.ts's. */
 export function findOutOfRange(geometry: Geometry, crs: CanonicalCrs): RangeProblem | null {
-  const range = rangeOf(crs);
+  const range = cachedRangeOf(crs);
   let problem: RangeProblem | null = null;
   forEachPath(geometry, (path) => {
     if (problem) return;
@@ -134,6 +134,15 @@ function symmetric(maxX: number, maxY: number, eps: number, axis: string, unit: 
  * UTM eastings stay within 0–1,000,000 m even well outside the zone (166–834 km at the equator); northings
  * run 0–9,400,000 m north (84°N) and 1,000,000–10,000,000 m south (80°S and beyond, false northing 10,000 km).
  */
+const ranges = new Map<CanonicalCrs, Range>();
+
+/** rangeOf, once per CRS (asked for every record). */
+function cachedRangeOf(crs: CanonicalCrs): Range {
+  let range = ranges.get(crs);
+  if (!range) ranges.set(crs, (range = rangeOf(crs)));
+  return range;
+}
+
 function rangeOf(crs: CanonicalCrs): Range {
   if (crs === "EPSG:4326") return symmetric(180, 90, EPS_DEGREES, "longitude/latitude", "°");
   const utm = utmOf(crs);

@@ -104,24 +104,29 @@ function parseArray<T>(value: unknown, path: string, what: string, item: (v: unk
 const positions = (v: unknown, p: string): Position[] => parseArray(v, p, "an array of positions", parsePosition);
 const rings = (v: unknown, p: string): Position[][] => parseArray(v, p, "an array of rings", positions);
 
+const memberPath = (path: string, member: string): string => (path ? `${path}.${member}` : member);
+
+// The spatial checks run on every record ingested and on every record a GEOS rule looks at: their hot functions
+// create no closures per call, which under tsx (the ingest threads) each cost a defineProperty (esbuild's keepNames).
 function parseShape(value: unknown, path: string, depth: number): Geometry {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new ShapeError(`Geometry${path ? ` at ${path}` : ""} must be a GeoJSON object, found ${describe(value)}`);
   }
   const record = value as Record<string, unknown>;
   const type = record.type;
-  const at = (member: string): string => (path ? `${path}.${member}` : member);
   if (!isGeometryType(type)) {
     throw new ShapeError(`Unknown geometry type ${JSON.stringify(type ?? null)}${path ? ` at ${path}` : ""}`);
   }
   if (type === "GeometryCollection") {
     // Nesting is legal GeoJSON but unbounded recursion on hostile input is not.
     if (depth > 32) throw new ShapeError(`GeometryCollection nested deeper than 32 levels at ${path}`);
-    const geometries = parseArray(record.geometries, at("geometries"), "an array of geometries", (v, p) => parseShape(v, p, depth + 1));
+    const geometries = parseArray(record.geometries, memberPath(path, "geometries"), "an array of geometries", (v, p) =>
+      parseShape(v, p, depth + 1),
+    );
     return { type, geometries };
   }
   const c = record.coordinates;
-  const cp = at("coordinates");
+  const cp = memberPath(path, "coordinates");
   switch (type) {
     case "Point":
       // An empty array is not RFC 7946 but is how several producers (and GEOS) write POINT EMPTY.

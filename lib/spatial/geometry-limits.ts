@@ -25,60 +25,75 @@ const isNumber = (v: unknown): boolean => typeof v === "number" || isLosslessNum
 
 class LimitPassed extends Error {}
 
+/** A walk's counts so far, against its limits. */
+interface Count {
+  limits: GeometryLimits;
+  vertices: number;
+  parts: number;
+}
+
+function addPart(count: Count): void {
+  if (++count.parts > count.limits.maxParts) {
+    const max = count.limits.maxParts;
+    throw new LimitPassed(`Geometry has more than ${max} parts (rings, lines or members); the limit is ${max}`);
+  }
+}
+
+function addVertices(count: Count, n: number): void {
+  count.vertices += n;
+  if (count.vertices > count.limits.maxVertices) {
+    const max = count.limits.maxVertices;
+    throw new LimitPassed(`Geometry has more than ${max} vertices; the limit is ${max}`);
+  }
+}
+
+/** `value` is a coordinates array `levels` deep above positions (0: a position, 1: a sequence, …). */
+function countCoordinates(count: Count, value: unknown, levels: number): void {
+  if (!Array.isArray(value)) return;
+  if (levels === 0) return addVertices(count, value.length > 0 && isNumber(value[0]) ? 1 : 0);
+  if (levels === 1) {
+    addPart(count);
+    // A sequence's members are positions: counted by length, not visited (the 1e6-vertex ring is one step).
+    return addVertices(count, value.length);
+  }
+  for (const member of value) countCoordinates(count, member, levels - 1);
+}
+
+function countShape(count: Count, value: unknown, nesting: number): void {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return;
+  const { type, coordinates: c, geometries } = value as Record<string, unknown>;
+  switch (type) {
+    case "Point":
+      addPart(count);
+      return countCoordinates(count, c, 0);
+    case "MultiPoint":
+    case "LineString":
+      return countCoordinates(count, c, 1);
+    case "MultiLineString":
+    case "Polygon":
+      return countCoordinates(count, c, 2);
+    case "MultiPolygon":
+      return countCoordinates(count, c, 3);
+    case "GeometryCollection": {
+      const max = count.limits.maxNesting;
+      if (nesting > max) throw new LimitPassed(`GeometryCollection nested more than ${max} levels deep; the limit is ${max}`);
+      if (!Array.isArray(geometries)) return;
+      for (const member of geometries) {
+        addPart(count);
+        countShape(count, member, nesting + 1);
+      }
+    }
+  }
+}
+
 /**
  * The reason `geometry` passes a limit, or null when it is within them (or is not countable: a shape error is
  * left to parseGeometry, which says what is wrong). Reads only the members GeoJSON defines; O(vertices counted).
+ * Module-level steps, no closures: it runs for every record ingested (see geojson.ts parseShape).
  */
 export function geometryOverLimits(geometry: unknown, limits: GeometryLimits = DEFAULT_GEOMETRY_LIMITS): string | null {
-  let vertices = 0;
-  let parts = 0;
-  const part = () => {
-    if (++parts > limits.maxParts)
-      throw new LimitPassed(`Geometry has more than ${limits.maxParts} parts (rings, lines or members); the limit is ${limits.maxParts}`);
-  };
-  const addVertices = (n: number) => {
-    vertices += n;
-    if (vertices > limits.maxVertices)
-      throw new LimitPassed(`Geometry has more than ${limits.maxVertices} vertices; the limit is ${limits.maxVertices}`);
-  };
-  /** `value` is a coordinates array `levels` deep above positions (0: a position, 1: a sequence, …). */
-  const coordinates = (value: unknown, levels: number): void => {
-    if (!Array.isArray(value)) return;
-    if (levels === 0) return addVertices(value.length > 0 && isNumber(value[0]) ? 1 : 0);
-    if (levels === 1) {
-      part();
-      // A sequence's members are positions: counted by length, not visited (the 1e6-vertex ring is one step).
-      return addVertices(value.length);
-    }
-    for (const member of value) coordinates(member, levels - 1);
-  };
-  const shape = (value: unknown, nesting: number): void => {
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return;
-    const { type, coordinates: c, geometries } = value as Record<string, unknown>;
-    switch (type) {
-      case "Point":
-        part();
-        return coordinates(c, 0);
-      case "MultiPoint":
-      case "LineString":
-        return coordinates(c, 1);
-      case "MultiLineString":
-      case "Polygon":
-        return coordinates(c, 2);
-      case "MultiPolygon":
-        return coordinates(c, 3);
-      case "GeometryCollection":
-        if (nesting > limits.maxNesting)
-          throw new LimitPassed(`GeometryCollection nested more than ${limits.maxNesting} levels deep; the limit is ${limits.maxNesting}`);
-        if (!Array.isArray(geometries)) return;
-        for (const member of geometries) {
-          part();
-          shape(member, nesting + 1);
-        }
-    }
-  };
   try {
-    shape(geometry, 0);
+    countShape({ limits, vertices: 0, parts: 0 }, geometry, 0);
     return null;
   } catch (e) {
     if (e instanceof LimitPassed) return e.message;

@@ -2,7 +2,7 @@ import { analyzeGeometry, type AnalyzeOptions, type AnalyzeResult } from "../../
 import { DEFAULT_GEOMETRY_LIMITS, geometryOverLimits } from "../../spatial/geometry-limits";
 import { getGeos } from "../../spatial/geos";
 import { sharedNormalizePool } from "./normalize-pool";
-import { otherRepair } from "./rule-facts";
+import { otherRepairOf } from "./rule-facts";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 
@@ -20,17 +20,18 @@ export async function analyzeOffThread(geometry: unknown, opts: AnalyzeOptions):
 }
 
 /**
- * A rule's other repair of stored payloads (JSON text; null: none), for a dry run or an apply: on the ingest
- * threads, split so that every core runs GEOS, when there are any. Null where a payload is not a Feature.
- * `digest: false` (a dry run): no digest of what the repair delivers (OtherRepairFacts.digest null).
+ * A rule's other repair of stored Features' geometries (JSON text; null: the payload is not a Feature), for a dry
+ * run or an apply: on the ingest threads, split so that every core runs GEOS, when there are any. Null where the
+ * payload is not a Feature. `digest: false` (a dry run): no digest of what the repair delivers
+ * (OtherRepairFacts.digest null).
  */
 export async function otherRepairsOffThread(
-  payloads: (string | null)[],
+  geometries: (string | null)[],
   repair: { method: RepairMethod; policy: RepairPolicy },
   opts: { digest?: boolean } = {},
 ): Promise<(OtherRepairFacts | null)[]> {
   const threads = sharedNormalizePool();
-  if (threads) return threads.ruleRepairs(payloads, repair, opts);
+  if (threads) return threads.ruleRepairs(geometries, repair, opts);
   const geos = await getGeos();
-  return payloads.map((p) => (p === null ? null : otherRepair(JSON.parse(p), repair, geos, opts)));
+  return geometries.map((g) => (g === null ? null : otherRepairOf(JSON.parse(g), repair, geos, opts)));
 }

@@ -26,7 +26,7 @@ interface Pending {
 }
 
 /**
- * Payloads per rule-repairs task: ~30 ms of GEOS on small geometries, so a page splits into many and a thread that
+ * Geometries per rule-repairs task: ~30 ms of GEOS on small geometries, so a page splits into many and a thread that
  * runs slower (sharing its core with PostgreSQL) holds back no more than one; a message costs ~0.1 ms.
  */
 const RULE_CHUNK = 100;
@@ -53,7 +53,7 @@ interface Reply {
   problem?: string | null;
   error?: string;
   analyzed?: AnalyzeResult;
-  /** a rule's other repair of each payload sent (rule-repairs), null where a payload is not a Feature */
+  /** a rule's other repair of each geometry sent (rule-repairs), null where the payload is not a Feature */
   repairs?: (OtherRepairFacts | null)[];
   /** how long the thread worked on a rule-repairs task, ms (its wall clock: on a shared core, also its waits) */
   busy?: number;
@@ -299,32 +299,32 @@ export class NormalizePool {
   }
 
   /**
-   * A rule's other repair (rule-facts.ts otherRepair: GEOS, and — with `digest` — the digest of what it delivers)
-   * of each payload, given as JSON text; results in the payloads' order. Only the rule's fields of each analysis
-   * come back, not its geometries. The payloads go out in small chunks through a queue that hands a thread its
+   * A rule's other repair (rule-facts.ts otherRepairOf: GEOS, and — with `digest` — the digest of what it delivers)
+   * of each Feature's geometry, given as JSON text (null: the payload is not a Feature); results in their order.
+   * Only the rule's fields of each analysis come back, not its geometries. The geometries go out in small chunks through a queue that hands a thread its
    * next chunk as it answers one (ruleQueue): a job keeps a page or two queued ahead, and every thread stays busy
    * whichever of them runs slower (a fixed split per page left the faster one idle at each page's end).
    */
   async ruleRepairs(
-    payloads: (string | null)[],
+    geometries: (string | null)[],
     repair: { method: RepairMethod; policy: RepairPolicy },
     opts: { digest?: boolean } = {},
   ): Promise<(OtherRepairFacts | null)[]> {
     const parts: Promise<(OtherRepairFacts | null)[]>[] = [];
-    for (let start = 0; start < payloads.length; start += RULE_CHUNK)
-      parts.push(this.ruleRepairsChunk(payloads.slice(start, start + RULE_CHUNK), repair, opts.digest !== false));
+    for (let start = 0; start < geometries.length; start += RULE_CHUNK)
+      parts.push(this.ruleRepairsChunk(geometries.slice(start, start + RULE_CHUNK), repair, opts.digest !== false));
     return (await Promise.all(parts)).flat();
   }
 
   private async ruleRepairsChunk(
-    payloads: (string | null)[],
+    geometries: (string | null)[],
     repair: { method: RepairMethod; policy: RepairPolicy },
     digest: boolean,
   ): Promise<(OtherRepairFacts | null)[]> {
-    const { repairs = [] } = await this.queued({ task: "rule-repairs", payloads, repair, digest });
-    // A thread whose GEOS aborted answers up to the payload that aborted it: the rest go to another.
-    if (repairs.length >= payloads.length || repairs.length === 0) return payloads.map((_, i) => repairs[i] ?? null);
-    return [...repairs, ...(await this.ruleRepairsChunk(payloads.slice(repairs.length), repair, digest))];
+    const { repairs = [] } = await this.queued({ task: "rule-repairs", geometries, repair, digest });
+    // A thread whose GEOS aborted answers up to the geometry that aborted it: the rest go to another.
+    if (repairs.length >= geometries.length || repairs.length === 0) return geometries.map((_, i) => repairs[i] ?? null);
+    return [...repairs, ...(await this.ruleRepairsChunk(geometries.slice(repairs.length), repair, digest))];
   }
 
   /** `message` sent once a thread has room: a thread holds its current task and the next, never a backlog. */

@@ -1,7 +1,7 @@
 // Worker-thread entry for ingest normalization (normalize-pool.ts): registers tsx's loader in this thread (a
 // worker does not inherit the main thread's), then runs the tasks it is sent, one at a time, in order:
 // "normalize" a chunk of records, "parse-check" a JSON body the main thread must not parse itself, or
-// "normalize-pulled" a page of broker messages, "gate-taps" a capture request's body, "rule-repairs" a rule's other repair of stored payloads, "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
+// "normalize-pulled" a page of broker messages, "gate-taps" a capture request's body, "rule-repairs" a rule's other repair of stored geometries, "analyze" one geometry (an analyst's edit), or "read" a stored record and build a request's answer from it
 // (lib/api/off-thread-reads.ts: a heavy record's detail, a repair preview, a revealed field), or "stream-pull" /
 // "stream-cancel" a stream of stored records run here (an export), one chunk per pull.
 import { setPriority } from "node:os";
@@ -26,7 +26,7 @@ const { decodeDeferred } = await import("./split.ts");
 const { preparePulled } = await import("./pulled-message.ts");
 const { gateTaps } = await import("./tap-gate.ts");
 const { analyzeGeometry } = await import("../../spatial/analyze.ts");
-const { otherRepair } = await import("./rule-facts.ts");
+const { otherRepairOf } = await import("./rule-facts.ts");
 // The reads reach the database: their modules are marked server-only, resolved here as on the server.
 await import("../../../bin/server-side.mjs");
 const { AppError } = await import("../../errors/app-error.ts");
@@ -88,7 +88,7 @@ parentPort.on("message", async (message) => {
     reason,
     bodies,
     maxBodyBytes,
-    payloads,
+    geometries,
     repair,
     digest,
     rules,
@@ -126,16 +126,16 @@ parentPort.on("message", async (message) => {
       return;
     }
     if (task === "rule-repairs") {
-      // A rule's other repair of stored payloads (a dry run or an apply), one GEOS at a time like a chunk.
+      // A rule's other repair of stored Features' geometries (a dry run or an apply), one GEOS at a time like a chunk.
       const started = performance.now();
       const geos = await getGeos();
       const repairs = [];
-      for (const text of payloads) {
-        repairs.push(text === null ? null : otherRepair(JSON.parse(text), repair, geos, { digest: digest !== false }));
+      for (const text of geometries) {
+        repairs.push(text === null ? null : otherRepairOf(JSON.parse(text), repair, geos, { digest: digest !== false }));
         if (await geosBroken()) break;
       }
       const busy = performance.now() - started;
-      parentPort.postMessage({ id, repairs, busy, retire: await shouldRetire(payloads.filter((p) => p !== null)) });
+      parentPort.postMessage({ id, repairs, busy, retire: await shouldRetire(geometries.filter((g) => g !== null)) });
       return;
     }
     if (task === "analyze") {

@@ -61,8 +61,7 @@ function payloadGeometry(payload: JsonValue): JsonValue | null {
 
 /**
  * A record's geometry under another repair (GEOS): its analysis, and the digest of what it delivers
- * (approved-repair.ts). Without `digest` (a dry run, which only counts verdicts and pins nothing) the digest is
- * left null and what it would cost — the repair as GeoJSON, canonical JSON, SHA-256 — is not spent.
+ * (approved-repair.ts). Null when the payload is not a Feature.
  */
 export function otherRepair(
   payload: unknown,
@@ -71,14 +70,29 @@ export function otherRepair(
   opts: { digest?: boolean } = {},
 ): OtherRepairFacts | null {
   if (!geos || !isFeaturePayload(payload)) return null;
-  const result = analyzeGeometry(geos, payload.geometry, { method: repair.method, policy: repair.policy });
+  return otherRepairOf(payload.geometry, repair, geos, opts);
+}
+
+/**
+ * otherRepair of a Feature's geometry (undefined: it has none). Without `digest` (a dry run, which only counts
+ * verdicts and pins nothing) the digest is left null and what it would cost — the repair copied out of GEOS and
+ * built as GeoJSON, canonical JSON, SHA-256 — is not spent.
+ */
+export function otherRepairOf(
+  geometry: unknown,
+  repair: Pick<OtherRepairFacts, "method" | "policy">,
+  geos: Geos,
+  opts: { digest?: boolean } = {},
+): OtherRepairFacts {
+  const digest = opts.digest !== false;
+  const result = analyzeGeometry(geos, geometry, { method: repair.method, policy: repair.policy, deliver: digest });
   const analysis = ruleAnalysisOf(result.analysis);
-  if (opts.digest === false) {
+  if (!digest) {
     // deliveredFrom's verdict without building what it delivers.
-    const outcome = result.analysis.outcome === "dropped" || !result.repaired ? null : result.analysis.outcome;
+    const outcome = result.analysis.outcome === "dropped" ? null : result.analysis.outcome;
     return { method: repair.method, policy: repair.policy, analysis, digest: null, outcome };
   }
-  const delivered = deliveredFrom(payload.geometry, result);
+  const delivered = deliveredFrom(geometry, result);
   return {
     method: repair.method,
     policy: repair.policy,

@@ -240,7 +240,7 @@ interface Judged {
   decision: RuleDecision | null;
 }
 
-type PageRow = FactRow & { payload_text?: string | null };
+type PageRow = FactRow & { geometry_text?: string | null };
 
 /** A page read: its rows (those still in the rule's scope), and the last id it covered — the job's cursor after it. */
 interface ReadPage {
@@ -255,7 +255,7 @@ interface ReadPage {
  * PostgreSQL find and sort every match past the cursor for each page: a bitmap scan of the scope's indexes
  * and their rows, 1–2 s on 1M records on a loaded machine, longer than the page's GEOS. Each page is read with
  * the scope again, so a record that left it meanwhile (decided, edited) is not judged. A dry run reads no
- * delivered geometry (it pins nothing); the payload as text only for a rule that runs GEOS. Null: no ids left.
+ * delivered geometry (it pins nothing); the payload's geometry as text only for a rule that runs GEOS. Null: no ids left.
  */
 function pageReader(
   pool: pg.Pool,
@@ -296,7 +296,7 @@ function pageReader(
     if (ids.length === 0) return null;
     const params: unknown[] = [ids];
     const { rows } = await pool.query<PageRow>(
-      `SELECT ${factColumns({ delivered: type === "apply" })}${needsPayload ? `, ${PAYLOAD_FOR_REPAIR} AS payload_text` : ""} FROM dead_letter d
+      `SELECT ${factColumns({ delivered: type === "apply" })}${needsPayload ? `, ${GEOMETRY_FOR_REPAIR} AS geometry_text` : ""} FROM dead_letter d
        WHERE d.id = ANY($1::bigint[]) AND ${scopeSql(match, params)} ORDER BY d.id`,
       params,
     );
@@ -305,10 +305,13 @@ function pageReader(
 }
 
 /**
- * The payload a repair reads, as text: a Feature without its properties, which no repair reads and which were half
- * of the text PostgreSQL wrote and the threads parsed for each record (a poison record's payload may be no object).
+ * What a repair reads of the payload, as text: a Feature's geometry ("null" when it has none, as JSON.parse reads
+ * it); SQL NULL when the payload is not a Feature (isFeaturePayload: an object whose type is the string "Feature").
+ * The geometry alone: the rest of the payload (its properties were half of it) was text PostgreSQL wrote and the
+ * threads parsed for nothing.
  */
-const PAYLOAD_FOR_REPAIR = `CASE WHEN jsonb_typeof(d.payload) = 'object' THEN (d.payload - 'properties')::text ELSE d.payload::text END`;
+const GEOMETRY_FOR_REPAIR = `CASE WHEN jsonb_typeof(d.payload) = 'object' AND d.payload->'type' = '"Feature"'::jsonb
+  THEN COALESCE((d.payload->'geometry')::text, 'null') END`;
 
 /**
  * Ids per query of the walk's scope: PostgreSQL reads that range in id order (a few thousand table pages), and
@@ -361,7 +364,7 @@ const AHEAD = 1;
 
 /**
  * Judges a page. A rule judging a repair other than the stored one has it run on the ingest threads (GEOS), the
- * page's payloads sent as the text PostgreSQL gives, queued in chunks for the threads. `pin`: an apply, whose
+ * page's geometries sent as the text PostgreSQL gives, queued in chunks for the threads. `pin`: an apply, whose
  * decisions need the digest of what the repair delivers (a dry run's do not).
  */
 async function judgePage(rule: ActiveRule, rows: PageRow[], pin: boolean): Promise<Judged[]> {
@@ -380,7 +383,7 @@ async function judgePage(rule: ActiveRule, rows: PageRow[], pin: boolean): Promi
   const done = await Promise.all(
     [...wanted.values()].map(({ repair, at }) =>
       otherRepairsOffThread(
-        at.map((i) => rows[i]!.payload_text ?? null),
+        at.map((i) => rows[i]!.geometry_text ?? null),
         repair,
         { digest: pin },
       ),
