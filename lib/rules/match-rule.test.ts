@@ -78,6 +78,15 @@ describe("matchRule", () => {
     expect(matchRule(structure, bowtie)).toEqual({ kind: "needs_analysis", method: "structure", policy: "accept" });
     const theirs = { ...repaired, method: "structure" as const, area_after: 150 };
     expect(matchRule(structure, bowtie, theirs)).toEqual({ kind: "skip", reason: SKIP.area(0.01) });
+    // A valid input is valid under every repair: its stored analysis answers, no GEOS is asked for.
+    const valid: RuleAnalysis = { ...repaired, outcome: "valid", area_after: repaired.area_before };
+    expect(matchRule(structure, { ...bowtie, analysis: valid })).toEqual({
+      kind: "decide",
+      areaChange: 0,
+      repair: { method: "structure", policy: "accept" },
+    });
+    const sameTypeOther = { ...structure, match: { repair: { method: "structure" as const, policy: "drop" as const, sameType: true } } };
+    expect(matchRule(sameTypeOther, { ...bowtie, analysis: valid })).toMatchObject({ kind: "decide", repair: { policy: "drop" } });
   });
 
   it("skips poison for approvals, a dropped repair, an unmeasurable area and too many dropped parts", () => {

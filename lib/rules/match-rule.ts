@@ -116,7 +116,8 @@ export function matchRule(rule: { match: RuleMatch; action: RuleAction }, r: Rec
   const stored = r.analysis;
   if (!stored) return { kind: "skip", reason: SKIP.noAnalysis };
   const repair = judgedRepair(m, stored);
-  const a = repair.method === stored.method && repair.policy === stored.policy ? stored : analysis;
+  // A valid input is valid under every repair (none runs, no policy applies): the stored analysis answers for all.
+  const a = stored.outcome === "valid" || (repair.method === stored.method && repair.policy === stored.policy) ? stored : analysis;
   if (!a) return { kind: "needs_analysis", ...repair };
   if (a.outcome === "dropped") return { kind: "skip", reason: SKIP.dropped };
   const criteria = m.repair ?? {};

@@ -108,9 +108,11 @@ export function decisionOf(rule: ActiveRule, r: RuleRecord, outcome: RuleOutcome
   let pin: ApprovedRepair | null = null;
   if (rule.action.type === "approve" && r.kind === "spatial") {
     // A pin needs the stored repair's geometry; another repair's is not stored (the apply job pins those itself).
+    // A valid input is what every repair delivers (matchRule judges it by the stored analysis whatever the method).
     const delivered = r.deliveredDigest ?? r.delivered;
     if (!outcome.repair || delivered === null || r.analysis === null) return null;
-    if (outcome.repair.method !== r.analysis.method || outcome.repair.policy !== r.analysis.policy) return null;
+    const stored = outcome.repair.method === r.analysis.method && outcome.repair.policy === r.analysis.policy;
+    if (!stored && r.analysis.outcome !== "valid") return null;
     pin = rulePin(r, outcome.repair, delivered);
   }
   return { id: r.id, recordVersion: r.version, rule, action: rule.action.type, pin, areaChange: outcome.areaChange };
