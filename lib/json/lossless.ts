@@ -12,8 +12,11 @@ export { isLosslessNumber };
  * Throws SyntaxError on invalid JSON. Python-only extensions (NaN, Infinity literals) are rejected.
  */
 export function parseLossless(text: string): unknown {
-  return parse(text, null, { onDuplicateKey: ({ newValue }) => newValue });
+  return parse(text, null, LAST_DUPLICATE_WINS);
 }
+
+/** As Python's json.loads reads a duplicate key. Built once: it is asked for every record ingested. */
+const LAST_DUPLICATE_WINS = { onDuplicateKey: ({ newValue }: { newValue: unknown }) => newValue };
 
 /**
  * Parse text the way the producers' `json.loads` does: `parseLossless` plus Python's non-standard constants

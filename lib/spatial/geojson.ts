@@ -209,6 +209,19 @@ type JsonGeometry = { [key: string]: JsonValue };
 /** A position GEOS and JSON can take: finite x and y (a z is extra; validate.ts removes the others, reported). */
 export const isFinitePosition = (p: Position): boolean => Number.isFinite(p[0]) && Number.isFinite(p[1]);
 
+// x and y decide (isFinitePosition, as the checks do); a z JSON cannot carry is dropped alone (the position stays 2D).
+function jsonPosition(p: Position): JsonValue[] {
+  return p.length > 2 && !Number.isFinite(p[2]) ? [p[0]!, p[1]!] : p;
+}
+
+function jsonPath(ps: Position[]): JsonValue[][] {
+  return ps.filter(isFinitePosition).map(jsonPosition);
+}
+
+function jsonRings(rings: Position[][]): JsonValue[][][] {
+  return rings.map(jsonPath);
+}
+
 /**
  * The geometry as a JsonValue for storage. A position JSON cannot carry — NaN or ±Infinity, from a bare NaN or a
  * 1e999 lexeme — is left out, as the repair leaves it out (validate.ts): as null it made the working geometry
@@ -217,20 +230,17 @@ export const isFinitePosition = (p: Position): boolean => Number.isFinite(p[0]) 
  * the analysis names the position.
  */
 export function geometryToJson(geometry: Geometry): JsonGeometry {
-  // x and y decide (isFinitePosition, as the checks do); a z JSON cannot carry is dropped alone (the position stays 2D).
-  const position = (p: Position): JsonValue[] => (p.length > 2 && !Number.isFinite(p[2]) ? [p[0]!, p[1]!] : p);
-  const path = (ps: Position[]): JsonValue[][] => ps.filter(isFinitePosition).map(position);
   switch (geometry.type) {
     case "Point":
-      return { type: geometry.type, coordinates: isFinitePosition(geometry.coordinates) ? position(geometry.coordinates) : [] };
+      return { type: geometry.type, coordinates: isFinitePosition(geometry.coordinates) ? jsonPosition(geometry.coordinates) : [] };
     case "MultiPoint":
     case "LineString":
-      return { type: geometry.type, coordinates: path(geometry.coordinates) };
+      return { type: geometry.type, coordinates: jsonPath(geometry.coordinates) };
     case "MultiLineString":
     case "Polygon":
-      return { type: geometry.type, coordinates: geometry.coordinates.map(path) };
+      return { type: geometry.type, coordinates: geometry.coordinates.map(jsonPath) };
     case "MultiPolygon":
-      return { type: geometry.type, coordinates: geometry.coordinates.map((r) => r.map(path)) };
+      return { type: geometry.type, coordinates: geometry.coordinates.map(jsonRings) };
     case "GeometryCollection":
       return { type: geometry.type, geometries: geometry.geometries.map(geometryToJson) };
   }

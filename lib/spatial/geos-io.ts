@@ -163,6 +163,10 @@ function fromSequence(geos: Geos, seq: number, withZ: boolean): Position[] {
   return out;
 }
 
+function lineOf(geos: Geos, g: number, withZ: boolean): Position[] {
+  return fromSequence(geos, geos.lib.GEOSGeom_getCoordSeq_r(geos.ctx, g), withZ);
+}
+
 function ringsOf(geos: Geos, g: number, withZ: boolean): Position[][] {
   const { lib, ctx } = geos;
   if (lib.GEOSisEmpty_r(ctx, g) === 1) return [];
@@ -191,19 +195,18 @@ export function fromGeos(geos: Geos, g: number): Geometry {
   const { lib, ctx } = geos;
   const t = lib.GEOSGeomTypes;
   const withZ = lib.GEOSHasZ_r(ctx, g) === 1;
-  const line = (part: number): Position[] => fromSequence(geos, lib.GEOSGeom_getCoordSeq_r(ctx, part), withZ);
   switch (lib.GEOSGeomTypeId_r(ctx, g)) {
     case t.GEOS_POINT:
       return { type: "Point", coordinates: pointOf(geos, g, withZ) };
     case t.GEOS_LINESTRING:
     case t.GEOS_LINEARRING:
-      return { type: "LineString", coordinates: line(g) };
+      return { type: "LineString", coordinates: lineOf(geos, g, withZ) };
     case t.GEOS_POLYGON:
       return { type: "Polygon", coordinates: ringsOf(geos, g, withZ) };
     case t.GEOS_MULTIPOINT:
       return { type: "MultiPoint", coordinates: partsOf(geos, g, (p) => pointOf(geos, p, withZ)) };
     case t.GEOS_MULTILINESTRING:
-      return { type: "MultiLineString", coordinates: partsOf(geos, g, line) };
+      return { type: "MultiLineString", coordinates: partsOf(geos, g, (p) => lineOf(geos, p, withZ)) };
     case t.GEOS_MULTIPOLYGON:
       return { type: "MultiPolygon", coordinates: partsOf(geos, g, (p) => ringsOf(geos, p, withZ)) };
     case t.GEOS_GEOMETRYCOLLECTION:
