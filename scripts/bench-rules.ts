@@ -7,6 +7,7 @@
 //    (every thread of this process: on a shared machine the ingest threads, at a lower priority, get what is left).
 // Every figure line carries the load average: the machine may be shared.
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { STANDING_REPLAY } from "../lib/replay/batch/standing-rules";
 import { parseArgs } from "node:util";
@@ -24,6 +25,7 @@ import type { RuleAction, RuleJobView, RuleMatch } from "../lib/rules/rule-schem
 import { UNSCOPED } from "../lib/scope/record-scope";
 import { analyzeGeometry } from "../lib/spatial/analyze";
 import { getGeos } from "../lib/spatial/geos";
+import { BackendMeter } from "./bench/cpu";
 import { seedBulk } from "./bench/seed-bulk";
 
 const { values: args } = parseArgs({
@@ -155,6 +157,7 @@ if (!args["skip-stored"]) {
   const match: RuleMatch = args["geos-all"]
     ? { kind: "spatial", repair: criteria }
     : { source: group.source, reason: group.reason, repair: criteria };
+  const runs: { rate: number; oneCore: number; bothThreads: number; geosUs: number; jobUs: number; pgUs: number | null }[] = [];
   // Each run measures one core's speed just before its dry run: on a shared machine the load moves between runs.
   for (let run = 1; run <= RUNS; run++) {
     // GEOS alone on this thread, on the same geometries (parsed already): one core's speed.
@@ -191,17 +194,40 @@ if (!args["skip-stored"]) {
     const c1 = process.cpuUsage();
     const busy0 = threads?.ruleBusyMs ?? 0;
     const elu0 = performance.eventLoopUtilization();
+    const backends = new BackendMeter(args.db).start();
     const { job, seconds } = await dryRun(`geos${run}`, match, { type: "approve" });
     const jobCpu = cpuSeconds(process.cpuUsage(c1)) / job.processed;
+    const pgCpu = backends.stop();
+    const pgUs = pgCpu ? (pgCpu.seconds / job.processed) * 1e6 : null;
     const rate = job.processed / seconds;
     // How much of the run the threads had work (their wall clock on it: on a shared core also their waits for
     // it), and how busy this thread was (reading pages, handing them over, saving progress).
     const threadsBusy = threads ? ((threads.ruleBusyMs - busy0) / (seconds * 1000 * threads.size)) * 100 : 0;
     const mainBusy = performance.eventLoopUtilization(elu0).utilization * 100;
     console.log(
-      `  other method #${run}${run === 1 ? " (threads' first GEOS)" : ""}: structure repair of ${fmt(job.processed)} records (${args["geos-all"] ? "every pending spatial record" : `${group.source}, "${group.reason.slice(0, 40)}…"`}) in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}), a thread's work per record (parse, GEOS, facts) on one core: ${fmt(threadWork)} records/s (×${(rate / threadWork).toFixed(2)}); one ingest thread alone: ${fmt(oneThread)} records/s (the dry run ×${(rate / oneThread).toFixed(2)}); both threads alone, fed with no job: ${fmt(bothThreads)} records/s (×${(bothThreads / oneThread).toFixed(2)} one thread; the dry run ×${(rate / bothThreads).toFixed(2)} of it); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs; threads at work ${fmt(threadsBusy)}% of the run, main thread busy ${fmt(mainBusy)}% (${load()})`,
+      `  other method #${run}${run === 1 ? " (threads' first GEOS)" : ""}: structure repair of ${fmt(job.processed)} records (${args["geos-all"] ? "every pending spatial record" : `${group.source}, "${group.reason.slice(0, 40)}…"`}) in ${seconds.toFixed(1)} s → ${fmt(rate)} records/s on ${threads?.size ?? 0} ingest thread(s); GEOS alone on one core: ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}), a thread's work per record (parse, GEOS, facts) on one core: ${fmt(threadWork)} records/s (×${(rate / threadWork).toFixed(2)}); one ingest thread alone: ${fmt(oneThread)} records/s (the dry run ×${(rate / oneThread).toFixed(2)}); both threads alone, fed with no job: ${fmt(bothThreads)} records/s (×${(bothThreads / oneThread).toFixed(2)} one thread; the dry run ×${(rate / bothThreads).toFixed(2)} of it); CPU per record (this process, every thread): the dry run ${fmt(jobCpu * 1e6)} µs, GEOS alone ${fmt(geosCpu * 1e6)} µs; PostgreSQL's: ${pgUs === null ? "n/a" : `${fmt(pgUs)} µs`}; threads at work ${fmt(threadsBusy)}% of the run, main thread busy ${fmt(mainBusy)}% (${load()})`,
     );
+    runs.push({ rate, oneCore, bothThreads, geosUs: geosCpu * 1e6, jobUs: jobCpu * 1e6, pgUs });
   }
+  // The runs after the first (whose threads start GEOS cold), their medians: the figures move with the load.
+  const warm = runs.length > 1 ? runs.slice(1) : runs;
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const rate = median(warm.map((r) => r.rate));
+  const oneCore = median(warm.map((r) => r.oneCore));
+  const both = median(warm.map((r) => r.bothThreads));
+  const geosUs = median(warm.map((r) => r.geosUs));
+  const pgs = warm.flatMap((r) => (r.pgUs === null ? [] : [r.pgUs]));
+  // Every record's GEOS and PostgreSQL's reading of it share this machine's cores: even with nothing else spent on
+  // it, a dry run could go no faster than the cores over their sum.
+  const cores = availableParallelism();
+  const bound = pgs.length ? cores / ((geosUs + median(pgs)) / 1e6) : null;
+  console.log(
+    `  other method, median of ${warm.length} run(s): ${fmt(rate)} records/s; GEOS alone on one core ${fmt(oneCore)} records/s (×${(rate / oneCore).toFixed(2)}); both threads alone, fed with no job ${fmt(both)} records/s (×${(rate / both).toFixed(2)}); CPU per record: GEOS alone ${fmt(geosUs)} µs, the dry run ${fmt(median(warm.map((r) => r.jobUs)))} µs in this process${pgs.length ? ` + ${fmt(median(pgs))} µs in PostgreSQL; ${cores} cores ÷ (GEOS + PostgreSQL's reading) = ${fmt(bound!)} records/s at most on this machine (the dry run ×${(rate / bound!).toFixed(2)} of it)` : ""} (${load()})`,
+  );
 }
 
 await pool.end();
