@@ -119,6 +119,18 @@ export function matchRule(rule: { match: RuleMatch; action: RuleAction }, r: Rec
   // A valid input is valid under every repair (none runs, no policy applies): the stored analysis answers for all.
   const a = stored.outcome === "valid" || (repair.method === stored.method && repair.policy === stored.policy) ? stored : analysis;
   if (!a) return { kind: "needs_analysis", ...repair };
+  return judgeRepair(m, a, repair);
+}
+
+/**
+ * matchRule's last step: the verdict on the analysis of the repair judged (`repair`), for a record already known to
+ * be in the rule's scope and to need it (a dry run whose SQL told those records apart: judge-in-sql.ts).
+ */
+export function judgeRepair(
+  m: RuleMatch,
+  a: RuleAnalysis,
+  repair: { method: RepairMethod; policy: RepairPolicy },
+): Exclude<RuleOutcome, { kind: "out" } | { kind: "needs_analysis" }> {
   if (a.outcome === "dropped") return { kind: "skip", reason: SKIP.dropped };
   const criteria = m.repair ?? {};
   const change = a.outcome === "valid" ? 0 : areaChange(a);

@@ -52,6 +52,39 @@ export function verdictSql(m: RuleMatch, action: RuleAction, p: (v: unknown) => 
   return `CASE ${cases.join(" ")} ELSE '' END`;
 }
 
+/**
+ * Of a rule judging another repair (its match names a method or a policy), whether a record in its SQL scope needs
+ * that repair run (GEOS) for its verdict: matchRule's `needs_analysis`. Not when the action skips it first (poison,
+ * for an approval), when it has no analysis, or when its stored analysis answers for the repair judged: a valid
+ * input (valid under every repair), or a stored analysis of the same method and policy.
+ */
+export function needsOtherRepairSql(m: RuleMatch, action: RuleAction, p: (v: unknown) => string): string {
+  const same = [
+    m.repair?.method === undefined ? null : `coalesce(d.analysis->>'method' = ${p(m.repair.method)}, false)`,
+    m.repair?.policy === undefined ? null : `coalesce(d.analysis->>'policy' = ${p(m.repair.policy)}, false)`,
+  ].filter((c): c is string => c !== null);
+  return [
+    `d.kind = 'spatial'`,
+    ...(action.type === "approve" ? [`d.failure_class <> 'poison'`] : []),
+    `d.analysis IS NOT NULL AND jsonb_typeof(d.analysis) = 'object'`,
+    `d.analysis->>'outcome' IS DISTINCT FROM 'valid'`,
+    ...(same.length > 0 ? [`NOT (${same.join(" AND ")})`] : []),
+  ].join(" AND ");
+}
+
+/**
+ * A dry run's columns for a rule judging another repair, on a record in its SQL scope (`needs` from a lateral
+ * needsOtherRepairSql): what the stored analysis decides where it answers — `verdict` ('' when the action applies,
+ * as verdictSql) and the area `change` (areaChange) — or, where the repair must run, the stored `method` and
+ * `policy` the rule's own settings fall back to. The payload's geometry the caller adds for the latter.
+ */
+export function storedVerdictColumns(m: RuleMatch, action: RuleAction, p: (v: unknown) => string): string {
+  return `CASE WHEN n.needs THEN NULL ELSE ${verdictSql(m, action, p)} END AS verdict,
+    CASE WHEN n.needs THEN NULL ELSE ${CHANGE} END AS change,
+    CASE WHEN n.needs THEN d.analysis->>'method' END AS method,
+    CASE WHEN n.needs THEN d.analysis->>'policy' END AS policy`;
+}
+
 /** Of some records, how many a replay back to origin could not send, and why. */
 export interface NotReplayableCount {
   noBrokerSource: number;

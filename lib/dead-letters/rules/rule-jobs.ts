@@ -6,7 +6,7 @@ import { AppError } from "../../errors/app-error";
 import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
-import { areaBucket, matchRule, type RuleOutcome } from "../../rules/match-rule";
+import { areaBucket, judgeRepair, matchRule, type RuleOutcome } from "../../rules/match-rule";
 import { activeVersionOf, approversOf, assertMatchInScope, assertRuleVisible, recordMatches, type ActiveRule } from "../../rules/rules";
 import type { RecordScope } from "../../scope/record-scope";
 import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../rules/rule-schemas";
@@ -14,7 +14,7 @@ import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import { idCeiling } from "../triage/bulk-action";
-import { addOrigin, countInSql, judgeableInSql, type OriginCheck } from "./judge-in-sql";
+import { addOrigin, countInSql, judgeableInSql, needsOtherRepairSql, storedVerdictColumns, type OriginCheck } from "./judge-in-sql";
 import {
   decisionAudit,
   decisionOf,
@@ -243,9 +243,42 @@ interface Judged {
 type PageRow = FactRow & { geometry_text?: string | null };
 
 /** A page read: its rows (those still in the rule's scope), and the last id it covered — the job's cursor after it. */
-interface ReadPage {
-  rows: PageRow[];
+interface ReadPage<R> {
+  rows: R[];
   last: string;
+}
+
+/** A page query's select list and joins (on `dead_letter d`); `p` adds a parameter and returns its placeholder. */
+type PageColumns = (p: (v: unknown) => string) => { select: string; join: string };
+
+/**
+ * Each record's facts, for matchRule (an apply: with the delivered geometry its pins need), and the geometry as
+ * text for a rule judging another repair.
+ */
+const factPage =
+  (opts: { delivered: boolean; geometry: boolean }): PageColumns =>
+  () => ({ select: `${factColumns(opts)}${opts.geometry ? `, ${GEOMETRY_FOR_REPAIR} AS geometry_text` : ""}`, join: "" });
+
+/** A dry run's page for a rule judging another repair: the stored analysis judged here, the geometry where it is not. */
+const verdictPage =
+  (rule: { match: RuleMatch; action: RuleAction }): PageColumns =>
+  (p) => ({
+    select: `d.id::text AS id, n.needs, ${storedVerdictColumns(rule.match, rule.action, p)},
+      CASE WHEN n.needs THEN ${GEOMETRY_FOR_REPAIR} END AS geometry_text`,
+    join: `CROSS JOIN LATERAL (SELECT ${needsOtherRepairSql(rule.match, rule.action, p)} AS needs) n`,
+  });
+
+/** A row of verdictPage. */
+interface VerdictRow {
+  id: string;
+  needs: boolean;
+  /** where the stored analysis answers: '' when the action applies, the skip reason otherwise */
+  verdict: string | null;
+  change: number | null;
+  /** where the repair must run: the stored method and policy, for what the rule leaves unset */
+  method: RepairMethod | null;
+  policy: RepairPolicy | null;
+  geometry_text: string | null;
 }
 
 /**
@@ -257,13 +290,12 @@ interface ReadPage {
  * the scope again, so a record that left it meanwhile (decided, edited) is not judged. A dry run reads no
  * delivered geometry (it pins nothing); the payload's geometry as text only for a rule that runs GEOS. Null: no ids left.
  */
-function pageReader(
+function pageReader<R>(
   pool: pg.Pool,
   match: RuleMatch,
   ceiling: string,
-  needsPayload: boolean,
-  type: JobRow["type"],
-): (after: string) => Promise<ReadPage | null> {
+  columns: PageColumns,
+): (after: string) => Promise<ReadPage<R> | null> {
   const top = BigInt(ceiling);
   /** The scope's ids in the ranges after `after`, up to the first range that holds any (or the ceiling). */
   const readWindow = async (after: string): Promise<{ ids: string[]; end: bigint }> => {
@@ -295,8 +327,9 @@ function pageReader(
     const ids = window.splice(0, PAGE);
     if (ids.length === 0) return null;
     const params: unknown[] = [ids];
-    const { rows } = await pool.query<PageRow>(
-      `SELECT ${factColumns({ delivered: type === "apply" })}${needsPayload ? `, ${GEOMETRY_FOR_REPAIR} AS geometry_text` : ""} FROM dead_letter d
+    const { select, join } = columns((v) => `$${params.push(v)}`);
+    const { rows } = await pool.query<R & pg.QueryResultRow>(
+      `SELECT ${select} FROM dead_letter d ${join}
        WHERE d.id = ANY($1::bigint[]) AND ${scopeSql(match, params)} ORDER BY d.id`,
       params,
     );
@@ -320,8 +353,8 @@ const GEOMETRY_FOR_REPAIR = `CASE WHEN jsonb_typeof(d.payload) = 'object' AND d.
 const RANGE = 50_000n;
 
 /** A page as the walk hands it over: its verdicts, its last id and how many records it held. */
-interface WalkedPage {
-  page: Judged[];
+interface WalkedPage<J> {
+  page: J[];
   last: string;
   count: number;
 }
@@ -332,13 +365,13 @@ interface WalkedPage {
  * threads behind the previous page's) as soon as it is read. `next` gives them in id order, null after the last.
  * A walk left early (an apply stopped, a runner taken over) lets its pages in flight finish unawaited.
  */
-function pageWalk(
-  read: (after: string) => Promise<ReadPage | null>,
+function pageWalk<R, J>(
+  read: (after: string) => Promise<ReadPage<R> | null>,
   from: string,
-  judge: (rows: PageRow[]) => Promise<Judged[]>,
-): { next: () => Promise<WalkedPage | null> } {
-  let reading: Promise<ReadPage | null> | null = null;
-  const inFlight: Promise<WalkedPage | null>[] = [];
+  judge: (rows: R[]) => Promise<J[]>,
+): { next: () => Promise<WalkedPage<J> | null> } {
+  let reading: Promise<ReadPage<R> | null> | null = null;
+  const inFlight: Promise<WalkedPage<J> | null>[] = [];
   const launch = () => {
     const previous = reading;
     const page = previous === null ? read(from) : previous.then((p) => (p === null ? null : read(p.last)));
@@ -402,7 +435,56 @@ async function judgePage(rule: ActiveRule, rows: PageRow[], pin: boolean): Promi
 
 const NOT_A_FEATURE = "payload is not a GeoJSON Feature";
 
-function addCounts(c: RuleCounts, page: Judged[], action: RuleAction): void {
+/**
+ * Judges a dry run's page of verdictPage rows: the stored analysis's verdicts as PostgreSQL gave them, and for the
+ * records it does not answer for, the other repair run on the ingest threads (GEOS) and judged by judgeRepair —
+ * matchRule's verdicts, without each record's facts crossing to this thread (rule-walk.test.ts holds the two alike).
+ */
+async function judgeVerdicts(rule: { match: RuleMatch }, rows: VerdictRow[]): Promise<Verdict[]> {
+  const settings = rule.match.repair ?? {};
+  const repairOf = (r: VerdictRow) => ({ method: settings.method ?? r.method!, policy: settings.policy ?? r.policy! });
+  const wanted = new Map<string, { repair: { method: RepairMethod; policy: RepairPolicy }; at: number[] }>();
+  rows.forEach((r, i) => {
+    if (!r.needs) return;
+    const repair = repairOf(r);
+    const key = `${repair.method}/${repair.policy}`;
+    const group = wanted.get(key) ?? { repair, at: [] };
+    group.at.push(i);
+    wanted.set(key, group);
+  });
+  const others = new Map<number, OtherRepairFacts | null>();
+  const done = await Promise.all(
+    [...wanted.values()].map(({ repair, at }) =>
+      otherRepairsOffThread(
+        at.map((i) => rows[i]!.geometry_text),
+        repair,
+        { digest: false },
+      ),
+    ),
+  );
+  [...wanted.values()].forEach(({ at }, g) => at.forEach((i, k) => others.set(i, done[g]![k] ?? null)));
+  return rows.map((r, i): Verdict => {
+    const record = { id: r.id, kind: "spatial" as const };
+    if (!r.needs) {
+      if (r.verdict === null) throw new Error(`record ${r.id}: no verdict from the stored analysis`);
+      return {
+        record,
+        outcome: r.verdict === "" ? { kind: "decide", areaChange: r.change, repair: null } : { kind: "skip", reason: r.verdict },
+      };
+    }
+    const other = others.get(i) ?? null;
+    if (!other) return { record, outcome: { kind: "skip", reason: NOT_A_FEATURE } };
+    return { record, outcome: judgeRepair(rule.match, other.analysis, repairOf(r)) };
+  });
+}
+
+/** What a dry run counts of a judged record. */
+interface Verdict {
+  record: Pick<RuleRecord, "id" | "kind">;
+  outcome: RuleOutcome;
+}
+
+function addCounts(c: RuleCounts, page: Verdict[], action: RuleAction): void {
   for (const { record, outcome } of page) {
     if (outcome.kind === "skip") {
       c.skipped++;
@@ -512,9 +594,22 @@ export async function runRuleJob(
       }
       return finish(pool, ruleId, jobId, "completed", opts.now(), null);
     }
+    if (job.type === "dry_run" && needsPayload && rule.match.afcIssues === undefined) {
+      // A rule judging another repair: PostgreSQL judges what the stored analysis answers for, the threads the rest.
+      const pages = pageWalk(pageReader<VerdictRow>(pool, rule.match, job.ceiling, verdictPage(rule)), cursor, (rows) =>
+        judgeVerdicts(rule, rows),
+      );
+      for (let next = await pages.next(); next !== null; next = await pages.next()) {
+        await saveDryRunPage(pool, { jobId, runner, now: opts.now(), originCheck: opts.originCheck }, next, processed, counts, rule.action);
+        cursor = next.last;
+        processed += next.count;
+      }
+      return finish(pool, ruleId, jobId, "completed", opts.now(), null);
+    }
     // Pages in a pipeline: the next page is read, and its GEOS work queued on the threads, while this one is
     // judged and saved, so neither the threads nor PostgreSQL wait on the other; pages still commit in id order.
-    const pages = pageWalk(pageReader(pool, rule.match, job.ceiling, needsPayload, job.type), cursor, (rows) =>
+    const columns = factPage({ delivered: job.type === "apply", geometry: needsPayload });
+    const pages = pageWalk(pageReader<PageRow>(pool, rule.match, job.ceiling, columns), cursor, (rows) =>
       judgePage(rule, rows, job.type === "apply"),
     );
     for (;;) {
@@ -550,16 +645,7 @@ export async function runRuleJob(
         });
         if (stopped) return finish(pool, ruleId, jobId, "failed", now, "the rule was disabled or changed: the apply stopped");
       } else {
-        addCounts(counts, page, rule.action);
-        if (counts.notReplayableToOrigin) {
-          const decided = page.flatMap((j) => (j.outcome.kind === "decide" ? [j.record.id] : []));
-          if (decided.length > 0) {
-            if (!opts.originCheck)
-              throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
-            addOrigin(counts, await opts.originCheck(pool, "d.id = ANY($1::bigint[])", [decided]));
-          }
-        }
-        await saveProgress(pool, jobId, runner, now, last, processed + count, counts);
+        await saveDryRunPage(pool, { jobId, runner, now, originCheck: opts.originCheck }, next, processed, counts, rule.action);
       }
       cursor = last;
       processed += count;
@@ -570,6 +656,26 @@ export async function runRuleJob(
     console.error(`[rules] job ${jobId} of rule ${ruleId} failed`, err);
     return finish(pool, ruleId, jobId, "failed", opts.now(), err instanceof AppError ? err.message : "internal error (see the server log)");
   }
+}
+
+/** A dry run's page counted (and its approvals that could not go back to origin, when counted), and saved. */
+async function saveDryRunPage(
+  pool: pg.Pool,
+  job: { jobId: string; runner: string; now: Date; originCheck: OriginCheck | undefined },
+  { page, last, count }: WalkedPage<Verdict>,
+  processed: number,
+  counts: RuleCounts,
+  action: RuleAction,
+): Promise<void> {
+  addCounts(counts, page, action);
+  if (counts.notReplayableToOrigin) {
+    const decided = page.flatMap((j) => (j.outcome.kind === "decide" ? [j.record.id] : []));
+    if (decided.length > 0) {
+      if (!job.originCheck) throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
+      addOrigin(counts, await job.originCheck(pool, "d.id = ANY($1::bigint[])", [decided]));
+    }
+  }
+  await saveProgress(pool, job.jobId, job.runner, job.now, last, processed + count, counts);
 }
 
 /** Why an apply skips a record its walk judged decidable: someone decided it between the read and the write. */
