@@ -132,7 +132,7 @@ parentPort.on("message", async (message) => {
       const repairs = [];
       for (const text of geometries) {
         repairs.push(text === null ? null : otherRepairOf(JSON.parse(text), repair, geos, { digest: digest !== false }));
-        if (await geosBroken()) break;
+        if (geos.broken) break;
       }
       const busy = performance.now() - started;
       parentPort.postMessage({ id, repairs, busy, retire: await shouldRetire(geometries.filter((g) => g !== null)) });
