@@ -8,7 +8,7 @@ import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { pinRepair } from "../../lib/dead-letters/triage/approved-repair";
 import { areaBucket, matchRule, SKIP, type RuleAnalysis } from "../../lib/rules/match-rule";
-import type { RuleAction, RuleCounts, RuleMatch } from "../../lib/rules/rule-schemas";
+import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../lib/rules/rule-schemas";
 import { approveRule, createRule, type RuleContext } from "../../lib/rules/rules";
 import { UNSCOPED } from "../../lib/scope/record-scope";
 import { getGeos } from "../../lib/spatial/geos";
@@ -159,6 +159,16 @@ afterAll(async () => {
   await closeDb();
 });
 
+/** A job's counts, as expectedCounts gives them. */
+const countsOf = (job: RuleJobView): RuleCounts => ({
+  decided: job.decided,
+  skipped: job.skipped,
+  skippedReasons: job.skippedReasons,
+  samples: job.samples,
+  areaChanges: job.areaChanges,
+  notReplayableToOrigin: job.notReplayableToOrigin,
+});
+
 /** The dry run's counts as judging each record alone, on this thread, in id order, gives them. */
 async function expectedCounts(match: RuleMatch, action: RuleAction): Promise<{ counts: RuleCounts; decided: string[] }> {
   const geos = await getGeos();
@@ -226,14 +236,7 @@ describe("a rule judging another repair, walked over several pages", () => {
     const dry = await createRuleJob(db.pool, rule.id, { type: "dry_run", match: byPolicy, action: quarantine, version: 1 }, supervisor);
     const done = await runRuleJob(db.pool, rule.id, dry.id, { now: () => new Date() });
     expect(done).toMatchObject({ status: "completed", processed: expected.counts.decided + expected.counts.skipped });
-    expect({
-      decided: done.decided,
-      skipped: done.skipped,
-      skippedReasons: done.skippedReasons,
-      samples: done.samples,
-      areaChanges: done.areaChanges,
-      notReplayableToOrigin: done.notReplayableToOrigin,
-    }).toEqual(expected.counts);
+    expect(countsOf(done)).toEqual(expected.counts);
   });
 
   const match: RuleMatch = { source: SOURCE, repair: { method: "structure", sameType: true, maxAreaChange: 0.3 } };
@@ -255,14 +258,7 @@ describe("a rule judging another repair, walked over several pages", () => {
     const dry = await createRuleJob(db.pool, rule.id, { type: "dry_run", match, action, version: 1 }, supervisor);
     const done = await runRuleJob(db.pool, rule.id, dry.id, { now: () => new Date() });
     expect(done).toMatchObject({ status: "completed", total: pending, processed: pending });
-    expect({
-      decided: done.decided,
-      skipped: done.skipped,
-      skippedReasons: done.skippedReasons,
-      samples: done.samples,
-      areaChanges: done.areaChanges,
-      notReplayableToOrigin: done.notReplayableToOrigin,
-    }).toEqual(expected.counts);
+    expect(countsOf(done)).toEqual(expected.counts);
 
     await approveRule(db.pool, rule.id, 1, approver);
     const apply = await createRuleJob(db.pool, rule.id, { type: "apply", version: 1 }, supervisor);

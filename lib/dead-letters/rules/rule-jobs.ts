@@ -403,26 +403,14 @@ const AHEAD = 1;
 async function judgePage(rule: ActiveRule, rows: PageRow[], pin: boolean): Promise<Judged[]> {
   const records = rows.map(toRuleRecord);
   const outcomes = records.map((r) => matchRule(rule, r));
-  const wanted = new Map<string, { repair: { method: RepairMethod; policy: RepairPolicy }; at: number[] }>();
-  outcomes.forEach((o, i) => {
-    if (o.kind !== "needs_analysis") return;
-    const key = `${o.method}/${o.policy}`;
-    const group = wanted.get(key) ?? { repair: { method: o.method, policy: o.policy }, at: [] };
-    group.at.push(i);
-    wanted.set(key, group);
-  });
-  const others = new Map<number, OtherRepairFacts | null>();
-  // Every group queued at once: the threads take them in turn.
-  const done = await Promise.all(
-    [...wanted.values()].map(({ repair, at }) =>
-      otherRepairsOffThread(
-        at.map((i) => rows[i]!.geometry_text ?? null),
-        repair,
-        { digest: pin },
-      ),
-    ),
+  const others = await otherRepairsOf(
+    rows,
+    (_, i) => {
+      const o = outcomes[i]!;
+      return o.kind === "needs_analysis" ? { method: o.method, policy: o.policy } : null;
+    },
+    pin,
   );
-  [...wanted.values()].forEach(({ at }, g) => at.forEach((i, k) => others.set(i, done[g]![k] ?? null)));
   return records.map((record, i) => {
     const outcome = outcomes[i]!;
     if (outcome.kind !== "needs_analysis") return { record, outcome, decision: pin ? decisionOf(rule, record, outcome) : null };
@@ -436,6 +424,38 @@ async function judgePage(rule: ActiveRule, rows: PageRow[], pin: boolean): Promi
 const NOT_A_FEATURE = "payload is not a GeoJSON Feature";
 
 /**
+ * The other repair of the page's rows that need one (`wanted`: the repair, null for none), by row index: run on the
+ * ingest threads, one group per method and policy, every group queued at once (the threads take them in turn).
+ */
+async function otherRepairsOf<R extends { geometry_text?: string | null }>(
+  rows: R[],
+  wanted: (row: R, i: number) => { method: RepairMethod; policy: RepairPolicy } | null,
+  digest: boolean,
+): Promise<Map<number, OtherRepairFacts | null>> {
+  const groups = new Map<string, { repair: { method: RepairMethod; policy: RepairPolicy }; at: number[] }>();
+  rows.forEach((row, i) => {
+    const repair = wanted(row, i);
+    if (!repair) return;
+    const key = `${repair.method}/${repair.policy}`;
+    const group = groups.get(key) ?? { repair, at: [] };
+    group.at.push(i);
+    groups.set(key, group);
+  });
+  const done = await Promise.all(
+    [...groups.values()].map(({ repair, at }) =>
+      otherRepairsOffThread(
+        at.map((i) => rows[i]!.geometry_text ?? null),
+        repair,
+        { digest },
+      ),
+    ),
+  );
+  const others = new Map<number, OtherRepairFacts | null>();
+  [...groups.values()].forEach(({ at }, g) => at.forEach((i, k) => others.set(i, done[g]![k] ?? null)));
+  return others;
+}
+
+/**
  * Judges a dry run's page of verdictPage rows: the stored analysis's verdicts as PostgreSQL gave them, and for the
  * records it does not answer for, the other repair run on the ingest threads (GEOS) and judged by judgeRepair —
  * matchRule's verdicts, without each record's facts crossing to this thread (rule-walk.test.ts holds the two alike).
@@ -443,26 +463,7 @@ const NOT_A_FEATURE = "payload is not a GeoJSON Feature";
 async function judgeVerdicts(rule: { match: RuleMatch }, rows: VerdictRow[]): Promise<Verdict[]> {
   const settings = rule.match.repair ?? {};
   const repairOf = (r: VerdictRow) => ({ method: settings.method ?? r.method!, policy: settings.policy ?? r.policy! });
-  const wanted = new Map<string, { repair: { method: RepairMethod; policy: RepairPolicy }; at: number[] }>();
-  rows.forEach((r, i) => {
-    if (!r.needs) return;
-    const repair = repairOf(r);
-    const key = `${repair.method}/${repair.policy}`;
-    const group = wanted.get(key) ?? { repair, at: [] };
-    group.at.push(i);
-    wanted.set(key, group);
-  });
-  const others = new Map<number, OtherRepairFacts | null>();
-  const done = await Promise.all(
-    [...wanted.values()].map(({ repair, at }) =>
-      otherRepairsOffThread(
-        at.map((i) => rows[i]!.geometry_text),
-        repair,
-        { digest: false },
-      ),
-    ),
-  );
-  [...wanted.values()].forEach(({ at }, g) => at.forEach((i, k) => others.set(i, done[g]![k] ?? null)));
+  const others = await otherRepairsOf(rows, (r) => (r.needs ? repairOf(r) : null), false);
   return rows.map((r, i): Verdict => {
     const record = { id: r.id, kind: "spatial" as const };
     if (!r.needs) {
