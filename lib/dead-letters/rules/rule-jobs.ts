@@ -33,7 +33,9 @@ import {
 // right after a dry run decides what the dry run counted. A dry run only counts; an apply writes each page's
 // decisions, their audit events (the rule as actor) and the job's progress in one transaction, and stops when the
 // rule is disabled or changed under it. A rule judging a repair other than the stored one runs GEOS on the ingest
-// threads for each record it looks at, a page's records split over them (otherRepairsOffThread).
+// threads for each record it looks at, a page's records split over them (otherRepairsOffThread). Its dry run has
+// PostgreSQL judge the records the stored analysis answers for (matchRule's verdicts written in SQL, judge-in-sql.ts),
+// and only the others' geometry crosses; a dry run of a rule reading only what is stored is counted in SQL whole.
 
 const PAGE = 1000;
 const SAMPLES = 10;
