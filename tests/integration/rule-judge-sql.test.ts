@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 import { reasonGroup } from "../../lib/afc/reason-group";
 import { closeDb, type Db } from "../../lib/db/client";
-import { judgeableInSql } from "../../lib/dead-letters/rules/judge-in-sql";
+import { judgeableInSql, needsOtherRepairSql } from "../../lib/dead-letters/rules/judge-in-sql";
 import { createRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { FACT_COLUMNS, toRuleRecord, type FactRow } from "../../lib/dead-letters/store/rule-decisions";
 import { areaBucket, matchRule } from "../../lib/rules/match-rule";
@@ -73,6 +73,8 @@ beforeAll(async () => {
   await edit(5, `analysis = jsonb_set(analysis, '{dropped_parts}', '2')`);
   await edit(6, `failure_class = 'poison', status = 'pending'`);
   await edit(7, `status = 'approved'`);
+  await edit(9, `analysis = jsonb_set(analysis, '{method}', '"structure"')`);
+  await edit(10, `analysis = jsonb_set(jsonb_set(analysis, '{method}', '"structure"'), '{policy}', '"largest-part"')`);
 });
 
 afterAll(async () => {
@@ -129,6 +131,33 @@ describe("a dry run counted in SQL", () => {
     expect(done).toMatchObject({ status: "completed", ...want });
     expect(done.processed).toBe(done.total);
     expect(want.decided + want.skipped).toBeGreaterThan(0);
+  });
+
+  // A rule judging another repair: its dry run's page query asks needsOtherRepairSql which records need that repair
+  // (GEOS) and judges the others in SQL. It must ask exactly matchRule's needs_analysis of every record in scope.
+  const OTHER_REPAIR: [string, RuleMatch, RuleAction][] = [
+    ["method", { source: SOURCE, repair: { method: "structure", maxAreaChange: 0.05 } }, { type: "approve" }],
+    ["policy", { source: SOURCE, repair: { policy: "largest-part" } }, { type: "approve" }],
+    ["method and policy", { kind: "spatial", repair: { method: "structure", policy: "largest-part" } }, { type: "approve" }],
+    ["quarantine", { source: SOURCE, repair: { method: "structure", sameType: true } }, { type: "quarantine", reason: "type" }],
+  ];
+  it.each(OTHER_REPAIR)("%s: SQL asks for the other repair of exactly the records matchRule asks it for", async (_, match, action) => {
+    expect(judgeableInSql(match)).toBe(false);
+    const params: unknown[] = [];
+    const needs = needsOtherRepairSql(match, action, (v) => `$${params.push(v)}`);
+    const { rows } = await db.pool.query<FactRow & { needs: boolean }>(
+      `SELECT ${FACT_COLUMNS}, (${needs}) AS needs FROM dead_letter d ORDER BY d.id`,
+      params,
+    );
+    const seen = { asked: 0, answered: 0 };
+    for (const row of rows) {
+      const outcome = matchRule({ match, action }, toRuleRecord(row));
+      if (outcome.kind === "out") continue;
+      expect(row.needs, `record ${row.id}: ${outcome.kind}`).toBe(outcome.kind === "needs_analysis");
+      seen[row.needs ? "asked" : "answered"]++;
+    }
+    expect(seen.asked).toBeGreaterThan(0);
+    expect(seen.answered).toBeGreaterThan(0);
   });
 
   it("the paged walk stays for what SQL cannot judge (tap issues, another repair)", () => {
