@@ -123,12 +123,18 @@ export function paramsOf(values: unknown[]): (v: unknown) => string {
 /**
  * A replay batch (alias `b`) is in scope when every record it holds is: a batch that reaches into another team's
  * records is not shown, approved or changed by a scoped user (it answers 404). Records archived since (their
- * replay_item rows went with them; lib/ops/archive.ts) still count, through the archive's batch ids.
+ * replay_item rows went with them; lib/ops/archive.ts) still count, through the archive's batch ids. A rule's
+ * standing batch is also in its rule version's teams (ruleInScope, in SQL): it is opened empty and may stay so,
+ * and an empty batch holds no record that could place it.
  */
 export function batchInScopeSql(scope: RecordScope, p: (v: unknown) => string, batchAlias = "b"): string {
   if (scope.all) return "TRUE";
   return `NOT EXISTS (SELECT 1 FROM replay_item si JOIN dead_letter sd ON sd.id = si.dead_letter_id
     WHERE si.batch_id = ${batchAlias}.id AND NOT coalesce(${scopeSql(scope, p, "sd")}, false))
     AND NOT EXISTS (SELECT 1 FROM dead_letter_archive sa
-    WHERE sa.replay_batch_ids @> ARRAY[${batchAlias}.id] AND NOT coalesce(${scopeSql(scope, p, "sa")}, false))`;
+    WHERE sa.replay_batch_ids @> ARRAY[${batchAlias}.id] AND NOT coalesce(${scopeSql(scope, p, "sa")}, false))
+    AND (${batchAlias}.rule_id IS NULL OR EXISTS (SELECT 1 FROM (
+      SELECT coalesce(rv.match->>'source', '') AS source, rv.match->>'origin' AS origin_source FROM rule_version rv
+      WHERE rv.rule_id = ${batchAlias}.rule_id AND rv.version = ${batchAlias}.rule_version) sr
+    WHERE coalesce(${scopeSql(scope, p, "sr")}, false)))`;
 }

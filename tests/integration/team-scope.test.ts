@@ -41,6 +41,8 @@ const b = {
   hash: "",
   groupId: "",
   batchId: "",
+  /** the standing batch of a team B rule's standing replay: opened empty, so no record of B's places it */
+  standingBatchId: "",
   jobId: "",
   viewId: "",
   note: "",
@@ -253,6 +255,20 @@ beforeAll(async () => {
   const dry = await call(tokens.supB, "POST", "rules/[id]/dry-run", { params: { id: b.ruleId }, body: {} });
   expect(dry.status, dry.text).toBeLessThan(300);
   b.ruleJobId = (dry.json() as { job: { id: string } }).job.id;
+  const standing = await call(tokens.supB, "POST", "rules", {
+    body: {
+      name: "team-b-standing",
+      match: { source: "team-b-parcels", class: "transient" },
+      action: { type: "approve" },
+      replay: { sink: { type: "ledger" }, ratePerSecond: 5 },
+    },
+  });
+  expect(standing.status, standing.text).toBe(201);
+  const standingId = (standing.json() as { id: string }).id;
+  const opened = await call(tokens.supB2, "POST", "rules/[id]/approve", { params: { id: standingId }, body: { version: 1 } });
+  expect(opened.status, opened.text).toBe(200);
+  const batches = (await call(tokens.supB, "GET", "replays")).json() as { batches: { id: string; rule: { id: string } | null }[] };
+  b.standingBatchId = batches.batches.find((x) => x.rule?.id === standingId)!.id;
   // Each team's supervisor copies the backlog alert for their team (A's in one team: no teamId needed); both fire.
   for (const [token, id, teamId] of [
     [tokens.supB, b.alertId, b.teamId],
@@ -403,7 +419,9 @@ const PROBES: Record<string, Probe | string> = {
   "GET overview": async () => {
     const r = await call(asA("anaA"), "GET", "overview");
     await expectNothing(Promise.resolve(r), "overview");
-    expect((r.json() as { replays: { id: string }[] }).replays.map((x) => x.id)).not.toContain(b.batchId);
+    const shown = (r.json() as { replays: { id: string }[] }).replays.map((x) => x.id);
+    expect(shown).not.toContain(b.batchId);
+    expect(shown).not.toContain(b.standingBatchId);
     const o = r.json() as { total?: number; unresolved?: number };
     if (o.total !== undefined) expect(o.total).toBe(aIds.length);
   },
@@ -425,7 +443,9 @@ const PROBES: Record<string, Probe | string> = {
   "GET replays": async () => {
     const r = await call(asA("anaA"), "GET", "replays");
     await expectNothing(Promise.resolve(r), "replays");
-    expect((r.json() as { batches: { id: string }[] }).batches.map((x) => x.id)).not.toContain(b.batchId);
+    const shown = (r.json() as { batches: { id: string }[] }).batches.map((x) => x.id);
+    expect(shown).not.toContain(b.batchId);
+    expect(shown).not.toContain(b.standingBatchId);
   },
   "POST replays": async () => {
     const byIds = await call(asA("supA"), "POST", "replays", { body: { ids: [b.spatialId], sink: { type: "ledger" }, ratePerSecond: 1 } });
@@ -438,19 +458,23 @@ const PROBES: Record<string, Probe | string> = {
     await expectNothing(Promise.resolve(byFilter), "batch by filter");
   },
   "GET replays/[id]": async () => {
-    await expect404(call(asA("anaA"), "GET", "replays/[id]", { params: { id: b.batchId } }), "batch");
+    for (const id of [b.batchId, b.standingBatchId])
+      await expect404(call(asA("anaA"), "GET", "replays/[id]", { params: { id } }), `batch ${id}`);
   },
   "GET replays/[id]/items": async () => {
-    await expect404(call(asA("anaA"), "GET", "replays/[id]/items", { params: { id: b.batchId } }), "batch items");
+    for (const id of [b.batchId, b.standingBatchId])
+      await expect404(call(asA("anaA"), "GET", "replays/[id]/items", { params: { id } }), `batch items ${id}`);
   },
   "GET replays/[id]/rate": async () => {
-    await expect404(call(asA("anaA"), "GET", "replays/[id]/rate", { params: { id: b.batchId } }), "batch rate");
+    for (const id of [b.batchId, b.standingBatchId])
+      await expect404(call(asA("anaA"), "GET", "replays/[id]/rate", { params: { id } }), `batch rate ${id}`);
   },
   ...Object.fromEntries(
     ["approve", "cancel", "pause", "resume", "start"].map((action) => [
       `POST replays/[id]/${action}`,
       async () => {
-        await expect404(call(asA("supA"), "POST", `replays/[id]/${action}`, { params: { id: b.batchId }, body: {} }), `batch ${action}`);
+        for (const id of [b.batchId, b.standingBatchId])
+          await expect404(call(asA("supA"), "POST", `replays/[id]/${action}`, { params: { id }, body: {} }), `batch ${id} ${action}`);
       },
     ]),
   ),
@@ -480,10 +504,11 @@ const PROBES: Record<string, Probe | string> = {
     ]);
     for (const id of recordIds())
       await expectNothing(call(asA("audA"), "GET", "audit", { query: { targetType: "dead_letter", targetId: id } }), `audit of ${id}`);
-    await expectNothing(
-      call(asA("audA"), "GET", "audit", { query: { targetType: "replay_batch", targetId: b.batchId } }),
-      "audit of batch",
-    );
+    for (const id of [b.batchId, b.standingBatchId])
+      await expectNothing(
+        call(asA("audA"), "GET", "audit", { query: { targetType: "replay_batch", targetId: id } }),
+        `audit of batch ${id}`,
+      );
   },
   "GET alerts": async () => {
     const r = await call(asA("anaA"), "GET", "alerts");
@@ -627,6 +652,7 @@ describe("team scope on every route", () => {
     const list = (await call(tokens.anaB, "GET", "dead-letters")).json() as { items: { id: string }[] };
     expect(list.items.map((i) => i.id).sort()).toEqual(recordIds().sort());
     expect((await call(tokens.supB, "GET", "replays/[id]", { params: { id: b.batchId } })).status).toBe(200);
+    expect((await call(tokens.supB, "GET", "replays/[id]", { params: { id: b.standingBatchId } })).status).toBe(200);
     expect((await call(tokens.anaB, "GET", "groups/[id]", { params: { id: b.groupId } })).status).toBe(200);
   });
 
