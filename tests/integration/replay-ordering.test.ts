@@ -48,8 +48,10 @@ describe("entity ordering", () => {
     const id = await runningBatch(db, users, {
       ids,
       sink: { type: "http", url: server.url, concurrency: 4 },
-      ratePerSecond: 400,
-      pageSize: 50,
+      // A second or more of work in small pages: under load the second worker's first poll can come late, and
+      // five large pages at 400/s were once all taken by the first.
+      ratePerSecond: 200,
+      pageSize: 20,
     });
     const workers = [db, other].map((d) => startWorker({ db: d, log: () => {}, leaseMs: 5000, pollMs: 50, concurrency: 2 }));
     try {
