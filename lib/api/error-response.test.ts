@@ -19,6 +19,15 @@ describe("errorResponse", () => {
     expect(JSON.stringify(await res.json())).not.toContain("password");
   });
 
+  it("masks a card number an error quotes, in its message and its issues, as every other answer is masked", async () => {
+    const err = new AppError("validation_failed", "payload.4111111111111111: holds a masked value", {
+      issues: [{ path: "payload.4111111111111111", message: "card 4111111111111111 is shown masked" }],
+    });
+    const text = JSON.stringify(await errorResponse(err, "req-6").json());
+    expect(text).not.toContain("4111111111111111");
+    expect(text).toContain("1111");
+  });
+
   it("answers a request its client cut off with 400 and a line in the log, not an unhandled error", async () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});

@@ -136,7 +136,9 @@ export function errorResponse(err: unknown, requestId: string): Response {
   if (err instanceof AppError) {
     const headers: Record<string, string> = { "x-request-id": requestId, "cache-control": NO_STORE };
     if (err.code === "unauthenticated") headers["www-authenticate"] = 'Bearer realm="redrive"';
-    return Response.json(err.toJSON(), { status: err.status, headers });
+    // An error's message and issues may quote what the request or the record holds (a field, a key, a value):
+    // they get the pass every other answer gets.
+    return Response.json(maskAnswer(err.toJSON(), configuredMaskRules()), { status: err.status, headers });
   }
   if (err instanceof SecretError) {
     // Names the setting, never a value: an admin saving SSO settings learns what the operator must set.

@@ -41,6 +41,17 @@ describe("restoreMasked", () => {
     expect(restoreMasked(edit as never, stored, rules).changed).toEqual([["card_pan"], ["copied"]]);
   });
 
+  it("names a changed placeholder by the key the analyst was shown, not the card number the stored key holds", () => {
+    const keyed = { "4111111111111111": "gold", note: "x" };
+    const view = maskJson(keyed, rules) as Record<string, unknown>;
+    const shownKey = Object.keys(view).find((k) => k.endsWith("1111"))!;
+    expect(shownKey).not.toBe("4111111111111111");
+    const { changed, payload } = restoreMasked({ ...view, [shownKey]: "•••x" } as never, keyed, rules);
+    expect(changed).toEqual([[shownKey]]);
+    expect(JSON.stringify(changed)).not.toContain("4111111111111111");
+    expect(Object.keys(payload as object)).toContain("4111111111111111");
+  });
+
   it("restores inside arrays and free text, and takes a typed full value as it is", () => {
     const edit = { ...shown, card_pan: "5500005555555559" };
     const { payload, changed } = restoreMasked(edit as never, stored, rules);

@@ -49,7 +49,8 @@ export function restoreMasked(submitted: JsonValue, stored: JsonValue | null, ru
       if (key === shownKey && shownKey.includes(MASK)) changed.push([...path, shownKey]);
       // defineProperty: a "__proto__" key stays a plain own property (assignment would set the prototype and drop it)
       Object.defineProperty(out, key, {
-        value: walk(v, child(seen, shownKey), child(was, key), [...path, key]),
+        // The path names the key as the analyst sees it: a refusal must not spell out a card number used as a key.
+        value: walk(v, child(seen, shownKey), child(was, key), [...path, shownKey]),
         enumerable: true,
         writable: true,
         configurable: true,
