@@ -45,7 +45,7 @@ export const BboxSchema = z.preprocess(
  */
 export const CARD_NUMBER_REFUSED = "holds a card number, which is masked wherever it is shown and cannot be searched";
 
-const searchText = (schema: z.ZodString) => schema.refine((v) => !holdsCardNumber(v), CARD_NUMBER_REFUSED);
+export const searchText = (schema: z.ZodString) => schema.refine((v) => !holdsCardNumber(v), CARD_NUMBER_REFUSED);
 
 export const ListFilterSchema = z
   .object({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
+import { searchText } from "../dead-letters/filters";
 import { DeadLetterKindSchema, FailureClassSchema, RepairMethodSchema, RepairPolicySchema } from "../vocabulary/record";
 
 // Triage rules' request and response shapes (issue #44): the routes parse with them, the CLI and the /rules page
@@ -31,12 +32,18 @@ export type RuleRepairMatch = z.infer<typeof RuleRepairMatchSchema>;
 export const RuleMatchSchema = z
   .strictObject({
     kind: DeadLetterKindSchema.optional(),
-    source: text(200).optional(),
-    origin: text(64).optional(),
-    reason: text(1000).optional(),
+    // A rule's counts and samples answer for what its match finds, so the match refuses a card number as the
+    // list's filters do: a dry run must not confirm a card its reader is shown masked.
+    source: searchText(text(200)).optional(),
+    origin: searchText(text(64)).optional(),
+    reason: searchText(text(1000)).optional(),
     class: FailureClassSchema.optional(),
     /** AFC: the tap schema's issues (`field` or `field: message`); every issue of the tap must be among them */
-    afcIssues: z.array(text(300)).min(1).max(50).optional(),
+    afcIssues: z
+      .array(searchText(text(300)))
+      .min(1)
+      .max(50)
+      .optional(),
     repair: RuleRepairMatchSchema.optional(),
   })
   .check((ctx) => {
