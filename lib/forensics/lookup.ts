@@ -2,7 +2,7 @@ import "server-only";
 import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { escapeLike, isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
-import { maskIdentifier } from "../masking/identifiers";
+import { maskEntityKey, maskIdentifier } from "../masking/identifiers";
 import { assertSearchable } from "./access";
 import { maskFreeText } from "../masking/mask";
 import type { MaskRules } from "../masking/rules";
@@ -248,7 +248,14 @@ interface LedgerRow {
   origin: string;
 }
 
-async function ledgerHits(db: Db, scope: RecordScope, q: string | undefined, keys: string[], limit: number): Promise<LedgerHit[]> {
+async function ledgerHits(
+  db: Db,
+  scope: RecordScope,
+  q: string | undefined,
+  keys: string[],
+  limit: number,
+  mask: MaskRules | null,
+): Promise<LedgerHit[]> {
   const values: unknown[] = [keys];
   const ors = ["idempotency_key = ANY($1::text[])"];
   if (q !== undefined) {
@@ -272,7 +279,8 @@ async function ledgerHits(db: Db, scope: RecordScope, q: string | undefined, key
   return rows.map((r) => ({
     idempotencyKey: r.idempotency_key,
     kind: r.kind,
-    entityKey: r.entity_key,
+    // A tap's entity is its device: masked as the record's device id is (an entry of no known kind may be a tap).
+    entityKey: maskEntityKey(r.entity_key, r.kind ?? "afc", mask),
     observedAt: r.observed_at,
     appliedAt: r.applied_at.toISOString(),
     batchId: r.batch_id,
@@ -304,7 +312,7 @@ export async function lookup(
         : [];
   const records = rows.slice(0, query.limit).map((r) => toRecord(r, mask));
   const keys = [...new Set(records.flatMap((r) => (r.idempotencyKey ? [r.idempotencyKey] : [])))];
-  const ledger = keys.length > 0 || query.q !== undefined ? await ledgerHits(db, scope, query.q, keys, query.limit) : [];
+  const ledger = keys.length > 0 || query.q !== undefined ? await ledgerHits(db, scope, query.q, keys, query.limit, mask) : [];
   return {
     records,
     ledger: ledger.slice(0, query.limit),

@@ -176,6 +176,16 @@ describe("identifier copies under custom key globs", () => {
     expect(page.items.map((r) => [r.deviceId, r.eventId])).toEqual([["•••", "mi-1"]]);
     const found = await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse({ q: "gate-secret-9" }), rules);
     expect(found.records.map((r) => r.deviceId)).toEqual(["•••"]);
+    // The ledger's copy of the entity (a settled tap's device), found by the record's key.
+    await db.pool.query(
+      `INSERT INTO ledger_entry (idempotency_key, kind, entity_key, dead_letter_id, origin)
+       SELECT idempotency_key, 'afc', entity_key, id, 'import' FROM dead_letter WHERE id = $1`,
+      [id],
+    );
+    const key = (await db.pool.query<{ k: string }>(`SELECT idempotency_key AS k FROM dead_letter WHERE id = $1`, [id])).rows[0]!.k;
+    const settled = await lookup(db.pool, UNSCOPED, LookupQuerySchema.parse({ q: key }), rules);
+    expect(settled.ledger.map((l) => l.entityKey)).toEqual(["•••"]);
+    expect(JSON.stringify(settled)).not.toContain("gate-secret-9");
     const { rows } = await db.pool.query(
       `SELECT d.id::text AS id, d.kind, d.source, d.idempotency_key, d.entity_key, d.event_id, d.device_id, d.source_message_id,
       d.observed_at, d.first_seen_at, d.status, d.failure_class, d.class_reason, d.reason_group, d.reason, d.first_failure_reason, d.replay_count,
