@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
+import { ledgerInScopeSql, paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { escapeLike, isHashRange, keyMatch, prefixUpperBound, selectBranches, viewportClause } from "../dead-letters/query/where";
 import { maskEntityKey, maskIdentifier } from "../masking/identifiers";
@@ -225,17 +225,6 @@ async function byPlace(db: Db, scope: RecordScope, query: LookupQuery, place: Pl
   return rows;
 }
 
-/**
- * A settled key is shown to a scoped reader when its record (live or archived) is theirs; one whose record is gone names no
- * source, so it is shown to unscoped readers only.
- */
-function ledgerScope(scope: RecordScope, values: unknown[]): string {
-  if (scope.all) return "TRUE";
-  const p = paramsOf(values);
-  return `(EXISTS (SELECT 1 FROM dead_letter d WHERE d.id = l.dead_letter_id AND ${scopeSql(scope, p)})
-    OR EXISTS (SELECT 1 FROM dead_letter_archive a WHERE a.id = l.dead_letter_id AND ${scopeSql(scope, p, "a")}))`;
-}
-
 interface LedgerRow {
   idempotency_key: string;
   kind: LedgerHit["kind"];
@@ -272,7 +261,7 @@ async function ledgerHits(
     `SELECT idempotency_key, kind, entity_key, ${utcMicrosSql("observed_at")} AS observed_at, applied_at, batch_id::text AS batch_id, item_id::text AS item_id,
        dead_letter_id::text AS dead_letter_id, origin
      FROM (${ors.map((o) => `(SELECT * FROM ledger_entry WHERE ${o} LIMIT ${limit + 1})`).join(" UNION ")}) l
-     WHERE ${ledgerScope(scope, values)}
+     WHERE ${ledgerInScopeSql(scope, paramsOf(values))}
      ORDER BY applied_at DESC LIMIT ${limit + 1}`,
     values,
   );

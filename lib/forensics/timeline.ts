@@ -1,5 +1,5 @@
 import "server-only";
-import { paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
+import { batchInScopeSql, ledgerInScopeSql, paramsOf, scopeSql, type RecordScope } from "../scope/record-scope";
 import type pg from "pg";
 import { AppError } from "../errors/app-error";
 import type { AuditEventRow } from "../audit/row";
@@ -215,6 +215,8 @@ export async function recordTimeline(db: Db, scope: RecordScope, id: string, mas
     ? "$3::bigint[]"
     : "ARRAY(SELECT audit_event_id FROM failure_attempt WHERE dead_letter_id = $1::bigint AND audit_event_id IS NOT NULL)";
   const batchIds = archived ? "$1::text[]" : "ARRAY(SELECT batch_id::text FROM replay_item WHERE dead_letter_id = $1)";
+  const batchValues: unknown[] = [archived ? record.replay_batch_ids : id, record.created_at];
+  const ledgerValues: unknown[] = [record.idempotency_key];
   const [own, batches, ledger, archiveEvent] = await Promise.all([
     // Ids restart when the demo data is reset (`db seed --reset` truncates dead_letter; the audit trail stays):
     // events older than the record belong to an earlier record that had its id. Its capture event has the
@@ -228,19 +230,22 @@ export async function recordTimeline(db: Db, scope: RecordScope, id: string, mas
        ORDER BY id`,
       archived ? [id, record.created_at, record.capture_event_ids] : [id, record.created_at],
     ),
+    // A batch's own events only when the batch is the reader's (as GET /api/replays/{id} answers): one reaching into
+    // another team's records lists their ids, sources and counts.
     db.query<AuditRow>(
       `SELECT ${AUDIT_COLUMNS} FROM audit_event
        WHERE target_type = 'replay_batch' AND target_id = ANY(${batchIds}) AND at >= $2
+         ${scope.all ? "" : `AND EXISTS (SELECT 1 FROM replay_batch b WHERE b.id::text = audit_event.target_id AND ${batchInScopeSql(scope, paramsOf(batchValues))})`}
        ORDER BY id`,
-      [archived ? record.replay_batch_ids : id, record.created_at],
+      batchValues,
     ),
     record.idempotency_key === null
       ? Promise.resolve({ rows: [] as LedgerRow[] })
       : db.query<LedgerRow>(
           `SELECT idempotency_key, applied_at, batch_id::text AS batch_id, item_id::text AS item_id,
              dead_letter_id::text AS dead_letter_id, origin
-           FROM ledger_entry WHERE idempotency_key = $1`,
-          [record.idempotency_key],
+           FROM ledger_entry l WHERE idempotency_key = $1 AND ${ledgerInScopeSql(scope, paramsOf(ledgerValues))}`,
+          ledgerValues,
         ),
     record.archived_at === null ? Promise.resolve({ rows: [] as AuditRow[] }) : archivedEvent(db, id, record.archived_at),
   ]);

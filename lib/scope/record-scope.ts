@@ -138,3 +138,13 @@ export function batchInScopeSql(scope: RecordScope, p: (v: unknown) => string, b
       WHERE rv.rule_id = ${batchAlias}.rule_id AND rv.version = ${batchAlias}.rule_version) sr
     WHERE coalesce(${scopeSql(scope, p, "sr")}, false)))`;
 }
+
+/**
+ * A settled key (ledger_entry, alias `l`) is shown to a scoped reader when its record (live or archived) is theirs;
+ * one whose record is gone names no source, so it is shown to unscoped readers only.
+ */
+export function ledgerInScopeSql(scope: RecordScope, p: (v: unknown) => string, ledgerAlias = "l"): string {
+  if (scope.all) return "TRUE";
+  return `(EXISTS (SELECT 1 FROM dead_letter sd WHERE sd.id = ${ledgerAlias}.dead_letter_id AND ${scopeSql(scope, p, "sd")})
+    OR EXISTS (SELECT 1 FROM dead_letter_archive sa WHERE sa.id = ${ledgerAlias}.dead_letter_id AND ${scopeSql(scope, p, "sa")}))`;
+}

@@ -669,4 +669,31 @@ describe("team scope on every route", () => {
     const values = Object.fromEntries(alerts.rules.map((r) => [r.id, r.lastValue]));
     expect([values[aAlertId], values[b.alertId]]).toEqual([aIds.length, recordIds().length]);
   });
+
+  it("a record's timeline leaves out the events of a batch that reaches into another team's records (404 to its reader)", async () => {
+    // Last: it adds a record to each team. An unscoped supervisor batches one of each; a second one approves it.
+    const [lead, second] = await Promise.all([makeUser(db, "supervisor"), makeUser(db, "supervisor")]);
+    const [leadToken, secondToken] = await Promise.all([makeToken(db, lead.id), makeToken(db, second.id)]);
+    const [aMixed, bMixed] = await ingest([
+      spatial("team-a-parcels", "ta-key-mix", 2.36, "topology: ring self-intersection"),
+      // team-b-gates: B's standing rule (team-b-parcels) would approve it into its own batch
+      spatial("team-b-gates", "tb-key-mix", 2.36, "topology: ring self-intersection"),
+    ]);
+    for (const id of [aMixed!, bMixed!]) await decide(leadToken, id, { action: "approve" });
+    const batch = await call(leadToken, "POST", "replays", {
+      body: { ids: [aMixed, bMixed], sink: { type: "ledger" }, ratePerSecond: 10 },
+    });
+    expect(batch.status, batch.text).toBe(201);
+    const batchId = (batch.json() as { id: string }).id;
+    const approved = await call(secondToken, "POST", "replays/[id]/approve", { params: { id: batchId }, body: {} });
+    expect(approved.status, approved.text).toBeLessThan(300);
+    const whole = await call(leadToken, "GET", "dead-letters/[id]/timeline", { params: { id: aMixed! } });
+    expect(whole.text).toContain(bMixed!); // the batch's events list both records to an unscoped reader
+    const r = await call(asA("anaA"), "GET", "dead-letters/[id]/timeline", { params: { id: aMixed! } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.text).not.toContain(`"${bMixed}"`);
+    expect(r.text).not.toContain("tb-key-mix");
+    expect(leaks(r.text)).toEqual([]);
+    await expect404(call(asA("anaA"), "GET", "replays/[id]", { params: { id: batchId } }), "the mixed batch");
+  });
 });
