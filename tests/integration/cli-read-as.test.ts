@@ -49,6 +49,14 @@ describe("CLI reads --as a user in teams", () => {
     expect([asA.code, asA.stdout]).toEqual([1, ""]); // nothing found: exit 1, as for an unknown key
   });
 
+  it("lookup --as an analyst refuses a card number as the API refuses it them; the operator may search one", async () => {
+    const asAnalyst = await cli(["lookup", "4111111111111111", "--as", anaA]);
+    expect(asAnalyst.code).not.toBe(0);
+    expect(asAnalyst.stderr).toContain("holds a card number");
+    const operator = await cli(["lookup", "4111111111111111"]);
+    expect([operator.code, operator.stderr]).toEqual([1, expect.not.stringContaining("card number")]); // searched: nothing found
+  });
+
   it("export and group list hold only team A's records --as its member", async () => {
     const exported = await cli(["export", "--format", "ndjson", "--as", anaA]);
     expect(exported.code, exported.stderr).toBe(0);

@@ -68,8 +68,10 @@ export function registerForensicsCommands(program: Command): void {
       });
       const { db, close } = await connectCli();
       try {
-        const { scope } = await readingAs(db, typeof o.as === "string" ? o.as : undefined);
-        const result = await lookup(db.pool, scope, query, configuredMaskRules(), { unmaskRights: true }); // the operator's own database
+        const { scope, user } = await readingAs(db, typeof o.as === "string" ? o.as : undefined);
+        // The operator reads their own database; --as reads with that user's rights, as the API would answer them.
+        const unmaskRights = user === null || can(user.role, "dead_letters:unmask");
+        const result = await lookup(db.pool, scope, query, configuredMaskRules(), { unmaskRights });
         if (o.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           return;
