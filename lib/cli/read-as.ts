@@ -1,5 +1,5 @@
 import "server-only";
-import { can, isRole, type Role } from "../auth/permissions";
+import { can, isRole, type Permission, type Role } from "../auth/permissions";
 import { readRecordScope } from "../auth/teams/read-scope";
 import { findUserByEmail } from "../auth/users";
 import type { Db } from "../db/client";
@@ -17,12 +17,15 @@ export interface ReadingAs {
   user: { id: string; email: string; role: Role } | null;
 }
 
-/** `--as` for read commands: the user must be active and allowed to read records. */
-export async function readingAs(db: Db, email: string | undefined): Promise<ReadingAs> {
+/**
+ * `--as` for read commands: the user must be active and hold the permission the API route of the same read asks
+ * (reading records, unless the read is a step of something only some roles do: a batch's preview).
+ */
+export async function readingAs(db: Db, email: string | undefined, permission: Permission = "dead_letters:read"): Promise<ReadingAs> {
   if (email === undefined) return { scope: UNSCOPED, user: null };
   const user = await findUserByEmail(db.pool, email);
   if (!user || user.disabled || !isRole(user.role)) throw new CliUsageError(`--as: no active user with e-mail ${email}`);
-  if (!can(user.role, "dead_letters:read")) throw new Error(`--as: ${email} (${user.role}) lacks permission dead_letters:read`); // a refusal: exit 1
+  if (!can(user.role, permission)) throw new Error(`--as: ${email} (${user.role}) lacks permission ${permission}`); // a refusal: exit 1
   return { scope: await readRecordScope(db.pool, user.id), user: { id: user.id, email: user.email, role: user.role } };
 }
 

@@ -70,6 +70,14 @@ describe("CLI reads --as a user in teams", () => {
     expect((JSON.parse(groups.stdout) as { source: string }[]).map((g) => g.source)).toEqual(["cli-a-gates"]);
   });
 
+  it("replay create --preview --as asks what the /replays/new page asks: an analyst may not preview a batch", async () => {
+    const r = await cli(["replay", "create", "--rate", "10", "--preview", "--as", anaA]);
+    expect([r.code, r.stdout]).toEqual([1, ""]);
+    expect(r.stderr).toContain("lacks permission replays:manage");
+    const operator = await cli(["replay", "create", "--rate", "10", "--preview"]);
+    expect(operator.code, operator.stderr).toBe(0);
+  });
+
   it("refuses --as naming no active user, with exit 2", async () => {
     const r = await cli(["group", "list", "--as", "nobody@example.test"]);
     expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("--as: no active user with e-mail nobody@example.test")]);

@@ -179,7 +179,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
       await withCliDb(async (db) => {
         if (o.preview) {
           // The operator holds the database: a preview is company-wide unless --as names whose teams bound it.
-          const { scope } = await readingAs(db, o.as);
+          const { scope } = await readingAs(db, o.as, "replays:manage");
           const selection = body.ids ? { ids: body.ids, scope } : { filter: body.filter ?? {}, scope };
           await freshenReplayStatistics(db.pool);
           const p = await previewBatch(db.pool, selection, { origin: sinkPlug(body.sink.type).needsOrigin });
