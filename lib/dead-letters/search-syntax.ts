@@ -6,7 +6,8 @@ import { DEFAULT_MASK_RULES, keyMatches } from "../masking/rules";
 //   key:value                    a key anywhere in the payload has this value (`sensor:SN-9`)
 //   path = value                 the value at a JSON path (`properties.sensor = "SN-9"`, `fare_amount_cents = 275`)
 // A value is a JSON string in double quotes, a number, or a bare word. Values under masked keys (card*, pan,
-// token, account*) and card-number-like digit runs are not searchable by anyone (see the search_doc migration).
+// token, account*; and the deployment's own, REDRIVE_MASK_KEYS: where.ts rechecks) and card-number-like digit runs are
+// not searchable by anyone (see the search_doc migrations).
 
 /** A segment of a path: the keys producers use (letters, digits, `_`, `-`). */
 const SEGMENT = /^[A-Za-z0-9_-]+$/;

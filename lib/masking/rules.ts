@@ -55,3 +55,14 @@ export const DEFAULT_MASK_RULES: MaskRules = maskRules();
 export function keyMatches(rules: MaskRules, key: string): boolean {
   return rules.keys.some((re) => re.test(key));
 }
+
+/**
+ * The keys these rules mask beyond the defaults, as one case-insensitive regular expression PostgreSQL reads (the
+ * globs' RegExp sources: `^…$`, `.*` for `*`, metacharacters escaped with a backslash, as ARE reads them); null when
+ * the defaults cover every key (the stored search document already leaves their values out).
+ */
+export function extraMaskedKeysPattern(rules: MaskRules): string | null {
+  const defaults = new Set(DEFAULT_MASK_RULES.keys.map((k) => k.source.toLowerCase()));
+  const extra = rules.keys.filter((k) => !defaults.has(k.source.toLowerCase()));
+  return extra.length === 0 ? null : extra.map((k) => `(?:${k.source})`).join("|");
+}

@@ -3,9 +3,12 @@ import { scopeSql, sourceInScope, type RecordScope } from "../../scope/record-sc
 import type { ListFilter } from "../filters";
 import { conditionJsonPath, parsePayloadSearch, searchWords } from "../search-syntax";
 import { searchBoxes } from "./viewport";
+import { configuredMaskRules } from "../../masking/config";
+import { extraMaskedKeysPattern } from "../../masking/rules";
 
-// Builds the WHERE clause for a list filter as parameterised SQL. Pure, so it is tested without a database
-// and reused by the list, facet counts, bulk actions, exports and replay batch creation.
+// Builds the WHERE clause for a list filter as parameterised SQL. Pure but for the deployment's masked keys (read
+// once per process), so it is tested without a database and reused by the list, facet counts, bulk actions,
+// exports and replay batch creation.
 
 export interface SqlFragment {
   text: string;
@@ -194,8 +197,13 @@ export function payloadMatch(q: string, p: (v: unknown) => string, alias = "d", 
   if (!parsed.ok) return null;
   const text = searchWords(parsed.search);
   const wordsParam = qParam && text === q ? qParam : p(text);
-  const words = `${alias}.search_doc @@ plainto_tsquery('simple', ${wordsParam})`;
-  if (parsed.search.kind === "words") return { condition: words, wordsParam };
+  const extra = extraMaskedKeysPattern(configuredMaskRules());
+  const words =
+    `${alias}.search_doc @@ plainto_tsquery('simple', ${wordsParam})` +
+    (extra === null
+      ? ""
+      : ` AND dead_letter_search_doc_masking(${alias}.payload, ${p(extra)}) @@ plainto_tsquery('simple', ${wordsParam})`);
+  if (parsed.search.kind === "words") return { condition: `(${words})`, wordsParam };
   const { path, vars } = conditionJsonPath(parsed.search);
   return {
     condition: `(${words} AND jsonb_path_exists(${alias}.payload, ${p(path)}::jsonpath, ${p(JSON.stringify(vars))}::jsonb))`,
