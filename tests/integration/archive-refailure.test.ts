@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SYSTEM_ACTOR } from "../../lib/audit/actor";
+import { auditActor, SYSTEM_ACTOR } from "../../lib/audit/actor";
+import { appendAudit } from "../../lib/audit/append";
+import { inTransaction } from "../../lib/db/transaction";
+import { recordTimeline } from "../../lib/forensics/timeline";
 import { closeDb, type Db } from "../../lib/db/client";
 import { envelopeAnswer } from "../../lib/dead-letters/ingest/arrival-outcome";
 import { ingestAll } from "../../lib/dead-letters/ingest/ingest";
@@ -424,5 +427,32 @@ describe("what comes back from the archive", () => {
     }
     expect(await archived(id)).toBeUndefined();
     expect(await live(id)).toMatchObject({ status: "pending", failure_count: 2, has_payload: true, death: 77 });
+  });
+
+  it("keeps its timeline: capture, replay batch, archiving, the move back, the failure after replay", async () => {
+    await http.send("arc-timeline", "first death");
+    const id = await idOf("arc-timeline");
+    const batch = (await settle(id, "replayed", 60))!;
+    await inTransaction(db.pool, (c) =>
+      appendAudit(
+        c,
+        [{ ...auditActor(SYSTEM_ACTOR), action: "replay_batch.create", targetType: "replay_batch", targetId: batch, after: {} }],
+        new Date(),
+      ),
+    );
+    await archiveDue();
+    await pull.send("arc-timeline", "its consumer rejected the replay");
+    const t = await recordTimeline(db.pool, UNSCOPED, id, null);
+    expect(t).toMatchObject({ archivedAt: null, status: "pending" });
+    expect(t.events.map((e) => e.action)).toEqual([
+      "dead_letter.ingested",
+      "replay_batch.create",
+      "dead_letter.retention_applied",
+      "dead_letter.archived",
+      "dead_letter.unarchived",
+      "dead_letter.failed_after_replay",
+    ]);
+    expect(t.events[4]!.summary).toMatch(/^Back from the archive \(archived \d{4}-\d\d-\d\d\): its key arrived again after its replay$/);
+    expect(t.events[5]!.summary).toMatch(new RegExp(`^Failed again after replay in batch #${batch} \\(failure #2\\).*back in triage$`));
   });
 });
