@@ -94,6 +94,10 @@ export function summarize(e: TimelineEvent, targetId: string | null, record?: Re
       return `Payload removed by retention (${str(field(a, "retentionDays")) ?? "?"} days after settlement)`;
     case "dead_letter.archived":
       return `Moved to the archive (${str(field(a, "archiveAfterDays")) ?? "?"} days after settlement): identity, key and timeline kept`;
+    case "dead_letter.unarchived": {
+      const at = str(field(e.before, "archivedAt"));
+      return `Back from the archive${at ? ` (archived ${at.slice(0, 10)})` : ""}: its key arrived again after its replay`;
+    }
     case "dead_letter.archived_key_received":
       return withReason(
         `Its key arrived again after it was archived${who(e)}: counted as a duplicate, nothing changed`,

@@ -20,6 +20,8 @@ import { noteRecordFateInEndedBatches, summarize, type RecordContext } from "./t
 //     replay_item): who created and approved the batch that replayed it;
 //   * the ledger row of its key: the settlement itself, which for keys imported from an external ledger is the
 //     only trace there is.
+// An archived record's failure_attempt and replay_item rows are gone: the archive keeps the ids they led to, and a
+// record brought back from it (a failure after its replay) has them on the event that moved it back.
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -49,7 +51,8 @@ export function kindOf(action: string, targetType: string): TimelineKind {
   if (action.includes("repair")) return "repair";
   if (/^dead_letter\.(approved|quarantined|reopened|released)$/.test(action)) return "decision";
   if (action === "dead_letter.purged") return "purge";
-  if (action === "dead_letter.retention_applied" || action === "dead_letter.archived") return "retention";
+  if (action === "dead_letter.retention_applied" || action === "dead_letter.archived" || action === "dead_letter.unarchived")
+    return "retention";
   if (action === "dead_letter.field_revealed" || action === "dead_letter.unmasked_read") return "reveal";
   if (action === "dead_letter.note_added") return "note";
   if (action.startsWith("replay.")) return "replay";
@@ -187,16 +190,26 @@ async function headOf(db: Db, scope: RecordScope, id: string): Promise<Head | nu
 }
 
 /**
- * The archive batch's event (one per batch, listing its ids), as this record's: found by its action and instant
- * (audit_event_action_idx), the record's own entry checked in its list.
+ * The events that brought record $1 back from the archive (a failure after its replay, write-records.ts): each keeps,
+ * in `after`, the ids the archive had kept for its timeline (its failure_attempt and replay_item rows left with it),
+ * and, in `before`, when it had been archived.
  */
-function archivedEvent(db: Db, id: string, archivedAt: Date): Promise<pg.QueryResult<AuditRow>> {
+const MOVED_BACK = `SELECT u.before, u.after FROM audit_event u
+  WHERE u.target_type = 'dead_letter' AND u.target_id = $1::text AND u.action = 'dead_letter.unarchived'`;
+
+/**
+ * The archive batch's event (one per batch, listing its ids), as this record's: found by its action and instant
+ * (audit_event_action_idx), the record's own entry checked in its list. `archivedAt` null: a live record's, for each
+ * time it was archived and came back.
+ */
+function archivedEvents(db: Db, id: string, archivedAt: Date | null): Promise<pg.QueryResult<AuditRow>> {
+  const at = archivedAt === null ? `at IN (SELECT (m.before->>'archivedAt')::timestamptz FROM (${MOVED_BACK}) m)` : "at = $2";
   return db.query<AuditRow>(
     `SELECT id::text AS id, at, actor_id, actor_email, actor_role, action, 'dead_letter' AS target_type, $1::text AS target_id,
        before, jsonb_build_object('archiveAfterDays', after->'archiveAfterDays', 'settledBefore', after->'settledBefore',
          'batchRecords', after->'count') AS after, diff, reason, hash
-     FROM audit_event WHERE action = 'dead_letter.archived' AND at = $2 AND after->'ids' ? $1::text`,
-    [id, archivedAt],
+     FROM audit_event WHERE action = 'dead_letter.archived' AND ${at} AND after->'ids' ? $1::text`,
+    archivedAt === null ? [id] : [id, archivedAt],
   );
 }
 
@@ -209,12 +222,16 @@ export async function recordTimeline(db: Db, scope: RecordScope, id: string, mas
   if (!record)
     throw new AppError("not_found", `dead letter ${id} does not exist`, { issues: [{ path: "id", message: "no such dead letter" }] });
   const archived = record.archived_at !== null;
-  // A live record finds its capture events and replay batches through its failure_attempt and replay_item rows; an
-  // archived one kept their ids.
+  // A live record finds its capture events and replay batches through its failure_attempt and replay_item rows, and
+  // those it had before it was archived on the events that brought it back; an archived one kept their ids.
   const captures = archived
     ? "$3::bigint[]"
-    : "ARRAY(SELECT audit_event_id FROM failure_attempt WHERE dead_letter_id = $1::bigint AND audit_event_id IS NOT NULL)";
-  const batchIds = archived ? "$1::text[]" : "ARRAY(SELECT batch_id::text FROM replay_item WHERE dead_letter_id = $1)";
+    : `ARRAY(SELECT audit_event_id FROM failure_attempt WHERE dead_letter_id = $1::bigint AND audit_event_id IS NOT NULL
+        UNION ALL SELECT x::bigint FROM (${MOVED_BACK}) m, jsonb_array_elements_text(m.after->'captureEventIds') AS x)`;
+  const batchIds = archived
+    ? "$1::text[]"
+    : `ARRAY(SELECT batch_id::text FROM replay_item WHERE dead_letter_id = $1::bigint
+        UNION ALL SELECT x FROM (${MOVED_BACK}) m, jsonb_array_elements_text(m.after->'replayBatchIds') AS x)`;
   const batchValues: unknown[] = [archived ? record.replay_batch_ids : id, record.created_at];
   const ledgerValues: unknown[] = [record.idempotency_key];
   const [own, batches, ledger, archiveEvent] = await Promise.all([
@@ -247,7 +264,7 @@ export async function recordTimeline(db: Db, scope: RecordScope, id: string, mas
            FROM ledger_entry l WHERE idempotency_key = $1 AND ${ledgerInScopeSql(scope, paramsOf(ledgerValues))}`,
           ledgerValues,
         ),
-    record.archived_at === null ? Promise.resolve({ rows: [] as AuditRow[] }) : archivedEvent(db, id, record.archived_at),
+    archivedEvents(db, id, record.archived_at),
   ]);
   // Audit rows sort by time, then by chain order; the ledger row sits after the audit events of its instant
   // (the replay outcome that settled it is written in the same transaction, with the same time).

@@ -126,10 +126,10 @@ describe("moving settled records past the horizon", () => {
 });
 
 describe("dedup stays exact", () => {
-  it("answers a re-sent archived key as a duplicate of the archived record, changes nothing and audits the arrival", async () => {
+  it("answers a re-sent key of an archived record that was not replayed as a duplicate, changes nothing and audits the arrival", async () => {
     const [id] = await ingest(db, [afcRecord({ eventId: "arc-tap-1", deviceId: "arc-dev-1", at: 10 })]);
     const key = (await db.pool.query("SELECT idempotency_key FROM dead_letter WHERE id = $1", [id])).rows[0].idempotency_key as string;
-    await settle([id!], LONG_AGO);
+    await settle([id!], LONG_AGO, "purged");
     expect((await runArchive(db.pool, NOW, 30)).archived).toBe(1);
 
     // twice in one batch and once more later: every one a duplicate of the archived record
@@ -153,9 +153,49 @@ describe("dedup stays exact", () => {
     expect(arrivals.rows[0].n).toBe(3);
   });
 
-  it("a repeat that arrives while its record is being archived waits for that commit and counts as a duplicate", async () => {
-    const [id] = await ingest(db, [spatialEnvelope({ key: "arc-race", observedAt: 20, featureId: "f-arc-race" })]);
+  it("brings an archived replayed record whose key arrives again back to triage: same id and key, one failure per arrival", async () => {
+    const [id] = await ingest(db, [afcRecord({ eventId: "arc-tap-2", deviceId: "arc-dev-1", at: 11 })]);
+    const key = (await db.pool.query("SELECT idempotency_key FROM dead_letter WHERE id = $1", [id])).rows[0].idempotency_key as string;
     await settle([id!], LONG_AGO);
+    expect((await runArchive(db.pool, NOW, 30)).archived).toBe(1);
+
+    // twice in one batch and once more later: the first is its failure after replay, the others repeats on it
+    const again = await send([
+      afcRecord({ eventId: "arc-tap-2", deviceId: "arc-dev-1", at: 11 }),
+      afcRecord({ eventId: "arc-tap-2", deviceId: "arc-dev-1", at: 11 }),
+    ]);
+    expect(again).toEqual([
+      { index: 0, status: "duplicate", id },
+      { index: 1, status: "duplicate", id },
+    ]);
+    const row = async () =>
+      (await db.pool.query("SELECT id::text, idempotency_key, status::text, failure_class::text FROM dead_letter WHERE id = $1", [id]))
+        .rows;
+    expect(await row()).toEqual([{ id, idempotency_key: key, status: "pending", failure_class: "transient_schema" }]);
+    // the third failure after the first spends the last retry: poison, in quarantine, as for any AFC record
+    expect(await send([afcRecord({ eventId: "arc-tap-2", deviceId: "arc-dev-1", at: 11 })])).toEqual([
+      { index: 0, status: "duplicate", id },
+    ]);
+    expect(await row()).toEqual([{ id, idempotency_key: key, status: "quarantined", failure_class: "poison" }]);
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter_archive WHERE idempotency_key = $1", [key])).rows[0].n).toBe(0);
+    const audited = await db.pool.query(
+      "SELECT action FROM audit_event WHERE target_type = 'dead_letter' AND target_id = $1 AND action <> 'dead_letter.archived' ORDER BY id",
+      [id],
+    );
+    expect(audited.rows.map((r: { action: string }) => r.action)).toEqual([
+      "dead_letter.unarchived",
+      "dead_letter.failed_after_replay",
+      "dead_letter.failure_recorded",
+    ]);
+  });
+
+  it.each([
+    ["purged", "counts as a duplicate"],
+    ["replayed", "brings it back to triage"],
+  ] as const)("a repeat that arrives while its %s record is being archived waits for that commit and %s", async (status, _outcome) => {
+    const key = `arc-race-${status}`;
+    const [id] = await ingest(db, [spatialEnvelope({ key, observedAt: 20, featureId: "f-arc-race" })]);
+    await settle([id!], LONG_AGO, status);
     // Hold the audit chain: the archiving transaction then stops after moving the row (deleted, archived, not
     // committed) and before its audit event.
     const chain = await db.pool.connect();
@@ -177,7 +217,7 @@ describe("dedup stays exact", () => {
       const archiving = runArchive(db.pool, NOW, 30);
       await waiting("%audit_head%");
       // The repeat's insert meets the deleted row's unique-index entry and waits for the archiving transaction.
-      const repeat = send([spatialEnvelope({ key: "arc-race", observedAt: 20, featureId: "f-arc-race" })]);
+      const repeat = send([spatialEnvelope({ key, observedAt: 20, featureId: "f-arc-race" })]);
       await waiting("COPY dead_letter %");
       await chain.query("COMMIT");
       expect((await archiving).archived).toBe(1);
@@ -186,8 +226,14 @@ describe("dedup stays exact", () => {
       chain.release();
       watcher.release();
     }
-    expect(await liveCount("arc-race")).toBe(0);
-    expect((await archivedRow(id!)).idempotency_key).toBe("arc-race");
+    if (status === "purged") {
+      expect(await liveCount(key)).toBe(0);
+      expect((await archivedRow(id!)).idempotency_key).toBe(key);
+    } else {
+      expect(await archivedRow(id!)).toBeUndefined();
+      const { rows } = await db.pool.query("SELECT id::text, status::text FROM dead_letter WHERE idempotency_key = $1", [key]);
+      expect(rows).toEqual([{ id, status: "pending" }]);
+    }
   });
 });
 
@@ -198,8 +244,9 @@ describe("lookup, the timeline and the record page read the archive", () => {
   beforeAll(async () => {
     [id] = (await ingest(db, [afcRecord({ eventId: "arc-tap-look", deviceId: "arc-dev-look", at: 30 })])) as [string];
     key = (await db.pool.query("SELECT idempotency_key FROM dead_letter WHERE id = $1", [id])).rows[0].idempotency_key as string;
-    // On the real clock: the key's later arrival (stamped now) comes after the archiving on the timeline.
-    await settle([id], new Date(Date.now() - 60 * 86_400_000));
+    // On the real clock: the key's later arrival (stamped now) comes after the archiving on the timeline. Purged: a
+    // later arrival leaves it archived (a replayed one would come back, archive-refailure.test.ts).
+    await settle([id], new Date(Date.now() - 60 * 86_400_000), "purged");
     archivedAt = new Date();
     expect((await runArchive(db.pool, archivedAt, 30)).archived).toBe(1);
   });
@@ -214,7 +261,7 @@ describe("lookup, the timeline and the record page read the archive", () => {
     ] as const) {
       const r = await lookup(db.pool, UNSCOPED, lookupQ(q), null);
       const hit = r.records.find((x) => x.id === id);
-      expect(hit, q).toMatchObject({ archived: true, status: "replayed", idempotencyKey: key, position: null });
+      expect(hit, q).toMatchObject({ archived: true, status: "purged", idempotencyKey: key, position: null });
       expect(hit!.matchedOn, q).toContain(field);
     }
   });
@@ -241,7 +288,7 @@ describe("lookup, the timeline and the record page read the archive", () => {
     await send([afcRecord({ eventId: "arc-tap-look", deviceId: "arc-dev-look", at: 30 })]);
     const t = await recordTimeline(db.pool, UNSCOPED, id, null);
     expect(t.archivedAt).toBe(archivedAt.toISOString());
-    expect(t.status).toBe("replayed");
+    expect(t.status).toBe("purged");
     expect(t.events.map((e) => e.action)).toEqual(["dead_letter.ingested", "dead_letter.archived", "dead_letter.archived_key_received"]);
     expect(t.events[1]!.summary).toContain("Moved to the archive (30 days after settlement)");
     expect(t.events[2]!.kind).toBe("failure");

@@ -12,13 +12,14 @@ import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatSta
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import { ARRIVAL_COLUMNS, arrivalFields, decideArrivals, decideBeforeInsert } from "./rule-decisions";
 import { recordRefailures } from "../../rules/rules";
+import { archivedArrivals, archivedRepeat, lockArchived, moveBack, movedBackAudit, type ArchivedRow, type HeldBody } from "./archived-keys";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
 // database or earlier in the same batch) become one more failure attempt on the existing row — what that attempt
 // does to the row is decideKnownKey's (repeat-failure.ts): every arrival passes here (HTTP ingest, AFC capture,
-// import, broker pulls), so this is where a replayed record comes back to triage and where one sender cannot
-// change another's record. Raw SQL with COPY and unnest arrays: one statement per step whatever the batch size
-// (Prisma's createMany is many times slower).
+// import, broker pulls), so this is where a replayed record comes back to triage — from the archive too
+// (archived-keys.ts) — and where one sender cannot change another's record. Raw SQL with COPY and unnest arrays:
+// one statement per step whatever the batch size (Prisma's createMany is many times slower).
 
 /**
  * What the sender may be told: a repeat carries what it did (`effect`) and, for the record's own sender, the
@@ -32,7 +33,10 @@ export type StoreOutcome =
       status: "duplicate";
       id: string | null;
       failureClass: RepeatState["failureClass"] | null;
-      /** `archived`: the key's record has left dead_letter (lib/ops/archive.ts); nothing changed, the arrival is audited */
+      /**
+       * `archived`: the key's record has left dead_letter (lib/ops/archive.ts) and this arrival does not change it
+       * (it was not replayed); the arrival is audited. A replayed one fails again (`failed_again`), back from the archive.
+       */
       effect: KnownKeyEffect | "archived";
       recordId: string;
     };
@@ -114,10 +118,16 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   const attempts: Attempt[] = [];
   const fresh: { id: string; record: PreparedRecord }[] = [];
   const repeats: number[] = [];
-  const unarchived = await dropArchivedKeys(client, candidates, records, ids.rows, created);
+  // Rows whose key turns out archived stay until recordRepeats decides (archived-keys.ts): they hold the arriving
+  // body a replayed record comes back with. A key not inserted has its body in the staging table (insertRows).
+  const held = await archivedArrivals(client, insertedKeys(candidates, records, ids.rows, created));
+  const bodies = new Map<string, HeldBody>();
   candidates.forEach((i, n) => {
     const id = ids.rows[n]?.id as string;
-    if ((created === "all" || created.has(id)) && !unarchived.has(id)) {
+    const isCreated = created === "all" || created.has(id);
+    const k = keyOf(records[i] as PreparedRecord);
+    if (k !== null && (held.has(id) || !isCreated)) bodies.set(k, { id, staged: !isCreated });
+    if (isCreated && !held.has(id)) {
       const r = records[i] as PreparedRecord;
       outcomes[i] = { status: "created", id, recordId: id };
       attempts.push({ id, attempt: 1, reason: r.failureReason, at: r.firstSeenAt });
@@ -136,7 +146,7 @@ export async function storeDeadLetters(client: pg.PoolClient, records: PreparedR
   const repeatGroups: { source: string; reasonGroup: string }[] = [];
   if (repeats.length) {
     repeats.sort((a, b) => a - b);
-    repeatGroups.push(...(await recordRepeats(client, records, repeats, outcomes, attempts, audits, ctx)));
+    repeatGroups.push(...(await recordRepeats(client, records, repeats, { held: [...held], bodies }, outcomes, attempts, audits, ctx)));
   }
   const audit = prepareAudit(audits, ctx.now); // before waiting: only hashing and the insert run under the chain's lock
   await ctx.after;
@@ -273,35 +283,20 @@ async function insertRows(
   return new Set(inserted.rows.map((r) => r.id));
 }
 
-/**
- * Takes back the rows just inserted whose key is in dead_letter_archive, and returns their ids: their key was seen
- * before, so they are repeats (recordRepeats answers them from the archive). Checked after the insert, not before:
- * an archiving transaction deletes the live row and inserts the archived one atomically, and an insert of the same
- * key that ran meanwhile waited on the deleted row's unique-index entry until that commit, so this statement,
- * which starts after the insert, sees the archived key. A check before the insert would miss exactly that race.
- * One index probe per new key; an empty archive answers at once.
- */
-async function dropArchivedKeys(
-  client: pg.PoolClient,
+/** The keys of the rows just inserted, with their ids. */
+function insertedKeys(
   candidates: number[],
   records: PreparedRecord[],
   ids: { id: string }[],
   created: "all" | Set<string>,
-): Promise<Set<string>> {
-  const ours: { id: string; kind: string; key: string }[] = [];
+): { id: string; kind: string; key: string }[] {
+  const out: { id: string; kind: string; key: string }[] = [];
   candidates.forEach((i, n) => {
     const id = (ids[n] as { id: string }).id;
     const r = records[i] as PreparedRecord;
-    if (r.idempotencyKey !== null && (created === "all" || created.has(id))) ours.push({ id, kind: r.kind, key: r.idempotencyKey });
+    if (r.idempotencyKey !== null && (created === "all" || created.has(id))) out.push({ id, kind: r.kind, key: r.idempotencyKey });
   });
-  if (ours.length === 0) return new Set();
-  const { rows } = await client.query<{ id: string }>(
-    `WITH k AS (SELECT * FROM unnest($1::bigint[], $2::"DeadLetterKind"[], $3::text[]) AS k(id, kind, key)),
-       hit AS (SELECT k.id FROM k JOIN dead_letter_archive a ON a.kind = k.kind AND a.idempotency_key = k.key)
-     DELETE FROM dead_letter d USING hit WHERE d.id = hit.id RETURNING d.id::text AS id`,
-    [ours.map((o) => o.id), ours.map((o) => o.kind), ours.map((o) => o.key)],
-  );
-  return new Set(rows.map((r) => r.id));
+  return out;
 }
 
 /**
@@ -372,6 +367,7 @@ async function recordRepeats(
   client: pg.PoolClient,
   records: PreparedRecord[],
   repeats: number[],
+  arrived: { held: string[]; bodies: Map<string, HeldBody> },
   outcomes: (StoreOutcome | undefined)[],
   attempts: Attempt[],
   audits: AuditInput[],
@@ -389,28 +385,26 @@ async function recordRepeats(
          ORDER BY i.finished_at DESC NULLS LAST, i.id DESC LIMIT 1) END AS replay_batch
      FROM dead_letter d JOIN unnest($1::"DeadLetterKind"[], $2::text[]) AS k(kind, key)
        ON d.kind = k.kind AND d.idempotency_key = k.key
+     WHERE d.id <> ALL($3::bigint[])
      ORDER BY d.id FOR UPDATE OF d`,
-    [kinds, keys],
+    [kinds, keys, arrived.held],
   );
-  const byKey = new Map(rows.map((r) => [`${r.kind}\u0000${r.idempotency_key}`, r]));
-  const archived = await archivedOf(
+  const byKey = new Map<string, LockedRow & { archived?: ArchivedRow }>(rows.map((r) => [`${r.kind}\u0000${r.idempotency_key}`, r]));
+  const archived = await lockArchived(
     client,
     repeats.map((i) => records[i] as PreparedRecord).filter((r) => !byKey.has(keyOf(r) as string)),
   );
+  for (const [k, row] of archived) byKey.set(k, { ...row, archived: row });
   const sender = senderOf(ctx);
   const state = new Map<
     string,
     { row: LockedRow; next: RepeatOutcome; before: RepeatState; effect: KnownKeyEffect; noted: number; reason: string }
   >();
+  const revivals: { archivedId: string; body: HeldBody | null }[] = [];
   for (const i of repeats) {
     const r = records[i] as PreparedRecord;
     const row = byKey.get(keyOf(r) as string);
-    if (!row) {
-      const gone = archived.get(keyOf(r) as string);
-      if (!gone) throw new Error(`dead letter ${r.kind}/${r.idempotencyKey} vanished while recording a repeat failure`);
-      outcomes[i] = archivedRepeat(gone, r, sender, audits, ctx);
-      continue;
-    }
+    if (!row) throw new Error(`dead letter ${r.kind}/${r.idempotencyKey} vanished while recording a repeat failure`);
     const prev = state.get(row.id);
     const current: RepeatState = prev?.next ?? {
       kind: row.kind,
@@ -428,6 +422,15 @@ async function recordRepeats(
       ctx.maxRetries,
     );
     const { effect, next } = decision;
+    // An archived record is decided as a live one; only a failure after its replay brings it back (moveBack below).
+    if (row.archived && !prev) {
+      if (effect !== "failed_again") {
+        outcomes[i] = archivedRepeat(row.archived, r, sender, audits, ctx);
+        continue;
+      }
+      revivals.push({ archivedId: row.id, body: arrived.bodies.get(keyOf(r) as string) ?? null });
+      audits.push(movedBackAudit(row.archived, ctx));
+    }
     const counts = effect !== "noted";
     state.set(row.id, {
       row,
@@ -449,6 +452,7 @@ async function recordRepeats(
       ? { status: "duplicate", id: row.id, failureClass: next.failureClass, effect, recordId: row.id }
       : { status: "duplicate", id: null, failureClass: null, effect, recordId: row.id };
   }
+  await moveBack(client, revivals, arrived.held, ctx.now);
   const updates = [...state.values()];
   const counted = updates.filter((u) => u.effect !== "noted");
   if (updates.length === 0) return [];
@@ -511,52 +515,4 @@ async function recordRepeats(
 function attemptsReason(attempts: Attempt[], id: string): string {
   for (let i = attempts.length - 1; i >= 0; i--) if (attempts[i]?.id === id) return (attempts[i] as Attempt).reason;
   return "";
-}
-
-interface ArchivedRow {
-  id: string;
-  kind: RepeatState["kind"];
-  idempotency_key: string;
-  failure_class: RepeatState["failureClass"];
-  status: RepeatState["status"];
-  ingested_by: string | null;
-}
-
-/**
- * The archived records of keys that have no live row (the row was archived before or while this batch stored):
- * the key was seen, whatever its age. Keyed by keyOf.
- */
-async function archivedOf(client: pg.PoolClient, missing: PreparedRecord[]): Promise<Map<string, ArchivedRow>> {
-  if (missing.length === 0) return new Map();
-  const { rows } = await client.query<ArchivedRow>(
-    `SELECT a.id::text AS id, a.kind, a.idempotency_key, a.failure_class, a.status, a.ingested_by
-     FROM dead_letter_archive a JOIN unnest($1::"DeadLetterKind"[], $2::text[]) AS k(kind, key)
-       ON a.kind = k.kind AND a.idempotency_key = k.key`,
-    [missing.map((r) => r.kind), missing.map((r) => r.idempotencyKey)],
-  );
-  return new Map(rows.map((r) => [`${r.kind}\u0000${r.idempotency_key}`, r]));
-}
-
-/**
- * A repeat of an archived record: a duplicate that changes nothing (the record is settled and gone from triage;
- * its archived row is never written), audited on the record so its timeline shows the arrival. The record's own
- * sender learns its id, as for any repeat.
- */
-function archivedRepeat(row: ArchivedRow, r: PreparedRecord, sender: string | null, audits: AuditInput[], ctx: StoreContext): StoreOutcome {
-  audits.push({
-    ...auditActor(ctx.actor, ctx.requestId),
-    action: "dead_letter.archived_key_received",
-    targetType: "dead_letter",
-    targetId: row.id,
-    before: { status: row.status, archived: true },
-    after: { reason: r.failureReason, origin: ctx.origin },
-  });
-  const own = sender === row.ingested_by;
-  return {
-    status: "duplicate",
-    id: own ? row.id : null,
-    failureClass: own ? row.failure_class : null,
-    effect: "archived",
-    recordId: row.id,
-  };
 }
