@@ -9,6 +9,7 @@ import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import type { PulledMessage, SourceConnector } from "../../lib/sources/connector";
 import { pullSource } from "../../lib/sources/pull-source";
 import { batchStatus, runningBatch, type TestUsers, waitFor } from "../replay/fixtures";
+import { startSinkServer } from "../replay/sink-server";
 import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
@@ -169,6 +170,35 @@ describe("over HTTP", () => {
     // a second re-send while it is back in triage is an ordinary repeat again (the owner's) or a noted one (B's)
     expect((await send(producerA, envelope("ar-http-1", "HTTP 503 again"))).id).toBe(id);
     expect(await record(id)).toMatchObject({ status: "pending", failure_count: 3, reason: "HTTP 503 again" });
+  });
+
+  it("a death that arrives while its replay is in flight (sent, the outcome not yet written) is a failure after replay", async () => {
+    const { id } = await send(producerA, envelope("ar-http-flight", "HTTP 503 from parcels"));
+    await db.pool.query(`UPDATE dead_letter SET status = 'approved' WHERE id = $1`, [id]);
+    // The consumer takes the replay, rejects it downstream (a new death reaches Redrive at once), and only then
+    // answers the sink's request.
+    const server = await startSinkServer({ delayMs: 1500 });
+    try {
+      const batch = await runningBatch(db, users, { ids: [id], sink: { type: "http", url: server.url }, ratePerSecond: 100 });
+      workers.push(startWorker({ db, log: () => {}, leaseMs: 10_000, pollMs: 50, backoff: { baseMs: 20, maxMs: 200 } }));
+      await waitFor("the replay to reach the consumer", async () => server.deliveries.length === 1);
+      expect((await record(id!)).status).toBe("approved");
+      expect((await send(producerA, envelope("ar-http-flight", "rejected downstream after replay"))).id).toBe(id);
+      await waitFor("the batch to complete", async () => (await batchStatus(db, batch)) === "completed");
+      expect(server.deliveries.map((d) => d.action)).toEqual(["applied"]);
+      // The outcome settled the item, and left the record in triage where the new death put it.
+      expect(await record(id!)).toMatchObject({
+        status: "pending",
+        reason: "rejected downstream after replay",
+        failure_count: 2,
+        replay_count: 1,
+      });
+      expect((await failures(id!)).at(-1)).toMatchObject({ attempt: 2, origin: "ingest", batch_id: batch });
+      const timeline = await recordTimeline(db.pool, UNSCOPED, id!, null);
+      expect(timeline.events.map((e) => e.summary)).toContainEqual(expect.stringContaining(`Failed again after replay in batch #${batch}`));
+    } finally {
+      await server.close();
+    }
   });
 
   it("past the replay limit the record comes back poison, in quarantine", async () => {

@@ -76,6 +76,18 @@ describe("decideKnownKey: what a stored key's arrival does", () => {
     }
   });
 
+  it("takes an approved record whose replay is in flight as replayed: its consumer's rejection can arrive first", () => {
+    const inFlight: KnownKeyState = { ...spatial, status: "approved", replaying: true };
+    for (const arrival of [own, other]) {
+      expect(decideKnownKey(inFlight, arrival)).toMatchObject({
+        effect: "failed_again",
+        next: { status: "pending", reason: arrival.reason },
+      });
+    }
+    // Only an approved record: one an analyst reopened or quarantined meanwhile stays where they put it.
+    expect(decideKnownKey({ ...inFlight, status: "quarantined" }, own).effect).toBe("repeat");
+  });
+
   it("makes a replayed record poison (quarantined) past the replay limit", () => {
     const d = decideKnownKey({ ...spatial, replayCount: MAX_REPLAYS }, own);
     expect(d).toMatchObject({

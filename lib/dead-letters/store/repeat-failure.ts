@@ -76,6 +76,11 @@ export type KnownKeyEffect =
 export interface KnownKeyState extends RepeatState {
   /** failures in the history that changed nothing ("noted"): they spend no retry budget */
   notedFailures: number;
+  /**
+   * a replay of the record is in flight (an item sent or being sent, its outcome not yet written): the record is
+   * still `approved`, but the consumer may already have rejected what was replayed
+   */
+  replaying?: boolean;
 }
 
 export interface KnownKeyArrival {
@@ -93,7 +98,7 @@ export interface KnownKeyDecision {
 }
 
 /**
- * What an arrival of a stored key does. Once a record is replayed, whoever sends its key again is reporting a new
+ * What an arrival of a stored key does. Once a record is replayed (or while its replay is in flight), whoever sends its key again is reporting a new
  * failure of what was replayed (a consumer rejected it again): it returns to triage — pending, or quarantined when
  * this failure makes it poison (a spatial record replayed MAX_REPLAYS times, an AFC record out of retries) — with
  * the new reason. Before a replay, a re-send by the record's own sender is one more failure as before; a re-send
@@ -101,14 +106,16 @@ export interface KnownKeyDecision {
  * producer could quarantine another's approved record by guessing its key. Pure; the store locks and writes.
  */
 export function decideKnownKey(state: KnownKeyState, arrival: KnownKeyArrival, maxRetries = MAX_RETRIES): KnownKeyDecision {
-  const { notedFailures, ...record } = state;
+  const { notedFailures, replaying = false, ...record } = state;
   const failure = { reason: arrival.reason, at: arrival.at, ...(arrival.ownSender ? { replayCount: arrival.replayCount } : {}) };
   // The retry budget counts the failures that counted; noted ones are added back to the history's length.
   const counted = (s: RepeatState) => {
     const next = applyRepeatFailure({ ...s, failureCount: s.failureCount - notedFailures }, failure, maxRetries);
     return { ...next, failureCount: next.failureCount + notedFailures };
   };
-  if (record.status === "replayed") {
+  // In flight counts as replayed: a consumer can reject the replay and its death arrive before the engine writes
+  // the outcome, which then leaves a record that is no longer approved as it is (record-effects.ts).
+  if (record.status === "replayed" || (replaying && record.status === "approved")) {
     const next = counted(record);
     return { effect: "failed_again", next: { ...next, status: next.failureClass === "poison" ? "quarantined" : "pending" } };
   }

@@ -345,6 +345,8 @@ interface LockedRow {
   noted: number;
   /** for a replayed record: the batch that replayed it last */
   replay_batch: string | null;
+  /** for an approved record: the batch whose item is replaying it now (sent, its outcome not yet written) */
+  replaying_batch?: string | null;
   /** the rule version that decided it (a re-failure after its replay counts against that rule) */
   rule_id: string | null;
   rule_version: number | null;
@@ -382,7 +384,10 @@ async function recordRepeats(
        CASE WHEN d.status = 'replayed' THEN (
          SELECT i.batch_id::text FROM replay_item i
          WHERE i.dead_letter_id = d.id AND i.status IN ('applied', 'deduped')
-         ORDER BY i.finished_at DESC NULLS LAST, i.id DESC LIMIT 1) END AS replay_batch
+         ORDER BY i.finished_at DESC NULLS LAST, i.id DESC LIMIT 1) END AS replay_batch,
+       CASE WHEN d.status = 'approved' THEN (
+         SELECT i.batch_id::text FROM replay_item i WHERE i.dead_letter_id = d.id AND i.status = 'running'
+         ORDER BY i.id DESC LIMIT 1) END AS replaying_batch
      FROM dead_letter d JOIN unnest($1::"DeadLetterKind"[], $2::text[]) AS k(kind, key)
        ON d.kind = k.kind AND d.idempotency_key = k.key
      WHERE d.id <> ALL($3::bigint[])
@@ -417,7 +422,7 @@ async function recordRepeats(
     const noted = prev?.noted ?? row.noted;
     const ownSender = sender === row.ingested_by;
     const decision = decideKnownKey(
-      { ...current, notedFailures: noted },
+      { ...current, notedFailures: noted, replaying: row.replaying_batch != null },
       { reason: r.failureReason, at: ctx.now, replayCount: r.replayCount, ownSender },
       ctx.maxRetries,
     );
@@ -445,7 +450,7 @@ async function recordRepeats(
       attempt: next.failureCount,
       reason: r.failureReason,
       at: ctx.now,
-      batchId: effect === "failed_again" ? row.replay_batch : null,
+      batchId: effect === "failed_again" ? (row.replay_batch ?? row.replaying_batch ?? null) : null,
       alsoSentBy: counts ? null : (ctx.actor.email ?? ctx.actor.id ?? "an unknown sender"),
     });
     outcomes[i] = ownSender
@@ -497,7 +502,7 @@ async function recordRepeats(
       failureClass: u.next.failureClass,
       status: u.next.status,
       reason: u.effect === "noted" ? attemptsReason(attempts, u.row.id) : u.next.reason,
-      ...(u.effect === "failed_again" ? { replayBatchId: u.row.replay_batch } : {}),
+      ...(u.effect === "failed_again" ? { replayBatchId: u.row.replay_batch ?? u.row.replaying_batch ?? null } : {}),
     };
     audits.push({
       ...auditActor(ctx.actor, ctx.requestId),
