@@ -12,11 +12,13 @@ import {
   approversOf,
   assertMatchInScope,
   assertRuleVisible,
+  needs,
   recordMatches,
   ruleInScope,
   type ActiveRule,
 } from "../../rules/rules";
 import { readRecordScope } from "../../auth/teams/read-scope";
+import type { Role } from "../../auth/permissions";
 import { scopeSql, UNSCOPED, type RecordScope } from "../../scope/record-scope";
 import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../rules/rule-schemas";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
@@ -55,6 +57,8 @@ const SQL_RANGE = 200_000n;
 
 export interface RuleJobContext {
   actor: Actor;
+  /** a dry run and an apply take replays:approve, whether asked over the API or the CLI (--as) */
+  role: Role;
   /** the caller's teams: a rule outside them is no rule (404), the job's match must stay within them */
   scope: RecordScope;
   requestId: string | null;
@@ -168,6 +172,7 @@ export async function createRuleJob(
     | { type: "apply"; version: number },
   ctx: RuleJobContext,
 ): Promise<RuleJobView> {
+  needs(ctx, "replays:approve", spec.type === "apply" ? "applying a rule" : "dry-running a rule");
   await assertRuleVisible(pool, ruleId, ctx.scope);
   let judged: { match: RuleMatch; action: RuleAction };
   let active: ActiveRule | null = null;
