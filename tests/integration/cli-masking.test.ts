@@ -342,4 +342,23 @@ describe("a card number in a record leaves every CLI command masked", () => {
       if (probe.shows) expect(printed, "the planted fields were printed, masked").toMatch(MASKED_TAIL);
     }, 180_000);
   }
+
+  it("replay create --preview masks a tap's entity key (its device_id) when the key globs name device_id, as /replays/new does", async () => {
+    const [tap] = await ingest(db, [
+      JSON.stringify({
+        kind: "afc",
+        source: `${SOURCE}-device`,
+        raw_payload: { event_id: "cm-1", device_id: "gate-secret-9", fare_amount_cents: 250, tap_timestamp: "2026-11-05T08:00:00Z" },
+        failure_reason: "HTTP 503",
+      }),
+    ]);
+    await approve(db, [tap!]);
+    const r = await runCli(db.url, ["replay", "create", "--ids", tap!, "--rate", "10", "--preview"], {
+      env: { REDRIVE_MASK_KEYS: "card*,pan,token,account*,device*" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const preview = JSON.parse(r.stdout) as { sample: { id: string; entityKey: string | null }[] };
+    expect(preview.sample).toMatchObject([{ id: tap, entityKey: "•••" }]);
+    expect(r.stdout).not.toContain("gate-secret-9");
+  });
 });
