@@ -113,7 +113,8 @@ const VERSION_COLUMNS = `version, match, action, replay, drafted_by_id, drafted_
 
 const notFound = (id: string) => new AppError("not_found", `no rule ${id}`);
 
-function needs(ctx: RuleContext, permission: "replays:approve" | "rules:disable", what: string): void {
+/** 403 unless the caller's role holds `permission`: checked here, where the API's routes and the CLI's --as both pass. */
+export function needs(ctx: Pick<RuleContext, "role">, permission: "replays:approve" | "rules:disable", what: string): void {
   if (!can(ctx.role, permission)) {
     throw new AppError("forbidden", `role ${ctx.role} lacks permission ${permission} (${what})`, { details: { permission } });
   }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { can, ROLES } from "../../lib/auth/permissions";
 import { closeDb, type Db } from "../../lib/db/client";
 import { getDeadLetter } from "../../lib/dead-letters/query/detail";
 import { ingest } from "../replay/fixtures";
@@ -138,4 +139,29 @@ describe("redrive rule", () => {
     expect(resume.code).not.toBe(0);
     expect(resume.stderr).toMatch(/has no paused standing replay/);
   }, 240_000);
+
+  it("refuses a dry run and an apply to every role without replays:approve, as the API does", async () => {
+    const match = JSON.stringify({ kind: "afc", source: "gates-roles" });
+    const created = await cli(["rule", "create", "--name", "gates-roles", "--match", match, "--action", "leave", "--as", supA, "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    expect((await cli(["rule", "approve", id, "1", "--as", supB])).code).toBe(0);
+    const jobs = async () =>
+      (await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM rule_job WHERE rule_id = $1", [id])).rows[0]!.n;
+    const roles = ROLES.filter((r) => !can(r, "replays:approve"));
+    expect(roles).toEqual(expect.arrayContaining(["analyst", "auditor", "producer"]));
+    for (const role of roles) {
+      const email = (await makeUser(db, role)).email;
+      for (const args of [
+        ["rule", "dry-run", id, "--as", email],
+        ["rule", "apply", id, "1", "--as", email],
+      ]) {
+        const r = await cli(args);
+        expect(r.code, `${args.join(" ")}: ${r.stdout}`).not.toBe(0);
+        expect(r.stderr, args.join(" ")).toMatch(/lacks permission replays:approve/);
+        expect(r.stdout, args.join(" ")).toBe("");
+      }
+    }
+    expect(await jobs()).toBe(0);
+  }, 240_000); // a CLI process per role and command
 });

@@ -23,8 +23,10 @@ type Handler = ((req: Request, ctx: { params: Promise<Record<string, string | st
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 let db: Db;
-const tokens: Record<"admin" | "supA" | "anaA" | "audA" | "supB" | "supB2" | "anaB", string> = {
+const tokens: Record<"admin" | "supA" | "anaA" | "audA" | "supB" | "supB2" | "anaB" | "supAB" | "supAll", string> = {
   admin: "",
+  supAB: "",
+  supAll: "",
   supA: "",
   anaA: "",
   audA: "",
@@ -51,6 +53,11 @@ const b = {
   teamId: "",
   alertId: "team-b-backlog",
 };
+/**
+ * Team A's rule, and dry runs of it with a draft match of their own (a job keeps its match): one of A's source, one
+ * of B's (by a supervisor in both teams), one of every team's (by a supervisor in none).
+ */
+const aRule = { id: "", ownJob: "", bJob: "", wideJob: "" };
 /** each team's broker source; B's name holds no marker (a 404 may echo the name asked for), so it is checked by name */
 const A_BROKER = "a-broker";
 const B_BROKER = "gates-broker-2";
@@ -166,7 +173,9 @@ async function decide(token: string, id: string, body: Record<string, unknown>):
 
 beforeAll(async () => {
   db = await testDb();
-  const [admin, supA, anaA, audA, supB, supB2, anaB] = await Promise.all([
+  // Record ids far from every other id the answers carry (rules, jobs, batches): leaks() finds a record by its id.
+  await db.pool.query("SELECT setval(pg_get_serial_sequence('dead_letter', 'id'), 900000)");
+  const [admin, supA, anaA, audA, supB, supB2, anaB, supAB, supAll] = await Promise.all([
     makeUser(db, "admin"),
     makeUser(db, "supervisor"),
     makeUser(db, "analyst", { email: `ana-a-${Date.now()}@test.local` }),
@@ -174,15 +183,17 @@ beforeAll(async () => {
     makeUser(db, "supervisor"),
     makeUser(db, "supervisor"),
     makeUser(db, "analyst"),
+    makeUser(db, "supervisor"),
+    makeUser(db, "supervisor"),
   ]);
   anaAHandle = anaA.email.split("@")[0]!;
-  const users = { admin, supA, anaA, audA, supB, supB2, anaB };
+  const users = { admin, supA, anaA, audA, supB, supB2, anaB, supAB, supAll };
   for (const [k, u] of Object.entries(users)) tokens[k as keyof typeof tokens] = await makeToken(db, u.id);
 
   const teamA = await call(tokens.admin, "POST", "teams", {
     body: {
       name: "A",
-      members: [supA, anaA, audA].map((u) => ({ userId: u.id })),
+      members: [supA, anaA, audA, supAB].map((u) => ({ userId: u.id })),
       sources: [{ source: "team-a*" }, { origin: A_BROKER }],
     },
   });
@@ -190,7 +201,7 @@ beforeAll(async () => {
   const teamB = await call(tokens.admin, "POST", "teams", {
     body: {
       name: "B",
-      members: [supB, supB2, anaB].map((u) => ({ userId: u.id })),
+      members: [supB, supB2, anaB, supAB].map((u) => ({ userId: u.id })),
       sources: [{ source: "team-b-parcels" }, { source: "team-b-gates" }],
     },
   });
@@ -269,6 +280,19 @@ beforeAll(async () => {
   expect(opened.status, opened.text).toBe(200);
   const batches = (await call(tokens.supB, "GET", "replays")).json() as { batches: { id: string; rule: { id: string } | null }[] };
   b.standingBatchId = batches.batches.find((x) => x.rule?.id === standingId)!.id;
+  const ruleA = await call(tokens.supA, "POST", "rules", {
+    body: { name: "team-a-rule", match: { source: "team-a-parcels" }, action: { type: "leave" } },
+  });
+  expect(ruleA.status, ruleA.text).toBe(201);
+  aRule.id = (ruleA.json() as { id: string }).id;
+  const dryA = async (token: string, match: Record<string, unknown>) => {
+    const r = await call(token, "POST", "rules/[id]/dry-run", { params: { id: aRule.id }, body: { match } });
+    expect(r.status, r.text).toBeLessThan(300);
+    return (r.json() as { job: { id: string } }).job.id;
+  };
+  aRule.ownJob = await dryA(tokens.supA, { source: "team-a-parcels" });
+  aRule.bJob = await dryA(tokens.supAB, { source: "team-b-parcels" });
+  aRule.wideJob = await dryA(tokens.supAll, { kind: "spatial" });
   // Each team's supervisor copies the backlog alert for their team (A's in one team: no teamId needed); both fire.
   for (const [token, id, teamId] of [
     [tokens.supB, b.alertId, b.teamId],
@@ -614,6 +638,12 @@ const PROBES: Record<string, Probe | string> = {
   },
   "POST rules/[id]/dry-run": async () => {
     await expect404(call(asA("supA"), "POST", "rules/[id]/dry-run", { params: { id: b.ruleId }, body: {} }), "dry run");
+    // their own rule, with a draft match reaching into B's records: by source, by broker source, or by naming none
+    for (const match of [{ source: "team-b-parcels" }, { origin: B_BROKER }, { kind: "afc" }, { kind: "spatial", reason: "topology" }]) {
+      const r = await call(asA("supA"), "POST", "rules/[id]/dry-run", { params: { id: aRule.id }, body: { match } });
+      expect(r.status, `draft ${JSON.stringify(match)}: ${r.text}`).toBe(422);
+      expect(leaks(r.text), JSON.stringify(match)).toEqual([]);
+    }
   },
   "POST rules/[id]/apply": async () => {
     await expect404(call(asA("supA"), "POST", "rules/[id]/apply", { params: { id: b.ruleId }, body: { version: 1 } }), "apply");
@@ -623,6 +653,23 @@ const PROBES: Record<string, Probe | string> = {
   },
   "GET rules/[id]/jobs/[jobId]": async () => {
     await expect404(call(asA("anaA"), "GET", "rules/[id]/jobs/[jobId]", { params: { id: b.ruleId, jobId: b.ruleJobId } }), "rule job");
+    // A's own rule, dry-run with a draft of B's source or of every team's: the job's counts are of its own match
+    for (const [jobId, what] of [
+      [aRule.bJob, "a draft of b's source"],
+      [aRule.wideJob, "a draft of every team's"],
+    ] as const)
+      for (const reader of ["anaA", "supA", "audA"] as const)
+        await expect404(call(asA(reader), "GET", "rules/[id]/jobs/[jobId]", { params: { id: aRule.id, jobId } }), `${reader}: ${what}`);
+    const own = await call(asA("anaA"), "GET", "rules/[id]/jobs/[jobId]", { params: { id: aRule.id, jobId: aRule.ownJob } });
+    expect(own.status, own.text).toBe(200); // the seam does not hide the team's own
+    // their starters still read them: the supervisor in both teams, and the one in none
+    for (const [token, jobId] of [
+      [tokens.supAB, aRule.bJob],
+      [tokens.supAll, aRule.wideJob],
+    ] as const) {
+      const started = await call(token, "GET", "rules/[id]/jobs/[jobId]", { params: { id: aRule.id, jobId } });
+      expect(started.status, started.text).toBe(200);
+    }
   },
   "GET users": "accounts (admins)",
   "POST users": "accounts (admins)",

@@ -6,8 +6,6 @@ import { requirePagePrincipal } from "@/lib/api/page-principal";
 import { getDb } from "@/lib/db/client";
 import { isBigintId } from "@/lib/db/column-limits";
 import { ListFilterSchema } from "@/lib/dead-letters/filters";
-import { configuredMaskRules } from "@/lib/masking/config";
-import { maskEntityKey } from "@/lib/masking/identifiers";
 import { eligibleIds, freshenReplayStatistics, previewBatch, tapSchemaFailures } from "@/lib/replay/batch/create-batch";
 import type { Selection } from "@/lib/replay/batch/batch-schemas";
 import { forReader } from "@/lib/api/page-data";
@@ -61,13 +59,8 @@ export default async function NewReplayPage({ searchParams }: { searchParams: Se
   await freshenReplayStatistics(getDb().pool);
   const taps = tapSchemaFailures(getDb().pool, selection).catch(() => null);
   try {
-    preview = await previewBatch(getDb().pool, selection);
-    // A tap's entity key is its device_id: masked when the key globs name it (supervisors read masked data).
-    const rules = configuredMaskRules();
-    preview = forReader({
-      ...preview,
-      sample: preview.sample.map((x) => ({ ...x, entityKey: maskEntityKey(x.entityKey, x.kind, rules) })),
-    });
+    // The sample's entity keys come masked (previewBatch); the rest of it through the last pass, as an answer.
+    preview = forReader(await previewBatch(getDb().pool, selection));
     // The preview leaves out what cannot be replayed; the form submits the same (the API would refuse the rest).
     if ("ids" in input) input = { ids: await eligibleIds(getDb().pool, principal.scope, input.ids) };
   } catch (err) {

@@ -11,6 +11,7 @@ import { createApiToken, revokeApiToken } from "../../auth/tokens";
 import { createUser, findUserByEmail, listUsers, setPassword } from "../../auth/users";
 import type { Db } from "../../db/client";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
+import { printLines } from "../output";
 
 const UserAddOptions = z.object({
   email: EmailSchema,
@@ -109,10 +110,9 @@ export function registerAccountCommands(program: Command): void {
     .action(async () => {
       await withDb(async (db) => {
         const users = await listUsers(db.pool);
-        const lines = users.map((u) =>
+        printLines(users, (u) =>
           [u.email.padEnd(36), u.role.padEnd(10), (u.disabled ? "disabled" : "enabled").padEnd(9), u.demo ? "demo" : "", u.id].join(" "),
         );
-        process.stdout.write(lines.length ? `${lines.join("\n")}\n` : "");
         say(`${users.length} user${users.length === 1 ? "" : "s"}`);
       });
     });

@@ -1,7 +1,7 @@
 // `redrive group list|show|acknowledge|resolve|ignore|reopen|assign|note`: failure groups for operators, as
 // /groups and PATCH /api/groups/{id} offer them. Changes act as a named user (--as <email>, who must be allowed
 // to triage), recorded as the audit actor and bounded by their teams; reads are company-wide unless --as names a
-// user (read-as.ts). Output masks card data as the API does for a reader without clear access.
+// user (read-as.ts). Output masks card data as the API does for a reader without clear access (output.ts).
 import { plural } from "../../vocabulary/plural";
 import type { RecordScope } from "../../scope/record-scope";
 import { readRecordScope } from "../../auth/teams/read-scope";
@@ -11,8 +11,6 @@ import { can, isRole } from "../../auth/permissions";
 import { findUserByEmail } from "../../auth/users";
 import type { Actor } from "../../audit/actor";
 import type { Db } from "../../db/client";
-import { maskAnswer } from "../../masking/answer";
-import { configuredMaskRules } from "../../masking/config";
 import {
   GroupIdSchema,
   GroupListQuerySchema,
@@ -24,6 +22,7 @@ import { getGroup, listGroups } from "../../dead-letters/groups/read-groups";
 import { updateGroup } from "../../dead-letters/groups/update-group";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { READ_AS_HELP, readingAs } from "../read-as";
+import { printAnswer } from "../output";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -64,11 +63,6 @@ export function groupTable(groups: FailureGroupView[]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
 }
 
-function print(value: unknown, json: boolean | undefined, text: () => string): void {
-  const masked = maskAnswer(value, configuredMaskRules());
-  process.stdout.write(json ? `${JSON.stringify(masked, null, 2)}\n` : text());
-}
-
 /** Parses a change as the API would, naming the flag of a bad value. */
 function change(raw: Record<string, unknown>): GroupPatch {
   const r = GroupPatchSchema.safeParse(JSON.parse(JSON.stringify(raw)));
@@ -91,7 +85,7 @@ async function applyChange(
       requestId: `cli:${osAccount()}@group`,
       now: new Date(),
     });
-    print(group, o.json, () => groupTable([group]));
+    printAnswer(group, { json: o.json, text: (g) => groupTable([g]) });
   });
 }
 
@@ -117,7 +111,7 @@ export function registerGroupCommands(program: Command): void {
       await withCliDb(async (db) => {
         const { scope } = await readingAs(db, typeof o.as === "string" ? o.as : undefined);
         const groups = await listGroups(db.pool, scope, r.data, new Date());
-        print(groups, o.json === true, () => groupTable(groups));
+        printAnswer(groups, { json: o.json === true, text: groupTable });
         say(`${groups.length} ${plural(groups.length, "group")}`);
       });
     });
@@ -132,12 +126,14 @@ export function registerGroupCommands(program: Command): void {
       const gid = groupId(id);
       await withCliDb(async (db) => {
         const { scope } = await readingAs(db, o.as);
-        const g = await getGroup(db.pool, scope, gid, new Date());
-        print(g, o.json, () => {
-          const lines = [groupTable([g])];
-          if (g.resolution) lines.push(`resolution: ${g.resolution.reason}${g.resolution.link ? ` (${g.resolution.link})` : ""}\n`);
-          for (const n of g.notes) lines.push(`${n.at.slice(0, 16).replace("T", " ")}  ${n.authorEmail}: ${n.body}\n`);
-          return lines.join("");
+        printAnswer(await getGroup(db.pool, scope, gid, new Date()), {
+          json: o.json,
+          text: (g) => {
+            const lines = [groupTable([g])];
+            if (g.resolution) lines.push(`resolution: ${g.resolution.reason}${g.resolution.link ? ` (${g.resolution.link})` : ""}\n`);
+            for (const n of g.notes) lines.push(`${n.at.slice(0, 16).replace("T", " ")}  ${n.authorEmail}: ${n.body}\n`);
+            return lines.join("");
+          },
         });
       });
     });

@@ -15,6 +15,7 @@ import { ExportQuerySchema, LookupQuerySchema } from "../../forensics/forensics-
 import { configuredMaskRules } from "../../masking/config";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
 import { READ_AS_HELP, readingAs } from "../read-as";
+import { printAnswer, printLines } from "../output";
 import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -73,17 +74,14 @@ export function registerForensicsCommands(program: Command): void {
         const unmaskRights = user === null || can(user.role, "dead_letters:unmask");
         const result = await lookup(db.pool, scope, query, configuredMaskRules(), { unmaskRights });
         if (o.json) {
-          process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+          printAnswer(result, { json: true });
           return;
         }
-        for (const r of result.records) {
-          process.stdout.write(
-            `${r.id}\t${r.kind}\t${r.status}\t${r.observedAt}\t${r.idempotencyKey ?? "-"}\t${r.matchedOn.join(",")}\t${r.reason}\n`,
-          );
-        }
-        for (const l of result.ledger) {
-          process.stdout.write(`ledger\t${l.idempotencyKey}\tapplied ${l.appliedAt}\tbatch ${l.batchId ?? "-"}\t${l.origin}\n`);
-        }
+        printLines(
+          result.records,
+          (r) => `${r.id}\t${r.kind}\t${r.status}\t${r.observedAt}\t${r.idempotencyKey ?? "-"}\t${r.matchedOn.join(",")}\t${r.reason}`,
+        );
+        printLines(result.ledger, (l) => `ledger\t${l.idempotencyKey}\tapplied ${l.appliedAt}\tbatch ${l.batchId ?? "-"}\t${l.origin}`);
         say(
           `${countOf(result.records.length, "record")}, ${countOf(result.ledger.length, "ledger entry", "ledger entries")}${result.truncated ? " (more match: narrow the query)" : ""}`,
         );

@@ -6,6 +6,7 @@ import { envelopeAnswer } from "../../dead-letters/ingest/arrival-outcome";
 import { ingest } from "../../dead-letters/ingest/ingest";
 import { importSummary } from "../../dead-letters/ingest/import-summary";
 import { CliUsageError, connectCli, inputFile, osAccount } from "../context";
+import { printAnswer } from "../output";
 
 /** Counts bytes as they stream past, for the progress bar. */
 async function* counted(stream: AsyncIterable<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
@@ -69,7 +70,7 @@ export function registerImportCommands(program: Command): void {
           for (const outcome of results) {
             const r = envelopeAnswer(outcome);
             counts[r.status]++;
-            if (opts.results || r.status === "rejected") process.stdout.write(`${JSON.stringify(r)}\n`);
+            if (opts.results || r.status === "rejected") printAnswer(r, { json: true, compact: true });
           }
           const done = counts.created + counts.duplicate + counts.rejected;
           bar?.update(total ? bytes : 1, { records: done, rate: Math.round(done / ((performance.now() - started) / 1000)) });

@@ -28,6 +28,7 @@ import { registerWorkerCommands } from "./worker";
 import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
 import { READ_AS_HELP, readingAs } from "../read-as";
+import { printAnswer, printLines } from "../output";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -143,7 +144,7 @@ function parseBody(raw: unknown) {
 }
 
 function print(view: BatchView, json: boolean | undefined): void {
-  process.stdout.write(json ? `${JSON.stringify(view, null, 2)}\n` : `${formatBatch(view)}\n`);
+  printAnswer(view, { json, text: (v) => `${formatBatch(v)}\n` });
 }
 
 /** `replay …`, `worker` and `ledger import`. */
@@ -183,7 +184,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
           const selection = body.ids ? { ids: body.ids, scope } : { filter: body.filter ?? {}, scope };
           await freshenReplayStatistics(db.pool);
           const p = await previewBatch(db.pool, selection, { origin: sinkPlug(body.sink.type).needsOrigin });
-          process.stdout.write(`${JSON.stringify({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, null, 2)}\n`);
+          printAnswer({ ...p, estimatedSeconds: p.count / body.ratePerSecond }, { json: true });
           say(`${p.count} ${plural(p.count, "record")}, oldest observation first; ${howLong(p.count, body.ratePerSecond, body.pageSize)}`);
           return;
         }
@@ -296,8 +297,8 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
       await withCliDb(async (db) => {
         const { scope } = await readingAs(db, o.as);
         const batches = await listBatches(db.pool, scope, q.data, new Date());
-        if (o.json) process.stdout.write(`${JSON.stringify(batches, null, 2)}\n`);
-        else if (batches.length > 0) process.stdout.write(`${batches.map((b) => formatBatch(b, { oneLine: true })).join("\n")}\n`);
+        if (o.json) printAnswer(batches, { json: true });
+        else if (batches.length > 0) printLines(batches, (b) => formatBatch(b, { oneLine: true }));
         // Said on stderr: stdout stays empty for scripts reading one batch per line.
         else process.stderr.write(`no replay batches${q.data.status ? ` in status ${q.data.status}` : ""}\n`);
       });

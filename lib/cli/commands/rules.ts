@@ -16,6 +16,7 @@ import { STANDING_REPLAY } from "../../replay/batch/standing-rules";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
 import { READ_AS_HELP, readingAs } from "../read-as";
 import { readRecordScope } from "../../auth/teams/read-scope";
+import { printAnswer } from "../output";
 
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
 
@@ -117,8 +118,8 @@ export function jobText(job: RuleJobView): string {
   return `${lines.join("\n")}\n`;
 }
 
-const print = (value: unknown, json: boolean | undefined, text: () => string) =>
-  process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : text());
+/** A command's answer: masked as the API's (output.ts), its text made from the masked value. */
+const print = <T>(value: T, json: boolean | undefined, text: (masked: T) => string) => printAnswer(value, { json, text });
 
 const runJob = (db: Db, id: string, job: RuleJobView) =>
   runRuleJob(db.pool, id, job.id, { now: () => new Date(), originCheck: notReplayableToOrigin });
@@ -135,7 +136,7 @@ export function registerRuleCommands(program: Command): void {
       await withCliDb(async (db) => {
         const { scope } = await readingAs(db, o.as);
         const rules = await listRules(db.pool, new Date(), scope, STANDING_REPLAY);
-        print(rules, o.json, () => ruleTable(rules));
+        print(rules, o.json, ruleTable);
         say(`${rules.length} ${plural(rules.length, "rule")}`);
       });
     });
@@ -150,9 +151,9 @@ export function registerRuleCommands(program: Command): void {
       await withCliDb(async (db) => {
         const { scope } = await readingAs(db, o.as);
         const r = await getRule(db.pool, ruleId(id), new Date(), scope, STANDING_REPLAY);
-        print(r, o.json, () => {
-          const lines = [ruleTable([r]), standingText(r)];
-          for (const v of r.versions ?? []) {
+        print(r, o.json, (m) => {
+          const lines = [ruleTable([m]), standingText(m)];
+          for (const v of m.versions ?? []) {
             const approved = v.approvedBy ? `approved by ${v.approvedBy.email ?? v.approvedBy.id} ${v.approvedAt}` : "not approved";
             lines.push(`v${v.version}  drafted by ${v.draftedBy.email ?? v.draftedBy.id} ${v.draftedAt}, ${approved}\n`);
           }
@@ -196,7 +197,7 @@ export function registerRuleCommands(program: Command): void {
         });
       await withCliDb(async (db) => {
         const created = await createRule(db.pool, r.data, await actingAs(db, o.as));
-        print(created, o.json, () => ruleTable([created]));
+        print(created, o.json, (m) => ruleTable([m]));
         say(`rule ${created.name} v1 is a draft: another supervisor approves it with redrive rule approve ${created.id} --version 1`);
       });
     });
@@ -218,7 +219,7 @@ export function registerRuleCommands(program: Command): void {
           ctx,
         );
         const done = await runJob(db, r.id, job);
-        print(done, o.json, () => jobText(done));
+        print(done, o.json, jobText);
       });
     });
 
@@ -232,7 +233,7 @@ export function registerRuleCommands(program: Command): void {
     .action(async (id: string, version: string, o: { as?: string; json?: boolean }) => {
       await withCliDb(async (db) => {
         const r = await approveRule(db.pool, ruleId(id), versionOf(version), await actingAs(db, o.as));
-        print(r, o.json, () => ruleTable([r]));
+        print(r, o.json, (m) => ruleTable([m]));
       });
     });
 
@@ -245,7 +246,7 @@ export function registerRuleCommands(program: Command): void {
     .action(async (id: string, o: { as?: string; json?: boolean }) => {
       await withCliDb(async (db) => {
         const r = await patchRule(db.pool, ruleId(id), { enabled: false }, await actingAs(db, o.as));
-        print(r, o.json, () => ruleTable([r]));
+        print(r, o.json, (m) => ruleTable([m]));
       });
     });
 
@@ -261,7 +262,7 @@ export function registerRuleCommands(program: Command): void {
         const rid = ruleId(id);
         const job = await createRuleJob(db.pool, rid, { type: "apply", version: versionOf(version) }, await actingAs(db, o.as));
         const done = await runJob(db, rid, job);
-        print(done, o.json, () => jobText(done));
+        print(done, o.json, jobText);
       });
     });
 
@@ -274,7 +275,7 @@ export function registerRuleCommands(program: Command): void {
     .action(async (id: string, o: { as?: string; json?: boolean }) => {
       await withCliDb(async (db) => {
         const r = await resumeRule(db.pool, ruleId(id), await actingAs(db, o.as));
-        print(r, o.json, () => ruleTable([r]) + standingText(r));
+        print(r, o.json, (m) => ruleTable([m]) + standingText(m));
       });
     });
 }

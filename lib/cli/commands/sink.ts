@@ -11,6 +11,7 @@ import { PostgisSinkSchema, postgisSinkBody } from "../../replay/sinks/postgis/p
 import { SINKS } from "../../replay/sinks/registry";
 import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { CliUsageError, optionsError } from "../context";
+import { printAnswer } from "../output";
 import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
 
 interface CheckOptions extends PostgisFlags {
@@ -77,11 +78,8 @@ export function registerSinkCommands(program: Command): void {
       } finally {
         await client.end().catch(() => undefined);
       }
-      process.stdout.write(
-        o.json
-          ? `${JSON.stringify({ url: redactUrlSecrets(url), ...report }, null, 2)}\n`
-          : `${formatTargetReport(url, target.table, report)}\n`,
-      );
+      const answer = { url: redactUrlSecrets(url), ...report };
+      printAnswer(answer, { json: o.json, text: (a) => `${formatTargetReport(url, target.table, a)}\n` });
       if (report.problems.length > 0) process.exitCode = 1;
     });
 }

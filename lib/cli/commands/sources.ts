@@ -21,6 +21,7 @@ import {
   type SourceView,
 } from "../../sources/source-schemas";
 import { CliUsageError, connectCli, optionsError, osAccount } from "../context";
+import { printAnswer, printLines } from "../output";
 
 /** Body fields → the flags that set them, so a 422's path names the flag (each type's option flags added below). */
 const BODY_FLAGS: Record<string, string> = {
@@ -210,9 +211,9 @@ export function registerSourceCommands(program: Command, plugs: readonly [AnySou
     .action(async (raw: { json?: boolean }) => {
       await withDb(async (db) => {
         const sources = await listSources(db.pool, new Date(), "manager", UNSCOPED);
-        if (raw.json) process.stdout.write(`${JSON.stringify(sources)}\n`);
+        if (raw.json) printAnswer(sources, { json: true, compact: true });
         else if (sources.length === 0) say("no sources (add one with `redrive source add`)");
-        else for (const s of sources) process.stdout.write(`${stateLine(s)}\n`);
+        else printLines(sources, stateLine);
       });
     });
 
@@ -248,7 +249,7 @@ export function registerSourceCommands(program: Command, plugs: readonly [AnySou
           actor: cliActor(),
           requestId: null,
         });
-        process.stdout.write(`${JSON.stringify(counts)}\n`);
+        printAnswer(counts, { json: true, compact: true });
       });
     });
 

@@ -8,6 +8,7 @@ import { TeamBodySchema, TeamSourceSchema, type TeamView } from "../../auth/team
 import { createTeam, findTeamByName, getTeam, listTeams, updateTeam, type TeamChangeContext } from "../../auth/teams/teams";
 import type { Db } from "../../db/client";
 import { CliUsageError, optionsError, osAccount, withCliDb } from "../context";
+import { printAnswer, printLines } from "../output";
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 const say = (msg: string) => process.stderr.write(`${msg}\n`);
@@ -39,13 +40,11 @@ async function userIdOf(db: Db, email: string): Promise<string> {
 }
 
 function print(team: TeamView | TeamView[], json: boolean | undefined): void {
-  if (json) return void process.stdout.write(`${JSON.stringify(team, null, 2)}\n`);
-  for (const t of Array.isArray(team) ? team : [team]) {
+  if (json) return printAnswer(team, { json });
+  printLines(Array.isArray(team) ? team : [team], (t) => {
     const claims = t.sources.map((s) => [s.source && `source ${s.source}`, s.origin && `origin ${s.origin}`].filter(Boolean).join(" + "));
-    process.stdout.write(
-      `${t.id}\t${t.name}\t${t.members.map((m) => m.email ?? m.userId).join(", ") || "(no members)"}\t${claims.join(", ") || "(no records)"}\n`,
-    );
-  }
+    return `${t.id}\t${t.name}\t${t.members.map((m) => m.email ?? m.userId).join(", ") || "(no members)"}\t${claims.join(", ") || "(no records)"}`;
+  });
 }
 
 /** Each --source and each --origin is a claim of its own (a record matching either belongs to the team). */

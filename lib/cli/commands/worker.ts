@@ -10,6 +10,7 @@ import { importLedger } from "../../replay/ledger/import-ledger";
 import { startRuntime } from "../../runtime/runtime";
 import { CliUsageError, connectCli, inputFile, optionsError, osAccount } from "../context";
 import { readLines } from "../lines";
+import { printAnswer } from "../output";
 
 const WorkerOptions = z.object({
   concurrency: z.coerce.number().int().min(1).max(64),
@@ -82,8 +83,9 @@ export function registerWorkerCommands(program: Command): void {
           source: file === "-" ? "stdin" : file,
         });
         for (const bad of result.invalid) process.stderr.write(`line ${bad.line}: ${bad.message}\n`);
-        process.stdout.write(
-          `${JSON.stringify({ imported: result.imported, alreadyKnown: result.alreadyKnown, invalid: result.invalid.length })}\n`,
+        printAnswer(
+          { imported: result.imported, alreadyKnown: result.alreadyKnown, invalid: result.invalid.length },
+          { json: true, compact: true },
         );
         if (result.invalid.length > 0) process.exitCode = 1;
       } finally {

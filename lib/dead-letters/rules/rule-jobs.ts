@@ -7,8 +7,19 @@ import { appendAudit, type AuditInput } from "../../audit/append";
 import { auditActor, type Actor } from "../../audit/actor";
 import { inTransaction } from "../../db/transaction";
 import { areaBucket, judgeRepair, matchRule, type RuleOutcome } from "../../rules/match-rule";
-import { activeVersionOf, approversOf, assertMatchInScope, assertRuleVisible, recordMatches, type ActiveRule } from "../../rules/rules";
-import type { RecordScope } from "../../scope/record-scope";
+import {
+  activeVersionOf,
+  approversOf,
+  assertMatchInScope,
+  assertRuleVisible,
+  needs,
+  recordMatches,
+  ruleInScope,
+  type ActiveRule,
+} from "../../rules/rules";
+import { readRecordScope } from "../../auth/teams/read-scope";
+import type { Role } from "../../auth/permissions";
+import { scopeSql, UNSCOPED, type RecordScope } from "../../scope/record-scope";
 import type { RuleAction, RuleCounts, RuleJobView, RuleMatch } from "../../rules/rule-schemas";
 import type { RepairMethod, RepairPolicy } from "../../vocabulary/record";
 import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
@@ -29,13 +40,15 @@ import {
 } from "../store/rule-decisions";
 
 // A rule's dry run and its apply: the same walk over the records stored when the job started (id ≤ ceiling, still
-// pending, in the rule's SQL-visible scope), page by page in id order, judged by the same matchRule — so an apply
-// right after a dry run decides what the dry run counted. A dry run only counts; an apply writes each page's
-// decisions, their audit events (the rule as actor) and the job's progress in one transaction, and stops when the
-// rule is disabled or changed under it. A rule judging a repair other than the stored one runs GEOS on the ingest
-// threads for each record it looks at, a page's records split over them (otherRepairsOffThread). Its dry run has
-// PostgreSQL judge the records the stored analysis answers for (matchRule's verdicts written in SQL, judge-in-sql.ts),
-// and only the others' geometry crosses; a dry run of a rule reading only what is stored is counted in SQL whole.
+// pending, in the starter's teams and the rule's SQL-visible scope), page by page in id order, judged by the same
+// matchRule — so an apply right after a dry run decides what the dry run counted. A dry run only counts; an apply
+// writes each page's decisions, their audit events (the rule as actor) and the job's progress in one transaction, and
+// stops when the rule is disabled or changed under it. A job carries its own match (a draft's, for a dry run): only
+// a reader whose teams hold that match reads it (getRuleJob).
+// A rule judging a repair other than the stored one runs GEOS on the ingest threads for each record it looks at, a
+// page's records split over them (otherRepairsOffThread). Its dry run has PostgreSQL judge the records the stored
+// analysis answers for (matchRule's verdicts written in SQL, judge-in-sql.ts), and only the others' geometry crosses;
+// a dry run of a rule reading only what is stored is counted in SQL whole.
 
 const PAGE = 1000;
 const SAMPLES = 10;
@@ -44,7 +57,9 @@ const SQL_RANGE = 200_000n;
 
 export interface RuleJobContext {
   actor: Actor;
-  /** the caller's teams: a rule outside them is no rule (404), a dry-run match must stay within them */
+  /** a dry run and an apply take replays:approve, whether asked over the API or the CLI (--as) */
+  role: Role;
+  /** the caller's teams: a rule outside them is no rule (404), the job's match must stay within them */
   scope: RecordScope;
   requestId: string | null;
   now: Date;
@@ -58,6 +73,7 @@ interface JobRow {
   status: RuleJobView["status"];
   match: RuleMatch;
   action: RuleAction;
+  actor_id: string | null;
   ceiling: string;
   cursor: string;
   total: number;
@@ -74,7 +90,7 @@ interface JobRow {
   finished_at: Date | null;
 }
 
-const COLUMNS = `id::text AS id, rule_id::text AS rule_id, version, type, status, match, action, ceiling::text AS ceiling,
+const COLUMNS = `id::text AS id, rule_id::text AS rule_id, version, type, status, match, action, actor_id, ceiling::text AS ceiling,
   cursor::text AS cursor, total, processed, decided, skipped, skipped_reasons, samples, area_changes, not_replayable_to_origin, error,
   request_id, created_at,
   finished_at`;
@@ -103,10 +119,13 @@ function toView(r: JobRow): RuleJobView {
 const originView = (o: JobRow["not_replayable_to_origin"]): RuleCounts["notReplayableToOrigin"] =>
   o === null ? null : { total: o.noBrokerSource + o.refusedDestination, ...o };
 
-/** The SQL part of a rule's scope (what indexes answer); matchRule judges the rest. */
-function scopeSql(m: RuleMatch, params: unknown[]): string {
+/**
+ * The records a job walks, as SQL: those the job's starter may see (their RecordScope, the seam every read of
+ * records passes) and the SQL part of the rule's match (what indexes answer); matchRule judges the rest.
+ */
+function walkSql(scope: RecordScope, m: RuleMatch, params: unknown[]): string {
   const p = (v: unknown) => `$${params.push(v)}`;
-  const clauses = ["d.status = 'pending'"];
+  const clauses = ["d.status = 'pending'", scopeSql(scope, p)];
   if (m.kind) clauses.push(`d.kind = ${p(m.kind)}::"DeadLetterKind"`);
   if (m.repair) clauses.push(`d.kind = 'spatial'`);
   if (m.afcIssues) clauses.push(`d.kind = 'afc'`);
@@ -123,9 +142,15 @@ async function readJob(db: pg.Pool | pg.PoolClient, ruleId: string, id: string):
   return rows[0];
 }
 
+/**
+ * A job of a rule in the reader's teams, whose own match is too: a dry run of a draft carries its own match, which
+ * may name another team's source or none (every team's); its counts and samples are then no job at all (404).
+ */
 export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope): Promise<RuleJobView> {
   await assertRuleVisible(pool, ruleId, scope);
-  return toView(await readJob(pool, ruleId, id));
+  const job = await readJob(pool, ruleId, id);
+  if (!ruleInScope(scope, job.match)) throw new AppError("not_found", `no job ${id} of rule ${ruleId}`);
+  return toView(job);
 }
 
 /**
@@ -147,8 +172,8 @@ export async function createRuleJob(
     | { type: "apply"; version: number },
   ctx: RuleJobContext,
 ): Promise<RuleJobView> {
+  needs(ctx, "replays:approve", spec.type === "apply" ? "applying a rule" : "dry-running a rule");
   await assertRuleVisible(pool, ruleId, ctx.scope);
-  if (spec.type === "dry_run") assertMatchInScope(ctx.scope, spec.match);
   let judged: { match: RuleMatch; action: RuleAction };
   let active: ActiveRule | null = null;
   if (spec.type === "apply") {
@@ -174,10 +199,12 @@ export async function createRuleJob(
       replays: version.replay !== null,
     };
   } else judged = spec;
+  // A dry run's draft match, or the active version an apply judges (older than the latest assertRuleVisible read).
+  assertMatchInScope(ctx.scope, judged.match);
   const ceiling = await idCeiling(pool);
   const params: unknown[] = [ceiling];
   const { rows: counted } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM dead_letter d WHERE d.id <= $1 AND ${scopeSql(judged.match, params)}`,
+    `SELECT count(*)::int AS n FROM dead_letter d WHERE d.id <= $1 AND ${walkSql(ctx.scope, judged.match, params)}`,
     params,
   );
   const total = counted[0]?.n ?? 0;
@@ -284,8 +311,8 @@ interface VerdictRow {
 }
 
 /**
- * The walk's pages, read one after the other: the records after id `after` up to the ceiling in the rule's SQL
- * scope, in id order. Their ids come a range of ids at a time (RANGE), the next range read while this one's
+ * The walk's pages, read one after the other: the records after id `after` up to the ceiling in the walk's SQL
+ * (walkSql: the starter's teams and the rule's SQL scope), in id order. Their ids come a range of ids at a time (RANGE), the next range read while this one's
  * pages are, and each page's rows then by id. Asking instead for the scope's next page (ORDER BY id LIMIT) had
  * PostgreSQL find and sort every match past the cursor for each page: a bitmap scan of the scope's indexes
  * and their rows, 1–2 s on 1M records on a loaded machine, longer than the page's GEOS. Each page is read with
@@ -294,6 +321,7 @@ interface VerdictRow {
  */
 function pageReader<R>(
   pool: pg.Pool,
+  scope: RecordScope,
   match: RuleMatch,
   ceiling: string,
   columns: PageColumns,
@@ -307,7 +335,7 @@ function pageReader<R>(
       if (from >= end) return { ids: [], end };
       const params: unknown[] = [String(from), String(end)];
       const { rows } = await pool.query<{ id: string }>(
-        `SELECT d.id::text AS id FROM dead_letter d WHERE d.id > $1 AND d.id <= $2 AND ${scopeSql(match, params)} ORDER BY d.id`,
+        `SELECT d.id::text AS id FROM dead_letter d WHERE d.id > $1 AND d.id <= $2 AND ${walkSql(scope, match, params)} ORDER BY d.id`,
         params,
       );
       if (rows.length > 0 || end === top) return { ids: rows.map((r) => r.id), end };
@@ -332,7 +360,7 @@ function pageReader<R>(
     const { select, join } = columns((v) => `$${params.push(v)}`);
     const { rows } = await pool.query<R & pg.QueryResultRow>(
       `SELECT ${select} FROM dead_letter d ${join}
-       WHERE d.id = ANY($1::bigint[]) AND ${scopeSql(match, params)} ORDER BY d.id`,
+       WHERE d.id = ANY($1::bigint[]) AND ${walkSql(scope, match, params)} ORDER BY d.id`,
       params,
     );
     return { rows, last: ids[ids.length - 1]! };
@@ -568,6 +596,8 @@ export async function runRuleJob(
   if (!(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
   const job = await readJob(pool, ruleId, jobId);
   if (job.status !== "running") return toView(job);
+  // The starter's teams as they are now (as a bulk job's): one removed from a team stops reading its records mid-job.
+  const scope = job.actor_id === null ? UNSCOPED : await readRecordScope(pool, job.actor_id);
   const rule: ActiveRule = { id: ruleId, name: "", version: job.version ?? 0, match: job.match, action: job.action, approvers: [] };
   if (job.type === "apply") {
     const { rule: row, version } = await activeVersionOf(pool, ruleId).catch(() => ({ rule: null, version: null }));
@@ -590,7 +620,7 @@ export async function runRuleJob(
       while (BigInt(cursor) < BigInt(job.ceiling)) {
         const to = String(BigInt(cursor) + SQL_RANGE < BigInt(job.ceiling) ? BigInt(cursor) + SQL_RANGE : BigInt(job.ceiling));
         const params: unknown[] = [];
-        const sql = scopeSql(rule.match, params);
+        const sql = walkSql(scope, rule.match, params);
         processed += await countInSql(pool, rule, { from: cursor, to }, { sql, params }, counts, SAMPLES, opts.originCheck);
         await saveProgress(pool, jobId, runner, opts.now(), to, processed, counts);
         cursor = to;
@@ -599,7 +629,7 @@ export async function runRuleJob(
     }
     if (job.type === "dry_run" && needsPayload && rule.match.afcIssues === undefined) {
       // A rule judging another repair: PostgreSQL judges what the stored analysis answers for, the threads the rest.
-      const pages = pageWalk(pageReader<VerdictRow>(pool, rule.match, job.ceiling, verdictPage(rule)), cursor, (rows) =>
+      const pages = pageWalk(pageReader<VerdictRow>(pool, scope, rule.match, job.ceiling, verdictPage(rule)), cursor, (rows) =>
         judgeVerdicts(rule, rows),
       );
       for (let next = await pages.next(); next !== null; next = await pages.next()) {
@@ -612,7 +642,7 @@ export async function runRuleJob(
     // Pages in a pipeline: the next page is read, and its GEOS work queued on the threads, while this one is
     // judged and saved, so neither the threads nor PostgreSQL wait on the other; pages still commit in id order.
     const columns = factPage({ delivered: job.type === "apply", geometry: needsPayload });
-    const pages = pageWalk(pageReader<PageRow>(pool, rule.match, job.ceiling, columns), cursor, (rows) =>
+    const pages = pageWalk(pageReader<PageRow>(pool, scope, rule.match, job.ceiling, columns), cursor, (rows) =>
       judgePage(rule, rows, job.type === "apply"),
     );
     for (;;) {

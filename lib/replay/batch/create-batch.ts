@@ -17,6 +17,8 @@ import { utcMicrosSql } from "../../time/instant";
 import { originDestinations, refuseDisallowedDestinations } from "../sinks/origin/origin-destinations";
 import type { DeadLetterKind } from "@/lib/vocabulary/record";
 import { HAS_ORIGIN, ITEM_SNAPSHOT_SQL } from "../../vocabulary/replay-item";
+import { configuredMaskRules } from "../../masking/config";
+import { maskEntityKey } from "../../masking/identifiers";
 
 // Creating a batch from approved records: the selection (ids or a list filter) is resolved once, in replay
 // order (observed_at, id), and each record is snapshotted into an item with ONE INSERT … SELECT.
@@ -135,6 +137,8 @@ export function freshenReplayStatistics(db: pg.Pool): Promise<string[]> {
 /**
  * What a batch of `sel` would take. `origin`: for the origin sink, records without an origin are left out (and
  * counted in skipped.noOrigin, which is counted for every preview so the form can say it before the sink is chosen).
+ * The sample is for reading (the creation page, `replay create --preview`): a tap's entity key is its device_id,
+ * masked here when the key globs name it, so no reader of a preview gets it in clear.
  */
 export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection, opts: { origin?: boolean } = {}): Promise<BatchPreview> {
   checkFilterStatus(sel);
@@ -202,7 +206,7 @@ export async function previewBatch(db: pg.Pool | pg.PoolClient, sel: Selection, 
       id: s.id,
       kind: s.kind,
       idempotencyKey: s.idempotency_key,
-      entityKey: s.entity_key,
+      entityKey: maskEntityKey(s.entity_key, s.kind, configuredMaskRules()),
       observedAt: s.observed_at,
     })),
     skipped: { notApproved: r?.not_approved ?? 0, inActiveBatch: r?.busy ?? 0, noKey: r?.no_key ?? 0, noOrigin: r?.no_origin ?? 0 },
