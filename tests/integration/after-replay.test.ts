@@ -5,6 +5,7 @@ import { closeDb, type Db } from "../../lib/db/client";
 import { failureGroupId } from "../../lib/dead-letters/groups/group-id";
 import { recordTimeline } from "../../lib/forensics/timeline";
 import { unresolvedCount } from "../../lib/ops/measures";
+import { runRetention } from "../../lib/ops/retention";
 import { startWorker, type WorkerHandle } from "../../lib/replay/engine/worker";
 import type { PulledMessage, SourceConnector } from "../../lib/sources/connector";
 import { pullSource } from "../../lib/sources/pull-source";
@@ -23,6 +24,7 @@ setTestAuthEnv();
 
 const ingestRoute = await import("../../app/api/dead-letters/route");
 const detailRoute = await import("../../app/api/dead-letters/[id]/route");
+const actionsRoute = await import("../../app/api/dead-letters/[id]/actions/route");
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 
@@ -199,6 +201,31 @@ describe("over HTTP", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("a record retention stripped after its replay comes back with the arriving payload, and can be approved again", async () => {
+    const { id } = await send(producerA, envelope("ar-http-stripped", "HTTP 503 from parcels"));
+    await replay([id!]);
+    const { stripped } = await runRetention(db.pool, new Date(Date.now() + 86_400_000), 0);
+    expect(stripped).toBeGreaterThanOrEqual(1);
+    const gone = await db.pool.query(`SELECT payload IS NULL AS p, raw_envelope IS NULL AS r FROM dead_letter WHERE id = $1`, [id]);
+    expect(gone.rows[0]).toEqual({ p: true, r: true });
+    expect((await send(producerA, envelope("ar-http-stripped", "rejected again, a month later"))).id).toBe(id);
+    const back = await db.pool.query(
+      `SELECT status::text, payload->>'id' AS feature, analysis IS NOT NULL AS analysed, bbox IS NOT NULL AS boxed, raw_envelope IS NULL AS r
+       FROM dead_letter WHERE id = $1`,
+      [id],
+    );
+    // The working payload and its analysis are the arriving ones; the evidence retention removed stays removed.
+    expect(back.rows[0]).toEqual({ status: "pending", feature: "ar-http-stripped", analysed: true, boxed: true, r: true });
+    const detail = await call(detailRoute.GET, `/dead-letters/${id}`, analyst, { params: { id: id! } });
+    const version = (detail.body as { version: number }).version;
+    const approved = await call(actionsRoute.POST, `/dead-letters/${id}/actions`, analyst, {
+      params: { id: id! },
+      body: { action: "approve", version },
+    });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect((await record(id!)).status).toBe("approved");
   });
 
   it("past the replay limit the record comes back poison, in quarantine", async () => {

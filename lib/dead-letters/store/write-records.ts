@@ -347,6 +347,8 @@ interface LockedRow {
   replay_batch: string | null;
   /** for an approved record: the batch whose item is replaying it now (sent, its outcome not yet written) */
   replaying_batch?: string | null;
+  /** its payload was stripped by retention (lib/ops/retention.ts) */
+  stripped?: boolean;
   /** the rule version that decided it (a re-failure after its replay counts against that rule) */
   rule_id: string | null;
   rule_version: number | null;
@@ -387,7 +389,8 @@ async function recordRepeats(
          ORDER BY i.finished_at DESC NULLS LAST, i.id DESC LIMIT 1) END AS replay_batch,
        CASE WHEN d.status = 'approved' THEN (
          SELECT i.batch_id::text FROM replay_item i WHERE i.dead_letter_id = d.id AND i.status = 'running'
-         ORDER BY i.id DESC LIMIT 1) END AS replaying_batch
+         ORDER BY i.id DESC LIMIT 1) END AS replaying_batch,
+       d.payload IS NULL AS stripped
      FROM dead_letter d JOIN unnest($1::"DeadLetterKind"[], $2::text[]) AS k(kind, key)
        ON d.kind = k.kind AND d.idempotency_key = k.key
      WHERE d.id <> ALL($3::bigint[])
@@ -485,6 +488,7 @@ async function recordRepeats(
       updates.map((u) => u.effect !== "noted"),
     ],
   );
+  await restoreStripped(client, updates, arrived.bodies);
   // A record a rule decided that fails again after its replay counts toward that rule's re-failure alert
   // (lib/rules/rule-alerts.ts).
   const refailed = new Map<string, { ruleId: string; version: number; failed: number }>();
@@ -514,6 +518,31 @@ async function recordRepeats(
     });
   }
   return counted.map((u) => ({ source: u.row.source, reasonGroup: reasonGroup(u.reason) }));
+}
+
+/**
+ * A record back in triage after its replay whose payload retention had stripped takes the arriving one, with its
+ * analysis and box: without a payload it could be neither approved nor repaired again. The raw envelope stays as
+ * retention left it (the evidence trigger keeps it from being written again), as do the identity and the key. The
+ * arriving body is in the staging table (insertRows: its key was stored, so it was not inserted).
+ */
+async function restoreStripped(
+  client: pg.PoolClient,
+  updates: { row: LockedRow; effect: KnownKeyEffect }[],
+  bodies: Map<string, HeldBody>,
+): Promise<void> {
+  const pairs = updates.flatMap((u) => {
+    if (u.effect !== "failed_again" || !u.row.stripped) return [];
+    const body = bodies.get(keyOf({ kind: u.row.kind, idempotencyKey: u.row.idempotency_key }) as string);
+    return body?.staged ? [[u.row.id, body.id] as const] : [];
+  });
+  if (pairs.length === 0) return;
+  await client.query(
+    `UPDATE dead_letter d SET payload = s.payload, analysis = s.analysis, repaired_geometry = s.repaired_geometry, bbox = s.bbox
+     FROM unnest($1::bigint[], $2::bigint[]) AS m(id, body_id) JOIN dead_letter_stage s ON s.id = m.body_id
+     WHERE d.id = m.id`,
+    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+  );
 }
 
 /** The reason of a record's latest attempt in this store. */
