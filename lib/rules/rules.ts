@@ -264,24 +264,44 @@ export function assertMatchInScope(scope: RecordScope, match: Pick<RuleMatch, "s
   });
 }
 
+/**
+ * Whether a rule is in the caller's teams: every version's match is (ruleInScope). A rule shows its versions, and
+ * its counts and standing flow cover what each decided, so a rule once drafted on another team's source stays
+ * that team's too, as a batch holding another team's record is (batchInScopeSql).
+ */
+function everyVersionInScope(scope: RecordScope, matches: readonly unknown[]): boolean {
+  return scope.all || (matches.length > 0 && matches.every((m) => ruleInScope(scope, RuleMatchSchema.parse(m))));
+}
+
 /** A rule outside the caller's teams is answered as no rule at all (404), never 403. */
 async function readRuleInScope(db: Db, id: string, scope: RecordScope, lock = false): Promise<RuleRow> {
   const rule = await readRule(db, id, lock);
   if (scope.all) return rule;
-  const [latest] = await readVersions(db, id);
-  if (!latest || !ruleInScope(scope, RuleMatchSchema.parse(latest.match))) throw notFound(id);
+  if (
+    !everyVersionInScope(
+      scope,
+      (await readVersions(db, id)).map((v) => v.match),
+    )
+  )
+    throw notFound(id);
   return rule;
 }
 
+/** Each rule's versions' matches, by rule id. */
+async function versionMatches(db: Db): Promise<Map<string, unknown[]>> {
+  const { rows } = await db.query<{ id: string; matches: unknown[] }>(
+    `SELECT rule_id::text AS id, array_agg(match ORDER BY version) AS matches FROM rule_version GROUP BY rule_id`,
+  );
+  return new Map(rows.map((r) => [r.id, r.matches]));
+}
+
 /**
- * The ids of the rules in the caller's teams (ruleInScope of each latest version's match): whose alerts
- * (alert_event.triage_rule_id) the caller sees although the alert rule is company-wide.
+ * The ids of the rules in the caller's teams (everyVersionInScope): whose alerts (alert_event.triage_rule_id) the
+ * caller sees although the alert rule is company-wide.
  */
 export async function ruleIdsInScope(db: Db, scope: RecordScope): Promise<string[]> {
-  const { rows } = await db.query<{ id: string; match: unknown }>(
-    `SELECT r.id::text AS id, v.match FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = r.latest_version`,
-  );
-  return rows.filter((r) => ruleInScope(scope, RuleMatchSchema.parse(r.match))).map((r) => r.id);
+  const matches = await versionMatches(db);
+  return [...matches].filter(([, m]) => everyVersionInScope(scope, m)).map(([id]) => id);
 }
 
 /** Every rule with its latest version, by name: those in the caller's teams. */
@@ -291,9 +311,11 @@ export async function listRules(db: Db, now: Date, scope: RecordScope, reader: S
      FROM rule r JOIN rule_version v ON v.rule_id = r.id AND v.version = r.latest_version
      ORDER BY r.name`,
   );
-  const ids = rows.map((r) => r.id);
+  const matches = scope.all ? null : await versionMatches(db);
+  const shown = matches ? rows.filter((r) => everyVersionInScope(scope, matches.get(r.id) ?? [])) : rows;
+  const ids = shown.map((r) => r.id);
   const [stats, flow] = await Promise.all([decisionStats(db, ids, now), reader.flows(db, ids)]);
-  return rows.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id), flow, reader)).filter((r) => ruleInScope(scope, r.match));
+  return shown.map((r) => toView(r, versionFromJson(r.v), stats.get(r.id), flow, reader));
 }
 
 /** to_jsonb(rule_version) gives timestamps as text. */

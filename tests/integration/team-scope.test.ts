@@ -717,6 +717,22 @@ describe("team scope on every route", () => {
     expect([values[aAlertId], values[b.alertId]]).toEqual([aIds.length, recordIds().length]);
   });
 
+  it("a rule redrafted from team B's source onto team A's stays B's too: its versions, counts and flow show B's match", async () => {
+    const drafted = await call(tokens.supAB, "POST", "rules", {
+      body: { name: "moved-to-a", match: { source: "team-b-parcels" }, action: { type: "leave" } },
+    });
+    expect(drafted.status, drafted.text).toBe(201);
+    const id = (drafted.json() as { id: string }).id;
+    const redrafted = await call(tokens.supAB, "PATCH", "rules/[id]", { params: { id }, body: { match: { source: "team-a-parcels" } } });
+    expect(redrafted.status, redrafted.text).toBe(200);
+    for (const token of ["supA", "anaA", "audA"] as const) {
+      await expect404(call(asA(token), "GET", "rules/[id]", { params: { id } }), `rule moved to A, as ${token}`);
+      const list = await call(asA(token), "GET", "rules");
+      expect((list.json() as { rules: { id: string }[] }).rules.map((r) => r.id)).not.toContain(id);
+    }
+    expect((await call(tokens.supAB, "GET", "rules/[id]", { params: { id } })).status).toBe(200);
+  });
+
   it("a record's timeline leaves out the events of a batch that reaches into another team's records (404 to its reader)", async () => {
     // Last: it adds a record to each team. An unscoped supervisor batches one of each; a second one approves it.
     const [lead, second] = await Promise.all([makeUser(db, "supervisor"), makeUser(db, "supervisor")]);
