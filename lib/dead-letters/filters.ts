@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CLASSES, KINDS, STATUSES } from "../vocabulary/record";
 import { timeBoundSchema } from "../time/filter-bound";
 import { holdsCardNumber } from "../masking/mask";
+import { CARD_NUMBER_REFUSED, searchText } from "../masking/searchable";
 import { parsePayloadSearch } from "./search-syntax";
 
 // The list's filters: one schema for the API's query string, the page's URL and bulk/replay selections.
@@ -38,14 +39,7 @@ export const BboxSchema = z.preprocess(
     ),
 );
 
-/**
- * Every filter's reader sees card numbers masked (the list, its facets, the map, masked exports), and a filter must
- * not find what its reader is not shown: a term holding a card-like number (lib/masking/mask.ts cardSpans, the
- * rule masking uses) is refused for every text parameter, so a card cannot be confirmed, nor end up in a URL.
- */
-export const CARD_NUMBER_REFUSED = "holds a card number, which is masked wherever it is shown and cannot be searched";
-
-export const searchText = (schema: z.ZodString) => schema.refine((v) => !holdsCardNumber(v), CARD_NUMBER_REFUSED);
+export { CARD_NUMBER_REFUSED };
 
 export const ListFilterSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CARD_NUMBER_REFUSED } from "../dead-letters/filters";
+import { CARD_NUMBER_REFUSED } from "../masking/searchable";
 import { RuleMatchSchema } from "./rule-schemas";
 
 const CARD = "4111111111111111";

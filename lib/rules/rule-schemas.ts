@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
-import { searchText } from "../dead-letters/filters";
+import { searchText } from "../masking/searchable";
 import { DeadLetterKindSchema, FailureClassSchema, RepairMethodSchema, RepairPolicySchema } from "../vocabulary/record";
 
 // Triage rules' request and response shapes (issue #44): the routes parse with them, the CLI and the /rules page
