@@ -117,10 +117,6 @@ function checkStartedHere(req: Request, principal: Principal | null, rawQuery: R
   }
 }
 
-export function json(data: unknown, init: ResponseInit = {}): Response {
-  return Response.json(data, init);
-}
-
 /**
  * Every API answer is per reader and may hold card data in clear (an auditor's unmask=1, a token's secret): no
  * browser or proxy cache keeps it.

@@ -5,6 +5,8 @@ import type { Principal } from "../auth/principal";
 import { envelopeAnswer } from "../dead-letters/ingest/arrival-outcome";
 import { ingest } from "../dead-letters/ingest/ingest";
 import type { BodyFormat } from "../dead-letters/ingest/split";
+import { maskAnswer } from "../masking/answer";
+import { configuredMaskRules } from "../masking/config";
 
 const NDJSON_TYPES = new Set(["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"]);
 const JSON_TYPES = new Set(["application/json", "text/json"]);
@@ -48,6 +50,7 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
     { pool, actor, requestId },
   );
   const encoder = new TextEncoder();
+  const rules = configuredMaskRules();
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -55,7 +58,8 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
       let first = true;
       try {
         for await (const results of outcomes) {
-          const text = results.map((r) => JSON.stringify(envelopeAnswer(r))).join(",");
+          // Streamed past defineRoute's last pass: each answer gets it here (a refusal may quote what was sent).
+          const text = results.map((r) => JSON.stringify(maskAnswer(envelopeAnswer(r), rules))).join(",");
           controller.enqueue(encoder.encode((first ? "" : ",") + text));
           first = false;
           next += results.length;

@@ -1,4 +1,4 @@
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { databaseHealth } from "@/lib/db/health";
 
@@ -16,7 +16,7 @@ export const GET = defineRoute(
   },
   async () => {
     const health = await databaseHealth(getDb().pool);
-    return Response.json(health, { status: health.status === "ok" ? 200 : 503 });
+    return answer(health, { status: health.status === "ok" ? 200 : 503 });
   },
 );
 

@@ -1,4 +1,4 @@
-import { defineRoute, json, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { actingUser } from "@/lib/api/batch-action-route";
 import { createBatch } from "@/lib/replay/batch/create-batch";
@@ -41,7 +41,7 @@ export const POST = defineRoute(
   async ({ body, principal, now, requestId }) => {
     const pool = getDb().pool;
     const created = await createBatch(pool, body, actingUser(principal), { now, requestId });
-    return json({ ...(await getBatch(pool, principal!.scope, created.id, now)), skipped: created.skipped }, { status: 201 });
+    return answer({ ...(await getBatch(pool, principal!.scope, created.id, now)), skipped: created.skipped }, { status: 201 });
   },
 );
 

@@ -1,4 +1,4 @@
-import { defineRoute, json, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { ruleContext } from "@/lib/api/rule-routes";
 import { getDb } from "@/lib/db/client";
 import { STANDING_REPLAY } from "@/lib/replay/batch/standing-rules";
@@ -48,7 +48,7 @@ export const POST = defineRoute(
     },
   },
   async ({ body, principal, requestId, now }) =>
-    json(await createRule(getDb().pool, body, ruleContext(principal, requestId, now)), { status: 201 }),
+    answer(await createRule(getDb().pool, body, ruleContext(principal, requestId, now)), { status: 201 }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

@@ -1,4 +1,4 @@
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { AppError } from "@/lib/errors/app-error";
 import { can } from "@/lib/auth/permissions";
@@ -38,6 +38,8 @@ export const POST = defineRoute(
   {
     access: { permission: "tokens:own" },
     body: CreateTokenBody,
+    // The token is shown once, exactly as made: the masking pass must not touch it.
+    clearAnswer: true,
     openapi: {
       tag: "accounts",
       summary: "Create an API token (shown once)",
@@ -54,7 +56,7 @@ export const POST = defineRoute(
       { userId: principal!.userId, name: body.name },
       { actor: actorOf(principal!), now, requestId },
     );
-    return Response.json(created, { status: 201, headers: { "cache-control": "no-store" } });
+    return answer(created, { status: 201 });
   },
 );
 

@@ -1,4 +1,4 @@
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { actorOf } from "@/lib/auth/principal";
 import { CreateUserBody, type CreatedUser } from "@/lib/auth/account-schemas";
 import { createUser, listUsers } from "@/lib/auth/users";
@@ -20,6 +20,8 @@ export const POST = defineRoute(
   {
     access: { permission: "users:manage" },
     body: CreateUserBody,
+    // A generated password is shown once, exactly as made: the masking pass must not touch it.
+    clearAnswer: true,
     openapi: {
       tag: "accounts",
       summary: "Create an account",
@@ -32,7 +34,7 @@ export const POST = defineRoute(
   async ({ body, principal, now, requestId }) => {
     const created = await createUser(getDb().pool, body, { actor: actorOf(principal!), now, requestId });
     const out: CreatedUser = created.generated ? { user: created.user, password: created.password } : { user: created.user };
-    return Response.json(out, { status: 201, headers: { "cache-control": "no-store" } });
+    return answer(out, { status: 201 });
   },
 );
 

@@ -8,7 +8,7 @@ export const GET = defineRoute(
     access: { public: true },
     openapi: { tag: "meta", summary: "Liveness: the process answers (no database check)", responses: { 200: { description: "live" } } },
   },
-  async () => Response.json({ status: "live" }),
+  async () => ({ status: "live" }),
 );
 
 /** Other methods: 405 with Allow, in JSON. */

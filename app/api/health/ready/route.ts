@@ -1,4 +1,4 @@
-import { defineRoute, otherMethods } from "@/lib/api/handler";
+import { answer, defineRoute, otherMethods } from "@/lib/api/handler";
 import { getDb } from "@/lib/db/client";
 import { databaseHealth, readiness } from "@/lib/db/health";
 import { isDraining } from "@/lib/startup/lifecycle";
@@ -20,7 +20,7 @@ export const GET = defineRoute(
   },
   async () => {
     const ready = readiness(await databaseHealth(getDb().pool), isDraining());
-    return Response.json(ready, { status: ready.ready ? 200 : 503 });
+    return answer(ready, { status: ready.ready ? 200 : 503 });
   },
 );
 
