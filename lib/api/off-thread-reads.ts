@@ -22,7 +22,7 @@ import type { MaskRules } from "../masking/rules";
 // here, on an ingest thread (normalize-pool.ts) when there are any: a stored 1,000,000-vertex polygon is 12 MB of
 // envelope and as much payload, and receiving, parsing, repairing and serializing it on the thread that answers
 // requests held health for seconds. A task reads the row itself on its own connection, so those bytes never
-// reach that thread; its answer comes back as UTF-8 JSON. tests/integration/heavy-routes.test.ts finds every
+// reach that thread; its answer comes back as UTF-8 JSON. tests/integration/heavy-input.test.ts finds every
 // route that reaches a payload reader and checks it keeps health answering against such a record.
 
 /** Runs `fn` with a connection of its own (the calling thread's, not the server's pool), set up as the server's are. */

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { maskRules } from "../../lib/masking/rules";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb, type Db } from "../../lib/db/client";
 import { sharedNormalizePool } from "../../lib/dead-letters/ingest/normalize-pool";
@@ -154,6 +155,17 @@ describe("reading a huge record", () => {
     expect(detail.rawEnvelope.length).toBeGreaterThan(11_000_000);
     expectResponsive(run);
   }, 180_000);
+
+  it("gives the timeline page its size, not its evidence (the page would parse, mask and inline megabytes)", async () => {
+    const { rows } = await db.pool.query<{ id: string }>(`SELECT id::text AS id FROM dead_letter WHERE idempotency_key = 'heavy-1m'`);
+    const { recordEvidence } = await import("../../lib/forensics/evidence");
+    const started = performance.now();
+    const evidence = await recordEvidence(db.pool, rows[0]!.id, maskRules());
+    expect(evidence).toMatchObject({ heavy: true });
+    expect((evidence as { storedBytes: number }).storedBytes).toBeGreaterThan(256 * 1024);
+    // Nothing of the record was read or parsed: as long as a health answer may take, not the seconds it did.
+    expect(performance.now() - started).toBeLessThan(HEALTH_BUDGET_MS);
+  });
 
   it("reopens it (poison is quarantined at ingest), answering the record, while health keeps answering", async () => {
     const { rows } = await db.pool.query<{ id: string; version: number }>(

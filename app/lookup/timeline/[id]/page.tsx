@@ -94,7 +94,16 @@ export default async function TimelinePage({ params, searchParams }: Props) {
           <h2 id="evidence-heading" className="text-sm font-semibold">
             Evidence{mask ? " (card data masked)" : ""}
           </h2>
-          {evidence.rawEnvelope === null && evidence.payload === null ? (
+          {"heavy" in evidence ? (
+            <p className="text-sm text-slate-600 dark:text-slate-300">
+              A large record ({(evidence.storedBytes / 1024 / 1024).toFixed(1)} MB stored): its raw envelope is not inlined here.{" "}
+              {timeline.archivedAt === null && (
+                <Link className="underline" href={`/dead-letters/${id}`}>
+                  Open it in triage
+                </Link>
+              )}
+            </p>
+          ) : evidence.rawEnvelope === null && evidence.payload === null ? (
             <p className="text-sm text-slate-500 dark:text-slate-400">
               Payload and raw envelope removed (purge or retention); identity and timeline are kept.
             </p>
