@@ -35,6 +35,8 @@ const tokens: Record<"admin" | "supA" | "anaA" | "audA" | "supB" | "supB2" | "an
   anaB: "",
 };
 let anaAHandle = "";
+/** every user's id, by the same names as tokens */
+const userIds: Partial<Record<keyof typeof tokens, string>> = {};
 /** team B's identifiers, and the values that must never reach a team A answer */
 const b = {
   spatialId: "",
@@ -188,6 +190,7 @@ beforeAll(async () => {
   ]);
   anaAHandle = anaA.email.split("@")[0]!;
   const users = { admin, supA, anaA, audA, supB, supB2, anaB, supAB, supAll };
+  for (const [k, u] of Object.entries(users)) userIds[k as keyof typeof tokens] = u.id;
   for (const [k, u] of Object.entries(users)) tokens[k as keyof typeof tokens] = await makeToken(db, u.id);
 
   const teamA = await call(tokens.admin, "POST", "teams", {
@@ -422,6 +425,20 @@ const PROBES: Record<string, Probe | string> = {
   },
   "PATCH groups/[id]": async () => {
     await expect404(call(asA("supA"), "PATCH", "groups/[id]", { params: { id: b.groupId }, body: { status: "ignored" } }), "patch group");
+    // Nor is one of A's groups handed to B's analyst, who could not open it; A's own analyst may own it.
+    const groups = (await call(asA("anaA"), "GET", "groups")).json() as { groups: { id: string; source: string }[] };
+    const own = groups.groups.find((g) => g.source === "team-a-parcels")!.id;
+    const toB = await call(asA("supA"), "PATCH", "groups/[id]", { params: { id: own }, body: { owner: userIds.anaB } });
+    expect(toB.status, toB.text).toBe(422);
+    expect(toB.text).toContain("cannot open this group");
+    const toA = await call(asA("supA"), "PATCH", "groups/[id]", { params: { id: own }, body: { owner: userIds.anaA } });
+    expect(toA.status, toA.text).toBe(200);
+    const { assignableOwners } = await import("../../lib/dead-letters/groups/read-groups");
+    const owners = (await assignableOwners(db.pool, own, new Date())).map((o) => o.id);
+    expect(owners).toContain(userIds.anaA);
+    expect(owners).toContain(userIds.supAll); // in no team: every group
+    expect(owners).not.toContain(userIds.anaB);
+    expect(owners).not.toContain(userIds.supB);
   },
   "GET lookup": async () => {
     for (const q of ["tb-key-1", "tb-dev-1", "tb-tap-1", "tb-feat-1", b.hash, b.hash.slice(0, 12)])

@@ -33,7 +33,7 @@ export default async function GroupPage({ params, searchParams }: { params: Prom
   // The URL's filters narrow within the group: its source and reason always apply.
   const filter = { ...filterFromParams(query).filter, source: [group.source], reason: group.reasonGroup };
   const [owners, first] = await Promise.all([
-    canTriage ? assignableOwners(pool) : Promise.resolve([]),
+    canTriage ? assignableOwners(pool, id.data, now) : Promise.resolve([]),
     firstListPage(pool, principal.scope, filter, now),
   ]);
   return (

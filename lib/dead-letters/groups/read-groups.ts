@@ -2,6 +2,7 @@ import "server-only";
 import { paramsOf, scopeSql, sourceColumnSql, sourceInScope, type RecordScope } from "../../scope/record-scope";
 import type pg from "pg";
 import { can, ROLES } from "../../auth/permissions";
+import { readRecordScope } from "../../auth/teams/read-scope";
 import { AppError } from "../../errors/app-error";
 import { groupsFromCells, lastDays, sortGroups, TREND_DAYS, type GroupCell, type GroupRow } from "./group-rules";
 import type { FailureGroupDetail, FailureGroupView, GroupListQuery, GroupNote, GroupStatus } from "../contract/groups";
@@ -240,12 +241,32 @@ export async function groupKey(db: Db, id: string): Promise<{ source: string; re
   return { source: r.source, reasonGroup: r.reason_group };
 }
 
-/** Who may own a group: active users whose role may triage (the owner select of a group's page). */
-export async function assignableOwners(db: Db): Promise<{ id: string; name: string; email: string }[]> {
+/** Whether a user may open the group: getGroup under their own teams (404 for them: no). */
+export async function userSeesGroup(db: Db, userId: string, groupId: string, now: Date): Promise<boolean> {
+  try {
+    await getGroup(db, await readRecordScope(db, userId), groupId, now);
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === "not_found") return false;
+    throw err;
+  }
+}
+
+/**
+ * Who may own a group: active users whose role may triage and who can open the group (the owner select of its page).
+ * Users in the same teams see the same groups: one check per set of teams, none for a user in no team (every group).
+ */
+export async function assignableOwners(db: Db, groupId: string, now: Date): Promise<{ id: string; name: string; email: string }[]> {
   const roles = ROLES.filter((r) => can(r, "dead_letters:triage"));
-  const { rows } = await db.query<{ id: string; name: string; email: string }>(
-    `SELECT id, name, email FROM "user" WHERE NOT disabled AND role::text = ANY($1::text[]) ORDER BY lower(name), email`,
+  const { rows } = await db.query<{ id: string; name: string; email: string; teams: string }>(
+    `SELECT u.id, u.name, u.email, coalesce(string_agg(m.team_id::text, ',' ORDER BY m.team_id), '') AS teams
+     FROM "user" u LEFT JOIN team_member m ON m.user_id = u.id
+     WHERE NOT u.disabled AND u.role::text = ANY($1::text[])
+     GROUP BY u.id ORDER BY lower(u.name), u.email`,
     [roles],
   );
-  return rows;
+  const byTeams = new Map<string, Promise<boolean>>();
+  for (const r of rows) if (r.teams !== "" && !byTeams.has(r.teams)) byTeams.set(r.teams, userSeesGroup(db, r.id, groupId, now));
+  const sees = await Promise.all(rows.map((r) => (r.teams === "" ? true : byTeams.get(r.teams)!)));
+  return rows.filter((_, i) => sees[i]).map(({ id, name, email }) => ({ id, name, email }));
 }

@@ -8,7 +8,7 @@ import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors/app-error";
 import { applyGroupPatch, auditedState, type GroupState } from "./group-rules";
 import type { FailureGroupDetail, GroupPatch, GroupStatus } from "../contract/groups";
-import { getGroup, groupKey } from "./read-groups";
+import { getGroup, groupKey, userSeesGroup } from "./read-groups";
 import { resolveMentions } from "../notes/notes";
 
 // PATCH /api/groups/{id} and `redrive group resolve|ignore|assign`: a person changes a group's status or owner,
@@ -33,8 +33,11 @@ interface LockedRow {
   version: number;
 }
 
-/** An owner must be a user who may work on records (analyst or supervisor), and not disabled. */
-async function checkOwner(client: pg.PoolClient, ownerId: string): Promise<void> {
+/**
+ * An owner must be a user who may work on records (analyst or supervisor), not disabled, and able to open the group
+ * (its records in their teams): assigning it to someone who gets a 404 for it would leave it unowned in effect.
+ */
+async function checkOwner(client: pg.PoolClient, ownerId: string, groupId: string, now: Date): Promise<void> {
   const { rows } = await client.query<{ role: string; disabled: boolean }>('SELECT role, disabled FROM "user" WHERE id = $1', [ownerId]);
   const u = rows[0];
   const why = !u
@@ -43,7 +46,9 @@ async function checkOwner(client: pg.PoolClient, ownerId: string): Promise<void>
       ? "is disabled"
       : !isRole(u.role) || !can(u.role, "dead_letters:triage")
         ? "may not triage records"
-        : null;
+        : !(await userSeesGroup(client, ownerId, groupId, now))
+          ? "cannot open this group: its records are not in their teams"
+          : null;
   if (why) throw new AppError("validation_failed", `owner ${ownerId}: ${why}`, { issues: [{ path: "owner", message: why }] });
 }
 
@@ -69,7 +74,7 @@ export async function updateGroup(pool: pg.Pool, id: string, patch: GroupPatch, 
         issues: [{ path: "version", message: `is now ${row.version}: read the group again` }],
       });
     }
-    if (patch.owner) await checkOwner(client, patch.owner);
+    if (patch.owner) await checkOwner(client, patch.owner, id, ctx.now);
     const current: GroupState = {
       status: row.status,
       ownerId: row.owner_id,
