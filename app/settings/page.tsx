@@ -10,6 +10,7 @@ import { TeamsPanel } from "@/components/settings/teams-panel";
 import { listTeams } from "@/lib/auth/teams/teams";
 import { can, ROLE_PERMISSIONS } from "@/lib/auth/permissions";
 import { requirePagePrincipal } from "@/lib/api/page-principal";
+import { forReader } from "@/lib/api/page-data";
 import { listAllApiTokens, listApiTokens } from "@/lib/auth/tokens";
 import { listUsers } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";
@@ -30,15 +31,18 @@ export default async function SettingsPage() {
   const managesTokens = can(me.role, "tokens:manage");
   const managesSettings = can(me.role, "settings:manage");
   const { pool } = getDb();
-  const [tokens, users, allTokens, approval, sso, teams, archive] = await Promise.all([
-    listApiTokens(pool, me.userId),
-    isAdmin ? listUsers(pool) : Promise.resolve(null),
-    managesTokens ? listAllApiTokens(pool) : Promise.resolve(null),
-    managesSettings ? readSingleApproverSetting(pool) : Promise.resolve(null),
-    managesSettings ? readSsoSettingsView(pool, getEnv()) : Promise.resolve(null),
-    isAdmin ? listTeams(pool) : Promise.resolve(null),
-    managesSettings ? readArchiveSetting(pool, getEnv().REDRIVE_RETENTION_DAYS) : Promise.resolve(null),
-  ]);
+  // Masked as their API answers are (GET /api/tokens, /api/users, /api/teams…): props are answers too.
+  const [tokens, users, allTokens, approval, sso, teams, archive] = forReader(
+    await Promise.all([
+      listApiTokens(pool, me.userId),
+      isAdmin ? listUsers(pool) : Promise.resolve(null),
+      managesTokens ? listAllApiTokens(pool) : Promise.resolve(null),
+      managesSettings ? readSingleApproverSetting(pool) : Promise.resolve(null),
+      managesSettings ? readSsoSettingsView(pool, getEnv()) : Promise.resolve(null),
+      isAdmin ? listTeams(pool) : Promise.resolve(null),
+      managesSettings ? readArchiveSetting(pool, getEnv().REDRIVE_RETENTION_DAYS) : Promise.resolve(null),
+    ]),
+  );
   // The redirect URI the admin registers at the provider: BETTER_AUTH_URL, or the address this page was asked on.
   const origin =
     getEnv().BETTER_AUTH_URL?.replace(/\/+$/, "") ??
