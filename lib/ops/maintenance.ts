@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
-import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
+import { runRuleJob } from "../dead-letters/rules/rule-jobs";
+import { stalledRuleJobs } from "../dead-letters/rules/rule-job-claim";
 import { notReplayableToOrigin } from "../replay/sinks/origin/origin-destinations";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { evaluateRuleAlerts } from "../rules/rule-alerts";
@@ -129,8 +130,8 @@ export async function resumeStalledBulkJobs(
 
 /**
  * Starts a runner for each triage rule's dry run or apply whose runner stopped saving pages (stalledRuleJobs):
- * the server that started it died. The runner claims the job first, so two servers' housekeeping never both run
- * it. Returns the job ids. A failure is logged, never thrown.
+ * the server that started it died. The runner claims the job first, so two runners (of two servers, or of one)
+ * never both run it. Returns the job ids. A failure is logged, never thrown.
  */
 export async function resumeStalledRuleJobs(
   opts: Pick<MaintenanceOptions, "pool" | "now">,

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDb, type Db } from "../../lib/db/client";
+import { createRuleJob, getRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
+import { resumedJobsSettled, resumeStalledRuleJobs } from "../../lib/ops/maintenance";
+import { approveRule, createRule, type RuleContext } from "../../lib/rules/rules";
+import { UNSCOPED } from "../../lib/scope/record-scope";
+import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
+import { SQUARE } from "../support/rule-shapes";
+import { ingest } from "../replay/fixtures";
+import { makeUser, setTestAuthEnv } from "./auth-helpers";
+import { testDb } from "./helpers";
+
+// Who runs a rule's dry run or apply: one runner at a time per job, even two in one process (a
+// resume by this process's housekeeping while its own page waits on record locks).
+
+setTestAuthEnv();
+
+let n = 0;
+const envelope = (source: string) =>
+  JSON.stringify({
+    kind: "spatial",
+    source,
+    idempotency_key: `runners-${++n}`,
+    observed_at: "2026-12-01T10:00:00Z",
+    feature: { type: "Feature", id: `f-${n}`, properties: {}, geometry: SQUARE },
+    dead_letter_reason: "TopologyException: Self-intersection",
+  });
+
+let db: Db;
+let a: RuleContext;
+let b: RuleContext;
+
+const ctx = (u: { id: string; email: string }): RuleContext => ({
+  standing: STANDING_REPLAY,
+  actor: { id: u.id, email: u.email, role: "supervisor" },
+  scope: UNSCOPED,
+  role: "supervisor",
+  requestId: "t",
+  now: new Date(),
+});
+
+beforeAll(async () => {
+  db = await testDb();
+  a = ctx(await makeUser(db, "supervisor", { email: "ann@runners.local" }));
+  b = ctx(await makeUser(db, "supervisor", { email: "bob@runners.local" }));
+});
+
+afterAll(async () => {
+  await db.pool.end();
+  await closeDb();
+});
+
+/**
+ * `first` records of a source, then `second` more whose ids lie 300k further (past a dry run's SQL range and the
+ * walk's id ranges): a job over them takes two pages. Then an active rule approving the source's records.
+ */
+async function ruleOver(source: string, first: number, second = 0): Promise<{ ruleId: string; ids: string[] }> {
+  const ids = await ingest(
+    db,
+    Array.from({ length: first }, () => envelope(source)),
+  );
+  if (second > 0) {
+    await db.pool.query(`SELECT setval(pg_get_serial_sequence('dead_letter', 'id'), (SELECT max(id) FROM dead_letter) + 300000)`);
+    ids.push(
+      ...(await ingest(
+        db,
+        Array.from({ length: second }, () => envelope(source)),
+      )),
+    );
+  }
+  const rule = await createRule(db.pool, { name: `approve-${source}`, match: { source }, action: { type: "approve" } }, a);
+  await approveRule(db.pool, rule.id, 1, b);
+  return { ruleId: rule.id, ids };
+}
+
+/** What the rule's version counted in rule_match_stat, and the audit events of the records it decided. */
+async function stats(ruleId: string, ids: string[]): Promise<{ matched: number; decided: number; audited: number }> {
+  const { rows } = await db.pool.query<{ matched: number; decided: number }>(
+    `SELECT coalesce(sum(matched), 0)::int AS matched, coalesce(sum(decided), 0)::int AS decided FROM rule_match_stat WHERE rule_id = $1`,
+    [ruleId],
+  );
+  const { rows: audit } = await db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM audit_event WHERE action = 'dead_letter.approved' AND target_id = ANY($1::text[])`,
+    [ids],
+  );
+  return { ...rows[0]!, audited: audit[0]!.n };
+}
+
+/** Waits until `count` sessions of this database wait on a lock. */
+async function lockWaiters(count: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0]!.n >= count) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${count} sessions never waited on a lock`);
+}
+
+/** Holds a record's row lock (an analyst's decision in flight) until release(). */
+async function holdRecord(id: string): Promise<{ release: () => Promise<void> }> {
+  const client = await db.pool.connect();
+  await client.query("BEGIN");
+  await client.query("SELECT id FROM dead_letter WHERE id = $1 FOR UPDATE", [id]);
+  let held = true;
+  return {
+    release: async () => {
+      if (!held) return;
+      held = false;
+      await client.query("COMMIT");
+      client.release();
+    },
+  };
+}
+
+describe("a rule job's runners", () => {
+  it("a page waiting on record locks is not taken over by this process's own housekeeping: decided and counted once", async () => {
+    const { ruleId, ids } = await ruleOver("runners-slow-page", 3, 2);
+    const job = await createRuleJob(db.pool, ruleId, { type: "apply", version: 1 }, b);
+    let t = Date.now();
+    const now = () => new Date(t);
+    const held = await holdRecord(ids[0]!);
+    try {
+      const first = runRuleJob(db.pool, ruleId, job.id, { now });
+      await lockWaiters(1);
+      // The first page has waited past the stall limit: this process's housekeeping finds the job stalled.
+      t += 60_000;
+      expect(await resumeStalledRuleJobs({ pool: db.pool, now }, now(), () => {})).toContain(job.id);
+      await lockWaiters(2);
+      await held.release();
+      await first;
+      await resumedJobsSettled();
+    } finally {
+      await held.release();
+    }
+    expect(await getRuleJob(db.pool, ruleId, job.id, UNSCOPED)).toMatchObject({
+      status: "completed",
+      processed: 5,
+      decided: 5,
+      skipped: 0,
+      skippedReasons: {},
+    });
+    expect(await stats(ruleId, ids)).toEqual({ matched: 5, decided: 5, audited: 5 });
+  });
+
+  it("a runner whose job another took over between pages writes nothing more", async () => {
+    const { ruleId, ids } = await ruleOver("runners-taken-over", 2, 2);
+    const job = await createRuleJob(db.pool, ruleId, { type: "apply", version: 1 }, b);
+    const loser = await runRuleJob(db.pool, ruleId, job.id, {
+      now: () => new Date(),
+      onPage: async () => {
+        await db.pool.query(`UPDATE rule_job SET locked_by = 'other-host:1:live', heartbeat_at = now() WHERE id = $1`, [job.id]);
+      },
+    });
+    expect(loser).toMatchObject({ status: "running", processed: 2, decided: 2 });
+    expect(await stats(ruleId, ids)).toEqual({ matched: 2, decided: 2, audited: 2 });
+    const { rows } = await db.pool.query<{ status: string }>(`SELECT status FROM dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id`, [
+      ids,
+    ]);
+    expect(rows.map((r) => r.status)).toEqual(["approved", "approved", "pending", "pending"]);
+  });
+});
