@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
+import { stalledRuleJobs } from "../../lib/dead-letters/rules/rule-job-claim";
 import { createRuleJob, getRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
 import { resumedJobsSettled, resumeStalledRuleJobs } from "../../lib/ops/maintenance";
 import { approveRule, createRule, type RuleContext } from "../../lib/rules/rules";
@@ -10,8 +11,9 @@ import { ingest } from "../replay/fixtures";
 import { makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
-// Who runs a rule's dry run or apply: one runner at a time per job, even two in one process (a
-// resume by this process's housekeeping while its own page waits on record locks).
+// Who runs a rule's dry run or apply, and when it stops: one runner at a time per job, even two in one process (a
+// resume by this process's housekeeping while its own page waits on record locks); a runner told to stop releases
+// the job between pages for another to finish at once.
 
 setTestAuthEnv();
 
@@ -159,5 +161,56 @@ describe("a rule job's runners", () => {
       ids,
     ]);
     expect(rows.map((r) => r.status)).toEqual(["approved", "approved", "pending", "pending"]);
+  });
+
+  it("a dry run told to stop returns after its page and releases the job: another runner finishes it at once", async () => {
+    const { ruleId } = await ruleOver("runners-abort-dry", 2, 3);
+    const spec = { type: "dry_run" as const, match: { source: "runners-abort-dry" }, action: { type: "approve" as const }, version: 1 };
+    const whole = await runRuleJob(db.pool, ruleId, (await createRuleJob(db.pool, ruleId, spec, b)).id, { now: () => new Date() });
+    expect(whole).toMatchObject({ status: "completed", processed: 5, decided: 5 });
+    const job = await createRuleJob(db.pool, ruleId, spec, b);
+    const stop = new AbortController();
+    // Stopped after the first range holding any of its records (the ranges before it, of other tests' ids, hold none).
+    const stopped = await runRuleJob(db.pool, ruleId, job.id, {
+      now: () => new Date(),
+      signal: stop.signal,
+      onPage: (j) => {
+        if (j.processed > 0) stop.abort();
+      },
+    });
+    expect(stopped).toMatchObject({ status: "running", processed: 2, decided: 2 });
+    // Released, not left to go stale: any server's housekeeping (or the page's poll) resumes it now.
+    expect((await stalledRuleJobs(db.pool, new Date())).map((j) => j.jobId)).toContain(job.id);
+    const done = await runRuleJob(db.pool, ruleId, job.id, { now: () => new Date() });
+    expect(done).toMatchObject({ status: "completed", total: whole.total, processed: 5, decided: 5, skipped: 0 });
+    expect(done.samples.decided).toEqual(whole.samples.decided);
+  });
+
+  it("a worker stopping mid-apply ends its resumed job between pages; the job then finishes with the right counts", async () => {
+    const { ruleId, ids } = await ruleOver("runners-abort-apply", 2, 2);
+    const job = await createRuleJob(db.pool, ruleId, { type: "apply", version: 1 }, b);
+    // Its starter died: this worker's housekeeping resumes it, and is stopped while the first page waits on a lock.
+    await db.pool.query(`UPDATE rule_job SET heartbeat_at = now() - interval '1 minute' WHERE id = $1`, [job.id]);
+    const held = await holdRecord(ids[0]!);
+    const stop = new AbortController();
+    try {
+      expect(await resumeStalledRuleJobs({ pool: db.pool, signal: stop.signal }, new Date(), () => {})).toContain(job.id);
+      await lockWaiters(1);
+      stop.abort();
+      await held.release();
+      await resumedJobsSettled();
+    } finally {
+      await held.release();
+    }
+    expect(await getRuleJob(db.pool, ruleId, job.id, UNSCOPED)).toMatchObject({ status: "running", processed: 2, decided: 2 });
+    expect(await resumeStalledRuleJobs({ pool: db.pool }, new Date(), () => {})).toContain(job.id);
+    await resumedJobsSettled();
+    expect(await getRuleJob(db.pool, ruleId, job.id, UNSCOPED)).toMatchObject({
+      status: "completed",
+      processed: 4,
+      decided: 4,
+      skipped: 0,
+    });
+    expect(await stats(ruleId, ids)).toEqual({ matched: 4, decided: 4, audited: 4 });
   });
 });

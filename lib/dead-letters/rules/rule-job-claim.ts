@@ -8,7 +8,7 @@ import type pg from "pg";
 // its own runner is still on) are two runners, not one that may hold the job twice. A runner claims the job, and
 // each page commits under the job row's lock, taken first and checked to be still this runner's: a claim waits for
 // the page in flight (then finds a fresh heartbeat), and a runner taken over between pages finds another's name at
-// its next page and stops, that page rolled back.
+// its next page and stops, that page rolled back. A runner told to stop releases the job between pages.
 
 /**
  * A runner that has not saved a page for this long is presumed dead; any server's housekeeping resumes its
@@ -44,6 +44,14 @@ export async function holdJob(client: pg.PoolClient, jobId: string, runner: stri
     runner,
   ]);
   if (rowCount !== 1) throw new JobTakenOver(`rule job ${jobId} is another runner's now`);
+}
+
+/** Hands a running job back (its runner was told to stop): it is stalled at once, for the next runner to resume. */
+export async function releaseJob(pool: pg.Pool, jobId: string, runner: string): Promise<void> {
+  await pool.query(`UPDATE rule_job SET locked_by = NULL, heartbeat_at = NULL WHERE id = $1 AND locked_by = $2 AND status = 'running'`, [
+    jobId,
+    runner,
+  ]);
 }
 
 /** Running jobs without a live runner (none saved a page lately): the housekeeping loop resumes them (lib/ops/maintenance.ts). */

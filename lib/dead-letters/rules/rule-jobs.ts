@@ -24,7 +24,7 @@ import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import { idCeiling } from "../triage/bulk-action";
 import { addOrigin, countInSql, judgeableInSql, needsOtherRepairSql, storedVerdictColumns, type OriginCheck } from "./judge-in-sql";
-import { claimJob, holdJob, JobTakenOver, newRunner } from "./rule-job-claim";
+import { claimJob, holdJob, JobTakenOver, newRunner, releaseJob } from "./rule-job-claim";
 import {
   decisionAudit,
   decisionOf,
@@ -544,7 +544,8 @@ async function stillActive(client: pg.PoolClient, ruleId: string, version: numbe
  * call is one runner (rule-job-claim.ts): each page's progress commits with a heartbeat under its name and the job
  * row's lock (an apply's decisions in the same transaction), so a runner that dies leaves the job at its last page
  * for another to resume, and a runner that was taken over (it stalled between pages) finds out at its next page,
- * which rolls back: nothing is decided or counted twice.
+ * which rolls back: nothing is decided or counted twice. Aborting `signal` stops it between pages, the job released
+ * for another runner to resume at once.
  */
 export async function runRuleJob(
   pool: pg.Pool,
@@ -555,6 +556,7 @@ export async function runRuleJob(
     now: () => Date;
     /** identifies this runner in locked_by; a fresh one per run by default */
     runner?: string;
+    signal?: AbortSignal;
     /** the replay step's check, for a dry run counting approvals back to origin (it fails without) */
     originCheck?: OriginCheck;
     /** called after each committed page (tests use it to stop or take over a runner part-way) */
@@ -562,9 +564,13 @@ export async function runRuleJob(
   },
 ): Promise<RuleJobView> {
   const runner = opts.runner ?? newRunner();
-  if (!(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
+  if (opts.signal?.aborted || !(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
   const job = await readJob(pool, ruleId, jobId);
   if (job.status !== "running") return toView(job);
+  const stop = async (): Promise<RuleJobView> => {
+    await releaseJob(pool, jobId, runner);
+    return toView(await readJob(pool, ruleId, jobId));
+  };
   const saved = async (row: JobRow) => opts.onPage?.(toView(row));
   const end = (status: "completed" | "failed", error: string | null) => finish(pool, ruleId, jobId, runner, status, opts.now(), error);
   // The starter's teams as they are now (as a bulk job's): one removed from a team stops reading its records mid-job.
@@ -590,6 +596,7 @@ export async function runRuleJob(
     if (job.type === "dry_run" && judgeableInSql(rule.match)) {
       // Counted by PostgreSQL a range of ids at a time (judge-in-sql.ts), each range counted and saved as a page.
       while (BigInt(cursor) < BigInt(job.ceiling)) {
+        if (opts.signal?.aborted) return await stop();
         const to = String(BigInt(cursor) + SQL_RANGE < BigInt(job.ceiling) ? BigInt(cursor) + SQL_RANGE : BigInt(job.ceiling));
         const from = cursor;
         const row = await inTransaction(pool, async (client) => {
@@ -610,6 +617,7 @@ export async function runRuleJob(
         judgeVerdicts(rule, rows),
       );
       for (let next = await pages.next(); next !== null; next = await pages.next()) {
+        if (opts.signal?.aborted) return await stop();
         await saved(await saveDryRunPage(pool, progress, next, processed, counts, rule.action));
         cursor = next.last;
         processed += next.count;
@@ -625,6 +633,7 @@ export async function runRuleJob(
     for (;;) {
       const next = await pages.next();
       if (next === null) break;
+      if (opts.signal?.aborted) return await stop();
       const { page, last, count } = next;
       if (job.type === "apply") {
         const now = opts.now();
