@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeDb, type Db } from "../../lib/db/client";
 import { stalledRuleJobs } from "../../lib/dead-letters/rules/rule-job-claim";
 import { createRuleJob, getRuleJob, runRuleJob } from "../../lib/dead-letters/rules/rule-jobs";
@@ -8,12 +8,23 @@ import { UNSCOPED } from "../../lib/scope/record-scope";
 import { STANDING_REPLAY } from "../../lib/replay/batch/standing-rules";
 import { SQUARE } from "../support/rule-shapes";
 import { ingest } from "../replay/fixtures";
-import { makeUser, setTestAuthEnv } from "./auth-helpers";
+import { makeToken, makeUser, setTestAuthEnv } from "./auth-helpers";
 import { testDb } from "./helpers";
 
 // Who runs a rule's dry run or apply, and when it stops: one runner at a time per job, even two in one process (a
 // resume by this process's housekeeping while its own page waits on record locks); a runner told to stop releases
-// the job between pages for another to finish at once.
+// the job between pages for another to finish at once; and a job whose runner died resumes when its page polls it.
+
+/** The work after() hands to Next, run here as soon as a route gives it. */
+const background: Promise<unknown>[] = [];
+vi.mock("next/server", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("next/server")>()),
+  after: (task: Promise<unknown> | (() => unknown)) => {
+    background.push(Promise.resolve(typeof task === "function" ? task() : task));
+  },
+}));
+
+const { GET: getJobRoute } = await import("../../app/api/rules/[id]/jobs/[jobId]/route");
 
 setTestAuthEnv();
 
@@ -31,6 +42,7 @@ const envelope = (source: string) =>
 let db: Db;
 let a: RuleContext;
 let b: RuleContext;
+let token: string;
 
 const ctx = (u: { id: string; email: string }): RuleContext => ({
   standing: STANDING_REPLAY,
@@ -43,8 +55,10 @@ const ctx = (u: { id: string; email: string }): RuleContext => ({
 
 beforeAll(async () => {
   db = await testDb();
-  a = ctx(await makeUser(db, "supervisor", { email: "ann@runners.local" }));
+  const ann = await makeUser(db, "supervisor", { email: "ann@runners.local" });
+  a = ctx(ann);
   b = ctx(await makeUser(db, "supervisor", { email: "bob@runners.local" }));
+  token = await makeToken(db, ann.id);
 });
 
 afterAll(async () => {
@@ -212,5 +226,28 @@ describe("a rule job's runners", () => {
       skipped: 0,
     });
     expect(await stats(ruleId, ids)).toEqual({ matched: 4, decided: 4, audited: 4 });
+  });
+
+  it("GET /api/rules/{id}/jobs/{jobId} resumes a job whose runner died, and leaves a live runner's alone", async () => {
+    const { ruleId, ids } = await ruleOver("runners-poll", 3);
+    const job = await createRuleJob(db.pool, ruleId, { type: "apply", version: 1 }, b);
+    const poll = async () => {
+      const res = await getJobRoute(
+        new Request(`http://localhost/api/rules/${ruleId}/jobs/${job.id}`, { headers: { authorization: `Bearer ${token}` } }),
+        { params: Promise.resolve({ id: ruleId, jobId: job.id }) },
+      );
+      expect(res.status).toBe(200);
+      return res.json() as Promise<{ status: string; processed: number }>;
+    };
+    await db.pool.query(`UPDATE rule_job SET locked_by = 'other-host:1:live', heartbeat_at = now() WHERE id = $1`, [job.id]);
+    expect(await poll()).toMatchObject({ status: "running", processed: 0 });
+    expect(background).toHaveLength(0);
+    // Its server was killed: the heartbeat goes stale, and the next poll resumes it.
+    await db.pool.query(`UPDATE rule_job SET heartbeat_at = now() - interval '1 minute' WHERE id = $1`, [job.id]);
+    expect(await poll()).toMatchObject({ status: "running" });
+    expect(background).toHaveLength(1);
+    await Promise.all(background);
+    expect(await poll()).toMatchObject({ status: "completed", processed: 3 });
+    expect(await stats(ruleId, ids)).toEqual({ matched: 3, decided: 3, audited: 3 });
   });
 });

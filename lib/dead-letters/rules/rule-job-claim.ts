@@ -11,9 +11,9 @@ import type pg from "pg";
 // its next page and stops, that page rolled back. A runner told to stop releases the job between pages.
 
 /**
- * A runner that has not saved a page for this long is presumed dead; any server's housekeeping resumes its
- * job. A page in flight holds the job row, so a slow page (a long SQL range, records locked by others) is waited
- * for, not taken over.
+ * A runner that has not saved a page for this long is presumed dead; any server's housekeeping (or the job's poll)
+ * resumes its job. A page in flight holds the job row, so a slow page (a long SQL range, records locked by others)
+ * is waited for, not taken over.
  */
 export const RULE_JOB_STALE_AFTER_MS = 10_000;
 
@@ -22,6 +22,11 @@ export class JobTakenOver extends Error {}
 
 /** A name for one run of a job: host and process for the reader of locked_by, and a fresh id. */
 export const newRunner = (): string => `${hostname()}:${process.pid}:rule-${randomUUID()}`;
+
+/** Whether a running job has no live runner: none ever saved a page (or it released the job), or it went stale. */
+export function ruleJobStalled(job: { status: string; heartbeatAt: Date | null }, now: Date): boolean {
+  return job.status === "running" && (job.heartbeatAt === null || now.getTime() - job.heartbeatAt.getTime() > RULE_JOB_STALE_AFTER_MS);
+}
 
 /**
  * Takes the job for `runner` when nobody holds it or its holder went stale; false when a live runner holds it (or
@@ -54,7 +59,7 @@ export async function releaseJob(pool: pg.Pool, jobId: string, runner: string): 
   ]);
 }
 
-/** Running jobs without a live runner (none saved a page lately): the housekeeping loop resumes them (lib/ops/maintenance.ts). */
+/** Running jobs without a live runner (ruleJobStalled): the housekeeping loop resumes them (lib/ops/maintenance.ts). */
 export async function stalledRuleJobs(pool: pg.Pool, now: Date): Promise<{ ruleId: string; jobId: string }[]> {
   const { rows } = await pool.query<{ ruleId: string; jobId: string }>(
     `SELECT rule_id::text AS "ruleId", id::text AS "jobId" FROM rule_job

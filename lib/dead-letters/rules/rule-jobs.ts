@@ -24,7 +24,7 @@ import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import { idCeiling } from "../triage/bulk-action";
 import { addOrigin, countInSql, judgeableInSql, needsOtherRepairSql, storedVerdictColumns, type OriginCheck } from "./judge-in-sql";
-import { claimJob, holdJob, JobTakenOver, newRunner, releaseJob } from "./rule-job-claim";
+import { claimJob, holdJob, JobTakenOver, newRunner, releaseJob, ruleJobStalled } from "./rule-job-claim";
 import {
   decisionAudit,
   decisionOf,
@@ -87,11 +87,12 @@ interface JobRow {
   request_id: string | null;
   created_at: Date;
   finished_at: Date | null;
+  heartbeat_at: Date | null;
 }
 
 const COLUMNS = `id::text AS id, rule_id::text AS rule_id, version, type, status, match, action, actor_id, ceiling::text AS ceiling,
   cursor::text AS cursor, total, processed, decided, skipped, skipped_reasons, samples, area_changes, not_replayable_to_origin, error,
-  request_id, created_at, finished_at`;
+  request_id, created_at, finished_at, heartbeat_at`;
 
 function toView(r: JobRow): RuleJobView {
   return {
@@ -145,10 +146,29 @@ async function readJob(db: pg.Pool | pg.PoolClient, ruleId: string, id: string):
  * may name another team's source or none (every team's); its counts and samples are then no job at all (404).
  */
 export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope): Promise<RuleJobView> {
+  return toView(await readVisibleJob(pool, ruleId, id, scope));
+}
+
+async function readVisibleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope): Promise<JobRow> {
   await assertRuleVisible(pool, ruleId, scope);
   const job = await readJob(pool, ruleId, id);
   if (!ruleInScope(scope, job.match)) throw new AppError("not_found", `no job ${id} of rule ${ruleId}`);
-  return toView(job);
+  return job;
+}
+
+/**
+ * The job (as getRuleJob), and whether the caller should start a runner for it: its runner died or stopped
+ * (ruleJobStalled). Polling resumes it as a bulk job's poll does, so a job finishes where no housekeeping runs.
+ */
+export async function pollRuleJob(
+  pool: pg.Pool,
+  ruleId: string,
+  id: string,
+  scope: RecordScope,
+  now: Date,
+): Promise<{ job: RuleJobView; resume: boolean }> {
+  const job = await readVisibleJob(pool, ruleId, id, scope);
+  return { job: toView(job), resume: ruleJobStalled({ status: job.status, heartbeatAt: job.heartbeat_at }, now) };
 }
 
 /**
