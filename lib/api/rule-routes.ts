@@ -39,3 +39,16 @@ export async function runRuleJobRoute(pool: pg.Pool, job: RuleJobView, inlineMs:
   after(() => run.then(() => undefined));
   return answer({ job }, { status: 202, headers: { location: location(job) } });
 }
+
+/**
+ * Resumes a job whose runner died or stopped (pollRuleJob's `resume`) after the answer went out, as a bulk job's
+ * poll does (run-in-background.ts): the runner claims it first, so polls of several readers start one runner.
+ */
+export function resumeRuleJob(pool: pg.Pool, job: RuleJobView): void {
+  after(() =>
+    runRuleJob(pool, job.ruleId, job.id, { now: () => new Date(), originCheck: notReplayableToOrigin }).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
+}

@@ -1,7 +1,8 @@
 import "server-only";
 import type pg from "pg";
 import { runBulkJob, STALE_AFTER_MS, stalledBulkJobs } from "../dead-letters/triage/bulk-jobs";
-import { runRuleJob, stalledRuleJobs } from "../dead-letters/rules/rule-jobs";
+import { runRuleJob } from "../dead-letters/rules/rule-jobs";
+import { stalledRuleJobs } from "../dead-letters/rules/rule-job-claim";
 import { notReplayableToOrigin } from "../replay/sinks/origin/origin-destinations";
 import { evaluateAlerts } from "./alerts/evaluate";
 import { evaluateRuleAlerts } from "../rules/rule-alerts";
@@ -14,9 +15,9 @@ import { pruneAnsweredPulls } from "../sources/pull-requests";
 
 // The housekeeping loop, started next to the replay worker: every interval (default a minute) it strips
 // payloads past retention, moves settled records past the archive horizon (an admin's setting, off by default) to
-// the archive, evaluates the alert rules (then delivers their webhooks), resumes bulk jobs whose
+// the archive, evaluates the alert rules (then delivers their webhooks), resumes bulk and rule jobs whose
 // runner died (also between rounds, every few seconds) and forgets the sign-in limiter's ended windows. Any number of processes may run it: retention claims rows with SKIP LOCKED, alert evaluation
-// takes a try-lock, a bulk job is claimed by one runner at a time. A failing round is logged and the next one
+// takes a try-lock, a bulk or rule job is claimed by one runner at a time. A failing round is logged and the next one
 // runs as usual; aborting `signal` ends the loop after the current round (and stops resumed jobs between pages).
 
 export interface MaintenanceOptions {
@@ -30,7 +31,7 @@ export interface MaintenanceOptions {
   log?: (msg: string) => void;
 }
 
-/** Resumed bulk jobs run past the round that started them; the loop waits for them when it stops. */
+/** Resumed bulk and rule jobs run past the round that started them; the loop waits for them when it stops. */
 const resumedJobs = new Set<Promise<unknown>>();
 
 export interface RoundResult {
@@ -129,11 +130,12 @@ export async function resumeStalledBulkJobs(
 
 /**
  * Starts a runner for each triage rule's dry run or apply whose runner stopped saving pages (stalledRuleJobs):
- * the server that started it died. The runner claims the job first, so two servers' housekeeping never both run
- * it. Returns the job ids. A failure is logged, never thrown.
+ * the server that started it died, or stopped and released it. The runner claims the job first, so two runners
+ * (of two servers, or of one) never both run it; aborting `signal` stops it between pages, the job released for
+ * another server. Returns the job ids. A failure is logged, never thrown.
  */
 export async function resumeStalledRuleJobs(
-  opts: Pick<MaintenanceOptions, "pool" | "now">,
+  opts: Pick<MaintenanceOptions, "pool" | "now"> & { signal?: AbortSignal },
   now: Date,
   log: (msg: string) => void,
 ): Promise<string[]> {
@@ -142,7 +144,11 @@ export async function resumeStalledRuleJobs(
     for (const { ruleId, jobId } of await stalledRuleJobs(opts.pool, now)) {
       resumed.push(jobId);
       log(`[maintenance] resuming rule job ${jobId} of rule ${ruleId} (its runner stopped reporting)`);
-      const run = runRuleJob(opts.pool, ruleId, jobId, { now: opts.now ?? (() => new Date()), originCheck: notReplayableToOrigin })
+      const run = runRuleJob(opts.pool, ruleId, jobId, {
+        now: opts.now ?? (() => new Date()),
+        originCheck: notReplayableToOrigin,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      })
         .then((job) => log(`[maintenance] rule job ${jobId}: ${job.status}, ${job.processed} processed`))
         .catch((err: unknown) => log(`[maintenance] rule job ${jobId} failed: ${err instanceof Error ? err.message : String(err)}`))
         .finally(() => resumedJobs.delete(run));
@@ -154,7 +160,7 @@ export async function resumeStalledRuleJobs(
   return resumed;
 }
 
-/** Resolves when every bulk job resumed so far has stopped (completed, cancelled, failed or aborted). */
+/** Resolves when every bulk and rule job resumed so far has stopped (completed, cancelled, failed or aborted). */
 export async function resumedJobsSettled(): Promise<void> {
   await Promise.allSettled([...resumedJobs]);
 }

@@ -1,6 +1,4 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import type pg from "pg";
 import { AppError } from "../../errors/app-error";
 import { appendAudit, type AuditInput } from "../../audit/append";
@@ -26,6 +24,7 @@ import { otherRepairsOffThread } from "../ingest/analyze-off-thread";
 import type { OtherRepairFacts } from "../store/arrival-facts";
 import { idCeiling } from "../triage/bulk-action";
 import { addOrigin, countInSql, judgeableInSql, needsOtherRepairSql, storedVerdictColumns, type OriginCheck } from "./judge-in-sql";
+import { claimJob, holdJob, JobTakenOver, newRunner, releaseJob, ruleJobStalled } from "./rule-job-claim";
 import {
   decisionAudit,
   decisionOf,
@@ -88,12 +87,12 @@ interface JobRow {
   request_id: string | null;
   created_at: Date;
   finished_at: Date | null;
+  heartbeat_at: Date | null;
 }
 
 const COLUMNS = `id::text AS id, rule_id::text AS rule_id, version, type, status, match, action, actor_id, ceiling::text AS ceiling,
   cursor::text AS cursor, total, processed, decided, skipped, skipped_reasons, samples, area_changes, not_replayable_to_origin, error,
-  request_id, created_at,
-  finished_at`;
+  request_id, created_at, finished_at, heartbeat_at`;
 
 function toView(r: JobRow): RuleJobView {
   return {
@@ -147,10 +146,29 @@ async function readJob(db: pg.Pool | pg.PoolClient, ruleId: string, id: string):
  * may name another team's source or none (every team's); its counts and samples are then no job at all (404).
  */
 export async function getRuleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope): Promise<RuleJobView> {
+  return toView(await readVisibleJob(pool, ruleId, id, scope));
+}
+
+async function readVisibleJob(pool: pg.Pool, ruleId: string, id: string, scope: RecordScope): Promise<JobRow> {
   await assertRuleVisible(pool, ruleId, scope);
   const job = await readJob(pool, ruleId, id);
   if (!ruleInScope(scope, job.match)) throw new AppError("not_found", `no job ${id} of rule ${ruleId}`);
-  return toView(job);
+  return job;
+}
+
+/**
+ * The job (as getRuleJob), and whether the caller should start a runner for it: its runner died or stopped
+ * (ruleJobStalled). Polling resumes it as a bulk job's poll does, so a job finishes where no housekeeping runs.
+ */
+export async function pollRuleJob(
+  pool: pg.Pool,
+  ruleId: string,
+  id: string,
+  scope: RecordScope,
+  now: Date,
+): Promise<{ job: RuleJobView; resume: boolean }> {
+  const job = await readVisibleJob(pool, ruleId, id, scope);
+  return { job: toView(job), resume: ruleJobStalled({ status: job.status, heartbeatAt: job.heartbeat_at }, now) };
 }
 
 /**
@@ -541,61 +559,40 @@ async function stillActive(client: pg.PoolClient, ruleId: string, version: numbe
   return rows[0]?.ok === true;
 }
 
-/** A runner that has not saved a page for this long is presumed dead; any server's housekeeping resumes its job. */
-export const RULE_JOB_STALE_AFTER_MS = 10_000;
-
-/** This process's name as a job runner. */
-const RUNNER = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-
-/** Thrown inside a page's transaction when another runner has taken the job over: the page rolls back. */
-class JobTakenOver extends Error {}
-
 /**
- * Takes the job for `runner`: when nobody holds it, this runner already does, or its holder went stale. False when
- * a live runner holds it (or it has ended).
- */
-async function claimJob(pool: pg.Pool, jobId: string, runner: string, now: Date): Promise<boolean> {
-  const { rowCount } = await pool.query(
-    `UPDATE rule_job SET locked_by = $2, heartbeat_at = $3
-     WHERE id = $1 AND status = 'running'
-       AND (locked_by IS NULL OR locked_by = $2 OR heartbeat_at IS NULL OR heartbeat_at < $3::timestamptz - $4 * interval '1 millisecond')`,
-    [jobId, runner, now, RULE_JOB_STALE_AFTER_MS],
-  );
-  return rowCount === 1;
-}
-
-/** Running jobs whose runner stopped saving pages: the housekeeping loop resumes them (lib/ops/maintenance.ts). */
-export async function stalledRuleJobs(pool: pg.Pool, now: Date): Promise<{ ruleId: string; jobId: string }[]> {
-  const { rows } = await pool.query<{ ruleId: string; jobId: string }>(
-    `SELECT rule_id::text AS "ruleId", id::text AS "jobId" FROM rule_job
-     WHERE status = 'running' AND (heartbeat_at IS NULL OR heartbeat_at < $1::timestamptz - $2 * interval '1 millisecond')
-     ORDER BY id`,
-    [now, RULE_JOB_STALE_AFTER_MS],
-  );
-  return rows;
-}
-
-/**
- * Works through a job to its end (or the rule's disabling, for an apply); failures are recorded on the job. Each
- * page's progress commits with a heartbeat under this runner's name (an apply's decisions in the same
- * transaction), so a runner that dies leaves the job at its last page for another to resume, and a runner that
- * was taken over (it stalled) finds out at its next page, which rolls back: nothing is decided twice.
+ * Works through a job to its end (or the rule's disabling, for an apply); failures are recorded on the job. This
+ * call is one runner (rule-job-claim.ts): each page's progress commits with a heartbeat under its name and the job
+ * row's lock (an apply's decisions in the same transaction), so a runner that dies leaves the job at its last page
+ * for another to resume, and a runner that was taken over (it stalled between pages) finds out at its next page,
+ * which rolls back: nothing is decided or counted twice. Aborting `signal` stops it between pages, the job released
+ * for another runner to resume at once.
  */
 export async function runRuleJob(
   pool: pg.Pool,
   ruleId: string,
   jobId: string,
   opts: {
+    /** the clock, read for each page and each heartbeat */
     now: () => Date;
+    /** identifies this runner in locked_by; a fresh one per run by default */
     runner?: string;
+    signal?: AbortSignal;
     /** the replay step's check, for a dry run counting approvals back to origin (it fails without) */
     originCheck?: OriginCheck;
+    /** called after each committed page (tests use it to stop or take over a runner part-way) */
+    onPage?: (job: RuleJobView) => void | Promise<void>;
   },
 ): Promise<RuleJobView> {
-  const runner = opts.runner ?? RUNNER;
-  if (!(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
+  const runner = opts.runner ?? newRunner();
+  if (opts.signal?.aborted || !(await claimJob(pool, jobId, runner, opts.now()))) return toView(await readJob(pool, ruleId, jobId));
   const job = await readJob(pool, ruleId, jobId);
   if (job.status !== "running") return toView(job);
+  const stop = async (): Promise<RuleJobView> => {
+    await releaseJob(pool, jobId, runner);
+    return toView(await readJob(pool, ruleId, jobId));
+  };
+  const saved = async (row: JobRow) => opts.onPage?.(toView(row));
+  const end = (status: "completed" | "failed", error: string | null) => finish(pool, ruleId, jobId, runner, status, opts.now(), error);
   // The starter's teams as they are now (as a bulk job's): one removed from a team stops reading its records mid-job.
   const scope = job.actor_id === null ? UNSCOPED : await readRecordScope(pool, job.actor_id);
   const rule: ActiveRule = { id: ruleId, name: "", version: job.version ?? 0, match: job.match, action: job.action, approvers: [] };
@@ -614,18 +611,25 @@ export async function runRuleJob(
   let cursor = job.cursor;
   let processed = job.processed;
   const needsPayload = rule.match.repair?.method !== undefined || rule.match.repair?.policy !== undefined;
+  const progress = { jobId, runner, now: opts.now, originCheck: opts.originCheck };
   try {
     if (job.type === "dry_run" && judgeableInSql(rule.match)) {
-      // Counted by PostgreSQL a range of ids at a time (judge-in-sql.ts), each range's progress saved as a page's.
+      // Counted by PostgreSQL a range of ids at a time (judge-in-sql.ts), each range counted and saved as a page.
       while (BigInt(cursor) < BigInt(job.ceiling)) {
+        if (opts.signal?.aborted) return await stop();
         const to = String(BigInt(cursor) + SQL_RANGE < BigInt(job.ceiling) ? BigInt(cursor) + SQL_RANGE : BigInt(job.ceiling));
-        const params: unknown[] = [];
-        const sql = walkSql(scope, rule.match, params);
-        processed += await countInSql(pool, rule, { from: cursor, to }, { sql, params }, counts, SAMPLES, opts.originCheck);
-        await saveProgress(pool, jobId, runner, opts.now(), to, processed, counts);
+        const from = cursor;
+        const row = await inTransaction(pool, async (client) => {
+          await holdJob(client, jobId, runner);
+          const params: unknown[] = [];
+          const sql = walkSql(scope, rule.match, params);
+          processed += await countInSql(client, rule, { from, to }, { sql, params }, counts, SAMPLES, opts.originCheck);
+          return saveProgress(client, jobId, runner, opts.now(), to, processed, counts);
+        });
         cursor = to;
+        await saved(row);
       }
-      return finish(pool, ruleId, jobId, "completed", opts.now(), null);
+      return await end("completed", null);
     }
     if (job.type === "dry_run" && needsPayload && rule.match.afcIssues === undefined) {
       // A rule judging another repair: PostgreSQL judges what the stored analysis answers for, the threads the rest.
@@ -633,11 +637,12 @@ export async function runRuleJob(
         judgeVerdicts(rule, rows),
       );
       for (let next = await pages.next(); next !== null; next = await pages.next()) {
-        await saveDryRunPage(pool, { jobId, runner, now: opts.now(), originCheck: opts.originCheck }, next, processed, counts, rule.action);
+        if (opts.signal?.aborted) return await stop();
+        await saved(await saveDryRunPage(pool, progress, next, processed, counts, rule.action));
         cursor = next.last;
         processed += next.count;
       }
-      return finish(pool, ruleId, jobId, "completed", opts.now(), null);
+      return await end("completed", null);
     }
     // Pages in a pipeline: the next page is read, and its GEOS work queued on the threads, while this one is
     // judged and saved, so neither the threads nor PostgreSQL wait on the other; pages still commit in id order.
@@ -648,11 +653,14 @@ export async function runRuleJob(
     for (;;) {
       const next = await pages.next();
       if (next === null) break;
+      if (opts.signal?.aborted) return await stop();
       const { page, last, count } = next;
-      const now = opts.now();
       if (job.type === "apply") {
-        const stopped = await inTransaction(pool, async (client) => {
-          if (!(await stillActive(client, ruleId, rule.version))) return true;
+        const now = opts.now();
+        const row = await inTransaction(pool, async (client) => {
+          // First: a claim waits for this page, and a runner taken over meanwhile writes nothing.
+          await holdJob(client, jobId, runner);
+          if (!(await stillActive(client, ruleId, rule.version))) return null;
           const decisions = page.flatMap((j) => (j.decision ? [j.decision] : []));
           const written = await writeRuleDecisions(client, decisions, now);
           await queueStandingReplays(client, decisions, written, now);
@@ -673,42 +681,46 @@ export async function runRuleJob(
             [{ ruleId, version: rule.version, matched: pageCounts.decided + pageCounts.skipped, decided: pageCounts.decided }],
             now,
           );
-          await saveProgress(client, jobId, runner, now, last, processed + count, counts);
-          return false;
+          // The heartbeat as the page commits: a claim that waited for it sees a live runner.
+          return saveProgress(client, jobId, runner, opts.now(), last, processed + count, counts);
         });
-        if (stopped) return finish(pool, ruleId, jobId, "failed", now, "the rule was disabled or changed: the apply stopped");
+        if (!row) return await end("failed", "the rule was disabled or changed: the apply stopped");
+        await saved(row);
       } else {
-        await saveDryRunPage(pool, { jobId, runner, now, originCheck: opts.originCheck }, next, processed, counts, rule.action);
+        await saved(await saveDryRunPage(pool, progress, next, processed, counts, rule.action));
       }
       cursor = last;
       processed += count;
     }
-    return finish(pool, ruleId, jobId, "completed", opts.now(), null);
+    return await end("completed", null);
   } catch (err) {
     if (err instanceof JobTakenOver) return toView(await readJob(pool, ruleId, jobId));
     console.error(`[rules] job ${jobId} of rule ${ruleId} failed`, err);
-    return finish(pool, ruleId, jobId, "failed", opts.now(), err instanceof AppError ? err.message : "internal error (see the server log)");
+    return end("failed", err instanceof AppError ? err.message : "internal error (see the server log)");
   }
 }
 
 /** A dry run's page counted (and its approvals that could not go back to origin, when counted), and saved. */
 async function saveDryRunPage(
   pool: pg.Pool,
-  job: { jobId: string; runner: string; now: Date; originCheck: OriginCheck | undefined },
+  job: { jobId: string; runner: string; now: () => Date; originCheck: OriginCheck | undefined },
   { page, last, count }: WalkedPage<Verdict>,
   processed: number,
   counts: RuleCounts,
   action: RuleAction,
-): Promise<void> {
-  addCounts(counts, page, action);
-  if (counts.notReplayableToOrigin) {
-    const decided = page.flatMap((j) => (j.outcome.kind === "decide" ? [j.record.id] : []));
-    if (decided.length > 0) {
-      if (!job.originCheck) throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
-      addOrigin(counts, await job.originCheck(pool, "d.id = ANY($1::bigint[])", [decided]));
+): Promise<JobRow> {
+  return inTransaction(pool, async (client) => {
+    await holdJob(client, job.jobId, job.runner);
+    addCounts(counts, page, action);
+    if (counts.notReplayableToOrigin) {
+      const decided = page.flatMap((j) => (j.outcome.kind === "decide" ? [j.record.id] : []));
+      if (decided.length > 0) {
+        if (!job.originCheck) throw new Error("a dry run counting approvals back to origin needs the replay step's check (originCheck)");
+        addOrigin(counts, await job.originCheck(client, "d.id = ANY($1::bigint[])", [decided]));
+      }
     }
-  }
-  await saveProgress(pool, job.jobId, job.runner, job.now, last, processed + count, counts);
+    return saveProgress(client, job.jobId, job.runner, job.now(), last, processed + count, counts);
+  });
 }
 
 /** Why an apply skips a record its walk judged decidable: someone decided it between the read and the write. */
@@ -745,19 +757,20 @@ function recordAudit(d: RuleDecision, jobId: string, requestId: string | null): 
   };
 }
 
+/** A page's progress and heartbeat, when the job is still `runner`'s (else JobTakenOver: the page rolls back). */
 async function saveProgress(
-  db: pg.Pool | pg.PoolClient,
+  client: pg.PoolClient,
   id: string,
   runner: string,
   now: Date,
   cursor: string,
   processed: number,
   c: RuleCounts,
-): Promise<void> {
-  const { rowCount } = await db.query(
+): Promise<JobRow> {
+  const { rows } = await client.query<JobRow>(
     `UPDATE rule_job SET cursor = $2, processed = $3, decided = $4, skipped = $5, skipped_reasons = $6, samples = $7, area_changes = $8,
        heartbeat_at = $10, not_replayable_to_origin = $11
-     WHERE id = $1 AND locked_by = $9 AND status = 'running'`,
+     WHERE id = $1 AND locked_by = $9 AND status = 'running' RETURNING ${COLUMNS}`,
     [
       id,
       cursor,
@@ -777,17 +790,23 @@ async function saveProgress(
         : null,
     ],
   );
-  if (rowCount !== 1) throw new JobTakenOver(`rule job ${id} is another runner's now`);
+  if (!rows[0]) throw new JobTakenOver(`rule job ${id} is another runner's now`);
+  return rows[0];
 }
 
+/** Ends the job, when it is still `runner`'s: a runner taken over leaves it to the one that took it. */
 async function finish(
   pool: pg.Pool,
   ruleId: string,
   id: string,
+  runner: string,
   status: "completed" | "failed",
   now: Date,
   error: string | null,
 ): Promise<RuleJobView> {
-  await pool.query(`UPDATE rule_job SET status = $2, finished_at = $3, error = $4 WHERE id = $1`, [id, status, now, error]);
+  await pool.query(
+    `UPDATE rule_job SET status = $2, finished_at = $3, error = $4 WHERE id = $1 AND locked_by = $5 AND status = 'running'`,
+    [id, status, now, error, runner],
+  );
   return toView(await readJob(pool, ruleId, id));
 }
