@@ -7,12 +7,14 @@ import { initialInputs, optionsOf, sourceTypeChoices } from "../../components/so
 import { sinkChoices } from "../../components/replay/preview-for-sink";
 import { initialSinkInputs, sinkBodyOf, sinkInputKey } from "../../components/replay/sink-form";
 import { SinkFields } from "../../components/replay/sink-fields";
+import { OriginPanel } from "../../components/dead-letters/detail/origin-panel";
+import { ReplayedWith } from "../../components/dead-letters/detail/repair-choice";
 import { registerReplayCommands } from "../../lib/cli/commands/replay";
 import { registerSourceCommands } from "../../lib/cli/commands/sources";
 import { createBatchBodyWith } from "../../lib/replay/batch/batch-schemas";
 import { SINKS, urlHelp } from "../../lib/replay/sinks/registry";
 import { sinkSchemaOf, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
-import { SOURCES } from "../../lib/sources/registry";
+import { SOURCES, sourcePlug } from "../../lib/sources/registry";
 import type { SourceConfigPlug } from "../../lib/sources/source-plug";
 import { createSourceBodyOf } from "../../lib/sources/source-schemas";
 
@@ -37,6 +39,7 @@ const fixtureSink: SinkConfigPlug<"fixture-queue", typeof QueueSinkSchema, { typ
   },
   fromFlags: (o) => ({ type: "fixture-queue", queue: o.url }),
   describe: { cli: (v) => `queue ${v.queue}`, short: (v) => v.queue, detail: (v) => `queue ${v.queue}` },
+  replayedTo: "the fixture queue",
   spatialOnly: false,
   needsOrigin: false,
 };
@@ -144,5 +147,27 @@ describe("a broker type registered in one line", () => {
     expect(sourceTypeChoices(plugs)).toContainEqual({ type: "fixture-mq", label: "Fixture MQ" });
     const { inputs, modes } = initialInputs(plugs);
     expect(optionsOf(fixtureSource, inputs, modes["fixture-mq"])).toEqual({ mailbox: "dlq" });
+  });
+});
+
+describe("a record's page names its sink and its broker as their plugs do", () => {
+  const html = (el: Parameters<typeof renderToStaticMarkup>[0]) => renderToStaticMarkup(el).replaceAll("<!-- -->", "");
+  const replay = {
+    batchId: "7",
+    itemId: "9",
+    outcome: "applied" as const,
+    submittedAt: "",
+    repair: null,
+    geometry: null,
+    geometryOmitted: false,
+  };
+
+  it.each(SINKS.map((p) => [p.type, p.replayedTo] as const))("replayed to the %s sink: %s", (type, words) => {
+    expect(html(createElement(ReplayedWith, { replay: { ...replay, sink: type }, approved: null }))).toContain(`to ${words} (applied)`);
+  });
+
+  it("pulled from a broker source: the type's label", () => {
+    const origin = { source: "parcels-dlq", sourceType: "redis", destination: { type: "redis", stream: "parcels", field: "body" } };
+    expect(html(createElement(OriginPanel, { origin }))).toContain(`· ${sourcePlug("redis").label} ·`);
   });
 });

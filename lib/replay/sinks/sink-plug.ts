@@ -32,6 +32,8 @@ export interface SinkConfigPlug<T extends string, S extends z.ZodObject, V exten
   checking?(config: z.output<S>): string;
   /** a configured sink in words, from its view (secrets redacted) */
   describe: SinkWords<V>;
+  /** where a replayed record's page says it went ("Replayed in batch #7 with structure / accept to <this>") */
+  replayedTo: string;
   /** takes spatial features only: a selection holding AFC taps is refused */
   spatialOnly: boolean;
   /** sends each record back where it was pulled from: records without an origin are left out */

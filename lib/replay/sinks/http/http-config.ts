@@ -81,6 +81,7 @@ export const httpConfigPlug: SinkConfigPlug<"http", typeof HttpSinkSchema, HttpS
     detail: (v) =>
       `HTTP POST ${v.url} (timeout ${v.timeoutMs} ms, ${v.concurrency} in flight${v.headers.length ? `, headers ${v.headers.join(", ")}` : ""})`,
   },
+  replayedTo: "HTTP",
   spatialOnly: false,
   needsOrigin: false,
   settledBy: "HTTP sink",

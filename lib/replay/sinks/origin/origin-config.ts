@@ -16,6 +16,7 @@ export const originConfigPlug: SinkConfigPlug<"origin", typeof OriginSinkSchema,
     short: () => "back to origin",
     detail: () => "back to origin: each record to the exchange, subject, stream, topic or queue it came from (listed above)",
   },
+  replayedTo: "its origin",
   spatialOnly: false,
   needsOrigin: true,
 };

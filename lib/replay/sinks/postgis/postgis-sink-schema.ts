@@ -156,6 +156,7 @@ export const postgisConfigPlug: SinkConfigPlug<"postgis", typeof PostgisSinkSche
     detail: (v) =>
       `PostGIS ${v.url}, table ${v.table} (id ${v.idColumn}, geometry ${v.geometryColumn} SRID ${v.srid}, observed ${v.observedAtColumn}${v.propertiesColumn ? `, properties ${v.propertiesColumn}` : ""}): newest observation wins, each key once`,
   },
+  replayedTo: "PostGIS",
   spatialOnly: true,
   needsOrigin: false,
   settledBy: "PostGIS sink",
