@@ -42,6 +42,7 @@ const fixtureSink: SinkConfigPlug<"fixture-queue", typeof QueueSinkSchema, { typ
   replayedTo: "the fixture queue",
   spatialOnly: false,
   needsOrigin: false,
+  settledBy: "fixture queue",
 };
 
 const FixtureOptions = z.strictObject({ mailbox: z.string().min(1) });

@@ -40,9 +40,11 @@ export interface SinkConfigPlug<T extends string, S extends z.ZodObject, V exten
   needsOrigin: boolean;
   /**
    * what a record's timeline names as having settled its key ("Settled in the ledger by replay batch 7 (HTTP
-   * sink)"), when its ledger entry's origin is this type (a remote sink records its type there)
+   * sink)"), when its ledger entry's origin is this type: every remote sink records its type there. Null only for
+   * the built-in ledger, which settles in Redrive's own transaction and records "replay". Required, so a new sink
+   * says which it is.
    */
-  settledBy?: string;
+  settledBy: string | null;
 }
 
 /** One setting in the replay form: its text becomes the sink body's `<name>`. */

@@ -16,4 +16,5 @@ export const ledgerConfigPlug: SinkConfigPlug<"ledger", typeof LedgerSinkSchema,
   replayedTo: "the built-in ledger",
   spatialOnly: false,
   needsOrigin: false,
+  settledBy: null,
 };

@@ -19,6 +19,7 @@ export const originConfigPlug: SinkConfigPlug<"origin", typeof OriginSinkSchema,
   replayedTo: "its origin",
   spatialOnly: false,
   needsOrigin: true,
+  settledBy: "origin sink",
 };
 
 /** Where a batch back to origin publishes: one broker source's destination (lib/sources/destinations.ts), with its records. */
