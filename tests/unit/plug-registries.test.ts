@@ -10,10 +10,12 @@ import { SinkFields } from "../../components/replay/sink-fields";
 import { OriginPanel } from "../../components/dead-letters/detail/origin-panel";
 import { ReplayedWith } from "../../components/dead-letters/detail/repair-choice";
 import { registerReplayCommands } from "../../lib/cli/commands/replay";
+import { registerSinkCommands } from "../../lib/cli/commands/sink";
 import { registerSourceCommands } from "../../lib/cli/commands/sources";
 import { createBatchBodyWith } from "../../lib/replay/batch/batch-schemas";
 import { SINKS, urlHelp } from "../../lib/replay/sinks/registry";
-import { sinkSchemaOf, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
+import { SERVER_SINKS } from "../../lib/replay/sinks/registry.server";
+import { sinkSchemaOf, type AnySinkConfigPlug, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
 import { SOURCES, sourcePlug } from "../../lib/sources/registry";
 import type { SourceConfigPlug } from "../../lib/sources/source-plug";
 import { createSourceBodyOf } from "../../lib/sources/source-schemas";
@@ -37,7 +39,8 @@ const fixtureSink: SinkConfigPlug<"fixture-queue", typeof QueueSinkSchema, { typ
       { name: "priority", label: "Priority", value: "optional", placeholder: "optional" },
     ],
   },
-  fromFlags: (o) => ({ type: "fixture-queue", queue: o.url }),
+  flags: [{ flag: "--priority <p>", field: "priority", help: "the queue's priority" }],
+  fromFlags: (o) => ({ type: "fixture-queue", queue: o.url, priority: o.priority }),
   describe: { cli: (v) => `queue ${v.queue}`, short: (v) => v.queue, detail: (v) => `queue ${v.queue}` },
   replayedTo: "the fixture queue",
   spatialOnly: false,
@@ -91,8 +94,37 @@ describe("a sink registered in one line", () => {
     expect(help).toContain(
       "--url <url> http sink: where to POST; postgis sink: postgresql://user:password@host:port/database; fixture-queue sink: the queue's name",
     );
+    expect(help).toContain("--priority <p> fixture-queue sink: the queue's priority --page-size");
     expect(urlHelp()).not.toContain("fixture-queue");
     expect(fixtureSink.fromFlags({ url: "q2" }, () => undefined)).toEqual({ type: "fixture-queue", queue: "q2" });
+  });
+
+  const sinkCheck = (plugs: readonly AnySinkConfigPlug[]) => {
+    const program = new Command().exitOverride();
+    registerSinkCommands(program, plugs);
+    const check = program.commands.find((c) => c.name() === "sink")?.commands.find((c) => c.name() === "check");
+    return { program, help: (check?.helpInformation() ?? "").replace(/\s+/g, " ") };
+  };
+
+  it("with a check of its target, is in `redrive sink check` with its flags, its body read by its own schema", async () => {
+    expect(sinkCheck(SINKS).help).toContain("--type <type> the sink type: postgis --url <url> postgresql://");
+    expect(sinkCheck(SINKS).help).toContain("--table <name> the table, schema.table");
+
+    const checked = { ...fixtureSink, checkCommand: "Fixture: the queue's depth" };
+    const { program, help } = sinkCheck([...SINKS, checked]);
+    expect(help).toContain("(PostGIS: version, columns, key table, problems; Fixture: the queue's depth)");
+    expect(help).toContain("--type <type> the sink type: postgis | fixture-queue");
+    expect(help).toContain("--url <url> postgis sink: postgresql://user:password@host:port/database; fixture-queue sink: the queue's name");
+    expect(help).toContain("--table <name> postgis sink: the table, schema.table");
+    expect(help).toContain("--priority <p> fixture-queue sink: the queue's priority");
+    await expect(program.parseAsync(["sink", "check", "--type", "fixture-queue"], { from: "user" })).rejects.toThrow(/^--queue: /);
+  });
+
+  it("is checked by its server plug exactly when its config plug says it has a check", () => {
+    for (const p of SINKS as readonly AnySinkConfigPlug[]) {
+      const server = SERVER_SINKS[p.type as keyof typeof SERVER_SINKS] as { inspect?: unknown };
+      expect(p.checkCommand !== undefined, p.type).toBe(server.inspect !== undefined);
+    }
   });
 
   it("is in the replay form's type list", () => {

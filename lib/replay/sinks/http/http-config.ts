@@ -68,6 +68,11 @@ export const httpConfigPlug: SinkConfigPlug<"http", typeof HttpSinkSchema, HttpS
   urlHelp: "where to POST",
   schema: HttpSinkSchema,
   form: httpForm,
+  flags: [
+    { flag: "--header <Name: value>", field: "headers", help: "extra header (repeatable)", headers: true },
+    { flag: "--timeout-ms <ms>", field: "timeoutMs", help: "request timeout" },
+    { flag: "--concurrency <n>", field: "concurrency", help: "requests in flight per worker lane" },
+  ],
   fromFlags: (o, num) => ({
     type: "http",
     url: o.url,
