@@ -16,7 +16,7 @@ import { createBatchBodyWith } from "../../lib/replay/batch/batch-schemas";
 import { SINKS, urlHelp } from "../../lib/replay/sinks/registry";
 import { SERVER_SINKS } from "../../lib/replay/sinks/registry.server";
 import { sinkSchemaOf, type AnySinkConfigPlug, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
-import { SOURCES, sourcePlug } from "../../lib/sources/registry";
+import { SOURCES, sourceLocations, sourcePlug } from "../../lib/sources/registry";
 import type { SourceConfigPlug } from "../../lib/sources/source-plug";
 import { createSourceBodyOf } from "../../lib/sources/source-schemas";
 
@@ -53,6 +53,7 @@ const FixtureDestination = z.object({ type: z.literal("fixture-mq"), mailbox: z.
 const fixtureSource: SourceConfigPlug<"fixture-mq", typeof FixtureOptions, z.output<typeof FixtureDestination>> = {
   type: "fixture-mq",
   label: "Fixture MQ",
+  location: "a fixture mailbox",
   urlPlaceholder: "fmq://host",
   options: FixtureOptions,
   urlRule: (url) => (url.startsWith("fmq://") ? { ok: true } : { ok: false, message: "must be an fmq:// URL" }),
@@ -174,6 +175,10 @@ describe("a broker type registered in one line", () => {
     const help = (add?.helpInformation() ?? "").replace(/\s+/g, " ");
     expect(help).toContain("rabbitmq | nats | redis | kafka | sqs | fixture-mq");
     expect(help).toContain("--mailbox <name> fixture-mq: the dead-letter mailbox");
+  });
+
+  it("is among what a source can be, on the /sources page and in the API's summary", () => {
+    expect(sourceLocations(plugs)).toMatch(/^a RabbitMQ queue, .* or a fixture mailbox$/);
   });
 
   it("is in the add form's type list, with its fields and their options body", () => {
