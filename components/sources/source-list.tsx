@@ -7,6 +7,7 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { EmptyNotice } from "@/components/ui/empty-notice";
+import { sourceLocations } from "@/lib/sources/registry";
 import type { SourceView } from "@/lib/sources/source-schemas";
 import { EditSource } from "./edit-source";
 import { usePullSource, useRemoveSource, useSetSourceEnabled, useSources } from "./queries";
@@ -138,7 +139,7 @@ export function SourceList({ initial, renderedAt, canManage }: { initial: Source
         <EmptyNotice>
           No broker sources yet.{" "}
           {canManage
-            ? "“Add source” connects a RabbitMQ queue, a NATS JetStream stream, a Redis stream, a Kafka dead-letter topic or an SQS dead-letter queue whose dead letters Redrive should pull."
+            ? `“Add source” connects ${sourceLocations()} whose dead letters Redrive should pull.`
             : "An admin adds them; they will show here with what waits in each broker."}
         </EmptyNotice>
       ) : (

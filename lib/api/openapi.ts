@@ -98,13 +98,24 @@ export const ErrorBodySchema = z
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
+/**
+ * What the document says of a schema beyond what it says itself: a contract that cannot import a registry carries a
+ * type's name as a plain string (lib/vocabulary/plug-types.ts), and the registry's values are added here.
+ */
+export type Filled = ReadonlyMap<z.ZodType, JsonSchema>;
+
 class SchemaSink {
   readonly components: Record<string, JsonSchema> = {};
   private anonymous = 0;
 
+  constructor(private readonly filled: Filled) {}
+
   /** JSON Schema for `schema`, its named parts moved to components.schemas. */
   convert(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-    const json = z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline" }) as JsonSchema;
+    const override = ({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }) => {
+      Object.assign(jsonSchema, this.filled.get(zodSchema as z.ZodType));
+    };
+    const json = z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline", override }) as JsonSchema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
     delete json.$defs;
     delete json.$schema;
@@ -153,8 +164,12 @@ function parameters(sink: SchemaSink, where: "path" | "query", schema: z.ZodObje
   });
 }
 
-export function buildOpenApi(operations: readonly Operation[], info: { title: string; version: string; description: string }) {
-  const sink = new SchemaSink();
+export function buildOpenApi(
+  operations: readonly Operation[],
+  info: { title: string; version: string; description: string },
+  filled: Filled = new Map(),
+) {
+  const sink = new SchemaSink(filled);
   sink.convert(ErrorBodySchema, "output");
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {

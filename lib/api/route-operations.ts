@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { RouteMeta } from "./handler";
-import { TAGS, buildOpenApi, type DescribedOperation, type HttpMethod, type Operation } from "./openapi";
+import { SINK_TYPES } from "../replay/sinks/registry";
+import { SinkTypeNameSchema } from "../vocabulary/plug-types";
+import { TAGS, buildOpenApi, type DescribedOperation, type Filled, type HttpMethod, type Operation } from "./openapi";
 
 // The OpenAPI operations read from the route files themselves: each route's path from its folder, each method
 // from its exports, the access from what its handler checks, and the rest from its defineRoute's `openapi`.
@@ -86,11 +88,14 @@ const INFO = {
     "or the browser session. Errors answer `{ error: { code, message, issues } }` (issues: `[{ path, message }]`, empty when no field is at fault); 4xx messages name the field and the rule.",
 };
 
+/** The sink types the contracts name without the registry (lib/vocabulary/plug-types.ts), listed from it. */
+const FILLED: Filled = new Map([[SinkTypeNameSchema, { enum: [...SINK_TYPES] }]]);
+
 const cache = new WeakMap<readonly RouteModule[], ReturnType<typeof buildOpenApi>>();
 
 /** The OpenAPI document of the given route files (app/api/route-modules.generated.ts), built once per list. */
 export function openApiDocument(routes: readonly RouteModule[]): ReturnType<typeof buildOpenApi> {
   let doc = cache.get(routes);
-  if (!doc) cache.set(routes, (doc = buildOpenApi(operationsOf(routes), INFO)));
+  if (!doc) cache.set(routes, (doc = buildOpenApi(operationsOf(routes), INFO, FILLED)));
   return doc;
 }

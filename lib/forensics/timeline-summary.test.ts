@@ -46,8 +46,8 @@ describe("timeline summaries of a settled key", () => {
   it("names the sink that settled it, in that sink's own words", () => {
     expect(summarize(settled("http"), null)).toBe("Settled in the ledger by replay batch 4 (HTTP sink)");
     expect(summarize(settled("postgis"), null)).toBe("Settled in the ledger by replay batch 4 (PostGIS sink)");
+    expect(summarize(settled("origin"), null)).toBe("Settled in the ledger by replay batch 4 (origin sink)");
     expect(summarize(settled("replay"), null)).toBe("Settled in the ledger by replay batch 4");
-    expect(summarize(settled("origin"), null)).toBe("Settled in the ledger by replay batch 4");
   });
 
   it("says an imported key came from an external ledger", () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { bigintIdSchema } from "../db/column-limits";
 import { searchText } from "../masking/searchable";
+import { SinkTypeNameSchema } from "../vocabulary/plug-types";
 import { DeadLetterKindSchema, FailureClassSchema, RepairMethodSchema, RepairPolicySchema } from "../vocabulary/record";
 
 // Triage rules' request and response shapes (issue #44): the routes parse with them, the CLI and the /rules page
@@ -69,13 +70,11 @@ export type RuleAction = z.infer<typeof RuleActionSchema>;
 
 /**
  * A sink as a rule names it: its type alone ("ledger", "origin") or a sink's configuration ({type: "http", url}).
- * Its fields are the sink's own (lib/replay/sinks/registry.ts SinkSchema): the standing replay parses them
- * (lib/replay/batch/standing-rules.ts) before the version is stored, answering 422 on `replay.sink.<field>`.
+ * Its type and fields are the sink registry's (lib/replay/sinks/registry.ts SinkSchema, which this module cannot
+ * import: lib/vocabulary/plug-types.ts): the standing replay parses them (lib/replay/batch/standing-rules.ts) before
+ * the version is stored, answering 422 on `replay.sink.<field>`, and OpenAPI lists the registered types.
  */
-export const RuleSinkSchema = z.preprocess(
-  (v) => (typeof v === "string" ? { type: v } : v),
-  z.looseObject({ type: z.string().min(1).max(50) }),
-);
+export const RuleSinkSchema = z.preprocess((v) => (typeof v === "string" ? { type: v } : v), z.looseObject({ type: SinkTypeNameSchema }));
 
 /**
  * A standing replay: the records the rule approves flow into one paced batch to `sink`, approved by the rule

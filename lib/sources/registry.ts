@@ -3,6 +3,7 @@ import { kafkaConfigPlug } from "./kafka/kafka-config";
 import { natsConfigPlug } from "./nats/nats-config";
 import { rabbitmqConfigPlug } from "./rabbitmq/rabbitmq-config";
 import { redisConfigPlug } from "./redis/redis-config";
+import { orList } from "../vocabulary/word-list";
 import type { AnySourceConfigPlug } from "./source-plug";
 import { sqsConfigPlug } from "./sqs/sqs-config";
 
@@ -25,6 +26,11 @@ export const DestinationSchema = z.discriminatedUnion(
   "type",
   SOURCES.map((p) => p.destination) as unknown as [z.ZodObject, ...z.ZodObject[]],
 ) as unknown as z.ZodType<Destination>;
+
+/** What a source can be, in words: "a RabbitMQ queue, …, a Kafka dead-letter topic or an SQS dead-letter queue". */
+export function sourceLocations(plugs: readonly AnySourceConfigPlug[] = SOURCES): string {
+  return orList(plugs.map((p) => p.location));
+}
 
 export function sourcePlug<T extends SourceType>(type: T): Extract<Plug, { type: T }> {
   return SOURCES.find((p) => p.type === type) as Extract<Plug, { type: T }>;

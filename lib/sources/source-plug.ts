@@ -50,6 +50,8 @@ export interface SourceConfigPlug<T extends string, O extends z.ZodObject, D ext
   type: T;
   /** its name on the page ("RabbitMQ") */
   label: string;
+  /** where such a source's dead letters wait, with its article ("a RabbitMQ queue"): the /sources page and the API say what a source can be with these */
+  location: string;
   /** the URL field's placeholder */
   urlPlaceholder: string;
   /** the options its connector takes (every type also takes `destinations`, added by the registry) */

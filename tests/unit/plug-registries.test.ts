@@ -7,12 +7,16 @@ import { initialInputs, optionsOf, sourceTypeChoices } from "../../components/so
 import { sinkChoices } from "../../components/replay/preview-for-sink";
 import { initialSinkInputs, sinkBodyOf, sinkInputKey } from "../../components/replay/sink-form";
 import { SinkFields } from "../../components/replay/sink-fields";
+import { OriginPanel } from "../../components/dead-letters/detail/origin-panel";
+import { ReplayedWith } from "../../components/dead-letters/detail/repair-choice";
 import { registerReplayCommands } from "../../lib/cli/commands/replay";
+import { registerSinkCommands } from "../../lib/cli/commands/sink";
 import { registerSourceCommands } from "../../lib/cli/commands/sources";
 import { createBatchBodyWith } from "../../lib/replay/batch/batch-schemas";
 import { SINKS, urlHelp } from "../../lib/replay/sinks/registry";
-import { sinkSchemaOf, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
-import { SOURCES } from "../../lib/sources/registry";
+import { SERVER_SINKS } from "../../lib/replay/sinks/registry.server";
+import { sinkSchemaOf, type AnySinkConfigPlug, type SinkConfigPlug } from "../../lib/replay/sinks/sink-plug";
+import { SOURCES, sourceLocations, sourcePlug } from "../../lib/sources/registry";
 import type { SourceConfigPlug } from "../../lib/sources/source-plug";
 import { createSourceBodyOf } from "../../lib/sources/source-schemas";
 
@@ -35,10 +39,13 @@ const fixtureSink: SinkConfigPlug<"fixture-queue", typeof QueueSinkSchema, { typ
       { name: "priority", label: "Priority", value: "optional", placeholder: "optional" },
     ],
   },
-  fromFlags: (o) => ({ type: "fixture-queue", queue: o.url }),
+  flags: [{ flag: "--priority <p>", field: "priority", help: "the queue's priority" }],
+  fromFlags: (o) => ({ type: "fixture-queue", queue: o.url, priority: o.priority }),
   describe: { cli: (v) => `queue ${v.queue}`, short: (v) => v.queue, detail: (v) => `queue ${v.queue}` },
+  replayedTo: "the fixture queue",
   spatialOnly: false,
   needsOrigin: false,
+  settledBy: "fixture queue",
 };
 
 const FixtureOptions = z.strictObject({ mailbox: z.string().min(1) });
@@ -46,6 +53,7 @@ const FixtureDestination = z.object({ type: z.literal("fixture-mq"), mailbox: z.
 const fixtureSource: SourceConfigPlug<"fixture-mq", typeof FixtureOptions, z.output<typeof FixtureDestination>> = {
   type: "fixture-mq",
   label: "Fixture MQ",
+  location: "a fixture mailbox",
   urlPlaceholder: "fmq://host",
   options: FixtureOptions,
   urlRule: (url) => (url.startsWith("fmq://") ? { ok: true } : { ok: false, message: "must be an fmq:// URL" }),
@@ -87,8 +95,37 @@ describe("a sink registered in one line", () => {
     expect(help).toContain(
       "--url <url> http sink: where to POST; postgis sink: postgresql://user:password@host:port/database; fixture-queue sink: the queue's name",
     );
+    expect(help).toContain("--priority <p> fixture-queue sink: the queue's priority --page-size");
     expect(urlHelp()).not.toContain("fixture-queue");
     expect(fixtureSink.fromFlags({ url: "q2" }, () => undefined)).toEqual({ type: "fixture-queue", queue: "q2" });
+  });
+
+  const sinkCheck = (plugs: readonly AnySinkConfigPlug[]) => {
+    const program = new Command().exitOverride();
+    registerSinkCommands(program, plugs);
+    const check = program.commands.find((c) => c.name() === "sink")?.commands.find((c) => c.name() === "check");
+    return { program, help: (check?.helpInformation() ?? "").replace(/\s+/g, " ") };
+  };
+
+  it("with a check of its target, is in `redrive sink check` with its flags, its body read by its own schema", async () => {
+    expect(sinkCheck(SINKS).help).toContain("--type <type> the sink type: postgis --url <url> postgresql://");
+    expect(sinkCheck(SINKS).help).toContain("--table <name> the table, schema.table");
+
+    const checked = { ...fixtureSink, checkCommand: "Fixture: the queue's depth" };
+    const { program, help } = sinkCheck([...SINKS, checked]);
+    expect(help).toContain("(PostGIS: version, columns, key table, problems; Fixture: the queue's depth)");
+    expect(help).toContain("--type <type> the sink type: postgis | fixture-queue");
+    expect(help).toContain("--url <url> postgis sink: postgresql://user:password@host:port/database; fixture-queue sink: the queue's name");
+    expect(help).toContain("--table <name> postgis sink: the table, schema.table");
+    expect(help).toContain("--priority <p> fixture-queue sink: the queue's priority");
+    await expect(program.parseAsync(["sink", "check", "--type", "fixture-queue"], { from: "user" })).rejects.toThrow(/^--queue: /);
+  });
+
+  it("is checked by its server plug exactly when its config plug says it has a check", () => {
+    for (const p of SINKS as readonly AnySinkConfigPlug[]) {
+      const server = SERVER_SINKS[p.type as keyof typeof SERVER_SINKS] as { inspect?: unknown };
+      expect(p.checkCommand !== undefined, p.type).toBe(server.inspect !== undefined);
+    }
   });
 
   it("is in the replay form's type list", () => {
@@ -140,9 +177,35 @@ describe("a broker type registered in one line", () => {
     expect(help).toContain("--mailbox <name> fixture-mq: the dead-letter mailbox");
   });
 
+  it("is among what a source can be, on the /sources page and in the API's summary", () => {
+    expect(sourceLocations(plugs)).toMatch(/^a RabbitMQ queue, .* or a fixture mailbox$/);
+  });
+
   it("is in the add form's type list, with its fields and their options body", () => {
     expect(sourceTypeChoices(plugs)).toContainEqual({ type: "fixture-mq", label: "Fixture MQ" });
     const { inputs, modes } = initialInputs(plugs);
     expect(optionsOf(fixtureSource, inputs, modes["fixture-mq"])).toEqual({ mailbox: "dlq" });
+  });
+});
+
+describe("a record's page names its sink and its broker as their plugs do", () => {
+  const html = (el: Parameters<typeof renderToStaticMarkup>[0]) => renderToStaticMarkup(el).replaceAll("<!-- -->", "");
+  const replay = {
+    batchId: "7",
+    itemId: "9",
+    outcome: "applied" as const,
+    submittedAt: "",
+    repair: null,
+    geometry: null,
+    geometryOmitted: false,
+  };
+
+  it.each(SINKS.map((p) => [p.type, p.replayedTo] as const))("replayed to the %s sink: %s", (type, words) => {
+    expect(html(createElement(ReplayedWith, { replay: { ...replay, sink: type }, approved: null }))).toContain(`to ${words} (applied)`);
+  });
+
+  it("pulled from a broker source: the type's label", () => {
+    const origin = { source: "parcels-dlq", sourceType: "redis", destination: { type: "redis", stream: "parcels", field: "body" } };
+    expect(html(createElement(OriginPanel, { origin }))).toContain(`· ${sourcePlug("redis").label} ·`);
   });
 });

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ROUTE_MODULES } from "../../app/api/route-modules.generated";
 import { defineRoute, otherMethods, type RouteHandler } from "../../lib/api/handler";
 import { openApiDocument, openApiPath, operationsOf } from "../../lib/api/route-operations";
+import { SINK_TYPES } from "../../lib/replay/sinks/registry";
 import { ROUTE_MODULES_FILE, routeDirs, routeModulesSource } from "../../scripts/route-modules";
 
 // Routes describe themselves: every method a route file under app/api answers carries its OpenAPI description
@@ -46,6 +47,14 @@ describe("routes describe themselves", () => {
     const paths = openApiDocument(ROUTE_MODULES).paths as Record<string, Record<string, unknown>>;
     expect(Object.values(paths).reduce((n, item) => n + Object.keys(item).length, 0)).toBe(operationsOf(ROUTE_MODULES).length);
     expect(paths["/api/openapi.json"]).toHaveProperty("get");
+  });
+
+  it("list the registered sink types where a contract names one without the registry (a record's latest replay, a rule's sink)", () => {
+    const doc = openApiDocument(ROUTE_MODULES) as unknown as { components: { schemas: Record<string, { enum?: unknown }> } };
+    expect(doc.components.schemas.SinkType?.enum).toEqual([...SINK_TYPES]);
+    const refs = JSON.stringify(doc).match(/"#\/components\/schemas\/SinkType"/g) ?? [];
+    expect(refs.length).toBeGreaterThanOrEqual(3); // LastReplay.sink; POST /api/rules and PATCH /api/rules/{id}: replay.sink.type
+    expect(JSON.stringify(doc.components.schemas.LastReplay)).toContain('"sink":{"$ref":"#/components/schemas/SinkType"}');
   });
 
   it("refuses a route whose handler carries no description", () => {

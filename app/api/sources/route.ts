@@ -3,6 +3,7 @@ import { actorOf } from "@/lib/auth/principal";
 import { getDb } from "@/lib/db/client";
 import { audienceOf, listSources } from "@/lib/sources/manage-sources";
 import { addSource } from "@/lib/sources/pull-now";
+import { sourceLocations } from "@/lib/sources/registry";
 import { CreateSourceBody } from "@/lib/sources/source-schemas";
 import { z } from "zod";
 
@@ -30,8 +31,7 @@ export const POST = defineRoute(
     body: CreateSourceBody,
     openapi: {
       tag: "sources",
-      summary:
-        "Add a source: a RabbitMQ queue, a JetStream stream's consumers or a Redis stream group (audited; the URL is sealed at rest)",
+      summary: `Add a source: ${sourceLocations()} (audited; the URL is sealed at rest)`,
       responses: { 201: { description: "The source" }, 409: { description: "A source with that name exists" } },
     },
   },

@@ -4,19 +4,12 @@ import Link from "next/link";
 import { useMemo } from "react";
 import { DividedBody } from "@/components/ui/table";
 import type { JsonValue } from "@/lib/json/value";
+import { findSourcePlug } from "@/lib/sources/registry";
 import { destinationParts, headerText, readOrigin } from "./origin";
 
 // Where a record pulled from a broker came from: its source, the destination it was going to (where "Back to
 // origin" publishes it), why and when the broker dead-lettered it, and the broker's headers. Compact: it sits
 // beside the maps, under "Why it failed".
-
-const BROKER: Record<string, string> = {
-  rabbitmq: "RabbitMQ",
-  nats: "NATS JetStream",
-  redis: "Redis Streams",
-  kafka: "Kafka",
-  sqs: "Amazon SQS",
-};
 
 function When({ iso }: { iso: string | null }) {
   return iso ? <time dateTime={iso}>{`${iso.replace("T", " ").slice(0, 19)} UTC`}</time> : <>time unknown</>;
@@ -79,7 +72,7 @@ export function OriginPanel({ origin, className = "" }: { origin: JsonValue; cla
             >
               {read.source}
             </Link>{" "}
-            · {BROKER[read.sourceType] ?? read.sourceType} ·{" "}
+            · {findSourcePlug(read.sourceType)?.label ?? read.sourceType} ·{" "}
             <Link
               href={`/dead-letters?origin=${encodeURIComponent(read.source)}`}
               className="text-xs text-sky-800 dark:text-sky-200 underline-offset-2 hover:underline"

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { ApprovedRepair, RepairMethod, RepairPolicy } from "@/lib/vocabulary/record";
 import type { LastReplay } from "@/lib/dead-letters/contract/detail";
+import { replayedTo } from "@/lib/replay/sinks/registry";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "@/lib/vocabulary/record";
 
 // The repair an approval of this record will pin, chosen where it is reviewed: it starts at the source's default
@@ -17,8 +18,6 @@ export interface RepairSetting {
 
 const select =
   "rounded border border-slate-300 dark:border-slate-600 bg-white dark:bg-slate-900 px-1.5 py-0.5 text-sm disabled:bg-slate-100 dark:disabled:bg-slate-800";
-
-const SINK_NAMES: Record<string, string> = { ledger: "the built-in ledger", http: "HTTP", origin: "its origin", postgis: "PostGIS" };
 
 /** "Replayed in batch #7 with structure / accept" and where the settings came from, with the warnings acknowledged. */
 export function ReplayedWith({ replay, approved }: { replay: LastReplay; approved: ApprovedRepair | null }) {
@@ -43,7 +42,7 @@ export function ReplayedWith({ replay, approved }: { replay: LastReplay; approve
           with <strong>{repair.method}</strong> / <strong>{repair.policy}</strong>
         </>
       ) : null}{" "}
-      to {SINK_NAMES[replay.sink] ?? replay.sink} ({replay.outcome}){from ? ` — ${from}` : ""}
+      to {replayedTo(replay.sink)} ({replay.outcome}){from ? ` — ${from}` : ""}
       {acknowledged.length > 0 ? `; acknowledged: ${acknowledged.join("; ")}` : ""}.{" "}
       {replay.geometry !== null
         ? "The map shows the geometry sent."

@@ -25,7 +25,7 @@ import { formatBatch, formatDuration } from "./replay-format";
 import { checkingNotice, SINKS, sinkPlug, urlHelp } from "../../replay/sinks/registry";
 import type { AnySinkConfigPlug } from "../../replay/sinks/sink-plug";
 import { registerWorkerCommands } from "./worker";
-import { postgisTargetOptions, type PostgisFlags } from "../postgis-options";
+import { sinkFlagNames, sinkFlagOptions } from "../sink-flags";
 import { commaList, recordFilterOf, recordFilterOptions, type RecordFilterFlags } from "../record-filter-options";
 import { READ_AS_HELP, readingAs } from "../read-as";
 import { printAnswer, printLines } from "../output";
@@ -49,20 +49,13 @@ async function actingAs(db: Db, email: string | undefined, permission: Permissio
   return { userId: user.id, email: user.email, role: user.role, scope: await readRecordScope(db.pool, user.id) };
 }
 
-const header = (v: string, prev: Record<string, string> = {}) => {
-  const at = v.indexOf(":");
-  if (at < 1) throw new CliUsageError(`--header ${v}: expected "Name: value"`);
-  return { ...prev, [v.slice(0, at).trim()]: v.slice(at + 1).trim() };
-};
-
-interface CreateOptions extends PostgisFlags, RecordFilterFlags {
+interface CreateOptions extends RecordFilterFlags {
   ids?: string[];
   filterStatus?: string[];
   rate: string;
   sink: string;
-  header?: Record<string, string>;
-  timeoutMs?: string;
-  concurrency?: string;
+  /** --url and each sink's own flags (SinkConfigPlug.flags), read by its plug's fromFlags */
+  [sinkFlag: string]: unknown;
   pageSize?: string;
   maxReplays?: string;
   maxAttempts?: string;
@@ -74,7 +67,7 @@ interface CreateOptions extends PostgisFlags, RecordFilterFlags {
   json?: boolean;
 }
 
-/** The flag each field of the batch body comes from, so an error names what the user typed. */
+/** The flag each field of the batch body comes from, so an error names what the user typed (and each sink's flags). */
 const FLAG_OF: Record<string, string> = {
   ratePerSecond: "--rate",
   pageSize: "--page-size",
@@ -85,16 +78,6 @@ const FLAG_OF: Record<string, string> = {
   "repair.policy": "--repair-policy",
   "sink.type": "--sink",
   "sink.url": "--url",
-  "sink.headers": "--header",
-  "sink.timeoutMs": "--timeout-ms",
-  "sink.concurrency": "--concurrency",
-  "sink.table": "--table",
-  "sink.idColumn": "--id-column",
-  "sink.idProperty": "--id-property",
-  "sink.geometryColumn": "--geometry-column",
-  "sink.observedAtColumn": "--observed-at-column",
-  "sink.propertiesColumn": "--properties-column",
-  "sink.srid": "--srid",
   ids: "--ids",
   "filter.status": "--filter-status",
   "filter.kind": "--kind",
@@ -108,9 +91,9 @@ const FLAG_OF: Record<string, string> = {
   "filter.bbox": "--bbox",
 };
 
-function flagOf(path: string): string {
+function flagOf(path: string, names: Readonly<Record<string, string>>): string {
   for (let p = path; p !== ""; p = p.includes(".") ? p.slice(0, p.lastIndexOf(".")) : "") {
-    const flag = FLAG_OF[p];
+    const flag = names[p];
     if (flag) return flag;
   }
   return path || "options";
@@ -137,10 +120,10 @@ function createBody(o: CreateOptions, sinks: readonly AnySinkConfigPlug[]): unkn
   };
 }
 
-function parseBody(raw: unknown) {
+function parseBody(raw: unknown, names: Readonly<Record<string, string>>) {
   const r = CreateBatchBody.safeParse(JSON.parse(JSON.stringify(raw)));
   if (r.success) return r.data;
-  throw new CliUsageError(r.error.issues.map((i) => `${flagOf(i.path.map(String).join("."))}: ${i.message}`).join("; "));
+  throw new CliUsageError(r.error.issues.map((i) => `${flagOf(i.path.map(String).join("."), names)}: ${i.message}`).join("; "));
 }
 
 function print(view: BatchView, json: boolean | undefined): void {
@@ -161,11 +144,9 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
   const create = recordFilterOptions(selection, "filter: ")
     .requiredOption("--rate <n>", "records per second (for the whole batch, across all workers)")
     .option("--sink <type>", sinks.map((p) => p.cliHelp).join(" | "), "ledger")
-    .option("--url <url>", urlHelp(sinks))
-    .option("--header <Name: value>", "http sink: extra header (repeatable)", header)
-    .option("--timeout-ms <ms>", "http sink: request timeout")
-    .option("--concurrency <n>", "http sink: requests in flight per worker lane");
-  postgisTargetOptions(create, "postgis sink: ")
+    .option("--url <url>", urlHelp(sinks));
+  const names = { ...FLAG_OF, ...sinkFlagNames(sinks) };
+  sinkFlagOptions(create, sinks, true)
     .option("--page-size <n>", "items claimed at once")
     .option("--max-replays <n>", "poison when a record was replayed this often")
     .option("--max-attempts <n>", "failed submissions before an item becomes poison")
@@ -176,7 +157,7 @@ export function registerReplayCommands(program: Command, sinks: readonly AnySink
     .option("--preview", "show what would be replayed, in which order and how long it takes; create nothing")
     .option("--json", "print the batch as JSON")
     .action(async (o: CreateOptions) => {
-      const body = parseBody(createBody(o, sinks));
+      const body = parseBody(createBody(o, sinks), names);
       await withCliDb(async (db) => {
         if (o.preview) {
           // The operator holds the database: a preview is company-wide unless --as names whose teams bound it.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SinkTypeNameSchema } from "../../vocabulary/plug-types";
 import { ApprovedRepairSchema, SentRepairSchema } from "../../vocabulary/record";
 import { IdSchema, JsonValueSchema } from "./record-id";
 import { DeadLetterSummarySchema } from "./list";
@@ -44,7 +45,8 @@ export const LastReplaySchema = z
     batchId: IdSchema,
     itemId: IdSchema,
     outcome: z.enum(["applied", "deduped"]),
-    sink: z.string().describe("the batch's sink type: ledger, http, origin or postgis"),
+    /** the batch's sink type (OpenAPI lists the registered ones) */
+    sink: SinkTypeNameSchema,
     submittedAt: z.string(),
     /** spatial: the repair it was sent with; null for AFC taps and for items sent before items kept it */
     repair: SentRepairSchema.nullable(),

@@ -17,8 +17,12 @@ export interface SettledItem {
   deadLetterId: string;
 }
 
-/** Who settled a key: the built-in sink, the HTTP sink, a broker's origin sink, the PostGIS sink, or `redrive ledger import`. */
-export type LedgerOrigin = "replay" | "http" | "origin" | "postgis" | "import";
+/**
+ * Who settled a key: "replay" (the built-in sink), a remote sink's type (RemoteSink.ledgerOrigin, typed by the sink
+ * registry; the sinks import the ledger, so it takes their type as given), or "import" (`redrive ledger import`,
+ * import-ledger.ts, which writes its rows itself).
+ */
+export type LedgerOrigin = string;
 
 /**
  * Inserts the submissions' keys; returns the item ids whose key was new (a key already there is left as it was).

@@ -7,7 +7,7 @@ import { ledgerServerPlug } from "./ledger/ledger-plug.server";
 import { originServerPlug } from "./origin/origin-plug.server";
 import { postgisServerPlug } from "./postgis/postgis-plug.server";
 import { SINK_TYPES, type SinkConfig, type SinkType, type SinkView } from "./registry";
-import type { AnySinkServerPlug } from "./sink-plug.server";
+import type { AnySinkServerPlug, TargetInspection } from "./sink-plug.server";
 import type { Sink } from "./sink";
 
 // Every sink type's server plug, one line each (registry.ts lists what configures and shows them). Batch creation,
@@ -27,18 +27,33 @@ export type StoredSinkConfig = ReturnType<ServerPlug["open"]>;
 
 const plugOf = (type: SinkType) => SERVER_SINKS[type] as AnySinkServerPlug;
 
+/** The outbound rule on the sink's target, if it connects anywhere: a 422 on `<path>.<field>`, before any connection. */
+async function refuseOutbound(plug: AnySinkServerPlug, config: SinkConfig, path: string): Promise<void> {
+  if (!("connector" in plug.outbound)) return;
+  const why = await plug.outbound.refusal(config);
+  const at = `${path}.${plug.outbound.field}`;
+  if (why) throw new AppError("validation_failed", `${at}: ${why}`, { issues: [{ path: at, message: why }] });
+}
+
 /**
  * Before a batch is created: the outbound rule on the sink's target (a 422 on `sink.<field>`, answered before any
  * connection), then the sink's own checks. Outside any transaction: a slow target must not hold a lock.
  */
 export async function checkSink(config: SinkConfig, path = "sink"): Promise<void> {
   const plug = plugOf(config.type);
-  if ("connector" in plug.outbound) {
-    const why = await plug.outbound.refusal(config);
-    const at = `${path}.${plug.outbound.field}`;
-    if (why) throw new AppError("validation_failed", `${at}: ${why}`, { issues: [{ path: at, message: why }] });
-  }
+  await refuseOutbound(plug, config, path);
   await plug.check?.(config, path);
+}
+
+/** `redrive sink check`: the same outbound rule (a 422 on `sink.<field>`), then what the sink finds at its target. */
+export async function inspectSinkTarget(config: SinkConfig): Promise<TargetInspection> {
+  const plug = plugOf(config.type);
+  if (!plug.inspect) {
+    const message = `${config.type} has no check`;
+    throw new AppError("validation_failed", `sink.type: ${message}`, { issues: [{ path: "sink.type", message }] });
+  }
+  await refuseOutbound(plug, config, "sink");
+  return plug.inspect(config);
 }
 
 /** What is written to replay_batch.sink: secrets sealed. */

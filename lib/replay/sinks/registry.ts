@@ -35,6 +35,11 @@ export function describeSink(view: SinkView, words: keyof Plug["describe"]): str
   return describe(view);
 }
 
+/** Where a record's page says a replay sent it: the sink's words, or its type when no registered sink has that name. */
+export function replayedTo(type: string): string {
+  return (SINKS as readonly AnySinkConfigPlug[]).find((p) => p.type === type)?.replayedTo ?? type;
+}
+
 /** What a record's timeline names as having settled a key whose ledger entry has this origin, if a sink's words. */
 export function settledBy(ledgerOrigin: string): string | null {
   return (SINKS as readonly AnySinkConfigPlug[]).find((p) => p.type === ledgerOrigin)?.settledBy ?? null;

@@ -20,6 +20,15 @@ export interface OutboundUse<C> {
   refusal(config: C): Promise<string | null>;
 }
 
+/** What `redrive sink check` prints of a sink's target: the report, the same in words, and whether a batch can write there. */
+export interface TargetInspection<A = unknown> {
+  /** printed as it is with --json (masked like every answer of the CLI) */
+  answer: A;
+  /** the report in words, made from the answer as printed; `flagOf` names the flag of a field's path (sink.table → --table) */
+  text(printed: A, flagOf: (path: string) => string): string;
+  ok: boolean;
+}
+
 export interface SinkServerPlug<C extends { type: string }, Opened extends { type: string }, V> {
   type: C["type"];
   /**
@@ -36,6 +45,11 @@ export interface SinkServerPlug<C extends { type: string }, Opened extends { typ
   storedView(stored: unknown): V | null;
   /** The target's own checks after the outbound rule (PostGIS: the database, the table, the columns); 422 naming the field. */
   check?(config: C, path: string): Promise<void>;
+  /**
+   * `redrive sink check`: connects to the target (the outbound rule already applied) and says what is there. Given
+   * exactly when its config plug has a `checkCommand` (tests/unit/plug-registries.test.ts).
+   */
+  inspect?(config: C): Promise<TargetInspection>;
   make(opened: Opened, ctx: { workerId: string; pool: pg.Pool }): Sink;
 }
 

@@ -24,23 +24,44 @@ export interface SinkConfigPlug<T extends string, S extends z.ZodObject, V exten
   schema: S;
   /** its settings in the replay form, under the type list (a sink whose body is its type alone has none) */
   form?: SinkForm;
+  /** its own flags of `redrive replay create` (and of `redrive sink check`, if it has one), besides the shared --url */
+  flags?: readonly SinkFlag[];
   /** the sink's body from `redrive replay create`'s flags (undefined fields are dropped, so defaults apply) */
   fromFlags(flags: SinkFlags, num: FlagNumber): Record<string, unknown>;
-  /** `redrive sink check --type <it>` inspects its target (lib/cli/commands/sink.ts) */
-  checkCommand?: boolean;
+  /**
+   * `redrive sink check --type <it>` inspects its target (its server plug's `inspect`, lib/cli/commands/sink.ts): what
+   * the check says, in the command's description ("PostGIS: version, columns, key table, problems")
+   */
+  checkCommand?: string;
   /** what `redrive replay create` says before the (slow) check of a target, if it checks one */
   checking?(config: z.output<S>): string;
   /** a configured sink in words, from its view (secrets redacted) */
   describe: SinkWords<V>;
+  /** where a replayed record's page says it went ("Replayed in batch #7 with structure / accept to <this>") */
+  replayedTo: string;
   /** takes spatial features only: a selection holding AFC taps is refused */
   spatialOnly: boolean;
   /** sends each record back where it was pulled from: records without an origin are left out */
   needsOrigin: boolean;
   /**
    * what a record's timeline names as having settled its key ("Settled in the ledger by replay batch 7 (HTTP
-   * sink)"), when its ledger entry's origin is this type (a remote sink records its type there)
+   * sink)"), when its ledger entry's origin is this type: every remote sink records its type there. Null only for
+   * the built-in ledger, which settles in Redrive's own transaction and records "replay". Required, so a new sink
+   * says which it is.
    */
-  settledBy?: string;
+  settledBy: string | null;
+}
+
+/** One of a sink's own CLI flags: what commander reads (fromFlags takes it by commander's name for it) and its help. */
+export interface SinkFlag {
+  /** as commander spells it: "--table <name>" */
+  flag: string;
+  /** the sink body's field it sets: an error on `sink.<field>` names the flag */
+  field: string;
+  /** its help (`redrive replay create` puts "<type> sink: " before it) */
+  help: string;
+  /** repeatable "Name: value", read into a record of headers */
+  headers?: true;
 }
 
 /** One setting in the replay form: its text becomes the sink body's `<name>`. */

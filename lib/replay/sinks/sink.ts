@@ -2,6 +2,7 @@ import "server-only";
 import type pg from "pg";
 import type { JsonValue } from "@/lib/json/value";
 import type { DeadLetterKind, SentRepair } from "@/lib/vocabulary/record";
+import type { SinkType } from "./registry";
 
 // A sink is where a replay delivers a record. Two kinds, one small interface each:
 // - in-transaction (the built-in ledger): delivery happens inside the transaction that records the items'
@@ -46,8 +47,8 @@ export interface TransactionalSink {
 
 export interface RemoteSink {
   mode: "remote";
-  /** how the ledger records the keys this sink settled */
-  ledgerOrigin: "http" | "origin" | "postgis";
+  /** how the ledger records the keys this sink settled: its type, by which a record's timeline names it (settledBy) */
+  ledgerOrigin: SinkType;
   /** requests in flight at once per worker lane */
   concurrency: number;
   submit(sub: Submission, signal: AbortSignal): Promise<SinkResult>;

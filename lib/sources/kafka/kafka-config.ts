@@ -6,6 +6,7 @@ import { kafkaOptionsSchema, parseKafkaUrl } from "./options";
 export const kafkaConfigPlug: SourceConfigPlug<"kafka", typeof kafkaOptionsSchema, KafkaDestination> = {
   type: "kafka",
   label: "Kafka",
+  location: "a Kafka dead-letter topic",
   urlPlaceholder: "kafka://user:password@broker1:9092,broker2:9092",
   options: kafkaOptionsSchema,
   urlRule: parseKafkaUrl,

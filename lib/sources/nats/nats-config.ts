@@ -6,6 +6,7 @@ import { natsOptionsSchema, parseNatsUrl } from "./options";
 export const natsConfigPlug: SourceConfigPlug<"nats", typeof natsOptionsSchema, NatsDestination> = {
   type: "nats",
   label: "NATS JetStream",
+  location: "a NATS JetStream stream",
   urlPlaceholder: "nats://host:4222",
   options: natsOptionsSchema,
   urlRule: parseNatsUrl,

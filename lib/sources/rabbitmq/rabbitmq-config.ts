@@ -6,6 +6,7 @@ import { parseRabbitmqUrl, rabbitmqOptionsSchema } from "./options";
 export const rabbitmqConfigPlug: SourceConfigPlug<"rabbitmq", typeof rabbitmqOptionsSchema, RabbitmqDestination> = {
   type: "rabbitmq",
   label: "RabbitMQ",
+  location: "a RabbitMQ queue",
   urlPlaceholder: "amqp://user:password@host:5672/vhost",
   options: rabbitmqOptionsSchema,
   urlRule: parseRabbitmqUrl,

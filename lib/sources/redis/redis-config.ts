@@ -6,6 +6,7 @@ import { parseRedisUrl, redisOptionsSchema } from "./options";
 export const redisConfigPlug: SourceConfigPlug<"redis", typeof redisOptionsSchema, RedisDestination> = {
   type: "redis",
   label: "Redis Streams",
+  location: "a Redis stream",
   urlPlaceholder: "redis://host:6379/0",
   options: redisOptionsSchema,
   urlRule: parseRedisUrl,

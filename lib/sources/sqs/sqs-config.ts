@@ -7,6 +7,7 @@ import { sqsOptionsIntoUrl } from "./options-into-url";
 export const sqsConfigPlug: SourceConfigPlug<"sqs", typeof sqsOptionsSchema, SqsDestination> = {
   type: "sqs",
   label: "Amazon SQS",
+  location: "an SQS dead-letter queue",
   urlPlaceholder: "https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq",
   options: sqsOptionsSchema,
   urlRule: parseSqsUrl,

@@ -68,6 +68,11 @@ export const httpConfigPlug: SinkConfigPlug<"http", typeof HttpSinkSchema, HttpS
   urlHelp: "where to POST",
   schema: HttpSinkSchema,
   form: httpForm,
+  flags: [
+    { flag: "--header <Name: value>", field: "headers", help: "extra header (repeatable)", headers: true },
+    { flag: "--timeout-ms <ms>", field: "timeoutMs", help: "request timeout" },
+    { flag: "--concurrency <n>", field: "concurrency", help: "requests in flight per worker lane" },
+  ],
   fromFlags: (o, num) => ({
     type: "http",
     url: o.url,
@@ -81,6 +86,7 @@ export const httpConfigPlug: SinkConfigPlug<"http", typeof HttpSinkSchema, HttpS
     detail: (v) =>
       `HTTP POST ${v.url} (timeout ${v.timeoutMs} ms, ${v.concurrency} in flight${v.headers.length ? `, headers ${v.headers.join(", ")}` : ""})`,
   },
+  replayedTo: "HTTP",
   spatialOnly: false,
   needsOrigin: false,
   settledBy: "HTTP sink",

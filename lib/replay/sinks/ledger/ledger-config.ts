@@ -13,6 +13,8 @@ export const ledgerConfigPlug: SinkConfigPlug<"ledger", typeof LedgerSinkSchema,
   schema: LedgerSinkSchema,
   fromFlags: () => ({ type: "ledger" }),
   describe: { cli: () => "built-in ledger", short: () => "built-in ledger", detail: () => "built-in ledger" },
+  replayedTo: "the built-in ledger",
   spatialOnly: false,
   needsOrigin: false,
+  settledBy: null,
 };

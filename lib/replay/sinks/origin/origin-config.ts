@@ -16,8 +16,10 @@ export const originConfigPlug: SinkConfigPlug<"origin", typeof OriginSinkSchema,
     short: () => "back to origin",
     detail: () => "back to origin: each record to the exchange, subject, stream, topic or queue it came from (listed above)",
   },
+  replayedTo: "its origin",
   spatialOnly: false,
   needsOrigin: true,
+  settledBy: "origin sink",
 };
 
 /** Where a batch back to origin publishes: one broker source's destination (lib/sources/destinations.ts), with its records. */

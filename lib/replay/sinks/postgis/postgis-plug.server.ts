@@ -6,6 +6,7 @@ import type { SinkServerPlug } from "../sink-plug.server";
 import { checkPostgisDatabase, postgisTargetRefusal, storedPostgisSink } from "./check-postgis-target";
 import { postgisSink } from "./postgis-sink";
 import { StoredPostgisSinkSchema, type PostgisSinkConfig, type PostgisSinkView, type StoredPostgisSinkConfig } from "./postgis-sink-schema";
+import { reportPostgisTarget } from "./target-report";
 
 // The URL (it holds the password) is kept sealed (urlSealed); the sink opens it when it connects.
 
@@ -46,5 +47,6 @@ export const postgisServerPlug: SinkServerPlug<PostgisSinkConfig, StoredPostgisS
   check: async (config, path) => {
     await checkPostgisDatabase(config, path);
   },
+  inspect: reportPostgisTarget,
   make: (stored) => postgisSink(stored),
 };

@@ -147,8 +147,17 @@ export const postgisConfigPlug: SinkConfigPlug<"postgis", typeof PostgisSinkSche
   urlHelp: "postgresql://user:password@host:port/database",
   schema: PostgisSinkSchema,
   form: postgisForm,
+  flags: [
+    { flag: "--table <name>", field: "table", help: "the table, schema.table" },
+    { flag: "--id-column <c>", field: "idColumn", help: "the feature id's column, unique (default id)" },
+    { flag: "--id-property <p>", field: "idProperty", help: "the property holding the id of a Feature without one" },
+    { flag: "--geometry-column <c>", field: "geometryColumn", help: "the geometry column (default geom)" },
+    { flag: "--observed-at-column <c>", field: "observedAtColumn", help: "the observation time's column (default observed_at)" },
+    { flag: "--properties-column <c>", field: "propertiesColumn", help: "a jsonb column for the Feature's properties" },
+    { flag: "--srid <n>", field: "srid", help: "the SRID given to the geometries (default 4326)" },
+  ],
   fromFlags: (o, num) => postgisSinkBody(o, num(o.srid, "--srid")),
-  checkCommand: true,
+  checkCommand: "PostGIS: version, columns, key table, problems",
   checking: (config) => `checking the PostGIS target ${redactUrlSecrets(config.url)} ${config.table}…`,
   describe: {
     cli: (v) => `postgis ${v.url} table ${v.table}`,
@@ -156,6 +165,7 @@ export const postgisConfigPlug: SinkConfigPlug<"postgis", typeof PostgisSinkSche
     detail: (v) =>
       `PostGIS ${v.url}, table ${v.table} (id ${v.idColumn}, geometry ${v.geometryColumn} SRID ${v.srid}, observed ${v.observedAtColumn}${v.propertiesColumn ? `, properties ${v.propertiesColumn}` : ""}): newest observation wins, each key once`,
   },
+  replayedTo: "PostGIS",
   spatialOnly: true,
   needsOrigin: false,
   settledBy: "PostGIS sink",
