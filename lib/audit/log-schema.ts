@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryNumber } from "../vocabulary/query-number";
 import { bigintIdSchema } from "../db/column-limits";
 import { timeBoundSchema } from "../time/filter-bound";
 
@@ -37,7 +38,7 @@ export const AuditQuerySchema = z
     to: toTime.optional(),
     /** the id of the last event of the previous page (events come newest first) */
     cursor: bigintIdSchema("must be an event id").optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: queryNumber(z.number().int().min(1).max(200).default(50)),
   })
   .check((ctx) => {
     const { from, to } = ctx.value;

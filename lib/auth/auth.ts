@@ -17,7 +17,7 @@ import { admitThrottleAudit } from "./throttle-audit";
 import { postgresRateLimitStore } from "./rate-limit-store";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./account-schemas";
 import { resolveAuthSecret } from "./secret";
-import { escapeUnstorable, unstorable } from "../json/storable";
+import { escapeUnstorable, unstorable, type PathProblem } from "../json/storable";
 import { AppError } from "../errors/app-error";
 import { withOutboundGuard } from "../net/outbound-scope";
 import { cachedSsoSettings, effectiveSsoConfig, OIDC_PROVIDER_ID, type OidcProviderConfig, type SsoConfig } from "./sso-config";
@@ -146,6 +146,11 @@ function createAuth(db: Db, sso: SsoConfig) {
     hooks: {
       // Runs after the rate limiter, so refused attempts count towards it (and their audit events stay bounded).
       before: createAuthMiddleware(async (ctx) => {
+        // NUL or an unpaired surrogate fails better-auth's lookups in PostgreSQL (a bare 500: a session token to
+        // revoke, an OAuth state): refused by name on every path, as every other route refuses it. A sign-in's is
+        // audited first (below).
+        const unstorableInput = unstorable(ctx.body, "") ?? unstorable(ctx.query ?? {}, "query");
+        if (unstorableInput && ctx.path !== "/sign-in/email") throw unstorableRefusal(unstorableInput);
         // Sign-out deletes the session before the after-hook runs: remember whose it was, for the audit event.
         if (ctx.path === "/sign-out") {
           const session = await getSessionFromCtx(ctx).catch(() => null);
@@ -174,9 +179,9 @@ function createAuth(db: Db, sso: SsoConfig) {
           ).catch((err: unknown) => console.error(`[auth] refused sign-in not audited: ${(err as Error).message}`));
           throw APIError.from("FORBIDDEN", { code: "PASSWORD_SIGN_IN_DISABLED", message });
         }
-        // NUL or an unpaired surrogate fails the user lookup in PostgreSQL (a bare 500) and the audit event with
-        // it: refuse the input by name, and audit the attempt with those characters written as escapes.
-        const bad = unstorable(ctx.body, "");
+        // The same fails the user lookup and the audit event with it: the attempt is audited with those characters
+        // written as escapes.
+        const bad = unstorableInput;
         if (!bad) return;
         const path = escapeUnstorable(bad.path) || "body";
         const event: AuditInput = {
@@ -191,9 +196,7 @@ function createAuth(db: Db, sso: SsoConfig) {
         await inTransaction(db.pool, (client) => appendAudit(client, [event], new Date())).catch((err: unknown) =>
           console.error(`[auth] refused sign-in not audited: ${(err as Error).message}`),
         );
-        const refusal = new AppError("bad_request", `${path}: ${bad.message}`, { issues: [{ path, message: bad.message }] });
-        // The body every other /api route answers a 4xx with (lib/api/handler.ts), which the sign-in form reads.
-        throw new APIError("BAD_REQUEST", refusal.toJSON());
+        throw unstorableRefusal(bad);
       }),
       after: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/sign-in/email" && ctx.path !== "/change-password" && !(ctx.path in SESSION_REVOCATIONS)) return;
@@ -370,6 +373,13 @@ export async function currentSsoConfig(now: Date): Promise<SsoConfig> {
   // A changed configuration (an admin's settings) takes a new instance: better-auth reads its providers once.
   if (cached?.db !== db || cached.key !== JSON.stringify(sso)) install(db, sso);
   return sso;
+}
+
+/** better-auth's refusal of text PostgreSQL cannot store, in the body every other /api route answers a 4xx with (lib/api/handler.ts), which the sign-in form reads. */
+function unstorableRefusal(bad: PathProblem): APIError {
+  const path = escapeUnstorable(bad.path) || "body";
+  const refusal = new AppError("bad_request", `${path}: ${bad.message}`, { issues: [{ path, message: bad.message }] });
+  return new APIError("BAD_REQUEST", refusal.toJSON());
 }
 
 /**

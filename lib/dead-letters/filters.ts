@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryNumber } from "../vocabulary/query-number";
 import { CLASSES, KINDS, STATUSES } from "../vocabulary/record";
 import { timeBoundSchema } from "../time/filter-bound";
 import { holdsCardNumber } from "../masking/mask";
@@ -103,7 +104,7 @@ export const EMPTY_FILTER_NEEDS_COUNT =
 
 export const ListQuerySchema = ListFilterSchema.extend({
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: queryNumber(z.number().int().min(1).max(500).default(100)),
   order: z.enum(["asc", "desc"]).default("desc"),
 });
 export type ListQuery = z.infer<typeof ListQuerySchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryNumber } from "../vocabulary/query-number";
 import { BboxSchema, ListFilterSchema } from "../dead-letters/filters";
 import { hasUrlCredentials } from "../net/outbound";
 import type { DeadLetterKind, DeadLetterStatus, FailureClass } from "@/lib/vocabulary/record";
@@ -28,10 +29,10 @@ export const LookupQuerySchema = z
     q: z.string().trim().min(1).max(300).optional(),
     bbox: BboxSchema.optional(),
     near: PointSchema.optional(),
-    radiusKm: z.coerce.number().positive().max(1000).default(1),
+    radiusKm: queryNumber(z.number().positive().max(1000).default(1)),
     from: fromTime,
     to: toTime,
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: queryNumber(z.number().int().min(1).max(200).default(50)),
   })
   .refine((v) => v.q !== undefined || v.bbox !== undefined || v.near !== undefined, {
     path: ["q"],

@@ -124,6 +124,14 @@ describe("POST /api/afc/taps", () => {
     expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
   });
 
+  it("refuses a wrapper with a key besides source and taps with a 422 naming it, instead of ignoring a misspelt source", async () => {
+    const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
+    const res = await capture(`{"sourcee": "gates.metro", "taps": [${extra.replace("bad-1", "bad-typo")}]}`);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ error: { code: "validation_failed", issues: [{ path: "sourcee" }] } });
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n).toBe(before);
+  });
+
   it("refuses a tap holding a value PostgreSQL cannot store (NUL, an unpaired surrogate) with a 422 naming it, and stores nothing", async () => {
     const before = (await db.pool.query("SELECT count(*)::int AS n FROM dead_letter")).rows[0].n;
     for (const [bad, message] of [

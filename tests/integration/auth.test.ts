@@ -99,6 +99,21 @@ describe("sign-in with e-mail and password (better-auth)", () => {
     }
   });
 
+  it("refuses text PostgreSQL cannot store on every path, not only sign-in: a session token to revoke, a query (400 naming it)", async () => {
+    const { cookie } = await signIn((await makeUser(db, "analyst")).email);
+    for (const [path, init, field] of [
+      ["/revoke-session", { cookie, body: { token: "a\u0000b" } }, "token"],
+      ["/revoke-session", { cookie, body: { token: "a\ud800b" } }, "token"],
+      ["/get-session?x=a%00b", { cookie, method: "GET" }, "query.x"],
+    ] as const) {
+      const res = await authRequest(path, init);
+      expect(res.status, `${path} ${JSON.stringify(init)}`).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: "bad_request", issues: [{ path: field }] } });
+    }
+    // the session is still there: nothing was revoked
+    expect(await authenticate(req({ cookie }))).not.toBeNull();
+  });
+
   it("has no sign-up", async () => {
     const res = await authRequest("/sign-up/email", { body: { email: "new@test.local", password: "long-enough-password", name: "x" } });
     expect(res.status).toBeGreaterThanOrEqual(400);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryNumber } from "../../vocabulary/query-number";
 import type { MentionedUser } from "./notes";
 
 // Request and response shapes of the failure-group API (GET /api/groups, GET/PATCH /api/groups/{id}), shared by
@@ -20,7 +21,7 @@ export const GroupListQuerySchema = z.object({
   sort: z.enum(GROUP_SORTS).default("new"),
   status: z.preprocess((v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v), z.array(GroupStatusSchema).min(1)).optional(),
   source: z.string().min(1).max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(200),
+  limit: queryNumber(z.number().int().min(1).max(1000).default(200)),
 });
 export type GroupListQuery = z.infer<typeof GroupListQuerySchema>;
 

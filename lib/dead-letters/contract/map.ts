@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryNumber } from "../../vocabulary/query-number";
 import { ListFilterSchema } from "../filters";
 import { IdSchema } from "./record-id";
 
@@ -6,7 +7,7 @@ import { IdSchema } from "./record-id";
 // the box that holds them.
 
 export const MapPointsQuerySchema = ListFilterSchema.extend({
-  zoom: z.coerce.number().min(0).max(24).default(2).describe("the map's zoom: decides the aggregation grid"),
+  zoom: queryNumber(z.number().min(0).max(24).default(2).describe("the map's zoom: decides the aggregation grid")),
 });
 
 export const ExtentSchema = z

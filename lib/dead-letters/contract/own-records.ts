@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryNumber } from "../../vocabulary/query-number";
 import { DeadLetterKindSchema, DeadLetterStatusSchema, FailureClassSchema } from "../../vocabulary/record";
 import { IdSchema } from "./record-id";
 
@@ -7,7 +8,7 @@ import { IdSchema } from "./record-id";
 
 export const OwnRecordsQuerySchema = z.object({
   status: DeadLetterStatusSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryNumber(z.number().int().min(1).max(200).default(50)),
   cursor: z.string().max(200).optional(),
 });
 export type OwnRecordsQuery = z.infer<typeof OwnRecordsQuerySchema>;

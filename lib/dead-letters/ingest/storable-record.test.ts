@@ -52,4 +52,14 @@ describe("unstorable", () => {
     expect(outOfRange({ ...record, firstSeenAt: new Date(8.64e15) })).toMatchObject({ path: "first_seen_utc" });
     expect(outOfRange({ ...record, observedAt: new Date("9999-12-31T23:59:59Z") })).toBeNull();
   });
+
+  it("names a key too long to index by the field it was sent in, the entity key by the feature's id or property", () => {
+    const long = "k".repeat(1001);
+    expect(outOfRange({ ...record, entityKey: long, deviceId: long })).toMatchObject({ path: "device_id" });
+    const spatial = { ...record, kind: "spatial" as const, eventId: null, deviceId: null, entityKey: long };
+    expect(outOfRange({ ...spatial, payload: { type: "Feature", id: long, properties: {} } })).toMatchObject({ path: "feature.id" });
+    expect(outOfRange({ ...spatial, payload: { type: "Feature", properties: { parcel_no: long } } })).toMatchObject({
+      path: "feature.properties.parcel_no",
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { indexedTextProblem, PG_INT_MAX } from "../../db/column-limits";
+import { isJsonObject } from "../../json/lossless";
 import { unstorable } from "../../json/storable";
 import { inTimeRange } from "../../time/range";
 import type { FieldError, NewDeadLetter } from "../../vocabulary/record";
@@ -34,13 +35,25 @@ export function unstorableRecord(r: NewDeadLetter, payloadPath: string = r.kind 
   return null;
 }
 
+/**
+ * Where a record's entity key was sent: an AFC tap's device_id; a feature's id, or the feature property a source
+ * names as its entity key (lib/dead-letters/ingest/ingest.ts reads source_config) — found by its value in the payload.
+ */
+function entityKeyPath(r: NewDeadLetter): string {
+  if (r.kind === "afc") return "device_id";
+  const feature = isJsonObject(r.payload) ? r.payload : {};
+  if (feature.id === r.entityKey || !isJsonObject(feature.properties)) return "feature.id";
+  const properties = feature.properties;
+  const property = Object.keys(properties).find((k) => properties[k] === r.entityKey);
+  return property === undefined ? "feature.id" : `feature.properties.${property}`;
+}
+
 /** The record's text columns that are B-tree indexed, by the envelope field they came from. */
 function indexedFields(r: NewDeadLetter): [string, string | null][] {
-  const afc = r.kind === "afc";
   return [
     ["source", r.source],
     ["idempotency_key", r.idempotencyKey],
-    [afc ? "device_id" : "entity_key", r.entityKey],
+    [entityKeyPath(r), r.entityKey],
     ["event_id", r.eventId],
     ["device_id", r.deviceId],
     ["source_message_id", r.sourceMessageId],

@@ -56,6 +56,12 @@ function parseBody(text: string, format: "json" | "ndjson"): CaptureBody {
   }
   if (Array.isArray(value)) return { source: undefined, taps: value };
   if (isJsonObject(value) && Array.isArray(value.taps)) {
+    // A misspelt `source` would otherwise capture every tap under the query's source, or none.
+    const unknown = Object.keys(value).filter((k) => k !== "source" && k !== "taps");
+    if (unknown.length) {
+      const message = "is not a recognized field (the wrapper holds source and taps)";
+      throw new AppError("validation_failed", `${unknown[0]}: ${message}`, { issues: unknown.map((path) => ({ path, message })) });
+    }
     if (value.source !== undefined && (typeof value.source !== "string" || value.source.length > MAX_SOURCE_LENGTH)) {
       const message = typeof value.source === "string" ? `must be at most ${MAX_SOURCE_LENGTH} characters` : "must be a string";
       throw new AppError("validation_failed", `source: ${message}`, { issues: [{ path: "source", message }] });

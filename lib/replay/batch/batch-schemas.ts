@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryNumber } from "../../vocabulary/query-number";
 import type { RecordScope } from "../../scope/record-scope";
 import { REPAIR_METHODS, REPAIR_POLICIES } from "../../vocabulary/record";
 import { bigintIdSchema, PG_INT_MAX } from "../../db/column-limits";
@@ -81,24 +82,26 @@ export const BatchIdParams = z.object({ id: bigintIdSchema("must be a batch id")
 export const ItemsQuery = z.object({
   status: z.enum(ITEM_STATUSES).optional(),
   /** the last seq of the previous page */
-  cursor: z.coerce.number().int().min(0).max(PG_INT_MAX).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: queryNumber(z.number().int().min(0).max(PG_INT_MAX)).optional(),
+  limit: queryNumber(z.number().int().min(1).max(500).default(50)),
 });
 export type ItemsQuery = z.output<typeof ItemsQuery>;
 
 export const RateQuery = z.object({
   /** seconds of history; the chart shows the last few minutes */
-  window: z.coerce
-    .number()
-    .int()
-    .min(10)
-    .max(24 * 3600)
-    .default(300),
+  window: queryNumber(
+    z
+      .number()
+      .int()
+      .min(10)
+      .max(24 * 3600)
+      .default(300),
+  ),
 });
 
 export const ListBatchesQuery = z.object({
   status: z.enum(BATCH_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryNumber(z.number().int().min(1).max(200).default(50)),
 });
 
 export interface OutcomeCounts {
