@@ -11,6 +11,7 @@ import { useBatch } from "./queries";
 import { RateChart } from "./rate-chart";
 import { DestinationsList } from "./destinations-list";
 import { FedByRule } from "./fed-by-rule";
+import { useHydrated } from "@/components/dead-letters/use-hydrated";
 
 const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelled", "pending"] as const;
 
@@ -18,8 +19,9 @@ const OUTCOMES = ["applied", "deduped", "dropped", "poison", "failed", "cancelle
 export function BatchLive({ initial, renderedAt, perms }: { initial: BatchView; renderedAt: number; perms: ReplayPermissions }) {
   const { data: batch = initial, error } = useBatch(initial.id, initial, renderedAt);
   const live = isLive(batch);
+  const hydrated = useHydrated();
   return (
-    <div className="space-y-4">
+    <div className="space-y-4" data-hydrated={hydrated}>
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-lg font-semibold">Replay batch #{batch.id}</h1>
         <span data-testid="batch-status">

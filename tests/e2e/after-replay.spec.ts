@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import amqp, { type Channel, type ChannelModel } from "amqplib";
-import { signIn, startWorker, stopWorker } from "./fixtures";
+import { approveBatch, signIn, startWorker, stopWorker } from "./fixtures";
 
 // A record that fails again after its replay comes back to triage (issue 41 point 1), with a real RabbitMQ: a work
 // queue whose dead letters go through a dead-letter exchange to the DLQ Redrive pulls. The consumer (this spec)
@@ -133,8 +133,7 @@ test("a parcel rejected again after its replay to origin is back in triage, coun
   expect(created.status(), await created.text()).toBe(201);
   const batchId = ((await created.json()) as { id: string }).id;
   await switchTo(page, "supervisor2", `/replays/${batchId}`);
-  await page.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByTestId("batch-status")).toHaveText("approved");
+  await approveBatch(page);
   await page.getByRole("button", { name: "Start" }).click();
   worker = startWorker([], SEALING);
   await expect(page.getByTestId("batch-status")).toHaveText("completed", { timeout: 60_000 });

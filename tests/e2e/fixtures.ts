@@ -89,3 +89,13 @@ export async function stopWorker(worker: ChildProcess | null): Promise<void> {
   worker.kill("SIGTERM");
   await exited;
 }
+
+/**
+ * Approves the batch open on `page` as its second supervisor. A click that lands before the page has hydrated does
+ * nothing (the status stayed "draft" once on CI): it waits for the batch view to say it is interactive.
+ */
+export async function approveBatch(page: Page): Promise<void> {
+  await expect(page.locator('[data-hydrated="true"]')).toBeAttached();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByTestId("batch-status")).toHaveText("approved");
+}

@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { createPostgisDatabase, findPostgisServer, type PostgisDatabase } from "../support/postgis-server";
-import { signIn, startWorker, stopWorker } from "./fixtures";
+import { approveBatch, signIn, startWorker, stopWorker } from "./fixtures";
 
 // A supervisor replays approved spatial records into a PostGIS table from the replay form: the PostGIS fields,
 // the batch page showing the target with its URL redacted, four-eyes approval, and the features in the table
@@ -57,8 +57,7 @@ test("replay approved spatial records into a PostGIS table from the form", async
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in/);
   await signIn(page, "supervisor2", batchUrl);
-  await page.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByTestId("batch-status")).toHaveText("approved");
+  await approveBatch(page);
   await page.getByRole("button", { name: "Start" }).click();
   await expect(page.getByTestId("batch-status")).toHaveText("completed", { timeout: 60_000 });
   await page.screenshot({ path: `${SHOTS}/replay-postgis-completed.png`, fullPage: true });

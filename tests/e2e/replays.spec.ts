@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { createClient } from "redis";
-import { ingestAsProducer, signIn, startWorker, stopWorker, uniqueSuffix, type DemoRole } from "./fixtures";
+import { approveBatch, ingestAsProducer, signIn, startWorker, stopWorker, uniqueSuffix, type DemoRole } from "./fixtures";
 
 // A supervisor's replay, as a user does it: approve some records, create a paced batch in the UI, have a
 // second supervisor approve and start it, watch it progress live, pause, resume, cancel. The batch is drained
@@ -54,8 +54,7 @@ test("create in the UI, four-eyes approval, paced live progress, pause, resume, 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in/);
   await signIn(page, "supervisor2", batchUrl);
-  await page.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByTestId("batch-status")).toHaveText("approved");
+  await approveBatch(page);
   await page.getByRole("button", { name: "Start" }).click();
   await expect(page.getByTestId("batch-status")).toHaveText("running");
 
@@ -120,8 +119,7 @@ test("when a batch finishes, its items show how each ended, not what the last po
     const real = await route.fetch();
     await route.fulfill({ response: real, body: toldCompleted ? await real.text() : stale });
   });
-  await page.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByTestId("batch-status")).toHaveText("approved");
+  await approveBatch(page);
   await page.getByRole("button", { name: "Start" }).click();
   await expect(page.getByTestId("batch-status")).toHaveText("completed", { timeout: 30_000 });
   await expect(page.getByRole("row").filter({ hasText: "applied" })).toHaveCount(3);
@@ -180,8 +178,7 @@ test("after its replay a record shows the batch, the repair it was approved and 
   expect(created.status()).toBe(201);
   const batchId = ((await created.json()) as { id: string }).id;
   const second = await as(browser, "supervisor2", `/replays/${batchId}`);
-  await second.getByRole("button", { name: "Approve" }).click();
-  await expect(second.getByTestId("batch-status")).toHaveText("approved");
+  await approveBatch(second);
   await second.getByRole("button", { name: "Start" }).click();
   await expect(second.getByTestId("batch-status")).toHaveText("completed", { timeout: 30_000 });
   await second.context().close();

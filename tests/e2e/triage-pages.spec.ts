@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { DEMO, ingestAsProducer, signIn, startWorker, stopWorker, type DemoRole, uniqueSuffix } from "./fixtures";
+import { approveBatch, DEMO, ingestAsProducer, signIn, startWorker, stopWorker, type DemoRole, uniqueSuffix } from "./fixtures";
 
 // The replay, timeline, record, export and settings pages after issue #26 (points 10–13, 15, 17): a paused batch
 // shows no stale rate, toasts are sentences, the timeline says what a cancel did to a record applied before it,
@@ -137,8 +137,7 @@ test("one supervisor replays a single record when the admin allows batches of �
   await expect(
     page.getByText(/You may approve it yourself: the admin allows one supervisor for batches of up to 1 record \(audited\)/),
   ).toBeVisible();
-  await page.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByTestId("batch-status")).toHaveText("approved");
+  await approveBatch(page);
   await expect(page.getByTestId("batch-approved")).toContainText(
     `by ${DEMO.supervisor.email} — approved by one supervisor (admin allows batches of ≤ 1)`,
   );
