@@ -58,8 +58,14 @@ export async function ingestResponse(req: Request, pool: pg.Pool, principal: Pri
       let first = true;
       try {
         for await (const results of outcomes) {
-          // Streamed past defineRoute's last pass: each answer gets it here (a refusal may quote what was sent).
-          const text = results.map((r) => JSON.stringify(maskAnswer(envelopeAnswer(r), rules))).join(",");
+          // Streamed past defineRoute's last pass: a refusal gets it here (its errors and key may quote what was
+          // sent); the others hold an index, a status and an id only.
+          const text = results
+            .map((r) => {
+              const answer = envelopeAnswer(r);
+              return JSON.stringify(answer.status === "rejected" ? maskAnswer(answer, rules) : answer);
+            })
+            .join(",");
           controller.enqueue(encoder.encode((first ? "" : ",") + text));
           first = false;
           next += results.length;
