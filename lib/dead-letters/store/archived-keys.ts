@@ -35,8 +35,8 @@ export async function archivedArrivals(client: pg.PoolClient, inserted: { id: st
   return new Set(rows.map((r) => r.id));
 }
 
-/** An archived record as recordRepeats reads a live one (its LockedRow), with what the archive kept for its timeline. */
-export interface ArchivedRow {
+/** A stored record as recordRepeats (write-records.ts) locks and decides it, live or archived. */
+export interface LockedRow {
   id: string;
   source: string;
   kind: RepeatState["kind"];
@@ -48,10 +48,21 @@ export interface ArchivedRow {
   status: RepeatState["status"];
   reason: string;
   ingested_by: string | null;
+  /** failures in its history that changed nothing (failure_attempt.also_sent_by set) */
   noted: number;
+  /** for a replayed record: the batch that replayed it last */
   replay_batch: string | null;
+  /** for an approved record: the batch whose item is replaying it now (sent, its outcome not yet written) */
+  replaying_batch?: string | null;
+  /** its payload was stripped by retention (lib/ops/retention.ts) */
+  stripped?: boolean;
+  /** the rule version that decided it (a re-failure after its replay counts against that rule) */
   rule_id: string | null;
   rule_version: number | null;
+}
+
+/** An archived record as recordRepeats reads a live one (its LockedRow), with what the archive kept for its timeline. */
+export interface ArchivedRow extends Omit<LockedRow, "replaying_batch" | "stripped"> {
   archived_at: Date;
   capture_event_ids: string[];
   replay_batch_ids: string[];

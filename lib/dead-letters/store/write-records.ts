@@ -12,7 +12,16 @@ import { decideKnownKey, type KnownKeyEffect, type RepeatOutcome, type RepeatSta
 import { arrivalsOf, recordGroupArrivals } from "../groups/reopen-groups";
 import { ARRIVAL_COLUMNS, arrivalFields, decideArrivals, decideBeforeInsert } from "./rule-decisions";
 import { recordRefailures } from "../../rules/rules";
-import { archivedArrivals, archivedRepeat, lockArchived, moveBack, movedBackAudit, type ArchivedRow, type HeldBody } from "./archived-keys";
+import {
+  archivedArrivals,
+  archivedRepeat,
+  lockArchived,
+  moveBack,
+  movedBackAudit,
+  type ArchivedRow,
+  type HeldBody,
+  type LockedRow,
+} from "./archived-keys";
 
 // Stores a batch of normalized records in the caller's transaction: new keys become rows, known keys (in the
 // database or earlier in the same batch) become one more failure attempt on the existing row — what that attempt
@@ -327,31 +336,6 @@ function ingestAudit(ctx: StoreContext, entries: { id: string; record: PreparedR
     targetId: null,
     after: new CanonicalJson(batchAuditAfter(entries, ruled)),
   };
-}
-
-interface LockedRow {
-  id: string;
-  source: string;
-  kind: RepeatState["kind"];
-  idempotency_key: string;
-  failure_count: number;
-  replay_count: number;
-  failure_class: RepeatState["failureClass"];
-  class_reason: string | null;
-  status: RepeatState["status"];
-  reason: string;
-  ingested_by: string | null;
-  /** failures in its history that changed nothing (failure_attempt.also_sent_by set) */
-  noted: number;
-  /** for a replayed record: the batch that replayed it last */
-  replay_batch: string | null;
-  /** for an approved record: the batch whose item is replaying it now (sent, its outcome not yet written) */
-  replaying_batch?: string | null;
-  /** its payload was stripped by retention (lib/ops/retention.ts) */
-  stripped?: boolean;
-  /** the rule version that decided it (a re-failure after its replay counts against that rule) */
-  rule_id: string | null;
-  rule_version: number | null;
 }
 
 /** The audit verb of a record's repeats in one store, the strongest effect among them deciding. */
